@@ -1,0 +1,64 @@
+# Everything a developer or CI runs. `make help` lists the targets.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+
+# Pinned code-generation tools, installed with `go install` when missing or of another version.
+BUF_VERSION := v1.75.0
+PROTOC_GEN_GO_VERSION := v1.36.12
+# validate.proto comes from this Go module: buf's remote registry is not reachable here.
+PROTOVALIDATE_VERSION := v1.2.2
+VALIDATE_PROTO := third_party/protovalidate/buf/validate/validate.proto
+
+.PHONY: help tools protos check-generated lint test bench build clean
+
+help:
+	@echo "make test             go vet and all tests"
+	@echo "make lint             buf lint and gofmt check"
+	@echo "make protos           regenerate Go code from apis/ (installs buf, protoc-gen-go)"
+	@echo "make check-generated  regenerate and fail if the committed code differs"
+	@echo "make build            the four program binaries in bin/"
+	@echo "make bench            benchmarks"
+
+tools:
+	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
+		echo "installing buf $(BUF_VERSION)"; \
+		go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION); fi
+	@if [ "$$(protoc-gen-go --version 2>/dev/null)" != "protoc-gen-go $(PROTOC_GEN_GO_VERSION)" ]; then \
+		echo "installing protoc-gen-go $(PROTOC_GEN_GO_VERSION)"; \
+		go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION); fi
+
+$(VALIDATE_PROTO):
+	@dir=$$(go mod download -json github.com/bufbuild/protovalidate@$(PROTOVALIDATE_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+		test -n "$$dir" || { echo "could not download github.com/bufbuild/protovalidate@$(PROTOVALIDATE_VERSION)"; exit 1; }; \
+		mkdir -p $(dir $@); \
+		install -m 0644 "$$dir/proto/protovalidate/buf/validate/validate.proto" $@
+
+protos: tools $(VALIDATE_PROTO)
+	find apis -name '*.pb.go' -delete
+	buf generate
+
+check-generated: protos
+	@if [ -n "$$(git status --porcelain -- apis)" ]; then \
+		echo "generated code is stale; run 'make protos' and commit:"; git status --short -- apis; exit 1; fi
+
+lint: tools $(VALIDATE_PROTO)
+	buf lint
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+test:
+	go vet ./...
+	go test ./...
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./...
+
+build:
+	mkdir -p bin
+	go build -o bin/ ./iac/pulumi/...
+
+clean:
+	rm -rf bin third_party

@@ -1,0 +1,82 @@
+// Package validation checks manifests against their buf.validate rules and reports every broken
+// rule at once, each as `field.path: message`.
+package validation
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"buf.build/go/protovalidate"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// Violation is one broken rule: where, which rule, and what to do about it.
+type Violation struct {
+	// Field is the path of the offending field in proto names, e.g. "spec.default_node_pool.node_count".
+	Field string
+	// RuleID is the rule's stable id, e.g. "int32.gte" or "min_nodes.at_least_one".
+	RuleID string
+	// Message tells the user what the rule wants.
+	Message string
+}
+
+func (v Violation) String() string {
+	field := v.Field
+	if field == "" {
+		field = "(message)"
+	}
+	return field + ": " + v.Message
+}
+
+// Error lists every violation of one manifest.
+type Error struct {
+	Violations []Violation
+}
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		lines[i] = "  " + v.String()
+	}
+	noun := "violations"
+	if len(lines) == 1 {
+		noun = "violation"
+	}
+	return fmt.Sprintf("%d %s:\n%s", len(lines), noun, strings.Join(lines, "\n"))
+}
+
+// Validate checks msg against its rules. It returns nil, an *Error listing every violation sorted
+// by field path, or an error when the rules themselves cannot be evaluated.
+func Validate(msg proto.Message) error {
+	err := protovalidate.Validate(msg)
+	if err == nil {
+		return nil
+	}
+	var verr *protovalidate.ValidationError
+	if !errors.As(err, &verr) {
+		return errors.Wrap(err, "evaluate validation rules")
+	}
+	out := &Error{Violations: make([]Violation, 0, len(verr.Violations))}
+	for _, v := range verr.Violations {
+		out.Violations = append(out.Violations, Violation{
+			Field:   protovalidate.FieldPathString(v.Proto.GetField()),
+			RuleID:  v.Proto.GetRuleId(),
+			Message: v.Proto.GetMessage(),
+		})
+	}
+	sort.SliceStable(out.Violations, func(i, j int) bool {
+		return out.Violations[i].Field < out.Violations[j].Field
+	})
+	return out
+}
+
+// Violations returns the violations inside err, or nil when err is not a validation error.
+func Violations(err error) []Violation {
+	var verr *Error
+	if errors.As(err, &verr) {
+		return verr.Violations
+	}
+	return nil
+}
