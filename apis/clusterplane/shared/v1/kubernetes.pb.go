@@ -84,8 +84,8 @@ func (TaintEffect) EnumDescriptor() ([]byte, []int) {
 // pair appears once.
 type Taint struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Kubernetes qualified name: an optional DNS-subdomain prefix and `/`, then a name of at most
-	// 63 characters, e.g. "nvidia.com/gpu" or "dedicated".
+	// Kubernetes qualified name: an optional DNS-subdomain prefix of at most 253 characters and
+	// `/`, then a name of at most 63 characters, e.g. "nvidia.com/gpu" or "dedicated".
 	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
 	// Value in Kubernetes label-value syntax: at most 63 characters, alphanumeric at both ends;
 	// may be empty, e.g. "true".
@@ -151,9 +151,10 @@ var File_clusterplane_shared_v1_kubernetes_proto protoreflect.FileDescriptor
 
 const file_clusterplane_shared_v1_kubernetes_proto_rawDesc = "" +
 	"\n" +
-	"'clusterplane/shared/v1/kubernetes.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xb6\x02\n" +
-	"\x05Taint\x12\x91\x01\n" +
-	"\x03key\x18\x01 \x01(\tB\x7f\xbaH|\xc8\x01\x01rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$R\x03key\x12O\n" +
+	"'clusterplane/shared/v1/kubernetes.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xa1\x03\n" +
+	"\x05Taint\x12\xfc\x01\n" +
+	"\x03key\x18\x01 \x01(\tB\xe9\x01\xbaH\xe5\x01\xba\x01f\n" +
+	"\x12key.prefix_max_len\x126the DNS prefix before / must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xc8\x01\x01rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$R\x03key\x12O\n" +
 	"\x05value\x18\x02 \x01(\tB9\xbaH6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x05value\x12H\n" +
 	"\x06effect\x18\x03 \x01(\x0e2#.clusterplane.shared.v1.TaintEffectB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06effect*`\n" +
 	"\vTaintEffect\x12\x1c\n" +

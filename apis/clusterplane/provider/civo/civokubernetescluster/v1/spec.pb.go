@@ -383,12 +383,13 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\x1dkubernetes_version.k3s_format\x12[kubernetes_version must look like 1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)\x1a\xab\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-k3s[0-9]+$')\x1a\xfb\x01\n" +
 	"\x1fkubernetes_version.talos_format\x12Wkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)\x1a\x7fthis.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')\x1a\x83\x01\n" +
 	"\x16cni.talos_flannel_only\x12@cni cilium is not available with cluster_type talos; use flannel\x1a'this.cluster_type != 2 || this.cni != 2\x1a\xd4\x01\n" +
-	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0\"\xe6\x05\n" +
+	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0\"\xe5\x06\n" +
 	"$CivoKubernetesClusterDefaultNodePool\x12\x1a\n" +
 	"\x04size\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
 	"\n" +
-	"node_count\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\xbb\x02\n" +
-	"\x06labels\x18\x03 \x03(\v2e.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntryB\xbb\x01\xbaH\xb7\x01\x9a\x01\xb3\x01\"yrw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
+	"node_count\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\xba\x03\n" +
+	"\x06labels\x18\x03 \x03(\v2e.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntryB\xba\x02\xbaH\xb6\x02\x9a\x01\xb2\x02\"\xf7\x01\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
 	"\x06taints\x18\x04 \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x99\x01\xbaH\x95\x01\xba\x01\x91\x01\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1aGthis.all(t, this.exists_one(u, u.key == t.key && u.effect == t.effect))R\x06taints\x12-\n" +
 	"\x13public_ip_node_pool\x18\x05 \x01(\bR\x10publicIpNodePool\x1a9\n" +

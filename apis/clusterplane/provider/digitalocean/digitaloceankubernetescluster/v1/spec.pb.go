@@ -576,7 +576,7 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"'DigitalOceanKubernetesClusterAutoscaler\x12e\n" +
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTimeB#\n" +
-	"!_scale_down_utilization_threshold\"\xdd\x0f\n" +
+	"!_scale_down_utilization_threshold\"\xdc\x10\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
 	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
@@ -585,8 +585,9 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\n" +
 	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xd3\x02\n" +
-	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xbb\x01\xbaH\xb7\x01\x9a\x01\xb3\x01\"yrw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xd2\x03\n" +
+	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xba\x02\xbaH\xb6\x02\x9a\x01\xb2\x02\"\xf7\x01\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
 	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x99\x01\xbaH\x95\x01\xba\x01\x91\x01\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1aGthis.all(t, this.exists_one(u, u.key == t.key && u.effect == t.effect))R\x06taints\x12\x9b\x02\n" +
 	"\x04tags\x18\t \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +

@@ -1,0 +1,547 @@
+package digitaloceankubernetesclusterv1_test
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+)
+
+// validDigitalOceanKubernetesCluster is the smallest manifest that passes validation.
+func validDigitalOceanKubernetesCluster() *cluster.DigitalOceanKubernetesCluster {
+	return &cluster.DigitalOceanKubernetesCluster{
+		ApiVersion: "digitalocean.clusterplane.dev/v1",
+		Kind:       "DigitalOceanKubernetesCluster",
+		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1"},
+		Spec: &cluster.DigitalOceanKubernetesClusterSpec{
+			ClusterName:       "prod-fra1",
+			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			KubernetesVersion: "1.31.1-do.5",
+			DefaultNodePool:   &cluster.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
+		},
+	}
+}
+
+// A DNS prefix of 253 characters, the longest a Kubernetes qualified name allows, and one of 254.
+var (
+	prefix253 = strings.Repeat("a.", 126) + "b"
+	prefix254 = strings.Repeat("a.", 126) + "bc"
+)
+
+func value(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+func ref(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
+}
+
+type violation struct{ field, rule string }
+
+// assertViolations checks that err reports exactly want, in any order.
+func assertViolations(t *testing.T, err error, want ...violation) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("Validate() = nil, want violations %v", want)
+	}
+	got, wantSet := map[violation]int{}, map[violation]int{}
+	for _, v := range validation.Violations(err) {
+		got[violation{v.Field, v.RuleID}]++
+	}
+	for _, w := range want {
+		wantSet[w]++
+	}
+	if !maps.Equal(got, wantSet) {
+		t.Errorf("violations differ\n got: %v\nwant: %v\nerror: %v", got, wantSet, err)
+	}
+}
+
+// celIDs returns the ids of the CEL rules declared in the proto files matching the patterns.
+func celIDs(t *testing.T, patterns ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, pattern := range patterns {
+		files, _ := filepath.Glob(pattern)
+		if len(files) == 0 {
+			t.Fatalf("no proto file matches %s", pattern)
+		}
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range regexp.MustCompile(`\bid: "([^"]+)"`).FindAllStringSubmatch(string(src), -1) {
+				ids = append(ids, m[1])
+			}
+		}
+	}
+	return ids
+}
+
+func subnets(clusterSubnet, serviceSubnet string) func(*cluster.DigitalOceanKubernetesCluster) {
+	return func(c *cluster.DigitalOceanKubernetesCluster) {
+		c.Spec.ClusterSubnet, c.Spec.ServiceSubnet = clusterSubnet, serviceSubnet
+	}
+}
+
+func autoScale(min, count, max int32) func(*cluster.DigitalOceanKubernetesCluster) {
+	return func(c *cluster.DigitalOceanKubernetesCluster) {
+		p := c.Spec.DefaultNodePool
+		p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, min, count, max
+	}
+}
+
+func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*cluster.DigitalOceanKubernetesCluster)
+	}{
+		{"a minimal cluster in the default VPC is accepted", func(*cluster.DigitalOceanKubernetesCluster) {}},
+		{"a cluster with every field set is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1", Id: "k8s-0042", Org: "acme", Env: "prod",
+				Labels: map[string]string{"team": "platform"}, Annotations: map[string]string{"note": "free text"}}
+			c.Spec = &cluster.DigitalOceanKubernetesClusterSpec{
+				ClusterName:                          "prod-fra1",
+				Region:                               digitaloceanv1.DigitalOceanRegion_ams3,
+				KubernetesVersion:                    "1.31.1-do.5",
+				Vpc:                                  ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
+				HighlyAvailable:                      true,
+				AutoUpgrade:                          true,
+				DisableSurgeUpgrade:                  true,
+				MaintenanceWindow:                    &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"},
+				RegistryIntegration:                  true,
+				ControlPlaneFirewallAllowedAddresses: []string{"203.0.113.7", "198.51.100.0/24"},
+				ClusterSubnet:                        "10.244.0.0/16",
+				ServiceSubnet:                        "10.245.0.0/16",
+				KubeconfigExpireSeconds:              86400,
+				DestroyAllAssociatedResources:        true,
+				ClusterAutoscaler: &cluster.DigitalOceanKubernetesClusterAutoscaler{
+					ScaleDownUtilizationThreshold: proto.Float64(0.65), ScaleDownUnneededTime: "1h30m",
+				},
+				DefaultNodePool: &cluster.DigitalOceanKubernetesClusterDefaultNodePool{
+					NodePoolName: "system",
+					Size:         "s-4vcpu-8gb",
+					NodeCount:    3,
+					AutoScale:    true,
+					MinNodes:     2,
+					MaxNodes:     5,
+					Labels:       map[string]string{"workload": "system", "example.com/role": "system"},
+					Taints:       []*sharedv1.Taint{{Key: "CriticalAddonsOnly", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule}},
+					Tags:         []string{"pool-system", "team:platform"},
+				},
+				Tags: []string{"team-platform", "env:prod", "cost_center-42"},
+			}
+			c.Status = &cluster.DigitalOceanKubernetesClusterStatus{Outputs: &cluster.DigitalOceanKubernetesClusterStackOutputs{ClusterId: "abc"}}
+		}},
+		{"a VPC given by a literal UUID is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = value("c1a2b3c4-0000-4000-8000-000000000001")
+		}},
+		{"a maintenance window on any day at 23:59 is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:59"}
+		}},
+		{"a maintenance window at 00:00 is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_monday, StartTime: "00:00"}
+		}},
+		{"adjacent cluster and service subnets are accepted", subnets("10.244.0.0/16", "10.245.0.0/16")},
+		{"subnets in different private ranges are accepted", subnets("172.16.0.0/12", "10.96.0.0/12")},
+		{"a small service subnet just past the cluster subnet is accepted", subnets("192.168.0.0/17", "192.168.128.0/24")},
+		{"only a cluster subnet is accepted", subnets("10.244.0.0/16", "")},
+		{"only a service subnet is accepted", subnets("", "10.245.0.0/16")},
+		{"an autoscaler threshold of exactly 0 and unneeded time in seconds are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(0), ScaleDownUnneededTime: "90s"}
+		}},
+		{"an autoscaler threshold of exactly 1 and a fractional duration are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(1), ScaleDownUnneededTime: "1.5h"}
+		}},
+		{"an empty cluster autoscaler is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{}
+		}},
+		{"a control-plane firewall of one address is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7"}
+		}},
+		{"a default pool with autoscaling and no node_count is accepted", autoScale(1, 0, 3)},
+		{"a default pool with autoscaling at the exact bounds is accepted", autoScale(2, 2, 2)},
+		{"a default pool with node_count at the upper bound is accepted", autoScale(1, 5, 5)},
+		{"a default pool with one node and no name is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.NodeCount, c.Spec.DefaultNodePool.NodePoolName = 1, ""
+		}},
+		{"a taint with an empty value and a label key with a DNS prefix are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "example.com/dedicated", Effect: sharedv1.TaintEffect_NoExecute}}
+			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/role": "system"}
+		}},
+		{"a label key and a taint key with a DNS prefix of exactly 253 characters are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{prefix253 + "/role": "system"}
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+		}},
+		{"the same taint key with different effects is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
+				{Key: "dedicated", Effect: sharedv1.TaintEffect_NoSchedule},
+				{Key: "dedicated", Effect: sharedv1.TaintEffect_PreferNoSchedule},
+			}
+		}},
+		{"tags that merely contain k8s or terraform are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Tags = []string{"k8s-team", "my-k8s:prod", "terraform"}
+			c.Spec.DefaultNodePool.Tags = []string{"k8s_pool"}
+		}},
+		{"a tag of exactly 255 characters is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Tags = []string{strings.Repeat("t", 255)}
+		}},
+		{"the last DigitalOcean region is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Region = digitaloceanv1.DigitalOceanRegion_atl1
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := validDigitalOceanKubernetesCluster()
+			tt.mutate(c)
+			if err := validation.Validate(c); err != nil {
+				t.Fatalf("Validate() = %v, want nil", err)
+			}
+		})
+	}
+}
+
+func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
+	const pool = "spec.default_node_pool"
+	tests := []struct {
+		name   string
+		mutate func(*cluster.DigitalOceanKubernetesCluster)
+		want   []violation
+		hint   string // text the error must contain, when the message matters
+	}{
+		// Envelope.
+		{"a wrong api_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v1" },
+			[]violation{{"api_version", "string.const"}}, "digitalocean.clusterplane.dev/v1"},
+		{"another kind is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Kind = "CivoKubernetesCluster" },
+			[]violation{{"kind", "string.const"}}, "DigitalOceanKubernetesCluster"},
+		{"a manifest without metadata is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata = nil },
+			[]violation{{"metadata", "required"}}, ""},
+		{"a manifest without spec is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec = nil },
+			[]violation{{"spec", "required"}}, ""},
+		{"a manifest without metadata.name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "" },
+			[]violation{{"metadata.name", "required"}}, ""},
+		{"a metadata.name with an upper-case letter is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "prod-FRA1" },
+			[]violation{{"metadata.name", "string.pattern"}}, ""},
+		{"a metadata.name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = strings.Repeat("m", 64) },
+			[]violation{{"metadata.name", "string.max_len"}}, ""},
+
+		// cluster_name, region, kubernetes_version.
+		{"a cluster without cluster_name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = "" },
+			[]violation{{"spec.cluster_name", "required"}}, ""},
+		{"a cluster_name with a dot is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = "prod.fra1" },
+			[]violation{{"spec.cluster_name", "string.pattern"}}, ""},
+		{"a cluster_name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("c", 64) },
+			[]violation{{"spec.cluster_name", "string.max_len"}}, ""},
+		{"an unspecified region is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Region = digitaloceanv1.DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED
+		}, []violation{{"spec.region", "required"}}, ""},
+		{"an unknown region number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = 13 },
+			[]violation{{"spec.region", "enum.defined_only"}}, ""},
+		{"a cluster without kubernetes_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "" },
+			[]violation{{"spec.kubernetes_version", "required"}}, ""},
+		{"a kubernetes_version of 1.29 is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29" },
+			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, "spec.kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5"},
+		{"a kubernetes_version of latest is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "latest" },
+			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, "1.31.1-do.5"},
+		{"a kubernetes_version without the -do suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31.1" },
+			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, ""},
+
+		// vpc.
+		{"a vpc with neither value nor valueFrom is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = &sharedv1.StringValueOrRef{} },
+			[]violation{{"spec.vpc.literal_or_ref", "required"}}, ""},
+		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = value("") },
+			[]violation{{"spec.vpc.value", "string.min_len"}}, ""},
+		{"a vpc reference without a name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
+		}, []violation{{"spec.vpc.value_from.name", "required"}}, ""},
+		{"a vpc reference with a name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
+		}, []violation{{"spec.vpc.value_from.name", "string.max_len"}}, ""},
+		{"a vpc reference with an invalid name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: "Prod VPC"})
+		}, []violation{{"spec.vpc.value_from.name", "string.pattern"}}, ""},
+		{"a vpc reference with a field_path outside status.outputs is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
+		}, []violation{{"spec.vpc.value_from.field_path", "string.pattern"}}, ""},
+
+		// maintenance_window.
+		{"a maintenance window without day is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{StartTime: "03:00"}
+		}, []violation{{"spec.maintenance_window.day", "required"}}, ""},
+		{"a maintenance window with an unknown day number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: 9, StartTime: "03:00"}
+		}, []violation{{"spec.maintenance_window.day", "enum.defined_only"}}, ""},
+		{"a maintenance window without start_time is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_any}
+		}, []violation{{"spec.maintenance_window.start_time", "required"}}, ""},
+		{"a maintenance start_time of 24:00 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "24:00"}
+		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+		{"a maintenance start_time without a leading zero is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "3:00"}
+		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+		{"a maintenance start_time with a 12-hour suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "03:00pm"}
+		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+
+		// control_plane_firewall_allowed_addresses.
+		{"a firewall address that is a host name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "office.example.com"}
+		}, []violation{{"spec.control_plane_firewall_allowed_addresses[1]", "ipv4_address_or_cidr"}}, "must be an IPv4 address or CIDR"},
+		{"an IPv6 firewall address is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"2001:db8::1"}
+		}, []violation{{"spec.control_plane_firewall_allowed_addresses[0]", "ipv4_address_or_cidr"}}, ""},
+		{"a firewall cidr with a prefix length above 32 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"198.51.100.0/33"}
+		}, []violation{{"spec.control_plane_firewall_allowed_addresses[0]", "ipv4_address_or_cidr"}}, ""},
+		{"a repeated firewall address is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "203.0.113.7"}
+		}, []violation{{"spec.control_plane_firewall_allowed_addresses", "repeated.unique"}}, ""},
+
+		// cluster_subnet and service_subnet.
+		{"a cluster_subnet that is a bare address is rejected", subnets("10.244.0.1", ""),
+			[]violation{{"spec.cluster_subnet", "string.ipv4_prefix"}}, ""},
+		{"a cluster_subnet with host bits set is rejected", subnets("10.244.0.1/16", "10.244.0.0/16"),
+			[]violation{{"spec.cluster_subnet", "string.ipv4_prefix"}}, ""},
+		{"an IPv6 service_subnet is rejected", subnets("", "fd00::/108"),
+			[]violation{{"spec.service_subnet", "string.ipv4_prefix"}}, ""},
+		{"identical cluster and service subnets are rejected", subnets("10.244.0.0/16", "10.244.0.0/16"),
+			[]violation{{"spec", "subnets.no_overlap"}}, "spec: cluster_subnet and service_subnet must not overlap"},
+		{"a service subnet inside the cluster subnet is rejected", subnets("10.0.0.0/8", "10.245.0.0/16"),
+			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+		{"a cluster subnet inside the service subnet is rejected", subnets("192.168.128.0/24", "192.168.0.0/16"),
+			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+		{"a subnet of the whole address space overlaps any other", subnets("0.0.0.0/0", "10.245.0.0/16"),
+			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+		{"two /32 subnets of the same address overlap", subnets("10.0.0.1/32", "10.0.0.1/32"),
+			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+
+		// kubeconfig_expire_seconds and cluster_autoscaler.
+		{"a negative kubeconfig_expire_seconds is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubeconfigExpireSeconds = -1 },
+			[]violation{{"spec.kubeconfig_expire_seconds", "int32.gte"}}, ""},
+		{"an autoscaler threshold above 1 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(1.01)}
+		}, []violation{{"spec.cluster_autoscaler.scale_down_utilization_threshold", "double.gte_lte"}}, ""},
+		{"a negative autoscaler threshold is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(-0.1)}
+		}, []violation{{"spec.cluster_autoscaler.scale_down_utilization_threshold", "double.gte_lte"}}, ""},
+		{"an unneeded time written in words is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "10 minutes"}
+		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+		{"an unneeded time without a unit is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "600"}
+		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+		{"a negative unneeded time is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "-5m"}
+		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+
+		// tags.
+		{"a tag with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"team platform"} },
+			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+		{"a tag with a dot is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"ok", "v1.2"} },
+			[]violation{{"spec.tags[1]", "string.pattern"}}, ""},
+		{"an empty tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{""} },
+			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+		{"a tag of 256 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{strings.Repeat("t", 256)} },
+			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+		{"a repeated tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"team", "team"} },
+			[]violation{{"spec.tags", "repeated.unique"}}, ""},
+		{"the tag k8s is rejected because the provider manages it", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"k8s"} },
+			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, "spec.tags[0]: tags must not be k8s or start with k8s: or terraform:"},
+		{"a tag starting with k8s: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"ok", "k8s:abc123"} },
+			[]violation{{"spec.tags[1]", "tag.not_reserved"}}, ""},
+		{"a tag starting with terraform: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"terraform:default-node-pool"} },
+			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, ""},
+		{"a reserved tag in upper case is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"K8S:worker"} },
+			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, ""},
+
+		// default_node_pool.
+		{"a cluster without default_node_pool is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool = nil },
+			[]violation{{pool, "required"}}, ""},
+		{"a default pool name with an upper-case letter is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodePoolName = "System" },
+			[]violation{{pool + ".node_pool_name", "string.pattern"}}, ""},
+		{"a default pool name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.NodePoolName = strings.Repeat("p", 64)
+		}, []violation{{pool + ".node_pool_name", "string.max_len"}}, ""},
+		{"a default pool without size is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
+			[]violation{{pool + ".size", "required"}}, ""},
+		{"a default pool of zero nodes without autoscaling is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
+			[]violation{{pool, "node_count.required_without_auto_scale"}}, "node_count must be at least 1 unless auto_scale is true"},
+		{"a default pool with a negative node_count is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -1 },
+			[]violation{{pool + ".node_count", "int32.gte"}, {pool, "node_count.required_without_auto_scale"}}, ""},
+		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 3),
+			[]violation{{pool, "min_nodes.at_least_one"}}, ""},
+		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 3),
+			[]violation{{pool + ".min_nodes", "int32.gte"}, {pool, "min_nodes.at_least_one"}}, ""},
+		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(3, 0, 2),
+			[]violation{{pool, "max_nodes.at_least_min_nodes"}}, ""},
+		{"autoscaling with a negative max_nodes is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			autoScale(1, 0, -1)(c)
+		}, []violation{{pool + ".max_nodes", "int32.gte"}, {pool, "max_nodes.at_least_min_nodes"}}, ""},
+		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 6, 5),
+			[]violation{{pool, "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
+		{"autoscaling with node_count below min_nodes is rejected", autoScale(2, 1, 5),
+			[]violation{{pool, "node_count.within_bounds"}}, ""},
+		{"min_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MinNodes = 1 },
+			[]violation{{pool, "auto_scale.bounds_need_auto_scale"}}, "only allowed when auto_scale is true"},
+		{"max_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MaxNodes = 5 },
+			[]violation{{pool, "auto_scale.bounds_need_auto_scale"}}, ""},
+		{"a default pool label key with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
+		}, []violation{{pool + `.labels["Bad Key"]`, "string.pattern"}}, ""},
+		{"a default pool label value with a slash is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{"role": "a/b"}
+		}, []violation{{pool + `.labels["role"]`, "string.pattern"}}, ""},
+		{"a default pool label key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{prefix254 + "/role": "x"}
+		}, []violation{{pool + `.labels["` + prefix254 + `/role"]`, "label_key.prefix_max_len"}}, "must be at most 253 characters"},
+		{"a default pool label key longer than 317 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{prefix254 + "/" + strings.Repeat("n", 63): "x"}
+		}, []violation{
+			{pool + `.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "string.max_len"},
+			{pool + `.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "label_key.prefix_max_len"},
+		}, ""},
+		{"a default pool taint without key is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []violation{{pool + ".taints[0].key", "required"}}, ""},
+		{"a default pool taint key with an underscore in its prefix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "my_org.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []violation{{pool + ".taints[0].key", "string.pattern"}}, ""},
+		{"a default pool taint key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []violation{{pool + ".taints[0].key", "key.prefix_max_len"}}, "must be at most 253 characters"},
+		{"a default pool taint key longer than 317 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []violation{{pool + ".taints[0].key", "string.max_len"}, {pool + ".taints[0].key", "key.prefix_max_len"}}, ""},
+		{"a default pool taint value ending in an underscore is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "yes_", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []violation{{pool + ".taints[0].value", "string.pattern"}}, ""},
+		{"a default pool taint without effect is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu"}}
+		}, []violation{{pool + ".taints[0].effect", "required"}}, ""},
+		{"a default pool taint with an unknown effect number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: 5}}
+		}, []violation{{pool + ".taints[0].effect", "enum.defined_only"}}, ""},
+		{"two default pool taints with the same key and effect are rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
+				{Key: "gpu", Value: "a", Effect: sharedv1.TaintEffect_NoExecute},
+				{Key: "gpu", Value: "b", Effect: sharedv1.TaintEffect_NoExecute},
+			}
+		}, []violation{{pool + ".taints", "taints.unique_key_effect"}}, ""},
+		{"a default pool tag with a slash is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Tags = []string{"team/platform"}
+		}, []violation{{pool + ".tags[0]", "string.pattern"}}, ""},
+		{"a repeated default pool tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Tags = []string{"pool", "pool"}
+		}, []violation{{pool + ".tags", "repeated.unique"}}, ""},
+		{"a reserved default pool tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Tags = []string{"terraform:pool"}
+		}, []violation{{pool + ".tags[0]", "tag.not_reserved"}}, ""},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		for _, w := range tt.want {
+			covered[w.rule] = true
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			c := validDigitalOceanKubernetesCluster()
+			tt.mutate(c)
+			err := validation.Validate(c)
+			assertViolations(t, err, tt.want...)
+			if err != nil && !strings.Contains(err.Error(), tt.hint) {
+				t.Errorf("error %q does not contain %q", err, tt.hint)
+			}
+		})
+	}
+	for _, id := range celIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
+		if !covered[id] {
+			t.Errorf("CEL rule %q has no test case", id)
+		}
+	}
+}
+
+func TestDigitalOceanKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
+	c := validDigitalOceanKubernetesCluster()
+	c.ApiVersion = "v1"
+	c.Spec.KubernetesVersion = "latest"
+	c.Spec.Region = digitaloceanv1.DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED
+	c.Spec.ClusterSubnet, c.Spec.ServiceSubnet = "10.0.0.0/8", "10.96.0.0/12"
+	c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{StartTime: "25:00"}
+	c.Spec.Tags = []string{"k8s"}
+	c.Spec.DefaultNodePool.NodeCount = 0
+	c.Spec.DefaultNodePool.MaxNodes = 3
+
+	err := validation.Validate(c)
+	assertViolations(t, err,
+		violation{"api_version", "string.const"},
+		violation{"spec.kubernetes_version", "kubernetes_version.slug"},
+		violation{"spec.region", "required"},
+		violation{"spec", "subnets.no_overlap"},
+		violation{"spec.maintenance_window.day", "required"},
+		violation{"spec.maintenance_window.start_time", "string.pattern"},
+		violation{"spec.tags[0]", "tag.not_reserved"},
+		violation{"spec.default_node_pool", "node_count.required_without_auto_scale"},
+		violation{"spec.default_node_pool", "auto_scale.bounds_need_auto_scale"},
+	)
+	for _, v := range validation.Violations(err) {
+		if line := v.Field + ": " + v.Message; !strings.Contains(err.Error(), line) {
+			t.Errorf("error does not contain %q:\n%v", line, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "9 violations") {
+		t.Errorf("error does not count 9 violations:\n%v", err)
+	}
+}
+
+func TestDigitalOceanKubernetesClusterStackInput(t *testing.T) {
+	t.Run("a stack input with a valid target and no provider config is accepted", func(t *testing.T) {
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster()}
+		if err := validation.Validate(in); err != nil {
+			t.Fatalf("Validate() = %v, want nil", err)
+		}
+	})
+	t.Run("a provider config with every field empty is accepted", func(t *testing.T) {
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{}}
+		if err := validation.Validate(in); err != nil {
+			t.Fatalf("Validate() = %v, want nil", err)
+		}
+	})
+	t.Run("a provider config with a token and api_url is accepted", func(t *testing.T) {
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{
+			ApiToken: "dop_v1_secret", ApiUrl: "https://api.digitalocean.com",
+		}}
+		if err := validation.Validate(in); err != nil {
+			t.Fatalf("Validate() = %v, want nil", err)
+		}
+	})
+	t.Run("a stack input without target is rejected", func(t *testing.T) {
+		assertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{}), violation{"target", "required"})
+	})
+	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
+		c := validDigitalOceanKubernetesCluster()
+		c.Spec.KubernetesVersion = "1.31"
+		assertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{Target: c}),
+			violation{"target.spec.kubernetes_version", "kubernetes_version.slug"})
+	})
+	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: "api.digitalocean.com/v2 "}}
+		assertViolations(t, validation.Validate(in), violation{"provider_config.api_url", "string.uri"})
+	})
+	t.Run("an api token never appears in a validation error", func(t *testing.T) {
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "dop_v1_s3cr3t", ApiUrl: "::"}}
+		err := validation.Validate(in)
+		assertViolations(t, err, violation{"target", "required"}, violation{"provider_config.api_url", "string.uri"})
+		if strings.Contains(err.Error(), "dop_v1_s3cr3t") {
+			t.Errorf("error leaks the token: %v", err)
+		}
+	})
+}

@@ -1,0 +1,49 @@
+package module
+
+import (
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func cluster(ctx *pulumi.Context, l *locals, networkID, firewallID pulumi.StringInput, opts ...pulumi.ResourceOption) (*civo.KubernetesCluster, error) {
+	pool := l.spec.GetDefaultNodePool()
+	args := &civo.KubernetesClusterArgs{
+		Name:              pulumi.String(l.spec.GetClusterName()),
+		Region:            pulumi.String(l.region),
+		KubernetesVersion: pulumi.String(l.spec.GetKubernetesVersion()),
+		ClusterType:       pulumi.String(l.clusterType),
+		Cni:               pulumi.String(l.cni),
+		NetworkId:         networkID,
+		FirewallId:        firewallID,
+		Tags:              pulumi.String(l.tags),
+		// Without it the provider leaves the kubeconfig out of state and the output is empty.
+		WriteKubeconfig: pulumi.Bool(true),
+		// A Civo cluster has exactly one pool; more pools are CivoKubernetesNodePool manifests.
+		Pools: &civo.KubernetesClusterPoolsArgs{
+			Size:             pulumi.String(pool.GetSize()),
+			NodeCount:        pulumi.Int(int(pool.GetNodeCount())),
+			Labels:           pulumi.ToStringMap(pool.GetLabels()),
+			Taints:           clusterTaints(pool.GetTaints()),
+			PublicIpNodePool: pulumi.Bool(pool.GetPublicIpNodePool()),
+		},
+	}
+	if l.applications != "" {
+		args.Applications = pulumi.String(l.applications)
+	}
+	c, err := civo.NewKubernetesCluster(ctx, l.name, args, opts...)
+	return c, errors.Wrap(err, "create kubernetes cluster")
+}
+
+func clusterTaints(taints []*sharedv1.Taint) civo.KubernetesClusterPoolsTaintArray {
+	out := civo.KubernetesClusterPoolsTaintArray{}
+	for _, t := range taints {
+		out = append(out, civo.KubernetesClusterPoolsTaintArgs{
+			Key:    pulumi.String(t.GetKey()),
+			Value:  pulumi.String(t.GetValue()),
+			Effect: pulumi.String(t.GetEffect().String()),
+		})
+	}
+	return out
+}

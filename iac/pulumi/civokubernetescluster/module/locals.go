@@ -1,0 +1,51 @@
+package module
+
+import (
+	"strings"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/labels"
+)
+
+// AllIPv4 is where the Kubernetes API is reachable from when api_server_allowed_cidrs is empty.
+const AllIPv4 = "0.0.0.0/0"
+
+// locals are the values derived from a manifest before anything is created.
+type locals struct {
+	name        string
+	spec        *v1.CivoKubernetesClusterSpec
+	region      string
+	clusterType string
+	cni         string
+	// tags are one space-separated string: Civo's API takes them so.
+	tags string
+	// applications are one comma-separated string, as Civo's API takes them.
+	applications string
+	apiCIDRs     []string
+}
+
+func newLocals(target *v1.CivoKubernetesCluster) *locals {
+	spec := target.GetSpec()
+	l := &locals{
+		name:         target.GetMetadata().GetName(),
+		spec:         spec,
+		region:       spec.GetRegion().String(),
+		clusterType:  v1.CivoKubernetesClusterType_k3s.String(),
+		cni:          v1.CivoKubernetesClusterCni_flannel.String(),
+		tags:         strings.Join(labels.Tags(labels.Standard(target.GetKind(), target.GetMetadata()), spec.GetTags()), " "),
+		applications: strings.Join(spec.GetApplications(), ","),
+		apiCIDRs:     spec.GetApiServerAllowedCidrs(),
+	}
+	// Defaults are sent explicitly: both fields force a new cluster when they change, so the
+	// provider's own default must never be what decides.
+	if spec.GetClusterType() != v1.CivoKubernetesClusterType_CIVO_KUBERNETES_CLUSTER_TYPE_UNSPECIFIED {
+		l.clusterType = spec.GetClusterType().String()
+	}
+	if spec.GetCni() != v1.CivoKubernetesClusterCni_CIVO_KUBERNETES_CLUSTER_CNI_UNSPECIFIED {
+		l.cni = spec.GetCni().String()
+	}
+	if len(l.apiCIDRs) == 0 {
+		l.apiCIDRs = []string{AllIPv4}
+	}
+	return l
+}

@@ -1,0 +1,22 @@
+package module
+
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+)
+
+// locals are the values derived from a manifest before anything is created.
+type locals struct {
+	name          string
+	spec          *v1.CivoKubernetesNodePoolSpec
+	ignoreChanges []string
+}
+
+func newLocals(target *v1.CivoKubernetesNodePool) *locals {
+	spec := target.GetSpec()
+	l := &locals{name: target.GetMetadata().GetName(), spec: spec}
+	// Civo's cluster autoscaler moves the count; undoing its changes would fight it.
+	if spec.GetAutoScale() {
+		l.ignoreChanges = append(l.ignoreChanges, "nodeCount")
+	}
+	return l
+}

@@ -1,0 +1,96 @@
+package module
+
+import (
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func cluster(ctx *pulumi.Context, l *locals, vpc pulumi.StringPtrInput, opts ...pulumi.ResourceOption) (*digitalocean.KubernetesCluster, error) {
+	spec := l.spec
+	args := &digitalocean.KubernetesClusterArgs{
+		Name:    pulumi.String(spec.GetClusterName()),
+		Region:  pulumi.String(spec.GetRegion().String()),
+		Version: pulumi.String(spec.GetKubernetesVersion()),
+		VpcUuid: vpc,
+		// Sent even when false so the provider's default never decides; HA can be turned on
+		// but DigitalOcean rejects turning it off.
+		Ha:                            pulumi.Bool(spec.GetHighlyAvailable()),
+		AutoUpgrade:                   pulumi.Bool(spec.GetAutoUpgrade()),
+		SurgeUpgrade:                  pulumi.Bool(!spec.GetDisableSurgeUpgrade()),
+		RegistryIntegration:           pulumi.Bool(spec.GetRegistryIntegration()),
+		DestroyAllAssociatedResources: pulumi.Bool(spec.GetDestroyAllAssociatedResources()),
+		Tags:                          pulumi.ToStringArray(l.tags),
+		NodePool:                      defaultNodePool(l),
+	}
+	if w := spec.GetMaintenanceWindow(); w != nil {
+		args.MaintenancePolicy = &digitalocean.KubernetesClusterMaintenancePolicyArgs{
+			Day:       pulumi.String(w.GetDay().String()),
+			StartTime: pulumi.String(w.GetStartTime()),
+		}
+	}
+	if addrs := spec.GetControlPlaneFirewallAllowedAddresses(); len(addrs) > 0 {
+		// The provider wants both fields together: addresses without enabled are ignored.
+		args.ControlPlaneFirewall = &digitalocean.KubernetesClusterControlPlaneFirewallArgs{
+			Enabled:          pulumi.Bool(true),
+			AllowedAddresses: pulumi.ToStringArray(addrs),
+		}
+	}
+	if s := spec.GetClusterSubnet(); s != "" {
+		args.ClusterSubnet = pulumi.String(s)
+	}
+	if s := spec.GetServiceSubnet(); s != "" {
+		args.ServiceSubnet = pulumi.String(s)
+	}
+	if secs := spec.GetKubeconfigExpireSeconds(); secs > 0 {
+		args.KubeconfigExpireSeconds = pulumi.Int(int(secs))
+	}
+	if a := spec.GetClusterAutoscaler(); a != nil {
+		conf := digitalocean.KubernetesClusterClusterAutoscalerConfigurationArgs{}
+		if a.ScaleDownUtilizationThreshold != nil {
+			conf.ScaleDownUtilizationThreshold = pulumi.Float64(a.GetScaleDownUtilizationThreshold())
+		}
+		if t := a.GetScaleDownUnneededTime(); t != "" {
+			conf.ScaleDownUnneededTime = pulumi.String(t)
+		}
+		args.ClusterAutoscalerConfigurations = digitalocean.KubernetesClusterClusterAutoscalerConfigurationArray{conf}
+	}
+	// The SDK already registers kubeConfigs as a secret output; the module test holds it to that.
+	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges))
+	c, err := digitalocean.NewKubernetesCluster(ctx, l.name, args, opts...)
+	return c, errors.Wrap(err, "create kubernetes cluster")
+}
+
+func defaultNodePool(l *locals) *digitalocean.KubernetesClusterNodePoolArgs {
+	pool := l.spec.GetDefaultNodePool()
+	args := &digitalocean.KubernetesClusterNodePoolArgs{
+		Name:   pulumi.String(l.nodePoolName),
+		Size:   pulumi.String(pool.GetSize()),
+		Labels: pulumi.ToStringMap(pool.GetLabels()),
+		Tags:   pulumi.ToStringArray(l.nodePoolTags),
+		Taints: clusterTaints(pool.GetTaints()),
+	}
+	if pool.GetNodeCount() > 0 {
+		args.NodeCount = pulumi.Int(int(pool.GetNodeCount()))
+	}
+	// Bounds only with autoscaling: the provider rejects them on a fixed-size pool.
+	if pool.GetAutoScale() {
+		args.AutoScale = pulumi.Bool(true)
+		args.MinNodes = pulumi.Int(int(pool.GetMinNodes()))
+		args.MaxNodes = pulumi.Int(int(pool.GetMaxNodes()))
+	}
+	return args
+}
+
+func clusterTaints(taints []*sharedv1.Taint) digitalocean.KubernetesClusterNodePoolTaintArray {
+	out := digitalocean.KubernetesClusterNodePoolTaintArray{}
+	for _, t := range taints {
+		out = append(out, digitalocean.KubernetesClusterNodePoolTaintArgs{
+			Key:    pulumi.String(t.GetKey()),
+			Value:  pulumi.String(t.GetValue()),
+			Effect: pulumi.String(t.GetEffect().String()),
+		})
+	}
+	return out
+}

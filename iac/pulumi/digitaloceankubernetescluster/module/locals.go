@@ -1,0 +1,43 @@
+package module
+
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/labels"
+)
+
+// DefaultNodePoolName names the default pool when the spec leaves it empty.
+const DefaultNodePoolName = "default"
+
+// locals are the values derived from a manifest before anything is created.
+type locals struct {
+	name          string
+	spec          *v1.DigitalOceanKubernetesClusterSpec
+	tags          []string
+	nodePoolName  string
+	nodePoolTags  []string
+	ignoreChanges []string
+}
+
+func newLocals(target *v1.DigitalOceanKubernetesCluster) *locals {
+	spec := target.GetSpec()
+	pool := spec.GetDefaultNodePool()
+	standard := labels.Standard(target.GetKind(), target.GetMetadata())
+	l := &locals{
+		name:         target.GetMetadata().GetName(),
+		spec:         spec,
+		tags:         labels.Tags(standard, spec.GetTags()),
+		nodePoolName: pool.GetNodePoolName(),
+		nodePoolTags: labels.Tags(standard, pool.GetTags()),
+	}
+	if l.nodePoolName == "" {
+		l.nodePoolName = DefaultNodePoolName
+	}
+	// The cloud moves these on by itself; undoing its changes would fight it.
+	if spec.GetAutoUpgrade() {
+		l.ignoreChanges = append(l.ignoreChanges, "version")
+	}
+	if pool.GetAutoScale() {
+		l.ignoreChanges = append(l.ignoreChanges, "nodePool.nodeCount")
+	}
+	return l
+}

@@ -1,0 +1,28 @@
+package module
+
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/labels"
+)
+
+// locals are the values derived from a manifest before anything is created.
+type locals struct {
+	name          string
+	spec          *v1.DigitalOceanKubernetesNodePoolSpec
+	tags          []string
+	ignoreChanges []string
+}
+
+func newLocals(target *v1.DigitalOceanKubernetesNodePool) *locals {
+	spec := target.GetSpec()
+	l := &locals{
+		name: target.GetMetadata().GetName(),
+		spec: spec,
+		tags: labels.Tags(labels.Standard(target.GetKind(), target.GetMetadata()), spec.GetTags()),
+	}
+	// The autoscaler moves the count; undoing its changes would fight it.
+	if spec.GetAutoScale() {
+		l.ignoreChanges = append(l.ignoreChanges, "nodeCount")
+	}
+	return l
+}

@@ -1,0 +1,101 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Masked returns the output as it may be shown: nil when unknown, "[secret]" when secret.
+func (o Output) Masked() any {
+	switch {
+	case o.Secret:
+		return "[secret]"
+	case !o.Known:
+		return nil
+	default:
+		return o.Value
+	}
+}
+
+// WriteJSON writes the plan as {"resources": [...], "outputs": {"name": {"secret", "value"}}}.
+func WriteJSON(w io.Writer, p *Plan) error {
+	outputs := map[string]map[string]any{}
+	for name, o := range p.Outputs {
+		outputs[name] = map[string]any{"secret": o.Secret, "value": o.Masked()}
+	}
+	resources := p.Resources
+	if resources == nil {
+		resources = []Resource{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"resources": resources, "outputs": outputs})
+}
+
+// WriteText writes the plan as two readable tables, resources (each with its inputs) and outputs.
+func WriteText(w io.Writer, p *Plan) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "RESOURCES (%d)\n", len(p.Resources))
+	fmt.Fprintln(tw, "  TYPE\tNAME\tPROVIDER\tPARENT\tOPTIONS")
+	for _, r := range p.Resources {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Type, r.Name, dash(r.Provider), dash(r.Parent), options(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range p.Resources {
+		inputs, err := json.MarshalIndent(r.Inputs, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\n  %s %s inputs:\n    %s\n", r.Type, r.Name, inputs)
+	}
+	names := make([]string, 0, len(p.Outputs))
+	for name := range p.Outputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(tw, "\nOUTPUTS (%d)\n", len(names))
+	fmt.Fprintln(tw, "  NAME\tSECRET\tVALUE")
+	for _, name := range names {
+		o := p.Outputs[name]
+		value := "(known after deployment)"
+		if v := o.Masked(); v != nil {
+			b, _ := json.Marshal(v)
+			value = string(b)
+		}
+		fmt.Fprintf(tw, "  %s\t%t\t%s\n", name, o.Secret, value)
+	}
+	return tw.Flush()
+}
+
+func options(r Resource) string {
+	var opts []string
+	if len(r.DependsOn) > 0 {
+		opts = append(opts, "dependsOn="+strings.Join(r.DependsOn, ","))
+	}
+	if len(r.IgnoreChanges) > 0 {
+		opts = append(opts, "ignoreChanges="+strings.Join(r.IgnoreChanges, ","))
+	}
+	if len(r.AdditionalSecretOutputs) > 0 {
+		opts = append(opts, "secretOutputs="+strings.Join(r.AdditionalSecretOutputs, ","))
+	}
+	if len(r.Aliases) > 0 {
+		opts = append(opts, "aliases="+strings.Join(r.Aliases, ","))
+	}
+	if r.Protect {
+		opts = append(opts, "protect")
+	}
+	return dash(strings.Join(opts, " "))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
