@@ -187,6 +187,13 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 			r.Aliases = append(r.Aliases, renderAlias(alias))
 		}
 	}
+	if read := args.ReadRPC; read != nil {
+		// Read resources, stack references among them, come without a register request.
+		r.Parent = ShortURN(read.GetParent())
+		for _, dep := range read.GetDependencies() {
+			r.DependsOn = append(r.DependsOn, ShortURN(dep))
+		}
+	}
 	m.mu.Lock()
 	m.resources = append(m.resources, r)
 	m.mu.Unlock()

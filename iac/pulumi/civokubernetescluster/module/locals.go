@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/labels"
 )
 
@@ -24,15 +25,14 @@ type locals struct {
 	apiCIDRs     []string
 }
 
-func newLocals(target *v1.CivoKubernetesCluster) *locals {
-	spec := target.GetSpec()
+func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKubernetesClusterSpec) *locals {
 	l := &locals{
-		name:         target.GetMetadata().GetName(),
+		name:         name,
 		spec:         spec,
 		region:       spec.GetRegion().String(),
 		clusterType:  v1.CivoKubernetesClusterType_k3s.String(),
 		cni:          v1.CivoKubernetesClusterCni_flannel.String(),
-		tags:         strings.Join(labels.Tags(labels.Standard(target.GetKind(), target.GetMetadata()), spec.GetTags()), " "),
+		tags:         strings.Join(labels.Tags(labels.Standard(Kind, md), spec.GetTags()), " "),
 		applications: strings.Join(spec.GetApplications(), ","),
 		apiCIDRs:     spec.GetApiServerAllowedCidrs(),
 	}

@@ -1,51 +1,121 @@
-// Package module deploys a CivoKubernetesCluster: its provider, a firewall unless one is given,
-// the cluster with its one node pool, and the stack outputs.
+// Package module deploys a CivoKubernetesCluster: the cluster with its one node pool and, unless
+// one is given, a firewall, under a component resource with a provider in the cluster's region
+// unless one is given. New is the constructor for Go Pulumi programs; Resources is the stack
+// programs' entry point, built on it.
 package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Outputs a `valueFrom` network or firewall reads by default.
 const (
+	// Kind is the manifest kind this module deploys.
+	Kind = "CivoKubernetesCluster"
+	// TypeToken is the type of the component resource.
+	TypeToken = "clusterplane:civo:KubernetesCluster"
+	// NetworkIDOutput and FirewallIDOutput are the outputs a `valueFrom` network or firewall
+	// reads by default.
 	NetworkIDOutput  = "network_id"
 	FirewallIDOutput = "firewall_id"
 )
+
+// Option configures New.
+type Option = component.Option[*civo.Provider, *civov1.CivoProviderConfig]
+
+// Options of New.
+var (
+	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
+	WithMetadata = component.WithMetadata[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithProvider manages the cluster with an existing provider, which must be set to the
+	// cluster's region, instead of creating one.
+	WithProvider = component.WithProvider[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithProviderConfig configures the provider New creates (default: the environment's token).
+	WithProviderConfig = component.WithProviderConfig[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithResourceOptions applies options such as a parent or protect to the component.
+	WithResourceOptions = component.WithResourceOptions[*civo.Provider, *civov1.CivoProviderConfig]
+)
+
+// WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
+// the same program; it stands in for spec.network.
+func WithNetworkID(id pulumi.StringInput) Option {
+	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("network", id)
+}
+
+// WithFirewallID puts the cluster behind the firewall with this id instead of one the module
+// creates; it stands in for spec.firewall.
+func WithFirewallID(id pulumi.StringInput) Option {
+	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("firewall", id)
+}
+
+// New validates spec (with the rules and messages of the programs) and creates the cluster
+// under a component resource named name.
+func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
+	s := component.Apply(name, opts)
+	if err := s.Validate(Kind, name, spec); err != nil {
+		return nil, err
+	}
+	c := &Cluster{}
+	if err := ctx.RegisterComponentResource(TypeToken, name, c, s.ResourceOptions...); err != nil {
+		return nil, errors.Wrap(err, "register component")
+	}
+	child := s.ChildOptions(c)
+	p := s.Provider
+	if !s.HasProvider() {
+		var err error
+		if p, err = provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...); err != nil {
+			return nil, err
+		}
+	}
+	l := newLocals(name, s.Metadata, spec)
+	networkID, err := s.Input(ctx, name, "network", spec.GetNetwork(), NetworkIDOutput, child...)
+	if err != nil {
+		return nil, err
+	}
+	var firewallID pulumi.StringOutput
+	if s.HasInput("firewall", spec.GetFirewall()) {
+		if firewallID, err = s.Input(ctx, name, "firewall", spec.GetFirewall(), FirewallIDOutput, child...); err != nil {
+			return nil, err
+		}
+	} else {
+		fw, err := firewall(ctx, l, networkID, append(child, pulumi.Provider(p))...)
+		if err != nil {
+			return nil, err
+		}
+		firewallID = fw.ID().ToStringOutput()
+	}
+	cl, err := cluster(ctx, l, networkID, firewallID, append(child, pulumi.Provider(p))...)
+	if err != nil {
+		return nil, err
+	}
+	c.setOutputs(cl)
+	if err := ctx.RegisterResourceOutputs(c, c.outputs()); err != nil {
+		return nil, errors.Wrap(err, "register outputs")
+	}
+	return c, nil
+}
 
 // Resources deploys the stack input's cluster and exports its outputs.
 func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	l := newLocals(input.GetTarget())
-	p, err := provider.NewCivo(ctx, l.name, input.GetProviderConfig(), l.spec.GetRegion())
+	target := input.GetTarget()
+	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
+		WithMetadata(target.GetMetadata()),
+		WithProviderConfig(input.GetProviderConfig()),
+		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig]())
 	if err != nil {
 		return err
 	}
-	networkID, err := reference.Resolve(ctx, l.name, "network", l.spec.GetNetwork(), NetworkIDOutput)
-	if err != nil {
-		return err
+	for name, value := range c.outputs() {
+		ctx.Export(name, value)
 	}
-	var firewallID pulumi.StringOutput
-	if ref := l.spec.GetFirewall(); ref != nil {
-		if firewallID, err = reference.Resolve(ctx, l.name, "firewall", ref, FirewallIDOutput); err != nil {
-			return err
-		}
-	} else {
-		fw, err := firewall(ctx, l, networkID, pulumi.Provider(p))
-		if err != nil {
-			return err
-		}
-		firewallID = fw.ID().ToStringOutput()
-	}
-	c, err := cluster(ctx, l, networkID, firewallID, pulumi.Provider(p))
-	if err != nil {
-		return err
-	}
-	exportOutputs(ctx, c)
 	return nil
 }

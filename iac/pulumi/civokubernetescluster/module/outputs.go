@@ -19,16 +19,51 @@ const (
 	OutputCreatedAt         = "created_at"
 )
 
-func exportOutputs(ctx *pulumi.Context, c *civo.KubernetesCluster) {
-	ctx.Export(OutputClusterID, c.ID())
-	// Marked here too: an output derived from a secret property must stay secret.
-	ctx.Export(OutputKubeconfigB64, pulumi.ToSecret(c.Kubeconfig.ApplyT(func(k string) string {
+// Cluster is a Civo Kubernetes cluster component and its outputs.
+type Cluster struct {
+	pulumi.ResourceState
+
+	ClusterID pulumi.StringOutput
+	// Kubeconfig is the cluster's kubeconfig YAML and KubeconfigB64 the same base64-encoded;
+	// both are secrets.
+	Kubeconfig        pulumi.StringOutput
+	KubeconfigB64     pulumi.StringOutput
+	APIServerEndpoint pulumi.StringOutput
+	MasterIP          pulumi.StringOutput
+	DNSEntry          pulumi.StringOutput
+	FirewallID        pulumi.StringOutput
+	NetworkID         pulumi.StringOutput
+	CreatedAt         pulumi.StringOutput
+	// Resource is the provider's cluster resource.
+	Resource *civo.KubernetesCluster
+}
+
+func (c *Cluster) setOutputs(cl *civo.KubernetesCluster) {
+	c.Resource = cl
+	c.ClusterID = cl.ID().ToStringOutput()
+	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
+	c.Kubeconfig = pulumi.ToSecret(cl.Kubeconfig).(pulumi.StringOutput)
+	c.KubeconfigB64 = pulumi.ToSecret(cl.Kubeconfig.ApplyT(func(k string) string {
 		return base64.StdEncoding.EncodeToString([]byte(k))
-	})))
-	ctx.Export(OutputAPIServerEndpoint, c.ApiEndpoint)
-	ctx.Export(OutputMasterIP, c.MasterIp)
-	ctx.Export(OutputDNSEntry, c.DnsEntry)
-	ctx.Export(OutputFirewallID, c.FirewallId)
-	ctx.Export(OutputNetworkID, c.NetworkId)
-	ctx.Export(OutputCreatedAt, c.CreatedAt)
+	})).(pulumi.StringOutput)
+	c.APIServerEndpoint = cl.ApiEndpoint
+	c.MasterIP = cl.MasterIp
+	c.DNSEntry = cl.DnsEntry
+	c.FirewallID = cl.FirewallId
+	c.NetworkID = cl.NetworkId
+	c.CreatedAt = cl.CreatedAt
+}
+
+// outputs are the stack outputs by name.
+func (c *Cluster) outputs() pulumi.Map {
+	return pulumi.Map{
+		OutputClusterID:         c.ClusterID,
+		OutputKubeconfigB64:     c.KubeconfigB64,
+		OutputAPIServerEndpoint: c.APIServerEndpoint,
+		OutputMasterIP:          c.MasterIP,
+		OutputDNSEntry:          c.DNSEntry,
+		OutputFirewallID:        c.FirewallID,
+		OutputNetworkID:         c.NetworkID,
+		OutputCreatedAt:         c.CreatedAt,
+	}
 }

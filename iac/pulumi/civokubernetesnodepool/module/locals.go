@@ -11,9 +11,8 @@ type locals struct {
 	ignoreChanges []string
 }
 
-func newLocals(target *v1.CivoKubernetesNodePool) *locals {
-	spec := target.GetSpec()
-	l := &locals{name: target.GetMetadata().GetName(), spec: spec}
+func newLocals(name string, spec *v1.CivoKubernetesNodePoolSpec) *locals {
+	l := &locals{name: name, spec: spec}
 	// Civo's cluster autoscaler moves the count; undoing its changes would fight it.
 	if spec.GetAutoScale() {
 		l.ignoreChanges = append(l.ignoreChanges, "nodeCount")

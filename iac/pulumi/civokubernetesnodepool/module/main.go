@@ -1,37 +1,101 @@
-// Package module deploys a CivoKubernetesNodePool: a provider in the pool's region, the node pool
-// on an existing cluster, and the stack outputs.
+// Package module deploys a CivoKubernetesNodePool: a node pool on an existing cluster under a
+// component resource, with a provider in the pool's region unless one is given. New is the
+// constructor for Go Pulumi programs; Resources is the stack programs' entry point, built on it.
 package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// ClusterIDOutput is the output of a cluster stack that a `valueFrom` cluster reads by default.
-const ClusterIDOutput = "cluster_id"
+const (
+	// Kind is the manifest kind this module deploys.
+	Kind = "CivoKubernetesNodePool"
+	// TypeToken is the type of the component resource.
+	TypeToken = "clusterplane:civo:KubernetesNodePool"
+	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
+	ClusterIDOutput = "cluster_id"
+)
+
+// Option configures New.
+type Option = component.Option[*civo.Provider, *civov1.CivoProviderConfig]
+
+// Options of New.
+var (
+	// WithMetadata sets the metadata of the pool; by default only the name.
+	WithMetadata = component.WithMetadata[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithProvider manages the pool with an existing provider instead of creating one. Civo node
+	// pools have no region of their own: the provider must be set to the cluster's region.
+	WithProvider = component.WithProvider[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithProviderConfig configures the provider New creates (default: the environment's token).
+	WithProviderConfig = component.WithProviderConfig[*civo.Provider, *civov1.CivoProviderConfig]
+	// WithResourceOptions applies options such as a parent or protect to the component.
+	WithResourceOptions = component.WithResourceOptions[*civo.Provider, *civov1.CivoProviderConfig]
+)
+
+// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
+// cluster created in the same program, so the pool is created after it. It stands in for
+// spec.cluster.
+func WithClusterID(id pulumi.StringInput) Option {
+	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("cluster", id)
+}
+
+// New validates spec (with the rules and messages of the programs) and creates the node pool
+// under a component resource named name.
+func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
+	s := component.Apply(name, opts)
+	if err := s.Validate(Kind, name, spec); err != nil {
+		return nil, err
+	}
+	np := &NodePool{}
+	if err := ctx.RegisterComponentResource(TypeToken, name, np, s.ResourceOptions...); err != nil {
+		return nil, errors.Wrap(err, "register component")
+	}
+	child := s.ChildOptions(np)
+	p := s.Provider
+	if !s.HasProvider() {
+		// The pool lands in the provider's region, so the provider is the pool's region's.
+		var err error
+		if p, err = provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...); err != nil {
+			return nil, err
+		}
+	}
+	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := nodePool(ctx, newLocals(name, spec), clusterID, append(child, pulumi.Provider(p))...)
+	if err != nil {
+		return nil, err
+	}
+	np.setOutputs(pool)
+	if err := ctx.RegisterResourceOutputs(np, np.outputs()); err != nil {
+		return nil, errors.Wrap(err, "register outputs")
+	}
+	return np, nil
+}
 
 // Resources deploys the stack input's node pool and exports its outputs.
 func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	l := newLocals(input.GetTarget())
-	// The pool lands in the provider's region, so the provider is the pool's region's.
-	p, err := provider.NewCivo(ctx, l.name, input.GetProviderConfig(), l.spec.GetRegion())
+	target := input.GetTarget()
+	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
+		WithMetadata(target.GetMetadata()),
+		WithProviderConfig(input.GetProviderConfig()),
+		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig]())
 	if err != nil {
 		return err
 	}
-	clusterID, err := reference.Resolve(ctx, l.name, "cluster", l.spec.GetCluster(), ClusterIDOutput)
-	if err != nil {
-		return err
+	for name, value := range np.outputs() {
+		ctx.Export(name, value)
 	}
-	np, err := nodePool(ctx, l, clusterID, pulumi.Provider(p))
-	if err != nil {
-		return err
-	}
-	exportOutputs(ctx, np)
 	return nil
 }

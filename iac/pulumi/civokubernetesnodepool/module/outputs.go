@@ -11,7 +11,26 @@ const (
 	OutputInstanceNames = "instance_names"
 )
 
-func exportOutputs(ctx *pulumi.Context, np *civo.KubernetesNodePool) {
-	ctx.Export(OutputNodePoolID, np.ID())
-	ctx.Export(OutputInstanceNames, np.InstanceNames)
+// NodePool is a Civo Kubernetes node pool component and its outputs.
+type NodePool struct {
+	pulumi.ResourceState
+
+	NodePoolID    pulumi.StringOutput
+	InstanceNames pulumi.StringArrayOutput
+	// Resource is the provider's node pool resource.
+	Resource *civo.KubernetesNodePool
+}
+
+func (np *NodePool) setOutputs(pool *civo.KubernetesNodePool) {
+	np.Resource = pool
+	np.NodePoolID = pool.ID().ToStringOutput()
+	np.InstanceNames = pool.InstanceNames
+}
+
+// outputs are the stack outputs by name.
+func (np *NodePool) outputs() pulumi.Map {
+	return pulumi.Map{
+		OutputNodePoolID:    np.NodePoolID,
+		OutputInstanceNames: np.InstanceNames,
+	}
 }

@@ -2,6 +2,7 @@ package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/labels"
 )
 
@@ -18,12 +19,11 @@ type locals struct {
 	ignoreChanges []string
 }
 
-func newLocals(target *v1.DigitalOceanKubernetesCluster) *locals {
-	spec := target.GetSpec()
+func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) *locals {
 	pool := spec.GetDefaultNodePool()
-	standard := labels.Standard(target.GetKind(), target.GetMetadata())
+	standard := labels.Standard(Kind, md)
 	l := &locals{
-		name:         target.GetMetadata().GetName(),
+		name:         name,
 		spec:         spec,
 		tags:         labels.Tags(standard, spec.GetTags()),
 		nodePoolName: pool.GetNodePoolName(),

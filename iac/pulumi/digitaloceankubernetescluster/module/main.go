@@ -1,37 +1,101 @@
-// Package module deploys a DigitalOceanKubernetesCluster: its provider, the cluster with its
-// default node pool, and the stack outputs.
+// Package module deploys a DigitalOceanKubernetesCluster: the cluster with its default node pool
+// under a component resource, with a provider unless one is given. New is the constructor for Go
+// Pulumi programs; Resources is the stack programs' entry point, built on it.
 package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
+
+const (
+	// Kind is the manifest kind this module deploys.
+	Kind = "DigitalOceanKubernetesCluster"
+	// TypeToken is the type of the component resource.
+	TypeToken = "clusterplane:digitalocean:KubernetesCluster"
+)
+
+// Option configures New.
+type Option = component.Option[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+
+// Options of New.
+var (
+	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
+	WithMetadata = component.WithMetadata[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithProvider manages the cluster with an existing provider instead of creating one.
+	WithProvider = component.WithProvider[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithProviderConfig configures the provider New creates (default: the environment's token).
+	WithProviderConfig = component.WithProviderConfig[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithResourceOptions applies options such as a parent or protect to the component.
+	WithResourceOptions = component.WithResourceOptions[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+)
+
+// WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
+// it stands in for spec.vpc.
+func WithVpcID(id pulumi.StringInput) Option {
+	return component.WithInput[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]("vpc", id)
+}
+
+// New validates spec (with the rules and messages of the programs) and creates the cluster
+// under a component resource named name.
+func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
+	s := component.Apply(name, opts)
+	if err := s.Validate(Kind, name, spec); err != nil {
+		return nil, err
+	}
+	c := &Cluster{}
+	if err := ctx.RegisterComponentResource(TypeToken, name, c, s.ResourceOptions...); err != nil {
+		return nil, errors.Wrap(err, "register component")
+	}
+	child := s.ChildOptions(c)
+	p := s.Provider
+	if !s.HasProvider() {
+		var err error
+		if p, err = provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...); err != nil {
+			return nil, err
+		}
+	}
+	var vpc pulumi.StringPtrInput
+	if s.HasInput("vpc", spec.GetVpc()) {
+		id, err := s.Input(ctx, name, "vpc", spec.GetVpc(), OutputVpcUUID, child...)
+		if err != nil {
+			return nil, err
+		}
+		vpc = id
+	}
+	l := newLocals(name, s.Metadata, spec)
+	cl, err := cluster(ctx, l, vpc, append(child, pulumi.Provider(p))...)
+	if err != nil {
+		return nil, err
+	}
+	c.setOutputs(cl)
+	if err := ctx.RegisterResourceOutputs(c, c.outputs()); err != nil {
+		return nil, errors.Wrap(err, "register outputs")
+	}
+	return c, nil
+}
 
 // Resources deploys the stack input's cluster and exports its outputs.
 func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	l := newLocals(input.GetTarget())
-	p, err := provider.NewDigitalOcean(ctx, l.name, input.GetProviderConfig())
+	target := input.GetTarget()
+	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
+		WithMetadata(target.GetMetadata()),
+		WithProviderConfig(input.GetProviderConfig()),
+		component.WithStackAliases[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]())
 	if err != nil {
 		return err
 	}
-	var vpc pulumi.StringPtrInput
-	if ref := l.spec.GetVpc(); ref != nil {
-		id, err := reference.Resolve(ctx, l.name, "vpc", ref, OutputVpcUUID)
-		if err != nil {
-			return err
-		}
-		vpc = id
+	for name, value := range c.outputs() {
+		ctx.Export(name, value)
 	}
-	c, err := cluster(ctx, l, vpc, pulumi.Provider(p))
-	if err != nil {
-		return err
-	}
-	exportOutputs(ctx, c)
 	return nil
 }

@@ -17,16 +17,48 @@ const (
 	OutputVpcUUID             = "vpc_uuid"
 )
 
-func exportOutputs(ctx *pulumi.Context, c *digitalocean.KubernetesCluster) {
-	kubeconfig := c.KubeConfigs.Index(pulumi.Int(0))
-	ctx.Export(OutputClusterID, c.ID())
-	ctx.Export(OutputClusterURN, c.ClusterUrn)
-	ctx.Export(OutputAPIServerEndpoint, c.Endpoint)
-	ctx.Export(OutputIPv4Address, c.Ipv4Address)
-	// Marked here as well as by AdditionalSecretOutputs: an output derived from a secret
-	// property must stay secret whatever the engine does.
-	ctx.Export(OutputKubeconfig, pulumi.ToSecret(kubeconfig.RawConfig()))
-	ctx.Export(OutputKubeconfigExpiresAt, kubeconfig.ExpiresAt())
-	ctx.Export(OutputDefaultNodePoolID, c.NodePool.Id())
-	ctx.Export(OutputVpcUUID, c.VpcUuid)
+// Cluster is a DigitalOcean Kubernetes cluster component and its outputs.
+type Cluster struct {
+	pulumi.ResourceState
+
+	ClusterID         pulumi.StringOutput
+	ClusterURN        pulumi.StringOutput
+	APIServerEndpoint pulumi.StringOutput
+	IPv4Address       pulumi.StringOutput
+	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
+	// KubeconfigExpiresAt; `pulumi refresh` fetches a new one.
+	Kubeconfig          pulumi.StringOutput
+	KubeconfigExpiresAt pulumi.StringOutput
+	DefaultNodePoolID   pulumi.StringOutput
+	VpcUUID             pulumi.StringOutput
+	// Resource is the provider's cluster resource, for anything the outputs above do not cover.
+	Resource *digitalocean.KubernetesCluster
+}
+
+func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
+	kubeconfig := cl.KubeConfigs.Index(pulumi.Int(0))
+	c.Resource = cl
+	c.ClusterID = cl.ID().ToStringOutput()
+	c.ClusterURN = cl.ClusterUrn
+	c.APIServerEndpoint = cl.Endpoint
+	c.IPv4Address = cl.Ipv4Address
+	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
+	c.Kubeconfig = pulumi.ToSecret(kubeconfig.RawConfig().Elem()).(pulumi.StringOutput)
+	c.KubeconfigExpiresAt = kubeconfig.ExpiresAt().Elem()
+	c.DefaultNodePoolID = cl.NodePool.Id().Elem()
+	c.VpcUUID = cl.VpcUuid
+}
+
+// outputs are the stack outputs by name.
+func (c *Cluster) outputs() pulumi.Map {
+	return pulumi.Map{
+		OutputClusterID:           c.ClusterID,
+		OutputClusterURN:          c.ClusterURN,
+		OutputAPIServerEndpoint:   c.APIServerEndpoint,
+		OutputIPv4Address:         c.IPv4Address,
+		OutputKubeconfig:          c.Kubeconfig,
+		OutputKubeconfigExpiresAt: c.KubeconfigExpiresAt,
+		OutputDefaultNodePoolID:   c.DefaultNodePoolID,
+		OutputVpcUUID:             c.VpcUUID,
+	}
 }

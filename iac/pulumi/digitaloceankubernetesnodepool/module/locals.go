@@ -2,6 +2,7 @@ package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/labels"
 )
 
@@ -13,12 +14,11 @@ type locals struct {
 	ignoreChanges []string
 }
 
-func newLocals(target *v1.DigitalOceanKubernetesNodePool) *locals {
-	spec := target.GetSpec()
+func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesNodePoolSpec) *locals {
 	l := &locals{
-		name: target.GetMetadata().GetName(),
+		name: name,
 		spec: spec,
-		tags: labels.Tags(labels.Standard(target.GetKind(), target.GetMetadata()), spec.GetTags()),
+		tags: labels.Tags(labels.Standard(Kind, md), spec.GetTags()),
 	}
 	// The autoscaler moves the count; undoing its changes would fight it.
 	if spec.GetAutoScale() {

@@ -1,36 +1,99 @@
-// Package module deploys a DigitalOceanKubernetesNodePool: its provider, the node pool on an
-// existing cluster, and the stack outputs.
+// Package module deploys a DigitalOceanKubernetesNodePool: a node pool on an existing cluster
+// under a component resource, with a provider unless one is given. New is the constructor for Go
+// Pulumi programs; Resources is the stack programs' entry point, built on it.
 package module
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// ClusterIDOutput is the output of a cluster stack that a `valueFrom` cluster reads by default.
-const ClusterIDOutput = "cluster_id"
+const (
+	// Kind is the manifest kind this module deploys.
+	Kind = "DigitalOceanKubernetesNodePool"
+	// TypeToken is the type of the component resource.
+	TypeToken = "clusterplane:digitalocean:KubernetesNodePool"
+	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
+	ClusterIDOutput = "cluster_id"
+)
+
+// Option configures New.
+type Option = component.Option[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+
+// Options of New.
+var (
+	// WithMetadata sets the metadata the pool's tags derive from; by default only the name.
+	WithMetadata = component.WithMetadata[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithProvider manages the pool with an existing provider instead of creating one.
+	WithProvider = component.WithProvider[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithProviderConfig configures the provider New creates (default: the environment's token).
+	WithProviderConfig = component.WithProviderConfig[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	// WithResourceOptions applies options such as a parent or protect to the component.
+	WithResourceOptions = component.WithResourceOptions[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+)
+
+// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
+// cluster created in the same program, so the pool is created after it. It stands in for
+// spec.cluster.
+func WithClusterID(id pulumi.StringInput) Option {
+	return component.WithInput[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]("cluster", id)
+}
+
+// New validates spec (with the rules and messages of the programs) and creates the node pool
+// under a component resource named name.
+func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
+	s := component.Apply(name, opts)
+	if err := s.Validate(Kind, name, spec); err != nil {
+		return nil, err
+	}
+	np := &NodePool{}
+	if err := ctx.RegisterComponentResource(TypeToken, name, np, s.ResourceOptions...); err != nil {
+		return nil, errors.Wrap(err, "register component")
+	}
+	child := s.ChildOptions(np)
+	p := s.Provider
+	if !s.HasProvider() {
+		var err error
+		if p, err = provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...); err != nil {
+			return nil, err
+		}
+	}
+	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := nodePool(ctx, newLocals(name, s.Metadata, spec), clusterID, append(child, pulumi.Provider(p))...)
+	if err != nil {
+		return nil, err
+	}
+	np.setOutputs(pool)
+	if err := ctx.RegisterResourceOutputs(np, np.outputs()); err != nil {
+		return nil, errors.Wrap(err, "register outputs")
+	}
+	return np, nil
+}
 
 // Resources deploys the stack input's node pool and exports its outputs.
 func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	l := newLocals(input.GetTarget())
-	p, err := provider.NewDigitalOcean(ctx, l.name, input.GetProviderConfig())
+	target := input.GetTarget()
+	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
+		WithMetadata(target.GetMetadata()),
+		WithProviderConfig(input.GetProviderConfig()),
+		component.WithStackAliases[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]())
 	if err != nil {
 		return err
 	}
-	clusterID, err := reference.Resolve(ctx, l.name, "cluster", l.spec.GetCluster(), ClusterIDOutput)
-	if err != nil {
-		return err
+	for name, value := range np.outputs() {
+		ctx.Export(name, value)
 	}
-	np, err := nodePool(ctx, l, clusterID, pulumi.Provider(p))
-	if err != nil {
-		return err
-	}
-	exportOutputs(ctx, np)
 	return nil
 }

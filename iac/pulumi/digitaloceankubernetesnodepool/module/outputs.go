@@ -12,22 +12,41 @@ const (
 	OutputNodeNames  = "node_names"
 )
 
-func exportOutputs(ctx *pulumi.Context, np *digitalocean.KubernetesNodePool) {
-	ctx.Export(OutputNodePoolID, np.ID())
-	ctx.Export(OutputNodeIDs, np.Nodes.ApplyT(func(nodes []digitalocean.KubernetesNodePoolNode) []string {
-		return nodeField(nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Id })
-	}).(pulumi.StringArrayOutput))
-	ctx.Export(OutputNodeNames, np.Nodes.ApplyT(func(nodes []digitalocean.KubernetesNodePoolNode) []string {
-		return nodeField(nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Name })
-	}).(pulumi.StringArrayOutput))
+// NodePool is a DigitalOcean Kubernetes node pool component and its outputs.
+type NodePool struct {
+	pulumi.ResourceState
+
+	NodePoolID pulumi.StringOutput
+	NodeIDs    pulumi.StringArrayOutput
+	NodeNames  pulumi.StringArrayOutput
+	// Resource is the provider's node pool resource.
+	Resource *digitalocean.KubernetesNodePool
 }
 
-func nodeField(nodes []digitalocean.KubernetesNodePoolNode, field func(digitalocean.KubernetesNodePoolNode) *string) []string {
-	out := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		if v := field(n); v != nil {
-			out = append(out, *v)
-		}
+func (np *NodePool) setOutputs(pool *digitalocean.KubernetesNodePool) {
+	np.Resource = pool
+	np.NodePoolID = pool.ID().ToStringOutput()
+	np.NodeIDs = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Id })
+	np.NodeNames = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Name })
+}
+
+// outputs are the stack outputs by name.
+func (np *NodePool) outputs() pulumi.Map {
+	return pulumi.Map{
+		OutputNodePoolID: np.NodePoolID,
+		OutputNodeIDs:    np.NodeIDs,
+		OutputNodeNames:  np.NodeNames,
 	}
-	return out
+}
+
+func nodeField(nodes digitalocean.KubernetesNodePoolNodeArrayOutput, field func(digitalocean.KubernetesNodePoolNode) *string) pulumi.StringArrayOutput {
+	return nodes.ApplyT(func(nodes []digitalocean.KubernetesNodePoolNode) []string {
+		out := make([]string, 0, len(nodes))
+		for _, n := range nodes {
+			if v := field(n); v != nil {
+				out = append(out, *v)
+			}
+		}
+		return out
+	}).(pulumi.StringArrayOutput)
 }

@@ -1,0 +1,132 @@
+// Package component is what the four kinds' constructors share: their options, the validation of
+// a spec whose references may come from options, and the options their children are created with.
+package component
+
+import (
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Settings are a constructor's options. P is the cloud's provider type, C its provider config.
+type Settings[P pulumi.ProviderResource, C proto.Message] struct {
+	// Metadata names and labels the resources; by default just the component's name.
+	Metadata *sharedv1.CloudResourceMetadata
+	// Provider, when set, manages the children; otherwise a provider is created from
+	// ProviderConfig (and the environment) as a child.
+	Provider       P
+	ProviderConfig C
+	// ResourceOptions apply to the component itself, e.g. a parent or protect.
+	ResourceOptions []pulumi.ResourceOption
+	// Inputs stand in for reference fields of the spec, by proto field name (e.g. "cluster").
+	Inputs map[string]pulumi.StringInput
+	// StackAliases makes children answer to the URNs they had when the stack programs created
+	// them at the stack's root, before components existed.
+	StackAliases bool
+}
+
+// Option sets a constructor option.
+type Option[P pulumi.ProviderResource, C proto.Message] func(*Settings[P, C])
+
+// WithMetadata sets the metadata that names and tags the resources.
+func WithMetadata[P pulumi.ProviderResource, C proto.Message](md *sharedv1.CloudResourceMetadata) Option[P, C] {
+	return func(s *Settings[P, C]) { s.Metadata = md }
+}
+
+// WithProvider makes p manage the children instead of a provider the component creates.
+func WithProvider[P pulumi.ProviderResource, C proto.Message](p P) Option[P, C] {
+	return func(s *Settings[P, C]) { s.Provider = p }
+}
+
+// WithProviderConfig configures the provider the component creates.
+func WithProviderConfig[P pulumi.ProviderResource, C proto.Message](cfg C) Option[P, C] {
+	return func(s *Settings[P, C]) { s.ProviderConfig = cfg }
+}
+
+// WithResourceOptions applies opts to the component resource.
+func WithResourceOptions[P pulumi.ProviderResource, C proto.Message](opts ...pulumi.ResourceOption) Option[P, C] {
+	return func(s *Settings[P, C]) { s.ResourceOptions = append(s.ResourceOptions, opts...) }
+}
+
+// WithInput makes value stand in for the spec's reference field named field.
+func WithInput[P pulumi.ProviderResource, C proto.Message](field string, value pulumi.StringInput) Option[P, C] {
+	return func(s *Settings[P, C]) { s.Inputs[field] = value }
+}
+
+// WithStackAliases is for the stack programs only; see Settings.StackAliases.
+func WithStackAliases[P pulumi.ProviderResource, C proto.Message]() Option[P, C] {
+	return func(s *Settings[P, C]) { s.StackAliases = true }
+}
+
+// Apply returns the settings of a component named name.
+func Apply[P pulumi.ProviderResource, C proto.Message](name string, opts []Option[P, C]) *Settings[P, C] {
+	s := &Settings[P, C]{Inputs: map[string]pulumi.StringInput{}}
+	for _, opt := range opts {
+		opt(s)
+	}
+	if s.Metadata == nil {
+		s.Metadata = &sharedv1.CloudResourceMetadata{Name: name}
+	}
+	return s
+}
+
+// HasProvider tells whether WithProvider gave a provider.
+func (s *Settings[P, C]) HasProvider() bool {
+	var none P
+	return any(s.Provider) != any(none)
+}
+
+// inputPlaceholder fills a reference field set by an option, so that the spec's own rule for it
+// (required, usually) sees it set.
+const inputPlaceholder = "(set by option)"
+
+// Validate checks spec with the same rules as the programs, counting reference fields given by
+// options as set.
+func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
+	checked := proto.Clone(spec).ProtoReflect()
+	fields := checked.Descriptor().Fields()
+	for field := range s.Inputs {
+		fd := fields.ByName(protoreflect.Name(field))
+		if fd == nil {
+			return errors.Errorf("%s has no field %q to set by option", kind, field)
+		}
+		if !checked.Has(fd) {
+			ref := &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: inputPlaceholder}}
+			checked.Set(fd, protoreflect.ValueOfMessage(ref.ProtoReflect()))
+		}
+	}
+	if err := validation.Validate(checked.Interface()); err != nil {
+		return errors.Wrapf(err, "%s %s", kind, name)
+	}
+	return nil
+}
+
+// HasInput tells whether the reference field named field is set, by the spec or by an option.
+func (s *Settings[P, C]) HasInput(field string, ref *sharedv1.StringValueOrRef) bool {
+	_, ok := s.Inputs[field]
+	return ok || ref != nil
+}
+
+// Input returns what the reference field named field stands for: the option's value when one
+// was given, else the spec's literal or stack reference (read from defaultOutput unless it names
+// another). opts apply to a stack reference it creates.
+func (s *Settings[P, C]) Input(ctx *pulumi.Context, owner, field string, ref *sharedv1.StringValueOrRef,
+	defaultOutput string, opts ...pulumi.ResourceOption) (pulumi.StringOutput, error) {
+	if value, ok := s.Inputs[field]; ok {
+		return value.ToStringOutput(), nil
+	}
+	return reference.Resolve(ctx, owner, field, ref, defaultOutput, opts...)
+}
+
+// ChildOptions are the options every child of parent is created with.
+func (s *Settings[P, C]) ChildOptions(parent pulumi.Resource) []pulumi.ResourceOption {
+	opts := []pulumi.ResourceOption{pulumi.Parent(parent)}
+	if s.StackAliases {
+		opts = append(opts, pulumi.Aliases([]pulumi.Alias{{NoParent: pulumi.Bool(true)}}))
+	}
+	return opts
+}
