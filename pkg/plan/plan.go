@@ -11,6 +11,7 @@ import (
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
@@ -60,6 +61,8 @@ type Output struct {
 type Plan struct {
 	Resources []Resource        `json:"resources"`
 	Outputs   map[string]Output `json:"outputs"`
+	// resolved names the stack references whose stack the mocks knew.
+	resolved map[string]bool
 }
 
 // Options shape the mocked run.
@@ -100,7 +103,7 @@ func (p *Plan) OfType(typ string) []Resource {
 
 // Run runs body under mocks and returns what it registered and exported.
 func Run(body pulumi.RunFunc, opts Options) (*Plan, error) {
-	m := &mocks{opts: opts}
+	m := &mocks{opts: opts, resolved: map[string]bool{}}
 	type export struct {
 		name     string
 		resolved pulumi.Output
@@ -140,7 +143,7 @@ func Run(body pulumi.RunFunc, opts Options) (*Plan, error) {
 		outputs[e.name] = out
 		mu.Unlock()
 	}
-	p := &Plan{Resources: m.resources, Outputs: outputs}
+	p := &Plan{Resources: m.resources, Outputs: outputs, resolved: m.resolved}
 	sort.SliceStable(p.Resources, func(i, j int) bool {
 		a, b := p.Resources[i], p.Resources[j]
 		if a.Type != b.Type {
@@ -163,6 +166,7 @@ type mocks struct {
 	opts      Options
 	mu        sync.Mutex
 	resources []Resource
+	resolved  map[string]bool
 }
 
 func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
@@ -170,7 +174,7 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 	r := Resource{
 		Type:      args.TypeToken,
 		Name:      args.Name,
-		Inputs:    render(resource.NewObjectProperty(args.Inputs)).(map[string]any),
+		Inputs:    render(resource.NewObjectProperty(requestInputs(args))).(map[string]any),
 		Provider:  ShortURN(args.Provider),
 		RawInputs: args.Inputs,
 		Request:   req,
@@ -202,15 +206,31 @@ func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.Prop
 		return m.stackReference(args)
 	}
 	state := args.Inputs.Copy()
+	if m.opts.Preview {
+		// What the cloud computes, State included, stays unknown until deployment.
+		return "", state, nil
+	}
 	if m.opts.State != nil {
 		for k, v := range m.opts.State(args.TypeToken, args.Name, args.Inputs) {
 			state[k] = v
 		}
 	}
-	if m.opts.Preview {
-		return "", state, nil
-	}
 	return args.Name + "-id", state, nil
+}
+
+// requestInputs are the inputs as the engine would receive them. The mocks drop inputs not known
+// yet from args.Inputs; the register request still has them, so they render as "[unknown]".
+func requestInputs(args pulumi.MockResourceArgs) resource.PropertyMap {
+	if args.RegisterRPC == nil {
+		return args.Inputs
+	}
+	inputs, err := plugin.UnmarshalProperties(args.RegisterRPC.GetObject(), plugin.MarshalOptions{
+		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
+	})
+	if err != nil {
+		return args.Inputs
+	}
+	return inputs
 }
 
 func (m *mocks) stackReference(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
@@ -227,6 +247,9 @@ func (m *mocks) stackReference(args pulumi.MockResourceArgs) (string, resource.P
 		}
 		return "", nil, errors.Errorf("stack %q not found", name)
 	}
+	m.mu.Lock()
+	m.resolved[args.Name] = true
+	m.mu.Unlock()
 	return name, resource.PropertyMap{
 		"name":              args.Inputs["name"],
 		"outputs":           resource.NewObjectProperty(resource.NewPropertyMapFromMap(outputs)),

@@ -54,6 +54,20 @@ func WriteText(w io.Writer, p *Plan) error {
 		}
 		fmt.Fprintf(w, "\n  %s %s inputs:\n    %s\n", r.Type, r.Name, inputs)
 	}
+	if refs := p.OfType(StackReferenceType); len(refs) > 0 {
+		fmt.Fprintf(tw, "\nREFERENCES (%d, read from other stacks at deployment)\n", len(refs))
+		fmt.Fprintln(tw, "  NAME\tSTACK\tSTATUS")
+		for _, r := range refs {
+			status := "resolved"
+			if !p.resolved[r.Name] {
+				status = "unresolved until deployment"
+			}
+			fmt.Fprintf(tw, "  %s\t%v\t%s\n", r.Name, r.Inputs["name"], status)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	names := make([]string, 0, len(p.Outputs))
 	for name := range p.Outputs {
 		names = append(names, name)

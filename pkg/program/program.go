@@ -51,6 +51,9 @@ const (
 
 // Run runs an offline command and returns its exit code.
 func (p Program[T]) Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return p.usage(stderr)
+	}
 	switch args[0] {
 	case "validate":
 		if len(args) != 2 {

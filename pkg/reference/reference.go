@@ -39,6 +39,10 @@ func StackName(ctx *pulumi.Context, ref *sharedv1.ValueFromRef) (string, error) 
 			return stack, nil
 		}
 	}
+	if ref.GetKind() == "" {
+		return "", errors.Errorf("valueFrom %q has no kind, which names the referenced stack's project: set kind or map the name in config %s",
+			ref.GetName(), StacksConfigKey)
+	}
 	org := config.Get(ctx, OrganizationConfigKey)
 	if org == "" {
 		org = DefaultOrganization

@@ -112,11 +112,12 @@ func (*StringValueOrRef_ValueFrom) isStringValueOrRef_LiteralOrRef() {}
 // ValueFromRef points at an output of the stack that deploys another manifest.
 type ValueFromRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Kind of the referenced manifest, e.g. "DigitalOceanKubernetesCluster". Informational: the
-	// stack is found by name.
+	// Kind of the referenced manifest, e.g. "DigitalOceanKubernetesCluster": its lower-case form is
+	// the project of the referenced stack.
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	// Environment of the referenced manifest, e.g. "prod"; together with `name` it forms the stack
-	// name `<name>-<env>` (or `<name>` when empty).
+	// Environment of the referenced manifest, e.g. "prod". The referenced stack is
+	// `<organization>/<kind in lower case>/<name>-<env>` (`<name>` alone when env is empty); the
+	// config keys stackReferenceOrganization and stackReferences change that.
 	Env string `protobuf:"bytes,2,opt,name=env,proto3" json:"env,omitempty"`
 	// Name (metadata.name) of the referenced manifest, e.g. "prod-fra1". Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`

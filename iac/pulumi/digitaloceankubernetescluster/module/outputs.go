@@ -36,7 +36,13 @@ type Cluster struct {
 }
 
 func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
-	kubeconfig := cl.KubeConfigs.Index(pulumi.Int(0))
+	// The SDK's Index panics on an empty list, which a failed or partial read can produce.
+	kubeconfig := cl.KubeConfigs.ApplyT(func(ks []digitalocean.KubernetesClusterKubeConfig) digitalocean.KubernetesClusterKubeConfig {
+		if len(ks) == 0 {
+			return digitalocean.KubernetesClusterKubeConfig{}
+		}
+		return ks[0]
+	}).(digitalocean.KubernetesClusterKubeConfigOutput)
 	c.Resource = cl
 	c.ClusterID = cl.ID().ToStringOutput()
 	c.ClusterURN = cl.ClusterUrn
@@ -44,7 +50,9 @@ func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
 	c.IPv4Address = cl.Ipv4Address
 	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
 	c.Kubeconfig = pulumi.ToSecret(kubeconfig.RawConfig().Elem()).(pulumi.StringOutput)
-	c.KubeconfigExpiresAt = kubeconfig.ExpiresAt().Elem()
+	// The provider marks all of kubeConfigs secret; the expiry time is not, and is what tells
+	// users when to refresh.
+	c.KubeconfigExpiresAt = pulumi.Unsecret(kubeconfig.ExpiresAt().Elem()).(pulumi.StringOutput)
 	c.DefaultNodePoolID = cl.NodePool.Id().Elem()
 	c.VpcUUID = cl.VpcUuid
 }

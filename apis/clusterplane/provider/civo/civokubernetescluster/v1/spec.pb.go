@@ -148,9 +148,11 @@ type CivoKubernetesClusterSpec struct {
 	// changing it replaces the cluster.
 	Cni CivoKubernetesClusterCni `protobuf:"varint,5,opt,name=cni,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni" json:"cni,omitempty"`
 	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to
-	// another stack's output. Required. Changing it replaces the cluster.
+	// another stack's output (`network_id` unless field_path says otherwise). Required. Changing it
+	// replaces the cluster.
 	Network *v11.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
-	// Id of an existing Civo firewall for the cluster. When absent the module creates one on the
+	// Id of an existing Civo firewall for the cluster, or a reference to another stack's output
+	// (`firewall_id` unless field_path says otherwise). When absent the module creates one on the
 	// network that allows the Kubernetes API (port 6443) from api_server_allowed_cidrs and HTTP(S)
 	// from anywhere.
 	Firewall *v11.StringValueOrRef `protobuf:"bytes,7,opt,name=firewall,proto3" json:"firewall,omitempty"`

@@ -114,7 +114,8 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// the cloud moves the version on and the module stops managing it.
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another
-	// stack's output. Absent means the region's default VPC. Changing it replaces the cluster.
+	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's
+	// default VPC. Changing it replaces the cluster.
 	Vpc *v11.StringValueOrRef `protobuf:"bytes,4,opt,name=vpc,proto3" json:"vpc,omitempty"`
 	// Run a highly available control plane. Always sent. It can be turned on later but never off:
 	// DigitalOcean rejects the downgrade.

@@ -1,0 +1,235 @@
+package examples_test
+
+import (
+	"bytes"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	civocluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	civoclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	civopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	doclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	dopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+)
+
+// kind is what the examples of one folder are checked against.
+type kind struct {
+	name string
+	// load parses and validates a file into the kind's stack input and returns the program
+	// body that deploys it.
+	load func(path string) (proto.Message, pulumi.RunFunc, error)
+	// cloudType is the provider resource the kind exists to create.
+	cloudType string
+	// outputs are the stack outputs api.md names for the kind.
+	outputs []string
+}
+
+func kindOf[T proto.Message](name string, newInput func() T, resources func(*pulumi.Context, T) error,
+	cloudType string, outputs ...string) kind {
+	return kind{
+		name: name,
+		load: func(path string) (proto.Message, pulumi.RunFunc, error) {
+			input := newInput()
+			if err := stackinput.LoadFile(path, input); err != nil {
+				return nil, nil, err
+			}
+			return input, func(ctx *pulumi.Context) error { return resources(ctx, input) }, nil
+		},
+		cloudType: cloudType,
+		outputs:   outputs,
+	}
+}
+
+// kinds maps each folder of examples/ to its kind. A folder that is not here fails the test.
+var kinds = map[string]kind{
+	"civokubernetescluster": kindOf("CivoKubernetesCluster",
+		func() *civocluster.CivoKubernetesClusterStackInput {
+			return &civocluster.CivoKubernetesClusterStackInput{}
+		},
+		civoclustermodule.Resources, "civo:index/kubernetesCluster:KubernetesCluster",
+		"cluster_id", "kubeconfig_b64", "api_server_endpoint", "master_ip", "dns_entry", "firewall_id",
+		"network_id", "created_at"),
+	"civokubernetesnodepool": kindOf("CivoKubernetesNodePool",
+		func() *civopool.CivoKubernetesNodePoolStackInput { return &civopool.CivoKubernetesNodePoolStackInput{} },
+		civopoolmodule.Resources, "civo:index/kubernetesNodePool:KubernetesNodePool",
+		"node_pool_id", "instance_names"),
+	"digitaloceankubernetescluster": kindOf("DigitalOceanKubernetesCluster",
+		func() *docluster.DigitalOceanKubernetesClusterStackInput {
+			return &docluster.DigitalOceanKubernetesClusterStackInput{}
+		},
+		doclustermodule.Resources, "digitalocean:index/kubernetesCluster:KubernetesCluster",
+		"cluster_id", "cluster_urn", "api_server_endpoint", "ipv4_address", "kubeconfig",
+		"kubeconfig_expires_at", "default_node_pool_id", "vpc_uuid"),
+	"digitaloceankubernetesnodepool": kindOf("DigitalOceanKubernetesNodePool",
+		func() *dopool.DigitalOceanKubernetesNodePoolStackInput {
+			return &dopool.DigitalOceanKubernetesNodePoolStackInput{}
+		},
+		dopoolmodule.Resources, "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
+		"node_pool_id", "node_ids", "node_names"),
+}
+
+// secretOutputs are the outputs api.md calls secrets.
+var secretOutputs = []string{"kubeconfig_b64", "kubeconfig"}
+
+const stackInputSuffix = ".stack-input.yaml"
+
+// exampleFiles returns every YAML file under examples/ except those of the Go examples.
+func exampleFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path == "go" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no example files found")
+	}
+	return files
+}
+
+// isolate keeps the environment's credentials and stack-input settings out of the plans.
+func isolate(t *testing.T) {
+	for _, env := range []string{provider.CivoTokenEnv, provider.CivoAPIURLEnv, provider.DigitalOceanTokenEnv,
+		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+		t.Setenv(env, "")
+	}
+}
+
+func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
+	isolate(t)
+	for _, path := range exampleFiles(t) {
+		t.Run(filepath.ToSlash(path), func(t *testing.T) {
+			folder := filepath.Dir(path)
+			k, ok := kinds[folder]
+			if !ok {
+				t.Fatalf("%s is in folder %q, which maps to no kind; add it to kinds", path, folder)
+			}
+			input, body, err := k.load(path)
+			if err != nil {
+				t.Fatalf("invalid example: %v", err)
+			}
+			target := stackinput.Target(input).ProtoReflect()
+			if got := target.Get(target.Descriptor().Fields().ByName("kind")).String(); got != k.name {
+				t.Errorf("kind = %q, want %q for folder %s", got, k.name, folder)
+			}
+			p, err := plan.Run(body, plan.Options{Preview: true})
+			if err != nil {
+				t.Fatalf("plan failed: %v", err)
+			}
+			if len(p.OfType(k.cloudType)) == 0 {
+				t.Errorf("registered no %s", k.cloudType)
+			}
+			for _, name := range k.outputs {
+				out, ok := p.Outputs[name]
+				if !ok {
+					t.Errorf("output %s is not exported", name)
+					continue
+				}
+				if want := slices.Contains(secretOutputs, name); out.Secret != want {
+					t.Errorf("output %s secret = %t, want %t", name, out.Secret, want)
+				}
+			}
+			if len(p.Outputs) != len(k.outputs) {
+				names := make([]string, 0, len(p.Outputs))
+				for name := range p.Outputs {
+					names = append(names, name)
+				}
+				slices.Sort(names)
+				t.Errorf("exported %v, want exactly %v", names, k.outputs)
+			}
+		})
+	}
+}
+
+func TestEveryScenarioComesAsABareManifestAndAStackInputThatPlanTheSame(t *testing.T) {
+	isolate(t)
+	files := exampleFiles(t)
+	for _, path := range files {
+		if strings.HasSuffix(path, stackInputSuffix) {
+			bare := strings.TrimSuffix(path, stackInputSuffix) + ".yaml"
+			if !slices.Contains(files, bare) {
+				t.Errorf("%s has no bare manifest %s", path, bare)
+			}
+			continue
+		}
+		stackInputPath := strings.TrimSuffix(path, filepath.Ext(path)) + stackInputSuffix
+		t.Run(filepath.ToSlash(path), func(t *testing.T) {
+			if !slices.Contains(files, stackInputPath) {
+				t.Fatalf("%s has no stack input %s", path, stackInputPath)
+			}
+			k, ok := kinds[filepath.Dir(path)]
+			if !ok {
+				t.Fatalf("folder %s maps to no kind", filepath.Dir(path))
+			}
+			bareInput, barePlan := planOf(t, k, path)
+			stackInput, stackPlan := planOf(t, k, stackInputPath)
+			if !proto.Equal(stackinput.Target(bareInput), stackinput.Target(stackInput)) {
+				t.Errorf("the manifests differ:\n%s: %v\n%s: %v", path, stackinput.Target(bareInput),
+					stackInputPath, stackinput.Target(stackInput))
+			}
+			if barePlan != stackPlan {
+				t.Errorf("%s and %s plan differently:\n%s\n---\n%s", path, stackInputPath, barePlan, stackPlan)
+			}
+		})
+	}
+}
+
+// planOf loads path as kind k and returns the input and the preview plan as JSON.
+func planOf(t *testing.T, k kind, path string) (proto.Message, string) {
+	t.Helper()
+	input, body, err := k.load(path)
+	if err != nil {
+		t.Fatalf("invalid example: %v", err)
+	}
+	p, err := plan.Run(body, plan.Options{Preview: true})
+	if err != nil {
+		t.Fatalf("plan of %s failed: %v", path, err)
+	}
+	if len(p.Resources) == 0 {
+		t.Fatalf("plan of %s registered nothing", path)
+	}
+	var buf bytes.Buffer
+	if err := plan.WriteJSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	return input, buf.String()
+}
+
+func TestTheKindsCoverEveryExampleFolder(t *testing.T) {
+	seen := map[string]bool{}
+	for _, path := range exampleFiles(t) {
+		seen[filepath.Dir(path)] = true
+	}
+	for folder := range kinds {
+		if !seen[folder] {
+			t.Errorf("kind folder %s has no examples", folder)
+		}
+	}
+	for folder := range seen {
+		if _, ok := kinds[folder]; !ok {
+			t.Errorf("example folder %s maps to no kind", folder)
+		}
+	}
+}

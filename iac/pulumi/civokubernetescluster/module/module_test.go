@@ -1,0 +1,1089 @@
+package module_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// Type tokens of what the module registers.
+const (
+	clusterType   = "civo:index/kubernetesCluster:KubernetesCluster"
+	firewallType  = "civo:index/firewall:Firewall"
+	networkType   = "civo:index/network:Network"
+	providerType  = "pulumi:providers:civo"
+	componentType = "clusterplane:civo:KubernetesCluster"
+	stackRefType  = "pulumi:pulumi:StackReference"
+)
+
+// The manifest name every child of the stack program is named after, and references to it.
+const (
+	name          = "prod-fra1"
+	clusterName   = "acme-prod"
+	networkID     = "net-8f4a2c1e"
+	componentRef  = componentType + "::" + name
+	providerRef   = providerType + "::" + name
+	firewallRef   = firewallType + "::" + name
+	allIPv4       = "0.0.0.0/0"
+	minimalK3s    = "1.30.5-k3s1"
+	minimalSize   = "g4s.kube.medium"
+	fakeConfigYML = "apiVersion: v1\nkind: Config\nclusters:\n- name: acme-prod\n  cluster:\n    server: https://212.2.240.10:6443\n"
+)
+
+func value(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+func valueFrom(ref *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: ref}}
+}
+
+// minimalSpec is the smallest valid spec; its cluster_name differs from the manifest name so
+// that tests tell the two apart.
+func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
+	return &clusterv1.CivoKubernetesClusterSpec{
+		ClusterName:       clusterName,
+		Region:            civov1.CivoRegion_fra1,
+		KubernetesVersion: minimalK3s,
+		Network:           value(networkID),
+		DefaultNodePool:   &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: minimalSize, NodeCount: 3},
+	}
+}
+
+func stackInput(edit ...func(*clusterv1.CivoKubernetesClusterStackInput)) *clusterv1.CivoKubernetesClusterStackInput {
+	in := &clusterv1.CivoKubernetesClusterStackInput{
+		Target: &clusterv1.CivoKubernetesCluster{
+			ApiVersion: "civo.clusterplane.dev/v1",
+			Kind:       "CivoKubernetesCluster",
+			Metadata:   &sharedv1.CloudResourceMetadata{Name: name},
+			Spec:       minimalSpec(),
+		},
+	}
+	for _, e := range edit {
+		e(in)
+	}
+	return in
+}
+
+// isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
+func isolateEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv("CIVO_TOKEN", "")
+	t.Setenv("CIVO_API_URL", "")
+}
+
+// runResources runs the stack program's body on in and fails the test on an error.
+func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
+	t.Helper()
+	p, err := plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }, opts)
+	if err != nil {
+		t.Fatalf("plan.Run() error = %v", err)
+	}
+	return p
+}
+
+// runBody runs body and returns its error along with whatever it registered before failing.
+func runBody(t *testing.T, body func(ctx *pulumi.Context) error) (*plan.Plan, error) {
+	t.Helper()
+	var bodyErr error
+	p, err := plan.Run(func(ctx *pulumi.Context) error {
+		bodyErr = body(ctx)
+		return nil
+	}, plan.Options{})
+	if err != nil {
+		t.Fatalf("plan.Run() error = %v", err)
+	}
+	return p, bodyErr
+}
+
+func render(t *testing.T, p *plan.Plan) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := plan.WriteJSON(&buf, p); err != nil {
+		t.Fatalf("WriteJSON() error = %v", err)
+	}
+	return buf.String()
+}
+
+func mustFind(t *testing.T, p *plan.Plan, typ, resourceName string) plan.Resource {
+	t.Helper()
+	r, ok := p.Find(typ, resourceName)
+	if !ok {
+		t.Fatalf("no %s named %q; registered: %v", typ, resourceName, registered(p))
+	}
+	return r
+}
+
+// registered lists the plan's resources as sorted "type::name".
+func registered(p *plan.Plan) []string {
+	out := []string{}
+	for _, r := range p.Resources {
+		out = append(out, r.Type+"::"+r.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func assertEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", "  ")
+		w, _ := json.MarshalIndent(want, "", "  ")
+		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// propertyDependencies returns the URNs the input named key was registered as depending on.
+func propertyDependencies(r plan.Resource, key string) []string {
+	if r.Request == nil {
+		return nil
+	}
+	return r.Request.GetPropertyDependencies()[key].GetUrns()
+}
+
+func anyStrings(values ...string) []any {
+	out := []any{}
+	for _, v := range values {
+		out = append(out, v)
+	}
+	return out
+}
+
+func firewallRule(label, protocol, ports string, cidrs ...string) map[string]any {
+	r := map[string]any{"label": label, "protocol": protocol, "action": "allow", "cidrs": anyStrings(cidrs...)}
+	if ports != "" {
+		r["portRange"] = ports
+	}
+	return r
+}
+
+func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAndACluster(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+
+	assertEqual(t, "registered resources", registered(p), []string{
+		firewallRef,
+		clusterType + "::" + name,
+		componentRef,
+		providerRef,
+	})
+	component := mustFind(t, p, componentType, name)
+	if !strings.HasPrefix(component.Parent, "pulumi:pulumi:Stack::") {
+		t.Errorf("component parent = %q, want the stack", component.Parent)
+	}
+	for _, typ := range []string{providerType, firewallType, clusterType} {
+		r := mustFind(t, p, typ, name)
+		if r.Parent != componentRef {
+			t.Errorf("%s parent = %q, want %q", typ, r.Parent, componentRef)
+		}
+	}
+	for _, typ := range []string{firewallType, clusterType} {
+		if r := mustFind(t, p, typ, name); r.Provider != providerRef {
+			t.Errorf("%s provider = %q, want %q", typ, r.Provider, providerRef)
+		}
+	}
+}
+
+func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
+	for _, region := range []civov1.CivoRegion{
+		civov1.CivoRegion_lon1, civov1.CivoRegion_fra1, civov1.CivoRegion_nyc1,
+		civov1.CivoRegion_phx1, civov1.CivoRegion_mum1,
+	} {
+		t.Run(region.String(), func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.Region = region
+			}), plan.Options{})
+			assertEqual(t, "provider inputs", mustFind(t, p, providerType, name).Inputs,
+				map[string]any{"region": region.String()})
+			for _, typ := range []string{firewallType, clusterType} {
+				if got := mustFind(t, p, typ, name).Inputs["region"]; got != region.String() {
+					t.Errorf("%s region = %v, want %s", typ, got, region)
+				}
+			}
+		})
+	}
+}
+
+func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAllowedCIDRs(t *testing.T) {
+	tests := []struct {
+		name     string
+		cidrs    []string
+		wantAPIs []string
+	}{
+		{name: "no allowed CIDRs open the API to everyone", wantAPIs: []string{allIPv4}},
+		{name: "allowed CIDRs are the only sources of the API", cidrs: []string{"203.0.113.0/24", "198.51.100.7/32"},
+			wantAPIs: []string{"203.0.113.0/24", "198.51.100.7/32"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.ApiServerAllowedCidrs = tt.cidrs
+			})
+			p := runResources(t, in, plan.Options{})
+
+			fw := mustFind(t, p, firewallType, name)
+			assertEqual(t, "firewall inputs", fw.Inputs, map[string]any{
+				"name":               clusterName,
+				"networkId":          networkID,
+				"region":             "fra1",
+				"createDefaultRules": false,
+				"ingressRules": []any{
+					firewallRule("kubernetes-api", "tcp", "6443", tt.wantAPIs...),
+					firewallRule("http", "tcp", "80", allIPv4),
+					firewallRule("https", "tcp", "443", allIPv4),
+				},
+				"egressRules": []any{
+					firewallRule("all-tcp", "tcp", "1-65535", allIPv4),
+					firewallRule("all-udp", "udp", "1-65535", allIPv4),
+					firewallRule("all-icmp", "icmp", "", allIPv4),
+				},
+			})
+
+			// The cluster's firewall is the created one: its id, and a dependency on it.
+			cl := mustFind(t, p, clusterType, name)
+			if got := cl.Inputs["firewallId"]; got != name+"-id" {
+				t.Errorf("cluster firewallId = %v, want the firewall's id %q", got, name+"-id")
+			}
+			deps := propertyDependencies(cl, "firewallId")
+			if len(deps) != 1 || plan.ShortURN(deps[0]) != firewallRef {
+				t.Errorf("cluster firewallId depends on %v, want only the firewall %s", deps, firewallRef)
+			}
+			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
+			preview := runResources(t, in, plan.Options{Preview: true})
+			pcl := mustFind(t, preview, clusterType, name)
+			if v := requestInputs(t, pcl)["firewallId"]; !v.IsComputed() {
+				t.Errorf("preview cluster firewallId = %v, want unknown", v)
+			}
+			if got := pcl.Inputs["firewallId"]; got != "[unknown]" {
+				t.Errorf("preview cluster firewallId renders %#v, want [unknown]", got)
+			}
+		})
+	}
+}
+
+func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
+	tests := []struct {
+		name     string
+		firewall *sharedv1.StringValueOrRef
+		stacks   map[string]map[string]any
+		want     string
+	}{
+		{name: "a literal id", firewall: value("fw-given"), want: "fw-given"},
+		{
+			name:     "a reference reads the firewall_id output by default",
+			firewall: valueFrom(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
+			stacks:   map[string]map[string]any{"organization/civofirewall/edge": {"firewall_id": "fw-from-stack"}},
+			want:     "fw-from-stack",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.Firewall = tt.firewall
+			}), plan.Options{Stacks: tt.stacks})
+			if fws := p.OfType(firewallType); len(fws) != 0 {
+				t.Errorf("registered %d firewalls, want none: %v", len(fws), registered(p))
+			}
+			cl := mustFind(t, p, clusterType, name)
+			if got := cl.Inputs["firewallId"]; got != tt.want {
+				t.Errorf("cluster firewallId = %v, want %q", got, tt.want)
+			}
+			if got := p.Outputs[module.OutputFirewallID].Value; got != tt.want {
+				t.Errorf("output %s = %v, want %q", module.OutputFirewallID, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
+	isolateEnv(t)
+	in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+		in.Target.Metadata = &sharedv1.CloudResourceMetadata{
+			Name: name, Id: "ck-0001", Org: "acme", Env: "prod",
+			Labels: map[string]string{"team": "platform/core"},
+		}
+		spec := in.Target.Spec
+		spec.Region = civov1.CivoRegion_lon1
+		spec.KubernetesVersion = "1.29.8-k3s1"
+		spec.Cni = clusterv1.CivoKubernetesClusterCni_cilium
+		spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
+		spec.Applications = []string{"Traefik-v2-nodeport", "metrics-server"}
+		spec.Tags = []string{"billing-42", "tier:gold"}
+		spec.DefaultNodePool = &clusterv1.CivoKubernetesClusterDefaultNodePool{
+			Size:             "g4s.kube.large",
+			NodeCount:        5,
+			Labels:           map[string]string{"workload": "general", "example.com/tier": "front"},
+			Taints:           []*sharedv1.Taint{{Key: "dedicated", Value: "ingress", Effect: sharedv1.TaintEffect_NoSchedule}},
+			PublicIpNodePool: true,
+		}
+	})
+	p := runResources(t, in, plan.Options{})
+	assertEqual(t, "cluster inputs", mustFind(t, p, clusterType, name).Inputs, map[string]any{
+		"name":              clusterName,
+		"region":            "lon1",
+		"kubernetesVersion": "1.29.8-k3s1",
+		"clusterType":       "k3s",
+		"cni":               "cilium",
+		"networkId":         networkID,
+		"firewallId":        name + "-id",
+		"tags": "environment:prod organization:acme resource-id:ck-0001 resource-kind:CivoKubernetesCluster " +
+			"resource-name:prod-fra1 team:platform-core billing-42 tier:gold",
+		"applications":    "Traefik-v2-nodeport,metrics-server",
+		"writeKubeconfig": true,
+		"pools": map[string]any{
+			"size":      "g4s.kube.large",
+			"nodeCount": 5.0,
+			"labels":    map[string]any{"workload": "general", "example.com/tier": "front"},
+			"taints": []any{
+				map[string]any{"key": "dedicated", "value": "ingress", "effect": "NoSchedule"},
+			},
+			"publicIpNodePool": true,
+		},
+	})
+}
+
+func TestResourcesAlwaysAsksForTheKubeconfig(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+	if got := mustFind(t, p, clusterType, name).Inputs["writeKubeconfig"]; got != true {
+		t.Errorf("cluster writeKubeconfig = %v, want true", got)
+	}
+}
+
+func TestResourcesSendsTagsAsOneSpaceSeparatedString(t *testing.T) {
+	tests := []struct {
+		name     string
+		metadata *sharedv1.CloudResourceMetadata
+		tags     []string
+		want     string
+	}{
+		{
+			name:     "only the name derives kind and name tags",
+			metadata: &sharedv1.CloudResourceMetadata{Name: name},
+			want:     "resource-kind:CivoKubernetesCluster resource-name:prod-fra1",
+		},
+		{
+			name:     "id, org and env are derived tags and user tags follow them",
+			metadata: &sharedv1.CloudResourceMetadata{Name: name, Id: "ck-1", Org: "acme", Env: "staging"},
+			tags:     []string{"team-platform"},
+			want: "environment:staging organization:acme resource-id:ck-1 resource-kind:CivoKubernetesCluster " +
+				"resource-name:prod-fra1 team-platform",
+		},
+		{
+			name: "a user label wins over the derived one with its key",
+			metadata: &sharedv1.CloudResourceMetadata{Name: name, Env: "prod",
+				Labels: map[string]string{"environment": "production"}},
+			want: "environment:production resource-kind:CivoKubernetesCluster resource-name:prod-fra1",
+		},
+		{
+			name:     "a user tag equal to a derived tag is sent once",
+			metadata: &sharedv1.CloudResourceMetadata{Name: name},
+			tags:     []string{"resource-name:prod-fra1", "cost-center:42"},
+			want:     "resource-kind:CivoKubernetesCluster resource-name:prod-fra1 cost-center:42",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Metadata = tt.metadata
+				in.Target.Spec.Tags = tt.tags
+			}), plan.Options{})
+			got, ok := mustFind(t, p, clusterType, name).Inputs["tags"].(string)
+			if !ok {
+				t.Fatalf("cluster tags = %#v, want one string", mustFind(t, p, clusterType, name).Inputs["tags"])
+			}
+			if got != tt.want {
+				t.Errorf("cluster tags = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResourcesJoinsApplicationsWithCommas(t *testing.T) {
+	tests := []struct {
+		name         string
+		applications []string
+		want         any // nil: not sent
+	}{
+		{name: "no applications send none"},
+		{name: "one application", applications: []string{"metrics-server"}, want: "metrics-server"},
+		{name: "several applications in order", applications: []string{"Traefik-v2-nodeport", "metrics-server", "cert-manager"},
+			want: "Traefik-v2-nodeport,metrics-server,cert-manager"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.Applications = tt.applications
+			}), plan.Options{})
+			got, sent := mustFind(t, p, clusterType, name).Inputs["applications"]
+			if tt.want == nil {
+				if sent {
+					t.Errorf("cluster applications = %#v, want none sent", got)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Errorf("cluster applications = %#v, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResourcesSendsClusterTypeAndCniExplicitly(t *testing.T) {
+	tests := []struct {
+		name        string
+		clusterType clusterv1.CivoKubernetesClusterType
+		cni         clusterv1.CivoKubernetesClusterCni
+		version     string
+		wantType    string
+		wantCni     string
+	}{
+		{name: "unset means k3s with flannel", version: minimalK3s, wantType: "k3s", wantCni: "flannel"},
+		{name: "k3s with cilium", clusterType: clusterv1.CivoKubernetesClusterType_k3s,
+			cni: clusterv1.CivoKubernetesClusterCni_cilium, version: minimalK3s, wantType: "k3s", wantCni: "cilium"},
+		{name: "talos with the default cni", clusterType: clusterv1.CivoKubernetesClusterType_talos,
+			version: "talos-v1.5.0", wantType: "talos", wantCni: "flannel"},
+		{name: "talos with flannel", clusterType: clusterv1.CivoKubernetesClusterType_talos,
+			cni: clusterv1.CivoKubernetesClusterCni_flannel, version: "talos-v1.5.0", wantType: "talos", wantCni: "flannel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.ClusterType = tt.clusterType
+				in.Target.Spec.Cni = tt.cni
+				in.Target.Spec.KubernetesVersion = tt.version
+			}), plan.Options{})
+			cl := mustFind(t, p, clusterType, name)
+			if got := cl.Inputs["clusterType"]; got != tt.wantType {
+				t.Errorf("cluster clusterType = %#v, want %q", got, tt.wantType)
+			}
+			if got := cl.Inputs["cni"]; got != tt.wantCni {
+				t.Errorf("cluster cni = %#v, want %q", got, tt.wantCni)
+			}
+			if got := cl.Inputs["kubernetesVersion"]; got != tt.version {
+				t.Errorf("cluster kubernetesVersion = %#v, want %q", got, tt.version)
+			}
+		})
+	}
+}
+
+func TestResourcesCreatesTheClusterWithExactlyOnePool(t *testing.T) {
+	tests := []struct {
+		name string
+		pool *clusterv1.CivoKubernetesClusterDefaultNodePool
+		want map[string]any
+	}{
+		{
+			name: "size and count only",
+			pool: &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.small", NodeCount: 1},
+			want: map[string]any{
+				"size": "g4s.kube.small", "nodeCount": 1.0, "labels": map[string]any{}, "taints": []any{},
+				"publicIpNodePool": false,
+			},
+		},
+		{
+			name: "labels, taints and public IPs",
+			pool: &clusterv1.CivoKubernetesClusterDefaultNodePool{
+				Size: "g4s.kube.xlarge", NodeCount: 4,
+				Labels: map[string]string{"workload": "batch"},
+				Taints: []*sharedv1.Taint{
+					{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule},
+					{Key: "spot", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
+					{Key: "maintenance", Value: "yes", Effect: sharedv1.TaintEffect_NoExecute},
+				},
+				PublicIpNodePool: true,
+			},
+			want: map[string]any{
+				"size": "g4s.kube.xlarge", "nodeCount": 4.0,
+				"labels": map[string]any{"workload": "batch"},
+				"taints": []any{
+					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
+					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+					map[string]any{"key": "maintenance", "value": "yes", "effect": "NoExecute"},
+				},
+				"publicIpNodePool": true,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.DefaultNodePool = tt.pool
+			}), plan.Options{})
+			// One pool: the `pools` input is a single object, not a list.
+			assertEqual(t, "cluster pools", mustFind(t, p, clusterType, name).Inputs["pools"], tt.want)
+			if pools := p.OfType("civo:index/kubernetesNodePool:KubernetesNodePool"); len(pools) != 0 {
+				t.Errorf("registered %d separate node pools, want none", len(pools))
+			}
+		})
+	}
+}
+
+// kubeconfigState gives the cluster the values the cloud computes.
+func clusterState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
+	if typ != clusterType {
+		return nil
+	}
+	return resource.NewPropertyMapFromMap(map[string]any{
+		"kubeconfig":  fakeConfigYML,
+		"apiEndpoint": "https://212.2.240.10:6443",
+		"masterIp":    "212.2.240.10",
+		"dnsEntry":    "0a1b2c3d.k8s.civo.com",
+		"createdAt":   "2024-05-01T10:00:00Z",
+	})
+}
+
+func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{State: clusterState})
+
+	cl := mustFind(t, p, clusterType, name)
+	if !contains(cl.AdditionalSecretOutputs, "kubeconfig") {
+		t.Errorf("cluster additionalSecretOutputs = %v, want kubeconfig among them", cl.AdditionalSecretOutputs)
+	}
+	out, ok := p.Outputs[module.OutputKubeconfigB64]
+	if !ok {
+		t.Fatalf("no output %s", module.OutputKubeconfigB64)
+	}
+	if !out.Secret {
+		t.Errorf("output %s is not secret", module.OutputKubeconfigB64)
+	}
+	want := base64.StdEncoding.EncodeToString([]byte(fakeConfigYML))
+	if out.Value != want {
+		t.Errorf("output %s = %v, want base64 of the kubeconfig %q", module.OutputKubeconfigB64, out.Value, want)
+	}
+	rendered := render(t, p)
+	for _, leak := range []string{want, "212.2.240.10:6443\\n", "kind: Config"} {
+		if strings.Contains(rendered, leak) {
+			t.Errorf("rendered plan shows the kubeconfig (%q):\n%s", leak, rendered)
+		}
+	}
+}
+
+func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{State: clusterState})
+	names := []string{}
+	for n := range p.Outputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	assertEqual(t, "output names", names, []string{
+		"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64",
+		"master_ip", "network_id",
+	})
+	want := map[string]any{
+		"cluster_id":          name + "-id",
+		"api_server_endpoint": "https://212.2.240.10:6443",
+		"master_ip":           "212.2.240.10",
+		"dns_entry":           "0a1b2c3d.k8s.civo.com",
+		"firewall_id":         name + "-id",
+		"network_id":          networkID,
+		"created_at":          "2024-05-01T10:00:00Z",
+	}
+	for n, v := range want {
+		out := p.Outputs[n]
+		if out.Value != v || !out.Known {
+			t.Errorf("output %s = %#v (known %t), want %#v", n, out.Value, out.Known, v)
+		}
+		if out.Secret {
+			t.Errorf("output %s is secret, want plain", n)
+		}
+	}
+}
+
+func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
+	tests := []struct {
+		name      string
+		ref       *sharedv1.ValueFromRef
+		config    map[string]string
+		wantStack string
+		outputs   map[string]any
+		want      string
+	}{
+		{
+			name:      "the network_id output of the conventional stack by default",
+			ref:       &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core", Env: "fra1"},
+			wantStack: "organization/civonetwork/core-fra1",
+			outputs:   map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
+			want:      "net-from-stack",
+		},
+		{
+			name: "the output a field path names",
+			ref: &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core",
+				FieldPath: "status.outputs.private_network_id"},
+			wantStack: "organization/civonetwork/core",
+			outputs:   map[string]any{"network_id": "wrong", "private_network_id": "net-private"},
+			want:      "net-private",
+		},
+		{
+			name:      "the stack that config maps the name to",
+			ref:       &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core"},
+			config:    map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
+			wantStack: "acme/networks/shared",
+			outputs:   map[string]any{"network_id": "net-shared"},
+			want:      "net-shared",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.Network = valueFrom(tt.ref)
+			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
+
+			ref := mustFind(t, p, stackRefType, name+"-network")
+			if got := ref.Inputs["name"]; got != tt.wantStack {
+				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
+			}
+			if ref.Parent != componentRef {
+				t.Errorf("stack reference parent = %q, want %q", ref.Parent, componentRef)
+			}
+			for _, typ := range []string{firewallType, clusterType} {
+				if got := mustFind(t, p, typ, name).Inputs["networkId"]; got != tt.want {
+					t.Errorf("%s networkId = %v, want %q", typ, got, tt.want)
+				}
+			}
+			if got := p.Outputs[module.OutputNetworkID].Value; got != tt.want {
+				t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.want)
+			}
+		})
+	}
+}
+
+// requestInputs are the inputs as the engine receives them, unknowns included (the mocks drop
+// unknown inputs from RawInputs and so from Inputs).
+func requestInputs(t *testing.T, r plan.Resource) resource.PropertyMap {
+	t.Helper()
+	if r.Request == nil {
+		t.Fatalf("%s %s has no register request", r.Type, r.Name)
+	}
+	props, err := plugin.UnmarshalProperties(r.Request.GetObject(), plugin.MarshalOptions{
+		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
+	})
+	if err != nil {
+		t.Fatalf("unmarshal %s %s inputs: %v", r.Type, r.Name, err)
+	}
+	return props
+}
+
+// secretString returns the plain string inside a secret property value.
+func secretString(v resource.PropertyValue) (string, bool) {
+	switch {
+	case v.IsSecret():
+		return v.SecretValue().Element.StringValue(), true
+	case v.IsOutput() && v.OutputValue().Secret:
+		return v.OutputValue().Element.StringValue(), true
+	}
+	return "", false
+}
+
+func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
+	const (
+		configToken = "civo-config-token-7f3a9b"
+		envToken    = "civo-env-token-2c8e1d"
+	)
+	tests := []struct {
+		name   string
+		config *civov1.CivoProviderConfig
+		env    string
+		want   string
+	}{
+		{name: "the provider config's token", config: &civov1.CivoProviderConfig{ApiToken: configToken}, want: configToken},
+		{name: "CIVO_TOKEN when the config has none", config: &civov1.CivoProviderConfig{}, env: envToken, want: envToken},
+		{name: "CIVO_TOKEN when there is no config", env: envToken, want: envToken},
+		{name: "the config's token over CIVO_TOKEN", config: &civov1.CivoProviderConfig{ApiToken: configToken},
+			env: envToken, want: configToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			t.Setenv("CIVO_TOKEN", tt.env)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.ProviderConfig = tt.config
+			}), plan.Options{State: clusterState})
+
+			pr := mustFind(t, p, providerType, name)
+			if got := pr.Inputs["token"]; got != "[secret]" {
+				t.Errorf("provider token renders %#v, want [secret]", got)
+			}
+			got, secret := secretString(pr.RawInputs["token"])
+			if !secret || got != tt.want {
+				t.Errorf("provider token = %q (secret %t), want secret %q", got, secret, tt.want)
+			}
+			rendered := render(t, p)
+			for _, token := range []string{configToken, envToken} {
+				if strings.Contains(rendered, token) {
+					t.Errorf("rendered plan contains the token %q:\n%s", token, rendered)
+				}
+			}
+		})
+	}
+	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
+		isolateEnv(t)
+		p := runResources(t, stackInput(), plan.Options{})
+		if got, ok := mustFind(t, p, providerType, name).Inputs["token"]; ok {
+			t.Errorf("provider token = %#v, want none sent", got)
+		}
+	})
+}
+
+func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.T) {
+	tests := []struct {
+		name   string
+		config *civov1.CivoProviderConfig
+		env    string
+		want   any // nil: not sent
+	}{
+		{name: "CIVO_API_URL", env: "https://api.civo.example/", want: "https://api.civo.example/"},
+		{name: "the config's api_url", config: &civov1.CivoProviderConfig{ApiUrl: "https://config.civo.example/"},
+			want: "https://config.civo.example/"},
+		{name: "the config's api_url over CIVO_API_URL", config: &civov1.CivoProviderConfig{ApiUrl: "https://config.civo.example/"},
+			env: "https://env.civo.example/", want: "https://config.civo.example/"},
+		{name: "neither leaves the provider's default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			t.Setenv("CIVO_API_URL", tt.env)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.ProviderConfig = tt.config
+			}), plan.Options{})
+			got, sent := mustFind(t, p, providerType, name).Inputs["apiEndpoint"]
+			if tt.want == nil {
+				if sent {
+					t.Errorf("provider apiEndpoint = %#v, want none sent", got)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Errorf("provider apiEndpoint = %#v, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t *testing.T) {
+	const token = "civo-token-never-in-errors-5d1e"
+	tests := []struct {
+		name  string
+		edit  func(*clusterv1.CivoKubernetesClusterStackInput)
+		field string
+	}{
+		{name: "a pool without nodes", field: "target.spec.default_node_pool.node_count",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.NodeCount = 0 }},
+		{name: "a k3s version with a plus", field: "target.spec.kubernetes_version",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.30.5+k3s1" }},
+		{name: "no network", field: "target.spec.network",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Network = nil }},
+		{name: "no region", field: "target.spec.region",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Region = 0 }},
+		{name: "a wrong kind", field: "target.kind",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Kind = "CivoKubernetesNodePool" }},
+		{name: "a bad API server CIDR", field: "target.spec.api_server_allowed_cidrs[0]",
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.ApiServerAllowedCidrs = []string{"not-a-cidr"}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			in := stackInput(tt.edit, func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token}
+			})
+			p, err := runBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
+			if err == nil {
+				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
+			}
+			if !strings.Contains(err.Error(), tt.field+":") {
+				t.Errorf("error does not name %s:\n%v", tt.field, err)
+			}
+			fields := []string{}
+			for _, v := range validation.Violations(err) {
+				fields = append(fields, v.Field)
+			}
+			assertEqual(t, "violated fields", fields, []string{tt.field})
+			if strings.Contains(err.Error(), token) {
+				t.Errorf("error shows the token: %v", err)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+	for _, typ := range []string{providerType, firewallType, clusterType} {
+		t.Run(typ, func(t *testing.T) {
+			// Same type and name as when the stack program created it at the root...
+			r := mustFind(t, p, typ, name)
+			if r.Request == nil {
+				t.Fatalf("%s has no register request", typ)
+			}
+			if r.Request.GetType() != typ || r.Request.GetName() != name {
+				t.Errorf("registered as %s %s, want %s %s", r.Request.GetType(), r.Request.GetName(), typ, name)
+			}
+			// ...and an alias without a parent: the URN it had there.
+			aliases := r.Request.GetAliases()
+			if len(aliases) != 1 {
+				t.Fatalf("%s has aliases %v, want one", typ, aliases)
+			}
+			spec := aliases[0].GetSpec()
+			if spec == nil || !spec.GetNoParent() {
+				t.Fatalf("%s alias = %v, want a spec with noParent", typ, aliases[0])
+			}
+			// Empty fields of an alias spec mean "the same as the resource's".
+			for field, got := range map[string]string{
+				"name": spec.GetName(), "type": spec.GetType(), "stack": spec.GetStack(), "project": spec.GetProject(),
+			} {
+				if got != "" {
+					t.Errorf("%s alias changes its %s to %q, want it kept", typ, field, got)
+				}
+			}
+		})
+	}
+	if aliases := mustFind(t, p, componentType, name).Aliases; len(aliases) != 0 {
+		t.Errorf("component has aliases %v, want none (it is new)", aliases)
+	}
+}
+
+func newSpecWithoutReferences() *clusterv1.CivoKubernetesClusterSpec {
+	spec := minimalSpec()
+	spec.Network = nil
+	spec.Firewall = nil
+	return spec
+}
+
+func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) {
+	const component = "alpha"
+	tests := []struct {
+		name          string
+		opts          func(ctx *pulumi.Context) ([]module.Option, error)
+		wantFirewall  bool
+		wantNetwork   any
+		wantFirewalls any
+		networkDepOn  string
+	}{
+		{
+			name: "WithNetworkID puts the created firewall and the cluster on that network",
+			opts: func(*pulumi.Context) ([]module.Option, error) {
+				return []module.Option{module.WithNetworkID(pulumi.String("net-opt"))}, nil
+			},
+			wantFirewall: true, wantNetwork: "net-opt", wantFirewalls: component + "-id",
+		},
+		{
+			name: "WithFirewallID puts the cluster behind that firewall and creates none",
+			opts: func(*pulumi.Context) ([]module.Option, error) {
+				return []module.Option{
+					module.WithNetworkID(pulumi.String("net-opt")),
+					module.WithFirewallID(pulumi.String("fw-opt")),
+				}, nil
+			},
+			wantNetwork: "net-opt", wantFirewalls: "fw-opt",
+		},
+		{
+			name: "WithNetworkID of a network in the same program makes the cluster depend on it",
+			opts: func(ctx *pulumi.Context) ([]module.Option, error) {
+				network, err := civo.NewNetwork(ctx, "shared", &civo.NetworkArgs{Label: pulumi.String("shared")})
+				if err != nil {
+					return nil, err
+				}
+				return []module.Option{module.WithNetworkID(network.ID().ToStringOutput())}, nil
+			},
+			wantFirewall: true, wantNetwork: "shared-id", wantFirewalls: component + "-id",
+			networkDepOn: networkType + "::shared",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			var got *module.Cluster
+			p, err := runBody(t, func(ctx *pulumi.Context) error {
+				opts, err := tt.opts(ctx)
+				if err != nil {
+					return err
+				}
+				got, err = module.New(ctx, component, newSpecWithoutReferences(), opts...)
+				return err
+			})
+			if err != nil {
+				t.Fatalf("New() error = %v", err)
+			}
+			if got == nil || got.Resource == nil {
+				t.Fatalf("New() = %v, want a cluster with its resource", got)
+			}
+			if refs := p.OfType(stackRefType); len(refs) != 0 {
+				t.Errorf("registered stack references %v, want none", registered(p))
+			}
+			cl := mustFind(t, p, clusterType, component)
+			if v := cl.Inputs["networkId"]; v != tt.wantNetwork {
+				t.Errorf("cluster networkId = %v, want %v", v, tt.wantNetwork)
+			}
+			if v := cl.Inputs["firewallId"]; v != tt.wantFirewalls {
+				t.Errorf("cluster firewallId = %v, want %v", v, tt.wantFirewalls)
+			}
+			fws := p.OfType(firewallType)
+			if tt.wantFirewall {
+				if len(fws) != 1 || fws[0].Inputs["networkId"] != tt.wantNetwork {
+					t.Errorf("firewalls %v, want one on network %v", fws, tt.wantNetwork)
+				}
+			} else if len(fws) != 0 {
+				t.Errorf("registered %d firewalls, want none", len(fws))
+			}
+			if tt.networkDepOn != "" {
+				deps := propertyDependencies(cl, "networkId")
+				if len(deps) != 1 || plan.ShortURN(deps[0]) != tt.networkDepOn {
+					t.Errorf("cluster networkId depends on %v, want %s", deps, tt.networkDepOn)
+				}
+			}
+			// New is for programs, not the stack programs: no aliases to root URNs.
+			for _, r := range p.Resources {
+				if len(r.Aliases) != 0 {
+					t.Errorf("%s %s has aliases %v, want none", r.Type, r.Name, r.Aliases)
+				}
+			}
+		})
+	}
+}
+
+func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
+	isolateEnv(t)
+	spec := newSpecWithoutReferences()
+	spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
+	p, err := runBody(t, func(ctx *pulumi.Context) error {
+		_, err := module.New(ctx, "alpha", spec,
+			module.WithNetworkID(pulumi.String("net-opt")), module.WithFirewallID(pulumi.String("fw-opt")))
+		return err
+	})
+	if err == nil {
+		t.Fatal("New() = nil, want the created_firewall_only violation")
+	}
+	ids := []string{}
+	for _, v := range validation.Violations(err) {
+		ids = append(ids, v.RuleID)
+	}
+	assertEqual(t, "violated rules", ids, []string{"api_server_allowed_cidrs.created_firewall_only"})
+	if len(p.Resources) != 0 {
+		t.Errorf("registered %v, want nothing", registered(p))
+	}
+}
+
+func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
+	isolateEnv(t)
+	p, err := runBody(t, func(ctx *pulumi.Context) error {
+		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("lon1")})
+		if err != nil {
+			return err
+		}
+		_, err = module.New(ctx, "alpha", newSpecWithoutReferences(),
+			module.WithProvider(shared), module.WithNetworkID(pulumi.String("net-opt")))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("New() error = %v", err)
+	}
+	providers := []string{}
+	for _, r := range p.OfType(providerType) {
+		providers = append(providers, r.Name)
+	}
+	assertEqual(t, "providers", providers, []string{"shared"})
+	for _, typ := range []string{firewallType, clusterType} {
+		if got := mustFind(t, p, typ, "alpha").Provider; got != providerType+"::shared" {
+			t.Errorf("%s provider = %q, want the given one", typ, got)
+		}
+	}
+}
+
+func TestNewWithoutMetadataDerivesTagsFromTheComponentName(t *testing.T) {
+	isolateEnv(t)
+	p, err := runBody(t, func(ctx *pulumi.Context) error {
+		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(), module.WithNetworkID(pulumi.String("net-opt")))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("New() error = %v", err)
+	}
+	if got := mustFind(t, p, clusterType, "alpha").Inputs["tags"]; got != "resource-kind:CivoKubernetesCluster resource-name:alpha" {
+		t.Errorf("cluster tags = %#v, want the kind and the component name", got)
+	}
+}
+
+func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*clusterv1.CivoKubernetesClusterSpec)
+		field string
+	}{
+		{name: "a pool without nodes", field: "default_node_pool.node_count",
+			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 0 }},
+		{name: "no network and no WithNetworkID", field: "network",
+			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.Network = nil }},
+		{name: "an upper-case cluster name", field: "cluster_name",
+			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.ClusterName = "Prod" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			spec := minimalSpec()
+			tt.edit(spec)
+			var got *module.Cluster
+			p, err := runBody(t, func(ctx *pulumi.Context) error {
+				var err error
+				got, err = module.New(ctx, "alpha", spec)
+				return err
+			})
+			if err == nil {
+				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
+			}
+			fields := []string{}
+			for _, v := range validation.Violations(err) {
+				fields = append(fields, v.Field)
+			}
+			assertEqual(t, "violated fields", fields, []string{tt.field})
+			msg := err.Error()
+			if !strings.Contains(msg, "CivoKubernetesCluster alpha") || !strings.Contains(msg, "  "+tt.field+":") {
+				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
+			}
+			if strings.Contains(msg, "spec.") {
+				t.Errorf("error path is not relative to the spec:\n%s", msg)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,747 @@
+package module_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	nodepoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// Type tokens of what the modules register.
+const (
+	nodePoolType         = "civo:index/kubernetesNodePool:KubernetesNodePool"
+	clusterType          = "civo:index/kubernetesCluster:KubernetesCluster"
+	firewallType         = "civo:index/firewall:Firewall"
+	providerType         = "pulumi:providers:civo"
+	componentType        = "clusterplane:civo:KubernetesNodePool"
+	clusterComponentType = "clusterplane:civo:KubernetesCluster"
+	stackRefType         = "pulumi:pulumi:StackReference"
+)
+
+// The manifest name every child of the stack program is named after, and references to it.
+const (
+	name         = "prod-fra1-gpu"
+	poolName     = "gpu"
+	clusterID    = "cl-5e2b7a90"
+	componentRef = componentType + "::" + name
+	providerRef  = providerType + "::" + name
+	clusterStack = "organization/civokubernetescluster/prod-fra1"
+)
+
+func value(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+func valueFrom(ref *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: ref}}
+}
+
+// clusterRef points at the cluster stack "organization/civokubernetescluster/prod-fra1".
+func clusterRef() *sharedv1.StringValueOrRef {
+	return valueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1"})
+}
+
+// minimalSpec is the smallest valid spec; its node_pool_name differs from the manifest name so
+// that tests tell the two apart.
+func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
+	return &nodepoolv1.CivoKubernetesNodePoolSpec{
+		NodePoolName: poolName,
+		Cluster:      value(clusterID),
+		Region:       civov1.CivoRegion_fra1,
+		Size:         "g4s.kube.large",
+		NodeCount:    2,
+	}
+}
+
+func stackInput(edit ...func(*nodepoolv1.CivoKubernetesNodePoolStackInput)) *nodepoolv1.CivoKubernetesNodePoolStackInput {
+	in := &nodepoolv1.CivoKubernetesNodePoolStackInput{
+		Target: &nodepoolv1.CivoKubernetesNodePool{
+			ApiVersion: "civo.clusterplane.dev/v1",
+			Kind:       "CivoKubernetesNodePool",
+			Metadata:   &sharedv1.CloudResourceMetadata{Name: name},
+			Spec:       minimalSpec(),
+		},
+	}
+	for _, e := range edit {
+		e(in)
+	}
+	return in
+}
+
+// isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
+func isolateEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv("CIVO_TOKEN", "")
+	t.Setenv("CIVO_API_URL", "")
+}
+
+func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFunc {
+	return func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }
+}
+
+// runResources runs the stack program's body on in and fails the test on an error.
+func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
+	t.Helper()
+	p, err := plan.Run(resourcesBody(in), opts)
+	if err != nil {
+		t.Fatalf("plan.Run() error = %v", err)
+	}
+	return p
+}
+
+// runBody runs body and returns its error along with whatever it registered before failing.
+func runBody(t *testing.T, body func(ctx *pulumi.Context) error) (*plan.Plan, error) {
+	t.Helper()
+	var bodyErr error
+	p, err := plan.Run(func(ctx *pulumi.Context) error {
+		bodyErr = body(ctx)
+		return nil
+	}, plan.Options{})
+	if err != nil {
+		t.Fatalf("plan.Run() error = %v", err)
+	}
+	return p, bodyErr
+}
+
+func render(t *testing.T, p *plan.Plan) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := plan.WriteJSON(&buf, p); err != nil {
+		t.Fatalf("WriteJSON() error = %v", err)
+	}
+	return buf.String()
+}
+
+func mustFind(t *testing.T, p *plan.Plan, typ, resourceName string) plan.Resource {
+	t.Helper()
+	r, ok := p.Find(typ, resourceName)
+	if !ok {
+		t.Fatalf("no %s named %q; registered: %v", typ, resourceName, registered(p))
+	}
+	return r
+}
+
+// registered lists the plan's resources as sorted "type::name".
+func registered(p *plan.Plan) []string {
+	out := []string{}
+	for _, r := range p.Resources {
+		out = append(out, r.Type+"::"+r.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func assertEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", "  ")
+		w, _ := json.MarshalIndent(want, "", "  ")
+		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// requestInputs are the inputs as the engine receives them, unknowns included (the mocks drop
+// unknown inputs from RawInputs and so from Inputs).
+func requestInputs(t *testing.T, r plan.Resource) resource.PropertyMap {
+	t.Helper()
+	if r.Request == nil {
+		t.Fatalf("%s %s has no register request", r.Type, r.Name)
+	}
+	props, err := plugin.UnmarshalProperties(r.Request.GetObject(), plugin.MarshalOptions{
+		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
+	})
+	if err != nil {
+		t.Fatalf("unmarshal %s %s inputs: %v", r.Type, r.Name, err)
+	}
+	return props
+}
+
+// secretString returns the plain string inside a secret property value.
+func secretString(v resource.PropertyValue) (string, bool) {
+	switch {
+	case v.IsSecret():
+		return v.SecretValue().Element.StringValue(), true
+	case v.IsOutput() && v.OutputValue().Secret:
+		return v.OutputValue().Element.StringValue(), true
+	}
+	return "", false
+}
+
+func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+
+	assertEqual(t, "registered resources", registered(p), []string{
+		nodePoolType + "::" + name,
+		componentRef,
+		providerRef,
+	})
+	component := mustFind(t, p, componentType, name)
+	if !strings.HasPrefix(component.Parent, "pulumi:pulumi:Stack::") {
+		t.Errorf("component parent = %q, want the stack", component.Parent)
+	}
+	for _, typ := range []string{providerType, nodePoolType} {
+		if r := mustFind(t, p, typ, name); r.Parent != componentRef {
+			t.Errorf("%s parent = %q, want %q", typ, r.Parent, componentRef)
+		}
+	}
+	if got := mustFind(t, p, nodePoolType, name).Provider; got != providerRef {
+		t.Errorf("node pool provider = %q, want %q", got, providerRef)
+	}
+}
+
+func TestResourcesPutsThePoolInItsRegionThroughTheProviderOnly(t *testing.T) {
+	for _, region := range []civov1.CivoRegion{
+		civov1.CivoRegion_lon1, civov1.CivoRegion_fra1, civov1.CivoRegion_nyc1,
+		civov1.CivoRegion_phx1, civov1.CivoRegion_mum1,
+	} {
+		t.Run(region.String(), func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				in.Target.Spec.Region = region
+			}), plan.Options{})
+			assertEqual(t, "provider inputs", mustFind(t, p, providerType, name).Inputs,
+				map[string]any{"region": region.String()})
+			// Civo node pools have no region argument: the provider carries it.
+			if got, ok := mustFind(t, p, nodePoolType, name).Inputs["region"]; ok {
+				t.Errorf("node pool region = %#v, want no region input", got)
+			}
+		})
+	}
+}
+
+func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*nodepoolv1.CivoKubernetesNodePoolSpec)
+		want map[string]any
+	}{
+		{
+			name: "a minimal pool",
+			want: map[string]any{
+				"clusterId": clusterID, "label": poolName, "size": "g4s.kube.large", "nodeCount": 2.0,
+				"labels": map[string]any{}, "taints": []any{}, "publicIpNodePool": false,
+			},
+		},
+		{
+			name: "labels, taints and public IPs",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
+				s.NodeCount = 3
+				s.Labels = map[string]string{"workload": "gpu", "example.com/accelerator": "a100"}
+				s.Taints = []*sharedv1.Taint{
+					{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule},
+					{Key: "spot", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
+					{Key: "nvidia.com/gpu", Value: "drain", Effect: sharedv1.TaintEffect_NoExecute},
+				}
+				s.PublicIpNodePool = true
+			},
+			want: map[string]any{
+				"clusterId": clusterID, "label": poolName, "size": "g4s.kube.large", "nodeCount": 3.0,
+				"labels": map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
+				"taints": []any{
+					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
+					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+					map[string]any{"key": "nvidia.com/gpu", "value": "drain", "effect": "NoExecute"},
+				},
+				"publicIpNodePool": true,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				if tt.edit != nil {
+					tt.edit(in.Target.Spec)
+				}
+			}), plan.Options{})
+			assertEqual(t, "node pool inputs", mustFind(t, p, nodePoolType, name).Inputs, tt.want)
+		})
+	}
+}
+
+func TestResourcesIgnoresNodeCountChangesExactlyWhenAutoscaling(t *testing.T) {
+	tests := []struct {
+		name              string
+		autoScale         bool
+		nodeCount         int32
+		minNodes          int32
+		maxNodes          int32
+		wantIgnoreChanges []string
+	}{
+		{name: "without auto_scale the count is managed", nodeCount: 2},
+		{name: "with auto_scale the autoscaler owns the count", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5,
+			wantIgnoreChanges: []string{"nodeCount"}},
+		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3,
+			wantIgnoreChanges: []string{"nodeCount"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				s := in.Target.Spec
+				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
+			}), plan.Options{})
+			pool := mustFind(t, p, nodePoolType, name)
+			got := pool.IgnoreChanges
+			if len(got) == 0 {
+				got = nil
+			}
+			assertEqual(t, "node pool ignoreChanges", got, tt.wantIgnoreChanges)
+			// The initial count is still sent.
+			if v := pool.Inputs["nodeCount"]; v != float64(tt.nodeCount) {
+				t.Errorf("node pool nodeCount = %#v, want %d", v, tt.nodeCount)
+			}
+			// Civo's provider has no bounds arguments: none are ever sent.
+			for key := range pool.Inputs {
+				lower := strings.ToLower(key)
+				if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
+					t.Errorf("node pool has input %q, want no min/max inputs", key)
+				}
+			}
+		})
+	}
+}
+
+func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+	if refs := p.OfType(stackRefType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", registered(p))
+	}
+	if got := mustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != clusterID {
+		t.Errorf("node pool clusterId = %#v, want %q", got, clusterID)
+	}
+}
+
+func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
+	tests := []struct {
+		name      string
+		ref       *sharedv1.StringValueOrRef
+		config    map[string]string
+		wantStack string
+		outputs   map[string]any
+		want      string
+	}{
+		{
+			name:      "the cluster_id output of the conventional stack by default",
+			ref:       clusterRef(),
+			wantStack: clusterStack,
+			outputs:   map[string]any{"cluster_id": "cl-from-stack", "network_id": "wrong"},
+			want:      "cl-from-stack",
+		},
+		{
+			name: "the output a field path names",
+			ref: valueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
+				FieldPath: "status.outputs.blue_cluster_id"}),
+			wantStack: clusterStack,
+			outputs:   map[string]any{"cluster_id": "wrong", "blue_cluster_id": "cl-blue"},
+			want:      "cl-blue",
+		},
+		{
+			name:      "in the configured organization",
+			ref:       clusterRef(),
+			config:    map[string]string{"clusterplane:stackReferenceOrganization": "acme"},
+			wantStack: "acme/civokubernetescluster/prod-fra1",
+			outputs:   map[string]any{"cluster_id": "cl-acme"},
+			want:      "cl-acme",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				in.Target.Spec.Cluster = tt.ref
+			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
+
+			ref := mustFind(t, p, stackRefType, name+"-cluster")
+			if got := ref.Inputs["name"]; got != tt.wantStack {
+				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
+			}
+			if ref.Parent != componentRef {
+				t.Errorf("stack reference parent = %q, want %q", ref.Parent, componentRef)
+			}
+			if got := mustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.want {
+				t.Errorf("node pool clusterId = %#v, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *testing.T) {
+	tests := []struct {
+		name    string
+		outputs map[string]any
+	}{
+		{name: "no cluster_id output", outputs: map[string]any{"network_id": "net-1"}},
+		{name: "an empty cluster_id output", outputs: map[string]any{"cluster_id": ""}},
+		{name: "a cluster_id output that is not a string", outputs: map[string]any{"cluster_id": 42.0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+			_, err := plan.Run(resourcesBody(in), plan.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
+			if err == nil {
+				t.Fatal("plan.Run() = nil, want an error naming the stack and the output")
+			}
+			for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not name %s: %v", want, err)
+				}
+			}
+		})
+	}
+}
+
+func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *testing.T) {
+	isolateEnv(t)
+	in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+	p := runResources(t, in, plan.Options{Preview: true})
+
+	pool := mustFind(t, p, nodePoolType, name)
+	if v := requestInputs(t, pool)["clusterId"]; !v.IsComputed() {
+		t.Errorf("preview node pool clusterId = %v, want unknown", v)
+	}
+	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
+		t.Errorf("preview node pool clusterId renders %#v, want [unknown]", got)
+	}
+	if got := mustFind(t, p, stackRefType, name+"-cluster").Inputs["name"]; got != clusterStack {
+		t.Errorf("stack reference name = %v, want %q", got, clusterStack)
+	}
+}
+
+// poolState gives the pool the values the cloud computes.
+func poolState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
+	if typ != nodePoolType {
+		return nil
+	}
+	return resource.NewPropertyMapFromMap(map[string]any{
+		"instanceNames": []any{"k3s-gpu-1a2b-node-0", "k3s-gpu-1a2b-node-1"},
+	})
+}
+
+func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{State: poolState})
+	names := []string{}
+	for n := range p.Outputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	assertEqual(t, "output names", names, []string{"instance_names", "node_pool_id"})
+
+	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
+		t.Errorf("output node_pool_id = %#v (secret %t), want plain %q", out.Value, out.Secret, name+"-id")
+	}
+	out := p.Outputs[module.OutputInstanceNames]
+	if out.Secret || !out.Known {
+		t.Errorf("output instance_names secret %t known %t, want plain and known", out.Secret, out.Known)
+	}
+	got, err := json.Marshal(out.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `["k3s-gpu-1a2b-node-0","k3s-gpu-1a2b-node-1"]` {
+		t.Errorf("output instance_names = %s, want the state's instance names", got)
+	}
+}
+
+func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
+	const (
+		configToken = "civo-config-token-9a4c2f"
+		envToken    = "civo-env-token-6b1d3e"
+	)
+	tests := []struct {
+		name   string
+		config *civov1.CivoProviderConfig
+		env    string
+		want   string
+	}{
+		{name: "the provider config's token", config: &civov1.CivoProviderConfig{ApiToken: configToken}, want: configToken},
+		{name: "CIVO_TOKEN when the config is empty", config: &civov1.CivoProviderConfig{}, env: envToken, want: envToken},
+		{name: "the config's token over CIVO_TOKEN", config: &civov1.CivoProviderConfig{ApiToken: configToken},
+			env: envToken, want: configToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			t.Setenv("CIVO_TOKEN", tt.env)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				in.ProviderConfig = tt.config
+			}), plan.Options{State: poolState})
+			pr := mustFind(t, p, providerType, name)
+			if got := pr.Inputs["token"]; got != "[secret]" {
+				t.Errorf("provider token renders %#v, want [secret]", got)
+			}
+			got, secret := secretString(pr.RawInputs["token"])
+			if !secret || got != tt.want {
+				t.Errorf("provider token = %q (secret %t), want secret %q", got, secret, tt.want)
+			}
+			rendered := render(t, p)
+			for _, token := range []string{configToken, envToken} {
+				if strings.Contains(rendered, token) {
+					t.Errorf("rendered plan contains the token %q:\n%s", token, rendered)
+				}
+			}
+		})
+	}
+}
+
+func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(*nodepoolv1.CivoKubernetesNodePoolSpec)
+		field  string
+		ruleID string
+	}{
+		{name: "a pool without nodes", field: "target.spec.node_count", ruleID: "int32.gte",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
+		{name: "no cluster", field: "target.spec.cluster", ruleID: "required",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
+		{name: "no region", field: "target.spec.region", ruleID: "required",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = 0 }},
+		{name: "an upper-case pool name", field: "target.spec.node_pool_name", ruleID: "string.pattern",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "GPU" }},
+		{name: "bounds without auto_scale", field: "target.spec", ruleID: "auto_scale.bounds_need_auto_scale",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.MinNodes, s.MaxNodes = 1, 4 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { tt.edit(in.Target.Spec) })
+			p, err := runBody(t, resourcesBody(in))
+			if err == nil {
+				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
+			}
+			if !strings.Contains(err.Error(), tt.field+":") {
+				t.Errorf("error does not name %s:\n%v", tt.field, err)
+			}
+			got := []string{}
+			for _, v := range validation.Violations(err) {
+				got = append(got, v.Field+" "+v.RuleID)
+			}
+			assertEqual(t, "violations", got, []string{tt.field + " " + tt.ruleID})
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
+	isolateEnv(t)
+	p := runResources(t, stackInput(), plan.Options{})
+	for _, typ := range []string{providerType, nodePoolType} {
+		t.Run(typ, func(t *testing.T) {
+			r := mustFind(t, p, typ, name)
+			if r.Request == nil {
+				t.Fatalf("%s has no register request", typ)
+			}
+			if r.Request.GetType() != typ || r.Request.GetName() != name {
+				t.Errorf("registered as %s %s, want %s %s", r.Request.GetType(), r.Request.GetName(), typ, name)
+			}
+			aliases := r.Request.GetAliases()
+			if len(aliases) != 1 {
+				t.Fatalf("%s has aliases %v, want one", typ, aliases)
+			}
+			spec := aliases[0].GetSpec()
+			if spec == nil || !spec.GetNoParent() {
+				t.Fatalf("%s alias = %v, want a spec with noParent", typ, aliases[0])
+			}
+			for field, got := range map[string]string{
+				"name": spec.GetName(), "type": spec.GetType(), "stack": spec.GetStack(), "project": spec.GetProject(),
+			} {
+				if got != "" {
+					t.Errorf("%s alias changes its %s to %q, want it kept", typ, field, got)
+				}
+			}
+		})
+	}
+	if aliases := mustFind(t, p, componentType, name).Aliases; len(aliases) != 0 {
+		t.Errorf("component has aliases %v, want none (it is new)", aliases)
+	}
+}
+
+func clusterSpec(clusterName string, region civov1.CivoRegion) *clusterv1.CivoKubernetesClusterSpec {
+	return &clusterv1.CivoKubernetesClusterSpec{
+		ClusterName:       clusterName,
+		Region:            region,
+		KubernetesVersion: "1.30.5-k3s1",
+		DefaultNodePool:   &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 1},
+	}
+}
+
+// poolSpecWithoutCluster is a pool spec whose cluster comes from WithClusterID.
+func poolSpecWithoutCluster(region civov1.CivoRegion) *nodepoolv1.CivoKubernetesNodePoolSpec {
+	spec := minimalSpec()
+	spec.Cluster = nil
+	spec.Region = region
+	return spec
+}
+
+func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
+	isolateEnv(t)
+	regions := map[string]civov1.CivoRegion{"alpha": civov1.CivoRegion_fra1, "beta": civov1.CivoRegion_lon1}
+	p, err := runBody(t, func(ctx *pulumi.Context) error {
+		for _, c := range []string{"alpha", "beta"} {
+			cl, err := clustermodule.New(ctx, c, clusterSpec(c, regions[c]),
+				clustermodule.WithNetworkID(pulumi.String("net-"+c)))
+			if err != nil {
+				return err
+			}
+			if _, err := module.New(ctx, c+"-gpu", poolSpecWithoutCluster(regions[c]),
+				module.WithClusterID(cl.ClusterID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("New() error = %v", err)
+	}
+	seen := map[string]bool{}
+	for _, r := range registered(p) {
+		if seen[r] {
+			t.Errorf("%s registered twice", r)
+		}
+		seen[r] = true
+	}
+	if refs := p.OfType(stackRefType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", registered(p))
+	}
+	for c, region := range regions {
+		pool := mustFind(t, p, nodePoolType, c+"-gpu")
+		if got := pool.Inputs["clusterId"]; got != c+"-id" {
+			t.Errorf("%s-gpu clusterId = %#v, want %s's id %q", c, got, c, c+"-id")
+		}
+		want := clusterType + "::" + c
+		deps := pool.Request.GetPropertyDependencies()["clusterId"].GetUrns()
+		if len(deps) != 1 || plan.ShortURN(deps[0]) != want {
+			t.Errorf("%s-gpu clusterId depends on %v, want only %s", c, deps, want)
+		}
+		if !contains(pool.DependsOn, want) {
+			t.Errorf("%s-gpu depends on %v, want %s among them", c, pool.DependsOn, want)
+		}
+		if got := mustFind(t, p, providerType, c+"-gpu").Inputs["region"]; got != region.String() {
+			t.Errorf("%s-gpu provider region = %v, want %s", c, got, region)
+		}
+		if got := pool.Parent; got != componentType+"::"+c+"-gpu" {
+			t.Errorf("%s-gpu parent = %q, want its component", c, got)
+		}
+		if got := mustFind(t, p, clusterType, c).Parent; got != clusterComponentType+"::"+c {
+			t.Errorf("cluster %s parent = %q, want its component", c, got)
+		}
+	}
+}
+
+func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
+	isolateEnv(t)
+	p, err := runBody(t, func(ctx *pulumi.Context) error {
+		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("fra1")})
+		if err != nil {
+			return err
+		}
+		_, err = module.New(ctx, "pool", poolSpecWithoutCluster(civov1.CivoRegion_fra1),
+			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("New() error = %v", err)
+	}
+	providers := []string{}
+	for _, r := range p.OfType(providerType) {
+		providers = append(providers, r.Name)
+	}
+	assertEqual(t, "providers", providers, []string{"shared"})
+	pool := mustFind(t, p, nodePoolType, "pool")
+	if pool.Provider != providerType+"::shared" {
+		t.Errorf("node pool provider = %q, want the given one", pool.Provider)
+	}
+	if got := pool.Inputs["clusterId"]; got != clusterID {
+		t.Errorf("node pool clusterId = %#v, want %q", got, clusterID)
+	}
+	if got, ok := pool.Inputs["region"]; ok {
+		t.Errorf("node pool region = %#v, want none", got)
+	}
+	for _, r := range p.Resources {
+		if len(r.Aliases) != 0 {
+			t.Errorf("%s %s has aliases %v, want none outside the stack program", r.Type, r.Name, r.Aliases)
+		}
+	}
+}
+
+func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*nodepoolv1.CivoKubernetesNodePoolSpec)
+		opts  []module.Option
+		field string
+	}{
+		{name: "a pool without nodes", field: "node_count",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
+		{name: "no cluster and no WithClusterID", field: "cluster",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
+		{name: "a bad taint key despite WithClusterID", field: "taints[0].key",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
+				s.Cluster = nil
+				s.Taints = []*sharedv1.Taint{{Key: "bad key", Effect: sharedv1.TaintEffect_NoSchedule}}
+			},
+			opts: []module.Option{module.WithClusterID(pulumi.String(clusterID))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			spec := minimalSpec()
+			tt.edit(spec)
+			var got *module.NodePool
+			p, err := runBody(t, func(ctx *pulumi.Context) error {
+				var err error
+				got, err = module.New(ctx, "pool", spec, tt.opts...)
+				return err
+			})
+			if err == nil {
+				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
+			}
+			fields := []string{}
+			for _, v := range validation.Violations(err) {
+				fields = append(fields, v.Field)
+			}
+			assertEqual(t, "violated fields", fields, []string{tt.field})
+			msg := err.Error()
+			if !strings.Contains(msg, "CivoKubernetesNodePool pool") || !strings.Contains(msg, "  "+tt.field+":") {
+				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
+			}
+			if strings.Contains(msg, "spec.") {
+				t.Errorf("error path is not relative to the spec:\n%s", msg)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,62 @@
+package module_test
+
+import (
+	"fmt"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// A Go Pulumi program creates a cluster and exports its kubeconfig, a secret output. Here the
+// program runs under Pulumi's mocks (plan.Run) to show what it registers.
+func ExampleNew() {
+	program := func(ctx *pulumi.Context) error {
+		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
+			ClusterName:       "prod-fra1",
+			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			KubernetesVersion: "1.31.1-do.5",
+			DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 2},
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("kubeconfig", cluster.Kubeconfig)
+		return nil
+	}
+	p, err := plan.Run(program, plan.Options{Preview: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range p.Resources {
+		fmt.Println(r.Type, r.Name)
+	}
+	fmt.Println("kubeconfig secret:", p.Outputs["kubeconfig"].Secret)
+	// Output:
+	// clusterplane:digitalocean:KubernetesCluster prod
+	// digitalocean:index/kubernetesCluster:KubernetesCluster prod
+	// pulumi:providers:digitalocean prod
+	// kubeconfig secret: true
+}
+
+// A spec that breaks rules is refused before anything is registered, with every violation.
+func ExampleNew_invalid() {
+	var err error
+	_, _ = plan.Run(func(ctx *pulumi.Context) error {
+		_, err = digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
+			ClusterName:       "prod-fra1",
+			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			KubernetesVersion: "latest",
+			DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{NodeCount: 2},
+		})
+		return err
+	}, plan.Options{Preview: true})
+	fmt.Println(err)
+	// Output:
+	// DigitalOceanKubernetesCluster prod: 2 violations:
+	//   default_node_pool.size: value is required
+	//   kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5; 1.31 or latest is not accepted
+}

@@ -1,0 +1,830 @@
+package module_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	clusterType   = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	providerType  = "pulumi:providers:digitalocean"
+	componentType = "clusterplane:digitalocean:KubernetesCluster"
+	stackRefType  = "pulumi:pulumi:StackReference"
+	vpcType       = "digitalocean:index/vpc:Vpc"
+	// theStack is the root resource of the mocks' stack, the parent of top-level resources.
+	theStack = "pulumi:pulumi:Stack::clusterplane-plan"
+
+	rawKubeconfig = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: kube-token\n"
+)
+
+// minimalInput is the smallest valid stack input: a fixed pool of three in the default VPC.
+func minimalInput() *v1.DigitalOceanKubernetesClusterStackInput {
+	return &v1.DigitalOceanKubernetesClusterStackInput{
+		Target: &v1.DigitalOceanKubernetesCluster{
+			ApiVersion: "digitalocean.clusterplane.dev/v1",
+			Kind:       "DigitalOceanKubernetesCluster",
+			Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1"},
+			Spec:       minimalSpec("prod-fra1"),
+		},
+	}
+}
+
+func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
+	return &v1.DigitalOceanKubernetesClusterSpec{
+		ClusterName:       clusterName,
+		Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+		KubernetesVersion: "1.31.1-do.5",
+		DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
+	}
+}
+
+func literal(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+func valueFrom(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
+}
+
+// cloudState is what DigitalOcean computes for a cluster after creation.
+func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
+	if typ != clusterType {
+		return nil
+	}
+	return resource.NewPropertyMapFromMap(map[string]any{
+		"clusterUrn":  "do:kubernetes:" + name + "-uuid",
+		"endpoint":    "https://" + name + ".k8s.ondigitalocean.com",
+		"ipv4Address": "203.0.113.10",
+		"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig, "expiresAt": "2030-01-08T00:00:00Z"}},
+		"nodePool":    map[string]any{"id": name + "-pool-id", "name": "default"},
+		"vpcUuid":     name + "-vpc-uuid",
+	})
+}
+
+// run deploys input with module.Resources under mocks (answering with cloudState unless opts
+// has a State) and fails the test on error.
+func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
+	t.Helper()
+	if opts.State == nil {
+		opts.State = cloudState
+	}
+	p, err := plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
+	if err != nil {
+		t.Fatalf("plan.Run: %v", err)
+	}
+	return p
+}
+
+func find(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
+	t.Helper()
+	r, ok := p.Find(typ, name)
+	if !ok {
+		t.Fatalf("no %s named %q; registered: %v", typ, name, registered(p))
+	}
+	return r
+}
+
+// registered lists the plan's resources as "type::name".
+func registered(p *plan.Plan) []string {
+	out := []string{}
+	for _, r := range p.Resources {
+		out = append(out, r.Type+"::"+r.Name)
+	}
+	return out
+}
+
+// lookup reads a dotted path such as "nodePool.minNodes" from rendered inputs.
+func lookup(inputs map[string]any, path string) (any, bool) {
+	var cur any = inputs
+	for _, key := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[key]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// absent, as a wanted value, means the input must not be sent at all.
+var absent = &struct{ absent bool }{}
+
+// assertInputs checks each path of want against inputs, compared as JSON.
+func assertInputs(t *testing.T, inputs map[string]any, want map[string]any) {
+	t.Helper()
+	for path, w := range want {
+		got, ok := lookup(inputs, path)
+		switch {
+		case w == absent && ok:
+			t.Errorf("%s is sent as %s, want it absent", path, jsonOf(got))
+		case w == absent:
+		case !ok:
+			t.Errorf("%s is not sent, want %s", path, jsonOf(w))
+		case jsonOf(got) != jsonOf(w):
+			t.Errorf("%s = %s, want %s", path, jsonOf(got), jsonOf(w))
+		}
+	}
+}
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	want := []string{
+		componentType + "::prod-fra1",
+		clusterType + "::prod-fra1",
+		providerType + "::prod-fra1",
+	}
+	if got := registered(p); !slices.Equal(got, want) {
+		t.Fatalf("registered %v, want %v", got, want)
+	}
+	component := find(t, p, componentType, "prod-fra1")
+	if component.Parent != theStack {
+		t.Errorf("component parent = %q, want the stack %q", component.Parent, theStack)
+	}
+	prov := find(t, p, providerType, "prod-fra1")
+	if prov.Parent != componentType+"::prod-fra1" {
+		t.Errorf("provider parent = %q, want the component", prov.Parent)
+	}
+	cl := find(t, p, clusterType, "prod-fra1")
+	if cl.Parent != componentType+"::prod-fra1" {
+		t.Errorf("cluster parent = %q, want the component", cl.Parent)
+	}
+	if cl.Provider != providerType+"::prod-fra1" {
+		t.Errorf("cluster provider = %q, want the component's provider", cl.Provider)
+	}
+	if len(cl.IgnoreChanges) != 0 {
+		t.Errorf("cluster ignoreChanges = %v, want none without auto_upgrade or auto_scale", cl.IgnoreChanges)
+	}
+	if len(cl.DependsOn) != 0 {
+		t.Errorf("cluster dependsOn = %v, want none without a vpc reference", cl.DependsOn)
+	}
+	tags := []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1"}
+	wantInputs := map[string]any{
+		"name":                          "prod-fra1",
+		"region":                        "fra1",
+		"version":                       "1.31.1-do.5",
+		"ha":                            false,
+		"autoUpgrade":                   false,
+		"surgeUpgrade":                  true,
+		"registryIntegration":           false,
+		"destroyAllAssociatedResources": false,
+		"tags":                          tags,
+		"nodePool": map[string]any{
+			"name":      "default",
+			"size":      "s-2vcpu-4gb",
+			"nodeCount": 3,
+			"labels":    map[string]any{},
+			"taints":    []any{},
+			"tags":      tags,
+		},
+	}
+	if got, want := jsonOf(cl.Inputs), jsonOf(wantInputs); got != want {
+		t.Errorf("cluster inputs\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func TestClusterArguments(t *testing.T) {
+	type spec = v1.DigitalOceanKubernetesClusterSpec
+	tests := []struct {
+		name   string
+		mutate func(*spec)
+		want   map[string]any
+	}{
+		{"ha is sent as false when the cluster is not highly available",
+			func(*spec) {}, map[string]any{"ha": false}},
+		{"ha is sent as true when the cluster is highly available",
+			func(s *spec) { s.HighlyAvailable = true }, map[string]any{"ha": true}},
+		{"surge upgrade is on unless disabled",
+			func(*spec) {}, map[string]any{"surgeUpgrade": true}},
+		{"disable_surge_upgrade turns surge upgrade off",
+			func(s *spec) { s.DisableSurgeUpgrade = true }, map[string]any{"surgeUpgrade": false}},
+		{"auto_upgrade is sent",
+			func(s *spec) { s.AutoUpgrade = true }, map[string]any{"autoUpgrade": true}},
+		{"a maintenance window is sent as a policy of day and start time",
+			func(s *spec) {
+				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
+					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
+			},
+			map[string]any{"maintenancePolicy": map[string]any{"day": "sunday", "startTime": "03:00"}}},
+		{"the maintenance day any is sent as any",
+			func(s *spec) {
+				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
+					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:30"}
+			},
+			map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
+		{"no maintenance window sends no maintenance policy",
+			func(*spec) {}, map[string]any{"maintenancePolicy": absent}},
+		{"allowed addresses turn the control-plane firewall on with them",
+			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
+			map[string]any{"controlPlaneFirewall": map[string]any{
+				"enabled": true, "allowedAddresses": []string{"203.0.113.7", "198.51.100.0/24"}}}},
+		{"no allowed addresses leave the control-plane firewall unset",
+			func(*spec) {}, map[string]any{"controlPlaneFirewall": absent}},
+		{"an empty default pool name becomes default",
+			func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, map[string]any{"nodePool.name": "default"}},
+		{"a named default pool keeps its name",
+			func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, map[string]any{"nodePool.name": "system"}},
+		{"a fixed-size default pool sends its node count and no autoscaling bounds",
+			func(*spec) {},
+			map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": absent,
+				"nodePool.minNodes": absent, "nodePool.maxNodes": absent}},
+		{"an autoscaling default pool sends autoScale with min and max nodes",
+			func(s *spec) {
+				p := s.DefaultNodePool
+				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 2, 3, 5
+			},
+			map[string]any{"nodePool.autoScale": true, "nodePool.minNodes": 2, "nodePool.maxNodes": 5,
+				"nodePool.nodeCount": 3}},
+		{"an autoscaling default pool without a node count sends no node count",
+			func(s *spec) {
+				p := s.DefaultNodePool
+				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 1, 0, 4
+			},
+			map[string]any{"nodePool.nodeCount": absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4}},
+		{"the default pool's size, labels and taints are passed through",
+			func(s *spec) {
+				p := s.DefaultNodePool
+				p.Size = "s-4vcpu-8gb"
+				p.Labels = map[string]string{"workload": "system", "example.com/role": "system"}
+				p.Taints = []*sharedv1.Taint{
+					{Key: "CriticalAddonsOnly", Value: "true", Effect: sharedv1.TaintEffect_NoSchedule},
+					{Key: "example.com/dedicated", Effect: sharedv1.TaintEffect_PreferNoSchedule},
+					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
+				}
+			},
+			map[string]any{
+				"nodePool.size":   "s-4vcpu-8gb",
+				"nodePool.labels": map[string]any{"workload": "system", "example.com/role": "system"},
+				"nodePool.taints": []any{
+					map[string]any{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"},
+					map[string]any{"key": "example.com/dedicated", "value": "", "effect": "PreferNoSchedule"},
+					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
+				},
+			}},
+		{"a literal vpc is sent as vpcUuid",
+			func(s *spec) { s.Vpc = literal("c1a2b3c4-0000-4000-8000-000000000001") },
+			map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
+		{"no vpc sends no vpcUuid, leaving the region's default VPC",
+			func(*spec) {}, map[string]any{"vpcUuid": absent}},
+		{"optional settings are sent when set",
+			func(s *spec) {
+				s.RegistryIntegration = true
+				s.DestroyAllAssociatedResources = true
+				s.ClusterSubnet, s.ServiceSubnet = "10.244.0.0/16", "10.245.0.0/16"
+				s.KubeconfigExpireSeconds = 86400
+				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{
+					ScaleDownUtilizationThreshold: proto.Float64(0.65), ScaleDownUnneededTime: "1h30m"}
+			},
+			map[string]any{
+				"registryIntegration":           true,
+				"destroyAllAssociatedResources": true,
+				"clusterSubnet":                 "10.244.0.0/16",
+				"serviceSubnet":                 "10.245.0.0/16",
+				"kubeconfigExpireSeconds":       86400,
+				"clusterAutoscalerConfigurations": []any{map[string]any{
+					"scaleDownUtilizationThreshold": 0.65, "scaleDownUnneededTime": "1h30m"}},
+			}},
+		{"optional settings left unset are not sent, so the provider's defaults apply",
+			func(*spec) {},
+			map[string]any{"clusterSubnet": absent, "serviceSubnet": absent, "kubeconfigExpireSeconds": absent,
+				"clusterAutoscalerConfigurations": absent}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			tt.mutate(input.Target.Spec)
+			p := run(t, input, plan.Options{})
+			assertInputs(t, find(t, p, clusterType, "prod-fra1").Inputs, tt.want)
+		})
+	}
+}
+
+func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
+	tests := []struct {
+		name        string
+		autoUpgrade bool
+		autoScale   bool
+		want        []string
+	}{
+		{"nothing is ignored without auto_upgrade or auto_scale", false, false, nil},
+		{"auto_upgrade ignores version", true, false, []string{"version"}},
+		{"an autoscaling default pool ignores its node count", false, true, []string{"nodePool.nodeCount"}},
+		{"both ignore version and the default pool's node count", true, true, []string{"version", "nodePool.nodeCount"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			input.Target.Spec.AutoUpgrade = tt.autoUpgrade
+			if tt.autoScale {
+				pool := input.Target.Spec.DefaultNodePool
+				pool.AutoScale, pool.MinNodes, pool.MaxNodes = true, 1, 5
+			}
+			got := find(t, run(t, input, plan.Options{}), clusterType, "prod-fra1").IgnoreChanges
+			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+				t.Errorf("ignoreChanges = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
+	tests := []struct {
+		name               string
+		metadata           *sharedv1.CloudResourceMetadata
+		tags, poolTags     []string
+		wantTags, wantPool []string
+	}{
+		{
+			name:     "metadata derives kind, name, id, org and env tags and user tags follow",
+			metadata: &sharedv1.CloudResourceMetadata{Name: "prod-fra1", Id: "k8s-0042", Org: "acme", Env: "prod"},
+			tags:     []string{"team-platform"},
+			poolTags: []string{"pool-system"},
+			wantTags: []string{"environment:prod", "organization:acme", "resource-id:k8s-0042",
+				"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1", "team-platform"},
+			wantPool: []string{"environment:prod", "organization:acme", "resource-id:k8s-0042",
+				"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1", "pool-system"},
+		},
+		{
+			name: "a metadata label overrides the derived tag with the same key",
+			metadata: &sharedv1.CloudResourceMetadata{Name: "prod-fra1", Org: "acme", Env: "prod",
+				Labels: map[string]string{"environment": "production", "team": "platform"}},
+			wantTags: []string{"environment:production", "organization:acme",
+				"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1", "team:platform"},
+			wantPool: []string{"environment:production", "organization:acme",
+				"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1", "team:platform"},
+		},
+		{
+			name:     "a user tag equal to a derived one is sent once",
+			metadata: &sharedv1.CloudResourceMetadata{Name: "prod-fra1", Env: "prod"},
+			tags:     []string{"environment:prod", "extra"},
+			wantTags: []string{"environment:prod", "resource-kind:DigitalOceanKubernetesCluster",
+				"resource-name:prod-fra1", "extra"},
+			wantPool: []string{"environment:prod", "resource-kind:DigitalOceanKubernetesCluster",
+				"resource-name:prod-fra1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			input.Target.Metadata = tt.metadata
+			input.Target.Spec.Tags = tt.tags
+			input.Target.Spec.DefaultNodePool.Tags = tt.poolTags
+			cl := find(t, run(t, input, plan.Options{}), clusterType, "prod-fra1")
+			assertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
+		})
+	}
+}
+
+func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
+	const stack = "organization/digitaloceankubernetescluster/shared-prod"
+	tests := []struct {
+		name      string
+		fieldPath string
+		outputs   map[string]any
+		want      string
+	}{
+		{"without a field path the stack's vpc_uuid output is read", "",
+			map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, "vpc-from-default-output"},
+		{"a field path status.outputs.network_id reads network_id", "status.outputs.network_id",
+			map[string]any{"vpc_uuid": "wrong", "network_id": "vpc-from-field-path"}, "vpc-from-field-path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			input.Target.Spec.Vpc = valueFrom(&sharedv1.ValueFromRef{
+				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
+			p := run(t, input, plan.Options{
+				Stacks: map[string]map[string]any{stack: tt.outputs},
+				// The state echoes the inputs, so vpcUuid stays what was sent.
+				State: func(string, string, resource.PropertyMap) resource.PropertyMap {
+					return resource.NewPropertyMapFromMap(map[string]any{
+						"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig}}})
+				},
+			})
+
+			ref := find(t, p, stackRefType, "prod-fra1-vpc")
+			assertInputs(t, ref.Inputs, map[string]any{"name": stack})
+			if ref.Parent != componentType+"::prod-fra1" {
+				t.Errorf("stack reference parent = %q, want the component", ref.Parent)
+			}
+			cl := find(t, p, clusterType, "prod-fra1")
+			assertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
+			if !slices.Contains(cl.DependsOn, stackRefType+"::prod-fra1-vpc") {
+				t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
+			}
+			if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.want {
+				t.Errorf("vpc_uuid output = %v, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	want := map[string]string{
+		"cluster_id":            "prod-fra1-id",
+		"cluster_urn":           "do:kubernetes:prod-fra1-uuid",
+		"api_server_endpoint":   "https://prod-fra1.k8s.ondigitalocean.com",
+		"ipv4_address":          "203.0.113.10",
+		"kubeconfig":            rawKubeconfig,
+		"kubeconfig_expires_at": "2030-01-08T00:00:00Z",
+		"default_node_pool_id":  "prod-fra1-pool-id",
+		"vpc_uuid":              "prod-fra1-vpc-uuid",
+	}
+	if len(p.Outputs) != len(want) {
+		t.Errorf("exported %d outputs, want %d", len(p.Outputs), len(want))
+	}
+	for name, value := range want {
+		out, ok := p.Outputs[name]
+		if !ok {
+			t.Errorf("output %s is not exported", name)
+			continue
+		}
+		if out.Value != value {
+			t.Errorf("output %s = %v, want %q", name, out.Value, value)
+		}
+		if wantSecret := name == "kubeconfig"; out.Secret != wantSecret {
+			t.Errorf("output %s secret = %t, want %t", name, out.Secret, wantSecret)
+		}
+	}
+}
+
+func TestClusterKubeconfigIsASecret(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	cl := find(t, p, clusterType, "prod-fra1")
+	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
+		t.Errorf("cluster additionalSecretOutputs = %v, want kubeConfigs among them", cl.AdditionalSecretOutputs)
+	}
+	out := p.Outputs[module.OutputKubeconfig]
+	if !out.Secret {
+		t.Errorf("kubeconfig output is not a secret")
+	}
+	if out.Value != rawKubeconfig {
+		t.Errorf("kubeconfig output = %v, want the state's kubeConfigs[0].rawConfig", out.Value)
+	}
+	var rendered bytes.Buffer
+	if err := plan.WriteJSON(&rendered, p); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rendered.String(), "kube-token") {
+		t.Errorf("the rendered plan shows the kubeconfig:\n%s", rendered.String())
+	}
+}
+
+func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubeconfig(t *testing.T) {
+	// A failed or partial read can leave kubeConfigs empty; the program must not crash on it.
+	p := run(t, minimalInput(), plan.Options{
+		State: func(string, string, resource.PropertyMap) resource.PropertyMap {
+			return resource.PropertyMap{"kubeConfigs": resource.NewArrayProperty(nil)}
+		},
+	})
+	out, ok := p.Outputs[module.OutputKubeconfig]
+	if !ok {
+		t.Fatal("kubeconfig output is not exported")
+	}
+	if !out.Secret || out.Value != "" {
+		t.Errorf("kubeconfig output = %+v, want an empty secret", out)
+	}
+}
+
+func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
+	const configToken, envToken = "dop_v1_token_from_config_0123456789", "dop_v1_token_from_env_9876543210"
+	tests := []struct {
+		name      string
+		config    *digitaloceanv1.DigitalOceanProviderConfig
+		env       string
+		wantToken string
+	}{
+		{"the provider config's token is sent as a secret",
+			&digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, "", configToken},
+		{"an empty provider config falls back to DIGITALOCEAN_TOKEN, also as a secret",
+			&digitaloceanv1.DigitalOceanProviderConfig{}, envToken, envToken},
+		{"no provider config at all falls back to DIGITALOCEAN_TOKEN",
+			nil, envToken, envToken},
+		{"the provider config's token wins over DIGITALOCEAN_TOKEN",
+			&digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, envToken, configToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("DIGITALOCEAN_TOKEN", tt.env)
+			input := minimalInput()
+			input.ProviderConfig = tt.config
+			p := run(t, input, plan.Options{})
+
+			prov := find(t, p, providerType, "prod-fra1")
+			if got := prov.Inputs["token"]; got != "[secret]" {
+				t.Errorf("provider token renders %v, want [secret]", got)
+			}
+			token := prov.RawInputs["token"]
+			if !token.IsSecret() && !(token.IsOutput() && token.OutputValue().Secret) {
+				t.Fatalf("provider token input is not a secret: %v", token)
+			}
+			if got := secretString(token); got != tt.wantToken {
+				t.Errorf("provider token = %q, want %q", got, tt.wantToken)
+			}
+			for _, leaked := range []string{configToken, envToken} {
+				if where := renderedPlanContains(t, p, leaked); where != "" {
+					t.Errorf("a token appears in plain text in the %s", where)
+				}
+			}
+		})
+	}
+}
+
+func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
+	t.Setenv("DIGITALOCEAN_TOKEN", "")
+	p := run(t, minimalInput(), plan.Options{})
+	if token, ok := find(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
+		t.Errorf("provider token = %v, want none so the provider reads its own environment", token)
+	}
+}
+
+func secretString(v resource.PropertyValue) string {
+	switch {
+	case v.IsSecret():
+		return secretString(v.SecretValue().Element)
+	case v.IsOutput():
+		return secretString(v.OutputValue().Element)
+	case v.IsString():
+		return v.StringValue()
+	}
+	return ""
+}
+
+// renderedPlanContains tells where s shows in the plan as the plan command would render it
+// (JSON and text) or as a JSON marshalling of resources and outputs; "" when nowhere.
+func renderedPlanContains(t *testing.T, p *plan.Plan, s string) string {
+	t.Helper()
+	var js, text bytes.Buffer
+	if err := plan.WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.WriteText(&text, p); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case strings.Contains(js.String(), s):
+		return "JSON plan"
+	case strings.Contains(text.String(), s):
+		return "text plan"
+	case strings.Contains(string(raw), s):
+		return "marshalled resources and outputs"
+	}
+	return ""
+}
+
+func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
+	const token = "dop_v1_secret_in_an_invalid_input"
+	tests := []struct {
+		name      string
+		mutate    func(*v1.DigitalOceanKubernetesClusterStackInput)
+		wantField string
+	}{
+		{"a default pool without a size names spec.default_node_pool.size",
+			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.Size = "" },
+			"target.spec.default_node_pool.size"},
+		{"a version that is not a slug names spec.kubernetes_version",
+			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.31" },
+			"target.spec.kubernetes_version"},
+		{"a wrong apiVersion names api_version",
+			func(in *v1.DigitalOceanKubernetesClusterStackInput) {
+				in.Target.ApiVersion = "civo.clusterplane.dev/v1"
+			},
+			"target.api_version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			input.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
+			tt.mutate(input)
+			var resourcesErr error
+			p, err := plan.Run(func(ctx *pulumi.Context) error {
+				resourcesErr = module.Resources(ctx, input)
+				return nil
+			}, plan.Options{})
+			if err != nil {
+				t.Fatalf("plan.Run: %v", err)
+			}
+			if resourcesErr == nil {
+				t.Fatal("Resources accepted an invalid stack input")
+			}
+			var verr *validation.Error
+			if !errors.As(resourcesErr, &verr) {
+				t.Errorf("Resources returned %T (%v), want a validation error", resourcesErr, resourcesErr)
+			}
+			if !strings.Contains(resourcesErr.Error(), tt.wantField+":") {
+				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
+			}
+			if strings.Contains(resourcesErr.Error(), token) {
+				t.Errorf("error shows the token: %q", resourcesErr)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+// rootURN is the URN a resource had when the stack program created it at the stack's root,
+// before components existed.
+func rootURN(typ, name string) string {
+	return "urn:pulumi:" + plan.Stack + "::" + plan.Project + "::" + typ + "::" + name
+}
+
+// aliasURNs are the URNs the alias specs of r stand for, resolved as the engine does.
+func aliasURNs(t *testing.T, r plan.Resource) []string {
+	t.Helper()
+	var urns []string
+	for _, a := range r.Request.GetAliases() {
+		spec := a.GetSpec()
+		if spec == nil {
+			urns = append(urns, a.GetUrn())
+			continue
+		}
+		name, typ, stack, project := spec.GetName(), spec.GetType(), spec.GetStack(), spec.GetProject()
+		if name == "" {
+			name = r.Name
+		}
+		if typ == "" {
+			typ = r.Type
+		}
+		if stack == "" {
+			stack = plan.Stack
+		}
+		if project == "" {
+			project = plan.Project
+		}
+		if !spec.GetNoParent() {
+			t.Errorf("%s alias keeps a parent (%q), want noParent", r.Name, spec.GetParentUrn())
+		}
+		urns = append(urns, "urn:pulumi:"+stack+"::"+project+"::"+typ+"::"+name)
+	}
+	return urns
+}
+
+func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
+	input := minimalInput()
+	input.Target.Metadata.Name = "legacy"
+	p := run(t, input, plan.Options{})
+
+	// Before components, the program created the provider and the cluster at the stack's root,
+	// both named metadata.name; the names and types must not have moved.
+	for _, typ := range []string{providerType, clusterType} {
+		r := find(t, p, typ, "legacy")
+		if got := r.Aliases; !slices.Equal(got, []string{"noParent"}) {
+			t.Errorf("%s aliases = %v, want [noParent]", typ, got)
+		}
+		if got, want := aliasURNs(t, r), []string{rootURN(typ, "legacy")}; !slices.Equal(got, want) {
+			t.Errorf("%s answers to %v, want %v", typ, got, want)
+		}
+	}
+	if got := find(t, p, componentType, "legacy").Aliases; len(got) != 0 {
+		t.Errorf("component aliases = %v, want none: it is new", got)
+	}
+}
+
+// runNew runs body, which calls module.New, under mocks answering with cloudState.
+func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
+	t.Helper()
+	p, err := plan.Run(body, plan.Options{State: cloudState})
+	if err != nil {
+		t.Fatalf("plan.Run: %v", err)
+	}
+	return p
+}
+
+func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
+	var clusters []*module.Cluster
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		for _, name := range []string{"blue", "green"} {
+			c, err := module.New(ctx, name, minimalSpec(name+"-cluster"))
+			if err != nil {
+				return err
+			}
+			clusters = append(clusters, c)
+		}
+		return nil
+	})
+
+	for _, name := range []string{"blue", "green"} {
+		component := find(t, p, componentType, name)
+		if component.Parent != theStack {
+			t.Errorf("%s component parent = %q, want the stack", name, component.Parent)
+		}
+		prov := find(t, p, providerType, name)
+		cl := find(t, p, clusterType, name)
+		for _, r := range []plan.Resource{prov, cl} {
+			if r.Parent != componentType+"::"+name {
+				t.Errorf("%s %s parent = %q, want its component", name, r.Type, r.Parent)
+			}
+			if len(r.Aliases) != 0 {
+				t.Errorf("%s %s aliases = %v, want none outside the stack programs", name, r.Type, r.Aliases)
+			}
+		}
+		if cl.Provider != providerType+"::"+name {
+			t.Errorf("%s cluster provider = %q, want its own", name, cl.Provider)
+		}
+		assertInputs(t, cl.Inputs, map[string]any{
+			"name": name + "-cluster",
+			"tags": []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:" + name},
+		})
+	}
+	if got := len(p.Resources); got != 6 {
+		t.Errorf("registered %v, want 6 resources", registered(p))
+	}
+	if len(clusters) != 2 || clusters[0].Resource == clusters[1].Resource {
+		t.Errorf("New returned %d clusters, want two distinct ones", len(clusters))
+	}
+}
+
+func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = module.New(ctx, "blue", minimalSpec("blue"), module.WithProvider(shared))
+		return err
+	})
+
+	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
+		t.Errorf("providers %v, want only the given one", registered(&plan.Plan{Resources: got}))
+	}
+	if got := find(t, p, clusterType, "blue").Provider; got != providerType+"::shared" {
+		t.Errorf("cluster provider = %q, want the given one", got)
+	}
+}
+
+func TestNewWithVpcIDPlacesTheClusterInAVpcOfTheSameProgram(t *testing.T) {
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		vpc, err := digitalocean.NewVpc(ctx, "net", &digitalocean.VpcArgs{Region: pulumi.String("fra1")})
+		if err != nil {
+			return err
+		}
+		_, err = module.New(ctx, "blue", minimalSpec("blue"), module.WithVpcID(vpc.ID()))
+		return err
+	})
+
+	cl := find(t, p, clusterType, "blue")
+	assertInputs(t, cl.Inputs, map[string]any{"vpcUuid": "net-id"})
+	if !slices.Contains(cl.DependsOn, vpcType+"::net") {
+		t.Errorf("cluster dependsOn = %v, want the vpc", cl.DependsOn)
+	}
+	if refs := p.OfType(stackRefType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", registered(&plan.Plan{Resources: refs}))
+	}
+}
+
+func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) {
+	spec := minimalSpec("blue")
+	spec.DefaultNodePool.Size = ""
+	var newErr error
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		_, newErr = module.New(ctx, "blue", spec)
+		return nil
+	})
+
+	if newErr == nil {
+		t.Fatal("New accepted a default pool without a size")
+	}
+	if !strings.Contains(newErr.Error(), "default_node_pool.size:") {
+		t.Errorf("error %q does not name default_node_pool.size", newErr)
+	}
+	if strings.Contains(newErr.Error(), "spec.default_node_pool") {
+		t.Errorf("error %q names the path from the manifest, want it relative to the spec", newErr)
+	}
+	if len(p.Resources) != 0 {
+		t.Errorf("registered %v, want nothing", registered(p))
+	}
+}

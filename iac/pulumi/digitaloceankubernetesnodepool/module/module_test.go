@@ -1,0 +1,585 @@
+package module_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	cluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+const (
+	poolType      = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	clusterType   = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	providerType  = "pulumi:providers:digitalocean"
+	componentType = "clusterplane:digitalocean:KubernetesNodePool"
+	stackRefType  = "pulumi:pulumi:StackReference"
+	// theStack is the root resource of the mocks' stack, the parent of top-level resources.
+	theStack = "pulumi:pulumi:Stack::clusterplane-plan"
+	// clusterStack is the stack a reference to the cluster manifest "prod" in env "fra1" reads.
+	clusterStack = "organization/digitaloceankubernetescluster/prod-fra1"
+)
+
+// minimalInput is the smallest valid stack input: a fixed pool of two on a literal cluster id.
+func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
+	return &v1.DigitalOceanKubernetesNodePoolStackInput{
+		Target: &v1.DigitalOceanKubernetesNodePool{
+			ApiVersion: "digitalocean.clusterplane.dev/v1",
+			Kind:       "DigitalOceanKubernetesNodePool",
+			Metadata:   &sharedv1.CloudResourceMetadata{Name: "workers"},
+			Spec:       minimalSpec("workers", literal("b6a1c2d3-cluster")),
+		},
+	}
+}
+
+func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.DigitalOceanKubernetesNodePoolSpec {
+	return &v1.DigitalOceanKubernetesNodePoolSpec{
+		NodePoolName: poolName,
+		Cluster:      clusterRef,
+		Size:         "s-2vcpu-4gb",
+		NodeCount:    2,
+	}
+}
+
+func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpec {
+	return &clusterv1.DigitalOceanKubernetesClusterSpec{
+		ClusterName:       name,
+		Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+		KubernetesVersion: "1.31.1-do.5",
+		DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
+	}
+}
+
+func literal(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+// clusterRef references the cluster manifest "prod" in env "fra1", read from fieldPath.
+func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{
+		ValueFrom: &sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "fra1", Name: "prod", FieldPath: fieldPath},
+	}}
+}
+
+// cloudState is what DigitalOcean computes after creation: a pool's nodes, a cluster's kubeconfig.
+func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
+	switch typ {
+	case poolType:
+		return resource.NewPropertyMapFromMap(map[string]any{"nodes": []any{
+			map[string]any{"id": "node-1", "name": name + "-a1", "status": "running"},
+			map[string]any{"id": "node-2", "name": name + "-a2", "status": "running"},
+		}})
+	case clusterType:
+		return resource.NewPropertyMapFromMap(map[string]any{
+			"kubeConfigs": []any{map[string]any{"rawConfig": "apiVersion: v1\nkind: Config\n"}}})
+	}
+	return nil
+}
+
+// run deploys input with module.Resources under mocks (answering with cloudState unless opts
+// has a State) and fails the test on error.
+func run(t *testing.T, input *v1.DigitalOceanKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
+	t.Helper()
+	p, err := runErr(input, opts)
+	if err != nil {
+		t.Fatalf("plan.Run: %v", err)
+	}
+	return p
+}
+
+func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts plan.Options) (*plan.Plan, error) {
+	if opts.State == nil {
+		opts.State = cloudState
+	}
+	return plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
+}
+
+func find(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
+	t.Helper()
+	r, ok := p.Find(typ, name)
+	if !ok {
+		t.Fatalf("no %s named %q; registered: %v", typ, name, registered(p))
+	}
+	return r
+}
+
+// registered lists the plan's resources as "type::name".
+func registered(p *plan.Plan) []string {
+	out := []string{}
+	for _, r := range p.Resources {
+		out = append(out, r.Type+"::"+r.Name)
+	}
+	return out
+}
+
+// absent, as a wanted value, means the input must not be sent at all.
+var absent = &struct{ absent bool }{}
+
+// assertInputs checks each top-level input of want against inputs, compared as JSON.
+func assertInputs(t *testing.T, inputs map[string]any, want map[string]any) {
+	t.Helper()
+	for key, w := range want {
+		got, ok := inputs[key]
+		switch {
+		case w == absent && ok:
+			t.Errorf("%s is sent as %s, want it absent", key, jsonOf(got))
+		case w == absent:
+		case !ok:
+			t.Errorf("%s is not sent, want %s", key, jsonOf(w))
+		case jsonOf(got) != jsonOf(w):
+			t.Errorf("%s = %s, want %s", key, jsonOf(got), jsonOf(w))
+		}
+	}
+}
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func sameStrings(got, want []string) bool {
+	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
+}
+
+func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	want := []string{
+		componentType + "::workers",
+		poolType + "::workers",
+		providerType + "::workers",
+	}
+	if got := registered(p); !slices.Equal(got, want) {
+		t.Fatalf("registered %v, want %v", got, want)
+	}
+	if got := find(t, p, componentType, "workers").Parent; got != theStack {
+		t.Errorf("component parent = %q, want the stack %q", got, theStack)
+	}
+	if got := find(t, p, providerType, "workers").Parent; got != componentType+"::workers" {
+		t.Errorf("provider parent = %q, want the component", got)
+	}
+	pool := find(t, p, poolType, "workers")
+	if pool.Parent != componentType+"::workers" {
+		t.Errorf("pool parent = %q, want the component", pool.Parent)
+	}
+	if pool.Provider != providerType+"::workers" {
+		t.Errorf("pool provider = %q, want the component's provider", pool.Provider)
+	}
+	if len(pool.IgnoreChanges) != 0 {
+		t.Errorf("pool ignoreChanges = %v, want none without auto_scale", pool.IgnoreChanges)
+	}
+	tags := []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers"}
+	wantInputs := map[string]any{
+		"clusterId": "b6a1c2d3-cluster",
+		"name":      "workers",
+		"size":      "s-2vcpu-4gb",
+		"nodeCount": 2,
+		"labels":    map[string]any{},
+		"taints":    []any{},
+		"tags":      tags,
+	}
+	if got, want := jsonOf(pool.Inputs), jsonOf(wantInputs); got != want {
+		t.Errorf("pool inputs\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func TestNodePoolArguments(t *testing.T) {
+	type spec = v1.DigitalOceanKubernetesNodePoolSpec
+	tests := []struct {
+		name              string
+		mutate            func(*spec)
+		want              map[string]any
+		wantIgnoreChanges []string
+	}{
+		{"a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
+			func(*spec) {},
+			map[string]any{"nodeCount": 2, "autoScale": absent, "minNodes": absent, "maxNodes": absent},
+			nil},
+		{"an autoscaling pool sends autoScale with min and max and ignores nodeCount",
+			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
+			map[string]any{"autoScale": true, "minNodes": 1, "maxNodes": 6, "nodeCount": 3},
+			[]string{"nodeCount"}},
+		{"an autoscaling pool without a node count sends no node count",
+			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
+			map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": absent},
+			[]string{"nodeCount"}},
+		{"name, size, labels and taints are passed through",
+			func(s *spec) {
+				s.NodePoolName = "gpu"
+				s.Size = "gpu-h100x1-80gb"
+				s.Labels = map[string]string{"workload": "gpu", "nvidia.com/gpu.present": "true"}
+				s.Taints = []*sharedv1.Taint{
+					{Key: "nvidia.com/gpu", Value: "present", Effect: sharedv1.TaintEffect_NoSchedule},
+					{Key: "spot", Effect: sharedv1.TaintEffect_PreferNoSchedule},
+					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
+				}
+			},
+			map[string]any{
+				"name":   "gpu",
+				"size":   "gpu-h100x1-80gb",
+				"labels": map[string]any{"workload": "gpu", "nvidia.com/gpu.present": "true"},
+				"taints": []any{
+					map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+					map[string]any{"key": "spot", "value": "", "effect": "PreferNoSchedule"},
+					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
+				},
+			},
+			nil},
+		{"user tags follow the derived standard tags",
+			func(s *spec) { s.Tags = []string{"team-ml", "resource-name:workers"} },
+			map[string]any{"tags": []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml"}},
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			tt.mutate(input.Target.Spec)
+			pool := find(t, run(t, input, plan.Options{}), poolType, "workers")
+			assertInputs(t, pool.Inputs, tt.want)
+			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
+				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
+			}
+		})
+	}
+}
+
+func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.T) {
+	input := minimalInput()
+	input.Target.Metadata = &sharedv1.CloudResourceMetadata{Name: "workers", Id: "np-7", Org: "acme", Env: "prod",
+		Labels: map[string]string{"organization": "acme-eu"}}
+	input.Target.Spec.Tags = []string{"team-ml"}
+	pool := find(t, run(t, input, plan.Options{}), poolType, "workers")
+	assertInputs(t, pool.Inputs, map[string]any{"tags": []string{
+		"environment:prod", "organization:acme-eu", "resource-id:np-7",
+		"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml",
+	}})
+}
+
+func TestNodePoolClusterFromAnotherStack(t *testing.T) {
+	tests := []struct {
+		name      string
+		fieldPath string
+		config    map[string]string
+		stack     string
+		outputs   map[string]any
+		want      string
+	}{
+		{"without a field path the cluster stack's cluster_id is read", "", nil,
+			clusterStack, map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
+			"cluster-from-cluster-id"},
+		{"a field path status.outputs.other reads other", "status.outputs.other", nil,
+			clusterStack, map[string]any{"cluster_id": "wrong", "other": "cluster-from-other"},
+			"cluster-from-other"},
+		{"the stackReferences config names the stack to read instead of the convention", "",
+			map[string]string{"clusterplane:stackReferences": `{"prod": "acme/clusters/prod"}`},
+			"acme/clusters/prod", map[string]any{"cluster_id": "cluster-from-config"},
+			"cluster-from-config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			input.Target.Spec.Cluster = clusterRef(tt.fieldPath)
+			p := run(t, input, plan.Options{
+				Config: tt.config,
+				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
+			})
+
+			ref := find(t, p, stackRefType, "workers-cluster")
+			assertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
+			if ref.Parent != componentType+"::workers" {
+				t.Errorf("stack reference parent = %q, want the component", ref.Parent)
+			}
+			pool := find(t, p, poolType, "workers")
+			assertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
+			if !slices.Contains(pool.DependsOn, stackRefType+"::workers-cluster") {
+				t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
+			}
+		})
+	}
+}
+
+func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t *testing.T) {
+	input := minimalInput()
+	input.Target.Spec.Cluster = clusterRef("")
+	_, err := runErr(input, plan.Options{
+		Stacks: map[string]map[string]any{clusterStack: {"kubeconfig": "not the id"}},
+	})
+	if err == nil {
+		t.Fatal("plan.Run succeeded with a cluster stack that has no cluster_id")
+	}
+	for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testing.T) {
+	input := minimalInput()
+	input.Target.Spec.Cluster = clusterRef("")
+	p := run(t, input, plan.Options{Preview: true})
+
+	assertInputs(t, find(t, p, stackRefType, "workers-cluster").Inputs, map[string]any{"name": clusterStack})
+	assertInputs(t, find(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
+	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
+		if out, ok := p.Outputs[name]; !ok || out.Known {
+			t.Errorf("output %s = %+v (exported %t), want it unknown in a preview", name, out, ok)
+		}
+	}
+}
+
+func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	want := map[string]any{
+		"node_pool_id": "workers-id",
+		"node_ids":     []string{"node-1", "node-2"},
+		"node_names":   []string{"workers-a1", "workers-a2"},
+	}
+	if len(p.Outputs) != len(want) {
+		t.Errorf("exported %d outputs, want %d", len(p.Outputs), len(want))
+	}
+	for name, value := range want {
+		out, ok := p.Outputs[name]
+		switch {
+		case !ok:
+			t.Errorf("output %s is not exported", name)
+		case jsonOf(out.Value) != jsonOf(value):
+			t.Errorf("output %s = %s, want %s", name, jsonOf(out.Value), jsonOf(value))
+		case out.Secret:
+			t.Errorf("output %s is a secret, want it plain", name)
+		}
+	}
+}
+
+func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.T) {
+	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
+	tests := []struct {
+		name   string
+		config *digitaloceanv1.DigitalOceanProviderConfig
+		env    string
+	}{
+		{"the provider config's token is a secret", &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, ""},
+		{"DIGITALOCEAN_TOKEN is a secret when the config has none", &digitaloceanv1.DigitalOceanProviderConfig{}, envToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("DIGITALOCEAN_TOKEN", tt.env)
+			input := minimalInput()
+			input.ProviderConfig = tt.config
+			p := run(t, input, plan.Options{})
+
+			if got := find(t, p, providerType, "workers").Inputs["token"]; got != "[secret]" {
+				t.Errorf("provider token renders %v, want [secret]", got)
+			}
+			var js bytes.Buffer
+			if err := plan.WriteJSON(&js, p); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, token := range []string{configToken, envToken} {
+				if strings.Contains(js.String(), token) || strings.Contains(string(raw), token) {
+					t.Errorf("a token appears in plain text in the rendered plan")
+				}
+			}
+		})
+	}
+}
+
+func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
+	tests := []struct {
+		name      string
+		mutate    func(*v1.DigitalOceanKubernetesNodePoolSpec)
+		wantField string
+	}{
+		{"a pool without a cluster names spec.cluster",
+			func(s *v1.DigitalOceanKubernetesNodePoolSpec) { s.Cluster = nil }, "target.spec.cluster"},
+		{"a taint without an effect names its effect",
+			func(s *v1.DigitalOceanKubernetesNodePoolSpec) {
+				s.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "true"}}
+			}, "target.spec.taints[0].effect"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := minimalInput()
+			tt.mutate(input.Target.Spec)
+			var resourcesErr error
+			p, err := plan.Run(func(ctx *pulumi.Context) error {
+				resourcesErr = module.Resources(ctx, input)
+				return nil
+			}, plan.Options{})
+			if err != nil {
+				t.Fatalf("plan.Run: %v", err)
+			}
+			if resourcesErr == nil {
+				t.Fatal("Resources accepted an invalid stack input")
+			}
+			var verr *validation.Error
+			if !errors.As(resourcesErr, &verr) {
+				t.Errorf("Resources returned %T (%v), want a validation error", resourcesErr, resourcesErr)
+			}
+			if !strings.Contains(resourcesErr.Error(), tt.wantField+":") {
+				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}
+
+func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
+	p := run(t, minimalInput(), plan.Options{})
+
+	// Before components, the program created the provider and the pool at the stack's root,
+	// both named metadata.name; the names and types must not have moved.
+	for _, typ := range []string{providerType, poolType} {
+		r := find(t, p, typ, "workers")
+		aliases := r.Request.GetAliases()
+		if len(aliases) != 1 {
+			t.Fatalf("%s has %d aliases, want one", typ, len(aliases))
+		}
+		spec := aliases[0].GetSpec()
+		if !spec.GetNoParent() {
+			t.Errorf("%s alias %v does not drop the parent", typ, aliases[0])
+		}
+		if spec.GetName() != "" || spec.GetType() != "" || spec.GetStack() != "" || spec.GetProject() != "" {
+			t.Errorf("%s alias %v changes name, type, stack or project, want only the parent dropped", typ, aliases[0])
+		}
+	}
+	if got := find(t, p, componentType, "workers").Aliases; len(got) != 0 {
+		t.Errorf("component aliases = %v, want none: it is new", got)
+	}
+}
+
+// runNew runs body, which calls New, under mocks answering with cloudState.
+func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
+	t.Helper()
+	p, err := plan.Run(body, plan.Options{State: cloudState})
+	if err != nil {
+		t.Fatalf("plan.Run: %v", err)
+	}
+	return p
+}
+
+func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t *testing.T) {
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		for _, name := range []string{"blue", "green"} {
+			c, err := cluster.New(ctx, name, minimalClusterSpec(name))
+			if err != nil {
+				return err
+			}
+			spec := minimalSpec("workers", nil)
+			if _, err := module.New(ctx, name+"-workers", spec, module.WithClusterID(c.ClusterID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	if got := len(p.Resources); got != 12 {
+		t.Errorf("registered %v, want 12 resources (component, provider and cloud resource each)", registered(p))
+	}
+	if refs := p.OfType(stackRefType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", registered(&plan.Plan{Resources: refs}))
+	}
+	for _, name := range []string{"blue", "green"} {
+		poolName := name + "-workers"
+		find(t, p, clusterType, name)
+		pool := find(t, p, poolType, poolName)
+		assertInputs(t, pool.Inputs, map[string]any{"clusterId": name + "-id", "name": "workers"})
+		if !slices.Contains(pool.DependsOn, clusterType+"::"+name) {
+			t.Errorf("%s dependsOn = %v, want its cluster", poolName, pool.DependsOn)
+		}
+		clusterURN := "urn:pulumi:plan::clusterplane::clusterplane:digitalocean:KubernetesCluster$" + clusterType + "::" + name
+		if urns := pool.Request.GetPropertyDependencies()["clusterId"].GetUrns(); !slices.Equal(urns, []string{clusterURN}) {
+			t.Errorf("%s clusterId depends on %v, want [%s]", poolName, urns, clusterURN)
+		}
+		if pool.Provider != providerType+"::"+poolName || pool.Parent != componentType+"::"+poolName {
+			t.Errorf("%s provider %q, parent %q, want its own", poolName, pool.Provider, pool.Parent)
+		}
+		if len(pool.Aliases) != 0 {
+			t.Errorf("%s aliases = %v, want none outside the stack programs", poolName, pool.Aliases)
+		}
+	}
+}
+
+func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
+	p := runNew(t, func(ctx *pulumi.Context) error {
+		shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
+		if err != nil {
+			return err
+		}
+		_, err = module.New(ctx, "workers", minimalSpec("workers", literal("b6a1c2d3-cluster")), module.WithProvider(shared))
+		return err
+	})
+
+	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
+		t.Errorf("providers %v, want only the given one", registered(&plan.Plan{Resources: got}))
+	}
+	if got := find(t, p, poolType, "workers").Provider; got != providerType+"::shared" {
+		t.Errorf("pool provider = %q, want the given one", got)
+	}
+}
+
+func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) {
+	tests := []struct {
+		name      string
+		spec      *v1.DigitalOceanKubernetesNodePoolSpec
+		opts      []module.Option
+		wantField string
+	}{
+		{"a taint without an effect is named relative to the spec",
+			func() *v1.DigitalOceanKubernetesNodePoolSpec {
+				s := minimalSpec("workers", literal("b6a1c2d3-cluster"))
+				s.Taints = []*sharedv1.Taint{{Key: "gpu"}}
+				return s
+			}(), nil, "taints[0].effect"},
+		{"a pool with neither a cluster nor WithClusterID names cluster",
+			minimalSpec("workers", nil), nil, "cluster"},
+		{"WithClusterID does not excuse other violations",
+			func() *v1.DigitalOceanKubernetesNodePoolSpec {
+				s := minimalSpec("workers", nil)
+				s.Size = ""
+				return s
+			}(), []module.Option{module.WithClusterID(pulumi.String("b6a1c2d3-cluster"))}, "size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var newErr error
+			p := runNew(t, func(ctx *pulumi.Context) error {
+				_, newErr = module.New(ctx, "workers", tt.spec, tt.opts...)
+				return nil
+			})
+			if newErr == nil {
+				t.Fatal("New accepted an invalid spec")
+			}
+			// Each violation is on its own line as "  <field path>: <message>".
+			if !strings.Contains(newErr.Error(), "\n  "+tt.wantField+":") {
+				t.Errorf("error %q does not name %s", newErr, tt.wantField)
+			}
+			if len(p.Resources) != 0 {
+				t.Errorf("registered %v, want nothing", registered(p))
+			}
+		})
+	}
+}

@@ -1,0 +1,381 @@
+// Package programs_test builds the four program binaries and runs their offline commands the way
+// a user or CI would: validate and plan every example, reject invalid manifests, never print a
+// credential.
+package programs_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const (
+	// envToken is the token the environment hands every program; fileToken the one a stack-input
+	// file carries. Neither may ever be printed.
+	envToken  = "tok-SENTINEL-123"
+	fileToken = "tok-SENTINEL-FILE-456"
+)
+
+// program is one kind's binary and what its commands must show.
+type program struct {
+	name     string
+	tokenEnv string
+	// types are resource types every plan of the kind registers.
+	types []string
+	// invalid is a manifest with several mistakes and violations the fields it breaks.
+	invalid    string
+	violations []string
+}
+
+var programs = []program{
+	{
+		name:     "civokubernetescluster",
+		tokenEnv: "CIVO_TOKEN",
+		types: []string{"clusterplane:civo:KubernetesCluster", "pulumi:providers:civo",
+			"civo:index/kubernetesCluster:KubernetesCluster"},
+		invalid: `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesCluster
+metadata:
+  name: Bad_Name
+spec:
+  clusterName: dev-fra1
+  kubernetesVersion: 1.30.5+k3s1
+  defaultNodePool:
+    size: g4s.kube.small
+    nodeCount: 0
+`,
+		violations: []string{"metadata.name", "spec.default_node_pool.node_count", "spec.kubernetes_version",
+			"spec.network", "spec.region"},
+	},
+	{
+		name:     "civokubernetesnodepool",
+		tokenEnv: "CIVO_TOKEN",
+		types: []string{"clusterplane:civo:KubernetesNodePool", "pulumi:providers:civo",
+			"civo:index/kubernetesNodePool:KubernetesNodePool"},
+		invalid: `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesNodePool
+metadata:
+  name: pool
+spec:
+  nodePoolName: Apps Pool
+  cluster:
+    value: ""
+  region: fra1
+  size: g4s.kube.large
+  nodeCount: 2
+  minNodes: 1
+`,
+		violations: []string{"spec", "spec.cluster.value", "spec.node_pool_name"},
+	},
+	{
+		name:     "digitaloceankubernetescluster",
+		tokenEnv: "DIGITALOCEAN_TOKEN",
+		types: []string{"clusterplane:digitalocean:KubernetesCluster", "pulumi:providers:digitalocean",
+			"digitalocean:index/kubernetesCluster:KubernetesCluster"},
+		invalid: `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: Not_A_Label
+spec:
+  clusterName: dev-fra1
+  kubernetesVersion: latest
+  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCount: 2
+  tags: [k8s]
+`,
+		violations: []string{"metadata.name", "spec.kubernetes_version", "spec.region", "spec.tags[0]"},
+	},
+	{
+		name:     "digitaloceankubernetesnodepool",
+		tokenEnv: "DIGITALOCEAN_TOKEN",
+		types: []string{"clusterplane:digitalocean:KubernetesNodePool", "pulumi:providers:digitalocean",
+			"digitalocean:index/kubernetesNodePool:KubernetesNodePool"},
+		invalid: `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesNodePool
+metadata:
+  name: pool
+spec:
+  nodePoolName: workers
+  size: ""
+  nodeCount: 0
+  taints:
+    - key: dedicated
+      value: gpu
+`,
+		violations: []string{"spec", "spec.cluster", "spec.size", "spec.taints[0].effect"},
+	},
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	root      string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// build compiles the four programs once per test binary and returns the module root.
+func build(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the program binaries; skipped with -short")
+	}
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			buildErr = fmt.Errorf("go env GOMOD: %w", err)
+			return
+		}
+		gomod := strings.TrimSpace(string(out))
+		if gomod == "" || gomod == os.DevNull {
+			buildErr = errors.New("not inside a Go module")
+			return
+		}
+		root = filepath.Dir(gomod)
+		if binDir, buildErr = os.MkdirTemp("", "clusterplane-programs-"); buildErr != nil {
+			return
+		}
+		args := []string{"build", "-o", binDir + string(filepath.Separator)}
+		for _, p := range programs {
+			args = append(args, "./iac/pulumi/"+p.name)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs program p with args, with the sentinel token in its environment and none of the
+// caller's credentials or stack-input settings.
+func (p program) run(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, p.name), args...)
+	cmd.Dir = t.TempDir()
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains([]string{"CIVO_TOKEN", "DIGITALOCEAN_TOKEN", "CIVO_API_URL", "DIGITALOCEAN_API_URL",
+			"STACK_INPUT_FILE"}, name) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "CIVO_TOKEN="+envToken, "DIGITALOCEAN_TOKEN="+envToken)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run %s %v: %v", p.name, args, err)
+	}
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	for _, token := range []string{envToken, fileToken} {
+		if strings.Contains(r.stdout, token) || strings.Contains(r.stderr, token) {
+			t.Errorf("%s %v printed the token %s:\nstdout:\n%s\nstderr:\n%s", p.name, args, token, r.stdout, r.stderr)
+		}
+	}
+	return r
+}
+
+// examples returns the example files of p's kind.
+func (p program) examples(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "examples", p.name, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples for %s: %v", p.name, err)
+	}
+	return files
+}
+
+// withFileToken writes the stack-input example at path with the file sentinel as its API token.
+func withFileToken(t *testing.T, path string) string {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const empty = "providerConfig: {}"
+	if !bytes.Contains(text, []byte(empty)) {
+		t.Fatalf("%s has no %q to put a token into", path, empty)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	text = bytes.Replace(text, []byte(empty), []byte("providerConfig:\n  apiToken: "+fileToken), 1)
+	if err := os.WriteFile(out, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestValidateAcceptsEveryExampleOfItsKind(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		for _, file := range p.examples(t) {
+			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				files := []string{file}
+				if strings.HasSuffix(file, ".stack-input.yaml") {
+					files = append(files, withFileToken(t, file))
+				}
+				for _, f := range files {
+					r := p.run(t, "validate", f)
+					if r.code != 0 || r.stdout != "valid\n" || r.stderr != "" {
+						t.Errorf("validate %s = exit %d, stdout %q, stderr %q; want 0 and \"valid\"", f, r.code, r.stdout, r.stderr)
+					}
+				}
+			})
+		}
+	}
+}
+
+var violationCount = regexp.MustCompile(`(\d+) violations?:\n`)
+
+func TestValidateRejectsAnInvalidManifestListingEveryViolation(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			bare := writeFile(t, "invalid.yaml", p.invalid)
+			stackInput := writeFile(t, "invalid.stack-input.yaml", "target:\n  "+
+				strings.ReplaceAll(strings.TrimSpace(p.invalid), "\n", "\n  ")+"\nproviderConfig:\n  apiToken: "+fileToken+"\n")
+			for file, prefix := range map[string]string{bare: "", stackInput: "target."} {
+				for _, args := range [][]string{{"validate", file}, {"plan", file, "-o", "json"}} {
+					r := p.run(t, args...)
+					if r.code != 1 || r.stdout != "" {
+						t.Errorf("%v = exit %d, stdout %q; want exit 1 and nothing on stdout", args, r.code, r.stdout)
+					}
+					m := violationCount.FindStringSubmatch(r.stderr)
+					if m == nil {
+						t.Fatalf("%v: stderr does not count the violations:\n%s", args, r.stderr)
+					}
+					if n, _ := strconv.Atoi(m[1]); n != len(p.violations) {
+						t.Errorf("%v: %d violations, want %d:\n%s", args, n, len(p.violations), r.stderr)
+					}
+					for _, field := range p.violations {
+						if !strings.Contains(r.stderr, "\n  "+prefix+field+": ") {
+							t.Errorf("%v: stderr does not list %s%s:\n%s", args, prefix, field, r.stderr)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestPlanOfEveryExampleWritesJSONWithTheKindsResources(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		for _, file := range p.examples(t) {
+			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				files := []string{file}
+				if strings.HasSuffix(file, ".stack-input.yaml") {
+					files = append(files, withFileToken(t, file))
+				}
+				for _, f := range files {
+					r := p.run(t, "plan", f, "-o", "json")
+					if r.code != 0 || r.stderr != "" {
+						t.Fatalf("plan %s -o json = exit %d, stderr:\n%s", f, r.code, r.stderr)
+					}
+					var doc struct {
+						Resources []struct {
+							Type   string         `json:"type"`
+							Inputs map[string]any `json:"inputs"`
+						} `json:"resources"`
+						Outputs map[string]struct {
+							Secret bool `json:"secret"`
+						} `json:"outputs"`
+					}
+					if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+						t.Fatalf("plan %s -o json wrote invalid JSON: %v\n%s", f, err, r.stdout)
+					}
+					types := map[string]int{}
+					for _, res := range doc.Resources {
+						types[res.Type]++
+						if strings.HasPrefix(res.Type, "pulumi:providers:") && res.Inputs["token"] != "[secret]" {
+							t.Errorf("plan %s: provider token = %v, want [secret]", f, res.Inputs["token"])
+						}
+					}
+					for _, want := range p.types {
+						if types[want] != 1 {
+							t.Errorf("plan %s registered %d %s, want 1 (all: %v)", f, types[want], want, types)
+						}
+					}
+					if len(doc.Outputs) == 0 {
+						t.Errorf("plan %s exports nothing", f)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestPlanOfEveryExampleWritesText(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		for _, file := range p.examples(t) {
+			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				r := p.run(t, "plan", file)
+				if r.code != 0 || r.stderr != "" {
+					t.Fatalf("plan %s = exit %d, stderr:\n%s", file, r.code, r.stderr)
+				}
+				for _, want := range append([]string{"RESOURCES", "OUTPUTS"}, p.types...) {
+					if !strings.Contains(r.stdout, want) {
+						t.Errorf("plan %s lacks %q:\n%s", file, want, r.stdout)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestBadUsageExitsWithTwo(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			example := p.examples(t)[0]
+			for _, args := range [][]string{{"apply", example}, {"validate"}, {"plan"}, {"plan", example, "-o", "yaml"}} {
+				r := p.run(t, args...)
+				if r.code != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" {
+					t.Errorf("%v = exit %d, stdout %q, stderr %q; want exit 2 and usage on stderr", args, r.code, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}
