@@ -122,11 +122,35 @@ func (s *Settings[P, C]) Input(ctx *pulumi.Context, owner, field string, ref *sh
 	return reference.Resolve(ctx, owner, field, ref, defaultOutput, opts...)
 }
 
-// ChildOptions are the options every child of parent is created with.
-func (s *Settings[P, C]) ChildOptions(parent pulumi.Resource) []pulumi.ResourceOption {
-	opts := []pulumi.ResourceOption{pulumi.Parent(parent)}
+// Register registers comp as a component of type typ named name and returns the options every
+// child of it is created with.
+func (s *Settings[P, C]) Register(ctx *pulumi.Context, typ, name string, comp pulumi.ComponentResource) ([]pulumi.ResourceOption, error) {
+	if err := ctx.RegisterComponentResource(typ, name, comp, s.ResourceOptions...); err != nil {
+		return nil, errors.Wrap(err, "register component")
+	}
+	opts := []pulumi.ResourceOption{pulumi.Parent(comp)}
 	if s.StackAliases {
 		opts = append(opts, pulumi.Aliases([]pulumi.Alias{{NoParent: pulumi.Bool(true)}}))
 	}
-	return opts
+	return opts, nil
+}
+
+// ProviderOr returns the provider given by WithProvider, or else the one create makes.
+func (s *Settings[P, C]) ProviderOr(create func() (P, error)) (P, error) {
+	if s.HasProvider() {
+		return s.Provider, nil
+	}
+	return create()
+}
+
+// Finish registers a component's outputs, which ends its registration.
+func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource, outputs pulumi.Map) error {
+	return errors.Wrap(ctx.RegisterResourceOutputs(comp, outputs), "register outputs")
+}
+
+// Export exports outputs as the stack's outputs.
+func Export(ctx *pulumi.Context, outputs pulumi.Map) {
+	for name, value := range outputs {
+		ctx.Export(name, value)
+	}
 }

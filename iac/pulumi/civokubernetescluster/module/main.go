@@ -10,7 +10,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -62,16 +61,15 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 		return nil, err
 	}
 	c := &Cluster{}
-	if err := ctx.RegisterComponentResource(TypeToken, name, c, s.ResourceOptions...); err != nil {
-		return nil, errors.Wrap(err, "register component")
+	child, err := s.Register(ctx, TypeToken, name, c)
+	if err != nil {
+		return nil, err
 	}
-	child := s.ChildOptions(c)
-	p := s.Provider
-	if !s.HasProvider() {
-		var err error
-		if p, err = provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...); err != nil {
-			return nil, err
-		}
+	p, err := s.ProviderOr(func() (*civo.Provider, error) {
+		return provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	l := newLocals(name, s.Metadata, spec)
 	networkID, err := s.Input(ctx, name, "network", spec.GetNetwork(), NetworkIDOutput, child...)
@@ -95,8 +93,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 		return nil, err
 	}
 	c.setOutputs(cl)
-	if err := ctx.RegisterResourceOutputs(c, c.outputs()); err != nil {
-		return nil, errors.Wrap(err, "register outputs")
+	if err := component.Finish(ctx, c, c.outputs()); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -114,8 +112,6 @@ func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) e
 	if err != nil {
 		return err
 	}
-	for name, value := range c.outputs() {
-		ctx.Export(name, value)
-	}
+	component.Export(ctx, c.outputs())
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -54,17 +53,16 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 		return nil, err
 	}
 	np := &NodePool{}
-	if err := ctx.RegisterComponentResource(TypeToken, name, np, s.ResourceOptions...); err != nil {
-		return nil, errors.Wrap(err, "register component")
+	child, err := s.Register(ctx, TypeToken, name, np)
+	if err != nil {
+		return nil, err
 	}
-	child := s.ChildOptions(np)
-	p := s.Provider
-	if !s.HasProvider() {
-		// The pool lands in the provider's region, so the provider is the pool's region's.
-		var err error
-		if p, err = provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...); err != nil {
-			return nil, err
-		}
+	// The pool lands in the provider's region, so the provider is the pool's region's.
+	p, err := s.ProviderOr(func() (*civo.Provider, error) {
+		return provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
 	if err != nil {
@@ -75,8 +73,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 		return nil, err
 	}
 	np.setOutputs(pool)
-	if err := ctx.RegisterResourceOutputs(np, np.outputs()); err != nil {
-		return nil, errors.Wrap(err, "register outputs")
+	if err := component.Finish(ctx, np, np.outputs()); err != nil {
+		return nil, err
 	}
 	return np, nil
 }
@@ -94,8 +92,6 @@ func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) 
 	if err != nil {
 		return err
 	}
-	for name, value := range np.outputs() {
-		ctx.Export(name, value)
-	}
+	component.Export(ctx, np.outputs())
 	return nil
 }

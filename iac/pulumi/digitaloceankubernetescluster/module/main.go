@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -50,16 +49,15 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	c := &Cluster{}
-	if err := ctx.RegisterComponentResource(TypeToken, name, c, s.ResourceOptions...); err != nil {
-		return nil, errors.Wrap(err, "register component")
+	child, err := s.Register(ctx, TypeToken, name, c)
+	if err != nil {
+		return nil, err
 	}
-	child := s.ChildOptions(c)
-	p := s.Provider
-	if !s.HasProvider() {
-		var err error
-		if p, err = provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...); err != nil {
-			return nil, err
-		}
+	p, err := s.ProviderOr(func() (*digitalocean.Provider, error) {
+		return provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	var vpc pulumi.StringPtrInput
 	if s.HasInput("vpc", spec.GetVpc()) {
@@ -75,8 +73,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	c.setOutputs(cl)
-	if err := ctx.RegisterResourceOutputs(c, c.outputs()); err != nil {
-		return nil, errors.Wrap(err, "register outputs")
+	if err := component.Finish(ctx, c, c.outputs()); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -94,8 +92,6 @@ func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStack
 	if err != nil {
 		return err
 	}
-	for name, value := range c.outputs() {
-		ctx.Export(name, value)
-	}
+	component.Export(ctx, c.outputs())
 	return nil
 }

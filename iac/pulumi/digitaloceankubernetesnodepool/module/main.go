@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -53,16 +52,15 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePo
 		return nil, err
 	}
 	np := &NodePool{}
-	if err := ctx.RegisterComponentResource(TypeToken, name, np, s.ResourceOptions...); err != nil {
-		return nil, errors.Wrap(err, "register component")
+	child, err := s.Register(ctx, TypeToken, name, np)
+	if err != nil {
+		return nil, err
 	}
-	child := s.ChildOptions(np)
-	p := s.Provider
-	if !s.HasProvider() {
-		var err error
-		if p, err = provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...); err != nil {
-			return nil, err
-		}
+	p, err := s.ProviderOr(func() (*digitalocean.Provider, error) {
+		return provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
 	if err != nil {
@@ -73,8 +71,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePo
 		return nil, err
 	}
 	np.setOutputs(pool)
-	if err := ctx.RegisterResourceOutputs(np, np.outputs()); err != nil {
-		return nil, errors.Wrap(err, "register outputs")
+	if err := component.Finish(ctx, np, np.outputs()); err != nil {
+		return nil, err
 	}
 	return np, nil
 }
@@ -92,8 +90,6 @@ func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStac
 	if err != nil {
 		return err
 	}
-	for name, value := range np.outputs() {
-		ctx.Export(name, value)
-	}
+	component.Export(ctx, np.outputs())
 	return nil
 }
