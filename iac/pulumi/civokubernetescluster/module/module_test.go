@@ -1,11 +1,8 @@
 package module_test
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
-	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,11 +10,11 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/internal/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -28,7 +25,6 @@ const (
 	networkType   = "civo:index/network:Network"
 	providerType  = "pulumi:providers:civo"
 	componentType = "clusterplane:civo:KubernetesCluster"
-	stackRefType  = "pulumi:pulumi:StackReference"
 )
 
 // The manifest name every child of the stack program is named after, and references to it.
@@ -45,14 +41,6 @@ const (
 	fakeConfigYML = "apiVersion: v1\nkind: Config\nclusters:\n- name: acme-prod\n  cluster:\n    server: https://212.2.240.10:6443\n"
 )
 
-func value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func valueFrom(ref *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: ref}}
-}
-
 // minimalSpec is the smallest valid spec; its cluster_name differs from the manifest name so
 // that tests tell the two apart.
 func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
@@ -60,7 +48,7 @@ func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
 		ClusterName:       clusterName,
 		Region:            civov1.CivoRegion_fra1,
 		KubernetesVersion: minimalK3s,
-		Network:           value(networkID),
+		Network:           moduletest.Value(networkID),
 		DefaultNodePool:   &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: minimalSize, NodeCount: 3},
 	}
 }
@@ -83,77 +71,13 @@ func stackInput(edit ...func(*clusterv1.CivoKubernetesClusterStackInput)) *clust
 // isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
 func isolateEnv(t *testing.T) {
 	t.Helper()
-	t.Setenv("CIVO_TOKEN", "")
-	t.Setenv("CIVO_API_URL", "")
+	moduletest.ClearEnv(t, "CIVO_TOKEN", "CIVO_API_URL")
 }
 
 // runResources runs the stack program's body on in and fails the test on an error.
 func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
 	t.Helper()
-	p, err := plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }, opts)
-	if err != nil {
-		t.Fatalf("plan.Run() error = %v", err)
-	}
-	return p
-}
-
-// runBody runs body and returns its error along with whatever it registered before failing.
-func runBody(t *testing.T, body func(ctx *pulumi.Context) error) (*plan.Plan, error) {
-	t.Helper()
-	var bodyErr error
-	p, err := plan.Run(func(ctx *pulumi.Context) error {
-		bodyErr = body(ctx)
-		return nil
-	}, plan.Options{})
-	if err != nil {
-		t.Fatalf("plan.Run() error = %v", err)
-	}
-	return p, bodyErr
-}
-
-func render(t *testing.T, p *plan.Plan) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
-		t.Fatalf("WriteJSON() error = %v", err)
-	}
-	return buf.String()
-}
-
-func mustFind(t *testing.T, p *plan.Plan, typ, resourceName string) plan.Resource {
-	t.Helper()
-	r, ok := p.Find(typ, resourceName)
-	if !ok {
-		t.Fatalf("no %s named %q; registered: %v", typ, resourceName, registered(p))
-	}
-	return r
-}
-
-// registered lists the plan's resources as sorted "type::name".
-func registered(p *plan.Plan) []string {
-	out := []string{}
-	for _, r := range p.Resources {
-		out = append(out, r.Type+"::"+r.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func assertEqual(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.MarshalIndent(got, "", "  ")
-		w, _ := json.MarshalIndent(want, "", "  ")
-		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
-	}
-}
-
-// propertyDependencies returns the URNs the input named key was registered as depending on.
-func propertyDependencies(r plan.Resource, key string) []string {
-	if r.Request == nil {
-		return nil
-	}
-	return r.Request.GetPropertyDependencies()[key].GetUrns()
+	return moduletest.Run(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }, opts)
 }
 
 func anyStrings(values ...string) []any {
@@ -176,26 +100,18 @@ func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAn
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{})
 
-	assertEqual(t, "registered resources", registered(p), []string{
+	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
 		firewallRef,
 		clusterType + "::" + name,
 		componentRef,
 		providerRef,
 	})
-	component := mustFind(t, p, componentType, name)
-	if !strings.HasPrefix(component.Parent, "pulumi:pulumi:Stack::") {
-		t.Errorf("component parent = %q, want the stack", component.Parent)
-	}
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
 	for _, typ := range []string{providerType, firewallType, clusterType} {
-		r := mustFind(t, p, typ, name)
-		if r.Parent != componentRef {
-			t.Errorf("%s parent = %q, want %q", typ, r.Parent, componentRef)
-		}
+		moduletest.AssertParent(t, moduletest.MustFind(t, p, typ, name), componentRef)
 	}
 	for _, typ := range []string{firewallType, clusterType} {
-		if r := mustFind(t, p, typ, name); r.Provider != providerRef {
-			t.Errorf("%s provider = %q, want %q", typ, r.Provider, providerRef)
-		}
+		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, name), providerRef)
 	}
 }
 
@@ -209,10 +125,10 @@ func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Region = region
 			}), plan.Options{})
-			assertEqual(t, "provider inputs", mustFind(t, p, providerType, name).Inputs,
+			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 				map[string]any{"region": region.String()})
 			for _, typ := range []string{firewallType, clusterType} {
-				if got := mustFind(t, p, typ, name).Inputs["region"]; got != region.String() {
+				if got := moduletest.MustFind(t, p, typ, name).Inputs["region"]; got != region.String() {
 					t.Errorf("%s region = %v, want %s", typ, got, region)
 				}
 			}
@@ -238,8 +154,8 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 			})
 			p := runResources(t, in, plan.Options{})
 
-			fw := mustFind(t, p, firewallType, name)
-			assertEqual(t, "firewall inputs", fw.Inputs, map[string]any{
+			fw := moduletest.MustFind(t, p, firewallType, name)
+			moduletest.AssertEqual(t, "firewall inputs", fw.Inputs, map[string]any{
 				"name":               clusterName,
 				"networkId":          networkID,
 				"region":             "fra1",
@@ -257,18 +173,18 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 			})
 
 			// The cluster's firewall is the created one: its id, and a dependency on it.
-			cl := mustFind(t, p, clusterType, name)
+			cl := moduletest.MustFind(t, p, clusterType, name)
 			if got := cl.Inputs["firewallId"]; got != name+"-id" {
 				t.Errorf("cluster firewallId = %v, want the firewall's id %q", got, name+"-id")
 			}
-			deps := propertyDependencies(cl, "firewallId")
+			deps := moduletest.PropertyDependencies(cl, "firewallId")
 			if len(deps) != 1 || plan.ShortURN(deps[0]) != firewallRef {
 				t.Errorf("cluster firewallId depends on %v, want only the firewall %s", deps, firewallRef)
 			}
 			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
 			preview := runResources(t, in, plan.Options{Preview: true})
-			pcl := mustFind(t, preview, clusterType, name)
-			if v := requestInputs(t, pcl)["firewallId"]; !v.IsComputed() {
+			pcl := moduletest.MustFind(t, preview, clusterType, name)
+			if v := moduletest.RequestInputs(t, pcl)["firewallId"]; !v.IsComputed() {
 				t.Errorf("preview cluster firewallId = %v, want unknown", v)
 			}
 			if got := pcl.Inputs["firewallId"]; got != "[unknown]" {
@@ -285,10 +201,10 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 		stacks   map[string]map[string]any
 		want     string
 	}{
-		{name: "a literal id", firewall: value("fw-given"), want: "fw-given"},
+		{name: "a literal id", firewall: moduletest.Value("fw-given"), want: "fw-given"},
 		{
 			name:     "a reference reads the firewall_id output by default",
-			firewall: valueFrom(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
+			firewall: moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
 			stacks:   map[string]map[string]any{"organization/civofirewall/edge": {"firewall_id": "fw-from-stack"}},
 			want:     "fw-from-stack",
 		},
@@ -300,9 +216,9 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 				in.Target.Spec.Firewall = tt.firewall
 			}), plan.Options{Stacks: tt.stacks})
 			if fws := p.OfType(firewallType); len(fws) != 0 {
-				t.Errorf("registered %d firewalls, want none: %v", len(fws), registered(p))
+				t.Errorf("registered %d firewalls, want none: %v", len(fws), moduletest.Registered(p))
 			}
-			cl := mustFind(t, p, clusterType, name)
+			cl := moduletest.MustFind(t, p, clusterType, name)
 			if got := cl.Inputs["firewallId"]; got != tt.want {
 				t.Errorf("cluster firewallId = %v, want %q", got, tt.want)
 			}
@@ -336,7 +252,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 		}
 	})
 	p := runResources(t, in, plan.Options{})
-	assertEqual(t, "cluster inputs", mustFind(t, p, clusterType, name).Inputs, map[string]any{
+	moduletest.AssertEqual(t, "cluster inputs", moduletest.MustFind(t, p, clusterType, name).Inputs, map[string]any{
 		"name":              clusterName,
 		"region":            "lon1",
 		"kubernetesVersion": "1.29.8-k3s1",
@@ -363,7 +279,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 func TestResourcesAlwaysAsksForTheKubeconfig(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{})
-	if got := mustFind(t, p, clusterType, name).Inputs["writeKubeconfig"]; got != true {
+	if got := moduletest.MustFind(t, p, clusterType, name).Inputs["writeKubeconfig"]; got != true {
 		t.Errorf("cluster writeKubeconfig = %v, want true", got)
 	}
 }
@@ -407,9 +323,9 @@ func TestResourcesSendsTagsAsOneSpaceSeparatedString(t *testing.T) {
 				in.Target.Metadata = tt.metadata
 				in.Target.Spec.Tags = tt.tags
 			}), plan.Options{})
-			got, ok := mustFind(t, p, clusterType, name).Inputs["tags"].(string)
+			got, ok := moduletest.MustFind(t, p, clusterType, name).Inputs["tags"].(string)
 			if !ok {
-				t.Fatalf("cluster tags = %#v, want one string", mustFind(t, p, clusterType, name).Inputs["tags"])
+				t.Fatalf("cluster tags = %#v, want one string", moduletest.MustFind(t, p, clusterType, name).Inputs["tags"])
 			}
 			if got != tt.want {
 				t.Errorf("cluster tags = %q, want %q", got, tt.want)
@@ -435,7 +351,7 @@ func TestResourcesJoinsApplicationsWithCommas(t *testing.T) {
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Applications = tt.applications
 			}), plan.Options{})
-			got, sent := mustFind(t, p, clusterType, name).Inputs["applications"]
+			got, sent := moduletest.MustFind(t, p, clusterType, name).Inputs["applications"]
 			if tt.want == nil {
 				if sent {
 					t.Errorf("cluster applications = %#v, want none sent", got)
@@ -474,7 +390,7 @@ func TestResourcesSendsClusterTypeAndCniExplicitly(t *testing.T) {
 				in.Target.Spec.Cni = tt.cni
 				in.Target.Spec.KubernetesVersion = tt.version
 			}), plan.Options{})
-			cl := mustFind(t, p, clusterType, name)
+			cl := moduletest.MustFind(t, p, clusterType, name)
 			if got := cl.Inputs["clusterType"]; got != tt.wantType {
 				t.Errorf("cluster clusterType = %#v, want %q", got, tt.wantType)
 			}
@@ -533,7 +449,7 @@ func TestResourcesCreatesTheClusterWithExactlyOnePool(t *testing.T) {
 				in.Target.Spec.DefaultNodePool = tt.pool
 			}), plan.Options{})
 			// One pool: the `pools` input is a single object, not a list.
-			assertEqual(t, "cluster pools", mustFind(t, p, clusterType, name).Inputs["pools"], tt.want)
+			moduletest.AssertEqual(t, "cluster pools", moduletest.MustFind(t, p, clusterType, name).Inputs["pools"], tt.want)
 			if pools := p.OfType("civo:index/kubernetesNodePool:KubernetesNodePool"); len(pools) != 0 {
 				t.Errorf("registered %d separate node pools, want none", len(pools))
 			}
@@ -559,8 +475,8 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{State: clusterState})
 
-	cl := mustFind(t, p, clusterType, name)
-	if !contains(cl.AdditionalSecretOutputs, "kubeconfig") {
+	cl := moduletest.MustFind(t, p, clusterType, name)
+	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeconfig") {
 		t.Errorf("cluster additionalSecretOutputs = %v, want kubeconfig among them", cl.AdditionalSecretOutputs)
 	}
 	out, ok := p.Outputs[module.OutputKubeconfigB64]
@@ -574,7 +490,7 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 	if out.Value != want {
 		t.Errorf("output %s = %v, want base64 of the kubeconfig %q", module.OutputKubeconfigB64, out.Value, want)
 	}
-	rendered := render(t, p)
+	rendered := moduletest.Render(t, p)
 	for _, leak := range []string{want, "212.2.240.10:6443\\n", "kind: Config"} {
 		if strings.Contains(rendered, leak) {
 			t.Errorf("rendered plan shows the kubeconfig (%q):\n%s", leak, rendered)
@@ -585,12 +501,7 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{State: clusterState})
-	names := []string{}
-	for n := range p.Outputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	assertEqual(t, "output names", names, []string{
+	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{
 		"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64",
 		"master_ip", "network_id",
 	})
@@ -651,18 +562,16 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.Network = valueFrom(tt.ref)
+				in.Target.Spec.Network = moduletest.Ref(tt.ref)
 			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
 
-			ref := mustFind(t, p, stackRefType, name+"-network")
+			ref := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-network")
 			if got := ref.Inputs["name"]; got != tt.wantStack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
 			}
-			if ref.Parent != componentRef {
-				t.Errorf("stack reference parent = %q, want %q", ref.Parent, componentRef)
-			}
+			moduletest.AssertParent(t, ref, componentRef)
 			for _, typ := range []string{firewallType, clusterType} {
-				if got := mustFind(t, p, typ, name).Inputs["networkId"]; got != tt.want {
+				if got := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; got != tt.want {
 					t.Errorf("%s networkId = %v, want %q", typ, got, tt.want)
 				}
 			}
@@ -671,33 +580,6 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 			}
 		})
 	}
-}
-
-// requestInputs are the inputs as the engine receives them, unknowns included (the mocks drop
-// unknown inputs from RawInputs and so from Inputs).
-func requestInputs(t *testing.T, r plan.Resource) resource.PropertyMap {
-	t.Helper()
-	if r.Request == nil {
-		t.Fatalf("%s %s has no register request", r.Type, r.Name)
-	}
-	props, err := plugin.UnmarshalProperties(r.Request.GetObject(), plugin.MarshalOptions{
-		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
-	})
-	if err != nil {
-		t.Fatalf("unmarshal %s %s inputs: %v", r.Type, r.Name, err)
-	}
-	return props
-}
-
-// secretString returns the plain string inside a secret property value.
-func secretString(v resource.PropertyValue) (string, bool) {
-	switch {
-	case v.IsSecret():
-		return v.SecretValue().Element.StringValue(), true
-	case v.IsOutput() && v.OutputValue().Secret:
-		return v.OutputValue().Element.StringValue(), true
-	}
-	return "", false
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
@@ -725,26 +607,16 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 				in.ProviderConfig = tt.config
 			}), plan.Options{State: clusterState})
 
-			pr := mustFind(t, p, providerType, name)
-			if got := pr.Inputs["token"]; got != "[secret]" {
-				t.Errorf("provider token renders %#v, want [secret]", got)
-			}
-			got, secret := secretString(pr.RawInputs["token"])
-			if !secret || got != tt.want {
-				t.Errorf("provider token = %q (secret %t), want secret %q", got, secret, tt.want)
-			}
-			rendered := render(t, p)
+			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "token", tt.want)
 			for _, token := range []string{configToken, envToken} {
-				if strings.Contains(rendered, token) {
-					t.Errorf("rendered plan contains the token %q:\n%s", token, rendered)
-				}
+				moduletest.AssertNoLeak(t, p, token)
 			}
 		})
 	}
 	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
 		isolateEnv(t)
 		p := runResources(t, stackInput(), plan.Options{})
-		if got, ok := mustFind(t, p, providerType, name).Inputs["token"]; ok {
+		if got, ok := moduletest.MustFind(t, p, providerType, name).Inputs["token"]; ok {
 			t.Errorf("provider token = %#v, want none sent", got)
 		}
 	})
@@ -771,7 +643,7 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.ProviderConfig = tt.config
 			}), plan.Options{})
-			got, sent := mustFind(t, p, providerType, name).Inputs["apiEndpoint"]
+			got, sent := moduletest.MustFind(t, p, providerType, name).Inputs["apiEndpoint"]
 			if tt.want == nil {
 				if sent {
 					t.Errorf("provider apiEndpoint = %#v, want none sent", got)
@@ -813,24 +685,20 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			in := stackInput(tt.edit, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token}
 			})
-			p, err := runBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
+			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
+				return module.Resources(ctx, in)
+			}, plan.Options{})
 			if err == nil {
 				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
 			}
 			if !strings.Contains(err.Error(), tt.field+":") {
 				t.Errorf("error does not name %s:\n%v", tt.field, err)
 			}
-			fields := []string{}
-			for _, v := range validation.Violations(err) {
-				fields = append(fields, v.Field)
-			}
-			assertEqual(t, "violated fields", fields, []string{tt.field})
+			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
 			if strings.Contains(err.Error(), token) {
 				t.Errorf("error shows the token: %v", err)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
 }
@@ -840,36 +708,11 @@ func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T)
 	p := runResources(t, stackInput(), plan.Options{})
 	for _, typ := range []string{providerType, firewallType, clusterType} {
 		t.Run(typ, func(t *testing.T) {
-			// Same type and name as when the stack program created it at the root...
-			r := mustFind(t, p, typ, name)
-			if r.Request == nil {
-				t.Fatalf("%s has no register request", typ)
-			}
-			if r.Request.GetType() != typ || r.Request.GetName() != name {
-				t.Errorf("registered as %s %s, want %s %s", r.Request.GetType(), r.Request.GetName(), typ, name)
-			}
-			// ...and an alias without a parent: the URN it had there.
-			aliases := r.Request.GetAliases()
-			if len(aliases) != 1 {
-				t.Fatalf("%s has aliases %v, want one", typ, aliases)
-			}
-			spec := aliases[0].GetSpec()
-			if spec == nil || !spec.GetNoParent() {
-				t.Fatalf("%s alias = %v, want a spec with noParent", typ, aliases[0])
-			}
-			// Empty fields of an alias spec mean "the same as the resource's".
-			for field, got := range map[string]string{
-				"name": spec.GetName(), "type": spec.GetType(), "stack": spec.GetStack(), "project": spec.GetProject(),
-			} {
-				if got != "" {
-					t.Errorf("%s alias changes its %s to %q, want it kept", typ, field, got)
-				}
-			}
+			moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, name))
 		})
 	}
-	if aliases := mustFind(t, p, componentType, name).Aliases; len(aliases) != 0 {
-		t.Errorf("component has aliases %v, want none (it is new)", aliases)
-	}
+	// The component is new: it has no earlier URN to answer to.
+	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, name))
 }
 
 func newSpecWithoutReferences() *clusterv1.CivoKubernetesClusterSpec {
@@ -923,24 +766,24 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 		t.Run(tt.name, func(t *testing.T) {
 			isolateEnv(t)
 			var got *module.Cluster
-			p, err := runBody(t, func(ctx *pulumi.Context) error {
+			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 				opts, err := tt.opts(ctx)
 				if err != nil {
 					return err
 				}
 				got, err = module.New(ctx, component, newSpecWithoutReferences(), opts...)
 				return err
-			})
+			}, plan.Options{})
 			if err != nil {
 				t.Fatalf("New() error = %v", err)
 			}
 			if got == nil || got.Resource == nil {
 				t.Fatalf("New() = %v, want a cluster with its resource", got)
 			}
-			if refs := p.OfType(stackRefType); len(refs) != 0 {
-				t.Errorf("registered stack references %v, want none", registered(p))
+			if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+				t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 			}
-			cl := mustFind(t, p, clusterType, component)
+			cl := moduletest.MustFind(t, p, clusterType, component)
 			if v := cl.Inputs["networkId"]; v != tt.wantNetwork {
 				t.Errorf("cluster networkId = %v, want %v", v, tt.wantNetwork)
 			}
@@ -956,17 +799,13 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 				t.Errorf("registered %d firewalls, want none", len(fws))
 			}
 			if tt.networkDepOn != "" {
-				deps := propertyDependencies(cl, "networkId")
+				deps := moduletest.PropertyDependencies(cl, "networkId")
 				if len(deps) != 1 || plan.ShortURN(deps[0]) != tt.networkDepOn {
 					t.Errorf("cluster networkId depends on %v, want %s", deps, tt.networkDepOn)
 				}
 			}
 			// New is for programs, not the stack programs: no aliases to root URNs.
-			for _, r := range p.Resources {
-				if len(r.Aliases) != 0 {
-					t.Errorf("%s %s has aliases %v, want none", r.Type, r.Name, r.Aliases)
-				}
-			}
+			moduletest.AssertNoAliases(t, p.Resources...)
 		})
 	}
 }
@@ -975,11 +814,11 @@ func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
 	isolateEnv(t)
 	spec := newSpecWithoutReferences()
 	spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
-	p, err := runBody(t, func(ctx *pulumi.Context) error {
+	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		_, err := module.New(ctx, "alpha", spec,
 			module.WithNetworkID(pulumi.String("net-opt")), module.WithFirewallID(pulumi.String("fw-opt")))
 		return err
-	})
+	}, plan.Options{})
 	if err == nil {
 		t.Fatal("New() = nil, want the created_firewall_only violation")
 	}
@@ -987,15 +826,13 @@ func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
 	for _, v := range validation.Violations(err) {
 		ids = append(ids, v.RuleID)
 	}
-	assertEqual(t, "violated rules", ids, []string{"api_server_allowed_cidrs.created_firewall_only"})
-	if len(p.Resources) != 0 {
-		t.Errorf("registered %v, want nothing", registered(p))
-	}
+	moduletest.AssertEqual(t, "violated rules", ids, []string{"api_server_allowed_cidrs.created_firewall_only"})
+	moduletest.AssertNothingRegistered(t, p)
 }
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	isolateEnv(t)
-	p, err := runBody(t, func(ctx *pulumi.Context) error {
+	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("lon1")})
 		if err != nil {
 			return err
@@ -1003,7 +840,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 		_, err = module.New(ctx, "alpha", newSpecWithoutReferences(),
 			module.WithProvider(shared), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	})
+	}, plan.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -1011,24 +848,23 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	for _, r := range p.OfType(providerType) {
 		providers = append(providers, r.Name)
 	}
-	assertEqual(t, "providers", providers, []string{"shared"})
+	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
 	for _, typ := range []string{firewallType, clusterType} {
-		if got := mustFind(t, p, typ, "alpha").Provider; got != providerType+"::shared" {
-			t.Errorf("%s provider = %q, want the given one", typ, got)
-		}
+		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, "alpha"), providerType+"::shared")
 	}
 }
 
 func TestNewWithoutMetadataDerivesTagsFromTheComponentName(t *testing.T) {
 	isolateEnv(t)
-	p, err := runBody(t, func(ctx *pulumi.Context) error {
+	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	})
+	}, plan.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	if got := mustFind(t, p, clusterType, "alpha").Inputs["tags"]; got != "resource-kind:CivoKubernetesCluster resource-name:alpha" {
+	got := moduletest.MustFind(t, p, clusterType, "alpha").Inputs["tags"]
+	if got != "resource-kind:CivoKubernetesCluster resource-name:alpha" {
 		t.Errorf("cluster tags = %#v, want the kind and the component name", got)
 	}
 }
@@ -1052,19 +888,15 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			spec := minimalSpec()
 			tt.edit(spec)
 			var got *module.Cluster
-			p, err := runBody(t, func(ctx *pulumi.Context) error {
+			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 				var err error
 				got, err = module.New(ctx, "alpha", spec)
 				return err
-			})
+			}, plan.Options{})
 			if err == nil {
 				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
 			}
-			fields := []string{}
-			for _, v := range validation.Violations(err) {
-				fields = append(fields, v.Field)
-			}
-			assertEqual(t, "violated fields", fields, []string{tt.field})
+			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
 			msg := err.Error()
 			if !strings.Contains(msg, "CivoKubernetesCluster alpha") || !strings.Contains(msg, "  "+tt.field+":") {
 				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
@@ -1072,18 +904,7 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			if strings.Contains(msg, "spec.") {
 				t.Errorf("error path is not relative to the spec:\n%s", msg)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

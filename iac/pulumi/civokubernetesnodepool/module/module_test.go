@@ -1,10 +1,8 @@
 package module_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,11 +12,11 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/internal/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -30,7 +28,6 @@ const (
 	providerType         = "pulumi:providers:civo"
 	componentType        = "clusterplane:civo:KubernetesNodePool"
 	clusterComponentType = "clusterplane:civo:KubernetesCluster"
-	stackRefType         = "pulumi:pulumi:StackReference"
 )
 
 // The manifest name every child of the stack program is named after, and references to it.
@@ -43,17 +40,9 @@ const (
 	clusterStack = "organization/civokubernetescluster/prod-fra1"
 )
 
-func value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func valueFrom(ref *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: ref}}
-}
-
 // clusterRef points at the cluster stack "organization/civokubernetescluster/prod-fra1".
 func clusterRef() *sharedv1.StringValueOrRef {
-	return valueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1"})
+	return moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1"})
 }
 
 // minimalSpec is the smallest valid spec; its node_pool_name differs from the manifest name so
@@ -61,7 +50,7 @@ func clusterRef() *sharedv1.StringValueOrRef {
 func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 	return &nodepoolv1.CivoKubernetesNodePoolSpec{
 		NodePoolName: poolName,
-		Cluster:      value(clusterID),
+		Cluster:      moduletest.Value(clusterID),
 		Region:       civov1.CivoRegion_fra1,
 		Size:         "g4s.kube.large",
 		NodeCount:    2,
@@ -86,8 +75,7 @@ func stackInput(edit ...func(*nodepoolv1.CivoKubernetesNodePoolStackInput)) *nod
 // isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
 func isolateEnv(t *testing.T) {
 	t.Helper()
-	t.Setenv("CIVO_TOKEN", "")
-	t.Setenv("CIVO_API_URL", "")
+	moduletest.ClearEnv(t, "CIVO_TOKEN", "CIVO_API_URL")
 }
 
 func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFunc {
@@ -97,112 +85,23 @@ func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFu
 // runResources runs the stack program's body on in and fails the test on an error.
 func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
 	t.Helper()
-	p, err := plan.Run(resourcesBody(in), opts)
-	if err != nil {
-		t.Fatalf("plan.Run() error = %v", err)
-	}
-	return p
-}
-
-// runBody runs body and returns its error along with whatever it registered before failing.
-func runBody(t *testing.T, body func(ctx *pulumi.Context) error) (*plan.Plan, error) {
-	t.Helper()
-	var bodyErr error
-	p, err := plan.Run(func(ctx *pulumi.Context) error {
-		bodyErr = body(ctx)
-		return nil
-	}, plan.Options{})
-	if err != nil {
-		t.Fatalf("plan.Run() error = %v", err)
-	}
-	return p, bodyErr
-}
-
-func render(t *testing.T, p *plan.Plan) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
-		t.Fatalf("WriteJSON() error = %v", err)
-	}
-	return buf.String()
-}
-
-func mustFind(t *testing.T, p *plan.Plan, typ, resourceName string) plan.Resource {
-	t.Helper()
-	r, ok := p.Find(typ, resourceName)
-	if !ok {
-		t.Fatalf("no %s named %q; registered: %v", typ, resourceName, registered(p))
-	}
-	return r
-}
-
-// registered lists the plan's resources as sorted "type::name".
-func registered(p *plan.Plan) []string {
-	out := []string{}
-	for _, r := range p.Resources {
-		out = append(out, r.Type+"::"+r.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func assertEqual(t *testing.T, what string, got, want any) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		g, _ := json.MarshalIndent(got, "", "  ")
-		w, _ := json.MarshalIndent(want, "", "  ")
-		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
-	}
-}
-
-// requestInputs are the inputs as the engine receives them, unknowns included (the mocks drop
-// unknown inputs from RawInputs and so from Inputs).
-func requestInputs(t *testing.T, r plan.Resource) resource.PropertyMap {
-	t.Helper()
-	if r.Request == nil {
-		t.Fatalf("%s %s has no register request", r.Type, r.Name)
-	}
-	props, err := plugin.UnmarshalProperties(r.Request.GetObject(), plugin.MarshalOptions{
-		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
-	})
-	if err != nil {
-		t.Fatalf("unmarshal %s %s inputs: %v", r.Type, r.Name, err)
-	}
-	return props
-}
-
-// secretString returns the plain string inside a secret property value.
-func secretString(v resource.PropertyValue) (string, bool) {
-	switch {
-	case v.IsSecret():
-		return v.SecretValue().Element.StringValue(), true
-	case v.IsOutput() && v.OutputValue().Secret:
-		return v.OutputValue().Element.StringValue(), true
-	}
-	return "", false
+	return moduletest.Run(t, resourcesBody(in), opts)
 }
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{})
 
-	assertEqual(t, "registered resources", registered(p), []string{
+	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
 		nodePoolType + "::" + name,
 		componentRef,
 		providerRef,
 	})
-	component := mustFind(t, p, componentType, name)
-	if !strings.HasPrefix(component.Parent, "pulumi:pulumi:Stack::") {
-		t.Errorf("component parent = %q, want the stack", component.Parent)
-	}
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
 	for _, typ := range []string{providerType, nodePoolType} {
-		if r := mustFind(t, p, typ, name); r.Parent != componentRef {
-			t.Errorf("%s parent = %q, want %q", typ, r.Parent, componentRef)
-		}
+		moduletest.AssertParent(t, moduletest.MustFind(t, p, typ, name), componentRef)
 	}
-	if got := mustFind(t, p, nodePoolType, name).Provider; got != providerRef {
-		t.Errorf("node pool provider = %q, want %q", got, providerRef)
-	}
+	moduletest.AssertProvider(t, moduletest.MustFind(t, p, nodePoolType, name), providerRef)
 }
 
 func TestResourcesPutsThePoolInItsRegionThroughTheProviderOnly(t *testing.T) {
@@ -215,10 +114,10 @@ func TestResourcesPutsThePoolInItsRegionThroughTheProviderOnly(t *testing.T) {
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.Region = region
 			}), plan.Options{})
-			assertEqual(t, "provider inputs", mustFind(t, p, providerType, name).Inputs,
+			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 				map[string]any{"region": region.String()})
 			// Civo node pools have no region argument: the provider carries it.
-			if got, ok := mustFind(t, p, nodePoolType, name).Inputs["region"]; ok {
+			if got, ok := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; ok {
 				t.Errorf("node pool region = %#v, want no region input", got)
 			}
 		})
@@ -270,7 +169,7 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 					tt.edit(in.Target.Spec)
 				}
 			}), plan.Options{})
-			assertEqual(t, "node pool inputs", mustFind(t, p, nodePoolType, name).Inputs, tt.want)
+			moduletest.AssertEqual(t, "node pool inputs", moduletest.MustFind(t, p, nodePoolType, name).Inputs, tt.want)
 		})
 	}
 }
@@ -297,12 +196,12 @@ func TestResourcesIgnoresNodeCountChangesExactlyWhenAutoscaling(t *testing.T) {
 				s := in.Target.Spec
 				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
 			}), plan.Options{})
-			pool := mustFind(t, p, nodePoolType, name)
+			pool := moduletest.MustFind(t, p, nodePoolType, name)
 			got := pool.IgnoreChanges
 			if len(got) == 0 {
 				got = nil
 			}
-			assertEqual(t, "node pool ignoreChanges", got, tt.wantIgnoreChanges)
+			moduletest.AssertEqual(t, "node pool ignoreChanges", got, tt.wantIgnoreChanges)
 			// The initial count is still sent.
 			if v := pool.Inputs["nodeCount"]; v != float64(tt.nodeCount) {
 				t.Errorf("node pool nodeCount = %#v, want %d", v, tt.nodeCount)
@@ -321,10 +220,10 @@ func TestResourcesIgnoresNodeCountChangesExactlyWhenAutoscaling(t *testing.T) {
 func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{})
-	if refs := p.OfType(stackRefType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", registered(p))
+	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
-	if got := mustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != clusterID {
+	if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != clusterID {
 		t.Errorf("node pool clusterId = %#v, want %q", got, clusterID)
 	}
 }
@@ -347,7 +246,7 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 		},
 		{
 			name: "the output a field path names",
-			ref: valueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
+			ref: moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
 				FieldPath: "status.outputs.blue_cluster_id"}),
 			wantStack: clusterStack,
 			outputs:   map[string]any{"cluster_id": "wrong", "blue_cluster_id": "cl-blue"},
@@ -369,14 +268,12 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 				in.Target.Spec.Cluster = tt.ref
 			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
 
-			ref := mustFind(t, p, stackRefType, name+"-cluster")
+			ref := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-cluster")
 			if got := ref.Inputs["name"]; got != tt.wantStack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
 			}
-			if ref.Parent != componentRef {
-				t.Errorf("stack reference parent = %q, want %q", ref.Parent, componentRef)
-			}
-			if got := mustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.want {
+			moduletest.AssertParent(t, ref, componentRef)
+			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.want {
 				t.Errorf("node pool clusterId = %#v, want %q", got, tt.want)
 			}
 		})
@@ -414,14 +311,14 @@ func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *t
 	in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
 	p := runResources(t, in, plan.Options{Preview: true})
 
-	pool := mustFind(t, p, nodePoolType, name)
-	if v := requestInputs(t, pool)["clusterId"]; !v.IsComputed() {
+	pool := moduletest.MustFind(t, p, nodePoolType, name)
+	if v := moduletest.RequestInputs(t, pool)["clusterId"]; !v.IsComputed() {
 		t.Errorf("preview node pool clusterId = %v, want unknown", v)
 	}
 	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
 		t.Errorf("preview node pool clusterId renders %#v, want [unknown]", got)
 	}
-	if got := mustFind(t, p, stackRefType, name+"-cluster").Inputs["name"]; got != clusterStack {
+	if got := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-cluster").Inputs["name"]; got != clusterStack {
 		t.Errorf("stack reference name = %v, want %q", got, clusterStack)
 	}
 }
@@ -439,12 +336,7 @@ func poolState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{State: poolState})
-	names := []string{}
-	for n := range p.Outputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	assertEqual(t, "output names", names, []string{"instance_names", "node_pool_id"})
+	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{"instance_names", "node_pool_id"})
 
 	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
 		t.Errorf("output node_pool_id = %#v (secret %t), want plain %q", out.Value, out.Secret, name+"-id")
@@ -485,19 +377,9 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.ProviderConfig = tt.config
 			}), plan.Options{State: poolState})
-			pr := mustFind(t, p, providerType, name)
-			if got := pr.Inputs["token"]; got != "[secret]" {
-				t.Errorf("provider token renders %#v, want [secret]", got)
-			}
-			got, secret := secretString(pr.RawInputs["token"])
-			if !secret || got != tt.want {
-				t.Errorf("provider token = %q (secret %t), want secret %q", got, secret, tt.want)
-			}
-			rendered := render(t, p)
+			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "token", tt.want)
 			for _, token := range []string{configToken, envToken} {
-				if strings.Contains(rendered, token) {
-					t.Errorf("rendered plan contains the token %q:\n%s", token, rendered)
-				}
+				moduletest.AssertNoLeak(t, p, token)
 			}
 		})
 	}
@@ -525,7 +407,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 		t.Run(tt.name, func(t *testing.T) {
 			isolateEnv(t)
 			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { tt.edit(in.Target.Spec) })
-			p, err := runBody(t, resourcesBody(in))
+			p, err := moduletest.RunBody(t, resourcesBody(in), plan.Options{})
 			if err == nil {
 				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
 			}
@@ -536,10 +418,8 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			for _, v := range validation.Violations(err) {
 				got = append(got, v.Field+" "+v.RuleID)
 			}
-			assertEqual(t, "violations", got, []string{tt.field + " " + tt.ruleID})
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertEqual(t, "violations", got, []string{tt.field + " " + tt.ruleID})
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
 }
@@ -549,33 +429,11 @@ func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T)
 	p := runResources(t, stackInput(), plan.Options{})
 	for _, typ := range []string{providerType, nodePoolType} {
 		t.Run(typ, func(t *testing.T) {
-			r := mustFind(t, p, typ, name)
-			if r.Request == nil {
-				t.Fatalf("%s has no register request", typ)
-			}
-			if r.Request.GetType() != typ || r.Request.GetName() != name {
-				t.Errorf("registered as %s %s, want %s %s", r.Request.GetType(), r.Request.GetName(), typ, name)
-			}
-			aliases := r.Request.GetAliases()
-			if len(aliases) != 1 {
-				t.Fatalf("%s has aliases %v, want one", typ, aliases)
-			}
-			spec := aliases[0].GetSpec()
-			if spec == nil || !spec.GetNoParent() {
-				t.Fatalf("%s alias = %v, want a spec with noParent", typ, aliases[0])
-			}
-			for field, got := range map[string]string{
-				"name": spec.GetName(), "type": spec.GetType(), "stack": spec.GetStack(), "project": spec.GetProject(),
-			} {
-				if got != "" {
-					t.Errorf("%s alias changes its %s to %q, want it kept", typ, field, got)
-				}
-			}
+			moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, name))
 		})
 	}
-	if aliases := mustFind(t, p, componentType, name).Aliases; len(aliases) != 0 {
-		t.Errorf("component has aliases %v, want none (it is new)", aliases)
-	}
+	// The component is new: it has no earlier URN to answer to.
+	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, name))
 }
 
 func clusterSpec(clusterName string, region civov1.CivoRegion) *clusterv1.CivoKubernetesClusterSpec {
@@ -598,7 +456,7 @@ func poolSpecWithoutCluster(region civov1.CivoRegion) *nodepoolv1.CivoKubernetes
 func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 	isolateEnv(t)
 	regions := map[string]civov1.CivoRegion{"alpha": civov1.CivoRegion_fra1, "beta": civov1.CivoRegion_lon1}
-	p, err := runBody(t, func(ctx *pulumi.Context) error {
+	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		for _, c := range []string{"alpha", "beta"} {
 			cl, err := clustermodule.New(ctx, c, clusterSpec(c, regions[c]),
 				clustermodule.WithNetworkID(pulumi.String("net-"+c)))
@@ -611,48 +469,44 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 			}
 		}
 		return nil
-	})
+	}, plan.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
 	seen := map[string]bool{}
-	for _, r := range registered(p) {
+	for _, r := range moduletest.Registered(p) {
 		if seen[r] {
 			t.Errorf("%s registered twice", r)
 		}
 		seen[r] = true
 	}
-	if refs := p.OfType(stackRefType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", registered(p))
+	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
 	for c, region := range regions {
-		pool := mustFind(t, p, nodePoolType, c+"-gpu")
+		pool := moduletest.MustFind(t, p, nodePoolType, c+"-gpu")
 		if got := pool.Inputs["clusterId"]; got != c+"-id" {
 			t.Errorf("%s-gpu clusterId = %#v, want %s's id %q", c, got, c, c+"-id")
 		}
 		want := clusterType + "::" + c
-		deps := pool.Request.GetPropertyDependencies()["clusterId"].GetUrns()
+		deps := moduletest.PropertyDependencies(pool, "clusterId")
 		if len(deps) != 1 || plan.ShortURN(deps[0]) != want {
 			t.Errorf("%s-gpu clusterId depends on %v, want only %s", c, deps, want)
 		}
-		if !contains(pool.DependsOn, want) {
+		if !slices.Contains(pool.DependsOn, want) {
 			t.Errorf("%s-gpu depends on %v, want %s among them", c, pool.DependsOn, want)
 		}
-		if got := mustFind(t, p, providerType, c+"-gpu").Inputs["region"]; got != region.String() {
+		if got := moduletest.MustFind(t, p, providerType, c+"-gpu").Inputs["region"]; got != region.String() {
 			t.Errorf("%s-gpu provider region = %v, want %s", c, got, region)
 		}
-		if got := pool.Parent; got != componentType+"::"+c+"-gpu" {
-			t.Errorf("%s-gpu parent = %q, want its component", c, got)
-		}
-		if got := mustFind(t, p, clusterType, c).Parent; got != clusterComponentType+"::"+c {
-			t.Errorf("cluster %s parent = %q, want its component", c, got)
-		}
+		moduletest.AssertParent(t, pool, componentType+"::"+c+"-gpu")
+		moduletest.AssertParent(t, moduletest.MustFind(t, p, clusterType, c), clusterComponentType+"::"+c)
 	}
 }
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	isolateEnv(t)
-	p, err := runBody(t, func(ctx *pulumi.Context) error {
+	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("fra1")})
 		if err != nil {
 			return err
@@ -660,7 +514,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 		_, err = module.New(ctx, "pool", poolSpecWithoutCluster(civov1.CivoRegion_fra1),
 			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
 		return err
-	})
+	}, plan.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -668,22 +522,17 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	for _, r := range p.OfType(providerType) {
 		providers = append(providers, r.Name)
 	}
-	assertEqual(t, "providers", providers, []string{"shared"})
-	pool := mustFind(t, p, nodePoolType, "pool")
-	if pool.Provider != providerType+"::shared" {
-		t.Errorf("node pool provider = %q, want the given one", pool.Provider)
-	}
+	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
+	pool := moduletest.MustFind(t, p, nodePoolType, "pool")
+	moduletest.AssertProvider(t, pool, providerType+"::shared")
 	if got := pool.Inputs["clusterId"]; got != clusterID {
 		t.Errorf("node pool clusterId = %#v, want %q", got, clusterID)
 	}
 	if got, ok := pool.Inputs["region"]; ok {
 		t.Errorf("node pool region = %#v, want none", got)
 	}
-	for _, r := range p.Resources {
-		if len(r.Aliases) != 0 {
-			t.Errorf("%s %s has aliases %v, want none outside the stack program", r.Type, r.Name, r.Aliases)
-		}
-	}
+	// New is for programs, not the stack programs: no aliases to root URNs.
+	moduletest.AssertNoAliases(t, p.Resources...)
 }
 
 func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {
@@ -710,19 +559,15 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			spec := minimalSpec()
 			tt.edit(spec)
 			var got *module.NodePool
-			p, err := runBody(t, func(ctx *pulumi.Context) error {
+			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 				var err error
 				got, err = module.New(ctx, "pool", spec, tt.opts...)
 				return err
-			})
+			}, plan.Options{})
 			if err == nil {
 				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
 			}
-			fields := []string{}
-			for _, v := range validation.Violations(err) {
-				fields = append(fields, v.Field)
-			}
-			assertEqual(t, "violated fields", fields, []string{tt.field})
+			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
 			msg := err.Error()
 			if !strings.Contains(msg, "CivoKubernetesNodePool pool") || !strings.Contains(msg, "  "+tt.field+":") {
 				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
@@ -730,18 +575,7 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			if strings.Contains(msg, "spec.") {
 				t.Errorf("error path is not relative to the spec:\n%s", msg)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,8 +1,6 @@
 package module_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/internal/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
@@ -24,10 +23,7 @@ const (
 	clusterType   = "digitalocean:index/kubernetesCluster:KubernetesCluster"
 	providerType  = "pulumi:providers:digitalocean"
 	componentType = "clusterplane:digitalocean:KubernetesCluster"
-	stackRefType  = "pulumi:pulumi:StackReference"
 	vpcType       = "digitalocean:index/vpc:Vpc"
-	// theStack is the root resource of the mocks' stack, the parent of top-level resources.
-	theStack = "pulumi:pulumi:Stack::clusterplane-plan"
 
 	rawKubeconfig = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: kube-token\n"
 )
@@ -53,14 +49,6 @@ func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 	}
 }
 
-func literal(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func valueFrom(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
-
 // cloudState is what DigitalOcean computes for a cluster after creation.
 func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	if typ != clusterType {
@@ -83,72 +71,7 @@ func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts p
 	if opts.State == nil {
 		opts.State = cloudState
 	}
-	p, err := plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
-	if err != nil {
-		t.Fatalf("plan.Run: %v", err)
-	}
-	return p
-}
-
-func find(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
-	t.Helper()
-	r, ok := p.Find(typ, name)
-	if !ok {
-		t.Fatalf("no %s named %q; registered: %v", typ, name, registered(p))
-	}
-	return r
-}
-
-// registered lists the plan's resources as "type::name".
-func registered(p *plan.Plan) []string {
-	out := []string{}
-	for _, r := range p.Resources {
-		out = append(out, r.Type+"::"+r.Name)
-	}
-	return out
-}
-
-// lookup reads a dotted path such as "nodePool.minNodes" from rendered inputs.
-func lookup(inputs map[string]any, path string) (any, bool) {
-	var cur any = inputs
-	for _, key := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[key]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-// absent, as a wanted value, means the input must not be sent at all.
-var absent = &struct{ absent bool }{}
-
-// assertInputs checks each path of want against inputs, compared as JSON.
-func assertInputs(t *testing.T, inputs map[string]any, want map[string]any) {
-	t.Helper()
-	for path, w := range want {
-		got, ok := lookup(inputs, path)
-		switch {
-		case w == absent && ok:
-			t.Errorf("%s is sent as %s, want it absent", path, jsonOf(got))
-		case w == absent:
-		case !ok:
-			t.Errorf("%s is not sent, want %s", path, jsonOf(w))
-		case jsonOf(got) != jsonOf(w):
-			t.Errorf("%s = %s, want %s", path, jsonOf(got), jsonOf(w))
-		}
-	}
-}
-
-func jsonOf(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
+	return moduletest.Run(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
 }
 
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
@@ -159,24 +82,14 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 		clusterType + "::prod-fra1",
 		providerType + "::prod-fra1",
 	}
-	if got := registered(p); !slices.Equal(got, want) {
+	if got := moduletest.Registered(p); !slices.Equal(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
-	component := find(t, p, componentType, "prod-fra1")
-	if component.Parent != theStack {
-		t.Errorf("component parent = %q, want the stack %q", component.Parent, theStack)
-	}
-	prov := find(t, p, providerType, "prod-fra1")
-	if prov.Parent != componentType+"::prod-fra1" {
-		t.Errorf("provider parent = %q, want the component", prov.Parent)
-	}
-	cl := find(t, p, clusterType, "prod-fra1")
-	if cl.Parent != componentType+"::prod-fra1" {
-		t.Errorf("cluster parent = %q, want the component", cl.Parent)
-	}
-	if cl.Provider != providerType+"::prod-fra1" {
-		t.Errorf("cluster provider = %q, want the component's provider", cl.Provider)
-	}
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "prod-fra1"), moduletest.StackRoot)
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "prod-fra1"), componentType+"::prod-fra1")
+	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
+	moduletest.AssertParent(t, cl, componentType+"::prod-fra1")
+	moduletest.AssertProvider(t, cl, providerType+"::prod-fra1")
 	if len(cl.IgnoreChanges) != 0 {
 		t.Errorf("cluster ignoreChanges = %v, want none without auto_upgrade or auto_scale", cl.IgnoreChanges)
 	}
@@ -203,7 +116,7 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 			"tags":      tags,
 		},
 	}
-	if got, want := jsonOf(cl.Inputs), jsonOf(wantInputs); got != want {
+	if got, want := moduletest.JSON(cl.Inputs), moduletest.JSON(wantInputs); got != want {
 		t.Errorf("cluster inputs\n got: %s\nwant: %s", got, want)
 	}
 }
@@ -238,21 +151,21 @@ func TestClusterArguments(t *testing.T) {
 			},
 			map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
 		{"no maintenance window sends no maintenance policy",
-			func(*spec) {}, map[string]any{"maintenancePolicy": absent}},
+			func(*spec) {}, map[string]any{"maintenancePolicy": moduletest.Absent}},
 		{"allowed addresses turn the control-plane firewall on with them",
 			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
 			map[string]any{"controlPlaneFirewall": map[string]any{
 				"enabled": true, "allowedAddresses": []string{"203.0.113.7", "198.51.100.0/24"}}}},
 		{"no allowed addresses leave the control-plane firewall unset",
-			func(*spec) {}, map[string]any{"controlPlaneFirewall": absent}},
+			func(*spec) {}, map[string]any{"controlPlaneFirewall": moduletest.Absent}},
 		{"an empty default pool name becomes default",
 			func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, map[string]any{"nodePool.name": "default"}},
 		{"a named default pool keeps its name",
 			func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, map[string]any{"nodePool.name": "system"}},
 		{"a fixed-size default pool sends its node count and no autoscaling bounds",
 			func(*spec) {},
-			map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": absent,
-				"nodePool.minNodes": absent, "nodePool.maxNodes": absent}},
+			map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": moduletest.Absent,
+				"nodePool.minNodes": moduletest.Absent, "nodePool.maxNodes": moduletest.Absent}},
 		{"an autoscaling default pool sends autoScale with min and max nodes",
 			func(s *spec) {
 				p := s.DefaultNodePool
@@ -265,7 +178,7 @@ func TestClusterArguments(t *testing.T) {
 				p := s.DefaultNodePool
 				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 1, 0, 4
 			},
-			map[string]any{"nodePool.nodeCount": absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4}},
+			map[string]any{"nodePool.nodeCount": moduletest.Absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4}},
 		{"the default pool's size, labels and taints are passed through",
 			func(s *spec) {
 				p := s.DefaultNodePool
@@ -287,10 +200,10 @@ func TestClusterArguments(t *testing.T) {
 				},
 			}},
 		{"a literal vpc is sent as vpcUuid",
-			func(s *spec) { s.Vpc = literal("c1a2b3c4-0000-4000-8000-000000000001") },
+			func(s *spec) { s.Vpc = moduletest.Value("c1a2b3c4-0000-4000-8000-000000000001") },
 			map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
 		{"no vpc sends no vpcUuid, leaving the region's default VPC",
-			func(*spec) {}, map[string]any{"vpcUuid": absent}},
+			func(*spec) {}, map[string]any{"vpcUuid": moduletest.Absent}},
 		{"optional settings are sent when set",
 			func(s *spec) {
 				s.RegistryIntegration = true
@@ -311,15 +224,16 @@ func TestClusterArguments(t *testing.T) {
 			}},
 		{"optional settings left unset are not sent, so the provider's defaults apply",
 			func(*spec) {},
-			map[string]any{"clusterSubnet": absent, "serviceSubnet": absent, "kubeconfigExpireSeconds": absent,
-				"clusterAutoscalerConfigurations": absent}},
+			map[string]any{"clusterSubnet": moduletest.Absent, "serviceSubnet": moduletest.Absent,
+				"kubeconfigExpireSeconds":         moduletest.Absent,
+				"clusterAutoscalerConfigurations": moduletest.Absent}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			tt.mutate(input.Target.Spec)
 			p := run(t, input, plan.Options{})
-			assertInputs(t, find(t, p, clusterType, "prod-fra1").Inputs, tt.want)
+			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs, tt.want)
 		})
 	}
 }
@@ -344,7 +258,7 @@ func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
 				pool := input.Target.Spec.DefaultNodePool
 				pool.AutoScale, pool.MinNodes, pool.MaxNodes = true, 1, 5
 			}
-			got := find(t, run(t, input, plan.Options{}), clusterType, "prod-fra1").IgnoreChanges
+			got := moduletest.MustFind(t, run(t, input, plan.Options{}), clusterType, "prod-fra1").IgnoreChanges
 			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 				t.Errorf("ignoreChanges = %v, want %v", got, tt.want)
 			}
@@ -394,8 +308,8 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 			input.Target.Metadata = tt.metadata
 			input.Target.Spec.Tags = tt.tags
 			input.Target.Spec.DefaultNodePool.Tags = tt.poolTags
-			cl := find(t, run(t, input, plan.Options{}), clusterType, "prod-fra1")
-			assertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
+			cl := moduletest.MustFind(t, run(t, input, plan.Options{}), clusterType, "prod-fra1")
+			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
 		})
 	}
 }
@@ -416,7 +330,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
-			input.Target.Spec.Vpc = valueFrom(&sharedv1.ValueFromRef{
+			input.Target.Spec.Vpc = moduletest.Ref(&sharedv1.ValueFromRef{
 				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
 			p := run(t, input, plan.Options{
 				Stacks: map[string]map[string]any{stack: tt.outputs},
@@ -427,14 +341,12 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 				},
 			})
 
-			ref := find(t, p, stackRefType, "prod-fra1-vpc")
-			assertInputs(t, ref.Inputs, map[string]any{"name": stack})
-			if ref.Parent != componentType+"::prod-fra1" {
-				t.Errorf("stack reference parent = %q, want the component", ref.Parent)
-			}
-			cl := find(t, p, clusterType, "prod-fra1")
-			assertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
-			if !slices.Contains(cl.DependsOn, stackRefType+"::prod-fra1-vpc") {
+			ref := moduletest.MustFind(t, p, plan.StackReferenceType, "prod-fra1-vpc")
+			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": stack})
+			moduletest.AssertParent(t, ref, componentType+"::prod-fra1")
+			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
+			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
+			if !slices.Contains(cl.DependsOn, plan.StackReferenceType+"::prod-fra1-vpc") {
 				t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
 			}
 			if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.want {
@@ -478,7 +390,7 @@ func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
 func TestClusterKubeconfigIsASecret(t *testing.T) {
 	p := run(t, minimalInput(), plan.Options{})
 
-	cl := find(t, p, clusterType, "prod-fra1")
+	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
 		t.Errorf("cluster additionalSecretOutputs = %v, want kubeConfigs among them", cl.AdditionalSecretOutputs)
 	}
@@ -489,12 +401,8 @@ func TestClusterKubeconfigIsASecret(t *testing.T) {
 	if out.Value != rawKubeconfig {
 		t.Errorf("kubeconfig output = %v, want the state's kubeConfigs[0].rawConfig", out.Value)
 	}
-	var rendered bytes.Buffer
-	if err := plan.WriteJSON(&rendered, p); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(rendered.String(), "kube-token") {
-		t.Errorf("the rendered plan shows the kubeconfig:\n%s", rendered.String())
+	if rendered := moduletest.Render(t, p); strings.Contains(rendered, "kube-token") {
+		t.Errorf("the rendered plan shows the kubeconfig:\n%s", rendered)
 	}
 }
 
@@ -538,21 +446,9 @@ func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 			input.ProviderConfig = tt.config
 			p := run(t, input, plan.Options{})
 
-			prov := find(t, p, providerType, "prod-fra1")
-			if got := prov.Inputs["token"]; got != "[secret]" {
-				t.Errorf("provider token renders %v, want [secret]", got)
-			}
-			token := prov.RawInputs["token"]
-			if !token.IsSecret() && !(token.IsOutput() && token.OutputValue().Secret) {
-				t.Fatalf("provider token input is not a secret: %v", token)
-			}
-			if got := secretString(token); got != tt.wantToken {
-				t.Errorf("provider token = %q, want %q", got, tt.wantToken)
-			}
+			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, "prod-fra1"), "token", tt.wantToken)
 			for _, leaked := range []string{configToken, envToken} {
-				if where := renderedPlanContains(t, p, leaked); where != "" {
-					t.Errorf("a token appears in plain text in the %s", where)
-				}
+				moduletest.AssertNoLeak(t, p, leaked)
 			}
 		})
 	}
@@ -561,47 +457,9 @@ func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
 	t.Setenv("DIGITALOCEAN_TOKEN", "")
 	p := run(t, minimalInput(), plan.Options{})
-	if token, ok := find(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
+	if token, ok := moduletest.MustFind(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
 		t.Errorf("provider token = %v, want none so the provider reads its own environment", token)
 	}
-}
-
-func secretString(v resource.PropertyValue) string {
-	switch {
-	case v.IsSecret():
-		return secretString(v.SecretValue().Element)
-	case v.IsOutput():
-		return secretString(v.OutputValue().Element)
-	case v.IsString():
-		return v.StringValue()
-	}
-	return ""
-}
-
-// renderedPlanContains tells where s shows in the plan as the plan command would render it
-// (JSON and text) or as a JSON marshalling of resources and outputs; "" when nowhere.
-func renderedPlanContains(t *testing.T, p *plan.Plan, s string) string {
-	t.Helper()
-	var js, text bytes.Buffer
-	if err := plan.WriteJSON(&js, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := plan.WriteText(&text, p); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	switch {
-	case strings.Contains(js.String(), s):
-		return "JSON plan"
-	case strings.Contains(text.String(), s):
-		return "text plan"
-	case strings.Contains(string(raw), s):
-		return "marshalled resources and outputs"
-	}
-	return ""
 }
 
 func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
@@ -628,14 +486,9 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 			input := minimalInput()
 			input.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
 			tt.mutate(input)
-			var resourcesErr error
-			p, err := plan.Run(func(ctx *pulumi.Context) error {
-				resourcesErr = module.Resources(ctx, input)
-				return nil
+			p, resourcesErr := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
+				return module.Resources(ctx, input)
 			}, plan.Options{})
-			if err != nil {
-				t.Fatalf("plan.Run: %v", err)
-			}
 			if resourcesErr == nil {
 				t.Fatal("Resources accepted an invalid stack input")
 			}
@@ -649,9 +502,7 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 			if strings.Contains(resourcesErr.Error(), token) {
 				t.Errorf("error shows the token: %q", resourcesErr)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
 }
@@ -701,7 +552,7 @@ func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T
 	// Before components, the program created the provider and the cluster at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
 	for _, typ := range []string{providerType, clusterType} {
-		r := find(t, p, typ, "legacy")
+		r := moduletest.MustFind(t, p, typ, "legacy")
 		if got := r.Aliases; !slices.Equal(got, []string{"noParent"}) {
 			t.Errorf("%s aliases = %v, want [noParent]", typ, got)
 		}
@@ -709,19 +560,14 @@ func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T
 			t.Errorf("%s answers to %v, want %v", typ, got, want)
 		}
 	}
-	if got := find(t, p, componentType, "legacy").Aliases; len(got) != 0 {
-		t.Errorf("component aliases = %v, want none: it is new", got)
-	}
+	// The component is new: it has no earlier URN to answer to.
+	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, "legacy"))
 }
 
 // runNew runs body, which calls module.New, under mocks answering with cloudState.
 func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
 	t.Helper()
-	p, err := plan.Run(body, plan.Options{State: cloudState})
-	if err != nil {
-		t.Fatalf("plan.Run: %v", err)
-	}
-	return p
+	return moduletest.Run(t, body, plan.Options{State: cloudState})
 }
 
 func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
@@ -738,30 +584,22 @@ func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
 	})
 
 	for _, name := range []string{"blue", "green"} {
-		component := find(t, p, componentType, name)
-		if component.Parent != theStack {
-			t.Errorf("%s component parent = %q, want the stack", name, component.Parent)
-		}
-		prov := find(t, p, providerType, name)
-		cl := find(t, p, clusterType, name)
+		moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
+		prov := moduletest.MustFind(t, p, providerType, name)
+		cl := moduletest.MustFind(t, p, clusterType, name)
 		for _, r := range []plan.Resource{prov, cl} {
-			if r.Parent != componentType+"::"+name {
-				t.Errorf("%s %s parent = %q, want its component", name, r.Type, r.Parent)
-			}
-			if len(r.Aliases) != 0 {
-				t.Errorf("%s %s aliases = %v, want none outside the stack programs", name, r.Type, r.Aliases)
-			}
+			moduletest.AssertParent(t, r, componentType+"::"+name)
+			// New is for programs, not the stack programs: no aliases to root URNs.
+			moduletest.AssertNoAliases(t, r)
 		}
-		if cl.Provider != providerType+"::"+name {
-			t.Errorf("%s cluster provider = %q, want its own", name, cl.Provider)
-		}
-		assertInputs(t, cl.Inputs, map[string]any{
+		moduletest.AssertProvider(t, cl, providerType+"::"+name)
+		moduletest.AssertInputs(t, cl.Inputs, map[string]any{
 			"name": name + "-cluster",
 			"tags": []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:" + name},
 		})
 	}
 	if got := len(p.Resources); got != 6 {
-		t.Errorf("registered %v, want 6 resources", registered(p))
+		t.Errorf("registered %v, want 6 resources", moduletest.Registered(p))
 	}
 	if len(clusters) != 2 || clusters[0].Resource == clusters[1].Resource {
 		t.Errorf("New returned %d clusters, want two distinct ones", len(clusters))
@@ -779,11 +617,9 @@ func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
 	})
 
 	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-		t.Errorf("providers %v, want only the given one", registered(&plan.Plan{Resources: got}))
+		t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
 	}
-	if got := find(t, p, clusterType, "blue").Provider; got != providerType+"::shared" {
-		t.Errorf("cluster provider = %q, want the given one", got)
-	}
+	moduletest.AssertProvider(t, moduletest.MustFind(t, p, clusterType, "blue"), providerType+"::shared")
 }
 
 func TestNewWithVpcIDPlacesTheClusterInAVpcOfTheSameProgram(t *testing.T) {
@@ -796,13 +632,13 @@ func TestNewWithVpcIDPlacesTheClusterInAVpcOfTheSameProgram(t *testing.T) {
 		return err
 	})
 
-	cl := find(t, p, clusterType, "blue")
-	assertInputs(t, cl.Inputs, map[string]any{"vpcUuid": "net-id"})
+	cl := moduletest.MustFind(t, p, clusterType, "blue")
+	moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": "net-id"})
 	if !slices.Contains(cl.DependsOn, vpcType+"::net") {
 		t.Errorf("cluster dependsOn = %v, want the vpc", cl.DependsOn)
 	}
-	if refs := p.OfType(stackRefType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", registered(&plan.Plan{Resources: refs}))
+	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(&plan.Plan{Resources: refs}))
 	}
 }
 
@@ -824,7 +660,5 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	if strings.Contains(newErr.Error(), "spec.default_node_pool") {
 		t.Errorf("error %q names the path from the manifest, want it relative to the spec", newErr)
 	}
-	if len(p.Resources) != 0 {
-		t.Errorf("registered %v, want nothing", registered(p))
-	}
+	moduletest.AssertNothingRegistered(t, p)
 }

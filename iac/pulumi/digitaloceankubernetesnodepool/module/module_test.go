@@ -1,8 +1,6 @@
 package module_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	cluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/internal/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
@@ -26,9 +25,6 @@ const (
 	clusterType   = "digitalocean:index/kubernetesCluster:KubernetesCluster"
 	providerType  = "pulumi:providers:digitalocean"
 	componentType = "clusterplane:digitalocean:KubernetesNodePool"
-	stackRefType  = "pulumi:pulumi:StackReference"
-	// theStack is the root resource of the mocks' stack, the parent of top-level resources.
-	theStack = "pulumi:pulumi:Stack::clusterplane-plan"
 	// clusterStack is the stack a reference to the cluster manifest "prod" in env "fra1" reads.
 	clusterStack = "organization/digitaloceankubernetescluster/prod-fra1"
 )
@@ -40,7 +36,7 @@ func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
 			ApiVersion: "digitalocean.clusterplane.dev/v1",
 			Kind:       "DigitalOceanKubernetesNodePool",
 			Metadata:   &sharedv1.CloudResourceMetadata{Name: "workers"},
-			Spec:       minimalSpec("workers", literal("b6a1c2d3-cluster")),
+			Spec:       minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster")),
 		},
 	}
 }
@@ -63,15 +59,11 @@ func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpe
 	}
 }
 
-func literal(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
 // clusterRef references the cluster manifest "prod" in env "fra1", read from fieldPath.
 func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{
-		ValueFrom: &sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "fra1", Name: "prod", FieldPath: fieldPath},
-	}}
+	return moduletest.Ref(&sharedv1.ValueFromRef{
+		Kind: "DigitalOceanKubernetesCluster", Env: "fra1", Name: "prod", FieldPath: fieldPath,
+	})
 }
 
 // cloudState is what DigitalOcean computes after creation: a pool's nodes, a cluster's kubeconfig.
@@ -107,52 +99,6 @@ func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts plan.Option
 	return plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
 }
 
-func find(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
-	t.Helper()
-	r, ok := p.Find(typ, name)
-	if !ok {
-		t.Fatalf("no %s named %q; registered: %v", typ, name, registered(p))
-	}
-	return r
-}
-
-// registered lists the plan's resources as "type::name".
-func registered(p *plan.Plan) []string {
-	out := []string{}
-	for _, r := range p.Resources {
-		out = append(out, r.Type+"::"+r.Name)
-	}
-	return out
-}
-
-// absent, as a wanted value, means the input must not be sent at all.
-var absent = &struct{ absent bool }{}
-
-// assertInputs checks each top-level input of want against inputs, compared as JSON.
-func assertInputs(t *testing.T, inputs map[string]any, want map[string]any) {
-	t.Helper()
-	for key, w := range want {
-		got, ok := inputs[key]
-		switch {
-		case w == absent && ok:
-			t.Errorf("%s is sent as %s, want it absent", key, jsonOf(got))
-		case w == absent:
-		case !ok:
-			t.Errorf("%s is not sent, want %s", key, jsonOf(w))
-		case jsonOf(got) != jsonOf(w):
-			t.Errorf("%s = %s, want %s", key, jsonOf(got), jsonOf(w))
-		}
-	}
-}
-
-func jsonOf(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
-
 func sameStrings(got, want []string) bool {
 	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
 }
@@ -165,22 +111,14 @@ func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralClus
 		poolType + "::workers",
 		providerType + "::workers",
 	}
-	if got := registered(p); !slices.Equal(got, want) {
+	if got := moduletest.Registered(p); !slices.Equal(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)
 	}
-	if got := find(t, p, componentType, "workers").Parent; got != theStack {
-		t.Errorf("component parent = %q, want the stack %q", got, theStack)
-	}
-	if got := find(t, p, providerType, "workers").Parent; got != componentType+"::workers" {
-		t.Errorf("provider parent = %q, want the component", got)
-	}
-	pool := find(t, p, poolType, "workers")
-	if pool.Parent != componentType+"::workers" {
-		t.Errorf("pool parent = %q, want the component", pool.Parent)
-	}
-	if pool.Provider != providerType+"::workers" {
-		t.Errorf("pool provider = %q, want the component's provider", pool.Provider)
-	}
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "workers"), moduletest.StackRoot)
+	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "workers"), componentType+"::workers")
+	pool := moduletest.MustFind(t, p, poolType, "workers")
+	moduletest.AssertParent(t, pool, componentType+"::workers")
+	moduletest.AssertProvider(t, pool, providerType+"::workers")
 	if len(pool.IgnoreChanges) != 0 {
 		t.Errorf("pool ignoreChanges = %v, want none without auto_scale", pool.IgnoreChanges)
 	}
@@ -194,7 +132,7 @@ func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralClus
 		"taints":    []any{},
 		"tags":      tags,
 	}
-	if got, want := jsonOf(pool.Inputs), jsonOf(wantInputs); got != want {
+	if got, want := moduletest.JSON(pool.Inputs), moduletest.JSON(wantInputs); got != want {
 		t.Errorf("pool inputs\n got: %s\nwant: %s", got, want)
 	}
 }
@@ -209,7 +147,8 @@ func TestNodePoolArguments(t *testing.T) {
 	}{
 		{"a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
 			func(*spec) {},
-			map[string]any{"nodeCount": 2, "autoScale": absent, "minNodes": absent, "maxNodes": absent},
+			map[string]any{"nodeCount": 2, "autoScale": moduletest.Absent,
+				"minNodes": moduletest.Absent, "maxNodes": moduletest.Absent},
 			nil},
 		{"an autoscaling pool sends autoScale with min and max and ignores nodeCount",
 			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
@@ -217,7 +156,7 @@ func TestNodePoolArguments(t *testing.T) {
 			[]string{"nodeCount"}},
 		{"an autoscaling pool without a node count sends no node count",
 			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
-			map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": absent},
+			map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": moduletest.Absent},
 			[]string{"nodeCount"}},
 		{"name, size, labels and taints are passed through",
 			func(s *spec) {
@@ -250,8 +189,8 @@ func TestNodePoolArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			tt.mutate(input.Target.Spec)
-			pool := find(t, run(t, input, plan.Options{}), poolType, "workers")
-			assertInputs(t, pool.Inputs, tt.want)
+			pool := moduletest.MustFind(t, run(t, input, plan.Options{}), poolType, "workers")
+			moduletest.AssertInputs(t, pool.Inputs, tt.want)
 			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
 				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
 			}
@@ -264,8 +203,8 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 	input.Target.Metadata = &sharedv1.CloudResourceMetadata{Name: "workers", Id: "np-7", Org: "acme", Env: "prod",
 		Labels: map[string]string{"organization": "acme-eu"}}
 	input.Target.Spec.Tags = []string{"team-ml"}
-	pool := find(t, run(t, input, plan.Options{}), poolType, "workers")
-	assertInputs(t, pool.Inputs, map[string]any{"tags": []string{
+	pool := moduletest.MustFind(t, run(t, input, plan.Options{}), poolType, "workers")
+	moduletest.AssertInputs(t, pool.Inputs, map[string]any{"tags": []string{
 		"environment:prod", "organization:acme-eu", "resource-id:np-7",
 		"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml",
 	}})
@@ -300,14 +239,12 @@ func TestNodePoolClusterFromAnotherStack(t *testing.T) {
 				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
 			})
 
-			ref := find(t, p, stackRefType, "workers-cluster")
-			assertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
-			if ref.Parent != componentType+"::workers" {
-				t.Errorf("stack reference parent = %q, want the component", ref.Parent)
-			}
-			pool := find(t, p, poolType, "workers")
-			assertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
-			if !slices.Contains(pool.DependsOn, stackRefType+"::workers-cluster") {
+			ref := moduletest.MustFind(t, p, plan.StackReferenceType, "workers-cluster")
+			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
+			moduletest.AssertParent(t, ref, componentType+"::workers")
+			pool := moduletest.MustFind(t, p, poolType, "workers")
+			moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
+			if !slices.Contains(pool.DependsOn, plan.StackReferenceType+"::workers-cluster") {
 				t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
 			}
 		})
@@ -335,8 +272,9 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 	input.Target.Spec.Cluster = clusterRef("")
 	p := run(t, input, plan.Options{Preview: true})
 
-	assertInputs(t, find(t, p, stackRefType, "workers-cluster").Inputs, map[string]any{"name": clusterStack})
-	assertInputs(t, find(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
+	moduletest.AssertInputs(t, moduletest.MustFind(t, p, plan.StackReferenceType, "workers-cluster").Inputs,
+		map[string]any{"name": clusterStack})
+	moduletest.AssertInputs(t, moduletest.MustFind(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
 	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
 		if out, ok := p.Outputs[name]; !ok || out.Known {
 			t.Errorf("output %s = %+v (exported %t), want it unknown in a preview", name, out, ok)
@@ -360,8 +298,8 @@ func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("output %s is not exported", name)
-		case jsonOf(out.Value) != jsonOf(value):
-			t.Errorf("output %s = %s, want %s", name, jsonOf(out.Value), jsonOf(value))
+		case moduletest.JSON(out.Value) != moduletest.JSON(value):
+			t.Errorf("output %s = %s, want %s", name, moduletest.JSON(out.Value), moduletest.JSON(value))
 		case out.Secret:
 			t.Errorf("output %s is a secret, want it plain", name)
 		}
@@ -385,21 +323,11 @@ func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.
 			input.ProviderConfig = tt.config
 			p := run(t, input, plan.Options{})
 
-			if got := find(t, p, providerType, "workers").Inputs["token"]; got != "[secret]" {
+			if got := moduletest.MustFind(t, p, providerType, "workers").Inputs["token"]; got != "[secret]" {
 				t.Errorf("provider token renders %v, want [secret]", got)
 			}
-			var js bytes.Buffer
-			if err := plan.WriteJSON(&js, p); err != nil {
-				t.Fatal(err)
-			}
-			raw, err := json.Marshal(p)
-			if err != nil {
-				t.Fatal(err)
-			}
 			for _, token := range []string{configToken, envToken} {
-				if strings.Contains(js.String(), token) || strings.Contains(string(raw), token) {
-					t.Errorf("a token appears in plain text in the rendered plan")
-				}
+				moduletest.AssertNoLeak(t, p, token)
 			}
 		})
 	}
@@ -422,14 +350,9 @@ func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			tt.mutate(input.Target.Spec)
-			var resourcesErr error
-			p, err := plan.Run(func(ctx *pulumi.Context) error {
-				resourcesErr = module.Resources(ctx, input)
-				return nil
+			p, resourcesErr := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
+				return module.Resources(ctx, input)
 			}, plan.Options{})
-			if err != nil {
-				t.Fatalf("plan.Run: %v", err)
-			}
 			if resourcesErr == nil {
 				t.Fatal("Resources accepted an invalid stack input")
 			}
@@ -440,9 +363,7 @@ func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.
 			if !strings.Contains(resourcesErr.Error(), tt.wantField+":") {
 				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
 }
@@ -453,32 +374,16 @@ func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.
 	// Before components, the program created the provider and the pool at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
 	for _, typ := range []string{providerType, poolType} {
-		r := find(t, p, typ, "workers")
-		aliases := r.Request.GetAliases()
-		if len(aliases) != 1 {
-			t.Fatalf("%s has %d aliases, want one", typ, len(aliases))
-		}
-		spec := aliases[0].GetSpec()
-		if !spec.GetNoParent() {
-			t.Errorf("%s alias %v does not drop the parent", typ, aliases[0])
-		}
-		if spec.GetName() != "" || spec.GetType() != "" || spec.GetStack() != "" || spec.GetProject() != "" {
-			t.Errorf("%s alias %v changes name, type, stack or project, want only the parent dropped", typ, aliases[0])
-		}
+		moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, "workers"))
 	}
-	if got := find(t, p, componentType, "workers").Aliases; len(got) != 0 {
-		t.Errorf("component aliases = %v, want none: it is new", got)
-	}
+	// The component is new: it has no earlier URN to answer to.
+	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, "workers"))
 }
 
 // runNew runs body, which calls New, under mocks answering with cloudState.
 func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
 	t.Helper()
-	p, err := plan.Run(body, plan.Options{State: cloudState})
-	if err != nil {
-		t.Fatalf("plan.Run: %v", err)
-	}
-	return p
+	return moduletest.Run(t, body, plan.Options{State: cloudState})
 }
 
 func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t *testing.T) {
@@ -497,29 +402,27 @@ func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t
 	})
 
 	if got := len(p.Resources); got != 12 {
-		t.Errorf("registered %v, want 12 resources (component, provider and cloud resource each)", registered(p))
+		t.Errorf("registered %v, want 12 resources (component, provider and cloud resource each)", moduletest.Registered(p))
 	}
-	if refs := p.OfType(stackRefType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", registered(&plan.Plan{Resources: refs}))
+	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(&plan.Plan{Resources: refs}))
 	}
 	for _, name := range []string{"blue", "green"} {
 		poolName := name + "-workers"
-		find(t, p, clusterType, name)
-		pool := find(t, p, poolType, poolName)
-		assertInputs(t, pool.Inputs, map[string]any{"clusterId": name + "-id", "name": "workers"})
+		moduletest.MustFind(t, p, clusterType, name)
+		pool := moduletest.MustFind(t, p, poolType, poolName)
+		moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": name + "-id", "name": "workers"})
 		if !slices.Contains(pool.DependsOn, clusterType+"::"+name) {
 			t.Errorf("%s dependsOn = %v, want its cluster", poolName, pool.DependsOn)
 		}
 		clusterURN := "urn:pulumi:plan::clusterplane::clusterplane:digitalocean:KubernetesCluster$" + clusterType + "::" + name
-		if urns := pool.Request.GetPropertyDependencies()["clusterId"].GetUrns(); !slices.Equal(urns, []string{clusterURN}) {
+		if urns := moduletest.PropertyDependencies(pool, "clusterId"); !slices.Equal(urns, []string{clusterURN}) {
 			t.Errorf("%s clusterId depends on %v, want [%s]", poolName, urns, clusterURN)
 		}
-		if pool.Provider != providerType+"::"+poolName || pool.Parent != componentType+"::"+poolName {
-			t.Errorf("%s provider %q, parent %q, want its own", poolName, pool.Provider, pool.Parent)
-		}
-		if len(pool.Aliases) != 0 {
-			t.Errorf("%s aliases = %v, want none outside the stack programs", poolName, pool.Aliases)
-		}
+		moduletest.AssertProvider(t, pool, providerType+"::"+poolName)
+		moduletest.AssertParent(t, pool, componentType+"::"+poolName)
+		// New is for programs, not the stack programs: no aliases to root URNs.
+		moduletest.AssertNoAliases(t, pool)
 	}
 }
 
@@ -529,16 +432,14 @@ func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = module.New(ctx, "workers", minimalSpec("workers", literal("b6a1c2d3-cluster")), module.WithProvider(shared))
+		_, err = module.New(ctx, "workers", minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster")), module.WithProvider(shared))
 		return err
 	})
 
 	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-		t.Errorf("providers %v, want only the given one", registered(&plan.Plan{Resources: got}))
+		t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
 	}
-	if got := find(t, p, poolType, "workers").Provider; got != providerType+"::shared" {
-		t.Errorf("pool provider = %q, want the given one", got)
-	}
+	moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
 }
 
 func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) {
@@ -550,7 +451,7 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	}{
 		{"a taint without an effect is named relative to the spec",
 			func() *v1.DigitalOceanKubernetesNodePoolSpec {
-				s := minimalSpec("workers", literal("b6a1c2d3-cluster"))
+				s := minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster"))
 				s.Taints = []*sharedv1.Taint{{Key: "gpu"}}
 				return s
 			}(), nil, "taints[0].effect"},
@@ -577,9 +478,7 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 			if !strings.Contains(newErr.Error(), "\n  "+tt.wantField+":") {
 				t.Errorf("error %q does not name %s", newErr, tt.wantField)
 			}
-			if len(p.Resources) != 0 {
-				t.Errorf("registered %v, want nothing", registered(p))
-			}
+			moduletest.AssertNothingRegistered(t, p)
 		})
 	}
 }

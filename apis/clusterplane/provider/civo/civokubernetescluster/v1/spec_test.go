@@ -1,16 +1,13 @@
 package civokubernetesclusterv1_test
 
 import (
-	"maps"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
@@ -24,66 +21,10 @@ func validCivoKubernetesCluster() *cluster.CivoKubernetesCluster {
 			ClusterName:       "prod-fra1",
 			Region:            civov1.CivoRegion_fra1,
 			KubernetesVersion: "1.30.5-k3s1",
-			Network:           value("8f4a2c1e-0000-4000-8000-000000000001"),
+			Network:           spectest.Value("8f4a2c1e-0000-4000-8000-000000000001"),
 			DefaultNodePool:   &cluster.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 3},
 		},
 	}
-}
-
-// A DNS prefix of 253 characters, the longest a Kubernetes qualified name allows, and one of 254.
-var (
-	prefix253 = strings.Repeat("a.", 126) + "b"
-	prefix254 = strings.Repeat("a.", 126) + "bc"
-)
-
-func value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func ref(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
-
-type violation struct{ field, rule string }
-
-// assertViolations checks that err reports exactly want, in any order.
-func assertViolations(t *testing.T, err error, want ...violation) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("Validate() = nil, want violations %v", want)
-	}
-	got, wantSet := map[violation]int{}, map[violation]int{}
-	for _, v := range validation.Violations(err) {
-		got[violation{v.Field, v.RuleID}]++
-	}
-	for _, w := range want {
-		wantSet[w]++
-	}
-	if !maps.Equal(got, wantSet) {
-		t.Errorf("violations differ\n got: %v\nwant: %v\nerror: %v", got, wantSet, err)
-	}
-}
-
-// celIDs returns the ids of the CEL rules declared in the proto files matching the patterns.
-func celIDs(t *testing.T, patterns ...string) []string {
-	t.Helper()
-	var ids []string
-	for _, pattern := range patterns {
-		files, _ := filepath.Glob(pattern)
-		if len(files) == 0 {
-			t.Fatalf("no proto file matches %s", pattern)
-		}
-		for _, file := range files {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range regexp.MustCompile(`\bid: "([^"]+)"`).FindAllStringSubmatch(string(src), -1) {
-				ids = append(ids, m[1])
-			}
-		}
-	}
-	return ids
 }
 
 func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
@@ -100,7 +41,7 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			s := c.Spec
 			s.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			s.Cni = cluster.CivoKubernetesClusterCni_cilium
-			s.Network = ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
+			s.Network = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
 			s.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "198.51.100.7/32"}
 			s.Applications = []string{"Traefik-v2-nodeport", "metrics-server", "postgresql:5GB"}
 			s.Tags = []string{"team-platform", "cost-center:42"}
@@ -123,10 +64,10 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.KubernetesVersion = "talos-v1.7.6"
 		}},
 		{"an existing firewall without allowed cidrs is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = value("fw-1234")
+			c.Spec.Firewall = spectest.Value("fw-1234")
 		}},
 		{"a network reference with only a name is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = ref(&sharedv1.ValueFromRef{Name: "prod-net"})
+			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-net"})
 		}},
 		{"a default pool of exactly one node is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodeCount = 1
@@ -144,8 +85,8 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/role": "", "node.kubernetes.io/Tier_2.a": "A-b_c.9"}
 		}},
 		{"a label key and a taint key with a DNS prefix of exactly 253 characters are accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{prefix253 + "/role": "web"}
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix253 + "/role": "web"}
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
 		}},
 		{"a cluster name and metadata name of exactly 63 characters are accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterName = strings.Repeat("a", 63)
@@ -170,206 +111,206 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*cluster.CivoKubernetesCluster)
-		want   []violation
+		want   []spectest.Violation
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
 		{"a wrong api_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v2" },
-			[]violation{{"api_version", "string.const"}}, "civo.clusterplane.dev/v1"},
+			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "civo.clusterplane.dev/v1"},
 		{"a missing api_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "" },
-			[]violation{{"api_version", "string.const"}}, ""},
+			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, ""},
 		{"another kind is rejected", func(c *cluster.CivoKubernetesCluster) { c.Kind = "CivoKubernetesNodePool" },
-			[]violation{{"kind", "string.const"}}, "CivoKubernetesCluster"},
+			[]spectest.Violation{{Field: "kind", Rule: "string.const"}}, "CivoKubernetesCluster"},
 		{"a manifest without metadata is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata = nil },
-			[]violation{{"metadata", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
 		{"a manifest without spec is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec = nil },
-			[]violation{{"spec", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
 		{"a manifest without metadata.name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "" },
-			[]violation{{"metadata.name", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
 		{"an upper-case metadata.name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "Prod-Fra1" },
-			[]violation{{"metadata.name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
 		{"a metadata.name ending in a dash is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "prod-" },
-			[]violation{{"metadata.name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
 		{"a metadata.name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = strings.Repeat("a", 64) },
-			[]violation{{"metadata.name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.max_len"}}, ""},
 
 		// cluster_name and region.
 		{"a cluster without cluster_name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "" },
-			[]violation{{"spec.cluster_name", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "required"}}, ""},
 		{"a cluster_name with an underscore is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "prod_fra1" },
-			[]violation{{"spec.cluster_name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.pattern"}}, ""},
 		{"a cluster_name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("a", 64) },
-			[]violation{{"spec.cluster_name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, ""},
 		{"an unspecified region is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
-			[]violation{{"spec.region", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
 		{"an unknown region number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = 99 },
-			[]violation{{"spec.region", "enum.defined_only"}}, ""},
+			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
 
 		// kubernetes_version, cluster_type and cni.
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "" },
-			[]violation{{"spec.kubernetes_version", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
 		{"a k3s version written with +k3s1 is rejected with a hint to use -k3s1", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5+k3s1" },
-			[]violation{{"spec.kubernetes_version", "kubernetes_version.no_plus"}}, "spec.kubernetes_version: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"}}, "spec.kubernetes_version: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
 		{"a k3s cluster with a bare version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5" },
-			[]violation{{"spec", "kubernetes_version.k3s_format"}}, "1.30.5-k3s1"},
+			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.k3s_format"}}, "1.30.5-k3s1"},
 		{"an explicit k3s cluster with a talos version is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
-		}, []violation{{"spec", "kubernetes_version.k3s_format"}}, ""},
+		}, []spectest.Violation{{Field: "spec", Rule: "kubernetes_version.k3s_format"}}, ""},
 		{"a talos cluster with a k3s version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos },
-			[]violation{{"spec", "kubernetes_version.talos_format"}}, "talos-v1.5.0"},
+			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.talos_format"}}, "talos-v1.5.0"},
 		{"a talos version without the v is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-1.5.0"
-		}, []violation{{"spec", "kubernetes_version.talos_format"}}, ""},
+		}, []spectest.Violation{{Field: "spec", Rule: "kubernetes_version.talos_format"}}, ""},
 		{"an unknown cluster_type number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = 7 },
-			[]violation{{"spec.cluster_type", "enum.defined_only"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_type", Rule: "enum.defined_only"}}, ""},
 		{"an unknown cni number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Cni = 7 },
-			[]violation{{"spec.cni", "enum.defined_only"}}, ""},
+			[]spectest.Violation{{Field: "spec.cni", Rule: "enum.defined_only"}}, ""},
 		{"a talos cluster with cilium is rejected with a hint to use flannel", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
 			c.Spec.Cni = cluster.CivoKubernetesClusterCni_cilium
-		}, []violation{{"spec", "cni.talos_flannel_only"}}, "use flannel"},
+		}, []spectest.Violation{{Field: "spec", Rule: "cni.talos_flannel_only"}}, "use flannel"},
 
 		// network and firewall (StringValueOrRef, ValueFromRef).
 		{"a cluster without network is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = nil },
-			[]violation{{"spec.network", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.network", Rule: "required"}}, ""},
 		{"a network with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = &sharedv1.StringValueOrRef{} },
-			[]violation{{"spec.network.literal_or_ref", "required"}}, ""},
-		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = value("") },
-			[]violation{{"spec.network.value", "string.min_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, ""},
+		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = spectest.Value("") },
+			[]spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, ""},
 		{"a network reference without a name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork"})
-		}, []violation{{"spec.network.value_from.name", "required"}}, ""},
+			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork"})
+		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, ""},
 		{"a network reference with an upper-case name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = ref(&sharedv1.ValueFromRef{Name: "Prod-Net"})
-		}, []violation{{"spec.network.value_from.name", "string.pattern"}}, ""},
+			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "Prod-Net"})
+		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a network reference with a name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = ref(&sharedv1.ValueFromRef{Name: strings.Repeat("n", 64)})
-		}, []violation{{"spec.network.value_from.name", "string.max_len"}}, ""},
+			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("n", 64)})
+		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a network reference whose field_path is not under status.outputs is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = ref(&sharedv1.ValueFromRef{Name: "prod-net", FieldPath: "spec.network_id"})
-		}, []violation{{"spec.network.value_from.field_path", "string.pattern"}}, ""},
-		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = value("") },
-			[]violation{{"spec.firewall.value", "string.min_len"}}, ""},
+			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-net", FieldPath: "spec.network_id"})
+		}, []spectest.Violation{{Field: "spec.network.value_from.field_path", Rule: "string.pattern"}}, ""},
+		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = spectest.Value("") },
+			[]spectest.Violation{{Field: "spec.firewall.value", Rule: "string.min_len"}}, ""},
 		{"a firewall with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = &sharedv1.StringValueOrRef{} },
-			[]violation{{"spec.firewall.literal_or_ref", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.firewall.literal_or_ref", Rule: "required"}}, ""},
 
 		// api_server_allowed_cidrs.
 		{"an allowed cidr that is a bare address is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.7"} },
-			[]violation{{"spec.api_server_allowed_cidrs[0]", "string.ipv4_prefix"}}, ""},
+			[]spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, ""},
 		{"an allowed cidr with host bits set is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "198.51.100.7/24"}
-		}, []violation{{"spec.api_server_allowed_cidrs[1]", "string.ipv4_prefix"}}, ""},
+		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs[1]", Rule: "string.ipv4_prefix"}}, ""},
 		{"an IPv6 allowed cidr is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"2001:db8::/32"} },
-			[]violation{{"spec.api_server_allowed_cidrs[0]", "string.ipv4_prefix"}}, ""},
+			[]spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, ""},
 		{"a repeated allowed cidr is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "203.0.113.0/24"}
-		}, []violation{{"spec.api_server_allowed_cidrs", "repeated.unique"}}, ""},
+		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "repeated.unique"}}, ""},
 		{"allowed cidrs next to an existing firewall are rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = value("fw-1234")
+			c.Spec.Firewall = spectest.Value("fw-1234")
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
-		}, []violation{{"spec", "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
+		}, []spectest.Violation{{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
 
 		// default_node_pool.
 		{"a cluster without default_node_pool is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool = nil },
-			[]violation{{"spec.default_node_pool", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool", Rule: "required"}}, ""},
 		{"a default pool without size is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
-			[]violation{{"spec.default_node_pool.size", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool.size", Rule: "required"}}, ""},
 		{"a default pool of zero nodes is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
-			[]violation{{"spec.default_node_pool.node_count", "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"}}, ""},
 		{"a default pool with a negative node_count is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -2 },
-			[]violation{{"spec.default_node_pool.node_count", "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"}}, ""},
 
 		// Labels.
 		{"a label key with a space is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
-		}, []violation{{`spec.default_node_pool.labels["Bad Key"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["Bad Key"]`, Rule: "string.pattern"}}, ""},
 		{"a label key with an upper-case prefix is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"Example.com/role": "web"}
-		}, []violation{{`spec.default_node_pool.labels["Example.com/role"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["Example.com/role"]`, Rule: "string.pattern"}}, ""},
 		{"a label key whose name exceeds 63 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/" + strings.Repeat("n", 64): "web"}
-		}, []violation{{`spec.default_node_pool.labels["example.com/` + strings.Repeat("n", 64) + `"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["example.com/` + strings.Repeat("n", 64) + `"]`, Rule: "string.pattern"}}, ""},
 		{"a label key longer than 317 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60): "web"}
-		}, []violation{
-			{`spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, "string.max_len"},
-			{`spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, "label_key.prefix_max_len"},
+		}, []spectest.Violation{
+			{Field: `spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, Rule: "string.max_len"},
+			{Field: `spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, Rule: "label_key.prefix_max_len"},
 		}, ""},
 		{"a label key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{prefix254 + "/role": "web"}
-		}, []violation{{`spec.default_node_pool.labels["` + prefix254 + `/role"]`, "label_key.prefix_max_len"}}, "prefix before / of a label key must be at most 253 characters"},
+			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/role": "web"}
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["` + spectest.Prefix254 + `/role"]`, Rule: "label_key.prefix_max_len"}}, "prefix before / of a label key must be at most 253 characters"},
 		{"a label value ending in a dash is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"tier": "web-"}
-		}, []violation{{`spec.default_node_pool.labels["tier"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["tier"]`, Rule: "string.pattern"}}, ""},
 		{"a label value of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"tier": strings.Repeat("v", 64)}
-		}, []violation{{`spec.default_node_pool.labels["tier"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["tier"]`, Rule: "string.pattern"}}, ""},
 
 		// Taints.
 		{"a taint without key is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.default_node_pool.taints[0].key", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "required"}}, ""},
 		{"a taint key with a slash but no name is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "nvidia.com/", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.default_node_pool.taints[0].key", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "string.pattern"}}, ""},
 		{"a taint key longer than 317 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60), Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.default_node_pool.taints[0].key", "string.max_len"}, {"spec.default_node_pool.taints[0].key", "key.prefix_max_len"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "string.max_len"}, {Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"}}, ""},
 		{"a taint key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.default_node_pool.taints[0].key", "key.prefix_max_len"}}, "prefix before / must be at most 253 characters"},
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"}}, "prefix before / must be at most 253 characters"},
 		{"a taint value with a space is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "gpu pool", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.default_node_pool.taints[0].value", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].value", Rule: "string.pattern"}}, ""},
 		{"a taint without effect is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "gpu"}}
-		}, []violation{{"spec.default_node_pool.taints[0].effect", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].effect", Rule: "required"}}, ""},
 		{"a taint with an unknown effect number is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Effect: 9}}
-		}, []violation{{"spec.default_node_pool.taints[0].effect", "enum.defined_only"}}, ""},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].effect", Rule: "enum.defined_only"}}, ""},
 		{"two taints with the same key and effect are rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
 				{Key: "dedicated", Value: "gpu", Effect: sharedv1.TaintEffect_NoSchedule},
 				{Key: "dedicated", Value: "cpu", Effect: sharedv1.TaintEffect_NoSchedule},
 			}
-		}, []violation{{"spec.default_node_pool.taints", "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints", Rule: "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
 
 		// applications and tags.
 		{"an application name with a comma is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server,traefik"} },
-			[]violation{{"spec.applications[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, ""},
 		{"an application name with a leading space is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server", " traefik"} },
-			[]violation{{"spec.applications[1]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.applications[1]", Rule: "string.pattern"}}, ""},
 		{"an empty application name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{""} },
-			[]violation{{"spec.applications[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, ""},
 		{"a repeated application is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Applications = []string{"metrics-server", "metrics-server"}
-		}, []violation{{"spec.applications", "repeated.unique"}}, ""},
+		}, []spectest.Violation{{Field: "spec.applications", Rule: "repeated.unique"}}, ""},
 		{"a tag with whitespace is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team platform"} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"an empty tag is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"ok", ""} },
-			[]violation{{"spec.tags[1]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "string.pattern"}}, ""},
 		{"a repeated tag is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team-platform", "team-platform"} },
-			[]violation{{"spec.tags", "repeated.unique"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		for _, w := range tt.want {
-			covered[w.rule] = true
+			covered[w.Rule] = true
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			c := validCivoKubernetesCluster()
 			tt.mutate(c)
 			err := validation.Validate(c)
-			assertViolations(t, err, tt.want...)
+			spectest.AssertViolations(t, err, tt.want...)
 			if err != nil && !strings.Contains(err.Error(), tt.hint) {
 				t.Errorf("error %q does not contain %q", err, tt.hint)
 			}
 		})
 	}
-	for _, id := range celIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
+	for _, id := range spectest.CELRuleIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
 		if !covered[id] {
 			t.Errorf("CEL rule %q has no test case", id)
 		}
@@ -384,24 +325,20 @@ func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 	c.Spec.DefaultNodePool.NodeCount = 0
 	c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
 	c.Spec.Tags = []string{"a b"}
-	c.Spec.Firewall = value("fw-1")
+	c.Spec.Firewall = spectest.Value("fw-1")
 	c.Spec.ApiServerAllowedCidrs = []string{"10.0.0.0/8"}
 
 	err := validation.Validate(c)
-	assertViolations(t, err,
-		violation{"metadata.name", "string.pattern"},
-		violation{"spec.kubernetes_version", "kubernetes_version.no_plus"},
-		violation{"spec.network.literal_or_ref", "required"},
-		violation{"spec.default_node_pool.node_count", "int32.gte"},
-		violation{`spec.default_node_pool.labels["Bad Key"]`, "string.pattern"},
-		violation{"spec.tags[0]", "string.pattern"},
-		violation{"spec", "api_server_allowed_cidrs.created_firewall_only"},
+	spectest.AssertViolations(t, err,
+		spectest.Violation{Field: "metadata.name", Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"},
+		spectest.Violation{Field: "spec.network.literal_or_ref", Rule: "required"},
+		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"},
+		spectest.Violation{Field: `spec.default_node_pool.labels["Bad Key"]`, Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.tags[0]", Rule: "string.pattern"},
+		spectest.Violation{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"},
 	)
-	for _, v := range validation.Violations(err) {
-		if line := v.Field + ": " + v.Message; !strings.Contains(err.Error(), line) {
-			t.Errorf("error does not contain %q:\n%v", line, err)
-		}
-	}
+	spectest.AssertViolationsListed(t, err)
 	if !strings.Contains(err.Error(), "7 violations") {
 		t.Errorf("error does not count 7 violations:\n%v", err)
 	}
@@ -429,25 +366,25 @@ func TestCivoKubernetesClusterStackInput(t *testing.T) {
 		}
 	})
 	t.Run("a stack input without target is rejected", func(t *testing.T) {
-		assertViolations(t, validation.Validate(&cluster.CivoKubernetesClusterStackInput{}), violation{"target", "required"})
+		spectest.AssertViolations(t, validation.Validate(&cluster.CivoKubernetesClusterStackInput{}), spectest.Violation{Field: "target", Rule: "required"})
 	})
 	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
 		c := validCivoKubernetesCluster()
 		c.Spec.ClusterName = ""
-		assertViolations(t, validation.Validate(&cluster.CivoKubernetesClusterStackInput{Target: c}), violation{"target.spec.cluster_name", "required"})
+		spectest.AssertViolations(t, validation.Validate(&cluster.CivoKubernetesClusterStackInput{Target: c}), spectest.Violation{Field: "target.spec.cluster_name", Rule: "required"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{ApiUrl: "api.civo.com without scheme"}}
-		assertViolations(t, validation.Validate(in), violation{"provider_config.api_url", "string.uri"})
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 	t.Run("a provider config with an unknown default_region is rejected", func(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{DefaultRegion: 42}}
-		assertViolations(t, validation.Validate(in), violation{"provider_config.default_region", "enum.defined_only"})
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.default_region", Rule: "enum.defined_only"})
 	})
 	t.Run("an api token never appears in a validation error", func(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "s3cr3t-t0ken", ApiUrl: "::"}}
 		err := validation.Validate(in)
-		assertViolations(t, err, violation{"target", "required"}, violation{"provider_config.api_url", "string.uri"})
+		spectest.AssertViolations(t, err, spectest.Violation{Field: "target", Rule: "required"}, spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 		if strings.Contains(err.Error(), "s3cr3t-t0ken") {
 			t.Errorf("error leaks the token: %v", err)
 		}

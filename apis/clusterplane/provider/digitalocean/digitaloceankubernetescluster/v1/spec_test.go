@@ -1,10 +1,6 @@
 package digitaloceankubernetesclusterv1_test
 
 import (
-	"maps"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,6 +9,7 @@ import (
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
@@ -29,62 +26,6 @@ func validDigitalOceanKubernetesCluster() *cluster.DigitalOceanKubernetesCluster
 			DefaultNodePool:   &cluster.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
 		},
 	}
-}
-
-// A DNS prefix of 253 characters, the longest a Kubernetes qualified name allows, and one of 254.
-var (
-	prefix253 = strings.Repeat("a.", 126) + "b"
-	prefix254 = strings.Repeat("a.", 126) + "bc"
-)
-
-func value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func ref(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
-
-type violation struct{ field, rule string }
-
-// assertViolations checks that err reports exactly want, in any order.
-func assertViolations(t *testing.T, err error, want ...violation) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("Validate() = nil, want violations %v", want)
-	}
-	got, wantSet := map[violation]int{}, map[violation]int{}
-	for _, v := range validation.Violations(err) {
-		got[violation{v.Field, v.RuleID}]++
-	}
-	for _, w := range want {
-		wantSet[w]++
-	}
-	if !maps.Equal(got, wantSet) {
-		t.Errorf("violations differ\n got: %v\nwant: %v\nerror: %v", got, wantSet, err)
-	}
-}
-
-// celIDs returns the ids of the CEL rules declared in the proto files matching the patterns.
-func celIDs(t *testing.T, patterns ...string) []string {
-	t.Helper()
-	var ids []string
-	for _, pattern := range patterns {
-		files, _ := filepath.Glob(pattern)
-		if len(files) == 0 {
-			t.Fatalf("no proto file matches %s", pattern)
-		}
-		for _, file := range files {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range regexp.MustCompile(`\bid: "([^"]+)"`).FindAllStringSubmatch(string(src), -1) {
-				ids = append(ids, m[1])
-			}
-		}
-	}
-	return ids
 }
 
 func subnets(clusterSubnet, serviceSubnet string) func(*cluster.DigitalOceanKubernetesCluster) {
@@ -113,7 +54,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 				ClusterName:                          "prod-fra1",
 				Region:                               digitaloceanv1.DigitalOceanRegion_ams3,
 				KubernetesVersion:                    "1.31.1-do.5",
-				Vpc:                                  ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
+				Vpc:                                  spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
 				HighlyAvailable:                      true,
 				AutoUpgrade:                          true,
 				DisableSurgeUpgrade:                  true,
@@ -143,7 +84,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Status = &cluster.DigitalOceanKubernetesClusterStatus{Outputs: &cluster.DigitalOceanKubernetesClusterStackOutputs{ClusterId: "abc"}}
 		}},
 		{"a VPC given by a literal UUID is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = value("c1a2b3c4-0000-4000-8000-000000000001")
+			c.Spec.Vpc = spectest.Value("c1a2b3c4-0000-4000-8000-000000000001")
 		}},
 		{"a maintenance window on any day at 23:59 is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:59"}
@@ -179,8 +120,8 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/role": "system"}
 		}},
 		{"a label key and a taint key with a DNS prefix of exactly 253 characters are accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{prefix253 + "/role": "system"}
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix253 + "/role": "system"}
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
 		}},
 		{"the same taint key with different effects is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
@@ -215,254 +156,254 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*cluster.DigitalOceanKubernetesCluster)
-		want   []violation
+		want   []spectest.Violation
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
 		{"a wrong api_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v1" },
-			[]violation{{"api_version", "string.const"}}, "digitalocean.clusterplane.dev/v1"},
+			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "digitalocean.clusterplane.dev/v1"},
 		{"another kind is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Kind = "CivoKubernetesCluster" },
-			[]violation{{"kind", "string.const"}}, "DigitalOceanKubernetesCluster"},
+			[]spectest.Violation{{Field: "kind", Rule: "string.const"}}, "DigitalOceanKubernetesCluster"},
 		{"a manifest without metadata is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata = nil },
-			[]violation{{"metadata", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
 		{"a manifest without spec is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec = nil },
-			[]violation{{"spec", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
 		{"a manifest without metadata.name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "" },
-			[]violation{{"metadata.name", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
 		{"a metadata.name with an upper-case letter is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "prod-FRA1" },
-			[]violation{{"metadata.name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
 		{"a metadata.name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = strings.Repeat("m", 64) },
-			[]violation{{"metadata.name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.max_len"}}, ""},
 
 		// cluster_name, region, kubernetes_version.
 		{"a cluster without cluster_name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = "" },
-			[]violation{{"spec.cluster_name", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "required"}}, ""},
 		{"a cluster_name with a dot is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = "prod.fra1" },
-			[]violation{{"spec.cluster_name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.pattern"}}, ""},
 		{"a cluster_name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("c", 64) },
-			[]violation{{"spec.cluster_name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, ""},
 		{"an unspecified region is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Region = digitaloceanv1.DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED
-		}, []violation{{"spec.region", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
 		{"an unknown region number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = 13 },
-			[]violation{{"spec.region", "enum.defined_only"}}, ""},
+			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "" },
-			[]violation{{"spec.kubernetes_version", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
 		{"a kubernetes_version of 1.29 is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29" },
-			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, "spec.kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "spec.kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5"},
 		{"a kubernetes_version of latest is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "latest" },
-			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, "1.31.1-do.5"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "1.31.1-do.5"},
 		{"a kubernetes_version without the -do suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31.1" },
-			[]violation{{"spec.kubernetes_version", "kubernetes_version.slug"}}, ""},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, ""},
 
 		// vpc.
 		{"a vpc with neither value nor valueFrom is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = &sharedv1.StringValueOrRef{} },
-			[]violation{{"spec.vpc.literal_or_ref", "required"}}, ""},
-		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = value("") },
-			[]violation{{"spec.vpc.value", "string.min_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.vpc.literal_or_ref", Rule: "required"}}, ""},
+		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = spectest.Value("") },
+			[]spectest.Violation{{Field: "spec.vpc.value", Rule: "string.min_len"}}, ""},
 		{"a vpc reference without a name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
-		}, []violation{{"spec.vpc.value_from.name", "required"}}, ""},
+			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
+		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "required"}}, ""},
 		{"a vpc reference with a name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
-		}, []violation{{"spec.vpc.value_from.name", "string.max_len"}}, ""},
+			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
+		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a vpc reference with an invalid name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: "Prod VPC"})
-		}, []violation{{"spec.vpc.value_from.name", "string.pattern"}}, ""},
+			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: "Prod VPC"})
+		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a vpc reference with a field_path outside status.outputs is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = ref(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
-		}, []violation{{"spec.vpc.value_from.field_path", "string.pattern"}}, ""},
+			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
+		}, []spectest.Violation{{Field: "spec.vpc.value_from.field_path", Rule: "string.pattern"}}, ""},
 
 		// maintenance_window.
 		{"a maintenance window without day is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{StartTime: "03:00"}
-		}, []violation{{"spec.maintenance_window.day", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.day", Rule: "required"}}, ""},
 		{"a maintenance window with an unknown day number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: 9, StartTime: "03:00"}
-		}, []violation{{"spec.maintenance_window.day", "enum.defined_only"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.day", Rule: "enum.defined_only"}}, ""},
 		{"a maintenance window without start_time is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_any}
-		}, []violation{{"spec.maintenance_window.start_time", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.start_time", Rule: "required"}}, ""},
 		{"a maintenance start_time of 24:00 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "24:00"}
-		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.start_time", Rule: "string.pattern"}}, ""},
 		{"a maintenance start_time without a leading zero is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "3:00"}
-		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.start_time", Rule: "string.pattern"}}, ""},
 		{"a maintenance start_time with a 12-hour suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_friday, StartTime: "03:00pm"}
-		}, []violation{{"spec.maintenance_window.start_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.maintenance_window.start_time", Rule: "string.pattern"}}, ""},
 
 		// control_plane_firewall_allowed_addresses.
 		{"a firewall address that is a host name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "office.example.com"}
-		}, []violation{{"spec.control_plane_firewall_allowed_addresses[1]", "ipv4_address_or_cidr"}}, "must be an IPv4 address or CIDR"},
+		}, []spectest.Violation{{Field: "spec.control_plane_firewall_allowed_addresses[1]", Rule: "ipv4_address_or_cidr"}}, "must be an IPv4 address or CIDR"},
 		{"an IPv6 firewall address is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"2001:db8::1"}
-		}, []violation{{"spec.control_plane_firewall_allowed_addresses[0]", "ipv4_address_or_cidr"}}, ""},
+		}, []spectest.Violation{{Field: "spec.control_plane_firewall_allowed_addresses[0]", Rule: "ipv4_address_or_cidr"}}, ""},
 		{"a firewall cidr with a prefix length above 32 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"198.51.100.0/33"}
-		}, []violation{{"spec.control_plane_firewall_allowed_addresses[0]", "ipv4_address_or_cidr"}}, ""},
+		}, []spectest.Violation{{Field: "spec.control_plane_firewall_allowed_addresses[0]", Rule: "ipv4_address_or_cidr"}}, ""},
 		{"a repeated firewall address is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "203.0.113.7"}
-		}, []violation{{"spec.control_plane_firewall_allowed_addresses", "repeated.unique"}}, ""},
+		}, []spectest.Violation{{Field: "spec.control_plane_firewall_allowed_addresses", Rule: "repeated.unique"}}, ""},
 
 		// cluster_subnet and service_subnet.
 		{"a cluster_subnet that is a bare address is rejected", subnets("10.244.0.1", ""),
-			[]violation{{"spec.cluster_subnet", "string.ipv4_prefix"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_subnet", Rule: "string.ipv4_prefix"}}, ""},
 		{"a cluster_subnet with host bits set is rejected", subnets("10.244.0.1/16", "10.244.0.0/16"),
-			[]violation{{"spec.cluster_subnet", "string.ipv4_prefix"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster_subnet", Rule: "string.ipv4_prefix"}}, ""},
 		{"an IPv6 service_subnet is rejected", subnets("", "fd00::/108"),
-			[]violation{{"spec.service_subnet", "string.ipv4_prefix"}}, ""},
+			[]spectest.Violation{{Field: "spec.service_subnet", Rule: "string.ipv4_prefix"}}, ""},
 		{"identical cluster and service subnets are rejected", subnets("10.244.0.0/16", "10.244.0.0/16"),
-			[]violation{{"spec", "subnets.no_overlap"}}, "spec: cluster_subnet and service_subnet must not overlap"},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, "spec: cluster_subnet and service_subnet must not overlap"},
 		{"a service subnet inside the cluster subnet is rejected", subnets("10.0.0.0/8", "10.245.0.0/16"),
-			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, ""},
 		{"a cluster subnet inside the service subnet is rejected", subnets("192.168.128.0/24", "192.168.0.0/16"),
-			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, ""},
 		{"a subnet of the whole address space overlaps any other", subnets("0.0.0.0/0", "10.245.0.0/16"),
-			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, ""},
 		{"two /32 subnets of the same address overlap", subnets("10.0.0.1/32", "10.0.0.1/32"),
-			[]violation{{"spec", "subnets.no_overlap"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, ""},
 
 		// kubeconfig_expire_seconds and cluster_autoscaler.
 		{"a negative kubeconfig_expire_seconds is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubeconfigExpireSeconds = -1 },
-			[]violation{{"spec.kubeconfig_expire_seconds", "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.kubeconfig_expire_seconds", Rule: "int32.gte"}}, ""},
 		{"an autoscaler threshold above 1 is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(1.01)}
-		}, []violation{{"spec.cluster_autoscaler.scale_down_utilization_threshold", "double.gte_lte"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_utilization_threshold", Rule: "double.gte_lte"}}, ""},
 		{"a negative autoscaler threshold is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUtilizationThreshold: proto.Float64(-0.1)}
-		}, []violation{{"spec.cluster_autoscaler.scale_down_utilization_threshold", "double.gte_lte"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_utilization_threshold", Rule: "double.gte_lte"}}, ""},
 		{"an unneeded time written in words is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "10 minutes"}
-		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_unneeded_time", Rule: "string.pattern"}}, ""},
 		{"an unneeded time without a unit is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "600"}
-		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_unneeded_time", Rule: "string.pattern"}}, ""},
 		{"a negative unneeded time is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "-5m"}
-		}, []violation{{"spec.cluster_autoscaler.scale_down_unneeded_time", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_unneeded_time", Rule: "string.pattern"}}, ""},
 
 		// tags.
 		{"a tag with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"team platform"} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"a tag with a dot is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"ok", "v1.2"} },
-			[]violation{{"spec.tags[1]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "string.pattern"}}, ""},
 		{"an empty tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{""} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"a tag of 256 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{strings.Repeat("t", 256)} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"a repeated tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"team", "team"} },
-			[]violation{{"spec.tags", "repeated.unique"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
 		{"the tag k8s is rejected because the provider manages it", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"k8s"} },
-			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, "spec.tags[0]: tags must not be k8s or start with k8s: or terraform:"},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "spec.tags[0]: tags must not be k8s or start with k8s: or terraform:"},
 		{"a tag starting with k8s: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"ok", "k8s:abc123"} },
-			[]violation{{"spec.tags[1]", "tag.not_reserved"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "tag.not_reserved"}}, ""},
 		{"a tag starting with terraform: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"terraform:default-node-pool"} },
-			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, ""},
 		{"a reserved tag in upper case is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"K8S:worker"} },
-			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, ""},
 
 		// default_node_pool.
 		{"a cluster without default_node_pool is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool = nil },
-			[]violation{{pool, "required"}}, ""},
+			[]spectest.Violation{{Field: pool, Rule: "required"}}, ""},
 		{"a default pool name with an upper-case letter is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodePoolName = "System" },
-			[]violation{{pool + ".node_pool_name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: pool + ".node_pool_name", Rule: "string.pattern"}}, ""},
 		{"a default pool name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodePoolName = strings.Repeat("p", 64)
-		}, []violation{{pool + ".node_pool_name", "string.max_len"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".node_pool_name", Rule: "string.max_len"}}, ""},
 		{"a default pool without size is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
-			[]violation{{pool + ".size", "required"}}, ""},
+			[]spectest.Violation{{Field: pool + ".size", Rule: "required"}}, ""},
 		{"a default pool of zero nodes without autoscaling is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
-			[]violation{{pool, "node_count.required_without_auto_scale"}}, "node_count must be at least 1 unless auto_scale is true"},
+			[]spectest.Violation{{Field: pool, Rule: "node_count.required_without_auto_scale"}}, "node_count must be at least 1 unless auto_scale is true"},
 		{"a default pool with a negative node_count is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -1 },
-			[]violation{{pool + ".node_count", "int32.gte"}, {pool, "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "int32.gte"}, {Field: pool, Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 3),
-			[]violation{{pool, "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: pool, Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 3),
-			[]violation{{pool + ".min_nodes", "int32.gte"}, {pool, "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "int32.gte"}, {Field: pool, Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(3, 0, 2),
-			[]violation{{pool, "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: pool, Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			autoScale(1, 0, -1)(c)
-		}, []violation{{pool + ".max_nodes", "int32.gte"}, {pool, "max_nodes.at_least_min_nodes"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".max_nodes", Rule: "int32.gte"}, {Field: pool, Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 6, 5),
-			[]violation{{pool, "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
+			[]spectest.Violation{{Field: pool, Rule: "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(2, 1, 5),
-			[]violation{{pool, "node_count.within_bounds"}}, ""},
+			[]spectest.Violation{{Field: pool, Rule: "node_count.within_bounds"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MinNodes = 1 },
-			[]violation{{pool, "auto_scale.bounds_need_auto_scale"}}, "only allowed when auto_scale is true"},
+			[]spectest.Violation{{Field: pool, Rule: "auto_scale.bounds_need_auto_scale"}}, "only allowed when auto_scale is true"},
 		{"max_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MaxNodes = 5 },
-			[]violation{{pool, "auto_scale.bounds_need_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: pool, Rule: "auto_scale.bounds_need_auto_scale"}}, ""},
 		{"a default pool label key with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
-		}, []violation{{pool + `.labels["Bad Key"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: pool + `.labels["Bad Key"]`, Rule: "string.pattern"}}, ""},
 		{"a default pool label value with a slash is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"role": "a/b"}
-		}, []violation{{pool + `.labels["role"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: pool + `.labels["role"]`, Rule: "string.pattern"}}, ""},
 		{"a default pool label key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{prefix254 + "/role": "x"}
-		}, []violation{{pool + `.labels["` + prefix254 + `/role"]`, "label_key.prefix_max_len"}}, "must be at most 253 characters"},
+			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/role": "x"}
+		}, []spectest.Violation{{Field: pool + `.labels["` + spectest.Prefix254 + `/role"]`, Rule: "label_key.prefix_max_len"}}, "must be at most 253 characters"},
 		{"a default pool label key longer than 317 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{prefix254 + "/" + strings.Repeat("n", 63): "x"}
-		}, []violation{
-			{pool + `.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "string.max_len"},
-			{pool + `.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "label_key.prefix_max_len"},
+			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/" + strings.Repeat("n", 63): "x"}
+		}, []spectest.Violation{
+			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "string.max_len"},
+			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "label_key.prefix_max_len"},
 		}, ""},
 		{"a default pool taint without key is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{pool + ".taints[0].key", "required"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "required"}}, ""},
 		{"a default pool taint key with an underscore in its prefix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "my_org.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{pool + ".taints[0].key", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "string.pattern"}}, ""},
 		{"a default pool taint key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{pool + ".taints[0].key", "key.prefix_max_len"}}, "must be at most 253 characters"},
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "key.prefix_max_len"}}, "must be at most 253 characters"},
 		{"a default pool taint key longer than 317 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{pool + ".taints[0].key", "string.max_len"}, {pool + ".taints[0].key", "key.prefix_max_len"}}, ""},
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "string.max_len"}, {Field: pool + ".taints[0].key", Rule: "key.prefix_max_len"}}, ""},
 		{"a default pool taint value ending in an underscore is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "yes_", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{pool + ".taints[0].value", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints[0].value", Rule: "string.pattern"}}, ""},
 		{"a default pool taint without effect is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu"}}
-		}, []violation{{pool + ".taints[0].effect", "required"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints[0].effect", Rule: "required"}}, ""},
 		{"a default pool taint with an unknown effect number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: 5}}
-		}, []violation{{pool + ".taints[0].effect", "enum.defined_only"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints[0].effect", Rule: "enum.defined_only"}}, ""},
 		{"two default pool taints with the same key and effect are rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
 				{Key: "gpu", Value: "a", Effect: sharedv1.TaintEffect_NoExecute},
 				{Key: "gpu", Value: "b", Effect: sharedv1.TaintEffect_NoExecute},
 			}
-		}, []violation{{pool + ".taints", "taints.unique_key_effect"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".taints", Rule: "taints.unique_key_effect"}}, ""},
 		{"a default pool tag with a slash is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Tags = []string{"team/platform"}
-		}, []violation{{pool + ".tags[0]", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".tags[0]", Rule: "string.pattern"}}, ""},
 		{"a repeated default pool tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Tags = []string{"pool", "pool"}
-		}, []violation{{pool + ".tags", "repeated.unique"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".tags", Rule: "repeated.unique"}}, ""},
 		{"a reserved default pool tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Tags = []string{"terraform:pool"}
-		}, []violation{{pool + ".tags[0]", "tag.not_reserved"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".tags[0]", Rule: "tag.not_reserved"}}, ""},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		for _, w := range tt.want {
-			covered[w.rule] = true
+			covered[w.Rule] = true
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			c := validDigitalOceanKubernetesCluster()
 			tt.mutate(c)
 			err := validation.Validate(c)
-			assertViolations(t, err, tt.want...)
+			spectest.AssertViolations(t, err, tt.want...)
 			if err != nil && !strings.Contains(err.Error(), tt.hint) {
 				t.Errorf("error %q does not contain %q", err, tt.hint)
 			}
 		})
 	}
-	for _, id := range celIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
+	for _, id := range spectest.CELRuleIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
 		if !covered[id] {
 			t.Errorf("CEL rule %q has no test case", id)
 		}
@@ -481,22 +422,18 @@ func TestDigitalOceanKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 	c.Spec.DefaultNodePool.MaxNodes = 3
 
 	err := validation.Validate(c)
-	assertViolations(t, err,
-		violation{"api_version", "string.const"},
-		violation{"spec.kubernetes_version", "kubernetes_version.slug"},
-		violation{"spec.region", "required"},
-		violation{"spec", "subnets.no_overlap"},
-		violation{"spec.maintenance_window.day", "required"},
-		violation{"spec.maintenance_window.start_time", "string.pattern"},
-		violation{"spec.tags[0]", "tag.not_reserved"},
-		violation{"spec.default_node_pool", "node_count.required_without_auto_scale"},
-		violation{"spec.default_node_pool", "auto_scale.bounds_need_auto_scale"},
+	spectest.AssertViolations(t, err,
+		spectest.Violation{Field: "api_version", Rule: "string.const"},
+		spectest.Violation{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"},
+		spectest.Violation{Field: "spec.region", Rule: "required"},
+		spectest.Violation{Field: "spec", Rule: "subnets.no_overlap"},
+		spectest.Violation{Field: "spec.maintenance_window.day", Rule: "required"},
+		spectest.Violation{Field: "spec.maintenance_window.start_time", Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.tags[0]", Rule: "tag.not_reserved"},
+		spectest.Violation{Field: "spec.default_node_pool", Rule: "node_count.required_without_auto_scale"},
+		spectest.Violation{Field: "spec.default_node_pool", Rule: "auto_scale.bounds_need_auto_scale"},
 	)
-	for _, v := range validation.Violations(err) {
-		if line := v.Field + ": " + v.Message; !strings.Contains(err.Error(), line) {
-			t.Errorf("error does not contain %q:\n%v", line, err)
-		}
-	}
+	spectest.AssertViolationsListed(t, err)
 	if !strings.Contains(err.Error(), "9 violations") {
 		t.Errorf("error does not count 9 violations:\n%v", err)
 	}
@@ -524,22 +461,22 @@ func TestDigitalOceanKubernetesClusterStackInput(t *testing.T) {
 		}
 	})
 	t.Run("a stack input without target is rejected", func(t *testing.T) {
-		assertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{}), violation{"target", "required"})
+		spectest.AssertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{}), spectest.Violation{Field: "target", Rule: "required"})
 	})
 	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
 		c := validDigitalOceanKubernetesCluster()
 		c.Spec.KubernetesVersion = "1.31"
-		assertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{Target: c}),
-			violation{"target.spec.kubernetes_version", "kubernetes_version.slug"})
+		spectest.AssertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{Target: c}),
+			spectest.Violation{Field: "target.spec.kubernetes_version", Rule: "kubernetes_version.slug"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
 		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: "api.digitalocean.com/v2 "}}
-		assertViolations(t, validation.Validate(in), violation{"provider_config.api_url", "string.uri"})
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 	t.Run("an api token never appears in a validation error", func(t *testing.T) {
 		in := &cluster.DigitalOceanKubernetesClusterStackInput{ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "dop_v1_s3cr3t", ApiUrl: "::"}}
 		err := validation.Validate(in)
-		assertViolations(t, err, violation{"target", "required"}, violation{"provider_config.api_url", "string.uri"})
+		spectest.AssertViolations(t, err, spectest.Violation{Field: "target", Rule: "required"}, spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 		if strings.Contains(err.Error(), "dop_v1_s3cr3t") {
 			t.Errorf("error leaks the token: %v", err)
 		}

@@ -1,16 +1,13 @@
 package digitaloceankubernetesnodepoolv1_test
 
 import (
-	"maps"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	pool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
@@ -22,67 +19,11 @@ func validDigitalOceanKubernetesNodePool() *pool.DigitalOceanKubernetesNodePool 
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1-workers"},
 		Spec: &pool.DigitalOceanKubernetesNodePoolSpec{
 			NodePoolName: "workers",
-			Cluster:      value("b6a1c2d3-0000-4000-8000-000000000001"),
+			Cluster:      spectest.Value("b6a1c2d3-0000-4000-8000-000000000001"),
 			Size:         "s-4vcpu-8gb",
 			NodeCount:    3,
 		},
 	}
-}
-
-// A DNS prefix of 253 characters, the longest a Kubernetes qualified name allows, and one of 254.
-var (
-	prefix253 = strings.Repeat("a.", 126) + "b"
-	prefix254 = strings.Repeat("a.", 126) + "bc"
-)
-
-func value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func ref(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
-
-type violation struct{ field, rule string }
-
-// assertViolations checks that err reports exactly want, in any order.
-func assertViolations(t *testing.T, err error, want ...violation) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("Validate() = nil, want violations %v", want)
-	}
-	got, wantSet := map[violation]int{}, map[violation]int{}
-	for _, v := range validation.Violations(err) {
-		got[violation{v.Field, v.RuleID}]++
-	}
-	for _, w := range want {
-		wantSet[w]++
-	}
-	if !maps.Equal(got, wantSet) {
-		t.Errorf("violations differ\n got: %v\nwant: %v\nerror: %v", got, wantSet, err)
-	}
-}
-
-// celIDs returns the ids of the CEL rules declared in the proto files matching the patterns.
-func celIDs(t *testing.T, patterns ...string) []string {
-	t.Helper()
-	var ids []string
-	for _, pattern := range patterns {
-		files, _ := filepath.Glob(pattern)
-		if len(files) == 0 {
-			t.Fatalf("no proto file matches %s", pattern)
-		}
-		for _, file := range files {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range regexp.MustCompile(`\bid: "([^"]+)"`).FindAllStringSubmatch(string(src), -1) {
-				ids = append(ids, m[1])
-			}
-		}
-	}
-	return ids
 }
 
 func autoScale(min, count, max int32) func(*pool.DigitalOceanKubernetesNodePool) {
@@ -101,7 +42,7 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			p.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1-workers", Id: "np-9", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "apps"}, Annotations: map[string]string{"owner": "apps team"}}
 			s := p.Spec
-			s.Cluster = ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
+			s.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 3, 10
 			s.Labels = map[string]string{"workload": "batch", "example.com/role": "worker"}
 			s.Taints = []*sharedv1.Taint{{Key: "workload", Value: "batch", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -127,8 +68,8 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			p.Spec.Labels = map[string]string{"example.com/role": "", "topology.kubernetes.io/zone": "fra1"}
 		}},
 		{"a label key and a taint key with a DNS prefix of exactly 253 characters are accepted", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Labels = map[string]string{prefix253 + "/" + strings.Repeat("n", 63): "worker"}
-			p.Spec.Taints = []*sharedv1.Taint{{Key: prefix253 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+			p.Spec.Labels = map[string]string{spectest.Prefix253 + "/" + strings.Repeat("n", 63): "worker"}
+			p.Spec.Taints = []*sharedv1.Taint{{Key: spectest.Prefix253 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}},
 		{"tags that only look like reserved ones are accepted", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Tags = []string{"k8s-workers", "terraform"}
@@ -152,159 +93,159 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 	tests := []struct {
 		name   string
 		mutate func(*pool.DigitalOceanKubernetesNodePool)
-		want   []violation
+		want   []spectest.Violation
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
 		{"a wrong api_version is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.ApiVersion = "digitalocean.clusterplane.dev/v1beta1" },
-			[]violation{{"api_version", "string.const"}}, "digitalocean.clusterplane.dev/v1"},
+			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "digitalocean.clusterplane.dev/v1"},
 		{"another kind is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Kind = "DigitalOceanKubernetesCluster" },
-			[]violation{{"kind", "string.const"}}, "DigitalOceanKubernetesNodePool"},
+			[]spectest.Violation{{Field: "kind", Rule: "string.const"}}, "DigitalOceanKubernetesNodePool"},
 		{"a manifest without metadata is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata = nil },
-			[]violation{{"metadata", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
 		{"a manifest without spec is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec = nil },
-			[]violation{{"spec", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
 		{"a manifest without metadata.name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Name = "" },
-			[]violation{{"metadata.name", "required"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
 		{"a metadata.name with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Name = "prod workers" },
-			[]violation{{"metadata.name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
 		{"a metadata.name of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Name = strings.Repeat("m", 64) },
-			[]violation{{"metadata.name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "metadata.name", Rule: "string.max_len"}}, ""},
 
 		// node_pool_name, cluster, size.
 		{"a pool without node_pool_name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodePoolName = "" },
-			[]violation{{"spec.node_pool_name", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_pool_name", Rule: "required"}}, ""},
 		{"a node_pool_name with an underscore is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodePoolName = "gpu_pool" },
-			[]violation{{"spec.node_pool_name", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_pool_name", Rule: "string.pattern"}}, ""},
 		{"a node_pool_name of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodePoolName = strings.Repeat("w", 64) },
-			[]violation{{"spec.node_pool_name", "string.max_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_pool_name", Rule: "string.max_len"}}, ""},
 		{"a pool without cluster is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = nil },
-			[]violation{{"spec.cluster", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster", Rule: "required"}}, ""},
 		{"a cluster with neither value nor valueFrom is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = &sharedv1.StringValueOrRef{} },
-			[]violation{{"spec.cluster.literal_or_ref", "required"}}, ""},
-		{"a cluster with an empty literal value is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = value("") },
-			[]violation{{"spec.cluster.value", "string.min_len"}}, ""},
+			[]spectest.Violation{{Field: "spec.cluster.literal_or_ref", Rule: "required"}}, ""},
+		{"a cluster with an empty literal value is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = spectest.Value("") },
+			[]spectest.Violation{{Field: "spec.cluster.value", Rule: "string.min_len"}}, ""},
 		{"a cluster reference without a name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster"})
-		}, []violation{{"spec.cluster.value_from.name", "required"}}, ""},
+			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster"})
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = ref(&sharedv1.ValueFromRef{Name: "prod-fra1-"})
-		}, []violation{{"spec.cluster.value_from.name", "string.pattern"}}, ""},
+			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-fra1-"})
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a name of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = ref(&sharedv1.ValueFromRef{Name: strings.Repeat("c", 64)})
-		}, []violation{{"spec.cluster.value_from.name", "string.max_len"}}, ""},
+			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("c", 64)})
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a cluster reference with a bare output name as field_path is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = ref(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "cluster_id"})
-		}, []violation{{"spec.cluster.value_from.field_path", "string.pattern"}}, ""},
+			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "cluster_id"})
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}}, ""},
 		{"a pool without size is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Size = "" },
-			[]violation{{"spec.size", "required"}}, ""},
+			[]spectest.Violation{{Field: "spec.size", Rule: "required"}}, ""},
 
 		// node_count and autoscaling.
 		{"a pool of zero nodes without autoscaling is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = 0 },
-			[]violation{{"spec", "node_count.required_without_auto_scale"}}, "spec: node_count must be at least 1 unless auto_scale is true"},
+			[]spectest.Violation{{Field: "spec", Rule: "node_count.required_without_auto_scale"}}, "spec: node_count must be at least 1 unless auto_scale is true"},
 		{"a negative node_count is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = -3 },
-			[]violation{{"spec.node_count", "int32.gte"}, {"spec", "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}, {Field: "spec", Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 5),
-			[]violation{{"spec", "min_nodes.at_least_one"}}, "min_nodes must be at least 1"},
+			[]spectest.Violation{{Field: "spec", Rule: "min_nodes.at_least_one"}}, "min_nodes must be at least 1"},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 5),
-			[]violation{{"spec.min_nodes", "int32.gte"}, {"spec", "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(5, 0, 4),
-			[]violation{{"spec", "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 0, 0),
-			[]violation{{"spec", "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", autoScale(1, 0, -1),
-			[]violation{{"spec.max_nodes", "int32.gte"}, {"spec", "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 8, 5),
-			[]violation{{"spec", "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
+			[]spectest.Violation{{Field: "spec", Rule: "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(3, 2, 5),
-			[]violation{{"spec", "node_count.within_bounds"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "node_count.within_bounds"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.MinNodes = 1 },
-			[]violation{{"spec", "auto_scale.bounds_need_auto_scale"}}, "min_nodes and max_nodes are only allowed when auto_scale is true"},
+			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, "min_nodes and max_nodes are only allowed when auto_scale is true"},
 		{"max_nodes without auto_scale is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.MaxNodes = 5 },
-			[]violation{{"spec", "auto_scale.bounds_need_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, ""},
 
 		// Labels.
 		{"a label key with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Labels = map[string]string{"Bad Key": "x"} },
-			[]violation{{`spec.labels["Bad Key"]`, "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: `spec.labels["Bad Key"]`, Rule: "string.pattern"}}, ""},
 		{"an empty label key is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Labels = map[string]string{"": "x"} },
-			[]violation{{`spec.labels[""]`, "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: `spec.labels[""]`, Rule: "string.pattern"}}, ""},
 		{"a label key whose name exceeds 63 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Labels = map[string]string{strings.Repeat("k", 64): "x"}
-		}, []violation{{`spec.labels["` + strings.Repeat("k", 64) + `"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.labels["` + strings.Repeat("k", 64) + `"]`, Rule: "string.pattern"}}, ""},
 		{"a label key whose DNS prefix exceeds 253 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Labels = map[string]string{prefix254 + "/role": "x"}
-		}, []violation{{`spec.labels["` + prefix254 + `/role"]`, "label_key.prefix_max_len"}}, "must be at most 253 characters"},
+			p.Spec.Labels = map[string]string{spectest.Prefix254 + "/role": "x"}
+		}, []spectest.Violation{{Field: `spec.labels["` + spectest.Prefix254 + `/role"]`, Rule: "label_key.prefix_max_len"}}, "must be at most 253 characters"},
 		{"a label key longer than 317 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Labels = map[string]string{prefix254 + "/" + strings.Repeat("n", 63): "x"}
-		}, []violation{
-			{`spec.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "string.max_len"},
-			{`spec.labels["` + prefix254 + "/" + strings.Repeat("n", 63) + `"]`, "label_key.prefix_max_len"},
+			p.Spec.Labels = map[string]string{spectest.Prefix254 + "/" + strings.Repeat("n", 63): "x"}
+		}, []spectest.Violation{
+			{Field: `spec.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "string.max_len"},
+			{Field: `spec.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "label_key.prefix_max_len"},
 		}, ""},
 		{"a label value with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Labels = map[string]string{"tier": "a b"} },
-			[]violation{{`spec.labels["tier"]`, "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: `spec.labels["tier"]`, Rule: "string.pattern"}}, ""},
 		{"a label value of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Labels = map[string]string{"tier": strings.Repeat("v", 64)}
-		}, []violation{{`spec.labels["tier"]`, "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: `spec.labels["tier"]`, Rule: "string.pattern"}}, ""},
 
 		// Taints.
 		{"a taint without key is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.taints[0].key", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.taints[0].key", Rule: "required"}}, ""},
 		{"a taint key ending in a dot is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{{Key: "gpu.", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.taints[0].key", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.taints[0].key", Rule: "string.pattern"}}, ""},
 		{"a taint key whose DNS prefix exceeds 253 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Taints = []*sharedv1.Taint{{Key: prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.taints[0].key", "key.prefix_max_len"}}, "must be at most 253 characters"},
+			p.Spec.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: "spec.taints[0].key", Rule: "key.prefix_max_len"}}, "must be at most 253 characters"},
 		{"a taint key longer than 317 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Taints = []*sharedv1.Taint{{Key: prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.taints[0].key", "string.max_len"}, {"spec.taints[0].key", "key.prefix_max_len"}}, ""},
+			p.Spec.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: "spec.taints[0].key", Rule: "string.max_len"}, {Field: "spec.taints[0].key", Rule: "key.prefix_max_len"}}, ""},
 		{"a taint value with a colon is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "a:b", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []violation{{"spec.taints[0].value", "string.pattern"}}, ""},
+		}, []spectest.Violation{{Field: "spec.taints[0].value", Rule: "string.pattern"}}, ""},
 		{"a taint without effect is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "true"}}
-		}, []violation{{"spec.taints[0].effect", "required"}}, ""},
+		}, []spectest.Violation{{Field: "spec.taints[0].effect", Rule: "required"}}, ""},
 		{"a taint with an unknown effect number is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: -1}}
-		}, []violation{{"spec.taints[0].effect", "enum.defined_only"}}, ""},
+		}, []spectest.Violation{{Field: "spec.taints[0].effect", Rule: "enum.defined_only"}}, ""},
 		{"two taints with the same key and effect are rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Taints = []*sharedv1.Taint{
 				{Key: "gpu", Effect: sharedv1.TaintEffect_PreferNoSchedule},
 				{Key: "gpu", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
 			}
-		}, []violation{{"spec.taints", "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
+		}, []spectest.Violation{{Field: "spec.taints", Rule: "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
 
 		// Tags.
 		{"a tag with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"team apps"} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"a tag of 256 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{strings.Repeat("t", 256)} },
-			[]violation{{"spec.tags[0]", "string.pattern"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
 		{"a repeated tag is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"apps", "apps"} },
-			[]violation{{"spec.tags", "repeated.unique"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
 		{"the tag k8s is rejected because the provider manages it", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"k8s"} },
-			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, "tags must not be k8s or start with k8s: or terraform:"},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "tags must not be k8s or start with k8s: or terraform:"},
 		{"a tag starting with k8s: is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"apps", "k8s:worker"} },
-			[]violation{{"spec.tags[1]", "tag.not_reserved"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "tag.not_reserved"}}, ""},
 		{"a tag starting with terraform: is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"terraform:pool"} },
-			[]violation{{"spec.tags[0]", "tag.not_reserved"}}, ""},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, ""},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		for _, w := range tt.want {
-			covered[w.rule] = true
+			covered[w.Rule] = true
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			p := validDigitalOceanKubernetesNodePool()
 			tt.mutate(p)
 			err := validation.Validate(p)
-			assertViolations(t, err, tt.want...)
+			spectest.AssertViolations(t, err, tt.want...)
 			if err != nil && !strings.Contains(err.Error(), tt.hint) {
 				t.Errorf("error %q does not contain %q", err, tt.hint)
 			}
 		})
 	}
-	for _, id := range celIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
+	for _, id := range spectest.CELRuleIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
 		if !covered[id] {
 			t.Errorf("CEL rule %q has no test case", id)
 		}
@@ -315,29 +256,25 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 	p := validDigitalOceanKubernetesNodePool()
 	p.Metadata.Name = ""
 	p.Spec.NodePoolName = "Workers"
-	p.Spec.Cluster = ref(&sharedv1.ValueFromRef{FieldPath: "spec.cluster_id"})
+	p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{FieldPath: "spec.cluster_id"})
 	p.Spec.AutoScale, p.Spec.MinNodes, p.Spec.NodeCount, p.Spec.MaxNodes = true, 0, 9, 5
 	p.Spec.Labels = map[string]string{"tier": "-x"}
 	p.Spec.Tags = []string{"terraform:x", "terraform:x"}
 
 	err := validation.Validate(p)
-	assertViolations(t, err,
-		violation{"metadata.name", "required"},
-		violation{"spec.node_pool_name", "string.pattern"},
-		violation{"spec.cluster.value_from.name", "required"},
-		violation{"spec.cluster.value_from.field_path", "string.pattern"},
-		violation{"spec", "min_nodes.at_least_one"},
-		violation{"spec", "node_count.within_bounds"},
-		violation{`spec.labels["tier"]`, "string.pattern"},
-		violation{"spec.tags", "repeated.unique"},
-		violation{"spec.tags[0]", "tag.not_reserved"},
-		violation{"spec.tags[1]", "tag.not_reserved"},
+	spectest.AssertViolations(t, err,
+		spectest.Violation{Field: "metadata.name", Rule: "required"},
+		spectest.Violation{Field: "spec.node_pool_name", Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.cluster.value_from.name", Rule: "required"},
+		spectest.Violation{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"},
+		spectest.Violation{Field: "spec", Rule: "min_nodes.at_least_one"},
+		spectest.Violation{Field: "spec", Rule: "node_count.within_bounds"},
+		spectest.Violation{Field: `spec.labels["tier"]`, Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.tags", Rule: "repeated.unique"},
+		spectest.Violation{Field: "spec.tags[0]", Rule: "tag.not_reserved"},
+		spectest.Violation{Field: "spec.tags[1]", Rule: "tag.not_reserved"},
 	)
-	for _, v := range validation.Violations(err) {
-		if line := v.Field + ": " + v.Message; !strings.Contains(err.Error(), line) {
-			t.Errorf("error does not contain %q:\n%v", line, err)
-		}
-	}
+	spectest.AssertViolationsListed(t, err)
 	if !strings.Contains(err.Error(), "10 violations") {
 		t.Errorf("error does not count 10 violations:\n%v", err)
 	}
@@ -359,15 +296,15 @@ func TestDigitalOceanKubernetesNodePoolStackInput(t *testing.T) {
 		}
 	})
 	t.Run("a stack input without target is rejected", func(t *testing.T) {
-		assertViolations(t, validation.Validate(&pool.DigitalOceanKubernetesNodePoolStackInput{}), violation{"target", "required"})
+		spectest.AssertViolations(t, validation.Validate(&pool.DigitalOceanKubernetesNodePoolStackInput{}), spectest.Violation{Field: "target", Rule: "required"})
 	})
 	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
 		p := validDigitalOceanKubernetesNodePool()
 		p.Spec.Size = ""
-		assertViolations(t, validation.Validate(&pool.DigitalOceanKubernetesNodePoolStackInput{Target: p}), violation{"target.spec.size", "required"})
+		spectest.AssertViolations(t, validation.Validate(&pool.DigitalOceanKubernetesNodePoolStackInput{Target: p}), spectest.Violation{Field: "target.spec.size", Rule: "required"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
 		in := &pool.DigitalOceanKubernetesNodePoolStackInput{Target: validDigitalOceanKubernetesNodePool(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: "http//api.digitalocean.com"}}
-		assertViolations(t, validation.Validate(in), violation{"provider_config.api_url", "string.uri"})
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 }
