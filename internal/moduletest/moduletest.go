@@ -16,7 +16,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -165,22 +164,6 @@ func lookup(inputs map[string]any, path string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-// RequestInputs are the inputs as the engine receives them, unknowns included (the mocks drop
-// unknown inputs from RawInputs and so from Inputs).
-func RequestInputs(t *testing.T, r plan.Resource) resource.PropertyMap {
-	t.Helper()
-	if r.Request == nil {
-		t.Fatalf("%s %s has no register request", r.Type, r.Name)
-	}
-	props, err := plugin.UnmarshalProperties(r.Request.GetObject(), plugin.MarshalOptions{
-		KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
-	})
-	if err != nil {
-		t.Fatalf("unmarshal %s %s inputs: %v", r.Type, r.Name, err)
-	}
-	return props
 }
 
 // PropertyDependencies returns the URNs the input named key was registered as depending on.

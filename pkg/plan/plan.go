@@ -43,7 +43,9 @@ type Resource struct {
 	// "noParent".
 	Aliases []string `json:"aliases,omitempty"`
 
-	// RawInputs and Request are the mocks' view, for tests that need more than the summary.
+	// RawInputs are the inputs as the engine receives them (secrets and unknowns kept) and
+	// Request the register request, for tests that need more than the summary; Request is nil
+	// for read resources such as stack references.
 	RawInputs resource.PropertyMap               `json:"-"`
 	Request   *pulumirpc.RegisterResourceRequest `json:"-"`
 }
@@ -171,12 +173,13 @@ type mocks struct {
 
 func (m *mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
 	req := args.RegisterRPC
+	inputs := requestInputs(args)
 	r := Resource{
 		Type:      args.TypeToken,
 		Name:      args.Name,
-		Inputs:    render(resource.NewObjectProperty(requestInputs(args))).(map[string]any),
+		Inputs:    render(resource.NewObjectProperty(inputs)).(map[string]any),
 		Provider:  ShortURN(args.Provider),
-		RawInputs: args.Inputs,
+		RawInputs: inputs,
 		Request:   req,
 	}
 	if req != nil {

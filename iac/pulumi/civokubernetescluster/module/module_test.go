@@ -184,7 +184,7 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
 			preview := runResources(t, in, plan.Options{Preview: true})
 			pcl := moduletest.MustFind(t, preview, clusterType, name)
-			if v := moduletest.RequestInputs(t, pcl)["firewallId"]; !v.IsComputed() {
+			if v := pcl.RawInputs["firewallId"]; !v.IsComputed() {
 				t.Errorf("preview cluster firewallId = %v, want unknown", v)
 			}
 			if got := pcl.Inputs["firewallId"]; got != "[unknown]" {

@@ -312,7 +312,7 @@ func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *t
 	p := runResources(t, in, plan.Options{Preview: true})
 
 	pool := moduletest.MustFind(t, p, nodePoolType, name)
-	if v := moduletest.RequestInputs(t, pool)["clusterId"]; !v.IsComputed() {
+	if v := pool.RawInputs["clusterId"]; !v.IsComputed() {
 		t.Errorf("preview node pool clusterId = %v, want unknown", v)
 	}
 	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
