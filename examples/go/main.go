@@ -76,7 +76,7 @@ func program(ctx *pulumi.Context) error {
 		ClusterName:           "edge-fra1",
 		Region:                civov1.CivoRegion_fra1,
 		KubernetesVersion:     "1.30.5-k3s1",
-		Network:               &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: "8f4a2c1e-5b6d-4e7f-9a0b-1c2d3e4f5a6b"}},
+		Network:               sharedv1.StringValue("8f4a2c1e-5b6d-4e7f-9a0b-1c2d3e4f5a6b"),
 		ApiServerAllowedCidrs: []string{"203.0.113.0/24"},
 		DefaultNodePool:       &civoclusterv1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 3},
 	})

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -21,16 +20,6 @@ import (
 
 // StackRoot is the stack resource of the mocks' stack, the parent of top-level resources.
 const StackRoot = "pulumi:pulumi:Stack::" + plan.Project + "-" + plan.Stack
-
-// Value is a spec value given literally.
-func Value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-// Ref is a spec value read from another stack.
-func Ref(ref *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: ref}}
-}
 
 // ClearEnv empties the variables a provider falls back to, so the host's cannot leak into a test.
 func ClearEnv(t *testing.T, names ...string) {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
@@ -19,16 +18,6 @@ var (
 	Prefix253 = strings.Repeat("a.", 126) + "b"
 	Prefix254 = strings.Repeat("a.", 126) + "bc"
 )
-
-// Value wraps a literal the way a manifest gives one, so that a case shows only the literal.
-func Value(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-// Ref wraps a reference the way a manifest gives one, so that a case shows only the reference.
-func Ref(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
 
 // Violation names a broken rule by field and rule id rather than by message,
 // so that a case states what broke, not how it is worded.

@@ -95,7 +95,7 @@ func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
 			return errors.Errorf("%s has no field %q to set by option", kind, field)
 		}
 		if !checked.Has(fd) {
-			ref := &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: inputPlaceholder}}
+			ref := sharedv1.StringValue(inputPlaceholder)
 			checked.Set(fd, protoreflect.ValueOfMessage(ref.ProtoReflect()))
 		}
 	}

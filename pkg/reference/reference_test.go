@@ -116,14 +116,6 @@ func TestOutputNameReadsTheFieldPathOrTheDefault(t *testing.T) {
 	}
 }
 
-func literal(v string) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
-}
-
-func valueFrom(r *sharedv1.ValueFromRef) *sharedv1.StringValueOrRef {
-	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{ValueFrom: r}}
-}
-
 // resolve runs Resolve under plan.Run and exports what it returns as "value".
 func resolve(ref *sharedv1.StringValueOrRef, opts plan.Options) (*plan.Plan, error) {
 	return plan.Run(func(ctx *pulumi.Context) error {
@@ -138,7 +130,7 @@ func resolve(ref *sharedv1.StringValueOrRef, opts plan.Options) (*plan.Plan, err
 
 func TestResolveOfALiteralReturnsItAndRegistersNoStackReference(t *testing.T) {
 	for _, preview := range []bool{false, true} {
-		p, err := resolve(literal("0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"), plan.Options{Preview: preview})
+		p, err := resolve(sharedv1.StringValue("0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"), plan.Options{Preview: preview})
 		if err != nil {
 			t.Fatalf("preview=%t: %v", preview, err)
 		}
@@ -163,7 +155,7 @@ func TestResolveOfAReferenceReadsTheOutputOfTheReferencedStack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1", FieldPath: tt.fieldPath}
-			p, err := resolve(valueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
+			p, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
 				"organization/civokubernetescluster/platform-fra1-prod": {
 					"cluster_id":       "cluster-123",
 					"other_cluster_id": "cluster-456",
@@ -188,7 +180,7 @@ func TestResolveOfAReferenceReadsTheOutputOfTheReferencedStack(t *testing.T) {
 
 func TestResolveOfAReferenceFailsWhenTheStackLacksTheOutput(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	_, err := resolve(valueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
+	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
 		"organization/civokubernetescluster/platform-fra1-prod": {"network_id": "net-1"},
 	}})
 	if err == nil {
@@ -203,7 +195,7 @@ func TestResolveOfAReferenceFailsWhenTheStackLacksTheOutput(t *testing.T) {
 
 func TestResolveOfAReferenceToAnUnknownStackFailsNamingTheStack(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	_, err := resolve(valueFrom(ref), plan.Options{})
+	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{})
 	if err == nil {
 		t.Fatal("resolving a reference to a stack that does not exist succeeded")
 	}
@@ -214,7 +206,7 @@ func TestResolveOfAReferenceToAnUnknownStackFailsNamingTheStack(t *testing.T) {
 
 func TestResolveOfAReferenceToAnUnknownStackStaysUnknownInAPreview(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	p, err := resolve(valueFrom(ref), plan.Options{Preview: true})
+	p, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Preview: true})
 	if err != nil {
 		t.Fatalf("a preview failed on an unresolved reference: %v", err)
 	}
@@ -228,7 +220,7 @@ func TestResolveOfAReferenceToAnUnknownStackStaysUnknownInAPreview(t *testing.T)
 
 func TestResolveRejectsBadStackReferencesConfigBeforeRegisteringAnything(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "platform-fra1"}
-	_, err := resolve(valueFrom(ref), plan.Options{Config: map[string]string{configKey(reference.StacksConfigKey): "{"}})
+	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Config: map[string]string{configKey(reference.StacksConfigKey): "{"}})
 	if err == nil || !strings.Contains(err.Error(), reference.StacksConfigKey) {
 		t.Errorf("Resolve() error = %v, want one naming %s", err, reference.StacksConfigKey)
 	}

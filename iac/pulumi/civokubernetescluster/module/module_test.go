@@ -48,7 +48,7 @@ func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
 		ClusterName:       clusterName,
 		Region:            civov1.CivoRegion_fra1,
 		KubernetesVersion: minimalK3s,
-		Network:           moduletest.Value(networkID),
+		Network:           sharedv1.StringValue(networkID),
 		DefaultNodePool:   &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: minimalSize, NodeCount: 3},
 	}
 }
@@ -201,10 +201,10 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 		stacks   map[string]map[string]any
 		want     string
 	}{
-		{name: "a literal id", firewall: moduletest.Value("fw-given"), want: "fw-given"},
+		{name: "a literal id", firewall: sharedv1.StringValue("fw-given"), want: "fw-given"},
 		{
 			name:     "a reference reads the firewall_id output by default",
-			firewall: moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
+			firewall: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
 			stacks:   map[string]map[string]any{"organization/civofirewall/edge": {"firewall_id": "fw-from-stack"}},
 			want:     "fw-from-stack",
 		},
@@ -562,7 +562,7 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.Network = moduletest.Ref(tt.ref)
+				in.Target.Spec.Network = sharedv1.StringValueFrom(tt.ref)
 			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
 
 			ref := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-network")

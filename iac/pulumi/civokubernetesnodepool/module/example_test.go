@@ -21,9 +21,7 @@ func ExampleNew_clusterFromAnotherStack() {
 			Region:       civov1.CivoRegion_fra1,
 			Size:         "g4s.kube.large",
 			NodeCount:    1,
-			Cluster: &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{
-				ValueFrom: &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "edge", Env: "prod"},
-			}},
+			Cluster:      sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "edge", Env: "prod"}),
 		})
 		return err
 	}

@@ -42,7 +42,7 @@ const (
 
 // clusterRef points at the cluster stack "organization/civokubernetescluster/prod-fra1".
 func clusterRef() *sharedv1.StringValueOrRef {
-	return moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1"})
+	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1"})
 }
 
 // minimalSpec is the smallest valid spec; its node_pool_name differs from the manifest name so
@@ -50,7 +50,7 @@ func clusterRef() *sharedv1.StringValueOrRef {
 func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 	return &nodepoolv1.CivoKubernetesNodePoolSpec{
 		NodePoolName: poolName,
-		Cluster:      moduletest.Value(clusterID),
+		Cluster:      sharedv1.StringValue(clusterID),
 		Region:       civov1.CivoRegion_fra1,
 		Size:         "g4s.kube.large",
 		NodeCount:    2,
@@ -246,7 +246,7 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 		},
 		{
 			name: "the output a field path names",
-			ref: moduletest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
+			ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
 				FieldPath: "status.outputs.blue_cluster_id"}),
 			wantStack: clusterStack,
 			outputs:   map[string]any{"cluster_id": "wrong", "blue_cluster_id": "cl-blue"},

@@ -200,7 +200,7 @@ func TestClusterArguments(t *testing.T) {
 				},
 			}},
 		{"a literal vpc is sent as vpcUuid",
-			func(s *spec) { s.Vpc = moduletest.Value("c1a2b3c4-0000-4000-8000-000000000001") },
+			func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },
 			map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
 		{"no vpc sends no vpcUuid, leaving the region's default VPC",
 			func(*spec) {}, map[string]any{"vpcUuid": moduletest.Absent}},
@@ -330,7 +330,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
-			input.Target.Spec.Vpc = moduletest.Ref(&sharedv1.ValueFromRef{
+			input.Target.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
 				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
 			p := run(t, input, plan.Options{
 				Stacks: map[string]map[string]any{stack: tt.outputs},

@@ -36,7 +36,7 @@ func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
 			ApiVersion: "digitalocean.clusterplane.dev/v1",
 			Kind:       "DigitalOceanKubernetesNodePool",
 			Metadata:   &sharedv1.CloudResourceMetadata{Name: "workers"},
-			Spec:       minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster")),
+			Spec:       minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")),
 		},
 	}
 }
@@ -61,7 +61,7 @@ func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpe
 
 // clusterRef references the cluster manifest "prod" in env "fra1", read from fieldPath.
 func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
-	return moduletest.Ref(&sharedv1.ValueFromRef{
+	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
 		Kind: "DigitalOceanKubernetesCluster", Env: "fra1", Name: "prod", FieldPath: fieldPath,
 	})
 }
@@ -432,7 +432,7 @@ func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = module.New(ctx, "workers", minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster")), module.WithProvider(shared))
+		_, err = module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), module.WithProvider(shared))
 		return err
 	})
 
@@ -451,7 +451,7 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	}{
 		{"a taint without an effect is named relative to the spec",
 			func() *v1.DigitalOceanKubernetesNodePoolSpec {
-				s := minimalSpec("workers", moduletest.Value("b6a1c2d3-cluster"))
+				s := minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))
 				s.Taints = []*sharedv1.Taint{{Key: "gpu"}}
 				return s
 			}(), nil, "taints[0].effect"},

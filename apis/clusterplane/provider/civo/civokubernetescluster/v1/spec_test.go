@@ -21,7 +21,7 @@ func validCivoKubernetesCluster() *cluster.CivoKubernetesCluster {
 			ClusterName:       "prod-fra1",
 			Region:            civov1.CivoRegion_fra1,
 			KubernetesVersion: "1.30.5-k3s1",
-			Network:           spectest.Value("8f4a2c1e-0000-4000-8000-000000000001"),
+			Network:           sharedv1.StringValue("8f4a2c1e-0000-4000-8000-000000000001"),
 			DefaultNodePool:   &cluster.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 3},
 		},
 	}
@@ -41,7 +41,7 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			s := c.Spec
 			s.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			s.Cni = cluster.CivoKubernetesClusterCni_cilium
-			s.Network = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
+			s.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoNetwork", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
 			s.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "198.51.100.7/32"}
 			s.Applications = []string{"Traefik-v2-nodeport", "metrics-server", "postgresql:5GB"}
 			s.Tags = []string{"team-platform", "cost-center:42"}
@@ -64,10 +64,10 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.KubernetesVersion = "talos-v1.7.6"
 		}},
 		{"an existing firewall without allowed cidrs is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = spectest.Value("fw-1234")
+			c.Spec.Firewall = sharedv1.StringValue("fw-1234")
 		}},
 		{"a network reference with only a name is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-net"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-net"})
 		}},
 		{"a default pool of exactly one node is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodeCount = 1
@@ -178,21 +178,21 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.network", Rule: "required"}}, ""},
 		{"a network with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, ""},
-		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = spectest.Value("") },
+		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, ""},
 		{"a network reference without a name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoNetwork"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoNetwork"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, ""},
 		{"a network reference with an upper-case name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "Prod-Net"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "Prod-Net"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a network reference with a name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("n", 64)})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("n", 64)})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a network reference whose field_path is not under status.outputs is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-net", FieldPath: "spec.network_id"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-net", FieldPath: "spec.network_id"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.field_path", Rule: "string.pattern"}}, ""},
-		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = spectest.Value("") },
+		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.firewall.value", Rule: "string.min_len"}}, ""},
 		{"a firewall with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.firewall.literal_or_ref", Rule: "required"}}, ""},
@@ -209,7 +209,7 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "203.0.113.0/24"}
 		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "repeated.unique"}}, ""},
 		{"allowed cidrs next to an existing firewall are rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = spectest.Value("fw-1234")
+			c.Spec.Firewall = sharedv1.StringValue("fw-1234")
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
 		}, []spectest.Violation{{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
 
@@ -325,7 +325,7 @@ func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 	c.Spec.DefaultNodePool.NodeCount = 0
 	c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
 	c.Spec.Tags = []string{"a b"}
-	c.Spec.Firewall = spectest.Value("fw-1")
+	c.Spec.Firewall = sharedv1.StringValue("fw-1")
 	c.Spec.ApiServerAllowedCidrs = []string{"10.0.0.0/8"}
 
 	err := validation.Validate(c)

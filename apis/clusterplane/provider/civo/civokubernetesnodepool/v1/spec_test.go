@@ -19,7 +19,7 @@ func validCivoKubernetesNodePool() *pool.CivoKubernetesNodePool {
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1-gpu"},
 		Spec: &pool.CivoKubernetesNodePoolSpec{
 			NodePoolName: "gpu",
-			Cluster:      spectest.Value("a1b2c3d4-0000-4000-8000-000000000001"),
+			Cluster:      sharedv1.StringValue("a1b2c3d4-0000-4000-8000-000000000001"),
 			Region:       civov1.CivoRegion_fra1,
 			Size:         "g4s.kube.large",
 			NodeCount:    2,
@@ -43,7 +43,7 @@ func TestCivoKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			p.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1-gpu", Id: "np-7", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "ml"}, Annotations: map[string]string{"owner": "ml team"}}
 			s := p.Spec
-			s.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
+			s.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
 			s.Region = civov1.CivoRegion_lon1
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 10
 			s.Labels = map[string]string{"workload": "batch", "example.com/role": "gpu"}
@@ -124,16 +124,16 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.cluster", Rule: "required"}}, ""},
 		{"a cluster with neither value nor valueFrom is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Cluster = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.cluster.literal_or_ref", Rule: "required"}}, ""},
-		{"a cluster with an empty literal value is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Cluster = spectest.Value("") },
+		{"a cluster with an empty literal value is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Cluster = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.cluster.value", Rule: "string.min_len"}}, ""},
 		{"a cluster reference without a name is rejected", func(p *pool.CivoKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", FieldPath: "status.outputs.cluster_id"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", FieldPath: "status.outputs.cluster_id"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.CivoKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod_fra1"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod_fra1"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a camelCase field_path is rejected", func(p *pool.CivoKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}}, ""},
 		{"an unspecified region is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
 			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
@@ -238,7 +238,7 @@ func TestCivoKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 	p := validCivoKubernetesNodePool()
 	p.Kind = "NodePool"
 	p.Spec.NodePoolName = "GPU"
-	p.Spec.Cluster = spectest.Value("")
+	p.Spec.Cluster = sharedv1.StringValue("")
 	p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED
 	p.Spec.Size = ""
 	p.Spec.MinNodes = 2

@@ -54,7 +54,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 				ClusterName:                          "prod-fra1",
 				Region:                               digitaloceanv1.DigitalOceanRegion_ams3,
 				KubernetesVersion:                    "1.31.1-do.5",
-				Vpc:                                  spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
+				Vpc:                                  sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
 				HighlyAvailable:                      true,
 				AutoUpgrade:                          true,
 				DisableSurgeUpgrade:                  true,
@@ -84,7 +84,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Status = &cluster.DigitalOceanKubernetesClusterStatus{Outputs: &cluster.DigitalOceanKubernetesClusterStackOutputs{ClusterId: "abc"}}
 		}},
 		{"a VPC given by a literal UUID is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = spectest.Value("c1a2b3c4-0000-4000-8000-000000000001")
+			c.Spec.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001")
 		}},
 		{"a maintenance window on any day at 23:59 is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{Day: cluster.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:59"}
@@ -199,19 +199,19 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		// vpc.
 		{"a vpc with neither value nor valueFrom is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.vpc.literal_or_ref", Rule: "required"}}, ""},
-		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = spectest.Value("") },
+		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.vpc.value", Rule: "string.min_len"}}, ""},
 		{"a vpc reference without a name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "required"}}, ""},
 		{"a vpc reference with a name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a vpc reference with an invalid name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: "Prod VPC"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "Prod VPC"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a vpc reference with a field_path outside status.outputs is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.field_path", Rule: "string.pattern"}}, ""},
 
 		// maintenance_window.

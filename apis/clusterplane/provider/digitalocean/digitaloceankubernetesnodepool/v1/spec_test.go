@@ -19,7 +19,7 @@ func validDigitalOceanKubernetesNodePool() *pool.DigitalOceanKubernetesNodePool 
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1-workers"},
 		Spec: &pool.DigitalOceanKubernetesNodePoolSpec{
 			NodePoolName: "workers",
-			Cluster:      spectest.Value("b6a1c2d3-0000-4000-8000-000000000001"),
+			Cluster:      sharedv1.StringValue("b6a1c2d3-0000-4000-8000-000000000001"),
 			Size:         "s-4vcpu-8gb",
 			NodeCount:    3,
 		},
@@ -42,7 +42,7 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			p.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1-workers", Id: "np-9", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "apps"}, Annotations: map[string]string{"owner": "apps team"}}
 			s := p.Spec
-			s.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
+			s.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 3, 10
 			s.Labels = map[string]string{"workload": "batch", "example.com/role": "worker"}
 			s.Taints = []*sharedv1.Taint{{Key: "workload", Value: "batch", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -123,19 +123,19 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.cluster", Rule: "required"}}, ""},
 		{"a cluster with neither value nor valueFrom is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.cluster.literal_or_ref", Rule: "required"}}, ""},
-		{"a cluster with an empty literal value is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = spectest.Value("") },
+		{"a cluster with an empty literal value is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Cluster = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.cluster.value", Rule: "string.min_len"}}, ""},
 		{"a cluster reference without a name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-fra1-"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1-"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a name of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: strings.Repeat("c", 64)})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("c", 64)})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a cluster reference with a bare output name as field_path is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "cluster_id"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "cluster_id"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}}, ""},
 		{"a pool without size is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Size = "" },
 			[]spectest.Violation{{Field: "spec.size", Rule: "required"}}, ""},
@@ -256,7 +256,7 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 	p := validDigitalOceanKubernetesNodePool()
 	p.Metadata.Name = ""
 	p.Spec.NodePoolName = "Workers"
-	p.Spec.Cluster = spectest.Ref(&sharedv1.ValueFromRef{FieldPath: "spec.cluster_id"})
+	p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{FieldPath: "spec.cluster_id"})
 	p.Spec.AutoScale, p.Spec.MinNodes, p.Spec.NodeCount, p.Spec.MaxNodes = true, 0, 9, 5
 	p.Spec.Labels = map[string]string{"tier": "-x"}
 	p.Spec.Tags = []string{"terraform:x", "terraform:x"}
