@@ -11,6 +11,10 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 # validate.proto comes from this Go module: buf's remote registry is not reachable here.
 PROTOVALIDATE_VERSION := v1.2.2
 VALIDATE_PROTO := third_party/protovalidate/buf/validate/validate.proto
+# The descriptors with their comments, embedded by pkg/apidoc: the compiled Go code has no comments.
+API_IMAGE := pkg/apidoc/apis.binpb
+# Everything `make protos` writes; check-generated fails when any of it is stale.
+GENERATED := apis $(API_IMAGE)
 
 .PHONY: help tools protos check-generated lint test bench build clean
 
@@ -39,10 +43,11 @@ $(VALIDATE_PROTO):
 protos: tools $(VALIDATE_PROTO)
 	find apis -name '*.pb.go' -delete
 	buf generate
+	buf build apis --exclude-imports -o $(API_IMAGE)
 
 check-generated: protos
-	@if [ -n "$$(git status --porcelain -- apis)" ]; then \
-		echo "generated code is stale; run 'make protos' and commit:"; git status --short -- apis; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
+		echo "generated code is stale; run 'make protos' and commit:"; git status --short -- $(GENERATED); exit 1; fi
 
 lint: tools $(VALIDATE_PROTO)
 	buf lint
