@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -47,6 +48,9 @@ const (
 	ExitOK      = 0
 	ExitInvalid = 1 // the stack input is invalid or the plan failed
 	ExitUsage   = 2
+	// ExitBlocked is diff's answer when deploying NEW would replace (without --allow-replace) or
+	// be refused.
+	ExitBlocked = 3
 )
 
 // Run runs an offline command and returns its exit code.
@@ -71,6 +75,12 @@ func (p Program[T]) Run(args []string, stdout, stderr io.Writer) int {
 			return p.usage(stderr)
 		}
 		return p.plan(file, format, stdout, stderr)
+	case "diff":
+		oldFile, newFile, format, allowReplace, ok := diffArgs(args[1:])
+		if !ok {
+			return p.usage(stderr)
+		}
+		return p.diff(oldFile, newFile, format, allowReplace, stdout, stderr)
 	case "help", "-h", "--help":
 		p.usage(stdout)
 		return ExitOK
@@ -102,25 +112,78 @@ func (p Program[T]) plan(file, format string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+func (p Program[T]) diff(oldFile, newFile, format string, allowReplace bool, stdout, stderr io.Writer) int {
+	oldInput, newInput := p.NewInput(), p.NewInput()
+	for _, f := range []struct {
+		path  string
+		input T
+	}{{oldFile, oldInput}, {newFile, newInput}} {
+		if err := stackinput.LoadFile(f.path, f.input); err != nil {
+			fmt.Fprintln(stderr, err)
+			return ExitInvalid
+		}
+	}
+	result, err := diff.Compare(oldInput, newInput)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitInvalid
+	}
+	write := diff.WriteText
+	if format == "json" {
+		write = diff.WriteJSON
+	}
+	if err := write(stdout, result); err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitInvalid
+	}
+	if result.Blocks(allowReplace) {
+		return ExitBlocked
+	}
+	return ExitOK
+}
+
+// diffArgs reads `OLD NEW [-o json|text] [--allow-replace]`, flags anywhere.
+func diffArgs(args []string) (oldFile, newFile, format string, allowReplace, ok bool) {
+	var rest []string
+	for _, a := range args {
+		if a == "--allow-replace" {
+			allowReplace = true
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	files, format, ok := outputArgs(rest)
+	if !ok || len(files) != 2 {
+		return "", "", "", false, false
+	}
+	return files[0], files[1], format, allowReplace, true
+}
+
 // planArgs reads `FILE [-o json|text]` with the flag before or after the file.
 func planArgs(args []string) (file, format string, ok bool) {
+	files, format, ok := outputArgs(args)
+	if !ok || len(files) != 1 {
+		return "", "", false
+	}
+	return files[0], format, true
+}
+
+// outputArgs splits args into `-o json|text` (default text) and the rest, in order.
+func outputArgs(args []string) (rest []string, format string, ok bool) {
 	format = "text"
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "-o", "--output":
 			if i+1 >= len(args) || (args[i+1] != "json" && args[i+1] != "text") {
-				return "", "", false
+				return nil, "", false
 			}
 			format = args[i+1]
 			i++
 		default:
-			if file != "" {
-				return "", "", false
-			}
-			file = a
+			rest = append(rest, a)
 		}
 	}
-	return file, format, file != ""
+	return rest, format, true
 }
 
 func (p Program[T]) usage(w io.Writer) int {
@@ -128,6 +191,9 @@ func (p Program[T]) usage(w io.Writer) int {
   %[1]s                          run as the Pulumi program (pulumi up)
   %[1]s validate FILE            check a manifest or stack input; prints "valid" or every violation
   %[1]s plan FILE [-o json|text] show what would be registered and exported, offline
+  %[1]s diff OLD NEW [-o json|text] [--allow-replace]
+                                 what deploying NEW over OLD would do to each changed field;
+                                 exit 3 when something would be replaced or refused
 `, p.Name)
 	return ExitUsage
 }

@@ -27,8 +27,9 @@ const (
 type CloudResourceMetadata struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the manifest, a lower-case DNS label of at most 63 characters, e.g. "prod-fra1".
-	// It names the Pulumi resources inside the stack and the stack a `valueFrom` reference points
-	// at, so renaming it is a rename of the stack's resources.
+	// It names every Pulumi resource inside the stack and the stack a `valueFrom` reference points
+	// at. Changing it replaces every resource of the stack: Pulumi sees new names, creates new
+	// clusters and pools and deletes the old ones (a protected cluster refuses).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Optional stable identifier of the resource in your own inventory, e.g. "k8s-0042". It becomes
 	// the `resource-id` tag.

@@ -32,7 +32,10 @@ func cluster(ctx *pulumi.Context, l *locals, networkID, firewallID pulumi.String
 	if l.applications != "" {
 		args.Applications = pulumi.String(l.applications)
 	}
-	c, err := civo.NewKubernetesCluster(ctx, l.name, args, opts...)
+	// Protect makes the engine refuse to delete the cluster, so `pulumi destroy` or a rename
+	// cannot take the workloads with it. The created firewall is not protected: the cluster
+	// outlives it (firewall_id updates in place) and Civo refuses to delete a firewall in use.
+	c, err := civo.NewKubernetesCluster(ctx, l.name, args, append(opts, pulumi.Protect(l.protect))...)
 	return c, errors.Wrap(err, "create kubernetes cluster")
 }
 

@@ -23,6 +23,8 @@ type locals struct {
 	// applications are one comma-separated string, as Civo's API takes them.
 	applications string
 	apiCIDRs     []string
+	// protect is the cluster's deletion protection: on unless the manifest turns it off.
+	protect bool
 }
 
 func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKubernetesClusterSpec) *locals {
@@ -35,6 +37,7 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKub
 		tags:         strings.Join(labels.Tags(labels.Standard(Kind, md), spec.GetTags()), " "),
 		applications: strings.Join(spec.GetApplications(), ","),
 		apiCIDRs:     spec.GetApiServerAllowedCidrs(),
+		protect:      spec.DeletionProtection == nil || spec.GetDeletionProtection(),
 	}
 	// Defaults are sent explicitly: both fields force a new cluster when they change, so the
 	// provider's own default must never be what decides.

@@ -12,10 +12,9 @@ type locals struct {
 }
 
 func newLocals(name string, spec *v1.CivoKubernetesNodePoolSpec) *locals {
-	l := &locals{name: name, spec: spec}
-	// Civo's cluster autoscaler moves the count; undoing its changes would fight it.
-	if spec.GetAutoScale() {
-		l.ignoreChanges = append(l.ignoreChanges, "nodeCount")
-	}
-	return l
+	// The node count is sent at creation only. The pinned Civo provider (terraform-provider-civo
+	// v1.1.4) crashes on a node-count update (civo/terraform-provider-civo#381), so no manifest
+	// change may reach it; with auto_scale the autoscaler owns the count anyway. `diff` reports
+	// a changed node count as refused and says how to scale instead.
+	return &locals{name: name, spec: spec, ignoreChanges: []string{"nodeCount"}}
 }

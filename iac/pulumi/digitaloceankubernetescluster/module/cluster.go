@@ -57,7 +57,10 @@ func cluster(ctx *pulumi.Context, l *locals, vpc pulumi.StringPtrInput, opts ...
 		args.ClusterAutoscalerConfigurations = digitalocean.KubernetesClusterClusterAutoscalerConfigurationArray{conf}
 	}
 	// The SDK already registers kubeConfigs as a secret output; the module test holds it to that.
-	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges))
+	// Protect makes the engine refuse to delete or replace the cluster: a replacing change (region,
+	// VPC, subnets, default-pool size, lower version, rename) fails instead of taking the
+	// workloads with it.
+	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges), pulumi.Protect(l.protect))
 	c, err := digitalocean.NewKubernetesCluster(ctx, l.name, args, opts...)
 	return c, errors.Wrap(err, "create kubernetes cluster")
 }

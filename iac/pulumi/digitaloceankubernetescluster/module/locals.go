@@ -17,6 +17,8 @@ type locals struct {
 	nodePoolName  string
 	nodePoolTags  []string
 	ignoreChanges []string
+	// protect is the cluster's deletion protection: on unless the manifest turns it off.
+	protect bool
 }
 
 func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) *locals {
@@ -28,6 +30,7 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.Digital
 		tags:         labels.Tags(standard, spec.GetTags()),
 		nodePoolName: pool.GetNodePoolName(),
 		nodePoolTags: labels.Tags(standard, pool.GetTags()),
+		protect:      spec.DeletionProtection == nil || spec.GetDeletionProtection(),
 	}
 	if l.nodePoolName == "" {
 		l.nodePoolName = DefaultNodePoolName

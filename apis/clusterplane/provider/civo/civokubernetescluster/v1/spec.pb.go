@@ -135,41 +135,50 @@ func (CivoKubernetesClusterCni) EnumDescriptor() ([]byte, []int) {
 type CivoKubernetesClusterSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the cluster in Civo, unique in your account: a lower-case DNS label of at most 63
-	// characters, e.g. "prod-fra1". Changing it renames the cluster in place.
+	// characters, e.g. "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// Civo region, e.g. fra1. Required. Changing it replaces the cluster.
+	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a
+	// cluster.
 	Region v1.CivoRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
 	// Kubernetes version: for k3s clusters "1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
-	// clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them.
+	// clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. Changing it updates
+	// the cluster in place (an upgrade).
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
-	// k3s (default) or talos. Cannot change after creation: changing it replaces the cluster.
+	// k3s (default) or talos. Changing it is refused: the Civo provider rejects it at preview.
 	ClusterType CivoKubernetesClusterType `protobuf:"varint,4,opt,name=cluster_type,json=clusterType,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterType" json:"cluster_type,omitempty"`
-	// flannel (default) or cilium; talos clusters allow flannel only. Cannot change after creation:
-	// changing it replaces the cluster.
+	// flannel (default) or cilium; talos clusters allow flannel only. Changing it is refused: the Civo
+	// provider rejects it at preview.
 	Cni CivoKubernetesClusterCni `protobuf:"varint,5,opt,name=cni,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni" json:"cni,omitempty"`
-	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to
-	// another stack's output (`network_id` unless field_path says otherwise). Required. Changing it
-	// replaces the cluster.
+	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another
+	// stack's output (`network_id` unless field_path says otherwise). Required. Changing it is
+	// refused: a cluster cannot move between networks, and the Civo provider fails at apply.
 	Network *v11.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
 	// Id of an existing Civo firewall for the cluster, or a reference to another stack's output
 	// (`firewall_id` unless field_path says otherwise). When absent the module creates one on the
 	// network that allows the Kubernetes API (port 6443) from api_server_allowed_cidrs and HTTP(S)
-	// from anywhere.
+	// from anywhere. Changing it updates the cluster in place: it moves behind the other firewall.
 	Firewall *v11.StringValueOrRef `protobuf:"bytes,7,opt,name=firewall,proto3" json:"firewall,omitempty"`
 	// IPv4 CIDRs allowed to reach the Kubernetes API on the firewall the module creates, e.g.
-	// ["203.0.113.0/24"]. Empty means 0.0.0.0/0. Only with a created firewall. Changes update the
-	// firewall in place.
+	// ["203.0.113.0/24"]. Empty means 0.0.0.0/0. Only with a created firewall. Changing it updates the
+	// created firewall's rules in place.
 	ApiServerAllowedCidrs []string `protobuf:"bytes,8,rep,name=api_server_allowed_cidrs,json=apiServerAllowedCidrs,proto3" json:"api_server_allowed_cidrs,omitempty"`
-	// The cluster's one node pool. Required. Its size cannot change after creation.
+	// The cluster's one node pool. Required.
 	DefaultNodePool *CivoKubernetesClusterDefaultNodePool `protobuf:"bytes,9,opt,name=default_node_pool,json=defaultNodePool,proto3" json:"default_node_pool,omitempty"`
-	// Civo marketplace applications installed at creation, case-sensitive, e.g. ["Traefik-v2-nodeport",
-	// "metrics-server"]; "app:plan" selects a plan. Unique. Cannot change after creation.
+	// Civo marketplace applications installed at creation, case-sensitive, e.g.
+	// ["Traefik-v2-nodeport", "metrics-server"]; "app:plan" selects a plan. Unique. Changing it is
+	// refused: the Civo provider rejects it at preview; applications are installed at creation only.
 	Applications []string `protobuf:"bytes,10,rep,name=applications,proto3" json:"applications,omitempty"`
-	// Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Sent with the derived standard tags;
-	// changes update the cluster in place.
-	Tags          []string `protobuf:"bytes,11,rep,name=tags,proto3" json:"tags,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags
+	// in place.
+	Tags []string `protobuf:"bytes,11,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster.
+	// Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi
+	// destroy` and any change that would replace the cluster are refused by the Pulumi engine. To
+	// destroy a cluster, set it to false, run `pulumi up`, then `pulumi destroy`. Changing it
+	// updates only the stack's state.
+	DeletionProtection *bool `protobuf:"varint,30,opt,name=deletion_protection,json=deletionProtection,proto3,oneof" json:"deletion_protection,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CivoKubernetesClusterSpec) Reset() {
@@ -279,20 +288,30 @@ func (x *CivoKubernetesClusterSpec) GetTags() []string {
 	return nil
 }
 
+func (x *CivoKubernetesClusterSpec) GetDeletionProtection() bool {
+	if x != nil && x.DeletionProtection != nil {
+		return *x.DeletionProtection
+	}
+	return false
+}
+
 // CivoKubernetesClusterDefaultNodePool is the node pool a Civo cluster is created with.
 type CivoKubernetesClusterDefaultNodePool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Civo instance size of every node, e.g. "g4s.kube.medium". Required. Cannot change after
-	// creation: changing it replaces the cluster.
+	// Civo instance size of every node, e.g. "g4s.kube.medium". Required. Changing it is refused: a
+	// pool's instance size is fixed, and the Civo provider fails at apply.
 	Size string `protobuf:"bytes,1,opt,name=size,proto3" json:"size,omitempty"`
-	// Number of nodes, at least 1, e.g. 3. Changes resize the pool in place.
+	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
 	NodeCount int32 `protobuf:"varint,2,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
-	// Kubernetes labels on every node, e.g. {"workload": "general"}: keys are qualified names,
-	// values label values (at most 63 characters, alphanumeric at both ends).
+	// Kubernetes labels on every node, e.g. {"workload": "general"}: keys are qualified names, values
+	// label values (at most 63 characters, alphanumeric at both ends). Changing it is refused: the
+	// pinned Civo provider drops default-pool labels (civo/terraform-provider-civo#380).
 	Labels map[string]string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Kubernetes taints on every node. A key and effect pair appears once.
+	// Kubernetes taints on every node. A key and effect pair appears once. Changing it is refused: the
+	// pinned Civo provider drops default-pool taints (civo/terraform-provider-civo#380).
 	Taints []*v11.Taint `protobuf:"bytes,4,rep,name=taints,proto3" json:"taints,omitempty"`
-	// Give every node a public IP address. Default false.
+	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider
+	// does not apply it after creation.
 	PublicIpNodePool bool `protobuf:"varint,5,opt,name=public_ip_node_pool,json=publicIpNodePool,proto3" json:"public_ip_node_pool,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -367,7 +386,7 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xc2\x0f\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x90\x10\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
 	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
@@ -381,11 +400,13 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\x11default_node_pool\x18\t \x01(\v2Y.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12H\n" +
 	"\fapplications\x18\n" +
 	" \x03(\tB$\xbaH!\x92\x01\x1e\x18\x01\"\x1ar\x182\x16^[^,\\s]([^,]*[^,\\s])?$R\fapplications\x12'\n" +
-	"\x04tags\x18\v \x03(\tB\x13\xbaH\x10\x92\x01\r\x18\x01\"\tr\a2\x05^\\S+$R\x04tags:\x8c\a\xbaH\x88\a\x1a\xaa\x02\n" +
+	"\x04tags\x18\v \x03(\tB\x13\xbaH\x10\x92\x01\r\x18\x01\"\tr\a2\x05^\\S+$R\x04tags\x124\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\x8c\a\xbaH\x88\a\x1a\xaa\x02\n" +
 	"\x1dkubernetes_version.k3s_format\x12[kubernetes_version must look like 1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)\x1a\xab\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-k3s[0-9]+$')\x1a\xfb\x01\n" +
 	"\x1fkubernetes_version.talos_format\x12Wkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)\x1a\x7fthis.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')\x1a\x83\x01\n" +
 	"\x16cni.talos_flannel_only\x12@cni cilium is not available with cluster_type talos; use flannel\x1a'this.cluster_type != 2 || this.cni != 2\x1a\xd4\x01\n" +
-	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0\"\xe5\x06\n" +
+	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0B\x16\n" +
+	"\x14_deletion_protection\"\xe5\x06\n" +
 	"$CivoKubernetesClusterDefaultNodePool\x12\x1a\n" +
 	"\x04size\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
 	"\n" +
@@ -453,6 +474,7 @@ func file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_init() 
 	if File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto != nil {
 		return
 	}
+	file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

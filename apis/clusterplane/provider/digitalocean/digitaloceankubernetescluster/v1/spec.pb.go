@@ -105,59 +105,76 @@ func (DigitalOceanKubernetesClusterMaintenanceDay) EnumDescriptor() ([]byte, []i
 type DigitalOceanKubernetesClusterSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the cluster in DigitalOcean: a lower-case DNS label of at most 63 characters, e.g.
-	// "prod-fra1". Changing it renames the cluster in place.
+	// "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster.
+	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and
+	// workload on it.
 	Region v1.DigitalOceanRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.digitalocean.v1.DigitalOceanRegion" json:"region,omitempty"`
 	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them).
-	// Required. Raising it upgrades in place; lowering it replaces the cluster. With auto_upgrade
-	// the cloud moves the version on and the module stops managing it.
+	// Required. With auto_upgrade the cloud moves the version on and the module stops managing it.
+	// Changing it updates the cluster in place when raised (an upgrade); lowering it replaces the
+	// cluster, and with auto_upgrade changes are ignored.
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another
-	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's
-	// default VPC. Changing it replaces the cluster.
+	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default
+	// VPC. Changing it replaces the cluster.
 	Vpc *v11.StringValueOrRef `protobuf:"bytes,4,opt,name=vpc,proto3" json:"vpc,omitempty"`
 	// Run a highly available control plane. Always sent. It can be turned on later but never off:
-	// DigitalOcean rejects the downgrade.
+	// DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on;
+	// DigitalOcean refuses to turn it off.
 	HighlyAvailable bool `protobuf:"varint,5,opt,name=highly_available,json=highlyAvailable,proto3" json:"highly_available,omitempty"`
 	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops
-	// managing kubernetes_version, so the drift is not undone.
+	// managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in
+	// place.
 	AutoUpgrade bool `protobuf:"varint,6,opt,name=auto_upgrade,json=autoUpgrade,proto3" json:"auto_upgrade,omitempty"`
 	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is
-	// true.
+	// true. Changing it updates the cluster in place.
 	DisableSurgeUpgrade bool `protobuf:"varint,7,opt,name=disable_surge_upgrade,json=disableSurgeUpgrade,proto3" json:"disable_surge_upgrade,omitempty"`
 	// When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default.
+	// Changing it updates the cluster in place.
 	MaintenanceWindow *DigitalOceanKubernetesClusterMaintenanceWindow `protobuf:"bytes,8,opt,name=maintenance_window,json=maintenanceWindow,proto3" json:"maintenance_window,omitempty"`
-	// Connect the cluster to the account's DigitalOcean Container Registry.
+	// Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the
+	// cluster in place.
 	RegistryIntegration bool `protobuf:"varint,9,opt,name=registry_integration,json=registryIntegration,proto3" json:"registry_integration,omitempty"`
 	// IPv4 addresses or CIDRs allowed to reach the Kubernetes API, e.g. ["203.0.113.7",
-	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty leaves it off.
+	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty leaves it off. Changing
+	// it updates the cluster in place.
 	ControlPlaneFirewallAllowedAddresses []string `protobuf:"bytes,10,rep,name=control_plane_firewall_allowed_addresses,json=controlPlaneFirewallAllowedAddresses,proto3" json:"control_plane_firewall_allowed_addresses,omitempty"`
 	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not
-	// overlap service_subnet. Cannot change after creation: changing it replaces the cluster.
+	// overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
 	ClusterSubnet string `protobuf:"bytes,11,opt,name=cluster_subnet,json=clusterSubnet,proto3" json:"cluster_subnet,omitempty"`
-	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must
-	// not overlap cluster_subnet. Cannot change after creation: changing it replaces the cluster.
+	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not
+	// overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at
+	// creation.
 	ServiceSubnet string `protobuf:"bytes,12,opt,name=service_subnet,json=serviceSubnet,proto3" json:"service_subnet,omitempty"`
-	// Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of
-	// 7 days. After it the token expires: `pulumi refresh` fetches a new one.
+	// Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7
+	// days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch
+	// creates a new DigitalOcean token). Changing it updates only the stack's state: it applies when
+	// the credentials are next fetched.
 	KubeconfigExpireSeconds int32 `protobuf:"varint,13,opt,name=kubeconfig_expire_seconds,json=kubeconfigExpireSeconds,proto3" json:"kubeconfig_expire_seconds,omitempty"`
-	// Delete the load balancers, volumes and volume snapshots the cluster created when the cluster
-	// is destroyed.
+	// Delete the load balancers, volumes and volume snapshots the cluster created when the cluster is
+	// destroyed. Changing it updates only the stack's state: it applies when the cluster is destroyed.
 	DestroyAllAssociatedResources bool `protobuf:"varint,14,opt,name=destroy_all_associated_resources,json=destroyAllAssociatedResources,proto3" json:"destroy_all_associated_resources,omitempty"`
 	// Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's
-	// defaults.
+	// defaults. Changing it updates the cluster in place.
 	ClusterAutoscaler *DigitalOceanKubernetesClusterAutoscaler `protobuf:"bytes,15,opt,name=cluster_autoscaler,json=clusterAutoscaler,proto3" json:"cluster_autoscaler,omitempty"`
-	// The pool the cluster is created with. Required. Changing its size replaces the whole
-	// cluster: run workloads on separate DigitalOceanKubernetesNodePool manifests and keep this
+	// The pool the cluster is created with. Required. Its size cannot change without replacing the
+	// whole cluster: run workloads on separate DigitalOceanKubernetesNodePool manifests and keep this
 	// pool small.
 	DefaultNodePool *DigitalOceanKubernetesClusterDefaultNodePool `protobuf:"bytes,16,opt,name=default_node_pool,json=defaultNodePool,proto3" json:"default_node_pool,omitempty"`
-	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-`
-	// and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the
-	// provider manages those). Sent with the derived standard tags.
-	Tags          []string `protobuf:"bytes,17,rep,name=tags,proto3" json:"tags,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and
+	// `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider
+	// manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in
+	// place.
+	Tags []string `protobuf:"bytes,17,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster.
+	// Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi
+	// destroy` and any change that would replace the cluster are refused by the Pulumi engine. To
+	// destroy a cluster, set it to false, run `pulumi up`, then `pulumi destroy`. Changing it
+	// updates only the stack's state.
+	DeletionProtection *bool `protobuf:"varint,30,opt,name=deletion_protection,json=deletionProtection,proto3,oneof" json:"deletion_protection,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *DigitalOceanKubernetesClusterSpec) Reset() {
@@ -309,6 +326,13 @@ func (x *DigitalOceanKubernetesClusterSpec) GetTags() []string {
 	return nil
 }
 
+func (x *DigitalOceanKubernetesClusterSpec) GetDeletionProtection() bool {
+	if x != nil && x.DeletionProtection != nil {
+		return *x.DeletionProtection
+	}
+	return false
+}
+
 // DigitalOceanKubernetesClusterMaintenanceWindow is when maintenance may start each week, e.g.
 // `{day: sunday, start_time: "03:00"}`.
 type DigitalOceanKubernetesClusterMaintenanceWindow struct {
@@ -424,26 +448,34 @@ func (x *DigitalOceanKubernetesClusterAutoscaler) GetScaleDownUnneededTime() str
 // DigitalOceanKubernetesClusterDefaultNodePool is the pool a DOKS cluster is created with.
 type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name of the pool, a lower-case DNS label, e.g. "system". Empty means "default".
+	// Name of the pool, a lower-case DNS label, e.g. "system". Empty means "default". Changing it
+	// updates the pool's name in place.
 	NodePoolName string `protobuf:"bytes,1,opt,name=node_pool_name,json=nodePoolName,proto3" json:"node_pool_name,omitempty"`
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the
-	// whole cluster.
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole
+	// cluster, not just the pool.
 	Size string `protobuf:"bytes,2,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
-	// min_nodes and max_nodes, and later changes by the autoscaler are not undone.
+	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
+	// the pool in place; with auto_scale changes are ignored.
 	NodeCount int32 `protobuf:"varint,3,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
-	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes.
+	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing
+	// it updates the pool in place.
 	AutoScale bool `protobuf:"varint,4,opt,name=auto_scale,json=autoScale,proto3" json:"auto_scale,omitempty"`
-	// Lower bound for the autoscaler, at least 1. Only with auto_scale.
+	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool
+	// in place.
 	MinNodes int32 `protobuf:"varint,5,opt,name=min_nodes,json=minNodes,proto3" json:"min_nodes,omitempty"`
-	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale.
+	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates
+	// the pool in place.
 	MaxNodes int32 `protobuf:"varint,6,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
-	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names,
-	// values label values (at most 63 characters, alphanumeric at both ends).
+	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values
+	// label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in
+	// place.
 	Labels map[string]string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Kubernetes taints on every node. A key and effect pair appears once.
+	// Kubernetes taints on every node. A key and effect pair appears once. Changing it updates the
+	// pool in place.
 	Taints []*v11.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the
+	// pool in place.
 	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -546,7 +578,7 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xb1\x1b\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xff\x1b\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
 	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xf5\x01\n" +
@@ -568,8 +600,10 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\x12cluster_autoscaler\x18\x0f \x01(\v2l.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscalerR\x11clusterAutoscaler\x12\xa5\x01\n" +
 	"\x11default_node_pool\x18\x10 \x01(\v2q.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12\x9b\x02\n" +
 	"\x04tags\x18\x11 \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
-	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags:\x86\f\xbaH\x82\f\x1a\xff\v\n" +
-	"\x12subnets.no_overlap\x122cluster_subnet and service_subnet must not overlap\x1a\xb4\vthis.cluster_subnet == '' || this.service_subnet == '' || !this.cluster_subnet.isIpPrefix(4, true) || !this.service_subnet.isIpPrefix(4, true) || (int(this.cluster_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.cluster_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.cluster_subnet.split('/')[0].split('.')[2]) * 256 + int(this.cluster_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))] != (int(this.service_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.service_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.service_subnet.split('/')[0].split('.')[2]) * 256 + int(this.service_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))]\"\x8c\x02\n" +
+	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x124\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\x86\f\xbaH\x82\f\x1a\xff\v\n" +
+	"\x12subnets.no_overlap\x122cluster_subnet and service_subnet must not overlap\x1a\xb4\vthis.cluster_subnet == '' || this.service_subnet == '' || !this.cluster_subnet.isIpPrefix(4, true) || !this.service_subnet.isIpPrefix(4, true) || (int(this.cluster_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.cluster_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.cluster_subnet.split('/')[0].split('.')[2]) * 256 + int(this.cluster_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))] != (int(this.service_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.service_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.service_subnet.split('/')[0].split('.')[2]) * 256 + int(this.service_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))]B\x16\n" +
+	"\x14_deletion_protection\"\x8c\x02\n" +
 	".DigitalOceanKubernetesClusterMaintenanceWindow\x12\x8f\x01\n" +
 	"\x03day\x18\x01 \x01(\x0e2p.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceDayB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x03day\x12H\n" +
 	"\n" +
@@ -663,6 +697,7 @@ func file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_sp
 	if File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto != nil {
 		return
 	}
+	file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_msgTypes[0].OneofWrappers = []any{}
 	file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -27,30 +27,37 @@ const (
 // belong here rather than in the default pool: changing a pool's size replaces only the pool.
 type DigitalOceanKubernetesNodePoolSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name of the pool, a lower-case DNS label, e.g. "gpu". Required. Changing it renames the pool
-	// in place.
+	// Name of the pool, a lower-case DNS label, e.g. "gpu". Required. Changing it updates the pool's
+	// name in place.
 	NodePoolName string `protobuf:"bytes,1,opt,name=node_pool_name,json=nodePoolName,proto3" json:"node_pool_name,omitempty"`
 	// The cluster the pool joins: its id, e.g. `{value: "b6a1..."}`, or a reference to the cluster
 	// stack's `cluster_id` output. Required. Changing it replaces the pool.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,10,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the
-	// pool.
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool
+	// with its nodes and the pods on them; the cluster stays.
 	Size string `protobuf:"bytes,2,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
-	// min_nodes and max_nodes, and later changes by the autoscaler are not undone.
+	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
+	// the pool in place; with auto_scale changes are ignored.
 	NodeCount int32 `protobuf:"varint,3,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
-	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes.
+	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing
+	// it updates the pool in place.
 	AutoScale bool `protobuf:"varint,4,opt,name=auto_scale,json=autoScale,proto3" json:"auto_scale,omitempty"`
-	// Lower bound for the autoscaler, at least 1. Only with auto_scale.
+	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool
+	// in place.
 	MinNodes int32 `protobuf:"varint,5,opt,name=min_nodes,json=minNodes,proto3" json:"min_nodes,omitempty"`
-	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale.
+	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates
+	// the pool in place.
 	MaxNodes int32 `protobuf:"varint,6,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names,
-	// values label values (at most 63 characters, alphanumeric at both ends).
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values
+	// label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in
+	// place.
 	Labels map[string]string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Kubernetes taints on every node. A key and effect pair appears once.
+	// Kubernetes taints on every node. A key and effect pair appears once. Changing it updates the
+	// pool in place.
 	Taints []*v1.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the
+	// pool in place.
 	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

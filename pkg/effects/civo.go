@@ -1,0 +1,106 @@
+package effects
+
+// The Civo Terraform resources, as change-effects.json names them.
+const (
+	civoCluster  = "civo_kubernetes_cluster."
+	civoNodePool = "civo_kubernetes_node_pool."
+	civoFirewall = "civo_firewall."
+)
+
+var (
+	civoTypes = map[Role]string{
+		Component: "clusterplane:civo:KubernetesCluster",
+		Cluster:   "civo:index/kubernetesCluster:KubernetesCluster",
+		Firewall:  "civo:index/firewall:Firewall",
+		Provider:  "pulumi:providers:civo",
+	}
+	civoPoolTypes = map[Role]string{
+		Component: "clusterplane:civo:KubernetesNodePool",
+		NodePool:  "civo:index/kubernetesNodePool:KubernetesNodePool",
+		Provider:  "pulumi:providers:civo",
+	}
+)
+
+// Civo's resources have no replace-on-change field: what cannot change fails, or silently does
+// nothing. Both are refused here so that `diff` stops them before a deployment does.
+const (
+	civoImmutable = "the Civo provider rejects the change at preview (the field is immutable); " +
+		"to change it, create a new cluster from a new manifest and move the workloads"
+	civoFailsAtApply = "the Civo provider has no way to change it and fails at apply, after the preview " +
+		"looked fine; create a new one from a new manifest instead"
+	civoNoOp = "the Civo provider accepts the change but does not apply it, so the cloud and the manifest " +
+		"disagree from then on; create a new one from a new manifest instead"
+	civoUpdated = "Civo updates it on the running cluster"
+)
+
+func init() {
+	cluster := &Kind{
+		Name:      "CivoKubernetesCluster",
+		Types:     civoTypes,
+		Protected: []Role{Cluster},
+		Rows: []Row{
+			{Path: "spec.clusterName", Resource: Cluster, Attribute: civoCluster + "name", Effect: Update, Reason: "Civo renames the cluster in place"},
+			{Path: "spec.region", Resource: Cluster, Attribute: civoCluster + "region", Effect: Refused,
+				Reason: "the Civo provider does not move a cluster: it keeps it where it is and looks for it in the new region from then on; " +
+					"create a new cluster from a new manifest instead"},
+			{Path: "spec.kubernetesVersion", Resource: Cluster, Attribute: civoCluster + "kubernetes_version", Effect: Update,
+				Reason: "a higher version upgrades the cluster in place"},
+			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Reason: civoImmutable},
+			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Reason: civoImmutable},
+			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused,
+				Reason: "the Civo provider rejects the change at preview (applications are installed at creation only); install more with the Civo CLI or Helm"},
+			{Path: "spec.network", Resource: Cluster, Attribute: civoCluster + "network_id", Effect: Refused,
+				Reason: "a cluster cannot move between networks: " + civoFailsAtApply},
+			{Path: "spec.firewall", Resource: Cluster, Attribute: civoCluster + "firewall_id", Effect: Update,
+				Reason: "Civo moves the cluster behind the other firewall in place; a firewall the module created is deleted once unused"},
+			{Path: "spec.apiServerAllowedCidrs", Resource: Firewall, Attribute: civoFirewall + "ingress_rule", Effect: Update,
+				Reason: "Civo rewrites the created firewall's rules in place"},
+			{Path: "spec.defaultNodePool.size", Resource: Cluster, Attribute: civoCluster + "pools.size", Effect: Refused,
+				Reason: "a pool's instance size is fixed: " + civoFailsAtApply + " (add a CivoKubernetesNodePool of the new size and move the workloads)"},
+			{Path: "spec.defaultNodePool.nodeCount", Resource: Cluster, Attribute: civoCluster + "pools.node_count", Effect: Update,
+				Reason: "Civo adds or removes nodes of the default pool"},
+			{Path: "spec.defaultNodePool.labels", Resource: Cluster, Attribute: civoCluster + "pools.labels", Effect: Refused,
+				Reason: "the pinned Civo provider drops default-pool labels (civo/terraform-provider-civo#380) and never reads them back; put labels on a CivoKubernetesNodePool"},
+			{Path: "spec.defaultNodePool.taints", Resource: Cluster, Attribute: civoCluster + "pools.taint", Effect: Refused,
+				Reason: "the pinned Civo provider drops default-pool taints (civo/terraform-provider-civo#380) and never reads them back; put taints on a CivoKubernetesNodePool"},
+			{Path: "spec.defaultNodePool.publicIpNodePool", Resource: Cluster, Attribute: civoCluster + "pools.public_ip_node_pool", Effect: Refused, Reason: civoNoOp},
+			{Path: "spec.tags", Resource: Cluster, Attribute: civoCluster + "tags", Effect: Update, Reason: civoUpdated},
+			protectionRow(),
+		},
+	}
+	cluster.Rows = append(cluster.Rows, metadataRows(Cluster, civoCluster+"tags", "the derived tags change; "+civoUpdated)...)
+	cluster.Rows = append(cluster.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	register(cluster)
+
+	pool := &Kind{
+		Name:  "CivoKubernetesNodePool",
+		Types: civoPoolTypes,
+		Rows: []Row{
+			{Path: "spec.nodePoolName", Resource: NodePool, Attribute: civoNodePool + "label", Effect: Refused,
+				Reason: "the name is the pool's id to the Civo provider, which neither renames nor replaces the pool; " + civoNoOp},
+			{Path: "spec.cluster", Resource: NodePool, Attribute: civoNodePool + "cluster_id", Effect: Refused,
+				Reason: "a pool cannot move between clusters: " + civoFailsAtApply},
+			{Path: "spec.region", Resource: Provider, Effect: Refused,
+				Reason: "a Civo pool has no region of its own: it lives in its cluster's region, which cannot change"},
+			{Path: "spec.size", Resource: NodePool, Attribute: civoNodePool + "size", Effect: Refused,
+				Reason: "a pool's instance size is fixed: " + civoFailsAtApply},
+			{Path: "spec.nodeCount", Resource: NodePool, Attribute: civoNodePool + "node_count", Effect: Refused,
+				Reason: "the pinned Civo provider (terraform-provider-civo v1.1.4) crashes on a node-count update " +
+					"(civo/terraform-provider-civo#381), so the module never sends one: scale the pool with " +
+					"`civo kubernetes node-pool scale` or the dashboard, then set nodeCount to match and run `pulumi refresh`",
+				When: ignoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the module ignores it", "autoScale")},
+			{Path: "spec.autoScale", Resource: NodePool, Effect: Update,
+				Reason: "changes only whether the module leaves the node count to the autoscaler; nothing is sent to Civo"},
+			{Path: "spec.minNodes", Resource: NodePool, Effect: Ignored,
+				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
+			{Path: "spec.maxNodes", Resource: NodePool, Effect: Ignored,
+				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
+			{Path: "spec.labels", Resource: NodePool, Attribute: civoNodePool + "labels", Effect: Update, Reason: "Civo updates the pool's nodes in place"},
+			{Path: "spec.taints", Resource: NodePool, Attribute: civoNodePool + "taint", Effect: Update, Reason: "Civo updates the pool's nodes in place"},
+			{Path: "spec.publicIpNodePool", Resource: NodePool, Attribute: civoNodePool + "public_ip_node_pool", Effect: Refused, Reason: civoNoOp},
+		},
+	}
+	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)
+	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	register(pool)
+}

@@ -1,0 +1,126 @@
+// Package effects is what changing each manifest field does once deployed: updated in place,
+// replaced, refused or ignored, on which registered resource, and why. It is the single source
+// for `diff`, for the "Changing it ..." sentences of the proto comments and for the README's
+// Pitfalls; tests hold all three, and the pinned providers' own table
+// (../shared/providers/change-effects.json), to it.
+package effects
+
+import (
+	"sort"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Effect is what deploying a changed field does.
+type Effect string
+
+// The effects, from harmless to harmful.
+const (
+	// Update changes the resource in place.
+	Update Effect = "update"
+	// Ignored means the module deliberately leaves the field to the cloud (or to nobody), so the
+	// change is not sent.
+	Ignored Effect = "ignored"
+	// Refused means the provider rejects the change at preview or apply, the module refuses it,
+	// or the change would silently not happen; either way it cannot be deployed as is.
+	Refused Effect = "refused"
+	// Replace deletes the resource and creates it anew: what ran on it is lost.
+	Replace Effect = "replace"
+)
+
+// Blocks tells whether a change with this effect must stop a deployment gate.
+func (e Effect) Blocks() bool { return e == Replace || e == Refused }
+
+// Role is the part a registered resource plays in a stack; Types maps it to its type token.
+type Role string
+
+// The roles.
+const (
+	Cluster  Role = "cluster"
+	NodePool Role = "nodePool"
+	Firewall Role = "firewall"
+	Provider Role = "provider"
+	// Component is the component resource: a change that touches no cloud resource lands there.
+	Component Role = "component"
+	// Stack stands for every resource of the stack at once.
+	Stack Role = "stack"
+)
+
+// Change is one field's change, for a Row's When.
+type Change struct {
+	// Old and New are the field's values; an unset field holds its default.
+	Old, New protoreflect.Value
+	// OldSpec and NewSpec are the specs the change is part of, for conditions on other fields.
+	OldSpec, NewSpec protoreflect.Message
+}
+
+// Row is what changing one manifest field does.
+type Row struct {
+	// Path is the field's path in the manifest as written, in camelCase, e.g.
+	// "spec.defaultNodePool.size". A map, list or reference field is one row.
+	Path string
+	// Resource is the registered resource the change lands on.
+	Resource Role
+	// Attribute is the provider's attribute the field is sent as, "<terraform resource>.<attribute>"
+	// as in the providers' change-effects table, e.g. "digitalocean_kubernetes_cluster.node_pool.size";
+	// empty when the module does not send the field as such.
+	Attribute string
+	// Effect is what a change does.
+	Effect Effect
+	// Reason says why, and for a replacement what is lost.
+	Reason string
+	// When, if set, refines Effect for a particular change (a version lowered, a flag turned off,
+	// a field the module leaves to the cloud under another setting); ok false keeps Effect.
+	When func(c Change) (effect Effect, reason string, ok bool)
+}
+
+// Kind is the effects table of one manifest kind.
+type Kind struct {
+	// Name is the manifest kind, e.g. "DigitalOceanKubernetesCluster".
+	Name string
+	// Types are the type tokens of the resources the kind registers, by role.
+	Types map[Role]string
+	// Protected are the roles that deletion protection protects; empty for kinds without it.
+	Protected []Role
+	// Rows are the fields' effects, sorted by path.
+	Rows []Row
+}
+
+// Lookup returns the row of path.
+func (k *Kind) Lookup(path string) (Row, bool) {
+	i := sort.Search(len(k.Rows), func(i int) bool { return k.Rows[i].Path >= path })
+	if i < len(k.Rows) && k.Rows[i].Path == path {
+		return k.Rows[i], true
+	}
+	return Row{}, false
+}
+
+// Decide returns the effect and reason of changing the row's field as c says.
+func (r Row) Decide(c Change) (Effect, string) {
+	if r.When != nil {
+		if effect, reason, ok := r.When(c); ok {
+			return effect, reason
+		}
+	}
+	return r.Effect, r.Reason
+}
+
+var kinds = map[string]*Kind{}
+
+// For returns the table of a manifest kind, or nil for an unknown kind.
+func For(kind string) *Kind { return kinds[kind] }
+
+// Kinds returns every kind's table, sorted by name.
+func Kinds() []*Kind {
+	out := make([]*Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func register(k *Kind) {
+	sort.Slice(k.Rows, func(i, j int) bool { return k.Rows[i].Path < k.Rows[j].Path })
+	kinds[k.Name] = k
+}

@@ -1,0 +1,113 @@
+package effects
+
+import (
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Reasons shared by several kinds.
+const (
+	renameReason = "every Pulumi resource of the stack is named after metadata.name, so renaming it " +
+		"deletes everything the stack created and creates it anew under the new name: clusters, pools and the workloads on them are lost"
+	annotationsReason = "annotations are for tools; the modules send nothing of them to the cloud"
+	providerReason    = "changes the credentials or endpoint the provider uses; the cloud resources are not touched"
+	protectionReason  = "changes only Pulumi's protect flag on the cluster, recorded in the stack's state; nothing is sent to the cloud"
+)
+
+// metadataRows are the rows of metadata fields: a rename replaces everything, the fields that
+// become tags update them on tagged (a role, with the attribute they are sent as), annotations
+// are not sent.
+func metadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
+	tagEffect, tagReason := Update, tagsReason
+	if tagged == "" {
+		tagEffect = Ignored
+	}
+	rows := []Row{
+		{Path: "metadata.name", Resource: Stack, Effect: Replace, Reason: renameReason},
+		{Path: "metadata.annotations", Resource: Component, Effect: Ignored, Reason: annotationsReason},
+	}
+	for _, field := range []string{"id", "org", "env", "labels"} {
+		res := tagged
+		if res == "" {
+			res = Component
+		}
+		rows = append(rows, Row{Path: "metadata." + field, Resource: res, Attribute: tagsAttribute, Effect: tagEffect, Reason: tagReason})
+	}
+	return rows
+}
+
+// providerRows are the rows of the stack input's provider config.
+func providerRows(fields ...string) []Row {
+	rows := make([]Row, 0, len(fields))
+	for _, field := range fields {
+		rows = append(rows, Row{Path: "providerConfig." + field, Resource: Provider, Effect: Update, Reason: providerReason})
+	}
+	return rows
+}
+
+// protectionRow is the row of a cluster kind's deletionProtection.
+func protectionRow() Row {
+	return Row{Path: "spec.deletionProtection", Resource: Cluster, Effect: Update, Reason: protectionReason}
+}
+
+// ignoredUnder makes a row's change Ignored when the boolean at path (JSON names from the spec)
+// is true in the new spec.
+func ignoredUnder(reason string, path ...string) func(Change) (Effect, string, bool) {
+	return func(c Change) (Effect, string, bool) {
+		if boolAt(c.NewSpec, path...) {
+			return Ignored, reason, true
+		}
+		return "", "", false
+	}
+}
+
+// boolAt reads the boolean at path (JSON names) below m; false when any step is unset.
+func boolAt(m protoreflect.Message, path ...string) bool {
+	for i, name := range path {
+		if m == nil || !m.IsValid() {
+			return false
+		}
+		fd := m.Descriptor().Fields().ByJSONName(name)
+		if fd == nil {
+			return false
+		}
+		if i == len(path)-1 {
+			return fd.Kind() == protoreflect.BoolKind && m.Get(fd).Bool()
+		}
+		if fd.Message() == nil || !m.Has(fd) {
+			return false
+		}
+		m = m.Get(fd).Message()
+	}
+	return false
+}
+
+// versionLess tells whether version a is lower than b, comparing their numbers in order
+// ("1.30.5-do.2" < "1.31.1-do.0"; "v1.30.5-k3s1" reads as 1.30.5 k3s 1). ok is false when either
+// has no number.
+func versionLess(a, b string) (less, ok bool) {
+	na, nb := versionNumbers(a), versionNumbers(b)
+	if len(na) == 0 || len(nb) == 0 {
+		return false, false
+	}
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		if na[i] != nb[i] {
+			return na[i] < nb[i], true
+		}
+	}
+	return len(na) < len(nb), true
+}
+
+func versionNumbers(v string) []int {
+	var out []int
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
