@@ -141,6 +141,23 @@ func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
 			if len(p.OfType(k.cloudType)) == 0 {
 				t.Errorf("registered no %s", k.cloudType)
 			}
+			// Clusters are protected unless the manifest turns protection off; pools have no
+			// protection of their own.
+			spec := target.Get(target.Descriptor().Fields().ByName("spec")).Message()
+			wantProtect := false
+			if fd := spec.Descriptor().Fields().ByName("deletion_protection"); fd != nil {
+				wantProtect = !spec.Has(fd) || spec.Get(fd).Bool()
+			}
+			for _, r := range p.OfType(k.cloudType) {
+				if r.Protect != wantProtect {
+					t.Errorf("%s::%s protect = %t, want %t", r.Type, r.Name, r.Protect, wantProtect)
+				}
+			}
+			for _, r := range p.Resources {
+				if r.Protect && r.Type != k.cloudType {
+					t.Errorf("%s::%s is protected; only the cluster is", r.Type, r.Name)
+				}
+			}
 			for _, name := range k.outputs {
 				out, ok := p.Outputs[name]
 				if !ok {

@@ -289,3 +289,17 @@ func ViolatedFields(err error) []string {
 	}
 	return fields
 }
+
+// AssertProtection asserts that the resources of type typ are registered with protect equal to
+// want and that no other resource is protected.
+func AssertProtection(t *testing.T, p *plan.Plan, typ string, want bool) {
+	t.Helper()
+	if len(p.OfType(typ)) == 0 {
+		t.Fatalf("no %s registered", typ)
+	}
+	for _, r := range p.Resources {
+		if wantThis := want && r.Type == typ; r.Protect != wantThis {
+			t.Errorf("%s::%s protect = %t, want %t", r.Type, r.Name, r.Protect, wantThis)
+		}
+	}
+}

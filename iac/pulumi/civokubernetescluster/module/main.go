@@ -54,7 +54,9 @@ func WithFirewallID(id pulumi.StringInput) Option {
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
-// under a component resource named name.
+// under a component resource named name. The name names every resource inside the component, so
+// renaming it later deletes them and creates new ones: the cluster is registered with Pulumi's protect
+// unless spec.deletion_protection is false, and the engine then refuses the replacement.
 func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
 	s := component.Apply(name, opts)
 	if err := s.Validate(Kind, name, spec); err != nil {

@@ -46,7 +46,8 @@ func WithClusterID(id pulumi.StringInput) Option {
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
-// under a component resource named name.
+// under a component resource named name. The name names every resource inside the component, so
+// renaming it later deletes them and creates new ones.
 func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
 	s := component.Apply(name, opts)
 	if err := s.Validate(Kind, name, spec); err != nil {

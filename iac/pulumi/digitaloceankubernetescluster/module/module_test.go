@@ -662,3 +662,22 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	}
 	moduletest.AssertNothingRegistered(t, p)
 }
+
+func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
+	tests := []struct {
+		name       string
+		protection *bool
+		want       bool
+	}{
+		{name: "absent means protected", want: true},
+		{name: "true is protected", protection: proto.Bool(true), want: true},
+		{name: "false leaves the cluster unprotected", protection: proto.Bool(false), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := minimalInput()
+			in.Target.Spec.DeletionProtection = tt.protection
+			moduletest.AssertProtection(t, run(t, in, plan.Options{}), clusterType, tt.want)
+		})
+	}
+}
