@@ -1,5 +1,7 @@
 package effects
 
+import "github.com/clusterplane/clusterplane/pkg/kubeversion"
+
 // The DigitalOcean Terraform resources, as change-effects.json names them.
 const (
 	doCluster  = "digitalocean_kubernetes_cluster."
@@ -96,15 +98,18 @@ func init() {
 	register(pool)
 }
 
-// doVersion: lowering the version is a replacement (the provider's ForceNewIfChange on a
-// decrease); with autoUpgrade the module leaves the version to DigitalOcean.
+// doVersion: the module refuses a version older than the one DigitalOcean runs, because the
+// provider would replace the cluster (its ForceNewIfChange on a decrease); with autoUpgrade a
+// change within the running minor line is left to DigitalOcean, a higher minor upgrades.
 func doVersion(c Change) (Effect, string, bool) {
-	if boolAt(c.NewSpec, "autoUpgrade") {
-		return Ignored, "with autoUpgrade DigitalOcean moves the version on and the module ignores changes to it, " +
-			"so that a deployment never undoes an upgrade", true
+	newVersion, oldVersion := c.New.String(), c.Old.String()
+	if boolAt(c.NewSpec, "autoUpgrade") && kubeversion.SameMinor(newVersion, oldVersion) {
+		return Ignored, "with autoUpgrade DigitalOcean keeps the patch version of the minor line current in the maintenance " +
+			"window; the module leaves it to DigitalOcean", true
 	}
-	if less, ok := versionLess(c.New.String(), c.Old.String()); ok && less {
-		return Replace, "DigitalOcean cannot downgrade a cluster, so the provider treats a lower version as a new cluster: " + doClusterReplaced, true
+	if less, ok := kubeversion.Less(newVersion, oldVersion); ok && less {
+		return Refused, "DigitalOcean cannot downgrade a cluster and the provider would replace it, so the module refuses " +
+			"a version older than the one the cluster runs (" + doClusterReplaced + " otherwise)", true
 	}
 	return "", "", false
 }

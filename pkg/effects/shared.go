@@ -1,9 +1,6 @@
 package effects
 
 import (
-	"strconv"
-	"strings"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -82,32 +79,4 @@ func boolAt(m protoreflect.Message, path ...string) bool {
 		m = m.Get(fd).Message()
 	}
 	return false
-}
-
-// versionLess tells whether version a is lower than b, comparing their numbers in order
-// ("1.30.5-do.2" < "1.31.1-do.0"; "v1.30.5-k3s1" reads as 1.30.5 k3s 1). ok is false when either
-// has no number.
-func versionLess(a, b string) (less, ok bool) {
-	na, nb := versionNumbers(a), versionNumbers(b)
-	if len(na) == 0 || len(nb) == 0 {
-		return false, false
-	}
-	for i := 0; i < len(na) && i < len(nb); i++ {
-		if na[i] != nb[i] {
-			return na[i] < nb[i], true
-		}
-	}
-	return len(na) < len(nb), true
-}
-
-func versionNumbers(v string) []int {
-	var out []int
-	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
-		n, err := strconv.Atoi(part)
-		if err != nil {
-			return nil
-		}
-		out = append(out, n)
-	}
-	return out
 }

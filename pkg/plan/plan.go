@@ -80,6 +80,10 @@ type Options struct {
 	// reference to a stack not listed fails, as it would against a real backend; in Preview it
 	// stays unresolved instead.
 	Stacks map[string]map[string]any
+	// Invoke answers the provider functions (data sources) a program calls, by token, e.g. a
+	// lookup of the live cluster. Without it, or when it answers nil, an invoke returns its
+	// arguments: no live resource is known offline.
+	Invoke func(token string, args resource.PropertyMap) (resource.PropertyMap, error)
 }
 
 // Find returns the first resource of type typ named name.
@@ -261,6 +265,11 @@ func (m *mocks) stackReference(args pulumi.MockResourceArgs) (string, resource.P
 }
 
 func (m *mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+	if m.opts.Invoke != nil {
+		if out, err := m.opts.Invoke(args.Token, args.Args); out != nil || err != nil {
+			return out, err
+		}
+	}
 	return args.Args, nil
 }
 

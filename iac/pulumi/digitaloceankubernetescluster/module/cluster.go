@@ -7,12 +7,12 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-func cluster(ctx *pulumi.Context, l *locals, vpc pulumi.StringPtrInput, opts ...pulumi.ResourceOption) (*digitalocean.KubernetesCluster, error) {
+func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInput, opts ...pulumi.ResourceOption) (*digitalocean.KubernetesCluster, error) {
 	spec := l.spec
 	args := &digitalocean.KubernetesClusterArgs{
 		Name:    pulumi.String(spec.GetClusterName()),
 		Region:  pulumi.String(spec.GetRegion().String()),
-		Version: pulumi.String(spec.GetKubernetesVersion()),
+		Version: pulumi.String(v.send),
 		VpcUuid: vpc,
 		// Sent even when false so the provider's default never decides; HA can be turned on
 		// but DigitalOcean rejects turning it off.
@@ -60,7 +60,12 @@ func cluster(ctx *pulumi.Context, l *locals, vpc pulumi.StringPtrInput, opts ...
 	// Protect makes the engine refuse to delete or replace the cluster: a replacing change (region,
 	// VPC, subnets, default-pool size, lower version, rename) fails instead of taking the
 	// workloads with it.
-	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges), pulumi.Protect(l.protect))
+	ignore := l.ignoreChanges
+	if v.ignore {
+		// With auto_upgrade DigitalOcean moves the patch version on; undoing it would fight it.
+		ignore = append([]string{"version"}, ignore...)
+	}
+	opts = append(opts, pulumi.IgnoreChanges(ignore), pulumi.Protect(l.protect))
 	c, err := digitalocean.NewKubernetesCluster(ctx, l.name, args, opts...)
 	return c, errors.Wrap(err, "create kubernetes cluster")
 }

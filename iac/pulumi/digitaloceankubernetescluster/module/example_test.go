@@ -58,5 +58,5 @@ func ExampleNew_invalid() {
 	// Output:
 	// DigitalOceanKubernetesCluster prod: 2 violations:
 	//   default_node_pool.size: value is required
-	//   kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5; 1.31 or latest is not accepted
+	//   kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
 }

@@ -35,10 +35,8 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.Digital
 	if l.nodePoolName == "" {
 		l.nodePoolName = DefaultNodePoolName
 	}
-	// The cloud moves these on by itself; undoing its changes would fight it.
-	if spec.GetAutoUpgrade() {
-		l.ignoreChanges = append(l.ignoreChanges, "version")
-	}
+	// The autoscaler moves the count by itself; undoing its changes would fight it. The version
+	// is decided with the live cluster's (version.go).
 	if pool.GetAutoScale() {
 		l.ignoreChanges = append(l.ignoreChanges, "nodePool.nodeCount")
 	}

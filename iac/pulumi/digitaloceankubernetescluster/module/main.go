@@ -70,7 +70,11 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		vpc = id
 	}
 	l := newLocals(name, s.Metadata, spec)
-	cl, err := cluster(ctx, l, vpc, append(child, pulumi.Provider(p))...)
+	v, err := clusterVersion(ctx, l, pulumi.Provider(p))
+	if err != nil {
+		return nil, err
+	}
+	cl, err := cluster(ctx, l, v, vpc, append(child, pulumi.Provider(p))...)
 	if err != nil {
 		return nil, err
 	}

@@ -473,8 +473,11 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.Size = "" },
 			"target.spec.default_node_pool.size"},
 		{"a version that is not a slug names spec.kubernetes_version",
-			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.31" },
+			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "latest" },
 			"target.spec.kubernetes_version"},
+		{"a minor line without autoUpgrade names the spec",
+			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.31" },
+			"target.spec"},
 		{"a wrong apiVersion names api_version",
 			func(in *v1.DigitalOceanKubernetesClusterStackInput) {
 				in.Target.ApiVersion = "civo.clusterplane.dev/v1"
@@ -679,5 +682,110 @@ func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) 
 			in.Target.Spec.DeletionProtection = tt.protection
 			moduletest.AssertProtection(t, run(t, in, plan.Options{}), clusterType, tt.want)
 		})
+	}
+}
+
+const (
+	lookupToken   = "digitalocean:index/getKubernetesCluster:getKubernetesCluster"
+	versionsToken = "digitalocean:index/getKubernetesVersions:getKubernetesVersions"
+)
+
+// cloud answers the module's lookups as DigitalOcean would: the live cluster's version ("" for
+// no cluster, answered as the provider does) and the latest slug of each minor line.
+func cloud(live string, latest map[string]string) func(string, resource.PropertyMap) (resource.PropertyMap, error) {
+	return func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
+		switch token {
+		case lookupToken:
+			if live == "" {
+				return nil, errors.New("Unable to find cluster with name: " + args["name"].StringValue())
+			}
+			return resource.NewPropertyMapFromMap(map[string]any{"name": args["name"].StringValue(), "version": live}), nil
+		case versionsToken:
+			prefix := args["versionPrefix"].StringValue()
+			return resource.NewPropertyMapFromMap(map[string]any{"latestVersion": latest[prefix]}), nil
+		}
+		return nil, nil
+	}
+}
+
+func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
+	tests := []struct {
+		name        string
+		version     string
+		autoUpgrade bool
+		live        string
+		latest      map[string]string
+		wantSent    string
+		wantIgnored bool
+		wantErr     string
+	}{
+		{name: "a new cluster gets the manifest's slug", version: "1.31.1-do.5", wantSent: "1.31.1-do.5"},
+		{name: "an upgrade in the manifest is sent", version: "1.32.1-do.0", live: "1.31.1-do.5", wantSent: "1.32.1-do.0"},
+		{name: "a cluster DigitalOcean upgraded itself is not downgraded: the older manifest is refused",
+			version: "1.31.1-do.5", live: "1.32.2-do.1",
+			wantErr: "spec.kubernetesVersion: 1.31.1-do.5 is older than the version the cluster runs, 1.32.2-do.1, which DigitalOcean upgraded it to; deploying it would replace the cluster. Set kubernetesVersion to 1.32.2-do.1"},
+		{name: "a lower patch than the live one is refused without autoUpgrade",
+			version: "1.31.1-do.4", live: "1.31.1-do.5", wantErr: "Set kubernetesVersion to 1.31.1-do.5"},
+		{name: "with autoUpgrade the live patch of the same minor line is left to DigitalOcean",
+			version: "1.31.1-do.5", autoUpgrade: true, live: "1.31.4-do.0", wantSent: "1.31.1-do.5", wantIgnored: true},
+		{name: "with autoUpgrade a minor line resolves to its latest slug",
+			version: "1.31", autoUpgrade: true, latest: map[string]string{"1.31.": "1.31.6-do.0"}, wantSent: "1.31.6-do.0", wantIgnored: true},
+		{name: "with autoUpgrade a minor bump upgrades instead of being ignored",
+			version: "1.32", autoUpgrade: true, live: "1.31.5-do.1", latest: map[string]string{"1.32.": "1.32.2-do.0"}, wantSent: "1.32.2-do.0"},
+		{name: "with autoUpgrade a minor line below the live one is refused",
+			version: "1.31", autoUpgrade: true, live: "1.32.2-do.1", latest: map[string]string{"1.31.": "1.31.6-do.0"},
+			wantErr: "Set kubernetesVersion to 1.32 (or 1.32.2-do.1)"},
+		{name: "a minor line DigitalOcean does not offer is an error at deployment",
+			version: "1.19", autoUpgrade: true, latest: map[string]string{}, wantErr: "spec.kubernetesVersion: DigitalOcean offers no 1.19 version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := minimalInput()
+			in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = tt.version, tt.autoUpgrade
+			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
+				plan.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+				}
+				if len(p.OfType(clusterType)) != 0 {
+					t.Error("the cluster was registered although its version was refused")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
+			if got := cl.Inputs["version"]; got != tt.wantSent {
+				t.Errorf("version = %v, want %s", got, tt.wantSent)
+			}
+			if got := slices.Contains(cl.IgnoreChanges, "version"); got != tt.wantIgnored {
+				t.Errorf("ignoreChanges %v: version ignored = %t, want %t", cl.IgnoreChanges, got, tt.wantIgnored)
+			}
+		})
+	}
+}
+
+func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
+	in := minimalInput()
+	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
+		plan.Options{State: cloudState, Invoke: func(token string, _ resource.PropertyMap) (resource.PropertyMap, error) {
+			if token == lookupToken {
+				return nil, errors.New("GET https://api.digitalocean.com/v2/kubernetes/clusters: 401 Unable to authenticate you")
+			}
+			return nil, nil
+		}})
+	if err == nil || !strings.Contains(err.Error(), "read the live cluster's version") {
+		t.Fatalf("error = %v, want the failed lookup", err)
+	}
+}
+
+func TestAnOfflinePlanOfAMinorLineShowsTheLine(t *testing.T) {
+	in := minimalInput()
+	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.31", true
+	p := run(t, in, plan.Options{Preview: true})
+	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31" {
+		t.Errorf("version = %v, want the minor line 1.31 (resolved at deployment)", got)
 	}
 }

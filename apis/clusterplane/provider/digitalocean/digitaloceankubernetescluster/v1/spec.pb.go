@@ -110,10 +110,13 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and
 	// workload on it.
 	Region v1.DigitalOceanRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.digitalocean.v1.DigitalOceanRegion" json:"region,omitempty"`
-	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them).
-	// Required. With auto_upgrade the cloud moves the version on and the module stops managing it.
-	// Changing it updates the cluster in place when raised (an upgrade); lowering it replaces the
-	// cluster, and with auto_upgrade changes are ignored.
+	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or
+	// with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves
+	// its patch versions to DigitalOcean. Required. Before deploying, the module reads the version
+	// the cluster runs: a version older than that is refused with the version to write, because
+	// the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself).
+	// Changing it updates the cluster in place when raised (an upgrade); lowering it is refused,
+	// and with auto_upgrade a change within the running minor line is left to DigitalOcean.
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another
 	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default
@@ -578,12 +581,12 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xff\x1b\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe4\x1e\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
-	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xf5\x01\n" +
-	"\x12kubernetes_version\x18\x03 \x01(\tB\xc5\x01\xbaH\xc1\x01\xba\x01\xba\x01\n" +
-	"\x17kubernetes_version.slug\x12gkubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5; 1.31 or latest is not accepted\x1a6this.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-do\\\\.[0-9]+$')\xc8\x01\x01R\x11kubernetesVersion\x12:\n" +
+	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xc0\x02\n" +
+	"\x12kubernetes_version\x18\x03 \x01(\tB\x90\x02\xbaH\x8c\x02\xba\x01\x85\x02\n" +
+	"\x17kubernetes_version.slug\x12\x8c\x01kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted\x1a[this.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-do\\\\.[0-9]+$') || this.matches('^[0-9]+\\\\.[0-9]+$')\xc8\x01\x01R\x11kubernetesVersion\x12:\n" +
 	"\x03vpc\x18\x04 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\x03vpc\x12)\n" +
 	"\x10highly_available\x18\x05 \x01(\bR\x0fhighlyAvailable\x12!\n" +
 	"\fauto_upgrade\x18\x06 \x01(\bR\vautoUpgrade\x122\n" +
@@ -601,7 +604,8 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\x11default_node_pool\x18\x10 \x01(\v2q.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12\x9b\x02\n" +
 	"\x04tags\x18\x11 \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
 	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x124\n" +
-	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\x86\f\xbaH\x82\f\x1a\xff\v\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xa0\x0e\xbaH\x9c\x0e\x1a\x97\x02\n" +
+	"0kubernetes_version.minor_line_needs_auto_upgrade\x12\x96\x01a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5\x1aJ!this.kubernetes_version.matches('^[0-9]+\\\\.[0-9]+$') || this.auto_upgrade\x1a\xff\v\n" +
 	"\x12subnets.no_overlap\x122cluster_subnet and service_subnet must not overlap\x1a\xb4\vthis.cluster_subnet == '' || this.service_subnet == '' || !this.cluster_subnet.isIpPrefix(4, true) || !this.service_subnet.isIpPrefix(4, true) || (int(this.cluster_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.cluster_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.cluster_subnet.split('/')[0].split('.')[2]) * 256 + int(this.cluster_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))] != (int(this.service_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.service_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.service_subnet.split('/')[0].split('.')[2]) * 256 + int(this.service_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))]B\x16\n" +
 	"\x14_deletion_protection\"\x8c\x02\n" +
 	".DigitalOceanKubernetesClusterMaintenanceWindow\x12\x8f\x01\n" +

@@ -83,6 +83,9 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			}
 			c.Status = &cluster.DigitalOceanKubernetesClusterStatus{Outputs: &cluster.DigitalOceanKubernetesClusterStackOutputs{ClusterId: "abc"}}
 		}},
+		{"a minor line with auto_upgrade is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.KubernetesVersion, c.Spec.AutoUpgrade = "1.31", true
+		}},
 		{"a VPC given by a literal UUID is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001")
 		}},
@@ -189,8 +192,10 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
-		{"a kubernetes_version of 1.29 is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29" },
+		{"a kubernetes_version of 1.29.x is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29.x" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "spec.kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5"},
+		{"a minor line without auto_upgrade is rejected: nothing would keep its patch current", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31" },
+			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.minor_line_needs_auto_upgrade"}}, "needs auto_upgrade"},
 		{"a kubernetes_version of latest is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "latest" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "1.31.1-do.5"},
 		{"a kubernetes_version without the -do suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31.1" },
@@ -465,7 +470,7 @@ func TestDigitalOceanKubernetesClusterStackInput(t *testing.T) {
 	})
 	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
 		c := validDigitalOceanKubernetesCluster()
-		c.Spec.KubernetesVersion = "1.31"
+		c.Spec.KubernetesVersion = "latest"
 		spectest.AssertViolations(t, validation.Validate(&cluster.DigitalOceanKubernetesClusterStackInput{Target: c}),
 			spectest.Violation{Field: "target.spec.kubernetes_version", Rule: "kubernetes_version.slug"})
 	})
