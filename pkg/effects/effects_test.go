@@ -142,12 +142,13 @@ func TestConditionalProviderEffectsHaveTheirConditionInTheTable(t *testing.T) {
 		old, new protoreflect.Value
 		want     effects.Effect
 	}{
-		{"a lower DigitalOcean version replaces", "spec.kubernetesVersion",
-			protoreflect.ValueOfString("1.31.1-do.5"), protoreflect.ValueOfString("1.30.9-do.2"), effects.Replace},
+		// The provider would replace; the module refuses instead (it checks the live version).
+		{"a lower DigitalOcean version is refused", "spec.kubernetesVersion",
+			protoreflect.ValueOfString("1.31.1-do.5"), protoreflect.ValueOfString("1.30.9-do.2"), effects.Refused},
 		{"a higher DigitalOcean version updates", "spec.kubernetesVersion",
 			protoreflect.ValueOfString("1.30.9-do.2"), protoreflect.ValueOfString("1.31.1-do.5"), effects.Update},
-		{"a lower patch of the same minor replaces", "spec.kubernetesVersion",
-			protoreflect.ValueOfString("1.31.1-do.5"), protoreflect.ValueOfString("1.31.1-do.4"), effects.Replace},
+		{"a lower patch of the same minor is refused", "spec.kubernetesVersion",
+			protoreflect.ValueOfString("1.31.1-do.5"), protoreflect.ValueOfString("1.31.1-do.4"), effects.Refused},
 		{"turning high availability off is refused", "spec.highlyAvailable",
 			protoreflect.ValueOfBool(true), protoreflect.ValueOfBool(false), effects.Refused},
 		{"turning high availability on updates", "spec.highlyAvailable",
