@@ -81,8 +81,11 @@ func (s *Settings[P, C]) HasProvider() bool {
 }
 
 // inputPlaceholder fills a reference field set by an option, so that the spec's own rule for it
-// (required, usually) sees it set.
-const inputPlaceholder = "(set by option)"
+// (required, usually) sees it set. It is a reference, not a literal: rules on literal ids (a
+// UUID, say) are for ids written in the spec, not for outputs known only at deployment.
+func inputPlaceholder() *sharedv1.StringValueOrRef {
+	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "set-by-option"})
+}
 
 // Validate checks spec with the same rules as the programs, counting reference fields given by
 // options as set.
@@ -95,8 +98,7 @@ func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
 			return errors.Errorf("%s has no field %q to set by option", kind, field)
 		}
 		if !checked.Has(fd) {
-			ref := sharedv1.StringValue(inputPlaceholder)
-			checked.Set(fd, protoreflect.ValueOfMessage(ref.ProtoReflect()))
+			checked.Set(fd, protoreflect.ValueOfMessage(inputPlaceholder().ProtoReflect()))
 		}
 	}
 	if err := validation.Validate(checked.Interface()); err != nil {

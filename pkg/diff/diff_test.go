@@ -124,6 +124,8 @@ type pair struct {
 	path   string
 	effect effects.Effect
 	exit   int
+	// invalid: the spec's rules refuse NEW before diff compares anything.
+	invalid bool
 }
 
 var pairs = []pair{
@@ -321,10 +323,10 @@ var pairs = []pair{
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Applications = []string{"metrics-server"} }),
 		path:   "spec.applications", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "moving a Civo cluster to another network is refused", kind: civoCluster,
-		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Network = sharedv1.StringValue("other-network") }),
+		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Network = sharedv1.StringValue("0c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5") }),
 		path:   "spec.network", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "putting a Civo cluster behind a given firewall updates it", kind: civoCluster,
-		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Firewall = sharedv1.StringValue("fw-1") }),
+		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f") }),
 		path:   "spec.firewall", effect: effects.Update},
 	{name: "the API server's allowed CIDRs update the firewall", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.ApiServerAllowedCidrs = []string{"203.0.113.0/24"} }),
@@ -335,14 +337,14 @@ var pairs = []pair{
 	{name: "scaling a Civo default pool updates it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 3 }),
 		path:   "spec.defaultNodePool.nodeCount", effect: effects.Update},
-	{name: "Civo default pool labels are refused", kind: civoCluster,
+	{name: "Civo default pool labels are refused by the spec's rules already", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.Labels = map[string]string{"a": "b"} }),
-		path:   "spec.defaultNodePool.labels", effect: effects.Refused, exit: program.ExitBlocked},
-	{name: "Civo default pool taints are refused", kind: civoCluster,
+		path:   "spec.defaultNodePool.labels", invalid: true, exit: program.ExitInvalid},
+	{name: "Civo default pool taints are refused by the spec's rules already", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "a", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}),
-		path: "spec.defaultNodePool.taints", effect: effects.Refused, exit: program.ExitBlocked},
+		path: "spec.defaultNodePool.taints", invalid: true, exit: program.ExitInvalid},
 	{name: "a Civo default pool's public IPs are refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.PublicIpNodePool = true }),
 		path:   "spec.defaultNodePool.publicIpNodePool", effect: effects.Refused, exit: program.ExitBlocked},
@@ -450,6 +452,12 @@ func TestDiffTellsWhatEachChangeDoesAndExitsAccordingly(t *testing.T) {
 			result, code, stderr := p.run(t)
 			if code != p.exit {
 				t.Errorf("exit = %d, want %d (stderr %q)", code, p.exit, stderr)
+			}
+			if p.invalid {
+				if !strings.Contains(stderr, "violation") {
+					t.Errorf("stderr = %q, want the violated rule", stderr)
+				}
+				return
 			}
 			// A pair may change more than one field (autoscaling comes with its bounds); the one
 			// it is about must be there with its effect.

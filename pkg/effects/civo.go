@@ -44,7 +44,7 @@ func init() {
 				Reason: "the Civo provider does not move a cluster: it keeps it where it is and looks for it in the new region from then on; " +
 					"create a new cluster from a new manifest instead"},
 			{Path: "spec.kubernetesVersion", Resource: Cluster, Attribute: civoCluster + "kubernetes_version", Effect: Update,
-				Reason: "a higher version upgrades the cluster in place"},
+				Reason: "a higher version upgrades the cluster in place", When: civoTalosVersion},
 			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Reason: civoImmutable},
 			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Reason: civoImmutable},
 			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused,
@@ -103,4 +103,19 @@ func init() {
 	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)
 	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
 	register(pool)
+}
+
+// civoTalosVersion: the module ignores version changes of talos clusters, because the pinned
+// provider reads back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365).
+func civoTalosVersion(c Change) (Effect, string, bool) {
+	fd := c.NewSpec.Descriptor().Fields().ByJSONName("clusterType")
+	if fd == nil || fd.Enum() == nil {
+		return "", "", false
+	}
+	if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
+		return Ignored, "for talos clusters the module leaves the version alone after creation: the pinned Civo provider reads " +
+			"back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365), so an update would fail; " +
+			"upgrade talos with the Civo CLI or dashboard", true
+	}
+	return "", "", false
 }

@@ -1,7 +1,6 @@
 package module
 
 import (
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -20,12 +19,12 @@ func cluster(ctx *pulumi.Context, l *locals, networkID, firewallID pulumi.String
 		Tags:              pulumi.String(l.tags),
 		// Without it the provider leaves the kubeconfig out of state and the output is empty.
 		WriteKubeconfig: pulumi.Bool(true),
-		// A Civo cluster has exactly one pool; more pools are CivoKubernetesNodePool manifests.
+		// A Civo cluster has exactly one pool; more pools are CivoKubernetesNodePool manifests. Its
+		// labels and taints are not sent: the pinned provider drops them (civo#380), so the spec
+		// refuses them.
 		Pools: &civo.KubernetesClusterPoolsArgs{
 			Size:             pulumi.String(pool.GetSize()),
 			NodeCount:        pulumi.Int(int(pool.GetNodeCount())),
-			Labels:           pulumi.ToStringMap(pool.GetLabels()),
-			Taints:           clusterTaints(pool.GetTaints()),
 			PublicIpNodePool: pulumi.Bool(pool.GetPublicIpNodePool()),
 		},
 	}
@@ -35,18 +34,6 @@ func cluster(ctx *pulumi.Context, l *locals, networkID, firewallID pulumi.String
 	// Protect makes the engine refuse to delete the cluster, so `pulumi destroy` or a rename
 	// cannot take the workloads with it. The created firewall is not protected: the cluster
 	// outlives it (firewall_id updates in place) and Civo refuses to delete a firewall in use.
-	c, err := civo.NewKubernetesCluster(ctx, l.name, args, append(opts, pulumi.Protect(l.protect))...)
+	c, err := civo.NewKubernetesCluster(ctx, l.name, args, append(opts, pulumi.Protect(l.protect), pulumi.IgnoreChanges(l.ignoreChanges))...)
 	return c, errors.Wrap(err, "create kubernetes cluster")
-}
-
-func clusterTaints(taints []*sharedv1.Taint) civo.KubernetesClusterPoolsTaintArray {
-	out := civo.KubernetesClusterPoolsTaintArray{}
-	for _, t := range taints {
-		out = append(out, civo.KubernetesClusterPoolsTaintArgs{
-			Key:    pulumi.String(t.GetKey()),
-			Value:  pulumi.String(t.GetValue()),
-			Effect: pulumi.String(t.GetEffect().String()),
-		})
-	}
-	return out
 }

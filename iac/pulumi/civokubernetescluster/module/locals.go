@@ -25,6 +25,8 @@ type locals struct {
 	apiCIDRs     []string
 	// protect is the cluster's deletion protection: on unless the manifest turns it off.
 	protect bool
+	// ignoreChanges are the cluster's properties the module leaves alone after creation.
+	ignoreChanges []string
 }
 
 func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKubernetesClusterSpec) *locals {
@@ -49,6 +51,12 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKub
 	}
 	if len(l.apiCIDRs) == 0 {
 		l.apiCIDRs = []string{AllIPv4}
+	}
+	// For talos clusters the pinned provider reads back the Kubernetes version instead of the
+	// talos one (civo/terraform-provider-civo#365): the manifest's version would differ from the
+	// state after every refresh and the second update would fail.
+	if l.clusterType == v1.CivoKubernetesClusterType_talos.String() {
+		l.ignoreChanges = []string{"kubernetesVersion"}
 	}
 	return l
 }

@@ -32,7 +32,7 @@ const (
 const (
 	name          = "prod-fra1"
 	clusterName   = "acme-prod"
-	networkID     = "net-8f4a2c1e"
+	networkID     = "8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b"
 	componentRef  = componentType + "::" + name
 	providerRef   = providerType + "::" + name
 	firewallRef   = firewallType + "::" + name
@@ -202,7 +202,7 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 		stacks   map[string]map[string]any
 		want     string
 	}{
-		{name: "a literal id", firewall: sharedv1.StringValue("fw-given"), want: "fw-given"},
+		{name: "a literal id", firewall: sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f"), want: "5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f"},
 		{
 			name:     "a reference reads the firewall_id output by default",
 			firewall: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
@@ -247,8 +247,6 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 		spec.DefaultNodePool = &clusterv1.CivoKubernetesClusterDefaultNodePool{
 			Size:             "g4s.kube.large",
 			NodeCount:        5,
-			Labels:           map[string]string{"workload": "general", "example.com/tier": "front"},
-			Taints:           []*sharedv1.Taint{{Key: "dedicated", Value: "ingress", Effect: sharedv1.TaintEffect_NoSchedule}},
 			PublicIpNodePool: true,
 		}
 	})
@@ -266,12 +264,8 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 		"applications":    "Traefik-v2-nodeport,metrics-server",
 		"writeKubeconfig": true,
 		"pools": map[string]any{
-			"size":      "g4s.kube.large",
-			"nodeCount": 5.0,
-			"labels":    map[string]any{"workload": "general", "example.com/tier": "front"},
-			"taints": []any{
-				map[string]any{"key": "dedicated", "value": "ingress", "effect": "NoSchedule"},
-			},
+			"size":             "g4s.kube.large",
+			"nodeCount":        5.0,
 			"publicIpNodePool": true,
 		},
 	})
@@ -415,30 +409,16 @@ func TestResourcesCreatesTheClusterWithExactlyOnePool(t *testing.T) {
 			name: "size and count only",
 			pool: &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.small", NodeCount: 1},
 			want: map[string]any{
-				"size": "g4s.kube.small", "nodeCount": 1.0, "labels": map[string]any{}, "taints": []any{},
+				"size": "g4s.kube.small", "nodeCount": 1.0,
 				"publicIpNodePool": false,
 			},
 		},
 		{
-			name: "labels, taints and public IPs",
-			pool: &clusterv1.CivoKubernetesClusterDefaultNodePool{
-				Size: "g4s.kube.xlarge", NodeCount: 4,
-				Labels: map[string]string{"workload": "batch"},
-				Taints: []*sharedv1.Taint{
-					{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "spot", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "maintenance", Value: "yes", Effect: sharedv1.TaintEffect_NoExecute},
-				},
-				PublicIpNodePool: true,
-			},
+			// Labels and taints are refused by the spec (civo#380), so never sent.
+			name: "public IPs",
+			pool: &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.xlarge", NodeCount: 4, PublicIpNodePool: true},
 			want: map[string]any{
 				"size": "g4s.kube.xlarge", "nodeCount": 4.0,
-				"labels": map[string]any{"workload": "batch"},
-				"taints": []any{
-					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
-					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "maintenance", "value": "yes", "effect": "NoExecute"},
-				},
 				"publicIpNodePool": true,
 			},
 		},
@@ -927,6 +907,46 @@ func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) 
 				in.Target.Spec.DeletionProtection = tt.protection
 			}), plan.Options{})
 			moduletest.AssertProtection(t, p, clusterType, tt.want)
+		})
+	}
+}
+
+func TestTalosClustersLeaveTheirVersionAloneAfterCreationSoASecondUpdateWorks(t *testing.T) {
+	tests := []struct {
+		name        string
+		clusterType clusterv1.CivoKubernetesClusterType
+		version     string
+		want        []string
+	}{
+		// civo/terraform-provider-civo#365: the provider reads back the Kubernetes version
+		// ("1.30.5") instead of the talos one, so the manifest's version differs from the state
+		// after every refresh; sending it again fails the update.
+		{name: "talos ignores later version changes", clusterType: clusterv1.CivoKubernetesClusterType_talos, version: "talos-v1.7.0",
+			want: []string{"kubernetesVersion"}},
+		{name: "k3s manages its version", clusterType: clusterv1.CivoKubernetesClusterType_k3s, version: minimalK3s},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.ClusterType, in.Target.Spec.KubernetesVersion = tt.clusterType, tt.version
+			})
+			// Twice: the second run stands for the update after the provider read back its own
+			// version into state.
+			readBack := func(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
+				if typ != clusterType {
+					return nil
+				}
+				return resource.NewPropertyMapFromMap(map[string]any{"kubernetesVersion": "1.30.5"})
+			}
+			for run := 0; run < 2; run++ {
+				p := runResources(t, in, plan.Options{State: readBack})
+				got := moduletest.MustFind(t, p, clusterType, name).IgnoreChanges
+				if len(got) == 0 {
+					got = nil
+				}
+				moduletest.AssertEqual(t, "cluster ignoreChanges", got, tt.want)
+			}
 		})
 	}
 }

@@ -140,9 +140,11 @@ type CivoKubernetesClusterSpec struct {
 	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a
 	// cluster.
 	Region v1.CivoRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
-	// Kubernetes version: for k3s clusters "1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
-	// clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. Changing it updates
-	// the cluster in place (an upgrade).
+	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
+	// clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. For talos clusters
+	// the module ignores later changes: the pinned provider reads the Kubernetes version back instead
+	// of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it
+	// updates the cluster in place (an upgrade).
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// k3s (default) or talos. Changing it is refused: the Civo provider rejects it at preview.
 	ClusterType CivoKubernetesClusterType `protobuf:"varint,4,opt,name=cluster_type,json=clusterType,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterType" json:"cluster_type,omitempty"`
@@ -303,12 +305,15 @@ type CivoKubernetesClusterDefaultNodePool struct {
 	Size string `protobuf:"bytes,1,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
 	NodeCount int32 `protobuf:"varint,2,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
-	// Kubernetes labels on every node, e.g. {"workload": "general"}: keys are qualified names, values
-	// label values (at most 63 characters, alphanumeric at both ends). Changing it is refused: the
-	// pinned Civo provider drops default-pool labels (civo/terraform-provider-civo#380).
+	// Must be empty: the pinned Civo provider (terraform-provider-civo v1.1.4) drops the default
+	// pool's labels at creation and never reads them back (civo/terraform-provider-civo#380, fixed
+	// in v1.2.6), so they would never land and the diff would never clear. Put labels on a
+	// CivoKubernetesNodePool. Changing it is refused: the pinned Civo provider drops default-pool
+	// labels.
 	Labels map[string]string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Kubernetes taints on every node. A key and effect pair appears once. Changing it is refused: the
-	// pinned Civo provider drops default-pool taints (civo/terraform-provider-civo#380).
+	// Must be empty, for the same reason as labels (civo/terraform-provider-civo#380): put taints
+	// on a CivoKubernetesNodePool. Changing it is refused: the pinned Civo provider drops
+	// default-pool taints.
 	Taints []*v11.Taint `protobuf:"bytes,4,rep,name=taints,proto3" json:"taints,omitempty"`
 	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider
 	// does not apply it after creation.
@@ -386,7 +391,7 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x90\x10\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xed\x14\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
 	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
@@ -401,20 +406,22 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\fapplications\x18\n" +
 	" \x03(\tB$\xbaH!\x92\x01\x1e\x18\x01\"\x1ar\x182\x16^[^,\\s]([^,]*[^,\\s])?$R\fapplications\x12'\n" +
 	"\x04tags\x18\v \x03(\tB\x13\xbaH\x10\x92\x01\r\x18\x01\"\tr\a2\x05^\\S+$R\x04tags\x124\n" +
-	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\x8c\a\xbaH\x88\a\x1a\xaa\x02\n" +
-	"\x1dkubernetes_version.k3s_format\x12[kubernetes_version must look like 1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)\x1a\xab\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-k3s[0-9]+$')\x1a\xfb\x01\n" +
-	"\x1fkubernetes_version.talos_format\x12Wkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)\x1a\x7fthis.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')\x1a\x83\x01\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xe9\v\xbaH\xe5\v\x1a\xbc\x02\n" +
+	"\x1dkubernetes_version.k3s_format\x12kkubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)\x1a\xad\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^v?[0-9]+\\\\.[0-9]+\\\\.[0-9]+-k3s[0-9]+$')\x1a\xfb\x01\n" +
+	"\x1fkubernetes_version.talos_format\x12Wkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)\x1a\x7fthis.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')\x1a\x9f\x02\n" +
+	"\fnetwork.uuid\x12Snetwork must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b\x1a\xb9\x01!has(this.network) || !has(this.network.value) || this.network.value == '' || this.network.value.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')\x1a\xa6\x02\n" +
+	"\rfirewall.uuid\x12Ufirewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b\x1a\xbd\x01!has(this.firewall) || !has(this.firewall.value) || this.firewall.value == '' || this.firewall.value.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')\x1a\x83\x01\n" +
 	"\x16cni.talos_flannel_only\x12@cni cilium is not available with cluster_type talos; use flannel\x1a'this.cluster_type != 2 || this.cni != 2\x1a\xd4\x01\n" +
 	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0B\x16\n" +
-	"\x14_deletion_protection\"\xe5\x06\n" +
+	"\x14_deletion_protection\"\x88\x06\n" +
 	"$CivoKubernetesClusterDefaultNodePool\x12\x1a\n" +
 	"\x04size\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
 	"\n" +
-	"node_count\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\xba\x03\n" +
-	"\x06labels\x18\x03 \x03(\v2e.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntryB\xba\x02\xbaH\xb6\x02\x9a\x01\xb2\x02\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
-	"\x06taints\x18\x04 \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x99\x01\xbaH\x95\x01\xba\x01\x91\x01\n" +
-	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1aGthis.all(t, this.exists_one(u, u.key == t.key && u.effect == t.effect))R\x06taints\x12-\n" +
+	"node_count\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\xbb\x02\n" +
+	"\x06labels\x18\x03 \x03(\v2e.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntryB\xbb\x01\xbaH\xb7\x01\xba\x01\xb3\x01\n" +
+	"\x16labels.dropped_by_civo\x12\x87\x01the pinned Civo provider drops a cluster's default-pool labels (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool\x1a\x0fsize(this) == 0R\x06labels\x12\xf3\x01\n" +
+	"\x06taints\x18\x04 \x03(\v2\x1d.clusterplane.shared.v1.TaintB\xbb\x01\xbaH\xb7\x01\xba\x01\xb3\x01\n" +
+	"\x16taints.dropped_by_civo\x12\x87\x01the pinned Civo provider drops a cluster's default-pool taints (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool\x1a\x0fsize(this) == 0R\x06taints\x12-\n" +
 	"\x13public_ip_node_pool\x18\x05 \x01(\bR\x10publicIpNodePool\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +

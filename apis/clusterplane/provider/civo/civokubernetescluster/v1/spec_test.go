@@ -48,8 +48,6 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			s.DefaultNodePool = &cluster.CivoKubernetesClusterDefaultNodePool{
 				Size:             "g4s.kube.large",
 				NodeCount:        5,
-				Labels:           map[string]string{"workload": "general", "example.com/role": "web"},
-				Taints:           []*sharedv1.Taint{{Key: "dedicated", Value: "web", Effect: sharedv1.TaintEffect_NoSchedule}},
 				PublicIpNodePool: true,
 			}
 			c.Status = &cluster.CivoKubernetesClusterStatus{Outputs: &cluster.CivoKubernetesClusterStackOutputs{ClusterId: "abc"}}
@@ -64,7 +62,7 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.KubernetesVersion = "talos-v1.7.6"
 		}},
 		{"an existing firewall without allowed cidrs is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = sharedv1.StringValue("fw-1234")
+			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 		}},
 		{"a network reference with only a name is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-net"})
@@ -72,21 +70,8 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 		{"a default pool of exactly one node is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodeCount = 1
 		}},
-		{"a taint with an empty value is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}},
-		{"the same taint key with two different effects is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
-				{Key: "dedicated", Value: "gpu", Effect: sharedv1.TaintEffect_NoSchedule},
-				{Key: "dedicated", Value: "gpu", Effect: sharedv1.TaintEffect_NoExecute},
-			}
-		}},
-		{"a label key with a DNS prefix and an empty label value are accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/role": "", "node.kubernetes.io/Tier_2.a": "A-b_c.9"}
-		}},
-		{"a label key and a taint key with a DNS prefix of exactly 253 characters are accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix253 + "/role": "web"}
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix253 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
+		{"a k3s version with a leading v is accepted, as Civo lists them", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.KubernetesVersion = "v1.30.5-k3s1"
 		}},
 		{"a cluster name and metadata name of exactly 63 characters are accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterName = strings.Repeat("a", 63)
@@ -209,7 +194,7 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "203.0.113.0/24"}
 		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "repeated.unique"}}, ""},
 		{"allowed cidrs next to an existing firewall are rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Firewall = sharedv1.StringValue("fw-1234")
+			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
 		}, []spectest.Violation{{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
 
@@ -223,60 +208,26 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a default pool with a negative node_count is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -2 },
 			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"}}, ""},
 
-		// Labels.
-		{"a label key with a space is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["Bad Key"]`, Rule: "string.pattern"}}, ""},
-		{"a label key with an upper-case prefix is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"Example.com/role": "web"}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["Example.com/role"]`, Rule: "string.pattern"}}, ""},
-		{"a label key whose name exceeds 63 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"example.com/" + strings.Repeat("n", 64): "web"}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["example.com/` + strings.Repeat("n", 64) + `"]`, Rule: "string.pattern"}}, ""},
-		{"a label key longer than 317 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60): "web"}
-		}, []spectest.Violation{
-			{Field: `spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, Rule: "string.max_len"},
-			{Field: `spec.default_node_pool.labels["` + strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60) + `"]`, Rule: "label_key.prefix_max_len"},
-		}, ""},
-		{"a label key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/role": "web"}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["` + spectest.Prefix254 + `/role"]`, Rule: "label_key.prefix_max_len"}}, "prefix before / of a label key must be at most 253 characters"},
-		{"a label value ending in a dash is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"tier": "web-"}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["tier"]`, Rule: "string.pattern"}}, ""},
-		{"a label value of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"tier": strings.Repeat("v", 64)}
-		}, []spectest.Violation{{Field: `spec.default_node_pool.labels["tier"]`, Rule: "string.pattern"}}, ""},
+		// The pinned Civo provider drops default-pool labels and taints (civo/terraform-provider-civo#380).
+		{"default-pool labels are rejected: the pinned provider drops them", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{"workload": "general"}
+		}, []spectest.Violation{{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"}}, "put them on a CivoKubernetesNodePool"},
+		{"default-pool taints are rejected: the pinned provider drops them", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "web", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}, []spectest.Violation{{Field: "spec.default_node_pool.taints", Rule: "taints.dropped_by_civo"}}, "civo/terraform-provider-civo#380"},
 
-		// Taints.
-		{"a taint without key is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "required"}}, ""},
-		{"a taint key with a slash but no name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "nvidia.com/", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "string.pattern"}}, ""},
-		{"a taint key longer than 317 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: strings.Repeat("a.", 130) + "com/" + strings.Repeat("n", 60), Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "string.max_len"}, {Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"}}, ""},
-		{"a taint key whose DNS prefix exceeds 253 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
+		{"a default-pool taint is still checked as a taint", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"}}, "prefix before / must be at most 253 characters"},
-		{"a taint value with a space is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "gpu pool", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].value", Rule: "string.pattern"}}, ""},
-		{"a taint without effect is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "gpu"}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].effect", Rule: "required"}}, ""},
-		{"a taint with an unknown effect number is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Effect: 9}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints[0].effect", Rule: "enum.defined_only"}}, ""},
-		{"two taints with the same key and effect are rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{
-				{Key: "dedicated", Value: "gpu", Effect: sharedv1.TaintEffect_NoSchedule},
-				{Key: "dedicated", Value: "cpu", Effect: sharedv1.TaintEffect_NoSchedule},
-			}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints", Rule: "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
+		}, []spectest.Violation{
+			{Field: "spec.default_node_pool.taints", Rule: "taints.dropped_by_civo"},
+			{Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"},
+		}, ""},
+
+		// Civo ids are UUIDs.
+		{"a network id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("prod-net") },
+			[]spectest.Violation{{Field: "spec", Rule: "network.uuid"}}, "network must be a Civo network id"},
+		{"a firewall id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("fw-1234") },
+			[]spectest.Violation{{Field: "spec", Rule: "firewall.uuid"}}, "firewall must be a Civo firewall id"},
 
 		// applications and tags.
 		{"an application name with a comma is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server,traefik"} },
@@ -334,13 +285,14 @@ func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"},
 		spectest.Violation{Field: "spec.network.literal_or_ref", Rule: "required"},
 		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"},
-		spectest.Violation{Field: `spec.default_node_pool.labels["Bad Key"]`, Rule: "string.pattern"},
+		spectest.Violation{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"},
 		spectest.Violation{Field: "spec.tags[0]", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"},
+		spectest.Violation{Field: "spec", Rule: "firewall.uuid"},
 	)
 	spectest.AssertViolationsListed(t, err)
-	if !strings.Contains(err.Error(), "7 violations") {
-		t.Errorf("error does not count 7 violations:\n%v", err)
+	if !strings.Contains(err.Error(), "8 violations") {
+		t.Errorf("error does not count 8 violations:\n%v", err)
 	}
 }
 
