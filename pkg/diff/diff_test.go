@@ -323,11 +323,15 @@ var pairs = []pair{
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Applications = []string{"metrics-server"} }),
 		path:   "spec.applications", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "moving a Civo cluster to another network is refused", kind: civoCluster,
-		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Network = sharedv1.StringValue("0c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5") }),
-		path:   "spec.network", effect: effects.Refused, exit: program.ExitBlocked},
+		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
+			s.Network = sharedv1.StringValue("0c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5")
+		}),
+		path: "spec.network", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "putting a Civo cluster behind a given firewall updates it", kind: civoCluster,
-		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f") }),
-		path:   "spec.firewall", effect: effects.Update},
+		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
+			s.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
+		}),
+		path: "spec.firewall", effect: effects.Update},
 	{name: "the API server's allowed CIDRs update the firewall", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.ApiServerAllowedCidrs = []string{"203.0.113.0/24"} }),
 		path:   "spec.apiServerAllowedCidrs", effect: effects.Update},
