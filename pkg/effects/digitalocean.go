@@ -69,6 +69,12 @@ func init() {
 			{Path: "spec.defaultNodePool.taints", Resource: Cluster, Attribute: doCluster + "node_pool.taint", Effect: Update, Reason: doUpdated},
 			{Path: "spec.defaultNodePool.tags", Resource: Cluster, Attribute: doCluster + "node_pool.tags", Effect: Update, Reason: doUpdated},
 			{Path: "spec.tags", Resource: Cluster, Attribute: doCluster + "tags", Effect: Update, Reason: doUpdated},
+			{Path: "spec.routingAgent", Resource: Cluster, Attribute: doCluster + "routing_agent", Effect: Update, Reason: doUpdated},
+			{Path: "spec.nvidiaGpuDevicePlugin", Resource: Cluster, Attribute: doCluster + "nvidia_gpu_device_plugin", Effect: Update, Reason: doUpdated},
+			{Path: "spec.amdGpuDevicePlugin", Resource: Cluster, Attribute: doCluster + "amd_gpu_device_plugin", Effect: Update, Reason: doUpdated},
+			{Path: "spec.amdGpuDeviceMetricsExporterPlugin", Resource: Cluster, Attribute: doCluster + "amd_gpu_device_metrics_exporter_plugin",
+				Effect: Update, Reason: doUpdated},
+			{Path: "spec.rdmaSharedDevicePlugin", Resource: Cluster, Attribute: doCluster + "rdma_shared_device_plugin", Effect: Update, Reason: doUpdated},
 			protectionRow(),
 		},
 	}

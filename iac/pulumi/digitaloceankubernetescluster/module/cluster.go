@@ -30,12 +30,30 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 			StartTime: pulumi.String(w.GetStartTime()),
 		}
 	}
-	if addrs := spec.GetControlPlaneFirewallAllowedAddresses(); len(addrs) > 0 {
-		// The provider wants both fields together: addresses without enabled are ignored.
-		args.ControlPlaneFirewall = &digitalocean.KubernetesClusterControlPlaneFirewallArgs{
-			Enabled:          pulumi.Bool(true),
-			AllowedAddresses: pulumi.ToStringArray(addrs),
+	// Always sent: the block is optional and computed, so an omitted block keeps the firewall as it
+	// was, and emptying the addresses would never turn it off.
+	addrs := spec.GetControlPlaneFirewallAllowedAddresses()
+	args.ControlPlaneFirewall = &digitalocean.KubernetesClusterControlPlaneFirewallArgs{
+		Enabled:          pulumi.Bool(len(addrs) > 0),
+		AllowedAddresses: pulumi.ToStringArray(addrs),
+	}
+	// Components left absent keep DigitalOcean's default (on for clusters with GPU nodes).
+	if spec.RoutingAgent != nil {
+		args.RoutingAgent = &digitalocean.KubernetesClusterRoutingAgentArgs{Enabled: pulumi.Bool(spec.GetRoutingAgent())}
+	}
+	if spec.NvidiaGpuDevicePlugin != nil {
+		args.NvidiaGpuDevicePlugin = &digitalocean.KubernetesClusterNvidiaGpuDevicePluginArgs{Enabled: pulumi.Bool(spec.GetNvidiaGpuDevicePlugin())}
+	}
+	if spec.AmdGpuDevicePlugin != nil {
+		args.AmdGpuDevicePlugin = &digitalocean.KubernetesClusterAmdGpuDevicePluginArgs{Enabled: pulumi.Bool(spec.GetAmdGpuDevicePlugin())}
+	}
+	if spec.AmdGpuDeviceMetricsExporterPlugin != nil {
+		args.AmdGpuDeviceMetricsExporterPlugin = &digitalocean.KubernetesClusterAmdGpuDeviceMetricsExporterPluginArgs{
+			Enabled: pulumi.Bool(spec.GetAmdGpuDeviceMetricsExporterPlugin()),
 		}
+	}
+	if spec.RdmaSharedDevicePlugin != nil {
+		args.RdmaSharedDevicePlugin = &digitalocean.KubernetesClusterRdmaSharedDevicePluginArgs{Enabled: pulumi.Bool(spec.GetRdmaSharedDevicePlugin())}
 	}
 	if s := spec.GetClusterSubnet(); s != "" {
 		args.ClusterSubnet = pulumi.String(s)
@@ -53,6 +71,9 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 		}
 		if t := a.GetScaleDownUnneededTime(); t != "" {
 			conf.ScaleDownUnneededTime = pulumi.String(t)
+		}
+		if e := a.GetExpanders(); len(e) > 0 {
+			conf.Expanders = pulumi.ToStringArray(e)
 		}
 		args.ClusterAutoscalerConfigurations = digitalocean.KubernetesClusterClusterAutoscalerConfigurationArray{conf}
 	}

@@ -106,6 +106,7 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 		"surgeUpgrade":                  true,
 		"registryIntegration":           false,
 		"destroyAllAssociatedResources": false,
+		"controlPlaneFirewall":          map[string]any{"enabled": false, "allowedAddresses": []any{}},
 		"tags":                          tags,
 		"nodePool": map[string]any{
 			"name":      "default",
@@ -156,8 +157,26 @@ func TestClusterArguments(t *testing.T) {
 			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
 			map[string]any{"controlPlaneFirewall": map[string]any{
 				"enabled": true, "allowedAddresses": []string{"203.0.113.7", "198.51.100.0/24"}}}},
-		{"no allowed addresses leave the control-plane firewall unset",
-			func(*spec) {}, map[string]any{"controlPlaneFirewall": moduletest.Absent}},
+		// Emptying the list must turn the firewall off: an omitted block keeps the old one.
+		{"no allowed addresses turn the control-plane firewall off explicitly",
+			func(*spec) {}, map[string]any{"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []string{}}}},
+		{"absent GPU and routing components keep DigitalOcean's defaults",
+			func(*spec) {}, map[string]any{"routingAgent": moduletest.Absent, "nvidiaGpuDevicePlugin": moduletest.Absent,
+				"amdGpuDevicePlugin": moduletest.Absent, "amdGpuDeviceMetricsExporterPlugin": moduletest.Absent,
+				"rdmaSharedDevicePlugin": moduletest.Absent}},
+		{"GPU and routing components are sent as enabled blocks",
+			func(s *spec) {
+				s.RoutingAgent, s.NvidiaGpuDevicePlugin, s.AmdGpuDevicePlugin = proto.Bool(true), proto.Bool(true), proto.Bool(false)
+				s.AmdGpuDeviceMetricsExporterPlugin, s.RdmaSharedDevicePlugin = proto.Bool(false), proto.Bool(true)
+			},
+			map[string]any{"routingAgent": map[string]any{"enabled": true}, "nvidiaGpuDevicePlugin": map[string]any{"enabled": true},
+				"amdGpuDevicePlugin": map[string]any{"enabled": false}, "amdGpuDeviceMetricsExporterPlugin": map[string]any{"enabled": false},
+				"rdmaSharedDevicePlugin": map[string]any{"enabled": true}}},
+		{"autoscaler expanders are sent in order",
+			func(s *spec) {
+				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{Expanders: []string{"priority", "least-waste"}}
+			},
+			map[string]any{"clusterAutoscalerConfigurations": []any{map[string]any{"expanders": []string{"priority", "least-waste"}}}}},
 		{"an empty default pool name becomes default",
 			func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, map[string]any{"nodePool.name": "default"}},
 		{"a named default pool keeps its name",

@@ -32,6 +32,9 @@ type DigitalOceanKubernetesCluster struct {
 	// Always "DigitalOceanKubernetesCluster".
 	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Name and context of the manifest. Required.
+	// Its labels, id, org and env become DigitalOcean tags (`key:value`), so they follow the tag
+	// rules here: DigitalOcean's provider drops tags it manages (`k8s`, `k8s:...`, `terraform:...`),
+	// which would leave a permanent diff, and a tag has at most 255 characters.
 	Metadata *v1.CloudResourceMetadata `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// The desired cluster. Required.
 	Spec *DigitalOceanKubernetesClusterSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
@@ -156,14 +159,16 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_api
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_api_proto_rawDesc = "" +
 	"\n" +
-	"Mclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/api.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1aNclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x1aWclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/stack_outputs.proto\x1a%clusterplane/shared/v1/metadata.proto\"\xfe\x03\n" +
+	"Mclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/api.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1aNclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x1aWclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/stack_outputs.proto\x1a%clusterplane/shared/v1/metadata.proto\"\x8b\t\n" +
 	"\x1dDigitalOceanKubernetesCluster\x12H\n" +
 	"\vapi_version\x18\x01 \x01(\tB'\xbaH$r\"\n" +
 	" digitalocean.clusterplane.dev/v1R\n" +
 	"apiVersion\x128\n" +
 	"\x04kind\x18\x02 \x01(\tB$\xbaH!r\x1f\n" +
-	"\x1dDigitalOceanKubernetesClusterR\x04kind\x12Q\n" +
-	"\bmetadata\x18\x03 \x01(\v2-.clusterplane.shared.v1.CloudResourceMetadataB\x06\xbaH\x03\xc8\x01\x01R\bmetadata\x12\x82\x01\n" +
+	"\x1dDigitalOceanKubernetesClusterR\x04kind\x12\xdd\x05\n" +
+	"\bmetadata\x18\x03 \x01(\v2-.clusterplane.shared.v1.CloudResourceMetadataB\x91\x05\xbaH\x8d\x05\xba\x01\xb8\x02\n" +
+	"!metadata.labels_not_reserved_tags\x12qmetadata.labels keys become DigitalOcean tags and must not be k8s or terraform, nor start with k8s: or terraform:\x1a\x9f\x01this.labels.all(k, !(k.lowerAscii() == 'k8s' || k.lowerAscii().startsWith('k8s:') || k.lowerAscii() == 'terraform' || k.lowerAscii().startsWith('terraform:')))\xba\x01\xca\x02\n" +
+	"\x15metadata.tags_fit_255\x12\xaa\x01metadata.labels, id, org and env become DigitalOcean tags of at most 255 characters: a label's key and value together at most 254, id and env at most 243, org at most 242\x1a\x83\x01this.labels.all(k, size(k) + size(this.labels[k]) <= 254) && size(this.id) <= 243 && size(this.env) <= 243 && size(this.org) <= 242\xc8\x01\x01R\bmetadata\x12\x82\x01\n" +
 	"\x04spec\x18\x04 \x01(\v2f.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\x12\x80\x01\n" +
 	"\x06status\x18\x05 \x01(\v2h.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterStatusR\x06status\"\xb0\x01\n" +
 	"#DigitalOceanKubernetesClusterStatus\x12\x88\x01\n" +

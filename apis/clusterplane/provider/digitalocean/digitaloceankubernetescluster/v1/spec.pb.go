@@ -140,8 +140,9 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// cluster in place.
 	RegistryIntegration bool `protobuf:"varint,9,opt,name=registry_integration,json=registryIntegration,proto3" json:"registry_integration,omitempty"`
 	// IPv4 addresses or CIDRs allowed to reach the Kubernetes API, e.g. ["203.0.113.7",
-	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty leaves it off. Changing
-	// it updates the cluster in place.
+	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty turns it off (the
+	// module always sends the firewall block: the provider keeps an omitted block as it was).
+	// Changing it updates the cluster in place.
 	ControlPlaneFirewallAllowedAddresses []string `protobuf:"bytes,10,rep,name=control_plane_firewall_allowed_addresses,json=controlPlaneFirewallAllowedAddresses,proto3" json:"control_plane_firewall_allowed_addresses,omitempty"`
 	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not
 	// overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
@@ -170,6 +171,25 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in
 	// place.
 	Tags []string `protobuf:"bytes,17,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the
+	// cluster's nodes. Absent means DigitalOcean's default. Changing it updates the
+	// cluster in place.
+	RoutingAgent *bool `protobuf:"varint,18,opt,name=routing_agent,json=routingAgent,proto3,oneof" json:"routing_agent,omitempty"`
+	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent
+	// means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the
+	// cluster in place.
+	NvidiaGpuDevicePlugin *bool `protobuf:"varint,19,opt,name=nvidia_gpu_device_plugin,json=nvidiaGpuDevicePlugin,proto3,oneof" json:"nvidia_gpu_device_plugin,omitempty"`
+	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means
+	// DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in
+	// place.
+	AmdGpuDevicePlugin *bool `protobuf:"varint,20,opt,name=amd_gpu_device_plugin,json=amdGpuDevicePlugin,proto3,oneof" json:"amd_gpu_device_plugin,omitempty"`
+	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent
+	// means DigitalOcean's default. Changing it updates the cluster in place.
+	AmdGpuDeviceMetricsExporterPlugin *bool `protobuf:"varint,21,opt,name=amd_gpu_device_metrics_exporter_plugin,json=amdGpuDeviceMetricsExporterPlugin,proto3,oneof" json:"amd_gpu_device_metrics_exporter_plugin,omitempty"`
+	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods
+	// for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in
+	// place.
+	RdmaSharedDevicePlugin *bool `protobuf:"varint,22,opt,name=rdma_shared_device_plugin,json=rdmaSharedDevicePlugin,proto3,oneof" json:"rdma_shared_device_plugin,omitempty"`
 	// Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster.
 	// Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi
 	// destroy` and any change that would replace the cluster are refused by the Pulumi engine. To
@@ -329,6 +349,41 @@ func (x *DigitalOceanKubernetesClusterSpec) GetTags() []string {
 	return nil
 }
 
+func (x *DigitalOceanKubernetesClusterSpec) GetRoutingAgent() bool {
+	if x != nil && x.RoutingAgent != nil {
+		return *x.RoutingAgent
+	}
+	return false
+}
+
+func (x *DigitalOceanKubernetesClusterSpec) GetNvidiaGpuDevicePlugin() bool {
+	if x != nil && x.NvidiaGpuDevicePlugin != nil {
+		return *x.NvidiaGpuDevicePlugin
+	}
+	return false
+}
+
+func (x *DigitalOceanKubernetesClusterSpec) GetAmdGpuDevicePlugin() bool {
+	if x != nil && x.AmdGpuDevicePlugin != nil {
+		return *x.AmdGpuDevicePlugin
+	}
+	return false
+}
+
+func (x *DigitalOceanKubernetesClusterSpec) GetAmdGpuDeviceMetricsExporterPlugin() bool {
+	if x != nil && x.AmdGpuDeviceMetricsExporterPlugin != nil {
+		return *x.AmdGpuDeviceMetricsExporterPlugin
+	}
+	return false
+}
+
+func (x *DigitalOceanKubernetesClusterSpec) GetRdmaSharedDevicePlugin() bool {
+	if x != nil && x.RdmaSharedDevicePlugin != nil {
+		return *x.RdmaSharedDevicePlugin
+	}
+	return false
+}
+
 func (x *DigitalOceanKubernetesClusterSpec) GetDeletionProtection() bool {
 	if x != nil && x.DeletionProtection != nil {
 		return *x.DeletionProtection
@@ -400,8 +455,13 @@ type DigitalOceanKubernetesClusterAutoscaler struct {
 	// How long a node must be unneeded before it is removed, as a Go duration, e.g. "10m" or
 	// "1h30m".
 	ScaleDownUnneededTime string `protobuf:"bytes,2,opt,name=scale_down_unneeded_time,json=scaleDownUnneededTime,proto3" json:"scale_down_unneeded_time,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Expanders the cluster autoscaler uses, in order, to choose which pool to grow, e.g.
+	// ["priority", "least-waste"]: the Kubernetes cluster autoscaler's expander names random,
+	// most-pods, least-waste, price and priority, each at most once (max 5). Empty means
+	// DigitalOcean's default.
+	Expanders     []string `protobuf:"bytes,3,rep,name=expanders,proto3" json:"expanders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DigitalOceanKubernetesClusterAutoscaler) Reset() {
@@ -446,6 +506,13 @@ func (x *DigitalOceanKubernetesClusterAutoscaler) GetScaleDownUnneededTime() str
 		return x.ScaleDownUnneededTime
 	}
 	return ""
+}
+
+func (x *DigitalOceanKubernetesClusterAutoscaler) GetExpanders() []string {
+	if x != nil {
+		return x.Expanders
+	}
+	return nil
 }
 
 // DigitalOceanKubernetesClusterDefaultNodePool is the pool a DOKS cluster is created with.
@@ -581,7 +648,7 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe4\x1e\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xae\"\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
 	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xc0\x02\n" +
@@ -603,18 +670,29 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\x12cluster_autoscaler\x18\x0f \x01(\v2l.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscalerR\x11clusterAutoscaler\x12\xa5\x01\n" +
 	"\x11default_node_pool\x18\x10 \x01(\v2q.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12\x9b\x02\n" +
 	"\x04tags\x18\x11 \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
-	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x124\n" +
-	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xa0\x0e\xbaH\x9c\x0e\x1a\x97\x02\n" +
+	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x12(\n" +
+	"\rrouting_agent\x18\x12 \x01(\bH\x00R\froutingAgent\x88\x01\x01\x12<\n" +
+	"\x18nvidia_gpu_device_plugin\x18\x13 \x01(\bH\x01R\x15nvidiaGpuDevicePlugin\x88\x01\x01\x126\n" +
+	"\x15amd_gpu_device_plugin\x18\x14 \x01(\bH\x02R\x12amdGpuDevicePlugin\x88\x01\x01\x12V\n" +
+	"&amd_gpu_device_metrics_exporter_plugin\x18\x15 \x01(\bH\x03R!amdGpuDeviceMetricsExporterPlugin\x88\x01\x01\x12>\n" +
+	"\x19rdma_shared_device_plugin\x18\x16 \x01(\bH\x04R\x16rdmaSharedDevicePlugin\x88\x01\x01\x124\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x05R\x12deletionProtection\x88\x01\x01:\xa0\x0e\xbaH\x9c\x0e\x1a\x97\x02\n" +
 	"0kubernetes_version.minor_line_needs_auto_upgrade\x12\x96\x01a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5\x1aJ!this.kubernetes_version.matches('^[0-9]+\\\\.[0-9]+$') || this.auto_upgrade\x1a\xff\v\n" +
-	"\x12subnets.no_overlap\x122cluster_subnet and service_subnet must not overlap\x1a\xb4\vthis.cluster_subnet == '' || this.service_subnet == '' || !this.cluster_subnet.isIpPrefix(4, true) || !this.service_subnet.isIpPrefix(4, true) || (int(this.cluster_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.cluster_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.cluster_subnet.split('/')[0].split('.')[2]) * 256 + int(this.cluster_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))] != (int(this.service_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.service_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.service_subnet.split('/')[0].split('.')[2]) * 256 + int(this.service_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))]B\x16\n" +
+	"\x12subnets.no_overlap\x122cluster_subnet and service_subnet must not overlap\x1a\xb4\vthis.cluster_subnet == '' || this.service_subnet == '' || !this.cluster_subnet.isIpPrefix(4, true) || !this.service_subnet.isIpPrefix(4, true) || (int(this.cluster_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.cluster_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.cluster_subnet.split('/')[0].split('.')[2]) * 256 + int(this.cluster_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))] != (int(this.service_subnet.split('/')[0].split('.')[0]) * 16777216 + int(this.service_subnet.split('/')[0].split('.')[1]) * 65536 + int(this.service_subnet.split('/')[0].split('.')[2]) * 256 + int(this.service_subnet.split('/')[0].split('.')[3])) / [4294967296, 2147483648, 1073741824, 536870912, 268435456, 134217728, 67108864, 33554432, 16777216, 8388608, 4194304, 2097152, 1048576, 524288, 262144, 131072, 65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1][(int(this.cluster_subnet.split('/')[1]) < int(this.service_subnet.split('/')[1]) ? int(this.cluster_subnet.split('/')[1]) : int(this.service_subnet.split('/')[1]))]B\x10\n" +
+	"\x0e_routing_agentB\x1b\n" +
+	"\x19_nvidia_gpu_device_pluginB\x18\n" +
+	"\x16_amd_gpu_device_pluginB)\n" +
+	"'_amd_gpu_device_metrics_exporter_pluginB\x1c\n" +
+	"\x1a_rdma_shared_device_pluginB\x16\n" +
 	"\x14_deletion_protection\"\x8c\x02\n" +
 	".DigitalOceanKubernetesClusterMaintenanceWindow\x12\x8f\x01\n" +
 	"\x03day\x18\x01 \x01(\x0e2p.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceDayB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x03day\x12H\n" +
 	"\n" +
-	"start_time\x18\x02 \x01(\tB)\xbaH&\xc8\x01\x01r!2\x1f^([01][0-9]|2[0-3]):[0-5][0-9]$R\tstartTime\"\xa4\x02\n" +
+	"start_time\x18\x02 \x01(\tB)\xbaH&\xc8\x01\x01r!2\x1f^([01][0-9]|2[0-3]):[0-5][0-9]$R\tstartTime\"\x83\x03\n" +
 	"'DigitalOceanKubernetesClusterAutoscaler\x12e\n" +
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
-	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTimeB#\n" +
+	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
+	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
 	"!_scale_down_utilization_threshold\"\xdc\x10\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +

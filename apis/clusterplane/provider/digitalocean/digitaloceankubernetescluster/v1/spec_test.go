@@ -67,7 +67,14 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 				DestroyAllAssociatedResources:        true,
 				ClusterAutoscaler: &cluster.DigitalOceanKubernetesClusterAutoscaler{
 					ScaleDownUtilizationThreshold: proto.Float64(0.65), ScaleDownUnneededTime: "1h30m",
+					Expanders: []string{"priority", "least-waste", "random", "most-pods", "price"},
 				},
+				RoutingAgent:                      proto.Bool(true),
+				NvidiaGpuDevicePlugin:             proto.Bool(true),
+				AmdGpuDevicePlugin:                proto.Bool(false),
+				AmdGpuDeviceMetricsExporterPlugin: proto.Bool(false),
+				RdmaSharedDevicePlugin:            proto.Bool(true),
+				DeletionProtection:                proto.Bool(false),
 				DefaultNodePool: &cluster.DigitalOceanKubernetesClusterDefaultNodePool{
 					NodePoolName: "system",
 					Size:         "s-4vcpu-8gb",
@@ -171,6 +178,18 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
 		{"a manifest without spec is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec = nil },
 			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
+		// metadata becomes DigitalOcean tags.
+		{"a metadata label key the provider manages as a tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Labels = map[string]string{"K8s": "x"} },
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.labels_not_reserved_tags"}}, "must not be k8s or terraform"},
+		{"a metadata label key starting with terraform: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Metadata.Labels = map[string]string{"terraform:x": "y"}
+		},
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.labels_not_reserved_tags"}}, ""},
+		{"a metadata label whose tag would exceed 255 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Metadata.Labels = map[string]string{"team": strings.Repeat("v", 251)}
+		}, []spectest.Violation{{Field: "metadata", Rule: "metadata.tags_fit_255"}}, "at most 255 characters"},
+		{"a metadata org whose tag would exceed 255 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Org = strings.Repeat("o", 243) },
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.tags_fit_255"}}, ""},
 		{"a manifest without metadata.name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "" },
 			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
 		{"a metadata.name with an upper-case letter is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Metadata.Name = "prod-FRA1" },
@@ -283,6 +302,12 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"an unneeded time written in words is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "10 minutes"}
 		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_unneeded_time", Rule: "string.pattern"}}, ""},
+		{"an expander the cluster autoscaler does not know is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{Expanders: []string{"cheapest"}}
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.expanders[0]", Rule: "string.in"}}, ""},
+		{"an expander named twice is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{Expanders: []string{"priority", "priority"}}
+		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.expanders", Rule: "repeated.unique"}}, ""},
 		{"an unneeded time without a unit is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.ClusterAutoscaler = &cluster.DigitalOceanKubernetesClusterAutoscaler{ScaleDownUnneededTime: "600"}
 		}, []spectest.Violation{{Field: "spec.cluster_autoscaler.scale_down_unneeded_time", Rule: "string.pattern"}}, ""},

@@ -32,6 +32,9 @@ type DigitalOceanKubernetesNodePool struct {
 	// Always "DigitalOceanKubernetesNodePool".
 	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Name and context of the manifest. Required.
+	// Its labels, id, org and env become DigitalOcean tags (`key:value`), so they follow the tag
+	// rules here: DigitalOcean's provider drops tags it manages (`k8s`, `k8s:...`, `terraform:...`),
+	// which would leave a permanent diff, and a tag has at most 255 characters.
 	Metadata *v1.CloudResourceMetadata `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	// The desired node pool. Required.
 	Spec *DigitalOceanKubernetesNodePoolSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
@@ -156,14 +159,16 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_ap
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_api_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/api.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1aOclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x1aXclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/stack_outputs.proto\x1a%clusterplane/shared/v1/metadata.proto\"\x84\x04\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/api.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1aOclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x1aXclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/stack_outputs.proto\x1a%clusterplane/shared/v1/metadata.proto\"\x91\t\n" +
 	"\x1eDigitalOceanKubernetesNodePool\x12H\n" +
 	"\vapi_version\x18\x01 \x01(\tB'\xbaH$r\"\n" +
 	" digitalocean.clusterplane.dev/v1R\n" +
 	"apiVersion\x129\n" +
 	"\x04kind\x18\x02 \x01(\tB%\xbaH\"r \n" +
-	"\x1eDigitalOceanKubernetesNodePoolR\x04kind\x12Q\n" +
-	"\bmetadata\x18\x03 \x01(\v2-.clusterplane.shared.v1.CloudResourceMetadataB\x06\xbaH\x03\xc8\x01\x01R\bmetadata\x12\x84\x01\n" +
+	"\x1eDigitalOceanKubernetesNodePoolR\x04kind\x12\xdd\x05\n" +
+	"\bmetadata\x18\x03 \x01(\v2-.clusterplane.shared.v1.CloudResourceMetadataB\x91\x05\xbaH\x8d\x05\xba\x01\xb8\x02\n" +
+	"!metadata.labels_not_reserved_tags\x12qmetadata.labels keys become DigitalOcean tags and must not be k8s or terraform, nor start with k8s: or terraform:\x1a\x9f\x01this.labels.all(k, !(k.lowerAscii() == 'k8s' || k.lowerAscii().startsWith('k8s:') || k.lowerAscii() == 'terraform' || k.lowerAscii().startsWith('terraform:')))\xba\x01\xca\x02\n" +
+	"\x15metadata.tags_fit_255\x12\xaa\x01metadata.labels, id, org and env become DigitalOcean tags of at most 255 characters: a label's key and value together at most 254, id and env at most 243, org at most 242\x1a\x83\x01this.labels.all(k, size(k) + size(this.labels[k]) <= 254) && size(this.id) <= 243 && size(this.env) <= 243 && size(this.org) <= 242\xc8\x01\x01R\bmetadata\x12\x84\x01\n" +
 	"\x04spec\x18\x04 \x01(\v2h.clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\x12\x82\x01\n" +
 	"\x06status\x18\x05 \x01(\v2j.clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolStatusR\x06status\"\xb3\x01\n" +
 	"$DigitalOceanKubernetesNodePoolStatus\x12\x8a\x01\n" +

@@ -50,6 +50,7 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			p.Status = &pool.DigitalOceanKubernetesNodePoolStatus{Outputs: &pool.DigitalOceanKubernetesNodePoolStackOutputs{NodePoolId: "np"}}
 		}},
 		{"autoscaling without node_count is accepted", autoScale(1, 0, 5)},
+		{"autoscaling down to zero nodes is accepted: DigitalOcean scales separate pools to zero", autoScale(0, 0, 3)},
 		{"autoscaling with min, count and max all equal to 1 is accepted", autoScale(1, 1, 1)},
 		{"autoscaling with min equal to max and no node_count is accepted", autoScale(4, 0, 4)},
 		{"autoscaling with node_count at the lower bound is accepted", autoScale(2, 2, 6)},
@@ -105,6 +106,18 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
 		{"a manifest without spec is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec = nil },
 			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
+		// metadata becomes DigitalOcean tags.
+		{"a metadata label key the provider manages as a tag is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Labels = map[string]string{"K8s": "x"} },
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.labels_not_reserved_tags"}}, "must not be k8s or terraform"},
+		{"a metadata label key starting with terraform: is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Metadata.Labels = map[string]string{"terraform:x": "y"}
+		},
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.labels_not_reserved_tags"}}, ""},
+		{"a metadata label whose tag would exceed 255 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Metadata.Labels = map[string]string{"team": strings.Repeat("v", 251)}
+		}, []spectest.Violation{{Field: "metadata", Rule: "metadata.tags_fit_255"}}, "at most 255 characters"},
+		{"a metadata org whose tag would exceed 255 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Org = strings.Repeat("o", 243) },
+			[]spectest.Violation{{Field: "metadata", Rule: "metadata.tags_fit_255"}}, ""},
 		{"a manifest without metadata.name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Name = "" },
 			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
 		{"a metadata.name with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Metadata.Name = "prod workers" },
@@ -145,16 +158,16 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec", Rule: "node_count.required_without_auto_scale"}}, "spec: node_count must be at least 1 unless auto_scale is true"},
 		{"a negative node_count is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = -3 },
 			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}, {Field: "spec", Rule: "node_count.required_without_auto_scale"}}, ""},
-		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 5),
-			[]spectest.Violation{{Field: "spec", Rule: "min_nodes.at_least_one"}}, "min_nodes must be at least 1"},
+		{"autoscaling with max_nodes 0 is rejected: the pool could never have a node", autoScale(0, 0, 0),
+			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_one"}}, "max_nodes must be at least 1"},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 5),
-			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(5, 0, 4),
 			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 0, 0),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", autoScale(1, 0, -1),
-			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 8, 5),
 			[]spectest.Violation{{Field: "spec", Rule: "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(3, 2, 5),
@@ -267,7 +280,6 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.node_pool_name", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.cluster.value_from.name", Rule: "required"},
 		spectest.Violation{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"},
-		spectest.Violation{Field: "spec", Rule: "min_nodes.at_least_one"},
 		spectest.Violation{Field: "spec", Rule: "node_count.within_bounds"},
 		spectest.Violation{Field: `spec.labels["tier"]`, Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.tags", Rule: "repeated.unique"},
@@ -275,8 +287,8 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.tags[1]", Rule: "tag.not_reserved"},
 	)
 	spectest.AssertViolationsListed(t, err)
-	if !strings.Contains(err.Error(), "10 violations") {
-		t.Errorf("error does not count 10 violations:\n%v", err)
+	if !strings.Contains(err.Error(), "9 violations") {
+		t.Errorf("error does not count 9 violations:\n%v", err)
 	}
 }
 
