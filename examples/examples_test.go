@@ -16,6 +16,7 @@ import (
 	civopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	doclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -176,6 +177,19 @@ func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
 				slices.Sort(names)
 				t.Errorf("exported %v, want exactly %v", names, k.outputs)
 			}
+		})
+	}
+}
+
+func TestEveryExampleRegistersOnlyWhatThePinnedProvidersAccept(t *testing.T) {
+	isolate(t)
+	for _, path := range exampleFiles(t) {
+		t.Run(filepath.ToSlash(path), func(t *testing.T) {
+			_, body, err := kinds[filepath.Dir(path)].load(path)
+			if err != nil {
+				t.Fatalf("invalid example: %v", err)
+			}
+			providerschema.AssertPlanConforms(t, body)
 		})
 	}
 }

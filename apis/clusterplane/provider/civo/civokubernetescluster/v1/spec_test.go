@@ -7,8 +7,11 @@ import (
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // validCivoKubernetesCluster is the smallest manifest that passes validation.
@@ -41,7 +44,7 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			s := c.Spec
 			s.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			s.Cni = cluster.CivoKubernetesClusterCni_cilium
-			s.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoNetwork", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
+			s.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "prod-net", FieldPath: "status.outputs.network_id"})
 			s.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "198.51.100.7/32"}
 			s.Applications = []string{"Traefik-v2-nodeport", "metrics-server", "postgresql:5GB"}
 			s.Tags = []string{"team-platform", "cost-center:42"}
@@ -64,8 +67,8 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 		{"an existing firewall without allowed cidrs is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 		}},
-		{"a network reference with only a name is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-net"})
+		{"a network reference to another cluster stack by kind and name is accepted", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-net"})
 		}},
 		{"a default pool of exactly one node is accepted", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodeCount = 1
@@ -88,6 +91,9 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			if err := validation.Validate(c); err != nil {
 				t.Fatalf("Validate() = %v, want nil", err)
 			}
+			// What the module registers for a valid manifest, the pinned provider accepts.
+			in := &cluster.CivoKubernetesClusterStackInput{Target: c}
+			providerschema.AssertPlanConforms(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
 		})
 	}
 }

@@ -9,8 +9,11 @@ import (
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // validDigitalOceanKubernetesCluster is the smallest manifest that passes validation.
@@ -157,6 +160,9 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			if err := validation.Validate(c); err != nil {
 				t.Fatalf("Validate() = %v, want nil", err)
 			}
+			// What the module registers for a valid manifest, the pinned provider accepts.
+			in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: c}
+			providerschema.AssertPlanConforms(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
 		})
 	}
 }

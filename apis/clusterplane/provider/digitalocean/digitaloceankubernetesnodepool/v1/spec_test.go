@@ -7,8 +7,11 @@ import (
 	pool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/internal/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // validDigitalOceanKubernetesNodePool is the smallest manifest that passes validation.
@@ -86,6 +89,9 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			if err := validation.Validate(p); err != nil {
 				t.Fatalf("Validate() = %v, want nil", err)
 			}
+			// What the module registers for a valid manifest, the pinned provider accepts.
+			in := &pool.DigitalOceanKubernetesNodePoolStackInput{Target: p}
+			providerschema.AssertPlanConforms(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
 		})
 	}
 }

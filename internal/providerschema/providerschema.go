@@ -1,0 +1,276 @@
+// Package providerschema checks what a module registers against the pinned providers' published
+// Pulumi schemas (../shared/providers/*.schema.json beside the repository): every input exists
+// with its type, required inputs are present, enum values are valid and every ignoreChanges path
+// names a property. It is for tests; a user's clone has no ../shared, and the tests skip then.
+package providerschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// property is a schema property: a type, a reference to a named type, or a choice of either.
+type property struct {
+	Type                 string     `json:"type"`
+	Ref                  string     `json:"$ref"`
+	Items                *property  `json:"items"`
+	AdditionalProperties *property  `json:"additionalProperties"`
+	OneOf                []property `json:"oneOf"`
+}
+
+// object is a resource's inputs, the provider's, or a named object type's properties.
+type object struct {
+	Properties map[string]property `json:"properties"`
+	Required   []string            `json:"required"`
+}
+
+type namedType struct {
+	Type       string              `json:"type"`
+	Properties map[string]property `json:"properties"`
+	Required   []string            `json:"required"`
+	Enum       []struct {
+		Value any `json:"value"`
+	} `json:"enum"`
+}
+
+type file struct {
+	Name     string `json:"name"`
+	Provider struct {
+		InputProperties map[string]property `json:"inputProperties"`
+	} `json:"provider"`
+	Resources map[string]struct {
+		InputProperties map[string]property `json:"inputProperties"`
+		RequiredInputs  []string            `json:"requiredInputs"`
+	} `json:"resources"`
+	Types map[string]namedType `json:"types"`
+}
+
+// Schema is the pinned providers' schemas, by type token.
+type Schema struct {
+	resources map[string]object
+	types     map[string]namedType
+}
+
+// Dir finds ../shared/providers beside the repository that holds the working directory.
+func Dir() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			providers := filepath.Join(dir, "..", "shared", "providers")
+			if _, err := os.Stat(providers); err == nil {
+				return providers, true
+			}
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// Load reads every *.schema.json in dir.
+func Load(dir string) (*Schema, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))
+	if err != nil || len(paths) == 0 {
+		return nil, errors.Errorf("no provider schemas in %s", dir)
+	}
+	s := &Schema{resources: map[string]object{}, types: map[string]namedType{}}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, errors.Wrap(err, "read provider schema")
+		}
+		var f file
+		if err := json.Unmarshal(data, &f); err != nil {
+			return nil, errors.Wrapf(err, "parse %s", path)
+		}
+		s.resources["pulumi:providers:"+f.Name] = object{Properties: f.Provider.InputProperties}
+		for token, r := range f.Resources {
+			s.resources[token] = object{Properties: r.InputProperties, Required: r.RequiredInputs}
+		}
+		for token, t := range f.Types {
+			s.types[token] = t
+		}
+	}
+	return s, nil
+}
+
+// Knows tells whether the schema describes resources of type typ.
+func (s *Schema) Knows(typ string) bool {
+	_, ok := s.resources[typ]
+	return ok
+}
+
+// Check returns what in r does not fit its provider's schema; nil when all does.
+func (s *Schema) Check(r plan.Resource) []string {
+	res, ok := s.resources[r.Type]
+	if !ok {
+		return []string{fmt.Sprintf("%s is not a resource of the pinned providers", r.Type)}
+	}
+	var problems []string
+	s.checkObject(r.Type, res, r.RawInputs, &problems)
+	for _, path := range r.IgnoreChanges {
+		if !s.hasPath(res.Properties, strings.Split(path, ".")) {
+			problems = append(problems, fmt.Sprintf("%s: ignoreChanges path %q names no input", r.Type, path))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+func (s *Schema) checkObject(at string, o object, values resource.PropertyMap, problems *[]string) {
+	for _, name := range o.Required {
+		if v, ok := values[resource.PropertyKey(name)]; !ok || v.IsNull() {
+			*problems = append(*problems, fmt.Sprintf("%s: required input %s is missing", at, name))
+		}
+	}
+	for key, v := range values {
+		p, ok := o.Properties[string(key)]
+		if !ok {
+			*problems = append(*problems, fmt.Sprintf("%s: %s is not an input of the provider", at, key))
+			continue
+		}
+		s.checkValue(at+"."+string(key), p, v, problems)
+	}
+}
+
+func (s *Schema) checkValue(at string, p property, v resource.PropertyValue, problems *[]string) {
+	for v.IsSecret() || v.IsOutput() {
+		if v.IsSecret() {
+			v = v.SecretValue().Element
+		} else {
+			if !v.OutputValue().Known {
+				return
+			}
+			v = v.OutputValue().Element
+		}
+	}
+	if v.IsComputed() || v.IsNull() {
+		return
+	}
+	if len(p.OneOf) > 0 {
+		for _, alt := range p.OneOf {
+			var alternative []string
+			s.checkValue(at, alt, v, &alternative)
+			if len(alternative) == 0 {
+				return
+			}
+		}
+		*problems = append(*problems, fmt.Sprintf("%s: %v fits none of the provider's types", at, v))
+		return
+	}
+	if p.Ref != "" {
+		t, ok := s.types[strings.TrimPrefix(p.Ref, "#/types/")]
+		if !ok {
+			*problems = append(*problems, fmt.Sprintf("%s: the schema has no type %s", at, p.Ref))
+			return
+		}
+		if len(t.Enum) > 0 {
+			for _, e := range t.Enum {
+				if v.IsString() && e.Value == v.StringValue() {
+					return
+				}
+			}
+			*problems = append(*problems, fmt.Sprintf("%s: %v is not a value of %s", at, v, p.Ref))
+			return
+		}
+		if !v.IsObject() {
+			*problems = append(*problems, fmt.Sprintf("%s: want an object (%s), got %v", at, p.Ref, v.TypeString()))
+			return
+		}
+		s.checkObject(at, object{Properties: t.Properties, Required: t.Required}, v.ObjectValue(), problems)
+		return
+	}
+	ok := true
+	switch p.Type {
+	case "string":
+		ok = v.IsString()
+	case "boolean":
+		ok = v.IsBool()
+	case "integer":
+		ok = v.IsNumber() && v.NumberValue() == float64(int64(v.NumberValue()))
+	case "number":
+		ok = v.IsNumber()
+	case "array":
+		if ok = v.IsArray(); ok && p.Items != nil {
+			for i, item := range v.ArrayValue() {
+				s.checkValue(fmt.Sprintf("%s[%d]", at, i), *p.Items, item, problems)
+			}
+		}
+	case "object":
+		if ok = v.IsObject(); ok && p.AdditionalProperties != nil {
+			for key, item := range v.ObjectValue() {
+				s.checkValue(at+"."+string(key), *p.AdditionalProperties, item, problems)
+			}
+		}
+	}
+	if !ok {
+		*problems = append(*problems, fmt.Sprintf("%s: want %s, got %s", at, p.Type, v.TypeString()))
+	}
+}
+
+// hasPath tells whether path names a property below props, through objects, arrays and maps.
+func (s *Schema) hasPath(props map[string]property, path []string) bool {
+	p, ok := props[path[0]]
+	if !ok {
+		return false
+	}
+	if len(path) == 1 {
+		return true
+	}
+	for p.Ref == "" && (p.Items != nil || p.AdditionalProperties != nil) {
+		if p.Items != nil {
+			p = *p.Items
+		} else {
+			p = *p.AdditionalProperties
+		}
+	}
+	t, ok := s.types[strings.TrimPrefix(p.Ref, "#/types/")]
+	return ok && s.hasPath(t.Properties, path[1:])
+}
+
+// AssertPlanConforms plans body as a preview and fails t for every registered resource of the
+// pinned providers that does not fit their schemas. It skips, saying so, without ../shared.
+func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
+	t.Helper()
+	dir, ok := Dir()
+	if !ok {
+		t.Skip("../shared/providers is absent (a user's clone has none): not checked against the pinned provider schemas")
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Run(body, plan.Options{Preview: true})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	checked := 0
+	for _, r := range p.Resources {
+		if strings.HasPrefix(r.Type, "clusterplane:") || r.Type == plan.StackReferenceType {
+			continue
+		}
+		checked++
+		for _, problem := range s.Check(r) {
+			t.Error(problem)
+		}
+	}
+	if checked == 0 {
+		t.Error("the plan registered no provider resource to check")
+	}
+}
