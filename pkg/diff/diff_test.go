@@ -475,7 +475,7 @@ func TestDiffTellsWhatEachChangeDoesAndExitsAccordingly(t *testing.T) {
 				t.Errorf("exit = %d, want %d (stderr %q)", code, p.exit, stderr)
 			}
 			if p.invalid {
-				if !strings.Contains(stderr, "violation") {
+				if !strings.Contains(stderr, "civo/terraform-provider-civo#380") {
 					t.Errorf("stderr = %q, want the violated rule", stderr)
 				}
 				return

@@ -13,7 +13,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
 const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
@@ -79,9 +78,9 @@ func TestValidateOfAValidExamplePrintsValid(t *testing.T) {
 
 func TestValidateOfAnInvalidFileListsEveryViolationOnStderr(t *testing.T) {
 	path := writeFile(t, "invalid.yaml", invalidManifest)
-	want := validation.Violations(stackinput.LoadFile(path, &v1.DigitalOceanKubernetesClusterStackInput{}))
+	want := stackinput.Problems(stackinput.LoadFile(path, &v1.DigitalOceanKubernetesClusterStackInput{}))
 	if len(want) < 4 {
-		t.Fatalf("the invalid manifest has only %d violations: %v", len(want), want)
+		t.Fatalf("the invalid manifest has only %d problems: %v", len(want), want)
 	}
 	r := run("validate", path)
 	if r.code != program.ExitInvalid {
@@ -90,13 +89,13 @@ func TestValidateOfAnInvalidFileListsEveryViolationOnStderr(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", r.stdout)
 	}
-	for _, v := range want {
-		if line := "  " + v.String() + "\n"; !strings.Contains(r.stderr, line) {
+	for _, p := range want {
+		if line := p.String() + "\n"; !strings.Contains(r.stderr, line) {
 			t.Errorf("stderr lacks %q:\n%s", line, r.stderr)
 		}
 	}
-	for _, field := range []string{"metadata.name", "spec.region", "spec.kubernetes_version", "spec.tags[0]"} {
-		if !strings.Contains(r.stderr, "  "+field+": ") {
+	for _, field := range []string{"metadata.name", "spec.region", "spec.kubernetesVersion", "spec.tags[0]"} {
+		if !strings.Contains(r.stderr, ": "+field+": ") {
 			t.Errorf("stderr does not list %s:\n%s", field, r.stderr)
 		}
 	}
@@ -179,8 +178,8 @@ func TestPlanOfAnInvalidFileListsTheViolationsAndPlansNothing(t *testing.T) {
 	if r.code != program.ExitInvalid || r.stdout != "" {
 		t.Errorf("plan invalid.yaml = exit %d, stdout %q; want exit 1 and nothing on stdout", r.code, r.stdout)
 	}
-	for _, field := range []string{"metadata.name", "spec.region", "spec.kubernetes_version", "spec.tags[0]"} {
-		if !strings.Contains(r.stderr, "  "+field+": ") {
+	for _, field := range []string{"metadata.name", "spec.region", "spec.kubernetesVersion", "spec.tags[0]"} {
+		if !strings.Contains(r.stderr, ": "+field+": ") {
 			t.Errorf("stderr does not list %s:\n%s", field, r.stderr)
 		}
 	}

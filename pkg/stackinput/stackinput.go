@@ -1,19 +1,23 @@
-// Package stackinput finds, parses and validates the stack input a program deploys: a manifest and
-// the provider credentials to deploy it with.
+// Package stackinput finds, reads, parses and validates the stack input a program deploys: a
+// manifest and the provider credentials to deploy it with. It is the one front door for files,
+// standard input and the `stackInput` config value: bounded, strict, and it reports every mistake
+// of a file at once, each with its line, column and the path as the file writes it.
 package stackinput
 
 import (
-	"encoding/json"
+	"bytes"
+	"io"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-	"google.golang.org/protobuf/encoding/protojson"
+	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
-	"sigs.k8s.io/yaml"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Where a stack input is looked for, in this order.
@@ -22,7 +26,12 @@ const (
 	ConfigKey = "stackInput"
 	// FileEnv names a stack-input file.
 	FileEnv = "STACK_INPUT_FILE"
+	// Stdin is the file name that stands for standard input.
+	Stdin = "-"
 )
+
+// MaxBytes is the largest stack input read: real ones are a few KiB.
+const MaxBytes = 4 << 20
 
 // DefaultFiles are read from the working directory when neither ConfigKey nor FileEnv is set.
 var DefaultFiles = []string{"stack-input.json", "stack-input.yaml", "stack-input.yml"}
@@ -45,48 +54,153 @@ func Load(ctx *pulumi.Context, input proto.Message) error {
 		ConfigKey, FileEnv, DefaultFiles)
 }
 
-// LoadFile fills input from the YAML or JSON file at path and validates it.
+// LoadFile fills input from the YAML or JSON file at path ("-" for standard input) and
+// validates it.
 func LoadFile(path string, input proto.Message) error {
-	data, err := os.ReadFile(path)
+	data, err := Read(path)
 	if err != nil {
-		return errors.Wrap(err, "read stack input")
+		return err
 	}
 	return Parse(data, path, input)
 }
 
+// Read reads a stack-input file of at most MaxBytes: a regular file, a pipe (`<(git show ...)`)
+// or standard input ("-"). Devices, directories and sockets are refused, so a mistyped path
+// can neither block nor fill memory.
+func Read(path string) ([]byte, error) {
+	var r io.Reader = os.Stdin
+	if path != Stdin {
+		info, err := os.Stat(path)
+		if err != nil {
+			return nil, fileError(path, "cannot be read: "+reason(err))
+		}
+		if mode := info.Mode(); !mode.IsRegular() && mode&os.ModeNamedPipe == 0 {
+			return nil, fileError(path, "is not a regular file or a pipe")
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fileError(path, "cannot be read: "+reason(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	if err != nil {
+		return nil, fileError(path, "cannot be read: "+reason(err))
+	}
+	if len(data) > MaxBytes {
+		return nil, fileError(path, "is larger than 4 MiB, the limit for a stack input")
+	}
+	return data, nil
+}
+
+func fileError(file, message string) *Error {
+	return &Error{Problems: []Problem{{File: file, RuleID: "file", Message: message}}}
+}
+
+// reason is an OS error without the path, which the problem names already.
+func reason(err error) string {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err.Error()
+	}
+	return err.Error()
+}
+
 // Parse fills input from YAML or JSON text and validates it. The text is either a full stack
 // input (target, providerConfig) or a bare manifest (apiVersion, kind, metadata, spec), whose
-// provider config then comes from the environment. Unknown fields are errors. Violations of a bare
-// manifest are reported with paths relative to the manifest (spec.x), of a stack input relative to
-// the stack input (target.spec.x). source names the text in errors.
+// provider config then comes from the environment. It returns nil or an *Error with every
+// problem of the text, parse and rule problems together, sorted by position; paths are the
+// text's own (a bare manifest's start at spec, a stack input's at target). source names the text.
 func Parse(data []byte, source string, input proto.Message) error {
-	jsonData, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return errors.Wrapf(err, "%s: not YAML or JSON", source)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(jsonData, &top); err != nil {
-		return errors.Errorf("%s: must be a mapping with either target or apiVersion at the top", source)
-	}
-	bare := isManifest(top)
-	if bare {
-		if jsonData, err = json.Marshal(map[string]json.RawMessage{"target": jsonData}); err != nil {
-			return errors.Wrap(err, "wrap manifest")
-		}
+	if input == nil {
+		return errors.New("stackinput: no message to fill")
 	}
 	proto.Reset(input)
-	if err := protojson.Unmarshal(jsonData, input); err != nil {
-		// Positions refer to the JSON the YAML was turned into, not to the user's file.
-		return errors.Errorf("%s: %s", source, jsonPosition.ReplaceAllString(err.Error(), ""))
+	d := &decoder{file: source, at: map[string]position{}}
+	root, problem := document(data, source)
+	if problem != nil {
+		return &Error{Problems: []Problem{*problem}}
 	}
 	checked := input
-	if bare {
-		checked = Target(input)
+	if isManifest(root) {
+		m := input.ProtoReflect()
+		fd := m.Descriptor().Fields().ByName("target")
+		if fd == nil {
+			return errors.New("stackinput: the message to fill is not a stack input")
+		}
+		checked = m.Mutable(fd).Message().Interface()
 	}
-	if err := validation.Validate(checked); err != nil {
-		return errors.Wrap(err, source)
+	d.message(root, checked.ProtoReflect(), "", "")
+	parsed := len(d.problems)
+	for _, v := range validation.Violations(validation.Validate(checked)) {
+		// A value that could not be read leaves its field unset; its rules would only repeat
+		// the parse problem.
+		if p := d.violation(v, root, checked); !coveredBy(p, d.problems[:parsed]) {
+			d.problems = append(d.problems, p)
+		}
 	}
-	return nil
+	if len(d.problems) == 0 {
+		return nil
+	}
+	e := &Error{Problems: d.problems}
+	e.sort()
+	return e
+}
+
+// document parses the one YAML document of data.
+func document(data []byte, source string) (*yaml.Node, *Problem) {
+	if len(data) > MaxBytes {
+		return nil, &Problem{File: source, RuleID: "file", Message: "is larger than 4 MiB, the limit for a stack input"}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Problem{File: source, RuleID: "file.empty", Message: "the file is empty",
+			Hint: "a manifest starts with apiVersion, kind, metadata and spec"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		line, message := syntaxError(err)
+		return nil, &Problem{File: source, Line: line, Column: 1, RuleID: "yaml.syntax", Message: message}
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		line := next.Line
+		if err != nil {
+			line, _ = syntaxError(err)
+		}
+		return nil, &Problem{File: source, Line: line, Column: 1, RuleID: "yaml.documents",
+			Message: "a second document (after ---) is not allowed", Hint: "one manifest per file"}
+	}
+	root := &doc
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		root = doc.Content[0]
+	}
+	if root.Kind != yaml.MappingNode || root.Anchor != "" || root.Style&yaml.TaggedStyle != 0 {
+		return nil, &Problem{File: source, Line: root.Line, Column: root.Column, RuleID: "yaml.type",
+			Message: "must be a mapping with either target or apiVersion, kind, metadata and spec at the top"}
+	}
+	return root, nil
+}
+
+var (
+	yamlLine = regexp.MustCompile(`line (\d+)`)
+	// quoted is anything the YAML library quotes from the text: it could be a token.
+	quoted = regexp.MustCompile("(\"[^\"]*\"|'[^']*'|`[^`]*`)")
+)
+
+// syntaxError is the line and the words of a YAML syntax error, without any text it quotes.
+func syntaxError(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		for _, c := range m[1] {
+			line = line*10 + int(c-'0')
+		}
+		msg = strings.TrimSpace(msg[strings.Index(msg, m[0])+len(m[0]):])
+		msg = strings.TrimPrefix(msg, ": ")
+	}
+	return line, "not valid YAML: " + quoted.ReplaceAllString(msg, "(text)")
 }
 
 // Target returns the manifest inside a stack-input message.
@@ -95,18 +209,94 @@ func Target(input proto.Message) proto.Message {
 	return m.Get(m.Descriptor().Fields().ByName("target")).Message().Interface()
 }
 
-var jsonPosition = regexp.MustCompile(`\(line \d+:\d+\): `)
-
-func isManifest(top map[string]json.RawMessage) bool {
+func isManifest(root *yaml.Node) bool {
+	keys := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		keys[root.Content[i].Value] = true
+	}
 	for _, key := range []string{"target", "providerConfig", "provider_config"} {
-		if _, ok := top[key]; ok {
+		if keys[key] {
 			return false
 		}
 	}
 	for _, key := range []string{"apiVersion", "api_version", "kind", "metadata", "spec"} {
-		if _, ok := top[key]; ok {
+		if keys[key] {
 			return true
 		}
 	}
 	return false
+}
+
+// violation places a broken rule at the field it names (or the nearest written parent) with the
+// path as the file writes it.
+func (d *decoder) violation(v validation.Violation, root *yaml.Node, checked proto.Message) Problem {
+	p := Problem{File: d.file, Line: root.Line, Column: root.Column, RuleID: v.RuleID, Message: v.Message}
+	field := v.Field
+	rest := ""
+	for field != "" {
+		if at, ok := d.at[field]; ok {
+			p.Line, p.Column, p.Path = at.line, at.column, at.written+rest
+			break
+		}
+		cut := strings.LastIndexAny(field, ".[")
+		if cut < 0 {
+			rest, field = "."+field+rest, ""
+			break
+		}
+		rest, field = camelSegment(field[cut:])+rest, field[:cut]
+	}
+	if p.Path == "" {
+		p.Path = strings.TrimPrefix(rest, ".")
+	}
+	if v.RuleID == "string.const" && strings.HasSuffix(v.Field, "kind") {
+		p.Hint = kindHint(checked)
+	}
+	return p
+}
+
+// coveredBy tells whether one of problems already stands at p's field or a parent of it.
+func coveredBy(p Problem, problems []Problem) bool {
+	for _, q := range problems {
+		if q.Path != "" && (p.Path == q.Path || strings.HasPrefix(p.Path, q.Path+".") || strings.HasPrefix(p.Path, q.Path+"[")) {
+			return true
+		}
+	}
+	return false
+}
+
+// camelSegment writes a `.field_name` segment of a rule's path in JSON's camelCase.
+func camelSegment(seg string) string {
+	if !strings.HasPrefix(seg, ".") {
+		return seg
+	}
+	parts := strings.Split(seg[1:], "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return "." + strings.Join(parts, "")
+}
+
+// programs maps each kind to its program, for a manifest given to the wrong one.
+var programs = map[string]string{
+	"CivoKubernetesCluster":          "civokubernetescluster",
+	"CivoKubernetesNodePool":         "civokubernetesnodepool",
+	"DigitalOceanKubernetesCluster":  "digitaloceankubernetescluster",
+	"DigitalOceanKubernetesNodePool": "digitaloceankubernetesnodepool",
+}
+
+func kindHint(checked proto.Message) string {
+	m := checked.ProtoReflect()
+	if fd := m.Descriptor().Fields().ByName("target"); fd != nil {
+		m = m.Get(fd).Message()
+	}
+	fd := m.Descriptor().Fields().ByName("kind")
+	if fd == nil || fd.Kind() != protoreflect.StringKind {
+		return ""
+	}
+	if program, ok := programs[m.Get(fd).String()]; ok {
+		return "this is a " + m.Get(fd).String() + " manifest: deploy it with the " + program + " program"
+	}
+	return ""
 }

@@ -63,7 +63,7 @@ func Validate(msg proto.Message) error {
 		out.Violations = append(out.Violations, Violation{
 			Field:   protovalidate.FieldPathString(v.Proto.GetField()),
 			RuleID:  v.Proto.GetRuleId(),
-			Message: v.Proto.GetMessage(),
+			Message: inWords(v.Proto.GetRuleId(), v.Proto.GetMessage()),
 		})
 	}
 	sort.SliceStable(out.Violations, func(i, j int) bool {

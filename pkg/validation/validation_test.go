@@ -3,7 +3,11 @@ package validation_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -137,3 +141,31 @@ func TestViolationsReadsThroughWrappingAndIgnoresOtherErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryPatternOfTheAPIHasWords(t *testing.T) {
+	var missing []string
+	err := filepath.WalkDir(filepath.Join("..", "..", "apis"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".proto") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range protoPattern.FindAllStringSubmatch(string(data), -1) {
+			// The proto text escapes backslashes once more than the rule holds them.
+			if pattern := strings.ReplaceAll(m[1], `\\`, `\`); validation.PatternWords(pattern) == "" {
+				missing = append(missing, path+": "+pattern)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Errorf("patterns without words:\n%s", strings.Join(missing, "\n"))
+	}
+}
+
+var protoPattern = regexp.MustCompile(`pattern ?[:=] ?"([^"]*)"`)

@@ -1,0 +1,305 @@
+package stackinput
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// position is where a field stands in the file and how its path was written there.
+type position struct {
+	line, column int
+	written      string
+}
+
+// decoder fills a message from a YAML 1.2 node tree (JSON is YAML), strictly: a duplicate key, an
+// anchor, alias or tag, and a value of another type than its field's are problems, each with
+// its position. Values are never copied into a problem.
+type decoder struct {
+	file     string
+	problems []Problem
+	// at maps a field path as the validation rules name it (proto names, `[0]`, `["key"]`) to
+	// where the field is written.
+	at map[string]position
+}
+
+func (d *decoder) fail(n *yaml.Node, written, rule, message, hint string) {
+	d.problems = append(d.problems, Problem{File: d.file, Line: n.Line, Column: n.Column, Path: written,
+		RuleID: rule, Message: message, Hint: hint})
+}
+
+// plain reports (and refuses) what strict input does not allow on any node: anchors, aliases and
+// explicit tags, which can hide, repeat or retype a value.
+func (d *decoder) plain(n *yaml.Node, written string) bool {
+	switch {
+	case n.Kind == yaml.AliasNode:
+		d.fail(n, written, "yaml.alias", "aliases (*name) are not allowed", "write the value out; a token starting with * or & must be quoted")
+	case n.Anchor != "":
+		d.fail(n, written, "yaml.anchor", "anchors (&name) are not allowed", "a token starting with & or * must be quoted")
+	case n.Style&yaml.TaggedStyle != 0:
+		d.fail(n, written, "yaml.tag", "tags (!!type or !name) are not allowed", "a token starting with ! must be quoted")
+	default:
+		return true
+	}
+	return false
+}
+
+// isNull tells whether n is YAML's null (`~`, `null` or nothing), which leaves a field unset.
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// fieldName is a key as it may be shown: a field name is, anything else (it could be a token
+// written where a key was expected) is not.
+var fieldName = regexp.MustCompile(`^[A-Za-z_]{1,48}$`)
+
+func shown(key string) string {
+	if fieldName.MatchString(key) {
+		return key
+	}
+	return "(key)"
+}
+
+func join(written, name string) string {
+	if written == "" {
+		return name
+	}
+	return written + "." + name
+}
+
+// message fills m from the mapping n. protoPath and written name m's place.
+func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, written string) {
+	if !d.plain(n, written) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, written, "yaml.type", "must be a mapping of fields", messageHint(m.Descriptor()))
+		return
+	}
+	fields := m.Descriptor().Fields()
+	seen := map[protoreflect.FieldNumber]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !d.plain(k, written) {
+			continue
+		}
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			d.fail(k, written, "yaml.key", "keys must be field names", "")
+			continue
+		}
+		fd := fields.ByJSONName(k.Value)
+		if fd == nil {
+			fd = fields.ByName(protoreflect.Name(k.Value))
+		}
+		path := join(written, shown(k.Value))
+		if fd == nil {
+			d.fail(k, path, "field.unknown", "unknown field", nearest(k.Value, fields))
+			continue
+		}
+		if seen[fd.Number()] {
+			d.fail(k, path, "yaml.duplicate_key", "is given twice", "keep one")
+			continue
+		}
+		seen[fd.Number()] = true
+		if o := fd.ContainingOneof(); o != nil && !o.IsSynthetic() && m.WhichOneof(o) != nil && !isNull(v) {
+			d.fail(k, path, "oneof.one", fmt.Sprintf("only one of %s may be given", oneofNames(o)), "")
+			continue
+		}
+		fieldPath := join(protoPath, string(fd.Name()))
+		d.at[fieldPath] = position{k.Line, k.Column, path}
+		d.field(v, m, fd, fieldPath, path)
+	}
+}
+
+func (d *decoder) field(v *yaml.Node, m protoreflect.Message, fd protoreflect.FieldDescriptor, protoPath, written string) {
+	if !d.plain(v, written) || isNull(v) {
+		return
+	}
+	switch {
+	case fd.IsList():
+		if v.Kind != yaml.SequenceNode {
+			d.fail(v, written, "yaml.type", "must be a list", "write `- item` lines or [a, b]")
+			return
+		}
+		list := m.Mutable(fd).List()
+		for i, item := range v.Content {
+			at := fmt.Sprintf("%s[%d]", protoPath, i)
+			itemWritten := fmt.Sprintf("%s[%d]", written, i)
+			d.at[at] = position{item.Line, item.Column, itemWritten}
+			if fd.Message() != nil {
+				elem := list.NewElement()
+				d.message(item, elem.Message(), at, itemWritten)
+				list.Append(elem)
+			} else if val, ok := d.scalar(item, fd, itemWritten); ok {
+				list.Append(val)
+			}
+		}
+	case fd.IsMap():
+		if v.Kind != yaml.MappingNode {
+			d.fail(v, written, "yaml.type", "must be a mapping of keys to values", "")
+			return
+		}
+		mp := m.Mutable(fd).Map()
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, val := v.Content[i], v.Content[i+1]
+			if !d.plain(k, written) {
+				continue
+			}
+			keyWritten := written + "[" + strconv.Quote(shown(k.Value)) + "]"
+			if k.Kind != yaml.ScalarNode {
+				d.fail(k, written, "yaml.key", "keys must be strings", "")
+				continue
+			}
+			if seen[k.Value] {
+				d.fail(k, keyWritten, "yaml.duplicate_key", "is given twice", "keep one")
+				continue
+			}
+			seen[k.Value] = true
+			at := protoPath + "[" + strconv.Quote(k.Value) + "]"
+			d.at[at] = position{k.Line, k.Column, written + "[" + strconv.Quote(k.Value) + "]"}
+			if value, ok := d.scalar(val, fd.MapValue(), keyWritten); ok {
+				mp.Set(protoreflect.ValueOfString(k.Value).MapKey(), value)
+			}
+		}
+	case fd.Message() != nil:
+		d.message(v, m.Mutable(fd).Message(), protoPath, written)
+	default:
+		if val, ok := d.scalar(v, fd, written); ok {
+			m.Set(fd, val)
+		}
+	}
+}
+
+// scalar reads a single value of fd's kind. Plain scalars resolve as YAML 1.2's core schema
+// does, and a value resolved to another type than the field's is a problem: `1.31` is a number
+// and a version field wants a string, so it must be quoted.
+func (d *decoder) scalar(n *yaml.Node, fd protoreflect.FieldDescriptor, written string) (protoreflect.Value, bool) {
+	if !d.plain(n, written) {
+		return protoreflect.Value{}, false
+	}
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, written, "yaml.type", "must be a single value, not a list or mapping", "")
+		return protoreflect.Value{}, false
+	}
+	wrongType := func(want, hint string) (protoreflect.Value, bool) {
+		d.fail(n, written, "yaml.type", "must be "+want, hint)
+		return protoreflect.Value{}, false
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		if n.Tag != "!!str" {
+			return wrongType("a string", `quote it, e.g. "1.31"`)
+		}
+		return protoreflect.ValueOfString(n.Value), true
+	case protoreflect.BoolKind:
+		if n.Tag != "!!bool" {
+			return wrongType("true or false", "")
+		}
+		return protoreflect.ValueOfBool(strings.EqualFold(n.Value, "true")), true
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		i, err := strconv.ParseInt(n.Value, 10, 64)
+		if n.Tag != "!!int" || err != nil {
+			return wrongType("a whole number, written in decimal", "")
+		}
+		if fd.Kind() == protoreflect.Int32Kind || fd.Kind() == protoreflect.Sint32Kind || fd.Kind() == protoreflect.Sfixed32Kind {
+			if i < math.MinInt32 || i > math.MaxInt32 {
+				return wrongType("a whole number between -2147483648 and 2147483647", "")
+			}
+			return protoreflect.ValueOfInt32(int32(i)), true
+		}
+		return protoreflect.ValueOfInt64(i), true
+	case protoreflect.DoubleKind, protoreflect.FloatKind:
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if (n.Tag != "!!float" && n.Tag != "!!int") || err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return wrongType("a number", "")
+		}
+		if fd.Kind() == protoreflect.FloatKind {
+			return protoreflect.ValueOfFloat32(float32(f)), true
+		}
+		return protoreflect.ValueOfFloat64(f), true
+	case protoreflect.EnumKind:
+		if n.Tag != "!!str" {
+			return wrongType("one of "+enumNames(fd.Enum()), "")
+		}
+		if v := fd.Enum().Values().ByName(protoreflect.Name(n.Value)); v != nil && v.Number() != 0 {
+			return protoreflect.ValueOfEnum(v.Number()), true
+		}
+		return wrongType("one of "+enumNames(fd.Enum()), "")
+	}
+	return wrongType("a value of a type this loader does not read", "")
+}
+
+// enumNames lists an enum's values but its unspecified zero, which is never a valid choice.
+func enumNames(e protoreflect.EnumDescriptor) string {
+	var names []string
+	for i := 0; i < e.Values().Len(); i++ {
+		if v := e.Values().Get(i); v.Number() != 0 {
+			names = append(names, string(v.Name()))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func oneofNames(o protoreflect.OneofDescriptor) string {
+	var names []string
+	for i := 0; i < o.Fields().Len(); i++ {
+		names = append(names, o.Fields().Get(i).JSONName())
+	}
+	return strings.Join(names, " and ")
+}
+
+// messageHint says how to write a message where something else was written.
+func messageHint(m protoreflect.MessageDescriptor) string {
+	if m.Name() == "StringValueOrRef" {
+		return `write {value: "<id>"} or {valueFrom: {kind: ..., name: ...}}`
+	}
+	return ""
+}
+
+// nearest suggests the field name closest to an unknown key.
+func nearest(key string, fields protoreflect.FieldDescriptors) string {
+	best, bestDistance := "", len(key)/2+2
+	var names []string
+	for i := 0; i < fields.Len(); i++ {
+		name := fields.Get(i).JSONName()
+		names = append(names, name)
+		if dist := distance(strings.ToLower(key), strings.ToLower(name)); dist < bestDistance {
+			best, bestDistance = name, dist
+		}
+	}
+	if best != "" {
+		return "did you mean " + best + "?"
+	}
+	sort.Strings(names)
+	return "the fields here are " + strings.Join(names, ", ")
+}
+
+// distance is the Levenshtein distance of a and b, bounded: keys longer than 64 are far.
+func distance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
