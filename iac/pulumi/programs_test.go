@@ -261,7 +261,6 @@ func TestValidateAcceptsEveryExampleOfItsKind(t *testing.T) {
 	}
 }
 
-
 func TestValidateRejectsAnInvalidManifestListingEveryViolation(t *testing.T) {
 	build(t)
 	for _, p := range programs {
