@@ -80,11 +80,12 @@ func (s *Settings[P, C]) HasProvider() bool {
 	return any(s.Provider) != any(none)
 }
 
-// inputPlaceholder fills a reference field set by an option, so that the spec's own rule for it
-// (required, usually) sees it set. It is a reference, not a literal: rules on literal ids (a
-// UUID, say) are for ids written in the spec, not for outputs known only at deployment.
+// inputPlaceholder fills a reference field set by an option, so that the spec's rules for it
+// (required, usually) see it set. It is a literal that every id rule accepts (a UUID): the
+// rules on literal ids and on references are for what the spec writes, not for outputs known
+// only at deployment.
 func inputPlaceholder() *sharedv1.StringValueOrRef {
-	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "set-by-option"})
+	return sharedv1.StringValue("00000000-0000-4000-8000-000000000000")
 }
 
 // Validate checks spec with the same rules as the programs, counting reference fields given by

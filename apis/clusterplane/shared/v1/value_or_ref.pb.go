@@ -113,7 +113,8 @@ func (*StringValueOrRef_ValueFrom) isStringValueOrRef_LiteralOrRef() {}
 type ValueFromRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Kind of the referenced manifest, e.g. "DigitalOceanKubernetesCluster": its lower-case form is
-	// the project of the referenced stack.
+	// the project of the referenced stack. Required: each reference field names the kind it reads
+	// (a node pool's cluster reads a cluster kind of the same cloud).
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Environment of the referenced manifest, e.g. "prod". The referenced stack is
 	// `<organization>/<kind in lower case>/<name>-<env>` (`<name>` alone when env is empty); the
@@ -121,8 +122,9 @@ type ValueFromRef struct {
 	Env string `protobuf:"bytes,2,opt,name=env,proto3" json:"env,omitempty"`
 	// Name (metadata.name) of the referenced manifest, e.g. "prod-fra1". Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	// Which output to read, as `status.outputs.<output name>`, e.g. "status.outputs.cluster_id".
-	// Empty means the output the referencing field documents as its default.
+	// Which output to read, as `status.outputs.<output name>`, e.g. "status.outputs.cluster_id":
+	// one of the referenced kind's outputs. Empty means the output the referencing field documents
+	// as its default.
 	FieldPath     string `protobuf:"bytes,4,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -205,8 +205,8 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 		{name: "a literal id", firewall: sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f"), want: "5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f"},
 		{
 			name:     "a reference reads the firewall_id output by default",
-			firewall: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoFirewall", Name: "edge"}),
-			stacks:   map[string]map[string]any{"organization/civofirewall/edge": {"firewall_id": "fw-from-stack"}},
+			firewall: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "edge"}),
+			stacks:   map[string]map[string]any{"organization/civokubernetescluster/edge": {"firewall_id": "fw-from-stack"}},
 			want:     "fw-from-stack",
 		},
 	}
@@ -517,22 +517,23 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 	}{
 		{
 			name:      "the network_id output of the conventional stack by default",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core", Env: "fra1"},
-			wantStack: "organization/civonetwork/core-fra1",
+			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"},
+			wantStack: "organization/civokubernetescluster/core-fra1",
 			outputs:   map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
 			want:      "net-from-stack",
 		},
 		{
 			name: "the output a field path names",
-			ref: &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core",
-				FieldPath: "status.outputs.private_network_id"},
-			wantStack: "organization/civonetwork/core",
-			outputs:   map[string]any{"network_id": "wrong", "private_network_id": "net-private"},
+			// Another output of the referenced cluster stack: its firewall's network, say.
+			ref: &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core",
+				FieldPath: "status.outputs.firewall_id"},
+			wantStack: "organization/civokubernetescluster/core",
+			outputs:   map[string]any{"network_id": "wrong", "firewall_id": "net-private"},
 			want:      "net-private",
 		},
 		{
 			name:      "the stack that config maps the name to",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoNetwork", Name: "core"},
+			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core"},
 			config:    map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
 			wantStack: "acme/networks/shared",
 			outputs:   map[string]any{"network_id": "net-shared"},

@@ -248,9 +248,9 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 		{
 			name: "the output a field path names",
 			ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
-				FieldPath: "status.outputs.blue_cluster_id"}),
+				FieldPath: "status.outputs.network_id"}),
 			wantStack: clusterStack,
-			outputs:   map[string]any{"cluster_id": "wrong", "blue_cluster_id": "cl-blue"},
+			outputs:   map[string]any{"cluster_id": "wrong", "network_id": "cl-blue"},
 			want:      "cl-blue",
 		},
 		{

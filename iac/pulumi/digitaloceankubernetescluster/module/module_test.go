@@ -343,8 +343,8 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	}{
 		{"without a field path the stack's vpc_uuid output is read", "",
 			map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, "vpc-from-default-output"},
-		{"a field path status.outputs.network_id reads network_id", "status.outputs.network_id",
-			map[string]any{"vpc_uuid": "wrong", "network_id": "vpc-from-field-path"}, "vpc-from-field-path"},
+		{"a field path status.outputs.cluster_urn reads cluster_urn", "status.outputs.cluster_urn",
+			map[string]any{"vpc_uuid": "wrong", "cluster_urn": "vpc-from-field-path"}, "vpc-from-field-path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

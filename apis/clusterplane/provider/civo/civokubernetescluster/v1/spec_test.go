@@ -171,17 +171,35 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, ""},
 		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, ""},
+		{"a network reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_kind"}}, "network.valueFrom.kind must be CivoKubernetesCluster"},
+		{"a network reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_kind"}}, ""},
+		{"a network reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
+		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
+		{"a firewall reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_kind"}}, "firewall.valueFrom.kind must be CivoKubernetesCluster"},
+		{"a firewall reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_kind"}}, ""},
+		{"a firewall reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
+			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
+		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
 		{"a network reference without a name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoNetwork"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, ""},
 		{"a network reference with an upper-case name is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "Prod-Net"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "Prod-Net"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a network reference with a name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("n", 64)})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: strings.Repeat("n", 64)})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a network reference whose field_path is not under status.outputs is rejected", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-net", FieldPath: "spec.network_id"})
+			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-net", FieldPath: "spec.network_id"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.field_path", Rule: "string.pattern"}}, ""},
 		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.firewall.value", Rule: "string.min_len"}}, ""},

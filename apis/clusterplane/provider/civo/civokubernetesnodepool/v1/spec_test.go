@@ -135,12 +135,21 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster reference without a name is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", FieldPath: "status.outputs.cluster_id"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
+		{"a cluster reference without kind is rejected: the kind names the referenced stack", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be CivoKubernetesCluster"},
+		{"a cluster reference to another kind is rejected", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, ""},
+		{"a cluster reference to an output the kind does not have is rejected", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.CivoKubernetesNodePool) {
-			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod_fra1"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod_fra1"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a camelCase field_path is rejected", func(p *pool.CivoKubernetesNodePool) {
-			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
-		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}}, ""},
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}, {Field: "spec", Rule: "cluster.value_from_field_path"}}, ""},
 		{"an unspecified region is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
 			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
 		{"an unknown region number is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = 99 },

@@ -57,7 +57,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 				ClusterName:                          "prod-fra1",
 				Region:                               digitaloceanv1.DigitalOceanRegion_ams3,
 				KubernetesVersion:                    "1.31.1-do.5",
-				Vpc:                                  sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanVpc", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_id"}),
+				Vpc:                                  sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_uuid"}),
 				HighlyAvailable:                      true,
 				AutoUpgrade:                          true,
 				DisableSurgeUpgrade:                  true,
@@ -231,17 +231,26 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.vpc.literal_or_ref", Rule: "required"}}, ""},
 		{"a vpc with an empty literal value is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Vpc = sharedv1.StringValue("") },
 			[]spectest.Violation{{Field: "spec.vpc.value", Rule: "string.min_len"}}, ""},
+		{"a vpc reference without kind is rejected: the kind names the referenced stack", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_kind"}}, "vpc.valueFrom.kind must be DigitalOceanKubernetesCluster"},
+		{"a vpc reference to another kind is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_kind"}}, ""},
+		{"a vpc reference to an output the kind does not have is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
+		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
 		{"a vpc reference without a name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Env: "prod", FieldPath: "status.outputs.vpc_id"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", FieldPath: "status.outputs.vpc_uuid"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "required"}}, ""},
 		{"a vpc reference with a name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("v", 64)})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: strings.Repeat("v", 64)})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a vpc reference with an invalid name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "Prod VPC"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "Prod VPC"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a vpc reference with a field_path outside status.outputs is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
+			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-vpc", FieldPath: "outputs.vpc_id"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.field_path", Rule: "string.pattern"}}, ""},
 
 		// maintenance_window.

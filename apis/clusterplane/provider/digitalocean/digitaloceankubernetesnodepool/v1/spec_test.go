@@ -147,14 +147,23 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster reference without a name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
+		{"a cluster reference without kind is rejected: the kind names the referenced stack", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be DigitalOceanKubernetesCluster"},
+		{"a cluster reference to another kind is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, ""},
+		{"a cluster reference to an output the kind does not have is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
+		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1-"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1-"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a name of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: strings.Repeat("c", 64)})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: strings.Repeat("c", 64)})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.max_len"}}, ""},
 		{"a cluster reference with a bare output name as field_path is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
-			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1", FieldPath: "cluster_id"})
+			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1", FieldPath: "cluster_id"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}}, ""},
 		{"a pool without size is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Size = "" },
 			[]spectest.Violation{{Field: "spec.size", Rule: "required"}}, ""},
@@ -275,7 +284,7 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 	p := validDigitalOceanKubernetesNodePool()
 	p.Metadata.Name = ""
 	p.Spec.NodePoolName = "Workers"
-	p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{FieldPath: "spec.cluster_id"})
+	p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", FieldPath: "spec.cluster_id"})
 	p.Spec.AutoScale, p.Spec.MinNodes, p.Spec.NodeCount, p.Spec.MaxNodes = true, 0, 9, 5
 	p.Spec.Labels = map[string]string{"tier": "-x"}
 	p.Spec.Tags = []string{"terraform:x", "terraform:x"}
