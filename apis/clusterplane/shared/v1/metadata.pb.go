@@ -125,14 +125,14 @@ var File_clusterplane_shared_v1_metadata_proto protoreflect.FileDescriptor
 
 const file_clusterplane_shared_v1_metadata_proto_rawDesc = "" +
 	"\n" +
-	"%clusterplane/shared/v1/metadata.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xbc\x03\n" +
+	"%clusterplane/shared/v1/metadata.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xd0\x03\n" +
 	"\x15CloudResourceMetadata\x12?\n" +
 	"\x04name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\x04name\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x10\n" +
 	"\x03org\x18\x03 \x01(\tR\x03org\x12\x10\n" +
-	"\x03env\x18\x04 \x01(\tR\x03env\x12Q\n" +
-	"\x06labels\x18\x05 \x03(\v29.clusterplane.shared.v1.CloudResourceMetadata.LabelsEntryR\x06labels\x12`\n" +
-	"\vannotations\x18\x06 \x03(\v2>.clusterplane.shared.v1.CloudResourceMetadata.AnnotationsEntryR\vannotations\x1a9\n" +
+	"\x03env\x18\x04 \x01(\tR\x03env\x12[\n" +
+	"\x06labels\x18\x05 \x03(\v29.clusterplane.shared.v1.CloudResourceMetadata.LabelsEntryB\b\xbaH\x05\x9a\x01\x02\x10@R\x06labels\x12j\n" +
+	"\vannotations\x18\x06 \x03(\v2>.clusterplane.shared.v1.CloudResourceMetadata.AnnotationsEntryB\b\xbaH\x05\x9a\x01\x02\x10@R\vannotations\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +

@@ -391,7 +391,7 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xdb\"\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe1\"\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
 	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
@@ -400,12 +400,12 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\fcluster_type\x18\x04 \x01(\x0e2N.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterTypeB\b\xbaH\x05\x82\x01\x02\x10\x01R\vclusterType\x12i\n" +
 	"\x03cni\x18\x05 \x01(\x0e2M.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCniB\b\xbaH\x05\x82\x01\x02\x10\x01R\x03cni\x12J\n" +
 	"\anetwork\x18\x06 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\anetwork\x12D\n" +
-	"\bfirewall\x18\a \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\bfirewall\x12H\n" +
-	"\x18api_server_allowed_cidrs\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x18\x01\"\x05r\x03\xf0\x01\x01R\x15apiServerAllowedCidrs\x12\x8d\x01\n" +
-	"\x11default_node_pool\x18\t \x01(\v2Y.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12H\n" +
+	"\bfirewall\x18\a \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\bfirewall\x12J\n" +
+	"\x18api_server_allowed_cidrs\x18\b \x03(\tB\x11\xbaH\x0e\x92\x01\v\x10 \x18\x01\"\x05r\x03\xf0\x01\x01R\x15apiServerAllowedCidrs\x12\x8d\x01\n" +
+	"\x11default_node_pool\x18\t \x01(\v2Y.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12J\n" +
 	"\fapplications\x18\n" +
-	" \x03(\tB$\xbaH!\x92\x01\x1e\x18\x01\"\x1ar\x182\x16^[^,\\s]([^,]*[^,\\s])?$R\fapplications\x12'\n" +
-	"\x04tags\x18\v \x03(\tB\x13\xbaH\x10\x92\x01\r\x18\x01\"\tr\a2\x05^\\S+$R\x04tags\x124\n" +
+	" \x03(\tB&\xbaH#\x92\x01 \x10 \x18\x01\"\x1ar\x182\x16^[^,\\s]([^,]*[^,\\s])?$R\fapplications\x12)\n" +
+	"\x04tags\x18\v \x03(\tB\x15\xbaH\x12\x92\x01\x0f\x10@\x18\x01\"\tr\a2\x05^\\S+$R\x04tags\x124\n" +
 	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xd7\x19\xbaH\xd3\x19\x1a\xd7\x01\n" +
 	"\x18firewall.value_from_kind\x12_firewall.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads\x1aZ!has(this.firewall.value_from) || this.firewall.value_from.kind == 'CivoKubernetesCluster'\x1a\x9f\x05\n" +
 	"\x1efirewall.value_from_field_path\x12\xf2\x01firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)\x1a\x87\x03!has(this.firewall.value_from) || !this.firewall.value_from.field_path.startsWith('status.outputs.') || this.firewall.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.kubeconfig_b64', 'status.outputs.api_server_endpoint', 'status.outputs.master_ip', 'status.outputs.dns_entry', 'status.outputs.firewall_id', 'status.outputs.network_id', 'status.outputs.created_at']\x1a\xd3\x01\n" +

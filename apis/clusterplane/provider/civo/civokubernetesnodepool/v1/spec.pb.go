@@ -184,7 +184,7 @@ var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protore
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xf5\x14\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe8\x14\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
@@ -195,12 +195,12 @@ const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDe
 	"\n" +
 	"auto_scale\x18\x06 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\a \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xb1\x03\n" +
-	"\x06labels\x18\t \x03(\v2\\.clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntryB\xba\x02\xbaH\xb6\x02\x9a\x01\xb2\x02\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
+	"\tmax_nodes\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xb3\x03\n" +
+	"\x06labels\x18\t \x03(\v2\\.clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntryB\xbc\x02\xbaH\xb8\x02\x9a\x01\xb4\x02\x10@\"\xf7\x01\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
 	"\x06taints\x18\n" +
-	" \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x99\x01\xbaH\x95\x01\xba\x01\x91\x01\n" +
-	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1aGthis.all(t, this.exists_one(u, u.key == t.key && u.effect == t.effect))R\x06taints\x12-\n" +
+	" \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
+	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12-\n" +
 	"\x13public_ip_node_pool\x18\v \x01(\bR\x10publicIpNodePool\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +

@@ -648,7 +648,7 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x8f)\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93)\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
 	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xc0\x02\n" +
@@ -659,17 +659,17 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\fauto_upgrade\x18\x06 \x01(\bR\vautoUpgrade\x122\n" +
 	"\x15disable_surge_upgrade\x18\a \x01(\bR\x13disableSurgeUpgrade\x12\xa2\x01\n" +
 	"\x12maintenance_window\x18\b \x01(\v2s.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindowR\x11maintenanceWindow\x121\n" +
-	"\x14registry_integration\x18\t \x01(\bR\x13registryIntegration\x12\xea\x01\n" +
+	"\x14registry_integration\x18\t \x01(\bR\x13registryIntegration\x12\xec\x01\n" +
 	"(control_plane_firewall_allowed_addresses\x18\n" +
-	" \x03(\tB\x91\x01\xbaH\x8d\x01\x92\x01\x89\x01\x18\x01\"\x84\x01\xba\x01\x80\x01\n" +
+	" \x03(\tB\x93\x01\xbaH\x8f\x01\x92\x01\x8b\x01\x10 \x18\x01\"\x84\x01\xba\x01\x80\x01\n" +
 	"\x14ipv4_address_or_cidr\x12Dmust be an IPv4 address or CIDR, e.g. 203.0.113.7 or 198.51.100.0/24\x1a\"this.isIp(4) || this.isIpPrefix(4)R$controlPlaneFirewallAllowedAddresses\x122\n" +
 	"\x0ecluster_subnet\x18\v \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xf0\x01\x01R\rclusterSubnet\x122\n" +
 	"\x0eservice_subnet\x18\f \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xf0\x01\x01R\rserviceSubnet\x12C\n" +
 	"\x19kubeconfig_expire_seconds\x18\r \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x17kubeconfigExpireSeconds\x12G\n" +
 	" destroy_all_associated_resources\x18\x0e \x01(\bR\x1ddestroyAllAssociatedResources\x12\x9b\x01\n" +
 	"\x12cluster_autoscaler\x18\x0f \x01(\v2l.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscalerR\x11clusterAutoscaler\x12\xa5\x01\n" +
-	"\x11default_node_pool\x18\x10 \x01(\v2q.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12\x9b\x02\n" +
-	"\x04tags\x18\x11 \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
+	"\x11default_node_pool\x18\x10 \x01(\v2q.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12\x9d\x02\n" +
+	"\x04tags\x18\x11 \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
 	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x12(\n" +
 	"\rrouting_agent\x18\x12 \x01(\bH\x00R\froutingAgent\x88\x01\x01\x12<\n" +
 	"\x18nvidia_gpu_device_plugin\x18\x13 \x01(\bH\x01R\x15nvidiaGpuDevicePlugin\x88\x01\x01\x126\n" +
@@ -695,7 +695,7 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
 	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
-	"!_scale_down_utilization_threshold\"\xdc\x10\n" +
+	"!_scale_down_utilization_threshold\"\xd1\x10\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
 	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
@@ -704,12 +704,12 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\n" +
 	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xd2\x03\n" +
-	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xba\x02\xbaH\xb6\x02\x9a\x01\xb2\x02\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xd1\x01\n" +
-	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x99\x01\xbaH\x95\x01\xba\x01\x91\x01\n" +
-	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1aGthis.all(t, this.exists_one(u, u.key == t.key && u.effect == t.effect))R\x06taints\x12\x9b\x02\n" +
-	"\x04tags\x18\t \x03(\tB\x86\x02\xbaH\x82\x02\x92\x01\xfe\x01\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xd4\x03\n" +
+	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xbc\x02\xbaH\xb8\x02\x9a\x01\xb4\x02\x10@\"\xf7\x01\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
+	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
+	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12\x9d\x02\n" +
+	"\x04tags\x18\t \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
 	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
