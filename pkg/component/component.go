@@ -91,6 +91,9 @@ func inputPlaceholder() *sharedv1.StringValueOrRef {
 // Validate checks spec with the same rules as the programs, counting reference fields given by
 // options as set.
 func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
+	if spec == nil || !spec.ProtoReflect().IsValid() {
+		return errors.Errorf("%s %s: spec is required", kind, name)
+	}
 	checked := proto.Clone(spec).ProtoReflect()
 	fields := checked.Descriptor().Fields()
 	for field := range s.Inputs {

@@ -4,6 +4,7 @@
 package program
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -43,7 +44,8 @@ func (p Program[T]) Deploy(ctx *pulumi.Context) error {
 	return p.Resources(ctx, input)
 }
 
-// Exit codes of the offline commands.
+// Exit codes of the offline commands. A crash is never 1 or 2: Go's runtime exits 2 on a panic,
+// so Run recovers and answers ExitCrash.
 const (
 	ExitOK      = 0
 	ExitInvalid = 1 // the stack input is invalid or the plan failed
@@ -51,24 +53,28 @@ const (
 	// ExitBlocked is diff's answer when deploying NEW would replace (without --allow-replace) or
 	// be refused.
 	ExitBlocked = 3
+	// ExitCrash is a bug of the program, never of the input.
+	ExitCrash = 70
 )
 
 // Run runs an offline command and returns its exit code.
-func (p Program[T]) Run(args []string, stdout, stderr io.Writer) int {
+func (p Program[T]) Run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintln(stderr, "internal error (a bug, not your input): please report it with the command you ran")
+			code = ExitCrash
+		}
+	}()
 	if len(args) == 0 {
 		return p.usage(stderr)
 	}
 	switch args[0] {
 	case "validate":
-		if len(args) != 2 {
+		file, format, ok := planArgs(args[1:])
+		if !ok {
 			return p.usage(stderr)
 		}
-		if err := stackinput.LoadFile(args[1], p.NewInput()); err != nil {
-			fmt.Fprintln(stderr, err)
-			return ExitInvalid
-		}
-		fmt.Fprintln(stdout, "valid")
-		return ExitOK
+		return p.validate(file, format, stdout, stderr)
 	case "plan":
 		file, format, ok := planArgs(args[1:])
 		if !ok {
@@ -108,6 +114,37 @@ func (p Program[T]) plan(file, format string, stdout, stderr io.Writer) int {
 	if err := write(stdout, result); err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
 		return ExitInvalid
+	}
+	return ExitOK
+}
+
+// validate checks one file ("-" for standard input) and prints "valid", or every problem: as
+// lines on stderr, or with -o json as a list on stdout for CI annotations.
+func (p Program[T]) validate(file, format string, stdout, stderr io.Writer) int {
+	err := stackinput.LoadFile(file, p.NewInput())
+	if format == "json" {
+		problems := stackinput.Problems(err)
+		if problems == nil {
+			problems = []stackinput.Problem{}
+		}
+		if err != nil && len(problems) == 0 {
+			problems = []stackinput.Problem{{File: file, RuleID: "file", Message: err.Error()}}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if encodeErr := enc.Encode(map[string]any{"file": file, "valid": err == nil, "problems": problems}); encodeErr != nil {
+			fmt.Fprintln(stderr, encodeErr)
+			return ExitInvalid
+		}
+	}
+	if err != nil {
+		if format != "json" {
+			fmt.Fprintln(stderr, err)
+		}
+		return ExitInvalid
+	}
+	if format != "json" {
+		fmt.Fprintln(stdout, "valid")
 	}
 	return ExitOK
 }
@@ -189,11 +226,16 @@ func outputArgs(args []string) (rest []string, format string, ok bool) {
 func (p Program[T]) usage(w io.Writer) int {
 	fmt.Fprintf(w, `usage:
   %[1]s                          run as the Pulumi program (pulumi up)
-  %[1]s validate FILE            check a manifest or stack input; prints "valid" or every violation
+  %[1]s validate FILE [-o json|text]
+                                 check a manifest or stack input ("-" reads standard input);
+                                 prints "valid" or every problem as FILE:LINE:COLUMN: path: message
   %[1]s plan FILE [-o json|text] show what would be registered and exported, offline
   %[1]s diff OLD NEW [-o json|text] [--allow-replace]
                                  what deploying NEW over OLD would do to each changed field;
                                  exit 3 when something would be replaced or refused
+
+exit codes: 0 ok, 1 invalid input (or a failed plan), 2 usage, 3 diff found a replacement or
+refusal, 70 internal error
 `, p.Name)
 	return ExitUsage
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
@@ -277,5 +278,63 @@ func TestNoCommandShowsTheProviderToken(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestValidateReadsStandardInputAndWritesJSONForCI(t *testing.T) {
+	path := writeFile(t, "invalid.yaml", invalidManifest)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdin
+	os.Stdin = stdin
+	defer func() { os.Stdin = saved }()
+	r := run("validate", "-", "-o", "json")
+	if r.code != program.ExitInvalid {
+		t.Errorf("exit = %d, want %d", r.code, program.ExitInvalid)
+	}
+	var out struct {
+		File     string               `json:"file"`
+		Valid    bool                 `json:"valid"`
+		Problems []stackinput.Problem `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if out.File != "-" || out.Valid || len(out.Problems) < 4 {
+		t.Fatalf("got %+v, want file -, invalid, every problem", out)
+	}
+	for _, p := range out.Problems {
+		if p.Line == 0 || p.Column == 0 || p.Path == "" || p.RuleID == "" || p.Message == "" {
+			t.Errorf("problem %+v lacks a position, path, rule id or message", p)
+		}
+	}
+}
+
+func TestACrashIsNeverTakenForInvalidInputOrUsage(t *testing.T) {
+	crashing := program.Program[*v1.DigitalOceanKubernetesClusterStackInput]{
+		Name: "crashing",
+		NewInput: func() *v1.DigitalOceanKubernetesClusterStackInput {
+			return &v1.DigitalOceanKubernetesClusterStackInput{}
+		},
+		Resources: func(*pulumi.Context, *v1.DigitalOceanKubernetesClusterStackInput) error {
+			panic("a bug")
+		},
+	}
+	var stdout, stderr strings.Builder
+	code := crashing.Run([]string{"plan", minimal}, &stdout, &stderr)
+	if code != program.ExitCrash || !strings.Contains(stderr.String(), "internal error") {
+		t.Errorf("exit = %d, stderr %q; want %d and an internal error", code, stderr.String(), program.ExitCrash)
 	}
 }

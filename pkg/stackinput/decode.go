@@ -53,12 +53,13 @@ func (d *decoder) plain(n *yaml.Node, written string) bool {
 // isNull tells whether n is YAML's null (`~`, `null` or nothing), which leaves a field unset.
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
-// fieldName is a key as it may be shown: a field name is, anything else (it could be a token
-// written where a key was expected) is not.
+// fieldName is a key that may be shown: a field name is, anything else could be a token written
+// where a key was expected (`{apiToken <token>}` makes the token part of a key). So an unknown key
+// is shown only when it is short, or a near miss of a field name, which a token cannot be.
 var fieldName = regexp.MustCompile(`^[A-Za-z_]{1,48}$`)
 
-func shown(key string) string {
-	if fieldName.MatchString(key) {
+func shown(key string, nearMiss bool) string {
+	if fieldName.MatchString(key) && (len(key) <= 12 || nearMiss) {
 		return key
 	}
 	return "(key)"
@@ -95,9 +96,10 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 		if fd == nil {
 			fd = fields.ByName(protoreflect.Name(k.Value))
 		}
-		path := join(written, shown(k.Value))
+		path := join(written, k.Value)
 		if fd == nil {
-			d.fail(k, path, "field.unknown", "unknown field", nearest(k.Value, fields))
+			hint, near := nearest(k.Value, fields)
+			d.fail(k, join(written, shown(k.Value, near)), "field.unknown", "unknown field", hint)
 			continue
 		}
 		if seen[fd.Number()] {
@@ -150,7 +152,7 @@ func (d *decoder) field(v *yaml.Node, m protoreflect.Message, fd protoreflect.Fi
 			if !d.plain(k, written) {
 				continue
 			}
-			keyWritten := written + "[" + strconv.Quote(shown(k.Value)) + "]"
+			keyWritten := written + "[" + strconv.Quote(shown(k.Value, false)) + "]"
 			if k.Kind != yaml.ScalarNode {
 				d.fail(k, written, "yaml.key", "keys must be strings", "")
 				continue
@@ -262,8 +264,8 @@ func messageHint(m protoreflect.MessageDescriptor) string {
 	return ""
 }
 
-// nearest suggests the field name closest to an unknown key.
-func nearest(key string, fields protoreflect.FieldDescriptors) string {
+// nearest suggests the field name closest to an unknown key, and tells whether one is near.
+func nearest(key string, fields protoreflect.FieldDescriptors) (string, bool) {
 	best, bestDistance := "", len(key)/2+2
 	var names []string
 	for i := 0; i < fields.Len(); i++ {
@@ -274,10 +276,10 @@ func nearest(key string, fields protoreflect.FieldDescriptors) string {
 		}
 	}
 	if best != "" {
-		return "did you mean " + best + "?"
+		return "did you mean " + best + "?", true
 	}
 	sort.Strings(names)
-	return "the fields here are " + strings.Join(names, ", ")
+	return "the fields here are " + strings.Join(names, ", "), false
 }
 
 // distance is the Levenshtein distance of a and b, bounded: keys longer than 64 are far.

@@ -808,3 +808,29 @@ func TestAnOfflinePlanOfAMinorLineShowsTheLine(t *testing.T) {
 		t.Errorf("version = %v, want the minor line 1.31 (resolved at deployment)", got)
 	}
 }
+
+func TestHalfMadeInputIsAnErrorNotAPanic(t *testing.T) {
+	tests := []struct {
+		name string
+		body func(ctx *pulumi.Context) error
+		want string
+	}{
+		{"New with a nil spec", func(ctx *pulumi.Context) error {
+			_, err := module.New(ctx, "prod", nil)
+			return err
+		}, "DigitalOceanKubernetesCluster prod: spec is required"},
+		{"Resources with a nil stack input", func(ctx *pulumi.Context) error { return module.Resources(ctx, nil) }, "target"},
+		{"Resources without a target", func(ctx *pulumi.Context) error {
+			return module.Resources(ctx, &v1.DigitalOceanKubernetesClusterStackInput{})
+		}, "target"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := moduletest.RunBody(t, tt.body, plan.Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want one containing %q", err, tt.want)
+			}
+			moduletest.AssertNothingRegistered(t, p)
+		})
+	}
+}
