@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -24,13 +25,26 @@ type Program[T proto.Message] struct {
 	Resources func(ctx *pulumi.Context, input T) error
 }
 
-// Main runs the program with the process's arguments and exits.
+// Main runs the program with the process's arguments and exits. Without arguments it is the
+// Pulumi program when the Pulumi engine started it, and prints its usage otherwise.
 func (p Program[T]) Main() {
 	if len(os.Args) < 2 {
-		pulumi.Run(p.Deploy)
-		return
+		if StartedByPulumi(os.Getenv) {
+			pulumi.Run(p.Deploy)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "%s is a Pulumi program: `pulumi up` in its folder runs it. Offline, use a command.\n", p.Name)
+		os.Exit(p.usage(os.Stderr))
 	}
 	os.Exit(p.Run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// StartedByPulumi reports whether the Pulumi language host started the process: it hands the
+// program the engine's and the resource monitor's addresses in the environment, and asks for
+// the required plugins with PULUMI_PLUGINS.
+func StartedByPulumi(getenv func(string) string) bool {
+	plugins, _ := strconv.ParseBool(getenv("PULUMI_PLUGINS"))
+	return getenv(pulumi.EnvMonitor) != "" || getenv(pulumi.EnvEngine) != "" || plugins
 }
 
 // Deploy is the Pulumi program: load the stack input, validate it, deploy it.
@@ -59,12 +73,7 @@ func (p Program[T]) Run(args []string, stdout, stderr io.Writer) int {
 		if len(args) != 2 {
 			return p.usage(stderr)
 		}
-		if err := stackinput.LoadFile(args[1], p.NewInput()); err != nil {
-			fmt.Fprintln(stderr, err)
-			return ExitInvalid
-		}
-		fmt.Fprintln(stdout, "valid")
-		return ExitOK
+		return p.validate(args[1], stdout, stderr)
 	case "plan":
 		file, format, ok := planArgs(args[1:])
 		if !ok {
@@ -77,6 +86,20 @@ func (p Program[T]) Run(args []string, stdout, stderr io.Writer) int {
 	default:
 		return p.usage(stderr)
 	}
+}
+
+func (p Program[T]) validate(file string, stdout, stderr io.Writer) int {
+	data, err := Read(file, os.Stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitInvalid
+	}
+	if v := p.Check(file, data); v.Err != nil {
+		fmt.Fprintln(stderr, v.Err)
+		return ExitInvalid
+	}
+	fmt.Fprintln(stdout, "valid")
+	return ExitOK
 }
 
 func (p Program[T]) plan(file, format string, stdout, stderr io.Writer) int {
