@@ -22,8 +22,11 @@ func (h Head) Claimed() bool {
 	return h.StackInput || strings.Contains(h.APIVersion, ".clusterplane.dev/")
 }
 
-// ReadHead reads the head of YAML or JSON text. It fails only when the text is not a YAML or
-// JSON mapping; a mapping that names no kind has an empty Kind.
+// ErrNotAMapping is ReadHead's error for YAML or JSON text that is not a mapping.
+var ErrNotAMapping = errors.New("not a mapping: a manifest or stack input has apiVersion or target at the top")
+
+// ReadHead reads the head of YAML or JSON text. It fails when the text is not YAML or JSON, and
+// with ErrNotAMapping when it is not a mapping; a mapping that names no kind has an empty Kind.
 func ReadHead(data []byte) (Head, error) {
 	var doc any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -31,7 +34,7 @@ func ReadHead(data []byte) (Head, error) {
 	}
 	top, ok := doc.(map[string]any)
 	if !ok {
-		return Head{}, errors.New("not a mapping: a manifest or stack input has apiVersion or target at the top")
+		return Head{}, ErrNotAMapping
 	}
 	h := Head{}
 	manifest := top
