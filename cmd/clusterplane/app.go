@@ -57,6 +57,7 @@ func newApp(kinds []kind, stdin io.Reader, stdout, stderr io.Writer) *app {
 // run runs the command line args and returns the exit code: 0 ok, 1 invalid input or a failed
 // command, 2 usage errors, and whatever a program's command returns (diff: 3 for changes).
 func (a *app) run(args []string) int {
+	a.code = program.ExitOK
 	root := a.root()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)

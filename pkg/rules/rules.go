@@ -129,10 +129,10 @@ func Words(fd protoreflect.FieldDescriptor) []string {
 	case fd.IsMap():
 		if p := r.GetMap(); p != nil {
 			if p.HasMinPairs() {
-				out = append(out, fmt.Sprintf("at least %d entries", p.GetMinPairs()))
+				out = append(out, count("at least", p.GetMinPairs(), "entry", "entries"))
 			}
 			if p.HasMaxPairs() {
-				out = append(out, fmt.Sprintf("at most %d entries", p.GetMaxPairs()))
+				out = append(out, count("at most", p.GetMaxPairs(), "entry", "entries"))
 			}
 			out = append(out, prefixed("each key: ", scalar(fd.MapKey(), p.GetKeys(), true))...)
 			out = append(out, prefixed("each value: ", scalar(fd.MapValue(), p.GetValues(), true))...)
@@ -140,10 +140,10 @@ func Words(fd protoreflect.FieldDescriptor) []string {
 	case fd.IsList():
 		if p := r.GetRepeated(); p != nil {
 			if p.HasMinItems() {
-				out = append(out, fmt.Sprintf("at least %d items", p.GetMinItems()))
+				out = append(out, count("at least", p.GetMinItems(), "item", "items"))
 			}
 			if p.HasMaxItems() {
-				out = append(out, fmt.Sprintf("at most %d items", p.GetMaxItems()))
+				out = append(out, count("at most", p.GetMaxItems(), "item", "items"))
 			}
 			if p.GetUnique() {
 				out = append(out, "no item appears twice")
@@ -221,13 +221,13 @@ func stringWords(s *validate.StringRules) []string {
 		out = append(out, fmt.Sprintf("must be %q", s.GetConst()))
 	}
 	if s.HasLen() {
-		out = append(out, fmt.Sprintf("exactly %d characters", s.GetLen()))
+		out = append(out, count("exactly", s.GetLen(), "character", "characters"))
 	}
 	if s.HasMinLen() {
-		out = append(out, fmt.Sprintf("at least %d characters", s.GetMinLen()))
+		out = append(out, count("at least", s.GetMinLen(), "character", "characters"))
 	}
 	if s.HasMaxLen() {
-		out = append(out, fmt.Sprintf("at most %d characters", s.GetMaxLen()))
+		out = append(out, count("at most", s.GetMaxLen(), "character", "characters"))
 	}
 	if s.HasPattern() {
 		out = append(out, "matches the regular expression "+s.GetPattern())
@@ -309,4 +309,12 @@ func prefixed(prefix string, lines []string) []string {
 		out[i] = prefix + l
 	}
 	return out
+}
+
+// count says "at least 1 character", "at most 63 characters".
+func count(bound string, n uint64, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%s 1 %s", bound, one)
+	}
+	return fmt.Sprintf("%s %d %s", bound, n, many)
 }
