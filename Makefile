@@ -25,8 +25,8 @@ help:
 	@echo "make lint             buf lint and gofmt check"
 	@echo "make protos           regenerate Go code and JSON Schemas from apis/ (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
-	@echo "make build            the four program binaries in bin/"
-	@echo "make bench            benchmarks"
+	@echo "make build            the four program binaries and clusterplane in bin/"
+	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -64,10 +64,11 @@ test:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+	bash bench/build.sh
 
 build:
 	mkdir -p bin
-	go build -o bin/ ./iac/pulumi/...
+	go build -o bin/ ./iac/pulumi/... ./cmd/clusterplane
 
 clean:
 	rm -rf bin third_party

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -439,5 +441,49 @@ func TestEachProgramLinksOnlyItsOwnCloudsSDK(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestEveryPulumiProjectBuildsIntoAFileThatStays(t *testing.T) {
+	projects, err := filepath.Glob(filepath.Join("*", "Pulumi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects = append(projects, filepath.Join("..", "..", "examples", "go", "Pulumi.yaml"))
+	if len(projects) != len(programs)+1 {
+		t.Fatalf("projects = %v, want the %d programs' and the Go example's", projects, len(programs))
+	}
+	bin, err := filepath.Abs(filepath.Join("..", "..", "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, project := range projects {
+		data, err := os.ReadFile(project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Name    string `json:"name"`
+			Runtime struct {
+				Name    string            `json:"name"`
+				Options map[string]string `json:"options"`
+			} `json:"runtime"`
+		}
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", project, err)
+		}
+		target := doc.Runtime.Options["buildTarget"]
+		// The Go language host builds with the project's folder as the working directory.
+		abs, err := filepath.Abs(filepath.Join(filepath.Dir(project), target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Runtime.Name != "go" || target == "" || filepath.IsAbs(target) || abs != filepath.Join(bin, doc.Name) {
+			t.Errorf("%s: runtime %q builds into %q, want go building into the git-ignored bin/%s", project,
+				doc.Runtime.Name, target, doc.Name)
+		}
+		if _, ok := doc.Runtime.Options["binary"]; ok {
+			t.Errorf("%s sets binary too; Pulumi accepts only one of binary and buildTarget", project)
+		}
 	}
 }
