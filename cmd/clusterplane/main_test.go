@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/explain"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -32,14 +33,14 @@ func run(t *testing.T, stdin string, args ...string) result {
 	return runWith(t, programs, stdin, args...)
 }
 
-func runWith(t *testing.T, kinds []kind, stdin string, args ...string) result {
+func runWith(t *testing.T, ks []kind, stdin string, args ...string) result {
 	t.Helper()
 	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
 		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	var stdout, stderr bytes.Buffer
-	code := newApp(kinds, strings.NewReader(stdin), &stdout, &stderr).run(args)
+	code := newApp(ks, strings.NewReader(stdin), &stdout, &stderr).run(args)
 	return result{code, stdout.String(), stderr.String()}
 }
 
@@ -318,8 +319,8 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var calls [][]string
-		kinds := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
-		r := runWith(t, kinds, "", tt.args...)
+		ks := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
+		r := runWith(t, ks, "", tt.args...)
 		if r.code != 3 || r.stdout != "diffed\n" {
 			t.Errorf("%v = %+v; want the program's exit code 3 and output", tt.args, r)
 		}
@@ -331,11 +332,11 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 
 func TestDiffOfTwoKindsOrOneFileIsAUsageError(t *testing.T) {
 	var calls [][]string
-	kinds := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
+	ks := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
 	civo := filepath.Join(examples, "civokubernetescluster", "minimal.yaml")
 	do := filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml")
 	for _, args := range [][]string{{"diff", civo, do}, {"diff", civo}, {"diff", civo, "-"}, {"diff", civo, civo, "-o", "yaml"}} {
-		if r := runWith(t, kinds, "", args...); r.code != program.ExitUsage || !strings.Contains(r.stderr, "clusterplane diff --help") {
+		if r := runWith(t, ks, "", args...); r.code != program.ExitUsage || !strings.Contains(r.stderr, "clusterplane diff --help") {
 			t.Errorf("%v = %+v, want a usage error", args, r)
 		}
 	}
@@ -530,9 +531,12 @@ func TestTheProgramsAreTheFourKinds(t *testing.T) {
 			t.Errorf("%s's stack input deploys %s", k.name, k.stackInput.Fields().ByName("target").Message().Name())
 		}
 	}
-	want := []string{"CivoKubernetesCluster", "CivoKubernetesNodePool", "DigitalOceanKubernetesCluster", "DigitalOceanKubernetesNodePool"}
+	var want []string
+	for _, md := range kinds.StackInputs() {
+		want = append(want, string(kinds.Manifest(md).Name()))
+	}
 	if !slices.Equal(names, want) {
-		t.Errorf("programs = %v, want %v", names, want)
+		t.Errorf("programs = %v, want the kinds the schemas are generated for, %v", names, want)
 	}
 }
 
