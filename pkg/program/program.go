@@ -1,6 +1,7 @@
-// Package program is the command line every Clusterplane program shares: without arguments the
-// binary is the Pulumi program; `validate FILE` and `plan FILE [-o json|text]` work offline, with
-// no Pulumi engine, cloud or token.
+// Package program is the command line every Clusterplane program shares: without arguments,
+// started by the Pulumi engine, the binary is the Pulumi program; `validate FILE` and
+// `plan FILE [-o json|text]` work offline, with no Pulumi engine, cloud or token. `clusterplane`
+// runs the same commands for every kind.
 package program
 
 import (
