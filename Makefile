@@ -13,18 +13,20 @@ PROTOVALIDATE_VERSION := v1.2.2
 VALIDATE_PROTO := third_party/protovalidate/buf/validate/validate.proto
 # The descriptors with their comments, embedded by pkg/apidoc: the compiled Go code has no comments.
 API_IMAGE := pkg/apidoc/apis.binpb
+# The JSON Schemas of the manifests and stack inputs, generated from the descriptors and comments.
+SCHEMAS := schemas
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS)
 
 .PHONY: help tools protos check-generated lint test bench build clean
 
 help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
-	@echo "make protos           regenerate Go code from apis/ (installs buf, protoc-gen-go)"
+	@echo "make protos           regenerate Go code and JSON Schemas from apis/ (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
-	@echo "make build            the four program binaries in bin/"
-	@echo "make bench            benchmarks"
+	@echo "make build            the four program binaries and clusterplane in bin/"
+	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -44,6 +46,8 @@ protos: tools $(VALIDATE_PROTO)
 	find apis -name '*.pb.go' -delete
 	buf generate
 	buf build apis --exclude-imports -o $(API_IMAGE)
+	rm -f $(SCHEMAS)/*.schema.json
+	go run ./internal/cmd/schemagen $(SCHEMAS)
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
@@ -60,10 +64,11 @@ test:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+	bash bench/build.sh
 
 build:
 	mkdir -p bin
-	go build -o bin/ ./iac/pulumi/...
+	go build -o bin/ ./iac/pulumi/... ./cmd/clusterplane
 
 clean:
 	rm -rf bin third_party

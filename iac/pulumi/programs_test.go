@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -173,19 +175,26 @@ type result struct {
 }
 
 // run runs program p with args, with the sentinel token in its environment and none of the
-// caller's credentials or stack-input settings.
+// caller's credentials, stack-input settings or Pulumi engine addresses.
 func (p program) run(t *testing.T, args ...string) result {
+	t.Helper()
+	return p.runEnv(t, nil, args...)
+}
+
+// runEnv is run with env added to the environment.
+func (p program) runEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, p.name), args...)
 	cmd.Dir = t.TempDir()
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if !slices.Contains([]string{"CIVO_TOKEN", "DIGITALOCEAN_TOKEN", "CIVO_API_URL", "DIGITALOCEAN_API_URL",
-			"STACK_INPUT_FILE"}, name) {
+			"STACK_INPUT_FILE", "PULUMI_MONITOR", "PULUMI_ENGINE", "PULUMI_PLUGINS"}, name) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
 	cmd.Env = append(cmd.Env, "CIVO_TOKEN="+envToken, "DIGITALOCEAN_TOKEN="+envToken)
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -377,5 +386,104 @@ func TestBadUsageExitsWithTwo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWithoutArgumentsOutsidePulumiAProgramPrintsItsUsage(t *testing.T) {
+	build(t)
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			r := p.run(t)
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "usage:") || !strings.Contains(r.stderr, "pulumi up") {
+				t.Errorf("no arguments = exit %d, stdout %q, stderr %q; want exit 2 and the usage", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestWithoutArgumentsUnderTheEngineAProgramRunsAsThePulumiProgram(t *testing.T) {
+	build(t)
+	p := programs[0]
+	// The language host hands the program the engine's addresses. These point nowhere and name no
+	// project, so the Pulumi SDK gives up with its "error already logged" status, 32: what
+	// matters is that it was the SDK's run, not the usage.
+	for _, env := range [][]string{{"PULUMI_MONITOR=127.0.0.1:1"}, {"PULUMI_ENGINE=127.0.0.1:1"}} {
+		r := p.runEnv(t, env)
+		if r.code != 32 || strings.Contains(r.stderr, "usage:") {
+			t.Errorf("%v: exit %d, stderr %q; want the Pulumi SDK's exit 32 and no usage", env, r.code, r.stderr)
+		}
+	}
+}
+
+// sdks are the cloud SDKs' module paths by cloud.
+var sdks = map[string]string{
+	"CIVO_TOKEN":         "github.com/pulumi/pulumi-civo/",
+	"DIGITALOCEAN_TOKEN": "github.com/pulumi/pulumi-digitalocean/",
+}
+
+func TestEachProgramLinksOnlyItsOwnCloudsSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("go", "list", "-deps", "./"+p.name)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("go list -deps: %v\n%s", err, out)
+			}
+			for tokenEnv, sdk := range sdks {
+				links := strings.Contains(string(out), "\n"+sdk)
+				if want := tokenEnv == p.tokenEnv; links != want {
+					t.Errorf("%s links %s: %t, want %t", p.name, sdk, links, want)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryPulumiProjectBuildsIntoAFileThatStays(t *testing.T) {
+	projects, err := filepath.Glob(filepath.Join("*", "Pulumi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects = append(projects, filepath.Join("..", "..", "examples", "go", "Pulumi.yaml"))
+	if len(projects) != len(programs)+1 {
+		t.Fatalf("projects = %v, want the %d programs' and the Go example's", projects, len(programs))
+	}
+	bin, err := filepath.Abs(filepath.Join("..", "..", "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, project := range projects {
+		data, err := os.ReadFile(project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Name    string `json:"name"`
+			Runtime struct {
+				Name    string            `json:"name"`
+				Options map[string]string `json:"options"`
+			} `json:"runtime"`
+		}
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", project, err)
+		}
+		target := doc.Runtime.Options["buildTarget"]
+		// The Go language host builds with the project's folder as the working directory.
+		abs, err := filepath.Abs(filepath.Join(filepath.Dir(project), target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Runtime.Name != "go" || target == "" || filepath.IsAbs(target) || abs != filepath.Join(bin, doc.Name) {
+			t.Errorf("%s: runtime %q builds into %q, want go building into the git-ignored bin/%s", project,
+				doc.Runtime.Name, target, doc.Name)
+		}
+		if _, ok := doc.Runtime.Options["binary"]; ok {
+			t.Errorf("%s sets binary too; Pulumi accepts only one of binary and buildTarget", project)
+		}
 	}
 }

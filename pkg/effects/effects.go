@@ -124,3 +124,25 @@ func register(k *Kind) {
 	sort.Slice(k.Rows, func(i, j int) bool { return k.Rows[i].Path < k.Rows[j].Path })
 	kinds[k.Name] = k
 }
+
+// Sentence says what changing the field at path of a manifest of kind does, for people (explain):
+// the effect, the resource and the reason; "" when the table has no row for it.
+func Sentence(kind, path string) string {
+	k := For(kind)
+	if k == nil {
+		return ""
+	}
+	row, ok := k.Lookup(path)
+	if !ok {
+		return ""
+	}
+	resource := k.Types[row.Resource]
+	if row.Resource == Stack {
+		resource = "every resource of the stack"
+	}
+	s := string(row.Effect) + " (" + resource + "): " + row.Reason + "."
+	if row.When != nil {
+		s += " The effect depends on the change (see the field's description); `diff OLD NEW` says it for yours."
+	}
+	return s
+}

@@ -1,6 +1,7 @@
-// Package program is the command line every Clusterplane program shares: without arguments the
-// binary is the Pulumi program; `validate FILE` and `plan FILE [-o json|text]` work offline, with
-// no Pulumi engine, cloud or token.
+// Package program is the command line every Clusterplane program shares: without arguments,
+// started by the Pulumi engine, the binary is the Pulumi program; `validate FILE` and
+// `plan FILE [-o json|text]` work offline, with no Pulumi engine, cloud or token. `clusterplane`
+// runs the same commands for every kind.
 package program
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/plan"
@@ -26,13 +28,26 @@ type Program[T proto.Message] struct {
 	Resources func(ctx *pulumi.Context, input T) error
 }
 
-// Main runs the program with the process's arguments and exits.
+// Main runs the program with the process's arguments and exits. Without arguments it is the
+// Pulumi program when the Pulumi engine started it, and prints its usage otherwise.
 func (p Program[T]) Main() {
 	if len(os.Args) < 2 {
-		pulumi.Run(p.Deploy)
-		return
+		if StartedByPulumi(os.Getenv) {
+			pulumi.Run(p.Deploy)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "%s is a Pulumi program: `pulumi up` in its folder runs it. Offline, use a command.\n", p.Name)
+		os.Exit(p.usage(os.Stderr))
 	}
 	os.Exit(p.Run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// StartedByPulumi reports whether the Pulumi language host started the process: it hands the
+// program the engine's and the resource monitor's addresses in the environment, and asks for
+// the required plugins with PULUMI_PLUGINS.
+func StartedByPulumi(getenv func(string) string) bool {
+	plugins, _ := strconv.ParseBool(getenv("PULUMI_PLUGINS"))
+	return getenv(pulumi.EnvMonitor) != "" || getenv(pulumi.EnvEngine) != "" || plugins
 }
 
 // Deploy is the Pulumi program: load the stack input, validate it, deploy it.
@@ -119,32 +134,28 @@ func (p Program[T]) plan(file, format string, stdout, stderr io.Writer) int {
 }
 
 // validate checks one file ("-" for standard input) and prints "valid", or every problem: as
-// lines on stderr, or with -o json as a list on stdout for CI annotations.
+// lines on stderr, or with -o json as the file's verdict on stdout for CI annotations.
 func (p Program[T]) validate(file, format string, stdout, stderr io.Writer) int {
-	err := stackinput.LoadFile(file, p.NewInput())
+	v := Verdict{File: file, Kind: p.Kind()}
+	if data, err := stackinput.Read(file); err != nil {
+		v.Err = err
+	} else {
+		v = p.Check(file, data)
+	}
 	if format == "json" {
-		problems := stackinput.Problems(err)
-		if problems == nil {
-			problems = []stackinput.Problem{}
-		}
-		if err != nil && len(problems) == 0 {
-			problems = []stackinput.Problem{{File: file, RuleID: "file", Message: err.Error()}}
-		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if encodeErr := enc.Encode(map[string]any{"file": file, "valid": err == nil, "problems": problems}); encodeErr != nil {
-			fmt.Fprintln(stderr, encodeErr)
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintln(stderr, err)
 			return ExitInvalid
 		}
-	}
-	if err != nil {
-		if format != "json" {
-			fmt.Fprintln(stderr, err)
-		}
-		return ExitInvalid
-	}
-	if format != "json" {
+	} else if v.Err != nil {
+		fmt.Fprintln(stderr, v.Err)
+	} else {
 		fmt.Fprintln(stdout, "valid")
+	}
+	if v.Err != nil {
+		return ExitInvalid
 	}
 	return ExitOK
 }

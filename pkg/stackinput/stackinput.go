@@ -67,8 +67,11 @@ func LoadFile(path string, input proto.Message) error {
 // Read reads a stack-input file of at most MaxBytes: a regular file, a pipe (`<(git show ...)`)
 // or standard input ("-"). Devices, directories and sockets are refused, so a mistyped path
 // can neither block nor fill memory.
-func Read(path string) ([]byte, error) {
-	var r io.Reader = os.Stdin
+func Read(path string) ([]byte, error) { return ReadFrom(path, os.Stdin) }
+
+// ReadFrom is Read with stdin standing for standard input.
+func ReadFrom(path string, stdin io.Reader) ([]byte, error) {
+	r := stdin
 	if path != Stdin {
 		info, err := os.Stat(path)
 		if err != nil {

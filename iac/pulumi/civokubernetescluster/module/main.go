@@ -8,7 +8,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/component"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -68,7 +68,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 		return nil, err
 	}
 	p, err := s.ProviderOr(func() (*civo.Provider, error) {
-		return provider.NewCivo(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+		return civoprovider.New(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
 	})
 	if err != nil {
 		return nil, err

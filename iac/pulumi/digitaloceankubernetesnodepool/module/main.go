@@ -7,7 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/component"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -58,7 +58,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePo
 		return nil, err
 	}
 	p, err := s.ProviderOr(func() (*digitalocean.Provider, error) {
-		return provider.NewDigitalOcean(ctx, name, s.ProviderConfig, child...)
+		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
 	})
 	if err != nil {
 		return nil, err

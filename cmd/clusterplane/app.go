@@ -1,0 +1,169 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/explain"
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// kind is one kind's program seen without its stack-input type.
+type kind struct {
+	// name is the manifest kind, e.g. "CivoKubernetesCluster"; program the program's name,
+	// e.g. "civokubernetescluster".
+	name, program string
+	stackInput    protoreflect.MessageDescriptor
+	// check validates one file's text; run runs one of the program's offline commands
+	// (validate, plan, diff) with its arguments and returns its exit code.
+	check func(file string, data []byte) program.Verdict
+	run   func(args []string, stdout, stderr io.Writer) int
+}
+
+func kindOf[T proto.Message](p program.Program[T]) kind {
+	return kind{
+		name:       p.Kind(),
+		program:    p.Name,
+		stackInput: p.NewInput().ProtoReflect().Descriptor(),
+		check:      p.Check,
+		run:        p.Run,
+	}
+}
+
+// app is one run of the command.
+type app struct {
+	kinds          []kind
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	explainer      *explain.Explainer
+	// code is the exit code the command that ran chose; usage errors exit with ExitUsage.
+	code int
+}
+
+func newApp(kinds []kind, stdin io.Reader, stdout, stderr io.Writer) *app {
+	inputs := make([]protoreflect.MessageDescriptor, len(kinds))
+	for i, k := range kinds {
+		inputs[i] = k.stackInput
+	}
+	return &app{kinds: kinds, stdin: stdin, stdout: stdout, stderr: stderr, explainer: explain.New(inputs...)}
+}
+
+// run runs the command line args and returns the exit code: 0 ok, 1 invalid input or a failed
+// command, 2 usage errors, and whatever a program's command returns (diff: 3 for changes).
+func (a *app) run(args []string) int {
+	a.code = program.ExitOK
+	root := a.root()
+	root.SetArgs(args)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "clusterplane: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
+		return program.ExitUsage
+	}
+	return a.code
+}
+
+func (a *app) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "clusterplane",
+		Short: "Validate, plan, diff and explain Clusterplane manifests of every kind",
+		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind, offline:
+no credentials, Pulumi CLI or network. Each file is read as the kind it names.
+
+Exit codes: 0 ok, 1 invalid input, 2 usage error; diff exits 3 when there are changes.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// Without a command, print the help rather than nothing.
+		Run: func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.AddCommand(a.validateCommand(), a.planCommand(), a.diffCommand(), a.explainCommand(),
+		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
+	return root
+}
+
+// kind returns the kind named name (its kind or program name, any case), nil when none is.
+func (a *app) kind(name string) *kind {
+	for i, k := range a.kinds {
+		if strings.EqualFold(k.name, name) || strings.EqualFold(k.program, name) {
+			return &a.kinds[i]
+		}
+	}
+	return nil
+}
+
+func (a *app) kindNames() []string {
+	names := make([]string, len(a.kinds))
+	for i, k := range a.kinds {
+		names[i] = k.name
+	}
+	return names
+}
+
+// kindNamed returns the kind a file's head names; on failure the error names the file.
+func (a *app) kindNamed(file string, head stackinput.Head) (*kind, error) {
+	for i, k := range a.kinds {
+		if head.Kind == k.name {
+			return &a.kinds[i], nil
+		}
+	}
+	if head.Kind == "" {
+		return nil, errors.Errorf("%s: names no kind; a manifest (or a stack input's target) has `kind:` one of %s",
+			file, strings.Join(a.kindNames(), ", "))
+	}
+	return nil, errors.Errorf("%s: unknown kind %q; want one of %s", file, head.Kind, strings.Join(a.kindNames(), ", "))
+}
+
+// kindOfFile reads file and returns the kind it names; on failure it prints why, sets the exit
+// code and returns nil.
+func (a *app) kindOfFile(file string) *kind {
+	data, err := stackinput.ReadFrom(file, a.stdin)
+	if err == nil {
+		var head stackinput.Head
+		if head, err = stackinput.ReadHead(data); err == nil {
+			var k *kind
+			if k, err = a.kindNamed(file, head); err == nil {
+				return k
+			}
+		} else {
+			err = errors.Wrap(err, file)
+		}
+	}
+	fmt.Fprintln(a.stderr, err)
+	a.code = program.ExitInvalid
+	return nil
+}
+
+// format is the value of an -o flag: text or json.
+type format string
+
+func (f *format) String() string { return string(*f) }
+func (f *format) Type() string   { return "text|json" }
+func (f *format) Set(s string) error {
+	if s != "text" && s != "json" {
+		return errors.Errorf("output format %q: want text or json", s)
+	}
+	*f = format(s)
+	return nil
+}
+
+// outputFlag adds -o/--output to cmd, with completion of its values.
+func outputFlag(cmd *cobra.Command) *format {
+	f := format("text")
+	cmd.Flags().VarP(&f, "output", "o", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return &f
+}
+
+// manifestFiles completes file arguments with YAML and JSON files (and directories).
+func manifestFiles(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+}

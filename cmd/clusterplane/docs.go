@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/jsonschema"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/rules"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+func (a *app) explainCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "explain KIND[.field.path]",
+		Short: "Document a kind or one of its fields: type, rules, default, description",
+		Long: `explain documents a kind or one of its fields, named as manifests write them: its type, its
+rules in words, its default, what changing it does, and its description from the API's proto
+comments. A stack input's fields start from KINDStackInput (e.g. CivoKubernetesClusterStackInput).`,
+		Example: `  clusterplane explain DigitalOceanKubernetesCluster.spec.defaultNodePool.size
+  clusterplane explain CivoKubernetesNodePool.spec --recursive`,
+		Args: cobra.ExactArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return a.explainer.Complete(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+		},
+	}
+	recursive := cmd.Flags().Bool("recursive", false, "list the fields of fields too, by name and type")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		t, err := a.explainer.Find(args[0])
+		if err != nil {
+			return err
+		}
+		return errors.Wrap(t.Write(a.stdout, *recursive), "explain")
+	}
+	return cmd
+}
+
+func (a *app) schemaCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schema [KIND]",
+		Short: "Print the JSON Schema of a kind's manifests or stack inputs",
+		Long: `schema prints the JSON Schema (draft 2020-12) of KIND's manifests, or with --stack-input of its
+stack inputs: the files committed under schemas/. Without KIND it lists them.`,
+		Example:   "  clusterplane schema CivoKubernetesCluster > civokubernetescluster.schema.json",
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: a.kindNames(),
+	}
+	stackInput := cmd.Flags().Bool("stack-input", false, "the schema of the kind's stack inputs")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
+			for _, k := range a.kinds {
+				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.name, jsonschema.FileName(k.name, false),
+					jsonschema.FileName(k.name, true))
+			}
+			return errors.Wrap(tw.Flush(), "write")
+		}
+		k := a.kind(args[0])
+		if k == nil {
+			return errors.Errorf("unknown kind %q; one of: %s", args[0], strings.Join(a.kindNames(), ", "))
+		}
+		md := kinds.Manifest(k.stackInput)
+		if *stackInput {
+			md = k.stackInput
+		}
+		s, err := jsonschema.Of(md)
+		if err == nil {
+			var data []byte
+			if data, err = jsonschema.Marshal(s); err == nil {
+				_, err = a.stdout.Write(data)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(a.stderr, "schema:", err)
+			a.code = program.ExitInvalid
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (a *app) kindsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "kinds",
+		Short: "List the kinds with their apiVersion, program and schema",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
+			for _, k := range a.kinds {
+				manifest := kinds.Manifest(k.stackInput)
+				version := rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst()
+				fmt.Fprintf(tw, "%s\t%s\tiac/pulumi/%s\tschemas/%s\n", k.name, version, k.program,
+					jsonschema.FileName(k.name, false))
+			}
+			return errors.Wrap(tw.Flush(), "write")
+		},
+	}
+}
+
+// clouds maps each cloud to its region enum.
+var clouds = map[string]protoreflect.EnumDescriptor{
+	"civo":         civov1.CivoRegion(0).Descriptor(),
+	"digitalocean": digitaloceanv1.DigitalOceanRegion(0).Descriptor(),
+}
+
+func (a *app) regionsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:       "regions CLOUD",
+		Short:     "List the regions manifests may name on a cloud (civo or digitalocean)",
+		Example:   "  clusterplane regions digitalocean",
+		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		ValidArgs: []string{"civo", "digitalocean"},
+		RunE: func(_ *cobra.Command, args []string) error {
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "REGION\tWHERE")
+			for _, v := range rules.EnumValues(clouds[args[0]]) {
+				fmt.Fprintf(tw, "%s\t%s\n", v.Name(), strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " "))
+			}
+			return errors.Wrap(tw.Flush(), "write")
+		},
+	}
+}
+
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of clusterplane and of the SDKs it was built with",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info, ok := debug.ReadBuildInfo()
+			if !ok {
+				return errors.New("no build information in this binary")
+			}
+			out := cmd.OutOrStdout()
+			version := info.Main.Version
+			for _, s := range info.Settings {
+				if s.Key == "vcs.revision" {
+					version += " " + s.Value
+				}
+			}
+			fmt.Fprintf(out, "clusterplane %s (%s)\n", version, info.GoVersion)
+			for _, dep := range info.Deps {
+				switch dep.Path {
+				case "github.com/pulumi/pulumi/sdk/v3", "github.com/pulumi/pulumi-civo/sdk/v2",
+					"github.com/pulumi/pulumi-digitalocean/sdk/v4", "buf.build/go/protovalidate":
+					fmt.Fprintf(out, "  %s %s\n", dep.Path, dep.Version)
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,404 @@
+// Package explain documents a kind or one of its fields the way `kubectl explain` does: its type,
+// its rules in words, its default, what changing it does, and its documentation from the proto
+// comments. Fields are named as manifests write them (camelCase; snake_case is accepted), e.g.
+// "DigitalOceanKubernetesCluster.spec.defaultNodePool.size".
+package explain
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clusterplane/clusterplane/pkg/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/rules"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Effect returns, in a sentence, what changing the field at path of a manifest of kind does to
+// the cloud resources, or "" when nothing is known. path is camelCase from the manifest's root.
+// It reads the effects table, the one `diff` uses; tests may stand in for it.
+var Effect = effects.Sentence
+
+// Explainer knows the kinds it can explain.
+type Explainer struct {
+	roots map[string]root
+}
+
+// root is a message a query can start from: a kind's manifest or its stack input.
+type root struct {
+	md   protoreflect.MessageDescriptor
+	kind string
+	// manifest is the path prefix of the manifest inside md: "" for a manifest, "target" for a
+	// stack input.
+	manifest string
+}
+
+// New returns an explainer of the kinds whose stack-input messages are given. Each kind is
+// known by its manifest's name ("CivoKubernetesCluster") and its stack input's name
+// ("CivoKubernetesClusterStackInput").
+func New(stackInputs ...protoreflect.MessageDescriptor) *Explainer {
+	e := &Explainer{roots: map[string]root{}}
+	for _, input := range stackInputs {
+		manifest := input.Fields().ByName("target").Message()
+		kind := string(manifest.Name())
+		e.roots[kind] = root{md: manifest, kind: kind}
+		e.roots[string(input.Name())] = root{md: input, kind: kind, manifest: "target"}
+	}
+	return e
+}
+
+// Names returns the names queries may start with, sorted.
+func (e *Explainer) Names() []string {
+	names := make([]string, 0, len(e.roots))
+	for name := range e.roots {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Target is what a query found: a kind, or a field of it.
+type Target struct {
+	root root
+	name string
+	// fields is the path from the root; empty for the kind itself.
+	fields []protoreflect.FieldDescriptor
+}
+
+// Find resolves a query "KIND[.field.path]". List indexes ("taints[0]") are allowed and ignored:
+// a path into a list names the fields of its items.
+func (e *Explainer) Find(query string) (*Target, error) {
+	parts := strings.Split(query, ".")
+	r, ok := e.roots[parts[0]]
+	if !ok {
+		return nil, errors.Errorf("unknown kind %q; one of: %s", parts[0], strings.Join(e.Names(), ", "))
+	}
+	t := &Target{root: r, name: parts[0]}
+	md := r.md
+	for i, part := range parts[1:] {
+		if md == nil {
+			return nil, errors.Errorf("%s is a %s and has no fields, so no %q", t.Path(), typeName(t.Field()), part)
+		}
+		if j := strings.IndexByte(part, '['); j >= 0 && strings.HasSuffix(part, "]") {
+			part = part[:j]
+		}
+		fd := field(md, part)
+		if fd == nil {
+			return nil, errors.Errorf("no field %q in %s; its fields are: %s", part, strings.Join(parts[:i+1], "."),
+				strings.Join(fieldNames(md), ", "))
+		}
+		t.fields = append(t.fields, fd)
+		md = fd.Message()
+		if fd.IsMap() {
+			md = nil // a map's entries are not fields a manifest names
+		}
+	}
+	return t, nil
+}
+
+// field finds the field of md a manifest names name: by its JSON name or its proto name.
+func field(md protoreflect.MessageDescriptor, name string) protoreflect.FieldDescriptor {
+	if fd := md.Fields().ByJSONName(name); fd != nil {
+		return fd
+	}
+	return md.Fields().ByName(protoreflect.Name(name))
+}
+
+func fieldNames(md protoreflect.MessageDescriptor) []string {
+	names := make([]string, md.Fields().Len())
+	for i := range names {
+		names[i] = md.Fields().Get(i).JSONName()
+	}
+	return names
+}
+
+// Complete returns the queries one step longer than prefix that start with it: kind names, then
+// "KIND.field", "KIND.field.field" and so on, for shell completion.
+func (e *Explainer) Complete(prefix string) []string {
+	var out []string
+	parent, partial, nested := cutLast(prefix, ".")
+	if !nested {
+		for _, name := range e.Names() {
+			if strings.HasPrefix(name, prefix) {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	t, err := e.Find(parent)
+	if err != nil {
+		return nil
+	}
+	md := t.message()
+	if md == nil {
+		return nil
+	}
+	for _, name := range fieldNames(md) {
+		if strings.HasPrefix(name, partial) {
+			out = append(out, parent+"."+name)
+		}
+	}
+	return out
+}
+
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// Path is the target's camelCase path from its root, e.g. "spec.defaultNodePool.size"; "" for
+// the kind itself.
+func (t *Target) Path() string {
+	names := make([]string, len(t.fields))
+	for i, fd := range t.fields {
+		names[i] = fd.JSONName()
+	}
+	return strings.Join(names, ".")
+}
+
+// Field is the field the target names; nil for the kind itself.
+func (t *Target) Field() protoreflect.FieldDescriptor {
+	if len(t.fields) == 0 {
+		return nil
+	}
+	return t.fields[len(t.fields)-1]
+}
+
+// message is the message whose fields the target has: the root, or the field's message type.
+func (t *Target) message() protoreflect.MessageDescriptor {
+	fd := t.Field()
+	switch {
+	case fd == nil:
+		return t.root.md
+	case fd.IsMap():
+		return nil
+	default:
+		return fd.Message()
+	}
+}
+
+// effect asks Effect about the target, with its path from the manifest's root.
+func (t *Target) effect() string {
+	path := t.Path()
+	if t.root.manifest != "" {
+		rest, ok := strings.CutPrefix(path, t.root.manifest+".")
+		if !ok {
+			return ""
+		}
+		path = rest
+	}
+	if path == "" {
+		return ""
+	}
+	return Effect(t.root.kind, path)
+}
+
+// Write writes the explanation: header, description, rules, default, what changing it does,
+// enum values and fields. With recursive the fields of fields are listed too, by name and type.
+func (t *Target) Write(w io.Writer, recursive bool) error {
+	ew := &errWriter{w: w}
+	ew.printf("KIND:     %s\n", t.name)
+	if v := apiVersion(t.root.md); v != "" {
+		ew.printf("VERSION:  %s\n", v)
+	}
+	fd := t.Field()
+	if fd != nil {
+		ew.printf("\nFIELD:    %s <%s>\n", t.Path(), typeName(fd))
+	}
+	comment := ""
+	if fd != nil {
+		comment = apidoc.Comment(fd.FullName())
+	} else {
+		comment = apidoc.Comment(t.root.md.FullName())
+	}
+	ew.section("DESCRIPTION", strings.Split(orNone(comment), "\n"))
+	if fd != nil {
+		var lines []string
+		for _, r := range rules.Words(fd) {
+			lines = append(lines, "- "+r)
+		}
+		if len(lines) > 0 {
+			ew.section("RULES", lines)
+		}
+		def, err := defaultOf(fd)
+		if err != nil {
+			return err
+		}
+		ew.section("DEFAULT", []string{def})
+		if effect := t.effect(); effect != "" {
+			ew.section("CHANGING IT", []string{effect})
+		}
+		if fd.Kind() == protoreflect.EnumKind {
+			ew.section("VALUES", enumLines(fd.Enum()))
+		}
+	}
+	if md := t.message(); md != nil {
+		ew.printf("\nFIELDS:\n")
+		if err := writeFields(ew, md, recursive, 1); err != nil {
+			return err
+		}
+	}
+	return ew.err
+}
+
+func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive bool, depth int) error {
+	indent := strings.Repeat("  ", depth)
+	fields := md.Fields()
+	width := 0
+	for i := range fields.Len() {
+		width = max(width, len(fields.Get(i).JSONName()))
+	}
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		required, err := rules.RejectsZero(fd)
+		if err != nil {
+			return err
+		}
+		mark := ""
+		if required {
+			mark = " -required-"
+		}
+		ew.printf("%s%-*s  <%s>%s\n", indent, width, fd.JSONName(), typeName(fd), mark)
+		if recursive {
+			if fd.Message() != nil && !fd.IsMap() {
+				if err := writeFields(ew, fd.Message(), recursive, depth+1); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if c := firstSentence(apidoc.Comment(fd.FullName())); c != "" {
+			ew.printf("%s    %s\n", indent, c)
+		}
+	}
+	return nil
+}
+
+// typeName is a field's type as a manifest sees it: JSON types, lists as []T.
+func typeName(fd protoreflect.FieldDescriptor) string {
+	if fd.IsMap() {
+		return "map[" + scalarType(fd.MapKey()) + "]" + scalarType(fd.MapValue())
+	}
+	if fd.IsList() {
+		return "[]" + scalarType(fd)
+	}
+	return scalarType(fd)
+}
+
+func scalarType(fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return "boolean"
+	case protoreflect.StringKind, protoreflect.EnumKind, protoreflect.BytesKind:
+		return "string"
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return "number"
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return "object"
+	default:
+		return "integer"
+	}
+}
+
+// defaultOf says what the field is when a manifest leaves it out.
+func defaultOf(fd protoreflect.FieldDescriptor) (string, error) {
+	required, err := rules.RejectsZero(fd)
+	if err != nil {
+		return "", err
+	}
+	if required {
+		return "none: a manifest must set it", nil
+	}
+	switch {
+	case fd.IsMap():
+		return "{} (no entries)", nil
+	case fd.IsList():
+		return "[] (no items)", nil
+	case fd.HasPresence():
+		return "not set", nil
+	}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return "false", nil
+	case protoreflect.StringKind:
+		return `"" (empty)`, nil
+	case protoreflect.EnumKind:
+		zero := fd.Enum().Values().ByNumber(0)
+		if zero != nil {
+			if c := apidoc.Comment(zero.FullName()); c != "" {
+				return "not set: " + firstSentence(c), nil
+			}
+		}
+		return "not set", nil
+	default:
+		return "0", nil
+	}
+}
+
+func enumLines(ed protoreflect.EnumDescriptor) []string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, v := range rules.EnumValues(ed) {
+		fmt.Fprintf(tw, "%s\t%s\n", v.Name(), firstSentence(apidoc.Comment(v.FullName())))
+	}
+	tw.Flush()
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+// apiVersion is the apiVersion a manifest root (or the target of a stack-input root) must have.
+func apiVersion(md protoreflect.MessageDescriptor) string {
+	if target := md.Fields().ByName("target"); target != nil && target.Message() != nil {
+		md = target.Message()
+	}
+	if fd := md.Fields().ByName("api_version"); fd != nil {
+		return rules.Field(fd).GetString().GetConst()
+	}
+	return ""
+}
+
+// firstSentence is a comment's first sentence, on one line.
+func firstSentence(comment string) string {
+	text := strings.Join(strings.Fields(comment), " ")
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] != '.' || text[i+1] != ' ' {
+			continue
+		}
+		if head := text[:i+1]; !strings.HasSuffix(head, "e.g.") && !strings.HasSuffix(head, "i.e.") {
+			return head
+		}
+	}
+	return text
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(undocumented)"
+	}
+	return s
+}
+
+// errWriter keeps the first write error so that Write checks once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *errWriter) section(title string, lines []string) {
+	e.printf("\n%s:\n", title)
+	for _, l := range lines {
+		e.printf("    %s\n", l)
+	}
+}

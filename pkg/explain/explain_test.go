@@ -1,0 +1,61 @@
+package explain_test
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/explain"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
+func TestFindAcceptsCamelCaseSnakeCaseAndListIndexes(t *testing.T) {
+	e := explain.New(kinds.StackInputs()...)
+	for _, query := range []string{
+		"DigitalOceanKubernetesNodePool.spec.taints.effect",
+		"DigitalOceanKubernetesNodePool.spec.taints[2].effect",
+	} {
+		target, err := e.Find(query)
+		if err != nil {
+			t.Fatalf("Find(%s): %v", query, err)
+		}
+		if got := target.Path(); got != "spec.taints.effect" {
+			t.Errorf("Find(%s).Path() = %q", query, got)
+		}
+	}
+	target, err := e.Find("CivoKubernetesClusterStackInput.provider_config.api_token")
+	if err != nil || target.Path() != "providerConfig.apiToken" {
+		t.Fatalf("Find of snake_case names = %v, %v", target, err)
+	}
+	var out bytes.Buffer
+	if err := target.Write(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"KIND:     CivoKubernetesClusterStackInput\n", "VERSION:  civo.clusterplane.dev/v1\n",
+		"FIELD:    providerConfig.apiToken <string>\n", "CIVO_TOKEN", "DEFAULT:\n    \"\" (empty)\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explain of the API token lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestCompleteExtendsAQueryByOneStep(t *testing.T) {
+	e := explain.New(kinds.StackInputs()...)
+	tests := []struct {
+		prefix string
+		want   []string
+	}{
+		{"DigitalOceanKubernetesNodePool", []string{"DigitalOceanKubernetesNodePool", "DigitalOceanKubernetesNodePoolStackInput"}},
+		{"CivoKubernetesNodePool.", []string{"CivoKubernetesNodePool.apiVersion", "CivoKubernetesNodePool.kind",
+			"CivoKubernetesNodePool.metadata", "CivoKubernetesNodePool.spec", "CivoKubernetesNodePool.status"}},
+		{"CivoKubernetesNodePool.spec.m", []string{"CivoKubernetesNodePool.spec.minNodes", "CivoKubernetesNodePool.spec.maxNodes"}},
+		{"CivoKubernetesNodePool.spec.size.", nil},
+		{"Nope.spec", nil},
+	}
+	for _, tt := range tests {
+		if got := e.Complete(tt.prefix); !slices.Equal(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
+}

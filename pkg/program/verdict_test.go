@@ -1,0 +1,95 @@
+package program_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+)
+
+func TestStartedByPulumiWhenTheLanguageHostSetTheEngineAddresses(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"PULUMI_PROJECT": "p", "PULUMI_STACK": "s"}, false},
+		{map[string]string{"PULUMI_MONITOR": "127.0.0.1:1234"}, true},
+		{map[string]string{"PULUMI_ENGINE": "127.0.0.1:1234"}, true},
+		{map[string]string{"PULUMI_PLUGINS": "true"}, true},
+		{map[string]string{"PULUMI_PLUGINS": "false"}, false},
+	}
+	for _, tt := range tests {
+		if got := program.StartedByPulumi(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("StartedByPulumi(%v) = %t, want %t", tt.env, got, tt.want)
+		}
+	}
+}
+
+func TestKindIsTheNameOfTheStackInputsTarget(t *testing.T) {
+	if got := prog.Kind(); got != "DigitalOceanKubernetesCluster" {
+		t.Errorf("Kind() = %q", got)
+	}
+}
+
+func TestCheckJudgesAFileAndItsVerdictWritesJSON(t *testing.T) {
+	valid, err := os.ReadFile(minimal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, text, status string
+		want               []string
+	}{
+		{"valid.yaml", string(valid), "valid", []string{`"file":"valid.yaml"`, `"kind":"DigitalOceanKubernetesCluster"`, `"status":"valid"`}},
+		{"invalid.yaml", invalidManifest, "invalid", []string{`"status":"invalid"`,
+			`{"file":"invalid.yaml","line":11,"column":10,"path":"spec.tags[0]","ruleId":"tag.not_reserved","message":"tags must not be k8s or start with k8s: or terraform:, which the provider manages"}`}},
+		{"unknown.yaml", string(valid) + "extra: 1\n", "invalid", []string{`"path":"extra","ruleId":"field.unknown","message":"unknown field"`}},
+	}
+	for _, tt := range tests {
+		v := prog.Check(tt.name, []byte(tt.text))
+		if v.Status() != tt.status || v.Valid() != (tt.status == "valid") {
+			t.Errorf("%s: status %s, want %s (%v)", tt.name, v.Status(), tt.status, v.Err)
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s: JSON %s lacks %s", tt.name, data, want)
+			}
+		}
+	}
+	skipped, err := json.Marshal(program.Verdict{File: "Pulumi.yaml", Skipped: "not a manifest"})
+	if err != nil || string(skipped) != `{"file":"Pulumi.yaml","status":"skipped","reason":"not a manifest","problems":[]}` {
+		t.Errorf("skipped verdict JSON = %s, %v", skipped, err)
+	}
+	if v := (program.Verdict{File: "x", Err: errors.New("boom")}); v.Status() != "invalid" {
+		t.Errorf("a verdict with an error is %s", v.Status())
+	}
+}
+
+func TestReadReadsFilesAndStandardInputUpToALimit(t *testing.T) {
+	data, err := stackinput.ReadFrom(stackinput.Stdin, strings.NewReader("kind: x\n"))
+	if err != nil || string(data) != "kind: x\n" {
+		t.Errorf("Read(-) = %q, %v", data, err)
+	}
+	big := strings.NewReader(strings.Repeat("a", stackinput.MaxBytes+1))
+	if _, err := stackinput.ReadFrom(stackinput.Stdin, big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("Read of a too large input = %v, want an error", err)
+	}
+	path := writeFile(t, "m.yaml", "kind: y\n")
+	if data, err := stackinput.ReadFrom(path, nil); err != nil || string(data) != "kind: y\n" {
+		t.Errorf("Read(%s) = %q, %v", path, data, err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	if _, err := stackinput.ReadFrom(missing, nil); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Read of a missing file = %v, want an error naming it", err)
+	}
+}

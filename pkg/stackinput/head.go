@@ -1,0 +1,71 @@
+package stackinput
+
+import (
+	"strings"
+
+	"github.com/pkg/errors"
+	"go.yaml.in/yaml/v3"
+)
+
+// Head is what a file says it is before it is parsed as any kind: the apiVersion and kind of its
+// manifest, at the top of a bare manifest or under target in a stack input.
+type Head struct {
+	APIVersion string
+	Kind       string
+	// StackInput is true when the file has the shape of a stack input (target, providerConfig).
+	StackInput bool
+}
+
+// Claimed reports whether the file claims to be a Clusterplane manifest or stack input, so that
+// an unknown or missing kind is a mistake rather than some other YAML file.
+func (h Head) Claimed() bool {
+	return h.StackInput || strings.Contains(h.APIVersion, ".clusterplane.dev/")
+}
+
+// ErrNotAMapping is ReadHead's error for YAML or JSON text that is not a mapping.
+var ErrNotAMapping = errors.New("not a mapping: a manifest or stack input has apiVersion or target at the top")
+
+// ReadHead reads the head of YAML or JSON text with the loader's own strict parser. It fails
+// when the text is not YAML or JSON, and with ErrNotAMapping when it is empty or not a mapping;
+// a mapping that names no kind has an empty Kind.
+func ReadHead(data []byte) (Head, error) {
+	root, problem := document(data, "")
+	switch {
+	case problem != nil && (problem.RuleID == "yaml.type" || problem.RuleID == "file.empty"):
+		return Head{}, ErrNotAMapping
+	case problem != nil:
+		return Head{}, errors.New(problem.Message)
+	}
+	h := Head{}
+	manifest := root
+	for _, key := range []string{"target", "providerConfig", "provider_config"} {
+		if valueOf(root, key) != nil {
+			h.StackInput = true
+		}
+	}
+	if target := valueOf(root, "target"); target != nil && target.Kind == yaml.MappingNode {
+		manifest = target
+	}
+	h.APIVersion = firstString(manifest, "apiVersion", "api_version")
+	h.Kind = firstString(manifest, "kind")
+	return h, nil
+}
+
+// valueOf is the value of key in the mapping m, or nil.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func firstString(m *yaml.Node, keys ...string) string {
+	for _, key := range keys {
+		if v := valueOf(m, key); v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
+			return v.Value
+		}
+	}
+	return ""
+}
