@@ -18,7 +18,7 @@ SCHEMAS := schemas
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS)
 
-.PHONY: help tools protos check-generated lint test bench build clean
+.PHONY: help tools protos check-generated lint test fuzz bench build clean
 
 help:
 	@echo "make test             go vet and all tests"
@@ -61,6 +61,11 @@ lint: tools $(VALIDATE_PROTO)
 test:
 	go vet ./...
 	go test -timeout 20m ./...
+
+# Fuzz targets and how long each runs: FUZZTIME=5s in CI, longer by hand (make fuzz FUZZTIME=10m).
+FUZZTIME ?= 2m
+fuzz:
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/stackinput
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

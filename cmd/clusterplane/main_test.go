@@ -563,3 +563,16 @@ func BenchmarkValidateAllExamples(b *testing.B) {
 		}
 	}
 }
+
+func TestDiffOfTwoRealManifestsSaysWhatDeployingTheNewOneDoes(t *testing.T) {
+	old := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
+	dir := writeFiles(t, map[string]string{
+		"old.yaml": old,
+		"new.yaml": strings.Replace(old, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb", 1),
+	})
+	r := run(t, "", "diff", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"), "-o", "json")
+	if r.code != program.ExitBlocked || !strings.Contains(r.stdout, `"path": "spec.defaultNodePool.size"`) ||
+		!strings.Contains(r.stdout, `"effect": "refused"`) {
+		t.Errorf("diff = exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
