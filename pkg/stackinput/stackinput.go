@@ -162,7 +162,10 @@ func document(data []byte, source string) (*yaml.Node, *Problem) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, &Problem{File: source, RuleID: "file.empty", Message: "the file is empty",
+			Hint: "a manifest starts with apiVersion, kind, metadata and spec"}
+	} else if err != nil {
 		line, message := syntaxError(err)
 		return nil, &Problem{File: source, Line: line, Column: 1, RuleID: "yaml.syntax", Message: message}
 	}
@@ -257,10 +260,18 @@ func (d *decoder) violation(v validation.Violation, root *yaml.Node, checked pro
 	return p
 }
 
-// coveredBy tells whether one of problems already stands at p's field or a parent of it.
+// coveredBy tells whether one of problems already stands at p's field, a parent of it, or (for a
+// value that could not be read, not an unknown field) below it: a rule of the message around an
+// unreadable value sees the value as unset.
 func coveredBy(p Problem, problems []Problem) bool {
 	for _, q := range problems {
-		if q.Path != "" && (p.Path == q.Path || strings.HasPrefix(p.Path, q.Path+".") || strings.HasPrefix(p.Path, q.Path+"[")) {
+		if q.Path == "" {
+			continue
+		}
+		if p.Path == q.Path || strings.HasPrefix(p.Path, q.Path+".") || strings.HasPrefix(p.Path, q.Path+"[") {
+			return true
+		}
+		if q.RuleID != "field.unknown" && (p.Path == "" || strings.HasPrefix(q.Path, p.Path+".") || strings.HasPrefix(q.Path, p.Path+"[")) {
 			return true
 		}
 	}
