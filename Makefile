@@ -66,6 +66,7 @@ test:
 FUZZTIME ?= 2m
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/stackinput
+	go test -run '^$$' -fuzz '^FuzzParseThenPlan$$' -fuzztime $(FUZZTIME) ./examples
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

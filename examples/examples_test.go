@@ -86,7 +86,7 @@ var secretOutputs = []string{"kubeconfig_b64", "kubeconfig"}
 const stackInputSuffix = ".stack-input.yaml"
 
 // exampleFiles returns every YAML file under examples/ except those of the Go examples.
-func exampleFiles(t *testing.T) []string {
+func exampleFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
