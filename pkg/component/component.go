@@ -27,6 +27,9 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	// StackAliases makes children answer to the URNs they had when the stack programs created
 	// them at the stack's root, before components existed.
 	StackAliases bool
+	// Validated says the spec was validated already (the stack programs validate the whole
+	// stack input once), so New does not validate it again.
+	Validated bool
 }
 
 // Option sets a constructor option.
@@ -62,6 +65,11 @@ func WithStackAliases[P pulumi.ProviderResource, C proto.Message]() Option[P, C]
 	return func(s *Settings[P, C]) { s.StackAliases = true }
 }
 
+// WithValidated is for the stack programs only; see Settings.Validated.
+func WithValidated[P pulumi.ProviderResource, C proto.Message]() Option[P, C] {
+	return func(s *Settings[P, C]) { s.Validated = true }
+}
+
 // Apply returns the settings of a component named name.
 func Apply[P pulumi.ProviderResource, C proto.Message](name string, opts []Option[P, C]) *Settings[P, C] {
 	s := &Settings[P, C]{Inputs: map[string]pulumi.StringInput{}}
@@ -93,6 +101,9 @@ func inputPlaceholder() *sharedv1.StringValueOrRef {
 func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
 	if spec == nil || !spec.ProtoReflect().IsValid() {
 		return errors.Errorf("%s %s: spec is required", kind, name)
+	}
+	if s.Validated {
+		return nil
 	}
 	checked := proto.Clone(spec).ProtoReflect()
 	fields := checked.Descriptor().Fields()

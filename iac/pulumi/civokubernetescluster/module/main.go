@@ -101,16 +101,23 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 	return c, nil
 }
 
-// Resources deploys the stack input's cluster and exports its outputs.
+// Resources validates the stack input, deploys its cluster and exports its outputs.
 func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
+	return Deploy(ctx, input)
+}
+
+// Deploy deploys a stack input that is valid already (the programs' loader validates it, with
+// positions) and exports its outputs: the rules run once per program run.
+func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
 	target := input.GetTarget()
 	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),
 		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig]())
+		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig](),
+		component.WithValidated[*civo.Provider, *civov1.CivoProviderConfig]())
 	if err != nil {
 		return err
 	}
