@@ -445,8 +445,8 @@ func writeInput(t *testing.T, dir, name string, m proto.Message) string {
 	return path
 }
 
-// run diffs OLD and NEW of a pair through its program and returns the JSON result and exit code.
-func (p pair) run(t *testing.T) (*diff.Result, int, string) {
+// files writes OLD and NEW of a pair and returns their paths.
+func (p pair) files(t *testing.T) (oldFile, newFile string) {
 	t.Helper()
 	oldInput := p.kind.load(t)
 	if p.edit != nil {
@@ -455,7 +455,14 @@ func (p pair) run(t *testing.T) (*diff.Result, int, string) {
 	newInput := proto.Clone(oldInput)
 	p.change(newInput)
 	dir := t.TempDir()
-	args := append([]string{"diff", writeInput(t, dir, "old.json", oldInput), writeInput(t, dir, "new.json", newInput), "-o", "json"}, p.args...)
+	return writeInput(t, dir, "old.json", oldInput), writeInput(t, dir, "new.json", newInput)
+}
+
+// run diffs OLD and NEW of a pair through its program and returns the JSON result and exit code.
+func (p pair) run(t *testing.T) (*diff.Result, int, string) {
+	t.Helper()
+	oldFile, newFile := p.files(t)
+	args := append([]string{"diff", oldFile, newFile, "-o", "json"}, p.args...)
 	var stdout, stderr bytes.Buffer
 	code := p.kind.run(args, &stdout, &stderr)
 	var result diff.Result
@@ -549,14 +556,10 @@ func TestDiffShowsSecretsAsSecretAndNeverTheirValue(t *testing.T) {
 	}, change: func(m proto.Message) {
 		m.(*dcv1.DigitalOceanKubernetesClusterStackInput).ProviderConfig.ApiToken = "tok-SENTINEL-NEW"
 	}}
-	oldInput := p.kind.load(t)
-	p.edit(oldInput)
-	newInput := proto.Clone(oldInput)
-	p.change(newInput)
-	dir := t.TempDir()
+	oldFile, newFile := p.files(t)
 	for _, format := range []string{"json", "text"} {
 		var stdout, stderr bytes.Buffer
-		p.kind.run([]string{"diff", writeInput(t, dir, "old.json", oldInput), writeInput(t, dir, "new.json", newInput), "-o", format}, &stdout, &stderr)
+		p.kind.run([]string{"diff", oldFile, newFile, "-o", format}, &stdout, &stderr)
 		out := stdout.String() + stderr.String()
 		if strings.Contains(out, "SENTINEL") {
 			t.Errorf("diff -o %s printed a token: %s", format, out)
