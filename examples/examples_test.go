@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -261,6 +262,24 @@ func TestTheKindsCoverEveryExampleFolder(t *testing.T) {
 	for folder := range seen {
 		if _, ok := kinds[folder]; !ok {
 			t.Errorf("example folder %s maps to no kind", folder)
+		}
+	}
+}
+
+// Each kind's options are a type of its own, so that, say, a cluster's WithVpcID passed to a
+// node pool's New does not compile. Go's assignability is what the compiler checks.
+func TestEachKindsOptionsAreATypeOfItsOwn(t *testing.T) {
+	options := map[string]reflect.Type{
+		"civo cluster":         reflect.TypeOf(civoclustermodule.WithNetworkID(nil)),
+		"civo node pool":       reflect.TypeOf(civopoolmodule.WithClusterID(nil)),
+		"digitalocean cluster": reflect.TypeOf(doclustermodule.WithVpcID(nil)),
+		"digitalocean pool":    reflect.TypeOf(dopoolmodule.WithClusterID(nil)),
+	}
+	for a, ta := range options {
+		for b, tb := range options {
+			if a != b && ta.AssignableTo(tb) {
+				t.Errorf("an option of the %s (%v) can be given to the %s's New (%v)", a, ta, b, tb)
+			}
 		}
 	}
 }

@@ -32,46 +32,47 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	Validated bool
 }
 
-// Option sets a constructor option.
-type Option[P pulumi.ProviderResource, C proto.Message] func(*Settings[P, C])
+// Options are each kind's own type, func(*Settings[P, C]), declared in its module, so that an
+// option of one kind does not compile for another; the constructors below make options of any
+// such type O.
 
-// WithMetadata sets the metadata that names and tags the resources.
-func WithMetadata[P pulumi.ProviderResource, C proto.Message](md *sharedv1.CloudResourceMetadata) Option[P, C] {
+// WithMetadata sets the metadata that names and labels the resources.
+func WithMetadata[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](md *sharedv1.CloudResourceMetadata) O {
 	return func(s *Settings[P, C]) { s.Metadata = md }
 }
 
 // WithProvider makes p manage the children instead of a provider the component creates.
-func WithProvider[P pulumi.ProviderResource, C proto.Message](p P) Option[P, C] {
+func WithProvider[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](p P) O {
 	return func(s *Settings[P, C]) { s.Provider = p }
 }
 
 // WithProviderConfig configures the provider the component creates.
-func WithProviderConfig[P pulumi.ProviderResource, C proto.Message](cfg C) Option[P, C] {
+func WithProviderConfig[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](cfg C) O {
 	return func(s *Settings[P, C]) { s.ProviderConfig = cfg }
 }
 
 // WithResourceOptions applies opts to the component resource.
-func WithResourceOptions[P pulumi.ProviderResource, C proto.Message](opts ...pulumi.ResourceOption) Option[P, C] {
+func WithResourceOptions[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](opts ...pulumi.ResourceOption) O {
 	return func(s *Settings[P, C]) { s.ResourceOptions = append(s.ResourceOptions, opts...) }
 }
 
 // WithInput makes value stand in for the spec's reference field named field.
-func WithInput[P pulumi.ProviderResource, C proto.Message](field string, value pulumi.StringInput) Option[P, C] {
+func WithInput[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](field string, value pulumi.StringInput) O {
 	return func(s *Settings[P, C]) { s.Inputs[field] = value }
 }
 
 // WithStackAliases is for the stack programs only; see Settings.StackAliases.
-func WithStackAliases[P pulumi.ProviderResource, C proto.Message]() Option[P, C] {
+func WithStackAliases[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() O {
 	return func(s *Settings[P, C]) { s.StackAliases = true }
 }
 
 // WithValidated is for the stack programs only; see Settings.Validated.
-func WithValidated[P pulumi.ProviderResource, C proto.Message]() Option[P, C] {
+func WithValidated[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() O {
 	return func(s *Settings[P, C]) { s.Validated = true }
 }
 
 // Apply returns the settings of a component named name.
-func Apply[P pulumi.ProviderResource, C proto.Message](name string, opts []Option[P, C]) *Settings[P, C] {
+func Apply[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](name string, opts []O) *Settings[P, C] {
 	s := &Settings[P, C]{Inputs: map[string]pulumi.StringInput{}}
 	for _, opt := range opts {
 		opt(s)

@@ -25,32 +25,32 @@ const (
 	FirewallIDOutput = "firewall_id"
 )
 
-// Option configures New.
-type Option = component.Option[*civo.Provider, *civov1.CivoProviderConfig]
+// Option configures New. It is this kind's own type: another kind's options do not compile here.
+type Option func(*component.Settings[*civo.Provider, *civov1.CivoProviderConfig])
 
 // Options of New.
 var (
 	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[*civo.Provider, *civov1.CivoProviderConfig]
+	WithMetadata = component.WithMetadata[Option]
 	// WithProvider manages the cluster with an existing provider, which must be set to the
 	// cluster's region, instead of creating one.
-	WithProvider = component.WithProvider[*civo.Provider, *civov1.CivoProviderConfig]
+	WithProvider = component.WithProvider[Option]
 	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[*civo.Provider, *civov1.CivoProviderConfig]
+	WithProviderConfig = component.WithProviderConfig[Option]
 	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[*civo.Provider, *civov1.CivoProviderConfig]
+	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
 // WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
 // the same program; it stands in for spec.network.
 func WithNetworkID(id pulumi.StringInput) Option {
-	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("network", id)
+	return component.WithInput[Option]("network", id)
 }
 
 // WithFirewallID puts the cluster behind the firewall with this id instead of one the module
 // creates; it stands in for spec.firewall.
 func WithFirewallID(id pulumi.StringInput) Option {
-	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("firewall", id)
+	return component.WithInput[Option]("firewall", id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
@@ -116,8 +116,8 @@ func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) erro
 	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),
 		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig](),
-		component.WithValidated[*civo.Provider, *civov1.CivoProviderConfig]())
+		component.WithStackAliases[Option](),
+		component.WithValidated[Option]())
 	if err != nil {
 		return err
 	}

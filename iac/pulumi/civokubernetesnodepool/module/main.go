@@ -22,27 +22,27 @@ const (
 	ClusterIDOutput = "cluster_id"
 )
 
-// Option configures New.
-type Option = component.Option[*civo.Provider, *civov1.CivoProviderConfig]
+// Option configures New. It is this kind's own type: another kind's options do not compile here.
+type Option func(*component.Settings[*civo.Provider, *civov1.CivoProviderConfig])
 
 // Options of New.
 var (
 	// WithMetadata sets the metadata of the pool; by default only the name.
-	WithMetadata = component.WithMetadata[*civo.Provider, *civov1.CivoProviderConfig]
+	WithMetadata = component.WithMetadata[Option]
 	// WithProvider manages the pool with an existing provider instead of creating one. Civo node
 	// pools have no region of their own: the provider must be set to the cluster's region.
-	WithProvider = component.WithProvider[*civo.Provider, *civov1.CivoProviderConfig]
+	WithProvider = component.WithProvider[Option]
 	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[*civo.Provider, *civov1.CivoProviderConfig]
+	WithProviderConfig = component.WithProviderConfig[Option]
 	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[*civo.Provider, *civov1.CivoProviderConfig]
+	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
 func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[*civo.Provider, *civov1.CivoProviderConfig]("cluster", id)
+	return component.WithInput[Option]("cluster", id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
@@ -95,8 +95,8 @@ func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) err
 	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),
 		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[*civo.Provider, *civov1.CivoProviderConfig](),
-		component.WithValidated[*civo.Provider, *civov1.CivoProviderConfig]())
+		component.WithStackAliases[Option](),
+		component.WithValidated[Option]())
 	if err != nil {
 		return err
 	}

@@ -20,25 +20,25 @@ const (
 	TypeToken = "clusterplane:digitalocean:KubernetesCluster"
 )
 
-// Option configures New.
-type Option = component.Option[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+// Option configures New. It is this kind's own type: another kind's options do not compile here.
+type Option func(*component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig])
 
 // Options of New.
 var (
 	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithMetadata = component.WithMetadata[Option]
 	// WithProvider manages the cluster with an existing provider instead of creating one.
-	WithProvider = component.WithProvider[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithProvider = component.WithProvider[Option]
 	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithProviderConfig = component.WithProviderConfig[Option]
 	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
 // WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
 // it stands in for spec.vpc.
 func WithVpcID(id pulumi.StringInput) Option {
-	return component.WithInput[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]("vpc", id)
+	return component.WithInput[Option]("vpc", id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
@@ -100,8 +100,8 @@ func Deploy(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInp
 	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),
 		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig](),
-		component.WithValidated[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]())
+		component.WithStackAliases[Option](),
+		component.WithValidated[Option]())
 	if err != nil {
 		return err
 	}

@@ -22,26 +22,26 @@ const (
 	ClusterIDOutput = "cluster_id"
 )
 
-// Option configures New.
-type Option = component.Option[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+// Option configures New. It is this kind's own type: another kind's options do not compile here.
+type Option func(*component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig])
 
 // Options of New.
 var (
 	// WithMetadata sets the metadata the pool's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithMetadata = component.WithMetadata[Option]
 	// WithProvider manages the pool with an existing provider instead of creating one.
-	WithProvider = component.WithProvider[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithProvider = component.WithProvider[Option]
 	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithProviderConfig = component.WithProviderConfig[Option]
 	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
 func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]("cluster", id)
+	return component.WithInput[Option]("cluster", id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
@@ -93,8 +93,8 @@ func Deploy(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStackIn
 	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),
 		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig](),
-		component.WithValidated[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]())
+		component.WithStackAliases[Option](),
+		component.WithValidated[Option]())
 	if err != nil {
 		return err
 	}
