@@ -303,3 +303,21 @@ func AssertProtection(t *testing.T, p *plan.Plan, typ string, want bool) {
 		}
 	}
 }
+
+// Protection is a cluster's deletion_protection as a manifest may set it, and whether the
+// cluster resource must then be protected.
+type Protection struct {
+	Name    string
+	Value   *bool
+	Protect bool
+}
+
+// Protections are the three ways a manifest sets deletion_protection.
+func Protections() []Protection {
+	on, off := true, false
+	return []Protection{
+		{Name: "absent means protected", Protect: true},
+		{Name: "true is protected", Value: &on, Protect: true},
+		{Name: "false leaves the cluster unprotected", Value: &off},
+	}
+}

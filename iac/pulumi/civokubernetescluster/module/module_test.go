@@ -16,7 +16,6 @@ import (
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"google.golang.org/protobuf/proto"
 )
 
 // Type tokens of what the module registers.
@@ -892,22 +891,13 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 }
 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
-	tests := []struct {
-		name       string
-		protection *bool
-		want       bool
-	}{
-		{name: "absent means protected", want: true},
-		{name: "true is protected", protection: proto.Bool(true), want: true},
-		{name: "false leaves the cluster unprotected", protection: proto.Bool(false), want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range moduletest.Protections() {
+		t.Run(tt.Name, func(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.DeletionProtection = tt.protection
+				in.Target.Spec.DeletionProtection = tt.Value
 			}), plan.Options{})
-			moduletest.AssertProtection(t, p, clusterType, tt.want)
+			moduletest.AssertProtection(t, p, clusterType, tt.Protect)
 		})
 	}
 }

@@ -686,20 +686,11 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 }
 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
-	tests := []struct {
-		name       string
-		protection *bool
-		want       bool
-	}{
-		{name: "absent means protected", want: true},
-		{name: "true is protected", protection: proto.Bool(true), want: true},
-		{name: "false leaves the cluster unprotected", protection: proto.Bool(false), want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range moduletest.Protections() {
+		t.Run(tt.Name, func(t *testing.T) {
 			in := minimalInput()
-			in.Target.Spec.DeletionProtection = tt.protection
-			moduletest.AssertProtection(t, run(t, in, plan.Options{}), clusterType, tt.want)
+			in.Target.Spec.DeletionProtection = tt.Value
+			moduletest.AssertProtection(t, run(t, in, plan.Options{}), clusterType, tt.Protect)
 		})
 	}
 }
