@@ -15,17 +15,19 @@ VALIDATE_PROTO := third_party/protovalidate/buf/validate/validate.proto
 API_IMAGE := pkg/apidoc/apis.binpb
 # The JSON Schemas of the manifests and stack inputs, generated from the descriptors and comments.
 SCHEMAS := schemas
+# The Pulumi package schema of the component provider, generated from the descriptors and comments.
+PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
 .PHONY: help tools protos check-generated lint test fuzz bench build clean
 
 help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
-	@echo "make protos           regenerate Go code and JSON Schemas from apis/ (installs buf, protoc-gen-go)"
+	@echo "make protos           regenerate Go code, JSON Schemas and the Pulumi schema from apis/ (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
-	@echo "make build            the four program binaries and clusterplane in bin/"
+	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 
 tools:
@@ -48,6 +50,7 @@ protos: tools $(VALIDATE_PROTO)
 	buf build apis --exclude-imports -o $(API_IMAGE)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./internal/cmd/schemagen $(SCHEMAS)
+	go run ./internal/cmd/pulumischema $(PULUMI_SCHEMA)
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
@@ -77,7 +80,7 @@ bench:
 
 build:
 	mkdir -p bin
-	go build -o bin/ ./iac/pulumi/... ./cmd/clusterplane
+	go build -o bin/ ./iac/pulumi/... ./cmd/...
 
 clean:
 	rm -rf bin third_party

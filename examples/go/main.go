@@ -95,6 +95,6 @@ func program(ctx *pulumi.Context) error {
 	ctx.Export("platform_cluster_id", platform.ClusterID)
 	ctx.Export("platform_kubeconfig", platform.Kubeconfig)
 	ctx.Export("edge_cluster_id", edge.ClusterID)
-	ctx.Export("edge_kubeconfig", edge.Kubeconfig)
+	ctx.Export("edge_kubeconfig_b64", edge.KubeconfigB64)
 	return nil
 }

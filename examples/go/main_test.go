@@ -111,7 +111,7 @@ func TestEachPoolGetsItsClusterIDAsAnOutputAndDependsOnTheCluster(t *testing.T) 
 func TestKubeconfigsAreSecretOutputsAndIDsAreNot(t *testing.T) {
 	p := runProgram(t)
 	for name, wantSecret := range map[string]bool{
-		"platform_kubeconfig": true, "edge_kubeconfig": true,
+		"platform_kubeconfig": true, "edge_kubeconfig_b64": true,
 		"platform_cluster_id": false, "edge_cluster_id": false,
 	} {
 		o, ok := p.Outputs[name]

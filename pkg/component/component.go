@@ -3,6 +3,8 @@
 package component
 
 import (
+	"reflect"
+
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/validation"
@@ -89,11 +91,11 @@ func (s *Settings[P, C]) HasProvider() bool {
 	return any(s.Provider) != any(none)
 }
 
-// inputPlaceholder fills a reference field set by an option, so that the spec's rules for it
+// InputPlaceholder fills a reference field set by an option, so that the spec's rules for it
 // (required, usually) see it set. It is a literal that every id rule accepts (a UUID): the
 // rules on literal ids and on references are for what the spec writes, not for outputs known
 // only at deployment.
-func inputPlaceholder() *sharedv1.StringValueOrRef {
+func InputPlaceholder() *sharedv1.StringValueOrRef {
 	return sharedv1.StringValue("00000000-0000-4000-8000-000000000000")
 }
 
@@ -114,7 +116,7 @@ func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
 			return errors.Errorf("%s has no field %q to set by option", kind, field)
 		}
 		if !checked.Has(fd) {
-			checked.Set(fd, protoreflect.ValueOfMessage(inputPlaceholder().ProtoReflect()))
+			checked.Set(fd, protoreflect.ValueOfMessage(InputPlaceholder().ProtoReflect()))
 		}
 	}
 	if err := validation.Validate(checked.Interface()); err != nil {
@@ -153,17 +155,49 @@ func (s *Settings[P, C]) Register(ctx *pulumi.Context, typ, name string, comp pu
 	return opts, nil
 }
 
-// ProviderOr returns the provider given by WithProvider, or else the one create makes.
+// ProviderOr returns the provider the caller gave, or else the one create makes. The caller gives
+// one with WithProvider, or as a provider of the component's own resource options
+// (pulumi.Providers from Go; `providers` from TypeScript, Python or YAML, which reach Construct
+// as such an option): a provider of P's package there would otherwise be shadowed by the one
+// created.
 func (s *Settings[P, C]) ProviderOr(create func() (P, error)) (P, error) {
 	if s.HasProvider() {
 		return s.Provider, nil
 	}
+	ro, err := pulumi.NewResourceOptions(s.ResourceOptions...)
+	if err != nil {
+		var none P
+		return none, errors.Wrap(err, "read the component's resource options")
+	}
+	for _, p := range append([]pulumi.ProviderResource{ro.Provider}, ro.Providers...) {
+		if given, ok := p.(P); ok {
+			return given, nil
+		}
+	}
 	return create()
 }
 
-// Finish registers a component's outputs, which ends its registration.
-func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource, outputs pulumi.Map) error {
-	return errors.Wrap(ctx.RegisterResourceOutputs(comp, outputs), "register outputs")
+// Finish registers a component's outputs, which ends its registration. They are its fields
+// tagged `pulumi:"name"`, under those names: the same names the Pulumi schema gives them, so a
+// TypeScript program and a Go program read the same outputs.
+func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource) error {
+	return errors.Wrap(ctx.RegisterResourceOutputs(comp, Outputs(comp)), "register outputs")
+}
+
+// Outputs returns comp's fields tagged `pulumi:"name"` by name.
+func Outputs(comp pulumi.ComponentResource) pulumi.Map {
+	v := reflect.ValueOf(comp).Elem()
+	out := pulumi.Map{}
+	for i := range v.NumField() {
+		name, ok := v.Type().Field(i).Tag.Lookup("pulumi")
+		if !ok {
+			continue
+		}
+		if value, ok := v.Field(i).Interface().(pulumi.Input); ok {
+			out[name] = value
+		}
+	}
+	return out
 }
 
 // Export exports outputs as the stack's outputs.

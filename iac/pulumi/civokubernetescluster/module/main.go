@@ -95,7 +95,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 		return nil, err
 	}
 	c.setOutputs(cl)
-	if err := component.Finish(ctx, c, c.outputs()); err != nil {
+	if err := component.Finish(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -121,6 +121,6 @@ func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) erro
 	if err != nil {
 		return err
 	}
-	component.Export(ctx, c.outputs())
+	component.Export(ctx, c.stackOutputs())
 	return nil
 }

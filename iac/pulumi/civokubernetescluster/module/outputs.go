@@ -23,17 +23,16 @@ const (
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID pulumi.StringOutput
-	// Kubeconfig is the cluster's kubeconfig YAML and KubeconfigB64 the same base64-encoded;
-	// both are secrets.
-	Kubeconfig        pulumi.StringOutput
-	KubeconfigB64     pulumi.StringOutput
-	APIServerEndpoint pulumi.StringOutput
-	MasterIP          pulumi.StringOutput
-	DNSEntry          pulumi.StringOutput
-	FirewallID        pulumi.StringOutput
-	NetworkID         pulumi.StringOutput
-	CreatedAt         pulumi.StringOutput
+	ClusterID pulumi.StringOutput `pulumi:"clusterId"`
+	// KubeconfigB64 is the cluster's kubeconfig, base64-encoded, a secret. Resource.Kubeconfig
+	// is the same as YAML.
+	KubeconfigB64     pulumi.StringOutput `pulumi:"kubeconfigB64"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
+	MasterIP          pulumi.StringOutput `pulumi:"masterIp"`
+	DNSEntry          pulumi.StringOutput `pulumi:"dnsEntry"`
+	FirewallID        pulumi.StringOutput `pulumi:"firewallId"`
+	NetworkID         pulumi.StringOutput `pulumi:"networkId"`
+	CreatedAt         pulumi.StringOutput `pulumi:"createdAt"`
 	// Resource is the provider's cluster resource.
 	Resource *civo.KubernetesCluster
 }
@@ -42,7 +41,6 @@ func (c *Cluster) setOutputs(cl *civo.KubernetesCluster) {
 	c.Resource = cl
 	c.ClusterID = cl.ID().ToStringOutput()
 	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
-	c.Kubeconfig = pulumi.ToSecret(cl.Kubeconfig).(pulumi.StringOutput)
 	c.KubeconfigB64 = pulumi.ToSecret(cl.Kubeconfig.ApplyT(func(k string) string {
 		return base64.StdEncoding.EncodeToString([]byte(k))
 	})).(pulumi.StringOutput)
@@ -54,8 +52,8 @@ func (c *Cluster) setOutputs(cl *civo.KubernetesCluster) {
 	c.CreatedAt = cl.CreatedAt
 }
 
-// outputs are the stack outputs by name.
-func (c *Cluster) outputs() pulumi.Map {
+// stackOutputs are the stack outputs by name, as the stack programs export them.
+func (c *Cluster) stackOutputs() pulumi.Map {
 	return pulumi.Map{
 		OutputClusterID:         c.ClusterID,
 		OutputKubeconfigB64:     c.KubeconfigB64,

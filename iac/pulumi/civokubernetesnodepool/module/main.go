@@ -74,7 +74,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 		return nil, err
 	}
 	np.setOutputs(pool)
-	if err := component.Finish(ctx, np, np.outputs()); err != nil {
+	if err := component.Finish(ctx, np); err != nil {
 		return nil, err
 	}
 	return np, nil
@@ -100,6 +100,6 @@ func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) err
 	if err != nil {
 		return err
 	}
-	component.Export(ctx, np.outputs())
+	component.Export(ctx, np.stackOutputs())
 	return nil
 }

@@ -15,8 +15,8 @@ const (
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID    pulumi.StringOutput
-	InstanceNames pulumi.StringArrayOutput
+	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId"`
+	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames"`
 	// Resource is the provider's node pool resource.
 	Resource *civo.KubernetesNodePool
 }
@@ -27,8 +27,8 @@ func (np *NodePool) setOutputs(pool *civo.KubernetesNodePool) {
 	np.InstanceNames = pool.InstanceNames
 }
 
-// outputs are the stack outputs by name.
-func (np *NodePool) outputs() pulumi.Map {
+// stackOutputs are the stack outputs by name, as the stack programs export them.
+func (np *NodePool) stackOutputs() pulumi.Map {
 	return pulumi.Map{
 		OutputNodePoolID:    np.NodePoolID,
 		OutputInstanceNames: np.InstanceNames,

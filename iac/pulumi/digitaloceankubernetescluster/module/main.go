@@ -79,7 +79,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	c.setOutputs(cl)
-	if err := component.Finish(ctx, c, c.outputs()); err != nil {
+	if err := component.Finish(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -105,6 +105,6 @@ func Deploy(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInp
 	if err != nil {
 		return err
 	}
-	component.Export(ctx, c.outputs())
+	component.Export(ctx, c.stackOutputs())
 	return nil
 }

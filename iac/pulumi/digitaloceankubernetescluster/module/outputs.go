@@ -21,16 +21,16 @@ const (
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID         pulumi.StringOutput
-	ClusterURN        pulumi.StringOutput
-	APIServerEndpoint pulumi.StringOutput
-	IPv4Address       pulumi.StringOutput
+	ClusterID         pulumi.StringOutput `pulumi:"clusterId"`
+	ClusterURN        pulumi.StringOutput `pulumi:"clusterUrn"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
+	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address"`
 	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
 	// KubeconfigExpiresAt; `pulumi refresh` fetches a new one.
-	Kubeconfig          pulumi.StringOutput
-	KubeconfigExpiresAt pulumi.StringOutput
-	DefaultNodePoolID   pulumi.StringOutput
-	VpcUUID             pulumi.StringOutput
+	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig"`
+	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
+	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId"`
+	VpcUUID             pulumi.StringOutput `pulumi:"vpcUuid"`
 	// Resource is the provider's cluster resource, for anything the outputs above do not cover.
 	Resource *digitalocean.KubernetesCluster
 }
@@ -57,8 +57,8 @@ func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
 	c.VpcUUID = cl.VpcUuid
 }
 
-// outputs are the stack outputs by name.
-func (c *Cluster) outputs() pulumi.Map {
+// stackOutputs are the stack outputs by name, as the stack programs export them.
+func (c *Cluster) stackOutputs() pulumi.Map {
 	return pulumi.Map{
 		OutputClusterID:           c.ClusterID,
 		OutputClusterURN:          c.ClusterURN,

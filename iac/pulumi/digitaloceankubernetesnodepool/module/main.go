@@ -72,7 +72,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePo
 		return nil, err
 	}
 	np.setOutputs(pool)
-	if err := component.Finish(ctx, np, np.outputs()); err != nil {
+	if err := component.Finish(ctx, np); err != nil {
 		return nil, err
 	}
 	return np, nil
@@ -98,6 +98,6 @@ func Deploy(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStackIn
 	if err != nil {
 		return err
 	}
-	component.Export(ctx, np.outputs())
+	component.Export(ctx, np.stackOutputs())
 	return nil
 }

@@ -16,9 +16,9 @@ const (
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID pulumi.StringOutput
-	NodeIDs    pulumi.StringArrayOutput
-	NodeNames  pulumi.StringArrayOutput
+	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId"`
+	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds"`
+	NodeNames  pulumi.StringArrayOutput `pulumi:"nodeNames"`
 	// Resource is the provider's node pool resource.
 	Resource *digitalocean.KubernetesNodePool
 }
@@ -30,8 +30,8 @@ func (np *NodePool) setOutputs(pool *digitalocean.KubernetesNodePool) {
 	np.NodeNames = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Name })
 }
 
-// outputs are the stack outputs by name.
-func (np *NodePool) outputs() pulumi.Map {
+// stackOutputs are the stack outputs by name, as the stack programs export them.
+func (np *NodePool) stackOutputs() pulumi.Map {
 	return pulumi.Map{
 		OutputNodePoolID: np.NodePoolID,
 		OutputNodeIDs:    np.NodeIDs,

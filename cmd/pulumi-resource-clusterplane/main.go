@@ -1,0 +1,45 @@
+// Command pulumi-resource-clusterplane is the clusterplane Pulumi plugin: it serves the four
+// kinds as components (clusterplane:civo:KubernetesCluster, ...) to Pulumi programs in
+// TypeScript, Python, YAML and the other Pulumi languages. The engine starts it; it is not run by
+// hand. Install it on the PATH with
+//
+//	go install github.com/clusterplane/clusterplane/cmd/pulumi-resource-clusterplane@latest
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/clusterplane/clusterplane/pkg/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+)
+
+// schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
+//
+//go:embed schema.json
+var schema []byte
+
+func main() {
+	err := provider.Main(pulumischema.PackageName, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
+		return componentprovider.New(host.EngineConn(), version(), schema), nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)
+		os.Exit(1)
+	}
+}
+
+// version is the module version the binary was built from (go install ...@v0.3.0), or 0.0.0 for a
+// build from a checkout.
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := info.Main.Version; len(v) > 1 && v[0] == 'v' && v != "(devel)" {
+			return v[1:]
+		}
+	}
+	return "0.0.0"
+}

@@ -1,0 +1,380 @@
+// Package pulumischema writes the Pulumi package schema of the clusterplane component provider
+// from the API's descriptors and comments, so the components that TypeScript, Python and YAML
+// programs see never drift from the .proto files. Each component's inputs are its kind's spec
+// fields plus metadata and providerConfig, named as in manifests (camelCase); its outputs are its
+// stack-outputs message's fields, also in camelCase.
+package pulumischema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/rules"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// PackageName is the package's name: the plugin is pulumi-resource-clusterplane and every type
+// token starts with it.
+const PackageName = "clusterplane"
+
+// Component is one component the provider serves.
+type Component struct {
+	// Token is its type, e.g. "clusterplane:digitalocean:KubernetesCluster".
+	Token string
+	// StackInput is its kind's stack-input message: the spec, metadata and provider config.
+	StackInput protoreflect.MessageDescriptor
+	// Outputs is its kind's stack-outputs message.
+	Outputs protoreflect.MessageDescriptor
+}
+
+// Components are the four kinds as components, in the order of kinds.StackInputs.
+func Components() []Component {
+	var out []Component
+	for _, in := range kinds.StackInputs() {
+		manifest := kinds.Manifest(in)
+		out = append(out, Component{
+			Token:      Token(manifest),
+			StackInput: in,
+			Outputs:    manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message(),
+		})
+	}
+	return out
+}
+
+// Token is the component type of a kind's manifest message: the cloud as module and the kind
+// without its cloud, e.g. DigitalOceanKubernetesCluster is clusterplane:digitalocean:KubernetesCluster.
+func Token(manifest protoreflect.MessageDescriptor) string {
+	name := string(manifest.Name())
+	if i := strings.Index(name, "Kubernetes"); i > 0 {
+		name = name[i:]
+	}
+	return PackageName + ":" + Module(manifest.ParentFile().Package()) + ":" + name
+}
+
+// Inputs that are not spec fields.
+const (
+	MetadataInput       = "metadata"
+	ProviderConfigInput = "providerConfig"
+)
+
+// Package is a Pulumi package schema, with the parts this package writes.
+type Package struct {
+	Name        string               `json:"name"`
+	DisplayName string               `json:"displayName"`
+	Description string               `json:"description"`
+	Keywords    []string             `json:"keywords"`
+	License     string               `json:"license"`
+	Repository  string               `json:"repository"`
+	Publisher   string               `json:"publisher"`
+	Language    map[string]any       `json:"language"`
+	Resources   map[string]*Resource `json:"resources"`
+	Types       map[string]*Type     `json:"types"`
+}
+
+// Resource is a component resource.
+type Resource struct {
+	IsComponent     bool                 `json:"isComponent"`
+	Description     string               `json:"description"`
+	InputProperties map[string]*Property `json:"inputProperties"`
+	RequiredInputs  []string             `json:"requiredInputs,omitempty"`
+	Properties      map[string]*Property `json:"properties"`
+	Required        []string             `json:"required,omitempty"`
+}
+
+// Type is an object type (a message) or an enum.
+type Type struct {
+	Type        string               `json:"type"`
+	Description string               `json:"description,omitempty"`
+	Properties  map[string]*Property `json:"properties,omitempty"`
+	Required    []string             `json:"required,omitempty"`
+	Enum        []EnumValue          `json:"enum,omitempty"`
+}
+
+// EnumValue is one value of an enum type.
+type EnumValue struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Value       string `json:"value"`
+}
+
+// Property is an input or output property, an object property, an array's items or a map's
+// values.
+type Property struct {
+	Type                 string    `json:"type,omitempty"`
+	Ref                  string    `json:"$ref,omitempty"`
+	Items                *Property `json:"items,omitempty"`
+	AdditionalProperties *Property `json:"additionalProperties,omitempty"`
+	Description          string    `json:"description,omitempty"`
+	Secret               bool      `json:"secret,omitempty"`
+}
+
+// Generate returns the package schema of components, indented and ending in a newline.
+func Generate(components []Component) ([]byte, error) {
+	if err := apidoc.Err(); err != nil {
+		return nil, err
+	}
+	g := &generator{types: map[string]*Type{}, owners: map[string]protoreflect.FullName{}}
+	pkg := &Package{
+		Name:        PackageName,
+		DisplayName: "Clusterplane",
+		Description: "Kubernetes clusters and node pools on Civo and DigitalOcean, checked before any cloud call.",
+		Keywords:    []string{"pulumi", "kubernetes", "civo", "digitalocean", "category/cloud", "kind/component"},
+		License:     "Apache-2.0",
+		Repository:  "https://github.com/clusterplane/clusterplane",
+		Publisher:   "Clusterplane",
+		Language: map[string]any{
+			"go": map[string]any{
+				"importBasePath":                 "github.com/clusterplane/clusterplane/sdk/go/clusterplane",
+				"generateResourceContainerTypes": true,
+			},
+			"nodejs": map[string]any{
+				"packageName":  "@clusterplane/clusterplane",
+				"dependencies": map[string]string{"@pulumi/pulumi": "^3.0.0"},
+			},
+			"python": map[string]any{
+				"packageName": "pulumi_clusterplane",
+				"requires":    map[string]string{"pulumi": ">=3.0.0,<4.0.0"},
+			},
+		},
+		Resources: map[string]*Resource{},
+		Types:     g.types,
+	}
+	for _, c := range components {
+		r, err := g.component(c)
+		if err != nil {
+			return nil, errors.Wrap(err, c.Token)
+		}
+		pkg.Resources[c.Token] = r
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(pkg); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type generator struct {
+	types map[string]*Type
+	// owners tells which message or enum a type token stands for, so that two with the same
+	// name in different proto packages are caught rather than merged.
+	owners map[string]protoreflect.FullName
+}
+
+func (g *generator) component(c Component) (*Resource, error) {
+	manifest := c.StackInput.Fields().ByName("target").Message()
+	spec := manifest.Fields().ByName("spec").Message()
+	r := &Resource{
+		IsComponent:     true,
+		Description:     describe(apidoc.Comment(spec.FullName()), messageRules(spec)),
+		InputProperties: map[string]*Property{},
+		Properties:      map[string]*Property{},
+	}
+	fields := spec.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		p, err := g.field(fd)
+		if err != nil {
+			return nil, err
+		}
+		r.InputProperties[fd.JSONName()] = p
+		if rules.Field(fd).GetRequired() {
+			r.RequiredInputs = append(r.RequiredInputs, fd.JSONName())
+		}
+	}
+	metadata, err := g.ref(manifest.Fields().ByName("metadata").Message())
+	if err != nil {
+		return nil, err
+	}
+	metadata.Description = "Name and context of the resources: their tags and labels derive from it. " +
+		"By default only the name, which is the component's own name."
+	r.InputProperties[MetadataInput] = metadata
+	providerConfig, err := g.ref(c.StackInput.Fields().ByName("provider_config").Message())
+	if err != nil {
+		return nil, err
+	}
+	providerConfig.Description = "Settings of the provider the component creates when none is passed in `providers`; " +
+		"absent or empty fields fall back to the environment."
+	r.InputProperties[ProviderConfigInput] = providerConfig
+
+	outputs := c.Outputs.Fields()
+	for i := range outputs.Len() {
+		fd := outputs.Get(i)
+		p, err := g.field(fd)
+		if err != nil {
+			return nil, err
+		}
+		r.Properties[fd.JSONName()] = p
+		r.Required = append(r.Required, fd.JSONName())
+	}
+	sort.Strings(r.RequiredInputs)
+	sort.Strings(r.Required)
+	return r, nil
+}
+
+// field is the property of fd: its type, its comment with its rules in words, and whether it
+// is secret (debug_redact).
+func (g *generator) field(fd protoreflect.FieldDescriptor) (*Property, error) {
+	var p *Property
+	var err error
+	switch {
+	case fd.IsMap():
+		var values *Property
+		if values, err = g.value(fd.MapValue()); err != nil {
+			return nil, err
+		}
+		p = &Property{Type: "object", AdditionalProperties: values}
+	case fd.IsList():
+		var items *Property
+		if items, err = g.value(fd); err != nil {
+			return nil, err
+		}
+		p = &Property{Type: "array", Items: items}
+	default:
+		if p, err = g.value(fd); err != nil {
+			return nil, err
+		}
+	}
+	p.Description = describe(apidoc.Comment(fd.FullName()), rules.Words(fd))
+	p.Secret = isRedacted(fd)
+	return p, nil
+}
+
+// value is the type of one value of fd's kind.
+func (g *generator) value(fd protoreflect.FieldDescriptor) (*Property, error) {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return &Property{Type: "string"}, nil
+	case protoreflect.BoolKind:
+		return &Property{Type: "boolean"}, nil
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Uint32Kind, protoreflect.Uint64Kind:
+		return &Property{Type: "integer"}, nil
+	case protoreflect.DoubleKind, protoreflect.FloatKind:
+		return &Property{Type: "number"}, nil
+	case protoreflect.EnumKind:
+		return g.enum(fd.Enum())
+	case protoreflect.MessageKind:
+		return g.ref(fd.Message())
+	}
+	return nil, errors.Errorf("field %s: kind %s has no Pulumi schema type", fd.FullName(), fd.Kind())
+}
+
+// ref returns a reference to md's object type, adding the type first.
+func (g *generator) ref(md protoreflect.MessageDescriptor) (*Property, error) {
+	token, err := g.claim(md)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := g.types[token]; !ok {
+		t := &Type{
+			Type:        "object",
+			Description: describe(apidoc.Comment(md.FullName()), messageRules(md)),
+			Properties:  map[string]*Property{},
+		}
+		g.types[token] = t // before the fields: a message may contain itself
+		fields := md.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			p, err := g.field(fd)
+			if err != nil {
+				return nil, err
+			}
+			t.Properties[fd.JSONName()] = p
+			if rules.Field(fd).GetRequired() {
+				t.Required = append(t.Required, fd.JSONName())
+			}
+		}
+		sort.Strings(t.Required)
+	}
+	return &Property{Ref: "#/types/" + token}, nil
+}
+
+// enum returns a reference to ed's enum type, adding it first. Its values are the names a
+// manifest writes; the zero value stands for "not set" and is not one of them.
+func (g *generator) enum(ed protoreflect.EnumDescriptor) (*Property, error) {
+	token, err := g.claim(ed)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := g.types[token]; !ok {
+		t := &Type{Type: "string", Description: unwrap(apidoc.Comment(ed.FullName()))}
+		for _, v := range rules.EnumValues(ed) {
+			t.Enum = append(t.Enum, EnumValue{
+				Name:        string(v.Name()),
+				Description: unwrap(apidoc.Comment(v.FullName())),
+				Value:       string(v.Name()),
+			})
+		}
+		g.types[token] = t
+	}
+	return &Property{Ref: "#/types/" + token}, nil
+}
+
+// claim returns the type token of d, `clusterplane:<module>:<Name>`, the module being the proto
+// package's cloud ("civo", "digitalocean") or "shared".
+func (g *generator) claim(d protoreflect.Descriptor) (string, error) {
+	token := PackageName + ":" + Module(d.ParentFile().Package()) + ":" + string(d.Name())
+	if owner, ok := g.owners[token]; ok && owner != d.FullName() {
+		return "", errors.Errorf("%s and %s would both be type %s", owner, d.FullName(), token)
+	}
+	g.owners[token] = d.FullName()
+	return token, nil
+}
+
+// Module is the schema module of a proto package: clusterplane.shared.v1 is "shared",
+// clusterplane.provider.<cloud>[.<kind>].v1 is "<cloud>".
+func Module(pkg protoreflect.FullName) string {
+	parts := strings.Split(string(pkg), ".")
+	if len(parts) >= 3 && parts[1] == "provider" {
+		return parts[2]
+	}
+	if len(parts) >= 2 {
+		return parts[1]
+	}
+	return string(pkg)
+}
+
+func isRedacted(fd protoreflect.FieldDescriptor) bool {
+	type redactable interface{ GetDebugRedact() bool }
+	o, ok := fd.Options().(redactable)
+	return ok && o.GetDebugRedact()
+}
+
+// messageRules are md's CEL rules that no field's description states: by the API's convention a
+// rule whose id starts with a field's name is that field's (rules.CrossField).
+func messageRules(md protoreflect.MessageDescriptor) []string {
+	var out []string
+	for _, r := range rules.Message(md) {
+		if name, _, ok := strings.Cut(r.GetId(), "."); ok && md.Fields().ByName(protoreflect.Name(name)) != nil {
+			continue
+		}
+		out = append(out, r.GetMessage())
+	}
+	return out
+}
+
+// describe is a comment reflowed to one paragraph, then the rules in words, which the engine
+// does not check but the component does before it creates anything.
+func describe(comment string, words []string) string {
+	comment = unwrap(comment)
+	if len(words) == 0 {
+		return comment
+	}
+	lines := make([]string, len(words))
+	for i, w := range words {
+		lines[i] = "- " + w
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s\n\nRules:\n%s", comment, strings.Join(lines, "\n")))
+}
+
+func unwrap(comment string) string {
+	return strings.Join(strings.Fields(comment), " ")
+}
