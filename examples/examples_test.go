@@ -86,7 +86,12 @@ var secretOutputs = []string{"kubeconfig_b64", "kubeconfig"}
 
 const stackInputSuffix = ".stack-input.yaml"
 
-// exampleFiles returns every YAML file under examples/ except those of the Go examples.
+// programFolders hold programs in Pulumi languages rather than manifests; each is tested where
+// its language is: go by its own tests, pulumi-yaml by pkg/componentprovider's (through the
+// component provider), typescript by `make check-sdks` (type-checked against the generated SDK).
+var programFolders = map[string]bool{"go": true, "pulumi-yaml": true, "typescript": true}
+
+// exampleFiles returns every manifest and stack input under examples/.
 func exampleFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
@@ -94,7 +99,7 @@ func exampleFiles(t testing.TB) []string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path == "go" {
+		if d.IsDir() && programFolders[path] {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {

@@ -130,6 +130,12 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 		var problems []Problem
 		for _, v := range validation.Violations(err) {
 			p := Problem{Path: inputPath(v.Field), Message: v.Message}
+			if name, _, ok := strings.Cut(v.RuleID, "."); ok && p.Path == "" {
+				// A rule relating fields is, by the API's convention, about the field its id starts with.
+				if fd := spec.Descriptor().Fields().ByName(protoreflect.Name(name)); fd != nil {
+					p.Path = fd.JSONName()
+				}
+			}
 			if defaulted && strings.HasPrefix(p.Path, pulumischema.MetadataInput+".") {
 				p.Message += " (metadata.name defaults to the component's name; set metadata to choose another)"
 			}

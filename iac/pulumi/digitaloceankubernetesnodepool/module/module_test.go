@@ -426,20 +426,36 @@ func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t
 	}
 }
 
-func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
-	p := runNew(t, func(ctx *pulumi.Context) error {
-		shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), module.WithProvider(shared))
-		return err
-	})
-
-	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-		t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
+func TestNewUsesAProviderTheCallerGivesAndCreatesNone(t *testing.T) {
+	tests := []struct {
+		name string
+		with func(p *digitalocean.Provider) module.Option
+	}{
+		{"given with WithProvider", module.WithProvider},
+		{"given in the component's providers", func(p *digitalocean.Provider) module.Option {
+			return module.WithResourceOptions(pulumi.Providers(p))
+		}},
+		{"given as the component's provider", func(p *digitalocean.Provider) module.Option {
+			return module.WithResourceOptions(pulumi.Provider(p))
+		}},
 	}
-	moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := runNew(t, func(ctx *pulumi.Context) error {
+				shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
+				if err != nil {
+					return err
+				}
+				_, err = module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), tt.with(shared))
+				return err
+			})
+
+			if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
+				t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
+			}
+			moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
+		})
+	}
 }
 
 func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) {
