@@ -429,7 +429,7 @@ func TestBadInputsAreRefusedNamingTheFieldAndRegisterNothing(t *testing.T) {
 			want: []string{"autoScale: takes a value known before deployment"}},
 		{name: "a spec that breaks a rule",
 			inputs: with("nodeCount", resource.NewProperty(-1.0)),
-			want: []string{"nodeCount: must be greater than or equal to 0", "nodeCount: node_count must be at least 1 unless auto_scale is true"}},
+			want:   []string{"nodeCount: must be greater than or equal to 0", "nodeCount: node_count must be at least 1 unless auto_scale is true"}},
 		{name: "a cross-field rule",
 			inputs: with("minNodes", resource.NewProperty(2.0)), want: []string{"autoScale: min_nodes and max_nodes are only allowed when auto_scale is true"}},
 		{name: "a value of the wrong type",
