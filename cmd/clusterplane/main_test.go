@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,10 +104,16 @@ func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile
 			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 		}
 	}
-	if line := filepath.Join(examples, "go", "Pulumi.yaml") + ": skipped, " + skipReason + "\n"; !strings.Contains(r.stdout, line) {
-		t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+	projects, err := filepath.Glob(filepath.Join(examples, "*", "Pulumi.yaml"))
+	if err != nil || len(projects) == 0 {
+		t.Fatalf("no Pulumi project files under examples: %v", err)
 	}
-	if want := "26 valid, 0 invalid, 1 skipped\n"; !strings.HasSuffix(r.stdout, want) && len(exampleFiles(t)) == 26 {
+	for _, f := range projects {
+		if line := f + ": skipped, " + skipReason + "\n"; !strings.Contains(r.stdout, line) {
+			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+		}
+	}
+	if want := fmt.Sprintf("%d valid, 0 invalid, %d skipped\n", len(exampleFiles(t)), len(projects)); !strings.HasSuffix(r.stdout, want) {
 		t.Errorf("stdout does not end with %q:\n%s", want, r.stdout)
 	}
 }
