@@ -20,7 +20,7 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
-.PHONY: help tools protos check-generated lint test fuzz bench build clean
+.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks
 
 help:
 	@echo "make test             go vet and all tests"
@@ -29,6 +29,8 @@ help:
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
+	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
+	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -84,3 +86,18 @@ build:
 
 clean:
 	rm -rf bin third_party
+
+# The SDKs of the plugin's package, generated from its schema by tools/sdkgen, a module of its own
+# (Pulumi's code generators are served only in versions older than the SDK this module pins).
+sdks:
+	cd tools/sdkgen && go run . ../../$(PULUMI_SCHEMA) ../../sdk
+
+# Fails when the committed SDKs differ from what `make sdks` writes; then type-checks the
+# TypeScript example against the Node.js SDK with tsc, compiles the Python SDK and builds the Go one.
+check-sdks: sdks
+	@if [ -n "$$(git status --porcelain -- sdk)" ]; then \
+		echo "the SDKs are stale; run 'make sdks' and commit:"; git status --short -- sdk; exit 1; fi
+	cd tools/sdkcheck && npm ci --no-audit --no-fund --loglevel=error && npx --no-install tsc -p tsconfig.json
+	python3 -c 'import sys; [compile(open(f, encoding="utf-8").read(), f, "exec") for f in sys.argv[1:]]' \
+		$$(find sdk/python -name '*.py')
+	go build ./sdk/go/...
