@@ -339,25 +339,29 @@ func literal(id string) resource.PropertyValue {
 const clusterURN = "urn:pulumi:stack::project::clusterplane:digitalocean:KubernetesCluster::platform"
 
 func TestAProviderPassedInProvidersManagesTheChildrenAndNoneIsCreated(t *testing.T) {
-	e := startEngine(t)
-	given := e.ProviderRef("digitalocean", "shared")
-	if _, err := construct(t, e, request{
-		typ: dopool.TypeToken, name: "workers", inputs: doPool(literal("c-123")),
-		providers: map[string]string{"digitalocean": given},
-	}); err != nil {
-		t.Fatalf("Construct: %v", err)
-	}
-	pool := e.Find("digitalocean:index/kubernetesNodePool:KubernetesNodePool", "workers")
-	if pool == nil {
-		t.Fatal("no node pool registered")
-	}
-	if pool.GetProvider() != given {
-		t.Errorf("the pool is managed by %q, want the provider passed in, %q", pool.GetProvider(), given)
-	}
-	for _, r := range e.Registered() {
-		if r.GetType() == "pulumi:providers:digitalocean" && r.GetName() != "shared" {
-			t.Errorf("the component created provider %q although one was passed", r.GetName())
-		}
+	for _, c := range components {
+		t.Run(c.token, func(t *testing.T) {
+			in := load(t, c, examples(t, c)[0])
+			name := field(field(in.ProtoReflect(), "target"), "metadata").Interface().(interface{ GetName() string }).GetName()
+			e := startEngine(t)
+			given := e.ProviderRef(c.pkg, "shared")
+			if _, err := construct(t, e, request{
+				typ: c.token, name: name, inputs: inputsOf(t, in), providers: map[string]string{c.pkg: given},
+			}); err != nil {
+				t.Fatalf("Construct: %v", err)
+			}
+			if e.Find(c.cloudType, name) == nil {
+				t.Fatalf("no %s registered", c.cloudType)
+			}
+			for _, r := range e.Registered() {
+				switch {
+				case r.GetType() == "pulumi:providers:"+c.pkg && r.GetName() != "shared":
+					t.Errorf("the component created provider %q although one was passed", r.GetName())
+				case r.GetCustom() && !strings.HasPrefix(r.GetType(), "pulumi:") && r.GetProvider() != given:
+					t.Errorf("%s %q is managed by %q, want the provider passed in, %q", r.GetType(), r.GetName(), r.GetProvider(), given)
+				}
+			}
+		})
 	}
 }
 
