@@ -74,6 +74,7 @@ FUZZTIME ?= 2m
 FUZZTIME_PLAN ?= $(FUZZTIME)
 fuzz:
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/stackinput
+	go test -run '^$$' -fuzz '^FuzzReadInputs$$' -fuzztime $(FUZZTIME) ./pkg/componentprovider
 	go test -run '^$$' -fuzz '^FuzzParseThenPlan$$' -fuzztime $(FUZZTIME_PLAN) ./examples
 
 bench:
