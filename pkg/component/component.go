@@ -181,11 +181,11 @@ func (s *Settings[P, C]) ProviderOr(create func() (P, error)) (P, error) {
 // tagged `pulumi:"name"`, under those names: the same names the Pulumi schema gives them, so a
 // TypeScript program and a Go program read the same outputs.
 func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource) error {
-	return errors.Wrap(ctx.RegisterResourceOutputs(comp, Outputs(comp)), "register outputs")
+	return errors.Wrap(ctx.RegisterResourceOutputs(comp, taggedOutputs(comp)), "register outputs")
 }
 
-// Outputs returns comp's fields tagged `pulumi:"name"` by name.
-func Outputs(comp pulumi.ComponentResource) pulumi.Map {
+// taggedOutputs returns comp's fields tagged `pulumi:"name"` by name.
+func taggedOutputs(comp pulumi.ComponentResource) pulumi.Map {
 	v := reflect.ValueOf(comp).Elem()
 	out := pulumi.Map{}
 	for i := range v.NumField() {
