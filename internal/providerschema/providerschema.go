@@ -32,12 +32,21 @@ type property struct {
 type object struct {
 	Properties map[string]property `json:"properties"`
 	Required   []string            `json:"required"`
+	// InState are the properties always present in state: required or computed.
+	InState []string
 }
 
 type namedType struct {
 	Type       string              `json:"type"`
 	Properties map[string]property `json:"properties"`
 	Required   []string            `json:"required"`
+	// Language.Nodejs.RequiredOutputs are the properties always present in state: required or
+	// computed. Absent, they are Required.
+	Language struct {
+		Nodejs struct {
+			RequiredOutputs []string `json:"requiredOutputs"`
+		} `json:"nodejs"`
+	} `json:"language"`
 	Enum       []struct {
 		Value any `json:"value"`
 	} `json:"enum"`
@@ -51,6 +60,7 @@ type file struct {
 	Resources map[string]struct {
 		InputProperties map[string]property `json:"inputProperties"`
 		RequiredInputs  []string            `json:"requiredInputs"`
+		Required        []string            `json:"required"`
 	} `json:"resources"`
 	Types map[string]namedType `json:"types"`
 }
@@ -101,7 +111,7 @@ func Load(dir string) (*Schema, error) {
 		}
 		s.resources["pulumi:providers:"+f.Name] = object{Properties: f.Provider.InputProperties}
 		for token, r := range f.Resources {
-			s.resources[token] = object{Properties: r.InputProperties, Required: r.RequiredInputs}
+			s.resources[token] = object{Properties: r.InputProperties, Required: r.RequiredInputs, InState: r.Required}
 		}
 		for token, t := range f.Types {
 			s.types[token] = t
@@ -273,4 +283,115 @@ func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
 	if checked == 0 {
 		t.Error("the plan registered no provider resource to check")
 	}
+}
+
+// terraformNames are the Pulumi property names that are not the camelCase of their Terraform
+// attribute: the bridge pluralises repeated blocks.
+var terraformNames = map[string]string{
+	"clusterAutoscalerConfigurations": "cluster_autoscaler_configuration",
+	"taints":                          "taint",
+	"ingressRules":                    "ingress_rule",
+	"egressRules":                     "egress_rule",
+	"cidrs":                           "cidr",
+	"kubeConfigs":                     "kube_config",
+}
+
+// TerraformName is the Terraform attribute a Pulumi property of the pinned providers stands for.
+func TerraformName(property string) string {
+	if name, ok := terraformNames[property]; ok {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range property {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// SentAttributes are the Terraform attributes of every input r sends, as "name" or, inside a
+// block of at most one (an object type), "block.name". Maps and lists (taints, firewall rules,
+// the autoscaler configuration) are one attribute each.
+func (s *Schema) SentAttributes(r plan.Resource) []string {
+	props := s.resources[r.Type].Properties
+	var out []string
+	for key, v := range r.RawInputs {
+		name := TerraformName(string(key))
+		out = append(out, name)
+		p, v := props[string(key)], plain(v)
+		if _, block := s.types[strings.TrimPrefix(p.Ref, "#/types/")]; !block || !v.IsObject() {
+			continue
+		}
+		for inner := range v.ObjectValue() {
+			out = append(out, name+"."+TerraformName(string(inner)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// plain is v without its secret or output wrapping.
+func plain(v resource.PropertyValue) resource.PropertyValue {
+	for v.IsSecret() || v.IsOutput() {
+		if v.IsSecret() {
+			v = v.SecretValue().Element
+		} else {
+			v = v.OutputValue().Element
+		}
+	}
+	return v
+}
+
+// Flags tells what the pinned Pulumi schema says of a Terraform attribute of the resource type
+// token, "name" or "block.name": whether it is a required input, and whether it is always in
+// state (required or computed). found is false when the schema has no such attribute.
+func (s *Schema) Flags(token, attribute string) (requiredInput, inState, found bool) {
+	res, ok := s.resources[token]
+	if !ok {
+		return false, false, false
+	}
+	props, required, state := res.Properties, res.Required, res.InState
+	parts := strings.Split(attribute, ".")
+	for i, part := range parts {
+		name, p, ok := byTerraformName(props, part)
+		if !ok {
+			return false, false, false
+		}
+		if i == len(parts)-1 {
+			return contains(required, name), contains(state, name), true
+		}
+		for p.Items != nil {
+			p = *p.Items
+		}
+		t, ok := s.types[strings.TrimPrefix(p.Ref, "#/types/")]
+		if !ok {
+			return false, false, false
+		}
+		props, required, state = t.Properties, t.Required, t.Language.Nodejs.RequiredOutputs
+		if len(state) == 0 {
+			state = t.Required
+		}
+	}
+	return false, false, false
+}
+
+func byTerraformName(props map[string]property, attribute string) (string, property, bool) {
+	for name, p := range props {
+		if TerraformName(name) == attribute {
+			return name, p, true
+		}
+	}
+	return "", property{}, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -131,7 +131,8 @@ func (w *walker) walk(prefix string, oldMsg, newMsg protoreflect.Message) error 
 }
 
 func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, newMsg protoreflect.Message) {
-	effect, reason := row.Decide(effects.Change{Old: oldMsg.Get(fd), New: newMsg.Get(fd), OldSpec: w.oldSpec, NewSpec: w.newSpec})
+	effect, reason := row.Decide(effects.Change{Old: oldMsg.Get(fd), New: newMsg.Get(fd), OldSpec: w.oldSpec, NewSpec: w.newSpec,
+		Removed: oldMsg.Has(fd) && !newMsg.Has(fd)})
 	role := row.Resource
 	if row.Resource == effects.Stack {
 		role = effects.Component

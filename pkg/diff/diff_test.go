@@ -171,9 +171,49 @@ var pairs = []pair{
 	{name: "turning autoUpgrade on updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.AutoUpgrade = true }),
 		path:   "spec.autoUpgrade", effect: effects.Update},
-	{name: "turning surge upgrades off updates in place", kind: doCluster,
+	{name: "turning surge upgrades off is refused: the provider's client never sends false", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = true }),
+		path:   "spec.disableSurgeUpgrade", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "turning surge upgrades back on updates in place", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = true }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = false }),
 		path:   "spec.disableSurgeUpgrade", effect: effects.Update},
+	{name: "removing the maintenance window moves it to the module's default in place", kind: doCluster,
+		edit: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
+			s.MaintenanceWindow = &dcv1.DigitalOceanKubernetesClusterMaintenanceWindow{Day: dcv1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
+		}),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.MaintenanceWindow = nil }),
+		path:   "spec.maintenanceWindow", effect: effects.Update},
+	{name: "removing the routing agent is refused: the provider keeps an unsent setting", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(true) }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = nil }),
+		path:   "spec.routingAgent", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "turning the routing agent off explicitly updates in place", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(true) }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(false) }),
+		path:   "spec.routingAgent", effect: effects.Update},
+	{name: "removing the NVIDIA GPU plugin setting is refused", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.NvidiaGpuDevicePlugin = proto.Bool(false) }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.NvidiaGpuDevicePlugin = nil }),
+		path:   "spec.nvidiaGpuDevicePlugin", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "removing the VPC of an unprotected cluster is refused: the provider keeps it", kind: doCluster,
+		edit: func(m proto.Message) {
+			unprotected(m)
+			dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-1") })(m)
+		},
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = nil }),
+		path:   "spec.vpc", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "removing the pod subnet is refused: the provider keeps it", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ClusterSubnet = "10.244.0.0/16" }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ClusterSubnet = "" }),
+		path:   "spec.clusterSubnet", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "a jump of two DigitalOcean minor versions is refused", kind: doCluster,
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.33.1-do.0" }),
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "with autoUpgrade a jump of two minor lines is refused", kind: doCluster,
+		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.AutoUpgrade, s.KubernetesVersion = true, "1.31" }),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.33" }),
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "a maintenance window updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 			s.MaintenanceWindow = &dcv1.DigitalOceanKubernetesClusterMaintenanceWindow{Day: dcv1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
@@ -230,6 +270,18 @@ var pairs = []pair{
 			s.DefaultNodePool.Labels = map[string]string{"workload": "system"}
 		}),
 		path: "spec.defaultNodePool.labels", effect: effects.Update},
+	{name: "removing one of two default pool labels updates in place", kind: doCluster,
+		edit: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
+			s.DefaultNodePool.Labels = map[string]string{"workload": "system", "tier": "one"}
+		}),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { delete(s.DefaultNodePool.Labels, "tier") }),
+		path:   "spec.defaultNodePool.labels", effect: effects.Update},
+	{name: "clearing the default pool's labels is refused: an empty map is never sent", kind: doCluster,
+		edit: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
+			s.DefaultNodePool.Labels = map[string]string{"workload": "system"}
+		}),
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Labels = nil }),
+		path:   "spec.defaultNodePool.labels", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "default pool taints update in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 			s.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -306,6 +358,10 @@ var pairs = []pair{
 	{name: "a DigitalOcean pool's labels update it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "apps"} }),
 		path:   "spec.labels", effect: effects.Update},
+	{name: "clearing a DigitalOcean pool's labels is refused: an empty map is never sent", kind: doPool,
+		edit:   dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "apps"} }),
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = nil }),
+		path:   "spec.labels", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "a DigitalOcean pool's taints update it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
 			s.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -328,6 +384,9 @@ var pairs = []pair{
 	{name: "upgrading a Civo cluster updates it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.KubernetesVersion = "1.31.2-k3s1" }),
 		path:   "spec.kubernetesVersion", effect: effects.Update},
+	{name: "lowering a Civo cluster's version is refused", kind: civoCluster,
+		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.KubernetesVersion = "1.29.9-k3s1" }),
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "changing a Civo cluster's type is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.ClusterType, s.KubernetesVersion = ccv1.CivoKubernetesClusterType_talos, "talos-v1.5.0"
@@ -415,6 +474,16 @@ var pairs = []pair{
 	{name: "a Civo pool's labels update it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "apps"} }),
 		path:   "spec.labels", effect: effects.Update},
+	{name: "clearing a Civo pool's labels is refused: the pinned provider cannot", kind: civoPool,
+		edit:   cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "apps"} }),
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Labels = nil }),
+		path:   "spec.labels", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "clearing a Civo pool's taints updates it", kind: civoPool,
+		edit: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
+			s.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
+		}),
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Taints = nil }),
+		path:   "spec.taints", effect: effects.Update},
 	{name: "a Civo pool's taints update it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
 			s.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: sharedv1.TaintEffect_NoSchedule}}

@@ -1,5 +1,7 @@
 package effects
 
+import "github.com/clusterplane/clusterplane/pkg/kubeversion"
+
 // The Civo Terraform resources, as change-effects.json names them.
 const (
 	civoCluster  = "civo_kubernetes_cluster."
@@ -33,6 +35,16 @@ const (
 	civoUpdated = "Civo updates it on the running cluster"
 )
 
+// Where the Civo facts are read: terraform-provider-civo v1.1.4 (bundled by pulumi-civo 2.4.8) and
+// the civogo it pins, v0.3.89.
+const (
+	civoClusterSource = "terraform-provider-civo v1.1.4 civo/kubernetes/resource_kubernetes_cluster.go " +
+		"ResourceKubernetesCluster, customizeDiffKubernetesCluster, resourceKubernetesClusterUpdate"
+	civoPoolSource = "terraform-provider-civo v1.1.4 civo/kubernetes/kubernetes.go nodePoolSchema, " +
+		"resource_kubernetes_cluster_nodepool.go resourceKubernetesClusterNodePoolUpdate"
+	civoFirewallSource = "terraform-provider-civo v1.1.4 civo/firewall/resource_firewall.go ResourceFirewall, resourceFirewallUpdate"
+)
+
 func init() {
 	cluster := &Kind{
 		Name:      "CivoKubernetesCluster",
@@ -44,7 +56,7 @@ func init() {
 				Reason: "the Civo provider does not move a cluster: it keeps it where it is and looks for it in the new region from then on; " +
 					"create a new cluster from a new manifest instead"},
 			{Path: "spec.kubernetesVersion", Resource: Cluster, Attribute: civoCluster + "kubernetes_version", Effect: Update,
-				Reason: "a higher version upgrades the cluster in place", When: civoTalosVersion},
+				Reason: "Civo upgrades the cluster in place to the new version", When: civoVersion},
 			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Reason: civoImmutable},
 			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Reason: civoImmutable},
 			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused,
@@ -70,6 +82,28 @@ func init() {
 	}
 	cluster.Rows = append(cluster.Rows, metadataRows(Cluster, civoCluster+"tags", "the derived tags change; "+civoUpdated)...)
 	cluster.Rows = append(cluster.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	cluster.Attributes = merge(
+		facts(civoCluster, civoClusterSource, map[string]string{
+			"name": "optional computed", "region": "optional computed", "network_id": "optional computed",
+			"kubernetes_version": "optional computed", "cni": "optional computed", "cluster_type": "optional computed",
+			"tags": "optional", "applications": "optional", "firewall_id": "required", "write_kubeconfig": "optional",
+			"pools": "required", "pools.size": "required", "pools.node_count": "required", "pools.public_ip_node_pool": "optional computed",
+			// Not sent (the spec refuses them, civo#380), but rows name them.
+			"pools.labels": "optional", "pools.taint": "optional",
+		}),
+		facts(civoFirewall, civoFirewallSource, map[string]string{
+			"name": "required", "network_id": "optional computed forcenew", "region": "optional computed",
+			"create_default_rules": "optional forcenew", "ingress_rule": "optional computed", "egress_rule": "optional computed",
+		}))
+	constant(cluster.Attributes, civoCluster+"write_kubeconfig", "always true: without it the provider leaves the kubeconfig out of state")
+	constant(cluster.Attributes, civoCluster+"pools", "the module always sends exactly one pool; its fields have rows")
+	constant(cluster.Attributes, civoFirewall+"create_default_rules", "always false: Civo's default rules open the Kubernetes API to everyone")
+	constant(cluster.Attributes, civoFirewall+"egress_rule", "a module constant: all egress allowed")
+	constant(cluster.Attributes, civoFirewall+"name", "follows spec.clusterName, which updates in place")
+	constant(cluster.Attributes, civoFirewall+"network_id", "follows spec.network, which is refused")
+	constant(cluster.Attributes, civoFirewall+"region", "follows spec.region, which is refused")
+	wire(cluster.Attributes, civoCluster+"tags", "one space-separated string; civogo KubernetesClusterConfig tags is omitempty, so an empty "+
+		"string never clears them; the module always sends the derived tags, so the string is never empty")
 	register(cluster)
 
 	pool := &Kind{
@@ -95,27 +129,46 @@ func init() {
 				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
 			{Path: "spec.maxNodes", Resource: NodePool, Effect: Ignored,
 				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
-			{Path: "spec.labels", Resource: NodePool, Attribute: civoNodePool + "labels", Effect: Update, Reason: "Civo updates the pool's nodes in place"},
-			{Path: "spec.taints", Resource: NodePool, Attribute: civoNodePool + "taint", Effect: Update, Reason: "Civo updates the pool's nodes in place"},
+			{Path: "spec.labels", Resource: NodePool, Attribute: civoNodePool + "labels", Effect: Update, Reason: "Civo updates the pool's nodes in place",
+				Removed: &Removal{Effect: Refused, Reason: "the pinned Civo provider cannot clear a pool's labels: its update sets " +
+					"them to nil, which the API client leaves out of the request (civogo KubernetesClusterPoolUpdateConfig labels, " +
+					"omitempty), so the last labels stay and every later preview shows the change again; keep at least one label, " +
+					"or remove the rest with kubectl after the deploy"}},
+			{Path: "spec.taints", Resource: NodePool, Attribute: civoNodePool + "taint", Effect: Update,
+				Reason: "Civo updates the pool's nodes in place; removing every taint sends an empty list, which clears them " +
+					"(civogo KubernetesClusterPoolUpdateConfig taints has no omitempty)"},
 			{Path: "spec.publicIpNodePool", Resource: NodePool, Attribute: civoNodePool + "public_ip_node_pool", Effect: Refused, Reason: civoNoOp},
 		},
 	}
 	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)
 	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	pool.Attributes = facts(civoNodePool, civoPoolSource, map[string]string{
+		"cluster_id": "required", "label": "optional computed", "size": "required", "node_count": "required",
+		"labels": "optional", "taint": "optional", "public_ip_node_pool": "optional computed",
+	})
+	wire(pool.Attributes, civoNodePool+"labels", "civogo v0.3.89 KubernetesClusterPoolUpdateConfig.Labels is a map with omitempty: an empty map is never sent")
+	wire(pool.Attributes, civoNodePool+"taint", "civogo v0.3.89 KubernetesClusterPoolUpdateConfig.Taints has no omitempty: an empty list is sent and clears the taints")
+	wire(pool.Attributes, civoNodePool+"public_ip_node_pool", "civogo v0.3.89 sends public_ip_node_pool with omitempty: false is never sent")
 	register(pool)
 }
 
-// civoTalosVersion: the module ignores version changes of talos clusters, because the pinned
-// provider reads back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365).
-func civoTalosVersion(c Change) (Effect, string, bool) {
+// civoVersion: the module ignores version changes of talos clusters, because the pinned provider
+// reads back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365),
+// and refuses a lower version: Civo offers upgrades only (its API names the one a cluster can
+// take, civogo KubernetesCluster.UpgradeAvailableTo), while the provider checks the version's
+// format and nothing else (customizeDiffKubernetesCluster) and would send the downgrade.
+func civoVersion(c Change) (Effect, string, bool) {
 	fd := c.NewSpec.Descriptor().Fields().ByJSONName("clusterType")
-	if fd == nil || fd.Enum() == nil {
-		return "", "", false
+	if fd != nil && fd.Enum() != nil {
+		if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
+			return Ignored, "for talos clusters the module leaves the version alone after creation: the pinned Civo provider reads " +
+				"back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365), so an update would fail; " +
+				"upgrade talos with the Civo CLI or dashboard", true
+		}
 	}
-	if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
-		return Ignored, "for talos clusters the module leaves the version alone after creation: the pinned Civo provider reads " +
-			"back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365), so an update would fail; " +
-			"upgrade talos with the Civo CLI or dashboard", true
+	if less, ok := kubeversion.Less(c.New.String(), c.Old.String()); ok && less {
+		return Refused, "Civo upgrades clusters but cannot take one down a version, and the pinned provider checks only the " +
+			"version's format, so the lower version would be sent and fail; keep the version the cluster runs", true
 	}
 	return "", "", false
 }

@@ -52,6 +52,8 @@ type Change struct {
 	Old, New protoreflect.Value
 	// OldSpec and NewSpec are the specs the change is part of, for conditions on other fields.
 	OldSpec, NewSpec protoreflect.Message
+	// Removed tells that the field was set (or non-empty) in the old spec and is not in the new.
+	Removed bool
 }
 
 // Row is what changing one manifest field does.
@@ -72,6 +74,18 @@ type Row struct {
 	// When, if set, refines Effect for a particular change (a version lowered, a flag turned off,
 	// a field the module leaves to the cloud under another setting); ok false keeps Effect.
 	When func(c Change) (effect Effect, reason string, ok bool)
+	// Removed, if set, is what removing the field does (unsetting it, or emptying its list or
+	// map) where that differs from Effect: an Optional+Computed attribute the module stops
+	// sending keeps its old value, and an API client that omits empty values cannot clear one.
+	// Nil means the module sends an explicit value when the field is absent, so removing it
+	// changes the resource as Effect says, to the default the field's comment names.
+	Removed *Removal
+}
+
+// Removal is what removing a field does, and why.
+type Removal struct {
+	Effect Effect
+	Reason string
 }
 
 // Kind is the effects table of one manifest kind.
@@ -84,6 +98,26 @@ type Kind struct {
 	Protected []Role
 	// Rows are the fields' effects, sorted by path.
 	Rows []Row
+	// Attributes are the provider's facts about every attribute the kind's module sends, by
+	// name ("digitalocean_kubernetes_cluster.node_pool.labels").
+	Attributes map[string]Attribute
+}
+
+// Attribute is what the pinned provider's source says about one attribute a module sends. Rows
+// name it in Attribute; an attribute no row names is a module constant and says why.
+type Attribute struct {
+	// Required, Optional, Computed and ForceNew are the Terraform schema's flags. An Optional
+	// and Computed attribute keeps its last value when it is no longer sent.
+	Required, Optional, Computed, ForceNew bool
+	// Source is where the flags and the update behaviour are read: the provider's file and
+	// function, and for the wire the API client's request type.
+	Source string
+	// Wire, when set, says what the API client puts on the wire that matters for a change, e.g.
+	// an omitempty tag that never carries an empty map.
+	Wire string
+	// Constant, when set, says why no manifest field maps to the attribute: the module always
+	// sends the same value.
+	Constant string
 }
 
 // Lookup returns the row of path.
@@ -97,6 +131,9 @@ func (k *Kind) Lookup(path string) (Row, bool) {
 
 // Decide returns the effect and reason of changing the row's field as c says.
 func (r Row) Decide(c Change) (Effect, string) {
+	if c.Removed && r.Removed != nil {
+		return r.Removed.Effect, r.Removed.Reason
+	}
 	if r.When != nil {
 		if effect, reason, ok := r.When(c); ok {
 			return effect, reason
@@ -141,6 +178,9 @@ func Sentence(kind, path string) string {
 		resource = "every resource of the stack"
 	}
 	s := string(row.Effect) + " (" + resource + "): " + row.Reason + "."
+	if row.Removed != nil && row.Removed.Effect != row.Effect {
+		s += " Removing it: " + string(row.Removed.Effect) + ": " + row.Removed.Reason + "."
+	}
 	if row.When != nil {
 		s += " The effect depends on the change (see the field's description); `diff OLD NEW` says it for yours."
 	}

@@ -13,6 +13,7 @@ import (
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"google.golang.org/protobuf/proto"
@@ -324,8 +325,9 @@ func TestTheReadmesPitfallsListEveryReplacingOrRefusedChangeAndNothingElse(t *te
 		for _, row := range kind.Rows {
 			key := kind.Name + " " + row.Path
 			worst := row.Effect
-			// A condition may make a field replace (a lower version) or be refused (HA off).
-			if row.When != nil {
+			// A condition may make a field replace (a lower version) or be refused (HA off), and
+			// removing a field may be refused.
+			if row.When != nil || row.Removed != nil {
 				for _, e := range conditionalEffects(row, spec(kind.Name)) {
 					if e == effects.Replace || (e == effects.Refused && worst != effects.Replace) {
 						worst = e
@@ -354,8 +356,12 @@ func conditionalEffects(row effects.Row, spec protoreflect.Message) []effects.Ef
 	tries := []effects.Change{
 		{Old: protoreflect.ValueOfString("1.31.1-do.5"), New: protoreflect.ValueOfString("1.30.1-do.0")},
 		{Old: protoreflect.ValueOfBool(true), New: protoreflect.ValueOfBool(false)},
+		{Old: protoreflect.ValueOfBool(false), New: protoreflect.ValueOfBool(true)},
 	}
 	var out []effects.Effect
+	if row.Removed != nil {
+		out = append(out, row.Removed.Effect)
+	}
 	for _, c := range tries {
 		c.OldSpec, c.NewSpec = spec, spec
 		func() {
@@ -375,4 +381,79 @@ func contains(list []effects.Effect, e effects.Effect) bool {
 		}
 	}
 	return false
+}
+
+// pulumiTypes are the Pulumi type tokens of the Terraform resources the facts name.
+var pulumiTypes = map[string]string{
+	"digitalocean_kubernetes_cluster":   "digitalocean:index/kubernetesCluster:KubernetesCluster",
+	"digitalocean_kubernetes_node_pool": "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
+	"civo_kubernetes_cluster":           "civo:index/kubernetesCluster:KubernetesCluster",
+	"civo_kubernetes_node_pool":         "civo:index/kubernetesNodePool:KubernetesNodePool",
+	"civo_firewall":                     "civo:index/firewall:Firewall",
+}
+
+func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *testing.T) {
+	provider := providerEffects(t)
+	dir, ok := providerschema.Dir()
+	if !ok {
+		t.Skip("../shared/providers is absent (a user's clone has none): the facts are not checked against the pinned schemas")
+	}
+	schema, err := providerschema.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range effects.Kinds() {
+		for name, a := range kind.Attributes {
+			t.Run(kind.Name+"/"+name, func(t *testing.T) {
+				resource, attribute, _ := strings.Cut(name, ".")
+				requiredInput, inState, found := schema.Flags(pulumiTypes[resource], attribute)
+				if !found {
+					t.Fatalf("the pinned schema of %s has no %s", resource, attribute)
+				}
+				// Pulumi names resources itself, so a Terraform-required name is optional to it.
+				autonamed := attribute == "name" && a.Required && !requiredInput
+				if a.Required != requiredInput && !autonamed {
+					t.Errorf("Required = %t, the pinned schema says %t", a.Required, requiredInput)
+				}
+				if a.Optional == a.Required {
+					t.Errorf("Optional = %t and Required = %t: an attribute is one or the other", a.Optional, a.Required)
+				}
+				if want := inState && !a.Required; a.Computed != want {
+					t.Errorf("Computed = %t, the pinned schema says %t (always in state, not required)", a.Computed, want)
+				}
+				if text, ok := provider[name]; ok {
+					if want := providerClass(text) == "replace"; a.ForceNew != want {
+						t.Errorf("ForceNew = %t, change-effects.json says %q", a.ForceNew, text)
+					}
+				}
+				if a.Source == "" {
+					t.Error("no source")
+				}
+			})
+		}
+	}
+}
+
+func TestEveryRowsAttributeHasFactsAndEveryFactARowOrAReason(t *testing.T) {
+	for _, kind := range effects.Kinds() {
+		named := map[string]bool{}
+		for _, row := range kind.Rows {
+			if row.Attribute == "" {
+				continue
+			}
+			named[row.Attribute] = true
+			if _, ok := kind.Attributes[row.Attribute]; !ok {
+				t.Errorf("%s %s sends %s, which has no facts", kind.Name, row.Path, row.Attribute)
+			}
+		}
+		for name, a := range kind.Attributes {
+			parent := name[:max(strings.LastIndex(name, "."), 0)]
+			if !named[name] && !named[parent] && a.Constant == "" {
+				t.Errorf("%s: %s is named by no row and is not a module constant", kind.Name, name)
+			}
+			if named[name] && a.Constant != "" {
+				t.Errorf("%s: %s is named by a row and said to be a constant", kind.Name, name)
+			}
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package effects
 
 import (
+	"strings"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -79,4 +81,60 @@ func boolAt(m protoreflect.Message, path ...string) bool {
 		m = m.Get(fd).Message()
 	}
 	return false
+}
+
+// facts builds a resource's Attributes from the Terraform schema's flags, written as words
+// ("optional computed forcenew") so the table reads like the provider's schema.
+func facts(resource, source string, flags map[string]string) map[string]Attribute {
+	out := make(map[string]Attribute, len(flags))
+	for name, words := range flags {
+		a := Attribute{Source: source}
+		for _, w := range strings.Fields(words) {
+			switch w {
+			case "required":
+				a.Required = true
+			case "optional":
+				a.Optional = true
+			case "computed":
+				a.Computed = true
+			case "forcenew":
+				a.ForceNew = true
+			default:
+				panic("effects: unknown schema flag " + w + " of " + resource + name)
+			}
+		}
+		out[resource+name] = a
+	}
+	return out
+}
+
+// merge joins the Attributes of the several resources one kind registers.
+func merge(maps ...map[string]Attribute) map[string]Attribute {
+	out := map[string]Attribute{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// constant marks an attribute the module always sends with the same value.
+func constant(attrs map[string]Attribute, name, why string) {
+	a, ok := attrs[name]
+	if !ok {
+		panic("effects: no attribute " + name)
+	}
+	a.Constant = why
+	attrs[name] = a
+}
+
+// wire records what the API client does with the attribute on the wire.
+func wire(attrs map[string]Attribute, name, what string) {
+	a, ok := attrs[name]
+	if !ok {
+		panic("effects: no attribute " + name)
+	}
+	a.Wire = what
+	attrs[name] = a
 }

@@ -58,3 +58,13 @@ func Minor(v string) string {
 	}
 	return strconv.Itoa(n[0]) + "." + strconv.Itoa(n[1])
 }
+
+// MinorSteps returns how many minor versions to is above from (1.30 to 1.32 is 2, a lower minor
+// is negative); ok is false when either has fewer than two numbers or their majors differ.
+func MinorSteps(from, to string) (steps int, ok bool) {
+	nf, nt := Numbers(from), Numbers(to)
+	if len(nf) < 2 || len(nt) < 2 || nf[0] != nt[0] {
+		return 0, false
+	}
+	return nt[1] - nf[1], true
+}

@@ -40,3 +40,24 @@ func TestMinorLinesAndTheirMinors(t *testing.T) {
 		t.Error("SameMinor is wrong")
 	}
 }
+
+func TestMinorStepsCountsMinorVersionsWithinAMajor(t *testing.T) {
+	cases := []struct {
+		from, to string
+		steps    int
+		ok       bool
+	}{
+		{"1.30.5-do.2", "1.31.1-do.0", 1, true},
+		{"1.30.5-do.2", "1.32", 2, true},
+		{"1.31.1-do.5", "1.31.9-do.0", 0, true},
+		{"1.31.1-do.5", "1.29.1-do.0", -2, true},
+		{"1.31.1-do.5", "2.0.0-do.0", 0, false},
+		{"latest", "1.31", 0, false},
+	}
+	for _, c := range cases {
+		steps, ok := kubeversion.MinorSteps(c.from, c.to)
+		if steps != c.steps || ok != c.ok {
+			t.Errorf("MinorSteps(%q, %q) = %d, %t; want %d, %t", c.from, c.to, steps, ok, c.steps, c.ok)
+		}
+	}
+}

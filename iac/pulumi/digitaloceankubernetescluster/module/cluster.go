@@ -24,11 +24,15 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 		Tags:                          pulumi.ToStringArray(l.tags),
 		NodePool:                      defaultNodePool(l),
 	}
+	// Always sent: the policy is Optional and Computed, so an unsent one keeps the window it had
+	// and removing the field from a manifest would change nothing.
+	day, start := DefaultMaintenanceDay, DefaultMaintenanceStart
 	if w := spec.GetMaintenanceWindow(); w != nil {
-		args.MaintenancePolicy = &digitalocean.KubernetesClusterMaintenancePolicyArgs{
-			Day:       pulumi.String(w.GetDay().String()),
-			StartTime: pulumi.String(w.GetStartTime()),
-		}
+		day, start = w.GetDay().String(), w.GetStartTime()
+	}
+	args.MaintenancePolicy = &digitalocean.KubernetesClusterMaintenancePolicyArgs{
+		Day:       pulumi.String(day),
+		StartTime: pulumi.String(start),
 	}
 	// Always sent: the block is optional and computed, so an omitted block keeps the firewall as it
 	// was, and emptying the addresses would never turn it off.

@@ -6,8 +6,14 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/labels"
 )
 
-// DefaultNodePoolName names the default pool when the spec leaves it empty.
-const DefaultNodePoolName = "default"
+const (
+	// DefaultNodePoolName names the default pool when the spec leaves it empty.
+	DefaultNodePoolName = "default"
+	// DefaultMaintenanceDay and DefaultMaintenanceStart are the maintenance window sent when the
+	// spec has none (effects.DigitalOceanDefaultMaintenanceWindow says it in words).
+	DefaultMaintenanceDay   = "any"
+	DefaultMaintenanceStart = "00:00"
+)
 
 // locals are the values derived from a manifest before anything is created.
 type locals struct {

@@ -107,6 +107,7 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 		"registryIntegration":           false,
 		"destroyAllAssociatedResources": false,
 		"controlPlaneFirewall":          map[string]any{"enabled": false, "allowedAddresses": []any{}},
+		"maintenancePolicy":             map[string]any{"day": "any", "startTime": "00:00"},
 		"tags":                          tags,
 		"nodePool": map[string]any{
 			"name":      "default",
@@ -151,8 +152,10 @@ func TestClusterArguments(t *testing.T) {
 					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:30"}
 			},
 			map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
-		{"no maintenance window sends no maintenance policy",
-			func(*spec) {}, map[string]any{"maintenancePolicy": moduletest.Absent}},
+		// An unsent policy keeps the old window (Optional and Computed): removing the field must
+		// move it to the documented default instead.
+		{"no maintenance window sends the default window, any day at 00:00",
+			func(*spec) {}, map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "00:00"}}},
 		{"allowed addresses turn the control-plane firewall on with them",
 			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
 			map[string]any{"controlPlaneFirewall": map[string]any{
