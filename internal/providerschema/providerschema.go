@@ -47,7 +47,7 @@ type namedType struct {
 			RequiredOutputs []string `json:"requiredOutputs"`
 		} `json:"nodejs"`
 	} `json:"language"`
-	Enum       []struct {
+	Enum []struct {
 		Value any `json:"value"`
 	} `json:"enum"`
 }
