@@ -102,13 +102,15 @@ export interface KubernetesNodePoolArgs {
      */
     cluster: pulumi.Input<inputs.shared.StringValueOrRefArgs>;
     /**
-     * Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+     * Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
      *
      * Rules:
      * - at most 64 entries
      * - each key: at most 317 characters
      * - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*&#47;)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
      * - each key: the DNS prefix before / of a label key must be at most 253 characters
+     * - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+     * - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
      * - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
      */
     labels?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
@@ -173,7 +175,7 @@ export interface KubernetesNodePoolArgs {
      */
     size: pulumi.Input<string>;
     /**
-     * Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+     * Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
      *
      * Rules:
      * - at most 32 items

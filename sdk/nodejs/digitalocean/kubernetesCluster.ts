@@ -139,11 +139,11 @@ export class KubernetesCluster extends pulumi.ComponentResource {
  */
 export interface KubernetesClusterArgs {
     /**
-     * Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+     * Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
      */
     amdGpuDeviceMetricsExporterPlugin?: pulumi.Input<boolean | undefined>;
     /**
-     * Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+     * Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
      */
     amdGpuDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
@@ -164,7 +164,7 @@ export interface KubernetesClusterArgs {
      */
     clusterName: pulumi.Input<string>;
     /**
-     * IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+     * IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
      *
      * Rules:
      * - may be left empty; the rules below apply only when it is set
@@ -196,11 +196,11 @@ export interface KubernetesClusterArgs {
      */
     destroyAllAssociatedResources?: pulumi.Input<boolean | undefined>;
     /**
-     * Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
+     * Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
      */
     disableSurgeUpgrade?: pulumi.Input<boolean | undefined>;
     /**
-     * Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+     * Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
      */
     highlyAvailable?: pulumi.Input<boolean | undefined>;
     /**
@@ -211,7 +211,7 @@ export interface KubernetesClusterArgs {
      */
     kubeconfigExpireSeconds?: pulumi.Input<number | undefined>;
     /**
-     * DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+     * DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
      *
      * Rules:
      * - required: must be set and not empty
@@ -220,7 +220,7 @@ export interface KubernetesClusterArgs {
      */
     kubernetesVersion: pulumi.Input<string>;
     /**
-     * When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+     * When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
      */
     maintenanceWindow?: pulumi.Input<inputs.digitalocean.DigitalOceanKubernetesClusterMaintenanceWindowArgs | undefined>;
     /**
@@ -228,7 +228,7 @@ export interface KubernetesClusterArgs {
      */
     metadata?: pulumi.Input<inputs.shared.CloudResourceMetadataArgs | undefined>;
     /**
-     * Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+     * Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
      */
     nvidiaGpuDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
@@ -236,7 +236,7 @@ export interface KubernetesClusterArgs {
      */
     providerConfig?: pulumi.Input<inputs.digitalocean.DigitalOceanProviderConfigArgs | undefined>;
     /**
-     * Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+     * Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
      */
     rdmaSharedDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
@@ -248,15 +248,15 @@ export interface KubernetesClusterArgs {
      */
     region: pulumi.Input<enums.digitalocean.DigitalOceanRegion>;
     /**
-     * Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
+     * Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
      */
     registryIntegration?: pulumi.Input<boolean | undefined>;
     /**
-     * Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+     * Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
      */
     routingAgent?: pulumi.Input<boolean | undefined>;
     /**
-     * IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+     * IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
      *
      * Rules:
      * - may be left empty; the rules below apply only when it is set
@@ -264,7 +264,7 @@ export interface KubernetesClusterArgs {
      */
     serviceSubnet?: pulumi.Input<string | undefined>;
     /**
-     * DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+     * DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
      *
      * Rules:
      * - at most 64 items
@@ -274,7 +274,7 @@ export interface KubernetesClusterArgs {
      */
     tags?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+     * The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
      *
      * Rules:
      * - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads

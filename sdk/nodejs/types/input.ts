@@ -113,13 +113,14 @@ export namespace digitalocean {
          */
         autoScale?: pulumi.Input<boolean | undefined>;
         /**
-         * Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+         * Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
          *
          * Rules:
          * - at most 64 entries
          * - each key: at most 317 characters
          * - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*&#47;)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
          * - each key: the DNS prefix before / of a label key must be at most 253 characters
+         * - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
          * - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
          */
         labels?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
@@ -165,7 +166,7 @@ export namespace digitalocean {
          */
         size: pulumi.Input<string>;
         /**
-         * DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+         * DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
          *
          * Rules:
          * - at most 64 items

@@ -118,13 +118,13 @@ type kubernetesClusterArgs struct {
 	// - firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)
 	// - firewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
 	Firewall *shared.StringValueOrRef `pulumi:"firewall"`
-	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. For talos clusters the module ignores later changes: the pinned provider reads the Kubernetes version back instead of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it updates the cluster in place (an upgrade).
+	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos clusters "talos-v1.5.0", checked as the pinned provider checks them at preview (customizeDiffKubernetesCluster: no leading zeros, one digit after k3s). Required. `civo kubernetes versions` lists them. For talos clusters the module ignores later changes: the pinned provider reads the Kubernetes version back instead of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it updates the cluster in place to the new version (an upgrade); a lower version is refused: Civo upgrades clusters and cannot take one down a version.
 	//
 	// Rules:
 	// - required: must be set and not empty
 	// - write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1
-	// - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)
-	// - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)
+	// - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
+	// - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
 	KubernetesVersion string `pulumi:"kubernetesVersion"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
@@ -202,13 +202,13 @@ type KubernetesClusterArgs struct {
 	// - firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)
 	// - firewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
 	Firewall shared.StringValueOrRefPtrInput
-	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. For talos clusters the module ignores later changes: the pinned provider reads the Kubernetes version back instead of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it updates the cluster in place (an upgrade).
+	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos clusters "talos-v1.5.0", checked as the pinned provider checks them at preview (customizeDiffKubernetesCluster: no leading zeros, one digit after k3s). Required. `civo kubernetes versions` lists them. For talos clusters the module ignores later changes: the pinned provider reads the Kubernetes version back instead of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it updates the cluster in place to the new version (an upgrade); a lower version is refused: Civo upgrades clusters and cannot take one down a version.
 	//
 	// Rules:
 	// - required: must be set and not empty
 	// - write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1
-	// - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)
-	// - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)
+	// - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
+	// - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
 	KubernetesVersion pulumi.StringInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput

@@ -64,13 +64,15 @@ type kubernetesNodePoolArgs struct {
 	// - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
 	Cluster shared.StringValueOrRef `pulumi:"cluster"`
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels map[string]string `pulumi:"labels"`
 	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
@@ -115,7 +117,7 @@ type kubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size string `pulumi:"size"`
-	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
 	//
 	// Rules:
 	// - at most 32 items
@@ -137,13 +139,15 @@ type KubernetesNodePoolArgs struct {
 	// - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
 	Cluster shared.StringValueOrRefInput
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapInput
 	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
@@ -188,7 +192,7 @@ type KubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size pulumi.StringInput
-	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
 	//
 	// Rules:
 	// - at most 32 items

@@ -71,9 +71,9 @@ func NewKubernetesCluster(ctx *pulumi.Context,
 }
 
 type kubernetesClusterArgs struct {
-	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDeviceMetricsExporterPlugin *bool `pulumi:"amdGpuDeviceMetricsExporterPlugin"`
-	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDevicePlugin *bool `pulumi:"amdGpuDevicePlugin"`
 	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
 	AutoUpgrade *bool `pulumi:"autoUpgrade"`
@@ -86,7 +86,7 @@ type kubernetesClusterArgs struct {
 	// - at most 63 characters
 	// - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
 	ClusterName string `pulumi:"clusterName"`
-	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
@@ -108,31 +108,31 @@ type kubernetesClusterArgs struct {
 	DeletionProtection *bool `pulumi:"deletionProtection"`
 	// Delete the load balancers, volumes and volume snapshots the cluster created when the cluster is destroyed. Changing it updates only the stack's state: it applies when the cluster is destroyed.
 	DestroyAllAssociatedResources *bool `pulumi:"destroyAllAssociatedResources"`
-	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
+	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
 	DisableSurgeUpgrade *bool `pulumi:"disableSurgeUpgrade"`
-	// Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+	// Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
 	HighlyAvailable *bool `pulumi:"highlyAvailable"`
 	// Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7 days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch creates a new DigitalOcean token). Changing it updates only the stack's state: it applies when the credentials are next fetched.
 	//
 	// Rules:
 	// - at least 0
 	KubeconfigExpireSeconds *int `pulumi:"kubeconfigExpireSeconds"`
-	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
 	//
 	// Rules:
 	// - required: must be set and not empty
 	// - kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
 	// - a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5
 	KubernetesVersion string `pulumi:"kubernetesVersion"`
-	// When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+	// When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
 	MaintenanceWindow *DigitalOceanKubernetesClusterMaintenanceWindow `pulumi:"maintenanceWindow"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
-	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	NvidiaGpuDevicePlugin *bool `pulumi:"nvidiaGpuDevicePlugin"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *DigitalOceanProviderConfig `pulumi:"providerConfig"`
-	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RdmaSharedDevicePlugin *bool `pulumi:"rdmaSharedDevicePlugin"`
 	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
 	//
@@ -140,17 +140,17 @@ type kubernetesClusterArgs struct {
 	// - required: must be set to a value
 	// - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
 	Region DigitalOceanRegion `pulumi:"region"`
-	// Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
+	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
 	RegistryIntegration *bool `pulumi:"registryIntegration"`
-	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RoutingAgent *bool `pulumi:"routingAgent"`
-	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
 	// - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
 	ServiceSubnet *string `pulumi:"serviceSubnet"`
-	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -158,7 +158,7 @@ type kubernetesClusterArgs struct {
 	// - each item: matches the regular expression ^[a-zA-Z0-9:\-_]{1,255}$
 	// - each item: tags must not be k8s or start with k8s: or terraform:, which the provider manages
 	Tags []string `pulumi:"tags"`
-	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
 	//
 	// Rules:
 	// - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
@@ -168,9 +168,9 @@ type kubernetesClusterArgs struct {
 
 // The set of arguments for constructing a KubernetesCluster resource.
 type KubernetesClusterArgs struct {
-	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDeviceMetricsExporterPlugin pulumi.BoolPtrInput
-	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDevicePlugin pulumi.BoolPtrInput
 	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
 	AutoUpgrade pulumi.BoolPtrInput
@@ -183,7 +183,7 @@ type KubernetesClusterArgs struct {
 	// - at most 63 characters
 	// - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
 	ClusterName pulumi.StringInput
-	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
@@ -205,31 +205,31 @@ type KubernetesClusterArgs struct {
 	DeletionProtection pulumi.BoolPtrInput
 	// Delete the load balancers, volumes and volume snapshots the cluster created when the cluster is destroyed. Changing it updates only the stack's state: it applies when the cluster is destroyed.
 	DestroyAllAssociatedResources pulumi.BoolPtrInput
-	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
+	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
 	DisableSurgeUpgrade pulumi.BoolPtrInput
-	// Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+	// Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
 	HighlyAvailable pulumi.BoolPtrInput
 	// Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7 days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch creates a new DigitalOcean token). Changing it updates only the stack's state: it applies when the credentials are next fetched.
 	//
 	// Rules:
 	// - at least 0
 	KubeconfigExpireSeconds pulumi.IntPtrInput
-	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
 	//
 	// Rules:
 	// - required: must be set and not empty
 	// - kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
 	// - a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5
 	KubernetesVersion pulumi.StringInput
-	// When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+	// When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
 	MaintenanceWindow DigitalOceanKubernetesClusterMaintenanceWindowPtrInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput
-	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	NvidiaGpuDevicePlugin pulumi.BoolPtrInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig DigitalOceanProviderConfigPtrInput
-	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RdmaSharedDevicePlugin pulumi.BoolPtrInput
 	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
 	//
@@ -237,17 +237,17 @@ type KubernetesClusterArgs struct {
 	// - required: must be set to a value
 	// - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
 	Region DigitalOceanRegionInput
-	// Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
+	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
 	RegistryIntegration pulumi.BoolPtrInput
-	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RoutingAgent pulumi.BoolPtrInput
-	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
 	// - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
 	ServiceSubnet pulumi.StringPtrInput
-	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -255,7 +255,7 @@ type KubernetesClusterArgs struct {
 	// - each item: matches the regular expression ^[a-zA-Z0-9:\-_]{1,255}$
 	// - each item: tags must not be k8s or start with k8s: or terraform:, which the provider manages
 	Tags pulumi.StringArrayInput
-	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
 	//
 	// Rules:
 	// - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads

@@ -63,13 +63,14 @@ type kubernetesNodePoolArgs struct {
 	// - cluster.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of DigitalOceanKubernetesCluster: status.outputs. followed by one of cluster_id, cluster_urn, api_server_endpoint, ipv4_address, kubeconfig_expires_at, default_node_pool_id, vpc_uuid (empty reads cluster_id)
 	Cluster shared.StringValueOrRef `pulumi:"cluster"`
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels map[string]string `pulumi:"labels"`
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
@@ -107,7 +108,7 @@ type kubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size string `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -137,13 +138,14 @@ type KubernetesNodePoolArgs struct {
 	// - cluster.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of DigitalOceanKubernetesCluster: status.outputs. followed by one of cluster_id, cluster_urn, api_server_endpoint, ipv4_address, kubeconfig_expires_at, default_node_pool_id, vpc_uuid (empty reads cluster_id)
 	Cluster shared.StringValueOrRefInput
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapInput
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
@@ -181,7 +183,7 @@ type KubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size pulumi.StringInput
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items

@@ -243,13 +243,14 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Rules:
 	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale *bool `pulumi:"autoScale"`
-	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels map[string]string `pulumi:"labels"`
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
@@ -283,7 +284,7 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size string `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -317,13 +318,14 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Rules:
 	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale pulumi.BoolPtrInput `pulumi:"autoScale"`
-	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
 	// Rules:
 	// - at most 64 entries
 	// - each key: at most 317 characters
 	// - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 	// - each key: the DNS prefix before / of a label key must be at most 253 characters
+	// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapInput `pulumi:"labels"`
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
@@ -357,7 +359,7 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size pulumi.StringInput `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -408,13 +410,14 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) AutoScale() pulumi.B
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *bool { return v.AutoScale }).(pulumi.BoolPtrOutput)
 }
 
-// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 //
 // Rules:
 // - at most 64 entries
 // - each key: at most 317 characters
 // - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
 // - each key: the DNS prefix before / of a label key must be at most 253 characters
+// - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
 // - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Labels() pulumi.StringMapOutput {
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) map[string]string { return v.Labels }).(pulumi.StringMapOutput)
@@ -466,7 +469,7 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Size() pulumi.String
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) string { return v.Size }).(pulumi.StringOutput)
 }
 
-// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 //
 // Rules:
 // - at most 64 items

@@ -64,13 +64,15 @@ class KubernetesNodePoolArgs:
                
                Rules:
                - min_nodes and max_nodes are only allowed when auto_scale is true
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
                
                Rules:
                - at most 64 entries
                - each key: at most 317 characters
                - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
                - each key: the DNS prefix before / of a label key must be at most 253 characters
+               - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+               - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
                
@@ -90,7 +92,7 @@ class KubernetesNodePoolArgs:
                - at least 1
         :param pulumi.Input['CivoProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
-        :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+        :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
                
                Rules:
                - at most 32 items
@@ -203,13 +205,15 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def labels(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
 
         Rules:
         - at most 64 entries
         - each key: at most 317 characters
         - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
         - each key: the DNS prefix before / of a label key must be at most 253 characters
+        - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+        - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
         - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         """
         return pulumi.get(self, "labels")
@@ -306,7 +310,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def taints(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]]:
         """
-        Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+        Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
 
         Rules:
         - at most 32 items
@@ -354,13 +358,15 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - required: must be set
                - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
                - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's nodes in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
                
                Rules:
                - at most 64 entries
                - each key: at most 317 characters
                - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
                - each key: the DNS prefix before / of a label key must be at most 253 characters
+               - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
+               - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
                
@@ -395,7 +401,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                
                Rules:
                - required: must be set and not empty
-        :param pulumi.Input[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
                
                Rules:
                - at most 32 items

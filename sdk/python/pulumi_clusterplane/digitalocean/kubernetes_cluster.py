@@ -61,7 +61,7 @@ class KubernetesClusterArgs:
                
                Rules:
                - required: must be set
-        :param pulumi.Input[_builtins.str] kubernetes_version: DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+        :param pulumi.Input[_builtins.str] kubernetes_version: DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
                
                Rules:
                - required: must be set and not empty
@@ -72,11 +72,11 @@ class KubernetesClusterArgs:
                Rules:
                - required: must be set to a value
                - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
-        :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
+        :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
         :param pulumi.Input['DigitalOceanKubernetesClusterAutoscalerArgs'] cluster_autoscaler: Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.str] cluster_subnet: IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+        :param pulumi.Input[_builtins.str] cluster_subnet: IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
                
                Rules:
                - may be left empty; the rules below apply only when it is set
@@ -89,32 +89,32 @@ class KubernetesClusterArgs:
                - each item: must be an IPv4 address or CIDR, e.g. 203.0.113.7 or 198.51.100.0/24
         :param pulumi.Input[_builtins.bool] deletion_protection: Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster. Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi destroy` and any change that would replace the cluster are refused by the Pulumi engine. To destroy a cluster, set it to false, run `pulumi up`, then `pulumi destroy`. Changing it updates only the stack's state.
         :param pulumi.Input[_builtins.bool] destroy_all_associated_resources: Delete the load balancers, volumes and volume snapshots the cluster created when the cluster is destroyed. Changing it updates only the stack's state: it applies when the cluster is destroyed.
-        :param pulumi.Input[_builtins.bool] disable_surge_upgrade: Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] highly_available: Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+        :param pulumi.Input[_builtins.bool] disable_surge_upgrade: Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
+        :param pulumi.Input[_builtins.bool] highly_available: Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
         :param pulumi.Input[_builtins.int] kubeconfig_expire_seconds: Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7 days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch creates a new DigitalOcean token). Changing it updates only the stack's state: it applies when the credentials are next fetched.
                
                Rules:
                - at least 0
-        :param pulumi.Input['DigitalOceanKubernetesClusterMaintenanceWindowArgs'] maintenance_window: When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+        :param pulumi.Input['DigitalOceanKubernetesClusterMaintenanceWindowArgs'] maintenance_window: When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input['DigitalOceanProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] registry_integration: Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] routing_agent: Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.str] service_subnet: IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+        :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
+        :param pulumi.Input[_builtins.bool] registry_integration: Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] routing_agent: Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
+        :param pulumi.Input[_builtins.str] service_subnet: IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
                
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
                
                Rules:
                - at most 64 items
                - no item appears twice
                - each item: matches the regular expression ^[a-zA-Z0-9:\\-_]{1,255}$
                - each item: tags must not be k8s or start with k8s: or terraform:, which the provider manages
-        :param pulumi.Input['_shared.StringValueOrRefArgs'] vpc: The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+        :param pulumi.Input['_shared.StringValueOrRefArgs'] vpc: The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
                
                Rules:
                - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
@@ -203,7 +203,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="kubernetesVersion")
     def kubernetes_version(self) -> pulumi.Input[_builtins.str]:
         """
-        DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+        DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
 
         Rules:
         - required: must be set and not empty
@@ -236,7 +236,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="amdGpuDeviceMetricsExporterPlugin")
     def amd_gpu_device_metrics_exporter_plugin(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+        Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         """
         return pulumi.get(self, "amd_gpu_device_metrics_exporter_plugin")
 
@@ -248,7 +248,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="amdGpuDevicePlugin")
     def amd_gpu_device_plugin(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+        Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         """
         return pulumi.get(self, "amd_gpu_device_plugin")
 
@@ -284,7 +284,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="clusterSubnet")
     def cluster_subnet(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+        IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 
         Rules:
         - may be left empty; the rules below apply only when it is set
@@ -341,7 +341,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="disableSurgeUpgrade")
     def disable_surge_upgrade(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
+        Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
         """
         return pulumi.get(self, "disable_surge_upgrade")
 
@@ -353,7 +353,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="highlyAvailable")
     def highly_available(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+        Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
         """
         return pulumi.get(self, "highly_available")
 
@@ -380,7 +380,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="maintenanceWindow")
     def maintenance_window(self) -> pulumi.Input[Optional['DigitalOceanKubernetesClusterMaintenanceWindowArgs']]:
         """
-        When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+        When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
         """
         return pulumi.get(self, "maintenance_window")
 
@@ -404,7 +404,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="nvidiaGpuDevicePlugin")
     def nvidia_gpu_device_plugin(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+        Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         """
         return pulumi.get(self, "nvidia_gpu_device_plugin")
 
@@ -428,7 +428,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="rdmaSharedDevicePlugin")
     def rdma_shared_device_plugin(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+        Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         """
         return pulumi.get(self, "rdma_shared_device_plugin")
 
@@ -440,7 +440,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="registryIntegration")
     def registry_integration(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
+        Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
         """
         return pulumi.get(self, "registry_integration")
 
@@ -452,7 +452,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="routingAgent")
     def routing_agent(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+        Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         """
         return pulumi.get(self, "routing_agent")
 
@@ -464,7 +464,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="serviceSubnet")
     def service_subnet(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+        IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 
         Rules:
         - may be left empty; the rules below apply only when it is set
@@ -480,7 +480,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
 
         Rules:
         - at most 64 items
@@ -498,7 +498,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def vpc(self) -> pulumi.Input[Optional['_shared.StringValueOrRefArgs']]:
         """
-        The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+        The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
 
         Rules:
         - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
@@ -551,8 +551,8 @@ class KubernetesCluster(pulumi.ComponentResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
+        :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
         :param pulumi.Input[Union['DigitalOceanKubernetesClusterAutoscalerArgs', 'DigitalOceanKubernetesClusterAutoscalerArgsDict']] cluster_autoscaler: Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
         :param pulumi.Input[_builtins.str] cluster_name: Name of the cluster in DigitalOcean: a lower-case DNS label of at most 63 characters, e.g. "prod-fra1". Changing it updates the cluster's name in place.
@@ -561,7 +561,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input[_builtins.str] cluster_subnet: IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+        :param pulumi.Input[_builtins.str] cluster_subnet: IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
                
                Rules:
                - may be left empty; the rules below apply only when it is set
@@ -578,43 +578,43 @@ class KubernetesCluster(pulumi.ComponentResource):
                - required: must be set
         :param pulumi.Input[_builtins.bool] deletion_protection: Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster. Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi destroy` and any change that would replace the cluster are refused by the Pulumi engine. To destroy a cluster, set it to false, run `pulumi up`, then `pulumi destroy`. Changing it updates only the stack's state.
         :param pulumi.Input[_builtins.bool] destroy_all_associated_resources: Delete the load balancers, volumes and volume snapshots the cluster created when the cluster is destroyed. Changing it updates only the stack's state: it applies when the cluster is destroyed.
-        :param pulumi.Input[_builtins.bool] disable_surge_upgrade: Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] highly_available: Run a highly available control plane. Always sent. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
+        :param pulumi.Input[_builtins.bool] disable_surge_upgrade: Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false out of every update (godo, omitempty). Changing it updates the cluster in place when surge is turned back on; turning surge off on a running cluster is refused.
+        :param pulumi.Input[_builtins.bool] highly_available: Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later default to high availability, but the pinned provider always sends `ha` (godo's create request has no omitempty on it), so an unset highly_available creates a cluster without HA; write true for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
         :param pulumi.Input[_builtins.int] kubeconfig_expire_seconds: Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7 days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch creates a new DigitalOcean token). Changing it updates only the stack's state: it applies when the credentials are next fetched.
                
                Rules:
                - at least 0
-        :param pulumi.Input[_builtins.str] kubernetes_version: DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). Changing it updates the cluster in place when raised (an upgrade); lowering it is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+        :param pulumi.Input[_builtins.str] kubernetes_version: DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves its patch versions to DigitalOcean. Required. Before deploying, the module reads the version the cluster runs: a version older than that is refused with the version to write, because the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself). DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy first. Changing it updates the cluster in place when raised to a later patch or the next minor (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within the running minor line is left to DigitalOcean.
                
                Rules:
                - required: must be set and not empty
                - kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
                - a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5
-        :param pulumi.Input[Union['DigitalOceanKubernetesClusterMaintenanceWindowArgs', 'DigitalOceanKubernetesClusterMaintenanceWindowArgsDict']] maintenance_window: When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default. Changing it updates the cluster in place.
+        :param pulumi.Input[Union['DigitalOceanKubernetesClusterMaintenanceWindowArgs', 'DigitalOceanKubernetesClusterMaintenanceWindowArgsDict']] maintenance_window: When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the module always sends a window, because the provider keeps an unsent one as it was (Optional and Computed), so removing the field moves the window there. Changing it updates the cluster in place.
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input['DigitalOceanRegion'] region: DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
                
                Rules:
                - required: must be set to a value
                - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
-        :param pulumi.Input[_builtins.bool] registry_integration: Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.bool] routing_agent: Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place.
-        :param pulumi.Input[_builtins.str] service_subnet: IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation.
+        :param pulumi.Input[_builtins.bool] registry_integration: Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] routing_agent: Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
+        :param pulumi.Input[_builtins.str] service_subnet: IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
                
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
                
                Rules:
                - at most 64 items
                - no item appears twice
                - each item: matches the regular expression ^[a-zA-Z0-9:\\-_]{1,255}$
                - each item: tags must not be k8s or start with k8s: or terraform:, which the provider manages
-        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] vpc: The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster.
+        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] vpc: The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
                
                Rules:
                - vpc.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads

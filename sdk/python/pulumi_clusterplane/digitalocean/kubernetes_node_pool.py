@@ -57,13 +57,14 @@ class KubernetesNodePoolArgs:
                
                Rules:
                - min_nodes and max_nodes are only allowed when auto_scale is true
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
                
                Rules:
                - at most 64 entries
                - each key: at most 317 characters
                - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
                - each key: the DNS prefix before / of a label key must be at most 253 characters
+               - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
                
@@ -83,7 +84,7 @@ class KubernetesNodePoolArgs:
                - node_count must be at least 1 unless auto_scale is true
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input['DigitalOceanProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
                
                Rules:
                - at most 64 items
@@ -186,13 +187,14 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def labels(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 
         Rules:
         - at most 64 entries
         - each key: at most 317 characters
         - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
         - each key: the DNS prefix before / of a label key must be at most 253 characters
+        - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
         - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         """
         return pulumi.get(self, "labels")
@@ -278,7 +280,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+        DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
 
         Rules:
         - at most 64 items
@@ -343,13 +345,14 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - required: must be set
                - cluster.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads
                - cluster.valueFrom.fieldPath must name an output of DigitalOceanKubernetesCluster: status.outputs. followed by one of cluster_id, cluster_urn, api_server_endpoint, ipv4_address, kubeconfig_expires_at, default_node_pool_id, vpc_uuid (empty reads cluster_id)
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
                
                Rules:
                - at most 64 entries
                - each key: at most 317 characters
                - each key: matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
                - each key: the DNS prefix before / of a label key must be at most 253 characters
+               - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
                
@@ -379,7 +382,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                
                Rules:
                - required: must be set and not empty
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the pool in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
                
                Rules:
                - at most 64 items

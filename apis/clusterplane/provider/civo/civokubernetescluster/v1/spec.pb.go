@@ -141,10 +141,13 @@ type CivoKubernetesClusterSpec struct {
 	// cluster.
 	Region v1.CivoRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
 	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
-	// clusters "talos-v1.5.0". Required. `civo kubernetes versions` lists them. For talos clusters
-	// the module ignores later changes: the pinned provider reads the Kubernetes version back instead
-	// of the talos one (civo/terraform-provider-civo#365), so a second update would fail. Changing it
-	// updates the cluster in place (an upgrade).
+	// clusters "talos-v1.5.0", checked as the pinned provider checks them at preview
+	// (customizeDiffKubernetesCluster: no leading zeros, one digit after k3s). Required. `civo
+	// kubernetes versions` lists them. For talos clusters the module ignores later changes: the pinned
+	// provider reads the Kubernetes version back instead of the talos one
+	// (civo/terraform-provider-civo#365), so a second update would fail. Changing it updates the
+	// cluster in place to the new version (an upgrade); a lower version is refused: Civo upgrades
+	// clusters and cannot take one down a version.
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// k3s (default) or talos. Changing it is refused: the Civo provider rejects it at preview.
 	ClusterType CivoKubernetesClusterType `protobuf:"varint,4,opt,name=cluster_type,json=clusterType,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterType" json:"cluster_type,omitempty"`
@@ -391,7 +394,7 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe1\"\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xee#\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
 	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
@@ -406,13 +409,13 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\fapplications\x18\n" +
 	" \x03(\tB&\xbaH#\x92\x01 \x10 \x18\x01\"\x1ar\x182\x16^[^,\\s]([^,]*[^,\\s])?$R\fapplications\x12)\n" +
 	"\x04tags\x18\v \x03(\tB\x15\xbaH\x12\x92\x01\x0f\x10@\x18\x01\"\tr\a2\x05^\\S+$R\x04tags\x124\n" +
-	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xd7\x19\xbaH\xd3\x19\x1a\xd7\x01\n" +
+	"\x13deletion_protection\x18\x1e \x01(\bH\x00R\x12deletionProtection\x88\x01\x01:\xe4\x1a\xbaH\xe0\x1a\x1a\xd7\x01\n" +
 	"\x18firewall.value_from_kind\x12_firewall.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads\x1aZ!has(this.firewall.value_from) || this.firewall.value_from.kind == 'CivoKubernetesCluster'\x1a\x9f\x05\n" +
 	"\x1efirewall.value_from_field_path\x12\xf2\x01firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)\x1a\x87\x03!has(this.firewall.value_from) || !this.firewall.value_from.field_path.startsWith('status.outputs.') || this.firewall.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.kubeconfig_b64', 'status.outputs.api_server_endpoint', 'status.outputs.master_ip', 'status.outputs.dns_entry', 'status.outputs.firewall_id', 'status.outputs.network_id', 'status.outputs.created_at']\x1a\xd3\x01\n" +
 	"\x17network.value_from_kind\x12^network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads\x1aX!has(this.network.value_from) || this.network.value_from.kind == 'CivoKubernetesCluster'\x1a\x99\x05\n" +
-	"\x1dnetwork.value_from_field_path\x12\xf0\x01network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)\x1a\x84\x03!has(this.network.value_from) || !this.network.value_from.field_path.startsWith('status.outputs.') || this.network.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.kubeconfig_b64', 'status.outputs.api_server_endpoint', 'status.outputs.master_ip', 'status.outputs.dns_entry', 'status.outputs.firewall_id', 'status.outputs.network_id', 'status.outputs.created_at']\x1a\xbc\x02\n" +
-	"\x1dkubernetes_version.k3s_format\x12kkubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)\x1a\xad\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^v?[0-9]+\\\\.[0-9]+\\\\.[0-9]+-k3s[0-9]+$')\x1a\xfb\x01\n" +
-	"\x1fkubernetes_version.talos_format\x12Wkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)\x1a\x7fthis.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')\x1a\x9f\x02\n" +
+	"\x1dnetwork.value_from_field_path\x12\xf0\x01network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)\x1a\x84\x03!has(this.network.value_from) || !this.network.value_from.field_path.startsWith('status.outputs.') || this.network.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.kubeconfig_b64', 'status.outputs.api_server_endpoint', 'status.outputs.master_ip', 'status.outputs.dns_entry', 'status.outputs.firewall_id', 'status.outputs.network_id', 'status.outputs.created_at']\x1a\x8e\x03\n" +
+	"\x1dkubernetes_version.k3s_format\x12\xa2\x01kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s\x1a\xc7\x01this.cluster_type == 2 || this.kubernetes_version == '' || this.kubernetes_version.contains('+') || this.kubernetes_version.matches('^v?(0|[1-9][0-9]*)\\\\.(0|[1-9][0-9]*)\\\\.(0|[1-9][0-9]*)-k3s[0-9]$')\x1a\xb6\x02\n" +
+	"\x1fkubernetes_version.talos_format\x12vkubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros\x1a\x9a\x01this.cluster_type != 2 || this.kubernetes_version == '' || this.kubernetes_version.matches('^talos-v(0|[1-9][0-9]*)\\\\.(0|[1-9][0-9]*)\\\\.(0|[1-9][0-9]*)$')\x1a\x9f\x02\n" +
 	"\fnetwork.uuid\x12Snetwork must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b\x1a\xb9\x01!has(this.network) || !has(this.network.value) || this.network.value == '' || this.network.value.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')\x1a\xa6\x02\n" +
 	"\rfirewall.uuid\x12Ufirewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b\x1a\xbd\x01!has(this.firewall) || !has(this.firewall.value) || this.firewall.value == '' || this.firewall.value.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')\x1a\x83\x01\n" +
 	"\x16cni.talos_flannel_only\x12@cni cilium is not available with cluster_type talos; use flannel\x1a'this.cluster_type != 2 || this.cni != 2\x1a\xd4\x01\n" +

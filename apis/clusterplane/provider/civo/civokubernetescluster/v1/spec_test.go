@@ -1,6 +1,7 @@
 package civokubernetesclusterv1_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -365,4 +366,38 @@ func TestCivoKubernetesClusterStackInput(t *testing.T) {
 			t.Errorf("error leaks the token: %v", err)
 		}
 	})
+}
+
+// The pinned provider's plan-time version checks, as terraform-provider-civo v1.1.4 writes them
+// (civo/kubernetes/resource_kubernetes_cluster.go, k3sVersionRegex and talosVersionRegex, used by
+// customizeDiffKubernetesCluster). The manifest rules must accept exactly what they accept, so
+// that no manifest passes validate and then fails pulumi preview.
+var (
+	providerK3sVersion   = regexp.MustCompile(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)-k3s\d$`)
+	providerTalosVersion = regexp.MustCompile(`^talos-v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$`)
+)
+
+func TestVersionsAreAcceptedExactlyWhenThePinnedProvidersPreviewAcceptsThem(t *testing.T) {
+	versions := []string{
+		"1.30.5-k3s1", "v1.30.5-k3s1", "1.30.0-k3s9", "0.1.0-k3s1",
+		"1.30.5-k3s10", "01.30.5-k3s1", "1.030.5-k3s1", "1.30.05-k3s1", "1.30-k3s1", "1.30.5-k3s", "1.30.5-k3s1-gpu",
+		"v1.30.5", "1.30.5",
+		"talos-v1.5.0", "talos-v1.10.2", "talos-v01.5.0", "talos-v1.5", "talos-1.5.0", "talos-v1.5.0-rc1",
+	}
+	for _, clusterType := range []cluster.CivoKubernetesClusterType{cluster.CivoKubernetesClusterType_k3s, cluster.CivoKubernetesClusterType_talos} {
+		provider := providerK3sVersion
+		if clusterType == cluster.CivoKubernetesClusterType_talos {
+			provider = providerTalosVersion
+		}
+		for _, v := range versions {
+			t.Run(clusterType.String()+"/"+v, func(t *testing.T) {
+				c := validCivoKubernetesCluster()
+				c.Spec.ClusterType, c.Spec.KubernetesVersion = clusterType, v
+				err := validation.Validate(c)
+				if accepted, want := err == nil, provider.MatchString(v); accepted != want {
+					t.Errorf("validate accepts %q: %t, the provider's preview accepts it: %t (%v)", v, accepted, want, err)
+				}
+			})
+		}
+	}
 }

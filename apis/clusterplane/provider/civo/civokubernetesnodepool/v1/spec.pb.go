@@ -60,11 +60,17 @@ type CivoKubernetesNodePoolSpec struct {
 	// ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
 	MaxNodes int32 `protobuf:"varint,8,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
 	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values
-	// label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool's
-	// nodes in place.
+	// label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and
+	// k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the
+	// well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the
+	// nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes
+	// (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in
+	// place; removing every label is refused: the pinned provider leaves an empty label map out of the
+	// update (civogo, omitempty), so keep at least one.
 	Labels map[string]string `protobuf:"bytes,9,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect
-	// pair appears once. Changing it updates the pool's nodes in place.
+	// pair appears once. Changing it updates the pool's nodes in place, and removing every taint
+	// clears them.
 	Taints []*v1.Taint `protobuf:"bytes,10,rep,name=taints,proto3" json:"taints,omitempty"`
 	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider
 	// does not apply it after creation.
@@ -184,7 +190,7 @@ var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protore
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe8\x14\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x83\x1e\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
@@ -195,9 +201,11 @@ const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDe
 	"\n" +
 	"auto_scale\x18\x06 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\a \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xb3\x03\n" +
-	"\x06labels\x18\t \x03(\v2\\.clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntryB\xbc\x02\xbaH\xb8\x02\x9a\x01\xb4\x02\x10@\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
+	"\tmax_nodes\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xce\f\n" +
+	"\x06labels\x18\t \x03(\v2\\.clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntryB\xd7\v\xbaH\xd3\v\x9a\x01\xcf\v\x10@\"\x92\v\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +
+	"\x1blabel_key.kubelet_namespace\x12\xc0\x01label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/\x1a\xc8\x05!this.contains('/') || !(this.split('/')[0] == 'kubernetes.io' || this.split('/')[0].endsWith('.kubernetes.io') || this.split('/')[0] == 'k8s.io' || this.split('/')[0].endsWith('.k8s.io')) || this.split('/')[0] == 'node.kubernetes.io' || this.split('/')[0].endsWith('.node.kubernetes.io') || this.split('/')[0] == 'kubelet.kubernetes.io' || this.split('/')[0].endsWith('.kubelet.kubernetes.io') || this in ['kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']\xba\x01\xe8\x01\n" +
+	"\x18label_key.civo_namespace\x12Nlabel keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes\x1a|!this.contains('/') || !(this.split('/')[0] == 'kubernetes.civo.com' || this.split('/')[0].endsWith('.kubernetes.civo.com'))rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
 	"\x06taints\x18\n" +
 	" \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12-\n" +

@@ -49,7 +49,8 @@ func TestCivoKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			s.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
 			s.Region = civov1.CivoRegion_lon1
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 10
-			s.Labels = map[string]string{"workload": "batch", "example.com/role": "gpu"}
+			s.Labels = map[string]string{"workload": "batch", "example.com/role": "gpu", "node.kubernetes.io/role": "gpu",
+				"kubelet.kubernetes.io/tier": "a", "topology.kubernetes.io/zone": "fra1-a", "civo.com/team": "ml"}
 			s.Taints = []*sharedv1.Taint{
 				{Key: "nvidia.com/gpu", Value: "true", Effect: sharedv1.TaintEffect_NoSchedule},
 				{Key: "dedicated", Effect: sharedv1.TaintEffect_PreferNoSchedule},
@@ -196,6 +197,19 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a label value of 64 characters is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Labels = map[string]string{"tier": strings.Repeat("v", 64)}
 		}, []spectest.Violation{{Field: `spec.labels["tier"]`, Rule: "string.pattern"}}, ""},
+
+		{"a label key in the kubernetes.io namespace is rejected: the kubelet refuses it", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"kubernetes.io/role": "gpu"}
+		}, []spectest.Violation{{Field: `spec.labels["kubernetes.io/role"]`, Rule: "label_key.kubelet_namespace"}}, "the nodes never join"},
+		{"a node-role label is rejected: its namespace is under kubernetes.io", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"node-role.kubernetes.io/worker": ""}
+		}, []spectest.Violation{{Field: `spec.labels["node-role.kubernetes.io/worker"]`, Rule: "label_key.kubelet_namespace"}}, ""},
+		{"a label key in the k8s.io namespace is rejected", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"x.k8s.io/tier": "a"}
+		}, []spectest.Violation{{Field: `spec.labels["x.k8s.io/tier"]`, Rule: "label_key.kubelet_namespace"}}, ""},
+		{"a label key under Civo's own namespace is rejected", func(p *pool.CivoKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"kubernetes.civo.com/node-pool": "a"}
+		}, []spectest.Violation{{Field: `spec.labels["kubernetes.civo.com/node-pool"]`, Rule: "label_key.civo_namespace"}}, "Civo's own"},
 
 		// Taints.
 		{"a taint without key is rejected", func(p *pool.CivoKubernetesNodePool) {

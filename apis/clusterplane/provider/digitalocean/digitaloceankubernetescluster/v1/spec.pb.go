@@ -115,29 +115,41 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// its patch versions to DigitalOcean. Required. Before deploying, the module reads the version
 	// the cluster runs: a version older than that is refused with the version to write, because
 	// the provider would replace the cluster (DigitalOcean may upgrade an old cluster itself).
-	// Changing it updates the cluster in place when raised (an upgrade); lowering it is refused,
-	// and with auto_upgrade a change within the running minor line is left to DigitalOcean.
+	// DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor
+	// (terraform-provider-digitalocean#708, #887); at preview the module names the patch to deploy
+	// first. Changing it updates the cluster in place when raised to a later patch or the next minor
+	// (an upgrade); lowering it or skipping a minor is refused, and with auto_upgrade a change within
+	// the running minor line is left to DigitalOcean.
 	KubernetesVersion string `protobuf:"bytes,3,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
 	// The VPC the cluster joins: its UUID, e.g. `{value: "c1a2..."}`, or a reference to another
 	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default
-	// VPC. Changing it replaces the cluster.
+	// VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the
+	// provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
 	Vpc *v11.StringValueOrRef `protobuf:"bytes,4,opt,name=vpc,proto3" json:"vpc,omitempty"`
-	// Run a highly available control plane. Always sent. It can be turned on later but never off:
-	// DigitalOcean rejects the downgrade. Changing it updates the cluster in place when turned on;
-	// DigitalOcean refuses to turn it off.
+	// Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later
+	// default to high availability, but the pinned provider always sends `ha` (godo's create request
+	// has no omitempty on it), so an unset highly_available creates a cluster without HA; write true
+	// for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it
+	// updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
 	HighlyAvailable bool `protobuf:"varint,5,opt,name=highly_available,json=highlyAvailable,proto3" json:"highly_available,omitempty"`
 	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops
 	// managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in
 	// place.
 	AutoUpgrade bool `protobuf:"varint,6,opt,name=auto_upgrade,json=autoUpgrade,proto3" json:"auto_upgrade,omitempty"`
 	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is
-	// true. Changing it updates the cluster in place.
+	// true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false
+	// out of every update (godo, omitempty). Changing it updates the cluster in place when surge is
+	// turned back on; turning surge off on a running cluster is refused.
 	DisableSurgeUpgrade bool `protobuf:"varint,7,opt,name=disable_surge_upgrade,json=disableSurgeUpgrade,proto3" json:"disable_surge_upgrade,omitempty"`
-	// When DigitalOcean may run maintenance and auto-upgrades. Absent means the provider's default.
-	// Changing it updates the cluster in place.
+	// When DigitalOcean may run maintenance and auto-upgrades. Absent means any day at 00:00 UTC: the
+	// module always sends a window, because the provider keeps an unsent one as it was (Optional and
+	// Computed), so removing the field moves the window there. Changing it updates the cluster in
+	// place.
 	MaintenanceWindow *DigitalOceanKubernetesClusterMaintenanceWindow `protobuf:"bytes,8,opt,name=maintenance_window,json=maintenanceWindow,proto3" json:"maintenance_window,omitempty"`
-	// Connect the cluster to the account's DigitalOcean Container Registry. Changing it updates the
-	// cluster in place.
+	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a
+	// registry: without one DigitalOcean rejects the integration after the cluster is created, and
+	// the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR
+	// #963), so create the registry first. Changing it updates the cluster in place.
 	RegistryIntegration bool `protobuf:"varint,9,opt,name=registry_integration,json=registryIntegration,proto3" json:"registry_integration,omitempty"`
 	// IPv4 addresses or CIDRs allowed to reach the Kubernetes API, e.g. ["203.0.113.7",
 	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty turns it off (the
@@ -146,10 +158,12 @@ type DigitalOceanKubernetesClusterSpec struct {
 	ControlPlaneFirewallAllowedAddresses []string `protobuf:"bytes,10,rep,name=control_plane_firewall_allowed_addresses,json=controlPlaneFirewallAllowedAddresses,proto3" json:"control_plane_firewall_allowed_addresses,omitempty"`
 	// IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not
 	// overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation.
+	// Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
 	ClusterSubnet string `protobuf:"bytes,11,opt,name=cluster_subnet,json=clusterSubnet,proto3" json:"cluster_subnet,omitempty"`
 	// IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not
 	// overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at
-	// creation.
+	// creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and
+	// Computed).
 	ServiceSubnet string `protobuf:"bytes,12,opt,name=service_subnet,json=serviceSubnet,proto3" json:"service_subnet,omitempty"`
 	// Lifetime of the kubeconfig token in seconds, e.g. 86400. 0 means the provider's default of 7
 	// days. After it the token expires; the next `pulumi up --refresh` fetches a new one (each fetch
@@ -168,27 +182,38 @@ type DigitalOceanKubernetesClusterSpec struct {
 	DefaultNodePool *DigitalOceanKubernetesClusterDefaultNodePool `protobuf:"bytes,16,opt,name=default_node_pool,json=defaultNodePool,proto3" json:"default_node_pool,omitempty"`
 	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and
 	// `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider
-	// manages those). Sent with the derived standard tags. Changing it updates the cluster's tags in
-	// place.
+	// manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring
+	// case), so two that differ only in case are refused. Sent with the derived standard tags.
+	// Changing it updates the cluster's tags in place.
 	Tags []string `protobuf:"bytes,17,rep,name=tags,proto3" json:"tags,omitempty"`
 	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the
 	// cluster's nodes. Absent means DigitalOcean's default. Changing it updates the
 	// cluster in place.
+	// Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so
+	// write false to turn the component off.
 	RoutingAgent *bool `protobuf:"varint,18,opt,name=routing_agent,json=routingAgent,proto3,oneof" json:"routing_agent,omitempty"`
 	// Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent
 	// means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the
 	// cluster in place.
+	// Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so
+	// write false to turn the component off.
 	NvidiaGpuDevicePlugin *bool `protobuf:"varint,19,opt,name=nvidia_gpu_device_plugin,json=nvidiaGpuDevicePlugin,proto3,oneof" json:"nvidia_gpu_device_plugin,omitempty"`
 	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means
 	// DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in
 	// place.
+	// Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so
+	// write false to turn the component off.
 	AmdGpuDevicePlugin *bool `protobuf:"varint,20,opt,name=amd_gpu_device_plugin,json=amdGpuDevicePlugin,proto3,oneof" json:"amd_gpu_device_plugin,omitempty"`
 	// Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent
 	// means DigitalOcean's default. Changing it updates the cluster in place.
+	// Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so
+	// write false to turn the component off.
 	AmdGpuDeviceMetricsExporterPlugin *bool `protobuf:"varint,21,opt,name=amd_gpu_device_metrics_exporter_plugin,json=amdGpuDeviceMetricsExporterPlugin,proto3,oneof" json:"amd_gpu_device_metrics_exporter_plugin,omitempty"`
 	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods
 	// for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in
 	// place.
+	// Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so
+	// write false to turn the component off.
 	RdmaSharedDevicePlugin *bool `protobuf:"varint,22,opt,name=rdma_shared_device_plugin,json=rdmaSharedDevicePlugin,proto3,oneof" json:"rdma_shared_device_plugin,omitempty"`
 	// Protect the cluster from deletion and replacement, e.g. `false` for a throwaway dev cluster.
 	// Absent means true: the module registers the cluster with Pulumi's `protect`, so `pulumi
@@ -538,14 +563,19 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// the pool in place.
 	MaxNodes int32 `protobuf:"varint,6,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
 	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values
-	// label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in
-	// place.
+	// label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and
+	// k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the
+	// well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the
+	// nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place;
+	// removing every label is refused: the provider's API client leaves an empty label map out of the
+	// update (godo, omitempty), so keep at least one.
 	Labels map[string]string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Kubernetes taints on every node. A key and effect pair appears once. Changing it updates the
 	// pool in place.
 	Taints []*v11.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the
-	// pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
+	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
+	// in place.
 	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -695,7 +725,7 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
 	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
-	"!_scale_down_utilization_threshold\"\xd1\x10\n" +
+	"!_scale_down_utilization_threshold\"\x80\x18\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
 	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
@@ -704,9 +734,10 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\n" +
 	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xd4\x03\n" +
-	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xbc\x02\xbaH\xb8\x02\x9a\x01\xb4\x02\x10@\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\x83\v\n" +
+	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xeb\t\xbaH\xe7\t\x9a\x01\xe3\t\x10@\"\xa6\t\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +
+	"\x1blabel_key.kubelet_namespace\x12\xc0\x01label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/\x1a\xc8\x05!this.contains('/') || !(this.split('/')[0] == 'kubernetes.io' || this.split('/')[0].endsWith('.kubernetes.io') || this.split('/')[0] == 'k8s.io' || this.split('/')[0].endsWith('.k8s.io')) || this.split('/')[0] == 'node.kubernetes.io' || this.split('/')[0].endsWith('.node.kubernetes.io') || this.split('/')[0] == 'kubelet.kubernetes.io' || this.split('/')[0].endsWith('.kubelet.kubernetes.io') || this in ['kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
 	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12\x9d\x02\n" +
 	"\x04tags\x18\t \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +

@@ -396,6 +396,12 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "string.max_len"},
 			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "label_key.prefix_max_len"},
 		}, ""},
+		{"a default pool label in the kubernetes.io namespace is rejected: the kubelet refuses it", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{"kubernetes.io/role": "system"}
+		}, []spectest.Violation{{Field: pool + `.labels["kubernetes.io/role"]`, Rule: "label_key.kubelet_namespace"}}, "the nodes never join"},
+		{"a default pool label under k8s.io is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
+			c.Spec.DefaultNodePool.Labels = map[string]string{"k8s.io/tier": "a"}
+		}, []spectest.Violation{{Field: pool + `.labels["k8s.io/tier"]`, Rule: "label_key.kubelet_namespace"}}, ""},
 		{"a default pool taint without key is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Value: "x", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}, []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "required"}}, ""},

@@ -51,14 +51,19 @@ type DigitalOceanKubernetesNodePoolSpec struct {
 	// the pool in place.
 	MaxNodes int32 `protobuf:"varint,6,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
 	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values
-	// label values (at most 63 characters, alphanumeric at both ends). Changing it updates the pool in
-	// place.
+	// label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and
+	// k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the
+	// well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the
+	// nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place;
+	// removing every label is refused: the provider's API client leaves an empty label map out of the
+	// update (godo, omitempty), so keep at least one.
 	Labels map[string]string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Kubernetes taints on every node. A key and effect pair appears once. Changing it updates the
 	// pool in place.
 	Taints []*v1.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules. Changing it updates the
-	// pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
+	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
+	// in place.
 	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -168,7 +173,7 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_sp
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xa6\x18\n" +
+	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xd5\x1f\n" +
 	"\"DigitalOceanKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\n" +
@@ -179,9 +184,11 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_
 	"\n" +
 	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
 	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xcb\x03\n" +
-	"\x06labels\x18\a \x03(\v2t.clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.LabelsEntryB\xbc\x02\xbaH\xb8\x02\x9a\x01\xb4\x02\x10@\"\xf7\x01\xba\x01{\n" +
-	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xfa\n" +
+	"\n" +
+	"\x06labels\x18\a \x03(\v2t.clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.LabelsEntryB\xeb\t\xbaH\xe7\t\x9a\x01\xe3\t\x10@\"\xa6\t\xba\x01{\n" +
+	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +
+	"\x1blabel_key.kubelet_namespace\x12\xc0\x01label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/\x1a\xc8\x05!this.contains('/') || !(this.split('/')[0] == 'kubernetes.io' || this.split('/')[0].endsWith('.kubernetes.io') || this.split('/')[0] == 'k8s.io' || this.split('/')[0].endsWith('.k8s.io')) || this.split('/')[0] == 'node.kubernetes.io' || this.split('/')[0].endsWith('.node.kubernetes.io') || this.split('/')[0] == 'kubelet.kubernetes.io' || this.split('/')[0].endsWith('.kubelet.kubernetes.io') || this in ['kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +
 	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12\x9d\x02\n" +
 	"\x04tags\x18\t \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +

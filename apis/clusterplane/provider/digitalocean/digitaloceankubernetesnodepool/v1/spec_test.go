@@ -47,7 +47,8 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			s := p.Spec
 			s.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 3, 10
-			s.Labels = map[string]string{"workload": "batch", "example.com/role": "worker"}
+			s.Labels = map[string]string{"workload": "batch", "example.com/role": "worker", "node.kubernetes.io/role": "worker",
+				"kubelet.kubernetes.io/tier": "a", "kubernetes.io/arch": "amd64", "kubernetes.civo.com/x": "allowed-on-digitalocean"}
 			s.Taints = []*sharedv1.Taint{{Key: "workload", Value: "batch", Effect: sharedv1.TaintEffect_NoSchedule}}
 			s.Tags = []string{"pool-workers", "team:apps"}
 			p.Status = &pool.DigitalOceanKubernetesNodePoolStatus{Outputs: &pool.DigitalOceanKubernetesNodePoolStackOutputs{NodePoolId: "np"}}
@@ -214,6 +215,13 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a label value of 64 characters is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Labels = map[string]string{"tier": strings.Repeat("v", 64)}
 		}, []spectest.Violation{{Field: `spec.labels["tier"]`, Rule: "string.pattern"}}, ""},
+
+		{"a label key in the kubernetes.io namespace is rejected: the kubelet refuses it", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"kubernetes.io/role": "worker"}
+		}, []spectest.Violation{{Field: `spec.labels["kubernetes.io/role"]`, Rule: "label_key.kubelet_namespace"}}, "the nodes never join"},
+		{"a node-role label is rejected: its namespace is under kubernetes.io", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Labels = map[string]string{"node-role.kubernetes.io/worker": ""}
+		}, []spectest.Violation{{Field: `spec.labels["node-role.kubernetes.io/worker"]`, Rule: "label_key.kubelet_namespace"}}, ""},
 
 		// Taints.
 		{"a taint without key is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
