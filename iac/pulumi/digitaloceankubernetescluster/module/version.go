@@ -1,6 +1,7 @@
 package module
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -22,7 +23,13 @@ type version struct {
 // state holds the newer version, and the provider replaces the cluster when the manifest's is
 // lower. So a version lower than the live one is refused, not sent; with auto_upgrade the live
 // minor line's patches are left to DigitalOcean and a higher minor line upgrades.
-func deployedVersion(manifest, resolved string, autoUpgrade bool, live string) (version, error) {
+//
+// DigitalOcean upgrades one minor version at a time, and only from the latest patch of the
+// running minor (terraform-provider-digitalocean#708, #887: the upgrade fails with 422 invalid
+// upgrade path, or reports success and does nothing). So a jump of several minors is refused, and
+// so is a minor upgrade from a cluster behind liveLatest, the latest patch of its minor ("" when
+// unknown, as in an offline preview), naming the patch to deploy first.
+func deployedVersion(manifest, resolved string, autoUpgrade bool, live, liveLatest string) (version, error) {
 	if live == "" {
 		return version{send: resolved, ignore: autoUpgrade}, nil
 	}
@@ -38,7 +45,23 @@ func deployedVersion(manifest, resolved string, autoUpgrade bool, live string) (
 			"which DigitalOcean upgraded it to; deploying it would replace the cluster. Set kubernetesVersion to %s",
 			manifest, live, want)
 	}
+	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps > 1 {
+		return version{}, errors.Errorf("spec.kubernetesVersion: %s is %d minor versions above the version the cluster runs, %s; "+
+			"DigitalOcean upgrades one minor version at a time. Set kubernetesVersion to the latest %s.x slug first, then deploy each minor in turn",
+			manifest, steps, live, nextMinor(live))
+	}
+	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps == 1 && liveLatest != "" && live != liveLatest {
+		return version{}, errors.Errorf("spec.kubernetesVersion: DigitalOcean upgrades to %s only from the latest patch of %s, "+
+			"and the cluster runs %s. Set kubernetesVersion to %s and deploy, then upgrade to %s",
+			kubeversion.Minor(resolved), kubeversion.Minor(live), live, liveLatest, manifest)
+	}
 	return version{send: resolved}, nil
+}
+
+// nextMinor is the minor version after v's, e.g. "1.32" for "1.31.1-do.5".
+func nextMinor(v string) string {
+	n := kubeversion.Numbers(v)
+	return strconv.Itoa(n[0]) + "." + strconv.Itoa(n[1]+1)
 }
 
 // clusterVersion resolves the manifest's version (a minor line to its latest slug) and reads
@@ -47,14 +70,13 @@ func clusterVersion(ctx *pulumi.Context, l *locals, opts ...pulumi.InvokeOption)
 	spec := l.spec
 	resolved := spec.GetKubernetesVersion()
 	if kubeversion.IsMinorLine(resolved) {
-		prefix := resolved + "."
-		versions, err := digitalocean.GetKubernetesVersions(ctx, &digitalocean.GetKubernetesVersionsArgs{VersionPrefix: &prefix}, opts...)
+		latest, err := latestPatch(ctx, resolved, opts...)
 		if err != nil {
-			return version{}, errors.Wrap(err, "list DigitalOcean Kubernetes versions")
+			return version{}, err
 		}
 		switch {
-		case versions.LatestVersion != "":
-			resolved = versions.LatestVersion
+		case latest != "":
+			resolved = latest
 		case !ctx.DryRun():
 			return version{}, errors.Errorf("spec.kubernetesVersion: DigitalOcean offers no %s version", spec.GetKubernetesVersion())
 		}
@@ -64,7 +86,24 @@ func clusterVersion(ctx *pulumi.Context, l *locals, opts ...pulumi.InvokeOption)
 	if err != nil {
 		return version{}, err
 	}
-	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), live)
+	liveLatest := ""
+	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps == 1 {
+		if liveLatest, err = latestPatch(ctx, kubeversion.Minor(live), opts...); err != nil {
+			return version{}, err
+		}
+	}
+	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), live, liveLatest)
+}
+
+// latestPatch is DigitalOcean's latest slug of a minor line ("1.31"), "" when it offers none or
+// no answer is known (an offline preview).
+func latestPatch(ctx *pulumi.Context, minor string, opts ...pulumi.InvokeOption) (string, error) {
+	prefix := minor + "."
+	versions, err := digitalocean.GetKubernetesVersions(ctx, &digitalocean.GetKubernetesVersionsArgs{VersionPrefix: &prefix}, opts...)
+	if err != nil {
+		return "", errors.Wrap(err, "list DigitalOcean Kubernetes versions")
+	}
+	return versions.LatestVersion, nil
 }
 
 // liveVersion returns the version of the cluster named name, or "" when there is none yet. The
