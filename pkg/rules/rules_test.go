@@ -63,8 +63,8 @@ func TestWordsSayEveryKindOfRule(t *testing.T) {
 			"at least 0", "min_nodes must be at least 1 when auto_scale is true"}},
 		{&civocluster.CivoKubernetesClusterSpec{}, "kubernetes_version", []string{
 			"required: must be set and not empty", "write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1",
-			"kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset)",
-			"kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos)"}},
+			"kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s",
+			"kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros"}},
 		{&sharedv1.StringValueOrRef{}, "value", []string{"exactly one of value, valueFrom is set", "at least 1 character"}},
 		{&docluster.DigitalOceanKubernetesClusterDefaultNodePool{}, "labels", []string{
 			"each key: at most 317 characters", "each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$",
