@@ -26,7 +26,7 @@ type Cluster struct {
 	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
 	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address"`
 	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
-	// KubeconfigExpiresAt; `pulumi refresh` fetches a new one.
+	// KubeconfigExpiresAt; after that, `pulumi up --refresh` fetches a new one into the outputs.
 	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig"`
 	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
 	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId"`
