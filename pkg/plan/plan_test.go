@@ -454,3 +454,70 @@ func TestADeploymentRendersASecretOutputMaskedAndAPlainOneInFull(t *testing.T) {
 		}
 	}
 }
+
+// pooled is a custom resource with a nested block, as a DigitalOcean cluster has its default
+// pool: the cloud fills the block's id in at deployment.
+type pooled struct {
+	pulumi.CustomResourceState
+	Pool pulumi.StringMapOutput `pulumi:"pool"`
+}
+
+func TestAPreviewLeavesAnOutputReadFromANestedBlockUnknownRatherThanEmpty(t *testing.T) {
+	// Reading a missing field of a typed block gives its zero value (as NodePool.Id().Elem()
+	// gives ""), so only an unknown block keeps the output from reading as a known "".
+	body := func(ctx *pulumi.Context) error {
+		var r pooled
+		if err := ctx.RegisterResource(thingType, "cluster", pulumi.Map{
+			"pool": pulumi.StringMap{"size": pulumi.String("small")},
+		}, &r); err != nil {
+			return err
+		}
+		ctx.Export("pool_id", r.Pool.ApplyT(func(m map[string]string) string { return m["id"] }))
+		return nil
+	}
+	for _, c := range []struct {
+		name    string
+		preview bool
+		known   bool
+	}{
+		{"a preview", true, false},
+		{"a deployment", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := plan.Run(body, plan.Options{Preview: c.preview})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o := p.Outputs["pool_id"]; o.Known != c.known {
+				t.Errorf("pool_id = %+v, want known=%t", o, c.known)
+			}
+			var text bytes.Buffer
+			if err := plan.WriteText(&text, p); err != nil {
+				t.Fatal(err)
+			}
+			if shown := strings.Contains(text.String(), `pool_id  false   ""`); shown == !c.known {
+				t.Errorf("text plan shows pool_id as a known empty string=%t, want %t:\n%s", shown, c.known, text.String())
+			}
+		})
+	}
+}
+
+func TestWriteJSONWritesAbsentOptionsAsEmptyListsNotNull(t *testing.T) {
+	p := &plan.Plan{Resources: []plan.Resource{{Type: thingType, Name: "bare"}}}
+	var buf bytes.Buffer
+	if err := plan.WriteJSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Resources []map[string]any }
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"dependsOn", "ignoreChanges", "additionalSecretOutputs"} {
+		if got := doc.Resources[0][key]; !equalJSON(got, []any{}) {
+			t.Errorf("%s = %#v, want [] as the README documents", key, got)
+		}
+	}
+	if got := doc.Resources[0]["inputs"]; !equalJSON(got, map[string]any{}) {
+		t.Errorf("inputs = %#v, want {}", got)
+	}
+}

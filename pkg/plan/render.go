@@ -27,9 +27,17 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	for name, o := range p.Outputs {
 		outputs[name] = map[string]any{"secret": o.Secret, "value": o.Masked()}
 	}
-	resources := p.Resources
-	if resources == nil {
-		resources = []Resource{}
+	// The README documents every list as a list: a nil slice would marshal as null, which a
+	// consumer iterating the field would have to special-case.
+	resources := make([]Resource, len(p.Resources))
+	for i, r := range p.Resources {
+		r.DependsOn = orEmpty(r.DependsOn)
+		r.IgnoreChanges = orEmpty(r.IgnoreChanges)
+		r.AdditionalSecretOutputs = orEmpty(r.AdditionalSecretOutputs)
+		if r.Inputs == nil {
+			r.Inputs = map[string]any{}
+		}
+		resources[i] = r
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -105,6 +113,13 @@ func options(r Resource) string {
 		opts = append(opts, "protect")
 	}
 	return dash(strings.Join(opts, " "))
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func dash(s string) string {

@@ -49,7 +49,7 @@ export class KubernetesCluster extends pulumi.ComponentResource {
      */
     declare public /*out*/ readonly ipv4Address: pulumi.Output<string>;
     /**
-     * The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; `pulumi refresh` fetches a new one.
+     * The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; after that, `pulumi up --refresh` fetches a new one and keeps it in this output.
      */
     declare public /*out*/ readonly kubeconfig: pulumi.Output<string>;
     /**
@@ -147,7 +147,7 @@ export interface KubernetesClusterArgs {
      */
     amdGpuDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
-     * Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+     * Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
      */
     autoUpgrade?: pulumi.Input<boolean | undefined>;
     /**

@@ -26,7 +26,7 @@ type Cluster struct {
 	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
 	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address"`
 	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
-	// KubeconfigExpiresAt; `pulumi refresh` fetches a new one.
+	// KubeconfigExpiresAt; after that, `pulumi up --refresh` fetches a new one into the outputs.
 	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig"`
 	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
 	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId"`
@@ -51,7 +51,7 @@ func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
 	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
 	c.Kubeconfig = pulumi.ToSecret(kubeconfig.RawConfig().Elem()).(pulumi.StringOutput)
 	// The provider marks all of kubeConfigs secret; the expiry time is not, and is what tells
-	// users when to refresh.
+	// users when to run `pulumi up --refresh`.
 	c.KubeconfigExpiresAt = pulumi.Unsecret(kubeconfig.ExpiresAt().Elem()).(pulumi.StringOutput)
 	c.DefaultNodePoolID = cl.NodePool.Id().Elem()
 	c.VpcUUID = cl.VpcUuid

@@ -30,7 +30,7 @@ type KubernetesCluster struct {
 	DefaultNodePoolId pulumi.StringOutput `pulumi:"defaultNodePoolId"`
 	// Public IPv4 address of the Kubernetes API server.
 	Ipv4Address pulumi.StringOutput `pulumi:"ipv4Address"`
-	// The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; `pulumi refresh` fetches a new one.
+	// The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; after that, `pulumi up --refresh` fetches a new one and keeps it in this output.
 	Kubeconfig pulumi.StringOutput `pulumi:"kubeconfig"`
 	// When the kubeconfig's token expires (RFC 3339).
 	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
@@ -75,7 +75,7 @@ type kubernetesClusterArgs struct {
 	AmdGpuDeviceMetricsExporterPlugin *bool `pulumi:"amdGpuDeviceMetricsExporterPlugin"`
 	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDevicePlugin *bool `pulumi:"amdGpuDevicePlugin"`
-	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
 	AutoUpgrade *bool `pulumi:"autoUpgrade"`
 	// Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
 	ClusterAutoscaler *DigitalOceanKubernetesClusterAutoscaler `pulumi:"clusterAutoscaler"`
@@ -172,7 +172,7 @@ type KubernetesClusterArgs struct {
 	AmdGpuDeviceMetricsExporterPlugin pulumi.BoolPtrInput
 	// Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	AmdGpuDevicePlugin pulumi.BoolPtrInput
-	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
 	AutoUpgrade pulumi.BoolPtrInput
 	// Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
 	ClusterAutoscaler DigitalOceanKubernetesClusterAutoscalerPtrInput
@@ -375,7 +375,7 @@ func (o KubernetesClusterOutput) Ipv4Address() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesCluster) pulumi.StringOutput { return v.Ipv4Address }).(pulumi.StringOutput)
 }
 
-// The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; `pulumi refresh` fetches a new one.
+// The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; after that, `pulumi up --refresh` fetches a new one and keeps it in this output.
 func (o KubernetesClusterOutput) Kubeconfig() pulumi.StringOutput {
 	return o.ApplyT(func(v *KubernetesCluster) pulumi.StringOutput { return v.Kubeconfig }).(pulumi.StringOutput)
 }

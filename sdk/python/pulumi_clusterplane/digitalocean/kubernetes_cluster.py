@@ -74,7 +74,7 @@ class KubernetesClusterArgs:
                - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
         :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
-        :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
         :param pulumi.Input['DigitalOceanKubernetesClusterAutoscalerArgs'] cluster_autoscaler: Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
         :param pulumi.Input[_builtins.str] cluster_subnet: IPv4 CIDR for pod IPs, e.g. "10.244.0.0/16". Empty means DigitalOcean's default. Must not overlap service_subnet. Changing it replaces the cluster: the pod network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
                
@@ -260,7 +260,7 @@ class KubernetesClusterArgs:
     @pulumi.getter(name="autoUpgrade")
     def auto_upgrade(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+        Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
         """
         return pulumi.get(self, "auto_upgrade")
 
@@ -553,7 +553,7 @@ class KubernetesCluster(pulumi.ComponentResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
-        :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in place.
+        :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
         :param pulumi.Input[Union['DigitalOceanKubernetesClusterAutoscalerArgs', 'DigitalOceanKubernetesClusterAutoscalerArgsDict']] cluster_autoscaler: Tuning of the cluster autoscaler for pools with auto_scale. Absent means DigitalOcean's defaults. Changing it updates the cluster in place.
         :param pulumi.Input[_builtins.str] cluster_name: Name of the cluster in DigitalOcean: a lower-case DNS label of at most 63 characters, e.g. "prod-fra1". Changing it updates the cluster's name in place.
                
@@ -777,7 +777,7 @@ class KubernetesCluster(pulumi.ComponentResource):
     @pulumi.getter
     def kubeconfig(self) -> pulumi.Output[_builtins.str]:
         """
-        The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; `pulumi refresh` fetches a new one.
+        The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at; after that, `pulumi up --refresh` fetches a new one and keeps it in this output.
         """
         return pulumi.get(self, "kubeconfig")
 

@@ -132,9 +132,10 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// for HA. It can be turned on later but never off: DigitalOcean rejects the downgrade. Changing it
 	// updates the cluster in place when turned on; DigitalOcean refuses to turn it off.
 	HighlyAvailable bool `protobuf:"varint,5,opt,name=highly_available,json=highlyAvailable,proto3" json:"highly_available,omitempty"`
-	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then stops
-	// managing kubernetes_version, so the drift is not undone. Changing it updates the cluster in
-	// place.
+	// Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves
+	// patch versions within the running minor line to DigitalOcean and does not undo them, while a
+	// higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the
+	// cluster in place.
 	AutoUpgrade bool `protobuf:"varint,6,opt,name=auto_upgrade,json=autoUpgrade,proto3" json:"auto_upgrade,omitempty"`
 	// Turn off surge upgrades (new nodes before old ones are drained). Surge is on unless this is
 	// true. Set it when the cluster is created: the provider's API client leaves surge_upgrade: false

@@ -34,7 +34,7 @@ type DigitalOceanKubernetesClusterStackOutputs struct {
 	// Public IPv4 address of the Kubernetes API server.
 	Ipv4Address string `protobuf:"bytes,4,opt,name=ipv4_address,json=ipv4Address,proto3" json:"ipv4_address,omitempty"`
 	// The cluster's kubeconfig (YAML). A Pulumi secret. Its token expires at kubeconfig_expires_at;
-	// `pulumi refresh` fetches a new one.
+	// after that, `pulumi up --refresh` fetches a new one and keeps it in this output.
 	Kubeconfig string `protobuf:"bytes,5,opt,name=kubeconfig,proto3" json:"kubeconfig,omitempty"`
 	// When the kubeconfig's token expires (RFC 3339).
 	KubeconfigExpiresAt string `protobuf:"bytes,6,opt,name=kubeconfig_expires_at,json=kubeconfigExpiresAt,proto3" json:"kubeconfig_expires_at,omitempty"`
