@@ -2,6 +2,8 @@ package module_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -836,5 +838,37 @@ func TestHalfMadeInputIsAnErrorNotAPanic(t *testing.T) {
 			}
 			moduletest.AssertNothingRegistered(t, p)
 		})
+	}
+}
+
+func TestTheReadmeNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	invoked := map[string]bool{}
+	record := func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
+		invoked[token] = true
+		return cloud("1.31.1-do.5", map[string]string{"1.31.": "1.31.1-do.5", "1.32.": "1.32.0-do.0"})(token, args)
+	}
+	in := minimalInput()
+	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.32", true
+	run(t, in, plan.Options{State: cloudState, Invoke: record})
+	if len(invoked) == 0 {
+		t.Fatal("the module invoked nothing")
+	}
+	for token := range invoked {
+		if !strings.Contains(string(readme), "`"+token+"`") {
+			t.Errorf("README's Use from Go does not name %s, which the module invokes", token)
+		}
+	}
+}
+
+func TestEchoingMocksReadAsANewCluster(t *testing.T) {
+	in := minimalInput()
+	echo := func(_ string, args resource.PropertyMap) (resource.PropertyMap, error) { return args, nil }
+	p := run(t, in, plan.Options{Invoke: echo})
+	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31.1-do.5" {
+		t.Errorf("version = %v, want the manifest's", got)
 	}
 }
