@@ -121,20 +121,19 @@ func merge(maps ...map[string]Attribute) map[string]Attribute {
 
 // constant marks an attribute the module always sends with the same value.
 func constant(attrs map[string]Attribute, name, why string) {
-	a, ok := attrs[name]
-	if !ok {
-		panic("effects: no attribute " + name)
-	}
-	a.Constant = why
-	attrs[name] = a
+	annotate(attrs, name, func(a *Attribute) { a.Constant = why })
 }
 
 // wire records what the API client does with the attribute on the wire.
 func wire(attrs map[string]Attribute, name, what string) {
+	annotate(attrs, name, func(a *Attribute) { a.Wire = what })
+}
+
+func annotate(attrs map[string]Attribute, name string, set func(*Attribute)) {
 	a, ok := attrs[name]
 	if !ok {
 		panic("effects: no attribute " + name)
 	}
-	a.Wire = what
+	set(&a)
 	attrs[name] = a
 }
