@@ -50,8 +50,8 @@ var (
 		return &Removal{Effect: Refused, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
 			"stops sending it the provider keeps the value the cluster has, so removing the field changes nothing; " + instead}
 	}
-	doComponentKept = func(field string) *Removal {
-		return doKeptWhenUnsent(field, "write "+field+": true or false instead")
+	doComponentKept = func(attribute, field string) *Removal {
+		return doKeptWhenUnsent(attribute, "write "+field+": true or false instead")
 	}
 )
 
@@ -104,15 +104,15 @@ func init() {
 			{Path: "spec.defaultNodePool.tags", Resource: Cluster, Attribute: doCluster + "node_pool.tags", Effect: Update, Reason: doUpdated},
 			{Path: "spec.tags", Resource: Cluster, Attribute: doCluster + "tags", Effect: Update, Reason: doUpdated},
 			{Path: "spec.routingAgent", Resource: Cluster, Attribute: doCluster + "routing_agent", Effect: Update, Reason: doUpdated,
-				Removed: doComponentKept("routingAgent")},
+				Removed: doComponentKept("routing_agent", "routingAgent")},
 			{Path: "spec.nvidiaGpuDevicePlugin", Resource: Cluster, Attribute: doCluster + "nvidia_gpu_device_plugin", Effect: Update, Reason: doUpdated,
-				Removed: doComponentKept("nvidiaGpuDevicePlugin")},
+				Removed: doComponentKept("nvidia_gpu_device_plugin", "nvidiaGpuDevicePlugin")},
 			{Path: "spec.amdGpuDevicePlugin", Resource: Cluster, Attribute: doCluster + "amd_gpu_device_plugin", Effect: Update, Reason: doUpdated,
-				Removed: doComponentKept("amdGpuDevicePlugin")},
+				Removed: doComponentKept("amd_gpu_device_plugin", "amdGpuDevicePlugin")},
 			{Path: "spec.amdGpuDeviceMetricsExporterPlugin", Resource: Cluster, Attribute: doCluster + "amd_gpu_device_metrics_exporter_plugin",
-				Effect: Update, Reason: doUpdated, Removed: doComponentKept("amdGpuDeviceMetricsExporterPlugin")},
+				Effect: Update, Reason: doUpdated, Removed: doComponentKept("amd_gpu_device_metrics_exporter_plugin", "amdGpuDeviceMetricsExporterPlugin")},
 			{Path: "spec.rdmaSharedDevicePlugin", Resource: Cluster, Attribute: doCluster + "rdma_shared_device_plugin", Effect: Update, Reason: doUpdated,
-				Removed: doComponentKept("rdmaSharedDevicePlugin")},
+				Removed: doComponentKept("rdma_shared_device_plugin", "rdmaSharedDevicePlugin")},
 			protectionRow(),
 		},
 	}
