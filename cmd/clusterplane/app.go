@@ -20,10 +20,13 @@ type kind struct {
 	// e.g. "civokubernetescluster".
 	name, program string
 	stackInput    protoreflect.MessageDescriptor
-	// check validates one file's text; run runs one of the program's offline commands
-	// (validate, plan, diff) with its arguments and returns its exit code.
+	// check, plan and diff take a file's text, not its path: clusterplane has read the file to
+	// find its kind, and a pipe cannot be read twice.
 	check func(file string, data []byte) program.Verdict
-	run   func(args []string, stdout, stderr io.Writer) int
+	plan  func(f program.File, format string, stdout, stderr io.Writer) int
+	diff  func(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
+	// run is the program binary's own command line, which clusterplane's output is held to.
+	run func(args []string, stdout, stderr io.Writer) int
 }
 
 func kindOf[T proto.Message](p program.Program[T]) kind {
@@ -32,6 +35,8 @@ func kindOf[T proto.Message](p program.Program[T]) kind {
 		program:    p.Name,
 		stackInput: p.NewInput().ProtoReflect().Descriptor(),
 		check:      p.Check,
+		plan:       p.Plan,
+		diff:       p.Diff,
 		run:        p.Run,
 	}
 }
@@ -122,16 +127,16 @@ func (a *app) kindNamed(file string, head stackinput.Head) (*kind, error) {
 	return nil, errors.Errorf("%s: unknown kind %q; want one of %s", file, head.Kind, strings.Join(a.kindNames(), ", "))
 }
 
-// kindOfFile reads file and returns the kind it names; on failure it prints why, sets the exit
-// code and returns nil.
-func (a *app) kindOfFile(file string) *kind {
+// readFile reads file ("-" for standard input) once and returns its text and the kind it
+// names; on failure it prints why, sets the exit code and returns nil.
+func (a *app) readFile(file string) (program.File, *kind) {
 	data, err := stackinput.ReadFrom(file, a.stdin)
 	if err == nil {
 		var head stackinput.Head
 		if head, err = stackinput.ReadHead(data); err == nil {
 			var k *kind
 			if k, err = a.kindNamed(file, head); err == nil {
-				return k
+				return program.File{Name: file, Data: data}, k
 			}
 		} else {
 			err = errors.Wrap(err, file)
@@ -139,7 +144,7 @@ func (a *app) kindOfFile(file string) *kind {
 	}
 	fmt.Fprintln(a.stderr, err)
 	a.code = program.ExitInvalid
-	return nil
+	return program.File{}, nil
 }
 
 // format is the value of an -o flag: text or json.
