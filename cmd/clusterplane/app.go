@@ -60,7 +60,7 @@ func newApp(kinds []kind, stdin io.Reader, stdout, stderr io.Writer) *app {
 }
 
 // run runs the command line args and returns the exit code: 0 ok, 1 invalid input or a failed
-// command, 2 usage errors, and whatever a program's command returns (diff: 3 for changes).
+// command, 2 usage errors, and whatever a program's command returns (diff: see diffExitCodes).
 func (a *app) run(args []string) int {
 	a.code = program.ExitOK
 	root := a.root()
@@ -83,7 +83,8 @@ func (a *app) root() *cobra.Command {
 		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind, offline:
 no credentials, Pulumi CLI or network. Each file is read as the kind it names.
 
-Exit codes: 0 ok, 1 invalid input, 2 usage error; diff exits 3 when there are changes.`,
+Exit codes: 0 ok, 1 invalid input, 2 usage error.
+` + diffExitCodes,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Without a command, print the help rather than nothing.

@@ -42,8 +42,8 @@ func (a *app) diffCommand() *cobra.Command {
 		Use:   "diff OLD NEW",
 		Short: "Show what changing a manifest from OLD to NEW does to the cloud resources, offline",
 		Long: `diff plans OLD and NEW, two files of the same kind, with that kind's program and shows what
-the change does: which resources are updated in place and which are replaced. Either file may be
-a pipe, or - for standard input.
+the change does: which resources are updated in place, which are replaced and which are refused.
+Either file may be a pipe, or - for standard input.
 
 ` + diffExitCodes,
 		Example: `  clusterplane diff live.yaml proposed.yaml --allow-replace
@@ -52,7 +52,7 @@ a pipe, or - for standard input.
 		ValidArgsFunction: manifestFiles,
 	}
 	output := outputFlag(cmd)
-	allowReplace := cmd.Flags().Bool("allow-replace", false, "do not fail when the change replaces a resource")
+	allowReplace := cmd.Flags().Bool("allow-replace", false, "exit 0, not 3, when the change replaces a resource; a refused change still exits 3")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		oldFile, oldKind := a.readFile(args[0])
 		if oldKind == nil {
@@ -75,9 +75,10 @@ a pipe, or - for standard input.
 	return cmd
 }
 
-// diffExitCodes is diff's exit codes in the one wording the help texts and the README share.
-const diffExitCodes = `It exits 0 when nothing changes, 3 when something does, 1 when a file is invalid, 2 on usage
-errors.`
+// diffExitCodes is diff's exit codes in the one wording the help texts and the README share,
+// so that what users read cannot drift from what diff does (TestDiffExitsAsItsHelpSays).
+const diffExitCodes = `diff exits 0 when nothing is replaced or refused, 3 when something is, 1 for invalid input, 2
+for usage; --allow-replace turns 3 into 0 for intended replacements, a refused change still exits 3.`
 
 // fileArgs accepts exactly n file arguments, standard input (-) at most once: it can be read
 // only once.
