@@ -20,10 +20,13 @@ type kind struct {
 	// e.g. "civokubernetescluster".
 	name, program string
 	stackInput    protoreflect.MessageDescriptor
-	// check validates one file's text; run runs one of the program's offline commands
-	// (validate, plan, diff) with its arguments and returns its exit code.
+	// check, plan and diff take a file's text, not its path: clusterplane has read the file to
+	// find its kind, and a pipe cannot be read twice.
 	check func(file string, data []byte) program.Verdict
-	run   func(args []string, stdout, stderr io.Writer) int
+	plan  func(f program.File, format string, stdout, stderr io.Writer) int
+	diff  func(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
+	// run is the program binary's own command line, which clusterplane's output is held to.
+	run func(args []string, stdout, stderr io.Writer) int
 }
 
 func kindOf[T proto.Message](p program.Program[T]) kind {
@@ -32,6 +35,8 @@ func kindOf[T proto.Message](p program.Program[T]) kind {
 		program:    p.Name,
 		stackInput: p.NewInput().ProtoReflect().Descriptor(),
 		check:      p.Check,
+		plan:       p.Plan,
+		diff:       p.Diff,
 		run:        p.Run,
 	}
 }
@@ -55,7 +60,7 @@ func newApp(kinds []kind, stdin io.Reader, stdout, stderr io.Writer) *app {
 }
 
 // run runs the command line args and returns the exit code: 0 ok, 1 invalid input or a failed
-// command, 2 usage errors, and whatever a program's command returns (diff: 3 for changes).
+// command, 2 usage errors, and whatever a program's command returns (diff: see diffExitCodes).
 func (a *app) run(args []string) int {
 	a.code = program.ExitOK
 	root := a.root()
@@ -78,7 +83,8 @@ func (a *app) root() *cobra.Command {
 		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind, offline:
 no credentials, Pulumi CLI or network. Each file is read as the kind it names.
 
-Exit codes: 0 ok, 1 invalid input, 2 usage error; diff exits 3 when there are changes.`,
+Exit codes: 0 ok, 1 invalid input, 2 usage error.
+` + diffExitCodes,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Without a command, print the help rather than nothing.
@@ -122,16 +128,16 @@ func (a *app) kindNamed(file string, head stackinput.Head) (*kind, error) {
 	return nil, errors.Errorf("%s: unknown kind %q; want one of %s", file, head.Kind, strings.Join(a.kindNames(), ", "))
 }
 
-// kindOfFile reads file and returns the kind it names; on failure it prints why, sets the exit
-// code and returns nil.
-func (a *app) kindOfFile(file string) *kind {
+// readFile reads file ("-" for standard input) once and returns its text and the kind it
+// names; on failure it prints why, sets the exit code and returns nil.
+func (a *app) readFile(file string) (program.File, *kind) {
 	data, err := stackinput.ReadFrom(file, a.stdin)
 	if err == nil {
 		var head stackinput.Head
 		if head, err = stackinput.ReadHead(data); err == nil {
 			var k *kind
 			if k, err = a.kindNamed(file, head); err == nil {
-				return k
+				return program.File{Name: file, Data: data}, k
 			}
 		} else {
 			err = errors.Wrap(err, file)
@@ -139,7 +145,7 @@ func (a *app) kindOfFile(file string) *kind {
 	}
 	fmt.Fprintln(a.stderr, err)
 	a.code = program.ExitInvalid
-	return nil
+	return program.File{}, nil
 }
 
 // format is the value of an -o flag: text or json.

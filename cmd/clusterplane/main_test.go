@@ -310,11 +310,18 @@ func TestPlanOfAnInvalidOrUnknownFileExitsOne(t *testing.T) {
 	}
 }
 
-// recorder is a kind whose program records the commands it is given.
+// recorder is a kind whose program records the diffs it is asked for.
 func recorder(name string, calls *[][]string, code int) kind {
 	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.name == name })]
-	k.run = func(args []string, stdout, _ io.Writer) int {
-		*calls = append(*calls, args)
+	k.diff = func(oldFile, newFile program.File, format string, allowReplace bool, stdout, _ io.Writer) int {
+		call := []string{"diff", oldFile.Name, newFile.Name, format}
+		if allowReplace {
+			call = append(call, "--allow-replace")
+		}
+		if len(oldFile.Data) == 0 || len(newFile.Data) == 0 {
+			call = append(call, "without the files' text")
+		}
+		*calls = append(*calls, call)
 		io.WriteString(stdout, "diffed\n")
 		return code
 	}
@@ -328,9 +335,9 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"diff", old, updated}, []string{"diff", old, updated}},
-		{[]string{"diff", old, updated, "-o", "json"}, []string{"diff", old, updated, "-o", "json"}},
-		{[]string{"diff", "--allow-replace", old, updated, "-o", "text"}, []string{"diff", old, updated, "-o", "text", "--allow-replace"}},
+		{[]string{"diff", old, updated}, []string{"diff", old, updated, "text"}},
+		{[]string{"diff", old, updated, "-o", "json"}, []string{"diff", old, updated, "json"}},
+		{[]string{"diff", "--allow-replace", old, updated, "-o", "text"}, []string{"diff", old, updated, "text", "--allow-replace"}},
 	}
 	for _, tt := range tests {
 		var calls [][]string
@@ -350,7 +357,7 @@ func TestDiffOfTwoKindsOrOneFileIsAUsageError(t *testing.T) {
 	ks := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
 	civo := filepath.Join(examples, "civokubernetescluster", "minimal.yaml")
 	do := filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml")
-	for _, args := range [][]string{{"diff", civo, do}, {"diff", civo}, {"diff", civo, "-"}, {"diff", civo, civo, "-o", "yaml"}} {
+	for _, args := range [][]string{{"diff", civo, do}, {"diff", civo}, {"diff", "-", "-"}, {"diff", civo, civo, "-o", "yaml"}} {
 		if r := runWith(t, ks, "", args...); r.code != program.ExitUsage || !strings.Contains(r.stderr, "clusterplane diff --help") {
 			t.Errorf("%v = %+v, want a usage error", args, r)
 		}
@@ -521,7 +528,7 @@ func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 
 func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, args := range [][]string{{"frobnicate"}, {"validate"}, {"validate", "-o", "yaml", examples}, {"plan"},
-		{"plan", "a.yaml", "b.yaml"}, {"plan", "-"}, {"explain"}, {"kinds", "x"}, {"regions"}, {"--nope"}} {
+		{"plan", "a.yaml", "b.yaml"}, {"explain"}, {"kinds", "x"}, {"regions"}, {"--nope"}} {
 		r := run(t, "", args...)
 		if r.code != program.ExitUsage || r.stdout != "" || !strings.Contains(r.stderr, "--help' for usage") {
 			t.Errorf("%v = %+v, want exit 2 and a hint on stderr", args, r)

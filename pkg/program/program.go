@@ -74,12 +74,7 @@ const (
 
 // Run runs an offline command and returns its exit code.
 func (p Program[T]) Run(args []string, stdout, stderr io.Writer) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintln(stderr, "internal error (a bug, not your input): please report it with the command you ran")
-			code = ExitCrash
-		}
-	}()
+	defer crash(stderr, &code)
 	if len(args) == 0 {
 		return p.usage(stderr)
 	}
@@ -111,8 +106,28 @@ func (p Program[T]) Run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func (p Program[T]) plan(file, format string, stdout, stderr io.Writer) int {
+	data, err := stackinput.Read(file)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitInvalid
+	}
+	return p.Plan(File{Name: file, Data: data}, format, stdout, stderr)
+}
+
+// File is a file's text and its name as the user wrote it. Commands take the text already read
+// because a pipe (`<(git show ...)`, "-") can be read only once: whoever found the file's kind
+// has consumed it.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Plan is the plan command on a file already read: it prints what the file would register and
+// export (format "text" or "json") and returns the exit code.
+func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code int) {
+	defer crash(stderr, &code)
 	input := p.NewInput()
-	if err := stackinput.LoadFile(file, input); err != nil {
+	if err := stackinput.Parse(f.Data, f.Name, input); err != nil {
 		fmt.Fprintln(stderr, err)
 		return ExitInvalid
 	}
@@ -161,12 +176,29 @@ func (p Program[T]) validate(file, format string, stdout, stderr io.Writer) int 
 }
 
 func (p Program[T]) diff(oldFile, newFile, format string, allowReplace bool, stdout, stderr io.Writer) int {
+	files := make([]File, 2)
+	for i, name := range []string{oldFile, newFile} {
+		data, err := stackinput.Read(name)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return ExitInvalid
+		}
+		files[i] = File{Name: name, Data: data}
+	}
+	return p.Diff(files[0], files[1], format, allowReplace, stdout, stderr)
+}
+
+// Diff is the diff command on two files already read: it prints what deploying newFile over
+// oldFile does (format "text" or "json") and returns ExitBlocked when that replaces a resource
+// (unless allowReplace) or is refused.
+func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool, stdout, stderr io.Writer) (code int) {
+	defer crash(stderr, &code)
 	oldInput, newInput := p.NewInput(), p.NewInput()
 	for _, f := range []struct {
-		path  string
+		file  File
 		input T
 	}{{oldFile, oldInput}, {newFile, newInput}} {
-		if err := stackinput.LoadFile(f.path, f.input); err != nil {
+		if err := stackinput.Parse(f.file.Data, f.file.Name, f.input); err != nil {
 			fmt.Fprintln(stderr, err)
 			return ExitInvalid
 		}
@@ -188,6 +220,15 @@ func (p Program[T]) diff(oldFile, newFile, format string, allowReplace bool, std
 		return ExitBlocked
 	}
 	return ExitOK
+}
+
+// crash turns a panic into ExitCrash, so that a bug never exits 2 (usage) as Go's runtime would.
+// Deferred by every entry point: clusterplane calls Plan and Diff without Run.
+func crash(stderr io.Writer, code *int) {
+	if r := recover(); r != nil {
+		fmt.Fprintln(stderr, "internal error (a bug, not your input): please report it with the command you ran")
+		*code = ExitCrash
+	}
 }
 
 // diffArgs reads `OLD NEW [-o json|text] [--allow-replace]`, flags anywhere.
