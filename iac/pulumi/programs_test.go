@@ -76,7 +76,7 @@ spec:
   nodeCount: 2
   minNodes: 1
 `,
-		violations: []string{"spec", "spec.cluster.value", "spec.nodePoolName"},
+		violations: []string{"spec.cluster.value", "spec.minNodes", "spec.nodePoolName"},
 	},
 	{
 		name:     "digitaloceankubernetescluster",
@@ -114,7 +114,7 @@ spec:
     - key: dedicated
       value: gpu
 `,
-		violations: []string{"spec", "spec.cluster", "spec.size", "spec.taints[0].effect"},
+		violations: []string{"spec.cluster", "spec.nodeCount", "spec.size", "spec.taints[0].effect"},
 	},
 }
 

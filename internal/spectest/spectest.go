@@ -46,7 +46,7 @@ func AssertViolations(t *testing.T, err error, want ...Violation) {
 func AssertViolationsListed(t *testing.T, err error) {
 	t.Helper()
 	for _, v := range validation.Violations(err) {
-		if line := v.Field + ": " + v.Message; !strings.Contains(err.Error(), line) {
+		if line := v.String(); !strings.Contains(err.Error(), line) {
 			t.Errorf("error does not contain %q:\n%v", line, err)
 		}
 	}

@@ -48,7 +48,7 @@ func TestCheckJudgesAFileAndItsVerdictWritesJSON(t *testing.T) {
 	}{
 		{"valid.yaml", string(valid), "valid", []string{`"file":"valid.yaml"`, `"kind":"DigitalOceanKubernetesCluster"`, `"status":"valid"`}},
 		{"invalid.yaml", invalidManifest, "invalid", []string{`"status":"invalid"`,
-			`{"file":"invalid.yaml","line":11,"column":10,"path":"spec.tags[0]","ruleId":"tag.not_reserved","message":"tags must not be k8s or start with k8s: or terraform:, which the provider manages"}`}},
+			`{"file":"invalid.yaml","line":11,"column":10,"path":"spec.tags[0]","ruleId":"tag.not_reserved","message":"must not be k8s or start with k8s: or terraform:, which the provider manages"}`}},
 		{"unknown.yaml", string(valid) + "extra: 1\n", "invalid", []string{`"path":"extra","ruleId":"field.unknown","message":"unknown field"`}},
 	}
 	for _, tt := range tests {

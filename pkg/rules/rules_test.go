@@ -96,7 +96,7 @@ func TestCrossFieldFindsTheMessageRulesNamedAfterAField(t *testing.T) {
 	for _, r := range rules.CrossField(field(&civopool.CivoKubernetesNodePoolSpec{}, "min_nodes")) {
 		ids = append(ids, r.GetId())
 	}
-	if want := []string{"min_nodes.at_least_one", "min_nodes.at_most_node_count"}; !slices.Equal(ids, want) {
+	if want := []string{"min_nodes.at_least_one", "min_nodes.at_most_node_count", "min_nodes.needs_auto_scale"}; !slices.Equal(ids, want) {
 		t.Errorf("CrossField(min_nodes) = %v, want %v", ids, want)
 	}
 }

@@ -292,7 +292,7 @@ spec:
 		"4:3 metadata.name string.pattern",
 		"5:1 spec.region required",
 		"7:3 spec.kubernetesVersion kubernetes_version.slug",
-		"8:3 spec.defaultNodePool node_count.required_without_auto_scale",
+		"8:3 spec.defaultNodePool.nodeCount node_count.required_without_auto_scale",
 		"10:5 spec.defaultNodePool.nodeCont field.unknown",
 		"11:10 spec.tags[0] tag.not_reserved",
 	}

@@ -22,8 +22,9 @@ type Violation struct {
 	Message string
 }
 
+// String is the violation as Go errors show it: the path as manifests write it (camelCase).
 func (v Violation) String() string {
-	field := v.Field
+	field := Camel(v.Field)
 	if field == "" {
 		field = "(message)"
 	}
@@ -69,6 +70,9 @@ func Validate(msg proto.Message) error {
 		}
 	}
 	out.Violations = append(out.Violations, check(msg.ProtoReflect(), "")...)
+	for i, v := range out.Violations {
+		out.Violations[i] = place(msg.ProtoReflect().Descriptor(), v)
+	}
 	if len(out.Violations) == 0 {
 		return nil
 	}

@@ -26,13 +26,13 @@ func TestErrorTextCountsTheViolationsAndListsOneIndentedLinePerViolation(t *test
 		want       string
 	}{
 		{
-			name: "two violations are counted in the plural and listed in the order given",
+			name: "two violations are counted in the plural and listed in the order given, paths as manifests write them",
 			violations: []validation.Violation{
 				{Field: "spec.cluster_name", RuleID: "string.min_len", Message: "value length must be at least 1 characters"},
 				{Field: "spec.region", RuleID: "enum.not_in", Message: "value must not be in list [0]"},
 			},
 			want: "2 violations:\n" +
-				"  spec.cluster_name: value length must be at least 1 characters\n" +
+				"  spec.clusterName: value length must be at least 1 characters\n" +
 				"  spec.region: value must not be in list [0]",
 		},
 		{
@@ -97,7 +97,7 @@ func TestValidateReportsEveryViolationSortedByFieldPath(t *testing.T) {
 		t.Fatalf("Error() has %d violation lines, want %d:\n%s", len(lines), len(violations), text)
 	}
 	for i, v := range violations {
-		if want := "  " + v.Field + ": " + v.Message; lines[i] != want {
+		if want := "  " + validation.Camel(v.Field) + ": " + v.Message; lines[i] != want {
 			t.Errorf("line %d = %q, want %q", i+1, lines[i], want)
 		}
 	}
@@ -169,3 +169,32 @@ func TestEveryPatternOfTheAPIHasWords(t *testing.T) {
 }
 
 var protoPattern = regexp.MustCompile(`pattern ?[:=] ?"([^"]*)"`)
+
+func TestARuleRelatingFieldsIsPlacedAtTheFieldItsIdNamesInTheManifestsWords(t *testing.T) {
+	manifest := &cluster.DigitalOceanKubernetesCluster{
+		ApiVersion: "digitalocean.clusterplane.dev/v1",
+		Kind:       "DigitalOceanKubernetesCluster",
+		Metadata:   &sharedv1.CloudResourceMetadata{Name: "dev"},
+		Spec: &cluster.DigitalOceanKubernetesClusterSpec{
+			ClusterName: "dev", Region: digitaloceanv1.DigitalOceanRegion_fra1, KubernetesVersion: "1.31.1-do.5",
+			ClusterSubnet: "10.0.0.0/16", ServiceSubnet: "10.0.0.0/16",
+			DefaultNodePool: &cluster.DigitalOceanKubernetesClusterDefaultNodePool{
+				Size: "s-2vcpu-4gb", NodeCount: 9, AutoScale: true, MinNodes: 1, MaxNodes: 3,
+			},
+		},
+	}
+	got := map[string]string{}
+	for _, v := range validation.Violations(validation.Validate(manifest)) {
+		got[v.String()] = v.RuleID
+	}
+	for line, rule := range map[string]string{
+		// Its id starts with node_count: the field's path, the other fields in camelCase.
+		"spec.defaultNodePool.nodeCount: must be between minNodes and maxNodes when autoScale is true": "node_count.within_bounds",
+		// subnets is no field: the rule stays on its message, still in the manifest's words.
+		"spec: clusterSubnet and serviceSubnet must not overlap": "subnets.no_overlap",
+	} {
+		if got[line] != rule {
+			t.Errorf("violations %v lack %q (%s)", got, line, rule)
+		}
+	}
+}

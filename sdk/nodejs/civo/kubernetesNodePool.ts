@@ -87,9 +87,6 @@ export class KubernetesNodePool extends pulumi.ComponentResource {
 export interface KubernetesNodePoolArgs {
     /**
      * Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-     *
-     * Rules:
-     * - min_nodes and max_nodes are only allowed when auto_scale is true
      */
     autoScale?: pulumi.Input<boolean | undefined>;
     /**
@@ -120,6 +117,7 @@ export interface KubernetesNodePoolArgs {
      * Rules:
      * - at least 0
      * - max_nodes must be at least node_count when auto_scale is true
+     * - max_nodes is only allowed when auto_scale is true
      */
     maxNodes?: pulumi.Input<number | undefined>;
     /**
@@ -133,6 +131,7 @@ export interface KubernetesNodePoolArgs {
      * - at least 0
      * - min_nodes must be at least 1 when auto_scale is true
      * - min_nodes must not exceed node_count when auto_scale is true
+     * - min_nodes is only allowed when auto_scale is true
      */
     minNodes?: pulumi.Input<number | undefined>;
     /**

@@ -89,9 +89,6 @@ export class KubernetesNodePool extends pulumi.ComponentResource {
 export interface KubernetesNodePoolArgs {
     /**
      * Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-     *
-     * Rules:
-     * - min_nodes and max_nodes are only allowed when auto_scale is true
      */
     autoScale?: pulumi.Input<boolean | undefined>;
     /**
@@ -122,6 +119,7 @@ export interface KubernetesNodePoolArgs {
      * - at least 0
      * - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
      * - max_nodes must be at least min_nodes when auto_scale is true
+     * - max_nodes is only allowed when auto_scale is true
      */
     maxNodes?: pulumi.Input<number | undefined>;
     /**
@@ -133,6 +131,7 @@ export interface KubernetesNodePoolArgs {
      *
      * Rules:
      * - at least 0
+     * - min_nodes is only allowed when auto_scale is true
      */
     minNodes?: pulumi.Input<number | undefined>;
     /**

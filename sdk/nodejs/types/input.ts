@@ -107,9 +107,6 @@ export namespace digitalocean {
     export interface DigitalOceanKubernetesClusterDefaultNodePoolArgs {
         /**
          * Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-         *
-         * Rules:
-         * - min_nodes and max_nodes are only allowed when auto_scale is true
          */
         autoScale?: pulumi.Input<boolean | undefined>;
         /**
@@ -130,6 +127,7 @@ export namespace digitalocean {
          * Rules:
          * - at least 0
          * - max_nodes must be at least min_nodes when auto_scale is true
+         * - max_nodes is only allowed when auto_scale is true
          */
         maxNodes?: pulumi.Input<number | undefined>;
         /**
@@ -138,6 +136,7 @@ export namespace digitalocean {
          * Rules:
          * - at least 0
          * - min_nodes must be at least 1 when auto_scale is true
+         * - min_nodes is only allowed when auto_scale is true
          */
         minNodes?: pulumi.Input<number | undefined>;
         /**

@@ -672,7 +672,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			if err == nil {
 				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
 			}
-			if !strings.Contains(err.Error(), tt.field+":") {
+			if !strings.Contains(err.Error(), validation.Camel(tt.field)+":") {
 				t.Errorf("error does not name %s:\n%v", tt.field, err)
 			}
 			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
@@ -879,7 +879,7 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			}
 			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
 			msg := err.Error()
-			if !strings.Contains(msg, "CivoKubernetesCluster alpha") || !strings.Contains(msg, "  "+tt.field+":") {
+			if !strings.Contains(msg, "CivoKubernetesCluster alpha") || !strings.Contains(msg, "  "+validation.Camel(tt.field)+":") {
 				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
 			}
 			if strings.Contains(msg, "spec.") {

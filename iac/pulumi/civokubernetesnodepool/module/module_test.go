@@ -401,8 +401,8 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = 0 }},
 		{name: "an upper-case pool name", field: "target.spec.node_pool_name", ruleID: "string.pattern",
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "GPU" }},
-		{name: "bounds without auto_scale", field: "target.spec", ruleID: "auto_scale.bounds_need_auto_scale",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.MinNodes, s.MaxNodes = 1, 4 }},
+		{name: "a lower bound without auto_scale", field: "target.spec.min_nodes", ruleID: "min_nodes.needs_auto_scale",
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.MinNodes = 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -412,7 +412,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			if err == nil {
 				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
 			}
-			if !strings.Contains(err.Error(), tt.field+":") {
+			if !strings.Contains(err.Error(), validation.Camel(tt.field)+":") {
 				t.Errorf("error does not name %s:\n%v", tt.field, err)
 			}
 			got := []string{}
@@ -570,7 +570,7 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			}
 			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
 			msg := err.Error()
-			if !strings.Contains(msg, "CivoKubernetesNodePool pool") || !strings.Contains(msg, "  "+tt.field+":") {
+			if !strings.Contains(msg, "CivoKubernetesNodePool pool") || !strings.Contains(msg, "  "+validation.Camel(tt.field)+":") {
 				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
 			}
 			if strings.Contains(msg, "spec.") {

@@ -57,6 +57,6 @@ func ExampleNew_invalid() {
 	fmt.Println(err)
 	// Output:
 	// DigitalOceanKubernetesCluster prod: 2 violations:
-	//   default_node_pool.size: value is required
-	//   kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
+	//   defaultNodePool.size: value is required
+	//   kubernetesVersion: must be a DigitalOcean version slug like 1.31.1-do.5, or with autoUpgrade a minor line like 1.31; latest is not accepted
 }

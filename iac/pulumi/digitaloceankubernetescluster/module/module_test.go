@@ -499,9 +499,9 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 		{"a version that is not a slug names spec.kubernetes_version",
 			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "latest" },
 			"target.spec.kubernetes_version"},
-		{"a minor line without autoUpgrade names the spec",
+		{"a minor line without autoUpgrade names the version",
 			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.31" },
-			"target.spec"},
+			"target.spec.kubernetes_version"},
 		{"a wrong apiVersion names api_version",
 			func(in *v1.DigitalOceanKubernetesClusterStackInput) {
 				in.Target.ApiVersion = "civo.clusterplane.dev/v1"
@@ -523,7 +523,7 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 			if !errors.As(resourcesErr, &verr) {
 				t.Errorf("Resources returned %T (%v), want a validation error", resourcesErr, resourcesErr)
 			}
-			if !strings.Contains(resourcesErr.Error(), tt.wantField+":") {
+			if !strings.Contains(resourcesErr.Error(), validation.Camel(tt.wantField)+":") {
 				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
 			}
 			if strings.Contains(resourcesErr.Error(), token) {
@@ -681,10 +681,10 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 	if newErr == nil {
 		t.Fatal("New accepted a default pool without a size")
 	}
-	if !strings.Contains(newErr.Error(), "default_node_pool.size:") {
+	if !strings.Contains(newErr.Error(), "defaultNodePool.size:") {
 		t.Errorf("error %q does not name default_node_pool.size", newErr)
 	}
-	if strings.Contains(newErr.Error(), "spec.default_node_pool") {
+	if strings.Contains(newErr.Error(), "spec.defaultNodePool") {
 		t.Errorf("error %q names the path from the manifest, want it relative to the spec", newErr)
 	}
 	moduletest.AssertNothingRegistered(t, p)

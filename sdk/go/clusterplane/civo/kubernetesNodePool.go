@@ -53,9 +53,6 @@ func NewKubernetesNodePool(ctx *pulumi.Context,
 
 type kubernetesNodePoolArgs struct {
 	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale *bool `pulumi:"autoScale"`
 	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
 	//
@@ -80,6 +77,7 @@ type kubernetesNodePoolArgs struct {
 	// Rules:
 	// - at least 0
 	// - max_nodes must be at least node_count when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes *int `pulumi:"maxNodes"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
@@ -89,6 +87,7 @@ type kubernetesNodePoolArgs struct {
 	// - at least 0
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes must not exceed node_count when auto_scale is true
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
 	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
 	//
@@ -128,9 +127,6 @@ type kubernetesNodePoolArgs struct {
 // The set of arguments for constructing a KubernetesNodePool resource.
 type KubernetesNodePoolArgs struct {
 	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale pulumi.BoolPtrInput
 	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
 	//
@@ -155,6 +151,7 @@ type KubernetesNodePoolArgs struct {
 	// Rules:
 	// - at least 0
 	// - max_nodes must be at least node_count when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes pulumi.IntPtrInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput
@@ -164,6 +161,7 @@ type KubernetesNodePoolArgs struct {
 	// - at least 0
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes must not exceed node_count when auto_scale is true
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput
 	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
 	//

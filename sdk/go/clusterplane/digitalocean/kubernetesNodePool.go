@@ -52,9 +52,6 @@ func NewKubernetesNodePool(ctx *pulumi.Context,
 
 type kubernetesNodePoolArgs struct {
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale *bool `pulumi:"autoScale"`
 	// The cluster the pool joins: its id, e.g. `{value: "b6a1..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool.
 	//
@@ -79,6 +76,7 @@ type kubernetesNodePoolArgs struct {
 	// - at least 0
 	// - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes *int `pulumi:"maxNodes"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
@@ -86,6 +84,7 @@ type kubernetesNodePoolArgs struct {
 	//
 	// Rules:
 	// - at least 0
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
 	//
@@ -127,9 +126,6 @@ type kubernetesNodePoolArgs struct {
 // The set of arguments for constructing a KubernetesNodePool resource.
 type KubernetesNodePoolArgs struct {
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale pulumi.BoolPtrInput
 	// The cluster the pool joins: its id, e.g. `{value: "b6a1..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool.
 	//
@@ -154,6 +150,7 @@ type KubernetesNodePoolArgs struct {
 	// - at least 0
 	// - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes pulumi.IntPtrInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput
@@ -161,6 +158,7 @@ type KubernetesNodePoolArgs struct {
 	//
 	// Rules:
 	// - at least 0
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
 	//

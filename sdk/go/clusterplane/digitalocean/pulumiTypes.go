@@ -239,9 +239,6 @@ func (o DigitalOceanKubernetesClusterAutoscalerPtrOutput) ScaleDownUtilizationTh
 // DigitalOceanKubernetesClusterDefaultNodePool is the pool a DOKS cluster is created with.
 type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale *bool `pulumi:"autoScale"`
 	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
@@ -258,12 +255,14 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Rules:
 	// - at least 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes *int `pulumi:"maxNodes"`
 	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at least 0
 	// - min_nodes must be at least 1 when auto_scale is true
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
 	//
@@ -314,9 +313,6 @@ type DigitalOceanKubernetesClusterDefaultNodePoolInput interface {
 // DigitalOceanKubernetesClusterDefaultNodePool is the pool a DOKS cluster is created with.
 type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-	//
-	// Rules:
-	// - min_nodes and max_nodes are only allowed when auto_scale is true
 	AutoScale pulumi.BoolPtrInput `pulumi:"autoScale"`
 	// Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
 	//
@@ -333,12 +329,14 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Rules:
 	// - at least 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
+	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes pulumi.IntPtrInput `pulumi:"maxNodes"`
 	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at least 0
 	// - min_nodes must be at least 1 when auto_scale is true
+	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput `pulumi:"minNodes"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
 	//
@@ -403,9 +401,6 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) ToDigitalOceanKubern
 }
 
 // Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-//
-// Rules:
-// - min_nodes and max_nodes are only allowed when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) AutoScale() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *bool { return v.AutoScale }).(pulumi.BoolPtrOutput)
 }
@@ -428,6 +423,7 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Labels() pulumi.Stri
 // Rules:
 // - at least 0
 // - max_nodes must be at least min_nodes when auto_scale is true
+// - max_nodes is only allowed when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MaxNodes() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *int { return v.MaxNodes }).(pulumi.IntPtrOutput)
 }
@@ -437,6 +433,7 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MaxNodes() pulumi.In
 // Rules:
 // - at least 0
 // - min_nodes must be at least 1 when auto_scale is true
+// - min_nodes is only allowed when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MinNodes() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *int { return v.MinNodes }).(pulumi.IntPtrOutput)
 }

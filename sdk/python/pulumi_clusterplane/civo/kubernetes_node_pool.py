@@ -61,9 +61,6 @@ class KubernetesNodePoolArgs:
                Rules:
                - required: must be set and not empty
         :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-               
-               Rules:
-               - min_nodes and max_nodes are only allowed when auto_scale is true
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
                
                Rules:
@@ -79,6 +76,7 @@ class KubernetesNodePoolArgs:
                Rules:
                - at least 0
                - max_nodes must be at least node_count when auto_scale is true
+               - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
                
@@ -86,6 +84,7 @@ class KubernetesNodePoolArgs:
                - at least 0
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
+               - min_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
                
                Rules:
@@ -191,9 +190,6 @@ class KubernetesNodePoolArgs:
     def auto_scale(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-
-        Rules:
-        - min_nodes and max_nodes are only allowed when auto_scale is true
         """
         return pulumi.get(self, "auto_scale")
 
@@ -231,6 +227,7 @@ class KubernetesNodePoolArgs:
         Rules:
         - at least 0
         - max_nodes must be at least node_count when auto_scale is true
+        - max_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "max_nodes")
 
@@ -260,6 +257,7 @@ class KubernetesNodePoolArgs:
         - at least 0
         - min_nodes must be at least 1 when auto_scale is true
         - min_nodes must not exceed node_count when auto_scale is true
+        - min_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "min_nodes")
 
@@ -349,9 +347,6 @@ class KubernetesNodePool(pulumi.ComponentResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-               
-               Rules:
-               - min_nodes and max_nodes are only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] cluster: The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
                
                Rules:
@@ -373,6 +368,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                Rules:
                - at least 0
                - max_nodes must be at least node_count when auto_scale is true
+               - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
                
@@ -380,6 +376,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - at least 0
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
+               - min_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
                
                Rules:

@@ -149,9 +149,6 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     auto_scale: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
     Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-
-    Rules:
-    - min_nodes and max_nodes are only allowed when auto_scale is true
     """
     labels: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
@@ -172,6 +169,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     Rules:
     - at least 0
     - max_nodes must be at least min_nodes when auto_scale is true
+    - max_nodes is only allowed when auto_scale is true
     """
     min_nodes: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
@@ -180,6 +178,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     Rules:
     - at least 0
     - min_nodes must be at least 1 when auto_scale is true
+    - min_nodes is only allowed when auto_scale is true
     """
     node_count: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
@@ -238,9 +237,6 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
                Rules:
                - required: must be set and not empty
         :param pulumi.Input[_builtins.bool] auto_scale: Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-               
-               Rules:
-               - min_nodes and max_nodes are only allowed when auto_scale is true
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "system"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
                
                Rules:
@@ -255,11 +251,13 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
                Rules:
                - at least 0
                - max_nodes must be at least min_nodes when auto_scale is true
+               - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
                - at least 0
                - min_nodes must be at least 1 when auto_scale is true
+               - min_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
                
                Rules:
@@ -323,9 +321,6 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
     def auto_scale(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-
-        Rules:
-        - min_nodes and max_nodes are only allowed when auto_scale is true
         """
         return pulumi.get(self, "auto_scale")
 
@@ -362,6 +357,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
         Rules:
         - at least 0
         - max_nodes must be at least min_nodes when auto_scale is true
+        - max_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "max_nodes")
 
@@ -378,6 +374,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
         Rules:
         - at least 0
         - min_nodes must be at least 1 when auto_scale is true
+        - min_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "min_nodes")
 

@@ -54,9 +54,6 @@ class KubernetesNodePoolArgs:
                Rules:
                - required: must be set and not empty
         :param pulumi.Input[_builtins.bool] auto_scale: Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-               
-               Rules:
-               - min_nodes and max_nodes are only allowed when auto_scale is true
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join (terraform-provider-digitalocean#520). Changing it updates the pool in place; removing every label is refused: the provider's API client leaves an empty label map out of the update (godo, omitempty), so keep at least one.
                
                Rules:
@@ -72,11 +69,13 @@ class KubernetesNodePoolArgs:
                - at least 0
                - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
                - max_nodes must be at least min_nodes when auto_scale is true
+               - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
                - at least 0
+               - min_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
                
                Rules:
@@ -173,9 +172,6 @@ class KubernetesNodePoolArgs:
     def auto_scale(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-
-        Rules:
-        - min_nodes and max_nodes are only allowed when auto_scale is true
         """
         return pulumi.get(self, "auto_scale")
 
@@ -213,6 +209,7 @@ class KubernetesNodePoolArgs:
         - at least 0
         - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
         - max_nodes must be at least min_nodes when auto_scale is true
+        - max_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "max_nodes")
 
@@ -240,6 +237,7 @@ class KubernetesNodePoolArgs:
 
         Rules:
         - at least 0
+        - min_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "min_nodes")
 
@@ -336,9 +334,6 @@ class KubernetesNodePool(pulumi.ComponentResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] auto_scale: Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing it updates the pool in place.
-               
-               Rules:
-               - min_nodes and max_nodes are only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] cluster: The cluster the pool joins: its id, e.g. `{value: "b6a1..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool.
                
                Rules:
@@ -360,11 +355,13 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - at least 0
                - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
                - max_nodes must be at least min_nodes when auto_scale is true
+               - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
                - at least 0
+               - min_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
                
                Rules:

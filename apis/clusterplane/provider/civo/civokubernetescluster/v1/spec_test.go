@@ -142,19 +142,19 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
 		{"a k3s version written with +k3s1 is rejected with a hint to use -k3s1", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5+k3s1" },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"}}, "spec.kubernetes_version: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"}}, "spec.kubernetesVersion: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
 		{"a k3s cluster with a bare version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5" },
-			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.k3s_format"}}, "1.30.5-k3s1"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, "1.30.5-k3s1"},
 		{"an explicit k3s cluster with a talos version is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
-		}, []spectest.Violation{{Field: "spec", Rule: "kubernetes_version.k3s_format"}}, ""},
+		}, []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, ""},
 		{"a talos cluster with a k3s version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos },
-			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.talos_format"}}, "talos-v1.5.0"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, "talos-v1.5.0"},
 		{"a talos version without the v is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-1.5.0"
-		}, []spectest.Violation{{Field: "spec", Rule: "kubernetes_version.talos_format"}}, ""},
+		}, []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, ""},
 		{"an unknown cluster_type number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = 7 },
 			[]spectest.Violation{{Field: "spec.cluster_type", Rule: "enum.defined_only"}}, ""},
 		{"an unknown cni number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Cni = 7 },
@@ -163,7 +163,7 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
 			c.Spec.Cni = cluster.CivoKubernetesClusterCni_cilium
-		}, []spectest.Violation{{Field: "spec", Rule: "cni.talos_flannel_only"}}, "use flannel"},
+		}, []spectest.Violation{{Field: "spec.cni", Rule: "cni.talos_flannel_only"}}, "use flannel"},
 
 		// network and firewall (StringValueOrRef, ValueFromRef).
 		{"a cluster without network is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = nil },
@@ -174,22 +174,22 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, ""},
 		{"a network reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_kind"}}, "network.valueFrom.kind must be CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, "network.valueFrom.kind must be CivoKubernetesCluster"},
 		{"a network reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_kind"}}, ""},
+		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, ""},
 		{"a network reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec", Rule: "network.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
 		{"a firewall reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_kind"}}, "firewall.valueFrom.kind must be CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, "firewall.valueFrom.kind must be CivoKubernetesCluster"},
 		{"a firewall reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_kind"}}, ""},
+		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, ""},
 		{"a firewall reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec", Rule: "firewall.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
 		{"a network reference without a name is rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster"})
 		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, ""},
@@ -221,7 +221,7 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"allowed cidrs next to an existing firewall are rejected", func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
-		}, []spectest.Violation{{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
+		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
 
 		// default_node_pool.
 		{"a cluster without default_node_pool is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool = nil },
@@ -250,9 +250,9 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 
 		// Civo ids are UUIDs.
 		{"a network id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("prod-net") },
-			[]spectest.Violation{{Field: "spec", Rule: "network.uuid"}}, "network must be a Civo network id"},
+			[]spectest.Violation{{Field: "spec.network", Rule: "network.uuid"}}, "spec.network: must be a Civo network id"},
 		{"a firewall id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("fw-1234") },
-			[]spectest.Violation{{Field: "spec", Rule: "firewall.uuid"}}, "firewall must be a Civo firewall id"},
+			[]spectest.Violation{{Field: "spec.firewall", Rule: "firewall.uuid"}}, "spec.firewall: must be a Civo firewall id"},
 
 		// applications and tags.
 		{"an application name with a comma is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server,traefik"} },
@@ -312,8 +312,8 @@ func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"},
 		spectest.Violation{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"},
 		spectest.Violation{Field: "spec.tags[0]", Rule: "string.pattern"},
-		spectest.Violation{Field: "spec", Rule: "api_server_allowed_cidrs.created_firewall_only"},
-		spectest.Violation{Field: "spec", Rule: "firewall.uuid"},
+		spectest.Violation{Field: "spec.api_server_allowed_cidrs", Rule: "api_server_allowed_cidrs.created_firewall_only"},
+		spectest.Violation{Field: "spec.firewall", Rule: "firewall.uuid"},
 	)
 	spectest.AssertViolationsListed(t, err)
 	if !strings.Contains(err.Error(), "8 violations") {

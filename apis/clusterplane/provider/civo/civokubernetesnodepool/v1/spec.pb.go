@@ -190,7 +190,7 @@ var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protore
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x83\x1e\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xcc\x1e\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
@@ -212,13 +212,14 @@ const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDe
 	"\x13public_ip_node_pool\x18\v \x01(\bR\x10publicIpNodePool\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xc6\v\xbaH\xc2\v\x1a\xd3\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x8f\f\xbaH\x8b\f\x1a\xd3\x01\n" +
 	"\x17cluster.value_from_kind\x12^cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads\x1aX!has(this.cluster.value_from) || this.cluster.value_from.kind == 'CivoKubernetesCluster'\x1a\x99\x05\n" +
 	"\x1dcluster.value_from_field_path\x12\xf0\x01cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)\x1a\x84\x03!has(this.cluster.value_from) || !this.cluster.value_from.field_path.startsWith('status.outputs.') || this.cluster.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.kubeconfig_b64', 'status.outputs.api_server_endpoint', 'status.outputs.master_ip', 'status.outputs.dns_entry', 'status.outputs.firewall_id', 'status.outputs.network_id', 'status.outputs.created_at']\x1aw\n" +
 	"\x16min_nodes.at_least_one\x124min_nodes must be at least 1 when auto_scale is true\x1a'!this.auto_scale || this.min_nodes >= 1\x1a\x93\x01\n" +
 	"\x1cmin_nodes.at_most_node_count\x12<min_nodes must not exceed node_count when auto_scale is true\x1a5!this.auto_scale || this.min_nodes <= this.node_count\x1a\x95\x01\n" +
-	"\x1dmax_nodes.at_least_node_count\x12=max_nodes must be at least node_count when auto_scale is true\x1a5!this.auto_scale || this.max_nodes >= this.node_count\x1a\xa6\x01\n" +
-	"!auto_scale.bounds_need_auto_scale\x12@min_nodes and max_nodes are only allowed when auto_scale is true\x1a?this.auto_scale || (this.min_nodes == 0 && this.max_nodes == 0)ByZwgithub.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1;civokubernetesnodepoolv1b\x06proto3"
+	"\x1dmax_nodes.at_least_node_count\x12=max_nodes must be at least node_count when auto_scale is true\x1a5!this.auto_scale || this.max_nodes >= this.node_count\x1aw\n" +
+	"\x1amin_nodes.needs_auto_scale\x121min_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.min_nodes == 0\x1aw\n" +
+	"\x1amax_nodes.needs_auto_scale\x121max_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.max_nodes == 0ByZwgithub.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1;civokubernetesnodepoolv1b\x06proto3"
 
 var (
 	file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDescOnce sync.Once

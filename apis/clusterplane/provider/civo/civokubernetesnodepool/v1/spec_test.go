@@ -138,19 +138,19 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
 		{"a cluster reference without kind is rejected: the kind names the referenced stack", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be CivoKubernetesCluster"},
 		{"a cluster reference to another kind is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_kind"}}, ""},
 		{"a cluster reference to an output the kind does not have is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod_fra1"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
 		{"a cluster reference with a camelCase field_path is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
-		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}, {Field: "spec", Rule: "cluster.value_from_field_path"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}, {Field: "spec.cluster", Rule: "cluster.value_from_field_path"}}, ""},
 		{"an unspecified region is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
 			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
 		{"an unknown region number is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = 99 },
@@ -162,21 +162,21 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a pool of zero nodes is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.NodeCount = 0 },
 			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 2, 3),
-			[]spectest.Violation{{Field: "spec", Rule: "min_nodes.at_least_one"}}, "min_nodes must be at least 1"},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.at_least_one"}}, "spec.minNodes: must be at least 1"},
 		{"autoscaling with min_nodes above node_count is rejected", autoScale(3, 2, 4),
-			[]spectest.Violation{{Field: "spec", Rule: "min_nodes.at_most_node_count"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.at_most_node_count"}}, ""},
 		{"autoscaling with max_nodes below node_count is rejected", autoScale(1, 3, 2),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_node_count"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 2, 0),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_node_count"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 2, 3),
-			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}, {Field: "spec.min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"a negative max_nodes is rejected", autoScale(1, 2, -1),
-			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "max_nodes.at_least_node_count"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.MinNodes = 1 },
-			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, "only allowed when auto_scale is true"},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.needs_auto_scale"}}, "only allowed when autoScale is true"},
 		{"max_nodes without auto_scale is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.MaxNodes = 5 },
-			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.needs_auto_scale"}}, ""},
 
 		// Labels.
 		{"a label key with a space is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Labels = map[string]string{"Bad Key": "x"} },
@@ -280,11 +280,11 @@ func TestCivoKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.cluster.value", Rule: "string.min_len"},
 		spectest.Violation{Field: "spec.region", Rule: "required"},
 		spectest.Violation{Field: "spec.size", Rule: "required"},
-		spectest.Violation{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"},
+		spectest.Violation{Field: "spec.min_nodes", Rule: "min_nodes.needs_auto_scale"},
 		spectest.Violation{Field: "spec.taints[0].effect", Rule: "required"},
 	)
 	spectest.AssertViolationsListed(t, err)
-	if !strings.Contains(err.Error(), "spec: min_nodes and max_nodes are only allowed when auto_scale is true") {
+	if !strings.Contains(err.Error(), "spec.minNodes: is only allowed when autoScale is true") {
 		t.Errorf("error does not explain the autoscaling bounds:\n%v", err)
 	}
 }

@@ -726,7 +726,7 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
 	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
-	"!_scale_down_utilization_threshold\"\x80\x18\n" +
+	"!_scale_down_utilization_threshold\"\xc9\x18\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
 	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
@@ -745,12 +745,13 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xa7\x06\xbaH\xa3\x06\x1a\x8a\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xf0\x06\xbaH\xec\x06\x1a\x8a\x01\n" +
 	"&node_count.required_without_auto_scale\x127node_count must be at least 1 unless auto_scale is true\x1a'this.auto_scale || this.node_count >= 1\x1aw\n" +
 	"\x16min_nodes.at_least_one\x124min_nodes must be at least 1 when auto_scale is true\x1a'!this.auto_scale || this.min_nodes >= 1\x1a\x92\x01\n" +
 	"\x1cmax_nodes.at_least_min_nodes\x12<max_nodes must be at least min_nodes when auto_scale is true\x1a4!this.auto_scale || this.max_nodes >= this.min_nodes\x1a\xdc\x01\n" +
-	"\x18node_count.within_bounds\x12Jnode_count must be between min_nodes and max_nodes when auto_scale is true\x1at!this.auto_scale || this.node_count == 0 || (this.min_nodes <= this.node_count && this.node_count <= this.max_nodes)\x1a\xa6\x01\n" +
-	"!auto_scale.bounds_need_auto_scale\x12@min_nodes and max_nodes are only allowed when auto_scale is true\x1a?this.auto_scale || (this.min_nodes == 0 && this.max_nodes == 0)*\xd4\x01\n" +
+	"\x18node_count.within_bounds\x12Jnode_count must be between min_nodes and max_nodes when auto_scale is true\x1at!this.auto_scale || this.node_count == 0 || (this.min_nodes <= this.node_count && this.node_count <= this.max_nodes)\x1aw\n" +
+	"\x1amin_nodes.needs_auto_scale\x121min_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.min_nodes == 0\x1aw\n" +
+	"\x1amax_nodes.needs_auto_scale\x121max_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.max_nodes == 0*\xd4\x01\n" +
 	"+DigitalOceanKubernetesClusterMaintenanceDay\x12@\n" +
 	"<DIGITAL_OCEAN_KUBERNETES_CLUSTER_MAINTENANCE_DAY_UNSPECIFIED\x10\x00\x12\a\n" +
 	"\x03any\x10\x01\x12\n" +

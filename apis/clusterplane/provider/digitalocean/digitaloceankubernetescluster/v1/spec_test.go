@@ -218,9 +218,9 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
 		{"a kubernetes_version of 1.29.x is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29.x" },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "spec.kubernetes_version: kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "spec.kubernetesVersion: must be a DigitalOcean version slug like 1.31.1-do.5"},
 		{"a minor line without auto_upgrade is rejected: nothing would keep its patch current", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31" },
-			[]spectest.Violation{{Field: "spec", Rule: "kubernetes_version.minor_line_needs_auto_upgrade"}}, "needs auto_upgrade"},
+			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.minor_line_needs_auto_upgrade"}}, "needs autoUpgrade"},
 		{"a kubernetes_version of latest is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "latest" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.slug"}}, "1.31.1-do.5"},
 		{"a kubernetes_version without the -do suffix is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.31.1" },
@@ -233,13 +233,13 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.vpc.value", Rule: "string.min_len"}}, ""},
 		{"a vpc reference without kind is rejected: the kind names the referenced stack", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_kind"}}, "vpc.valueFrom.kind must be DigitalOceanKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.vpc", Rule: "vpc.value_from_kind"}}, "vpc.valueFrom.kind must be DigitalOceanKubernetesCluster"},
 		{"a vpc reference to another kind is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_kind"}}, ""},
+		}, []spectest.Violation{{Field: "spec.vpc", Rule: "vpc.value_from_kind"}}, ""},
 		{"a vpc reference to an output the kind does not have is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec", Rule: "vpc.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.vpc", Rule: "vpc.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
 		{"a vpc reference without a name is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", FieldPath: "status.outputs.vpc_uuid"})
 		}, []spectest.Violation{{Field: "spec.vpc.value_from.name", Rule: "required"}}, ""},
@@ -295,7 +295,7 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"an IPv6 service_subnet is rejected", subnets("", "fd00::/108"),
 			[]spectest.Violation{{Field: "spec.service_subnet", Rule: "string.ipv4_prefix"}}, ""},
 		{"identical cluster and service subnets are rejected", subnets("10.244.0.0/16", "10.244.0.0/16"),
-			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, "spec: cluster_subnet and service_subnet must not overlap"},
+			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, "spec: clusterSubnet and serviceSubnet must not overlap"},
 		{"a service subnet inside the cluster subnet is rejected", subnets("10.0.0.0/8", "10.245.0.0/16"),
 			[]spectest.Violation{{Field: "spec", Rule: "subnets.no_overlap"}}, ""},
 		{"a cluster subnet inside the service subnet is rejected", subnets("192.168.128.0/24", "192.168.0.0/16"),
@@ -342,7 +342,7 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a repeated tag is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"team", "team"} },
 			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
 		{"the tag k8s is rejected because the provider manages it", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"k8s"} },
-			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "spec.tags[0]: tags must not be k8s or start with k8s: or terraform:"},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "spec.tags[0]: must not be k8s or start with k8s: or terraform:"},
 		{"a tag starting with k8s: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"ok", "k8s:abc123"} },
 			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "tag.not_reserved"}}, ""},
 		{"a tag starting with terraform: is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Tags = []string{"terraform:default-node-pool"} },
@@ -361,26 +361,26 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a default pool without size is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
 			[]spectest.Violation{{Field: pool + ".size", Rule: "required"}}, ""},
 		{"a default pool of zero nodes without autoscaling is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
-			[]spectest.Violation{{Field: pool, Rule: "node_count.required_without_auto_scale"}}, "node_count must be at least 1 unless auto_scale is true"},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "node_count.required_without_auto_scale"}}, "nodeCount: must be at least 1 unless autoScale is true"},
 		{"a default pool with a negative node_count is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -1 },
-			[]spectest.Violation{{Field: pool + ".node_count", Rule: "int32.gte"}, {Field: pool, Rule: "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "int32.gte"}, {Field: pool + ".node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 3),
-			[]spectest.Violation{{Field: pool, Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 3),
-			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "int32.gte"}, {Field: pool, Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "int32.gte"}, {Field: pool + ".min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(3, 0, 2),
-			[]spectest.Violation{{Field: pool, Rule: "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: pool + ".max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			autoScale(1, 0, -1)(c)
-		}, []spectest.Violation{{Field: pool + ".max_nodes", Rule: "int32.gte"}, {Field: pool, Rule: "max_nodes.at_least_min_nodes"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".max_nodes", Rule: "int32.gte"}, {Field: pool + ".max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 6, 5),
-			[]spectest.Violation{{Field: pool, Rule: "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "node_count.within_bounds"}}, "nodeCount: must be between minNodes and maxNodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(2, 1, 5),
-			[]spectest.Violation{{Field: pool, Rule: "node_count.within_bounds"}}, ""},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "node_count.within_bounds"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MinNodes = 1 },
-			[]spectest.Violation{{Field: pool, Rule: "auto_scale.bounds_need_auto_scale"}}, "only allowed when auto_scale is true"},
+			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "min_nodes.needs_auto_scale"}}, "only allowed when autoScale is true"},
 		{"max_nodes without auto_scale is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MaxNodes = 5 },
-			[]spectest.Violation{{Field: pool, Rule: "auto_scale.bounds_need_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: pool + ".max_nodes", Rule: "max_nodes.needs_auto_scale"}}, ""},
 		{"a default pool label key with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
 		}, []spectest.Violation{{Field: pool + `.labels["Bad Key"]`, Rule: "string.pattern"}}, ""},
@@ -481,8 +481,8 @@ func TestDigitalOceanKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.maintenance_window.day", Rule: "required"},
 		spectest.Violation{Field: "spec.maintenance_window.start_time", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.tags[0]", Rule: "tag.not_reserved"},
-		spectest.Violation{Field: "spec.default_node_pool", Rule: "node_count.required_without_auto_scale"},
-		spectest.Violation{Field: "spec.default_node_pool", Rule: "auto_scale.bounds_need_auto_scale"},
+		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "node_count.required_without_auto_scale"},
+		spectest.Violation{Field: "spec.default_node_pool.max_nodes", Rule: "max_nodes.needs_auto_scale"},
 	)
 	spectest.AssertViolationsListed(t, err)
 	if !strings.Contains(err.Error(), "9 violations") {

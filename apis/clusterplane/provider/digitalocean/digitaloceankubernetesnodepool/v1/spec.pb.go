@@ -173,7 +173,7 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_sp
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xd5\x1f\n" +
+	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x9e \n" +
 	"\"DigitalOceanKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\n" +
@@ -195,14 +195,15 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_
 	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xc3\r\xbaH\xbf\r\x1a\xe3\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x8c\x0e\xbaH\x88\x0e\x1a\xe3\x01\n" +
 	"\x17cluster.value_from_kind\x12fcluster.valueFrom.kind must be DigitalOceanKubernetesCluster, the kind whose stack the reference reads\x1a`!has(this.cluster.value_from) || this.cluster.value_from.kind == 'DigitalOceanKubernetesCluster'\x1a\x9e\x05\n" +
 	"\x1dcluster.value_from_field_path\x12\xff\x01cluster.valueFrom.fieldPath must name an output of DigitalOceanKubernetesCluster: status.outputs. followed by one of cluster_id, cluster_urn, api_server_endpoint, ipv4_address, kubeconfig_expires_at, default_node_pool_id, vpc_uuid (empty reads cluster_id)\x1a\xfa\x02!has(this.cluster.value_from) || !this.cluster.value_from.field_path.startsWith('status.outputs.') || this.cluster.value_from.field_path in ['', 'status.outputs.cluster_id', 'status.outputs.cluster_urn', 'status.outputs.api_server_endpoint', 'status.outputs.ipv4_address', 'status.outputs.kubeconfig_expires_at', 'status.outputs.default_node_pool_id', 'status.outputs.vpc_uuid']\x1a\x8a\x01\n" +
 	"&node_count.required_without_auto_scale\x127node_count must be at least 1 unless auto_scale is true\x1a'this.auto_scale || this.node_count >= 1\x1a\x8b\x01\n" +
 	"\x16max_nodes.at_least_one\x12Hmax_nodes must be at least 1 when auto_scale is true; min_nodes may be 0\x1a'!this.auto_scale || this.max_nodes >= 1\x1a\x92\x01\n" +
 	"\x1cmax_nodes.at_least_min_nodes\x12<max_nodes must be at least min_nodes when auto_scale is true\x1a4!this.auto_scale || this.max_nodes >= this.min_nodes\x1a\xdc\x01\n" +
-	"\x18node_count.within_bounds\x12Jnode_count must be between min_nodes and max_nodes when auto_scale is true\x1at!this.auto_scale || this.node_count == 0 || (this.min_nodes <= this.node_count && this.node_count <= this.max_nodes)\x1a\xa6\x01\n" +
-	"!auto_scale.bounds_need_auto_scale\x12@min_nodes and max_nodes are only allowed when auto_scale is true\x1a?this.auto_scale || (this.min_nodes == 0 && this.max_nodes == 0)B\x92\x01Z\x8f\x01github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1;digitaloceankubernetesnodepoolv1b\x06proto3"
+	"\x18node_count.within_bounds\x12Jnode_count must be between min_nodes and max_nodes when auto_scale is true\x1at!this.auto_scale || this.node_count == 0 || (this.min_nodes <= this.node_count && this.node_count <= this.max_nodes)\x1aw\n" +
+	"\x1amin_nodes.needs_auto_scale\x121min_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.min_nodes == 0\x1aw\n" +
+	"\x1amax_nodes.needs_auto_scale\x121max_nodes is only allowed when auto_scale is true\x1a&this.auto_scale || this.max_nodes == 0B\x92\x01Z\x8f\x01github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1;digitaloceankubernetesnodepoolv1b\x06proto3"
 
 var (
 	file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_rawDescOnce sync.Once

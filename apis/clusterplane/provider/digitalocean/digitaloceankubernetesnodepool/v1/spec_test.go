@@ -150,13 +150,13 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "required"}}, ""},
 		{"a cluster reference without kind is rejected: the kind names the referenced stack", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be DigitalOceanKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_kind"}}, "cluster.valueFrom.kind must be DigitalOceanKubernetesCluster"},
 		{"a cluster reference to another kind is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_kind"}}, ""},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_kind"}}, ""},
 		{"a cluster reference to an output the kind does not have is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec", Rule: "cluster.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
+		}, []spectest.Violation{{Field: "spec.cluster", Rule: "cluster.value_from_field_path"}}, "must name an output of DigitalOceanKubernetesCluster"},
 		{"a cluster reference with an invalid name is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1-"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.name", Rule: "string.pattern"}}, ""},
@@ -171,27 +171,27 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 
 		// node_count and autoscaling.
 		{"a pool of zero nodes without autoscaling is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = 0 },
-			[]spectest.Violation{{Field: "spec", Rule: "node_count.required_without_auto_scale"}}, "spec: node_count must be at least 1 unless auto_scale is true"},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "node_count.required_without_auto_scale"}}, "spec.nodeCount: must be at least 1 unless autoScale is true"},
 		{"a negative node_count is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = -3 },
-			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}, {Field: "spec", Rule: "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}, {Field: "spec.node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with max_nodes 0 is rejected: the pool could never have a node", autoScale(0, 0, 0),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_one"}}, "max_nodes must be at least 1"},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, "spec.maxNodes: must be at least 1"},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 5),
 			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(5, 0, 4),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 0, 0),
-			[]spectest.Violation{{Field: "spec", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec", Rule: "max_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", autoScale(1, 0, -1),
-			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec", Rule: "max_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 8, 5),
-			[]spectest.Violation{{Field: "spec", Rule: "node_count.within_bounds"}}, "node_count must be between min_nodes and max_nodes"},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "node_count.within_bounds"}}, "nodeCount: must be between minNodes and maxNodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(3, 2, 5),
-			[]spectest.Violation{{Field: "spec", Rule: "node_count.within_bounds"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "node_count.within_bounds"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.MinNodes = 1 },
-			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, "min_nodes and max_nodes are only allowed when auto_scale is true"},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.needs_auto_scale"}}, "spec.minNodes: is only allowed when autoScale is true"},
 		{"max_nodes without auto_scale is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.MaxNodes = 5 },
-			[]spectest.Violation{{Field: "spec", Rule: "auto_scale.bounds_need_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.needs_auto_scale"}}, ""},
 
 		// Labels.
 		{"a label key with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Labels = map[string]string{"Bad Key": "x"} },
@@ -260,7 +260,7 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a repeated tag is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"apps", "apps"} },
 			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
 		{"the tag k8s is rejected because the provider manages it", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"k8s"} },
-			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "tags must not be k8s or start with k8s: or terraform:"},
+			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "tag.not_reserved"}}, "tags[0]: must not be k8s or start with k8s: or terraform:"},
 		{"a tag starting with k8s: is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"apps", "k8s:worker"} },
 			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "tag.not_reserved"}}, ""},
 		{"a tag starting with terraform: is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"terraform:pool"} },
@@ -303,7 +303,7 @@ func TestDigitalOceanKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "spec.node_pool_name", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.cluster.value_from.name", Rule: "required"},
 		spectest.Violation{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"},
-		spectest.Violation{Field: "spec", Rule: "node_count.within_bounds"},
+		spectest.Violation{Field: "spec.node_count", Rule: "node_count.within_bounds"},
 		spectest.Violation{Field: `spec.labels["tier"]`, Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.tags", Rule: "repeated.unique"},
 		spectest.Violation{Field: "spec.tags[0]", Rule: "tag.not_reserved"},
