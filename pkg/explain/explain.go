@@ -253,7 +253,7 @@ func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive boo
 	fields := md.Fields()
 	width := 0
 	for i := range fields.Len() {
-		width = max(width, len(fields.Get(i).JSONName()))
+		width = max(width, len(listedName(fields.Get(i))))
 	}
 	for i := range fields.Len() {
 		fd := fields.Get(i)
@@ -265,7 +265,7 @@ func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive boo
 		if required {
 			mark = " -required-"
 		}
-		ew.printf("%s%-*s  <%s>%s\n", indent, width, fd.JSONName(), typeName(fd), mark)
+		ew.printf("%s%-*s  <%s>%s\n", indent, width, listedName(fd), typeName(fd), mark)
 		if recursive {
 			if fd.Message() != nil && !fd.IsMap() {
 				if err := writeFields(ew, fd.Message(), recursive, depth+1); err != nil {
@@ -279,6 +279,15 @@ func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive boo
 		}
 	}
 	return nil
+}
+
+// listedName is how a manifest writes a field: its JSON name, except the stack outputs, which a
+// reference's fieldPath names as the stacks export them (status.outputs.cluster_id).
+func listedName(fd protoreflect.FieldDescriptor) string {
+	if strings.HasSuffix(string(fd.ContainingMessage().Name()), "StackOutputs") {
+		return string(fd.Name())
+	}
+	return fd.JSONName()
 }
 
 // typeName is a field's type as a manifest sees it: JSON types, lists as []T.

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/validation"
 )
 
 func TestFindAcceptsCamelCaseSnakeCaseAndListIndexes(t *testing.T) {
@@ -56,6 +59,44 @@ func TestCompleteExtendsAQueryByOneStep(t *testing.T) {
 	for _, tt := range tests {
 		if got := e.Complete(tt.prefix); !slices.Equal(got, tt.want) {
 			t.Errorf("Complete(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
+}
+
+func TestEveryOutputTheRecursiveListingShowsIsAFieldPathAReferenceAccepts(t *testing.T) {
+	e := explain.New(kinds.StackInputs()...)
+	target, err := e.Find("DigitalOceanKubernetesCluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := target.Write(&out, true); err != nil {
+		t.Fatal(err)
+	}
+	listing := out.String()
+	outputs := listing[strings.Index(listing, "outputs"):]
+	var names []string
+	for _, line := range strings.Split(outputs, "\n")[1:] {
+		if fields := strings.Fields(line); len(fields) == 2 && strings.HasPrefix(line, "      ") {
+			names = append(names, fields[0])
+		}
+	}
+	if len(names) < 8 {
+		t.Fatalf("the listing shows outputs %v, want the eight of the kind:\n%s", names, listing)
+	}
+	for _, name := range names {
+		if name == "kubeconfig" {
+			continue // a secret: no reference may read it
+		}
+		pool := &dopool.DigitalOceanKubernetesNodePool{
+			ApiVersion: "digitalocean.clusterplane.dev/v1", Kind: "DigitalOceanKubernetesNodePool",
+			Metadata: &sharedv1.CloudResourceMetadata{Name: "workers"},
+			Spec: &dopool.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-2vcpu-4gb", NodeCount: 1,
+				Cluster: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "prod",
+					FieldPath: "status.outputs." + name})},
+		}
+		if err := validation.Validate(pool); err != nil {
+			t.Errorf("fieldPath status.outputs.%s, as explain lists it, is refused: %v", name, err)
 		}
 	}
 }
