@@ -101,3 +101,61 @@ spec:
 		})
 	}
 }
+
+func TestAnUnknownKeyIsNamedWhenItIsAnIdentifierAndHiddenWhenItCouldBeAToken(t *testing.T) {
+	manifest := func(key string) string {
+		return `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesNodePool
+metadata: {name: apps}
+spec:
+  nodePoolName: apps
+  cluster: {value: a1b2c3d4-0000-4000-8000-000000000001}
+  region: fra1
+  size: g4s.kube.medium
+  nodeCount: 2
+  ` + key + `: x
+`
+	}
+	tests := []struct {
+		name, key, want string
+	}{
+		{"an ordinary identifier far from every field is named", "surgeUpgradesPlease", "10:3 spec.surgeUpgradesPlease: unknown field"},
+		{"a field of the other cloud's kind is named with whose it is", "tags",
+			"10:3 spec.tags: unknown field (it is a field of DigitalOceanKubernetesNodePool, the other cloud's kind)"},
+		{"a key with the digits of a token is hidden", "a8f3k2m9q1z7", "10:3 spec.(key): unknown field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := stackinput.Parse([]byte(manifest(tt.key)), "m.yaml", &civopool.CivoKubernetesNodePoolStackInput{})
+			problems := stackinput.Problems(err)
+			if len(problems) != 1 {
+				t.Fatalf("problems %v, want one", err)
+			}
+			p := problems[0]
+			got := fmt.Sprintf("%d:%d %s: %s", p.Line, p.Column, p.Path, p.Message)
+			if p.Hint != "" && strings.Contains(tt.want, "(it is") {
+				got += " (" + p.Hint + ")"
+			}
+			if got != tt.want {
+				t.Errorf("problem %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAManifestOfAnotherKindGetsOneErrorNamingItsProgram(t *testing.T) {
+	pool := `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesNodePool
+metadata: {name: workers}
+spec:
+  nodePoolName: workers
+  cluster: {value: c1}
+  size: s-2vcpu-4gb
+  nodeCount: 2
+`
+	_, err := parse(pool)
+	problems := stackinput.Problems(err)
+	if len(problems) != 1 || problems[0].Path != "kind" || !strings.Contains(problems[0].Hint, "digitaloceankubernetesnodepool program") {
+		t.Errorf("problems %v, want only the kind mismatch with the right program", err)
+	}
+}

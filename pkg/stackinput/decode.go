@@ -8,8 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	// Every kind's messages are registered, so that a key of the other cloud's kind is told apart
+	// in every program, not only in clusterplane.
+	_ "github.com/clusterplane/clusterplane/pkg/kinds"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // position is where a field stands in the file and how its path was written there.
@@ -53,13 +57,20 @@ func (d *decoder) plain(n *yaml.Node, written string) bool {
 // isNull tells whether n is YAML's null (`~`, `null` or nothing), which leaves a field unset.
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
-// fieldName is a key that may be shown: a field name is, anything else could be a token written
-// where a key was expected (`{apiToken <token>}` makes the token part of a key). So an unknown key
-// is shown only when it is short, or a near miss of a field name, which a token cannot be.
-var fieldName = regexp.MustCompile(`^[A-Za-z_]{1,48}$`)
+// identifier is a key that may be shown: an ordinary identifier (`highlyAvailable`, `node_pools`)
+// is, anything else could be a token written where a key was expected (`{apiToken <token>}` makes
+// the token part of a key). Tokens mix letters with many digits (DigitalOcean's are dop_v1_ and
+// 64 hex digits), so a key of letters and underscores with at most two digits is no token.
+var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,47}$`)
 
-func shown(key string, nearMiss bool) string {
-	if fieldName.MatchString(key) && (len(key) <= 12 || nearMiss) {
+func shown(key string) string {
+	digits := 0
+	for _, c := range key {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	if identifier.MatchString(key) && digits <= 2 {
 		return key
 	}
 	return "(key)"
@@ -98,8 +109,11 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 		}
 		path := join(written, k.Value)
 		if fd == nil {
-			hint, near := nearest(k.Value, fields)
-			d.fail(k, join(written, shown(k.Value, near)), "field.unknown", "unknown field", hint)
+			hint, _ := nearest(k.Value, fields)
+			if other := otherCloud(m.Descriptor(), k.Value); other != "" {
+				hint = other
+			}
+			d.fail(k, join(written, shown(k.Value)), "field.unknown", "unknown field", hint)
 			continue
 		}
 		if seen[fd.Number()] {
@@ -152,7 +166,7 @@ func (d *decoder) field(v *yaml.Node, m protoreflect.Message, fd protoreflect.Fi
 			if !d.plain(k, written) {
 				continue
 			}
-			keyWritten := written + "[" + strconv.Quote(shown(k.Value, false)) + "]"
+			keyWritten := written + "[" + strconv.Quote(shown(k.Value)) + "]"
 			if k.Kind != yaml.ScalarNode {
 				d.fail(k, written, "yaml.key", "keys must be strings", "")
 				continue
@@ -262,6 +276,36 @@ func messageHint(m protoreflect.MessageDescriptor) string {
 		return `write {value: "<id>"} or {valueFrom: {kind: ..., name: ...}}`
 	}
 	return ""
+}
+
+// otherCloud says, for a key that is a field of the same message of the other cloud's kind (a
+// DigitalOcean cluster's highlyAvailable written in a Civo cluster), whose field it is; "" when
+// it is none.
+func otherCloud(md protoreflect.MessageDescriptor, key string) string {
+	name := string(md.FullName())
+	var other string
+	switch {
+	case strings.Contains(name, ".civo.civo"):
+		other = strings.Replace(strings.Replace(name, ".civo.civo", ".digitalocean.digitalocean", 1), ".Civo", ".DigitalOcean", 1)
+	case strings.Contains(name, ".digitalocean.digitalocean"):
+		other = strings.Replace(strings.Replace(name, ".digitalocean.digitalocean", ".civo.civo", 1), ".DigitalOcean", ".Civo", 1)
+	default:
+		return ""
+	}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(other))
+	otherMD, ok := d.(protoreflect.MessageDescriptor)
+	if err != nil || !ok {
+		return ""
+	}
+	if otherMD.Fields().ByJSONName(key) == nil && otherMD.Fields().ByName(protoreflect.Name(key)) == nil {
+		return ""
+	}
+	kind := string(otherMD.ParentFile().Package().Name())
+	if i := strings.LastIndex(string(otherMD.ParentFile().Package()), "."); i >= 0 {
+		kind = string(otherMD.ParentFile().Package())[:i]
+	}
+	kind = kind[strings.LastIndex(kind, ".")+1:]
+	return "it is a field of " + programKinds[kind] + ", the other cloud's kind"
 }
 
 // nearest suggests the field name closest to an unknown key, and tells whether one is near.

@@ -146,6 +146,12 @@ func Parse(data []byte, source string, input proto.Message) error {
 	if len(d.problems) == 0 {
 		return nil
 	}
+	// A manifest of another kind breaks every rule of this one; only the mismatch is news.
+	for _, p := range d.problems {
+		if p.RuleID == "string.const" && strings.HasSuffix(p.Path, "kind") && p.Hint != "" {
+			return &Error{Problems: []Problem{p}}
+		}
+	}
 	e := &Error{Problems: d.problems}
 	e.sort()
 	return e
@@ -299,6 +305,15 @@ var programs = map[string]string{
 	"DigitalOceanKubernetesCluster":  "digitaloceankubernetescluster",
 	"DigitalOceanKubernetesNodePool": "digitaloceankubernetesnodepool",
 }
+
+// programKinds maps each program (its proto package's name) back to its kind.
+var programKinds = func() map[string]string {
+	out := map[string]string{}
+	for kind, program := range programs {
+		out[program] = kind
+	}
+	return out
+}()
 
 func kindHint(checked proto.Message) string {
 	m := checked.ProtoReflect()
