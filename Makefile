@@ -20,7 +20,7 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
-.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks
+.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine
 
 help:
 	@echo "make test             go vet and all tests"
@@ -31,6 +31,7 @@ help:
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
+	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin (tools/engine)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -102,3 +103,9 @@ check-sdks: sdks
 	python3 -c 'import sys; [compile(open(f, encoding="utf-8").read(), f, "exec") for f in sys.argv[1:]]' \
 		$$(find sdk/python -name '*.py')
 	go build ./sdk/go/...
+
+# The real Pulumi engine: the CLI and the yaml, go and nodejs language hosts, built from the Go
+# modules in tools/engine into .engine/bin (kept across runs, so only the first compiles; `clean`
+# leaves it alone).
+engine:
+	bash tools/engine/build.sh
