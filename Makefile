@@ -20,7 +20,7 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
-.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine
+.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine e2e
 
 help:
 	@echo "make test             go vet and all tests"
@@ -32,6 +32,7 @@ help:
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin (tools/engine)"
+	@echo "make e2e              build the engine, then deploy the programs on it against the stand-in providers (e2e/)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -109,3 +110,8 @@ check-sdks: sdks
 # leaves it alone).
 engine:
 	bash tools/engine/build.sh
+
+# End-to-end tests: the programs deployed on the real engine against the stand-in DigitalOcean and
+# Civo plugins (internal/standin), offline, each in a temporary Pulumi home and file backend.
+e2e: engine
+	go test -tags e2e -count=1 -timeout 40m ./e2e/...

@@ -1,0 +1,197 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// editCloud changes, behind the engine's back, the input and output at path (dots between
+// property names) of every stand-in resource whose type ends in typ.
+func editCloud(t *testing.T, cloud, typ, path string, value any) {
+	t.Helper()
+	edited := 0
+	for _, r := range readCloud(t, cloud) {
+		if s, _ := r.data["type"].(string); !strings.HasSuffix(s, typ) {
+			continue
+		}
+		for _, part := range []string{"inputs", "outputs"} {
+			m, _ := r.data[part].(map[string]any)
+			set(m, strings.Split(path, "."), value)
+		}
+		data, err := json.MarshalIndent(r.data, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(r.path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		edited++
+	}
+	if edited == 0 {
+		t.Fatalf("the stand-in cloud has no %s", typ)
+	}
+}
+
+func set(m map[string]any, path []string, value any) {
+	if m == nil {
+		return
+	}
+	if len(path) == 1 {
+		m[path[0]] = value
+		return
+	}
+	inner, _ := m[path[0]].(map[string]any)
+	set(inner, path[1:], value)
+}
+
+// cloudValue reads an output of the one stand-in resource whose type ends in typ.
+func cloudValue(t *testing.T, cloud, typ, path string) any {
+	t.Helper()
+	for _, r := range readCloud(t, cloud) {
+		if s, _ := r.data["type"].(string); strings.HasSuffix(s, typ) {
+			var v any = r.data["outputs"]
+			for _, p := range strings.Split(path, ".") {
+				m, _ := v.(map[string]any)
+				v = m[p]
+			}
+			return v
+		}
+	}
+	t.Fatalf("the stand-in cloud has no %s", typ)
+	return nil
+}
+
+func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprotected(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("p", "digitaloceankubernetescluster")
+	e.must(dir, nil, "stack", "init", "dev")
+	manifest := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	input := func(text string) []string { return []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", text)} }
+	e.must(dir, input(manifest), "up", "--yes", "--skip-preview")
+	before := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
+
+	moved := strings.Replace(manifest, "region: fra1", "region: ams3", 1)
+	r := e.pulumi(dir, input(moved), "preview")
+	if r.err == nil || !strings.Contains(r.stdout+r.stderr, "protect") {
+		t.Fatalf("preview of a region change of a protected cluster: want the engine's refusal: %s", r)
+	}
+	unprotected := withSpec(manifest, "  deletionProtection: false\n")
+	e.must(dir, input(unprotected), "up", "--yes", "--skip-preview")
+	e.must(dir, input(withSpec(moved, "  deletionProtection: false\n")), "up", "--yes", "--skip-preview")
+	if after := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id"); after == before {
+		t.Errorf("the cluster kept id %v: want it replaced", after)
+	}
+	e.must(dir, input(withSpec(moved, "  deletionProtection: false\n")), "destroy", "--yes", "--skip-preview")
+}
+
+func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *testing.T) {
+	t.Run("the autoscaler's node count", func(t *testing.T) {
+		e := newEnv(t)
+		dir := e.project("p", "digitaloceankubernetesnodepool")
+		e.must(dir, nil, "stack", "init", "dev")
+		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))}
+		e.must(dir, input, "up", "--yes", "--skip-preview")
+		editCloud(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount", 5)
+		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
+		e.must(dir, input, "up", "--yes", "--refresh", "--skip-preview")
+		if got := cloudValue(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount"); got != 5.0 {
+			t.Errorf("node count %v after up, want the autoscaler's 5", got)
+		}
+		e.must(dir, input, "destroy", "--yes", "--skip-preview")
+	})
+	t.Run("an auto-upgrade patch", func(t *testing.T) {
+		e := newEnv(t)
+		dir := e.project("p", "digitaloceankubernetescluster")
+		e.must(dir, nil, "stack", "init", "dev")
+		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  autoUpgrade: true\n  deletionProtection: false\n")
+		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+		e.must(dir, input, "up", "--yes", "--skip-preview")
+		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "version", "1.31.9-do.2")
+		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
+		e.must(dir, input, "destroy", "--yes", "--skip-preview")
+	})
+	t.Run("a console edit of the tags", func(t *testing.T) {
+		e := newEnv(t)
+		dir := e.project("p", "digitaloceankubernetescluster")
+		e.must(dir, nil, "stack", "init", "dev")
+		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
+		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+		e.must(dir, input, "up", "--yes", "--skip-preview")
+		want := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags")
+		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+		if r := e.pulumi(dir, input, "preview", "--refresh", "--expect-no-changes"); r.err == nil {
+			t.Fatalf("preview after a console edit: want a change that puts it back: %s", r)
+		}
+		e.must(dir, input, "up", "--yes", "--refresh", "--skip-preview")
+		got, _ := json.Marshal(cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags"))
+		wanted, _ := json.Marshal(want)
+		if string(got) != string(wanted) {
+			t.Errorf("tags after up %s, want the manifest's %s back", got, wanted)
+		}
+		e.must(dir, input, "destroy", "--yes", "--skip-preview")
+	})
+}
+
+func TestANodePoolStackReadsItsClusterStacksOutputThroughAReference(t *testing.T) {
+	e := newEnv(t)
+	cluster := e.project("cluster", "digitaloceankubernetescluster")
+	// The README's naming: <name>-<env> in the project of the cluster's kind.
+	e.must(cluster, nil, "stack", "init", "platform-ams3-prod")
+	manifest := withSpec(example(t, "digitaloceankubernetescluster/production.yaml"), "  deletionProtection: false\n")
+	e.must(cluster, []string{"STACK_INPUT_FILE=" + e.write("cluster.yaml", manifest)}, "up", "--yes", "--skip-preview")
+	clusterID := e.outputs(cluster)["cluster_id"]
+
+	pool := e.project("pool", "digitaloceankubernetesnodepool")
+	e.must(pool, nil, "stack", "init", "workers")
+	input := []string{"STACK_INPUT_FILE=" + filepath.Join(root, "examples", "digitaloceankubernetesnodepool", "cluster-by-reference.yaml")}
+	e.must(pool, input, "up", "--yes", "--skip-preview")
+	if got := cloudValue(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "clusterId"); got != clusterID {
+		t.Errorf("the pool joined cluster %v, want the cluster stack's %v", got, clusterID)
+	}
+	e.must(pool, input, "destroy", "--yes", "--skip-preview")
+	e.must(cluster, []string{"STACK_INPUT_FILE=" + filepath.Join(e.dir, "cluster.yaml")}, "destroy", "--yes", "--skip-preview")
+}
+
+func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("p", "digitaloceankubernetescluster")
+	e.must(dir, nil, "stack", "init", "dev")
+	old := filepath.Join(e.dir, "old")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "name: digitaloceankubernetescluster\nruntime: go\nmain: " + filepath.Join(root, "e2e", "testdata", "oldnames") + "\n"
+	if err := os.WriteFile(filepath.Join(old, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same stack, first deployed by the old program.
+	e.must(old, nil, "stack", "select", "dev")
+	e.must(old, nil, "up", "--yes", "--skip-preview")
+	before := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
+
+	input := []string{"STACK_INPUT_FILE=" + filepath.Join(root, "examples", "digitaloceankubernetescluster", "minimal.yaml")}
+	r := e.must(dir, input, "preview", "--json")
+	var preview struct {
+		Steps []struct {
+			Op  string `json:"op"`
+			URN string `json:"urn"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &preview); err != nil {
+		t.Fatalf("preview --json: %v\n%s", err, r.stdout)
+	}
+	for _, s := range preview.Steps {
+		if strings.Contains(s.URN, "digitalocean:") && s.Op != "same" && s.Op != "update" && s.Op != "refresh" {
+			t.Errorf("%s would %s: want it kept through its alias", s.URN, s.Op)
+		}
+	}
+	e.must(dir, input, "up", "--yes", "--skip-preview")
+	if after := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id"); after != before {
+		t.Errorf("the cluster's id changed from %v to %v: it was replaced", before, after)
+	}
+}

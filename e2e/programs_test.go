@@ -1,0 +1,136 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// kinds are the four programs with the outputs the README lists for each.
+var kinds = []struct {
+	kind, example string
+	outputs       []string
+	protected     bool
+}{
+	{"civokubernetescluster", "civokubernetescluster/minimal.yaml",
+		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true},
+	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false},
+	{"digitaloceankubernetescluster", "digitaloceankubernetescluster/minimal.yaml",
+		[]string{"api_server_endpoint", "cluster_id", "cluster_urn", "default_node_pool_id", "ipv4_address", "kubeconfig",
+			"kubeconfig_expires_at", "vpc_uuid"}, true},
+	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false},
+}
+
+// example reads an example manifest of the repository.
+func example(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "examples", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// withSpec adds lines under a manifest's `spec:` line.
+func withSpec(manifest, lines string) string {
+	return strings.Replace(manifest, "\nspec:\n", "\nspec:\n"+lines, 1)
+}
+
+// write writes text to a file in the test's directory and returns its path.
+func (e *env) write(name, text string) string {
+	e.t.Helper()
+	path := filepath.Join(e.dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return path
+}
+
+func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnprotected(t *testing.T) {
+	for _, k := range kinds {
+		for _, source := range []string{"file", "config"} {
+			t.Run(k.kind+"/"+source, func(t *testing.T) {
+				e := newEnv(t)
+				dir := e.project("p", k.kind)
+				e.must(dir, nil, "stack", "init", "dev")
+				manifest := example(t, k.example)
+				var extra []string
+				if source == "file" {
+					extra = []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+				} else {
+					e.must(dir, nil, "config", "set", "--secret", "stackInput", manifest)
+				}
+				e.must(dir, extra, "up", "--yes", "--skip-preview")
+				outputs := e.outputs(dir)
+				var names []string
+				for name := range outputs {
+					names = append(names, name)
+				}
+				sort.Strings(names)
+				if !slices.Equal(names, k.outputs) {
+					t.Errorf("outputs %v, want the README's %v", names, k.outputs)
+				}
+				if k.protected {
+					r := e.pulumi(dir, extra, "destroy", "--yes", "--skip-preview")
+					if r.err == nil || !strings.Contains(r.stdout+r.stderr, "protected") {
+						t.Fatalf("destroy of a protected cluster: want it refused by the engine: %s", r)
+					}
+					unprotected := withSpec(manifest, "  deletionProtection: false\n")
+					if source == "file" {
+						extra = []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", unprotected)}
+					} else {
+						e.must(dir, nil, "config", "set", "--secret", "stackInput", unprotected)
+					}
+					e.must(dir, extra, "up", "--yes", "--skip-preview")
+				}
+				e.must(dir, extra, "destroy", "--yes", "--skip-preview")
+				if left := cloudResources(t, e.cloud); len(left) > 0 {
+					t.Errorf("destroy left %v in the cloud", left)
+				}
+			})
+		}
+	}
+}
+
+// cloudResources lists the stand-in cloud's resources by type.
+func cloudResources(t *testing.T, cloud string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range readCloud(t, cloud) {
+		out = append(out, r.path)
+	}
+	return out
+}
+
+// cloudResource is one file of the stand-in cloud.
+type cloudResource struct {
+	path string
+	data map[string]any
+}
+
+func readCloud(t *testing.T, cloud string) []cloudResource {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(cloud, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []cloudResource
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, cloudResource{path: p, data: m})
+	}
+	return out
+}
