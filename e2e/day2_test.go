@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,4 +195,23 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 	if after := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id"); after != before {
 		t.Errorf("the cluster's id changed from %v to %v: it was replaced", before, after)
 	}
+}
+
+func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExists(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("p", "digitaloceankubernetescluster")
+	e.must(dir, nil, "stack", "init", "dev")
+	manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  registryIntegration: true\n  deletionProtection: false\n")
+	input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+	e.registry.Store(http.StatusNotFound)
+	r := e.pulumi(dir, input, "preview")
+	if r.err == nil || !strings.Contains(r.stdout+r.stderr, "spec.registryIntegration: the DigitalOcean account has no container registry") {
+		t.Fatalf("preview without a registry: want the module's refusal: %s", r)
+	}
+	if left := cloudResources(t, e.cloud); len(left) > 0 {
+		t.Errorf("a refused preview created %v", left)
+	}
+	e.registry.Store(http.StatusOK)
+	e.must(dir, input, "up", "--yes", "--skip-preview")
+	e.must(dir, input, "destroy", "--yes", "--skip-preview")
 }

@@ -14,11 +14,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -71,6 +74,10 @@ type env struct {
 	vars  []string
 	// logs collects every command's output, to check that no secret is printed.
 	logs bytes.Buffer
+	// registry is the status DigitalOcean's API answers GET /v2/registry with (200 unless a test
+	// says otherwise): the module asks it before enabling registry integration, and the tests'
+	// only API is this loopback server.
+	registry atomic.Int32
 }
 
 func newEnv(t *testing.T) *env {
@@ -81,6 +88,15 @@ func newEnv(t *testing.T) *env {
 	}
 	dir := t.TempDir()
 	e := &env{t: t, dir: dir, cloud: filepath.Join(dir, "cloud")}
+	e.registry.Store(http.StatusOK)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/registry" {
+			w.WriteHeader(int(e.registry.Load()))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(api.Close)
 	for _, sub := range []string{"home", "state", "cloud"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
@@ -96,6 +112,7 @@ func newEnv(t *testing.T) *env {
 		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1",
 		"CLUSTERPLANE_STANDIN_CLOUD="+e.cloud,
 		"DIGITALOCEAN_TOKEN="+doToken,
+		"DIGITALOCEAN_API_URL="+api.URL,
 		"CIVO_TOKEN="+civoToken,
 		"STACK_INPUT_FILE=",
 	)

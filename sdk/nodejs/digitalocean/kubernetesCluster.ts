@@ -248,7 +248,7 @@ export interface KubernetesClusterArgs {
      */
     region: pulumi.Input<enums.digitalocean.DigitalOceanRegion>;
     /**
-     * Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
+     * Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the account has a registry and refuses before anything is created when it has none (offline plans ask nothing). Changing it updates the cluster in place.
      */
     registryIntegration?: pulumi.Input<boolean | undefined>;
     /**

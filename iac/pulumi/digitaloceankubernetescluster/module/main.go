@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -50,6 +51,9 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 	if err := s.Validate(Kind, name, spec); err != nil {
 		return nil, err
 	}
+	if err := checkRegistry(ctx, spec, s); err != nil {
+		return nil, err
+	}
 	c := &Cluster{}
 	child, err := s.Register(ctx, TypeToken, name, c)
 	if err != nil {
@@ -83,6 +87,23 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	return c, nil
+}
+
+// checkRegistry refuses registry integration for an account without a container registry before
+// anything is registered: the provider would create the cluster and fail only then. It asks only
+// with credentials the module knows (not those of a provider given with WithProvider) and never
+// under mocks, so offline plans and tests stay offline.
+func checkRegistry(ctx *pulumi.Context, spec *v1.DigitalOceanKubernetesClusterSpec,
+	s *component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]) error {
+	if !spec.GetRegistryIntegration() || ctx.RunningWithMocks() || s.HasProvider() {
+		return nil
+	}
+	if digitaloceanprovider.HasRegistry(ctx.Context(), s.ProviderConfig) == digitaloceanprovider.RegistryMissing {
+		return errors.New("spec.registryIntegration: the DigitalOcean account has no container registry, and DigitalOcean " +
+			"would refuse the integration only after creating the cluster; create the registry first " +
+			"(`doctl registry create NAME`) or set registryIntegration: false")
+	}
+	return nil
 }
 
 // Resources validates the stack input, deploys its cluster and exports its outputs.

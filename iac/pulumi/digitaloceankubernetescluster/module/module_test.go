@@ -2,6 +2,8 @@ package module_test
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -870,5 +872,22 @@ func TestEchoingMocksReadAsANewCluster(t *testing.T) {
 	p := run(t, in, plan.Options{Invoke: echo})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31.1-do.5" {
 		t.Errorf("version = %v, want the manifest's", got)
+	}
+}
+
+func TestUnderMocksTheRegistryIsNeverAskedForSoPlansStayOffline(t *testing.T) {
+	asked := false
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked = true
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer server.Close()
+	t.Setenv("DIGITALOCEAN_TOKEN", "dop_v1_mock")
+	t.Setenv("DIGITALOCEAN_API_URL", server.URL)
+	in := minimalInput()
+	in.Target.Spec.RegistryIntegration = true
+	run(t, in, plan.Options{Preview: true})
+	if asked {
+		t.Error("a mocked run asked DigitalOcean's API for the registry")
 	}
 }

@@ -140,7 +140,7 @@ type kubernetesClusterArgs struct {
 	// - required: must be set to a value
 	// - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
 	Region DigitalOceanRegion `pulumi:"region"`
-	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
+	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the account has a registry and refuses before anything is created when it has none (offline plans ask nothing). Changing it updates the cluster in place.
 	RegistryIntegration *bool `pulumi:"registryIntegration"`
 	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RoutingAgent *bool `pulumi:"routingAgent"`
@@ -237,7 +237,7 @@ type KubernetesClusterArgs struct {
 	// - required: must be set to a value
 	// - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
 	Region DigitalOceanRegionInput
-	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963), so create the registry first. Changing it updates the cluster in place.
+	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the account has a registry and refuses before anything is created when it has none (offline plans ask nothing). Changing it updates the cluster in place.
 	RegistryIntegration pulumi.BoolPtrInput
 	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RoutingAgent pulumi.BoolPtrInput

@@ -150,7 +150,9 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// Connect the cluster to the account's DigitalOcean Container Registry. The account must have a
 	// registry: without one DigitalOcean rejects the integration after the cluster is created, and
 	// the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR
-	// #963), so create the registry first. Changing it updates the cluster in place.
+	// #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the
+	// account has a registry and refuses before anything is created when it has none (offline plans
+	// ask nothing). Changing it updates the cluster in place.
 	RegistryIntegration bool `protobuf:"varint,9,opt,name=registry_integration,json=registryIntegration,proto3" json:"registry_integration,omitempty"`
 	// IPv4 addresses or CIDRs allowed to reach the Kubernetes API, e.g. ["203.0.113.7",
 	// "198.51.100.0/24"]. Non-empty turns the control-plane firewall on; empty turns it off (the
