@@ -151,10 +151,9 @@ func (e *env) pulumi(dir string, extra []string, args ...string) result {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "pulumi", append(args, "--non-interactive")...)
+	cmd := exec.CommandContext(ctx, filepath.Join(root, ".engine", "bin", "pulumi"), append(args, "--non-interactive")...)
 	cmd.Dir = dir
 	cmd.Env = append(append([]string{}, e.vars...), extra...)
-	cmd.Path = filepath.Join(root, ".engine", "bin", "pulumi")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -891,3 +891,24 @@ func TestUnderMocksTheRegistryIsNeverAskedForSoPlansStayOffline(t *testing.T) {
 		t.Error("a mocked run asked DigitalOcean's API for the registry")
 	}
 }
+
+func TestTheLiveVersionIsReadEvenThoughTheLookupAnswersWithASecretKubeconfig(t *testing.T) {
+	// The provider marks the looked-up cluster's kubeconfig secret (the real engine showed it):
+	// a typed lookup of the whole answer fails on it.
+	answer := func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
+		if token != lookupToken {
+			return nil, nil
+		}
+		return resource.PropertyMap{
+			"name":        args["name"],
+			"version":     resource.NewProperty("1.32.2-do.1"),
+			"kubeConfigs": resource.MakeSecret(resource.NewProperty([]resource.PropertyValue{resource.NewProperty("raw")})),
+		}, nil
+	}
+	in := minimalInput()
+	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
+		plan.Options{State: cloudState, Invoke: answer})
+	if err == nil || !strings.Contains(err.Error(), "older than the version the cluster runs, 1.32.2-do.1") {
+		t.Fatalf("error = %v, want the live version read and the older manifest refused", err)
+	}
+}

@@ -106,11 +106,23 @@ func latestPatch(ctx *pulumi.Context, minor string, opts ...pulumi.InvokeOption)
 	return versions.LatestVersion, nil
 }
 
+// liveCluster is the part of getKubernetesCluster's answer the module reads. The answer also
+// carries the cluster's kubeconfig, which the provider marks secret; the SDK's typed lookup
+// (digitalocean.LookupKubernetesCluster) then fails with "unexpected secret result returned to
+// invoke call" for every existing cluster. Reading only the version avoids that: the version is
+// no secret.
+type liveCluster struct {
+	Version string `pulumi:"version"`
+}
+
 // liveVersion returns the version of the cluster named name, or "" when there is none yet. The
 // provider's lookup fails with "Unable to find cluster with name" (or "No clusters found" for an
 // account without clusters) when none exists; any other failure is an error.
 func liveVersion(ctx *pulumi.Context, name string, opts ...pulumi.InvokeOption) (string, error) {
-	c, err := digitalocean.LookupKubernetesCluster(ctx, &digitalocean.LookupKubernetesClusterArgs{Name: name}, opts...)
+	var c liveCluster
+	// The version pins the plugin as the SDK's own lookups do; an explicit provider in opts wins.
+	opts = append([]pulumi.InvokeOption{pulumi.Version(digitaloceanPluginVersion)}, opts...)
+	_, err := ctx.InvokePackageRaw(lookupClusterToken, map[string]any{"name": name}, &c, "", opts...)
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "Unable to find cluster") || strings.Contains(msg, "No clusters found") {
 			return "", nil
@@ -119,3 +131,11 @@ func liveVersion(ctx *pulumi.Context, name string, opts ...pulumi.InvokeOption) 
 	}
 	return c.Version, nil
 }
+
+const (
+	// lookupClusterToken is the provider function digitalocean.LookupKubernetesCluster invokes.
+	lookupClusterToken = "digitalocean:index/getKubernetesCluster:getKubernetesCluster"
+	// digitaloceanPluginVersion is the provider plugin the pinned SDK (pulumi-digitalocean v4.57.0)
+	// asks for.
+	digitaloceanPluginVersion = "4.57.0"
+)
