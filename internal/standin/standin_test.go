@@ -344,7 +344,7 @@ func TestDiffFollowsThePinnedProvidersFacts(t *testing.T) {
 
 func TestReadSeesTheCloudEditedBehindItsBack(t *testing.T) {
 	p := newProvider(t, "digitalocean")
-	id, inputs, outputs := deployed(t, p, doClusterType)
+	id, inputs, _ := deployed(t, p, doClusterType)
 
 	// An autoscaler grows the default pool, and DigitalOcean applies a patch upgrade.
 	cloud, err := ReadCloud(p.Cloud)
@@ -371,6 +371,9 @@ func TestReadSeesTheCloudEditedBehindItsBack(t *testing.T) {
 	if nodes, _ := getPath(outs, "nodePool.nodes"); len(nodes.([]any)) != 5 {
 		t.Errorf("the cloud runs %d nodes, want 5", len(nodes.([]any)))
 	}
+	if again := plainOf(t, read(t, p, doClusterType, id).GetProperties()); !equal(again, outs) {
+		t.Error("a second read differs from the first: the nodes the cloud added were not kept")
+	}
 
 	// Deploying the old manifest after the refresh would undo both.
 	resp, err := p.Diff(context.Background(), &pulumirpc.DiffRequest{
@@ -391,7 +394,6 @@ func TestReadSeesTheCloudEditedBehindItsBack(t *testing.T) {
 			t.Errorf("read id = %q, want none", got.GetId())
 		}
 	})
-	_ = outputs
 }
 
 func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
