@@ -47,8 +47,8 @@ func (p *Provider) Invoke(_ context.Context, req *pulumirpc.InvokeRequest) (*pul
 func (p *Provider) lookupCluster(args map[string]any) (map[string]any, error) {
 	name, _ := args["name"].(string)
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	cloud, err := ReadCloud(p.Cloud)
-	p.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +58,13 @@ func (p *Provider) lookupCluster(args map[string]any) (map[string]any, error) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		r := cloud[id]
-		if terraformResources[r.Type] != doCluster || r.Outputs["name"] != name {
+		if terraformResources[cloud[id].Type] != doCluster || cloud[id].Outputs["name"] != name {
 			continue
 		}
-		complete(doCluster, id, r.Outputs, p.Now())
+		r, err := p.load(doCluster, id)
+		if err != nil {
+			return nil, err
+		}
 		out := map[string]any{}
 		for _, k := range []string{"id", "name", "region", "version", "status", "endpoint", "ipv4Address", "clusterSubnet",
 			"serviceSubnet", "vpcUuid", "createdAt", "updatedAt", "autoUpgrade", "surgeUpgrade", "ha", "tags", "kubeConfigs"} {
