@@ -93,6 +93,7 @@ func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprote
 func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *testing.T) {
 	t.Run("the autoscaler's node count", func(t *testing.T) {
 		e := newEnv(t)
+		e.seed("digitalocean:index/kubernetesCluster:KubernetesCluster", "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d")
 		dir := e.project("p", "digitaloceankubernetesnodepool")
 		e.must(dir, nil, "stack", "init", "dev")
 		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))}
@@ -187,7 +188,7 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 		t.Fatalf("preview --json: %v\n%s", err, r.stdout)
 	}
 	for _, s := range preview.Steps {
-		if strings.Contains(s.URN, "digitalocean:") && s.Op != "same" && s.Op != "update" && s.Op != "refresh" {
+		if strings.Contains(s.URN, "::digitalocean:") && s.Op != "same" && s.Op != "update" && s.Op != "refresh" {
 			t.Errorf("%s would %s: want it kept through its alias", s.URN, s.Op)
 		}
 	}

@@ -78,6 +78,8 @@ type env struct {
 	// says otherwise): the module asks it before enabling registry integration, and the tests'
 	// only API is this loopback server.
 	registry atomic.Int32
+	// seeded are the ids of the resources the test put into the cloud itself.
+	seeded []string
 }
 
 func newEnv(t *testing.T) *env {

@@ -4,6 +4,8 @@ package e2e_test
 
 import (
 	"encoding/json"
+
+	"github.com/clusterplane/clusterplane/internal/standin"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,14 +19,19 @@ var kinds = []struct {
 	kind, example string
 	outputs       []string
 	protected     bool
+	// cluster is the type and id of the cluster a pool example joins, which the stand-in cloud
+	// must hold (it refuses a pool of an unknown cluster, as the APIs do).
+	cluster, clusterID string
 }{
 	{"civokubernetescluster", "civokubernetescluster/minimal.yaml",
-		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true},
-	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false},
+		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true, "", ""},
+	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false,
+		"civo:index/kubernetesCluster:KubernetesCluster", "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"},
 	{"digitaloceankubernetescluster", "digitaloceankubernetescluster/minimal.yaml",
 		[]string{"api_server_endpoint", "cluster_id", "cluster_urn", "default_node_pool_id", "ipv4_address", "kubeconfig",
-			"kubeconfig_expires_at", "vpc_uuid"}, true},
-	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false},
+			"kubeconfig_expires_at", "vpc_uuid"}, true, "", ""},
+	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false,
+		"digitalocean:index/kubernetesCluster:KubernetesCluster", "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d"},
 }
 
 // example reads an example manifest of the repository.
@@ -57,6 +64,9 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 		for _, source := range []string{"file", "config"} {
 			t.Run(k.kind+"/"+source, func(t *testing.T) {
 				e := newEnv(t)
+				if k.cluster != "" {
+					e.seed(k.cluster, k.clusterID)
+				}
 				dir := e.project("p", k.kind)
 				e.must(dir, nil, "stack", "init", "dev")
 				manifest := example(t, k.example)
@@ -90,12 +100,22 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 					e.must(dir, extra, "up", "--yes", "--skip-preview")
 				}
 				e.must(dir, extra, "destroy", "--yes", "--skip-preview")
-				if left := cloudResources(t, e.cloud); len(left) > 0 {
+				if left := cloudResources(t, e.cloud); len(left) > len(e.seeded) {
 					t.Errorf("destroy left %v in the cloud", left)
 				}
 			})
 		}
 	}
+}
+
+// seed puts a resource of type typ with id into the stand-in cloud, made outside the test's stacks.
+func (e *env) seed(typ, id string) {
+	e.t.Helper()
+	r := standin.Resource{Type: typ, Inputs: map[string]any{}, Outputs: map[string]any{"id": id}}
+	if err := standin.WriteResource(e.cloud, id, r); err != nil {
+		e.t.Fatal(err)
+	}
+	e.seeded = append(e.seeded, id)
 }
 
 // cloudResources lists the stand-in cloud's resources by type.
