@@ -154,3 +154,47 @@ func readCloud(t *testing.T, cloud string) []cloudResource {
 	}
 	return out
 }
+
+func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
+	t.Run("go", func(t *testing.T) {
+		e := newEnv(t)
+		dir := filepath.Join(e.dir, "go")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		yaml := "name: clusterplane-composition\nruntime: go\nmain: " + filepath.Join(root, "examples", "go") + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.must(dir, nil, "stack", "init", "dev")
+		e.must(dir, nil, "up", "--yes", "--skip-preview")
+		outputs := e.outputs(dir)
+		for _, name := range []string{"platform_kubeconfig", "edge_kubeconfig_b64"} {
+			if s, _ := outputs[name].(string); s == "" {
+				t.Errorf("output %s is empty: %v", name, outputs)
+			}
+		}
+		// The example's clusters keep their default deletion protection.
+		e.must(dir, nil, "state", "unprotect", "--all", "--yes")
+		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
+	})
+	t.Run("pulumi-yaml", func(t *testing.T) {
+		e := newEnv(t)
+		dir := filepath.Join(e.dir, "yaml")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(root, "examples", "pulumi-yaml", "Pulumi.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.must(dir, nil, "stack", "init", "dev")
+		e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
+		e.must(dir, nil, "up", "--yes", "--skip-preview")
+		e.must(dir, nil, "state", "unprotect", "--all", "--yes")
+		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
+	})
+}

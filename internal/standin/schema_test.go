@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -88,5 +89,24 @@ func TestTheServedFunctionsAreTheOnesTheDigitalOceanSDKCalls(t *testing.T) {
 	want := []string{getKubernetesCluster, getKubernetesVersions}
 	if len(mocks.tokens) != len(want) || mocks.tokens[0] != want[0] || mocks.tokens[1] != want[1] {
 		t.Errorf("the SDK invokes %v, the stand-in serves %v", mocks.tokens, want)
+	}
+}
+
+func TestTheProviderSettingsTheSchemaServesAreThePinnedProvidersOwn(t *testing.T) {
+	dir, ok := providerschema.Dir()
+	if !ok {
+		t.Skip("../shared/providers is absent (a user's clone has none): the provider settings are not checked against the pinned schemas")
+	}
+	s, err := providerschema.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, names := range providerInputs {
+		for _, name := range names {
+			r := plan.Resource{Type: "pulumi:providers:" + pkg, RawInputs: resource.PropertyMap{resource.PropertyKey(name): resource.NewProperty("x")}}
+			for _, problem := range s.Check(r) {
+				t.Errorf("%s: %s", pkg, problem)
+			}
+		}
 	}
 }

@@ -97,8 +97,26 @@ func (p *Provider) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.Pl
 // GetSchema is a minimal valid package schema: the YAML language host asks for one, and our
 // Go programs use the real SDKs' types.
 func (p *Provider) GetSchema(context.Context, *pulumirpc.GetSchemaRequest) (*pulumirpc.GetSchemaResponse, error) {
-	data, err := json.Marshal(map[string]string{"name": p.Package, "version": p.Version})
+	// The provider's configuration is all a program names directly (Pulumi YAML type-checks
+	// `pulumi:providers:<name>` properties against it); the resources are the components' own.
+	inputs := map[string]any{}
+	for _, name := range providerInputs[p.Package] {
+		prop := map[string]any{"type": "string"}
+		if name == "token" {
+			prop["secret"] = true
+		}
+		inputs[name] = prop
+	}
+	data, err := json.Marshal(map[string]any{"name": p.Package, "version": p.Version,
+		"provider": map[string]any{"inputProperties": inputs}})
 	return &pulumirpc.GetSchemaResponse{Schema: string(data)}, err
+}
+
+// providerInputs are the string settings of the pinned providers (their schemas' provider
+// inputProperties; the numeric retry settings of DigitalOcean's are left out).
+var providerInputs = map[string][]string{
+	"digitalocean": {"token", "apiEndpoint", "spacesAccessId", "spacesEndpoint", "spacesSecretKey"},
+	"civo":         {"token", "apiEndpoint", "credentialsFile", "region"},
 }
 
 // CheckConfig accepts any provider configuration: tokens are never used.
