@@ -3,7 +3,10 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
+	"os/exec"
+	"time"
 
 	"github.com/clusterplane/clusterplane/internal/standin"
 	"os"
@@ -197,4 +200,90 @@ func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
 		e.must(dir, nil, "state", "unprotect", "--all", "--yes")
 		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 	})
+}
+
+// nodeModules makes dir/node_modules for a TypeScript program: the packages of tools/sdkcheck
+// (pinned by its lockfile; installed with `npm ci` when missing) and the Node.js SDK of the plugin,
+// compiled from sdk/nodejs into the test's directory. One @pulumi/pulumi serves both, as npm
+// would install it.
+func (e *env) nodeModules(dir string) {
+	e.t.Helper()
+	sdkcheck := filepath.Join(root, "tools", "sdkcheck")
+	packages := filepath.Join(sdkcheck, "node_modules")
+	if _, err := os.Stat(filepath.Join(packages, "@pulumi", "pulumi")); err != nil {
+		run(e.t, sdkcheck, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	}
+	sdk := filepath.Join(e.dir, "sdk")
+	run(e.t, root, "cp", "-r", filepath.Join(root, "sdk", "nodejs"), sdk)
+	if err := os.Symlink(packages, filepath.Join(sdk, "node_modules")); err != nil {
+		e.t.Fatal(err)
+	}
+	run(e.t, sdk, filepath.Join(packages, ".bin", "tsc"), "-p", "tsconfig.json")
+	manifest, err := os.ReadFile(filepath.Join(sdk, "package.json"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	// The generator leaves the version to the publisher.
+	manifest = []byte(strings.ReplaceAll(string(manifest), "${VERSION}", "0.0.0"))
+	if err := os.WriteFile(filepath.Join(sdk, "bin", "package.json"), manifest, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	modules := filepath.Join(dir, "node_modules")
+	if err := os.MkdirAll(filepath.Join(modules, "@clusterplane"), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	entries, err := os.ReadDir(packages)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, entry := range entries {
+		if err := os.Symlink(filepath.Join(packages, entry.Name()), filepath.Join(modules, entry.Name())); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(sdk, "bin"), filepath.Join(modules, "@clusterplane", "clusterplane")); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// run runs a command that must succeed, bounded in time.
+func run(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: the TypeScript example is not deployed")
+	}
+	e := newEnv(t)
+	dir := filepath.Join(e.dir, "typescript")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.nodeModules(dir)
+	e.must(dir, nil, "stack", "init", "dev")
+	e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
+	e.must(dir, nil, "up", "--yes", "--skip-preview")
+	outputs := e.outputs(dir)
+	if id, _ := outputs["clusterId"].(string); id == "" {
+		t.Errorf("outputs %v, want the cluster's id", outputs)
+	}
+	e.must(dir, nil, "state", "unprotect", "--all", "--yes")
+	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 }
