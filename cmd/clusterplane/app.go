@@ -8,9 +8,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/explain"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/registry"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -29,15 +29,15 @@ type kind struct {
 	run func(args []string, stdout, stderr io.Writer) int
 }
 
-func kindOf[T proto.Message](p program.Program[T]) kind {
+func kindOf(k registry.Kind) kind {
 	return kind{
-		name:       p.Kind(),
-		program:    p.Name,
-		stackInput: p.NewInput().ProtoReflect().Descriptor(),
-		check:      p.Check,
-		plan:       p.Plan,
-		diff:       p.Diff,
-		run:        p.Run,
+		name:       k.Name,
+		program:    k.Program,
+		stackInput: k.NewStackInput().ProtoReflect().Descriptor(),
+		check:      k.Check,
+		plan:       k.Plan,
+		diff:       k.Diff,
+		run:        k.Run,
 	}
 }
 

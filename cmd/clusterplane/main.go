@@ -7,19 +7,17 @@ package main
 import (
 	"os"
 
-	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
-	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
-	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/registry"
 )
 
 // programs are the programs clusterplane dispatches to, in the order of the README's table.
-var programs = []kind{
-	kindOf(civocluster.Program),
-	kindOf(civopool.Program),
-	kindOf(docluster.Program),
-	kindOf(dopool.Program),
-}
+var programs = func() []kind {
+	var out []kind
+	for _, k := range registry.Kinds() {
+		out = append(out, kindOf(k))
+	}
+	return out
+}()
 
 func main() {
 	os.Exit(newApp(programs, os.Stdin, os.Stdout, os.Stderr).run(os.Args[1:]))

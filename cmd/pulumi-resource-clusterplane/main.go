@@ -9,6 +9,7 @@ package main
 import (
 	_ "embed"
 	"fmt"
+	"github.com/clusterplane/clusterplane/registry"
 	"os"
 	"runtime/debug"
 
@@ -25,7 +26,7 @@ var schema []byte
 
 func main() {
 	err := provider.Main(pulumischema.PackageName, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
-		return componentprovider.New(host.EngineConn(), version(), schema), nil
+		return componentprovider.New(host.EngineConn(), version(), schema, registry.Components()), nil
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/clusterplane/clusterplane/registry"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/fakeengine"
@@ -24,7 +25,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 	}
 	e := fakeengine.Start(t, fakeengine.Options{})
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, version(), schema))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, version(), schema, registry.Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -3,6 +3,7 @@ package componentprovider_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/registry"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -97,7 +98,7 @@ func startEngine(t *testing.T) *fakeengine.Engine {
 // providerClient serves the component provider over gRPC and returns a client of it.
 func providerClient(t *testing.T, e *fakeengine.Engine) pulumirpc.ResourceProviderClient {
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, "0.0.0", []byte("{}")))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, "0.0.0", []byte("{}"), registry.Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -2,6 +2,7 @@ package componentprovider_test
 
 import (
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/registry"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func FuzzReadInputs(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	kinds := componentprovider.Kinds()
+	kinds := registry.Components()
 	f.Fuzz(func(t *testing.T, text string) {
 		var raw map[string]any
 		if json.Unmarshal([]byte(text), &raw) != nil {

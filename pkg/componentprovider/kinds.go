@@ -2,10 +2,6 @@ package componentprovider
 
 import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
-	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
-	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -24,19 +20,9 @@ type Kind struct {
 		opts pulumi.ResourceOption) (pulumi.ComponentResource, error)
 }
 
-// Kinds are the four components.
-func Kinds() []Kind {
-	return []Kind{
-		kind(civocluster.TypeToken, civocluster.Program.NewInput, civocluster.New),
-		kind(civopool.TypeToken, civopool.Program.NewInput, civopool.New),
-		kind(docluster.TypeToken, docluster.Program.NewInput, docluster.New),
-		kind(dopool.TypeToken, dopool.Program.NewInput, dopool.New),
-	}
-}
-
-// kind adapts a module's constructor: O is its option type, P and C its provider and provider
-// config, S its spec and R its component.
-func kind[O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S proto.Message, I proto.Message, R pulumi.ComponentResource](
+// KindOf adapts a module's constructor (the registry package lists the four): O is its option
+// type, P and C its provider and provider config, S its spec and R its component.
+func KindOf[O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S proto.Message, I proto.Message, R pulumi.ComponentResource](
 	token string, newInput func() I, newFn func(*pulumi.Context, string, S, ...O) (R, error)) Kind {
 	return Kind{
 		Token:         token,

@@ -29,9 +29,9 @@ type Server struct {
 }
 
 // New returns the provider of version version serving schema, logging to the engine at engine.
-func New(engine *grpc.ClientConn, version string, schema []byte) *Server {
+func New(engine *grpc.ClientConn, version string, schema []byte, kinds []Kind) *Server {
 	s := &Server{engine: engine, version: version, schema: schema, kinds: map[string]Kind{}}
-	for _, k := range Kinds() {
+	for _, k := range kinds {
 		s.kinds[k.Token] = k
 	}
 	return s
