@@ -54,7 +54,7 @@ func plugins(t *testing.T) string {
 		}
 		cmd := exec.Command("go", "build", "-o", pluginsDir+string(os.PathSeparator),
 			"./internal/standin/cmd/pulumi-resource-digitalocean", "./internal/standin/cmd/pulumi-resource-civo",
-			"./cmd/pulumi-resource-clusterplane")
+			"./cmd/pulumi-resource-clusterplane", "./cmd/clusterplane")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("build the plugins: %v\n%s", err, out)
@@ -161,6 +161,30 @@ func (e *env) pulumi(dir string, extra []string, args ...string) result {
 	err := cmd.Run()
 	e.logs.WriteString(stdout.String() + stderr.String())
 	return result{stdout.String(), stderr.String(), err}
+}
+
+// clusterplane runs the clusterplane command in the test's directory with its environment and
+// returns its exit code.
+func (e *env) clusterplane(args ...string) (result, int) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(plugins(e.t), "clusterplane"), args...)
+	cmd.Dir = e.dir
+	cmd.Env = e.vars
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("clusterplane %s: %v", strings.Join(args, " "), err)
+	}
+	if len(args) == 0 || args[0] != "kubeconfig" {
+		e.logs.WriteString(stdout.String() + stderr.String())
+	}
+	return result{stdout.String(), stderr.String(), err}, code
 }
 
 // must runs pulumi and fails the test when it fails.

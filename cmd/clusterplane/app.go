@@ -10,7 +10,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/clusterplane/clusterplane/registry"
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -27,6 +29,9 @@ type kind struct {
 	diff  func(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
 	// run is the program binary's own command line, which clusterplane's output is held to.
 	run func(args []string, stdout, stderr io.Writer) int
+	// newInput and deploy are the kind's stack input and Pulumi program, for the deploy commands.
+	newInput func() proto.Message
+	deploy   func(ctx *pulumi.Context, stackInput proto.Message) error
 }
 
 func kindOf(k registry.Kind) kind {
@@ -38,6 +43,8 @@ func kindOf(k registry.Kind) kind {
 		plan:       k.Plan,
 		diff:       k.Diff,
 		run:        k.Run,
+		newInput:   k.NewStackInput,
+		deploy:     k.Deploy,
 	}
 }
 
@@ -92,7 +99,8 @@ Exit codes: 0 ok, 1 invalid input, 2 usage error.
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	root.AddCommand(a.validateCommand(), a.planCommand(), a.diffCommand(), a.explainCommand(),
-		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
+		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand(),
+		a.previewCommand(), a.upCommand(), a.destroyCommand(), a.statusCommand(), a.kubeconfigCommand())
 	return root
 }
 

@@ -1,0 +1,525 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/blang/semver"
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
+)
+
+// minimumPulumi is the oldest Pulumi CLI the deploy commands are tested with.
+var minimumPulumi = semver.MustParse("3.259.0")
+
+// stackTimeout bounds one stack's operation: a cluster takes minutes, never hours.
+const stackTimeout = 2 * time.Hour
+
+// target is one manifest to deploy: its file, kind, stack input and stack.
+type target struct {
+	file  string
+	kind  *kind
+	input proto.Message
+	// project and stack name the stack: <organization>/<project>/<stack>, the README's reference
+	// convention, so that valueFrom references between manifests resolve.
+	project, stack string
+}
+
+// loadTargets reads and validates every file (once each); on failure it prints every problem,
+// sets the exit code and returns nil.
+func (a *app) loadTargets(files []string, stackOverride string) []target {
+	var out []target
+	failed := false
+	for _, file := range files {
+		f, k := a.readFile(file)
+		if k == nil {
+			failed = true
+			continue
+		}
+		in := k.newInput()
+		if err := stackinput.Parse(f.Data, f.Name, in); err != nil {
+			fmt.Fprintln(a.stderr, err)
+			failed = true
+			continue
+		}
+		project, stack := stackName(k, in)
+		if stackOverride != "" {
+			stack = stackOverride
+		}
+		out = append(out, target{file: file, kind: k, input: in, project: project, stack: stack})
+	}
+	if failed {
+		a.code = program.ExitInvalid
+		return nil
+	}
+	return out
+}
+
+// stackName is the README's convention: project = the kind's program, stack = <name>-<env>, or
+// <name> without env.
+func stackName(k *kind, in proto.Message) (string, string) {
+	md := stackinput.Target(in).ProtoReflect()
+	meta := md.Get(md.Descriptor().Fields().ByName("metadata")).Message()
+	name := meta.Get(meta.Descriptor().Fields().ByName("name")).String()
+	if env := meta.Get(meta.Descriptor().Fields().ByName("env")).String(); env != "" {
+		name += "-" + env
+	}
+	return k.program, name
+}
+
+// workspaceFor opens (creating when asked) the target's stack with an inline program: the
+// kind's module runs in this process, no program folder and no `go build`.
+func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Stack, error) {
+	cmd, err := pulumiCommand()
+	if err != nil {
+		return auto.Stack{}, err
+	}
+	backend, err := backendURL()
+	if err != nil {
+		return auto.Stack{}, err
+	}
+	project := workspace.Project{
+		Name:    tokens.PackageName(t.project),
+		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
+		Backend: &workspace.ProjectBackend{URL: backend},
+	}
+	program := func(ctx *pulumi.Context) error { return t.kind.deploy(ctx, t.input) }
+	opts := []auto.LocalWorkspaceOption{auto.Project(project), auto.Pulumi(cmd), auto.SecretsProvider("passphrase")}
+	if create {
+		return auto.UpsertStackInlineSource(ctx, t.stack, t.project, program, opts...)
+	}
+	return auto.SelectStackInlineSource(ctx, t.stack, t.project, program, opts...)
+}
+
+// pulumiCommand finds the Pulumi CLI, which the Automation API drives, and checks its version.
+func pulumiCommand() (auto.PulumiCommand, error) {
+	if _, err := exec.LookPath("pulumi"); err != nil {
+		return nil, errors.New("the Pulumi CLI is not on PATH: install it (https://www.pulumi.com/docs/install/), " +
+			"or from a clone of this repository run `make engine` and put .engine/bin on PATH")
+	}
+	cmd, err := auto.NewPulumiCommand(&auto.PulumiCommandOptions{SkipVersionCheck: true})
+	if err != nil {
+		return nil, errors.Wrap(err, "find the Pulumi CLI")
+	}
+	if v := cmd.Version(); !v.Equals(semver.Version{}) && v.LT(minimumPulumi) {
+		return nil, errors.Errorf("the Pulumi CLI on PATH is %s; clusterplane needs %s or newer", v, minimumPulumi)
+	}
+	return cmd, nil
+}
+
+// backendURL is PULUMI_BACKEND_URL, else a local file backend under the user's config folder; a
+// passphrase for the stack's secrets must be set before anything runs.
+func backendURL() (string, error) {
+	if os.Getenv("PULUMI_CONFIG_PASSPHRASE") == "" && os.Getenv("PULUMI_CONFIG_PASSPHRASE_FILE") == "" {
+		return "", errors.New("set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE): the stacks' secrets " +
+			"(API tokens, kubeconfigs) are encrypted with it, and every later command needs the same one")
+	}
+	if url := os.Getenv("PULUMI_BACKEND_URL"); url != "" {
+		return url, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", errors.Wrap(err, "find the folder for the local state")
+	}
+	state := filepath.Join(dir, "clusterplane", "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return "", errors.Wrap(err, "create the folder for the local state")
+	}
+	return "file://" + state, nil
+}
+
+// signalContext is cancelled on Ctrl-C, so that the engine stops cleanly, and bounded in time.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := context.WithTimeout(ctx, stackTimeout)
+	return ctx, func() { cancel(); stop() }
+}
+
+// replacing tells whether an engine change summary replaces anything.
+func replacing(summary map[apitype.OpType]int) bool {
+	return summary[apitype.OpReplace] > 0 || summary[apitype.OpCreateReplacement] > 0 || summary[apitype.OpDeleteReplaced] > 0
+}
+
+// protectedReplacement tells whether a failed operation is the engine's refusal to replace or
+// delete a protected resource: the Automation API's error says only that the command failed, so
+// the engine's own words are read from the operation's output.
+func protectedReplacement(err error, output string) bool {
+	return err != nil && (strings.Contains(output, "unable to replace resource") ||
+		strings.Contains(output, "unable to delete resource") || strings.Contains(output, "marked for protection") ||
+		strings.Contains(output, "because it is protected"))
+}
+
+func (a *app) previewCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "preview FILE...",
+		Short: "Show what deploying manifests would change, on the real Pulumi engine",
+		Long: `preview runs each manifest's module in this process through Pulumi's Automation API (the
+Pulumi CLI must be on PATH) against its stack, <kind program>/<name>-<env>, and prints the
+engine's plan. The state lives at PULUMI_BACKEND_URL, or in a local file backend under your config
+folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets.
+
+It exits 0, or 3 when something would be replaced or the engine refuses a change (a protected
+cluster), 1 for invalid input or a failed preview.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		if *stack != "" && len(files) > 1 {
+			return errors.New("--stack names the stack of one file")
+		}
+		targets := a.loadTargets(files, *stack)
+		ctx, cancel := signalContext()
+		defer cancel()
+		for _, t := range targets {
+			s, err := a.workspaceFor(ctx, t, true)
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			var progress strings.Builder
+			res, err := s.Preview(ctx, optpreview.ProgressStreams(a.stderr, &progress))
+			switch {
+			case protectedReplacement(err, progress.String()):
+				fmt.Fprintf(a.stdout, "%s: refused: the change would replace or delete a protected cluster (deletionProtection)\n", t.file)
+				a.code = max(a.code, program.ExitBlocked)
+			case err != nil:
+				a.fail(t, err)
+			case replacing(res.ChangeSummary):
+				fmt.Fprintf(a.stdout, "%s: replaces: %s\n", t.file, summary(res.ChangeSummary))
+				a.code = max(a.code, program.ExitBlocked)
+			default:
+				fmt.Fprintf(a.stdout, "%s: %s\n", t.file, summary(res.ChangeSummary))
+			}
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (a *app) upCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "up FILE...",
+		Short: "Deploy manifests on the real Pulumi engine",
+		Long: `up deploys each manifest to its stack (see preview), in the order given. A change that replaces
+a resource needs --yes; so does every deployment without a terminal. It ends with a table of what
+was done. It exits 0, 3 when a replacement was not confirmed, 1 when a deployment failed.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
+	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		if *stack != "" && len(files) > 1 {
+			return errors.New("--stack names the stack of one file")
+		}
+		targets := a.loadTargets(files, *stack)
+		ctx, cancel := signalContext()
+		defer cancel()
+		var rows [][]string
+		for _, t := range targets {
+			start := time.Now()
+			result, err := a.up(ctx, t, *yes)
+			if err != nil {
+				a.fail(t, err)
+				result = "failed"
+			}
+			rows = append(rows, []string{t.file, t.project + "/" + t.stack, result, time.Since(start).Round(time.Second).String()})
+		}
+		if len(rows) > 0 {
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "FILE\tSTACK\tRESULT\tTIME")
+			for _, r := range rows {
+				fmt.Fprintln(tw, strings.Join(r, "\t"))
+			}
+			_ = tw.Flush()
+		}
+		return nil
+	}
+	return cmd
+}
+
+// up deploys one target: a preview first, so that a replacement is never deployed unasked.
+func (a *app) up(ctx context.Context, t target, yes bool) (string, error) {
+	s, err := a.workspaceFor(ctx, t, true)
+	if err != nil {
+		return "", err
+	}
+	if !yes {
+		var progress strings.Builder
+		res, err := s.Preview(ctx, optpreview.ProgressStreams(&progress))
+		if protectedReplacement(err, progress.String()) {
+			a.code = max(a.code, program.ExitBlocked)
+			return "refused: replaces a protected cluster", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if replacing(res.ChangeSummary) || !isTerminal(a.stdin) {
+			if !isTerminal(a.stdin) || !a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.file, summary(res.ChangeSummary))) {
+				a.code = max(a.code, program.ExitBlocked)
+				return "not confirmed (use --yes)", nil
+			}
+		}
+	}
+	res, err := s.Up(ctx, optup.ProgressStreams(a.stderr))
+	if err != nil {
+		return "", err
+	}
+	changes := map[apitype.OpType]int{}
+	if res.Summary.ResourceChanges != nil {
+		for op, n := range *res.Summary.ResourceChanges {
+			changes[apitype.OpType(op)] = n
+		}
+	}
+	return "done: " + summary(changes), nil
+}
+
+func (a *app) destroyCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "destroy FILE...",
+		Short: "Destroy the stacks of manifests on the real Pulumi engine",
+		Long: `destroy deletes every resource of each manifest's stack. A protected cluster (deletionProtection,
+on by default) is refused by the engine: deploy deletionProtection: false first. It needs --yes.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	yes := cmd.Flags().Bool("yes", false, "destroy without asking")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		targets := a.loadTargets(files, "")
+		if len(targets) > 0 && !*yes {
+			return errors.New("destroy deletes clusters and their workloads: add --yes")
+		}
+		ctx, cancel := signalContext()
+		defer cancel()
+		for _, t := range targets {
+			var progress strings.Builder
+			s, err := a.workspaceFor(ctx, t, false)
+			if err == nil {
+				_, err = s.Destroy(ctx, optdestroy.ProgressStreams(a.stderr, &progress))
+			}
+			if protectedReplacement(err, progress.String()) {
+				fmt.Fprintf(a.stderr, "%s: refused: the cluster is protected (deletionProtection); deploy deletionProtection: false first\n", t.file)
+				a.code = max(a.code, program.ExitBlocked)
+				continue
+			}
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%s: destroyed %s/%s\n", t.file, t.project, t.stack)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// status is one manifest's stack as `status -o json` shows it.
+type status struct {
+	File  string `json:"file"`
+	Stack string `json:"stack"`
+	// LastUpdate is the last operation's kind, result and end time; empty for a new stack.
+	LastUpdate *update `json:"lastUpdate"`
+	// Conditions are Ready (the last update succeeded) with a reason and message.
+	Conditions []condition `json:"conditions"`
+	// Outputs are the stack's outputs, secrets left out.
+	Outputs map[string]any `json:"outputs"`
+}
+
+type update struct {
+	Kind   string `json:"kind"`
+	Result string `json:"result"`
+	Ended  string `json:"ended"`
+}
+
+type condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+func (a *app) statusCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               "status FILE...",
+		Short:             "Show each manifest's stack: its last update, whether it is ready, its outputs",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	output := outputFlag(cmd)
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		targets := a.loadTargets(files, "")
+		ctx, cancel := signalContext()
+		defer cancel()
+		var all []status
+		for _, t := range targets {
+			st, err := a.status(ctx, t)
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			all = append(all, st)
+		}
+		if *output == "json" {
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			return errors.Wrap(enc.Encode(all), "write status")
+		}
+		for _, st := range all {
+			fmt.Fprintf(a.stdout, "%s\t%s\n", st.File, st.Stack)
+			for _, c := range st.Conditions {
+				fmt.Fprintf(a.stdout, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+			}
+			for name, v := range st.Outputs {
+				fmt.Fprintf(a.stdout, "  %s: %v\n", name, v)
+			}
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (a *app) status(ctx context.Context, t target) (status, error) {
+	st := status{File: t.file, Stack: t.project + "/" + t.stack, Outputs: map[string]any{}}
+	s, err := a.workspaceFor(ctx, t, false)
+	if err != nil {
+		if auto.IsSelectStack404Error(err) {
+			st.Conditions = []condition{{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet"}}
+			return st, nil
+		}
+		return st, err
+	}
+	history, err := s.History(ctx, 1, 1)
+	if err != nil {
+		return st, errors.Wrap(err, "read the stack's history")
+	}
+	ready := condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet"}
+	if len(history) > 0 {
+		h := history[0]
+		ended := ""
+		if h.EndTime != nil {
+			ended = *h.EndTime
+		}
+		st.LastUpdate = &update{Kind: h.Kind, Result: h.Result, Ended: ended}
+		if h.Result == "succeeded" && h.Kind != "destroy" {
+			ready = condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + h.Kind + " succeeded"}
+		} else {
+			ready = condition{Type: "Ready", Status: "False", Reason: "Last" + strings.ToUpper(h.Result[:1]) + h.Result[1:],
+				Message: "the last " + h.Kind + " " + h.Result}
+		}
+	}
+	st.Conditions = []condition{ready}
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return st, errors.Wrap(err, "read the stack's outputs")
+	}
+	for name, o := range outputs {
+		if !o.Secret {
+			st.Outputs[name] = o.Value
+		}
+	}
+	return st, nil
+}
+
+func (a *app) kubeconfigCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kubeconfig FILE",
+		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		targets := a.loadTargets(files, "")
+		if len(targets) == 0 {
+			return nil
+		}
+		t := targets[0]
+		ctx, cancel := signalContext()
+		defer cancel()
+		s, err := a.workspaceFor(ctx, t, false)
+		if err != nil {
+			a.fail(t, err)
+			return nil
+		}
+		outputs, err := s.Outputs(ctx)
+		if err != nil {
+			a.fail(t, err)
+			return nil
+		}
+		if o, ok := outputs["kubeconfig"]; ok {
+			_, err := fmt.Fprint(a.stdout, o.Value)
+			return errors.Wrap(err, "write the kubeconfig")
+		}
+		if o, ok := outputs["kubeconfig_b64"]; ok {
+			text, _ := o.Value.(string)
+			data, err := base64.StdEncoding.DecodeString(text)
+			if err != nil {
+				a.fail(t, errors.New("the stack's kubeconfig_b64 is not base64"))
+				return nil
+			}
+			_, err = a.stdout.Write(data)
+			return errors.Wrap(err, "write the kubeconfig")
+		}
+		a.fail(t, errors.Errorf("%s is a %s: it has no kubeconfig (or the stack is not deployed)", t.file, t.kind.name))
+		return nil
+	}
+	return cmd
+}
+
+// fail prints a target's failure, never with a secret: errors from the engine name resources
+// and fields, and the stack inputs' tokens are secrets to it.
+func (a *app) fail(t target, err error) {
+	fmt.Fprintf(a.stderr, "%s (%s/%s): %v\n", t.file, t.project, t.stack, err)
+	a.code = max(a.code, program.ExitInvalid)
+}
+
+// summary says an engine change summary in words: "2 create, 1 update".
+func summary(changes map[apitype.OpType]int) string {
+	var parts []string
+	for _, op := range []apitype.OpType{apitype.OpCreate, apitype.OpUpdate, apitype.OpReplace, apitype.OpDelete, apitype.OpSame} {
+		if n := changes[op]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, op))
+		}
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// confirm asks a yes/no question on the terminal.
+func (a *app) confirm(question string) bool {
+	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
+	var answer string
+	_, _ = fmt.Fscanln(a.stdin, &answer)
+	return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+}

@@ -1,0 +1,68 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWhatIsUnsafe(t *testing.T) {
+	e := newEnv(t)
+	manifest := e.write("minimal.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	r, code := e.clusterplane("status", manifest, "-o", "json")
+	if code != 0 {
+		t.Fatalf("status = %d: %s", code, r)
+	}
+	var statuses []struct {
+		Stack      string `json:"stack"`
+		Conditions []struct {
+			Type, Status string
+		} `json:"conditions"`
+		Outputs map[string]any `json:"outputs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &statuses); err != nil || len(statuses) != 1 {
+		t.Fatalf("status -o json: %v\n%s", err, r.stdout)
+	}
+	st := statuses[0]
+	if st.Stack != "digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
+		t.Errorf("status %+v, want the README's stack name and Ready", st)
+	}
+	if _, ok := st.Outputs["kubeconfig"]; ok || st.Outputs["cluster_id"] == nil {
+		t.Errorf("status outputs %v: want cluster_id and no secret", st.Outputs)
+	}
+	if r, code := e.clusterplane("kubeconfig", manifest); code != 0 || !strings.Contains(r.stdout, "kind: Config") {
+		t.Errorf("kubeconfig = %d: %s", code, r)
+	}
+	moved := e.write("moved.yaml", strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
+	if r, code := e.clusterplane("preview", moved); code != 3 {
+		t.Errorf("preview of a replacing change of a protected cluster = %d, want 3: %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 3 || !strings.Contains(r.stderr, "protected") {
+		t.Errorf("destroy of a protected cluster = %d, want 3 saying it is protected: %s", code, r)
+	}
+	unprotected := e.write("unprotected.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	if r, code := e.clusterplane("up", unprotected, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", unprotected, "--yes"); code != 0 {
+		t.Errorf("destroy once unprotected = %d: %s", code, r)
+	}
+}
+
+func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
+	e := newEnv(t)
+	manifest := e.write("minimal.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	e.vars = append(e.vars, "PULUMI_CONFIG_PASSPHRASE=")
+	if r, code := e.clusterplane("preview", manifest); code != 1 || !strings.Contains(r.stderr, "PULUMI_CONFIG_PASSPHRASE") {
+		t.Errorf("preview without a passphrase = %d: %s", code, r)
+	}
+	e.vars = append(e.vars, "PATH=/nonexistent", "PULUMI_CONFIG_PASSPHRASE=x")
+	if r, code := e.clusterplane("preview", manifest); code != 1 || !strings.Contains(r.stderr, "Pulumi CLI is not on PATH") {
+		t.Errorf("preview without the Pulumi CLI = %d: %s", code, r)
+	}
+}
