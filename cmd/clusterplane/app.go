@@ -86,9 +86,11 @@ func (a *app) run(args []string) int {
 func (a *app) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "clusterplane",
-		Short: "Validate, plan, diff and explain Clusterplane manifests of every kind",
-		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind, offline:
-no credentials, Pulumi CLI or network. Each file is read as the kind it names.
+		Short: "Validate, plan, diff, explain and deploy Clusterplane manifests of every kind",
+		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind. Each file is
+read as the kind it names. validate, plan, diff, explain, schema, kinds and regions work offline:
+no credentials, Pulumi CLI or network. preview, up, status, kubeconfig and destroy deploy through
+the Pulumi CLI on PATH (see the README, "Deploy with clusterplane").
 
 Exit codes: 0 ok, 1 invalid input, 2 usage error.
 ` + diffExitCodes,
