@@ -115,7 +115,7 @@ func Validate(s Spec) error {
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("invalid spec for civo node pool %q in cluster %q: %s", s.ID, s.ClusterID, strings.Join(problems, "; "))
+		return &Error{Op: "invalid spec", ClusterID: s.ClusterID, PoolID: s.ID, Err: errors.New(strings.Join(problems, "; "))}
 	}
 	return nil
 }

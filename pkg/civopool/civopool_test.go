@@ -532,6 +532,7 @@ func TestTheWaitTimesOutWithAnErrorNamingPoolAndCluster(t *testing.T) {
 				t.Fatalf("the timeout error should say what was not ready: %v", err)
 			}
 			assertNoToken(t, err)
+			t.Logf("the error reads: %v", err)
 		})
 	}
 }
@@ -596,6 +597,7 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 				t.Fatal("want an error")
 			}
 			assertNoToken(t, err)
+			t.Logf("the error reads: %v", err)
 		})
 	}
 
