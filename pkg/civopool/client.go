@@ -1,0 +1,439 @@
+package civopool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/civo/civogo"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// DefaultWaitTimeout bounds how long Create, Update and Delete wait for the pool.
+const DefaultWaitTimeout = 20 * time.Minute
+
+// Client manages node pools in one Civo region through one API URL and token.
+// It is safe for concurrent use: every request gets its own civogo client, because
+// civogo's sendRequest writes to the client (its Transport and LastJSONResponse).
+type Client struct {
+	token, apiURL, region string
+
+	pollInterval time.Duration
+	waitTimeout  time.Duration
+	attempts     int
+	backoff      time.Duration
+	maxBackoff   time.Duration
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithPollInterval sets how often a wait reads the pool (default 10s, as the
+// terraform provider does).
+func WithPollInterval(d time.Duration) Option { return func(c *Client) { c.pollInterval = d } }
+
+// WithWaitTimeout sets how long Create, Update and Delete wait for the pool before
+// failing with ErrWaitTimeout (default DefaultWaitTimeout).
+func WithWaitTimeout(d time.Duration) Option { return func(c *Client) { c.waitTimeout = d } }
+
+// WithRetries sets how often a request answered 429 or 5xx is sent in all (default 5),
+// the delay before the first retry (default 1s), doubled after each retry up to max
+// (default 30s).
+func WithRetries(attempts int, first, max time.Duration) Option {
+	return func(c *Client) { c.attempts, c.backoff, c.maxBackoff = attempts, first, max }
+}
+
+// New returns a Client for the Civo API at apiURL (https://api.civo.com in production)
+// in region, authenticated with token.
+func New(token, apiURL, region string, opts ...Option) (*Client, error) {
+	c := &Client{
+		token: token, apiURL: apiURL, region: region,
+		pollInterval: 10 * time.Second,
+		waitTimeout:  DefaultWaitTimeout,
+		attempts:     5,
+		backoff:      time.Second,
+		maxBackoff:   30 * time.Second,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if token == "" {
+		return nil, errors.New("civo node pool client: the API token is empty")
+	}
+	if region == "" {
+		return nil, errors.New("civo node pool client: the region is empty")
+	}
+	if u, err := url.Parse(apiURL); err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("civo node pool client: the API URL %q is not an absolute URL", apiURL)
+	}
+	if c.attempts < 1 {
+		c.attempts = 1
+	}
+	if c.pollInterval <= 0 || c.waitTimeout <= 0 {
+		return nil, errors.New("civo node pool client: the poll interval and the wait timeout must be positive")
+	}
+	return c, nil
+}
+
+// Create creates the pool and waits until it has spec.Count running nodes.
+func (c *Client) Create(ctx context.Context, spec Spec) (State, error) {
+	if err := c.check(spec); err != nil {
+		return State{}, c.fail("create", spec.ClusterID, spec.ID, err)
+	}
+	body := &civogo.KubernetesClusterPoolConfig{
+		Region:           c.region,
+		ID:               spec.ID,
+		Count:            spec.Count,
+		Size:             spec.Size,
+		Labels:           spec.Labels,
+		Taints:           toCivoTaints(spec.Taints), // never nil: "taints": [] rather than null
+		PublicIPNodePool: spec.PublicIP,
+	}
+	path := poolsPath(spec.ClusterID)
+	if _, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendPostRequest(path, body) }); err != nil {
+		return State{}, c.fail("create", spec.ClusterID, spec.ID, err)
+	}
+	return c.waitReady(ctx, "create", spec)
+}
+
+// Get reads the pool. found is false, with a nil error, when Civo answers 404.
+func (c *Client) Get(ctx context.Context, clusterID, id string) (State, bool, error) {
+	p, err := c.get(ctx, clusterID, id)
+	if IsNotFound(err) {
+		return State{}, false, nil
+	}
+	if err != nil {
+		return State{}, false, c.fail("get", clusterID, id, err)
+	}
+	return c.state(clusterID, id, p), true, nil
+}
+
+// poolUpdate is the PUT body. It is not civogo's KubernetesClusterPoolUpdateConfig,
+// whose `json:"labels,omitempty"` map drops an empty label set, so labels could never
+// be cleared, and whose `json:"taints"` slice sends "taints": null when taints did not
+// change. Here nil pointers are left out ("not changing") and pointers to empty values
+// are sent ("labels": {}, "taints": [] clear them); terraform-provider-civo v1.2.6 fixed
+// its update the same way (kubernetesClusterPoolUpdatePayload).
+type poolUpdate struct {
+	Count  *int               `json:"count,omitempty"`
+	Labels *map[string]string `json:"labels,omitempty"`
+	Taints *[]corev1.Taint    `json:"taints,omitempty"`
+	Region string             `json:"region,omitempty"`
+}
+
+// Update changes the pool from old to new in place, sending only what changed: the
+// count, the full label set (an explicit "labels": {} to clear them all), the full taint
+// list (an explicit "taints": [] to clear them all). It then waits until the pool has
+// new.Count running nodes. A change Civo cannot make in place (ReplaceFields) is an
+// error, and nothing is sent. When nothing changed it only reads the pool.
+func (c *Client) Update(ctx context.Context, old, new Spec) (State, error) {
+	if err := c.check(new); err != nil {
+		return State{}, c.fail("update", new.ClusterID, new.ID, err)
+	}
+	if fields := ReplaceFields(c.normal(old), c.normal(new)); len(fields) > 0 {
+		return State{}, c.fail("update", new.ClusterID, new.ID,
+			fmt.Errorf("%s cannot change in place; the pool must be replaced", strings.Join(fields, ", ")))
+	}
+	body := poolUpdate{Region: c.region}
+	changed := false
+	if old.Count != new.Count {
+		n := new.Count
+		body.Count = &n
+		changed = true
+	}
+	if !maps.Equal(UserLabels(old.Labels), UserLabels(new.Labels)) {
+		labels := map[string]string{}
+		maps.Copy(labels, new.Labels)
+		body.Labels = &labels
+		changed = true
+	}
+	if !taintsEqual(old.Taints, new.Taints) {
+		taints := toCivoTaints(new.Taints)
+		body.Taints = &taints
+		changed = true
+	}
+	if !changed {
+		st, found, err := c.Get(ctx, new.ClusterID, new.ID)
+		if err != nil {
+			return State{}, err
+		}
+		if !found {
+			return State{}, c.fail("update", new.ClusterID, new.ID, errors.New("the pool does not exist"))
+		}
+		return st, nil
+	}
+	path := poolPath(new.ClusterID, new.ID)
+	if _, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendPutRequest(path, body) }); err != nil {
+		return State{}, c.fail("update", new.ClusterID, new.ID, err)
+	}
+	return c.waitReady(ctx, "update", new)
+}
+
+// Delete deletes the pool and waits until Civo no longer finds it. A pool that is
+// already gone (404) is not an error.
+func (c *Client) Delete(ctx context.Context, clusterID, id string) error {
+	path := poolPath(clusterID, id)
+	_, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendDeleteRequest(path) })
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return c.fail("delete", clusterID, id, err)
+	}
+	return c.wait(ctx, "delete", clusterID, id, func(p *civogo.KubernetesPool) (bool, string) {
+		if p == nil {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the pool still exists with %d instances", len(p.Instances))
+	})
+}
+
+// waitReady waits until the pool reports spec.Count nodes, all ACTIVE.
+func (c *Client) waitReady(ctx context.Context, op string, spec Spec) (State, error) {
+	var last *civogo.KubernetesPool
+	err := c.wait(ctx, op, spec.ClusterID, spec.ID, func(p *civogo.KubernetesPool) (bool, string) {
+		last = p
+		return ready(p, spec.Count)
+	})
+	if err != nil {
+		return State{}, err
+	}
+	return c.state(spec.ClusterID, spec.ID, last), nil
+}
+
+// ready reports whether the pool has want nodes and all of them are running, and if not,
+// why not. It reads the pool's own instances; when Civo lists only instance names
+// (no statuses), the names are counted instead.
+func ready(p *civogo.KubernetesPool, want int) (bool, string) {
+	if p == nil {
+		return false, "the pool is not found yet"
+	}
+	if p.Count != want {
+		return false, fmt.Sprintf("count is %d, want %d", p.Count, want)
+	}
+	if len(p.Instances) == 0 {
+		if len(p.InstanceNames) == want {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%d of %d instances exist", len(p.InstanceNames), want)
+	}
+	active := 0
+	for _, in := range p.Instances {
+		if in.Status == ReadyStatus {
+			active++
+		}
+	}
+	if len(p.Instances) != want || active != want {
+		return false, fmt.Sprintf("%d of %d instances %s (%d listed)", active, want, ReadyStatus, len(p.Instances))
+	}
+	return true, ""
+}
+
+// wait reads the pool every poll interval until done says so, the wait timeout passes
+// (ErrWaitTimeout) or ctx ends. done gets nil when Civo answers 404.
+func (c *Client) wait(ctx context.Context, op, clusterID, id string, done func(*civogo.KubernetesPool) (bool, string)) error {
+	deadline := time.Now().Add(c.waitTimeout)
+	for {
+		p, err := c.get(ctx, clusterID, id)
+		if IsNotFound(err) {
+			p, err = nil, nil
+		}
+		if err != nil {
+			return c.fail(op, clusterID, id, err)
+		}
+		ok, why := done(p)
+		if ok {
+			return nil
+		}
+		if !time.Now().Add(c.pollInterval).Before(deadline) {
+			return c.fail(op, clusterID, id, fmt.Errorf("%w %s for the pool: %s", ErrWaitTimeout, c.waitTimeout, why))
+		}
+		if err := sleep(ctx, c.pollInterval); err != nil {
+			return c.fail(op, clusterID, id, fmt.Errorf("stopped waiting (%s): %w", why, err))
+		}
+	}
+}
+
+// get reads the pool once (with retries); a 404 comes back as an *APIError.
+func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.KubernetesPool, error) {
+	path := poolPath(clusterID, id)
+	body, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendGetRequest(path) })
+	if err != nil {
+		return nil, err
+	}
+	p := &civogo.KubernetesPool{}
+	if err := json.Unmarshal(body, p); err != nil {
+		return nil, fmt.Errorf("decoding the pool: %v", err)
+	}
+	return p, nil
+}
+
+// send makes one API call, sending it again after a 429 or 5xx answer with exponential
+// backoff, at most c.attempts times in all. Other answers of 300 and above are final.
+// It returns when ctx ends even while a request is in flight (civogo v0.3.89 takes no
+// context; the abandoned request finishes in the background on its own civogo client).
+// Every error it returns has the token scrubbed from its text.
+func (c *Client) send(ctx context.Context, call func(*civogo.Client) ([]byte, error)) ([]byte, error) {
+	delay := c.backoff
+	for attempt := 1; ; attempt++ {
+		body, err := c.once(ctx, call)
+		if err == nil {
+			return body, nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		var httpErr civogo.HTTPError
+		if !errors.As(err, &httpErr) {
+			return nil, errors.New(c.scrub(err.Error()))
+		}
+		apiErr := &APIError{Status: httpErr.Code, Body: shorten(c.scrub(httpErr.Reason)), Attempts: attempt}
+		if !retryable(httpErr.Code) || attempt >= c.attempts {
+			return nil, apiErr
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return nil, fmt.Errorf("%w (while retrying after %v)", err, apiErr)
+		}
+		delay = min(2*delay, c.maxBackoff)
+	}
+}
+
+func (c *Client) once(ctx context.Context, call func(*civogo.Client) ([]byte, error)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cc, err := civogo.NewClientWithURL(c.token, c.apiURL, c.region)
+	if err != nil {
+		return nil, err
+	}
+	cc.SetUserAgent(&civogo.Component{Name: "clusterplane-civopool", Version: "v1"})
+	type result struct {
+		body []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		body, err := call(cc)
+		ch <- result{body, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.body, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func retryable(status int) bool { return status == 429 || status >= 500 }
+
+// fail wraps err as an *Error naming the pool and the cluster, with the token scrubbed.
+func (c *Client) fail(op, clusterID, id string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Op: op, ClusterID: c.scrub(clusterID), PoolID: c.scrub(id), Err: scrubbed{err, c.scrub(err.Error())}}
+}
+
+// scrubbed keeps the chain of an error for errors.Is/As while its text is the scrubbed one.
+type scrubbed struct {
+	err error
+	msg string
+}
+
+func (s scrubbed) Error() string { return s.msg }
+func (s scrubbed) Unwrap() error { return s.err }
+
+func (c *Client) scrub(s string) string {
+	if c.token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.token, "[redacted]")
+}
+
+// check validates the spec and its region against the Client's.
+func (c *Client) check(s Spec) error {
+	if err := Validate(s); err != nil {
+		return err
+	}
+	if s.Region != "" && s.Region != c.region {
+		return fmt.Errorf("region %q is not the client's region %q", s.Region, c.region)
+	}
+	return nil
+}
+
+// normal fills an empty Region with the Client's, so that "" and the same region compare equal.
+func (c *Client) normal(s Spec) Spec {
+	if s.Region == "" {
+		s.Region = c.region
+	}
+	return s
+}
+
+func (c *Client) state(clusterID, id string, p *civogo.KubernetesPool) State {
+	st := State{Spec: Spec{
+		ClusterID: clusterID,
+		Region:    c.region,
+		ID:        id,
+		Size:      p.Size,
+		Count:     p.Count,
+		Labels:    maps.Clone(p.Labels),
+		PublicIP:  p.PublicIPNodePool,
+	}}
+	if p.ID != "" {
+		st.ID = p.ID
+	}
+	for _, t := range p.Taints {
+		st.Taints = append(st.Taints, Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+	}
+	st.InstanceNames = append(st.InstanceNames, p.InstanceNames...)
+	for _, in := range p.Instances {
+		name := in.Hostname
+		if name == "" {
+			name = in.ID
+		}
+		st.Instances = append(st.Instances, Instance{Name: name, Status: in.Status})
+	}
+	return st
+}
+
+func toCivoTaints(ts []Taint) []corev1.Taint {
+	out := make([]corev1.Taint, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return out
+}
+
+func poolsPath(clusterID string) string {
+	return fmt.Sprintf("/v2/kubernetes/clusters/%s/pools", url.PathEscape(clusterID))
+}
+
+func poolPath(clusterID, id string) string {
+	return poolsPath(clusterID) + "/" + url.PathEscape(id)
+}
+
+func shorten(s string) string {
+	s = strings.TrimSpace(s)
+	const max = 512
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
