@@ -76,6 +76,14 @@ func (a *app) loadTargets(files []string, stackOverride string) []target {
 	return out
 }
 
+// stackTargets loads the files for a command with --stack, which names the stack of one file.
+func (a *app) stackTargets(files []string, stack string) ([]target, error) {
+	if stack != "" && len(files) > 1 {
+		return nil, errors.New("--stack names the stack of one file")
+	}
+	return a.loadTargets(files, stack), nil
+}
+
 // stackName is the README's convention: project = the kind's program, stack = <name>-<env>, or
 // <name> without env.
 func stackName(k *kind, in proto.Message) (string, string) {
@@ -186,10 +194,10 @@ cluster), 1 for invalid input or a failed preview.`,
 	}
 	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		if *stack != "" && len(files) > 1 {
-			return errors.New("--stack names the stack of one file")
+		targets, err := a.stackTargets(files, *stack)
+		if err != nil {
+			return err
 		}
-		targets := a.loadTargets(files, *stack)
 		ctx, cancel := signalContext()
 		defer cancel()
 		for _, t := range targets {
@@ -231,10 +239,10 @@ was done. It exits 0, 3 when a replacement was not confirmed, 1 when a deploymen
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		if *stack != "" && len(files) > 1 {
-			return errors.New("--stack names the stack of one file")
+		targets, err := a.stackTargets(files, *stack)
+		if err != nil {
+			return err
 		}
-		targets := a.loadTargets(files, *stack)
 		ctx, cancel := signalContext()
 		defer cancel()
 		var rows [][]string
