@@ -66,3 +66,37 @@ func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
 		t.Errorf("preview without the Pulumi CLI = %d: %s", code, r)
 	}
 }
+
+func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecordsIt(t *testing.T) {
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"),
+		"  autoUpgrade: true\n  deletionProtection: false\n"))
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", manifest); code != 0 || !strings.Contains(r.stdout, "no drift") {
+		t.Errorf("drift right after up = %d: %s", code, r)
+	}
+	// An auto-upgrade patch is the cloud's own drift.
+	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "version", "1.31.9-do.2")
+	if r, code := e.clusterplane("drift", manifest); code != 0 {
+		t.Errorf("drift after an auto-upgrade patch = %d, want none: %s", code, r)
+	}
+	// A console edit of the tags is drift the next up would put back.
+	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+	if r, code := e.clusterplane("drift", manifest); code != 3 || !strings.Contains(r.stdout, "drifted") {
+		t.Errorf("drift after a console edit = %d, want 3: %s", code, r)
+	}
+	if r, code := e.clusterplane("refresh", manifest); code != 0 {
+		t.Errorf("refresh = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", manifest); code != 0 {
+		t.Errorf("drift after up put the tags back = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optrefresh"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
@@ -302,6 +304,87 @@ func (a *app) up(ctx context.Context, t target, yes bool) (string, error) {
 		}
 	}
 	return "done: " + summary(changes), nil
+}
+
+func (a *app) refreshCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "refresh FILE...",
+		Short: "Read each manifest's resources back from the cloud into its stack",
+		Long: `refresh reads every resource of each manifest's stack from the cloud and records what it finds
+(an autoscaled node count, a patch DigitalOcean upgraded to, a console edit). It changes nothing in
+the cloud; the next up undoes what the manifest manages and leaves what the cloud owns.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		targets := a.loadTargets(files, "")
+		ctx, cancel := signalContext()
+		defer cancel()
+		for _, t := range targets {
+			s, err := a.workspaceFor(ctx, t, false)
+			if err == nil {
+				_, err = s.Refresh(ctx, optrefresh.ProgressStreams(a.stderr))
+			}
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%s: refreshed %s/%s\n", t.file, t.project, t.stack)
+		}
+		return nil
+	}
+	return cmd
+}
+
+func (a *app) driftCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "drift FILE...",
+		Short: "Tell whether the cloud has drifted from each manifest, changing nothing",
+		Long: `drift reads each manifest's resources from the cloud, in memory only, and previews the manifest
+against them. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
+ignored by the modules and reads as none; anything else the next up would put back is drift.
+
+It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot tell.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: manifestFiles,
+	}
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		targets := a.loadTargets(files, "")
+		ctx, cancel := signalContext()
+		defer cancel()
+		for _, t := range targets {
+			s, err := a.workspaceFor(ctx, t, false)
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			res, err := s.Preview(ctx, optpreview.Refresh(), optpreview.ProgressStreams(a.stderr))
+			if err != nil {
+				a.fail(t, err)
+				continue
+			}
+			if changes := changed(res.ChangeSummary); changes != "" {
+				fmt.Fprintf(a.stdout, "%s: drifted: the next up would %s\n", t.file, changes)
+				a.code = max(a.code, program.ExitBlocked)
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%s: no drift\n", t.file)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// changed says the operations of a change summary that change something, "" when none does.
+func changed(summary map[apitype.OpType]int) string {
+	var parts []string
+	for op, n := range summary {
+		if n > 0 && op != apitype.OpSame && op != apitype.OpRead && op != apitype.OpRefresh {
+			parts = append(parts, fmt.Sprintf("%s %d", op, n))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func (a *app) destroyCommand() *cobra.Command {
