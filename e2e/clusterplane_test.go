@@ -4,6 +4,8 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,5 +100,46 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 	}
 	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
+	}
+}
+
+func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *testing.T) {
+	e := newEnv(t)
+	fleet := filepath.Join(e.dir, "fleet")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cluster := withSpec(example(t, "digitaloceankubernetescluster/production.yaml"), "  deletionProtection: false\n")
+	pool := example(t, "digitaloceankubernetesnodepool/cluster-by-reference.yaml")
+	for name, text := range map[string]string{
+		// Named so that the pools come first in the directory: the order must come from the references.
+		"c-cluster.yaml": cluster,
+		"a-batch.yaml":   pool,
+		"b-apps.yaml":    strings.Replace(strings.Replace(pool, "name: platform-ams3-batch", "name: platform-ams3-apps", 1), "nodePoolName: batch", "nodePoolName: apps", 1),
+		"Pulumi.yaml":    "name: not-a-manifest\n",
+	} {
+		if err := os.WriteFile(filepath.Join(fleet, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, code := e.clusterplane("up", fleet, "--yes", "--parallel", "2")
+	if code != 0 || !strings.Contains(r.stdout, "3 done, 0 skipped, 0 failed") {
+		t.Fatalf("up of the directory = %d: %s", code, r)
+	}
+	clusterID := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
+	pools := 0
+	for _, res := range readCloud(t, e.cloud) {
+		if s, _ := res.data["type"].(string); strings.HasSuffix(s, "kubernetesNodePool:KubernetesNodePool") {
+			pools++
+			if got := res.data["outputs"].(map[string]any)["clusterId"]; got != clusterID {
+				t.Errorf("a pool joined %v, want the cluster %v", got, clusterID)
+			}
+		}
+	}
+	if pools != 2 {
+		t.Errorf("%d pools in the cloud, want 2", pools)
+	}
+	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, "3 done") {
+		t.Errorf("destroy of the directory (pools first) = %d: %s", code, r)
 	}
 }

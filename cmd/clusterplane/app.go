@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/explain"
 	"github.com/clusterplane/clusterplane/pkg/program"
@@ -56,6 +57,15 @@ type app struct {
 	explainer      *explain.Explainer
 	// code is the exit code the command that ran chose; usage errors exit with ExitUsage.
 	code int
+	// outMu serialises output and exit codes of stacks deployed in parallel.
+	outMu sync.Mutex
+}
+
+// raise sets the exit code to code unless a worse one is set; stacks in parallel call it.
+func (a *app) raise(code int) {
+	a.outMu.Lock()
+	defer a.outMu.Unlock()
+	a.code = max(a.code, code)
 }
 
 func newApp(kinds []kind, stdin io.Reader, stdout, stderr io.Writer) *app {

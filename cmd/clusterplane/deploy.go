@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/blang/semver"
@@ -50,10 +49,20 @@ type target struct {
 
 // loadTargets reads and validates every file (once each); on failure it prints every problem,
 // sets the exit code and returns nil.
-func (a *app) loadTargets(files []string, stackOverride string) []target {
+func (a *app) loadTargets(args []string, stackOverride string) []target {
+	inputs, err := a.expand(args)
+	if err != nil {
+		fmt.Fprintln(a.stderr, err)
+		a.code = program.ExitInvalid
+		return nil
+	}
 	var out []target
 	failed := false
-	for _, file := range files {
+	for _, in := range inputs {
+		file := in.file
+		if !in.explicit && !isManifest(file) {
+			continue // other YAML in a directory, as validate skips it
+		}
 		f, k := a.readFile(file)
 		if k == nil {
 			failed = true
@@ -76,6 +85,40 @@ func (a *app) loadTargets(files []string, stackOverride string) []target {
 		return nil
 	}
 	return out
+}
+
+// fleet orders the targets by their references and runs op on each (see runFleet).
+func (a *app) fleet(targets []target, parallel int, reverse bool, op func(ctx context.Context, t target, w io.Writer) (string, error)) {
+	if len(targets) == 0 {
+		return
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	sorted, deps, err := order(targets, func(key string) bool { return a.stackExists(ctx, key, targets[0]) })
+	if err != nil {
+		fmt.Fprintln(a.stderr, err)
+		a.raise(program.ExitInvalid)
+		return
+	}
+	a.runFleet(ctx, sorted, deps, parallel, reverse, op)
+}
+
+// stackExists tells whether the stack <project>/<stack> exists in the backend.
+func (a *app) stackExists(ctx context.Context, key string, like target) bool {
+	project, stack, _ := strings.Cut(key, "/")
+	t := target{project: project, stack: stack, kind: like.kind, input: like.input}
+	_, err := a.workspaceFor(ctx, t, false)
+	return err == nil
+}
+
+// isManifest tells whether a file found in a directory names a Clusterplane kind at its head.
+func isManifest(file string) bool {
+	data, err := stackinput.Read(file)
+	if err != nil {
+		return false
+	}
+	head, err := stackinput.ReadHead(data)
+	return err == nil && head.Kind != ""
 }
 
 // stackTargets loads the files for a command with --stack, which names the stack of one file.
@@ -195,34 +238,31 @@ cluster), 1 for invalid input or a failed preview.`,
 		ValidArgsFunction: manifestFiles,
 	}
 	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
+	parallel := cmd.Flags().Int("parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		targets, err := a.stackTargets(files, *stack)
 		if err != nil {
 			return err
 		}
-		ctx, cancel := signalContext()
-		defer cancel()
-		for _, t := range targets {
+		a.fleet(targets, *parallel, false, func(ctx context.Context, t target, w io.Writer) (string, error) {
 			s, err := a.workspaceFor(ctx, t, true)
 			if err != nil {
-				a.fail(t, err)
-				continue
+				return "", err
 			}
 			var progress strings.Builder
-			res, err := s.Preview(ctx, optpreview.ProgressStreams(a.stderr, &progress))
+			res, err := s.Preview(ctx, optpreview.ProgressStreams(w, &progress))
 			switch {
 			case protectedReplacement(err, progress.String()):
-				fmt.Fprintf(a.stdout, "%s: refused: the change would replace or delete a protected cluster (deletionProtection)\n", t.file)
-				a.code = max(a.code, program.ExitBlocked)
+				a.raise(program.ExitBlocked)
+				return "refused: would replace or delete a protected cluster (deletionProtection)", nil
 			case err != nil:
-				a.fail(t, err)
+				return "", err
 			case replacing(res.ChangeSummary):
-				fmt.Fprintf(a.stdout, "%s: replaces: %s\n", t.file, summary(res.ChangeSummary))
-				a.code = max(a.code, program.ExitBlocked)
-			default:
-				fmt.Fprintf(a.stdout, "%s: %s\n", t.file, summary(res.ChangeSummary))
+				a.raise(program.ExitBlocked)
+				return "replaces: " + summary(res.ChangeSummary), nil
 			}
-		}
+			return summary(res.ChangeSummary), nil
+		})
 		return nil
 	}
 	return cmd
@@ -240,38 +280,22 @@ was done. It exits 0, 3 when a replacement was not confirmed, 1 when a deploymen
 	}
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
+	parallel := cmd.Flags().Int("parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		targets, err := a.stackTargets(files, *stack)
 		if err != nil {
 			return err
 		}
-		ctx, cancel := signalContext()
-		defer cancel()
-		var rows [][]string
-		for _, t := range targets {
-			start := time.Now()
-			result, err := a.up(ctx, t, *yes)
-			if err != nil {
-				a.fail(t, err)
-				result = "failed"
-			}
-			rows = append(rows, []string{t.file, t.project + "/" + t.stack, result, time.Since(start).Round(time.Second).String()})
-		}
-		if len(rows) > 0 {
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "FILE\tSTACK\tRESULT\tTIME")
-			for _, r := range rows {
-				fmt.Fprintln(tw, strings.Join(r, "\t"))
-			}
-			_ = tw.Flush()
-		}
+		a.fleet(targets, *parallel, false, func(ctx context.Context, t target, w io.Writer) (string, error) {
+			return a.up(ctx, t, *yes, w)
+		})
 		return nil
 	}
 	return cmd
 }
 
 // up deploys one target: a preview first, so that a replacement is never deployed unasked.
-func (a *app) up(ctx context.Context, t target, yes bool) (string, error) {
+func (a *app) up(ctx context.Context, t target, yes bool, progressTo io.Writer) (string, error) {
 	s, err := a.workspaceFor(ctx, t, true)
 	if err != nil {
 		return "", err
@@ -280,7 +304,7 @@ func (a *app) up(ctx context.Context, t target, yes bool) (string, error) {
 		var progress strings.Builder
 		res, err := s.Preview(ctx, optpreview.ProgressStreams(&progress))
 		if protectedReplacement(err, progress.String()) {
-			a.code = max(a.code, program.ExitBlocked)
+			a.raise(program.ExitBlocked)
 			return "refused: replaces a protected cluster", nil
 		}
 		if err != nil {
@@ -288,12 +312,12 @@ func (a *app) up(ctx context.Context, t target, yes bool) (string, error) {
 		}
 		if replacing(res.ChangeSummary) || !isTerminal(a.stdin) {
 			if !isTerminal(a.stdin) || !a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.file, summary(res.ChangeSummary))) {
-				a.code = max(a.code, program.ExitBlocked)
+				a.raise(program.ExitBlocked)
 				return "not confirmed (use --yes)", nil
 			}
 		}
 	}
-	res, err := s.Up(ctx, optup.ProgressStreams(a.stderr))
+	res, err := s.Up(ctx, optup.ProgressStreams(progressTo))
 	if err != nil {
 		return "", err
 	}
@@ -397,30 +421,27 @@ on by default) is refused by the engine: deploy deletionProtection: false first.
 		ValidArgsFunction: manifestFiles,
 	}
 	yes := cmd.Flags().Bool("yes", false, "destroy without asking")
+	parallel := cmd.Flags().Int("parallel", 4, "stacks destroyed at once; a stack goes before the stacks it references")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		targets := a.loadTargets(files, "")
 		if len(targets) > 0 && !*yes {
 			return errors.New("destroy deletes clusters and their workloads: add --yes")
 		}
-		ctx, cancel := signalContext()
-		defer cancel()
-		for _, t := range targets {
+		a.fleet(targets, *parallel, true, func(ctx context.Context, t target, w io.Writer) (string, error) {
 			var progress strings.Builder
 			s, err := a.workspaceFor(ctx, t, false)
 			if err == nil {
-				_, err = s.Destroy(ctx, optdestroy.ProgressStreams(a.stderr, &progress))
+				_, err = s.Destroy(ctx, optdestroy.ProgressStreams(w, &progress))
 			}
 			if protectedReplacement(err, progress.String()) {
-				fmt.Fprintf(a.stderr, "%s: refused: the cluster is protected (deletionProtection); deploy deletionProtection: false first\n", t.file)
-				a.code = max(a.code, program.ExitBlocked)
-				continue
+				a.raise(program.ExitBlocked)
+				return "refused: the cluster is protected (deletionProtection); deploy deletionProtection: false first", nil
 			}
 			if err != nil {
-				a.fail(t, err)
-				continue
+				return "", err
 			}
-			fmt.Fprintf(a.stdout, "%s: destroyed %s/%s\n", t.file, t.project, t.stack)
-		}
+			return "destroyed", nil
+		})
 		return nil
 	}
 	return cmd

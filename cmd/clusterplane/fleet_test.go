@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+)
+
+// poolTarget is a node pool stack whose cluster reads the stack of cluster (a name-env).
+func poolTarget(name, cluster string) target {
+	clusterName, env, _ := strings.Cut(cluster, "-")
+	in := &dopool.DigitalOceanKubernetesNodePoolStackInput{Target: &dopool.DigitalOceanKubernetesNodePool{
+		Metadata: &sharedv1.CloudResourceMetadata{Name: name},
+		Spec: &dopool.DigitalOceanKubernetesNodePoolSpec{Cluster: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
+			Kind: "DigitalOceanKubernetesNodePool", Name: clusterName, Env: env})},
+	}}
+	return target{file: name + ".yaml", input: in, project: "digitaloceankubernetesnodepool", stack: name}
+}
+
+func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
+	none := func(string) bool { return false }
+	// Pools referencing pools stand in for pools referencing a cluster: only the keys matter.
+	a, b, c := poolTarget("a", "b-x"), poolTarget("b-x", "c-y"), poolTarget("c-y", "")
+	c.input.(*dopool.DigitalOceanKubernetesNodePoolStackInput).Target.Spec.Cluster = sharedv1.StringValue("id")
+	b.stack, c.stack = "b-x", "c-y"
+	sorted, deps, err := order([]target{a, b, c}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sorted {
+		got = append(got, s.stack)
+	}
+	if strings.Join(got, ",") != "c-y,b-x,a" || len(deps["digitaloceankubernetesnodepool/a"]) != 1 {
+		t.Errorf("order = %v, deps %v; want c-y before b-x before a", got, deps)
+	}
+
+	if _, _, err := order([]target{poolTarget("a", "gone-x")}, none); err == nil || !strings.Contains(err.Error(), "a.yaml references stack digitaloceankubernetesnodepool/gone-x") {
+		t.Errorf("a reference to nothing: %v", err)
+	}
+	if _, _, err := order([]target{poolTarget("a", "gone-x")}, func(string) bool { return true }); err != nil {
+		t.Errorf("a reference to an existing stack: %v", err)
+	}
+	x, y := poolTarget("x-1", "y-1"), poolTarget("y-1", "x-1")
+	if _, _, err := order([]target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
+		!strings.Contains(err.Error(), "x-1.yaml") || !strings.Contains(err.Error(), "y-1.yaml") {
+		t.Errorf("a cycle: %v", err)
+	}
+}
