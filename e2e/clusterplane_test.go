@@ -143,3 +143,72 @@ func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *test
 		t.Errorf("destroy of the directory (pools first) = %d: %s", code, r)
 	}
 }
+
+type statusJSON struct {
+	Stack              string `json:"stack"`
+	Generation         string `json:"generation"`
+	ObservedGeneration string `json:"observedGeneration"`
+	Conditions         []struct {
+		Type, Status, Reason string
+	} `json:"conditions"`
+}
+
+func (e *env) status(file string) statusJSON {
+	e.t.Helper()
+	r, code := e.clusterplane("status", file, "-o", "json")
+	var out []statusJSON
+	if code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out) != 1 {
+		e.t.Fatalf("status = %d: %s", code, r)
+	}
+	return out[0]
+}
+
+func condition(s statusJSON, typ string) string {
+	for _, c := range s.Conditions {
+		if c.Type == typ {
+			return c.Status + "/" + c.Reason
+		}
+	}
+	return ""
+}
+
+func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatToRun(t *testing.T) {
+	e := newEnv(t)
+	text := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
+	manifest := e.write("cluster.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	st := e.status(manifest)
+	if st.Generation == "" || st.Generation != st.ObservedGeneration || condition(st, "Ready") != "True/Deployed" ||
+		condition(st, "Drifted") != "False/InSync" {
+		t.Errorf("status right after up: %+v", st)
+	}
+	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+	if got := condition(e.status(manifest), "Drifted"); got != "True/ChangesPending" {
+		t.Errorf("Drifted after a console edit = %s", got)
+	}
+	e.write("cluster.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: 3", 1))
+	if st := e.status(manifest); st.Generation == st.ObservedGeneration || condition(st, "Ready") != "False/ManifestChanged" {
+		t.Errorf("status after the manifest changed: %+v", st)
+	}
+
+	// Another operation holds the stack's lock (or died holding it): the file backend keeps it here.
+	lock := filepath.Join(e.dir, "state", ".pulumi", "locks", "organization", "digitaloceankubernetescluster", "dev-fra1", "held.json")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, []byte(`{"pid": 1, "username": "ci", "hostname": "elsewhere", "timestamp": "2026-11-22T10:00:00Z"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, code := e.clusterplane("up", manifest, "--yes")
+	if code == 0 || !strings.Contains(r.stderr, "the stack is locked") || !strings.Contains(r.stderr, "pulumi cancel --stack organization/digitaloceankubernetescluster/dev-fra1") {
+		t.Errorf("up of a locked stack = %d, want the lock named with what to run: %s", code, r)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+}

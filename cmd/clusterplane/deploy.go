@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -157,12 +159,34 @@ func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Sta
 		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
 		Backend: &workspace.ProjectBackend{URL: backend},
 	}
-	program := func(ctx *pulumi.Context) error { return t.kind.deploy(ctx, t.input) }
+	program := func(ctx *pulumi.Context) error {
+		if err := t.kind.deploy(ctx, t.input); err != nil {
+			return err
+		}
+		// The manifest's generation, so that status can tell whether the last up deployed it.
+		ctx.Export(generationOutput, pulumi.String(generation(t.input)))
+		return nil
+	}
 	opts := []auto.LocalWorkspaceOption{auto.Project(project), auto.Pulumi(cmd), auto.SecretsProvider("passphrase")}
 	if create {
 		return auto.UpsertStackInlineSource(ctx, t.stack, t.project, program, opts...)
 	}
 	return auto.SelectStackInlineSource(ctx, t.stack, t.project, program, opts...)
+}
+
+// generationOutput is the stack output that records the generation of the manifest an up
+// deployed; status compares it with the manifest's generation now.
+const generationOutput = "clusterplane_generation"
+
+// generation identifies a manifest's content: the first 12 hex digits of the SHA-256 of its
+// target (the manifest, without provider credentials) in deterministic protobuf form.
+func generation(in proto.Message) string {
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(in))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:6])
 }
 
 // pulumiCommand finds the Pulumi CLI, which the Automation API drives, and checks its version.
@@ -455,6 +479,10 @@ type status struct {
 	LastUpdate *update `json:"lastUpdate"`
 	// Conditions are Ready (the last update succeeded) with a reason and message.
 	Conditions []condition `json:"conditions"`
+	// Generation identifies the manifest now; ObservedGeneration the one the last successful up
+	// deployed ("" when none did).
+	Generation         string `json:"generation"`
+	ObservedGeneration string `json:"observedGeneration"`
 	// Outputs are the stack's outputs, secrets left out.
 	Outputs map[string]any `json:"outputs"`
 }
@@ -513,7 +541,7 @@ func (a *app) statusCommand() *cobra.Command {
 }
 
 func (a *app) status(ctx context.Context, t target) (status, error) {
-	st := status{File: t.file, Stack: t.project + "/" + t.stack, Outputs: map[string]any{}}
+	st := status{File: t.file, Stack: t.project + "/" + t.stack, Generation: generation(t.input), Outputs: map[string]any{}}
 	s, err := a.workspaceFor(ctx, t, false)
 	if err != nil {
 		if auto.IsSelectStack404Error(err) {
@@ -541,17 +569,37 @@ func (a *app) status(ctx context.Context, t target) (status, error) {
 				Message: "the last " + h.Kind + " " + h.Result}
 		}
 	}
-	st.Conditions = []condition{ready}
 	outputs, err := s.Outputs(ctx)
 	if err != nil {
 		return st, errors.Wrap(err, "read the stack's outputs")
 	}
 	for name, o := range outputs {
-		if !o.Secret {
+		switch {
+		case name == generationOutput:
+			st.ObservedGeneration, _ = o.Value.(string)
+		case !o.Secret:
 			st.Outputs[name] = o.Value
 		}
 	}
+	if ready.Status == "True" && st.ObservedGeneration != st.Generation {
+		ready = condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+			Message: "the manifest changed since the last up (generation " + st.ObservedGeneration + "); run up"}
+	}
+	st.Conditions = []condition{ready, a.drifted(ctx, s)}
 	return st, nil
+}
+
+// drifted previews the stack against the cloud, in memory, as drift does.
+func (a *app) drifted(ctx context.Context, s auto.Stack) condition {
+	res, err := s.Preview(ctx, optpreview.Refresh())
+	switch {
+	case err != nil:
+		return condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " +
+			strings.SplitN(err.Error(), "\n", 2)[0]}
+	case changed(res.ChangeSummary) != "":
+		return condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changed(res.ChangeSummary)}
+	}
+	return condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }
 
 func (a *app) kubeconfigCommand() *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -177,7 +178,7 @@ func (a *app) runFleet(ctx context.Context, targets []target, deps map[string][]
 				if err != nil {
 					o.failed, o.result = true, "failed"
 					a.outMu.Lock()
-					fmt.Fprintf(a.stderr, "%s (%s): %v\n", t.file, t.key(), err)
+					fmt.Fprintf(a.stderr, "%s (%s): %s\n", t.file, t.key(), describe(err, t))
 					a.outMu.Unlock()
 				}
 				mu.Lock()
@@ -250,4 +251,30 @@ func (l *lockedWriter) Write(data []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(data)
+}
+
+// describe says why a stack's operation failed, in the user's terms: the engine's own error lines
+// (its progress was streamed already), and for the faults a user can mend, what to run.
+func describe(err error, t target) string {
+	stack := "organization/" + t.key()
+	switch {
+	case auto.IsConcurrentUpdateError(err):
+		return "the stack is locked: another operation on it is running. Wait for it to end; if it was killed, " +
+			"remove its lock with `pulumi cancel --stack " + stack + "` (same PULUMI_BACKEND_URL), then run this again"
+	case strings.Contains(err.Error(), "pending operations") || strings.Contains(err.Error(), "interrupted"):
+		return "an earlier operation on the stack was interrupted and left pending operations: run `clusterplane refresh " +
+			t.file + "` (or `pulumi refresh --stack " + stack + "`) to reconcile them with the cloud, then run this again"
+	}
+	text := err.Error()
+	first, rest, _ := strings.Cut(text, "\n")
+	var lines []string
+	for _, line := range strings.Split(rest, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "error:") {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return first
+	}
+	return first + ": " + strings.Join(lines, "; ")
 }
