@@ -212,3 +212,37 @@ func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatT
 		t.Errorf("destroy = %d: %s", code, r)
 	}
 }
+
+func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWith(t *testing.T) {
+	e := newEnv(t)
+	text := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
+	manifest := e.write("cluster.yaml", text)
+	// A cluster that exists in the cloud but in no stack: deployed, then forgotten by the backend.
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	id, _ := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id").(string)
+	e.must(e.dir, nil, "stack", "rm", "--force", "--yes", "--preserve-config", "organization/digitaloceankubernetescluster/dev-fra1")
+
+	other := e.write("other.yaml", strings.Replace(strings.Replace(text, "name: dev-fra1\n", "name: other\n", 1),
+		"nodeCount: 2", "nodeCount: 5", 1))
+	r, code := e.clusterplane("adopt", other, "--id", id)
+	if code != 3 || !strings.Contains(r.stdout, "not adopted") || !strings.Contains(r.stdout, "nodePool.nodeCount: manifest 5, live 2") {
+		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing the fields: %s", code, r)
+	}
+	if strings.Contains(r.stdout+r.stderr, doToken) {
+		t.Error("adopt printed the token")
+	}
+	if r, code := e.clusterplane("adopt", manifest, "--id", id); code != 0 || !strings.Contains(r.stdout, "adopted") {
+		t.Fatalf("adopt = %d: %s", code, r)
+	}
+	if after, _ := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id").(string); after != id {
+		t.Errorf("the cluster is %s after adopt, want %s kept", after, id)
+	}
+	if r, code := e.clusterplane("preview", manifest); code != 0 || !strings.Contains(r.stdout, "no changes") && !strings.Contains(r.stdout, "same") {
+		t.Errorf("preview after adopt = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+}

@@ -99,8 +99,8 @@ func (a *app) root() *cobra.Command {
 		Short: "Validate, plan, diff, explain and deploy Clusterplane manifests of every kind",
 		Long: `clusterplane works on the manifests and stack inputs of every Clusterplane kind. Each file is
 read as the kind it names. validate, plan, diff, explain, schema, kinds and regions work offline:
-no credentials, Pulumi CLI or network. preview, up, refresh, drift, status, kubeconfig and destroy
-work through
+no credentials, Pulumi CLI or network. preview, up, refresh, drift, status, kubeconfig, adopt and
+destroy work through
 the Pulumi CLI on PATH (see the README, "Deploy with clusterplane").
 
 Exit codes: 0 ok, 1 invalid input, 2 usage error.
@@ -114,7 +114,7 @@ Exit codes: 0 ok, 1 invalid input, 2 usage error.
 	root.AddCommand(a.validateCommand(), a.planCommand(), a.diffCommand(), a.explainCommand(),
 		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand(),
 		a.previewCommand(), a.upCommand(), a.refreshCommand(), a.driftCommand(), a.destroyCommand(), a.statusCommand(),
-		a.kubeconfigCommand())
+		a.kubeconfigCommand(), a.adoptCommand())
 	return root
 }
 
