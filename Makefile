@@ -82,6 +82,7 @@ fuzz:
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bash bench/build.sh
+	bash bench/deploy.sh
 
 build:
 	mkdir -p bin

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -191,15 +190,11 @@ func generation(in proto.Message) string {
 
 // pulumiCommand finds the Pulumi CLI, which the Automation API drives, and checks its version.
 func pulumiCommand() (auto.PulumiCommand, error) {
-	if _, err := exec.LookPath("pulumi"); err != nil {
-		return nil, errors.New("the Pulumi CLI is not on PATH: install it (https://www.pulumi.com/docs/install/), " +
-			"or from a clone of this repository run `make engine` and put .engine/bin on PATH")
-	}
-	cmd, err := auto.NewPulumiCommand(&auto.PulumiCommandOptions{SkipVersionCheck: true})
+	cmd, err := findCLI()
 	if err != nil {
-		return nil, errors.Wrap(err, "find the Pulumi CLI")
+		return nil, err
 	}
-	if v := cmd.Version(); !v.Equals(semver.Version{}) && v.LT(minimumPulumi) {
+	if v := cmd.Version(); v.LT(minimumPulumi) {
 		return nil, errors.Errorf("the Pulumi CLI on PATH is %s; clusterplane needs %s or newer", v, minimumPulumi)
 	}
 	return cmd, nil
