@@ -17,6 +17,7 @@ import (
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
@@ -135,11 +136,8 @@ func (a *app) stackTargets(files []string, stack string) ([]target, error) {
 func stackName(k *kind, in proto.Message) (string, string) {
 	md := stackinput.Target(in).ProtoReflect()
 	meta := md.Get(md.Descriptor().Fields().ByName("metadata")).Message()
-	name := meta.Get(meta.Descriptor().Fields().ByName("name")).String()
-	if env := meta.Get(meta.Descriptor().Fields().ByName("env")).String(); env != "" {
-		name += "-" + env
-	}
-	return k.program, name
+	return k.program, reference.Stack(meta.Get(meta.Descriptor().Fields().ByName("name")).String(),
+		meta.Get(meta.Descriptor().Fields().ByName("env")).String())
 }
 
 // workspaceFor opens (creating when asked) the target's stack with an inline program: the

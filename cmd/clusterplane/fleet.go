@@ -12,6 +12,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
@@ -39,11 +40,7 @@ func references(in proto.Message) []string {
 			}
 			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
 				if from := ref.GetValueFrom(); from != nil {
-					stack := from.GetName()
-					if from.GetEnv() != "" {
-						stack += "-" + from.GetEnv()
-					}
-					out = append(out, strings.ToLower(from.GetKind())+"/"+stack)
+					out = append(out, strings.ToLower(from.GetKind())+"/"+reference.Stack(from.GetName(), from.GetEnv()))
 				}
 				return true
 			}

@@ -47,11 +47,15 @@ func StackName(ctx *pulumi.Context, ref *sharedv1.ValueFromRef) (string, error) 
 	if org == "" {
 		org = DefaultOrganization
 	}
-	stack := ref.GetName()
-	if ref.GetEnv() != "" {
-		stack += "-" + ref.GetEnv()
+	return fmt.Sprintf("%s/%s/%s", org, strings.ToLower(ref.GetKind()), Stack(ref.GetName(), ref.GetEnv())), nil
+}
+
+// Stack is the stack name of a manifest by the convention: <name>-<env>, or <name> without env.
+func Stack(name, env string) string {
+	if env == "" {
+		return name
 	}
-	return fmt.Sprintf("%s/%s/%s", org, strings.ToLower(ref.GetKind()), stack), nil
+	return name + "-" + env
 }
 
 // OutputName is the stack output a reference reads: field_path `status.outputs.<name>` reads
