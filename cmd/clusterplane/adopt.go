@@ -44,7 +44,7 @@ the manifest and run it again. It exits 0 when adopted, 1 for invalid input or a
 		ctx, cancel := signalContext()
 		defer cancel()
 		if err := a.adopt(ctx, t, *id); err != nil {
-			a.fail(t, errors.New(describe(err, t)))
+			a.fail(t, err)
 		}
 		return nil
 	}

@@ -289,9 +289,10 @@ func (a *app) upCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up FILE...",
 		Short: "Deploy manifests on the real Pulumi engine",
-		Long: `up deploys each manifest to its stack (see preview), in the order given. A change that replaces
-a resource needs --yes; so does every deployment without a terminal. It ends with a table of what
-was done. It exits 0, 3 when a replacement was not confirmed, 1 when a deployment failed.`,
+		Long: `up deploys each manifest to its stack (see preview), each after the stacks it references, with
+up to --parallel at once. A change that replaces a resource needs --yes; so does every deployment
+without a terminal. It ends with a table of what was done, skipped and failed. It exits 0, 3 when
+a replacement was not confirmed or was refused, 1 when a deployment failed or was skipped.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: manifestFiles,
 	}
@@ -642,8 +643,10 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 // fail prints a target's failure, never with a secret: errors from the engine name resources
 // and fields, and the stack inputs' tokens are secrets to it.
 func (a *app) fail(t target, err error) {
-	fmt.Fprintf(a.stderr, "%s (%s/%s): %v\n", t.file, t.project, t.stack, err)
-	a.code = max(a.code, program.ExitInvalid)
+	a.outMu.Lock()
+	fmt.Fprintf(a.stderr, "%s (%s): %s\n", t.file, t.key(), describe(err, t))
+	a.outMu.Unlock()
+	a.raise(program.ExitInvalid)
 }
 
 // summary says an engine change summary in words: "2 create, 1 update".

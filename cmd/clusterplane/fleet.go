@@ -174,9 +174,7 @@ func (a *app) runFleet(ctx context.Context, targets []target, deps map[string][]
 				o := &outcome{t: t, result: result, took: time.Since(start)}
 				if err != nil {
 					o.failed, o.result = true, "failed"
-					a.outMu.Lock()
-					fmt.Fprintf(a.stderr, "%s (%s): %s\n", t.file, t.key(), describe(err, t))
-					a.outMu.Unlock()
+					a.fail(t, err)
 				}
 				mu.Lock()
 				done[t.key()] = o
