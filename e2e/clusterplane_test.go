@@ -86,8 +86,9 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 	}
 	// A console edit of the tags is drift the next up would put back.
 	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
-	if r, code := e.clusterplane("drift", manifest); code != 3 || !strings.Contains(r.stdout, "drifted") {
-		t.Errorf("drift after a console edit = %d, want 3: %s", code, r)
+	if r, code := e.clusterplane("drift", manifest); code != 3 || !strings.Contains(r.stdout, "drifted") ||
+		!strings.Contains(r.stdout, "spec.tags: the cloud has [\"edited-in-the-console\"], the manifest [") {
+		t.Errorf("drift after a console edit = %d, want 3 naming spec.tags with both values: %s", code, r)
 	}
 	if r, code := e.clusterplane("refresh", manifest); code != 0 {
 		t.Errorf("refresh = %d: %s", code, r)

@@ -16,11 +16,13 @@ import (
 	"time"
 
 	"github.com/blang/semver"
+	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/optrefresh"
@@ -400,14 +402,21 @@ It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot te
 				a.fail(t, err)
 				continue
 			}
-			res, err := s.Preview(ctx, optpreview.Refresh(), optpreview.ProgressStreams(a.stderr))
+			stream := make(chan events.EngineEvent)
+			fields := make(chan []fieldDrift, 1)
+			go func() { fields <- driftedFields(t.kind.name, stream) }()
+			res, err := s.Preview(ctx, optpreview.Refresh(), optpreview.ProgressStreams(a.stderr), optpreview.EventStreams(stream))
+			drifted := <-fields
 			if err != nil {
 				a.fail(t, err)
 				continue
 			}
 			if changes := changed(res.ChangeSummary); changes != "" {
 				fmt.Fprintf(a.stdout, "%s: drifted: the next up would %s\n", t.file, changes)
-				a.code = max(a.code, program.ExitBlocked)
+				for _, f := range drifted {
+					fmt.Fprintf(a.stdout, "  %s: the cloud has %s, the manifest %s\n", f.field, show(f.live), show(f.manifest))
+				}
+				a.raise(program.ExitBlocked)
 				continue
 			}
 			fmt.Fprintf(a.stdout, "%s: no drift\n", t.file)
@@ -415,6 +424,47 @@ It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot te
 		return nil
 	}
 	return cmd
+}
+
+// fieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
+type fieldDrift struct {
+	field          string
+	live, manifest any
+}
+
+// driftedFields reads a preview's events for the properties the next up would change and names
+// the manifest fields behind them (pkg/effects knows which field is sent as which property).
+func driftedFields(kind string, stream <-chan events.EngineEvent) []fieldDrift {
+	table := effects.For(kind)
+	seen := map[string]bool{}
+	var out []fieldDrift
+	for ev := range stream {
+		pre := ev.ResourcePreEvent
+		if pre == nil || table == nil || pre.Metadata.Op == apitype.OpSame || pre.Metadata.Op == apitype.OpRefresh {
+			continue
+		}
+		paths := pre.Metadata.Diffs
+		if len(pre.Metadata.DetailedDiff) > 0 {
+			paths = nil
+			for path := range pre.Metadata.DetailedDiff {
+				paths = append(paths, path)
+			}
+		}
+		sort.Strings(paths)
+		for _, path := range paths {
+			names := table.Fields(pre.Metadata.Type, path)
+			if len(names) == 0 {
+				names = []string{pre.Metadata.Type + " " + path}
+			}
+			field := strings.Join(names, " or ")
+			if seen[field] {
+				continue
+			}
+			seen[field] = true
+			out = append(out, fieldDrift{field: field, live: value(pre.Metadata.Old, path), manifest: value(pre.Metadata.New, path)})
+		}
+	}
+	return out
 }
 
 // changed says the operations of a change summary that change something, "" when none does.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -285,32 +286,9 @@ func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
 	}
 }
 
-// terraformNames are the Pulumi property names that are not the camelCase of their Terraform
-// attribute: the bridge pluralises repeated blocks.
-var terraformNames = map[string]string{
-	"clusterAutoscalerConfigurations": "cluster_autoscaler_configuration",
-	"taints":                          "taint",
-	"ingressRules":                    "ingress_rule",
-	"egressRules":                     "egress_rule",
-	"cidrs":                           "cidr",
-	"kubeConfigs":                     "kube_config",
-}
-
-// TerraformName is the Terraform attribute a Pulumi property of the pinned providers stands for.
-func TerraformName(property string) string {
-	if name, ok := terraformNames[property]; ok {
-		return name
-	}
-	var b strings.Builder
-	for _, r := range property {
-		if r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// TerraformName is the Terraform attribute a Pulumi property of the pinned providers stands for
+// (effects.TerraformName, here for the tests that read the schemas).
+var TerraformName = effects.TerraformName
 
 // SentAttributes are the Terraform attributes of every input r sends, as "name" or, inside a
 // block of at most one (an object type), "block.name". Maps and lists (taints, firewall rules,

@@ -7,6 +7,7 @@ package effects
 
 import (
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -185,4 +186,66 @@ func Sentence(kind, path string) string {
 		s += " The effect depends on the change (see the field's description); `diff OLD NEW` says it for yours."
 	}
 	return s
+}
+
+// terraformNames are the Pulumi property names that are not the camelCase of their Terraform
+// attribute: the bridge pluralises repeated blocks.
+var terraformNames = map[string]string{
+	"clusterAutoscalerConfigurations": "cluster_autoscaler_configuration",
+	"taints":                          "taint",
+	"ingressRules":                    "ingress_rule",
+	"egressRules":                     "egress_rule",
+	"cidrs":                           "cidr",
+	"kubeConfigs":                     "kube_config",
+}
+
+// TerraformName is the Terraform attribute a Pulumi property of the pinned providers stands for,
+// e.g. "nodeCount" is "node_count" and "taints" is "taint".
+func TerraformName(property string) string {
+	if name, ok := terraformNames[property]; ok {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range property {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Fields returns the manifest paths whose rows send the provider property at path (dots between
+// Pulumi property names, e.g. "nodePool.nodeCount") of the registered resource of type token:
+// what a change the engine reports there is a change of. A path below any row's attribute
+// (a label of nodePool.labels) is that row's. None when the kind sends nothing there.
+func (k *Kind) Fields(token, path string) []string {
+	resource := ""
+	for _, row := range k.Rows {
+		if row.Attribute != "" && k.Types[row.Resource] == token {
+			resource, _, _ = strings.Cut(row.Attribute, ".")
+			break
+		}
+	}
+	if resource == "" {
+		return nil
+	}
+	parts := strings.Split(path, ".")
+	for i := range parts {
+		parts[i] = TerraformName(parts[i])
+	}
+	for n := len(parts); n > 0; n-- {
+		attribute := resource + "." + strings.Join(parts[:n], ".")
+		var out []string
+		for _, row := range k.Rows {
+			if row.Attribute == attribute {
+				out = append(out, row.Path)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }

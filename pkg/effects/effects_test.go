@@ -457,3 +457,27 @@ func TestEveryRowsAttributeHasFactsAndEveryFactARowOrAReason(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldsNamesTheManifestFieldsBehindAPropertyTheEngineReportsChanged(t *testing.T) {
+	const doCluster = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	cases := []struct {
+		kind, token, path string
+		want              []string
+	}{
+		{"DigitalOceanKubernetesCluster", doCluster, "nodePool.nodeCount", []string{"spec.defaultNodePool.nodeCount"}},
+		{"DigitalOceanKubernetesCluster", doCluster, "nodePool.labels.workload", []string{"spec.defaultNodePool.labels"}},
+		{"DigitalOceanKubernetesCluster", doCluster, "nodePool.taints", []string{"spec.defaultNodePool.taints"}},
+		// The cluster's tags carry the manifest's tags and those derived from its metadata.
+		{"DigitalOceanKubernetesCluster", doCluster, "tags", []string{"metadata.env", "metadata.id", "metadata.labels", "metadata.org", "spec.tags"}},
+		{"CivoKubernetesCluster", "civo:index/firewall:Firewall", "ingressRules", []string{"spec.apiServerAllowedCidrs"}},
+		{"DigitalOceanKubernetesCluster", doCluster, "endpoint", nil},
+		{"DigitalOceanKubernetesCluster", "civo:index/firewall:Firewall", "name", nil},
+	}
+	for _, c := range cases {
+		got := effects.For(c.kind).Fields(c.token, c.path)
+		sort.Strings(got)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("Fields(%s, %s) = %v, want %v", c.token, c.path, got, c.want)
+		}
+	}
+}
