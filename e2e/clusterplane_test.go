@@ -129,12 +129,10 @@ func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *test
 	}
 	clusterID := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
 	pools := 0
-	for _, res := range readCloud(t, e.cloud) {
-		if s, _ := res.data["type"].(string); strings.HasSuffix(s, "kubernetesNodePool:KubernetesNodePool") {
-			pools++
-			if got := res.data["outputs"].(map[string]any)["clusterId"]; got != clusterID {
-				t.Errorf("a pool joined %v, want the cluster %v", got, clusterID)
-			}
+	for _, res := range resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool") {
+		pools++
+		if got := res.Get("clusterId"); got != clusterID {
+			t.Errorf("a pool joined %v, want the cluster %v", got, clusterID)
 		}
 	}
 	if pools != 2 {

@@ -6,29 +6,22 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+
+	"github.com/clusterplane/clusterplane/internal/standin"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// editCloud changes, behind the engine's back, the input and output at path (dots between
-// property names) of every stand-in resource whose type ends in typ.
+// editCloud changes, behind the engine's back, the output at path (dots between property names)
+// of every stand-in resource whose type ends in typ; the stand-in's Read reports the inputs it
+// governs as changed too.
 func editCloud(t *testing.T, cloud, typ, path string, value any) {
 	t.Helper()
 	edited := 0
-	for _, r := range readCloud(t, cloud) {
-		if s, _ := r.data["type"].(string); !strings.HasSuffix(s, typ) {
-			continue
-		}
-		for _, part := range []string{"inputs", "outputs"} {
-			m, _ := r.data[part].(map[string]any)
-			set(m, strings.Split(path, "."), value)
-		}
-		data, err := json.MarshalIndent(r.data, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(r.path, data, 0o600); err != nil {
+	for id, r := range resources(t, cloud, typ) {
+		r.Set(path, value)
+		if err := standin.WriteResource(cloud, id, r); err != nil {
 			t.Fatal(err)
 		}
 		edited++
@@ -38,33 +31,29 @@ func editCloud(t *testing.T, cloud, typ, path string, value any) {
 	}
 }
 
-func set(m map[string]any, path []string, value any) {
-	if m == nil {
-		return
-	}
-	if len(path) == 1 {
-		m[path[0]] = value
-		return
-	}
-	inner, _ := m[path[0]].(map[string]any)
-	set(inner, path[1:], value)
-}
-
 // cloudValue reads an output of the one stand-in resource whose type ends in typ.
 func cloudValue(t *testing.T, cloud, typ, path string) any {
 	t.Helper()
-	for _, r := range readCloud(t, cloud) {
-		if s, _ := r.data["type"].(string); strings.HasSuffix(s, typ) {
-			var v any = r.data["outputs"]
-			for _, p := range strings.Split(path, ".") {
-				m, _ := v.(map[string]any)
-				v = m[p]
-			}
-			return v
-		}
+	for _, r := range resources(t, cloud, typ) {
+		return r.Get(path)
 	}
 	t.Fatalf("the stand-in cloud has no %s", typ)
 	return nil
+}
+
+// resources are the stand-in cloud's resources whose type ends in typ ("" for all), by id.
+func resources(t *testing.T, cloud, typ string) map[string]standin.Resource {
+	t.Helper()
+	all, err := standin.ReadCloud(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, r := range all {
+		if !strings.HasSuffix(r.Type, typ) {
+			delete(all, id)
+		}
+	}
+	return all
 }
 
 func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprotected(t *testing.T) {
@@ -94,9 +83,7 @@ func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *t
 	t.Run("the autoscaler's node count", func(t *testing.T) {
 		e := newEnv(t)
 		e.seed("digitalocean:index/kubernetesCluster:KubernetesCluster", "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d")
-		dir := e.project("p", "digitaloceankubernetesnodepool")
-		e.must(dir, nil, "stack", "init", "dev")
-		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))}
+		dir, input := e.stack("digitaloceankubernetesnodepool", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))
 		e.must(dir, input, "up", "--yes", "--skip-preview")
 		editCloud(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount", 5)
 		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
@@ -108,10 +95,8 @@ func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *t
 	})
 	t.Run("an auto-upgrade patch", func(t *testing.T) {
 		e := newEnv(t)
-		dir := e.project("p", "digitaloceankubernetescluster")
-		e.must(dir, nil, "stack", "init", "dev")
 		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  autoUpgrade: true\n  deletionProtection: false\n")
-		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+		dir, input := e.stack("digitaloceankubernetescluster", manifest)
 		e.must(dir, input, "up", "--yes", "--skip-preview")
 		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "version", "1.31.9-do.2")
 		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
@@ -119,10 +104,8 @@ func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *t
 	})
 	t.Run("a console edit of the tags", func(t *testing.T) {
 		e := newEnv(t)
-		dir := e.project("p", "digitaloceankubernetescluster")
-		e.must(dir, nil, "stack", "init", "dev")
 		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
-		input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+		dir, input := e.stack("digitaloceankubernetescluster", manifest)
 		e.must(dir, input, "up", "--yes", "--skip-preview")
 		want := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags")
 		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
@@ -200,16 +183,14 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 
 func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExists(t *testing.T) {
 	e := newEnv(t)
-	dir := e.project("p", "digitaloceankubernetescluster")
-	e.must(dir, nil, "stack", "init", "dev")
 	manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  registryIntegration: true\n  deletionProtection: false\n")
-	input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+	dir, input := e.stack("digitaloceankubernetescluster", manifest)
 	e.registry.Store(http.StatusNotFound)
 	r := e.pulumi(dir, input, "preview")
 	if r.err == nil || !strings.Contains(r.stdout+r.stderr, "spec.registryIntegration: the DigitalOcean account has no container registry") {
 		t.Fatalf("preview without a registry: want the module's refusal: %s", r)
 	}
-	if left := cloudResources(t, e.cloud); len(left) > 0 {
+	if left := resources(t, e.cloud, ""); len(left) > 0 {
 		t.Errorf("a refused preview created %v", left)
 	}
 	e.registry.Store(http.StatusOK)

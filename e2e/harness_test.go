@@ -138,6 +138,15 @@ func (e *env) project(name, kind string) string {
 	return dir
 }
 
+// stack makes a project of the program of kind with a stack "dev", and writes the manifest as the
+// stack input: the directory to run pulumi in, and the environment that names the input.
+func (e *env) stack(kind, manifest string) (string, []string) {
+	e.t.Helper()
+	dir := e.project("p", kind)
+	e.must(dir, nil, "stack", "init", "dev")
+	return dir, []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", manifest)}
+}
+
 // result is what a command printed and how it ended.
 type result struct {
 	stdout, stderr string

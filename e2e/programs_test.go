@@ -4,7 +4,6 @@ package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"os/exec"
 	"time"
 
@@ -103,7 +102,7 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 					e.must(dir, extra, "up", "--yes", "--skip-preview")
 				}
 				e.must(dir, extra, "destroy", "--yes", "--skip-preview")
-				if left := cloudResources(t, e.cloud); len(left) > len(e.seeded) {
+				if left := resources(t, e.cloud, ""); len(left) > len(e.seeded) {
 					t.Errorf("destroy left %v in the cloud", left)
 				}
 			})
@@ -119,43 +118,6 @@ func (e *env) seed(typ, id string) {
 		e.t.Fatal(err)
 	}
 	e.seeded = append(e.seeded, id)
-}
-
-// cloudResources lists the stand-in cloud's resources by type.
-func cloudResources(t *testing.T, cloud string) []string {
-	t.Helper()
-	var out []string
-	for _, r := range readCloud(t, cloud) {
-		out = append(out, r.path)
-	}
-	return out
-}
-
-// cloudResource is one file of the stand-in cloud.
-type cloudResource struct {
-	path string
-	data map[string]any
-}
-
-func readCloud(t *testing.T, cloud string) []cloudResource {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(cloud, "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []cloudResource
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		out = append(out, cloudResource{path: p, data: m})
-	}
-	return out
 }
 
 func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {

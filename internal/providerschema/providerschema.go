@@ -286,10 +286,6 @@ func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
 	}
 }
 
-// TerraformName is the Terraform attribute a Pulumi property of the pinned providers stands for
-// (effects.TerraformName, here for the tests that read the schemas).
-var TerraformName = effects.TerraformName
-
 // SentAttributes are the Terraform attributes of every input r sends, as "name" or, inside a
 // block of at most one (an object type), "block.name". Maps and lists (taints, firewall rules,
 // the autoscaler configuration) are one attribute each.
@@ -297,14 +293,14 @@ func (s *Schema) SentAttributes(r plan.Resource) []string {
 	props := s.resources[r.Type].Properties
 	var out []string
 	for key, v := range r.RawInputs {
-		name := TerraformName(string(key))
+		name := effects.TerraformName(string(key))
 		out = append(out, name)
 		p, v := props[string(key)], plain(v)
 		if _, block := s.types[strings.TrimPrefix(p.Ref, "#/types/")]; !block || !v.IsObject() {
 			continue
 		}
 		for inner := range v.ObjectValue() {
-			out = append(out, name+"."+TerraformName(string(inner)))
+			out = append(out, name+"."+effects.TerraformName(string(inner)))
 		}
 	}
 	sort.Strings(out)
@@ -358,7 +354,7 @@ func (s *Schema) Flags(token, attribute string) (requiredInput, inState, found b
 
 func byTerraformName(props map[string]property, attribute string) (string, property, bool) {
 	for name, p := range props {
-		if TerraformName(name) == attribute {
+		if effects.TerraformName(name) == attribute {
 			return name, p, true
 		}
 	}

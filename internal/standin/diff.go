@@ -3,7 +3,6 @@ package standin
 import (
 	"strings"
 
-	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -45,7 +44,7 @@ func (c change) top() string { return strings.SplitN(c.path, ".", 2)[0] }
 func diff(tfResource string, olds, oldInputs, news map[string]any) []change {
 	var out []change
 	for _, key := range keys(news, oldInputs) {
-		attr := tfResource + "." + providerschema.TerraformName(key)
+		attr := tfResource + "." + effects.TerraformName(key)
 		nv, _ := news[key]
 		ov, oldSent := olds[key]
 		if !oldSent {
@@ -56,7 +55,7 @@ func diff(tfResource string, olds, oldInputs, news map[string]any) []change {
 		if newIsObj && oldIsObj {
 			oldInner, _ := oldInputs[key].(map[string]any)
 			for _, inner := range keys(newObj, oldInner) {
-				innerAttr := attr + "." + providerschema.TerraformName(inner)
+				innerAttr := attr + "." + effects.TerraformName(inner)
 				if c, ok := compare(key+"."+inner, factOf(innerAttr, attr), oldObj[inner], newObj[inner]); ok {
 					c.replace = c.replace || facts[attr].ForceNew
 					out = append(out, c)
