@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,6 +81,9 @@ type env struct {
 	registry atomic.Int32
 	// seeded are the ids of the resources the test put into the cloud itself.
 	seeded []string
+	// civo is the loopback Civo API the clusterplane plugin manages Civo node pools through (the
+	// stand-in civo provider manages the clusters): any cluster, any region, the test's token.
+	civo *fakecivo.Civo
 }
 
 func newEnv(t *testing.T) *env {
@@ -91,6 +95,8 @@ func newEnv(t *testing.T) *env {
 	dir := t.TempDir()
 	e := &env{t: t, dir: dir, cloud: filepath.Join(dir, "cloud")}
 	e.registry.Store(http.StatusOK)
+	e.civo = fakecivo.New(t, civoToken, "")
+	e.civo.AnyCluster = true
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v2/registry" {
 			w.WriteHeader(int(e.registry.Load()))
@@ -116,6 +122,7 @@ func newEnv(t *testing.T) *env {
 		"DIGITALOCEAN_TOKEN="+doToken,
 		"DIGITALOCEAN_API_URL="+api.URL,
 		"CIVO_TOKEN="+civoToken,
+		"CIVO_API_URL="+e.civo.URL(),
 		"STACK_INPUT_FILE=",
 	)
 	t.Cleanup(func() { e.assertNoSecrets() })

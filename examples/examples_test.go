@@ -64,7 +64,7 @@ var kinds = map[string]kind{
 		"network_id", "created_at"),
 	"civokubernetesnodepool": kindOf("CivoKubernetesNodePool",
 		func() *civopool.CivoKubernetesNodePoolStackInput { return &civopool.CivoKubernetesNodePoolStackInput{} },
-		civopoolmodule.Resources, "civo:index/kubernetesNodePool:KubernetesNodePool",
+		civopoolmodule.Resources, "clusterplane:civo:NodePool",
 		"node_pool_id", "instance_names"),
 	"digitaloceankubernetescluster": kindOf("DigitalOceanKubernetesCluster",
 		func() *docluster.DigitalOceanKubernetesClusterStackInput {

@@ -11,6 +11,7 @@ import (
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -53,6 +54,12 @@ func Components() []componentprovider.Kind {
 		out = append(out, k.Component)
 	}
 	return out
+}
+
+// Customs returns the custom resources the plugin manages itself: the Civo node pool, which the
+// CivoKubernetesNodePool module registers.
+func Customs() []componentprovider.Custom {
+	return []componentprovider.Custom{civopoolresource.Custom()}
 }
 
 // ByName returns the kind of a manifest kind name.

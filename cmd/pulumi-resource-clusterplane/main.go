@@ -1,9 +1,10 @@
 // Command pulumi-resource-clusterplane is the clusterplane Pulumi plugin: it serves the four
 // kinds as components (clusterplane:civo:KubernetesCluster, ...) to Pulumi programs in
-// TypeScript, Python, YAML and the other Pulumi languages. The engine starts it; it is not run by
-// hand. Install it on the PATH with
+// TypeScript, Python, YAML and the other Pulumi languages, and manages Civo node pools
+// (clusterplane:civo:NodePool) for every program, Go included. The engine starts it; it is not
+// run by hand. Build it from a checkout onto the PATH with
 //
-//	go install github.com/clusterplane/clusterplane/cmd/pulumi-resource-clusterplane@latest
+//	go build -o $HOME/go/bin/pulumi-resource-clusterplane ./cmd/pulumi-resource-clusterplane
 package main
 
 import (
@@ -26,7 +27,7 @@ var schema []byte
 
 func main() {
 	err := provider.Main(pulumischema.PackageName, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
-		return componentprovider.New(host.EngineConn(), version(), schema, registry.Components()), nil
+		return componentprovider.New(host.EngineConn(), version(), schema, registry.Components(), registry.Customs()...), nil
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)

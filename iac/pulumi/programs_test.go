@@ -61,8 +61,8 @@ spec:
 	{
 		name:     "civokubernetesnodepool",
 		tokenEnv: "CIVO_TOKEN",
-		types: []string{"clusterplane:civo:KubernetesNodePool", "pulumi:providers:civo",
-			"civo:index/kubernetesNodePool:KubernetesNodePool"},
+		types: []string{"clusterplane:civo:KubernetesNodePool", "pulumi:providers:clusterplane",
+			"clusterplane:civo:NodePool"},
 		invalid: `apiVersion: civo.clusterplane.dev/v1
 kind: CivoKubernetesNodePool
 metadata:
@@ -335,8 +335,13 @@ func TestPlanOfEveryExampleWritesJSONWithTheKindsResources(t *testing.T) {
 					types := map[string]int{}
 					for _, res := range doc.Resources {
 						types[res.Type]++
-						if strings.HasPrefix(res.Type, "pulumi:providers:") && res.Inputs["token"] != "[secret]" {
-							t.Errorf("plan %s: provider token = %v, want [secret]", f, res.Inputs["token"])
+						// The clusterplane provider names its setting for the cloud it is for.
+						key := "token"
+						if res.Type == "pulumi:providers:clusterplane" {
+							key = "civoToken"
+						}
+						if strings.HasPrefix(res.Type, "pulumi:providers:") && res.Inputs[key] != "[secret]" {
+							t.Errorf("plan %s: provider %s = %v, want [secret]", f, key, res.Inputs[key])
 						}
 					}
 					for _, want := range p.types {

@@ -118,7 +118,51 @@ func Load(dir string) (*Schema, error) {
 			s.types[token] = t
 		}
 	}
-	return s, nil
+	return s, s.addPlugin()
+}
+
+// addPlugin adds the custom resources of this repository's own plugin (the Civo node pool) and
+// its provider, from the schema `make protos` writes: the modules register them too.
+func (s *Schema) addPlugin() error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			return errors.New("no go.mod above the working directory")
+		}
+		dir = filepath.Dir(dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cmd", "pulumi-resource-clusterplane", "schema.json"))
+	if err != nil {
+		return errors.Wrap(err, "read the plugin's schema")
+	}
+	var f struct {
+		file
+		Resources map[string]struct {
+			IsComponent     bool                `json:"isComponent"`
+			InputProperties map[string]property `json:"inputProperties"`
+			RequiredInputs  []string            `json:"requiredInputs"`
+			Required        []string            `json:"required"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return errors.Wrap(err, "parse the plugin's schema")
+	}
+	s.resources["pulumi:providers:"+f.Name] = object{Properties: f.Provider.InputProperties}
+	for token, r := range f.Resources {
+		if !r.IsComponent {
+			s.resources[token] = object{Properties: r.InputProperties, Required: r.RequiredInputs, InState: r.Required}
+		}
+	}
+	for token, t := range f.Types {
+		s.types[token] = t
+	}
+	return nil
 }
 
 // Knows tells whether the schema describes resources of type typ.

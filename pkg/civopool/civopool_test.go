@@ -12,6 +12,7 @@ import (
 	"github.com/civo/civogo"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/civopool"
 )
 
@@ -22,7 +23,7 @@ const (
 	cluster = "c0ffee00-cluster"
 )
 
-func newClient(t *testing.T, f *fakeCivo, opts ...civopool.Option) *civopool.Client {
+func newClient(t *testing.T, f *fakecivo.Civo, opts ...civopool.Option) *civopool.Client {
 	t.Helper()
 	opts = append([]civopool.Option{
 		civopool.WithPollInterval(time.Millisecond),
@@ -47,8 +48,8 @@ func workers() civopool.Spec {
 	}
 }
 
-func seedWorkers(f *fakeCivo) {
-	f.seed(cluster, civogo.KubernetesPool{
+func seedWorkers(f *fakecivo.Civo) {
+	f.Seed(cluster, civogo.KubernetesPool{
 		ID: "workers", Size: "g4s.kube.medium", Count: 3,
 		Labels: map[string]string{"team": "platform"},
 		Taints: []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}},
@@ -72,8 +73,8 @@ func assertNamesPoolAndCluster(t *testing.T, err error, pool string) {
 }
 
 func TestCreateWaitsForRunningNodesAndGetReadsThePoolBack(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
-	f.buildPolls = 3
+	f := fakecivo.New(t, token, region, cluster)
+	f.BuildPolls = 3
 	c := newClient(t, f)
 	ctx := context.Background()
 
@@ -89,11 +90,11 @@ func TestCreateWaitsForRunningNodesAndGetReadsThePoolBack(t *testing.T) {
 			t.Fatalf("Create returned before instance %s was running: %s", in.Name, in.Status)
 		}
 	}
-	if gets := len(f.reqs("GET")); gets < 3 {
+	if gets := len(f.Requests("GET")); gets < 3 {
 		t.Fatalf("Create polled %d times; the nodes were building for 3 polls", gets)
 	}
 
-	posts := f.reqs("POST")
+	posts := f.Requests("POST")
 	if len(posts) != 1 {
 		t.Fatalf("want one POST, got %d", len(posts))
 	}
@@ -118,20 +119,20 @@ func TestCreateWaitsForRunningNodesAndGetReadsThePoolBack(t *testing.T) {
 	if got.Labels["kubernetes.civo.com/node-pool"] != "workers" {
 		t.Fatalf("State should carry Civo's own labels as Civo reports them: %v", got.Labels)
 	}
-	if q := f.reqs("GET")[0].Query; q != "region="+region {
+	if q := f.Requests("GET")[0].Query; q != "region="+region {
 		t.Fatalf("GET query %q, want region=%s", q, region)
 	}
 }
 
 func TestCreateWithoutTaintsSendsAnEmptyListNotNull(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
+	f := fakecivo.New(t, token, region, cluster)
 	c := newClient(t, f)
 	spec := workers()
 	spec.Taints, spec.Labels = nil, nil
 	if _, err := c.Create(context.Background(), spec); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	if body := f.reqs("POST")[0].Body; !strings.Contains(body, `"taints":[]`) || strings.Contains(body, `"labels"`) {
+	if body := f.Requests("POST")[0].Body; !strings.Contains(body, `"taints":[]`) || strings.Contains(body, `"labels"`) {
 		t.Fatalf("POST body %s", body)
 	}
 }
@@ -212,8 +213,8 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeCivo(t, token, region, cluster)
-			f.buildPolls = 2
+			f := fakecivo.New(t, token, region, cluster)
+			f.BuildPolls = 2
 			seedWorkers(f)
 			c := newClient(t, f)
 
@@ -221,7 +222,7 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Update: %v", err)
 			}
-			puts := f.reqs("PUT")
+			puts := f.Requests("PUT")
 			if tt.wantBody == "" {
 				if len(puts) != 0 {
 					t.Fatalf("want no PUT, got %s", puts[0].Body)
@@ -251,20 +252,20 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 }
 
 func TestScaling3To5To2SendsEachCountAndWaitsForIt(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
-	f.buildPolls = 2
+	f := fakecivo.New(t, token, region, cluster)
+	f.BuildPolls = 2
 	seedWorkers(f)
 	c := newClient(t, f)
 	old := workers()
 	for _, n := range []int{5, 2} {
-		f.reset()
+		f.Reset()
 		next := old
 		next.Count = n
 		st, err := c.Update(context.Background(), old, next)
 		if err != nil {
 			t.Fatalf("scaling to %d: %v", n, err)
 		}
-		if puts := f.reqs("PUT"); len(puts) != 1 || puts[0].Body != fmt.Sprintf(`{"count":%d,"region":"LON1"}`, n) {
+		if puts := f.Requests("PUT"); len(puts) != 1 || puts[0].Body != fmt.Sprintf(`{"count":%d,"region":"LON1"}`, n) {
 			t.Fatalf("scaling to %d sent %v", n, puts)
 		}
 		if st.Count != n || len(st.Instances) != n {
@@ -291,7 +292,7 @@ func TestUpdateRefusesChangesCivoCannotMakeInPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeCivo(t, token, region, cluster)
+			f := fakecivo.New(t, token, region, cluster)
 			seedWorkers(f)
 			c := newClient(t, f)
 			next := workers()
@@ -302,7 +303,7 @@ func TestUpdateRefusesChangesCivoCannotMakeInPlace(t *testing.T) {
 				t.Fatalf("want an error about %s, got %v", tt.want, err)
 			}
 			assertNamesPoolAndCluster(t, err, "workers")
-			if n := len(f.reqs("")); n != 0 {
+			if n := len(f.Requests("")); n != 0 {
 				t.Fatalf("a refused update still sent %d requests", n)
 			}
 		})
@@ -401,12 +402,12 @@ func TestRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeCivo(t, token, region, cluster)
+			f := fakecivo.New(t, token, region, cluster)
 			seedWorkers(f)
-			f.fail(tt.method, tt.status, tt.times)
+			f.Fail(tt.method, tt.status, tt.times)
 			c := newClient(t, f)
 			st, found, err := c.Get(context.Background(), cluster, "workers")
-			if got := len(f.reqs(tt.method)); got != tt.wantSent {
+			if got := len(f.Requests(tt.method)); got != tt.wantSent {
 				t.Fatalf("sent %d requests, want %d", got, tt.wantSent)
 			}
 			if !tt.wantErr {
@@ -431,15 +432,15 @@ func TestRetries(t *testing.T) {
 }
 
 func TestCreateGivesUpOnPersistent500sNamingPoolAndCluster(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
-	f.fail("POST", 500, 100)
+	f := fakecivo.New(t, token, region, cluster)
+	f.Fail("POST", 500, 100)
 	c := newClient(t, f)
 	_, err := c.Create(context.Background(), workers())
 	if err == nil {
 		t.Fatal("want an error")
 	}
 	assertNamesPoolAndCluster(t, err, "workers")
-	if n := len(f.reqs("POST")); n != 4 {
+	if n := len(f.Requests("POST")); n != 4 {
 		t.Fatalf("sent %d POSTs, want 4", n)
 	}
 	if !strings.Contains(err.Error(), "create") || !strings.Contains(err.Error(), "HTTP 500") {
@@ -448,9 +449,9 @@ func TestCreateGivesUpOnPersistent500sNamingPoolAndCluster(t *testing.T) {
 }
 
 func TestRetriesStopWhenTheContextEnds(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
+	f := fakecivo.New(t, token, region, cluster)
 	seedWorkers(f)
-	f.fail("GET", 503, 100)
+	f.Fail("GET", 503, 100)
 	c := newClient(t, f, civopool.WithRetries(100, time.Hour, time.Hour))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -466,19 +467,19 @@ func TestRetriesStopWhenTheContextEnds(t *testing.T) {
 }
 
 func TestAMissingPoolIsNotFoundRatherThanAnError(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
+	f := fakecivo.New(t, token, region, cluster)
 	c := newClient(t, f)
 	_, found, err := c.Get(context.Background(), cluster, "nope")
 	if err != nil || found {
 		t.Fatalf("Get of a missing pool: found=%v err=%v, want not found and no error", found, err)
 	}
-	if n := len(f.reqs("GET")); n != 1 {
+	if n := len(f.Requests("GET")); n != 1 {
 		t.Fatalf("a 404 was sent %d times; it must not be retried", n)
 	}
 }
 
 func TestDeleteRemovesThePoolAndToleratesOneAlreadyGone(t *testing.T) {
-	f := newFakeCivo(t, token, region, cluster)
+	f := fakecivo.New(t, token, region, cluster)
 	seedWorkers(f)
 	c := newClient(t, f)
 	if err := c.Delete(context.Background(), cluster, "workers"); err != nil {
@@ -487,7 +488,7 @@ func TestDeleteRemovesThePoolAndToleratesOneAlreadyGone(t *testing.T) {
 	if _, found, _ := c.Get(context.Background(), cluster, "workers"); found {
 		t.Fatal("the pool is still there")
 	}
-	if d := f.reqs("DELETE"); len(d) != 1 || d[0].Query != "region="+region {
+	if d := f.Requests("DELETE"); len(d) != 1 || d[0].Query != "region="+region {
 		t.Fatalf("DELETE requests %v", d)
 	}
 	if err := c.Delete(context.Background(), cluster, "workers"); err != nil {
@@ -513,11 +514,11 @@ func TestTheWaitTimesOutWithAnErrorNamingPoolAndCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeCivo(t, token, region, cluster)
+			f := fakecivo.New(t, token, region, cluster)
 			if strings.Contains(tt.name, "scale") {
 				seedWorkers(f)
 			}
-			f.neverReady = true
+			f.NeverReady = true
 			c := newClient(t, f, civopool.WithPollInterval(2*time.Millisecond), civopool.WithWaitTimeout(40*time.Millisecond))
 			start := time.Now()
 			err := tt.run(c)
@@ -540,20 +541,20 @@ func TestTheWaitTimesOutWithAnErrorNamingPoolAndCluster(t *testing.T) {
 func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(*fakeCivo)
+		setup func(*fakecivo.Civo)
 		run   func(*civopool.Client) error
 	}{
 		{"a 500 answer that echoes the Authorization header",
-			func(f *fakeCivo) { f.fail("GET", 500, 100) },
+			func(f *fakecivo.Civo) { f.Fail("GET", 500, 100) },
 			func(c *civopool.Client) error {
 				_, _, err := c.Get(context.Background(), cluster, "workers")
 				return err
 			}},
 		{"a 400 answer to a create that echoes the Authorization header",
-			func(f *fakeCivo) { f.fail("POST", 400, 100) },
+			func(f *fakecivo.Civo) { f.Fail("POST", 400, 100) },
 			func(c *civopool.Client) error { _, err := c.Create(context.Background(), workers()); return err }},
 		{"a 422 answer to an update that echoes the Authorization header",
-			func(f *fakeCivo) { f.fail("PUT", 422, 100) },
+			func(f *fakecivo.Civo) { f.Fail("PUT", 422, 100) },
 			func(c *civopool.Client) error {
 				next := workers()
 				next.Labels = nil
@@ -561,10 +562,10 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 				return err
 			}},
 		{"a 429 on every delete",
-			func(f *fakeCivo) { f.fail("DELETE", 429, 100) },
+			func(f *fakecivo.Civo) { f.Fail("DELETE", 429, 100) },
 			func(c *civopool.Client) error { return c.Delete(context.Background(), cluster, "workers") }},
 		{"a cluster Civo does not know",
-			func(f *fakeCivo) {},
+			func(f *fakecivo.Civo) {},
 			func(c *civopool.Client) error {
 				s := workers()
 				s.ClusterID = "other"
@@ -572,7 +573,7 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 				return err
 			}},
 		{"an invalid spec",
-			func(f *fakeCivo) {},
+			func(f *fakecivo.Civo) {},
 			func(c *civopool.Client) error {
 				s := workers()
 				s.Count = 0
@@ -580,7 +581,7 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 				return err
 			}},
 		{"an API that is not listening",
-			func(f *fakeCivo) { f.srv.Close() },
+			func(f *fakecivo.Civo) { f.Close() },
 			func(c *civopool.Client) error {
 				_, _, err := c.Get(context.Background(), cluster, "workers")
 				return err
@@ -588,8 +589,8 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeCivo(t, token, region, cluster)
-			f.echoAuth = true
+			f := fakecivo.New(t, token, region, cluster)
+			f.EchoAuth = true
 			seedWorkers(f)
 			tt.setup(f)
 			err := tt.run(newClient(t, f))
@@ -602,9 +603,9 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 	}
 
 	t.Run("the fake really echoes the token, so the scrubbing is what keeps it out", func(t *testing.T) {
-		f := newFakeCivo(t, token, region, cluster)
-		f.echoAuth = true
-		f.fail("GET", 500, 1)
+		f := fakecivo.New(t, token, region, cluster)
+		f.EchoAuth = true
+		f.Fail("GET", 500, 1)
 		cc, err := civogo.NewClientWithURL(token, f.URL(), region)
 		if err != nil {
 			t.Fatal(err)

@@ -32,6 +32,9 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	// Validated says the spec was validated already (the stack programs validate the whole
 	// stack input once), so New does not validate it again.
 	Validated bool
+	// InPlugin says the component is constructed by the clusterplane plugin, which is then
+	// certainly there to manage the resources it serves itself.
+	InPlugin bool
 }
 
 // Options are each kind's own type, func(*Settings[P, C]), declared in its module, so that an
@@ -71,6 +74,11 @@ func WithStackAliases[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C pro
 // WithValidated is for the stack programs only; see Settings.Validated.
 func WithValidated[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() O {
 	return func(s *Settings[P, C]) { s.Validated = true }
+}
+
+// WithinPlugin is for the plugin's Construct only; see Settings.InPlugin.
+func WithinPlugin[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() O {
+	return func(s *Settings[P, C]) { s.InPlugin = true }
 }
 
 // Apply returns the settings of a component named name.

@@ -51,7 +51,7 @@ func programOf[T proto.Message](deploy func(*pulumi.Context, T) error) func(*pul
 var components = []component{
 	{civocluster.TypeToken, "civokubernetescluster", "civo", "civo:index/kubernetesCluster:KubernetesCluster",
 		func() proto.Message { return civocluster.Program.NewInput() }, programOf(civocluster.Deploy)},
-	{civopool.TypeToken, "civokubernetesnodepool", "civo", "civo:index/kubernetesNodePool:KubernetesNodePool",
+	{civopool.TypeToken, "civokubernetesnodepool", "clusterplane", "clusterplane:civo:NodePool",
 		func() proto.Message { return civopool.Program.NewInput() }, programOf(civopool.Deploy)},
 	{docluster.TypeToken, "digitaloceankubernetescluster", "digitalocean", "digitalocean:index/kubernetesCluster:KubernetesCluster",
 		func() proto.Message { return docluster.Program.NewInput() }, programOf(docluster.Deploy)},

@@ -36,6 +36,7 @@ func KindOf[O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, C pro
 				component.WithProviderConfig[O](get(in, "provider_config").Interface().(C)),
 				component.WithResourceOptions[O](opts),
 				component.WithValidated[O](),
+				component.WithinPlugin[O](),
 			}
 			for field, id := range ids {
 				options = append(options, component.WithInput[O](field, id))

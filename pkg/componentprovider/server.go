@@ -1,11 +1,14 @@
 // Package componentprovider serves the four kinds as Pulumi components to programs in every
 // Pulumi language: GetSchema answers with the package schema (pkg/pulumischema), and Construct
 // reads a component's inputs into its kind's stack input, checks them with the programs' rules
-// and calls the kind's module.New, the constructor Go programs call.
+// and calls the kind's module.New, the constructor Go programs call. It also serves the custom
+// resources the plugin manages itself (Check, Diff, Create, Read, Update, Delete), configured
+// by the provider's configuration.
 package componentprovider
 
 import (
 	"context"
+	"sync"
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -18,7 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-// Server is the clusterplane resource provider: components only, no custom resources.
+// Server is the clusterplane resource provider: its components and its custom resources.
 type Server struct {
 	pulumirpc.UnimplementedResourceProviderServer
 
@@ -26,13 +29,20 @@ type Server struct {
 	version string
 	schema  []byte
 	kinds   map[string]Kind
+	customs map[string]Custom
+
+	mu     sync.Mutex
+	config map[string]string // the provider's variables, set by Configure
 }
 
 // New returns the provider of version version serving schema, logging to the engine at engine.
-func New(engine *grpc.ClientConn, version string, schema []byte, kinds []Kind) *Server {
-	s := &Server{engine: engine, version: version, schema: schema, kinds: map[string]Kind{}}
+func New(engine *grpc.ClientConn, version string, schema []byte, kinds []Kind, customs ...Custom) *Server {
+	s := &Server{engine: engine, version: version, schema: schema, kinds: map[string]Kind{}, customs: map[string]Custom{}}
 	for _, k := range kinds {
 		s.kinds[k.Token] = k
+	}
+	for _, c := range customs {
+		s.customs[c.Token] = c
 	}
 	return s
 }
@@ -50,9 +60,12 @@ func (s *Server) GetSchema(_ context.Context, req *pulumirpc.GetSchemaRequest) (
 	return &pulumirpc.GetSchemaResponse{Schema: string(s.schema)}, nil
 }
 
-// Configure accepts the provider's (empty) configuration and says that Construct takes secrets,
-// resource references and output values, which keep an input's dependencies.
-func (s *Server) Configure(context.Context, *pulumirpc.ConfigureRequest) (*pulumirpc.ConfigureResponse, error) {
+// Configure keeps the provider's configuration for the custom resources, and says that Construct
+// takes secrets, resource references and output values, which keep an input's dependencies.
+func (s *Server) Configure(_ context.Context, req *pulumirpc.ConfigureRequest) (*pulumirpc.ConfigureResponse, error) {
+	s.mu.Lock()
+	s.config = req.GetVariables()
+	s.mu.Unlock()
 	return &pulumirpc.ConfigureResponse{
 		AcceptSecrets:   true,
 		SupportsPreview: true,

@@ -5,8 +5,10 @@ import "github.com/clusterplane/clusterplane/pkg/kubeversion"
 // The Civo Terraform resources, as change-effects.json names them.
 const (
 	civoCluster  = "civo_kubernetes_cluster."
-	civoNodePool = "civo_kubernetes_node_pool."
 	civoFirewall = "civo_firewall."
+	// civoPlugin is the Civo node pool this repository's plugin manages (clusterplane:civo:NodePool),
+	// its attributes named as Terraform would name them.
+	civoPlugin = "clusterplane_civo_node_pool."
 )
 
 var (
@@ -18,8 +20,8 @@ var (
 	}
 	civoPoolTypes = map[Role]string{
 		Component: "clusterplane:civo:KubernetesNodePool",
-		NodePool:  "civo:index/kubernetesNodePool:KubernetesNodePool",
-		Provider:  "pulumi:providers:civo",
+		NodePool:  "clusterplane:civo:NodePool",
+		Provider:  "pulumi:providers:clusterplane",
 	}
 )
 
@@ -40,9 +42,12 @@ const (
 const (
 	civoClusterSource = "terraform-provider-civo v1.1.4 civo/kubernetes/resource_kubernetes_cluster.go " +
 		"ResourceKubernetesCluster, customizeDiffKubernetesCluster, resourceKubernetesClusterUpdate"
-	civoPoolSource = "terraform-provider-civo v1.1.4 civo/kubernetes/kubernetes.go nodePoolSchema, " +
-		"resource_kubernetes_cluster_nodepool.go resourceKubernetesClusterNodePoolUpdate"
 	civoFirewallSource = "terraform-provider-civo v1.1.4 civo/firewall/resource_firewall.go ResourceFirewall, resourceFirewallUpdate"
+	civoPluginSource   = "pkg/civopoolresource Diff and pkg/civopool Update (this repository's plugin, over civogo v0.3.89)"
+	// civoPoolRecreated: the plugin deletes first, because a pool's name is its id in the cluster.
+	civoPoolRecreated = "Civo cannot change it on a pool: the plugin deletes the pool, then creates it anew (its name is its " +
+		"id in the cluster, so the two cannot exist at once) and the pool has no nodes in between; to keep the capacity, " +
+		"add a pool under a new name first, move the workloads, then remove the old one"
 )
 
 func init() {
@@ -110,45 +115,44 @@ func init() {
 		Name:  "CivoKubernetesNodePool",
 		Types: civoPoolTypes,
 		Rows: []Row{
-			{Path: "spec.nodePoolName", Resource: NodePool, Attribute: civoNodePool + "label", Effect: Refused,
-				Reason: "the name is the pool's id to the Civo provider, which neither renames nor replaces the pool; " + civoNoOp},
-			{Path: "spec.cluster", Resource: NodePool, Attribute: civoNodePool + "cluster_id", Effect: Refused,
-				Reason: "a pool cannot move between clusters: " + civoFailsAtApply},
-			{Path: "spec.region", Resource: Provider, Effect: Refused,
-				Reason: "a Civo pool has no region of its own: it lives in its cluster's region, which cannot change"},
-			{Path: "spec.size", Resource: NodePool, Attribute: civoNodePool + "size", Effect: Refused,
-				Reason: "a pool's instance size is fixed: " + civoFailsAtApply},
-			{Path: "spec.nodeCount", Resource: NodePool, Attribute: civoNodePool + "node_count", Effect: Refused,
-				Reason: "the pinned Civo provider (terraform-provider-civo v1.1.4) crashes on a node-count update " +
-					"(civo/terraform-provider-civo#381), so the module never sends one: scale the pool with " +
-					"`civo kubernetes node-pool scale` or the dashboard, then set nodeCount to match and run `pulumi refresh`",
-				When: ignoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the module ignores it", "autoScale")},
-			{Path: "spec.autoScale", Resource: NodePool, Effect: Update,
-				Reason: "changes only whether the module leaves the node count to the autoscaler; nothing is sent to Civo"},
+			{Path: "spec.nodePoolName", Resource: NodePool, Attribute: civoPlugin + "node_pool_name", Effect: Replace,
+				Reason: "the name is the pool's id in its cluster and Civo does not rename pools: the plugin creates a pool of " +
+					"the new name, then deletes the old one"},
+			{Path: "spec.cluster", Resource: NodePool, Attribute: civoPlugin + "cluster_id", Effect: Replace,
+				Reason: "a pool cannot move between clusters: the plugin creates the pool in the new cluster, then deletes the old one"},
+			{Path: "spec.region", Resource: NodePool, Attribute: civoPlugin + "region", Effect: Replace,
+				Reason: "a pool lives in its cluster's region: the plugin creates it in the new region, then deletes the old one"},
+			{Path: "spec.size", Resource: NodePool, Attribute: civoPlugin + "size", Effect: Replace, Reason: civoPoolRecreated},
+			{Path: "spec.nodeCount", Resource: NodePool, Attribute: civoPlugin + "node_count", Effect: Update,
+				Reason: "the plugin scales the pool in place (Civo's pool update, count) and waits until the nodes run",
+				When:   ignoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the plugin leaves it alone", "autoScale")},
+			{Path: "spec.autoScale", Resource: NodePool, Attribute: civoPlugin + "auto_scale", Effect: Update,
+				Reason: "changes only whether the plugin leaves the node count to the autoscaler; nothing is sent to Civo"},
 			{Path: "spec.minNodes", Resource: NodePool, Effect: Ignored,
-				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
+				Reason: "Civo keeps no autoscaling bounds on a pool; they are checked here and set on the cluster autoscaler (its --nodes flag)"},
 			{Path: "spec.maxNodes", Resource: NodePool, Effect: Ignored,
-				Reason: "Civo's provider has no autoscaling bounds; they are checked here and set on the cluster autoscaler"},
-			{Path: "spec.labels", Resource: NodePool, Attribute: civoNodePool + "labels", Effect: Update, Reason: "Civo updates the pool's nodes in place",
-				Removed: &Removal{Effect: Refused, Reason: "the pinned Civo provider cannot clear a pool's labels: its update sets " +
-					"them to nil, which the API client leaves out of the request (civogo KubernetesClusterPoolUpdateConfig labels, " +
-					"omitempty), so the last labels stay and every later preview shows the change again; keep at least one label, " +
-					"or remove the rest with kubectl after the deploy"}},
-			{Path: "spec.taints", Resource: NodePool, Attribute: civoNodePool + "taint", Effect: Update,
-				Reason: "Civo updates the pool's nodes in place; removing every taint sends an empty list, which clears them " +
-					"(civogo KubernetesClusterPoolUpdateConfig taints has no omitempty)"},
-			{Path: "spec.publicIpNodePool", Resource: NodePool, Attribute: civoNodePool + "public_ip_node_pool", Effect: Refused, Reason: civoNoOp},
+				Reason: "Civo keeps no autoscaling bounds on a pool; they are checked here and set on the cluster autoscaler (its --nodes flag)"},
+			{Path: "spec.labels", Resource: NodePool, Attribute: civoPlugin + "labels", Effect: Update,
+				Reason: "the plugin sends the whole label set and Civo updates the pool's nodes in place; removing every label " +
+					"sends an empty set, which clears them"},
+			{Path: "spec.taints", Resource: NodePool, Attribute: civoPlugin + "taint", Effect: Update,
+				Reason: "the plugin sends the whole taint list and Civo updates the pool's nodes in place; removing every taint " +
+					"sends an empty list, which clears them"},
+			{Path: "spec.publicIpNodePool", Resource: NodePool, Attribute: civoPlugin + "public_ip_node_pool", Effect: Replace,
+				Reason: civoPoolRecreated},
 		},
 	}
 	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)
 	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
-	pool.Attributes = facts(civoNodePool, civoPoolSource, map[string]string{
-		"cluster_id": "required", "label": "optional computed", "size": "required", "node_count": "required",
-		"labels": "optional", "taint": "optional", "public_ip_node_pool": "optional computed",
+	// The pool is this repository's own resource: its facts are the plugin's Diff, not a Terraform
+	// schema (pkg/civopoolresource's tests hold each against it).
+	pool.Attributes = facts(civoPlugin, civoPluginSource, map[string]string{
+		"cluster_id": "required forcenew", "node_pool_name": "required forcenew", "region": "optional forcenew",
+		"size": "required forcenew", "node_count": "optional", "auto_scale": "optional", "labels": "optional",
+		"taint": "optional", "public_ip_node_pool": "optional forcenew",
 	})
-	wire(pool.Attributes, civoNodePool+"labels", "civogo v0.3.89 KubernetesClusterPoolUpdateConfig.Labels is a map with omitempty: an empty map is never sent")
-	wire(pool.Attributes, civoNodePool+"taint", "civogo v0.3.89 KubernetesClusterPoolUpdateConfig.Taints has no omitempty: an empty list is sent and clears the taints")
-	wire(pool.Attributes, civoNodePool+"public_ip_node_pool", "civogo v0.3.89 sends public_ip_node_pool with omitempty: false is never sent")
+	wire(pool.Attributes, civoPlugin+"labels", `pkg/civopool sends the labels as a pointer to a map: "labels": {} clears them, `+
+		"which civogo's own KubernetesClusterPoolUpdateConfig (omitempty) cannot")
 	register(pool)
 }
 

@@ -73,11 +73,18 @@ type Package struct {
 	Repository  string               `json:"repository"`
 	Publisher   string               `json:"publisher"`
 	Language    map[string]any       `json:"language"`
+	Config      *Config              `json:"config,omitempty"`
+	Provider    *Resource            `json:"provider,omitempty"`
 	Resources   map[string]*Resource `json:"resources"`
 	Types       map[string]*Type     `json:"types"`
 }
 
-// Resource is a component resource.
+// Config is the provider's configuration: the settings of its custom resources.
+type Config struct {
+	Variables map[string]*Property `json:"variables"`
+}
+
+// Resource is a component or custom resource, or the provider.
 type Resource struct {
 	IsComponent     bool                 `json:"isComponent"`
 	Description     string               `json:"description"`
@@ -151,6 +158,9 @@ func Generate(components []Component) ([]byte, error) {
 			return nil, errors.Wrap(err, c.Token)
 		}
 		pkg.Resources[c.Token] = r
+	}
+	if err := g.civoNodePool(pkg); err != nil {
+		return nil, errors.Wrap(err, CivoNodePoolToken)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -377,4 +387,88 @@ func describe(comment string, words []string) string {
 
 func unwrap(comment string) string {
 	return strings.Join(strings.Fields(comment), " ")
+}
+
+// CivoNodePoolToken is the custom resource the plugin manages itself (pkg/civopoolresource): a
+// Civo node pool, created and changed through Civo's API rather than the civo provider.
+const CivoNodePoolToken = PackageName + ":civo:NodePool"
+
+// civoNodePoolProperties are the pool's input properties and the CivoKubernetesNodePoolSpec field
+// each carries, whose comment documents it.
+var civoNodePoolProperties = map[string]protoreflect.Name{
+	"nodePoolName":     "node_pool_name",
+	"clusterId":        "cluster",
+	"region":           "region",
+	"size":             "size",
+	"nodeCount":        "node_count",
+	"autoScale":        "auto_scale",
+	"labels":           "labels",
+	"taints":           "taints",
+	"publicIpNodePool": "public_ip_node_pool",
+}
+
+// civoNodePool adds the Civo node pool resource, and the provider configuration it reads, to pkg.
+func (g *generator) civoNodePool(pkg *Package) error {
+	var spec, outputs protoreflect.MessageDescriptor
+	for _, in := range kinds.StackInputs() {
+		manifest := kinds.Manifest(in)
+		if manifest.Name() == "CivoKubernetesNodePool" {
+			spec = manifest.Fields().ByName("spec").Message()
+			outputs = manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message()
+		}
+	}
+	if spec == nil {
+		return errors.New("no CivoKubernetesNodePool kind")
+	}
+	r := &Resource{
+		Description: "A Civo Kubernetes node pool, managed by this plugin through Civo's API: node count, labels and " +
+			"taints change in place (clearing them included); name, cluster, region, size and public IPs replace the " +
+			"pool. The clusterplane:civo:KubernetesNodePool component creates it; its properties are that component's " +
+			"fields, documented there.",
+		InputProperties: map[string]*Property{},
+		Properties:      map[string]*Property{},
+	}
+	for name, field := range civoNodePoolProperties {
+		fd := spec.Fields().ByName(field)
+		if fd == nil {
+			return errors.Errorf("CivoKubernetesNodePoolSpec has no field %s", field)
+		}
+		var p *Property
+		var err error
+		if fd.Kind() == protoreflect.MessageKind && !fd.IsMap() && !fd.IsList() || fd.Kind() == protoreflect.EnumKind {
+			// The cluster's id and the region are plain strings here: references are resolved and
+			// enums named before the component registers the pool.
+			p = &Property{Type: "string", Description: describe(apidoc.Comment(fd.FullName()), nil)}
+		} else if p, err = g.field(fd); err != nil {
+			return err
+		}
+		r.InputProperties[name] = p
+		out := *p
+		r.Properties[name] = &out
+		r.Required = append(r.Required, name)
+	}
+	r.RequiredInputs = []string{"clusterId", "nodePoolName", "size"}
+	names, err := g.field(outputs.Fields().ByName("instance_names"))
+	if err != nil {
+		return err
+	}
+	r.Properties["instanceNames"] = names
+	r.Required = append(r.Required, "instanceNames")
+	sort.Strings(r.Required)
+	pkg.Resources[CivoNodePoolToken] = r
+
+	settings := map[string]*Property{
+		"civoToken": {Type: "string", Secret: true, Description: "Civo API token of the Civo node pools. " +
+			"Default: the CIVO_TOKEN environment variable."},
+		"civoApiUrl": {Type: "string", Description: "Civo API URL of the Civo node pools. " +
+			"Default: the CIVO_API_URL environment variable, else https://api.civo.com."},
+		"civoRegion": {Type: "string", Description: "Region of a Civo node pool that sets none, e.g. fra1."},
+	}
+	pkg.Config = &Config{Variables: settings}
+	pkg.Provider = &Resource{
+		Description:     "The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.",
+		InputProperties: settings,
+		Properties:      settings,
+	}
+	return nil
 }

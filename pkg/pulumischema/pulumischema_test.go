@@ -40,7 +40,14 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 					return false
 				}
 			}
-			return len(pkg.Resources) == 4
+			return len(pkg.Resources) == 5
+		}},
+		{"the Civo node pool is a custom resource with the manifest's field docs and a secret token setting", func() bool {
+			r := pkg.Resources[pulumischema.CivoNodePoolToken]
+			return r != nil && !r.IsComponent &&
+				r.InputProperties["nodeCount"].Description == pkg.Resources[civoPool].InputProperties["nodeCount"].Description &&
+				r.InputProperties["clusterId"].Type == "string" && r.Properties["instanceNames"] != nil &&
+				pkg.Config.Variables["civoToken"].Secret && pkg.Provider.InputProperties["civoToken"].Secret
 		}},
 		{"inputs are the spec's fields in camelCase plus metadata and providerConfig", func() bool {
 			in := pkg.Resources[doPool].InputProperties

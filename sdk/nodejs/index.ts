@@ -13,12 +13,14 @@ utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 
 // Export sub-modules:
 import * as civo from "./civo";
+import * as config from "./config";
 import * as digitalocean from "./digitalocean";
 import * as shared from "./shared";
 import * as types from "./types";
 
 export {
     civo,
+    config,
     digitalocean,
     shared,
     types,

@@ -4,6 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
+/**
+ * The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.
+ */
 export class Provider extends pulumi.ProviderResource {
     /** @internal */
     public static readonly __pulumiType = 'clusterplane';
@@ -19,6 +22,18 @@ export class Provider extends pulumi.ProviderResource {
         return obj['__pulumiType'] === "pulumi:providers:" + Provider.__pulumiType;
     }
 
+    /**
+     * Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+     */
+    declare public readonly civoApiUrl: pulumi.Output<string | undefined>;
+    /**
+     * Region of a Civo node pool that sets none, e.g. fra1.
+     */
+    declare public readonly civoRegion: pulumi.Output<string | undefined>;
+    /**
+     * Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+     */
+    declare public readonly civoToken: pulumi.Output<string | undefined>;
 
     /**
      * Create a Provider resource with the given unique name, arguments, and options.
@@ -31,8 +46,13 @@ export class Provider extends pulumi.ProviderResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         {
+            resourceInputs["civoApiUrl"] = args?.civoApiUrl;
+            resourceInputs["civoRegion"] = args?.civoRegion;
+            resourceInputs["civoToken"] = args?.civoToken ? pulumi.secret(args.civoToken) : undefined;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const secretOpts = { additionalSecretOutputs: ["civoToken"] };
+        opts = pulumi.mergeOptions(opts, secretOpts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -41,4 +61,16 @@ export class Provider extends pulumi.ProviderResource {
  * The set of arguments for constructing a Provider resource.
  */
 export interface ProviderArgs {
+    /**
+     * Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+     */
+    civoApiUrl?: pulumi.Input<string | undefined>;
+    /**
+     * Region of a Civo node pool that sets none, e.g. fra1.
+     */
+    civoRegion?: pulumi.Input<string | undefined>;
+    /**
+     * Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+     */
+    civoToken?: pulumi.Input<string | undefined>;
 }

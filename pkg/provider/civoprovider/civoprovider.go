@@ -3,8 +3,13 @@
 package civoprovider
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -23,4 +28,45 @@ func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, regio
 	}
 	p, err := civo.NewProvider(ctx, name, args, opts...)
 	return p, errors.Wrap(err, "create civo provider")
+}
+
+// PluginName is the plugin that manages Civo node pools (clusterplane:civo:NodePool).
+const PluginName = "pulumi-resource-clusterplane"
+
+// Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
+// as New (token and API URL from cfg or the environment, the token a secret), read by the
+// plugin rather than the civo provider. Its region is the pool's.
+func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
+	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
+	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region.String())}
+	if token := provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv); token != "" {
+		args.CivoToken = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
+	}
+	if url := provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv); url != "" {
+		args.CivoApiUrl = pulumi.StringPtr(url)
+	}
+	p, err := clusterplane.NewProvider(ctx, name, args, opts...)
+	return p, errors.Wrap(err, "create clusterplane provider")
+}
+
+// CheckPlugin says how to get the plugin when the engine could not find it: neither on PATH
+// nor installed under PULUMI_HOME (default ~/.pulumi). The engine's own message names the file
+// it missed but not where it comes from.
+func CheckPlugin() error {
+	if _, err := exec.LookPath(PluginName); err == nil {
+		return nil
+	}
+	home := os.Getenv("PULUMI_HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = filepath.Join(h, ".pulumi")
+		}
+	}
+	if found, _ := filepath.Glob(filepath.Join(home, "plugins", "resource-clusterplane-v*", PluginName)); len(found) > 0 {
+		return nil
+	}
+	return errors.New("a CivoKubernetesNodePool is managed by the clusterplane plugin, and " + PluginName +
+		" is neither on PATH nor installed: build it from a checkout with `go build -o $HOME/go/bin/" + PluginName +
+		" ./cmd/" + PluginName + "` (with $HOME/go/bin on PATH), or install a built one with `pulumi plugin install resource clusterplane 0.0.0 --file " +
+		PluginName + "`; `clusterplane up` needs neither")
 }

@@ -11,8 +11,16 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.
 type Provider struct {
 	pulumi.ProviderResourceState
+
+	// Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+	CivoApiUrl pulumi.StringPtrOutput `pulumi:"civoApiUrl"`
+	// Region of a Civo node pool that sets none, e.g. fra1.
+	CivoRegion pulumi.StringPtrOutput `pulumi:"civoRegion"`
+	// Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+	CivoToken pulumi.StringPtrOutput `pulumi:"civoToken"`
 }
 
 // NewProvider registers a new resource with the given unique name, arguments, and options.
@@ -22,6 +30,13 @@ func NewProvider(ctx *pulumi.Context,
 		args = &ProviderArgs{}
 	}
 
+	if args.CivoToken != nil {
+		args.CivoToken = pulumi.ToSecret(args.CivoToken).(pulumi.StringPtrInput)
+	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"civoToken",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Provider
 	err := ctx.RegisterResource("pulumi:providers:clusterplane", name, args, &resource, opts...)
@@ -32,10 +47,22 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
+	// Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+	CivoApiUrl *string `pulumi:"civoApiUrl"`
+	// Region of a Civo node pool that sets none, e.g. fra1.
+	CivoRegion *string `pulumi:"civoRegion"`
+	// Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+	CivoToken *string `pulumi:"civoToken"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
+	// Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+	CivoApiUrl pulumi.StringPtrInput
+	// Region of a Civo node pool that sets none, e.g. fra1.
+	CivoRegion pulumi.StringPtrInput
+	// Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+	CivoToken pulumi.StringPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {
@@ -73,6 +100,21 @@ func (o ProviderOutput) ToProviderOutput() ProviderOutput {
 
 func (o ProviderOutput) ToProviderOutputWithContext(ctx context.Context) ProviderOutput {
 	return o
+}
+
+// Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+func (o ProviderOutput) CivoApiUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.CivoApiUrl }).(pulumi.StringPtrOutput)
+}
+
+// Region of a Civo node pool that sets none, e.g. fra1.
+func (o ProviderOutput) CivoRegion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.CivoRegion }).(pulumi.StringPtrOutput)
+}
+
+// Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+func (o ProviderOutput) CivoToken() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.CivoToken }).(pulumi.StringPtrOutput)
 }
 
 func init() {

@@ -15,6 +15,11 @@ export type KubernetesNodePool = import("./kubernetesNodePool").KubernetesNodePo
 export const KubernetesNodePool: typeof import("./kubernetesNodePool").KubernetesNodePool = null as any;
 utilities.lazyLoad(exports, ["KubernetesNodePool"], () => require("./kubernetesNodePool"));
 
+export { NodePoolArgs } from "./nodePool";
+export type NodePool = import("./nodePool").NodePool;
+export const NodePool: typeof import("./nodePool").NodePool = null as any;
+utilities.lazyLoad(exports, ["NodePool"], () => require("./nodePool"));
+
 
 // Export enums:
 export * from "../types/enums/civo";
@@ -27,6 +32,8 @@ const _module = {
                 return new KubernetesCluster(name, <any>undefined, { urn })
             case "clusterplane:civo:KubernetesNodePool":
                 return new KubernetesNodePool(name, <any>undefined, { urn })
+            case "clusterplane:civo:NodePool":
+                return new NodePool(name, <any>undefined, { urn })
             default:
                 throw new Error(`unknown resource type ${type}`);
         }

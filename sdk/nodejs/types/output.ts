@@ -13,4 +13,35 @@ export namespace digitalocean {
 }
 
 export namespace shared {
+    /**
+     * Taint is a Kubernetes node taint applied to every node of a pool, e.g. `{key: nvidia.com/gpu, value: "true", effect: NoSchedule}`. Within one pool a key and effect pair appears once.
+     */
+    export interface Taint {
+        /**
+         * NoSchedule, PreferNoSchedule or NoExecute. Required.
+         *
+         * Rules:
+         * - required: must be set to a value
+         * - one of: NoSchedule, PreferNoSchedule, NoExecute
+         */
+        effect: enums.shared.TaintEffect;
+        /**
+         * Kubernetes qualified name: an optional DNS-subdomain prefix of at most 253 characters and `/`, then a name of at most 63 characters, e.g. "nvidia.com/gpu" or "dedicated".
+         *
+         * Rules:
+         * - required: must be set and not empty
+         * - at most 317 characters
+         * - matches the regular expression ^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*&#47;)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$
+         * - the DNS prefix before / must be at most 253 characters
+         */
+        key: string;
+        /**
+         * Value in Kubernetes label-value syntax: at most 63 characters, alphanumeric at both ends; may be empty, e.g. "true".
+         *
+         * Rules:
+         * - matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
+         */
+        value?: string;
+    }
+
 }

@@ -12,12 +12,15 @@ from .provider import *
 if typing.TYPE_CHECKING:
     import pulumi_clusterplane.civo as __civo
     civo = __civo
+    import pulumi_clusterplane.config as __config
+    config = __config
     import pulumi_clusterplane.digitalocean as __digitalocean
     digitalocean = __digitalocean
     import pulumi_clusterplane.shared as __shared
     shared = __shared
 else:
     civo = _utilities.lazy_import('pulumi_clusterplane.civo')
+    config = _utilities.lazy_import('pulumi_clusterplane.config')
     digitalocean = _utilities.lazy_import('pulumi_clusterplane.digitalocean')
     shared = _utilities.lazy_import('pulumi_clusterplane.shared')
 
@@ -30,7 +33,8 @@ _utilities.register(
   "fqn": "pulumi_clusterplane.civo",
   "classes": {
    "clusterplane:civo:KubernetesCluster": "KubernetesCluster",
-   "clusterplane:civo:KubernetesNodePool": "KubernetesNodePool"
+   "clusterplane:civo:KubernetesNodePool": "KubernetesNodePool",
+   "clusterplane:civo:NodePool": "NodePool"
   }
  },
  {

@@ -18,11 +18,59 @@ __all__ = ['ProviderArgs', 'Provider']
 
 @pulumi.input_type
 class ProviderArgs:
-    def __init__(__self__):
+    def __init__(__self__, *,
+                 civo_api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
+
+        :param pulumi.Input[_builtins.str] civo_api_url: Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+        :param pulumi.Input[_builtins.str] civo_region: Region of a Civo node pool that sets none, e.g. fra1.
+        :param pulumi.Input[_builtins.str] civo_token: Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
         """
-        pass
+        if civo_api_url is not None:
+            pulumi.set(__self__, "civo_api_url", civo_api_url)
+        if civo_region is not None:
+            pulumi.set(__self__, "civo_region", civo_region)
+        if civo_token is not None:
+            pulumi.set(__self__, "civo_token", civo_token)
+
+    @_builtins.property
+    @pulumi.getter(name="civoApiUrl")
+    def civo_api_url(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+        """
+        return pulumi.get(self, "civo_api_url")
+
+    @civo_api_url.setter
+    def civo_api_url(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "civo_api_url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="civoRegion")
+    def civo_region(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Region of a Civo node pool that sets none, e.g. fra1.
+        """
+        return pulumi.get(self, "civo_region")
+
+    @civo_region.setter
+    def civo_region(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "civo_region", value)
+
+    @_builtins.property
+    @pulumi.getter(name="civoToken")
+    def civo_token(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+        """
+        return pulumi.get(self, "civo_token")
+
+    @civo_token.setter
+    def civo_token(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "civo_token", value)
 
 
 @pulumi.type_token("pulumi:providers:clusterplane")
@@ -31,12 +79,18 @@ class Provider(pulumi.ProviderResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 civo_api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        Create a Clusterplane resource with the given unique name, props, and options.
+        The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] civo_api_url: Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+        :param pulumi.Input[_builtins.str] civo_region: Region of a Civo node pool that sets none, e.g. fra1.
+        :param pulumi.Input[_builtins.str] civo_token: Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
         """
         ...
     @overload
@@ -45,7 +99,7 @@ class Provider(pulumi.ProviderResource):
                  args: Optional[ProviderArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a Clusterplane resource with the given unique name, props, and options.
+        The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.
@@ -62,6 +116,9 @@ class Provider(pulumi.ProviderResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 civo_api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 civo_token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -71,9 +128,38 @@ class Provider(pulumi.ProviderResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
+            __props__.__dict__["civo_api_url"] = civo_api_url
+            __props__.__dict__["civo_region"] = civo_region
+            __props__.__dict__["civo_token"] = None if civo_token is None else pulumi.Output.secret(civo_token)
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["civoToken"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Provider, __self__).__init__(
             'clusterplane',
             resource_name,
             __props__,
             opts)
+
+    @_builtins.property
+    @pulumi.getter(name="civoApiUrl")
+    def civo_api_url(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Civo API URL of the Civo node pools. Default: the CIVO_API_URL environment variable, else https://api.civo.com.
+        """
+        return pulumi.get(self, "civo_api_url")
+
+    @_builtins.property
+    @pulumi.getter(name="civoRegion")
+    def civo_region(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Region of a Civo node pool that sets none, e.g. fra1.
+        """
+        return pulumi.get(self, "civo_region")
+
+    @_builtins.property
+    @pulumi.getter(name="civoToken")
+    def civo_token(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Civo API token of the Civo node pools. Default: the CIVO_TOKEN environment variable.
+        """
+        return pulumi.get(self, "civo_token")
 

@@ -33,7 +33,7 @@ func ExampleNew_clusterFromAnotherStack() {
 		return
 	}
 	ref := p.OfType(plan.StackReferenceType)[0]
-	pool, _ := p.Find("civo:index/kubernetesNodePool:KubernetesNodePool", "edge-gpu")
+	pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
 	fmt.Println("stack:", ref.Inputs["name"])
 	fmt.Println("clusterId:", pool.Inputs["clusterId"])
 	// Output:

@@ -6,15 +6,10 @@ import (
 
 // locals are the values derived from a manifest before anything is created.
 type locals struct {
-	name          string
-	spec          *v1.CivoKubernetesNodePoolSpec
-	ignoreChanges []string
+	name string
+	spec *v1.CivoKubernetesNodePoolSpec
 }
 
 func newLocals(name string, spec *v1.CivoKubernetesNodePoolSpec) *locals {
-	// The node count is sent at creation only. The pinned Civo provider (terraform-provider-civo
-	// v1.1.4) crashes on a node-count update (civo/terraform-provider-civo#381), so no manifest
-	// change may reach it; with auto_scale the autoscaler owns the count anyway. `diff` reports
-	// a changed node count as refused and says how to scale instead.
-	return &locals{name: name, spec: spec, ignoreChanges: []string{"nodeCount"}}
+	return &locals{name: name, spec: spec}
 }

@@ -1,5 +1,7 @@
 // Package module deploys a CivoKubernetesNodePool: a node pool on an existing cluster under a
-// component resource, with a provider in the pool's region unless one is given. New is the
+// component resource. The pool is the clusterplane plugin's own resource (clusterplane:civo:NodePool,
+// pkg/civopoolresource), not the civo provider's, which cannot scale a pool; the plugin must be
+// there at deploy time (civoprovider.CheckPlugin). New is the
 // constructor for Go Pulumi programs; Resources is the stack programs' entry point, built on it.
 package module
 
@@ -9,7 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/component"
 	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -23,14 +25,14 @@ const (
 )
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*component.Settings[*civo.Provider, *civov1.CivoProviderConfig])
+type Option func(*component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig])
 
 // Options of New.
 var (
 	// WithMetadata sets the metadata of the pool; by default only the name.
 	WithMetadata = component.WithMetadata[Option]
-	// WithProvider manages the pool with an existing provider instead of creating one. Civo node
-	// pools have no region of their own: the provider must be set to the cluster's region.
+	// WithProvider manages the pool with an existing clusterplane provider (its civoToken and
+	// civoApiUrl) instead of creating one.
 	WithProvider = component.WithProvider[Option]
 	// WithProviderConfig configures the provider New creates (default: the environment's token).
 	WithProviderConfig = component.WithProviderConfig[Option]
@@ -58,9 +60,14 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 	if err != nil {
 		return nil, err
 	}
-	// The pool lands in the provider's region, so the provider is the pool's region's.
-	p, err := s.ProviderOr(func() (*civo.Provider, error) {
-		return civoprovider.New(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+	if !ctx.RunningWithMocks() && !s.InPlugin {
+		if err := civoprovider.CheckPlugin(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.ProviderOr(func() (*clusterplane.Provider, error) {
+		return civoprovider.Plugin(ctx, name, s.ProviderConfig, spec.GetRegion(),
+			append(child, pulumi.Aliases(oldAliases(s, oldProviderType)))...)
 	})
 	if err != nil {
 		return nil, err
@@ -69,7 +76,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 	if err != nil {
 		return nil, err
 	}
-	pool, err := nodePool(ctx, newLocals(name, spec), clusterID, append(child, pulumi.Provider(p))...)
+	pool, err := nodePool(ctx, newLocals(name, spec), clusterID,
+		append(child, pulumi.Provider(p), pulumi.Aliases(oldAliases(s, oldPoolType)))...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,4 +110,15 @@ func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) err
 	}
 	component.Export(ctx, np.stackOutputs())
 	return nil
+}
+
+// oldAliases are the URNs a child of type typ had in the previous releases, where the civo
+// provider managed the pool: as the component's child, and (with stack aliases) at the stack's
+// root, before components existed.
+func oldAliases(s *component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig], typ string) []pulumi.Alias {
+	aliases := []pulumi.Alias{{Type: pulumi.String(typ)}}
+	if s.StackAliases {
+		aliases = append(aliases, pulumi.Alias{Type: pulumi.String(typ), NoParent: pulumi.Bool(true)})
+	}
+	return aliases
 }

@@ -15,17 +15,17 @@ import (
 	"github.com/clusterplane/clusterplane/internal/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
-	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // Type tokens of what the modules register.
 const (
-	nodePoolType         = "civo:index/kubernetesNodePool:KubernetesNodePool"
+	nodePoolType         = "clusterplane:civo:NodePool"
 	clusterType          = "civo:index/kubernetesCluster:KubernetesCluster"
 	firewallType         = "civo:index/firewall:Firewall"
-	providerType         = "pulumi:providers:civo"
+	providerType         = "pulumi:providers:clusterplane"
 	componentType        = "clusterplane:civo:KubernetesNodePool"
 	clusterComponentType = "clusterplane:civo:KubernetesCluster"
 )
@@ -93,8 +93,8 @@ func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) 
 	p := runResources(t, stackInput(), plan.Options{})
 
 	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
-		nodePoolType + "::" + name,
 		componentRef,
+		nodePoolType + "::" + name,
 		providerRef,
 	})
 	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
@@ -104,7 +104,7 @@ func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) 
 	moduletest.AssertProvider(t, moduletest.MustFind(t, p, nodePoolType, name), providerRef)
 }
 
-func TestResourcesPutsThePoolInItsRegionThroughTheProviderOnly(t *testing.T) {
+func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
 	for _, region := range []civov1.CivoRegion{
 		civov1.CivoRegion_lon1, civov1.CivoRegion_fra1, civov1.CivoRegion_nyc1,
 		civov1.CivoRegion_phx1, civov1.CivoRegion_mum1,
@@ -115,10 +115,9 @@ func TestResourcesPutsThePoolInItsRegionThroughTheProviderOnly(t *testing.T) {
 				in.Target.Spec.Region = region
 			}), plan.Options{})
 			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
-				map[string]any{"region": region.String()})
-			// Civo node pools have no region argument: the provider carries it.
-			if got, ok := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; ok {
-				t.Errorf("node pool region = %#v, want no region input", got)
+				map[string]any{"civoRegion": region.String()})
+			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region.String() {
+				t.Errorf("node pool region = %#v, want %s", got, region)
 			}
 		})
 	}
@@ -133,8 +132,8 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 		{
 			name: "a minimal pool",
 			want: map[string]any{
-				"clusterId": clusterID, "label": poolName, "size": "g4s.kube.large", "nodeCount": 2.0,
-				"labels": map[string]any{}, "taints": []any{}, "publicIpNodePool": false,
+				"clusterId": clusterID, "nodePoolName": poolName, "region": "fra1", "size": "g4s.kube.large", "nodeCount": 2.0,
+				"autoScale": false, "labels": map[string]any{}, "taints": []any{}, "publicIpNodePool": false,
 			},
 		},
 		{
@@ -150,8 +149,9 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 				s.PublicIpNodePool = true
 			},
 			want: map[string]any{
-				"clusterId": clusterID, "label": poolName, "size": "g4s.kube.large", "nodeCount": 3.0,
-				"labels": map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
+				"clusterId": clusterID, "nodePoolName": poolName, "region": "fra1", "size": "g4s.kube.large", "nodeCount": 3.0,
+				"autoScale": false,
+				"labels":    map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
 				"taints": []any{
 					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
 					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
@@ -174,21 +174,19 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 	}
 }
 
-func TestResourcesNeverSendsANodeCountUpdateWithOrWithoutAutoscaling(t *testing.T) {
+func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNothing(t *testing.T) {
 	tests := []struct {
-		name              string
-		autoScale         bool
-		nodeCount         int32
-		minNodes          int32
-		maxNodes          int32
-		wantIgnoreChanges []string
+		name      string
+		autoScale bool
+		nodeCount int32
+		minNodes  int32
+		maxNodes  int32
 	}{
-		// The pinned provider crashes on a node-count update (civo/terraform-provider-civo#381).
-		{name: "without auto_scale the count is sent at creation only", nodeCount: 2, wantIgnoreChanges: []string{"nodeCount"}},
-		{name: "with auto_scale the autoscaler owns the count", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5,
-			wantIgnoreChanges: []string{"nodeCount"}},
-		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3,
-			wantIgnoreChanges: []string{"nodeCount"}},
+		// The plugin updates the count in place; with autoScale it leaves the count to the
+		// autoscaler (pkg/civopoolresource's Diff), so the module ignores nothing itself.
+		{name: "without auto_scale", nodeCount: 2},
+		{name: "with auto_scale", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5},
+		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,16 +196,16 @@ func TestResourcesNeverSendsANodeCountUpdateWithOrWithoutAutoscaling(t *testing.
 				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
 			}), plan.Options{})
 			pool := moduletest.MustFind(t, p, nodePoolType, name)
-			got := pool.IgnoreChanges
-			if len(got) == 0 {
-				got = nil
+			if len(pool.IgnoreChanges) != 0 {
+				t.Errorf("node pool ignoreChanges = %v, want none", pool.IgnoreChanges)
 			}
-			moduletest.AssertEqual(t, "node pool ignoreChanges", got, tt.wantIgnoreChanges)
-			// The initial count is still sent.
 			if v := pool.Inputs["nodeCount"]; v != float64(tt.nodeCount) {
 				t.Errorf("node pool nodeCount = %#v, want %d", v, tt.nodeCount)
 			}
-			// Civo's provider has no bounds arguments: none are ever sent.
+			if v := pool.Inputs["autoScale"]; v != tt.autoScale {
+				t.Errorf("node pool autoScale = %#v, want %v", v, tt.autoScale)
+			}
+			// Civo keeps no bounds on a pool (the autoscaler's --nodes flag does): none are sent.
 			for key := range pool.Inputs {
 				lower := strings.ToLower(key)
 				if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
@@ -378,7 +376,7 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.ProviderConfig = tt.config
 			}), plan.Options{State: poolState})
-			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "token", tt.want)
+			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "civoToken", tt.want)
 			for _, token := range []string{configToken, envToken} {
 				moduletest.AssertNoLeak(t, p, token)
 			}
@@ -425,12 +423,17 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 	}
 }
 
-func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
+func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoProvidersResource(t *testing.T) {
 	isolateEnv(t)
 	p := runResources(t, stackInput(), plan.Options{})
-	for _, typ := range []string{providerType, nodePoolType} {
+	for typ, old := range map[string]string{
+		providerType: "pulumi:providers:civo",
+		nodePoolType: "civo:index/kubernetesNodePool:KubernetesNodePool",
+	} {
 		t.Run(typ, func(t *testing.T) {
-			moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, name))
+			moduletest.AssertEqual(t, "aliases", aliases(moduletest.MustFind(t, p, typ, name)), []string{
+				"noParent", "type=" + old, "type=" + old + " noParent",
+			})
 		})
 	}
 	// The component is new: it has no earlier URN to answer to.
@@ -497,7 +500,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 		if !slices.Contains(pool.DependsOn, want) {
 			t.Errorf("%s-gpu depends on %v, want %s among them", c, pool.DependsOn, want)
 		}
-		if got := moduletest.MustFind(t, p, providerType, c+"-gpu").Inputs["region"]; got != region.String() {
+		if got := moduletest.MustFind(t, p, providerType, c+"-gpu").Inputs["civoRegion"]; got != region.String() {
 			t.Errorf("%s-gpu provider region = %v, want %s", c, got, region)
 		}
 		moduletest.AssertParent(t, pool, componentType+"::"+c+"-gpu")
@@ -508,7 +511,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	isolateEnv(t)
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("fra1")})
+		shared, err := clusterplane.NewProvider(ctx, "shared", &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
 		if err != nil {
 			return err
 		}
@@ -529,11 +532,29 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	if got := pool.Inputs["clusterId"]; got != clusterID {
 		t.Errorf("node pool clusterId = %#v, want %q", got, clusterID)
 	}
-	if got, ok := pool.Inputs["region"]; ok {
-		t.Errorf("node pool region = %#v, want none", got)
+	if got := pool.Inputs["region"]; got != "fra1" {
+		t.Errorf("node pool region = %#v, want fra1", got)
 	}
-	// New is for programs, not the stack programs: no aliases to root URNs.
-	moduletest.AssertNoAliases(t, p.Resources...)
+	// New is for programs, not the stack programs: no aliases to root URNs, only the one that
+	// takes over a pool the civo provider managed.
+	moduletest.AssertEqual(t, "pool aliases", aliases(pool), []string{"type=civo:index/kubernetesNodePool:KubernetesNodePool"})
+	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, "pool"))
+}
+
+// aliases are a resource's alias specs in words: "noParent", "type=T", "type=T noParent".
+func aliases(r plan.Resource) []string {
+	out := []string{}
+	for _, a := range r.Request.GetAliases() {
+		var words []string
+		if typ := a.GetSpec().GetType(); typ != "" {
+			words = append(words, "type="+typ)
+		}
+		if a.GetSpec().GetNoParent() {
+			words = append(words, "noParent")
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
 }
 
 func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {

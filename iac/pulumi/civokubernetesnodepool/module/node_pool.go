@@ -2,35 +2,46 @@ package module
 
 import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	cpcivo "github.com/clusterplane/clusterplane/sdk/go/clusterplane/civo"
+	cpshared "github.com/clusterplane/clusterplane/sdk/go/clusterplane/shared"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// nodePool creates the pool. It has no region argument: the provider in opts carries the
-// region. min_nodes and max_nodes are not sent either: Civo's provider has no such arguments, the
-// cluster autoscaler takes them as its --nodes flag.
-func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts ...pulumi.ResourceOption) (*civo.KubernetesNodePool, error) {
+// Types the previous releases registered the pool and its provider as (pulumi-civo's). Aliased,
+// a stack deployed with them is taken over in place: the engine diffs the old state with the
+// plugin, which updates rather than replaces, and nothing is deleted in Civo.
+const (
+	oldPoolType     = "civo:index/kubernetesNodePool:KubernetesNodePool"
+	oldProviderType = "pulumi:providers:civo"
+)
+
+// nodePool creates the pool with the clusterplane plugin, which scales it, changes its labels
+// and taints in place and clears them. min_nodes and max_nodes are not sent: Civo keeps no
+// bounds on a pool, the cluster autoscaler takes them as its --nodes flag.
+func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts ...pulumi.ResourceOption) (*cpcivo.NodePool, error) {
 	spec := l.spec
-	np, err := civo.NewKubernetesNodePool(ctx, l.name, &civo.KubernetesNodePoolArgs{
+	np, err := cpcivo.NewNodePool(ctx, l.name, &cpcivo.NodePoolArgs{
 		ClusterId:        clusterID,
-		Label:            pulumi.String(spec.GetNodePoolName()),
+		NodePoolName:     pulumi.String(spec.GetNodePoolName()),
+		Region:           pulumi.StringPtr(spec.GetRegion().String()),
 		Size:             pulumi.String(spec.GetSize()),
-		NodeCount:        pulumi.Int(int(spec.GetNodeCount())),
+		NodeCount:        pulumi.IntPtr(int(spec.GetNodeCount())),
+		AutoScale:        pulumi.BoolPtr(spec.GetAutoScale()),
 		Labels:           pulumi.ToStringMap(spec.GetLabels()),
 		Taints:           taints(spec.GetTaints()),
-		PublicIpNodePool: pulumi.Bool(spec.GetPublicIpNodePool()),
-	}, append(opts, pulumi.IgnoreChanges(l.ignoreChanges))...)
+		PublicIpNodePool: pulumi.BoolPtr(spec.GetPublicIpNodePool()),
+	}, opts...)
 	return np, errors.Wrap(err, "create node pool")
 }
 
-func taints(taints []*sharedv1.Taint) civo.KubernetesNodePoolTaintArray {
-	out := civo.KubernetesNodePoolTaintArray{}
+func taints(taints []*sharedv1.Taint) cpshared.TaintArray {
+	out := cpshared.TaintArray{}
 	for _, t := range taints {
-		out = append(out, civo.KubernetesNodePoolTaintArgs{
+		out = append(out, cpshared.TaintArgs{
 			Key:    pulumi.String(t.GetKey()),
-			Value:  pulumi.String(t.GetValue()),
-			Effect: pulumi.String(t.GetEffect().String()),
+			Value:  pulumi.StringPtr(t.GetValue()),
+			Effect: cpshared.TaintEffect(t.GetEffect().String()),
 		})
 	}
 	return out

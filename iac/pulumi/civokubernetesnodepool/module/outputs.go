@@ -1,7 +1,7 @@
 package module
 
 import (
-	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	cpcivo "github.com/clusterplane/clusterplane/sdk/go/clusterplane/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -17,11 +17,11 @@ type NodePool struct {
 
 	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId"`
 	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames"`
-	// Resource is the provider's node pool resource.
-	Resource *civo.KubernetesNodePool
+	// Resource is the node pool resource, managed by the clusterplane plugin.
+	Resource *cpcivo.NodePool
 }
 
-func (np *NodePool) setOutputs(pool *civo.KubernetesNodePool) {
+func (np *NodePool) setOutputs(pool *cpcivo.NodePool) {
 	np.Resource = pool
 	np.NodePoolID = pool.ID().ToStringOutput()
 	np.InstanceNames = pool.InstanceNames

@@ -25,6 +25,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &KubernetesCluster{}
 	case "clusterplane:civo:KubernetesNodePool":
 		r = &KubernetesNodePool{}
+	case "clusterplane:civo:NodePool":
+		r = &NodePool{}
 	default:
 		return nil, fmt.Errorf("unknown resource type: %s", typ)
 	}

@@ -52,16 +52,16 @@ func NewKubernetesNodePool(ctx *pulumi.Context,
 }
 
 type kubernetesNodePoolArgs struct {
-	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
+	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no bounds on a pool: they are validated here and set on the cluster autoscaler you install (its --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin treats node_count; nothing is sent to Civo.
 	AutoScale *bool `pulumi:"autoScale"`
-	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
+	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	//
 	// Rules:
 	// - required: must be set
 	// - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
 	Cluster shared.StringValueOrRef `pulumi:"cluster"`
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in place, and removing every label clears them.
 	//
 	// Rules:
 	// - at most 64 entries
@@ -72,7 +72,7 @@ type kubernetesNodePoolArgs struct {
 	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels map[string]string `pulumi:"labels"`
-	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
 	// - at least 0
@@ -81,7 +81,7 @@ type kubernetesNodePoolArgs struct {
 	MaxNodes *int `pulumi:"maxNodes"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
-	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
 	// - at least 0
@@ -89,12 +89,12 @@ type kubernetesNodePoolArgs struct {
 	// - min_nodes must not exceed node_count when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
 	//
 	// Rules:
 	// - at least 1
 	NodeCount *int `pulumi:"nodeCount"`
-	// Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing it is refused: the name is the pool's id to the Civo provider, which neither renames nor replaces the pool.
+	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -103,15 +103,15 @@ type kubernetesNodePoolArgs struct {
 	NodePoolName string `pulumi:"nodePoolName"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *CivoProviderConfig `pulumi:"providerConfig"`
-	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
+	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool *bool `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the stack's Civo provider is set to this region, so it must be the cluster's. Changing it is refused: a pool lives in its cluster's region.
+	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
 	//
 	// Rules:
 	// - required: must be set to a value
 	// - one of: lon1, fra1, nyc1, phx1, mum1
 	Region CivoRegion `pulumi:"region"`
-	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a pool's instance size is fixed, and the Civo provider fails at apply.
+	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -126,16 +126,16 @@ type kubernetesNodePoolArgs struct {
 
 // The set of arguments for constructing a KubernetesNodePool resource.
 type KubernetesNodePoolArgs struct {
-	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
+	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no bounds on a pool: they are validated here and set on the cluster autoscaler you install (its --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin treats node_count; nothing is sent to Civo.
 	AutoScale pulumi.BoolPtrInput
-	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
+	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	//
 	// Rules:
 	// - required: must be set
 	// - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
 	Cluster shared.StringValueOrRefInput
-	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
+	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in place, and removing every label clears them.
 	//
 	// Rules:
 	// - at most 64 entries
@@ -146,7 +146,7 @@ type KubernetesNodePoolArgs struct {
 	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapInput
-	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
 	// - at least 0
@@ -155,7 +155,7 @@ type KubernetesNodePoolArgs struct {
 	MaxNodes pulumi.IntPtrInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput
-	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
 	// - at least 0
@@ -163,12 +163,12 @@ type KubernetesNodePoolArgs struct {
 	// - min_nodes must not exceed node_count when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
 	//
 	// Rules:
 	// - at least 1
 	NodeCount pulumi.IntPtrInput
-	// Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing it is refused: the name is the pool's id to the Civo provider, which neither renames nor replaces the pool.
+	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -177,15 +177,15 @@ type KubernetesNodePoolArgs struct {
 	NodePoolName pulumi.StringInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig CivoProviderConfigPtrInput
-	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
+	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolPtrInput
-	// The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the stack's Civo provider is set to this region, so it must be the cluster's. Changing it is refused: a pool lives in its cluster's region.
+	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
 	//
 	// Rules:
 	// - required: must be set to a value
 	// - one of: lon1, fra1, nyc1, phx1, mum1
 	Region CivoRegionInput
-	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a pool's instance size is fixed, and the Civo provider fails at apply.
+	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
 	// Rules:
 	// - required: must be set and not empty

@@ -9,4 +9,5 @@ import typing
 from ._enums import *
 from .kubernetes_cluster import *
 from .kubernetes_node_pool import *
+from .node_pool import *
 from ._inputs import *

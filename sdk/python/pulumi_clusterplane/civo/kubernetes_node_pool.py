@@ -39,29 +39,29 @@ class KubernetesNodePoolArgs:
         """
         The set of arguments for constructing a KubernetesNodePool resource.
 
-        :param pulumi.Input['_shared.StringValueOrRefArgs'] cluster: The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
+        :param pulumi.Input['_shared.StringValueOrRefArgs'] cluster: The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move between clusters, so the plugin creates it in the new cluster, then deletes the old one.
                
                Rules:
                - required: must be set
                - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
                - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
-        :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing it is refused: the name is the pool's id to the Civo provider, which neither renames nor replaces the pool.
+        :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
                
                Rules:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the stack's Civo provider is set to this region, so it must be the cluster's. Changing it is refused: a pool lives in its cluster's region.
+        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
                
                Rules:
                - required: must be set to a value
                - one of: lon1, fra1, nyc1, phx1, mum1
-        :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a pool's instance size is fixed, and the Civo provider fails at apply.
+        :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
                Rules:
                - required: must be set and not empty
-        :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
+        :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no bounds on a pool: they are validated here and set on the cluster autoscaler you install (its --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin treats node_count; nothing is sent to Civo.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in place, and removing every label clears them.
                
                Rules:
                - at most 64 entries
@@ -71,26 +71,26 @@ class KubernetesNodePoolArgs:
                - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
-        :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
                - at least 0
                - max_nodes must be at least node_count when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
                - at least 0
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
                
                Rules:
                - at least 1
         :param pulumi.Input['CivoProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
+        :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
                
                Rules:
@@ -124,7 +124,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def cluster(self) -> pulumi.Input['_shared.StringValueOrRefArgs']:
         """
-        The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
+        The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 
         Rules:
         - required: must be set
@@ -141,7 +141,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="nodePoolName")
     def node_pool_name(self) -> pulumi.Input[_builtins.str]:
         """
-        Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing it is refused: the name is the pool's id to the Civo provider, which neither renames nor replaces the pool.
+        Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 
         Rules:
         - required: must be set and not empty
@@ -158,7 +158,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input['CivoRegion']:
         """
-        The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the stack's Civo provider is set to this region, so it must be the cluster's. Changing it is refused: a pool lives in its cluster's region.
+        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
 
         Rules:
         - required: must be set to a value
@@ -174,7 +174,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[_builtins.str]:
         """
-        Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a pool's instance size is fixed, and the Civo provider fails at apply.
+        Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 
         Rules:
         - required: must be set and not empty
@@ -189,7 +189,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="autoScale")
     def auto_scale(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
+        Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no bounds on a pool: they are validated here and set on the cluster autoscaler you install (its --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin treats node_count; nothing is sent to Civo.
         """
         return pulumi.get(self, "auto_scale")
 
@@ -201,7 +201,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def labels(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
+        Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in place, and removing every label clears them.
 
         Rules:
         - at most 64 entries
@@ -222,7 +222,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="maxNodes")
     def max_nodes(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 
         Rules:
         - at least 0
@@ -251,7 +251,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="minNodes")
     def min_nodes(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 
         Rules:
         - at least 0
@@ -269,7 +269,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
+        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
 
         Rules:
         - at least 1
@@ -296,7 +296,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="publicIpNodePool")
     def public_ip_node_pool(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
+        Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
         """
         return pulumi.get(self, "public_ip_node_pool")
 
@@ -346,14 +346,14 @@ class KubernetesNodePool(pulumi.ComponentResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider has no bounds argument: the bounds are validated here and set on the cluster autoscaler you install, and the module stops managing node_count. Changing it updates only how the module treats node_count; nothing is sent to Civo.
-        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] cluster: The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between clusters, and the Civo provider fails at apply.
+        :param pulumi.Input[_builtins.bool] auto_scale: Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no bounds on a pool: they are validated here and set on the cluster autoscaler you install (its --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin treats node_count; nothing is sent to Civo.
+        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] cluster: The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move between clusters, so the plugin creates it in the new cluster, then deletes the old one.
                
                Rules:
                - required: must be set
                - cluster.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
                - cluster.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads cluster_id)
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in place; removing every label is refused: the pinned provider leaves an empty label map out of the update (civogo, omitempty), so keep at least one.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] labels: Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in place, and removing every label clears them.
                
                Rules:
                - at most 64 entries
@@ -363,38 +363,38 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
-        :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
                - at least 0
                - max_nodes must be at least node_count when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+        :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
                - at least 0
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi refresh`.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
                
                Rules:
                - at least 1
-        :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing it is refused: the name is the pool's id to the Civo provider, which neither renames nor replaces the pool.
+        :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
                
                Rules:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the stack's Civo provider is set to this region, so it must be the cluster's. Changing it is refused: a pool lives in its cluster's region.
+        :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
+        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
                
                Rules:
                - required: must be set to a value
                - one of: lon1, fra1, nyc1, phx1, mum1
-        :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a pool's instance size is fixed, and the Civo provider fails at apply.
+        :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
                Rules:
                - required: must be set and not empty

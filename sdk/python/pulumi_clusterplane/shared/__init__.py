@@ -8,3 +8,4 @@ import typing
 # Export this package's modules as members:
 from ._enums import *
 from ._inputs import *
+from . import outputs

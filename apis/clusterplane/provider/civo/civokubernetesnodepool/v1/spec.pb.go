@@ -27,53 +27,51 @@ const (
 // CivoKubernetesNodePoolSpec is a node pool added to an existing Civo cluster.
 type CivoKubernetesNodePoolSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Name of the pool, a lower-case DNS label, e.g. "gpu". Civo calls it the pool's label. Changing
-	// it is refused: the name is the pool's id to the Civo provider, which neither renames nor
-	// replaces the pool.
+	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster.
+	// Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a
+	// pool of the new name, then deletes the old one.
 	NodePoolName string `protobuf:"bytes,1,opt,name=node_pool_name,json=nodePoolName,proto3" json:"node_pool_name,omitempty"`
 	// The cluster the pool joins: its id, e.g. `{value: "a1b2..."}`, or a reference to the cluster
-	// stack's `cluster_id` output. Required. Changing it is refused: a pool cannot move between
-	// clusters, and the Civo provider fails at apply.
+	// stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move
+	// between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,2,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	// The cluster's region, e.g. fra1. Required. Civo node pools have no region of their own: the
-	// stack's Civo provider is set to this region, so it must be the cluster's. Changing it is
-	// refused: a pool lives in its cluster's region.
+	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints
+	// are per region. Changing it replaces the pool: a pool lives in its cluster's region.
 	Region v11.CivoRegion `protobuf:"varint,3,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
-	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it is refused: a
-	// pool's instance size is fixed, and the Civo provider fails at apply.
+	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the
+	// pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is
+	// its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity,
+	// add a pool of the new size under a new name first, then remove this one.
 	Size string `protobuf:"bytes,4,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes
-	// by the autoscaler are not undone. Changing it is refused: the pinned Civo provider crashes on a
-	// node-count update (civo/terraform-provider-civo#381), so the module sends the count at creation
-	// only; scale with `civo kubernetes node-pool scale`, then set the new count here and run `pulumi
-	// refresh`.
+	// by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it
+	// and waits until the nodes run (ignored with auto_scale).
 	NodeCount int32 `protobuf:"varint,5,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
-	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo's provider
-	// has no bounds argument: the bounds are validated here and set on the cluster autoscaler you
-	// install, and the module stops managing node_count. Changing it updates only how the module
+	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no
+	// bounds on a pool: they are validated here and set on the cluster autoscaler you install (its
+	// --nodes flag), and the plugin leaves node_count to it. Changing it updates only how the plugin
 	// treats node_count; nothing is sent to Civo.
 	AutoScale bool `protobuf:"varint,6,opt,name=auto_scale,json=autoScale,proto3" json:"auto_scale,omitempty"`
 	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it
-	// is ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	MinNodes int32 `protobuf:"varint,7,opt,name=min_nodes,json=minNodes,proto3" json:"min_nodes,omitempty"`
 	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is
-	// ignored: Civo's provider has no bounds; set them on the cluster autoscaler.
+	// ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	MaxNodes int32 `protobuf:"varint,8,opt,name=max_nodes,json=maxNodes,proto3" json:"max_nodes,omitempty"`
 	// Kubernetes labels on every node, e.g. {"workload": "batch"}: keys are qualified names, values
 	// label values (at most 63 characters, alphanumeric at both ends). Keys in the kubernetes.io and
 	// k8s.io namespaces are refused, except node.kubernetes.io/, kubelet.kubernetes.io/ and the
 	// well-known labels such as topology.kubernetes.io/zone: the kubelet refuses the others and the
 	// nodes never join. Keys under kubernetes.civo.com/ are refused too: Civo sets those on its nodes
-	// (later Civo providers drop them when reading a pool). Changing it updates the pool's nodes in
-	// place; removing every label is refused: the pinned provider leaves an empty label map out of the
-	// update (civogo, omitempty), so keep at least one.
+	// (and the plugin ignores them when reading a pool). Changing it updates the pool's nodes in
+	// place, and removing every label clears them.
 	Labels map[string]string `protobuf:"bytes,9,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect
 	// pair appears once. Changing it updates the pool's nodes in place, and removing every taint
 	// clears them.
 	Taints []*v1.Taint `protobuf:"bytes,10,rep,name=taints,proto3" json:"taints,omitempty"`
-	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider
-	// does not apply it after creation.
+	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it
+	// first as for size: Civo sets it at creation only.
 	PublicIpNodePool bool `protobuf:"varint,11,opt,name=public_ip_node_pool,json=publicIpNodePool,proto3" json:"public_ip_node_pool,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache

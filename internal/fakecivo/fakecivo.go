@@ -1,4 +1,7 @@
-package civopool_test
+// Package fakecivo is a loopback Civo API for node pools, for the tests of pkg/civopool,
+// pkg/civopoolresource and the real-engine tests (e2e): what it accepts and answers is what
+// civogo v0.3.89 sends and decodes.
+package fakecivo
 
 import (
 	"encoding/json"
@@ -16,15 +19,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// fakeCivo is a loopback Civo API for node pools that speaks the JSON civogo v0.3.89
+// Civo is a loopback Civo API for node pools that speaks the JSON civogo v0.3.89
 // sends and expects: POST/GET/PUT/DELETE /v2/kubernetes/clusters/{cid}/pools[/{pid}],
 // "bearer <token>" authorization, ?region= on GET and DELETE, "region" in the bodies.
 //
 // Like Civo (as far as its clients show), a PUT changes only the keys present in its
 // body: a missing "labels" key leaves the labels alone, "labels": {} clears them.
 // It adds Civo's own label kubernetes.civo.com/node-pool to every pool it reports.
-type fakeCivo struct {
-	t      *testing.T
+type Civo struct {
+	t      testing.TB
 	token  string
 	region string
 	srv    *httptest.Server
@@ -32,15 +35,18 @@ type fakeCivo struct {
 	mu       sync.Mutex
 	clusters map[string]bool
 	pools    map[string]*fakePool // by cluster id + "/" + pool id
-	requests []fakeRequest
+	requests []Request
 	failures []fakeFailure
 	// buildPolls is how many GETs a node stays BUILDING after a create or a scale.
-	buildPolls int
+	BuildPolls int
 	// neverReady keeps every node BUILDING.
-	neverReady bool
+	NeverReady bool
+	// AnyCluster accepts pools in any cluster: the real-engine tests' clusters are the stand-in
+	// provider's, whose ids the API does not know.
+	AnyCluster bool
 	// echoAuth makes error answers echo the request's Authorization header, as a
 	// careless proxy might, to prove the token is scrubbed from errors.
-	echoAuth bool
+	EchoAuth bool
 }
 
 type fakePool struct {
@@ -48,7 +54,8 @@ type fakePool struct {
 	pending int
 }
 
-type fakeRequest struct {
+// Request is one request received.
+type Request struct {
 	Method, Path, Query, Body string
 }
 
@@ -59,9 +66,11 @@ type fakeFailure struct {
 	times  int
 }
 
-func newFakeCivo(t *testing.T, token, region string, clusters ...string) *fakeCivo {
+// New starts the API, with clusters existing, answering only token, in region (any region when
+// empty); it stops when the test ends.
+func New(t testing.TB, token, region string, clusters ...string) *Civo {
 	t.Helper()
-	f := &fakeCivo{t: t, token: token, region: region, clusters: map[string]bool{}, pools: map[string]*fakePool{}}
+	f := &Civo{t: t, token: token, region: region, clusters: map[string]bool{}, pools: map[string]*fakePool{}}
 	for _, c := range clusters {
 		f.clusters[c] = true
 	}
@@ -77,16 +86,56 @@ func newFakeCivo(t *testing.T, token, region string, clusters ...string) *fakeCi
 	return f
 }
 
-func (f *fakeCivo) URL() string { return f.srv.URL }
+// URL is the API's base URL, for civogo or CIVO_API_URL.
+func (f *Civo) URL() string { return f.srv.URL }
 
-func (f *fakeCivo) fail(method string, status, times int) {
+// Close stops the API: later requests find nothing listening.
+func (f *Civo) Close() { f.srv.Close() }
+
+// AddCluster makes a cluster exist, so that pools can be created in it.
+func (f *Civo) AddCluster(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clusters[id] = true
+}
+
+// Pool is the pool as Civo would report it, and whether it exists.
+func (f *Civo) Pool(cid, id string) (civogo.KubernetesPool, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.pools[cid+"/"+id]
+	if !ok {
+		return civogo.KubernetesPool{}, false
+	}
+	return f.render(p), true
+}
+
+// Pools counts the pools of every cluster.
+func (f *Civo) Pools() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.pools)
+}
+
+// Scale sets a pool's node count behind its manager's back, as the console or the autoscaler
+// would, its nodes ready.
+func (f *Civo) Scale(cid, id string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p, ok := f.pools[cid+"/"+id]; ok {
+		p.setNodes(n, 0)
+	}
+}
+
+// Fail answers the next times requests with method (any when "") with status.
+func (f *Civo) Fail(method string, status, times int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failures = append(f.failures, fakeFailure{method, status, times})
 }
 
-// seed puts a ready pool into the fake, as if it had been created earlier.
-func (f *fakeCivo) seed(cid string, p civogo.KubernetesPool) {
+// Seed puts a ready pool into the fake, as if it had been created earlier.
+func (f *Civo) Seed(cid string, p civogo.KubernetesPool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fp := &fakePool{pool: p}
@@ -94,10 +143,11 @@ func (f *fakeCivo) seed(cid string, p civogo.KubernetesPool) {
 	f.pools[cid+"/"+p.ID] = fp
 }
 
-func (f *fakeCivo) reqs(method string) []fakeRequest {
+// Requests are the requests received with method ("" for all), in order.
+func (f *Civo) Requests(method string) []Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []fakeRequest
+	var out []Request
 	for _, r := range f.requests {
 		if method == "" || r.Method == method {
 			out = append(out, r)
@@ -106,7 +156,8 @@ func (f *fakeCivo) reqs(method string) []fakeRequest {
 	return out
 }
 
-func (f *fakeCivo) reset() {
+// Reset forgets the requests received.
+func (f *Civo) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests = nil
@@ -124,14 +175,14 @@ func (p *fakePool) setNodes(n, pending int) {
 	}
 }
 
-func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
+func (f *Civo) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, fakeRequest{r.Method, r.URL.Path, r.URL.RawQuery, string(body)})
+	f.requests = append(f.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body)})
 
 	errorf := func(status int, code, reason string) {
-		if f.echoAuth {
+		if f.EchoAuth {
 			reason += " (request had Authorization: " + r.Header.Get("Authorization") + ")"
 		}
 		w.WriteHeader(status)
@@ -149,7 +200,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if (r.Method == "GET" || r.Method == "DELETE") && r.URL.Query().Get("region") != f.region {
+	if (r.Method == "GET" || r.Method == "DELETE") && (r.URL.Query().Get("region") == "" || f.region != "" && r.URL.Query().Get("region") != f.region) {
 		errorf(400, "region_unavailable", "missing or wrong ?region=")
 		return
 	}
@@ -160,7 +211,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cid := parts[3]
-	if !f.clusters[cid] {
+	if !f.clusters[cid] && !f.AnyCluster {
 		errorf(404, "database_kubernetes_cluster_not_found", "no such cluster")
 		return
 	}
@@ -170,7 +221,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 			errorf(400, "bad_json", err.Error())
 			return
 		}
-		if string(fields["region"]) != `"`+f.region+`"` {
+		if len(fields["region"]) < 3 || f.region != "" && string(fields["region"]) != `"`+f.region+`"` {
 			errorf(400, "region_unavailable", "missing or wrong region in the body")
 			return
 		}
@@ -187,7 +238,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p := &fakePool{pool: civogo.KubernetesPool{ID: cfg.ID, Size: cfg.Size, Labels: cfg.Labels, Taints: cfg.Taints, PublicIPNodePool: cfg.PublicIPNodePool}}
-		p.setNodes(cfg.Count, f.buildPolls)
+		p.setNodes(cfg.Count, f.BuildPolls)
 		f.pools[cid+"/"+cfg.ID] = p
 		_ = json.NewEncoder(w).Encode(civogo.SimpleResponse{ID: cfg.ID, Result: "success"})
 		return
@@ -215,7 +266,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 				errorf(400, "bad_json", err.Error())
 				return
 			}
-			p.setNodes(n, f.buildPolls)
+			p.setNodes(n, f.BuildPolls)
 		}
 		if raw, ok := fields["labels"]; ok {
 			var labels map[string]string
@@ -246,7 +297,7 @@ func (f *fakeCivo) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeCivo) render(p *fakePool) civogo.KubernetesPool {
+func (f *Civo) render(p *fakePool) civogo.KubernetesPool {
 	out := p.pool
 	out.Labels = maps.Clone(p.pool.Labels)
 	if out.Labels == nil {
@@ -256,7 +307,7 @@ func (f *fakeCivo) render(p *fakePool) civogo.KubernetesPool {
 	out.Instances = nil
 	for _, in := range p.pool.Instances {
 		in.Status = "ACTIVE"
-		if f.neverReady || p.pending > 0 {
+		if f.NeverReady || p.pending > 0 {
 			in.Status = "BUILDING"
 		}
 		out.Instances = append(out.Instances, in)

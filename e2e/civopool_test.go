@@ -1,0 +1,171 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
+)
+
+const civoClusterID = "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"
+
+// civoPool is the Civo pool manifest of the tests, its spec edited by lines.
+func civoPool(spec string) string {
+	return `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesNodePool
+metadata:
+  name: dev-fra1-workers
+spec:
+  nodePoolName: workers
+  cluster:
+    value: ` + civoClusterID + `
+  region: fra1
+` + spec
+}
+
+// lastPut is the body of the last PUT the Civo API received, decoded.
+func lastPut(t *testing.T, f *fakecivo.Civo) map[string]any {
+	t.Helper()
+	puts := f.Requests("PUT")
+	if len(puts) == 0 {
+		t.Fatal("Civo received no update")
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(puts[len(puts)-1].Body), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughThePlugin(t *testing.T) {
+	e := newEnv(t)
+	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	dir, extra := e.stack("civokubernetesnodepool", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n  labels: {workload: apps}\n"))
+	e.must(dir, extra, "up", "--yes", "--skip-preview")
+	pool, ok := e.civo.Pool(civoClusterID, "workers")
+	if !ok || pool.Count != 3 || pool.Labels["workload"] != "apps" {
+		t.Fatalf("after the first up Civo has %+v (found %v), want 3 nodes labelled workload=apps", pool, ok)
+	}
+
+	up := func(spec string) {
+		t.Helper()
+		extra := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", civoPool(spec))}
+		e.must(dir, extra, "up", "--yes", "--skip-preview")
+	}
+	for _, step := range []struct {
+		name, spec string
+		check      func(body map[string]any, p civogo.KubernetesPool) bool
+	}{
+		{"scale to 5", "  size: g4s.kube.medium\n  nodeCount: 5\n  labels: {workload: apps}\n",
+			func(b map[string]any, p civogo.KubernetesPool) bool { return b["count"] == 5.0 && p.Count == 5 }},
+		{"scale to 2", "  size: g4s.kube.medium\n  nodeCount: 2\n  labels: {workload: apps}\n",
+			func(b map[string]any, p civogo.KubernetesPool) bool { return b["count"] == 2.0 && p.Count == 2 }},
+		{"relabel", "  size: g4s.kube.medium\n  nodeCount: 2\n  labels: {workload: batch}\n",
+			func(b map[string]any, p civogo.KubernetesPool) bool {
+				return b["count"] == nil && p.Labels["workload"] == "batch"
+			}},
+		{"clear the labels", "  size: g4s.kube.medium\n  nodeCount: 2\n",
+			func(b map[string]any, p civogo.KubernetesPool) bool {
+				labels, isMap := b["labels"].(map[string]any)
+				return isMap && len(labels) == 0 && p.Labels["workload"] == ""
+			}},
+	} {
+		up(step.spec)
+		pool, _ := e.civo.Pool(civoClusterID, "workers")
+		if body := lastPut(t, e.civo); !step.check(body, pool) {
+			t.Errorf("%s: Civo received %v and has %d nodes, labels %v", step.name, body, pool.Count, pool.Labels)
+		}
+		if n := len(e.civo.Requests("POST")); n != 1 || len(e.civo.Requests("DELETE")) != 0 {
+			t.Fatalf("%s created or deleted a pool (%d creates)", step.name, n)
+		}
+	}
+
+	// Scaled behind the stack's back: a refresh records it, and the next up puts it back.
+	e.civo.Scale(civoClusterID, "workers", 4)
+	e.must(dir, nil, "refresh", "--yes", "--skip-preview")
+	r := e.must(dir, []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 2\n"))},
+		"preview", "--diff")
+	if !strings.Contains(r.stdout, "nodeCount") || !strings.Contains(r.stdout, "update") {
+		t.Errorf("after a refresh, the preview does not show the node count put back:\n%s", r.stdout)
+	}
+	up("  size: g4s.kube.medium\n  nodeCount: 2\n")
+	if pool, _ := e.civo.Pool(civoClusterID, "workers"); pool.Count != 2 {
+		t.Errorf("after the up Civo has %d nodes, want 2 again", pool.Count)
+	}
+
+	// A new size replaces the pool: deleted first, its name being its id.
+	up("  size: g4s.kube.large\n  nodeCount: 2\n")
+	if pool, _ := e.civo.Pool(civoClusterID, "workers"); pool.Size != "g4s.kube.large" || len(e.civo.Requests("DELETE")) != 1 {
+		t.Errorf("after resizing Civo has %+v with %d deletes, want the large pool after one delete", pool, len(e.civo.Requests("DELETE")))
+	}
+
+	e.must(dir, extra, "destroy", "--yes", "--skip-preview")
+	if n := e.civo.Pools(); n != 0 {
+		t.Errorf("destroy left %d pools in Civo", n)
+	}
+}
+
+func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated(t *testing.T) {
+	e := newEnv(t)
+	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	old := filepath.Join(e.dir, "old")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "name: civokubernetesnodepool\nruntime: go\nmain: " + filepath.Join(root, "e2e", "testdata", "civopoolv1") + "\n"
+	if err := os.WriteFile(filepath.Join(old, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := e.project("p", "civokubernetesnodepool")
+	e.must(dir, nil, "stack", "init", "dev")
+	e.must(old, []string{"CLUSTER_ID=" + civoClusterID}, "stack", "select", "dev")
+	e.must(old, []string{"CLUSTER_ID=" + civoClusterID}, "up", "--yes", "--skip-preview")
+	before := resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool")
+	if len(before) != 1 {
+		t.Fatalf("the previous release's program made %d civo pools, want 1", len(before))
+	}
+	// The pool exists in Civo, as the civo provider made it.
+	e.civo.Seed(civoClusterID, civogo.KubernetesPool{ID: "workers", Size: "g4s.kube.medium", Count: 2,
+		Labels: map[string]string{"workload": "apps"}})
+
+	same := civoPool("  size: g4s.kube.medium\n  nodeCount: 2\n  labels: {workload: apps}\n")
+	input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", same)}
+	r := e.must(dir, input, "preview", "--json")
+	var preview struct {
+		Steps []struct {
+			Op  string `json:"op"`
+			URN string `json:"urn"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &preview); err != nil {
+		t.Fatalf("preview --json: %v\n%s", err, r.stdout)
+	}
+	for _, s := range preview.Steps {
+		if s.Op != "same" && s.Op != "update" {
+			t.Errorf("%s would %s: want it taken over through its alias", s.URN, s.Op)
+		}
+	}
+	e.must(dir, input, "up", "--yes", "--skip-preview")
+	if after := resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool"); len(after) != 1 {
+		t.Errorf("the civo provider's pool was deleted from the stand-in cloud: %v", after)
+	}
+	if n := len(e.civo.Requests("POST")) + len(e.civo.Requests("DELETE")); n != 0 {
+		t.Errorf("Civo received %d creates or deletes; want none", n)
+	}
+	// From now on the plugin manages it: scaling reaches Civo.
+	e.must(dir, []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml",
+		civoPool("  size: g4s.kube.medium\n  nodeCount: 4\n  labels: {workload: apps}\n"))}, "up", "--yes", "--skip-preview")
+	if pool, _ := e.civo.Pool(civoClusterID, "workers"); pool.Count != 4 || lastPut(t, e.civo)["count"] != 4.0 {
+		t.Errorf("after scaling the taken-over pool Civo has %d nodes, want 4", pool.Count)
+	}
+	outputs := e.outputs(dir)
+	if outputs["node_pool_id"] == nil {
+		t.Errorf("outputs %v lost node_pool_id", outputs)
+	}
+}
