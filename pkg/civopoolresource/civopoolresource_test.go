@@ -99,7 +99,7 @@ func TestDiffSaysWhatEachChangeDoesToThePool(t *testing.T) {
 		{name: "another region replaces the pool, the new one created first", olds: inputs(), news: inputs(set("region", "lon1")),
 			updates: []string{"region"}, replaces: []string{"region"}},
 		{name: "a cluster id known only after deployment may replace the pool", olds: inputs(),
-			news: inputs(func(m resource.PropertyMap) { m["clusterId"] = resource.MakeComputed(resource.NewProperty("")) }),
+			news:    inputs(func(m resource.PropertyMap) { m["clusterId"] = resource.MakeComputed(resource.NewProperty("")) }),
 			updates: []string{"clusterId"}, replaces: []string{"clusterId"}},
 		{name: "the civo provider's state of the same pool is no change", olds: civoState(), news: inputs()},
 		{name: "the civo provider's state scaled is an update", olds: civoState(), news: inputs(set("nodeCount", 4.0)),
