@@ -169,3 +169,54 @@ func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated
 		t.Errorf("outputs %v lost node_pool_id", outputs)
 	}
 }
+
+func TestClusterplaneDeploysAndScalesACivoPoolWithNoPluginButItself(t *testing.T) {
+	e := newEnv(t)
+	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	// A PATH with clusterplane, the engine and the stand-in providers, and no
+	// pulumi-resource-clusterplane: clusterplane must serve the plugin itself.
+	bare := filepath.Join(e.dir, "bare")
+	if err := os.MkdirAll(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"clusterplane", "pulumi-resource-civo", "pulumi-resource-digitalocean"} {
+		if err := os.Symlink(filepath.Join(plugins(t), name), filepath.Join(bare, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, v := range e.vars {
+		if strings.HasPrefix(v, "PATH=") {
+			e.vars[i] = "PATH=" + bare + string(os.PathListSeparator) + filepath.Join(root, ".engine", "bin") +
+				string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin"
+		}
+	}
+	e.vars = append(e.vars, "XDG_CACHE_HOME="+filepath.Join(e.dir, "cache"))
+
+	pool := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n"))
+	if r, code := e.clusterplane("up", pool, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if p, ok := e.civo.Pool(civoClusterID, "workers"); !ok || p.Count != 3 {
+		t.Fatalf("after up Civo has %+v (found %v), want 3 nodes", p, ok)
+	}
+	scaled := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
+	if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stdout+r.stderr, "nodeCount") {
+		t.Errorf("preview of a scaled pool = %d, want 0 naming nodeCount: %s", code, r)
+	}
+	if r, code := e.clusterplane("up", scaled, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if p, _ := e.civo.Pool(civoClusterID, "workers"); p.Count != 5 {
+		t.Errorf("after scaling Civo has %d nodes, want 5", p.Count)
+	}
+	resized := e.write("resized.yaml", civoPool("  size: g4s.kube.large\n  nodeCount: 5\n"))
+	if r, code := e.clusterplane("preview", resized); code != 3 {
+		t.Errorf("preview of a resized pool = %d, want 3 (a replacement): %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", scaled, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+	if n := e.civo.Pools(); n != 0 {
+		t.Errorf("destroy left %d pools", n)
+	}
+}

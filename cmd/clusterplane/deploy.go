@@ -149,6 +149,9 @@ func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Sta
 	if err != nil {
 		return auto.Stack{}, err
 	}
+	if err := providePlugin(); err != nil {
+		return auto.Stack{}, err
+	}
 	backend, err := backendURL()
 	if err != nil {
 		return auto.Stack{}, err

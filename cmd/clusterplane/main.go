@@ -6,6 +6,9 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+
+	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
 
 	"github.com/clusterplane/clusterplane/registry"
 )
@@ -20,5 +23,9 @@ var programs = func() []kind {
 }()
 
 func main() {
+	if filepath.Base(os.Args[0]) == civoprovider.PluginName {
+		servePlugin()
+		return
+	}
 	os.Exit(newApp(programs, os.Stdin, os.Stdout, os.Stderr).run(os.Args[1:]))
 }

@@ -14,10 +14,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/clusterplane/clusterplane/pkg/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumischema"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
 // schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
@@ -26,10 +22,7 @@ import (
 var schema []byte
 
 func main() {
-	err := provider.Main(pulumischema.PackageName, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
-		return componentprovider.New(host.EngineConn(), version(), schema, registry.Components(), registry.Customs()...), nil
-	})
-	if err != nil {
+	if err := registry.ServePlugin(version(), schema); err != nil {
 		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)
 		os.Exit(1)
 	}
