@@ -27,7 +27,10 @@ func (a *app) adoptCommand() *cobra.Command {
 Pulumi's import: the manifest's module is deployed with the existing resource instead of a new
 one. When the manifest disagrees with the live resource, it changes nothing and lists each
 differing field, the manifest's value against the live one (secrets never), and exits 3; correct
-the manifest and run it again. It exits 0 when adopted, 1 for invalid input or a failure.`,
+the manifest and run it again. It exits 0 when adopted, 1 for invalid input or a failure.
+
+CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
+(a Civo pool's name is its id within its cluster).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: manifestFiles,
 	}
