@@ -96,6 +96,11 @@ func (p Program[T]) Run(args []string, stdout, stderr io.Writer) (code int) {
 		if !ok {
 			return p.usage(stderr)
 		}
+		if oldFile == "-" && newFile == "-" {
+			// Standard input can be read once: as clusterplane says it.
+			fmt.Fprintln(stderr, "standard input (-) given twice: give one of OLD and NEW as a file or a pipe")
+			return ExitUsage
+		}
 		return p.diff(oldFile, newFile, format, allowReplace, stdout, stderr)
 	case "help", "-h", "--help":
 		p.usage(stdout)

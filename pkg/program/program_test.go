@@ -338,3 +338,10 @@ func TestACrashIsNeverTakenForInvalidInputOrUsage(t *testing.T) {
 		t.Errorf("exit = %d, stderr %q; want %d and an internal error", code, stderr.String(), program.ExitCrash)
 	}
 }
+
+func TestDiffOfStandardInputAgainstItselfIsAUsageErrorNotAnEmptyFile(t *testing.T) {
+	r := run("diff", "-", "-")
+	if r.code != program.ExitUsage || !strings.Contains(r.stderr, "standard input (-) given twice") {
+		t.Errorf("diff - - = %d %q, want a usage error saying stdin is given twice", r.code, r.stderr)
+	}
+}
