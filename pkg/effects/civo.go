@@ -140,6 +140,8 @@ func init() {
 					"sends an empty list, which clears them"},
 			{Path: "spec.publicIpNodePool", Resource: NodePool, Attribute: civoPlugin + "public_ip_node_pool", Effect: Replace,
 				Reason: civoPoolRecreated},
+			{Path: "spec.waitTimeoutMinutes", Resource: NodePool, Effect: Ignored,
+				Reason: "bounds how long the plugin waits for the pool's nodes in later changes (Pulumi's custom timeouts); nothing is sent to Civo"},
 		},
 	}
 	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)

@@ -70,6 +70,7 @@ export class KubernetesNodePool extends pulumi.ComponentResource {
             resourceInputs["region"] = args?.region;
             resourceInputs["size"] = args?.size;
             resourceInputs["taints"] = args?.taints;
+            resourceInputs["waitTimeoutMinutes"] = args?.waitTimeoutMinutes;
             resourceInputs["instanceNames"] = undefined /*out*/;
             resourceInputs["nodePoolId"] = undefined /*out*/;
         } else {
@@ -181,4 +182,11 @@ export interface KubernetesNodePoolArgs {
      * - taints must not repeat a key and effect pair
      */
     taints?: pulumi.Input<pulumi.Input<inputs.shared.TaintArgs>[] | undefined>;
+    /**
+     * How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+     *
+     * Rules:
+     * - from 0 to 180
+     */
+    waitTimeoutMinutes?: pulumi.Input<number | undefined>;
 }

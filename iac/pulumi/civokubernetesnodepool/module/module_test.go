@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
 // Type tokens of what the modules register.
@@ -598,6 +599,30 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 				t.Errorf("error path is not relative to the spec:\n%s", msg)
 			}
 			moduletest.AssertNothingRegistered(t, p)
+		})
+	}
+}
+
+func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
+	tests := []struct {
+		name    string
+		minutes int32
+		want    *pulumirpc.RegisterResourceRequest_CustomTimeouts
+	}{
+		{name: "unset leaves the plugin's default", minutes: 0},
+		{name: "40 minutes bound creating, changing and deleting", minutes: 40,
+			want: &pulumirpc.RegisterResourceRequest_CustomTimeouts{Create: "40m", Update: "40m", Delete: "40m"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				in.Target.Spec.WaitTimeoutMinutes = tt.minutes
+			}), plan.Options{})
+			got := moduletest.MustFind(t, p, nodePoolType, name).Request.GetCustomTimeouts()
+			if got.GetCreate() != tt.want.GetCreate() || got.GetUpdate() != tt.want.GetUpdate() || got.GetDelete() != tt.want.GetDelete() {
+				t.Errorf("custom timeouts = %v, want %v", got, tt.want)
+			}
 		})
 	}
 }

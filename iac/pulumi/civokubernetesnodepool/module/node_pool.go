@@ -1,6 +1,8 @@
 package module
 
 import (
+	"fmt"
+
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	cpcivo "github.com/clusterplane/clusterplane/sdk/go/clusterplane/civo"
 	cpshared "github.com/clusterplane/clusterplane/sdk/go/clusterplane/shared"
@@ -31,7 +33,7 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 		Labels:           pulumi.ToStringMap(spec.GetLabels()),
 		Taints:           taints(spec.GetTaints()),
 		PublicIpNodePool: pulumi.BoolPtr(spec.GetPublicIpNodePool()),
-	}, opts...)
+	}, append(opts, waitTimeout(spec.GetWaitTimeoutMinutes())...)...)
 	return np, errors.Wrap(err, "create node pool")
 }
 
@@ -45,4 +47,15 @@ func taints(taints []*sharedv1.Taint) cpshared.TaintArray {
 		})
 	}
 	return out
+}
+
+// waitTimeout bounds how long the plugin waits for the pool's nodes: Pulumi hands a resource's
+// custom timeouts to its provider with each create, update and delete. None leaves the plugin's
+// default (pkg/civopool.DefaultWaitTimeout).
+func waitTimeout(minutes int32) []pulumi.ResourceOption {
+	if minutes <= 0 {
+		return nil
+	}
+	d := fmt.Sprintf("%dm", minutes)
+	return []pulumi.ResourceOption{pulumi.Timeouts(&pulumi.CustomTimeouts{Create: d, Update: d, Delete: d})}
 }

@@ -122,6 +122,11 @@ type kubernetesNodePoolArgs struct {
 	// - at most 32 items
 	// - taints must not repeat a key and effect pair
 	Taints []shared.Taint `pulumi:"taints"`
+	// How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+	//
+	// Rules:
+	// - from 0 to 180
+	WaitTimeoutMinutes *int `pulumi:"waitTimeoutMinutes"`
 }
 
 // The set of arguments for constructing a KubernetesNodePool resource.
@@ -196,6 +201,11 @@ type KubernetesNodePoolArgs struct {
 	// - at most 32 items
 	// - taints must not repeat a key and effect pair
 	Taints shared.TaintArrayInput
+	// How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+	//
+	// Rules:
+	// - from 0 to 180
+	WaitTimeoutMinutes pulumi.IntPtrInput
 }
 
 func (KubernetesNodePoolArgs) ElementType() reflect.Type {

@@ -35,7 +35,8 @@ class KubernetesNodePoolArgs:
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  provider_config: pulumi.Input[Optional['CivoProviderConfigArgs']] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
-                 taints: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]] = None):
+                 taints: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]] = None,
+                 wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a KubernetesNodePool resource.
 
@@ -96,6 +97,10 @@ class KubernetesNodePoolArgs:
                Rules:
                - at most 32 items
                - taints must not repeat a key and effect pair
+        :param pulumi.Input[_builtins.int] wait_timeout_minutes: How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+               
+               Rules:
+               - from 0 to 180
         """
         pulumi.set(__self__, "cluster", cluster)
         pulumi.set(__self__, "node_pool_name", node_pool_name)
@@ -119,6 +124,8 @@ class KubernetesNodePoolArgs:
             pulumi.set(__self__, "public_ip_node_pool", public_ip_node_pool)
         if taints is not None:
             pulumi.set(__self__, "taints", taints)
+        if wait_timeout_minutes is not None:
+            pulumi.set(__self__, "wait_timeout_minutes", wait_timeout_minutes)
 
     @_builtins.property
     @pulumi.getter
@@ -320,6 +327,21 @@ class KubernetesNodePoolArgs:
     def taints(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]]):
         pulumi.set(self, "taints", value)
 
+    @_builtins.property
+    @pulumi.getter(name="waitTimeoutMinutes")
+    def wait_timeout_minutes(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+
+        Rules:
+        - from 0 to 180
+        """
+        return pulumi.get(self, "wait_timeout_minutes")
+
+    @wait_timeout_minutes.setter
+    def wait_timeout_minutes(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "wait_timeout_minutes", value)
+
 
 @pulumi.type_token("clusterplane:civo:KubernetesNodePool")
 class KubernetesNodePool(pulumi.ComponentResource):
@@ -340,6 +362,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  region: pulumi.Input[Optional['CivoRegion']] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
+                 wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
         CivoKubernetesNodePoolSpec is a node pool added to an existing Civo cluster.
@@ -403,6 +426,10 @@ class KubernetesNodePool(pulumi.ComponentResource):
                Rules:
                - at most 32 items
                - taints must not repeat a key and effect pair
+        :param pulumi.Input[_builtins.int] wait_timeout_minutes: How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g. 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the waits of later changes and nothing is sent to Civo.
+               
+               Rules:
+               - from 0 to 180
         """
         ...
     @overload
@@ -441,6 +468,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  region: pulumi.Input[Optional['CivoRegion']] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
+                 wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -473,6 +501,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                 raise TypeError("Missing required property 'size'")
             __props__.__dict__["size"] = size
             __props__.__dict__["taints"] = taints
+            __props__.__dict__["wait_timeout_minutes"] = wait_timeout_minutes
             __props__.__dict__["instance_names"] = None
             __props__.__dict__["node_pool_id"] = None
         super(KubernetesNodePool, __self__).__init__(

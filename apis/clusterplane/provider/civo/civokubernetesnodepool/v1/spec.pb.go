@@ -73,8 +73,12 @@ type CivoKubernetesNodePoolSpec struct {
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it
 	// first as for size: Civo sets it at creation only.
 	PublicIpNodePool bool `protobuf:"varint,11,opt,name=public_ip_node_pool,json=publicIpNodePool,proto3" json:"public_ip_node_pool,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// How long creating, scaling, changing or deleting the pool waits for its nodes, in minutes, e.g.
+	// 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the
+	// waits of later changes and nothing is sent to Civo.
+	WaitTimeoutMinutes int32 `protobuf:"varint,12,opt,name=wait_timeout_minutes,json=waitTimeoutMinutes,proto3" json:"wait_timeout_minutes,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CivoKubernetesNodePoolSpec) Reset() {
@@ -184,11 +188,18 @@ func (x *CivoKubernetesNodePoolSpec) GetPublicIpNodePool() bool {
 	return false
 }
 
+func (x *CivoKubernetesNodePoolSpec) GetWaitTimeoutMinutes() int32 {
+	if x != nil {
+		return x.WaitTimeoutMinutes
+	}
+	return 0
+}
+
 var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protoreflect.FileDescriptor
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xcc\x1e\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x8a\x1f\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
@@ -207,7 +218,9 @@ const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDe
 	"\x06taints\x18\n" +
 	" \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12-\n" +
-	"\x13public_ip_node_pool\x18\v \x01(\bR\x10publicIpNodePool\x1a9\n" +
+	"\x13public_ip_node_pool\x18\v \x01(\bR\x10publicIpNodePool\x12<\n" +
+	"\x14wait_timeout_minutes\x18\f \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xb4\x01(\x00R\x12waitTimeoutMinutes\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x8f\f\xbaH\x8b\f\x1a\xd3\x01\n" +
