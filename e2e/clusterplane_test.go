@@ -3,11 +3,18 @@
 package e2e_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/standin"
 )
 
 func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWhatIsUnsafe(t *testing.T) {
@@ -148,8 +155,9 @@ type statusJSON struct {
 	Generation         string `json:"generation"`
 	ObservedGeneration string `json:"observedGeneration"`
 	Conditions         []struct {
-		Type, Status, Reason string
+		Type, Status, Reason, Message string
 	} `json:"conditions"`
+	Outputs map[string]any `json:"outputs"`
 }
 
 func (e *env) status(file string) statusJSON {
@@ -160,6 +168,16 @@ func (e *env) status(file string) statusJSON {
 		e.t.Fatalf("status = %d: %s", code, r)
 	}
 	return out[0]
+}
+
+// message is the message of a status condition.
+func message(s statusJSON, typ string) string {
+	for _, c := range s.Conditions {
+		if c.Type == typ {
+			return c.Message
+		}
+	}
+	return ""
 }
 
 func condition(s statusJSON, typ string) string {
@@ -244,4 +262,169 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}
+}
+
+// killedUp starts `clusterplane up FILE --yes` with the stand-ins answering each create only after
+// a long delay (the resource already in the cloud, as DigitalOcean holds a cluster while the
+// provider waits for it to run), and kills its process group (clusterplane and the Pulumi CLI)
+// with SIGKILL once the cloud holds a resource whose type ends in typ: that create is in flight.
+// The plugins run in their own process groups; the stand-in left waiting sees its engine gone and
+// exits at its next health check.
+func (e *env) killedUp(file, typ string) {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(plugins(e.t), "clusterplane"), "up", file, "--yes")
+	cmd.Dir = e.dir
+	cmd.Env = append(append([]string{}, e.vars...), standin.DelayEnv+"=10m")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.logs.WriteString(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); len(resources(e.t, e.cloud, typ)) == 0; {
+		select {
+		case <-ended:
+			e.t.Fatalf("the up ended (%v) before the cloud held a %s:\n%s", cmd.ProcessState, typ, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			e.t.Fatalf("no %s in the stand-in cloud 3 minutes into the up:\n%s", typ, out.String())
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		e.t.Fatalf("kill the up's process group: %v", err)
+	}
+	<-ended
+	if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !status.Signaled() {
+		e.t.Fatalf("the up ended before it was killed (%v):\n%s", cmd.ProcessState, out.String())
+	}
+}
+
+// backticked are the commands a message says to run, in order.
+func backticked(text string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(t *testing.T) {
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	const clusterType = "kubernetesCluster:KubernetesCluster"
+	e.killedUp(manifest, clusterType)
+	var id string
+	for id = range resources(t, e.cloud, clusterType) {
+	}
+
+	// status says what was interrupted and what to run, with the cloud id to find.
+	st := e.status(manifest)
+	advice := message(st, "Ready")
+	if condition(st, "Ready") != "False/PendingCreates" || condition(st, "Drifted") != "Unknown/PendingCreates" ||
+		!strings.Contains(advice, "interrupted while creating digitalocean:index/kubernetesCluster:KubernetesCluster dev-fra1") {
+		t.Errorf("status after a killed up: %+v", st)
+	}
+	// up refuses to create the cluster a second time, and says the same.
+	r, code := e.clusterplane("up", manifest, "--yes")
+	if code == 0 || !strings.Contains(r.stderr, advice) {
+		t.Fatalf("up after a killed up = %d, want the advice status gives (%s): %s", code, advice, r)
+	}
+	if n := len(resources(t, e.cloud, clusterType)); n != 1 {
+		t.Fatalf("%d clusters in the cloud after the refused up, want 1", n)
+	}
+	commands := backticked(advice)
+	if len(commands) != 3 || commands[0] != "pulumi cancel --stack organization/digitaloceankubernetescluster/dev-fra1 --yes" ||
+		commands[1] != "clusterplane refresh "+manifest+" --import-pending-create CLOUD_ID" ||
+		commands[2] != "clusterplane refresh "+manifest+" --clear-pending-creates" {
+		t.Fatalf("the advice names %q, want the lock's cancel, then the refresh that records the cloud's cluster (or forgets it)", commands)
+	}
+
+	// Follow it as written: the lock the killed up left, then the cluster the cloud holds.
+	if r := e.pulumi(e.dir, nil, strings.Fields(commands[0])[1:]...); r.err != nil {
+		t.Fatalf("%s: %s", commands[0], r)
+	}
+	if r, code := e.clusterplane(strings.Fields(strings.Replace(commands[1], "CLOUD_ID", id, 1))[1:]...); code != 0 {
+		t.Fatalf("%s = %d: %s", commands[1], code, r)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 || strings.Contains(r.stdout, "create") {
+		t.Fatalf("up after following the advice = %d, want nothing to create: %s", code, r)
+	}
+	// Nothing lost, nothing duplicated: the one cluster, the stack's own, deployed.
+	clusters := resources(t, e.cloud, clusterType)
+	if _, ok := clusters[id]; len(clusters) != 1 || !ok {
+		t.Errorf("the cloud holds clusters %v, want only %s", keys(clusters), id)
+	}
+	if st := e.status(manifest); condition(st, "Ready") != "True/Deployed" || condition(st, "Drifted") != "False/InSync" ||
+		st.Outputs["cluster_id"] != id {
+		t.Errorf("status after the recovery: %+v, want Ready, in sync, cluster_id %s", st, id)
+	}
+}
+
+func keys(m map[string]standin.Resource) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *testing.T) {
+	e := newEnv(t)
+	// A token of DigitalOcean's published shape, given only in the stack input's providerConfig.
+	token := "dop_v1_" + strings.Repeat("5ec12e7a", 8)
+	e.vars = append(e.vars, "DIGITALOCEAN_TOKEN=")
+	text := "target:\n" + indent(withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")) +
+		"providerConfig:\n  apiToken: " + token + "\n"
+	input := e.write("cluster.stack-input.yaml", text)
+	notAtRest := func(when string) {
+		t.Helper()
+		for _, dir := range []string{"state", "home"} {
+			_ = filepath.WalkDir(filepath.Join(e.dir, dir), func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				if data, err := os.ReadFile(path); err != nil || bytes.Contains(data, []byte(token)) {
+					t.Errorf("%s: %s holds the token in plain text (%v)", when, path, err)
+				}
+				return nil
+			})
+		}
+		if strings.Contains(e.logs.String(), token) {
+			t.Errorf("%s: a command printed the token", when)
+		}
+	}
+	if r, code := e.clusterplane("up", input, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	notAtRest("after up")
+	// The state holds the provider's token as a secret, which the passphrase opens to the token:
+	// refresh and destroy, which run no program, configure the provider from it.
+	export := exec.Command(filepath.Join(root, ".engine", "bin", "pulumi"), "stack", "export", "--show-secrets",
+		"--stack", "organization/digitaloceankubernetescluster/dev-fra1", "--non-interactive")
+	export.Dir, export.Env = e.dir, e.vars
+	// Its output is the test's own request, not logged.
+	if out, err := export.Output(); err != nil || !bytes.Contains(out, []byte(`"plaintext": "\"`+token+`\""`)) {
+		t.Errorf("the state's provider token does not decrypt to the manifest's (%v)", err)
+	}
+	if r, code := e.clusterplane("refresh", input); code != 0 {
+		t.Errorf("refresh = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("destroy", input, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+	if n := len(resources(t, e.cloud, "")); n != 0 {
+		t.Errorf("%d resources left in the cloud after destroy", n)
+	}
+	notAtRest("after refresh and destroy")
+}
+
+// indent indents every line of text by two spaces.
+func indent(text string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n  ") + "\n"
 }

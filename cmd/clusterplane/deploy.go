@@ -323,6 +323,9 @@ func (a *app) up(ctx context.Context, t target, yes bool, progressTo io.Writer) 
 	if err != nil {
 		return "", err
 	}
+	if err := refusePendingCreates(ctx, s); err != nil {
+		return "", err
+	}
 	if !yes {
 		var progress strings.Builder
 		res, err := s.Preview(ctx, optpreview.ProgressStreams(&progress))
@@ -359,18 +362,34 @@ func (a *app) refreshCommand() *cobra.Command {
 		Short: "Read each manifest's resources back from the cloud into its stack",
 		Long: `refresh reads every resource of each manifest's stack from the cloud and records what it finds
 (an autoscaled node count, a patch DigitalOcean upgraded to, a console edit). It changes nothing in
-the cloud; the next up undoes what the manifest manages and leaves what the cloud owns.`,
+the cloud; the next up undoes what the manifest manages and leaves what the cloud owns.
+
+A resource an interrupted up was creating (status says so) is recorded with its id in the cloud
+with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: manifestFiles,
 	}
+	imports := cmd.Flags().StringArray("import-pending-create", nil,
+		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
+	clearPending := cmd.Flags().Bool("clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		targets := a.loadTargets(files, "")
+		if (len(*imports) > 0 || *clearPending) && len(targets) > 1 {
+			return errors.New("--import-pending-create and --clear-pending-creates name one file's stack")
+		}
 		ctx, cancel := signalContext()
 		defer cancel()
 		for _, t := range targets {
 			s, err := a.workspaceFor(ctx, t, false)
+			opts := []optrefresh.Option{optrefresh.ProgressStreams(a.stderr)}
+			if err == nil && len(*imports) > 0 {
+				err = importPending(ctx, s, *imports)
+			}
+			if *clearPending {
+				opts = append(opts, optrefresh.ClearPendingCreates())
+			}
 			if err == nil {
-				_, err = s.Refresh(ctx, optrefresh.ProgressStreams(a.stderr))
+				_, err = s.Refresh(ctx, opts...)
 			}
 			if err != nil {
 				a.fail(t, err)
@@ -502,6 +521,9 @@ on by default) is refused by the engine: deploy deletionProtection: false first.
 			var progress strings.Builder
 			s, err := a.workspaceFor(ctx, t, false)
 			if err == nil {
+				err = refusePendingCreates(ctx, s)
+			}
+			if err == nil {
 				_, err = s.Destroy(ctx, optdestroy.ProgressStreams(w, &progress))
 			}
 			if protectedReplacement(err, progress.String()) {
@@ -632,7 +654,15 @@ func (a *app) status(ctx context.Context, t target) (status, error) {
 		ready = condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
 			Message: "the manifest changed since the last up (generation " + st.ObservedGeneration + "); run up"}
 	}
-	st.Conditions = []condition{ready, a.drifted(ctx, s)}
+	drifted := condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
+	if creates, err := pendingCreates(ctx, s); err != nil {
+		return st, err
+	} else if len(creates) > 0 {
+		ready = condition{Type: "Ready", Status: "False", Reason: "PendingCreates", Message: pendingAdvice(creates, t)}
+	} else {
+		drifted = a.drifted(ctx, s)
+	}
+	st.Conditions = []condition{ready, drifted}
 	return st, nil
 }
 

@@ -251,14 +251,17 @@ func (l *lockedWriter) Write(data []byte) (int, error) {
 // describe says why a stack's operation failed, in the user's terms: the engine's own error lines
 // (its progress was streamed already), and for the faults a user can mend, what to run.
 func describe(err error, t target) string {
-	stack := "organization/" + t.key()
+	var pending pendingCreatesError
 	switch {
+	case errors.As(err, &pending):
+		return pendingAdvice(pending.creates, t)
 	case auto.IsConcurrentUpdateError(err):
 		return "the stack is locked: another operation on it is running. Wait for it to end; if it was killed, " +
-			"remove its lock with `pulumi cancel --stack " + stack + "` (same PULUMI_BACKEND_URL), then run this again"
+			"remove its lock with " + cancelCommand(t) + ", then run this again"
 	case strings.Contains(err.Error(), "pending operations") || strings.Contains(err.Error(), "interrupted"):
+		// `pulumi refresh` would need a Pulumi.yaml of the project: clusterplane's programs are inline.
 		return "an earlier operation on the stack was interrupted and left pending operations: run `clusterplane refresh " +
-			t.file + "` (or `pulumi refresh --stack " + stack + "`) to reconcile them with the cloud, then run this again"
+			t.file + "` to reconcile them with the cloud, then run this again"
 	}
 	text := err.Error()
 	first, rest, _ := strings.Cut(text, "\n")

@@ -11,6 +11,12 @@
 // replaces), nothing more: no CustomizeDiff beyond that, no validation, no API errors (a Civo pool
 // size change updates here where the real provider fails at apply), no computed values inside
 // lists. The cloud is a directory of JSON files that tests may edit.
+//
+// Environment: CLUSTERPLANE_STANDIN_CLOUD (CloudEnv, required) names the cloud's directory;
+// CLUSTERPLANE_STANDIN_DO_VERSIONS (DOVersionsEnv) the Kubernetes versions DigitalOcean offers;
+// CLUSTERPLANE_STANDIN_DELAY (DelayEnv, a Go duration such as "2s") makes every Create answer
+// that much later, the resource already in the cloud, as a real provider waits for a new cluster
+// to be running: a test can kill the engine while a create is in flight.
 package standin
 
 import (
@@ -41,6 +47,10 @@ const DOVersionsEnv = "CLUSTERPLANE_STANDIN_DO_VERSIONS"
 // DefaultDOVersions are the slugs offered when DOVersionsEnv is unset.
 const DefaultDOVersions = "1.30.9-do.0,1.31.1-do.5,1.31.9-do.2,1.32.2-do.0,1.33.1-do.0"
 
+// DelayEnv is how long each Create waits, once the cloud holds the new resource, before it
+// answers (a Go duration; none when unset).
+const DelayEnv = "CLUSTERPLANE_STANDIN_DELAY"
+
 // Provider serves one package's resources and functions from the fake cloud in Cloud.
 type Provider struct {
 	pulumirpc.UnimplementedResourceProviderServer
@@ -53,6 +63,8 @@ type Provider struct {
 	DOVersions []string
 	// Now is the clock, for creation and expiry times.
 	Now func() time.Time
+	// Delay is how long Create waits, the resource stored, before it answers (see DelayEnv).
+	Delay time.Duration
 
 	// mu serialises the cloud's files within this plugin process: the engine calls in parallel.
 	mu sync.Mutex
@@ -85,6 +97,11 @@ func FromEnv(pkg string) (*Provider, error) {
 	}
 	if v := os.Getenv(DOVersionsEnv); v != "" {
 		p.DOVersions = strings.Split(v, ",")
+	}
+	if v := os.Getenv(DelayEnv); v != "" {
+		if p.Delay, err = time.ParseDuration(v); err != nil {
+			return nil, errors.Wrapf(err, "standin: %s", DelayEnv)
+		}
 	}
 	return p, nil
 }
@@ -172,9 +189,22 @@ func (p *Provider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumir
 	return diffResponse(diff(tf, olds, oldInputs, news)), nil
 }
 
-// Create stores the inputs as a new resource with what the cloud computes. In a preview it
-// stores nothing and reports what only the cloud knows as unknown.
-func (p *Provider) Create(_ context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
+// Create stores the inputs as a new resource with what the cloud computes, then waits Delay
+// before it answers. In a preview it stores nothing and reports what only the cloud knows as
+// unknown.
+func (p *Provider) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
+	res, err := p.create(req)
+	if err == nil && !req.GetPreview() && p.Delay > 0 {
+		select {
+		case <-time.After(p.Delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return res, err
+}
+
+func (p *Provider) create(req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
 	tf, err := p.terraformResource(req.GetType(), req.GetUrn())
 	if err != nil {
 		return nil, err
