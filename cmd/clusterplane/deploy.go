@@ -169,11 +169,42 @@ func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Sta
 		ctx.Export(generationOutput, pulumi.String(generation(t.input)))
 		return nil
 	}
-	opts := []auto.LocalWorkspaceOption{auto.Project(project), auto.Pulumi(cmd), auto.SecretsProvider("passphrase")}
-	if create {
-		return auto.UpsertStackInlineSource(ctx, t.stack, t.project, program, opts...)
+	ws, err := auto.NewLocalWorkspace(ctx, auto.Project(project), auto.Pulumi(cmd), auto.SecretsProvider("passphrase"),
+		auto.Program(program))
+	if err != nil {
+		return auto.Stack{}, errors.Wrap(err, "set up the stack's workspace")
 	}
-	return auto.SelectStackInlineSource(ctx, t.stack, t.project, program, opts...)
+	switch {
+	case inFileBackend(backend, t.project, t.stack):
+		return auto.SelectStack(ctx, t.stack, preselected{ws})
+	case create:
+		return auto.UpsertStack(ctx, t.stack, ws)
+	}
+	return auto.SelectStack(ctx, t.stack, ws)
+}
+
+// preselected is a workspace whose stack is known to exist: every command the Automation API
+// runs on a stack names it (--stack), so `pulumi stack select` first would only start the CLI
+// once more, a fifth of an unchanged preview's time.
+type preselected struct{ auto.Workspace }
+
+func (preselected) SelectStack(context.Context, string) error { return nil }
+
+// inFileBackend tells whether stack ("organization/<project>/<name>") exists in the local file
+// backend at backend, where the CLI keeps it as .pulumi/stacks/<project>/<name>.json (gzipped
+// with PULUMI_SELF_MANAGED_STATE_GZIP). Other backends are asked through the CLI.
+func inFileBackend(backend, project, stack string) bool {
+	root, ok := strings.CutPrefix(backend, "file://")
+	if !ok {
+		return false
+	}
+	name := stack[strings.LastIndex(stack, "/")+1:]
+	for _, ext := range []string{".json", ".json.gz"} {
+		if _, err := os.Stat(filepath.Join(root, ".pulumi", "stacks", project, name+ext)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // generationOutput is the stack output that records the generation of the manifest an up
