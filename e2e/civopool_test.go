@@ -220,3 +220,30 @@ func TestClusterplaneDeploysAndScalesACivoPoolWithNoPluginButItself(t *testing.T
 		t.Errorf("destroy left %d pools", n)
 	}
 }
+
+func TestClusterplaneAdoptsAnExistingCivoPoolByClusterAndNameAndRefusesOneTheManifestDisagreesWith(t *testing.T) {
+	e := newEnv(t)
+	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	// A pool made outside any stack, e.g. in Civo's dashboard.
+	e.civo.Seed(civoClusterID, civogo.KubernetesPool{ID: "workers", Size: "g4s.kube.medium", Count: 3})
+	id := civoClusterID + ":workers"
+
+	other := e.write("other.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
+	r, code := e.clusterplane("adopt", other, "--id", id)
+	if code != 3 || !strings.Contains(r.stdout, "nodeCount: manifest 5, live 3") {
+		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing nodeCount: %s", code, r)
+	}
+	if len(e.civo.Requests("PUT"))+len(e.civo.Requests("POST"))+len(e.civo.Requests("DELETE")) != 0 {
+		t.Fatal("a refused adopt changed the pool")
+	}
+	manifest := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n"))
+	if r, code := e.clusterplane("adopt", manifest, "--id", id); code != 0 || !strings.Contains(r.stdout, "adopted") {
+		t.Fatalf("adopt = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", manifest); code != 0 || strings.Contains(r.stdout, "update") {
+		t.Errorf("preview after adopt = %d, want no change: %s", code, r)
+	}
+	if n := len(e.civo.Requests("POST")); n != 0 {
+		t.Errorf("adopting created %d pools", n)
+	}
+}
