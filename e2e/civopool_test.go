@@ -136,17 +136,7 @@ func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated
 
 	same := civoPool("  size: g4s.kube.medium\n  nodeCount: 2\n  labels: {workload: apps}\n")
 	input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", same)}
-	r := e.must(dir, input, "preview", "--json")
-	var preview struct {
-		Steps []struct {
-			Op  string `json:"op"`
-			URN string `json:"urn"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &preview); err != nil {
-		t.Fatalf("preview --json: %v\n%s", err, r.stdout)
-	}
-	for _, s := range preview.Steps {
+	for _, s := range e.previewSteps(dir, input) {
 		if s.Op != "same" && s.Op != "update" {
 			t.Errorf("%s would %s: want it taken over through its alias", s.URN, s.Op)
 		}

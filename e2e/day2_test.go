@@ -160,17 +160,7 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 	before := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
 
 	input := []string{"STACK_INPUT_FILE=" + filepath.Join(root, "examples", "digitaloceankubernetescluster", "minimal.yaml")}
-	r := e.must(dir, input, "preview", "--json")
-	var preview struct {
-		Steps []struct {
-			Op  string `json:"op"`
-			URN string `json:"urn"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &preview); err != nil {
-		t.Fatalf("preview --json: %v\n%s", err, r.stdout)
-	}
-	for _, s := range preview.Steps {
+	for _, s := range e.previewSteps(dir, input) {
 		if strings.Contains(s.URN, "::digitalocean:") && s.Op != "same" && s.Op != "update" && s.Op != "refresh" {
 			t.Errorf("%s would %s: want it kept through its alias", s.URN, s.Op)
 		}
@@ -196,4 +186,23 @@ func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExis
 	e.registry.Store(http.StatusOK)
 	e.must(dir, input, "up", "--yes", "--skip-preview")
 	e.must(dir, input, "destroy", "--yes", "--skip-preview")
+}
+
+// step is one step of `pulumi preview --json`.
+type step struct {
+	Op  string `json:"op"`
+	URN string `json:"urn"`
+}
+
+// previewSteps runs `pulumi preview --json` in dir and returns its steps.
+func (e *env) previewSteps(dir string, extra []string) []step {
+	e.t.Helper()
+	r := e.must(dir, extra, "preview", "--json")
+	var preview struct {
+		Steps []step `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &preview); err != nil {
+		e.t.Fatalf("preview --json: %v\n%s", err, r.stdout)
+	}
+	return preview.Steps
 }

@@ -74,6 +74,21 @@ func (s *Server) custom(typ string) (CustomResource, error) {
 	return c.New(s.config), nil
 }
 
+// resourceOf returns the custom resource of urn's type and the property maps of structs.
+func (s *Server) resourceOf(urn string, structs ...*structpb.Struct) (CustomResource, []resource.PropertyMap, error) {
+	r, err := s.custom(resource.URN(urn).Type().String())
+	if err != nil {
+		return nil, nil, err
+	}
+	maps := make([]resource.PropertyMap, len(structs))
+	for i, st := range structs {
+		if maps[i], err = unmarshal(st); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, maps, nil
+}
+
 func unmarshal(st *structpb.Struct) (resource.PropertyMap, error) {
 	m, err := plugin.UnmarshalProperties(st, propertyOptions)
 	return m, errors.Wrap(err, "read the properties")
@@ -110,16 +125,12 @@ func (s *Server) DiffConfig(_ context.Context, req *pulumirpc.DiffRequest) (*pul
 
 // Check checks a custom resource's inputs.
 func (s *Server) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulumirpc.CheckResponse, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
-	if err != nil {
-		return nil, err
-	}
-	news, err := unmarshal(req.GetNews())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetNews())
 	if err != nil {
 		return nil, err
 	}
 	resp := &pulumirpc.CheckResponse{Inputs: req.GetNews()}
-	for _, f := range r.Check(news) {
+	for _, f := range r.Check(m[0]) {
 		resp.Failures = append(resp.Failures, &pulumirpc.CheckFailure{Property: f.Property, Reason: f.Reason})
 	}
 	return resp, nil
@@ -127,19 +138,11 @@ func (s *Server) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pulumir
 
 // Diff compares a custom resource's state with its new inputs.
 func (s *Server) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetOlds(), req.GetNews())
 	if err != nil {
 		return nil, err
 	}
-	olds, err := unmarshal(req.GetOlds())
-	if err != nil {
-		return nil, err
-	}
-	news, err := unmarshal(req.GetNews())
-	if err != nil {
-		return nil, err
-	}
-	c := r.Diff(olds, news)
+	c := r.Diff(m[0], m[1])
 	resp := &pulumirpc.DiffResponse{
 		Changes:             pulumirpc.DiffResponse_DIFF_NONE,
 		Diffs:               c.Updates,
@@ -167,15 +170,11 @@ func (s *Server) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc
 
 // Create creates a custom resource.
 func (s *Server) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetProperties())
 	if err != nil {
 		return nil, err
 	}
-	news, err := unmarshal(req.GetProperties())
-	if err != nil {
-		return nil, err
-	}
-	id, state, err := r.Create(ctx, news, timeout(req.GetTimeout()), req.GetPreview())
+	id, state, err := r.Create(ctx, m[0], timeout(req.GetTimeout()), req.GetPreview())
 	var partial *PartialError
 	if errors.As(err, &partial) {
 		return nil, initFailed(partial.ID, partial.State, err)
@@ -208,19 +207,11 @@ func initFailed(id string, state resource.PropertyMap, cause error) error {
 
 // Read reads a custom resource from the cloud, for a refresh or an import.
 func (s *Server) Read(ctx context.Context, req *pulumirpc.ReadRequest) (*pulumirpc.ReadResponse, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetProperties(), req.GetInputs())
 	if err != nil {
 		return nil, err
 	}
-	state, err := unmarshal(req.GetProperties())
-	if err != nil {
-		return nil, err
-	}
-	inputs, err := unmarshal(req.GetInputs())
-	if err != nil {
-		return nil, err
-	}
-	id, outs, ins, err := r.Read(ctx, req.GetId(), state, inputs)
+	id, outs, ins, err := r.Read(ctx, req.GetId(), m[0], m[1])
 	if err != nil || id == "" {
 		return &pulumirpc.ReadResponse{}, err
 	}
@@ -237,19 +228,11 @@ func (s *Server) Read(ctx context.Context, req *pulumirpc.ReadRequest) (*pulumir
 
 // Update changes a custom resource in place.
 func (s *Server) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetOlds(), req.GetNews())
 	if err != nil {
 		return nil, err
 	}
-	olds, err := unmarshal(req.GetOlds())
-	if err != nil {
-		return nil, err
-	}
-	news, err := unmarshal(req.GetNews())
-	if err != nil {
-		return nil, err
-	}
-	state, err := r.Update(ctx, olds, news, timeout(req.GetTimeout()), req.GetPreview())
+	state, err := r.Update(ctx, m[0], m[1], timeout(req.GetTimeout()), req.GetPreview())
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +245,9 @@ func (s *Server) Update(ctx context.Context, req *pulumirpc.UpdateRequest) (*pul
 
 // Delete deletes a custom resource.
 func (s *Server) Delete(ctx context.Context, req *pulumirpc.DeleteRequest) (*emptypb.Empty, error) {
-	r, err := s.custom(resource.URN(req.GetUrn()).Type().String())
+	r, m, err := s.resourceOf(req.GetUrn(), req.GetProperties())
 	if err != nil {
 		return nil, err
 	}
-	state, err := unmarshal(req.GetProperties())
-	if err != nil {
-		return nil, err
-	}
-	return &emptypb.Empty{}, r.Delete(ctx, req.GetId(), state, timeout(req.GetTimeout()))
+	return &emptypb.Empty{}, r.Delete(ctx, req.GetId(), m[0], timeout(req.GetTimeout()))
 }
