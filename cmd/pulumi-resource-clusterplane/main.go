@@ -13,7 +13,6 @@ import (
 	"github.com/clusterplane/clusterplane/registry"
 	"os"
 	"runtime/debug"
-
 )
 
 // schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
