@@ -10,9 +10,10 @@ package main
 import (
 	_ "embed"
 	"fmt"
-	"github.com/clusterplane/clusterplane/registry"
 	"os"
 	"runtime/debug"
+
+	"github.com/clusterplane/clusterplane/registry"
 )
 
 // schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
