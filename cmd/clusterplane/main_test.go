@@ -419,8 +419,8 @@ func TestExplainSaysWhatChangingAFieldDoesFromTheEffectsTable(t *testing.T) {
 		t.Errorf("explain = exit %d, want %q in:\n%s", r.code, want, r.stdout)
 	}
 	r = run(t, "", "explain", "CivoKubernetesNodePool.spec.nodeCount")
-	if !strings.Contains(r.stdout, "refused (civo:index/kubernetesNodePool:KubernetesNodePool): the pinned Civo provider") {
-		t.Errorf("explain of a Civo pool's nodeCount does not say it is refused:\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "update (clusterplane:civo:NodePool): the plugin scales the pool in place") {
+		t.Errorf("explain of a Civo pool's nodeCount does not say the plugin scales it in place:\n%s", r.stdout)
 	}
 }
 
