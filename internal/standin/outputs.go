@@ -16,13 +16,18 @@ const (
 	civoFirewall = "civo_firewall"
 )
 
+// previousCivoPool is the civo provider's pool, which the previous release registered and the
+// clusterplane plugin now replaces: it is still served, without effects facts (every change an
+// update), so that e2e can deploy a stack of that release and show it taken over in place.
+const previousCivoPool = "civo:index/kubernetesNodePool:KubernetesNodePool"
+
 // terraformResources maps each served type token to its Terraform resource.
 var terraformResources = map[string]string{
 	"digitalocean:index/kubernetesCluster:KubernetesCluster":   doCluster,
 	"digitalocean:index/kubernetesNodePool:KubernetesNodePool": doNodePool,
 	"civo:index/kubernetesCluster:KubernetesCluster":           civoCluster,
-	"civo:index/kubernetesNodePool:KubernetesNodePool":         civoNodePool,
-	"civo:index/firewall:Firewall":                             civoFirewall,
+	previousCivoPool:               civoNodePool,
+	"civo:index/firewall:Firewall": civoFirewall,
 }
 
 // idPrefixes make ids that say what they are, in the cloud directory and in state.
