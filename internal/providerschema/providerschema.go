@@ -59,6 +59,9 @@ type file struct {
 		InputProperties map[string]property `json:"inputProperties"`
 	} `json:"provider"`
 	Resources map[string]struct {
+		// IsComponent marks the clusterplane plugin's components, which register other
+		// resources rather than being checked as one.
+		IsComponent     bool                `json:"isComponent"`
 		InputProperties map[string]property `json:"inputProperties"`
 		RequiredInputs  []string            `json:"requiredInputs"`
 		Required        []string            `json:"required"`
@@ -74,17 +77,26 @@ type Schema struct {
 
 // Dir finds ../shared/providers beside the repository that holds the working directory.
 func Dir() (string, bool) {
+	root, ok := repoRoot()
+	if !ok {
+		return "", false
+	}
+	providers := filepath.Join(root, "..", "shared", "providers")
+	if _, err := os.Stat(providers); err != nil {
+		return "", false
+	}
+	return providers, true
+}
+
+// repoRoot is the folder of the go.mod above the working directory.
+func repoRoot() (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", false
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			providers := filepath.Join(dir, "..", "shared", "providers")
-			if _, err := os.Stat(providers); err == nil {
-				return providers, true
-			}
-			return "", false
+			return dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -102,56 +114,22 @@ func Load(dir string) (*Schema, error) {
 	}
 	s := &Schema{resources: map[string]object{}, types: map[string]namedType{}}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, errors.Wrap(err, "read provider schema")
-		}
-		var f file
-		if err := json.Unmarshal(data, &f); err != nil {
-			return nil, errors.Wrapf(err, "parse %s", path)
-		}
-		s.resources["pulumi:providers:"+f.Name] = object{Properties: f.Provider.InputProperties}
-		for token, r := range f.Resources {
-			s.resources[token] = object{Properties: r.InputProperties, Required: r.RequiredInputs, InState: r.Required}
-		}
-		for token, t := range f.Types {
-			s.types[token] = t
+		if err := s.add(path); err != nil {
+			return nil, err
 		}
 	}
 	return s, s.addPlugin()
 }
 
-// addPlugin adds the custom resources of this repository's own plugin (the Civo node pool) and
-// its provider, from the schema `make protos` writes: the modules register them too.
-func (s *Schema) addPlugin() error {
-	dir, err := os.Getwd()
+// add adds the provider, custom resources and types of the schema file at path.
+func (s *Schema) add(path string) error {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return errors.Wrap(err, "read provider schema")
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			return errors.New("no go.mod above the working directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "cmd", "pulumi-resource-clusterplane", "schema.json"))
-	if err != nil {
-		return errors.Wrap(err, "read the plugin's schema")
-	}
-	var f struct {
-		file
-		Resources map[string]struct {
-			IsComponent     bool                `json:"isComponent"`
-			InputProperties map[string]property `json:"inputProperties"`
-			RequiredInputs  []string            `json:"requiredInputs"`
-			Required        []string            `json:"required"`
-		} `json:"resources"`
-	}
+	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
-		return errors.Wrap(err, "parse the plugin's schema")
+		return errors.Wrapf(err, "parse %s", path)
 	}
 	s.resources["pulumi:providers:"+f.Name] = object{Properties: f.Provider.InputProperties}
 	for token, r := range f.Resources {
@@ -163,6 +141,16 @@ func (s *Schema) addPlugin() error {
 		s.types[token] = t
 	}
 	return nil
+}
+
+// addPlugin adds the custom resources of this repository's own plugin (the Civo node pool) and
+// its provider, from the schema `make protos` writes: the modules register them too.
+func (s *Schema) addPlugin() error {
+	root, ok := repoRoot()
+	if !ok {
+		return errors.New("no go.mod above the working directory")
+	}
+	return s.add(filepath.Join(root, "cmd", "pulumi-resource-clusterplane", "schema.json"))
 }
 
 // Knows tells whether the schema describes resources of type typ.

@@ -85,37 +85,52 @@ const ReadyStatus = "ACTIVE"
 
 var validEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 
-// Validate reports what in the spec Civo would refuse or this package could not keep
-// converged.
-func Validate(s Spec) error {
-	var problems []string
+// Problem is one thing in a spec that Civo would refuse or this package could not keep
+// converged: the field (cluster_id, id, size, count, labels, taints[i].key, taints[i].effect)
+// and why.
+type Problem struct{ Field, Reason string }
+
+// Problems lists the spec's problems, in field order.
+func Problems(s Spec) []Problem {
+	var out []Problem
 	if s.ClusterID == "" {
-		problems = append(problems, "cluster id is empty")
+		out = append(out, Problem{"cluster_id", "cluster id is empty"})
 	}
 	if s.ID == "" {
-		problems = append(problems, "pool id is empty")
+		out = append(out, Problem{"id", "pool id is empty"})
 	}
 	if s.Size == "" {
-		problems = append(problems, "size is empty")
+		out = append(out, Problem{"size", "size is empty"})
 	}
 	if s.Count < 1 {
-		problems = append(problems, fmt.Sprintf("count is %d, want at least 1", s.Count))
+		out = append(out, Problem{"count", fmt.Sprintf("count is %d, want at least 1", s.Count)})
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
 		if strings.HasPrefix(k, CivoLabelPrefix) {
-			problems = append(problems, fmt.Sprintf("label %q is under %s, which Civo manages itself", k, CivoLabelPrefix))
+			out = append(out, Problem{"labels", fmt.Sprintf("label %q is under %s, which Civo manages itself", k, CivoLabelPrefix)})
 		}
 	}
-	for _, t := range s.Taints {
+	for i, t := range s.Taints {
 		if t.Key == "" {
-			problems = append(problems, "a taint has an empty key")
+			out = append(out, Problem{fmt.Sprintf("taints[%d].key", i), "a taint has an empty key"})
 		}
 		if !slices.Contains(validEffects, t.Effect) {
-			problems = append(problems, fmt.Sprintf("taint %q has effect %q, want one of %s", t.Key, t.Effect, strings.Join(validEffects, ", ")))
+			out = append(out, Problem{fmt.Sprintf("taints[%d].effect", i),
+				fmt.Sprintf("taint %q has effect %q, want one of %s", t.Key, t.Effect, strings.Join(validEffects, ", "))})
 		}
 	}
-	if len(problems) > 0 {
-		return &Error{Op: "invalid spec", ClusterID: s.ClusterID, PoolID: s.ID, Err: errors.New(strings.Join(problems, "; "))}
+	return out
+}
+
+// Validate reports what in the spec Civo would refuse or this package could not keep
+// converged (Problems), as one error.
+func Validate(s Spec) error {
+	var reasons []string
+	for _, p := range Problems(s) {
+		reasons = append(reasons, p.Reason)
+	}
+	if len(reasons) > 0 {
+		return &Error{Op: "invalid spec", ClusterID: s.ClusterID, PoolID: s.ID, Err: errors.New(strings.Join(reasons, "; "))}
 	}
 	return nil
 }

@@ -11,11 +11,8 @@ package civopoolresource
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -199,7 +196,7 @@ func (p pool) inputs() resource.PropertyMap {
 	}
 	m[Labels] = resource.NewObjectProperty(labels)
 	taints := []resource.PropertyValue{}
-	for _, t := range sortedTaints(p.Taints) {
+	for _, t := range p.Taints {
 		taints = append(taints, resource.NewObjectProperty(resource.PropertyMap{
 			"key": resource.NewStringProperty(t.Key), "value": resource.NewStringProperty(t.Value),
 			"effect": resource.NewStringProperty(t.Effect),
@@ -225,43 +222,53 @@ func fromState(st civopool.State, autoScale bool) pool {
 	return pool{Spec: civopool.Refresh(st), AutoScale: autoScale, Instances: slices.Clone(st.InstanceNames)}
 }
 
-func sortedTaints(ts []civopool.Taint) []civopool.Taint {
-	out := slices.Clone(ts)
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Key+"\x00"+out[i].Effect+"\x00"+out[i].Value < out[j].Key+"\x00"+out[j].Effect+"\x00"+out[j].Value
-	})
+// fields are the pool's properties in the order Diff lists them, each with the name civopool
+// gives it (ReplaceFields, Drift, Problems) and whether a value not yet known may replace the
+// pool. autoScale is this resource's alone.
+var fields = []struct {
+	property, civo string
+	replaces       bool
+}{
+	{ClusterID, "cluster_id", true}, {NodePoolName, "id", true}, {Region, "region", true},
+	{Size, "size", true}, {PublicIP, "public_ip", true},
+	{NodeCount, "count", false}, {AutoScale, "", false}, {Labels, "labels", false}, {Taints, "taints", false},
+}
+
+// property is the property civopool's field name stands for ("taints[0].key" is below taints).
+func property(civo string) string {
+	head, rest, _ := strings.Cut(civo, "[")
+	for _, f := range fields {
+		if f.civo == head && rest != "" {
+			return f.property + "[" + rest
+		}
+		if f.civo == head {
+			return f.property
+		}
+	}
+	return civo
+}
+
+func set(names []string) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
 	return out
 }
 
-// Check returns what in the inputs Civo would refuse or the pool could not keep converged.
-// Unknown values (a cluster id known only after its cluster is created) are not checked.
+// Check returns what in the inputs Civo would refuse or the pool could not keep converged
+// (civopool.Problems). Values not yet known (a cluster id known only after its cluster is
+// created) are not checked.
 func (r *Resource) Check(news resource.PropertyMap) []componentprovider.Failure {
 	p, _ := read(news)
 	var out []componentprovider.Failure
-	has := func(key string) bool {
-		v, ok := news[resource.PropertyKey(key)]
-		return ok && (v.ContainsUnknowns() || !unwrap(v).IsNull())
-	}
-	for _, key := range []string{ClusterID, NodePoolName, Size} {
-		if !has(key) {
-			out = append(out, componentprovider.Failure{Property: key, Reason: "required"})
+	for _, problem := range civopool.Problems(p.Spec) {
+		name := property(problem.Field)
+		key, _, _ := strings.Cut(name, "[")
+		if v, ok := news[resource.PropertyKey(key)]; ok && v.ContainsUnknowns() {
+			continue
 		}
-	}
-	if v, ok := news[NodeCount]; ok && !v.ContainsUnknowns() && p.Count < 1 {
-		out = append(out, componentprovider.Failure{Property: NodeCount, Reason: fmt.Sprintf("must be at least 1, not %d", p.Count)})
-	}
-	for _, k := range slices.Sorted(maps.Keys(p.Labels)) {
-		if strings.HasPrefix(k, civopool.CivoLabelPrefix) {
-			out = append(out, componentprovider.Failure{Property: Labels, Reason: fmt.Sprintf("key %q is under %s, which Civo sets on its nodes itself", k, civopool.CivoLabelPrefix)})
-		}
-	}
-	for i, t := range p.Taints {
-		if t.Key == "" {
-			out = append(out, componentprovider.Failure{Property: fmt.Sprintf("%s[%d].key", Taints, i), Reason: "required"})
-		}
-		if !slices.Contains([]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, t.Effect) {
-			out = append(out, componentprovider.Failure{Property: fmt.Sprintf("%s[%d].effect", Taints, i), Reason: "must be NoSchedule, PreferNoSchedule or NoExecute"})
-		}
+		out = append(out, componentprovider.Failure{Property: name, Reason: problem.Reason})
 	}
 	return out
 }
@@ -269,35 +276,40 @@ func (r *Resource) Check(news resource.PropertyMap) []componentprovider.Failure 
 // Diff compares the pool's state (olds: this resource's or civo's pool's) with new inputs.
 //
 //   - clusterId, nodePoolName, region, size and publicIpNodePool replace the pool: Civo changes
-//     none of them in place. A replacement in the same cluster deletes the old pool first,
-//     because the name is the pool's id and Civo refuses a second pool with the same id; the
-//     pool's capacity is gone until the new one is running.
-//   - nodeCount, labels and taints update the pool in place, clearing included.
+//     none of them in place (civopool.ReplaceFields). A replacement in the same cluster deletes
+//     the old pool first, because the name is the pool's id and Civo refuses a second pool with
+//     the same id; the pool's capacity is gone until the new one is running.
+//   - nodeCount, labels and taints update the pool in place, clearing included (civopool.Drift:
+//     Civo's own labels, kubernetes.civo.com/, are never a difference).
 //   - With autoScale, nodeCount is the autoscaler's: a difference is not a change.
-//   - Civo's own labels (kubernetes.civo.com/) are never a difference.
 func (r *Resource) Diff(olds, news resource.PropertyMap) componentprovider.Change {
 	o, _ := read(olds)
 	n, known := read(news)
+	// A state taken over from civo's pool has no region: the pool was in its provider's.
+	if o.Region == "" {
+		o.Region = n.Region
+	}
+	if n.Region == "" {
+		n.Region = o.Region
+	}
+	replace := set(civopool.ReplaceFields(o.Spec, n.Spec))
+	drift := set(civopool.Drift(n.Spec, civopool.State{Spec: o.Spec}))
 	var c componentprovider.Change
-	differs := func(key string, changed bool) {
-		v, has := news[resource.PropertyKey(key)]
-		if changed || (has && v.ContainsUnknowns()) {
-			c.Updates = append(c.Updates, key)
+	for _, f := range fields {
+		v, has := news[resource.PropertyKey(f.property)]
+		unknown := has && v.ContainsUnknowns()
+		changed := unknown || replace[f.civo] || drift[f.civo] && !(f.property == NodeCount && n.AutoScale)
+		if f.property == AutoScale {
+			changed = unknown || o.AutoScale != n.AutoScale
+		}
+		if !changed {
+			continue
+		}
+		c.Updates = append(c.Updates, f.property)
+		if replace[f.civo] || unknown && f.replaces {
+			c.Replaces = append(c.Replaces, f.property)
 		}
 	}
-	differs(ClusterID, o.ClusterID != n.ClusterID)
-	differs(NodePoolName, o.ID != n.ID)
-	// A state taken over from civo's pool has no region: the pool was in its provider's.
-	differs(Region, o.Region != "" && n.Region != "" && o.Region != n.Region)
-	differs(Size, o.Size != n.Size)
-	differs(PublicIP, o.PublicIP != n.PublicIP)
-	for _, key := range c.Updates {
-		c.Replaces = append(c.Replaces, key)
-	}
-	differs(NodeCount, !n.AutoScale && o.Count != n.Count)
-	differs(AutoScale, o.AutoScale != n.AutoScale)
-	differs(Labels, !maps.Equal(civopool.UserLabels(o.Labels), civopool.UserLabels(n.Labels)))
-	differs(Taints, !slices.Equal(sortedTaints(o.Taints), sortedTaints(n.Taints)))
 	sameCluster := !slices.Contains(c.Replaces, ClusterID) && !slices.Contains(c.Replaces, Region)
 	c.DeleteBeforeReplace = len(c.Replaces) > 0 && sameCluster && (!known || o.ID == n.ID)
 	return c

@@ -20,14 +20,20 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
 	opts ...pulumi.ResourceOption) (*civo.Provider, error) {
 	args := &civo.ProviderArgs{Region: pulumi.String(region.String())}
-	if token := provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv); token != "" {
+	token, url := settings(cfg)
+	if token != "" {
 		args.Token = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
 	}
-	if url := provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv); url != "" {
+	if url != "" {
 		args.ApiEndpoint = pulumi.String(url)
 	}
 	p, err := civo.NewProvider(ctx, name, args, opts...)
 	return p, errors.Wrap(err, "create civo provider")
+}
+
+// settings are the API token and URL of cfg, each falling back to its environment variable.
+func settings(cfg *civov1.CivoProviderConfig) (token, url string) {
+	return provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv), provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv)
 }
 
 // PluginName is the plugin that manages Civo node pools (clusterplane:civo:NodePool).
@@ -39,10 +45,11 @@ const PluginName = "pulumi-resource-clusterplane"
 func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
 	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
 	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region.String())}
-	if token := provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv); token != "" {
+	token, url := settings(cfg)
+	if token != "" {
 		args.CivoToken = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
 	}
-	if url := provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv); url != "" {
+	if url != "" {
 		args.CivoApiUrl = pulumi.StringPtr(url)
 	}
 	p, err := clusterplane.NewProvider(ctx, name, args, opts...)
