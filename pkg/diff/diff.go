@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/rules"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // Secret is what a secret value reads as.
@@ -227,7 +227,7 @@ func equalValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 
 // value renders a field as JSON would show it: null when unset, Secret for a redacted field.
 func value(fd protoreflect.FieldDescriptor, m protoreflect.Message) any {
-	if opts, ok := fd.Options().(*descriptorpb.FieldOptions); ok && opts.GetDebugRedact() {
+	if rules.Secret(fd) {
 		return Secret
 	}
 	if fd.HasPresence() && !m.Has(fd) {

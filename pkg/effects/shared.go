@@ -1,6 +1,7 @@
 package effects
 
 import (
+	stdmaps "maps"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -112,9 +113,7 @@ func facts(resource, source string, flags map[string]string) map[string]Attribut
 func merge(maps ...map[string]Attribute) map[string]Attribute {
 	out := map[string]Attribute{}
 	for _, m := range maps {
-		for k, v := range m {
-			out[k] = v
-		}
+		stdmaps.Copy(out, m)
 	}
 	return out
 }

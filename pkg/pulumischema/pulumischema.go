@@ -254,7 +254,7 @@ func (g *generator) field(fd protoreflect.FieldDescriptor) (*Property, error) {
 		}
 	}
 	p.Description = describe(apidoc.Comment(fd.FullName()), rules.Words(fd))
-	p.Secret = isRedacted(fd)
+	p.Secret = rules.Secret(fd)
 	return p, nil
 }
 
@@ -350,12 +350,6 @@ func Module(pkg protoreflect.FullName) string {
 		return parts[1]
 	}
 	return string(pkg)
-}
-
-func isRedacted(fd protoreflect.FieldDescriptor) bool {
-	type redactable interface{ GetDebugRedact() bool }
-	o, ok := fd.Options().(redactable)
-	return ok && o.GetDebugRedact()
 }
 
 // messageRules are md's CEL rules that no field's description states: by the API's convention a

@@ -14,6 +14,7 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -21,6 +22,13 @@ import (
 func Field(fd protoreflect.FieldDescriptor) *validate.FieldRules {
 	r, _ := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules)
 	return r
+}
+
+// Secret tells whether the field holds a secret (debug_redact): an API token. Its value is never
+// shown, compared or checked for a token's shape, and Pulumi gets it as a secret.
+func Secret(fd protoreflect.FieldDescriptor) bool {
+	opts, ok := fd.Options().(*descriptorpb.FieldOptions)
+	return ok && opts.GetDebugRedact()
 }
 
 // OneofRequired reports whether exactly one field of od must be set.

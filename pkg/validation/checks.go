@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/rules"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // The rules CEL cannot say well, checked in Go over the whole message after the proto rules.
@@ -35,7 +35,7 @@ const digitalOceanPackage = "clusterplane.provider.digitalocean."
 func check(m protoreflect.Message, path string) []Violation {
 	var out []Violation
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if redacted(fd) {
+		if rules.Secret(fd) {
 			return true // the token's own field
 		}
 		at := join(path, string(fd.Name()))
@@ -97,11 +97,6 @@ func caseCollisions(list protoreflect.List, at string) []Violation {
 		}
 	}
 	return out
-}
-
-func redacted(fd protoreflect.FieldDescriptor) bool {
-	opts, ok := fd.Options().(*descriptorpb.FieldOptions)
-	return ok && opts.GetDebugRedact()
 }
 
 func join(path, name string) string {
