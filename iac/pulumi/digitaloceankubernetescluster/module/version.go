@@ -45,12 +45,13 @@ func deployedVersion(manifest, resolved string, autoUpgrade bool, live, liveLate
 			"which DigitalOcean upgraded it to; deploying it would replace the cluster. Set kubernetesVersion to %s",
 			manifest, live, want)
 	}
-	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps > 1 {
+	steps, known := kubeversion.MinorSteps(live, resolved)
+	if known && steps > 1 {
 		return version{}, errors.Errorf("spec.kubernetesVersion: %s is %d minor versions above the version the cluster runs, %s; "+
 			"DigitalOcean upgrades one minor version at a time. Set kubernetesVersion to the latest %s.x slug first, then deploy each minor in turn",
 			manifest, steps, live, nextMinor(live))
 	}
-	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps == 1 && liveLatest != "" && live != liveLatest {
+	if known && steps == 1 && liveLatest != "" && live != liveLatest {
 		return version{}, errors.Errorf("spec.kubernetesVersion: DigitalOcean upgrades to %s only from the latest patch of %s, "+
 			"and the cluster runs %s. Set kubernetesVersion to %s and deploy, then upgrade to %s",
 			kubeversion.Minor(resolved), kubeversion.Minor(live), live, liveLatest, manifest)
