@@ -153,21 +153,13 @@ func (a *app) kindNamed(file string, head stackinput.Head) (*kind, error) {
 // readFile reads file ("-" for standard input) once and returns its text and the kind it
 // names; on failure it prints why, sets the exit code and returns nil.
 func (a *app) readFile(file string) (program.File, *kind) {
-	data, err := stackinput.ReadFrom(file, a.stdin)
-	if err == nil {
-		var head stackinput.Head
-		if head, err = stackinput.ReadHead(data); err == nil {
-			var k *kind
-			if k, err = a.kindNamed(file, head); err == nil {
-				return program.File{Name: file, Data: data}, k
-			}
-		} else {
-			err = errors.Wrap(err, file)
-		}
+	f, k, _, err := a.load(input{file: file, explicit: true})
+	if err != nil {
+		fmt.Fprintln(a.stderr, err)
+		a.code = program.ExitInvalid
+		return program.File{}, nil
 	}
-	fmt.Fprintln(a.stderr, err)
-	a.code = program.ExitInvalid
-	return program.File{}, nil
+	return f, k
 }
 
 // format is the value of an -o flag: text or json.

@@ -63,26 +63,25 @@ func (a *app) loadTargets(args []string, stackOverride string) []target {
 	var out []target
 	failed := false
 	for _, in := range inputs {
-		file := in.file
-		if !in.explicit && !isManifest(file) {
+		f, k, skipped, err := a.load(in)
+		if skipped {
 			continue // other YAML in a directory, as validate skips it
 		}
-		f, k := a.readFile(file)
-		if k == nil {
-			failed = true
-			continue
+		stackInput := proto.Message(nil)
+		if err == nil {
+			stackInput = k.newInput()
+			err = stackinput.Parse(f.Data, f.Name, stackInput)
 		}
-		in := k.newInput()
-		if err := stackinput.Parse(f.Data, f.Name, in); err != nil {
+		if err != nil {
 			fmt.Fprintln(a.stderr, err)
 			failed = true
 			continue
 		}
-		project, stack := stackName(k, in)
+		project, stack := stackName(k, stackInput)
 		if stackOverride != "" {
 			stack = stackOverride
 		}
-		out = append(out, target{file: file, kind: k, input: in, project: project, stack: stack})
+		out = append(out, target{file: in.file, kind: k, input: stackInput, project: project, stack: stack})
 	}
 	if failed {
 		a.code = program.ExitInvalid
@@ -113,16 +112,6 @@ func (a *app) stackExists(ctx context.Context, key string, like target) bool {
 	t := target{project: project, stack: stack, kind: like.kind, input: like.input}
 	_, err := a.workspaceFor(ctx, t, false)
 	return err == nil
-}
-
-// isManifest tells whether a file found in a directory names a Clusterplane kind at its head.
-func isManifest(file string) bool {
-	data, err := stackinput.Read(file)
-	if err != nil {
-		return false
-	}
-	head, err := stackinput.ReadHead(data)
-	return err == nil && head.Kind != ""
 }
 
 // stackTargets loads the files for a command with --stack, which names the stack of one file.

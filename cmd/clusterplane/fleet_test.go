@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,7 +26,6 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 	// Pools referencing pools stand in for pools referencing a cluster: only the keys matter.
 	a, b, c := poolTarget("a", "b-x"), poolTarget("b-x", "c-y"), poolTarget("c-y", "")
 	c.input.(*dopool.DigitalOceanKubernetesNodePoolStackInput).Target.Spec.Cluster = sharedv1.StringValue("id")
-	b.stack, c.stack = "b-x", "c-y"
 	sorted, deps, err := order([]target{a, b, c}, none)
 	if err != nil {
 		t.Fatal(err)
@@ -47,5 +48,28 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 	if _, _, err := order([]target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
 		!strings.Contains(err.Error(), "x-1.yaml") || !strings.Contains(err.Error(), "y-1.yaml") {
 		t.Errorf("a cycle: %v", err)
+	}
+}
+
+func TestADirectoryDeploysTheManifestsValidateChecksAndSkipsWhatValidateSkips(t *testing.T) {
+	dir := t.TempDir()
+	manifest, err := os.ReadFile(filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"cluster.yaml":   string(manifest),
+		"configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+		"list.yaml":      "- a\n- b\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stderr strings.Builder
+	a := newApp(programs, strings.NewReader(""), &strings.Builder{}, &stderr)
+	targets := a.loadTargets([]string{dir}, "")
+	if len(targets) != 1 || filepath.Base(targets[0].file) != "cluster.yaml" || a.code != 0 {
+		t.Errorf("targets %v, exit %d, stderr %q: want only cluster.yaml, as validate checks only it", targets, a.code, stderr.String())
 	}
 }

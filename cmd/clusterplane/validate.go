@@ -98,32 +98,45 @@ func (a *app) expand(args []string) ([]input, error) {
 // skipReason is what validate says of a file it does not check.
 const skipReason = "not a Clusterplane manifest or stack input"
 
-// verdict reads one file and checks it as the kind it names. A file found in a directory that
-// does not claim to be a Clusterplane manifest or stack input is skipped; a file named
-// explicitly, or one that is not YAML at all, is invalid.
+// verdict reads one file and checks it as the kind it names (see load).
 func (a *app) verdict(in input) program.Verdict {
+	f, k, skipped, err := a.load(in)
+	switch {
+	case skipped:
+		return program.Verdict{File: in.file, Skipped: skipReason}
+	case err != nil:
+		return program.Verdict{File: in.file, Err: err}
+	}
+	return k.check(f.Name, f.Data)
+}
+
+// load reads one file (once: it may be a pipe) and finds the kind it names: what validate and
+// the deploy commands take a file to be. A file found in a directory that does not claim to be a
+// Clusterplane manifest or stack input is skipped; a file named explicitly, or one that is not
+// YAML at all, is an error.
+func (a *app) load(in input) (f program.File, k *kind, skipped bool, err error) {
 	if in.err != nil {
-		return program.Verdict{File: in.file, Err: in.err}
+		return f, nil, false, in.err
 	}
 	data, err := stackinput.ReadFrom(in.file, a.stdin)
 	if err != nil {
-		return program.Verdict{File: in.file, Err: err}
+		return f, nil, false, err
 	}
 	head, err := stackinput.ReadHead(data)
 	switch {
 	case errors.Is(err, stackinput.ErrNotAMapping) && !in.explicit:
-		return program.Verdict{File: in.file, Skipped: skipReason}
+		return f, nil, true, nil
 	case err != nil:
-		return program.Verdict{File: in.file, Err: errors.Wrap(err, in.file)}
+		return f, nil, false, errors.Wrap(err, in.file)
 	}
-	k, err := a.kindNamed(in.file, head)
+	k, err = a.kindNamed(in.file, head)
 	switch {
 	case err != nil && !in.explicit && !head.Claimed():
-		return program.Verdict{File: in.file, Skipped: skipReason}
+		return f, nil, true, nil
 	case err != nil:
-		return program.Verdict{File: in.file, Err: err}
+		return f, nil, false, err
 	}
-	return k.check(in.file, data)
+	return program.File{Name: in.file, Data: data}, k, false, nil
 }
 
 // report writes the verdicts and sets the exit code: 1 when any file is invalid or when no file
