@@ -13,7 +13,11 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 )
 
-const civoClusterID = "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"
+// The clusters the examples' pools join by id (examples/*nodepool/minimal.yaml).
+const (
+	civoClusterID = "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"
+	doClusterID   = "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d"
+)
 
 // civoPool is the Civo pool manifest of the tests, its spec edited by lines.
 func civoPool(spec string) string {

@@ -82,7 +82,7 @@ func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprote
 func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *testing.T) {
 	t.Run("the autoscaler's node count", func(t *testing.T) {
 		e := newEnv(t)
-		e.seed("digitalocean:index/kubernetesCluster:KubernetesCluster", "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d")
+		e.seed("digitalocean:index/kubernetesCluster:KubernetesCluster", doClusterID)
 		dir, input := e.stack("digitaloceankubernetesnodepool", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))
 		e.must(dir, input, "up", "--yes", "--skip-preview")
 		editCloud(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount", 5)

@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"time"
 
@@ -28,12 +29,12 @@ var kinds = []struct {
 	{"civokubernetescluster", "civokubernetescluster/minimal.yaml",
 		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true, "", ""},
 	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false,
-		"civo:index/kubernetesCluster:KubernetesCluster", "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"},
+		"civo:index/kubernetesCluster:KubernetesCluster", civoClusterID},
 	{"digitaloceankubernetescluster", "digitaloceankubernetescluster/minimal.yaml",
 		[]string{"api_server_endpoint", "cluster_id", "cluster_urn", "default_node_pool_id", "ipv4_address", "kubeconfig",
 			"kubeconfig_expires_at", "vpc_uuid"}, true, "", ""},
 	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false,
-		"digitalocean:index/kubernetesCluster:KubernetesCluster", "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d"},
+		"digitalocean:index/kubernetesCluster:KubernetesCluster", doClusterID},
 }
 
 // example reads an example manifest of the repository.
@@ -248,4 +249,59 @@ func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *test
 	}
 	e.must(dir, nil, "state", "unprotect", "--all", "--yes")
 	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
+}
+
+// exampleClusters are the clusters the pool examples join by id, which the stand-in cloud must
+// hold: no example creates them.
+var exampleClusters = map[string]string{
+	civoClusterID:                          "civo:index/kubernetesCluster:KubernetesCluster",
+	"6e2f8a4c-1b3d-4f5a-9c7e-0d1f2a3b4c5d": "civo:index/kubernetesCluster:KubernetesCluster",
+	doClusterID:                            "digitalocean:index/kubernetesCluster:KubernetesCluster",
+	"4d8e2f6a-0b1c-4d3e-9f5a-7b9c1d3e5f7a": "digitalocean:index/kubernetesCluster:KubernetesCluster",
+}
+
+func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T) {
+	e := newEnv(t)
+	for id, typ := range exampleClusters {
+		e.seed(typ, id)
+	}
+	fleet := filepath.Join(e.dir, "examples")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifests := 0
+	for _, k := range kinds {
+		files, err := filepath.Glob(filepath.Join(root, "examples", k.kind, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, ".stack-input.yaml") {
+				continue // the same manifest as its bare file (examples_test.go plans them equal)
+			}
+			text := example(t, filepath.Join(k.kind, filepath.Base(path)))
+			if k.protected && !strings.Contains(text, "deletionProtection: false") {
+				text = withSpec(text, "  deletionProtection: false\n")
+			}
+			name := k.kind + "-" + filepath.Base(path)
+			if err := os.WriteFile(filepath.Join(fleet, name), []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			manifests++
+		}
+	}
+	r, code := e.clusterplane("up", fleet, "--yes")
+	done := fmt.Sprintf("%d done, 0 skipped, 0 failed", manifests)
+	if code != 0 || !strings.Contains(r.stdout, done) {
+		t.Fatalf("up of every example = %d, want %q: %s", code, done, r)
+	}
+	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, done) {
+		t.Errorf("destroy of every example = %d: %s", code, r)
+	}
+	if left := resources(t, e.cloud, ""); len(left) > len(e.seeded) {
+		t.Errorf("destroy left %d resources besides the seeded clusters", len(left)-len(e.seeded))
+	}
+	if n := e.civo.Pools(); n != 0 {
+		t.Errorf("destroy left %d Civo pools", n)
+	}
 }
