@@ -221,13 +221,7 @@ func TerraformName(property string) string {
 // what a change the engine reports there is a change of. A path below any row's attribute
 // (a label of nodePool.labels) is that row's. None when the kind sends nothing there.
 func (k *Kind) Fields(token, path string) []string {
-	resource := ""
-	for _, row := range k.Rows {
-		if row.Attribute != "" && k.Types[row.Resource] == token {
-			resource, _, _ = strings.Cut(row.Attribute, ".")
-			break
-		}
-	}
+	resource := k.terraformResource(token)
 	if resource == "" {
 		return nil
 	}
@@ -248,4 +242,31 @@ func (k *Kind) Fields(token, path string) []string {
 		}
 	}
 	return nil
+}
+
+// terraformResource is the resource the attributes of the kind's resource of type token belong
+// to, as its rows name them ("digitalocean_kubernetes_cluster"); "" when no row sends one.
+func (k *Kind) terraformResource(token string) string {
+	for _, row := range k.Rows {
+		if row.Attribute != "" && k.Types[row.Resource] == token {
+			resource, _, _ := strings.Cut(row.Attribute, ".")
+			return resource
+		}
+	}
+	return ""
+}
+
+// TerraformResources maps the type of every cloud resource a kind registers to the resource its
+// attributes belong to: a Terraform resource of the pinned providers, or the clusterplane
+// plugin's own ("clusterplane_civo_node_pool").
+func TerraformResources() map[string]string {
+	out := map[string]string{}
+	for _, k := range Kinds() {
+		for _, token := range k.Types {
+			if resource := k.terraformResource(token); resource != "" {
+				out[token] = resource
+			}
+		}
+	}
+	return out
 }

@@ -395,14 +395,14 @@ func contains(list []effects.Effect, e effects.Effect) bool {
 	return false
 }
 
-// pulumiTypes are the Pulumi type tokens of the Terraform resources the facts name.
-var pulumiTypes = map[string]string{
-	"digitalocean_kubernetes_cluster":   "digitalocean:index/kubernetesCluster:KubernetesCluster",
-	"digitalocean_kubernetes_node_pool": "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-	"civo_kubernetes_cluster":           "civo:index/kubernetesCluster:KubernetesCluster",
-	"civo_kubernetes_node_pool":         "civo:index/kubernetesNodePool:KubernetesNodePool",
-	"civo_firewall":                     "civo:index/firewall:Firewall",
-}
+// pulumiTypes are the Pulumi type tokens of the resources the facts name.
+var pulumiTypes = func() map[string]string {
+	out := map[string]string{}
+	for token, resource := range effects.TerraformResources() {
+		out[resource] = token
+	}
+	return out
+}()
 
 func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *testing.T) {
 	provider := providerEffects(t)
