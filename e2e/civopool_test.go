@@ -3,14 +3,12 @@
 package e2e_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
 )
 
 // The clusters the examples' pools join by id (examples/*nodepool/minimal.yaml).
@@ -31,20 +29,6 @@ spec:
     value: ` + civoClusterID + `
   region: fra1
 ` + spec
-}
-
-// lastPut is the body of the last PUT the Civo API received, decoded.
-func lastPut(t *testing.T, f *fakecivo.Civo) map[string]any {
-	t.Helper()
-	puts := f.Requests("PUT")
-	if len(puts) == 0 {
-		t.Fatal("Civo received no update")
-	}
-	var body map[string]any
-	if err := json.Unmarshal([]byte(puts[len(puts)-1].Body), &body); err != nil {
-		t.Fatal(err)
-	}
-	return body
 }
 
 func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughThePlugin(t *testing.T) {
@@ -82,7 +66,7 @@ func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughTh
 	} {
 		up(step.spec)
 		pool, _ := e.civo.Pool(civoClusterID, "workers")
-		if body := lastPut(t, e.civo); !step.check(body, pool) {
+		if body := e.civo.LastBody(t, "PUT"); !step.check(body, pool) {
 			t.Errorf("%s: Civo received %v and has %d nodes, labels %v", step.name, body, pool.Count, pool.Labels)
 		}
 		if n := len(e.civo.Requests("POST")); n != 1 || len(e.civo.Requests("DELETE")) != 0 {
@@ -118,14 +102,7 @@ func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughTh
 func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated(t *testing.T) {
 	e := newEnv(t)
 	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
-	old := filepath.Join(e.dir, "old")
-	if err := os.MkdirAll(old, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	yaml := "name: civokubernetesnodepool\nruntime: go\nmain: " + filepath.Join(root, "e2e", "testdata", "civopoolv1") + "\n"
-	if err := os.WriteFile(filepath.Join(old, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	old := e.goProject("old", "civokubernetesnodepool", filepath.Join(root, "e2e", "testdata", "civopoolv1"))
 	dir := e.project("p", "civokubernetesnodepool")
 	e.must(dir, nil, "stack", "init", "dev")
 	e.must(old, []string{"CLUSTER_ID=" + civoClusterID}, "stack", "select", "dev")
@@ -155,7 +132,7 @@ func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated
 	// From now on the plugin manages it: scaling reaches Civo.
 	e.must(dir, []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml",
 		civoPool("  size: g4s.kube.medium\n  nodeCount: 4\n  labels: {workload: apps}\n"))}, "up", "--yes", "--skip-preview")
-	if pool, _ := e.civo.Pool(civoClusterID, "workers"); pool.Count != 4 || lastPut(t, e.civo)["count"] != 4.0 {
+	if pool, _ := e.civo.Pool(civoClusterID, "workers"); pool.Count != 4 || e.civo.LastBody(t, "PUT")["count"] != 4.0 {
 		t.Errorf("after scaling the taken-over pool Civo has %d nodes, want 4", pool.Count)
 	}
 	outputs := e.outputs(dir)

@@ -5,10 +5,12 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,21 +25,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
 		t.Fatalf("up = %d: %s", code, r)
 	}
-	r, code := e.clusterplane("status", manifest, "-o", "json")
-	if code != 0 {
-		t.Fatalf("status = %d: %s", code, r)
-	}
-	var statuses []struct {
-		Stack      string `json:"stack"`
-		Conditions []struct {
-			Type, Status string
-		} `json:"conditions"`
-		Outputs map[string]any `json:"outputs"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &statuses); err != nil || len(statuses) != 1 {
-		t.Fatalf("status -o json: %v\n%s", err, r.stdout)
-	}
-	st := statuses[0]
+	st := e.status(manifest)
 	if st.Stack != "digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
 		t.Errorf("status %+v, want the README's stack name and Ready", st)
 	}
@@ -170,23 +158,26 @@ func (e *env) status(file string) statusJSON {
 	return out[0]
 }
 
-// message is the message of a status condition.
-func message(s statusJSON, typ string) string {
+// conditionOf is the status condition of type typ: its status, reason and message.
+func conditionOf(s statusJSON, typ string) (status, reason, message string) {
 	for _, c := range s.Conditions {
 		if c.Type == typ {
-			return c.Message
+			return c.Status, c.Reason, c.Message
 		}
 	}
-	return ""
+	return "", "", ""
 }
 
+// message is the message of a status condition.
+func message(s statusJSON, typ string) string {
+	_, _, m := conditionOf(s, typ)
+	return m
+}
+
+// condition is a status condition's status and reason, "True/Deployed".
 func condition(s statusJSON, typ string) string {
-	for _, c := range s.Conditions {
-		if c.Type == typ {
-			return c.Status + "/" + c.Reason
-		}
-	}
-	return ""
+	status, reason, _ := conditionOf(s, typ)
+	return status + "/" + reason
 }
 
 func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatToRun(t *testing.T) {
@@ -358,20 +349,12 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 	// Nothing lost, nothing duplicated: the one cluster, the stack's own, deployed.
 	clusters := resources(t, e.cloud, clusterType)
 	if _, ok := clusters[id]; len(clusters) != 1 || !ok {
-		t.Errorf("the cloud holds clusters %v, want only %s", keys(clusters), id)
+		t.Errorf("the cloud holds clusters %v, want only %s", slices.Collect(maps.Keys(clusters)), id)
 	}
 	if st := e.status(manifest); condition(st, "Ready") != "True/Deployed" || condition(st, "Drifted") != "False/InSync" ||
 		st.Outputs["cluster_id"] != id {
 		t.Errorf("status after the recovery: %+v, want Ready, in sync, cluster_id %s", st, id)
 	}
-}
-
-func keys(m map[string]standin.Resource) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *testing.T) {

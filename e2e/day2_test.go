@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 
 	"github.com/clusterplane/clusterplane/internal/standin"
 	"path/filepath"
@@ -146,14 +145,7 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 	e := newEnv(t)
 	dir := e.project("p", "digitaloceankubernetescluster")
 	e.must(dir, nil, "stack", "init", "dev")
-	old := filepath.Join(e.dir, "old")
-	if err := os.MkdirAll(old, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	yaml := "name: digitaloceankubernetescluster\nruntime: go\nmain: " + filepath.Join(root, "e2e", "testdata", "oldnames") + "\n"
-	if err := os.WriteFile(filepath.Join(old, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	old := e.goProject("old", "digitaloceankubernetescluster", filepath.Join(root, "e2e", "testdata", "oldnames"))
 	// The same stack, first deployed by the old program.
 	e.must(old, nil, "stack", "select", "dev")
 	e.must(old, nil, "up", "--yes", "--skip-preview")

@@ -134,11 +134,17 @@ func newEnv(t *testing.T) *env {
 // program from the repository.
 func (e *env) project(name, kind string) string {
 	e.t.Helper()
+	return e.goProject(name, kind, filepath.Join(root, "iac", "pulumi", kind))
+}
+
+// goProject writes, in the directory name, a Pulumi.yaml of the Go program at main named project.
+func (e *env) goProject(name, project, main string) string {
+	e.t.Helper()
 	dir := filepath.Join(e.dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.t.Fatal(err)
 	}
-	text := fmt.Sprintf("name: %s\nruntime: go\nmain: %s\n", kind, filepath.Join(root, "iac", "pulumi", kind))
+	text := fmt.Sprintf("name: %s\nruntime: go\nmain: %s\n", project, main)
 	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(text), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
@@ -225,7 +231,8 @@ func (e *env) outputs(dir string) map[string]any {
 }
 
 // assertNoSecrets checks that neither token, nor a kubeconfig, is in the state files or in what
-// any command printed. --show-secrets output is the test's own request and is removed first.
+// any command printed. Kubeconfigs are looked for in the state only: the tests' own
+// `stack output --show-secrets` prints them into the logs.
 func (e *env) assertNoSecrets() {
 	var state bytes.Buffer
 	_ = filepath.WalkDir(filepath.Join(e.dir, "state"), func(path string, d os.DirEntry, err error) error {

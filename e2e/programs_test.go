@@ -124,14 +124,7 @@ func (e *env) seed(typ, id string) {
 func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
 	t.Run("go", func(t *testing.T) {
 		e := newEnv(t)
-		dir := filepath.Join(e.dir, "go")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		yaml := "name: clusterplane-composition\nruntime: go\nmain: " + filepath.Join(root, "examples", "go") + "\n"
-		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir := e.goProject("go", "clusterplane-composition", filepath.Join(root, "examples", "go"))
 		e.must(dir, nil, "stack", "init", "dev")
 		e.must(dir, nil, "up", "--yes", "--skip-preview")
 		outputs := e.outputs(dir)

@@ -27,7 +27,6 @@ import (
 // body: a missing "labels" key leaves the labels alone, "labels": {} clears them.
 // It adds Civo's own label kubernetes.civo.com/node-pool to every pool it reports.
 type Civo struct {
-	t      testing.TB
 	token  string
 	region string
 	srv    *httptest.Server
@@ -37,14 +36,14 @@ type Civo struct {
 	pools    map[string]*fakePool // by cluster id + "/" + pool id
 	requests []Request
 	failures []fakeFailure
-	// buildPolls is how many GETs a node stays BUILDING after a create or a scale.
+	// BuildPolls is how many GETs a node stays BUILDING after a create or a scale.
 	BuildPolls int
-	// neverReady keeps every node BUILDING.
+	// NeverReady keeps every node BUILDING.
 	NeverReady bool
 	// AnyCluster accepts pools in any cluster: the real-engine tests' clusters are the stand-in
 	// provider's, whose ids the API does not know.
 	AnyCluster bool
-	// echoAuth makes error answers echo the request's Authorization header, as a
+	// EchoAuth makes error answers echo the request's Authorization header, as a
 	// careless proxy might, to prove the token is scrubbed from errors.
 	EchoAuth bool
 }
@@ -70,7 +69,7 @@ type fakeFailure struct {
 // empty); it stops when the test ends.
 func New(t testing.TB, token, region string, clusters ...string) *Civo {
 	t.Helper()
-	f := &Civo{t: t, token: token, region: region, clusters: map[string]bool{}, pools: map[string]*fakePool{}}
+	f := &Civo{token: token, region: region, clusters: map[string]bool{}, pools: map[string]*fakePool{}}
 	for _, c := range clusters {
 		f.clusters[c] = true
 	}
@@ -91,13 +90,6 @@ func (f *Civo) URL() string { return f.srv.URL }
 
 // Close stops the API: later requests find nothing listening.
 func (f *Civo) Close() { f.srv.Close() }
-
-// AddCluster makes a cluster exist, so that pools can be created in it.
-func (f *Civo) AddCluster(id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.clusters[id] = true
-}
 
 // Pool is the pool as Civo would report it, and whether it exists.
 func (f *Civo) Pool(cid, id string) (civogo.KubernetesPool, bool) {
@@ -141,6 +133,21 @@ func (f *Civo) Seed(cid string, p civogo.KubernetesPool) {
 	fp := &fakePool{pool: p}
 	fp.setNodes(p.Count, 0)
 	f.pools[cid+"/"+p.ID] = fp
+}
+
+// LastBody is the JSON body of the last request received with method, decoded; the test fails
+// when there is none.
+func (f *Civo) LastBody(t testing.TB, method string) map[string]any {
+	t.Helper()
+	reqs := f.Requests(method)
+	if len(reqs) == 0 {
+		t.Fatalf("the Civo API received no %s", method)
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(reqs[len(reqs)-1].Body), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body
 }
 
 // Requests are the requests received with method ("" for all), in order.

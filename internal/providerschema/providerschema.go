@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -367,7 +368,7 @@ func (s *Schema) Flags(token, attribute string) (requiredInput, inState, found b
 			return false, false, false
 		}
 		if i == len(parts)-1 {
-			return contains(required, name), contains(state, name), true
+			return slices.Contains(required, name), slices.Contains(state, name), true
 		}
 		for p.Items != nil {
 			p = *p.Items
@@ -391,13 +392,4 @@ func byTerraformName(props map[string]property, attribute string) (string, prope
 		}
 	}
 	return "", property{}, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

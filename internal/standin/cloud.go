@@ -31,14 +31,7 @@ func (r Resource) Set(path string, value any) {
 
 // Get returns the output at a dotted path, nil when there is none.
 func (r Resource) Get(path string) any {
-	var v any = r.Outputs
-	for _, part := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[part]
-	}
+	v, _ := getPath(r.Outputs, path)
 	return v
 }
 

@@ -64,7 +64,7 @@ func diff(tfResource string, olds, oldInputs, news map[string]any) []change {
 			continue
 		}
 		if c, ok := compare(key, facts[attr], ov, nv); ok {
-			if tfResource == "digitalocean_kubernetes_cluster" && key == "version" && lowered(ov, nv) {
+			if tfResource == doCluster && key == "version" && lowered(ov, nv) {
 				// DigitalOcean cannot downgrade: the provider's CustomizeDiff forces a new cluster.
 				c.replace = true
 			}

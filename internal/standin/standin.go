@@ -217,15 +217,14 @@ func (p *Provider) create(req *pulumirpc.CreateRequest) (*pulumirpc.CreateRespon
 	defer p.mu.Unlock()
 	id := newID(tf)
 	outputs := cloneMap(inputs)
+	complete(tf, id, outputs, p.Now())
 	if req.GetPreview() {
-		complete(tf, id, outputs, p.Now())
 		props, err := marshal(previewOutputs(inputs, outputs).(map[string]any), p.secrets(tf, secret))
 		return &pulumirpc.CreateResponse{Properties: props}, err
 	}
 	if err := p.refuseMissingCluster(tf, inputs); err != nil {
 		return nil, err
 	}
-	complete(tf, id, outputs, p.Now())
 	if err := WriteResource(p.Cloud, id, Resource{Type: req.GetType(), Inputs: inputs, Outputs: outputs}); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package civopoolresource_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -180,20 +179,6 @@ func props(t *testing.T, st *structpb.Struct) resource.PropertyMap {
 	return m
 }
 
-// lastBody is the body of the last request with method, decoded.
-func lastBody(t *testing.T, f *fakecivo.Civo, method string) map[string]any {
-	t.Helper()
-	reqs := f.Requests(method)
-	if len(reqs) == 0 {
-		t.Fatalf("no %s request", method)
-	}
-	var body map[string]any
-	if err := json.Unmarshal([]byte(reqs[len(reqs)-1].Body), &body); err != nil {
-		t.Fatal(err)
-	}
-	return body
-}
-
 func TestThePoolIsCreatedScaledRelabelledClearedRefreshedAndDeletedWithTheRequestsCivoExpects(t *testing.T) {
 	ctx := context.Background()
 	f := fakecivo.New(t, token, region, cluster)
@@ -206,7 +191,7 @@ func TestThePoolIsCreatedScaledRelabelledClearedRefreshedAndDeletedWithTheReques
 	if created.GetId() != "workers" {
 		t.Errorf("id = %q, want the pool's name", created.GetId())
 	}
-	if body := lastBody(t, f, "POST"); body["id"] != "workers" || body["count"] != 3.0 || body["region"] != region {
+	if body := f.LastBody(t, "POST"); body["id"] != "workers" || body["count"] != 3.0 || body["region"] != region {
 		t.Errorf("create body = %v", body)
 	}
 	state := props(t, created.GetProperties())
@@ -260,7 +245,7 @@ func TestThePoolIsCreatedScaledRelabelledClearedRefreshedAndDeletedWithTheReques
 		}
 		state = props(t, updated.GetProperties())
 		pool, _ := f.Pool(cluster, "workers")
-		if why := step.check(lastBody(t, f, "PUT"), pool); why != "" {
+		if why := step.check(f.LastBody(t, "PUT"), pool); why != "" {
 			t.Errorf("%s: %s", step.name, why)
 		}
 		if len(f.Requests("POST")) != 1 || len(f.Requests("DELETE")) != 0 {
