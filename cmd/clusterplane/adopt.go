@@ -64,12 +64,12 @@ func adopted(kind string) string {
 }
 
 func (a *app) adopt(ctx context.Context, t target, id string) error {
-	typ := adopted(t.kind.name)
+	typ := adopted(t.kind.Name)
 	importing := t
-	deploy := t.kind.deploy
+	deploy := t.kind.Deploy
 	importing.kind = &kind{}
 	*importing.kind = *t.kind
-	importing.kind.deploy = func(ctx *pulumi.Context, in proto.Message) error {
+	importing.kind.Deploy = func(ctx *pulumi.Context, in proto.Message) error {
 		// Every registration of the adopted type imports the resource with this id.
 		err := ctx.RegisterResourceTransform(func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
 			if args.Type != typ {
@@ -99,14 +99,7 @@ func (a *app) adopt(ctx context.Context, t target, id string) error {
 			if pre == nil || pre.Metadata.Type != typ || pre.Metadata.Op == apitype.OpImport || pre.Metadata.Op == apitype.OpSame {
 				continue
 			}
-			paths := pre.Metadata.Diffs
-			if len(pre.Metadata.DetailedDiff) > 0 {
-				paths = paths[:0]
-				for path := range pre.Metadata.DetailedDiff {
-					paths = append(paths, path) // finer: nodePool.nodeCount rather than nodePool
-				}
-			}
-			for _, path := range paths {
+			for _, path := range diffPaths(pre) {
 				diffs[path] = [2]any{value(pre.Metadata.New, path), value(pre.Metadata.Old, path)}
 			}
 		}

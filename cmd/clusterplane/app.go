@@ -11,42 +11,18 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/clusterplane/clusterplane/registry"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// kind is one kind's program seen without its stack-input type.
+// kind is one kind of the registry, with its stack input's descriptor.
 type kind struct {
-	// name is the manifest kind, e.g. "CivoKubernetesCluster"; program the program's name,
-	// e.g. "civokubernetescluster".
-	name, program string
-	stackInput    protoreflect.MessageDescriptor
-	// check, plan and diff take a file's text, not its path: clusterplane has read the file to
-	// find its kind, and a pipe cannot be read twice.
-	check func(file string, data []byte) program.Verdict
-	plan  func(f program.File, format string, stdout, stderr io.Writer) int
-	diff  func(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
-	// run is the program binary's own command line, which clusterplane's output is held to.
-	run func(args []string, stdout, stderr io.Writer) int
-	// newInput and deploy are the kind's stack input and Pulumi program, for the deploy commands.
-	newInput func() proto.Message
-	deploy   func(ctx *pulumi.Context, stackInput proto.Message) error
+	registry.Kind
+	stackInput protoreflect.MessageDescriptor
 }
 
 func kindOf(k registry.Kind) kind {
-	return kind{
-		name:       k.Name,
-		program:    k.Program,
-		stackInput: k.NewStackInput().ProtoReflect().Descriptor(),
-		check:      k.Check,
-		plan:       k.Plan,
-		diff:       k.Diff,
-		run:        k.Run,
-		newInput:   k.NewStackInput,
-		deploy:     k.Deploy,
-	}
+	return kind{Kind: k, stackInput: k.NewStackInput().ProtoReflect().Descriptor()}
 }
 
 // app is one run of the command.
@@ -57,8 +33,9 @@ type app struct {
 	explainer      *explain.Explainer
 	// code is the exit code the command that ran chose; usage errors exit with ExitUsage.
 	code int
-	// outMu serialises output and exit codes of stacks deployed in parallel.
-	outMu sync.Mutex
+	// outMu serialises output and exit codes of stacks deployed in parallel; askMu their
+	// questions.
+	outMu, askMu sync.Mutex
 }
 
 // raise sets the exit code to code unless a worse one is set; stacks in parallel call it.
@@ -121,7 +98,7 @@ Exit codes: 0 ok, 1 invalid input, 2 usage error.
 // kind returns the kind named name (its kind or program name, any case), nil when none is.
 func (a *app) kind(name string) *kind {
 	for i, k := range a.kinds {
-		if strings.EqualFold(k.name, name) || strings.EqualFold(k.program, name) {
+		if strings.EqualFold(k.Name, name) || strings.EqualFold(k.Program, name) {
 			return &a.kinds[i]
 		}
 	}
@@ -131,7 +108,7 @@ func (a *app) kind(name string) *kind {
 func (a *app) kindNames() []string {
 	names := make([]string, len(a.kinds))
 	for i, k := range a.kinds {
-		names[i] = k.name
+		names[i] = k.Name
 	}
 	return names
 }
@@ -139,7 +116,7 @@ func (a *app) kindNames() []string {
 // kindNamed returns the kind a file's head names; on failure the error names the file.
 func (a *app) kindNamed(file string, head stackinput.Head) (*kind, error) {
 	for i, k := range a.kinds {
-		if head.Kind == k.name {
+		if head.Kind == k.Name {
 			return &a.kinds[i], nil
 		}
 	}

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -69,7 +71,7 @@ func (a *app) loadTargets(args []string, stackOverride string) []target {
 		}
 		stackInput := proto.Message(nil)
 		if err == nil {
-			stackInput = k.newInput()
+			stackInput = k.NewStackInput()
 			err = stackinput.Parse(f.Data, f.Name, stackInput)
 		}
 		if err != nil {
@@ -97,7 +99,7 @@ func (a *app) fleet(targets []target, parallel int, reverse bool, op func(ctx co
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	sorted, deps, err := order(targets, func(key string) bool { return a.stackExists(ctx, key, targets[0]) })
+	sorted, deps, err := order(targets, func(key string) (bool, error) { return a.stackExists(ctx, key, targets[0]) })
 	if err != nil {
 		fmt.Fprintln(a.stderr, err)
 		a.raise(program.ExitInvalid)
@@ -106,20 +108,26 @@ func (a *app) fleet(targets []target, parallel int, reverse bool, op func(ctx co
 	a.runFleet(ctx, sorted, deps, parallel, reverse, op)
 }
 
-// stackExists tells whether the stack <project>/<stack> exists in the backend.
-func (a *app) stackExists(ctx context.Context, key string, like target) bool {
+// stackExists tells whether the stack <project>/<stack> exists in the backend; an error is one
+// that kept the backend from saying (no CLI, no passphrase, the backend out of reach).
+func (a *app) stackExists(ctx context.Context, key string, like target) (bool, error) {
 	project, stack, _ := strings.Cut(key, "/")
 	t := target{project: project, stack: stack, kind: like.kind, input: like.input}
 	_, err := a.workspaceFor(ctx, t, false)
-	return err == nil
+	if auto.IsSelectStack404Error(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
-// stackTargets loads the files for a command with --stack, which names the stack of one file.
+// stackTargets loads the files for a command with --stack, which names the stack of one manifest.
 func (a *app) stackTargets(files []string, stack string) ([]target, error) {
-	if stack != "" && len(files) > 1 {
-		return nil, errors.New("--stack names the stack of one file")
+	targets := a.loadTargets(files, stack)
+	if stack != "" && len(targets) > 1 {
+		// Counted after loading: a directory may hold several manifests.
+		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(targets))
 	}
-	return a.loadTargets(files, stack), nil
+	return targets, nil
 }
 
 // stackName is the README's convention: project = the kind's program, stack = <name>-<env>, or
@@ -127,7 +135,7 @@ func (a *app) stackTargets(files []string, stack string) ([]target, error) {
 func stackName(k *kind, in proto.Message) (string, string) {
 	md := stackinput.Target(in).ProtoReflect()
 	meta := md.Get(md.Descriptor().Fields().ByName("metadata")).Message()
-	return k.program, reference.Stack(meta.Get(meta.Descriptor().Fields().ByName("name")).String(),
+	return k.Program, reference.Stack(meta.Get(meta.Descriptor().Fields().ByName("name")).String(),
 		meta.Get(meta.Descriptor().Fields().ByName("env")).String())
 }
 
@@ -151,7 +159,7 @@ func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Sta
 		Backend: &workspace.ProjectBackend{URL: backend},
 	}
 	program := func(ctx *pulumi.Context) error {
-		if err := t.kind.deploy(ctx, t.input); err != nil {
+		if err := t.kind.Deploy(ctx, t.input); err != nil {
 			return err
 		}
 		// The manifest's generation, so that status can tell whether the last up deployed it.
@@ -291,19 +299,18 @@ cluster), 1 for invalid input or a failed preview.`,
 			if err != nil {
 				return "", err
 			}
-			var progress strings.Builder
-			res, err := s.Preview(ctx, optpreview.ProgressStreams(w, &progress))
+			changes, protected, err := previewStack(ctx, s, w)
 			switch {
-			case protectedReplacement(err, progress.String()):
+			case protected:
 				a.raise(program.ExitBlocked)
 				return "refused: would replace or delete a protected cluster (deletionProtection)", nil
 			case err != nil:
 				return "", err
-			case replacing(res.ChangeSummary):
+			case replacing(changes):
 				a.raise(program.ExitBlocked)
-				return "replaces: " + summary(res.ChangeSummary), nil
+				return "replaces: " + summary(changes), nil
 			}
-			return summary(res.ChangeSummary), nil
+			return summary(changes), nil
 		})
 		return nil
 	}
@@ -337,6 +344,20 @@ a replacement was not confirmed or was refused, 1 when a deployment failed or wa
 	return cmd
 }
 
+// previewStack previews the stack, its progress written to w: the engine's changes, or protected
+// when the engine refuses to replace or delete a protected cluster.
+func previewStack(ctx context.Context, s auto.Stack, w io.Writer) (changes map[apitype.OpType]int, protected bool, err error) {
+	var progress strings.Builder
+	res, err := s.Preview(ctx, optpreview.ProgressStreams(w, &progress))
+	if protectedReplacement(err, progress.String()) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return res.ChangeSummary, false, nil
+}
+
 // up deploys one target: a preview first, so that a replacement is never deployed unasked.
 func (a *app) up(ctx context.Context, t target, yes bool, progressTo io.Writer) (string, error) {
 	s, err := a.workspaceFor(ctx, t, true)
@@ -347,20 +368,18 @@ func (a *app) up(ctx context.Context, t target, yes bool, progressTo io.Writer) 
 		return "", err
 	}
 	if !yes {
-		var progress strings.Builder
-		res, err := s.Preview(ctx, optpreview.ProgressStreams(&progress))
-		if protectedReplacement(err, progress.String()) {
+		changes, protected, err := previewStack(ctx, s, io.Discard)
+		switch {
+		case protected:
 			a.raise(program.ExitBlocked)
 			return "refused: replaces a protected cluster", nil
-		}
-		if err != nil {
+		case err != nil:
 			return "", err
 		}
-		if replacing(res.ChangeSummary) || !isTerminal(a.stdin) {
-			if !isTerminal(a.stdin) || !a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.file, summary(res.ChangeSummary))) {
-				a.raise(program.ExitBlocked)
-				return "not confirmed (use --yes)", nil
-			}
+		// Without a terminal nothing deploys unasked; on one, only a replacement is asked about.
+		if !isTerminal(a.stdin) || replacing(changes) && !a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.file, summary(changes))) {
+			a.raise(program.ExitBlocked)
+			return "not confirmed (use --yes)", nil
 		}
 	}
 	res, err := s.Up(ctx, optup.ProgressStreams(progressTo))
@@ -446,7 +465,7 @@ It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot te
 			}
 			stream := make(chan events.EngineEvent)
 			fields := make(chan []fieldDrift, 1)
-			go func() { fields <- driftedFields(t.kind.name, stream) }()
+			go func() { fields <- driftedFields(t.kind.Name, stream) }()
 			res, err := s.Preview(ctx, optpreview.Refresh(), optpreview.ProgressStreams(a.stderr), optpreview.EventStreams(stream))
 			drifted := <-fields
 			if err != nil {
@@ -485,15 +504,7 @@ func driftedFields(kind string, stream <-chan events.EngineEvent) []fieldDrift {
 		if pre == nil || table == nil || pre.Metadata.Op == apitype.OpSame || pre.Metadata.Op == apitype.OpRefresh {
 			continue
 		}
-		paths := pre.Metadata.Diffs
-		if len(pre.Metadata.DetailedDiff) > 0 {
-			paths = nil
-			for path := range pre.Metadata.DetailedDiff {
-				paths = append(paths, path)
-			}
-		}
-		sort.Strings(paths)
-		for _, path := range paths {
+		for _, path := range diffPaths(pre) {
 			names := table.Fields(pre.Metadata.Type, path)
 			if len(names) == 0 {
 				names = []string{pre.Metadata.Type + " " + path}
@@ -507,6 +518,17 @@ func driftedFields(kind string, stream <-chan events.EngineEvent) []fieldDrift {
 		}
 	}
 	return out
+}
+
+// diffPaths are the property paths a step changes, sorted: the detailed diff's when the provider
+// gives one (finer: nodePool.nodeCount rather than nodePool), else the changed properties.
+func diffPaths(pre *apitype.ResourcePreEvent) []string {
+	paths := slices.Clone(pre.Metadata.Diffs)
+	if len(pre.Metadata.DetailedDiff) > 0 {
+		paths = slices.Collect(maps.Keys(pre.Metadata.DetailedDiff))
+	}
+	sort.Strings(paths)
+	return paths
 }
 
 // changed says the operations of a change summary that change something, "" when none does.
@@ -689,12 +711,12 @@ func (a *app) status(ctx context.Context, t target) (status, error) {
 // drifted previews the stack against the cloud, in memory, as drift does.
 func (a *app) drifted(ctx context.Context, s auto.Stack) condition {
 	res, err := s.Preview(ctx, optpreview.Refresh())
-	switch {
-	case err != nil:
+	if err != nil {
 		return condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " +
 			strings.SplitN(err.Error(), "\n", 2)[0]}
-	case changed(res.ChangeSummary) != "":
-		return condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changed(res.ChangeSummary)}
+	}
+	if changes := changed(res.ChangeSummary); changes != "" {
+		return condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changes}
 	}
 	return condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }
@@ -737,7 +759,7 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 			_, err = a.stdout.Write(data)
 			return errors.Wrap(err, "write the kubeconfig")
 		}
-		a.fail(t, errors.Errorf("%s is a %s: it has no kubeconfig (or the stack is not deployed)", t.file, t.kind.name))
+		a.fail(t, errors.Errorf("%s is a %s: it has no kubeconfig (or the stack is not deployed)", t.file, t.kind.Name))
 		return nil
 	}
 	return cmd
@@ -777,6 +799,9 @@ func isTerminal(r io.Reader) bool {
 
 // confirm asks a yes/no question on the terminal.
 func (a *app) confirm(question string) bool {
+	// Stacks deploy in parallel: one question, and its answer, at a time.
+	a.askMu.Lock()
+	defer a.askMu.Unlock()
 	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
 	var answer string
 	_, _ = fmt.Fscanln(a.stdin, &answer)

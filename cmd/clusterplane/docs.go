@@ -62,8 +62,8 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
 			for _, k := range a.kinds {
-				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.name, jsonschema.FileName(k.name, false),
-					jsonschema.FileName(k.name, true))
+				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.Name, jsonschema.FileName(k.Name, false),
+					jsonschema.FileName(k.Name, true))
 			}
 			return errors.Wrap(tw.Flush(), "write")
 		}
@@ -102,8 +102,8 @@ func (a *app) kindsCommand() *cobra.Command {
 			for _, k := range a.kinds {
 				manifest := kinds.Manifest(k.stackInput)
 				version := rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst()
-				fmt.Fprintf(tw, "%s\t%s\tiac/pulumi/%s\tschemas/%s\n", k.name, version, k.program,
-					jsonschema.FileName(k.name, false))
+				fmt.Fprintf(tw, "%s\t%s\tiac/pulumi/%s\tschemas/%s\n", k.Name, version, k.Program,
+					jsonschema.FileName(k.Name, false))
 			}
 			return errors.Wrap(tw.Flush(), "write")
 		},

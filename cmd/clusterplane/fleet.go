@@ -40,7 +40,7 @@ func references(in proto.Message) []string {
 			}
 			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
 				if from := ref.GetValueFrom(); from != nil {
-					out = append(out, strings.ToLower(from.GetKind())+"/"+reference.Stack(from.GetName(), from.GetEnv()))
+					out = append(out, reference.Key(from))
 				}
 				return true
 			}
@@ -55,7 +55,7 @@ func references(in proto.Message) []string {
 // order sorts targets so that every stack comes after the stacks it references, and returns each
 // target's dependencies among them. A reference to a stack no target deploys must name an existing
 // stack (exists answers); a cycle, or a reference to nothing, is an error naming both ends.
-func order(targets []target, exists func(key string) bool) ([]target, map[string][]string, error) {
+func order(targets []target, exists func(key string) (bool, error)) ([]target, map[string][]string, error) {
 	byKey := map[string]target{}
 	for _, t := range targets {
 		if other, ok := byKey[t.key()]; ok {
@@ -70,7 +70,11 @@ func order(targets []target, exists func(key string) bool) ([]target, map[string
 				deps[t.key()] = append(deps[t.key()], ref)
 				continue
 			}
-			if !exists(ref) {
+			found, err := exists(ref)
+			if err != nil {
+				return nil, nil, errors.Wrapf(err, "%s references stack %s, which no manifest given deploys", t.file, ref)
+			}
+			if !found {
 				return nil, nil, errors.Errorf("%s references stack %s, which no manifest given deploys and which does not exist",
 					t.file, ref)
 			}
@@ -106,7 +110,6 @@ func order(targets []target, exists func(key string) bool) ([]target, map[string
 
 // outcome is one stack's result in a fleet run.
 type outcome struct {
-	t       target
 	result  string
 	failed  bool
 	skipped bool
@@ -156,7 +159,7 @@ func (a *app) runFleet(ctx context.Context, targets []target, deps map[string][]
 			}
 			if blocked != "" {
 				started[t.key()] = true
-				done[t.key()] = &outcome{t: t, skipped: true, result: "skipped: " + blocked + " did not deploy"}
+				done[t.key()] = &outcome{skipped: true, result: "skipped: " + blocked + " did not deploy"}
 				finished <- struct{}{}
 				continue
 			}
@@ -171,7 +174,7 @@ func (a *app) runFleet(ctx context.Context, targets []target, deps map[string][]
 				start := time.Now()
 				var buf bytes.Buffer
 				result, err := op(ctx, t, &prefixed{w: &lockedWriter{w: a.stderr, mu: &a.outMu}, prefix: t.key() + ": ", buf: &buf})
-				o := &outcome{t: t, result: result, took: time.Since(start)}
+				o := &outcome{result: result, took: time.Since(start)}
 				if err != nil {
 					o.failed, o.result = true, "failed"
 					a.fail(t, err)
@@ -203,8 +206,7 @@ func (a *app) fleetTable(targets []target, done map[string]*outcome) {
 		o := done[t.key()]
 		switch {
 		case o.failed:
-			failed++
-			a.code = max(a.code, program.ExitInvalid)
+			failed++ // a.fail raised the exit code
 		case o.skipped:
 			skipped++
 			a.code = max(a.code, program.ExitInvalid)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func poolTarget(name, cluster string) target {
 }
 
 func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
-	none := func(string) bool { return false }
+	none := func(string) (bool, error) { return false, nil }
 	// Pools referencing pools stand in for pools referencing a cluster: only the keys matter.
 	a, b, c := poolTarget("a", "b-x"), poolTarget("b-x", "c-y"), poolTarget("c-y", "")
 	c.input.(*dopool.DigitalOceanKubernetesNodePoolStackInput).Target.Spec.Cluster = sharedv1.StringValue("id")
@@ -41,8 +42,13 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 	if _, _, err := order([]target{poolTarget("a", "gone-x")}, none); err == nil || !strings.Contains(err.Error(), "a.yaml references stack digitaloceankubernetesnodepool/gone-x") {
 		t.Errorf("a reference to nothing: %v", err)
 	}
-	if _, _, err := order([]target{poolTarget("a", "gone-x")}, func(string) bool { return true }); err != nil {
+	if _, _, err := order([]target{poolTarget("a", "gone-x")}, func(string) (bool, error) { return true, nil }); err != nil {
 		t.Errorf("a reference to an existing stack: %v", err)
+	}
+	unreachable := func(string) (bool, error) { return false, errors.New("PULUMI_CONFIG_PASSPHRASE is not set") }
+	if _, _, err := order([]target{poolTarget("a", "gone-x")}, unreachable); err == nil ||
+		!strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") || strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("a backend that cannot say: %v, want its own error, not that the stack does not exist", err)
 	}
 	x, y := poolTarget("x-1", "y-1"), poolTarget("y-1", "x-1")
 	if _, _, err := order([]target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||

@@ -96,8 +96,8 @@ func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile
 	for _, f := range exampleFiles(t) {
 		kind := ""
 		for _, k := range programs {
-			if k.program == filepath.Base(filepath.Dir(f)) {
-				kind = k.name
+			if k.Program == filepath.Base(filepath.Dir(f)) {
+				kind = k.Name
 			}
 		}
 		if line := f + ": valid " + kind + "\n"; !strings.Contains(r.stdout, line) {
@@ -181,7 +181,7 @@ func TestValidateReportsInTheProgramsWords(t *testing.T) {
 	file := filepath.Join(dir, "bad.yaml")
 	want := runWith(t, programs, "", "validate", file)
 	var stdout, stderr bytes.Buffer
-	code := programs[0].run([]string{"validate", file}, &stdout, &stderr)
+	code := programs[0].Run([]string{"validate", file}, &stdout, &stderr)
 	if want.code != code || want.stderr != stderr.String() {
 		t.Errorf("clusterplane validate = exit %d, stderr:\n%s\nthe program's validate = exit %d, stderr:\n%s",
 			want.code, want.stderr, code, stderr.String())
@@ -276,9 +276,9 @@ func TestPlanIsTheProgramsPlan(t *testing.T) {
 			if r.code != program.ExitOK || r.stderr != "" || r.stdout == "" {
 				t.Fatalf("plan %s -o %s = exit %d, stderr %q", file, format, r.code, r.stderr)
 			}
-			k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.program == filepath.Dir(file) })]
+			k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Program == filepath.Dir(file) })]
 			var stdout, stderr bytes.Buffer
-			if code := k.run([]string{"plan", path, "-o", format}, &stdout, &stderr); code != 0 || stdout.String() != r.stdout {
+			if code := k.Run([]string{"plan", path, "-o", format}, &stdout, &stderr); code != 0 || stdout.String() != r.stdout {
 				t.Errorf("clusterplane plan %s -o %s differs from the program's plan (exit %d):\n%s\n---\n%s",
 					file, format, code, r.stdout, stdout.String())
 			}
@@ -312,8 +312,8 @@ func TestPlanOfAnInvalidOrUnknownFileExitsOne(t *testing.T) {
 
 // recorder is a kind whose program records the diffs it is asked for.
 func recorder(name string, calls *[][]string, code int) kind {
-	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.name == name })]
-	k.diff = func(oldFile, newFile program.File, format string, allowReplace bool, stdout, _ io.Writer) int {
+	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Name == name })]
+	k.Diff = func(oldFile, newFile program.File, format string, allowReplace bool, stdout, _ io.Writer) int {
 		call := []string{"diff", oldFile.Name, newFile.Name, format}
 		if allowReplace {
 			call = append(call, "--allow-replace")
@@ -476,11 +476,11 @@ func TestExplainCompletesKindsAndFieldPaths(t *testing.T) {
 func TestSchemaPrintsTheCommittedSchemas(t *testing.T) {
 	for _, k := range programs {
 		for _, stackInput := range []bool{false, true} {
-			args := []string{"schema", k.name}
-			file := strings.ToLower(k.name) + ".schema.json"
+			args := []string{"schema", k.Name}
+			file := strings.ToLower(k.Name) + ".schema.json"
 			if stackInput {
 				args = append(args, "--stack-input")
-				file = strings.ToLower(k.name) + ".stack-input.schema.json"
+				file = strings.ToLower(k.Name) + ".stack-input.schema.json"
 			}
 			want, err := os.ReadFile(filepath.Join("..", "..", "schemas", file))
 			if err != nil {
@@ -503,8 +503,8 @@ func TestSchemaPrintsTheCommittedSchemas(t *testing.T) {
 func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 	r := run(t, "", "kinds")
 	for _, k := range programs {
-		if !strings.Contains(r.stdout, k.name+" ") || !strings.Contains(r.stdout, "iac/pulumi/"+k.program+" ") {
-			t.Errorf("kinds lacks %s:\n%s", k.name, r.stdout)
+		if !strings.Contains(r.stdout, k.Name+" ") || !strings.Contains(r.stdout, "iac/pulumi/"+k.Program+" ") {
+			t.Errorf("kinds lacks %s:\n%s", k.Name, r.stdout)
 		}
 	}
 	for cloud, ed := range clouds {
@@ -557,9 +557,9 @@ func TestHelpVersionAndCompletionExitZero(t *testing.T) {
 func TestTheProgramsAreTheFourKinds(t *testing.T) {
 	var names []string
 	for _, k := range programs {
-		names = append(names, k.name)
-		if k.stackInput.Fields().ByName("target").Message().Name() != protoreflect.Name(k.name) {
-			t.Errorf("%s's stack input deploys %s", k.name, k.stackInput.Fields().ByName("target").Message().Name())
+		names = append(names, k.Name)
+		if k.stackInput.Fields().ByName("target").Message().Name() != protoreflect.Name(k.Name) {
+			t.Errorf("%s's stack input deploys %s", k.Name, k.stackInput.Fields().ByName("target").Message().Name())
 		}
 	}
 	var want []string

@@ -26,6 +26,11 @@ func pendingCreates(ctx context.Context, s auto.Stack) ([]pendingCreate, error) 
 	if err != nil {
 		return nil, errors.Wrap(err, "read the stack's state")
 	}
+	return pendingIn(state)
+}
+
+// pendingIn reads the creates left pending in an exported state.
+func pendingIn(state apitype.UntypedDeployment) ([]pendingCreate, error) {
 	var deployment apitype.DeploymentV3
 	if len(state.Deployment) > 0 && string(state.Deployment) != "null" {
 		if err := json.Unmarshal(state.Deployment, &deployment); err != nil {
@@ -99,7 +104,11 @@ func cancelCommand(t target) string {
 // cloud. The Pulumi CLI's own --import-pending-creates only drops them (3.259: the engine neither
 // imports an "importing" operation nor keeps it), which would lose the cloud's resource.
 func importPending(ctx context.Context, s auto.Stack, values []string) error {
-	creates, err := pendingCreates(ctx, s)
+	state, err := s.Export(ctx)
+	if err != nil {
+		return errors.Wrap(err, "read the stack's state")
+	}
+	creates, err := pendingIn(state)
 	if err != nil {
 		return err
 	}
@@ -121,10 +130,6 @@ func importPending(ctx context.Context, s auto.Stack, values []string) error {
 			return errors.Errorf("--import-pending-create %s: the stack has no pending create %s", v, urn)
 		}
 		ids[urn] = id
-	}
-	state, err := s.Export(ctx)
-	if err != nil {
-		return errors.Wrap(err, "read the stack's state")
 	}
 	// The state is edited as JSON, every field it does not touch kept as it is.
 	var deployment map[string]json.RawMessage

@@ -94,7 +94,7 @@ func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testi
 		{"diff of one named pipe named twice reads it once and finds no change", "diff", []string{minimal, minimal}, []string{asFIFO, asAgain}, nil},
 		{"diff of an invalid manifest from standard input names standard input and exits one", "diff", []string{minimal, invalid}, []string{asFile, asStdin}, nil},
 	}
-	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.name == "DigitalOceanKubernetesCluster" })]
+	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Name == "DigitalOceanKubernetesCluster" })]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, stdin := []string{tt.command}, ""
@@ -129,7 +129,7 @@ func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testi
 			}
 			// After run, which cleared the environment's provider config the program reads too.
 			var stdout, stderr bytes.Buffer
-			want := k.run(append(append([]string{tt.command}, tt.files...), tt.flags...), &stdout, &stderr)
+			want := k.Run(append(append([]string{tt.command}, tt.files...), tt.flags...), &stdout, &stderr)
 			wantStderr := stderr.String()
 			for file, arg := range renamed {
 				wantStderr = strings.ReplaceAll(wantStderr, file+":", arg+":")

@@ -17,7 +17,7 @@ import (
 func servePlugin() {
 	schema, err := pulumischema.Generate(pulumischema.Components())
 	if err == nil {
-		err = registry.ServePlugin("0.0.0", schema)
+		err = registry.ServePlugin(schema)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, civoprovider.PluginName+" (clusterplane):", err)

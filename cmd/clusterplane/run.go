@@ -28,7 +28,7 @@ It exits 0, or 1 when the file is invalid.`,
 	output := outputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		if f, k := a.readFile(args[0]); k != nil {
-			a.code = k.plan(f, string(*output), a.stdout, a.stderr)
+			a.code = k.Plan(f, string(*output), a.stdout, a.stderr)
 		}
 		return nil
 	}
@@ -65,11 +65,11 @@ Either file may be a pipe, or - for standard input.
 				return nil
 			}
 		}
-		if oldKind.name != newKind.name {
+		if oldKind.Name != newKind.Name {
 			return errors.Errorf("%s is a %s and %s a %s: diff compares two manifests of one kind",
-				args[0], oldKind.name, args[1], newKind.name)
+				args[0], oldKind.Name, args[1], newKind.Name)
 		}
-		a.code = oldKind.diff(oldFile, newFile, string(*output), *allowReplace, a.stdout, a.stderr)
+		a.code = oldKind.Diff(oldFile, newFile, string(*output), *allowReplace, a.stdout, a.stderr)
 		return nil
 	}
 	return cmd

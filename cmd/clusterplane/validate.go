@@ -107,7 +107,7 @@ func (a *app) verdict(in input) program.Verdict {
 	case err != nil:
 		return program.Verdict{File: in.file, Err: err}
 	}
-	return k.check(f.Name, f.Data)
+	return k.Check(f.Name, f.Data)
 }
 
 // load reads one file (once: it may be a pipe) and finds the kind it names: what validate and

@@ -11,7 +11,6 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/clusterplane/clusterplane/registry"
 )
@@ -22,19 +21,8 @@ import (
 var schema []byte
 
 func main() {
-	if err := registry.ServePlugin(version(), schema); err != nil {
+	if err := registry.ServePlugin(schema); err != nil {
 		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)
 		os.Exit(1)
 	}
-}
-
-// version is the module version the binary was built from (go install ...@v0.3.0), or 0.0.0 for a
-// build from a checkout.
-func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v := info.Main.Version; len(v) > 1 && v[0] == 'v' && v != "(devel)" {
-			return v[1:]
-		}
-	}
-	return "0.0.0"
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/clusterplane/clusterplane/registry"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/fakeengine"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/clusterplane/clusterplane/registry"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -25,7 +25,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 	}
 	e := fakeengine.Start(t, fakeengine.Options{})
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, version(), schema, registry.Components()))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, registry.PluginVersion(), schema, registry.Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -41,7 +41,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 		t.Error("GetSchema serves another schema than the one the protos give")
 	}
 	info, err := client.GetPluginInfo(context.Background(), &emptypb.Empty{})
-	if err != nil || info.GetVersion() != version() {
-		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, version())
+	if err != nil || info.GetVersion() != registry.PluginVersion() {
+		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, registry.PluginVersion())
 	}
 }

@@ -4,7 +4,6 @@ package reference
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
@@ -47,7 +46,13 @@ func StackName(ctx *pulumi.Context, ref *sharedv1.ValueFromRef) (string, error) 
 	if org == "" {
 		org = DefaultOrganization
 	}
-	return fmt.Sprintf("%s/%s/%s", org, strings.ToLower(ref.GetKind()), Stack(ref.GetName(), ref.GetEnv())), nil
+	return org + "/" + Key(ref), nil
+}
+
+// Key is the referenced stack within its organization: `<kind in lower case>/<name>[-<env>]`,
+// the project and the stack.
+func Key(ref *sharedv1.ValueFromRef) string {
+	return strings.ToLower(ref.GetKind()) + "/" + Stack(ref.GetName(), ref.GetEnv())
 }
 
 // Stack is the stack name of a manifest by the convention: <name>-<env>, or <name> without env.
