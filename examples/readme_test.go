@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -168,25 +167,12 @@ func TestNoKeyTheReadmeShowsInPlanJSONIsNullInAnyExamplesPlan(t *testing.T) {
 	}
 	for _, path := range exampleFiles(t) {
 		t.Run(filepath.ToSlash(path), func(t *testing.T) {
-			k := kinds[filepath.Dir(path)]
-			_, body, err := k.load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The plan command's options: a preview.
-			p, err := plan.Run(body, plan.Options{Preview: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := plan.WriteJSON(&buf, p); err != nil {
-				t.Fatal(err)
-			}
+			_, text := planOf(t, kinds[filepath.Dir(path)], path) // the plan command's: a preview
 			var got struct {
 				Resources []map[string]any
 				Outputs   map[string]map[string]any
 			}
-			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			if err := json.Unmarshal([]byte(text), &got); err != nil {
 				t.Fatal(err)
 			}
 			// A key the README shows with a value must never be null; "value" is documented as
@@ -351,17 +337,24 @@ func TestEverySentenceOnRenewingTheKubeconfigSaysPulumiUpRefresh(t *testing.T) {
 
 // versionComment is the comment right above the kubernetesVersion line of a manifest.
 func versionComment(text string) string {
+	comment, _ := commentAbove(text, "kubernetesVersion:", "#")
+	return comment
+}
+
+// commentAbove is the comment (lines starting with marker) right above the first line that starts
+// with prefix, and whether there is such a line.
+func commentAbove(text, prefix, marker string) (string, bool) {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if strings.HasPrefix(strings.TrimSpace(line), "kubernetesVersion:") {
+		if strings.HasPrefix(strings.TrimSpace(line), prefix) {
 			var comment []string
-			for j := i - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), "#"); j-- {
+			for j := i - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), marker); j-- {
 				comment = append([]string{lines[j]}, comment...)
 			}
-			return strings.Join(comment, "\n")
+			return strings.Join(comment, "\n"), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 func TestEveryVersionADigitalOceanExampleMentionsIsAcceptedAsItsCommentSays(t *testing.T) {
@@ -459,16 +452,9 @@ func TestWhatTheDocsSayOfAutoUpgradeIsWhatDiffDoes(t *testing.T) {
 // field.
 func protoFieldComment(t *testing.T, path, field string) string {
 	t.Helper()
-	lines := strings.Split(readFile(t, path), "\n")
-	for i, line := range lines {
-		if strings.HasPrefix(strings.TrimSpace(line), field) {
-			var comment []string
-			for j := i - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), "//"); j-- {
-				comment = append([]string{lines[j]}, comment...)
-			}
-			return strings.Join(comment, "\n")
-		}
+	comment, ok := commentAbove(readFile(t, path), field, "//")
+	if !ok {
+		t.Fatalf("%s has no field %q", path, field)
 	}
-	t.Fatalf("%s has no field %q", path, field)
-	return ""
+	return comment
 }

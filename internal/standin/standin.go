@@ -22,6 +22,7 @@ package standin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -87,6 +89,18 @@ func New(pkg, dir string) (*Provider, error) {
 		DOVersions: strings.Split(DefaultDOVersions, ","),
 		Now:        time.Now,
 	}, nil
+}
+
+// Main serves the stand-in plugin of pkg ("civo", "digitalocean") to the engine that started the
+// process, and exits 1 when it cannot.
+func Main(pkg string) {
+	err := provider.Main(pkg, func(*provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
+		return FromEnv(pkg)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // FromEnv returns the stand-in for pkg configured by CloudEnv and DOVersionsEnv.

@@ -3,21 +3,6 @@
 // directory named by CLUSTERPLANE_STANDIN_CLOUD.
 package main
 
-import (
-	"fmt"
-	"os"
+import "github.com/clusterplane/clusterplane/internal/standin"
 
-	"github.com/clusterplane/clusterplane/internal/standin"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-)
-
-func main() {
-	err := provider.Main("civo", func(*provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
-		return standin.FromEnv("civo")
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func main() { standin.Main("civo") }
