@@ -1,0 +1,208 @@
+// Package fakecloud is what the loopback cloud APIs of the tests (internal/fakedo,
+// internal/fakecivo) share: a server on 127.0.0.1 only, with a bounded lifetime, that records
+// every request, checks the token, and answers the faults a test asks for (429 with Retry-After,
+// 500 or 503, a slow answer, a 422 worded as the API words it, a 404 right after a create) before
+// the cloud's own handler sees the request.
+package fakecloud
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Lifetime bounds how long a server answers: a test that hangs does not keep a listener open.
+const Lifetime = 30 * time.Minute
+
+// Request is one request received, and the status it was answered with.
+type Request struct {
+	Method, Path, Query, Body string
+	Status                    int
+}
+
+// Fault is an answer a test asks for, given instead of the cloud's own to the next Times requests
+// that match Method and Path.
+type Fault struct {
+	// Method matches the request's method; "" matches any.
+	Method string
+	// Path matches a request whose path starts with it; "" matches any.
+	Path string
+	// Status is the status to answer with; 0 lets the cloud answer (after Delay).
+	Status int
+	// Message is the error's text, in the cloud's error body.
+	Message string
+	// RetryAfter, with a 429, is sent as the Retry-After header, in whole seconds.
+	RetryAfter time.Duration
+	// Delay holds the answer back this long.
+	Delay time.Duration
+	// Times is how many matching requests the fault answers; at least one.
+	Times int
+	// After, when set, arms the fault only once a request with this method has been answered
+	// successfully after the fault was injected ("POST": a read that fails right after a create).
+	After string
+
+	// afterSeen is how many such answers there were when the fault was injected.
+	afterSeen int
+}
+
+// Cloud is the part of a fake that differs between clouds.
+type Cloud interface {
+	// Authorized tells whether the request carries the fake's token, as the cloud's client sends it.
+	Authorized(r *http.Request) bool
+	// Error writes an error answer as the cloud words it.
+	Error(w http.ResponseWriter, status int, message string)
+	// Serve answers an authorized request whose body was read; it runs under the server's lock.
+	Serve(w http.ResponseWriter, r *http.Request, body []byte)
+}
+
+// Server is a loopback HTTP server in front of a Cloud.
+type Server struct {
+	srv   *httptest.Server
+	cloud Cloud
+
+	// Mu guards the requests, the faults and the cloud's state: Serve runs with it held, and a
+	// fake's own methods take it to read or change the cloud behind its clients' backs.
+	Mu       sync.Mutex
+	requests []Request
+	faults   []*Fault
+	// answered counts the successful answers by method.
+	answered map[string]int
+}
+
+// Start serves cloud on 127.0.0.1 until the test ends or Lifetime passes.
+func Start(t testing.TB, cloud Cloud) *Server {
+	t.Helper()
+	s := &Server{cloud: cloud, answered: map[string]int{}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on loopback: %v", err)
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Listener.Close()
+	s.srv.Listener = l
+	s.srv.Start()
+	stop := time.AfterFunc(Lifetime, s.srv.Close)
+	t.Cleanup(func() {
+		stop.Stop()
+		s.srv.Close()
+	})
+	return s
+}
+
+// URL is the API's base URL.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close stops the API: later requests find nothing listening.
+func (s *Server) Close() { s.srv.Close() }
+
+// Inject adds a fault; faults are tried in the order they were added.
+func (s *Server) Inject(f Fault) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if f.Times < 1 {
+		f.Times = 1
+	}
+	f.afterSeen = s.answered[f.After]
+	s.faults = append(s.faults, &f)
+}
+
+// Requests are the requests received with method ("" for all), in order.
+func (s *Server) Requests(method string) []Request {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	var out []Request
+	for _, r := range s.requests {
+		if method == "" || r.Method == method {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Reset forgets the requests received.
+func (s *Server) Reset() {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.requests = nil
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	w := &statusWriter{ResponseWriter: rw}
+	fault := s.fault(r)
+	if fault != nil && fault.Delay > 0 {
+		select {
+		case <-time.After(fault.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	defer func() {
+		s.requests = append(s.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body), w.status})
+		if w.status >= 200 && w.status < 300 {
+			s.answered[r.Method]++
+		}
+	}()
+	w.Header().Set("Content-Type", "application/json")
+	if !s.cloud.Authorized(r) {
+		s.cloud.Error(w, http.StatusUnauthorized, "Unable to authenticate you")
+		return
+	}
+	if fault != nil && fault.Status != 0 {
+		if fault.Status == http.StatusTooManyRequests && fault.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(fault.RetryAfter.Seconds())))
+		}
+		message := fault.Message
+		if message == "" {
+			message = http.StatusText(fault.Status)
+		}
+		s.cloud.Error(w, fault.Status, message)
+		return
+	}
+	s.cloud.Serve(w, r, body)
+}
+
+// fault takes one use of the first armed fault that matches r.
+func (s *Server) fault(r *http.Request) *Fault {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	for i, f := range s.faults {
+		if (f.Method == "" || f.Method == r.Method) && strings.HasPrefix(r.URL.Path, f.Path) &&
+			(f.After == "" || s.answered[f.After] > f.afterSeen) {
+			f.Times--
+			if f.Times == 0 {
+				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
