@@ -31,8 +31,9 @@ help:
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
-	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin (tools/engine)"
-	@echo "make e2e              build the engine, then deploy the programs on it against the stand-in providers (e2e/)"
+	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin, and the real"
+	@echo "                      DigitalOcean 4.57.0 and Civo 2.4.8 provider plugins in .engine/plugins (tools/engine)"
+	@echo "make e2e              build the engine, then deploy the programs on it with the real providers against loopback clouds (e2e/)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -107,12 +108,14 @@ check-sdks: sdks
 	go build ./sdk/go/...
 
 # The real Pulumi engine: the CLI and the yaml, go and nodejs language hosts, built from the Go
-# modules in tools/engine into .engine/bin (kept across runs, so only the first compiles; `clean`
-# leaves it alone).
+# modules in tools/engine into .engine/bin, and the real DigitalOcean and Civo provider plugins, built
+# from the pinned sources in ../shared/providers-src into .engine/plugins (kept across runs, so only
+# the first compiles; `clean` leaves them alone).
 engine:
 	bash tools/engine/build.sh
 
-# End-to-end tests: the programs deployed on the real engine against the stand-in DigitalOcean and
-# Civo plugins (internal/standin), offline, each in a temporary Pulumi home and file backend.
+# End-to-end tests: the programs deployed on the real engine with the real DigitalOcean and Civo
+# provider plugins against loopback clouds (internal/fakedo, internal/fakecivo), offline, each in a
+# temporary Pulumi home and file backend.
 e2e: engine
 	go test -tags e2e -count=1 -timeout 40m ./e2e/...

@@ -7,7 +7,8 @@
 # The two old hosts live inside sdk/v3 releases that conflict with sdk/v3 v3.259.0, hence their own
 # modules. A binary newer than its module's go.mod and go.sum is kept, so only the first run (or one
 # after a version change) compiles; the CLI alone takes about 5 minutes cold on 2 cores.
-# Nothing but Go modules is downloaded. `make engine` runs this script.
+# Nothing but Go modules is downloaded. `make engine` runs this script, and then providers.sh, which
+# builds the real DigitalOcean and Civo provider plugins into .engine/plugins.
 set -euo pipefail
 engine=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$engine/../.." && pwd)
@@ -52,3 +53,5 @@ for host in yaml go nodejs; do
 	go version -m "$bin/pulumi-language-$host" | awk -v n="pulumi-language-$host" '$1 == "mod" { print n, $2, $3 }'
 done
 du -sh "$bin"
+
+bash "$engine/providers.sh"
