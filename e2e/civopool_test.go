@@ -11,12 +11,6 @@ import (
 	"github.com/civo/civogo"
 )
 
-// The clusters the examples' pools join by id (examples/*nodepool/minimal.yaml).
-const (
-	civoClusterID = "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"
-	doClusterID   = "b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d"
-)
-
 // civoPool is the Civo pool manifest of the tests, its spec edited by lines.
 func civoPool(spec string) string {
 	return `apiVersion: civo.clusterplane.dev/v1
@@ -32,8 +26,9 @@ spec:
 }
 
 func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughThePlugin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	e.seedExamples()
 	dir, extra := e.stack("civokubernetesnodepool", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n  labels: {workload: apps}\n"))
 	e.must(dir, extra, "up", "--yes", "--skip-preview")
 	pool, ok := e.civo.Pool(civoClusterID, "workers")
@@ -94,26 +89,25 @@ func TestACivoPoolIsScaledRelabelledClearedResizedRefreshedAndDestroyedThroughTh
 	}
 
 	e.must(dir, extra, "destroy", "--yes", "--skip-preview")
-	if n := e.civo.Pools(); n != 0 {
-		t.Errorf("destroy left %d pools in Civo", n)
+	if _, ok := e.civo.Pool(civoClusterID, "workers"); ok {
+		t.Errorf("destroy left the pool in Civo")
 	}
 }
 
 func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	e.seedExamples()
 	old := e.goProject("old", "civokubernetesnodepool", filepath.Join(root, "e2e", "testdata", "civopoolv1"))
 	dir := e.project("p", "civokubernetesnodepool")
 	e.must(dir, nil, "stack", "init", "dev")
 	e.must(old, []string{"CLUSTER_ID=" + civoClusterID}, "stack", "select", "dev")
 	e.must(old, []string{"CLUSTER_ID=" + civoClusterID}, "up", "--yes", "--skip-preview")
-	before := resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool")
-	if len(before) != 1 {
-		t.Fatalf("the previous release's program made %d civo pools, want 1", len(before))
+	// The civo provider made the pool in Civo, its label its id.
+	if p, ok := e.civo.Pool(civoClusterID, "workers"); !ok || p.Count != 2 {
+		t.Fatalf("the previous release's program made %+v (found %v), want 2 nodes", p, ok)
 	}
-	// The pool exists in Civo, as the civo provider made it.
-	e.civo.Seed(civoClusterID, civogo.KubernetesPool{ID: "workers", Size: "g4s.kube.medium", Count: 2,
-		Labels: map[string]string{"workload": "apps"}})
+	e.civo.Reset()
 
 	same := civoPool("  size: g4s.kube.medium\n  nodeCount: 2\n  labels: {workload: apps}\n")
 	input := []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", same)}
@@ -123,8 +117,8 @@ func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated
 		}
 	}
 	e.must(dir, input, "up", "--yes", "--skip-preview")
-	if after := resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool"); len(after) != 1 {
-		t.Errorf("the civo provider's pool was deleted from the stand-in cloud: %v", after)
+	if _, ok := e.civo.Pool(civoClusterID, "workers"); !ok {
+		t.Errorf("the pool was deleted from Civo")
 	}
 	if n := len(e.civo.Requests("POST")) + len(e.civo.Requests("DELETE")); n != 0 {
 		t.Errorf("Civo received %d creates or deletes; want none", n)
@@ -142,59 +136,62 @@ func TestAPoolStackOfThePreviousReleaseIsTakenOverInPlaceNothingDeletedOrCreated
 }
 
 func TestClusterplaneDeploysAndScalesACivoPoolWithNoPluginButItself(t *testing.T) {
-	e := newEnv(t)
-	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
-	// A PATH with clusterplane, the engine and the stand-in providers, and no
-	// pulumi-resource-clusterplane: clusterplane must serve the plugin itself.
-	bare := filepath.Join(e.dir, "bare")
-	if err := os.MkdirAll(bare, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"clusterplane", "pulumi-resource-civo", "pulumi-resource-digitalocean"} {
-		if err := os.Symlink(filepath.Join(plugins(t), name), filepath.Join(bare, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, v := range e.vars {
-		if strings.HasPrefix(v, "PATH=") {
-			e.vars[i] = "PATH=" + bare + string(os.PathListSeparator) + filepath.Join(root, ".engine", "bin") +
-				string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin"
-		}
-	}
-	e.vars = append(e.vars, "XDG_CACHE_HOME="+filepath.Join(e.dir, "cache"))
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		// ignoreAmbient is PULUMI_IGNORE_AMBIENT_PLUGINS: clusterplane then installs itself into
+		// the Pulumi home, else it puts a link to itself first on PATH.
+		ignoreAmbient string
+	}{
+		{"with ambient plugins ignored", "true"},
+		{"with ambient plugins allowed", "false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedExamples()
+			// No clusterplane plugin anywhere, neither on PATH nor in the Pulumi home: clusterplane
+			// must provide and serve the plugin itself.
+			if err := os.RemoveAll(filepath.Join(e.dir, "home", "plugins", "resource-clusterplane-v0.0.0")); err != nil {
+				t.Fatal(err)
+			}
+			e.vars = append(e.vars, "XDG_CACHE_HOME="+filepath.Join(e.dir, "cache"), "PULUMI_IGNORE_AMBIENT_PLUGINS="+c.ignoreAmbient)
 
-	pool := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n"))
-	if r, code := e.clusterplane("up", pool, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	if p, ok := e.civo.Pool(civoClusterID, "workers"); !ok || p.Count != 3 {
-		t.Fatalf("after up Civo has %+v (found %v), want 3 nodes", p, ok)
-	}
-	scaled := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
-	if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stdout+r.stderr, "nodeCount") {
-		t.Errorf("preview of a scaled pool = %d, want 0 naming nodeCount: %s", code, r)
-	}
-	if r, code := e.clusterplane("up", scaled, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	if p, _ := e.civo.Pool(civoClusterID, "workers"); p.Count != 5 {
-		t.Errorf("after scaling Civo has %d nodes, want 5", p.Count)
-	}
-	resized := e.write("resized.yaml", civoPool("  size: g4s.kube.large\n  nodeCount: 5\n"))
-	if r, code := e.clusterplane("preview", resized); code != 3 {
-		t.Errorf("preview of a resized pool = %d, want 3 (a replacement): %s", code, r)
-	}
-	if r, code := e.clusterplane("destroy", scaled, "--yes"); code != 0 {
-		t.Errorf("destroy = %d: %s", code, r)
-	}
-	if n := e.civo.Pools(); n != 0 {
-		t.Errorf("destroy left %d pools", n)
+			pool := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 3\n"))
+			if r, code := e.clusterplane("up", pool, "--yes"); code != 0 {
+				t.Fatalf("up = %d: %s", code, r)
+			}
+			if p, ok := e.civo.Pool(civoClusterID, "workers"); !ok || p.Count != 3 {
+				t.Fatalf("after up Civo has %+v (found %v), want 3 nodes", p, ok)
+			}
+			scaled := e.write("pool.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
+			if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stdout+r.stderr, "nodeCount") {
+				t.Errorf("preview of a scaled pool = %d, want 0 naming nodeCount: %s", code, r)
+			}
+			if r, code := e.clusterplane("up", scaled, "--yes"); code != 0 {
+				t.Fatalf("up = %d: %s", code, r)
+			}
+			if p, _ := e.civo.Pool(civoClusterID, "workers"); p.Count != 5 {
+				t.Errorf("after scaling Civo has %d nodes, want 5", p.Count)
+			}
+			resized := e.write("resized.yaml", civoPool("  size: g4s.kube.large\n  nodeCount: 5\n"))
+			if r, code := e.clusterplane("preview", resized); code != 3 {
+				t.Errorf("preview of a resized pool = %d, want 3 (a replacement): %s", code, r)
+			}
+			if r, code := e.clusterplane("destroy", scaled, "--yes"); code != 0 {
+				t.Errorf("destroy = %d: %s", code, r)
+			}
+			if _, ok := e.civo.Pool(civoClusterID, "workers"); ok {
+				t.Errorf("destroy left the pool in Civo")
+			}
+		})
 	}
 }
 
 func TestClusterplaneAdoptsAnExistingCivoPoolByClusterAndNameAndRefusesOneTheManifestDisagreesWith(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	e.seed("civo:index/kubernetesCluster:KubernetesCluster", civoClusterID)
+	e.seedExamples()
 	// A pool made outside any stack, e.g. in Civo's dashboard.
 	e.civo.Seed(civoClusterID, civogo.KubernetesPool{ID: "workers", Size: "g4s.kube.medium", Count: 3})
 	id := civoClusterID + ":workers"

@@ -5,21 +5,20 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/standin"
+	"github.com/digitalocean/godo"
 )
 
 func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWhatIsUnsafe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	manifest := e.write("minimal.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
@@ -52,6 +51,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 }
 
 func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	manifest := e.write("minimal.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
 	e.vars = append(e.vars, "PULUMI_CONFIG_PASSPHRASE=")
@@ -65,6 +65,7 @@ func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
 }
 
 func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecordsIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"),
 		"  autoUpgrade: true\n  deletionProtection: false\n"))
@@ -75,12 +76,13 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 		t.Errorf("drift right after up = %d: %s", code, r)
 	}
 	// An auto-upgrade patch is the cloud's own drift.
-	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "version", "1.31.9-do.2")
+	id := e.doCluster("dev-fra1").ID
+	e.do.EditCluster(id, func(c *godo.KubernetesCluster) { c.VersionSlug = "1.31.9-do.2" })
 	if r, code := e.clusterplane("drift", manifest); code != 0 {
 		t.Errorf("drift after an auto-upgrade patch = %d, want none: %s", code, r)
 	}
 	// A console edit of the tags is drift the next up would put back.
-	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+	e.do.EditCluster(id, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
 	if r, code := e.clusterplane("drift", manifest); code != 3 || !strings.Contains(r.stdout, "drifted") ||
 		!strings.Contains(r.stdout, "spec.tags: the cloud has [\"edited-in-the-console\"], the manifest [") {
 		t.Errorf("drift after a console edit = %d, want 3 naming spec.tags with both values: %s", code, r)
@@ -100,7 +102,9 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 }
 
 func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
+	e.seedExamples()
 	fleet := filepath.Join(e.dir, "fleet")
 	if err := os.MkdirAll(fleet, 0o755); err != nil {
 		t.Fatal(err)
@@ -122,16 +126,9 @@ func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *test
 	if code != 0 || !strings.Contains(r.stdout, "3 done, 0 skipped, 0 failed") {
 		t.Fatalf("up of the directory = %d: %s", code, r)
 	}
-	clusterID := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
-	pools := 0
-	for _, res := range resources(t, e.cloud, "kubernetesNodePool:KubernetesNodePool") {
-		pools++
-		if got := res.Get("clusterId"); got != clusterID {
-			t.Errorf("a pool joined %v, want the cluster %v", got, clusterID)
-		}
-	}
-	if pools != 2 {
-		t.Errorf("%d pools in the cloud, want 2", pools)
+	clusterID := e.doCluster("platform-ams3").ID
+	for _, name := range []string{"batch", "apps"} {
+		e.doPool(clusterID, name) // fails the test unless the pool joined the cluster
 	}
 	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, "3 done") {
 		t.Errorf("destroy of the directory (pools first) = %d: %s", code, r)
@@ -181,6 +178,7 @@ func condition(s statusJSON, typ string) string {
 }
 
 func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatToRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	text := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
 	manifest := e.write("cluster.yaml", text)
@@ -192,7 +190,7 @@ func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatT
 		condition(st, "Drifted") != "False/InSync" {
 		t.Errorf("status right after up: %+v", st)
 	}
-	editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+	e.do.EditCluster(e.doCluster("dev-fra1").ID, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
 	if got := condition(e.status(manifest), "Drifted"); got != "True/ChangesPending" {
 		t.Errorf("Drifted after a console edit = %s", got)
 	}
@@ -222,6 +220,7 @@ func TestClusterplaneStatusTellsAChangedManifestAndDriftAndALockedStackSaysWhatT
 }
 
 func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWith(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	text := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
 	manifest := e.write("cluster.yaml", text)
@@ -229,7 +228,7 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
 		t.Fatalf("up = %d: %s", code, r)
 	}
-	id, _ := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id").(string)
+	id := e.doCluster("dev-fra1").ID
 	e.must(e.dir, nil, "stack", "rm", "--force", "--yes", "--preserve-config", "organization/digitaloceankubernetescluster/dev-fra1")
 
 	other := e.write("other.yaml", strings.Replace(strings.Replace(text, "name: dev-fra1\n", "name: other\n", 1),
@@ -244,8 +243,8 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	if r, code := e.clusterplane("adopt", manifest, "--id", id); code != 0 || !strings.Contains(r.stdout, "adopted") {
 		t.Fatalf("adopt = %d: %s", code, r)
 	}
-	if after, _ := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id").(string); after != id {
-		t.Errorf("the cluster is %s after adopt, want %s kept", after, id)
+	if after := e.doCluster("dev-fra1").ID; after != id || len(e.do.Clusters()) != 1 {
+		t.Errorf("the cluster is %s after adopt (of %d), want %s kept", after, len(e.do.Clusters()), id)
 	}
 	if r, code := e.clusterplane("preview", manifest); code != 0 || !strings.Contains(r.stdout, "no changes") && !strings.Contains(r.stdout, "same") {
 		t.Errorf("preview after adopt = %d: %s", code, r)
@@ -255,17 +254,19 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	}
 }
 
-// killedUp starts `clusterplane up FILE --yes` with the stand-ins answering each create only after
-// a long delay (the resource already in the cloud, as DigitalOcean holds a cluster while the
-// provider waits for it to run), and kills its process group (clusterplane and the Pulumi CLI)
-// with SIGKILL once the cloud holds a resource whose type ends in typ: that create is in flight.
-// The plugins run in their own process groups; the stand-in left waiting sees its engine gone and
-// exits at its next health check.
-func (e *env) killedUp(file, typ string) {
+// killedUp starts `clusterplane up FILE --yes` with the DigitalOcean API keeping every new
+// cluster provisioning (the provider waits for it to run, as it does for minutes in the real
+// cloud), and kills its process group (clusterplane and the Pulumi CLI) with SIGKILL once the
+// cloud holds the cluster named name: that create is in flight. The plugins run in their own
+// process groups; the provider left waiting sees its engine gone and exits. The cloud's clusters
+// run again afterwards.
+func (e *env) killedUp(file, name string) {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(plugins(e.t), "clusterplane"), "up", file, "--yes")
+	e.do.SetHold(true)
+	defer e.do.SetHold(false)
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
 	cmd.Dir = e.dir
-	cmd.Env = append(append([]string{}, e.vars...), standin.DelayEnv+"=10m")
+	cmd.Env = e.vars
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -274,17 +275,20 @@ func (e *env) killedUp(file, typ string) {
 	}
 	ended := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(ended) }()
-	defer func() { e.logs.WriteString(out.String()) }()
-	for deadline := time.Now().Add(3 * time.Minute); len(resources(e.t, e.cloud, typ)) == 0; {
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		if _, ok := e.do.ClusterNamed(name); ok {
+			break
+		}
 		select {
 		case <-ended:
-			e.t.Fatalf("the up ended (%v) before the cloud held a %s:\n%s", cmd.ProcessState, typ, out.String())
+			e.t.Fatalf("the up ended (%v) before the cloud held cluster %s:\n%s", cmd.ProcessState, name, out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-ended
-			e.t.Fatalf("no %s in the stand-in cloud 3 minutes into the up:\n%s", typ, out.String())
+			e.t.Fatalf("no cluster %s in the cloud 3 minutes into the up:\n%s", name, out.String())
 		}
 	}
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
@@ -306,13 +310,11 @@ func backticked(text string) []string {
 }
 
 func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
-	const clusterType = "kubernetesCluster:KubernetesCluster"
-	e.killedUp(manifest, clusterType)
-	var id string
-	for id = range resources(t, e.cloud, clusterType) {
-	}
+	e.killedUp(manifest, "dev-fra1")
+	id := e.doCluster("dev-fra1").ID
 
 	// status says what was interrupted and what to run, with the cloud id to find.
 	st := e.status(manifest)
@@ -326,7 +328,7 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 	if code == 0 || !strings.Contains(r.stderr, advice) {
 		t.Fatalf("up after a killed up = %d, want the advice status gives (%s): %s", code, advice, r)
 	}
-	if n := len(resources(t, e.cloud, clusterType)); n != 1 {
+	if n := len(e.do.Clusters()); n != 1 {
 		t.Fatalf("%d clusters in the cloud after the refused up, want 1", n)
 	}
 	commands := backticked(advice)
@@ -347,9 +349,8 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 		t.Fatalf("up after following the advice = %d, want nothing to create: %s", code, r)
 	}
 	// Nothing lost, nothing duplicated: the one cluster, the stack's own, deployed.
-	clusters := resources(t, e.cloud, clusterType)
-	if _, ok := clusters[id]; len(clusters) != 1 || !ok {
-		t.Errorf("the cloud holds clusters %v, want only %s", slices.Collect(maps.Keys(clusters)), id)
+	if clusters := e.do.Clusters(); len(clusters) != 1 || clusters[0].ID != id {
+		t.Errorf("the cloud holds %d clusters, want only %s", len(clusters), id)
 	}
 	if st := e.status(manifest); condition(st, "Ready") != "True/Deployed" || condition(st, "Drifted") != "False/InSync" ||
 		st.Outputs["cluster_id"] != id {
@@ -358,9 +359,10 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 }
 
 func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	// A token of DigitalOcean's published shape, given only in the stack input's providerConfig.
-	token := "dop_v1_" + strings.Repeat("5ec12e7a", 8)
+	// The token, given only in the stack input's providerConfig.
+	token := doToken
 	e.vars = append(e.vars, "DIGITALOCEAN_TOKEN=")
 	text := "target:\n" + indent(withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")) +
 		"providerConfig:\n  apiToken: " + token + "\n"
@@ -401,8 +403,8 @@ func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *
 	if r, code := e.clusterplane("destroy", input, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}
-	if n := len(resources(t, e.cloud, "")); n != 0 {
-		t.Errorf("%d resources left in the cloud after destroy", n)
+	if n := len(e.do.Clusters()); n != 0 {
+		t.Errorf("%d clusters left in the cloud after destroy", n)
 	}
 	notAtRest("after refresh and destroy")
 }

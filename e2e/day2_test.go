@@ -4,65 +4,23 @@ package e2e_test
 
 import (
 	"encoding/json"
-	"net/http"
-
-	"github.com/clusterplane/clusterplane/internal/standin"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/digitalocean/godo"
 )
 
-// editCloud changes, behind the engine's back, the output at path (dots between property names)
-// of every stand-in resource whose type ends in typ; the stand-in's Read reports the inputs it
-// governs as changed too.
-func editCloud(t *testing.T, cloud, typ, path string, value any) {
-	t.Helper()
-	edited := 0
-	for id, r := range resources(t, cloud, typ) {
-		r.Set(path, value)
-		if err := standin.WriteResource(cloud, id, r); err != nil {
-			t.Fatal(err)
-		}
-		edited++
-	}
-	if edited == 0 {
-		t.Fatalf("the stand-in cloud has no %s", typ)
-	}
-}
-
-// cloudValue reads an output of the one stand-in resource whose type ends in typ.
-func cloudValue(t *testing.T, cloud, typ, path string) any {
-	t.Helper()
-	for _, r := range resources(t, cloud, typ) {
-		return r.Get(path)
-	}
-	t.Fatalf("the stand-in cloud has no %s", typ)
-	return nil
-}
-
-// resources are the stand-in cloud's resources whose type ends in typ ("" for all), by id.
-func resources(t *testing.T, cloud, typ string) map[string]standin.Resource {
-	t.Helper()
-	all, err := standin.ReadCloud(cloud)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for id, r := range all {
-		if !strings.HasSuffix(r.Type, typ) {
-			delete(all, id)
-		}
-	}
-	return all
-}
-
 func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprotected(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("p", "digitaloceankubernetescluster")
 	e.must(dir, nil, "stack", "init", "dev")
 	manifest := example(t, "digitaloceankubernetescluster/minimal.yaml")
 	input := func(text string) []string { return []string{"STACK_INPUT_FILE=" + e.write("stack-input.yaml", text)} }
 	e.must(dir, input(manifest), "up", "--yes", "--skip-preview")
-	before := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
+	before := e.doCluster("dev-fra1").ID
 
 	moved := strings.Replace(manifest, "region: fra1", "region: ams3", 1)
 	r := e.pulumi(dir, input(moved), "preview")
@@ -72,57 +30,69 @@ func TestAReplacingChangeOfAProtectedClusterFailsAtPreviewAndReplacesOnceUnprote
 	unprotected := withSpec(manifest, "  deletionProtection: false\n")
 	e.must(dir, input(unprotected), "up", "--yes", "--skip-preview")
 	e.must(dir, input(withSpec(moved, "  deletionProtection: false\n")), "up", "--yes", "--skip-preview")
-	if after := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id"); after == before {
-		t.Errorf("the cluster kept id %v: want it replaced", after)
+	if after := e.doCluster("dev-fra1"); after.ID == before || after.RegionSlug != "ams3" {
+		t.Errorf("the cluster is %s in %s: want it replaced by one in ams3", after.ID, after.RegionSlug)
+	}
+	if _, ok := e.do.Cluster(before); ok {
+		t.Errorf("the replaced cluster %s is still there", before)
 	}
 	e.must(dir, input(withSpec(moved, "  deletionProtection: false\n")), "destroy", "--yes", "--skip-preview")
 }
 
 func TestDriftTheCloudOwnsIsRefreshedAndNotUndoneWhileAConsoleEditIsPutBack(t *testing.T) {
+	t.Parallel()
 	t.Run("the autoscaler's node count", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
-		e.seed("digitalocean:index/kubernetesCluster:KubernetesCluster", doClusterID)
+		e.seedExamples()
 		dir, input := e.stack("digitaloceankubernetesnodepool", example(t, "digitaloceankubernetesnodepool/autoscaling.yaml"))
 		e.must(dir, input, "up", "--yes", "--skip-preview")
-		editCloud(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount", 5)
+		pool := e.doPool(doClusterID, "apps")
+		e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
 		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
 		e.must(dir, input, "up", "--yes", "--refresh", "--skip-preview")
-		if got := cloudValue(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "nodeCount"); got != 5.0 {
-			t.Errorf("node count %v after up, want the autoscaler's 5", got)
+		if got := e.doPool(doClusterID, "apps").Count; got != 5 {
+			t.Errorf("node count %d after up, want the autoscaler's 5", got)
 		}
 		e.must(dir, input, "destroy", "--yes", "--skip-preview")
 	})
 	t.Run("an auto-upgrade patch", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
 		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  autoUpgrade: true\n  deletionProtection: false\n")
 		dir, input := e.stack("digitaloceankubernetescluster", manifest)
 		e.must(dir, input, "up", "--yes", "--skip-preview")
-		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "version", "1.31.9-do.2")
+		e.do.EditCluster(e.doCluster("dev-fra1").ID, func(c *godo.KubernetesCluster) { c.VersionSlug = "1.31.9-do.2" })
 		e.must(dir, input, "preview", "--refresh", "--expect-no-changes")
 		e.must(dir, input, "destroy", "--yes", "--skip-preview")
 	})
 	t.Run("a console edit of the tags", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
 		manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
 		dir, input := e.stack("digitaloceankubernetescluster", manifest)
 		e.must(dir, input, "up", "--yes", "--skip-preview")
-		want := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags")
-		editCloud(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags", []any{"edited-in-the-console"})
+		id := e.doCluster("dev-fra1").ID
+		want := e.doCluster("dev-fra1").Tags
+		e.do.EditCluster(id, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
 		if r := e.pulumi(dir, input, "preview", "--refresh", "--expect-no-changes"); r.err == nil {
 			t.Fatalf("preview after a console edit: want a change that puts it back: %s", r)
 		}
 		e.must(dir, input, "up", "--yes", "--refresh", "--skip-preview")
-		got, _ := json.Marshal(cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "tags"))
-		wanted, _ := json.Marshal(want)
-		if string(got) != string(wanted) {
-			t.Errorf("tags after up %s, want the manifest's %s back", got, wanted)
+		got, wanted := e.doCluster("dev-fra1").Tags, want
+		slices.Sort(got)
+		slices.Sort(wanted)
+		if g, w := strings.Join(got, ","), strings.Join(wanted, ","); g != w {
+			t.Errorf("tags after up %s, want the manifest's %s back", g, w)
 		}
 		e.must(dir, input, "destroy", "--yes", "--skip-preview")
 	})
 }
 
 func TestANodePoolStackReadsItsClusterStacksOutputThroughAReference(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
+	e.seedExamples()
 	cluster := e.project("cluster", "digitaloceankubernetescluster")
 	// The README's naming: <name>-<env> in the project of the cluster's kind.
 	e.must(cluster, nil, "stack", "init", "platform-ams3-prod")
@@ -134,14 +104,15 @@ func TestANodePoolStackReadsItsClusterStacksOutputThroughAReference(t *testing.T
 	e.must(pool, nil, "stack", "init", "workers")
 	input := []string{"STACK_INPUT_FILE=" + filepath.Join(root, "examples", "digitaloceankubernetesnodepool", "cluster-by-reference.yaml")}
 	e.must(pool, input, "up", "--yes", "--skip-preview")
-	if got := cloudValue(t, e.cloud, "kubernetesNodePool:KubernetesNodePool", "clusterId"); got != clusterID {
-		t.Errorf("the pool joined cluster %v, want the cluster stack's %v", got, clusterID)
+	if id, _ := clusterID.(string); len(e.do.Pools(id)) != 2 {
+		t.Errorf("the cluster stack's cluster %v has pools %v, want its default pool and the pool stack's", clusterID, e.do.Pools(id))
 	}
 	e.must(pool, input, "destroy", "--yes", "--skip-preview")
 	e.must(cluster, []string{"STACK_INPUT_FILE=" + filepath.Join(e.dir, "cluster.yaml")}, "destroy", "--yes", "--skip-preview")
 }
 
 func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := e.project("p", "digitaloceankubernetescluster")
 	e.must(dir, nil, "stack", "init", "dev")
@@ -149,7 +120,8 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 	// The same stack, first deployed by the old program.
 	e.must(old, nil, "stack", "select", "dev")
 	e.must(old, nil, "up", "--yes", "--skip-preview")
-	before := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id")
+	before := e.doCluster("dev-fra1").ID
+	e.do.Reset()
 
 	input := []string{"STACK_INPUT_FILE=" + filepath.Join(root, "examples", "digitaloceankubernetescluster", "minimal.yaml")}
 	for _, s := range e.previewSteps(dir, input) {
@@ -158,25 +130,29 @@ func TestAStackCreatedWithThePreComponentNamesIsUpdatedInPlaceNothingReplaced(t 
 		}
 	}
 	e.must(dir, input, "up", "--yes", "--skip-preview")
-	if after := cloudValue(t, e.cloud, "kubernetesCluster:KubernetesCluster", "id"); after != before {
-		t.Errorf("the cluster's id changed from %v to %v: it was replaced", before, after)
+	if after := e.doCluster("dev-fra1").ID; after != before || len(e.do.Requests("POST"))+len(e.do.Requests("DELETE")) > 0 {
+		t.Errorf("the cluster's id changed from %v to %v, or DigitalOcean received a create or delete: it was replaced", before, after)
 	}
 }
 
 func TestRegistryIntegrationWithoutARegistryIsRefusedAtPreviewBeforeAnythingExists(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	manifest := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  registryIntegration: true\n  deletionProtection: false\n")
 	dir, input := e.stack("digitaloceankubernetescluster", manifest)
-	e.registry.Store(http.StatusNotFound)
+	e.do.SetRegistry(false)
 	r := e.pulumi(dir, input, "preview")
 	if r.err == nil || !strings.Contains(r.stdout+r.stderr, "spec.registryIntegration: the DigitalOcean account has no container registry") {
 		t.Fatalf("preview without a registry: want the module's refusal: %s", r)
 	}
-	if left := resources(t, e.cloud, ""); len(left) > 0 {
-		t.Errorf("a refused preview created %v", left)
+	if n := len(e.do.Requests("POST")); n > 0 {
+		t.Errorf("a refused preview sent %d creates", n)
 	}
-	e.registry.Store(http.StatusOK)
+	e.do.SetRegistry(true)
 	e.must(dir, input, "up", "--yes", "--skip-preview")
+	if !e.doCluster("dev-fra1").RegistryEnabled {
+		t.Errorf("the cluster's registry integration is off after up")
+	}
 	e.must(dir, input, "destroy", "--yes", "--skip-preview")
 }
 

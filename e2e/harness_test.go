@@ -1,30 +1,31 @@
 //go:build e2e
 
 // Package e2e_test deploys the programs on the real Pulumi engine (`make engine` builds it into
-// .engine/bin) against the stand-in DigitalOcean and Civo plugins of internal/standin, offline,
-// each test in a temporary directory with a file backend. What the stand-ins cannot prove is
-// said in their package; what these tests prove is the engine's part: protect, ignoreChanges,
-// aliases, secrets in state, refresh, stack references, Construct through the language hosts.
+// .engine/bin) with the real DigitalOcean and Civo provider plugins (built by `make engine` too,
+// into .engine/plugins, from the pinned sources in ../shared/providers-src), offline: each test has
+// its own Pulumi home with those plugins installed and ambient plugins ignored, its own file
+// backend, and loopback DigitalOcean and Civo APIs (internal/fakedo, internal/fakecivo) that
+// answer as the real ones do and store exactly what the providers send.
 //
-// Run with `make e2e`, which builds the engine first.
+// Run with `make e2e`, which builds the engine and the plugins first.
 package e2e_test
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
 )
 
 // Tokens the environment hands the plugins; neither may appear in state or logs.
@@ -34,10 +35,10 @@ const (
 )
 
 var (
-	root       = repoRoot()
-	pluginsDir string
-	buildOnce  sync.Once
-	buildErr   error
+	root      = repoRoot()
+	binDir    string
+	buildOnce sync.Once
+	buildErr  error
 )
 
 func repoRoot() string {
@@ -45,44 +46,106 @@ func repoRoot() string {
 	return filepath.Dir(dir)
 }
 
-// plugins builds the stand-in provider plugins and the clusterplane plugin once per test binary.
-func plugins(t *testing.T) string {
+// binaries builds clusterplane and the clusterplane plugin once per test binary.
+func binaries(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		pluginsDir, buildErr = os.MkdirTemp("", "clusterplane-e2e-plugins")
+		binDir, buildErr = os.MkdirTemp("", "clusterplane-e2e-bin")
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", pluginsDir+string(os.PathSeparator),
-			"./internal/standin/cmd/pulumi-resource-digitalocean", "./internal/standin/cmd/pulumi-resource-civo",
+		cmd := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator),
 			"./cmd/pulumi-resource-clusterplane", "./cmd/clusterplane")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build the plugins: %v\n%s", err, out)
+			buildErr = fmt.Errorf("build clusterplane and its plugin: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return pluginsDir
+	return binDir
 }
 
-// env is one test's Pulumi home, backend, stand-in cloud and environment.
+// plugin is a resource plugin a test's Pulumi home has installed.
+type plugin struct {
+	// name is the package ("digitalocean"); version the one the modules' SDK asks for.
+	name, version string
+	// binary is the plugin's executable.
+	binary string
+}
+
+var (
+	pluginsOnce sync.Once
+	providers   []plugin
+	pluginsErr  error
+	pluginsSkip string
+)
+
+// providerPlugins are the real DigitalOcean and Civo plugins `make engine` built, each with the
+// version the modules' Go SDK (go.mod) asks the engine for. Without ../shared (a user's clone) they
+// cannot be built, and the tests that need them skip, saying so.
+func providerPlugins(t *testing.T) []plugin {
+	t.Helper()
+	pluginsOnce.Do(func() {
+		for _, p := range []struct{ name, module string }{
+			{"digitalocean", "github.com/pulumi/pulumi-digitalocean/sdk/v4"},
+			{"civo", "github.com/pulumi/pulumi-civo/sdk/v2"},
+		} {
+			binary := filepath.Join(root, ".engine", "plugins", "pulumi-resource-"+p.name)
+			if _, err := os.Stat(binary); err != nil {
+				if _, shared := os.Stat(filepath.Join(root, "..", "shared", "providers-src")); shared != nil {
+					pluginsSkip = "the real provider plugins are not built: ../shared/providers-src, their pinned sources, " +
+						"is absent (a clone without ../shared), so `make engine` could not build them"
+				} else {
+					pluginsErr = fmt.Errorf("%s is not built: run `make engine` (or `make e2e`, which runs it)", binary)
+				}
+				return
+			}
+			cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", p.module)
+			cmd.Dir = root
+			out, err := cmd.Output()
+			if err != nil {
+				pluginsErr = fmt.Errorf("the version of %s in go.mod: %v", p.module, err)
+				return
+			}
+			providers = append(providers, plugin{p.name, strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), binary})
+		}
+	})
+	if pluginsSkip != "" {
+		t.Skip(pluginsSkip)
+	}
+	if pluginsErr != nil {
+		t.Fatal(pluginsErr)
+	}
+	return providers
+}
+
+// install puts a plugin into a Pulumi home's plugin cache, where `pulumi plugin install resource
+// NAME VERSION --file BINARY` puts it, as a link: the real plugins are 40 to 50 MB each.
+func install(t *testing.T, home string, p plugin) {
+	t.Helper()
+	dir := filepath.Join(home, "plugins", "resource-"+p.name+"-v"+p.version)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p.binary, filepath.Join(dir, "pulumi-resource-"+p.name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// env is one test's Pulumi home, backend, loopback clouds and environment.
 type env struct {
-	t     *testing.T
-	dir   string
-	cloud string
-	vars  []string
+	t   *testing.T
+	dir string
+	// vars is the environment of every command the test runs.
+	vars []string
 	// logs collects every command's output, to check that no secret is printed.
-	logs bytes.Buffer
-	// registry is the status DigitalOcean's API answers GET /v2/registry with (200 unless a test
-	// says otherwise): the module asks it before enabling registry integration, and the tests'
-	// only API is this loopback server.
-	registry atomic.Int32
-	// seeded are the ids of the resources the test put into the cloud itself.
-	seeded []string
-	// civo is the loopback Civo API the clusterplane plugin manages Civo node pools through (the
-	// stand-in civo provider manages the clusters): any cluster, any region, the test's token.
+	logs   bytes.Buffer
+	logsMu sync.Mutex
+	// do and civo are the test's clouds: what the real provider plugins (and the clusterplane
+	// plugin, for Civo node pools) call.
+	do   *fakedo.DO
 	civo *fakecivo.Civo
 }
 
@@ -93,40 +156,46 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("the Pulumi engine is not built: run `make engine` (or `make e2e`, which builds it): %v", err)
 	}
 	dir := t.TempDir()
-	e := &env{t: t, dir: dir, cloud: filepath.Join(dir, "cloud")}
-	e.registry.Store(http.StatusOK)
-	e.civo = fakecivo.New(t, civoToken, "")
-	e.civo.AnyCluster = true
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v2/registry" {
-			w.WriteHeader(int(e.registry.Load()))
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	t.Cleanup(api.Close)
-	for _, sub := range []string{"home", "state", "cloud"} {
+	e := &env{t: t, dir: dir, do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
+	for _, sub := range []string{"home", "state"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	home := filepath.Join(dir, "home")
+	for _, p := range providerPlugins(t) {
+		install(t, home, p)
+	}
+	// The programs run by `pulumi up` (the Civo node pool's, the examples) need the clusterplane
+	// plugin installed as a user would; clusterplane installs itself.
+	install(t, home, plugin{"clusterplane", "0.0.0", filepath.Join(binaries(t), "pulumi-resource-clusterplane")})
 	e.vars = append(os.Environ(),
-		"PATH="+plugins(t)+string(os.PathListSeparator)+engine+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"PULUMI_HOME="+filepath.Join(dir, "home"),
+		"PATH="+engine+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PULUMI_HOME="+home,
 		"PULUMI_BACKEND_URL=file://"+filepath.Join(dir, "state"),
 		"PULUMI_CONFIG_PASSPHRASE=e2e-passphrase",
 		"PULUMI_SKIP_UPDATE_CHECK=1",
 		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+		// Only the plugins installed above: never another binary of the same name on PATH.
+		"PULUMI_IGNORE_AMBIENT_PLUGINS=true",
 		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1",
-		"CLUSTERPLANE_STANDIN_CLOUD="+e.cloud,
 		"DIGITALOCEAN_TOKEN="+doToken,
-		"DIGITALOCEAN_API_URL="+api.URL,
+		"DIGITALOCEAN_API_URL="+e.do.URL(),
 		"CIVO_TOKEN="+civoToken,
 		"CIVO_API_URL="+e.civo.URL(),
 		"STACK_INPUT_FILE=",
 	)
 	t.Cleanup(func() { e.assertNoSecrets() })
 	return e
+}
+
+// log keeps a command's output for assertNoSecrets.
+func (e *env) log(texts ...string) {
+	e.logsMu.Lock()
+	defer e.logsMu.Unlock()
+	for _, text := range texts {
+		e.logs.WriteString(text)
+	}
 }
 
 // project writes a Pulumi.yaml for the program of kind (a folder of iac/pulumi) in its own
@@ -181,7 +250,7 @@ func (e *env) pulumi(dir string, extra []string, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	e.logs.WriteString(stdout.String() + stderr.String())
+	e.log(stdout.String(), stderr.String())
 	return result{stdout.String(), stderr.String(), err}
 }
 
@@ -191,7 +260,7 @@ func (e *env) clusterplane(args ...string) (result, int) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(plugins(e.t), "clusterplane"), args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(binaries(e.t), "clusterplane"), args...)
 	cmd.Dir = e.dir
 	cmd.Env = e.vars
 	var stdout, stderr bytes.Buffer
@@ -204,7 +273,7 @@ func (e *env) clusterplane(args ...string) (result, int) {
 		e.t.Fatalf("clusterplane %s: %v", strings.Join(args, " "), err)
 	}
 	if len(args) == 0 || args[0] != "kubeconfig" {
-		e.logs.WriteString(stdout.String() + stderr.String())
+		e.log(stdout.String(), stderr.String())
 	}
 	return result{stdout.String(), stderr.String(), err}, code
 }
@@ -230,6 +299,11 @@ func (e *env) outputs(dir string) map[string]any {
 	return out
 }
 
+// kubeconfigMarks are what a kubeconfig the clouds issue holds, in plain text or base64: a
+// DigitalOcean credentials token, a Civo kubeconfig's client key, the start of a kubeconfig
+// encoded as a Civo cluster's kubeconfig_b64 output is.
+var kubeconfigMarks = []string{fakedo.CredentialPrefix, "client-key-data", base64.StdEncoding.EncodeToString([]byte("apiVersion: v1\nclusters:"))[:32]}
+
 // assertNoSecrets checks that neither token, nor a kubeconfig, is in the state files or in what
 // any command printed. Kubeconfigs are looked for in the state only: the tests' own
 // `stack output --show-secrets` prints them into the logs.
@@ -242,7 +316,7 @@ func (e *env) assertNoSecrets() {
 		}
 		return nil
 	})
-	for _, secret := range []string{doToken, civoToken, "fake kubeconfig"} {
+	for _, secret := range append([]string{doToken, civoToken}, kubeconfigMarks...) {
 		if strings.Contains(state.String(), secret) {
 			e.t.Errorf("the state holds %q in plain text", secret)
 		}

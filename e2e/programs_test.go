@@ -5,16 +5,14 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"time"
-
-	"github.com/clusterplane/clusterplane/internal/standin"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // kinds are the four programs with the outputs the README lists for each.
@@ -22,19 +20,16 @@ var kinds = []struct {
 	kind, example string
 	outputs       []string
 	protected     bool
-	// cluster is the type and id of the cluster a pool example joins, which the stand-in cloud
-	// must hold (it refuses a pool of an unknown cluster, as the APIs do).
-	cluster, clusterID string
+	// pool tells a node pool kind, whose examples join clusters the test's cloud must hold.
+	pool bool
 }{
 	{"civokubernetescluster", "civokubernetescluster/minimal.yaml",
-		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true, "", ""},
-	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false,
-		"civo:index/kubernetesCluster:KubernetesCluster", civoClusterID},
+		[]string{"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64", "master_ip", "network_id"}, true, false},
+	{"civokubernetesnodepool", "civokubernetesnodepool/minimal.yaml", []string{"instance_names", "node_pool_id"}, false, true},
 	{"digitaloceankubernetescluster", "digitaloceankubernetescluster/minimal.yaml",
 		[]string{"api_server_endpoint", "cluster_id", "cluster_urn", "default_node_pool_id", "ipv4_address", "kubeconfig",
-			"kubeconfig_expires_at", "vpc_uuid"}, true, "", ""},
-	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false,
-		"digitalocean:index/kubernetesCluster:KubernetesCluster", doClusterID},
+			"kubeconfig_expires_at", "vpc_uuid"}, true, false},
+	{"digitaloceankubernetesnodepool", "digitaloceankubernetesnodepool/minimal.yaml", []string{"node_ids", "node_names", "node_pool_id"}, false, true},
 }
 
 // example reads an example manifest of the repository.
@@ -63,13 +58,14 @@ func (e *env) write(name, text string) string {
 }
 
 func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnprotected(t *testing.T) {
+	t.Parallel()
 	for _, k := range kinds {
 		for _, source := range []string{"file", "config"} {
 			t.Run(k.kind+"/"+source, func(t *testing.T) {
+				t.Parallel()
 				e := newEnv(t)
-				if k.cluster != "" {
-					e.seed(k.cluster, k.clusterID)
-				}
+				e.seedExamples()
+				before := e.inventory()
 				dir := e.project("p", k.kind)
 				e.must(dir, nil, "stack", "init", "dev")
 				manifest := example(t, k.example)
@@ -103,27 +99,20 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 					e.must(dir, extra, "up", "--yes", "--skip-preview")
 				}
 				e.must(dir, extra, "destroy", "--yes", "--skip-preview")
-				if left := resources(t, e.cloud, ""); len(left) > len(e.seeded) {
-					t.Errorf("destroy left %v in the cloud", left)
+				if left := e.inventory(); left != before {
+					t.Errorf("destroy left the clouds with %s, want %s as before the up", left, before)
 				}
 			})
 		}
 	}
 }
 
-// seed puts a resource of type typ with id into the stand-in cloud, made outside the test's stacks.
-func (e *env) seed(typ, id string) {
-	e.t.Helper()
-	r := standin.Resource{Type: typ, Inputs: map[string]any{}, Outputs: map[string]any{"id": id}}
-	if err := standin.WriteResource(e.cloud, id, r); err != nil {
-		e.t.Fatal(err)
-	}
-	e.seeded = append(e.seeded, id)
-}
-
 func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
+	t.Parallel()
 	t.Run("go", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
+		e.seedExamples()
 		dir := e.goProject("go", "clusterplane-composition", filepath.Join(root, "examples", "go"))
 		e.must(dir, nil, "stack", "init", "dev")
 		e.must(dir, nil, "up", "--yes", "--skip-preview")
@@ -138,6 +127,7 @@ func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
 		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 	})
 	t.Run("pulumi-yaml", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
 		dir := filepath.Join(e.dir, "yaml")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -215,6 +205,7 @@ func run(t *testing.T, dir, name string, args ...string) {
 }
 
 func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("npm is not installed, and CI must deploy the TypeScript example (make check-sdks needs npm too)")
@@ -247,20 +238,11 @@ func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *test
 	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 }
 
-// exampleClusters are the clusters the pool examples join by id, which the stand-in cloud must
-// hold: no example creates them.
-var exampleClusters = map[string]string{
-	civoClusterID:                          "civo:index/kubernetesCluster:KubernetesCluster",
-	"6e2f8a4c-1b3d-4f5a-9c7e-0d1f2a3b4c5d": "civo:index/kubernetesCluster:KubernetesCluster",
-	doClusterID:                            "digitalocean:index/kubernetesCluster:KubernetesCluster",
-	"4d8e2f6a-0b1c-4d3e-9f5a-7b9c1d3e5f7a": "digitalocean:index/kubernetesCluster:KubernetesCluster",
-}
-
 func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	for id, typ := range exampleClusters {
-		e.seed(typ, id)
-	}
+	e.seedExamples()
+	before := e.inventory()
 	fleet := filepath.Join(e.dir, "examples")
 	if err := os.MkdirAll(fleet, 0o755); err != nil {
 		t.Fatal(err)
@@ -294,10 +276,7 @@ func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T)
 	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, done) {
 		t.Errorf("destroy of every example = %d: %s", code, r)
 	}
-	if left := resources(t, e.cloud, ""); len(left) > len(e.seeded) {
-		t.Errorf("destroy left %d resources besides the seeded clusters", len(left)-len(e.seeded))
-	}
-	if n := e.civo.Pools(); n != 0 {
-		t.Errorf("destroy left %d Civo pools", n)
+	if left := e.inventory(); left != before {
+		t.Errorf("destroy left the clouds with %s, want %s as before the up", left, before)
 	}
 }

@@ -3,7 +3,6 @@
 package civoprovider
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 
@@ -12,6 +11,8 @@ import (
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/env"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -56,20 +57,18 @@ func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, re
 	return p, errors.Wrap(err, "create clusterplane provider")
 }
 
-// CheckPlugin says how to get the plugin when the engine could not find it: neither on PATH
-// nor installed under PULUMI_HOME (default ~/.pulumi). The engine's own message names the file
-// it missed but not where it comes from.
+// CheckPlugin says how to get the plugin when the engine could not find it: neither on PATH (which
+// the engine does not search with PULUMI_IGNORE_AMBIENT_PLUGINS) nor installed under PULUMI_HOME
+// (default ~/.pulumi). The engine's own message names the file it missed but not where it comes from.
 func CheckPlugin() error {
-	if _, err := exec.LookPath(PluginName); err == nil {
+	if _, err := exec.LookPath(PluginName); err == nil && !env.IgnoreAmbientPlugins.Value() {
 		return nil
 	}
-	home := os.Getenv("PULUMI_HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = filepath.Join(h, ".pulumi")
-		}
+	plugins, err := workspace.GetPluginDir()
+	if err != nil {
+		return errors.Wrap(err, "find the Pulumi home's plugin folder")
 	}
-	if found, _ := filepath.Glob(filepath.Join(home, "plugins", "resource-clusterplane-v*", PluginName)); len(found) > 0 {
+	if found, _ := filepath.Glob(filepath.Join(plugins, "resource-clusterplane-v*", PluginName)); len(found) > 0 {
 		return nil
 	}
 	return errors.New("a CivoKubernetesNodePool is managed by the clusterplane plugin, and " + PluginName +
