@@ -1,35 +1,64 @@
 #!/usr/bin/env bash
-# Deploying from clusterplane, measured side by side in one run on the real engine (`make engine`)
-# with the stand-in DigitalOcean plugin: `clusterplane preview` of an unchanged stack (the module
-# inline, through the Automation API) against `pulumi preview` in a program folder (the Go
-# language host builds the program first), and a fleet of 20 manifests previewed serially and
-# with --parallel 4. `make bench` runs it after bench/build.sh; the README quotes its figures.
-# Without .engine/bin it says so and stops.
+# Deploying from clusterplane, measured side by side in one run on the real engine and the real
+# DigitalOcean provider plugin (`make engine` builds both) against the loopback DigitalOcean API
+# of the tests (internal/cmd/fakeclouds):
+#   - an unchanged stack: `clusterplane preview` (the module inline, through the Automation API)
+#     against `pulumi preview` in a program folder (the Go language host builds the program first),
+#     and the DigitalOcean plugin's own share of each: its CPU time and peak memory;
+#   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4.
+# `make bench` runs it after bench/build.sh; the README quotes its figures. Without the engine or
+# the plugin it says so and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-if [[ ! -x .engine/bin/pulumi ]]; then
-	echo "--- deploy benchmarks skipped: the Pulumi engine is not built (make engine)"
+if [[ ! -x .engine/bin/pulumi || ! -x .engine/plugins/pulumi-resource-digitalocean ]]; then
+	echo "--- deploy benchmarks skipped: the Pulumi engine or the DigitalOcean plugin is not built (make engine)"
 	exit 0
 fi
 runs=${RUNS:-3}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin" "$work/home" "$work/state" "$work/cloud" "$work/fleet" "$work/program"
-go build -o "$work/bin/" ./cmd/clusterplane ./internal/standin/cmd/pulumi-resource-digitalocean
+fakes=
+cleanup() {
+	[[ -n $fakes ]] && kill "$fakes" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/bin" "$work/home/plugins/resource-digitalocean-v4.57.0" "$work/state" "$work/fleet" "$work/program"
+go build -o "$work/bin/" ./cmd/clusterplane ./internal/cmd/fakeclouds
+
+# The plugin, installed as `pulumi plugin install` would, behind a wrapper that records what each
+# of its runs cost: wall seconds, CPU seconds, peak kilobytes.
+plugin=$work/home/plugins/resource-digitalocean-v4.57.0/pulumi-resource-digitalocean
+cat >"$plugin" <<EOF
+#!/usr/bin/env bash
+exec /usr/bin/time -a -o "$work/plugin.times" -f "%e %U %S %M" "$root/.engine/plugins/pulumi-resource-digitalocean" "\$@"
+EOF
+chmod +x "$plugin"
+
+"$work/bin/fakeclouds" -digitalocean-token bench-token -civo-token bench-token -env "$work/clouds.env" &
+fakes=$!
+for _ in $(seq 50); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done
+set -a
+# shellcheck disable=SC1091
+source "$work/clouds.env"
+set +a
 export PATH="$work/bin:$root/.engine/bin:$PATH" PULUMI_HOME="$work/home" PULUMI_BACKEND_URL="file://$work/state" \
 	PULUMI_CONFIG_PASSPHRASE=bench PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true \
-	PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1 CLUSTERPLANE_STANDIN_CLOUD="$work/cloud" DIGITALOCEAN_TOKEN=bench-token \
-	DIGITALOCEAN_API_URL=http://127.0.0.1:9
+	PULUMI_IGNORE_AMBIENT_PLUGINS=true PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1 DIGITALOCEAN_TOKEN=bench-token
 
-# measure LABEL CMD...: the median wall time and peak memory of RUNS runs.
+# measure LABEL CMD...: the median wall time and peak memory of RUNS runs, and the plugin's median
+# CPU time and peak memory over them.
 measure() {
 	local label=$1
 	shift
 	local times=() peaks=()
+	: >"$work/plugin.times"
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
+		/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+			code=$?
+			[[ $code == 3 ]] || { cat "$work/err"; exit 1; }
+		}
 		read -r t m <"$work/time"
 		times+=("$t")
 		peaks+=("$m")
@@ -37,7 +66,14 @@ measure() {
 	local t m
 	t=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
 	m=$(printf '%s\n' "${peaks[@]}" | sort -n | tail -1)
-	printf "%-52s %6.2f s  %5d MB\n" "$label" "$t" $((m / 1024))
+	printf "%-48s %6.2f s  %5d MB" "$label" "$t" $((m / 1024))
+	if [[ -s $work/plugin.times ]]; then
+		# Per run: the plugin processes' CPU seconds summed, and the largest one's memory.
+		awk -v runs="$runs" '{ cpu += $2 + $3; if ($4 > mem) mem = $4 } END {
+			printf "   plugin: %.2f s CPU a run, %d MB\n", cpu / runs, mem / 1024 }' "$work/plugin.times"
+	else
+		echo
+	fi
 	echo "$t" >"$work/last"
 }
 
@@ -56,15 +92,17 @@ measure "clusterplane preview" clusterplane preview "$manifest"
 inline=$(cat "$work/last")
 measure "pulumi preview in the program folder" env -C "$work/program" STACK_INPUT_FILE="$root/$manifest" pulumi preview
 folder=$(cat "$work/last")
-awk -v a="$folder" -v b="$inline" 'BEGIN { printf "%-52s %6.1fx\n", "clusterplane preview is faster by", a / b }'
+awk -v a="$folder" -v b="$inline" 'BEGIN { printf "%-48s %6.1fx\n", "clusterplane preview is faster by", a / b }'
 
 echo "--- a fleet of 20 DigitalOcean clusters, median of $runs"
 for i in $(seq -w 1 20); do
 	sed "s/name: dev-fra1/name: fleet-$i/; s/clusterName: dev-fra1/clusterName: fleet-$i/" "$manifest" >"$work/fleet/c$i.yaml"
 done
 clusterplane up "$work/fleet" --yes --parallel 4 >/dev/null 2>&1
-measure "clusterplane preview of 20, --parallel 1" clusterplane preview "$work/fleet" --parallel 1
-serial=$(cat "$work/last")
-measure "clusterplane preview of 20, --parallel 4" clusterplane preview "$work/fleet" --parallel 4
-parallel=$(cat "$work/last")
-awk -v s="$serial" -v p="$parallel" 'BEGIN { printf "%-52s %6.2f\n", "parallel / serial", p / s }'
+for command in preview status drift; do
+	measure "clusterplane $command of 20, --parallel 1" clusterplane "$command" "$work/fleet" --parallel 1
+	serial=$(cat "$work/last")
+	measure "clusterplane $command of 20, --parallel 4" clusterplane "$command" "$work/fleet" --parallel 4
+	parallel=$(cat "$work/last")
+	awk -v s="$serial" -v p="$parallel" -v c="$command" 'BEGIN { printf "%-48s %6.2f\n", c " parallel / serial", p / s }'
+done

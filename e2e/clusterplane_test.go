@@ -25,7 +25,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 		t.Fatalf("up = %d: %s", code, r)
 	}
 	st := e.status(manifest)
-	if st.Stack != "digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
+	if st.Stack != "organization/digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
 		t.Errorf("status %+v, want the README's stack name and Ready", st)
 	}
 	if _, ok := st.Outputs["kubeconfig"]; ok || st.Outputs["cluster_id"] == nil {
@@ -123,10 +123,10 @@ func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *test
 		}
 	}
 	r, code := e.clusterplane("up", fleet, "--yes", "--parallel", "2")
-	if code != 0 || !strings.Contains(r.stdout, "3 done, 0 skipped, 0 failed") {
+	if code != 0 || !strings.Contains(r.stdout, "3 done, 0 blocked, 0 skipped, 0 failed") {
 		t.Fatalf("up of the directory = %d: %s", code, r)
 	}
-	clusterID := e.doCluster("platform-ams3").ID
+	clusterID := e.doCluster("platform-ams3-prod").ID
 	for _, name := range []string{"batch", "apps"} {
 		e.doPool(clusterID, name) // fails the test unless the pool joined the cluster
 	}
@@ -148,11 +148,15 @@ type statusJSON struct {
 func (e *env) status(file string) statusJSON {
 	e.t.Helper()
 	r, code := e.clusterplane("status", file, "-o", "json")
-	var out []statusJSON
-	if code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out) != 1 {
+	var report struct {
+		Stacks []struct {
+			Status statusJSON `json:"status"`
+		} `json:"stacks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(r.stdout), &report) != nil || len(report.Stacks) != 1 {
 		e.t.Fatalf("status = %d: %s", code, r)
 	}
-	return out[0]
+	return report.Stacks[0].Status
 }
 
 // conditionOf is the status condition of type typ: its status, reason and message.
@@ -234,7 +238,7 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	other := e.write("other.yaml", strings.Replace(strings.Replace(text, "name: dev-fra1\n", "name: other\n", 1),
 		"nodeCount: 2", "nodeCount: 5", 1))
 	r, code := e.clusterplane("adopt", other, "--id", id)
-	if code != 3 || !strings.Contains(r.stdout, "not adopted") || !strings.Contains(r.stdout, "nodePool.nodeCount: manifest 5, live 2") {
+	if code != 3 || !strings.Contains(r.stdout, "not adopted") || !strings.Contains(r.stdout, "spec.defaultNodePool.nodeCount: manifest 5, live 2") {
 		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing the fields: %s", code, r)
 	}
 	if strings.Contains(r.stdout+r.stderr, doToken) {

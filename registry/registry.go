@@ -5,7 +5,9 @@
 package registry
 
 import (
-	"io"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
@@ -25,31 +27,39 @@ type Kind struct {
 	Name, Program string
 	// NewStackInput returns an empty stack input of the kind.
 	NewStackInput func() proto.Message
-	// Check, Plan and Diff are the offline commands on files already read (a pipe is read
-	// once); Run is the program binary's own command line.
-	Check func(file string, data []byte) program.Verdict
-	Plan  func(f program.File, format string, stdout, stderr io.Writer) int
-	Diff  func(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
-	Run   func(args []string, stdout, stderr io.Writer) int
-	// Deploy is the kind's stack program body for a valid stack input: what the program deploys.
-	Deploy func(ctx *pulumi.Context, stackInput proto.Message) error
+	// Offline is what the offline commands (validate, plan, diff) run for the kind.
+	Offline cli.Program
+	// Resources is the kind's stack program for a stack input: what a stack of the kind deploys
+	// (the module's Resources).
+	Resources func(ctx *pulumi.Context, stackInput proto.Message) error
 	// Component is what the plugin constructs.
-	Component componentprovider.Kind
+	Component componentprovider.Component
+}
+
+// StackInput is the descriptor of the kind's stack input.
+func (k Kind) StackInput() protoreflect.MessageDescriptor {
+	return k.NewStackInput().ProtoReflect().Descriptor()
+}
+
+// Target is what deploying a valid stack input of the kind, read from file, takes: its stack is
+// named by the convention references read, unless stack names another.
+func (k Kind) Target(file string, stackInput proto.Message, stack string) deploy.Target {
+	return deploy.NewTarget(file, k.Name, k.Program, stackInput, k.Resources, stack)
 }
 
 // Kinds returns the four kinds in the order of the README's table.
 func Kinds() []Kind {
 	return []Kind{
-		kindOf(civocluster.Program, civocluster.Deploy, componentprovider.KindOf(civocluster.TypeToken, civocluster.Program.NewInput, civocluster.New)),
-		kindOf(civopool.Program, civopool.Deploy, componentprovider.KindOf(civopool.TypeToken, civopool.Program.NewInput, civopool.New)),
-		kindOf(docluster.Program, docluster.Deploy, componentprovider.KindOf(docluster.TypeToken, docluster.Program.NewInput, docluster.New)),
-		kindOf(dopool.Program, dopool.Deploy, componentprovider.KindOf(dopool.TypeToken, dopool.Program.NewInput, dopool.New)),
+		kindOf(civocluster.Program, componentprovider.ComponentOf(civocluster.TypeToken, civocluster.Program.NewInput, civocluster.New)),
+		kindOf(civopool.Program, componentprovider.ComponentOf(civopool.TypeToken, civopool.Program.NewInput, civopool.New)),
+		kindOf(docluster.Program, componentprovider.ComponentOf(docluster.TypeToken, docluster.Program.NewInput, docluster.New)),
+		kindOf(dopool.Program, componentprovider.ComponentOf(dopool.TypeToken, dopool.Program.NewInput, dopool.New)),
 	}
 }
 
 // Components returns the plugin's view of the kinds.
-func Components() []componentprovider.Kind {
-	var out []componentprovider.Kind
+func Components() []componentprovider.Component {
+	var out []componentprovider.Component
 	for _, k := range Kinds() {
 		out = append(out, k.Component)
 	}
@@ -72,16 +82,13 @@ func ByName(name string) (Kind, bool) {
 	return Kind{}, false
 }
 
-func kindOf[T proto.Message](p program.Program[T], deploy func(*pulumi.Context, T) error, component componentprovider.Kind) Kind {
+func kindOf[T proto.Message](p program.Program[T], component componentprovider.Component) Kind {
 	return Kind{
 		Name:          p.Kind(),
 		Program:       p.Name,
 		NewStackInput: func() proto.Message { return p.NewInput() },
-		Check:         p.Check,
-		Plan:          p.Plan,
-		Diff:          p.Diff,
-		Run:           p.Run,
-		Deploy:        func(ctx *pulumi.Context, in proto.Message) error { return deploy(ctx, in.(T)) },
+		Offline:       p,
+		Resources:     func(ctx *pulumi.Context, in proto.Message) error { return p.Resources(ctx, in.(T)) },
 		Component:     component,
 	}
 }

@@ -2,402 +2,269 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/blang/semver"
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/program"
-	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optrefresh"
-	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"google.golang.org/protobuf/proto"
 )
-
-// minimumPulumi is the oldest Pulumi CLI the deploy commands are tested with.
-var minimumPulumi = semver.MustParse("3.259.0")
 
 // stackTimeout bounds one stack's operation: a cluster takes minutes, never hours.
 const stackTimeout = 2 * time.Hour
 
-// target is one manifest to deploy: its file, kind, stack input and stack.
-type target struct {
-	file  string
-	kind  *kind
-	input proto.Message
-	// project and stack name the stack: <organization>/<project>/<stack>, the README's reference
-	// convention, so that valueFrom references between manifests resolve.
-	project, stack string
+// ExitInterrupted is the exit code of a command interrupted with Ctrl-C, as shells give it.
+const ExitInterrupted = 130
+
+// deployEnv is how the deploy commands reach the engine. Tests set backend to a fake
+// (deploytest); otherwise the first command that needs it opens the Automation API's.
+type deployEnv struct {
+	backend deploy.Backend
+	// interactive overrides whether standard input is a terminal someone answers at.
+	interactive *bool
 }
 
-// loadTargets reads and validates every file (once each); on failure it prints every problem,
-// sets the exit code and returns nil.
-func (a *app) loadTargets(args []string, stackOverride string) []target {
-	inputs, err := a.expand(args)
-	if err != nil {
-		fmt.Fprintln(a.stderr, err)
-		a.code = program.ExitInvalid
-		return nil
-	}
-	var out []target
-	failed := false
-	for _, in := range inputs {
-		f, k, skipped, err := a.load(in)
-		if skipped {
-			continue // other YAML in a directory, as validate skips it
-		}
-		stackInput := proto.Message(nil)
-		if err == nil {
-			stackInput = k.NewStackInput()
-			err = stackinput.Parse(f.Data, f.Name, stackInput)
-		}
-		if err != nil {
-			fmt.Fprintln(a.stderr, err)
-			failed = true
-			continue
-		}
-		project, stack := stackName(k, stackInput)
-		if stackOverride != "" {
-			stack = stackOverride
-		}
-		out = append(out, target{file: in.file, kind: k, input: stackInput, project: project, stack: stack})
-	}
-	if failed {
-		a.code = program.ExitInvalid
-		return nil
-	}
-	return out
+// deployOptions are the flags every deploy command shares.
+type deployOptions struct {
+	files           []string
+	stack           string
+	parallel        int
+	secretsProvider string
+	timeout         time.Duration
+	output          *cli.Format
 }
 
-// fleet orders the targets by their references and runs op on each (see runFleet).
-func (a *app) fleet(targets []target, parallel int, reverse bool, op func(ctx context.Context, t target, w io.Writer) (string, error)) {
-	if len(targets) == 0 {
-		return
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	sorted, deps, err := order(targets, func(key string) (bool, error) { return a.stackExists(ctx, key, targets[0]) })
-	if err != nil {
-		fmt.Fprintln(a.stderr, err)
-		a.raise(program.ExitInvalid)
-		return
-	}
-	a.runFleet(ctx, sorted, deps, parallel, reverse, op)
+// flags adds the shared flags to cmd; formats are the -o values it prints (text first).
+func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
+	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
+	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
+	cmd.Flags().StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created now are "+
+		"encrypted: passphrase (default), awskms://..., gcpkms://..., azurekeyvault://..., hashivault://...; "+
+		"default $"+autostack.SecretsProviderEnv)
+	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
+	o.output = cli.OutputFlag(cmd, append([]string{"text", "json"}, formats...)...)
+	cmd.Args = cobra.MinimumNArgs(1)
+	cmd.ValidArgsFunction = cli.ManifestFiles
 }
 
-// stackExists tells whether the stack <project>/<stack> exists in the backend; an error is one
-// that kept the backend from saying (no CLI, no passphrase, the backend out of reach).
-func (a *app) stackExists(ctx context.Context, key string, like target) (bool, error) {
-	project, stack, _ := strings.Cut(key, "/")
-	t := target{project: project, stack: stack, kind: like.kind, input: like.input}
-	_, err := a.workspaceFor(ctx, t, false)
-	if auto.IsSelectStack404Error(err) {
-		return false, nil
+// validate checks the flags before anything is read.
+func (o *deployOptions) validate() error {
+	if o.parallel < 1 {
+		return errors.Errorf("--parallel %d: at least 1 stack must run", o.parallel)
 	}
-	return err == nil, err
+	if o.timeout <= 0 {
+		return errors.Errorf("--stack-timeout %s: must be positive", o.timeout)
+	}
+	return nil
 }
 
-// stackTargets loads the files for a command with --stack, which names the stack of one manifest.
-func (a *app) stackTargets(files []string, stack string) ([]target, error) {
-	targets := a.loadTargets(files, stack)
-	if stack != "" && len(targets) > 1 {
-		// Counted after loading: a directory may hold several manifests.
-		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(targets))
-	}
-	return targets, nil
-}
-
-// stackName is the README's convention: project = the kind's program, stack = <name>-<env>, or
-// <name> without env.
-func stackName(k *kind, in proto.Message) (string, string) {
-	md := stackinput.Target(in).ProtoReflect()
-	meta := md.Get(md.Descriptor().Fields().ByName("metadata")).Message()
-	return k.Program, reference.Stack(meta.Get(meta.Descriptor().Fields().ByName("name")).String(),
-		meta.Get(meta.Descriptor().Fields().ByName("env")).String())
-}
-
-// workspaceFor opens (creating when asked) the target's stack with an inline program: the
-// kind's module runs in this process, no program folder and no `go build`.
-func (a *app) workspaceFor(ctx context.Context, t target, create bool) (auto.Stack, error) {
-	cmd, err := pulumiCommand()
-	if err != nil {
-		return auto.Stack{}, err
-	}
-	if err := providePlugin(); err != nil {
-		return auto.Stack{}, err
-	}
-	backend, err := backendURL()
-	if err != nil {
-		return auto.Stack{}, err
-	}
-	project := workspace.Project{
-		Name:    tokens.PackageName(t.project),
-		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
-		Backend: &workspace.ProjectBackend{URL: backend},
-	}
-	program := func(ctx *pulumi.Context) error {
-		if err := t.kind.Deploy(ctx, t.input); err != nil {
-			return err
-		}
-		// The manifest's generation, so that status can tell whether the last up deployed it.
-		ctx.Export(generationOutput, pulumi.String(generation(t.input)))
-		return nil
-	}
-	ws, err := auto.NewLocalWorkspace(ctx, auto.Project(project), auto.Pulumi(cmd), auto.SecretsProvider("passphrase"),
-		auto.Program(program))
-	if err != nil {
-		return auto.Stack{}, errors.Wrap(err, "set up the stack's workspace")
-	}
-	switch {
-	case inFileBackend(backend, t.project, t.stack):
-		return auto.SelectStack(ctx, t.stack, preselected{ws})
-	case create:
-		return auto.UpsertStack(ctx, t.stack, ws)
-	}
-	return auto.SelectStack(ctx, t.stack, ws)
-}
-
-// preselected is a workspace whose stack is known to exist: every command the Automation API
-// runs on a stack names it (--stack), so `pulumi stack select` first would only start the CLI
-// once more, a fifth of an unchanged preview's time.
-type preselected struct{ auto.Workspace }
-
-func (preselected) SelectStack(context.Context, string) error { return nil }
-
-// inFileBackend tells whether stack ("organization/<project>/<name>") exists in the local file
-// backend at backend, where the CLI keeps it as .pulumi/stacks/<project>/<name>.json (gzipped
-// with PULUMI_SELF_MANAGED_STATE_GZIP). Other backends are asked through the CLI.
-func inFileBackend(backend, project, stack string) bool {
-	root, ok := strings.CutPrefix(backend, "file://")
-	if !ok {
-		return false
-	}
-	name := stack[strings.LastIndex(stack, "/")+1:]
-	for _, ext := range []string{".json", ".json.gz"} {
-		if _, err := os.Stat(filepath.Join(root, ".pulumi", "stacks", project, name+ext)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// generationOutput is the stack output that records the generation of the manifest an up
-// deployed; status compares it with the manifest's generation now.
-const generationOutput = "clusterplane_generation"
-
-// generation identifies a manifest's content: the first 12 hex digits of the SHA-256 of its
-// target (the manifest, without provider credentials) in deterministic protobuf form.
-func generation(in proto.Message) string {
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(in))
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:6])
-}
-
-// pulumiCommand finds the Pulumi CLI, which the Automation API drives, and checks its version.
-func pulumiCommand() (auto.PulumiCommand, error) {
-	cmd, err := findCLI()
+// targets reads and validates every file (once each) into targets, every problem of every file
+// said before any stack is touched.
+func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
+	inputs, err := cli.Expand(o.files)
 	if err != nil {
 		return nil, err
 	}
-	if v := cmd.Version(); v.LT(minimumPulumi) {
-		return nil, errors.Errorf("the Pulumi CLI on PATH is %s; clusterplane needs %s or newer", v, minimumPulumi)
+	var out []deploy.Target
+	failed := false
+	for _, in := range inputs {
+		f, p, skipped, err := a.Load(in)
+		if skipped {
+			continue // other YAML in a directory, as validate skips it
+		}
+		var input proto.Message
+		if err == nil {
+			input = a.kind(p.Kind()).NewStackInput()
+			err = stackinput.Parse(f.Data, f.Name, input)
+		}
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			failed = true
+			continue
+		}
+		out = append(out, a.kind(p.Kind()).Target(in.File, input, o.stack))
 	}
-	return cmd, nil
+	if failed {
+		return nil, cli.Exit(program.ExitInvalid)
+	}
+	if o.stack != "" && len(out) > 1 {
+		// Counted after loading: a directory may hold several manifests.
+		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(out))
+	}
+	if len(out) == 0 {
+		fmt.Fprintf(a.Stderr, "no manifest or stack input in %s\n", strings.Join(o.files, " "))
+		return nil, cli.Exit(program.ExitInvalid)
+	}
+	return out, nil
 }
 
-// backendURL is PULUMI_BACKEND_URL, else a local file backend under the user's config folder; a
-// passphrase for the stack's secrets must be set before anything runs.
-func backendURL() (string, error) {
-	if os.Getenv("PULUMI_CONFIG_PASSPHRASE") == "" && os.Getenv("PULUMI_CONFIG_PASSPHRASE_FILE") == "" {
-		return "", errors.New("set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE): the stacks' secrets " +
-			"(API tokens, kubeconfigs) are encrypted with it, and every later command needs the same one")
+// backend opens the engine's backend once per run.
+func (a *app) backend(o *deployOptions) (deploy.Backend, error) {
+	if a.deploy.backend != nil {
+		return a.deploy.backend, nil
 	}
-	if url := os.Getenv("PULUMI_BACKEND_URL"); url != "" {
-		return url, nil
-	}
-	dir, err := os.UserConfigDir()
+	exe, err := os.Executable()
 	if err != nil {
-		return "", errors.Wrap(err, "find the folder for the local state")
+		return nil, errors.Wrap(err, "find the clusterplane binary")
 	}
-	state := filepath.Join(dir, "clusterplane", "state")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		return "", errors.Wrap(err, "create the folder for the local state")
+	b, err := autostack.New(autostack.Options{SecretsProvider: o.secretsProvider, Plugin: exe})
+	if err != nil {
+		return nil, err
 	}
-	return "file://" + state, nil
+	a.deploy.backend = b
+	return b, nil
 }
 
-// signalContext is cancelled on Ctrl-C, so that the engine stops cleanly, and bounded in time.
-func signalContext() (context.Context, context.CancelFunc) {
+// runOp is how a deploy command runs: every target through the queue, in the order of their
+// references, and the outcomes rendered as the command's -o asks. It returns the exit code's error.
+type runOp struct {
+	name string
+	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
+	reverse, skipBlocked bool
+	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
+	// render prints the outcomes in text; nil for the table.
+	render func(a *app, outcomes []deploy.Outcome)
+}
+
+func (a *app) runDeploy(o *deployOptions, r runOp) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	targets, err := a.targets(o)
+	if err != nil {
+		return err
+	}
+	backend, err := a.backend(o)
+	if err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return cli.Exit(program.ExitInvalid)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	ctx, cancel := context.WithTimeout(ctx, stackTimeout)
-	return ctx, func() { cancel(); stop() }
+	defer stop()
+	exists := func(key string) (bool, error) {
+		project, stack, _ := strings.Cut(key, "/")
+		return backend.Exists(ctx, project, stack)
+	}
+	sorted, deps, err := deploy.Order(targets, exists)
+	if err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return cli.Exit(program.ExitInvalid)
+	}
+	d := &deploy.Deployer{Backend: backend, Progress: a.progress(o, len(sorted))}
+	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked}
+	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {
+		return r.op(ctx, d, t)
+	})
+	if err := a.report(r, o, outcomes); err != nil {
+		return err
+	}
+	return cli.Exit(exitCode(outcomes))
 }
 
-// replacing tells whether an engine change summary replaces anything.
-func replacing(summary map[apitype.OpType]int) bool {
-	return summary[apitype.OpReplace] > 0 || summary[apitype.OpCreateReplacement] > 0 || summary[apitype.OpDeleteReplaced] > 0
+// exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
+// else 3 for anything blocked (it must not pass unasked), else 1 for a failure or a skip.
+func exitCode(outcomes []deploy.Outcome) int {
+	code := program.ExitOK
+	for _, o := range outcomes {
+		switch o.Status {
+		case deploy.Cancelled:
+			return ExitInterrupted
+		case deploy.Blocked:
+			code = max(code, program.ExitBlocked)
+		case deploy.Failed, deploy.Skipped:
+			code = max(code, program.ExitInvalid)
+		}
+	}
+	return code
 }
 
-// protectedReplacement tells whether a failed operation is the engine's refusal to replace or
-// delete a protected resource: the Automation API's error says only that the command failed, so
-// the engine's own words are read from the operation's output.
-func protectedReplacement(err error, output string) bool {
-	return err != nil && (strings.Contains(output, "unable to replace resource") ||
-		strings.Contains(output, "unable to delete resource") || strings.Contains(output, "marked for protection") ||
-		strings.Contains(output, "because it is protected"))
+// interactive tells whether standard input is a terminal someone answers questions at: a pipe
+// or /dev/null is not, though /dev/null is a character device.
+func (a *app) interactive() bool {
+	if a.deploy.interactive != nil {
+		return *a.deploy.interactive
+	}
+	f, ok := a.Stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// confirm asks a yes/no question on the terminal, one at a time: stacks deploy in parallel.
+func (a *app) confirm(question string) bool {
+	a.askMu.Lock()
+	defer a.askMu.Unlock()
+	fmt.Fprintf(a.Stderr, "%s [y/N] ", question)
+	var answer string
+	_, _ = fmt.Fscanln(a.Stdin, &answer)
+	return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+}
+
+func (a *app) deployCommands() []*cobra.Command {
+	return []*cobra.Command{a.previewCommand(), a.upCommand(), a.refreshCommand(), a.driftCommand(), a.statusCommand(),
+		a.destroyCommand(), a.kubeconfigCommand(), a.adoptCommand()}
 }
 
 func (a *app) previewCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:   "preview FILE...",
+		Use:   "preview FILE|DIR...",
 		Short: "Show what deploying manifests would change, on the real Pulumi engine",
 		Long: `preview runs each manifest's module in this process through Pulumi's Automation API (the
 Pulumi CLI must be on PATH) against its stack, <kind program>/<name>-<env>, and prints the
 engine's plan. The state lives at PULUMI_BACKEND_URL, or in a local file backend under your config
-folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets.
+folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
 
-It exits 0, or 3 when something would be replaced or the engine refuses a change (a protected
-cluster), 1 for invalid input or a failed preview.`,
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
+It exits 3 when something would be replaced, when the engine refuses a change (a protected
+cluster), or when the manifest changes what the providers cannot carry out since the last up
+(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
 	}
-	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
-	parallel := cmd.Flags().Int("parallel", 4, "stacks run at once; a stack waits for the stacks it references")
+	o.flags(cmd, "markdown")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets, err := a.stackTargets(files, *stack)
-		if err != nil {
-			return err
-		}
-		a.fleet(targets, *parallel, false, func(ctx context.Context, t target, w io.Writer) (string, error) {
-			s, err := a.workspaceFor(ctx, t, true)
-			if err != nil {
-				return "", err
-			}
-			changes, protected, err := previewStack(ctx, s, w)
-			switch {
-			case protected:
-				a.raise(program.ExitBlocked)
-				return "refused: would replace or delete a protected cluster (deletionProtection)", nil
-			case err != nil:
-				return "", err
-			case replacing(changes):
-				a.raise(program.ExitBlocked)
-				return "replaces: " + summary(changes), nil
-			}
-			return summary(changes), nil
-		})
-		return nil
+		o.files = files
+		return a.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Preview(ctx, t)
+		}})
 	}
 	return cmd
 }
 
 func (a *app) upCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:   "up FILE...",
+		Use:   "up FILE|DIR...",
 		Short: "Deploy manifests on the real Pulumi engine",
 		Long: `up deploys each manifest to its stack (see preview), each after the stacks it references, with
-up to --parallel at once. A change that replaces a resource needs --yes; so does every deployment
-without a terminal. It ends with a table of what was done, skipped and failed. It exits 0, 3 when
-a replacement was not confirmed or was refused, 1 when a deployment failed or was skipped.`,
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
+up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
+it refused) is refused before the engine runs. A change that replaces a resource needs --yes; so
+does every deployment without a terminal. It ends with a table of what was done, blocked, skipped
+and failed. It exits 0, 3 when a change was refused or not confirmed, 1 when a deployment failed
+or was skipped.`,
 	}
+	o.flags(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
-	stack := cmd.Flags().String("stack", "", "the stack to use, for one file, instead of <name>-<env>")
-	parallel := cmd.Flags().Int("parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets, err := a.stackTargets(files, *stack)
-		if err != nil {
-			return err
-		}
-		a.fleet(targets, *parallel, false, func(ctx context.Context, t target, w io.Writer) (string, error) {
-			return a.up(ctx, t, *yes, w)
-		})
-		return nil
+		o.files = files
+		return a.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Up(ctx, t, deploy.UpOptions{Yes: *yes, Interactive: a.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+				return a.interactive() && a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+			}})
+		}})
 	}
 	return cmd
 }
 
-// previewStack previews the stack, its progress written to w: the engine's changes, or protected
-// when the engine refuses to replace or delete a protected cluster.
-func previewStack(ctx context.Context, s auto.Stack, w io.Writer) (changes map[apitype.OpType]int, protected bool, err error) {
-	var progress strings.Builder
-	res, err := s.Preview(ctx, optpreview.ProgressStreams(w, &progress))
-	if protectedReplacement(err, progress.String()) {
-		return nil, true, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return res.ChangeSummary, false, nil
-}
-
-// up deploys one target: a preview first, so that a replacement is never deployed unasked.
-func (a *app) up(ctx context.Context, t target, yes bool, progressTo io.Writer) (string, error) {
-	s, err := a.workspaceFor(ctx, t, true)
-	if err != nil {
-		return "", err
-	}
-	if err := refusePendingCreates(ctx, s); err != nil {
-		return "", err
-	}
-	if !yes {
-		changes, protected, err := previewStack(ctx, s, io.Discard)
-		switch {
-		case protected:
-			a.raise(program.ExitBlocked)
-			return "refused: replaces a protected cluster", nil
-		case err != nil:
-			return "", err
-		}
-		// Without a terminal nothing deploys unasked; on one, only a replacement is asked about.
-		if !isTerminal(a.stdin) || replacing(changes) && !a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.file, summary(changes))) {
-			a.raise(program.ExitBlocked)
-			return "not confirmed (use --yes)", nil
-		}
-	}
-	res, err := s.Up(ctx, optup.ProgressStreams(progressTo))
-	if err != nil {
-		return "", err
-	}
-	changes := map[apitype.OpType]int{}
-	if res.Summary.ResourceChanges != nil {
-		for op, n := range *res.Summary.ResourceChanges {
-			changes[apitype.OpType(op)] = n
-		}
-	}
-	return "done: " + summary(changes), nil
-}
-
 func (a *app) refreshCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:   "refresh FILE...",
+		Use:   "refresh FILE|DIR...",
 		Short: "Read each manifest's resources back from the cloud into its stack",
 		Long: `refresh reads every resource of each manifest's stack from the cloud and records what it finds
 (an autoscaled node count, a patch DigitalOcean upgraded to, a console edit). It changes nothing in
@@ -405,405 +272,156 @@ the cloud; the next up undoes what the manifest manages and leaves what the clou
 
 A resource an interrupted up was creating (status says so) is recorded with its id in the cloud
 with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
 	}
+	o.flags(cmd)
 	imports := cmd.Flags().StringArray("import-pending-create", nil,
 		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
 	clearPending := cmd.Flags().Bool("clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets := a.loadTargets(files, "")
-		if (len(*imports) > 0 || *clearPending) && len(targets) > 1 {
-			return errors.New("--import-pending-create and --clear-pending-creates name one file's stack")
+		o.files = files
+		if len(*imports) > 0 || *clearPending {
+			if targets, err := a.targets(o); err != nil {
+				return err
+			} else if len(targets) > 1 {
+				return errors.New("--import-pending-create and --clear-pending-creates name one file's stack")
+			}
 		}
-		ctx, cancel := signalContext()
-		defer cancel()
-		for _, t := range targets {
-			s, err := a.workspaceFor(ctx, t, false)
-			opts := []optrefresh.Option{optrefresh.ProgressStreams(a.stderr)}
-			if err == nil && len(*imports) > 0 {
-				err = importPending(ctx, s, *imports)
-			}
-			if *clearPending {
-				opts = append(opts, optrefresh.ClearPendingCreates())
-			}
-			if err == nil {
-				_, err = s.Refresh(ctx, opts...)
-			}
-			if err != nil {
-				a.fail(t, err)
-				continue
-			}
-			fmt.Fprintf(a.stdout, "%s: refreshed %s/%s\n", t.file, t.project, t.stack)
-		}
-		return nil
+		opts := deploy.RefreshOptions{ImportPendingCreates: *imports, ClearPendingCreates: *clearPending}
+		return a.runDeploy(o, runOp{name: "refresh", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Refresh(ctx, t, opts)
+		}})
 	}
 	return cmd
 }
 
 func (a *app) driftCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:   "drift FILE...",
+		Use:   "drift FILE|DIR...",
 		Short: "Tell whether the cloud has drifted from each manifest, changing nothing",
 		Long: `drift reads each manifest's resources from the cloud, in memory only, and previews the manifest
 against them. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
-ignored by the modules and reads as none; anything else the next up would put back is drift.
+ignored by the modules and reads as none; anything else the next up would put back is drift,
+named by manifest field with both values.
 
 It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot tell.`,
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
 	}
+	o.flags(cmd, "markdown")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets := a.loadTargets(files, "")
-		ctx, cancel := signalContext()
-		defer cancel()
-		for _, t := range targets {
-			s, err := a.workspaceFor(ctx, t, false)
-			if err != nil {
-				a.fail(t, err)
-				continue
-			}
-			stream := make(chan events.EngineEvent)
-			fields := make(chan []fieldDrift, 1)
-			go func() { fields <- driftedFields(t.kind.Name, stream) }()
-			res, err := s.Preview(ctx, optpreview.Refresh(), optpreview.ProgressStreams(a.stderr), optpreview.EventStreams(stream))
-			drifted := <-fields
-			if err != nil {
-				a.fail(t, err)
-				continue
-			}
-			if changes := changed(res.ChangeSummary); changes != "" {
-				fmt.Fprintf(a.stdout, "%s: drifted: the next up would %s\n", t.file, changes)
-				for _, f := range drifted {
-					fmt.Fprintf(a.stdout, "  %s: the cloud has %s, the manifest %s\n", f.field, show(f.live), show(f.manifest))
-				}
-				a.raise(program.ExitBlocked)
-				continue
-			}
-			fmt.Fprintf(a.stdout, "%s: no drift\n", t.file)
-		}
-		return nil
+		o.files = files
+		return a.runDeploy(o, runOp{name: "drift", render: renderDrift,
+			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 	}
 	return cmd
-}
-
-// fieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
-type fieldDrift struct {
-	field          string
-	live, manifest any
-}
-
-// driftedFields reads a preview's events for the properties the next up would change and names
-// the manifest fields behind them (pkg/effects knows which field is sent as which property).
-func driftedFields(kind string, stream <-chan events.EngineEvent) []fieldDrift {
-	table := effects.For(kind)
-	seen := map[string]bool{}
-	var out []fieldDrift
-	for ev := range stream {
-		pre := ev.ResourcePreEvent
-		if pre == nil || table == nil || pre.Metadata.Op == apitype.OpSame || pre.Metadata.Op == apitype.OpRefresh {
-			continue
-		}
-		for _, path := range diffPaths(pre) {
-			names := table.Fields(pre.Metadata.Type, path)
-			if len(names) == 0 {
-				names = []string{pre.Metadata.Type + " " + path}
-			}
-			field := strings.Join(names, " or ")
-			if seen[field] {
-				continue
-			}
-			seen[field] = true
-			out = append(out, fieldDrift{field: field, live: value(pre.Metadata.Old, path), manifest: value(pre.Metadata.New, path)})
-		}
-	}
-	return out
-}
-
-// diffPaths are the property paths a step changes, sorted: the detailed diff's when the provider
-// gives one (finer: nodePool.nodeCount rather than nodePool), else the changed properties.
-func diffPaths(pre *apitype.ResourcePreEvent) []string {
-	paths := slices.Clone(pre.Metadata.Diffs)
-	if len(pre.Metadata.DetailedDiff) > 0 {
-		paths = slices.Collect(maps.Keys(pre.Metadata.DetailedDiff))
-	}
-	sort.Strings(paths)
-	return paths
-}
-
-// changed says the operations of a change summary that change something, "" when none does.
-func changed(summary map[apitype.OpType]int) string {
-	var parts []string
-	for op, n := range summary {
-		if n > 0 && op != apitype.OpSame && op != apitype.OpRead && op != apitype.OpRefresh {
-			parts = append(parts, fmt.Sprintf("%s %d", op, n))
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
-}
-
-func (a *app) destroyCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "destroy FILE...",
-		Short: "Destroy the stacks of manifests on the real Pulumi engine",
-		Long: `destroy deletes every resource of each manifest's stack. A protected cluster (deletionProtection,
-on by default) is refused by the engine: deploy deletionProtection: false first. It needs --yes.`,
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
-	}
-	yes := cmd.Flags().Bool("yes", false, "destroy without asking")
-	parallel := cmd.Flags().Int("parallel", 4, "stacks destroyed at once; a stack goes before the stacks it references")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets := a.loadTargets(files, "")
-		if len(targets) > 0 && !*yes {
-			return errors.New("destroy deletes clusters and their workloads: add --yes")
-		}
-		a.fleet(targets, *parallel, true, func(ctx context.Context, t target, w io.Writer) (string, error) {
-			var progress strings.Builder
-			s, err := a.workspaceFor(ctx, t, false)
-			if err == nil {
-				err = refusePendingCreates(ctx, s)
-			}
-			if err == nil {
-				_, err = s.Destroy(ctx, optdestroy.ProgressStreams(w, &progress))
-			}
-			if protectedReplacement(err, progress.String()) {
-				a.raise(program.ExitBlocked)
-				return "refused: the cluster is protected (deletionProtection); deploy deletionProtection: false first", nil
-			}
-			if err != nil {
-				return "", err
-			}
-			return "destroyed", nil
-		})
-		return nil
-	}
-	return cmd
-}
-
-// status is one manifest's stack as `status -o json` shows it.
-type status struct {
-	File  string `json:"file"`
-	Stack string `json:"stack"`
-	// LastUpdate is the last operation's kind, result and end time; empty for a new stack.
-	LastUpdate *update `json:"lastUpdate"`
-	// Conditions are Ready (the last update succeeded) with a reason and message.
-	Conditions []condition `json:"conditions"`
-	// Generation identifies the manifest now; ObservedGeneration the one the last successful up
-	// deployed ("" when none did).
-	Generation         string `json:"generation"`
-	ObservedGeneration string `json:"observedGeneration"`
-	// Outputs are the stack's outputs, secrets left out.
-	Outputs map[string]any `json:"outputs"`
-}
-
-type update struct {
-	Kind   string `json:"kind"`
-	Result string `json:"result"`
-	Ended  string `json:"ended"`
-}
-
-type condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
 }
 
 func (a *app) statusCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:               "status FILE...",
-		Short:             "Show each manifest's stack: its last update, whether it is ready, its outputs",
-		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: manifestFiles,
+		Use:   "status FILE|DIR...",
+		Short: "Show each manifest's stack: its last update, whether it is ready and in sync, its outputs",
+		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
+manifest, and the stacks it references are there) and Drifted (as drift finds it), the manifest's
+generation against the one the last up deployed, the last update, and the non-secret outputs.`,
 	}
-	output := outputFlag(cmd)
+	o.flags(cmd)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets := a.loadTargets(files, "")
-		ctx, cancel := signalContext()
-		defer cancel()
-		var all []status
-		for _, t := range targets {
-			st, err := a.status(ctx, t)
-			if err != nil {
-				a.fail(t, err)
-				continue
-			}
-			all = append(all, st)
-		}
-		if *output == "json" {
-			enc := json.NewEncoder(a.stdout)
-			enc.SetIndent("", "  ")
-			return errors.Wrap(enc.Encode(all), "write status")
-		}
-		for _, st := range all {
-			fmt.Fprintf(a.stdout, "%s\t%s\n", st.File, st.Stack)
-			for _, c := range st.Conditions {
-				fmt.Fprintf(a.stdout, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
-			}
-			for name, v := range st.Outputs {
-				fmt.Fprintf(a.stdout, "  %s: %v\n", name, v)
-			}
-		}
-		return nil
+		o.files = files
+		return a.runDeploy(o, runOp{name: "status", render: renderStatus,
+			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.Status(ctx, t, func(key string) (bool, error) { return referenced(ctx, d.Backend, key) })
+			}})
 	}
 	return cmd
 }
 
-func (a *app) status(ctx context.Context, t target) (status, error) {
-	st := status{File: t.file, Stack: t.project + "/" + t.stack, Generation: generation(t.input), Outputs: map[string]any{}}
-	s, err := a.workspaceFor(ctx, t, false)
+// referenced tells whether the stack a reference reads holds what it deployed: it exists and its
+// last update was no destroy.
+func referenced(ctx context.Context, b deploy.Backend, key string) (bool, error) {
+	project, stack, _ := strings.Cut(key, "/")
+	s, err := b.Open(ctx, project, stack, nil)
+	if errors.Is(err, deploy.ErrNotDeployed) {
+		return false, nil
+	}
 	if err != nil {
-		if auto.IsSelectStack404Error(err) {
-			st.Conditions = []condition{{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet"}}
-			return st, nil
-		}
-		return st, err
+		return false, err
 	}
-	history, err := s.History(ctx, 1, 1)
+	last, err := s.LastUpdate(ctx)
 	if err != nil {
-		return st, errors.Wrap(err, "read the stack's history")
+		return false, err
 	}
-	ready := condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet"}
-	if len(history) > 0 {
-		h := history[0]
-		ended := ""
-		if h.EndTime != nil {
-			ended = *h.EndTime
-		}
-		st.LastUpdate = &update{Kind: h.Kind, Result: h.Result, Ended: ended}
-		if h.Result == "succeeded" && h.Kind != "destroy" {
-			ready = condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + h.Kind + " succeeded"}
-		} else {
-			ready = condition{Type: "Ready", Status: "False", Reason: "Last" + strings.ToUpper(h.Result[:1]) + h.Result[1:],
-				Message: "the last " + h.Kind + " " + h.Result}
-		}
-	}
-	outputs, err := s.Outputs(ctx)
-	if err != nil {
-		return st, errors.Wrap(err, "read the stack's outputs")
-	}
-	for name, o := range outputs {
-		switch {
-		case name == generationOutput:
-			st.ObservedGeneration, _ = o.Value.(string)
-		case !o.Secret:
-			st.Outputs[name] = o.Value
-		}
-	}
-	if ready.Status == "True" && st.ObservedGeneration != st.Generation {
-		ready = condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
-			Message: "the manifest changed since the last up (generation " + st.ObservedGeneration + "); run up"}
-	}
-	drifted := condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
-	if creates, err := pendingCreates(ctx, s); err != nil {
-		return st, err
-	} else if len(creates) > 0 {
-		ready = condition{Type: "Ready", Status: "False", Reason: "PendingCreates", Message: pendingAdvice(creates, t)}
-	} else {
-		drifted = a.drifted(ctx, s)
-	}
-	st.Conditions = []condition{ready, drifted}
-	return st, nil
+	return last == nil || last.Kind != "destroy", nil
 }
 
-// drifted previews the stack against the cloud, in memory, as drift does.
-func (a *app) drifted(ctx context.Context, s auto.Stack) condition {
-	res, err := s.Preview(ctx, optpreview.Refresh())
-	if err != nil {
-		return condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " +
-			strings.SplitN(err.Error(), "\n", 2)[0]}
+func (a *app) destroyCommand() *cobra.Command {
+	o := &deployOptions{}
+	cmd := &cobra.Command{
+		Use:   "destroy FILE|DIR...",
+		Short: "Destroy the stacks of manifests on the real Pulumi engine",
+		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
+A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
+deletionProtection: false first. A stack never deployed has nothing to destroy. It needs --yes;
+--remove also deletes the emptied stack from the backend.`,
 	}
-	if changes := changed(res.ChangeSummary); changes != "" {
-		return condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changes}
+	o.flags(cmd)
+	yes := cmd.Flags().Bool("yes", false, "destroy without asking")
+	remove := cmd.Flags().Bool("remove", false, "remove each stack from the backend once its resources are destroyed")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		o.files = files
+		if !*yes {
+			return errors.New("destroy deletes clusters and their workloads: add --yes")
+		}
+		return a.runDeploy(o, runOp{name: "destroy", reverse: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: *remove})
+		}})
 	}
-	return condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+	return cmd
 }
 
 func (a *app) kubeconfigCommand() *cobra.Command {
+	o := &deployOptions{}
 	cmd := &cobra.Command{
 		Use:   "kubeconfig FILE",
 		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
-		Args:  cobra.ExactArgs(1),
 	}
+	o.flags(cmd)
+	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		targets := a.loadTargets(files, "")
-		if len(targets) == 0 {
-			return nil
-		}
-		t := targets[0]
-		ctx, cancel := signalContext()
-		defer cancel()
-		s, err := a.workspaceFor(ctx, t, false)
-		if err != nil {
-			a.fail(t, err)
-			return nil
-		}
-		outputs, err := s.Outputs(ctx)
-		if err != nil {
-			a.fail(t, err)
-			return nil
-		}
-		if o, ok := outputs["kubeconfig"]; ok {
-			_, err := fmt.Fprint(a.stdout, o.Value)
-			return errors.Wrap(err, "write the kubeconfig")
-		}
-		if o, ok := outputs["kubeconfig_b64"]; ok {
-			text, _ := o.Value.(string)
-			data, err := base64.StdEncoding.DecodeString(text)
-			if err != nil {
-				a.fail(t, errors.New("the stack's kubeconfig_b64 is not base64"))
-				return nil
-			}
-			_, err = a.stdout.Write(data)
-			return errors.Wrap(err, "write the kubeconfig")
-		}
-		a.fail(t, errors.Errorf("%s is a %s: it has no kubeconfig (or the stack is not deployed)", t.file, t.kind.Name))
-		return nil
+		o.files = files
+		return a.runDeploy(o, runOp{name: "kubeconfig", render: renderKubeconfig,
+			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.Kubeconfig(ctx, t)
+			}})
 	}
 	return cmd
 }
 
-// fail prints a target's failure, never with a secret: errors from the engine name resources
-// and fields, and the stack inputs' tokens are secrets to it.
-func (a *app) fail(t target, err error) {
-	a.outMu.Lock()
-	fmt.Fprintf(a.stderr, "%s (%s): %s\n", t.file, t.key(), describe(err, t))
-	a.outMu.Unlock()
-	a.raise(program.ExitInvalid)
-}
+func (a *app) adoptCommand() *cobra.Command {
+	o := &deployOptions{}
+	cmd := &cobra.Command{
+		Use:   "adopt FILE --id CLOUD_ID",
+		Short: "Bring an existing cluster or node pool under management, changing nothing",
+		Long: `adopt imports the cloud's cluster or node pool with the given id into the manifest's stack, with
+Pulumi's import: the manifest's module is deployed with the existing resource instead of a new
+one. When the manifest disagrees with the live resource, it changes nothing and lists each
+differing manifest field, the manifest's value against the live one (secrets never), and exits 3;
+correct the manifest and run it again. It exits 0 when adopted, 1 for invalid input or a failure.
 
-// summary says an engine change summary in words: "2 create, 1 update".
-func summary(changes map[apitype.OpType]int) string {
-	var parts []string
-	for _, op := range []apitype.OpType{apitype.OpCreate, apitype.OpUpdate, apitype.OpReplace, apitype.OpDelete, apitype.OpSame} {
-		if n := changes[op]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, op))
+CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
+(a Civo pool's name is its id within its cluster).`,
+	}
+	o.flags(cmd)
+	cmd.Args = cobra.ExactArgs(1)
+	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool (required)")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		o.files = files
+		if *id == "" {
+			return errors.New("adopt needs --id, the cloud's id of the cluster or node pool")
 		}
+		return a.runDeploy(o, runOp{name: "adopt", render: renderAdopt,
+			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.Adopt(ctx, t, *id)
+			}})
 	}
-	if len(parts) == 0 {
-		return "no changes"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
-}
-
-// confirm asks a yes/no question on the terminal.
-func (a *app) confirm(question string) bool {
-	// Stacks deploy in parallel: one question, and its answer, at a time.
-	a.askMu.Lock()
-	defer a.askMu.Unlock()
-	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
-	var answer string
-	_, _ = fmt.Fscanln(a.stdin, &answer)
-	return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+	return cmd
 }

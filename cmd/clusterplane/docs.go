@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -41,7 +42,7 @@ comments. A stack input's fields start from KINDStackInput (e.g. CivoKubernetesC
 		if err != nil {
 			return err
 		}
-		return errors.Wrap(t.Write(a.stdout, *recursive), "explain")
+		return errors.Wrap(t.Write(a.Stdout, *recursive), "explain")
 	}
 	return cmd
 }
@@ -54,12 +55,12 @@ func (a *app) schemaCommand() *cobra.Command {
 stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		Example:   "  clusterplane schema CivoKubernetesCluster > civokubernetescluster.schema.json",
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: a.kindNames(),
+		ValidArgs: a.KindNames(),
 	}
 	stackInput := cmd.Flags().Bool("stack-input", false, "the schema of the kind's stack inputs")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		if len(args) == 0 {
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
 			for _, k := range a.kinds {
 				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.Name, jsonschema.FileName(k.Name, false),
@@ -69,22 +70,22 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		}
 		k := a.kind(args[0])
 		if k == nil {
-			return errors.Errorf("unknown kind %q; one of: %s", args[0], strings.Join(a.kindNames(), ", "))
+			return errors.Errorf("unknown kind %q; one of: %s", args[0], strings.Join(a.KindNames(), ", "))
 		}
-		md := kinds.Manifest(k.stackInput)
+		md := kinds.Manifest(k.StackInput())
 		if *stackInput {
-			md = k.stackInput
+			md = k.StackInput()
 		}
 		s, err := jsonschema.Of(md)
 		if err == nil {
 			var data []byte
 			if data, err = jsonschema.Marshal(s); err == nil {
-				_, err = a.stdout.Write(data)
+				_, err = a.Stdout.Write(data)
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(a.stderr, "schema:", err)
-			a.code = program.ExitInvalid
+			fmt.Fprintln(a.Stderr, "schema:", err)
+			return cli.Exit(program.ExitInvalid)
 		}
 		return nil
 	}
@@ -97,10 +98,10 @@ func (a *app) kindsCommand() *cobra.Command {
 		Short: "List the kinds with their apiVersion, program and schema",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
 			for _, k := range a.kinds {
-				manifest := kinds.Manifest(k.stackInput)
+				manifest := kinds.Manifest(k.StackInput())
 				version := rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst()
 				fmt.Fprintf(tw, "%s\t%s\tiac/pulumi/%s\tschemas/%s\n", k.Name, version, k.Program,
 					jsonschema.FileName(k.Name, false))
@@ -124,7 +125,7 @@ func (a *app) regionsCommand() *cobra.Command {
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		ValidArgs: []string{"civo", "digitalocean"},
 		RunE: func(_ *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "REGION\tWHERE")
 			for _, v := range rules.EnumValues(clouds[args[0]]) {
 				fmt.Fprintf(tw, "%s\t%s\n", v.Name(), strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " "))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/program"
 )
 
@@ -15,7 +16,7 @@ func words(text string) string {
 }
 
 func TestTheHelpTextsAndTheREADMESayDiffsExitCodesInTheOneWording(t *testing.T) {
-	sentence := words(diffExitCodes)
+	sentence := words(cli.DiffExitCodes)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/registry"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -31,10 +33,21 @@ type result struct {
 // the environment.
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	return runWith(t, programs, stdin, args...)
+	return runWith(t, registry.Kinds(), stdin, args...)
 }
 
-func runWith(t *testing.T, ks []kind, stdin string, args ...string) result {
+// programs are the kinds clusterplane serves.
+var programs = registry.Kinds()
+
+// runProgram runs the command line of kind's program binary in this process.
+func runProgram(k registry.Kind, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	a := &cli.App{Name: k.Program, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
+	code := a.Execute(a.ProgramCommand(), args)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func runWith(t *testing.T, ks []registry.Kind, stdin string, args ...string) result {
 	t.Helper()
 	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
 		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
@@ -109,12 +122,12 @@ func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile
 		t.Fatalf("no Pulumi project files under examples: %v", err)
 	}
 	for _, f := range projects {
-		if line := f + ": skipped, " + skipReason + "\n"; !strings.Contains(r.stdout, line) {
+		if line := f + ": skipped, " + cli.SkipReason + "\n"; !strings.Contains(r.stdout, line) {
 			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 		}
 	}
 	// Skipped are the Pulumi projects and the files of the programs in them (a package.json).
-	skipped := strings.Count(r.stdout, ": skipped, "+skipReason+"\n")
+	skipped := strings.Count(r.stdout, ": skipped, "+cli.SkipReason+"\n")
 	if want := fmt.Sprintf("%d valid, 0 invalid, %d skipped\n", len(exampleFiles(t)), skipped); !strings.HasSuffix(r.stdout, want) || skipped < len(projects) {
 		t.Errorf("stdout does not end with %q:\n%s", want, r.stdout)
 	}
@@ -180,11 +193,10 @@ func TestValidateReportsInTheProgramsWords(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"bad.yaml": badName})
 	file := filepath.Join(dir, "bad.yaml")
 	want := runWith(t, programs, "", "validate", file)
-	var stdout, stderr bytes.Buffer
-	code := programs[0].Run([]string{"validate", file}, &stdout, &stderr)
-	if want.code != code || want.stderr != stderr.String() {
+	got := runProgram(programs[0], "validate", file)
+	if want.code != got.code || want.stderr != got.stderr {
 		t.Errorf("clusterplane validate = exit %d, stderr:\n%s\nthe program's validate = exit %d, stderr:\n%s",
-			want.code, want.stderr, code, stderr.String())
+			want.code, want.stderr, got.code, got.stderr)
 	}
 }
 
@@ -262,7 +274,7 @@ func TestValidateWritesJSON(t *testing.T) {
 		}) {
 			t.Errorf("bad.yaml's problems lack metadata.name at 4:3: %+v", v.Problems)
 		}
-		if v.Status == "skipped" && v.Reason != skipReason {
+		if v.Status == "skipped" && v.Reason != cli.SkipReason {
 			t.Errorf("skip reason = %q", v.Reason)
 		}
 	}
@@ -276,11 +288,10 @@ func TestPlanIsTheProgramsPlan(t *testing.T) {
 			if r.code != program.ExitOK || r.stderr != "" || r.stdout == "" {
 				t.Fatalf("plan %s -o %s = exit %d, stderr %q", file, format, r.code, r.stderr)
 			}
-			k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Program == filepath.Dir(file) })]
-			var stdout, stderr bytes.Buffer
-			if code := k.Run([]string{"plan", path, "-o", format}, &stdout, &stderr); code != 0 || stdout.String() != r.stdout {
+			k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Program == filepath.Dir(file) })]
+			if got := runProgram(k, "plan", path, "-o", format); got.code != 0 || got.stdout != r.stdout {
 				t.Errorf("clusterplane plan %s -o %s differs from the program's plan (exit %d):\n%s\n---\n%s",
-					file, format, code, r.stdout, stdout.String())
+					file, format, got.code, r.stdout, got.stdout)
 			}
 		}
 	}
@@ -310,21 +321,30 @@ func TestPlanOfAnInvalidOrUnknownFileExitsOne(t *testing.T) {
 	}
 }
 
-// recorder is a kind whose program records the diffs it is asked for.
-func recorder(name string, calls *[][]string, code int) kind {
-	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Name == name })]
-	k.Diff = func(oldFile, newFile program.File, format string, allowReplace bool, stdout, _ io.Writer) int {
-		call := []string{"diff", oldFile.Name, newFile.Name, format}
-		if allowReplace {
-			call = append(call, "--allow-replace")
-		}
-		if len(oldFile.Data) == 0 || len(newFile.Data) == 0 {
-			call = append(call, "without the files' text")
-		}
-		*calls = append(*calls, call)
-		io.WriteString(stdout, "diffed\n")
-		return code
+// recording is a program that records the diffs it is asked for and answers code.
+type recording struct {
+	cli.Program
+	calls *[][]string
+	code  int
+}
+
+func (r recording) Diff(oldFile, newFile program.File, format string, allowReplace bool, stdout, _ io.Writer) int {
+	call := []string{"diff", oldFile.Name, newFile.Name, format}
+	if allowReplace {
+		call = append(call, "--allow-replace")
 	}
+	if len(oldFile.Data) == 0 || len(newFile.Data) == 0 {
+		call = append(call, "without the files' text")
+	}
+	*r.calls = append(*r.calls, call)
+	io.WriteString(stdout, "diffed\n")
+	return r.code
+}
+
+// recorder is a kind whose program records the diffs it is asked for.
+func recorder(name string, calls *[][]string, code int) registry.Kind {
+	k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Name == name })]
+	k.Offline = recording{Program: k.Offline, calls: calls, code: code}
 	return k
 }
 
@@ -341,7 +361,7 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var calls [][]string
-		ks := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
+		ks := []registry.Kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
 		r := runWith(t, ks, "", tt.args...)
 		if r.code != 3 || r.stdout != "diffed\n" {
 			t.Errorf("%v = %+v; want the program's exit code 3 and output", tt.args, r)
@@ -354,7 +374,7 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 
 func TestDiffOfTwoKindsOrOneFileIsAUsageError(t *testing.T) {
 	var calls [][]string
-	ks := []kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
+	ks := []registry.Kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
 	civo := filepath.Join(examples, "civokubernetescluster", "minimal.yaml")
 	do := filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml")
 	for _, args := range [][]string{{"diff", civo, do}, {"diff", civo}, {"diff", "-", "-"}, {"diff", civo, civo, "-o", "yaml"}} {
@@ -558,8 +578,8 @@ func TestTheProgramsAreTheFourKinds(t *testing.T) {
 	var names []string
 	for _, k := range programs {
 		names = append(names, k.Name)
-		if k.stackInput.Fields().ByName("target").Message().Name() != protoreflect.Name(k.Name) {
-			t.Errorf("%s's stack input deploys %s", k.Name, k.stackInput.Fields().ByName("target").Message().Name())
+		if k.StackInput().Fields().ByName("target").Message().Name() != protoreflect.Name(k.Name) {
+			t.Errorf("%s's stack input deploys %s", k.Name, k.StackInput().Fields().ByName("target").Message().Name())
 		}
 	}
 	var want []string

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/clusterplane/clusterplane/registry"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,7 +94,7 @@ func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testi
 		{"diff of one named pipe named twice reads it once and finds no change", "diff", []string{minimal, minimal}, []string{asFIFO, asAgain}, nil},
 		{"diff of an invalid manifest from standard input names standard input and exits one", "diff", []string{minimal, invalid}, []string{asFile, asStdin}, nil},
 	}
-	k := programs[slices.IndexFunc(programs, func(k kind) bool { return k.Name == "DigitalOceanKubernetesCluster" })]
+	k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Name == "DigitalOceanKubernetesCluster" })]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, stdin := []string{tt.command}, ""
@@ -128,15 +128,17 @@ func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testi
 				t.Fatalf("clusterplane %v did not end in 30s: it reads a pipe twice", args)
 			}
 			// After run, which cleared the environment's provider config the program reads too.
-			var stdout, stderr bytes.Buffer
-			want := k.Run(append(append([]string{tt.command}, tt.files...), tt.flags...), &stdout, &stderr)
-			wantStderr := stderr.String()
+			program := runProgram(k, append(append([]string{tt.command}, tt.files...), tt.flags...)...)
+			want, wantStdout, wantStderr := program.code, program.stdout, program.stderr
 			for file, arg := range renamed {
 				wantStderr = strings.ReplaceAll(wantStderr, file+":", arg+":")
 			}
-			if r.code != want || r.stdout != stdout.String() || r.stderr != wantStderr {
+			for file, arg := range renamed {
+				wantStdout = strings.ReplaceAll(wantStdout, file+":", arg+":")
+			}
+			if r.code != want || r.stdout != wantStdout || r.stderr != wantStderr {
 				t.Errorf("clusterplane %v = exit %d, stdout:\n%s\nstderr:\n%s\nthe program on the files = exit %d, stdout:\n%s\nstderr (its files renamed):\n%s",
-					args, r.code, r.stdout, r.stderr, want, stdout.String(), wantStderr)
+					args, r.code, r.stdout, r.stderr, want, wantStdout, wantStderr)
 			}
 			if r.stdout == "" && r.stderr == "" {
 				t.Errorf("clusterplane %v said nothing", args)

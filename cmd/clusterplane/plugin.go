@@ -3,86 +3,21 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"sync"
 
-	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
 	"github.com/clusterplane/clusterplane/registry"
-	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/env"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 )
 
-// servePlugin is clusterplane started by the engine as pulumi-resource-clusterplane (see
-// providePlugin): it serves the plugin, so that deploying needs no other binary.
+// servePlugin is clusterplane started by the engine as pulumi-resource-clusterplane (autostack
+// makes the engine find it): it serves the plugin, so that deploying needs no other binary.
 func servePlugin() {
 	schema, err := pulumischema.Generate(pulumischema.Components())
 	if err == nil {
 		err = registry.ServePlugin(schema)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, civoprovider.PluginName+" (clusterplane):", err)
+		fmt.Fprintln(os.Stderr, plugin.Name+" (clusterplane):", err)
 		os.Exit(1)
 	}
-}
-
-var pluginOnce struct {
-	sync.Once
-	err error
-}
-
-// providePlugin makes this binary the plugin for the engine that deploys Civo node pools (and
-// for the module's check that the plugin is there): a link, remade when it points elsewhere, first
-// on PATH in clusterplane's cache folder, or, when PULUMI_IGNORE_AMBIENT_PLUGINS keeps the engine
-// from looking on PATH, in the Pulumi home's plugin cache.
-func providePlugin() error {
-	pluginOnce.Do(func() {
-		exe, err := os.Executable()
-		if err != nil {
-			pluginOnce.err = errors.Wrap(err, "find the clusterplane binary")
-			return
-		}
-		if env.IgnoreAmbientPlugins.Value() {
-			pluginOnce.err = installPlugin(exe)
-			return
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
-		}
-		dir := filepath.Join(cache, "clusterplane", "plugin", fmt.Sprint(os.Getuid()))
-		if err := link(exe, filepath.Join(dir, civoprovider.PluginName)); err != nil {
-			pluginOnce.err = err
-			return
-		}
-		pluginOnce.err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	})
-	return pluginOnce.err
-}
-
-// installPlugin links exe into the Pulumi home's plugin cache as the clusterplane plugin of this
-// build's version, where `pulumi plugin install resource clusterplane VERSION` would put it.
-func installPlugin(exe string) error {
-	plugins, err := workspace.GetPluginDir()
-	if err != nil {
-		return errors.Wrap(err, "find the Pulumi home's plugin folder")
-	}
-	return link(exe, filepath.Join(plugins, "resource-clusterplane-v"+registry.PluginVersion(), civoprovider.PluginName))
-}
-
-// link makes path a symbolic link to exe unless it is one already, replacing it at once so that
-// commands running in parallel never see it missing.
-func link(exe, path string) error {
-	if target, err := os.Readlink(path); err == nil && target == exe {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return errors.Wrap(err, "create the plugin's folder")
-	}
-	tmp := fmt.Sprintf("%s.%d", path, os.Getpid())
-	if err := os.Symlink(exe, tmp); err != nil {
-		return errors.Wrap(err, "link clusterplane as the plugin")
-	}
-	return errors.Wrap(os.Rename(tmp, path), "link clusterplane as the plugin")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/fakeengine"
@@ -25,7 +26,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 	}
 	e := fakeengine.Start(t, fakeengine.Options{})
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, registry.PluginVersion(), schema, registry.Components()))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, plugin.Version(), schema, registry.Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -41,7 +42,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 		t.Error("GetSchema serves another schema than the one the protos give")
 	}
 	info, err := client.GetPluginInfo(context.Background(), &emptypb.Empty{})
-	if err != nil || info.GetVersion() != registry.PluginVersion() {
-		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, registry.PluginVersion())
+	if err != nil || info.GetVersion() != plugin.Version() {
+		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, plugin.Version())
 	}
 }

@@ -29,7 +29,9 @@ const (
 
 // program is one kind's binary and what its commands must show.
 type program struct {
-	name     string
+	name string
+	// kind is the manifest kind it deploys.
+	kind     string
 	tokenEnv string
 	// types are resource types every plan of the kind registers.
 	types []string
@@ -41,6 +43,7 @@ type program struct {
 var programs = []program{
 	{
 		name:     "civokubernetescluster",
+		kind:     "CivoKubernetesCluster",
 		tokenEnv: "CIVO_TOKEN",
 		types: []string{"clusterplane:civo:KubernetesCluster", "pulumi:providers:civo",
 			"civo:index/kubernetesCluster:KubernetesCluster"},
@@ -60,6 +63,7 @@ spec:
 	},
 	{
 		name:     "civokubernetesnodepool",
+		kind:     "CivoKubernetesNodePool",
 		tokenEnv: "CIVO_TOKEN",
 		types: []string{"clusterplane:civo:KubernetesNodePool", "pulumi:providers:clusterplane",
 			"clusterplane:civo:NodePool"},
@@ -80,6 +84,7 @@ spec:
 	},
 	{
 		name:     "digitaloceankubernetescluster",
+		kind:     "DigitalOceanKubernetesCluster",
 		tokenEnv: "DIGITALOCEAN_TOKEN",
 		types: []string{"clusterplane:digitalocean:KubernetesCluster", "pulumi:providers:digitalocean",
 			"digitalocean:index/kubernetesCluster:KubernetesCluster"},
@@ -99,6 +104,7 @@ spec:
 	},
 	{
 		name:     "digitaloceankubernetesnodepool",
+		kind:     "DigitalOceanKubernetesNodePool",
 		tokenEnv: "DIGITALOCEAN_TOKEN",
 		types: []string{"clusterplane:digitalocean:KubernetesNodePool", "pulumi:providers:digitalocean",
 			"digitalocean:index/kubernetesNodePool:KubernetesNodePool"},
@@ -261,8 +267,8 @@ func TestValidateAcceptsEveryExampleOfItsKind(t *testing.T) {
 				}
 				for _, f := range files {
 					r := p.run(t, "validate", f)
-					if r.code != 0 || r.stdout != "valid\n" || r.stderr != "" {
-						t.Errorf("validate %s = exit %d, stdout %q, stderr %q; want 0 and \"valid\"", f, r.code, r.stdout, r.stderr)
+					if want := f + ": valid " + p.kind + "\n"; r.code != 0 || r.stdout != want || r.stderr != "" {
+						t.Errorf("validate %s = exit %d, stdout %q, stderr %q; want 0 and %q", f, r.code, r.stdout, r.stderr, want)
 					}
 				}
 			})
@@ -386,7 +392,7 @@ func TestBadUsageExitsWithTwo(t *testing.T) {
 			example := p.examples(t)[0]
 			for _, args := range [][]string{{"apply", example}, {"validate"}, {"plan"}, {"plan", example, "-o", "yaml"}} {
 				r := p.run(t, args...)
-				if r.code != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" {
+				if r.code != 2 || !strings.Contains(strings.ToLower(r.stderr), "usage") || r.stdout != "" {
 					t.Errorf("%v = exit %d, stdout %q, stderr %q; want exit 2 and usage on stderr", args, r.code, r.stdout, r.stderr)
 				}
 			}
@@ -400,7 +406,7 @@ func TestWithoutArgumentsOutsidePulumiAProgramPrintsItsUsage(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			r := p.run(t)
-			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "usage:") || !strings.Contains(r.stderr, "pulumi up") {
+			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "Usage:") || !strings.Contains(r.stderr, "pulumi up") {
 				t.Errorf("no arguments = exit %d, stdout %q, stderr %q; want exit 2 and the usage", r.code, r.stdout, r.stderr)
 			}
 		})

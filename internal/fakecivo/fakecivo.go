@@ -114,7 +114,7 @@ type Request = fakecloud.Request
 // empty); it stops when the test ends. The clusters named are known by id only: they are ACTIVE,
 // have no pools until some are created or seeded, and, when region is empty, are found in every
 // region.
-func New(t testing.TB, token, region string, clusters ...string) *Civo {
+func New(t fakecloud.TB, token, region string, clusters ...string) *Civo {
 	t.Helper()
 	f := &Civo{
 		token:        token,

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -75,8 +74,16 @@ type Server struct {
 	answered map[string]int
 }
 
+// TB is what Start needs of its caller: a test (testing.TB), or a command that serves a fake
+// cloud on its own (internal/cmd/fakeclouds).
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // Start serves cloud on 127.0.0.1 until the test ends or Lifetime passes.
-func Start(t testing.TB, cloud Cloud) *Server {
+func Start(t TB, cloud Cloud) *Server {
 	t.Helper()
 	s := &Server{cloud: cloud, answered: map[string]int{}}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

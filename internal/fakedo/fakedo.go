@@ -112,7 +112,7 @@ type cluster struct {
 }
 
 // New starts the API, answering only token; it stops when the test ends.
-func New(t testing.TB, token string) *DO {
+func New(t fakecloud.TB, token string) *DO {
 	t.Helper()
 	d := &DO{
 		token:       token,

@@ -11,6 +11,8 @@ package civopoolresource
 
 import (
 	"context"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/provider"
 	"os"
 	"slices"
 	"strings"
@@ -21,9 +23,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
-
-// Token is the resource's type.
-const Token = "clusterplane:civo:NodePool"
 
 // Property names, as in the package schema.
 const (
@@ -75,7 +74,7 @@ func ConfigFrom(vars map[string]string) Config {
 		}
 		return ""
 	}
-	c := Config{Token: get(ConfigToken, "CIVO_TOKEN"), APIURL: get(ConfigAPIURL, "CIVO_API_URL"), Region: get(ConfigRegion, "")}
+	c := Config{Token: get(ConfigToken, provider.CivoTokenEnv), APIURL: get(ConfigAPIURL, provider.CivoAPIURLEnv), Region: get(ConfigRegion, "")}
 	if c.APIURL == "" {
 		c.APIURL = DefaultAPIURL
 	}
@@ -322,7 +321,7 @@ type Resource struct {
 
 // Custom is the resource as the plugin serves it, configured by the provider's variables.
 func Custom(opts ...civopool.Option) componentprovider.Custom {
-	return componentprovider.Custom{Token: Token, New: func(vars map[string]string) componentprovider.CustomResource {
+	return componentprovider.Custom{Token: plugin.CivoNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
 		c := ConfigFrom(vars)
 		c.Options = opts
 		return &Resource{Config: c}

@@ -50,13 +50,13 @@ func programOf[T proto.Message](deploy func(*pulumi.Context, T) error) func(*pul
 
 var components = []component{
 	{civocluster.TypeToken, "civokubernetescluster", "civo", "civo:index/kubernetesCluster:KubernetesCluster",
-		func() proto.Message { return civocluster.Program.NewInput() }, programOf(civocluster.Deploy)},
+		func() proto.Message { return civocluster.Program.NewInput() }, programOf(civocluster.Resources)},
 	{civopool.TypeToken, "civokubernetesnodepool", "clusterplane", "clusterplane:civo:NodePool",
-		func() proto.Message { return civopool.Program.NewInput() }, programOf(civopool.Deploy)},
+		func() proto.Message { return civopool.Program.NewInput() }, programOf(civopool.Resources)},
 	{docluster.TypeToken, "digitaloceankubernetescluster", "digitalocean", "digitalocean:index/kubernetesCluster:KubernetesCluster",
-		func() proto.Message { return docluster.Program.NewInput() }, programOf(docluster.Deploy)},
+		func() proto.Message { return docluster.Program.NewInput() }, programOf(docluster.Resources)},
 	{dopool.TypeToken, "digitaloceankubernetesnodepool", "digitalocean", "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-		func() proto.Message { return dopool.Program.NewInput() }, programOf(dopool.Deploy)},
+		func() proto.Message { return dopool.Program.NewInput() }, programOf(dopool.Resources)},
 }
 
 // The fake cloud: no DigitalOcean cluster exists yet, and a minor line's latest patch is .4.

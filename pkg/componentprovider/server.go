@@ -25,21 +25,21 @@ import (
 type Server struct {
 	pulumirpc.UnimplementedResourceProviderServer
 
-	engine  *grpc.ClientConn
-	version string
-	schema  []byte
-	kinds   map[string]Kind
-	customs map[string]Custom
+	engine     *grpc.ClientConn
+	version    string
+	schema     []byte
+	components map[string]Component
+	customs    map[string]Custom
 
 	mu     sync.Mutex
 	config map[string]string // the provider's variables, set by Configure
 }
 
 // New returns the provider of version version serving schema, logging to the engine at engine.
-func New(engine *grpc.ClientConn, version string, schema []byte, kinds []Kind, customs ...Custom) *Server {
-	s := &Server{engine: engine, version: version, schema: schema, kinds: map[string]Kind{}, customs: map[string]Custom{}}
-	for _, k := range kinds {
-		s.kinds[k.Token] = k
+func New(engine *grpc.ClientConn, version string, schema []byte, components []Component, customs ...Custom) *Server {
+	s := &Server{engine: engine, version: version, schema: schema, components: map[string]Component{}, customs: map[string]Custom{}}
+	for _, k := range components {
+		s.components[k.Token] = k
 	}
 	for _, c := range customs {
 		s.customs[c.Token] = c
@@ -77,7 +77,7 @@ func (s *Server) Configure(_ context.Context, req *pulumirpc.ConfigureRequest) (
 // Construct creates the component req.Type named req.Name. Its inputs are read and checked
 // first: a component with a bad input registers nothing.
 func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest) (*pulumirpc.ConstructResponse, error) {
-	k, ok := s.kinds[req.GetType()]
+	k, ok := s.components[req.GetType()]
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "clusterplane has no component %q", req.GetType())
 	}

@@ -95,7 +95,7 @@ func Compare(oldInput, newInput proto.Message) (*Result, error) {
 }
 
 type walker struct {
-	table            *effects.Kind
+	table            *effects.Table
 	oldSpec, newSpec protoreflect.Message
 	// name is the old metadata.name: the name the deployed resources have.
 	name   string

@@ -19,6 +19,7 @@ import (
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/program"
@@ -39,7 +40,10 @@ func kindOf[T proto.Message](name, example string, newInput func() T, p program.
 	return kind{
 		name:    name,
 		example: filepath.Join("..", "..", "examples", example),
-		run:     func(args []string, stdout, stderr *bytes.Buffer) int { return p.Run(args, stdout, stderr) },
+		run: func(args []string, stdout, stderr *bytes.Buffer) int {
+			a := &cli.App{Name: p.Name, Programs: []cli.Program{p}, Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr}
+			return a.Execute(a.ProgramCommand(), args)
+		},
 		load: func(t *testing.T) proto.Message {
 			t.Helper()
 			in := newInput()
@@ -592,7 +596,7 @@ func TestEveryRowOfTheEffectsTableHasAPair(t *testing.T) {
 	for _, p := range pairs {
 		covered[p.kind.name+" "+p.path] = true
 	}
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		for _, row := range kind.Rows {
 			if !covered[kind.Name+" "+row.Path] && !strings.HasPrefix(row.Path, "providerConfig.") &&
 				!strings.HasPrefix(row.Path, "metadata.") {

@@ -1,6 +1,9 @@
 package effects
 
-import "github.com/clusterplane/clusterplane/pkg/kubeversion"
+import (
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
+)
 
 // The Civo Terraform resources, as change-effects.json names them.
 const (
@@ -13,15 +16,13 @@ const (
 
 var (
 	civoTypes = map[Role]string{
-		Component: "clusterplane:civo:KubernetesCluster",
-		Cluster:   "civo:index/kubernetesCluster:KubernetesCluster",
-		Firewall:  "civo:index/firewall:Firewall",
-		Provider:  "pulumi:providers:civo",
+		Cluster:  "civo:index/kubernetesCluster:KubernetesCluster",
+		Firewall: "civo:index/firewall:Firewall",
+		Provider: "pulumi:providers:civo",
 	}
 	civoPoolTypes = map[Role]string{
-		Component: "clusterplane:civo:KubernetesNodePool",
-		NodePool:  "clusterplane:civo:NodePool",
-		Provider:  "pulumi:providers:clusterplane",
+		NodePool: plugin.CivoNodePool,
+		Provider: "pulumi:providers:clusterplane",
 	}
 )
 
@@ -51,7 +52,7 @@ const (
 )
 
 func init() {
-	cluster := &Kind{
+	cluster := &Table{
 		Name:      "CivoKubernetesCluster",
 		Types:     civoTypes,
 		Protected: []Role{Cluster},
@@ -111,7 +112,7 @@ func init() {
 		"string never clears them; the module always sends the derived tags, so the string is never empty")
 	register(cluster)
 
-	pool := &Kind{
+	pool := &Table{
 		Name:  "CivoKubernetesNodePool",
 		Types: civoPoolTypes,
 		Rows: []Row{

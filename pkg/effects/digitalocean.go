@@ -10,14 +10,12 @@ const (
 
 var (
 	doTypes = map[Role]string{
-		Component: "clusterplane:digitalocean:KubernetesCluster",
-		Cluster:   "digitalocean:index/kubernetesCluster:KubernetesCluster",
-		Provider:  "pulumi:providers:digitalocean",
+		Cluster:  "digitalocean:index/kubernetesCluster:KubernetesCluster",
+		Provider: "pulumi:providers:digitalocean",
 	}
 	doPoolTypes = map[Role]string{
-		Component: "clusterplane:digitalocean:KubernetesNodePool",
-		NodePool:  "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-		Provider:  "pulumi:providers:digitalocean",
+		NodePool: "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
+		Provider: "pulumi:providers:digitalocean",
 	}
 )
 
@@ -56,7 +54,7 @@ var (
 )
 
 func init() {
-	cluster := &Kind{
+	cluster := &Table{
 		Name:      "DigitalOceanKubernetesCluster",
 		Types:     doTypes,
 		Protected: []Role{Cluster},
@@ -145,9 +143,12 @@ func init() {
 		"highlyAvailable creates a cluster without HA even where DigitalOcean would default to HA")
 	wire(cluster.Attributes, doCluster+"node_pool.labels", doLabelsWire)
 	wire(cluster.Attributes, doCluster+"node_pool.taint", "godo v1.172.0 KubernetesNodePoolUpdateRequest.Taints is a *[]Taint: an empty list is sent and clears the taints")
+	// flattenNodePool (kubernetes.go) sets node_pool.node_count only when the configuration set it,
+	// which an import has not: the live count is in actual_node_count.
+	cluster.ReadBack = map[string]string{"nodePool.nodeCount": "nodePool.actualNodeCount"}
 	register(cluster)
 
-	pool := &Kind{
+	pool := &Table{
 		Name:  "DigitalOceanKubernetesNodePool",
 		Types: doPoolTypes,
 		Rows: []Row{
@@ -173,6 +174,9 @@ func init() {
 		"taint": "optional",
 	})
 	wire(pool.Attributes, doNodePool+"labels", doLabelsWire)
+	// resourceDigitalOceanKubernetesNodePoolRead sets node_count only when the configuration set
+	// it, which an import has not: the live count is in actual_node_count.
+	pool.ReadBack = map[string]string{"nodeCount": "actualNodeCount"}
 	register(pool)
 }
 

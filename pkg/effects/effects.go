@@ -6,6 +6,7 @@
 package effects
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"sort"
 	"strings"
 
@@ -89,11 +90,12 @@ type Removal struct {
 	Reason string
 }
 
-// Kind is the effects table of one manifest kind.
-type Kind struct {
+// Table is the effects table of one manifest kind.
+type Table struct {
 	// Name is the manifest kind, e.g. "DigitalOceanKubernetesCluster".
 	Name string
-	// Types are the type tokens of the resources the kind registers, by role.
+	// Types are the type tokens of the resources the kind registers, by role; the component's is
+	// plugin.ComponentType of the kind.
 	Types map[Role]string
 	// Protected are the roles that deletion protection protects; empty for kinds without it.
 	Protected []Role
@@ -102,6 +104,10 @@ type Kind struct {
 	// Attributes are the provider's facts about every attribute the kind's module sends, by
 	// name ("digitalocean_kubernetes_cluster.node_pool.labels").
 	Attributes map[string]Attribute
+	// ReadBack maps a property the module sends (Pulumi names, dots between them) to the one the
+	// provider reads it back as when it imports the resource, where they differ: an import knows
+	// only what the cloud says, and the provider may file it under another name.
+	ReadBack map[string]string
 }
 
 // Attribute is what the pinned provider's source says about one attribute a module sends. Rows
@@ -122,7 +128,7 @@ type Attribute struct {
 }
 
 // Lookup returns the row of path.
-func (k *Kind) Lookup(path string) (Row, bool) {
+func (k *Table) Lookup(path string) (Row, bool) {
 	i := sort.Search(len(k.Rows), func(i int) bool { return k.Rows[i].Path >= path })
 	if i < len(k.Rows) && k.Rows[i].Path == path {
 		return k.Rows[i], true
@@ -143,14 +149,14 @@ func (r Row) Decide(c Change) (Effect, string) {
 	return r.Effect, r.Reason
 }
 
-var kinds = map[string]*Kind{}
+var kinds = map[string]*Table{}
 
 // For returns the table of a manifest kind, or nil for an unknown kind.
-func For(kind string) *Kind { return kinds[kind] }
+func For(kind string) *Table { return kinds[kind] }
 
-// Kinds returns every kind's table, sorted by name.
-func Kinds() []*Kind {
-	out := make([]*Kind, 0, len(kinds))
+// Tables returns every kind's table, sorted by kind.
+func Tables() []*Table {
+	out := make([]*Table, 0, len(kinds))
 	for _, k := range kinds {
 		out = append(out, k)
 	}
@@ -158,7 +164,8 @@ func Kinds() []*Kind {
 	return out
 }
 
-func register(k *Kind) {
+func register(k *Table) {
+	k.Types[Component] = plugin.ComponentType(k.Name)
 	sort.Slice(k.Rows, func(i, j int) bool { return k.Rows[i].Path < k.Rows[j].Path })
 	kinds[k.Name] = k
 }
@@ -220,7 +227,7 @@ func TerraformName(property string) string {
 // Pulumi property names, e.g. "nodePool.nodeCount") of the registered resource of type token:
 // what a change the engine reports there is a change of. A path below any row's attribute
 // (a label of nodePool.labels) is that row's. None when the kind sends nothing there.
-func (k *Kind) Fields(token, path string) []string {
+func (k *Table) Fields(token, path string) []string {
 	resource := k.terraformResource(token)
 	if resource == "" {
 		return nil
@@ -246,7 +253,7 @@ func (k *Kind) Fields(token, path string) []string {
 
 // terraformResource is the resource the attributes of the kind's resource of type token belong
 // to, as its rows name them ("digitalocean_kubernetes_cluster"); "" when no row sends one.
-func (k *Kind) terraformResource(token string) string {
+func (k *Table) terraformResource(token string) string {
 	for _, row := range k.Rows {
 		if row.Attribute != "" && k.Types[row.Resource] == token {
 			resource, _, _ := strings.Cut(row.Attribute, ".")
@@ -261,7 +268,7 @@ func (k *Kind) terraformResource(token string) string {
 // plugin's own ("clusterplane_civo_node_pool").
 func TerraformResources() map[string]string {
 	out := map[string]string{}
-	for _, k := range Kinds() {
+	for _, k := range Tables() {
 		for _, token := range k.Types {
 			if resource := k.terraformResource(token); resource != "" {
 				out[token] = resource

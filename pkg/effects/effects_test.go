@@ -99,7 +99,7 @@ func providerClass(text string) string {
 
 func TestEveryRowAgreesWithWhatTheProviderDoes(t *testing.T) {
 	provider := providerEffects(t)
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		for _, row := range kind.Rows {
 			// The plugin's own resource has no Terraform provider: pkg/civopoolresource's tests hold
 			// its rows against the plugin's Diff.
@@ -181,7 +181,7 @@ func TestConditionalProviderEffectsHaveTheirConditionInTheTable(t *testing.T) {
 func TestEveryProviderAttributeHasARowOrAReasonItIsNotExposed(t *testing.T) {
 	provider := providerEffects(t)
 	mapped := map[string]bool{}
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		for _, row := range kind.Rows {
 			mapped[row.Attribute] = true
 		}
@@ -264,7 +264,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 	if err := apidoc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		manifest, ok := manifests[kind.Name]
 		if !ok {
 			t.Fatalf("no manifest for kind %s", kind.Name)
@@ -295,7 +295,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 }
 
 func TestEveryRowNamesAFieldOfItsKindAndAResourceItRegisters(t *testing.T) {
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		manifest := manifests[kind.Name]
 		for _, row := range kind.Rows {
 			if strings.HasPrefix(row.Path, "providerConfig.") {
@@ -333,7 +333,7 @@ func TestTheReadmesPitfallsListEveryReplacingOrRefusedChangeAndNothingElse(t *te
 		m := manifests[kind].ProtoReflect()
 		return m.NewField(m.Descriptor().Fields().ByName("spec")).Message()
 	}
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		for _, row := range kind.Rows {
 			key := kind.Name + " " + row.Path
 			worst := row.Effect
@@ -414,7 +414,7 @@ func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		for name, a := range kind.Attributes {
 			if strings.HasPrefix(name, "clusterplane_") {
 				continue // the plugin's own resource: see above
@@ -450,7 +450,7 @@ func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *tes
 }
 
 func TestEveryRowsAttributeHasFactsAndEveryFactARowOrAReason(t *testing.T) {
-	for _, kind := range effects.Kinds() {
+	for _, kind := range effects.Tables() {
 		named := map[string]bool{}
 		for _, row := range kind.Rows {
 			if row.Attribute == "" {

@@ -7,10 +7,46 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 )
+
+var prog = program.Program[*v1.DigitalOceanKubernetesClusterStackInput]{
+	Name: "digitaloceankubernetescluster",
+	NewInput: func() *v1.DigitalOceanKubernetesClusterStackInput {
+		return &v1.DigitalOceanKubernetesClusterStackInput{}
+	},
+	Resources: module.Resources,
+}
+
+var minimal = filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml")
+
+// invalidManifest has four mistakes: a metadata name that is no DNS label, no region, a version
+// that is no slug and a reserved tag.
+const invalidManifest = `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: Not_A_Label
+spec:
+  clusterName: dev-fra1
+  kubernetesVersion: latest
+  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCount: 2
+  tags: [k8s]
+`
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 func TestStartedByPulumiWhenTheLanguageHostSetTheEngineAddresses(t *testing.T) {
 	tests := []struct {

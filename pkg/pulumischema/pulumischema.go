@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"sort"
 	"strings"
 
@@ -18,10 +19,6 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
-
-// PackageName is the package's name: the plugin is pulumi-resource-clusterplane and every type
-// token starts with it.
-const PackageName = "clusterplane"
 
 // Component is one component the provider serves.
 type Component struct {
@@ -47,14 +44,9 @@ func Components() []Component {
 	return out
 }
 
-// Token is the component type of a kind's manifest message: the cloud as module and the kind
-// without its cloud, e.g. DigitalOceanKubernetesCluster is clusterplane:digitalocean:KubernetesCluster.
+// Token is the component type of a kind's manifest message (plugin.ComponentType).
 func Token(manifest protoreflect.MessageDescriptor) string {
-	name := string(manifest.Name())
-	if i := strings.Index(name, "Kubernetes"); i > 0 {
-		name = name[i:]
-	}
-	return PackageName + ":" + Module(manifest.ParentFile().Package()) + ":" + name
+	return plugin.ComponentType(string(manifest.Name()))
 }
 
 // Inputs that are not spec fields.
@@ -128,7 +120,7 @@ func Generate(components []Component) ([]byte, error) {
 	}
 	g := &generator{types: map[string]*Type{}, owners: map[string]protoreflect.FullName{}}
 	pkg := &Package{
-		Name:        PackageName,
+		Name:        plugin.Package,
 		DisplayName: "Clusterplane",
 		Description: "Kubernetes clusters and node pools on Civo and DigitalOcean, checked before any cloud call.",
 		Keywords:    []string{"pulumi", "kubernetes", "civo", "digitalocean", "category/cloud", "kind/component"},
@@ -160,7 +152,7 @@ func Generate(components []Component) ([]byte, error) {
 		pkg.Resources[c.Token] = r
 	}
 	if err := g.civoNodePool(pkg); err != nil {
-		return nil, errors.Wrap(err, CivoNodePoolToken)
+		return nil, errors.Wrap(err, plugin.CivoNodePool)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -331,7 +323,7 @@ func (g *generator) enum(ed protoreflect.EnumDescriptor) (*Property, error) {
 // claim returns the type token of d, `clusterplane:<module>:<Name>`, the module being the proto
 // package's cloud ("civo", "digitalocean") or "shared".
 func (g *generator) claim(d protoreflect.Descriptor) (string, error) {
-	token := PackageName + ":" + Module(d.ParentFile().Package()) + ":" + string(d.Name())
+	token := plugin.Package + ":" + Module(d.ParentFile().Package()) + ":" + string(d.Name())
 	if owner, ok := g.owners[token]; ok && owner != d.FullName() {
 		return "", errors.Errorf("%s and %s would both be type %s", owner, d.FullName(), token)
 	}
@@ -382,10 +374,6 @@ func describe(comment string, words []string) string {
 func unwrap(comment string) string {
 	return strings.Join(strings.Fields(comment), " ")
 }
-
-// CivoNodePoolToken is the custom resource the plugin manages itself (pkg/civopoolresource): a
-// Civo node pool, created and changed through Civo's API rather than the civo provider.
-const CivoNodePoolToken = PackageName + ":civo:NodePool"
 
 // civoNodePoolProperties are the pool's input properties and the CivoKubernetesNodePoolSpec field
 // each carries, whose comment documents it.
@@ -449,7 +437,7 @@ func (g *generator) civoNodePool(pkg *Package) error {
 	r.Properties["instanceNames"] = names
 	r.Required = append(r.Required, "instanceNames")
 	sort.Strings(r.Required)
-	pkg.Resources[CivoNodePoolToken] = r
+	pkg.Resources[plugin.CivoNodePool] = r
 
 	settings := map[string]*Property{
 		"civoToken": {Type: "string", Secret: true, Description: "Civo API token of the Civo node pools. " +

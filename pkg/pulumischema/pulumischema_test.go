@@ -2,6 +2,7 @@ package pulumischema_test
 
 import (
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"slices"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 			return len(pkg.Resources) == 5
 		}},
 		{"the Civo node pool is a custom resource with the manifest's field docs and a secret token setting", func() bool {
-			r := pkg.Resources[pulumischema.CivoNodePoolToken]
+			r := pkg.Resources[plugin.CivoNodePool]
 			return r != nil && !r.IsComponent &&
 				r.InputProperties["nodeCount"].Description == pkg.Resources[civoPool].InputProperties["nodeCount"].Description &&
 				r.InputProperties["clusterId"].Type == "string" && r.Properties["instanceNames"] != nil &&

@@ -1,9 +1,12 @@
-// Command civokubernetescluster is the Pulumi program of a CivoKubernetesCluster,
-// with offline `validate` and `plan` commands.
+// Command civokubernetescluster is the Pulumi program of a CivoKubernetesCluster, with the offline commands
+// validate, plan and diff.
 package main
 
-import "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+import (
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+)
 
 func main() {
-	module.Program.Main()
+	cli.Main(module.Program.Name, module.Program, module.Program.Stack)
 }

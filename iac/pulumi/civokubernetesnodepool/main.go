@@ -1,9 +1,12 @@
-// Command civokubernetesnodepool is the Pulumi program of a CivoKubernetesNodePool,
-// with offline `validate` and `plan` commands.
+// Command civokubernetesnodepool is the Pulumi program of a CivoKubernetesNodePool, with the offline commands
+// validate, plan and diff.
 package main
 
-import "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+import (
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+)
 
 func main() {
-	module.Program.Main()
+	cli.Main(module.Program.Name, module.Program, module.Program.Stack)
 }

@@ -1,9 +1,12 @@
-// Command digitaloceankubernetescluster is the Pulumi program of a DigitalOceanKubernetesCluster,
-// with offline `validate` and `plan` commands.
+// Command digitaloceankubernetescluster is the Pulumi program of a DigitalOceanKubernetesCluster, with the offline commands
+// validate, plan and diff.
 package main
 
-import "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+import (
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+)
 
 func main() {
-	module.Program.Main()
+	cli.Main(module.Program.Name, module.Program, module.Program.Stack)
 }

@@ -1,9 +1,12 @@
-// Command digitaloceankubernetesnodepool is the Pulumi program of a DigitalOceanKubernetesNodePool,
-// with offline `validate` and `plan` commands.
+// Command digitaloceankubernetesnodepool is the Pulumi program of a DigitalOceanKubernetesNodePool, with the offline commands
+// validate, plan and diff.
 package main
 
-import "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+import (
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+)
 
 func main() {
-	module.Program.Main()
+	cli.Main(module.Program.Name, module.Program, module.Program.Stack)
 }

@@ -3,6 +3,7 @@
 package civoprovider
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"os/exec"
 	"path/filepath"
 
@@ -37,9 +38,6 @@ func settings(cfg *civov1.CivoProviderConfig) (token, url string) {
 	return provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv), provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv)
 }
 
-// PluginName is the plugin that manages Civo node pools (clusterplane:civo:NodePool).
-const PluginName = "pulumi-resource-clusterplane"
-
 // Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
 // as New (token and API URL from cfg or the environment, the token a secret), read by the
 // plugin rather than the civo provider. Its region is the pool's.
@@ -61,18 +59,18 @@ func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, re
 // the engine does not search with PULUMI_IGNORE_AMBIENT_PLUGINS) nor installed under PULUMI_HOME
 // (default ~/.pulumi). The engine's own message names the file it missed but not where it comes from.
 func CheckPlugin() error {
-	if _, err := exec.LookPath(PluginName); err == nil && !env.IgnoreAmbientPlugins.Value() {
+	if _, err := exec.LookPath(plugin.Name); err == nil && !env.IgnoreAmbientPlugins.Value() {
 		return nil
 	}
 	plugins, err := workspace.GetPluginDir()
 	if err != nil {
 		return errors.Wrap(err, "find the Pulumi home's plugin folder")
 	}
-	if found, _ := filepath.Glob(filepath.Join(plugins, "resource-clusterplane-v*", PluginName)); len(found) > 0 {
+	if found, _ := filepath.Glob(filepath.Join(plugins, "resource-clusterplane-v*", plugin.Name)); len(found) > 0 {
 		return nil
 	}
-	return errors.New("a CivoKubernetesNodePool is managed by the clusterplane plugin, and " + PluginName +
-		" is neither on PATH nor installed: build it from a checkout with `go build -o $HOME/go/bin/" + PluginName +
-		" ./cmd/" + PluginName + "` (with $HOME/go/bin on PATH), or install a built one with `pulumi plugin install resource clusterplane 0.0.0 --file " +
-		PluginName + "`; `clusterplane up` needs neither")
+	return errors.New("a CivoKubernetesNodePool is managed by the clusterplane plugin, and " + plugin.Name +
+		" is neither on PATH nor installed: build it from a checkout with `go build -o $HOME/go/bin/" + plugin.Name +
+		" ./cmd/" + plugin.Name + "` (with $HOME/go/bin on PATH), or install a built one with `pulumi plugin install resource clusterplane 0.0.0 --file " +
+		plugin.Name + "`; `clusterplane up` needs neither")
 }

@@ -1,6 +1,7 @@
 package civoprovider_test
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,10 @@ func TestCheckPluginFindsThePluginOnPathOrInstalledAndOtherwiseSaysHowToGetIt(t 
 	}{
 		{name: "neither on PATH nor installed", setup: func(*testing.T, string, string) {}, wantErr: true},
 		{name: "on PATH", setup: func(t *testing.T, bin, _ string) {
-			write(t, filepath.Join(bin, civoprovider.PluginName))
+			write(t, filepath.Join(bin, plugin.Name))
 		}},
 		{name: "installed with pulumi plugin install", setup: func(t *testing.T, _, home string) {
-			write(t, filepath.Join(home, "plugins", "resource-clusterplane-v0.0.0", civoprovider.PluginName))
+			write(t, filepath.Join(home, "plugins", "resource-clusterplane-v0.0.0", plugin.Name))
 		}},
 	}
 	for _, tt := range tests {
@@ -34,7 +35,7 @@ func TestCheckPluginFindsThePluginOnPathOrInstalledAndOtherwiseSaysHowToGetIt(t 
 				t.Fatalf("CheckPlugin() = %v, want an error: %v", err, tt.wantErr)
 			}
 			if err != nil {
-				for _, want := range []string{civoprovider.PluginName, "go build", "pulumi plugin install", "clusterplane up"} {
+				for _, want := range []string{plugin.Name, "go build", "pulumi plugin install", "clusterplane up"} {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("the error does not say %q: %v", want, err)
 					}

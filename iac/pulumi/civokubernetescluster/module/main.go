@@ -8,6 +8,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/component"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
@@ -17,13 +18,14 @@ import (
 const (
 	// Kind is the manifest kind this module deploys.
 	Kind = "CivoKubernetesCluster"
-	// TypeToken is the type of the component resource.
-	TypeToken = "clusterplane:civo:KubernetesCluster"
 	// NetworkIDOutput and FirewallIDOutput are the outputs a `valueFrom` network or firewall
 	// reads by default.
 	NetworkIDOutput  = "network_id"
 	FirewallIDOutput = "firewall_id"
 )
+
+// TypeToken is the type of the component resource.
+var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option func(*component.Settings[*civo.Provider, *civov1.CivoProviderConfig])
@@ -101,17 +103,14 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 	return c, nil
 }
 
-// Resources validates the stack input, deploys its cluster and exports its outputs.
+// Resources is the stack programs' entry point: it validates the stack input, deploys its cluster
+// and exports its outputs. The programs' loader has checked the input already, with positions; the
+// rules cost well under a millisecond, and a Go program that builds its stack input itself is
+// checked too.
 func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	return Deploy(ctx, input)
-}
-
-// Deploy deploys a stack input that is valid already (the programs' loader validates it, with
-// positions) and exports its outputs: the rules run once per program run.
-func Deploy(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
 	target := input.GetTarget()
 	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),

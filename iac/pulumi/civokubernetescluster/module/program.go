@@ -10,5 +10,5 @@ import (
 var Program = program.Program[*v1.CivoKubernetesClusterStackInput]{
 	Name:      "civokubernetescluster",
 	NewInput:  func() *v1.CivoKubernetesClusterStackInput { return &v1.CivoKubernetesClusterStackInput{} },
-	Resources: Deploy,
+	Resources: Resources,
 }

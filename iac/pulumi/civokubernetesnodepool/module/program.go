@@ -10,5 +10,5 @@ import (
 var Program = program.Program[*v1.CivoKubernetesNodePoolStackInput]{
 	Name:      "civokubernetesnodepool",
 	NewInput:  func() *v1.CivoKubernetesNodePoolStackInput { return &v1.CivoKubernetesNodePoolStackInput{} },
-	Resources: Deploy,
+	Resources: Resources,
 }

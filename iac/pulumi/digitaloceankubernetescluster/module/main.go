@@ -7,6 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/component"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pkg/errors"
@@ -17,9 +18,10 @@ import (
 const (
 	// Kind is the manifest kind this module deploys.
 	Kind = "DigitalOceanKubernetesCluster"
-	// TypeToken is the type of the component resource.
-	TypeToken = "clusterplane:digitalocean:KubernetesCluster"
 )
+
+// TypeToken is the type of the component resource.
+var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option func(*component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig])
@@ -106,17 +108,14 @@ func checkRegistry(ctx *pulumi.Context, spec *v1.DigitalOceanKubernetesClusterSp
 	return nil
 }
 
-// Resources validates the stack input, deploys its cluster and exports its outputs.
+// Resources is the stack programs' entry point: it validates the stack input, deploys its cluster
+// and exports its outputs. The programs' loader has checked the input already, with positions; the
+// rules cost well under a millisecond, and a Go program that builds its stack input itself is
+// checked too.
 func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInput) error {
 	if err := validation.Validate(input); err != nil {
 		return err
 	}
-	return Deploy(ctx, input)
-}
-
-// Deploy deploys a stack input that is valid already (the programs' loader validates it, with
-// positions) and exports its outputs: the rules run once per program run.
-func Deploy(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInput) error {
 	target := input.GetTarget()
 	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
 		WithMetadata(target.GetMetadata()),

@@ -12,5 +12,5 @@ var Program = program.Program[*v1.DigitalOceanKubernetesClusterStackInput]{
 	NewInput: func() *v1.DigitalOceanKubernetesClusterStackInput {
 		return &v1.DigitalOceanKubernetesClusterStackInput{}
 	},
-	Resources: Deploy,
+	Resources: Resources,
 }

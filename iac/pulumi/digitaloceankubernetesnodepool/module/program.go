@@ -12,5 +12,5 @@ var Program = program.Program[*v1.DigitalOceanKubernetesNodePoolStackInput]{
 	NewInput: func() *v1.DigitalOceanKubernetesNodePoolStackInput {
 		return &v1.DigitalOceanKubernetesNodePoolStackInput{}
 	},
-	Resources: Deploy,
+	Resources: Resources,
 }

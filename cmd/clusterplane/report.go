@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+)
+
+// report prints the outcomes as the command's -o asks: the report as JSON, a Markdown comment,
+// or text (the command's own, else the table), every failure's cause on stderr.
+func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
+	report := deploy.NewReport(r.name, outcomes)
+	switch o.output.String() {
+	case "json":
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		return errors.Wrap(enc.Encode(report), "write the report")
+	case "markdown":
+		return errors.Wrap(writeMarkdown(a.Stdout, report), "write the report")
+	}
+	for _, out := range outcomes {
+		if out.Err != nil {
+			fmt.Fprintf(a.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(), describe(out.Err, out.Target))
+		}
+	}
+	if r.render != nil {
+		r.render(a, outcomes)
+		return nil
+	}
+	table(a.Stdout, report)
+	return nil
+}
+
+// table prints a row per stack and the counts.
+func table(w io.Writer, r deploy.Report) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tSTACK\tRESULT\tTIME")
+	for _, s := range r.Stacks {
+		result := string(s.Outcome)
+		if s.Reason != "" && s.Reason != result {
+			result += ": " + s.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, result, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "%d done, %d blocked, %d skipped, %d failed\n", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
+		r.Summary[deploy.Skipped], r.Summary[deploy.Failed]+r.Summary[deploy.Cancelled])
+}
+
+// describe says why a stack's operation failed or was refused, in the user's terms, with what
+// to run for the faults a user can mend.
+func describe(err error, t deploy.Target) string {
+	var pending *deploy.PendingCreatesError
+	var operations *deploy.PendingOperationsError
+	var refused *deploy.RefusedError
+	switch {
+	case errors.As(err, &pending):
+		return pending.Advice(t.File)
+	case errors.As(err, &operations):
+		// `pulumi refresh` would need a Pulumi.yaml of the project: clusterplane's programs are inline.
+		return operations.Error() + ": run `clusterplane refresh " + t.File + "` to reconcile them with the cloud, then run this again"
+	case errors.As(err, &refused):
+		var lines []string
+		for _, c := range refused.Changes {
+			lines = append(lines, fmt.Sprintf("%s: %s", c.Path, c.Reason))
+		}
+		return "refused, nothing was deployed:\n  " + strings.Join(lines, "\n  ")
+	case errors.Is(err, deploy.ErrNotDeployed):
+		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
+	}
+	return err.Error()
+}
+
+func renderDrift(a *app, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		switch {
+		case o.Status == deploy.Done:
+			fmt.Fprintf(a.Stdout, "%s: no drift\n", o.Target.File)
+		case o.Status == deploy.Blocked:
+			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+			for _, f := range o.Drift {
+				fmt.Fprintf(a.Stdout, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
+			}
+		default:
+			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+		}
+	}
+}
+
+func renderStatus(a *app, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		st := o.Report
+		if st == nil {
+			fmt.Fprintf(a.Stdout, "%s\t%s\t%s\n", o.Target.File, o.Target.Key(), o.Reason)
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "%s\t%s\n", o.Target.File, st.Stack)
+		for _, c := range st.Conditions {
+			fmt.Fprintf(a.Stdout, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+		observed := st.ObservedGeneration
+		if observed == "" {
+			observed = "none"
+		}
+		fmt.Fprintf(a.Stdout, "  generation %s, observed %s\n", st.Generation, observed)
+		if st.LastUpdate != nil {
+			fmt.Fprintf(a.Stdout, "  last %s: %s %s\n", st.LastUpdate.Kind, st.LastUpdate.Result, st.LastUpdate.Ended)
+		}
+		for _, name := range st.OutputNames() {
+			fmt.Fprintf(a.Stdout, "  %s: %v\n", name, st.Outputs[name])
+		}
+	}
+}
+
+func renderKubeconfig(a *app, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		if o.Status == deploy.Done {
+			_, _ = a.Stdout.Write(o.Kubeconfig)
+		}
+	}
+}
+
+func renderAdopt(a *app, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		switch {
+		case len(o.Disagreements) > 0:
+			fmt.Fprintf(a.Stdout, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
+			for _, d := range o.Disagreements {
+				fmt.Fprintf(a.Stdout, "  %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+			}
+		case o.Status == deploy.Done:
+			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+		}
+	}
+}
+
+// writeMarkdown writes the report as a pull request comment: a table of the stacks, then each
+// stack's resource changes with the manifest fields and reasons behind them.
+func writeMarkdown(w io.Writer, r deploy.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
+	fmt.Fprintf(&b, "%d done, %d blocked, %d skipped, %d failed\n\n", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
+		r.Summary[deploy.Skipped], r.Summary[deploy.Failed]+r.Summary[deploy.Cancelled])
+	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
+	for _, s := range r.Stacks {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(string(s.Outcome)+": "+s.Reason))
+	}
+	for _, s := range r.Stacks {
+		if len(s.Resources)+len(s.Refused)+len(s.Drift) == 0 && s.Error == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
+		for _, c := range s.Refused {
+			fmt.Fprintf(&b, "- **refused** `%s`: %s\n", c.Path, c.Reason)
+		}
+		for _, rc := range s.Resources {
+			fmt.Fprintf(&b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
+			for _, f := range rc.Fields {
+				fmt.Fprintf(&b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
+			}
+			if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
+				fmt.Fprintf(&b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
+			}
+		}
+		for _, d := range s.Drift {
+			fmt.Fprintf(&b, "- drift `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		}
+		if s.Error != "" && len(s.Refused) == 0 {
+			fmt.Fprintf(&b, "- error: %s\n", cell(s.Error))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cell is text fit for a Markdown table cell: one line, no pipes.
+func cell(text string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(text), " "), "|", "\\|")
+}
+
+func show(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// progress is where a target's engine progress goes: standard error, whatever -o is, each line
+// prefixed with the stack when several run, so that parallel stacks stay apart.
+func (a *app) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
+	return func(t deploy.Target) io.Writer {
+		w := io.Writer(&lockedWriter{w: a.Stderr, mu: &a.outMu})
+		if targets > 1 {
+			w = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
+		}
+		return w
+	}
+}
+
+// prefixed writes each line with a prefix.
+type prefixed struct {
+	w      io.Writer
+	prefix string
+	buf    *bytes.Buffer
+}
+
+func (p *prefixed) Write(data []byte) (int, error) {
+	p.buf.Write(data)
+	for {
+		line, err := p.buf.ReadString('\n')
+		if err != nil {
+			p.buf.WriteString(line) // an unfinished line waits for its end
+			return len(data), nil
+		}
+		if _, err := io.WriteString(p.w, p.prefix+line); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// lockedWriter serialises writes from parallel stacks.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(data []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(data)
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+)
+
+// ValidateCommand checks manifests and stack inputs, each as the kind it names.
+func (a *App) ValidateCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "validate FILE|DIR|- ...",
+		Short: "Check manifests and stack inputs against their rules",
+		Long: `validate checks every manifest and stack input given, each as the kind it names, and lists
+every broken rule of every file. Directories are walked for .yaml, .yml and .json files; other
+YAML there (Pulumi.yaml, stack settings) is skipped and said so. - reads standard input.
+
+It exits 0 when every file is valid, 1 when any is not.`,
+		Example: a.examples(`validate examples/
+validate cluster.yaml pools/ -o json
+cat cluster.yaml | NAME validate -`),
+		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), stdinOnce),
+		ValidArgsFunction: ManifestFiles,
+	}
+	output := OutputFlag(cmd)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		inputs, err := Expand(args)
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(program.ExitInvalid)
+		}
+		verdicts := make([]program.Verdict, len(inputs))
+		for i, in := range inputs {
+			verdicts[i] = a.verdict(in)
+		}
+		return a.report(verdicts, args, output.String())
+	}
+	return cmd
+}
+
+// verdict reads one file and checks it as the kind it names (see Load).
+func (a *App) verdict(in Input) program.Verdict {
+	f, p, skipped, err := a.Load(in)
+	switch {
+	case skipped:
+		return program.Verdict{File: in.File, Skipped: SkipReason}
+	case err != nil:
+		return program.Verdict{File: in.File, Err: err}
+	}
+	return p.Check(f.Name, f.Data)
+}
+
+// report writes the verdicts: exit 1 when any file is invalid or when no file was checked at all.
+func (a *App) report(verdicts []program.Verdict, args []string, output string) error {
+	counts := map[string]int{}
+	for _, v := range verdicts {
+		counts[v.Status()]++
+	}
+	code := program.ExitOK
+	if counts["invalid"] > 0 || counts["valid"] == 0 {
+		code = program.ExitInvalid
+	}
+	if output == "json" {
+		if verdicts == nil {
+			verdicts = []program.Verdict{}
+		}
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(verdicts); err != nil {
+			return errors.Wrap(err, "write verdicts")
+		}
+		return Exit(code)
+	}
+	for _, v := range verdicts {
+		switch v.Status() {
+		case "valid":
+			fmt.Fprintf(a.Stdout, "%s: valid %s\n", v.File, v.Kind)
+		case "skipped":
+			fmt.Fprintf(a.Stdout, "%s: skipped, %s\n", v.File, v.Skipped)
+		default:
+			fmt.Fprintln(a.Stderr, v.Err)
+		}
+	}
+	switch {
+	case counts["valid"]+counts["invalid"] == 0:
+		fmt.Fprintf(a.Stderr, "no manifest or stack input in %s\n", strings.Join(args, " "))
+	case len(verdicts) > 1:
+		fmt.Fprintf(a.Stdout, "%d valid, %d invalid, %d skipped\n", counts["valid"], counts["invalid"], counts["skipped"])
+	}
+	return Exit(code)
+}
+
+// PlanCommand runs a file's program's plan.
+func (a *App) PlanCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan FILE|-",
+		Short: "Show what a manifest or stack input would deploy, offline",
+		Long: `plan runs the program of the file's kind under Pulumi's mocks, as a preview, and prints every
+resource it would register (with its inputs and options) and every output it would export.
+Secrets read "[secret]", values known only after deployment "[unknown]". FILE may be a pipe;
+- reads standard input.
+
+It exits 0, or 1 when the file is invalid.`,
+		Example: a.examples(`plan examples/digitaloceankubernetescluster/production.yaml -o json
+plan <(git show HEAD:cluster.yaml)`),
+		Args:              FileArgs(1),
+		ValidArgsFunction: ManifestFiles,
+	}
+	output := OutputFlag(cmd)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		f, p, err := a.ReadFile(args[0])
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(program.ExitInvalid)
+		}
+		return Exit(p.Plan(f, output.String(), a.Stdout, a.Stderr))
+	}
+	return cmd
+}
+
+// DiffExitCodes is diff's exit codes in the one wording the help texts and the README share, so
+// that what users read cannot drift from what diff does.
+const DiffExitCodes = `diff exits 0 when nothing is replaced or refused, 3 when something is, 1 for invalid input, 2
+for usage; --allow-replace turns 3 into 0 for intended replacements, a refused change still exits 3.`
+
+// DiffCommand hands both files to their kind's program's diff.
+func (a *App) DiffCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Show what changing a manifest from OLD to NEW does to the cloud resources, offline",
+		Long: `diff plans OLD and NEW, two files of the same kind, with that kind's program and shows what
+the change does: which resources are updated in place, which are replaced and which are refused.
+Either file may be a pipe, or - for standard input.
+
+` + DiffExitCodes,
+		Example: a.examples(`diff live.yaml proposed.yaml --allow-replace
+diff <(git show HEAD:cluster.yaml) cluster.yaml`),
+		Args:              FileArgs(2),
+		ValidArgsFunction: ManifestFiles,
+	}
+	output := OutputFlag(cmd)
+	allowReplace := cmd.Flags().Bool("allow-replace", false, "exit 0, not 3, when the change replaces a resource; a refused change still exits 3")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		oldFile, oldProgram, err := a.ReadFile(args[0])
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(program.ExitInvalid)
+		}
+		// The same path twice is read once: a second read of a pipe would find it empty.
+		newFile, newProgram := oldFile, oldProgram
+		if args[1] != args[0] {
+			if newFile, newProgram, err = a.ReadFile(args[1]); err != nil {
+				fmt.Fprintln(a.Stderr, err)
+				return Exit(program.ExitInvalid)
+			}
+		}
+		if oldProgram.Kind() != newProgram.Kind() {
+			return errors.Errorf("%s is a %s and %s a %s: diff compares two manifests of one kind",
+				args[0], oldProgram.Kind(), args[1], newProgram.Kind())
+		}
+		return Exit(oldProgram.Diff(oldFile, newFile, output.String(), *allowReplace, a.Stdout, a.Stderr))
+	}
+	return cmd
+}
+
+// FileArgs accepts exactly n file arguments, standard input (-) at most once.
+func FileArgs(n int) cobra.PositionalArgs {
+	return cobra.MatchAll(cobra.ExactArgs(n), stdinOnce)
+}
+
+// stdinOnce refuses standard input (-) given twice: it can be read only once.
+func stdinOnce(_ *cobra.Command, args []string) error {
+	if i := slices.Index(args, stackinput.Stdin); i >= 0 && slices.Contains(args[i+1:], stackinput.Stdin) {
+		return errors.New("standard input (-) given twice")
+	}
+	return nil
+}

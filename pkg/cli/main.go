@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/spf13/cobra"
+)
+
+// Main is a program binary's main. Without arguments, started by the Pulumi engine, the binary is
+// the Pulumi program (stack); otherwise it runs the offline commands for its own kind, the same
+// commands clusterplane runs for every kind.
+func Main(name string, p Program, stack pulumi.RunFunc) {
+	if len(os.Args) < 2 && program.StartedByPulumi(os.Getenv) {
+		pulumi.Run(stack)
+		return
+	}
+	a := &App{Name: name, Programs: []Program{p}, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(a.Execute(a.ProgramCommand(), os.Args[1:]))
+}
+
+// ProgramCommand is a program binary's command line: validate, plan and diff of its kind.
+func (a *App) ProgramCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   a.Name,
+		Short: "The Pulumi program of " + a.KindNames()[0] + " manifests, with offline commands",
+		Long: a.Name + ` is a Pulumi program: ` + "`pulumi up`" + ` in its folder runs it, reading its stack input from the
+stackInput setting, STACK_INPUT_FILE or stack-input.yaml. Offline, with no engine, cloud or token,
+its commands check, plan and diff ` + a.KindNames()[0] + ` manifests, as clusterplane's do.
+
+Exit codes: 0 ok, 1 invalid input (or a failed plan), 2 usage, 3 diff found a replacement or
+refusal, 70 internal error (a bug, never your input).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Run by hand without a command: say what it is, as a usage error.
+			cmd.SetOut(cmd.ErrOrStderr())
+			_ = cmd.Help()
+			return Exit(program.ExitUsage)
+		},
+	}
+	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand())
+	return root
+}

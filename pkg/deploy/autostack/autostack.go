@@ -1,0 +1,228 @@
+// Package autostack is the deploy.Backend of Pulumi's Automation API: stacks of inline programs,
+// the Pulumi CLI on PATH running the engine, state in the backend PULUMI_BACKEND_URL names (or a
+// local file backend under the user's config folder). It is the only package that imports the
+// Automation API, and the only one that reads the engine's words: where the engine says a fault
+// only in text (a protected resource, a wrong passphrase), classify matches it, tested on recorded
+// output.
+package autostack
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blang/semver"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// MinimumPulumi is the oldest Pulumi CLI this package is tested with.
+var MinimumPulumi = semver.MustParse("3.259.0")
+
+// Environment variables the backend reads, besides Pulumi's own.
+const (
+	// BackendEnv names the backend (Pulumi's own variable).
+	BackendEnv = "PULUMI_BACKEND_URL"
+	// PassphraseEnv and PassphraseFileEnv give the passphrase of the passphrase secrets provider
+	// (Pulumi's own variables).
+	PassphraseEnv     = "PULUMI_CONFIG_PASSPHRASE"
+	PassphraseFileEnv = "PULUMI_CONFIG_PASSPHRASE_FILE"
+	// SecretsProviderEnv names the secrets provider of new stacks when Options.SecretsProvider
+	// does not.
+	SecretsProviderEnv = "CLUSTERPLANE_SECRETS_PROVIDER"
+)
+
+// Options configure a Backend.
+type Options struct {
+	// URL is the backend; default PULUMI_BACKEND_URL, else a local file backend under the user's
+	// config folder.
+	URL string
+	// SecretsProvider encrypts the secrets of the stacks the backend creates (a stack keeps its
+	// own afterwards): "passphrase", "awskms://...", "gcpkms://...", "azurekeyvault://...",
+	// "hashivault://..."; default CLUSTERPLANE_SECRETS_PROVIDER, else "passphrase".
+	SecretsProvider string
+	// Plugin, when set, is a binary that serves the clusterplane plugin when started under its
+	// name (the clusterplane command is one): the engine is made to find it.
+	Plugin string
+}
+
+// Backend opens stacks through the Automation API.
+type Backend struct {
+	url, secrets string
+	cli          *cli
+}
+
+var _ deploy.Backend = (*Backend)(nil)
+
+// New finds the Pulumi CLI and checks everything a stack needs before any runs: the CLI's version,
+// the backend, and for the passphrase secrets provider a passphrase.
+func New(opts Options) (*Backend, error) {
+	c, err := findCLI()
+	if err != nil {
+		return nil, err
+	}
+	if v := c.Version(); v.LT(MinimumPulumi) {
+		return nil, errors.Errorf("the Pulumi CLI on PATH is %s; clusterplane needs %s or newer", v, MinimumPulumi)
+	}
+	b := &Backend{url: opts.URL, secrets: opts.SecretsProvider, cli: c}
+	if b.secrets == "" {
+		b.secrets = os.Getenv(SecretsProviderEnv)
+	}
+	if b.secrets == "" {
+		b.secrets = "passphrase"
+	}
+	if err := checkSecretsProvider(b.secrets); err != nil {
+		return nil, err
+	}
+	if b.secrets == "passphrase" && os.Getenv(PassphraseEnv) == "" && os.Getenv(PassphraseFileEnv) == "" {
+		return nil, errors.New("set " + PassphraseEnv + " (or " + PassphraseFileEnv + "): the stacks' secrets " +
+			"(API tokens, kubeconfigs) are encrypted with it, and every later command needs the same one; or choose " +
+			"another secrets provider with --secrets-provider")
+	}
+	if b.url == "" {
+		b.url = os.Getenv(BackendEnv)
+	}
+	if b.url == "" {
+		if b.url, err = LocalBackend(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Plugin != "" {
+		if err := providePlugin(opts.Plugin); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// LocalBackend is the file backend clusterplane keeps state in when PULUMI_BACKEND_URL names
+// none: under the user's config folder, no account, no server.
+func LocalBackend() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", errors.Wrap(err, "find the folder for the local state")
+	}
+	state := filepath.Join(dir, "clusterplane", "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return "", errors.Wrap(err, "create the folder for the local state")
+	}
+	return "file://" + state, nil
+}
+
+// URL is the backend's URL.
+func (b *Backend) URL() string { return b.url }
+
+// checkSecretsProvider refuses a secrets provider Pulumi does not accept, before any stack is
+// made with it.
+func checkSecretsProvider(p string) error {
+	if p == "passphrase" || p == "default" {
+		return nil
+	}
+	for _, scheme := range []string{"awskms://", "gcpkms://", "azurekeyvault://", "hashivault://"} {
+		if strings.HasPrefix(p, scheme) && len(p) > len(scheme) {
+			return nil
+		}
+	}
+	return &deploy.SecretsProviderError{Provider: p, Cause: "Pulumi accepts passphrase, default (Pulumi Cloud), " +
+		"awskms://, gcpkms://, azurekeyvault:// and hashivault:// URLs"}
+}
+
+// workspace is the inline workspace of stack <project>/<stack>: the program runs in this
+// process, no program folder and no `go build`.
+func (b *Backend) workspace(ctx context.Context, project string, program pulumi.RunFunc) (auto.Workspace, error) {
+	p := workspace.Project{
+		Name:    tokens.PackageName(project),
+		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
+		Backend: &workspace.ProjectBackend{URL: b.url},
+	}
+	ws, err := auto.NewLocalWorkspace(ctx, auto.Project(p), auto.Pulumi(b.cli), auto.SecretsProvider(b.secrets),
+		auto.Program(program), auto.EnvVars(map[string]string{BackendEnv: b.url}))
+	return ws, errors.Wrap(err, "set up the stack's workspace")
+}
+
+// Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.
+func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+	s := &stackOf{backend: b, project: project, stack: stack, program: program}
+	ws, err := b.workspace(ctx, project, s.run)
+	if err != nil {
+		return nil, err
+	}
+	if b.inFileBackend(project, stack) {
+		// Every command the Automation API runs on a stack names it (--stack): selecting it
+		// first would only start the CLI once more, a fifth of an unchanged preview's time.
+		s.auto, err = auto.SelectStack(ctx, stack, preselected{ws})
+	} else {
+		s.auto, err = auto.SelectStack(ctx, stack, ws)
+	}
+	if err != nil {
+		return nil, classify(ctx, "select the stack", err, "", b, s)
+	}
+	return s, nil
+}
+
+// Create creates stack <project>/<stack>.
+func (b *Backend) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+	s := &stackOf{backend: b, project: project, stack: stack, program: program}
+	ws, err := b.workspace(ctx, project, s.run)
+	if err != nil {
+		return nil, err
+	}
+	if s.auto, err = auto.NewStack(ctx, stack, ws); err != nil {
+		if auto.IsCreateStack409Error(err) {
+			// Made meanwhile by another operator.
+			return b.Open(ctx, project, stack, program)
+		}
+		return nil, classify(ctx, "create the stack", err, "", b, s)
+	}
+	return s, nil
+}
+
+// Exists tells whether stack <project>/<stack> exists.
+func (b *Backend) Exists(ctx context.Context, project, stack string) (bool, error) {
+	if b.inFileBackend(project, stack) {
+		return true, nil
+	}
+	_, err := b.Open(ctx, project, stack, func(*pulumi.Context) error { return nil })
+	if errors.Is(err, deploy.ErrNotDeployed) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// preselected is a workspace whose stack is known to exist: selecting it is a no-op.
+type preselected struct{ auto.Workspace }
+
+func (preselected) SelectStack(context.Context, string) error { return nil }
+
+// inFileBackend tells whether the stack exists in a local file backend, where the CLI keeps it
+// as .pulumi/stacks/<project>/<stack>.json (gzipped with PULUMI_SELF_MANAGED_STATE_GZIP). Other
+// backends are asked through the CLI.
+func (b *Backend) inFileBackend(project, stack string) bool {
+	root, ok := strings.CutPrefix(b.url, "file://")
+	if !ok {
+		return false
+	}
+	for _, ext := range []string{".json", ".json.gz"} {
+		if _, err := os.Stat(filepath.Join(root, ".pulumi", "stacks", project, stack+ext)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// selfManaged tells whether the backend is one of Pulumi's self-managed ones (a file system,
+// PostgreSQL, a bucket), whose stacks all belong to the organization "organization"; the other
+// is Pulumi Cloud.
+func (b *Backend) selfManaged() bool {
+	for _, scheme := range []string{"file://", "postgres://", "postgresql://", "s3://", "gs://", "azblob://"} {
+		if strings.HasPrefix(b.url, scheme) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package autostack
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+)
+
+// classify turns an Automation API error of op into the deploy package's typed errors. The
+// Automation API types some faults (a missing stack, a lock); the rest only the engine's words
+// say, read here and nowhere else: the error's text carries the CLI's output. cause is the
+// engine's own error diagnostics of the operation, when it streamed any.
+func classify(ctx context.Context, op string, err error, cause string, b *Backend, s *stackOf) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return errors.Wrap(deploy.ErrCancelled, ctx.Err().Error())
+	}
+	text := err.Error()
+	switch {
+	case auto.IsSelectStack404Error(err), strings.Contains(text, "no stack named"):
+		return deploy.ErrNotDeployed
+	case auto.IsConcurrentUpdateError(err), strings.Contains(text, "the stack is currently locked"):
+		return &deploy.LockedError{Cancel: s.CancelCommand()}
+	case strings.Contains(text, "incorrect passphrase"), strings.Contains(text, "passphrase must be set"):
+		variable := PassphraseEnv
+		if os.Getenv(PassphraseEnv) == "" && os.Getenv(PassphraseFileEnv) != "" {
+			variable = PassphraseFileEnv
+		}
+		return &deploy.PassphraseError{Variable: variable}
+	case strings.Contains(text, "marked for protection"), strings.Contains(text, "because it is protected"):
+		return &deploy.ProtectedError{Resources: protectedResources(text)}
+	case strings.Contains(text, "pending operations") && !strings.Contains(text, "pending create"):
+		return &deploy.PendingOperationsError{}
+	case secretsManagerFailure.MatchString(text):
+		return &deploy.SecretsProviderError{Provider: b.secrets, Cause: firstError(text)}
+	}
+	if cause == "" {
+		cause = firstError(text)
+	}
+	return &deploy.EngineError{Op: op, Cause: cause}
+}
+
+// secretsManagerFailure matches the engine's words when the stack's secrets provider cannot be
+// used (a wrong URL, no credentials for the key).
+var secretsManagerFailure = regexp.MustCompile(`(?i)(secrets manager|secrets provider|unknown secrets provider|` +
+	`constructing secrets manager|unsupported secrets provider)`)
+
+// protected reads the engine's refusal for the resources it names: `unable to replace resource
+// "urn:pulumi:...::type::name"`, or `resource "urn:..." cannot be deleted`.
+var protected = regexp.MustCompile(`(?:unable to (?:replace|delete) resource|resource) "?(urn:pulumi:[^"\s]+)"?\s+(?:as it is currently marked|cannot be deleted)`)
+
+func protectedResources(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range protected.FindAllStringSubmatch(text, -1) {
+		urn := m[1]
+		parts := strings.Split(urn, "::")
+		what := urn
+		if len(parts) >= 2 {
+			types := strings.Split(parts[len(parts)-2], "$")
+			what = types[len(types)-1] + " " + parts[len(parts)-1]
+		}
+		if !seen[what] {
+			seen[what] = true
+			out = append(out, what)
+		}
+	}
+	return out
+}
+
+// firstError is the first error the CLI printed ("error: ..."), else the error's first line.
+func firstError(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "stderr: ")
+		if rest, ok := strings.CutPrefix(line, "error: "); ok && !strings.HasPrefix(rest, "an unhandled error occurred") &&
+			rest != "update failed" && rest != "preview failed" {
+			return cleanDiagnostic(rest)
+		}
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return first
+}
+
+// noise is what the bridged providers put around the cloud's answer: the Terraform SDK's file
+// and logger, the provider's name and version, go-multierror's wrapping.
+var noise = []*regexp.Regexp{
+	regexp.MustCompile(`sdk-v2/provider2\.go:\d+: sdk\.helper_schema: `),
+	regexp.MustCompile(`: provider=[a-z]+@[0-9.]+`),
+	regexp.MustCompile(`(?m)^\s*\* `),
+	regexp.MustCompile(`\d+ errors? occurred:\s*`),
+}
+
+// cleanDiagnostic is an engine diagnostic without the noise around the cause.
+func cleanDiagnostic(message string) string {
+	for _, n := range noise {
+		message = n.ReplaceAllString(message, "")
+	}
+	return strings.TrimSpace(message)
+}
+
+// envBackend is the backend the environment names, "" for none.
+func envBackend() string { return os.Getenv(BackendEnv) }

@@ -1,0 +1,74 @@
+// Package deploy deploys manifests through the Pulumi engine, as a library: a Target is one
+// manifest and its stack, a Backend opens stacks (package autostack implements it with Pulumi's
+// Automation API, deploytest with a fake), a Queue runs an operation over many targets in the
+// order their references give, and each operation (Preview, Up, Refresh, Drift, Status, Destroy,
+// Kubeconfig, Adopt) returns what happened as data, an Outcome. Printing and exit codes are the
+// caller's: the clusterplane command is one caller, a controller or a CI bot could be another.
+//
+// Results come from the engine's own events for the operation that ran (its summary and its
+// steps), never from the stack's history, which another operator's update may have overtaken.
+// Faults a user can mend are typed errors (locked, pending creates, protected, not deployed,
+// refused, cancelled), so that each caller maps them once.
+package deploy
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Target is one manifest to deploy and the stack it deploys to.
+type Target struct {
+	// File is the manifest's file as the user named it; callers with no file name their own.
+	File string
+	// Kind is the manifest's kind, e.g. "DigitalOceanKubernetesCluster".
+	Kind string
+	// Project and Stack name the stack: by the convention references read (see NewTarget), so that a
+	// node pool's valueFrom finds the cluster a target deployed.
+	Project, Stack string
+	// Input is the manifest's stack input, valid: its target and provider config.
+	Input proto.Message
+	// Resources is the kind's stack program for the input: it registers the resources and exports
+	// the outputs.
+	Resources func(ctx *pulumi.Context, input proto.Message) error
+}
+
+// NewTarget is the target of a valid stack input of a kind whose program (and the stacks'
+// project) is project, its stack named by the convention references read, <name>-<env> (or
+// <name>), unless stack names another.
+func NewTarget(file, kind, project string, input proto.Message, resources func(*pulumi.Context, proto.Message) error, stack string) Target {
+	if stack == "" {
+		meta := field(stackinput.Target(input).ProtoReflect(), "metadata").Message()
+		stack = reference.Stack(field(meta, "name").String(), field(meta, "env").String())
+	}
+	return Target{File: file, Kind: kind, Project: project, Stack: stack, Input: input, Resources: resources}
+}
+
+// field is m's field of that proto name; the field's default when m has none.
+func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Value {
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil {
+		return protoreflect.ValueOfString("")
+	}
+	return m.Get(fd)
+}
+
+// Key names the target's stack within its organization, <project>/<stack>, as references do.
+func (t Target) Key() string { return t.Project + "/" + t.Stack }
+
+// Program is the inline Pulumi program that deploys the target: its kind's program, plus the
+// outputs clusterplane reads back later (GenerationOutput and ManifestOutput).
+func (t Target) Program() pulumi.RunFunc {
+	return func(ctx *pulumi.Context) error {
+		if err := t.Resources(ctx, t.Input); err != nil {
+			return err
+		}
+		ctx.Export(GenerationOutput, pulumi.String(Generation(t.Input)))
+		if manifest, err := manifestJSON(t.Input); err == nil {
+			ctx.Export(ManifestOutput, pulumi.String(manifest))
+		}
+		return nil
+	}
+}

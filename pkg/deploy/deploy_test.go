@@ -1,0 +1,152 @@
+package deploy_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/registry"
+)
+
+const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+
+// manifest is an example manifest's text.
+func manifest(t *testing.T, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// target is the target of a manifest's text, as clusterplane reads it from file.
+func target(t *testing.T, file, text string) deploy.Target {
+	t.Helper()
+	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.CivoTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoAPIURLEnv} {
+		t.Setenv(env, "")
+	}
+	head, err := stackinput.ReadHead([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := registry.ByName(head.Kind)
+	if !ok {
+		t.Fatalf("no kind %s", head.Kind)
+	}
+	in := k.NewStackInput()
+	if err := stackinput.Parse([]byte(text), file, in); err != nil {
+		t.Fatal(err)
+	}
+	return k.Target(file, in, "")
+}
+
+// cluster is the DigitalOcean cluster example, unprotected, each pair of replacements applied.
+func cluster(t *testing.T, replacements ...string) deploy.Target {
+	t.Helper()
+	text := strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "\nspec:\n",
+		"\nspec:\n  deletionProtection: false\n", 1)
+	return target(t, "cluster.yaml", strings.NewReplacer(replacements...).Replace(text))
+}
+
+// namedCluster is a DigitalOcean cluster of name and env whose VPC is the vpc_uuid of the
+// cluster stack vpcFrom ("name-env"), or the region's default when vpcFrom is "".
+func namedCluster(t *testing.T, name, env, vpcFrom string) deploy.Target {
+	t.Helper()
+	vpc := ""
+	if vpcFrom != "" {
+		n, e, _ := strings.Cut(vpcFrom, "-")
+		vpc = fmt.Sprintf("  vpc:\n    valueFrom: {kind: DigitalOceanKubernetesCluster, name: %s, env: %s}\n", n, e)
+	}
+	text := fmt.Sprintf(`apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: %s
+  env: %s
+spec:
+  clusterName: %s
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  deletionProtection: false
+%s  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCount: 2
+`, name, env, name, vpc)
+	return target(t, name+".yaml", text)
+}
+
+// pool is a DigitalOcean node pool named name in the cluster stack clusterFrom ("name-env").
+func pool(t *testing.T, name, clusterFrom string) deploy.Target {
+	t.Helper()
+	n, e, _ := strings.Cut(clusterFrom, "-")
+	text := fmt.Sprintf(`apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesNodePool
+metadata:
+  name: %s
+spec:
+  nodePoolName: %s
+  cluster:
+    valueFrom: {kind: DigitalOceanKubernetesCluster, name: %s, env: %s}
+  size: s-2vcpu-4gb
+  nodeCount: 2
+`, name, name, n, e)
+	return target(t, name+".yaml", text)
+}
+
+func statuses(outcomes []deploy.Outcome) string {
+	var out []string
+	for _, o := range outcomes {
+		s := o.Target.Stack + " " + string(o.Status)
+		if o.BlockedBy != "" {
+			s += " by " + o.BlockedBy
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
+	none := func(string) (bool, error) { return false, nil }
+	a, b, c := pool(t, "a", "b-x"), namedCluster(t, "b", "x", "c-y"), namedCluster(t, "c", "y", "")
+	sorted, deps, err := deploy.Order([]deploy.Target{a, b, c}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sorted {
+		got = append(got, s.Stack)
+	}
+	if strings.Join(got, ",") != "c-y,b-x,a" || len(deps["digitaloceankubernetesnodepool/a"]) != 1 {
+		t.Errorf("order = %v, deps %v; want c-y before b-x before a", got, deps)
+	}
+	gone := pool(t, "a", "gone-x")
+	if _, _, err := deploy.Order([]deploy.Target{gone}, none); err == nil ||
+		!strings.Contains(err.Error(), "a.yaml references stack digitaloceankubernetescluster/gone-x") {
+		t.Errorf("a reference to nothing: %v", err)
+	}
+	if _, _, err := deploy.Order([]deploy.Target{gone}, func(string) (bool, error) { return true, nil }); err != nil {
+		t.Errorf("a reference to an existing stack: %v", err)
+	}
+	unreachable := func(string) (bool, error) { return false, errors.New("PULUMI_CONFIG_PASSPHRASE is not set") }
+	if _, _, err := deploy.Order([]deploy.Target{gone}, unreachable); err == nil ||
+		!strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") || strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("a backend that cannot say: %v, want its own error, not that the stack does not exist", err)
+	}
+	x, y := namedCluster(t, "x", "one", "y-one"), namedCluster(t, "y", "one", "x-one")
+	if _, _, err := deploy.Order([]deploy.Target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
+		!strings.Contains(err.Error(), "x.yaml") || !strings.Contains(err.Error(), "y.yaml") {
+		t.Errorf("a cycle: %v", err)
+	}
+	twice := namedCluster(t, "x", "one", "")
+	twice.File = "copy.yaml"
+	if _, _, err := deploy.Order([]deploy.Target{twice, namedCluster(t, "x", "one", "")}, none); err == nil ||
+		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") {
+		t.Errorf("two files of one stack: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package deploy
+
+import (
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+)
+
+// FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
+type FieldDrift struct {
+	// Field is the manifest path, e.g. "spec.tags"; for a property no row of the effects table
+	// sends, the resource type and the property.
+	Field string `json:"field"`
+	// Live is what the cloud has, Manifest what the manifest says.
+	Live     any `json:"live"`
+	Manifest any `json:"manifest"`
+}
+
+// driftedFields names the manifest fields behind the properties the steps change (pkg/effects
+// knows which field is sent as which property), each once, in the order of the steps.
+func driftedFields(kind string, steps []Step) []FieldDrift {
+	table := effects.For(kind)
+	seen := map[string]bool{}
+	var out []FieldDrift
+	for _, step := range steps {
+		if isOp(step, apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
+			continue
+		}
+		for _, path := range propertyPaths(step.Paths) {
+			field := fieldsOf(table, step.Type, path)
+			if seen[field] {
+				continue
+			}
+			seen[field] = true
+			out = append(out, FieldDrift{Field: field, Live: valueAt(step.Old, path), Manifest: valueAt(step.New, path)})
+		}
+	}
+	return out
+}
+
+// fieldsOf names the manifest fields sent as the property at path of a resource of type typ, "a
+// or b" when several are; the type and the property when none is. A spec field names it alone:
+// the metadata fields that also feed a property (the derived tags) only add to it.
+func fieldsOf(table *effects.Table, typ, path string) string {
+	var names, spec []string
+	if table != nil {
+		names = table.Fields(typ, path)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "spec.") {
+			spec = append(spec, n)
+		}
+	}
+	if len(spec) > 0 {
+		names = spec
+	}
+	if len(names) == 0 {
+		return typ + " " + path
+	}
+	return strings.Join(names, " or ")
+}
+
+// propertyPaths are the properties behind a step's changed paths, each once: an element of a
+// list or map ("tags[0]", `labels["a"]`) stands for the whole property, which is what a manifest
+// field sets and what both values are read of.
+func propertyPaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if i := strings.IndexByte(p, '['); i >= 0 {
+			p = p[:i]
+		}
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// valueAt reads a dotted property path of a resource's inputs; nil when it is not there.
+func valueAt(inputs map[string]any, path string) any {
+	var v any = inputs
+	for _, part := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[part]
+	}
+	return v
+}

@@ -1,0 +1,143 @@
+package deploy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/pkg/errors"
+)
+
+// ErrNotDeployed: the stack does not exist; the manifest was never deployed (or its stack was
+// removed).
+var ErrNotDeployed = errors.New("the stack does not exist: the manifest was never deployed")
+
+// ErrCancelled: the operation was interrupted (Ctrl-C) or its deadline passed; the engine stopped
+// cleanly where it could.
+var ErrCancelled = errors.New("cancelled")
+
+// LockedError: another operation holds the stack's lock, or died holding it.
+type LockedError struct {
+	// Cancel is the command that removes the lock, for when the holder was killed.
+	Cancel string
+}
+
+func (e *LockedError) Error() string {
+	return "the stack is locked: another operation on it is running. Wait for it to end; if it was killed, " +
+		"remove its lock with " + e.Cancel + ", then run this again"
+}
+
+// PendingOperationsError: an earlier operation was interrupted and left operations pending that a
+// refresh reconciles with the cloud.
+type PendingOperationsError struct{}
+
+func (*PendingOperationsError) Error() string {
+	return "an earlier operation on the stack was interrupted and left pending operations"
+}
+
+// PendingCreate is a resource an interrupted operation (a killed up) was creating: the cloud may
+// hold it, but the stack has no id for it. Another up would create it again (a second cluster, the
+// first one forgotten), and destroy would leave it in the cloud.
+type PendingCreate struct {
+	URN, Type, Name string
+}
+
+// PendingCreatesError refuses to operate on a stack with pending creates.
+type PendingCreatesError struct {
+	Creates []PendingCreate
+	// Cancel is the command that removes the lock the interrupted operation may have left.
+	Cancel string
+}
+
+func (e *PendingCreatesError) Error() string {
+	var what []string
+	for _, c := range e.Creates {
+		what = append(what, c.Type+" "+c.Name)
+	}
+	return "an earlier operation on the stack was interrupted while creating " + strings.Join(what, ", ") +
+		" and left it pending: the cloud may hold it, but the stack has no id for it, and another up would create it again"
+}
+
+// Advice says the pending creates and what to run, in order, for the manifest in file: the lock
+// the killed operation left, then each create recorded with its cloud id (or dropped when the
+// cloud has none).
+func (e *PendingCreatesError) Advice(file string) string {
+	imports := " --import-pending-create CLOUD_ID"
+	if len(e.Creates) > 1 {
+		imports = ""
+		for _, c := range e.Creates {
+			imports += " --import-pending-create '" + c.URN + "=CLOUD_ID'"
+		}
+	}
+	return e.Error() + ". If that operation is still running, wait for it to end. Otherwise: if the stack is locked, " +
+		"remove its lock with " + e.Cancel + "; look the resource up in the cloud and run `clusterplane refresh " + file +
+		imports + "` with its id (CLOUD_ID), or `clusterplane refresh " + file + " --clear-pending-creates` if the cloud " +
+		"has none; then run this again"
+}
+
+// ProtectedError: the engine refused to replace or delete a protected resource (a cluster with
+// deletionProtection).
+type ProtectedError struct {
+	// Resources are the protected resources' types and names, as the engine named them.
+	Resources []string
+}
+
+func (e *ProtectedError) Error() string {
+	what := "a protected cluster"
+	if len(e.Resources) > 0 {
+		what = strings.Join(e.Resources, ", ")
+	}
+	return what + " is protected (deletionProtection): the Pulumi engine refuses to replace or delete it; deploy " +
+		"deletionProtection: false first to replace or destroy it on purpose"
+}
+
+// RefusedError: the manifest changes what the providers cannot carry out, from the manifest the
+// stack last deployed; nothing was sent to the engine.
+type RefusedError struct {
+	Changes []diff.Change
+}
+
+func (e *RefusedError) Error() string {
+	var parts []string
+	for _, c := range e.Changes {
+		parts = append(parts, c.Path+": "+c.Reason)
+	}
+	return "refused, nothing deployed: " + strings.Join(parts, "; ")
+}
+
+// PassphraseError: the passphrase given does not open the stack's secrets.
+type PassphraseError struct {
+	// Variable names where the passphrase came from.
+	Variable string
+}
+
+func (e *PassphraseError) Error() string {
+	return fmt.Sprintf("the passphrase in %s does not match the one the stack's secrets were encrypted with when it was "+
+		"created: every operator of a stack needs the same passphrase", e.Variable)
+}
+
+// SecretsProviderError: the secrets provider named does not work (a wrong URL, no credentials for
+// the key).
+type SecretsProviderError struct {
+	Provider string
+	Cause    string
+}
+
+func (e *SecretsProviderError) Error() string {
+	return fmt.Sprintf("the secrets provider %s cannot be used: %s", e.Provider, e.Cause)
+}
+
+// EngineError: the engine's operation failed; Cause is the failure in the engine's own words
+// (the cloud's answer, a timeout), its first lines.
+type EngineError struct {
+	// Op is the operation: preview, update, refresh, destroy.
+	Op    string
+	Cause string
+}
+
+func (e *EngineError) Error() string {
+	if e.Cause == "" {
+		return e.Op + " failed"
+	}
+	return e.Op + " failed: " + e.Cause
+}

@@ -1,0 +1,86 @@
+package deploy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The stack outputs every target's program exports besides its kind's.
+const (
+	// GenerationOutput records the generation of the manifest the last up deployed; Status
+	// compares it with the manifest's generation now.
+	GenerationOutput = "clusterplane_generation"
+	// ManifestOutput records the manifest the last up deployed (the target, never the provider
+	// config, which holds the token): Up and Preview diff it against the new one and refuse what
+	// the providers cannot carry out, before the engine runs.
+	ManifestOutput = "clusterplane_manifest"
+)
+
+// Generation identifies a manifest's content: the first 12 hex digits of the SHA-256 of its
+// target (the manifest, without provider credentials) in deterministic protobuf form.
+func Generation(input proto.Message) string {
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(input))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:6])
+}
+
+// manifestJSON is the stack input's target as JSON, for ManifestOutput.
+func manifestJSON(input proto.Message) (string, error) {
+	data, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(stackinput.Target(input))
+	return string(data), err
+}
+
+// deployedInput is the stack input the stack last deployed: the recorded manifest with input's
+// provider config, so that only the manifest's own changes count. Nil when the stack recorded
+// none (never deployed, or deployed before the manifest was recorded).
+func deployedInput(input proto.Message, outputs map[string]Output) (proto.Message, error) {
+	o, ok := outputs[ManifestOutput]
+	text, _ := o.Value.(string)
+	if !ok || text == "" {
+		return nil, nil
+	}
+	old := proto.Clone(input)
+	m := old.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName("target")
+	if fd == nil {
+		return nil, errors.New("the stack input has no target")
+	}
+	target := m.NewField(fd).Message()
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal([]byte(text), target.Interface()); err != nil {
+		return nil, errors.Wrap(err, "read the manifest the stack last deployed")
+	}
+	m.Set(fd, protoreflect.ValueOfMessage(target))
+	return old, nil
+}
+
+// Refused are the changes from the manifest the stack last deployed to input that the providers
+// (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
+// the stack recorded no manifest.
+func Refused(input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
+	old, err := deployedInput(input, outputs)
+	if err != nil || old == nil {
+		return nil, err
+	}
+	result, err := diff.Compare(old, input)
+	if err != nil {
+		return nil, err
+	}
+	var out []diff.Change
+	for _, c := range result.Changes {
+		if c.Effect == effects.Refused {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,288 @@
+package deploy
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+)
+
+// Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
+// none prints anything but the engine's progress, to Progress.
+type Deployer struct {
+	Backend Backend
+	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
+	Progress func(t Target) io.Writer
+}
+
+func (d *Deployer) progress(t Target) io.Writer {
+	if d.Progress == nil {
+		return nil
+	}
+	return d.Progress(t)
+}
+
+// failed is the outcome of a failure: typed errors that a user can mend keep their type.
+func failed(err error) Outcome {
+	var refused *RefusedError
+	var protected *ProtectedError
+	switch {
+	case errors.As(err, &refused), errors.As(err, &protected):
+		return Outcome{Status: Blocked, Reason: "refused", Err: err}
+	case errors.Is(err, ErrCancelled):
+		return Outcome{Status: Cancelled, Reason: "cancelled", Err: err}
+	}
+	return Outcome{Status: Failed, Reason: "failed", Err: err}
+}
+
+// openOrCreate opens the target's stack, creating it when it does not exist (created tells).
+func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created bool, err error) {
+	s, err = d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if errors.Is(err, ErrNotDeployed) {
+		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
+		created = err == nil
+	}
+	return s, created, err
+}
+
+// forget removes a stack this operation created when nothing was deployed to it, so that a
+// failed preview or adoption leaves no empty stack behind.
+func forget(ctx context.Context, s Stack, created bool) {
+	if created {
+		_ = s.Remove(context.WithoutCancel(ctx))
+	}
+}
+
+// Preview previews the target: Blocked when the change would replace a resource, when the engine
+// refuses it (a protected cluster), or when it changes what the providers cannot carry out from
+// the manifest the stack last deployed.
+func (d *Deployer) Preview(ctx context.Context, t Target) Outcome {
+	s, created, err := d.openOrCreate(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	res, err := s.Preview(ctx, Options{Progress: d.progress(t)})
+	if err != nil {
+		forget(ctx, s, created)
+		return failed(err)
+	}
+	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
+	forget(ctx, s, created)
+	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+	refused, err := Refused(t.Input, outputsOf(res.Previous))
+	switch {
+	case err != nil:
+		return failed(err)
+	case len(refused) > 0:
+		o.Status, o.Reason, o.Err = Blocked, "refused", &RefusedError{Changes: refused}
+	case res.Replaces():
+		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
+	}
+	return o
+}
+
+// UpOptions steer Up.
+type UpOptions struct {
+	// Yes deploys without a preview or a question: replacements included.
+	Yes bool
+	// Interactive tells that someone answers Confirm. Without Yes, a change that replaces a
+	// resource is then asked about and deploys on yes, other changes deploy unasked; without
+	// Interactive (a pipe, CI) no change deploys without Yes.
+	Interactive bool
+	// Confirm asks whether to deploy a previewed replacement; nil answers no.
+	Confirm func(t Target, preview Result) bool
+	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
+	// sets it; the tests that hold the effects table against the real providers do.
+	AllowRefused bool
+}
+
+// Up deploys the target after the checks that keep a deployment from doing what was not meant:
+// no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
+// replacements (and, without a terminal, any change) are confirmed first.
+func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) Outcome {
+	s, _, err := d.openOrCreate(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		return failed(err)
+	}
+	if creates := st.pendingCreates(); len(creates) > 0 {
+		return failed(&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)})
+	}
+	if !opts.AllowRefused {
+		refused, err := Refused(t.Input, st.outputs())
+		if err != nil {
+			return failed(err)
+		}
+		if len(refused) > 0 {
+			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}
+		}
+	}
+	if !opts.Yes {
+		preview, err := s.Preview(ctx, Options{})
+		if err != nil {
+			return failed(err)
+		}
+		asked := opts.Interactive && preview.Replaces()
+		if preview.Changed() != "" && (!opts.Interactive || asked && (opts.Confirm == nil || !opts.Confirm(t, preview))) {
+			return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)", Result: &preview}
+		}
+	}
+	res, err := s.Up(ctx, Options{Progress: d.progress(t)})
+	if err != nil {
+		o := failed(err)
+		o.Result = &res
+		return o
+	}
+	return Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+}
+
+// RefreshOptions steer Refresh.
+type RefreshOptions struct {
+	// ImportPendingCreates are the cloud ids, [URN=]ID, of resources an interrupted up was
+	// creating, recorded in the state before the refresh.
+	ImportPendingCreates []string
+	// ClearPendingCreates forgets them instead: the cloud has none.
+	ClearPendingCreates bool
+}
+
+// Refresh reads the target's resources back from the cloud into its stack.
+func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) Outcome {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return failed(err)
+	}
+	if len(opts.ImportPendingCreates) > 0 {
+		st, err := readState(ctx, s)
+		if err == nil {
+			err = importPending(ctx, s, st, opts.ImportPendingCreates)
+		}
+		if err != nil {
+			return failed(err)
+		}
+	}
+	res, err := s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+	if err != nil {
+		return failed(err)
+	}
+	return Outcome{Status: Done, Result: &res, Reason: "refreshed " + t.Key()}
+}
+
+// Drift reads the target's resources from the cloud, in memory only, and previews the manifest
+// against them: Blocked, with the manifest fields the cloud disagrees on, when the next up would
+// change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
+// patches) is ignored by the modules and so is no drift.
+func (d *Deployer) Drift(ctx context.Context, t Target) Outcome {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return failed(err)
+	}
+	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
+	if err != nil {
+		return failed(err)
+	}
+	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
+	if changes := res.Changed(); changes != "" {
+		o.Status, o.Reason, o.Drift = Blocked, "drifted: the next up would "+changes, driftedFields(t.Kind, res.Steps)
+	}
+	return o
+}
+
+// DestroyOptions steer Destroy.
+type DestroyOptions struct {
+	// Remove deletes the stack from the backend once its resources are gone.
+	Remove bool
+}
+
+// Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
+// so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
+func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) Outcome {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if errors.Is(err, ErrNotDeployed) {
+		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
+	}
+	if err != nil {
+		return failed(err)
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		return failed(err)
+	}
+	if creates := st.pendingCreates(); len(creates) > 0 {
+		return failed(&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)})
+	}
+	if protected := st.protected(); len(protected) > 0 {
+		return failed(&ProtectedError{Resources: protected})
+	}
+	res, err := s.Destroy(ctx, Options{Progress: d.progress(t)})
+	if err != nil {
+		return failed(err)
+	}
+	o := Outcome{Status: Done, Result: &res, Reason: "destroyed"}
+	if opts.Remove {
+		if err := s.Remove(ctx); err != nil {
+			return failed(errors.Wrap(err, "remove the stack"))
+		}
+		o.Reason = "destroyed, stack removed"
+	}
+	return o
+}
+
+// Kubeconfig reads a deployed cluster's kubeconfig from its stack's outputs: a DigitalOcean
+// cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
+func (d *Deployer) Kubeconfig(ctx context.Context, t Target) Outcome {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return failed(err)
+	}
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return failed(err)
+	}
+	if o, ok := outputs["kubeconfig"]; ok {
+		text, _ := o.Value.(string)
+		return Outcome{Status: Done, Kubeconfig: []byte(text), Reason: "kubeconfig"}
+	}
+	if o, ok := outputs["kubeconfig_b64"]; ok {
+		text, _ := o.Value.(string)
+		data, err := base64.StdEncoding.DecodeString(text)
+		if err != nil {
+			return failed(errors.New("the stack's kubeconfig_b64 is not base64"))
+		}
+		return Outcome{Status: Done, Kubeconfig: data, Reason: "kubeconfig"}
+	}
+	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
+}
+
+// protected are the resources of the state that deletion protection protects, as "type name".
+func (st state) protected() []string {
+	var out []string
+	for _, r := range st.d.Resources {
+		if r.Protect {
+			out = append(out, string(r.Type)+" "+r.URN.Name())
+		}
+	}
+	return out
+}
+
+// cancelCommand is the command that removes a stack's lock, in backticks.
+func cancelCommand(s Stack) string {
+	if c, ok := s.(interface{ CancelCommand() string }); ok {
+		return c.CancelCommand()
+	}
+	return "`pulumi cancel --stack " + s.Name() + " --yes`"
+}
+
+// isOp tells whether a step's operation is op.
+func isOp(step Step, ops ...apitype.OpType) bool {
+	for _, op := range ops {
+		if step.Op == string(op) {
+			return true
+		}
+	}
+	return false
+}

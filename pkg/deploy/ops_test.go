@@ -1,0 +1,286 @@
+package deploy_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+)
+
+// deployer is a Deployer over a fake backend.
+func deployer() (*deploy.Deployer, *deploytest.Backend) {
+	b := deploytest.New()
+	return &deploy.Deployer{Backend: b}, b
+}
+
+// calls counts the engine calls of op made so far.
+func calls(b *deploytest.Backend, op string) int {
+	n := 0
+	for _, c := range b.Calls() {
+		if strings.HasPrefix(c, op+" ") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestUpDeploysThenUpdatesInPlaceAndSaysItsOwnChangesNotTheStacksLatestHistory(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	first := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true})
+	if first.Status != deploy.Done || first.Result.Changes["create"] != 3 {
+		t.Fatalf("the first up: %s %q %v", first.Status, first.Reason, first.Err)
+	}
+	// Another operator's update lands on the stack: the next up still reports only its own steps.
+	b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
+	scaled := d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 3"), deploy.UpOptions{Yes: true})
+	if scaled.Status != deploy.Done || scaled.Reason != "1 update, 2 same" {
+		t.Errorf("the scaling up: %s %q, want done with its own 1 update, 2 same", scaled.Status, scaled.Reason)
+	}
+	if len(scaled.Result.Steps) != 1 || !slices.Contains(scaled.Result.Steps[0].Paths, "nodePool.nodeCount") {
+		t.Errorf("steps %+v, want the cluster's nodePool updated", scaled.Result.Steps)
+	}
+}
+
+func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	ha := cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: true\n")
+	if o := d.Up(ctx, ha, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	updates := calls(b, "update")
+	off := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true})
+	var refused *deploy.RefusedError
+	if off.Status != deploy.Blocked || !errors.As(off.Err, &refused) || len(refused.Changes) != 1 ||
+		refused.Changes[0].Path != "spec.highlyAvailable" || !strings.Contains(refused.Changes[0].Reason, "refuses to turn high availability off") {
+		t.Fatalf("turning HA off: %s %v, want refused naming spec.highlyAvailable and DigitalOcean's refusal", off.Status, off.Err)
+	}
+	if calls(b, "update") != updates || calls(b, "preview") != 0 {
+		t.Errorf("the engine ran for a refused change: %v", b.Calls())
+	}
+	if o := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true, AllowRefused: true}); o.Status != deploy.Done {
+		t.Errorf("with AllowRefused the change goes to the engine: %s %v", o.Status, o.Err)
+	}
+}
+
+func TestUpWithoutYesAsksOnlyAboutAReplacementOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
+	ctx := context.Background()
+	scaled := func(t *testing.T) deploy.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
+	moved := func(t *testing.T) deploy.Target { return cluster(t, "region: fra1", "region: ams3") }
+	tests := []struct {
+		name        string
+		change      func(t *testing.T) deploy.Target
+		interactive bool
+		answer      bool
+		asked       bool
+		want        deploy.Status
+	}{
+		{"an in-place change on a terminal deploys unasked", scaled, true, false, false, deploy.Done},
+		{"an in-place change without a terminal is not deployed", scaled, false, true, false, deploy.Blocked},
+		{"a replacement on a terminal is asked about and deploys on yes", moved, true, true, true, deploy.Done},
+		{"a replacement on a terminal is not deployed on no", moved, true, false, true, deploy.Blocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			b.Replaces("region")
+			if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+				t.Fatalf("up: %s %v", o.Status, o.Err)
+			}
+			asked := false
+			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, deploy.Result) bool {
+				asked = true
+				return tt.answer
+			}})
+			if o.Status != tt.want || asked != tt.asked {
+				t.Errorf("%s (%q), asked %t; want %s, asked %t", o.Status, o.Reason, asked, tt.want, tt.asked)
+			}
+			if deployed := calls(b, "update") == 2; deployed != (tt.want == deploy.Done) {
+				t.Errorf("deployed %t, want %t: %v", deployed, tt.want == deploy.Done, b.Calls())
+			}
+		})
+	}
+}
+
+func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEngine(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	b.Replaces("region")
+	protected := target(t, "cluster.yaml", manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
+	if o := d.Up(ctx, protected, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	var protectedErr *deploy.ProtectedError
+	moved := target(t, "cluster.yaml", strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
+	if o := d.Preview(ctx, moved); o.Status != deploy.Blocked {
+		t.Errorf("preview of a protected replacement: %s %v, want blocked", o.Status, o.Err)
+	}
+	destroys := calls(b, "destroy")
+	if o := d.Destroy(ctx, protected, deploy.DestroyOptions{}); o.Status != deploy.Blocked || !errors.As(o.Err, &protectedErr) ||
+		!strings.Contains(protectedErr.Error(), clusterType+" dev-fra1") {
+		t.Errorf("destroy of a protected cluster: %s %v, want blocked naming the cluster", o.Status, o.Err)
+	}
+	if calls(b, "destroy") != destroys {
+		t.Errorf("the engine ran a destroy of a protected cluster: %v", b.Calls())
+	}
+}
+
+func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloudsId(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	b.Pend(c.Key(), clusterType, "second")
+	var pending *deploy.PendingCreatesError
+	for name, o := range map[string]deploy.Outcome{
+		"up":      d.Up(ctx, c, deploy.UpOptions{Yes: true}),
+		"destroy": d.Destroy(ctx, c, deploy.DestroyOptions{}),
+	} {
+		if o.Status != deploy.Failed || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
+			t.Errorf("%s with a pending create: %s %v, want failed naming it", name, o.Status, o.Err)
+		}
+	}
+	advice := pending.Advice("cluster.yaml")
+	for _, want := range []string{"pulumi cancel --stack organization/digitaloceankubernetescluster/dev-fra1 --yes",
+		"clusterplane refresh cluster.yaml --import-pending-create CLOUD_ID", "--clear-pending-creates"} {
+		if !strings.Contains(advice, want) {
+			t.Errorf("the advice lacks %q: %s", want, advice)
+		}
+	}
+	st := d.Status(ctx, c, nil)
+	if ready := st.Report.Condition("Ready"); ready.Reason != "PendingCreates" || ready.Message != advice {
+		t.Errorf("status Ready = %+v, want PendingCreates with the advice", ready)
+	}
+	if o := d.Refresh(ctx, c, deploy.RefreshOptions{ImportPendingCreates: []string{"cloud-id-2"}}); o.Status != deploy.Done {
+		t.Fatalf("refresh --import-pending-create: %s %v", o.Status, o.Err)
+	}
+	if got := b.Resources(c.Key()); !slices.Contains(got, clusterType+"::second") {
+		t.Errorf("resources %v, want the pending create recorded", got)
+	}
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Errorf("up after the refresh: %s %v", o.Status, o.Err)
+	}
+}
+
+func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	c := namedCluster(t, "platform", "prod", "")
+	p := pool(t, "workers", "platform-prod")
+	if got := d.Status(ctx, c, nil).Report.Condition("Ready"); got.Reason != "NotDeployed" {
+		t.Errorf("a stack never deployed: Ready %+v", got)
+	}
+	for _, tg := range []deploy.Target{c, p} {
+		if o := d.Up(ctx, tg, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+			t.Fatalf("up %s: %s %v", tg.Stack, o.Status, o.Err)
+		}
+	}
+	st := d.Status(ctx, c, nil).Report
+	if ready, drifted := st.Condition("Ready"), st.Condition("Drifted"); ready.Status != "True" || drifted.Reason != "InSync" ||
+		st.Generation != st.ObservedGeneration || st.Outputs["cluster_id"] == nil || st.Outputs["kubeconfig"] != nil {
+		t.Errorf("status after up: %+v", st)
+	}
+	changed := namedCluster(t, "platform", "prod", "")
+	changed = target(t, "platform.yaml", strings.Replace(strings.Replace(mustText(t, changed), "nodeCount: 2", "nodeCount: 5", 1),
+		"clusterName: platform", "clusterName: renamed", 1))
+	if ready := d.Status(ctx, changed, nil).Report.Condition("Ready"); ready.Reason != "ManifestChanged" ||
+		!strings.Contains(ready.Message, "spec.clusterName, spec.defaultNodePool.nodeCount") {
+		t.Errorf("status of a changed manifest: Ready %+v, want ManifestChanged naming both fields", ready)
+	}
+	gone := func(string) (bool, error) { return false, nil }
+	if ready := d.Status(ctx, p, gone).Report.Condition("Ready"); ready.Reason != "ReferenceMissing" ||
+		!strings.Contains(ready.Message, "digitaloceankubernetescluster/platform-prod") {
+		t.Errorf("status of a pool whose cluster stack is gone: Ready %+v", ready)
+	}
+}
+
+// mustText is a namedCluster's manifest text, for editing.
+func mustText(t *testing.T, c deploy.Target) string {
+	t.Helper()
+	return `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: ` + c.Stack[:strings.LastIndex(c.Stack, "-")] + `
+  env: ` + c.Stack[strings.LastIndex(c.Stack, "-")+1:] + `
+spec:
+  clusterName: platform
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  deletionProtection: false
+  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCount: 2
+`
+}
+
+func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	if o := d.Drift(ctx, c); o.Status != deploy.Done || len(o.Drift) != 0 {
+		t.Errorf("drift right after up: %s %v", o.Status, o.Drift)
+	}
+	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
+	updates := calls(b, "update")
+	o := d.Drift(ctx, c)
+	if o.Status != deploy.Blocked || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
+		t.Fatalf("drift after a console edit: %s %+v, want spec.tags named", o.Status, o.Drift)
+	}
+	if live, _ := o.Drift[0].Live.([]any); len(live) != 1 || live[0] != "edited-in-the-console" {
+		t.Errorf("the cloud's value %v, want the console's", o.Drift[0].Live)
+	}
+	if calls(b, "update") != updates {
+		t.Error("drift deployed something")
+	}
+}
+
+func TestAdoptListsTheFieldsTheManifestDisagreesOnByManifestPathAndLeavesNoStackBehind(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t, "nodeCount: 2", "nodeCount: 5")
+	// The live cluster as an import reads it: the provider files the node count as actualNodeCount.
+	live := map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5",
+		"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(2)}}
+	b.Live("cluster-1", live)
+	o := d.Adopt(ctx, c, "cluster-1")
+	var found bool
+	for _, dis := range o.Disagreements {
+		if dis.Field == "spec.defaultNodePool.nodeCount" && dis.Manifest == float64(5) && dis.Live == float64(2) {
+			found = true
+		}
+	}
+	if o.Status != deploy.Blocked || !found {
+		t.Errorf("adopt with a disagreeing manifest: %s %+v, want spec.defaultNodePool.nodeCount: manifest 5, live 2", o.Status, o.Disagreements)
+	}
+	if b.Has(c.Key()) {
+		t.Error("a refused adoption left its stack behind")
+	}
+	if calls(b, "update") != 0 {
+		t.Errorf("a refused adoption deployed: %v", b.Calls())
+	}
+}
+
+func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	b.Fail(c.Key(), "preview", &deploy.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
+	o := d.Preview(ctx, c)
+	var engine *deploy.EngineError
+	if o.Status != deploy.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {
+		t.Errorf("a failed preview: %s %v, want failed with the cause", o.Status, o.Err)
+	}
+	if b.Has(c.Key()) {
+		t.Error("a failed preview left an empty stack")
+	}
+}

@@ -1,0 +1,298 @@
+package deploy
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Status is how one target's operation ended.
+type Status string
+
+// The statuses.
+const (
+	// Done: the operation ran to its end (deployed, previewed, refreshed, destroyed, in sync).
+	Done Status = "done"
+	// Blocked: the operation ran, or was stopped before the engine, and found what must not pass
+	// unasked: a refused change, a replacement, drift, a disagreeing adoption, no confirmation.
+	Blocked Status = "blocked"
+	// Failed: the operation failed; Err says why.
+	Failed Status = "failed"
+	// Skipped: a stack the target depends on did not deploy (BlockedBy), so it did not run.
+	Skipped Status = "skipped"
+	// Cancelled: interrupted (Ctrl-C) before it ended, or before it started.
+	Cancelled Status = "cancelled"
+)
+
+// Outcome is what one target's operation did.
+type Outcome struct {
+	Target Target
+	Status Status
+	// Reason says the outcome in a few words, e.g. "1 update", "refused: ...", "not confirmed".
+	Reason string
+	// Err is the failure or the refusal, typed (see errors.go); nil when done.
+	Err error
+	// BlockedBy is the stack whose failure skipped this one.
+	BlockedBy string
+	// Result is the engine's result of the operation, when the engine ran.
+	Result *Result
+	Took   time.Duration
+
+	// What the operation found, by operation.
+	Drift         []FieldDrift   // drift
+	Report        *StackStatus   // status
+	Kubeconfig    []byte         // kubeconfig, a secret
+	Disagreements []Disagreement // adopt
+}
+
+// Op is an operation on one target, run by a Queue.
+type Op func(ctx context.Context, t Target) Outcome
+
+// Queue runs an operation over many targets: each after the stacks it references (before them
+// when Reverse, as destroy needs), at most Parallel at once, each within StackTimeout.
+type Queue struct {
+	// Parallel is how many targets run at once; at least 1.
+	Parallel int
+	// Reverse runs dependants first: destroy deletes a pool before its cluster.
+	Reverse bool
+	// StackTimeout bounds one target's operation; 0 for none.
+	StackTimeout time.Duration
+	// SkipBlocked skips the dependants of a blocked target too: for up, a refused or unconfirmed
+	// stack did not deploy.
+	SkipBlocked bool
+}
+
+// Run runs op on every target of an order (see Order) and returns their outcomes in that order.
+// A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
+// When ctx ends, running operations are interrupted and the targets not started are cancelled.
+func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]string, op Op) []Outcome {
+	parallel := max(q.Parallel, 1)
+	// waits[k] are the stacks k waits for: its dependencies, or for Reverse its dependants.
+	waits := map[string][]string{}
+	for k, ds := range deps {
+		for _, d := range ds {
+			if q.Reverse {
+				waits[d] = append(waits[d], k)
+			} else {
+				waits[k] = append(waits[k], d)
+			}
+		}
+	}
+	var mu sync.Mutex
+	done := map[string]*Outcome{}
+	started := map[string]bool{}
+	finished := make(chan struct{}, len(sorted))
+	running := 0
+	var wg sync.WaitGroup
+	stops := func(o *Outcome) bool {
+		return o.Status == Failed || o.Status == Skipped || o.Status == Cancelled || q.SkipBlocked && o.Status == Blocked
+	}
+	for {
+		mu.Lock()
+		if len(done) == len(sorted) {
+			mu.Unlock()
+			break
+		}
+		if ctx.Err() != nil {
+			for _, t := range sorted {
+				if !started[t.Key()] {
+					started[t.Key()] = true
+					done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: ErrCancelled}
+				}
+			}
+		}
+		for _, t := range sorted {
+			if started[t.Key()] || running >= parallel {
+				continue
+			}
+			ready, blocker := true, ""
+			for _, w := range waits[t.Key()] {
+				o, ok := done[w]
+				switch {
+				case !ok:
+					ready = false
+				case stops(o):
+					blocker = w
+				}
+			}
+			if blocker != "" {
+				started[t.Key()] = true
+				done[t.Key()] = &Outcome{Target: t, Status: Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
+				continue
+			}
+			if !ready {
+				continue
+			}
+			started[t.Key()] = true
+			running++
+			wg.Add(1)
+			go func(t Target) {
+				defer wg.Done()
+				o := q.run(ctx, t, op)
+				mu.Lock()
+				done[t.Key()] = &o
+				running--
+				mu.Unlock()
+				finished <- struct{}{}
+			}(t)
+		}
+		all := len(done) == len(sorted)
+		mu.Unlock()
+		if all {
+			break
+		}
+		select {
+		case <-finished:
+		case <-ctx.Done():
+			// Loop once more to cancel what has not started; running targets end on their own.
+			select {
+			case <-finished:
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	wg.Wait()
+	out := make([]Outcome, len(sorted))
+	for i, t := range sorted {
+		out[i] = *done[t.Key()]
+	}
+	return out
+}
+
+// run runs op on t within the stack deadline and says how it ended when op could not.
+func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
+	start := time.Now()
+	opCtx, cancel := ctx, context.CancelFunc(func() {})
+	if q.StackTimeout > 0 {
+		opCtx, cancel = context.WithTimeout(ctx, q.StackTimeout)
+	}
+	defer cancel()
+	o := op(opCtx, t)
+	o.Target, o.Took = t, time.Since(start)
+	switch {
+	case o.Status == "":
+		o.Status = Done
+	case o.Status == Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
+		o.Status, o.Reason = Failed, "timed out after "+q.StackTimeout.String()
+		o.Err = errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
+	}
+	return o
+}
+
+// Order sorts targets so that every stack comes after the stacks it references, and returns each
+// target's dependencies among them, by key. A reference to a stack no target deploys must name an
+// existing stack (exists answers); a cycle, two targets of one stack, or a reference to nothing is
+// an error naming both ends.
+func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, map[string][]string, error) {
+	byKey := map[string]Target{}
+	for _, t := range targets {
+		if other, ok := byKey[t.Key()]; ok {
+			return nil, nil, errors.Errorf("%s and %s both deploy stack %s", other.File, t.File, t.Key())
+		}
+		byKey[t.Key()] = t
+	}
+	deps := map[string][]string{}
+	for _, t := range targets {
+		for _, ref := range References(t.Input) {
+			if _, ok := byKey[ref]; ok {
+				deps[t.Key()] = append(deps[t.Key()], ref)
+				continue
+			}
+			found, err := exists(ref)
+			if err != nil {
+				return nil, nil, errors.Wrapf(err, "%s references stack %s, which no manifest given deploys", t.File, ref)
+			}
+			if !found {
+				return nil, nil, errors.Errorf("%s references stack %s, which no manifest given deploys and which does not exist",
+					t.File, ref)
+			}
+		}
+	}
+	var sorted []Target
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(key, from string) error
+	visit = func(key, from string) error {
+		switch state[key] {
+		case 1:
+			return errors.Errorf("%s and %s reference each other (a cycle through stack %s)", byKey[from].File, byKey[key].File, key)
+		case 2:
+			return nil
+		}
+		state[key] = 1
+		for _, dep := range deps[key] {
+			if err := visit(dep, key); err != nil {
+				return err
+			}
+		}
+		state[key] = 2
+		sorted = append(sorted, byKey[key])
+		return nil
+	}
+	for _, t := range targets {
+		if err := visit(t.Key(), t.Key()); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sorted, deps, nil
+}
+
+// Dependants are the keys of the targets that reference key, directly or through others, among
+// deps (as Order returns them), sorted.
+func Dependants(deps map[string][]string, key string) []string {
+	seen := map[string]bool{}
+	var visit func(k string)
+	visit = func(k string) {
+		for dependant, ds := range deps {
+			for _, d := range ds {
+				if d == k && !seen[dependant] {
+					seen[dependant] = true
+					visit(dependant)
+				}
+			}
+		}
+	}
+	visit(key)
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// References are the stacks a stack input's valueFrom fields read, as <project>/<stack>.
+func References(in proto.Message) []string {
+	var out []string
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Message() == nil || fd.IsMap() {
+				return true
+			}
+			if fd.IsList() {
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+				return true
+			}
+			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
+				if from := ref.GetValueFrom(); from != nil {
+					out = append(out, reference.Key(from))
+				}
+				return true
+			}
+			walk(v.Message())
+			return true
+		})
+	}
+	walk(stackinput.Target(in).ProtoReflect())
+	return out
+}

@@ -1,0 +1,123 @@
+package deploy
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+)
+
+// ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
+// Schema of each version is schemas/report.<version>.schema.json.
+const ReportVersion = "clusterplane.dev/report/v1"
+
+// Report is what one command did to every stack, as data for machines (CI annotations, pull
+// request comments): the outcome of each stack, each resource change with the manifest fields
+// behind it, and what the operation found. It never holds a secret: values the engine marks
+// secret read "[secret]", and resource changes name properties, not values.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	// Command is the command that ran: preview, up, refresh, drift, status, destroy, adopt.
+	Command string `json:"command"`
+	// Summary counts the stacks by outcome.
+	Summary map[Status]int `json:"summary"`
+	Stacks  []StackReport  `json:"stacks"`
+}
+
+// StackReport is one stack's part of a report.
+type StackReport struct {
+	File  string `json:"file"`
+	Kind  string `json:"kind"`
+	Stack string `json:"stack"`
+	// Outcome is done, blocked, failed, skipped or cancelled; Reason says it in a few words.
+	Outcome Status `json:"outcome"`
+	Reason  string `json:"reason"`
+	// Error says what failed or blocked, without secrets; empty when nothing did.
+	Error string `json:"error,omitempty"`
+	// BlockedBy is the stack whose failure skipped this one.
+	BlockedBy string  `json:"blockedBy,omitempty"`
+	Seconds   float64 `json:"seconds"`
+	// Changes counts the engine's steps by operation; Resources are the steps that change
+	// something.
+	Changes   map[string]int   `json:"changes,omitempty"`
+	Resources []ResourceChange `json:"resources,omitempty"`
+	// Refused are the manifest changes refused before the engine ran, as diff names them.
+	Refused       []diff.Change  `json:"refused,omitempty"`
+	Drift         []FieldDrift   `json:"drift,omitempty"`
+	Status        *StackStatus   `json:"status,omitempty"`
+	Disagreements []Disagreement `json:"disagreements,omitempty"`
+}
+
+// ResourceChange is one resource the operation changes, or would.
+type ResourceChange struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+	// Operation is the engine's: create, update, replace, delete, import, ...
+	Operation string `json:"operation"`
+	// Properties are the properties it changes; Fields the manifest fields they are sent from
+	// (pkg/effects), as diff and drift name them, with the reason the effects table gives.
+	Properties []string      `json:"properties,omitempty"`
+	Fields     []FieldEffect `json:"fields,omitempty"`
+}
+
+// FieldEffect is a manifest field a change comes from, and what changing it does.
+type FieldEffect struct {
+	Path   string         `json:"path"`
+	Effect effects.Effect `json:"effect,omitempty"`
+	Reason string         `json:"reason,omitempty"`
+}
+
+// NewReport is the report of command's outcomes.
+func NewReport(command string, outcomes []Outcome) Report {
+	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[Status]int{}, Stacks: []StackReport{}}
+	for _, o := range outcomes {
+		r.Summary[o.Status]++
+		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
+			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Status: o.Report,
+			Disagreements: o.Disagreements}
+		if o.Err != nil {
+			s.Error = o.Err.Error()
+		}
+		var refused *RefusedError
+		if errors.As(o.Err, &refused) {
+			s.Refused = refused.Changes
+		}
+		if o.Result != nil {
+			s.Changes = o.Result.Changes
+			s.Resources = resourceChanges(o.Target.Kind, o.Result.Steps)
+		}
+		r.Stacks = append(r.Stacks, s)
+	}
+	return r
+}
+
+// resourceChanges are the steps that change something, with the manifest fields behind them.
+func resourceChanges(kind string, steps []Step) []ResourceChange {
+	table := effects.For(kind)
+	var out []ResourceChange
+	for _, step := range steps {
+		if isOp(step, apitype.OpSame, apitype.OpRead) {
+			continue
+		}
+		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Op, Properties: propertyPaths(step.Paths)}
+		seen := map[string]bool{}
+		for _, p := range rc.Properties {
+			if table == nil {
+				break
+			}
+			for _, field := range table.Fields(step.Type, p) {
+				if seen[field] {
+					continue
+				}
+				seen[field] = true
+				fe := FieldEffect{Path: field}
+				if row, ok := table.Lookup(field); ok {
+					fe.Effect, fe.Reason = row.Effect, row.Reason
+				}
+				rc.Fields = append(rc.Fields, fe)
+			}
+		}
+		out = append(out, rc)
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package deploy
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// Backend opens the stacks targets deploy to: a Pulumi backend (file, PostgreSQL, S3, Pulumi
+// Cloud) through the Pulumi CLI in package autostack, or a fake in tests.
+type Backend interface {
+	// Open opens stack <project>/<stack> with program as its inline program; ErrNotDeployed when
+	// the stack does not exist.
+	Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (Stack, error)
+	// Create creates stack <project>/<stack>, with program as its inline program.
+	Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (Stack, error)
+	// Exists tells whether stack <project>/<stack> exists; an error is one that kept the backend
+	// from saying (no passphrase, the backend out of reach).
+	Exists(ctx context.Context, project, stack string) (bool, error)
+}
+
+// Stack is one stack of a backend, as the operations use it.
+type Stack interface {
+	// Name is the stack's name as the Pulumi CLI takes it (--stack): organization/project/stack.
+	Name() string
+	Preview(ctx context.Context, o Options) (Result, error)
+	Up(ctx context.Context, o Options) (Result, error)
+	Refresh(ctx context.Context, o Options) (Result, error)
+	Destroy(ctx context.Context, o Options) (Result, error)
+	// Outputs are the stack's outputs, secrets among them (Output.Secret).
+	Outputs(ctx context.Context) (map[string]Output, error)
+	// Export and Import read and replace the stack's state (its checkpoint), as `pulumi stack
+	// export` and `import` do.
+	Export(ctx context.Context) (apitype.UntypedDeployment, error)
+	Import(ctx context.Context, state apitype.UntypedDeployment) error
+	// LastUpdate is the stack's latest update, nil when it has none.
+	LastUpdate(ctx context.Context) (*Update, error)
+	// Remove deletes the stack from the backend; it must hold no resources.
+	Remove(ctx context.Context) error
+}
+
+// Options steer one engine operation.
+type Options struct {
+	// Progress receives the engine's progress as it streams; nil for none.
+	Progress io.Writer
+	// Refresh reads the cloud first: in memory for a preview (drift), into the state for an up.
+	Refresh bool
+	// ClearPendingCreates drops the creates an interrupted operation left pending (refresh).
+	ClearPendingCreates bool
+	// Transform, if set, applies to every resource the program registers (adopt imports with it).
+	Transform pulumi.ResourceTransform
+}
+
+// Output is one stack output.
+type Output struct {
+	Value  any
+	Secret bool
+}
+
+// Update is a stack's latest update, as its history says.
+type Update struct {
+	// Kind is "update", "refresh", "destroy", ...; Result "succeeded", "failed", "in-progress".
+	Kind, Result string
+	// Ended is when it ended, RFC 3339; "" when it has not.
+	Ended string
+}
+
+// Result is what one engine operation did, or in a preview would do, read from its own events.
+type Result struct {
+	// Changes counts the resources by operation ("create", "update", "replace", "delete", "same",
+	// ...), from the engine's summary of this operation.
+	Changes map[string]int
+	// Steps are the resources the operation changes, or would, in the engine's order; "same" and
+	// "refresh" steps are left out.
+	Steps []Step
+	// Previous are the stack's outputs before the operation (secrets "[secret]"), as the engine
+	// read them from the state: what the last up exported.
+	Previous map[string]any
+}
+
+// Step is one resource's step.
+type Step struct {
+	URN, Type, Name string
+	// Op is the engine's operation: create, update, replace, create-replacement, delete-replaced,
+	// delete, import, ...
+	Op string
+	// Paths are the properties it changes, e.g. "nodePool.nodeCount", "tags[0]": the provider's
+	// detailed diff where it gives one.
+	Paths []string
+	// Old and New are the resource's inputs before and after; secrets read "[secret]".
+	Old, New map[string]any
+	// Live are the resource's outputs before the step: what the provider last read from the
+	// cloud, computed properties included.
+	Live map[string]any
+}
+
+// Replaces tells whether the result replaces anything.
+func (r Result) Replaces() bool {
+	return r.Changes[string(apitype.OpReplace)] > 0 || r.Changes[string(apitype.OpCreateReplacement)] > 0 ||
+		r.Changes[string(apitype.OpDeleteReplaced)] > 0
+}
+
+// Changed says the operations that change something, "update 1, replace 1"; "" when none does.
+func (r Result) Changed() string {
+	var parts []string
+	for op, n := range r.Changes {
+		switch apitype.OpType(op) {
+		case apitype.OpSame, apitype.OpRead, apitype.OpRefresh:
+		default:
+			if n > 0 {
+				parts = append(parts, op+" "+strconv.Itoa(n))
+			}
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// Summary says the result in words, the creates, updates, replacements and deletes first: "1
+// create, 2 same"; "no changes" when there are none.
+func (r Result) Summary() string {
+	var parts []string
+	for _, op := range []apitype.OpType{apitype.OpCreate, apitype.OpUpdate, apitype.OpReplace, apitype.OpDelete, apitype.OpImport, apitype.OpSame} {
+		if n := r.Changes[string(op)]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+string(op))
+		}
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	return strings.Join(parts, ", ")
+}

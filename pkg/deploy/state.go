@@ -1,0 +1,169 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
+)
+
+// state is what operations read from a stack's exported state: no lock is needed to export it.
+type state struct {
+	raw apitype.UntypedDeployment
+	d   apitype.DeploymentV3
+}
+
+// readState exports the stack's state.
+func readState(ctx context.Context, s Stack) (state, error) {
+	raw, err := s.Export(ctx)
+	if err != nil {
+		return state{}, err
+	}
+	st := state{raw: raw}
+	if len(raw.Deployment) > 0 && string(raw.Deployment) != "null" {
+		if err := json.Unmarshal(raw.Deployment, &st.d); err != nil {
+			return state{}, errors.Wrap(err, "read the stack's state")
+		}
+	}
+	return st, nil
+}
+
+// pendingCreates are the creates an interrupted operation left pending.
+func (st state) pendingCreates() []PendingCreate {
+	var out []PendingCreate
+	for _, op := range st.d.PendingOperations {
+		if op.Type == apitype.OperationTypeCreating {
+			out = append(out, PendingCreate{URN: string(op.Resource.URN), Type: string(op.Resource.Type),
+				Name: resource.URN(op.Resource.URN).Name()})
+		}
+	}
+	return out
+}
+
+// outputs are the stack's outputs as the state holds them: secrets are encrypted there, and read
+// as Output{Secret: true} without a value.
+func (st state) outputs() map[string]Output {
+	out := map[string]Output{}
+	for _, r := range st.d.Resources {
+		if r.Type != resource.RootStackType {
+			continue
+		}
+		for name, v := range r.Outputs {
+			if m, ok := v.(map[string]any); ok && m[sig.Key] == sig.Secret {
+				out[name] = Output{Secret: true}
+				continue
+			}
+			out[name] = Output{Value: v}
+		}
+	}
+	return out
+}
+
+// values are the outputs' plain values, secrets "[secret]".
+func values(outputs map[string]Output) map[string]any {
+	out := map[string]any{}
+	for name, o := range outputs {
+		if o.Secret {
+			out[name] = "[secret]"
+			continue
+		}
+		out[name] = o.Value
+	}
+	return out
+}
+
+// outputsOf reads Previous back as outputs, for the manifest gate.
+func outputsOf(previous map[string]any) map[string]Output {
+	out := map[string]Output{}
+	for name, v := range previous {
+		out[name] = Output{Value: v, Secret: v == "[secret]"}
+	}
+	return out
+}
+
+// importPending records pending creates with the cloud ids the user found (values are [URN=]ID,
+// a bare ID for the one pending create): each resource, as the engine was creating it, joins the
+// stack's resources with its id, and the refresh that follows reads the rest from the cloud. The
+// Pulumi CLI's own --import-pending-creates only drops them (3.259: the engine neither imports an
+// "importing" operation nor keeps it), which would lose the cloud's resource.
+func importPending(ctx context.Context, s Stack, st state, values []string) error {
+	creates := st.pendingCreates()
+	ids := map[string]string{}
+	for _, v := range values {
+		urn, id := "", v
+		if i := strings.LastIndex(v, "="); i >= 0 {
+			urn, id = v[:i], v[i+1:]
+		} else if len(creates) == 1 {
+			urn = creates[0].URN
+		} else {
+			return errors.Errorf("--import-pending-create %s: the stack has %d pending creates; give URN=ID for each", v, len(creates))
+		}
+		found := false
+		for _, c := range creates {
+			found = found || c.URN == urn
+		}
+		if !found || id == "" {
+			return errors.Errorf("--import-pending-create %s: the stack has no pending create %s", v, urn)
+		}
+		ids[urn] = id
+	}
+	// The state is edited as JSON, every field it does not touch kept as it is.
+	var deployment map[string]json.RawMessage
+	var resources []json.RawMessage
+	var ops []map[string]json.RawMessage
+	if err := json.Unmarshal(st.raw.Deployment, &deployment); err != nil {
+		return errors.Wrap(err, "read the stack's state")
+	}
+	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+		return err
+	}
+	if err := unmarshalIfAny(deployment["pending_operations"], &ops); err != nil {
+		return err
+	}
+	var kept []map[string]json.RawMessage
+	for _, op := range ops {
+		var res map[string]json.RawMessage
+		var urn, typ string
+		if json.Unmarshal(op["resource"], &res) != nil || json.Unmarshal(op["type"], &typ) != nil ||
+			json.Unmarshal(res["urn"], &urn) != nil {
+			return errors.New("read the stack's pending operations: an operation without a resource, type or URN")
+		}
+		id, ok := ids[urn]
+		if typ != string(apitype.OperationTypeCreating) || !ok {
+			kept = append(kept, op)
+			continue
+		}
+		res["id"], _ = json.Marshal(id)
+		data, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		resources = append(resources, data) // after its parent and provider, before nothing that needs it
+	}
+	var err error
+	if deployment["resources"], err = json.Marshal(resources); err != nil {
+		return err
+	}
+	delete(deployment, "pending_operations")
+	if len(kept) > 0 {
+		if deployment["pending_operations"], err = json.Marshal(kept); err != nil {
+			return err
+		}
+	}
+	raw := st.raw
+	if raw.Deployment, err = json.Marshal(deployment); err != nil {
+		return err
+	}
+	return errors.Wrap(s.Import(ctx, raw), "record the pending creates in the stack's state")
+}
+
+func unmarshalIfAny(data json.RawMessage, v any) error {
+	if len(data) == 0 || string(data) == "null" {
+		return nil
+	}
+	return errors.Wrap(json.Unmarshal(data, v), "read the stack's state")
+}

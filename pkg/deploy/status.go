@@ -1,0 +1,184 @@
+package deploy
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/pkg/errors"
+)
+
+// StackStatus is a target's stack as status reports it.
+type StackStatus struct {
+	// Stack is the stack's name as the Pulumi CLI takes it.
+	Stack string `json:"stack"`
+	// LastUpdate is the stack's latest update or destroy; nil for a stack without one.
+	LastUpdate *Update `json:"lastUpdate"`
+	// Generation identifies the manifest now; ObservedGeneration the one the last successful up
+	// deployed ("" when none did).
+	Generation         string `json:"generation"`
+	ObservedGeneration string `json:"observedGeneration"`
+	// Conditions are Ready and Drifted, as Kubernetes conditions read.
+	Conditions []Condition `json:"conditions"`
+	// Outputs are the stack's outputs, secrets left out.
+	Outputs map[string]any `json:"outputs"`
+}
+
+// Condition is one aspect of a stack's status.
+type Condition struct {
+	// Type is Ready or Drifted; Status True, False or Unknown; Reason one word; Message the rest.
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// OutputNames are the status's outputs' names, sorted: the order to show them in.
+func (s *StackStatus) OutputNames() []string {
+	names := make([]string, 0, len(s.Outputs))
+	for name := range s.Outputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Condition returns the condition of type typ.
+func (s *StackStatus) Condition(typ string) Condition {
+	for _, c := range s.Conditions {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return Condition{Type: typ, Status: "Unknown"}
+}
+
+// Status reports the target's stack: Ready (the last update succeeded and deployed this
+// manifest, and the stacks it references exist) and Drifted (as Drift finds it), its generations
+// and its non-secret outputs. exists tells whether a referenced stack exists (nil: not asked).
+func (d *Deployer) Status(ctx context.Context, t Target, exists func(key string) (bool, error)) Outcome {
+	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
+	o := Outcome{Status: Done, Report: report, Reason: "status"}
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if errors.Is(err, ErrNotDeployed) {
+		report.Conditions = []Condition{
+			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
+			{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"},
+		}
+		return o
+	}
+	if err != nil {
+		return failed(err)
+	}
+	report.Stack = s.Name()
+	last, err := s.LastUpdate(ctx)
+	if err != nil {
+		return failed(errors.Wrap(err, "read the stack's history"))
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		return failed(err)
+	}
+	outputs := st.outputs()
+	for name, out := range outputs {
+		switch {
+		case name == GenerationOutput:
+			report.ObservedGeneration, _ = out.Value.(string)
+		case name == ManifestOutput, out.Secret:
+		default:
+			report.Outputs[name] = out.Value
+		}
+	}
+	report.LastUpdate = last
+	ready := readyOf(last, report)
+	if ready.Reason == "ManifestChanged" {
+		if changed := changedFields(t, outputs); changed != "" {
+			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
+		}
+	}
+	if ready.Status == "True" {
+		if missing := missingReferences(t, exists); missing != "" {
+			ready = Condition{Type: "Ready", Status: "False", Reason: "ReferenceMissing",
+				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
+		}
+	}
+	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
+	if creates := st.pendingCreates(); len(creates) > 0 {
+		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
+			Message: (&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)}).Advice(t.File)}
+	} else {
+		drifted = driftedOf(ctx, s)
+	}
+	report.Conditions = []Condition{ready, drifted}
+	return o
+}
+
+// readyOf is the Ready condition from the last update and the generations.
+func readyOf(last *Update, report *StackStatus) Condition {
+	switch {
+	case last == nil:
+		return Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
+	case last.Result != "succeeded":
+		return Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
+			Message: "the last " + last.Kind + " " + last.Result}
+	case last.Kind == "destroy":
+		return Condition{Type: "Ready", Status: "False", Reason: "Destroyed", Message: "the stack's resources were destroyed"}
+	case report.ObservedGeneration != report.Generation:
+		return Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
+	}
+	return Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Kind + " succeeded"}
+}
+
+// changedFields says which fields of the manifest changed since the last up, when the stack
+// recorded it: "" when none did (or when it cannot tell).
+func changedFields(t Target, outputs map[string]Output) string {
+	old, err := deployedInput(t.Input, outputs)
+	if err != nil || old == nil {
+		return ""
+	}
+	result, err := diff.Compare(old, t.Input)
+	if err != nil {
+		return ""
+	}
+	var paths []string
+	for _, c := range result.Changes {
+		paths = append(paths, c.Path)
+	}
+	return strings.Join(paths, ", ")
+}
+
+// missingReferences names the stacks the target references that do not exist, "" when all do.
+func missingReferences(t Target, exists func(string) (bool, error)) string {
+	if exists == nil {
+		return ""
+	}
+	var missing []string
+	for _, ref := range References(t.Input) {
+		if ok, err := exists(ref); err == nil && !ok {
+			missing = append(missing, ref)
+		}
+	}
+	return strings.Join(missing, ", ")
+}
+
+// driftedOf previews the stack against the cloud, in memory, as Drift does.
+func driftedOf(ctx context.Context, s Stack) Condition {
+	res, err := s.Preview(ctx, Options{Refresh: true})
+	if err != nil {
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
+	}
+	if changes := res.Changed(); changes != "" {
+		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changes}
+	}
+	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
