@@ -73,6 +73,8 @@ import (
 type Civo struct {
 	token  string
 	region string
+	// tokens are more tokens the API accepts (AcceptToken).
+	tokens []string
 	srv    *fakecloud.Server
 
 	// cur is the request being answered; Authorized sets it, under Mu, so that Error (which
@@ -146,6 +148,9 @@ func (f *Civo) Close() { f.srv.Close() }
 
 // Inject adds a fault: the next matching requests get its answer instead of the API's.
 func (f *Civo) Inject(fault fakecloud.Fault) { f.srv.Inject(fault) }
+
+// AcceptToken makes the API accept token too, as a second key of the same account.
+func (f *Civo) AcceptToken(token string) { f.locked(func() { f.tokens = append(f.tokens, token) }) }
 
 // Fail answers the next times requests with method (any when "") with status.
 func (f *Civo) Fail(method string, status, times int) {
@@ -348,6 +353,14 @@ func (f *Civo) SeedNetwork(id, label, region string) {
 	}}
 }
 
+// SeedFirewall puts a firewall with id and name, Civo's default rules on it, on the network with
+// networkID in region, as one made earlier: a manifest may name it.
+func (f *Civo) SeedFirewall(id, name, region, networkID string) {
+	f.srv.Mu.Lock()
+	defer f.srv.Mu.Unlock()
+	f.addFirewall(id, name, region, networkID, defaultRules())
+}
+
 // DefaultNetworkID is the id of region's default network ("" for a region not offered).
 func (f *Civo) DefaultNetworkID(region string) string {
 	f.srv.Mu.Lock()
@@ -393,7 +406,7 @@ func (a *api) civo() *Civo { return (*Civo)(a) }
 func (a *api) Authorized(r *http.Request) bool {
 	a.cur = r
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "bearer") && token == a.token
+	return ok && strings.EqualFold(scheme, "bearer") && (token == a.token || slices.Contains(a.tokens, token))
 }
 
 // Error writes Civo's error body for an answer fakecloud gives: a bad token or an injected fault.

@@ -88,7 +88,9 @@ const (
 type DO struct {
 	srv   *fakecloud.Server
 	token string
-	start time.Time
+	// tokens are more tokens the API accepts (AcceptToken).
+	tokens []string
+	start  time.Time
 
 	versions, sizes, regions []string
 	provisionPolls           int
@@ -141,6 +143,9 @@ func (d *DO) Inject(f fakecloud.Fault) { d.srv.Inject(f) }
 
 // Requests are the requests received with method ("" for all), in order.
 func (d *DO) Requests(method string) []fakecloud.Request { return d.srv.Requests(method) }
+
+// AcceptToken makes the API accept token too, as a second key of the same account.
+func (d *DO) AcceptToken(token string) { d.set(func() { d.tokens = append(d.tokens, token) }) }
 
 // Reset forgets the requests received.
 func (d *DO) Reset() { d.srv.Reset() }
@@ -611,7 +616,7 @@ func (a *api) do() *DO { return (*DO)(a) }
 // Authorized tells whether r carries the token as godo sends it, "Authorization: Bearer <token>".
 func (a *api) Authorized(r *http.Request) bool {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") && token == a.token
+	return ok && strings.EqualFold(scheme, "Bearer") && (token == a.token || slices.Contains(a.tokens, token))
 }
 
 // Error writes DigitalOcean's error body.

@@ -35,6 +35,9 @@ type Change struct {
 	Resource string `json:"resource"`
 	// Reason says why, and for a replacement what is lost.
 	Reason string `json:"reason"`
+	// Refusal, for a refused change, is what the provider does with it deployed anyway:
+	// fails-at-preview, fails-at-apply, not-applied, kept, protected or invalid.
+	Refusal effects.Refusal `json:"refusal,omitempty"`
 }
 
 // Result is every change from one stack input to another.
@@ -131,15 +134,16 @@ func (w *walker) walk(prefix string, oldMsg, newMsg protoreflect.Message) error 
 }
 
 func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, newMsg protoreflect.Message) {
-	effect, reason := row.Decide(effects.Change{Old: oldMsg.Get(fd), New: newMsg.Get(fd), OldSpec: w.oldSpec, NewSpec: w.newSpec,
+	d := row.Decide(effects.Change{Old: oldMsg.Get(fd), New: newMsg.Get(fd), OldSpec: w.oldSpec, NewSpec: w.newSpec,
 		Removed: oldMsg.Has(fd) && !newMsg.Has(fd)})
+	effect, reason, refusal := d.Effect, d.Reason, d.Refusal
 	role := row.Resource
 	if row.Resource == effects.Stack {
 		role = effects.Component
 		reason += " (" + strings.Join(w.resources(), ", ") + ")"
 	}
 	if effect == effects.Replace && w.protected(row.Resource) {
-		effect, reason = effects.Refused, reason+protectedReason
+		effect, reason, refusal = effects.Refused, reason+protectedReason, effects.Protected
 	}
 	w.result.Changes = append(w.result.Changes, Change{
 		Path:     row.Path,
@@ -148,6 +152,7 @@ func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, n
 		Effect:   effect,
 		Resource: w.table.Types[role] + "::" + w.name,
 		Reason:   reason,
+		Refusal:  refusal,
 	})
 	switch effect {
 	case effects.Replace:

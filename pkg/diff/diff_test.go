@@ -437,9 +437,15 @@ var pairs = []pair{
 		path:   "spec.tags", effect: effects.Update},
 	{name: "turning a Civo cluster's protection off updates the state only", kind: civoCluster, change: unprotected,
 		path: "spec.deletionProtection", effect: effects.Update},
-	{name: "renaming an unprotected Civo cluster's manifest replaces everything", kind: civoCluster, edit: unprotected,
-		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" }),
-		path:   "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
+	{name: "renaming an unprotected Civo cluster's manifest alone is refused: Civo refuses a second cluster of the name", kind: civoCluster,
+		edit: unprotected, change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" }),
+		path: "metadata.name", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "renaming an unprotected Civo cluster's manifest and its cluster name replaces everything", kind: civoCluster,
+		edit: unprotected, change: func(in proto.Message) {
+			metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" })(in)
+			in.(*ccv1.CivoKubernetesClusterStackInput).Target.Spec.ClusterName = "dev-fra1-b"
+		},
+		path: "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
 	{name: "a Civo cluster's metadata env updates the derived tags", kind: civoCluster,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Env = "dev" }),
 		path:   "metadata.env", effect: effects.Update},
@@ -451,9 +457,9 @@ var pairs = []pair{
 	{name: "moving a Civo pool to another cluster replaces it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Cluster = sharedv1.StringValue("other-cluster") }),
 		path:   "spec.cluster", effect: effects.Replace, exit: program.ExitBlocked},
-	{name: "moving a Civo pool to another region replaces it", kind: civoPool,
+	{name: "moving a Civo pool to another region is refused: its cluster stays where it is", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = civov1.CivoRegion_lon1 }),
-		path:   "spec.region", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Refused, exit: program.ExitBlocked},
 	{name: "resizing a Civo pool replaces it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large" }),
 		path:   "spec.size", effect: effects.Replace, exit: program.ExitBlocked},
@@ -502,9 +508,15 @@ var pairs = []pair{
 	{name: "a Civo pool's metadata labels are not sent: Civo pools have no tags", kind: civoPool,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Labels = map[string]string{"team": "x"} }),
 		path:   "metadata.labels", effect: effects.Ignored},
-	{name: "renaming a Civo pool's manifest replaces the pool", kind: civoPool,
+	{name: "renaming a Civo pool's manifest alone is refused: Civo refuses a second pool of the name", kind: civoPool,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-apps" }),
-		path:   "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "metadata.name", effect: effects.Refused, exit: program.ExitBlocked},
+	{name: "renaming a Civo pool's manifest and its pool name replaces the pool", kind: civoPool,
+		change: func(in proto.Message) {
+			metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-apps" })(in)
+			in.(*cpv1.CivoKubernetesNodePoolStackInput).Target.Spec.NodePoolName = "apps"
+		},
+		path: "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
 }
 
 // writeInput writes a stack input as JSON to a file in dir.

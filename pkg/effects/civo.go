@@ -58,36 +58,38 @@ func init() {
 		Protected: []Role{Cluster},
 		Rows: []Row{
 			{Path: "spec.clusterName", Resource: Cluster, Attribute: civoCluster + "name", Effect: Update, Reason: "Civo renames the cluster in place"},
-			{Path: "spec.region", Resource: Cluster, Attribute: civoCluster + "region", Effect: Refused,
+			{Path: "spec.region", Resource: Cluster, Attribute: civoCluster + "region", Effect: Refused, Refusal: FailsAtApply,
 				Reason: "the Civo provider does not move a cluster: it keeps it where it is and looks for it in the new region from then on; " +
 					"create a new cluster from a new manifest instead"},
 			{Path: "spec.kubernetesVersion", Resource: Cluster, Attribute: civoCluster + "kubernetes_version", Effect: Update,
 				Reason: "Civo upgrades the cluster in place to the new version", When: civoVersion},
-			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Reason: civoImmutable},
-			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Reason: civoImmutable},
-			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused,
+			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Refusal: FailsAtPreview, Reason: civoImmutable},
+			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Refusal: FailsAtPreview, Reason: civoImmutable},
+			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused, Refusal: FailsAtPreview,
 				Reason: "the Civo provider rejects the change at preview (applications are installed at creation only); install more with the Civo CLI or Helm"},
-			{Path: "spec.network", Resource: Cluster, Attribute: civoCluster + "network_id", Effect: Refused,
+			{Path: "spec.network", Resource: Cluster, Attribute: civoCluster + "network_id", Effect: Refused, Refusal: FailsAtApply,
 				Reason: "a cluster cannot move between networks: " + civoFailsAtApply},
 			{Path: "spec.firewall", Resource: Cluster, Attribute: civoCluster + "firewall_id", Effect: Update,
 				Reason: "Civo moves the cluster behind the other firewall in place; a firewall the module created is deleted once unused"},
 			{Path: "spec.apiServerAllowedCidrs", Resource: Firewall, Attribute: civoFirewall + "ingress_rule", Effect: Update,
 				Reason: "Civo rewrites the created firewall's rules in place"},
-			{Path: "spec.defaultNodePool.size", Resource: Cluster, Attribute: civoCluster + "pools.size", Effect: Refused,
+			{Path: "spec.defaultNodePool.size", Resource: Cluster, Attribute: civoCluster + "pools.size", Effect: Refused, Refusal: FailsAtApply,
 				Reason: "a pool's instance size is fixed: " + civoFailsAtApply + " (add a CivoKubernetesNodePool of the new size and move the workloads)"},
 			{Path: "spec.defaultNodePool.nodeCount", Resource: Cluster, Attribute: civoCluster + "pools.node_count", Effect: Update,
 				Reason: "Civo adds or removes nodes of the default pool"},
-			{Path: "spec.defaultNodePool.labels", Resource: Cluster, Attribute: civoCluster + "pools.labels", Effect: Refused,
+			{Path: "spec.defaultNodePool.labels", Resource: Cluster, Attribute: civoCluster + "pools.labels", Effect: Refused, Refusal: Invalid,
 				Reason: "the pinned Civo provider drops default-pool labels (civo/terraform-provider-civo#380) and never reads them back; put labels on a CivoKubernetesNodePool"},
-			{Path: "spec.defaultNodePool.taints", Resource: Cluster, Attribute: civoCluster + "pools.taint", Effect: Refused,
+			{Path: "spec.defaultNodePool.taints", Resource: Cluster, Attribute: civoCluster + "pools.taint", Effect: Refused, Refusal: Invalid,
 				Reason: "the pinned Civo provider drops default-pool taints (civo/terraform-provider-civo#380) and never reads them back; put taints on a CivoKubernetesNodePool"},
-			{Path: "spec.defaultNodePool.publicIpNodePool", Resource: Cluster, Attribute: civoCluster + "pools.public_ip_node_pool", Effect: Refused, Reason: civoNoOp},
+			{Path: "spec.defaultNodePool.publicIpNodePool", Resource: Cluster, Attribute: civoCluster + "pools.public_ip_node_pool", Effect: Refused, Refusal: NotApplied, Reason: civoNoOp},
 			{Path: "spec.tags", Resource: Cluster, Attribute: civoCluster + "tags", Effect: Update, Reason: civoUpdated},
 			protectionRow(),
 		},
 	}
-	cluster.Rows = append(cluster.Rows, metadataRows(Cluster, civoCluster+"tags", "the derived tags change; "+civoUpdated)...)
-	cluster.Rows = append(cluster.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	cluster.Rows = append(cluster.Rows, civoRenamed(metadataRows(Cluster, civoCluster+"tags", "the derived tags change; "+civoUpdated),
+		"clusterName", "cluster (and its firewall)")...)
+	cluster.Rows = append(cluster.Rows, providerRows("apiToken", "apiUrl")...)
+	cluster.Rows = append(cluster.Rows, civoDefaultRegion)
 	cluster.Attributes = merge(
 		facts(civoCluster, civoClusterSource, map[string]string{
 			"name": "optional computed", "region": "optional computed", "network_id": "optional computed",
@@ -121,8 +123,10 @@ func init() {
 					"the new name, then deletes the old one"},
 			{Path: "spec.cluster", Resource: NodePool, Attribute: civoPlugin + "cluster_id", Effect: Replace,
 				Reason: "a pool cannot move between clusters: the plugin creates the pool in the new cluster, then deletes the old one"},
-			{Path: "spec.region", Resource: NodePool, Attribute: civoPlugin + "region", Effect: Replace,
-				Reason: "a pool lives in its cluster's region: the plugin creates it in the new region, then deletes the old one"},
+			{Path: "spec.region", Resource: NodePool, Attribute: civoPlugin + "region", Effect: Refused, Refusal: FailsAtApply,
+				Reason: "a pool lives in its cluster's region, and the cluster does not move: the plugin would create the replacement " +
+					"pool in the new region, where Civo has no such cluster, and the create fails (404); nothing changes. The region " +
+					"must stay the cluster's"},
 			{Path: "spec.size", Resource: NodePool, Attribute: civoPlugin + "size", Effect: Replace, Reason: civoPoolRecreated},
 			{Path: "spec.nodeCount", Resource: NodePool, Attribute: civoPlugin + "node_count", Effect: Update,
 				Reason: "the plugin scales the pool in place (Civo's pool update, count) and waits until the nodes run",
@@ -145,8 +149,10 @@ func init() {
 				Reason: "bounds how long the plugin waits for the pool's nodes in later changes (Pulumi's custom timeouts); nothing is sent to Civo"},
 		},
 	}
-	pool.Rows = append(pool.Rows, metadataRows("", "", "Civo node pools have no tags; nothing is sent")...)
-	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl", "defaultRegion")...)
+	pool.Rows = append(pool.Rows, civoRenamed(metadataRows("", "", "Civo node pools have no tags; nothing is sent"),
+		"nodePoolName", "pool")...)
+	pool.Rows = append(pool.Rows, providerRows("apiToken", "apiUrl")...)
+	pool.Rows = append(pool.Rows, civoDefaultRegion)
 	// The pool is this repository's own resource: its facts are the plugin's Diff, not a Terraform
 	// schema (pkg/civopoolresource's tests hold each against it).
 	pool.Attributes = facts(civoPlugin, civoPluginSource, map[string]string{
@@ -159,23 +165,50 @@ func init() {
 	register(pool)
 }
 
+// civoDefaultRegion is the provider config's default region, which no Clusterplane resource uses.
+var civoDefaultRegion = Row{Path: "providerConfig.defaultRegion", Resource: Provider, Effect: Ignored,
+	Reason: "every Clusterplane resource carries its own region (spec.region), which the module gives the provider; the " +
+		"default region is for resources without one, and the stack has none"}
+
+// civoRenamed refines the metadata.name row of a Civo kind: the renamed stack creates its resources
+// anew before it deletes the old ones, and Civo refuses a second cluster, firewall or pool of the
+// same name (what field names in the cloud). So a rename replaces only when field changes too.
+func civoRenamed(rows []Row, field, what string) []Row {
+	for i, row := range rows {
+		if row.Path != "metadata.name" {
+			continue
+		}
+		rows[i].When = func(c Change) (Decision, bool) {
+			if stringAt(c.OldSpec, field) != stringAt(c.NewSpec, field) {
+				return Decision{}, false
+			}
+			return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "every Pulumi resource of the stack is named after " +
+				"metadata.name, so a rename creates the " + what + " anew before deleting the old one, and Civo refuses a " +
+				"second one of the same " + field + ": the create fails and nothing changes. Change " + field + " too to " +
+				"replace it, or keep the name"}, true
+		}
+	}
+	return rows
+}
+
 // civoVersion: the module ignores version changes of talos clusters, because the pinned provider
 // reads back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365),
 // and refuses a lower version: Civo offers upgrades only (its API names the one a cluster can
 // take, civogo KubernetesCluster.UpgradeAvailableTo), while the provider checks the version's
 // format and nothing else (customizeDiffKubernetesCluster) and would send the downgrade.
-func civoVersion(c Change) (Effect, string, bool) {
+func civoVersion(c Change) (Decision, bool) {
 	fd := c.NewSpec.Descriptor().Fields().ByJSONName("clusterType")
 	if fd != nil && fd.Enum() != nil {
 		if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
-			return Ignored, "for talos clusters the module leaves the version alone after creation: the pinned Civo provider reads " +
-				"back the Kubernetes version instead of the talos one (civo/terraform-provider-civo#365), so an update would fail; " +
-				"upgrade talos with the Civo CLI or dashboard", true
+			return Decision{Effect: Ignored, Reason: "for talos clusters the module leaves the version alone after creation: " +
+				"the pinned Civo provider reads back the Kubernetes version instead of the talos one " +
+				"(civo/terraform-provider-civo#365), so an update would fail; upgrade talos with the Civo CLI or dashboard"}, true
 		}
 	}
 	if less, ok := kubeversion.Less(c.New.String(), c.Old.String()); ok && less {
-		return Refused, "Civo upgrades clusters but cannot take one down a version, and the pinned provider checks only the " +
-			"version's format, so the lower version would be sent and fail; keep the version the cluster runs", true
+		return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "Civo upgrades clusters but cannot take one down a " +
+			"version, and the pinned provider checks only the version's format, so the lower version is sent and Civo's API " +
+			"fails the update; keep the version the cluster runs"}, true
 	}
-	return "", "", false
+	return Decision{}, false
 }

@@ -41,14 +41,14 @@ const (
 
 // Removals that cannot be expressed through the pinned DigitalOcean provider.
 var (
-	doLabelsCleared = &Removal{Effect: Refused, Reason: "the provider's API client leaves an empty label map out of the " +
+	doLabelsCleared = &Decision{Effect: Refused, Refusal: NotApplied, Reason: "the provider's API client leaves an empty label map out of the " +
 		"pool update (godo KubernetesNodePoolUpdateRequest labels, omitempty), so the last labels stay on the nodes and " +
 		"every later preview shows the change again; keep at least one label, or remove the rest with kubectl after the deploy"}
-	doKeptWhenUnsent = func(attribute, instead string) *Removal {
-		return &Removal{Effect: Refused, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
+	doKeptWhenUnsent = func(attribute, instead string) *Decision {
+		return &Decision{Effect: Refused, Refusal: Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
 			"stops sending it the provider keeps the value the cluster has, so removing the field changes nothing; " + instead}
 	}
-	doComponentKept = func(attribute, field string) *Removal {
+	doComponentKept = func(attribute, field string) *Decision {
 		return doKeptWhenUnsent(attribute, "write "+field+": true or false instead")
 	}
 )
@@ -190,39 +190,42 @@ const DigitalOceanDefaultMaintenanceWindow = "any day at 00:00 UTC"
 // one minor version, which DigitalOcean's upgrade API rejects (422 "invalid upgrade path",
 // terraform-provider-digitalocean#708 and #887). With autoUpgrade a change within the running
 // minor line is left to DigitalOcean.
-func doVersion(c Change) (Effect, string, bool) {
+func doVersion(c Change) (Decision, bool) {
 	newVersion, oldVersion := c.New.String(), c.Old.String()
 	if boolAt(c.NewSpec, "autoUpgrade") && kubeversion.SameMinor(newVersion, oldVersion) {
-		return Ignored, "with autoUpgrade DigitalOcean keeps the patch version of the minor line current in the maintenance " +
-			"window; the module leaves it to DigitalOcean", true
+		return Decision{Effect: Ignored, Reason: "with autoUpgrade DigitalOcean keeps the patch version of the minor line " +
+			"current in the maintenance window; the module leaves it to DigitalOcean"}, true
 	}
 	if less, ok := kubeversion.Less(newVersion, oldVersion); ok && less {
-		return Refused, "DigitalOcean cannot downgrade a cluster and the provider would replace it, so the module refuses " +
-			"a version older than the one the cluster runs (" + doClusterReplaced + " otherwise)", true
+		return Decision{Effect: Refused, Refusal: FailsAtPreview, Reason: "DigitalOcean cannot downgrade a cluster and the " +
+			"provider would replace it, so the module refuses a version older than the one the cluster runs at preview (" +
+			doClusterReplaced + " otherwise)"}, true
 	}
 	if steps, ok := kubeversion.MinorSteps(oldVersion, newVersion); ok && steps > 1 {
-		return Refused, "DigitalOcean upgrades one minor version at a time, from the latest patch of the running minor; " +
-			"a jump of several minors fails at apply with 422 invalid upgrade path (terraform-provider-digitalocean#708, #887). " +
-			"Deploy each minor version in turn", true
+		return Decision{Effect: Refused, Refusal: FailsAtPreview, Reason: "DigitalOcean upgrades one minor version at a " +
+			"time, from the latest patch of the running minor, and fails a jump of several minors at apply with 422 invalid " +
+			"upgrade path (terraform-provider-digitalocean#708, #887), so the module refuses it at preview. Deploy each " +
+			"minor version in turn"}, true
 	}
-	return "", "", false
+	return Decision{}, false
 }
 
 // doSurge: turning surge upgrades off on a running cluster never reaches DigitalOcean, because
 // the provider's API client leaves a false surge_upgrade out of the update request.
-func doSurge(c Change) (Effect, string, bool) {
+func doSurge(c Change) (Decision, bool) {
 	if !c.Old.Bool() && c.New.Bool() {
-		return Refused, "the provider's API client leaves surge_upgrade: false out of the update request (godo " +
-			"KubernetesClusterUpdateRequest, omitempty), so surge upgrades stay on and every later preview shows the change " +
-			"again; surge can be turned off only when the cluster is created", true
+		return Decision{Effect: Refused, Refusal: NotApplied, Reason: "the provider's API client leaves surge_upgrade: " +
+			"false out of the update request (godo KubernetesClusterUpdateRequest, omitempty), so surge upgrades stay on " +
+			"and every later preview shows the change again; surge can be turned off only when the cluster is created"}, true
 	}
-	return "", "", false
+	return Decision{}, false
 }
 
 // doHighAvailability: DigitalOcean refuses to turn high availability off.
-func doHighAvailability(c Change) (Effect, string, bool) {
+func doHighAvailability(c Change) (Decision, bool) {
 	if c.Old.Bool() && !c.New.Bool() {
-		return Refused, "DigitalOcean's API refuses to turn high availability off once it is on", true
+		return Decision{Effect: Refused, Refusal: FailsAtApply,
+			Reason: "DigitalOcean's API refuses to turn high availability off once it is on: the update fails at apply"}, true
 	}
-	return "", "", false
+	return Decision{}, false
 }

@@ -33,6 +33,38 @@ const (
 // Blocks tells whether a change with this effect must stop a deployment gate.
 func (e Effect) Blocks() bool { return e == Replace || e == Refused }
 
+// Refusal is what happens when a refused change is deployed anyway (clusterplane's gate keeps it
+// from being deployed): the end-to-end tests deploy each refused change past the gate on the real
+// providers and hold this against what they do.
+type Refusal string
+
+// The refusals.
+const (
+	// FailsAtPreview: the provider, or the module, rejects the change when the engine previews it.
+	FailsAtPreview Refusal = "fails-at-preview"
+	// FailsAtApply: the preview looks fine; the cloud's API, or the provider, fails the update.
+	FailsAtApply Refusal = "fails-at-apply"
+	// NotApplied: the update succeeds without reaching the cloud: the next refresh shows the change
+	// pending again.
+	NotApplied Refusal = "not-applied"
+	// Kept: the provider keeps the value the resource has; the preview shows no change, and the
+	// manifest and the cloud disagree from then on.
+	Kept Refusal = "kept"
+	// Protected: the engine refuses to replace a cluster with deletion protection.
+	Protected Refusal = "protected"
+	// Invalid: the manifest's rules refuse every value but the one a change would leave, so no
+	// valid manifest makes it.
+	Invalid Refusal = "invalid"
+)
+
+// Decision is what deploying one change does, and why.
+type Decision struct {
+	Effect Effect
+	Reason string
+	// Refusal, for a refused change, is what the provider does with it when deployed anyway.
+	Refusal Refusal
+}
+
 // Role is the part a registered resource plays in a stack; Types maps it to its type token.
 type Role string
 
@@ -73,21 +105,17 @@ type Row struct {
 	Effect Effect
 	// Reason says why, and for a replacement what is lost.
 	Reason string
+	// Refusal, when Effect is Refused, is what the provider does with the change deployed anyway.
+	Refusal Refusal
 	// When, if set, refines Effect for a particular change (a version lowered, a flag turned off,
 	// a field the module leaves to the cloud under another setting); ok false keeps Effect.
-	When func(c Change) (effect Effect, reason string, ok bool)
+	When func(c Change) (d Decision, ok bool)
 	// Removed, if set, is what removing the field does (unsetting it, or emptying its list or
 	// map) where that differs from Effect: an Optional+Computed attribute the module stops
 	// sending keeps its old value, and an API client that omits empty values cannot clear one.
 	// Nil means the module sends an explicit value when the field is absent, so removing it
 	// changes the resource as Effect says, to the default the field's comment names.
-	Removed *Removal
-}
-
-// Removal is what removing a field does, and why.
-type Removal struct {
-	Effect Effect
-	Reason string
+	Removed *Decision
 }
 
 // Table is the effects table of one manifest kind.
@@ -136,17 +164,17 @@ func (k *Table) Lookup(path string) (Row, bool) {
 	return Row{}, false
 }
 
-// Decide returns the effect and reason of changing the row's field as c says.
-func (r Row) Decide(c Change) (Effect, string) {
+// Decide returns what changing the row's field as c says does.
+func (r Row) Decide(c Change) Decision {
 	if c.Removed && r.Removed != nil {
-		return r.Removed.Effect, r.Removed.Reason
+		return *r.Removed
 	}
 	if r.When != nil {
-		if effect, reason, ok := r.When(c); ok {
-			return effect, reason
+		if d, ok := r.When(c); ok {
+			return d
 		}
 	}
-	return r.Effect, r.Reason
+	return Decision{Effect: r.Effect, Reason: r.Reason, Refusal: r.Refusal}
 }
 
 var kinds = map[string]*Table{}

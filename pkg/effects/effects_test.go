@@ -168,7 +168,7 @@ func TestConditionalProviderEffectsHaveTheirConditionInTheTable(t *testing.T) {
 			if !ok {
 				t.Fatalf("no row %s", c.row)
 			}
-			if got, _ := row.Decide(effects.Change{Old: c.old, New: c.new, OldSpec: spec, NewSpec: spec}); got != c.want {
+			if got := row.Decide(effects.Change{Old: c.old, New: c.new, OldSpec: spec, NewSpec: spec}).Effect; got != c.want {
 				t.Errorf("effect = %s, want %s", got, c.want)
 			}
 		})
@@ -329,10 +329,6 @@ func TestTheReadmesPitfallsListEveryReplacingOrRefusedChangeAndNothingElse(t *te
 	if len(listed) == 0 {
 		t.Fatal("the README has no table of changes that replace or are refused")
 	}
-	spec := func(kind string) protoreflect.Message {
-		m := manifests[kind].ProtoReflect()
-		return m.NewField(m.Descriptor().Fields().ByName("spec")).Message()
-	}
 	for _, kind := range effects.Tables() {
 		for _, row := range kind.Rows {
 			key := kind.Name + " " + row.Path
@@ -363,27 +359,63 @@ func TestTheReadmesPitfallsListEveryReplacingOrRefusedChangeAndNothingElse(t *te
 	}
 }
 
+// spec is an empty spec of kind, for a row's conditions.
+func spec(kind string) protoreflect.Message {
+	m := manifests[kind].ProtoReflect()
+	return m.NewField(m.Descriptor().Fields().ByName("spec")).Message()
+}
+
 // conditionalEffects tries a row's condition on the changes that tell its cases apart.
 func conditionalEffects(row effects.Row, spec protoreflect.Message) []effects.Effect {
+	var out []effects.Effect
+	for _, d := range conditionalDecisions(row, spec) {
+		out = append(out, d.Effect)
+	}
+	return out
+}
+
+// conditionalDecisions are a row's decisions on removal and under its condition, tried on the
+// changes that tell its cases apart.
+func conditionalDecisions(row effects.Row, spec protoreflect.Message) []effects.Decision {
 	tries := []effects.Change{
 		{Old: protoreflect.ValueOfString("1.31.1-do.5"), New: protoreflect.ValueOfString("1.30.1-do.0")},
 		{Old: protoreflect.ValueOfBool(true), New: protoreflect.ValueOfBool(false)},
 		{Old: protoreflect.ValueOfBool(false), New: protoreflect.ValueOfBool(true)},
 	}
-	var out []effects.Effect
+	var out []effects.Decision
 	if row.Removed != nil {
-		out = append(out, row.Removed.Effect)
+		out = append(out, *row.Removed)
 	}
 	for _, c := range tries {
 		c.OldSpec, c.NewSpec = spec, spec
 		func() {
 			defer func() { _ = recover() }() // a condition reads only the kind of value it expects
-			if e, _, ok := row.When(c); ok {
-				out = append(out, e)
+			if row.When == nil {
+				return
+			}
+			if d, ok := row.When(c); ok {
+				out = append(out, d)
 			}
 		}()
 	}
 	return out
+}
+
+func TestEveryRefusedChangeSaysWhatTheProviderDoesWithItAndNoOtherDoes(t *testing.T) {
+	for _, kind := range effects.Tables() {
+		for _, row := range kind.Rows {
+			decisions := append([]effects.Decision{{Effect: row.Effect, Reason: row.Reason, Refusal: row.Refusal}},
+				conditionalDecisions(row, spec(kind.Name))...)
+			for _, d := range decisions {
+				switch {
+				case d.Effect == effects.Refused && d.Refusal == "":
+					t.Errorf("%s %s: refused (%s) without saying what the provider does with it", kind.Name, row.Path, d.Reason)
+				case d.Effect != effects.Refused && d.Refusal != "":
+					t.Errorf("%s %s: %s, yet a refusal (%s)", kind.Name, row.Path, d.Effect, d.Refusal)
+				}
+			}
+		}
+	}
 }
 
 func contains(list []effects.Effect, e effects.Effect) bool {

@@ -54,13 +54,25 @@ func protectionRow() Row {
 
 // ignoredUnder makes a row's change Ignored when the boolean at path (JSON names from the spec)
 // is true in the new spec.
-func ignoredUnder(reason string, path ...string) func(Change) (Effect, string, bool) {
-	return func(c Change) (Effect, string, bool) {
+func ignoredUnder(reason string, path ...string) func(Change) (Decision, bool) {
+	return func(c Change) (Decision, bool) {
 		if boolAt(c.NewSpec, path...) {
-			return Ignored, reason, true
+			return Decision{Effect: Ignored, Reason: reason}, true
 		}
-		return "", "", false
+		return Decision{}, false
 	}
+}
+
+// stringAt reads the string at the top-level field name (JSON name) of m; "" when unset.
+func stringAt(m protoreflect.Message, name string) string {
+	if m == nil || !m.IsValid() {
+		return ""
+	}
+	fd := m.Descriptor().Fields().ByJSONName(name)
+	if fd == nil || fd.Kind() != protoreflect.StringKind {
+		return ""
+	}
+	return m.Get(fd).String()
 }
 
 // boolAt reads the boolean at path (JSON names) below m; false when any step is unset.

@@ -2,13 +2,17 @@ package digitaloceanprovider_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
+	"github.com/digitalocean/godo"
 )
 
 func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
@@ -57,4 +61,39 @@ func TestHasRegistryOfAnUnreachableAPIDecidesNothing(t *testing.T) {
 	if got := digitaloceanprovider.HasRegistry(context.Background(), cfg); got != digitaloceanprovider.RegistryUnknown {
 		t.Errorf("HasRegistry = %v, want unknown", got)
 	}
+}
+
+func TestLiveVersionFindsAClusterOnAnyPageOfTheAccountsClusters(t *testing.T) {
+	do := fakedo.New(t, "tok")
+	for i := range 230 {
+		do.SeedCluster(godo.KubernetesCluster{Name: fmt.Sprintf("c%03d", i), RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-1vcpu-2gb", Count: 1}}})
+	}
+	do.EditCluster(mustFind(t, do, "c225").ID, func(c *godo.KubernetesCluster) { c.VersionSlug = "1.31.9-do.2" })
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: do.URL()}
+	tests := []struct{ name, want string }{
+		{"c000", "1.31.1-do.5"},
+		{"c225", "1.31.9-do.2"}, // on the second page of 200
+		{"new", ""},
+	}
+	for _, tt := range tests {
+		got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, tt.name)
+		if err != nil || got != tt.want {
+			t.Errorf("LiveVersion(%s) = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	bad := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "wrong", ApiUrl: do.URL()}
+	if _, err := digitaloceanprovider.LiveVersion(context.Background(), bad, "c000"); err == nil ||
+		!strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("a bad token: %v, want HTTP 401 without the token", err)
+	}
+}
+
+func mustFind(t *testing.T, do *fakedo.DO, name string) godo.KubernetesCluster {
+	t.Helper()
+	c, ok := do.ClusterNamed(name)
+	if !ok {
+		t.Fatalf("no cluster %s", name)
+	}
+	return c
 }

@@ -83,7 +83,7 @@ export class NodePool extends pulumi.CustomResource {
      */
     declare public readonly publicIpNodePool: pulumi.Output<boolean>;
     /**
-     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
      */
     declare public readonly region: pulumi.Output<string>;
     /**
@@ -195,7 +195,7 @@ export interface NodePoolArgs {
      */
     publicIpNodePool?: pulumi.Input<boolean | undefined>;
     /**
-     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
      */
     region?: pulumi.Input<string | undefined>;
     /**

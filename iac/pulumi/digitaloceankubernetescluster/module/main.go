@@ -76,7 +76,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		vpc = id
 	}
 	l := newLocals(name, s.Metadata, spec)
-	v, err := clusterVersion(ctx, l, pulumi.Provider(p))
+	v, err := clusterVersion(ctx, l, liveLookup(ctx, s, p), pulumi.Provider(p))
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +89,20 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	return c, nil
+}
+
+// liveLookup is how the module reads the version a cluster runs: from DigitalOcean's API, every
+// page of the account's clusters, with the credentials the module knows; through the provider's
+// lookup, which reads only the first page, for a provider given with WithProvider and under mocks.
+func liveLookup(ctx *pulumi.Context, s *component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig],
+	p *digitalocean.Provider) func(string) (string, error) {
+	if ctx.RunningWithMocks() || s.HasProvider() {
+		return func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
+	}
+	return func(name string) (string, error) {
+		v, err := digitaloceanprovider.LiveVersion(ctx.Context(), s.ProviderConfig, name)
+		return v, errors.Wrap(err, "read the live cluster's version")
+	}
 }
 
 // checkRegistry refuses registry integration for an account without a container registry before

@@ -65,9 +65,9 @@ func nextMinor(v string) string {
 	return strconv.Itoa(n[0]) + "." + strconv.Itoa(n[1]+1)
 }
 
-// clusterVersion resolves the manifest's version (a minor line to its latest slug) and reads
-// the live cluster's, both through the cluster's provider, and decides what to send.
-func clusterVersion(ctx *pulumi.Context, l *locals, opts ...pulumi.InvokeOption) (version, error) {
+// clusterVersion resolves the manifest's version (a minor line to its latest slug) through the
+// cluster's provider, reads the live cluster's with live, and decides what to send.
+func clusterVersion(ctx *pulumi.Context, l *locals, live func(name string) (string, error), opts ...pulumi.InvokeOption) (version, error) {
 	spec := l.spec
 	resolved := spec.GetKubernetesVersion()
 	if kubeversion.IsMinorLine(resolved) {
@@ -83,17 +83,17 @@ func clusterVersion(ctx *pulumi.Context, l *locals, opts ...pulumi.InvokeOption)
 		}
 		// In a preview without an answer (offline) the minor line stands for its latest slug.
 	}
-	live, err := liveVersion(ctx, spec.GetClusterName(), opts...)
+	running, err := live(spec.GetClusterName())
 	if err != nil {
 		return version{}, err
 	}
 	liveLatest := ""
-	if steps, ok := kubeversion.MinorSteps(live, resolved); ok && steps == 1 {
-		if liveLatest, err = latestPatch(ctx, kubeversion.Minor(live), opts...); err != nil {
+	if steps, ok := kubeversion.MinorSteps(running, resolved); ok && steps == 1 {
+		if liveLatest, err = latestPatch(ctx, kubeversion.Minor(running), opts...); err != nil {
 			return version{}, err
 		}
 	}
-	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), live, liveLatest)
+	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), running, liveLatest)
 }
 
 // latestPatch is DigitalOcean's latest slug of a minor line ("1.31"), "" when it offers none or
@@ -116,9 +116,11 @@ type liveCluster struct {
 	Version string `pulumi:"version"`
 }
 
-// liveVersion returns the version of the cluster named name, or "" when there is none yet. The
-// provider's lookup fails with "Unable to find cluster with name" (or "No clusters found" for an
-// account without clusters) when none exists; any other failure is an error.
+// liveVersion returns the version of the cluster named name, or "" when there is none yet, through
+// the provider's lookup: what a provider given with WithProvider, or Pulumi's mocks, answer. The
+// lookup fails with "Unable to find cluster with name" (or "No clusters found" for an account
+// without clusters) when none exists; any other failure is an error. It reads only the first page
+// of the account's clusters, so the module asks DigitalOcean's API itself when it can (LiveVersion).
 func liveVersion(ctx *pulumi.Context, name string, opts ...pulumi.InvokeOption) (string, error) {
 	var c liveCluster
 	// The version pins the plugin as the SDK's own lookups do; an explicit provider in opts wins.

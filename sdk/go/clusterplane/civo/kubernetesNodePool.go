@@ -105,7 +105,7 @@ type kubernetesNodePoolArgs struct {
 	ProviderConfig *CivoProviderConfig `pulumi:"providerConfig"`
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool *bool `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 	//
 	// Rules:
 	// - required: must be set to a value
@@ -184,7 +184,7 @@ type KubernetesNodePoolArgs struct {
 	ProviderConfig CivoProviderConfigPtrInput
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolPtrInput
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 	//
 	// Rules:
 	// - required: must be set to a value

@@ -52,7 +52,7 @@ class KubernetesNodePoolArgs:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
                - required: must be set to a value
@@ -165,7 +165,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input['CivoRegion']:
         """
-        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 
         Rules:
         - required: must be set to a value
@@ -412,7 +412,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
                - required: must be set to a value

@@ -36,7 +36,8 @@ type CivoKubernetesNodePoolSpec struct {
 	// between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,2,opt,name=cluster,proto3" json:"cluster,omitempty"`
 	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints
-	// are per region. Changing it replaces the pool: a pool lives in its cluster's region.
+	// are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster
+	// does not move, so the replacement pool's create would fail in the new region.
 	Region v11.CivoRegion `protobuf:"varint,3,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the
 	// pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is

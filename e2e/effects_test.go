@@ -1,0 +1,463 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/registry"
+	"github.com/digitalocean/godo"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+)
+
+// The effects walk holds every row of pkg/effects against the real provider plugins: for each
+// change it deploys the old manifest, asks what `diff` claims, then previews, deploys and
+// refreshes the new one on the real plugin and checks that what happened is what the claim says:
+//
+//   - update: the engine updates the row's resource in place, and a refreshed preview is clean
+//     afterwards (the change reached the cloud and stayed);
+//   - replace: the engine replaces it;
+//   - ignored: the engine changes nothing;
+//   - refused: clusterplane refuses the change before the engine runs, and deployed anyway (past
+//     the gate, which only tests do) the provider does what the row's Refusal says: fails at
+//     preview, fails at apply, accepts it without applying it, keeps the old value, or refuses to
+//     replace a protected cluster; or no valid manifest makes the change at all.
+//
+// The walk runs in this process through pkg/deploy, on one backend and one pair of loopback clouds
+// shared by every change, each change on a stack of its own.
+
+// del removes a field in an edit.
+var del = struct{ name string }{"delete"}
+
+// edit sets the manifest field at a dotted path ("spec.defaultNodePool.nodeCount") to value, or
+// removes it (del).
+type edit struct {
+	path  string
+	value any
+}
+
+// change is one change of the walk: a row, the edits that make the old and the new manifest from
+// the kind's base, and the claim the test expects diff to make (checked first: the walk holds the
+// claim, whatever it is, against the provider).
+type change struct {
+	kind, row, name string
+	old, new        []edit
+}
+
+// walk is the shared state of the effects walk.
+type walk struct {
+	deployer *deploy.Deployer
+	mu       sync.Mutex
+	// exercised counts the rows exercised, by kind and path.
+	exercised map[string]map[string]int
+}
+
+// walkIDs are the ids of what the walk seeds into each change's clouds, which the bases and the
+// changes name.
+var walkIDs = struct {
+	doCluster, doCluster2                   string
+	civoCluster, civoCluster2               string
+	civoNetwork, civoNetwork2, civoFirewall string
+	vpc, vpc2                               string
+}{doClusterID, doGPUClusterID, civoClusterID, "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
+	"8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b", "3c1e0f62-9d4b-4a7e-b8c5-2f6a1d9e0b73", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+	"0c9e8d7f-1a2b-4c3d-8e9f-0a1b2c3d4e5f", "1d0f9e8a-2b3c-4d4e-9f0a-1b2c3d4e5f60"}
+
+// clouds are one change's own loopback clouds: a change never sees another's resources (Civo's and
+// DigitalOcean's lists come in pages, which the providers read only the first of).
+type clouds struct {
+	do   *fakedo.DO
+	civo *fakecivo.Civo
+}
+
+// newClouds starts a change's clouds with what the bases name seeded, each accepting a second
+// token of the same account.
+func newClouds(t *testing.T) clouds {
+	t.Helper()
+	c := clouds{do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
+	c.do.AcceptToken(walkDOToken2)
+	c.civo.AcceptToken(walkCivoToken2)
+	for _, id := range []string{walkIDs.doCluster, walkIDs.doCluster2} {
+		c.do.SeedCluster(godo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], RegionSlug: "fra1",
+			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
+	}
+	c.do.SeedVPC(walkIDs.vpc, "fra1")
+	c.do.SeedVPC(walkIDs.vpc2, "fra1")
+	c.civo.SeedNetwork(walkIDs.civoNetwork, "walk-network", "fra1")
+	c.civo.SeedNetwork(walkIDs.civoNetwork2, "walk-network-2", "fra1")
+	c.civo.SeedFirewall(walkIDs.civoFirewall, "walk-firewall", "fra1", walkIDs.civoNetwork)
+	for _, id := range []string{walkIDs.civoCluster, walkIDs.civoCluster2} {
+		c.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: c.civo.DefaultNetworkID("fra1")})
+	}
+	return c
+}
+
+// url stands for the change's own cloud's URL in an edit's value: "{url}", or "{url}/".
+const url = "{url}"
+
+const (
+	walkDOToken2   = "dop_v1_" + "e2e0sentinel0second0token0digitalocean0never0in0state0or0logs00"
+	walkCivoToken2 = "e2eSENTINEL43civo77second"
+)
+
+// base is the deployable manifest every change of kind starts from, named name, with the change's
+// own cloud's URL and token as its provider config.
+func (w *walk) base(kind, name string, cl clouds) map[string]any {
+	c := walkIDs
+	spec := map[string]any{}
+	switch kind {
+	case "DigitalOceanKubernetesCluster":
+		spec = map[string]any{"clusterName": name, "region": "fra1", "kubernetesVersion": "1.31.1-do.5",
+			"deletionProtection": false, "defaultNodePool": map[string]any{"size": "s-2vcpu-4gb", "nodeCount": 1}}
+	case "DigitalOceanKubernetesNodePool":
+		spec = map[string]any{"nodePoolName": name, "cluster": map[string]any{"value": c.doCluster}, "size": "s-2vcpu-4gb", "nodeCount": 1}
+	case "CivoKubernetesCluster":
+		spec = map[string]any{"clusterName": name, "region": "fra1", "kubernetesVersion": "1.30.5-k3s1", "clusterType": "k3s",
+			"network": map[string]any{"value": c.civoNetwork}, "deletionProtection": false,
+			"defaultNodePool": map[string]any{"size": "g4s.kube.small", "nodeCount": 1}}
+	case "CivoKubernetesNodePool":
+		spec = map[string]any{"nodePoolName": name, "cluster": map[string]any{"value": c.civoCluster}, "region": "fra1",
+			"size": "g4s.kube.medium", "nodeCount": 1}
+	}
+	group, provider := "digitalocean", map[string]any{"apiToken": doToken, "apiUrl": cl.do.URL()}
+	if strings.HasPrefix(kind, "Civo") {
+		group, provider = "civo", map[string]any{"apiToken": civoToken, "apiUrl": cl.civo.URL()}
+	}
+	return map[string]any{"apiVersion": group + ".clusterplane.dev/v1", "kind": kind, "metadata": map[string]any{"name": name},
+		"spec": spec, "providerConfig": provider}
+}
+
+// apply applies edits to a copy of m, "{url}" in a value standing for the manifest's API URL.
+func apply(m map[string]any, edits []edit) map[string]any {
+	data, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	for _, e := range edits {
+		parts := strings.Split(e.path, ".")
+		cur := out
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := cur[p].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[p] = next
+			}
+			cur = next
+		}
+		if e.value == del {
+			delete(cur, parts[len(parts)-1])
+			continue
+		}
+		value := e.value
+		if text, ok := value.(string); ok && strings.HasPrefix(text, url) {
+			value = m["providerConfig"].(map[string]any)["apiUrl"].(string) + strings.TrimPrefix(text, url)
+		}
+		cur[parts[len(parts)-1]] = value
+	}
+	return out
+}
+
+// target is the deploy target of a manifest (with providerConfig, a stack input) on stack.
+func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Target, error) {
+	t.Helper()
+	doc := m
+	if pc, ok := m["providerConfig"]; ok {
+		manifest := apply(m, []edit{{"providerConfig", del}})
+		doc = map[string]any{"target": manifest, "providerConfig": pc}
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := registry.ByName(m["kind"].(string))
+	if !ok {
+		t.Fatalf("no kind %v", m["kind"])
+	}
+	in := k.NewStackInput()
+	if err := stackinput.Parse(data, stack+".json", in); err != nil {
+		return deploy.Target{}, err
+	}
+	return k.Target(stack+".json", in, stack), nil
+}
+
+// observed is what the real provider did with a change, in words for a failure's message.
+type observed struct {
+	words []string
+}
+
+func (o *observed) say(format string, args ...any) {
+	o.words = append(o.words, fmt.Sprintf(format, args...))
+}
+
+// typeOf is the type token of the row's resource.
+func typeOf(kind string, row effects.Row) string {
+	table := effects.For(kind)
+	if row.Resource == effects.Stack {
+		return table.Types[effects.Cluster] + table.Types[effects.NodePool]
+	}
+	return table.Types[row.Resource]
+}
+
+// stepsOn are the engine's steps on resources of type typ.
+func stepsOn(res *deploy.Result, typ string) []deploy.Step {
+	if res == nil {
+		return nil
+	}
+	var out []deploy.Step
+	for _, s := range res.Steps {
+		if s.Type == typ && s.Op != string(apitype.OpRefresh) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func ops(steps []deploy.Step) string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Op+" "+s.Name+" "+strings.Join(s.Paths, ","))
+	}
+	return strings.Join(out, "; ")
+}
+
+// run walks one change and checks the claim against what the provider did.
+func (w *walk) run(t *testing.T, n int, c change) {
+	ctx := context.Background()
+	table := effects.For(c.kind)
+	row, ok := table.Lookup(c.row)
+	if !ok {
+		t.Fatalf("no row %s %s", c.kind, c.row)
+	}
+	stack := fmt.Sprintf("w%03d", n)
+	name := strings.ToLower(strings.NewReplacer("DigitalOceanKubernetes", "do", "CivoKubernetes", "civo").Replace(c.kind)) + fmt.Sprintf("-%03d", n)
+	base := w.base(c.kind, name, newClouds(t))
+	oldT, err := w.target(t, apply(base, c.old), stack)
+	if err != nil {
+		t.Fatalf("the old manifest: %v", err)
+	}
+	newM := apply(base, c.new)
+	newT, newErr := w.target(t, newM, stack)
+
+	var claim diff.Change
+	if newErr == nil {
+		result, err := diff.Compare(oldT.Input, newT.Input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range result.Changes {
+			if ch.Path == c.row {
+				claim = ch
+			}
+		}
+		if claim.Path == "" {
+			t.Fatalf("diff claims nothing for %s: %+v", c.row, result.Changes)
+		}
+	} else {
+		claim = diff.Change{Path: c.row, Effect: effects.Refused, Refusal: effects.Invalid}
+	}
+	w.count(c.kind, c.row)
+
+	if claim.Refusal == effects.Invalid {
+		if newErr == nil || !strings.Contains(newErr.Error(), c.row) {
+			t.Errorf("%s %s: claimed %s (%s), but the new manifest is %v", c.kind, c.row, claim.Effect, claim.Refusal, newErr)
+		}
+		return
+	}
+	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("deploying the old manifest: %s %v", o.Status, o.Err)
+	}
+	typ := typeOf(c.kind, row)
+	var seen observed
+	fail := func() {
+		t.Errorf("%s %s (%s): claimed %s%s (%s), the provider: %s", c.kind, c.row, c.name, claim.Effect,
+			map[bool]string{true: "/" + string(claim.Refusal), false: ""}[claim.Refusal != ""], claim.Reason, strings.Join(seen.words, "; "))
+	}
+
+	switch claim.Effect {
+	case effects.Refused:
+		gated := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
+		var refused *deploy.RefusedError
+		if gated.Status != deploy.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
+			seen.say("clusterplane did not refuse it before the engine: %s %v", gated.Status, gated.Err)
+			fail()
+			return
+		}
+		w.refused(ctx, t, newT, typ, claim, &seen, fail)
+	case effects.Update, effects.Replace, effects.Ignored:
+		preview := w.deployer.Preview(ctx, newT)
+		steps := stepsOn(preview.Result, typ)
+		seen.say("preview %s [%s]", preview.Status, ops(steps))
+		if preview.Err != nil {
+			seen.say("preview error %v", preview.Err)
+			fail()
+			return
+		}
+		up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
+		seen.say("up %s %q", up.Status, up.Reason)
+		if up.Status != deploy.Done {
+			seen.say("%v", up.Err)
+			fail()
+			return
+		}
+		drift := w.deployer.Drift(ctx, newT)
+		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
+		changed := false
+		replaced := false
+		for _, s := range steps {
+			switch apitype.OpType(s.Op) {
+			case apitype.OpUpdate:
+				changed = true
+			case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced, apitype.OpCreate, apitype.OpDelete:
+				replaced = true
+			}
+		}
+		ok := drift.Status == deploy.Done
+		switch claim.Effect {
+		case effects.Update:
+			ok = ok && !replaced && (changed || stateOnly(row))
+		case effects.Replace:
+			ok = ok && replaced
+		case effects.Ignored:
+			ok = ok && !changed && !replaced
+		}
+		if !ok {
+			fail()
+		}
+	}
+}
+
+// stateOnly tells a row whose change reaches no cloud API: it is recorded in the stack's state
+// (deletion protection, a setting the provider reads later), so the engine shows no step for it.
+func stateOnly(row effects.Row) bool {
+	return strings.Contains(row.Reason, "recorded in state only") || strings.Contains(row.Reason, "protect flag") ||
+		strings.Contains(row.Reason, "nothing is sent")
+}
+
+// refused deploys a refused change past the gate and checks the provider does what the claim's
+// Refusal says.
+func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, typ string, claim diff.Change, seen *observed, fail func()) {
+	preview := w.deployer.Preview(ctx, newT)
+	var engine *deploy.EngineError
+	var protected *deploy.ProtectedError
+	previewFailed := preview.Status == deploy.Failed && errors.As(preview.Err, &engine)
+	seen.say("preview %s [%s] %v", preview.Status, ops(stepsOn(preview.Result, typ)), preview.Err)
+	switch claim.Refusal {
+	case effects.FailsAtPreview:
+		if !previewFailed {
+			fail()
+		}
+		return
+	case effects.Protected:
+		if !errors.As(preview.Err, &protected) {
+			fail()
+		}
+		return
+	}
+	if previewFailed {
+		fail()
+		return
+	}
+	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true})
+	seen.say("up past the gate %s %v", up.Status, up.Err)
+	switch claim.Refusal {
+	case effects.FailsAtApply:
+		if up.Status != deploy.Failed {
+			fail()
+		}
+	case effects.NotApplied:
+		drift := w.deployer.Drift(ctx, newT)
+		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
+		if up.Status != deploy.Done || drift.Status != deploy.Blocked {
+			fail()
+		}
+	case effects.Kept:
+		steps := stepsOn(preview.Result, typ)
+		drift := w.deployer.Drift(ctx, newT)
+		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
+		if len(steps) != 0 || up.Status != deploy.Done || drift.Status != deploy.Done {
+			fail()
+		}
+	default:
+		seen.say("no refusal class")
+		fail()
+	}
+}
+
+func (w *walk) count(kind, row string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.exercised[kind] == nil {
+		w.exercised[kind] = map[string]int{}
+	}
+	w.exercised[kind][row]++
+}
+
+func TestEveryRowOfTheEffectsTableHoldsAgainstTheRealProviders(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	// The walk runs the modules in this process: it takes the test's Pulumi home, backend and
+	// engine. Each change names its own cloud in its provider config.
+	for _, v := range e.vars {
+		name, value, _ := strings.Cut(v, "=")
+		if name == "PATH" || strings.HasPrefix(name, "PULUMI_") {
+			os.Setenv(name, value)
+		}
+	}
+	backend, err := autostack.New(autostack.Options{Plugin: filepath.Join(binaries(t), "clusterplane")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &walk{deployer: &deploy.Deployer{Backend: backend}, exercised: map[string]map[string]int{}}
+	t.Run("changes", func(t *testing.T) {
+		for i, c := range effectChanges() {
+			t.Run(c.kind+"/"+c.row+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				w.run(t, i, c)
+			})
+		}
+	})
+	// Every row must be exercised.
+	for _, table := range effects.Tables() {
+		var missing []string
+		for _, row := range table.Rows {
+			if w.exercised[table.Name][row.Path] == 0 {
+				missing = append(missing, row.Path)
+			}
+		}
+		sort.Strings(missing)
+		t.Logf("%s: %d of %d rows exercised on the real provider", table.Name, len(w.exercised[table.Name]), len(table.Rows))
+		if len(missing) > 0 {
+			t.Errorf("%s: rows no change exercised: %s", table.Name, strings.Join(missing, ", "))
+		}
+	}
+	// The second tokens the changes used stay secrets too.
+	var state strings.Builder
+	_ = filepath.WalkDir(filepath.Join(e.dir, "state"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			state.Write(data)
+		}
+		return nil
+	})
+	for _, token := range []string{walkDOToken2, walkCivoToken2} {
+		if strings.Contains(state.String(), token) {
+			t.Errorf("the state holds a token in plain text")
+		}
+	}
+}
