@@ -55,15 +55,15 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	return RegistryUnknown
 }
 
-// errNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
-var errNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")
+// ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
+var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")
 
 // get asks DigitalOcean's API (the config's URL, DIGITALOCEAN_API_URL, or the default) for path
 // with the config's token (or DIGITALOCEAN_TOKEN), which never appears in an error.
 func get(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path string) (*http.Response, error) {
 	token := provider.Setting(cfg.GetApiToken(), provider.DigitalOceanTokenEnv)
 	if token == "" {
-		return nil, errNoToken
+		return nil, ErrNoToken
 	}
 	base := provider.Setting(cfg.GetApiUrl(), provider.DigitalOceanAPIURLEnv)
 	if base == "" {

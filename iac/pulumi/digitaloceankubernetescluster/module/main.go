@@ -93,14 +93,19 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 
 // liveLookup is how the module reads the version a cluster runs: from DigitalOcean's API, every
 // page of the account's clusters, with the credentials the module knows; through the provider's
-// lookup, which reads only the first page, for a provider given with WithProvider and under mocks.
+// lookup, which reads only the first page, for a provider given with WithProvider, under mocks and
+// without a token the module knows.
 func liveLookup(ctx *pulumi.Context, s *component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig],
 	p *digitalocean.Provider) func(string) (string, error) {
+	byProvider := func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
 	if ctx.RunningWithMocks() || s.HasProvider() {
-		return func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
+		return byProvider
 	}
 	return func(name string) (string, error) {
 		v, err := digitaloceanprovider.LiveVersion(ctx.Context(), s.ProviderConfig, name)
+		if errors.Is(err, digitaloceanprovider.ErrNoToken) {
+			return byProvider(name)
+		}
 		return v, errors.Wrap(err, "read the live cluster's version")
 	}
 }
