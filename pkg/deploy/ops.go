@@ -132,13 +132,24 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) Outcome {
 			return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)", Result: &preview}
 		}
 	}
-	res, err := s.Up(ctx, Options{Progress: d.progress(t)})
+	// A manifest the stack has not deployed yet, after a failed up among others, is deployed against
+	// what the cloud holds: a failed update may have left the state believing it was done (a
+	// bridged provider records the new inputs of an update that failed at the cloud), and an up
+	// that trusted it would report done while the cloud never changed.
+	refresh := stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input)
+	res, err := s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
 	if err != nil {
 		o := failed(err)
 		o.Result = &res
 		return o
 	}
 	return Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+}
+
+// stringOutput is the string value of an output, "" when there is none.
+func stringOutput(outputs map[string]Output, name string) string {
+	s, _ := outputs[name].Value.(string)
+	return s
 }
 
 // RefreshOptions steer Refresh.

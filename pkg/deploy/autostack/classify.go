@@ -95,6 +95,7 @@ var noise = []*regexp.Regexp{
 	regexp.MustCompile(`: provider=[a-z]+@[0-9.]+`),
 	regexp.MustCompile(`(?m)^\s*\* `),
 	regexp.MustCompile(`\d+ errors? occurred:\s*`),
+	regexp.MustCompile(`an unhandled error occurred:\s*`),
 }
 
 // cleanDiagnostic is an engine diagnostic without the noise around the cause.

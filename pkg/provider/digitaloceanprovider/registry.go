@@ -105,12 +105,14 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 					Next string `json:"next"`
 				} `json:"pages"`
 			} `json:"links"`
+			// Message is DigitalOcean's reason when it refuses.
+			Message string `json:"message"`
 		}
 		err = json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list)
 		status := resp.StatusCode
 		resp.Body.Close()
 		if status != http.StatusOK {
-			return "", errors.Errorf("list DigitalOcean's Kubernetes clusters: HTTP %d", status)
+			return "", errors.Errorf("list DigitalOcean's Kubernetes clusters: HTTP %d %s", status, list.Message)
 		}
 		if err != nil {
 			return "", errors.Wrap(err, "read DigitalOcean's Kubernetes clusters")

@@ -106,7 +106,7 @@ func liveLookup(ctx *pulumi.Context, s *component.Settings[*digitalocean.Provide
 		if errors.Is(err, digitaloceanprovider.ErrNoToken) {
 			return byProvider(name)
 		}
-		return v, errors.Wrap(err, "read the live cluster's version")
+		return v, errors.Wrapf(err, "read the version cluster %s runs", name)
 	}
 }
 

@@ -1,0 +1,103 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
+)
+
+func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNeverTheToken(t *testing.T) {
+	t.Parallel()
+	const clusters = "/v2/kubernetes/clusters"
+	tests := []struct {
+		name string
+		// fault is what the DigitalOcean API does; setup, when set, prepares the cloud instead.
+		fault fakecloud.Fault
+		setup func(e *env)
+		// done says the provider gets through (it retries throttling and server errors); else
+		// says is what the error must say besides the file: what failed, and the cloud's reason.
+		done bool
+		says []string
+	}{
+		{name: "a bad token", setup: func(e *env) { e.vars = append(e.vars, "DIGITALOCEAN_TOKEN=dop_v1_"+strings.Repeat("0", 64)) },
+			says: []string{"cluster dev-fra1", "HTTP 401 Unable to authenticate you"}},
+		{name: "a size DigitalOcean does not offer, in its words", setup: func(e *env) { e.do.SetSizes("s-4vcpu-8gb") },
+			says: []string{"digitalocean:index/kubernetesCluster:KubernetesCluster dev-fra1: ", "422", "invalid size"}},
+		{name: "throttling, with Retry-After", fault: fakecloud.Fault{Method: "POST", Path: clusters, Status: http.StatusTooManyRequests,
+			RetryAfter: time.Second, Times: 2}, done: true},
+		{name: "a server error", fault: fakecloud.Fault{Method: "POST", Path: clusters, Status: http.StatusServiceUnavailable}, done: true},
+		{name: "a slow answer", fault: fakecloud.Fault{Method: "GET", Path: clusters, Delay: 3 * time.Second}, done: true},
+		{name: "a read that fails once right after the create", fault: fakecloud.Fault{Method: "GET", Path: clusters + "/",
+			Status: http.StatusNotFound, After: "POST"}, says: []string{"404"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			if tt.setup != nil {
+				tt.setup(e)
+			}
+			if tt.fault.Times != 0 || tt.fault.Status != 0 || tt.fault.Delay != 0 {
+				e.do.Inject(tt.fault)
+			}
+			manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+			r, code := e.clusterplane("up", manifest, "--yes")
+			if tt.done {
+				if code != 0 {
+					t.Errorf("up = %d, want it done (the provider retries): %s", code, r)
+				}
+				return
+			}
+			// The table's reason and the stderr line name the file, the resource and the cloud's
+			// answer; the token never appears (assertNoSecrets).
+			says := code == 1 && strings.Contains(r.stderr, manifest+" (digitaloceankubernetescluster/dev-fra1): ") &&
+				!strings.Contains(r.stdout, "done:")
+			for _, s := range tt.says {
+				says = says && strings.Contains(r.stderr, s)
+			}
+			if !says {
+				t.Errorf("up = %d, want it failed naming %s and %q: %s", code, manifest, tt.says, r)
+			}
+			if st := e.status(manifest); st.Conditions[0].Status == "True" {
+				t.Errorf("status after a failed up says Ready: %+v", st)
+			}
+		})
+	}
+}
+
+func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	text := withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n")
+	manifest := e.write("cluster.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	cluster := e.doCluster("dev-fra1")
+	// The default pool's scaling fails once at DigitalOcean (a 422 is not retried).
+	e.do.Inject(fakecloud.Fault{Method: "PUT", Path: "/v2/kubernetes/clusters/" + cluster.ID + "/node_pools/", Status: 422,
+		Message: "validation error: the pool cannot be scaled now"})
+	scaled := e.write("cluster.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: 3", 1))
+	r, code := e.clusterplane("up", scaled, "--yes")
+	if code != 1 || !strings.Contains(r.stderr, "the pool cannot be scaled now") {
+		t.Fatalf("up of a failing scale = %d, want 1 with DigitalOcean's reason: %s", code, r)
+	}
+	if st := e.status(scaled); st.Conditions[0].Status == "True" {
+		t.Errorf("status after a failed update says Ready: %+v", st)
+	}
+	// The fault has passed: the next up must scale the pool, not take the failed update for done.
+	if r, code := e.clusterplane("up", scaled, "--yes"); code != 0 {
+		t.Fatalf("up after the fault = %d: %s", code, r)
+	}
+	if p := e.doPool(cluster.ID, "default"); p.Count != 3 {
+		t.Errorf("the pool has %d nodes after the fault passed, want 3: the failed update was taken for done", p.Count)
+	}
+	if st := e.status(scaled); st.Conditions[0].Status != "True" || st.Conditions[1].Reason != "InSync" {
+		t.Errorf("status after the scale: %+v", st)
+	}
+}
