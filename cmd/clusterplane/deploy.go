@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -133,6 +134,8 @@ type runOp struct {
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
 	// render prints the outcomes in text; nil for the table.
 	render func(a *app, outcomes []deploy.Outcome)
+	// guard, when set, refuses targets before anything runs: their keys and why.
+	guard func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error)
 }
 
 func (a *app) runDeploy(o *deployOptions, r runOp) error {
@@ -159,9 +162,19 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		fmt.Fprintln(a.Stderr, err)
 		return cli.Exit(program.ExitInvalid)
 	}
+	var refused map[string]error
+	if r.guard != nil {
+		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return cli.Exit(program.ExitInvalid)
+		}
+	}
 	d := &deploy.Deployer{Backend: backend, Progress: a.progress(o, len(sorted))}
 	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked}
 	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {
+		if err := refused[t.Key()]; err != nil {
+			return deploy.Outcome{Target: t, Status: deploy.Blocked, Reason: "refused", Err: err}
+		}
 		return r.op(ctx, d, t)
 	})
 	if err := a.report(r, o, outcomes); err != nil {
@@ -360,7 +373,8 @@ func (a *app) destroyCommand() *cobra.Command {
 		Short: "Destroy the stacks of manifests on the real Pulumi engine",
 		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
 A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
-deletionProtection: false first. A stack never deployed has nothing to destroy. It needs --yes;
+deletionProtection: false first. So is a stack that the deployed stacks of other manifests in the
+same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy. It needs --yes;
 --remove also deletes the emptied stack from the backend.`,
 	}
 	o.flags(cmd)
@@ -371,7 +385,7 @@ deletionProtection: false first. A stack never deployed has nothing to destroy. 
 		if !*yes {
 			return errors.New("destroy deletes clusters and their workloads: add --yes")
 		}
-		return a.runDeploy(o, runOp{name: "destroy", reverse: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return a.runDeploy(o, runOp{name: "destroy", reverse: true, guard: a.stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: *remove})
 		}})
 	}
@@ -424,4 +438,62 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 			}})
 	}
 	return cmd
+}
+
+// stillReferenced refuses to destroy a target that a manifest next to the files given references,
+// when that manifest is not destroyed in this run and its stack holds what it deployed. Only the
+// folders of the files given are read: the backend cannot say which stacks read another's outputs.
+func (a *app) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
+	destroyed := map[string]bool{}
+	for _, t := range targets {
+		destroyed[t.Key()] = true
+	}
+	var folders []string
+	seen := map[string]bool{}
+	for _, f := range o.files {
+		dir := f
+		if info, err := os.Stat(f); err != nil || !info.IsDir() {
+			dir = filepath.Dir(f)
+		}
+		if f != stackinput.Stdin && !seen[dir] {
+			seen[dir] = true
+			folders = append(folders, dir)
+		}
+	}
+	inputs, err := cli.Expand(folders)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string][]string{}
+	for _, in := range inputs {
+		f, p, skipped, err := a.Load(in)
+		if skipped || err != nil {
+			continue // not a manifest, or one this destroy does not need to read
+		}
+		input := a.kind(p.Kind()).NewStackInput()
+		if stackinput.Parse(f.Data, f.Name, input) != nil {
+			continue
+		}
+		neighbour := a.kind(p.Kind()).Target(in.File, input, "")
+		if destroyed[neighbour.Key()] {
+			continue
+		}
+		for _, ref := range deploy.References(input) {
+			if !destroyed[ref] {
+				continue
+			}
+			deployed, err := referenced(ctx, b, neighbour.Key())
+			if err != nil {
+				return nil, err
+			}
+			if deployed {
+				by[ref] = append(by[ref], neighbour.Key()+" ("+in.File+")")
+			}
+		}
+	}
+	refused := map[string]error{}
+	for key, stacks := range by {
+		refused[key] = &deploy.ReferencedError{By: stacks}
+	}
+	return refused, nil
 }

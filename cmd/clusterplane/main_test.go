@@ -480,6 +480,26 @@ func TestExplainOfAnUnknownKindOrFieldIsAUsageErrorThatSaysWhatExists(t *testing
 	}
 }
 
+func TestExplainTakesAKindByTheLowerCaseNameKindsPrints(t *testing.T) {
+	for _, query := range []string{"digitaloceankubernetescluster", "civokubernetesnodepool.spec.nodeCount"} {
+		lower := run(t, "", "explain", query)
+		kind, field, _ := strings.Cut(query, ".")
+		proper := kind
+		for _, k := range programs {
+			if strings.EqualFold(k.Name, kind) {
+				proper = k.Name
+			}
+		}
+		if field != "" {
+			proper += "." + field
+		}
+		want := run(t, "", "explain", proper)
+		if lower.code != program.ExitOK || lower.stdout != want.stdout {
+			t.Errorf("explain %s = exit %d\n%s\nwant what explain %s says:\n%s", query, lower.code, lower.stdout+lower.stderr, proper, want.stdout)
+		}
+	}
+}
+
 func TestExplainCompletesKindsAndFieldPaths(t *testing.T) {
 	r := run(t, "", "__complete", "explain", "DigitalOceanKubernetesCluster.spec.defaultNodePool.n")
 	for _, want := range []string{"DigitalOceanKubernetesCluster.spec.defaultNodePool.nodePoolName\n", "DigitalOceanKubernetesCluster.spec.defaultNodePool.nodeCount\n"} {

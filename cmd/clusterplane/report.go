@@ -51,8 +51,17 @@ func table(w io.Writer, r deploy.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, result, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "%d done, %d blocked, %d skipped, %d failed\n", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
-		r.Summary[deploy.Skipped], r.Summary[deploy.Failed]+r.Summary[deploy.Cancelled])
+	fmt.Fprintln(w, summary(r))
+}
+
+// summary counts the stacks by outcome in one line; cancelled ones only when Ctrl-C stopped some.
+func summary(r deploy.Report) string {
+	line := fmt.Sprintf("%d done, %d blocked, %d skipped, %d failed", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
+		r.Summary[deploy.Skipped], r.Summary[deploy.Failed])
+	if n := r.Summary[deploy.Cancelled]; n > 0 {
+		line += fmt.Sprintf(", %d cancelled", n)
+	}
+	return line
 }
 
 // describe says why a stack's operation failed or was refused, in the user's terms, with what
@@ -147,8 +156,7 @@ func renderAdopt(a *app, outcomes []deploy.Outcome) {
 func writeMarkdown(w io.Writer, r deploy.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
-	fmt.Fprintf(&b, "%d done, %d blocked, %d skipped, %d failed\n\n", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
-		r.Summary[deploy.Skipped], r.Summary[deploy.Failed]+r.Summary[deploy.Cancelled])
+	b.WriteString(summary(r) + "\n\n")
 	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
 	for _, s := range r.Stacks {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(string(s.Outcome)+": "+s.Reason))

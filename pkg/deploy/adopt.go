@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"reflect"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
@@ -23,7 +24,8 @@ type Disagreement struct {
 // import: the target's module is deployed with the existing resource instead of a new one. When
 // the manifest disagrees with the live resource it changes nothing and lists each differing
 // field (Blocked); the stack is left as it was (and removed when Adopt made it).
-func (d *Deployer) Adopt(ctx context.Context, t Target, id string) Outcome {
+func (d *Deployer) Adopt(ctx context.Context, t Target, id string) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	table := effects.For(t.Kind)
 	if table == nil {
 		return failed(errors.Errorf("no effects are known for kind %q", t.Kind))

@@ -141,3 +141,16 @@ func (e *EngineError) Error() string {
 	}
 	return e.Op + " failed: " + e.Cause
 }
+
+// ReferencedError refuses to destroy a stack that other deployed stacks still read through a
+// valueFrom reference: destroying a cluster under its pools' stacks takes the pools with it in
+// the cloud, and leaves their stacks holding resources that are gone.
+type ReferencedError struct {
+	// By are the referencing stacks, <project>/<stack>, each with its manifest.
+	By []string
+}
+
+func (e *ReferencedError) Error() string {
+	return "refused: still referenced by the deployed stacks of " + strings.Join(e.By, ", ") +
+		"; destroy them first, or name them in the same destroy (they are destroyed before what they reference)"
+}

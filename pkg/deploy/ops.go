@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
+	"time"
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -58,7 +59,8 @@ func forget(ctx context.Context, s Stack, created bool) {
 // Preview previews the target: Blocked when the change would replace a resource, when the engine
 // refuses it (a protected cluster), or when it changes what the providers cannot carry out from
 // the manifest the stack last deployed.
-func (d *Deployer) Preview(ctx context.Context, t Target) Outcome {
+func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -101,8 +103,9 @@ type UpOptions struct {
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
 // no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
 // replacements (and, without a terminal, any change) are confirmed first.
-func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) Outcome {
-	s, _, err := d.openOrCreate(ctx, t)
+func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
+	defer stamp(&out, t, time.Now())
+	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -125,10 +128,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) Outcome {
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{})
 		if err != nil {
+			forget(ctx, s, created)
 			return failed(err)
 		}
 		asked := opts.Interactive && preview.Replaces()
 		if preview.Changed() != "" && (!opts.Interactive || asked && (opts.Confirm == nil || !opts.Confirm(t, preview))) {
+			// Nothing deployed: a stack made for this up goes again, as after a preview.
+			forget(ctx, s, created)
 			return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)", Result: &preview}
 		}
 	}
@@ -162,7 +168,8 @@ type RefreshOptions struct {
 }
 
 // Refresh reads the target's resources back from the cloud into its stack.
-func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) Outcome {
+func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return failed(err)
@@ -187,7 +194,8 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) O
 // against them: Blocked, with the manifest fields the cloud disagrees on, when the next up would
 // change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
 // patches) is ignored by the modules and so is no drift.
-func (d *Deployer) Drift(ctx context.Context, t Target) Outcome {
+func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return failed(err)
@@ -211,7 +219,8 @@ type DestroyOptions struct {
 
 // Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
-func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) Outcome {
+func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if errors.Is(err, ErrNotDeployed) {
 		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
@@ -245,7 +254,8 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) O
 
 // Kubeconfig reads a deployed cluster's kubeconfig from its stack's outputs: a DigitalOcean
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
-func (d *Deployer) Kubeconfig(ctx context.Context, t Target) Outcome {
+func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return failed(err)

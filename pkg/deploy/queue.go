@@ -296,3 +296,12 @@ func References(in proto.Message) []string {
 	walk(stackinput.Target(in).ProtoReflect())
 	return out
 }
+
+// stamp says on an operation's outcome which target it is of and, unless the queue measures it,
+// how long it took: the operations are called outside a queue too.
+func stamp(o *Outcome, t Target, start time.Time) {
+	o.Target = t
+	if o.Took == 0 {
+		o.Took = time.Since(start)
+	}
+}

@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	_ "embed"
+
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
@@ -121,3 +123,9 @@ func resourceChanges(kind string, steps []Step) []ResourceChange {
 	}
 	return out
 }
+
+// ReportSchema is the JSON Schema of Report at ReportVersion; make protos writes it to
+// schemas/report.v1.schema.json for tools outside Go.
+//
+//go:embed report.schema.json
+var ReportSchema []byte

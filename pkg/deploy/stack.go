@@ -65,9 +65,10 @@ type Output struct {
 // Update is a stack's latest update, as its history says.
 type Update struct {
 	// Kind is "update", "refresh", "destroy", ...; Result "succeeded", "failed", "in-progress".
-	Kind, Result string
+	Kind   string `json:"kind"`
+	Result string `json:"result"`
 	// Ended is when it ended, RFC 3339; "" when it has not.
-	Ended string
+	Ended string `json:"ended"`
 }
 
 // Result is what one engine operation did, or in a preview would do, read from its own events.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/pkg/errors"
@@ -57,7 +58,8 @@ func (s *StackStatus) Condition(typ string) Condition {
 // Status reports the target's stack: Ready (the last update succeeded and deployed this
 // manifest, and the stacks it references exist) and Drifted (as Drift finds it), its generations
 // and its non-secret outputs. exists tells whether a referenced stack exists (nil: not asked).
-func (d *Deployer) Status(ctx context.Context, t Target, exists func(key string) (bool, error)) Outcome {
+func (d *Deployer) Status(ctx context.Context, t Target, exists func(key string) (bool, error)) (out Outcome) {
+	defer stamp(&out, t, time.Now())
 	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())

@@ -61,6 +61,20 @@ func (e *Explainer) Names() []string {
 	return names
 }
 
+// root finds a kind by its name in any case: `clusterplane kinds` users type the program's
+// lower-case name as often as the kind's.
+func (e *Explainer) root(name string) (string, root, bool) {
+	if r, ok := e.roots[name]; ok {
+		return name, r, true
+	}
+	for n, r := range e.roots {
+		if strings.EqualFold(n, name) {
+			return n, r, true
+		}
+	}
+	return "", root{}, false
+}
+
 // Target is what a query found: a kind, or a field of it.
 type Target struct {
 	root root
@@ -73,11 +87,11 @@ type Target struct {
 // a path into a list names the fields of its items.
 func (e *Explainer) Find(query string) (*Target, error) {
 	parts := strings.Split(query, ".")
-	r, ok := e.roots[parts[0]]
+	name, r, ok := e.root(parts[0])
 	if !ok {
 		return nil, errors.Errorf("unknown kind %q; one of: %s", parts[0], strings.Join(e.Names(), ", "))
 	}
-	t := &Target{root: r, name: parts[0]}
+	t := &Target{root: r, name: name}
 	md := r.md
 	for i, part := range parts[1:] {
 		if md == nil {

@@ -76,7 +76,8 @@ func TestTheCommittedSchemasAreWhatTheGeneratorWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range committed {
-		if _, ok := want[filepath.Base(file)]; !ok {
+		// The deploy report's schema is pkg/deploy's, held by its own test.
+		if _, ok := want[filepath.Base(file)]; !ok && filepath.Base(file) != "report.v1.schema.json" {
 			t.Errorf("%s is committed but no kind generates it", file)
 		}
 	}

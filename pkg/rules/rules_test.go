@@ -60,7 +60,7 @@ func TestWordsSayEveryKindOfRule(t *testing.T) {
 			"each item: tags must not be k8s or start with k8s: or terraform:, which the provider manages"}},
 		{&docluster.DigitalOceanKubernetesClusterAutoscaler{}, "scale_down_utilization_threshold", []string{"from 0 to 1"}},
 		{&docluster.DigitalOceanKubernetesClusterDefaultNodePool{}, "min_nodes", []string{
-			"at least 0", "min_nodes must be at least 1 when auto_scale is true"}},
+			"from 0 to 5000", "min_nodes must be at least 1 when auto_scale is true"}},
 		{&civocluster.CivoKubernetesClusterSpec{}, "kubernetes_version", []string{
 			"required: must be set and not empty", "write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1",
 			"kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s",

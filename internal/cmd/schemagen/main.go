@@ -1,5 +1,5 @@
-// Command schemagen writes the JSON Schemas of the four kinds' manifests and stack inputs into
-// the directory given as its argument. `make protos` runs it, so `make check-generated` fails
+// Command schemagen writes the JSON Schemas of the four kinds' manifests and stack inputs, and of
+// the deploy commands' JSON report, into the directory given as its argument. `make protos` runs it, so `make check-generated` fails
 // when a proto changes and the committed schemas do not.
 package main
 
@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -36,6 +37,7 @@ func run(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	files["report.v1.schema.json"] = deploy.ReportSchema
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)

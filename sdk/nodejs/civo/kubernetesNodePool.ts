@@ -116,7 +116,7 @@ export interface KubernetesNodePoolArgs {
      * Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
      *
      * Rules:
-     * - at least 0
+     * - from 0 to 4999
      * - max_nodes must be at least node_count when auto_scale is true
      * - max_nodes is only allowed when auto_scale is true
      */
@@ -129,17 +129,17 @@ export interface KubernetesNodePoolArgs {
      * Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
      *
      * Rules:
-     * - at least 0
+     * - from 0 to 4999
      * - min_nodes must be at least 1 when auto_scale is true
      * - min_nodes must not exceed node_count when auto_scale is true
      * - min_nodes is only allowed when auto_scale is true
      */
     minNodes?: pulumi.Input<number | undefined>;
     /**
-     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
      *
      * Rules:
-     * - at least 1
+     * - from 1 to 4999
      */
     nodeCount?: pulumi.Input<number | undefined>;
     /**

@@ -63,10 +63,10 @@ export class NodePool extends pulumi.CustomResource {
      */
     declare public readonly labels: pulumi.Output<{[key: string]: string}>;
     /**
-     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
      *
      * Rules:
-     * - at least 1
+     * - from 1 to 4999
      */
     declare public readonly nodeCount: pulumi.Output<number>;
     /**
@@ -175,10 +175,10 @@ export interface NodePoolArgs {
      */
     labels?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
-     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+     * Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
      *
      * Rules:
-     * - at least 1
+     * - from 1 to 4999
      */
     nodeCount?: pulumi.Input<number | undefined>;
     /**

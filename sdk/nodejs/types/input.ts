@@ -19,10 +19,10 @@ export namespace civo {
          */
         labels?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
         /**
-         * Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+         * Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
          *
          * Rules:
-         * - at least 1
+         * - from 1 to 5000
          */
         nodeCount?: pulumi.Input<number | undefined>;
         /**
@@ -125,7 +125,7 @@ export namespace digitalocean {
          * Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
          *
          * Rules:
-         * - at least 0
+         * - from 0 to 5000
          * - max_nodes must be at least min_nodes when auto_scale is true
          * - max_nodes is only allowed when auto_scale is true
          */
@@ -134,16 +134,16 @@ export namespace digitalocean {
          * Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
          *
          * Rules:
-         * - at least 0
+         * - from 0 to 5000
          * - min_nodes must be at least 1 when auto_scale is true
          * - min_nodes is only allowed when auto_scale is true
          */
         minNodes?: pulumi.Input<number | undefined>;
         /**
-         * Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+         * Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
          *
          * Rules:
-         * - at least 0
+         * - from 0 to 5000
          * - node_count must be at least 1 unless auto_scale is true
          * - node_count must be between min_nodes and max_nodes when auto_scale is true
          */

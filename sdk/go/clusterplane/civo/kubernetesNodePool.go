@@ -75,7 +75,7 @@ type kubernetesNodePoolArgs struct {
 	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - max_nodes must be at least node_count when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes *int `pulumi:"maxNodes"`
@@ -84,15 +84,15 @@ type kubernetesNodePoolArgs struct {
 	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes must not exceed node_count when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 4999
 	NodeCount *int `pulumi:"nodeCount"`
 	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
@@ -154,7 +154,7 @@ type KubernetesNodePoolArgs struct {
 	// Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - max_nodes must be at least node_count when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes pulumi.IntPtrInput
@@ -163,15 +163,15 @@ type KubernetesNodePoolArgs struct {
 	// Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes must not exceed node_count when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 4999
 	NodeCount pulumi.IntPtrInput
 	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//

@@ -34,10 +34,10 @@ type NodePool struct {
 	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapOutput `pulumi:"labels"`
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 4999
 	NodeCount pulumi.IntOutput `pulumi:"nodeCount"`
 	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
@@ -127,10 +127,10 @@ type nodePoolArgs struct {
 	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels map[string]string `pulumi:"labels"`
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 4999
 	NodeCount *int `pulumi:"nodeCount"`
 	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
@@ -173,10 +173,10 @@ type NodePoolArgs struct {
 	// - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
 	// - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 	Labels pulumi.StringMapInput
-	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 4999
 	NodeCount pulumi.IntPtrInput
 	// Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
 	//
@@ -318,10 +318,10 @@ func (o NodePoolOutput) Labels() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *NodePool) pulumi.StringMapOutput { return v.Labels }).(pulumi.StringMapOutput)
 }
 
-// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 //
 // Rules:
-// - at least 1
+// - from 1 to 4999
 func (o NodePoolOutput) NodeCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *NodePool) pulumi.IntOutput { return v.NodeCount }).(pulumi.IntOutput)
 }

@@ -21,10 +21,10 @@ type CivoKubernetesClusterDefaultNodePool struct {
 	// Rules:
 	// - the pinned Civo provider drops a cluster's default-pool labels (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool
 	Labels map[string]string `pulumi:"labels"`
-	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 5000
 	NodeCount *int `pulumi:"nodeCount"`
 	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
 	PublicIpNodePool *bool `pulumi:"publicIpNodePool"`
@@ -58,10 +58,10 @@ type CivoKubernetesClusterDefaultNodePoolArgs struct {
 	// Rules:
 	// - the pinned Civo provider drops a cluster's default-pool labels (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool
 	Labels pulumi.StringMapInput `pulumi:"labels"`
-	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 1
+	// - from 1 to 5000
 	NodeCount pulumi.IntPtrInput `pulumi:"nodeCount"`
 	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
 	PublicIpNodePool pulumi.BoolPtrInput `pulumi:"publicIpNodePool"`
@@ -112,10 +112,10 @@ func (o CivoKubernetesClusterDefaultNodePoolOutput) Labels() pulumi.StringMapOut
 	return o.ApplyT(func(v CivoKubernetesClusterDefaultNodePool) map[string]string { return v.Labels }).(pulumi.StringMapOutput)
 }
 
-// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 //
 // Rules:
-// - at least 1
+// - from 1 to 5000
 func (o CivoKubernetesClusterDefaultNodePoolOutput) NodeCount() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v CivoKubernetesClusterDefaultNodePool) *int { return v.NodeCount }).(pulumi.IntPtrOutput)
 }

@@ -73,7 +73,7 @@ type kubernetesNodePoolArgs struct {
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
@@ -83,13 +83,13 @@ type kubernetesNodePoolArgs struct {
 	// Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
-	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - node_count must be at least 1 unless auto_scale is true
 	// - node_count must be between min_nodes and max_nodes when auto_scale is true
 	NodeCount *int `pulumi:"nodeCount"`
@@ -147,7 +147,7 @@ type KubernetesNodePoolArgs struct {
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
 	// - max_nodes must be at least min_nodes when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
@@ -157,13 +157,13 @@ type KubernetesNodePoolArgs struct {
 	// Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput
-	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 4999
 	// - node_count must be at least 1 unless auto_scale is true
 	// - node_count must be between min_nodes and max_nodes when auto_scale is true
 	NodeCount pulumi.IntPtrInput

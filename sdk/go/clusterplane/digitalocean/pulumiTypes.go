@@ -253,21 +253,21 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - max_nodes must be at least min_nodes when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes *int `pulumi:"maxNodes"`
 	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes *int `pulumi:"minNodes"`
-	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - node_count must be at least 1 unless auto_scale is true
 	// - node_count must be between min_nodes and max_nodes when auto_scale is true
 	NodeCount *int `pulumi:"nodeCount"`
@@ -327,21 +327,21 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - max_nodes must be at least min_nodes when auto_scale is true
 	// - max_nodes is only allowed when auto_scale is true
 	MaxNodes pulumi.IntPtrInput `pulumi:"maxNodes"`
 	// Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - min_nodes must be at least 1 when auto_scale is true
 	// - min_nodes is only allowed when auto_scale is true
 	MinNodes pulumi.IntPtrInput `pulumi:"minNodes"`
-	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	//
 	// Rules:
-	// - at least 0
+	// - from 0 to 5000
 	// - node_count must be at least 1 unless auto_scale is true
 	// - node_count must be between min_nodes and max_nodes when auto_scale is true
 	NodeCount pulumi.IntPtrInput `pulumi:"nodeCount"`
@@ -421,7 +421,7 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Labels() pulumi.Stri
 // Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 //
 // Rules:
-// - at least 0
+// - from 0 to 5000
 // - max_nodes must be at least min_nodes when auto_scale is true
 // - max_nodes is only allowed when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MaxNodes() pulumi.IntPtrOutput {
@@ -431,17 +431,17 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MaxNodes() pulumi.In
 // Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 //
 // Rules:
-// - at least 0
+// - from 0 to 5000
 // - min_nodes must be at least 1 when auto_scale is true
 // - min_nodes is only allowed when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) MinNodes() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *int { return v.MinNodes }).(pulumi.IntPtrOutput)
 }
 
-// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 //
 // Rules:
-// - at least 0
+// - from 0 to 5000
 // - node_count must be at least 1 unless auto_scale is true
 // - node_count must be between min_nodes and max_nodes when auto_scale is true
 func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) NodeCount() pulumi.IntPtrOutput {

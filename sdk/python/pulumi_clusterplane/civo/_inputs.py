@@ -44,10 +44,10 @@ class CivoKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     """
     node_count: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
-    Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+    Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
     Rules:
-    - at least 1
+    - from 1 to 5000
     """
     public_ip_node_pool: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
@@ -80,10 +80,10 @@ class CivoKubernetesClusterDefaultNodePoolArgs:
                
                Rules:
                - the pinned Civo provider drops a cluster's default-pool labels (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 1
+               - from 1 to 5000
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it is refused: the Civo provider does not apply it after creation.
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Must be empty, for the same reason as labels (civo/terraform-provider-civo#380): put taints on a CivoKubernetesNodePool. Changing it is refused: the pinned Civo provider drops default-pool taints.
                
@@ -134,10 +134,10 @@ class CivoKubernetesClusterDefaultNodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+        Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 1
+        - from 1 to 5000
         """
         return pulumi.get(self, "node_count")
 

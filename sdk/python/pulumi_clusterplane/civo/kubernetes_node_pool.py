@@ -75,21 +75,21 @@ class KubernetesNodePoolArgs:
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - max_nodes must be at least node_count when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 1
+               - from 1 to 4999
         :param pulumi.Input['CivoProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
@@ -232,7 +232,7 @@ class KubernetesNodePoolArgs:
         Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 
         Rules:
-        - at least 0
+        - from 0 to 4999
         - max_nodes must be at least node_count when auto_scale is true
         - max_nodes is only allowed when auto_scale is true
         """
@@ -261,7 +261,7 @@ class KubernetesNodePoolArgs:
         Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
 
         Rules:
-        - at least 0
+        - from 0 to 4999
         - min_nodes must be at least 1 when auto_scale is true
         - min_nodes must not exceed node_count when auto_scale is true
         - min_nodes is only allowed when auto_scale is true
@@ -276,10 +276,10 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 1
+        - from 1 to 4999
         """
         return pulumi.get(self, "node_count")
 
@@ -389,21 +389,21 @@ class KubernetesNodePool(pulumi.ComponentResource):
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, max_nodes >= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - max_nodes must be at least node_count when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 1 <= min_nodes <= node_count. Only with auto_scale. Changing it is ignored: Civo keeps no bounds; set them on the cluster autoscaler.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes must not exceed node_count when auto_scale is true
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 1
+               - from 1 to 4999
         :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
                
                Rules:

@@ -55,10 +55,10 @@ class NodePoolArgs:
                - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 1
+               - from 1 to 4999
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
         :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
@@ -164,10 +164,10 @@ class NodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 1
+        - from 1 to 4999
         """
         return pulumi.get(self, "node_count")
 
@@ -249,10 +249,10 @@ class NodePool(pulumi.CustomResource):
                - each key: label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/
                - each key: label keys under kubernetes.civo.com/ are Civo's own, set by Civo on its nodes
                - each value: matches the regular expression ^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 1
+               - from 1 to 4999
         :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". It is the pool's id in its cluster. Changing it replaces the pool: Civo does not rename pools, so the clusterplane plugin creates a pool of the new name, then deletes the old one.
                
                Rules:
@@ -408,10 +408,10 @@ class NodePool(pulumi.CustomResource):
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Output[_builtins.int]:
         """
-        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale).
+        Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it and waits until the nodes run (ignored with auto_scale). At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 1
+        - from 1 to 4999
         """
         return pulumi.get(self, "node_count")
 

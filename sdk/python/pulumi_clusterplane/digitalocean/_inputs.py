@@ -167,7 +167,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 
     Rules:
-    - at least 0
+    - from 0 to 5000
     - max_nodes must be at least min_nodes when auto_scale is true
     - max_nodes is only allowed when auto_scale is true
     """
@@ -176,16 +176,16 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 
     Rules:
-    - at least 0
+    - from 0 to 5000
     - min_nodes must be at least 1 when auto_scale is true
     - min_nodes is only allowed when auto_scale is true
     """
     node_count: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
-    Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+    Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
     Rules:
-    - at least 0
+    - from 0 to 5000
     - node_count must be at least 1 unless auto_scale is true
     - node_count must be between min_nodes and max_nodes when auto_scale is true
     """
@@ -249,19 +249,19 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 5000
                - max_nodes must be at least min_nodes when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 5000
                - min_nodes must be at least 1 when auto_scale is true
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 0
+               - from 0 to 5000
                - node_count must be at least 1 unless auto_scale is true
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "system". Empty means "default". Changing it updates the pool's name in place.
@@ -355,7 +355,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
         Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 
         Rules:
-        - at least 0
+        - from 0 to 5000
         - max_nodes must be at least min_nodes when auto_scale is true
         - max_nodes is only allowed when auto_scale is true
         """
@@ -372,7 +372,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
         Lower bound for the autoscaler, at least 1. Only with auto_scale. Changing it updates the pool in place.
 
         Rules:
-        - at least 0
+        - from 0 to 5000
         - min_nodes must be at least 1 when auto_scale is true
         - min_nodes is only allowed when auto_scale is true
         """
@@ -386,10 +386,10 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+        Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"); the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 0
+        - from 0 to 5000
         - node_count must be at least 1 unless auto_scale is true
         - node_count must be between min_nodes and max_nodes when auto_scale is true
         """

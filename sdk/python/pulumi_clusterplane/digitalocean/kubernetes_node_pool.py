@@ -66,7 +66,7 @@ class KubernetesNodePoolArgs:
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
                - max_nodes must be at least min_nodes when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
@@ -74,12 +74,12 @@ class KubernetesNodePoolArgs:
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - node_count must be at least 1 unless auto_scale is true
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input['DigitalOceanProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
@@ -206,7 +206,7 @@ class KubernetesNodePoolArgs:
         Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
 
         Rules:
-        - at least 0
+        - from 0 to 4999
         - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
         - max_nodes must be at least min_nodes when auto_scale is true
         - max_nodes is only allowed when auto_scale is true
@@ -236,7 +236,7 @@ class KubernetesNodePoolArgs:
         Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
 
         Rules:
-        - at least 0
+        - from 0 to 4999
         - min_nodes is only allowed when auto_scale is true
         """
         return pulumi.get(self, "min_nodes")
@@ -249,10 +249,10 @@ class KubernetesNodePoolArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+        Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 
         Rules:
-        - at least 0
+        - from 0 to 4999
         - node_count must be at least 1 unless auto_scale is true
         - node_count must be between min_nodes and max_nodes when auto_scale is true
         """
@@ -352,7 +352,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
         :param pulumi.Input[_builtins.int] max_nodes: Upper bound for the autoscaler, at least min_nodes. Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - max_nodes must be at least 1 when auto_scale is true; min_nodes may be 0
                - max_nodes must be at least min_nodes when auto_scale is true
                - max_nodes is only allowed when auto_scale is true
@@ -360,12 +360,12 @@ class KubernetesNodePool(pulumi.ComponentResource):
         :param pulumi.Input[_builtins.int] min_nodes: Lower bound for the autoscaler, 0 or more: DigitalOcean scales a separate pool down to zero nodes (terraform-provider-digitalocean#1357). Only with auto_scale. Changing it updates the pool in place.
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - min_nodes is only allowed when auto_scale is true
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates the pool in place; with auto_scale changes are ignored. At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations for large clusters"), and the cluster's first pool has a node at least; the account's instance quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
                
                Rules:
-               - at least 0
+               - from 0 to 4999
                - node_count must be at least 1 unless auto_scale is true
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input[_builtins.str] node_pool_name: Name of the pool, a lower-case DNS label, e.g. "gpu". Required. Changing it updates the pool's name in place.

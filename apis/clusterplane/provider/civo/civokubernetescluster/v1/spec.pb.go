@@ -307,6 +307,9 @@ type CivoKubernetesClusterDefaultNodePool struct {
 	// pool's instance size is fixed, and the Civo provider fails at apply.
 	Size string `protobuf:"bytes,1,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, at least 1, e.g. 3. Changing it updates the pool in place.
+	// At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations
+	// for large clusters"); the account's instance quota is the bound the cloud checks, at apply
+	// (DigitalOcean answers 422, digitalocean/doctl#1619).
 	NodeCount int32 `protobuf:"varint,2,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
 	// Must be empty: the pinned Civo provider (terraform-provider-civo v1.1.4) drops the default
 	// pool's labels at creation and never reads them back (civo/terraform-provider-civo#380, fixed
@@ -420,11 +423,12 @@ const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDes
 	"\rfirewall.uuid\x12Ufirewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b\x1a\xbd\x01!has(this.firewall) || !has(this.firewall.value) || this.firewall.value == '' || this.firewall.value.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')\x1a\x83\x01\n" +
 	"\x16cni.talos_flannel_only\x12@cni cilium is not available with cluster_type talos; use flannel\x1a'this.cluster_type != 2 || this.cni != 2\x1a\xd4\x01\n" +
 	".api_server_allowed_cidrs.created_firewall_only\x12aapi_server_allowed_cidrs apply to the firewall the module creates; remove them or remove firewall\x1a?!has(this.firewall) || size(this.api_server_allowed_cidrs) == 0B\x16\n" +
-	"\x14_deletion_protection\"\x88\x06\n" +
+	"\x14_deletion_protection\"\x8b\x06\n" +
 	"$CivoKubernetesClusterDefaultNodePool\x12\x1a\n" +
-	"\x04size\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
+	"\x04size\x18\x01 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
 	"\n" +
-	"node_count\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\xbb\x02\n" +
+	"node_count\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x88'(\x01R\tnodeCount\x12\xbb\x02\n" +
 	"\x06labels\x18\x03 \x03(\v2e.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntryB\xbb\x01\xbaH\xb7\x01\xba\x01\xb3\x01\n" +
 	"\x16labels.dropped_by_civo\x12\x87\x01the pinned Civo provider drops a cluster's default-pool labels (civo/terraform-provider-civo#380); put them on a CivoKubernetesNodePool\x1a\x0fsize(this) == 0R\x06labels\x12\xf3\x01\n" +
 	"\x06taints\x18\x04 \x03(\v2\x1d.clusterplane.shared.v1.TaintB\xbb\x01\xbaH\xb7\x01\xba\x01\xb3\x01\n" +

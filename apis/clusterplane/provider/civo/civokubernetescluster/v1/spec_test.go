@@ -106,6 +106,9 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		want   []spectest.Violation
 		hint   string // text the error must contain, when the message matters
 	}{
+		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster.
+		{"a default pool of 5001 nodes is rejected: Kubernetes supports 5,000 nodes a cluster", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 5001 },
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, "5000"},
 		// Envelope.
 		{"a wrong api_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v2" },
 			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "civo.clusterplane.dev/v1"},
@@ -229,9 +232,9 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a default pool without size is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
 			[]spectest.Violation{{Field: "spec.default_node_pool.size", Rule: "required"}}, ""},
 		{"a default pool of zero nodes is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
-			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, ""},
 		{"a default pool with a negative node_count is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -2 },
-			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, ""},
 
 		// The pinned Civo provider drops default-pool labels and taints (civo/terraform-provider-civo#380).
 		{"default-pool labels are rejected: the pinned provider drops them", func(c *cluster.CivoKubernetesCluster) {
@@ -309,7 +312,7 @@ func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 		spectest.Violation{Field: "metadata.name", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"},
 		spectest.Violation{Field: "spec.network.literal_or_ref", Rule: "required"},
-		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "int32.gte"},
+		spectest.Violation{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"},
 		spectest.Violation{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"},
 		spectest.Violation{Field: "spec.tags[0]", Rule: "string.pattern"},
 		spectest.Violation{Field: "spec.api_server_allowed_cidrs", Rule: "api_server_allowed_cidrs.created_firewall_only"},

@@ -47,6 +47,9 @@ type CivoKubernetesNodePoolSpec struct {
 	// Number of nodes, at least 1, e.g. 2. With auto_scale it is the initial count, and later changes
 	// by the autoscaler are not undone. Changing it updates the pool in place: the plugin scales it
 	// and waits until the nodes run (ignored with auto_scale).
+	// At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations
+	// for large clusters"), and the cluster's first pool has a node at least; the account's instance
+	// quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	NodeCount int32 `protobuf:"varint,5,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
 	// Let the Civo cluster autoscaler resize the pool between min_nodes and max_nodes. Civo keeps no
 	// bounds on a pool: they are validated here and set on the cluster autoscaler you install (its
@@ -200,18 +203,21 @@ var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protore
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x8a\x1f\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93\x1f\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
 	"\x06region\x18\x03 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\x1a\n" +
-	"\x04size\x18\x04 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
+	"\x04size\x18\x04 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
 	"\n" +
-	"node_count\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\tnodeCount\x12\x1d\n" +
+	"node_count\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x01R\tnodeCount\x12\x1d\n" +
 	"\n" +
-	"auto_scale\x18\x06 \x01(\bR\tautoScale\x12$\n" +
-	"\tmin_nodes\x18\a \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xce\f\n" +
+	"auto_scale\x18\x06 \x01(\bR\tautoScale\x12'\n" +
+	"\tmin_nodes\x18\a \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x00R\bminNodes\x12'\n" +
+	"\tmax_nodes\x18\b \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x00R\bmaxNodes\x12\xce\f\n" +
 	"\x06labels\x18\t \x03(\v2\\.clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntryB\xd7\v\xbaH\xd3\v\x9a\x01\xcf\v\x10@\"\x92\v\xba\x01{\n" +
 	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +
 	"\x1blabel_key.kubelet_namespace\x12\xc0\x01label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/\x1a\xc8\x05!this.contains('/') || !(this.split('/')[0] == 'kubernetes.io' || this.split('/')[0].endsWith('.kubernetes.io') || this.split('/')[0] == 'k8s.io' || this.split('/')[0].endsWith('.k8s.io')) || this.split('/')[0] == 'node.kubernetes.io' || this.split('/')[0].endsWith('.node.kubernetes.io') || this.split('/')[0] == 'kubelet.kubernetes.io' || this.split('/')[0].endsWith('.kubelet.kubernetes.io') || this in ['kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']\xba\x01\xe8\x01\n" +

@@ -105,6 +105,9 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
+		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster, whose first pool has one.
+		{"a pool of 5000 nodes is rejected: with the cluster's first pool it passes Kubernetes' 5,000", func(p *pool.CivoKubernetesNodePool) { p.Spec.NodeCount = 5000 },
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte_lte"}}, "4999"},
 		{"a wrong api_version is rejected", func(p *pool.CivoKubernetesNodePool) { p.ApiVersion = "digitalocean.clusterplane.dev/v1" },
 			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "civo.clusterplane.dev/v1"},
 		{"another kind is rejected", func(p *pool.CivoKubernetesNodePool) { p.Kind = "CivoKubernetesCluster" },
@@ -160,7 +163,7 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 
 		// node_count and autoscaling.
 		{"a pool of zero nodes is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.NodeCount = 0 },
-			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte_lte"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 2, 3),
 			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.at_least_one"}}, "spec.minNodes: must be at least 1"},
 		{"autoscaling with min_nodes above node_count is rejected", autoScale(3, 2, 4),
@@ -170,9 +173,9 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 2, 0),
 			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 2, 3),
-			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}, {Field: "spec.min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte_lte"}, {Field: "spec.min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"a negative max_nodes is rejected", autoScale(1, 2, -1),
-			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte_lte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_node_count"}}, ""},
 		{"min_nodes without auto_scale is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.MinNodes = 1 },
 			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "min_nodes.needs_auto_scale"}}, "only allowed when autoScale is true"},
 		{"max_nodes without auto_scale is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.MaxNodes = 5 },
@@ -310,7 +313,7 @@ func TestCivoKubernetesNodePoolStackInput(t *testing.T) {
 	t.Run("a stack input reports its target's violations under target", func(t *testing.T) {
 		p := validCivoKubernetesNodePool()
 		p.Spec.NodeCount = 0
-		spectest.AssertViolations(t, validation.Validate(&pool.CivoKubernetesNodePoolStackInput{Target: p}), spectest.Violation{Field: "target.spec.node_count", Rule: "int32.gte"})
+		spectest.AssertViolations(t, validation.Validate(&pool.CivoKubernetesNodePoolStackInput{Target: p}), spectest.Violation{Field: "target.spec.node_count", Rule: "int32.gte_lte"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
 		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{ApiUrl: "not a url"}}

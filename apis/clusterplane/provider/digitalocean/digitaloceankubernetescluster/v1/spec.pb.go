@@ -555,6 +555,9 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
 	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
 	// the pool in place; with auto_scale changes are ignored.
+	// At most 5000: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations
+	// for large clusters"); the account's instance quota is the bound the cloud checks, at apply
+	// (DigitalOcean answers 422, digitalocean/doctl#1619).
 	NodeCount int32 `protobuf:"varint,3,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing
 	// it updates the pool in place.
@@ -728,16 +731,19 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
 	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
-	"!_scale_down_utilization_threshold\"\xc9\x18\n" +
+	"!_scale_down_utilization_threshold\"\xd2\x18\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
-	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
+	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
 	"\n" +
-	"node_count\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\tnodeCount\x12\x1d\n" +
+	"node_count\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x88'(\x00R\tnodeCount\x12\x1d\n" +
 	"\n" +
-	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
-	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\x83\v\n" +
+	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12'\n" +
+	"\tmin_nodes\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x88'(\x00R\bminNodes\x12'\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x88'(\x00R\bmaxNodes\x12\x83\v\n" +
 	"\x06labels\x18\a \x03(\v2}.clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntryB\xeb\t\xbaH\xe7\t\x9a\x01\xe3\t\x10@\"\xa6\t\xba\x01{\n" +
 	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +
 	"\x1blabel_key.kubelet_namespace\x12\xc0\x01label keys in the kubernetes.io and k8s.io namespaces are Kubernetes' own: the kubelet refuses them and the nodes never join; use your own prefix, node.kubernetes.io/ or kubelet.kubernetes.io/\x1a\xc8\x05!this.contains('/') || !(this.split('/')[0] == 'kubernetes.io' || this.split('/')[0].endsWith('.kubernetes.io') || this.split('/')[0] == 'k8s.io' || this.split('/')[0].endsWith('.k8s.io')) || this.split('/')[0] == 'node.kubernetes.io' || this.split('/')[0].endsWith('.node.kubernetes.io') || this.split('/')[0] == 'kubelet.kubernetes.io' || this.split('/')[0].endsWith('.kubelet.kubernetes.io') || this in ['kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/arch', 'beta.kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']rw\x18\xbd\x022r^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$*6r422^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$R\x06labels\x12\xc2\x01\n" +

@@ -176,6 +176,9 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
+		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster.
+		{"a default pool of 5001 nodes is rejected: Kubernetes supports 5,000 nodes a cluster", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 5001 },
+			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, "5000"},
 		{"a wrong api_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v1" },
 			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "digitalocean.clusterplane.dev/v1"},
 		{"another kind is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Kind = "CivoKubernetesCluster" },
@@ -363,16 +366,16 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a default pool of zero nodes without autoscaling is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
 			[]spectest.Violation{{Field: pool + ".node_count", Rule: "node_count.required_without_auto_scale"}}, "nodeCount: must be at least 1 unless autoScale is true"},
 		{"a default pool with a negative node_count is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -1 },
-			[]spectest.Violation{{Field: pool + ".node_count", Rule: "int32.gte"}, {Field: pool + ".node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: pool + ".node_count", Rule: "int32.gte_lte"}, {Field: pool + ".node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with min_nodes 0 is rejected", autoScale(0, 0, 3),
 			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 3),
-			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "int32.gte"}, {Field: pool + ".min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: pool + ".min_nodes", Rule: "int32.gte_lte"}, {Field: pool + ".min_nodes", Rule: "min_nodes.at_least_one"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(3, 0, 2),
 			[]spectest.Violation{{Field: pool + ".max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
 			autoScale(1, 0, -1)(c)
-		}, []spectest.Violation{{Field: pool + ".max_nodes", Rule: "int32.gte"}, {Field: pool + ".max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
+		}, []spectest.Violation{{Field: pool + ".max_nodes", Rule: "int32.gte_lte"}, {Field: pool + ".max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 6, 5),
 			[]spectest.Violation{{Field: pool + ".node_count", Rule: "node_count.within_bounds"}}, "nodeCount: must be between minNodes and maxNodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(2, 1, 5),

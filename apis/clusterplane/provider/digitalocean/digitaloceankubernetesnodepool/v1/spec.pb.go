@@ -39,6 +39,9 @@ type DigitalOceanKubernetesNodePoolSpec struct {
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
 	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
 	// the pool in place; with auto_scale changes are ignored.
+	// At most 4999: Kubernetes supports clusters of at most 5,000 nodes (kubernetes.io, "Considerations
+	// for large clusters"), and the cluster's first pool has a node at least; the account's instance
+	// quota is the bound the cloud checks, at apply (DigitalOcean answers 422, digitalocean/doctl#1619).
 	NodeCount int32 `protobuf:"varint,3,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
 	// Let DigitalOcean's cluster autoscaler resize the pool between min_nodes and max_nodes. Changing
 	// it updates the pool in place.
@@ -173,18 +176,21 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_sp
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x9e \n" +
+	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xa7 \n" +
 	"\"DigitalOceanKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\n" +
 	" \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12\x1a\n" +
-	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12&\n" +
+	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
 	"\n" +
-	"node_count\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\tnodeCount\x12\x1d\n" +
+	"node_count\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x00R\tnodeCount\x12\x1d\n" +
 	"\n" +
-	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12$\n" +
-	"\tmin_nodes\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bminNodes\x12$\n" +
-	"\tmax_nodes\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\bmaxNodes\x12\xfa\n" +
+	"auto_scale\x18\x04 \x01(\bR\tautoScale\x12'\n" +
+	"\tmin_nodes\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x00R\bminNodes\x12'\n" +
+	"\tmax_nodes\x18\x06 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x87'(\x00R\bmaxNodes\x12\xfa\n" +
 	"\n" +
 	"\x06labels\x18\a \x03(\v2t.clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.LabelsEntryB\xeb\t\xbaH\xe7\t\x9a\x01\xe3\t\x10@\"\xa6\t\xba\x01{\n" +
 	"\x18label_key.prefix_max_len\x12Ethe DNS prefix before / of a label key must be at most 253 characters\x1a\x18this.indexOf('/') <= 253\xba\x01\xab\a\n" +

@@ -105,6 +105,11 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		hint   string // text the error must contain, when the message matters
 	}{
 		// Envelope.
+		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster, whose default pool has one.
+		{"a pool of 5000 nodes is rejected: with the cluster's default pool it passes Kubernetes' 5,000", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = 5000 },
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte_lte"}}, "4999"},
+		{"an autoscaler bound of 5000 nodes is rejected", autoScale(1, 2, 5000),
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte_lte"}}, "4999"},
 		{"a wrong api_version is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.ApiVersion = "digitalocean.clusterplane.dev/v1beta1" },
 			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "digitalocean.clusterplane.dev/v1"},
 		{"another kind is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Kind = "DigitalOceanKubernetesCluster" },
@@ -173,17 +178,17 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a pool of zero nodes without autoscaling is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = 0 },
 			[]spectest.Violation{{Field: "spec.node_count", Rule: "node_count.required_without_auto_scale"}}, "spec.nodeCount: must be at least 1 unless autoScale is true"},
 		{"a negative node_count is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = -3 },
-			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte"}, {Field: "spec.node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
+			[]spectest.Violation{{Field: "spec.node_count", Rule: "int32.gte_lte"}, {Field: "spec.node_count", Rule: "node_count.required_without_auto_scale"}}, ""},
 		{"autoscaling with max_nodes 0 is rejected: the pool could never have a node", autoScale(0, 0, 0),
 			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, "spec.maxNodes: must be at least 1"},
 		{"autoscaling with a negative min_nodes is rejected", autoScale(-1, 0, 5),
-			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte"}}, ""},
+			[]spectest.Violation{{Field: "spec.min_nodes", Rule: "int32.gte_lte"}}, ""},
 		{"autoscaling with max_nodes below min_nodes is rejected", autoScale(5, 0, 4),
 			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}}, ""},
 		{"autoscaling with max_nodes left unset is rejected", autoScale(1, 0, 0),
 			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with a negative max_nodes is rejected", autoScale(1, 0, -1),
-			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, ""},
+			[]spectest.Violation{{Field: "spec.max_nodes", Rule: "int32.gte_lte"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_min_nodes"}, {Field: "spec.max_nodes", Rule: "max_nodes.at_least_one"}}, ""},
 		{"autoscaling with node_count above max_nodes is rejected", autoScale(1, 8, 5),
 			[]spectest.Violation{{Field: "spec.node_count", Rule: "node_count.within_bounds"}}, "nodeCount: must be between minNodes and maxNodes"},
 		{"autoscaling with node_count below min_nodes is rejected", autoScale(3, 2, 5),

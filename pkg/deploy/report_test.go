@@ -1,0 +1,167 @@
+package deploy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// reportSchema is the report's JSON Schema, compiled.
+func reportSchema(t *testing.T) *validator.Schema {
+	t.Helper()
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(deploy.ReportSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	if err := c.AddResource("report.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// validate checks a report's JSON against the schema, as a machine reading it would.
+func validate(s *validator.Schema, data []byte) error {
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(doc); err != nil {
+		return fmt.Errorf("%#v", err) // every cause, with the place in the report
+	}
+	return nil
+}
+
+func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *testing.T) {
+	ctx := context.Background()
+	const token = "dop_v1_report-test-token-never-printed"
+	t.Setenv("DIGITALOCEAN_TOKEN", token)
+	schema := reportSchema(t)
+	d, b := deployer()
+	c := cluster(t)
+	moved := cluster(t, "region: fra1", "region: ams3")
+	protected := target(t, "protected.yaml", strings.Replace(mustText(t, c), "deletionProtection: false", "deletionProtection: true", 1))
+
+	// Each command's outcomes, in the states a report must carry: changes with the fields behind
+	// them, refusals, drift, status, disagreements, failures and skips.
+	steps := []struct {
+		command string
+		run     func() []deploy.Outcome
+	}{
+		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, c)} }},
+		{"up", func() []deploy.Outcome { return []deploy.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
+		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, moved)} }},
+		{"up", func() []deploy.Outcome {
+			return []deploy.Outcome{d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 4"), deploy.UpOptions{Yes: true})}
+		}},
+		{"up", func() []deploy.Outcome { return []deploy.Outcome{d.Up(ctx, protected, deploy.UpOptions{Yes: true})} }},
+		{"refresh", func() []deploy.Outcome { return []deploy.Outcome{d.Refresh(ctx, c, deploy.RefreshOptions{})} }},
+		{"drift", func() []deploy.Outcome {
+			b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited"})
+			return []deploy.Outcome{d.Drift(ctx, c)}
+		}},
+		{"status", func() []deploy.Outcome {
+			return []deploy.Outcome{d.Status(ctx, c, nil), d.Status(ctx, pool(t, "w", "x-y"), nil)}
+		}},
+		{"adopt", func() []deploy.Outcome {
+			b.Live("cluster-9", map[string]any{"name": "other", "region": "fra1", "version": "1.31.1-do.5",
+				"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(7)}})
+			return []deploy.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9")}
+		}},
+		{"up", func() []deploy.Outcome {
+			// A fleet whose cluster fails: its pool is skipped.
+			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
+			b.Fail(cl.Key(), "update", &deploy.EngineError{Op: "update", Cause: "422 invalid size"})
+			sorted, deps, err := deploy.Order([]deploy.Target{p, cl}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return deploy.Queue{Parallel: 2, SkipBlocked: true}.Run(ctx, sorted, deps, func(ctx context.Context, tg deploy.Target) deploy.Outcome {
+				return d.Up(ctx, tg, deploy.UpOptions{Yes: true})
+			})
+		}},
+		{"destroy", func() []deploy.Outcome {
+			return []deploy.Outcome{d.Destroy(ctx, c, deploy.DestroyOptions{}), d.Destroy(ctx, namedCluster(t, "never", "dev", ""), deploy.DestroyOptions{})}
+		}},
+	}
+	seen := map[string]bool{}
+	for i, step := range steps {
+		r := deploy.NewReport(step.command, step.run())
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(schema, data); err != nil {
+			t.Errorf("step %d, the %s report does not validate: %v\n%s", i, step.command, err, data)
+		}
+		if strings.Contains(string(data), token) || strings.Contains(string(data), "apiVersion: v1\nclusters") {
+			t.Errorf("step %d, the %s report holds a secret:\n%s", i, step.command, data)
+		}
+		for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`} {
+			if strings.Contains(string(data), key) {
+				seen[key] = true
+			}
+		}
+	}
+	// The reports above must have exercised every part of the shape, or the schema went untested.
+	for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`} {
+		if !seen[key] {
+			t.Errorf("no report had %s: the test no longer covers that part of the schema", key)
+		}
+	}
+}
+
+func TestTheReportSchemaRefusesWhatTheShapeDoesNotHave(t *testing.T) {
+	schema := reportSchema(t)
+	valid := `{"apiVersion": "clusterplane.dev/report/v1", "command": "up", "summary": {"done": 1},
+	  "stacks": [{"file": "a.yaml", "kind": "DigitalOceanKubernetesCluster", "stack": "p/s", "outcome": "done", "reason": "1 update", "seconds": 1}]}`
+	tests := []struct {
+		name, from, to string
+	}{
+		{"an unknown field in a stack", `"seconds": 1`, `"seconds": 1, "token": "x"`},
+		{"another report version", `report/v1`, `report/v2`},
+		{"an unknown outcome", `"outcome": "done"`, `"outcome": "ok"`},
+		{"a stack without its project", `"stack": "p/s"`, `"stack": "s"`},
+		{"an unknown command", `"command": "up"`, `"command": "apply"`},
+	}
+	if err := validate(schema, []byte(valid)); err != nil {
+		t.Fatalf("the valid report does not validate: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is refused", func(t *testing.T) {
+			broken := strings.Replace(valid, tt.from, tt.to, 1)
+			if broken == valid {
+				t.Fatalf("%q not in the report", tt.from)
+			}
+			if validate(schema, []byte(broken)) == nil {
+				t.Errorf("the schema accepts %s", tt.name)
+			}
+		})
+	}
+}
+
+func TestTheCommittedReportSchemaIsTheOneTheCodeEmbeds(t *testing.T) {
+	committed, err := os.ReadFile(filepath.Join("..", "..", "schemas", "report.v1.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(committed, deploy.ReportSchema) {
+		t.Error("schemas/report.v1.schema.json differs from pkg/deploy/report.schema.json: run make protos")
+	}
+	if !strings.HasSuffix(deploy.ReportVersion, "/v1") {
+		t.Errorf("ReportVersion %s: a new version needs its own schema file", deploy.ReportVersion)
+	}
+}
