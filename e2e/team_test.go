@@ -1,0 +1,268 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A team on one backend: two operators, each with a Pulumi home of their own (as two laptops, or a
+// laptop and a CI runner), share state in one real PostgreSQL database and the one cloud.
+
+// operator is another person on the test's backend and clouds: a Pulumi home of their own with the
+// plugins installed, the backend at backend, the test's manifests and folder. Variables in extra
+// (NAME=value) replace the test's.
+func (e *env) operator(name, backend string, extra ...string) *env {
+	e.t.Helper()
+	home := filepath.Join(e.dir, name+"-home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, p := range providerPlugins(e.t) {
+		install(e.t, home, p)
+	}
+	install(e.t, home, plugin{"clusterplane", "0.0.0", filepath.Join(binaries(e.t), "pulumi-resource-clusterplane")})
+	o := &env{t: e.t, dir: e.dir, do: e.do, civo: e.civo}
+	replace := map[string]string{"PULUMI_HOME": home, "PULUMI_BACKEND_URL": backend}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		replace[k] = v
+	}
+	for _, kv := range e.vars {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := replace[k]; !ok {
+			o.vars = append(o.vars, kv)
+		}
+	}
+	for k, v := range replace {
+		o.vars = append(o.vars, k+"="+v)
+	}
+	e.t.Cleanup(func() { o.assertNoSecrets() })
+	return o
+}
+
+// cluster writes a DigitalOcean cluster manifest of name (its clusterName too), unprotected, and returns its file.
+func (e *env) cluster(name string) string {
+	e.t.Helper()
+	text := strings.ReplaceAll(example(e.t, "digitaloceankubernetescluster/minimal.yaml"), "dev-fra1", name)
+	text = strings.Replace(text, "\nspec:\n", "\nspec:\n  deletionProtection: false\n", 1)
+	return e.write(name+".yaml", text)
+}
+
+// pool writes a DigitalOcean pool manifest of name in the cluster of the manifest clusterName,
+// and returns its file.
+func (e *env) pool(name, clusterName string) string {
+	e.t.Helper()
+	return e.write(name+".yaml", `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesNodePool
+metadata:
+  name: `+name+`
+spec:
+  nodePoolName: `+name+`
+  cluster:
+    valueFrom: {kind: DigitalOceanKubernetesCluster, name: `+clusterName+`}
+  size: s-2vcpu-4gb
+  nodeCount: 1
+`)
+}
+
+// ok runs clusterplane and fails the test unless it exits 0.
+func (e *env) ok(args ...string) result {
+	e.t.Helper()
+	r, code := e.clusterplane(args...)
+	if code != 0 {
+		e.t.Fatalf("clusterplane %s = %d: %s", strings.Join(args, " "), code, r)
+	}
+	return r
+}
+
+func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
+	t.Parallel()
+	db := startPostgres(t)
+	e := newEnv(t)
+	backend := db.database("fleet")
+	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
+
+	// Alice deploys the clusters; Bob deploys the pools, which read Alice's clusters' outputs
+	// through stack references on the shared backend.
+	a, b := e.cluster("alpha"), e.cluster("beta")
+	alice.ok("up", a, b, "--yes")
+	pa, pb := e.pool("alpha-workers", "alpha"), e.pool("beta-workers", "beta")
+	bob.ok("up", pa, pb, "--yes")
+	for _, p := range []struct{ cluster, pool string }{{"alpha", "alpha-workers"}, {"beta", "beta-workers"}} {
+		if got := e.doPool(e.doCluster(p.cluster).ID, p.pool); got.Count != 1 {
+			t.Errorf("pool %s in cluster %s: %+v", p.pool, p.cluster, got)
+		}
+	}
+	// Each sees the other's stacks: Alice reads Bob's pools ready, Bob reads Alice's clusters.
+	for _, who := range []*env{alice, bob} {
+		for _, file := range []string{a, b, pa, pb} {
+			if st := who.status(file); condition(st, "Ready") != "True/Deployed" {
+				t.Errorf("status of %s: %+v", filepath.Base(file), st)
+			}
+		}
+	}
+	// Bob cannot destroy Alice's cluster under his pools: the folder says they reference it.
+	if r, code := bob.clusterplane("destroy", a, "--yes"); code != 3 || !strings.Contains(r.stderr, "digitaloceankubernetesnodepool/alpha-workers") {
+		t.Errorf("destroy of a referenced cluster = %d, want 3 naming the pool: %s", code, r)
+	}
+	// Nothing at rest in the database holds a token or a kubeconfig.
+	rows := db.dump("fleet")
+	if !strings.Contains(rows, "digitaloceankubernetescluster") {
+		t.Fatalf("the database holds no stack: is the backend the database?\n%.2000s", rows)
+	}
+	for _, secret := range append([]string{doToken, civoToken}, kubeconfigMarks...) {
+		if strings.Contains(rows, secret) {
+			t.Errorf("the database holds %q in plain text", secret)
+		}
+	}
+}
+
+func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *testing.T) {
+	t.Parallel()
+	db := startPostgres(t)
+	e := newEnv(t)
+	backend := db.database("lock")
+	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
+	file := e.cluster("shared")
+
+	// Alice's up creates the cluster, which the cloud keeps provisioning until released: her up
+	// holds the stack's lock all along.
+	e.do.SetHold(true)
+	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", file, "--yes")
+	cmd.Dir, cmd.Env = e.dir, alice.vars
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, ok := e.do.ClusterNamed("shared"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("Alice's up created nothing in 3 minutes:\n%s", out.String())
+		}
+	}
+
+	// Bob's up of the same stack meanwhile: refused, naming the lock and what to do.
+	r, code := bob.clusterplane("up", file, "--yes")
+	if code == 0 || !strings.Contains(r.stderr, "the stack is locked") || !strings.Contains(r.stderr, "pulumi cancel --stack organization/digitaloceankubernetescluster/shared --yes") {
+		t.Errorf("Bob's up while Alice's runs = %d, want refused naming the lock and the command that removes it: %s", code, r)
+	}
+	if n := len(e.do.Clusters()); n != 1 {
+		t.Errorf("%d clusters in the cloud, want Alice's only", n)
+	}
+
+	// Alice's up ends well once the cloud is done.
+	e.do.SetHold(false)
+	select {
+	case err := <-ended:
+		alice.log(out.String())
+		if err != nil {
+			t.Fatalf("Alice's up: %v\n%s", err, out.String())
+		}
+	case <-time.After(5 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("Alice's up did not end:\n%s", out.String())
+	}
+
+	// Nothing lost: the state exports and imports again cleanly, and both read it deployed, in sync.
+	state := filepath.Join(e.dir, "shared-state.json")
+	stack := "organization/digitaloceankubernetescluster/shared"
+	if r := bob.pulumi(e.dir, nil, "stack", "export", "--stack", stack, "--file", state); r.err != nil {
+		t.Fatalf("export: %s", r)
+	}
+	if r := bob.pulumi(e.dir, nil, "stack", "import", "--stack", stack, "--file", state); r.err != nil {
+		t.Fatalf("import: %s", r)
+	}
+	for _, who := range []*env{alice, bob} {
+		if st := who.status(file); condition(st, "Ready") != "True/Deployed" || st.Generation != st.ObservedGeneration {
+			t.Errorf("status after both ups: %+v", st)
+		}
+	}
+	if r, code := bob.clusterplane("drift", file); code != 0 {
+		t.Errorf("drift after both ups = %d: %s", code, r)
+	}
+}
+
+func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *testing.T) {
+	t.Parallel()
+	db := startPostgres(t)
+	e := newEnv(t)
+	backend := db.database("killed")
+	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
+	file := e.cluster("interrupted")
+	alice.killedUp(file, "interrupted")
+	id := e.doCluster("interrupted").ID
+
+	// Bob sees the pending create and the advice, and follows it as written.
+	r, code := bob.clusterplane("up", file, "--yes")
+	commands := backticked(r.stderr)
+	if code == 0 || len(commands) != 3 || !strings.HasPrefix(commands[0], "pulumi cancel --stack organization/digitaloceankubernetescluster/interrupted") {
+		t.Fatalf("Bob's up after Alice's was killed = %d, want the advice: %s", code, r)
+	}
+	if r := bob.pulumi(e.dir, nil, strings.Fields(commands[0])[1:]...); r.err != nil {
+		t.Fatalf("%s: %s", commands[0], r)
+	}
+	bob.ok(strings.Fields(strings.Replace(commands[1], "CLOUD_ID", id, 1))[1:]...)
+	bob.ok("up", file, "--yes")
+	if clusters := e.do.Clusters(); len(clusters) != 1 || clusters[0].ID != id {
+		t.Errorf("the cloud holds %d clusters, want only %s", len(clusters), id)
+	}
+	if st := alice.status(file); condition(st, "Ready") != "True/Deployed" || st.Outputs["cluster_id"] != id {
+		t.Errorf("Alice's status after Bob's recovery: %+v", st)
+	}
+}
+
+func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
+	t.Parallel()
+	db := startPostgres(t)
+	e := newEnv(t)
+	backend := db.database("passphrase")
+	alice := e.operator("alice", backend)
+	mallory := e.operator("mallory", backend, "PULUMI_CONFIG_PASSPHRASE=not-the-teams")
+	file := e.cluster("secret")
+	alice.ok("up", file, "--yes")
+	for _, cmd := range [][]string{{"status", file}, {"up", file, "--yes"}, {"kubeconfig", file}} {
+		r, code := mallory.clusterplane(cmd...)
+		if code == 0 || !strings.Contains(r.stderr, "the passphrase in PULUMI_CONFIG_PASSPHRASE does not match the one the stack's secrets were encrypted with") {
+			t.Errorf("%s with another passphrase = %d, want the mismatch named: %s", cmd[0], code, r)
+		}
+		if strings.Contains(r.stdout+r.stderr, "not-the-teams") {
+			t.Errorf("%s printed the passphrase", cmd[0])
+		}
+	}
+	if st := alice.status(file); condition(st, "Ready") != "True/Deployed" {
+		t.Errorf("the stack after the refused operator: %+v", st)
+	}
+}
+
+func TestASecretsProviderURLThatCannotWorkIsRefusedBeforeAnyStackExists(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	file := e.cluster("kms")
+	for _, tt := range []struct{ provider, says string }{
+		{"kms://alias/x", "Pulumi accepts passphrase"},
+		{"gcpkms://projects/p/locations/l/keyRings/r/cryptoKeys/k", "the secrets provider gcpkms://projects/p/locations/l/keyRings/r/cryptoKeys/k cannot be used"},
+	} {
+		r, code := e.clusterplane("up", file, "--yes", "--secrets-provider", tt.provider)
+		if code == 0 || !strings.Contains(r.stderr, tt.says) {
+			t.Errorf("up --secrets-provider %s = %d, want %q: %s", tt.provider, code, tt.says, r)
+		}
+	}
+	if n := len(e.do.Clusters()); n != 0 {
+		t.Errorf("%d clusters created", n)
+	}
+	if r, _ := e.clusterplane("status", file); !strings.Contains(r.stdout, "NotDeployed") {
+		t.Errorf("a stack was left behind: %s", r)
+	}
+}
