@@ -89,7 +89,9 @@ const stackInputSuffix = ".stack-input.yaml"
 // programFolders hold programs in Pulumi languages rather than manifests; each is tested where
 // its language is: go by its own tests, pulumi-yaml by pkg/componentprovider's (through the
 // component provider), typescript by `make check-sdks` (type-checked against the generated SDK).
-var programFolders = map[string]bool{"go": true, "pulumi-yaml": true, "typescript": true}
+//
+// ci holds CI workflows, not manifests: e2e runs the GitHub workflow's steps (e2e/ci_test.go).
+var programFolders = map[string]bool{"go": true, "pulumi-yaml": true, "typescript": true, "ci": true}
 
 // exampleFiles returns every manifest and stack input under examples/.
 func exampleFiles(t testing.TB) []string {

@@ -1,0 +1,299 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/digitalocean/godo"
+	"sigs.k8s.io/yaml"
+)
+
+// The CI recipe of examples/ci run as GitHub would run it, on the real engine: each job's steps in
+// order, their `if:` conditions and `${{ }}` expressions evaluated, their `run:` scripts in bash with
+// the workflow's environment. Steps that only set up a runner (`uses:`, "Set up ...") are left
+// out: clusterplane, the engine and the plugins are the harness's. `gh` is a stand-in that records
+// what it was asked to post.
+
+type workflow struct {
+	Env  map[string]string `json:"env"`
+	Jobs map[string]struct {
+		If    string `json:"if"`
+		Steps []workflowStep `json:"steps"`
+	} `json:"jobs"`
+}
+
+type workflowStep struct {
+	ID   string            `json:"id"`
+	Name string            `json:"name"`
+	If   string            `json:"if"`
+	Uses string            `json:"uses"`
+	Run  string            `json:"run"`
+	Env  map[string]string `json:"env"`
+}
+
+// jobRun is what one job did: each step that ran with its exit code, and the step that failed.
+type jobRun struct {
+	codes  map[string]int
+	failed string
+	code   int
+}
+
+// ghCall is one call of the gh stand-in: its arguments and the body file's text.
+type ghCall struct {
+	Args []string `json:"args"`
+	Body string   `json:"body"`
+}
+
+var expression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+
+// runJob runs job of wf as the event would, in dir, with the environment vars; secrets are the
+// repository's secrets.
+func runJob(t *testing.T, wf workflow, job, event, dir string, vars []string, secrets map[string]string) jobRun {
+	t.Helper()
+	j, ok := wf.Jobs[job]
+	if !ok {
+		t.Fatalf("the workflow has no job %s", job)
+	}
+	outputs := map[string]map[string]string{}
+	eval := func(expr string) string {
+		switch {
+		case expr == "github.event.pull_request.number":
+			return "7"
+		case expr == "github.token":
+			return "gh-test-token"
+		case expr == "github.event_name":
+			return event
+		case strings.HasPrefix(expr, "secrets."):
+			return secrets[strings.TrimPrefix(expr, "secrets.")]
+		case strings.HasPrefix(expr, "steps."):
+			parts := strings.Split(expr, ".")
+			if len(parts) == 4 && parts[2] == "outputs" {
+				return outputs[parts[1]][parts[3]]
+			}
+		}
+		t.Fatalf("the workflow uses ${{ %s }}, which this test cannot evaluate: keep the workflow to what it runs", expr)
+		return ""
+	}
+	subst := func(text string) string {
+		return expression.ReplaceAllStringFunc(text, func(m string) string { return eval(expression.FindStringSubmatch(m)[1]) })
+	}
+	// condition evaluates the forms the workflow uses: always(), A == 'b', A || B.
+	var condition func(cond string, failed bool) bool
+	condition = func(cond string, failed bool) bool {
+		cond = strings.TrimSpace(cond)
+		switch {
+		case cond == "":
+			return !failed
+		case cond == "always()":
+			return true
+		case strings.Contains(cond, "||"):
+			for _, part := range strings.Split(cond, "||") {
+				if condition(part, failed) {
+					return true
+				}
+			}
+			return false
+		case strings.Contains(cond, "=="):
+			left, right, _ := strings.Cut(cond, "==")
+			return !failed && eval(strings.TrimSpace(left)) == strings.Trim(strings.TrimSpace(right), "'")
+		}
+		t.Fatalf("the workflow has the condition %q, which this test cannot evaluate", cond)
+		return false
+	}
+	run := jobRun{codes: map[string]int{}}
+	if !condition(j.If, false) {
+		t.Fatalf("job %s does not run on %s", job, event)
+	}
+	env := append([]string{}, vars...)
+	for k, v := range wf.Env {
+		env = append(env, k+"="+subst(v))
+	}
+	for i, s := range j.Steps {
+		if s.Uses != "" || strings.HasPrefix(s.Name, "Set up") {
+			continue
+		}
+		if !condition(s.If, run.failed != "") {
+			continue
+		}
+		output := filepath.Join(dir, fmt.Sprintf(".github-output-%d", i))
+		stepEnv := append(append([]string{}, env...), "GITHUB_OUTPUT="+output)
+		for k, v := range s.Env {
+			stepEnv = append(stepEnv, k+"="+subst(v))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", subst(s.Run))
+		cmd.Dir, cmd.Env = dir, stepEnv
+		out, err := cmd.CombinedOutput()
+		cancel()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("step %q: %v", s.Name, err)
+		}
+		run.codes[s.Name] = code
+		t.Logf("job %s, step %q: exit %d\n%s", job, s.Name, code, out)
+		if data, err := os.ReadFile(output); err == nil && s.ID != "" {
+			outputs[s.ID] = map[string]string{}
+			sc := bufio.NewScanner(strings.NewReader(string(data)))
+			for sc.Scan() {
+				if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+					outputs[s.ID][k] = v
+				}
+			}
+		}
+		if code != 0 && run.failed == "" {
+			run.failed, run.code = s.Name, code
+		}
+	}
+	return run
+}
+
+// ghStandIn writes a gh that records each call, with the text of its --body-file, into log.
+func ghStandIn(t *testing.T, bin, log string) {
+	t.Helper()
+	script := `#!/usr/bin/env bash
+body=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+	[[ ${args[i]} == --body-file ]] && body=$(cat "${args[i+1]}")
+done
+python3 -c 'import json, sys; print(json.dumps({"args": sys.argv[2:], "body": sys.argv[1]}))' "$body" "$@" >> "` + log + `"
+`
+	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ghCalls(t *testing.T, log string) []ghCall {
+	t.Helper()
+	data, _ := os.ReadFile(log)
+	var calls []ghCall
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var c ghCall
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("gh log: %v: %s", err, line)
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	data, err := os.ReadFile(filepath.Join(root, "examples", "ci", "github-actions.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflow
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	// The repository: the manifests under clusters/, as the workflow's MANIFESTS says.
+	repo := filepath.Join(e.dir, "repo")
+	clusters := filepath.Join(repo, wf.Env["MANIFESTS"])
+	if err := os.MkdirAll(clusters, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cluster := filepath.Join(clusters, "platform.yaml")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cluster, withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	bin := filepath.Join(e.dir, "ci-bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ghLog := filepath.Join(e.dir, "gh.log")
+	ghStandIn(t, bin, ghLog)
+	var vars []string
+	secrets := map[string]string{}
+	for _, kv := range e.vars {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH":
+			vars = append(vars, "PATH="+bin+string(os.PathListSeparator)+binaries(t)+string(os.PathListSeparator)+v)
+		case "PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "DIGITALOCEAN_TOKEN", "CIVO_TOKEN":
+			secrets[k] = v // the workflow takes them from the repository's secrets
+		default:
+			vars = append(vars, kv)
+		}
+	}
+
+	// A pull request adding the cluster: validated, previewed, the report posted, the check green.
+	review := runJob(t, wf, "review", "pull_request", repo, vars, secrets)
+	if review.failed != "" {
+		t.Fatalf("review of a new cluster failed at %q (exit %d)", review.failed, review.code)
+	}
+	calls := ghCalls(t, ghLog)
+	if len(calls) != 1 || strings.Join(calls[0].Args[:3], " ") != "pr comment 7" ||
+		!strings.Contains(calls[0].Body, "### clusterplane preview") || !strings.Contains(calls[0].Body, "**create**") {
+		t.Fatalf("gh calls %+v, want one comment on pull request 7 with the preview", calls)
+	}
+
+	// Merged: deployed, the JSON report kept.
+	apply := runJob(t, wf, "apply", "push", repo, vars, secrets)
+	if apply.failed != "" {
+		t.Fatalf("apply failed at %q (exit %d)", apply.failed, apply.code)
+	}
+	var up struct {
+		Summary map[string]int `json:"summary"`
+	}
+	if data, err := os.ReadFile(filepath.Join(repo, "up.json")); err != nil || json.Unmarshal(data, &up) != nil || up.Summary["done"] != 1 {
+		t.Fatalf("up.json: %v %s", err, data)
+	}
+	if _, ok := e.do.ClusterNamed("dev-fra1"); !ok {
+		t.Fatal("the apply job deployed no cluster")
+	}
+
+	// The nightly drift check: quiet while the cloud is as deployed, an issue once it is edited.
+	if quiet := runJob(t, wf, "drift", "schedule", repo, vars, secrets); quiet.failed != "" || len(ghCalls(t, ghLog)) != 1 {
+		t.Fatalf("drift without drift failed at %q or opened an issue", quiet.failed)
+	}
+	e.do.EditCluster(e.doCluster("dev-fra1").ID, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
+	drift := runJob(t, wf, "drift", "schedule", repo, vars, secrets)
+	calls = ghCalls(t, ghLog)
+	if drift.failed != "Fail on drift or an error" || drift.code != 3 {
+		t.Errorf("drift after a console edit: failed at %q with %d, want the last step with 3", drift.failed, drift.code)
+	}
+	if len(calls) != 2 || strings.Join(calls[1].Args[:2], " ") != "issue create" || !strings.Contains(calls[1].Body, "drift `spec.tags`") {
+		t.Errorf("gh calls %+v, want an issue naming spec.tags", calls)
+	}
+
+	// A pull request that would replace the cluster: the comment names the field and why, the
+	// check fails with exit 3.
+	moved := strings.Replace(withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"), "region: fra1", "region: ams3", 1)
+	write(cluster, moved)
+	replacing := runJob(t, wf, "review", "pull_request", repo, vars, secrets)
+	calls = ghCalls(t, ghLog)
+	if replacing.failed != "Fail on a replacement, a refused change or a failed preview" || replacing.code != 3 {
+		t.Errorf("review of a replacement failed at %q with %d, want the last step with 3", replacing.failed, replacing.code)
+	}
+	if last := calls[len(calls)-1]; !strings.Contains(last.Body, "**replace**") || !strings.Contains(last.Body, "`spec.region` (replace)") {
+		t.Errorf("the comment on a replacement does not name spec.region:\n%s", last.Body)
+	}
+	for _, c := range calls {
+		for _, secret := range []string{doToken, civoToken} {
+			if strings.Contains(c.Body, secret) {
+				t.Error("a comment holds a token")
+			}
+		}
+	}
+}
