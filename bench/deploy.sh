@@ -5,7 +5,8 @@
 #   - an unchanged stack: `clusterplane preview` (the module inline, through the Automation API)
 #     against `pulumi preview` in a program folder (the Go language host builds the program first),
 #     and the DigitalOcean plugin's own share of each: its CPU time and peak memory;
-#   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4.
+#   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4;
+#   - the same fleet's status and preview on a PostgreSQL backend against the file backend.
 # `make bench` runs it after bench/build.sh; the README quotes its figures. Without the engine or
 # the plugin it says so and stops.
 set -euo pipefail
@@ -105,4 +106,45 @@ for command in preview status drift; do
 	measure "clusterplane $command of 20, --parallel 4" clusterplane "$command" "$work/fleet" --parallel 4
 	parallel=$(cat "$work/last")
 	awk -v s="$serial" -v p="$parallel" -v c="$command" 'BEGIN { printf "%-48s %6.2f\n", c " parallel / serial", p / s }'
+done
+
+# The same fleet on a PostgreSQL backend against the file backend: a throwaway server (Debian's
+# postgresql; initdb in the work folder, loopback only), skipped when it is not installed.
+pgbin=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V | tail -1 || true)
+if [[ -z $pgbin ]]; then
+	echo "--- PostgreSQL backend skipped: Debian's postgresql is not installed"
+	exit 0
+fi
+as=()
+if [[ $(id -u) == 0 ]]; then
+	as=(runuser -u postgres --)
+fi
+pgdir=$(mktemp -d)
+chmod 755 "$pgdir"
+[[ ${#as[@]} == 0 ]] || chown postgres "$pgdir"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${as[@]}" "$pgbin/initdb" -D "$pgdir/data" -A trust -U bench --no-sync >/dev/null
+"${as[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w -o "-c listen_addresses=127.0.0.1 -p $port -k $pgdir" start >/dev/null
+stop_pg() {
+	"${as[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$pgdir"
+	cleanup
+}
+trap stop_pg EXIT
+"${as[@]}" "$pgbin/createdb" -h 127.0.0.1 -p "$port" -U bench fleet
+file_backend=$PULUMI_BACKEND_URL
+export PULUMI_BACKEND_URL="postgres://bench@127.0.0.1:$port/fleet?sslmode=disable"
+# Its own 20 clusters: the cloud refuses a second cluster of a name.
+mkdir -p "$work/pgfleet"
+for i in $(seq -w 1 20); do
+	sed "s/name: dev-fra1/name: pg-$i/; s/clusterName: dev-fra1/clusterName: pg-$i/" "$manifest" >"$work/pgfleet/c$i.yaml"
+done
+clusterplane up "$work/pgfleet" --yes --parallel 4 >/dev/null
+echo "--- the fleet of 20 on PostgreSQL against the file backend, --parallel 4, median of $runs"
+for command in status preview; do
+	PULUMI_BACKEND_URL=$file_backend measure "clusterplane $command of 20, file backend" clusterplane "$command" "$work/fleet" --parallel 4
+	file=$(cat "$work/last")
+	measure "clusterplane $command of 20, PostgreSQL" clusterplane "$command" "$work/pgfleet" --parallel 4
+	pg=$(cat "$work/last")
+	awk -v f="$file" -v p="$pg" -v c="$command" 'BEGIN { printf "%-48s %6.2f\n", c " PostgreSQL / file", p / f }'
 done

@@ -14,6 +14,7 @@ package deploy
 import (
 	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -65,10 +66,7 @@ func (t Target) Program() pulumi.RunFunc {
 		if err := t.Resources(ctx, t.Input); err != nil {
 			return err
 		}
-		ctx.Export(GenerationOutput, pulumi.String(Generation(t.Input)))
-		if manifest, err := manifestJSON(t.Input); err == nil {
-			ctx.Export(ManifestOutput, pulumi.String(manifest))
-		}
+		stackrecord.Export(ctx, t.Input)
 		return nil
 	}
 }

@@ -1,45 +1,27 @@
 package deploy
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// The stack outputs every target's program exports besides its kind's.
+// The stack outputs every stack records besides its kind's (package stackrecord).
 const (
 	// GenerationOutput records the generation of the manifest the last up deployed; Status
 	// compares it with the manifest's generation now.
-	GenerationOutput = "clusterplane_generation"
-	// ManifestOutput records the manifest the last up deployed (the target, never the provider
-	// config, which holds the token): Up and Preview diff it against the new one and refuse what
-	// the providers cannot carry out, before the engine runs.
-	ManifestOutput = "clusterplane_manifest"
+	GenerationOutput = stackrecord.GenerationOutput
+	// ManifestOutput records the manifest the last up deployed: Up and Preview diff it against the
+	// new one and refuse what the providers cannot carry out, before the engine runs.
+	ManifestOutput = stackrecord.ManifestOutput
 )
 
-// Generation identifies a manifest's content: the first 12 hex digits of the SHA-256 of its
-// target (the manifest, without provider credentials) in deterministic protobuf form.
-func Generation(input proto.Message) string {
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(input))
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:6])
-}
-
-// manifestJSON is the stack input's target as JSON, for ManifestOutput.
-func manifestJSON(input proto.Message) (string, error) {
-	data, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(stackinput.Target(input))
-	return string(data), err
-}
+// Generation identifies a manifest's content (stackrecord.Generation).
+func Generation(input proto.Message) string { return stackrecord.Generation(input) }
 
 // deployedInput is the stack input the stack last deployed: the recorded manifest with input's
 // provider config, so that only the manifest's own changes count. Nil when the stack recorded

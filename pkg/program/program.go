@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -39,7 +40,13 @@ func (p Program[T]) Stack(ctx *pulumi.Context) error {
 	if err := stackinput.Load(ctx, input); err != nil {
 		return err
 	}
-	return p.Resources(ctx, input)
+	if err := p.Resources(ctx, input); err != nil {
+		return err
+	}
+	// What clusterplane reads back, so that a stack deployed this way (pulumi up in the program's
+	// folder, the Pulumi Kubernetes Operator) reads the same in clusterplane status.
+	stackrecord.Export(ctx, input)
+	return nil
 }
 
 // Exit codes of the offline commands. A crash is never 1 or 2: Go's runtime exits 2 on a panic,

@@ -392,7 +392,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 		field  string
 		ruleID string
 	}{
-		{name: "a pool without nodes", field: "target.spec.node_count", ruleID: "int32.gte",
+		{name: "a pool without nodes", field: "target.spec.node_count", ruleID: "int32.gte_lte",
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
 		{name: "no cluster", field: "target.spec.cluster", ruleID: "required",
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
