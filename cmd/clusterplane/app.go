@@ -69,6 +69,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), a.explainCommand(),
 		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
 	root.AddCommand(a.deployCommands()...)
+	root.AddCommand(a.exportCommand())
 	return root
 }
 

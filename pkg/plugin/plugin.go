@@ -27,9 +27,17 @@ func ComponentType(kind string) string {
 	return Package + ":" + strings.ToLower(cloud) + ":" + rest
 }
 
-// Version is the module version the binary was built from (go install ...@v0.3.0), or 0.0.0 for a
-// build from a checkout.
+// version is set when a release is built: go build -ldflags "-X
+// github.com/clusterplane/clusterplane/pkg/plugin.version=v0.1.0" (make release).
+var version string
+
+// Version is clusterplane's version, without the v: the one a release was built with, else the
+// module version the binary was built from (go install ...@v0.3.0), else 0.0.0 for a build from
+// a checkout. clusterplane version, the plugin, its package schema and the SDKs all say it.
 func Version() string {
+	if v := strings.TrimPrefix(version, "v"); v != "" {
+		return v
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v := info.Main.Version; len(v) > 1 && v[0] == 'v' && v != "(devel)" {
 			return v[1:]

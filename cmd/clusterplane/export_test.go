@@ -1,0 +1,205 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/internal/kubeschema"
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"sigs.k8s.io/yaml"
+)
+
+// pkoSchemas are the Pulumi Kubernetes Operator's CRDs, or a skip saying why not.
+func pkoSchemas(t *testing.T) kubeschema.Set {
+	t.Helper()
+	dir, ok := kubeschema.PKODir()
+	if !ok {
+		t.Skip("../shared/pko is absent (a user's clone has none): the export is not checked against the operator's CRDs")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("want the operator's 4 CRDs in %s, found %v (%v)", dir, files, err)
+	}
+	set, err := kubeschema.Load(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// objects are the YAML documents of an export, as maps.
+func objects(t *testing.T, stream string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, doc := range strings.Split(stream, "\n---\n") {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatalf("%v:\n%s", err, doc)
+		}
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func TestExportPKOOfTheExamplesPassesTheOperatorsOwnSchemasAndIsTheSameEveryRun(t *testing.T) {
+	schemas := pkoSchemas(t)
+	dir := t.TempDir()
+	r := run(t, "", "export", "pko", examples, "--drift-check", "-d", dir)
+	if r.code != program.ExitOK {
+		t.Fatalf("export pko examples/ = %d: %s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if len(files) < 10 {
+		t.Fatalf("%d files exported, want one per example manifest", len(files))
+	}
+	kinds := map[string]int{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objects(t, string(data)) {
+			kinds[o["kind"].(string)]++
+			for _, err := range schemas.Validate(o) {
+				t.Errorf("%s, %s: %v", filepath.Base(file), o["kind"], err)
+			}
+		}
+	}
+	if kinds["Stack"] != len(files) || kinds["Update"] != len(files) {
+		t.Errorf("kinds %v, want a Stack and an Update per file", kinds)
+	}
+	again := run(t, "", "export", "pko", examples, "--drift-check")
+	once := run(t, "", "export", "pko", examples, "--drift-check")
+	if again.stdout != once.stdout || again.code != 0 {
+		t.Error("two exports of the same manifests differ")
+	}
+}
+
+func TestTheSchemaCheckFailsOnAnUnknownFieldAndAFortyThreeCharacterName(t *testing.T) {
+	schemas := pkoSchemas(t)
+	r := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml"))
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	stack := objects(t, r.stdout)[0]
+	if errs := schemas.Validate(stack); len(errs) != 0 {
+		t.Fatalf("the export does not validate: %v", errs)
+	}
+	tests := []struct {
+		name   string
+		mutate func(o map[string]any)
+		says   string
+	}{
+		{"an unknown field in the spec", func(o map[string]any) { o["spec"].(map[string]any)["stackName"] = "x" }, "spec.stackName: unknown field"},
+		{"an unknown field in the workspace template", func(o map[string]any) {
+			o["spec"].(map[string]any)["workspaceTemplate"].(map[string]any)["spec"].(map[string]any)["programDir"] = "/x"
+		}, "spec.workspaceTemplate.spec.programDir: unknown field"},
+		{"a 43-character name", func(o map[string]any) { o["metadata"].(map[string]any)["name"] = strings.Repeat("a", 43) }, "no more than 42 characters"},
+		{"a boolean as a string", func(o map[string]any) { o["spec"].(map[string]any)["destroyOnFinalize"] = "false" }, "must be of type boolean"},
+		{"an env ref without its type", func(o map[string]any) {
+			delete(o["spec"].(map[string]any)["envRefs"].(map[string]any)["PULUMI_BACKEND_URL"].(map[string]any), "type")
+		}, "envRefs.PULUMI_BACKEND_URL.type: required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" fails", func(t *testing.T) {
+			o := objects(t, r.stdout)[0]
+			tt.mutate(o)
+			errs := schemas.Validate(o)
+			found := false
+			for _, err := range errs {
+				if strings.Contains(err.Error(), tt.says) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("errors %v, want one saying %q", errs, tt.says)
+			}
+		})
+	}
+}
+
+func TestExportPKONeverHoldsATokenAPassphraseOrAKubeconfig(t *testing.T) {
+	const token, passphrase = "dop_v1_export-test-token", "export-test-passphrase"
+	t.Setenv("PULUMI_CONFIG_PASSPHRASE", passphrase)
+	r := runWithEnv(t, map[string]string{"DIGITALOCEAN_TOKEN": token, "CIVO_TOKEN": token}, "export", "pko", examples, "--drift-check")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for _, secret := range []string{token, passphrase, "client-key-data", "apiVersion: v1\nclusters", "apiToken"} {
+		if strings.Contains(r.stdout, secret) {
+			t.Errorf("the export holds %q", secret)
+		}
+	}
+	for _, ref := range []string{"PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE", "DIGITALOCEAN_TOKEN", "CIVO_TOKEN"} {
+		if !strings.Contains(r.stdout, ref+":\n      secret:") {
+			t.Errorf("the export does not take %s from the Secret", ref)
+		}
+	}
+	// A stack input with a token is refused naming the field, and the token is not printed.
+	withToken := strings.Replace(readExample(t, "digitaloceankubernetescluster/minimal.stack-input.yaml"), "providerConfig: {}",
+		"providerConfig:\n  apiToken: "+token, 1)
+	file := filepath.Join(writeFiles(t, map[string]string{"in.yaml": withToken}), "in.yaml")
+	r = run(t, "", "export", "pko", file)
+	if r.code != program.ExitInvalid || !strings.Contains(r.stderr, "providerConfig.apiToken is set: an export never holds a token") ||
+		strings.Contains(r.stdout+r.stderr, token) {
+		t.Errorf("export of a stack input with a token = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestAPoolsStackWaitsForItsClustersAndAProtectedClusterIsNeverDestroyedOnFinalize(t *testing.T) {
+	r := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster"), filepath.Join(examples, "digitaloceankubernetesnodepool"))
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	stacks := map[string]map[string]any{}
+	for _, o := range objects(t, r.stdout) {
+		stacks[o["metadata"].(map[string]any)["name"].(string)] = o["spec"].(map[string]any)
+	}
+	pool := stacks["do-pool-platform-ams3-batch-prod"]
+	if pool == nil || pool["prerequisites"] == nil || pool["prerequisites"].([]any)[0].(map[string]any)["name"] != "do-cluster-platform-ams3-prod" {
+		t.Errorf("the pool referencing platform-ams3-prod: %v", pool)
+	}
+	if stacks["do-cluster-platform-ams3-prod"]["destroyOnFinalize"] != false || stacks["do-pool-dev-fra1-workers"]["destroyOnFinalize"] != true {
+		t.Error("a protected cluster's Stack destroys on finalize, or a pool's does not")
+	}
+	if got := stacks["do-cluster-dev-fra1"]["stack"]; got != "organization/digitaloceankubernetescluster/dev-fra1" {
+		t.Errorf("stack %v, want the stack clusterplane up deploys", got)
+	}
+}
+
+func TestStackNamesAreAtMostFortyTwoCharactersAndNeverShared(t *testing.T) {
+	long := strings.Replace(readExample(t, "digitaloceankubernetescluster/minimal.yaml"), "name: dev-fra1",
+		"name: a-very-long-cluster-name-for-the-fra1-region\n  env: production", 1)
+	longer := strings.Replace(long, "name: a-very-long-cluster-name-for-the-fra1-region", "name: a-very-long-cluster-name-for-the-fra1-regions", 1)
+	dir := writeFiles(t, map[string]string{"a.yaml": long, "b.yaml": longer})
+	r := run(t, "", "export", "pko", dir)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	names := map[string]bool{}
+	for _, o := range objects(t, r.stdout) {
+		name := o["metadata"].(map[string]any)["name"].(string)
+		if len(name) > 42 || names[name] {
+			t.Errorf("Stack name %q: longer than 42 or shared", name)
+		}
+		names[name] = true
+	}
+	if len(names) != 2 {
+		t.Errorf("names %v, want two", names)
+	}
+}
+
+// runWithEnv runs clusterplane with the variables in env set (run clears the credentials).
+func runWithEnv(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	code := newApp(programs, strings.NewReader(""), &stdout, &stderr).run(args)
+	return result{code, stdout.String(), stderr.String()}
+}
