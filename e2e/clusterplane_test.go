@@ -145,9 +145,10 @@ type statusJSON struct {
 	Outputs map[string]any `json:"outputs"`
 }
 
+// status is the stack's status with drift checked too (status --drift -o json).
 func (e *env) status(file string) statusJSON {
 	e.t.Helper()
-	r, code := e.clusterplane("status", file, "-o", "json")
+	r, code := e.clusterplane("status", file, "--drift", "-o", "json")
 	var report struct {
 		Stacks []struct {
 			Status statusJSON `json:"status"`

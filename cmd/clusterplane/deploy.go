@@ -334,15 +334,18 @@ func (a *app) statusCommand() *cobra.Command {
 		Use:   "status FILE|DIR...",
 		Short: "Show each manifest's stack: its last update, whether it is ready and in sync, its outputs",
 		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
-manifest, and the stacks it references are there) and Drifted (as drift finds it), the manifest's
-generation against the one the last up deployed, the last update, and the non-secret outputs.`,
+manifest, and the stacks it references are there) and Drifted, the manifest's generation against
+the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.`,
 	}
 	o.flags(cmd)
+	drift := cmd.Flags().Bool("drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		return a.runDeploy(o, runOp{name: "status", render: renderStatus,
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-				return d.Status(ctx, t, func(key string) (bool, error) { return referenced(ctx, d.Backend, key) })
+				return d.Status(ctx, t, deploy.StatusOptions{Drift: *drift,
+					Exists: func(key string) (bool, error) { return referenced(ctx, d.Backend, key) }})
 			}})
 	}
 	return cmd

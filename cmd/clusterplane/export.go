@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pko"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )

@@ -154,7 +154,7 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 			t.Errorf("the advice lacks %q: %s", want, advice)
 		}
 	}
-	st := d.Status(ctx, c, nil)
+	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 	if ready := st.Report.Condition("Ready"); ready.Reason != "PendingCreates" || ready.Message != advice {
 		t.Errorf("status Ready = %+v, want PendingCreates with the advice", ready)
 	}
@@ -174,7 +174,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 	d, _ := deployer()
 	c := namedCluster(t, "platform", "prod", "")
 	p := pool(t, "workers", "platform-prod")
-	if got := d.Status(ctx, c, nil).Report.Condition("Ready"); got.Reason != "NotDeployed" {
+	if got := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report.Condition("Ready"); got.Reason != "NotDeployed" {
 		t.Errorf("a stack never deployed: Ready %+v", got)
 	}
 	for _, tg := range []deploy.Target{c, p} {
@@ -182,7 +182,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 			t.Fatalf("up %s: %s %v", tg.Stack, o.Status, o.Err)
 		}
 	}
-	st := d.Status(ctx, c, nil).Report
+	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report
 	if ready, drifted := st.Condition("Ready"), st.Condition("Drifted"); ready.Status != "True" || drifted.Reason != "InSync" ||
 		st.Generation != st.ObservedGeneration || st.Outputs["cluster_id"] == nil || st.Outputs["kubeconfig"] != nil {
 		t.Errorf("status after up: %+v", st)
@@ -190,12 +190,12 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 	changed := namedCluster(t, "platform", "prod", "")
 	changed = target(t, "platform.yaml", strings.Replace(strings.Replace(mustText(t, changed), "nodeCount: 2", "nodeCount: 5", 1),
 		"clusterName: platform", "clusterName: renamed", 1))
-	if ready := d.Status(ctx, changed, nil).Report.Condition("Ready"); ready.Reason != "ManifestChanged" ||
+	if ready := d.Status(ctx, changed, deploy.StatusOptions{}).Report.Condition("Ready"); ready.Reason != "ManifestChanged" ||
 		!strings.Contains(ready.Message, "spec.clusterName, spec.defaultNodePool.nodeCount") {
 		t.Errorf("status of a changed manifest: Ready %+v, want ManifestChanged naming both fields", ready)
 	}
 	gone := func(string) (bool, error) { return false, nil }
-	if ready := d.Status(ctx, p, gone).Report.Condition("Ready"); ready.Reason != "ReferenceMissing" ||
+	if ready := d.Status(ctx, p, deploy.StatusOptions{Exists: gone}).Report.Condition("Ready"); ready.Reason != "ReferenceMissing" ||
 		!strings.Contains(ready.Message, "digitaloceankubernetescluster/platform-prod") {
 		t.Errorf("status of a pool whose cluster stack is gone: Ready %+v", ready)
 	}
@@ -282,5 +282,21 @@ func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *t
 	}
 	if b.Has(c.Key()) {
 		t.Error("a failed preview left an empty stack")
+	}
+}
+
+func TestStatusReadsTheCloudOnlyWhenAskedToCheckDrift(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	previews := calls(b, "preview")
+	if got := d.Status(ctx, c, deploy.StatusOptions{}).Report.Condition("Drifted"); got.Reason != "NotChecked" || calls(b, "preview") != previews {
+		t.Errorf("status without Drift: Drifted %+v after %d previews, want NotChecked and none", got, calls(b, "preview")-previews)
+	}
+	if got := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report.Condition("Drifted"); got.Reason != "InSync" || calls(b, "preview") != previews+1 {
+		t.Errorf("status with Drift: Drifted %+v, want InSync from one preview", got)
 	}
 }

@@ -74,7 +74,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 			return []deploy.Outcome{d.Drift(ctx, c)}
 		}},
 		{"status", func() []deploy.Outcome {
-			return []deploy.Outcome{d.Status(ctx, c, nil), d.Status(ctx, pool(t, "w", "x-y"), nil)}
+			return []deploy.Outcome{d.Status(ctx, c, deploy.StatusOptions{Drift: true}), d.Status(ctx, pool(t, "w", "x-y"), deploy.StatusOptions{})}
 		}},
 		{"adopt", func() []deploy.Outcome {
 			b.Live("cluster-9", map[string]any{"name": "other", "region": "fra1", "version": "1.31.1-do.5",

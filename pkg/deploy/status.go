@@ -55,10 +55,21 @@ func (s *StackStatus) Condition(typ string) Condition {
 	return Condition{Type: typ, Status: "Unknown"}
 }
 
+// StatusOptions steer Status.
+type StatusOptions struct {
+	// Exists tells whether a referenced stack holds what it deployed (nil: not asked).
+	Exists func(key string) (bool, error)
+	// Drift reads the cloud for the Drifted condition, as Drift does. Without it Status reads
+	// only the backend, and Drifted is Unknown (NotChecked): a fleet's status takes seconds, not
+	// a preview of every stack.
+	Drift bool
+}
+
 // Status reports the target's stack: Ready (the last update succeeded and deployed this
-// manifest, and the stacks it references exist) and Drifted (as Drift finds it), its generations
-// and its non-secret outputs. exists tells whether a referenced stack exists (nil: not asked).
-func (d *Deployer) Status(ctx context.Context, t Target, exists func(key string) (bool, error)) (out Outcome) {
+// manifest, and the stacks it references exist) and Drifted (as Drift finds it, when asked), its
+// generations and its non-secret outputs.
+func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (out Outcome) {
+	exists := opts.Exists
 	defer stamp(&out, t, time.Now())
 	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
@@ -109,8 +120,11 @@ func (d *Deployer) Status(ctx context.Context, t Target, exists func(key string)
 	if creates := st.pendingCreates(); len(creates) > 0 {
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
 			Message: (&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)}).Advice(t.File)}
-	} else {
+	} else if opts.Drift {
 		drifted = driftedOf(ctx, s)
+	} else {
+		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}
 	}
 	report.Conditions = []Condition{ready, drifted}
 	return o
