@@ -20,7 +20,7 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
-.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine e2e
+.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine e2e release
 
 help:
 	@echo "make test             go vet and all tests"
@@ -33,6 +33,8 @@ help:
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin, and the real"
 	@echo "                      DigitalOcean 4.57.0 and Civo 2.4.8 provider plugins in .engine/plugins (tools/engine)"
+	@echo "make release VERSION=v0.1.0  the release in dist/: binaries and plugins for 6 platforms, SDK packages, Go module, SHA256SUMS"
+	@echo "                      (DOWNLOAD_URL=https://... where the engine downloads the plugin; PLATFORMS=linux/amd64,... fewer)"
 	@echo "make e2e              build the engine, then deploy the programs on it with the real providers against loopback clouds (e2e/)"
 
 tools:
@@ -119,3 +121,8 @@ engine:
 # temporary Pulumi home and file backend.
 e2e: engine
 	go test -tags e2e -count=1 -parallel 8 -timeout 60m ./e2e/...
+
+# A release in dist/ (internal/cmd/release): the same VERSION built twice gives the same files.
+release:
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=v0.1.0 [DOWNLOAD_URL=https://...] [PLATFORMS=linux/amd64,...]"; exit 2; }
+	go run ./internal/cmd/release -version $(VERSION) -out dist $(if $(DOWNLOAD_URL),-download-url $(DOWNLOAD_URL)) $(if $(PLATFORMS),-platforms $(PLATFORMS))

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -294,6 +296,39 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 			if strings.Contains(c.Body, secret) {
 				t.Error("a comment holds a token")
 			}
+		}
+	}
+}
+
+func TestTheReleaseWorkflowBuildsChecksAndPublishesTheRelease(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(root, "examples", "ci", "release.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflow
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	ghLog := filepath.Join(bin, "gh.log")
+	ghStandIn(t, bin, ghLog)
+	// The tag's release, for this machine's platform only: six cross-builds take a CI runner's time.
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	vars := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GITHUB_REF_NAME="+releaseVersion, "PLATFORMS="+platform)
+	job := runJob(t, wf, "release", "push", root, vars, nil)
+	if job.failed != "" {
+		t.Fatalf("the release job failed at %q (exit %d)", job.failed, job.code)
+	}
+	calls := ghCalls(t, ghLog)
+	if len(calls) != 1 || strings.Join(calls[0].Args[:3], " ") != "release create "+releaseVersion {
+		t.Fatalf("gh calls %+v, want the tag's release created", calls)
+	}
+	plugin := "dist/pulumi-resource-clusterplane-" + releaseVersion + "-" + strings.ReplaceAll(platform, "/", "-") + ".tar.gz"
+	for _, asset := range []string{plugin, "dist/SHA256SUMS", "dist/schema.json", "dist/clusterplane-clusterplane-0.0.1-test.tgz"} {
+		if !slices.Contains(calls[0].Args, asset) {
+			t.Errorf("the release does not publish %s: %v", asset, calls[0].Args)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -146,7 +147,8 @@ func versionCommand() *cobra.Command {
 				return errors.New("no build information in this binary")
 			}
 			out := cmd.OutOrStdout()
-			version := info.Main.Version
+			// The release's version, as the plugin, its schema and the SDKs say it.
+			version := plugin.Version()
 			for _, s := range info.Settings {
 				if s.Key == "vcs.revision" {
 					version += " " + s.Value

@@ -27,6 +27,23 @@ func ComponentType(kind string) string {
 	return Package + ":" + strings.ToLower(cloud) + ":" + rest
 }
 
+// DefaultDownloadURL is where releases are published: the GitHub releases of the repository,
+// each holding the plugin as pulumi-resource-clusterplane-v<version>-<os>-<arch>.tar.gz.
+const DefaultDownloadURL = "github://api.github.com/clusterplane/clusterplane"
+
+// downloadURL overrides DefaultDownloadURL when a release is built for another server (make release
+// DOWNLOAD_URL=https://...): -X github.com/clusterplane/clusterplane/pkg/plugin.downloadURL=...
+var downloadURL string
+
+// DownloadURL is where the engine downloads the plugin from when it is not installed: the package
+// schema's pluginDownloadURL, and so every SDK's.
+func DownloadURL() string {
+	if downloadURL != "" {
+		return downloadURL
+	}
+	return DefaultDownloadURL
+}
+
 // version is set when a release is built: go build -ldflags "-X
 // github.com/clusterplane/clusterplane/pkg/plugin.version=v0.1.0" (make release).
 var version string

@@ -57,18 +57,22 @@ const (
 
 // Package is a Pulumi package schema, with the parts this package writes.
 type Package struct {
-	Name        string               `json:"name"`
-	DisplayName string               `json:"displayName"`
-	Description string               `json:"description"`
-	Keywords    []string             `json:"keywords"`
-	License     string               `json:"license"`
-	Repository  string               `json:"repository"`
-	Publisher   string               `json:"publisher"`
-	Language    map[string]any       `json:"language"`
-	Config      *Config              `json:"config,omitempty"`
-	Provider    *Resource            `json:"provider,omitempty"`
-	Resources   map[string]*Resource `json:"resources"`
-	Types       map[string]*Type     `json:"types"`
+	Name string `json:"name"`
+	// Version is a release's (pkg/plugin), none for a build from a checkout; PluginDownloadURL is
+	// where the engine downloads the plugin from.
+	Version           string               `json:"version,omitempty"`
+	PluginDownloadURL string               `json:"pluginDownloadURL,omitempty"`
+	DisplayName       string               `json:"displayName"`
+	Description       string               `json:"description"`
+	Keywords          []string             `json:"keywords"`
+	License           string               `json:"license"`
+	Repository        string               `json:"repository"`
+	Publisher         string               `json:"publisher"`
+	Language          map[string]any       `json:"language"`
+	Config            *Config              `json:"config,omitempty"`
+	Provider          *Resource            `json:"provider,omitempty"`
+	Resources         map[string]*Resource `json:"resources"`
+	Types             map[string]*Type     `json:"types"`
 }
 
 // Config is the provider's configuration: the settings of its custom resources.
@@ -131,18 +135,25 @@ func Generate(components []Component) ([]byte, error) {
 			"go": map[string]any{
 				"importBasePath":                 "github.com/clusterplane/clusterplane/sdk/go/clusterplane",
 				"generateResourceContainerTypes": true,
+				"respectSchemaVersion":           true,
 			},
 			"nodejs": map[string]any{
-				"packageName":  "@clusterplane/clusterplane",
-				"dependencies": map[string]string{"@pulumi/pulumi": "^3.0.0"},
+				"packageName":          "@clusterplane/clusterplane",
+				"dependencies":         map[string]string{"@pulumi/pulumi": "^3.0.0"},
+				"respectSchemaVersion": true,
 			},
 			"python": map[string]any{
-				"packageName": "pulumi_clusterplane",
-				"requires":    map[string]string{"pulumi": ">=3.0.0,<4.0.0"},
+				"packageName":          "pulumi_clusterplane",
+				"requires":             map[string]string{"pulumi": ">=3.0.0,<4.0.0"},
+				"respectSchemaVersion": true,
 			},
 		},
-		Resources: map[string]*Resource{},
-		Types:     g.types,
+		Resources:         map[string]*Resource{},
+		Types:             g.types,
+		PluginDownloadURL: plugin.DownloadURL(),
+	}
+	if v := plugin.Version(); v != "0.0.0" {
+		pkg.Version = v
 	}
 	for _, c := range components {
 		r, err := g.component(c)
@@ -453,4 +464,28 @@ func (g *generator) civoNodePool(pkg *Package) error {
 		Properties:      settings,
 	}
 	return nil
+}
+
+// Stamp sets a schema's version and pluginDownloadURL to this build's (pkg/plugin), so that the
+// plugin a release built serves the release's schema; a build from a checkout leaves it as it is.
+func Stamp(schema []byte) ([]byte, error) {
+	v, url := plugin.Version(), plugin.DownloadURL()
+	if v == "0.0.0" && url == plugin.DefaultDownloadURL {
+		return schema, nil // the schema make protos wrote says the same
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(schema, &fields); err != nil {
+		return nil, err
+	}
+	for key, value := range map[string]string{"version": v, "pluginDownloadURL": url} {
+		if value == "" || value == "0.0.0" {
+			continue
+		}
+		data, err := json.Marshal(value)
+		if err != nil {
+			return nil, err
+		}
+		fields[key] = data
+	}
+	return json.Marshal(fields)
 }
