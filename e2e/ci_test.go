@@ -30,7 +30,7 @@ import (
 type workflow struct {
 	Env  map[string]string `json:"env"`
 	Jobs map[string]struct {
-		If    string `json:"if"`
+		If    string         `json:"if"`
 		Steps []workflowStep `json:"steps"`
 	} `json:"jobs"`
 }

@@ -394,4 +394,3 @@ func writeZip(path string, files map[string][]byte) error {
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
-
