@@ -70,7 +70,8 @@ measure() {
 	printf "%-48s %6.2f s  %5d MB" "$label" "$t" $((m / 1024))
 	if [[ -s $work/plugin.times ]]; then
 		# Per run: the plugin processes' CPU seconds summed, and the largest one's memory.
-		awk -v runs="$runs" '{ cpu += $2 + $3; if ($4 > mem) mem = $4 } END {
+		# GNU time writes "Command terminated by signal 9" before a killed run's figures: skip it.
+		awk -v runs="$runs" '$1 ~ /^[0-9.]+$/ { cpu += $2 + $3; if ($4 + 0 > mem) mem = $4 + 0 } END {
 			printf "   plugin: %.2f s CPU a run, %d MB\n", cpu / runs, mem / 1024 }' "$work/plugin.times"
 	else
 		echo
@@ -139,7 +140,7 @@ mkdir -p "$work/pgfleet"
 for i in $(seq -w 1 20); do
 	sed "s/name: dev-fra1/name: pg-$i/; s/clusterName: dev-fra1/clusterName: pg-$i/" "$manifest" >"$work/pgfleet/c$i.yaml"
 done
-clusterplane up "$work/pgfleet" --yes --parallel 4 >/dev/null
+clusterplane up "$work/pgfleet" --yes --parallel 4 >/dev/null 2>&1
 echo "--- the fleet of 20 on PostgreSQL against the file backend, --parallel 4, median of $runs"
 for command in status preview; do
 	PULUMI_BACKEND_URL=$file_backend measure "clusterplane $command of 20, file backend" clusterplane "$command" "$work/fleet" --parallel 4

@@ -63,7 +63,12 @@ func init() {
 					"create a new cluster from a new manifest instead"},
 			{Path: "spec.kubernetesVersion", Resource: Cluster, Attribute: civoCluster + "kubernetes_version", Effect: Update,
 				Reason: "Civo upgrades the cluster in place to the new version", When: civoVersion},
-			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Refusal: FailsAtPreview, Reason: civoImmutable},
+			{Path: "spec.clusterType", Resource: Cluster, Attribute: civoCluster + "cluster_type", Effect: Refused, Refusal: FailsAtPreview,
+				// Seen on the pinned plugin (e2e effects walk): the preview fails on the version, whose
+				// format belongs to the old type, before any word about the type itself.
+				Reason: "the Civo provider rejects it at preview, first for the kubernetesVersion, whose format belongs to the old type " +
+					"(1.30.5-k3s1 against talos-v1.5.0); a cluster of another type is a new cluster: create one from a new manifest " +
+					"and move the workloads"},
 			{Path: "spec.cni", Resource: Cluster, Attribute: civoCluster + "cni", Effect: Refused, Refusal: FailsAtPreview, Reason: civoImmutable},
 			{Path: "spec.applications", Resource: Cluster, Attribute: civoCluster + "applications", Effect: Refused, Refusal: FailsAtPreview,
 				Reason: "the Civo provider rejects the change at preview (applications are installed at creation only); install more with the Civo CLI or Helm"},
