@@ -157,11 +157,7 @@ func TestTheExampleProgramsDeployAndDestroy(t *testing.T) {
 // would install it.
 func (e *env) nodeModules(dir string) {
 	e.t.Helper()
-	sdkcheck := filepath.Join(root, "tools", "sdkcheck")
-	packages := filepath.Join(sdkcheck, "node_modules")
-	if _, err := os.Stat(filepath.Join(packages, "@pulumi", "pulumi")); err != nil {
-		run(e.t, sdkcheck, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	}
+	packages := sdkcheckPackages(e.t)
 	sdk := filepath.Join(e.dir, "sdk")
 	run(e.t, root, "cp", "-r", filepath.Join(root, "sdk", "nodejs"), sdk)
 	if err := os.Symlink(packages, filepath.Join(sdk, "node_modules")); err != nil {
@@ -177,22 +173,46 @@ func (e *env) nodeModules(dir string) {
 	if err := os.WriteFile(filepath.Join(sdk, "bin", "package.json"), manifest, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
-	modules := filepath.Join(dir, "node_modules")
-	if err := os.MkdirAll(filepath.Join(modules, "@clusterplane"), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	entries, err := os.ReadDir(packages)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, entry := range entries {
-		if err := os.Symlink(filepath.Join(packages, entry.Name()), filepath.Join(modules, entry.Name())); err != nil {
-			e.t.Fatal(err)
-		}
-	}
+	modules := linkPackages(e.t, dir)
 	if err := os.Symlink(filepath.Join(sdk, "bin"), filepath.Join(modules, "@clusterplane", "clusterplane")); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// sdkcheckPackages is tools/sdkcheck/node_modules, installed with `npm ci` (its lockfile pins
+// @pulumi/pulumi and TypeScript) when missing.
+func sdkcheckPackages(t *testing.T) string {
+	t.Helper()
+	sdkcheck := filepath.Join(root, "tools", "sdkcheck")
+	packages := filepath.Join(sdkcheck, "node_modules")
+	if _, err := os.Stat(filepath.Join(packages, "@pulumi", "pulumi")); err != nil {
+		run(t, sdkcheck, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	}
+	return packages
+}
+
+// linkPackages makes dir/node_modules with every package of tools/sdkcheck linked in and an empty
+// @clusterplane scope for the SDK, and returns it.
+func linkPackages(t *testing.T, dir string) string {
+	t.Helper()
+	packages := sdkcheckPackages(t)
+	modules := filepath.Join(dir, "node_modules")
+	if err := os.MkdirAll(filepath.Join(modules, "@clusterplane"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(packages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range entries {
+		if entry.Name() == "@clusterplane" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(packages, entry.Name()), filepath.Join(modules, entry.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return modules
 }
 
 // run runs a command that must succeed, bounded in time.

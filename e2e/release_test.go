@@ -176,29 +176,11 @@ func TestAReleaseWhosePluginTarballIsRenamedIsNotFoundByTheEngine(t *testing.T) 
 // @clusterplane/clusterplane and the packages of tools/sdkcheck.
 func (e *env) releasedNodeModules(dir, tgz string) {
 	e.t.Helper()
-	sdkcheck := filepath.Join(root, "tools", "sdkcheck")
-	packages := filepath.Join(sdkcheck, "node_modules")
-	if _, err := os.Stat(filepath.Join(packages, "@pulumi", "pulumi")); err != nil {
-		run(e.t, sdkcheck, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	}
-	modules := filepath.Join(dir, "node_modules")
-	sdk := filepath.Join(modules, "@clusterplane", "clusterplane")
+	sdk := filepath.Join(linkPackages(e.t, dir), "@clusterplane", "clusterplane")
 	if err := os.MkdirAll(sdk, 0o755); err != nil {
 		e.t.Fatal(err)
 	}
 	run(e.t, sdk, "tar", "-xzf", tgz, "--strip-components=1")
-	entries, err := os.ReadDir(packages)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, entry := range entries {
-		if entry.Name() == "@clusterplane" {
-			continue
-		}
-		if err := os.Symlink(filepath.Join(packages, entry.Name()), filepath.Join(modules, entry.Name())); err != nil {
-			e.t.Fatal(err)
-		}
-	}
 }
 
 // sameVersionEverywhere checks that clusterplane version, the plugin's schema, the release's

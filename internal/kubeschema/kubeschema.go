@@ -9,12 +9,12 @@ package kubeschema
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/pkg/errors"
 	"sigs.k8s.io/yaml"
 )
@@ -287,23 +287,4 @@ func (v *validator) cel(rule, message string, value any, path string) {
 
 // PKODir is ../shared/pko next to the repository: the Pulumi Kubernetes Operator's CRDs, absent
 // from a user's clone (tests skip, saying so).
-func PKODir() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			pko := filepath.Join(dir, "..", "shared", "pko")
-			if _, err := os.Stat(pko); err != nil {
-				return "", false
-			}
-			return pko, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
+func PKODir() (string, bool) { return providerschema.Shared("pko") }

@@ -77,16 +77,20 @@ type Schema struct {
 }
 
 // Dir finds ../shared/providers beside the repository that holds the working directory.
-func Dir() (string, bool) {
+func Dir() (string, bool) { return Shared("providers") }
+
+// Shared finds the folder name of ../shared beside the repository that holds the working
+// directory; a user's clone has no ../shared, and tests that need it skip, saying so.
+func Shared(name string) (string, bool) {
 	root, ok := repoRoot()
 	if !ok {
 		return "", false
 	}
-	providers := filepath.Join(root, "..", "shared", "providers")
-	if _, err := os.Stat(providers); err != nil {
+	dir := filepath.Join(root, "..", "shared", name)
+	if _, err := os.Stat(dir); err != nil {
 		return "", false
 	}
-	return providers, true
+	return dir, true
 }
 
 // repoRoot is the folder of the go.mod above the working directory.
