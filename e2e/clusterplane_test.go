@@ -34,6 +34,12 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 	if r, code := e.clusterplane("kubeconfig", manifest); code != 0 || !strings.Contains(r.stdout, "kind: Config") {
 		t.Errorf("kubeconfig = %d: %s", code, r)
 	}
+	// A scale previews as an update whose outputs all stay: none reads as gone.
+	scaled := e.write("scaled.yaml", strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "nodeCount: 2", "nodeCount: 3", 1))
+	if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stderr, "nodeCount: 2 => 3") ||
+		strings.Contains(r.stderr, "- default_node_pool_id") || strings.Contains(r.stderr, "- cluster_id") {
+		t.Errorf("preview of a scale = %d, want the count's change and no output going away: %s", code, r)
+	}
 	moved := e.write("moved.yaml", strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
 	if r, code := e.clusterplane("preview", moved); code != 3 {
 		t.Errorf("preview of a replacing change of a protected cluster = %d, want 3: %s", code, r)

@@ -3,9 +3,11 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,4 +267,57 @@ func TestASecretsProviderURLThatCannotWorkIsRefusedBeforeAnyStackExists(t *testi
 	if r, _ := e.clusterplane("status", file); !strings.Contains(r.stdout, "NotDeployed") {
 		t.Errorf("a stack was left behind: %s", r)
 	}
+}
+
+func TestTwoOperatorsUpsOfDifferentChangesToOneStackEachReportTheirOwn(t *testing.T) {
+	t.Parallel()
+	db := startPostgres(t)
+	e := newEnv(t)
+	backend := db.database("changes")
+	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
+	file := e.cluster("shared")
+	alice.ok("up", file, "--yes")
+
+	fields := func(who *env, file string) []string {
+		t.Helper()
+		r := who.ok("up", file, "--yes", "-o", "json")
+		var report struct {
+			Stacks []struct {
+				Resources []struct {
+					Fields []struct {
+						Path string `json:"path"`
+					} `json:"fields"`
+				} `json:"resources"`
+			} `json:"stacks"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || len(report.Stacks) != 1 {
+			t.Fatalf("up -o json: %v\n%s", err, r.stdout)
+		}
+		var paths []string
+		for _, res := range report.Stacks[0].Resources {
+			for _, f := range res.Fields {
+				paths = append(paths, f.Path)
+			}
+		}
+		return paths
+	}
+	// Alice scales; then Bob, whose manifest has her scale too, tags the cluster.
+	scaled := strings.Replace(readFile(t, file), "nodeCount: 2", "nodeCount: 3", 1)
+	aliceFile := e.write("alice.yaml", scaled)
+	bobFile := e.write("bob.yaml", strings.Replace(scaled, "\nspec:\n", "\nspec:\n  tags: [team-b]\n", 1))
+	if got := fields(alice, aliceFile); !slices.Equal(got, []string{"spec.defaultNodePool.nodeCount"}) {
+		t.Errorf("Alice's up reports %v, want her scale only", got)
+	}
+	if got := fields(bob, bobFile); !slices.Equal(got, []string{"spec.tags"}) {
+		t.Errorf("Bob's up reports %v, want his tags only, not Alice's scale before it", got)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

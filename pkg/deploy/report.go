@@ -2,6 +2,7 @@ package deploy
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
@@ -86,15 +87,48 @@ func NewReport(command string, outcomes []Outcome) Report {
 		}
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
-			s.Resources = resourceChanges(o.Target.Kind, o.Result.Steps)
+			s.Resources = resourceChanges(o.Target.Kind, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
 		}
 		r.Stacks = append(r.Stacks, s)
 	}
 	return r
 }
 
-// resourceChanges are the steps that change something, with the manifest fields behind them.
-func resourceChanges(kind string, steps []Step) []ResourceChange {
+// changedPaths are the manifest's fields that changed since the manifest the stack recorded
+// before the operation; nil when it recorded none (or the manifest did not change: the cloud did).
+func changedPaths(t Target, previous map[string]any) map[string]bool {
+	if t.Input == nil {
+		return nil
+	}
+	old, err := deployedInput(t.Input, outputsOf(previous))
+	if err != nil || old == nil {
+		return nil
+	}
+	result, err := diff.Compare(old, t.Input)
+	if err != nil || len(result.Changes) == 0 {
+		return nil
+	}
+	paths := map[string]bool{}
+	for _, c := range result.Changes {
+		paths[c.Path] = true
+	}
+	return paths
+}
+
+// among tells whether field is one of the changed paths, or holds one, or is held by one.
+func among(field string, changed map[string]bool) bool {
+	for p := range changed {
+		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceChanges are the steps that change something, with the manifest fields behind them:
+// of the fields a property is sent from, those that changed, when the manifest did (a property
+// such as tags is sent from several), else all of them (the cloud changed, not the manifest).
+func resourceChanges(kind string, steps []Step, changed map[string]bool) []ResourceChange {
 	table := effects.For(kind)
 	var out []ResourceChange
 	for _, step := range steps {
@@ -107,7 +141,17 @@ func resourceChanges(kind string, steps []Step) []ResourceChange {
 			if table == nil {
 				break
 			}
-			for _, field := range table.Fields(step.Type, p) {
+			fields := table.Fields(step.Type, p)
+			var moved []string
+			for _, field := range fields {
+				if among(field, changed) {
+					moved = append(moved, field)
+				}
+			}
+			if len(moved) > 0 {
+				fields = moved
+			}
+			for _, field := range fields {
 				if seen[field] {
 					continue
 				}

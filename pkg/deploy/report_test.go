@@ -165,3 +165,23 @@ func TestTheCommittedReportSchemaIsTheOneTheCodeEmbeds(t *testing.T) {
 		t.Errorf("ReportVersion %s: a new version needs its own schema file", deploy.ReportVersion)
 	}
 }
+
+func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProperty(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	// The cluster's tags property is sent from spec.tags and from metadata (the derived tags).
+	tagged := cluster(t, "\nspec:\n", "\nspec:\n  tags: [team-b]\n")
+	r := deploy.NewReport("up", []deploy.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})
+	var paths []string
+	for _, rc := range r.Stacks[0].Resources {
+		for _, f := range rc.Fields {
+			paths = append(paths, f.Path)
+		}
+	}
+	if strings.Join(paths, " ") != "spec.tags" {
+		t.Errorf("fields %v, want spec.tags only", paths)
+	}
+}
