@@ -105,3 +105,29 @@ func TestDiffExitsAsItsHelpSays(t *testing.T) {
 		})
 	}
 }
+
+func TestTheRootHelpAndTheREADMEListEveryExitCodeTheCommandsUse(t *testing.T) {
+	help := words(run(t, "", "--help").stdout)
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []struct {
+		code int
+		says string
+	}{
+		{program.ExitOK, "0 ok"},
+		{program.ExitInvalid, "1 invalid input"},
+		{program.ExitUsage, "2 usage error"},
+		{program.ExitBlocked, "3 something that must not pass unasked"},
+		{ExitInterrupted, "130 interrupted"},
+		{program.ExitCrash, "70 an internal error"},
+	} {
+		if !strings.Contains(help, code.says) {
+			t.Errorf("clusterplane --help does not list exit code %d (%q)", code.code, code.says)
+		}
+		if !strings.Contains(words(string(readme)), code.says) {
+			t.Errorf("the README does not list exit code %d (%q)", code.code, code.says)
+		}
+	}
+}
