@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,18 +31,31 @@ import (
 type workflow struct {
 	Env  map[string]string `json:"env"`
 	Jobs map[string]struct {
-		If    string         `json:"if"`
-		Steps []workflowStep `json:"steps"`
+		If             string         `json:"if"`
+		TimeoutMinutes int            `json:"timeout-minutes"`
+		Steps          []workflowStep `json:"steps"`
 	} `json:"jobs"`
 }
 
 type workflowStep struct {
-	ID   string            `json:"id"`
-	Name string            `json:"name"`
-	If   string            `json:"if"`
-	Uses string            `json:"uses"`
-	Run  string            `json:"run"`
-	Env  map[string]string `json:"env"`
+	ID             string            `json:"id"`
+	Name           string            `json:"name"`
+	If             string            `json:"if"`
+	Uses           string            `json:"uses"`
+	Run            string            `json:"run"`
+	Env            map[string]string `json:"env"`
+	TimeoutMinutes int               `json:"timeout-minutes"`
+}
+
+// githubDefaultTimeout is how long GitHub lets a job or step run when the workflow does not say.
+const githubDefaultTimeout = 360 * time.Minute
+
+// timeout is a job's or step's timeout-minutes as GitHub reads it.
+func timeout(minutes int) time.Duration {
+	if minutes == 0 {
+		return githubDefaultTimeout
+	}
+	return time.Duration(minutes) * time.Minute
 }
 
 // jobRun is what one job did: each step that ran with its exit code, and the step that failed.
@@ -117,6 +131,14 @@ func runJob(t *testing.T, wf workflow, job, event, dir string, vars []string, se
 	if !condition(j.If, false) {
 		t.Fatalf("job %s does not run on %s", job, event)
 	}
+	// The job's timeout bounds all its steps, as on GitHub; the test's own deadline comes first.
+	jobCtx, cancelJob := context.WithTimeout(context.Background(), timeout(j.TimeoutMinutes))
+	defer cancelJob()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		jobCtx, cancel = context.WithDeadline(jobCtx, deadline.Add(-time.Minute))
+		defer cancel()
+	}
 	env := append([]string{}, vars...)
 	for k, v := range wf.Env {
 		env = append(env, k+"="+subst(v))
@@ -133,10 +155,17 @@ func runJob(t *testing.T, wf workflow, job, event, dir string, vars []string, se
 		for k, v := range s.Env {
 			stepEnv = append(stepEnv, k+"="+subst(v))
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		ctx, cancel := context.WithTimeout(jobCtx, timeout(s.TimeoutMinutes))
 		cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", subst(s.Run))
 		cmd.Dir, cmd.Env = dir, stepEnv
+		// A step that runs out of time is killed with everything it started, as a runner does.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Errorf("job %s, step %q ran out of its time (the workflow's timeout-minutes or the test's deadline)", job, s.Name)
+		}
 		cancel()
 		code := 0
 		if exit, ok := err.(*exec.ExitError); ok {
