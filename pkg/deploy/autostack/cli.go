@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/blang/semver"
@@ -102,7 +101,7 @@ func (c *cli) Run(ctx context.Context, workdir string, stdin io.Reader, addition
 	cmd.Stdout = io.MultiWriter(append(additionalOutput, &stdout)...)
 	cmd.Stderr = io.MultiWriter(append(additionalErrorOutput, &stderr)...)
 	cmd.Stdin = stdin
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownProcessGroup(cmd)
 	cmd.Cancel = func() error {
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			_ = cmd.Process.Kill()
