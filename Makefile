@@ -20,11 +20,12 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
 
-.PHONY: help tools protos check-generated lint test fuzz bench build clean sdks check-sdks engine e2e release check-platforms
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks check-sdks engine e2e release check-platforms
 
 help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
+	@echo "make check-tracked    fail when git tracks a built binary or a file over 1 MB"
 	@echo "make protos           regenerate Go code, JSON Schemas and the Pulumi schema from apis/ (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
@@ -63,6 +64,19 @@ protos: tools $(VALIDATE_PROTO)
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		echo "generated code is stale; run 'make protos' and commit:"; git status --short -- $(GENERATED); exit 1; fi
+
+# Nothing built belongs in git: a clone carries every tracked byte. A tracked file over 1 MB, or
+# one that is an executable (ELF, Mach-O or PE), fails with its name.
+MAX_TRACKED_BYTES := 1048576
+check-tracked:
+	@bad=0; while IFS= read -r -d '' f; do \
+		[ -f "$$f" ] || continue; \
+		size=$$(stat -c %s "$$f"); \
+		if [ "$$size" -gt $(MAX_TRACKED_BYTES) ]; then echo "tracked file over 1 MB: $$f ($$size bytes)"; bad=1; fi; \
+		magic=$$(head -c 4 "$$f" | od -An -tx1 | tr -d ' \n'); \
+		case "$$magic" in 7f454c46|cffaedfe|cefaedfe|feedface|feedfacf|4d5a*) echo "tracked executable: $$f"; bad=1;; esac; \
+	done < <(git ls-files -z); \
+	exit $$bad
 
 lint: tools $(VALIDATE_PROTO)
 	buf lint
