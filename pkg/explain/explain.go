@@ -7,6 +7,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -26,6 +27,9 @@ var Effect = effects.Sentence
 // Explainer knows the kinds it can explain.
 type Explainer struct {
 	roots map[string]root
+	// camel maps the snake_case proto names of the manifests' fields to the camelCase names a
+	// manifest writes, for the comments and rules that name fields the proto way.
+	camel map[string]string
 }
 
 // root is a message a query can start from: a kind's manifest or its stack input.
@@ -41,14 +45,48 @@ type root struct {
 // known by its manifest's name ("CivoKubernetesCluster") and its stack input's name
 // ("CivoKubernetesClusterStackInput").
 func New(stackInputs ...protoreflect.MessageDescriptor) *Explainer {
-	e := &Explainer{roots: map[string]root{}}
+	e := &Explainer{roots: map[string]root{}, camel: map[string]string{}}
 	for _, input := range stackInputs {
 		manifest := input.Fields().ByName("target").Message()
 		kind := string(manifest.Name())
 		e.roots[kind] = root{md: manifest, kind: kind}
 		e.roots[string(input.Name())] = root{md: input, kind: kind, manifest: "target"}
+		collectNames(input, e.camel, map[protoreflect.FullName]bool{})
 	}
 	return e
+}
+
+// collectNames records the manifest name of every field under md whose proto name differs from
+// it; stack outputs keep their proto names (see listedName), so they are left out.
+func collectNames(md protoreflect.MessageDescriptor, into map[string]string, seen map[protoreflect.FullName]bool) {
+	if seen[md.FullName()] {
+		return
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if name := listedName(fd); name != string(fd.Name()) {
+			into[string(fd.Name())] = name
+		}
+		if fd.Message() != nil && !fd.IsMap() {
+			collectNames(fd.Message(), into, seen)
+		}
+	}
+}
+
+// snakeWord is a word in snake_case, the way proto comments and rule messages name fields.
+var snakeWord = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
+
+// manifestNames rewrites the field names of text from their proto spelling (kubernetes_version)
+// to the one a manifest writes (kubernetesVersion); other snake_case words stay as they are.
+func (e *Explainer) manifestNames(text string) string {
+	return snakeWord.ReplaceAllStringFunc(text, func(w string) string {
+		if name, ok := e.camel[w]; ok {
+			return name
+		}
+		return w
+	})
 }
 
 // Names returns the names queries may start with, sorted.
@@ -77,8 +115,9 @@ func (e *Explainer) root(name string) (string, root, bool) {
 
 // Target is what a query found: a kind, or a field of it.
 type Target struct {
-	root root
-	name string
+	explainer *Explainer
+	root      root
+	name      string
 	// fields is the path from the root; empty for the kind itself.
 	fields []protoreflect.FieldDescriptor
 }
@@ -91,7 +130,7 @@ func (e *Explainer) Find(query string) (*Target, error) {
 	if !ok {
 		return nil, errors.Errorf("unknown kind %q; one of: %s", parts[0], strings.Join(e.Names(), ", "))
 	}
-	t := &Target{root: r, name: name}
+	t := &Target{explainer: e, root: r, name: name}
 	md := r.md
 	for i, part := range parts[1:] {
 		if md == nil {
@@ -232,11 +271,11 @@ func (t *Target) Write(w io.Writer, recursive bool) error {
 	} else {
 		comment = apidoc.Comment(t.root.md.FullName())
 	}
-	ew.section("DESCRIPTION", strings.Split(orNone(comment), "\n"))
+	ew.section("DESCRIPTION", strings.Split(orNone(t.explainer.manifestNames(comment)), "\n"))
 	if fd != nil {
 		var lines []string
 		for _, r := range rules.Words(fd) {
-			lines = append(lines, "- "+r)
+			lines = append(lines, "- "+t.explainer.manifestNames(r))
 		}
 		if len(lines) > 0 {
 			ew.section("RULES", lines)
@@ -255,14 +294,14 @@ func (t *Target) Write(w io.Writer, recursive bool) error {
 	}
 	if md := t.message(); md != nil {
 		ew.printf("\nFIELDS:\n")
-		if err := writeFields(ew, md, recursive, 1); err != nil {
+		if err := t.explainer.writeFields(ew, md, recursive, 1); err != nil {
 			return err
 		}
 	}
 	return ew.err
 }
 
-func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive bool, depth int) error {
+func (e *Explainer) writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive bool, depth int) error {
 	indent := strings.Repeat("  ", depth)
 	fields := md.Fields()
 	width := 0
@@ -282,13 +321,13 @@ func writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive boo
 		ew.printf("%s%-*s  <%s>%s\n", indent, width, listedName(fd), typeName(fd), mark)
 		if recursive {
 			if fd.Message() != nil && !fd.IsMap() {
-				if err := writeFields(ew, fd.Message(), recursive, depth+1); err != nil {
+				if err := e.writeFields(ew, fd.Message(), recursive, depth+1); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if c := firstSentence(apidoc.Comment(fd.FullName())); c != "" {
+		if c := firstSentence(e.manifestNames(apidoc.Comment(fd.FullName()))); c != "" {
 			ew.printf("%s    %s\n", indent, c)
 		}
 	}

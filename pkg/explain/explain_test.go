@@ -100,3 +100,40 @@ func TestEveryOutputTheRecursiveListingShowsIsAFieldPathAReferenceAccepts(t *tes
 		}
 	}
 }
+
+func TestExplainNamesFieldsTheWayAManifestWritesThem(t *testing.T) {
+	e := explain.New(kinds.StackInputs()...)
+	tests := []struct {
+		query string
+		// want are the manifest's spellings the explanation uses; notWant the proto's.
+		want, notWant []string
+	}{
+		{"DigitalOceanKubernetesCluster.spec.kubernetesVersion", []string{"autoUpgrade", "kubernetesVersion must be"},
+			[]string{"auto_upgrade", "kubernetes_version"}},
+		{"DigitalOceanKubernetesCluster.spec", []string{"defaultNodePool"}, []string{"default_node_pool"}},
+		// Stack outputs keep the names the stacks export, which a reference's fieldPath reads.
+		{"DigitalOceanKubernetesCluster.status.outputs", []string{"cluster_id"}, []string{"clusterId "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			target, err := e.Find(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := target.Write(&out, false); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("the explanation lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("the explanation says %q, a name no manifest writes:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
