@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
@@ -38,10 +39,18 @@ comments. A stack input's fields start from KINDStackInput (e.g. CivoKubernetesC
 		},
 	}
 	recursive := cmd.Flags().Bool("recursive", false, "list the fields of fields too, by name and type")
+	output := cli.OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		t, err := a.explainer.Find(args[0])
 		if err != nil {
 			return err
+		}
+		if output.String() == "json" {
+			d, err := t.Doc(*recursive)
+			if err != nil {
+				return errors.Wrap(err, "explain")
+			}
+			return a.writeJSON(d)
 		}
 		return errors.Wrap(t.Write(a.Stdout, *recursive), "explain")
 	}
@@ -93,23 +102,47 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 	return cmd
 }
 
+// kindRow is one row of `kinds`, as -o json prints it.
+type kindRow struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Program    string `json:"program"`
+	Schema     string `json:"schema"`
+}
+
 func (a *app) kindsCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "kinds",
 		Short: "List the kinds with their apiVersion, program and schema",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
-			for _, k := range a.kinds {
-				manifest := kinds.Manifest(k.StackInput())
-				version := rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst()
-				fmt.Fprintf(tw, "%s\t%s\tiac/pulumi/%s\tschemas/%s\n", k.Name, version, k.Program,
-					jsonschema.FileName(k.Name, false))
-			}
-			return errors.Wrap(tw.Flush(), "write")
-		},
 	}
+	output := cli.OutputFlag(cmd)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		rows := make([]kindRow, 0, len(a.kinds))
+		for _, k := range a.kinds {
+			manifest := kinds.Manifest(k.StackInput())
+			rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Program,
+				APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),
+				Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
+		}
+		if output.String() == "json" {
+			return a.writeJSON(rows)
+		}
+		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.APIVersion, r.Program, r.Schema)
+		}
+		return errors.Wrap(tw.Flush(), "write")
+	}
+	return cmd
+}
+
+// writeJSON prints v as indented JSON, as every -o json of the offline commands does.
+func (a *app) writeJSON(v any) error {
+	enc := json.NewEncoder(a.Stdout)
+	enc.SetIndent("", "  ")
+	return errors.Wrap(enc.Encode(v), "write")
 }
 
 // clouds maps each cloud to its region enum.
@@ -118,22 +151,37 @@ var clouds = map[string]protoreflect.EnumDescriptor{
 	"digitalocean": digitaloceanv1.DigitalOceanRegion(0).Descriptor(),
 }
 
+// regionRow is one row of `regions`, as -o json prints it.
+type regionRow struct {
+	Region string `json:"region"`
+	Where  string `json:"where"`
+}
+
 func (a *app) regionsCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:       "regions CLOUD",
 		Short:     "List the regions manifests may name on a cloud (civo or digitalocean)",
 		Example:   "  clusterplane regions digitalocean",
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		ValidArgs: []string{"civo", "digitalocean"},
-		RunE: func(_ *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "REGION\tWHERE")
-			for _, v := range rules.EnumValues(clouds[args[0]]) {
-				fmt.Fprintf(tw, "%s\t%s\n", v.Name(), strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " "))
-			}
-			return errors.Wrap(tw.Flush(), "write")
-		},
 	}
+	output := cli.OutputFlag(cmd)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		var rows []regionRow
+		for _, v := range rules.EnumValues(clouds[args[0]]) {
+			rows = append(rows, regionRow{Region: string(v.Name()), Where: strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " ")})
+		}
+		if output.String() == "json" {
+			return a.writeJSON(rows)
+		}
+		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "REGION\tWHERE")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\n", r.Region, r.Where)
+		}
+		return errors.Wrap(tw.Flush(), "write")
+	}
+	return cmd
 }
 
 func versionCommand() *cobra.Command {

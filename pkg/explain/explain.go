@@ -253,85 +253,163 @@ func (t *Target) effect() string {
 	return Effect(t.root.kind, path)
 }
 
+// Doc is an explanation as data, what `explain -o json` prints: the text form says the same.
+type Doc struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Field is the field's path from the kind's root, "" for the kind itself; Type its JSON type.
+	Field       string   `json:"field,omitempty"`
+	Type        string   `json:"type,omitempty"`
+	Description string   `json:"description"`
+	Rules       []string `json:"rules,omitempty"`
+	Default     string   `json:"default,omitempty"`
+	// Changing is what changing the field does to the cloud resources.
+	Changing string     `json:"changing,omitempty"`
+	Values   []Value    `json:"values,omitempty"`
+	Fields   []FieldDoc `json:"fields,omitempty"`
+}
+
+// Value is one value of an enum field.
+type Value struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// FieldDoc is one field of a message, as the FIELDS section lists it.
+type FieldDoc struct {
+	Name     string     `json:"name"`
+	Type     string     `json:"type"`
+	Required bool       `json:"required,omitempty"`
+	Summary  string     `json:"summary,omitempty"`
+	Fields   []FieldDoc `json:"fields,omitempty"`
+}
+
+// Doc is the explanation of the target; with recursive the fields of fields are listed too.
+func (t *Target) Doc(recursive bool) (*Doc, error) {
+	d := &Doc{Kind: t.name, APIVersion: apiVersion(t.root.md)}
+	fd := t.Field()
+	comment := apidoc.Comment(t.root.md.FullName())
+	if fd != nil {
+		d.Field, d.Type = t.Path(), typeName(fd)
+		comment = apidoc.Comment(fd.FullName())
+	}
+	d.Description = t.explainer.manifestNames(comment)
+	if fd != nil {
+		for _, r := range rules.Words(fd) {
+			d.Rules = append(d.Rules, t.explainer.manifestNames(r))
+		}
+		def, err := defaultOf(fd)
+		if err != nil {
+			return nil, err
+		}
+		d.Default, d.Changing = def, t.effect()
+		if fd.Kind() == protoreflect.EnumKind {
+			for _, v := range rules.EnumValues(fd.Enum()) {
+				d.Values = append(d.Values, Value{Name: string(v.Name()), Description: firstSentence(apidoc.Comment(v.FullName()))})
+			}
+		}
+	}
+	if md := t.message(); md != nil {
+		fields, err := t.explainer.fieldDocs(md, recursive)
+		if err != nil {
+			return nil, err
+		}
+		d.Fields = fields
+	}
+	return d, nil
+}
+
 // Write writes the explanation: header, description, rules, default, what changing it does,
 // enum values and fields. With recursive the fields of fields are listed too, by name and type.
 func (t *Target) Write(w io.Writer, recursive bool) error {
+	d, err := t.Doc(recursive)
+	if err != nil {
+		return err
+	}
 	ew := &errWriter{w: w}
-	ew.printf("KIND:     %s\n", t.name)
-	if v := apiVersion(t.root.md); v != "" {
-		ew.printf("VERSION:  %s\n", v)
+	ew.printf("KIND:     %s\n", d.Kind)
+	if d.APIVersion != "" {
+		ew.printf("VERSION:  %s\n", d.APIVersion)
 	}
-	fd := t.Field()
-	if fd != nil {
-		ew.printf("\nFIELD:    %s <%s>\n", t.Path(), typeName(fd))
+	if d.Field != "" {
+		ew.printf("\nFIELD:    %s <%s>\n", d.Field, d.Type)
 	}
-	comment := ""
-	if fd != nil {
-		comment = apidoc.Comment(fd.FullName())
-	} else {
-		comment = apidoc.Comment(t.root.md.FullName())
-	}
-	ew.section("DESCRIPTION", strings.Split(orNone(t.explainer.manifestNames(comment)), "\n"))
-	if fd != nil {
+	ew.section("DESCRIPTION", strings.Split(orNone(d.Description), "\n"))
+	if d.Field != "" {
 		var lines []string
-		for _, r := range rules.Words(fd) {
-			lines = append(lines, "- "+t.explainer.manifestNames(r))
+		for _, r := range d.Rules {
+			lines = append(lines, "- "+r)
 		}
 		if len(lines) > 0 {
 			ew.section("RULES", lines)
 		}
-		def, err := defaultOf(fd)
-		if err != nil {
-			return err
+		ew.section("DEFAULT", []string{d.Default})
+		if d.Changing != "" {
+			ew.section("CHANGING IT", []string{d.Changing})
 		}
-		ew.section("DEFAULT", []string{def})
-		if effect := t.effect(); effect != "" {
-			ew.section("CHANGING IT", []string{effect})
-		}
-		if fd.Kind() == protoreflect.EnumKind {
-			ew.section("VALUES", enumLines(fd.Enum()))
+		if len(d.Values) > 0 {
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+			for _, v := range d.Values {
+				fmt.Fprintf(tw, "%s\t%s\n", v.Name, v.Description)
+			}
+			tw.Flush()
+			ew.section("VALUES", strings.Split(strings.TrimRight(b.String(), "\n"), "\n"))
 		}
 	}
-	if md := t.message(); md != nil {
+	if t.message() != nil {
 		ew.printf("\nFIELDS:\n")
-		if err := t.explainer.writeFields(ew, md, recursive, 1); err != nil {
-			return err
-		}
+		writeFields(ew, d.Fields, recursive, 1)
 	}
 	return ew.err
 }
 
-func (e *Explainer) writeFields(ew *errWriter, md protoreflect.MessageDescriptor, recursive bool, depth int) error {
+// writeFields lists fields by name and type, each with its summary or, with recursive, its fields.
+func writeFields(ew *errWriter, fields []FieldDoc, recursive bool, depth int) {
 	indent := strings.Repeat("  ", depth)
-	fields := md.Fields()
 	width := 0
-	for i := range fields.Len() {
-		width = max(width, len(listedName(fields.Get(i))))
+	for _, f := range fields {
+		width = max(width, len(f.Name))
 	}
+	for _, f := range fields {
+		mark := ""
+		if f.Required {
+			mark = " -required-"
+		}
+		ew.printf("%s%-*s  <%s>%s\n", indent, width, f.Name, f.Type, mark)
+		if recursive {
+			writeFields(ew, f.Fields, recursive, depth+1)
+			continue
+		}
+		if f.Summary != "" {
+			ew.printf("%s    %s\n", indent, f.Summary)
+		}
+	}
+}
+
+// fieldDocs are md's fields; with recursive each with the fields of its message.
+func (e *Explainer) fieldDocs(md protoreflect.MessageDescriptor, recursive bool) ([]FieldDoc, error) {
+	fields := md.Fields()
+	out := make([]FieldDoc, 0, fields.Len())
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		required, err := rules.RejectsZero(fd)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		mark := ""
-		if required {
-			mark = " -required-"
-		}
-		ew.printf("%s%-*s  <%s>%s\n", indent, width, listedName(fd), typeName(fd), mark)
+		f := FieldDoc{Name: listedName(fd), Type: typeName(fd), Required: required}
 		if recursive {
 			if fd.Message() != nil && !fd.IsMap() {
-				if err := e.writeFields(ew, fd.Message(), recursive, depth+1); err != nil {
-					return err
+				if f.Fields, err = e.fieldDocs(fd.Message(), recursive); err != nil {
+					return nil, err
 				}
 			}
-			continue
+		} else {
+			f.Summary = firstSentence(e.manifestNames(apidoc.Comment(fd.FullName())))
 		}
-		if c := firstSentence(e.manifestNames(apidoc.Comment(fd.FullName()))); c != "" {
-			ew.printf("%s    %s\n", indent, c)
-		}
+		out = append(out, f)
 	}
-	return nil
+	return out, nil
 }
 
 // listedName is how a manifest writes a field: its JSON name, except the stack outputs, which a
@@ -402,16 +480,6 @@ func defaultOf(fd protoreflect.FieldDescriptor) (string, error) {
 	default:
 		return "0", nil
 	}
-}
-
-func enumLines(ed protoreflect.EnumDescriptor) []string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	for _, v := range rules.EnumValues(ed) {
-		fmt.Fprintf(tw, "%s\t%s\n", v.Name(), firstSentence(apidoc.Comment(v.FullName())))
-	}
-	tw.Flush()
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
 // apiVersion is the apiVersion a manifest root (or the target of a stack-input root) must have.
