@@ -6,6 +6,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -151,7 +152,10 @@ var credentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>]
 
 // keyValue matches a libpq password setting (password=VALUE, password='quoted value', sslpassword
 // too) and the like in query strings and command lines; the key is kept, the value masked.
-var keyValue = regexp.MustCompile(`(?i)\b([a-z_]*(?:password|passwd|passphrase))(\s*=\s*)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&;,'"]+)`)
+// A quoted value ends at its line's end when its quote does not; an unquoted one at a space or a
+// separator, backslash escapes (a JSON string's \") within it.
+var keyValue = regexp.MustCompile(`(?i)\b([a-z_]*(?:password|passwd|passphrase))([ \t]*=[ \t]*)` +
+	`('(?:[^'\\\n]|\\.)*'?|"(?:[^"\\\n]|\\.)*"?|(?:\\.|[^\s&;,'"\\])+)`)
 
 // String is text without the secrets: cost linear in its length.
 func (r *Redactor) String(text string) string {
@@ -171,6 +175,45 @@ func (r *Redactor) String(text string) string {
 		})
 	}
 	return text
+}
+
+// JSON is a JSON document without the secrets, still a valid document: its text redacted, or
+// where that would break it (a value's quote taken for a password's), each of its strings.
+func (r *Redactor) JSON(data []byte) []byte {
+	clean := []byte(r.String(string(data)))
+	if json.Valid(clean) || !json.Valid(data) {
+		return clean
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return clean
+	}
+	out, err := json.MarshalIndent(r.value(v), "", "  ")
+	if err != nil {
+		return clean
+	}
+	return append(out, '\n')
+}
+
+// value is a decoded JSON value with every string (and key) redacted.
+func (r *Redactor) value(v any) any {
+	switch v := v.(type) {
+	case string:
+		return r.String(v)
+	case []any:
+		for i := range v {
+			v[i] = r.value(v[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[r.String(k)] = r.value(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Error is err's message without the secrets, as an error; nil for nil. The result does not

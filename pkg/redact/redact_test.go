@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -173,5 +174,28 @@ func TestRedactingALargeTextTakesLinearTime(t *testing.T) {
 	r.String(text)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("1 MB took %s", took)
+	}
+}
+
+func TestAJSONDocumentStaysValidAndHoldsNoSecret(t *testing.T) {
+	r := New("dop_v1_0123456789")
+	tests := []struct{ name, doc string }{
+		{"a URL in a string", `{"error": "open \"postgres://u:S3cret@db/x\": refused"}`},
+		{"an escaped quoted password", `{"error": "host=db password=\"S3cret phrase\" dbname=x"}`},
+		{"a setting whose quote is the string's", `{"a": "password=", "b": "S3cret", "c": "dop_v1_0123456789"}`},
+		{"a token as a key", `{"dop_v1_0123456789": 1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.JSON([]byte(tt.doc))
+			if !json.Valid(got) {
+				t.Fatalf("not JSON: %s", got)
+			}
+			for _, secret := range []string{"S3cret phrase", "S3cret@", "dop_v1_0123456789"} {
+				if strings.Contains(string(got), secret) {
+					t.Errorf("holds %q: %s", secret, got)
+				}
+			}
+		})
 	}
 }
