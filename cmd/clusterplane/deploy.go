@@ -3,16 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -32,6 +35,13 @@ type deployEnv struct {
 	backend deploy.Backend
 	// interactive overrides whether standard input is a terminal someone answers at.
 	interactive *bool
+	// redactor removes the run's secrets from what the deploy commands print (app.redactor),
+	// made once.
+	redactor   *redact.Redactor
+	redactOnce sync.Once
+	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
+	flushes    []func()
+	progressMu sync.Mutex
 }
 
 // deployOptions are the flags every deploy command shares.
@@ -133,7 +143,10 @@ type runOp struct {
 	reverse, skipBlocked bool
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
 	// render prints the outcomes in text; nil for the table.
-	render func(a *app, outcomes []deploy.Outcome)
+	render func(w io.Writer, outcomes []deploy.Outcome)
+	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
+	// holds credentials by design and no word of the engine's.
+	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
 	guard func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error)
 }
@@ -146,9 +159,10 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	if err != nil {
 		return err
 	}
+	a.redactor() // made once, before any stack runs
 	backend, err := a.backend(o)
 	if err != nil {
-		fmt.Fprintln(a.Stderr, err)
+		a.printError(err)
 		return cli.Exit(program.ExitInvalid)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -159,13 +173,13 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	}
 	sorted, deps, err := deploy.Order(targets, exists)
 	if err != nil {
-		fmt.Fprintln(a.Stderr, err)
+		a.printError(err)
 		return cli.Exit(program.ExitInvalid)
 	}
 	var refused map[string]error
 	if r.guard != nil {
 		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {
-			fmt.Fprintln(a.Stderr, err)
+			a.printError(err)
 			return cli.Exit(program.ExitInvalid)
 		}
 	}
@@ -177,6 +191,7 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		}
 		return r.op(ctx, d, t)
 	})
+	a.flushProgress()
 	if err := a.report(r, o, outcomes); err != nil {
 		return err
 	}
@@ -405,7 +420,7 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
-		return a.runDeploy(o, runOp{name: "kubeconfig", render: renderKubeconfig,
+		return a.runDeploy(o, runOp{name: "kubeconfig", render: renderKubeconfig, verbatim: true,
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.Kubeconfig(ctx, t)
 			}})

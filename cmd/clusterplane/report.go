@@ -11,32 +11,68 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 )
 
 // report prints the outcomes as the command's -o asks: the report as JSON, a Markdown comment,
 // or text (the command's own, else the table), every failure's cause on stderr.
+// Everything it prints is redacted (see redactor), but for what a command prints as the user's
+// data, verbatim: a kubeconfig.
 func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
 	report := deploy.NewReport(r.name, outcomes)
+	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
-		enc := json.NewEncoder(a.Stdout)
+		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
-		return errors.Wrap(enc.Encode(report), "write the report")
+		if err := enc.Encode(report); err != nil {
+			return errors.Wrap(err, "write the report")
+		}
+		_, err := a.Stdout.Write(a.redactor().JSON(out.Bytes()))
+		return errors.Wrap(err, "write the report")
 	case "markdown":
-		return errors.Wrap(writeMarkdown(a.Stdout, report), "write the report")
+		if err := writeMarkdown(&out, report); err != nil {
+			return errors.Wrap(err, "write the report")
+		}
+		return a.writeRedacted(&out)
 	}
 	for _, out := range outcomes {
 		if out.Err != nil {
-			fmt.Fprintf(a.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(), describe(out.Err, out.Target))
+			fmt.Fprintf(a.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(),
+				a.redactor().String(describe(out.Err, out.Target)))
 		}
 	}
-	if r.render != nil {
-		r.render(a, outcomes)
+	switch {
+	case r.render != nil && r.verbatim:
+		r.render(a.Stdout, outcomes)
 		return nil
+	case r.render != nil:
+		r.render(&out, outcomes)
+	default:
+		table(&out, report)
 	}
-	table(a.Stdout, report)
-	return nil
+	return a.writeRedacted(&out)
+}
+
+// writeRedacted writes the command's output, redacted, to standard output.
+func (a *app) writeRedacted(out *bytes.Buffer) error {
+	_, err := io.WriteString(a.Stdout, a.redactor().String(out.String()))
+	return errors.Wrap(err, "write the report")
+}
+
+// redactor removes the run's secrets (the environment's tokens and passphrase, the backend URL's
+// password) from what the deploy commands print: autostack redacts the engine's words already,
+// and this is the last line, for every backend and every word the command adds. It is made once
+// per run, before any stack runs.
+func (a *app) redactor() *redact.Redactor {
+	a.deploy.redactOnce.Do(func() { a.deploy.redactor = redact.FromEnv() })
+	return a.deploy.redactor
+}
+
+// printError prints an error of the deploy commands on standard error, redacted.
+func (a *app) printError(err error) {
+	fmt.Fprintln(a.Stderr, a.redactor().String(err.Error()))
 }
 
 // table prints a row per stack and the counts.
@@ -88,65 +124,65 @@ func describe(err error, t deploy.Target) string {
 	return err.Error()
 }
 
-func renderDrift(a *app, outcomes []deploy.Outcome) {
+func renderDrift(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		switch {
 		case o.Status == deploy.Done:
-			fmt.Fprintf(a.Stdout, "%s: no drift\n", o.Target.File)
+			fmt.Fprintf(w, "%s: no drift\n", o.Target.File)
 		case o.Status == deploy.Blocked:
-			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
 			for _, f := range o.Drift {
-				fmt.Fprintf(a.Stdout, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
+				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
 			}
 		default:
-			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
 		}
 	}
 }
 
-func renderStatus(a *app, outcomes []deploy.Outcome) {
+func renderStatus(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		st := o.Report
 		if st == nil {
-			fmt.Fprintf(a.Stdout, "%s\t%s\t%s\n", o.Target.File, o.Target.Key(), o.Reason)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", o.Target.File, o.Target.Key(), o.Reason)
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%s\t%s\n", o.Target.File, st.Stack)
+		fmt.Fprintf(w, "%s\t%s\n", o.Target.File, st.Stack)
 		for _, c := range st.Conditions {
-			fmt.Fprintf(a.Stdout, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+			fmt.Fprintf(w, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
 		}
 		observed := st.ObservedGeneration
 		if observed == "" {
 			observed = "none"
 		}
-		fmt.Fprintf(a.Stdout, "  generation %s, observed %s\n", st.Generation, observed)
+		fmt.Fprintf(w, "  generation %s, observed %s\n", st.Generation, observed)
 		if st.LastUpdate != nil {
-			fmt.Fprintf(a.Stdout, "  last %s: %s %s\n", st.LastUpdate.Kind, st.LastUpdate.Result, st.LastUpdate.Ended)
+			fmt.Fprintf(w, "  last %s: %s %s\n", st.LastUpdate.Kind, st.LastUpdate.Result, st.LastUpdate.Ended)
 		}
 		for _, name := range st.OutputNames() {
-			fmt.Fprintf(a.Stdout, "  %s: %v\n", name, st.Outputs[name])
+			fmt.Fprintf(w, "  %s: %v\n", name, st.Outputs[name])
 		}
 	}
 }
 
-func renderKubeconfig(a *app, outcomes []deploy.Outcome) {
+func renderKubeconfig(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		if o.Status == deploy.Done {
-			_, _ = a.Stdout.Write(o.Kubeconfig)
+			_, _ = w.Write(o.Kubeconfig)
 		}
 	}
 }
 
-func renderAdopt(a *app, outcomes []deploy.Outcome) {
+func renderAdopt(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		switch {
 		case len(o.Disagreements) > 0:
-			fmt.Fprintf(a.Stdout, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
 			for _, d := range o.Disagreements {
-				fmt.Fprintf(a.Stdout, "  %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+				fmt.Fprintf(w, "  %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
 			}
 		case o.Status == deploy.Done:
-			fmt.Fprintf(a.Stdout, "%s: %s\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
 		}
 	}
 }
@@ -204,14 +240,37 @@ func show(v any) string {
 
 // progress is where a target's engine progress goes: standard error, whatever -o is, each line
 // prefixed with the stack when several run, so that parallel stacks stay apart.
+// It is redacted a line at a time; flushProgress writes the unfinished lines once the stacks are done.
 func (a *app) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
+	r := a.redactor()
 	return func(t deploy.Target) io.Writer {
 		w := io.Writer(&lockedWriter{w: a.Stderr, mu: &a.outMu})
+		var p *prefixed
 		if targets > 1 {
-			w = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
+			p = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
+			w = p
 		}
-		return w
+		redacting := redact.NewWriter(w, r)
+		a.deploy.progressMu.Lock()
+		defer a.deploy.progressMu.Unlock()
+		a.deploy.flushes = append(a.deploy.flushes, func() {
+			_ = redacting.Flush()
+			if p != nil {
+				_ = p.Flush()
+			}
+		})
+		return redacting
 	}
+}
+
+// flushProgress writes what the progress writers hold of unfinished lines.
+func (a *app) flushProgress() {
+	a.deploy.progressMu.Lock()
+	defer a.deploy.progressMu.Unlock()
+	for _, flush := range a.deploy.flushes {
+		flush()
+	}
+	a.deploy.flushes = nil
 }
 
 // prefixed writes each line with a prefix.
@@ -233,6 +292,17 @@ func (p *prefixed) Write(data []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// Flush writes an unfinished line, ended.
+func (p *prefixed) Flush() error {
+	if p.buf.Len() == 0 {
+		return nil
+	}
+	line := p.buf.String()
+	p.buf.Reset()
+	_, err := io.WriteString(p.w, p.prefix+line+"\n")
+	return err
 }
 
 // lockedWriter serialises writes from parallel stacks.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 )
@@ -22,7 +23,11 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	if ctx.Err() != nil {
 		return errors.Wrap(deploy.ErrCancelled, ctx.Err().Error())
 	}
-	text := err.Error()
+	// The engine quotes what it was given (the backend's URL, password and all, when it cannot
+	// open it): every word of it that leaves this package is redacted first.
+	r := b.redactor()
+	text := r.String(err.Error())
+	cause = r.String(cause)
 	switch {
 	case auto.IsSelectStack404Error(err), strings.Contains(text, "no stack named"):
 		return deploy.ErrNotDeployed
@@ -39,7 +44,7 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	case strings.Contains(text, "pending operations") && !strings.Contains(text, "pending create"):
 		return &deploy.PendingOperationsError{}
 	case secretsManagerFailure.MatchString(text):
-		return &deploy.SecretsProviderError{Provider: b.secrets, Cause: firstError(text)}
+		return &deploy.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
 	}
 	if cause == "" {
 		cause = firstError(text)
@@ -104,6 +109,15 @@ func cleanDiagnostic(message string) string {
 		message = n.ReplaceAllString(message, "")
 	}
 	return strings.TrimSpace(message)
+}
+
+// redactor removes the run's secrets from the engine's words: those of the environment, and the
+// password of the backend's URL, which Options may give instead.
+func (b *Backend) redactor() *redact.Redactor {
+	if b == nil {
+		return redact.FromEnv()
+	}
+	return redact.FromEnv().WithURL(b.url)
 }
 
 // envBackend is the backend the environment names, "" for none.

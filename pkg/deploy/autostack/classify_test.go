@@ -70,3 +70,86 @@ func TestAnyOtherFailureSaysTheCloudsAnswerWithoutTheProvidersNoise(t *testing.T
 		t.Errorf("classify = %v", err)
 	}
 }
+
+// The engine's words in testdata/backend-*.txt were recorded from the real Pulumi CLI v3.259.0
+// through the Automation API (auto.SelectStack) with PULUMI_BACKEND_URL naming a PostgreSQL
+// database it could not open: nothing listening, a wrong password, a missing database, an
+// sslmode the server refuses. The engine quotes the URL, password and all.
+func TestABackendsPasswordTheEngineQuotesNeverLeavesClassify(t *testing.T) {
+	tests := []struct {
+		file, password string
+		// says is what the error must still say: the cause, without the password.
+		says string
+	}{
+		{"backend-unreachable.txt", "S3cretPassw0rd", `"postgres://clusterplane:[redacted]@127.0.0.1:1/state?sslmode=disable": failed to ping PostgreSQL: dial tcp 127.0.0.1:1: connect: connection refused`},
+		{"backend-wrong-password.txt", "S3cretPassw0rd", `password authentication failed for user "clusterplane"`},
+		{"backend-missing-database.txt", "Sup3rPassw0rd", `database "nosuchdb" does not exist`},
+		{"backend-sslmode.txt", "S3cretPassw0rd", "SSL is not enabled on the server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), tt.password) {
+				t.Fatalf("the recording does not hold the password %q", tt.password)
+			}
+			b := &Backend{url: "postgres://clusterplane:" + tt.password + "@127.0.0.1/state", secrets: "passphrase"}
+			s := &stackOf{backend: b, project: "p", stack: "s"}
+			// As the engine's error comes, and as its diagnostics stream it (the cause).
+			for _, cause := range []string{"", strings.TrimSpace(string(data))} {
+				got := classify(context.Background(), "select the stack", errors.New(string(data)), cause, b, s)
+				var engine *deploy.EngineError
+				if !errors.As(got, &engine) {
+					t.Fatalf("classify = %T %v, want an EngineError", got, got)
+				}
+				if strings.Contains(got.Error(), tt.password) || strings.Contains(engine.Cause, tt.password) {
+					t.Errorf("the error says the password:\n%v", got)
+				}
+				if !strings.Contains(got.Error(), tt.says) {
+					t.Errorf("%v\ndoes not say %q", got, tt.says)
+				}
+			}
+		})
+	}
+}
+
+func TestTheRunsSecretsNeverLeaveClassify(t *testing.T) {
+	t.Setenv("DIGITALOCEAN_TOKEN", "dop_v1_sentinel0token")
+	t.Setenv(BackendEnv, "postgres://clusterplane:EnvPassw0rd@db/state")
+	b := &Backend{url: "postgres://clusterplane:EnvPassw0rd@db/state", secrets: "awskms://alias/k?region=x&password=KmsSecret"}
+	s := &stackOf{backend: b, project: "p", stack: "s"}
+	tests := []struct{ name, text, cause string }{
+		{"a token the provider echoes", "failed", "digitalocean:index/kubernetesCluster:KubernetesCluster c: GET https://api: 401 token dop_v1_sentinel0token"},
+		{"the password alone", "stderr: error: could not connect: EnvPassw0rd rejected", ""},
+		{"a secrets provider's setting", "stderr: error: constructing secrets manager failed", ""},
+		{"a protected resource's message", "stderr: error: resource \"urn:pulumi:s::p::t::c\" cannot be deleted postgres://u:EnvPassw0rd@db", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := classify(context.Background(), "update", errors.New(tt.text), tt.cause, b, s).Error()
+			for _, secret := range []string{"dop_v1_sentinel0token", "EnvPassw0rd", "KmsSecret"} {
+				if strings.Contains(got, secret) {
+					t.Errorf("the error says %q:\n%s", secret, got)
+				}
+			}
+		})
+	}
+}
+
+func TestTheCancelCommandNeverShowsTheBackendsPassword(t *testing.T) {
+	t.Setenv(BackendEnv, "")
+	tests := []struct{ url, want string }{
+		{"postgres://clusterplane:S3cretPassw0rd@db:5432/state?sslmode=disable",
+			"`PULUMI_BACKEND_URL='postgres://clusterplane:[redacted]@db:5432/state?sslmode=disable' pulumi cancel --stack organization/p/s --yes` " +
+				"(with the backend's password in place of [redacted])"},
+		{"file:///state", "`PULUMI_BACKEND_URL=file:///state pulumi cancel --stack organization/p/s --yes`"},
+	}
+	for _, tt := range tests {
+		s := &stackOf{backend: &Backend{url: tt.url}, project: "p", stack: "s"}
+		if got := s.CancelCommand(); got != tt.want {
+			t.Errorf("CancelCommand() = %s\nwant %s", got, tt.want)
+		}
+	}
+}

@@ -2,12 +2,14 @@ package autostack
 
 import (
 	"context"
+	"io"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/events"
@@ -54,12 +56,24 @@ func (s *stackOf) Name() string {
 
 // CancelCommand is the command that removes the stack's lock, in backticks: the Pulumi CLI needs
 // the backend clusterplane uses, which its default local one is not.
+// A password in the URL is never printed: the command then says where it goes.
 func (s *stackOf) CancelCommand() string {
 	command := "pulumi cancel --stack " + s.Name() + " --yes"
 	if s.backend.url != "" && s.backend.url != envBackend() {
-		return "`" + BackendEnv + "=" + s.backend.url + " " + command + "`"
+		url := s.backend.redactor().String(s.backend.url)
+		if url == s.backend.url {
+			return "`" + BackendEnv + "=" + url + " " + command + "`"
+		}
+		return "`" + BackendEnv + "='" + url + "' " + command + "` (with the backend's password in place of " + redact.Mask + ")"
 	}
 	return "`" + command + "` (same " + BackendEnv + ")"
+}
+
+// progress is where the engine's progress of an operation goes: w, redacted, since the engine
+// prints the backend's URL when it cannot open it. Its last line is written by Flush, which the
+// operation calls when the engine is done.
+func (s *stackOf) progress(w io.Writer) *redact.Writer {
+	return redact.NewWriter(w, s.backend.redactor())
 }
 
 // Preview previews the stack's program.
@@ -67,7 +81,9 @@ func (s *stackOf) Preview(ctx context.Context, o deploy.Options) (deploy.Result,
 	c := collect()
 	opts := []optpreview.Option{optpreview.EventStreams(c.events)}
 	if o.Progress != nil {
-		opts = append(opts, optpreview.ProgressStreams(o.Progress))
+		progress := s.progress(o.Progress)
+		defer progress.Flush()
+		opts = append(opts, optpreview.ProgressStreams(progress))
 	}
 	if o.Refresh {
 		opts = append(opts, optpreview.Refresh())
@@ -84,7 +100,9 @@ func (s *stackOf) Up(ctx context.Context, o deploy.Options) (deploy.Result, erro
 	c := collect()
 	opts := []optup.Option{optup.EventStreams(c.events)}
 	if o.Progress != nil {
-		opts = append(opts, optup.ProgressStreams(o.Progress))
+		progress := s.progress(o.Progress)
+		defer progress.Flush()
+		opts = append(opts, optup.ProgressStreams(progress))
 	}
 	if o.Refresh {
 		opts = append(opts, optup.Refresh())
@@ -101,7 +119,9 @@ func (s *stackOf) Refresh(ctx context.Context, o deploy.Options) (deploy.Result,
 	c := collect()
 	opts := []optrefresh.Option{optrefresh.EventStreams(c.events)}
 	if o.Progress != nil {
-		opts = append(opts, optrefresh.ProgressStreams(o.Progress))
+		progress := s.progress(o.Progress)
+		defer progress.Flush()
+		opts = append(opts, optrefresh.ProgressStreams(progress))
 	}
 	if o.ClearPendingCreates {
 		opts = append(opts, optrefresh.ClearPendingCreates())
@@ -116,7 +136,9 @@ func (s *stackOf) Destroy(ctx context.Context, o deploy.Options) (deploy.Result,
 	c := collect()
 	opts := []optdestroy.Option{optdestroy.EventStreams(c.events)}
 	if o.Progress != nil {
-		opts = append(opts, optdestroy.ProgressStreams(o.Progress))
+		progress := s.progress(o.Progress)
+		defer progress.Flush()
+		opts = append(opts, optdestroy.ProgressStreams(progress))
 	}
 	_, err := s.auto.Destroy(ctx, opts...)
 	res := c.wait(err)
