@@ -13,7 +13,6 @@ import (
 	"context"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -43,7 +42,7 @@ const (
 )
 
 // Provider configuration keys (clusterplane:config:<key>). Absent, the token and API URL fall back
-// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do.
+// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under provider.Civo.Resolve's rule.
 const (
 	ConfigToken  = "civoToken"
 	ConfigAPIURL = "civoApiUrl"
@@ -56,25 +55,32 @@ const DefaultAPIURL = "https://api.civo.com"
 // Config is the provider configuration the resource's calls use.
 type Config struct {
 	Token, APIURL, Region string
+	// Refused says why the configured token and URL may not be used together (an API URL given
+	// without its own token); every call then fails with it before asking anything.
+	Refused error
 	// Options configure every client, e.g. the poll interval in tests.
 	Options []civopool.Option
 }
 
 // ConfigFrom reads the configuration from the provider's variables (keys with or without the
-// "clusterplane:config:" prefix), falling back to the environment.
+// "clusterplane:config:" prefix), falling back to the environment as provider.Civo.Resolve allows:
+// a civoApiUrl given here never gets CIVO_TOKEN.
 func ConfigFrom(vars map[string]string) Config {
-	get := func(key, env string) string {
+	get := func(key string) string {
 		for _, k := range []string{"clusterplane:config:" + key, key} {
 			if v := vars[k]; v != "" {
 				return v
 			}
 		}
-		if env != "" {
-			return os.Getenv(env)
-		}
 		return ""
 	}
-	c := Config{Token: get(ConfigToken, provider.CivoTokenEnv), APIURL: get(ConfigAPIURL, provider.CivoAPIURLEnv), Region: get(ConfigRegion, "")}
+	c := Config{Region: get(ConfigRegion)}
+	token, url, err := provider.Civo.Resolve(get(ConfigToken), get(ConfigAPIURL))
+	if err != nil {
+		c.Refused = errors.Wrapf(err, "the clusterplane provider's %s and %s", ConfigAPIURL, ConfigToken)
+		return c
+	}
+	c.Token, c.APIURL = token, url
 	if c.APIURL == "" {
 		c.APIURL = DefaultAPIURL
 	}
@@ -334,6 +340,9 @@ func (r *Resource) client(p pool, timeout time.Duration) (*civopool.Client, erro
 	region := p.Region
 	if region == "" {
 		region = r.Config.Region
+	}
+	if r.Config.Refused != nil {
+		return nil, errors.Wrapf(r.Config.Refused, "civo node pool %q in cluster %q", p.ID, p.ClusterID)
 	}
 	if r.Config.Token == "" {
 		return nil, errors.Errorf("civo node pool %q in cluster %q: no Civo API token: set providerConfig.apiToken or CIVO_TOKEN", p.ID, p.ClusterID)

@@ -336,9 +336,9 @@ func TestAPoolWhoseNodesNeverRunIsKeptInTheStateAndTheErrorNamesPoolAndClusterNo
 func TestWithoutATokenNothingIsSentAndTheErrorSaysWhereTheTokenGoes(t *testing.T) {
 	t.Setenv("CIVO_TOKEN", "")
 	f := fakecivo.New(t, token, region, cluster)
+	t.Setenv("CIVO_API_URL", f.URL())
 	s := componentprovider.New(nil, "0.0.0", nil, nil, civopoolresource.Custom())
-	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{
-		"clusterplane:config:civoApiUrl": f.URL()}}); err != nil {
+	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Create(context.Background(), &pulumirpc.CreateRequest{Urn: urn, Properties: pb(t, inputs())})
@@ -347,6 +347,25 @@ func TestWithoutATokenNothingIsSentAndTheErrorSaysWhereTheTokenGoes(t *testing.T
 	}
 	if n := len(f.Requests("")); n != 0 {
 		t.Errorf("%d requests sent without a token", n)
+	}
+}
+
+func TestAConfiguredAPIURLNeverGetsTheEnvironmentsToken(t *testing.T) {
+	t.Setenv("CIVO_TOKEN", token)
+	t.Setenv("CIVO_API_URL", "")
+	f := fakecivo.New(t, token, region, cluster)
+	s := componentprovider.New(nil, "0.0.0", nil, nil, civopoolresource.Custom())
+	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{
+		"clusterplane:config:civoApiUrl": f.URL()}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Create(context.Background(), &pulumirpc.CreateRequest{Urn: urn, Properties: pb(t, inputs())})
+	if err == nil || !strings.Contains(err.Error(), "civoApiUrl") || !strings.Contains(err.Error(), "needs its own apiToken") ||
+		strings.Contains(err.Error(), token) {
+		t.Errorf("Create with CIVO_TOKEN and a configured civoApiUrl = %v, want a refusal naming civoApiUrl", err)
+	}
+	if n := len(f.Requests("")); n != 0 {
+		t.Errorf("%d requests sent to the configured URL with the environment's token", n)
 	}
 }
 

@@ -627,7 +627,7 @@ func TestDiffNamesTheResourceTheChangeLandsOn(t *testing.T) {
 		{pair{kind: civoCluster, change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.ApiServerAllowedCidrs = []string{"203.0.113.0/24"} })},
 			"civo:index/firewall:Firewall::dev-fra1"},
 		{pair{kind: doCluster, change: func(m proto.Message) {
-			m.(*dcv1.DigitalOceanKubernetesClusterStackInput).ProviderConfig = &dov1.DigitalOceanProviderConfig{ApiUrl: "https://api.example.com"}
+			m.(*dcv1.DigitalOceanKubernetesClusterStackInput).ProviderConfig = &dov1.DigitalOceanProviderConfig{ApiToken: "dop-token-of-another-key"}
 		}}, "pulumi:providers:digitalocean::dev-fra1"},
 	}
 	for _, c := range cases {

@@ -1,10 +1,17 @@
 // Package provider holds what the Civo and DigitalOcean providers a stack creates have in common:
-// the environment variables empty provider-config fields fall back to. The providers themselves
-// live in civoprovider and digitaloceanprovider, one package per cloud, so that a program links
-// only its own cloud's SDK.
+// the environment variables empty provider-config fields fall back to, and the one rule for which
+// token may go to which API (Resolve). The providers themselves live in civoprovider and
+// digitaloceanprovider, one package per cloud, so that a program links only its own cloud's SDK.
 package provider
 
-import "os"
+import (
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/pkg/errors"
+)
 
 // Environment variables that empty provider-config fields fall back to.
 const (
@@ -14,10 +21,80 @@ const (
 	DigitalOceanAPIURLEnv = "DIGITALOCEAN_API_URL"
 )
 
-// Setting returns value, or the environment variable env when value is empty.
-func Setting(value, env string) string {
-	if value != "" {
-		return value
+// Cloud names a cloud and the environment variables its settings fall back to.
+type Cloud struct {
+	// Name is the cloud as messages say it, e.g. "DigitalOcean".
+	Name string
+	// TokenEnv and URLEnv hold the token and the API URL of the environment.
+	TokenEnv, URLEnv string
+}
+
+// The clouds Clusterplane deploys to.
+var (
+	Civo         = Cloud{Name: "Civo", TokenEnv: CivoTokenEnv, URLEnv: CivoAPIURLEnv}
+	DigitalOcean = Cloud{Name: "DigitalOcean", TokenEnv: DigitalOceanTokenEnv, URLEnv: DigitalOceanAPIURLEnv}
+)
+
+// OwnTokenRule says why an API URL given in a provider config needs the token given beside it.
+// The validator shows it at providerConfig.apiUrl; Resolve's refusal says the same.
+func (c Cloud) OwnTokenRule() string {
+	return "needs its own apiToken beside it: the token in " + c.TokenEnv + " goes only to " + c.Name +
+		"'s own API or to " + c.URLEnv + ", never to an API URL a stack input names"
+}
+
+// HTTPSRule says why an API URL given in a provider config must be https.
+const HTTPSRule = "must be https (plain http only to a loopback host: 127.0.0.0/8, ::1 or localhost): " +
+	"the API token would otherwise cross the network readable"
+
+// Resolve is the one place that decides which API token goes to which API URL, given the
+// provider config's own token and URL (either may be empty). It returns the token and URL to call
+// with; an empty URL means the cloud's own API (the caller's or the provider's default).
+//
+// A token from the environment goes only with the URL from the environment (or the cloud's own
+// API): were it sent to a URL a manifest names, anyone who can get a manifest deployed (a pull
+// request in CI) would receive it. So a config's URL needs the config's token, and it must be
+// https unless it is a loopback address, where a test cloud listens. The validator refuses the
+// same manifests before anything runs; Resolve holds for callers that skip it (Go programs
+// calling New directly, a provider configured by hand). Neither the token nor the URL appears in
+// an error: a URL may carry credentials of its own.
+func (c Cloud) Resolve(token, apiURL string) (string, string, error) {
+	if apiURL == "" {
+		if token == "" {
+			token = os.Getenv(c.TokenEnv)
+		}
+		return token, os.Getenv(c.URLEnv), nil
 	}
-	return os.Getenv(env)
+	if !SecureURL(apiURL) {
+		return "", "", errors.New("providerConfig.apiUrl: " + HTTPSRule)
+	}
+	if token == "" {
+		return "", "", errors.New("providerConfig.apiUrl: " + c.OwnTokenRule())
+	}
+	return token, apiURL, nil
+}
+
+// SecureURL reports whether a token may be sent to raw: an absolute https URL, or an http one
+// whose host is a loopback address (127.0.0.0/8, ::1) or localhost.
+func SecureURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return true
+	case "http":
+		return Loopback(u.Hostname())
+	}
+	return false
+}
+
+// Loopback reports whether host is this machine's own: localhost or a loopback address. A name
+// other than localhost is not resolved: what it resolves to can change after the check.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -2,10 +2,12 @@ package validation
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/rules"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -16,6 +18,11 @@ const (
 	RuleTokenShape = "value.token_shape"
 	// RuleTagCase is broken by two DigitalOcean tags that differ only in case.
 	RuleTagCase = "tags.case_insensitive_unique"
+	// RuleAPIURLOwnToken is broken by a provider config's API URL without the config's own token:
+	// the environment's token goes only to the cloud's own API or the environment's URL.
+	RuleAPIURLOwnToken = "api_url.own_token"
+	// RuleAPIURLHTTPS is broken by a provider config's API URL that is neither https nor loopback.
+	RuleAPIURLHTTPS = "api_url.https"
 )
 
 // digitalOceanToken is the published shape of DigitalOcean's API tokens, the one secret scanners
@@ -33,7 +40,7 @@ const digitalOceanPackage = "clusterplane.provider.digitalocean."
 // them ("spec.tags[2]", `spec.labels["team"]`). No value appears in a message or, for a map key
 // that looks like a token, in a path.
 func check(m protoreflect.Message, path string) []Violation {
-	var out []Violation
+	out := apiURL(m, path)
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if rules.Secret(fd) {
 			return true // the token's own field
@@ -76,6 +83,44 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 		}
 	}
 	return nil
+}
+
+// clouds are the provider configs' packages and the clouds whose token rule they follow.
+var clouds = map[string]provider.Cloud{
+	"clusterplane.provider.digitalocean.": provider.DigitalOcean,
+	"clusterplane.provider.civo.":         provider.Civo,
+}
+
+// apiURL checks a provider config's api_url by provider.Cloud.Resolve's rule, offline and with
+// the field's place, so that a manifest naming an API URL is refused before anything is asked:
+// the URL needs the config's own api_token (the environment's token is never sent to it), and
+// https unless its host is loopback. A URL without a scheme is left to the uri rule, which says
+// so already. Neither the URL nor the token appears in a message.
+func apiURL(m protoreflect.Message, path string) []Violation {
+	md := m.Descriptor()
+	urlField, tokenField := md.Fields().ByName("api_url"), md.Fields().ByName("api_token")
+	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
+		return nil
+	}
+	var cloud provider.Cloud
+	for pkg, c := range clouds {
+		if strings.HasPrefix(string(md.FullName()), pkg) {
+			cloud = c
+		}
+	}
+	raw := m.Get(urlField).String()
+	if raw == "" || cloud.Name == "" {
+		return nil
+	}
+	at := join(path, string(urlField.Name()))
+	var out []Violation
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !provider.SecureURL(raw) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: provider.HTTPSRule})
+	}
+	if !m.Has(tokenField) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLOwnToken, Message: cloud.OwnTokenRule()})
+	}
+	return out
 }
 
 // caseCollisions names each tag that differs from an earlier one only in case, by position: the

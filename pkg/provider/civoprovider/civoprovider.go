@@ -22,7 +22,10 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
 	opts ...pulumi.ResourceOption) (*civo.Provider, error) {
 	args := &civo.ProviderArgs{Region: pulumi.String(region.String())}
-	token, url := settings(cfg)
+	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return nil, errors.Wrap(err, "create civo provider")
+	}
 	if token != "" {
 		args.Token = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
 	}
@@ -33,23 +36,23 @@ func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, regio
 	return p, errors.Wrap(err, "create civo provider")
 }
 
-// settings are the API token and URL of cfg, each falling back to its environment variable.
-func settings(cfg *civov1.CivoProviderConfig) (token, url string) {
-	return provider.Setting(cfg.GetApiToken(), provider.CivoTokenEnv), provider.Setting(cfg.GetApiUrl(), provider.CivoAPIURLEnv)
-}
-
 // Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
-// as New (token and API URL from cfg or the environment, the token a secret), read by the
+// as New (token and API URL resolved by provider.Civo.Resolve, the token a secret), read by the
 // plugin rather than the civo provider. Its region is the pool's.
 func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
 	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
 	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region.String())}
-	token, url := settings(cfg)
+	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return nil, errors.Wrap(err, "create clusterplane provider")
+	}
+	// The plugin holds a URL it is given to the same rule, so the URL goes only with a token:
+	// without one, the plugin's own missing-token error is the true one.
 	if token != "" {
 		args.CivoToken = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
-	}
-	if url != "" {
-		args.CivoApiUrl = pulumi.StringPtr(url)
+		if url != "" {
+			args.CivoApiUrl = pulumi.StringPtr(url)
+		}
 	}
 	p, err := clusterplane.NewProvider(ctx, name, args, opts...)
 	return p, errors.Wrap(err, "create clusterplane provider")

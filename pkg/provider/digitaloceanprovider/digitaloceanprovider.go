@@ -14,10 +14,14 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *digitaloceanv1.DigitalOceanProviderConfig,
 	opts ...pulumi.ResourceOption) (*digitalocean.Provider, error) {
 	args := &digitalocean.ProviderArgs{}
-	if token := provider.Setting(cfg.GetApiToken(), provider.DigitalOceanTokenEnv); token != "" {
+	token, url, err := provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return nil, errors.Wrap(err, "create digitalocean provider")
+	}
+	if token != "" {
 		args.Token = pulumi.ToSecret(pulumi.String(token)).(pulumi.StringOutput)
 	}
-	if url := provider.Setting(cfg.GetApiUrl(), provider.DigitalOceanAPIURLEnv); url != "" {
+	if url != "" {
 		args.ApiEndpoint = pulumi.String(url)
 	}
 	p, err := digitalocean.NewProvider(ctx, name, args, opts...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,27 +59,79 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
 var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")
 
-// get asks DigitalOcean's API (the config's URL, DIGITALOCEAN_API_URL, or the default) for path
-// with the config's token (or DIGITALOCEAN_TOKEN), which never appears in an error.
+// get asks DigitalOcean's API for path with the token and URL provider.DigitalOcean.Resolve gives
+// (the default API when it gives none); the token never appears in an error. A 429 or a 5xx is
+// asked again (see retry), so one busy moment of the API does not fail a preview.
 func get(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path string) (*http.Response, error) {
-	token := provider.Setting(cfg.GetApiToken(), provider.DigitalOceanTokenEnv)
+	token, base, err := provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return nil, err
+	}
 	if token == "" {
 		return nil, ErrNoToken
 	}
-	base := provider.Setting(cfg.GetApiUrl(), provider.DigitalOceanAPIURLEnv)
 	if base == "" {
 		base = DefaultAPIURL
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+path, nil)
-	if err != nil {
-		return nil, errors.New("the DigitalOcean API URL is not a URL")
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+path, nil)
+		if err != nil {
+			return nil, errors.New("the DigitalOcean API URL is not a URL")
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, errors.Wrap(err, "ask DigitalOcean's API")
+		}
+		wait, again := retry(ctx, resp, attempt, time.Now())
+		if !again {
+			return resp, nil
+		}
+		// The refused answer is dropped; reading it out lets the connection be reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, errors.Wrap(ctx.Err(), "ask DigitalOcean's API")
+		case <-timer.C:
+		}
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, errors.Wrap(err, "ask DigitalOcean's API")
+}
+
+// How get asks again: at most maxRetries more times, each wait at most maxWait. The look-ups'
+// context (registryTimeout) bounds the whole.
+const (
+	maxRetries = 3
+	maxWait    = 4 * time.Second
+	firstWait  = 500 * time.Millisecond
+)
+
+// retry says whether resp (of attempt, counted from 0) is worth asking again and after how long:
+// a 429 (DigitalOcean's rate limit) or a 5xx, after the Retry-After the API asks for (seconds or
+// an HTTP date) or else a doubling backoff. It gives up when retries are used up, when the API asks
+// for longer than maxWait, or when the wait would outlast ctx: the caller then reads the refused
+// answer itself and names its status.
+func retry(ctx context.Context, resp *http.Response, attempt int, now time.Time) (time.Duration, bool) {
+	if (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500) || attempt >= maxRetries {
+		return 0, false
 	}
-	return resp, nil
+	wait := firstWait << attempt
+	if after := resp.Header.Get("Retry-After"); after != "" {
+		if seconds, err := strconv.Atoi(strings.TrimSpace(after)); err == nil && seconds >= 0 {
+			wait = time.Duration(seconds) * time.Second
+		} else if at, err := http.ParseTime(after); err == nil {
+			wait = max(at.Sub(now), 0)
+		}
+	}
+	if wait > maxWait {
+		return 0, false
+	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
+		return 0, false
+	}
+	return wait, true
 }
 
 // LiveVersion is the version slug of the cluster named name, "" when the account has none of that

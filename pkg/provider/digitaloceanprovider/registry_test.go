@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
@@ -96,4 +98,110 @@ func mustFind(t *testing.T, do *fakedo.DO, name string) godo.KubernetesCluster {
 		t.Fatalf("no cluster %s", name)
 	}
 	return c
+}
+
+func TestLiveVersionWaitsAsDigitalOceansRateLimitAsksAndThenGivesUpInTime(t *testing.T) {
+	const list = `{"kubernetes_clusters":[{"name":"dev","version":"1.31.1-do.5"}],"links":{"pages":{}}}`
+	tests := []struct {
+		name string
+		// answers are the API's answers in turn: a status and its Retry-After; the last repeats.
+		answers  []answer
+		wantErr  string // "" for success
+		atLeast  time.Duration
+		atMost   time.Duration
+		maxAsked int
+	}{
+		{name: "a 429 with Retry-After 1 then an answer", answers: []answer{{429, "1"}, {200, ""}},
+			atLeast: time.Second, atMost: 3 * time.Second, maxAsked: 2},
+		{name: "a 429 with Retry-After as an HTTP date then an answer",
+			answers: []answer{{429, time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}, {200, ""}},
+			atMost:  4 * time.Second, maxAsked: 2},
+		{name: "a 503 without Retry-After then an answer (backoff)", answers: []answer{{503, ""}, {200, ""}},
+			atMost: 3 * time.Second, maxAsked: 2},
+		{name: "a permanent 429 fails naming it after a few tries", answers: []answer{{429, "1"}},
+			wantErr: "HTTP 429", atLeast: 3 * time.Second, atMost: 6 * time.Second, maxAsked: 4},
+		{name: "a 429 asking for an hour fails at once", answers: []answer{{429, "3600"}},
+			wantErr: "HTTP 429", atMost: time.Second, maxAsked: 1},
+		{name: "a refused token is not asked again", answers: []answer{{401, ""}},
+			wantErr: "HTTP 401", atMost: time.Second, maxAsked: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			asked := 0
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				a := tt.answers[min(asked, len(tt.answers)-1)]
+				asked++
+				mu.Unlock()
+				if a.retryAfter != "" {
+					w.Header().Set("Retry-After", a.retryAfter)
+				}
+				w.WriteHeader(a.status)
+				if a.status == http.StatusOK {
+					fmt.Fprint(w, list)
+				} else {
+					fmt.Fprint(w, `{"id":"too_many_requests","message":"slow down"}`)
+				}
+			}))
+			defer server.Close()
+			cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: server.URL}
+			start := time.Now()
+			got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+			took := time.Since(start)
+			if tt.wantErr == "" && (err != nil || got != "1.31.1-do.5") {
+				t.Errorf("LiveVersion = %q, %v; want 1.31.1-do.5", got, err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("LiveVersion = %q, %v; want an error naming %s", got, err, tt.wantErr)
+			}
+			if took < tt.atLeast || took > tt.atMost {
+				t.Errorf("took %v, want between %v and %v", took, tt.atLeast, tt.atMost)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if asked > tt.maxAsked {
+				t.Errorf("asked %d times, want at most %d", asked, tt.maxAsked)
+			}
+		})
+	}
+}
+
+type answer struct {
+	status     int
+	retryAfter string
+}
+
+func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
+	const envToken = "dop_v1_env_token_never_sent"
+	t.Setenv(provider.DigitalOceanTokenEnv, envToken)
+	var mu sync.Mutex
+	var got []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer server.Close()
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: server.URL}
+	if r := digitaloceanprovider.HasRegistry(context.Background(), cfg); r != digitaloceanprovider.RegistryUnknown {
+		t.Errorf("HasRegistry = %v, want unknown", r)
+	}
+	_, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+	if err == nil || !strings.Contains(err.Error(), "providerConfig.apiUrl") || strings.Contains(err.Error(), envToken) {
+		t.Errorf("LiveVersion = %v, want a refusal naming providerConfig.apiUrl without the token", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	withToken := 0
+	for _, auth := range got {
+		if strings.Contains(auth, envToken) {
+			withToken++
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("the config's API URL was asked %d times, %d with the environment's token; want never", len(got), withToken)
+	}
 }

@@ -611,9 +611,9 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 		want   any // nil: not sent
 	}{
 		{name: "CIVO_API_URL", env: "https://api.civo.example/", want: "https://api.civo.example/"},
-		{name: "the config's api_url", config: &civov1.CivoProviderConfig{ApiUrl: "https://config.civo.example/"},
+		{name: "the config's api_url", config: &civov1.CivoProviderConfig{ApiToken: "config-token", ApiUrl: "https://config.civo.example/"},
 			want: "https://config.civo.example/"},
-		{name: "the config's api_url over CIVO_API_URL", config: &civov1.CivoProviderConfig{ApiUrl: "https://config.civo.example/"},
+		{name: "the config's api_url over CIVO_API_URL", config: &civov1.CivoProviderConfig{ApiToken: "config-token", ApiUrl: "https://config.civo.example/"},
 			env: "https://env.civo.example/", want: "https://config.civo.example/"},
 		{name: "neither leaves the provider's default"},
 	}
