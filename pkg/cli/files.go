@@ -193,7 +193,7 @@ func (a *App) programNamed(file string, head stackinput.Head) (Program, error) {
 		return nil, errors.Errorf("%s: names no kind; a manifest (or a stack input's target) has `kind:` one of %s",
 			file, strings.Join(a.KindNames(), ", "))
 	}
-	return nil, errors.Errorf("%s: unknown kind %q; want one of %s", file, head.Kind, strings.Join(a.KindNames(), ", "))
+	return nil, errors.Errorf("%s: unknown kind %s; want one of %s", file, stackinput.Quote(head.Kind), strings.Join(a.KindNames(), ", "))
 }
 
 // ReadFile reads one file named on the command line ("-" for standard input) once, with the
