@@ -75,7 +75,7 @@ after its Stack. The output is the same for the same manifests, and never holds 
 			}
 			if dir != "" {
 				path := filepath.Join(dir, f.Name+".yaml")
-				if err := os.WriteFile(path, data, 0o644); err != nil {
+				if err := replaceFile(path, data); err != nil {
 					return errors.Wrap(err, "write "+path)
 				}
 				fmt.Fprintf(a.Stderr, "%s: %s\n", f.Target.File, path)
@@ -90,4 +90,32 @@ after its Stack. The output is the same for the same manifests, and never holds 
 		return nil
 	}
 	return cmd
+}
+
+// replaceFile writes data to path through a new file in the same folder renamed over path. A
+// rename replaces the name itself: a symbolic link already there is replaced, never followed to
+// overwrite whatever it points at, and a reader never sees a half-written file.
+func replaceFile(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	// CreateTemp makes the file readable by its owner only; the resources hold no secret and are
+	// meant to be committed and applied, as os.WriteFile's 0644 made them.
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

@@ -203,3 +203,44 @@ func runWithEnv(t *testing.T, env map[string]string, args ...string) result {
 	code := newApp(programs, strings.NewReader(""), &stdout, &stderr).run(args)
 	return result{code, stdout.String(), stderr.String()}
 }
+
+func TestExportPKOIntoAFolderReplacesASymbolicLinkThereRatherThanWritingWhereItPoints(t *testing.T) {
+	dir := t.TempDir()
+	first := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml"), "-d", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if first.code != program.ExitOK || len(files) != 1 {
+		t.Fatalf("export pko = %d, %d files: %s", first.code, len(files), first.stderr)
+	}
+	exported, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same file name, now a link to a file outside the folder.
+	outside := filepath.Join(t.TempDir(), "precious.txt")
+	if err := os.WriteFile(outside, []byte("not yours\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, files[0]); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml"), "-d", dir)
+	if r.code != program.ExitOK {
+		t.Fatalf("export pko = %d: %s", r.code, r.stderr)
+	}
+	if data, err := os.ReadFile(outside); err != nil || string(data) != "not yours\n" {
+		t.Fatalf("the file the link pointed at now holds %q (%v)", data, err)
+	}
+	info, err := os.Lstat(files[0])
+	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm() != 0o644 {
+		t.Fatalf("%s is %v (%v), want a regular file, mode 0644", files[0], info.Mode(), err)
+	}
+	if data, _ := os.ReadFile(files[0]); string(data) != string(exported) {
+		t.Fatalf("the second export wrote other resources:\n%s", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v", left)
+	}
+}

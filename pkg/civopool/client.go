@@ -1,11 +1,14 @@
 package civopool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -17,11 +20,29 @@ import (
 // DefaultWaitTimeout bounds how long Create, Update and Delete wait for the pool.
 const DefaultWaitTimeout = 20 * time.Minute
 
+// DefaultRequestTimeout bounds one request to the API: an answer takes well under a second,
+// and a connection that hangs must fail the request rather than the whole wait.
+const DefaultRequestTimeout = time.Minute
+
+// userAgent names the client to Civo.
+const userAgent = "clusterplane-civopool/v1"
+
+// transport is shared by every Client, so that the Clients made one per operation reuse
+// connections rather than each opening (and leaving open) its own. civogo v0.3.89 made a new
+// Transport per request and took no context, which is why the requests are made here.
+var transport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = http.ProxyFromEnvironment
+	return t
+}()
+
 // Client manages node pools in one Civo region through one API URL and token.
-// It is safe for concurrent use: every request gets its own civogo client, because
-// civogo's sendRequest writes to the client (its Transport and LastJSONResponse).
+// It is safe for concurrent use.
 type Client struct {
 	token, apiURL, region string
+	http                  *http.Client
+
+	requestTimeout time.Duration
 
 	pollInterval time.Duration
 	waitTimeout  time.Duration
@@ -29,6 +50,10 @@ type Client struct {
 	backoff      time.Duration
 	maxBackoff   time.Duration
 }
+
+// WithRequestTimeout sets how long one request may take, its answer read (default
+// DefaultRequestTimeout).
+func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.requestTimeout = d } }
 
 // Option configures a Client.
 type Option func(*Client)
@@ -52,12 +77,14 @@ func WithRetries(attempts int, first, max time.Duration) Option {
 // in region, authenticated with token.
 func New(token, apiURL, region string, opts ...Option) (*Client, error) {
 	c := &Client{
-		token: token, apiURL: apiURL, region: region,
-		pollInterval: 10 * time.Second,
-		waitTimeout:  DefaultWaitTimeout,
-		attempts:     5,
-		backoff:      time.Second,
-		maxBackoff:   30 * time.Second,
+		token: token, apiURL: strings.TrimSuffix(apiURL, "/"), region: region,
+		http:           &http.Client{Transport: transport},
+		requestTimeout: DefaultRequestTimeout,
+		pollInterval:   10 * time.Second,
+		waitTimeout:    DefaultWaitTimeout,
+		attempts:       5,
+		backoff:        time.Second,
+		maxBackoff:     30 * time.Second,
 	}
 	for _, o := range opts {
 		o(c)
@@ -74,8 +101,8 @@ func New(token, apiURL, region string, opts ...Option) (*Client, error) {
 	if c.attempts < 1 {
 		c.attempts = 1
 	}
-	if c.pollInterval <= 0 || c.waitTimeout <= 0 {
-		return nil, errors.New("civo node pool client: the poll interval and the wait timeout must be positive")
+	if c.pollInterval <= 0 || c.waitTimeout <= 0 || c.requestTimeout <= 0 {
+		return nil, errors.New("civo node pool client: the poll interval, the wait timeout and the request timeout must be positive")
 	}
 	return c, nil
 }
@@ -95,7 +122,7 @@ func (c *Client) Create(ctx context.Context, spec Spec) (State, error) {
 		PublicIPNodePool: spec.PublicIP,
 	}
 	path := poolsPath(spec.ClusterID)
-	if _, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendPostRequest(path, body) }); err != nil {
+	if _, err := c.send(ctx, http.MethodPost, path, body); err != nil {
 		return State{}, c.fail("create", spec.ClusterID, spec.ID, err)
 	}
 	return c.waitReady(ctx, "create", spec)
@@ -168,7 +195,7 @@ func (c *Client) Update(ctx context.Context, old, new Spec) (State, error) {
 		return st, nil
 	}
 	path := poolPath(new.ClusterID, new.ID)
-	if _, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendPutRequest(path, body) }); err != nil {
+	if _, err := c.send(ctx, http.MethodPut, path, body); err != nil {
 		return State{}, c.fail("update", new.ClusterID, new.ID, err)
 	}
 	return c.waitReady(ctx, "update", new)
@@ -178,7 +205,7 @@ func (c *Client) Update(ctx context.Context, old, new Spec) (State, error) {
 // already gone (404) is not an error.
 func (c *Client) Delete(ctx context.Context, clusterID, id string) error {
 	path := poolPath(clusterID, id)
-	_, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendDeleteRequest(path) })
+	_, err := c.send(ctx, http.MethodDelete, path, nil)
 	if IsNotFound(err) {
 		return nil
 	}
@@ -262,7 +289,7 @@ func (c *Client) wait(ctx context.Context, op, clusterID, id string, done func(*
 // get reads the pool once (with retries); a 404 comes back as an *APIError.
 func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.KubernetesPool, error) {
 	path := poolPath(clusterID, id)
-	body, err := c.send(ctx, func(cc *civogo.Client) ([]byte, error) { return cc.SendGetRequest(path) })
+	body, err := c.send(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -275,25 +302,25 @@ func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.Kuberne
 
 // send makes one API call, sending it again after a 429 or 5xx answer with exponential
 // backoff, at most c.attempts times in all. Other answers of 300 and above are final.
-// It returns when ctx ends even while a request is in flight (civogo v0.3.89 takes no
-// context; the abandoned request finishes in the background on its own civogo client).
-// Every error it returns has the token scrubbed from its text.
-func (c *Client) send(ctx context.Context, call func(*civogo.Client) ([]byte, error)) ([]byte, error) {
+// It returns when ctx ends even while a request is in flight: the request is cancelled
+// and its connection closed, nothing of it runs on. Every error it returns has the token
+// scrubbed from its text.
+func (c *Client) send(ctx context.Context, method, path string, body any) ([]byte, error) {
 	delay := c.backoff
 	for attempt := 1; ; attempt++ {
-		body, err := c.once(ctx, call)
+		answer, err := c.once(ctx, method, path, body)
 		if err == nil {
-			return body, nil
+			return answer, nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		var httpErr civogo.HTTPError
+		var httpErr *statusError
 		if !errors.As(err, &httpErr) {
 			return nil, errors.New(c.scrub(err.Error()))
 		}
-		apiErr := &APIError{Status: httpErr.Code, Body: shorten(c.scrub(httpErr.Reason)), Attempts: attempt}
-		if !retryable(httpErr.Code) || attempt >= c.attempts {
+		apiErr := &APIError{Status: httpErr.code, Body: shorten(c.scrub(httpErr.body)), Attempts: attempt}
+		if !retryable(httpErr.code) || attempt >= c.attempts {
 			return nil, apiErr
 		}
 		if err := sleep(ctx, delay); err != nil {
@@ -303,30 +330,71 @@ func (c *Client) send(ctx context.Context, call func(*civogo.Client) ([]byte, er
 	}
 }
 
-func (c *Client) once(ctx context.Context, call func(*civogo.Client) ([]byte, error)) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
+// statusError is an answer of 300 or above, before it is scrubbed into an *APIError.
+type statusError struct {
+	code int
+	body string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.body) }
+
+// maxAnswer bounds the body of an answer read: a pool is a few KiB, and a broken proxy
+// must not fill memory.
+const maxAnswer = 16 << 20
+
+// once sends one request as civogo would (its headers, the region as a query parameter of
+// GET and DELETE) but through the Client's shared HTTP client, bounded by ctx and the
+// request timeout.
+func (c *Client) once(parent context.Context, method, path string, body any) ([]byte, error) {
+	if err := parent.Err(); err != nil {
 		return nil, err
 	}
-	cc, err := civogo.NewClientWithURL(c.token, c.apiURL, c.region)
+	ctx, cancel := context.WithTimeout(parent, c.requestTimeout)
+	defer cancel()
+	var payload io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the request: %v", err)
+		}
+		payload = bytes.NewReader(data)
+	}
+	u := c.apiURL + path
+	if method == http.MethodGet || method == http.MethodDelete {
+		u += "?" + url.Values{"region": {c.region}}.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, payload)
 	if err != nil {
 		return nil, err
 	}
-	cc.SetUserAgent(&civogo.Component{Name: "clusterplane-civopool", Version: "v1"})
-	type result struct {
-		body []byte
-		err  error
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("Authorization", "bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s %s: no answer within %s", method, path, c.requestTimeout)
+		}
+		return nil, err
 	}
-	ch := make(chan result, 1)
-	go func() {
-		body, err := call(cc)
-		ch <- result{body, err}
+	defer func() {
+		// Whatever is left of the body is read (a little of it) so that the connection
+		// can serve the next request, then closed.
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		resp.Body.Close()
 	}()
-	select {
-	case r := <-ch:
-		return r.body, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading the answer: %v", method, path, err)
 	}
+	if len(answer) > maxAnswer {
+		return nil, fmt.Errorf("%s %s: the answer is larger than %d MiB", method, path, maxAnswer>>20)
+	}
+	if resp.StatusCode >= 300 {
+		return nil, &statusError{code: resp.StatusCode, body: string(answer)}
+	}
+	return answer, nil
 }
 
 func retryable(status int) bool { return status == 429 || status >= 500 }

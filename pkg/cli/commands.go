@@ -48,6 +48,8 @@ cat cluster.yaml | NAME validate -`),
 func (a *App) verdict(in Input) program.Verdict {
 	f, p, skipped, err := a.Load(in)
 	switch {
+	case skipped && in.notRegular:
+		return program.Verdict{File: in.File, Skipped: NotRegularReason}
 	case skipped:
 		return program.Verdict{File: in.File, Skipped: SkipReason}
 	case err != nil:

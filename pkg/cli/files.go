@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -18,6 +21,10 @@ type Input struct {
 	Explicit bool
 	// err is why a directory could not be walked.
 	err error
+	// notRegular marks a file found in a directory that is a named pipe, a device or a socket:
+	// reading one could block forever (a pipe nobody writes) or never end (a device), so it is
+	// skipped, not read.
+	notRegular bool
 }
 
 // MaxWalk bounds how many entries a directory walk visits: a folder of manifests holds far
@@ -25,7 +32,9 @@ type Input struct {
 const MaxWalk = 10000
 
 // Expand turns the arguments into files: directories are walked (hidden ones skipped) for YAML
-// and JSON files, in lexical order; "-" is standard input, at most once.
+// and JSON files, in lexical order; "-" is standard input, at most once. A YAML or JSON name in a
+// directory that is no regular file (nor a link to one) is listed to be skipped unread; a file
+// named explicitly may be a pipe, as `<(git show ...)` makes, which stackinput.ReadFrom allows.
 func Expand(args []string) ([]Input, error) {
 	var out []Input
 	stdin := false
@@ -60,7 +69,7 @@ func Expand(args []string) ([]Input, error) {
 			}
 			switch strings.ToLower(filepath.Ext(path)) {
 			case ".yaml", ".yml", ".json":
-				out = append(out, Input{File: path})
+				out = append(out, Input{File: path, notRegular: !regular(path, d)})
 			}
 			return nil
 		})
@@ -71,8 +80,24 @@ func Expand(args []string) ([]Input, error) {
 	return out, nil
 }
 
+// regular says whether a directory entry is a regular file, or a link to one.
+func regular(path string, d fs.DirEntry) bool {
+	if d.Type().IsRegular() {
+		return true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	info, err := os.Stat(path)
+	// A broken link is left for the read to report.
+	return err != nil || info.Mode().IsRegular()
+}
+
 // SkipReason is what validate says of a file it does not check.
 const SkipReason = "not a Clusterplane manifest or stack input"
+
+// NotRegularReason is what validate says of a file in a directory it does not read.
+const NotRegularReason = "not a regular file (a named pipe, a device or a socket), so not read"
 
 // Load reads one file (once: it may be a pipe) and finds the program of the kind it names: what
 // every command takes a file to be. A file found in a directory that does not claim to be a
@@ -82,7 +107,15 @@ func (a *App) Load(in Input) (f program.File, p Program, skipped bool, err error
 	if in.err != nil {
 		return f, nil, false, in.err
 	}
-	data, err := stackinput.ReadFrom(in.File, a.Stdin)
+	if in.notRegular {
+		return f, nil, true, nil
+	}
+	var data []byte
+	if in.Explicit {
+		data, err = stackinput.ReadFrom(in.File, a.Stdin)
+	} else {
+		data, err = readRegular(in.File)
+	}
 	if err != nil {
 		return f, nil, false, err
 	}
@@ -108,6 +141,46 @@ func (a *App) Load(in Input) (f program.File, p Program, skipped bool, err error
 	return program.File{Name: in.File, Data: data}, p, false, nil
 }
 
+// readRegular reads a file found in a directory, refusing anything that is not a regular file
+// when opened: Expand looked at it before, but a name can be replaced in between, and opening a
+// named pipe to read blocks until a writer comes, so it is opened without blocking and checked.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fileError(path, "cannot be read: "+reason(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileError(path, "cannot be read: "+reason(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fileError(path, "is not a regular file: a file in a directory must be one to be read")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, stackinput.MaxBytes+1))
+	if err != nil {
+		return nil, fileError(path, "cannot be read: "+reason(err))
+	}
+	if len(data) > stackinput.MaxBytes {
+		return nil, fileError(path, fmt.Sprintf("is larger than %d MiB, the limit for a stack input", stackinput.MaxBytes>>20))
+	}
+	return data, nil
+}
+
+// fileError is a problem with a file as a whole, as stackinput.ReadFrom reports one.
+func fileError(file, message string) *stackinput.Error {
+	return &stackinput.Error{Problems: []stackinput.Problem{{File: file, RuleID: "file", Message: message}}}
+}
+
+// reason is an OS error without the path, which the problem names already.
+func reason(err error) string {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err.Error()
+	}
+	return err.Error()
+}
+
 // programNamed returns the program of the kind a file's head names; on failure the error names
 // the file.
 func (a *App) programNamed(file string, head stackinput.Head) (Program, error) {
@@ -120,7 +193,7 @@ func (a *App) programNamed(file string, head stackinput.Head) (Program, error) {
 		return nil, errors.Errorf("%s: names no kind; a manifest (or a stack input's target) has `kind:` one of %s",
 			file, strings.Join(a.KindNames(), ", "))
 	}
-	return nil, errors.Errorf("%s: unknown kind %q; want one of %s", file, head.Kind, strings.Join(a.KindNames(), ", "))
+	return nil, errors.Errorf("%s: unknown kind %s; want one of %s", file, stackinput.Quote(head.Kind), strings.Join(a.KindNames(), ", "))
 }
 
 // ReadFile reads one file named on the command line ("-" for standard input) once, with the

@@ -1,6 +1,8 @@
 package stackinput
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -68,4 +70,22 @@ func firstString(m *yaml.Node, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// MaxQuoted is how many characters of a value read from a file an error message quotes.
+const MaxQuoted = 64
+
+// Quote quotes a value read from a file (a kind, a name) for an error message. It is Go-quoted,
+// so that no control character or terminal escape in a hostile file reaches the terminal, and cut
+// to MaxQuoted characters, so that a huge value cannot flood it; the cut says how long the value
+// was.
+func Quote(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxQuoted {
+			return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:i]), len(s))
+		}
+		n++
+	}
+	return strconv.Quote(s)
 }

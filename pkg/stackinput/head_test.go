@@ -1,6 +1,7 @@
 package stackinput_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -40,5 +41,22 @@ func TestReadHeadRejectsWhatIsNoMapping(t *testing.T) {
 	}
 	if _, err := stackinput.ReadHead([]byte("a: [\n")); err == nil || errors.Is(err, stackinput.ErrNotAMapping) {
 		t.Errorf("ReadHead of broken YAML = %v, want a parse error", err)
+	}
+}
+
+func TestQuoteEscapesControlCharactersAndCutsLongValues(t *testing.T) {
+	long := strings.Repeat("K", 10000)
+	tests := []struct{ name, in, want string }{
+		{"a plain value", "CivoKubernetesCluster", `"CivoKubernetesCluster"`},
+		{"terminal escapes", "Evil\x1b[2J\x1b]0;pwned\x07", `"Evil\x1b[2J\x1b]0;pwned\a"`},
+		{"exactly the limit", long[:stackinput.MaxQuoted], `"` + long[:stackinput.MaxQuoted] + `"`},
+		{"a huge value", long, `"` + long[:stackinput.MaxQuoted] + `"… (10000 bytes)`},
+		{"many-byte characters cut whole", strings.Repeat("é", 100), `"` + strings.Repeat("é", stackinput.MaxQuoted) + `"… (200 bytes)`},
+		{"invalid UTF-8", "\xff\xfe", `"\xff\xfe"`},
+	}
+	for _, tt := range tests {
+		if got := stackinput.Quote(tt.in); got != tt.want {
+			t.Errorf("%s: Quote = %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
