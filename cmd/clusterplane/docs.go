@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/rules"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -80,7 +81,7 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		}
 		k := a.kind(args[0])
 		if k == nil {
-			return errors.Errorf("unknown kind %q; one of: %s", args[0], strings.Join(a.KindNames(), ", "))
+			return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(args[0]), strings.Join(a.KindNames(), ", "))
 		}
 		md := kinds.Manifest(k.StackInput())
 		if *stackInput {

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/rules"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -128,7 +129,7 @@ func (e *Explainer) Find(query string) (*Target, error) {
 	parts := strings.Split(query, ".")
 	name, r, ok := e.root(parts[0])
 	if !ok {
-		return nil, errors.Errorf("unknown kind %q; one of: %s", parts[0], strings.Join(e.Names(), ", "))
+		return nil, errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(parts[0]), strings.Join(e.Names(), ", "))
 	}
 	t := &Target{explainer: e, root: r, name: name}
 	md := r.md

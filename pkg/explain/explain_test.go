@@ -137,3 +137,14 @@ func TestExplainNamesFieldsTheWayAManifestWritesThem(t *testing.T) {
 		})
 	}
 }
+
+func TestAnUnknownKindIsQuotedShortInTheError(t *testing.T) {
+	e := explain.New(kinds.StackInputs()...)
+	_, err := e.Find(strings.Repeat("K", 10000) + "\x1b[2J.spec")
+	if err == nil {
+		t.Fatal("Find of an unknown kind gave no error")
+	}
+	if len(err.Error()) > 1000 || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("the error echoes the kind unbounded or raw (%d bytes): %.200q", len(err.Error()), err.Error())
+	}
+}
