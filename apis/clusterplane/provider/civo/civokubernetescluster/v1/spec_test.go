@@ -354,7 +354,7 @@ func TestCivoKubernetesClusterStackInput(t *testing.T) {
 		spectest.AssertViolations(t, validation.Validate(&cluster.CivoKubernetesClusterStackInput{Target: c}), spectest.Violation{Field: "target.spec.cluster_name", Rule: "required"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
-		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{ApiUrl: "api.civo.com without scheme"}}
+		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "api.civo.com without scheme"}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 	t.Run("a provider config with an unknown default_region is rejected", func(t *testing.T) {

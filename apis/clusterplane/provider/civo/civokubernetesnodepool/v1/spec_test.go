@@ -316,7 +316,7 @@ func TestCivoKubernetesNodePoolStackInput(t *testing.T) {
 		spectest.AssertViolations(t, validation.Validate(&pool.CivoKubernetesNodePoolStackInput{Target: p}), spectest.Violation{Field: "target.spec.node_count", Rule: "int32.gte_lte"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
-		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{ApiUrl: "not a url"}}
+		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "not a url"}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 	t.Run("a provider config with an unknown default_region is rejected", func(t *testing.T) {

@@ -524,7 +524,7 @@ func TestDigitalOceanKubernetesClusterStackInput(t *testing.T) {
 			spectest.Violation{Field: "target.spec.kubernetes_version", Rule: "kubernetes_version.slug"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
-		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: "api.digitalocean.com/v2 "}}
+		in := &cluster.DigitalOceanKubernetesClusterStackInput{Target: validDigitalOceanKubernetesCluster(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "api.digitalocean.com/v2 "}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 	t.Run("an api token never appears in a validation error", func(t *testing.T) {

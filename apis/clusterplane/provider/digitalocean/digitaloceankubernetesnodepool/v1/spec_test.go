@@ -344,7 +344,7 @@ func TestDigitalOceanKubernetesNodePoolStackInput(t *testing.T) {
 		spectest.AssertViolations(t, validation.Validate(&pool.DigitalOceanKubernetesNodePoolStackInput{Target: p}), spectest.Violation{Field: "target.spec.size", Rule: "required"})
 	})
 	t.Run("a provider config with an invalid api_url is rejected", func(t *testing.T) {
-		in := &pool.DigitalOceanKubernetesNodePoolStackInput{Target: validDigitalOceanKubernetesNodePool(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: "http//api.digitalocean.com"}}
+		in := &pool.DigitalOceanKubernetesNodePoolStackInput{Target: validDigitalOceanKubernetesNodePool(), ProviderConfig: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "http//api.digitalocean.com"}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
 }
