@@ -52,6 +52,9 @@ type Outcome struct {
 	Report        *StackStatus   // status
 	Kubeconfig    []byte         // kubeconfig, a secret
 	Disagreements []Disagreement // adopt
+	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
+	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
+	Unmanaged []Live
 }
 
 // Op is an operation on one target, run by a Queue.
