@@ -183,6 +183,9 @@ type InterruptedError struct {
 	Others  int
 	// Cancel is the command that removes the lock.
 	Cancel string
+	// Found are the resources of the manifest's name the cloud holds and the stack does not: for
+	// a pending create, the id to import.
+	Found []Live
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Cause }
@@ -209,20 +212,53 @@ func (e *InterruptedError) Error() string {
 	}
 	var advice []string
 	if e.Locked {
-		advice = append(advice, "the stack is still locked: the engine was stopped before it could let go. Once no "+
-			"operation on it runs, remove the lock with "+e.Cancel)
+		lock := "The stack is still locked: the engine was stopped before it could let go"
+		if len(e.Creates) == 0 {
+			lock += ". Once no operation on it runs, remove the lock with " + e.Cancel
+		}
+		advice = append(advice, lock)
 	}
 	switch {
 	case len(e.Creates) > 0:
-		advice = append(advice, (&PendingCreatesError{Creates: e.Creates, Cancel: e.Cancel}).Advice(e.File))
+		advice = append(advice, capitalize((&PendingCreatesError{Creates: e.Creates, Cancel: e.Cancel}).Advice(e.File)))
+		if len(e.Found) == 1 {
+			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": that is the CLOUD_ID to import")
+		} else if len(e.Found) > 1 {
+			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": import one as CLOUD_ID and delete the others")
+		}
 	case e.Others > 0:
-		advice = append(advice, "it left pending operations: run `clusterplane refresh "+e.File+"` to reconcile them with the cloud, then run this again")
+		advice = append(advice, "It left pending operations: run `clusterplane refresh "+e.File+"` to reconcile them with the cloud, then run this again")
 	}
-	if e.LockUnknown && !e.Locked && len(advice) > 0 && len(e.Creates) == 0 {
-		advice = append(advice, "if a later command says the stack is locked, remove the lock with "+e.Cancel)
+	if e.LockUnknown && len(advice) > 0 && len(e.Creates) == 0 {
+		advice = append(advice, "If a later command says the stack is locked, remove the lock with "+e.Cancel)
 	}
 	if len(advice) == 0 {
 		return cause
 	}
 	return cause + ". " + strings.Join(advice, ". ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// TornCheckpointError: a file backend's checkpoint of the stack is not whole JSON (cut short
+// while it was written, on a full disk), and every command on the stack fails on it.
+type TornCheckpointError struct {
+	// Path is the checkpoint; Backup the copy of the one before it the Pulumi CLI keeps beside
+	// it, "" when there is none.
+	Path, Backup string
+}
+
+func (e *TornCheckpointError) Error() string {
+	text := "the stack's checkpoint " + e.Path + " is torn (cut short while it was written: a full disk?), and every " +
+		"command on the stack fails on it"
+	if e.Backup == "" {
+		return text + "; there is no backup beside it (" + e.Path + ".bak): restore it from your own backups"
+	}
+	return text + ". Restore the copy the Pulumi CLI kept of the one before it with `cp " + e.Backup + " " + e.Path +
+		"` (it may lack the last operation's changes: run refresh, then up, to read them back from the cloud)"
 }

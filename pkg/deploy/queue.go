@@ -193,7 +193,12 @@ func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
 		o.Status = Done
 	case o.Status == Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
 		o.Status, o.Reason = Failed, "timed out after "+q.StackTimeout.String()
-		o.Err = errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
+		timeout := errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
+		var left *LeftBehindError
+		if errors.As(o.Err, &left) {
+			left.Cause, timeout = timeout, left
+		}
+		o.Err = timeout
 	}
 	if interrupted && q.Recovery != nil {
 		o = recovered(ctx, t, o, q.Recovery)
@@ -211,7 +216,12 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 	defer cancel()
 	var interrupted *InterruptedError
 	if err := recovery(rctx, t); errors.As(err, &interrupted) {
-		interrupted.Cause = o.Err
+		interrupted.Cause, interrupted.Found = o.Err, o.Unmanaged
+		var left *LeftBehindError
+		if errors.As(o.Err, &left) && len(interrupted.Creates) > 0 {
+			// A create left pending is recorded with its id (refresh), not adopted: the advice says so.
+			interrupted.Cause = left.Cause
+		}
 		if interrupted.Cause == nil {
 			interrupted.Cause = ErrCancelled
 		}

@@ -79,7 +79,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 		// says are what the error must say; none means it says only how the operation ended.
 		says []string
 	}{
-		{"locked, a pending create", lockedBackend{b}, c, []string{"timed out", "the stack is still locked",
+		{"locked, a pending create", lockedBackend{b}, c, []string{"timed out", "The stack is still locked",
 			"pulumi cancel --stack organization/" + c.Key(), "clusterplane refresh cluster.yaml --import-pending-create CLOUD_ID"}},
 		{"a pending create, the lock unknown", b, c, []string{"if the stack is locked, remove its lock with",
 			"--import-pending-create CLOUD_ID"}},
