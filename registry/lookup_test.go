@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/civo/civogo"
 	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
@@ -17,7 +18,6 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/civo/civogo"
 	"github.com/digitalocean/godo"
 	"google.golang.org/protobuf/proto"
 )
