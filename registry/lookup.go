@@ -44,7 +44,7 @@ func doClusters(ctx context.Context, in proto.Message, _ deploy.Resolve) (deploy
 		return deploy.Found{Unchecked: noDigitalOceanToken}, nil
 	}
 	if err != nil {
-		return deploy.Found{}, err
+		return deploy.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
 	}
 	var found deploy.Found
 	for _, c := range named {
@@ -68,7 +68,7 @@ func doPools(ctx context.Context, in proto.Message, resolve deploy.Resolve) (dep
 		return deploy.Found{Unchecked: noDigitalOceanToken}, nil
 	}
 	if err != nil {
-		return deploy.Found{}, err
+		return deploy.Found{}, errors.Wrapf(err, "look for a node pool %s in cluster %s before creating one", spec.GetNodePoolName(), cluster)
 	}
 	var found deploy.Found
 	for _, p := range named {
@@ -87,7 +87,7 @@ func civoClusters(ctx context.Context, in proto.Message, _ deploy.Resolve) (depl
 		return deploy.Found{Unchecked: noCivoToken}, nil
 	}
 	if err != nil {
-		return deploy.Found{}, err
+		return deploy.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
 	}
 	var found deploy.Found
 	for _, id := range ids {
@@ -109,8 +109,11 @@ func civoPools(ctx context.Context, in proto.Message, resolve deploy.Resolve) (d
 	if errors.Is(err, civoprovider.ErrNoToken) {
 		return deploy.Found{Unchecked: noCivoToken}, nil
 	}
-	if err != nil || !exists {
-		return deploy.Found{}, err
+	if err != nil {
+		return deploy.Found{}, errors.Wrapf(err, "look for a node pool %s in cluster %s before creating one", spec.GetNodePoolName(), cluster)
+	}
+	if !exists {
+		return deploy.Found{}, nil
 	}
 	return deploy.Found{Live: []deploy.Live{{Type: "node pool", Name: spec.GetNodePoolName(), Where: "cluster " + cluster,
 		ID: cluster + ":" + spec.GetNodePoolName()}}}, nil

@@ -154,7 +154,8 @@ func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state)
 	g.typ = typ
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
 	if err != nil {
-		o := failed(errors.Wrap(err, "look for an existing resource of the manifest's name before creating one"))
+		// Not knowing whether the cloud holds one, nothing is created.
+		o := failed(err)
 		return g, &o
 	}
 	g.note = found.Unchecked
