@@ -44,7 +44,9 @@ func (k Kind) StackInput() protoreflect.MessageDescriptor {
 // Target is what deploying a valid stack input of the kind, read from file, takes: its stack is
 // named by the convention references read, unless stack names another.
 func (k Kind) Target(file string, stackInput proto.Message, stack string) deploy.Target {
-	return deploy.NewTarget(file, k.Name, k.Program, stackInput, k.Resources, stack)
+	t := deploy.NewTarget(file, k.Name, k.Program, stackInput, k.Resources, stack)
+	t.Lookup = lookups[k.Name]
+	return t
 }
 
 // Kinds returns the four kinds in the order of the README's table.

@@ -184,7 +184,8 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		}
 	}
 	d := &deploy.Deployer{Backend: backend, Progress: a.progress(o, len(sorted))}
-	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked}
+	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked,
+		Recovery: d.Recovery}
 	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {
 		if err := refused[t.Key()]; err != nil {
 			return deploy.Outcome{Target: t, Status: deploy.Blocked, Reason: "refused", Err: err}

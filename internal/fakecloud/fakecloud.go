@@ -2,7 +2,8 @@
 // internal/fakecivo) share: a server on 127.0.0.1 only, with a bounded lifetime, that records
 // every request, checks the token, and answers the faults a test asks for (429 with Retry-After,
 // 500 or 503, a slow answer, a 422 worded as the API words it, a 404 right after a create) before
-// the cloud's own handler sees the request.
+// the cloud's own handler sees the request, or after it, in place of its answer (a 500 for a
+// create the cloud carried out).
 package fakecloud
 
 import (
@@ -45,6 +46,10 @@ type Fault struct {
 	// After, when set, arms the fault only once a request with this method has been answered
 	// successfully after the fault was injected ("POST": a read that fails right after a create).
 	After string
+	// Commit has the cloud carry the request out (a create creates) before the fault's Status
+	// replaces its answer: a cloud that committed a change and then failed to say so, which a
+	// client that retries takes for a request never carried out.
+	Commit bool
 
 	// afterSeen is how many such answers there were when the fault was injected.
 	afterSeen int
@@ -184,6 +189,10 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if fault != nil && fault.Status != 0 {
+		if fault.Commit {
+			// The cloud's own answer goes nowhere; the request is recorded with the fault's status.
+			s.cloud.Serve(httptest.NewRecorder(), r, body)
+		}
 		if fault.Status == http.StatusTooManyRequests && fault.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(fault.RetryAfter.Seconds())))
 		}

@@ -34,6 +34,9 @@ type Target struct {
 	// Resources is the kind's stack program for the input: it registers the resources and exports
 	// the outputs.
 	Resources func(ctx *pulumi.Context, input proto.Message) error
+	// Lookup, when set, finds what the cloud already holds under the name of the cluster or node
+	// pool the target creates (see Up); nil looks for nothing.
+	Lookup Lookup
 }
 
 // NewTarget is the target of a valid stack input of a kind whose program (and the stacks'

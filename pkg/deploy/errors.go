@@ -154,3 +154,111 @@ func (e *ReferencedError) Error() string {
 	return "refused: still referenced by the deployed stacks of " + strings.Join(e.By, ", ") +
 		"; destroy them first, or name them in the same destroy (they are destroyed before what they reference)"
 }
+
+// PanicError: clusterplane itself failed (a bug) while operating on the stack. The other stacks'
+// operations went on; this one's engine was interrupted.
+type PanicError struct {
+	// Value is what the panic said.
+	Value string
+}
+
+func (e *PanicError) Error() string {
+	return "clusterplane failed unexpectedly (a bug; please report it with this message): " + e.Value +
+		". The other stacks were not affected; run `clusterplane status` on this manifest to see what its stack was left with"
+}
+
+// InterruptedError: an operation was interrupted, by its deadline or by Ctrl-C, and left its stack
+// needing recovery before the next operation: locked (the engine was stopped before it could let
+// go), or with operations pending that it had started in the cloud.
+type InterruptedError struct {
+	// Cause is how the operation was interrupted.
+	Cause error
+	// File is the target's manifest, for the commands to run.
+	File string
+	// Locked: the stack's lock is still held. LockUnknown: the backend cannot say (only a file
+	// backend's locks are read).
+	Locked, LockUnknown bool
+	// Creates are the creates left pending; Others counts the other pending operations.
+	Creates []PendingCreate
+	Others  int
+	// Cancel is the command that removes the lock.
+	Cancel string
+	// Found are the resources of the manifest's name the cloud holds and the stack does not: for
+	// a pending create, the id to import.
+	Found []Live
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// Left says in a few words what the interruption left: "stack left locked, 1 pending create".
+func (e *InterruptedError) Left() string {
+	var parts []string
+	if e.Locked {
+		parts = append(parts, "locked")
+	}
+	if n := len(e.Creates); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d pending create(s)", n))
+	}
+	if e.Others > 0 {
+		parts = append(parts, fmt.Sprintf("%d pending operation(s)", e.Others))
+	}
+	return "stack left " + strings.Join(parts, ", ")
+}
+
+func (e *InterruptedError) Error() string {
+	cause := "interrupted"
+	if e.Cause != nil {
+		cause = e.Cause.Error()
+	}
+	var advice []string
+	if e.Locked {
+		lock := "The stack is still locked: the engine was stopped before it could let go"
+		if len(e.Creates) == 0 {
+			lock += ". Once no operation on it runs, remove the lock with " + e.Cancel
+		}
+		advice = append(advice, lock)
+	}
+	switch {
+	case len(e.Creates) > 0:
+		advice = append(advice, capitalize((&PendingCreatesError{Creates: e.Creates, Cancel: e.Cancel}).Advice(e.File)))
+		if len(e.Found) == 1 {
+			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": that is the CLOUD_ID to import")
+		} else if len(e.Found) > 1 {
+			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": import one as CLOUD_ID and delete the others")
+		}
+	case e.Others > 0:
+		advice = append(advice, "It left pending operations: run `clusterplane refresh "+e.File+"` to reconcile them with the cloud, then run this again")
+	}
+	if e.LockUnknown && len(advice) > 0 && len(e.Creates) == 0 {
+		advice = append(advice, "If a later command says the stack is locked, remove the lock with "+e.Cancel)
+	}
+	if len(advice) == 0 {
+		return cause
+	}
+	return cause + ". " + strings.Join(advice, ". ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// TornCheckpointError: a file backend's checkpoint of the stack is not whole JSON (cut short
+// while it was written, on a full disk), and every command on the stack fails on it.
+type TornCheckpointError struct {
+	// Path is the checkpoint; Backup the copy of the one before it the Pulumi CLI keeps beside
+	// it, "" when there is none.
+	Path, Backup string
+}
+
+func (e *TornCheckpointError) Error() string {
+	text := "the stack's checkpoint " + e.Path + " is torn (cut short while it was written: a full disk?), and every " +
+		"command on the stack fails on it"
+	if e.Backup == "" {
+		return text + "; there is no backup beside it (" + e.Path + ".bak): restore it from your own backups"
+	}
+	return text + ". Restore the copy the Pulumi CLI kept of the one before it with `cp " + e.Backup + " " + e.Path +
+		"` (it may lack the last operation's changes: run refresh, then up, to read them back from the cloud)"
+}

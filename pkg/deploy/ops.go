@@ -125,6 +125,11 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}
 		}
 	}
+	guard, blocked := d.guardCreate(ctx, t, s, st)
+	if blocked != nil {
+		forget(ctx, s, created)
+		return *blocked
+	}
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{})
 		if err != nil {
@@ -147,9 +152,9 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	if err != nil {
 		o := failed(err)
 		o.Result = &res
-		return o
+		return guard.failed(ctx, o)
 	}
-	return Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+	return guard.done(Outcome{Status: Done, Result: &res, Reason: res.Summary()})
 }
 
 // stringOutput is the string value of an output, "" when there is none.

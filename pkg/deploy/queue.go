@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -51,6 +52,9 @@ type Outcome struct {
 	Report        *StackStatus   // status
 	Kubeconfig    []byte         // kubeconfig, a secret
 	Disagreements []Disagreement // adopt
+	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
+	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
+	Unmanaged []Live
 }
 
 // Op is an operation on one target, run by a Queue.
@@ -68,6 +72,9 @@ type Queue struct {
 	// SkipBlocked skips the dependants of a blocked target too: for up, a refused or unconfirmed
 	// stack did not deploy.
 	SkipBlocked bool
+	// Recovery, when set, reads what an operation interrupted by its deadline or by Ctrl-C left
+	// its stack needing (Deployer.Recovery does): its error then says it, and what to run.
+	Recovery func(ctx context.Context, t Target) error
 }
 
 // Run runs op on every target of an order (see Order) and returns their outcomes in that order.
@@ -167,24 +174,73 @@ func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]strin
 	return out
 }
 
-// run runs op on t within the stack deadline and says how it ended when op could not.
+// run runs op on t within the stack deadline and says how it ended when op could not. An
+// operation interrupted by its deadline or by ctx says, when Recovery finds any, what it left
+// the stack needing (a lock, pending operations) and what to run.
 func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
 	start := time.Now()
-	opCtx, cancel := ctx, context.CancelFunc(func() {})
+	// Always cancellable: a panicking operation stops what it started (the engine) on its way out.
+	opCtx, cancel := context.WithCancel(ctx)
 	if q.StackTimeout > 0 {
 		opCtx, cancel = context.WithTimeout(ctx, q.StackTimeout)
 	}
 	defer cancel()
-	o := op(opCtx, t)
+	o := safely(opCtx, t, op)
 	o.Target, o.Took = t, time.Since(start)
+	interrupted := o.Status == Cancelled
 	switch {
 	case o.Status == "":
 		o.Status = Done
 	case o.Status == Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
 		o.Status, o.Reason = Failed, "timed out after "+q.StackTimeout.String()
-		o.Err = errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
+		timeout := errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
+		var left *LeftBehindError
+		if errors.As(o.Err, &left) {
+			left.Cause, timeout = timeout, left
+		}
+		o.Err = timeout
+	}
+	if interrupted && q.Recovery != nil {
+		o = recovered(ctx, t, o, q.Recovery)
 	}
 	return o
+}
+
+// recoveryTimeout bounds the reading of an interrupted stack's state: after Ctrl-C the user
+// waits for it.
+const recoveryTimeout = 30 * time.Second
+
+// recovered adds to an interrupted operation's outcome what recovery finds the stack needing.
+func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.Context, Target) error) Outcome {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoveryTimeout)
+	defer cancel()
+	var interrupted *InterruptedError
+	if err := recovery(rctx, t); errors.As(err, &interrupted) {
+		interrupted.Cause, interrupted.Found = o.Err, o.Unmanaged
+		var left *LeftBehindError
+		if errors.As(o.Err, &left) && len(interrupted.Creates) > 0 {
+			// A create left pending is recorded with its id (refresh), not adopted: the advice says so.
+			interrupted.Cause = left.Cause
+		}
+		if interrupted.Cause == nil {
+			interrupted.Cause = ErrCancelled
+		}
+		o.Err = interrupted
+		o.Reason += "; " + interrupted.Left()
+	}
+	return o
+}
+
+// safely runs op, and turns a panic into a failed outcome that names it: the other stacks'
+// operations go on to their end (and release their locks), where a panic would kill the
+// process in the middle of them.
+func safely(ctx context.Context, t Target, op Op) (o Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = Outcome{Target: t, Status: Failed, Reason: "failed: clusterplane panicked", Err: &PanicError{Value: fmt.Sprint(r)}}
+		}
+	}()
+	return op(ctx, t)
 }
 
 // Order sorts targets so that every stack comes after the stacks it references, and returns each

@@ -49,6 +49,9 @@ type StackReport struct {
 	Drift         []FieldDrift   `json:"drift,omitempty"`
 	Status        *StackStatus   `json:"status,omitempty"`
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
+	// the stack does not: what a failed create left, or what up refused to create again.
+	Unmanaged []Live `json:"unmanaged,omitempty"`
 }
 
 // ResourceChange is one resource the operation changes, or would.
@@ -77,7 +80,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Status: o.Report,
-			Disagreements: o.Disagreements}
+			Disagreements: o.Disagreements, Unmanaged: o.Unmanaged}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // reportSchema is the report's JSON Schema, compiled.
@@ -93,6 +94,14 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 				return d.Up(ctx, tg, deploy.UpOptions{Yes: true})
 			})
 		}},
+		{"up", func() []deploy.Outcome {
+			// The cloud holds a cluster of the name that no stack does: refused, naming it.
+			taken := namedCluster(t, "taken", "dev", "")
+			taken.Lookup = func(context.Context, proto.Message, deploy.Resolve) (deploy.Found, error) {
+				return deploy.Found{Live: []deploy.Live{{Type: "cluster", Name: "taken", Where: "region fra1", ID: "c-1"}}}, nil
+			}
+			return []deploy.Outcome{d.Up(ctx, taken, deploy.UpOptions{Yes: true})}
+		}},
 		{"destroy", func() []deploy.Outcome {
 			return []deploy.Outcome{d.Destroy(ctx, c, deploy.DestroyOptions{}), d.Destroy(ctx, namedCluster(t, "never", "dev", ""), deploy.DestroyOptions{})}
 		}},
@@ -110,14 +119,14 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		if strings.Contains(string(data), token) || strings.Contains(string(data), "apiVersion: v1\nclusters") {
 			t.Errorf("step %d, the %s report holds a secret:\n%s", i, step.command, data)
 		}
-		for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`} {
+		for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
 			if strings.Contains(string(data), key) {
 				seen[key] = true
 			}
 		}
 	}
 	// The reports above must have exercised every part of the shape, or the schema went untested.
-	for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`} {
+	for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
 		if !seen[key] {
 			t.Errorf("no report had %s: the test no longer covers that part of the schema", key)
 		}

@@ -116,6 +116,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
 	}
+	ready, o.Unmanaged = d.leftInStatus(ctx, t, st, ready)
 	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
 	if creates := st.pendingCreates(); len(creates) > 0 {
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",

@@ -43,6 +43,8 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 		return &deploy.ProtectedError{Resources: protectedResources(text)}
 	case strings.Contains(text, "pending operations") && !strings.Contains(text, "pending create"):
 		return &deploy.PendingOperationsError{}
+	case tornCheckpoint(text, b, s) != nil:
+		return tornCheckpoint(text, b, s)
 	case secretsManagerFailure.MatchString(text):
 		return &deploy.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
 	}

@@ -1,0 +1,85 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestATornCheckpointIsNamedWithTheCommandThatRestoresItsBackup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	// A disk that filled up while the CLI wrote the checkpoint leaves it cut short.
+	checkpoint := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster", "dev-fra1.json")
+	data, err := os.ReadFile(checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checkpoint, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	restore := "cp " + checkpoint + ".bak " + checkpoint
+	for _, command := range []string{"status", "up"} {
+		r, code := e.clusterplane(command, manifest, "--yes")
+		if command == "status" {
+			r, code = e.clusterplane(command, manifest)
+		}
+		t.Logf("%s on a torn checkpoint:\n%s", command, r)
+		if code != 1 || !strings.Contains(r.stderr, "is torn") || !strings.Contains(r.stderr, "`"+restore+"`") {
+			t.Errorf("%s on a torn checkpoint = %d, want 1 naming the checkpoint and `%s`: %s", command, code, restore, r)
+		}
+	}
+	// Followed as written, the stack works again.
+	backup, err := os.ReadFile(checkpoint + ".bak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(checkpoint, backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r, code := e.clusterplane("refresh", manifest); code != 0 {
+		t.Fatalf("refresh after restoring the backup = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up after restoring the backup = %d: %s", code, r)
+	}
+	if n := len(e.do.Clusters()); n != 1 {
+		t.Errorf("the cloud holds %d clusters after the recovery, want 1", n)
+	}
+}
+
+func TestAStackThatOutlivesItsTimeoutSaysItsLockAndPendingCreateAndWhatToRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	// The cluster stays provisioning: the provider waits for it, as it does for minutes in the real
+	// cloud, and the stack's deadline passes in the middle of the create.
+	e.do.SetHold(true)
+	r, code := e.clusterplane("up", manifest, "--yes", "--stack-timeout", "20s")
+	e.do.SetHold(false)
+	t.Logf("up past its deadline:\n%s", r)
+	for _, s := range []string{"timed out after 20s", "did not end within 20s", "pulumi cancel --stack organization/digitaloceankubernetescluster/dev-fra1",
+		"clusterplane refresh " + manifest + " --import-pending-create CLOUD_ID"} {
+		if !strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("up past its deadline does not say %q", s)
+		}
+	}
+	if code != 1 {
+		t.Errorf("up past its deadline = %d, want 1", code)
+	}
+	// The cluster the interrupted create made is named as the id to import.
+	if id := e.doCluster("dev-fra1").ID; !strings.Contains(r.stderr, "(id "+id+"): that is the CLOUD_ID to import") {
+		t.Errorf("up past its deadline does not name the cloud's cluster %s as the id to import", id)
+	}
+	// status gives the same advice.
+	if st := e.status(manifest); condition(st, "Ready") != "False/PendingCreates" {
+		t.Errorf("status after the timeout: %+v", st)
+	}
+}

@@ -1,0 +1,255 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// Live is a cluster or node pool the cloud holds under the name a target's create would give
+// its own.
+type Live struct {
+	// Type is "cluster" or "node pool"; Where says where it is ("region fra1", "cluster ID").
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Where string `json:"where,omitempty"`
+	// ID is the id `clusterplane adopt --id` takes (a Civo pool's is CLUSTER_ID:POOL_NAME).
+	ID string `json:"id"`
+}
+
+// Found is what a Lookup found.
+type Found struct {
+	Live []Live
+	// Unchecked says why nothing was looked for, "" when it was: no API token to ask with (the
+	// engine will say so), a pool whose cluster's stack has no id yet.
+	Unchecked string
+}
+
+// Resolve reads a StringValueOrRef: its value, or the output of the stack its valueFrom names
+// ("" when that stack does not exist or has no such output).
+type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)
+
+// Lookup finds the clusters or node pools a create of the target's would duplicate: of its
+// name, where the manifest puts it (a region, a cluster), in the cloud its provider config (or
+// the environment) names, as the modules would reach it.
+type Lookup func(ctx context.Context, input proto.Message, resolve Resolve) (Found, error)
+
+// ExistingError refuses to create what the cloud already holds under the manifest's name and
+// the stack does not: a cluster made outside clusterplane, or left by a create that failed after
+// the cloud had carried it out. Another create would make one more.
+type ExistingError struct {
+	File string
+	Live []Live
+}
+
+func (e *ExistingError) Error() string {
+	return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
+		"and another create would make one more. " + adoptAdvice(e.File, e.Live)
+}
+
+// LeftBehindError is a failed create that left what it was creating in the cloud: the stack
+// does not hold it, the next up refuses to create another (ExistingError).
+type LeftBehindError struct {
+	Cause error
+	File  string
+	Live  []Live
+}
+
+func (e *LeftBehindError) Unwrap() error { return e.Cause }
+
+func (e *LeftBehindError) Error() string {
+	return e.Cause.Error() + ". The failed create left " + describeLive(e.Live) + " in the cloud, which the stack does not " +
+		"hold. " + adoptAdvice(e.File, e.Live)
+}
+
+// describeLive names the resources: `cluster dev-fra1 in region fra1 (id a, id b)`.
+func describeLive(live []Live) string {
+	if len(live) == 0 {
+		return "nothing"
+	}
+	var ids []string
+	for _, l := range live {
+		ids = append(ids, l.ID)
+	}
+	what := live[0].Type + " " + live[0].Name
+	if len(live) > 1 {
+		what = fmt.Sprintf("%d %ss named %s", len(live), live[0].Type, live[0].Name)
+	}
+	if live[0].Where != "" {
+		what += " in " + live[0].Where
+	}
+	return what + " (id " + strings.Join(ids, ", id ") + ")"
+}
+
+// adoptAdvice says how to take the resource over, and what to do with the others of one name.
+func adoptAdvice(file string, live []Live) string {
+	if len(live) == 0 {
+		return ""
+	}
+	advice := "Take it over with `clusterplane adopt " + file + " --id " + live[0].ID + "`"
+	if len(live) > 1 {
+		advice = "Take one over with `clusterplane adopt " + file + " --id ID` (e.g. --id " + live[0].ID +
+			") and delete the others in the cloud"
+	}
+	return advice + ", or delete it in the cloud, then run up again"
+}
+
+// guardedType is the type of the cluster or node pool a target of kind creates, "" when unknown.
+func guardedType(kind string) string {
+	table := effects.For(kind)
+	if table == nil {
+		return ""
+	}
+	if typ := table.Types[effects.Cluster]; typ != "" {
+		return typ
+	}
+	return table.Types[effects.NodePool]
+}
+
+// ids are the ids the state holds of resources of type typ, and whether it holds any.
+func (st state) ids(typ string) ([]string, bool) {
+	var out []string
+	held := false
+	for _, r := range st.d.Resources {
+		if string(r.Type) == typ {
+			held = true
+			out = append(out, string(r.ID))
+		}
+	}
+	return out, held
+}
+
+// lookupTimeout bounds a look-up after a failure or an interruption, whose own context has ended.
+const lookupTimeout = 30 * time.Second
+
+// createGuard keeps Up from creating a cluster or node pool the cloud already holds under its
+// name, and names what a failed create left behind.
+type createGuard struct {
+	d *Deployer
+	t Target
+	s Stack
+	// typ is the type of the resource whose create is planned; "" when none is (the stack holds
+	// it already, or the kind has no look-up).
+	typ string
+	// note says why the cloud was not looked at, for the outcome's reason.
+	note string
+}
+
+// guardCreate looks, when the stack holds no cluster (node pool) and Up would create one, for one
+// of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
+// the adopt command.
+func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state) (*createGuard, *Outcome) {
+	g := &createGuard{d: d, t: t, s: s}
+	typ := guardedType(t.Kind)
+	if _, held := st.ids(typ); t.Lookup == nil || typ == "" || held {
+		return g, nil
+	}
+	g.typ = typ
+	found, err := t.Lookup(ctx, t.Input, d.resolve)
+	if err != nil {
+		// Not knowing whether the cloud holds one, nothing is created.
+		o := failed(err)
+		return g, &o
+	}
+	g.note = found.Unchecked
+	if len(found.Live) > 0 {
+		return g, &Outcome{Status: Blocked, Reason: "refused: " + describeLive(found.Live) + " exists",
+			Err: &ExistingError{File: t.File, Live: found.Live}, Unmanaged: found.Live}
+	}
+	return g, nil
+}
+
+// done is a successful up's outcome, with the note of what was not looked at.
+func (g *createGuard) done(o Outcome) Outcome {
+	if g.note != "" && g.typ != "" {
+		o.Reason += " (not checked for an existing one of the name: " + g.note + ")"
+	}
+	return o
+}
+
+// failed is a failed up's outcome, naming what the failed create left in the cloud.
+func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
+	if g.typ == "" {
+		return o
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+	defer cancel()
+	st, err := readState(ctx, g.s)
+	if err != nil {
+		return o
+	}
+	left := g.d.leftBehind(ctx, g.t, st)
+	if len(left) > 0 {
+		o.Unmanaged = left
+		o.Err = &LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
+	}
+	return o
+}
+
+// leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
+// does not; none when the kind has no look-up or the cloud cannot be asked.
+func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []Live {
+	typ := guardedType(t.Kind)
+	if t.Lookup == nil || typ == "" {
+		return nil
+	}
+	found, err := t.Lookup(ctx, t.Input, d.resolve)
+	if err != nil {
+		return nil
+	}
+	held, _ := st.ids(typ)
+	var out []Live
+	for _, l := range found.Live {
+		own := false
+		for _, id := range held {
+			own = own || id != "" && (l.ID == id || strings.HasSuffix(l.ID, ":"+id) || strings.HasSuffix(id, ":"+l.ID))
+		}
+		if !own {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// resolve reads a reference from the stack it names, through the backend.
+func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error) {
+	from := ref.GetValueFrom()
+	if from == nil {
+		return ref.GetValue(), nil
+	}
+	project, stack, _ := strings.Cut(reference.Key(from), "/")
+	s, err := d.Backend.Open(ctx, project, stack, nil)
+	if errors.Is(err, ErrNotDeployed) {
+		return "", nil
+	}
+	if err != nil {
+		return "", errors.Wrapf(err, "read stack %s/%s", project, stack)
+	}
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return "", errors.Wrapf(err, "read the outputs of stack %s/%s", project, stack)
+	}
+	v, _ := outputs[reference.OutputName(from, defaultOutput)].Value.(string)
+	return v, nil
+}
+
+// leftInStatus adds to a Ready condition of a failed last update what a failed create left in
+// the cloud: only then does status look at the cloud.
+func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, []Live) {
+	typ := guardedType(t.Kind)
+	if _, held := st.ids(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
+		return ready, nil
+	}
+	left := d.leftBehind(ctx, t, st)
+	if len(left) > 0 {
+		ready.Message += "; it left " + describeLive(left) + " in the cloud, which the stack does not hold. " + adoptAdvice(t.File, left)
+	}
+	return ready, left
+}

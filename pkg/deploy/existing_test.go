@@ -1,0 +1,140 @@
+package deploy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"google.golang.org/protobuf/proto"
+)
+
+// clusterRef is a DigitalOcean pool's cluster field.
+func clusterRef(in proto.Message) *sharedv1.StringValueOrRef {
+	return in.(*dopoolv1.DigitalOceanKubernetesNodePoolStackInput).GetTarget().GetSpec().GetCluster()
+}
+
+// cloud is a fake look-up: what the cloud holds under the manifest's name, and what it was asked.
+type cloud struct {
+	mu    sync.Mutex
+	live  []deploy.Live
+	asked int
+	// resolved is what the look-up read of the manifest's cluster reference.
+	resolved string
+}
+
+func (c *cloud) lookup(field string) deploy.Lookup {
+	return func(ctx context.Context, in proto.Message, resolve deploy.Resolve) (deploy.Found, error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.asked++
+		if field != "" {
+			ref := clusterRef(in)
+			v, err := resolve(ctx, ref, "cluster_id")
+			if err != nil {
+				return deploy.Found{}, err
+			}
+			c.resolved = v
+		}
+		return deploy.Found{Live: append([]deploy.Live(nil), c.live...)}, nil
+	}
+}
+
+func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdoptCommand(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	fake := &cloud{live: []deploy.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-1"},
+		{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-2"}}}
+	c.Lookup = fake.lookup("")
+	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
+	var existing *deploy.ExistingError
+	if o.Status != deploy.Blocked || !errors.As(o.Err, &existing) || len(o.Unmanaged) != 2 {
+		t.Fatalf("up with two clusters of the name in the cloud: %s %v %v, want blocked naming both", o.Status, o.Err, o.Unmanaged)
+	}
+	for _, s := range []string{"id-1", "id-2", "region fra1", "`clusterplane adopt cluster.yaml --id ID`", "delete the others"} {
+		if !strings.Contains(o.Err.Error(), s) {
+			t.Errorf("%q\ndoes not say %q", o.Err, s)
+		}
+	}
+	if calls(b, "update") != 0 || b.Has(c.Key()) {
+		t.Errorf("the engine ran, or a stack was left: %v", b.Calls())
+	}
+
+	// The cloud has none: the up creates it; later ups of a stack that holds it never look again.
+	fake.live = nil
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	fake.live = []deploy.Live{{Type: "cluster", Name: "dev-fra1", ID: "its-own"}}
+	asked := fake.asked
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done || fake.asked != asked {
+		t.Errorf("an up of a deployed stack: %s %v, the cloud asked %d more times, want done without asking", o.Status, o.Err, fake.asked-asked)
+	}
+}
+
+func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Cause: "500 Internal Server Error"})
+	// The cloud carried the create out before it answered 500: it holds the cluster afterwards.
+	left := []deploy.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
+	failing := c
+	failing.Lookup = func(ctx context.Context, in proto.Message, r deploy.Resolve) (deploy.Found, error) {
+		if calls(b, "update") == 0 {
+			return deploy.Found{}, nil // before the create
+		}
+		return deploy.Found{Live: left}, nil
+	}
+	o := d.Up(ctx, failing, deploy.UpOptions{Yes: true})
+	var leftBehind *deploy.LeftBehindError
+	if o.Status != deploy.Failed || !errors.As(o.Err, &leftBehind) || len(o.Unmanaged) != 1 ||
+		!strings.Contains(o.Err.Error(), "500 Internal Server Error") || !strings.Contains(o.Err.Error(), "left cluster dev-fra1 in region fra1 (id left-1)") ||
+		!strings.Contains(o.Err.Error(), "`clusterplane adopt cluster.yaml --id left-1`") {
+		t.Fatalf("the failed create: %s %v %v, want failed naming the engine's cause, left-1 and the adopt command", o.Status, o.Err, o.Unmanaged)
+	}
+	data, err := json.Marshal(deploy.NewReport("up", []deploy.Outcome{o}))
+	if err != nil || !strings.Contains(string(data), `"unmanaged":[{"type":"cluster","name":"dev-fra1","where":"region fra1","id":"left-1"}]`) {
+		t.Errorf("the report %s does not list what was left", data)
+	}
+	st := d.Status(ctx, failing, deploy.StatusOptions{})
+	if ready := st.Report.Condition("Ready"); ready.Reason != "LastFailed" || !strings.Contains(ready.Message, "id left-1") ||
+		!strings.Contains(ready.Message, "clusterplane adopt") || len(st.Unmanaged) != 1 {
+		t.Errorf("status after the failed create: %+v %v, want LastFailed naming left-1 and adopt", ready, st.Unmanaged)
+	}
+	// The next up is refused, and creates nothing.
+	if o := d.Up(ctx, failing, deploy.UpOptions{Yes: true}); o.Status != deploy.Blocked || !strings.Contains(o.Err.Error(), "left-1") {
+		t.Errorf("the next up: %s %v, want refused naming left-1", o.Status, o.Err)
+	}
+}
+
+func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	cl := namedCluster(t, "x", "y", "")
+	if o := d.Up(ctx, cl, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	s, err := b.Open(ctx, cl.Project, cl.Stack, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pool(t, "w", "x-y")
+	fake := &cloud{live: []deploy.Live{{Type: "node pool", Name: "w", ID: "pool-1"}}}
+	p.Lookup = fake.lookup("cluster")
+	o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
+	if o.Status != deploy.Blocked || fake.resolved == "" || fake.resolved != outputs["cluster_id"].Value {
+		t.Errorf("up of a pool: %s %v, resolved cluster %q, want blocked with the cluster stack's cluster_id %v",
+			o.Status, o.Err, fake.resolved, outputs["cluster_id"].Value)
+	}
+}

@@ -1,0 +1,114 @@
+package deploy_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *testing.T) {
+	sorted, deps := fleet(t)
+	r := newRecorder()
+	op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+		if t.Stack == "e-z" {
+			var m map[string]int
+			m["boom"]++ // a nil map: a bug
+		}
+		return r.op(ctx, t)
+	}
+	outcomes := deploy.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
+	for _, o := range outcomes {
+		if o.Target.Stack != "e-z" {
+			if o.Status != deploy.Done {
+				t.Errorf("%s: %s, want done: a panic elsewhere stopped it", o.Target.Stack, o.Status)
+			}
+			continue
+		}
+		var panicked *deploy.PanicError
+		if o.Status != deploy.Failed || !errors.As(o.Err, &panicked) ||
+			!strings.Contains(o.Err.Error(), "assignment to entry in nil map") || strings.Contains(o.Err.Error(), "goroutine") {
+			t.Errorf("the panicking stack: %s %v, want failed naming the panic, no stack trace", o.Status, o.Err)
+		}
+	}
+}
+
+// lockedBackend is a fake backend whose stacks say their lock is held (as a file backend's do
+// when the engine was killed holding it).
+type lockedBackend struct{ *deploytest.Backend }
+
+type lockedStack struct{ deploy.Stack }
+
+func (lockedStack) Locked(context.Context) (bool, bool, error) { return true, true, nil }
+
+func (b lockedBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+	s, err := b.Backend.Open(ctx, project, stack, program)
+	if err != nil {
+		return nil, err
+	}
+	return lockedStack{s}, nil
+}
+
+// hang is an Op that runs until its context ends, as an engine waiting on the cloud does.
+func hang(ctx context.Context, t deploy.Target) deploy.Outcome {
+	<-ctx.Done()
+	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled}
+}
+
+func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	clean := namedCluster(t, "clean", "x", "")
+	if o := d.Up(ctx, clean, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	b.Pend(c.Key(), clusterType, "dev-fra1-replacement")
+	tests := []struct {
+		name    string
+		backend deploy.Backend
+		target  deploy.Target
+		// says are what the error must say; none means it says only how the operation ended.
+		says []string
+	}{
+		{"locked, a pending create", lockedBackend{b}, c, []string{"timed out", "The stack is still locked",
+			"pulumi cancel --stack organization/" + c.Key(), "clusterplane refresh cluster.yaml --import-pending-create CLOUD_ID"}},
+		{"a pending create, the lock unknown", b, c, []string{"if the stack is locked, remove its lock with",
+			"--import-pending-create CLOUD_ID"}},
+		{"neither", b, clean, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &deploy.Deployer{Backend: tt.backend}
+			q := deploy.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
+			o := q.Run(ctx, []deploy.Target{tt.target}, nil, hang)[0]
+			var interrupted *deploy.InterruptedError
+			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
+				t.Fatalf("%s %q %v: recovery advice %t, want %t", o.Status, o.Reason, o.Err, got, tt.says != nil)
+			}
+			if o.Status != deploy.Failed || !strings.Contains(o.Err.Error(), "did not end within 20ms") {
+				t.Errorf("%s %v, want failed, timed out", o.Status, o.Err)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(o.Err.Error(), s) && !strings.Contains(o.Reason, s) {
+					t.Errorf("%q\ndoes not say %q", o.Err, s)
+				}
+			}
+		})
+	}
+	// Ctrl-C: the same advice, and the outcome stays cancelled (exit 130).
+	cancelled, cancel := context.WithCancel(ctx)
+	time.AfterFunc(20*time.Millisecond, cancel)
+	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploy.Target{c}, nil, hang)[0]
+	if o.Status != deploy.Cancelled || !errors.Is(o.Err, deploy.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
+		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
+	}
+}
