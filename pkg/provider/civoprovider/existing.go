@@ -20,7 +20,10 @@ var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + p
 
 // client is a civogo client of cfg's token and URL (or the environment's) in region.
 func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {
-	token, url = settings(cfg)
+	token, url, err = provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return "", "", nil, err
+	}
 	if token == "" {
 		return "", "", nil, ErrNoToken
 	}
