@@ -330,6 +330,13 @@ func (c *Client) send(ctx context.Context, method, path string, body any) ([]byt
 	}
 }
 
+// Read GETs path (with its query) from Civo's API, with the client's timeout, retries and
+// cancellation: what other look-ups of the account (its clusters, for the create guard) share
+// with the pool's own calls.
+func (c *Client) Read(ctx context.Context, path string) ([]byte, error) {
+	return c.send(ctx, http.MethodGet, path, nil)
+}
+
 // statusError is an answer of 300 or above, before it is scrubbed into an *APIError.
 type statusError struct {
 	code int
@@ -361,7 +368,11 @@ func (c *Client) once(parent context.Context, method, path string, body any) ([]
 	}
 	u := c.apiURL + path
 	if method == http.MethodGet || method == http.MethodDelete {
-		u += "?" + url.Values{"region": {c.region}}.Encode()
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		u += sep + url.Values{"region": {c.region}}.Encode()
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, payload)
 	if err != nil {

@@ -41,7 +41,12 @@ func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c
 // ClusterIDsNamed are the ids of region's clusters named name, read page by page (civogo's own
 // list reads the first page only).
 func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]string, error) {
-	_, _, c, err := client(cfg, region)
+	token, url, _, err := client(cfg, region)
+	if err != nil {
+		return nil, err
+	}
+	// civopool's client, not civogo's: a request timeout, retries and cancellation.
+	c, err := civopool.New(token, url, region, civopool.WithRetries(3, 0, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +55,7 @@ func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := c.SendGetRequest(fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=100", page))
+		data, err := c.Read(ctx, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=100", page))
 		if err != nil {
 			return nil, errors.Wrap(err, "list Civo's Kubernetes clusters")
 		}
