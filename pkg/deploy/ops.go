@@ -65,6 +65,7 @@ func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	res, err := s.Preview(ctx, Options{Progress: d.progress(t)})
 	if err != nil {
 		forget(ctx, s, created)
@@ -109,6 +110,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
 		return failed(err)
@@ -174,6 +176,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	if len(opts.ImportPendingCreates) > 0 {
 		st, err := readState(ctx, s)
 		if err == nil {
@@ -200,6 +203,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
 	if err != nil {
 		return failed(err)
@@ -228,6 +232,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
 		return failed(err)
@@ -260,6 +265,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	outputs, err := s.Outputs(ctx)
 	if err != nil {
 		return failed(err)
