@@ -13,7 +13,9 @@ import (
 // left open keeps its workspace folder, with the stack's encryption salt, on disk.
 func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
 	ops := map[string]func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome{
-		"preview": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome { return d.Preview(ctx, c) },
+		"preview": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+			return d.Preview(ctx, c)
+		},
 		"up": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{Yes: true})
 		},
@@ -27,8 +29,12 @@ func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
 		"status": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
 			return d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 		},
-		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome { return d.Kubeconfig(ctx, c) },
-		"adopt":      func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome { return d.Adopt(ctx, c, "cluster-1") },
+		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+			return d.Kubeconfig(ctx, c)
+		},
+		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+			return d.Adopt(ctx, c, "cluster-1")
+		},
 		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
 			return d.Destroy(ctx, c, deploy.DestroyOptions{Remove: true})
 		},
