@@ -424,6 +424,51 @@ func (e *env) assertNoWorkspaces() {
 	}
 }
 
+func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	e.do.SetHold(true)
+	defer e.do.SetHold(false)
+	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", manifest, "--yes")
+	cmd.Dir, cmd.Env = e.dir, e.vars
+	// A terminal's Ctrl-C goes to the foreground process group: clusterplane's own.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, ok := e.do.ClusterNamed("dev-fra1"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-ended
+		t.Fatalf("the interrupted up did not end within a minute:\n%s", out.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("the interrupted up = %d, want 130:\n%s", code, out.String())
+	}
+	e.assertNothingRuns("after clusterplane was interrupted")
+	e.assertNoWorkspaces()
+}
+
 func TestClusterplaneTimedOutOnAStackEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
