@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,6 +56,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 	if r, code := e.clusterplane("destroy", unprotected, "--yes"); code != 0 {
 		t.Errorf("destroy once unprotected = %d: %s", code, r)
 	}
+	e.assertNoWorkspaces()
 }
 
 func TestClusterplaneSaysWhatIsMissingBeforeAnythingRuns(t *testing.T) {
@@ -105,6 +108,7 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}
+	e.assertNoWorkspaces()
 }
 
 func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *testing.T) {
@@ -267,10 +271,10 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 
 // killedUp starts `clusterplane up FILE --yes` with the DigitalOcean API keeping every new
 // cluster provisioning (the provider waits for it to run, as it does for minutes in the real
-// cloud), and kills its process group (clusterplane and the Pulumi CLI) with SIGKILL once the
-// cloud holds the cluster named name: that create is in flight. The plugins run in their own
-// process groups; the provider left waiting sees its engine gone and exits. The cloud's clusters
-// run again afterwards.
+// cloud), and kills its process group with SIGKILL once the cloud holds the cluster named name:
+// that create is in flight. The Pulumi CLI runs in another group, under clusterplane's supervisor,
+// and the plugins in groups of their own: none may outlive clusterplane. The cloud's clusters run
+// again afterwards.
 func (e *env) killedUp(file, name string) {
 	e.t.Helper()
 	e.do.SetHold(true)
@@ -302,6 +306,9 @@ func (e *env) killedUp(file, name string) {
 			e.t.Fatalf("no cluster %s in the cloud 3 minutes into the up:\n%s", name, out.String())
 		}
 	}
+	if plugins := e.running("pulumi-resource-digitalocean"); len(plugins) == 0 {
+		e.t.Errorf("no DigitalOcean provider of this test runs while it creates the cluster: the check below sees nothing")
+	}
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		e.t.Fatalf("kill the up's process group: %v", err)
 	}
@@ -309,6 +316,176 @@ func (e *env) killedUp(file, name string) {
 	if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !status.Signaled() {
 		e.t.Fatalf("the up ended before it was killed (%v):\n%s", cmd.ProcessState, out.String())
 	}
+	e.assertNothingRuns("after clusterplane was killed")
+	e.assertWorkspacesNameNoBackend()
+}
+
+// assertWorkspacesNameNoBackend checks the workspaces a killed clusterplane left (the next
+// command sweeps them): private, and their Pulumi.yaml without the backend's URL, which may hold
+// a password; the CLI reads it from its environment.
+func (e *env) assertWorkspacesNameNoBackend() {
+	e.t.Helper()
+	var backend string
+	for _, kv := range e.vars {
+		if v, ok := strings.CutPrefix(kv, "PULUMI_BACKEND_URL="); ok {
+			backend = v
+		}
+	}
+	projects, _ := filepath.Glob(filepath.Join(e.dir, "tmp", "clusterplane-*", "*", "Pulumi.yaml"))
+	if len(projects) == 0 {
+		e.t.Errorf("the killed clusterplane left no workspace to check")
+	}
+	for _, p := range projects {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if backend == "" || strings.Contains(string(data), backend) || strings.Contains(string(data), "backend") {
+			e.t.Errorf("%s names the backend:\n%s", p, data)
+		}
+		if info, err := os.Stat(filepath.Dir(p)); err != nil || info.Mode().Perm() != 0o700 {
+			e.t.Errorf("the workspace %s is not private: %v %v", filepath.Dir(p), info.Mode(), err)
+		}
+	}
+}
+
+// running are the processes of this test's commands (their environment names its Pulumi home)
+// whose command line holds word, "" for all, as "pid command line".
+func (e *env) running(word string) []string {
+	var home string
+	for _, kv := range e.vars {
+		if v, ok := strings.CutPrefix(kv, "PULUMI_HOME="); ok {
+			home = v
+		}
+	}
+	mark := []byte("\x00PULUMI_HOME=" + home + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, entry := range entries {
+		if _, err := strconv.Atoi(entry.Name()); err != nil {
+			continue
+		}
+		environ, err := os.ReadFile(filepath.Join("/proc", entry.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, environ...), mark) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", entry.Name(), "cmdline"))
+		line := strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
+		if strings.Contains(line, word) {
+			out = append(out, entry.Name()+" "+line)
+		}
+	}
+	return out
+}
+
+// assertNothingRuns checks that no process of this test's commands is left a few seconds after
+// when: no Pulumi CLI, no provider plugin polling the cloud with the test's token. Those left are
+// killed, so that they do not outlive the test.
+func (e *env) assertNothingRuns(when string) {
+	e.t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(e.running("")) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	left := e.running("")
+	if len(left) == 0 {
+		return
+	}
+	e.t.Errorf("%d processes still run %s:\n%s", len(left), when, strings.Join(left, "\n"))
+	for _, p := range left {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// assertNoWorkspaces checks that the commands left no stack workspace in the test's temporary
+// folder: neither the Automation API's pulumi_auto* folders nor clusterplane's own. Each holds a
+// stack's Pulumi.yaml and its encryption salt.
+func (e *env) assertNoWorkspaces() {
+	e.t.Helper()
+	tmp := filepath.Join(e.dir, "tmp")
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, entry := range entries {
+		switch {
+		case strings.HasPrefix(entry.Name(), "pulumi_auto"):
+			e.t.Errorf("a workspace of the Automation API is left: %s", entry.Name())
+		case strings.HasPrefix(entry.Name(), "clusterplane-"):
+			left, _ := os.ReadDir(filepath.Join(tmp, entry.Name()))
+			for _, l := range left {
+				e.t.Errorf("a workspace of clusterplane is left: %s/%s", entry.Name(), l.Name())
+			}
+		}
+	}
+}
+
+func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	e.do.SetHold(true)
+	defer e.do.SetHold(false)
+	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", manifest, "--yes")
+	cmd.Dir, cmd.Env = e.dir, e.vars
+	// A terminal's Ctrl-C goes to the foreground process group: clusterplane's own.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, ok := e.do.ClusterNamed("dev-fra1"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-ended
+		t.Fatalf("the interrupted up did not end within a minute:\n%s", out.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("the interrupted up = %d, want 130:\n%s", code, out.String())
+	}
+	e.assertNothingRuns("after clusterplane was interrupted")
+	e.assertNoWorkspaces()
+}
+
+func TestClusterplaneTimedOutOnAStackEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	// The cloud keeps the cluster provisioning: the create is in flight when the deadline comes.
+	e.do.SetHold(true)
+	defer e.do.SetHold(false)
+	start := time.Now()
+	r, code := e.clusterplane("up", manifest, "--yes", "--stack-timeout", "40s")
+	if code == 0 || !strings.Contains(r.stdout+r.stderr, "timed out after 40s") {
+		t.Fatalf("up with a deadline the create outlasts = %d after %s, want it timed out: %s", code, time.Since(start), r)
+	}
+	if _, ok := e.do.ClusterNamed("dev-fra1"); !ok {
+		t.Errorf("the cloud holds no cluster: the deadline came before the create")
+	}
+	e.assertNothingRuns("after clusterplane ended at its stack's deadline")
+	e.assertNoWorkspaces()
 }
 
 // backticked are the commands a message says to run, in order.
@@ -367,6 +544,8 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 		st.Outputs["cluster_id"] != id {
 		t.Errorf("status after the recovery: %+v, want Ready, in sync, cluster_id %s", st, id)
 	}
+	// The killed up could not remove its workspace; the commands after it swept it.
+	e.assertNoWorkspaces()
 }
 
 func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *testing.T) {

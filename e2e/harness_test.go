@@ -157,7 +157,7 @@ func newEnv(t *testing.T) *env {
 	}
 	dir := t.TempDir()
 	e := &env{t: t, dir: dir, do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
-	for _, sub := range []string{"home", "state"} {
+	for _, sub := range []string{"home", "state", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -184,6 +184,8 @@ func newEnv(t *testing.T) *env {
 		"CIVO_TOKEN="+civoToken,
 		"CIVO_API_URL="+e.civo.URL(),
 		"STACK_INPUT_FILE=",
+		// A temporary folder of the test's own: what the commands leave there is the test's to see.
+		"TMPDIR="+filepath.Join(dir, "tmp"),
 	)
 	t.Cleanup(func() { e.assertNoSecrets() })
 	return e

@@ -378,6 +378,7 @@ func referenced(ctx context.Context, b deploy.Backend, key string) (bool, error)
 	if err != nil {
 		return false, err
 	}
+	defer s.Close()
 	last, err := s.LastUpdate(ctx)
 	if err != nil {
 		return false, err

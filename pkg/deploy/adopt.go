@@ -38,6 +38,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string) (out Outcome)
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	// Every registration of the adopted type imports the resource with this id.
 	importing := func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
 		if args.Type != typ {

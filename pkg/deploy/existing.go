@@ -232,6 +232,7 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 	if err != nil {
 		return "", errors.Wrapf(err, "read stack %s/%s", project, stack)
 	}
+	defer s.Close()
 	outputs, err := s.Outputs(ctx)
 	if err != nil {
 		return "", errors.Wrapf(err, "read the outputs of stack %s/%s", project, stack)

@@ -65,6 +65,7 @@ func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	res, err := s.Preview(ctx, Options{Progress: d.progress(t)})
 	if err != nil {
 		forget(ctx, s, created)
@@ -109,6 +110,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
 		return failed(err)
@@ -179,6 +181,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	if len(opts.ImportPendingCreates) > 0 {
 		st, err := readState(ctx, s)
 		if err == nil {
@@ -205,6 +208,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
 	if err != nil {
 		return failed(err)
@@ -233,6 +237,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
 		return failed(err)
@@ -265,6 +270,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	outputs, err := s.Outputs(ctx)
 	if err != nil {
 		return failed(err)

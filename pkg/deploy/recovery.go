@@ -20,6 +20,7 @@ func (d *Deployer) Recovery(ctx context.Context, t Target) error {
 	if err != nil {
 		return nil
 	}
+	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
 		return nil

@@ -42,6 +42,10 @@ type Stack interface {
 	LastUpdate(ctx context.Context) (*Update, error)
 	// Remove deletes the stack from the backend; it must hold no resources.
 	Remove(ctx context.Context) error
+	// Close lets go of what opening the stack made (the Automation API's workspace folder, which
+	// holds the stack's encryption salt): every operation closes the stacks it opens, however it
+	// ends. The stack is not to be used afterwards.
+	io.Closer
 }
 
 // Options steer one engine operation.

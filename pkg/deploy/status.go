@@ -84,6 +84,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if err != nil {
 		return failed(err)
 	}
+	defer s.Close()
 	report.Stack = s.Name()
 	last, err := s.LastUpdate(ctx)
 	if err != nil {

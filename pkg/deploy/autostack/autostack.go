@@ -92,6 +92,8 @@ func New(opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
+	// The workspaces of the clusterplane processes killed before they could remove theirs.
+	sweepWorkDirs()
 	if opts.Plugin != "" {
 		if err := providePlugin(opts.Plugin); err != nil {
 			return nil, err
@@ -133,25 +135,35 @@ func checkSecretsProvider(p string) error {
 }
 
 // workspace is the inline workspace of stack <project>/<stack>: the program runs in this
-// process, no program folder and no `go build`.
-func (b *Backend) workspace(ctx context.Context, project string, program pulumi.RunFunc) (auto.Workspace, error) {
+// process, no program folder and no `go build`. Its folder (dir) is the stack's to remove (Close).
+// Pulumi.yaml names no backend: the URL, a password perhaps among it, reaches the CLI in its
+// environment only.
+func (b *Backend) workspace(ctx context.Context, project string, program pulumi.RunFunc) (ws auto.Workspace, dir string, err error) {
 	p := workspace.Project{
 		Name:    tokens.PackageName(project),
 		Runtime: workspace.NewProjectRuntimeInfo("go", nil),
-		Backend: &workspace.ProjectBackend{URL: b.url},
 	}
-	ws, err := auto.NewLocalWorkspace(ctx, auto.Project(p), auto.Pulumi(b.cli), auto.SecretsProvider(b.secrets),
-		auto.Program(program), auto.EnvVars(map[string]string{BackendEnv: b.url}))
-	return ws, errors.Wrap(err, "set up the stack's workspace")
+	if dir, err = newWorkDir(); err != nil {
+		return nil, "", err
+	}
+	ws, err = auto.NewLocalWorkspace(ctx, auto.WorkDir(dir), auto.Project(p), auto.Pulumi(b.cli),
+		auto.SecretsProvider(b.secrets), auto.Program(program), auto.EnvVars(map[string]string{BackendEnv: b.url}))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		// The CLI it ran may quote the backend URL: its words leave this package redacted.
+		return nil, "", b.redactor().Error(errors.Wrap(err, "set up the stack's workspace"))
+	}
+	return ws, dir, nil
 }
 
 // Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.
 func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
-	ws, err := b.workspace(ctx, project, s.run)
+	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
 		return nil, err
 	}
+	s.dir = dir
 	if b.inFileBackend(project, stack) {
 		// Every command the Automation API runs on a stack names it (--stack): selecting it
 		// first would only start the CLI once more, a fifth of an unchanged preview's time.
@@ -160,6 +172,7 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 		s.auto, err = auto.SelectStack(ctx, stack, ws)
 	}
 	if err != nil {
+		_ = s.Close()
 		return nil, classify(ctx, "select the stack", err, "", b, s)
 	}
 	return s, nil
@@ -168,11 +181,13 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 // Create creates stack <project>/<stack>.
 func (b *Backend) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
-	ws, err := b.workspace(ctx, project, s.run)
+	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
 		return nil, err
 	}
+	s.dir = dir
 	if s.auto, err = auto.NewStack(ctx, stack, ws); err != nil {
+		_ = s.Close()
 		if auto.IsCreateStack409Error(err) {
 			// Made meanwhile by another operator.
 			return b.Open(ctx, project, stack, program)
@@ -187,11 +202,14 @@ func (b *Backend) Exists(ctx context.Context, project, stack string) (bool, erro
 	if b.inFileBackend(project, stack) {
 		return true, nil
 	}
-	_, err := b.Open(ctx, project, stack, func(*pulumi.Context) error { return nil })
+	s, err := b.Open(ctx, project, stack, func(*pulumi.Context) error { return nil })
 	if errors.Is(err, deploy.ErrNotDeployed) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	return true, s.Close()
 }
 
 // preselected is a workspace whose stack is known to exist: selecting it is a no-op.

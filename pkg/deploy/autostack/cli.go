@@ -13,10 +13,18 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/blang/semver"
 	"github.com/pkg/errors"
+)
+
+// An interrupted CLI has cliWaitDelay to end before it is killed; its supervisor is told to end
+// it with all it started cliTermBefore that.
+var (
+	cliWaitDelay  = 10 * time.Second
+	cliTermBefore = 2 * time.Second
 )
 
 // cli runs the Pulumi CLI for the Automation API (it implements auto.PulumiCommand). It differs
@@ -88,7 +96,8 @@ func cliVersion(path string) (semver.Version, error) {
 func (c *cli) Version() semver.Version { return c.version }
 
 // Run runs the CLI as the Automation API asks: never interactive, its output copied to the given
-// writers, interrupted (as Ctrl-C would) when ctx ends so that the engine stops cleanly.
+// writers, interrupted (as Ctrl-C would) when ctx ends so that the engine stops cleanly. On Linux
+// it runs under a supervisor (supervisor_linux.go) that ends the plugins with it, whatever ends it.
 func (c *cli) Run(ctx context.Context, workdir string, stdin io.Reader, additionalOutput, additionalErrorOutput []io.Writer,
 	additionalEnv []string, args ...string) (string, string, int, error) {
 	if head := args[:indexOr(args, "--", len(args))]; !slices.Contains(head, "--non-interactive") {
@@ -102,14 +111,26 @@ func (c *cli) Run(ctx context.Context, workdir string, stdin io.Reader, addition
 	cmd.Stderr = io.MultiWriter(append(additionalErrorOutput, &stderr)...)
 	cmd.Stdin = stdin
 	ownProcessGroup(cmd)
+	supervisor := supervised(cmd)
+	var term *time.Timer
 	cmd.Cancel = func() error {
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			_ = cmd.Process.Kill()
+			return nil
+		}
+		if supervisor {
+			// WaitDelay's SIGKILL would kill the supervisor alone, the CLI after it, and leave the
+			// plugins running: SIGTERM first has the supervisor kill them all.
+			term = time.AfterFunc(max(cliWaitDelay-cliTermBefore, 0), func() { _ = cmd.Process.Signal(syscall.SIGTERM) })
 		}
 		return nil
 	}
-	cmd.WaitDelay = 10 * time.Second
+	cmd.WaitDelay = cliWaitDelay
 	err := cmd.Run()
+	// Wait returns once Cancel has returned: term is set by then, if ever.
+	if term != nil {
+		term.Stop()
+	}
 	code := -2
 	var exit *exec.ExitError
 	switch {

@@ -3,6 +3,7 @@ package autostack
 import (
 	"context"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,8 @@ type stackOf struct {
 	// transform applies to every resource the program registers during the running operation.
 	transform pulumi.ResourceTransform
 	auto      auto.Stack
+	// dir is the workspace's folder, removed by Close.
+	dir string
 }
 
 var _ deploy.Stack = (*stackOf)(nil)
@@ -43,6 +46,17 @@ func (s *stackOf) run(ctx *pulumi.Context) error {
 		}
 	}
 	return s.program(ctx)
+}
+
+// Close removes the stack's workspace folder: its Pulumi.yaml and settings, the encryption salt
+// among them. The stack is not to be used afterwards.
+func (s *stackOf) Close() error {
+	if s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	s.dir = ""
+	return errors.Wrap(err, "remove the stack's workspace")
 }
 
 // Name is the stack's fully qualified name: self-managed backends keep every stack in the

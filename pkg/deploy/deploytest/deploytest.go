@@ -36,6 +36,8 @@ type Backend struct {
 	replaces map[string]bool
 	// live are the cloud's resources made outside any stack, by id, for adoption.
 	live map[string]map[string]any
+	// opened are the handles Open and Create returned, closed or not.
+	opened []*handle
 }
 
 var _ deploy.Backend = (*Backend)(nil)
@@ -163,7 +165,27 @@ func (b *Backend) Open(ctx context.Context, project, name string, program pulumi
 	if !ok {
 		return nil, deploy.ErrNotDeployed
 	}
-	return &handle{s: s, program: program}, nil
+	return b.handle(s, program), nil
+}
+
+// handle opens s with program; b.mu must be held.
+func (b *Backend) handle(s *stack, program pulumi.RunFunc) *handle {
+	h := &handle{s: s, program: program}
+	b.opened = append(b.opened, h)
+	return h
+}
+
+// Unclosed are the stacks opened (or created) and not closed, "project/stack", one per handle.
+func (b *Backend) Unclosed() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, h := range b.opened {
+		if !h.closed {
+			out = append(out, h.key())
+		}
+	}
+	return out
 }
 
 // Create creates a stack.
@@ -176,7 +198,7 @@ func (b *Backend) Create(ctx context.Context, project, name string, program pulu
 		s = &stack{b: b, project: project, name: name, resources: map[string]plan.Resource{}}
 		b.stacks[key] = s
 	}
-	return &handle{s: s, program: program}, nil
+	return b.handle(s, program), nil
 }
 
 // Exists tells whether a stack exists.
@@ -214,6 +236,8 @@ type stack struct {
 type handle struct {
 	s       *stack
 	program pulumi.RunFunc
+	// closed tells that Close was called: the handle is not to be used again.
+	closed bool
 }
 
 func (h *handle) key() string  { return h.s.project + "/" + h.s.name }
@@ -223,6 +247,10 @@ func (h *handle) Name() string { return "organization/" + h.key() }
 func (h *handle) call(ctx context.Context, op string) error {
 	b := h.s.b
 	b.mu.Lock()
+	if h.closed {
+		b.mu.Unlock()
+		return errors.Errorf("%s on stack %s after it was closed", op, h.key())
+	}
 	b.calls = append(b.calls, op+" "+h.key())
 	b.running++
 	b.max = max(b.max, b.running)
@@ -520,6 +548,14 @@ func (h *handle) Remove(ctx context.Context) error {
 		return errors.Errorf("stack %s still has resources", h.key())
 	}
 	delete(h.s.b.stacks, h.key())
+	return nil
+}
+
+// Close closes the handle; closing it again does nothing.
+func (h *handle) Close() error {
+	h.s.b.mu.Lock()
+	defer h.s.b.mu.Unlock()
+	h.closed = true
 	return nil
 }
 

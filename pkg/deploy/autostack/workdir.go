@@ -1,0 +1,75 @@
+package autostack
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// A stack's workspace holds its Pulumi.yaml and Pulumi.<stack>.yaml, the stack's encryption salt
+// among them: each lives in a folder of its own, made by clusterplane in a folder of the user's
+// own under the temporary folder, named after the process, and removed when the stack is closed.
+// The Automation API would otherwise make a pulumi_auto* folder per stack and never remove it.
+
+// workspacesRoot is the folder every workspace of this user lives in: <tmp>/clusterplane-<uid>,
+// made 0700 and refused when someone else owns it (a shared /tmp).
+func workspacesRoot() (string, error) {
+	name := "clusterplane"
+	if uid := os.Getuid(); uid >= 0 {
+		name += "-" + strconv.Itoa(uid)
+	}
+	root := filepath.Join(os.TempDir(), name)
+	if err := os.Mkdir(root, 0o700); err != nil && !os.IsExist(err) {
+		return "", errors.Wrap(err, "create the folder for the stacks' workspaces")
+	}
+	info, err := os.Lstat(root)
+	if err != nil {
+		return "", errors.Wrap(err, "read the folder for the stacks' workspaces")
+	}
+	if !info.IsDir() || !ownedByMe(info) {
+		return "", errors.Errorf("%s, the folder for the stacks' workspaces, is not a folder of this user's: "+
+			"remove it, or set TMPDIR to another folder", root)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(root, 0o700); err != nil {
+			return "", errors.Wrap(err, "make the folder for the stacks' workspaces private")
+		}
+	}
+	return root, nil
+}
+
+// newWorkDir makes the folder of one stack's workspace: <root>/<pid>-<random>, 0700.
+func newWorkDir() (string, error) {
+	root, err := workspacesRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("%d-*", os.Getpid()))
+	return dir, errors.Wrap(err, "create the stack's workspace")
+}
+
+// sweepWorkDirs removes the workspaces of processes that ended without removing them (killed),
+// leaving those of the processes still running, this one's among them. A folder it cannot
+// remove stays for the next sweep.
+func sweepWorkDirs() {
+	root, err := workspacesRoot()
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		head, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(head)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(root, e.Name()))
+	}
+}
