@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-programs=(civokubernetescluster civokubernetesnodepool digitaloceankubernetescluster digitaloceankubernetesnodepool)
+# Every kind's program: the folders under iac/pulumi that hold one.
+programs=($(for d in iac/pulumi/*/main.go; do basename "$(dirname "$d")"; done))
 
 # seconds runs a command and prints its wall time in seconds.
 seconds() {

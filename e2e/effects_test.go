@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -22,7 +23,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/registry"
 	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -185,7 +185,7 @@ func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Targ
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, ok := registry.ByName(m["kind"].(string))
+	k, ok := registry.Kinds().ByName(m["kind"].(string))
 	if !ok {
 		t.Fatalf("no kind %v", m["kind"])
 	}
@@ -193,7 +193,7 @@ func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Targ
 	if err := stackinput.Parse(data, stack+".json", in); err != nil {
 		return deploy.Target{}, err
 	}
-	return k.Target(stack+".json", in, stack), nil
+	return deploy.NewTarget(stack+".json", k, in, stack), nil
 }
 
 // observed is what the real provider did with a change, in words for a failure's message.
@@ -207,7 +207,7 @@ func (o *observed) say(format string, args ...any) {
 
 // typeOf is the type token of the row's resource.
 func typeOf(kind string, row effects.Row) string {
-	table := effects.For(kind)
+	table := registry.Kinds().Table(kind)
 	if row.Resource == effects.Stack {
 		return table.Types[effects.Cluster] + table.Types[effects.NodePool]
 	}
@@ -239,7 +239,7 @@ func ops(steps []deploy.Step) string {
 // run walks one change and checks the claim against what the provider did.
 func (w *walk) run(t *testing.T, n int, c change) {
 	ctx := context.Background()
-	table := effects.For(c.kind)
+	table := registry.Kinds().Table(c.kind)
 	row, ok := table.Lookup(c.row)
 	if !ok {
 		t.Fatalf("no row %s %s", c.kind, c.row)
@@ -256,7 +256,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 
 	var claim diff.Change
 	if newErr == nil {
-		result, err := diff.Compare(oldT.Input, newT.Input)
+		result, err := diff.Compare(newT.Effects, oldT.Input, newT.Input)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -433,7 +433,7 @@ func TestEveryRowOfTheEffectsTableHoldsAgainstTheRealProviders(t *testing.T) {
 		}
 	})
 	// Every row must be exercised.
-	for _, table := range effects.Tables() {
+	for _, table := range registry.Kinds().Tables() {
 		var missing []string
 		for _, row := range table.Rows {
 			if w.exercised[table.Name][row.Path] == 0 {

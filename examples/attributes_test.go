@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/plan"
@@ -59,7 +60,7 @@ func TestEveryAttributeAModuleSendsHasTheProvidersFactsInTheEffectsTable(t *test
 		}
 		files = append(files, path)
 	}
-	terraformResources := effects.TerraformResources()
+	terraformResources := effects.TerraformResources(registry.Kinds().Tables())
 	sent := map[string]map[string]bool{}
 	for _, path := range files {
 		k := kinds[filepath.Base(filepath.Dir(path))]
@@ -85,7 +86,7 @@ func TestEveryAttributeAModuleSendsHasTheProvidersFactsInTheEffectsTable(t *test
 		}
 	}
 	for kind, attributes := range sent {
-		table := effects.For(kind)
+		table := registry.Kinds().Table(kind)
 		var missing []string
 		for attribute := range attributes {
 			if _, ok := table.Attributes[attribute]; !ok {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -125,7 +126,7 @@ func TestTheReadmesDiffExampleIsWhatDiffPrintsForTheSameChange(t *testing.T) {
 	if err := stackinput.Parse([]byte(newText), "README new", &newInput); err != nil {
 		t.Fatal(err)
 	}
-	got, err := diff.Compare(&oldInput, &newInput)
+	got, err := diff.Compare(registry.Kinds().Table("DigitalOceanKubernetesCluster"), &oldInput, &newInput)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +433,7 @@ func TestWhatTheDocsSayOfAutoUpgradeIsWhatDiffDoes(t *testing.T) {
 			in.input.GetTarget().GetSpec().KubernetesVersion = in.version
 			in.input.GetTarget().GetSpec().AutoUpgrade = true
 		}
-		got, err := diff.Compare(&oldInput, &newInput)
+		got, err := diff.Compare(registry.Kinds().Table("DigitalOceanKubernetesCluster"), &oldInput, &newInput)
 		if err != nil {
 			t.Fatal(err)
 		}

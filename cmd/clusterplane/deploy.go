@@ -14,20 +14,16 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"google.golang.org/protobuf/proto"
 )
 
 // stackTimeout bounds one stack's operation: a cluster takes minutes, never hours.
 const stackTimeout = 2 * time.Hour
-
-// ExitInterrupted is the exit code of a command interrupted with Ctrl-C, as shells give it.
-const ExitInterrupted = 130
 
 // deployEnv is how the deploy commands reach the engine. Tests set backend to a fake
 // (deploytest); otherwise the first command that needs it opens the Automation API's.
@@ -92,20 +88,21 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 		if skipped {
 			continue // other YAML in a directory, as validate skips it
 		}
-		var input proto.Message
+		var t deploy.Target
 		if err == nil {
-			input = a.kind(p.Kind()).NewStackInput()
-			err = stackinput.Parse(f.Data, f.Name, input)
+			k, _ := a.kinds.ByName(p.Kind())
+			t, err = deploy.Read(k, f.Name, f.Data, o.stack)
+			t.File = in.File
 		}
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			failed = true
 			continue
 		}
-		out = append(out, a.kind(p.Kind()).Target(in.File, input, o.stack))
+		out = append(out, t)
 	}
 	if failed {
-		return nil, cli.Exit(program.ExitInvalid)
+		return nil, cli.Exit(exitcode.Invalid)
 	}
 	if o.stack != "" && len(out) > 1 {
 		// Counted after loading: a directory may hold several manifests.
@@ -113,7 +110,7 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 	}
 	if len(out) == 0 {
 		fmt.Fprintf(a.Stderr, "no manifest or stack input in %s\n", strings.Join(o.files, " "))
-		return nil, cli.Exit(program.ExitInvalid)
+		return nil, cli.Exit(exitcode.Invalid)
 	}
 	return out, nil
 }
@@ -163,7 +160,7 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	backend, err := a.backend(o)
 	if err != nil {
 		a.printError(err)
-		return cli.Exit(program.ExitInvalid)
+		return cli.Exit(exitcode.Invalid)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -174,13 +171,13 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	sorted, deps, err := deploy.Order(targets, exists)
 	if err != nil {
 		a.printError(err)
-		return cli.Exit(program.ExitInvalid)
+		return cli.Exit(exitcode.Invalid)
 	}
 	var refused map[string]error
 	if r.guard != nil {
 		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {
 			a.printError(err)
-			return cli.Exit(program.ExitInvalid)
+			return cli.Exit(exitcode.Invalid)
 		}
 	}
 	d := &deploy.Deployer{Backend: backend, Progress: a.progress(o, len(sorted))}
@@ -202,15 +199,15 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 // exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
 // else 3 for anything blocked (it must not pass unasked), else 1 for a failure or a skip.
 func exitCode(outcomes []deploy.Outcome) int {
-	code := program.ExitOK
+	code := exitcode.OK
 	for _, o := range outcomes {
 		switch o.Status {
 		case deploy.Cancelled:
-			return ExitInterrupted
+			return exitcode.Interrupted
 		case deploy.Blocked:
-			code = max(code, program.ExitBlocked)
+			code = max(code, exitcode.Blocked)
 		case deploy.Failed, deploy.Skipped:
-			code = max(code, program.ExitInvalid)
+			code = max(code, exitcode.Invalid)
 		}
 	}
 	return code
@@ -361,29 +358,10 @@ only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, 
 		return a.runDeploy(o, runOp{name: "status", render: renderStatus,
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.Status(ctx, t, deploy.StatusOptions{Drift: *drift,
-					Exists: func(key string) (bool, error) { return referenced(ctx, d.Backend, key) }})
+					Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
 			}})
 	}
 	return cmd
-}
-
-// referenced tells whether the stack a reference reads holds what it deployed: it exists and its
-// last update was no destroy.
-func referenced(ctx context.Context, b deploy.Backend, key string) (bool, error) {
-	project, stack, _ := strings.Cut(key, "/")
-	s, err := b.Open(ctx, project, stack, nil)
-	if errors.Is(err, deploy.ErrNotDeployed) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer s.Close()
-	last, err := s.LastUpdate(ctx)
-	if err != nil {
-		return false, err
-	}
-	return last == nil || last.Kind != "destroy", nil
 }
 
 func (a *app) destroyCommand() *cobra.Command {
@@ -460,14 +438,10 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 	return cmd
 }
 
-// stillReferenced refuses to destroy a target that a manifest next to the files given references,
-// when that manifest is not destroyed in this run and its stack holds what it deployed. Only the
-// folders of the files given are read: the backend cannot say which stacks read another's outputs.
+// stillReferenced refuses to destroy a target that a manifest next to the files given references
+// (deploy.StillReferenced). Only the folders of the files given are read: the backend cannot say
+// which stacks read another's outputs.
 func (a *app) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
-	destroyed := map[string]bool{}
-	for _, t := range targets {
-		destroyed[t.Key()] = true
-	}
 	var folders []string
 	seen := map[string]bool{}
 	for _, f := range o.files {
@@ -484,36 +458,17 @@ func (a *app) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOp
 	if err != nil {
 		return nil, err
 	}
-	by := map[string][]string{}
+	var neighbours []deploy.Target
 	for _, in := range inputs {
 		f, p, skipped, err := a.Load(in)
 		if skipped || err != nil {
 			continue // not a manifest, or one this destroy does not need to read
 		}
-		input := a.kind(p.Kind()).NewStackInput()
-		if stackinput.Parse(f.Data, f.Name, input) != nil {
-			continue
-		}
-		neighbour := a.kind(p.Kind()).Target(in.File, input, "")
-		if destroyed[neighbour.Key()] {
-			continue
-		}
-		for _, ref := range deploy.References(input) {
-			if !destroyed[ref] {
-				continue
-			}
-			deployed, err := referenced(ctx, b, neighbour.Key())
-			if err != nil {
-				return nil, err
-			}
-			if deployed {
-				by[ref] = append(by[ref], neighbour.Key()+" ("+in.File+")")
-			}
+		k, _ := a.kinds.ByName(p.Kind())
+		if n, err := deploy.Read(k, f.Name, f.Data, ""); err == nil {
+			n.File = in.File
+			neighbours = append(neighbours, n)
 		}
 	}
-	refused := map[string]error{}
-	for key, stacks := range by {
-		refused[key] = &deploy.ReferencedError{By: stacks}
-	}
-	return refused, nil
+	return deploy.StillReferenced(ctx, b, targets, neighbours)
 }

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/registry"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -74,16 +74,16 @@ func TestEveryDeployCommandTakesStackAndFindsTheStackUpMadeWithIt(t *testing.T) 
 		code int
 		says string
 	}{
-		{[]string{"preview", file, "--stack", "team-a"}, program.ExitOK, "1 done"},
-		{[]string{"up", file, "--stack", "team-a", "--yes"}, program.ExitOK, "1 done"},
-		{[]string{"status", file, "--stack", "team-a"}, program.ExitOK, "Ready=True"},
-		{[]string{"refresh", file, "--stack", "team-a"}, program.ExitOK, "1 done"},
-		{[]string{"drift", file, "--stack", "team-a"}, program.ExitOK, "no drift"},
-		{[]string{"kubeconfig", file, "--stack", "team-a"}, program.ExitOK, ""},
-		{[]string{"adopt", file, "--stack", "team-b", "--id", "cluster-7"}, program.ExitOK, "into digitaloceankubernetescluster/team-b"},
+		{[]string{"preview", file, "--stack", "team-a"}, exitcode.OK, "1 done"},
+		{[]string{"up", file, "--stack", "team-a", "--yes"}, exitcode.OK, "1 done"},
+		{[]string{"status", file, "--stack", "team-a"}, exitcode.OK, "Ready=True"},
+		{[]string{"refresh", file, "--stack", "team-a"}, exitcode.OK, "1 done"},
+		{[]string{"drift", file, "--stack", "team-a"}, exitcode.OK, "no drift"},
+		{[]string{"kubeconfig", file, "--stack", "team-a"}, exitcode.OK, ""},
+		{[]string{"adopt", file, "--stack", "team-b", "--id", "cluster-7"}, exitcode.OK, "into digitaloceankubernetescluster/team-b"},
 		// Without --stack the manifest's own stack was never deployed.
-		{[]string{"status", file}, program.ExitOK, "NotDeployed"},
-		{[]string{"destroy", file, "--stack", "team-a", "--yes", "--remove"}, program.ExitOK, "1 done"},
+		{[]string{"status", file}, exitcode.OK, "NotDeployed"},
+		{[]string{"destroy", file, "--stack", "team-a", "--yes", "--remove"}, exitcode.OK, "1 done"},
 	}
 	for _, s := range steps {
 		r := deployRun(t, b, strings.NewReader(""), false, s.args...)
@@ -125,7 +125,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"up", filepath.Join(dir, "cluster.yaml")}
 			},
-			stdin: devNull, code: program.ExitBlocked, says: []string{"0 done, 1 blocked", "--yes"},
+			stdin: devNull, code: exitcode.Blocked, says: []string{"0 done, 1 blocked", "--yes"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if b.Has("digitaloceankubernetescluster/platform-prod") {
 					t.Error("the stack was deployed")
@@ -139,7 +139,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				b.Replaces("region")
 				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3"), "--yes"}
 			},
-			code: program.ExitBlocked, says: []string{"refused", "0 done, 1 blocked"}, saysNot: []string{"urn:pulumi"},
+			code: exitcode.Blocked, says: []string{"refused", "0 done, 1 blocked"}, saysNot: []string{"urn:pulumi"},
 		},
 		{
 			name: "the table names the cause of a failure, not the engine's preamble",
@@ -148,7 +148,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 					&deploy.EngineError{Op: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
-			code: program.ExitInvalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "0 done, 0 blocked, 0 skipped, 1 failed"},
+			code: exitcode.Invalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "0 done, 0 blocked, 0 skipped, 1 failed"},
 			saysNot: []string{"an unhandled error occurred"},
 		},
 		{
@@ -158,7 +158,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, file)
 				return []string{"destroy", file, "--yes"}
 			},
-			code: program.ExitBlocked, says: []string{"0 done, 1 blocked", "protected"},
+			code: exitcode.Blocked, says: []string{"0 done, 1 blocked", "protected"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				r := deployRun(t, b, strings.NewReader(""), false, "status", filepath.Join(dir, "cluster.yaml"))
 				if !strings.Contains(r.stdout, "Ready=True") {
@@ -173,21 +173,21 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				b.Replaces("region")
 				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3")}
 			},
-			stdin: strings.NewReader("n\n"), terminal: true, code: program.ExitBlocked, says: []string{"Deploy?", "0 done, 1 blocked", "not confirmed"},
+			stdin: strings.NewReader("n\n"), terminal: true, code: exitcode.Blocked, says: []string{"Deploy?", "0 done, 1 blocked", "not confirmed"},
 		},
 		{
 			name: "destroy of a stack never deployed says so rather than failing to select it",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"destroy", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
-			code: program.ExitOK, says: []string{"not deployed: nothing to destroy"}, saysNot: []string{"exit status 6", "select stack"},
+			code: exitcode.OK, says: []string{"not deployed: nothing to destroy"}, saysNot: []string{"exit status 6", "select stack"},
 		},
 		{
 			name: "kubeconfig of a stack never deployed says to run up",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"kubeconfig", filepath.Join(dir, "cluster.yaml")}
 			},
-			code: program.ExitInvalid, says: []string{"never deployed (run up)"}, saysNot: []string{"exit status 6", "select stack"},
+			code: exitcode.Invalid, says: []string{"never deployed (run up)"}, saysNot: []string{"exit status 6", "select stack"},
 		},
 		{
 			name: "destroying a cluster that a deployed pool stack references is refused naming the pool",
@@ -195,13 +195,13 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, dir)
 				return []string{"destroy", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
-			code: program.ExitBlocked, says: []string{"still referenced by the deployed stacks of digitaloceankubernetesnodepool/workers", "pool.yaml"},
+			code: exitcode.Blocked, says: []string{"still referenced by the deployed stacks of digitaloceankubernetesnodepool/workers", "pool.yaml"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if len(b.Resources("digitaloceankubernetescluster/platform-prod")) == 0 {
 					t.Error("the cluster was destroyed")
 				}
 				// Named together, the pool goes first and the cluster after it.
-				if r := deployRun(t, b, strings.NewReader(""), false, "destroy", dir, "--yes"); r.code != program.ExitOK {
+				if r := deployRun(t, b, strings.NewReader(""), false, "destroy", dir, "--yes"); r.code != exitcode.OK {
 					t.Errorf("destroy of both: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 				}
 			},
@@ -212,12 +212,12 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, dir)
 				// Destroyed from a folder without the pool's manifest: nothing tells clusterplane of the pool.
 				elsewhere := writeFiles(t, map[string]string{"cluster.yaml": readFile(t, filepath.Join(dir, "cluster.yaml"))})
-				if r := deployRun(t, b, strings.NewReader(""), false, "destroy", elsewhere, "--yes"); r.code != program.ExitOK {
+				if r := deployRun(t, b, strings.NewReader(""), false, "destroy", elsewhere, "--yes"); r.code != exitcode.OK {
 					t.Fatalf("destroy: %s%s", r.stdout, r.stderr)
 				}
 				return []string{"status", filepath.Join(dir, "pool.yaml")}
 			},
-			code: program.ExitOK, says: []string{"Ready=False", "ReferenceMissing"},
+			code: exitcode.OK, says: []string{"Ready=False", "ReferenceMissing"},
 		},
 		{
 			name: "destroy --remove deletes the emptied stack from the backend",
@@ -225,7 +225,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
 				return []string{"destroy", filepath.Join(dir, "cluster.yaml"), "--yes", "--remove"}
 			},
-			code: program.ExitOK, says: []string{"destroyed, stack removed"},
+			code: exitcode.OK, says: []string{"destroyed, stack removed"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if b.Has("digitaloceankubernetescluster/platform-prod") {
 					t.Error("the stack is still there")
@@ -238,7 +238,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &deploy.EngineError{Op: "preview", Cause: "401"})
 				return []string{"preview", filepath.Join(dir, "cluster.yaml")}
 			},
-			code: program.ExitInvalid, says: []string{"1 failed"},
+			code: exitcode.Invalid, says: []string{"1 failed"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if b.Has("digitaloceankubernetescluster/platform-prod") {
 					t.Error("the failed preview left a stack")
@@ -251,7 +251,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
 				return []string{"status", edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")}
 			},
-			code: program.ExitOK, says: []string{"generation ", ", observed ", "ManifestChanged", "spec.defaultNodePool.nodeCount"},
+			code: exitcode.OK, says: []string{"generation ", ", observed ", "ManifestChanged", "spec.defaultNodePool.nodeCount"},
 			saysNot: []string{"kubeconfig:"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				var names []string
@@ -315,7 +315,7 @@ func TestStatusAndDriftOfAFleetRunStacksInParallel(t *testing.T) {
 					b.Delay("digitaloceankubernetescluster/"+strings.TrimSuffix(name, ".yaml"), op, 20*time.Millisecond)
 				}
 			}
-			if r := deployRun(t, b, strings.NewReader(""), false, cmd, dir, "--parallel", "4"); r.code != program.ExitOK {
+			if r := deployRun(t, b, strings.NewReader(""), false, cmd, dir, "--parallel", "4"); r.code != exitcode.OK {
 				t.Fatalf("%s: exit %d\n%s%s", cmd, r.code, r.stdout, r.stderr)
 			}
 			if got := b.MaxRunning(); got < 2 || got > 4 {
@@ -343,7 +343,7 @@ func TestEveryDeployCommandWritesAReportTheSchemaAccepts(t *testing.T) {
 	for _, args := range [][]string{{"preview", dir}, {"up", dir, "--yes"}, {"refresh", dir}, {"drift", dir}, {"status", dir},
 		{"destroy", dir, "--yes"}} {
 		r := deployRun(t, b, strings.NewReader(""), false, append(args, "-o", "json")...)
-		if r.code != program.ExitOK {
+		if r.code != exitcode.OK {
 			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
 		}
 		var report any
@@ -366,7 +366,7 @@ func TestTheMarkdownReportOfAReplacingChangeNamesTheFieldAndTheReason(t *testing
 	b.Replaces("nodePool")
 	moved := edit(t, dir, "cluster.yaml", "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
 	r := deployRun(t, b, strings.NewReader(""), false, "preview", moved, "-o", "markdown")
-	if r.code != program.ExitBlocked {
+	if r.code != exitcode.Blocked {
 		t.Errorf("preview of a replacement: exit %d, want 3\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{"### clusterplane preview", "| `" + moved + "` |", "**replace**",
@@ -381,7 +381,7 @@ func TestTheMarkdownReportOfAReplacingChangeNamesTheFieldAndTheReason(t *testing
 func deployed(t *testing.T, b *deploytest.Backend, file string) {
 	t.Helper()
 	// One stack at a time, so that the backend's MaxRunning measures what a test runs after.
-	if r := deployRun(t, b, strings.NewReader(""), false, "up", file, "--yes", "--parallel", "1"); r.code != program.ExitOK {
+	if r := deployRun(t, b, strings.NewReader(""), false, "up", file, "--yes", "--parallel", "1"); r.code != exitcode.OK {
 		t.Fatalf("up %s: exit %d\n%s%s", file, r.code, r.stdout, r.stderr)
 	}
 }
@@ -434,8 +434,8 @@ func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testin
 	}()
 	start := time.Now()
 	r := deployRun(t, b, strings.NewReader(""), false, "up", dir, "--yes")
-	if r.code != ExitInterrupted {
-		t.Errorf("up interrupted: exit %d, want %d\n%s%s", r.code, ExitInterrupted, r.stdout, r.stderr)
+	if r.code != exitcode.Interrupted {
+		t.Errorf("up interrupted: exit %d, want %d\n%s%s", r.code, exitcode.Interrupted, r.stdout, r.stderr)
 	}
 	if time.Since(start) > 30*time.Second {
 		t.Error("the interrupt did not stop the update")

@@ -3,18 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/rules"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
@@ -79,8 +80,8 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 			}
 			return errors.Wrap(tw.Flush(), "write")
 		}
-		k := a.kind(args[0])
-		if k == nil {
+		k, ok := a.kinds.ByName(args[0])
+		if !ok {
 			return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(args[0]), strings.Join(a.KindNames(), ", "))
 		}
 		md := kinds.Manifest(k.StackInput())
@@ -96,7 +97,7 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		}
 		if err != nil {
 			fmt.Fprintln(a.Stderr, "schema:", err)
-			return cli.Exit(program.ExitInvalid)
+			return cli.Exit(exitcode.Invalid)
 		}
 		return nil
 	}

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 // words is text as a reader sees it: no line breaks, no Markdown backticks.
@@ -16,7 +15,7 @@ func words(text string) string {
 }
 
 func TestTheHelpTextsAndTheREADMESayDiffsExitCodesInTheOneWording(t *testing.T) {
-	sentence := words(cli.DiffExitCodes)
+	sentence := words(exitcode.Diff)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,21 +63,21 @@ func TestDiffExitsAsItsHelpSays(t *testing.T) {
 		effect string
 	}{
 		{"a manifest diffed with itself changes nothing and exits 0", "minimal.yaml", "minimal.yaml", nil,
-			"exits 0 when nothing is replaced or refused", program.ExitOK, ""},
+			"exits 0 when nothing is replaced or refused", exitcode.OK, ""},
 		{"a node count change updates in place and exits 0", "minimal.yaml", "scaled.yaml", nil,
-			"exits 0 when nothing is replaced or refused", program.ExitOK, `"effect": "update"`},
+			"exits 0 when nothing is replaced or refused", exitcode.OK, `"effect": "update"`},
 		{"a region change without deletion protection replaces and exits 3", "unprotected.yaml", "unprotected-moved.yaml", nil,
-			"3 when something is", program.ExitBlocked, `"effect": "replace"`},
+			"3 when something is", exitcode.Blocked, `"effect": "replace"`},
 		{"a region change without deletion protection allowed to replace exits 0", "unprotected.yaml", "unprotected-moved.yaml", []string{"--allow-replace"},
-			"--allow-replace turns 3 into 0 for intended replacements", program.ExitOK, `"effect": "replace"`},
+			"--allow-replace turns 3 into 0 for intended replacements", exitcode.OK, `"effect": "replace"`},
 		{"a region change under deletion protection is refused and exits 3", "minimal.yaml", "moved.yaml", nil,
-			"3 when something is", program.ExitBlocked, `"effect": "refused"`},
+			"3 when something is", exitcode.Blocked, `"effect": "refused"`},
 		{"a refused change exits 3 even with --allow-replace", "minimal.yaml", "moved.yaml", []string{"--allow-replace"},
-			"a refused change still exits 3", program.ExitBlocked, `"effect": "refused"`},
+			"a refused change still exits 3", exitcode.Blocked, `"effect": "refused"`},
 		{"an invalid manifest exits 1", "minimal.yaml", "invalid.yaml", nil,
-			"1 for invalid input", program.ExitInvalid, ""},
+			"1 for invalid input", exitcode.Invalid, ""},
 		{"an unknown output format exits 2", "minimal.yaml", "minimal.yaml", []string{"-o", "yaml"},
-			"2 for usage", program.ExitUsage, ""},
+			"2 for usage", exitcode.Usage, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,11 +93,11 @@ func TestDiffExitsAsItsHelpSays(t *testing.T) {
 			if tt.effect != "" && !strings.Contains(r.stdout, tt.effect) {
 				t.Errorf("diff %s %s finds no %s change:\n%s", tt.old, tt.new, tt.effect, r.stdout)
 			}
-			if tt.old == tt.new && tt.code == program.ExitOK && !strings.Contains(r.stdout, `"changes": []`) {
+			if tt.old == tt.new && tt.code == exitcode.OK && !strings.Contains(r.stdout, `"changes": []`) {
 				t.Errorf("diff of a file with itself finds changes:\n%s", r.stdout)
 			}
 			for _, effect := range []string{"replace", "refused"} {
-				if tt.code == program.ExitOK && len(tt.flags) == 0 && strings.Contains(r.stdout, `"effect": "`+effect+`"`) {
+				if tt.code == exitcode.OK && len(tt.flags) == 0 && strings.Contains(r.stdout, `"effect": "`+effect+`"`) {
 					t.Errorf("diff %s %s exits 0 but finds a %s change:\n%s", tt.old, tt.new, effect, r.stdout)
 				}
 			}
@@ -116,12 +115,12 @@ func TestTheRootHelpAndTheREADMEListEveryExitCodeTheCommandsUse(t *testing.T) {
 		code int
 		says string
 	}{
-		{program.ExitOK, "0 ok"},
-		{program.ExitInvalid, "1 invalid input"},
-		{program.ExitUsage, "2 usage error"},
-		{program.ExitBlocked, "3 something that must not pass unasked"},
-		{ExitInterrupted, "130 interrupted"},
-		{program.ExitCrash, "70 an internal error"},
+		{exitcode.OK, "0 ok"},
+		{exitcode.Invalid, "1 invalid input"},
+		{exitcode.Usage, "2 usage error"},
+		{exitcode.Blocked, "3 something that must not pass unasked"},
+		{exitcode.Interrupted, "130 interrupted"},
+		{exitcode.Crash, "70 an internal error"},
 	} {
 		if !strings.Contains(help, code.says) {
 			t.Errorf("clusterplane --help does not list exit code %d (%q)", code.code, code.says)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/kubeschema"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
 )
 
@@ -49,7 +49,7 @@ func TestExportPKOOfTheExamplesPassesTheOperatorsOwnSchemasAndIsTheSameEveryRun(
 	schemas := pkoSchemas(t)
 	dir := t.TempDir()
 	r := run(t, "", "export", "pko", examples, "--drift-check", "-d", dir)
-	if r.code != program.ExitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("export pko examples/ = %d: %s", r.code, r.stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
@@ -144,7 +144,7 @@ func TestExportPKONeverHoldsATokenAPassphraseOrAKubeconfig(t *testing.T) {
 		"providerConfig:\n  apiToken: "+token, 1)
 	file := filepath.Join(writeFiles(t, map[string]string{"in.yaml": withToken}), "in.yaml")
 	r = run(t, "", "export", "pko", file)
-	if r.code != program.ExitInvalid || !strings.Contains(r.stderr, "providerConfig.apiToken is set: an export never holds a token") ||
+	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "providerConfig.apiToken is set: an export never holds a token") ||
 		strings.Contains(r.stdout+r.stderr, token) {
 		t.Errorf("export of a stack input with a token = %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -208,7 +208,7 @@ func TestExportPKOIntoAFolderReplacesASymbolicLinkThereRatherThanWritingWhereItP
 	dir := t.TempDir()
 	first := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml"), "-d", dir)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if first.code != program.ExitOK || len(files) != 1 {
+	if first.code != exitcode.OK || len(files) != 1 {
 		t.Fatalf("export pko = %d, %d files: %s", first.code, len(files), first.stderr)
 	}
 	exported, err := os.ReadFile(files[0])
@@ -227,7 +227,7 @@ func TestExportPKOIntoAFolderReplacesASymbolicLinkThereRatherThanWritingWhereItP
 		t.Fatal(err)
 	}
 	r := run(t, "", "export", "pko", filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml"), "-d", dir)
-	if r.code != program.ExitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("export pko = %d: %s", r.code, r.stderr)
 	}
 	if data, err := os.ReadFile(outside); err != nil || string(data) != "not yours\n" {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 // returns runs f and fails the test when it has not returned after a few seconds.
@@ -50,7 +50,7 @@ func TestANamedPipeInAFleetFolderIsSkippedByValidateAndStatusNotRead(t *testing.
 	t.Run("validate", func(t *testing.T) {
 		dir := fleetWithAPipe(t)
 		r := returns(t, func() result { return run(t, "", "validate", dir) })
-		if line := filepath.Join(dir, "fifo.yaml") + ": skipped, " + cli.NotRegularReason + "\n"; r.code != program.ExitOK || !strings.Contains(r.stdout, line) {
+		if line := filepath.Join(dir, "fifo.yaml") + ": skipped, " + cli.NotRegularReason + "\n"; r.code != exitcode.OK || !strings.Contains(r.stdout, line) {
 			t.Fatalf("exit %d, want 0 with %q\nstdout:\n%s\nstderr:\n%s", r.code, line, r.stdout, r.stderr)
 		}
 	})
@@ -58,7 +58,7 @@ func TestANamedPipeInAFleetFolderIsSkippedByValidateAndStatusNotRead(t *testing.
 		dir := fleetWithAPipe(t)
 		b := deploytest.New()
 		r := returns(t, func() result { return deployRun(t, b, strings.NewReader(""), false, "status", dir) })
-		if r.code != program.ExitOK || strings.Count(r.stdout, "Ready=False\tNotDeployed") != 2 {
+		if r.code != exitcode.OK || strings.Count(r.stdout, "Ready=False\tNotDeployed") != 2 {
 			t.Fatalf("exit %d, want 0 with both stacks NotDeployed\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
@@ -73,7 +73,7 @@ func TestADeviceNamedOnTheCommandLineIsRefusedNotRead(t *testing.T) {
 			r := returns(t, func() result {
 				return deployRun(t, deploytest.New(), strings.NewReader(""), false, command, "/dev/zero")
 			})
-			if r.code != program.ExitInvalid || !strings.Contains(r.stderr, "/dev/zero: is not a regular file or a pipe") {
+			if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "/dev/zero: is not a regular file or a pipe") {
 				t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
 		})

@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
-	"github.com/clusterplane/clusterplane/registry"
 )
 
 func main() {
 	if filepath.Base(os.Args[0]) == plugin.Name {
-		servePlugin()
+		servePlugin(registry.Kinds())
 		return
 	}
 	os.Exit(newApp(registry.Kinds(), os.Stdin, os.Stdout, os.Stderr).run(os.Args[1:]))

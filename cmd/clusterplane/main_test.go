@@ -11,14 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/explain"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/registry"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -40,14 +40,14 @@ func run(t *testing.T, stdin string, args ...string) result {
 var programs = registry.Kinds()
 
 // runProgram runs the command line of kind's program binary in this process.
-func runProgram(k registry.Kind, args ...string) result {
+func runProgram(k kinds.Kind, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	a := &cli.App{Name: k.Program, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
 	code := a.Execute(a.ProgramCommand(), args)
 	return result{code, stdout.String(), stderr.String()}
 }
 
-func runWith(t *testing.T, ks []registry.Kind, stdin string, args ...string) result {
+func runWith(t *testing.T, ks kinds.List, stdin string, args ...string) result {
 	t.Helper()
 	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
 		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
@@ -104,7 +104,7 @@ func readExample(t *testing.T, rel string) string {
 
 func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile(t *testing.T) {
 	r := run(t, "", "validate", examples)
-	if r.code != program.ExitOK || r.stderr != "" {
+	if r.code != exitcode.OK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	for _, f := range exampleFiles(t) {
@@ -157,8 +157,8 @@ func TestValidateOfADirectoryWithInvalidFilesNamesEveryOneAndExitsOne(t *testing
 		".hidden/bad.yaml":        badName,
 	})
 	r := run(t, "", "validate", dir)
-	if r.code != program.ExitInvalid {
-		t.Errorf("exit %d, want %d", r.code, program.ExitInvalid)
+	if r.code != exitcode.Invalid {
+		t.Errorf("exit %d, want %d", r.code, exitcode.Invalid)
 	}
 	for _, name := range []string{"bad-rules.yaml", "nested/unknown.yml", "nested/extra-field.json", "broken.yaml"} {
 		if !strings.Contains(r.stderr, filepath.Join(dir, name)+":") {
@@ -211,7 +211,7 @@ func TestValidateOfAFileNamedExplicitlyThatIsNoManifestFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := run(t, "", "validate", filepath.Join(dir, "good.yaml"), filepath.Join(dir, tt.name))
-		if r.code != program.ExitInvalid || !strings.Contains(r.stderr, filepath.Join(dir, tt.name)) || !strings.Contains(r.stderr, tt.want) {
+		if r.code != exitcode.Invalid || !strings.Contains(r.stderr, filepath.Join(dir, tt.name)) || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("validate good.yaml %s = exit %d, stderr %q; want exit 1 naming the file and %q", tt.name, r.code, r.stderr, tt.want)
 		}
 	}
@@ -220,22 +220,22 @@ func TestValidateOfAFileNamedExplicitlyThatIsNoManifestFails(t *testing.T) {
 func TestValidateOfADirectoryWithoutManifestsFails(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"Pulumi.yaml": "name: x\n"})
 	r := run(t, "", "validate", dir)
-	if r.code != program.ExitInvalid || !strings.Contains(r.stderr, "no manifest or stack input in "+dir) {
+	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "no manifest or stack input in "+dir) {
 		t.Errorf("exit %d, stderr %q; want exit 1 saying there is nothing to validate", r.code, r.stderr)
 	}
 }
 
 func TestValidateReadsStandardInput(t *testing.T) {
 	r := run(t, readExample(t, "digitaloceankubernetescluster/minimal.yaml"), "validate", "-")
-	if r.code != program.ExitOK || r.stdout != "-: valid DigitalOceanKubernetesCluster\n" {
+	if r.code != exitcode.OK || r.stdout != "-: valid DigitalOceanKubernetesCluster\n" {
 		t.Errorf("validate - = %+v", r)
 	}
 	r = run(t, badName, "validate", "-")
-	if r.code != program.ExitInvalid || !strings.HasPrefix(r.stderr, "-:4:3: metadata.name: ") {
+	if r.code != exitcode.Invalid || !strings.HasPrefix(r.stderr, "-:4:3: metadata.name: ") {
 		t.Errorf("validate - of an invalid manifest = %+v", r)
 	}
-	if r := run(t, "", "validate", "-", "-"); r.code != program.ExitUsage {
-		t.Errorf("validate - - = exit %d, want %d", r.code, program.ExitUsage)
+	if r := run(t, "", "validate", "-", "-"); r.code != exitcode.Usage {
+		t.Errorf("validate - - = exit %d, want %d", r.code, exitcode.Usage)
 	}
 }
 
@@ -243,7 +243,7 @@ func TestValidateWritesJSON(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"bad.yaml": badName, "Pulumi.yaml": "name: x\n",
 		"good.yaml": readExample(t, "civokubernetesnodepool/gpu.yaml")})
 	r := run(t, "", "validate", "-o", "json", dir)
-	if r.code != program.ExitInvalid || r.stderr != "" {
+	if r.code != exitcode.Invalid || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	var got []struct {
@@ -286,10 +286,10 @@ func TestPlanIsTheProgramsPlan(t *testing.T) {
 		for _, format := range []string{"text", "json"} {
 			path := filepath.Join(examples, file)
 			r := run(t, "", "plan", path, "-o", format)
-			if r.code != program.ExitOK || r.stderr != "" || r.stdout == "" {
+			if r.code != exitcode.OK || r.stderr != "" || r.stdout == "" {
 				t.Fatalf("plan %s -o %s = exit %d, stderr %q", file, format, r.code, r.stderr)
 			}
-			k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Program == filepath.Dir(file) })]
+			k := programs[slices.IndexFunc(programs, func(k kinds.Kind) bool { return k.Program == filepath.Dir(file) })]
 			if got := runProgram(k, "plan", path, "-o", format); got.code != 0 || got.stdout != r.stdout {
 				t.Errorf("clusterplane plan %s -o %s differs from the program's plan (exit %d):\n%s\n---\n%s",
 					file, format, got.code, r.stdout, got.stdout)
@@ -306,7 +306,7 @@ func TestPlanNeverShowsAToken(t *testing.T) {
 	for _, args := range [][]string{{"plan", filepath.Join(dir, "si.yaml"), "-o", "json"}, {"plan", filepath.Join(dir, "si.yaml")},
 		{"validate", dir, "-o", "json"}} {
 		r := run(t, "", args...)
-		if r.code != program.ExitOK || strings.Contains(r.stdout+r.stderr, token) {
+		if r.code != exitcode.OK || strings.Contains(r.stdout+r.stderr, token) {
 			t.Errorf("%v = exit %d, and shows the token: %t", args, r.code, strings.Contains(r.stdout+r.stderr, token))
 		}
 	}
@@ -316,7 +316,7 @@ func TestPlanOfAnInvalidOrUnknownFileExitsOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"bad.yaml": badName, "Pulumi.yaml": "name: x\n"})
 	for _, name := range []string{"bad.yaml", "Pulumi.yaml", "missing.yaml"} {
 		r := run(t, "", "plan", filepath.Join(dir, name))
-		if r.code != program.ExitInvalid || r.stdout != "" || !strings.Contains(r.stderr, filepath.Join(dir, name)) {
+		if r.code != exitcode.Invalid || r.stdout != "" || !strings.Contains(r.stderr, filepath.Join(dir, name)) {
 			t.Errorf("plan %s = %+v; want exit 1 naming the file", name, r)
 		}
 	}
@@ -343,8 +343,8 @@ func (r recording) Diff(oldFile, newFile program.File, format string, allowRepla
 }
 
 // recorder is a kind whose program records the diffs it is asked for.
-func recorder(name string, calls *[][]string, code int) registry.Kind {
-	k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Name == name })]
+func recorder(name string, calls *[][]string, code int) kinds.Kind {
+	k := programs[slices.IndexFunc(programs, func(k kinds.Kind) bool { return k.Name == name })]
 	k.Offline = recording{Program: k.Offline, calls: calls, code: code}
 	return k
 }
@@ -362,7 +362,7 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var calls [][]string
-		ks := []registry.Kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
+		ks := kinds.List{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 3)}
 		r := runWith(t, ks, "", tt.args...)
 		if r.code != 3 || r.stdout != "diffed\n" {
 			t.Errorf("%v = %+v; want the program's exit code 3 and output", tt.args, r)
@@ -375,11 +375,11 @@ func TestDiffHandsBothFilesAndItsFlagsToTheKindsProgram(t *testing.T) {
 
 func TestDiffOfTwoKindsOrOneFileIsAUsageError(t *testing.T) {
 	var calls [][]string
-	ks := []registry.Kind{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
+	ks := kinds.List{recorder("CivoKubernetesCluster", &calls, 0), recorder("DigitalOceanKubernetesCluster", &calls, 0)}
 	civo := filepath.Join(examples, "civokubernetescluster", "minimal.yaml")
 	do := filepath.Join(examples, "digitaloceankubernetescluster", "minimal.yaml")
 	for _, args := range [][]string{{"diff", civo, do}, {"diff", civo}, {"diff", "-", "-"}, {"diff", civo, civo, "-o", "yaml"}} {
-		if r := runWith(t, ks, "", args...); r.code != program.ExitUsage || !strings.Contains(r.stderr, "clusterplane diff --help") {
+		if r := runWith(t, ks, "", args...); r.code != exitcode.Usage || !strings.Contains(r.stderr, "clusterplane diff --help") {
 			t.Errorf("%v = %+v, want a usage error", args, r)
 		}
 	}
@@ -395,7 +395,7 @@ func TestExplainPrintsAFieldsDocumentationTypeRulesAndDefault(t *testing.T) {
 		t.Fatalf("%s has no comment", field)
 	}
 	r := run(t, "", "explain", "DigitalOceanKubernetesCluster.spec.defaultNodePool.size")
-	if r.code != program.ExitOK || r.stderr != "" {
+	if r.code != exitcode.OK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{
@@ -414,17 +414,17 @@ func TestExplainPrintsAFieldsDocumentationTypeRulesAndDefault(t *testing.T) {
 
 func TestExplainAsksTheEffectHookWithTheKindAndManifestPath(t *testing.T) {
 	var asked []string
-	saved := explain.Effect
-	t.Cleanup(func() { explain.Effect = saved })
-	explain.Effect = func(kind, path string) string {
-		asked = append(asked, kind+" "+path)
-		return "replaces the cluster"
-	}
 	for _, query := range []string{"DigitalOceanKubernetesCluster.spec.defaultNodePool.size",
 		"DigitalOceanKubernetesClusterStackInput.target.spec.defaultNodePool.size"} {
-		r := run(t, "", "explain", query)
-		if r.code != program.ExitOK || !strings.Contains(r.stdout, "\nCHANGING IT:\n    replaces the cluster\n") {
-			t.Errorf("explain %s = exit %d:\n%s", query, r.code, r.stdout)
+		var stdout, stderr bytes.Buffer
+		a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
+		a.explainer.Effect = func(kind, path string) string {
+			asked = append(asked, kind+" "+path)
+			return "replaces the cluster"
+		}
+		code := a.run([]string{"explain", query})
+		if code != exitcode.OK || !strings.Contains(stdout.String(), "\nCHANGING IT:\n    replaces the cluster\n") {
+			t.Errorf("explain %s = exit %d:\n%s", query, code, stdout.String())
 		}
 	}
 	want := []string{"DigitalOceanKubernetesCluster spec.defaultNodePool.size", "DigitalOceanKubernetesCluster spec.defaultNodePool.size"}
@@ -436,7 +436,7 @@ func TestExplainAsksTheEffectHookWithTheKindAndManifestPath(t *testing.T) {
 func TestExplainSaysWhatChangingAFieldDoesFromTheEffectsTable(t *testing.T) {
 	r := run(t, "", "explain", "DigitalOceanKubernetesCluster.spec.defaultNodePool.size")
 	want := "\nCHANGING IT:\n    replace (digitalocean:index/kubernetesCluster:KubernetesCluster): the default pool's droplet size is fixed"
-	if r.code != program.ExitOK || !strings.Contains(r.stdout, want) {
+	if r.code != exitcode.OK || !strings.Contains(r.stdout, want) {
 		t.Errorf("explain = exit %d, want %q in:\n%s", r.code, want, r.stdout)
 	}
 	r = run(t, "", "explain", "CivoKubernetesNodePool.spec.nodeCount")
@@ -462,7 +462,7 @@ func TestExplainListsTheFieldsOfAMessageAndTheValuesOfAnEnum(t *testing.T) {
 		t.Errorf("explain offers the unset value:\n%s", r.stdout)
 	}
 	r = run(t, "", "explain", "CivoKubernetesNodePool", "--recursive")
-	if !strings.Contains(r.stdout, "\n      effect ") || r.code != program.ExitOK {
+	if !strings.Contains(r.stdout, "\n      effect ") || r.code != exitcode.OK {
 		t.Errorf("explain --recursive does not reach a taint's effect:\n%s", r.stdout)
 	}
 }
@@ -475,7 +475,7 @@ func TestExplainOfAnUnknownKindOrFieldIsAUsageErrorThatSaysWhatExists(t *testing
 	}
 	for _, tt := range tests {
 		r := run(t, "", "explain", tt.query)
-		if r.code != program.ExitUsage || !strings.Contains(r.stderr, tt.want) {
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("explain %s = %+v, want exit 2 and %q", tt.query, r, tt.want)
 		}
 	}
@@ -495,7 +495,7 @@ func TestExplainTakesAKindByTheLowerCaseNameKindsPrints(t *testing.T) {
 			proper += "." + field
 		}
 		want := run(t, "", "explain", proper)
-		if lower.code != program.ExitOK || lower.stdout != want.stdout {
+		if lower.code != exitcode.OK || lower.stdout != want.stdout {
 			t.Errorf("explain %s = exit %d\n%s\nwant what explain %s says:\n%s", query, lower.code, lower.stdout+lower.stderr, proper, want.stdout)
 		}
 	}
@@ -527,16 +527,16 @@ func TestSchemaPrintsTheCommittedSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := run(t, "", args...); r.code != program.ExitOK || r.stdout != string(want) {
+			if r := run(t, "", args...); r.code != exitcode.OK || r.stdout != string(want) {
 				t.Errorf("%v = exit %d and differs from schemas/%s", args, r.code, file)
 			}
 		}
 	}
 	r := run(t, "", "schema")
-	if r.code != program.ExitOK || !strings.Contains(r.stdout, "schemas/civokubernetesnodepool.stack-input.schema.json") {
+	if r.code != exitcode.OK || !strings.Contains(r.stdout, "schemas/civokubernetesnodepool.stack-input.schema.json") {
 		t.Errorf("schema = %+v", r)
 	}
-	if r := run(t, "", "schema", "EksCluster"); r.code != program.ExitUsage {
+	if r := run(t, "", "schema", "EksCluster"); r.code != exitcode.Usage {
 		t.Errorf("schema of an unknown kind = exit %d, want 2", r.code)
 	}
 }
@@ -562,7 +562,7 @@ func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 			t.Errorf("regions %s does not say where %s is:\n%s", cloud, values.ByNumber(1).Name(), r.stdout)
 		}
 	}
-	if r := run(t, "", "regions", "aws"); r.code != program.ExitUsage {
+	if r := run(t, "", "regions", "aws"); r.code != exitcode.Usage {
 		t.Errorf("regions aws = exit %d, want 2", r.code)
 	}
 }
@@ -571,7 +571,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	for _, args := range [][]string{{"frobnicate"}, {"validate"}, {"validate", "-o", "yaml", examples}, {"plan"},
 		{"plan", "a.yaml", "b.yaml"}, {"explain"}, {"kinds", "x"}, {"regions"}, {"--nope"}} {
 		r := run(t, "", args...)
-		if r.code != program.ExitUsage || r.stdout != "" || !strings.Contains(r.stderr, "--help' for usage") {
+		if r.code != exitcode.Usage || r.stdout != "" || !strings.Contains(r.stderr, "--help' for usage") {
 			t.Errorf("%v = %+v, want exit 2 and a hint on stderr", args, r)
 		}
 	}
@@ -589,7 +589,7 @@ func TestHelpVersionAndCompletionExitZero(t *testing.T) {
 		{[]string{"completion", "zsh"}, "#compdef clusterplane"},
 	} {
 		r := run(t, "", tt.args...)
-		if r.code != program.ExitOK || !strings.Contains(r.stdout, tt.want) {
+		if r.code != exitcode.OK || !strings.Contains(r.stdout, tt.want) {
 			t.Errorf("%v = exit %d, stdout lacks %q", tt.args, r.code, tt.want)
 		}
 	}
@@ -604,7 +604,7 @@ func TestTheProgramsAreTheFourKinds(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, md := range kinds.StackInputs() {
+	for _, md := range registry.Kinds().StackInputs() {
 		want = append(want, string(kinds.Manifest(md).Name()))
 	}
 	if !slices.Equal(names, want) {
@@ -615,7 +615,7 @@ func TestTheProgramsAreTheFourKinds(t *testing.T) {
 func BenchmarkValidateAllExamples(b *testing.B) {
 	a := newApp(programs, strings.NewReader(""), io.Discard, io.Discard)
 	for b.Loop() {
-		if code := a.run([]string{"validate", examples}); code != program.ExitOK {
+		if code := a.run([]string{"validate", examples}); code != exitcode.OK {
 			b.Fatalf("exit %d", code)
 		}
 	}
@@ -628,7 +628,7 @@ func TestDiffOfTwoRealManifestsSaysWhatDeployingTheNewOneDoes(t *testing.T) {
 		"new.yaml": strings.Replace(old, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb", 1),
 	})
 	r := run(t, "", "diff", filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml"), "-o", "json")
-	if r.code != program.ExitBlocked || !strings.Contains(r.stdout, `"path": "spec.defaultNodePool.size"`) ||
+	if r.code != exitcode.Blocked || !strings.Contains(r.stdout, `"path": "spec.defaultNodePool.size"`) ||
 		!strings.Contains(r.stdout, `"effect": "refused"`) {
 		t.Errorf("diff = exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}

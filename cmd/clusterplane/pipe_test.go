@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/clusterplane/clusterplane/registry"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // How a test hands a file to clusterplane.
@@ -94,7 +95,7 @@ func TestPlanAndDiffReadPipesAndStandardInputOnceAsTheProgramsReadFiles(t *testi
 		{"diff of one named pipe named twice reads it once and finds no change", "diff", []string{minimal, minimal}, []string{asFIFO, asAgain}, nil},
 		{"diff of an invalid manifest from standard input names standard input and exits one", "diff", []string{minimal, invalid}, []string{asFile, asStdin}, nil},
 	}
-	k := programs[slices.IndexFunc(programs, func(k registry.Kind) bool { return k.Name == "DigitalOceanKubernetesCluster" })]
+	k := programs[slices.IndexFunc(programs, func(k kinds.Kind) bool { return k.Name == "DigitalOceanKubernetesCluster" })]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, stdin := []string{tt.command}, ""

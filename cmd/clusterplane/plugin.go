@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/clusterplane/clusterplane/pkg/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
-	"github.com/clusterplane/clusterplane/registry"
 )
 
 // servePlugin is clusterplane started by the engine as pulumi-resource-clusterplane (autostack
 // makes the engine find it): it serves the plugin, so that deploying needs no other binary.
-func servePlugin() {
-	schema, err := pulumischema.Generate(pulumischema.Components())
+func servePlugin(list kinds.List) {
+	schema, err := pulumischema.Generate(list.Schema())
 	if err == nil {
-		err = registry.ServePlugin(schema)
+		err = componentprovider.Serve(schema, list.Components(), list.Customs()...)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, plugin.Name+" (clusterplane):", err)

@@ -12,7 +12,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/clusterplane/clusterplane/registry"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 )
 
 // schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
@@ -21,7 +22,8 @@ import (
 var schema []byte
 
 func main() {
-	if err := registry.ServePlugin(schema); err != nil {
+	kinds := registry.Kinds()
+	if err := componentprovider.Serve(schema, kinds.Components(), kinds.Customs()...); err != nil {
 		fmt.Fprintln(os.Stderr, "pulumi-resource-clusterplane:", err)
 		os.Exit(1)
 	}

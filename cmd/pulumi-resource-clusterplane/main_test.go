@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/plugin"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakeengine"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
-	"github.com/clusterplane/clusterplane/registry"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -17,7 +18,7 @@ import (
 )
 
 func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
-	want, err := pulumischema.Generate(pulumischema.Components())
+	want, err := pulumischema.Generate(registry.Kinds().Schema())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 	}
 	e := fakeengine.Start(t, fakeengine.Options{})
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, plugin.Version(), schema, registry.Components()))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, plugin.Version(), schema, registry.Kinds().Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/pko"
-	"github.com/clusterplane/clusterplane/registry"
 	"golang.org/x/mod/modfile"
 	"sigs.k8s.io/yaml"
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/civopool"
 	"github.com/clusterplane/clusterplane/pkg/civopoolresource"
@@ -391,7 +392,7 @@ func changed(v resource.PropertyValue) resource.PropertyValue {
 // change of it, and the property's fact says ForceNew exactly then too.
 func TestEveryCivoPoolRowAndFactSaysWhatThePluginsDiffDoes(t *testing.T) {
 	r := &civopoolresource.Resource{}
-	kind := effects.For("CivoKubernetesNodePool")
+	kind := registry.Kinds().Table("CivoKubernetesNodePool")
 	rows := 0
 	for _, row := range kind.Rows {
 		resourceName, attribute, _ := strings.Cut(row.Attribute, ".")

@@ -9,19 +9,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
 
-// Program is what the offline commands need of a kind: program.Program is one.
-type Program interface {
-	// Kind is the manifest kind, e.g. "DigitalOceanKubernetesCluster".
-	Kind() string
-	Check(file string, data []byte) program.Verdict
-	Plan(f program.File, format string, stdout, stderr io.Writer) int
-	Diff(oldFile, newFile program.File, format string, allowReplace bool, stdout, stderr io.Writer) int
-}
+// Program is what the offline commands need of a kind.
+type Program = program.Offline
 
 // App is one run of a command line over some kinds' programs.
 type App struct {
@@ -37,16 +32,16 @@ type ExitError struct{ Code int }
 
 func (e *ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
 
-// Exit is the error that ends a command with code; nil for program.ExitOK.
+// Exit is the error that ends a command with code; nil for exitcode.OK.
 func Exit(code int) error {
-	if code == program.ExitOK {
+	if code == exitcode.OK {
 		return nil
 	}
 	return &ExitError{Code: code}
 }
 
 // Execute runs root with args and returns the exit code: a command's ExitError gives its own,
-// any other error is a usage error (program.ExitUsage), said on stderr with a pointer to --help.
+// any other error is a usage error (exitcode.Usage), said on stderr with a pointer to --help.
 func (a *App) Execute(root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(a.Stdin)
@@ -58,12 +53,12 @@ func (a *App) Execute(root *cobra.Command, args []string) int {
 	var exit *ExitError
 	switch {
 	case err == nil:
-		return program.ExitOK
+		return exitcode.OK
 	case errors.As(err, &exit):
 		return exit.Code
 	}
 	fmt.Fprintf(a.Stderr, "%s: %v\nRun '%s --help' for usage.\n", root.Name(), err, cmd.CommandPath())
-	return program.ExitUsage
+	return exitcode.Usage
 }
 
 // examples are example lines, each started with the command's name (where a line does not place

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
@@ -33,7 +34,7 @@ cat cluster.yaml | NAME validate -`),
 		inputs, err := Expand(args)
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
-			return Exit(program.ExitInvalid)
+			return Exit(exitcode.Invalid)
 		}
 		verdicts := make([]program.Verdict, len(inputs))
 		for i, in := range inputs {
@@ -64,9 +65,9 @@ func (a *App) report(verdicts []program.Verdict, args []string, output string) e
 	for _, v := range verdicts {
 		counts[v.Status()]++
 	}
-	code := program.ExitOK
+	code := exitcode.OK
 	if counts["invalid"] > 0 || counts["valid"] == 0 {
-		code = program.ExitInvalid
+		code = exitcode.Invalid
 	}
 	if output == "json" {
 		if verdicts == nil {
@@ -119,17 +120,12 @@ plan <(git show HEAD:cluster.yaml)`),
 		f, p, err := a.ReadFile(args[0])
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
-			return Exit(program.ExitInvalid)
+			return Exit(exitcode.Invalid)
 		}
 		return Exit(p.Plan(f, output.String(), a.Stdout, a.Stderr))
 	}
 	return cmd
 }
-
-// DiffExitCodes is diff's exit codes in the one wording the help texts and the README share, so
-// that what users read cannot drift from what diff does.
-const DiffExitCodes = `diff exits 0 when nothing is replaced or refused, 3 when something is, 1 for invalid input, 2
-for usage; --allow-replace turns 3 into 0 for intended replacements, a refused change still exits 3.`
 
 // DiffCommand hands both files to their kind's program's diff.
 func (a *App) DiffCommand() *cobra.Command {
@@ -140,7 +136,7 @@ func (a *App) DiffCommand() *cobra.Command {
 the change does: which resources are updated in place, which are replaced and which are refused.
 Either file may be a pipe, or - for standard input.
 
-` + DiffExitCodes,
+` + exitcode.Diff,
 		Example: a.examples(`diff live.yaml proposed.yaml --allow-replace
 diff <(git show HEAD:cluster.yaml) cluster.yaml`),
 		Args:              FileArgs(2),
@@ -152,14 +148,14 @@ diff <(git show HEAD:cluster.yaml) cluster.yaml`),
 		oldFile, oldProgram, err := a.ReadFile(args[0])
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
-			return Exit(program.ExitInvalid)
+			return Exit(exitcode.Invalid)
 		}
 		// The same path twice is read once: a second read of a pipe would find it empty.
 		newFile, newProgram := oldFile, oldProgram
 		if args[1] != args[0] {
 			if newFile, newProgram, err = a.ReadFile(args[1]); err != nil {
 				fmt.Fprintln(a.Stderr, err)
-				return Exit(program.ExitInvalid)
+				return Exit(exitcode.Invalid)
 			}
 		}
 		if oldProgram.Kind() != newProgram.Kind() {

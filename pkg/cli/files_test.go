@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 // mkfifo makes a named pipe nobody writes: reading it blocks until the test ends, when a writer
@@ -60,7 +60,7 @@ func TestValidateOfAFolderSkipsANamedPipeOrADeviceRatherThanReadingIt(t *testing
 		}
 	}
 	r := within(t, func() result { return run("validate", dir) })
-	if r.code != program.ExitOK || r.stderr != "" {
+	if r.code != exitcode.OK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	for _, name := range []string{"fifo.yaml", "to-fifo.yaml", "to-zero.yml"} {
@@ -78,7 +78,7 @@ func TestAFileNamedExplicitlyThatIsADeviceIsRefusedNotRead(t *testing.T) {
 		t.Skip("no /dev/zero here")
 	}
 	r := within(t, func() result { return run("validate", "/dev/zero") })
-	if r.code != program.ExitInvalid || !strings.Contains(r.stderr, "/dev/zero: is not a regular file or a pipe") {
+	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "/dev/zero: is not a regular file or a pipe") {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 func TestAnUnknownKindIsQuotedShortAndWithoutControlCharacters(t *testing.T) {
@@ -23,7 +23,7 @@ func TestAnUnknownKindIsQuotedShortAndWithoutControlCharacters(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := run("validate", dir)
-			if r.code != program.ExitInvalid || !strings.Contains(r.stderr, tt.says) {
+			if r.code != exitcode.Invalid || !strings.Contains(r.stderr, tt.says) {
 				t.Fatalf("exit %d, want 1 saying %s; stderr:\n%.500s", r.code, tt.says, r.stderr)
 			}
 			if len(r.stderr) > 400 {

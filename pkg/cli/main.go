@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/spf13/cobra"
@@ -29,14 +30,13 @@ func (a *App) ProgramCommand() *cobra.Command {
 stackInput setting, STACK_INPUT_FILE or stack-input.yaml. Offline, with no engine, cloud or token,
 its commands check, plan and diff ` + a.KindNames()[0] + ` manifests, as clusterplane's do.
 
-Exit codes: 0 ok, 1 invalid input (or a failed plan), 2 usage, 3 diff found a replacement or
-refusal, 70 internal error (a bug, never your input).`,
+` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked, exitcode.Crash),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Run by hand without a command: say what it is, as a usage error.
 			cmd.SetOut(cmd.ErrOrStderr())
 			_ = cmd.Help()
-			return Exit(program.ExitUsage)
+			return Exit(exitcode.Usage)
 		},
 	}
 	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand())

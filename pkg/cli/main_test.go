@@ -3,11 +3,13 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/clusterplane/clusterplane/pkg/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
@@ -77,7 +79,7 @@ func TestValidateOfAValidExampleSaysItIsValidAndOfWhichKind(t *testing.T) {
 	for _, file := range []string{minimal, production} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			r := run("validate", file)
-			if want := file + ": valid DigitalOceanKubernetesCluster\n"; r.code != program.ExitOK || r.stdout != want || r.stderr != "" {
+			if want := file + ": valid DigitalOceanKubernetesCluster\n"; r.code != exitcode.OK || r.stdout != want || r.stderr != "" {
 				t.Errorf("validate %s = %d, stdout %q, stderr %q; want 0, %q, nothing", file, r.code, r.stdout, r.stderr, want)
 			}
 		})
@@ -91,8 +93,8 @@ func TestValidateOfAnInvalidFileListsEveryViolationOnStderr(t *testing.T) {
 		t.Fatalf("the invalid manifest has only %d problems: %v", len(want), want)
 	}
 	r := run("validate", path)
-	if r.code != program.ExitInvalid {
-		t.Errorf("exit code = %d, want %d", r.code, program.ExitInvalid)
+	if r.code != exitcode.Invalid {
+		t.Errorf("exit code = %d, want %d", r.code, exitcode.Invalid)
 	}
 	if r.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", r.stdout)
@@ -114,7 +116,7 @@ func TestValidateOfAnInvalidFileListsEveryViolationOnStderr(t *testing.T) {
 
 func TestValidateOfAMissingFileFails(t *testing.T) {
 	r := run("validate", filepath.Join(t.TempDir(), "missing.yaml"))
-	if r.code != program.ExitInvalid || r.stderr == "" || r.stdout != "" {
+	if r.code != exitcode.Invalid || r.stderr == "" || r.stdout != "" {
 		t.Errorf("validate missing.yaml = %+v, want exit 1 with an error on stderr", r)
 	}
 }
@@ -127,7 +129,7 @@ func TestPlanWritesJSONWithTheFlagBeforeOrAfterTheFile(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			r := run(args...)
-			if r.code != program.ExitOK || r.stderr != "" {
+			if r.code != exitcode.OK || r.stderr != "" {
 				t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 			}
 			var doc struct {
@@ -166,7 +168,7 @@ func TestPlanWritesTheSameJSONWhereverTheFlagIs(t *testing.T) {
 func TestPlanWritesTextByDefault(t *testing.T) {
 	for _, args := range [][]string{{"plan", minimal}, {"plan", minimal, "-o", "text"}} {
 		r := run(args...)
-		if r.code != program.ExitOK || r.stderr != "" {
+		if r.code != exitcode.OK || r.stderr != "" {
 			t.Fatalf("%v: exit code %d, stderr %q", args, r.code, r.stderr)
 		}
 		for _, want := range []string{"RESOURCES", "OUTPUTS", clusterType} {
@@ -183,7 +185,7 @@ func TestPlanWritesTextByDefault(t *testing.T) {
 func TestPlanOfAnInvalidFileListsTheViolationsAndPlansNothing(t *testing.T) {
 	path := writeFile(t, "invalid.yaml", invalidManifest)
 	r := run("plan", path, "-o", "json")
-	if r.code != program.ExitInvalid || r.stdout != "" {
+	if r.code != exitcode.Invalid || r.stdout != "" {
 		t.Errorf("plan invalid.yaml = exit %d, stdout %q; want exit 1 and nothing on stdout", r.code, r.stdout)
 	}
 	for _, field := range []string{"metadata.name", "spec.region", "spec.kubernetesVersion", "spec.tags[0]"} {
@@ -210,8 +212,8 @@ func TestBadUsageExitsWithTwoAndPrintsUsageOnStderr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(tt.args...)
-			if r.code != program.ExitUsage {
-				t.Errorf("exit code = %d, want %d", r.code, program.ExitUsage)
+			if r.code != exitcode.Usage {
+				t.Errorf("exit code = %d, want %d", r.code, exitcode.Usage)
 			}
 			if r.stdout != "" {
 				t.Errorf("stdout = %q, want nothing", r.stdout)
@@ -226,7 +228,7 @@ func TestBadUsageExitsWithTwoAndPrintsUsageOnStderr(t *testing.T) {
 func TestHelpPrintsUsageOnStdout(t *testing.T) {
 	for _, arg := range []string{"help", "-h", "--help"} {
 		r := run(arg)
-		if r.code != program.ExitOK || !strings.Contains(r.stdout, "Usage:") || !strings.Contains(r.stdout, "validate") || r.stderr != "" {
+		if r.code != exitcode.OK || !strings.Contains(r.stdout, "Usage:") || !strings.Contains(r.stdout, "validate") || r.stderr != "" {
 			t.Errorf("%s = %+v, want exit 0 and usage on stdout", arg, r)
 		}
 	}
@@ -249,14 +251,14 @@ func TestNoCommandShowsTheProviderToken(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"validate", minimal}, program.ExitOK},
-		{[]string{"plan", minimal}, program.ExitOK},
-		{[]string{"plan", minimal, "-o", "json"}, program.ExitOK},
-		{[]string{"validate", valid}, program.ExitOK},
-		{[]string{"plan", valid}, program.ExitOK},
-		{[]string{"plan", valid, "-o", "json"}, program.ExitOK},
-		{[]string{"validate", invalid}, program.ExitInvalid},
-		{[]string{"plan", invalid, "-o", "json"}, program.ExitInvalid},
+		{[]string{"validate", minimal}, exitcode.OK},
+		{[]string{"plan", minimal}, exitcode.OK},
+		{[]string{"plan", minimal, "-o", "json"}, exitcode.OK},
+		{[]string{"validate", valid}, exitcode.OK},
+		{[]string{"plan", valid}, exitcode.OK},
+		{[]string{"plan", valid, "-o", "json"}, exitcode.OK},
+		{[]string{"validate", invalid}, exitcode.Invalid},
+		{[]string{"plan", invalid, "-o", "json"}, exitcode.Invalid},
 	}
 	for _, tt := range tests {
 		r := run(tt.args...)
@@ -268,7 +270,7 @@ func TestNoCommandShowsTheProviderToken(t *testing.T) {
 				t.Errorf("%v shows the token %s", tt.args, token)
 			}
 		}
-		if tt.code == program.ExitOK && len(tt.args) == 4 {
+		if tt.code == exitcode.OK && len(tt.args) == 4 {
 			var doc struct {
 				Resources []struct {
 					Type   string
@@ -307,8 +309,8 @@ func TestValidateReadsStandardInputAndWritesJSONForCI(t *testing.T) {
 	os.Stdin = stdin
 	defer func() { os.Stdin = saved }()
 	r := run("validate", "-", "-o", "json")
-	if r.code != program.ExitInvalid {
-		t.Errorf("exit = %d, want %d", r.code, program.ExitInvalid)
+	if r.code != exitcode.Invalid {
+		t.Errorf("exit = %d, want %d", r.code, exitcode.Invalid)
 	}
 	var verdicts []struct {
 		File     string               `json:"file"`
@@ -340,14 +342,14 @@ func TestACrashIsNeverTakenForInvalidInputOrUsage(t *testing.T) {
 		},
 	}
 	r := runProgram(crashing, "plan", minimal)
-	if r.code != program.ExitCrash || !strings.Contains(r.stderr, "internal error") {
-		t.Errorf("exit = %d, stderr %q; want %d and an internal error", r.code, r.stderr, program.ExitCrash)
+	if r.code != exitcode.Crash || !strings.Contains(r.stderr, "internal error") {
+		t.Errorf("exit = %d, stderr %q; want %d and an internal error", r.code, r.stderr, exitcode.Crash)
 	}
 }
 
 func TestDiffOfStandardInputAgainstItselfIsAUsageErrorNotAnEmptyFile(t *testing.T) {
 	r := run("diff", "-", "-")
-	if r.code != program.ExitUsage || !strings.Contains(r.stderr, "standard input (-) given twice") {
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "standard input (-) given twice") {
 		t.Errorf("diff - - = %d %q, want a usage error saying stdin is given twice", r.code, r.stderr)
 	}
 }

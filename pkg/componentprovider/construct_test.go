@@ -3,13 +3,14 @@ package componentprovider_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/clusterplane/clusterplane/registry"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 
 	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
@@ -48,15 +49,21 @@ func programOf[T proto.Message](deploy func(*pulumi.Context, T) error) func(*pul
 	return func(ctx *pulumi.Context, in proto.Message) error { return deploy(ctx, in.(T)) }
 }
 
+// newInput is the empty stack input of the kind named kind.
+func newInput(kind string) func() proto.Message {
+	k, _ := registry.Kinds().ByName(kind)
+	return k.NewStackInput
+}
+
 var components = []component{
 	{civocluster.TypeToken, "civokubernetescluster", "civo", "civo:index/kubernetesCluster:KubernetesCluster",
-		func() proto.Message { return civocluster.Program.NewInput() }, programOf(civocluster.Resources)},
+		newInput("CivoKubernetesCluster"), programOf(civocluster.Resources)},
 	{civopool.TypeToken, "civokubernetesnodepool", "clusterplane", "clusterplane:civo:NodePool",
-		func() proto.Message { return civopool.Program.NewInput() }, programOf(civopool.Resources)},
+		newInput("CivoKubernetesNodePool"), programOf(civopool.Resources)},
 	{docluster.TypeToken, "digitaloceankubernetescluster", "digitalocean", "digitalocean:index/kubernetesCluster:KubernetesCluster",
-		func() proto.Message { return docluster.Program.NewInput() }, programOf(docluster.Resources)},
+		newInput("DigitalOceanKubernetesCluster"), programOf(docluster.Resources)},
 	{dopool.TypeToken, "digitaloceankubernetesnodepool", "digitalocean", "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-		func() proto.Message { return dopool.Program.NewInput() }, programOf(dopool.Resources)},
+		newInput("DigitalOceanKubernetesNodePool"), programOf(dopool.Resources)},
 }
 
 // The fake cloud: no DigitalOcean cluster exists yet, and a minor line's latest patch is .4.
@@ -98,7 +105,7 @@ func startEngine(t *testing.T) *fakeengine.Engine {
 // providerClient serves the component provider over gRPC and returns a client of it.
 func providerClient(t *testing.T, e *fakeengine.Engine) pulumirpc.ResourceProviderClient {
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, "0.0.0", []byte("{}"), registry.Components()))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, "0.0.0", []byte("{}"), registry.Kinds().Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -263,7 +270,7 @@ func TestEveryExampleIsConstructedWithTheResourcesAndInputsItsStackProgramRegist
 
 func TestTheComponentsOutputsAreTheSchemasOutputs(t *testing.T) {
 	schemas := map[string]pulumischema.Component{}
-	for _, sc := range pulumischema.Components() {
+	for _, sc := range registry.Kinds().Schema() {
 		schemas[sc.Token] = sc
 	}
 	for _, c := range components {

@@ -2,9 +2,10 @@ package componentprovider_test
 
 import (
 	"encoding/json"
-	"github.com/clusterplane/clusterplane/registry"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -23,7 +24,7 @@ func FuzzReadInputs(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	kinds := registry.Components()
+	kinds := registry.Kinds().Components()
 	f.Fuzz(func(t *testing.T, text string) {
 		var raw map[string]any
 		if json.Unmarshal([]byte(text), &raw) != nil {

@@ -10,8 +10,10 @@ import (
 	"context"
 	"sync"
 
+	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumischema"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+	sdkplugin "github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/provider"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -81,7 +83,7 @@ func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "clusterplane has no component %q", req.GetType())
 	}
-	props, err := plugin.UnmarshalProperties(req.GetInputs(), plugin.MarshalOptions{
+	props, err := sdkplugin.UnmarshalProperties(req.GetInputs(), sdkplugin.MarshalOptions{
 		KeepUnknowns:     true,
 		KeepSecrets:      true,
 		KeepResources:    true,
@@ -139,4 +141,17 @@ func idOutputs(inputs provider.ConstructInputs, fields map[string]string) (map[s
 // Cancel has nothing to stop: Construct returns when its children are registered.
 func (s *Server) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
 	return &emptypb.Empty{}, nil
+}
+
+// Serve runs the clusterplane plugin (the components and the custom resources) serving schema,
+// for the engine that started the process: pulumi-resource-clusterplane does, and so does
+// clusterplane when the engine starts it under that name.
+func Serve(schema []byte, components []Component, customs ...Custom) error {
+	schema, err := pulumischema.Stamp(schema)
+	if err != nil {
+		return err
+	}
+	return provider.Main(plugin.Package, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
+		return New(host.EngineConn(), plugin.Version(), schema, components, customs...), nil
+	})
 }

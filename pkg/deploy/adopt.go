@@ -5,10 +5,11 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/clusterplane/clusterplane/pkg/effects"
 )
 
 // Disagreement is a manifest field whose value differs from the live resource's.
@@ -26,7 +27,7 @@ type Disagreement struct {
 // field (Blocked); the stack is left as it was (and removed when Adopt made it).
 func (d *Deployer) Adopt(ctx context.Context, t Target, id string) (out Outcome) {
 	defer stamp(&out, t, time.Now())
-	table := effects.For(t.Kind)
+	table := t.Effects
 	if table == nil {
 		return failed(errors.Errorf("no effects are known for kind %q", t.Kind))
 	}

@@ -12,20 +12,24 @@
 package deploy
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/reference"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 )
 
 // Target is one manifest to deploy and the stack it deploys to.
 type Target struct {
 	// File is the manifest's file as the user named it; callers with no file name their own.
 	File string
-	// Kind is the manifest's kind, e.g. "DigitalOceanKubernetesCluster".
-	Kind string
+	// Kind is the manifest's kind, e.g. "DigitalOceanKubernetesCluster"; Short its name in
+	// Kubernetes names, e.g. "do-cluster" (kinds.Kind.Short).
+	Kind, Short string
 	// Project and Stack name the stack: by the convention references read (see NewTarget), so that a
 	// node pool's valueFrom finds the cluster a target deployed.
 	Project, Stack string
@@ -34,20 +38,23 @@ type Target struct {
 	// Resources is the kind's stack program for the input: it registers the resources and exports
 	// the outputs.
 	Resources func(ctx *pulumi.Context, input proto.Message) error
+	// Effects is the kind's table of what changing each field does.
+	Effects *effects.Table
 	// Lookup, when set, finds what the cloud already holds under the name of the cluster or node
 	// pool the target creates (see Up); nil looks for nothing.
-	Lookup Lookup
+	Lookup kinds.Lookup
 }
 
-// NewTarget is the target of a valid stack input of a kind whose program (and the stacks'
-// project) is project, its stack named by the convention references read, <name>-<env> (or
-// <name>), unless stack names another.
-func NewTarget(file, kind, project string, input proto.Message, resources func(*pulumi.Context, proto.Message) error, stack string) Target {
+// NewTarget is the target of a valid stack input of kind k read from file: its project is the
+// kind's program, its stack named by the convention references read, <name>-<env> (or <name>),
+// unless stack names another.
+func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Target {
 	if stack == "" {
 		meta := field(stackinput.Target(input).ProtoReflect(), "metadata").Message()
 		stack = reference.Stack(field(meta, "name").String(), field(meta, "env").String())
 	}
-	return Target{File: file, Kind: kind, Project: project, Stack: stack, Input: input, Resources: resources}
+	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Program, Stack: stack, Input: input, Resources: k.Resources,
+		Effects: k.Effects, Lookup: k.Lookup}
 }
 
 // field is m's field of that proto name; the field's default when m has none.

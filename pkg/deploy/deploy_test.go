@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/registry"
 )
 
 const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
@@ -36,7 +36,7 @@ func target(t *testing.T, file, text string) deploy.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, ok := registry.ByName(head.Kind)
+	k, ok := registry.Kinds().ByName(head.Kind)
 	if !ok {
 		t.Fatalf("no kind %s", head.Kind)
 	}
@@ -44,7 +44,7 @@ func target(t *testing.T, file, text string) deploy.Target {
 	if err := stackinput.Parse([]byte(text), file, in); err != nil {
 		t.Fatal(err)
 	}
-	return k.Target(file, in, "")
+	return deploy.NewTarget(file, k, in, "")
 }
 
 // cluster is the DigitalOcean cluster example, unprotected, each pair of replacements applied.

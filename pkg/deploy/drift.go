@@ -3,8 +3,9 @@ package deploy
 import (
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+
+	"github.com/clusterplane/clusterplane/pkg/effects"
 )
 
 // FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
@@ -19,8 +20,7 @@ type FieldDrift struct {
 
 // driftedFields names the manifest fields behind the properties the steps change (pkg/effects
 // knows which field is sent as which property), each once, in the order of the steps.
-func driftedFields(kind string, steps []Step) []FieldDrift {
-	table := effects.For(kind)
+func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 	seen := map[string]bool{}
 	var out []FieldDrift
 	for _, step := range steps {

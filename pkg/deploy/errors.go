@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // ErrNotDeployed: the stack does not exist; the manifest was never deployed (or its stack was
@@ -185,7 +187,7 @@ type InterruptedError struct {
 	Cancel string
 	// Found are the resources of the manifest's name the cloud holds and the stack does not: for
 	// a pending create, the id to import.
-	Found []Live
+	Found []kinds.Live
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Cause }

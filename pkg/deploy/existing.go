@@ -6,47 +6,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pkg/errors"
+
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/reference"
-	"github.com/pkg/errors"
-	"google.golang.org/protobuf/proto"
 )
-
-// Live is a cluster or node pool the cloud holds under the name a target's create would give
-// its own.
-type Live struct {
-	// Type is "cluster" or "node pool"; Where says where it is ("region fra1", "cluster ID").
-	Type  string `json:"type"`
-	Name  string `json:"name"`
-	Where string `json:"where,omitempty"`
-	// ID is the id `clusterplane adopt --id` takes (a Civo pool's is CLUSTER_ID:POOL_NAME).
-	ID string `json:"id"`
-}
-
-// Found is what a Lookup found.
-type Found struct {
-	Live []Live
-	// Unchecked says why nothing was looked for, "" when it was: no API token to ask with (the
-	// engine will say so), a pool whose cluster's stack has no id yet.
-	Unchecked string
-}
-
-// Resolve reads a StringValueOrRef: its value, or the output of the stack its valueFrom names
-// ("" when that stack does not exist or has no such output).
-type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)
-
-// Lookup finds the clusters or node pools a create of the target's would duplicate: of its
-// name, where the manifest puts it (a region, a cluster), in the cloud its provider config (or
-// the environment) names, as the modules would reach it.
-type Lookup func(ctx context.Context, input proto.Message, resolve Resolve) (Found, error)
 
 // ExistingError refuses to create what the cloud already holds under the manifest's name and
 // the stack does not: a cluster made outside clusterplane, or left by a create that failed after
 // the cloud had carried it out. Another create would make one more.
 type ExistingError struct {
 	File string
-	Live []Live
+	Live []kinds.Live
 }
 
 func (e *ExistingError) Error() string {
@@ -59,7 +32,7 @@ func (e *ExistingError) Error() string {
 type LeftBehindError struct {
 	Cause error
 	File  string
-	Live  []Live
+	Live  []kinds.Live
 }
 
 func (e *LeftBehindError) Unwrap() error { return e.Cause }
@@ -70,7 +43,7 @@ func (e *LeftBehindError) Error() string {
 }
 
 // describeLive names the resources: `cluster dev-fra1 in region fra1 (id a, id b)`.
-func describeLive(live []Live) string {
+func describeLive(live []kinds.Live) string {
 	if len(live) == 0 {
 		return "nothing"
 	}
@@ -89,7 +62,7 @@ func describeLive(live []Live) string {
 }
 
 // adoptAdvice says how to take the resource over, and what to do with the others of one name.
-func adoptAdvice(file string, live []Live) string {
+func adoptAdvice(file string, live []kinds.Live) string {
 	if len(live) == 0 {
 		return ""
 	}
@@ -101,9 +74,9 @@ func adoptAdvice(file string, live []Live) string {
 	return advice + ", or delete it in the cloud, then run up again"
 }
 
-// guardedType is the type of the cluster or node pool a target of kind creates, "" when unknown.
-func guardedType(kind string) string {
-	table := effects.For(kind)
+// guardedType is the type of the cluster or node pool a target of the kind whose effects table
+// is given creates, "" when unknown.
+func guardedType(table *effects.Table) string {
 	if table == nil {
 		return ""
 	}
@@ -147,7 +120,7 @@ type createGuard struct {
 // the adopt command.
 func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state) (*createGuard, *Outcome) {
 	g := &createGuard{d: d, t: t, s: s}
-	typ := guardedType(t.Kind)
+	typ := guardedType(t.Effects)
 	if _, held := st.ids(typ); t.Lookup == nil || typ == "" || held {
 		return g, nil
 	}
@@ -195,8 +168,8 @@ func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
 
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
-func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []Live {
-	typ := guardedType(t.Kind)
+func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []kinds.Live {
+	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
 		return nil
 	}
@@ -205,7 +178,7 @@ func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []Live {
 		return nil
 	}
 	held, _ := st.ids(typ)
-	var out []Live
+	var out []kinds.Live
 	for _, l := range found.Live {
 		own := false
 		for _, id := range held {
@@ -243,8 +216,8 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
 // the cloud: only then does status look at the cloud.
-func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, []Live) {
-	typ := guardedType(t.Kind)
+func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, []kinds.Live) {
+	typ := guardedType(t.Effects)
 	if _, held := st.ids(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil
 	}

@@ -8,10 +8,12 @@ import (
 	"sync"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"google.golang.org/protobuf/proto"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // clusterRef is a DigitalOcean pool's cluster field.
@@ -22,14 +24,14 @@ func clusterRef(in proto.Message) *sharedv1.StringValueOrRef {
 // cloud is a fake look-up: what the cloud holds under the manifest's name, and what it was asked.
 type cloud struct {
 	mu    sync.Mutex
-	live  []deploy.Live
+	live  []kinds.Live
 	asked int
 	// resolved is what the look-up read of the manifest's cluster reference.
 	resolved string
 }
 
-func (c *cloud) lookup(field string) deploy.Lookup {
-	return func(ctx context.Context, in proto.Message, resolve deploy.Resolve) (deploy.Found, error) {
+func (c *cloud) lookup(field string) kinds.Lookup {
+	return func(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds.Found, error) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.asked++
@@ -37,11 +39,11 @@ func (c *cloud) lookup(field string) deploy.Lookup {
 			ref := clusterRef(in)
 			v, err := resolve(ctx, ref, "cluster_id")
 			if err != nil {
-				return deploy.Found{}, err
+				return kinds.Found{}, err
 			}
 			c.resolved = v
 		}
-		return deploy.Found{Live: append([]deploy.Live(nil), c.live...)}, nil
+		return kinds.Found{Live: append([]kinds.Live(nil), c.live...)}, nil
 	}
 }
 
@@ -49,7 +51,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	fake := &cloud{live: []deploy.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-1"},
+	fake := &cloud{live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-1"},
 		{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "id-2"}}}
 	c.Lookup = fake.lookup("")
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
@@ -71,7 +73,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
 		t.Fatalf("up: %s %v", o.Status, o.Err)
 	}
-	fake.live = []deploy.Live{{Type: "cluster", Name: "dev-fra1", ID: "its-own"}}
+	fake.live = []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "its-own"}}
 	asked := fake.asked
 	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done || fake.asked != asked {
 		t.Errorf("an up of a deployed stack: %s %v, the cloud asked %d more times, want done without asking", o.Status, o.Err, fake.asked-asked)
@@ -84,13 +86,13 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 	c := cluster(t)
 	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Cause: "500 Internal Server Error"})
 	// The cloud carried the create out before it answered 500: it holds the cluster afterwards.
-	left := []deploy.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
+	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
 	failing := c
-	failing.Lookup = func(ctx context.Context, in proto.Message, r deploy.Resolve) (deploy.Found, error) {
+	failing.Lookup = func(ctx context.Context, in proto.Message, r kinds.Resolve) (kinds.Found, error) {
 		if calls(b, "update") == 0 {
-			return deploy.Found{}, nil // before the create
+			return kinds.Found{}, nil // before the create
 		}
-		return deploy.Found{Live: left}, nil
+		return kinds.Found{Live: left}, nil
 	}
 	o := d.Up(ctx, failing, deploy.UpOptions{Yes: true})
 	var leftBehind *deploy.LeftBehindError
@@ -130,7 +132,7 @@ func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := pool(t, "w", "x-y")
-	fake := &cloud{live: []deploy.Live{{Type: "node pool", Name: "w", ID: "pool-1"}}}
+	fake := &cloud{live: []kinds.Live{{Type: "node pool", Name: "w", ID: "pool-1"}}}
 	p.Lookup = fake.lookup("cluster")
 	o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
 	if o.Status != deploy.Blocked || fake.resolved == "" || fake.resolved != outputs["cluster_id"].Value {

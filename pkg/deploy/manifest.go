@@ -1,13 +1,14 @@
 package deploy
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/stackrecord"
 )
 
 // The stack outputs every stack records besides its kind's (package stackrecord).
@@ -49,12 +50,12 @@ func deployedInput(input proto.Message, outputs map[string]Output) (proto.Messag
 // Refused are the changes from the manifest the stack last deployed to input that the providers
 // (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
 // the stack recorded no manifest.
-func Refused(input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
+func Refused(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
 	old, err := deployedInput(input, outputs)
 	if err != nil || old == nil {
 		return nil, err
 	}
-	result, err := diff.Compare(old, input)
+	result, err := diff.Compare(table, old, input)
 	if err != nil {
 		return nil, err
 	}

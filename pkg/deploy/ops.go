@@ -74,7 +74,7 @@ func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
 	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
-	refused, err := Refused(t.Input, outputsOf(res.Previous))
+	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
 	switch {
 	case err != nil:
 		return failed(err)
@@ -119,7 +119,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return failed(&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)})
 	}
 	if !opts.AllowRefused {
-		refused, err := Refused(t.Input, st.outputs())
+		refused, err := Refused(t.Effects, t.Input, st.outputs())
 		if err != nil {
 			return failed(err)
 		}
@@ -215,7 +215,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
 	if changes := res.Changed(); changes != "" {
-		o.Status, o.Reason, o.Drift = Blocked, "drifted: the next up would "+changes, driftedFields(t.Kind, res.Steps)
+		o.Status, o.Reason, o.Drift = Blocked, "drifted: the next up would "+changes, driftedFields(t.Effects, res.Steps)
 	}
 	return o
 }

@@ -7,12 +7,14 @@ import (
 	"sync"
 	"time"
 
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/reference"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 )
 
 // Status is how one target's operation ended.
@@ -54,7 +56,7 @@ type Outcome struct {
 	Disagreements []Disagreement // adopt
 	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
 	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
-	Unmanaged []Live
+	Unmanaged []kinds.Live
 }
 
 // Op is an operation on one target, run by a Queue.

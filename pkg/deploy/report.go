@@ -4,10 +4,12 @@ import (
 	_ "embed"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
@@ -51,7 +53,7 @@ type StackReport struct {
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
-	Unmanaged []Live `json:"unmanaged,omitempty"`
+	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
 }
 
 // ResourceChange is one resource the operation changes, or would.
@@ -90,7 +92,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		}
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
-			s.Resources = resourceChanges(o.Target.Kind, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
+			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
 		}
 		r.Stacks = append(r.Stacks, s)
 	}
@@ -107,7 +109,7 @@ func changedPaths(t Target, previous map[string]any) map[string]bool {
 	if err != nil || old == nil {
 		return nil
 	}
-	result, err := diff.Compare(old, t.Input)
+	result, err := diff.Compare(t.Effects, old, t.Input)
 	if err != nil || len(result.Changes) == 0 {
 		return nil
 	}
@@ -131,8 +133,7 @@ func among(field string, changed map[string]bool) bool {
 // resourceChanges are the steps that change something, with the manifest fields behind them:
 // of the fields a property is sent from, those that changed, when the manifest did (a property
 // such as tags is sent from several), else all of them (the cloud changed, not the manifest).
-func resourceChanges(kind string, steps []Step, changed map[string]bool) []ResourceChange {
-	table := effects.For(kind)
+func resourceChanges(table *effects.Table, steps []Step, changed map[string]bool) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
 		if isOp(step, apitype.OpSame, apitype.OpRead) {

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // reportSchema is the report's JSON Schema, compiled.
@@ -97,8 +99,8 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		{"up", func() []deploy.Outcome {
 			// The cloud holds a cluster of the name that no stack does: refused, naming it.
 			taken := namedCluster(t, "taken", "dev", "")
-			taken.Lookup = func(context.Context, proto.Message, deploy.Resolve) (deploy.Found, error) {
-				return deploy.Found{Live: []deploy.Live{{Type: "cluster", Name: "taken", Where: "region fra1", ID: "c-1"}}}, nil
+			taken.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
+				return kinds.Found{Live: []kinds.Live{{Type: "cluster", Name: "taken", Where: "region fra1", ID: "c-1"}}}, nil
 			}
 			return []deploy.Outcome{d.Up(ctx, taken, deploy.UpOptions{Yes: true})}
 		}},

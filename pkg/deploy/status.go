@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/diff"
 )
 
 // StackStatus is a target's stack as status reports it.
@@ -156,7 +157,7 @@ func changedFields(t Target, outputs map[string]Output) string {
 	if err != nil || old == nil {
 		return ""
 	}
-	result, err := diff.Compare(old, t.Input)
+	result, err := diff.Compare(t.Effects, old, t.Input)
 	if err != nil {
 		return ""
 	}

@@ -60,8 +60,9 @@ const protectedReason = "; the cluster has deletionProtection (on unless turned 
 	"To replace it on purpose, deploy deletionProtection: false first"
 
 // Compare lists every field that differs between two valid stack inputs of one kind (messages with
-// `target` and `provider_config`), in the order of the manifest.
-func Compare(oldInput, newInput proto.Message) (*Result, error) {
+// `target` and `provider_config`), in the order of the manifest, with what changing it does by
+// the kind's table.
+func Compare(table *effects.Table, oldInput, newInput proto.Message) (*Result, error) {
 	if oldInput == nil || newInput == nil {
 		return nil, errors.New("diff: both stack inputs are required")
 	}
@@ -70,9 +71,7 @@ func Compare(oldInput, newInput proto.Message) (*Result, error) {
 			newInput.ProtoReflect().Descriptor().Name())
 	}
 	oldTarget, newTarget := field(oldInput.ProtoReflect(), "target"), field(newInput.ProtoReflect(), "target")
-	kindName := newTarget.Get(newTarget.Descriptor().Fields().ByName("kind")).String()
-	table := effects.For(kindName)
-	if table == nil {
+	if kindName := newTarget.Get(newTarget.Descriptor().Fields().ByName("kind")).String(); table == nil || table.Name != kindName {
 		return nil, errors.Errorf("diff: no effects are known for kind %q", kindName)
 	}
 	w := &walker{

@@ -19,9 +19,11 @@ import (
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -57,13 +59,13 @@ func kindOf[T proto.Message](name, example string, newInput func() T, p program.
 
 var (
 	civoCluster = kindOf("CivoKubernetesCluster", "civokubernetescluster/minimal.yaml", newCivoCluster,
-		program.Program[*ccv1.CivoKubernetesClusterStackInput]{Name: "civokubernetescluster", NewInput: newCivoCluster, Resources: civocluster.Resources})
+		program.Program[*ccv1.CivoKubernetesClusterStackInput]{Name: "civokubernetescluster", NewInput: newCivoCluster, Resources: civocluster.Resources, Effects: effects.CivoCluster})
 	civoPool = kindOf("CivoKubernetesNodePool", "civokubernetesnodepool/minimal.yaml", newCivoPool,
-		program.Program[*cpv1.CivoKubernetesNodePoolStackInput]{Name: "civokubernetesnodepool", NewInput: newCivoPool, Resources: civopool.Resources})
+		program.Program[*cpv1.CivoKubernetesNodePoolStackInput]{Name: "civokubernetesnodepool", NewInput: newCivoPool, Resources: civopool.Resources, Effects: effects.CivoNodePool})
 	doCluster = kindOf("DigitalOceanKubernetesCluster", "digitaloceankubernetescluster/minimal.yaml", newDOCluster,
-		program.Program[*dcv1.DigitalOceanKubernetesClusterStackInput]{Name: "digitaloceankubernetescluster", NewInput: newDOCluster, Resources: docluster.Resources})
+		program.Program[*dcv1.DigitalOceanKubernetesClusterStackInput]{Name: "digitaloceankubernetescluster", NewInput: newDOCluster, Resources: docluster.Resources, Effects: effects.DigitalOceanCluster})
 	doPool = kindOf("DigitalOceanKubernetesNodePool", "digitaloceankubernetesnodepool/minimal.yaml", newDOPool,
-		program.Program[*dpv1.DigitalOceanKubernetesNodePoolStackInput]{Name: "digitaloceankubernetesnodepool", NewInput: newDOPool, Resources: dopool.Resources})
+		program.Program[*dpv1.DigitalOceanKubernetesNodePoolStackInput]{Name: "digitaloceankubernetesnodepool", NewInput: newDOPool, Resources: dopool.Resources, Effects: effects.DigitalOceanNodePool})
 )
 
 func newCivoCluster() *ccv1.CivoKubernetesClusterStackInput {
@@ -138,22 +140,22 @@ var pairs = []pair{
 		path: "spec.clusterName", effect: effects.Update},
 	{name: "moving a protected DigitalOcean cluster to another region is refused", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Region = dov1.DigitalOceanRegion_ams3 }),
-		path:   "spec.region", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "moving an unprotected DigitalOcean cluster to another region replaces it", kind: doCluster, edit: unprotected,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Region = dov1.DigitalOceanRegion_ams3 }),
-		path:   "spec.region", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "an intended replacement passes with --allow-replace", kind: doCluster, edit: unprotected, args: []string{"--allow-replace"},
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Region = dov1.DigitalOceanRegion_ams3 }),
 		path:   "spec.region", effect: effects.Replace},
 	{name: "--allow-replace does not let a refused change through", kind: doCluster, args: []string{"--allow-replace"},
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Region = dov1.DigitalOceanRegion_ams3 }),
-		path:   "spec.region", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "raising the DigitalOcean version upgrades in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.32.2-do.0" }),
 		path:   "spec.kubernetesVersion", effect: effects.Update},
 	{name: "lowering the DigitalOcean version is refused, even unprotected: the provider would replace", kind: doCluster, edit: unprotected,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.30.9-do.1" }),
-		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "with autoUpgrade a patch change is left to DigitalOcean", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.AutoUpgrade = true }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.31" }),
@@ -164,20 +166,20 @@ var pairs = []pair{
 		path:   "spec.kubernetesVersion", effect: effects.Update},
 	{name: "joining a VPC replaces an unprotected DigitalOcean cluster", kind: doCluster, edit: unprotected,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-1") }),
-		path:   "spec.vpc", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.vpc", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "turning high availability on updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.HighlyAvailable = true }),
 		path:   "spec.highlyAvailable", effect: effects.Update},
 	{name: "turning high availability off is refused", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.HighlyAvailable = true }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.HighlyAvailable = false }),
-		path:   "spec.highlyAvailable", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.highlyAvailable", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "turning autoUpgrade on updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.AutoUpgrade = true }),
 		path:   "spec.autoUpgrade", effect: effects.Update},
 	{name: "turning surge upgrades off is refused: the provider's client never sends false", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = true }),
-		path:   "spec.disableSurgeUpgrade", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.disableSurgeUpgrade", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "turning surge upgrades back on updates in place", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = true }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DisableSurgeUpgrade = false }),
@@ -191,7 +193,7 @@ var pairs = []pair{
 	{name: "removing the routing agent is refused: the provider keeps an unsent setting", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(true) }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = nil }),
-		path:   "spec.routingAgent", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.routingAgent", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "turning the routing agent off explicitly updates in place", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(true) }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.RoutingAgent = proto.Bool(false) }),
@@ -199,25 +201,25 @@ var pairs = []pair{
 	{name: "removing the NVIDIA GPU plugin setting is refused", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.NvidiaGpuDevicePlugin = proto.Bool(false) }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.NvidiaGpuDevicePlugin = nil }),
-		path:   "spec.nvidiaGpuDevicePlugin", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.nvidiaGpuDevicePlugin", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "removing the VPC of an unprotected cluster is refused: the provider keeps it", kind: doCluster,
 		edit: func(m proto.Message) {
 			unprotected(m)
 			dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-1") })(m)
 		},
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = nil }),
-		path:   "spec.vpc", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.vpc", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "removing the pod subnet is refused: the provider keeps it", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ClusterSubnet = "10.244.0.0/16" }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ClusterSubnet = "" }),
-		path:   "spec.clusterSubnet", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.clusterSubnet", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "a jump of two DigitalOcean minor versions is refused", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.33.1-do.0" }),
-		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "with autoUpgrade a jump of two minor lines is refused", kind: doCluster,
 		edit:   dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.AutoUpgrade, s.KubernetesVersion = true, "1.31" }),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubernetesVersion = "1.33" }),
-		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "a maintenance window updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 			s.MaintenanceWindow = &dcv1.DigitalOceanKubernetesClusterMaintenanceWindow{Day: dcv1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
@@ -233,10 +235,10 @@ var pairs = []pair{
 		path: "spec.controlPlaneFirewallAllowedAddresses", effect: effects.Update},
 	{name: "a pod subnet replaces an unprotected DigitalOcean cluster", kind: doCluster, edit: unprotected,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ClusterSubnet = "10.244.0.0/16" }),
-		path:   "spec.clusterSubnet", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.clusterSubnet", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "a service subnet on a protected DigitalOcean cluster is refused", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.ServiceSubnet = "10.245.0.0/16" }),
-		path:   "spec.serviceSubnet", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.serviceSubnet", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "the kubeconfig lifetime updates the state", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.KubeconfigExpireSeconds = 86400 }),
 		path:   "spec.kubeconfigExpireSeconds", effect: effects.Update},
@@ -253,10 +255,10 @@ var pairs = []pair{
 		path:   "spec.defaultNodePool.nodePoolName", effect: effects.Update},
 	{name: "resizing the default pool of a protected cluster is refused", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Size = "s-4vcpu-8gb" }),
-		path:   "spec.defaultNodePool.size", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.defaultNodePool.size", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "resizing the default pool of an unprotected cluster replaces the cluster", kind: doCluster, edit: unprotected,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Size = "s-4vcpu-8gb" }),
-		path:   "spec.defaultNodePool.size", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.defaultNodePool.size", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "scaling the default pool updates in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 3 }),
 		path:   "spec.defaultNodePool.nodeCount", effect: effects.Update},
@@ -285,7 +287,7 @@ var pairs = []pair{
 			s.DefaultNodePool.Labels = map[string]string{"workload": "system"}
 		}),
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Labels = nil }),
-		path:   "spec.defaultNodePool.labels", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.defaultNodePool.labels", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "default pool taints update in place", kind: doCluster,
 		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 			s.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -318,7 +320,7 @@ var pairs = []pair{
 		path: "spec.deletionProtection", effect: effects.Update},
 	{name: "renaming a protected DigitalOcean cluster's manifest is refused", kind: doCluster,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" }),
-		path:   "metadata.name", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "metadata.name", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "metadata labels update the derived tags", kind: doCluster,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Labels = map[string]string{"team": "platform"} }),
 		path:   "metadata.labels", effect: effects.Update},
@@ -337,10 +339,10 @@ var pairs = []pair{
 		path:   "spec.nodePoolName", effect: effects.Update},
 	{name: "moving a DigitalOcean pool to another cluster replaces it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Cluster = sharedv1.StringValue("other-cluster") }),
-		path:   "spec.cluster", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.cluster", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "resizing a DigitalOcean pool replaces the pool", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb" }),
-		path:   "spec.size", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "scaling a DigitalOcean pool updates it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.NodeCount = 4 }),
 		path:   "spec.nodeCount", effect: effects.Update},
@@ -365,7 +367,7 @@ var pairs = []pair{
 	{name: "clearing a DigitalOcean pool's labels is refused: an empty map is never sent", kind: doPool,
 		edit:   dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "apps"} }),
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = nil }),
-		path:   "spec.labels", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.labels", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "a DigitalOcean pool's taints update it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
 			s.Taints = []*sharedv1.Taint{{Key: "gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
@@ -376,7 +378,7 @@ var pairs = []pair{
 		path:   "spec.tags", effect: effects.Update},
 	{name: "renaming a DigitalOcean pool's manifest replaces the pool", kind: doPool,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-apps" }),
-		path:   "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "metadata.name", effect: effects.Replace, exit: exitcode.Blocked},
 
 	// Civo clusters: nothing replaces; what cannot change is refused.
 	{name: "renaming a Civo cluster updates it", kind: civoCluster,
@@ -384,29 +386,29 @@ var pairs = []pair{
 		path:   "spec.clusterName", effect: effects.Update},
 	{name: "moving a Civo cluster to another region is refused", kind: civoCluster, edit: unprotected,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Region = civov1.CivoRegion_lon1 }),
-		path:   "spec.region", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "upgrading a Civo cluster updates it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.KubernetesVersion = "1.31.2-k3s1" }),
 		path:   "spec.kubernetesVersion", effect: effects.Update},
 	{name: "lowering a Civo cluster's version is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.KubernetesVersion = "1.29.9-k3s1" }),
-		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.kubernetesVersion", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "changing a Civo cluster's type is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.ClusterType, s.KubernetesVersion = ccv1.CivoKubernetesClusterType_talos, "talos-v1.5.0"
 		}),
-		path: "spec.clusterType", effect: effects.Refused, exit: program.ExitBlocked},
+		path: "spec.clusterType", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "changing a Civo cluster's CNI is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Cni = ccv1.CivoKubernetesClusterCni_cilium }),
-		path:   "spec.cni", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.cni", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "adding Civo applications is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Applications = []string{"metrics-server"} }),
-		path:   "spec.applications", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.applications", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "moving a Civo cluster to another network is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.Network = sharedv1.StringValue("0c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5")
 		}),
-		path: "spec.network", effect: effects.Refused, exit: program.ExitBlocked},
+		path: "spec.network", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "putting a Civo cluster behind a given firewall updates it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
@@ -417,21 +419,21 @@ var pairs = []pair{
 		path:   "spec.apiServerAllowedCidrs", effect: effects.Update},
 	{name: "resizing a Civo default pool is refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.Size = "g4s.kube.large" }),
-		path:   "spec.defaultNodePool.size", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.defaultNodePool.size", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "scaling a Civo default pool updates it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 3 }),
 		path:   "spec.defaultNodePool.nodeCount", effect: effects.Update},
 	{name: "Civo default pool labels are refused by the spec's rules already", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.Labels = map[string]string{"a": "b"} }),
-		path:   "spec.defaultNodePool.labels", invalid: true, exit: program.ExitInvalid},
+		path:   "spec.defaultNodePool.labels", invalid: true, exit: exitcode.Invalid},
 	{name: "Civo default pool taints are refused by the spec's rules already", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "a", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}),
-		path: "spec.defaultNodePool.taints", invalid: true, exit: program.ExitInvalid},
+		path: "spec.defaultNodePool.taints", invalid: true, exit: exitcode.Invalid},
 	{name: "a Civo default pool's public IPs are refused", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.PublicIpNodePool = true }),
-		path:   "spec.defaultNodePool.publicIpNodePool", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.defaultNodePool.publicIpNodePool", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "Civo cluster tags update it", kind: civoCluster,
 		change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Tags = []string{"team-platform"} }),
 		path:   "spec.tags", effect: effects.Update},
@@ -439,13 +441,13 @@ var pairs = []pair{
 		path: "spec.deletionProtection", effect: effects.Update},
 	{name: "renaming an unprotected Civo cluster's manifest alone is refused: Civo refuses a second cluster of the name", kind: civoCluster,
 		edit: unprotected, change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" }),
-		path: "metadata.name", effect: effects.Refused, exit: program.ExitBlocked},
+		path: "metadata.name", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "renaming an unprotected Civo cluster's manifest and its cluster name replaces everything", kind: civoCluster,
 		edit: unprotected, change: func(in proto.Message) {
 			metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-b" })(in)
 			in.(*ccv1.CivoKubernetesClusterStackInput).Target.Spec.ClusterName = "dev-fra1-b"
 		},
-		path: "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
+		path: "metadata.name", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "a Civo cluster's metadata env updates the derived tags", kind: civoCluster,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Env = "dev" }),
 		path:   "metadata.env", effect: effects.Update},
@@ -453,16 +455,16 @@ var pairs = []pair{
 	// Civo node pools.
 	{name: "renaming a Civo pool replaces it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "apps" }),
-		path:   "spec.nodePoolName", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.nodePoolName", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "moving a Civo pool to another cluster replaces it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Cluster = sharedv1.StringValue("other-cluster") }),
-		path:   "spec.cluster", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.cluster", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "moving a Civo pool to another region is refused: its cluster stays where it is", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = civov1.CivoRegion_lon1 }),
-		path:   "spec.region", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "spec.region", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "resizing a Civo pool replaces it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large" }),
-		path:   "spec.size", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "scaling a Civo pool updates it in place", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 5 }),
 		path:   "spec.nodeCount", effect: effects.Update},
@@ -501,7 +503,7 @@ var pairs = []pair{
 		path: "spec.taints", effect: effects.Update},
 	{name: "a Civo pool's public IPs replace it", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.PublicIpNodePool = true }),
-		path:   "spec.publicIpNodePool", effect: effects.Replace, exit: program.ExitBlocked},
+		path:   "spec.publicIpNodePool", effect: effects.Replace, exit: exitcode.Blocked},
 	{name: "a Civo pool's wait timeout bounds later changes only", kind: civoPool,
 		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.WaitTimeoutMinutes = 40 }),
 		path:   "spec.waitTimeoutMinutes", effect: effects.Ignored},
@@ -510,13 +512,13 @@ var pairs = []pair{
 		path:   "metadata.labels", effect: effects.Ignored},
 	{name: "renaming a Civo pool's manifest alone is refused: Civo refuses a second pool of the name", kind: civoPool,
 		change: metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-apps" }),
-		path:   "metadata.name", effect: effects.Refused, exit: program.ExitBlocked},
+		path:   "metadata.name", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "renaming a Civo pool's manifest and its pool name replaces the pool", kind: civoPool,
 		change: func(in proto.Message) {
 			metadata(func(m *sharedv1.CloudResourceMetadata) { m.Name = "dev-fra1-apps" })(in)
 			in.(*cpv1.CivoKubernetesNodePoolStackInput).Target.Spec.NodePoolName = "apps"
 		},
-		path: "metadata.name", effect: effects.Replace, exit: program.ExitBlocked},
+		path: "metadata.name", effect: effects.Replace, exit: exitcode.Blocked},
 }
 
 // writeInput writes a stack input as JSON to a file in dir.
@@ -554,7 +556,7 @@ func (p pair) run(t *testing.T) (*diff.Result, int, string) {
 	var stdout, stderr bytes.Buffer
 	code := p.kind.run(args, &stdout, &stderr)
 	var result diff.Result
-	if code == program.ExitOK || code == program.ExitBlocked {
+	if code == exitcode.OK || code == exitcode.Blocked {
 		if err := json.Unmarshal(stdout.Bytes(), &result); err != nil {
 			t.Fatalf("diff -o json wrote %q: %v (stderr %q)", stdout.String(), err, stderr.String())
 		}
@@ -608,7 +610,7 @@ func TestEveryRowOfTheEffectsTableHasAPair(t *testing.T) {
 	for _, p := range pairs {
 		covered[p.kind.name+" "+p.path] = true
 	}
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			if !covered[kind.Name+" "+row.Path] && !strings.HasPrefix(row.Path, "providerConfig.") &&
 				!strings.HasPrefix(row.Path, "metadata.") {
@@ -661,12 +663,12 @@ func TestDiffShowsSecretsAsSecretAndNeverTheirValue(t *testing.T) {
 func TestDiffOfIdenticalInputsSaysNoChangesAndExitsZero(t *testing.T) {
 	p := pair{kind: doCluster, change: func(proto.Message) {}}
 	result, code, _ := p.run(t)
-	if code != program.ExitOK || len(result.Changes) != 0 || result.Replaces || result.Refuses {
+	if code != exitcode.OK || len(result.Changes) != 0 || result.Replaces || result.Refuses {
 		t.Errorf("exit %d, result %+v; want 0 and no changes", code, result)
 	}
 	var stdout, stderr bytes.Buffer
 	code = p.kind.run([]string{"diff", p.kind.example, p.kind.example}, &stdout, &stderr)
-	if code != program.ExitOK || stdout.String() != "no changes\n" {
+	if code != exitcode.OK || stdout.String() != "no changes\n" {
 		t.Errorf("text diff = %q, exit %d; want \"no changes\" and 0", stdout.String(), code)
 	}
 }
@@ -682,12 +684,12 @@ func TestDiffRejectsInvalidInputAndBadUsage(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"an invalid NEW is invalid input", []string{"diff", doCluster.example, invalid}, program.ExitInvalid},
-		{"another kind's manifest is invalid input", []string{"diff", doCluster.example, doPool.example}, program.ExitInvalid},
-		{"a missing file is invalid input", []string{"diff", doCluster.example, filepath.Join(dir, "missing.yaml")}, program.ExitInvalid},
-		{"one file is a usage error", []string{"diff", doCluster.example}, program.ExitUsage},
-		{"three files are a usage error", []string{"diff", doCluster.example, doCluster.example, doCluster.example}, program.ExitUsage},
-		{"an unknown format is a usage error", []string{"diff", doCluster.example, doCluster.example, "-o", "yaml"}, program.ExitUsage},
+		{"an invalid NEW is invalid input", []string{"diff", doCluster.example, invalid}, exitcode.Invalid},
+		{"another kind's manifest is invalid input", []string{"diff", doCluster.example, doPool.example}, exitcode.Invalid},
+		{"a missing file is invalid input", []string{"diff", doCluster.example, filepath.Join(dir, "missing.yaml")}, exitcode.Invalid},
+		{"one file is a usage error", []string{"diff", doCluster.example}, exitcode.Usage},
+		{"three files are a usage error", []string{"diff", doCluster.example, doCluster.example, doCluster.example}, exitcode.Usage},
+		{"an unknown format is a usage error", []string{"diff", doCluster.example, doCluster.example, "-o", "yaml"}, exitcode.Usage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -51,7 +51,8 @@ const (
 		"add a pool under a new name first, move the workloads, then remove the old one"
 )
 
-func init() {
+// CivoCluster is the effects table of a CivoKubernetesCluster.
+func CivoCluster() *Table {
 	cluster := &Table{
 		Name:      "CivoKubernetesCluster",
 		Types:     civoTypes,
@@ -117,8 +118,11 @@ func init() {
 	constant(cluster.Attributes, civoFirewall+"region", "follows spec.region, which is refused")
 	wire(cluster.Attributes, civoCluster+"tags", "one space-separated string; civogo KubernetesClusterConfig tags is omitempty, so an empty "+
 		"string never clears them; the module always sends the derived tags, so the string is never empty")
-	register(cluster)
+	return build(cluster)
+}
 
+// CivoNodePool is the effects table of a CivoKubernetesNodePool.
+func CivoNodePool() *Table {
 	pool := &Table{
 		Name:  "CivoKubernetesNodePool",
 		Types: civoPoolTypes,
@@ -167,7 +171,7 @@ func init() {
 	})
 	wire(pool.Attributes, civoPlugin+"labels", `pkg/civopool sends the labels as a pointer to a map: "labels": {} clears them, `+
 		"which civogo's own KubernetesClusterPoolUpdateConfig (omitempty) cannot")
-	register(pool)
+	return build(pool)
 }
 
 // civoDefaultRegion is the provider config's default region, which no Clusterplane resource uses.

@@ -53,7 +53,8 @@ var (
 	}
 )
 
-func init() {
+// DigitalOceanCluster is the effects table of a DigitalOceanKubernetesCluster.
+func DigitalOceanCluster() *Table {
 	cluster := &Table{
 		Name:      "DigitalOceanKubernetesCluster",
 		Types:     doTypes,
@@ -146,8 +147,11 @@ func init() {
 	// flattenNodePool (kubernetes.go) sets node_pool.node_count only when the configuration set it,
 	// which an import has not: the live count is in actual_node_count.
 	cluster.ReadBack = map[string]string{"nodePool.nodeCount": "nodePool.actualNodeCount"}
-	register(cluster)
+	return build(cluster)
+}
 
+// DigitalOceanNodePool is the effects table of a DigitalOceanKubernetesNodePool.
+func DigitalOceanNodePool() *Table {
 	pool := &Table{
 		Name:  "DigitalOceanKubernetesNodePool",
 		Types: doPoolTypes,
@@ -177,7 +181,7 @@ func init() {
 	// resourceDigitalOceanKubernetesNodePoolRead sets node_count only when the configuration set
 	// it, which an import has not: the live count is in actual_node_count.
 	pool.ReadBack = map[string]string{"nodeCount": "actualNodeCount"}
-	register(pool)
+	return build(pool)
 }
 
 // DigitalOceanDefaultMaintenanceWindow is the window the module sends when a manifest has none:

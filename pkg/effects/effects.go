@@ -177,34 +177,21 @@ func (r Row) Decide(c Change) Decision {
 	return Decision{Effect: r.Effect, Reason: r.Reason, Refusal: r.Refusal}
 }
 
-var kinds = map[string]*Table{}
-
-// For returns the table of a manifest kind, or nil for an unknown kind.
-func For(kind string) *Table { return kinds[kind] }
-
-// Tables returns every kind's table, sorted by kind.
-func Tables() []*Table {
-	out := make([]*Table, 0, len(kinds))
-	for _, k := range kinds {
-		out = append(out, k)
+// build completes a kind's table: the type of its component, its rows in the order of their paths.
+func build(k *Table) *Table {
+	// A copy: the cloud's types are shared by its tables, which may be built at once.
+	types := map[Role]string{Component: plugin.ComponentType(k.Name)}
+	for role, token := range k.Types {
+		types[role] = token
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-func register(k *Table) {
-	k.Types[Component] = plugin.ComponentType(k.Name)
+	k.Types = types
 	sort.Slice(k.Rows, func(i, j int) bool { return k.Rows[i].Path < k.Rows[j].Path })
-	kinds[k.Name] = k
+	return k
 }
 
-// Sentence says what changing the field at path of a manifest of kind does, for people (explain):
-// the effect, the resource and the reason; "" when the table has no row for it.
-func Sentence(kind, path string) string {
-	k := For(kind)
-	if k == nil {
-		return ""
-	}
+// Sentence says what changing the field at path of the kind's manifest does, for people
+// (explain): the effect, the resource and the reason; "" when the table has no row for it.
+func (k *Table) Sentence(path string) string {
 	row, ok := k.Lookup(path)
 	if !ok {
 		return ""
@@ -294,9 +281,9 @@ func (k *Table) terraformResource(token string) string {
 // TerraformResources maps the type of every cloud resource a kind registers to the resource its
 // attributes belong to: a Terraform resource of the pinned providers, or the clusterplane
 // plugin's own ("clusterplane_civo_node_pool").
-func TerraformResources() map[string]string {
+func TerraformResources(tables []*Table) map[string]string {
 	out := map[string]string{}
-	for _, k := range Tables() {
+	for _, k := range tables {
 		for _, token := range k.Types {
 			if resource := k.terraformResource(token); resource != "" {
 				out[token] = resource

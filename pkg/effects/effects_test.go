@@ -13,6 +13,7 @@ import (
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/effects"
@@ -99,7 +100,7 @@ func providerClass(text string) string {
 
 func TestEveryRowAgreesWithWhatTheProviderDoes(t *testing.T) {
 	provider := providerEffects(t)
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			// The plugin's own resource has no Terraform provider: pkg/civopoolresource's tests hold
 			// its rows against the plugin's Diff.
@@ -138,7 +139,7 @@ func TestEveryRowAgreesWithWhatTheProviderDoes(t *testing.T) {
 
 func TestConditionalProviderEffectsHaveTheirConditionInTheTable(t *testing.T) {
 	provider := providerEffects(t)
-	do := effects.For("DigitalOceanKubernetesCluster")
+	do := registry.Kinds().Table("DigitalOceanKubernetesCluster")
 	spec := (&doclusterv1.DigitalOceanKubernetesClusterSpec{}).ProtoReflect()
 	version, _ := do.Lookup("spec.kubernetesVersion")
 	if !strings.Contains(provider[version.Attribute], "forcenew-if-decreased") {
@@ -181,7 +182,7 @@ func TestConditionalProviderEffectsHaveTheirConditionInTheTable(t *testing.T) {
 func TestEveryProviderAttributeHasARowOrAReasonItIsNotExposed(t *testing.T) {
 	provider := providerEffects(t)
 	mapped := map[string]bool{}
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			mapped[row.Attribute] = true
 		}
@@ -264,7 +265,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 	if err := apidoc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		manifest, ok := manifests[kind.Name]
 		if !ok {
 			t.Fatalf("no manifest for kind %s", kind.Name)
@@ -295,7 +296,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 }
 
 func TestEveryRowNamesAFieldOfItsKindAndAResourceItRegisters(t *testing.T) {
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		manifest := manifests[kind.Name]
 		for _, row := range kind.Rows {
 			if strings.HasPrefix(row.Path, "providerConfig.") {
@@ -329,7 +330,7 @@ func TestTheReadmesPitfallsListEveryReplacingOrRefusedChangeAndNothingElse(t *te
 	if len(listed) == 0 {
 		t.Fatal("the README has no table of changes that replace or are refused")
 	}
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			key := kind.Name + " " + row.Path
 			worst := row.Effect
@@ -402,7 +403,7 @@ func conditionalDecisions(row effects.Row, spec protoreflect.Message) []effects.
 }
 
 func TestEveryRefusedChangeSaysWhatTheProviderDoesWithItAndNoOtherDoes(t *testing.T) {
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			decisions := append([]effects.Decision{{Effect: row.Effect, Reason: row.Reason, Refusal: row.Refusal}},
 				conditionalDecisions(row, spec(kind.Name))...)
@@ -430,7 +431,7 @@ func contains(list []effects.Effect, e effects.Effect) bool {
 // pulumiTypes are the Pulumi type tokens of the resources the facts name.
 var pulumiTypes = func() map[string]string {
 	out := map[string]string{}
-	for token, resource := range effects.TerraformResources() {
+	for token, resource := range effects.TerraformResources(registry.Kinds().Tables()) {
 		out[resource] = token
 	}
 	return out
@@ -446,7 +447,7 @@ func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		for name, a := range kind.Attributes {
 			if strings.HasPrefix(name, "clusterplane_") {
 				continue // the plugin's own resource: see above
@@ -482,7 +483,7 @@ func TestEveryAttributeFactAgreesWithThePinnedSchemasAndTheProvidersTable(t *tes
 }
 
 func TestEveryRowsAttributeHasFactsAndEveryFactARowOrAReason(t *testing.T) {
-	for _, kind := range effects.Tables() {
+	for _, kind := range registry.Kinds().Tables() {
 		named := map[string]bool{}
 		for _, row := range kind.Rows {
 			if row.Attribute == "" {
@@ -521,7 +522,7 @@ func TestFieldsNamesTheManifestFieldsBehindAPropertyTheEngineReportsChanged(t *t
 		{"DigitalOceanKubernetesCluster", "civo:index/firewall:Firewall", "name", nil},
 	}
 	for _, c := range cases {
-		got := effects.For(c.kind).Fields(c.token, c.path)
+		got := registry.Kinds().Table(c.kind).Fields(c.token, c.path)
 		sort.Strings(got)
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("Fields(%s, %s) = %v, want %v", c.token, c.path, got, c.want)

@@ -20,14 +20,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Effect returns, in a sentence, what changing the field at path of a manifest of kind does to
-// the cloud resources, or "" when nothing is known. path is camelCase from the manifest's root.
-// It reads the effects table, the one `diff` uses; tests may stand in for it.
-var Effect = effects.Sentence
-
 // Explainer knows the kinds it can explain.
 type Explainer struct {
-	roots map[string]root
+	// Effect returns, in a sentence, what changing the field at path of a manifest of kind does
+	// to the cloud resources, or "" when nothing is known. path is camelCase from the manifest's
+	// root. New reads the kinds' effects tables, the ones `diff` uses; tests may stand in for it.
+	Effect func(kind, path string) string
+	roots  map[string]root
 	// camel maps the snake_case proto names of the manifests' fields to the camelCase names a
 	// manifest writes, for the comments and rules that name fields the proto way.
 	camel map[string]string
@@ -42,11 +41,19 @@ type root struct {
 	manifest string
 }
 
-// New returns an explainer of the kinds whose stack-input messages are given. Each kind is
-// known by its manifest's name ("CivoKubernetesCluster") and its stack input's name
-// ("CivoKubernetesClusterStackInput").
-func New(stackInputs ...protoreflect.MessageDescriptor) *Explainer {
+// New returns an explainer of the kinds whose effects tables and stack-input messages are
+// given. Each kind is known by its manifest's name ("CivoKubernetesCluster") and its stack
+// input's name ("CivoKubernetesClusterStackInput").
+func New(tables []*effects.Table, stackInputs ...protoreflect.MessageDescriptor) *Explainer {
 	e := &Explainer{roots: map[string]root{}, camel: map[string]string{}}
+	e.Effect = func(kind, path string) string {
+		for _, t := range tables {
+			if t.Name == kind {
+				return t.Sentence(path)
+			}
+		}
+		return ""
+	}
 	for _, input := range stackInputs {
 		manifest := input.Fields().ByName("target").Message()
 		kind := string(manifest.Name())
@@ -238,7 +245,7 @@ func (t *Target) message() protoreflect.MessageDescriptor {
 	}
 }
 
-// effect asks Effect about the target, with its path from the manifest's root.
+// effect asks the explainer's Effect about the target, with its path from the manifest's root.
 func (t *Target) effect() string {
 	path := t.Path()
 	if t.root.manifest != "" {
@@ -251,7 +258,7 @@ func (t *Target) effect() string {
 	if path == "" {
 		return ""
 	}
-	return Effect(t.root.kind, path)
+	return t.explainer.Effect(t.root.kind, path)
 }
 
 // Doc is an explanation as data, what `explain -o json` prints: the text form says the same.

@@ -19,7 +19,6 @@ import (
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/rules"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -82,7 +81,7 @@ func Of(md protoreflect.MessageDescriptor) (*Schema, error) {
 func Files(stackInputs ...protoreflect.MessageDescriptor) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, input := range stackInputs {
-		manifest := kinds.Manifest(input)
+		manifest := input.Fields().ByName("target").Message()
 		kind := string(manifest.Name())
 		for stackInput, md := range map[bool]protoreflect.MessageDescriptor{false: manifest, true: input} {
 			s, err := Of(md)

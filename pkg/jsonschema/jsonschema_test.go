@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -64,12 +65,12 @@ func instance(t *testing.T, text []byte) any {
 }
 
 func TestTheCommittedSchemasAreWhatTheGeneratorWrites(t *testing.T) {
-	want, err := jsonschema.Files(kinds.StackInputs()...)
+	want, err := jsonschema.Files(registry.Kinds().StackInputs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 2*len(kinds.StackInputs()) {
-		t.Fatalf("%d schema files for %d kinds, want a manifest and a stack-input schema each", len(want), len(kinds.StackInputs()))
+	if len(want) != 2*len(registry.Kinds().StackInputs()) {
+		t.Fatalf("%d schema files for %d kinds, want a manifest and a stack-input schema each", len(want), len(registry.Kinds().StackInputs()))
 	}
 	committed, err := filepath.Glob(filepath.Join(schemasDir, "*.json"))
 	if err != nil {
@@ -169,7 +170,7 @@ spec:
 func TestTheSchemasAcceptTheStartingPointsAndRejectEachMistake(t *testing.T) {
 	schemas := compile(t)
 	stackInputs := map[string]protoreflect.MessageDescriptor{}
-	for _, md := range kinds.StackInputs() {
+	for _, md := range registry.Kinds().StackInputs() {
 		kind := string(kinds.Manifest(md).Name())
 		stackInputs[jsonschema.FileName(kind, false)] = md
 		stackInputs[jsonschema.FileName(kind, true)] = md
@@ -244,7 +245,7 @@ func TestTheSchemasAcceptTheStartingPointsAndRejectEachMistake(t *testing.T) {
 }
 
 func TestNoSchemaOffersAnEnumsUnsetValueAndEveryPropertyIsDescribed(t *testing.T) {
-	files, err := jsonschema.Files(kinds.StackInputs()...)
+	files, err := jsonschema.Files(registry.Kinds().StackInputs()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestNoSchemaOffersAnEnumsUnsetValueAndEveryPropertyIsDescribed(t *testing.T
 }
 
 func TestRegionsAreOfferedByTheirNames(t *testing.T) {
-	files, err := jsonschema.Files(kinds.StackInputs()...)
+	files, err := jsonschema.Files(registry.Kinds().StackInputs()...)
 	if err != nil {
 		t.Fatal(err)
 	}

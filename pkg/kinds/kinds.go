@@ -1,27 +1,171 @@
-// Package kinds lists the API's kinds by their stack-input messages, for the tools that serve
-// every kind without deploying any (the JSON Schema generator, their tests). It imports only the
-// generated API packages, never a cloud SDK.
+// Package kinds is what every part of clusterplane knows of a kind, the same for all four: its
+// names, its stack input, its offline commands, its stack program, its component, its table of
+// change effects and how to look for what its create would duplicate. Each kind lives in its own
+// folder (iac/pulumi/<kind>/kind) and the list of them exists once (iac/pulumi/registry); pkg/
+// takes kinds as values, so that it never imports iac/.
 package kinds
 
 import (
-	civocluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"context"
+	"strings"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// StackInputs returns the stack-input message of every kind, in the order of the README's table.
-func StackInputs() []protoreflect.MessageDescriptor {
-	return []protoreflect.MessageDescriptor{
-		(&civocluster.CivoKubernetesClusterStackInput{}).ProtoReflect().Descriptor(),
-		(&civopool.CivoKubernetesNodePoolStackInput{}).ProtoReflect().Descriptor(),
-		(&docluster.DigitalOceanKubernetesClusterStackInput{}).ProtoReflect().Descriptor(),
-		(&dopool.DigitalOceanKubernetesNodePoolStackInput{}).ProtoReflect().Descriptor(),
+// Kind is one kind with its stack-input type erased.
+type Kind struct {
+	// Name is the manifest kind, e.g. "DigitalOceanKubernetesCluster"; Program the program's
+	// folder under iac/pulumi, its binary's name and its stacks' Pulumi project: the kind in
+	// lower case. Short names the kind in Kubernetes names (the operator export), e.g.
+	// "do-cluster".
+	Name, Program, Short string
+	// NewStackInput returns an empty stack input of the kind.
+	NewStackInput func() proto.Message
+	// Offline is what the offline commands (validate, plan, diff) run for the kind.
+	Offline program.Offline
+	// Resources is the kind's stack program for a valid stack input (the module's Resources).
+	Resources func(ctx *pulumi.Context, stackInput proto.Message) error
+	// Effects is what changing each field of the manifest does.
+	Effects *effects.Table
+	// Component is what the plugin constructs for the kind; Customs are the custom resources
+	// the plugin manages for it (the Civo node pool).
+	Component componentprovider.Component
+	Customs   []componentprovider.Custom
+	// Lookup finds what a create of the kind would duplicate; nil looks for nothing.
+	Lookup Lookup
+}
+
+// Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).
+func Of[T proto.Message](p program.Program[T]) Kind {
+	return Kind{
+		Name:          p.Kind(),
+		Program:       p.Name,
+		NewStackInput: func() proto.Message { return p.NewInput() },
+		Offline:       p,
+		Resources:     func(ctx *pulumi.Context, in proto.Message) error { return p.Resources(ctx, in.(T)) },
+		Effects:       p.Effects(),
 	}
+}
+
+// StackInput is the descriptor of the kind's stack input.
+func (k Kind) StackInput() protoreflect.MessageDescriptor {
+	return k.NewStackInput().ProtoReflect().Descriptor()
 }
 
 // Manifest returns the manifest message a stack input deploys: its target.
 func Manifest(stackInput protoreflect.MessageDescriptor) protoreflect.MessageDescriptor {
 	return stackInput.Fields().ByName("target").Message()
+}
+
+// List is the kinds clusterplane serves, in the order the docs list them.
+type List []Kind
+
+// ByName returns the kind named name: its kind or its program name, in any case.
+func (l List) ByName(name string) (Kind, bool) {
+	for _, k := range l {
+		if strings.EqualFold(k.Name, name) || strings.EqualFold(k.Program, name) {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Names are the kinds' manifest kinds.
+func (l List) Names() []string {
+	out := make([]string, len(l))
+	for i, k := range l {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// StackInputs are the kinds' stack-input descriptors.
+func (l List) StackInputs() []protoreflect.MessageDescriptor {
+	out := make([]protoreflect.MessageDescriptor, len(l))
+	for i, k := range l {
+		out[i] = k.StackInput()
+	}
+	return out
+}
+
+// Tables are the kinds' effects tables.
+func (l List) Tables() []*effects.Table {
+	out := make([]*effects.Table, len(l))
+	for i, k := range l {
+		out[i] = k.Effects
+	}
+	return out
+}
+
+// Table is the effects table of the kind named name; nil when no kind is.
+func (l List) Table(name string) *effects.Table {
+	if k, ok := l.ByName(name); ok {
+		return k.Effects
+	}
+	return nil
+}
+
+// Components are the plugin's view of the kinds.
+func (l List) Components() []componentprovider.Component {
+	out := make([]componentprovider.Component, len(l))
+	for i, k := range l {
+		out[i] = k.Component
+	}
+	return out
+}
+
+// Customs are the custom resources the plugin manages for the kinds.
+func (l List) Customs() []componentprovider.Custom {
+	var out []componentprovider.Custom
+	for _, k := range l {
+		out = append(out, k.Customs...)
+	}
+	return out
+}
+
+// Live is a cluster or node pool the cloud holds.
+type Live struct {
+	// Type is "cluster" or "node pool"; Where says where it is ("region fra1", "cluster ID").
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Where string `json:"where,omitempty"`
+	// ID is the id `clusterplane adopt --id` takes (a Civo pool's is CLUSTER_ID:POOL_NAME).
+	ID string `json:"id"`
+}
+
+// Found is what a look-up found under a manifest's name.
+type Found struct {
+	Live []Live
+	// Unchecked says why nothing was looked for, "" when it was: no API token to ask with (the
+	// engine will say so), a pool whose cluster's stack has no id yet.
+	Unchecked string
+}
+
+// Resolve reads a StringValueOrRef: its value, or the output of the stack its valueFrom names
+// ("" when that stack does not exist or has no such output).
+type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)
+
+// Lookup finds the clusters or node pools a create of the kind would duplicate: of its name,
+// where the manifest puts it (a region, a cluster), in the cloud its provider config (or the
+// environment) names, as the modules would reach it.
+type Lookup func(ctx context.Context, stackInput proto.Message, resolve Resolve) (Found, error)
+
+// Schema is the kinds as the plugin's Pulumi schema describes them.
+func (l List) Schema() []pulumischema.Component {
+	out := make([]pulumischema.Component, len(l))
+	for i, k := range l {
+		var customs []string
+		for _, c := range k.Customs {
+			customs = append(customs, c.Token)
+		}
+		out[i] = pulumischema.ComponentOf(k.StackInput(), customs...)
+	}
+	return out
 }

@@ -255,20 +255,12 @@ func protected(input proto.Message) bool {
 
 var notName = regexp.MustCompile(`[^a-z0-9-]+`)
 
-// short names each kind in a Stack's name.
-var short = map[string]string{
-	"civokubernetescluster":          "civo-cluster",
-	"civokubernetesnodepool":         "civo-pool",
-	"digitaloceankubernetescluster":  "do-cluster",
-	"digitaloceankubernetesnodepool": "do-pool",
-}
-
 // Name is the Stack's Kubernetes name: the kind's short name and the stack, a DNS label of at most
 // MaxName characters. A longer one is cut and ends with 8 hex digits of the stack's key, so that
 // two stacks never share a name.
 func Name(t deploy.Target) string {
-	prefix, ok := short[t.Project]
-	if !ok {
+	prefix := t.Short
+	if prefix == "" {
 		prefix = t.Project
 	}
 	name := strings.Trim(notName.ReplaceAllString(strings.ToLower(prefix+"-"+t.Stack), "-"), "-")

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/stackrecord"
@@ -24,6 +26,18 @@ type Program[T proto.Message] struct {
 	NewInput func() T
 	// Resources deploys a validated stack input.
 	Resources func(ctx *pulumi.Context, input T) error
+	// Effects returns the kind's table of what changing each field does, which diff reads.
+	Effects func() *effects.Table
+}
+
+// Offline is what the offline commands (validate, plan, diff) run for one kind, its stack-input
+// type erased: a Program is one.
+type Offline interface {
+	// Kind is the manifest kind, e.g. "DigitalOceanKubernetesCluster".
+	Kind() string
+	Check(file string, data []byte) Verdict
+	Plan(f File, format string, stdout, stderr io.Writer) int
+	Diff(oldFile, newFile File, format string, allowReplace bool, stdout, stderr io.Writer) int
 }
 
 // StartedByPulumi reports whether the Pulumi language host started the process: it hands the
@@ -49,19 +63,6 @@ func (p Program[T]) Stack(ctx *pulumi.Context) error {
 	return nil
 }
 
-// Exit codes of the offline commands. A crash is never 1 or 2: Go's runtime exits 2 on a panic,
-// so Run recovers and answers ExitCrash.
-const (
-	ExitOK      = 0
-	ExitInvalid = 1 // the stack input is invalid or the plan failed
-	ExitUsage   = 2
-	// ExitBlocked is diff's answer when deploying NEW would replace (without --allow-replace) or
-	// be refused.
-	ExitBlocked = 3
-	// ExitCrash is a bug of the program, never of the input.
-	ExitCrash = 70
-)
-
 // File is a file's text and its name as the user wrote it. Commands take the text already read
 // because a pipe (`<(git show ...)`, "-") can be read only once: whoever found the file's kind
 // has consumed it.
@@ -77,13 +78,13 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	input := p.NewInput()
 	if err := stackinput.Parse(f.Data, f.Name, input); err != nil {
 		fmt.Fprintln(stderr, err)
-		return ExitInvalid
+		return exitcode.Invalid
 	}
 	result, err := plan.Run(func(ctx *pulumi.Context) error { return p.Resources(ctx, input) },
 		plan.Options{Preview: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
-		return ExitInvalid
+		return exitcode.Invalid
 	}
 	write := plan.WriteText
 	if format == "json" {
@@ -91,13 +92,13 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	}
 	if err := write(stdout, result); err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
-		return ExitInvalid
+		return exitcode.Invalid
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // Diff is the diff command on two files already read: it prints what deploying newFile over
-// oldFile does (format "text" or "json") and returns ExitBlocked when that replaces a resource
+// oldFile does (format "text" or "json") and returns exitcode.Blocked when that replaces a resource
 // (unless allowReplace) or is refused.
 func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool, stdout, stderr io.Writer) (code int) {
 	defer crash(stderr, &code)
@@ -108,13 +109,13 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 	}{{oldFile, oldInput}, {newFile, newInput}} {
 		if err := stackinput.Parse(f.file.Data, f.file.Name, f.input); err != nil {
 			fmt.Fprintln(stderr, err)
-			return ExitInvalid
+			return exitcode.Invalid
 		}
 	}
-	result, err := diff.Compare(oldInput, newInput)
+	result, err := diff.Compare(p.Effects(), oldInput, newInput)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return ExitInvalid
+		return exitcode.Invalid
 	}
 	write := diff.WriteText
 	if format == "json" {
@@ -122,19 +123,19 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 	}
 	if err := write(stdout, result); err != nil {
 		fmt.Fprintln(stderr, err)
-		return ExitInvalid
+		return exitcode.Invalid
 	}
 	if result.Blocks(allowReplace) {
-		return ExitBlocked
+		return exitcode.Blocked
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
-// crash turns a panic into ExitCrash, so that a bug never exits 2 (usage) as Go's runtime would.
+// crash turns a panic into exitcode.Crash, so that a bug never exits 2 (usage) as Go's runtime would.
 // Deferred by every entry point.
 func crash(stderr io.Writer, code *int) {
 	if r := recover(); r != nil {
 		fmt.Fprintln(stderr, "internal error (a bug, not your input): please report it with the command you ran")
-		*code = ExitCrash
+		*code = exitcode.Crash
 	}
 }

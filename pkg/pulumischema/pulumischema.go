@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/rules"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -28,20 +27,20 @@ type Component struct {
 	StackInput protoreflect.MessageDescriptor
 	// Outputs is its kind's stack-outputs message.
 	Outputs protoreflect.MessageDescriptor
+	// Customs are the custom resources the kind registers through the plugin (the Civo node
+	// pool), whose properties are fields of its spec.
+	Customs []string
 }
 
-// Components are the four kinds as components, in the order of kinds.StackInputs.
-func Components() []Component {
-	var out []Component
-	for _, in := range kinds.StackInputs() {
-		manifest := kinds.Manifest(in)
-		out = append(out, Component{
-			Token:      Token(manifest),
-			StackInput: in,
-			Outputs:    manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message(),
-		})
+// ComponentOf is the component of a kind's stack input, registering customs.
+func ComponentOf(stackInput protoreflect.MessageDescriptor, customs ...string) Component {
+	manifest := stackInput.Fields().ByName("target").Message()
+	return Component{
+		Token:      Token(manifest),
+		StackInput: stackInput,
+		Outputs:    manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message(),
+		Customs:    customs,
 	}
-	return out
 }
 
 // Token is the component type of a kind's manifest message (plugin.ComponentType).
@@ -162,8 +161,12 @@ func Generate(components []Component) ([]byte, error) {
 		}
 		pkg.Resources[c.Token] = r
 	}
-	if err := g.civoNodePool(pkg); err != nil {
-		return nil, errors.Wrap(err, plugin.CivoNodePool)
+	for _, c := range components {
+		for _, token := range c.Customs {
+			if err := g.custom(pkg, token, c.StackInput); err != nil {
+				return nil, errors.Wrap(err, token)
+			}
+		}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -400,19 +403,16 @@ var civoNodePoolProperties = map[string]protoreflect.Name{
 	"publicIpNodePool": "public_ip_node_pool",
 }
 
-// civoNodePool adds the Civo node pool resource, and the provider configuration it reads, to pkg.
-func (g *generator) civoNodePool(pkg *Package) error {
-	var spec, outputs protoreflect.MessageDescriptor
-	for _, in := range kinds.StackInputs() {
-		manifest := kinds.Manifest(in)
-		if manifest.Name() == "CivoKubernetesNodePool" {
-			spec = manifest.Fields().ByName("spec").Message()
-			outputs = manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message()
-		}
+// custom adds a custom resource of the plugin's (the Civo node pool), and the provider
+// configuration it reads, to pkg: its properties are fields of the spec of the kind whose module
+// registers it.
+func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.MessageDescriptor) error {
+	if token != plugin.CivoNodePool {
+		return errors.New("the plugin serves no such custom resource")
 	}
-	if spec == nil {
-		return errors.New("no CivoKubernetesNodePool kind")
-	}
+	manifest := stackInput.Fields().ByName("target").Message()
+	spec := manifest.Fields().ByName("spec").Message()
+	outputs := manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message()
 	r := &Resource{
 		Description: "A Civo Kubernetes node pool, managed by this plugin through Civo's API: node count, labels and " +
 			"taints change in place (clearing them included); name, cluster, region, size and public IPs replace the " +
@@ -424,7 +424,7 @@ func (g *generator) civoNodePool(pkg *Package) error {
 	for name, field := range civoNodePoolProperties {
 		fd := spec.Fields().ByName(field)
 		if fd == nil {
-			return errors.Errorf("CivoKubernetesNodePoolSpec has no field %s", field)
+			return errors.Errorf("%s has no field %s", spec.Name(), field)
 		}
 		var p *Property
 		var err error

@@ -2,17 +2,19 @@ package pulumischema_test
 
 import (
 	"encoding/json"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
 )
 
 func generated(t *testing.T) *pulumischema.Package {
 	t.Helper()
-	data, err := pulumischema.Generate(pulumischema.Components())
+	data, err := pulumischema.Generate(registry.Kinds().Schema())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +101,11 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
-	a, err := pulumischema.Generate(pulumischema.Components())
+	a, err := pulumischema.Generate(registry.Kinds().Schema())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := pulumischema.Generate(pulumischema.Components())
+	b, _ := pulumischema.Generate(registry.Kinds().Schema())
 	if string(a) != string(b) {
 		t.Error("two runs gave different schemas")
 	}

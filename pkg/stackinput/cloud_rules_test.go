@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	// The other cloud's pool is linked, as in every binary that serves a pool (its kind package
+	// links it), so that its fields are told apart.
+	_ "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 )
 

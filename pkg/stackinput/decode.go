@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	// Every kind's messages are registered, so that a key of the other cloud's kind is told apart
-	// in every program, not only in clusterplane.
-	_ "github.com/clusterplane/clusterplane/pkg/kinds"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -300,12 +297,7 @@ func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 	if otherMD.Fields().ByJSONName(key) == nil && otherMD.Fields().ByName(protoreflect.Name(key)) == nil {
 		return ""
 	}
-	kind := string(otherMD.ParentFile().Package().Name())
-	if i := strings.LastIndex(string(otherMD.ParentFile().Package()), "."); i >= 0 {
-		kind = string(otherMD.ParentFile().Package())[:i]
-	}
-	kind = kind[strings.LastIndex(kind, ".")+1:]
-	return "it is a field of " + programKinds[kind] + ", the other cloud's kind"
+	return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
 }
 
 // nearest suggests the field name closest to an unknown key, and tells whether one is near.

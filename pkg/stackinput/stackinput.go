@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // Where a stack input is looked for, in this order.
@@ -298,22 +299,44 @@ func camelSegment(seg string) string {
 	return "." + strings.Join(parts, "")
 }
 
-// programs maps each kind to its program, for a manifest given to the wrong one.
-var programs = map[string]string{
-	"CivoKubernetesCluster":          "civokubernetescluster",
-	"CivoKubernetesNodePool":         "civokubernetesnodepool",
-	"DigitalOceanKubernetesCluster":  "digitaloceankubernetescluster",
-	"DigitalOceanKubernetesNodePool": "digitaloceankubernetesnodepool",
+// kindOf is the kind whose messages a file of the API declares: its package is
+// clusterplane.provider.<cloud>.<kind in lower case>.v1, and one of the package's messages is
+// the kind.
+func kindOf(file protoreflect.FileDescriptor) string {
+	parts := strings.Split(string(file.Package()), ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	lower, kind := parts[len(parts)-2], ""
+	protoregistry.GlobalFiles.RangeFilesByPackage(file.Package(), func(f protoreflect.FileDescriptor) bool {
+		for i := 0; i < f.Messages().Len(); i++ {
+			if name := string(f.Messages().Get(i).Name()); strings.ToLower(name) == lower {
+				kind = name
+			}
+		}
+		return kind == ""
+	})
+	return kind
 }
 
-// programKinds maps each program (its proto package's name) back to its kind.
-var programKinds = func() map[string]string {
-	out := map[string]string{}
-	for kind, program := range programs {
-		out[program] = kind
-	}
-	return out
-}()
+// kindShaped is how the API names its kinds. A program binary links its own kind's messages only,
+// so it knows another kind by its shape.
+var kindShaped = regexp.MustCompile(`^[A-Z][A-Za-z]*Kubernetes(Cluster|NodePool)$`)
+
+// isKind reports whether name is the kind of a registered API file: the kinds a binary links.
+func isKind(name string) bool {
+	found := false
+	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		parts := strings.Split(string(f.Package()), ".")
+		if len(parts) < 2 || !strings.HasPrefix(string(f.Package()), "clusterplane.provider.") ||
+			parts[len(parts)-2] != strings.ToLower(name) {
+			return true
+		}
+		found = f.Messages().ByName(protoreflect.Name(name)) != nil
+		return !found
+	})
+	return found
+}
 
 func kindHint(checked proto.Message) string {
 	m := checked.ProtoReflect()
@@ -324,8 +347,8 @@ func kindHint(checked proto.Message) string {
 	if fd == nil || fd.Kind() != protoreflect.StringKind {
 		return ""
 	}
-	if program, ok := programs[m.Get(fd).String()]; ok {
-		return "this is a " + m.Get(fd).String() + " manifest: deploy it with the " + program + " program"
+	if kind := m.Get(fd).String(); isKind(kind) || kindShaped.MatchString(kind) {
+		return "this is a " + kind + " manifest: deploy it with the " + strings.ToLower(kind) + " program"
 	}
 	return ""
 }

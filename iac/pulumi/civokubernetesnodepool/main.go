@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 )
 
 func main() {
-	cli.Main(module.Program.Name, module.Program, module.Program.Stack)
+	cli.Main(kind.Program.Name, kind.Program, kind.Program.Stack)
 }

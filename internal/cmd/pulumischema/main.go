@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
 )
 
@@ -15,7 +16,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: pulumischema FILE")
 		os.Exit(2)
 	}
-	schema, err := pulumischema.Generate(pulumischema.Components())
+	schema, err := pulumischema.Generate(registry.Kinds().Schema())
 	if err == nil {
 		err = os.WriteFile(os.Args[1], schema, 0o644)
 	}

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/jsonschema"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func run(dir string) error {
 	if err := apidoc.Err(); err != nil {
 		return err
 	}
-	files, err := jsonschema.Files(kinds.StackInputs()...)
+	files, err := jsonschema.Files(registry.Kinds().StackInputs()...)
 	if err != nil {
 		return err
 	}

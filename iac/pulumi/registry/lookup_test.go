@@ -16,7 +16,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/digitalocean/godo"
 	"google.golang.org/protobuf/proto"
@@ -32,7 +32,7 @@ func literal(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (strin
 	return ref.GetValue(), nil
 }
 
-func ids(found deploy.Found) []string {
+func ids(found kinds.Found) []string {
 	var out []string
 	for _, l := range found.Live {
 		out = append(out, l.ID)
@@ -104,11 +104,11 @@ func TestEachKindsLookUpFindsWhatTheCloudHoldsUnderItsNameWhereTheManifestPutsIt
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprintf("%d %s", i, tt.kind), func(t *testing.T) {
-			k, ok := ByName(tt.kind)
+			k, ok := Kinds().ByName(tt.kind)
 			if !ok {
 				t.Fatal("no kind")
 			}
-			lookup := k.Target("m.yaml", tt.input, "s").Lookup
+			lookup := k.Lookup
 			if lookup == nil {
 				t.Fatal("the kind's targets have no look-up")
 			}

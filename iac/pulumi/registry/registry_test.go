@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/registry"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 )
 
 func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
@@ -22,10 +21,10 @@ func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
 		if k.Program != strings.ToLower(k.Name) {
 			t.Errorf("%s: program %q, want %q", k.Name, k.Program, strings.ToLower(k.Name))
 		}
-		if effects.For(k.Name) == nil || effects.For(k.Name).Types["component"] != k.Component.Token {
+		if registry.Kinds().Table(k.Name) == nil || registry.Kinds().Table(k.Name).Types["component"] != k.Component.Token {
 			t.Errorf("%s: component %q does not match the effects table", k.Name, k.Component.Token)
 		}
-		if got, ok := registry.ByName(k.Name); !ok || got.Program != k.Program {
+		if got, ok := registry.Kinds().ByName(k.Name); !ok || got.Program != k.Program {
 			t.Errorf("ByName(%s) = %v, %t", k.Name, got.Program, ok)
 		}
 	}
@@ -35,7 +34,7 @@ func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
 }
 
 func TestNothingUnderPkgImportsTheModules(t *testing.T) {
-	err := filepath.WalkDir(filepath.Join("..", "pkg"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join("..", "..", "..", "pkg"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}

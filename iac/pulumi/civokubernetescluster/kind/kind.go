@@ -1,0 +1,33 @@
+// Package kind is the CivoKubernetesCluster kind as clusterplane serves it: its program (the module's
+// Resources with the offline commands), its component, its effects table and its look-up of
+// what a create would duplicate. iac/pulumi/registry lists it with the others.
+package kind
+
+import (
+	// The other cloud's kind of the same role is linked, so that a field of it written here is
+	// named as the other cloud's (stackinput), in the program binary too.
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	_ "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/program"
+)
+
+// Program is the stack program with its offline commands (validate, plan, diff), as its binary
+// and the clusterplane command run it.
+var Program = program.Program[*v1.CivoKubernetesClusterStackInput]{
+	Name:      "civokubernetescluster",
+	NewInput:  func() *v1.CivoKubernetesClusterStackInput { return &v1.CivoKubernetesClusterStackInput{} },
+	Resources: module.Resources,
+	Effects:   Effects,
+}
+
+// Kind is the kind, whole.
+func Kind() kinds.Kind {
+	k := kinds.Of(Program)
+	k.Short = "civo-cluster"
+	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
+	k.Lookup = lookup
+	return k
+}

@@ -1,0 +1,33 @@
+package kind
+
+import (
+	"context"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// noCivoToken is what the look-up says when it did not look.
+const noCivoToken = "no Civo API token to look with"
+
+// lookup finds the region's clusters of the manifest's clusterName.
+func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
+	input := in.(*v1.CivoKubernetesClusterStackInput)
+	spec := input.GetTarget().GetSpec()
+	region := spec.GetRegion().String()
+	ids, err := civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, spec.GetClusterName())
+	if errors.Is(err, civoprovider.ErrNoToken) {
+		return kinds.Found{Unchecked: noCivoToken}, nil
+	}
+	if err != nil {
+		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
+	}
+	var found kinds.Found
+	for _, id := range ids {
+		found.Live = append(found.Live, kinds.Live{Type: "cluster", Name: spec.GetClusterName(), Where: "region " + region, ID: id})
+	}
+	return found, nil
+}

@@ -1,0 +1,6 @@
+package kind
+
+import "github.com/clusterplane/clusterplane/pkg/effects"
+
+// Effects is what changing each field of a CivoKubernetesNodePool does, read from the pinned provider.
+func Effects() *effects.Table { return effects.CivoNodePool() }

@@ -1,0 +1,36 @@
+package kind
+
+import (
+	"context"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// noDigitalOceanToken is what the look-up says when it did not look.
+const noDigitalOceanToken = "no DigitalOcean API token to look with"
+
+// lookup finds the account's clusters of the manifest's clusterName in its region: DigitalOcean
+// lists them account-wide.
+func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
+	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
+	spec := input.GetTarget().GetSpec()
+	region := spec.GetRegion().String()
+	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), spec.GetClusterName())
+	if errors.Is(err, digitaloceanprovider.ErrNoToken) {
+		return kinds.Found{Unchecked: noDigitalOceanToken}, nil
+	}
+	if err != nil {
+		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
+	}
+	var found kinds.Found
+	for _, c := range named {
+		if c.Region == region {
+			found.Live = append(found.Live, kinds.Live{Type: "cluster", Name: c.Name, Where: "region " + region, ID: c.ID})
+		}
+	}
+	return found, nil
+}

@@ -1,0 +1,73 @@
+package deploy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/pkg/errors"
+)
+
+// Read is the target of file, a manifest or stack input of kind k whose text is data: parsed and
+// validated (every problem said, with its line), its stack named as NewTarget names it.
+func Read(k kinds.Kind, file string, data []byte, stack string) (Target, error) {
+	input := k.NewStackInput()
+	if err := stackinput.Parse(data, file, input); err != nil {
+		return Target{}, err
+	}
+	return NewTarget(file, k, input, stack), nil
+}
+
+// Deployed tells whether the stack key (<project>/<stack>) holds what it deployed: it exists and
+// its last update was no destroy. A reference to it can be read.
+func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
+	project, stack, _ := strings.Cut(key, "/")
+	s, err := b.Open(ctx, project, stack, nil)
+	if errors.Is(err, ErrNotDeployed) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer s.Close()
+	last, err := s.LastUpdate(ctx)
+	if err != nil {
+		return false, err
+	}
+	return last == nil || last.Kind != "destroy", nil
+}
+
+// StillReferenced is the destroy guard: of the targets to destroy, those that a neighbour (the
+// target of a manifest beside the files given) references while it is not destroyed in this run
+// and its stack holds what it deployed, each with a ReferencedError naming the neighbours. The
+// backend cannot say which stacks read another's outputs, so the neighbours are what is known.
+func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Target) (map[string]error, error) {
+	destroyed := map[string]bool{}
+	for _, t := range targets {
+		destroyed[t.Key()] = true
+	}
+	by := map[string][]string{}
+	for _, n := range neighbours {
+		if destroyed[n.Key()] {
+			continue
+		}
+		for _, ref := range References(n.Input) {
+			if !destroyed[ref] {
+				continue
+			}
+			deployed, err := Deployed(ctx, b, n.Key())
+			if err != nil {
+				return nil, err
+			}
+			if deployed {
+				by[ref] = append(by[ref], n.Key()+" ("+n.File+")")
+			}
+		}
+	}
+	refused := map[string]error{}
+	for key, stacks := range by {
+		refused[key] = &ReferencedError{By: stacks}
+	}
+	return refused, nil
+}
