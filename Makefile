@@ -17,8 +17,10 @@ API_IMAGE := pkg/apidoc/apis.binpb
 SCHEMAS := schemas
 # The Pulumi package schema of the component provider, generated from the descriptors and comments.
 PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
+# The Pitfalls page, whose table of replacing and refused changes comes from pkg/effects.
+PITFALLS := docs/pitfalls.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
 
 .PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks check-sdks engine e2e release check-platforms
 
@@ -26,7 +28,7 @@ help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
 	@echo "make check-tracked    fail when git tracks a built binary or a file over 1 MB"
-	@echo "make protos           regenerate Go code, JSON Schemas and the Pulumi schema from apis/ (installs buf, protoc-gen-go)"
+	@echo "make protos           regenerate Go code, JSON Schemas, the Pulumi schema and docs/pitfalls.md (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
@@ -60,6 +62,7 @@ protos: tools $(VALIDATE_PROTO)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./internal/cmd/schemagen $(SCHEMAS)
 	go run ./internal/cmd/pulumischema $(PULUMI_SCHEMA)
+	go run ./tools/docgen $(PITFALLS)
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
