@@ -126,7 +126,7 @@ plan <(git show HEAD:cluster.yaml)`),
 	return cmd
 }
 
-// DiffExitCodes is diff's exit codes in the one wording the help texts and the README share, so
+// DiffExitCodes is diff's exit codes in the one wording the help texts and docs/deploying.md share, so
 // that what users read cannot drift from what diff does.
 const DiffExitCodes = `diff exits 0 when nothing is replaced or refused, 3 when something is, 1 for invalid input, 2
 for usage; --allow-replace turns 3 into 0 for intended replacements, a refused change still exits 3.`
