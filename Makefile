@@ -17,20 +17,23 @@ API_IMAGE := pkg/apidoc/apis.binpb
 SCHEMAS := schemas
 # The Pulumi package schema of the component provider, generated from the descriptors and comments.
 PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
+# The Pitfalls page, whose table of replacing and refused changes comes from pkg/effects.
+PITFALLS := docs/pitfalls.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks check-sdks engine e2e release check-platforms
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine e2e release check-platforms
 
 help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
 	@echo "make check-tracked    fail when git tracks a built binary or a file over 1 MB"
-	@echo "make protos           regenerate Go code, JSON Schemas and the Pulumi schema from apis/ (installs buf, protoc-gen-go)"
+	@echo "make protos           regenerate Go code, JSON Schemas, the Pulumi schema and docs/pitfalls.md (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
+	@echo "make sdk-nodejs       build the Node.js SDK into sdk/nodejs/bin (SDK_VERSION=0.0.0), as examples/typescript uses it"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin, and the real"
 	@echo "                      DigitalOcean 4.57.0 and Civo 2.4.8 provider plugins in .engine/plugins (tools/engine)"
@@ -60,6 +63,7 @@ protos: tools $(VALIDATE_PROTO)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./internal/cmd/schemagen $(SCHEMAS)
 	go run ./internal/cmd/pulumischema $(PULUMI_SCHEMA)
+	go run ./tools/docgen $(PITFALLS)
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
@@ -117,12 +121,25 @@ clean:
 sdks:
 	cd tools/sdkgen && go run . ../../$(PULUMI_SCHEMA) ../../sdk
 
+# The Node.js SDK as npm installs it, in one command: compiled into sdk/nodejs/bin with the
+# TypeScript pinned in tools/sdkcheck, with its package.json at SDK_VERSION (the generator leaves
+# the version to the publisher). examples/typescript depends on it.
+SDK_VERSION ?= 0.0.0
+sdk-nodejs:
+	@test -x tools/sdkcheck/node_modules/.bin/tsc || (cd tools/sdkcheck && npm ci --no-audit --no-fund --loglevel=error)
+	ln -sfn ../../tools/sdkcheck/node_modules sdk/nodejs/node_modules
+	cd sdk/nodejs && ./node_modules/.bin/tsc -p tsconfig.json
+	sed 's/$${VERSION}/$(SDK_VERSION)/' sdk/nodejs/package.json > sdk/nodejs/bin/package.json
+	cp sdk/nodejs/README.md sdk/nodejs/bin/README.md
+
 # Fails when the committed SDKs differ from what `make sdks` writes; then type-checks the
 # TypeScript example against the Node.js SDK with tsc, compiles the Python SDK and builds the Go one.
 check-sdks: sdks
 	@if [ -n "$$(git status --porcelain -- sdk)" ]; then \
 		echo "the SDKs are stale; run 'make sdks' and commit:"; git status --short -- sdk; exit 1; fi
 	cd tools/sdkcheck && npm ci --no-audit --no-fund --loglevel=error && npx --no-install tsc -p tsconfig.json
+	$(MAKE) sdk-nodejs
+	cd examples/typescript && npm install --no-audit --no-fund --loglevel=error && ./node_modules/.bin/tsc -p tsconfig.json
 	python3 -c 'import sys; [compile(open(f, encoding="utf-8").read(), f, "exec") for f in sys.argv[1:]]' \
 		$$(find sdk/python -name '*.py')
 	go build ./sdk/go/...

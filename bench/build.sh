@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What users wait for, measured: the size of each binary, the `go build` Pulumi runs before each
 # program run (twice per `pulumi up`) with and without a buildTarget, and `clusterplane validate`
-# of every example in one process. `make bench` runs it after the Go benchmarks; the README
+# of every example in one process. `make bench` runs it after the Go benchmarks; bench/README.md
 # quotes its figures.
 #
 # The Pulumi CLI is not needed: with `runtime.options.buildTarget` the Go language host runs

@@ -7,7 +7,7 @@
 #     and the DigitalOcean plugin's own share of each: its CPU time and peak memory;
 #   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4;
 #   - the same fleet's status and preview on a PostgreSQL backend against the file backend.
-# `make bench` runs it after bench/build.sh; the README quotes its figures. Without the engine or
+# `make bench` runs it after bench/build.sh; bench/README.md quotes its figures. Without the engine or
 # the plugin it says so and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."

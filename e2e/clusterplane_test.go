@@ -28,7 +28,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 	}
 	st := e.status(manifest)
 	if st.Stack != "organization/digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
-		t.Errorf("status %+v, want the README's stack name and Ready", st)
+		t.Errorf("status %+v, want the stack name docs/deploying.md gives and Ready", st)
 	}
 	if _, ok := st.Outputs["kubeconfig"]; ok || st.Outputs["cluster_id"] == nil {
 		t.Errorf("status outputs %v: want cluster_id and no secret", st.Outputs)

@@ -94,7 +94,8 @@ func TestANodePoolStackReadsItsClusterStacksOutputThroughAReference(t *testing.T
 	e := newEnv(t)
 	e.seedExamples()
 	cluster := e.project("cluster", "digitaloceankubernetescluster")
-	// The README's naming: <name>-<env> in the project of the cluster's kind.
+	// The naming of docs/manifests.md (References between stacks): <name>-<env> in the project of
+	// the cluster's kind.
 	e.must(cluster, nil, "stack", "init", "platform-ams3-prod")
 	manifest := withSpec(example(t, "digitaloceankubernetescluster/production.yaml"), "  deletionProtection: false\n")
 	e.must(cluster, []string{"STACK_INPUT_FILE=" + e.write("cluster.yaml", manifest)}, "up", "--yes", "--skip-preview")

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// kinds are the four programs with the outputs the README lists for each.
+// kinds are the four programs with the outputs docs/deploying.md lists for each.
 var kinds = []struct {
 	kind, example string
 	outputs       []string
@@ -86,7 +86,7 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 				want := append(slices.Clone(k.outputs), "clusterplane_generation", "clusterplane_manifest")
 				slices.Sort(want)
 				if !slices.Equal(names, want) {
-					t.Errorf("outputs %v, want the README's %v", names, want)
+					t.Errorf("outputs %v, want docs/deploying.md's %v", names, want)
 				}
 				if k.protected {
 					r := e.pulumi(dir, extra, "destroy", "--yes", "--skip-preview")

@@ -105,7 +105,7 @@ func TestTheEngineDownloadsTheReleasedPluginByItselfForYAMLAndTypeScript(t *test
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		// A YAML program names the release of each package it uses, as the README says.
+		// A YAML program names the release of each package it uses, as the README's Install says.
 		text := strings.ReplaceAll(example(t, "pulumi-yaml/Pulumi.yaml"), "    options:\n      providers:",
 			"    options:\n      version: "+strings.TrimPrefix(releaseVersion, "v")+"\n      pluginDownloadURL: "+server.URL+"\n      providers:")
 		if strings.Count(text, "pluginDownloadURL") != 2 {

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// The tests here hold the README, the examples' comments and the proto comments to what the
-// code does, so that a reader who copies a command or an example gets what the text promises.
+// The tests here hold the README and docs/, the examples' comments and the proto comments to what
+// the code does, so that a reader who copies a command or an example gets what the text promises.
 
 const root = ".."
 
@@ -33,9 +33,14 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-func readme(t *testing.T) string {
+// doc returns the text of the docs/ pages given, one after the other.
+func doc(t *testing.T, pages ...string) string {
 	t.Helper()
-	return readFile(t, filepath.Join(root, "README.md"))
+	var texts []string
+	for _, page := range pages {
+		texts = append(texts, readFile(t, filepath.Join(root, "docs", page)))
+	}
+	return strings.Join(texts, "\n")
 }
 
 // codeBlocks returns the fenced blocks of markdown text in language lang.
@@ -57,7 +62,7 @@ func blockWith(t *testing.T, text, lang, marker string) string {
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("the README has %d %s blocks with %q, want 1", len(found), lang, marker)
+		t.Fatalf("the docs have %d %s blocks with %q, want 1", len(found), lang, marker)
 	}
 	return found[0]
 }
@@ -96,8 +101,9 @@ func prose(path, text string) string {
 	return strings.Join(comments, "\n")
 }
 
-func TestTheReadmesDiffExampleIsWhatDiffPrintsForTheSameChange(t *testing.T) {
-	text := readme(t)
+func TestTheDocsDiffExampleIsWhatDiffPrintsForTheSameChange(t *testing.T) {
+	// The example changes the manifest of docs/manifests.md; docs/deploying.md shows the diff.
+	text := doc(t, "manifests.md", "deploying.md")
 	var documented struct {
 		Changes []struct {
 			Path, Effect, Resource string
@@ -106,24 +112,24 @@ func TestTheReadmesDiffExampleIsWhatDiffPrintsForTheSameChange(t *testing.T) {
 		Replaces, Refuses bool
 	}
 	if err := json.Unmarshal([]byte(blockWith(t, text, "json", `"changes"`)), &documented); err != nil {
-		t.Fatalf("the README's diff JSON example is not JSON: %v", err)
+		t.Fatalf("the docs' diff JSON example is not JSON: %v", err)
 	}
 	if len(documented.Changes) != 1 {
-		t.Fatalf("the README's diff example has %d changes, want the one it explains", len(documented.Changes))
+		t.Fatalf("the docs' diff example has %d changes, want the one it explains", len(documented.Changes))
 	}
 	change := documented.Changes[0]
 	oldText := blockWith(t, text, "yaml", "apiVersion: digitalocean.clusterplane.dev/v1")
 	oldValue, newValue := fmt.Sprint(change.Old), fmt.Sprint(change.New)
 	if strings.Count(oldText, oldValue) != 1 {
-		t.Fatalf("the README's manifest should hold the diff example's old value %q once", oldValue)
+		t.Fatalf("the docs' manifest should hold the diff example's old value %q once", oldValue)
 	}
 	newText := strings.Replace(oldText, oldValue, newValue, 1)
 
 	var oldInput, newInput docluster.DigitalOceanKubernetesClusterStackInput
-	if err := stackinput.Parse([]byte(oldText), "README old", &oldInput); err != nil {
+	if err := stackinput.Parse([]byte(oldText), "docs old", &oldInput); err != nil {
 		t.Fatal(err)
 	}
-	if err := stackinput.Parse([]byte(newText), "README new", &newInput); err != nil {
+	if err := stackinput.Parse([]byte(newText), "docs new", &newInput); err != nil {
 		t.Fatal(err)
 	}
 	got, err := diff.Compare(registry.Kinds().Table("DigitalOceanKubernetesCluster"), &oldInput, &newInput)
@@ -145,22 +151,22 @@ func TestTheReadmesDiffExampleIsWhatDiffPrintsForTheSameChange(t *testing.T) {
 		{"refuses", documented.Refuses, got.Refuses},
 	} {
 		if c.readme != c.diffSays {
-			t.Errorf("the README's diff example shows %s %v, diff prints %v", c.what, c.readme, c.diffSays)
+			t.Errorf("the docs' diff example shows %s %v, diff prints %v", c.what, c.readme, c.diffSays)
 		}
 	}
 }
 
-func TestNoKeyTheReadmeShowsInPlanJSONIsNullInAnyExamplesPlan(t *testing.T) {
+func TestNoKeyTheDocsShowInPlanJSONIsNullInAnyExamplesPlan(t *testing.T) {
 	isolate(t)
 	var documented struct {
 		Resources []map[string]any
 		Outputs   map[string]map[string]any
 	}
-	if err := json.Unmarshal([]byte(blockWith(t, readme(t), "json", `"dependsOn"`)), &documented); err != nil {
-		t.Fatalf("the README's plan JSON shape is not JSON: %v", err)
+	if err := json.Unmarshal([]byte(blockWith(t, doc(t, "manifests.md"), "json", `"dependsOn"`)), &documented); err != nil {
+		t.Fatalf("the docs' plan JSON shape is not JSON: %v", err)
 	}
 	if len(documented.Resources) != 1 || len(documented.Outputs) != 1 {
-		t.Fatal("the README's plan JSON shape should show one resource and one output")
+		t.Fatal("the docs' plan JSON shape should show one resource and one output")
 	}
 	var documentedOutput map[string]any
 	for _, o := range documented.Outputs {
@@ -176,19 +182,19 @@ func TestNoKeyTheReadmeShowsInPlanJSONIsNullInAnyExamplesPlan(t *testing.T) {
 			if err := json.Unmarshal([]byte(text), &got); err != nil {
 				t.Fatal(err)
 			}
-			// A key the README shows with a value must never be null; "value" is documented as
+			// A key the docs show with a value must never be null; "value" is documented as
 			// null until deployment.
 			for _, r := range got.Resources {
 				for key, doc := range documented.Resources[0] {
 					if v, ok := r[key]; !ok || (v == nil && doc != nil) {
-						t.Errorf("%v %v: %s is %v (present %t), the README shows %v", r["type"], r["name"], key, v, ok, doc)
+						t.Errorf("%v %v: %s is %v (present %t), the docs show %v", r["type"], r["name"], key, v, ok, doc)
 					}
 				}
 			}
 			for name, o := range got.Outputs {
 				for key, doc := range documentedOutput {
 					if v, ok := o[key]; !ok || (v == nil && doc != nil) {
-						t.Errorf("output %s: %s is %v (present %t), the README shows %v", name, key, v, ok, doc)
+						t.Errorf("output %s: %s is %v (present %t), the docs show %v", name, key, v, ok, doc)
 					}
 				}
 			}
@@ -210,7 +216,7 @@ func TestNoExamplesPlanShowsAnOutputKnownOnlyAfterDeploymentAsAnEmptyString(t *t
 			}
 			for name, o := range p.Outputs {
 				// An empty string is how a missing cloud-computed value reads once it has passed
-				// through a pointer's Elem: the README promises null until deployment.
+				// through a pointer's Elem: the docs promise null until deployment.
 				if o.Known && o.Value == "" {
 					t.Errorf("output %s reads \"\" in a preview, want it unknown until deployment", name)
 				}
@@ -220,8 +226,14 @@ func TestNoExamplesPlanShowsAnOutputKnownOnlyAfterDeploymentAsAnEmptyString(t *t
 }
 
 func TestEveryGoInstallInTheDocsBuildsFromTheCheckout(t *testing.T) {
-	docs := []string{filepath.Join(root, "README.md")}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	docs := []string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md"),
+		filepath.Join(root, "e2e", "README.md"), filepath.Join(root, "deploy", "pko", "README.md")}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, pages...)
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == "README.md" {
 			docs = append(docs, path)
 		}
@@ -255,7 +267,7 @@ func TestEveryGoInstallInTheDocsBuildsFromTheCheckout(t *testing.T) {
 	}
 }
 
-func TestTheReadmeNamesEveryPluginThePulumiYAMLExampleNeeds(t *testing.T) {
+func TestTheSDKPageNamesEveryPluginThePulumiYAMLExampleNeeds(t *testing.T) {
 	program := readFile(t, filepath.Join("pulumi-yaml", "Pulumi.yaml"))
 	// The packages whose plugins the program loads: those of the types it names, and those of
 	// the cloud resources its components create.
@@ -277,27 +289,27 @@ func TestTheReadmeNamesEveryPluginThePulumiYAMLExampleNeeds(t *testing.T) {
 		}
 	}
 	var says string
-	for _, s := range sentences(readme(t)) {
+	for _, s := range sentences(doc(t, "sdks.md")) {
 		if strings.HasPrefix(s, "Pulumi YAML needs") {
 			says = strings.ToLower(strings.ReplaceAll(s, " ", ""))
 		}
 	}
 	if says == "" {
-		t.Fatal(`the README has no sentence "Pulumi YAML needs ..."`)
+		t.Fatal(`docs/sdks.md has no sentence "Pulumi YAML needs ..."`)
 	}
 	for pkg := range need {
 		if !strings.Contains(says, pkg) {
-			t.Errorf("the README's sentence on what Pulumi YAML needs does not name the %s plugin", pkg)
+			t.Errorf("docs/sdks.md's sentence on what Pulumi YAML needs does not name the %s plugin", pkg)
 		}
 	}
 	if !strings.Contains(says, "providerplugin") {
-		t.Errorf("the README's sentence on what Pulumi YAML needs does not name the cloud's provider plugin")
+		t.Errorf("docs/sdks.md's sentence on what Pulumi YAML needs does not name the cloud's provider plugin")
 	}
 }
 
 func TestEverySentenceOnRenewingTheKubeconfigSaysPulumiUpRefresh(t *testing.T) {
 	var files []string
-	for _, dir := range []string{".", filepath.Join(root, "apis"), filepath.Join(root, "iac")} {
+	for _, dir := range []string{".", filepath.Join(root, "apis"), filepath.Join(root, "iac"), filepath.Join(root, "docs")} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

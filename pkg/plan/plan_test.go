@@ -514,7 +514,7 @@ func TestWriteJSONWritesAbsentOptionsAsEmptyListsNotNull(t *testing.T) {
 	}
 	for _, key := range []string{"dependsOn", "ignoreChanges", "additionalSecretOutputs"} {
 		if got := doc.Resources[0][key]; !equalJSON(got, []any{}) {
-			t.Errorf("%s = %#v, want [] as the README documents", key, got)
+			t.Errorf("%s = %#v, want [] as docs/manifests.md documents", key, got)
 		}
 	}
 	if got := doc.Resources[0]["inputs"]; !equalJSON(got, map[string]any{}) {

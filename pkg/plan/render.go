@@ -27,7 +27,7 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	for name, o := range p.Outputs {
 		outputs[name] = map[string]any{"secret": o.Secret, "value": o.Masked()}
 	}
-	// The README documents every list as a list: a nil slice would marshal as null, which a
+	// docs/manifests.md documents every list as a list: a nil slice would marshal as null, which a
 	// consumer iterating the field would have to special-case.
 	resources := make([]Resource, len(p.Resources))
 	for i, r := range p.Resources {

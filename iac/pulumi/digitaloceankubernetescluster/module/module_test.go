@@ -843,8 +843,8 @@ func TestHalfMadeInputIsAnErrorNotAPanic(t *testing.T) {
 	}
 }
 
-func TestTheReadmeNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "sdks.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -860,8 +860,8 @@ func TestTheReadmeNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.T
 		t.Fatal("the module invoked nothing")
 	}
 	for token := range invoked {
-		if !strings.Contains(string(readme), "`"+token+"`") {
-			t.Errorf("README's Use from Go does not name %s, which the module invokes", token)
+		if !strings.Contains(string(page), "`"+token+"`") {
+			t.Errorf("docs/sdks.md's Use from Go does not name %s, which the module invokes", token)
 		}
 	}
 }
