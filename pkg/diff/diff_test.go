@@ -3,6 +3,10 @@ package diff_test
 import (
 	"bytes"
 	"encoding/json"
+	civoclusterkind "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/kind"
+	civopoolkind "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
+	doclusterkind "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
+	dopoolkind "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/kind"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,13 +63,13 @@ func kindOf[T proto.Message](name, example string, newInput func() T, p program.
 
 var (
 	civoCluster = kindOf("CivoKubernetesCluster", "civokubernetescluster/minimal.yaml", newCivoCluster,
-		program.Program[*ccv1.CivoKubernetesClusterStackInput]{Name: "civokubernetescluster", NewInput: newCivoCluster, Resources: civocluster.Resources, Effects: effects.CivoCluster})
+		program.Program[*ccv1.CivoKubernetesClusterStackInput]{Name: "civokubernetescluster", NewInput: newCivoCluster, Resources: civocluster.Resources, Effects: civoclusterkind.Effects})
 	civoPool = kindOf("CivoKubernetesNodePool", "civokubernetesnodepool/minimal.yaml", newCivoPool,
-		program.Program[*cpv1.CivoKubernetesNodePoolStackInput]{Name: "civokubernetesnodepool", NewInput: newCivoPool, Resources: civopool.Resources, Effects: effects.CivoNodePool})
+		program.Program[*cpv1.CivoKubernetesNodePoolStackInput]{Name: "civokubernetesnodepool", NewInput: newCivoPool, Resources: civopool.Resources, Effects: civopoolkind.Effects})
 	doCluster = kindOf("DigitalOceanKubernetesCluster", "digitaloceankubernetescluster/minimal.yaml", newDOCluster,
-		program.Program[*dcv1.DigitalOceanKubernetesClusterStackInput]{Name: "digitaloceankubernetescluster", NewInput: newDOCluster, Resources: docluster.Resources, Effects: effects.DigitalOceanCluster})
+		program.Program[*dcv1.DigitalOceanKubernetesClusterStackInput]{Name: "digitaloceankubernetescluster", NewInput: newDOCluster, Resources: docluster.Resources, Effects: doclusterkind.Effects})
 	doPool = kindOf("DigitalOceanKubernetesNodePool", "digitaloceankubernetesnodepool/minimal.yaml", newDOPool,
-		program.Program[*dpv1.DigitalOceanKubernetesNodePoolStackInput]{Name: "digitaloceankubernetesnodepool", NewInput: newDOPool, Resources: dopool.Resources, Effects: effects.DigitalOceanNodePool})
+		program.Program[*dpv1.DigitalOceanKubernetesNodePoolStackInput]{Name: "digitaloceankubernetesnodepool", NewInput: newDOPool, Resources: dopool.Resources, Effects: dopoolkind.Effects})
 )
 
 func newCivoCluster() *ccv1.CivoKubernetesClusterStackInput {

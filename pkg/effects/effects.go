@@ -1,15 +1,17 @@
 // Package effects is what changing each manifest field does once deployed: updated in place,
-// replaced, refused or ignored, on which registered resource, and why. It is the single source
-// for `diff`, for the "Changing it ..." sentences of the proto comments and for the README's
-// Pitfalls; tests hold all three, and the pinned providers' own table
-// (../shared/providers/change-effects.json), to it.
+// replaced, refused or ignored, on which registered resource, and why. It holds the table's
+// shape and each cloud's shared facts (its resource types, sources and reasons); each kind's
+// table is built in its own folder (iac/pulumi/<kind>/kind/effects.go) from them. The tables are
+// the single source for `diff`, for the "Changing it ..." sentences of the proto comments and for
+// docs/pitfalls.md; tests hold all three, and the pinned providers' own table
+// (../shared/providers/change-effects.json), to them.
 package effects
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -177,8 +179,8 @@ func (r Row) Decide(c Change) Decision {
 	return Decision{Effect: r.Effect, Reason: r.Reason, Refusal: r.Refusal}
 }
 
-// build completes a kind's table: the type of its component, its rows in the order of their paths.
-func build(k *Table) *Table {
+// Build completes a kind's table: the type of its component, its rows in the order of their paths.
+func Build(k *Table) *Table {
 	// A copy: the cloud's types are shared by its tables, which may be built at once.
 	types := map[Role]string{Component: plugin.ComponentType(k.Name)}
 	for role, token := range k.Types {

@@ -16,10 +16,10 @@ const (
 	protectionReason  = "changes only Pulumi's protect flag on the cluster, recorded in the stack's state; nothing is sent to the cloud"
 )
 
-// metadataRows are the rows of metadata fields: a rename replaces everything, the fields that
+// MetadataRows are the rows of metadata fields: a rename replaces everything, the fields that
 // become tags update them on tagged (a role, with the attribute they are sent as), annotations
 // are not sent.
-func metadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
+func MetadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
 	tagEffect, tagReason := Update, tagsReason
 	if tagged == "" {
 		tagEffect = Ignored
@@ -38,8 +38,8 @@ func metadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
 	return rows
 }
 
-// providerRows are the rows of the stack input's provider config.
-func providerRows(fields ...string) []Row {
+// ProviderRows are the rows of the stack input's provider config.
+func ProviderRows(fields ...string) []Row {
 	rows := make([]Row, 0, len(fields))
 	for _, field := range fields {
 		rows = append(rows, Row{Path: "providerConfig." + field, Resource: Provider, Effect: Update, Reason: providerReason})
@@ -47,14 +47,14 @@ func providerRows(fields ...string) []Row {
 	return rows
 }
 
-// protectionRow is the row of a cluster kind's deletionProtection.
-func protectionRow() Row {
+// ProtectionRow is the row of a cluster kind's deletionProtection.
+func ProtectionRow() Row {
 	return Row{Path: "spec.deletionProtection", Resource: Cluster, Effect: Update, Reason: protectionReason}
 }
 
-// ignoredUnder makes a row's change Ignored when the boolean at path (JSON names from the spec)
+// IgnoredUnder makes a row's change Ignored when the boolean at path (JSON names from the spec)
 // is true in the new spec.
-func ignoredUnder(reason string, path ...string) func(Change) (Decision, bool) {
+func IgnoredUnder(reason string, path ...string) func(Change) (Decision, bool) {
 	return func(c Change) (Decision, bool) {
 		if boolAt(c.NewSpec, path...) {
 			return Decision{Effect: Ignored, Reason: reason}, true
@@ -96,9 +96,9 @@ func boolAt(m protoreflect.Message, path ...string) bool {
 	return false
 }
 
-// facts builds a resource's Attributes from the Terraform schema's flags, written as words
+// Facts builds a resource's Attributes from the Terraform schema's flags, written as words
 // ("optional computed forcenew") so the table reads like the provider's schema.
-func facts(resource, source string, flags map[string]string) map[string]Attribute {
+func Facts(resource, source string, flags map[string]string) map[string]Attribute {
 	out := make(map[string]Attribute, len(flags))
 	for name, words := range flags {
 		a := Attribute{Source: source}
@@ -121,8 +121,8 @@ func facts(resource, source string, flags map[string]string) map[string]Attribut
 	return out
 }
 
-// merge joins the Attributes of the several resources one kind registers.
-func merge(maps ...map[string]Attribute) map[string]Attribute {
+// Merge joins the Attributes of the several resources one kind registers.
+func Merge(maps ...map[string]Attribute) map[string]Attribute {
 	out := map[string]Attribute{}
 	for _, m := range maps {
 		stdmaps.Copy(out, m)
@@ -130,13 +130,13 @@ func merge(maps ...map[string]Attribute) map[string]Attribute {
 	return out
 }
 
-// constant marks an attribute the module always sends with the same value.
-func constant(attrs map[string]Attribute, name, why string) {
+// Constant marks an attribute the module always sends with the same value.
+func Constant(attrs map[string]Attribute, name, why string) {
 	annotate(attrs, name, func(a *Attribute) { a.Constant = why })
 }
 
-// wire records what the API client does with the attribute on the wire.
-func wire(attrs map[string]Attribute, name, what string) {
+// Wire records what the API client does with the attribute on the wire.
+func Wire(attrs map[string]Attribute, name, what string) {
 	annotate(attrs, name, func(a *Attribute) { a.Wire = what })
 }
 

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,6 +47,56 @@ func TestNothingUnderPkgImportsTheModules(t *testing.T) {
 			if strings.Contains(imp.Path.Value, "/clusterplane/iac/") || strings.HasSuffix(imp.Path.Value, "/clusterplane/registry\"") {
 				t.Errorf("%s imports %s: pkg/ is below iac/ and the registry", path, imp.Path.Value)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kindPackage matches the import paths of one kind: its API (apis/.../provider/<cloud>/<kind>/v1)
+// and its folder (iac/pulumi/<kind>/...).
+var kindPackage = regexp.MustCompile(`/clusterplane/(apis/clusterplane/provider/[a-z]+/([a-z]+)/v1|iac/pulumi/([a-z]+)/)`)
+
+func TestAKindIsImportedOnlyFromItsOwnFolderAndTheList(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			// The API's own packages, the generated SDKs, the end-to-end scenarios and the example
+			// programs name kinds by design; what builds the product must not.
+			switch rel {
+			case "apis", "sdk", "e2e", "examples", ".engine", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			m := kindPackage.FindStringSubmatch(imp.Path.Value)
+			if m == nil {
+				continue
+			}
+			file, kind := filepath.ToSlash(rel), m[2]+m[3]
+			switch {
+			case kind == "registry", strings.HasPrefix(file, "iac/pulumi/registry/"):
+				continue // the list
+			case strings.HasPrefix(file, "iac/pulumi/"+kind+"/"):
+				continue // the kind's own folder
+			case m[2] != "" && strings.HasPrefix(file, "iac/pulumi/") && strings.Contains(file, "/kind/"):
+				continue // a kind's folder links the other cloud's API, to name its fields as the other cloud's
+			}
+			t.Errorf("%s imports %s: a kind is imported by its own folder and iac/pulumi/registry only", rel, imp.Path.Value)
 		}
 		return nil
 	})

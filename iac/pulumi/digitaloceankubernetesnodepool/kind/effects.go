@@ -2,5 +2,37 @@ package kind
 
 import "github.com/clusterplane/clusterplane/pkg/effects"
 
-// Effects is what changing each field of a DigitalOceanKubernetesNodePool does, read from the pinned provider.
-func Effects() *effects.Table { return effects.DigitalOceanNodePool() }
+// Effects is what changing each field of the kind's manifest does, read from the pinned
+// provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/effects.
+func Effects() *effects.Table {
+	pool := &effects.Table{
+		Name:  "DigitalOceanKubernetesNodePool",
+		Types: effects.DOPoolTypes,
+		Rows: []effects.Row{
+			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: effects.DONodePool + "name", Effect: effects.Update, Reason: "DigitalOcean renames the pool in place"},
+			{Path: "spec.cluster", Resource: effects.NodePool, Attribute: effects.DONodePool + "cluster_id", Effect: effects.Replace, Reason: "a pool cannot move between clusters: " + effects.DOPoolReplaced},
+			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.DONodePool + "size", Effect: effects.Replace, Reason: "the droplet size is fixed: " + effects.DOPoolReplaced},
+			{Path: "spec.nodeCount", Resource: effects.NodePool, Attribute: effects.DONodePool + "node_count", Effect: effects.Update,
+				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, "autoScale")},
+			{Path: "spec.autoScale", Resource: effects.NodePool, Attribute: effects.DONodePool + "auto_scale", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
+			{Path: "spec.minNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "min_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
+			{Path: "spec.maxNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "max_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
+			{Path: "spec.labels", Resource: effects.NodePool, Attribute: effects.DONodePool + "labels", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place",
+				Removed: effects.DOLabelsCleared},
+			{Path: "spec.taints", Resource: effects.NodePool, Attribute: effects.DONodePool + "taint", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
+			{Path: "spec.tags", Resource: effects.NodePool, Attribute: effects.DONodePool + "tags", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
+		},
+	}
+	pool.Rows = append(pool.Rows, effects.MetadataRows(effects.NodePool, effects.DONodePool+"tags", "the derived tags change; DigitalOcean updates the pool in place")...)
+	pool.Rows = append(pool.Rows, effects.ProviderRows("apiToken", "apiUrl")...)
+	pool.Attributes = effects.Facts(effects.DONodePool, effects.DOPoolSource, map[string]string{
+		"cluster_id": "required forcenew", "name": "required", "size": "required forcenew", "node_count": "optional",
+		"auto_scale": "optional", "min_nodes": "optional", "max_nodes": "optional", "tags": "optional", "labels": "optional",
+		"taint": "optional",
+	})
+	effects.Wire(pool.Attributes, effects.DONodePool+"labels", effects.DOLabelsWire)
+	// resourceDigitalOceanKubernetesNodePoolRead sets node_count only when the configuration set
+	// it, which an import has not: the live count is in actual_node_count.
+	pool.ReadBack = map[string]string{"nodeCount": "actualNodeCount"}
+	return effects.Build(pool)
+}
