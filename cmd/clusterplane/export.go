@@ -17,8 +17,8 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// WorkspaceImage is the workspace image export pko names unless --image says otherwise: the one
-// deploy/pko/Dockerfile builds, tagged with clusterplane's version.
+// WorkspaceImage is the workspace image a release's export pko names unless --image says
+// otherwise: the one deploy/pko/Dockerfile builds, tagged with clusterplane's version.
 const WorkspaceImage = "ghcr.io/clusterplane/workspace"
 
 func (a *app) exportCommand() *cobra.Command {
@@ -42,12 +42,23 @@ Operator deploy it as clusterplane up would: the same stack on the same backend,
 from the workspace image (deploy/pko/Dockerfile), the manifest as its stack input, the backend,
 passphrase and token from the Kubernetes Secret named by --secret (keys ` + pko.BackendKey + `,
 ` + pko.PassphraseKey + `, ` + pko.DigitalOceanKey + `, ` + pko.CivoKey + `), a pool after its cluster
-(prerequisites), and no destroy on finalize for a protected cluster. --drift-check adds an Update
-(auto.pulumi.com/v1alpha1) per stack that previews with expectNoChanges: drift reported, not
-undone. It works offline; nothing is deployed.
+(prerequisites), and no destroy on finalize for a protected cluster. Every Stack's workspace pod
+runs as the ServiceAccount --service-account, which the export creates in the namespace -n
+(` + pko.DefaultNamespace + ` when not given) and binds to ` + pko.AuthDelegator + `, as PKO requires.
+--drift-check adds an Update (auto.pulumi.com/v1alpha1) per stack that previews with
+expectNoChanges: drift reported, not undone; --drift-schedule CRON adds a CronJob that creates
+such an Update per stack afresh on that schedule, as an account allowed only to create Updates.
+It works offline; nothing is deployed. It refuses what preview refuses: two manifests of one
+stack, and a reference to a stack that no manifest given deploys.
+
+--image is required unless clusterplane is a release build, which names its own tag of
+` + WorkspaceImage + `.
 
 Without --dir it writes one YAML stream to standard output; with it, one file per manifest, named
-after its Stack. The output is the same for the same manifests, and never holds a secret.`,
+after its Stack, and ` + pko.NamespaceFile + `.yaml with what the namespace needs. The
+clusterplane.dev/manifest annotation is the manifest's path from the repository root (or the
+folder given): the same manifests give the same bytes on any machine, and never a secret.
+Step by step: deploy/pko/README.md.`,
 	}
 	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
 	cmd.Flags().StringVar(&opts.Image, "image", "", "the workspace image (default "+WorkspaceImage+":<version> on a release build; required otherwise)")
@@ -129,7 +140,8 @@ func exportedFrom(f pko.File, opts pko.Options) string {
 // releaseVersion is clusterplane's version; a variable so that a test can be a release build.
 var releaseVersion = plugin.Version
 
-// defaultImage is the workspace image a build of version v names: its own tag on a release, and
+// defaultImage is the workspace image a build of version v names: its own tag on a release (vX.Y.Z,
+// as deploy/pko/Dockerfile's build command tags it), and
 // none on a development build, whose version (0.0.0, or a pseudo-version or +dirty of go build
 // from a checkout) names no published image.
 func defaultImage(v string) (string, error) {
@@ -138,7 +150,7 @@ func defaultImage(v string) (string, error) {
 		return "", errors.Errorf("--image is required: this clusterplane is a development build (version %s), and %s has no image of that tag; "+
 			"build deploy/pko/Dockerfile, push it, and pass --image REGISTRY/NAME:TAG (a release build defaults to its own tag)", v, WorkspaceImage)
 	}
-	return WorkspaceImage + ":" + v, nil
+	return WorkspaceImage + ":v" + v, nil
 }
 
 // manifestPaths is what the clusterplane.dev/manifest annotation says of a file: its path from

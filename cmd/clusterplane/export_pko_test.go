@@ -82,8 +82,8 @@ func TestADevelopmentBuildWithoutAnImageIsRefusedAndAReleaseNamesItsOwnTag(t *te
 		{"0.0.0", ""},
 		{"0.3.1-0.20261123151200-0123456789ab", ""}, // go build from a checkout past a tag
 		{"0.3.0+dirty", ""},
-		{"0.3.0", "ghcr.io/clusterplane/workspace:0.3.0"},
-		{"0.4.0-rc.1", "ghcr.io/clusterplane/workspace:0.4.0-rc.1"},
+		{"0.3.0", "ghcr.io/clusterplane/workspace:v0.3.0"}, // the tag deploy/pko/Dockerfile documents
+		{"0.4.0-rc.1", "ghcr.io/clusterplane/workspace:v0.4.0-rc.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
