@@ -162,7 +162,7 @@ func TestTheExportRefusesWhatPreviewRefusesNamingTheFiles(t *testing.T) {
 			[]string{"minimal.yaml", "minimal.stack-input.yaml", "both deploy stack digitaloceankubernetescluster/dev-fra1"}},
 		{"a folder holding both forms", []string{do}, []string{"minimal.stack-input.yaml and", "minimal.yaml both deploy stack"}},
 		{"a reference to a stack no manifest deploys", []string{filepath.Join(pools, "cluster-by-reference.yaml")},
-			[]string{"cluster-by-reference.yaml references stack digitaloceankubernetescluster/platform-ams3-prod, which no manifest given deploys"}},
+			[]string{"cluster-by-reference.yaml references stack digitaloceankubernetescluster/platform-ams3-prod, which no manifest given deploys: give its manifest too"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

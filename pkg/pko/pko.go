@@ -117,7 +117,12 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 	// (even a manifest and its stack-input form), a cycle, and a reference to a stack that no
 	// manifest given deploys. preview asks the backend whether such a stack exists; the export is
 	// offline, and the operator orders only the Stacks it holds, so it refuses them all.
-	if _, _, err := deploy.Order(targets, func(string) (bool, error) { return false, nil }); err != nil {
+	// Order's exists fails rather than answers "no": offline, the export cannot tell whether the
+	// stack exists, only that it holds no Stack for it.
+	notHeld := func(string) (bool, error) {
+		return false, errors.New("give its manifest too: the operator orders only the Stacks it holds")
+	}
+	if _, _, err := deploy.Order(targets, notHeld); err != nil {
 		return nil, errors.Wrap(err, "the operator could not deploy these manifests as given")
 	}
 	names := map[string]string{}
