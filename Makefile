@@ -22,7 +22,7 @@ PITFALLS := docs/pitfalls.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine e2e release check-platforms
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms
 
 help:
 	@echo "make test             go vet and all tests"
@@ -37,6 +37,7 @@ help:
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
 	@echo "make engine           the real Pulumi CLI v3.259.0 and its yaml, go and nodejs language hosts in .engine/bin, and the real"
 	@echo "                      DigitalOcean 4.57.0 and Civo 2.4.8 provider plugins in .engine/plugins (tools/engine)"
+	@echo "make kube             a real Kubernetes control plane (kube-apiserver v1.34.9, etcd v3.6.4) in .engine/kube (tools/kube)"
 	@echo "make check-platforms  clusterplane and the plugin compile for Windows and macOS too"
 	@echo "make release VERSION=v0.1.0  the release in dist/: binaries and plugins for 6 platforms, SDK packages, Go module, SHA256SUMS"
 	@echo "                      (DOWNLOAD_URL=https://... where the engine downloads the plugin; PLATFORMS=linux/amd64,... fewer)"
@@ -151,10 +152,16 @@ check-sdks: sdks
 engine:
 	bash tools/engine/build.sh
 
+# A real Kubernetes control plane for the operator's e2e tests (e2e/kube_test.go): kube-apiserver
+# v1.34.9 and etcd v3.6.4 built from the Go modules in tools/kube into .engine/kube, kept across
+# runs like the engine (the API server alone takes about 15 minutes cold on 2 busy cores).
+kube:
+	bash tools/kube/build.sh
+
 # End-to-end tests: the programs deployed on the real engine with the real DigitalOcean and Civo
 # provider plugins against loopback clouds (internal/fakedo, internal/fakecivo), offline, each in a
-# temporary Pulumi home and file backend.
-e2e: engine
+# temporary Pulumi home and file backend; and the operator export created on a real API server.
+e2e: engine kube
 	go test -tags e2e -count=1 -parallel 8 -timeout 60m ./e2e/...
 
 # Every platform a release is built for compiles (Linux is the one the tests run on): a call that

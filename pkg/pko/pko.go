@@ -44,16 +44,43 @@ const (
 	CivoKey         = "civo-token"
 )
 
+// AuthDelegator is the cluster role PKO's installation guide binds each Stack's service account
+// to: the operator authenticates to the workspace pod's agent with its own token, and the agent
+// checks that token with TokenReviews and SubjectAccessReviews, which this role allows.
+const AuthDelegator = "system:auth-delegator"
+
+// DefaultNamespace is where the resources go when no namespace is given: the ServiceAccount's
+// binding must name one, and the Stacks must be in the same.
+const DefaultNamespace = "default"
+
 // Options steer the export.
 type Options struct {
 	// Image is the workspace image (deploy/pko/Dockerfile built and pushed).
 	Image string
 	// Secret names the Kubernetes Secret with BackendKey, PassphraseKey and the tokens.
 	Secret string
-	// Namespace is the namespace of every resource; empty leaves it to kubectl.
+	// Namespace is the namespace of every resource; empty is DefaultNamespace.
 	Namespace string
+	// ServiceAccount is the account every Stack's workspace pod runs as; the export creates it and
+	// binds it to AuthDelegator.
+	ServiceAccount string
 	// DriftCheck adds, per stack, an Update that previews with expectNoChanges.
 	DriftCheck bool
+	// DriftSchedule, a cron schedule, adds a CronJob that creates such an Update per stack, afresh
+	// each time it runs.
+	DriftSchedule string
+	// KubectlImage is the image the CronJob runs kubectl create in.
+	KubectlImage string
+	// Manifest is what the clusterplane.dev/manifest annotation says of a target's file: a path
+	// that is the same on every machine. Nil keeps the file as given.
+	Manifest func(file string) string
+}
+
+func (o Options) namespace() string {
+	if o.Namespace == "" {
+		return DefaultNamespace
+	}
+	return o.Namespace
 }
 
 // File is what one manifest exports: its custom resources, in the order to apply them.
@@ -83,27 +110,27 @@ func (f File) YAML() ([]byte, error) {
 // Export is every target's resources, in the targets' order, each stack once. Targets referencing
 // a stack that no target deploys get no prerequisite for it: that stack is deployed some other way.
 func Export(targets []deploy.Target, opts Options) ([]File, error) {
-	if opts.Image == "" || opts.Secret == "" {
-		return nil, errors.New("the workspace image and the Secret's name are required")
+	if opts.Image == "" || opts.Secret == "" || opts.ServiceAccount == "" {
+		return nil, errors.New("the workspace image, the Secret's name and the service account are required")
+	}
+	// The refusals of preview, through the same check (deploy.Order): two manifests of one stack
+	// (even a manifest and its stack-input form), a cycle, and a reference to a stack that no
+	// manifest given deploys. preview asks the backend whether such a stack exists; the export is
+	// offline, and the operator orders only the Stacks it holds, so it refuses them all.
+	// Order's exists fails rather than answers "no": offline, the export cannot tell whether the
+	// stack exists, only that it holds no Stack for it.
+	notHeld := func(string) (bool, error) {
+		return false, errors.New("give its manifest too: the operator orders only the Stacks it holds")
+	}
+	if _, _, err := deploy.Order(targets, notHeld); err != nil {
+		return nil, errors.Wrap(err, "the operator could not deploy these manifests as given")
 	}
 	names := map[string]string{}
-	first := map[string]deploy.Target{}
-	var unique []deploy.Target
 	for _, t := range targets {
-		// A manifest and its stack-input form deploy one stack: exported once. Two different
-		// manifests of one stack would take turns undoing each other.
-		if f, ok := first[t.Key()]; ok {
-			if deploy.Generation(f.Input) != deploy.Generation(t.Input) {
-				return nil, errors.Errorf("%s and %s both deploy the stack %s with different manifests", f.File, t.File, t.Key())
-			}
-			continue
-		}
-		first[t.Key()] = t
-		unique = append(unique, t)
 		names[t.Key()] = Name(t)
 	}
 	var out []File
-	for _, t := range unique {
+	for _, t := range targets {
 		f, err := export(t, names, opts)
 		if err != nil {
 			return nil, errors.Wrap(err, t.File)
@@ -152,8 +179,9 @@ func export(t deploy.Target, names map[string]string, opts Options) (File, error
 			"PULUMI_CONFIG_PASSPHRASE": secretRef(PassphraseKey),
 			tokenVar:                   secretRef(tokenKey),
 		},
-		"config":            map[string]any{stackinput.ConfigKey: string(input)},
-		"destroyOnFinalize": !protected(t.Input),
+		"config":             map[string]any{stackinput.ConfigKey: string(input)},
+		"serviceAccountName": opts.ServiceAccount,
+		"destroyOnFinalize":  !protected(t.Input),
 		"workspaceTemplate": map[string]any{"spec": map[string]any{
 			"image": opts.Image,
 			"local": map[string]any{"dir": ProgramsDir + "/" + t.Project},
@@ -180,35 +208,33 @@ func export(t deploy.Target, names map[string]string, opts Options) (File, error
 			"apiVersion": "auto.pulumi.com/v1alpha1",
 			"kind":       "Update",
 			"metadata":   metadata(name+"-drift", t, opts),
-			"spec": map[string]any{
-				// PKO names a Stack's workspace after the Stack.
-				"workspaceName":   name,
-				"stackName":       "organization/" + t.Project + "/" + t.Stack,
-				"type":            "preview",
-				"refresh":         true,
-				"expectNoChanges": true,
-			},
+			"spec":       driftSpec(f, ""),
 		})
 	}
 	return f, nil
 }
 
 func metadata(name string, t deploy.Target, opts Options) map[string]any {
-	m := map[string]any{
-		"name": name,
-		"labels": map[string]any{
-			"app.kubernetes.io/managed-by": "clusterplane",
-			"clusterplane.dev/kind":        strings.ToLower(t.Kind),
-		},
-		"annotations": map[string]any{
-			"clusterplane.dev/stack":    t.Key(),
-			"clusterplane.dev/manifest": t.File,
-		},
+	file := t.File
+	if opts.Manifest != nil {
+		file = opts.Manifest(file)
 	}
-	if opts.Namespace != "" {
-		m["namespace"] = opts.Namespace
+	m := plainMetadata(name, opts)
+	m["labels"].(map[string]any)["clusterplane.dev/kind"] = strings.ToLower(t.Kind)
+	m["annotations"] = map[string]any{
+		"clusterplane.dev/stack":    t.Key(),
+		"clusterplane.dev/manifest": file,
 	}
 	return m
+}
+
+// plainMetadata names a resource that belongs to no one stack.
+func plainMetadata(name string, opts Options) map[string]any {
+	return map[string]any{
+		"name":      name,
+		"namespace": opts.namespace(),
+		"labels":    map[string]any{"app.kubernetes.io/managed-by": "clusterplane"},
+	}
 }
 
 // noCredentials refuses a stack input that carries a token: an export never holds one.
