@@ -20,7 +20,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"google.golang.org/protobuf/proto"
 )
 
 // stackTimeout bounds one stack's operation: a cluster takes minutes, never hours.
@@ -88,21 +87,25 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 	var out []deploy.Target
 	failed := false
 	for _, in := range inputs {
-		f, p, skipped, err := a.Load(in)
+		// A file may hold several manifests (--- documents): each is a target of its own.
+		manifests, skipped, err := a.LoadAll(in)
 		if skipped {
 			continue // other YAML in a directory, as validate skips it
-		}
-		var input proto.Message
-		if err == nil {
-			input = a.kind(p.Kind()).NewStackInput()
-			err = stackinput.Parse(f.Data, f.Name, input)
 		}
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			failed = true
 			continue
 		}
-		out = append(out, a.kind(p.Kind()).Target(in.File, input, o.stack))
+		for _, m := range manifests {
+			input := a.kind(m.Program.Kind()).NewStackInput()
+			if err := stackinput.Parse(m.File.Data, m.File.Name, input); err != nil {
+				fmt.Fprintln(a.Stderr, err)
+				failed = true
+				continue
+			}
+			out = append(out, a.kind(m.Program.Kind()).Target(in.File, input, o.stack))
+		}
 	}
 	if failed {
 		return nil, cli.Exit(program.ExitInvalid)
