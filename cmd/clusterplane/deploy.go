@@ -55,15 +55,28 @@ type deployOptions struct {
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
 func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
-	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
+	o.oneStackFlags(cmd, formats...)
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
-	cmd.Flags().StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created now are "+
-		"encrypted: passphrase (default), awskms://..., gcpkms://..., azurekeyvault://..., hashivault://...; "+
-		"default $"+autostack.SecretsProviderEnv)
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
+}
+
+// oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
+// on the one stack of the one file it takes (kubeconfig, adopt), so that its help lists only
+// flags it uses: one stack runs at a time, within the default time.
+func (o *deployOptions) oneStackFlags(cmd *cobra.Command, formats ...string) {
+	o.parallel, o.timeout = 1, stackTimeout
+	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
 	o.output = cli.OutputFlag(cmd, append([]string{"text", "json"}, formats...)...)
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.ValidArgsFunction = cli.ManifestFiles
+}
+
+// secretsFlag adds --secrets-provider to a command that creates stacks (preview, up, adopt): a
+// stack keeps the provider it was created with, so no other command uses it.
+func (o *deployOptions) secretsFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created now are "+
+		"encrypted: passphrase (default), awskms://..., gcpkms://..., azurekeyvault://..., hashivault://...; "+
+		"default $"+autostack.SecretsProviderEnv)
 }
 
 // validate checks the flags before anything is read.
@@ -259,6 +272,7 @@ cluster), or when the manifest changes what the providers cannot carry out since
 (as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
 	}
 	o.flags(cmd, "markdown")
+	o.secretsFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		return a.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -281,6 +295,7 @@ and failed. It exits 0, 3 when a change was refused or not confirmed, 1 when a d
 or was skipped.`,
 	}
 	o.flags(cmd)
+	o.secretsFlag(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
@@ -421,7 +436,7 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 		Use:   "kubeconfig FILE",
 		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
 	}
-	o.flags(cmd)
+	o.oneStackFlags(cmd)
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
@@ -447,7 +462,8 @@ correct the manifest and run it again. It exits 0 when adopted, 1 for invalid in
 CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
 (a Civo pool's name is its id within its cluster).`,
 	}
-	o.flags(cmd)
+	o.oneStackFlags(cmd)
+	o.secretsFlag(cmd)
 	cmd.Args = cobra.ExactArgs(1)
 	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool (required)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {

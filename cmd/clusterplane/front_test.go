@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,5 +125,35 @@ func TestAFolderWalkSkipsOtherToolsFoldersAndWhatGitignoreIgnores(t *testing.T) 
 	}
 	if !strings.HasSuffix(r.stdout, "4 valid, 0 invalid, 0 skipped\n") {
 		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
+
+func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
+	shared := []string{"--help", "--output", "--stack"}
+	many := []string{"--parallel", "--stack-timeout"}
+	tests := []struct {
+		command string
+		flags   []string
+	}{
+		{"preview", append(many, "--secrets-provider")},
+		{"up", append(many, "--secrets-provider", "--yes")},
+		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
+		{"drift", many},
+		{"status", append(many, "--drift")},
+		{"destroy", append(many, "--remove", "--yes")},
+		{"kubeconfig", nil},
+		{"adopt", []string{"--id", "--secrets-provider"}},
+	}
+	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			r := run(t, "", tt.command, "--help")
+			_, flags, _ := strings.Cut(r.stdout, "\nFlags:\n")
+			got := slices.Compact(slices.Sorted(slices.Values(flag.FindAllString(flags, -1))))
+			want := slices.Sorted(slices.Values(append(slices.Clone(shared), tt.flags...)))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s --help lists %v, want %v", tt.command, got, want)
+			}
+		})
 	}
 }
