@@ -51,11 +51,14 @@ type deployOptions struct {
 	secretsProvider string
 	timeout         time.Duration
 	output          *cli.Format
+	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
+	oneManifest bool
 }
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
 func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	o.oneStackFlags(cmd, formats...)
+	o.oneManifest = false
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
 }
@@ -64,7 +67,7 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 // on the one stack of the one file it takes (kubeconfig, adopt), so that its help lists only
 // flags it uses: one stack runs at a time, within the default time.
 func (o *deployOptions) oneStackFlags(cmd *cobra.Command, formats ...string) {
-	o.parallel, o.timeout = 1, stackTimeout
+	o.parallel, o.timeout, o.oneManifest = 1, stackTimeout, true
 	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
 	o.output = cli.OutputFlag(cmd, append([]string{"text", "json"}, formats...)...)
 	cmd.Args = cobra.MinimumNArgs(1)
@@ -122,6 +125,10 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 	}
 	if failed {
 		return nil, cli.Exit(program.ExitInvalid)
+	}
+	if o.oneManifest && len(out) > 1 {
+		// A file may hold several manifests (--- documents); kubeconfig and adopt act on one.
+		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(o.files, " "), len(out))
 	}
 	if o.stack != "" && len(out) > 1 {
 		// Counted after loading: a directory may hold several manifests.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/program"
 )
 
@@ -155,5 +156,43 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 				t.Errorf("%s --help lists %v, want %v", tt.command, got, want)
 			}
 		})
+	}
+}
+
+func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefuseIt(t *testing.T) {
+	dir := fleet(t)
+	both := filepath.Join(dir, "both.yaml")
+	var text string
+	for _, name := range []string{"cluster.yaml", "pool.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += "---\n" + string(data)
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(both, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := deploytest.New()
+	steps := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"up", both, "--yes"}, program.ExitOK, "2 done"},
+		{[]string{"kubeconfig", both}, program.ExitUsage, "holds 2 manifests: this command takes one"},
+		{[]string{"adopt", both, "--id", "cluster-7"}, program.ExitUsage, "holds 2 manifests: this command takes one"},
+	}
+	for _, s := range steps {
+		r := deployRun(t, b, strings.NewReader(""), false, s.args...)
+		if r.code != s.code || !strings.Contains(r.stdout+r.stderr, s.says) {
+			t.Errorf("clusterplane %s = exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.code, s.code, s.says, r.stdout, r.stderr)
+		}
+	}
+	if !b.Has("digitaloceankubernetescluster/platform-prod") || !b.Has("digitaloceankubernetesnodepool/workers") {
+		t.Errorf("up of both.yaml did not deploy the cluster and the pool")
 	}
 }
