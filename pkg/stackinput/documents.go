@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// MaxDocuments bounds the documents of one file: a cluster and its pools are a handful.
+const MaxDocuments = 32
+
 // Documents splits YAML text at its document markers (`---`, `...` at the start of a line) into
 // one text per document that holds something, as kubectl users keep a cluster and its pool in
 // one file. Each text is the whole file with every other document's lines blanked, so that a
@@ -28,7 +31,9 @@ func Documents(data []byte) [][]byte {
 			}
 		}
 	}
-	if !markers {
+	if !markers || n >= MaxDocuments {
+		// Too many documents are read as one, which the parser refuses at its second: each
+		// document costs a copy of the file's lines, and a huge count would cost the memory.
 		return [][]byte{data}
 	}
 	var out [][]byte

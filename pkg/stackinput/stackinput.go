@@ -6,6 +6,7 @@ package stackinput
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
@@ -183,7 +184,7 @@ func document(data []byte, source string) (*yaml.Node, *Problem) {
 		// The clusterplane command splits a file into its documents (Documents); a stack input
 		// read by a program is one.
 		return nil, &Problem{File: source, Line: next.Line, Column: 1, RuleID: "yaml.documents",
-			Message: "a second document (after ---) is not allowed here", Hint: "a stack input is one document"}
+			Message: "a second document (after ---) is not allowed here", Hint: fmt.Sprintf("a stack input is one document; a file of manifests holds at most %d", MaxDocuments)}
 	}
 	root := &doc
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
