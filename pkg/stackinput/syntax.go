@@ -8,9 +8,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxLocate bounds the text whose syntax error is located line by line: each line costs a parse
-// of the text up to it, and real manifests are far smaller.
-const maxLocate = 256 << 10
+// maxLocate and maxLocateLines bound the text whose syntax error is located line by line: each
+// line costs a parse of the text up to it, and real manifests are far smaller.
+const (
+	maxLocate      = 64 << 10
+	maxLocateLines = 2000
+)
 
 // syntaxProblem turns the YAML library's syntax error into a problem at a line and column. The
 // library names a line only (and for some errors the line of the block around the mistake, not
@@ -19,7 +22,7 @@ const maxLocate = 256 << 10
 func syntaxProblem(data []byte, source string, err error) *Problem {
 	line, message := syntaxError(err)
 	words := strings.TrimPrefix(message, "not valid YAML: ")
-	if len(data) <= maxLocate {
+	if len(data) <= maxLocate && bytes.Count(data, []byte("\n")) <= maxLocateLines {
 		if at := firstFailingLine(data, words); at > 0 {
 			line = at
 		}
