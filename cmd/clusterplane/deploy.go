@@ -48,19 +48,35 @@ type deployOptions struct {
 	secretsProvider string
 	timeout         time.Duration
 	output          *cli.Format
+	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
+	oneManifest bool
 }
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
 func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
-	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
+	o.oneStackFlags(cmd, formats...)
+	o.oneManifest = false
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
-	cmd.Flags().StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created now are "+
-		"encrypted: passphrase (default), awskms://..., gcpkms://..., azurekeyvault://..., hashivault://...; "+
-		"default $"+autostack.SecretsProviderEnv)
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
+}
+
+// oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
+// on the one stack of the one file it takes (kubeconfig, adopt), so that its help lists only
+// flags it uses: one stack runs at a time, within the default time.
+func (o *deployOptions) oneStackFlags(cmd *cobra.Command, formats ...string) {
+	o.parallel, o.timeout, o.oneManifest = 1, stackTimeout, true
+	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
 	o.output = cli.OutputFlag(cmd, append([]string{"text", "json"}, formats...)...)
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.ValidArgsFunction = cli.ManifestFiles
+}
+
+// secretsFlag adds --secrets-provider to a command that creates stacks (preview, up, adopt): a
+// stack keeps the provider it was created with, so no other command uses it.
+func (o *deployOptions) secretsFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created now are "+
+		"encrypted: passphrase (default), awskms://..., gcpkms://..., azurekeyvault://..., hashivault://...; "+
+		"default $"+autostack.SecretsProviderEnv)
 }
 
 // validate checks the flags before anything is read.
@@ -84,25 +100,34 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 	var out []deploy.Target
 	failed := false
 	for _, in := range inputs {
-		f, p, skipped, err := a.Load(in)
+		// A file may hold several manifests (--- documents): each is a target of its own.
+		manifests, skipped, err := a.LoadAll(in)
 		if skipped {
 			continue // other YAML in a directory, as validate skips it
-		}
-		var t deploy.Target
-		if err == nil {
-			k, _ := a.kinds.ByName(p.Kind())
-			t, err = deploy.Read(k, f.Name, f.Data, o.stack)
-			t.File = in.File
 		}
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			failed = true
 			continue
 		}
-		out = append(out, t)
+		for _, m := range manifests {
+			k, _ := a.kinds.ByName(m.Program.Kind())
+			t, err := deploy.Read(k, m.File.Name, m.File.Data, o.stack)
+			if err != nil {
+				fmt.Fprintln(a.Stderr, err)
+				failed = true
+				continue
+			}
+			t.File = in.File
+			out = append(out, t)
+		}
 	}
 	if failed {
 		return nil, cli.Exit(exitcode.Invalid)
+	}
+	if o.oneManifest && len(out) > 1 {
+		// A file may hold several manifests (--- documents); kubeconfig and adopt act on one.
+		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(o.files, " "), len(out))
 	}
 	if o.stack != "" && len(out) > 1 {
 		// Counted after loading: a directory may hold several manifests.
@@ -253,6 +278,7 @@ cluster), or when the manifest changes what the providers cannot carry out since
 (as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
 	}
 	o.flags(cmd, "markdown")
+	o.secretsFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		return a.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -275,6 +301,7 @@ and failed. It exits 0, 3 when a change was refused or not confirmed, 1 when a d
 or was skipped.`,
 	}
 	o.flags(cmd)
+	o.secretsFlag(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
@@ -396,7 +423,7 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 		Use:   "kubeconfig FILE",
 		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
 	}
-	o.flags(cmd)
+	o.oneStackFlags(cmd)
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
@@ -422,7 +449,8 @@ correct the manifest and run it again. It exits 0 when adopted, 1 for invalid in
 CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
 (a Civo pool's name is its id within its cluster).`,
 	}
-	o.flags(cmd)
+	o.oneStackFlags(cmd)
+	o.secretsFlag(cmd)
 	cmd.Args = cobra.ExactArgs(1)
 	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool (required)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
@@ -460,14 +488,16 @@ func (a *app) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOp
 	}
 	var neighbours []deploy.Target
 	for _, in := range inputs {
-		f, p, skipped, err := a.Load(in)
+		manifests, skipped, err := a.LoadAll(in)
 		if skipped || err != nil {
 			continue // not a manifest, or one this destroy does not need to read
 		}
-		k, _ := a.kinds.ByName(p.Kind())
-		if n, err := deploy.Read(k, f.Name, f.Data, ""); err == nil {
-			n.File = in.File
-			neighbours = append(neighbours, n)
+		for _, m := range manifests {
+			k, _ := a.kinds.ByName(m.Program.Kind())
+			if n, err := deploy.Read(k, m.File.Name, m.File.Data, ""); err == nil {
+				n.File = in.File
+				neighbours = append(neighbours, n)
+			}
 		}
 	}
 	return deploy.StillReferenced(ctx, b, targets, neighbours)

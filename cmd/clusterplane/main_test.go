@@ -165,7 +165,7 @@ func TestValidateOfADirectoryWithInvalidFilesNamesEveryOneAndExitsOne(t *testing
 			t.Errorf("stderr does not name %s:\n%s", name, r.stderr)
 		}
 	}
-	for _, want := range []string{": metadata.name: ", ": spec.network: ", `unknown kind "CivoKubernetesClustr"`, ": target.extra: unknown field"} {
+	for _, want := range []string{": metadata.name: ", ": spec.region: ", `unknown kind "CivoKubernetesClustr"`, ": target.extra: unknown field"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

@@ -20,7 +20,10 @@ func (a *App) ValidateCommand() *cobra.Command {
 		Short: "Check manifests and stack inputs against their rules",
 		Long: `validate checks every manifest and stack input given, each as the kind it names, and lists
 every broken rule of every file. Directories are walked for .yaml, .yml and .json files; other
-YAML there (Pulumi.yaml, stack settings) is skipped and said so. - reads standard input.
+YAML there (Pulumi.yaml, stack settings) is skipped and said so, and so are hidden folders,
+node_modules, vendor, .terraform and what a .gitignore at the folder's top ignores (names, globs
+and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
+checked. An empty file is invalid. - reads standard input.
 
 It exits 0 when every file is valid, 1 when any is not.`,
 		Example: a.examples(`validate examples/
@@ -36,27 +39,31 @@ cat cluster.yaml | NAME validate -`),
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
 		}
-		verdicts := make([]program.Verdict, len(inputs))
-		for i, in := range inputs {
-			verdicts[i] = a.verdict(in)
+		var verdicts []program.Verdict
+		for _, in := range inputs {
+			verdicts = append(verdicts, a.verdicts(in)...)
 		}
 		return a.report(verdicts, args, output.String())
 	}
 	return cmd
 }
 
-// verdict reads one file and checks it as the kind it names (see Load).
-func (a *App) verdict(in Input) program.Verdict {
-	f, p, skipped, err := a.Load(in)
+// verdicts reads one file and checks each of its manifests as the kind it names (see LoadAll).
+func (a *App) verdicts(in Input) []program.Verdict {
+	manifests, skipped, err := a.LoadAll(in)
 	switch {
 	case skipped && in.notRegular:
-		return program.Verdict{File: in.File, Skipped: NotRegularReason}
+		return []program.Verdict{{File: in.File, Skipped: NotRegularReason}}
 	case skipped:
-		return program.Verdict{File: in.File, Skipped: SkipReason}
+		return []program.Verdict{{File: in.File, Skipped: SkipReason}}
 	case err != nil:
-		return program.Verdict{File: in.File, Err: err}
+		return []program.Verdict{{File: in.File, Err: err}}
 	}
-	return p.Check(f.Name, f.Data)
+	out := make([]program.Verdict, len(manifests))
+	for i, m := range manifests {
+		out[i] = m.Program.Check(m.File.Name, m.File.Data)
+	}
+	return out
 }
 
 // report writes the verdicts: exit 1 when any file is invalid or when no file was checked at all.
@@ -107,7 +114,8 @@ func (a *App) PlanCommand() *cobra.Command {
 		Long: `plan runs the program of the file's kind under Pulumi's mocks, as a preview, and prints every
 resource it would register (with its inputs and options) and every output it would export.
 Secrets read "[secret]", values known only after deployment "[unknown]". FILE may be a pipe;
-- reads standard input.
+- reads standard input. A file of several manifests (separated by ---) is planned one after the
+other.
 
 It exits 0, or 1 when the file is invalid.`,
 		Example: a.examples(`plan examples/digitaloceankubernetescluster/production.yaml -o json
@@ -117,12 +125,20 @@ plan <(git show HEAD:cluster.yaml)`),
 	}
 	output := OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		f, p, err := a.ReadFile(args[0])
+		manifests, _, err := a.LoadAll(Input{File: args[0], Explicit: true})
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
 		}
-		return Exit(p.Plan(f, output.String(), a.Stdout, a.Stderr))
+		// A file of several manifests is planned one manifest after the other; the run exits
+		// with the first failure's code.
+		code := exitcode.OK
+		for _, m := range manifests {
+			if c := m.Program.Plan(m.File, output.String(), a.Stdout, a.Stderr); code == exitcode.OK {
+				code = c
+			}
+		}
+		return Exit(code)
 	}
 	return cmd
 }

@@ -31,8 +31,9 @@ type Input struct {
 // fewer, and a walk of / must end with an error, not after minutes.
 const MaxWalk = 10000
 
-// Expand turns the arguments into files: directories are walked (hidden ones skipped) for YAML
-// and JSON files, in lexical order; "-" is standard input, at most once. A YAML or JSON name in a
+// Expand turns the arguments into files: directories are walked for YAML and JSON files, in
+// lexical order, skipping hidden folders, the folders of other tools (skippedDirs) and what a
+// .gitignore at the walked folder's top ignores (see gitignore); "-" is standard input, at most once. A YAML or JSON name in a
 // directory that is no regular file (nor a link to one) is listed to be skipped unread; a file
 // named explicitly may be a pipe, as `<(git show ...)` makes, which stackinput.ReadFrom allows.
 func Expand(args []string) ([]Input, error) {
@@ -53,6 +54,7 @@ func Expand(args []string) ([]Input, error) {
 			continue
 		}
 		visited := 0
+		ignored := readGitignore(filepath.Join(arg, ".gitignore"))
 		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
 			if visited++; visited > MaxWalk {
 				return errors.Errorf("more than %d files and folders: name the folder of your manifests", MaxWalk)
@@ -61,10 +63,14 @@ func Expand(args []string) ([]Input, error) {
 				out = append(out, Input{File: path, err: err})
 				return nil
 			}
+			rel, _ := filepath.Rel(arg, path)
 			if d.IsDir() {
-				if path != arg && strings.HasPrefix(d.Name(), ".") {
+				if path != arg && (strings.HasPrefix(d.Name(), ".") || skippedDirs[d.Name()] || ignored.match(rel, true)) {
 					return filepath.SkipDir
 				}
+				return nil
+			}
+			if ignored.match(rel, false) {
 				return nil
 			}
 			switch strings.ToLower(filepath.Ext(path)) {
@@ -78,6 +84,69 @@ func Expand(args []string) ([]Input, error) {
 		}
 	}
 	return out, nil
+}
+
+// skippedDirs are folders of other tools' files, never of manifests: `npm install` fills
+// node_modules with tsconfig.json and package.json files that are no manifests.
+var skippedDirs = map[string]bool{"node_modules": true, "vendor": true, ".terraform": true}
+
+// gitignore is the patterns of a .gitignore file at the top of a walked folder. Only simple
+// patterns are understood: a name or a glob (*, ?, [...]) matches at any depth, one with a slash
+// matches from the walked folder, a trailing slash matches folders only. Negations (!pattern)
+// and ** are not supported: such lines are ignored, and .gitignore files in subfolders are not
+// read, so a file they would exclude is still walked.
+type gitignore []ignorePattern
+
+type ignorePattern struct {
+	glob     string
+	anchored bool
+	dirOnly  bool
+}
+
+// readGitignore reads the patterns of path; none when it cannot be read.
+func readGitignore(path string) gitignore {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out gitignore
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "!") || strings.Contains(line, "**") {
+			continue
+		}
+		p := ignorePattern{}
+		if strings.HasSuffix(line, "/") {
+			p.dirOnly, line = true, strings.TrimSuffix(line, "/")
+		}
+		if strings.Contains(line, "/") {
+			p.anchored, line = true, strings.TrimPrefix(line, "/")
+		}
+		if _, err := filepath.Match(line, ""); err != nil || line == "" {
+			continue // a malformed glob matches nothing
+		}
+		p.glob = line
+		out = append(out, p)
+	}
+	return out
+}
+
+// match tells whether the path rel (relative to the walked folder) is ignored.
+func (g gitignore) match(rel string, dir bool) bool {
+	rel = filepath.ToSlash(rel)
+	for _, p := range g {
+		if p.dirOnly && !dir {
+			continue
+		}
+		name := rel
+		if !p.anchored {
+			name = rel[strings.LastIndex(rel, "/")+1:]
+		}
+		if ok, _ := filepath.Match(p.glob, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // regular says whether a directory entry is a regular file, or a link to one.
@@ -99,16 +168,39 @@ const SkipReason = "not a Clusterplane manifest or stack input"
 // NotRegularReason is what validate says of a file in a directory it does not read.
 const NotRegularReason = "not a regular file (a named pipe, a device or a socket), so not read"
 
+// Manifest is one manifest of a file (one YAML document) and the program of its kind. File.Data
+// is the whole file with the other documents' lines blanked, so that positions are the file's.
+type Manifest struct {
+	File    program.File
+	Program Program
+}
+
 // Load reads one file (once: it may be a pipe) and finds the program of the kind it names: what
-// every command takes a file to be. A file found in a directory that does not claim to be a
-// Clusterplane manifest or stack input is skipped; a file named explicitly, or one that is not
-// YAML at all, is an error.
+// every command that takes one manifest takes a file to be. A file holding several manifests
+// (documents separated by ---) is an error here; LoadAll reads each.
 func (a *App) Load(in Input) (f program.File, p Program, skipped bool, err error) {
+	manifests, skipped, err := a.LoadAll(in)
+	switch {
+	case err != nil || skipped:
+		return f, nil, skipped, err
+	case len(manifests) > 1:
+		return f, nil, false, errors.Errorf("%s: holds %d manifests (documents separated by ---); this command takes one: "+
+			"put each in a file of its own", in.File, len(manifests))
+	}
+	return manifests[0].File, manifests[0].Program, false, nil
+}
+
+// LoadAll reads one file (once: it may be a pipe) and finds, for each of its manifests (YAML
+// documents), the program of the kind it names. A file found in a directory that does not claim
+// to be a Clusterplane manifest or stack input is skipped; a file named explicitly, an empty
+// one, or one that is not YAML at all, is an error. A file with several documents is skipped
+// only when none of them claims to be one.
+func (a *App) LoadAll(in Input) (manifests []Manifest, skipped bool, err error) {
 	if in.err != nil {
-		return f, nil, false, in.err
+		return nil, false, in.err
 	}
 	if in.notRegular {
-		return f, nil, true, nil
+		return nil, true, nil
 	}
 	var data []byte
 	if in.Explicit {
@@ -117,28 +209,70 @@ func (a *App) Load(in Input) (f program.File, p Program, skipped bool, err error
 		data, err = readRegular(in.File)
 	}
 	if err != nil {
-		return f, nil, false, err
+		return nil, false, err
 	}
+	docs := stackinput.Documents(data)
+	var errs []string
+	for _, doc := range docs {
+		m, skip, err := a.loadDocument(in, doc, len(docs) > 1)
+		switch {
+		case err != nil:
+			errs = append(errs, err.Error())
+		case !skip:
+			manifests = append(manifests, m)
+		}
+	}
+	switch {
+	case errs != nil && (len(docs) == 1 || in.Explicit || manifests != nil || claims(docs)):
+		return nil, false, errors.New(strings.Join(errs, "\n"))
+	case manifests == nil:
+		// Other YAML in a directory (a Kubernetes file of several documents), as validate skips it.
+		return nil, true, nil
+	}
+	return manifests, false, nil
+}
+
+// claims tells whether any document claims to be a Clusterplane manifest or stack input.
+func claims(docs [][]byte) bool {
+	for _, doc := range docs {
+		if head, err := stackinput.ReadHead(doc); err == nil && head.Claimed() {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDocument finds the program of one document's kind.
+func (a *App) loadDocument(in Input, data []byte, several bool) (Manifest, bool, error) {
+	f := program.File{Name: in.File, Data: data}
 	if len(a.Programs) == 1 && in.Explicit {
 		// A program binary checks a file it is given as its own kind: the check says best what is
 		// wrong with it, with positions, even when the file names no kind or another.
-		return program.File{Name: in.File, Data: data}, a.Programs[0], false, nil
+		return Manifest{f, a.Programs[0]}, false, nil
 	}
 	head, err := stackinput.ReadHead(data)
+	var syntax *stackinput.Error
 	switch {
+	case errors.Is(err, stackinput.ErrEmpty):
+		return Manifest{}, false, errors.Errorf("%s: %s", in.File, "holds no manifest: the file is empty or only comments")
 	case errors.Is(err, stackinput.ErrNotAMapping) && !in.Explicit:
-		return f, nil, true, nil
+		return Manifest{}, true, nil
+	case errors.As(err, &syntax):
+		for i := range syntax.Problems {
+			syntax.Problems[i].File = in.File
+		}
+		return Manifest{}, false, syntax
 	case err != nil:
-		return f, nil, false, errors.Wrap(err, in.File)
+		return Manifest{}, false, errors.Wrap(err, in.File)
 	}
-	p, err = a.programNamed(in.File, head)
+	p, err := a.programNamed(in.File, data, head)
 	switch {
-	case err != nil && !in.Explicit && !head.Claimed():
-		return f, nil, true, nil
+	case err != nil && !in.Explicit && !head.Claimed() && !several:
+		return Manifest{}, true, nil
 	case err != nil:
-		return f, nil, false, err
+		return Manifest{}, false, err
 	}
-	return program.File{Name: in.File, Data: data}, p, false, nil
+	return Manifest{f, p}, false, nil
 }
 
 // readRegular reads a file found in a directory, refusing anything that is not a regular file
@@ -182,18 +316,114 @@ func reason(err error) string {
 }
 
 // programNamed returns the program of the kind a file's head names; on failure the error names
-// the file.
-func (a *App) programNamed(file string, head stackinput.Head) (Program, error) {
+// the file and, where the kind is written, its line: an unknown kind with the nearest one, a kind
+// of the other cloud under this cloud's apiVersion as the mistake it most likely is.
+func (a *App) programNamed(file string, data []byte, head stackinput.Head) (Program, error) {
+	var named Program
 	for _, p := range a.Programs {
 		if head.Kind == p.Kind() {
-			return p, nil
+			named = p
 		}
 	}
 	if head.Kind == "" {
 		return nil, errors.Errorf("%s: names no kind; a manifest (or a stack input's target) has `kind:` one of %s",
 			file, strings.Join(a.KindNames(), ", "))
 	}
-	return nil, errors.Errorf("%s: unknown kind %s; want one of %s", file, stackinput.Quote(head.Kind), strings.Join(a.KindNames(), ", "))
+	at := file
+	if line, column := stackinput.KindAt(data); line > 0 {
+		at = fmt.Sprintf("%s:%d:%d", file, line, column)
+	}
+	group := cloudOf(head.APIVersion)
+	if named != nil && (group == "" || strings.HasPrefix(strings.ToLower(named.Kind()), group)) {
+		return named, nil
+	}
+	if named != nil {
+		// apiVersion and kind disagree on the cloud: the apiVersion is more often the one the
+		// user meant (it is copied from an example), so the kind is named as the mistake.
+		hint := ""
+		if same := a.kindOfCloud(group, named.Kind()); same != "" {
+			hint = "; did you mean " + same + "?"
+		}
+		return nil, errors.Errorf("%s: kind: %s is not a kind of %s%s", at, named.Kind(), stackinput.Quote(head.APIVersion), hint)
+	}
+	hint := "want one of " + strings.Join(a.KindNames(), ", ")
+	if near := a.nearestKind(head.Kind, group); near != "" {
+		hint = "did you mean " + near + "?"
+	}
+	return nil, errors.Errorf("%s: kind: unknown kind %s; %s", at, stackinput.Quote(head.Kind), hint)
+}
+
+// cloudOf is the cloud an apiVersion names ("civo" for civo.clusterplane.dev/v1), "" for none.
+func cloudOf(apiVersion string) string {
+	group, _, ok := strings.Cut(apiVersion, ".clusterplane.dev/")
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(group)
+}
+
+// kindOfCloud is the kind of cloud that has the shape of kind (DigitalOceanKubernetesCluster for
+// CivoKubernetesCluster and digitalocean), "" when there is none.
+func (a *App) kindOfCloud(cloud, kind string) string {
+	for _, other := range a.KindNames() {
+		lower := strings.ToLower(other)
+		if !strings.HasPrefix(lower, cloud) {
+			continue
+		}
+		shape := other[len(cloud):]
+		if strings.HasSuffix(kind, shape) {
+			return other
+		}
+	}
+	return ""
+}
+
+// nearestKind is the known kind nearest to kind (of the apiVersion's cloud when it names one),
+// or one that contains every word of it; "" when none is near.
+func (a *App) nearestKind(kind, cloud string) string {
+	best, bestDistance := "", min(len(kind)/3+2, 8)
+	for _, name := range a.KindNames() {
+		if cloud != "" && !strings.HasPrefix(strings.ToLower(name), cloud) {
+			continue
+		}
+		if d := stackinput.Distance(strings.ToLower(kind), strings.ToLower(name)); d < bestDistance {
+			best, bestDistance = name, d
+		}
+	}
+	if best != "" {
+		return best
+	}
+	// A kind shortened by a word (DigitalOceanCluster) is far by letters but holds every word.
+	for _, name := range a.KindNames() {
+		if (cloud == "" || strings.HasPrefix(strings.ToLower(name), cloud)) && hasWords(name, kind) {
+			return name
+		}
+	}
+	return ""
+}
+
+// hasWords tells whether name holds every capitalised word of kind, in order.
+func hasWords(name, kind string) bool {
+	rest := name
+	word := ""
+	flush := func() bool {
+		if word == "" {
+			return true
+		}
+		i := strings.Index(strings.ToLower(rest), strings.ToLower(word))
+		if i < 0 {
+			return false
+		}
+		rest, word = rest[i+len(word):], ""
+		return true
+	}
+	for _, c := range kind {
+		if c >= 'A' && c <= 'Z' && !flush() {
+			return false
+		}
+		word += string(c)
+	}
+	return len(kind) >= 4 && flush()
 }
 
 // ReadFile reads one file named on the command line ("-" for standard input) once, with the

@@ -300,3 +300,17 @@ func TestStatusReadsTheCloudOnlyWhenAskedToCheckDrift(t *testing.T) {
 		t.Errorf("status with Drift: Drifted %+v, want InSync from one preview", got)
 	}
 }
+
+func TestStatusNamesAStackOneWayBeforeAndAfterItIsDeployed(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	c := namedCluster(t, "platform", "prod", "")
+	before := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	after := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
+	if want := "organization/" + c.Key(); before != want || after != want {
+		t.Errorf("status names the stack %q before up and %q after, want %q both times", before, after, want)
+	}
+}

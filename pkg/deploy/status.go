@@ -11,6 +11,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/diff"
 )
 
+// StackNamer is a backend that names a stack, existing or not, as the Pulumi CLI takes it
+// (--stack), as Stack.Name does for one that exists.
+type StackNamer interface {
+	StackName(project, stack string) string
+}
+
 // StackStatus is a target's stack as status reports it.
 type StackStatus struct {
 	// Stack is the stack's name as the Pulumi CLI takes it.
@@ -72,7 +78,13 @@ type StatusOptions struct {
 func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (out Outcome) {
 	exists := opts.Exists
 	defer stamp(&out, t, time.Now())
-	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
+	// The stack is named as the Pulumi CLI takes it whether it exists or not, so that status
+	// names it one way before and after the first up.
+	name := t.Key()
+	if n, ok := d.Backend.(StackNamer); ok {
+		name = n.StackName(t.Project, t.Stack)
+	}
+	report := &StackStatus{Stack: name, Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if errors.Is(err, ErrNotDeployed) {
@@ -86,7 +98,6 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		return failed(err)
 	}
 	defer s.Close()
-	report.Stack = s.Name()
 	last, err := s.LastUpdate(ctx)
 	if err != nil {
 		return failed(errors.Wrap(err, "read the stack's history"))

@@ -303,6 +303,9 @@ func (t *Target) Doc(recursive bool) (*Doc, error) {
 	}
 	d.Description = t.explainer.manifestNames(comment)
 	if fd != nil {
+		if rule, ok := requiredByReferences[fd.FullName()]; ok {
+			d.Rules = append(d.Rules, rule)
+		}
 		for _, r := range rules.Words(fd) {
 			d.Rules = append(d.Rules, t.explainer.manifestNames(r))
 		}
@@ -401,7 +404,7 @@ func (e *Explainer) fieldDocs(md protoreflect.MessageDescriptor, recursive bool)
 	out := make([]FieldDoc, 0, fields.Len())
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		required, err := rules.RejectsZero(fd)
+		required, err := required(fd)
 		if err != nil {
 			return nil, err
 		}
@@ -455,9 +458,26 @@ func scalarType(fd protoreflect.FieldDescriptor) string {
 	}
 }
 
+// requiredByReferences are fields that no rule of their own requires but the rule of every field
+// holding them does, and what to say of it: each reference field's rule demands valueFrom.kind
+// (the kind whose stack it reads), so validate refuses a reference without one.
+var requiredByReferences = map[protoreflect.FullName]string{
+	"clusterplane.shared.v1.ValueFromRef.kind": "required: every reference names the kind of the manifest whose stack it reads " +
+		"(the reference field's own rule says which)",
+}
+
+// required tells whether a manifest must set fd: its rules, or the rules of the fields holding it,
+// refuse its zero value.
+func required(fd protoreflect.FieldDescriptor) (bool, error) {
+	if _, ok := requiredByReferences[fd.FullName()]; ok {
+		return true, nil
+	}
+	return rules.RejectsZero(fd)
+}
+
 // defaultOf says what the field is when a manifest leaves it out.
 func defaultOf(fd protoreflect.FieldDescriptor) (string, error) {
-	required, err := rules.RejectsZero(fd)
+	required, err := required(fd)
 	if err != nil {
 		return "", err
 	}

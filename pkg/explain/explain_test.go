@@ -113,6 +113,10 @@ func TestExplainNamesFieldsTheWayAManifestWritesThem(t *testing.T) {
 		{"DigitalOceanKubernetesCluster.spec", []string{"defaultNodePool"}, []string{"default_node_pool"}},
 		// Stack outputs keep the names the stacks export, which a reference's fieldPath reads.
 		{"DigitalOceanKubernetesCluster.status.outputs", []string{"cluster_id"}, []string{"clusterId "}},
+		// validate demands a reference's kind through the referencing field's rule.
+		{"DigitalOceanKubernetesNodePool.spec.cluster.valueFrom", []string{"kind       <string> -required-"}, nil},
+		{"CivoKubernetesNodePool.spec.cluster.valueFrom.kind", []string{"RULES:\n    - required: every reference names the kind",
+			"none: a manifest must set it"}, []string{`"" (empty)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -23,7 +23,10 @@ type position struct {
 // anchor, alias or tag, and a value of another type than its field's are problems, each with
 // its position. Values are never copied into a problem.
 type decoder struct {
-	file     string
+	file string
+	// root is the message the file fills, for the hint that names where a misplaced field
+	// belongs.
+	root     protoreflect.MessageDescriptor
 	problems []Problem
 	// at maps a field path as the validation rules name it (proto names, `[0]`, `["key"]`) to
 	// where the field is written.
@@ -109,6 +112,15 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 			hint, _ := nearest(k.Value, fields)
 			if other := otherCloud(m.Descriptor(), k.Value); other != "" {
 				hint = other
+			}
+			if block := d.belongsTo(k.Value, written); block != "" {
+				hint = k.Value + " belongs to " + block
+			}
+			if same := caseOf(k.Value, fields); same != nil {
+				// The field is there in another case: its rules (required, const) would only
+				// repeat this problem at a spelling the user never wrote, so they stand here.
+				hint = "field names are case-sensitive: write " + same.JSONName()
+				d.at[join(protoPath, string(same.Name()))] = position{k.Line, k.Column, join(written, shown(k.Value))}
 			}
 			d.fail(k, join(written, shown(k.Value)), "field.unknown", "unknown field", hint)
 			continue
@@ -298,6 +310,61 @@ func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 		return ""
 	}
 	return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
+}
+
+// caseOf is the field named key in another case (apiversion for apiVersion), nil when none is.
+func caseOf(key string, fields protoreflect.FieldDescriptors) protoreflect.FieldDescriptor {
+	for i := 0; i < fields.Len(); i++ {
+		if fd := fields.Get(i); strings.EqualFold(fd.JSONName(), key) || strings.EqualFold(string(fd.Name()), key) {
+			return fd
+		}
+	}
+	return nil
+}
+
+// belongsTo names the block of the file's message where a field called key is, for a key
+// written in a block that has no such field (`size` under spec instead of spec.defaultNodePool);
+// "" when no block has one. The block nearest the top is named; a list's items are written
+// `list[]`.
+func (d *decoder) belongsTo(key, written string) string {
+	if d.root == nil {
+		return ""
+	}
+	type block struct {
+		md   protoreflect.MessageDescriptor
+		path string
+	}
+	queue := []block{{d.root, ""}}
+	seen := map[protoreflect.FullName]bool{}
+	for len(queue) > 0 {
+		b := queue[0]
+		queue = queue[1:]
+		if seen[b.md.FullName()] {
+			continue
+		}
+		seen[b.md.FullName()] = true
+		fields := b.md.Fields()
+		if fd := fields.ByJSONName(key); fd != nil || fields.ByName(protoreflect.Name(key)) != nil {
+			switch {
+			case b.path == "" && written != "":
+				return "the top of the file"
+			case b.path != "" && b.path != written:
+				return b.path
+			}
+		}
+		for i := 0; i < fields.Len(); i++ {
+			fd := fields.Get(i)
+			if fd.Message() == nil || fd.IsMap() || fd.Message().FullName().Parent() == "google.protobuf" {
+				continue
+			}
+			path := join(b.path, fd.JSONName())
+			if fd.IsList() {
+				path += "[]"
+			}
+			queue = append(queue, block{fd.Message(), path})
+		}
+	}
+	return ""
 }
 
 // nearest suggests the field name closest to an unknown key, and tells whether one is near.

@@ -27,16 +27,23 @@ func (h Head) Claimed() bool {
 // ErrNotAMapping is ReadHead's error for YAML or JSON text that is not a mapping.
 var ErrNotAMapping = errors.New("not a mapping: a manifest or stack input has apiVersion or target at the top")
 
+// ErrEmpty is ReadHead's error for text that is empty or only comments. It is an ErrNotAMapping
+// too, but never skipped: an empty manifest is most often a truncated one.
+var ErrEmpty = fmt.Errorf("holds no manifest: the file is empty or only comments (%w)", ErrNotAMapping)
+
 // ReadHead reads the head of YAML or JSON text with the loader's own strict parser. It fails
-// when the text is not YAML or JSON, and with ErrNotAMapping when it is empty or not a mapping;
-// a mapping that names no kind has an empty Kind.
+// when the text is not YAML or JSON (with an *Error whose problem has no file: the caller names
+// it), with ErrEmpty when it is empty and ErrNotAMapping when it is not a mapping; a mapping that
+// names no kind has an empty Kind.
 func ReadHead(data []byte) (Head, error) {
 	root, problem := document(data, "")
 	switch {
-	case problem != nil && (problem.RuleID == "yaml.type" || problem.RuleID == "file.empty"):
+	case problem != nil && problem.RuleID == "file.empty":
+		return Head{}, ErrEmpty
+	case problem != nil && problem.RuleID == "yaml.type":
 		return Head{}, ErrNotAMapping
 	case problem != nil:
-		return Head{}, errors.New(problem.Message)
+		return Head{}, &Error{Problems: []Problem{*problem}}
 	}
 	h := Head{}
 	manifest := root
@@ -52,6 +59,27 @@ func ReadHead(data []byte) (Head, error) {
 	h.Kind = firstString(manifest, "kind")
 	return h, nil
 }
+
+// KindAt is the line and column of the kind a manifest (or a stack input's target) names, 0, 0
+// when the text names none that can be read.
+func KindAt(data []byte) (line, column int) {
+	root, problem := document(data, "")
+	if problem != nil {
+		return 0, 0
+	}
+	if target := valueOf(root, "target"); target != nil && target.Kind == yaml.MappingNode {
+		root = target
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "kind" {
+			return root.Content[i+1].Line, root.Content[i+1].Column
+		}
+	}
+	return 0, 0
+}
+
+// Distance is the Levenshtein distance of a and b, bounded: strings longer than 64 are far.
+func Distance(a, b string) int { return distance(a, b) }
 
 // valueOf is the value of key in the mapping m, or nil.
 func valueOf(m *yaml.Node, key string) *yaml.Node {

@@ -6,6 +6,7 @@ package stackinput
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
@@ -135,6 +136,7 @@ func Parse(data []byte, source string, input proto.Message) error {
 		}
 		checked = m.Mutable(fd).Message().Interface()
 	}
+	d.root = checked.ProtoReflect().Descriptor()
 	d.message(root, checked.ProtoReflect(), "", "")
 	parsed := len(d.problems)
 	for _, v := range validation.Violations(validation.Validate(checked)) {
@@ -163,27 +165,27 @@ func document(data []byte, source string) (*yaml.Node, *Problem) {
 	if len(data) > MaxBytes {
 		return nil, &Problem{File: source, RuleID: "file", Message: "is larger than 4 MiB, the limit for a stack input"}
 	}
+	empty := &Problem{File: source, RuleID: "file.empty", Message: "holds no manifest: the file is empty or only comments",
+		Hint: "a manifest starts with apiVersion, kind, metadata and spec"}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &Problem{File: source, RuleID: "file.empty", Message: "the file is empty",
-			Hint: "a manifest starts with apiVersion, kind, metadata and spec"}
+		return nil, empty
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err == io.EOF {
-		return nil, &Problem{File: source, RuleID: "file.empty", Message: "the file is empty",
-			Hint: "a manifest starts with apiVersion, kind, metadata and spec"}
+		return nil, empty
 	} else if err != nil {
-		line, message := syntaxError(err)
-		return nil, &Problem{File: source, Line: line, Column: 1, RuleID: "yaml.syntax", Message: message}
+		return nil, syntaxProblem(data, source, err)
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err != io.EOF {
-		line := next.Line
 		if err != nil {
-			line, _ = syntaxError(err)
+			return nil, syntaxProblem(data, source, err)
 		}
-		return nil, &Problem{File: source, Line: line, Column: 1, RuleID: "yaml.documents",
-			Message: "a second document (after ---) is not allowed", Hint: "one manifest per file"}
+		// The clusterplane command splits a file into its documents (Documents); a stack input
+		// read by a program is one.
+		return nil, &Problem{File: source, Line: next.Line, Column: 1, RuleID: "yaml.documents",
+			Message: "a second document (after ---) is not allowed here", Hint: fmt.Sprintf("a stack input is one document; a file of manifests holds at most %d", MaxDocuments)}
 	}
 	root := &doc
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
@@ -253,7 +255,7 @@ func (d *decoder) violation(v validation.Violation, root *yaml.Node, checked pro
 		}
 		cut := strings.LastIndexAny(field, ".[")
 		if cut < 0 {
-			rest, field = "."+field+rest, ""
+			rest, field = camelSegment("."+field)+rest, ""
 			break
 		}
 		rest, field = camelSegment(field[cut:])+rest, field[:cut]

@@ -312,7 +312,7 @@ func TestParseRejectsAnUnknownFieldByNameWithTheNearestOne(t *testing.T) {
 		{"at the top of a bare manifest", manifest("dev-fra1") + "extra: true\n",
 			"extra: unknown field (the fields here are apiVersion, kind, metadata, spec, status)"},
 		{"in the provider config of a stack input", stackInput("dev-fra1", "{region: fra1}"),
-			"providerConfig.region: unknown field (the fields here are apiToken, apiUrl)"},
+			"providerConfig.region: unknown field (region belongs to target.spec)"},
 		{"at the top of a stack input", stackInput("dev-fra1", "{}") + "outputs: {}\n", "outputs: unknown field"},
 		{"in a JSON manifest", `{"apiVersion": "digitalocean.clusterplane.dev/v1", "kind": "DigitalOceanKubernetesCluster",
 			"metadata": {"name": "dev-fra1", "namespac": "default"}}`, "metadata.namespac: unknown field (did you mean name?)"},
@@ -332,7 +332,8 @@ func TestParseRejectsTextThatIsNotAMappingAtItsLine(t *testing.T) {
 		{"- a\n- b\n", "test.yaml:1:1: must be a mapping"},
 		{"just a string\n", "test.yaml:1:1: must be a mapping"},
 		{"key: [unclosed\n", "test.yaml:1:1: not valid YAML"},
-		{"", "test.yaml: the file is empty"},
+		{"", "test.yaml: holds no manifest: the file is empty"},
+		{"# only a comment\n", "test.yaml: holds no manifest: the file is empty"},
 	}
 	for _, tt := range tests {
 		if _, err := parse(tt.text); err == nil || !strings.HasPrefix(err.Error(), tt.want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -51,7 +52,40 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	if cause == "" {
 		cause = firstError(text)
 	}
+	if m := missingPlugin.FindStringSubmatch(text + "\n" + cause); m != nil {
+		cause += " (" + installHint(m[1], m[2]) + ")"
+	}
 	return &deploy.EngineError{Op: op, Cause: cause}
+}
+
+// missingPlugin matches the engine's words for a resource plugin it cannot find, which name no
+// way to get it.
+var missingPlugin = regexp.MustCompile(`no resource plugin 'pulumi-resource-([a-z0-9-]+)' found(?: in the workspace at version v([0-9][0-9A-Za-z.+-]*))?`)
+
+// providerSDKs are the Go SDK modules of the provider plugins the programs use: a plugin's
+// version is its SDK's.
+var providerSDKs = map[string]string{
+	"digitalocean": "github.com/pulumi/pulumi-digitalocean/sdk/v4",
+	"civo":         "github.com/pulumi/pulumi-civo/sdk/v2",
+}
+
+// installHint says how to install the plugin name at version, the one the engine looked for, or
+// when it named none the one this build's programs use.
+func installHint(name, version string) string {
+	if info, ok := debug.ReadBuildInfo(); ok && version == "" {
+		for _, dep := range info.Deps {
+			if dep.Path == providerSDKs[name] {
+				version = strings.TrimPrefix(dep.Version, "v")
+			}
+		}
+	}
+	if version == "" {
+		version = "VERSION"
+	}
+	if _, ok := providerSDKs[name]; !ok {
+		return "build it with `make engine`, or install it with `pulumi plugin install resource " + name + " " + version + "`"
+	}
+	return "install it with `pulumi plugin install resource " + name + " " + version + "`, or build the pinned plugins with `make engine`"
 }
 
 // secretsManagerFailure matches the engine's words when the stack's secrets provider cannot be

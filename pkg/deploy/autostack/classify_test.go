@@ -153,3 +153,25 @@ func TestTheCancelCommandNeverShowsTheBackendsPassword(t *testing.T) {
 		}
 	}
 }
+
+func TestAMissingProviderPluginSaysTheCommandThatInstallsIt(t *testing.T) {
+	b := &Backend{url: "file:///state"}
+	s := &stackOf{backend: b, project: "p", stack: "s"}
+	tests := []struct{ plugin, version, says string }{
+		{"digitalocean", "4.57.0", "pulumi plugin install resource digitalocean 4.57.0"},
+		{"civo", "2.4.8", "pulumi plugin install resource civo 2.4.8"},
+		{"digitalocean", "4.57.0", "make engine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.says, func(t *testing.T) {
+			// As the engine words it (workspace.MissingError), inside the CLI's output.
+			text := "code: 255\nstderr: error: could not load plugin for digitalocean provider " +
+				"'urn:pulumi:s::p::pulumi:providers:" + tt.plugin + "::c': no resource plugin 'pulumi-resource-" + tt.plugin +
+				"' found in the workspace at version v" + tt.version + " or on your $PATH\n"
+			got := classify(context.Background(), "up", errors.New(text), "", b, s)
+			if !strings.Contains(got.Error(), tt.says) {
+				t.Errorf("%v\ndoes not say %q", got, tt.says)
+			}
+		})
+	}
+}

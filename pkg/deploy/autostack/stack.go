@@ -61,11 +61,15 @@ func (s *stackOf) Close() error {
 
 // Name is the stack's fully qualified name: self-managed backends keep every stack in the
 // organization "organization".
-func (s *stackOf) Name() string {
-	if s.backend.selfManaged() {
-		return auto.FullyQualifiedStackName("organization", s.project, s.stack)
+func (s *stackOf) Name() string { return s.backend.StackName(s.project, s.stack) }
+
+// StackName names stack <project>/<stack> as the Pulumi CLI takes it, whether it exists or not: a
+// self-managed backend's stacks are in its one organization, "organization".
+func (b *Backend) StackName(project, stack string) string {
+	if b.selfManaged() {
+		return auto.FullyQualifiedStackName("organization", project, stack)
 	}
-	return s.project + "/" + s.stack
+	return project + "/" + stack
 }
 
 // CancelCommand is the command that removes the stack's lock, in backticks: the Pulumi CLI needs

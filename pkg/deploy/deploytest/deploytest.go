@@ -243,6 +243,11 @@ type handle struct {
 func (h *handle) key() string  { return h.s.project + "/" + h.s.name }
 func (h *handle) Name() string { return "organization/" + h.key() }
 
+// StackName names a stack as Name does, whether it exists or not.
+func (b *Backend) StackName(project, stack string) string {
+	return "organization/" + project + "/" + stack
+}
+
 // call runs an engine call: recorded, counted, delayed and failed as asked.
 func (h *handle) call(ctx context.Context, op string) error {
 	b := h.s.b

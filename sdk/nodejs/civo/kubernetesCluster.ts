@@ -78,9 +78,6 @@ export class KubernetesCluster extends pulumi.ComponentResource {
             if (args?.kubernetesVersion === undefined && !opts.urn) {
                 throw new Error("Missing required property 'kubernetesVersion'");
             }
-            if (args?.network === undefined && !opts.urn) {
-                throw new Error("Missing required property 'network'");
-            }
             if (args?.region === undefined && !opts.urn) {
                 throw new Error("Missing required property 'region'");
             }
@@ -205,15 +202,14 @@ export interface KubernetesClusterArgs {
      */
     metadata?: pulumi.Input<inputs.shared.CloudResourceMetadataArgs | undefined>;
     /**
-     * Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+     * Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
      *
      * Rules:
-     * - required: must be set
      * - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
      * - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
      * - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
      */
-    network: pulumi.Input<inputs.shared.StringValueOrRefArgs>;
+    network?: pulumi.Input<inputs.shared.StringValueOrRefArgs | undefined>;
     /**
      * Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
      */

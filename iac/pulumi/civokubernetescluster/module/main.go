@@ -76,9 +76,13 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 		return nil, err
 	}
 	l := newLocals(name, s.Metadata, spec)
-	networkID, err := s.Input(ctx, name, "network", spec.GetNetwork(), NetworkIDOutput, child...)
-	if err != nil {
-		return nil, err
+	// No network: the Civo provider places the firewall and the cluster in the region's default
+	// network, as the civo CLI does.
+	var networkID pulumi.StringInput
+	if s.HasInput("network", spec.GetNetwork()) {
+		if networkID, err = s.Input(ctx, name, "network", spec.GetNetwork(), NetworkIDOutput, child...); err != nil {
+			return nil, err
+		}
 	}
 	var firewallID pulumi.StringOutput
 	if s.HasInput("firewall", spec.GetFirewall()) {

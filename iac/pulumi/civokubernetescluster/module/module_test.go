@@ -649,8 +649,6 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.NodeCount = 0 }},
 		{name: "a k3s version with a plus", field: "target.spec.kubernetes_version",
 			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.30.5+k3s1" }},
-		{name: "no network", field: "target.spec.network",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Network = nil }},
 		{name: "no region", field: "target.spec.region",
 			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Region = 0 }},
 		{name: "a wrong kind", field: "target.kind",
@@ -858,8 +856,6 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 	}{
 		{name: "a pool without nodes", field: "default_node_pool.node_count",
 			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 0 }},
-		{name: "no network and no WithNetworkID", field: "network",
-			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.Network = nil }},
 		{name: "an upper-case cluster name", field: "cluster_name",
 			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.ClusterName = "Prod" }},
 	}
@@ -937,6 +933,33 @@ func TestTalosClustersLeaveTheirVersionAloneAfterCreationSoASecondUpdateWorks(t 
 					got = nil
 				}
 				moduletest.AssertEqual(t, "cluster ignoreChanges", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestACivoClusterWithoutANetworkLeavesItToTheProviderWhichUsesTheRegionsDefault(t *testing.T) {
+	tests := []struct {
+		name     string
+		firewall *sharedv1.StringValueOrRef
+		want     []string
+	}{
+		{"a created firewall", nil, []string{firewallType, clusterType}},
+		{"a given firewall", sharedv1.StringValue("0c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5"), []string{clusterType}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateEnv(t)
+			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.Target.Spec.Network = nil
+				in.Target.Spec.Firewall = tt.firewall
+			}), plan.Options{})
+			for _, typ := range tt.want {
+				// The Civo provider, as the civo CLI, asks Civo for the region's default network
+				// when it is given none (terraform-provider-civo's GetDefaultNetwork).
+				if got, ok := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; ok {
+					t.Errorf("%s networkId = %v, want none", typ, got)
+				}
 			}
 		})
 	}

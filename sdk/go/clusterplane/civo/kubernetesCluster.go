@@ -51,9 +51,6 @@ func NewKubernetesCluster(ctx *pulumi.Context,
 	if args.KubernetesVersion == nil {
 		return nil, errors.New("invalid value for required argument 'KubernetesVersion'")
 	}
-	if args.Network == nil {
-		return nil, errors.New("invalid value for required argument 'Network'")
-	}
 	if args.Region == nil {
 		return nil, errors.New("invalid value for required argument 'Region'")
 	}
@@ -128,14 +125,13 @@ type kubernetesClusterArgs struct {
 	KubernetesVersion string `pulumi:"kubernetesVersion"`
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata *shared.CloudResourceMetadata `pulumi:"metadata"`
-	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
 	//
 	// Rules:
-	// - required: must be set
 	// - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
 	// - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
-	Network shared.StringValueOrRef `pulumi:"network"`
+	Network *shared.StringValueOrRef `pulumi:"network"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *CivoProviderConfig `pulumi:"providerConfig"`
 	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
@@ -212,14 +208,13 @@ type KubernetesClusterArgs struct {
 	KubernetesVersion pulumi.StringInput
 	// Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
 	Metadata shared.CloudResourceMetadataPtrInput
-	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
 	//
 	// Rules:
-	// - required: must be set
 	// - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
 	// - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
 	// - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
-	Network shared.StringValueOrRefInput
+	Network shared.StringValueOrRefPtrInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig CivoProviderConfigPtrInput
 	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.

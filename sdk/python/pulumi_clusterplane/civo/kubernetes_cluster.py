@@ -26,7 +26,6 @@ class KubernetesClusterArgs:
                  cluster_name: pulumi.Input[_builtins.str],
                  default_node_pool: pulumi.Input['CivoKubernetesClusterDefaultNodePoolArgs'],
                  kubernetes_version: pulumi.Input[_builtins.str],
-                 network: pulumi.Input['_shared.StringValueOrRefArgs'],
                  region: pulumi.Input['CivoRegion'],
                  api_server_allowed_cidrs: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  applications: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -35,6 +34,7 @@ class KubernetesClusterArgs:
                  deletion_protection: pulumi.Input[Optional[_builtins.bool]] = None,
                  firewall: pulumi.Input[Optional['_shared.StringValueOrRefArgs']] = None,
                  metadata: pulumi.Input[Optional['_shared.CloudResourceMetadataArgs']] = None,
+                 network: pulumi.Input[Optional['_shared.StringValueOrRefArgs']] = None,
                  provider_config: pulumi.Input[Optional['CivoProviderConfigArgs']] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
         """
@@ -57,13 +57,6 @@ class KubernetesClusterArgs:
                - write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1
                - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
                - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
-        :param pulumi.Input['_shared.StringValueOrRefArgs'] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
-               
-               Rules:
-               - required: must be set
-               - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
-               - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
-               - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input['CivoRegion'] region: Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
                
                Rules:
@@ -99,6 +92,12 @@ class KubernetesClusterArgs:
                - firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)
                - firewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
+        :param pulumi.Input['_shared.StringValueOrRefArgs'] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+               
+               Rules:
+               - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
+               - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
+               - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input['CivoProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags in place.
                
@@ -110,7 +109,6 @@ class KubernetesClusterArgs:
         pulumi.set(__self__, "cluster_name", cluster_name)
         pulumi.set(__self__, "default_node_pool", default_node_pool)
         pulumi.set(__self__, "kubernetes_version", kubernetes_version)
-        pulumi.set(__self__, "network", network)
         pulumi.set(__self__, "region", region)
         if api_server_allowed_cidrs is not None:
             pulumi.set(__self__, "api_server_allowed_cidrs", api_server_allowed_cidrs)
@@ -126,6 +124,8 @@ class KubernetesClusterArgs:
             pulumi.set(__self__, "firewall", firewall)
         if metadata is not None:
             pulumi.set(__self__, "metadata", metadata)
+        if network is not None:
+            pulumi.set(__self__, "network", network)
         if provider_config is not None:
             pulumi.set(__self__, "provider_config", provider_config)
         if tags is not None:
@@ -180,24 +180,6 @@ class KubernetesClusterArgs:
     @kubernetes_version.setter
     def kubernetes_version(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "kubernetes_version", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def network(self) -> pulumi.Input['_shared.StringValueOrRefArgs']:
-        """
-        Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
-
-        Rules:
-        - required: must be set
-        - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
-        - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
-        - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
-        """
-        return pulumi.get(self, "network")
-
-    @network.setter
-    def network(self, value: pulumi.Input['_shared.StringValueOrRefArgs']):
-        pulumi.set(self, "network", value)
 
     @_builtins.property
     @pulumi.getter
@@ -323,6 +305,23 @@ class KubernetesClusterArgs:
         pulumi.set(self, "metadata", value)
 
     @_builtins.property
+    @pulumi.getter
+    def network(self) -> pulumi.Input[Optional['_shared.StringValueOrRefArgs']]:
+        """
+        Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+
+        Rules:
+        - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
+        - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
+        - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
+        """
+        return pulumi.get(self, "network")
+
+    @network.setter
+    def network(self, value: pulumi.Input[Optional['_shared.StringValueOrRefArgs']]):
+        pulumi.set(self, "network", value)
+
+    @_builtins.property
     @pulumi.getter(name="providerConfig")
     def provider_config(self) -> pulumi.Input[Optional['CivoProviderConfigArgs']]:
         """
@@ -425,10 +424,9 @@ class KubernetesCluster(pulumi.ComponentResource):
                - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
                - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Required. Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
                
                Rules:
-               - required: must be set
                - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
                - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
                - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
@@ -510,8 +508,6 @@ class KubernetesCluster(pulumi.ComponentResource):
                 raise TypeError("Missing required property 'kubernetes_version'")
             __props__.__dict__["kubernetes_version"] = kubernetes_version
             __props__.__dict__["metadata"] = metadata
-            if network is None and not opts.urn:
-                raise TypeError("Missing required property 'network'")
             __props__.__dict__["network"] = network
             __props__.__dict__["provider_config"] = provider_config
             if region is None and not opts.urn:

@@ -155,8 +155,10 @@ type CivoKubernetesClusterSpec struct {
 	// provider rejects it at preview.
 	Cni CivoKubernetesClusterCni `protobuf:"varint,5,opt,name=cni,proto3,enum=clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni" json:"cni,omitempty"`
 	// Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another
-	// stack's output (`network_id` unless field_path says otherwise). Required. Changing it is
-	// refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+	// stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its
+	// firewall join the region's default network, as the civo CLI and dashboard place them (the Civo
+	// provider asks Civo for the network marked default). Changing it is refused: a cluster cannot
+	// move between networks, and the Civo provider fails at apply.
 	Network *v11.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
 	// Id of an existing Civo firewall for the cluster, or a reference to another stack's output
 	// (`firewall_id` unless field_path says otherwise). When absent the module creates one on the
@@ -397,15 +399,15 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xee#\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe6#\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
 	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
 	"\x12kubernetes_version\x18\x03 \x01(\tB\x7f\xbaH|\xba\x01v\n" +
 	"\x1akubernetes_version.no_plus\x12Cwrite the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1\x1a\x13!this.contains('+')\xc8\x01\x01R\x11kubernetesVersion\x12{\n" +
 	"\fcluster_type\x18\x04 \x01(\x0e2N.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterTypeB\b\xbaH\x05\x82\x01\x02\x10\x01R\vclusterType\x12i\n" +
-	"\x03cni\x18\x05 \x01(\x0e2M.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCniB\b\xbaH\x05\x82\x01\x02\x10\x01R\x03cni\x12J\n" +
-	"\anetwork\x18\x06 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\anetwork\x12D\n" +
+	"\x03cni\x18\x05 \x01(\x0e2M.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCniB\b\xbaH\x05\x82\x01\x02\x10\x01R\x03cni\x12B\n" +
+	"\anetwork\x18\x06 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\anetwork\x12D\n" +
 	"\bfirewall\x18\a \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\bfirewall\x12J\n" +
 	"\x18api_server_allowed_cidrs\x18\b \x03(\tB\x11\xbaH\x0e\x92\x01\v\x10 \x18\x01\"\x05r\x03\xf0\x01\x01R\x15apiServerAllowedCidrs\x12\x8d\x01\n" +
 	"\x11default_node_pool\x18\t \x01(\v2Y.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePoolB\x06\xbaH\x03\xc8\x01\x01R\x0fdefaultNodePool\x12J\n" +

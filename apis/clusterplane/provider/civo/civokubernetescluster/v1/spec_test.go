@@ -99,6 +99,14 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 	}
 }
 
+func TestACivoClusterWithoutANetworkIsValidAsTheCivoCLIPlacesItInTheDefaultOne(t *testing.T) {
+	c := validCivoKubernetesCluster()
+	c.Spec.Network = nil
+	if err := validation.Validate(c); err != nil {
+		t.Errorf("Validate() = %v, want nil: the cluster joins the region's default network", err)
+	}
+}
+
 func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -169,8 +177,6 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		}, []spectest.Violation{{Field: "spec.cni", Rule: "cni.talos_flannel_only"}}, "use flannel"},
 
 		// network and firewall (StringValueOrRef, ValueFromRef).
-		{"a cluster without network is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = nil },
-			[]spectest.Violation{{Field: "spec.network", Rule: "required"}}, ""},
 		{"a network with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = &sharedv1.StringValueOrRef{} },
 			[]spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, ""},
 		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("") },

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+)
+
+// frontFile reads an example manifest, for the front door's tests.
+func frontFile(t *testing.T, kind, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(examples, kind, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// writeTree writes files (path → text) under a new folder and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestTheFrontDoorNamesEachMistakeOfAFileWithItsLine(t *testing.T) {
+	cluster := frontFile(t, "digitaloceankubernetescluster", "minimal.yaml")
+	// lineOf is the line of the example where s first stands.
+	lineOf := func(text, s string) string {
+		return strconv.Itoa(strings.Count(text[:strings.Index(text, s)], "\n") + 1)
+	}
+	tests := []struct {
+		name, text string
+		says       []string
+	}{
+		{"a tab", strings.Replace(cluster, "  name: dev-fra1", "\tname: dev-fra1", 1),
+			[]string{"f.yaml:" + lineOf(cluster, "  name: dev-fra1") + ":1: not valid YAML", "tabs are not allowed for indentation; use spaces"}},
+		{"an unclosed quote", strings.Replace(cluster, "region: fra1", `region: "fra1`, 1),
+			[]string{"f.yaml:" + lineOf(cluster, "region: fra1") + ":11: not valid YAML", "a quoted value is not closed"}},
+		{"an empty file", "", []string{"f.yaml: holds no manifest: the file is empty or only comments"}},
+		{"only comments", "# a manifest\n# to come\n", []string{"f.yaml: holds no manifest"}},
+		{"an unknown kind", strings.Replace(cluster, "kind: DigitalOceanKubernetesCluster", "kind: DigitalOceanCluster", 1),
+			[]string{"f.yaml:" + lineOf(cluster, "kind:") + ":7: kind: unknown kind \"DigitalOceanCluster\"; did you mean DigitalOceanKubernetesCluster?"}},
+		{"a kind of the other cloud", strings.Replace(cluster, "kind: DigitalOceanKubernetesCluster", "kind: CivoKubernetesCluster", 1),
+			[]string{"f.yaml:" + lineOf(cluster, "kind:") + ":7: kind: CivoKubernetesCluster is not a kind of \"digitalocean.clusterplane.dev/v1\"; did you mean DigitalOceanKubernetesCluster?"}},
+		{"a second manifest's mistake", cluster + "---\n" + strings.Replace(cluster, "nodeCount: 2", "nodeCount: -1", 1),
+			[]string{"f.yaml:" + strconv.Itoa(strings.Count(cluster, "\n")+1+strings.Count(cluster[:strings.Index(cluster, "nodeCount")], "\n")+1) + ":5: spec.defaultNodePool.nodeCount:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"f.yaml": tt.text})
+			for _, args := range [][]string{{"validate", "f.yaml"}, {"validate", "."}, {"plan", "f.yaml"}} {
+				t.Chdir(dir)
+				r := run(t, "", args...)
+				if r.code != exitcode.Invalid {
+					t.Errorf("%v: exit %d, want 1; stdout:\n%s", args, r.code, r.stdout)
+				}
+				for _, s := range tt.says {
+					if args[1] == "." {
+						s = strings.Replace(s, "f.yaml", filepath.Join(".", "f.yaml"), 1)
+					}
+					if !strings.Contains(r.stderr, s) {
+						t.Errorf("%v: stderr does not say %q:\n%s", args, s, r.stderr)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAFileOfAClusterAndItsPoolHoldsTwoManifests(t *testing.T) {
+	cluster := frontFile(t, "digitaloceankubernetescluster", "minimal.yaml")
+	pool := frontFile(t, "digitaloceankubernetesnodepool", "cluster-by-reference.yaml")
+	dir := writeTree(t, map[string]string{"both.yaml": "---\n" + cluster + "---\n" + pool + "...\n"})
+	t.Chdir(dir)
+	r := run(t, "", "validate", "both.yaml")
+	want := "both.yaml: valid DigitalOceanKubernetesCluster\nboth.yaml: valid DigitalOceanKubernetesNodePool\n2 valid, 0 invalid, 0 skipped\n"
+	if r.code != exitcode.OK || r.stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant:\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	r = run(t, "", "plan", "both.yaml")
+	if r.code != exitcode.OK || !strings.Contains(r.stdout, "digitalocean:index/kubernetesCluster:KubernetesCluster") ||
+		!strings.Contains(r.stdout, "digitalocean:index/kubernetesNodePool:KubernetesNodePool") {
+		t.Errorf("plan: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestAFolderWalkSkipsOtherToolsFoldersAndWhatGitignoreIgnores(t *testing.T) {
+	cluster := frontFile(t, "digitaloceankubernetescluster", "minimal.yaml")
+	broken := "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesCluster\nspec: {}\n"
+	dir := writeTree(t, map[string]string{
+		"cluster.yaml":                   cluster,
+		"node_modules/pkg/tsconfig.json": `{"compilerOptions": {}}`,
+		"node_modules/pkg/broken.yaml":   broken,
+		"vendor/x/broken.yaml":           broken,
+		".terraform/broken.yaml":         broken,
+		".github/workflows/ci.yaml":      broken,
+		"build/broken.yaml":              broken,
+		"drafts/wip.draft.yaml":          broken,
+		"anchored/broken.yaml":           broken,
+		"deeper/anchored/kept.yaml":      cluster,
+		".gitignore":                     "# build output\nbuild/\n*.draft.yaml\n/anchored\n!kept.yaml\nsrc/**/x.yaml\n",
+		"sub/.gitignore":                 "kept-anyway.yaml\n",
+		"sub/kept-anyway.yaml":           cluster,
+		"node_modules_not/cluster.yaml":  cluster,
+	})
+	r := run(t, "", "validate", dir)
+	if r.code != exitcode.OK || r.stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	if !strings.HasSuffix(r.stdout, "4 valid, 0 invalid, 0 skipped\n") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
+
+func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
+	shared := []string{"--help", "--output", "--stack"}
+	many := []string{"--parallel", "--stack-timeout"}
+	tests := []struct {
+		command string
+		flags   []string
+	}{
+		{"preview", append(many, "--secrets-provider")},
+		{"up", append(many, "--secrets-provider", "--yes")},
+		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
+		{"drift", many},
+		{"status", append(many, "--drift")},
+		{"destroy", append(many, "--remove", "--yes")},
+		{"kubeconfig", nil},
+		{"adopt", []string{"--id", "--secrets-provider"}},
+	}
+	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			r := run(t, "", tt.command, "--help")
+			_, flags, _ := strings.Cut(r.stdout, "\nFlags:\n")
+			got := slices.Compact(slices.Sorted(slices.Values(flag.FindAllString(flags, -1))))
+			want := slices.Sorted(slices.Values(append(slices.Clone(shared), tt.flags...)))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s --help lists %v, want %v", tt.command, got, want)
+			}
+		})
+	}
+}
+
+func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefuseIt(t *testing.T) {
+	dir := fleet(t)
+	both := filepath.Join(dir, "both.yaml")
+	var text string
+	for _, name := range []string{"cluster.yaml", "pool.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += "---\n" + string(data)
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(both, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := deploytest.New()
+	steps := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"up", both, "--yes"}, exitcode.OK, "2 done"},
+		{[]string{"kubeconfig", both}, exitcode.Usage, "holds 2 manifests: this command takes one"},
+		{[]string{"adopt", both, "--id", "cluster-7"}, exitcode.Usage, "holds 2 manifests: this command takes one"},
+	}
+	for _, s := range steps {
+		r := deployRun(t, b, strings.NewReader(""), false, s.args...)
+		if r.code != s.code || !strings.Contains(r.stdout+r.stderr, s.says) {
+			t.Errorf("clusterplane %s = exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.code, s.code, s.says, r.stdout, r.stderr)
+		}
+	}
+	if !b.Has("digitaloceankubernetescluster/platform-prod") || !b.Has("digitaloceankubernetesnodepool/workers") {
+		t.Errorf("up of both.yaml did not deploy the cluster and the pool")
+	}
+}
