@@ -118,7 +118,7 @@ type Request = fakecloud.Request
 // region.
 func New(t fakecloud.TB, token, region string, clusters ...string) *Civo {
 	t.Helper()
-	return NewFor(t, token, region, fakecloud.Lifetime, clusters...)
+	return NewFor(t, token, region, 0, fakecloud.Lifetime, clusters...)
 }
 
 // newCivo is a cloud with the default catalogue, each region's default network and the clusters

@@ -44,12 +44,13 @@ type savedFirewall struct {
 	Seq      int             `json:"seq"`
 }
 
-// NewFor starts the API as New does, for lifetime (0: until the caller cleans up); the sandbox
-// serves its clouds for as long as it runs.
-func NewFor(t fakecloud.TB, token, region string, lifetime time.Duration, clusters ...string) *Civo {
+// NewFor starts the API as New does, on port when it is free (0: any), for lifetime (0: until
+// the caller cleans up); the sandbox serves its clouds for as long as it runs, at the same URL
+// each time it can.
+func NewFor(t fakecloud.TB, token, region string, port int, lifetime time.Duration, clusters ...string) *Civo {
 	t.Helper()
 	f := newCivo(token, region, clusters...)
-	f.srv = fakecloud.StartFor(t, (*api)(f), lifetime)
+	f.srv = fakecloud.StartFor(t, (*api)(f), port, lifetime)
 	return f
 }
 

@@ -94,15 +94,19 @@ type TB interface {
 // Start serves cloud on 127.0.0.1 until the test ends or Lifetime passes.
 func Start(t TB, cloud Cloud) *Server {
 	t.Helper()
-	return StartFor(t, cloud, Lifetime)
+	return StartFor(t, cloud, 0, Lifetime)
 }
 
 // StartFor serves cloud on 127.0.0.1 until the caller cleans up or lifetime passes; a lifetime
-// of 0 has no bound, for the sandbox, which serves until it is stopped.
-func StartFor(t TB, cloud Cloud, lifetime time.Duration) *Server {
+// of 0 has no bound, for the sandbox, which serves until it is stopped. It listens on port when
+// that is free (the sandbox keeps its URLs across restarts), else on any port.
+func StartFor(t TB, cloud Cloud, port int, lifetime time.Duration) *Server {
 	t.Helper()
 	s := &Server{cloud: cloud, answered: map[string]int{}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil && port != 0 {
+		l, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		t.Fatalf("listen on loopback: %v", err)
 	}

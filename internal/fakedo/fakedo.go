@@ -116,7 +116,7 @@ type cluster struct {
 // New starts the API, answering only token; it stops when the test ends.
 func New(t fakecloud.TB, token string) *DO {
 	t.Helper()
-	return NewFor(t, token, fakecloud.Lifetime)
+	return NewFor(t, token, 0, fakecloud.Lifetime)
 }
 
 // newDO is a cloud with the default catalogue and nothing in it.

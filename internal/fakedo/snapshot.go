@@ -25,12 +25,13 @@ type savedCluster struct {
 	CAPEM   []byte                 `json:"caPEM,omitempty"`
 }
 
-// NewFor starts the API as New does, for lifetime (0: until the caller cleans up); the sandbox
-// serves its clouds for as long as it runs.
-func NewFor(t fakecloud.TB, token string, lifetime time.Duration) *DO {
+// NewFor starts the API as New does, on port when it is free (0: any), for lifetime (0: until
+// the caller cleans up); the sandbox serves its clouds for as long as it runs, at the same URL
+// each time it can.
+func NewFor(t fakecloud.TB, token string, port int, lifetime time.Duration) *DO {
 	t.Helper()
 	d := newDO(token)
-	d.srv = fakecloud.StartFor(t, (*api)(d), lifetime)
+	d.srv = fakecloud.StartFor(t, (*api)(d), port, lifetime)
 	return d
 }
 

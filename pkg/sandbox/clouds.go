@@ -3,8 +3,10 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/civo/civogo"
@@ -30,6 +32,10 @@ type Clouds struct {
 type saved struct {
 	DigitalOcean json.RawMessage `json:"digitalocean"`
 	Civo         json.RawMessage `json:"civo"`
+	// The ports the APIs listened on, taken again when free: a provider's URL is in its stack's
+	// state, and a new one would show as a change to every stack.
+	DigitalOceanPort int `json:"digitaloceanPort"`
+	CivoPort         int `json:"civoPort"`
 }
 
 // owner is what the fakes need of their caller (fakecloud.TB) outside a test: a failure to
@@ -60,9 +66,13 @@ func StartClouds(dir string) (c *Clouds, err error) {
 			c, err = nil, errors.Wrap(se.err, "start the loopback clouds")
 		}
 	}()
-	c.DO = fakedo.NewFor(c.owner, DigitalOceanToken, 0)
-	c.Civo = fakecivo.NewFor(c.owner, CivoToken, "", 0)
 	data, err := os.ReadFile(filepath.Join(dir, cloudsFile))
+	var ports saved
+	if err == nil {
+		_ = json.Unmarshal(data, &ports)
+	}
+	c.DO = fakedo.NewFor(c.owner, DigitalOceanToken, ports.DigitalOceanPort, 0)
+	c.Civo = fakecivo.NewFor(c.owner, CivoToken, "", ports.CivoPort, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		seedExamples(c.DO, c.Civo)
@@ -112,6 +122,7 @@ func (c *Clouds) Save() error {
 	if s.Civo, err = c.Civo.Save(); err != nil {
 		return err
 	}
+	s.DigitalOceanPort, s.CivoPort = port(c.DO.URL()), port(c.Civo.URL())
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return errors.Wrap(err, "encode the clouds")
@@ -122,6 +133,16 @@ func (c *Clouds) Save() error {
 		return errors.Wrap(err, "save the sandbox's clouds")
 	}
 	return errors.Wrap(os.Rename(tmp, path), "save the sandbox's clouds")
+}
+
+// port is the port of a loopback URL, 0 when it has none.
+func port(rawURL string) int {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(u.Port())
+	return n
 }
 
 // Close saves the clouds and stops them.

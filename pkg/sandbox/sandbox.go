@@ -107,7 +107,7 @@ func prepare(dir string, engine Engine) error {
 	if err := claim(dir); err != nil {
 		return err
 	}
-	for _, sub := range []string{"home", "state", "tmp"} {
+	for _, sub := range []string{"home", "state", "tmp", "cache"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return errors.Wrap(err, "make the sandbox's folders")
 		}
@@ -267,6 +267,14 @@ func Environ(environ []string, dir string, engine Engine, doURL, civoURL string)
 		path += string(os.PathListSeparator) + filepath.Dir(exe)
 	}
 	vars := Vars(dir, doURL, civoURL)
+	// The cache folder moves into the sandbox (what clusterplane and the engine cache there is
+	// the sandbox's), but Go's build cache stays the user's: a Go program built inside would
+	// otherwise compile everything afresh.
+	if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		if cache, err := os.UserCacheDir(); err == nil {
+			vars = append(vars, "GOCACHE="+filepath.Join(cache, "go-build"))
+		}
+	}
 	drop := map[string]bool{"PULUMI_CONFIG_PASSPHRASE": true}
 	for _, kv := range vars {
 		key, _, _ := strings.Cut(kv, "=")
@@ -302,5 +310,9 @@ func Vars(dir, doURL, civoURL string) []string {
 		"CIVO_TOKEN=" + CivoToken,
 		"CIVO_API_URL=" + civoURL,
 		"TMPDIR=" + filepath.Join(dir, "tmp"),
+		"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
+		// The providers' HashiCorp version check, which would call out and leave
+		// ~/.terraform.d behind.
+		"CHECKPOINT_DISABLE=1",
 	}
 }

@@ -73,3 +73,35 @@ func TestResetRemovesOnlyASandboxsFolder(t *testing.T) {
 		t.Errorf("a folder that is not a sandbox's lost its file: %v", err)
 	}
 }
+
+func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
+	dir := t.TempDir()
+	first, err := StartClouds(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.DO.Cluster(exampleDOCluster); !ok {
+		t.Fatalf("a new sandbox lacks the cluster the examples join, %s", exampleDOCluster)
+	}
+	first.Civo.SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
+	doURL, civoURL := first.DO.URL(), first.Civo.URL()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	again, err := StartClouds(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.DO.URL() != doURL || again.Civo.URL() != civoURL {
+		t.Errorf("restarted at %s and %s, want the same URLs %s and %s", again.DO.URL(), again.Civo.URL(), doURL, civoURL)
+	}
+	found := false
+	for _, n := range again.Civo.Networks() {
+		found = found || n.Label == "added-later"
+	}
+	if !found {
+		t.Errorf("the restarted Civo cloud lost the network added before the restart")
+	}
+}
