@@ -101,6 +101,8 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 		printed.WriteString(r.stdout + r.stderr)
 		return r, code
 	}
+	// Whatever fails, no background sandbox outlives the test.
+	t.Cleanup(func() { runClusterplane(t, work, env, "sandbox", "stop") })
 	manifests := exampleManifests(t)
 
 	// The quickstart: deploy every example into a new sandbox, then show their status.
@@ -205,6 +207,8 @@ func TestSandboxRefusesToStartBesideARealLookingToken(t *testing.T) {
 			t.Parallel()
 			base := t.TempDir()
 			env := sandboxEnv(t, base, base, variable+"="+real)
+			// Were it to start by mistake, it must not outlive the test.
+			t.Cleanup(func() { runClusterplane(t, base, sandboxEnv(t, base, base), "sandbox", "stop") })
 			for _, args := range [][]string{{"sandbox", "--", "true"}, {"sandbox", "env"}} {
 				r, code := runClusterplane(t, base, env, args...)
 				if code != 1 || !strings.Contains(r.stderr, "unset "+variable) {
