@@ -22,7 +22,7 @@ PITFALLS := docs/pitfalls.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
@@ -42,6 +42,8 @@ help:
 	@echo "make release VERSION=v0.1.0  the release in dist/: binaries and plugins for 6 platforms, SDK packages, Go module, SHA256SUMS"
 	@echo "                      (DOWNLOAD_URL=https://... where the engine downloads the plugin; PLATFORMS=linux/amd64,... fewer)"
 	@echo "make e2e              build the engine, then deploy the programs on it with the real providers against loopback clouds (e2e/)"
+	@echo "make sandbox          deploy the examples into the local sandbox (loopback clouds, no account) and print their status;"
+	@echo "                      builds the engine and bin/clusterplane first; bin/clusterplane sandbox --reset removes it (docs/sandbox.md)"
 
 tools:
 	@if [ "$$(buf --version 2>/dev/null)" != "$(BUF_VERSION:v%=%)" ]; then \
@@ -163,6 +165,20 @@ kube:
 # temporary Pulumi home and file backend; and the operator export created on a real API server.
 e2e: engine kube
 	go test -tags e2e -count=1 -parallel 8 -timeout 60m ./e2e/...
+
+# The quickstart: every example manifest deployed into the sandbox (clusterplane sandbox: loopback
+# DigitalOcean and Civo APIs, a file backend, no account or token; docs/sandbox.md), then their
+# status. The engine is built when missing, bin/clusterplane always. The sandbox stays in
+# .clusterplane-sandbox until `bin/clusterplane sandbox --reset`. Each manifest once: a
+# *.stack-input.yaml is the same stack as its bare file.
+SANDBOX_EXAMPLES = $(filter-out %.stack-input.yaml,$(wildcard examples/*kubernetes*/*.yaml))
+sandbox:
+	@if [ ! -x .engine/bin/pulumi ] || [ ! -x .engine/plugins/pulumi-resource-digitalocean ] || \
+		[ ! -x .engine/plugins/pulumi-resource-civo ]; then $(MAKE) engine; fi
+	mkdir -p bin
+	go build -o bin/ ./cmd/clusterplane
+	bin/clusterplane sandbox -- clusterplane up $(SANDBOX_EXAMPLES) --yes
+	bin/clusterplane sandbox -- clusterplane status $(SANDBOX_EXAMPLES)
 
 # Every platform a release is built for compiles (Linux is the one the tests run on): a call that
 # exists only on Linux fails here, not in the middle of a release. Darwin shares its source set

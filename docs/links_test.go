@@ -16,12 +16,6 @@ import (
 
 const root = ".."
 
-// pending are link targets another branch adds; a link to one is allowed while the file is
-// missing, and checked like any other once it exists.
-var pending = map[string]string{
-	"docs/sandbox.md": "written with `clusterplane sandbox` on its own branch",
-}
-
 // skipped are folders whose Markdown is not ours to check: generated SDKs, installed modules,
 // build outputs.
 var skipped = map[string]bool{
@@ -149,9 +143,7 @@ func brokenLinks(file string, read func(string) (string, error), exists func(str
 				continue
 			}
 			if !exists(resolved) {
-				if _, ok := pending[resolved]; !ok {
-					broken = append(broken, where+": no such file "+resolved)
-				}
+				broken = append(broken, where+": no such file "+resolved)
 				continue
 			}
 			if fragment == "" {

@@ -118,6 +118,12 @@ type Request = fakecloud.Request
 // region.
 func New(t fakecloud.TB, token, region string, clusters ...string) *Civo {
 	t.Helper()
+	return NewFor(t, token, region, 0, fakecloud.Lifetime, clusters...)
+}
+
+// newCivo is a cloud with the default catalogue, each region's default network and the clusters
+// named.
+func newCivo(token, region string, clusters ...string) *Civo {
 	f := &Civo{
 		token:        token,
 		region:       region,
@@ -136,7 +142,6 @@ func New(t fakecloud.TB, token, region string, clusters ...string) *Civo {
 	for _, id := range clusters {
 		f.addKnownCluster(id)
 	}
-	f.srv = fakecloud.Start(t, (*api)(f))
 	return f
 }
 

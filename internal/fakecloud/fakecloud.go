@@ -77,6 +77,10 @@ type Server struct {
 	faults   []*Fault
 	// answered counts the successful answers by method.
 	answered map[string]int
+	// onChange, when set, runs after every successful request that may have changed the cloud
+	// (any method but GET and HEAD), outside Mu, so that it may read the cloud: the sandbox saves
+	// its clouds there.
+	onChange func()
 }
 
 // TB is what Start needs of its caller: a test (testing.TB), or a command that serves a fake
@@ -90,8 +94,19 @@ type TB interface {
 // Start serves cloud on 127.0.0.1 until the test ends or Lifetime passes.
 func Start(t TB, cloud Cloud) *Server {
 	t.Helper()
+	return StartFor(t, cloud, 0, Lifetime)
+}
+
+// StartFor serves cloud on 127.0.0.1 until the caller cleans up or lifetime passes; a lifetime
+// of 0 has no bound, for the sandbox, which serves until it is stopped. It listens on port when
+// that is free (the sandbox keeps its URLs across restarts), else on any port.
+func StartFor(t TB, cloud Cloud, port int, lifetime time.Duration) *Server {
+	t.Helper()
 	s := &Server{cloud: cloud, answered: map[string]int{}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil && port != 0 {
+		l, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		t.Fatalf("listen on loopback: %v", err)
 	}
@@ -99,12 +114,22 @@ func Start(t TB, cloud Cloud) *Server {
 	s.srv.Listener.Close()
 	s.srv.Listener = l
 	s.srv.Start()
-	stop := time.AfterFunc(Lifetime, s.srv.Close)
+	stop := func() bool { return false }
+	if lifetime > 0 {
+		stop = time.AfterFunc(lifetime, s.srv.Close).Stop
+	}
 	t.Cleanup(func() {
-		stop.Stop()
+		stop()
 		s.srv.Close()
 	})
 	return s
+}
+
+// OnChange sets what runs after each successful request that may have changed the cloud.
+func (s *Server) OnChange(f func()) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.onChange = f
 }
 
 // URL is the API's base URL.
@@ -165,18 +190,28 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 	w := &statusWriter{ResponseWriter: rw}
+	onChange := s.answer(w, r)
+	if onChange != nil && r.Method != http.MethodGet && r.Method != http.MethodHead &&
+		w.status >= 200 && w.status < 300 {
+		onChange()
+	}
+}
+
+// answer answers r and returns the change hook as it was while answering.
+func (s *Server) answer(w *statusWriter, r *http.Request) func() {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 	fault := s.fault(r)
 	if fault != nil && fault.Delay > 0 {
 		select {
 		case <-time.After(fault.Delay):
 		case <-r.Context().Done():
-			return
+			return nil
 		}
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
+	onChange := s.onChange
 	defer func() {
 		s.requests = append(s.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body), w.status})
 		if w.status >= 200 && w.status < 300 {
@@ -186,7 +221,7 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if !s.cloud.Authorized(r) {
 		s.cloud.Error(w, http.StatusUnauthorized, "Unable to authenticate you")
-		return
+		return nil
 	}
 	if fault != nil && fault.Status != 0 {
 		if fault.Commit {
@@ -201,9 +236,10 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 			message = http.StatusText(fault.Status)
 		}
 		s.cloud.Error(w, fault.Status, message)
-		return
+		return nil
 	}
 	s.cloud.Serve(w, r, body)
+	return onChange
 }
 
 // fault takes one use of the first armed fault that matches r.

@@ -116,7 +116,12 @@ type cluster struct {
 // New starts the API, answering only token; it stops when the test ends.
 func New(t fakecloud.TB, token string) *DO {
 	t.Helper()
-	d := &DO{
+	return NewFor(t, token, 0, fakecloud.Lifetime)
+}
+
+// newDO is a cloud with the default catalogue and nothing in it.
+func newDO(token string) *DO {
+	return &DO{
 		token:       token,
 		start:       time.Now().UTC().Truncate(time.Second),
 		versions:    slices.Clone(DefaultVersions),
@@ -128,8 +133,6 @@ func New(t fakecloud.TB, token string) *DO {
 		nextDroplet: 400000001,
 		nextIPv4:    10,
 	}
-	d.srv = fakecloud.Start(t, (*api)(d))
-	return d
 }
 
 // URL is the API's base URL, for godo.SetBaseURL or DIGITALOCEAN_API_URL.

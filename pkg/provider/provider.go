@@ -19,6 +19,9 @@ const (
 	CivoAPIURLEnv         = "CIVO_API_URL"
 	DigitalOceanTokenEnv  = "DIGITALOCEAN_TOKEN"
 	DigitalOceanAPIURLEnv = "DIGITALOCEAN_API_URL"
+	// SandboxEnv is set, to its folder, in what `clusterplane sandbox` runs: there a stack reaches
+	// only the sandbox's loopback clouds, through the environment.
+	SandboxEnv = "CLUSTERPLANE_SANDBOX"
 )
 
 // Cloud names a cloud and the environment variables its settings fall back to.
@@ -42,6 +45,14 @@ func (c Cloud) OwnTokenRule() string {
 		"'s own API or to " + c.URLEnv + ", never to an API URL a stack input names"
 }
 
+// SandboxRule says why a provider config with its own token or API URL is refused inside the
+// sandbox: either would take the stack somewhere other than the sandbox's loopback clouds.
+func (c Cloud) SandboxRule() string {
+	return "providerConfig sets apiToken or apiUrl, which the clusterplane sandbox refuses: inside it a stack " +
+		"reaches only the sandbox's loopback " + c.Name + " API, through " + c.TokenEnv + " and " + c.URLEnv +
+		"; leave providerConfig empty to deploy this manifest into the sandbox"
+}
+
 // HTTPSRule says why an API URL given in a provider config must be https.
 const HTTPSRule = "must be https (plain http only to a loopback host: 127.0.0.0/8, ::1 or localhost): " +
 	"the API token would otherwise cross the network readable"
@@ -58,6 +69,13 @@ const HTTPSRule = "must be https (plain http only to a loopback host: 127.0.0.0/
 // calling New directly, a provider configured by hand). Neither the token nor the URL appears in
 // an error: a URL may carry credentials of its own.
 func (c Cloud) Resolve(token, apiURL string) (string, string, error) {
+	// Inside the sandbox only the environment's token and URL, the sandbox's, may be used: a
+	// program hands them on to a plugin's config (civoprovider.Plugin), a manifest's own would
+	// reach elsewhere.
+	if os.Getenv(SandboxEnv) != "" && ((token != "" && token != os.Getenv(c.TokenEnv)) ||
+		(apiURL != "" && apiURL != os.Getenv(c.URLEnv))) {
+		return "", "", errors.New(c.SandboxRule())
+	}
 	if apiURL == "" {
 		if token == "" {
 			token = os.Getenv(c.TokenEnv)

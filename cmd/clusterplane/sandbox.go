@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// sandboxOptions are the flags every sandbox command shares.
+type sandboxOptions struct {
+	dir, engine string
+}
+
+// resolve is the sandbox's folder and engine as the flags and the environment name them.
+func (o *sandboxOptions) resolve() (string, sandbox.Engine, error) {
+	dir, err := sandbox.Dir(o.dir)
+	if err != nil {
+		return "", sandbox.Engine{}, err
+	}
+	engine, err := sandbox.FindEngine(o.engine)
+	return dir, engine, err
+}
+
+func (a *app) sandboxCommand() *cobra.Command {
+	o := &sandboxOptions{}
+	var reset bool
+	cmd := &cobra.Command{
+		Use:   "sandbox [--dir DIR] [--reset] [-- COMMAND ARGS...]",
+		Short: "Run commands against loopback DigitalOcean and Civo clouds: no account, no token",
+		Long: `sandbox runs COMMAND (clusterplane up, status, destroy, pulumi, a CI script...) against loopback
+DigitalOcean and Civo APIs on 127.0.0.1, a local file backend with a generated passphrase, and the
+real provider plugins pointed at them. Nothing leaves the machine: it refuses to start while a
+real token (DIGITALOCEAN_TOKEN, CIVO_TOKEN, ...) is in the environment, and inside it a manifest
+whose providerConfig names its own API URL or token is refused.
+
+Clouds and stacks stay in DIR until sandbox reset (default ` + sandbox.DefaultDir + ` in the current directory, or
+$` + sandbox.DirEnv + ` inside a sandbox). A new sandbox holds the clusters, networks and VPC the
+examples name by id. sandbox env starts it in the background and prints the environment to
+source; sandbox stop stops that. docs/sandbox.md says what the clouds simulate and what not.
+
+It needs the Pulumi engine and the provider plugins that ` + "`make engine`" + ` builds into .engine (found
+upwards from the current directory or from clusterplane's own folder, or named by --engine or
+$` + sandbox.EngineEnv + `). It exits with COMMAND's exit code, 1 when it cannot start.`,
+		Example: `  clusterplane sandbox -- clusterplane up examples/digitaloceankubernetescluster/minimal.yaml --yes
+  clusterplane sandbox -- clusterplane status examples/digitaloceankubernetescluster/minimal.yaml
+  eval "$(clusterplane sandbox env)"; clusterplane up my-manifests/ --yes; clusterplane sandbox stop
+  clusterplane sandbox --reset`,
+		Args: cobra.ArbitraryArgs,
+	}
+	cmd.PersistentFlags().StringVar(&o.dir, "dir", "", "the sandbox's folder (default "+sandbox.DefaultDir+", or $"+sandbox.DirEnv+")")
+	cmd.PersistentFlags().StringVar(&o.engine, "engine", "", "the folder with bin/pulumi and the provider plugins (default .engine, found upwards)")
+	cmd.Flags().BoolVar(&reset, "reset", false, "stop the sandbox and remove its folder (before COMMAND, if one is given)")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if c.ArgsLenAtDash() != 0 && len(args) > 0 {
+			return fmt.Errorf("unknown sandbox command %q: give the command to run after --", args[0])
+		}
+		if reset {
+			if err := a.sandboxReset(o); err != nil {
+				return err
+			}
+		}
+		if len(args) == 0 {
+			if !reset {
+				return c.Help()
+			}
+			return nil
+		}
+		return a.sandboxRun(o, args)
+	}
+	start := &cobra.Command{
+		Use:     "env",
+		Aliases: []string{"start"},
+		Short:   "Start the sandbox in the background and print the export lines that enter it",
+		Long: `env starts the sandbox in the background, unless it runs already, and prints the shell lines
+that point the engine, the providers and clusterplane at it: eval "$(clusterplane sandbox env)".
+The passphrase stays in its file; the tokens printed open nothing but the loopback clouds.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return a.sandboxStart(o) },
+	}
+	stop := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the sandbox running in the background; its clouds and stacks stay in its folder",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			dir, err := sandbox.Dir(o.dir)
+			if err != nil {
+				return a.sandboxFailed(err)
+			}
+			stopped, err := sandbox.Stop(dir)
+			if err != nil {
+				return a.sandboxFailed(err)
+			}
+			if stopped {
+				fmt.Fprintf(a.Stderr, "stopped the sandbox in %s\n", dir)
+			} else {
+				fmt.Fprintf(a.Stderr, "no sandbox runs in %s\n", dir)
+			}
+			return nil
+		},
+	}
+	resetCmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Stop the sandbox and remove its folder: its clouds, stacks, passphrase and plugins' links",
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return a.sandboxReset(o) },
+	}
+	serve := &cobra.Command{
+		Use:    "serve",
+		Short:  "Serve the sandbox's clouds in the foreground until interrupted (what env starts)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			dir, engine, err := o.resolve()
+			if err != nil {
+				return a.sandboxFailed(err)
+			}
+			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			if err := sandbox.Serve(ctx, dir, engine); err != nil {
+				return a.sandboxFailed(err)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(start, stop, resetCmd, serve)
+	return cmd
+}
+
+// sandboxFailed says why the sandbox could not do its part and exits 1 (exitcode.Invalid, the
+// code of a failed command, as the exit codes are today).
+func (a *app) sandboxFailed(err error) error {
+	fmt.Fprintf(a.Stderr, "clusterplane sandbox: %v\n", err)
+	return cli.Exit(exitcode.Invalid)
+}
+
+func (a *app) sandboxReset(o *sandboxOptions) error {
+	dir, err := sandbox.Dir(o.dir)
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	if err := sandbox.Reset(dir); err != nil {
+		return a.sandboxFailed(err)
+	}
+	fmt.Fprintf(a.Stderr, "removed the sandbox in %s\n", dir)
+	return nil
+}
+
+// sandboxRun runs args inside the sandbox and exits with their exit code.
+func (a *app) sandboxRun(o *sandboxOptions, args []string) error {
+	dir, engine, err := o.resolve()
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	s, err := sandbox.Open(dir, engine)
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	code, err := s.Run(context.Background(), args, a.Stdin, a.Stdout, a.Stderr)
+	if closeErr := s.Close(); err == nil && closeErr != nil {
+		err = closeErr
+	}
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	if code != 0 {
+		return cli.Exit(code)
+	}
+	return nil
+}
+
+// sandboxStart starts the sandbox in the background and prints the lines that enter it.
+func (a *app) sandboxStart(o *sandboxOptions) error {
+	dir, engine, err := o.resolve()
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	server, err := sandbox.Start(dir, engine, exe)
+	if err != nil {
+		return a.sandboxFailed(err)
+	}
+	env := sandbox.Environ([]string{"PATH=$PATH"}, dir, engine, server.DigitalOcean, server.Civo)
+	// A passphrase of the shell's own would win over the sandbox's file.
+	fmt.Fprintln(a.Stdout, "unset PULUMI_CONFIG_PASSPHRASE")
+	for _, kv := range env {
+		key, value, _ := strings.Cut(kv, "=")
+		if key == "PATH" {
+			// Everything but the caller's own PATH, which the shell expands.
+			fmt.Fprintf(a.Stdout, "export PATH=%s\"$PATH\"\n", shellQuote(strings.TrimSuffix(value, "$PATH")))
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "export %s=%s\n", key, shellQuote(value))
+	}
+	fmt.Fprintf(a.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: clusterplane sandbox stop\n", server.PID, dir)
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,80 @@
+package fakedo
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/digitalocean/godo"
+	"github.com/pkg/errors"
+)
+
+// snapshot is what Save writes: the stores, not the catalogue (versions, sizes, regions) nor
+// what a test set (faults, holds, polls), which a restarted fake takes from its defaults again.
+type snapshot struct {
+	VPCs        map[string]godo.VPC     `json:"vpcs"`
+	Order       []string                `json:"order"`
+	Clusters    map[string]savedCluster `json:"clusters"`
+	NextDroplet int                     `json:"nextDroplet"`
+	NextIPv4    int                     `json:"nextIPv4"`
+}
+
+// savedCluster is a cluster as Save writes it: settled, whatever was provisioning runs once read.
+type savedCluster struct {
+	Cluster godo.KubernetesCluster `json:"cluster"`
+	CAPEM   []byte                 `json:"caPEM,omitempty"`
+}
+
+// NewFor starts the API as New does, on port when it is free (0: any), for lifetime (0: until
+// the caller cleans up); the sandbox serves its clouds for as long as it runs, at the same URL
+// each time it can.
+func NewFor(t fakecloud.TB, token string, port int, lifetime time.Duration) *DO {
+	t.Helper()
+	d := newDO(token)
+	d.srv = fakecloud.StartFor(t, (*api)(d), port, lifetime)
+	return d
+}
+
+// OnChange sets what runs after each request that changed the cloud, outside its lock: the
+// sandbox saves the cloud there, so that a killed sandbox loses nothing it answered.
+func (d *DO) OnChange(f func()) { d.srv.OnChange(f) }
+
+// Save is the cloud's clusters, pools and VPCs as JSON, for Load in a later run.
+func (d *DO) Save() ([]byte, error) {
+	d.srv.Mu.Lock()
+	defer d.srv.Mu.Unlock()
+	s := snapshot{VPCs: d.vpcs, Order: d.order, Clusters: map[string]savedCluster{},
+		NextDroplet: d.nextDroplet, NextIPv4: d.nextIPv4}
+	for id, cl := range d.clusters {
+		s.Clusters[id] = savedCluster{Cluster: cl.c, CAPEM: cl.caPEM}
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	return data, errors.Wrap(err, "encode the DigitalOcean cloud")
+}
+
+// Load replaces the cloud's clusters, pools and VPCs with what Save wrote.
+func (d *DO) Load(data []byte) error {
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return errors.Wrap(err, "decode the DigitalOcean cloud")
+	}
+	d.srv.Mu.Lock()
+	defer d.srv.Mu.Unlock()
+	d.vpcs = map[string]godo.VPC{}
+	for id, v := range s.VPCs {
+		d.vpcs[id] = v
+	}
+	d.clusters = map[string]*cluster{}
+	d.order = nil
+	for _, id := range s.Order {
+		saved, ok := s.Clusters[id]
+		if !ok {
+			continue
+		}
+		d.clusters[id] = &cluster{c: saved.Cluster, poolPending: map[string]int{}, caPEM: saved.CAPEM}
+		d.order = append(d.order, id)
+	}
+	d.nextDroplet = max(d.nextDroplet, s.NextDroplet)
+	d.nextIPv4 = max(d.nextIPv4, s.NextIPv4)
+	return nil
+}

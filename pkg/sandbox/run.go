@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// Server is a sandbox running in the background (sandbox.json): its process and its clouds.
+type Server struct {
+	PID          int    `json:"pid"`
+	DigitalOcean string `json:"digitaloceanApiUrl"`
+	Civo         string `json:"civoApiUrl"`
+}
+
+// Running is the sandbox of dir running in the background, nil when none is: sandbox.json names
+// a live process whose clouds answer.
+func Running(dir string) (*Server, error) {
+	data, err := os.ReadFile(filepath.Join(dir, serverFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errors.Wrap(err, "read the running sandbox's address")
+	}
+	var s Server
+	if err := json.Unmarshal(data, &s); err != nil || s.PID <= 0 {
+		return nil, nil
+	}
+	if !alive(s.PID) || !answers(s.DigitalOcean) || !answers(s.Civo) {
+		return nil, nil
+	}
+	return &s, nil
+}
+
+// answers tells whether an API listens at url (any answer, a 401 included).
+func answers(url string) bool {
+	client := http.Client{Timeout: 2 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// Session is a prepared sandbox: its folder, its engine and, when it serves them itself, its
+// clouds.
+type Session struct {
+	Dir     string
+	Engine  Engine
+	DOURL   string
+	CivoURL string
+	// clouds are the clouds this process serves; nil when a background sandbox serves them.
+	clouds *Clouds
+}
+
+// Open prepares the sandbox of dir and reaches its clouds: a background sandbox's when one runs,
+// else its own, served until Close. It refuses an environment with a real credential.
+func Open(dir string, engine Engine) (*Session, error) {
+	if err := CheckEnvironment(os.Environ()); err != nil {
+		return nil, err
+	}
+	if err := prepare(dir, engine); err != nil {
+		return nil, err
+	}
+	s := &Session{Dir: dir, Engine: engine}
+	server, err := Running(dir)
+	if err != nil {
+		return nil, err
+	}
+	if server != nil {
+		s.DOURL, s.CivoURL = server.DigitalOcean, server.Civo
+		return s, nil
+	}
+	if s.clouds, err = StartClouds(dir); err != nil {
+		return nil, err
+	}
+	s.DOURL, s.CivoURL = s.clouds.DO.URL(), s.clouds.Civo.URL()
+	return s, nil
+}
+
+// Environ is the process's environment with the sandbox's in place.
+func (s *Session) Environ() []string {
+	return Environ(os.Environ(), s.Dir, s.Engine, s.DOURL, s.CivoURL)
+}
+
+// Close saves and stops the clouds the session serves itself.
+func (s *Session) Close() error {
+	if s.clouds == nil {
+		return nil
+	}
+	return s.clouds.Close()
+}
+
+// Run runs argv inside the sandbox with the given standard streams and returns its exit code.
+// An interrupt goes to the command (it shares the terminal) and the sandbox waits for it, so
+// that the clouds are saved after whatever the command did.
+func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if len(argv) == 0 {
+		return 0, errors.New("no command to run in the sandbox")
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	env := s.Environ()
+	// Look the command up on the sandbox's PATH, where the engine and this clusterplane are.
+	for _, kv := range env {
+		if len(kv) > 5 && kv[:5] == "PATH=" {
+			if path, err := lookPath(argv[0], kv[5:]); err == nil {
+				cmd.Path = path
+				cmd.Err = nil
+			}
+		}
+	}
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), nil
+	}
+	if err != nil {
+		return 0, errors.Wrapf(err, "run %s in the sandbox", argv[0])
+	}
+	return 0, nil
+}
+
+// lookPath finds name on path, as the shell would.
+func lookPath(name, path string) (string, error) {
+	if filepath.Base(name) != name {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		candidate := filepath.Join(dir, name)
+		if info, err := os.Stat(candidate); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return candidate, nil
+		}
+	}
+	return "", errors.Errorf("%s not found", name)
+}
+
+// Serve runs the sandbox's clouds in this process until ctx ends, announcing them in
+// sandbox.json for Start, Open and Stop; it saves them and removes sandbox.json on the way out.
+func Serve(ctx context.Context, dir string, engine Engine) error {
+	s, err := Open(dir, engine)
+	if err != nil {
+		return err
+	}
+	if s.clouds == nil {
+		return errors.Errorf("the sandbox in %s runs already", dir)
+	}
+	path := filepath.Join(dir, serverFile)
+	data, _ := json.Marshal(Server{PID: os.Getpid(), DigitalOcean: s.DOURL, Civo: s.CivoURL})
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		_ = s.Close()
+		return errors.Wrap(err, "announce the sandbox")
+	}
+	<-ctx.Done()
+	_ = os.Remove(path)
+	return s.Close()
+}
+
+// Start starts the sandbox of dir in the background (`exe sandbox serve --dir dir`), unless it
+// runs already, and returns it once its clouds answer.
+func Start(dir string, engine Engine, exe string) (*Server, error) {
+	if err := CheckEnvironment(os.Environ()); err != nil {
+		return nil, err
+	}
+	if err := prepare(dir, engine); err != nil {
+		return nil, err
+	}
+	if s, err := Running(dir); err != nil || s != nil {
+		return s, err
+	}
+	_ = os.Remove(filepath.Join(dir, serverFile))
+	log, err := os.OpenFile(filepath.Join(dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, errors.Wrap(err, "open the sandbox's log")
+	}
+	defer log.Close()
+	cmd := exec.Command(exe, "sandbox", "serve", "--dir", dir, "--engine", filepath.Dir(engine.Bin))
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Dir = dir
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, errors.Wrap(err, "start the sandbox in the background")
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	deadline := time.After(30 * time.Second)
+	for {
+		if s, err := Running(dir); err != nil || s != nil {
+			return s, err
+		}
+		select {
+		case <-exited:
+			return nil, errors.Errorf("the sandbox stopped as it started: see %s", filepath.Join(dir, logFile))
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			return nil, errors.Errorf("the sandbox did not start within 30s: see %s", filepath.Join(dir, logFile))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stop stops the sandbox of dir running in the background and waits until it has saved its
+// clouds and exited. It tells whether one was running.
+func Stop(dir string) (bool, error) {
+	s, err := Running(dir)
+	if err != nil || s == nil {
+		_ = os.Remove(filepath.Join(dir, serverFile))
+		return false, err
+	}
+	if err := terminate(s.PID); err != nil {
+		return false, errors.Wrap(err, "stop the sandbox")
+	}
+	for range 300 {
+		if !alive(s.PID) {
+			return true, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return true, errors.Errorf("the sandbox (process %d) did not stop within 30s", s.PID)
+}

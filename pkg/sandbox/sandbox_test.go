@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestARealCredentialInTheEnvironmentIsRefusedByNameNeverByValue(t *testing.T) {
+	const real = "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
+	tests := []struct {
+		name    string
+		environ []string
+		refused string // the variable the error names; "" for none
+	}{
+		{name: "nothing set starts", environ: []string{"HOME=/home/u"}},
+		{name: "the sandbox's own tokens start",
+			environ: []string{"DIGITALOCEAN_TOKEN=" + DigitalOceanToken, "CIVO_TOKEN=" + CivoToken}},
+		{name: "empty variables start", environ: []string{"DIGITALOCEAN_TOKEN=", "CIVO_TOKEN="}},
+		{name: "a DigitalOcean token", environ: []string{"DIGITALOCEAN_TOKEN=" + real}, refused: "DIGITALOCEAN_TOKEN"},
+		{name: "a DigitalOcean access token", environ: []string{"DIGITALOCEAN_ACCESS_TOKEN=" + real}, refused: "DIGITALOCEAN_ACCESS_TOKEN"},
+		{name: "a Spaces key", environ: []string{"SPACES_SECRET_ACCESS_KEY=" + real}, refused: "SPACES_SECRET_ACCESS_KEY"},
+		{name: "a Civo token", environ: []string{"CIVO_TOKEN=" + real}, refused: "CIVO_TOKEN"},
+		{name: "a Civo credential file", environ: []string{"CIVO_CREDENTIAL_FILE=/home/u/.civo.json"}, refused: "CIVO_CREDENTIAL_FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckEnvironment(tt.environ)
+			if tt.refused == "" {
+				if err != nil {
+					t.Fatalf("CheckEnvironment = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "unset "+tt.refused) {
+				t.Fatalf("CheckEnvironment = %v, want a refusal saying to unset %s", err, tt.refused)
+			}
+			if strings.Contains(err.Error(), real) {
+				t.Errorf("the refusal shows the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestResetRemovesOnlyASandboxsFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sb")
+	if err := prepare(dir, Engine{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(dir, passphraseFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the passphrase file: %v, %v; want mode 0600", info, err)
+	}
+	if err := Reset(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("after Reset %s still exists: %v", dir, err)
+	}
+
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Reset(other); err == nil {
+		t.Errorf("Reset of a folder that is not a sandbox's succeeded")
+	}
+	if err := prepare(other, Engine{}); err == nil {
+		t.Errorf("a folder that is not a sandbox's was filled")
+	}
+	if _, err := os.Stat(filepath.Join(other, "notes.txt")); err != nil {
+		t.Errorf("a folder that is not a sandbox's lost its file: %v", err)
+	}
+}
+
+func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
+	dir := t.TempDir()
+	first, err := StartClouds(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.DO.Cluster(exampleDOCluster); !ok {
+		t.Fatalf("a new sandbox lacks the cluster the examples join, %s", exampleDOCluster)
+	}
+	first.Civo.SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
+	doURL, civoURL := first.DO.URL(), first.Civo.URL()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	again, err := StartClouds(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.DO.URL() != doURL || again.Civo.URL() != civoURL {
+		t.Errorf("restarted at %s and %s, want the same URLs %s and %s", again.DO.URL(), again.Civo.URL(), doURL, civoURL)
+	}
+	found := false
+	for _, n := range again.Civo.Networks() {
+		found = found || n.Label == "added-later"
+	}
+	if !found {
+		t.Errorf("the restarted Civo cloud lost the network added before the restart")
+	}
+}
