@@ -58,8 +58,7 @@ spec:
     size: g4s.kube.small
     nodeCount: 0
 `,
-		violations: []string{"metadata.name", "spec.defaultNodePool.nodeCount", "spec.kubernetesVersion",
-			"spec.network", "spec.region"},
+		violations: []string{"metadata.name", "spec.defaultNodePool.nodeCount", "spec.kubernetesVersion", "spec.region"},
 	},
 	{
 		name:     "civokubernetesnodepool",
