@@ -64,8 +64,8 @@ protos: tools $(VALIDATE_PROTO)
 	buf generate
 	buf build apis --exclude-imports -o $(API_IMAGE)
 	rm -f $(SCHEMAS)/*.schema.json
-	go run ./internal/cmd/schemagen $(SCHEMAS)
-	go run ./internal/cmd/pulumischema $(PULUMI_SCHEMA)
+	go run ./tools/schemagen $(SCHEMAS)
+	go run ./tools/pulumischema $(PULUMI_SCHEMA)
 	go run ./tools/docgen $(PITFALLS)
 
 check-generated: protos
@@ -187,7 +187,7 @@ check-platforms:
 	GOOS=windows GOARCH=amd64 go build -o /dev/null ./cmd/clusterplane ./cmd/pulumi-resource-clusterplane
 	GOOS=darwin GOARCH=arm64 go build -o /dev/null ./cmd/clusterplane ./cmd/pulumi-resource-clusterplane
 
-# A release in dist/ (internal/cmd/release): the same VERSION built twice gives the same files.
+# A release in dist/ (tools/release): the same VERSION built twice gives the same files.
 release:
 	@test -n "$(VERSION)" || { echo "usage: make release VERSION=v0.1.0 [DOWNLOAD_URL=https://...] [PLATFORMS=linux/amd64,...]"; exit 2; }
-	go run ./internal/cmd/release -version $(VERSION) -out dist $(if $(DOWNLOAD_URL),-download-url $(DOWNLOAD_URL)) $(if $(PLATFORMS),-platforms $(PLATFORMS))
+	go run ./tools/release -version $(VERSION) -out dist $(if $(DOWNLOAD_URL),-download-url $(DOWNLOAD_URL)) $(if $(PLATFORMS),-platforms $(PLATFORMS))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Deploying from clusterplane, measured side by side in one run on the real engine and the real
 # DigitalOcean provider plugin (`make engine` builds both) against the loopback DigitalOcean API
-# of the tests (internal/cmd/fakeclouds):
+# of the tests (tools/fakeclouds):
 #   - an unchanged stack: `clusterplane preview` (the module inline, through the Automation API)
 #     against `pulumi preview` in a program folder (the Go language host builds the program first),
 #     and the DigitalOcean plugin's own share of each: its CPU time and peak memory;
@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/bin" "$work/home/plugins/resource-digitalocean-v4.57.0" "$work/state" "$work/fleet" "$work/program"
-go build -o "$work/bin/" ./cmd/clusterplane ./internal/cmd/fakeclouds
+go build -o "$work/bin/" ./cmd/clusterplane ./tools/fakeclouds
 
 # The plugin, installed as `pulumi plugin install` would, behind a wrapper that records what each
 # of its runs cost: wall seconds, CPU seconds, peak kilobytes.

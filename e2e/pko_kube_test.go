@@ -240,7 +240,7 @@ func TestPKOsCRDsOnARealAPIServerRefuseWhatTheOfflineSchemaCheckRefuses(t *testi
 	if stack == nil {
 		t.Fatal("no DigitalOcean cluster's Stack exported")
 	}
-	// The mutations internal/kubeschema's test refuses offline, each refused by the server too.
+	// The mutations internal/testing/kubeschema's test refuses offline, each refused by the server too.
 	tests := []struct {
 		name   string
 		mutate func(o map[string]any)

@@ -50,7 +50,7 @@ func (s *releaseServer) asked() []string {
 // download location, as `make release` does.
 func release(t *testing.T, dir, url string) {
 	t.Helper()
-	cmd := exec.Command("go", "run", "./internal/cmd/release", "-version", releaseVersion, "-out", dir,
+	cmd := exec.Command("go", "run", "./tools/release", "-version", releaseVersion, "-out", dir,
 		"-download-url", url, "-platforms", runtime.GOOS+"/"+runtime.GOARCH)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/internal/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 )

@@ -17,7 +17,7 @@ import (
 	civopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	doclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/internal/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/kubeschema"
+	"github.com/clusterplane/clusterplane/internal/testing/kubeschema"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
 )

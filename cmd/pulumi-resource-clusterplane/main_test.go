@@ -8,7 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/internal/fakeengine"
+	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"

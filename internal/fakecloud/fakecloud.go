@@ -84,7 +84,7 @@ type Server struct {
 }
 
 // TB is what Start needs of its caller: a test (testing.TB), or a command that serves a fake
-// cloud on its own (internal/cmd/fakeclouds).
+// cloud on its own (tools/fakeclouds).
 type TB interface {
 	Helper()
 	Fatalf(format string, args ...any)

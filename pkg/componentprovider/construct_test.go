@@ -16,7 +16,7 @@ import (
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/internal/fakeengine"
+	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/pulumischema"

@@ -14,7 +14,7 @@ import (
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/internal/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"google.golang.org/protobuf/proto"

@@ -10,7 +10,7 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
-	"github.com/clusterplane/clusterplane/internal/moduletest"
+	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"

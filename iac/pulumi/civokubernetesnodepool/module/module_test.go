@@ -12,7 +12,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/internal/moduletest"
+	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"

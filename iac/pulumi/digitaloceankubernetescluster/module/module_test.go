@@ -14,7 +14,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
-	"github.com/clusterplane/clusterplane/internal/moduletest"
+	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"

@@ -8,8 +8,8 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/internal/providerschema"
-	"github.com/clusterplane/clusterplane/internal/spectest"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/spectest"
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

@@ -152,7 +152,7 @@ func (r *release) binaries() error {
 func (r *release) host() (string, error) {
 	dir := filepath.Join(r.work, "host")
 	err := run(".", []string{"CGO_ENABLED=0", "GOFLAGS=-buildvcs=false"}, "go", "build", "-trimpath", "-ldflags", r.ldflags(),
-		"-o", dir+string(os.PathSeparator), "./internal/cmd/pulumischema")
+		"-o", dir+string(os.PathSeparator), "./tools/pulumischema")
 	return dir, err
 }
 

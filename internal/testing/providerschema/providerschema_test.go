@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )

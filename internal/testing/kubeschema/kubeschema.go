@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/cel"
-	"github.com/clusterplane/clusterplane/internal/providerschema"
+	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/pkg/errors"
 	"sigs.k8s.io/yaml"
 )
