@@ -174,12 +174,12 @@ func prerequisitesFirst(t *testing.T, stacks map[string]exportedStack) []string 
 }
 
 // runWorkspace runs an exported Stack as its workspace pod would: the program folder of the image
-// (deploy/pko/programs/<kind>), the Stack's settings, and an
+// (iac/pulumi/<kind>/workspace), the Stack's settings, and an
 // environment holding only what its envRefs take from the Secret.
 func (e *env) runWorkspace(s exportedStack, secret map[string]string) {
 	e.t.Helper()
 	kind := filepath.Base(s.Spec.WorkspaceTemplate.Spec.Local.Dir)
-	project, err := os.ReadFile(filepath.Join(root, "deploy", "pko", "programs", kind, "Pulumi.yaml"))
+	project, err := os.ReadFile(filepath.Join(root, "iac", "pulumi", kind, "workspace", "Pulumi.yaml"))
 	if err != nil {
 		e.t.Fatalf("%s: the image has no program %s: %v", s.Metadata.Name, kind, err)
 	}
@@ -195,7 +195,7 @@ func (e *env) runWorkspace(s exportedStack, secret map[string]string) {
 	text := strings.Replace(string(project), "    binary: /usr/local/bin/"+kind, "    buildTarget: "+filepath.Join(dir, kind), 1)
 	text = strings.Replace(text, "runtime:", "main: "+filepath.Join(root, "iac", "pulumi", kind)+"\nruntime:", 1)
 	if !strings.Contains(text, "buildTarget") {
-		e.t.Fatalf("deploy/pko/programs/%s/Pulumi.yaml no longer runs /usr/local/bin/%s:\n%s", kind, kind, project)
+		e.t.Fatalf("iac/pulumi/%s/workspace/Pulumi.yaml no longer runs /usr/local/bin/%s:\n%s", kind, kind, project)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(text), 0o644); err != nil {
 		e.t.Fatal(err)
