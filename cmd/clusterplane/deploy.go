@@ -29,6 +29,11 @@ const stackTimeout = 2 * time.Hour
 // ExitInterrupted is the exit code of a command interrupted with Ctrl-C, as shells give it.
 const ExitInterrupted = 130
 
+// ExitNotReady is status's exit code when a stack's last update failed or the stack is not at its
+// manifest's generation (never deployed, or the manifest changed since): a script can gate on it.
+// It sits beside pkg/program's codes (0, 1, 2, 3, 70) and takes none of theirs.
+const ExitNotReady = 4
+
 // deployEnv is how the deploy commands reach the engine. Tests set backend to a fake
 // (deploytest); otherwise the first command that needs it opens the Automation API's.
 type deployEnv struct {
@@ -200,20 +205,41 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 }
 
 // exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
-// else 3 for anything blocked (it must not pass unasked), else 1 for a failure or a skip.
+// else 4 for a stack status finds not ready (notReady), else 3 for anything blocked or drifted
+// (it must not pass unasked), else 1 for a failure or a skip.
 func exitCode(outcomes []deploy.Outcome) int {
 	code := program.ExitOK
 	for _, o := range outcomes {
 		switch o.Status {
 		case deploy.Cancelled:
 			return ExitInterrupted
-		case deploy.Blocked:
+		case deploy.Blocked, deploy.Drifted:
 			code = max(code, program.ExitBlocked)
 		case deploy.Failed, deploy.Skipped:
 			code = max(code, program.ExitInvalid)
 		}
+		if o.Report != nil && notReady(o.Report) {
+			code = max(code, ExitNotReady)
+		}
 	}
 	return code
+}
+
+// notReady tells whether a stack's Ready condition says its last update failed (or was
+// interrupted) or that it is not at its manifest's generation. A stack whose reference is gone
+// or that was destroyed on purpose is reported, not failed on.
+func notReady(st *deploy.StackStatus) bool {
+	for _, c := range st.Conditions {
+		if c.Type != "Ready" || c.Status == "True" {
+			continue
+		}
+		switch {
+		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
+			strings.HasPrefix(c.Reason, "Last"):
+			return true
+		}
+	}
+	return false
 }
 
 // interactive tells whether standard input is a terminal someone answers questions at: a pipe
@@ -333,7 +359,8 @@ against them. Drift the cloud owns by design (an autoscaler's node count, auto-u
 ignored by the modules and reads as none; anything else the next up would put back is drift,
 named by manifest field with both values.
 
-It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot tell.`,
+It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted), 1 when it
+cannot tell.`,
 	}
 	o.flags(cmd, "markdown")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
@@ -352,7 +379,11 @@ func (a *app) statusCommand() *cobra.Command {
 		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
 manifest, and the stacks it references are there) and Drifted, the manifest's generation against
 the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
-only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.`,
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.
+
+It exits 0, 4 when a stack's last update failed or was interrupted, or the stack is not at its
+manifest's generation (never deployed, or the manifest changed since the last up), 1 when it
+cannot tell.`,
 	}
 	o.flags(cmd)
 	drift := cmd.Flags().Bool("drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")

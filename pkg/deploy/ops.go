@@ -215,7 +215,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
 	if changes := res.Changed(); changes != "" {
-		o.Status, o.Reason, o.Drift = Blocked, "drifted: the next up would "+changes, driftedFields(t.Kind, res.Steps)
+		o.Status, o.Reason, o.Drift = Drifted, "the next up would "+changes, driftedFields(t.Kind, res.Steps)
 	}
 	return o
 }

@@ -71,6 +71,11 @@ type FieldEffect struct {
 	Path   string         `json:"path"`
 	Effect effects.Effect `json:"effect,omitempty"`
 	Reason string         `json:"reason,omitempty"`
+	// Changed tells that the manifest changed the field since the stack's last update; Old and
+	// New are then its values as diff shows them (null when unset, "[secret]" for a secret).
+	Changed bool `json:"changed,omitempty"`
+	Old     any  `json:"old,omitempty"`
+	New     any  `json:"new,omitempty"`
 }
 
 // NewReport is the report of command's outcomes.
@@ -98,8 +103,9 @@ func NewReport(command string, outcomes []Outcome) Report {
 }
 
 // changedPaths are the manifest's fields that changed since the manifest the stack recorded
-// before the operation; nil when it recorded none (or the manifest did not change: the cloud did).
-func changedPaths(t Target, previous map[string]any) map[string]bool {
+// before the operation, with both values; nil when it recorded none (or the manifest did not
+// change: the cloud did).
+func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
@@ -111,15 +117,15 @@ func changedPaths(t Target, previous map[string]any) map[string]bool {
 	if err != nil || len(result.Changes) == 0 {
 		return nil
 	}
-	paths := map[string]bool{}
+	paths := map[string]diff.Change{}
 	for _, c := range result.Changes {
-		paths[c.Path] = true
+		paths[c.Path] = c
 	}
 	return paths
 }
 
 // among tells whether field is one of the changed paths, or holds one, or is held by one.
-func among(field string, changed map[string]bool) bool {
+func among(field string, changed map[string]diff.Change) bool {
 	for p := range changed {
 		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
 			return true
@@ -130,8 +136,9 @@ func among(field string, changed map[string]bool) bool {
 
 // resourceChanges are the steps that change something, with the manifest fields behind them:
 // of the fields a property is sent from, those that changed, when the manifest did (a property
-// such as tags is sent from several), else all of them (the cloud changed, not the manifest).
-func resourceChanges(kind string, steps []Step, changed map[string]bool) []ResourceChange {
+// such as tags is sent from several), else all of them (the cloud changed, not the manifest), the
+// spec's first (specFirst).
+func resourceChanges(kind string, steps []Step, changed map[string]diff.Change) []ResourceChange {
 	table := effects.For(kind)
 	var out []ResourceChange
 	for _, step := range steps {
@@ -153,6 +160,8 @@ func resourceChanges(kind string, steps []Step, changed map[string]bool) []Resou
 			}
 			if len(moved) > 0 {
 				fields = moved
+			} else {
+				fields = specFirst(fields)
 			}
 			for _, field := range fields {
 				if seen[field] {
@@ -162,6 +171,11 @@ func resourceChanges(kind string, steps []Step, changed map[string]bool) []Resou
 				fe := FieldEffect{Path: field}
 				if row, ok := table.Lookup(field); ok {
 					fe.Effect, fe.Reason = row.Effect, row.Reason
+				}
+				if c, ok := changed[field]; ok {
+					// diff decided this very change: its effect and reason are the exact ones
+					// (a replacement a row only may cause), and its values are what a reviewer reads.
+					fe.Changed, fe.Old, fe.New, fe.Effect, fe.Reason = true, c.Old, c.New, c.Effect, c.Reason
 				}
 				rc.Fields = append(rc.Fields, fe)
 			}
