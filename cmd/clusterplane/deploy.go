@@ -252,10 +252,12 @@ func (a *app) interactive() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// confirm asks a yes/no question on the terminal, one at a time: stacks deploy in parallel.
-func (a *app) confirm(question string) bool {
+// confirm shows a plan and asks a yes/no question on the terminal, one at a time: stacks deploy
+// in parallel. The plan is redacted as everything the deploy commands print.
+func (a *app) confirm(plan, question string) bool {
 	a.askMu.Lock()
 	defer a.askMu.Unlock()
+	fmt.Fprint(a.Stderr, a.redactor().String(plan))
 	fmt.Fprintf(a.Stderr, "%s [y/N] ", question)
 	var answer string
 	_, _ = fmt.Fscanln(a.Stdin, &answer)
@@ -298,10 +300,11 @@ func (a *app) upCommand() *cobra.Command {
 		Short: "Deploy manifests on the real Pulumi engine",
 		Long: `up deploys each manifest to its stack (see preview), each after the stacks it references, with
 up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
-it refused) is refused before the engine runs. A change that replaces a resource needs --yes; so
-does every deployment without a terminal. It ends with a table of what was done, blocked, skipped
-and failed. It exits 0, 3 when a change was refused or not confirmed, 1 when a deployment failed
-or was skipped.`,
+it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
+change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
+deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
+done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
+(answered no), 1 when a deployment failed or was skipped.`,
 	}
 	o.flags(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
@@ -309,7 +312,7 @@ or was skipped.`,
 		o.files = files
 		return a.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: *yes, Interactive: a.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
-				return a.interactive() && a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+				return a.interactive() && a.confirm(upPlan(t, r), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 			}})
 		}})
 	}
@@ -425,7 +428,9 @@ func (a *app) destroyCommand() *cobra.Command {
 		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
 A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
 deletionProtection: false first. So is a stack that the deployed stacks of other manifests in the
-same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy. It needs --yes;
+same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy.
+On a terminal, without --yes, it lists what each stack would delete and asks; only y or yes goes
+on, and an answer no exits 3 having deleted nothing. Without a terminal it needs --yes.
 --remove also deletes the emptied stack from the backend.`,
 	}
 	o.flags(cmd)
@@ -433,11 +438,17 @@ same folders reference (a cluster under its pools): destroy them first, or name 
 	remove := cmd.Flags().Bool("remove", false, "remove each stack from the backend once its resources are destroyed")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
-		if !*yes {
+		if !*yes && !a.interactive() {
 			return errors.New("destroy deletes clusters and their workloads: add --yes")
 		}
+		opts := deploy.DestroyOptions{Remove: *remove}
+		if !*yes {
+			opts.Confirm = func(t deploy.Target, resources []string) bool {
+				return a.confirm(destroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
+			}
+		}
 		return a.runDeploy(o, runOp{name: "destroy", reverse: true, guard: a.stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: *remove})
+			return d.Destroy(ctx, t, opts)
 		}})
 	}
 	return cmd

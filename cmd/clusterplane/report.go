@@ -427,3 +427,32 @@ func (l *lockedWriter) Write(data []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(data)
 }
+
+// upPlan is what an up would do to one stack, as preview reports it: each resource change and
+// the manifest fields behind it, old → new, shown before the question.
+func upPlan(t deploy.Target, preview deploy.Result) string {
+	r := deploy.NewReport("preview", []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
+	for _, rc := range r.Stacks[0].Resources {
+		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
+		for _, f := range rc.Fields {
+			if f.Changed {
+				fmt.Fprintf(&b, "    %s: %s (%s)\n", f.Path, values(f.Old, f.New), f.Effect)
+			} else {
+				fmt.Fprintf(&b, "    %s (%s)\n", f.Path, f.Effect)
+			}
+		}
+	}
+	return b.String()
+}
+
+// destroyPlan lists what a destroy would delete from one stack, shown before the question.
+func destroyPlan(t deploy.Target, resources []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (%s) would delete:\n", t.File, t.Key())
+	for _, r := range resources {
+		fmt.Fprintf(&b, "  %s\n", r)
+	}
+	return b.String()
+}
