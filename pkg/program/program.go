@@ -4,10 +4,12 @@
 package program
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/plan"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -115,6 +117,17 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return ExitInvalid
+	}
+	if cloud := cost.CloudOf(newInput); cloud != "" {
+		// A review sees what the change costs: the cloud's prices when a token can read them,
+		// the repository's table (named, with its date) otherwise, or when the cloud did not answer.
+		prices, err := cost.Lookup(context.Background(), cloud)
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: %v; the cost is priced from %s of %s\n", err, cost.TableSource, cost.TableDate)
+			prices = cost.Table(cloud)
+		}
+		delta := cost.Compare(oldInput, newInput, prices)
+		result.Cost = &delta
 	}
 	write := diff.WriteText
 	if format == "json" {
