@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -22,6 +24,9 @@ import (
 // data, verbatim: a kubeconfig.
 func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
 	report := deploy.NewReport(r.name, outcomes)
+	if r.name == "preview" || r.name == "up" {
+		report.Price(outcomes, a.prices)
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
@@ -47,6 +52,7 @@ func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error
 		}
 		table(&out, report)
 		changes(&out, report)
+		costs(&out, report)
 		return a.writeRedacted(&out)
 	}
 	for _, out := range outcomes {
@@ -300,7 +306,7 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.Drift) == 0 {
+		if len(resources)+len(s.Refused)+len(s.Drift) == 0 && s.Cost == nil {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
@@ -319,6 +325,9 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 			if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
 				fmt.Fprintf(&b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
 			}
+		}
+		if s.Cost != nil {
+			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
 		}
 		for _, d := range s.Drift {
 			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
@@ -455,4 +464,34 @@ func destroyPlan(t deploy.Target, resources []string) string {
 		fmt.Fprintf(&b, "  %s\n", r)
 	}
 	return b.String()
+}
+
+// costs lists each priced stack's monthly cost under the table.
+func costs(w io.Writer, r deploy.Report) {
+	for _, s := range r.Stacks {
+		if s.Cost != nil {
+			fmt.Fprintf(w, "%s: monthly cost %s\n", s.File, s.Cost)
+		}
+	}
+}
+
+// prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when
+// a token reads them, else the table, with a warning when the API failed.
+func (a *app) prices(cloud string) cost.Prices {
+	a.deploy.pricesMu.Lock()
+	defer a.deploy.pricesMu.Unlock()
+	if p, ok := a.deploy.prices[cloud]; ok {
+		return p
+	}
+	p, err := cost.Lookup(context.Background(), cloud)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "warning: %s; the cost is priced from %s of %s\n", a.redactor().String(err.Error()),
+			cost.TableSource, cost.TableDate)
+		p = cost.Table(cloud)
+	}
+	if a.deploy.prices == nil {
+		a.deploy.prices = map[string]cost.Prices{}
+	}
+	a.deploy.prices[cloud] = p
+	return p
 }

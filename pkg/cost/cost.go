@@ -161,9 +161,13 @@ type Delta struct {
 	Max float64 `json:"max"`
 }
 
-// Compare prices a change from oldInput to newInput with p.
+// Compare prices a change from oldInput to newInput with p; a nil oldInput is nothing deployed
+// yet, costing nothing.
 func Compare(oldInput, newInput proto.Message, p Prices) Delta {
-	d := Delta{Old: Of(oldInput, p), New: Of(newInput, p)}
+	d := Delta{Old: Estimate{Source: p.Source, Date: p.Date}, New: Of(newInput, p)}
+	if oldInput != nil {
+		d.Old = Of(oldInput, p)
+	}
 	d.Min, d.Max = d.New.Min-d.Old.Min, d.New.Max-d.Old.Max
 	return d
 }

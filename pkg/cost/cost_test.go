@@ -77,7 +77,9 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 		text  string
 	}{
 		{"a DigitalOcean pool is its nodes at the size's price",
-			func(t *testing.T) proto.Message { return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool) },
+			func(t *testing.T) proto.Message {
+				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+			},
 			cost.DigitalOcean, "$48.00/month"},
 		{"an autoscaled pool is a range from its minimum to its maximum",
 			func(t *testing.T) proto.Message {
@@ -85,7 +87,9 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 			},
 			cost.DigitalOcean, "$24.00–$120.00/month"},
 		{"an HA DigitalOcean cluster adds the control plane's fee",
-			func(t *testing.T) proto.Message { return parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster) },
+			func(t *testing.T) proto.Message {
+				return parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster)
+			},
 			cost.DigitalOcean, "$184.00/month"},
 		{"a Civo pool is priced from the table",
 			func(t *testing.T) proto.Message { return parse(t, &cpv1.CivoKubernetesNodePoolStackInput{}, civoPool) },

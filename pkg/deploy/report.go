@@ -4,10 +4,12 @@ import (
 	_ "embed"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"google.golang.org/protobuf/proto"
 )
 
 // ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
@@ -52,6 +54,9 @@ type StackReport struct {
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []Live `json:"unmanaged,omitempty"`
+	// Cost is the manifest's monthly cost and the change's delta from what the stack deployed
+	// (Price); nil when it was not priced.
+	Cost *cost.Delta `json:"cost,omitempty"`
 }
 
 // ResourceChange is one resource the operation changes, or would.
@@ -100,6 +105,27 @@ func NewReport(command string, outcomes []Outcome) Report {
 		r.Stacks = append(r.Stacks, s)
 	}
 	return r
+}
+
+// Price adds each stack's monthly cost to the report: its manifest's, and the delta from the
+// manifest the stack last deployed (from nothing when it deployed none), with the prices of its
+// cloud that prices gives.
+func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices) {
+	for i, o := range outcomes {
+		if o.Target.Input == nil || i >= len(r.Stacks) {
+			continue
+		}
+		cloud := cost.CloudOf(o.Target.Input)
+		if cloud == "" {
+			continue
+		}
+		var old proto.Message
+		if o.Result != nil {
+			old, _ = deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
+		}
+		d := cost.Compare(old, o.Target.Input, prices(cloud))
+		r.Stacks[i].Cost = &d
+	}
 }
 
 // changedPaths are the manifest's fields that changed since the manifest the stack recorded
