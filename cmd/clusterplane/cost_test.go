@@ -75,3 +75,18 @@ func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPric
 		})
 	}
 }
+
+func TestPlanSaysTheManifestsMonthlyCostAndItsPrices(t *testing.T) {
+	file := filepath.Join(examples, "civokubernetesnodepool", "minimal.yaml")
+	r := run(t, "", "plan", file)
+	if r.code != program.ExitOK || !strings.Contains(r.stdout, "MONTHLY COST\n  $40.00/month (prices: "+cost.TableSource+", "+cost.TableDate+")") {
+		t.Errorf("plan: exit %d, no monthly cost of two g4s.kube.medium nodes from the table:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, "", "plan", file, "-o", "json")
+	var out struct {
+		Cost *cost.Estimate `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Cost == nil || out.Cost.Min != 40 || out.Cost.Date != cost.TableDate {
+		t.Errorf("plan -o json: cost %+v (%v)", out.Cost, err)
+	}
+}

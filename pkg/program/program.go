@@ -87,6 +87,10 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 		fmt.Fprintln(stderr, "plan:", err)
 		return ExitInvalid
 	}
+	if cloud := cost.CloudOf(input); cloud != "" {
+		e := cost.Of(input, prices(cloud, stderr))
+		result.Cost = &e
+	}
 	write := plan.WriteText
 	if format == "json" {
 		write = plan.WriteJSON
@@ -119,14 +123,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		return ExitInvalid
 	}
 	if cloud := cost.CloudOf(newInput); cloud != "" {
-		// A review sees what the change costs: the cloud's prices when a token can read them,
-		// the repository's table (named, with its date) otherwise, or when the cloud did not answer.
-		prices, err := cost.Lookup(context.Background(), cloud)
-		if err != nil {
-			fmt.Fprintf(stderr, "warning: %v; the cost is priced from %s of %s\n", err, cost.TableSource, cost.TableDate)
-			prices = cost.Table(cloud)
-		}
-		delta := cost.Compare(oldInput, newInput, prices)
+		delta := cost.Compare(oldInput, newInput, prices(cloud, stderr))
 		result.Cost = &delta
 	}
 	write := diff.WriteText
@@ -141,6 +138,18 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		return ExitBlocked
 	}
 	return ExitOK
+}
+
+// prices are cloud's prices for a plan or a diff: the cloud's when a token can read them, the
+// repository's table (named, with its date) otherwise, or with a warning when the cloud did not
+// answer.
+func prices(cloud string, stderr io.Writer) cost.Prices {
+	p, err := cost.Lookup(context.Background(), cloud)
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: %v; the cost is priced from %s of %s\n", err, cost.TableSource, cost.TableDate)
+		return cost.Table(cloud)
+	}
+	return p
 }
 
 // crash turns a panic into ExitCrash, so that a bug never exits 2 (usage) as Go's runtime would.
