@@ -90,3 +90,50 @@ func TestPlanSaysTheManifestsMonthlyCostAndItsPrices(t *testing.T) {
 		t.Errorf("plan -o json: cost %+v (%v)", out.Cost, err)
 	}
 }
+
+func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing.T) {
+	pool := readExample(t, "digitaloceankubernetesnodepool/minimal.yaml")
+	dir := writeFiles(t, map[string]string{
+		"typo.yaml":  strings.Replace(pool, "size: s-4vcpu-8gb", "size: s-2vcpu-4gbb", 1),
+		"gpu.yaml":   strings.Replace(pool, "size: s-4vcpu-8gb", "size: gpu-h100x1-80gb", 1),
+		"plain.yaml": pool,
+	})
+	const token = "dop_v1_catalogue-token"
+	do := fakedo.New(t, token)
+	do.SetSizes("s-2vcpu-4gb", "gpu-h100x1-80gb") // the cloud does not offer s-4vcpu-8gb
+	tests := []struct {
+		name     string
+		file     string
+		api      bool
+		warns    string
+		warnsNot bool
+	}{
+		{"a misspelt size warns offline", "typo.yaml", false, `size "s-2vcpu-4gbb" is not in the digitalocean catalogue (` + cost.TableSource, false},
+		{"a GPU size the table does not price is no warning", "gpu.yaml", false, "", true},
+		{"a size the table lists is no warning offline", "plain.yaml", false, "", true},
+		{"with a token, a size the cloud does not offer warns from its catalogue", "plain.yaml", true,
+			`size "s-4vcpu-8gb" is not in the digitalocean catalogue (DigitalOcean sizes API`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv} {
+				t.Setenv(env, "")
+			}
+			if tt.api {
+				t.Setenv(provider.DigitalOceanTokenEnv, token)
+				t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+			}
+			var stdout, stderr bytes.Buffer
+			code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run([]string{"validate", filepath.Join(dir, tt.file)})
+			if code != program.ExitOK || !strings.Contains(stdout.String(), "valid") {
+				t.Errorf("exit %d, want 0 (a warning changes no exit code)\n%s%s", code, stdout.String(), stderr.String())
+			}
+			if tt.warnsNot && strings.Contains(stderr.String(), "warning") || !tt.warnsNot && !strings.Contains(stderr.String(), tt.warns) {
+				t.Errorf("stderr %q, want a warning %q: %t", stderr.String(), tt.warns, !tt.warnsNot)
+			}
+			if strings.Contains(stderr.String(), token) {
+				t.Error("the warning names the token")
+			}
+		})
+	}
+}

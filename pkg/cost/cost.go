@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,11 +35,19 @@ type Prices struct {
 	HAFee float64
 	// Source and Date say where the prices come from and when they were read.
 	Source, Date string
+	// Unpriced are sizes the cloud offers that Sizes does not price.
+	Unpriced []string
+}
+
+// Offers tells whether the catalogue lists size, priced or not.
+func (p Prices) Offers(size string) bool {
+	_, ok := p.Sizes[size]
+	return ok || slices.Contains(p.Unpriced, size)
 }
 
 // Table is the repository's prices of cloud.
 func Table(cloud string) Prices {
-	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate}
+	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
 	if cloud == DigitalOcean {
 		p.Sizes, p.HAFee = digitalOceanSizes, digitalOceanHAFee
 	}

@@ -58,3 +58,10 @@ var civoSizes = map[string]float64{
 	"g4s.kube.xlarge":  80,
 	"g4s.kube.2xlarge": 160,
 }
+
+// unpriced are sizes each cloud offers whose monthly price the table does not hold (GPU sizes,
+// priced by the hour and changing often): validate knows them, an estimate names them unpriced.
+var unpriced = map[string][]string{
+	DigitalOcean: {"gpu-h100x1-80gb", "gpu-h100x8-640gb"},
+	Civo:         {"an.g1.l40s.kube.x1"},
+}
