@@ -84,7 +84,7 @@ func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 		Message: "validation error: the pool cannot be scaled now"})
 	scaled := e.write("cluster.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: 3", 1))
 	r, code := e.clusterplane("up", scaled, "--yes")
-	if code != 1 || !strings.Contains(r.stderr, "the pool cannot be scaled now") {
+	if code != 1 || !strings.Contains(r.stdout+r.stderr, "the pool cannot be scaled now") {
 		t.Fatalf("up of a failing scale = %d, want 1 with DigitalOcean's reason: %s", code, r)
 	}
 	if st := e.status(scaled); st.Conditions[0].Status == "True" {

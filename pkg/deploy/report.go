@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"google.golang.org/protobuf/proto"
 )
 
 // ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
@@ -112,17 +111,15 @@ func NewReport(command string, outcomes []Outcome) Report {
 // cloud that prices gives.
 func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
-		if o.Target.Input == nil || i >= len(r.Stacks) {
+		// Without the engine's result the deployed manifest is unknown: no delta to tell.
+		if o.Target.Input == nil || o.Result == nil || i >= len(r.Stacks) {
 			continue
 		}
 		cloud := cost.CloudOf(o.Target.Input)
 		if cloud == "" {
 			continue
 		}
-		var old proto.Message
-		if o.Result != nil {
-			old, _ = deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
-		}
+		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
 		d := cost.Compare(old, o.Target.Input, prices(cloud))
 		r.Stacks[i].Cost = &d
 	}
