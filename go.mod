@@ -8,6 +8,7 @@ require (
 	cel.dev/cel-go v0.32.0
 	github.com/blang/semver v3.5.1+incompatible
 	github.com/civo/civogo v0.3.89
+	github.com/creack/pty v1.1.24
 	github.com/digitalocean/godo v1.236.0
 	github.com/pkg/errors v0.9.1
 	github.com/pulumi/pulumi-civo/sdk/v2 v2.4.8

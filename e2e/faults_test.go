@@ -53,12 +53,17 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 				}
 				return
 			}
-			// The table's reason and the stderr line name the file, the resource and the cloud's
+			// The table's row names the file and the stack, and holds the resource and the cloud's
 			// answer; the token never appears (assertNoSecrets).
-			says := code == 1 && strings.Contains(r.stderr, manifest+" (digitaloceankubernetescluster/dev-fra1): ") &&
-				!strings.Contains(r.stdout, "done:")
+			var row string
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if strings.HasPrefix(line, manifest+" ") && strings.Contains(line, "digitaloceankubernetescluster/dev-fra1") {
+					row = line
+				}
+			}
+			says := code == 1 && strings.Contains(row, "failed: ") && !strings.Contains(r.stdout, "done:")
 			for _, s := range tt.says {
-				says = says && strings.Contains(r.stderr, s)
+				says = says && strings.Contains(row, s)
 			}
 			if !says {
 				t.Errorf("up = %d, want it failed naming %s and %q: %s", code, manifest, tt.says, r)
@@ -84,7 +89,7 @@ func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 		Message: "validation error: the pool cannot be scaled now"})
 	scaled := e.write("cluster.yaml", strings.Replace(text, "nodeCount: 2", "nodeCount: 3", 1))
 	r, code := e.clusterplane("up", scaled, "--yes")
-	if code != 1 || !strings.Contains(r.stderr, "the pool cannot be scaled now") {
+	if code != 1 || !strings.Contains(r.stdout+r.stderr, "the pool cannot be scaled now") {
 		t.Fatalf("up of a failing scale = %d, want 1 with DigitalOcean's reason: %s", code, r)
 	}
 	if st := e.status(scaled); st.Conditions[0].Status == "True" {

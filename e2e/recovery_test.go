@@ -32,7 +32,7 @@ func TestATornCheckpointIsNamedWithTheCommandThatRestoresItsBackup(t *testing.T)
 			r, code = e.clusterplane(command, manifest)
 		}
 		t.Logf("%s on a torn checkpoint:\n%s", command, r)
-		if code != 1 || !strings.Contains(r.stderr, "is torn") || !strings.Contains(r.stderr, "`"+restore+"`") {
+		if code != 1 || !strings.Contains(r.stdout+r.stderr, "is torn") || !strings.Contains(r.stdout+r.stderr, "`"+restore+"`") {
 			t.Errorf("%s on a torn checkpoint = %d, want 1 naming the checkpoint and `%s`: %s", command, code, restore, r)
 		}
 	}
@@ -75,7 +75,7 @@ func TestAStackThatOutlivesItsTimeoutSaysItsLockAndPendingCreateAndWhatToRun(t *
 		t.Errorf("up past its deadline = %d, want 1", code)
 	}
 	// The cluster the interrupted create made is named as the id to import.
-	if id := e.doCluster("dev-fra1").ID; !strings.Contains(r.stderr, "(id "+id+"): that is the CLOUD_ID to import") {
+	if id := e.doCluster("dev-fra1").ID; !strings.Contains(r.stdout+r.stderr, "(id "+id+"): that is the CLOUD_ID to import") {
 		t.Errorf("up past its deadline does not name the cloud's cluster %s as the id to import", id)
 	}
 	// status gives the same advice.

@@ -110,7 +110,7 @@ func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 		}
 	}
 	// Bob cannot destroy Alice's cluster under his pools: the folder says they reference it.
-	if r, code := bob.clusterplane("destroy", a, "--yes"); code != 3 || !strings.Contains(r.stderr, "digitaloceankubernetesnodepool/alpha-workers") {
+	if r, code := bob.clusterplane("destroy", a, "--yes"); code != 3 || !strings.Contains(r.stdout+r.stderr, "digitaloceankubernetesnodepool/alpha-workers") {
 		t.Errorf("destroy of a referenced cluster = %d, want 3 naming the pool: %s", code, r)
 	}
 	// Nothing at rest in the database holds a token or a kubeconfig.
@@ -157,7 +157,7 @@ func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *te
 
 	// Bob's up of the same stack meanwhile: refused, naming the lock and what to do.
 	r, code := bob.clusterplane("up", file, "--yes")
-	if code == 0 || !strings.Contains(r.stderr, "the stack is locked") || !strings.Contains(r.stderr, "pulumi cancel --stack organization/digitaloceankubernetescluster/shared --yes") {
+	if code == 0 || !strings.Contains(r.stdout+r.stderr, "the stack is locked") || !strings.Contains(r.stdout+r.stderr, "pulumi cancel --stack organization/digitaloceankubernetescluster/shared --yes") {
 		t.Errorf("Bob's up while Alice's runs = %d, want refused naming the lock and the command that removes it: %s", code, r)
 	}
 	if n := len(e.do.Clusters()); n != 1 {
@@ -236,7 +236,7 @@ func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
 	alice.ok("up", file, "--yes")
 	for _, cmd := range [][]string{{"status", file, "--drift"}, {"up", file, "--yes"}, {"kubeconfig", file}} {
 		r, code := mallory.clusterplane(cmd...)
-		if code == 0 || !strings.Contains(r.stderr, "the passphrase in PULUMI_CONFIG_PASSPHRASE does not match the one the stack's secrets were encrypted with") {
+		if code == 0 || !strings.Contains(r.stdout+r.stderr, "the passphrase in PULUMI_CONFIG_PASSPHRASE does not match the one the stack's secrets were encrypted with") {
 			t.Errorf("%s with another passphrase = %d, want the mismatch named: %s", cmd[0], code, r)
 		}
 		if strings.Contains(r.stdout+r.stderr, "not-the-teams") {

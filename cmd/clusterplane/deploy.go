@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -38,6 +39,9 @@ type deployEnv struct {
 	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
 	flushes    []func()
 	progressMu sync.Mutex
+	// prices are the clouds' prices, read once per run (app.prices); pricesMu guards them.
+	prices   map[string]cost.Prices
+	pricesMu sync.Mutex
 }
 
 // deployOptions are the flags every deploy command shares.
@@ -222,20 +226,41 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 }
 
 // exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
-// else 3 for anything blocked (it must not pass unasked), else 1 for a failure or a skip.
+// else 4 for a stack status finds not ready (notReady), else 3 for anything blocked or drifted
+// (it must not pass unasked), else 1 for a failure or a skip.
 func exitCode(outcomes []deploy.Outcome) int {
 	code := exitcode.OK
 	for _, o := range outcomes {
 		switch o.Status {
 		case deploy.Cancelled:
 			return exitcode.Interrupted
-		case deploy.Blocked:
+		case deploy.Blocked, deploy.Drifted:
 			code = max(code, exitcode.Blocked)
 		case deploy.Failed, deploy.Skipped:
 			code = max(code, exitcode.Invalid)
 		}
+		if o.Report != nil && notReady(o.Report) {
+			code = max(code, exitcode.NotReady)
+		}
 	}
 	return code
+}
+
+// notReady tells whether a stack's Ready condition says its last update failed (or was
+// interrupted) or that it is not at its manifest's generation. A stack whose reference is gone
+// or that was destroyed on purpose is reported, not failed on.
+func notReady(st *deploy.StackStatus) bool {
+	for _, c := range st.Conditions {
+		if c.Type != "Ready" || c.Status == "True" {
+			continue
+		}
+		switch {
+		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
+			strings.HasPrefix(c.Reason, "Last"):
+			return true
+		}
+	}
+	return false
 }
 
 // interactive tells whether standard input is a terminal someone answers questions at: a pipe
@@ -248,10 +273,12 @@ func (a *app) interactive() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// confirm asks a yes/no question on the terminal, one at a time: stacks deploy in parallel.
-func (a *app) confirm(question string) bool {
+// confirm shows a plan and asks a yes/no question on the terminal, one at a time: stacks deploy
+// in parallel. The plan is redacted as everything the deploy commands print.
+func (a *app) confirm(plan, question string) bool {
 	a.askMu.Lock()
 	defer a.askMu.Unlock()
+	fmt.Fprint(a.Stderr, a.redactor().String(plan))
 	fmt.Fprintf(a.Stderr, "%s [y/N] ", question)
 	var answer string
 	_, _ = fmt.Fscanln(a.Stdin, &answer)
@@ -295,10 +322,11 @@ func (a *app) upCommand() *cobra.Command {
 		Short: "Deploy manifests on the real Pulumi engine",
 		Long: `up deploys each manifest to its stack (see preview), each after the stacks it references, with
 up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
-it refused) is refused before the engine runs. A change that replaces a resource needs --yes; so
-does every deployment without a terminal. It ends with a table of what was done, blocked, skipped
-and failed. It exits 0, 3 when a change was refused or not confirmed, 1 when a deployment failed
-or was skipped.`,
+it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
+change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
+deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
+done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
+(answered no), 1 when a deployment failed or was skipped.`,
 	}
 	o.flags(cmd)
 	o.secretsFlag(cmd)
@@ -307,7 +335,7 @@ or was skipped.`,
 		o.files = files
 		return a.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: *yes, Interactive: a.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
-				return a.interactive() && a.confirm(fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+				return a.interactive() && a.confirm(upPlan(t, r), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 			}})
 		}})
 	}
@@ -357,7 +385,8 @@ against them. Drift the cloud owns by design (an autoscaler's node count, auto-u
 ignored by the modules and reads as none; anything else the next up would put back is drift,
 named by manifest field with both values.
 
-It changes nothing, and exits 0 without drift, 3 with drift, 1 when it cannot tell.`,
+It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted), 1 when it
+cannot tell.`,
 	}
 	o.flags(cmd, "markdown")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
@@ -376,7 +405,11 @@ func (a *app) statusCommand() *cobra.Command {
 		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
 manifest, and the stacks it references are there) and Drifted, the manifest's generation against
 the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
-only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.`,
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.
+
+It exits 0, 4 when a stack's last update failed or was interrupted, or the stack is not at its
+manifest's generation (never deployed, or the manifest changed since the last up), 1 when it
+cannot tell.`,
 	}
 	o.flags(cmd)
 	drift := cmd.Flags().Bool("drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")
@@ -399,7 +432,9 @@ func (a *app) destroyCommand() *cobra.Command {
 		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
 A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
 deletionProtection: false first. So is a stack that the deployed stacks of other manifests in the
-same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy. It needs --yes;
+same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy.
+On a terminal, without --yes, it lists what each stack would delete and asks; only y or yes goes
+on, and an answer no exits 3 having deleted nothing. Without a terminal it needs --yes.
 --remove also deletes the emptied stack from the backend.`,
 	}
 	o.flags(cmd)
@@ -407,11 +442,17 @@ same folders reference (a cluster under its pools): destroy them first, or name 
 	remove := cmd.Flags().Bool("remove", false, "remove each stack from the backend once its resources are destroyed")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
-		if !*yes {
+		if !*yes && !a.interactive() {
 			return errors.New("destroy deletes clusters and their workloads: add --yes")
 		}
+		opts := deploy.DestroyOptions{Remove: *remove}
+		if !*yes {
+			opts.Confirm = func(t deploy.Target, resources []string) bool {
+				return a.confirm(destroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
+			}
+		}
 		return a.runDeploy(o, runOp{name: "destroy", reverse: true, guard: a.stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: *remove})
+			return d.Destroy(ctx, t, opts)
 		}})
 	}
 	return cmd

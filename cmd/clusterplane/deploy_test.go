@@ -82,7 +82,7 @@ func TestEveryDeployCommandTakesStackAndFindsTheStackUpMadeWithIt(t *testing.T) 
 		{[]string{"kubeconfig", file, "--stack", "team-a"}, exitcode.OK, ""},
 		{[]string{"adopt", file, "--stack", "team-b", "--id", "cluster-7"}, exitcode.OK, "into digitaloceankubernetescluster/team-b"},
 		// Without --stack the manifest's own stack was never deployed.
-		{[]string{"status", file}, exitcode.OK, "NotDeployed"},
+		{[]string{"status", file}, exitcode.NotReady, "NotDeployed"},
 		{[]string{"destroy", file, "--stack", "team-a", "--yes", "--remove"}, exitcode.OK, "1 done"},
 	}
 	for _, s := range steps {
@@ -251,7 +251,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
 				return []string{"status", edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")}
 			},
-			code: exitcode.OK, says: []string{"generation ", ", observed ", "ManifestChanged", "spec.defaultNodePool.nodeCount"},
+			code: exitcode.NotReady, says: []string{"generation ", ", observed ", "ManifestChanged", "spec.defaultNodePool.nodeCount"},
 			saysNot: []string{"kubeconfig:"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				var names []string
@@ -370,7 +370,7 @@ func TestTheMarkdownReportOfAReplacingChangeNamesTheFieldAndTheReason(t *testing
 		t.Errorf("preview of a replacement: exit %d, want 3\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{"### clusterplane preview", "| `" + moved + "` |", "**replace**",
-		"`spec.defaultNodePool.size` (replace):", "whole cluster"} {
+		"`spec.defaultNodePool.size`: `\"s-2vcpu-4gb\"` → `\"s-4vcpu-8gb\"` (replace):", "whole cluster"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the Markdown report does not say %q:\n%s", want, r.stdout)
 		}

@@ -123,6 +123,7 @@ func TestTheRootHelpAndTheDocsListEveryExitCodeTheCommandsUse(t *testing.T) {
 		{exitcode.Invalid, "1 invalid input"},
 		{exitcode.Usage, "2 usage error"},
 		{exitcode.Blocked, "3 something that must not pass unasked"},
+		{exitcode.NotReady, "4 status found a stack whose last update failed"},
 		{exitcode.Interrupted, "130 interrupted"},
 		{exitcode.Crash, "70 an internal error"},
 	} {

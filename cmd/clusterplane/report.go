@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 )
@@ -21,6 +24,9 @@ import (
 // data, verbatim: a kubeconfig.
 func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
 	report := deploy.NewReport(r.name, outcomes)
+	if r.name == "preview" || r.name == "up" {
+		report.Price(outcomes, a.prices)
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
@@ -37,21 +43,29 @@ func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error
 		}
 		return a.writeRedacted(&out)
 	}
+	if r.render == nil {
+		// The table holds each failure's cause in its row, with what to run to mend it.
+		for i, o := range outcomes {
+			if o.Err != nil {
+				report.Stacks[i].Error = describe(o.Err, o.Target)
+			}
+		}
+		table(&out, report)
+		changes(&out, report)
+		costs(&out, report)
+		return a.writeRedacted(&out)
+	}
 	for _, out := range outcomes {
 		if out.Err != nil {
 			fmt.Fprintf(a.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(),
 				a.redactor().String(describe(out.Err, out.Target)))
 		}
 	}
-	switch {
-	case r.render != nil && r.verbatim:
+	if r.verbatim {
 		r.render(a.Stdout, outcomes)
 		return nil
-	case r.render != nil:
-		r.render(&out, outcomes)
-	default:
-		table(&out, report)
 	}
+	r.render(&out, outcomes)
 	return a.writeRedacted(&out)
 }
 
@@ -80,19 +94,107 @@ func table(w io.Writer, r deploy.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tSTACK\tRESULT\tTIME")
 	for _, s := range r.Stacks {
-		result := string(s.Outcome)
-		if s.Reason != "" && s.Reason != result {
-			result += ": " + s.Reason
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, result, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, oneLine(outcomeText(s)), time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, summary(r))
 }
 
-// summary counts the stacks by outcome in one line; cancelled ones only when Ctrl-C stopped some.
+// outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
+// refused changes, the cause, each word once: a reason or cause that begins with what was said
+// before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
+func outcomeText(s deploy.StackReport) string {
+	text := string(s.Outcome)
+	cause := s.Error
+	if len(s.Refused) > 0 || s.Outcome == deploy.Cancelled {
+		cause = "" // listed field by field under the table; an interrupt is its own cause
+	}
+	for i, part := range []string{s.Reason, cause} {
+		part = strings.TrimSpace(part)
+		// The reason repeats the outcome at most; the cause the outcome or the reason.
+		said := []string{string(s.Outcome), strings.TrimSpace(s.Reason)}[:i+1]
+		for _, said := range said {
+			for _, sep := range []string{": ", ", ", ":\n", ""} {
+				if said != "" && strings.HasPrefix(part, said+sep) && (sep != "" || part == said) {
+					part = strings.TrimSpace(strings.TrimPrefix(part, said+sep))
+				}
+			}
+		}
+		if part != "" && !strings.Contains(text, part) {
+			text += ": " + part
+		}
+	}
+	return text
+}
+
+// oneLine is text on one line: the lines of a cause (one per refused field) joined by "; ".
+func oneLine(text string) string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// changes lists, under the table, each stack's refused changes and the manifest fields behind its
+// resource changes, with the old and the new value.
+func changes(w io.Writer, r deploy.Report) {
+	for _, s := range r.Stacks {
+		if len(s.Refused) == 0 && !hasFields(s) {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", s.File)
+		for _, c := range s.Refused {
+			fmt.Fprintf(w, "  refused %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+		}
+		for _, rc := range s.Resources {
+			for _, f := range rc.Fields {
+				if f.Changed {
+					fmt.Fprintf(w, "  %s %s: %s (%s)\n", rc.Operation, f.Path, values(f.Old, f.New), f.Effect)
+				}
+			}
+		}
+	}
+}
+
+// hasFields tells whether a stack's resource changes name a manifest field that changed.
+func hasFields(s deploy.StackReport) bool {
+	for _, rc := range s.Resources {
+		for _, f := range rc.Fields {
+			if f.Changed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// values shows a change as old → new; a secret field shows only that it changed.
+func values(old, new any) string {
+	if old == diff.Secret || new == diff.Secret {
+		return "(secret, changed)"
+	}
+	return shown(old) + " → " + shown(new)
+}
+
+// shown is a value as JSON, "(unset)" when there is none.
+func shown(v any) string {
+	if v == nil {
+		return "(unset)"
+	}
+	return show(v)
+}
+
+// summary counts the stacks by outcome in one line; drifted and cancelled ones only when there
+// are some.
 func summary(r deploy.Report) string {
-	line := fmt.Sprintf("%d done, %d blocked, %d skipped, %d failed", r.Summary[deploy.Done], r.Summary[deploy.Blocked],
+	line := fmt.Sprintf("%d done", r.Summary[deploy.Done])
+	if n := r.Summary[deploy.Drifted]; n > 0 {
+		line += fmt.Sprintf(", %d drifted", n)
+	}
+	line += fmt.Sprintf(", %d blocked, %d skipped, %d failed", r.Summary[deploy.Blocked],
 		r.Summary[deploy.Skipped], r.Summary[deploy.Failed])
 	if n := r.Summary[deploy.Cancelled]; n > 0 {
 		line += fmt.Sprintf(", %d cancelled", n)
@@ -129,8 +231,8 @@ func renderDrift(w io.Writer, outcomes []deploy.Outcome) {
 		switch {
 		case o.Status == deploy.Done:
 			fmt.Fprintf(w, "%s: no drift\n", o.Target.File)
-		case o.Status == deploy.Blocked:
-			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
+		case o.Status == deploy.Drifted:
+			fmt.Fprintf(w, "%s: drifted: %s\n", o.Target.File, o.Reason)
 			for _, f := range o.Drift {
 				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
 			}
@@ -187,42 +289,60 @@ func renderAdopt(w io.Writer, outcomes []deploy.Outcome) {
 	}
 }
 
-// writeMarkdown writes the report as a pull request comment: a table of the stacks, then each
-// stack's resource changes with the manifest fields and reasons behind them.
+// writeMarkdown writes the report as a pull request comment: a table of the stacks, each with
+// its outcome and cause, then each stack's changes: the manifest fields behind each resource change
+// with old → new values, the refused changes, or the drifted fields.
 func writeMarkdown(w io.Writer, r deploy.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
 	b.WriteString(summary(r) + "\n\n")
 	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
 	for _, s := range r.Stacks {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(string(s.Outcome)+": "+s.Reason))
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(s))))
 	}
 	for _, s := range r.Stacks {
-		if len(s.Resources)+len(s.Refused)+len(s.Drift) == 0 && s.Error == "" {
+		// Drift is the fields that differ: the resource changes behind them would repeat them.
+		resources := s.Resources
+		if len(s.Drift) > 0 || r.Command == "drift" {
+			resources = nil
+		}
+		if len(resources)+len(s.Refused)+len(s.Drift) == 0 && s.Cost == nil {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
 		for _, c := range s.Refused {
-			fmt.Fprintf(&b, "- **refused** `%s`: %s\n", c.Path, c.Reason)
+			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
 		}
-		for _, rc := range s.Resources {
+		for _, rc := range resources {
 			fmt.Fprintf(&b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
 			for _, f := range rc.Fields {
-				fmt.Fprintf(&b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
+				if f.Changed {
+					fmt.Fprintf(&b, "  - `%s`: %s (%s): %s\n", f.Path, codeValues(f.Old, f.New), f.Effect, f.Reason)
+				} else {
+					fmt.Fprintf(&b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
+				}
 			}
 			if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
 				fmt.Fprintf(&b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
 			}
 		}
-		for _, d := range s.Drift {
-			fmt.Fprintf(&b, "- drift `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		if s.Cost != nil {
+			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
 		}
-		if s.Error != "" && len(s.Refused) == 0 {
-			fmt.Fprintf(&b, "- error: %s\n", cell(s.Error))
+		for _, d := range s.Drift {
+			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// codeValues is values in Markdown: each value as code.
+func codeValues(old, new any) string {
+	if old == diff.Secret || new == diff.Secret {
+		return "(secret, changed)"
+	}
+	return "`" + shown(old) + "` → `" + shown(new) + "`"
 }
 
 // cell is text fit for a Markdown table cell: one line, no pipes.
@@ -315,4 +435,63 @@ func (l *lockedWriter) Write(data []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(data)
+}
+
+// upPlan is what an up would do to one stack, as preview reports it: each resource change and
+// the manifest fields behind it, old → new, shown before the question.
+func upPlan(t deploy.Target, preview deploy.Result) string {
+	r := deploy.NewReport("preview", []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
+	for _, rc := range r.Stacks[0].Resources {
+		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
+		for _, f := range rc.Fields {
+			if f.Changed {
+				fmt.Fprintf(&b, "    %s: %s (%s)\n", f.Path, values(f.Old, f.New), f.Effect)
+			} else {
+				fmt.Fprintf(&b, "    %s (%s)\n", f.Path, f.Effect)
+			}
+		}
+	}
+	return b.String()
+}
+
+// destroyPlan lists what a destroy would delete from one stack, shown before the question.
+func destroyPlan(t deploy.Target, resources []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (%s) would delete:\n", t.File, t.Key())
+	for _, r := range resources {
+		fmt.Fprintf(&b, "  %s\n", r)
+	}
+	return b.String()
+}
+
+// costs lists each priced stack's monthly cost under the table.
+func costs(w io.Writer, r deploy.Report) {
+	for _, s := range r.Stacks {
+		if s.Cost != nil {
+			fmt.Fprintf(w, "%s: monthly cost %s\n", s.File, s.Cost)
+		}
+	}
+}
+
+// prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when
+// a token reads them, else the table, with a warning when the API failed.
+func (a *app) prices(cloud string) cost.Prices {
+	a.deploy.pricesMu.Lock()
+	defer a.deploy.pricesMu.Unlock()
+	if p, ok := a.deploy.prices[cloud]; ok {
+		return p
+	}
+	p, err := cost.Lookup(context.Background(), cloud)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "warning: %s; the cost is priced from %s of %s\n", a.redactor().String(err.Error()),
+			cost.TableSource, cost.TableDate)
+		p = cost.Table(cloud)
+	}
+	if a.deploy.prices == nil {
+		a.deploy.prices = map[string]cost.Prices{}
+	}
+	a.deploy.prices[cloud] = p
+	return p
 }

@@ -132,3 +132,17 @@ func (d *DO) createVPC(w http.ResponseWriter, body []byte) {
 	d.vpcs[id] = v
 	writeJSON(w, http.StatusCreated, map[string]any{"vpc": v})
 }
+
+// listSizes is the Droplet sizes the fake accepts, each with its prices (SetPrice), on one page.
+func (d *DO) listSizes(w http.ResponseWriter) {
+	sizes := []godo.Size{}
+	for _, slug := range d.sizes {
+		monthly, ok := d.prices[slug]
+		if !ok {
+			monthly = DefaultPrice
+		}
+		sizes = append(sizes, godo.Size{Slug: slug, PriceMonthly: monthly, PriceHourly: monthly / 672, Available: true,
+			Regions: slices.Clone(d.regions)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sizes": sizes, "links": map[string]any{}, "meta": map[string]any{"total": len(sizes)}})
+}

@@ -93,13 +93,15 @@ type DO struct {
 	start  time.Time
 
 	versions, sizes, regions []string
-	provisionPolls           int
-	hold                     bool
-	registry                 bool
-	vpcs                     map[string]godo.VPC // created or seeded; defaults are computed
-	order                    []string            // cluster ids, oldest first
-	clusters                 map[string]*cluster
-	nextDroplet, nextIPv4    int
+	// prices are the sizes' monthly prices GET /v2/sizes answers (SetPrice); DefaultPrice else.
+	prices                map[string]float64
+	provisionPolls        int
+	hold                  bool
+	registry              bool
+	vpcs                  map[string]godo.VPC // created or seeded; defaults are computed
+	order                 []string            // cluster ids, oldest first
+	clusters              map[string]*cluster
+	nextDroplet, nextIPv4 int
 }
 
 // cluster is a cluster as the fake stores it, its node pools inside.
@@ -177,6 +179,20 @@ func (d *DO) SetVersions(slugs ...string) { d.set(func() { d.versions = slices.C
 
 // SetSizes replaces the droplet sizes the fake accepts for nodes.
 func (d *DO) SetSizes(slugs ...string) { d.set(func() { d.sizes = slices.Clone(slugs) }) }
+
+// DefaultPrice is the monthly price /v2/sizes gives a size SetPrice did not price: a round figure
+// no real size has, so that a test can tell the API's price from a table's.
+const DefaultPrice = 10
+
+// SetPrice sets the monthly price /v2/sizes gives a size (its hourly price is that / 672).
+func (d *DO) SetPrice(slug string, monthly float64) {
+	d.set(func() {
+		if d.prices == nil {
+			d.prices = map[string]float64{}
+		}
+		d.prices[slug] = monthly
+	})
+}
 
 // SetRegions replaces the regions the fake accepts; each has a default VPC.
 func (d *DO) SetRegions(slugs ...string) { d.set(func() { d.regions = slices.Clone(slugs) }) }
@@ -708,6 +724,8 @@ func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		d.deletePool(w, seg[3], seg[5])
 	case route("GET", "v2", k8s, "options"):
 		d.options(w)
+	case route("GET", "v2", "sizes"):
+		d.listSizes(w)
 	case route("POST", "v2", k8s, "registry"):
 		d.integrateRegistry(w, body, true)
 	case route("DELETE", "v2", k8s, "registry"):

@@ -91,6 +91,9 @@ func (a *App) report(verdicts []program.Verdict, args []string, output string) e
 		switch v.Status() {
 		case "valid":
 			fmt.Fprintf(a.Stdout, "%s: valid %s\n", v.File, v.Kind)
+			for _, w := range v.Warnings {
+				fmt.Fprintln(a.Stderr, w)
+			}
 		case "skipped":
 			fmt.Fprintf(a.Stdout, "%s: skipped, %s\n", v.File, v.Skipped)
 		default:

@@ -1,12 +1,17 @@
 package deploy
 
 import (
+	"reflect"
 	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/pkg/effects"
 )
+
+// Drifted: drift found the cloud different from the manifest, a finding and not a refusal
+// (drift exits 3 for it, as for a block).
+const Drifted Status = "drifted"
 
 // FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
 type FieldDrift struct {
@@ -29,11 +34,14 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 		}
 		for _, path := range propertyPaths(step.Paths) {
 			field := fieldsOf(table, step.Type, path)
-			if seen[field] {
+			live, manifest := valueAt(step.Old, path), valueAt(step.New, path)
+			// The engine names a property it would send again whole (a list the provider
+			// reorders): both values alike, it is no drift a reviewer can act on.
+			if seen[field] || reflect.DeepEqual(live, manifest) {
 				continue
 			}
 			seen[field] = true
-			out = append(out, FieldDrift{Field: field, Live: valueAt(step.Old, path), Manifest: valueAt(step.New, path)})
+			out = append(out, FieldDrift{Field: field, Live: live, Manifest: manifest})
 		}
 	}
 	return out
@@ -43,17 +51,9 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 // or b" when several are; the type and the property when none is. A spec field names it alone:
 // the metadata fields that also feed a property (the derived tags) only add to it.
 func fieldsOf(table *effects.Table, typ, path string) string {
-	var names, spec []string
+	var names []string
 	if table != nil {
-		names = table.Fields(typ, path)
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n, "spec.") {
-			spec = append(spec, n)
-		}
-	}
-	if len(spec) > 0 {
-		names = spec
+		names = specFirst(table.Fields(typ, path))
 	}
 	if len(names) == 0 {
 		return typ + " " + path
@@ -90,4 +90,20 @@ func valueAt(inputs map[string]any, path string) any {
 		v = m[part]
 	}
 	return v
+}
+
+// specFirst keeps the spec fields of fields when there are any: the metadata fields that also feed
+// a property (the tags derived from metadata.env, id, labels and org) only add to it, and listing
+// them reads as changes nobody made.
+func specFirst(fields []string) []string {
+	var spec []string
+	for _, f := range fields {
+		if strings.HasPrefix(f, "spec.") {
+			spec = append(spec, f)
+		}
+	}
+	if len(spec) > 0 {
+		return spec
+	}
+	return fields
 }

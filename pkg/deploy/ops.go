@@ -90,11 +90,11 @@ func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 type UpOptions struct {
 	// Yes deploys without a preview or a question: replacements included.
 	Yes bool
-	// Interactive tells that someone answers Confirm. Without Yes, a change that replaces a
-	// resource is then asked about and deploys on yes, other changes deploy unasked; without
+	// Interactive tells that someone answers Confirm. Without Yes, any change is then asked about
+	// (after the plan) and deploys on yes, as pulumi up and terraform apply ask; without
 	// Interactive (a pipe, CI) no change deploys without Yes.
 	Interactive bool
-	// Confirm asks whether to deploy a previewed replacement; nil answers no.
+	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
 	Confirm func(t Target, preview Result) bool
 	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
 	// sets it; the tests that hold the effects table against the real providers do.
@@ -138,8 +138,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			forget(ctx, s, created)
 			return failed(err)
 		}
-		asked := opts.Interactive && preview.Replaces()
-		if preview.Changed() != "" && (!opts.Interactive || asked && (opts.Confirm == nil || !opts.Confirm(t, preview))) {
+		if preview.Changed() != "" && (!opts.Interactive || opts.Confirm == nil || !opts.Confirm(t, preview)) {
 			// Nothing deployed: a stack made for this up goes again, as after a preview.
 			forget(ctx, s, created)
 			return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)", Result: &preview}
@@ -215,7 +214,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
 	if changes := res.Changed(); changes != "" {
-		o.Status, o.Reason, o.Drift = Blocked, "drifted: the next up would "+changes, driftedFields(t.Effects, res.Steps)
+		o.Status, o.Reason, o.Drift = Drifted, "the next up would "+changes, driftedFields(t.Effects, res.Steps)
 	}
 	return o
 }
@@ -224,6 +223,9 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 type DestroyOptions struct {
 	// Remove deletes the stack from the backend once its resources are gone.
 	Remove bool
+	// Confirm, when set, is shown the resources the destroy would delete ("type name") and asked
+	// whether to go on; it is not asked when there are none. Nil destroys unasked (--yes).
+	Confirm func(t Target, resources []string) bool
 }
 
 // Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
@@ -247,6 +249,9 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	}
 	if protected := st.protected(); len(protected) > 0 {
 		return failed(&ProtectedError{Resources: protected})
+	}
+	if deleted := st.resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
+		return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)"}
 	}
 	res, err := s.Destroy(ctx, Options{Progress: d.progress(t)})
 	if err != nil {

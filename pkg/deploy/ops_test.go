@@ -68,8 +68,9 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 	}
 }
 
-func TestUpWithoutYesAsksOnlyAboutAReplacementOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
+func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
 	ctx := context.Background()
+	same := func(t *testing.T) deploy.Target { return cluster(t) }
 	scaled := func(t *testing.T) deploy.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
 	moved := func(t *testing.T) deploy.Target { return cluster(t, "region: fra1", "region: ams3") }
 	tests := []struct {
@@ -80,7 +81,9 @@ func TestUpWithoutYesAsksOnlyAboutAReplacementOnATerminalAndDeploysNothingUnaske
 		asked       bool
 		want        deploy.Status
 	}{
-		{"an in-place change on a terminal deploys unasked", scaled, true, false, false, deploy.Done},
+		{"an in-place change on a terminal is asked about and deploys on yes", scaled, true, true, true, deploy.Done},
+		{"an in-place change on a terminal is not deployed on no", scaled, true, false, true, deploy.Blocked},
+		{"no change on a terminal is not asked about", same, true, false, false, deploy.Done},
 		{"an in-place change without a terminal is not deployed", scaled, false, true, false, deploy.Blocked},
 		{"a replacement on a terminal is asked about and deploys on yes", moved, true, true, true, deploy.Done},
 		{"a replacement on a terminal is not deployed on no", moved, true, false, true, deploy.Blocked},
@@ -233,7 +236,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
 	updates := calls(b, "update")
 	o := d.Drift(ctx, c)
-	if o.Status != deploy.Blocked || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
+	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
 		t.Fatalf("drift after a console edit: %s %+v, want spec.tags named", o.Status, o.Drift)
 	}
 	if live, _ := o.Drift[0].Live.([]any); len(live) != 1 || live[0] != "edited-in-the-console" {

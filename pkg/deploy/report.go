@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
@@ -54,6 +55,9 @@ type StackReport struct {
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
+	// Cost is the manifest's monthly cost and the change's delta from what the stack deployed
+	// (Price); nil when it was not priced.
+	Cost *cost.Delta `json:"cost,omitempty"`
 }
 
 // ResourceChange is one resource the operation changes, or would.
@@ -73,6 +77,11 @@ type FieldEffect struct {
 	Path   string         `json:"path"`
 	Effect effects.Effect `json:"effect,omitempty"`
 	Reason string         `json:"reason,omitempty"`
+	// Changed tells that the manifest changed the field since the stack's last update; Old and
+	// New are then its values as diff shows them (null when unset, "[secret]" for a secret).
+	Changed bool `json:"changed,omitempty"`
+	Old     any  `json:"old,omitempty"`
+	New     any  `json:"new,omitempty"`
 }
 
 // NewReport is the report of command's outcomes.
@@ -99,9 +108,29 @@ func NewReport(command string, outcomes []Outcome) Report {
 	return r
 }
 
+// Price adds each stack's monthly cost to the report: its manifest's, and the delta from the
+// manifest the stack last deployed (from nothing when it deployed none), with the prices of its
+// cloud that prices gives.
+func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices) {
+	for i, o := range outcomes {
+		// Without the engine's result the deployed manifest is unknown: no delta to tell.
+		if o.Target.Input == nil || o.Result == nil || i >= len(r.Stacks) {
+			continue
+		}
+		cloud := cost.CloudOf(o.Target.Input)
+		if cloud == "" {
+			continue
+		}
+		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
+		d := cost.Compare(old, o.Target.Input, prices(cloud))
+		r.Stacks[i].Cost = &d
+	}
+}
+
 // changedPaths are the manifest's fields that changed since the manifest the stack recorded
-// before the operation; nil when it recorded none (or the manifest did not change: the cloud did).
-func changedPaths(t Target, previous map[string]any) map[string]bool {
+// before the operation, with both values; nil when it recorded none (or the manifest did not
+// change: the cloud did).
+func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
@@ -113,15 +142,15 @@ func changedPaths(t Target, previous map[string]any) map[string]bool {
 	if err != nil || len(result.Changes) == 0 {
 		return nil
 	}
-	paths := map[string]bool{}
+	paths := map[string]diff.Change{}
 	for _, c := range result.Changes {
-		paths[c.Path] = true
+		paths[c.Path] = c
 	}
 	return paths
 }
 
 // among tells whether field is one of the changed paths, or holds one, or is held by one.
-func among(field string, changed map[string]bool) bool {
+func among(field string, changed map[string]diff.Change) bool {
 	for p := range changed {
 		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
 			return true
@@ -132,8 +161,9 @@ func among(field string, changed map[string]bool) bool {
 
 // resourceChanges are the steps that change something, with the manifest fields behind them:
 // of the fields a property is sent from, those that changed, when the manifest did (a property
-// such as tags is sent from several), else all of them (the cloud changed, not the manifest).
-func resourceChanges(table *effects.Table, steps []Step, changed map[string]bool) []ResourceChange {
+// such as tags is sent from several), else all of them (the cloud changed, not the manifest), the
+// spec's first (specFirst).
+func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
 		if isOp(step, apitype.OpSame, apitype.OpRead) {
@@ -154,6 +184,8 @@ func resourceChanges(table *effects.Table, steps []Step, changed map[string]bool
 			}
 			if len(moved) > 0 {
 				fields = moved
+			} else {
+				fields = specFirst(fields)
 			}
 			for _, field := range fields {
 				if seen[field] {
@@ -163,6 +195,11 @@ func resourceChanges(table *effects.Table, steps []Step, changed map[string]bool
 				fe := FieldEffect{Path: field}
 				if row, ok := table.Lookup(field); ok {
 					fe.Effect, fe.Reason = row.Effect, row.Reason
+				}
+				if c, ok := changed[field]; ok {
+					// diff decided this very change: its effect and reason are the exact ones
+					// (a replacement a row only may cause), and its values are what a reviewer reads.
+					fe.Changed, fe.Old, fe.New, fe.Effect, fe.Reason = true, c.Old, c.New, c.Effect, c.Reason
 				}
 				rc.Fields = append(rc.Fields, fe)
 			}

@@ -44,6 +44,19 @@ func (st state) pendingCreates() []PendingCreate {
 	return out
 }
 
+// resources are what a destroy deletes, "type name" each: the stack's resources but the stack
+// itself and its providers, which hold nothing in the cloud.
+func (st state) resources() []string {
+	var out []string
+	for _, r := range st.d.Resources {
+		if r.Type == resource.RootStackType || strings.HasPrefix(string(r.Type), "pulumi:providers:") || r.Delete {
+			continue
+		}
+		out = append(out, string(r.Type)+" "+r.URN.Name())
+	}
+	return out
+}
+
 // outputs are the stack's outputs as the state holds them: secrets are encrypted there, and read
 // as Output{Secret: true} without a value.
 func (st state) outputs() map[string]Output {

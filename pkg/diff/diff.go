@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/rules"
 	"github.com/pkg/errors"
@@ -47,6 +48,8 @@ type Result struct {
 	Replaces bool `json:"replaces"`
 	// Refuses tells whether any change is refused.
 	Refuses bool `json:"refuses"`
+	// Cost is what the change does to the monthly cost, when it was priced.
+	Cost *cost.Delta `json:"cost,omitempty"`
 }
 
 // Blocks tells whether the result must stop a deployment gate: something is refused, or something
@@ -307,6 +310,9 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "         on %s\n", c.Resource)
 			fmt.Fprintf(&b, "         %s\n", c.Reason)
 		}
+	}
+	if r.Cost != nil && len(r.Changes) > 0 {
+		fmt.Fprintf(&b, "\nmonthly cost: %s\n", r.Cost)
 	}
 	_, err := io.WriteString(w, b.String())
 	return errors.Wrap(err, "write diff")

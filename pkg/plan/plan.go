@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -63,6 +64,8 @@ type Output struct {
 type Plan struct {
 	Resources []Resource        `json:"resources"`
 	Outputs   map[string]Output `json:"outputs"`
+	// Cost is the stack input's monthly cost, when it was priced (pkg/cost).
+	Cost *cost.Estimate `json:"cost,omitempty"`
 	// resolved names the stack references whose stack the mocks knew.
 	resolved map[string]bool
 }

@@ -21,7 +21,8 @@ func (o Output) Masked() any {
 	}
 }
 
-// WriteJSON writes the plan as {"resources": [...], "outputs": {"name": {"secret", "value"}}}.
+// WriteJSON writes the plan as {"resources": [...], "outputs": {"name": {"secret", "value"}}},
+// and "cost" (pkg/cost's estimate) when the plan was priced.
 func WriteJSON(w io.Writer, p *Plan) error {
 	outputs := map[string]map[string]any{}
 	for name, o := range p.Outputs {
@@ -41,7 +42,11 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"resources": resources, "outputs": outputs})
+	out := map[string]any{"resources": resources, "outputs": outputs}
+	if p.Cost != nil {
+		out["cost"] = p.Cost
+	}
+	return enc.Encode(out)
 }
 
 // WriteText writes the plan as two readable tables, resources (each with its inputs) and outputs.
@@ -92,7 +97,13 @@ func WriteText(w io.Writer, p *Plan) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%t\t%s\n", name, o.Secret, value)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if p.Cost != nil {
+		fmt.Fprintf(w, "\nMONTHLY COST\n  %s (prices: %s, %s)\n", p.Cost, p.Cost.Source, p.Cost.Date)
+	}
+	return nil
 }
 
 func options(r Resource) string {

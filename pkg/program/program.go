@@ -4,10 +4,12 @@
 package program
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -86,6 +88,10 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 		fmt.Fprintln(stderr, "plan:", err)
 		return exitcode.Invalid
 	}
+	if cloud := cost.CloudOf(input); cloud != "" {
+		e := cost.Of(input, prices(cloud, stderr))
+		result.Cost = &e
+	}
 	write := plan.WriteText
 	if format == "json" {
 		write = plan.WriteJSON
@@ -117,6 +123,10 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
+	if cloud := cost.CloudOf(newInput); cloud != "" {
+		delta := cost.Compare(oldInput, newInput, prices(cloud, stderr))
+		result.Cost = &delta
+	}
 	write := diff.WriteText
 	if format == "json" {
 		write = diff.WriteJSON
@@ -129,6 +139,18 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		return exitcode.Blocked
 	}
 	return exitcode.OK
+}
+
+// prices are cloud's prices for a plan or a diff: the cloud's when a token can read them, the
+// repository's table (named, with its date) otherwise, or with a warning when the cloud did not
+// answer.
+func prices(cloud string, stderr io.Writer) cost.Prices {
+	p, err := cost.Lookup(context.Background(), cloud)
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: %v; the cost is priced from %s of %s\n", err, cost.TableSource, cost.TableDate)
+		return cost.Table(cloud)
+	}
+	return p
 }
 
 // crash turns a panic into exitcode.Crash, so that a bug never exits 2 (usage) as Go's runtime would.

@@ -1,9 +1,16 @@
 package program
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
 
+	"github.com/clusterplane/clusterplane/pkg/cost"
+	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"google.golang.org/protobuf/proto"
 )
 
 // Verdict is what validate found in one file. It is the one place where the programs' validate
@@ -18,12 +25,58 @@ type Verdict struct {
 	// Err is nil when the file is valid. It names the file, and stackinput.Problems(Err) lists
 	// every problem with its position.
 	Err error
+	// Warnings are what a valid file may get wrong without being invalid: a size the cloud's
+	// catalogue does not list. They never change the exit code.
+	Warnings []string
 }
 
 // Check parses and validates data, the text of file, as the program's stack input (or bare
 // manifest).
 func (p Program[T]) Check(file string, data []byte) Verdict {
-	return Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, p.NewInput())}
+	input := p.NewInput()
+	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
+	if v.Err == nil {
+		v.Warnings = catalogueWarnings(file, input)
+	}
+	return v
+}
+
+// catalogues are the clouds' size catalogues, read once per process: the sizes API's when a
+// token reads it, else the repository's table (pkg/cost).
+var catalogues = struct {
+	sync.Mutex
+	prices map[string]cost.Prices
+}{prices: map[string]cost.Prices{}}
+
+// catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
+// (s-2vcpu-4gbb) or a size newer than the table. Only a warning: the catalogue offline may be
+// older than the cloud, and the cloud itself refuses what it does not offer.
+func catalogueWarnings(file string, input proto.Message) []string {
+	cloud := cost.CloudOf(input)
+	if cloud == "" {
+		return nil
+	}
+	// Keyed by where the prices come from, never by the token itself.
+	key := fmt.Sprintf("%s %t %s", cloud, os.Getenv(provider.DigitalOceanTokenEnv) != "", os.Getenv(provider.DigitalOceanAPIURLEnv))
+	catalogues.Lock()
+	prices, ok := catalogues.prices[key]
+	if !ok {
+		var err error
+		if prices, err = cost.Lookup(context.Background(), cloud); err != nil {
+			prices = cost.Table(cloud)
+		}
+		catalogues.prices[key] = prices
+	}
+	catalogues.Unlock()
+	var out []string
+	for _, size := range cost.Of(input, prices).Unknown {
+		if prices.Offers(size) {
+			continue // offered, only not priced
+		}
+		out = append(out, fmt.Sprintf("%s: warning: size %q is not in the %s catalogue (%s, %s): check its spelling; "+
+			"the cloud refuses a size it does not offer", file, size, cloud, prices.Source, prices.Date))
+	}
+	return out
 }
 
 // Kind is the kind of the manifests the program deploys, e.g. "CivoKubernetesCluster": the name
@@ -57,7 +110,8 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Status   string               `json:"status"`
 		Reason   string               `json:"reason,omitempty"`
 		Problems []stackinput.Problem `json:"problems"`
-	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err)}
+		Warnings []string             `json:"warnings,omitempty"`
+	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings}
 	if v.Err != nil && len(out.Problems) == 0 {
 		out.Problems = []stackinput.Problem{{File: v.File, RuleID: "error", Message: v.Err.Error()}}
 	}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/creack/pty"
+)
+
+// onATerminal runs clusterplane in this process with standard input a real pseudo-terminal, on
+// which answer is typed: clusterplane finds the terminal itself, as it does for a person.
+func onATerminal(t *testing.T, b *deploytest.Backend, answer string, args ...string) result {
+	t.Helper()
+	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
+		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+		t.Setenv(env, "")
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	// Typed ahead: the terminal holds the line until clusterplane reads it.
+	if _, err := ptmx.Write([]byte(answer)); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	a := newApp(registry.Kinds(), tty, &stdout, &stderr)
+	a.deploy.backend = b
+	code := a.run(args)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
+	const key = "digitaloceankubernetescluster/platform-prod"
+	tests := []struct {
+		name, answer string
+		// command is up or destroy, run after the cluster is deployed and its nodeCount edited 2 → 3.
+		command string
+		code    int
+		// shows is what the plan and question on stderr hold.
+		shows []string
+		// changed tells whether the stack must have changed.
+		changed bool
+	}{
+		{"up answered no changes nothing", "no\n", "up", exitcode.Blocked,
+			[]string{"would update 1", "spec.defaultNodePool.nodeCount: 2 → 3 (update)", "Deploy? [y/N]"}, false},
+		{"up answered an empty line changes nothing", "\n", "up", exitcode.Blocked, []string{"Deploy? [y/N]"}, false},
+		{"up answered yes deploys", "yes\n", "up", exitcode.OK, []string{"spec.defaultNodePool.nodeCount: 2 → 3"}, true},
+		{"up answered y deploys", "y\n", "up", exitcode.OK, []string{"Deploy? [y/N]"}, true},
+		{"destroy answered no deletes nothing", "no\n", "destroy", exitcode.Blocked,
+			[]string{"would delete:", "digitalocean:index/kubernetesCluster:KubernetesCluster platform", "Destroy? [y/N]"}, false},
+		{"destroy answered yes destroys", "yes\n", "destroy", exitcode.OK, []string{"Destroy? [y/N]"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := deploytest.New()
+			dir := fleet(t)
+			file := filepath.Join(dir, "cluster.yaml")
+			deployed(t, b, file)
+			edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")
+			updates, destroys := count(b.Calls(), "update "+key), count(b.Calls(), "destroy "+key)
+			r := onATerminal(t, b, tt.answer, tt.command, file)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			for _, s := range tt.shows {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("the terminal does not show %q:\n%s", s, r.stderr)
+				}
+			}
+			changed := count(b.Calls(), "update "+key) != updates || count(b.Calls(), "destroy "+key) != destroys
+			if changed != tt.changed {
+				t.Errorf("the stack changed: %t, want %t: %v", changed, tt.changed, b.Calls())
+			}
+			if !tt.changed && !strings.Contains(r.stdout, "not confirmed") {
+				t.Errorf("the table does not say the stack was not confirmed:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestDestroyWithoutATerminalOrYesStillDeletesNothing(t *testing.T) {
+	b := deploytest.New()
+	file := filepath.Join(fleet(t), "cluster.yaml")
+	deployed(t, b, file)
+	r := deployRun(t, b, strings.NewReader("yes\n"), false, "destroy", file)
+	if r.code == exitcode.OK || !strings.Contains(r.stderr, "--yes") || count(b.Calls(), "destroy") != 0 {
+		t.Errorf("destroy without a terminal or --yes: exit %d, calls %v\n%s", r.code, b.Calls(), r.stderr)
+	}
+}
+
+// count is how many calls hold s.
+func count(calls []string, s string) int {
+	n := 0
+	for _, c := range calls {
+		if strings.Contains(c, s) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+)
+
+// update rewrites the golden files from what the code prints now: go test ./cmd/clusterplane/
+// -run Golden -update, then read the diff before committing it.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// golden compares got with testdata/name, the temporary folder dir read as DIR so that the file
+// holds no path of one run.
+func golden(t *testing.T, name, dir, got string) {
+	t.Helper()
+	got = strings.ReplaceAll(got, dir, "DIR")
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from what is printed now (run with -update, and read the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestTheMarkdownOfAPreviewShowsEachChangedFieldFromOldToNew(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, dir)
+	edit(t, dir, "pool.yaml", "nodeCount: 2", "nodeCount: 3")
+	r := deployRun(t, b, strings.NewReader(""), false, "preview", dir, "-o", "markdown")
+	if r.code != exitcode.OK {
+		t.Errorf("preview: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	golden(t, "preview.md.golden", dir, r.stdout)
+}
+
+func TestTheMarkdownOfADriftListsOnlyTheFieldsThatDifferAndSaysDrifted(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	file := filepath.Join(dir, "cluster.yaml")
+	deployed(t, b, file)
+	b.Edit("digitaloceankubernetescluster/platform-prod", "digitalocean:index/kubernetesCluster:KubernetesCluster",
+		"platform", "tags", []any{"edited-in-the-console"})
+	r := deployRun(t, b, strings.NewReader(""), false, "drift", file, "-o", "markdown")
+	if r.code != exitcode.Blocked {
+		t.Errorf("drift: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	for _, noise := range []string{"metadata.", "blocked:", "| blocked"} {
+		if strings.Contains(r.stdout, noise) {
+			t.Errorf("the drift report says %q:\n%s", noise, r.stdout)
+		}
+	}
+	golden(t, "drift.md.golden", dir, r.stdout)
+}
+
+func TestAFailuresCauseSitsInItsRowAndNoWordIsSaidTwice(t *testing.T) {
+	const key, cause = "digitaloceankubernetescluster/platform-prod", "POST /v2/kubernetes/clusters: 422 size is unavailable"
+	for _, args := range [][]string{{"up", "--yes"}, {"preview", "-o", "markdown"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			b := deploytest.New()
+			dir := fleet(t)
+			op := map[string]string{"up": "update", "preview": "preview"}[args[0]]
+			b.Fail(key, op, &deploy.EngineError{Op: op, Cause: cause})
+			r := deployRun(t, b, strings.NewReader(""), false, append([]string{args[0], dir}, args[1:]...)...)
+			if r.code != exitcode.Invalid {
+				t.Errorf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			var row string
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if strings.Contains(line, "platform-prod") && strings.Contains(line, "failed") {
+					row = line
+				}
+			}
+			if !strings.Contains(row, "422 size is unavailable") {
+				t.Errorf("the failed row does not hold the cause:\n%s", r.stdout)
+			}
+			if strings.Contains(r.stderr, "422") {
+				t.Errorf("the cause is printed apart from the table, on stderr:\n%s", r.stderr)
+			}
+			for _, doubled := range []string{"skipped: skipped", "failed: failed", "blocked: blocked"} {
+				if strings.Contains(r.stdout, doubled) {
+					t.Errorf("the report says %q:\n%s", doubled, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestAChangedValueReadsOldToNewAndASecretOnlyThatItChanged(t *testing.T) {
+	tests := []struct {
+		old, new any
+		text     string
+	}{
+		{float64(2), float64(3), "2 → 3"},
+		{nil, "fra1", `(unset) → "fra1"`},
+		{diff.Secret, diff.Secret, "(secret, changed)"},
+		{nil, diff.Secret, "(secret, changed)"},
+	}
+	for _, tt := range tests {
+		if got := values(tt.old, tt.new); got != tt.text {
+			t.Errorf("values(%v, %v) = %q, want %q", tt.old, tt.new, got, tt.text)
+		}
+	}
+}
+
+func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	file := filepath.Join(dir, "cluster.yaml")
+	deployed(t, b, file)
+	if r := deployRun(t, b, strings.NewReader(""), false, "status", file); r.code != exitcode.OK {
+		t.Fatalf("status of a deployed stack: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b.Fail("digitaloceankubernetescluster/platform-prod", "update", &deploy.EngineError{Op: "update", Cause: "500"})
+	moved := edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")
+	if r := deployRun(t, b, strings.NewReader(""), false, "up", moved, "--yes"); r.code != exitcode.Invalid {
+		t.Fatalf("the failing up: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Back at the deployed manifest: only the failed update keeps the stack from being ready.
+	edit(t, dir, "cluster.yaml", "nodeCount: 3", "nodeCount: 2")
+	r := deployRun(t, b, strings.NewReader(""), false, "status", file)
+	if r.code != exitcode.NotReady || !strings.Contains(r.stdout, "Ready=False") {
+		t.Errorf("status after a failed up: exit %d, want %d (not ready)\n%s%s", r.code, exitcode.NotReady, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,265 @@
+// Package cost estimates what a manifest costs a month: its nodes at their size's price, and
+// DigitalOcean's high-availability control plane fee, autoscaled pools as a range from their
+// minimum to their maximum. DigitalOcean's prices come from its sizes API when a token is
+// present, else (and Civo's always) from the table in this package, whose date a report shows.
+package cost
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/digitalocean/godo"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Cloud names the clouds priced.
+const (
+	DigitalOcean = "digitalocean"
+	Civo         = "civo"
+)
+
+// Prices are one cloud's monthly prices and where they come from.
+type Prices struct {
+	Cloud string
+	// Sizes are the monthly prices by size; HAFee the high-availability control plane's.
+	Sizes map[string]float64
+	HAFee float64
+	// Source and Date say where the prices come from and when they were read.
+	Source, Date string
+	// Unpriced are sizes the cloud offers that Sizes does not price.
+	Unpriced []string
+}
+
+// Offers tells whether the catalogue lists size, priced or not.
+func (p Prices) Offers(size string) bool {
+	_, ok := p.Sizes[size]
+	return ok || slices.Contains(p.Unpriced, size)
+}
+
+// Table is the repository's prices of cloud.
+func Table(cloud string) Prices {
+	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
+	if cloud == DigitalOcean {
+		p.Sizes, p.HAFee = digitalOceanSizes, digitalOceanHAFee
+	}
+	return p
+}
+
+// Lookup returns the prices of cloud: DigitalOcean's from its sizes API when
+// DIGITALOCEAN_TOKEN is set (at DIGITALOCEAN_API_URL when that is), else the table. A failing API
+// is an error, not a silent fallback: a review must not read table prices as the cloud's.
+func Lookup(ctx context.Context, cloud string) (Prices, error) {
+	token := os.Getenv(provider.DigitalOceanTokenEnv)
+	if cloud != DigitalOcean || token == "" {
+		return Table(cloud), nil
+	}
+	client := godo.NewFromToken(token)
+	if url := os.Getenv(provider.DigitalOceanAPIURLEnv); url != "" {
+		if err := godo.SetBaseURL(strings.TrimSuffix(url, "/") + "/")(client); err != nil {
+			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API: the API URL")
+		}
+	}
+	return FromDigitalOcean(ctx, client)
+}
+
+// FromDigitalOcean reads every size's monthly price from DigitalOcean's sizes API; the HA fee,
+// which the API does not list, is the table's.
+func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) {
+	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
+		Source: "DigitalOcean sizes API (the HA fee from " + TableSource + ", " + TableDate + ")",
+		Date:   time.Now().UTC().Format(time.DateOnly)}
+	opt := &godo.ListOptions{PerPage: 200}
+	for {
+		sizes, resp, err := client.Sizes.List(ctx, opt)
+		if err != nil {
+			status := 0
+			if resp != nil && resp.Response != nil {
+				status = resp.StatusCode
+			}
+			if status == http.StatusUnauthorized {
+				return Prices{}, errors.New("DigitalOcean sizes API: 401, the token was refused")
+			}
+			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
+		}
+		for _, s := range sizes {
+			p.Sizes[s.Slug] = s.PriceMonthly
+		}
+		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
+			return p, nil
+		}
+		page, err := resp.Links.CurrentPage()
+		if err != nil {
+			return p, nil
+		}
+		opt.Page = page + 1
+	}
+}
+
+// CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
+func CloudOf(input proto.Message) string {
+	name := strings.ToLower(string(input.ProtoReflect().Descriptor().FullName()))
+	switch {
+	case strings.Contains(name, "digitalocean"):
+		return DigitalOcean
+	case strings.Contains(name, "civo"):
+		return Civo
+	}
+	return ""
+}
+
+// Estimate is a manifest's monthly cost: Min to Max (equal unless a pool autoscales).
+type Estimate struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	// Unknown are the sizes the prices do not list: the estimate leaves them out.
+	Unknown []string `json:"unknownSizes,omitempty"`
+	Source  string   `json:"source"`
+	Date    string   `json:"date"`
+}
+
+// Of estimates a stack input's (a message with target.spec) monthly cost with p.
+func Of(input proto.Message, p Prices) Estimate {
+	e := Estimate{Source: p.Source, Date: p.Date}
+	spec := field(field(input.ProtoReflect(), "target"), "spec")
+	if spec == nil {
+		return e
+	}
+	if boolField(spec, "highlyAvailable") {
+		e.Min += p.HAFee
+		e.Max += p.HAFee
+	}
+	unknown := map[string]bool{}
+	pools(spec, func(pool protoreflect.Message) {
+		size := stringField(pool, "size")
+		price, ok := p.Sizes[size]
+		if !ok {
+			if size != "" {
+				unknown[size] = true
+			}
+			return
+		}
+		low, high := intField(pool, "nodeCount"), intField(pool, "nodeCount")
+		if boolField(pool, "autoScale") || !has(pool, "autoScale") && intField(pool, "maxNodes") > 0 {
+			low, high = intField(pool, "minNodes"), intField(pool, "maxNodes")
+		}
+		e.Min += float64(low) * price
+		e.Max += float64(high) * price
+	})
+	for s := range unknown {
+		e.Unknown = append(e.Unknown, s)
+	}
+	sort.Strings(e.Unknown)
+	return e
+}
+
+// Delta is what a change does to the monthly cost.
+type Delta struct {
+	Old Estimate `json:"old"`
+	New Estimate `json:"new"`
+	// Min and Max are New less Old.
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// Compare prices a change from oldInput to newInput with p; a nil oldInput is nothing deployed
+// yet, costing nothing.
+func Compare(oldInput, newInput proto.Message, p Prices) Delta {
+	d := Delta{Old: Estimate{Source: p.Source, Date: p.Date}, New: Of(newInput, p)}
+	if oldInput != nil {
+		d.Old = Of(oldInput, p)
+	}
+	d.Min, d.Max = d.New.Min-d.Old.Min, d.New.Max-d.Old.Max
+	return d
+}
+
+// String says the estimate: "$72.00/month", "$48.00–$120.00/month", and the sizes it could not
+// price.
+func (e Estimate) String() string {
+	text := money(e.Min, e.Max, false) + "/month"
+	if len(e.Unknown) > 0 {
+		text += " (unknown size " + strings.Join(e.Unknown, ", ") + ": not priced)"
+	}
+	return text
+}
+
+// String says the change, "+$24.00/month (from $48.00 to $72.00)", and the prices' source.
+func (d Delta) String() string {
+	return fmt.Sprintf("%s/month (%s → %s; prices: %s, %s)", money(d.Min, d.Max, true), money(d.Old.Min, d.Old.Max, false),
+		d.New.String(), d.New.Source, d.New.Date)
+}
+
+func money(low, high float64, signed bool) string {
+	one := func(v float64) string {
+		if signed && v >= 0 {
+			return fmt.Sprintf("+$%.2f", v)
+		}
+		if v < 0 {
+			return fmt.Sprintf("-$%.2f", -v)
+		}
+		return fmt.Sprintf("$%.2f", v)
+	}
+	if low == high {
+		return one(low)
+	}
+	return one(low) + "–" + one(high)
+}
+
+// pools calls f with every message under m (m included) that has a size and a node count: the
+// node pools, default or not.
+func pools(m protoreflect.Message, f func(protoreflect.Message)) {
+	if has(m, "size") && has(m, "nodeCount") {
+		f(m)
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() && m.Has(fd) {
+			pools(m.Get(fd).Message(), f)
+		}
+	}
+}
+
+func has(m protoreflect.Message, jsonName string) bool {
+	return m.Descriptor().Fields().ByJSONName(jsonName) != nil
+}
+
+func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
+	if m == nil {
+		return nil
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil || fd.Message() == nil {
+		return nil
+	}
+	return m.Get(fd).Message()
+}
+
+func stringField(m protoreflect.Message, jsonName string) string {
+	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.StringKind {
+		return m.Get(fd).String()
+	}
+	return ""
+}
+
+func intField(m protoreflect.Message, jsonName string) int64 {
+	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.Int32Kind {
+		return m.Get(fd).Int()
+	}
+	return 0
+}
+
+func boolField(m protoreflect.Message, jsonName string) bool {
+	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.BoolKind {
+		return m.Get(fd).Bool()
+	}
+	return false
+}
