@@ -116,14 +116,22 @@ func exportExamples(t *testing.T, ns string) map[string][]map[string]any {
 	return exported
 }
 
-func TestPKOExportOfTheExamplesIsCreatedByARealAPIServerAndItsAccountMayDoWhatTheAgentNeeds(t *testing.T) {
-	t.Parallel()
-	k := newKube(t)
+// newKubeWithPKO is a real API server with PKO v2.9.0's CRDs installed (../shared/pko); the test
+// is skipped where they are absent.
+func newKubeWithPKO(t *testing.T) *kube {
+	t.Helper()
 	crds, _ := filepath.Glob(filepath.Join(root, "..", "shared", "pko", "*.yaml"))
 	if len(crds) != 4 {
 		t.Skip("../shared/pko, PKO v2.9.0's CRDs, is absent (a clone without ../shared)")
 	}
+	k := newKube(t)
 	k.installCRDs(crds)
+	return k
+}
+
+func TestPKOExportOfTheExamplesIsCreatedByARealAPIServerAndItsAccountMayDoWhatTheAgentNeeds(t *testing.T) {
+	t.Parallel()
+	k := newKubeWithPKO(t)
 	const ns = "clusterplane-e2e"
 	k.must("POST", "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}})
 
@@ -223,12 +231,7 @@ func TestPKOExportOfTheExamplesIsCreatedByARealAPIServerAndItsAccountMayDoWhatTh
 
 func TestPKOsCRDsOnARealAPIServerRefuseWhatTheOfflineSchemaCheckRefuses(t *testing.T) {
 	t.Parallel()
-	k := newKube(t)
-	crds, _ := filepath.Glob(filepath.Join(root, "..", "shared", "pko", "*.yaml"))
-	if len(crds) != 4 {
-		t.Skip("../shared/pko, PKO v2.9.0's CRDs, is absent (a clone without ../shared)")
-	}
-	k.installCRDs(crds)
+	k := newKubeWithPKO(t)
 	const ns = "default"
 	var stack map[string]any
 	for name, objects := range exportExamples(t, ns) {

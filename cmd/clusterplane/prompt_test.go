@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/creack/pty"
 )
 

@@ -45,6 +45,9 @@ func (p Prices) Offers(size string) bool {
 	return ok || slices.Contains(p.Unpriced, size)
 }
 
+// lookupTimeout bounds the sizes API's answer.
+const lookupTimeout = 10 * time.Second
+
 // Table is the repository's prices of cloud.
 func Table(cloud string) Prices {
 	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
@@ -62,6 +65,9 @@ func Lookup(ctx context.Context, cloud string) (Prices, error) {
 	if cloud != DigitalOcean || token == "" {
 		return Table(cloud), nil
 	}
+	// A price is not worth waiting for: an unreachable API falls back to the table quickly.
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
 	client := godo.NewFromToken(token)
 	if url := os.Getenv(provider.DigitalOceanAPIURLEnv); url != "" {
 		if err := godo.SetBaseURL(strings.TrimSuffix(url, "/") + "/")(client); err != nil {
@@ -91,7 +97,12 @@ func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) 
 			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
 		}
 		for _, s := range sizes {
-			p.Sizes[s.Slug] = s.PriceMonthly
+			// A size the API lists without a price is unknown, never free.
+			if s.PriceMonthly > 0 {
+				p.Sizes[s.Slug] = s.PriceMonthly
+			} else {
+				p.Unpriced = append(p.Unpriced, s.Slug)
+			}
 		}
 		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
 			return p, nil
@@ -191,10 +202,22 @@ func (e Estimate) String() string {
 	return text
 }
 
-// String says the change, "+$24.00/month (from $48.00 to $72.00)", and the prices' source.
+// String says the change, "+$24.00/month ($48.00 → $72.00/month; prices: ...)", and, when a
+// size has no known price, that the figure leaves it out: an unknown size never reads as free.
 func (d Delta) String() string {
-	return fmt.Sprintf("%s/month (%s → %s; prices: %s, %s)", money(d.Min, d.Max, true), money(d.Old.Min, d.Old.Max, false),
-		d.New.String(), d.New.Source, d.New.Date)
+	text := money(d.Min, d.Max, true) + "/month"
+	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
+		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
+	}
+	return fmt.Sprintf("%s (%s → %s/month; prices: %s, %s)", text, money(d.Old.Min, d.Old.Max, false),
+		money(d.New.Min, d.New.Max, false), d.New.Source, d.New.Date)
+}
+
+// union is the sizes of a and b, each once, sorted.
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 func money(low, high float64, signed bool) string {

@@ -150,3 +150,34 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 		t.Errorf("a refused token: %v, want an error without the token", err)
 	}
 }
+
+func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
+	const token = "dop_v1_cost-test-token"
+	do := fakedo.New(t, token)
+	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	fromAPI, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+	tests := []struct {
+		name   string
+		prices cost.Prices
+		to     string
+	}{
+		{"a size the API lists without a price", fromAPI, "s-2vcpu-4gb"},
+		{"a size the table does not price", cost.Table(cost.DigitalOcean), "gpu-unknown-size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3",
+				"size: s-2vcpu-4gb", "size: "+tt.to)
+			got := cost.Compare(old, scaled, tt.prices).String()
+			if !strings.Contains(got, "not counting "+tt.to+" (no known price)") {
+				t.Errorf("%s, want it to say %s is not counted", got, tt.to)
+			}
+		})
+	}
+}

@@ -88,8 +88,10 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 		fmt.Fprintln(stderr, "plan:", err)
 		return exitcode.Invalid
 	}
+	// Plan stays offline, as it promises: the repository's prices, never the cloud's API (diff,
+	// preview and up ask the API when a token is there).
 	if cloud := cost.CloudOf(input); cloud != "" {
-		e := cost.Of(input, prices(cloud, stderr))
+		e := cost.Of(input, cost.Table(cloud))
 		result.Cost = &e
 	}
 	write := plan.WriteText

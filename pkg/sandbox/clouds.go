@@ -12,6 +12,7 @@ import (
 	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 )
@@ -72,6 +73,12 @@ func StartClouds(dir string) (c *Clouds, err error) {
 		_ = json.Unmarshal(data, &ports)
 	}
 	c.DO = fakedo.NewFor(c.owner, DigitalOceanToken, ports.DigitalOceanPort, 0)
+	// The sandbox's sizes API prices as the repository's table does; a size the table does not
+	// price (the GPU sizes) is listed without a price, so that it reads unknown, never $10.
+	table := cost.Table(cost.DigitalOcean)
+	for _, size := range fakedo.DefaultSizes {
+		c.DO.SetPrice(size, table.Sizes[size])
+	}
 	c.Civo = fakecivo.NewFor(c.owner, CivoToken, "", ports.CivoPort, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -11,8 +11,9 @@ const MaxDocuments = 32
 // Documents splits YAML text at its document markers (`---`, `...` at the start of a line) into
 // one text per document that holds something, as kubectl users keep a cluster and its pool in
 // one file. Each text is the whole file with every other document's lines blanked, so that a
-// document parsed alone names the lines and columns of the file. Text with no marker, or with
-// nothing in it, is returned as it is: one document, for its own errors.
+// document parsed alone names the lines and columns of the file. Text with no marker is returned
+// as it is, one document for its own errors; text of markers and comments only, as one empty
+// document.
 func Documents(data []byte) [][]byte {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	// doc[i] is the document line i belongs to; a `---` marker belongs to the document it opens,
@@ -53,7 +54,12 @@ func Documents(data []byte) [][]byte {
 		}
 	}
 	if out == nil {
-		return [][]byte{data}
+		// Markers and comments only: one document with nothing in it, which reads as empty.
+		var b bytes.Buffer
+		for _, line := range lines {
+			b.Write(newlineOf(line))
+		}
+		return [][]byte{b.Bytes()}
 	}
 	return out
 }

@@ -70,6 +70,7 @@ func TestDocumentsSplitsAFileAndKeepsEveryLineWhereItWas(t *testing.T) {
 		{"an end marker", "a: 1\n...\n---\nb: 2\n", []string{"a: 1\n\n\n\n", "\n\n   \nb: 2\n"}},
 		{"a marker in a block scalar is indented", "a: |\n  ---\n  x\n", []string{"a: |\n  ---\n  x\n"}},
 		{"nothing", "# only\n", []string{"# only\n"}},
+		{"markers and comments only, one empty document", "---\n# c\n---\n", []string{"\n\n\n"}},
 		{"too many documents", strings.Repeat("a: 1\n---\n", stackinput.MaxDocuments), []string{strings.Repeat("a: 1\n---\n", stackinput.MaxDocuments)}},
 	}
 	for _, tt := range tests {

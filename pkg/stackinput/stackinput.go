@@ -191,6 +191,9 @@ func document(data []byte, source string) (*yaml.Node, *Problem) {
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		root = doc.Content[0]
 	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+		return nil, empty // only markers (`---`) and comments: nothing was written
+	}
 	if root.Kind != yaml.MappingNode || root.Anchor != "" || root.Style&yaml.TaggedStyle != 0 {
 		return nil, &Problem{File: source, Line: root.Line, Column: root.Column, RuleID: "yaml.type",
 			Message: "must be a mapping with either target or apiVersion, kind, metadata and spec at the top"}

@@ -334,6 +334,8 @@ func TestParseRejectsTextThatIsNotAMappingAtItsLine(t *testing.T) {
 		{"key: [unclosed\n", "test.yaml:1:1: not valid YAML"},
 		{"", "test.yaml: holds no manifest: the file is empty"},
 		{"# only a comment\n", "test.yaml: holds no manifest: the file is empty"},
+		{"---\n", "test.yaml: holds no manifest: the file is empty"},
+		{"--- # only markers\n...\n", "test.yaml: holds no manifest: the file is empty"},
 	}
 	for _, tt := range tests {
 		if _, err := parse(tt.text); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
