@@ -243,7 +243,7 @@ func TestPKOsCRDsOnARealAPIServerRefuseWhatTheOfflineSchemaCheckRefuses(t *testi
 	if stack == nil {
 		t.Fatal("no DigitalOcean cluster's Stack exported")
 	}
-	// The mutations internal/testing/kubeschema's test refuses offline, each refused by the server too.
+	// What the operator's CRDs refuse, each refused by the server: it is the only check of them.
 	tests := []struct {
 		name   string
 		mutate func(o map[string]any)
