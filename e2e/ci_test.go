@@ -304,7 +304,7 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 	if drift.failed != "Fail on drift or an error" || drift.code != 3 {
 		t.Errorf("drift after a console edit: failed at %q with %d, want the last step with 3", drift.failed, drift.code)
 	}
-	if len(calls) != 2 || strings.Join(calls[1].Args[:2], " ") != "issue create" || !strings.Contains(calls[1].Body, "drift `spec.tags`") {
+	if len(calls) != 2 || strings.Join(calls[1].Args[:2], " ") != "issue create" || !strings.Contains(calls[1].Body, "drifted `spec.tags`: the cloud has `[\"edited-in-the-console\"]`") {
 		t.Errorf("gh calls %+v, want an issue naming spec.tags", calls)
 	}
 
@@ -317,7 +317,7 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 	if replacing.failed != "Fail on a replacement, a refused change or a failed preview" || replacing.code != 3 {
 		t.Errorf("review of a replacement failed at %q with %d, want the last step with 3", replacing.failed, replacing.code)
 	}
-	if last := calls[len(calls)-1]; !strings.Contains(last.Body, "**replace**") || !strings.Contains(last.Body, "`spec.region` (replace)") {
+	if last := calls[len(calls)-1]; !strings.Contains(last.Body, "**replace**") || !strings.Contains(last.Body, "`spec.region`: `\"fra1\"` → `\"ams3\"` (replace)") {
 		t.Errorf("the comment on a replacement does not name spec.region:\n%s", last.Body)
 	}
 	for _, c := range calls {

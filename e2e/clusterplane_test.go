@@ -514,7 +514,8 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 	}
 	// up refuses to create the cluster a second time, and says the same.
 	r, code := e.clusterplane("up", manifest, "--yes")
-	if code == 0 || !strings.Contains(r.stderr, advice) {
+	// The cause sits in its row of the table, on stdout.
+	if code == 0 || !strings.Contains(r.stdout, advice) {
 		t.Fatalf("up after a killed up = %d, want the advice status gives (%s): %s", code, advice, r)
 	}
 	if n := len(e.do.Clusters()); n != 1 {

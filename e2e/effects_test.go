@@ -383,7 +383,7 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, ty
 	case effects.NotApplied:
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if up.Status != deploy.Done || drift.Status != deploy.Blocked {
+		if up.Status != deploy.Done || drift.Status != deploy.Drifted {
 			fail()
 		}
 	case effects.Kept:

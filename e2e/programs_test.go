@@ -160,6 +160,10 @@ func (e *env) nodeModules(dir string) {
 	packages := sdkcheckPackages(e.t)
 	sdk := filepath.Join(e.dir, "sdk")
 	run(e.t, root, "cp", "-r", filepath.Join(root, "sdk", "nodejs"), sdk)
+	// `make sdk-nodejs` leaves its own link to the packages in the checkout's SDK folder.
+	if err := os.RemoveAll(filepath.Join(sdk, "node_modules")); err != nil {
+		e.t.Fatal(err)
+	}
 	if err := os.Symlink(packages, filepath.Join(sdk, "node_modules")); err != nil {
 		e.t.Fatal(err)
 	}

@@ -208,7 +208,7 @@ func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *test
 
 	// Bob sees the pending create and the advice, and follows it as written.
 	r, code := bob.clusterplane("up", file, "--yes")
-	commands := backticked(r.stderr)
+	commands := backticked(r.stdout) // the cause, in its row of the table
 	if code == 0 || len(commands) != 3 || !strings.HasPrefix(commands[0], "pulumi cancel --stack organization/digitaloceankubernetescluster/interrupted") {
 		t.Fatalf("Bob's up after Alice's was killed = %d, want the advice: %s", code, r)
 	}
@@ -257,7 +257,7 @@ func TestASecretsProviderURLThatCannotWorkIsRefusedBeforeAnyStackExists(t *testi
 		{"gcpkms://projects/p/locations/l/keyRings/r/cryptoKeys/k", "the secrets provider gcpkms://projects/p/locations/l/keyRings/r/cryptoKeys/k cannot be used"},
 	} {
 		r, code := e.clusterplane("up", file, "--yes", "--secrets-provider", tt.provider)
-		if code == 0 || !strings.Contains(r.stderr, tt.says) {
+		if code == 0 || !strings.Contains(r.stdout+r.stderr, tt.says) {
 			t.Errorf("up --secrets-provider %s = %d, want %q: %s", tt.provider, code, tt.says, r)
 		}
 	}
