@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -39,9 +38,8 @@ type deployEnv struct {
 	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
 	flushes    []func()
 	progressMu sync.Mutex
-	// prices are the clouds' prices, read once per run (app.prices); pricesMu guards them.
-	prices   map[string]cost.Prices
-	pricesMu sync.Mutex
+	// warned are the price warnings already said this run (app.prices).
+	warned sync.Map
 }
 
 // deployOptions are the flags every deploy command shares.

@@ -478,20 +478,10 @@ func costs(w io.Writer, r deploy.Report) {
 // prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when
 // a token reads them, else the table, with a warning when the API failed.
 func (a *app) prices(cloud string) cost.Prices {
-	a.deploy.pricesMu.Lock()
-	defer a.deploy.pricesMu.Unlock()
-	if p, ok := a.deploy.prices[cloud]; ok {
-		return p
+	p, warning := cost.Read(context.Background(), cloud)
+	// Said once a run, however many manifests the cloud's prices serve.
+	if _, said := a.deploy.warned.LoadOrStore(warning, true); warning != "" && !said {
+		fmt.Fprintln(a.Stderr, a.redactor().String(warning))
 	}
-	p, err := cost.Lookup(context.Background(), cloud)
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "warning: %s; the cost is priced from %s of %s\n", a.redactor().String(err.Error()),
-			cost.TableSource, cost.TableDate)
-		p = cost.Table(cloud)
-	}
-	if a.deploy.prices == nil {
-		a.deploy.prices = map[string]cost.Prices{}
-	}
-	a.deploy.prices[cloud] = p
 	return p
 }

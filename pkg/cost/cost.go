@@ -6,15 +6,18 @@ package cost
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
@@ -75,6 +78,42 @@ func Lookup(ctx context.Context, cloud string) (Prices, error) {
 		}
 	}
 	return FromDigitalOcean(ctx, client)
+}
+
+// read holds what Read found, once per process and source: a fleet of a hundred manifests makes
+// one sizes request, not a hundred.
+var read = struct {
+	sync.Mutex
+	found map[string]readResult
+}{found: map[string]readResult{}}
+
+type readResult struct {
+	prices  Prices
+	warning string
+}
+
+// Read returns cloud's prices as Lookup does, and when the cloud's API fails, the table's with a
+// warning that says so (the run's secrets masked, since an API's error may quote its URL). It is
+// the one place that chooses between the API and the table.
+func Read(ctx context.Context, cloud string) (Prices, string) {
+	// Keyed by where the prices come from; a token counts only as its digest.
+	token := sha256.Sum256([]byte(os.Getenv(provider.DigitalOceanTokenEnv)))
+	key := fmt.Sprintf("%s %x %s", cloud, token[:8], os.Getenv(provider.DigitalOceanAPIURLEnv))
+	read.Lock()
+	defer read.Unlock()
+	if r, ok := read.found[key]; ok {
+		return r.prices, r.warning
+	}
+	var r readResult
+	p, err := Lookup(ctx, cloud)
+	if err != nil {
+		r = readResult{prices: Table(cloud), warning: redact.FromEnv().String(fmt.Sprintf(
+			"warning: %v; the cost is priced from %s of %s", err, TableSource, TableDate))}
+	} else {
+		r = readResult{prices: p}
+	}
+	read.found[key] = r
+	return r.prices, r.warning
 }
 
 // FromDigitalOcean reads every size's monthly price from DigitalOcean's sizes API; the HA fee,

@@ -2,6 +2,9 @@ package cost_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -179,5 +182,36 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 				t.Errorf("%s, want it to say %s is not counted", got, tt.to)
 			}
 		})
+	}
+}
+
+func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNoToken(t *testing.T) {
+	const token = "dop_v1_read-once-token"
+	requests := 0
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		// An API that quotes what it was sent: the warning must not carry it on.
+		fmt.Fprintf(w, `{"id":"forbidden","message":"%s may not read sizes"}`, token)
+	}))
+	defer api.Close()
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, api.URL)
+
+	for range 3 {
+		prices, warning := cost.Read(context.Background(), cost.DigitalOcean)
+		if prices.Source != cost.TableSource || prices.Date != cost.TableDate {
+			t.Errorf("prices from %q of %q, want the table's", prices.Source, prices.Date)
+		}
+		if !strings.Contains(warning, cost.TableDate) || !strings.Contains(warning, "403") {
+			t.Errorf("warning %q, want the API's failure and the table's date", warning)
+		}
+		if strings.Contains(warning, token) {
+			t.Errorf("warning %q names the token", warning)
+		}
+	}
+	if requests != 1 {
+		t.Errorf("the sizes API was asked %d times for three reads, want once", requests)
 	}
 }

@@ -147,10 +147,9 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 // repository's table (named, with its date) otherwise, or with a warning when the cloud did not
 // answer.
 func prices(cloud string, stderr io.Writer) cost.Prices {
-	p, err := cost.Lookup(context.Background(), cloud)
-	if err != nil {
-		fmt.Fprintf(stderr, "warning: %v; the cost is priced from %s of %s\n", err, cost.TableSource, cost.TableDate)
-		return cost.Table(cloud)
+	p, warning := cost.Read(context.Background(), cloud)
+	if warning != "" {
+		fmt.Fprintln(stderr, warning)
 	}
 	return p
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/cost"
-	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"google.golang.org/protobuf/proto"
 )
@@ -41,13 +38,6 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 	return v
 }
 
-// catalogues are the clouds' size catalogues, read once per process: the sizes API's when a
-// token reads it, else the repository's table (pkg/cost).
-var catalogues = struct {
-	sync.Mutex
-	prices map[string]cost.Prices
-}{prices: map[string]cost.Prices{}}
-
 // catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
 // (s-2vcpu-4gbb) or a size newer than the table. Only a warning: the catalogue offline may be
 // older than the cloud, and the cloud itself refuses what it does not offer.
@@ -56,18 +46,9 @@ func catalogueWarnings(file string, input proto.Message) []string {
 	if cloud == "" {
 		return nil
 	}
-	// Keyed by where the prices come from, never by the token itself.
-	key := fmt.Sprintf("%s %t %s", cloud, os.Getenv(provider.DigitalOceanTokenEnv) != "", os.Getenv(provider.DigitalOceanAPIURLEnv))
-	catalogues.Lock()
-	prices, ok := catalogues.prices[key]
-	if !ok {
-		var err error
-		if prices, err = cost.Lookup(context.Background(), cloud); err != nil {
-			prices = cost.Table(cloud)
-		}
-		catalogues.prices[key] = prices
-	}
-	catalogues.Unlock()
+	// A catalogue the API failed to give is the table's; the warning about that belongs to the
+	// cost's report, not to each file's check.
+	prices, _ := cost.Read(context.Background(), cloud)
 	var out []string
 	for _, size := range cost.Of(input, prices).Unknown {
 		if prices.Offers(size) {
