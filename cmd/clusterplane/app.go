@@ -32,7 +32,7 @@ func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
 	return &app{
 		App:       cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
 		kinds:     list,
-		explainer: explain.New(list.Tables(), list.StackInputs()...),
+		explainer: explain.New(list.Table, list.StackInputs()...),
 	}
 }
 

@@ -41,16 +41,14 @@ type root struct {
 	manifest string
 }
 
-// New returns an explainer of the kinds whose effects tables and stack-input messages are
-// given. Each kind is known by its manifest's name ("CivoKubernetesCluster") and its stack
-// input's name ("CivoKubernetesClusterStackInput").
-func New(tables []*effects.Table, stackInputs ...protoreflect.MessageDescriptor) *Explainer {
+// New returns an explainer of the kinds whose stack-input messages are given; table finds a
+// kind's effects table by its name (nil when none). Each kind is known by its manifest's name
+// ("CivoKubernetesCluster") and its stack input's name ("CivoKubernetesClusterStackInput").
+func New(table func(kind string) *effects.Table, stackInputs ...protoreflect.MessageDescriptor) *Explainer {
 	e := &Explainer{roots: map[string]root{}, camel: map[string]string{}}
 	e.Effect = func(kind, path string) string {
-		for _, t := range tables {
-			if t.Name == kind {
-				return t.Sentence(path)
-			}
+		if t := table(kind); t != nil {
+			return t.Sentence(path)
 		}
 		return ""
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestFindAcceptsCamelCaseSnakeCaseAndListIndexes(t *testing.T) {
-	e := explain.New(registry.Kinds().Tables(), registry.Kinds().StackInputs()...)
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
 	for _, query := range []string{
 		"DigitalOceanKubernetesNodePool.spec.taints.effect",
 		"DigitalOceanKubernetesNodePool.spec.taints[2].effect",
@@ -44,7 +44,7 @@ func TestFindAcceptsCamelCaseSnakeCaseAndListIndexes(t *testing.T) {
 }
 
 func TestCompleteExtendsAQueryByOneStep(t *testing.T) {
-	e := explain.New(registry.Kinds().Tables(), registry.Kinds().StackInputs()...)
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
 	tests := []struct {
 		prefix string
 		want   []string
@@ -64,7 +64,7 @@ func TestCompleteExtendsAQueryByOneStep(t *testing.T) {
 }
 
 func TestEveryOutputTheRecursiveListingShowsIsAFieldPathAReferenceAccepts(t *testing.T) {
-	e := explain.New(registry.Kinds().Tables(), registry.Kinds().StackInputs()...)
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
 	target, err := e.Find("DigitalOceanKubernetesCluster")
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestEveryOutputTheRecursiveListingShowsIsAFieldPathAReferenceAccepts(t *tes
 }
 
 func TestExplainNamesFieldsTheWayAManifestWritesThem(t *testing.T) {
-	e := explain.New(registry.Kinds().Tables(), registry.Kinds().StackInputs()...)
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
 	tests := []struct {
 		query string
 		// want are the manifest's spellings the explanation uses; notWant the proto's.
@@ -143,7 +143,7 @@ func TestExplainNamesFieldsTheWayAManifestWritesThem(t *testing.T) {
 }
 
 func TestAnUnknownKindIsQuotedShortInTheError(t *testing.T) {
-	e := explain.New(registry.Kinds().Tables(), registry.Kinds().StackInputs()...)
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
 	_, err := e.Find(strings.Repeat("K", 10000) + "\x1b[2J.spec")
 	if err == nil {
 		t.Fatal("Find of an unknown kind gave no error")
