@@ -148,6 +148,15 @@ type Found struct {
 	Unchecked string
 }
 
+// NoToken is what a look-up found when it had no API token of cloud ("Civo", "DigitalOcean")
+// to look with.
+func NoToken(cloud string) Found {
+	return Found{Unchecked: "no " + cloud + " API token to look with"}
+}
+
+// NoClusterYet is what a pool's look-up found when its cluster is not there yet.
+var NoClusterYet = Found{Unchecked: "its cluster's id is not known yet (the referenced stack has no cluster_id output)"}
+
 // Resolve reads a StringValueOrRef: its value, or the output of the stack its valueFrom names
 // ("" when that stack does not exist or has no such output).
 type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)

@@ -10,9 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// noCivoToken is what the look-up says when it did not look.
-const noCivoToken = "no Civo API token to look with"
-
 // lookup finds the region's clusters of the manifest's clusterName.
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.CivoKubernetesClusterStackInput)
@@ -20,7 +17,7 @@ func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found
 	region := spec.GetRegion().String()
 	ids, err := civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, spec.GetClusterName())
 	if errors.Is(err, civoprovider.ErrNoToken) {
-		return kinds.Found{Unchecked: noCivoToken}, nil
+		return kinds.NoToken("Civo"), nil
 	}
 	if err != nil {
 		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)

@@ -11,12 +11,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// noCivoToken is what the look-up says when it did not look.
-const noCivoToken = "no Civo API token to look with"
-
-// noClusterYet is what the look-up says of a pool whose cluster is not there yet.
-const noClusterYet = "its cluster's id is not known yet (the referenced stack has no cluster_id output)"
-
 // lookup finds the pool of the manifest's nodePoolName in its cluster: a Civo pool's name is its
 // id there, so there is at most one.
 func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds.Found, error) {
@@ -24,11 +18,11 @@ func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds
 	spec := input.GetTarget().GetSpec()
 	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
 	if err != nil || cluster == "" {
-		return kinds.Found{Unchecked: noClusterYet}, err
+		return kinds.NoClusterYet, err
 	}
 	exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion().String(), cluster, spec.GetNodePoolName())
 	if errors.Is(err, civoprovider.ErrNoToken) {
-		return kinds.Found{Unchecked: noCivoToken}, nil
+		return kinds.NoToken("Civo"), nil
 	}
 	if err != nil {
 		return kinds.Found{}, errors.Wrapf(err, "look for a node pool %s in cluster %s before creating one", spec.GetNodePoolName(), cluster)

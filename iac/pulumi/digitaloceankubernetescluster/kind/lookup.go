@@ -10,9 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// noDigitalOceanToken is what the look-up says when it did not look.
-const noDigitalOceanToken = "no DigitalOcean API token to look with"
-
 // lookup finds the account's clusters of the manifest's clusterName in its region: DigitalOcean
 // lists them account-wide.
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
@@ -21,7 +18,7 @@ func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found
 	region := spec.GetRegion().String()
 	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), spec.GetClusterName())
 	if errors.Is(err, digitaloceanprovider.ErrNoToken) {
-		return kinds.Found{Unchecked: noDigitalOceanToken}, nil
+		return kinds.NoToken("DigitalOcean"), nil
 	}
 	if err != nil {
 		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
