@@ -62,6 +62,7 @@ $(VALIDATE_PROTO):
 protos: tools $(VALIDATE_PROTO)
 	find apis -name '*.pb.go' -delete
 	buf generate
+	go run ./tools/apisgen apis apis/clusterplane/all/all.go
 	buf build apis --exclude-imports -o $(API_IMAGE)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./tools/schemagen $(SCHEMAS)

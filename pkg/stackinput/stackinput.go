@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 
+	_ "github.com/clusterplane/clusterplane/apis/clusterplane/all"
+
 	"github.com/clusterplane/clusterplane/pkg/validation"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -324,11 +326,8 @@ func kindOf(file protoreflect.FileDescriptor) string {
 	return kind
 }
 
-// kindShaped is how the API names its kinds. A program binary links its own kind's messages only,
-// so it knows another kind by its shape.
-var kindShaped = regexp.MustCompile(`^[A-Z][A-Za-z]*Kubernetes(Cluster|NodePool)$`)
-
-// isKind reports whether name is the kind of a registered API file: the kinds a binary links.
+// isKind reports whether name is the kind of a registered API file: every kind, since this
+// package links them all (apis/clusterplane/all).
 func isKind(name string) bool {
 	found := false
 	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
@@ -352,7 +351,7 @@ func kindHint(checked proto.Message) string {
 	if fd == nil || fd.Kind() != protoreflect.StringKind {
 		return ""
 	}
-	if kind := m.Get(fd).String(); isKind(kind) || kindShaped.MatchString(kind) {
+	if kind := m.Get(fd).String(); isKind(kind) {
 		return "this is a " + kind + " manifest: deploy it with the " + strings.ToLower(kind) + " program"
 	}
 	return ""

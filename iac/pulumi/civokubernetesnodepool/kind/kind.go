@@ -4,10 +4,7 @@
 package kind
 
 import (
-	// The other cloud's kind of the same role is linked, so that a field of it written here is
-	// named as the other cloud's (stackinput), in the program binary too.
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	_ "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"

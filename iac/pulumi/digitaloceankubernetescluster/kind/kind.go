@@ -4,9 +4,6 @@
 package kind
 
 import (
-	// The other cloud's kind of the same role is linked, so that a field of it written here is
-	// named as the other cloud's (stackinput), in the program binary too.
-	_ "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/componentprovider"
