@@ -41,7 +41,7 @@ type cloud struct {
 func (c cloud) Find(context.Context, string, string) (upgrade.Live, bool, error) {
 	return c.live, c.live.ID != "", nil
 }
-func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)        { return c.offer, nil }
+func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
 func (c cloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return c.lint, nil }
 func (c cloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error)         { return c.kubeconfig, nil }
 

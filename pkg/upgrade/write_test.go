@@ -32,7 +32,7 @@ func TestWriteChangesOnlyTheVersionAndTheGoal(t *testing.T) {
 			want: strings.Replace(strings.Replace(manifest, "1.30.10-do.0  # was", "1.31.9-do.2  # was", 1),
 				"  env: dev\n", "  env: dev\n  annotations:\n    clusterplane.dev/upgrade-to: \"1.32.2-do.0\"\n", 1)},
 		{name: "the last step: the annotation goes, with its emptied mapping",
-			in: strings.Replace(manifest, "  env: dev\n", "  env: dev\n  annotations:\n    clusterplane.dev/upgrade-to: \"1.32.2-do.0\"\n", 1),
+			in:   strings.Replace(manifest, "  env: dev\n", "  env: dev\n  annotations:\n    clusterplane.dev/upgrade-to: \"1.32.2-do.0\"\n", 1),
 			kind: "DigitalOceanKubernetesCluster", mname: "shop", next: "1.32.2-do.0", goal: "1.32.2-do.0",
 			want: strings.Replace(manifest, "1.30.10-do.0  # was", "1.32.2-do.0  # was", 1)},
 		{name: "other annotations stay", in: strings.Replace(manifest, "  env: dev\n",
@@ -44,7 +44,7 @@ func TestWriteChangesOnlyTheVersionAndTheGoal(t *testing.T) {
 			kind: "DigitalOceanKubernetesCluster", mname: "shop", next: "1.32.2-do.0", goal: "1.32.2-do.0",
 			want: strings.Replace(manifest, "1.30.10-do.0  #", "'1.32.2-do.0'  #", 1)},
 		{name: "the second document of a file, a stack input",
-			in: manifest + "---\ntarget:\n  kind: CivoKubernetesCluster\n  metadata:\n    name: edge\n  spec:\n    kubernetesVersion: \"1.30.5-k3s1\"\nproviderConfig: {}\n",
+			in:   manifest + "---\ntarget:\n  kind: CivoKubernetesCluster\n  metadata:\n    name: edge\n  spec:\n    kubernetesVersion: \"1.30.5-k3s1\"\nproviderConfig: {}\n",
 			kind: "CivoKubernetesCluster", mname: "edge", next: "1.31.1-k3s1", goal: "1.31.1-k3s1",
 			want: manifest + "---\ntarget:\n  kind: CivoKubernetesCluster\n  metadata:\n    name: edge\n  spec:\n    kubernetesVersion: \"1.31.1-k3s1\"\nproviderConfig: {}\n"},
 	}
