@@ -176,7 +176,9 @@ type noCloud struct{ err error }
 func (n noCloud) Find(context.Context, string, string) (upgrade.Live, bool, error) {
 	return upgrade.Live{}, false, n.err
 }
-func (n noCloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) { return upgrade.Offer{}, n.err }
+func (n noCloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) {
+	return upgrade.Offer{}, n.err
+}
 func (n noCloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) {
 	return nil, n.err
 }
@@ -203,6 +205,9 @@ func writeNext(clusters []upgrade.Cluster, plans []upgrade.ClusterPlan) ([]strin
 		out, err := upgrade.Write(data, p.Kind, p.Name, p.Next(), goal)
 		if err != nil {
 			return written, errors.Wrapf(err, "%s", p.File)
+		}
+		if bytes.Equal(out, data) {
+			continue // the manifest says the next step already
 		}
 		info, err := os.Stat(p.File)
 		if err != nil {
