@@ -45,9 +45,11 @@ func TestUpgradePlanListsBothStepsAndARemovedAPIInUse(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	k := newKube(t)
-	// The cluster runs the example's 1.31.1-do.5; the loopback DigitalOcean offers 1.32.2-do.0 and
-	// 1.33.1-do.0 above it, and 1.32 stops serving flowcontrol.apiserver.k8s.io/v1beta3.
+	// The cluster runs 1.31.9-do.2, the latest 1.31 the loopback DigitalOcean offers (it takes a
+	// minor upgrade from there only); 1.32.2-do.0 and 1.33.1-do.0 are above it, and 1.32 stops
+	// serving flowcontrol.apiserver.k8s.io/v1beta3.
 	example := strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  name: dev-fra1\n", "  name: dev-fra1\n  env: dev\n", 1)
+	example = strings.Replace(example, "kubernetesVersion: 1.31.1-do.5", "kubernetesVersion: 1.31.9-do.2", 1)
 	manifest := e.write("cluster.yaml", example)
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
 		t.Fatalf("up = %d: %s", code, r)
@@ -65,10 +67,10 @@ func TestUpgradePlanListsBothStepsAndARemovedAPIInUse(t *testing.T) {
 		"metadata": map[string]any{"name": "legacy-batch", "annotations": map[string]any{"kubectl.kubernetes.io/last-applied-configuration": lastApplied}},
 		"spec":     map[string]any{"matchingPrecedence": 5000, "priorityLevelConfiguration": map[string]any{"name": "global-default"}},
 	})
-	goal := e.write("cluster.yaml", strings.Replace(example, "kubernetesVersion: 1.31.1-do.5", "kubernetesVersion: 1.33.1-do.0", 1))
+	goal := e.write("cluster.yaml", strings.Replace(example, "kubernetesVersion: 1.31.9-do.2", "kubernetesVersion: 1.33.1-do.0", 1))
 
 	r, code := e.clusterplane("upgrade", "plan", goal)
-	for _, want := range []string{"step 1: 1.31.1-do.5 -> 1.32.2-do.0", "step 2: 1.32.2-do.0 -> 1.33.1-do.0",
+	for _, want := range []string{"step 1: 1.31.9-do.2 -> 1.32.2-do.0", "step 2: 1.32.2-do.0 -> 1.33.1-do.0",
 		"removed API in use: FlowSchema legacy-batch: flowcontrol.apiserver.k8s.io/v1beta3, removed in 1.32",
 		"clusterlint warning bare-pods: Pod default/debug"} {
 		if !strings.Contains(r.stdout, want) {
@@ -103,7 +105,7 @@ func TestUpgradePlanListsBothStepsAndARemovedAPIInUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	written := strings.Replace(strings.Replace(example, "kubernetesVersion: 1.31.1-do.5", "kubernetesVersion: 1.32.2-do.0", 1),
+	written := strings.Replace(strings.Replace(example, "kubernetesVersion: 1.31.9-do.2", "kubernetesVersion: 1.32.2-do.0", 1),
 		"  env: dev\n", "  env: dev\n  annotations:\n    clusterplane.dev/upgrade-to: \"1.33.1-do.0\"\n", 1)
 	if string(data) != written {
 		t.Errorf("--write left\n%s\nwant the example, comments and all, with the next step and the goal:\n%s", data, written)

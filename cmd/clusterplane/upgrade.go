@@ -41,7 +41,8 @@ func (a *app) upgradePlanCommand() *cobra.Command {
 		Short: "Plan each cluster's Kubernetes upgrade: its steps, the removed APIs it uses, the fleet's order",
 		Long: `upgrade plan asks each cluster's cloud for the way from the version it runs to its manifest's:
 one minor release at a time, each step to the latest patch the cloud offers of its minor
-(DigitalOcean: the cluster's available upgrades and its options; Civo: its versions list). It
+(DigitalOcean: the cluster's available upgrades and its options, from the latest patch of the
+running minor only, which a cluster behind it takes first; Civo: its versions list). It
 reads the cluster's kubeconfig from the cloud, in memory only, and names the objects whose
 manifests use a Kubernetes API that a release on the way removes (the apiVersion in the
 kubectl.kubernetes.io/last-applied-configuration annotation and in metadata.managedFields,

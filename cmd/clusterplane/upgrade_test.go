@@ -72,7 +72,7 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 		"  name: dev-fra1\n", "  name: edge-qa\n  env: qa\n", 1), "clusterName: dev-fra1", "clusterName: edge-qa", 1)
 	civoCluster = strings.Replace(civoCluster, "kubernetesVersion: 1.30.5-k3s1", "kubernetesVersion: 1.31.1-k3s1", 1)
 	files := map[string]string{
-		"a-prod.yaml": cluster("shop-prod", "prod", "1.32.2-do.0"),
+		"a-prod.yaml": cluster("shop-prod", "prod", "1.33.1-do.0"),
 		"b-dev.yaml":  cluster("shop-dev", "dev", "1.33.1-do.0"),
 		"c-qa.yaml":   civoCluster,
 		"pool.yaml":   readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"),
@@ -116,8 +116,8 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 		}
 		order = append(order, fmt.Sprintf("%s %s>%s blocked=%d", p.Cluster, p.Running, strings.Join(steps, ">"), len(p.Blockers)))
 	}
-	want := []string{"shop-dev 1.31.1-do.5>1.32.2-do.0>1.33.1-do.0 blocked=0", "edge-qa 1.29.8-k3s1>1.30.5-k3s1>1.31.1-k3s1 blocked=0",
-		"shop-prod 1.31.9-do.2>1.32.2-do.0 blocked=1"}
+	want := []string{"shop-dev 1.31.1-do.5>1.31.9-do.2>1.32.2-do.0>1.33.1-do.0 blocked=0", "edge-qa 1.29.8-k3s1>1.30.5-k3s1>1.31.1-k3s1 blocked=0",
+		"shop-prod 1.31.9-do.2>1.32.2-do.0>1.33.1-do.0 blocked=1"}
 	if strings.Join(order, "\n") != strings.Join(want, "\n") {
 		t.Errorf("plans\n%s\nwant\n%s", strings.Join(order, "\n"), strings.Join(want, "\n"))
 	}
@@ -131,7 +131,7 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 	}
 
 	code, _, stderr = upgradePlan("--write")
-	if code != exitcode.Blocked || !strings.Contains(stderr, "b-dev.yaml: shop-dev kubernetesVersion 1.32.2-do.0") ||
+	if code != exitcode.Blocked || !strings.Contains(stderr, "b-dev.yaml: shop-dev kubernetesVersion 1.31.9-do.2") ||
 		!strings.Contains(stderr, "c-qa.yaml: edge-qa kubernetesVersion 1.30.5-k3s1") || strings.Contains(stderr, "a-prod.yaml") {
 		t.Errorf("--write = %d: %s", code, stderr)
 	}
@@ -141,7 +141,7 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 	}
 	for name, want := range map[string]string{
 		"a-prod.yaml": files["a-prod.yaml"], // blocked: untouched
-		"b-dev.yaml":  goal("b-dev.yaml", "1.33.1-do.0", "1.32.2-do.0", "1.33.1-do.0"),
+		"b-dev.yaml":  goal("b-dev.yaml", "1.33.1-do.0", "1.31.9-do.2", "1.33.1-do.0"),
 		"c-qa.yaml":   goal("c-qa.yaml", "1.31.1-k3s1", "1.30.5-k3s1", "1.31.1-k3s1"),
 		"pool.yaml":   files["pool.yaml"],
 	} {

@@ -179,7 +179,8 @@ func slugs(vs []doVersion) []string {
 }
 
 // Offer reads the cluster's available upgrades (GET /v2/kubernetes/clusters/{id}/upgrades) and
-// every offered version (GET /v2/kubernetes/options): DigitalOcean goes up one minor at a time.
+// every offered version (GET /v2/kubernetes/options): DigitalOcean goes up one minor at a time,
+// from the latest patch of the running minor only.
 func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
 	var up struct {
 		Versions []doVersion `json:"available_upgrade_versions"`
@@ -195,7 +196,7 @@ func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
 	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
 		return Offer{}, errors.Wrap(err, "read DigitalOcean's Kubernetes versions")
 	}
-	return Offer{Next: slugs(up.Versions), Versions: slugs(opts.Options.Versions)}, nil
+	return Offer{Next: slugs(up.Versions), Versions: slugs(opts.Options.Versions), PatchFirst: true}, nil
 }
 
 // Lint runs DigitalOcean's clusterlint on the cluster (POST .../clusterlint) and reads its

@@ -24,11 +24,16 @@ type Offer struct {
 	Next []string
 	// Versions are every version the cloud offers of the cluster's distribution.
 	Versions []string
+	// PatchFirst says the cloud upgrades to the next minor only from the latest patch of the
+	// running one (DigitalOcean: terraform-provider-digitalocean#708, #887), so a cluster behind
+	// it takes that patch first.
+	PatchFirst bool
 }
 
 // Path is the way from running to goal, one minor release at a time, each step to the latest
 // patch the cloud offers of its minor, the last step to goal itself (or, for a minor line such
-// as "1.32", to that minor's latest patch). It returns the steps, and what blocks the path: a
+// as "1.32", to that minor's latest patch); where the cloud asks for it (PatchFirst), a cluster
+// behind the latest patch of its own minor takes that patch before the first minor step. It returns the steps, and what blocks the path: a
 // goal the cloud does not offer, a goal older than the running version, a minor the cloud
 // offers no version of, a first step the cloud does not allow now.
 func Path(running, goal string, offer Offer) (steps []Step, blockers []string) {
@@ -62,6 +67,12 @@ func Path(running, goal string, offer Offer) (steps []Step, blockers []string) {
 		return nil, []string{fmt.Sprintf("no path from %s to %s: their major versions differ", running, target)}
 	}
 	from := running
+	if latest := latestOf(offer.Versions, running); offer.PatchFirst && minors > 0 && latest != "" {
+		if less, _ := kubeversion.Less(running, latest); less {
+			steps = append(steps, Step{From: running, To: latest})
+			from = latest
+		}
+	}
 	major := kubeversion.Numbers(running)[0]
 	for i := 1; i < minors; i++ {
 		minor := fmt.Sprintf("%d.%d", major, kubeversion.Numbers(running)[1]+i)
@@ -88,7 +99,8 @@ func Path(running, goal string, offer Offer) (steps []Step, blockers []string) {
 	return steps, blockers
 }
 
-// latestOf is the latest of versions in the minor line minor ("1.31"), "" when none is.
+// latestOf is the latest of versions in the minor line of minor ("1.31", or a version of it), ""
+// when none is.
 func latestOf(versions []string, minor string) string {
 	best := ""
 	for _, v := range versions {
