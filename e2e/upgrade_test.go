@@ -80,16 +80,19 @@ func TestUpgradePlanListsBothStepsAndARemovedAPIInUse(t *testing.T) {
 	if code != 3 {
 		t.Errorf("upgrade plan with a removed API in use = %d, want 3: %s", code, r)
 	}
+	// The cluster is the one the stack deployed (its cluster_id), not merely one of its name.
 	r, _ = e.clusterplane("upgrade", "plan", goal, "-o", "json")
 	var plan struct {
 		Plans []struct {
+			FoundBy string
 			Running string
 			Steps   []struct{ To string }
 			Objects []struct{ Name, APIVersion string }
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || len(plan.Plans) != 1 || len(plan.Plans[0].Steps) != 2 ||
-		len(plan.Plans[0].Objects) != 1 || plan.Plans[0].Objects[0].Name != "legacy-batch" {
+		len(plan.Plans[0].Objects) != 1 || plan.Plans[0].Objects[0].Name != "legacy-batch" ||
+		plan.Plans[0].FoundBy != "stack" {
 		t.Errorf("upgrade plan -o json: %v: %s", err, r)
 	}
 	if r, _ := e.clusterplane("upgrade", "plan", goal, "--write"); strings.Contains(r.stderr, "wrote") {

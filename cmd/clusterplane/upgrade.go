@@ -55,6 +55,8 @@ path ends in the annotation ` + upgrade.GoalAnnotation + ` until it is reached, 
 after ` + "`up`" + ` shows the next step. Only those lines change; comments and layout stay. A blocked
 cluster's manifest is not written.
 
+A cluster is the one its stack deployed (the stack's cluster_id output, read through the Pulumi
+CLI as the deploy commands read it), else the one of the manifest's clusterName in its region.
 The API tokens are the deploy commands' (providerConfig.apiToken or DIGITALOCEAN_TOKEN,
 CIVO_TOKEN). Node pools follow their cluster's version and are not planned.
 
@@ -78,9 +80,11 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 		return err
 	}
 	var clusters []upgrade.Cluster
+	var clusterTargets []deploy.Target
 	for _, t := range targets {
 		if c, ok := upgradeCluster(t); ok {
 			clusters = append(clusters, c)
+			clusterTargets = append(clusterTargets, t)
 		}
 	}
 	if len(clusters) == 0 {
@@ -89,6 +93,7 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	a.clusterIDs(ctx, clusterTargets, clusters)
 	plans := upgrade.Plan(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)
@@ -171,10 +176,56 @@ func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
 	return c, true
 }
 
+// clusterIDs sets each cluster's ID from its stack's cluster_id output where the stack exists,
+// so that the plan is of the cluster the stack deployed, whatever else holds its name. Without a
+// backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by its name, and
+// says why when something kept the stack from being read.
+func (a *app) clusterIDs(ctx context.Context, targets []deploy.Target, clusters []upgrade.Cluster) {
+	b, err := a.backend(&deployOptions{})
+	if err != nil {
+		for i := range clusters {
+			clusters[i].Note = "found by name, no stack read: " + firstLine(err.Error())
+		}
+		return
+	}
+	for i, t := range targets {
+		id, err := stackClusterID(ctx, b, t)
+		if err != nil {
+			clusters[i].Note = "found by name, the stack not read: " + firstLine(err.Error())
+		}
+		clusters[i].ID = id
+	}
+}
+
+// stackClusterID is the cluster_id output of t's stack; "" when the stack does not exist or has
+// none.
+func stackClusterID(ctx context.Context, b deploy.Backend, t deploy.Target) (string, error) {
+	exists, err := b.Exists(ctx, t.Project, t.Stack)
+	if err != nil || !exists {
+		return "", err
+	}
+	s, err := b.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return "", err
+	}
+	id, _ := outputs["cluster_id"].Value.(string)
+	return id, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // noCloud is a cloud that cannot be asked, and says why.
 type noCloud struct{ err error }
 
-func (n noCloud) Find(context.Context, string, string) (upgrade.Live, bool, error) {
+func (n noCloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
 	return upgrade.Live{}, false, n.err
 }
 func (n noCloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) {

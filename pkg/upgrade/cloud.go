@@ -16,9 +16,10 @@ import (
 
 // Cloud is what the plan asks a cloud about one cluster.
 type Cloud interface {
-	// Find is the live cluster named name in region: its id and running version; ok is false when
-	// there is none. Several of one name are an error.
-	Find(ctx context.Context, name, region string) (live Live, ok bool, err error)
+	// Find is the live cluster with id (its stack's), or when id is "" or names no cluster, the
+	// one named name in region: its id and running version; ok is false when there is none.
+	// Several of one name are an error.
+	Find(ctx context.Context, id, name, region string) (live Live, ok bool, err error)
 	// Offer is what the cloud lets the cluster upgrade to.
 	Offer(ctx context.Context, live Live) (Offer, error)
 	// Lint is the cloud's own checks of the cluster before an upgrade; nil when it has none.
@@ -132,7 +133,19 @@ func NewDigitalOcean(base, token string) *DigitalOcean {
 	return &DigitalOcean{api: newAPI(base, token), LintWait: 2 * time.Minute}
 }
 
-func (d *DigitalOcean) Find(ctx context.Context, name, region string) (Live, bool, error) {
+func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live, bool, error) {
+	if id != "" {
+		var one struct {
+			Cluster struct{ ID, Version string } `json:"kubernetes_cluster"`
+		}
+		err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id), nil, &one)
+		if err == nil {
+			return Live{ID: one.Cluster.ID, Version: one.Cluster.Version}, true, nil
+		}
+		if !errors.Is(err, errAPINotFound) {
+			return Live{}, false, errors.Wrapf(err, "read DigitalOcean cluster %s", id)
+		}
+	}
 	var found []Live
 	for page := 1; page <= 50; page++ {
 		var list struct {
@@ -278,7 +291,17 @@ type civoCluster struct {
 	KubeConfig  string `json:"kubeconfig"`
 }
 
-func (c *Civo) Find(ctx context.Context, name, _ string) (Live, bool, error) {
+func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error) {
+	if id != "" {
+		var cl civoCluster
+		err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
+		if err == nil {
+			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
+		}
+		if !errors.Is(err, errAPINotFound) {
+			return Live{}, false, errors.Wrapf(err, "read Civo cluster %s", id)
+		}
+	}
 	var found []civoCluster
 	for page := 1; page <= 100; page++ {
 		var list struct {

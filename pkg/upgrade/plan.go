@@ -27,6 +27,10 @@ type Cluster struct {
 	// ClusterName and Region find the live cluster; Version is the manifest's version field and
 	// Goal the GoalAnnotation ("" when unset).
 	ClusterName, Region, Version, Goal string
+	// ID is the cluster's id as its stack recorded it (the cluster_id output), "" when no stack
+	// was read: the cluster is then found by its name. Note says why no stack was read, if it
+	// matters.
+	ID, Note string
 	// Cloud asks the cluster's cloud; nil when the manifest's kind has no cloud to ask.
 	Cloud Cloud
 }
@@ -47,6 +51,8 @@ type ClusterPlan struct {
 	Env     string `json:"env,omitempty"`
 	Cluster string `json:"cluster"`
 	ID      string `json:"id,omitempty"`
+	// FoundBy says how the cluster was found: "stack" (its stack's cluster_id) or "name".
+	FoundBy string `json:"foundBy,omitempty"`
 	Running string `json:"running,omitempty"`
 	Target  string `json:"target"`
 	Steps   []Step `json:"steps"`
@@ -83,6 +89,9 @@ func planOne(ctx context.Context, c Cluster) ClusterPlan {
 	p := ClusterPlan{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
 		Steps: []Step{}, Objects: []Object{}, Blockers: []string{}}
 	block := func(format string, args ...any) { p.Blockers = append(p.Blockers, fmt.Sprintf(format, args...)) }
+	if c.Note != "" {
+		p.Notes = append(p.Notes, c.Note)
+	}
 	if c.Cloud == nil {
 		p.Notes = append(p.Notes, "no cloud to ask for this kind")
 		return p
@@ -91,10 +100,14 @@ func planOne(ctx context.Context, c Cluster) ClusterPlan {
 		p.Notes = append(p.Notes, "the manifest names no version: the cloud's default applies, nothing to plan")
 		return p
 	}
-	live, found, err := c.Cloud.Find(ctx, c.ClusterName, c.Region)
+	live, found, err := c.Cloud.Find(ctx, c.ID, c.ClusterName, c.Region)
 	if err != nil {
 		block("%v", err)
 		return p
+	}
+	p.FoundBy = "name"
+	if c.ID != "" && live.ID == c.ID {
+		p.FoundBy = "stack"
 	}
 	if !found {
 		p.Notes = append(p.Notes, fmt.Sprintf("no cluster %s in %s yet: up creates it at %s", c.ClusterName, c.Region, c.Version))

@@ -38,7 +38,7 @@ type cloud struct {
 	kubeconfig []byte
 }
 
-func (c cloud) Find(context.Context, string, string) (upgrade.Live, bool, error) {
+func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
 	return c.live, c.live.ID != "", nil
 }
 func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
