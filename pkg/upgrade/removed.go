@@ -6,8 +6,8 @@ import (
 
 // RemovedSource is where the table of removed APIs comes from: the Kubernetes project's
 // deprecated API migration guide, which lists, per release, each beta API version that release
-// stops serving and the version to move to. The table keeps those facts only (read 2026-11-23);
-// the guide lists no removal after 1.32.
+// stops serving and the version to move to. The table keeps those facts only, checked against
+// the guide on 2026-11-23, whose newest release section was then v1.32.
 const RemovedSource = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/"
 
 // Removed is one API version of a kind that a Kubernetes release no longer serves.
@@ -39,7 +39,10 @@ var RemovedAPIs = []Removed{
 	{"extensions", "v1beta1", "DaemonSet", "1.16", "apps/v1", "daemonsets"},
 	{"extensions", "v1beta1", "Deployment", "1.16", "apps/v1", "deployments"},
 	{"extensions", "v1beta1", "ReplicaSet", "1.16", "apps/v1", "replicasets"},
+	// Its successor, policy/v1beta1, went in 1.25 too: only a server older than that lists them.
+	{"extensions", "v1beta1", "PodSecurityPolicy", "1.16", "policy/v1beta1", "podsecuritypolicies"},
 	{"apps", "v1beta1", "Deployment", "1.16", "apps/v1", "deployments"},
+	{"apps", "v1beta1", "ReplicaSet", "1.16", "apps/v1", "replicasets"},
 	{"apps", "v1beta1", "StatefulSet", "1.16", "apps/v1", "statefulsets"},
 	{"apps", "v1beta2", "DaemonSet", "1.16", "apps/v1", "daemonsets"},
 	{"apps", "v1beta2", "Deployment", "1.16", "apps/v1", "deployments"},
