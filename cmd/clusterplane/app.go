@@ -59,6 +59,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
 	root.AddCommand(a.deployCommands()...)
 	root.AddCommand(a.exportCommand())
+	root.AddCommand(a.upgradeCommand())
 	root.AddCommand(a.sandboxCommand())
 	return root
 }

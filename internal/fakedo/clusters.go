@@ -560,6 +560,9 @@ func (d *DO) credentials(w http.ResponseWriter, r *http.Request, id string) {
 
 // kubeconfig is the YAML DigitalOcean serves for kubectl, with a token user.
 func (d *DO) kubeconfig(w http.ResponseWriter, r *http.Request, id string) {
+	if d.setKubeconfig(w, id) {
+		return
+	}
 	creds, cl, ok := d.issue(w, r, id)
 	if !ok {
 		return

@@ -1,6 +1,6 @@
 // Package fakedo is a loopback DigitalOcean Kubernetes API for tests: clusters, node pools,
-// credentials, upgrades, options, the container registry integration and the VPCs a cluster is
-// placed in. What it accepts and answers is what godo v1.172.0, as vendored by
+// credentials, upgrades, clusterlint, options, the container registry integration and the VPCs a
+// cluster is placed in. What it accepts and answers is what godo v1.172.0, as vendored by
 // terraform-provider-digitalocean v2.75.0 (the provider inside pulumi-digitalocean 4.57.0),
 // sends and decodes, so that provider's plugin can create, read, update, import and delete
 // clusters and node pools against it; tests drive it with godo v1.236.0, whose types it uses to
@@ -102,6 +102,12 @@ type DO struct {
 	order                 []string            // cluster ids, oldest first
 	clusters              map[string]*cluster
 	nextDroplet, nextIPv4 int
+	// kubeconfigs are the kubeconfigs SetKubeconfig set, by cluster id.
+	kubeconfigs map[string][]byte
+	// lint is what clusterlint finds, by cluster id (SetClusterlint); lintRuns its runs, by id.
+	lint     map[string][]godo.ClusterlintDiagnostic
+	lintRuns map[string]*lintRun
+	lastLint string
 }
 
 // cluster is a cluster as the fake stores it, its node pools inside.
@@ -712,6 +718,10 @@ func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		d.upgrade(w, seg[3], body)
 	case route("GET", "v2", k8s, clusters, "*", "upgrades"):
 		d.upgrades(w, seg[3])
+	case route("POST", "v2", k8s, clusters, "*", "clusterlint"):
+		d.runClusterlint(w, seg[3])
+	case route("GET", "v2", k8s, clusters, "*", "clusterlint"):
+		d.clusterlintResults(w, r, seg[3])
 	case route("GET", "v2", k8s, clusters, "*", pools):
 		d.listPools(w, r, seg[3])
 	case route("POST", "v2", k8s, clusters, "*", pools):

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+
+	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/upgrade"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+)
+
+// upgradeCommand is `clusterplane upgrade`, whose one command is plan.
+func (a *app) upgradeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "upgrade",
+		Short: "Plan Kubernetes upgrades of deployed clusters",
+		Run:   func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
+	}
+	cmd.AddCommand(a.upgradePlanCommand())
+	return cmd
+}
+
+func (a *app) upgradePlanCommand() *cobra.Command {
+	var write bool
+	var output *cli.Format
+	cmd := &cobra.Command{
+		Use:   "plan FILE|DIR...",
+		Short: "Plan each cluster's Kubernetes upgrade: its steps, the removed APIs it uses, the fleet's order",
+		Long: `upgrade plan asks each cluster's cloud for the way from the version it runs to its manifest's:
+one minor release at a time, each step to the latest patch the cloud offers of its minor
+(DigitalOcean: the cluster's available upgrades and its options, from the latest patch of the
+running minor only, which a cluster behind it takes first; Civo: its versions list). It
+reads the cluster's kubeconfig from the cloud, in memory only, and names the objects whose
+manifests use a Kubernetes API that a release on the way removes (the apiVersion in the
+kubectl.kubernetes.io/last-applied-configuration annotation and in metadata.managedFields,
+checked against a table kept from the Kubernetes deprecated API migration guide), runs
+DigitalOcean's clusterlint, and orders the fleet by metadata.env: development, test and staging
+before production.
+
+--write sets each manifest's kubernetesVersion to the next step of its path, and keeps where the
+path ends in the annotation ` + upgrade.GoalAnnotation + ` until it is reached, so that the plan
+after ` + "`up`" + ` shows the next step. Only those lines change; comments and layout stay. A blocked
+cluster's manifest is not written.
+
+A cluster is the one its stack deployed (the stack's cluster_id output, read through the Pulumi
+CLI as the deploy commands read it), else the one of the manifest's clusterName in its region.
+The API tokens are the deploy commands' (providerConfig.apiToken or DIGITALOCEAN_TOKEN,
+CIVO_TOKEN). Node pools follow their cluster's version and are not planned.
+
+` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked) + `
+upgrade plan exits 3 when something blocks an upgrade: a removed API in use, a clusterlint
+error, a version the cloud does not offer or cannot reach from the running one.`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: cli.ManifestFiles,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.upgradePlan(args, output.String(), write)
+		},
+	}
+	output = cli.OutputFlag(cmd, "text", "json", "markdown")
+	cmd.Flags().BoolVar(&write, "write", false, "set each manifest's kubernetesVersion to the next step of its path")
+	return cmd
+}
+
+func (a *app) upgradePlan(files []string, output string, write bool) error {
+	targets, err := a.targets(&deployOptions{files: files})
+	if err != nil {
+		return err
+	}
+	var clusters []upgrade.Cluster
+	var clusterTargets []deploy.Target
+	for _, t := range targets {
+		if c, ok := upgradeCluster(t); ok {
+			clusters = append(clusters, c)
+			clusterTargets = append(clusterTargets, t)
+		}
+	}
+	if len(clusters) == 0 {
+		fmt.Fprintf(a.Stderr, "no cluster manifest in %s: node pools follow their cluster's version\n", strings.Join(files, " "))
+		return cli.Exit(exitcode.Invalid)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	a.clusterIDs(ctx, clusterTargets, clusters)
+	plans := upgrade.Plan(ctx, clusters)
+	if ctx.Err() != nil {
+		return cli.Exit(exitcode.Interrupted)
+	}
+	var written []string
+	if write {
+		if written, err = writeNext(clusters, plans); err != nil {
+			a.printError(err)
+			return cli.Exit(exitcode.Invalid)
+		}
+	}
+	var out bytes.Buffer
+	switch output {
+	case "json":
+		enc := json.NewEncoder(&out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"plans": plans, "written": nonNil(written), "removedApisSource": upgrade.RemovedSource}); err != nil {
+			return errors.Wrap(err, "write the plan")
+		}
+	case "markdown":
+		upgradeMarkdown(&out, plans)
+	default:
+		upgradeText(&out, plans)
+	}
+	for _, w := range written {
+		fmt.Fprintf(a.Stderr, "wrote %s\n", w)
+	}
+	if err := a.writeRedacted(&out); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		if p.Blocked() {
+			return cli.Exit(exitcode.Blocked)
+		}
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// upgradeCluster is what upgrade plans of a target: a cluster manifest and its cloud; false for
+// a node pool.
+func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
+	c := upgrade.Cluster{File: t.File, Kind: t.Kind}
+	switch in := t.Input.(type) {
+	case *doclusterv1.DigitalOceanKubernetesClusterStackInput:
+		m, spec := in.GetTarget().GetMetadata(), in.GetTarget().GetSpec()
+		c.Name, c.Env, c.Goal = m.GetName(), m.GetEnv(), m.GetAnnotations()[upgrade.GoalAnnotation]
+		c.ClusterName, c.Region, c.Version = spec.GetClusterName(), spec.GetRegion().String(), spec.GetKubernetesVersion()
+		token, url, err := provider.DigitalOcean.Resolve(in.GetProviderConfig().GetApiToken(), in.GetProviderConfig().GetApiUrl())
+		switch {
+		case err != nil:
+			c.Cloud = noCloud{err}
+		case token == "":
+			c.Cloud = noCloud{errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")}
+		default:
+			c.Cloud = upgrade.NewDigitalOcean(url, token)
+		}
+	case *civoclusterv1.CivoKubernetesClusterStackInput:
+		m, spec := in.GetTarget().GetMetadata(), in.GetTarget().GetSpec()
+		c.Name, c.Env, c.Goal = m.GetName(), m.GetEnv(), m.GetAnnotations()[upgrade.GoalAnnotation]
+		c.ClusterName, c.Region, c.Version = spec.GetClusterName(), spec.GetRegion().String(), spec.GetKubernetesVersion()
+		token, url, err := provider.Civo.Resolve(in.GetProviderConfig().GetApiToken(), in.GetProviderConfig().GetApiUrl())
+		switch {
+		case err != nil:
+			c.Cloud = noCloud{err}
+		case token == "":
+			c.Cloud = noCloud{errors.New("no Civo API token (providerConfig.apiToken or " + provider.CivoTokenEnv + ")")}
+		default:
+			c.Cloud = upgrade.NewCivo(url, token, c.Region)
+		}
+	default:
+		return upgrade.Cluster{}, false
+	}
+	return c, true
+}
+
+// clusterIDs sets each cluster's ID from its stack's cluster_id output where the stack exists,
+// so that the plan is of the cluster the stack deployed, whatever else holds its name. Without a
+// backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by its name, and
+// says why when something kept the stack from being read.
+func (a *app) clusterIDs(ctx context.Context, targets []deploy.Target, clusters []upgrade.Cluster) {
+	b, err := a.backend(&deployOptions{})
+	if err != nil {
+		for i := range clusters {
+			clusters[i].Note = "found by name, no stack read: " + firstLine(err.Error())
+		}
+		return
+	}
+	for i, t := range targets {
+		id, err := stackClusterID(ctx, b, t)
+		if err != nil {
+			clusters[i].Note = "found by name, the stack not read: " + firstLine(err.Error())
+		}
+		clusters[i].ID = id
+	}
+}
+
+// stackClusterID is the cluster_id output of t's stack; "" when the stack does not exist or has
+// none.
+func stackClusterID(ctx context.Context, b deploy.Backend, t deploy.Target) (string, error) {
+	exists, err := b.Exists(ctx, t.Project, t.Stack)
+	if err != nil || !exists {
+		return "", err
+	}
+	s, err := b.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return "", err
+	}
+	id, _ := outputs["cluster_id"].Value.(string)
+	return id, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// noCloud is a cloud that cannot be asked, and says why.
+type noCloud struct{ err error }
+
+func (n noCloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
+	return upgrade.Live{}, false, n.err
+}
+func (n noCloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) {
+	return upgrade.Offer{}, n.err
+}
+func (n noCloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) {
+	return nil, n.err
+}
+func (n noCloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error) { return nil, n.err }
+
+// writeNext sets the manifest of each plan that has a next step and nothing blocking to that
+// step, file by file; it returns what it wrote, "file: name version".
+func writeNext(clusters []upgrade.Cluster, plans []upgrade.ClusterPlan) ([]string, error) {
+	var written []string
+	for _, p := range plans {
+		if p.Blocked() || p.Next() == "" {
+			continue
+		}
+		goal := p.Target
+		for _, c := range clusters {
+			if c.File == p.File && c.Name == p.Name && c.Kind == p.Kind {
+				goal = c.Target()
+			}
+		}
+		data, err := os.ReadFile(p.File)
+		if err != nil {
+			return written, errors.Wrapf(err, "read %s", p.File)
+		}
+		out, err := upgrade.Write(data, p.Kind, p.Name, p.Next(), goal)
+		if err != nil {
+			return written, errors.Wrapf(err, "%s", p.File)
+		}
+		if bytes.Equal(out, data) {
+			continue // the manifest says the next step already
+		}
+		info, err := os.Stat(p.File)
+		if err != nil {
+			return written, errors.Wrapf(err, "stat %s", p.File)
+		}
+		if err := os.WriteFile(p.File, out, info.Mode().Perm()); err != nil {
+			return written, errors.Wrapf(err, "write %s", p.File)
+		}
+		written = append(written, fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next()))
+	}
+	return written, nil
+}
+
+func envOf(p upgrade.ClusterPlan) string {
+	if p.Env == "" {
+		return "-"
+	}
+	return p.Env
+}
+
+// upgradeText prints the fleet's order, then each cluster's path, what uses removed APIs, the
+// cloud's checks, what blocks and what was not checked.
+func upgradeText(w io.Writer, plans []upgrade.ClusterPlan) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ORDER\tFILE\tCLUSTER\tENV\tRUNNING\tTARGET\tSTEPS\tRESULT")
+	for i, p := range plans {
+		result := "ok"
+		switch {
+		case p.Blocked():
+			result = "blocked"
+		case p.Running != "" && len(p.Steps) == 0:
+			result = "up to date"
+		case p.Running == "":
+			result = "not running"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", i+1, p.File, p.Cluster, envOf(p), dash(p.Running), p.Target, len(p.Steps), result)
+	}
+	_ = tw.Flush()
+	for _, p := range plans {
+		fmt.Fprintf(w, "\n%s (%s, %s):\n", p.Cluster, envOf(p), p.File)
+		for i, s := range p.Steps {
+			fmt.Fprintf(w, "  step %d: %s -> %s%s\n", i+1, s.From, s.To, removes(s))
+		}
+		for _, o := range p.Objects {
+			fmt.Fprintf(w, "  removed API in use: %s %s: %s, removed in %s%s (from %s)\n", o.Kind, qualified(o), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
+		}
+		for _, d := range p.Lint {
+			fmt.Fprintf(w, "  clusterlint %s %s: %s %s\n", d.Severity, d.Check, d.Object, d.Message)
+		}
+		for _, b := range p.Blockers {
+			fmt.Fprintf(w, "  blocked: %s\n", b)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+		if len(p.Steps) == 0 && len(p.Blockers) == 0 && len(p.Notes) == 0 {
+			fmt.Fprintln(w, "  up to date")
+		}
+	}
+	fmt.Fprintf(w, "\nRemoved APIs: %s\n", upgrade.RemovedSource)
+}
+
+// upgradeMarkdown is the plan as a Markdown comment: the fleet's table, then the details.
+func upgradeMarkdown(w io.Writer, plans []upgrade.ClusterPlan) {
+	fmt.Fprintln(w, "### clusterplane upgrade plan")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| order | cluster | env | running | target | path | blocked |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for i, p := range plans {
+		var path []string
+		for _, s := range p.Steps {
+			path = append(path, "`"+s.To+"`")
+		}
+		blocked := "no"
+		if p.Blocked() {
+			blocked = "**yes**"
+		}
+		fmt.Fprintf(w, "| %d | `%s` (%s) | %s | %s | `%s` | %s | %s |\n", i+1, p.Cluster, md(p.File), md(envOf(p)), md(dash(p.Running)),
+			p.Target, strings.Join(path, " → "), blocked)
+	}
+	for _, p := range plans {
+		if len(p.Objects)+len(p.Blockers)+len(p.Notes)+len(p.Lint) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n#### `%s` (%s)\n\n", p.Cluster, md(envOf(p)))
+		for _, o := range p.Objects {
+			fmt.Fprintf(w, "- removed API in use: %s `%s`: `%s`, removed in %s%s (from %s)\n", o.Kind, qualified(o), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
+		}
+		for _, d := range p.Lint {
+			fmt.Fprintf(w, "- clusterlint %s `%s`: %s %s\n", d.Severity, d.Check, md(d.Object), md(d.Message))
+		}
+		for _, b := range p.Blockers {
+			fmt.Fprintf(w, "- **blocked**: %s\n", md(b))
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "- note: %s\n", md(n))
+		}
+	}
+	fmt.Fprintf(w, "\nRemoved APIs from the [Kubernetes deprecated API migration guide](%s).\n", upgrade.RemovedSource)
+}
+
+// md escapes what would break a Markdown table cell.
+func md(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func qualified(o upgrade.Object) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+func useText(v string) string {
+	if v == "" {
+		return ", no successor"
+	}
+	return ", use " + v
+}
+
+// removes says which APIs a step's release stops serving.
+func removes(s upgrade.Step) string {
+	if len(s.Removes) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, r := range s.Removes {
+		parts = append(parts, r.APIVersion()+" "+r.Kind)
+	}
+	return " (removes " + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,375 @@
+package upgrade
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// Cloud is what the plan asks a cloud about one cluster.
+type Cloud interface {
+	// Find is the live cluster with id (its stack's), or when id is "" or names no cluster, the
+	// one named name in region: its id and running version; ok is false when there is none.
+	// Several of one name are an error.
+	Find(ctx context.Context, id, name, region string) (live Live, ok bool, err error)
+	// Offer is what the cloud lets the cluster upgrade to.
+	Offer(ctx context.Context, live Live) (Offer, error)
+	// Lint is the cloud's own checks of the cluster before an upgrade; nil when it has none.
+	Lint(ctx context.Context, live Live) ([]Diagnostic, error)
+	// Kubeconfig is the cluster's kubeconfig, read from the cloud, kept in memory.
+	Kubeconfig(ctx context.Context, live Live) ([]byte, error)
+}
+
+// Live is a running cluster as the cloud reports it.
+type Live struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	// Distribution is Civo's cluster type (k3s, talos); "" on DigitalOcean.
+	Distribution string `json:"-"`
+	// Kubeconfig is the kubeconfig when the cloud hands it with the cluster (Civo).
+	kubeconfig []byte
+}
+
+// Diagnostic is one finding of the cloud's pre-upgrade checks (DigitalOcean's clusterlint).
+type Diagnostic struct {
+	Check    string `json:"check"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Object   string `json:"object,omitempty"`
+}
+
+// api is a cloud's JSON API with a bearer token; the token appears in no error.
+type api struct {
+	base, token string
+	client      *http.Client
+}
+
+func newAPI(base, token string) *api {
+	return &api{base: strings.TrimSuffix(base, "/"), token: token, client: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// errAPINotFound is a 404 of the cloud's API.
+var errAPINotFound = errors.New("not found")
+
+// call sends a request and decodes a 2xx answer's JSON into out (when not nil). A 429 or a 5xx is
+// asked again, a few times, as the clouds ask clients to.
+func (a *api) call(ctx context.Context, method, path string, body, out any) error {
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return errors.Wrap(err, "encode the request")
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, method, a.base+path, bytes.NewReader(payload))
+		if err != nil {
+			return errors.New("the API URL is not a URL")
+		}
+		req.Header.Set("Authorization", "Bearer "+a.token)
+		req.Header.Set("Accept", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := a.client.Do(req)
+		if err != nil {
+			return errors.Wrapf(err, "%s %s", method, path)
+		}
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) && attempt < 3 {
+			select {
+			case <-ctx.Done():
+				return errors.Wrapf(ctx.Err(), "%s %s", method, path)
+			case <-time.After(time.Duration(500<<attempt) * time.Millisecond):
+			}
+			continue
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			return errAPINotFound
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			var e struct {
+				Message string `json:"message"`
+				Reason  string `json:"reason"`
+			}
+			_ = json.Unmarshal(data, &e)
+			return errors.Errorf("%s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(e.Message+" "+e.Reason))
+		}
+		if err != nil {
+			return errors.Wrapf(err, "read %s", path)
+		}
+		if out == nil {
+			return nil
+		}
+		if raw, ok := out.(*[]byte); ok {
+			*raw = data
+			return nil
+		}
+		return errors.Wrapf(json.Unmarshal(data, out), "read %s", path)
+	}
+}
+
+// DigitalOcean is DigitalOcean's Kubernetes API.
+type DigitalOcean struct {
+	api *api
+	// LintWait bounds the wait for a clusterlint run's results.
+	LintWait time.Duration
+}
+
+// NewDigitalOcean is DigitalOcean's API at base (DigitalOcean's own when "") with token.
+func NewDigitalOcean(base, token string) *DigitalOcean {
+	if base == "" {
+		base = "https://api.digitalocean.com"
+	}
+	return &DigitalOcean{api: newAPI(base, token), LintWait: 2 * time.Minute}
+}
+
+func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live, bool, error) {
+	if id != "" {
+		var one struct {
+			Cluster struct{ ID, Version string } `json:"kubernetes_cluster"`
+		}
+		err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id), nil, &one)
+		if err == nil {
+			return Live{ID: one.Cluster.ID, Version: one.Cluster.Version}, true, nil
+		}
+		if !errors.Is(err, errAPINotFound) {
+			return Live{}, false, errors.Wrapf(err, "read DigitalOcean cluster %s", id)
+		}
+	}
+	var found []Live
+	for page := 1; page <= 50; page++ {
+		var list struct {
+			Clusters []struct {
+				ID, Name, Region, Version string
+			} `json:"kubernetes_clusters"`
+			Links struct {
+				Pages struct {
+					Next string `json:"next"`
+				} `json:"pages"`
+			} `json:"links"`
+		}
+		if err := d.api.call(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=200", page), nil, &list); err != nil {
+			return Live{}, false, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+		}
+		for _, c := range list.Clusters {
+			if c.Name == name && (region == "" || c.Region == region) {
+				found = append(found, Live{ID: c.ID, Version: c.Version})
+			}
+		}
+		if list.Links.Pages.Next == "" {
+			break
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Live{}, false, nil
+	case 1:
+		return found[0], true, nil
+	}
+	return Live{}, false, errors.Errorf("DigitalOcean holds %d clusters named %s in %s: adopt or delete the others first", len(found), name, region)
+}
+
+type doVersion struct {
+	Slug string `json:"slug"`
+}
+
+func slugs(vs []doVersion) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.Slug)
+	}
+	return out
+}
+
+// Offer reads the cluster's available upgrades (GET /v2/kubernetes/clusters/{id}/upgrades) and
+// every offered version (GET /v2/kubernetes/options): DigitalOcean goes up one minor at a time,
+// from the latest patch of the running minor only.
+func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
+	var up struct {
+		Versions []doVersion `json:"available_upgrade_versions"`
+	}
+	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/upgrades", nil, &up); err != nil {
+		return Offer{}, errors.Wrap(err, "read the cluster's available upgrades")
+	}
+	var opts struct {
+		Options struct {
+			Versions []doVersion `json:"versions"`
+		} `json:"options"`
+	}
+	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
+		return Offer{}, errors.Wrap(err, "read DigitalOcean's Kubernetes versions")
+	}
+	return Offer{Next: slugs(up.Versions), Versions: slugs(opts.Options.Versions), PatchFirst: true}, nil
+}
+
+// Lint runs DigitalOcean's clusterlint on the cluster (POST .../clusterlint) and reads its
+// results (GET .../clusterlint?run_id=), waiting while they are not ready.
+func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error) {
+	path := "/v2/kubernetes/clusters/" + url.PathEscape(live.ID) + "/clusterlint"
+	var run struct {
+		RunID string `json:"run_id"`
+	}
+	if err := d.api.call(ctx, http.MethodPost, path, map[string]any{}, &run); err != nil {
+		return nil, errors.Wrap(err, "run DigitalOcean's clusterlint")
+	}
+	deadline := time.Now().Add(d.LintWait)
+	for {
+		var res struct {
+			CompletedAt string `json:"completed_at"`
+			Diagnostics []struct {
+				CheckName string `json:"check_name"`
+				Severity  string `json:"severity"`
+				Message   string `json:"message"`
+				Object    struct {
+					Name      string `json:"name"`
+					Kind      string `json:"kind"`
+					Namespace string `json:"namespace"`
+				} `json:"object"`
+			} `json:"diagnostics"`
+		}
+		err := d.api.call(ctx, http.MethodGet, path+"?run_id="+url.QueryEscape(run.RunID), nil, &res)
+		// DigitalOcean answers 404 while a run has no results yet.
+		if (errors.Is(err, errAPINotFound) || (err == nil && res.CompletedAt == "" && res.Diagnostics == nil)) && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		if err != nil {
+			return nil, errors.Wrap(err, "read DigitalOcean's clusterlint results")
+		}
+		out := make([]Diagnostic, 0, len(res.Diagnostics))
+		for _, dg := range res.Diagnostics {
+			obj := dg.Object.Kind + " " + dg.Object.Name
+			if dg.Object.Namespace != "" {
+				obj = dg.Object.Kind + " " + dg.Object.Namespace + "/" + dg.Object.Name
+			}
+			out = append(out, Diagnostic{Check: dg.CheckName, Severity: dg.Severity, Message: dg.Message, Object: strings.TrimSpace(obj)})
+		}
+		return out, nil
+	}
+}
+
+// Kubeconfig is GET /v2/kubernetes/clusters/{id}/kubeconfig.
+func (d *DigitalOcean) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
+	var data []byte
+	err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/kubeconfig", nil, &data)
+	return data, errors.Wrap(err, "read the cluster's kubeconfig from DigitalOcean")
+}
+
+// Civo is Civo's Kubernetes API in one region.
+type Civo struct {
+	api    *api
+	region string
+}
+
+// NewCivo is Civo's API at base (Civo's own when "") with token, in region.
+func NewCivo(base, token, region string) *Civo {
+	if base == "" {
+		base = "https://api.civo.com"
+	}
+	return &Civo{api: newAPI(base, token), region: region}
+}
+
+type civoCluster struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	ClusterType string `json:"cluster_type"`
+	KubeConfig  string `json:"kubeconfig"`
+}
+
+func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error) {
+	if id != "" {
+		var cl civoCluster
+		err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
+		if err == nil {
+			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
+		}
+		if !errors.Is(err, errAPINotFound) {
+			return Live{}, false, errors.Wrapf(err, "read Civo cluster %s", id)
+		}
+	}
+	var found []civoCluster
+	for page := 1; page <= 100; page++ {
+		var list struct {
+			Pages int           `json:"pages"`
+			Items []civoCluster `json:"items"`
+		}
+		q := url.Values{"region": {c.region}, "page": {fmt.Sprint(page)}, "per_page": {"100"}}
+		if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters?"+q.Encode(), nil, &list); err != nil {
+			return Live{}, false, errors.Wrap(err, "list Civo's Kubernetes clusters")
+		}
+		for _, cl := range list.Items {
+			if cl.Name == name {
+				found = append(found, cl)
+			}
+		}
+		if page >= list.Pages || len(list.Items) == 0 {
+			break
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Live{}, false, nil
+	case 1:
+		cl := found[0]
+		return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
+	}
+	return Live{}, false, errors.Errorf("Civo holds %d clusters named %s in %s", len(found), name, c.region)
+}
+
+// Offer reads Civo's versions (GET /v2/kubernetes/versions): the stable ones of the cluster's
+// distribution. Civo has no list of a cluster's upgrades: any later offered version goes.
+func (c *Civo) Offer(ctx context.Context, live Live) (Offer, error) {
+	var versions []struct {
+		Version     string `json:"version"`
+		Type        string `json:"type"`
+		ClusterType string `json:"clusterType"`
+	}
+	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
+		return Offer{}, errors.Wrap(err, "read Civo's Kubernetes versions")
+	}
+	var out []string
+	for _, v := range versions {
+		typ := v.ClusterType
+		if typ == "" {
+			typ = "k3s"
+			if strings.HasPrefix(v.Version, "talos") {
+				typ = "talos"
+			}
+		}
+		if v.Type == "deprecated" || (live.Distribution != "" && typ != live.Distribution) {
+			continue
+		}
+		out = append(out, v.Version)
+	}
+	return Offer{Versions: out}, nil
+}
+
+// Lint: Civo runs no checks of its own before an upgrade.
+func (c *Civo) Lint(context.Context, Live) ([]Diagnostic, error) { return nil, nil }
+
+// Kubeconfig is the kubeconfig Civo gives with the cluster.
+func (c *Civo) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
+	if len(live.kubeconfig) > 0 {
+		return live.kubeconfig, nil
+	}
+	var cl civoCluster
+	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"?region="+url.QueryEscape(c.region), nil, &cl); err != nil {
+		return nil, errors.Wrap(err, "read the cluster's kubeconfig from Civo")
+	}
+	return []byte(cl.KubeConfig), nil
+}
