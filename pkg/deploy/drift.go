@@ -34,17 +34,29 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 		}
 		for _, path := range propertyPaths(step.Paths) {
 			field := fieldsOf(table, step.Type, path)
-			live, manifest := valueAt(step.Old, path), valueAt(step.New, path)
+			live, manifest := cloudValue(step, path), valueAt(step.New, path)
 			// The engine names a property it would send again whole (a list the provider
 			// reorders): both values alike, it is no drift a reviewer can act on.
 			if seen[field] || reflect.DeepEqual(live, manifest) {
 				continue
 			}
 			seen[field] = true
-			out = append(out, FieldDrift{Field: field, Live: live, Manifest: manifest})
+			rows := rowsOf(table, step.Type, path)
+			out = append(out, FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest)})
 		}
 	}
 	return out
+}
+
+// cloudValue is what the cloud has at a property path of a step's resource: the outputs the
+// refresh read back, not the inputs Pulumi derives from them, which a bridged provider fills
+// from the last inputs it sent (a set of tags edited in the console comes back short of the
+// cloud's); the inputs only where the outputs lack the property.
+func cloudValue(step Step, path string) any {
+	if v := valueAt(step.Live, path); v != nil {
+		return v
+	}
+	return valueAt(step.Old, path)
 }
 
 // fieldsOf names the manifest fields sent as the property at path of a resource of type typ, "a
