@@ -113,3 +113,28 @@ func TestAdoptExactBlocksOnTheTagsTheDefaultAdoptTakesInPlace(t *testing.T) {
 		t.Error("a blocked adoption left its stack")
 	}
 }
+
+func TestAdoptSaysWhatTheNextUpChangesInPlaceInTextJSONAndMarkdown(t *testing.T) {
+	tests := []struct {
+		output string
+		says   []string
+	}{
+		{"text", []string{"the next `up` changes in place:", "spec.tags: manifest [", "live []"}},
+		{"json", []string{`"inPlace": [`, `"field": "spec.tags"`, `"effect": "update"`}},
+		{"markdown", []string{"- the next `up` changes `spec.tags` in place: the cloud has `[]`"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.output, func(t *testing.T) {
+			file := filepath.Join(fleet(t), "cluster.yaml")
+			annotate(t, file, "cluster-1")
+			b := deploytest.New()
+			liveFleet(b)
+			r := deployRun(t, b, strings.NewReader(""), false, "adopt", file, "-o", tt.output)
+			for _, want := range tt.says {
+				if r.code != exitcode.OK || !strings.Contains(r.stdout, want) {
+					t.Errorf("adopt -o %s = %d, want 0 saying %q\nstdout:\n%s\nstderr:\n%s", tt.output, r.code, want, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}

@@ -502,7 +502,7 @@ invalid input or a failure.
 CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
 (a Civo pool's name is its id within its cluster).`,
 	}
-	o.flags(cmd)
+	o.flags(cmd, "markdown")
 	o.secretsFlag(cmd)
 	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool of the one manifest given; "+
 		"default the manifest's "+deploy.CloudIDAnnotation+" annotation")
