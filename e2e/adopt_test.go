@@ -19,10 +19,10 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 )
 
-// bearer sends a token as the clouds' CLIs do.
-type bearer string
+// adoptBearer sends a token as the clouds' CLIs do.
+type adoptBearer string
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b adoptBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
@@ -54,8 +54,8 @@ func civoShape(c civogo.KubernetesCluster) string {
 	return s
 }
 
-// mutations are the requests that may change a cloud, "METHOD path", each once, in order.
-func mutations(requests []fakecloud.Request) []string {
+// adoptMutations are the requests that may change a cloud, "METHOD path", each once, in order.
+func adoptMutations(requests []fakecloud.Request) []string {
 	var out []string
 	for _, r := range requests {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
@@ -68,8 +68,8 @@ func mutations(requests []fakecloud.Request) []string {
 	return out
 }
 
-// report is the JSON report of a deploy command.
-type report struct {
+// adoptReport is the JSON report of a deploy command.
+type adoptReport struct {
 	Stacks []struct {
 		File, Stack, Outcome string
 		Resources            []struct{ Type, Name, Operation string }
@@ -81,10 +81,10 @@ type report struct {
 	}
 }
 
-func (e *env) report(args ...string) (report, int, result) {
+func (e *env) adoptReport(args ...string) (adoptReport, int, result) {
 	e.t.Helper()
 	r, code := e.clusterplane(append(args, "-o", "json")...)
-	var rep report
+	var rep adoptReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		e.t.Fatalf("clusterplane %s -o json: %v\n%s", strings.Join(args, " "), err, r)
 	}
@@ -98,7 +98,7 @@ func TestAClusterMadeOutsideIsAdoptedUntouched(t *testing.T) {
 
 	// DigitalOcean, as doctl makes a cluster: surge upgrades on, the first pool named
 	// <cluster>-default-pool; the cloud adds its own k8s tags.
-	do, err := godo.New(&http.Client{Transport: bearer(doToken)}, godo.SetBaseURL(e.do.URL()))
+	do, err := godo.New(&http.Client{Transport: adoptBearer(doToken)}, godo.SetBaseURL(e.do.URL()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ spec:
 	e.do.Reset()
 	e.civo.Reset()
 
-	rep, code, r := e.report("adopt", fleet)
+	rep, code, r := e.adoptReport("adopt", fleet)
 	if code != 0 {
 		t.Fatalf("adopt of the fleet = %d, want 0\n%s", code, r)
 	}
@@ -195,7 +195,7 @@ spec:
 			t.Errorf("%s changed more than tags:\nDigitalOcean %s\n         now %s\nCivo %s\n now %s",
 				when, doShape(doBefore), doShape(doNow), civoShape(civoBefore), civoShape(civoNow))
 		}
-		for _, m := range append(mutations(e.do.Requests("")), mutations(e.civo.Requests(""))...) {
+		for _, m := range append(adoptMutations(e.do.Requests("")), adoptMutations(e.civo.Requests(""))...) {
 			if !slices.Contains(allowed, m) {
 				t.Errorf("%s: the clouds received %s, want only the tag updates %v", when, m, allowed)
 			}
@@ -204,7 +204,7 @@ spec:
 	untouched("adopt")
 
 	// The next preview creates, replaces and deletes nothing: at most the tags, in place.
-	rep, code, r = e.report("preview", fleet)
+	rep, code, r = e.adoptReport("preview", fleet)
 	if code != 0 {
 		t.Fatalf("preview after adopt = %d\n%s", code, r)
 	}
@@ -235,7 +235,7 @@ spec:
 	if _, _, err := do.Kubernetes.UpdateNodePool(ctx, made.ID, pool.ID, &godo.KubernetesNodePoolUpdateRequest{Name: pool.Name, Count: &three}); err != nil {
 		t.Fatalf("scale the pool through the API: %v", err)
 	}
-	rep, code, r = e.report("drift", filepath.Join(fleet, "legacy.yaml"))
+	rep, code, r = e.adoptReport("drift", filepath.Join(fleet, "legacy.yaml"))
 	if code != 3 || len(rep.Stacks) != 1 {
 		t.Fatalf("drift after the edits = %d, want 3\n%s", code, r)
 	}
