@@ -196,10 +196,17 @@ func TestClusterplaneAdoptsAnExistingCivoPoolByClusterAndNameAndRefusesOneTheMan
 	e.civo.Seed(civoClusterID, civogo.KubernetesPool{ID: "workers", Size: "g4s.kube.medium", Count: 3})
 	id := civoClusterID + ":workers"
 
-	other := e.write("other.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
+	// Another size would replace the pool: it blocks. Another count is changed in place by the
+	// next up, and blocks only with --exact.
+	other := e.write("other.yaml", civoPool("  size: g4s.kube.large\n  nodeCount: 5\n"))
 	r, code := e.clusterplane("adopt", other, "--id", id)
-	if code != 3 || !strings.Contains(r.stdout, "nodeCount: manifest 5, live 3") {
-		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing nodeCount: %s", code, r)
+	if code != 3 || !strings.Contains(r.stdout, `spec.size: manifest "g4s.kube.large", live "g4s.kube.medium" (replace)`) ||
+		!strings.Contains(r.stdout, "spec.nodeCount: manifest 5, live 3") {
+		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing the size and the count: %s", code, r)
+	}
+	scaled := e.write("scaled.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))
+	if r, code := e.clusterplane("adopt", scaled, "--id", id, "--exact"); code != 3 || !strings.Contains(r.stdout, "spec.nodeCount: manifest 5, live 3 (update)") {
+		t.Fatalf("adopt --exact with another count = %d, want 3 listing nodeCount: %s", code, r)
 	}
 	if len(e.civo.Requests("PUT"))+len(e.civo.Requests("POST"))+len(e.civo.Requests("DELETE")) != 0 {
 		t.Fatal("a refused adopt changed the pool")

@@ -247,10 +247,14 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 	id := e.doCluster("dev-fra1").ID
 	e.must(e.dir, nil, "stack", "rm", "--force", "--yes", "--preserve-config", "organization/digitaloceankubernetescluster/dev-fra1")
 
-	other := e.write("other.yaml", strings.Replace(strings.Replace(text, "name: dev-fra1\n", "name: other\n", 1),
-		"nodeCount: 2", "nodeCount: 5", 1))
+	// Another size of the default pool would replace the cluster: it blocks; another count is
+	// listed for the next up beside it.
+	other := e.write("other.yaml", strings.Replace(strings.Replace(strings.Replace(text, "name: dev-fra1\n", "name: other\n", 1),
+		"nodeCount: 2", "nodeCount: 5", 1), "size: s-2vcpu-4gb", "size: s-4vcpu-8gb", 1))
 	r, code := e.clusterplane("adopt", other, "--id", id)
-	if code != 3 || !strings.Contains(r.stdout, "not adopted") || !strings.Contains(r.stdout, "spec.defaultNodePool.nodeCount: manifest 5, live 2") {
+	if code != 3 || !strings.Contains(r.stdout, "not adopted") ||
+		!strings.Contains(r.stdout, `spec.defaultNodePool.size: manifest "s-4vcpu-8gb", live "s-2vcpu-4gb" (replace)`) ||
+		!strings.Contains(r.stdout, "spec.defaultNodePool.nodeCount: manifest 5, live 2") {
 		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing the fields: %s", code, r)
 	}
 	if strings.Contains(r.stdout+r.stderr, doToken) {

@@ -477,32 +477,79 @@ func (a *app) kubeconfigCommand() *cobra.Command {
 func (a *app) adoptCommand() *cobra.Command {
 	o := &deployOptions{}
 	cmd := &cobra.Command{
-		Use:   "adopt FILE --id CLOUD_ID",
-		Short: "Bring an existing cluster or node pool under management, changing nothing",
-		Long: `adopt imports the cloud's cluster or node pool with the given id into the manifest's stack, with
-Pulumi's import: the manifest's module is deployed with the existing resource instead of a new
-one. When the manifest disagrees with the live resource, it changes nothing and lists each
-differing manifest field, the manifest's value against the live one (secrets never), and exits 3;
-correct the manifest and run it again. It exits 0 when adopted, 1 for invalid input or a failure.
+		Use:   "adopt FILE|DIR... [--id CLOUD_ID] [--exact]",
+		Short: "Bring existing clusters and node pools under management, changing nothing",
+		Long: `adopt imports the cloud's cluster or node pool into each manifest's stack, with Pulumi's import:
+the manifest's module is deployed with the existing resource instead of a new one. Several files or
+a directory are adopted in the order of their references, clusters before the pools that take
+their id with valueFrom; a pool whose cluster is not adopted is skipped.
+
+The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotation + `"] (clusterplane
+discover writes it), or --id for one manifest. A manifest without either is refused by name before
+anything is adopted, as is an --id that differs from the manifest's annotation.
+
+Adopting changes nothing in the cloud. Where the manifest differs from the live resource in a way
+the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/effects and
+'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
+difference as what the next up changes in place. A difference that would replace the resource, or
+that the provider refuses, blocks: nothing is adopted, each field is listed with the manifest's
+value and the cloud's, and adopt exits 3; correct the manifest and run it again. --exact blocks
+on every difference, in-place ones too. Secrets are never shown. It exits 0 when adopted, 1 for
+invalid input or a failure.
 
 CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
 (a Civo pool's name is its id within its cluster).`,
 	}
-	o.oneStackFlags(cmd)
+	o.flags(cmd, "markdown")
 	o.secretsFlag(cmd)
-	cmd.Args = cobra.ExactArgs(1)
-	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool (required)")
+	id := cmd.Flags().String("id", "", "the cloud's id of the cluster or node pool of the one manifest given; "+
+		"default the manifest's "+deploy.CloudIDAnnotation+" annotation")
+	exact := cmd.Flags().Bool("exact", false, "block on every difference from the cloud, in-place ones too")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
-		if *id == "" {
-			return errors.New("adopt needs --id, the cloud's id of the cluster or node pool")
-		}
-		return a.runDeploy(o, runOp{name: "adopt", render: renderAdopt,
+		var ids map[string]string
+		return a.runDeploy(o, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
+			guard: func(_ context.Context, _ deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
+				var err error
+				ids, err = adoptIDs(targets, *id)
+				return nil, err
+			},
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-				return d.Adopt(ctx, t, *id)
+				return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
 			}})
 	}
 	return cmd
+}
+
+// adoptIDs are the cloud ids to adopt, by target key: each manifest's annotation, or the --id
+// given for the one manifest. A manifest without an id, or whose annotation --id contradicts,
+// refuses the whole run before anything is adopted: a fleet half adopted is harder to reason about.
+func adoptIDs(targets []deploy.Target, flag string) (map[string]string, error) {
+	if flag != "" && len(targets) > 1 {
+		return nil, errors.Errorf("--id is the cloud id of one manifest, and %d were given: record each one's id in its "+
+			"metadata.annotations[%q] instead", len(targets), deploy.CloudIDAnnotation)
+	}
+	ids := map[string]string{}
+	var missing []string
+	for _, t := range targets {
+		recorded := deploy.CloudID(t.Input)
+		switch {
+		case flag != "" && recorded != "" && recorded != flag:
+			return nil, errors.Errorf("refused, nothing adopted: %s records the cloud id %s (metadata.annotations[%q]) and --id "+
+				"says %s; correct the one that is wrong", t.File, recorded, deploy.CloudIDAnnotation, flag)
+		case flag != "":
+			ids[t.Key()] = flag
+		case recorded != "":
+			ids[t.Key()] = recorded
+		default:
+			missing = append(missing, t.File+" ("+t.Key()+")")
+		}
+	}
+	if len(missing) > 0 {
+		return nil, errors.Errorf("refused, nothing adopted: no cloud id for %s; record it in metadata.annotations[%q] "+
+			"(clusterplane discover writes it), or give --id with one manifest", strings.Join(missing, ", "), deploy.CloudIDAnnotation)
+	}
+	return ids, nil
 }
 
 // stillReferenced refuses to destroy a target that a manifest next to the files given references

@@ -143,7 +143,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		{"status", append(many, "--drift")},
 		{"destroy", append(many, "--remove", "--yes")},
 		{"kubeconfig", nil},
-		{"adopt", []string{"--id", "--secrets-provider"}},
+		{"adopt", append(many, "--exact", "--id", "--secrets-provider")},
 	}
 	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
 	for _, tt := range tests {
@@ -184,7 +184,7 @@ func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefus
 	}{
 		{[]string{"up", both, "--yes"}, exitcode.OK, "2 done"},
 		{[]string{"kubeconfig", both}, exitcode.Usage, "holds 2 manifests: this command takes one"},
-		{[]string{"adopt", both, "--id", "cluster-7"}, exitcode.Usage, "holds 2 manifests: this command takes one"},
+		{[]string{"adopt", both, "--id", "cluster-7"}, exitcode.Invalid, "--id is the cloud id of one manifest, and 2 were given"},
 	}
 	for _, s := range steps {
 		r := deployRun(t, b, strings.NewReader(""), false, s.args...)

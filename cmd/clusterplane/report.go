@@ -281,11 +281,26 @@ func renderAdopt(w io.Writer, outcomes []deploy.Outcome) {
 		case len(o.Disagreements) > 0:
 			fmt.Fprintf(w, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
 			for _, d := range o.Disagreements {
-				fmt.Fprintf(w, "  %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+				fmt.Fprintf(w, "  %s: manifest %s, live %s (%s)\n", d.Field, show(d.Manifest), show(d.Live), d.Effect)
+			}
+			if len(o.InPlace) > 0 {
+				fmt.Fprintln(w, "  and, once adopted, the next `up` changes in place:")
+				renderInPlace(w, o.InPlace)
 			}
 		case o.Status == deploy.Done:
 			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
+			if len(o.InPlace) > 0 {
+				fmt.Fprintln(w, "  the next `up` changes in place:")
+				renderInPlace(w, o.InPlace)
+			}
 		}
+	}
+}
+
+// renderInPlace lists an adoption's in-place differences.
+func renderInPlace(w io.Writer, found []deploy.Disagreement) {
+	for _, d := range found {
+		fmt.Fprintf(w, "    %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
 	}
 }
 
@@ -306,7 +321,7 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.Drift) == 0 && s.Cost == nil {
+		if len(resources)+len(s.Refused)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace) == 0 && s.Cost == nil {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
@@ -331,6 +346,12 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		}
 		for _, d := range s.Drift {
 			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		}
+		for _, d := range s.Disagreements {
+			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
+		}
+		for _, d := range s.InPlace {
+			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

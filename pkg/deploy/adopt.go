@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/effects"
 )
@@ -16,16 +17,43 @@ import (
 type Disagreement struct {
 	// Field is the manifest path, e.g. "spec.defaultNodePool.nodeCount".
 	Field string `json:"field"`
-	// Manifest and Live are both values; secrets read "[secret]".
+	// Manifest and Live are both values in the manifest's terms (a negated field's property is
+	// turned round); secrets read "[secret]".
 	Manifest any `json:"manifest"`
 	Live     any `json:"live"`
+	// Effect is what deploying the manifest's value over the live one does (pkg/effects): update
+	// (in place), ignored, replace or refused; "unknown" when no row of the effects table says.
+	Effect effects.Effect `json:"effect"`
+	// Reason says why, in the effects table's words.
+	Reason string `json:"reason,omitempty"`
+
+	// property is the provider's property behind the field, which the import leaves as the cloud
+	// has it when the difference is in place.
+	property string
+}
+
+// Unknown is the effect of a difference no row of the effects table explains: it blocks.
+const Unknown effects.Effect = "unknown"
+
+// blocks tells whether the difference keeps the resource from being adopted as it is.
+func (d Disagreement) blocks() bool { return d.Effect.Blocks() || d.Effect == Unknown }
+
+// AdoptOptions steer Adopt.
+type AdoptOptions struct {
+	// Exact blocks on every difference, in-place ones included, as adopt did before it took the
+	// differences the provider applies in place.
+	Exact bool
 }
 
 // Adopt brings the cloud's cluster or node pool with id under the target's stack with Pulumi's
-// import: the target's module is deployed with the existing resource instead of a new one. When
-// the manifest disagrees with the live resource it changes nothing and lists each differing
-// field (Blocked); the stack is left as it was (and removed when Adopt made it).
-func (d *Deployer) Adopt(ctx context.Context, t Target, id string) (out Outcome) {
+// import: the target's module is deployed with the existing resource instead of a new one.
+//
+// A difference the provider would carry out in place (the tags clusterplane derives, labels, a
+// node count) does not block: the import records it as the cloud has it, and it is listed in
+// InPlace as what the next up changes. A difference that would replace the resource, or that the
+// providers refuse, changes nothing: each is listed (Blocked) and the stack is left as it was (and
+// removed when Adopt made it). With Exact every difference blocks.
+func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	table := t.Effects
 	if table == nil {
@@ -40,38 +68,59 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string) (out Outcome)
 		return failed(err)
 	}
 	defer s.Close()
-	// Every registration of the adopted type imports the resource with this id.
-	importing := func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
-		if args.Type != typ {
-			return nil
+	// Every registration of the adopted type imports the resource with this id, leaving the
+	// properties in ignore as the cloud has them: the engine fails an import whose inputs differ
+	// from the live resource's, and those differences are for the next up to carry out.
+	importing := func(ignore []string) pulumi.ResourceTransform {
+		return func(_ context.Context, args *pulumi.ResourceTransformArgs) *pulumi.ResourceTransformResult {
+			if args.Type != typ {
+				return nil
+			}
+			args.Opts.Import = pulumi.ID(id)
+			args.Opts.IgnoreChanges = append(args.Opts.IgnoreChanges, ignore...)
+			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
-		args.Opts.Import = pulumi.ID(id)
-		return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 	}
-	res, previewErr := s.Preview(ctx, Options{Progress: d.progress(t), Transform: importing})
-	if found := disagreements(table, typ, res.Steps); len(found) > 0 {
+	res, previewErr := s.Preview(ctx, Options{Progress: d.progress(t), Transform: importing(nil)})
+	var blocking, inPlace []Disagreement
+	for _, dis := range disagreements(table, t.Input, typ, res.Steps) {
+		if opts.Exact || dis.blocks() {
+			blocking = append(blocking, dis)
+			continue
+		}
+		inPlace = append(inPlace, dis)
+	}
+	if len(blocking) > 0 {
 		forget(ctx, s, created)
 		return Outcome{Status: Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
-			Disagreements: found, Result: &res}
+			Disagreements: blocking, InPlace: inPlace, Result: &res}
 	}
 	if previewErr != nil {
 		forget(ctx, s, created)
 		return failed(previewErr)
 	}
-	up, err := s.Up(ctx, Options{Progress: d.progress(t), Transform: importing})
+	var ignore []string
+	for _, dis := range inPlace {
+		ignore = append(ignore, dis.property)
+	}
+	up, err := s.Up(ctx, Options{Progress: d.progress(t), Transform: importing(ignore)})
 	if err != nil {
 		return failed(err)
 	}
-	return Outcome{Status: Done, Result: &up, Reason: "adopted " + typ + " " + id + " into " + t.Key()}
+	o := Outcome{Status: Done, Result: &up, InPlace: inPlace, Reason: "adopted " + typ + " " + id + " into " + t.Key()}
+	if len(inPlace) > 0 {
+		o.Reason += "; the next up changes in place what the manifest says otherwise"
+	}
+	return o
 }
 
 // disagreements are the manifest fields an adoption's preview would change on the imported
-// resource of type typ: the engine imports the live resource, then plans an update (or
-// replacement) for whatever the manifest says otherwise. A property the provider does not read
-// back on import (live unknown) is no disagreement: the manifest's value is what the state takes;
-// one it reads back as an output, or under another name (a DigitalOcean pool's count, as
-// actualNodeCount), is compared there.
-func disagreements(table *effects.Table, typ string, steps []Step) []Disagreement {
+// resource of type typ, each with what changing it does: the engine imports the live resource,
+// then plans an update (or replacement) for whatever the manifest says otherwise. A property the
+// provider does not read back on import (live unknown) is no disagreement: the manifest's value
+// is what the state takes; one it reads back as an output, or under another name (a DigitalOcean
+// pool's count, as actualNodeCount), is compared there.
+func disagreements(table *effects.Table, input proto.Message, typ string, steps []Step) []Disagreement {
 	seen := map[string]bool{}
 	var out []Disagreement
 	for _, step := range steps {
@@ -89,7 +138,8 @@ func disagreements(table *effects.Table, typ string, steps []Step) []Disagreemen
 					live = valueAt(step.Live, path)
 				}
 			}
-			if live == nil || reflect.DeepEqual(numeric(manifest), numeric(live)) {
+			// A property the manifest does not send is the cloud's to keep.
+			if live == nil || manifest == nil || reflect.DeepEqual(numeric(manifest), numeric(live)) {
 				continue
 			}
 			field := fieldsOf(table, typ, path)
@@ -97,7 +147,11 @@ func disagreements(table *effects.Table, typ string, steps []Step) []Disagreemen
 				continue
 			}
 			seen[field] = true
-			out = append(out, Disagreement{Field: field, Manifest: manifest, Live: live})
+			rows := rowsOf(table, typ, path)
+			manifest, live = inManifestTerms(rows, manifest), inManifestTerms(rows, live)
+			decision := decide(rows, input, live)
+			out = append(out, Disagreement{Field: field, Manifest: manifest, Live: live, Effect: decision.Effect,
+				Reason: decision.Reason, property: path})
 		}
 	}
 	return out

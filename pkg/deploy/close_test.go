@@ -33,7 +33,7 @@ func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
 			return d.Kubeconfig(ctx, c)
 		},
 		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
-			return d.Adopt(ctx, c, "cluster-1")
+			return d.Adopt(ctx, c, "cluster-1", deploy.AdoptOptions{})
 		},
 		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
 			return d.Destroy(ctx, c, deploy.DestroyOptions{Remove: true})

@@ -247,7 +247,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	}
 }
 
-func TestAdoptListsTheFieldsTheManifestDisagreesOnByManifestPathAndLeavesNoStackBehind(t *testing.T) {
+func TestAdoptReadsADigitalOceanCountWhereTheImportFilesItAndListsItForTheNextUp(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t, "nodeCount: 2", "nodeCount: 5")
@@ -255,21 +255,15 @@ func TestAdoptListsTheFieldsTheManifestDisagreesOnByManifestPathAndLeavesNoStack
 	live := map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5",
 		"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(2)}}
 	b.Live("cluster-1", live)
-	o := d.Adopt(ctx, c, "cluster-1")
+	o := d.Adopt(ctx, c, "cluster-1", deploy.AdoptOptions{})
 	var found bool
-	for _, dis := range o.Disagreements {
-		if dis.Field == "spec.defaultNodePool.nodeCount" && dis.Manifest == float64(5) && dis.Live == float64(2) {
+	for _, dis := range o.InPlace {
+		if dis.Field == "spec.defaultNodePool.nodeCount" && dis.Manifest == float64(5) && dis.Live == float64(2) && dis.Effect == "update" {
 			found = true
 		}
 	}
-	if o.Status != deploy.Blocked || !found {
-		t.Errorf("adopt with a disagreeing manifest: %s %+v, want spec.defaultNodePool.nodeCount: manifest 5, live 2", o.Status, o.Disagreements)
-	}
-	if b.Has(c.Key()) {
-		t.Error("a refused adoption left its stack behind")
-	}
-	if calls(b, "update") != 0 {
-		t.Errorf("a refused adoption deployed: %v", b.Calls())
+	if o.Status != deploy.Done || !found {
+		t.Errorf("adopt with another count: %s %+v, want adopted listing spec.defaultNodePool.nodeCount: manifest 5, live 2, in place", o.Status, o.InPlace)
 	}
 }
 

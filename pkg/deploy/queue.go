@@ -54,6 +54,8 @@ type Outcome struct {
 	Report        *StackStatus   // status
 	Kubeconfig    []byte         // kubeconfig, a secret
 	Disagreements []Disagreement // adopt
+	// InPlace are an adoption's differences that the next up changes in place (adopt).
+	InPlace []Disagreement
 	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
 	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
 	Unmanaged []kinds.Live

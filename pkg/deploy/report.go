@@ -52,6 +52,8 @@ type StackReport struct {
 	Drift         []FieldDrift   `json:"drift,omitempty"`
 	Status        *StackStatus   `json:"status,omitempty"`
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	// InPlace are an adoption's differences that the next up changes in place.
+	InPlace []Disagreement `json:"inPlace,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
@@ -91,7 +93,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Status: o.Report,
-			Disagreements: o.Disagreements, Unmanaged: o.Unmanaged}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}

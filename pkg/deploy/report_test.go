@@ -80,9 +80,10 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 			return []deploy.Outcome{d.Status(ctx, c, deploy.StatusOptions{Drift: true}), d.Status(ctx, pool(t, "w", "x-y"), deploy.StatusOptions{})}
 		}},
 		{"adopt", func() []deploy.Outcome {
-			b.Live("cluster-9", map[string]any{"name": "other", "region": "fra1", "version": "1.31.1-do.5",
+			// Another region blocks; another count is listed for the next up.
+			b.Live("cluster-9", map[string]any{"name": "other", "region": "ams3", "version": "1.31.1-do.5",
 				"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(7)}})
-			return []deploy.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9")}
+			return []deploy.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9", deploy.AdoptOptions{})}
 		}},
 		{"up", func() []deploy.Outcome {
 			// A fleet whose cluster fails: its pool is skipped.
@@ -121,14 +122,14 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		if strings.Contains(string(data), token) || strings.Contains(string(data), "apiVersion: v1\nclusters") {
 			t.Errorf("step %d, the %s report holds a secret:\n%s", i, step.command, data)
 		}
-		for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
+		for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"inPlace"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
 			if strings.Contains(string(data), key) {
 				seen[key] = true
 			}
 		}
 	}
 	// The reports above must have exercised every part of the shape, or the schema went untested.
-	for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
+	for _, key := range []string{`"resources"`, `"refused"`, `"drift"`, `"status"`, `"disagreements"`, `"inPlace"`, `"blockedBy"`, `"fields"`, `"unmanaged"`} {
 		if !seen[key] {
 			t.Errorf("no report had %s: the test no longer covers that part of the schema", key)
 		}

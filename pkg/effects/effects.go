@@ -112,6 +112,10 @@ type Row struct {
 	// When, if set, refines Effect for a particular change (a version lowered, a flag turned off,
 	// a field the module leaves to the cloud under another setting); ok false keeps Effect.
 	When func(c Change) (d Decision, ok bool)
+	// Negated tells that the attribute is the field's negation (disableSurgeUpgrade is sent as
+	// surge_upgrade = !disableSurgeUpgrade): a property's value read in the manifest's terms is
+	// the opposite, and values shown against the manifest are turned round first.
+	Negated bool
 	// Removed, if set, is what removing the field does (unsetting it, or emptying its list or
 	// map) where that differs from Effect: an Optional+Computed attribute the module stops
 	// sending keeps its old value, and an API client that omits empty values cannot clear one.

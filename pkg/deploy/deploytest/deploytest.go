@@ -98,6 +98,26 @@ func (b *Backend) Edit(key, typ, name, prop string, value any) {
 	}
 }
 
+// EditRefreshed changes a property of a resource of stack key behind its back as a bridged
+// provider's refresh reads it: the cloud's value in the outputs, and in the inputs the value the
+// provider derives from its last inputs, which may differ (a set edited in the console).
+func (b *Backend) EditRefreshed(key, typ, name, prop string, input, output any) {
+	b.Edit(key, typ, name, prop, input)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stacks[key]; ok {
+		if s.live == nil {
+			s.live = map[string]map[string]any{}
+		}
+		outputs := map[string]any{}
+		for k, v := range s.live[typ+"::"+name] {
+			outputs[k] = v
+		}
+		outputs[prop] = output
+		s.live[typ+"::"+name] = outputs
+	}
+}
+
 // UpdateByAnotherOperator records, in stack key's history, an update another operator finished.
 func (b *Backend) UpdateByAnotherOperator(key string) {
 	b.mu.Lock()
@@ -230,6 +250,8 @@ type stack struct {
 	outputs       map[string]plan.Output
 	pending       []deploy.PendingCreate
 	history       []deploy.Update
+	// live are the outputs a refresh read back where EditRefreshed set them, by "type::name".
+	live map[string]map[string]any
 }
 
 // handle is a stack opened with a program.
@@ -328,6 +350,9 @@ func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
 			step.Op = string(apitype.OpCreate)
 		default:
 			step.Old = old.Inputs
+			if outputs, edited := h.s.live[k]; edited && step.Live == nil {
+				step.Live = outputs
+			}
 			step.Paths = changed("", old.Inputs, r.Inputs)
 			sort.Strings(step.Paths)
 			step.Op = string(apitype.OpSame)
@@ -415,7 +440,7 @@ func (h *handle) Up(ctx context.Context, o deploy.Options) (deploy.Result, error
 	}
 	b := h.s.b
 	b.mu.Lock()
-	h.s.resources = map[string]plan.Resource{}
+	h.s.resources, h.s.live = map[string]plan.Resource{}, nil
 	for _, r := range p.Resources {
 		if r.Type != plan.StackReferenceType {
 			h.s.resources[r.Type+"::"+r.Name] = r

@@ -22,7 +22,7 @@ func Effects() *effects.Table {
 				Reason: "turning high availability on upgrades the control plane in place", When: effects.DOHighAvailability},
 			{Path: "spec.autoUpgrade", Resource: effects.Cluster, Attribute: effects.DOCluster + "auto_upgrade", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.disableSurgeUpgrade", Resource: effects.Cluster, Attribute: effects.DOCluster + "surge_upgrade", Effect: effects.Update,
-				Reason: "turning surge upgrades back on updates the cluster in place", When: effects.DOSurge},
+				Reason: "turning surge upgrades back on updates the cluster in place", When: effects.DOSurge, Negated: true},
 			{Path: "spec.maintenanceWindow", Resource: effects.Cluster, Attribute: effects.DOCluster + "maintenance_policy", Effect: effects.Update,
 				Reason: effects.DOUpdated + "; the module always sends a window, " + effects.DigitalOceanDefaultMaintenanceWindow + " when the field is absent, " +
 					"so removing it moves the window there (the provider keeps an unsent policy as it was: it is Optional and Computed)"},

@@ -1,0 +1,260 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/civo/civogo"
+	"github.com/digitalocean/godo"
+
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
+)
+
+// adoptBearer sends a token as the clouds' CLIs do.
+type adoptBearer string
+
+func (b adoptBearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// doShape is what adopting must leave as it was on a DigitalOcean cluster: everything but tags.
+func doShape(c godo.KubernetesCluster) string {
+	s := fmt.Sprintf("%s %s %s vpc=%s subnets=%s,%s ha=%t auto=%t surge=%t", c.Name, c.RegionSlug, c.VersionSlug, c.VPCUUID,
+		c.ClusterSubnet, c.ServiceSubnet, c.HA, c.AutoUpgrade, c.SurgeUpgrade)
+	if m := c.MaintenancePolicy; m != nil {
+		s += fmt.Sprintf(" window=%s@%s", m.Day, m.StartTime)
+	}
+	for _, p := range c.NodePools {
+		s += fmt.Sprintf(" pool=%s/%s/%s/%d/%t/%d/%d", p.ID, p.Name, p.Size, p.Count, p.AutoScale, p.MinNodes, p.MaxNodes)
+	}
+	return s
+}
+
+// civoShape is what adopting must leave as it was on a Civo cluster: everything but tags.
+func civoShape(c civogo.KubernetesCluster) string {
+	s := fmt.Sprintf("%s %s %s net=%s fw=%s cni=%s type=%s", c.Name, c.KubernetesVersion, c.Version, c.NetworkID, c.FirewallID,
+		c.CNIPlugin, c.ClusterType)
+	for _, a := range c.InstalledApplications {
+		s += " app=" + a.Name
+	}
+	for _, p := range c.Pools {
+		s += fmt.Sprintf(" pool=%s/%s/%d", p.ID, p.Size, p.Count)
+	}
+	return s
+}
+
+// adoptMutations are the requests that may change a cloud, "METHOD path", each once, in order.
+func adoptMutations(requests []fakecloud.Request) []string {
+	var out []string
+	for _, r := range requests {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			continue
+		}
+		if line := r.Method + " " + r.Path; !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// adoptReport is the JSON report of a deploy command.
+type adoptReport struct {
+	Stacks []struct {
+		File, Stack, Outcome string
+		Resources            []struct{ Type, Name, Operation string }
+		Drift                []struct {
+			Field          string
+			Live, Manifest any
+		}
+		InPlace []struct{ Field string } `json:"inPlace"`
+	}
+}
+
+func (e *env) adoptReport(args ...string) (adoptReport, int, result) {
+	e.t.Helper()
+	r, code := e.clusterplane(append(args, "-o", "json")...)
+	var rep adoptReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		e.t.Fatalf("clusterplane %s -o json: %v\n%s", strings.Join(args, " "), err, r)
+	}
+	return rep, code, r
+}
+
+func TestAClusterMadeOutsideIsAdoptedUntouched(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+
+	// DigitalOcean, as doctl makes a cluster: surge upgrades on, the first pool named
+	// <cluster>-default-pool; the cloud adds its own k8s tags.
+	do, err := godo.New(&http.Client{Transport: adoptBearer(doToken)}, godo.SetBaseURL(e.do.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _, err := do.Kubernetes.Create(ctx, &godo.KubernetesClusterCreateRequest{Name: "legacy", RegionSlug: "fra1",
+		VersionSlug: "1.31.1-do.5", SurgeUpgrade: true,
+		NodePools: []*godo.KubernetesNodePoolCreateRequest{{Name: "legacy-default-pool", Size: "s-2vcpu-4gb", Count: 2}}})
+	if err != nil {
+		t.Fatalf("create the DigitalOcean cluster through the API: %v", err)
+	}
+	// No second pool: the provider imports a cluster of several pools only when one carries its
+	// terraform:default-node-pool tag (resourceDigitalOceanKubernetesClusterImportState); with one
+	// pool it adds that tag itself, a tag update.
+	defaultPool := made.NodePools[0].ID
+	// Civo, as the civo CLI makes a cluster: the region's default network, a firewall of its own,
+	// the marketplace's default applications.
+	cv, err := civogo.NewClientWithURL(civoToken, e.civo.URL(), "fra1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	civoMade, err := cv.NewKubernetesClusters(&civogo.KubernetesClusterConfig{Name: "legacy-civo", Region: "fra1",
+		KubernetesVersion: "1.30.5-k3s1", NetworkID: e.civo.DefaultNetworkID("fra1"), CNIPlugin: "flannel", ClusterType: "k3s",
+		Pools: []civogo.KubernetesClusterPoolConfig{{Size: "g4s.kube.small", Count: 1}}})
+	if err != nil {
+		t.Fatalf("create the Civo cluster through the API: %v", err)
+	}
+	civoLive, _ := e.civo.Cluster(civoMade.ID)
+
+	// The manifests, written by hand to match, each with its cloud id.
+	fleet := filepath.Join(e.dir, "fleet")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write("fleet/legacy.yaml", `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: legacy
+  annotations:
+    clusterplane.dev/cloud-id: `+made.ID+`
+spec:
+  clusterName: legacy
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  deletionProtection: false
+  defaultNodePool:
+    nodePoolName: legacy-default-pool
+    size: s-2vcpu-4gb
+    nodeCount: 2
+`)
+	e.write("fleet/legacy-civo.yaml", `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesCluster
+metadata:
+  name: legacy-civo
+  annotations:
+    clusterplane.dev/cloud-id: `+civoMade.ID+`
+spec:
+  clusterName: legacy-civo
+  region: fra1
+  kubernetesVersion: 1.30.5-k3s1
+  clusterType: k3s
+  deletionProtection: false
+  network:
+    value: `+civoLive.NetworkID+`
+  firewall:
+    value: `+civoLive.FirewallID+`
+  defaultNodePool:
+    size: g4s.kube.small
+    nodeCount: 1
+`)
+	doBefore, _ := e.do.Cluster(made.ID)
+	civoBefore, _ := e.civo.Cluster(civoMade.ID)
+	e.do.Reset()
+	e.civo.Reset()
+
+	rep, code, r := e.adoptReport("adopt", fleet)
+	if code != 0 {
+		t.Fatalf("adopt of the fleet = %d, want 0\n%s", code, r)
+	}
+	for _, s := range rep.Stacks {
+		for _, f := range s.InPlace {
+			if !strings.HasSuffix(f.Field, "tags") && !strings.HasSuffix(f.Field, "labels") {
+				t.Errorf("%s: adopt lists %s for the next up, want only tags and labels", s.File, f.Field)
+			}
+		}
+	}
+	// What the clouds may receive: tag updates of the clusters and of the default pool (the
+	// provider's import tags it; the tags clusterplane adds follow with the next up).
+	allowed := []string{"PUT /v2/kubernetes/clusters/" + made.ID, "PUT /v2/kubernetes/clusters/" + made.ID + "/node_pools/" + defaultPool,
+		"PUT /v2/kubernetes/clusters/" + civoMade.ID}
+	untouched := func(when string) {
+		t.Helper()
+		doNow, _ := e.do.Cluster(made.ID)
+		civoNow, _ := e.civo.Cluster(civoMade.ID)
+		if doShape(doNow) != doShape(doBefore) || civoShape(civoNow) != civoShape(civoBefore) {
+			t.Errorf("%s changed more than tags:\nDigitalOcean %s\n         now %s\nCivo %s\n now %s",
+				when, doShape(doBefore), doShape(doNow), civoShape(civoBefore), civoShape(civoNow))
+		}
+		for _, m := range append(adoptMutations(e.do.Requests("")), adoptMutations(e.civo.Requests(""))...) {
+			if !slices.Contains(allowed, m) {
+				t.Errorf("%s: the clouds received %s, want only the tag updates %v", when, m, allowed)
+			}
+		}
+	}
+	untouched("adopt")
+
+	// The next preview creates, replaces and deletes nothing: at most the tags, in place.
+	rep, code, r = e.adoptReport("preview", fleet)
+	if code != 0 {
+		t.Fatalf("preview after adopt = %d\n%s", code, r)
+	}
+	for _, s := range rep.Stacks {
+		for _, res := range s.Resources {
+			if res.Operation != "update" {
+				t.Errorf("%s: preview would %s %s %s, want at most in-place updates", s.File, res.Operation, res.Type, res.Name)
+			}
+		}
+	}
+	if r, code := e.clusterplane("up", fleet, "--yes"); code != 0 {
+		t.Fatalf("up after adopt = %d\n%s", code, r)
+	}
+	// Only tags were updated: the clusters are as their makers left them.
+	untouched("up after adopt")
+	doAfter, _ := e.do.Cluster(made.ID)
+	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stdout, "no drift") {
+		t.Errorf("drift after up = %d, want clean\n%s", code, r)
+	}
+
+	// A console-style tag edit and a node count set by hand: drift shows exactly what the cloud has.
+	tags := []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:legacy", "hand-edited"}
+	if _, _, err := do.Kubernetes.Update(ctx, made.ID, &godo.KubernetesClusterUpdateRequest{Name: "legacy", Tags: tags}); err != nil {
+		t.Fatalf("edit the tags through the API: %v", err)
+	}
+	three := 3
+	pool := doAfter.NodePools[0]
+	if _, _, err := do.Kubernetes.UpdateNodePool(ctx, made.ID, pool.ID, &godo.KubernetesNodePoolUpdateRequest{Name: pool.Name, Count: &three}); err != nil {
+		t.Fatalf("scale the pool through the API: %v", err)
+	}
+	rep, code, r = e.adoptReport("drift", filepath.Join(fleet, "legacy.yaml"))
+	if code != 3 || len(rep.Stacks) != 1 {
+		t.Fatalf("drift after the edits = %d, want 3\n%s", code, r)
+	}
+	got := map[string]any{}
+	for _, d := range rep.Stacks[0].Drift {
+		got[d.Field] = d.Live
+	}
+	var live []string
+	if list, ok := got["spec.tags"].([]any); ok {
+		for _, v := range list {
+			live = append(live, fmt.Sprint(v))
+		}
+	}
+	slices.Sort(live)
+	slices.Sort(tags)
+	if !slices.Equal(live, tags) {
+		t.Errorf("drift says the cloud's tags are %v, want exactly %v\n%s", got["spec.tags"], tags, r)
+	}
+	if n, _ := got["spec.defaultNodePool.nodeCount"].(float64); n != 3 {
+		t.Errorf("drift says the cloud's node count is %v, want 3\n%s", got["spec.defaultNodePool.nodeCount"], r)
+	}
+}

@@ -1,0 +1,184 @@
+package deploy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/effects"
+)
+
+// planned are the inputs the target's module registers for its resource of type typ, as a fresh
+// preview plans them: the live resource of a cloud that matches the manifest exactly.
+func planned(t *testing.T, target deploy.Target, typ string) map[string]any {
+	t.Helper()
+	d, _ := deployer()
+	o := d.Preview(context.Background(), target)
+	if o.Result == nil {
+		t.Fatalf("preview: %s %v", o.Status, o.Err)
+	}
+	for _, s := range o.Result.Steps {
+		if s.Type == typ {
+			// A copy through JSON, as the engine's values are: numbers read as float64.
+			data, err := json.Marshal(s.New)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out map[string]any
+			if err := json.Unmarshal(data, &out); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+	}
+	t.Fatalf("the preview plans no %s: %+v", typ, o.Result.Steps)
+	return nil
+}
+
+// set sets a dotted property of inputs.
+func set(inputs map[string]any, path string, value any) {
+	parts := strings.Split(path, ".")
+	m := inputs
+	for _, p := range parts[:len(parts)-1] {
+		m = m[p].(map[string]any)
+	}
+	m[parts[len(parts)-1]] = value
+}
+
+// adoptKind is one kind's adoption case: its manifest, the type it imports, a property whose
+// difference replaces the resource (or is refused) and one the provider changes in place, each
+// with the manifest field behind it and the values the live resource has.
+type adoptKind struct {
+	name, text, typ string
+	// blocking: the property, the live value, the manifest field, the manifest's value.
+	blockProp  string
+	blockLive  any
+	blockField string
+	blockValue any
+	// inPlace: the property, the live value and the manifest field.
+	placeProp  string
+	placeLive  any
+	placeField string
+}
+
+func adoptKinds(t *testing.T) []adoptKind {
+	unprotected := func(rel string) string {
+		return strings.Replace(manifest(t, rel), "\nspec:\n", "\nspec:\n  deletionProtection: false\n", 1)
+	}
+	return []adoptKind{
+		{name: "a DigitalOcean cluster", text: unprotected("digitaloceankubernetescluster/minimal.yaml"), typ: clusterType,
+			blockProp: "region", blockLive: "ams3", blockField: "spec.region", blockValue: "fra1",
+			placeProp: "tags", placeLive: []any{}, placeField: "spec.tags"},
+		{name: "a DigitalOcean node pool", text: manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+			typ:       effects.DOPoolTypes[effects.NodePool],
+			blockProp: "size", blockLive: "s-1vcpu-2gb", blockField: "spec.size", blockValue: "s-4vcpu-8gb",
+			placeProp: "tags", placeLive: []any{"k8s-made-elsewhere"}, placeField: "spec.tags"},
+		{name: "a Civo cluster", text: unprotected("civokubernetescluster/minimal.yaml"), typ: effects.CivoTypes[effects.Cluster],
+			blockProp: "region", blockLive: "lon1", blockField: "spec.region", blockValue: "fra1",
+			placeProp: "tags", placeLive: "", placeField: "spec.tags"},
+		{name: "a Civo node pool", text: manifest(t, "civokubernetesnodepool/minimal.yaml"), typ: effects.CivoPoolTypes[effects.NodePool],
+			blockProp: "size", blockLive: "g4s.kube.large", blockField: "spec.size", blockValue: "g4s.kube.medium",
+			placeProp: "nodeCount", placeLive: float64(3), placeField: "spec.nodeCount"},
+	}
+}
+
+func find(found []deploy.Disagreement, field string) (deploy.Disagreement, bool) {
+	for _, d := range found {
+		if d.Field == field {
+			return d, true
+		}
+	}
+	return deploy.Disagreement{}, false
+}
+
+func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundAndTakesInPlaceOnes(t *testing.T) {
+	ctx := context.Background()
+	for _, k := range adoptKinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			tg := target(t, "manifest.yaml", k.text)
+			matching := planned(t, tg, k.typ)
+
+			// A replacing difference blocks, naming the field, the manifest's value and the cloud's.
+			d, b := deployer()
+			live := planned(t, tg, k.typ)
+			set(live, k.blockProp, k.blockLive)
+			set(live, k.placeProp, k.placeLive)
+			b.Live("id-1", live)
+			o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
+			got, ok := find(o.Disagreements, k.blockField)
+			if o.Status != deploy.Blocked || !ok || got.Manifest != k.blockValue || got.Live != k.blockLive || !got.Effect.Blocks() {
+				t.Errorf("adopt with %s %v in the cloud: %s %+v, want blocked on %s: manifest %v, live %v",
+					k.blockProp, k.blockLive, o.Status, o.Disagreements, k.blockField, k.blockValue, k.blockLive)
+			}
+			if _, listed := find(o.InPlace, k.placeField); !listed {
+				t.Errorf("the in-place difference %s is not listed beside the blocking one: %+v", k.placeField, o.InPlace)
+			}
+			if b.Has(tg.Key()) || calls(b, "update") != 0 {
+				t.Errorf("a refused adoption left its stack or deployed: %v", b.Calls())
+			}
+
+			// An in-place difference alone does not block: the adoption lists it for the next up.
+			d, b = deployer()
+			live = planned(t, tg, k.typ)
+			set(live, k.placeProp, k.placeLive)
+			b.Live("id-2", live)
+			o = d.Adopt(ctx, tg, "id-2", deploy.AdoptOptions{})
+			got, ok = find(o.InPlace, k.placeField)
+			if o.Status != deploy.Done || len(o.Disagreements) != 0 || !ok || fmt.Sprint(got.Live) != fmt.Sprint(k.placeLive) ||
+				got.Effect.Blocks() || !b.Has(tg.Key()) {
+				t.Errorf("adopt with only %s differing: %s %q %+v / %+v, want adopted listing %s in place",
+					k.placeProp, o.Status, o.Reason, o.Disagreements, o.InPlace, k.placeField)
+			}
+
+			// --exact blocks on it.
+			d, b = deployer()
+			b.Live("id-3", live)
+			o = d.Adopt(ctx, tg, "id-3", deploy.AdoptOptions{Exact: true})
+			if _, ok := find(o.Disagreements, k.placeField); o.Status != deploy.Blocked || !ok || b.Has(tg.Key()) {
+				t.Errorf("adopt --exact with %s differing: %s %+v, want blocked on %s", k.placeProp, o.Status, o.Disagreements, k.placeField)
+			}
+
+			// A cloud that matches the manifest is adopted with nothing to change.
+			d, b = deployer()
+			b.Live("id-4", matching)
+			if o := d.Adopt(ctx, tg, "id-4", deploy.AdoptOptions{Exact: true}); o.Status != deploy.Done || len(o.InPlace) != 0 {
+				t.Errorf("adopt of a matching resource: %s %q %+v", o.Status, o.Reason, o.InPlace)
+			}
+		})
+	}
+}
+
+func TestAdoptSaysDisableSurgeUpgradeAsTheManifestSpellsItNotAsTheSurgeUpgradeItIsSentAs(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		manifest string // the spec line added
+		surge    bool   // the cloud's surge_upgrade
+		want     deploy.Disagreement
+		blocked  bool
+	}{
+		{"unset, on a cluster made without surge upgrades, turns them on in place", "", false,
+			deploy.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: false, Live: true, Effect: effects.Update}, false},
+		{"true, on a cluster with surge upgrades, is refused: the provider never sends false", "  disableSurgeUpgrade: true\n", true,
+			deploy.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: true, Live: false, Effect: effects.Refused}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := cluster(t, "\nspec:\n", "\nspec:\n"+tt.manifest)
+			live := planned(t, tg, clusterType)
+			set(live, "surgeUpgrade", tt.surge)
+			d, b := deployer()
+			b.Live("id", live)
+			o := d.Adopt(ctx, tg, "id", deploy.AdoptOptions{})
+			all := append(append([]deploy.Disagreement(nil), o.Disagreements...), o.InPlace...)
+			got, ok := find(all, tt.want.Field)
+			if !ok || got.Manifest != tt.want.Manifest || got.Live != tt.want.Live || got.Effect != tt.want.Effect ||
+				(o.Status == deploy.Blocked) != tt.blocked {
+				t.Errorf("%s %+v, want %+v (blocked %t)", o.Status, all, tt.want, tt.blocked)
+			}
+		})
+	}
+}

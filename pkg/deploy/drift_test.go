@@ -1,0 +1,26 @@
+package deploy_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+)
+
+func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	// A tag added in the console: the refreshed outputs hold all three, the refreshed inputs, as a
+	// bridged provider derives them from what it last sent, only some.
+	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited"}
+	b.EditRefreshed(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited", "resource-kind:DigitalOceanKubernetesCluster"}, cloud)
+	o := d.Drift(ctx, c)
+	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" || !reflect.DeepEqual(o.Drift[0].Live, cloud) {
+		t.Errorf("drift after a console tag edit: %s %+v, want spec.tags with the cloud's %v", o.Status, o.Drift, cloud)
+	}
+}
