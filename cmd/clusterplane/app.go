@@ -60,5 +60,6 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(a.deployCommands()...)
 	root.AddCommand(a.exportCommand())
 	root.AddCommand(a.sandboxCommand())
+	root.AddCommand(a.discoverCommand())
 	return root
 }
