@@ -14,9 +14,10 @@ import (
 )
 
 // DigitalOcean allows 250 requests a minute per token (and 5,000 an hour); the pacer stays under
-// it with room for whatever else runs with the same token.
+// it with room for whatever else runs with the same token: in any minute at most the burst and
+// a minute's refill, 245.
 const (
-	DefaultPerMinute = 240
+	DefaultPerMinute = 225
 	// DefaultBurst requests go out at once before pacing starts: a small account is read at
 	// full speed, a large one never exceeds the per-minute limit.
 	DefaultBurst = 20
