@@ -110,6 +110,7 @@ fuzz:
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bash bench/build.sh
+	bash bench/discover.sh
 	bash bench/deploy.sh
 
 build:
