@@ -62,7 +62,11 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []manifest
+	type found struct {
+		cl     civoCluster
+		region string
+	}
+	var all []found
 	for _, region := range regions {
 		for page := 1; ; page++ {
 			if page > maxPages {
@@ -75,13 +79,21 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 			}
 			for _, cl := range p.Items {
 				if wanted(o, cl.ID, cl.Name) {
-					out = append(out, civoManifests(cl, region)...)
+					all = append(all, found{cl, region})
 				}
 			}
 			if page >= p.Pages || len(p.Items) == 0 {
 				break
 			}
 		}
+	}
+	count := map[string]int{}
+	for _, f := range all {
+		count[f.cl.Name]++
+	}
+	var out []manifest
+	for _, f := range all {
+		out = append(out, civoManifests(f.cl, f.region, clusterName(f.cl.Name, f.region, count))...)
 	}
 	sortManifests(out)
 	return out, notes, nil
@@ -118,8 +130,8 @@ func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string,
 
 // civoManifests are a cluster's manifests: the cluster with its first pool, which the provider
 // takes for the default one, then one per other pool.
-func civoManifests(cl civoCluster, region string) []manifest {
-	md, tags := metadata(civoClusterKind, cl.Name, cl.ID, cl.Tags)
+func civoManifests(cl civoCluster, region, name string) []manifest {
+	md, tags := metadata(civoClusterKind, name, cl.ID, cl.Tags)
 	spec := &clusterv1.CivoKubernetesClusterSpec{
 		ClusterName:       cl.Name,
 		Region:            civov1.CivoRegion(civov1.CivoRegion_value[region]),

@@ -113,11 +113,15 @@ func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest
 	}
 	var out []manifest
 	var notes []string
+	count := map[string]int{}
+	for _, cl := range all {
+		count[cl.Name]++
+	}
 	for _, cl := range all {
 		if o.Region != "" && !strings.EqualFold(cl.Region, o.Region) || !wanted(o, cl.ID, cl.Name) {
 			continue
 		}
-		ms, err := doManifests(cl)
+		ms, err := doManifests(cl, clusterName(cl.Name, cl.Region, count))
 		if err != nil {
 			notes = append(notes, err.Error())
 			continue
@@ -130,7 +134,7 @@ func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest
 
 // doManifests are the manifests of one cluster: the cluster with its default pool, then one per
 // extra pool.
-func doManifests(cl doCluster) ([]manifest, error) {
+func doManifests(cl doCluster, name string) ([]manifest, error) {
 	region, ok := digitaloceanv1.DigitalOceanRegion_value[strings.ToLower(cl.Region)]
 	if !ok || region == 0 {
 		return nil, errors.Errorf("DigitalOcean cluster %s (%s) is in region %q, which this version of clusterplane does not know: skipped", cl.Name, cl.ID, cl.Region)
@@ -139,7 +143,7 @@ func doManifests(cl doCluster) ([]manifest, error) {
 		return nil, errors.Errorf("DigitalOcean cluster %s (%s) has no node pool: skipped", cl.Name, cl.ID)
 	}
 	def, notes := doDefaultPool(cl)
-	md, tags := metadata(doClusterKind, cl.Name, cl.ID, withoutCloudTags(cl.Tags))
+	md, tags := metadata(doClusterKind, name, cl.ID, withoutCloudTags(cl.Tags))
 	spec := &clusterv1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:         cl.Name,
 		Region:              digitaloceanv1.DigitalOceanRegion(region),

@@ -109,6 +109,9 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Requests: c.requests(), Notes: notes}
+	if o.Cluster != "" && len(found) == 0 {
+		return nil, errors.Errorf("no %s cluster has the name or id %q%s", o.Cloud, o.Cluster, inRegion(o.Region))
+	}
 	names := map[string]bool{}
 	for _, m := range found {
 		data, err := render(m, o)
@@ -161,4 +164,21 @@ func sortManifests(ms []manifest) {
 		}
 		return a.fileBase < b.fileBase
 	})
+}
+
+func inRegion(region string) string {
+	if region == "" {
+		return ""
+	}
+	return " in region " + region
+}
+
+// clusterName is the manifest name of a cluster: its cloud name, with its region added when
+// another cluster of the account has the same name (Civo's names are unique per region only), so
+// that no two manifests share a stack.
+func clusterName(name, region string, count map[string]int) string {
+	if count[name] > 1 {
+		return metaName(name + "-" + region)
+	}
+	return metaName(name)
 }

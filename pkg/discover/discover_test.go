@@ -187,7 +187,6 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 	}{
 		{discover.Options{Cluster: "shop"}, "shop.yaml shop-apps.yaml"},
 		{discover.Options{Region: "fra1"}, "web.yaml web-batch.yaml"},
-		{discover.Options{Cluster: "nothing"}, ""},
 	} {
 		o := tc.opts
 		o.Cloud, o.Token, o.APIURL = discover.DigitalOcean, doToken, do.URL()
@@ -202,5 +201,40 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 		if got := strings.Join(names, " "); got != tc.files {
 			t.Errorf("cluster %q region %q: files %q, want %q", o.Cluster, o.Region, got, tc.files)
 		}
+	}
+}
+
+func TestAClusterNamedThatIsNotThereIsAnError(t *testing.T) {
+	do := seededDO(t)
+	_, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Cluster: "nothing"})
+	if err == nil || !strings.Contains(err.Error(), `"nothing"`) {
+		t.Errorf("error %v, want one naming the cluster asked for", err)
+	}
+}
+
+func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
+	civo := fakecivo.New(t, civoToken, "")
+	s := seed.Client{URL: civo.URL(), Token: civoToken}
+	for _, region := range []string{"fra1", "lon1"} {
+		if _, _, err := s.Civo(context.Background(), seed.Cluster{Name: "api", Region: region, Pools: []seed.Pool{{}, {Name: "workers", Count: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+		if strings.Contains(f.Name, "workers") {
+			region := strings.TrimSuffix(strings.TrimPrefix(f.Name, "api-"), "-workers.yaml")
+			if !strings.Contains(string(f.Data), "name: api-"+region+"\n") {
+				t.Errorf("%s does not refer to cluster api-%s:\n%s", f.Name, region, f.Data)
+			}
+		}
+	}
+	if got, want := strings.Join(names, " "), "api-fra1.yaml api-fra1-workers.yaml api-lon1.yaml api-lon1-workers.yaml"; got != want {
+		t.Errorf("files %s, want %s", got, want)
 	}
 }

@@ -19,7 +19,7 @@ func doBase() doCluster {
 
 func doYAML(t *testing.T, cl doCluster) []string {
 	t.Helper()
-	ms, err := doManifests(cl)
+	ms, err := doManifests(cl, cl.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestEachCivoFieldIsWrittenAsTheCloudHasIt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cl := civoBase()
 			tt.edit(&cl)
-			ms := civoManifests(cl, "fra1")
+			ms := civoManifests(cl, "fra1", cl.Name)
 			if tt.file >= len(ms) {
 				t.Fatalf("%d files, want file %d", len(ms), tt.file)
 			}

@@ -46,11 +46,11 @@ func render(m manifest, o Options) ([]byte, error) {
 	}
 	plain(&doc)
 	var b bytes.Buffer
-	b.WriteString("# Discovered in " + m.cloud + ", region " + m.region + ": " + m.what + ", id " + m.cloudID + ".\n")
+	head := "Discovered in " + m.cloud + ", region " + m.region + ": " + m.what + ", id " + m.cloudID + "."
 	if o.Command != "" {
-		b.WriteString("# Written by `" + o.Command + "`; it describes the resource as it ran then.\n")
+		head += " Written by `" + o.Command + "`; it describes the resource as it ran then."
 	}
-	for _, n := range m.notes {
+	for _, n := range append([]string{head}, m.notes...) {
 		for _, line := range wrapComment(n, 98) {
 			b.WriteString("# " + line + "\n")
 		}
