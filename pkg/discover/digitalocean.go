@@ -212,8 +212,8 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 	sortKey := "digitalocean/" + cl.Region + "/" + md.Name + "/" + cl.ID
 	out := []manifest{{
 		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
-		what:     "Kubernetes cluster " + cl.Name + " (default pool " + def.Name + ", id " + def.ID + ")",
-		fileBase: md.Name, sortKey: sortKey, notes: notes,
+		what:     "Kubernetes cluster " + cl.Name,
+		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
 		msg: &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
 	}}
 	for _, p := range cl.NodePools {
