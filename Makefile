@@ -111,6 +111,7 @@ fuzz:
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bash bench/build.sh
+	bash bench/discover.sh
 	bash bench/deploy.sh
 
 build:

@@ -61,5 +61,6 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(a.exportCommand())
 	root.AddCommand(a.upgradeCommand())
 	root.AddCommand(a.sandboxCommand())
+	root.AddCommand(a.discoverCommand())
 	return root
 }

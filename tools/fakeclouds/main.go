@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/internal/seed"
 )
 
 // server is the fakes' caller: it fails by exiting and cleans up on the way out.
@@ -33,6 +35,7 @@ func main() {
 	doToken := flag.String("digitalocean-token", "", "the token the DigitalOcean API accepts")
 	civoToken := flag.String("civo-token", "", "the token the Civo API accepts")
 	env := flag.String("env", "", "the file to write DIGITALOCEAN_API_URL and CIVO_API_URL to, as KEY=VALUE lines")
+	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as doctl and the civo CLI would (bench/discover.sh)")
 	flag.Parse()
 	if *doToken == "" || *civoToken == "" || *env == "" {
 		fmt.Fprintln(os.Stderr, "usage: fakeclouds -digitalocean-token T -civo-token T -env FILE")
@@ -41,6 +44,9 @@ func main() {
 	s := &server{}
 	do := fakedo.New(s, *doToken)
 	civo := fakecivo.New(s, *civoToken, "")
+	if err := seedClouds(*seeded, do.URL(), *doToken, civo.URL(), *civoToken); err != nil {
+		s.Fatalf("seed: %v", err)
+	}
 	text := fmt.Sprintf("DIGITALOCEAN_API_URL=%s\nCIVO_API_URL=%s\n", do.URL(), civo.URL())
 	if err := os.WriteFile(*env, []byte(text), 0o600); err != nil {
 		s.Fatalf("write %s: %v", *env, err)
@@ -54,4 +60,22 @@ func main() {
 	for i := len(s.cleanups) - 1; i >= 0; i-- {
 		s.cleanups[i]()
 	}
+}
+
+// seedClouds creates n clusters in each cloud through its API, as other tools would have, each
+// with a second pool, spread over two regions: an account for discover to read.
+func seedClouds(n int, doURL, doToken, civoURL, civoToken string) error {
+	ctx := context.Background()
+	do, civo := seed.Client{URL: doURL, Token: doToken}, seed.Client{URL: civoURL, Token: civoToken}
+	for i := range n {
+		c := seed.Cluster{Name: fmt.Sprintf("bench-%03d", i), Region: []string{"fra1", "lon1"}[i%2],
+			Pools: []seed.Pool{{Count: 1}, {Name: "extra", Count: 1}}}
+		if _, _, err := do.DigitalOcean(ctx, c); err != nil {
+			return err
+		}
+		if _, _, err := civo.Civo(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/discover"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) discoverCommand() *cobra.Command {
+	var o discover.Options
+	var dir string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "discover digitalocean|civo --dir DIR",
+		Short: "Write the manifests of an account's Kubernetes clusters and node pools as they run",
+		Long: `discover reads every Kubernetes cluster and node pool of the account whose token is in the
+environment (DIGITALOCEAN_TOKEN or CIVO_TOKEN, with DIGITALOCEAN_API_URL or CIVO_API_URL as the
+other commands take them) and writes into DIR one manifest per cluster (its default pool inside)
+and one per other pool, named after the cloud's names. The manifests describe the resources as
+they run: a pool refers to its cluster with valueFrom, the cloud's id is the annotation
+` + discover.CloudIDAnnotation + ` (adopt reads it), and what the cloud sets by itself
+(DigitalOcean's k8s tags, Civo's node labels) is left out. Each file starts with a comment saying
+where it came from. No kubeconfig or token is ever written.
+
+It lists rather than reading resource by resource (DigitalOcean: 200 clusters a page with their
+pools; Civo: 100 a page per region), paced under DigitalOcean's 250 requests a minute, waiting
+as Retry-After says on a 429. Existing files are not overwritten unless --force.
+
+Next: clusterplane adopt DIR, then clusterplane preview DIR.
+
+` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked),
+		Example:   "  clusterplane discover digitalocean --dir clusters/digitalocean\n  clusterplane discover civo --region fra1 --dir clusters/civo\n  clusterplane discover digitalocean --cluster dev-fra1 --dir clusters",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{discover.DigitalOcean, discover.Civo},
+	}
+	cmd.Flags().StringVarP(&dir, "dir", "d", "", "the folder to write the manifests into (required)")
+	cmd.Flags().StringVar(&o.Region, "region", "", "only the clusters of this region")
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "only the cluster with this name or id, and its pools")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		var cloud provider.Cloud
+		switch args[0] {
+		case discover.DigitalOcean:
+			cloud = provider.DigitalOcean
+		case discover.Civo:
+			cloud = provider.Civo
+		default:
+			return errors.Errorf("unknown cloud %q: digitalocean or civo", args[0])
+		}
+		if dir == "" {
+			return errors.New("--dir is required")
+		}
+		token, apiURL, err := cloud.Resolve("", "")
+		if err != nil {
+			a.printError(err)
+			return cli.Exit(exitcode.Invalid)
+		}
+		if token == "" {
+			fmt.Fprintf(a.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
+			return cli.Exit(exitcode.Invalid)
+		}
+		o.Cloud, o.Token, o.APIURL = args[0], token, apiURL
+		o.Command = discoverCommandLine(args[0], o)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		res, err := discover.Discover(ctx, o)
+		if err != nil {
+			if ctx.Err() != nil {
+				return cli.Exit(exitcode.Interrupted)
+			}
+			a.printError(errors.Wrap(err, "discover"))
+			return cli.Exit(exitcode.Invalid)
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintln(a.Stderr, "note: "+n)
+		}
+		if err := a.writeDiscovered(dir, res.Files, force); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.Stdout, "%d clusters and %d more node pools of %s: %d files in %s (%d requests)\n",
+			res.Clusters, res.Pools, cloud.Name, len(res.Files), dir, res.Requests)
+		return nil
+	}
+	return cmd
+}
+
+// writeDiscovered writes the files into dir, none unless it may write them all: a file that
+// exists is overwritten only with force.
+func (a *app) writeDiscovered(dir string, files []discover.File, force bool) error {
+	if !force {
+		var exist []string
+		for _, f := range files {
+			path := filepath.Join(dir, f.Name)
+			if _, err := os.Lstat(path); err == nil {
+				exist = append(exist, path)
+			}
+		}
+		if len(exist) > 0 {
+			fmt.Fprintf(a.Stderr, "discover: %s exist; nothing written (--force overwrites them)\n", strings.Join(exist, ", "))
+			return cli.Exit(exitcode.Blocked)
+		}
+	}
+	if len(files) > 0 {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			a.printError(errors.Wrap(err, "create "+dir))
+			return cli.Exit(exitcode.Invalid)
+		}
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		if err := replaceFile(path, f.Data); err != nil {
+			a.printError(errors.Wrap(err, "write "+path))
+			return cli.Exit(exitcode.Invalid)
+		}
+		fmt.Fprintf(a.Stdout, "%s: %s %s\n", path, f.Kind, f.CloudID)
+	}
+	return nil
+}
+
+// discoverCommandLine is the command as the files say they came from: the flags that chose what
+// was read, never the folder or anything secret, so that the same account gives the same bytes
+// whichever folder they go to.
+func discoverCommandLine(cloud string, o discover.Options) string {
+	line := "clusterplane discover " + cloud
+	if o.Region != "" {
+		line += " --region " + o.Region
+	}
+	if o.Cluster != "" {
+		line += " --cluster " + o.Cluster
+	}
+	return line
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+)
+
+func TestDiscoverExitsAsTheTableSays(t *testing.T) {
+	const token = "dop_v1_discover-command-test"
+	do := fakedo.New(t, token)
+	if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), seed.Cluster{Name: "web", Region: "fra1"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		code   int
+		saying string
+	}{
+		{name: "an unknown cloud is a usage error", args: []string{"discover", "aws", "--dir", dir}, code: exitcode.Usage, saying: "digitalocean or civo"},
+		{name: "no folder is a usage error", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean"}, code: exitcode.Usage, saying: "--dir"},
+		{name: "no token is invalid input, naming the variable", env: map[string]string{"DIGITALOCEAN_TOKEN": ""}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "DIGITALOCEAN_TOKEN"},
+		{name: "a token the cloud refuses is invalid input, and not printed", env: map[string]string{"DIGITALOCEAN_TOKEN": "wrong-token-value"}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "HTTP 401"},
+		{name: "an account is written", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.OK, saying: "web.yaml"},
+		{name: "existing files are not overwritten", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Blocked, saying: "--force"},
+		{name: "unless --force", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir, "--force"}, code: exitcode.OK, saying: "web.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// run empties the environment's credentials; this test sets its own.
+			t.Setenv("DIGITALOCEAN_API_URL", do.URL())
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var stdout, stderr bytes.Buffer
+			code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run(tt.args)
+			r := result{code, stdout.String(), stderr.String()}
+			if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.saying) {
+				t.Errorf("exit %d, want %d saying %q:\n%s%s", r.code, tt.code, tt.saying, r.stdout, r.stderr)
+			}
+			for _, secret := range []string{token, "wrong-token-value"} {
+				if strings.Contains(r.stdout+r.stderr, secret) {
+					t.Errorf("printed %q", secret)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "web.yaml")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,217 @@
+package discover
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/pkg/errors"
+)
+
+const (
+	civoClusterKind = "CivoKubernetesCluster"
+	civoPoolKind    = "CivoKubernetesNodePool"
+	civoAPIVersion  = "civo.clusterplane.dev/v1"
+	// civoPerPage is Civo's largest page.
+	civoPerPage = 100
+	// civoOwnLabels is the prefix of the node labels Civo sets by itself.
+	civoOwnLabels = "kubernetes.civo.com/"
+)
+
+// civoCluster is a cluster as Civo lists it, only what a manifest says. Civo's answer also holds
+// the cluster's kubeconfig: having no field for it, the decoder drops it unread.
+type civoCluster struct {
+	ID                    string     `json:"id"`
+	Name                  string     `json:"name"`
+	Version               string     `json:"version"`
+	KubernetesVersion     string     `json:"kubernetes_version"`
+	ClusterType           string     `json:"cluster_type"`
+	CNIPlugin             string     `json:"cni_plugin"`
+	NetworkID             string     `json:"network_id"`
+	FirewallID            string     `json:"firewall_id"`
+	Tags                  []string   `json:"tags"`
+	Pools                 []civoPool `json:"pools"`
+	InstalledApplications []struct {
+		Name string `json:"name"`
+	} `json:"installed_applications"`
+}
+
+type civoPool struct {
+	ID               string            `json:"id"`
+	Size             string            `json:"size"`
+	Count            int32             `json:"count"`
+	Labels           map[string]string `json:"labels"`
+	Taints           []taint           `json:"taints"`
+	PublicIPNodePool bool              `json:"public_ip_node_pool"`
+}
+
+type civoPage struct {
+	Page  int           `json:"page"`
+	Pages int           `json:"pages"`
+	Items []civoCluster `json:"items"`
+}
+
+func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []string, error) {
+	regions, notes, err := civoRegions(ctx, c, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	type found struct {
+		cl     civoCluster
+		region string
+	}
+	var all []found
+	for _, region := range regions {
+		for page := 1; ; page++ {
+			if page > maxPages {
+				return nil, nil, errors.Errorf("list Civo's Kubernetes clusters in %s: more than %d pages", region, maxPages)
+			}
+			var p civoPage
+			q := url.Values{"region": {region}, "page": {fmt.Sprint(page)}, "per_page": {fmt.Sprint(civoPerPage)}}
+			if err := c.get(ctx, "/v2/kubernetes/clusters?"+q.Encode(), &p); err != nil {
+				return nil, nil, errors.Wrapf(err, "list Civo's Kubernetes clusters in %s", region)
+			}
+			for _, cl := range p.Items {
+				if wanted(o, cl.ID, cl.Name) {
+					all = append(all, found{cl, region})
+				}
+			}
+			if page >= p.Pages || len(p.Items) == 0 {
+				break
+			}
+		}
+	}
+	count := map[string]int{}
+	for _, f := range all {
+		count[f.cl.Name]++
+	}
+	var out []manifest
+	for _, f := range all {
+		out = append(out, civoManifests(f.cl, f.region, clusterName(f.cl.Name, f.region, count))...)
+	}
+	sortManifests(out)
+	return out, notes, nil
+}
+
+// civoRegions are the regions to read: the one asked for, or those the account offers (one
+// request) that a manifest can name.
+func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string, error) {
+	if o.Region != "" {
+		r := strings.ToLower(o.Region)
+		if v, ok := civov1.CivoRegion_value[r]; !ok || v == 0 {
+			return nil, nil, errors.Errorf("Civo region %q is not one clusterplane knows", o.Region)
+		}
+		return []string{r}, nil, nil
+	}
+	var list []struct {
+		Code string `json:"code"`
+	}
+	if err := c.get(ctx, "/v2/regions", &list); err != nil {
+		return nil, nil, errors.Wrap(err, "list Civo's regions")
+	}
+	var out, notes []string
+	for _, r := range list {
+		code := strings.ToLower(r.Code)
+		if v, ok := civov1.CivoRegion_value[code]; ok && v != 0 {
+			out = append(out, code)
+		} else {
+			notes = append(notes, "Civo region "+r.Code+" is not one this version of clusterplane knows: not read.")
+		}
+	}
+	sort.Strings(out)
+	return out, notes, nil
+}
+
+// civoManifests are a cluster's manifests: the cluster with its first pool, which the provider
+// takes for the default one, then one per other pool.
+func civoManifests(cl civoCluster, region, name string) []manifest {
+	md, tags := metadata(civoClusterKind, name, cl.ID, cl.Tags)
+	spec := &clusterv1.CivoKubernetesClusterSpec{
+		ClusterName:       cl.Name,
+		Region:            civov1.CivoRegion(civov1.CivoRegion_value[region]),
+		KubernetesVersion: orDefault(cl.KubernetesVersion, cl.Version),
+		ClusterType:       clusterv1.CivoKubernetesClusterType(clusterv1.CivoKubernetesClusterType_value[strings.ToLower(cl.ClusterType)]),
+		Cni:               clusterv1.CivoKubernetesClusterCni(clusterv1.CivoKubernetesClusterCni_value[strings.ToLower(cl.CNIPlugin)]),
+		Tags:              tags,
+	}
+	if cl.NetworkID != "" {
+		spec.Network = literal(cl.NetworkID)
+	}
+	// Without a firewall the module would create one; the cluster's own is kept instead.
+	if cl.FirewallID != "" {
+		spec.Firewall = literal(cl.FirewallID)
+	}
+	var notes []string
+	// The provider reads a cluster's applications back as none, and refuses any change to them:
+	// written here they could never be adopted, so they are said, not written.
+	if len(cl.InstalledApplications) > 0 {
+		var names []string
+		for _, a := range cl.InstalledApplications {
+			names = append(names, a.Name)
+		}
+		notes = append(notes, "Installed applications: "+strings.Join(names, ", ")+". They are not written as spec.applications: "+
+			"the Civo provider reads them back as none and refuses to change them after creation.")
+	}
+	def := civoPool{}
+	if len(cl.Pools) > 0 {
+		def = cl.Pools[0]
+	}
+	if len(userLabels(def.Labels)) > 0 || len(def.Taints) > 0 {
+		notes = append(notes, "The first pool, "+def.ID+", has labels or taints, which the cluster's default pool cannot carry "+
+			"(civo/terraform-provider-civo#380): they are not written.")
+	}
+	spec.DefaultNodePool = &clusterv1.CivoKubernetesClusterDefaultNodePool{
+		Size: def.Size, NodeCount: def.Count, PublicIpNodePool: def.PublicIPNodePool,
+	}
+	sortKey := "civo/" + region + "/" + md.Name + "/" + cl.ID
+	out := []manifest{{
+		kind: civoClusterKind, cloudID: cl.ID, cloud: "Civo", region: region,
+		what:     "Kubernetes cluster " + cl.Name,
+		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.ID + "."}, notes...),
+		msg: &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
+	}}
+	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {
+		out = append(out, civoPoolManifest(cl, md, p, region, sortKey))
+	}
+	return out
+}
+
+func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata, p civoPool, region, sortKey string) manifest {
+	md := &sharedv1.CloudResourceMetadata{Name: metaName(clusterMD.Name + "-" + p.ID), Annotations: map[string]string{CloudIDAnnotation: p.ID}}
+	spec := &poolv1.CivoKubernetesNodePoolSpec{
+		NodePoolName:     p.ID,
+		Cluster:          reference(civoClusterKind, clusterMD),
+		Region:           civov1.CivoRegion(civov1.CivoRegion_value[region]),
+		Size:             p.Size,
+		NodeCount:        p.Count,
+		Labels:           userLabels(p.Labels),
+		Taints:           taints(p.Taints),
+		PublicIpNodePool: p.PublicIPNodePool,
+	}
+	return manifest{
+		kind: civoPoolKind, cloudID: p.ID, cloud: "Civo", region: region, pool: true,
+		what:     "node pool " + p.ID + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
+		fileBase: md.Name, sortKey: sortKey,
+		msg: &poolv1.CivoKubernetesNodePool{ApiVersion: civoAPIVersion, Kind: civoPoolKind, Metadata: md, Spec: spec},
+	}
+}
+
+// userLabels are a pool's labels without those Civo sets on its nodes by itself.
+func userLabels(in map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range in {
+		if !strings.HasPrefix(k, civoOwnLabels) {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

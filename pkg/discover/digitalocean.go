@@ -1,0 +1,307 @@
+package discover
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	doClusterKind = "DigitalOceanKubernetesCluster"
+	doPoolKind    = "DigitalOceanKubernetesNodePool"
+	doAPIVersion  = "digitalocean.clusterplane.dev/v1"
+	// doDefaultPoolTag marks the pool the Terraform provider (inside pulumi-digitalocean) takes
+	// for a cluster's default pool.
+	doDefaultPoolTag = "terraform:default-node-pool"
+	// doPerPage is DigitalOcean's largest page.
+	doPerPage = 200
+	maxPages  = 1000
+)
+
+// doCluster is a cluster as DigitalOcean lists it, only what a manifest says: the list has no
+// credentials, and nothing here could hold any.
+type doCluster struct {
+	ID                string   `json:"id"`
+	Name              string   `json:"name"`
+	Region            string   `json:"region"`
+	Version           string   `json:"version"`
+	ClusterSubnet     string   `json:"cluster_subnet"`
+	ServiceSubnet     string   `json:"service_subnet"`
+	Tags              []string `json:"tags"`
+	VPCUUID           string   `json:"vpc_uuid"`
+	HA                bool     `json:"ha"`
+	AutoUpgrade       bool     `json:"auto_upgrade"`
+	SurgeUpgrade      bool     `json:"surge_upgrade"`
+	RegistryEnabled   bool     `json:"registry_enabled"`
+	NodePools         []doPool `json:"node_pools"`
+	MaintenancePolicy *struct {
+		StartTime string `json:"start_time"`
+		Day       string `json:"day"`
+	} `json:"maintenance_policy"`
+	ControlPlaneFirewall *struct {
+		Enabled          *bool    `json:"enabled"`
+		AllowedAddresses []string `json:"allowed_addresses"`
+	} `json:"control_plane_firewall"`
+	ClusterAutoscalerConfiguration *struct {
+		ScaleDownUtilizationThreshold *float64 `json:"scale_down_utilization_threshold"`
+		ScaleDownUnneededTime         *string  `json:"scale_down_unneeded_time"`
+		Expanders                     []string `json:"expanders"`
+	} `json:"cluster_autoscaler_configuration"`
+	RoutingAgent                      *doSwitch `json:"routing_agent"`
+	AmdGpuDevicePlugin                *doSwitch `json:"amd_gpu_device_plugin"`
+	AmdGpuDeviceMetricsExporterPlugin *doSwitch `json:"amd_gpu_device_metrics_exporter_plugin"`
+	NvidiaGpuDevicePlugin             *doSwitch `json:"nvidia_gpu_device_plugin"`
+	RdmaSharedDevicePlugin            *doSwitch `json:"rdma_shared_dev_plugin"`
+}
+
+type doSwitch struct {
+	Enabled *bool `json:"enabled"`
+}
+
+type doPool struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Size      string            `json:"size"`
+	Count     int32             `json:"count"`
+	Tags      []string          `json:"tags"`
+	Labels    map[string]string `json:"labels"`
+	Taints    []taint           `json:"taints"`
+	AutoScale bool              `json:"auto_scale"`
+	MinNodes  int32             `json:"min_nodes"`
+	MaxNodes  int32             `json:"max_nodes"`
+}
+
+type taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Effect string `json:"effect"`
+}
+
+type doPage struct {
+	Clusters []doCluster `json:"kubernetes_clusters"`
+	Links    struct {
+		Pages struct {
+			Next string `json:"next"`
+		} `json:"pages"`
+	} `json:"links"`
+}
+
+func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest, []string, error) {
+	var all []doCluster
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return nil, nil, errors.Errorf("list DigitalOcean's Kubernetes clusters: more than %d pages", maxPages)
+		}
+		var p doPage
+		if err := c.get(ctx, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=%d", page, doPerPage), &p); err != nil {
+			return nil, nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+		}
+		all = append(all, p.Clusters...)
+		// The next page is asked for by number, never by following the link: the token goes
+		// only to the API it was given for.
+		if p.Links.Pages.Next == "" || len(p.Clusters) == 0 {
+			break
+		}
+	}
+	var out []manifest
+	var notes []string
+	count := map[string]int{}
+	for _, cl := range all {
+		count[cl.Name]++
+	}
+	for _, cl := range all {
+		if o.Region != "" && !strings.EqualFold(cl.Region, o.Region) || !wanted(o, cl.ID, cl.Name) {
+			continue
+		}
+		ms, err := doManifests(cl, clusterName(cl.Name, cl.Region, count))
+		if err != nil {
+			notes = append(notes, err.Error())
+			continue
+		}
+		out = append(out, ms...)
+	}
+	sortManifests(out)
+	return out, notes, nil
+}
+
+// doManifests are the manifests of one cluster: the cluster with its default pool, then one per
+// extra pool.
+func doManifests(cl doCluster, name string) ([]manifest, error) {
+	region, ok := digitaloceanv1.DigitalOceanRegion_value[strings.ToLower(cl.Region)]
+	if !ok || region == 0 {
+		return nil, errors.Errorf("DigitalOcean cluster %s (%s) is in region %q, which this version of clusterplane does not know: skipped", cl.Name, cl.ID, cl.Region)
+	}
+	if len(cl.NodePools) == 0 {
+		return nil, errors.Errorf("DigitalOcean cluster %s (%s) has no node pool: skipped", cl.Name, cl.ID)
+	}
+	def, notes := doDefaultPool(cl)
+	md, tags := metadata(doClusterKind, name, cl.ID, withoutCloudTags(cl.Tags))
+	spec := &clusterv1.DigitalOceanKubernetesClusterSpec{
+		ClusterName:         cl.Name,
+		Region:              digitaloceanv1.DigitalOceanRegion(region),
+		KubernetesVersion:   cl.Version,
+		HighlyAvailable:     cl.HA,
+		AutoUpgrade:         cl.AutoUpgrade,
+		DisableSurgeUpgrade: !cl.SurgeUpgrade,
+		RegistryIntegration: cl.RegistryEnabled,
+		ClusterSubnet:       cl.ClusterSubnet,
+		ServiceSubnet:       cl.ServiceSubnet,
+		Tags:                tags,
+	}
+	if cl.VPCUUID != "" {
+		spec.Vpc = literal(cl.VPCUUID)
+	}
+	// The module's own window is any day at 00:00; only another one is written.
+	if mp := cl.MaintenancePolicy; mp != nil && !(orDefault(mp.Day, "any") == "any" && orDefault(mp.StartTime, "00:00") == "00:00") {
+		day := clusterv1.DigitalOceanKubernetesClusterMaintenanceDay_value[strings.ToLower(orDefault(mp.Day, "any"))]
+		spec.MaintenanceWindow = &clusterv1.DigitalOceanKubernetesClusterMaintenanceWindow{
+			Day: clusterv1.DigitalOceanKubernetesClusterMaintenanceDay(day), StartTime: hhmm(orDefault(mp.StartTime, "00:00")),
+		}
+	}
+	if fw := cl.ControlPlaneFirewall; fw != nil && fw.Enabled != nil && *fw.Enabled {
+		spec.ControlPlaneFirewallAllowedAddresses = fw.AllowedAddresses
+		if len(fw.AllowedAddresses) == 0 {
+			notes = append(notes, "The control-plane firewall is on with no address allowed, which a manifest cannot say (an empty list turns it off).")
+		}
+	}
+	if a := cl.ClusterAutoscalerConfiguration; a != nil && (a.ScaleDownUtilizationThreshold != nil || a.ScaleDownUnneededTime != nil || len(a.Expanders) > 0) {
+		spec.ClusterAutoscaler = &clusterv1.DigitalOceanKubernetesClusterAutoscaler{
+			ScaleDownUtilizationThreshold: a.ScaleDownUtilizationThreshold,
+			Expanders:                     a.Expanders,
+		}
+		if a.ScaleDownUnneededTime != nil {
+			spec.ClusterAutoscaler.ScaleDownUnneededTime = *a.ScaleDownUnneededTime
+		}
+	}
+	// A component left out keeps DigitalOcean's default; only one turned on is written.
+	for _, s := range []struct {
+		sw  *doSwitch
+		set **bool
+	}{
+		{cl.RoutingAgent, &spec.RoutingAgent},
+		{cl.NvidiaGpuDevicePlugin, &spec.NvidiaGpuDevicePlugin},
+		{cl.AmdGpuDevicePlugin, &spec.AmdGpuDevicePlugin},
+		{cl.AmdGpuDeviceMetricsExporterPlugin, &spec.AmdGpuDeviceMetricsExporterPlugin},
+		{cl.RdmaSharedDevicePlugin, &spec.RdmaSharedDevicePlugin},
+	} {
+		if s.sw != nil && s.sw.Enabled != nil && *s.sw.Enabled {
+			*s.set = proto.Bool(true)
+		}
+	}
+	dp := &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{
+		NodePoolName: def.Name,
+		Size:         def.Size,
+		NodeCount:    def.Count,
+		Labels:       def.Labels,
+		Taints:       taints(def.Taints),
+		// The default pool carries the cluster's derived tags, not a pool kind's.
+		Tags: withoutDerived(doClusterKind, md, withoutCloudTags(def.Tags)),
+	}
+	if def.AutoScale {
+		dp.AutoScale, dp.MinNodes, dp.MaxNodes = true, def.MinNodes, def.MaxNodes
+	}
+	spec.DefaultNodePool = dp
+	sortKey := "digitalocean/" + cl.Region + "/" + md.Name + "/" + cl.ID
+	out := []manifest{{
+		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
+		what:     "Kubernetes cluster " + cl.Name,
+		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
+		msg: &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
+	}}
+	for _, p := range cl.NodePools {
+		if p.ID == def.ID {
+			continue
+		}
+		out = append(out, doPoolManifest(cl, md, p, sortKey))
+	}
+	return out, nil
+}
+
+// doDefaultPool is the pool the provider takes for the cluster's default: the one tagged
+// terraform:default-node-pool, else the first (the oldest: the one the cluster was created with).
+func doDefaultPool(cl doCluster) (doPool, []string) {
+	for _, p := range cl.NodePools {
+		if slices.Contains(p.Tags, doDefaultPoolTag) {
+			return p, nil
+		}
+	}
+	var notes []string
+	if len(cl.NodePools) > 1 {
+		notes = append(notes, "No pool carries the tag "+doDefaultPoolTag+", by which the provider knows a cluster's default pool; "+
+			"the first pool, "+cl.NodePools[0].Name+", is taken for it.")
+	}
+	return cl.NodePools[0], notes
+}
+
+func doPoolManifest(cl doCluster, clusterMD *sharedv1.CloudResourceMetadata, p doPool, sortKey string) manifest {
+	md, tags := metadata(doPoolKind, clusterMD.Name+"-"+p.Name, p.ID, withoutCloudTags(p.Tags))
+	spec := &poolv1.DigitalOceanKubernetesNodePoolSpec{
+		NodePoolName: p.Name,
+		Cluster:      reference(doClusterKind, clusterMD),
+		Size:         p.Size,
+		NodeCount:    p.Count,
+		Labels:       p.Labels,
+		Taints:       taints(p.Taints),
+		Tags:         tags,
+	}
+	if p.AutoScale {
+		spec.AutoScale, spec.MinNodes, spec.MaxNodes = true, p.MinNodes, p.MaxNodes
+	}
+	return manifest{
+		kind: doPoolKind, cloudID: p.ID, cloud: "DigitalOcean", region: cl.Region, pool: true,
+		what:     "node pool " + p.Name + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
+		fileBase: md.Name, sortKey: sortKey,
+		msg: &poolv1.DigitalOceanKubernetesNodePool{ApiVersion: doAPIVersion, Kind: doPoolKind, Metadata: md, Spec: spec},
+	}
+}
+
+// withoutCloudTags are tags without those DigitalOcean and the Terraform provider add by
+// themselves (k8s, k8s:<cluster-id>, k8s:worker, terraform:...), which the provider filters out
+// and a manifest may not name.
+func withoutCloudTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		l := strings.ToLower(t)
+		if l == "k8s" || strings.HasPrefix(l, "k8s:") || strings.HasPrefix(l, "terraform:") {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// reference is a pool's valueFrom to its cluster's stack.
+func reference(kind string, md *sharedv1.CloudResourceMetadata) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_ValueFrom{
+		ValueFrom: &sharedv1.ValueFromRef{Kind: kind, Name: md.GetName(), Env: md.GetEnv()},
+	}}
+}
+
+func literal(v string) *sharedv1.StringValueOrRef {
+	return &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: v}}
+}
+
+func taints(ts []taint) []*sharedv1.Taint {
+	var out []*sharedv1.Taint
+	for _, t := range ts {
+		out = append(out, &sharedv1.Taint{Key: t.Key, Value: t.Value, Effect: sharedv1.TaintEffect(sharedv1.TaintEffect_value[t.Effect])})
+	}
+	return out
+}
+
+// hhmm is a start time as the manifest writes it: DigitalOcean may answer "03:00" or "3:00".
+func hhmm(s string) string {
+	h, m, ok := strings.Cut(s, ":")
+	if ok && len(h) == 1 {
+		return "0" + h + ":" + m
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+// Package discover reads the Kubernetes clusters and node pools of a DigitalOcean or Civo account
+// and writes the manifests that describe them as they run: one per cluster (its default pool
+// inside) and one per extra pool, which refers to its cluster with valueFrom. The cloud's id is
+// recorded as the annotation clusterplane.dev/cloud-id, which adopt reads; annotations never
+// reach the cloud.
+//
+// What the cloud sets by itself is left out (DigitalOcean's k8s, k8s:<id> and k8s:worker tags,
+// the Terraform provider's terraform:default-node-pool tag, Civo's own node labels) or written as
+// the cloud has it. Nothing secret is read into memory: the answers are decoded into structs with
+// no field for a kubeconfig, and the token goes only into the Authorization header.
+//
+// It lists, never one request per resource: DigitalOcean's clusters come 200 a page with their
+// pools inline; Civo's 100 a page per region. Requests are paced under DigitalOcean's 250 a
+// minute and a 429 is answered by waiting as Retry-After says.
+package discover
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// CloudIDAnnotation is where a written manifest records the cloud's id of what it describes.
+const CloudIDAnnotation = "clusterplane.dev/cloud-id"
+
+// The clouds discover reads, as the command names them.
+const (
+	DigitalOcean = "digitalocean"
+	Civo         = "civo"
+)
+
+// The clouds' own API addresses, used when the environment names none.
+const (
+	DigitalOceanAPI = "https://api.digitalocean.com"
+	CivoAPI         = "https://api.civo.com"
+)
+
+// Options say which account to read and how.
+type Options struct {
+	// Cloud is DigitalOcean or Civo.
+	Cloud string
+	// Token is the API token; APIURL the API's base URL ("" for the cloud's own).
+	Token, APIURL string
+	// Region keeps only the clusters of one region ("" for all). Civo is read region by region,
+	// so a region also saves requests there.
+	Region string
+	// Cluster keeps only the cluster with this name or id, with its pools.
+	Cluster string
+	// Command is how the files say they were made, e.g. "clusterplane discover civo --dir x".
+	Command string
+	// HTTPClient makes the requests (nil: a client with a 60 s timeout).
+	HTTPClient *http.Client
+	// PerMinute and Burst pace the requests (0: DefaultPerMinute, DefaultBurst).
+	PerMinute, Burst int
+}
+
+// File is one manifest to write.
+type File struct {
+	// Name is the file name, e.g. "dev-fra1.yaml", from the cloud's names.
+	Name string
+	// Kind is the manifest's kind; CloudID the id of what it describes.
+	Kind, CloudID string
+	// Data is the YAML text, starting with a comment saying where it came from.
+	Data []byte
+}
+
+// Result is what a discovery found.
+type Result struct {
+	Files []File
+	// Clusters and Pools count what the files describe (Pools: the extra pools).
+	Clusters, Pools int
+	// Requests is how many requests went to the cloud, retries included.
+	Requests int
+	// Notes are things the files could not say, one sentence each (a pool's labels the cluster
+	// kind cannot carry, a region this version does not know).
+	Notes []string
+}
+
+// Discover reads the account and returns the manifests describing it, in a stable order and with
+// stable contents: the same account gives the same bytes.
+func Discover(ctx context.Context, o Options) (*Result, error) {
+	if o.Token == "" {
+		return nil, errors.New("no API token")
+	}
+	p := newPacer(o.PerMinute, o.Burst)
+	if o.Burst == 0 {
+		p = newPacer(o.PerMinute, DefaultBurst)
+	}
+	var (
+		found []manifest
+		notes []string
+		c     *client
+		err   error
+	)
+	switch o.Cloud {
+	case DigitalOcean:
+		c = newClient(strings.TrimRight(orDefault(o.APIURL, DigitalOceanAPI), "/"), "Bearer "+o.Token, o.HTTPClient, p)
+		found, notes, err = discoverDigitalOcean(ctx, c, o)
+	case Civo:
+		c = newClient(strings.TrimRight(orDefault(o.APIURL, CivoAPI), "/"), "bearer "+o.Token, o.HTTPClient, p)
+		found, notes, err = discoverCivo(ctx, c, o)
+	default:
+		return nil, errors.Errorf("unknown cloud %q: digitalocean or civo", o.Cloud)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Requests: c.requests(), Notes: notes}
+	if o.Cluster != "" && len(found) == 0 {
+		return nil, errors.Errorf("no %s cluster has the name or id %q%s", o.Cloud, o.Cluster, inRegion(o.Region))
+	}
+	names := map[string]bool{}
+	for _, m := range found {
+		data, err := render(m, o)
+		if err != nil {
+			return nil, err
+		}
+		name := fileName(m.fileBase, names)
+		res.Files = append(res.Files, File{Name: name, Kind: m.kind, CloudID: m.cloudID, Data: data})
+		if m.pool {
+			res.Pools++
+		} else {
+			res.Clusters++
+		}
+	}
+	return res, nil
+}
+
+// fileName is base.yaml, or base-2.yaml and so on when two resources share a name.
+func fileName(base string, taken map[string]bool) string {
+	name := base + ".yaml"
+	for i := 2; taken[name]; i++ {
+		name = base + "-" + itoa(i) + ".yaml"
+	}
+	taken[name] = true
+	return name
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// wanted tells whether a cluster passes the --cluster filter.
+func wanted(o Options, id, name string) bool {
+	return o.Cluster == "" || o.Cluster == id || o.Cluster == name
+}
+
+// sortManifests orders clusters by region and name, each followed by its pools by name, so the
+// output does not depend on the order the cloud lists them in.
+func sortManifests(ms []manifest) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if a.sortKey != b.sortKey {
+			return a.sortKey < b.sortKey
+		}
+		if a.pool != b.pool {
+			return !a.pool
+		}
+		return a.fileBase < b.fileBase
+	})
+}
+
+func inRegion(region string) string {
+	if region == "" {
+		return ""
+	}
+	return " in region " + region
+}
+
+// clusterName is the manifest name of a cluster: its cloud name, with its region added when
+// another cluster of the account has the same name (Civo's names are unique per region only), so
+// that no two manifests share a stack.
+func clusterName(name, region string, count map[string]int) string {
+	if count[name] > 1 {
+		return metaName(name + "-" + region)
+	}
+	return metaName(name)
+}
