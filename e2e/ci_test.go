@@ -219,6 +219,11 @@ func ghCalls(t *testing.T, log string) []ghCall {
 		if err := json.Unmarshal([]byte(line), &c); err != nil {
 			t.Fatalf("gh log: %v: %s", err, line)
 		}
+		if len(c.Args) > 0 && (c.Args[0] == "api" || c.Args[0] == "run" || strings.Join(c.Args[:min(2, len(c.Args))], " ") == "pr view") {
+			// Reads: the apply job finding the pull request's plan. The review job left its plan.json
+			// in the repository's folder, where the stand-in's `gh run download` would put it.
+			continue
+		}
 		calls = append(calls, c)
 	}
 	return calls
@@ -279,7 +284,11 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 		t.Fatalf("gh calls %+v, want one comment on pull request 7 with the preview", calls)
 	}
 
-	// Merged: deployed, the JSON report kept.
+	if plan, err := os.ReadFile(filepath.Join(repo, "plan.json")); err != nil || !strings.Contains(string(plan), `"op": "create"`) {
+		t.Fatalf("the review saved no plan of the create: %v %s", err, plan)
+	}
+
+	// Merged: the plan reviewed deployed, the JSON report kept.
 	apply := runJob(t, wf, "apply", "push", repo, vars, secrets)
 	if apply.failed != "" {
 		t.Fatalf("apply failed at %q (exit %d)", apply.failed, apply.code)

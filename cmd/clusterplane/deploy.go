@@ -173,6 +173,11 @@ type runOp struct {
 	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
 	guard func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error)
+	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
+	// error is said and makes the command fail.
+	finish func(outcomes []deploy.Outcome) error
+	// whole tells that guard refuses every target or none (up --plan).
+	whole bool
 }
 
 func (a *app) runDeploy(o *deployOptions, r runOp) error {
@@ -207,6 +212,17 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
+	if r.whole && len(refused) > 0 {
+		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
+		outcomes := make([]deploy.Outcome, len(sorted))
+		for i, t := range sorted {
+			outcomes[i] = deploy.Outcome{Target: t, Status: deploy.Blocked, Reason: "refused", Err: refused[t.Key()]}
+		}
+		if err := a.report(r, o, outcomes); err != nil {
+			return err
+		}
+		return cli.Exit(exitCode(outcomes))
+	}
 	d := &deploy.Deployer{Backend: backend, Progress: a.progress(o, len(sorted))}
 	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked,
 		Recovery: d.Recovery}
@@ -217,10 +233,17 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		return r.op(ctx, d, t)
 	})
 	a.flushProgress()
+	code := exitCode(outcomes)
+	if r.finish != nil {
+		if err := r.finish(outcomes); err != nil {
+			a.printError(err)
+			code = max(code, exitcode.Invalid)
+		}
+	}
 	if err := a.report(r, o, outcomes); err != nil {
 		return err
 	}
-	return cli.Exit(exitCode(outcomes))
+	return cli.Exit(code)
 }
 
 // exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
@@ -298,14 +321,25 @@ Pulumi CLI must be on PATH) against its stack, <kind program>/<name>-<env>, and 
 engine's plan. The state lives at PULUMI_BACKEND_URL, or in a local file backend under your config
 folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
 
+With --save-plan FILE the preview reads the cloud first (in memory, as drift does) and writes one
+file for every stack: the manifest's digest, the stack's last update and the engine's planned
+steps with the fields they change (names only, never a value or a secret), for up --plan FILE.
+
 It exits 3 when something would be replaced, when the engine refuses a change (a protected
 cluster), or when the manifest changes what the providers cannot carry out since the last up
 (as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
 	}
 	o.flags(cmd, "markdown")
 	o.secretsFlag(cmd)
+	savePlan := cmd.Flags().String("save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
+		"(the preview then reads the cloud first, as drift does)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
+		if *savePlan != "" {
+			return a.runDeploy(o, runOp{name: "preview", finish: a.savePlan(*savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.PreviewPlan(ctx, t)
+			}})
+		}
 		return a.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Preview(ctx, t)
 		}})
@@ -324,12 +358,33 @@ it refused) is refused before the engine runs. On a terminal, without --yes, eac
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
 deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
 done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
-(answered no), 1 when a deployment failed or was skipped.`,
+(answered no), 1 when a deployment failed or was skipped.
+
+up --plan FILE applies a plan preview --save-plan wrote, and nothing else, without asking: every
+stack is checked first, and when a manifest differs from the one reviewed, another update landed on
+a stack since, or a fresh preview (the cloud read first) would do anything the plan does not say,
+nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	o.flags(cmd)
 	o.secretsFlag(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
+	planFile := cmd.Flags().String("plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
+		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
+	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		if *planFile != "" {
+			var p *deploy.Plan
+			var err error
+			if o.files, p, err = planFiles(a, files, *planFile); err != nil {
+				return err
+			}
+			return a.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: a.checkPlan(p), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
+			}})
+		}
+		if len(files) == 0 {
+			return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
+		}
 		o.files = files
 		return a.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: *yes, Interactive: a.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {

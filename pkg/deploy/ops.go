@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"time"
 
@@ -61,12 +62,17 @@ func forget(ctx context.Context, s Stack, created bool) {
 // the manifest the stack last deployed.
 func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	return d.preview(ctx, t, false)
+}
+
+// preview is Preview, reading the cloud first (in memory) when refresh is set.
+func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome {
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
 	defer s.Close()
-	res, err := s.Preview(ctx, Options{Progress: d.progress(t)})
+	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
 	if err != nil {
 		forget(ctx, s, created)
 		return failed(err)
@@ -99,6 +105,10 @@ type UpOptions struct {
 	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
 	// sets it; the tests that hold the effects table against the real providers do.
 	AllowRefused bool
+	// Planned, when set, is the stack's part of a saved plan, checked before (CheckPlan): the up
+	// reads the cloud first, as the check's preview did, and goes only while no other update has
+	// landed on the stack since the plan.
+	Planned *PlannedStack
 }
 
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
@@ -148,7 +158,19 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	// what the cloud holds: a failed update may have left the state believing it was done (a
 	// bridged provider records the new inputs of an update that failed at the cloud), and an up
 	// that trusted it would report done while the cloud never changed.
-	refresh := stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input)
+	refresh := stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
+	if opts.Planned != nil {
+		// The plan was checked before any stack changed; an update landing since is caught here.
+		last, err := s.LastUpdate(ctx)
+		if err != nil {
+			return failed(err)
+		}
+		if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
+			forget(ctx, s, created)
+			return Outcome{Status: Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+				fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
+		}
+	}
 	res, err := s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
 	if err != nil {
 		o := failed(err)

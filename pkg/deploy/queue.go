@@ -59,6 +59,8 @@ type Outcome struct {
 	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
 	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
 	Unmanaged []kinds.Live
+	// Planned is the stack's part of a saved plan (PreviewPlan).
+	Planned *PlannedStack
 }
 
 // Op is an operation on one target, run by a Queue.

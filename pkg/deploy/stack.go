@@ -73,6 +73,8 @@ type Update struct {
 	Result string `json:"result"`
 	// Ended is when it ended, RFC 3339; "" when it has not.
 	Ended string `json:"ended"`
+	// Version is the update's number in the stack's history (a saved plan names it); 0 unknown.
+	Version int `json:"-"`
 }
 
 // Result is what one engine operation did, or in a preview would do, read from its own events.

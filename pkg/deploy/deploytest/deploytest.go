@@ -562,6 +562,7 @@ func (h *handle) LastUpdate(ctx context.Context) (*deploy.Update, error) {
 	defer h.s.b.mu.Unlock()
 	for i := len(h.s.history) - 1; i >= 0; i-- {
 		if u := h.s.history[i]; u.Kind == "update" || u.Kind == "destroy" {
+			u.Version = i + 1
 			return &u, nil
 		}
 	}

@@ -1,0 +1,322 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+)
+
+// PlanFormat names the format of a saved plan, so that a file of another format (or version) is
+// refused rather than misread.
+const PlanFormat = "clusterplane.dev/plan/v1"
+
+// Plan is what a review saw, saved by `preview --save-plan` and applied by `up --plan`: for every
+// stack, the manifest's digest, the stack's last update and the engine's planned steps. It is our
+// own record rather than Pulumi's update plan (still experimental in 3.259, and holding every
+// resource's inputs, secrets among them as ciphertext): it holds names, operations and the
+// fields that change, never a value, so no secret can be in it.
+type Plan struct {
+	Format string `json:"format"`
+	// Created is when the preview ran, RFC 3339, for the reader.
+	Created string         `json:"created"`
+	Stacks  []PlannedStack `json:"stacks"`
+}
+
+// PlannedStack is one stack's part of a plan.
+type PlannedStack struct {
+	// Stack is the stack's key, <project>/<stack>; File the manifest's file as given; Kind its kind.
+	Stack string `json:"stack"`
+	File  string `json:"file"`
+	Kind  string `json:"kind"`
+	// Digest is the manifest's digest (ManifestDigest): a manifest edited since differs.
+	Digest string `json:"manifestDigest"`
+	// LastUpdate is the stack's last update when the plan was made; nil when it had none (a
+	// stack the plan creates).
+	LastUpdate *PlannedUpdate `json:"lastUpdate"`
+	// Summary is the engine's summary of the preview, for the reader ("1 update, 2 same").
+	Summary string `json:"summary"`
+	// Steps are what the engine would do, in its order: what up --plan does and nothing else.
+	Steps []PlannedStep `json:"steps"`
+}
+
+// PlannedUpdate identifies a stack's update in its history.
+type PlannedUpdate struct {
+	Version int    `json:"version"`
+	Kind    string `json:"kind"`
+	Result  string `json:"result"`
+	Ended   string `json:"ended,omitempty"`
+}
+
+// PlannedStep is one resource's planned step: its URN, the engine's operation and the fields it
+// changes, by name only (a secret field says that it changes, never its value).
+type PlannedStep struct {
+	URN    string   `json:"urn"`
+	Op     string   `json:"op"`
+	Fields []string `json:"fields,omitempty"`
+}
+
+// ManifestDigest is the digest of a stack input's manifest: sha256 of its deterministic encoding.
+// The provider config (where a token may be) is not part of it: the manifest is what is reviewed.
+func ManifestDigest(input proto.Message) string {
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(stackinput.Target(input))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// plannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
+// cloud changes nothing, and what the cloud changed shows in the steps that undo it.
+func plannedSteps(res Result) []PlannedStep {
+	out := []PlannedStep{}
+	for _, s := range res.Steps {
+		if s.Op == string(apitype.OpRefresh) || s.Op == string(apitype.OpSame) || s.Op == string(apitype.OpRead) {
+			continue
+		}
+		fields := append([]string(nil), s.Paths...)
+		sort.Strings(fields)
+		out = append(out, PlannedStep{URN: s.URN, Op: s.Op, Fields: fields})
+	}
+	return out
+}
+
+func plannedUpdate(u *Update) *PlannedUpdate {
+	if u == nil {
+		return nil
+	}
+	return &PlannedUpdate{Version: u.Version, Kind: u.Kind, Result: u.Result, Ended: u.Ended}
+}
+
+// String says an update as a reader names it: "version 3 (update succeeded 2026-11-23T18:00:00Z)".
+func (u *PlannedUpdate) String() string {
+	if u == nil {
+		return "no update"
+	}
+	s := fmt.Sprintf("version %d (%s %s", u.Version, u.Kind, u.Result)
+	if u.Ended != "" {
+		s += " " + u.Ended
+	}
+	return s + ")"
+}
+
+func (s PlannedStep) String() string {
+	if len(s.Fields) == 0 {
+		return s.Op + " " + shortURN(s.URN)
+	}
+	return s.Op + " " + shortURN(s.URN) + " (" + strings.Join(s.Fields, ", ") + ")"
+}
+
+// shortURN is a URN's type and name, as reports name resources.
+func shortURN(urn string) string {
+	parts := strings.Split(urn, "::")
+	if len(parts) < 4 {
+		return urn
+	}
+	types := strings.Split(parts[2], "$")
+	return types[len(types)-1] + " " + parts[3]
+}
+
+// PreviewPlan previews the target against the cloud as it is now (read in memory first, as drift
+// does) and says, in Outcome.Planned, what the stack's part of a saved plan is. The last update is
+// read before the preview: one landing during it makes the plan stale, never silently current.
+func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
+	defer stamp(&out, t, time.Now())
+	last, err := d.lastUpdate(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	o := d.preview(ctx, t, true)
+	if o.Result == nil || o.Status == Failed || o.Status == Cancelled {
+		return o
+	}
+	o.Planned = &PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
+		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result)}
+	return o
+}
+
+// lastUpdate is the stack's last update, nil when the stack or its update does not exist.
+func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*Update, error) {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if errors.Is(err, ErrNotDeployed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.LastUpdate(ctx)
+}
+
+// PlanMovedError is a stack whose world moved since its plan was saved: up --plan applies nothing.
+type PlanMovedError struct {
+	Stack string
+	// Moved says each thing that moved, in words.
+	Moved []string
+}
+
+func (e *PlanMovedError) Error() string {
+	return "the plan no longer holds for " + e.Stack + ": " + strings.Join(e.Moved, "; ")
+}
+
+// CheckPlan tells whether the stack's part of a plan still holds for t: its manifest is the one
+// reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
+// now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
+// failures to tell. It changes nothing: a stack it had to create for the preview goes again.
+func (d *Deployer) CheckPlan(ctx context.Context, t Target, p PlannedStack) error {
+	var moved []string
+	if digest := ManifestDigest(t.Input); digest != p.Digest {
+		moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, short(digest), short(p.Digest)))
+	}
+	last, err := d.lastUpdate(ctx, t)
+	if err != nil {
+		return err
+	}
+	if now := plannedUpdate(last); !sameUpdate(now, p.LastUpdate) {
+		moved = append(moved, fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, p.LastUpdate))
+	}
+	if len(moved) > 0 {
+		// What a fresh preview would do differs for these reasons already: it is not run.
+		return &PlanMovedError{Stack: t.Key(), Moved: moved}
+	}
+	o := d.preview(ctx, t, true)
+	if o.Result == nil {
+		if o.Err != nil {
+			return o.Err
+		}
+		return errors.Errorf("preview %s: %s", t.Key(), o.Reason)
+	}
+	if diff := stepsDiffer(p.Steps, plannedSteps(*o.Result)); len(diff) > 0 {
+		return &PlanMovedError{Stack: t.Key(), Moved: diff}
+	}
+	return nil
+}
+
+// sameUpdate tells whether two last updates are one: by version where the backend numbers them.
+func sameUpdate(a, b *PlannedUpdate) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// stepsDiffer says, in words, how a fresh preview's steps differ from the planned ones.
+func stepsDiffer(planned, now []PlannedStep) []string {
+	var out []string
+	for _, s := range now {
+		if !slices.ContainsFunc(planned, func(p PlannedStep) bool { return sameStep(p, s) }) {
+			out = append(out, "a fresh preview would "+s.String()+", which the plan does not say (the cloud or the stack changed since)")
+		}
+	}
+	for _, p := range planned {
+		if !slices.ContainsFunc(now, func(s PlannedStep) bool { return sameStep(p, s) }) {
+			out = append(out, "the plan says "+p.String()+", which a fresh preview would no longer do")
+		}
+	}
+	if len(out) == 0 && len(planned) == len(now) {
+		for i := range now {
+			if !sameStep(planned[i], now[i]) {
+				return []string{"a fresh preview would do the planned steps in another order"}
+			}
+		}
+	}
+	return out
+}
+
+func sameStep(a, b PlannedStep) bool {
+	return a.URN == b.URN && a.Op == b.Op && slices.Equal(a.Fields, b.Fields)
+}
+
+// short is a digest's first characters, enough to tell two apart in a message.
+func short(digest string) string {
+	d := strings.TrimPrefix(digest, "sha256:")
+	if len(d) > 12 {
+		d = d[:12]
+	}
+	return d
+}
+
+// NewPlan is the plan of previewed outcomes, each with its Planned part (PreviewPlan's). A stack
+// without one (its preview failed) has no plan: none is made, and the error names it.
+func NewPlan(outcomes []Outcome, now time.Time) (*Plan, error) {
+	p := &Plan{Format: PlanFormat, Created: now.UTC().Format(time.RFC3339)}
+	var missing []string
+	for _, o := range outcomes {
+		if o.Planned == nil {
+			missing = append(missing, o.Target.Key())
+			continue
+		}
+		p.Stacks = append(p.Stacks, *o.Planned)
+	}
+	if len(missing) > 0 {
+		return nil, errors.Errorf("no plan saved: the preview of %s did not finish, and a plan covers every stack", strings.Join(missing, ", "))
+	}
+	return p, nil
+}
+
+// Marshal is the plan as its file holds it: indented JSON, for a reviewer to read.
+func (p *Plan) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, errors.Wrap(err, "write the plan")
+	}
+	return append(data, '\n'), nil
+}
+
+// ReadPlan reads a plan file's content; name is the file, for errors.
+func ReadPlan(name string, data []byte) (*Plan, error) {
+	var p Plan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, errors.Wrapf(err, "read the plan %s", name)
+	}
+	if p.Format != PlanFormat {
+		return nil, errors.Errorf("%s is not a clusterplane plan of format %s (it says %q): save it again with preview --save-plan", name, PlanFormat, p.Format)
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Stacks {
+		if s.Stack == "" || s.Digest == "" {
+			return nil, errors.Errorf("read the plan %s: a stack without its name or manifest digest", name)
+		}
+		if seen[s.Stack] {
+			return nil, errors.Errorf("read the plan %s: stack %s is planned twice", name, s.Stack)
+		}
+		seen[s.Stack] = true
+	}
+	return &p, nil
+}
+
+// Stack is the plan's part for stack key, nil when the plan has none.
+func (p *Plan) Stack(key string) *PlannedStack {
+	for i := range p.Stacks {
+		if p.Stacks[i].Stack == key {
+			return &p.Stacks[i]
+		}
+	}
+	return nil
+}
+
+// Files are the manifests' files the plan was made from, each once, in the plan's order.
+func (p *Plan) Files() []string {
+	var out []string
+	for _, s := range p.Stacks {
+		if s.File != "" && !slices.Contains(out, s.File) {
+			out = append(out, s.File)
+		}
+	}
+	return out
+}
