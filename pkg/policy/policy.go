@@ -8,7 +8,6 @@
 package policy
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -208,38 +207,48 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 }
 
 // place is where a CEL error's location (line from 1, column from 0, within the expression)
-// falls in the policy file: a plain or quoted expression starts at its node, a block (| or >)
-// on the line after its indicator, at the block's indentation.
+// falls in the policy file. A literal block (|) keeps the expression's lines; every other style
+// folds the file's lines into one, a space between each, so the column is walked along them.
 func place(data []byte, n *yaml.Node, loc common.Location) (int, int) {
 	if loc == nil || loc.Line() <= 0 {
 		return n.Line, n.Column
 	}
-	switch n.Style {
-	case yaml.LiteralStyle, yaml.FoldedStyle:
-		line := n.Line + loc.Line()
-		return line, indentOf(data, line) + loc.Column() + 1
-	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		if loc.Line() == 1 {
-			return n.Line, n.Column + 1 + loc.Column()
-		}
-	default:
-		if loc.Line() == 1 {
-			return n.Line, n.Column + loc.Column()
-		}
+	lines := strings.Split(string(data), "\n")
+	if n.Style == yaml.LiteralStyle {
+		return n.Line + loc.Line(), indentOf(lines, n.Line+1) + loc.Column() + 1
 	}
-	// A quoted or plain scalar folded over lines: the line is right, its indentation the best
-	// column there is.
-	line := n.Line + loc.Line() - 1
-	return line, indentOf(data, line) + loc.Column() + 1
+	if loc.Line() > 1 {
+		// A folded block's more indented lines keep their line breaks: only the line is sure.
+		return n.Line + loc.Line(), indentOf(lines, n.Line+loc.Line()) + 1
+	}
+	// line and column (from 1) of the expression's first character.
+	line, column := n.Line, n.Column
+	switch n.Style {
+	case yaml.FoldedStyle:
+		line = n.Line + 1
+		column = indentOf(lines, line) + 1
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		column++
+	}
+	offset := loc.Column()
+	for line <= len(lines) {
+		rest := len(strings.TrimRight(lines[line-1], " \t\r")) - (column - 1)
+		if offset <= rest {
+			return line, column + offset
+		}
+		offset -= rest + 1 // the space that stands for the line break
+		line++
+		column = indentOf(lines, line) + 1
+	}
+	return n.Line, n.Column
 }
 
-// indentOf counts the spaces that start line (from 1) of data.
-func indentOf(data []byte, line int) int {
-	lines := bytes.Split(data, []byte("\n"))
+// indentOf counts the spaces that start line (from 1) of lines.
+func indentOf(lines []string, line int) int {
 	if line < 1 || line > len(lines) {
 		return 0
 	}
-	return len(lines[line-1]) - len(bytes.TrimLeft(lines[line-1], " "))
+	return len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], " "))
 }
 
 // newEnv is the rules' environment: the manifest's parts, old and cost, with CEL's string
