@@ -54,6 +54,8 @@ type deployOptions struct {
 	output          *cli.Format
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
+	// policyOptions are --policy's (preview, up).
+	policyOptions policyOptions
 }
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
@@ -123,6 +125,7 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 				continue
 			}
 			t.File = in.File
+			o.keepText(t, m.File.Data)
 			out = append(out, t)
 		}
 	}
@@ -181,6 +184,10 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if err := o.loadPolicy(); err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return cli.Exit(exitcode.Invalid)
+	}
 	targets, err := a.targets(o)
 	if err != nil {
 		return err
@@ -202,6 +209,16 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		a.printError(err)
 		return cli.Exit(exitcode.Invalid)
 	}
+	// A policy's denial is said before any stack runs, and then none does.
+	if denied, err := a.checkPolicy(ctx, backend, o, sorted); err != nil {
+		a.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	} else if denied != nil {
+		if err := a.report(r, o, denied); err != nil {
+			return err
+		}
+		return cli.Exit(exitcode.Invalid)
+	}
 	var refused map[string]error
 	if r.guard != nil {
 		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {
@@ -219,6 +236,7 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		return r.op(ctx, d, t)
 	})
 	a.flushProgress()
+	o.withPolicy(outcomes)
 	if err := a.report(r, o, outcomes); err != nil {
 		return err
 	}
@@ -302,10 +320,12 @@ folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
 
 It exits 3 when something would be replaced, when the engine refuses a change (a protected
 cluster), or when the manifest changes what the providers cannot carry out since the last up
-(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
+(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview, or when --policy
+(or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	o.flags(cmd, "markdown")
 	o.secretsFlag(cmd)
+	o.policyFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		return a.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -326,10 +346,12 @@ it refused) is refused before the engine runs. On a terminal, without --yes, eac
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
 deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
 done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
-(answered no), 1 when a deployment failed or was skipped.`,
+(answered no), 1 when a deployment failed or was skipped, or when --policy (or
+$CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).`,
 	}
 	o.flags(cmd)
 	o.secretsFlag(cmd)
+	o.policyFlag(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files

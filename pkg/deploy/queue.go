@@ -13,6 +13,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/policy"
 	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 )
@@ -57,6 +58,8 @@ type Outcome struct {
 	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
 	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
 	Unmanaged []kinds.Live
+	// Policy are the rules of the policy (pkg/policy) the manifest breaks (preview, up).
+	Policy []policy.Result
 }
 
 // Op is an operation on one target, run by a Queue.
