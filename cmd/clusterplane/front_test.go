@@ -136,8 +136,8 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		command string
 		flags   []string
 	}{
-		{"preview", append(many, "--secrets-provider")},
-		{"up", append(many, "--secrets-provider", "--yes")},
+		{"preview", append(many, "--policy", "--secrets-provider")},
+		{"up", append(many, "--policy", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", many},
 		{"status", append(many, "--drift")},
