@@ -79,15 +79,29 @@ func Denied(results []Result) bool {
 	return false
 }
 
-// Error is the denials of a manifest, as an error the deploy commands report.
+// Error is the denials of a manifest, as an error the deploy commands report in a row whose
+// outcome already says "denied by policy": each line is `rule NAME (POLICY:LINE) at
+// FILE:LINE:COLUMN field: message`.
 type Error struct{ Results []Result }
 
 func (e *Error) Error() string {
 	var lines []string
 	for _, r := range e.Results {
-		if r.Denied() {
-			lines = append(lines, r.String())
+		if !r.Denied() {
+			continue
 		}
+		at := r.File
+		if r.Line > 0 {
+			at += fmt.Sprintf(":%d:%d", r.Line, r.Column)
+		}
+		if r.Field != "" {
+			at += " " + r.Field
+		}
+		line := fmt.Sprintf("rule %q (%s) at %s: %s", r.Rule, r.Policy, at, r.Message)
+		if r.Error != "" {
+			line += " (the rule could not be evaluated: " + r.Error + ")"
+		}
+		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
 }
