@@ -91,7 +91,8 @@ const stackInputSuffix = ".stack-input.yaml"
 // component provider), typescript by `make check-sdks` (type-checked against the generated SDK).
 //
 // ci holds CI workflows, not manifests: e2e runs the GitHub workflow's steps (e2e/ci_test.go).
-var programFolders = map[string]bool{"go": true, "pulumi-yaml": true, "typescript": true, "ci": true}
+// policy holds policy files (rules over manifests), run against the examples by policy_test.go.
+var programFolders = map[string]bool{"go": true, "pulumi-yaml": true, "typescript": true, "ci": true, "policy": true}
 
 // exampleFiles returns every manifest and stack input under examples/.
 func exampleFiles(t testing.TB) []string {

@@ -52,6 +52,8 @@ type deployOptions struct {
 	output          *cli.Format
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
+	// policyOptions are --policy's (preview, up).
+	policyOptions policyOptions
 }
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
@@ -121,6 +123,7 @@ func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
 				continue
 			}
 			t.File = in.File
+			o.keepText(t, m.File.Data)
 			out = append(out, t)
 		}
 	}
@@ -184,6 +187,10 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if err := o.loadPolicy(); err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return cli.Exit(exitcode.Invalid)
+	}
 	targets, err := a.targets(o)
 	if err != nil {
 		return err
@@ -203,6 +210,16 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 	sorted, deps, err := deploy.Order(targets, exists)
 	if err != nil {
 		a.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	}
+	// A policy's denial is said before any stack runs, and then none does.
+	if denied, err := a.checkPolicy(ctx, backend, o, sorted); err != nil {
+		a.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	} else if denied != nil {
+		if err := a.report(r, o, denied); err != nil {
+			return err
+		}
 		return cli.Exit(exitcode.Invalid)
 	}
 	var refused map[string]error
@@ -233,6 +250,7 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		return r.op(ctx, d, t)
 	})
 	a.flushProgress()
+	o.withPolicy(outcomes)
 	code := exitCode(outcomes)
 	if r.finish != nil {
 		if err := r.finish(outcomes); err != nil {
@@ -327,12 +345,14 @@ steps with the fields they change (names only, never a value or a secret), for u
 
 It exits 3 when something would be replaced, when the engine refuses a change (a protected
 cluster), or when the manifest changes what the providers cannot carry out since the last up
-(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview.`,
+(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview, or when --policy
+(or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	o.flags(cmd, "markdown")
 	o.secretsFlag(cmd)
 	savePlan := cmd.Flags().String("save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
 		"(the preview then reads the cloud first, as drift does)")
+	o.policyFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		if *savePlan != "" {
@@ -358,7 +378,8 @@ it refused) is refused before the engine runs. On a terminal, without --yes, eac
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
 deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
 done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
-(answered no), 1 when a deployment failed or was skipped.
+(answered no), 1 when a deployment failed or was skipped, or when --policy (or
+$CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
 
 up --plan FILE applies a plan preview --save-plan wrote, and nothing else, without asking: every
 stack is checked first, and when a manifest differs from the one reviewed, another update landed on
@@ -367,6 +388,7 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	o.flags(cmd)
 	o.secretsFlag(cmd)
+	o.policyFlag(cmd)
 	yes := cmd.Flags().Bool("yes", false, "deploy without asking, replacements included (for CI)")
 	planFile := cmd.Flags().String("plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
 		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")

@@ -321,10 +321,11 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace) == 0 && s.Cost == nil {
+		if len(resources)+len(s.Refused)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 && s.Cost == nil {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
+		policyLines(&b, s.Policy)
 		for _, c := range s.Refused {
 			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
 		}

@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/policy"
 	"github.com/clusterplane/clusterplane/pkg/program"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
@@ -25,6 +27,10 @@ node_modules, vendor, .terraform and what a .gitignore at the folder's top ignor
 and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
 checked. An empty file is invalid. - reads standard input.
 
+With --policy (or $CLUSTERPLANE_POLICY), every valid manifest is also checked against the
+organisation's rules (docs/policy.md): a rule at level deny makes it invalid, one at level warn
+is a warning.
+
 It exits 0 when every file is valid, 1 when any is not.`,
 		Example: a.examples(`validate examples/
 validate cluster.yaml pools/ -o json
@@ -33,7 +39,13 @@ cat cluster.yaml | NAME validate -`),
 		ValidArgsFunction: ManifestFiles,
 	}
 	output := OutputFlag(cmd)
+	policyFile := PolicyFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		pol, err := LoadPolicy(*policyFile)
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(exitcode.Invalid)
+		}
 		inputs, err := Expand(args)
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
@@ -41,15 +53,16 @@ cat cluster.yaml | NAME validate -`),
 		}
 		var verdicts []program.Verdict
 		for _, in := range inputs {
-			verdicts = append(verdicts, a.verdicts(in)...)
+			verdicts = append(verdicts, a.verdicts(in, pol)...)
 		}
 		return a.report(verdicts, args, output.String())
 	}
 	return cmd
 }
 
-// verdicts reads one file and checks each of its manifests as the kind it names (see LoadAll).
-func (a *App) verdicts(in Input) []program.Verdict {
+// verdicts reads one file and checks each of its manifests as the kind it names (see LoadAll),
+// and against pol when there is one.
+func (a *App) verdicts(in Input, pol *policy.Policy) []program.Verdict {
 	manifests, skipped, err := a.LoadAll(in)
 	switch {
 	case skipped && in.notRegular:
@@ -61,7 +74,7 @@ func (a *App) verdicts(in Input) []program.Verdict {
 	}
 	out := make([]program.Verdict, len(manifests))
 	for i, m := range manifests {
-		out[i] = m.Program.Check(m.File.Name, m.File.Data)
+		out[i] = withPolicy(m.Program.Check(m.File.Name, m.File.Data), pol, m.Program, m.File)
 	}
 	return out
 }
@@ -153,7 +166,9 @@ func (a *App) DiffCommand() *cobra.Command {
 		Short: "Show what changing a manifest from OLD to NEW does to the cloud resources, offline",
 		Long: `diff plans OLD and NEW, two files of the same kind, with that kind's program and shows what
 the change does: which resources are updated in place, which are replaced and which are refused.
-Either file may be a pipe, or - for standard input.
+Either file may be a pipe, or - for standard input. With --policy (or $CLUSTERPLANE_POLICY), NEW
+is checked against the organisation's rules (docs/policy.md), with OLD as the manifest it
+replaces: a denied change is refused (exit 1) before the diff runs, a warning is said.
 
 ` + exitcode.Diff,
 		Example: a.examples(`diff live.yaml proposed.yaml --allow-replace
@@ -163,7 +178,13 @@ diff <(git show HEAD:cluster.yaml) cluster.yaml`),
 	}
 	output := OutputFlag(cmd)
 	allowReplace := cmd.Flags().Bool("allow-replace", false, "exit 0, not 3, when the change replaces a resource; a refused change still exits 3")
+	policyFile := PolicyFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		pol, err := LoadPolicy(*policyFile)
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(exitcode.Invalid)
+		}
 		oldFile, oldProgram, err := a.ReadFile(args[0])
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
@@ -181,7 +202,14 @@ diff <(git show HEAD:cluster.yaml) cluster.yaml`),
 			return errors.Errorf("%s is a %s and %s a %s: diff compares two manifests of one kind",
 				args[0], oldProgram.Kind(), args[1], newProgram.Kind())
 		}
-		return Exit(oldProgram.Diff(oldFile, newFile, output.String(), *allowReplace, a.Stdout, a.Stderr))
+		results, err := CheckPolicy(pol, newProgram, newFile, &oldFile)
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return Exit(exitcode.Invalid)
+		}
+		return Exit(a.diffWithPolicy(results, output.String(), func(stdout io.Writer) int {
+			return oldProgram.Diff(oldFile, newFile, output.String(), *allowReplace, stdout, a.Stderr)
+		}))
 	}
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/policy"
 	"github.com/clusterplane/clusterplane/pkg/reference"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 )
@@ -61,6 +62,8 @@ type Outcome struct {
 	Unmanaged []kinds.Live
 	// Planned is the stack's part of a saved plan (PreviewPlan).
 	Planned *PlannedStack
+	// Policy are the rules of the policy (pkg/policy) the manifest breaks (preview, up).
+	Policy []policy.Result
 }
 
 // Op is an operation on one target, run by a Queue.

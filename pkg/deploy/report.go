@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/policy"
 )
 
 // ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
@@ -60,6 +61,9 @@ type StackReport struct {
 	// Cost is the manifest's monthly cost and the change's delta from what the stack deployed
 	// (Price); nil when it was not priced.
 	Cost *cost.Delta `json:"cost,omitempty"`
+	// Policy are the rules of the policy (--policy) the manifest breaks: denials, which kept
+	// every stack from running, and warnings.
+	Policy []policy.Result `json:"policy,omitempty"`
 }
 
 // ResourceChange is one resource the operation changes, or would.
@@ -93,7 +97,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}

@@ -40,6 +40,9 @@ type Offline interface {
 	Check(file string, data []byte) Verdict
 	Plan(f File, format string, stdout, stderr io.Writer) int
 	Diff(oldFile, newFile File, format string, allowReplace bool, stdout, stderr io.Writer) int
+	// Parse reads and validates a file into a new stack input of the kind: what a policy
+	// (pkg/policy) is evaluated over.
+	Parse(f File) (proto.Message, error)
 }
 
 // StartedByPulumi reports whether the Pulumi language host started the process: it hands the
@@ -141,6 +144,15 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		return exitcode.Blocked
 	}
 	return exitcode.OK
+}
+
+// Parse reads and validates f into a new stack input (stackinput.Parse).
+func (p Program[T]) Parse(f File) (proto.Message, error) {
+	input := p.NewInput()
+	if err := stackinput.Parse(f.Data, f.Name, input); err != nil {
+		return nil, err
+	}
+	return input, nil
 }
 
 // prices are cloud's prices for a plan or a diff: the cloud's when a token can read them, the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/clusterplane/clusterplane/pkg/cost"
+	"github.com/clusterplane/clusterplane/pkg/policy"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"google.golang.org/protobuf/proto"
 )
@@ -25,6 +26,9 @@ type Verdict struct {
 	// Warnings are what a valid file may get wrong without being invalid: a size the cloud's
 	// catalogue does not list. They never change the exit code.
 	Warnings []string
+	// Policy are the rules of the policy (pkg/policy) the manifest breaks, when one was given:
+	// the denials are also in Err, the warnings in Warnings.
+	Policy []policy.Result
 }
 
 // Check parses and validates data, the text of file, as the program's stack input (or bare
@@ -92,7 +96,9 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Reason   string               `json:"reason,omitempty"`
 		Problems []stackinput.Problem `json:"problems"`
 		Warnings []string             `json:"warnings,omitempty"`
-	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings}
+		Policy   []policy.Result      `json:"policy,omitempty"`
+	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings,
+		Policy: v.Policy}
 	if v.Err != nil && len(out.Problems) == 0 {
 		out.Problems = []stackinput.Problem{{File: v.File, RuleID: "error", Message: v.Err.Error()}}
 	}

@@ -1,0 +1,28 @@
+package deploy
+
+import (
+	"context"
+
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// LastDeployed is the stack input the target's stack last deployed (the manifest it recorded,
+// with the target's provider config), nil when the stack does not exist or recorded none. It
+// reads the backend, never the cloud: a policy over changes (pkg/policy) compares a manifest
+// with it before anything runs.
+func LastDeployed(ctx context.Context, b Backend, t Target) (proto.Message, error) {
+	s, err := b.Open(ctx, t.Project, t.Stack, nil)
+	if errors.Is(err, ErrNotDeployed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	outputs, err := s.Outputs(ctx)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s: read the manifest the stack last deployed", t.Key())
+	}
+	return deployedInput(t.Input, outputs)
+}
