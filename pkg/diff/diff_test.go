@@ -347,6 +347,15 @@ var pairs = []pair{
 	{name: "resizing a DigitalOcean pool replaces the pool", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb" }),
 		path:   "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
+	{name: "allowing a DigitalOcean pool to rotate sends nothing", kind: doPool,
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		path:   "spec.rollout", effect: effects.Ignored},
+	{name: "allowing a Civo pool to rotate sends nothing", kind: civoPool,
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		path:   "spec.rollout", effect: effects.Ignored},
+	{name: "allowing the DigitalOcean default pool to rotate sends nothing", kind: doCluster,
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Rollout = rotate() }),
+		path:   "spec.defaultNodePool.rollout", effect: effects.Ignored},
 	{name: "scaling a DigitalOcean pool updates it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.NodeCount = 4 }),
 		path:   "spec.nodeCount", effect: effects.Update},
@@ -703,4 +712,9 @@ func TestDiffRejectsInvalidInputAndBadUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rotate is a rollout block that allows rotation.
+func rotate() *sharedv1.Rollout {
+	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
 }
