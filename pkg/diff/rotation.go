@@ -239,10 +239,13 @@ func surge(name string) string {
 
 // PriceRotations fills each rotation step's Cost with p: what the pools that exist during the
 // step cost a month.
-func (r *Result) PriceRotations(p cost.Prices) {
-	for i := range r.Rotations {
-		for j := range r.Rotations[i].Steps {
-			s := &r.Rotations[i].Steps[j]
+func (r *Result) PriceRotations(p cost.Prices) { PriceRotations(r.Rotations, p) }
+
+// PriceRotations fills each step's Cost of rotations with p.
+func PriceRotations(rotations []Rotation, p cost.Prices) {
+	for i := range rotations {
+		for j := range rotations[i].Steps {
+			s := &rotations[i].Steps[j]
 			e := cost.Estimate{Source: p.Source, Date: p.Date}
 			unknown := map[string]bool{}
 			for _, pool := range s.running {
