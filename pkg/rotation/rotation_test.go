@@ -21,7 +21,9 @@ type world struct {
 	saved    []rotation.State
 }
 
-func newWorld() *world { return &world{pools: map[string]string{"workers": "old-id"}, failSave: "never"} }
+func newWorld() *world {
+	return &world{pools: map[string]string{"workers": "old-id"}, failSave: "never"}
+}
 
 func (w *world) Find(_ context.Context, name string) (string, error) { return w.pools[name], nil }
 func (w *world) Create(_ context.Context, name string) (string, error) {
