@@ -89,6 +89,12 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	case res.Replaces():
 		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
 	}
+	// A rotation the manifest allows is what the engine's replacement stands in for.
+	if blocked, err := rotationGate(t, outputsOf(res.Previous)); err != nil {
+		return failed(err)
+	} else if blocked != nil && len(refused) == 0 {
+		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
+	}
 	return o
 }
 
@@ -135,6 +141,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		}
 		if len(refused) > 0 {
 			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}
+		}
+		blocked, err := rotationGate(t, st.outputs())
+		if err != nil {
+			return failed(err)
+		}
+		if blocked != nil {
+			return *blocked
 		}
 	}
 	guard, blocked := d.guardCreate(ctx, t, s, st)

@@ -49,10 +49,12 @@ type StackReport struct {
 	Changes   map[string]int   `json:"changes,omitempty"`
 	Resources []ResourceChange `json:"resources,omitempty"`
 	// Refused are the manifest changes refused before the engine ran, as diff names them.
-	Refused       []diff.Change  `json:"refused,omitempty"`
-	Drift         []FieldDrift   `json:"drift,omitempty"`
-	Status        *StackStatus   `json:"status,omitempty"`
-	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	Refused []diff.Change `json:"refused,omitempty"`
+	// Rotations are the pool rotations the manifest asks for, as diff plans them.
+	Rotations     []diff.Rotation `json:"rotations,omitempty"`
+	Drift         []FieldDrift    `json:"drift,omitempty"`
+	Status        *StackStatus    `json:"status,omitempty"`
+	Disagreements []Disagreement  `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
 	InPlace []Disagreement `json:"inPlace,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
@@ -105,6 +107,10 @@ func NewReport(command string, outcomes []Outcome) Report {
 		if errors.As(o.Err, &refused) {
 			s.Refused = refused.Changes
 		}
+		var rotation *RotationError
+		if errors.As(o.Err, &rotation) {
+			s.Rotations = rotation.Rotations
+		}
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
@@ -128,8 +134,10 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			continue
 		}
 		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
-		d := cost.Compare(old, o.Target.Input, prices(cloud))
+		p := prices(cloud)
+		d := cost.Compare(old, o.Target.Input, p)
 		r.Stacks[i].Cost = &d
+		diff.PriceRotations(r.Stacks[i].Rotations, p)
 	}
 }
 

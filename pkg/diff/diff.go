@@ -50,6 +50,9 @@ type Result struct {
 	Refuses bool `json:"refuses"`
 	// Cost is what the change does to the monthly cost, when it was priced.
 	Cost *cost.Delta `json:"cost,omitempty"`
+	// Rotations are the pools rotated instead of replaced, as their rollout blocks allow: the
+	// changes with effect rotate, step by step.
+	Rotations []Rotation `json:"rotations,omitempty"`
 }
 
 // Blocks tells whether the result must stop a deployment gate: something is refused, or something
@@ -96,6 +99,7 @@ func Compare(table *effects.Table, oldInput, newInput proto.Message) (*Result, e
 			return nil, err
 		}
 	}
+	w.plan()
 	return w.result, nil
 }
 
@@ -139,6 +143,14 @@ func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, n
 	d := row.Decide(effects.Change{Old: oldMsg.Get(fd), New: newMsg.Get(fd), OldSpec: w.oldSpec, NewSpec: w.newSpec,
 		Removed: oldMsg.Has(fd) && !newMsg.Has(fd)})
 	effect, reason, refusal := d.Effect, d.Reason, d.Refusal
+	if row.Rollout != "" && effect.Blocks() {
+		// The cloud cannot make this change to the pool in place; a new pool can have it.
+		if ok, why := w.rotate(row); ok {
+			effect, reason, refusal = effects.Rotate, rotationReason(row, reason), ""
+		} else {
+			reason += why
+		}
+	}
 	role := row.Resource
 	if row.Resource == effects.Stack {
 		role = effects.Component
@@ -298,7 +310,7 @@ func WriteText(w io.Writer, r *Result) error {
 			counts[c.Effect]++
 		}
 		var parts []string
-		for _, e := range []effects.Effect{effects.Replace, effects.Refused, effects.Update, effects.Ignored} {
+		for _, e := range []effects.Effect{effects.Replace, effects.Refused, effects.Rotate, effects.Update, effects.Ignored} {
 			if counts[e] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[e], e))
 			}
@@ -310,6 +322,9 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(&b, "         on %s\n", c.Resource)
 			fmt.Fprintf(&b, "         %s\n", c.Reason)
 		}
+	}
+	for _, rot := range r.Rotations {
+		writeRotation(&b, rot)
 	}
 	if r.Cost != nil && len(r.Changes) > 0 {
 		fmt.Fprintf(&b, "\nmonthly cost: %s\n", r.Cost)
@@ -334,4 +349,15 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// writeRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.
+func writeRotation(b *strings.Builder, rot Rotation) {
+	fmt.Fprintf(b, "\nrotation of pool %s (%s: %s):\n", rot.Name, rot.Pool, strings.Join(rot.Changes, ", "))
+	for i, s := range rot.Steps {
+		fmt.Fprintf(b, "  %d. %-10s %s\n", i+1, s.Action, s.Detail)
+		if s.Cost != nil {
+			fmt.Fprintf(b, "     %-10s meanwhile %s\n", "", s.Cost)
+		}
+	}
 }

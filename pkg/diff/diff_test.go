@@ -347,6 +347,43 @@ var pairs = []pair{
 	{name: "resizing a DigitalOcean pool replaces the pool", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb" }),
 		path:   "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
+	{name: "allowing a DigitalOcean pool to rotate sends nothing", kind: doPool,
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		path:   "spec.rollout", effect: effects.Ignored},
+	{name: "allowing a Civo pool to rotate sends nothing", kind: civoPool,
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		path:   "spec.rollout", effect: effects.Ignored},
+	{name: "allowing the DigitalOcean default pool to rotate sends nothing", kind: doCluster,
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Rollout = rotate() }),
+		path:   "spec.defaultNodePool.rollout", effect: effects.Ignored},
+	{name: "resizing a DigitalOcean pool that allows rotation rotates it", kind: doPool,
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb"; s.Rollout = rotate() }),
+		path:   "spec.size", effect: effects.Rotate},
+	{name: "a rotation needing more surge nodes than maxSurge allows stays a replacement", kind: doPool,
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
+			s.Size, s.Rollout = "s-8vcpu-16gb", &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, MaxSurge: 1}
+		}),
+		path: "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
+	{name: "a rollout of strategy NONE keeps the replacement refused", kind: doPool,
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
+			s.Size, s.Rollout = "s-8vcpu-16gb", &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_NONE}
+		}),
+		path: "spec.size", effect: effects.Replace, exit: exitcode.Blocked},
+	{name: "removing every label of a DigitalOcean pool that allows rotation rotates it", kind: doPool,
+		edit:   dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "batch"} }),
+		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = nil; s.Rollout = rotate() }),
+		path:   "spec.labels", effect: effects.Rotate},
+	{name: "resizing the default pool of a protected cluster that allows rotation rotates the pool", kind: doCluster,
+		change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
+			s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", rotate()
+		}),
+		path: "spec.defaultNodePool.size", effect: effects.Rotate},
+	{name: "resizing a Civo pool that allows rotation rotates it", kind: civoPool,
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),
+		path:   "spec.size", effect: effects.Rotate},
+	{name: "moving a Civo pool that allows rotation to another region is still refused", kind: civoPool,
+		change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = civov1.CivoRegion_lon1; s.Rollout = rotate() }),
+		path:   "spec.region", effect: effects.Refused, exit: exitcode.Blocked},
 	{name: "scaling a DigitalOcean pool updates it", kind: doPool,
 		change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.NodeCount = 4 }),
 		path:   "spec.nodeCount", effect: effects.Update},
@@ -703,4 +740,9 @@ func TestDiffRejectsInvalidInputAndBadUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rotate is a rollout block that allows rotation.
+func rotate() *sharedv1.Rollout {
+	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
 }

@@ -30,6 +30,10 @@ const (
 	Refused Effect = "refused"
 	// Replace deletes the resource and creates it anew: what ran on it is lost.
 	Replace Effect = "replace"
+	// Rotate carries out what would replace a node pool (or refuse a change to it) the way the
+	// pool's rollout block allows: a pool with the new settings next to the old one, the old one
+	// drained and deleted. diff decides it; no row has it as its Effect.
+	Rotate Effect = "rotate"
 )
 
 // Blocks tells whether a change with this effect must stop a deployment gate.
@@ -122,6 +126,10 @@ type Row struct {
 	// Nil means the module sends an explicit value when the field is absent, so removing it
 	// changes the resource as Effect says, to the default the field's comment names.
 	Removed *Decision
+	// Rollout, when set, is the path of the rollout block (e.g. "spec.rollout") under which a
+	// change this row replaces or refuses can be carried out by rotating the pool instead: the
+	// cloud refuses only an in-place change, and a new pool can have the new value.
+	Rollout string
 }
 
 // Table is the effects table of one manifest kind.
@@ -193,6 +201,19 @@ func Build(k *Table) *Table {
 	k.Types = types
 	sort.Slice(k.Rows, func(i, j int) bool { return k.Rows[i].Path < k.Rows[j].Path })
 	return k
+}
+
+// RolloutReason is what a change that rotation could carry out adds to its reason when the
+// manifest does not allow rotation: the way out.
+func RolloutReason(rollout string) string {
+	return "; to rotate the pool instead (a pool with the new settings next to the old one, the old one drained and " +
+		"deleted) set " + rollout + ".strategy: ROTATE"
+}
+
+// RolloutRow is the row of a pool's rollout block at path.
+func RolloutRow(path string) Row {
+	return Row{Path: path, Resource: Component, Effect: Ignored,
+		Reason: "steers how clusterplane carries out later changes that would replace the pool; nothing is sent to the cloud"}
 }
 
 // Sentence says what changing the field at path of the kind's manifest does, for people

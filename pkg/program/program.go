@@ -129,8 +129,10 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		return exitcode.Invalid
 	}
 	if cloud := cost.CloudOf(newInput); cloud != "" {
-		delta := cost.Compare(oldInput, newInput, prices(cloud, stderr))
+		p := prices(cloud, stderr)
+		delta := cost.Compare(oldInput, newInput, p)
 		result.Cost = &delta
+		result.PriceRotations(p)
 	}
 	write := diff.WriteText
 	if format == "json" {

@@ -67,6 +67,7 @@ export class KubernetesNodePool extends pulumi.ComponentResource {
             resourceInputs["nodeCount"] = args?.nodeCount;
             resourceInputs["nodePoolName"] = args?.nodePoolName;
             resourceInputs["providerConfig"] = args?.providerConfig;
+            resourceInputs["rollout"] = args?.rollout;
             resourceInputs["size"] = args?.size;
             resourceInputs["tags"] = args?.tags;
             resourceInputs["taints"] = args?.taints;
@@ -157,7 +158,11 @@ export interface KubernetesNodePoolArgs {
      */
     providerConfig?: pulumi.Input<inputs.digitalocean.DigitalOceanProviderConfigArgs | undefined>;
     /**
-     * Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+     * Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+     */
+    rollout?: pulumi.Input<inputs.shared.RolloutArgs | undefined>;
+    /**
+     * Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
      *
      * Rules:
      * - required: must be set and not empty

@@ -158,7 +158,11 @@ export namespace digitalocean {
          */
         nodePoolName?: pulumi.Input<string | undefined>;
         /**
-         * Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+         * Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+         */
+        rollout?: pulumi.Input<inputs.shared.RolloutArgs | undefined>;
+        /**
+         * Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
          *
          * Rules:
          * - required: must be set and not empty
@@ -265,6 +269,37 @@ export namespace shared {
          * Optional organization that owns the resource, e.g. "acme". It becomes the `organization` tag and is the first part of the stack name a `valueFrom` reference resolves to.
          */
         org?: pulumi.Input<string | undefined>;
+    }
+
+    /**
+     * Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+     */
+    export interface RolloutArgs {
+        /**
+         * Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+         */
+        deleteEmptyDirData?: pulumi.Input<boolean | undefined>;
+        /**
+         * How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+         *
+         * Rules:
+         * - from 0 to 1440
+         */
+        drainTimeoutMinutes?: pulumi.Input<number | undefined>;
+        /**
+         * The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+         *
+         * Rules:
+         * - from 0 to 5000
+         */
+        maxSurge?: pulumi.Input<number | undefined>;
+        /**
+         * ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+         *
+         * Rules:
+         * - one of: NONE, ROTATE
+         */
+        strategy?: pulumi.Input<enums.shared.RolloutStrategy | undefined>;
     }
 
     /**

@@ -11,14 +11,15 @@ func Effects() *effects.Table {
 		Rows: []effects.Row{
 			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "node_pool_name", Effect: effects.Replace,
 				Reason: "the name is the pool's id in its cluster and Civo does not rename pools: the plugin creates a pool of " +
-					"the new name, then deletes the old one"},
+					"the new name, then deletes the old one", Rollout: "spec.rollout"},
 			{Path: "spec.cluster", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "cluster_id", Effect: effects.Replace,
 				Reason: "a pool cannot move between clusters: the plugin creates the pool in the new cluster, then deletes the old one"},
 			{Path: "spec.region", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "region", Effect: effects.Refused, Refusal: effects.FailsAtApply,
 				Reason: "a pool lives in its cluster's region, and the cluster does not move: the plugin would create the replacement " +
 					"pool in the new region, where Civo has no such cluster, and the create fails (404); nothing changes. The region " +
 					"must stay the cluster's"},
-			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "size", Effect: effects.Replace, Reason: effects.CivoPoolRecreated},
+			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "size", Effect: effects.Replace, Reason: effects.CivoPoolRecreated,
+				Rollout: "spec.rollout"},
 			{Path: "spec.nodeCount", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "node_count", Effect: effects.Update,
 				Reason: "the plugin scales the pool in place (Civo's pool update, count) and waits until the nodes run",
 				When:   effects.IgnoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the plugin leaves it alone", "autoScale")},
@@ -35,7 +36,7 @@ func Effects() *effects.Table {
 				Reason: "the plugin sends the whole taint list and Civo updates the pool's nodes in place; removing every taint " +
 					"sends an empty list, which clears them"},
 			{Path: "spec.publicIpNodePool", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "public_ip_node_pool", Effect: effects.Replace,
-				Reason: effects.CivoPoolRecreated},
+				Reason: effects.CivoPoolRecreated, Rollout: "spec.rollout"},
 			{Path: "spec.waitTimeoutMinutes", Resource: effects.NodePool, Effect: effects.Ignored,
 				Reason: "bounds how long the plugin waits for the pool's nodes in later changes (Pulumi's custom timeouts); nothing is sent to Civo"},
 		},
@@ -53,5 +54,6 @@ func Effects() *effects.Table {
 	})
 	effects.Wire(pool.Attributes, effects.CivoPlugin+"labels", `pkg/civopool sends the labels as a pointer to a map: "labels": {} clears them, `+
 		"which civogo's own KubernetesClusterPoolUpdateConfig (omitempty) cannot")
+	pool.Rows = append(pool.Rows, effects.RolloutRow("spec.rollout"))
 	return effects.Build(pool)
 }

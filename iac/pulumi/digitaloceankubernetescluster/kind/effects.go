@@ -41,14 +41,15 @@ func Effects() *effects.Table {
 				Reason: effects.DOUpdated + "; a removed setting goes back to DigitalOcean's default (the provider sends it empty: expandCAConfigOptsForUpdate)"},
 			{Path: "spec.defaultNodePool.nodePoolName", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.name", Effect: effects.Update, Reason: "DigitalOcean renames the pool in place"},
 			{Path: "spec.defaultNodePool.size", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.size", Effect: effects.Replace,
-				Reason: "the default pool's droplet size is fixed, and the provider replaces the whole cluster, not just the pool: " + effects.DOClusterReplaced},
+				Reason:  "the default pool's droplet size is fixed, and the provider replaces the whole cluster, not just the pool: " + effects.DOClusterReplaced,
+				Rollout: "spec.defaultNodePool.rollout"},
 			{Path: "spec.defaultNodePool.nodeCount", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.node_count", Effect: effects.Update,
 				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, "defaultNodePool", "autoScale")},
 			{Path: "spec.defaultNodePool.autoScale", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.auto_scale", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.minNodes", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.min_nodes", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.maxNodes", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.max_nodes", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.labels", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.labels", Effect: effects.Update, Reason: effects.DOUpdated,
-				Removed: effects.DOLabelsCleared},
+				Removed: effects.DOLabelsCleared, Rollout: "spec.defaultNodePool.rollout"},
 			{Path: "spec.defaultNodePool.taints", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.taint", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.tags", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.tags", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.tags", Resource: effects.Cluster, Attribute: effects.DOCluster + "tags", Effect: effects.Update, Reason: effects.DOUpdated},
@@ -67,6 +68,7 @@ func Effects() *effects.Table {
 	}
 	cluster.Rows = append(cluster.Rows, effects.MetadataRows(effects.Cluster, effects.DOCluster+"tags", "the derived tags change; "+effects.DOUpdated)...)
 	cluster.Rows = append(cluster.Rows, effects.ProviderRows("apiToken", "apiUrl")...)
+	cluster.Rows = append(cluster.Rows, effects.RolloutRow("spec.defaultNodePool.rollout"))
 	cluster.Attributes = effects.Facts(effects.DOCluster, effects.DOClusterSource, map[string]string{
 		"name": "required", "region": "required forcenew", "version": "required",
 		"vpc_uuid": "optional computed forcenew", "cluster_subnet": "optional computed forcenew", "service_subnet": "optional computed forcenew",

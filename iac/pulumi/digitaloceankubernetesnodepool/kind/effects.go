@@ -11,14 +11,15 @@ func Effects() *effects.Table {
 		Rows: []effects.Row{
 			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: effects.DONodePool + "name", Effect: effects.Update, Reason: "DigitalOcean renames the pool in place"},
 			{Path: "spec.cluster", Resource: effects.NodePool, Attribute: effects.DONodePool + "cluster_id", Effect: effects.Replace, Reason: "a pool cannot move between clusters: " + effects.DOPoolReplaced},
-			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.DONodePool + "size", Effect: effects.Replace, Reason: "the droplet size is fixed: " + effects.DOPoolReplaced},
+			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.DONodePool + "size", Effect: effects.Replace, Reason: "the droplet size is fixed: " + effects.DOPoolReplaced,
+				Rollout: "spec.rollout"},
 			{Path: "spec.nodeCount", Resource: effects.NodePool, Attribute: effects.DONodePool + "node_count", Effect: effects.Update,
 				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, "autoScale")},
 			{Path: "spec.autoScale", Resource: effects.NodePool, Attribute: effects.DONodePool + "auto_scale", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.minNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "min_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.maxNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "max_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.labels", Resource: effects.NodePool, Attribute: effects.DONodePool + "labels", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place",
-				Removed: effects.DOLabelsCleared},
+				Removed: effects.DOLabelsCleared, Rollout: "spec.rollout"},
 			{Path: "spec.taints", Resource: effects.NodePool, Attribute: effects.DONodePool + "taint", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.tags", Resource: effects.NodePool, Attribute: effects.DONodePool + "tags", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 		},
@@ -34,5 +35,6 @@ func Effects() *effects.Table {
 	// resourceDigitalOceanKubernetesNodePoolRead sets node_count only when the configuration set
 	// it, which an import has not: the live count is in actual_node_count.
 	pool.ReadBack = map[string]string{"nodeCount": "actualNodeCount"}
+	pool.Rows = append(pool.Rows, effects.RolloutRow("spec.rollout"))
 	return effects.Build(pool)
 }

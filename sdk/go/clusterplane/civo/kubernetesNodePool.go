@@ -111,6 +111,8 @@ type kubernetesNodePoolArgs struct {
 	// - required: must be set to a value
 	// - one of: lon1, fra1, nyc1, phx1, mum1
 	Region CivoRegion `pulumi:"region"`
+	// Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
+	Rollout *shared.Rollout `pulumi:"rollout"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
 	// Rules:
@@ -190,6 +192,8 @@ type KubernetesNodePoolArgs struct {
 	// - required: must be set to a value
 	// - one of: lon1, fra1, nyc1, phx1, mum1
 	Region CivoRegionInput
+	// Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
+	Rollout shared.RolloutPtrInput
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
 	// Rules:

@@ -102,7 +102,9 @@ type kubernetesNodePoolArgs struct {
 	NodePoolName string `pulumi:"nodePoolName"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *DigitalOceanProviderConfig `pulumi:"providerConfig"`
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+	// Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+	Rollout *shared.Rollout `pulumi:"rollout"`
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -176,7 +178,9 @@ type KubernetesNodePoolArgs struct {
 	NodePoolName pulumi.StringInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig DigitalOceanProviderConfigPtrInput
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+	// Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+	Rollout shared.RolloutPtrInput
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
 	//
 	// Rules:
 	// - required: must be set and not empty

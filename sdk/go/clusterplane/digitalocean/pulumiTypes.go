@@ -278,7 +278,9 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// - at most 63 characters
 	// - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
 	NodePoolName *string `pulumi:"nodePoolName"`
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+	// Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+	Rollout *shared.Rollout `pulumi:"rollout"`
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -352,7 +354,9 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// - at most 63 characters
 	// - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
 	NodePoolName pulumi.StringPtrInput `pulumi:"nodePoolName"`
-	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+	// Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+	Rollout shared.RolloutPtrInput `pulumi:"rollout"`
+	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -458,7 +462,12 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) NodePoolName() pulum
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *string { return v.NodePoolName }).(pulumi.StringPtrOutput)
 }
 
-// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+// Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Rollout() shared.RolloutPtrOutput {
+	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) *shared.Rollout { return v.Rollout }).(shared.RolloutPtrOutput)
+}
+
+// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
 //
 // Rules:
 // - required: must be set and not empty

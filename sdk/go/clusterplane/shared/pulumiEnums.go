@@ -10,6 +10,174 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
+// RolloutStrategy is how clusterplane carries out a change the cloud can make only by replacing a node pool (its nodes and their pods gone at once) or, for DigitalOcean's default pool, the whole cluster.
+type RolloutStrategy string
+
+const (
+	// Refuse such a change, as without a rollout block: diff, preview and up stop before anything is replaced.
+	RolloutStrategyNONE = RolloutStrategy("NONE")
+	// Rotate the pool: create a pool with the new settings next to the old one, wait until its nodes are Ready, cordon and drain the old pool's nodes (PodDisruptionBudgets respected, DaemonSets left), delete the old pool, then give the new one the manifest's name where the cloud renames pools.
+	RolloutStrategyROTATE = RolloutStrategy("ROTATE")
+)
+
+func (RolloutStrategy) ElementType() reflect.Type {
+	return reflect.TypeOf((*RolloutStrategy)(nil)).Elem()
+}
+
+func (e RolloutStrategy) ToRolloutStrategyOutput() RolloutStrategyOutput {
+	return pulumi.ToOutput(e).(RolloutStrategyOutput)
+}
+
+func (e RolloutStrategy) ToRolloutStrategyOutputWithContext(ctx context.Context) RolloutStrategyOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(RolloutStrategyOutput)
+}
+
+func (e RolloutStrategy) ToRolloutStrategyPtrOutput() RolloutStrategyPtrOutput {
+	return e.ToRolloutStrategyPtrOutputWithContext(context.Background())
+}
+
+func (e RolloutStrategy) ToRolloutStrategyPtrOutputWithContext(ctx context.Context) RolloutStrategyPtrOutput {
+	return RolloutStrategy(e).ToRolloutStrategyOutputWithContext(ctx).ToRolloutStrategyPtrOutputWithContext(ctx)
+}
+
+func (e RolloutStrategy) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e RolloutStrategy) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e RolloutStrategy) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e RolloutStrategy) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type RolloutStrategyOutput struct{ *pulumi.OutputState }
+
+func (RolloutStrategyOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*RolloutStrategy)(nil)).Elem()
+}
+
+func (o RolloutStrategyOutput) ToRolloutStrategyOutput() RolloutStrategyOutput {
+	return o
+}
+
+func (o RolloutStrategyOutput) ToRolloutStrategyOutputWithContext(ctx context.Context) RolloutStrategyOutput {
+	return o
+}
+
+func (o RolloutStrategyOutput) ToRolloutStrategyPtrOutput() RolloutStrategyPtrOutput {
+	return o.ToRolloutStrategyPtrOutputWithContext(context.Background())
+}
+
+func (o RolloutStrategyOutput) ToRolloutStrategyPtrOutputWithContext(ctx context.Context) RolloutStrategyPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v RolloutStrategy) *RolloutStrategy {
+		return &v
+	}).(RolloutStrategyPtrOutput)
+}
+
+func (o RolloutStrategyOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o RolloutStrategyOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e RolloutStrategy) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o RolloutStrategyOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o RolloutStrategyOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e RolloutStrategy) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type RolloutStrategyPtrOutput struct{ *pulumi.OutputState }
+
+func (RolloutStrategyPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**RolloutStrategy)(nil)).Elem()
+}
+
+func (o RolloutStrategyPtrOutput) ToRolloutStrategyPtrOutput() RolloutStrategyPtrOutput {
+	return o
+}
+
+func (o RolloutStrategyPtrOutput) ToRolloutStrategyPtrOutputWithContext(ctx context.Context) RolloutStrategyPtrOutput {
+	return o
+}
+
+func (o RolloutStrategyPtrOutput) Elem() RolloutStrategyOutput {
+	return o.ApplyT(func(v *RolloutStrategy) RolloutStrategy {
+		if v != nil {
+			return *v
+		}
+		var ret RolloutStrategy
+		return ret
+	}).(RolloutStrategyOutput)
+}
+
+func (o RolloutStrategyPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o RolloutStrategyPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *RolloutStrategy) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// RolloutStrategyInput is an input type that accepts values of the RolloutStrategy enum
+// A concrete instance of `RolloutStrategyInput` can be one of the following:
+//
+//	RolloutStrategyNONE
+//	RolloutStrategyROTATE
+type RolloutStrategyInput interface {
+	pulumi.Input
+
+	ToRolloutStrategyOutput() RolloutStrategyOutput
+	ToRolloutStrategyOutputWithContext(context.Context) RolloutStrategyOutput
+}
+
+var rolloutStrategyPtrType = reflect.TypeOf((**RolloutStrategy)(nil)).Elem()
+
+type RolloutStrategyPtrInput interface {
+	pulumi.Input
+
+	ToRolloutStrategyPtrOutput() RolloutStrategyPtrOutput
+	ToRolloutStrategyPtrOutputWithContext(context.Context) RolloutStrategyPtrOutput
+}
+
+type rolloutStrategyPtr string
+
+func RolloutStrategyPtr(v string) RolloutStrategyPtrInput {
+	return (*rolloutStrategyPtr)(&v)
+}
+
+func (*rolloutStrategyPtr) ElementType() reflect.Type {
+	return rolloutStrategyPtrType
+}
+
+func (in *rolloutStrategyPtr) ToRolloutStrategyPtrOutput() RolloutStrategyPtrOutput {
+	return pulumi.ToOutput(in).(RolloutStrategyPtrOutput)
+}
+
+func (in *rolloutStrategyPtr) ToRolloutStrategyPtrOutputWithContext(ctx context.Context) RolloutStrategyPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(RolloutStrategyPtrOutput)
+}
+
 // TaintEffect is what Kubernetes does with pods that do not tolerate a taint. The value names are the Kubernetes spellings so manifests read `effect: NoSchedule`.
 type TaintEffect string
 
@@ -182,8 +350,12 @@ func (in *taintEffectPtr) ToTaintEffectPtrOutputWithContext(ctx context.Context)
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*RolloutStrategyInput)(nil)).Elem(), RolloutStrategy("NONE"))
+	pulumi.RegisterInputType(reflect.TypeOf((*RolloutStrategyPtrInput)(nil)).Elem(), RolloutStrategy("NONE"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TaintEffectInput)(nil)).Elem(), TaintEffect("NoSchedule"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TaintEffectPtrInput)(nil)).Elem(), TaintEffect("NoSchedule"))
+	pulumi.RegisterOutputType(RolloutStrategyOutput{})
+	pulumi.RegisterOutputType(RolloutStrategyPtrOutput{})
 	pulumi.RegisterOutputType(TaintEffectOutput{})
 	pulumi.RegisterOutputType(TaintEffectPtrOutput{})
 }

@@ -292,6 +292,239 @@ func (o CloudResourceMetadataPtrOutput) Org() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+type Rollout struct {
+	// Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+	DeleteEmptyDirData *bool `pulumi:"deleteEmptyDirData"`
+	// How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+	//
+	// Rules:
+	// - from 0 to 1440
+	DrainTimeoutMinutes *int `pulumi:"drainTimeoutMinutes"`
+	// The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+	//
+	// Rules:
+	// - from 0 to 5000
+	MaxSurge *int `pulumi:"maxSurge"`
+	// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+	//
+	// Rules:
+	// - one of: NONE, ROTATE
+	Strategy *RolloutStrategy `pulumi:"strategy"`
+}
+
+// RolloutInput is an input type that accepts RolloutArgs and RolloutOutput values.
+// You can construct a concrete instance of `RolloutInput` via:
+//
+//	RolloutArgs{...}
+type RolloutInput interface {
+	pulumi.Input
+
+	ToRolloutOutput() RolloutOutput
+	ToRolloutOutputWithContext(context.Context) RolloutOutput
+}
+
+// Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+type RolloutArgs struct {
+	// Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+	DeleteEmptyDirData pulumi.BoolPtrInput `pulumi:"deleteEmptyDirData"`
+	// How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+	//
+	// Rules:
+	// - from 0 to 1440
+	DrainTimeoutMinutes pulumi.IntPtrInput `pulumi:"drainTimeoutMinutes"`
+	// The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+	//
+	// Rules:
+	// - from 0 to 5000
+	MaxSurge pulumi.IntPtrInput `pulumi:"maxSurge"`
+	// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+	//
+	// Rules:
+	// - one of: NONE, ROTATE
+	Strategy RolloutStrategyPtrInput `pulumi:"strategy"`
+}
+
+func (RolloutArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Rollout)(nil)).Elem()
+}
+
+func (i RolloutArgs) ToRolloutOutput() RolloutOutput {
+	return i.ToRolloutOutputWithContext(context.Background())
+}
+
+func (i RolloutArgs) ToRolloutOutputWithContext(ctx context.Context) RolloutOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RolloutOutput)
+}
+
+func (i RolloutArgs) ToRolloutPtrOutput() RolloutPtrOutput {
+	return i.ToRolloutPtrOutputWithContext(context.Background())
+}
+
+func (i RolloutArgs) ToRolloutPtrOutputWithContext(ctx context.Context) RolloutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RolloutOutput).ToRolloutPtrOutputWithContext(ctx)
+}
+
+// RolloutPtrInput is an input type that accepts RolloutArgs, RolloutPtr and RolloutPtrOutput values.
+// You can construct a concrete instance of `RolloutPtrInput` via:
+//
+//	        RolloutArgs{...}
+//
+//	or:
+//
+//	        nil
+type RolloutPtrInput interface {
+	pulumi.Input
+
+	ToRolloutPtrOutput() RolloutPtrOutput
+	ToRolloutPtrOutputWithContext(context.Context) RolloutPtrOutput
+}
+
+type rolloutPtrType RolloutArgs
+
+func RolloutPtr(v *RolloutArgs) RolloutPtrInput {
+	return (*rolloutPtrType)(v)
+}
+
+func (*rolloutPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**Rollout)(nil)).Elem()
+}
+
+func (i *rolloutPtrType) ToRolloutPtrOutput() RolloutPtrOutput {
+	return i.ToRolloutPtrOutputWithContext(context.Background())
+}
+
+func (i *rolloutPtrType) ToRolloutPtrOutputWithContext(ctx context.Context) RolloutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(RolloutPtrOutput)
+}
+
+// Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+type RolloutOutput struct{ *pulumi.OutputState }
+
+func (RolloutOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Rollout)(nil)).Elem()
+}
+
+func (o RolloutOutput) ToRolloutOutput() RolloutOutput {
+	return o
+}
+
+func (o RolloutOutput) ToRolloutOutputWithContext(ctx context.Context) RolloutOutput {
+	return o
+}
+
+func (o RolloutOutput) ToRolloutPtrOutput() RolloutPtrOutput {
+	return o.ToRolloutPtrOutputWithContext(context.Background())
+}
+
+func (o RolloutOutput) ToRolloutPtrOutputWithContext(ctx context.Context) RolloutPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v Rollout) *Rollout {
+		return &v
+	}).(RolloutPtrOutput)
+}
+
+// Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+func (o RolloutOutput) DeleteEmptyDirData() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v Rollout) *bool { return v.DeleteEmptyDirData }).(pulumi.BoolPtrOutput)
+}
+
+// How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+//
+// Rules:
+// - from 0 to 1440
+func (o RolloutOutput) DrainTimeoutMinutes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v Rollout) *int { return v.DrainTimeoutMinutes }).(pulumi.IntPtrOutput)
+}
+
+// The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+//
+// Rules:
+// - from 0 to 5000
+func (o RolloutOutput) MaxSurge() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v Rollout) *int { return v.MaxSurge }).(pulumi.IntPtrOutput)
+}
+
+// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+//
+// Rules:
+// - one of: NONE, ROTATE
+func (o RolloutOutput) Strategy() RolloutStrategyPtrOutput {
+	return o.ApplyT(func(v Rollout) *RolloutStrategy { return v.Strategy }).(RolloutStrategyPtrOutput)
+}
+
+type RolloutPtrOutput struct{ *pulumi.OutputState }
+
+func (RolloutPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**Rollout)(nil)).Elem()
+}
+
+func (o RolloutPtrOutput) ToRolloutPtrOutput() RolloutPtrOutput {
+	return o
+}
+
+func (o RolloutPtrOutput) ToRolloutPtrOutputWithContext(ctx context.Context) RolloutPtrOutput {
+	return o
+}
+
+func (o RolloutPtrOutput) Elem() RolloutOutput {
+	return o.ApplyT(func(v *Rollout) Rollout {
+		if v != nil {
+			return *v
+		}
+		var ret Rollout
+		return ret
+	}).(RolloutOutput)
+}
+
+// Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+func (o RolloutPtrOutput) DeleteEmptyDirData() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Rollout) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.DeleteEmptyDirData
+	}).(pulumi.BoolPtrOutput)
+}
+
+// How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+//
+// Rules:
+// - from 0 to 1440
+func (o RolloutPtrOutput) DrainTimeoutMinutes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Rollout) *int {
+		if v == nil {
+			return nil
+		}
+		return v.DrainTimeoutMinutes
+	}).(pulumi.IntPtrOutput)
+}
+
+// The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+//
+// Rules:
+// - from 0 to 5000
+func (o RolloutPtrOutput) MaxSurge() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Rollout) *int {
+		if v == nil {
+			return nil
+		}
+		return v.MaxSurge
+	}).(pulumi.IntPtrOutput)
+}
+
+// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+//
+// Rules:
+// - one of: NONE, ROTATE
+func (o RolloutPtrOutput) Strategy() RolloutStrategyPtrOutput {
+	return o.ApplyT(func(v *Rollout) *RolloutStrategy {
+		if v == nil {
+			return nil
+		}
+		return v.Strategy
+	}).(RolloutStrategyPtrOutput)
+}
+
 // StringValueOrRef is either a literal string or a reference to an output of another stack. Exactly one of the two is set, e.g. `{value: "3c1e0f62-..."}` or `{valueFrom: {kind: CivoKubernetesCluster, name: prod-fra1}}`.
 type StringValueOrRef struct {
 	// The literal value, e.g. a cluster id. Must not be empty.
@@ -868,6 +1101,8 @@ func (o ValueFromRefPtrOutput) Name() pulumi.StringPtrOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*CloudResourceMetadataInput)(nil)).Elem(), CloudResourceMetadataArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*CloudResourceMetadataPtrInput)(nil)).Elem(), CloudResourceMetadataArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RolloutInput)(nil)).Elem(), RolloutArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*RolloutPtrInput)(nil)).Elem(), RolloutArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*StringValueOrRefInput)(nil)).Elem(), StringValueOrRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*StringValueOrRefPtrInput)(nil)).Elem(), StringValueOrRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TaintInput)(nil)).Elem(), TaintArgs{})
@@ -876,6 +1111,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ValueFromRefPtrInput)(nil)).Elem(), ValueFromRefArgs{})
 	pulumi.RegisterOutputType(CloudResourceMetadataOutput{})
 	pulumi.RegisterOutputType(CloudResourceMetadataPtrOutput{})
+	pulumi.RegisterOutputType(RolloutOutput{})
+	pulumi.RegisterOutputType(RolloutPtrOutput{})
 	pulumi.RegisterOutputType(StringValueOrRefOutput{})
 	pulumi.RegisterOutputType(StringValueOrRefPtrOutput{})
 	pulumi.RegisterOutputType(TaintOutput{})

@@ -35,6 +35,7 @@ class KubernetesNodePoolArgs:
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  provider_config: pulumi.Input[Optional['CivoProviderConfigArgs']] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
+                 rollout: pulumi.Input[Optional['_shared.RolloutArgs']] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]] = None,
                  wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None):
         """
@@ -92,6 +93,7 @@ class KubernetesNodePoolArgs:
                - from 1 to 4999
         :param pulumi.Input['CivoProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
+        :param pulumi.Input['_shared.RolloutArgs'] rollout: Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
                
                Rules:
@@ -122,6 +124,8 @@ class KubernetesNodePoolArgs:
             pulumi.set(__self__, "provider_config", provider_config)
         if public_ip_node_pool is not None:
             pulumi.set(__self__, "public_ip_node_pool", public_ip_node_pool)
+        if rollout is not None:
+            pulumi.set(__self__, "rollout", rollout)
         if taints is not None:
             pulumi.set(__self__, "taints", taints)
         if wait_timeout_minutes is not None:
@@ -313,6 +317,18 @@ class KubernetesNodePoolArgs:
 
     @_builtins.property
     @pulumi.getter
+    def rollout(self) -> pulumi.Input[Optional['_shared.RolloutArgs']]:
+        """
+        Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
+        """
+        return pulumi.get(self, "rollout")
+
+    @rollout.setter
+    def rollout(self, value: pulumi.Input[Optional['_shared.RolloutArgs']]):
+        pulumi.set(self, "rollout", value)
+
+    @_builtins.property
+    @pulumi.getter
     def taints(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]]:
         """
         Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
@@ -360,6 +376,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
                  region: pulumi.Input[Optional['CivoRegion']] = None,
+                 rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
                  wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
@@ -417,6 +434,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                Rules:
                - required: must be set to a value
                - one of: lon1, fra1, nyc1, phx1, mum1
+        :param pulumi.Input[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']] rollout: Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
         :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
                Rules:
@@ -466,6 +484,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
                  region: pulumi.Input[Optional['CivoRegion']] = None,
+                 rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
                  wait_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
@@ -497,6 +516,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
             if region is None and not opts.urn:
                 raise TypeError("Missing required property 'region'")
             __props__.__dict__["region"] = region
+            __props__.__dict__["rollout"] = rollout
             if size is None and not opts.urn:
                 raise TypeError("Missing required property 'size'")
             __props__.__dict__["size"] = size

@@ -141,7 +141,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     """
     size: pulumi.Input[_builtins.str]
     """
-    Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+    Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
 
     Rules:
     - required: must be set and not empty
@@ -198,6 +198,10 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     - at most 63 characters
     - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
     """
+    rollout: NotRequired[pulumi.Input[Optional['_shared.RolloutArgsDict']]]
+    """
+    Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+    """
     tags: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
     """
     DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
@@ -227,12 +231,13 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
                  min_nodes: pulumi.Input[Optional[_builtins.int]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  node_pool_name: pulumi.Input[Optional[_builtins.str]] = None,
+                 rollout: pulumi.Input[Optional['_shared.RolloutArgs']] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]] = None):
         """
         DigitalOceanKubernetesClusterDefaultNodePool is the pool a DOKS cluster is created with.
 
-        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
                
                Rules:
                - required: must be set and not empty
@@ -270,6 +275,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
                - may be left empty; the rules below apply only when it is set
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
+        :param pulumi.Input['_shared.RolloutArgs'] rollout: Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
                
                Rules:
@@ -296,6 +302,8 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
             pulumi.set(__self__, "node_count", node_count)
         if node_pool_name is not None:
             pulumi.set(__self__, "node_pool_name", node_pool_name)
+        if rollout is not None:
+            pulumi.set(__self__, "rollout", rollout)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if taints is not None:
@@ -305,7 +313,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[_builtins.str]:
         """
-        Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool.
+        Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster stays.
 
         Rules:
         - required: must be set and not empty
@@ -415,6 +423,18 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
     @node_pool_name.setter
     def node_pool_name(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "node_pool_name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rollout(self) -> pulumi.Input[Optional['_shared.RolloutArgs']]:
+        """
+        Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+        """
+        return pulumi.get(self, "rollout")
+
+    @rollout.setter
+    def rollout(self, value: pulumi.Input[Optional['_shared.RolloutArgs']]):
+        pulumi.set(self, "rollout", value)
 
     @_builtins.property
     @pulumi.getter

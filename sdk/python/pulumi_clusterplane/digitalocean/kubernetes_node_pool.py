@@ -32,6 +32,7 @@ class KubernetesNodePoolArgs:
                  min_nodes: pulumi.Input[Optional[_builtins.int]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  provider_config: pulumi.Input[Optional['DigitalOceanProviderConfigArgs']] = None,
+                 rollout: pulumi.Input[Optional['_shared.RolloutArgs']] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input['_shared.TaintArgs']]]] = None):
         """
@@ -49,7 +50,7 @@ class KubernetesNodePoolArgs:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
                
                Rules:
                - required: must be set and not empty
@@ -83,6 +84,7 @@ class KubernetesNodePoolArgs:
                - node_count must be at least 1 unless auto_scale is true
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input['DigitalOceanProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
+        :param pulumi.Input['_shared.RolloutArgs'] rollout: Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
                
                Rules:
@@ -113,6 +115,8 @@ class KubernetesNodePoolArgs:
             pulumi.set(__self__, "node_count", node_count)
         if provider_config is not None:
             pulumi.set(__self__, "provider_config", provider_config)
+        if rollout is not None:
+            pulumi.set(__self__, "rollout", rollout)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if taints is not None:
@@ -156,7 +160,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def size(self) -> pulumi.Input[_builtins.str]:
         """
-        Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+        Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
 
         Rules:
         - required: must be set and not empty
@@ -276,6 +280,18 @@ class KubernetesNodePoolArgs:
 
     @_builtins.property
     @pulumi.getter
+    def rollout(self) -> pulumi.Input[Optional['_shared.RolloutArgs']]:
+        """
+        Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+        """
+        return pulumi.get(self, "rollout")
+
+    @rollout.setter
+    def rollout(self, value: pulumi.Input[Optional['_shared.RolloutArgs']]):
+        pulumi.set(self, "rollout", value)
+
+    @_builtins.property
+    @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
         DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
@@ -324,6 +340,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  node_pool_name: pulumi.Input[Optional[_builtins.str]] = None,
                  provider_config: pulumi.Input[Optional[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']]] = None,
+                 rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
@@ -375,7 +392,8 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays.
+        :param pulumi.Input[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']] rollout: Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+        :param pulumi.Input[_builtins.str] size: Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is rotated instead, its pods moved by a drain.
                
                Rules:
                - required: must be set and not empty
@@ -425,6 +443,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  node_pool_name: pulumi.Input[Optional[_builtins.str]] = None,
                  provider_config: pulumi.Input[Optional[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']]] = None,
+                 rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
@@ -452,6 +471,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                 raise TypeError("Missing required property 'node_pool_name'")
             __props__.__dict__["node_pool_name"] = node_pool_name
             __props__.__dict__["provider_config"] = provider_config
+            __props__.__dict__["rollout"] = rollout
             if size is None and not opts.urn:
                 raise TypeError("Missing required property 'size'")
             __props__.__dict__["size"] = size

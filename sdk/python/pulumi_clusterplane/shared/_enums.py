@@ -7,8 +7,24 @@ import pulumi
 from enum import Enum
 
 __all__ = [
+    'RolloutStrategy',
     'TaintEffect',
 ]
+
+
+@pulumi.type_token("clusterplane:shared:RolloutStrategy")
+class RolloutStrategy(_builtins.str, Enum):
+    """
+    RolloutStrategy is how clusterplane carries out a change the cloud can make only by replacing a node pool (its nodes and their pods gone at once) or, for DigitalOcean's default pool, the whole cluster.
+    """
+    NONE = "NONE"
+    """
+    Refuse such a change, as without a rollout block: diff, preview and up stop before anything is replaced.
+    """
+    ROTATE = "ROTATE"
+    """
+    Rotate the pool: create a pool with the new settings next to the old one, wait until its nodes are Ready, cordon and drain the old pool's nodes (PodDisruptionBudgets respected, DaemonSets left), delete the old pool, then give the new one the manifest's name where the cloud renames pools.
+    """
 
 
 @pulumi.type_token("clusterplane:shared:TaintEffect")

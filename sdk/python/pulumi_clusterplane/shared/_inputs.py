@@ -18,6 +18,8 @@ from ._enums import *
 __all__ = [
     'CloudResourceMetadataArgs',
     'CloudResourceMetadataArgsDict',
+    'RolloutArgs',
+    'RolloutArgsDict',
     'StringValueOrRefArgs',
     'StringValueOrRefArgsDict',
     'TaintArgs',
@@ -190,6 +192,127 @@ class CloudResourceMetadataArgs:
     @org.setter
     def org(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "org", value)
+
+
+class RolloutArgsDict(TypedDict):
+    """
+    Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+    """
+    delete_empty_dir_data: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+    """
+    drain_timeout_minutes: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+
+    Rules:
+    - from 0 to 1440
+    """
+    max_surge: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+
+    Rules:
+    - from 0 to 5000
+    """
+    strategy: NotRequired[pulumi.Input[Optional['RolloutStrategy']]]
+    """
+    ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+
+    Rules:
+    - one of: NONE, ROTATE
+    """
+
+@pulumi.input_type
+class RolloutArgs:
+    def __init__(__self__, *,
+                 delete_empty_dir_data: pulumi.Input[Optional[_builtins.bool]] = None,
+                 drain_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
+                 max_surge: pulumi.Input[Optional[_builtins.int]] = None,
+                 strategy: pulumi.Input[Optional['RolloutStrategy']] = None):
+        """
+        Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
+
+        :param pulumi.Input[_builtins.bool] delete_empty_dir_data: Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+        :param pulumi.Input[_builtins.int] drain_timeout_minutes: How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+               
+               Rules:
+               - from 0 to 1440
+        :param pulumi.Input[_builtins.int] max_surge: The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+               
+               Rules:
+               - from 0 to 5000
+        :param pulumi.Input['RolloutStrategy'] strategy: ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+               
+               Rules:
+               - one of: NONE, ROTATE
+        """
+        if delete_empty_dir_data is not None:
+            pulumi.set(__self__, "delete_empty_dir_data", delete_empty_dir_data)
+        if drain_timeout_minutes is not None:
+            pulumi.set(__self__, "drain_timeout_minutes", drain_timeout_minutes)
+        if max_surge is not None:
+            pulumi.set(__self__, "max_surge", max_surge)
+        if strategy is not None:
+            pulumi.set(__self__, "strategy", strategy)
+
+    @_builtins.property
+    @pulumi.getter(name="deleteEmptyDirData")
+    def delete_empty_dir_data(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain --delete-emptydir-data does. Default false: such a pod stops the drain.
+        """
+        return pulumi.get(self, "delete_empty_dir_data")
+
+    @delete_empty_dir_data.setter
+    def delete_empty_dir_data(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "delete_empty_dir_data", value)
+
+    @_builtins.property
+    @pulumi.getter(name="drainTimeoutMinutes")
+    def drain_timeout_minutes(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long draining the old pool's nodes may take, in minutes, e.g. 20. Default (0) 30 minutes; at most 1440. A drain that has not finished by then (a PodDisruptionBudget that never allows an eviction) stops the rotation with both pools in place and the old one cordoned.
+
+        Rules:
+        - from 0 to 1440
+        """
+        return pulumi.get(self, "drain_timeout_minutes")
+
+    @drain_timeout_minutes.setter
+    def drain_timeout_minutes(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "drain_timeout_minutes", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxSurge")
+    def max_surge(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The most nodes a rotation may run next to the old pool's, e.g. 3; 0 (the default) sets no bound. A rotation creates the new pool whole (its node_count, or with auto_scale its min_nodes, at least 1) before it drains the old one, so a rotation needing more surge nodes than this is refused: it bounds what a rotation may cost while both pools run.
+
+        Rules:
+        - from 0 to 5000
+        """
+        return pulumi.get(self, "max_surge")
+
+    @max_surge.setter
+    def max_surge(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_surge", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def strategy(self) -> pulumi.Input[Optional['RolloutStrategy']]:
+        """
+        ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
+
+        Rules:
+        - one of: NONE, ROTATE
+        """
+        return pulumi.get(self, "strategy")
+
+    @strategy.setter
+    def strategy(self, value: pulumi.Input[Optional['RolloutStrategy']]):
+        pulumi.set(self, "strategy", value)
 
 
 class StringValueOrRefArgsDict(TypedDict):

@@ -2,6 +2,22 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 
+export const RolloutStrategy = {
+    /**
+     * Refuse such a change, as without a rollout block: diff, preview and up stop before anything is replaced.
+     */
+    NONE: "NONE",
+    /**
+     * Rotate the pool: create a pool with the new settings next to the old one, wait until its nodes are Ready, cordon and drain the old pool's nodes (PodDisruptionBudgets respected, DaemonSets left), delete the old pool, then give the new one the manifest's name where the cloud renames pools.
+     */
+    ROTATE: "ROTATE",
+} as const;
+
+/**
+ * RolloutStrategy is how clusterplane carries out a change the cloud can make only by replacing a node pool (its nodes and their pods gone at once) or, for DigitalOcean's default pool, the whole cluster.
+ */
+export type RolloutStrategy = (typeof RolloutStrategy)[keyof typeof RolloutStrategy];
+
 export const TaintEffect = {
     /**
      * Pods that do not tolerate the taint are not scheduled on the node.

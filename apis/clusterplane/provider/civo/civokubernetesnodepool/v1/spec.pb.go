@@ -81,8 +81,16 @@ type CivoKubernetesNodePoolSpec struct {
 	// 40 for large pools. Default (0) 20 minutes; at most 180. Changing it is ignored: it bounds the
 	// waits of later changes and nothing is sent to Civo.
 	WaitTimeoutMinutes int32 `protobuf:"varint,12,opt,name=wait_timeout_minutes,json=waitTimeoutMinutes,proto3" json:"wait_timeout_minutes,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate
+	// it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings
+	// is created next to this one, this one is cordoned, drained and deleted (see "Rotating node
+	// pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a
+	// rotation that keeps the name goes through a surge pool of its own name and back: twice the
+	// drains. Unset, such a change is refused as before. Changing it is ignored: it steers how
+	// clusterplane carries out later changes, and nothing is sent to Civo.
+	Rollout       *v1.Rollout `protobuf:"bytes,13,opt,name=rollout,proto3" json:"rollout,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CivoKubernetesNodePoolSpec) Reset() {
@@ -199,11 +207,18 @@ func (x *CivoKubernetesNodePoolSpec) GetWaitTimeoutMinutes() int32 {
 	return 0
 }
 
+func (x *CivoKubernetesNodePoolSpec) GetRollout() *v1.Rollout {
+	if x != nil {
+		return x.Rollout
+	}
+	return nil
+}
+
 var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protoreflect.FileDescriptor
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93\x1f\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xce\x1f\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
@@ -227,7 +242,8 @@ const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDe
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12-\n" +
 	"\x13public_ip_node_pool\x18\v \x01(\bR\x10publicIpNodePool\x12<\n" +
 	"\x14wait_timeout_minutes\x18\f \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\xb4\x01(\x00R\x12waitTimeoutMinutes\x1a9\n" +
+	"\xbaH\a\x1a\x05\x18\xb4\x01(\x00R\x12waitTimeoutMinutes\x129\n" +
+	"\arollout\x18\r \x01(\v2\x1f.clusterplane.shared.v1.RolloutR\arollout\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x8f\f\xbaH\x8b\f\x1a\xd3\x01\n" +
@@ -258,17 +274,19 @@ var file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_goTypes
 	(*v1.StringValueOrRef)(nil),        // 2: clusterplane.shared.v1.StringValueOrRef
 	(v11.CivoRegion)(0),                // 3: clusterplane.provider.civo.v1.CivoRegion
 	(*v1.Taint)(nil),                   // 4: clusterplane.shared.v1.Taint
+	(*v1.Rollout)(nil),                 // 5: clusterplane.shared.v1.Rollout
 }
 var file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_depIdxs = []int32{
 	2, // 0: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.cluster:type_name -> clusterplane.shared.v1.StringValueOrRef
 	3, // 1: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.region:type_name -> clusterplane.provider.civo.v1.CivoRegion
 	1, // 2: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.labels:type_name -> clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntry
 	4, // 3: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.taints:type_name -> clusterplane.shared.v1.Taint
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	5, // 4: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.rollout:type_name -> clusterplane.shared.v1.Rollout
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_init() }

@@ -550,7 +550,8 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// updates the pool's name in place.
 	NodePoolName string `protobuf:"bytes,1,opt,name=node_pool_name,json=nodePoolName,proto3" json:"node_pool_name,omitempty"`
 	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the whole
-	// cluster, not just the pool.
+	// cluster, not just the pool; with rollout ROTATE the pool is rotated instead and the cluster
+	// stays.
 	Size string `protobuf:"bytes,2,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
 	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
@@ -582,7 +583,15 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
 	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
 	// in place.
-	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
+	Tags []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Whether a change that would replace the cluster through this pool (its size, or removing every
+	// label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is
+	// created next to this one, this one is cordoned, drained and deleted, and the new one takes its
+	// place as the default pool (DigitalOcean's provider finds the default pool by its
+	// terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in
+	// docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it
+	// steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
+	Rollout       *v11.Rollout `protobuf:"bytes,10,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -680,11 +689,18 @@ func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetTags() []string {
 	return nil
 }
 
+func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetRollout() *v11.Rollout {
+	if x != nil {
+		return x.Rollout
+	}
+	return nil
+}
+
 var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto protoreflect.FileDescriptor
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93)\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93)\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
 	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
 	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xc0\x02\n" +
@@ -731,7 +747,7 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	" scale_down_utilization_threshold\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x00\x00\xf0?)\x00\x00\x00\x00\x00\x00\x00\x00H\x00R\x1dscaleDownUtilizationThreshold\x88\x01\x01\x12m\n" +
 	"\x18scale_down_unneeded_time\x18\x02 \x01(\tB4\xbaH1r/2-^(([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$R\x15scaleDownUnneededTime\x12]\n" +
 	"\texpanders\x18\x03 \x03(\tB?\xbaH<\x92\x019\x10\x05\x18\x01\"3r1R\x06randomR\tmost-podsR\vleast-wasteR\x05priceR\bpriorityR\texpandersB#\n" +
-	"!_scale_down_utilization_threshold\"\xd2\x18\n" +
+	"!_scale_down_utilization_threshold\"\x8d\x19\n" +
 	",DigitalOceanKubernetesClusterDefaultNodePool\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xd8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12\x1a\n" +
 	"\x04size\x18\x02 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
@@ -750,7 +766,9 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_s
 	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12\x9d\x02\n" +
 	"\x04tags\x18\t \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
-	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x1a9\n" +
+	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x129\n" +
+	"\arollout\x18\n" +
+	" \x01(\v2\x1f.clusterplane.shared.v1.RolloutR\arollout\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\xf0\x06\xbaH\xec\x06\x1a\x8a\x01\n" +
@@ -798,6 +816,7 @@ var file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 	(v1.DigitalOceanRegion)(0),   // 6: clusterplane.provider.digitalocean.v1.DigitalOceanRegion
 	(*v11.StringValueOrRef)(nil), // 7: clusterplane.shared.v1.StringValueOrRef
 	(*v11.Taint)(nil),            // 8: clusterplane.shared.v1.Taint
+	(*v11.Rollout)(nil),          // 9: clusterplane.shared.v1.Rollout
 }
 var file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_depIdxs = []int32{
 	6, // 0: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.region:type_name -> clusterplane.provider.digitalocean.v1.DigitalOceanRegion
@@ -808,11 +827,12 @@ var file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 	0, // 5: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow.day:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceDay
 	5, // 6: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.labels:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntry
 	8, // 7: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.taints:type_name -> clusterplane.shared.v1.Taint
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	9, // 8: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.rollout:type_name -> clusterplane.shared.v1.Rollout
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() {

@@ -34,7 +34,8 @@ type DigitalOceanKubernetesNodePoolSpec struct {
 	// stack's `cluster_id` output. Required. Changing it replaces the pool.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,10,opt,name=cluster,proto3" json:"cluster,omitempty"`
 	// Droplet size slug of every node, e.g. "s-2vcpu-4gb". Required. Changing it replaces the pool
-	// with its nodes and the pods on them; the cluster stays.
+	// with its nodes and the pods on them; the cluster stays. With rollout ROTATE the pool is
+	// rotated instead, its pods moved by a drain.
 	Size string `protobuf:"bytes,2,opt,name=size,proto3" json:"size,omitempty"`
 	// Number of nodes, e.g. 3: at least 1 without auto_scale; with auto_scale optional and between
 	// min_nodes and max_nodes, and later changes by the autoscaler are not undone. Changing it updates
@@ -67,7 +68,14 @@ type DigitalOceanKubernetesNodePoolSpec struct {
 	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
 	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
 	// in place.
-	Tags          []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
+	Tags []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Whether a change that would replace the pool (its size, or removing every label) may rotate it
+	// instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next
+	// to this one, this one is cordoned, drained and deleted, and the new one renamed to
+	// node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is
+	// refused as before. Changing it is ignored: it steers how clusterplane carries out later
+	// changes, and nothing is sent to DigitalOcean.
+	Rollout       *v1.Rollout `protobuf:"bytes,11,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -172,11 +180,18 @@ func (x *DigitalOceanKubernetesNodePoolSpec) GetTags() []string {
 	return nil
 }
 
+func (x *DigitalOceanKubernetesNodePoolSpec) GetRollout() *v1.Rollout {
+	if x != nil {
+		return x.Rollout
+	}
+	return nil
+}
+
 var File_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto protoreflect.FileDescriptor
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xa7 \n" +
+	"Oclusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1/spec.proto\x12Dclusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe2 \n" +
 	"\"DigitalOceanKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
 	"\acluster\x18\n" +
@@ -198,7 +213,8 @@ const file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_
 	"\x06taints\x18\b \x03(\v2\x1d.clusterplane.shared.v1.TaintB\x8a\x01\xbaH\x86\x01\xba\x01~\n" +
 	"\x18taints.unique_key_effect\x12,taints must not repeat a key and effect pair\x1a4this.map(t, t.key + ':' + string(t.effect)).unique()\x92\x01\x02\x10 R\x06taints\x12\x9d\x02\n" +
 	"\x04tags\x18\t \x03(\tB\x88\x02\xbaH\x84\x02\x92\x01\x80\x02\x10@\x18\x01\"\xf9\x01\xba\x01\xd9\x01\n" +
-	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x1a9\n" +
+	"\x10tag.not_reserved\x12Qtags must not be k8s or start with k8s: or terraform:, which the provider manages\x1arthis.lowerAscii() != 'k8s' && !this.lowerAscii().startsWith('k8s:') && !this.lowerAscii().startsWith('terraform:')r\x1a2\x18^[a-zA-Z0-9:\\-_]{1,255}$R\x04tags\x129\n" +
+	"\arollout\x18\v \x01(\v2\x1f.clusterplane.shared.v1.RolloutR\arollout\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01:\x8c\x0e\xbaH\x88\x0e\x1a\xe3\x01\n" +
@@ -229,16 +245,18 @@ var file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_sp
 	nil,                         // 1: clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.LabelsEntry
 	(*v1.StringValueOrRef)(nil), // 2: clusterplane.shared.v1.StringValueOrRef
 	(*v1.Taint)(nil),            // 3: clusterplane.shared.v1.Taint
+	(*v1.Rollout)(nil),          // 4: clusterplane.shared.v1.Rollout
 }
 var file_clusterplane_provider_digitalocean_digitaloceankubernetesnodepool_v1_spec_proto_depIdxs = []int32{
 	2, // 0: clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.cluster:type_name -> clusterplane.shared.v1.StringValueOrRef
 	1, // 1: clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.labels:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.LabelsEntry
 	3, // 2: clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.taints:type_name -> clusterplane.shared.v1.Taint
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 3: clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolSpec.rollout:type_name -> clusterplane.shared.v1.Rollout
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() {

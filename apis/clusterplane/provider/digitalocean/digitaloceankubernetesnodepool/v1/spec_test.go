@@ -53,6 +53,9 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 			s.Tags = []string{"pool-workers", "team:apps"}
 			p.Status = &pool.DigitalOceanKubernetesNodePoolStatus{Outputs: &pool.DigitalOceanKubernetesNodePoolStackOutputs{NodePoolId: "np"}}
 		}},
+		{"a pool that allows rotation is accepted", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Rollout = &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, MaxSurge: 3, DrainTimeoutMinutes: 20, DeleteEmptyDirData: true}
+		}},
 		{"autoscaling without node_count is accepted", autoScale(1, 0, 5)},
 		{"autoscaling down to zero nodes is accepted: DigitalOcean scales separate pools to zero", autoScale(0, 0, 3)},
 		{"autoscaling with min, count and max all equal to 1 is accepted", autoScale(1, 1, 1)},
@@ -256,6 +259,14 @@ func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 				{Key: "gpu", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
 			}
 		}, []spectest.Violation{{Field: "spec.taints", Rule: "taints.unique_key_effect"}}, "must not repeat a key and effect pair"},
+
+		// Rollout.
+		{"a rollout with an unknown strategy number is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Rollout = &sharedv1.Rollout{Strategy: 7}
+		}, []spectest.Violation{{Field: "spec.rollout.strategy", Rule: "enum.defined_only"}}, ""},
+		{"a drain timeout over a day is rejected", func(p *pool.DigitalOceanKubernetesNodePool) {
+			p.Spec.Rollout = &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, DrainTimeoutMinutes: 1441}
+		}, []spectest.Violation{{Field: "spec.rollout.drain_timeout_minutes", Rule: "int32.gte_lte"}}, ""},
 
 		// Tags.
 		{"a tag with a space is rejected", func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.Tags = []string{"team apps"} },
