@@ -457,9 +457,15 @@ func (f *Civo) installApps(apps []civogo.KubernetesInstalledApplication, spec st
 func (f *Civo) fillAddresses(c *civogo.KubernetesCluster) {
 	if c.MasterIP == "" {
 		c.MasterIP = fmt.Sprintf("203.0.113.%d", f.next()%250+1)
+		if f.loopback {
+			c.MasterIP = "127.0.0.1"
+		}
 	}
 	if c.APIEndPoint == "" {
 		c.APIEndPoint = "https://" + c.MasterIP + ":6443"
+		if f.loopback {
+			c.APIEndPoint = "https://127.0.0.1:9" // nothing serves it: refused at once
+		}
 	}
 	if c.DNSEntry == "" {
 		c.DNSEntry = c.ID + ".k8s.civo.com"

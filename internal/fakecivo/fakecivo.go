@@ -88,6 +88,8 @@ type Civo struct {
 	applications []civogo.KubernetesMarketplaceApplication
 	held         bool
 	seq          int
+	// loopback makes new clusters' addresses loopback ones (LoopbackEndpoints).
+	loopback bool
 
 	clusters  map[string]*fakeCluster
 	pools     map[string]*fakePool // by cluster id + "/" + pool id
@@ -205,6 +207,11 @@ func (f *Civo) SetVersions(versions ...civogo.KubernetesVersion) {
 func (f *Civo) SetSizes(sizes ...civogo.InstanceSize) {
 	f.locked(func() { f.sizes = slices.Clone(sizes) })
 }
+
+// LoopbackEndpoints makes the clusters created from now on answer a loopback master address and
+// API endpoint (nothing serves it) instead of one from TEST-NET-3. The sandbox promises that
+// nothing leaves the machine, and a client dialling a TEST-NET address sends packets out.
+func (f *Civo) LoopbackEndpoints() { f.locked(func() { f.loopback = true }) }
 
 // Hold, while on, keeps every cluster that is still building BUILDING however often it is read,
 // so a test can stop a deploy in the middle of a create; turned off, the builds carry on.

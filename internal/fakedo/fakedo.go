@@ -108,6 +108,8 @@ type DO struct {
 	lint     map[string][]godo.ClusterlintDiagnostic
 	lintRuns map[string]*lintRun
 	lastLint string
+	// loopback makes new clusters' API endpoints loopback addresses (LoopbackEndpoints).
+	loopback bool
 }
 
 // cluster is a cluster as the fake stores it, its node pools inside.
@@ -416,6 +418,9 @@ func (d *DO) fill(c *godo.KubernetesCluster) {
 	}
 	if c.Endpoint == "" {
 		c.Endpoint = endpoint(c.ID)
+		if d.loopback {
+			c.Endpoint = LoopbackEndpoint
+		}
 	}
 	c.Tags = clusterTags(c.Tags, c.ID)
 	if c.MaintenancePolicy == nil {
@@ -575,6 +580,15 @@ func (d *DO) newDropletID() string {
 	d.nextDroplet++
 	return fmt.Sprint(d.nextDroplet)
 }
+
+// LoopbackEndpoint is a cluster's API endpoint under LoopbackEndpoints: an address on this
+// machine that nothing serves, so a client that dials it is refused at once.
+const LoopbackEndpoint = "https://127.0.0.1:9"
+
+// LoopbackEndpoints makes the clusters created from now on answer a loopback API endpoint instead
+// of a name under k8s.ondigitalocean.com. The sandbox promises that nothing leaves the machine,
+// and a client dialling such a name (upgrade plan reading a cluster) sends a DNS query out first.
+func (d *DO) LoopbackEndpoints() { d.set(func() { d.loopback = true }) }
 
 func endpoint(clusterID string) string { return "https://" + clusterID + ".k8s.ondigitalocean.com" }
 

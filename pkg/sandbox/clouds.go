@@ -80,6 +80,10 @@ func StartClouds(dir string) (c *Clouds, err error) {
 		c.DO.SetPrice(size, table.Sizes[size])
 	}
 	c.Civo = fakecivo.NewFor(c.owner, CivoToken, "", ports.CivoPort, 0)
+	// Nothing leaves the machine: a cluster's endpoint that a client dials (upgrade plan reading
+	// the cluster) is a loopback address, never a DNS name or a TEST-NET address.
+	c.DO.LoopbackEndpoints()
+	c.Civo.LoopbackEndpoints()
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		seedExamples(c.DO, c.Civo)

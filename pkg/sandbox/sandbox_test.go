@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,27 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the restarted Civo cloud lost the network added before the restart")
+	}
+}
+
+func TestTheSandboxsClustersAnswerLoopbackEndpointsSoNoClientDialsOut(t *testing.T) {
+	clouds, err := StartClouds(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clouds.Close()
+	do, ok := clouds.DO.Cluster(exampleDOCluster)
+	if !ok {
+		t.Fatalf("no cluster %s", exampleDOCluster)
+	}
+	civo, ok := clouds.Civo.Cluster(exampleCivoCluster)
+	if !ok {
+		t.Fatalf("no cluster %s", exampleCivoCluster)
+	}
+	for name, endpoint := range map[string]string{"DigitalOcean": do.Endpoint, "Civo": civo.APIEndPoint, "Civo master": "https://" + civo.MasterIP} {
+		u, err := url.Parse(endpoint)
+		if err != nil || u.Hostname() != "127.0.0.1" {
+			t.Errorf("%s endpoint %q, want one on 127.0.0.1: a name or a public address would be looked up or dialled off the machine", name, endpoint)
+		}
 	}
 }
