@@ -102,6 +102,8 @@ type DO struct {
 	order                 []string            // cluster ids, oldest first
 	clusters              map[string]*cluster
 	nextDroplet, nextIPv4 int
+	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
+	kube kube
 }
 
 // cluster is a cluster as the fake stores it, its node pools inside.
@@ -677,6 +679,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Serve routes a request; it runs with the server's Mu held.
 func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	d := a.do()
+	defer d.syncNodes()
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	route := func(method string, parts ...string) bool {
 		if r.Method != method || len(seg) != len(parts) {
