@@ -8,8 +8,12 @@
 #   kwok            sigs.k8s.io/kwok v0.7.0 (simulated kubelets), in its own module tools/kube/kwok
 #                   because it wants client-go v0.33 and the others v0.34
 # They come from these modules, which keep the main go.mod free of k8s.io/kubernetes. A binary
-# newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures (fresh
-# GOCACHE, modules already downloaded, two cores shared with other builds): COLDFIGURES
+# newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures, each
+# with a fresh GOCACHE and the modules already downloaded, on two cores shared with a dozen other
+# builds (load average about 30; an idle machine is several times faster), 2026-11-23:
+#   kube-apiserver about 14 min, etcd 15 s (the previous session's figures)
+#   kwok 26 min (1566 s), kube-scheduler 35 min (2110 s), kube-controller-manager: see the rig report
+#   warm (GOCACHE holding the API server's packages): kube-scheduler 8 min, -controller-manager 17 min
 # Facts: ../shared/design/kubernetes.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +54,7 @@ build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
 build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
 build kwok sigs.k8s.io/kwok/cmd/kwok "$here/kwok"
 "$bin/kube-apiserver" --version
-"$bin/etcd" --version | head -1
+"$bin/etcd" --version | sed -n 1p
 "$bin/kube-controller-manager" --version
 "$bin/kube-scheduler" --version
 "$bin/kwok" --version
