@@ -12,7 +12,7 @@
 # with a fresh GOCACHE and the modules already downloaded, on two cores shared with a dozen other
 # builds (load average about 30; an idle machine is several times faster), 2026-11-23:
 #   kube-apiserver about 14 min, etcd 15 s (the previous session's figures)
-#   kwok 26 min (1566 s), kube-scheduler 35 min (2110 s), kube-controller-manager: see the rig report
+#   kwok 26 min (1566 s), kube-scheduler 35 min (2110 s), kube-controller-manager 24 min (1414 s)
 #   warm (GOCACHE holding the API server's packages): kube-scheduler 8 min, -controller-manager 17 min
 # Facts: ../shared/design/kubernetes.md.
 set -euo pipefail
