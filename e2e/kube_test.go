@@ -39,6 +39,8 @@ type kube struct {
 	token  string
 	client *http.Client
 	dir    string
+	// tokens are the other components' tokens, by user (newKubeCluster starts them).
+	tokens map[string]string
 }
 
 // kubeBinaries are etcd and kube-apiserver, or a failure saying how to build them.
@@ -73,6 +75,16 @@ func lowPort(t *testing.T) int {
 	}
 	t.Fatal("no free loopback port between 20000 and 30000")
 	return 0
+}
+
+// randomHex is a fresh random token.
+func randomHex(t *testing.T) string {
+	t.Helper()
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(secret)
 }
 
 // writePEM writes one PEM block to path, readable by the owner only.
@@ -159,7 +171,8 @@ func startProcess(t *testing.T, dir, name, binary string, args ...string) {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); logf.Close(); close(done) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		// The whole process group: nothing a component started outlives the test.
+		killGroup(cmd)
 		<-done
 		if t.Failed() {
 			// The last lines say why a server refused or died; they hold no token.
@@ -185,12 +198,20 @@ func newKube(t *testing.T) *kube {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	pool := pki(t, dir)
-	secret := make([]byte, 24)
-	if _, err := rand.Read(secret); err != nil {
-		t.Fatal(err)
+	token := randomHex(t)
+	// The other components' identities too, so that newKubeCluster can start them on this server
+	// (../shared/design/kubernetes.md): kwok is a master, the controller manager and the scheduler
+	// are the users the default RBAC roles name.
+	k8sTokens := map[string]string{}
+	var tokens strings.Builder
+	fmt.Fprintf(&tokens, "%s,admin,admin-uid,system:masters\n", token)
+	for _, u := range []struct{ user, group string }{
+		{"kwok", "system:masters"}, {"system:kube-controller-manager", ""}, {"system:kube-scheduler", ""},
+	} {
+		k8sTokens[u.user] = randomHex(t)
+		fmt.Fprintf(&tokens, "%s,%s,%s-uid,%s\n", k8sTokens[u.user], u.user, u.user, u.group)
 	}
-	token := hex.EncodeToString(secret)
-	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(token+",admin,admin-uid,system:masters\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var ports []int
@@ -222,7 +243,7 @@ func newKube(t *testing.T) *kube {
 		"--endpoint-reconciler-type", "none",
 		"--cert-dir", filepath.Join(dir, "certs"))
 	k := &kube{
-		t: t, url: fmt.Sprintf("https://127.0.0.1:%d", secure), token: token, dir: dir,
+		t: t, url: fmt.Sprintf("https://127.0.0.1:%d", secure), token: token, dir: dir, tokens: k8sTokens,
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}},
 	}
 	deadline := time.Now().Add(2 * time.Minute)
@@ -241,6 +262,11 @@ func newKube(t *testing.T) *kube {
 
 // try sends a request as the admin; the status is 0 when none came back.
 func (k *kube) try(method, path string, body any) (int, []byte) {
+	return k.tryWith(method, path, body, "application/json")
+}
+
+// tryWith is try with the body's content type.
+func (k *kube) tryWith(method, path string, body any, contentType string) (int, []byte) {
 	var r io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -256,7 +282,7 @@ func (k *kube) try(method, path string, body any) (int, []byte) {
 		k.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+k.token)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
 	resp, err := k.client.Do(req)
 	if err != nil {

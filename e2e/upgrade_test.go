@@ -3,43 +3,13 @@
 package e2e_test
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/digitalocean/godo"
 )
-
-// kubeconfig is a kubeconfig of the control plane for its admin, as a cloud would serve it.
-func (k *kube) kubeconfig() []byte {
-	k.t.Helper()
-	ca, err := os.ReadFile(filepath.Join(k.dir, "ca.crt"))
-	if err != nil {
-		k.t.Fatal(err)
-	}
-	return []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-contexts:
-- name: e2e
-  context:
-    cluster: e2e
-    user: admin
-current-context: e2e
-users:
-- name: admin
-  user:
-    token: %s
-`, k.url, base64.StdEncoding.EncodeToString(ca), k.token))
-}
 
 func TestUpgradePlanListsBothStepsAndARemovedAPIInUse(t *testing.T) {
 	t.Parallel()

@@ -95,6 +95,8 @@ type Civo struct {
 	pools     map[string]*fakePool // by cluster id + "/" + pool id
 	networks  map[string]*fakeNetwork
 	firewalls map[string]*fakeFirewall
+	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
+	kube kube
 
 	// BuildPolls is how many GETs a node stays BUILDING after a pool is created or scaled, how
 	// many GETs a new cluster answers BUILDING and an upgraded one UPGRADING.
@@ -496,6 +498,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Serve answers an authorized request; fakecloud holds Mu.
 func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	f := a.civo()
+	defer f.syncKube()
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	if len(seg) < 2 || seg[0] != "v2" {
 		f.fail(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)

@@ -554,17 +554,21 @@ func (d *DO) issue(w http.ResponseWriter, r *http.Request, id string) (*godo.Kub
 
 func (d *DO) credentials(w http.ResponseWriter, r *http.Request, id string) {
 	if creds, _, ok := d.issue(w, r, id); ok {
+		d.realCredentials(id, creds)
 		writeJSON(w, http.StatusOK, creds)
 	}
 }
 
 // kubeconfig is the YAML DigitalOcean serves for kubectl, with a token user.
 func (d *DO) kubeconfig(w http.ResponseWriter, r *http.Request, id string) {
-	if d.setKubeconfig(w, id) {
-		return
-	}
 	creds, cl, ok := d.issue(w, r, id)
 	if !ok {
+		return
+	}
+	if kc, ok := d.servedKubeconfig(id); ok {
+		w.Header().Set("Content-Type", "text/yaml")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(kc)
 		return
 	}
 	name := "do-" + cl.c.RegionSlug + "-" + cl.c.Name

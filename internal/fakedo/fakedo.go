@@ -102,14 +102,14 @@ type DO struct {
 	order                 []string            // cluster ids, oldest first
 	clusters              map[string]*cluster
 	nextDroplet, nextIPv4 int
-	// kubeconfigs are the kubeconfigs SetKubeconfig set, by cluster id.
-	kubeconfigs map[string][]byte
 	// lint is what clusterlint finds, by cluster id (SetClusterlint); lintRuns its runs, by id.
 	lint     map[string][]godo.ClusterlintDiagnostic
 	lintRuns map[string]*lintRun
 	lastLint string
 	// loopback makes new clusters' API endpoints loopback addresses (LoopbackEndpoints).
 	loopback bool
+	// kube ties clusters to real control planes (SetKubeconfig, SetNodes).
+	kube kube
 }
 
 // cluster is a cluster as the fake stores it, its node pools inside.
@@ -697,6 +697,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Serve routes a request; it runs with the server's Mu held.
 func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	d := a.do()
+	defer d.syncNodes()
 	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	route := func(method string, parts ...string) bool {
 		if r.Method != method || len(seg) != len(parts) {

@@ -2,10 +2,19 @@
 # Builds a real Kubernetes control plane for the operator e2e test into .engine/kube at the
 # repository root:
 #   kube-apiserver  k8s.io/kubernetes v1.34.9 (cmd/kube-apiserver)
+#   kube-controller-manager, kube-scheduler  the same module and version (the drain e2e tests need
+#                   Deployments, ReplicaSets and a scheduler to move pods between pools)
 #   etcd            go.etcd.io/etcd/server/v3 v3.6.4 (what kubernetes v1.34.9 asks for)
-# Both come from this module (tools/kube), which keeps the main go.mod free of k8s.io. A binary
-# newer than go.mod and go.sum is kept, so only the first run compiles (about 14 minutes on two
-# busy cores for the API server; etcd 15 s). Facts: ../shared/design/kubernetes.md.
+#   kwok            sigs.k8s.io/kwok v0.7.0 (simulated kubelets), in its own module tools/kube/kwok
+#                   because it wants client-go v0.33 and the others v0.34
+# They come from these modules, which keep the main go.mod free of k8s.io/kubernetes. A binary
+# newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures, each
+# with a fresh GOCACHE and the modules already downloaded, on two cores shared with a dozen other
+# builds (load average about 30; an idle machine is several times faster), 2026-11-23:
+#   kube-apiserver about 14 min, etcd 15 s (the previous session's figures)
+#   kwok 26 min (1566 s), kube-scheduler 35 min (2110 s), kube-controller-manager 24 min (1414 s)
+#   warm (GOCACHE holding the API server's packages): kube-scheduler 8 min, -controller-manager 17 min
+# Facts: ../shared/design/kubernetes.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -25,20 +34,27 @@ ldflags="-s -w \
  -X k8s.io/component-base/version.gitTreeState=clean \
  -X k8s.io/client-go/pkg/version.gitVersion=$kubever"
 
+# build NAME PACKAGE [MODULE-DIR]
 build() {
-	local name=$1 pkg=$2 out=$bin/$1
-	if [[ -x $out && $out -nt $here/go.mod && $out -nt $here/go.sum ]]; then
+	local name=$1 pkg=$2 dir=${3:-$here} out=$bin/$1
+	if [[ -x $out && $out -nt $dir/go.mod && $out -nt $dir/go.sum ]]; then
 		echo "$name: up to date"
 		return
 	fi
 	echo "$name: building $pkg"
 	local start=$SECONDS
-	(cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg")
+	(cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg")
 	mv "$out.tmp" "$out"
 	echo "$name: built in $((SECONDS - start)) s"
 }
 
 build etcd go.etcd.io/etcd/server/v3
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
+build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+build kwok sigs.k8s.io/kwok/cmd/kwok "$here/kwok"
 "$bin/kube-apiserver" --version
-"$bin/etcd" --version | head -1
+"$bin/etcd" --version | sed -n 1p
+"$bin/kube-controller-manager" --version
+"$bin/kube-scheduler" --version
+"$bin/kwok" --version
