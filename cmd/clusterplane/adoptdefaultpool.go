@@ -6,6 +6,7 @@ import (
 	"github.com/pkg/errors"
 
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	domodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/provider"
@@ -31,6 +32,10 @@ func tagDefaultPool(ctx context.Context, t deploy.Target, clusterID string) (str
 		return "", nil
 	}
 	pool := in.GetTarget().GetSpec().GetDefaultNodePool().GetNodePoolName()
+	if pool == "" {
+		// The name the module gives the pool when the manifest gives none.
+		pool = domodule.DefaultNodePoolName
+	}
 	res, err := defaultpool.Client{URL: url, Token: token}.Ensure(ctx, clusterID, pool)
 	if err != nil {
 		return "", errors.Wrap(err, "ready the cluster's default pool for the import")
