@@ -489,7 +489,10 @@ The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotatio
 discover writes it), or --id for one manifest. A manifest without either is refused by name before
 anything is adopted, as is an --id that differs from the manifest's annotation.
 
-Adopting changes nothing in the cloud. Where the manifest differs from the live resource in a way
+Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
+tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
+named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
+otherwise; adopt says so. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
