@@ -72,8 +72,12 @@ func adoptMutations(requests []fakecloud.Request) []string {
 type adoptReport struct {
 	Stacks []struct {
 		File, Stack, Outcome string
-		Resources            []struct{ Type, Name, Operation string }
-		Drift                []struct {
+		Resources            []struct {
+			Type, Name, Operation string
+			// Properties are those the step changes.
+			Properties []string
+		}
+		Drift []struct {
 			Field          string
 			Live, Manifest any
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -565,7 +566,10 @@ The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotatio
 discover writes it), or --id for one manifest. A manifest without either is refused by name before
 anything is adopted, as is an --id that differs from the manifest's annotation.
 
-Adopting changes nothing in the cloud. Where the manifest differs from the live resource in a way
+Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
+tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
+named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
+otherwise; adopt says so. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
@@ -592,7 +596,15 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 				return nil, err
 			},
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-				return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
+				tagged, err := tagDefaultPool(ctx, t, ids[t.Key()])
+				if err != nil {
+					return deploy.Outcome{Target: t, Status: deploy.Failed, Reason: "failed", Err: err}
+				}
+				o := d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
+				if tagged != "" {
+					o.Reason += "; pool " + tagged + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by"
+				}
+				return o
 			}})
 	}
 	return cmd

@@ -183,7 +183,10 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 }
 
 func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata, p civoPool, region, sortKey string) manifest {
-	md := &sharedv1.CloudResourceMetadata{Name: metaName(clusterMD.Name + "-" + p.ID), Annotations: map[string]string{CloudIDAnnotation: p.ID}}
+	// A Civo pool's name is its id only within its cluster: adopt (and the pool's provider, which
+	// imports it) needs the cluster too, as CLUSTER_ID:POOL_NAME.
+	id := CivoPoolID(cl.ID, p.ID)
+	md := &sharedv1.CloudResourceMetadata{Name: metaName(clusterMD.Name + "-" + p.ID), Annotations: map[string]string{CloudIDAnnotation: id}}
 	spec := &poolv1.CivoKubernetesNodePoolSpec{
 		NodePoolName:     p.ID,
 		Cluster:          reference(civoClusterKind, clusterMD),
@@ -195,12 +198,16 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 		PublicIpNodePool: p.PublicIPNodePool,
 	}
 	return manifest{
-		kind: civoPoolKind, cloudID: p.ID, cloud: "Civo", region: region, pool: true,
+		kind: civoPoolKind, cloudID: id, cloud: "Civo", region: region, pool: true,
 		what:     "node pool " + p.ID + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
 		fileBase: md.Name, sortKey: sortKey,
 		msg: &poolv1.CivoKubernetesNodePool{ApiVersion: civoAPIVersion, Kind: civoPoolKind, Metadata: md, Spec: spec},
 	}
 }
+
+// CivoPoolID is the id that adopt takes for a Civo node pool, CLUSTER_ID:POOL_NAME: a pool's name
+// names it only within its cluster.
+func CivoPoolID(clusterID, poolName string) string { return clusterID + ":" + poolName }
 
 // userLabels are a pool's labels without those Civo sets on its nodes by itself.
 func userLabels(in map[string]string) map[string]string {

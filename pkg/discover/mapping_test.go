@@ -154,7 +154,7 @@ func TestEachCivoFieldIsWrittenAsTheCloudHasIt(t *testing.T) {
 				Taints: []taint{{Key: "apps", Value: "only", Effect: "NoExecute"}}})
 		}, want: []string{"kind: CivoKubernetesNodePool", "name: api-workers", "nodePoolName: workers", "region: fra1",
 			"cluster:\n    valueFrom:\n      kind: CivoKubernetesCluster\n      name: api", "labels:\n    workload: apps", "effect: NoExecute",
-			"clusterplane.dev/cloud-id: workers"},
+			"clusterplane.dev/cloud-id: c-9:workers"},
 			without: []string{"kubernetes.civo.com"}},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
+)
+
+// A cluster doctl made with an extra pool carries no terraform:default-node-pool tag, without
+// which the provider cannot import it: adopt tags the pool the manifest names (the module's
+// "default" when it names none) and says so.
+func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(t *testing.T) {
+	const token = "dop_v1_adopt-default-pool-test"
+	do := fakedo.New(t, token)
+	id, _, err := seed.Client{URL: do.URL(), Token: token}.DigitalOcean(context.Background(), seed.Cluster{Tool: seed.Doctl,
+		Name: "dev-fra1", Region: "fra1", Pools: []seed.Pool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2}, {Name: "batch", Count: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(fleet(t), "cluster.yaml")
+	annotate(t, file, id)
+	b := deploytest.New()
+	b.Live(id, map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5", "tags": []any{},
+		"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(2)}})
+	for _, env := range []string{provider.CivoTokenEnv, provider.CivoAPIURLEnv, stackinput.FileEnv} {
+		t.Setenv(env, "")
+	}
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	var stdout, stderr bytes.Buffer
+	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
+	a.deploy.backend = b
+	interactive := false
+	a.deploy.interactive = &interactive
+	if code := a.run([]string{"adopt", file}); code != exitcode.OK {
+		t.Fatalf("adopt = %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	live, _ := do.Cluster(id)
+	for _, p := range live.NodePools {
+		if got := slices.Contains(p.Tags, defaultpool.Tag); got != (p.Name == "default") {
+			t.Errorf("pool %s tagged %s: %t, want it on the manifest's default pool only", p.Name, defaultpool.Tag, got)
+		}
+	}
+	if !strings.Contains(stdout.String(), "was tagged "+defaultpool.Tag) {
+		t.Errorf("adopt does not say it tagged the default pool:\n%s", stdout.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), token) {
+		t.Errorf("adopt printed the token")
+	}
+}
