@@ -93,8 +93,6 @@ func TestAKindIsImportedOnlyFromItsOwnFolderAndTheList(t *testing.T) {
 				continue // the list
 			case strings.HasPrefix(file, "iac/pulumi/"+kind+"/"):
 				continue // the kind's own folder
-			case m[2] != "" && strings.HasPrefix(file, "iac/pulumi/") && strings.Contains(file, "/kind/"):
-				continue // a kind's folder links the other cloud's API, to name its fields as the other cloud's
 			}
 			t.Errorf("%s imports %s: a kind is imported by its own folder and iac/pulumi/registry only", rel, imp.Path.Value)
 		}
