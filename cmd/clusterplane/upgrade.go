@@ -11,15 +11,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/upgrade"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // upgradeCommand is `clusterplane upgrade`, whose one command is plan.
@@ -140,40 +141,88 @@ func nonNil(s []string) []string {
 }
 
 // upgradeCluster is what upgrade plans of a target: a cluster manifest and its cloud; false for
-// a node pool.
+// a node pool (no kubernetes_version). It reads the manifest through its fields' names, so that
+// no kind's API is named outside the kind's folder.
 func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
-	c := upgrade.Cluster{File: t.File, Kind: t.Kind}
-	switch in := t.Input.(type) {
-	case *doclusterv1.DigitalOceanKubernetesClusterStackInput:
-		m, spec := in.GetTarget().GetMetadata(), in.GetTarget().GetSpec()
-		c.Name, c.Env, c.Goal = m.GetName(), m.GetEnv(), m.GetAnnotations()[upgrade.GoalAnnotation]
-		c.ClusterName, c.Region, c.Version = spec.GetClusterName(), spec.GetRegion().String(), spec.GetKubernetesVersion()
-		token, url, err := provider.DigitalOcean.Resolve(in.GetProviderConfig().GetApiToken(), in.GetProviderConfig().GetApiUrl())
-		switch {
-		case err != nil:
-			c.Cloud = noCloud{err}
-		case token == "":
-			c.Cloud = noCloud{errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")}
-		default:
-			c.Cloud = upgrade.NewDigitalOcean(url, token)
-		}
-	case *civoclusterv1.CivoKubernetesClusterStackInput:
-		m, spec := in.GetTarget().GetMetadata(), in.GetTarget().GetSpec()
-		c.Name, c.Env, c.Goal = m.GetName(), m.GetEnv(), m.GetAnnotations()[upgrade.GoalAnnotation]
-		c.ClusterName, c.Region, c.Version = spec.GetClusterName(), spec.GetRegion().String(), spec.GetKubernetesVersion()
-		token, url, err := provider.Civo.Resolve(in.GetProviderConfig().GetApiToken(), in.GetProviderConfig().GetApiUrl())
-		switch {
-		case err != nil:
-			c.Cloud = noCloud{err}
-		case token == "":
-			c.Cloud = noCloud{errors.New("no Civo API token (providerConfig.apiToken or " + provider.CivoTokenEnv + ")")}
-		default:
-			c.Cloud = upgrade.NewCivo(url, token, c.Region)
-		}
+	target := stackinput.Target(t.Input).ProtoReflect()
+	spec := field(target, "spec")
+	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
+		return upgrade.Cluster{}, false
+	}
+	md, pc := field(target, "metadata"), field(t.Input.ProtoReflect(), "provider_config")
+	c := upgrade.Cluster{File: t.File, Kind: t.Kind, Name: text(md, "name"), Env: text(md, "env"),
+		Goal: annotation(md, upgrade.GoalAnnotation), ClusterName: text(spec, "cluster_name"),
+		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
+	var cloud provider.Cloud
+	digitalOcean := false
+	switch cost.CloudOf(t.Input) {
+	case cost.DigitalOcean:
+		cloud, digitalOcean = provider.DigitalOcean, true
+	case cost.Civo:
+		cloud = provider.Civo
 	default:
 		return upgrade.Cluster{}, false
 	}
+	token, url, err := cloud.Resolve(text(pc, "api_token"), text(pc, "api_url"))
+	switch {
+	case err != nil:
+		c.Cloud = noCloud{err}
+	case token == "":
+		c.Cloud = noCloud{errors.Errorf("no %s API token (providerConfig.apiToken or %s)", cloud.Name, cloud.TokenEnv)}
+	case digitalOcean:
+		c.Cloud = upgrade.NewDigitalOcean(url, token)
+	default:
+		c.Cloud = upgrade.NewCivo(url, token, c.Region)
+	}
 	return c, true
+}
+
+// field is m's message field of the proto name, nil when m is nil or has none.
+func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
+	if m == nil {
+		return nil
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil || fd.Message() == nil {
+		return nil
+	}
+	return m.Get(fd).Message()
+}
+
+// text is m's string or enum field of the proto name as a manifest writes it, "" when none.
+func text(m protoreflect.Message, name protoreflect.Name) string {
+	if m == nil {
+		return ""
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	switch {
+	case fd == nil:
+		return ""
+	case fd.Kind() == protoreflect.EnumKind:
+		if v := fd.Enum().Values().ByNumber(m.Get(fd).Enum()); v != nil {
+			return string(v.Name())
+		}
+		return ""
+	case fd.Kind() == protoreflect.StringKind:
+		return m.Get(fd).String()
+	}
+	return ""
+}
+
+// annotation is metadata md's annotation key, "" when unset.
+func annotation(md protoreflect.Message, key string) string {
+	if md == nil {
+		return ""
+	}
+	fd := md.Descriptor().Fields().ByName("annotations")
+	if fd == nil || !fd.IsMap() {
+		return ""
+	}
+	v := md.Get(fd).Map().Get(protoreflect.ValueOfString(key).MapKey())
+	if !v.IsValid() {
+		return ""
+	}
+	return v.String()
 }
 
 // clusterIDs sets each cluster's ID from its stack's cluster_id output where the stack exists,
