@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -596,15 +595,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 				return nil, err
 			},
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-				tagged, err := tagDefaultPool(ctx, t, ids[t.Key()])
-				if err != nil {
-					return deploy.Outcome{Target: t, Status: deploy.Failed, Reason: "failed", Err: err}
-				}
-				o := d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
-				if tagged != "" {
-					o.Reason += "; pool " + tagged + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by"
-				}
-				return o
+				return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
 			}})
 	}
 	return cmd

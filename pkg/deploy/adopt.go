@@ -63,6 +63,15 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	if typ == "" {
 		typ = table.Types[effects.NodePool]
 	}
+	if t.ReadyImport != nil {
+		readied, err := t.ReadyImport(ctx, t.Input, id)
+		if err != nil {
+			return failed(errors.Wrap(err, "ready the resource for its import"))
+		}
+		if readied != "" {
+			defer func() { out.Reason += "; " + readied }()
+		}
+	}
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)

@@ -43,6 +43,8 @@ type Target struct {
 	// Lookup, when set, finds what the cloud already holds under the name of the cluster or node
 	// pool the target creates (see Up); nil looks for nothing.
 	Lookup kinds.Lookup
+	// ReadyImport, when set, readies the live resource before Adopt imports it.
+	ReadyImport kinds.ReadyImport
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -54,7 +56,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		stack = reference.Stack(field(meta, "name").String(), field(meta, "env").String())
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Program, Stack: stack, Input: input, Resources: k.Resources,
-		Effects: k.Effects, Lookup: k.Lookup}
+		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport}
 }
 
 // field is m's field of that proto name; the field's default when m has none.

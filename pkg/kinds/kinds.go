@@ -40,6 +40,9 @@ type Kind struct {
 	Customs   []componentprovider.Custom
 	// Lookup finds what a create of the kind would duplicate; nil looks for nothing.
 	Lookup Lookup
+	// ReadyImport readies a live resource for adopt's import where the kind's provider needs it;
+	// nil needs nothing.
+	ReadyImport ReadyImport
 }
 
 // Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).
@@ -160,6 +163,10 @@ var NoClusterYet = Found{Unchecked: "its cluster's id is not known yet (the refe
 // Resolve reads a StringValueOrRef: its value, or the output of the stack its valueFrom names
 // ("" when that stack does not exist or has no such output).
 type Resolve func(ctx context.Context, ref *sharedv1.StringValueOrRef, defaultOutput string) (string, error)
+
+// ReadyImport readies the live resource id for its import as the stack input's kind, changing
+// only what the provider needs to import it; it says what it changed, "" for nothing.
+type ReadyImport func(ctx context.Context, stackInput proto.Message, id string) (string, error)
 
 // Lookup finds the clusters or node pools a create of the kind would duplicate: of its name,
 // where the manifest puts it (a region, a cluster), in the cloud its provider config (or the

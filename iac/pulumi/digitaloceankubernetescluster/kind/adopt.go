@@ -1,0 +1,43 @@
+package kind
+
+import (
+	"context"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// readyImport readies a cluster of several pools for its import: the provider imports it only
+// when one pool carries terraform:default-node-pool, which clusters made by doctl or the console
+// lack (see pkg/defaultpool). The pool the manifest names as its default pool gets that tag, a
+// tag-only change, and nothing else is touched; a cluster the provider imports as it is asks
+// nothing.
+func readyImport(ctx context.Context, in proto.Message, clusterID string) (string, error) {
+	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
+	pc := input.GetProviderConfig()
+	token, url, err := provider.DigitalOcean.Resolve(pc.GetApiToken(), pc.GetApiUrl())
+	if err != nil {
+		return "", err
+	}
+	if token == "" {
+		// The import fails then with the provider's own words about the token.
+		return "", nil
+	}
+	pool := input.GetTarget().GetSpec().GetDefaultNodePool().GetNodePoolName()
+	if pool == "" {
+		// The name the module gives the pool when the manifest gives none.
+		pool = module.DefaultNodePoolName
+	}
+	res, err := defaultpool.Client{URL: url, Token: token}.Ensure(ctx, clusterID, pool)
+	if err != nil {
+		return "", errors.Wrap(err, "tag the cluster's default pool for the import")
+	}
+	if res.PoolID == "" {
+		return "", nil
+	}
+	return "pool " + res.PoolID + " was tagged " + defaultpool.Tag + ", which the provider imports the default pool by", nil
+}
