@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/labels"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -34,7 +35,9 @@ where it came from. No kubeconfig or token is ever written.
 
 It lists rather than reading resource by resource (DigitalOcean: 200 clusters a page with their
 pools; Civo: 100 a page per region), paced under DigitalOcean's 250 requests a minute, waiting
-as Retry-After says on a 429. Existing files are not overwritten unless --force.
+as Retry-After says on a 429. Existing files are not overwritten unless --force. The clusters
+clusterplane deployed itself (tagged resource-kind:) are left out with their pools, and counted,
+unless --include-managed: their stacks already hold them.
 
 Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
@@ -47,6 +50,7 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 	cmd.Flags().StringVar(&o.Region, "region", "", "only the clusters of this region")
 	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "only the cluster with this name or id, and its pools")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist")
+	cmd.Flags().BoolVar(&o.IncludeManaged, "include-managed", false, "also write the clusters clusterplane deployed (tagged resource-kind:) and their pools")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		var cloud provider.Cloud
 		switch args[0] {
@@ -80,6 +84,10 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 			}
 			a.printError(errors.Wrap(err, "discover"))
 			return cli.Exit(exitcode.Invalid)
+		}
+		if res.Managed > 0 {
+			fmt.Fprintf(a.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks already hold them (--include-managed writes them)\n",
+				res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
 		}
 		for _, n := range res.Notes {
 			fmt.Fprintln(a.Stderr, "note: "+n)
@@ -139,4 +147,12 @@ func discoverCommandLine(cloud string, o discover.Options) string {
 		line += " --cluster " + o.Cluster
 	}
 	return line
+}
+
+// plural is one or many as n says.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

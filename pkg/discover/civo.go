@@ -174,7 +174,8 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		kind: civoClusterKind, cloudID: cl.ID, cloud: "Civo", region: region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.ID + "."}, notes...),
-		msg: &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
+		managed: managedBy(civoClusterKind, cl.Tags),
+		msg:     &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
 	}}
 	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {
 		out = append(out, civoPoolManifest(cl, md, p, region, sortKey))

@@ -214,7 +214,8 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
-		msg: &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
+		managed: managedBy(doClusterKind, cl.Tags),
+		msg:     &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
 	}}
 	for _, p := range cl.NodePools {
 		if p.ID == def.ID {
