@@ -37,10 +37,10 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name              string
-		opts              discover.Options
+		name                     string
+		opts                     discover.Options
 		managed, clusters, pools int
-		noFileStarts      string
+		noFileStarts             string
 	}{
 		{name: "digitalocean", opts: discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 1, noFileStarts: "dev"},
