@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/labels"
 	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -95,8 +96,9 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 		if err := a.writeDiscovered(dir, res.Files, force); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.Stdout, "%d clusters and %d more node pools of %s: %d files in %s (%d requests)\n",
-			res.Clusters, res.Pools, cloud.Name, len(res.Files), dir, res.Requests)
+		fmt.Fprintf(a.Stdout, "%d %s and %d more node %s of %s: %d %s in %s (%d %s)\n",
+			res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloud.Name,
+			len(res.Files), plural(len(res.Files), "file", "files"), dir, res.Requests, plural(res.Requests, "request", "requests"))
 		return nil
 	}
 	return cmd
@@ -110,11 +112,12 @@ func (a *app) writeDiscovered(dir string, files []discover.File, force bool) err
 		for _, f := range files {
 			path := filepath.Join(dir, f.Name)
 			if _, err := os.Lstat(path); err == nil {
-				exist = append(exist, path)
+				exist = append(exist, path+clash(path, f.Kind))
 			}
 		}
 		if len(exist) > 0 {
-			fmt.Fprintf(a.Stderr, "discover: %s exist; nothing written (--force overwrites them)\n", strings.Join(exist, ", "))
+			fmt.Fprintf(a.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist, ", "),
+				plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"))
 			return cli.Exit(exitcode.Blocked)
 		}
 	}
@@ -155,4 +158,18 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// clash says what an existing file holds when it is another kind than the one discover would
+// write there: most often the same name discovered in the other cloud.
+func clash(path, kind string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	head, err := stackinput.ReadHead(data)
+	if err != nil || head.Kind == "" || head.Kind == kind {
+		return ""
+	}
+	return " (it holds a " + head.Kind + "; the file discovered is a " + kind + " of the same name)"
 }

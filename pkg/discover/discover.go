@@ -182,16 +182,17 @@ func wanted(o Options, id, name string) bool {
 	return o.Cluster == "" || o.Cluster == id || o.Cluster == name
 }
 
-// sortManifests orders clusters by region and name, each followed by its pools by name, so the
-// output does not depend on the order the cloud lists them in.
+// sortManifests orders the clusters by region and name, then the pools by their cluster and
+// name, so the output does not depend on the order the cloud lists them in, and reads as adopt
+// takes them: clusters first.
 func sortManifests(ms []manifest) {
 	sort.SliceStable(ms, func(i, j int) bool {
 		a, b := ms[i], ms[j]
-		if a.sortKey != b.sortKey {
-			return a.sortKey < b.sortKey
-		}
 		if a.pool != b.pool {
 			return !a.pool
+		}
+		if a.sortKey != b.sortKey {
+			return a.sortKey < b.sortKey
 		}
 		return a.fileBase < b.fileBase
 	})
