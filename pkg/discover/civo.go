@@ -158,6 +158,12 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		notes = append(notes, "Installed applications: "+strings.Join(names, ", ")+". They are not written as spec.applications: "+
 			"the Civo provider reads them back as none and refuses to change them after creation.")
 	}
+	// Civo's API has no field for the CIDRs: they are rules of the firewall the module created,
+	// and a manifest that names its firewall may not carry them.
+	if managedBy(civoClusterKind, cl.Tags) && cl.FirewallID != "" {
+		notes = append(notes, "spec.apiServerAllowedCidrs is not written: Civo's API has no field for them (they are rules of "+
+			"the firewall "+cl.FirewallID+"), and a manifest naming its firewall cannot carry them.")
+	}
 	def := civoPool{}
 	if len(cl.Pools) > 0 {
 		def = cl.Pools[0]
@@ -198,10 +204,14 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 	return manifest{
 		kind: civoPoolKind, cloudID: p.ID, cloud: "Civo", region: region, pool: true,
 		what:     "node pool " + p.ID + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
-		fileBase: md.Name, sortKey: sortKey,
+		fileBase: md.Name, sortKey: sortKey, notes: []string{civoNoBounds},
 		msg: &poolv1.CivoKubernetesNodePool{ApiVersion: civoAPIVersion, Kind: civoPoolKind, Metadata: md, Spec: spec},
 	}
 }
+
+// civoNoBounds says why a Civo pool's file has no autoscaling: Civo keeps none on a pool.
+const civoNoBounds = "spec.autoScale, minNodes and maxNodes are not written: Civo's API keeps no autoscaling setting " +
+	"or bounds on a pool (the cluster autoscaler takes the bounds as a flag); set them again if the pool had them."
 
 // userLabels are a pool's labels without those Civo sets on its nodes by itself.
 func userLabels(in map[string]string) map[string]string {
