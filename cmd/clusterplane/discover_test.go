@@ -74,3 +74,28 @@ func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 		t.Errorf("exit %d, want %d saying %q:\n%s", code, exitcode.Blocked, want, stderr.String())
 	}
 }
+
+func TestDiscoverSaysHowManyClustersItLeftOutAsClusterplanes(t *testing.T) {
+	const token = "dop_v1_discover-managed-test"
+	do := fakedo.New(t, token)
+	managed := seed.Cluster{Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"}}
+	if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), managed); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DIGITALOCEAN_API_URL", do.URL())
+	t.Setenv("DIGITALOCEAN_TOKEN", token)
+	for _, tt := range []struct {
+		args          []string
+		saying, files string
+	}{
+		{args: nil, saying: "note: 1 cluster clusterplane deployed (tagged resource-kind:) left out", files: "0 files"},
+		{args: []string{"--include-managed"}, files: "1 file"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"discover", "digitalocean", "--dir", t.TempDir()}, tt.args...)
+		code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run(args)
+		if code != exitcode.OK || !strings.Contains(stderr.String(), tt.saying) || !strings.Contains(stdout.String(), tt.files) {
+			t.Errorf("%v: exit %d, want 0 saying %q and %q:\n%s%s", args, code, tt.saying, tt.files, stdout.String(), stderr.String())
+		}
+	}
+}
