@@ -563,7 +563,8 @@ their id with valueFrom; a pool whose cluster is not adopted is skipped.
 
 The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotation + `"] (clusterplane
 discover writes it), or --id for one manifest. A manifest without either is refused by name before
-anything is adopted, as is an --id that differs from the manifest's annotation.
+anything is adopted, as is an --id that differs from the manifest's annotation, and a manifest
+whose stack already holds its cluster or pool (clusterplane deployed or adopted it).
 
 Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
 tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
@@ -589,10 +590,12 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 		o.files = files
 		var ids map[string]string
 		return a.runDeploy(o, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
-			guard: func(_ context.Context, _ deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
+			guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
 				var err error
-				ids, err = adoptIDs(targets, *id)
-				return nil, err
+				if ids, err = adoptIDs(targets, *id); err != nil {
+					return nil, err
+				}
+				return nil, alreadyManaged(ctx, b, targets)
 			},
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})

@@ -11,7 +11,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/labels"
 	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +36,9 @@ where it came from. No kubeconfig or token is ever written.
 
 It lists rather than reading resource by resource (DigitalOcean: 200 clusters a page with their
 pools; Civo: 100 a page per region), paced under DigitalOcean's 250 requests a minute, waiting
-as Retry-After says on a 429. Existing files are not overwritten unless --force.
+as Retry-After says on a 429. Existing files are not overwritten unless --force. The clusters
+clusterplane deployed itself (tagged resource-kind:) are left out with their pools, and counted,
+unless --include-managed: their stacks already hold them.
 
 Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
@@ -47,6 +51,7 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 	cmd.Flags().StringVar(&o.Region, "region", "", "only the clusters of this region")
 	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "only the cluster with this name or id, and its pools")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist")
+	cmd.Flags().BoolVar(&o.IncludeManaged, "include-managed", false, "also write the clusters clusterplane deployed (tagged resource-kind:) and their pools")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		var cloud provider.Cloud
 		switch args[0] {
@@ -81,14 +86,19 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 			a.printError(errors.Wrap(err, "discover"))
 			return cli.Exit(exitcode.Invalid)
 		}
+		if res.Managed > 0 {
+			fmt.Fprintf(a.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks already hold them (--include-managed writes them)\n",
+				res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
+		}
 		for _, n := range res.Notes {
 			fmt.Fprintln(a.Stderr, "note: "+n)
 		}
 		if err := a.writeDiscovered(dir, res.Files, force); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.Stdout, "%d clusters and %d more node pools of %s: %d files in %s (%d requests)\n",
-			res.Clusters, res.Pools, cloud.Name, len(res.Files), dir, res.Requests)
+		fmt.Fprintf(a.Stdout, "%d %s and %d more node %s of %s: %d %s in %s (%d %s)\n",
+			res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloud.Name,
+			len(res.Files), plural(len(res.Files), "file", "files"), dir, res.Requests, plural(res.Requests, "request", "requests"))
 		return nil
 	}
 	return cmd
@@ -102,11 +112,12 @@ func (a *app) writeDiscovered(dir string, files []discover.File, force bool) err
 		for _, f := range files {
 			path := filepath.Join(dir, f.Name)
 			if _, err := os.Lstat(path); err == nil {
-				exist = append(exist, path)
+				exist = append(exist, path+clash(path, f.Kind))
 			}
 		}
 		if len(exist) > 0 {
-			fmt.Fprintf(a.Stderr, "discover: %s exist; nothing written (--force overwrites them)\n", strings.Join(exist, ", "))
+			fmt.Fprintf(a.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist, ", "),
+				plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"))
 			return cli.Exit(exitcode.Blocked)
 		}
 	}
@@ -139,4 +150,26 @@ func discoverCommandLine(cloud string, o discover.Options) string {
 		line += " --cluster " + o.Cluster
 	}
 	return line
+}
+
+// plural is one or many as n says.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// clash says what an existing file holds when it is another kind than the one discover would
+// write there: most often the same name discovered in the other cloud.
+func clash(path, kind string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	head, err := stackinput.ReadHead(data)
+	if err != nil || head.Kind == "" || head.Kind == kind {
+		return ""
+	}
+	return " (it holds a " + head.Kind + "; the file discovered is a " + kind + " of the same name)"
 }

@@ -32,8 +32,8 @@ func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 		{name: "no folder is a usage error", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean"}, code: exitcode.Usage, saying: "--dir"},
 		{name: "no token is invalid input, naming the variable", env: map[string]string{"DIGITALOCEAN_TOKEN": ""}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "DIGITALOCEAN_TOKEN"},
 		{name: "a token the cloud refuses is invalid input, and not printed", env: map[string]string{"DIGITALOCEAN_TOKEN": "wrong-token-value"}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "HTTP 401"},
-		{name: "an account is written", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.OK, saying: "web.yaml"},
-		{name: "existing files are not overwritten", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Blocked, saying: "--force"},
+		{name: "an account is written", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.OK, saying: "1 cluster and 0 more node pools of DigitalOcean: 1 file in " + dir + " (1 request)"},
+		{name: "existing files are not overwritten", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Blocked, saying: "web.yaml exists; nothing written (--force overwrites it)"},
 		{name: "unless --force", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean", "--dir", dir, "--force"}, code: exitcode.OK, saying: "web.yaml"},
 	}
 	for _, tt := range tests {
@@ -58,5 +58,44 @@ func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "web.yaml")); err != nil {
 		t.Error(err)
+	}
+
+	// A file of the same name from the other cloud: the clash says so.
+	other := t.TempDir()
+	civo := "apiVersion: civo.clusterplane.dev/v1\nkind: CivoKubernetesCluster\nmetadata:\n  name: web\n"
+	if err := os.WriteFile(filepath.Join(other, "web.yaml"), []byte(civo), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DIGITALOCEAN_API_URL", do.URL())
+	t.Setenv("DIGITALOCEAN_TOKEN", token)
+	var stdout, stderr bytes.Buffer
+	code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run([]string{"discover", "digitalocean", "--dir", other})
+	if want := "it holds a CivoKubernetesCluster; the file discovered is a DigitalOceanKubernetesCluster"; code != exitcode.Blocked || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, want %d saying %q:\n%s", code, exitcode.Blocked, want, stderr.String())
+	}
+}
+
+func TestDiscoverSaysHowManyClustersItLeftOutAsClusterplanes(t *testing.T) {
+	const token = "dop_v1_discover-managed-test"
+	do := fakedo.New(t, token)
+	managed := seed.Cluster{Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"}}
+	if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), managed); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DIGITALOCEAN_API_URL", do.URL())
+	t.Setenv("DIGITALOCEAN_TOKEN", token)
+	for _, tt := range []struct {
+		args          []string
+		saying, files string
+	}{
+		{args: nil, saying: "note: 1 cluster clusterplane deployed (tagged resource-kind:) left out", files: "0 files"},
+		{args: []string{"--include-managed"}, files: "1 file"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"discover", "digitalocean", "--dir", t.TempDir()}, tt.args...)
+		code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run(args)
+		if code != exitcode.OK || !strings.Contains(stderr.String(), tt.saying) || !strings.Contains(stdout.String(), tt.files) {
+			t.Errorf("%v: exit %d, want 0 saying %q and %q:\n%s%s", args, code, tt.saying, tt.files, stdout.String(), stderr.String())
+		}
 	}
 }

@@ -158,6 +158,12 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		notes = append(notes, "Installed applications: "+strings.Join(names, ", ")+". They are not written as spec.applications: "+
 			"the Civo provider reads them back as none and refuses to change them after creation.")
 	}
+	// Civo's API has no field for the CIDRs: they are rules of the firewall the module created,
+	// and a manifest that names its firewall may not carry them.
+	if managedBy(civoClusterKind, cl.Tags) && cl.FirewallID != "" {
+		notes = append(notes, "spec.apiServerAllowedCidrs is not written: Civo's API has no field for them (they are rules of "+
+			"the firewall "+cl.FirewallID+"), and a manifest naming its firewall cannot carry them.")
+	}
 	def := civoPool{}
 	if len(cl.Pools) > 0 {
 		def = cl.Pools[0]
@@ -174,7 +180,8 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		kind: civoClusterKind, cloudID: cl.ID, cloud: "Civo", region: region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.ID + "."}, notes...),
-		msg: &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
+		managed: managedBy(civoClusterKind, cl.Tags),
+		msg:     &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
 	}}
 	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {
 		out = append(out, civoPoolManifest(cl, md, p, region, sortKey))
@@ -200,7 +207,7 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 	return manifest{
 		kind: civoPoolKind, cloudID: id, cloud: "Civo", region: region, pool: true,
 		what:     "node pool " + p.ID + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
-		fileBase: md.Name, sortKey: sortKey,
+		fileBase: md.Name, sortKey: sortKey, notes: []string{civoNoBounds},
 		msg: &poolv1.CivoKubernetesNodePool{ApiVersion: civoAPIVersion, Kind: civoPoolKind, Metadata: md, Spec: spec},
 	}
 }
@@ -208,6 +215,10 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 // CivoPoolID is the id that adopt takes for a Civo node pool, CLUSTER_ID:POOL_NAME: a pool's name
 // names it only within its cluster.
 func CivoPoolID(clusterID, poolName string) string { return clusterID + ":" + poolName }
+
+// civoNoBounds says why a Civo pool's file has no autoscaling: Civo keeps none on a pool.
+const civoNoBounds = "spec.autoScale, minNodes and maxNodes are not written: Civo's API keeps no autoscaling setting " +
+	"or bounds on a pool (the cluster autoscaler takes the bounds as a flag); set them again if the pool had them."
 
 // userLabels are a pool's labels without those Civo sets on its nodes by itself.
 func userLabels(in map[string]string) map[string]string {

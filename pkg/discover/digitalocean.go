@@ -143,6 +143,10 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 		return nil, errors.Errorf("DigitalOcean cluster %s (%s) has no node pool: skipped", cl.Name, cl.ID)
 	}
 	def, notes := doDefaultPool(cl)
+	// The expiry is what the provider asks the kubeconfig it fetches for; DigitalOcean's API does
+	// not say it back.
+	notes = append(notes, "spec.kubeconfigExpireSeconds is not read: DigitalOcean's API does not return it (it is how long "+
+		"the credentials the provider fetches last); set it again if the stack had one.")
 	md, tags := metadata(doClusterKind, name, cl.ID, withoutCloudTags(cl.Tags))
 	spec := &clusterv1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:         cl.Name,
@@ -214,7 +218,8 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
-		msg: &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
+		managed: managedBy(doClusterKind, cl.Tags),
+		msg:     &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
 	}}
 	for _, p := range cl.NodePools {
 		if p.ID == def.ID {

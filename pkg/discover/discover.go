@@ -55,6 +55,11 @@ type Options struct {
 	HTTPClient *http.Client
 	// PerMinute and Burst pace the requests (0: DefaultPerMinute, DefaultBurst).
 	PerMinute, Burst int
+	// IncludeManaged also writes the clusters clusterplane deployed (those tagged
+	// resource-kind:<its cluster kind>) and their pools. They are left out by default: their
+	// stacks already hold them, and a discovered file would take the module's own resources
+	// (a Civo firewall) for the cloud's.
+	IncludeManaged bool
 }
 
 // File is one manifest to write.
@@ -74,6 +79,9 @@ type Result struct {
 	Clusters, Pools int
 	// Requests is how many requests went to the cloud, retries included.
 	Requests int
+	// Managed counts the clusters left out because clusterplane deployed them (their pools go
+	// with them); always 0 with IncludeManaged.
+	Managed int
 	// Notes are things the files could not say, one sentence each (a pool's labels the cluster
 	// kind cannot carry, a region this version does not know).
 	Notes []string
@@ -109,6 +117,9 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Requests: c.requests(), Notes: notes}
+	if !o.IncludeManaged {
+		found, res.Managed = withoutManaged(found)
+	}
 	if o.Cluster != "" && len(found) == 0 {
 		return nil, errors.Errorf("no %s cluster has the name or id %q%s", o.Cloud, o.Cluster, inRegion(o.Region))
 	}
@@ -127,6 +138,26 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// withoutManaged are the manifests without the clusters clusterplane deployed and their pools,
+// and how many clusters were left out. A pool follows its cluster (they share a sortKey).
+func withoutManaged(ms []manifest) ([]manifest, int) {
+	managed := map[string]bool{}
+	n := 0
+	for _, m := range ms {
+		if !m.pool && m.managed {
+			managed[m.sortKey] = true
+			n++
+		}
+	}
+	var out []manifest
+	for _, m := range ms {
+		if !managed[m.sortKey] {
+			out = append(out, m)
+		}
+	}
+	return out, n
 }
 
 // fileName is base.yaml, or base-2.yaml and so on when two resources share a name.
@@ -151,16 +182,17 @@ func wanted(o Options, id, name string) bool {
 	return o.Cluster == "" || o.Cluster == id || o.Cluster == name
 }
 
-// sortManifests orders clusters by region and name, each followed by its pools by name, so the
-// output does not depend on the order the cloud lists them in.
+// sortManifests orders the clusters by region and name, then the pools by their cluster and
+// name, so the output does not depend on the order the cloud lists them in, and reads as adopt
+// takes them: clusters first.
 func sortManifests(ms []manifest) {
 	sort.SliceStable(ms, func(i, j int) bool {
 		a, b := ms[i], ms[j]
-		if a.sortKey != b.sortKey {
-			return a.sortKey < b.sortKey
-		}
 		if a.pool != b.pool {
 			return !a.pool
+		}
+		if a.sortKey != b.sortKey {
+			return a.sortKey < b.sortKey
 		}
 		return a.fileBase < b.fileBase
 	})

@@ -27,6 +27,8 @@ type manifest struct {
 	pool                bool
 	// sortKey groups a cluster with its pools.
 	sortKey string
+	// managed says that clusterplane deployed the cluster: it carries the resource-kind tag.
+	managed bool
 	// notes are extra header lines: what the manifest could not say.
 	notes []string
 }
@@ -130,7 +132,7 @@ func metaName(s string) string {
 // it are taken out.
 func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudResourceMetadata, []string) {
 	md := &sharedv1.CloudResourceMetadata{Name: metaName(cloudName)}
-	if slices.Contains(tags, labels.ResourceKind+":"+kind) {
+	if managedBy(kind, tags) {
 		for _, t := range tags {
 			key, value, _ := strings.Cut(t, ":")
 			switch key {
@@ -149,6 +151,12 @@ func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudRe
 	}
 	md.Annotations = map[string]string{CloudIDAnnotation: cloudID}
 	return md, withoutDerived(kind, md, tags)
+}
+
+// managedBy tells whether tags hold the resource-kind tag clusterplane gives what it deploys
+// of kind.
+func managedBy(kind string, tags []string) bool {
+	return slices.Contains(tags, labels.ResourceKind+":"+kind)
 }
 
 // withoutDerived are tags without those md's standard labels become for kind.
