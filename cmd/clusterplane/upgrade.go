@@ -27,7 +27,15 @@ func (a *app) upgradeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "upgrade",
 		Short: "Plan Kubernetes upgrades of deployed clusters",
-		Run:   func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
+		// `upgrade FILE` is a plan forgotten, not a request for help: exiting 0 after the help
+		// would read as a plan that found nothing to do.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return errors.Errorf("upgrade has no command %q: to plan the upgrades, run `clusterplane upgrade plan %s`",
+					args[0], strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(a.upgradePlanCommand())
 	return cmd
