@@ -282,7 +282,7 @@ func ReadPlan(name string, data []byte) (*Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, errors.Wrapf(err, "read the plan %s", name)
+		return nil, errors.Wrapf(err, "read the plan %s: not a plan file written by preview --save-plan", name)
 	}
 	if p.Format != PlanFormat {
 		return nil, errors.Errorf("%s is not a clusterplane plan of format %s (it says %q): save it again with preview --save-plan", name, PlanFormat, p.Format)
