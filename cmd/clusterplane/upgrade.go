@@ -132,6 +132,13 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	if err := a.writeRedacted(&out); err != nil {
 		return err
 	}
+	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
+	// upgrade: the deploy commands exit 1 for it too.
+	for _, c := range clusters {
+		if _, ok := c.Cloud.(noCloud); ok {
+			return cli.Exit(exitcode.Invalid)
+		}
+	}
 	for _, p := range plans {
 		if p.Blocked() {
 			return cli.Exit(exitcode.Blocked)
