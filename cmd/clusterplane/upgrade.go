@@ -89,8 +89,16 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	}
 	var clusters []upgrade.Cluster
 	var clusterTargets []deploy.Target
+	byStack := map[string]string{}
 	for _, t := range targets {
 		if c, ok := upgradeCluster(t); ok {
+			// Two files of one stack (a manifest and its .stack-input.yaml twin) would plan the
+			// cluster twice, each a row and a place in the fleet's order: refused, as preview does.
+			if other, ok := byStack[t.Key()]; ok {
+				fmt.Fprintf(a.Stderr, "%s and %s both deploy stack %s: give only one of them\n", other, t.File, t.Key())
+				return cli.Exit(exitcode.Invalid)
+			}
+			byStack[t.Key()] = t.File
 			clusters = append(clusters, c)
 			clusterTargets = append(clusterTargets, t)
 		}
