@@ -356,6 +356,9 @@ cluster), or when the manifest changes what the providers cannot carry out since
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
 		o.files = files
 		if *savePlan != "" {
+			if err := planDestination(*savePlan); err != nil {
+				return err
+			}
 			return a.runDeploy(o, runOp{name: "preview", finish: a.savePlan(*savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.PreviewPlan(ctx, t)
 			}})

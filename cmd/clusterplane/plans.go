@@ -47,6 +47,18 @@ func (a *app) savePlan(file string) func(outcomes []deploy.Outcome) error {
 	}
 }
 
+// planDestination refuses a --save-plan that names a folder, or a file in a folder that does not
+// exist, before the preview runs: otherwise the whole preview ran only to fail at its end.
+func planDestination(file string) error {
+	if info, err := os.Stat(file); err == nil && info.IsDir() {
+		return errors.Errorf("--save-plan %s is a folder: name the plan file to write, such as %s", file, filepath.Join(file, "plan.json"))
+	}
+	if info, err := os.Stat(filepath.Dir(file)); err != nil || !info.IsDir() {
+		return errors.Errorf("--save-plan %s: the folder %s does not exist", file, filepath.Dir(file))
+	}
+	return nil
+}
+
 // readPlan reads the plan file up --plan applies.
 func readPlan(file string) (*deploy.Plan, error) {
 	data, err := os.ReadFile(file)

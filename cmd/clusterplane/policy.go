@@ -13,8 +13,8 @@ import (
 
 // policyOptions are what --policy adds to preview and up.
 type policyOptions struct {
-	// file is --policy's value; nil for a command without the flag.
-	file *string
+	// file is --policy's values; nil for a command without the flag.
+	file *[]string
 	// policy is the compiled policy, nil when none was named.
 	policy *policy.Policy
 	// texts are the manifests' texts by stack key, for the positions of the fields rules name.

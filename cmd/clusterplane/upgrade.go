@@ -28,7 +28,15 @@ func (a *app) upgradeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "upgrade",
 		Short: "Plan Kubernetes upgrades of deployed clusters",
-		Run:   func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
+		// `upgrade FILE` is a plan forgotten, not a request for help: exiting 0 after the help
+		// would read as a plan that found nothing to do.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return errors.Errorf("upgrade has no command %q: to plan the upgrades, run `clusterplane upgrade plan %s`",
+					args[0], strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(a.upgradePlanCommand())
 	return cmd
@@ -82,8 +90,16 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	}
 	var clusters []upgrade.Cluster
 	var clusterTargets []deploy.Target
+	byStack := map[string]string{}
 	for _, t := range targets {
 		if c, ok := upgradeCluster(t); ok {
+			// Two files of one stack (a manifest and its .stack-input.yaml twin) would plan the
+			// cluster twice, each a row and a place in the fleet's order: refused, as preview does.
+			if other, ok := byStack[t.Key()]; ok {
+				fmt.Fprintf(a.Stderr, "%s and %s both deploy stack %s: give only one of them\n", other, t.File, t.Key())
+				return cli.Exit(exitcode.Invalid)
+			}
+			byStack[t.Key()] = t.File
 			clusters = append(clusters, c)
 			clusterTargets = append(clusterTargets, t)
 		}
@@ -124,6 +140,13 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	}
 	if err := a.writeRedacted(&out); err != nil {
 		return err
+	}
+	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
+	// upgrade: the deploy commands exit 1 for it too.
+	for _, c := range clusters {
+		if _, ok := c.Cloud.(noCloud); ok {
+			return cli.Exit(exitcode.Invalid)
+		}
 	}
 	for _, p := range plans {
 		if p.Blocked() {

@@ -111,6 +111,10 @@ func (a *App) report(verdicts []program.Verdict, args []string, output string) e
 			fmt.Fprintf(a.Stdout, "%s: skipped, %s\n", v.File, v.Skipped)
 		default:
 			fmt.Fprintln(a.Stderr, v.Err)
+			// A policy's warnings of a denied manifest are said too, as preview says them.
+			for _, w := range v.Warnings {
+				fmt.Fprintln(a.Stderr, w)
+			}
 		}
 	}
 	switch {

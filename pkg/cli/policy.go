@@ -14,26 +14,29 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// PolicyFlag adds --policy to cmd: the file of the organisation's rules (pkg/policy) that every
-// manifest must keep, $CLUSTERPLANE_POLICY when the flag is not given.
-func PolicyFlag(cmd *cobra.Command) *string {
-	p := cmd.Flags().String("policy", "", "a file of rules in CEL every manifest must keep (see docs/policy.md); default $"+policy.Env)
+// PolicyFlag adds --policy to cmd: the files of the organisation's rules (pkg/policy) that every
+// manifest must keep, $CLUSTERPLANE_POLICY when the flag is not given. The flag repeats, and
+// every file's rules apply: taking only the last would drop rules without a word.
+func PolicyFlag(cmd *cobra.Command) *[]string {
+	p := cmd.Flags().StringArray("policy", nil, "a file (or folder of *.yaml files) of rules in CEL every manifest must keep; repeat it for several (see docs/policy.md); default $"+policy.Env)
 	_ = cmd.RegisterFlagCompletionFunc("policy", ManifestFiles)
 	return p
 }
 
-// LoadPolicy compiles the policy that flag names, or $CLUSTERPLANE_POLICY; nil when neither
+// LoadPolicy compiles the policies the flag names, or $CLUSTERPLANE_POLICY; nil when neither
 // does. A bad rule is an error naming the file, line and column of each: the rules are checked
 // before any manifest is read.
-func LoadPolicy(flag string) (*policy.Policy, error) {
-	path := flag
-	if path == "" {
-		path = os.Getenv(policy.Env)
+func LoadPolicy(flag []string) (*policy.Policy, error) {
+	paths := flag
+	if len(paths) == 0 {
+		if env := os.Getenv(policy.Env); env != "" {
+			paths = []string{env}
+		}
 	}
-	if path == "" {
+	if len(paths) == 0 {
 		return nil, nil
 	}
-	return policy.Load(path)
+	return policy.LoadAll(paths)
 }
 
 // CheckPolicy evaluates pol over the manifest of f (a stack input of p's kind), old the file it

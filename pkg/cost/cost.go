@@ -120,8 +120,12 @@ func Read(ctx context.Context, cloud string) (Prices, string) {
 // which the API does not list, is the table's.
 func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) {
 	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
-		Source: "DigitalOcean sizes API (the HA fee from " + TableSource + ", " + TableDate + ")",
-		Date:   time.Now().UTC().Format(time.DateOnly)}
+		Date: time.Now().UTC().Format(time.DateOnly)}
+	// The report adds the date the sizes were read: the table's own date only when it differs.
+	p.Source = "DigitalOcean sizes API and, for the HA fee, " + TableSource
+	if TableDate != p.Date {
+		p.Source += " of " + TableDate
+	}
 	opt := &godo.ListOptions{PerPage: 200}
 	for {
 		sizes, resp, err := client.Sizes.List(ctx, opt)
@@ -228,6 +232,11 @@ func Compare(oldInput, newInput proto.Message, p Prices) Delta {
 		d.Old = Of(oldInput, p)
 	}
 	d.Min, d.Max = d.New.Min-d.Old.Min, d.New.Max-d.Old.Max
+	// The low ends' difference can be above the high ends' (a fixed pool made autoscaling, say):
+	// the change's range is still from the lower to the higher.
+	if d.Min > d.Max {
+		d.Min, d.Max = d.Max, d.Min
+	}
 	return d
 }
 
@@ -244,7 +253,7 @@ func (e Estimate) String() string {
 // String says the change, "+$24.00/month ($48.00 → $72.00/month; prices: ...)", and, when a
 // size has no known price, that the figure leaves it out: an unknown size never reads as free.
 func (d Delta) String() string {
-	text := money(d.Min, d.Max, true) + "/month"
+	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
 	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
 		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
 	}
@@ -271,6 +280,10 @@ func money(low, high float64, signed bool) string {
 	}
 	if low == high {
 		return one(low)
+	}
+	// A dash between two signed figures reads as a minus ("+$40.00–-$120.00"): words do not.
+	if signed && low < 0 {
+		return one(low) + " to " + one(high)
 	}
 	return one(low) + "–" + one(high)
 }

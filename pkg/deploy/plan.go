@@ -106,11 +106,16 @@ func (u *PlannedUpdate) String() string {
 	if u == nil {
 		return "no update"
 	}
-	s := fmt.Sprintf("version %d (%s %s", u.Version, u.Kind, u.Result)
+	s := u.Kind + " " + u.Result
 	if u.Ended != "" {
 		s += " " + u.Ended
 	}
-	return s + ")"
+	// The file backend numbers no update (every one is version 0): only the time tells two apart,
+	// so a version is said only when there is one.
+	if u.Version == 0 {
+		return s
+	}
+	return fmt.Sprintf("version %d (%s)", u.Version, s)
 }
 
 func (s PlannedStep) String() string {
@@ -282,7 +287,7 @@ func ReadPlan(name string, data []byte) (*Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, errors.Wrapf(err, "read the plan %s", name)
+		return nil, errors.Wrapf(err, "read the plan %s: not a plan file written by preview --save-plan", name)
 	}
 	if p.Format != PlanFormat {
 		return nil, errors.Errorf("%s is not a clusterplane plan of format %s (it says %q): save it again with preview --save-plan", name, PlanFormat, p.Format)

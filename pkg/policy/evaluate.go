@@ -121,7 +121,11 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 			continue
 		}
 		val, _, err := r.program.Eval(vars)
-		result := Result{Rule: r.Name, Level: r.Level, Message: r.Message, Policy: fmt.Sprintf("%s:%d", p.File, r.Line),
+		file := r.File
+		if file == "" {
+			file = p.File
+		}
+		result := Result{Rule: r.Name, Level: r.Level, Message: r.Message, Policy: fmt.Sprintf("%s:%d", file, r.Line),
 			File: in.File, Field: r.Field}
 		switch {
 		case err != nil:

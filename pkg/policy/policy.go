@@ -10,6 +10,8 @@ package policy
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -55,8 +57,9 @@ type Rule struct {
 	Field string
 	// Kinds limits the rule to manifests of these kinds (any case); empty is every kind.
 	Kinds []string
-	// Expression is the CEL text; Line and Column where it starts in the policy file.
+	// Expression is the CEL text; Line and Column where it starts in the policy file, File.
 	Expression   string
+	File         string
 	Line, Column int
 	program      cel.Program
 }
@@ -81,6 +84,59 @@ func Load(path string) (*Policy, error) {
 		return nil, errors.Errorf("%s: is larger than %d MiB, the limit for a policy", path, MaxBytes>>20)
 	}
 	return Parse(path, data)
+}
+
+// LoadAll reads and compiles every policy file paths name, in order, as one policy: a folder
+// stands for its *.yaml and *.yml files in name order. Rule names must be unique across all the
+// files, since a result names its rule: a second rule of a name is refused at its line.
+func LoadAll(paths []string) (*Policy, error) {
+	var files []string
+	for _, path := range paths {
+		info, err := os.Stat(path)
+		if err != nil {
+			return nil, errors.Wrap(err, "read the policy")
+		}
+		if !info.IsDir() {
+			files = append(files, path)
+			continue
+		}
+		var found []string
+		for _, pattern := range []string{"*.yaml", "*.yml"} {
+			m, err := filepath.Glob(filepath.Join(path, pattern))
+			if err != nil {
+				return nil, errors.Wrap(err, "read the policy")
+			}
+			found = append(found, m...)
+		}
+		if len(found) == 0 {
+			return nil, errors.Errorf("%s: a folder with no policy files (*.yaml) in it", path)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	all := &Policy{File: strings.Join(files, ", ")}
+	seen := map[string]*Rule{}
+	var problems []string
+	for _, file := range files {
+		p, err := Load(file)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		for _, r := range p.Rules {
+			if first, ok := seen[r.Name]; ok {
+				problems = append(problems, fmt.Sprintf("%s:%d:%d: rule %q: a second rule of this name (the first is at %s:%d): names must be unique across the policy files",
+					file, r.Line, r.Column, r.Name, first.File, first.Line))
+				continue
+			}
+			seen[r.Name] = r
+			all.Rules = append(all.Rules, r)
+		}
+	}
+	if problems != nil {
+		return nil, errors.New(strings.Join(problems, "\n"))
+	}
+	return all, nil
 }
 
 // Parse compiles the policy text data, named file. Every bad rule is reported at once, each
@@ -180,7 +236,7 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 	if exprNode == nil || strings.TrimSpace(fr.Expression) == "" {
 		return nil, append(problems, prefix(n)+": needs an expression, CEL that is true when the manifest keeps the rule")
 	}
-	r := &Rule{Name: name, Message: fr.Message, Level: level, Field: fr.Field, Kinds: fr.Kinds, Expression: fr.Expression}
+	r := &Rule{Name: name, Message: fr.Message, Level: level, Field: fr.Field, Kinds: fr.Kinds, Expression: fr.Expression, File: file}
 	r.Line, r.Column = exprNode.Line, exprNode.Column
 	ast, iss := env.Compile(fr.Expression)
 	if iss != nil && iss.Err() != nil {
