@@ -74,7 +74,7 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 			fmt.Fprintf(a.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
 			return cli.Exit(exitcode.Invalid)
 		}
-		o.Cloud, o.Token, o.APIURL = args[0], token, apiURL
+		o.Cloud, o.Token, o.APIURL, o.Kinds = args[0], token, apiURL, a.kinds
 		o.Command = discoverCommandLine(args[0], o)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()

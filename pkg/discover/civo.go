@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pkg/errors"
@@ -132,20 +130,20 @@ func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string,
 // takes for the default one, then one per other pool.
 func civoManifests(cl civoCluster, region, name string) []manifest {
 	md, tags := metadata(civoClusterKind, name, cl.ID, cl.Tags)
-	spec := &clusterv1.CivoKubernetesClusterSpec{
-		ClusterName:       cl.Name,
-		Region:            civov1.CivoRegion(civov1.CivoRegion_value[region]),
-		KubernetesVersion: orDefault(cl.KubernetesVersion, cl.Version),
-		ClusterType:       clusterv1.CivoKubernetesClusterType(clusterv1.CivoKubernetesClusterType_value[strings.ToLower(cl.ClusterType)]),
-		Cni:               clusterv1.CivoKubernetesClusterCni(clusterv1.CivoKubernetesClusterCni_value[strings.ToLower(cl.CNIPlugin)]),
-		Tags:              tags,
+	spec := object{
+		"clusterName":       cl.Name,
+		"region":            civov1.CivoRegion(civov1.CivoRegion_value[region]).String(),
+		"kubernetesVersion": orDefault(cl.KubernetesVersion, cl.Version),
+		"clusterType":       strings.ToLower(cl.ClusterType),
+		"cni":               strings.ToLower(cl.CNIPlugin),
+		"tags":              tags,
 	}
 	if cl.NetworkID != "" {
-		spec.Network = literal(cl.NetworkID)
+		spec["network"] = raw(literal(cl.NetworkID))
 	}
 	// Without a firewall the module would create one; the cluster's own is kept instead.
 	if cl.FirewallID != "" {
-		spec.Firewall = literal(cl.FirewallID)
+		spec["firewall"] = raw(literal(cl.FirewallID))
 	}
 	var notes []string
 	// The provider reads a cluster's applications back as none, and refuses any change to them:
@@ -172,8 +170,8 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		notes = append(notes, "The first pool, "+def.ID+", has labels or taints, which the cluster's default pool cannot carry "+
 			"(civo/terraform-provider-civo#380): they are not written.")
 	}
-	spec.DefaultNodePool = &clusterv1.CivoKubernetesClusterDefaultNodePool{
-		Size: def.Size, NodeCount: def.Count, PublicIpNodePool: def.PublicIPNodePool,
+	spec["defaultNodePool"] = object{
+		"size": def.Size, "nodeCount": def.Count, "publicIpNodePool": def.PublicIPNodePool,
 	}
 	sortKey := "civo/" + region + "/" + md.Name + "/" + cl.ID
 	out := []manifest{{
@@ -181,7 +179,7 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.ID + "."}, notes...),
 		managed: managedBy(civoClusterKind, cl.Tags),
-		msg:     &clusterv1.CivoKubernetesCluster{ApiVersion: civoAPIVersion, Kind: civoClusterKind, Metadata: md, Spec: spec},
+		doc:     object{"apiVersion": civoAPIVersion, "kind": civoClusterKind, "metadata": raw(md), "spec": spec},
 	}}
 	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {
 		out = append(out, civoPoolManifest(cl, md, p, region, sortKey))
@@ -194,21 +192,21 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 	// imports it) needs the cluster too, as CLUSTER_ID:POOL_NAME.
 	id := CivoPoolID(cl.ID, p.ID)
 	md := &sharedv1.CloudResourceMetadata{Name: metaName(clusterMD.Name + "-" + p.ID), Annotations: map[string]string{CloudIDAnnotation: id}}
-	spec := &poolv1.CivoKubernetesNodePoolSpec{
-		NodePoolName:     p.ID,
-		Cluster:          reference(civoClusterKind, clusterMD),
-		Region:           civov1.CivoRegion(civov1.CivoRegion_value[region]),
-		Size:             p.Size,
-		NodeCount:        p.Count,
-		Labels:           userLabels(p.Labels),
-		Taints:           taints(p.Taints),
-		PublicIpNodePool: p.PublicIPNodePool,
+	spec := object{
+		"nodePoolName":     p.ID,
+		"cluster":          raw(reference(civoClusterKind, clusterMD)),
+		"region":           civov1.CivoRegion(civov1.CivoRegion_value[region]).String(),
+		"size":             p.Size,
+		"nodeCount":        p.Count,
+		"labels":           userLabels(p.Labels),
+		"taints":           rawTaints(p.Taints),
+		"publicIpNodePool": p.PublicIPNodePool,
 	}
 	return manifest{
 		kind: civoPoolKind, cloudID: id, cloud: "Civo", region: region, pool: true,
 		what:     "node pool " + p.ID + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
 		fileBase: md.Name, sortKey: sortKey, notes: []string{civoNoBounds},
-		msg: &poolv1.CivoKubernetesNodePool{ApiVersion: civoAPIVersion, Kind: civoPoolKind, Metadata: md, Spec: spec},
+		doc: object{"apiVersion": civoAPIVersion, "kind": civoPoolKind, "metadata": raw(md), "spec": spec},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/discover"
@@ -17,7 +18,7 @@ import (
 // deploy.CloudID) and what the pool's provider imports: a pool's name alone names no cluster.
 func TestADiscoveredCivoPoolCarriesTheIDItsProviderImports(t *testing.T) {
 	civo := seededCivo(t)
-	res, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

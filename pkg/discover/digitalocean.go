@@ -6,12 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pkg/errors"
-	"google.golang.org/protobuf/proto"
 )
 
 const (
@@ -148,78 +145,78 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 	notes = append(notes, "spec.kubeconfigExpireSeconds is not read: DigitalOcean's API does not return it (it is how long "+
 		"the credentials the provider fetches last); set it again if the stack had one.")
 	md, tags := metadata(doClusterKind, name, cl.ID, withoutCloudTags(cl.Tags))
-	spec := &clusterv1.DigitalOceanKubernetesClusterSpec{
-		ClusterName:         cl.Name,
-		Region:              digitaloceanv1.DigitalOceanRegion(region),
-		KubernetesVersion:   cl.Version,
-		HighlyAvailable:     cl.HA,
-		AutoUpgrade:         cl.AutoUpgrade,
-		DisableSurgeUpgrade: !cl.SurgeUpgrade,
-		RegistryIntegration: cl.RegistryEnabled,
-		ClusterSubnet:       cl.ClusterSubnet,
-		ServiceSubnet:       cl.ServiceSubnet,
-		Tags:                tags,
+	spec := object{
+		"clusterName":         cl.Name,
+		"region":              digitaloceanv1.DigitalOceanRegion(region).String(),
+		"kubernetesVersion":   cl.Version,
+		"highlyAvailable":     cl.HA,
+		"autoUpgrade":         cl.AutoUpgrade,
+		"disableSurgeUpgrade": !cl.SurgeUpgrade,
+		"registryIntegration": cl.RegistryEnabled,
+		"clusterSubnet":       cl.ClusterSubnet,
+		"serviceSubnet":       cl.ServiceSubnet,
+		"tags":                tags,
 	}
 	if cl.VPCUUID != "" {
-		spec.Vpc = literal(cl.VPCUUID)
+		spec["vpc"] = raw(literal(cl.VPCUUID))
 	}
 	// The module's own window is any day at 00:00; only another one is written.
 	if mp := cl.MaintenancePolicy; mp != nil && !(orDefault(mp.Day, "any") == "any" && orDefault(mp.StartTime, "00:00") == "00:00") {
-		day := clusterv1.DigitalOceanKubernetesClusterMaintenanceDay_value[strings.ToLower(orDefault(mp.Day, "any"))]
-		spec.MaintenanceWindow = &clusterv1.DigitalOceanKubernetesClusterMaintenanceWindow{
-			Day: clusterv1.DigitalOceanKubernetesClusterMaintenanceDay(day), StartTime: hhmm(orDefault(mp.StartTime, "00:00")),
+		spec["maintenanceWindow"] = object{
+			"day": strings.ToLower(orDefault(mp.Day, "any")), "startTime": hhmm(orDefault(mp.StartTime, "00:00")),
 		}
 	}
 	if fw := cl.ControlPlaneFirewall; fw != nil && fw.Enabled != nil && *fw.Enabled {
-		spec.ControlPlaneFirewallAllowedAddresses = fw.AllowedAddresses
+		spec["controlPlaneFirewallAllowedAddresses"] = fw.AllowedAddresses
 		if len(fw.AllowedAddresses) == 0 {
 			notes = append(notes, "The control-plane firewall is on with no address allowed, which a manifest cannot say (an empty list turns it off).")
 		}
 	}
 	if a := cl.ClusterAutoscalerConfiguration; a != nil && (a.ScaleDownUtilizationThreshold != nil || a.ScaleDownUnneededTime != nil || len(a.Expanders) > 0) {
-		spec.ClusterAutoscaler = &clusterv1.DigitalOceanKubernetesClusterAutoscaler{
-			ScaleDownUtilizationThreshold: a.ScaleDownUtilizationThreshold,
-			Expanders:                     a.Expanders,
+		ca := object{"expanders": a.Expanders}
+		if a.ScaleDownUtilizationThreshold != nil {
+			ca["scaleDownUtilizationThreshold"] = *a.ScaleDownUtilizationThreshold
 		}
 		if a.ScaleDownUnneededTime != nil {
-			spec.ClusterAutoscaler.ScaleDownUnneededTime = *a.ScaleDownUnneededTime
+			ca["scaleDownUnneededTime"] = *a.ScaleDownUnneededTime
 		}
+		spec["clusterAutoscaler"] = ca
 	}
 	// A component left out keeps DigitalOcean's default; only one turned on is written.
 	for _, s := range []struct {
 		sw  *doSwitch
-		set **bool
+		key string
 	}{
-		{cl.RoutingAgent, &spec.RoutingAgent},
-		{cl.NvidiaGpuDevicePlugin, &spec.NvidiaGpuDevicePlugin},
-		{cl.AmdGpuDevicePlugin, &spec.AmdGpuDevicePlugin},
-		{cl.AmdGpuDeviceMetricsExporterPlugin, &spec.AmdGpuDeviceMetricsExporterPlugin},
-		{cl.RdmaSharedDevicePlugin, &spec.RdmaSharedDevicePlugin},
+		{cl.RoutingAgent, "routingAgent"},
+		{cl.NvidiaGpuDevicePlugin, "nvidiaGpuDevicePlugin"},
+		{cl.AmdGpuDevicePlugin, "amdGpuDevicePlugin"},
+		{cl.AmdGpuDeviceMetricsExporterPlugin, "amdGpuDeviceMetricsExporterPlugin"},
+		{cl.RdmaSharedDevicePlugin, "rdmaSharedDevicePlugin"},
 	} {
 		if s.sw != nil && s.sw.Enabled != nil && *s.sw.Enabled {
-			*s.set = proto.Bool(true)
+			spec[s.key] = true
 		}
 	}
-	dp := &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{
-		NodePoolName: def.Name,
-		Size:         def.Size,
-		NodeCount:    def.Count,
-		Labels:       def.Labels,
-		Taints:       taints(def.Taints),
+	dp := object{
+		"nodePoolName": def.Name,
+		"size":         def.Size,
+		"nodeCount":    def.Count,
+		"labels":       def.Labels,
+		"taints":       rawTaints(def.Taints),
 		// The default pool carries the cluster's derived tags, not a pool kind's.
-		Tags: withoutDerived(doClusterKind, md, withoutCloudTags(def.Tags)),
+		"tags": withoutDerived(doClusterKind, md, withoutCloudTags(def.Tags)),
 	}
 	if def.AutoScale {
-		dp.AutoScale, dp.MinNodes, dp.MaxNodes = true, def.MinNodes, def.MaxNodes
+		dp["autoScale"], dp["minNodes"], dp["maxNodes"] = true, def.MinNodes, def.MaxNodes
 	}
-	spec.DefaultNodePool = dp
+	spec["defaultNodePool"] = dp
 	sortKey := "digitalocean/" + cl.Region + "/" + md.Name + "/" + cl.ID
 	out := []manifest{{
 		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
 		managed: managedBy(doClusterKind, cl.Tags),
-		msg:     &clusterv1.DigitalOceanKubernetesCluster{ApiVersion: doAPIVersion, Kind: doClusterKind, Metadata: md, Spec: spec},
+		doc:     object{"apiVersion": doAPIVersion, "kind": doClusterKind, "metadata": raw(md), "spec": spec},
 	}}
 	for _, p := range cl.NodePools {
 		if p.ID == def.ID {
@@ -248,23 +245,23 @@ func doDefaultPool(cl doCluster) (doPool, []string) {
 
 func doPoolManifest(cl doCluster, clusterMD *sharedv1.CloudResourceMetadata, p doPool, sortKey string) manifest {
 	md, tags := metadata(doPoolKind, clusterMD.Name+"-"+p.Name, p.ID, withoutCloudTags(p.Tags))
-	spec := &poolv1.DigitalOceanKubernetesNodePoolSpec{
-		NodePoolName: p.Name,
-		Cluster:      reference(doClusterKind, clusterMD),
-		Size:         p.Size,
-		NodeCount:    p.Count,
-		Labels:       p.Labels,
-		Taints:       taints(p.Taints),
-		Tags:         tags,
+	spec := object{
+		"nodePoolName": p.Name,
+		"cluster":      raw(reference(doClusterKind, clusterMD)),
+		"size":         p.Size,
+		"nodeCount":    p.Count,
+		"labels":       p.Labels,
+		"taints":       rawTaints(p.Taints),
+		"tags":         tags,
 	}
 	if p.AutoScale {
-		spec.AutoScale, spec.MinNodes, spec.MaxNodes = true, p.MinNodes, p.MaxNodes
+		spec["autoScale"], spec["minNodes"], spec["maxNodes"] = true, p.MinNodes, p.MaxNodes
 	}
 	return manifest{
 		kind: doPoolKind, cloudID: p.ID, cloud: "DigitalOcean", region: cl.Region, pool: true,
 		what:     "node pool " + p.Name + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
 		fileBase: md.Name, sortKey: sortKey,
-		msg: &poolv1.DigitalOceanKubernetesNodePool{ApiVersion: doAPIVersion, Kind: doPoolKind, Metadata: md, Spec: spec},
+		doc: object{"apiVersion": doAPIVersion, "kind": doPoolKind, "metadata": raw(md), "spec": spec},
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 )
 
@@ -53,6 +54,8 @@ type Options struct {
 	Command string
 	// HTTPClient makes the requests (nil: a client with a 60 s timeout).
 	HTTPClient *http.Client
+	// Kinds are the kinds the manifests are written as (cmd/clusterplane gives registry.Kinds()).
+	Kinds kinds.List
 	// PerMinute and Burst pace the requests (0: DefaultPerMinute, DefaultBurst).
 	PerMinute, Burst int
 	// IncludeManaged also writes the clusters clusterplane deployed (those tagged

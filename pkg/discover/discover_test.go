@@ -13,6 +13,7 @@ import (
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
@@ -85,9 +86,9 @@ func TestTheSeededAccountsAreWrittenTheSameTwiceValidAndWithoutSecrets(t *testin
 		clusters, pool int
 		files          []string
 	}{
-		{opts: discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()}, token: doToken, clusters: 2, pool: 2,
+		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()}, token: doToken, clusters: 2, pool: 2,
 			files: []string{"shop.yaml", "web.yaml", "shop-apps.yaml", "web-batch.yaml"}},
-		{opts: discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()}, token: civoToken, clusters: 2, pool: 1,
+		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()}, token: civoToken, clusters: 2, pool: 1,
 			files: []string{"api.yaml", "edge.yaml", "api-workers.yaml"}},
 	} {
 		t.Run(tc.opts.Cloud, func(t *testing.T) {
@@ -139,7 +140,7 @@ func TestAHundredClustersCostOneListRequest(t *testing.T) {
 		}
 	}
 	do.Reset()
-	res, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestA429IsAnsweredByWaitingAsRetryAfterSays(t *testing.T) {
 	do := seededDO(t)
 	do.Inject(fakecloud.Fault{Method: http.MethodGet, Path: "/v2/kubernetes/clusters", Status: http.StatusTooManyRequests, RetryAfter: time.Second})
 	start := time.Now()
-	res, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestA429IsAnsweredByWaitingAsRetryAfterSays(t *testing.T) {
 func TestErrorsNeverHoldTheTokenOrTheAPIURL(t *testing.T) {
 	do := seededDO(t)
 	do.Inject(fakecloud.Fault{Method: http.MethodGet, Status: http.StatusForbidden, Message: "denied", Times: 10})
-	_, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
 	if err == nil {
 		t.Fatal("a 403 was not an error")
 	}
@@ -187,8 +188,8 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 		opts  discover.Options
 		files string
 	}{
-		{discover.Options{Cluster: "shop"}, "shop.yaml shop-apps.yaml"},
-		{discover.Options{Region: "fra1"}, "web.yaml web-batch.yaml"},
+		{discover.Options{Kinds: registry.Kinds(), Cluster: "shop"}, "shop.yaml shop-apps.yaml"},
+		{discover.Options{Kinds: registry.Kinds(), Region: "fra1"}, "web.yaml web-batch.yaml"},
 	} {
 		o := tc.opts
 		o.Cloud, o.Token, o.APIURL = discover.DigitalOcean, doToken, do.URL()
@@ -208,7 +209,7 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 
 func TestAClusterNamedThatIsNotThereIsAnError(t *testing.T) {
 	do := seededDO(t)
-	_, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Cluster: "nothing"})
+	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Cluster: "nothing"})
 	if err == nil || !strings.Contains(err.Error(), `"nothing"`) {
 		t.Errorf("error %v, want one naming the cluster asked for", err)
 	}
@@ -222,7 +223,7 @@ func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := discover.Discover(context.Background(), discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
@@ -42,13 +43,13 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 		managed, clusters, pools int
 		noFileStarts             string
 	}{
-		{name: "digitalocean", opts: discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1"},
+		{name: "digitalocean", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 1, noFileStarts: "dev"},
-		{name: "digitalocean with --include-managed", opts: discover.Options{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1", IncludeManaged: true},
+		{name: "digitalocean with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1", IncludeManaged: true},
 			managed: 0, clusters: 2, pools: 2},
-		{name: "civo", opts: discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1"},
+		{name: "civo", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 0, noFileStarts: "dev"},
-		{name: "civo with --include-managed", opts: discover.Options{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1", IncludeManaged: true},
+		{name: "civo with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1", IncludeManaged: true},
 			managed: 0, clusters: 2, pools: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

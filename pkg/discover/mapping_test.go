@@ -3,6 +3,8 @@ package discover
 import (
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 )
 
 // doBase is a DigitalOcean cluster as doctl leaves it: surge upgrades on, the default window,
@@ -25,7 +27,7 @@ func doYAML(t *testing.T, cl doCluster) []string {
 	}
 	var out []string
 	for _, m := range ms {
-		data, err := render(m, Options{Command: "clusterplane discover digitalocean"})
+		data, err := render(m, Options{Kinds: registry.Kinds(), Command: "clusterplane discover digitalocean"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +176,7 @@ func TestEachCivoFieldIsWrittenAsTheCloudHasIt(t *testing.T) {
 			if tt.file >= len(ms) {
 				t.Fatalf("%d files, want file %d", len(ms), tt.file)
 			}
-			data, err := render(ms[tt.file], Options{})
+			data, err := render(ms[tt.file], Options{Kinds: registry.Kinds()})
 			if err != nil {
 				t.Fatal(err)
 			}

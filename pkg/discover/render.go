@@ -12,14 +12,13 @@ import (
 	"github.com/pkg/errors"
 	yaml "go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 )
 
 // manifest is one resource found, before it is rendered.
 type manifest struct {
 	kind string
-	// msg is the whole manifest (apiVersion, kind, metadata, spec).
-	msg     proto.Message
+	// doc is the whole manifest (apiVersion, kind, metadata, spec) as its JSON is written.
+	doc     object
 	cloudID string
 	// what says what the manifest describes, for its header: "Kubernetes cluster dev-fra1".
 	what, cloud, region string
@@ -38,7 +37,11 @@ type manifest struct {
 func render(m manifest, o Options) ([]byte, error) {
 	// protojson writes the fields in the proto's order and maps sorted; its spacing is random by
 	// design, which the YAML re-encoding below drops.
-	js, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(m.msg)
+	msg, err := message(o.Kinds, m.kind, m.doc)
+	if err != nil {
+		return nil, err
+	}
+	js, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(msg)
 	if err != nil {
 		return nil, errors.Wrap(err, "encode "+m.what)
 	}
