@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/protofield"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/upgrade"
@@ -168,11 +169,11 @@ func nonNil(s []string) []string {
 // no kind's API is named outside the kind's folder.
 func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
 	target := stackinput.Target(t.Input).ProtoReflect()
-	spec := field(target, "spec")
+	spec := protofield.Message(target, "spec")
 	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
 		return upgrade.Cluster{}, false
 	}
-	md, pc := field(target, "metadata"), field(t.Input.ProtoReflect(), "provider_config")
+	md, pc := protofield.Message(target, "metadata"), protofield.Message(t.Input.ProtoReflect(), "provider_config")
 	c := upgrade.Cluster{File: t.File, Kind: t.Kind, Name: text(md, "name"), Env: text(md, "env"),
 		Goal: annotation(md, upgrade.GoalAnnotation), ClusterName: text(spec, "cluster_name"),
 		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
@@ -198,18 +199,6 @@ func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
 		c.Cloud = upgrade.NewCivo(url, token, c.Region)
 	}
 	return c, true
-}
-
-// field is m's message field of the proto name, nil when m is nil or has none.
-func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
-	if m == nil {
-		return nil
-	}
-	fd := m.Descriptor().Fields().ByName(name)
-	if fd == nil || fd.Message() == nil {
-		return nil
-	}
-	return m.Get(fd).Message()
 }
 
 // text is m's string or enum field of the proto name as a manifest writes it, "" when none.

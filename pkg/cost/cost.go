@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/protofield"
 	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/digitalocean/godo"
@@ -183,17 +184,17 @@ type Estimate struct {
 // Of estimates a stack input's (a message with target.spec) monthly cost with p.
 func Of(input proto.Message, p Prices) Estimate {
 	e := Estimate{Source: p.Source, Date: p.Date}
-	spec := field(field(input.ProtoReflect(), "target"), "spec")
+	spec := protofield.Message(protofield.Message(input.ProtoReflect(), "target"), "spec")
 	if spec == nil {
 		return e
 	}
-	if boolField(spec, "highlyAvailable") {
+	if protofield.Bool(spec, "highlyAvailable") {
 		e.Min += p.HAFee
 		e.Max += p.HAFee
 	}
 	unknown := map[string]bool{}
 	pools(spec, func(pool protoreflect.Message) {
-		size := stringField(pool, "size")
+		size := protofield.String(pool, "size")
 		price, ok := p.Sizes[size]
 		if !ok {
 			if size != "" {
@@ -201,9 +202,9 @@ func Of(input proto.Message, p Prices) Estimate {
 			}
 			return
 		}
-		low, high := intField(pool, "nodeCount"), intField(pool, "nodeCount")
-		if boolField(pool, "autoScale") || !has(pool, "autoScale") && intField(pool, "maxNodes") > 0 {
-			low, high = intField(pool, "minNodes"), intField(pool, "maxNodes")
+		low, high := protofield.Int(pool, "nodeCount"), protofield.Int(pool, "nodeCount")
+		if protofield.Bool(pool, "autoScale") || !has(pool, "autoScale") && protofield.Int(pool, "maxNodes") > 0 {
+			low, high = protofield.Int(pool, "minNodes"), protofield.Int(pool, "maxNodes")
 		}
 		e.Min += float64(low) * price
 		e.Max += float64(high) * price
@@ -305,36 +306,4 @@ func pools(m protoreflect.Message, f func(protoreflect.Message)) {
 
 func has(m protoreflect.Message, jsonName string) bool {
 	return m.Descriptor().Fields().ByJSONName(jsonName) != nil
-}
-
-func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
-	if m == nil {
-		return nil
-	}
-	fd := m.Descriptor().Fields().ByName(name)
-	if fd == nil || fd.Message() == nil {
-		return nil
-	}
-	return m.Get(fd).Message()
-}
-
-func stringField(m protoreflect.Message, jsonName string) string {
-	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.StringKind {
-		return m.Get(fd).String()
-	}
-	return ""
-}
-
-func intField(m protoreflect.Message, jsonName string) int64 {
-	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.Int32Kind {
-		return m.Get(fd).Int()
-	}
-	return 0
-}
-
-func boolField(m protoreflect.Message, jsonName string) bool {
-	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == protoreflect.BoolKind {
-		return m.Get(fd).Bool()
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cost"
 	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/protofield"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -98,9 +99,9 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 	}
 	m := pool.Get(fd).Message()
 	r := rollout{
-		maxSurge:      intAt(m, "maxSurge"),
-		drainMinutes:  intAt(m, "drainTimeoutMinutes"),
-		deleteEmptyOK: boolAt(m, "deleteEmptyDirData"),
+		maxSurge:      protofield.Int(m, "maxSurge"),
+		drainMinutes:  protofield.Int(m, "drainTimeoutMinutes"),
+		deleteEmptyOK: protofield.Bool(m, "deleteEmptyDirData"),
 	}
 	if sfd := m.Descriptor().Fields().ByJSONName("strategy"); sfd != nil {
 		if ev := sfd.Enum().Values().ByNumber(m.Get(sfd).Enum()); ev != nil {
@@ -116,10 +117,10 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 // sizeOf is a pool message's size and node count: with autoScale, a new pool starts at its
 // minimum (at least one node) and may grow to its maximum.
 func sizeOf(pool protoreflect.Message) poolSize {
-	p := poolSize{size: stringAt(pool, "size"), low: intAt(pool, "nodeCount")}
+	p := poolSize{size: protofield.String(pool, "size"), low: protofield.Int(pool, "nodeCount")}
 	p.high = p.low
-	if boolAt(pool, "autoScale") {
-		p.low, p.high = max(intAt(pool, "minNodes"), 1), max(intAt(pool, "maxNodes"), 1)
+	if protofield.Bool(pool, "autoScale") {
+		p.low, p.high = max(protofield.Int(pool, "minNodes"), 1), max(protofield.Int(pool, "maxNodes"), 1)
 	}
 	return p
 }
@@ -221,7 +222,7 @@ func (w *walker) rotation(path string, changes []string) Rotation {
 // poolName is the cloud name of a pool message: a cluster's default pool without one is
 // "default", as the module names it.
 func poolName(pool protoreflect.Message) string {
-	if name := stringAt(pool, "nodePoolName"); name != "" {
+	if name := protofield.String(pool, "nodePoolName"); name != "" {
 		return name
 	}
 	return "default"
@@ -264,34 +265,4 @@ func PriceRotations(rotations []Rotation, p cost.Prices) {
 			s.Cost = &e
 		}
 	}
-}
-
-func stringAt(m protoreflect.Message, name string) string {
-	if m == nil {
-		return ""
-	}
-	if fd := m.Descriptor().Fields().ByJSONName(name); fd != nil && fd.Kind() == protoreflect.StringKind {
-		return m.Get(fd).String()
-	}
-	return ""
-}
-
-func intAt(m protoreflect.Message, name string) int64 {
-	if m == nil {
-		return 0
-	}
-	if fd := m.Descriptor().Fields().ByJSONName(name); fd != nil && fd.Kind() == protoreflect.Int32Kind {
-		return m.Get(fd).Int()
-	}
-	return 0
-}
-
-func boolAt(m protoreflect.Message, name string) bool {
-	if m == nil {
-		return false
-	}
-	if fd := m.Descriptor().Fields().ByJSONName(name); fd != nil && fd.Kind() == protoreflect.BoolKind {
-		return m.Get(fd).Bool()
-	}
-	return false
 }

@@ -1,0 +1,53 @@
+// Package protofield reads a message's fields by name, for code that handles every kind without
+// naming its Go types (costs, rotations, upgrade plans). Each reader answers the zero value when m
+// is nil or has no such field of that kind, so a kind without the field reads as unset.
+package protofield
+
+import "google.golang.org/protobuf/reflect/protoreflect"
+
+// Message is m's message field of the proto name, nil when there is none.
+func Message(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
+	if m == nil {
+		return nil
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil || fd.Message() == nil {
+		return nil
+	}
+	return m.Get(fd).Message()
+}
+
+// String is m's string field of the JSON name (as a manifest writes it), "" when none.
+func String(m protoreflect.Message, jsonName string) string {
+	if fd := of(m, jsonName, protoreflect.StringKind); fd != nil {
+		return m.Get(fd).String()
+	}
+	return ""
+}
+
+// Int is m's int32 field of the JSON name, 0 when none.
+func Int(m protoreflect.Message, jsonName string) int64 {
+	if fd := of(m, jsonName, protoreflect.Int32Kind); fd != nil {
+		return m.Get(fd).Int()
+	}
+	return 0
+}
+
+// Bool is m's bool field of the JSON name, false when none.
+func Bool(m protoreflect.Message, jsonName string) bool {
+	if fd := of(m, jsonName, protoreflect.BoolKind); fd != nil {
+		return m.Get(fd).Bool()
+	}
+	return false
+}
+
+// of is m's field of the JSON name and kind, nil when m is nil or has none.
+func of(m protoreflect.Message, jsonName string, kind protoreflect.Kind) protoreflect.FieldDescriptor {
+	if m == nil {
+		return nil
+	}
+	if fd := m.Descriptor().Fields().ByJSONName(jsonName); fd != nil && fd.Kind() == kind {
+		return fd
+	}
+	return nil
+}
