@@ -19,7 +19,8 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 		// fault is what the DigitalOcean API does; setup, when set, prepares the cloud instead.
 		fault fakecloud.Fault
 		setup func(e *env)
-		// done says the provider gets through (it retries throttling and server errors); else
+		// done says the up gets through (clusterplane runs it again after throttling or a server
+		// error that left nothing behind); else
 		// says is what the error must say besides the file: what failed, and the cloud's reason.
 		done bool
 		says []string
@@ -49,7 +50,7 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 			r, code := e.clusterplane("up", manifest, "--yes")
 			if tt.done {
 				if code != 0 {
-					t.Errorf("up = %d, want it done (the provider retries): %s", code, r)
+					t.Errorf("up = %d, want it done (clusterplane runs it again): %s", code, r)
 				}
 				return
 			}

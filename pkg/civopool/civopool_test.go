@@ -431,7 +431,7 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-func TestCreateGivesUpOnPersistent500sNamingPoolAndCluster(t *testing.T) {
+func TestACreateAnswered500IsNotSentAgainSinceCivoMayHaveMadeThePool(t *testing.T) {
 	f := fakecivo.New(t, token, region, cluster)
 	f.Fail("POST", 500, 100)
 	c := newClient(t, f)
@@ -440,11 +440,23 @@ func TestCreateGivesUpOnPersistent500sNamingPoolAndCluster(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	assertNamesPoolAndCluster(t, err, "workers")
-	if n := len(f.Requests("POST")); n != 4 {
-		t.Fatalf("sent %d POSTs, want 4", n)
+	if n := len(f.Requests("POST")); n != 1 {
+		t.Fatalf("sent %d POSTs, want 1", n)
 	}
 	if !strings.Contains(err.Error(), "create") || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Fatalf("error %q should name the operation and the status", err)
+	}
+}
+
+func TestAThrottledCreateIsSentAgain(t *testing.T) {
+	f := fakecivo.New(t, token, region, cluster)
+	f.Fail("POST", 429, 1)
+	c := newClient(t, f)
+	if _, err := c.Create(context.Background(), workers()); err != nil {
+		t.Fatalf("create after one 429: %v", err)
+	}
+	if n := len(f.Requests("POST")); n != 2 {
+		t.Fatalf("sent %d POSTs, want 2", n)
 	}
 }
 

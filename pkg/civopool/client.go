@@ -301,7 +301,8 @@ func (c *Client) get(ctx context.Context, clusterID, id string) (*civogo.Kuberne
 }
 
 // send makes one API call, sending it again after a 429 or 5xx answer with exponential
-// backoff, at most c.attempts times in all. Other answers of 300 and above are final.
+// backoff, at most c.attempts times in all; a POST only after a 429, since a 5xx may come after
+// Civo made the pool. Other answers of 300 and above are final.
 // It returns when ctx ends even while a request is in flight: the request is cancelled
 // and its connection closed, nothing of it runs on. Every error it returns has the token
 // scrubbed from its text.
@@ -320,7 +321,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any) ([]byt
 			return nil, errors.New(c.scrub(err.Error()))
 		}
 		apiErr := &APIError{Status: httpErr.code, Body: shorten(c.scrub(httpErr.body)), Attempts: attempt}
-		if !retryable(httpErr.code) || attempt >= c.attempts {
+		if !retryable(method, httpErr.code) || attempt >= c.attempts {
 			return nil, apiErr
 		}
 		if err := sleep(ctx, delay); err != nil {
@@ -408,7 +409,12 @@ func (c *Client) once(parent context.Context, method, path string, body any) ([]
 	return answer, nil
 }
 
-func retryable(status int) bool { return status == 429 || status >= 500 }
+// retryable tells whether an answer of status to a request of method may be asked again: a 429
+// was turned away unread, but a POST answered 5xx may have been carried out, and sent again it
+// would be refused as a pool that exists or make a second thing.
+func retryable(method string, status int) bool {
+	return status == 429 || status >= 500 && method != http.MethodPost
+}
 
 // fail wraps err as an *Error naming the pool and the cluster, with the token scrubbed.
 func (c *Client) fail(op, clusterID, id string, err error) error {

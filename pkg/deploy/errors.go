@@ -135,6 +135,15 @@ type EngineError struct {
 	// Op is the operation: preview, update, refresh, destroy.
 	Op    string
 	Cause string
+	// Status is the HTTP status of the cloud's answer the operation failed on, when the engine
+	// quoted one: a 429 or a 5xx may pass if asked again (Transient).
+	Status int
+}
+
+// Transient tells that the cloud turned the operation away for now (429 or a server error), so
+// that running it again may succeed.
+func (e *EngineError) Transient() bool {
+	return e.Status == 429 || e.Status >= 500 && e.Status <= 599
 }
 
 func (e *EngineError) Error() string {

@@ -17,6 +17,9 @@ type Deployer struct {
 	Backend Backend
 	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
 	Progress func(t Target) io.Writer
+	// RetryWaits are the waits before running again an operation the cloud turned away for now
+	// (retry.go); nil for DefaultRetryWaits.
+	RetryWaits []time.Duration
 }
 
 func (d *Deployer) progress(t Target) io.Writer {
@@ -72,7 +75,11 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		return failed(err)
 	}
 	defer s.Close()
-	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+	var res Result
+	err = d.retrying(ctx, func() (err error) {
+		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		return err
+	}, nil)
 	if err != nil {
 		forget(ctx, s, created)
 		return failed(err)
@@ -184,7 +191,23 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 				fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 		}
 	}
-	res, err := s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+	var res Result
+	var left *Outcome
+	err = d.retrying(ctx, func() (err error) {
+		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		return err
+	}, func(err error) bool {
+		// Another attempt is made only when this one left nothing: else it would be refused.
+		o := failed(err)
+		o.Result = &res
+		if o = guard.failed(ctx, o); len(o.Unmanaged) > 0 {
+			left = &o
+		}
+		return left == nil
+	})
+	if left != nil {
+		return *left
+	}
 	if err != nil {
 		o := failed(err)
 		o.Result = &res
@@ -225,7 +248,11 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 			return failed(err)
 		}
 	}
-	res, err := s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+	var res Result
+	err = d.retrying(ctx, func() (err error) {
+		res, err = s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		return err
+	}, nil)
 	if err != nil {
 		return failed(err)
 	}
@@ -243,7 +270,11 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	defer s.Close()
-	res, err := s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
+	var res Result
+	err = d.retrying(ctx, func() (err error) {
+		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
+		return err
+	}, nil)
 	if err != nil {
 		return failed(err)
 	}
@@ -288,7 +319,11 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if deleted := st.resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
 		return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)"}
 	}
-	res, err := s.Destroy(ctx, Options{Progress: d.progress(t)})
+	var res Result
+	err = d.retrying(ctx, func() (err error) {
+		res, err = s.Destroy(ctx, Options{Progress: d.progress(t)})
+		return err
+	}, nil)
 	if err != nil {
 		return failed(err)
 	}

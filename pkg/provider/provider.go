@@ -24,6 +24,15 @@ const (
 	SandboxEnv = "CLUSTERPLANE_SANDBOX"
 )
 
+// PluginEnv is the environment clusterplane runs the provider plugins in, besides its own.
+//
+// DIGITALOCEAN_HTTP_RETRY_MAX=0 turns the DigitalOcean plugin's own retries off: its HTTP client
+// (godo over go-retryablehttp, terraform-provider-digitalocean's config.go, http_retry_max 4 by
+// default) asks again after any 5xx, a POST included, so a create the cloud carried out but
+// answered 500 for made up to five clusters of one name. pkg/deploy asks again instead, after
+// looking that the failed attempt left nothing behind.
+var PluginEnv = map[string]string{"DIGITALOCEAN_HTTP_RETRY_MAX": "0"}
+
 // Cloud names a cloud and the environment variables its settings fall back to.
 type Cloud struct {
 	// Name is the cloud as messages say it, e.g. "DigitalOcean".

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/provider"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"
@@ -147,13 +148,23 @@ func (b *Backend) workspace(ctx context.Context, project string, program pulumi.
 		return nil, "", err
 	}
 	ws, err = auto.NewLocalWorkspace(ctx, auto.WorkDir(dir), auto.Project(p), auto.Pulumi(b.cli),
-		auto.SecretsProvider(b.secrets), auto.Program(program), auto.EnvVars(map[string]string{BackendEnv: b.url}))
+		auto.SecretsProvider(b.secrets), auto.Program(program), auto.EnvVars(b.env()))
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		// The CLI it ran may quote the backend URL: its words leave this package redacted.
 		return nil, "", b.redactor().Error(errors.Wrap(err, "set up the stack's workspace"))
 	}
 	return ws, dir, nil
+}
+
+// env is the environment the CLI, and the provider plugins it starts, run in besides this
+// process's: the backend's URL and the plugins' settings (provider.PluginEnv).
+func (b *Backend) env() map[string]string {
+	env := map[string]string{BackendEnv: b.url}
+	for k, v := range provider.PluginEnv {
+		env[k] = v
+	}
+	return env
 }
 
 // Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -49,13 +50,32 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	case secretsManagerFailure.MatchString(text):
 		return &deploy.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
 	}
+	status := cloudStatus(text + "\n" + cause)
 	if cause == "" {
 		cause = firstError(text)
 	}
 	if m := missingPlugin.FindStringSubmatch(text + "\n" + cause); m != nil {
 		cause += " (" + installHint(m[1], m[2]) + ")"
 	}
-	return &deploy.EngineError{Op: op, Cause: cause}
+	return &deploy.EngineError{Op: op, Cause: cause, Status: status}
+}
+
+// cloudAnswer matches a DigitalOcean API error as its client (godo) words it, which the bridged
+// provider quotes: `POST https://api.digitalocean.com/v2/kubernetes/clusters: 500 (request "…") …`.
+var cloudAnswer = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) https?://\S+: ([1-5][0-9][0-9])\b`)
+
+// cloudStatus is the HTTP status of the cloud's answers the engine's words quote, 0 for none:
+// the first that asking again would not mend (a 4xx other than 429), else the last, so that an
+// operation is run again only when every answer quoted was "not now".
+func cloudStatus(text string) int {
+	status := 0
+	for _, m := range cloudAnswer.FindAllStringSubmatch(text, -1) {
+		status, _ = strconv.Atoi(m[1])
+		if e := (deploy.EngineError{Status: status}); !e.Transient() {
+			return status
+		}
+	}
+	return status
 }
 
 // missingPlugin matches the engine's words for a resource plugin it cannot find, which name no

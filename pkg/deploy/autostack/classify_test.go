@@ -175,3 +175,33 @@ func TestAMissingProviderPluginSaysTheCommandThatInstallsIt(t *testing.T) {
 		})
 	}
 }
+
+// The cloud's answers are quoted as DigitalOcean's client (godo's ErrorResponse.Error) words
+// them, inside the bridged provider's diagnostic.
+func TestAnEngineFailureKnowsTheCloudsStatusSoThatOnlyA429OrA5xxRunsAgain(t *testing.T) {
+	tests := []struct {
+		name      string
+		text      string
+		status    int
+		transient bool
+	}{
+		{"a throttled create", `error: creating urn:pulumi:s::p::digitalocean:index/kubernetesCluster:KubernetesCluster::dev-fra1: ` +
+			`1 error occurred: * Error creating Kubernetes cluster: POST https://api.digitalocean.com/v2/kubernetes/clusters: ` +
+			`429 (request "5b2d") API Rate limit exceeded`, 429, true},
+		{"a server error without a request id", `Error reading cluster: GET http://127.0.0.1:4000/v2/kubernetes/clusters/abc: 503 busy`, 503, true},
+		{"a size the cloud does not offer", `POST https://api.digitalocean.com/v2/kubernetes/clusters: 422 (request "x") invalid size`, 422, false},
+		{"an answer asking again would not mend counts first", "GET https://a/v2/x: 503 busy\nPOST https://a/v2/x: 401 (request \"r\") Unable to authenticate you", 401, false},
+		{"several answers of not now", "GET https://a/v2/x: 503 busy\nPOST https://a/v2/x: 429 slow down", 429, true},
+		{"no answer quoted", `error: update failed: context deadline exceeded`, 0, false},
+		{"a status in other words is not an answer", `error: 500 resources were read`, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := classify(context.Background(), "update", errors.New(tt.text), "", &Backend{url: "file:///state"}, &stackOf{})
+			var engine *deploy.EngineError
+			if !errors.As(got, &engine) || engine.Status != tt.status || engine.Transient() != tt.transient {
+				t.Errorf("classify(%q) = %#v, want status %d, transient %t", tt.text, got, tt.status, tt.transient)
+			}
+		})
+	}
+}
