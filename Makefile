@@ -11,13 +11,13 @@ PROTOC_GEN_GO_VERSION := v1.36.12
 # validate.proto comes from this Go module: buf's remote registry is not reachable here.
 PROTOVALIDATE_VERSION := v1.2.2
 VALIDATE_PROTO := third_party/protovalidate/buf/validate/validate.proto
-# The descriptors with their comments, embedded by pkg/apidoc: the compiled Go code has no comments.
-API_IMAGE := pkg/apidoc/apis.binpb
+# The descriptors with their comments, embedded by pkg/describe/apidoc: the compiled Go code has no comments.
+API_IMAGE := pkg/describe/apidoc/apis.binpb
 # The JSON Schemas of the manifests and stack inputs, generated from the descriptors and comments.
 SCHEMAS := schemas
 # The Pulumi package schema of the component provider, generated from the descriptors and comments.
 PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
-# The Pitfalls page, whose table of replacing and refused changes comes from pkg/effects.
+# The Pitfalls page, whose table of replacing and refused changes comes from pkg/change/effects.
 PITFALLS := docs/pitfalls.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
@@ -104,8 +104,8 @@ FUZZTIME_PLAN ?= $(FUZZTIME)
 # unbounded, FuzzParse ran 54 inputs in 30 s, 21,891 with 10x.
 FUZZMINIMIZETIME ?= 10x
 fuzz:
-	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./pkg/stackinput
-	go test -run '^$$' -fuzz '^FuzzReadInputs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./pkg/componentprovider
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./pkg/manifest/stackinput
+	go test -run '^$$' -fuzz '^FuzzReadInputs$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./pkg/pulumi/componentprovider
 	go test -run '^$$' -fuzz '^FuzzParseThenPlan$$' -fuzztime $(FUZZTIME_PLAN) -fuzzminimizetime $(FUZZMINIMIZETIME) ./examples
 
 bench:

@@ -18,16 +18,16 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
-// The effects walk holds every row of pkg/effects against the real provider plugins: for each
+// The effects walk holds every row of pkg/change/effects against the real provider plugins: for each
 // change it deploys the old manifest, asks what `diff` claims, then previews, deploys and
 // refreshes the new one on the real plugin and checks that what happened is what the claim says:
 //

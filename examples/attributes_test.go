@@ -9,8 +9,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
-	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 )
 
 // everything are manifests that set the optional fields no example sets, so that every attribute

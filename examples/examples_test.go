@@ -18,9 +18,9 @@ import (
 	doclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
-	"github.com/clusterplane/clusterplane/pkg/plan"
-	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -87,7 +87,7 @@ var secretOutputs = []string{"kubeconfig_b64", "kubeconfig"}
 const stackInputSuffix = ".stack-input.yaml"
 
 // programFolders hold programs in Pulumi languages rather than manifests; each is tested where
-// its language is: go by its own tests, pulumi-yaml by pkg/componentprovider's (through the
+// its language is: go by its own tests, pulumi-yaml by pkg/pulumi/componentprovider's (through the
 // component provider), typescript by `make check-sdks` (type-checked against the generated SDK).
 //
 // ci holds CI workflows, not manifests: e2e runs the GitHub workflow's steps (e2e/ci_test.go).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 )
 
 // FuzzParseThenPlan feeds any text to every kind's loader and plans what one accepts: an

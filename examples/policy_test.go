@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 )
 
 // policyInput loads an example (text is its content, edited) as policy.Input.

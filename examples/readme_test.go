@@ -12,10 +12,10 @@ import (
 
 	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/plan"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"google.golang.org/protobuf/proto"
 )
 

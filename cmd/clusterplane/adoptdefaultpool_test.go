@@ -11,11 +11,11 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // A cluster doctl made with an extra pool carries no terraform:default-node-pool tag, without

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/spf13/cobra"
 )

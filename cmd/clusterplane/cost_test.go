@@ -9,9 +9,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
-	"github.com/clusterplane/clusterplane/pkg/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPrices(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -573,7 +573,7 @@ Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of sev
 tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
 named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
 otherwise; adopt says so. Where the manifest differs from the live resource in a way
-the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/effects and
+the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
 that the provider refuses, blocks: nothing is adopted, each field is listed with the manifest's

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/discover"
+	"github.com/clusterplane/clusterplane/pkg/cloud/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/labels"
-	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )

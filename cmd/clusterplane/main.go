@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 )
 
 func main() {

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/program"
-	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
-	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 )
 
 // servePlugin is clusterplane started by the engine as pulumi-resource-clusterplane (autostack

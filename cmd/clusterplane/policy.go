@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/policy"
 	"github.com/spf13/cobra"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
-	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
@@ -142,3 +142,4 @@ func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
 		t.Errorf("status after a failed up: exit %d, want %d (not ready)\n%s%s", r.code, exitcode.NotReady, r.stdout, r.stderr)
 	}
 }
+

@@ -9,8 +9,8 @@ import (
 	"syscall"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/deploy/sandbox"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/sandbox"
 	"github.com/spf13/cobra"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 func TestUpgradeWithAFolderButNoPlanIsAUsageErrorNamingUpgradePlan(t *testing.T) {

@@ -13,10 +13,10 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 )
 
-// schema is written by `make protos` from the API's descriptors (pkg/pulumischema).
+// schema is written by `make protos` from the API's descriptors (pkg/pulumi/pulumischema).
 //
 //go:embed schema.json
 var schema []byte

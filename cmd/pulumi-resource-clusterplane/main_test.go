@@ -5,12 +5,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
-	"github.com/clusterplane/clusterplane/pkg/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"

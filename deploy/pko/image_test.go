@@ -13,7 +13,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
-	"github.com/clusterplane/clusterplane/pkg/pko"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pko"
 	"golang.org/x/mod/modfile"
 	"sigs.k8s.io/yaml"
 )

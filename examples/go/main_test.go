@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 

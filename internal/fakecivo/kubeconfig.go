@@ -13,7 +13,7 @@ type kube struct {
 	nodes   fakecloud.NodeSync
 }
 
-// civoNodePoolLabel is the label Civo's nodes carry naming their pool by id (pkg/drain cites the
+// civoNodePoolLabel is the label Civo's nodes carry naming their pool by id (pkg/cloud/drain cites the
 // source); the pool's own labels, which Civo reports with kubernetes.civo.com/node-pool, come too.
 const civoNodePoolLabel = "kubernetes.civo.com/civo-node-pool"
 

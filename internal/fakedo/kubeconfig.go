@@ -60,7 +60,7 @@ func (d *DO) syncNodes() {
 
 // nodeLabels are the labels DOKS puts on a node: the pool's own labels, then the pool's name and
 // id, the node's id and the cluster's version under doks.digitalocean.com (as on a real DOKS
-// node; pkg/drain.PoolSelector cites where they are documented).
+// node; pkg/cloud/drain.PoolSelector cites where they are documented).
 func nodeLabels(c *godo.KubernetesCluster, p *godo.KubernetesNodePool, n *godo.KubernetesNode) map[string]string {
 	labels := map[string]string{}
 	for k, v := range p.Labels {

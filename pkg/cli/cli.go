@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )

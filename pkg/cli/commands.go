@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/policy"
-	"github.com/clusterplane/clusterplane/pkg/program"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )

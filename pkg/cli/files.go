@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/clusterplane/clusterplane/pkg/program"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // A file found in a directory is checked once more as it is opened: between the walk and the

@@ -7,14 +7,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/policy"
-	"github.com/clusterplane/clusterplane/pkg/program"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/spf13/cobra"
 )
 
-// PolicyFlag adds --policy to cmd: the files of the organisation's rules (pkg/policy) that every
+// PolicyFlag adds --policy to cmd: the files of the organisation's rules (pkg/change/policy) that every
 // manifest must keep, $CLUSTERPLANE_POLICY when the flag is not given. The flag repeats, and
 // every file's rules apply: taking only the last would drop rules without a word.
 func PolicyFlag(cmd *cobra.Command) *[]string {

@@ -10,7 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 )
 
 // Disagreement is a manifest field whose value differs from the live resource's.
@@ -21,7 +21,7 @@ type Disagreement struct {
 	// turned round); secrets read "[secret]".
 	Manifest any `json:"manifest"`
 	Live     any `json:"live"`
-	// Effect is what deploying the manifest's value over the live one does (pkg/effects): update
+	// Effect is what deploying the manifest's value over the live one does (pkg/change/effects): update
 	// (in place), ignored, replace or refused; "unknown" when no row of the effects table says.
 	Effect effects.Effect `json:"effect"`
 	// Reason says why, in the effects table's words.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/effects"
 )
 
 // planned are the inputs the target's module registers for its resource of type typ, as a fresh

@@ -16,11 +16,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/reference"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/stackrecord"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
 // Target is one manifest to deploy and the stack it deploys to.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/provider"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"

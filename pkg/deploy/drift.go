@@ -6,7 +6,7 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 )
 
 // Drifted: drift found the cloud different from the manifest, a finding and not a refusal
@@ -23,7 +23,7 @@ type FieldDrift struct {
 	Manifest any `json:"manifest"`
 }
 
-// driftedFields names the manifest fields behind the properties the steps change (pkg/effects
+// driftedFields names the manifest fields behind the properties the steps change (pkg/change/effects
 // knows which field is sent as which property), each once, in the order of the steps.
 func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 	seen := map[string]bool{}

@@ -9,9 +9,9 @@ import (
 	"github.com/pkg/errors"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 )
 
 // ExistingError refuses to create what the cloud already holds under the manifest's name and

@@ -5,7 +5,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 )
 
 // Holds is what of the target's cloud resource (its kind's cluster or node pool type) the

@@ -6,9 +6,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
-	"github.com/clusterplane/clusterplane/pkg/stackrecord"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
 // The stack outputs every stack records besides its kind's (package stackrecord).

@@ -16,7 +16,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // PlanFormat names the format of a saved plan, so that a file of another format (or version) is

@@ -9,7 +9,7 @@ import (
 
 // LastDeployed is the stack input the target's stack last deployed (the manifest it recorded,
 // with the target's provider config), nil when the stack does not exist or recorded none. It
-// reads the backend, never the cloud: a policy over changes (pkg/policy) compares a manifest
+// reads the backend, never the cloud: a policy over changes (pkg/change/policy) compares a manifest
 // with it before anything runs.
 func LastDeployed(ctx context.Context, b Backend, t Target) (proto.Message, error) {
 	s, err := b.Open(ctx, t.Project, t.Stack, nil)

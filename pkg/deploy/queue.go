@@ -12,10 +12,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/policy"
-	"github.com/clusterplane/clusterplane/pkg/reference"
-	"github.com/clusterplane/clusterplane/pkg/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Status is how one target's operation ended.
@@ -62,7 +62,7 @@ type Outcome struct {
 	Unmanaged []kinds.Live
 	// Planned is the stack's part of a saved plan (PreviewPlan).
 	Planned *PlannedStack
-	// Policy are the rules of the policy (pkg/policy) the manifest breaks (preview, up).
+	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks (preview, up).
 	Policy []policy.Result
 }
 

@@ -4,14 +4,14 @@ import (
 	_ "embed"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/policy"
 )
 
 // ReportVersion is the apiVersion of Report: its shape changes only with a new version. The JSON
@@ -75,7 +75,7 @@ type ResourceChange struct {
 	// Operation is the engine's: create, update, replace, delete, import, ...
 	Operation string `json:"operation"`
 	// Properties are the properties it changes; Fields the manifest fields they are sent from
-	// (pkg/effects), as diff and drift name them, with the reason the effects table gives.
+	// (pkg/change/effects), as diff and drift name them, with the reason the effects table gives.
 	Properties []string      `json:"properties,omitempty"`
 	Fields     []FieldEffect `json:"fields,omitempty"`
 }

@@ -5,8 +5,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 )
 
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 )
 
 // StackNamer is a backend that names a stack, existing or not, as the Pulumi CLI takes it

@@ -1,6 +1,6 @@
 // Command apisgen writes apis/clusterplane/all/all.go: a package that links every kind's API.
 // A program binary links its own kind only, yet its errors name a field written under another
-// kind as that kind's (pkg/stackinput), so it must know every kind's messages. Generated from
+// kind as that kind's (pkg/manifest/stackinput), so it must know every kind's messages. Generated from
 // the folders that hold a stack_input.proto, so that a new kind's API is linked by `make protos`
 // with no list to edit.
 //

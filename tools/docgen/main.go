@@ -1,5 +1,5 @@
 // Command docgen writes docs/pitfalls.md: the table of changes that replace a resource or are
-// refused, generated from the effects tables (pkg/effects), inside the prose of
+// refused, generated from the effects tables (pkg/change/effects), inside the prose of
 // pitfalls.md.tmpl. `make protos` runs it, so `make check-generated` fails when a table changes
 // and the committed page does not. With a file argument it writes that file, else standard
 // output.
@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/pulumischema"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 )
 
 func main() {

@@ -10,9 +10,9 @@ import (
 	"sort"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/jsonschema"
+	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 )
 
 func main() {

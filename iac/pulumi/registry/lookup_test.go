@@ -17,7 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 	"google.golang.org/protobuf/proto"
 )

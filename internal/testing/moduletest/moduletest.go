@@ -1,5 +1,5 @@
 // Package moduletest holds the helpers the module tests under iac/pulumi share: running a
-// program body under pkg/plan's mocks, finding what it registered, building spec values, and the
+// program body under pkg/pulumi/plan's mocks, finding what it registered, building spec values, and the
 // checks every module makes on parents, providers, aliases and secrets. Builders and constants
 // of one kind stay in that kind's tests.
 package moduletest
@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/plan"
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

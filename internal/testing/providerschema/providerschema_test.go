@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 

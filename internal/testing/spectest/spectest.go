@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 )
 
 // A DNS prefix of 253 characters, the longest a Kubernetes qualified name allows, and one of 254.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/provider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/tokens"

@@ -1,5 +1,5 @@
 // Package deploytest is a fake deploy.Backend: stacks kept in memory whose programs run under
-// Pulumi's mocks (pkg/plan), so that the deploy package and the commands above it are tested
+// Pulumi's mocks (pkg/pulumi/plan), so that the deploy package and the commands above it are tested
 // without the Pulumi engine. Faults and delays come on demand, and every engine call is recorded
 // with how many ran at once.
 package deploytest
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"

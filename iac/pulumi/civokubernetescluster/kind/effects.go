@@ -1,9 +1,9 @@
 package kind
 
-import "github.com/clusterplane/clusterplane/pkg/effects"
+import "github.com/clusterplane/clusterplane/pkg/change/effects"
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
-// provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/effects.
+// provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
 func Effects() *effects.Table {
 	cluster := &effects.Table{
 		Name:      "CivoKubernetesCluster",

@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/provider/civoprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )

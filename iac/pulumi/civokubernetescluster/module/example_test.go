@@ -6,7 +6,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	civokubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

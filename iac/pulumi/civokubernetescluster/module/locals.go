@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/labels"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 )
 
 // AllIPv4 is where the Kubernetes API is reachable from when api_server_allowed_cidrs is empty.

@@ -6,10 +6,10 @@ package kind
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/civopoolresource"
-	"github.com/clusterplane/clusterplane/pkg/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/program"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary

@@ -7,7 +7,7 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	civokubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

@@ -13,8 +13,8 @@ import (
 	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/plan"
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -184,7 +184,7 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 		maxNodes  int32
 	}{
 		// The plugin updates the count in place; with autoScale it leaves the count to the
-		// autoscaler (pkg/civopoolresource's Diff), so the module ignores nothing itself.
+		// autoscaler (pkg/pulumi/civopoolresource's Diff), so the module ignores nothing itself.
 		{name: "without auto_scale", nodeCount: 2},
 		{name: "with auto_scale", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5},
 		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3},

@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )

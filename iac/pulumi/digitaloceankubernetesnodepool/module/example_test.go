@@ -8,7 +8,7 @@ import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	digitaloceankubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

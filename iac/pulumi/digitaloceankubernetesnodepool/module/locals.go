@@ -3,7 +3,7 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/labels"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 )
 
 // locals are the values derived from a manifest before anything is created.

@@ -6,10 +6,10 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/component"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
-	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/internal/testing/spectest"
-	"github.com/clusterplane/clusterplane/pkg/validation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

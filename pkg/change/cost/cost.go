@@ -1,0 +1,309 @@
+// Package cost estimates what a manifest costs a month: its nodes at their size's price, and
+// DigitalOcean's high-availability control plane fee, autoscaled pools as a range from their
+// minimum to their maximum. DigitalOcean's prices come from its sizes API when a token is
+// present, else (and Civo's always) from the table in this package, whose date a report shows.
+package cost
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/redact"
+	"github.com/digitalocean/godo"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Cloud names the clouds priced.
+const (
+	DigitalOcean = "digitalocean"
+	Civo         = "civo"
+)
+
+// Prices are one cloud's monthly prices and where they come from.
+type Prices struct {
+	Cloud string
+	// Sizes are the monthly prices by size; HAFee the high-availability control plane's.
+	Sizes map[string]float64
+	HAFee float64
+	// Source and Date say where the prices come from and when they were read.
+	Source, Date string
+	// Unpriced are sizes the cloud offers that Sizes does not price.
+	Unpriced []string
+}
+
+// Offers tells whether the catalogue lists size, priced or not.
+func (p Prices) Offers(size string) bool {
+	_, ok := p.Sizes[size]
+	return ok || slices.Contains(p.Unpriced, size)
+}
+
+// lookupTimeout bounds the sizes API's answer.
+const lookupTimeout = 10 * time.Second
+
+// Table is the repository's prices of cloud.
+func Table(cloud string) Prices {
+	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
+	if cloud == DigitalOcean {
+		p.Sizes, p.HAFee = digitalOceanSizes, digitalOceanHAFee
+	}
+	return p
+}
+
+// Lookup returns the prices of cloud: DigitalOcean's from its sizes API when
+// DIGITALOCEAN_TOKEN is set (at DIGITALOCEAN_API_URL when that is), else the table. A failing API
+// is an error, not a silent fallback: a review must not read table prices as the cloud's.
+func Lookup(ctx context.Context, cloud string) (Prices, error) {
+	token := os.Getenv(provider.DigitalOceanTokenEnv)
+	if cloud != DigitalOcean || token == "" {
+		return Table(cloud), nil
+	}
+	// A price is not worth waiting for: an unreachable API falls back to the table quickly.
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	client := godo.NewFromToken(token)
+	if url := os.Getenv(provider.DigitalOceanAPIURLEnv); url != "" {
+		if err := godo.SetBaseURL(strings.TrimSuffix(url, "/") + "/")(client); err != nil {
+			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API: the API URL")
+		}
+	}
+	return FromDigitalOcean(ctx, client)
+}
+
+// read holds what Read found, once per process and source: a fleet of a hundred manifests makes
+// one sizes request, not a hundred.
+var read = struct {
+	sync.Mutex
+	found map[string]readResult
+}{found: map[string]readResult{}}
+
+type readResult struct {
+	prices  Prices
+	warning string
+}
+
+// Read returns cloud's prices as Lookup does, and when the cloud's API fails, the table's with a
+// warning that says so (the run's secrets masked, since an API's error may quote its URL). It is
+// the one place that chooses between the API and the table.
+func Read(ctx context.Context, cloud string) (Prices, string) {
+	// Keyed by where the prices come from; a token counts only as its digest.
+	token := sha256.Sum256([]byte(os.Getenv(provider.DigitalOceanTokenEnv)))
+	key := fmt.Sprintf("%s %x %s", cloud, token[:8], os.Getenv(provider.DigitalOceanAPIURLEnv))
+	read.Lock()
+	defer read.Unlock()
+	if r, ok := read.found[key]; ok {
+		return r.prices, r.warning
+	}
+	var r readResult
+	p, err := Lookup(ctx, cloud)
+	if err != nil {
+		r = readResult{prices: Table(cloud), warning: redact.FromEnv().String(fmt.Sprintf(
+			"warning: %v; the cost is priced from %s of %s", err, TableSource, TableDate))}
+	} else {
+		r = readResult{prices: p}
+	}
+	read.found[key] = r
+	return r.prices, r.warning
+}
+
+// FromDigitalOcean reads every size's monthly price from DigitalOcean's sizes API; the HA fee,
+// which the API does not list, is the table's.
+func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) {
+	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
+		Date: time.Now().UTC().Format(time.DateOnly)}
+	// The report adds the date the sizes were read: the table's own date only when it differs.
+	p.Source = "DigitalOcean sizes API and, for the HA fee, " + TableSource
+	if TableDate != p.Date {
+		p.Source += " of " + TableDate
+	}
+	opt := &godo.ListOptions{PerPage: 200}
+	for {
+		sizes, resp, err := client.Sizes.List(ctx, opt)
+		if err != nil {
+			status := 0
+			if resp != nil && resp.Response != nil {
+				status = resp.StatusCode
+			}
+			if status == http.StatusUnauthorized {
+				return Prices{}, errors.New("DigitalOcean sizes API: 401, the token was refused")
+			}
+			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
+		}
+		for _, s := range sizes {
+			// A size the API lists without a price is unknown, never free.
+			if s.PriceMonthly > 0 {
+				p.Sizes[s.Slug] = s.PriceMonthly
+			} else {
+				p.Unpriced = append(p.Unpriced, s.Slug)
+			}
+		}
+		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
+			return p, nil
+		}
+		page, err := resp.Links.CurrentPage()
+		if err != nil {
+			return p, nil
+		}
+		opt.Page = page + 1
+	}
+}
+
+// CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
+func CloudOf(input proto.Message) string {
+	name := strings.ToLower(string(input.ProtoReflect().Descriptor().FullName()))
+	switch {
+	case strings.Contains(name, "digitalocean"):
+		return DigitalOcean
+	case strings.Contains(name, "civo"):
+		return Civo
+	}
+	return ""
+}
+
+// Estimate is a manifest's monthly cost: Min to Max (equal unless a pool autoscales).
+type Estimate struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	// Unknown are the sizes the prices do not list: the estimate leaves them out.
+	Unknown []string `json:"unknownSizes,omitempty"`
+	Source  string   `json:"source"`
+	Date    string   `json:"date"`
+}
+
+// Of estimates a stack input's (a message with target.spec) monthly cost with p.
+func Of(input proto.Message, p Prices) Estimate {
+	e := Estimate{Source: p.Source, Date: p.Date}
+	spec := protofield.Message(protofield.Message(input.ProtoReflect(), "target"), "spec")
+	if spec == nil {
+		return e
+	}
+	if protofield.Bool(spec, "highlyAvailable") {
+		e.Min += p.HAFee
+		e.Max += p.HAFee
+	}
+	unknown := map[string]bool{}
+	pools(spec, func(pool protoreflect.Message) {
+		size := protofield.String(pool, "size")
+		price, ok := p.Sizes[size]
+		if !ok {
+			if size != "" {
+				unknown[size] = true
+			}
+			return
+		}
+		low, high := protofield.Int(pool, "nodeCount"), protofield.Int(pool, "nodeCount")
+		if protofield.Bool(pool, "autoScale") || !has(pool, "autoScale") && protofield.Int(pool, "maxNodes") > 0 {
+			low, high = protofield.Int(pool, "minNodes"), protofield.Int(pool, "maxNodes")
+		}
+		e.Min += float64(low) * price
+		e.Max += float64(high) * price
+	})
+	for s := range unknown {
+		e.Unknown = append(e.Unknown, s)
+	}
+	sort.Strings(e.Unknown)
+	return e
+}
+
+// Delta is what a change does to the monthly cost.
+type Delta struct {
+	Old Estimate `json:"old"`
+	New Estimate `json:"new"`
+	// Min and Max are New less Old.
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// Compare prices a change from oldInput to newInput with p; a nil oldInput is nothing deployed
+// yet, costing nothing.
+func Compare(oldInput, newInput proto.Message, p Prices) Delta {
+	d := Delta{Old: Estimate{Source: p.Source, Date: p.Date}, New: Of(newInput, p)}
+	if oldInput != nil {
+		d.Old = Of(oldInput, p)
+	}
+	d.Min, d.Max = d.New.Min-d.Old.Min, d.New.Max-d.Old.Max
+	// The low ends' difference can be above the high ends' (a fixed pool made autoscaling, say):
+	// the change's range is still from the lower to the higher.
+	if d.Min > d.Max {
+		d.Min, d.Max = d.Max, d.Min
+	}
+	return d
+}
+
+// String says the estimate: "$72.00/month", "$48.00–$120.00/month", and the sizes it could not
+// price.
+func (e Estimate) String() string {
+	text := money(e.Min, e.Max, false) + "/month"
+	if len(e.Unknown) > 0 {
+		text += " (unknown size " + strings.Join(e.Unknown, ", ") + ": not priced)"
+	}
+	return text
+}
+
+// String says the change, "+$24.00/month ($48.00 → $72.00/month; prices: ...)", and, when a
+// size has no known price, that the figure leaves it out: an unknown size never reads as free.
+func (d Delta) String() string {
+	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
+	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
+		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
+	}
+	return fmt.Sprintf("%s (%s → %s/month; prices: %s, %s)", text, money(d.Old.Min, d.Old.Max, false),
+		money(d.New.Min, d.New.Max, false), d.New.Source, d.New.Date)
+}
+
+// union is the sizes of a and b, each once, sorted.
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func money(low, high float64, signed bool) string {
+	one := func(v float64) string {
+		if signed && v >= 0 {
+			return fmt.Sprintf("+$%.2f", v)
+		}
+		if v < 0 {
+			return fmt.Sprintf("-$%.2f", -v)
+		}
+		return fmt.Sprintf("$%.2f", v)
+	}
+	if low == high {
+		return one(low)
+	}
+	// A dash between two signed figures reads as a minus ("+$40.00–-$120.00"): words do not.
+	if signed && low < 0 {
+		return one(low) + " to " + one(high)
+	}
+	return one(low) + "–" + one(high)
+}
+
+// pools calls f with every message under m (m included) that has a size and a node count: the
+// node pools, default or not.
+func pools(m protoreflect.Message, f func(protoreflect.Message)) {
+	if has(m, "size") && has(m, "nodeCount") {
+		f(m)
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() && m.Has(fd) {
+			pools(m.Get(fd).Message(), f)
+		}
+	}
+}
+
+func has(m protoreflect.Message, jsonName string) bool {
+	return m.Descriptor().Fields().ByJSONName(jsonName) != nil
+}

@@ -1,0 +1,217 @@
+package cost_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	cpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"google.golang.org/protobuf/proto"
+)
+
+const doPool = `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesNodePool
+metadata:
+  name: workers
+spec:
+  nodePoolName: workers
+  cluster:
+    value: b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d
+  size: s-2vcpu-4gb
+  nodeCount: 2
+`
+
+const civoPool = `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesNodePool
+metadata:
+  name: workers
+spec:
+  nodePoolName: workers
+  cluster:
+    value: 0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e
+  region: fra1
+  size: g4s.kube.medium
+  nodeCount: 2
+`
+
+const doCluster = `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: dev-fra1
+spec:
+  clusterName: dev-fra1
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  highlyAvailable: true
+  defaultNodePool:
+    size: s-4vcpu-8gb
+    nodeCount: 3
+`
+
+// parse reads a manifest into input, with edits (from, to pairs) made first.
+func parse[T proto.Message](t *testing.T, input T, text string, edits ...string) T {
+	t.Helper()
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(text, edits[i]) {
+			t.Fatalf("the manifest has no %q", edits[i])
+		}
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	if err := stackinput.Parse([]byte(text), "test.yaml", input); err != nil {
+		t.Fatal(err)
+	}
+	return input
+}
+
+func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
+	tests := []struct {
+		name  string
+		input func(t *testing.T) proto.Message
+		cloud string
+		text  string
+	}{
+		{"a DigitalOcean pool is its nodes at the size's price",
+			func(t *testing.T) proto.Message {
+				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+			},
+			cost.DigitalOcean, "$48.00/month"},
+		{"an autoscaled pool is a range from its minimum to its maximum",
+			func(t *testing.T) proto.Message {
+				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 2\n  autoScale: true\n  minNodes: 1\n  maxNodes: 5")
+			},
+			cost.DigitalOcean, "$24.00–$120.00/month"},
+		{"an HA DigitalOcean cluster adds the control plane's fee",
+			func(t *testing.T) proto.Message {
+				return parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster)
+			},
+			cost.DigitalOcean, "$184.00/month"},
+		{"a Civo pool is priced from the table",
+			func(t *testing.T) proto.Message { return parse(t, &cpv1.CivoKubernetesNodePoolStackInput{}, civoPool) },
+			cost.Civo, "$40.00/month"},
+		{"an unknown size says so rather than guessing",
+			func(t *testing.T) proto.Message {
+				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "s-2vcpu-4gb", "s-2vcpu-4gbb")
+			},
+			cost.DigitalOcean, "$0.00/month (unknown size s-2vcpu-4gbb: not priced)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := tt.input(t)
+			if got := cost.CloudOf(input); got != tt.cloud {
+				t.Fatalf("cloud %q, want %q", got, tt.cloud)
+			}
+			e := cost.Of(input, cost.Table(tt.cloud))
+			if e.String() != tt.text || e.Source != cost.TableSource || e.Date != cost.TableDate {
+				t.Errorf("estimate %q from %s %s, want %q from the table of %s", e, e.Source, e.Date, tt.text, cost.TableDate)
+			}
+		})
+	}
+}
+
+func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATokenIsThere(t *testing.T) {
+	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+	scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3")
+
+	t.Setenv(provider.DigitalOceanTokenEnv, "")
+	t.Setenv(provider.DigitalOceanAPIURLEnv, "")
+	prices, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cost.Compare(old, scaled, prices); d.Min != 24 || d.Max != 24 || !strings.Contains(d.String(), cost.TableDate) {
+		t.Errorf("without a token: %s, want +$24.00 from the table of %s", d, cost.TableDate)
+	}
+
+	const token = "dop_v1_cost-test-token"
+	do := fakedo.New(t, token)
+	do.SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	prices, err = cost.Lookup(context.Background(), cost.DigitalOcean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cost.Compare(old, scaled, prices)
+	if d.Min != 26.5 || !strings.Contains(d.String(), "DigitalOcean sizes API") {
+		t.Errorf("with a token: %s, want +$26.50 from the sizes API", d)
+	}
+	if strings.Contains(d.String(), token) {
+		t.Error("the cost names the token")
+	}
+
+	t.Setenv(provider.DigitalOceanTokenEnv, "dop_v1_a-refused-token")
+	if _, err := cost.Lookup(context.Background(), cost.DigitalOcean); err == nil || strings.Contains(err.Error(), "a-refused-token") {
+		t.Errorf("a refused token: %v, want an error without the token", err)
+	}
+}
+
+func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
+	const token = "dop_v1_cost-test-token"
+	do := fakedo.New(t, token)
+	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	fromAPI, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+	tests := []struct {
+		name   string
+		prices cost.Prices
+		to     string
+	}{
+		{"a size the API lists without a price", fromAPI, "s-2vcpu-4gb"},
+		{"a size the table does not price", cost.Table(cost.DigitalOcean), "gpu-unknown-size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3",
+				"size: s-2vcpu-4gb", "size: "+tt.to)
+			got := cost.Compare(old, scaled, tt.prices).String()
+			if !strings.Contains(got, "not counting "+tt.to+" (no known price)") {
+				t.Errorf("%s, want it to say %s is not counted", got, tt.to)
+			}
+		})
+	}
+}
+
+func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNoToken(t *testing.T) {
+	const token = "dop_v1_read-once-token"
+	requests := 0
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		// An API that quotes what it was sent: the warning must not carry it on.
+		fmt.Fprintf(w, `{"id":"forbidden","message":"%s may not read sizes"}`, token)
+	}))
+	defer api.Close()
+	t.Setenv(provider.DigitalOceanTokenEnv, token)
+	t.Setenv(provider.DigitalOceanAPIURLEnv, api.URL)
+
+	for range 3 {
+		prices, warning := cost.Read(context.Background(), cost.DigitalOcean)
+		if prices.Source != cost.TableSource || prices.Date != cost.TableDate {
+			t.Errorf("prices from %q of %q, want the table's", prices.Source, prices.Date)
+		}
+		if !strings.Contains(warning, cost.TableDate) || !strings.Contains(warning, "403") {
+			t.Errorf("warning %q, want the API's failure and the table's date", warning)
+		}
+		if strings.Contains(warning, token) {
+			t.Errorf("warning %q names the token", warning)
+		}
+	}
+	if requests != 1 {
+		t.Errorf("the sizes API was asked %d times for three reads, want once", requests)
+	}
+}

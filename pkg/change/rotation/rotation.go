@@ -1,0 +1,211 @@
+// Package rotation carries out a pool rotation as diff plans it (pkg/change/diff, Rotation): a surge
+// pool with the new settings, its nodes Ready, the old pool cordoned, drained and deleted, the
+// surge pool renamed. Each phase is recorded before the next starts, so that a rotation stopped
+// anywhere (a drain timeout, a cloud error, kill -9) resumes where it stopped, and every step can
+// be repeated: a pool that exists is not created again, cordoning and draining a node twice is
+// harmless, a pool already gone is not deleted again.
+//
+// It is not wired into up yet: the cloud's pools and the cluster's nodes are interfaces here,
+// for pkg/deploy to fill with the providers' API clients and pkg/cloud/drain.
+package rotation
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// Phase is how far a rotation got: the last step that finished.
+type Phase string
+
+// The phases, in order.
+const (
+	Start        Phase = ""
+	SurgeCreated Phase = "surge-created"
+	SurgeReady   Phase = "surge-ready"
+	Cordoned     Phase = "cordoned"
+	Drained      Phase = "drained"
+	OldDeleted   Phase = "old-deleted"
+	Done         Phase = "done"
+)
+
+// State is what a rotation records between steps (the stack's config in up): enough to resume.
+type State struct {
+	Phase Phase `json:"phase"`
+	// OldID and SurgeID are the cloud ids of the old pool and of the surge pool, once known.
+	OldID   string `json:"oldId"`
+	SurgeID string `json:"surgeId,omitempty"`
+}
+
+// Pool is a pool as the cluster's nodes show it: its name and the node labels that select its
+// nodes (pkg/cloud/drain's Pool).
+type Pool struct {
+	Name     string
+	Selector map[string]string
+}
+
+// DrainOptions are pkg/cloud/drain's Options.
+type DrainOptions struct {
+	Timeout            time.Duration
+	DeleteEmptyDirData bool
+	Progress           func(msg string)
+}
+
+// Nodes is what a rotation asks of the cluster's nodes; pkg/cloud/drain's client, through the
+// cluster's kubeconfig held in memory.
+type Nodes interface {
+	WaitReady(ctx context.Context, p Pool, count int, timeout time.Duration) error
+	Cordon(ctx context.Context, p Pool) error
+	Uncordon(ctx context.Context, p Pool) error
+	// Drain evicts the pool's pods, PodDisruptionBudgets respected; on timeout it fails and
+	// leaves the nodes cordoned.
+	Drain(ctx context.Context, p Pool, o DrainOptions) error
+}
+
+// Cloud is what a rotation asks of the cloud's pool API.
+type Cloud interface {
+	// Find returns the id of the cluster's pool of that name, "" when there is none.
+	Find(ctx context.Context, name string) (id string, err error)
+	// Create creates the surge pool with the new settings and returns its id.
+	Create(ctx context.Context, name string) (id string, err error)
+	Delete(ctx context.Context, id string) error
+	// Rename gives the pool its final name (and, for DigitalOcean's default pool, the default
+	// pool's tag); nil for a cloud that cannot rename.
+	Rename(ctx context.Context, id, name string) error
+	// Selector selects the nodes of the pool of that id and name.
+	Selector(id, name string) map[string]string
+}
+
+// Recorder keeps a rotation's state where up finds it again.
+type Recorder interface {
+	Save(ctx context.Context, s State) error
+}
+
+// Plan is one rotation: names, the surge pool's node count and the drain's settings.
+type Plan struct {
+	// Old is the pool's name now, Surge the surge pool's, Final the name the surge pool ends with
+	// ("" when the cloud cannot rename: it keeps Surge).
+	Old, Surge, Final string
+	// Nodes is how many nodes of the surge pool must be Ready before the old pool is drained.
+	Nodes        int
+	ReadyTimeout time.Duration
+	Drain        DrainOptions
+}
+
+// Rotator carries out plans.
+type Rotator struct {
+	Cloud    Cloud
+	Nodes    Nodes
+	Recorder Recorder
+}
+
+// StoppedError: the rotation stopped between phases; both pools may be in place. It says how to
+// go on and how to go back.
+type StoppedError struct {
+	Plan  Plan
+	State State
+	Err   error
+}
+
+func (e *StoppedError) Error() string {
+	msg := fmt.Sprintf("rotation of pool %s stopped after phase %q: %v", e.Plan.Old, e.State.Phase, e.Err)
+	switch e.State.Phase {
+	case Start:
+		return msg + "; nothing was created. up again starts it again"
+	case SurgeCreated, SurgeReady, Cordoned:
+		return msg + fmt.Sprintf("; both pools are in place (%s and %s)%s. up again resumes here; to roll back, "+
+			"uncordon %s's nodes and delete pool %s", e.Plan.Old, e.Plan.Surge, cordoned(e.State.Phase, e.Plan.Old), e.Plan.Old, e.Plan.Surge)
+	}
+	return msg + "; the old pool's workloads have moved. up again finishes the rotation"
+}
+
+func cordoned(p Phase, old string) string {
+	if p == Cordoned {
+		return ", " + old + "'s nodes cordoned"
+	}
+	return ""
+}
+
+// Run carries the plan out from st, recording each phase as it finishes; it returns the final
+// state, or a StoppedError with the state it stopped at.
+func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
+	stop := func(err error) (State, error) { return st, &StoppedError{Plan: p, State: st, Err: err} }
+	advance := func(next Phase) error {
+		st.Phase = next
+		return errors.Wrapf(r.Recorder.Save(ctx, st), "record phase %s", next)
+	}
+	old := func() Pool { return Pool{Name: p.Old, Selector: r.Cloud.Selector(st.OldID, p.Old)} }
+	for st.Phase != Done {
+		var err error
+		switch st.Phase {
+		case Start:
+			// A create that was sent but not recorded (kill -9) left the pool: find it first.
+			if st.SurgeID, err = r.Cloud.Find(ctx, p.Surge); err == nil && st.SurgeID == "" {
+				st.SurgeID, err = r.Cloud.Create(ctx, p.Surge)
+			}
+			if err == nil {
+				err = advance(SurgeCreated)
+			}
+		case SurgeCreated:
+			surge := Pool{Name: p.Surge, Selector: r.Cloud.Selector(st.SurgeID, p.Surge)}
+			if err = r.Nodes.WaitReady(ctx, surge, p.Nodes, p.ReadyTimeout); err == nil {
+				err = advance(SurgeReady)
+			}
+		case SurgeReady:
+			if err = r.Nodes.Cordon(ctx, old()); err == nil {
+				err = advance(Cordoned)
+			}
+		case Cordoned:
+			if err = r.Nodes.Drain(ctx, old(), p.Drain); err == nil {
+				err = advance(Drained)
+			}
+		case Drained:
+			if err = r.Cloud.Delete(ctx, st.OldID); err == nil {
+				err = advance(OldDeleted)
+			}
+		case OldDeleted:
+			if p.Final != "" {
+				err = r.Cloud.Rename(ctx, st.SurgeID, p.Final)
+			}
+			if err == nil {
+				err = advance(Done)
+			}
+		default:
+			return st, errors.Errorf("rotation of pool %s: unknown phase %q recorded", p.Old, st.Phase)
+		}
+		if err != nil {
+			return stop(err)
+		}
+	}
+	return st, nil
+}
+
+// Rollback undoes a rotation stopped before the old pool was deleted: the old pool's nodes
+// uncordoned, the surge pool deleted, the state cleared. After that, the workloads have moved
+// and only going on makes sense.
+func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error) {
+	switch st.Phase {
+	case Drained, OldDeleted, Done:
+		return st, errors.Errorf("rotation of pool %s is past its drain (phase %s): up again finishes it; it cannot be rolled back",
+			p.Old, st.Phase)
+	}
+	if err := r.Nodes.Uncordon(ctx, Pool{Name: p.Old, Selector: r.Cloud.Selector(st.OldID, p.Old)}); err != nil {
+		return st, errors.Wrapf(err, "uncordon pool %s", p.Old)
+	}
+	id := st.SurgeID
+	if id == "" {
+		var err error
+		if id, err = r.Cloud.Find(ctx, p.Surge); err != nil {
+			return st, errors.Wrapf(err, "find pool %s", p.Surge)
+		}
+	}
+	if id != "" {
+		if err := r.Cloud.Delete(ctx, id); err != nil {
+			return st, errors.Wrapf(err, "delete pool %s", p.Surge)
+		}
+	}
+	st = State{OldID: st.OldID}
+	return st, errors.Wrap(r.Recorder.Save(ctx, st), "record the rollback")
+}

@@ -1,0 +1,221 @@
+// Package upgrade plans Kubernetes minor upgrades of the clusters of manifests: the path from
+// each running version to the manifest's, one minor release at a time as the clouds allow; the
+// cluster's objects that use APIs removed on the way (RemovedAPIs, checked through the cluster's
+// kubeconfig read from the cloud and kept in memory); the cloud's own checks (DigitalOcean's
+// clusterlint); and the order across a fleet, non-production environments first. It decides;
+// printing and exit codes are the caller's.
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+)
+
+// GoalAnnotation, in a manifest's metadata.annotations, keeps the version an upgrade is headed
+// for while the manifest's version field walks the path one step at a time (Write sets both).
+// Annotations are for tools: the modules send nothing of them to the cloud.
+const GoalAnnotation = "clusterplane.dev/upgrade-to"
+
+// Cluster is one cluster manifest to plan for.
+type Cluster struct {
+	// File is the manifest's file; Kind its kind; Name and Env its metadata.
+	File, Kind, Name, Env string
+	// ClusterName and Region find the live cluster; Version is the manifest's version field and
+	// Goal the GoalAnnotation ("" when unset).
+	ClusterName, Region, Version, Goal string
+	// ID is the cluster's id as its stack recorded it (the cluster_id output), "" when no stack
+	// was read: the cluster is then found by its name. Note says why no stack was read, if it
+	// matters.
+	ID, Note string
+	// Cloud asks the cluster's cloud; nil when the manifest's kind has no cloud to ask.
+	Cloud Cloud
+}
+
+// Target is the version the cluster is headed for: the goal annotation, else the version field.
+func (c Cluster) Target() string {
+	if c.Goal != "" {
+		return c.Goal
+	}
+	return c.Version
+}
+
+// ClusterPlan is the plan of one cluster.
+type ClusterPlan struct {
+	File    string `json:"file"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Env     string `json:"env,omitempty"`
+	Cluster string `json:"cluster"`
+	ID      string `json:"id,omitempty"`
+	// FoundBy says how the cluster was found: "stack" (its stack's cluster_id) or "name".
+	FoundBy string `json:"foundBy,omitempty"`
+	Running string `json:"running,omitempty"`
+	Target  string `json:"target"`
+	Steps   []Step `json:"steps"`
+	// Objects use APIs removed on the way; Lint is the cloud's checks.
+	Objects []Object     `json:"objects"`
+	Lint    []Diagnostic `json:"lint,omitempty"`
+	// Blockers say what stops the upgrade; Notes what was not checked and why.
+	Blockers []string `json:"blockers"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Blocked tells whether something stops the cluster's upgrade.
+func (p ClusterPlan) Blocked() bool { return len(p.Blockers) > 0 }
+
+// Next is the version of the path's first step, "" when there is none.
+func (p ClusterPlan) Next() string {
+	if len(p.Steps) == 0 {
+		return ""
+	}
+	return p.Steps[0].To
+}
+
+// Plan plans each cluster and returns the plans in fleet order (Order). A failure to ask a
+// cloud is the cluster's blocker, not the fleet's: the others are still planned.
+func Plan(ctx context.Context, clusters []Cluster) []ClusterPlan {
+	out := make([]ClusterPlan, 0, len(clusters))
+	for _, c := range clusters {
+		out = append(out, planOne(ctx, c))
+	}
+	return Order(out)
+}
+
+func planOne(ctx context.Context, c Cluster) ClusterPlan {
+	p := ClusterPlan{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
+		Steps: []Step{}, Objects: []Object{}, Blockers: []string{}}
+	block := func(format string, args ...any) { p.Blockers = append(p.Blockers, fmt.Sprintf(format, args...)) }
+	if c.Note != "" {
+		p.Notes = append(p.Notes, c.Note)
+	}
+	if c.Cloud == nil {
+		p.Notes = append(p.Notes, "no cloud to ask for this kind")
+		return p
+	}
+	if p.Target == "" {
+		p.Notes = append(p.Notes, "the manifest names no version: the cloud's default applies, nothing to plan")
+		return p
+	}
+	live, found, err := c.Cloud.Find(ctx, c.ID, c.ClusterName, c.Region)
+	if err != nil {
+		block("%v", err)
+		return p
+	}
+	p.FoundBy = "name"
+	if c.ID != "" && live.ID == c.ID {
+		p.FoundBy = "stack"
+	}
+	if !found {
+		p.Notes = append(p.Notes, fmt.Sprintf("no cluster %s in %s yet: up creates it at %s", c.ClusterName, c.Region, c.Version))
+		return p
+	}
+	p.ID, p.Running = live.ID, live.Version
+	offer, err := c.Cloud.Offer(ctx, live)
+	if err != nil {
+		block("%v", err)
+		return p
+	}
+	steps, blockers := Path(live.Version, p.Target, offer)
+	p.Steps = append(p.Steps, steps...)
+	p.Blockers = append(p.Blockers, blockers...)
+	if len(steps) == 0 {
+		return p
+	}
+	var removed []Removed
+	for _, s := range steps {
+		removed = append(removed, s.Removes...)
+	}
+	if strings.HasPrefix(live.Version, "talos") {
+		// Talos versions name Talos, not the Kubernetes it runs.
+		p.Notes = append(p.Notes, "a Talos version names Talos, not Kubernetes: removed APIs not checked")
+		removed = nil
+	}
+	if len(removed) > 0 {
+		kc, err := c.Cloud.Kubeconfig(ctx, live)
+		if err == nil {
+			var notes []string
+			p.Objects, notes, err = Scan(ctx, kc, removed)
+			p.Notes = append(p.Notes, notes...)
+		}
+		if err != nil {
+			block("the removed APIs could not be checked: %v", err)
+		}
+		if p.Objects == nil {
+			p.Objects = []Object{}
+		}
+		for _, o := range p.Objects {
+			block("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use))
+		}
+	}
+	if lint, err := c.Cloud.Lint(ctx, live); err != nil {
+		block("%v", err)
+	} else {
+		p.Lint = lint
+		for _, d := range lint {
+			if d.Severity == "error" {
+				block("clusterlint %s: %s %s", d.Check, d.Object, d.Message)
+			}
+		}
+	}
+	return p
+}
+
+func objectName(o Object) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+func use(v string) string {
+	if v == "" {
+		return " (no successor)"
+	}
+	return ": use " + v
+}
+
+// envRank is where an environment goes in a fleet's order: development first (dev, sandbox),
+// then test (test, qa, ci), then staging (staging, stage, preprod, uat), then any other or none,
+// and production (prod, production, prd, live) last. The words are read between - _ and dots.
+func envRank(env string) int {
+	rank := 3
+	for _, word := range strings.FieldsFunc(strings.ToLower(env), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		switch word {
+		case "prod", "production", "prd", "live":
+			return 4
+		case "dev", "development", "sandbox", "local":
+			rank = min(rank, 0)
+		case "test", "testing", "qa", "ci":
+			rank = min(rank, 1)
+		case "staging", "stage", "stg", "preprod", "uat":
+			rank = min(rank, 2)
+		}
+	}
+	return rank
+}
+
+// Order sorts plans across a fleet: non-production environments first (envRank), production
+// last, so that an upgrade meets its problems where they cost least; within a rank, by environment, then by
+// running version (the oldest furthest to go), then by name. Stable, so equal plans keep the
+// files' order.
+func Order(plans []ClusterPlan) []ClusterPlan {
+	out := append([]ClusterPlan(nil), plans...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ra, rb := envRank(a.Env), envRank(b.Env); ra != rb {
+			return ra < rb
+		}
+		if a.Env != b.Env {
+			return a.Env < b.Env
+		}
+		if less, ok := kubeversion.Less(a.Running, b.Running); ok && a.Running != b.Running {
+			return less
+		}
+		return a.Name < b.Name
+	})
+	return out
+}

@@ -1,0 +1,89 @@
+package upgrade_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+)
+
+func TestTheFleetGoesNonProductionFirst(t *testing.T) {
+	plans := []upgrade.ClusterPlan{
+		{Name: "shop", Env: "prod", Running: "1.30.10-do.0"},
+		{Name: "shop", Env: "staging", Running: "1.30.10-do.0"},
+		{Name: "edge", Env: "", Running: "1.31.1-do.5"},
+		{Name: "shop", Env: "dev", Running: "1.31.1-do.5"},
+		{Name: "api", Env: "dev", Running: "1.30.10-do.0"},
+		{Name: "ml", Env: "qa", Running: "1.31.1-do.5"},
+		{Name: "web", Env: "eu-production", Running: "1.29.1-do.0"},
+		{Name: "pay", Env: "preprod", Running: "1.31.1-do.5"},
+	}
+	var got []string
+	for _, p := range upgrade.Order(plans) {
+		got = append(got, p.Name+"-"+p.Env)
+	}
+	want := []string{"api-dev", "shop-dev", "ml-qa", "pay-preprod", "shop-staging", "edge-", "web-eu-production", "shop-prod"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v\nwant  %v", got, want)
+	}
+}
+
+// cloud is a Cloud of one cluster and fixed answers.
+type cloud struct {
+	live       upgrade.Live
+	offer      upgrade.Offer
+	lint       []upgrade.Diagnostic
+	kubeconfig []byte
+}
+
+func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
+	return c.live, c.live.ID != "", nil
+}
+func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
+func (c cloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return c.lint, nil }
+func (c cloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error)         { return c.kubeconfig, nil }
+
+func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
+	kc := apiServer(t, map[string][]map[string]any{
+		"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas": {
+			object("", "old-schema", `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1beta3","kind":"FlowSchema"}`),
+		},
+		"/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations": {},
+	})
+	offer := upgrade.Offer{Next: []string{"1.31.9-do.2"}, Versions: doVersions}
+	cases := []struct {
+		name    string
+		cloud   cloud
+		goal    string
+		blocker string
+	}{
+		{name: "a removed API in use", goal: "1.32.2-do.0",
+			cloud:   cloud{live: upgrade.Live{ID: "c1", Version: "1.30.10-do.0"}, offer: offer, kubeconfig: kc},
+			blocker: "FlowSchema old-schema uses flowcontrol.apiserver.k8s.io/v1beta3, removed in 1.32: use flowcontrol.apiserver.k8s.io/v1"},
+		{name: "a clusterlint error", goal: "1.31.9-do.2",
+			cloud: cloud{live: upgrade.Live{ID: "c1", Version: "1.30.10-do.0"}, offer: offer, kubeconfig: kc,
+				lint: []upgrade.Diagnostic{{Check: "bare-pods", Severity: "warning", Message: "bare pod"},
+					{Check: "admission-controller-webhook", Severity: "error", Message: "webhook points nowhere", Object: "ValidatingWebhookConfiguration w"}}},
+			blocker: "clusterlint admission-controller-webhook: ValidatingWebhookConfiguration w webhook points nowhere"},
+		{name: "nothing in the way", goal: "1.31.9-do.2",
+			cloud: cloud{live: upgrade.Live{ID: "c1", Version: "1.30.10-do.0"}, offer: offer, kubeconfig: kc,
+				lint: []upgrade.Diagnostic{{Check: "bare-pods", Severity: "warning", Message: "bare pod"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plans := upgrade.Plan(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: c.cloud}})
+			p := plans[0]
+			if c.blocker == "" {
+				if p.Blocked() {
+					t.Errorf("blocked: %q", p.Blockers)
+				}
+				return
+			}
+			if !p.Blocked() || !strings.Contains(strings.Join(p.Blockers, "\n"), c.blocker) {
+				t.Errorf("blockers %q, want %q", p.Blockers, c.blocker)
+			}
+		})
+	}
+}

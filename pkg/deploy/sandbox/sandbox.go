@@ -1,0 +1,318 @@
+// Package sandbox is `clusterplane sandbox`: loopback DigitalOcean and Civo APIs (the tests'
+// internal/fakedo and internal/fakecivo), a local file backend with a generated passphrase and the
+// real provider plugins pointed at those APIs, all in one folder, so that every command can be
+// tried and a team's manifests tested without an account. Nothing in it talks to a real cloud:
+// it refuses to start while a real token is in the environment, and inside it pkg/pulumi/provider refuses
+// a manifest that names its own API URL or token.
+//
+// The folder holds everything the sandbox makes: the passphrase (passphrase, 0600), the Pulumi
+// home with the plugins linked in (home), the stacks (state), the temporary files of the engine
+// and its workspaces (tmp), the clouds (clouds.json) and, while it runs in the background, how to
+// reach it (sandbox.json) and its log (sandbox.log). Removing the folder removes the sandbox.
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/pkg/errors"
+)
+
+// The tokens the loopback clouds accept. They are not secrets: they open nothing but the
+// sandbox's own APIs on 127.0.0.1, and a real cloud refuses them.
+const (
+	DigitalOceanToken = "sandbox-digitalocean-token-loopback-only"
+	CivoToken         = "sandbox-civo-token-loopback-only"
+)
+
+// DirEnv names the sandbox's folder in the environment it gives its commands: its presence says
+// "inside the sandbox" to pkg/pulumi/provider, and sandbox commands run there find their folder by it.
+const DirEnv = provider.SandboxEnv
+
+// DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX: in the current directory,
+// beside the manifests it is used with, as .terraform is.
+const DefaultDir = ".clusterplane-sandbox"
+
+// EngineEnv names a folder holding the Pulumi CLI in bin/ and the provider plugins in plugins/,
+// as `make engine` builds .engine; without it the sandbox looks for .engine upwards from the
+// current directory and from its own executable.
+const EngineEnv = "CLUSTERPLANE_ENGINE"
+
+// Files and folders inside the sandbox's folder.
+const (
+	markerFile     = ".clusterplane-sandbox"
+	passphraseFile = "passphrase"
+	cloudsFile     = "clouds.json"
+	serverFile     = "sandbox.json"
+	logFile        = "sandbox.log"
+)
+
+// tokenVars are the environment variables the DigitalOcean and Civo providers read credentials
+// from (terraform-provider-digitalocean v2.75.0, terraform-provider-civo v1.1.4), with the only
+// value each may hold when the sandbox starts: its own token, or nothing.
+var tokenVars = map[string]string{
+	"DIGITALOCEAN_TOKEN":        DigitalOceanToken,
+	"DIGITALOCEAN_ACCESS_TOKEN": "",
+	"SPACES_ACCESS_KEY_ID":      "",
+	"SPACES_SECRET_ACCESS_KEY":  "",
+	"CIVO_TOKEN":                CivoToken,
+	"CIVO_CREDENTIAL_FILE":      "",
+}
+
+// CheckEnvironment refuses an environment holding a credential the providers would read, other
+// than the sandbox's own tokens: a sandbox must never be one typo away from a real account. The
+// error names the variables, never their values.
+func CheckEnvironment(environ []string) error {
+	var set []string
+	for _, kv := range environ {
+		key, value, _ := strings.Cut(kv, "=")
+		own, ok := tokenVars[key]
+		if ok && value != "" && value != own {
+			set = append(set, key)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	sort.Strings(set)
+	return errors.Errorf("%s set in the environment: the sandbox never talks to a real cloud and "+
+		"refuses to start beside a real credential; unset it (unset %s) and run again",
+		strings.Join(set, ", "), strings.Join(set, " "))
+}
+
+// Dir is the sandbox's folder: dir when given, else $CLUSTERPLANE_SANDBOX (inside a sandbox),
+// else DefaultDir; made absolute, as the environment it goes into is used from anywhere.
+func Dir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv(DirEnv)
+	}
+	if dir == "" {
+		dir = DefaultDir
+	}
+	abs, err := filepath.Abs(dir)
+	return abs, errors.Wrap(err, "the sandbox's folder")
+}
+
+// prepare makes the sandbox's folder, or checks that an existing one is a sandbox's: the marker,
+// the passphrase (made once, 0600), the Pulumi home with the plugins of engine linked in, the
+// backend and the temporary folder.
+func prepare(dir string, engine Engine) error {
+	if err := claim(dir); err != nil {
+		return err
+	}
+	for _, sub := range []string{"home", "state", "tmp", "cache"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return errors.Wrap(err, "make the sandbox's folders")
+		}
+	}
+	pass := filepath.Join(dir, passphraseFile)
+	if _, err := os.Stat(pass); errors.Is(err, os.ErrNotExist) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return errors.Wrap(err, "generate the sandbox's passphrase")
+		}
+		if err := os.WriteFile(pass, []byte(hex.EncodeToString(b)), 0o600); err != nil {
+			return errors.Wrap(err, "write the sandbox's passphrase")
+		}
+	} else if err != nil {
+		return errors.Wrap(err, "read the sandbox's passphrase")
+	}
+	for _, p := range engine.Plugins {
+		link := filepath.Join(dir, "home", "plugins", "resource-"+p.Name+"-v"+p.Version, "pulumi-resource-"+p.Name)
+		if target, err := os.Readlink(link); err == nil && target == p.Binary {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			return errors.Wrapf(err, "install the %s plugin in the sandbox", p.Name)
+		}
+		_ = os.Remove(link)
+		if err := os.Symlink(p.Binary, link); err != nil {
+			return errors.Wrapf(err, "install the %s plugin in the sandbox", p.Name)
+		}
+	}
+	return nil
+}
+
+// claim makes dir a sandbox's folder, or checks it is one: a folder that exists, is not empty and
+// has no marker is someone else's, and the sandbox neither fills it nor (on reset) removes it.
+func claim(dir string) error {
+	marker := filepath.Join(dir, markerFile)
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return errors.Wrap(err, "read the sandbox's folder")
+	}
+	if len(entries) > 0 {
+		return errors.Errorf("%s is not a sandbox's folder (it has no %s file) and is not empty: choose another with --dir", dir, markerFile)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return errors.Wrap(err, "make the sandbox's folder")
+	}
+	text := "A clusterplane sandbox: loopback clouds and their stacks. `clusterplane sandbox reset` removes this folder.\n"
+	return errors.Wrap(os.WriteFile(marker, []byte(text), 0o644), "mark the sandbox's folder")
+}
+
+// Reset stops the sandbox of dir if it runs and removes dir; a folder that is not a sandbox's is
+// refused, a missing one is nothing to do.
+func Reset(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
+		return errors.Errorf("%s is not a sandbox's folder (it has no %s file): not removed", dir, markerFile)
+	}
+	if _, err := Stop(dir); err != nil {
+		return err
+	}
+	return errors.Wrap(os.RemoveAll(dir), "remove the sandbox's folder")
+}
+
+// Plugin is a provider plugin the sandbox installs.
+type Plugin struct {
+	// Name is the package ("digitalocean"), Version the one the programs' SDK asks for.
+	Name, Version string
+	// Binary is the plugin's executable.
+	Binary string
+}
+
+// Engine is where the Pulumi CLI and the provider plugins are.
+type Engine struct {
+	// Bin holds the pulumi CLI and its language hosts.
+	Bin     string
+	Plugins []Plugin
+}
+
+// The provider plugins the programs use, by the Go SDK module whose version they must have; the
+// fallbacks are go.mod's, for a binary built without module information.
+var pluginModules = []struct{ name, module, fallback string }{
+	{"digitalocean", "github.com/pulumi/pulumi-digitalocean/sdk/v4", "4.57.0"},
+	{"civo", "github.com/pulumi/pulumi-civo/sdk/v2", "2.4.8"},
+}
+
+// FindEngine finds the engine: in dir when given, else in $CLUSTERPLANE_ENGINE, else in .engine
+// upwards from the current directory or from the running executable.
+func FindEngine(dir string) (Engine, error) {
+	if dir == "" {
+		dir = os.Getenv(EngineEnv)
+	}
+	candidates := []string{dir}
+	if dir == "" {
+		candidates = nil
+		wd, _ := os.Getwd()
+		exe, _ := os.Executable()
+		for _, start := range []string{wd, filepath.Dir(exe)} {
+			for d := start; d != "" && d != filepath.Dir(d); d = filepath.Dir(d) {
+				candidates = append(candidates, filepath.Join(d, ".engine"))
+			}
+		}
+	}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if e, ok := engineIn(c); ok {
+			return e, nil
+		}
+	}
+	return Engine{}, errors.Errorf("no Pulumi engine with the DigitalOcean and Civo plugins found: the sandbox needs "+
+		"the folder `make engine` builds (.engine, with bin/pulumi and plugins/pulumi-resource-digitalocean and "+
+		"pulumi-resource-civo); run `make engine` in a clone of clusterplane, or set %s to such a folder", EngineEnv)
+}
+
+// engineIn is the engine in dir, if dir holds one.
+func engineIn(dir string) (Engine, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Engine{}, false
+	}
+	e := Engine{Bin: filepath.Join(abs, "bin")}
+	if _, err := os.Stat(filepath.Join(e.Bin, "pulumi")); err != nil {
+		if _, err := os.Stat(filepath.Join(e.Bin, "pulumi.exe")); err != nil {
+			return Engine{}, false
+		}
+	}
+	info, _ := debug.ReadBuildInfo()
+	for _, m := range pluginModules {
+		binary := filepath.Join(abs, "plugins", "pulumi-resource-"+m.name)
+		if _, err := os.Stat(binary); err != nil {
+			return Engine{}, false
+		}
+		version := m.fallback
+		if info != nil {
+			if i := slices.IndexFunc(info.Deps, func(d *debug.Module) bool { return d.Path == m.module }); i >= 0 {
+				version = strings.TrimPrefix(info.Deps[i].Version, "v")
+			}
+		}
+		e.Plugins = append(e.Plugins, Plugin{m.name, version, binary})
+	}
+	return e, true
+}
+
+// Environ is environ with the sandbox's environment in place: the engine first on PATH (and the
+// folder of the running clusterplane, so that `clusterplane` inside is this one), the Pulumi home,
+// backend and passphrase file of dir, the loopback clouds' URLs and tokens, and the temporary
+// folder. A passphrase of the caller's is dropped: it would win over the file.
+func Environ(environ []string, dir string, engine Engine, doURL, civoURL string) []string {
+	path := engine.Bin
+	if exe, err := os.Executable(); err == nil {
+		path += string(os.PathListSeparator) + filepath.Dir(exe)
+	}
+	vars := Vars(dir, doURL, civoURL)
+	// The cache folder moves into the sandbox (what clusterplane and the engine cache there is
+	// the sandbox's), but Go's build cache stays the user's: a Go program built inside would
+	// otherwise compile everything afresh.
+	if !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		if cache, err := os.UserCacheDir(); err == nil {
+			vars = append(vars, "GOCACHE="+filepath.Join(cache, "go-build"))
+		}
+	}
+	drop := map[string]bool{"PULUMI_CONFIG_PASSPHRASE": true}
+	for _, kv := range vars {
+		key, _, _ := strings.Cut(kv, "=")
+		drop[key] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		key, value, _ := strings.Cut(kv, "=")
+		switch {
+		case key == "PATH":
+			path += string(os.PathListSeparator) + value
+		case !drop[key]:
+			out = append(out, kv)
+		}
+	}
+	return append(append(out, "PATH="+path), vars...)
+}
+
+// Vars are the variables the sandbox sets, PATH aside.
+func Vars(dir, doURL, civoURL string) []string {
+	return []string{
+		DirEnv + "=" + dir,
+		"PULUMI_HOME=" + filepath.Join(dir, "home"),
+		"PULUMI_BACKEND_URL=file://" + filepath.ToSlash(filepath.Join(dir, "state")),
+		"PULUMI_CONFIG_PASSPHRASE_FILE=" + filepath.Join(dir, passphraseFile),
+		"PULUMI_SKIP_UPDATE_CHECK=1",
+		"PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true",
+		// Only the plugins linked into the sandbox's home: never another binary of the name on PATH.
+		"PULUMI_IGNORE_AMBIENT_PLUGINS=true",
+		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1",
+		"DIGITALOCEAN_TOKEN=" + DigitalOceanToken,
+		"DIGITALOCEAN_API_URL=" + doURL,
+		"CIVO_TOKEN=" + CivoToken,
+		"CIVO_API_URL=" + civoURL,
+		"TMPDIR=" + filepath.Join(dir, "tmp"),
+		"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
+		// The providers' HashiCorp version check, which would call out and leave
+		// ~/.terraform.d behind.
+		"CHECKPOINT_DISABLE=1",
+	}
+}

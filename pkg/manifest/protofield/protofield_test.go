@@ -1,0 +1,34 @@
+package protofield_test
+
+import (
+	"testing"
+
+	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+)
+
+func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(t *testing.T) {
+	spec := (&dpv1.DigitalOceanKubernetesNodePoolSpec{Size: "s-2vcpu-4gb", NodeCount: 3, AutoScale: true}).ProtoReflect()
+	pool := (&dpv1.DigitalOceanKubernetesNodePool{Spec: &dpv1.DigitalOceanKubernetesNodePoolSpec{Size: "s-1vcpu-2gb"}}).ProtoReflect()
+	cases := []struct {
+		name      string
+		got, want any
+	}{
+		{"a string by its JSON name", protofield.String(spec, "size"), "s-2vcpu-4gb"},
+		{"an int32 by its JSON name", protofield.Int(spec, "nodeCount"), int64(3)},
+		{"a bool by its JSON name", protofield.Bool(spec, "autoScale"), true},
+		{"a missing string", protofield.String(spec, "noSuchField"), ""},
+		{"a string asked of an int32", protofield.String(spec, "nodeCount"), ""},
+		{"an int asked of a string", protofield.Int(spec, "size"), int64(0)},
+		{"a bool of no message", protofield.Bool(nil, "autoScale"), false},
+		{"a message by its proto name", protofield.String(protofield.Message(pool, "spec"), "size"), "s-1vcpu-2gb"},
+		{"a missing message", protofield.Message(pool, "no_such") == nil, true},
+		{"a message of no message", protofield.Message(nil, "spec") == nil, true},
+		{"a message asked of a string", protofield.Message(spec, "size") == nil, true},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,405 @@
+package stackinput_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+)
+
+// manifest returns a valid bare DigitalOceanKubernetesCluster manifest in YAML whose cluster is
+// named name, so that each source of a stack input can be told apart.
+func manifest(name string) string {
+	return `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: ` + name + `
+spec:
+  clusterName: ` + name + `
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCount: 2
+`
+}
+
+// stackInput wraps manifest(name) under target, with providerConfig.
+func stackInput(name, providerConfig string) string {
+	return "target:\n" + indent(manifest(name)) + "providerConfig: " + providerConfig + "\n"
+}
+
+func indent(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// load runs stackinput.Load inside a mocked Pulumi program with config and returns the input.
+func load(t *testing.T, config map[string]string) (*cluster.DigitalOceanKubernetesClusterStackInput, error) {
+	t.Helper()
+	input := &cluster.DigitalOceanKubernetesClusterStackInput{}
+	var loadErr error
+	if _, err := plan.Run(func(ctx *pulumi.Context) error {
+		loadErr = stackinput.Load(ctx, input)
+		return nil
+	}, plan.Options{Config: config}); err != nil {
+		t.Fatalf("plan.Run: %v", err)
+	}
+	return input, loadErr
+}
+
+// sources prepares a working directory and environment with stack inputs in the sources named.
+func sources(t *testing.T, withEnv bool, files ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv(stackinput.FileEnv, "")
+	for _, file := range files {
+		write(t, filepath.Join(dir, file), stackInput("from-"+strings.ReplaceAll(file, ".", "-"), "{}"))
+	}
+	if withEnv {
+		path := filepath.Join(t.TempDir(), "named.yaml")
+		write(t, path, manifest("from-env"))
+		t.Setenv(stackinput.FileEnv, path)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var configKey = plan.Project + ":" + stackinput.ConfigKey
+
+func TestLoadTakesTheFirstSourceThatIsSet(t *testing.T) {
+	tests := []struct {
+		name     string
+		config   bool
+		env      bool
+		files    []string
+		wantName string
+	}{
+		{"the config key wins over the env file and the working directory", true, true,
+			[]string{"stack-input.json", "stack-input.yaml"}, "from-config"},
+		{"the env file wins over the working directory", false, true,
+			[]string{"stack-input.json", "stack-input.yaml"}, "from-env"},
+		{"stack-input.json is read from the working directory", false, false,
+			[]string{"stack-input.json"}, "from-stack-input-json"},
+		{"stack-input.json wins over stack-input.yaml", false, false,
+			[]string{"stack-input.yaml", "stack-input.json"}, "from-stack-input-json"},
+		{"stack-input.yaml is read from the working directory", false, false,
+			[]string{"stack-input.yaml"}, "from-stack-input-yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sources(t, tt.env, tt.files...)
+			var config map[string]string
+			if tt.config {
+				config = map[string]string{configKey: manifest("from-config")}
+			}
+			input, err := load(t, config)
+			if err != nil {
+				t.Fatalf("Load() = %v", err)
+			}
+			if got := input.GetTarget().GetMetadata().GetName(); got != tt.wantName {
+				t.Errorf("loaded the manifest named %q, want %q", got, tt.wantName)
+			}
+		})
+	}
+}
+
+func TestLoadWithoutAnySourceNamesAllThree(t *testing.T) {
+	sources(t, false)
+	_, err := load(t, nil)
+	if err == nil {
+		t.Fatal("Load() succeeded with no stack input anywhere")
+	}
+	for _, want := range []string{stackinput.ConfigKey, stackinput.FileEnv, "stack-input.json", "stack-input.yaml"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+func TestLoadValidatesWhatItReads(t *testing.T) {
+	sources(t, false)
+	_, err := load(t, map[string]string{configKey: strings.Replace(manifest("from-config"), "nodeCount: 2", "nodeCount: 0", 1)})
+	if err == nil {
+		t.Fatal("Load() accepted an invalid manifest from config")
+	}
+	if !strings.Contains(err.Error(), "spec.defaultNodePool") {
+		t.Errorf("error %q does not name the invalid field", err)
+	}
+	if !strings.Contains(err.Error(), "config "+stackinput.ConfigKey) {
+		t.Errorf("error %q does not say the input came from config %s", err, stackinput.ConfigKey)
+	}
+}
+
+func TestLoadFromAMissingEnvFileFailsInsteadOfFallingBack(t *testing.T) {
+	sources(t, false, "stack-input.yaml")
+	t.Setenv(stackinput.FileEnv, filepath.Join(t.TempDir(), "missing.yaml"))
+	if _, err := load(t, nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("Load() = %v, want an error naming missing.yaml", err)
+	}
+}
+
+func parse(text string) (*cluster.DigitalOceanKubernetesClusterStackInput, error) {
+	input := &cluster.DigitalOceanKubernetesClusterStackInput{}
+	err := stackinput.Parse([]byte(text), "test.yaml", input)
+	return input, err
+}
+
+func TestParseReadsEveryFormOfTheSameStackInput(t *testing.T) {
+	want, err := parse(stackInput("dev-fra1", "{}"))
+	if err != nil {
+		t.Fatalf("the reference stack input does not parse: %v", err)
+	}
+	if want.GetTarget().GetSpec().GetDefaultNodePool().GetNodeCount() != 2 || want.GetProviderConfig() == nil {
+		t.Fatalf("the reference stack input parsed to %v", want)
+	}
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"a bare YAML manifest", manifest("dev-fra1")},
+		{"a JSON stack input", `{"target": {"apiVersion": "digitalocean.clusterplane.dev/v1",
+			"kind": "DigitalOceanKubernetesCluster", "metadata": {"name": "dev-fra1"},
+			"spec": {"clusterName": "dev-fra1", "region": "fra1", "kubernetesVersion": "1.31.1-do.5",
+			"defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}, "providerConfig": {}}`},
+		{"a bare JSON manifest", `{"apiVersion": "digitalocean.clusterplane.dev/v1",
+			"kind": "DigitalOceanKubernetesCluster", "metadata": {"name": "dev-fra1"},
+			"spec": {"clusterName": "dev-fra1", "region": "fra1", "kubernetesVersion": "1.31.1-do.5",
+			"defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}`},
+		{"a YAML stack input in snake_case", `target:
+  api_version: digitalocean.clusterplane.dev/v1
+  kind: DigitalOceanKubernetesCluster
+  metadata: {name: dev-fra1}
+  spec:
+    cluster_name: dev-fra1
+    region: fra1
+    kubernetes_version: 1.31.1-do.5
+    default_node_pool: {size: s-2vcpu-4gb, node_count: 2}
+provider_config: {}
+`},
+		{"a bare manifest mixing camelCase and snake_case", `api_version: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata: {name: dev-fra1}
+spec:
+  clusterName: dev-fra1
+  region: fra1
+  kubernetes_version: 1.31.1-do.5
+  defaultNodePool: {size: s-2vcpu-4gb, node_count: 2}
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parse(tt.text)
+			if err != nil {
+				t.Fatalf("Parse() = %v", err)
+			}
+			// A bare manifest has no providerConfig; everything else is the same.
+			if got.ProviderConfig == nil {
+				got.ProviderConfig = want.ProviderConfig
+			}
+			if !proto.Equal(got, want) {
+				t.Errorf("Parse() = %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+func TestParseOfABareManifestLeavesTheProviderConfigUnset(t *testing.T) {
+	got, err := parse(manifest("dev-fra1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProviderConfig != nil {
+		t.Errorf("providerConfig = %v, want unset so the environment supplies it", got.ProviderConfig)
+	}
+}
+
+func TestParseResetsTheMessageBeforeFillingIt(t *testing.T) {
+	input := &cluster.DigitalOceanKubernetesClusterStackInput{}
+	if err := stackinput.Parse([]byte(stackInput("first", `{apiToken: tok-first}`)), "a", input); err != nil {
+		t.Fatal(err)
+	}
+	if err := stackinput.Parse([]byte(manifest("second")), "b", input); err != nil {
+		t.Fatal(err)
+	}
+	if input.GetProviderConfig().GetApiToken() != "" {
+		t.Error("the token of an earlier parse survived into the next")
+	}
+}
+
+func TestParseReportsViolationsRelativeToWhatTheFileIs(t *testing.T) {
+	bad := strings.Replace(manifest("dev-fra1"), "clusterName: dev-fra1", "clusterName: Dev_Fra1", 1)
+	tests := []struct {
+		name     string
+		text     string
+		wantLine string
+	}{
+		{"a bare manifest reports spec.x at its line", bad, "test.yaml:6:3: spec.clusterName: "},
+		{"a stack input reports target.spec.x at its line", "target:\n" + indent(bad) + "providerConfig: {}\n",
+			"test.yaml:7:5: target.spec.clusterName: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(tt.text)
+			problems := stackinput.Problems(err)
+			if len(problems) != 1 || problems[0].RuleID != "string.pattern" {
+				t.Fatalf("problems = %v, want one broken pattern", problems)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantLine) {
+				t.Errorf("error %q does not start with %q", err, tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestParseListsEveryMistakeOfAManifestInTheOrderOfTheFile(t *testing.T) {
+	text := `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: Not_A_Label
+spec:
+  clusterName: dev-fra1
+  kubernetesVersion: latest
+  defaultNodePool:
+    size: s-2vcpu-4gb
+    nodeCont: 2
+  tags: [k8s]
+`
+	_, err := parse(text)
+	var got []string
+	for _, p := range stackinput.Problems(err) {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", p.Line, p.Column, p.Path, p.RuleID))
+	}
+	want := []string{
+		"4:3 metadata.name string.pattern",
+		"5:1 spec.region required",
+		"7:3 spec.kubernetesVersion kubernetes_version.slug",
+		"8:3 spec.defaultNodePool.nodeCount node_count.required_without_auto_scale",
+		"10:5 spec.defaultNodePool.nodeCont field.unknown",
+		"11:10 spec.tags[0] tag.not_reserved",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n got: %s\nwant: %s\nerror:\n%v", strings.Join(got, "\n  "), strings.Join(want, "\n  "), err)
+	}
+}
+
+func TestParseRejectsAnUnknownFieldByNameWithTheNearestOne(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want string
+	}{
+		{"in the spec of a bare manifest", strings.Replace(manifest("dev-fra1"), "nodeCount: 2", "nodeCont: 2", 1),
+			"spec.defaultNodePool.nodeCont: unknown field (did you mean nodeCount?)"},
+		{"at the top of a bare manifest", manifest("dev-fra1") + "extra: true\n",
+			"extra: unknown field (the fields here are apiVersion, kind, metadata, spec, status)"},
+		{"in the provider config of a stack input", stackInput("dev-fra1", "{region: fra1}"),
+			"providerConfig.region: unknown field (region belongs to target.spec)"},
+		{"at the top of a stack input", stackInput("dev-fra1", "{}") + "outputs: {}\n", "outputs: unknown field"},
+		{"in a JSON manifest", `{"apiVersion": "digitalocean.clusterplane.dev/v1", "kind": "DigitalOceanKubernetesCluster",
+			"metadata": {"name": "dev-fra1", "namespac": "default"}}`, "metadata.namespac: unknown field (did you mean name?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(tt.text)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v does not say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseRejectsTextThatIsNotAMappingAtItsLine(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"- a\n- b\n", "test.yaml:1:1: must be a mapping"},
+		{"just a string\n", "test.yaml:1:1: must be a mapping"},
+		{"key: [unclosed\n", "test.yaml:1:1: not valid YAML"},
+		{"", "test.yaml: holds no manifest: the file is empty"},
+		{"# only a comment\n", "test.yaml: holds no manifest: the file is empty"},
+		{"---\n", "test.yaml: holds no manifest: the file is empty"},
+		{"--- # only markers\n...\n", "test.yaml: holds no manifest: the file is empty"},
+	}
+	for _, tt := range tests {
+		if _, err := parse(tt.text); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want an error starting %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+func TestParseNeverShowsTheProviderTokenInAnError(t *testing.T) {
+	const token = "dop_v1_tok-SENTINEL-0123456789abcdef"
+	withToken := func(text string) string {
+		return strings.Replace(text, "providerConfig: {}", "providerConfig:\n  apiToken: "+token, 1)
+	}
+	valid := stackInput("dev-fra1", "{}")
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"violations in the spec", strings.Replace(withToken(valid), "nodeCount: 2", "nodeCount: 0", 1)},
+		{"an unknown field in the spec", strings.Replace(withToken(valid), "nodeCount: 2", "nodeCont: 2", 1)},
+		{"an unknown field next to the token", withToken(valid) + "  token: " + token + "\n"},
+		{"an invalid api url next to the token", withToken(valid) + "  apiUrl: 'not a url " + token + "'\n"},
+		{"a wrong type for another field", strings.Replace(withToken(valid), "nodeCount: 2", "nodeCount: two", 1)},
+		{"a wrong type for the token", strings.Replace(valid, "providerConfig: {}", "providerConfig:\n  apiToken: ["+token+"]", 1)},
+		{"a YAML syntax error after the token", withToken(valid) + "  apiUrl: [\n"},
+		{"a missing target", "providerConfig:\n  apiToken: " + token + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(tt.text, token) {
+				t.Fatalf("the test text holds no token:\n%s", tt.text)
+			}
+			_, err := parse(tt.text)
+			if err == nil {
+				t.Fatalf("Parse() accepted:\n%s", tt.text)
+			}
+			if strings.Contains(err.Error(), "SENTINEL") {
+				t.Errorf("the error shows the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestLoadFileNamesTheFileInItsErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	write(t, path, strings.Replace(manifest("dev-fra1"), "region: fra1", "region: mars1", 1))
+	err := stackinput.LoadFile(path, &cluster.DigitalOceanKubernetesClusterStackInput{})
+	want := path + ":7:11: spec.region: must be one of nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1"
+	if err == nil || err.Error() != want {
+		t.Errorf("LoadFile() = %v, want %q", err, want)
+	}
+	if err := stackinput.LoadFile(filepath.Join(dir, "missing.yaml"), &cluster.DigitalOceanKubernetesClusterStackInput{}); err == nil {
+		t.Error("LoadFile() of a missing file succeeded")
+	}
+}
+
+func TestTargetReturnsTheManifestInsideAStackInput(t *testing.T) {
+	input, err := parse(stackInput("dev-fra1", "{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, ok := stackinput.Target(input).(*cluster.DigitalOceanKubernetesCluster)
+	if !ok || target != input.GetTarget() {
+		t.Errorf("Target() = %T %v, want the stack input's target", stackinput.Target(input), stackinput.Target(input))
+	}
+}

@@ -1,0 +1,156 @@
+package validation
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The rules CEL cannot say well, checked in Go over the whole message after the proto rules.
+const (
+	// RuleTokenShape is broken by a value shaped like an API token outside the token's field.
+	RuleTokenShape = "value.token_shape"
+	// RuleTagCase is broken by two DigitalOcean tags that differ only in case.
+	RuleTagCase = "tags.case_insensitive_unique"
+	// RuleAPIURLOwnToken is broken by a provider config's API URL without the config's own token:
+	// the environment's token goes only to the cloud's own API or the environment's URL.
+	RuleAPIURLOwnToken = "api_url.own_token"
+	// RuleAPIURLHTTPS is broken by a provider config's API URL that is neither https nor loopback.
+	RuleAPIURLHTTPS = "api_url.https"
+)
+
+// digitalOceanToken is the published shape of DigitalOcean's API tokens, the one secret scanners
+// look for: dop_v1_ (personal access token), doo_v1_ (OAuth token) or dor_v1_ (OAuth refresh
+// token), then 64 hexadecimal digits.
+var digitalOceanToken = regexp.MustCompile(`do[opr]_v1_[0-9a-f]{64}`)
+
+const tokenMessage = "looks like a DigitalOcean API token, which would reach the cloud in plain text here; " +
+	"tokens go in providerConfig.apiToken (a secret) or the DIGITALOCEAN_TOKEN environment variable"
+
+// digitalOceanPackage is where the DigitalOcean kinds live: their tags are a case-insensitive set.
+const digitalOceanPackage = "clusterplane.provider.digitalocean."
+
+// check walks m and returns the violations of the Go rules, with paths as protovalidate writes
+// them ("spec.tags[2]", `spec.labels["team"]`). No value appears in a message or, for a map key
+// that looks like a token, in a path.
+func check(m protoreflect.Message, path string) []Violation {
+	out := apiURL(m, path)
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if rules.Secret(fd) {
+			return true // the token's own field
+		}
+		at := join(path, string(fd.Name()))
+		switch {
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, item protoreflect.Value) bool {
+				if key, ok := k.Interface().(string); ok && digitalOceanToken.MatchString(key) {
+					out = append(out, Violation{Field: at, RuleID: RuleTokenShape, Message: "a key " + tokenMessage})
+					return true
+				}
+				out = append(out, checkValue(fd.MapValue(), item, at+"["+strconv.Quote(k.String())+"]")...)
+				return true
+			})
+		case fd.IsList():
+			list := v.List()
+			for i := 0; i < list.Len(); i++ {
+				out = append(out, checkValue(fd, list.Get(i), fmt.Sprintf("%s[%d]", at, i))...)
+			}
+			if fd.Name() == "tags" && fd.Kind() == protoreflect.StringKind &&
+				strings.HasPrefix(string(fd.ContainingMessage().FullName()), digitalOceanPackage) {
+				out = append(out, caseCollisions(list, at)...)
+			}
+		default:
+			out = append(out, checkValue(fd, v, at)...)
+		}
+		return true
+	})
+	return out
+}
+
+func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string) []Violation {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return check(v.Message(), at)
+	case protoreflect.StringKind:
+		if digitalOceanToken.MatchString(v.String()) {
+			return []Violation{{Field: at, RuleID: RuleTokenShape, Message: tokenMessage}}
+		}
+	}
+	return nil
+}
+
+// clouds are the provider configs' packages and the clouds whose token rule they follow.
+var clouds = map[string]provider.Cloud{
+	"clusterplane.provider.digitalocean.": provider.DigitalOcean,
+	"clusterplane.provider.civo.":         provider.Civo,
+}
+
+// apiURL checks a provider config's api_url by provider.Cloud.Resolve's rule, offline and with
+// the field's place, so that a manifest naming an API URL is refused before anything is asked:
+// the URL needs the config's own api_token (the environment's token is never sent to it), and
+// https unless its host is loopback. A URL without a scheme is left to the uri rule, which says
+// so already. Neither the URL nor the token appears in a message.
+func apiURL(m protoreflect.Message, path string) []Violation {
+	md := m.Descriptor()
+	urlField, tokenField := md.Fields().ByName("api_url"), md.Fields().ByName("api_token")
+	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
+		return nil
+	}
+	var cloud provider.Cloud
+	for pkg, c := range clouds {
+		if strings.HasPrefix(string(md.FullName()), pkg) {
+			cloud = c
+		}
+	}
+	raw := m.Get(urlField).String()
+	if raw == "" || cloud.Name == "" {
+		return nil
+	}
+	at := join(path, string(urlField.Name()))
+	var out []Violation
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !provider.SecureURL(raw) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: provider.HTTPSRule})
+	}
+	if !m.Has(tokenField) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLOwnToken, Message: cloud.OwnTokenRule()})
+	}
+	return out
+}
+
+// caseCollisions names each tag that differs from an earlier one only in case, by position: the
+// provider keeps DigitalOcean tags in a set that ignores case (tag.TagsSchema hashes with
+// util.HashStringIgnoreCase), so the two would be one tag and the plan would never settle.
+func caseCollisions(list protoreflect.List, at string) []Violation {
+	var out []Violation
+	first := map[string]int{}
+	for i := 0; i < list.Len(); i++ {
+		tag := list.Get(i).String()
+		j, seen := first[strings.ToLower(tag)]
+		if !seen {
+			first[strings.ToLower(tag)] = i
+			continue
+		}
+		if list.Get(j).String() != tag { // an exact repeat is the unique rule's
+			out = append(out, Violation{Field: fmt.Sprintf("%s[%d]", at, i), RuleID: RuleTagCase,
+				Message: fmt.Sprintf("differs from %s[%d] only in case: DigitalOcean tags ignore case, so the two would be one tag", lastSegment(at), j)})
+		}
+	}
+	return out
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func lastSegment(path string) string {
+	return path[strings.LastIndex(path, ".")+1:]
+}

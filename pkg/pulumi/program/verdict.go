@@ -1,0 +1,109 @@
+package program
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"google.golang.org/protobuf/proto"
+)
+
+// Verdict is what validate found in one file. It is the one place where the programs' validate
+// and `clusterplane validate` load a file and decide.
+type Verdict struct {
+	// File names the file as it was given; Stdin for standard input.
+	File string
+	// Kind is the kind the file was read as; "" when it was not read as any.
+	Kind string
+	// Skipped says why the file was not validated at all; "" when it was.
+	Skipped string
+	// Err is nil when the file is valid. It names the file, and stackinput.Problems(Err) lists
+	// every problem with its position.
+	Err error
+	// Warnings are what a valid file may get wrong without being invalid: a size the cloud's
+	// catalogue does not list. They never change the exit code.
+	Warnings []string
+	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
+	// the denials are also in Err, the warnings in Warnings.
+	Policy []policy.Result
+}
+
+// Check parses and validates data, the text of file, as the program's stack input (or bare
+// manifest).
+func (p Program[T]) Check(file string, data []byte) Verdict {
+	input := p.NewInput()
+	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
+	if v.Err == nil {
+		v.Warnings = catalogueWarnings(file, input)
+	}
+	return v
+}
+
+// catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
+// (s-2vcpu-4gbb) or a size newer than the table. Only a warning: the catalogue offline may be
+// older than the cloud, and the cloud itself refuses what it does not offer.
+func catalogueWarnings(file string, input proto.Message) []string {
+	cloud := cost.CloudOf(input)
+	if cloud == "" {
+		return nil
+	}
+	// A catalogue the API failed to give is the table's; the warning about that belongs to the
+	// cost's report, not to each file's check.
+	prices, _ := cost.Read(context.Background(), cloud)
+	var out []string
+	for _, size := range cost.Of(input, prices).Unknown {
+		if prices.Offers(size) {
+			continue // offered, only not priced
+		}
+		out = append(out, fmt.Sprintf("%s: warning: size %q is not in the %s catalogue (%s, %s): check its spelling; "+
+			"the cloud refuses a size it does not offer", file, size, cloud, prices.Source, prices.Date))
+	}
+	return out
+}
+
+// Kind is the kind of the manifests the program deploys, e.g. "CivoKubernetesCluster": the name
+// of its stack input's target message.
+func (p Program[T]) Kind() string {
+	return string(stackinput.Target(p.NewInput()).ProtoReflect().Descriptor().Name())
+}
+
+// Valid reports whether the file was validated and is valid.
+func (v Verdict) Valid() bool { return v.Skipped == "" && v.Err == nil }
+
+// Status is "valid", "invalid" or "skipped".
+func (v Verdict) Status() string {
+	switch {
+	case v.Skipped != "":
+		return "skipped"
+	case v.Err != nil:
+		return "invalid"
+	default:
+		return "valid"
+	}
+}
+
+// MarshalJSON writes {"file", "kind", "status", "reason" (skipped), "problems": [{"file",
+// "line", "column", "path", "ruleId", "message", "hint"}]}: the same list validate prints, as data
+// for CI annotations.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	out := struct {
+		File     string               `json:"file"`
+		Kind     string               `json:"kind,omitempty"`
+		Status   string               `json:"status"`
+		Reason   string               `json:"reason,omitempty"`
+		Problems []stackinput.Problem `json:"problems"`
+		Warnings []string             `json:"warnings,omitempty"`
+		Policy   []policy.Result      `json:"policy,omitempty"`
+	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings,
+		Policy: v.Policy}
+	if v.Err != nil && len(out.Problems) == 0 {
+		out.Problems = []stackinput.Problem{{File: v.File, RuleID: "error", Message: v.Err.Error()}}
+	}
+	if out.Problems == nil {
+		out.Problems = []stackinput.Problem{}
+	}
+	return json.Marshal(out)
+}

@@ -1,0 +1,91 @@
+package civoprovider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/civo/civogo"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/pkg/errors"
+)
+
+// DefaultAPIURL is Civo's API when the provider config and the environment name none.
+const DefaultAPIURL = "https://api.civo.com"
+
+// ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
+var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + provider.CivoTokenEnv + ")")
+
+// client is a civogo client of cfg's token and URL (or the environment's) in region.
+func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {
+	token, url, err = provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	if err != nil {
+		return "", "", nil, err
+	}
+	if token == "" {
+		return "", "", nil, ErrNoToken
+	}
+	if url == "" {
+		url = DefaultAPIURL
+	}
+	c, err = civogo.NewClientWithURL(token, url, region)
+	if err != nil {
+		// civogo's errors never hold the token; the URL is the user's own.
+		return "", "", nil, errors.Wrap(err, "make a Civo client")
+	}
+	return token, url, c, nil
+}
+
+// ClusterIDsNamed are the ids of region's clusters named name, read page by page (civogo's own
+// list reads the first page only).
+func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region, name string) ([]string, error) {
+	token, url, _, err := client(cfg, region)
+	if err != nil {
+		return nil, err
+	}
+	// civopool's client, not civogo's: a request timeout, retries and cancellation.
+	c, err := civopool.New(token, url, region, civopool.WithRetries(3, 0, 0))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for page := 1; page <= 100; page++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := c.Read(ctx, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=100", page))
+		if err != nil {
+			return nil, errors.Wrap(err, "list Civo's Kubernetes clusters")
+		}
+		var list civogo.PaginatedKubernetesClusters
+		if err := json.Unmarshal(data, &list); err != nil {
+			return nil, errors.Wrap(err, "read Civo's Kubernetes clusters")
+		}
+		for _, cl := range list.Items {
+			if cl.Name == name {
+				out = append(out, cl.ID)
+			}
+		}
+		if page >= list.Pages || len(list.Items) == 0 {
+			return out, nil
+		}
+	}
+	return nil, errors.New("list Civo's Kubernetes clusters: more than 100 pages")
+}
+
+// PoolExists tells whether the cluster clusterID has a pool named name (a Civo pool's name is its
+// id within its cluster).
+func PoolExists(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clusterID, name string) (bool, error) {
+	token, url, _, err := client(cfg, region)
+	if err != nil {
+		return false, err
+	}
+	pools, err := civopool.New(token, url, region, civopool.WithRetries(2, 0, 0))
+	if err != nil {
+		return false, err
+	}
+	_, found, err := pools.Get(ctx, clusterID, name)
+	return found, err
+}

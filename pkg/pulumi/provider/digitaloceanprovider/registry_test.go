@@ -1,0 +1,207 @@
+package digitaloceanprovider_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
+	"github.com/digitalocean/godo"
+)
+
+func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
+	const token = "dop_v1_registry_test_token"
+	tests := []struct {
+		name   string
+		status int
+		token  string
+		want   digitaloceanprovider.Registry
+	}{
+		{"an account with a registry has one", http.StatusOK, token, digitaloceanprovider.RegistryFound},
+		{"an account with several registries has one (412 asks for the newer API)", http.StatusPreconditionFailed, token, digitaloceanprovider.RegistryFound},
+		{"an account without a registry has none", http.StatusNotFound, token, digitaloceanprovider.RegistryMissing},
+		{"a server error decides nothing", http.StatusInternalServerError, token, digitaloceanprovider.RegistryUnknown},
+		{"a refused token decides nothing", http.StatusUnauthorized, token, digitaloceanprovider.RegistryUnknown},
+		{"without a token nothing is asked", http.StatusNotFound, "", digitaloceanprovider.RegistryUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(provider.DigitalOceanTokenEnv, "")
+			asked := false
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked = true
+				if r.URL.Path != "/v2/registry" || r.Header.Get("Authorization") != "Bearer "+token {
+					t.Errorf("request %s with %q, want GET /v2/registry with the token", r.URL.Path, r.Header.Get("Authorization"))
+				}
+				w.WriteHeader(tt.status)
+			}))
+			defer server.Close()
+			cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: tt.token, ApiUrl: server.URL + "/"}
+			if got := digitaloceanprovider.HasRegistry(context.Background(), cfg); got != tt.want {
+				t.Errorf("HasRegistry = %v, want %v", got, tt.want)
+			}
+			if asked != (tt.token != "") {
+				t.Errorf("asked the API: %t, want %t", asked, tt.token != "")
+			}
+		})
+	}
+}
+
+func TestHasRegistryOfAnUnreachableAPIDecidesNothing(t *testing.T) {
+	server := httptest.NewServer(http.NotFoundHandler())
+	url := server.URL
+	server.Close()
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "t", ApiUrl: url}
+	if got := digitaloceanprovider.HasRegistry(context.Background(), cfg); got != digitaloceanprovider.RegistryUnknown {
+		t.Errorf("HasRegistry = %v, want unknown", got)
+	}
+}
+
+func TestLiveVersionFindsAClusterOnAnyPageOfTheAccountsClusters(t *testing.T) {
+	do := fakedo.New(t, "tok")
+	for i := range 230 {
+		do.SeedCluster(godo.KubernetesCluster{Name: fmt.Sprintf("c%03d", i), RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-1vcpu-2gb", Count: 1}}})
+	}
+	do.EditCluster(mustFind(t, do, "c225").ID, func(c *godo.KubernetesCluster) { c.VersionSlug = "1.31.9-do.2" })
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: do.URL()}
+	tests := []struct{ name, want string }{
+		{"c000", "1.31.1-do.5"},
+		{"c225", "1.31.9-do.2"}, // on the second page of 200
+		{"new", ""},
+	}
+	for _, tt := range tests {
+		got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, tt.name)
+		if err != nil || got != tt.want {
+			t.Errorf("LiveVersion(%s) = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	bad := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "wrong", ApiUrl: do.URL()}
+	if _, err := digitaloceanprovider.LiveVersion(context.Background(), bad, "c000"); err == nil ||
+		!strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("a bad token: %v, want HTTP 401 without the token", err)
+	}
+}
+
+func mustFind(t *testing.T, do *fakedo.DO, name string) godo.KubernetesCluster {
+	t.Helper()
+	c, ok := do.ClusterNamed(name)
+	if !ok {
+		t.Fatalf("no cluster %s", name)
+	}
+	return c
+}
+
+func TestLiveVersionWaitsAsDigitalOceansRateLimitAsksAndThenGivesUpInTime(t *testing.T) {
+	const list = `{"kubernetes_clusters":[{"name":"dev","version":"1.31.1-do.5"}],"links":{"pages":{}}}`
+	tests := []struct {
+		name string
+		// answers are the API's answers in turn: a status and its Retry-After; the last repeats.
+		answers  []answer
+		wantErr  string // "" for success
+		atLeast  time.Duration
+		atMost   time.Duration
+		maxAsked int
+	}{
+		{name: "a 429 with Retry-After 1 then an answer", answers: []answer{{429, "1"}, {200, ""}},
+			atLeast: time.Second, atMost: 3 * time.Second, maxAsked: 2},
+		{name: "a 429 with Retry-After as an HTTP date then an answer",
+			answers: []answer{{429, time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}, {200, ""}},
+			atMost:  4 * time.Second, maxAsked: 2},
+		{name: "a 503 without Retry-After then an answer (backoff)", answers: []answer{{503, ""}, {200, ""}},
+			atMost: 3 * time.Second, maxAsked: 2},
+		{name: "a permanent 429 fails naming it after a few tries", answers: []answer{{429, "1"}},
+			wantErr: "HTTP 429", atLeast: 3 * time.Second, atMost: 6 * time.Second, maxAsked: 4},
+		{name: "a 429 asking for an hour fails at once", answers: []answer{{429, "3600"}},
+			wantErr: "HTTP 429", atMost: time.Second, maxAsked: 1},
+		{name: "a refused token is not asked again", answers: []answer{{401, ""}},
+			wantErr: "HTTP 401", atMost: time.Second, maxAsked: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			asked := 0
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				a := tt.answers[min(asked, len(tt.answers)-1)]
+				asked++
+				mu.Unlock()
+				if a.retryAfter != "" {
+					w.Header().Set("Retry-After", a.retryAfter)
+				}
+				w.WriteHeader(a.status)
+				if a.status == http.StatusOK {
+					fmt.Fprint(w, list)
+				} else {
+					fmt.Fprint(w, `{"id":"too_many_requests","message":"slow down"}`)
+				}
+			}))
+			defer server.Close()
+			cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: server.URL}
+			start := time.Now()
+			got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+			took := time.Since(start)
+			if tt.wantErr == "" && (err != nil || got != "1.31.1-do.5") {
+				t.Errorf("LiveVersion = %q, %v; want 1.31.1-do.5", got, err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("LiveVersion = %q, %v; want an error naming %s", got, err, tt.wantErr)
+			}
+			if took < tt.atLeast || took > tt.atMost {
+				t.Errorf("took %v, want between %v and %v", took, tt.atLeast, tt.atMost)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if asked > tt.maxAsked {
+				t.Errorf("asked %d times, want at most %d", asked, tt.maxAsked)
+			}
+		})
+	}
+}
+
+type answer struct {
+	status     int
+	retryAfter string
+}
+
+func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
+	const envToken = "dop_v1_env_token_never_sent"
+	t.Setenv(provider.DigitalOceanTokenEnv, envToken)
+	var mu sync.Mutex
+	var got []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer server.Close()
+	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: server.URL}
+	if r := digitaloceanprovider.HasRegistry(context.Background(), cfg); r != digitaloceanprovider.RegistryUnknown {
+		t.Errorf("HasRegistry = %v, want unknown", r)
+	}
+	_, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+	if err == nil || !strings.Contains(err.Error(), "providerConfig.apiUrl") || strings.Contains(err.Error(), envToken) {
+		t.Errorf("LiveVersion = %v, want a refusal naming providerConfig.apiUrl without the token", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	withToken := 0
+	for _, auth := range got {
+		if strings.Contains(auth, envToken) {
+			withToken++
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("the config's API URL was asked %d times, %d with the environment's token; want never", len(got), withToken)
+	}
+}
