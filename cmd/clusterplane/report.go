@@ -27,6 +27,12 @@ func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error
 	if r.name == "preview" || r.name == "up" {
 		report.Price(outcomes, a.prices)
 	}
+	// Each failure's cause, in every format, with what to run to mend it.
+	for i, o := range outcomes {
+		if o.Err != nil {
+			report.Stacks[i].Error = describe(o.Err, o.Target)
+		}
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
@@ -44,12 +50,6 @@ func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error
 		return a.writeRedacted(&out)
 	}
 	if r.render == nil {
-		// The table holds each failure's cause in its row, with what to run to mend it.
-		for i, o := range outcomes {
-			if o.Err != nil {
-				report.Stacks[i].Error = describe(o.Err, o.Target)
-			}
-		}
 		table(&out, report)
 		changes(&out, report)
 		costs(&out, report)

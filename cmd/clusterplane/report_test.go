@@ -143,3 +143,21 @@ func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
 	}
 }
 
+func TestAFailureSaysWhatToRunInEveryFormatNotOnlyInTheTable(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			dir := fleet(t)
+			file := filepath.Join(dir, "cluster.yaml")
+			b := deploytest.New()
+			deployed(t, b, file)
+			// A killed up left a create pending: the next up refuses, and says how to recover.
+			b.Pend("digitaloceankubernetescluster/platform-prod", clusterTypeName, "platform-prod-2")
+			r := deployRun(t, b, strings.NewReader(""), false, "up", file, "--yes", "-o", format)
+			for _, says := range []string{"--import-pending-create", "--clear-pending-creates", "pulumi cancel"} {
+				if !strings.Contains(r.stdout, says) {
+					t.Errorf("up -o %s = %d does not say %q:\n%s", format, r.code, says, r.stdout)
+				}
+			}
+		})
+	}
+}
