@@ -23,8 +23,8 @@ type Verdict struct {
 	// Err is nil when the file is valid. It names the file, and stackinput.Problems(Err) lists
 	// every problem with its position.
 	Err error
-	// Warnings are what a valid file may get wrong without being invalid: a size the cloud's
-	// catalogue does not list. They never change the exit code.
+	// Warnings are what a valid file may get wrong without being invalid: a size or a
+	// Kubernetes version the cloud's catalogue does not list. They never change the exit code.
 	Warnings []string
 	// Policy are the rules of the policy (pkg/policy) the manifest breaks, when one was given:
 	// the denials are also in Err, the warnings in Warnings.
@@ -37,7 +37,7 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
 	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
 	if v.Err == nil {
-		v.Warnings = catalogueWarnings(file, input)
+		v.Warnings = append(catalogueWarnings(file, input), versionWarnings(file, data, input)...)
 	}
 	return v
 }
