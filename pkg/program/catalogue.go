@@ -96,10 +96,10 @@ func versionOffered(v string, offered []string) bool {
 	return false
 }
 
-// nearestVersion is what v was probably meant to be: the version of candidates spelled closest
-// to it, when one is at most two edits away; "" otherwise. Of two as close, the newer.
-func nearestVersion(v string, candidates []string) string {
-	best, bestDistance := "", 3
+// closest is what v was probably meant to be: the one of candidates (versions, sizes) spelled nearest
+// to it, when one is at most edits away; "" otherwise. Of two as close, the newer.
+func closest(v string, candidates []string, edits int) string {
+	best, bestDistance := "", edits+1
 	for _, c := range candidates {
 		d := stackinput.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
 		if d < bestDistance || d == bestDistance && best != "" && newer(c, best) {
@@ -164,7 +164,7 @@ func versionWords(v string, offered []string) (what, instead string) {
 	case len(same) == 0:
 		return what, "it lists no " + kubeversion.Minor(v) + " version; its minors are " + strings.Join(minors(offered), ", ")
 	}
-	if near := nearestVersion(v, same); near != "" {
+	if near := closest(v, same, 2); near != "" {
 		return what, "did you mean " + near + "?"
 	}
 	return what, "its " + kubeversion.Minor(v) + " versions are " + strings.Join(same, ", ")
