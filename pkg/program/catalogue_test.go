@@ -102,3 +102,14 @@ func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTh
 		})
 	}
 }
+
+func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) {
+	t.Setenv(provider.DigitalOceanTokenEnv, "") // offline: the price table
+	text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: s-2vcpu-4gbb")
+	v := prog.Check("f.yaml", []byte(text))
+	want := `f.yaml:18:5: warning: spec.defaultNodePool.size: size "s-2vcpu-4gbb" is not in the digitalocean catalogue (` +
+		cost.TableSource + ", " + cost.TableDate + "): check its spelling (did you mean s-2vcpu-4gb?)"
+	if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], want) {
+		t.Errorf("warnings %q (%v), want one starting %q", v.Warnings, v.Err, want)
+	}
+}
