@@ -27,7 +27,13 @@ func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNev
 	}{
 		{name: "a bad token", setup: func(e *env) { e.vars = append(e.vars, "DIGITALOCEAN_TOKEN=dop_v1_"+strings.Repeat("0", 64)) },
 			says: []string{"cluster dev-fra1", "HTTP 401 Unable to authenticate you"}},
-		{name: "a size DigitalOcean does not offer, in its words", setup: func(e *env) { e.do.SetSizes("s-4vcpu-8gb") },
+		// clusterplane refuses a size the options list lacks before the engine runs
+		// (TestPreviewAndUpRefuseWhatTheCloudDoesNotOfferBeforeTheEngine); when that list cannot be
+		// read, the cloud's own refusal is what the user sees.
+		{name: "a size DigitalOcean does not offer, in its words, when its options could not be read", setup: func(e *env) {
+			e.do.SetSizes("s-4vcpu-8gb")
+			e.do.Inject(fakecloud.Fault{Method: "GET", Path: "/v2/kubernetes/options", Status: http.StatusNotFound})
+		},
 			says: []string{"digitalocean:index/kubernetesCluster:KubernetesCluster dev-fra1: ", "422", "invalid size"}},
 		{name: "throttling, with Retry-After", fault: fakecloud.Fault{Method: "POST", Path: clusters, Status: http.StatusTooManyRequests,
 			RetryAfter: time.Second, Times: 2}, done: true},

@@ -222,6 +222,13 @@ func (a *app) runDeploy(o *deployOptions, r runOp) error {
 		}
 		return cli.Exit(exitcode.Invalid)
 	}
+	// What the cloud does not offer is refused before any stack runs (preview and up only), after
+	// the policy, which asks no cloud.
+	if r.name == "preview" || r.name == "up" {
+		if err := a.checkOffered(ctx, backend, o, sorted); err != nil {
+			return err
+		}
+	}
 	var refused map[string]error
 	if r.guard != nil {
 		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {

@@ -201,15 +201,15 @@ func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
 	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/upgrades", nil, &up); err != nil {
 		return Offer{}, errors.Wrap(err, "read the cluster's available upgrades")
 	}
-	var opts struct {
-		Options struct {
-			Versions []doVersion `json:"versions"`
-		} `json:"options"`
+	cat, err := d.Catalogue(ctx)
+	if err != nil {
+		return Offer{}, err
 	}
-	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
-		return Offer{}, errors.Wrap(err, "read DigitalOcean's Kubernetes versions")
+	versions := make([]string, 0, len(cat.Versions))
+	for _, v := range cat.Versions {
+		versions = append(versions, v.Version)
 	}
-	return Offer{Next: slugs(up.Versions), Versions: slugs(opts.Options.Versions), PatchFirst: true}, nil
+	return Offer{Next: slugs(up.Versions), Versions: versions, PatchFirst: true}, nil
 }
 
 // Lint runs DigitalOcean's clusterlint on the cluster (POST .../clusterlint) and reads its
@@ -334,24 +334,13 @@ func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error)
 // Offer reads Civo's versions (GET /v2/kubernetes/versions): the stable ones of the cluster's
 // distribution. Civo has no list of a cluster's upgrades: any later offered version goes.
 func (c *Civo) Offer(ctx context.Context, live Live) (Offer, error) {
-	var versions []struct {
-		Version     string `json:"version"`
-		Type        string `json:"type"`
-		ClusterType string `json:"clusterType"`
-	}
-	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
-		return Offer{}, errors.Wrap(err, "read Civo's Kubernetes versions")
+	cat, err := c.Catalogue(ctx)
+	if err != nil {
+		return Offer{}, err
 	}
 	var out []string
-	for _, v := range versions {
-		typ := v.ClusterType
-		if typ == "" {
-			typ = "k3s"
-			if strings.HasPrefix(v.Version, "talos") {
-				typ = "talos"
-			}
-		}
-		if v.Type == "deprecated" || (live.Distribution != "" && typ != live.Distribution) {
+	for _, v := range cat.Versions {
+		if v.Deprecated || (live.Distribution != "" && v.Distribution != live.Distribution) {
 			continue
 		}
 		out = append(out, v.Version)

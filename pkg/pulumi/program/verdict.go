@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
@@ -23,8 +25,8 @@ type Verdict struct {
 	// Err is nil when the file is valid. It names the file, and stackinput.Problems(Err) lists
 	// every problem with its position.
 	Err error
-	// Warnings are what a valid file may get wrong without being invalid: a size the cloud's
-	// catalogue does not list. They never change the exit code.
+	// Warnings are what a valid file may get wrong without being invalid: a size or a
+	// Kubernetes version the cloud's catalogue does not list. They never change the exit code.
 	Warnings []string
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
 	// the denials are also in Err, the warnings in Warnings.
@@ -37,29 +39,39 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
 	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
 	if v.Err == nil {
-		v.Warnings = catalogueWarnings(file, input)
+		v.Warnings = append(catalogueWarnings(file, data, input), versionWarnings(file, data, input)...)
 	}
 	return v
 }
 
 // catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
-// (s-2vcpu-4gbb) or a size newer than the table. Only a warning: the catalogue offline may be
-// older than the cloud, and the cloud itself refuses what it does not offer.
-func catalogueWarnings(file string, input proto.Message) []string {
-	cloud := cost.CloudOf(input)
-	if cloud == "" {
+// (s-2vcpu-4gbb) or a size newer than the table, at the field's line in data. Only a warning: the
+// catalogue offline may be older than the cloud, and the cloud itself refuses what it does not
+// offer.
+func catalogueWarnings(file string, data []byte, input proto.Message) []string {
+	mc := catalogueOf(input)
+	if mc.cloud == "" || len(mc.sizes) == 0 {
 		return nil
 	}
 	// A catalogue the API failed to give is the table's; the warning about that belongs to the
 	// cost's report, not to each file's check.
-	prices, _ := cost.Read(context.Background(), cloud)
+	prices, _ := cost.Read(context.Background(), mc.cloud)
+	known := slices.Collect(maps.Keys(prices.Sizes))
+	known = append(known, prices.Unpriced...)
+	slices.Sort(known)
 	var out []string
-	for _, size := range cost.Of(input, prices).Unknown {
-		if prices.Offers(size) {
-			continue // offered, only not priced
+	for _, f := range mc.sizes {
+		if prices.Offers(f.value) {
+			continue
 		}
-		out = append(out, fmt.Sprintf("%s: warning: size %q is not in the %s catalogue (%s, %s): check its spelling; "+
-			"the cloud refuses a size it does not offer", file, size, cloud, prices.Source, prices.Date))
+		p, _ := at(file, data, input, f)
+		spelling := "check its spelling"
+		if near := closest(f.value, known, 1); near != "" {
+			spelling += " (did you mean " + near + "?)"
+		}
+		p.Message = fmt.Sprintf("size %q is not in the %s catalogue (%s, %s): %s; the cloud refuses a size it does not offer",
+			f.value, mc.cloud, prices.Source, prices.Date, spelling)
+		out = append(out, warningLine(p))
 	}
 	return out
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+)
+
+const (
+	offeredDOToken   = "dop_v1_offered-token"
+	offeredCivoToken = "civo-offered-token"
+)
+
+// onlineRun is deployRun with env (the tokens and API URLs) set instead of cleared.
+func onlineRun(t *testing.T, b *deploytest.Backend, env map[string]string, args ...string) result {
+	t.Helper()
+	for _, name := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv, provider.DigitalOceanAPIURLEnv} {
+		t.Setenv(name, env[name])
+	}
+	var stdout, stderr bytes.Buffer
+	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
+	a.deploy.backend = b
+	terminal := false
+	a.deploy.interactive = &terminal
+	code := a.run(args)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// lineOf is the line of text holding what, counted from 1.
+func lineOf(t *testing.T, text, what string) int {
+	t.Helper()
+	i := strings.Index(text, what)
+	if i < 0 {
+		t.Fatalf("no %q in the text", what)
+	}
+	return strings.Count(text[:i], "\n") + 1
+}
+
+// optionsAsked counts the catalogue calls a cloud received.
+func optionsAsked(requests []string) int {
+	n := 0
+	for _, r := range requests {
+		if r == "/v2/kubernetes/options" || r == "/v2/kubernetes/versions" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns(t *testing.T) {
+	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
+	civo := readExample(t, "civokubernetescluster/minimal.yaml")
+	tests := []struct {
+		name string
+		// text runs against both fakes, DigitalOcean's and Civo's; setDO changes what
+		// DigitalOcean offers.
+		text  string
+		setDO func(*fakedo.DO)
+		// token false runs without one: nothing is asked, the engine runs.
+		token bool
+		// refuses is what stderr says, with the line of at; "" when nothing is refused.
+		refuses, at string
+		hint        string
+	}{
+		{name: "a DigitalOcean version typo names the slug it was one edit from", token: true,
+			text:    strings.Replace(do, "1.31.1-do.5", "1.31.1-do.6", 1),
+			refuses: `spec.kubernetesVersion: version "1.31.1-do.6" is not offered by DigitalOcean now: did you mean 1.31.1-do.5?`,
+			at:      "kubernetesVersion: 1.31.1-do.6", hint: "its API lists 1.33.1-do.0, 1.32.2-do.0"},
+		{name: "a slug DigitalOcean stopped offering is refused though the table lists it", token: true, text: do,
+			setDO:   func(d *fakedo.DO) { d.SetVersions("1.32.2-do.0", "1.33.1-do.0") },
+			refuses: `spec.kubernetesVersion: version "1.31.1-do.5" is not offered by DigitalOcean now: it lists no 1.31 version; its minors are 1.32, 1.33.`,
+			at:      "kubernetesVersion: 1.31.1-do.5"},
+		{name: "a size DigitalOcean does not offer is refused at the pool's size", token: true, text: do,
+			setDO:   func(d *fakedo.DO) { d.SetSizes("s-4vcpu-8gb", "s-2vcpu-2gb") },
+			refuses: `spec.defaultNodePool.size: size "s-2vcpu-4gb" is not offered by DigitalOcean now: did you mean s-2vcpu-2gb?`,
+			at:      "size: s-2vcpu-4gb", hint: "its API lists s-4vcpu-8gb, s-2vcpu-2gb"},
+		{name: "a Civo version typo names the version of its minor", token: true,
+			text:    strings.Replace(civo, "kubernetesVersion: 1.30.5-k3s1", "kubernetesVersion: 1.31.2-k3s1", 1),
+			refuses: `spec.kubernetesVersion: version "1.31.2-k3s1" is not offered by Civo now: did you mean 1.31.1-k3s1?`,
+			at:      "kubernetesVersion: 1.31.2-k3s1"},
+		{name: "a version Civo lists as deprecated is not offered", token: true,
+			text:    strings.Replace(civo, "kubernetesVersion: 1.30.5-k3s1", "kubernetesVersion: 1.27.1-k3s1", 1),
+			refuses: `version "1.27.1-k3s1" is not offered by Civo now: it lists no 1.27 version`, at: "kubernetesVersion: 1.27.1-k3s1"},
+		{name: "a Civo version it offers goes on", token: true, text: civo},
+		{name: "a DigitalOcean version it offers goes on", token: true, text: do},
+		{name: "without a token nothing is asked and the typo goes to the engine",
+			text: strings.Replace(do, "1.31.1-do.5", "1.31.1-do.6", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := fakedo.New(t, offeredDOToken)
+			c := fakecivo.New(t, offeredCivoToken, "fra1")
+			if tt.setDO != nil {
+				tt.setDO(d)
+			}
+			env := map[string]string{provider.DigitalOceanAPIURLEnv: d.URL(), provider.CivoAPIURLEnv: c.URL()}
+			if tt.token {
+				env[provider.DigitalOceanTokenEnv], env[provider.CivoTokenEnv] = offeredDOToken, offeredCivoToken
+			}
+			file := filepath.Join(writeFiles(t, map[string]string{"cluster.yaml": tt.text}), "cluster.yaml")
+			for _, op := range [][]string{{"preview", file}, {"up", file, "--yes"}} {
+				b := deploytest.New()
+				r := onlineRun(t, b, env, op...)
+				if tt.refuses == "" {
+					if r.code != exitcode.OK || len(b.Calls()) == 0 {
+						t.Errorf("%s: exit %d after %d engine calls, want it run\n%s", op[0], r.code, len(b.Calls()), r.stderr)
+					}
+					continue
+				}
+				at := fmt.Sprintf("%s:%d:", file, lineOf(t, tt.text, tt.at))
+				if r.code != exitcode.Invalid || !strings.Contains(r.stderr, at) || !strings.Contains(r.stderr, tt.refuses) ||
+					!strings.Contains(r.stderr, tt.hint) {
+					t.Errorf("%s: exit %d, want %d and %s %q (%s)\n%s", op[0], r.code, exitcode.Invalid, at, tt.refuses, tt.hint, r.stderr)
+				}
+				if calls := b.Calls(); len(calls) > 0 {
+					t.Errorf("%s: the engine ran after a refusal: %v", op[0], calls)
+				}
+				if strings.Contains(r.stderr, offeredDOToken) || strings.Contains(r.stderr, offeredCivoToken) {
+					t.Errorf("%s: stderr names a token", op[0])
+				}
+			}
+			var asked []string
+			for _, r := range append(d.Requests("GET"), c.Requests("GET")...) {
+				asked = append(asked, r.Path)
+			}
+			// preview and up ran in this one process: the cloud is asked once.
+			if want := map[bool]int{true: 1, false: 0}[tt.token]; optionsAsked(asked) != want {
+				t.Errorf("the clouds were asked their catalogue %d times, want %d (one call a process): %v", optionsAsked(asked), want, asked)
+			}
+		})
+	}
+}
+
+func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	d := fakedo.New(t, offeredDOToken)
+	env := func(d *fakedo.DO) map[string]string {
+		return map[string]string{provider.DigitalOceanTokenEnv: offeredDOToken, provider.DigitalOceanAPIURLEnv: d.URL()}
+	}
+	// A cluster and its pool, both DigitalOcean's: one call.
+	if r := onlineRun(t, b, env(d), "up", dir, "--yes"); r.code != exitcode.OK {
+		t.Fatalf("up: exit %d\n%s", r.code, r.stderr)
+	}
+	var asked []string
+	for _, r := range d.Requests("GET") {
+		asked = append(asked, r.Path)
+	}
+	if n := optionsAsked(asked); n != 1 {
+		t.Errorf("DigitalOcean was asked its options %d times for two manifests, want once", n)
+	}
+	// DigitalOcean drops 1.31 and the pool's size: the stacks running them go on as they are.
+	later := fakedo.New(t, offeredDOToken)
+	later.SetVersions("1.32.2-do.0", "1.33.1-do.0")
+	later.SetSizes("s-4vcpu-8gb")
+	if r := onlineRun(t, b, env(later), "preview", dir); r.code != exitcode.OK {
+		t.Errorf("preview of what the stacks run: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	// A change to another version it no longer offers is refused.
+	edit(t, dir, "cluster.yaml", "1.31.1-do.5", "1.31.9-do.2")
+	r := onlineRun(t, b, env(later), "preview", dir)
+	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, `version "1.31.9-do.2" is not offered by DigitalOcean now`) ||
+		strings.Contains(r.stderr, "size") {
+		t.Errorf("preview of a version DigitalOcean dropped: exit %d, want 1 naming the version only\n%s", r.code, r.stderr)
+	}
+}

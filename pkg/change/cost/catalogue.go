@@ -1,0 +1,19 @@
+package cost
+
+// Catalogue is what a cloud's API offers (pkg/change/upgrade reads it) new clusters and node pools now, in one call.
+type Catalogue struct {
+	// Versions are the Kubernetes versions the API lists.
+	Versions []CatalogueVersion
+	// Sizes are the node sizes a pool may use; nil when the call does not list them (Civo's
+	// versions call has no sizes).
+	Sizes []string
+}
+
+// CatalogueVersion is one Kubernetes version a cloud lists.
+type CatalogueVersion struct {
+	Version string
+	// Distribution is Civo's cluster type (k3s, talos); "" on DigitalOcean.
+	Distribution string
+	// Deprecated tells that the cloud lists the version but creates no cluster with it (Civo).
+	Deprecated bool
+}

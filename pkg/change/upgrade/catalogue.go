@@ -1,0 +1,58 @@
+package upgrade
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/pkg/errors"
+)
+
+// Catalogue reads DigitalOcean's versions and node sizes (GET /v2/kubernetes/options).
+func (d *DigitalOcean) Catalogue(ctx context.Context) (cost.Catalogue, error) {
+	var opts struct {
+		Options struct {
+			Versions []doVersion `json:"versions"`
+			Sizes    []struct {
+				Slug string `json:"slug"`
+			} `json:"sizes"`
+		} `json:"options"`
+	}
+	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
+		return cost.Catalogue{}, errors.Wrap(err, "read DigitalOcean's Kubernetes options")
+	}
+	c := cost.Catalogue{Sizes: []string{}}
+	for _, v := range opts.Options.Versions {
+		c.Versions = append(c.Versions, cost.CatalogueVersion{Version: v.Slug})
+	}
+	for _, s := range opts.Options.Sizes {
+		c.Sizes = append(c.Sizes, s.Slug)
+	}
+	return c, nil
+}
+
+// Catalogue reads Civo's Kubernetes versions (GET /v2/kubernetes/versions), each with its
+// distribution, read from its name when the list does not say.
+func (c *Civo) Catalogue(ctx context.Context) (cost.Catalogue, error) {
+	var versions []struct {
+		Version     string `json:"version"`
+		Type        string `json:"type"`
+		ClusterType string `json:"clusterType"`
+	}
+	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
+		return cost.Catalogue{}, errors.Wrap(err, "read Civo's Kubernetes versions")
+	}
+	var out cost.Catalogue
+	for _, v := range versions {
+		typ := v.ClusterType
+		if typ == "" {
+			typ = "k3s"
+			if strings.HasPrefix(v.Version, "talos") {
+				typ = "talos"
+			}
+		}
+		out.Versions = append(out.Versions, cost.CatalogueVersion{Version: v.Version, Distribution: typ, Deprecated: v.Type == "deprecated"})
+	}
+	return out, nil
+}

@@ -1,0 +1,58 @@
+package upgrade_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+)
+
+func TestCatalogueReadsEachCloudsVersionsInOneCallWithCivosDistributionsAndDeprecations(t *testing.T) {
+	ctx := context.Background()
+	do := fakedo.New(t, "dop_v1_catalogue")
+	cat, err := upgrade.NewDigitalOcean(do.URL(), "dop_v1_catalogue").Catalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, v := range cat.Versions {
+		versions = append(versions, v.Version)
+	}
+	slices.Sort(versions)
+	want := slices.Sorted(slices.Values(fakedo.DefaultVersions))
+	if !slices.Equal(versions, want) || !slices.Equal(cat.Sizes, fakedo.DefaultSizes) {
+		t.Errorf("DigitalOcean's catalogue %v and %v, want %v and %v", versions, cat.Sizes, want, fakedo.DefaultSizes)
+	}
+	if n := len(do.Requests("")); n != 1 {
+		t.Errorf("%d requests, want the options call only", n)
+	}
+
+	civo := fakecivo.New(t, "civo-catalogue", "fra1")
+	cat, err = upgrade.NewCivo(civo.URL(), "civo-catalogue", "").Catalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Sizes != nil {
+		t.Errorf("Civo's versions call lists sizes %v, want none", cat.Sizes)
+	}
+	found := map[string]cost.CatalogueVersion{}
+	for _, v := range cat.Versions {
+		found[v.Version] = v
+	}
+	for version, want := range map[string]cost.CatalogueVersion{
+		"1.27.1-k3s1":  {Version: "1.27.1-k3s1", Distribution: "k3s", Deprecated: true},
+		"1.30.5-k3s1":  {Version: "1.30.5-k3s1", Distribution: "k3s"},
+		"talos-v1.7.6": {Version: "talos-v1.7.6", Distribution: "talos"},
+	} {
+		if found[version] != want {
+			t.Errorf("Civo's %s is %+v, want %+v", version, found[version], want)
+		}
+	}
+	if n := len(civo.Requests("")); n != 1 {
+		t.Errorf("%d requests to Civo, want the versions call only", n)
+	}
+}

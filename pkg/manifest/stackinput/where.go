@@ -1,0 +1,32 @@
+package stackinput
+
+import (
+	"google.golang.org/protobuf/proto"
+)
+
+// Where is where data, a text Parse read into a message like input, writes field: its line and
+// column, and its path as the file writes it ("spec.kubernetesVersion"). field is a path of proto
+// names from the manifest, as the validation rules name them ("spec.kubernetes_version",
+// "spec.node_pools[1].size"), for a bare manifest and a stack input alike. ok is false when the
+// text does not write the field.
+func Where(data []byte, input proto.Message, field string) (line, column int, written string, ok bool) {
+	root, problem := document(data, "")
+	if problem != nil {
+		return 0, 0, "", false
+	}
+	scratch := input.ProtoReflect().New().Interface()
+	d := &decoder{at: map[string]position{}}
+	checked, path := scratch, "target."+field
+	if isManifest(root) {
+		m := scratch.ProtoReflect()
+		fd := m.Descriptor().Fields().ByName("target")
+		if fd == nil {
+			return 0, 0, "", false
+		}
+		checked, path = m.Mutable(fd).Message().Interface(), field
+	}
+	d.root = checked.ProtoReflect().Descriptor()
+	d.message(root, checked.ProtoReflect(), "", "")
+	at, ok := d.at[path]
+	return at.line, at.column, at.written, ok
+}

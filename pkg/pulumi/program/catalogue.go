@@ -1,0 +1,220 @@
+package program
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// catalogueField is a field of a manifest whose value a cloud's catalogue lists: the Kubernetes
+// version or a node pool's size.
+type catalogueField struct {
+	// path is the field's path of proto names from the manifest ("spec.kubernetes_version"), as
+	// stackinput.Where takes it.
+	path  string
+	value string
+}
+
+// manifestCatalogue is what a manifest asks of its cloud's catalogue.
+type manifestCatalogue struct {
+	cloud string
+	// distribution is a Civo cluster's ("k3s" or "talos"); "" elsewhere.
+	distribution string
+	version      *catalogueField
+	sizes        []catalogueField
+}
+
+// catalogueOf reads the catalogue fields of input (a stack input) through their names, so that no
+// kind's API is named here: spec.kubernetes_version, and the size of every message that also
+// has a node count (the node pools, default or not).
+func catalogueOf(input proto.Message) manifestCatalogue {
+	mc := manifestCatalogue{cloud: cost.CloudOf(input)}
+	spec := protofield.Message(stackinput.Target(input).ProtoReflect(), "spec")
+	if mc.cloud == "" || spec == nil {
+		return mc
+	}
+	if v := protofield.String(spec, "kubernetesVersion"); v != "" {
+		mc.version = &catalogueField{path: "spec.kubernetes_version", value: v}
+	}
+	if mc.cloud == cost.Civo && spec.Descriptor().Fields().ByName("kubernetes_version") != nil {
+		mc.distribution = "k3s"
+		if fd := spec.Descriptor().Fields().ByName("cluster_type"); fd != nil && fd.Enum() != nil {
+			if v := fd.Enum().Values().ByNumber(spec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
+				mc.distribution = "talos"
+			}
+		}
+	}
+	sizes(spec, "spec", func(path, size string) {
+		mc.sizes = append(mc.sizes, catalogueField{path: path, value: size})
+	})
+	return mc
+}
+
+// sizes calls f with the path and size of every message under m (m included) that has a size
+// and a node count.
+func sizes(m protoreflect.Message, path string, f func(path, size string)) {
+	fields := m.Descriptor().Fields()
+	if fields.ByJSONName("size") != nil && fields.ByJSONName("nodeCount") != nil {
+		if size := protofield.String(m, "size"); size != "" {
+			f(path+".size", size)
+		}
+	}
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() == nil || fd.IsMap() || !m.Has(fd) {
+			continue
+		}
+		at := path + "." + string(fd.Name())
+		if fd.IsList() {
+			list := m.Get(fd).List()
+			for j := 0; j < list.Len(); j++ {
+				sizes(list.Get(j).Message(), fmt.Sprintf("%s[%d]", at, j), f)
+			}
+			continue
+		}
+		sizes(m.Get(fd).Message(), at, f)
+	}
+}
+
+// versionOffered tells whether offered holds v: the same version (Civo's leading v aside), or
+// for a minor line ("1.31") any version of that minor.
+func versionOffered(v string, offered []string) bool {
+	for _, o := range offered {
+		if strings.TrimPrefix(o, "v") == strings.TrimPrefix(v, "v") ||
+			kubeversion.IsMinorLine(v) && kubeversion.SameMinor(v, o) && !strings.HasPrefix(o, "talos") {
+			return true
+		}
+	}
+	return false
+}
+
+// closest is what v was probably meant to be: the one of candidates (versions, sizes) spelled nearest
+// to it, when one is at most edits away; "" otherwise. Of two as close, the newer.
+func closest(v string, candidates []string, edits int) string {
+	best, bestDistance := "", edits+1
+	for _, c := range candidates {
+		d := stackinput.Distance(strings.TrimPrefix(v, "v"), strings.TrimPrefix(c, "v"))
+		if d < bestDistance || d == bestDistance && best != "" && newer(c, best) {
+			best, bestDistance = c, d
+		}
+	}
+	return best
+}
+
+func newer(a, b string) bool {
+	less, ok := kubeversion.Less(b, a)
+	return ok && less
+}
+
+func isTalos(v string) bool { return strings.HasPrefix(v, "talos") }
+
+// minors are the minor lines of versions ("1.31"), each once, oldest first; talos' own versions
+// are left out, as no manifest writes them as a line.
+func minors(versions []string) []string {
+	var out []string
+	for _, v := range versions {
+		if m := kubeversion.Minor(v); m != "" && !isTalos(v) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if a == b {
+			return 0
+		}
+		if less, _ := kubeversion.Less(a, b); less {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// versionWords say what is missing ("version \"1.31.1-do.6\"", "minor line \"1.35\"") and
+// what is offered instead: the version of the same minor spelled closest, when one is close (a
+// typo), else the same minor's versions, else the minors on offer (a minor newer than the list,
+// or a typo in the minor).
+func versionWords(v string, offered []string) (what, instead string) {
+	if kubeversion.IsMinorLine(v) {
+		return fmt.Sprintf("minor line %q", v), "the minors it lists are " + strings.Join(minors(offered), ", ")
+	}
+	what = fmt.Sprintf("version %q", v)
+	var same []string
+	for _, o := range offered {
+		if isTalos(o) == isTalos(v) && kubeversion.SameMinor(o, v) {
+			same = append(same, o)
+		}
+	}
+	switch {
+	case len(same) == 0 && isTalos(v):
+		var talos []string
+		for _, o := range offered {
+			if isTalos(o) {
+				talos = append(talos, o)
+			}
+		}
+		return what, "its talos versions are " + strings.Join(talos, ", ")
+	case len(same) == 0:
+		return what, "it lists no " + kubeversion.Minor(v) + " version; its minors are " + strings.Join(minors(offered), ", ")
+	}
+	if near := closest(v, same, 2); near != "" {
+		return what, "did you mean " + near + "?"
+	}
+	return what, "its " + kubeversion.Minor(v) + " versions are " + strings.Join(same, ", ")
+}
+
+// at is where a catalogue field stands in data, as a warning or refusal starts: "FILE:LINE:COL:
+// path" when the text writes it, "FILE: path" otherwise.
+func at(file string, data []byte, input proto.Message, f catalogueField) (stackinput.Problem, bool) {
+	line, column, written, ok := stackinput.Where(data, input, f.path)
+	if !ok {
+		return stackinput.Problem{File: file, Path: validation.Camel(f.path)}, false
+	}
+	return stackinput.Problem{File: file, Line: line, Column: column, Path: written}, true
+}
+
+// versionWarnings warns of a Kubernetes version (or minor line) of input that the versions table
+// (pkg/change/cost) does not list: a typo (1.31.1-do.6), or a version newer than the table. Only a
+// warning: the table may be older than the cloud, and the cloud itself refuses what it does not
+// offer (online, preview and up ask it first).
+func versionWarnings(file string, data []byte, input proto.Message) []string {
+	mc := catalogueOf(input)
+	if mc.version == nil {
+		return nil
+	}
+	pinned := cost.Versions(mc.cloud, mc.distribution)
+	if len(pinned) == 0 || versionOffered(mc.version.value, pinned) {
+		return nil
+	}
+	p, _ := at(file, data, input, *mc.version)
+	what, instead := versionWords(mc.version.value, pinned)
+	p.Message = fmt.Sprintf("%s is not in the %s catalogue (%s, %s): %s The cloud refuses a version it "+
+		"does not offer", what, mc.cloud, cost.VersionsSource, cost.VersionsDate, sentence(instead))
+	return []string{warningLine(p)}
+}
+
+// warningLine writes p as "FILE:LINE:COL: warning: path: words", the warning word first as the
+// size warnings have it.
+func warningLine(p stackinput.Problem) string {
+	head := p.File
+	if p.Line > 0 {
+		head = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	}
+	words := strings.TrimPrefix(p.Message, "warning: ")
+	return fmt.Sprintf("%s: warning: %s: %s", head, p.Path, words)
+}
+
+// sentence ends words with a full stop, unless they end with a question.
+func sentence(words string) string {
+	if strings.HasSuffix(words, "?") {
+		return words
+	}
+	return words + "."
+}
