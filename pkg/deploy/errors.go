@@ -49,6 +49,13 @@ type PendingCreatesError struct {
 	Creates []PendingCreate
 	// Cancel is the command that removes the lock the interrupted operation may have left.
 	Cancel string
+	// Locked tells that the stack's lock is held, when LockKnown (only a file backend's locks are
+	// read): else the advice says "if".
+	Locked, LockKnown bool
+	// Found are the resources of the manifest's name the cloud holds and the stack does not, when
+	// Looked (the kind has a look-up and the cloud answered): the ids to import.
+	Found  []kinds.Live
+	Looked bool
 }
 
 func (e *PendingCreatesError) Error() string {
@@ -62,17 +69,37 @@ func (e *PendingCreatesError) Error() string {
 
 // Advice says the pending creates and what to run, in order, for the manifest in file: the lock
 // the killed operation left, then each create recorded with its cloud id (or dropped when the
-// cloud has none).
+// cloud has none), the id named when the cloud was asked and holds one.
 func (e *PendingCreatesError) Advice(file string) string {
-	imports := " --import-pending-create CLOUD_ID"
+	id := "CLOUD_ID"
+	if e.Looked && len(e.Found) == 1 {
+		id = e.Found[0].ID
+	}
+	imports := " --import-pending-create " + id
 	if len(e.Creates) > 1 {
 		imports = ""
 		for _, c := range e.Creates {
 			imports += " --import-pending-create '" + c.URN + "=CLOUD_ID'"
 		}
 	}
-	return e.Error() + ". If that operation is still running, wait for it to end. Otherwise: if the stack is locked, " +
-		"remove its lock with " + e.Cancel + "; look the resource up in the cloud and run `clusterplane refresh " + file +
+	lock := "if the stack is locked, remove its lock with " + e.Cancel + "; "
+	if e.LockKnown && e.Locked {
+		lock = "the stack is still locked by it: remove the lock with " + e.Cancel + "; "
+	} else if e.LockKnown {
+		lock = ""
+	}
+	advice := e.Error() + ". If that operation is still running, wait for it to end. Otherwise: " + lock
+	switch {
+	case e.Looked && len(e.Found) == 0:
+		return advice + "the cloud holds none of the name, so run `clusterplane refresh " + file +
+			" --clear-pending-creates`; then run this again"
+	case e.Looked && len(e.Found) == 1 && len(e.Creates) == 1:
+		return advice + "the cloud holds " + describeLive(e.Found) + ": run `clusterplane refresh " + file + imports +
+			"` to record it; then run this again"
+	case e.Looked:
+		advice += "the cloud holds " + describeLive(e.Found) + "; "
+	}
+	return advice + "look the resource up in the cloud and run `clusterplane refresh " + file +
 		imports + "` with its id (CLOUD_ID), or `clusterplane refresh " + file + " --clear-pending-creates` if the cloud " +
 		"has none; then run this again"
 }

@@ -169,13 +169,20 @@ func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
 func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []kinds.Live {
+	live, _ := d.lookedUp(ctx, t, st)
+	return live
+}
+
+// lookedUp is leftBehind, and whether the cloud was asked and answered (looked): a kind without a
+// look-up, a manifest without a token or a cloud that does not answer leave it false.
+func (d *Deployer) lookedUp(ctx context.Context, t Target, st state) (live []kinds.Live, looked bool) {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
-		return nil
+		return nil, false
 	}
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
-	if err != nil {
-		return nil
+	if err != nil || found.Unchecked != "" {
+		return nil, false
 	}
 	held, _ := st.ids(typ)
 	var out []kinds.Live
@@ -188,7 +195,7 @@ func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []kinds.L
 			out = append(out, l)
 		}
 	}
-	return out
+	return out, true
 }
 
 // resolve reads a reference from the stack it names, through the backend.

@@ -138,8 +138,8 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	if err != nil {
 		return failed(err)
 	}
-	if creates := st.pendingCreates(); len(creates) > 0 {
-		return failed(&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)})
+	if len(st.pendingCreates()) > 0 {
+		return failed(d.pendingCreates(ctx, t, s, st))
 	}
 	if !opts.AllowRefused {
 		refused, err := Refused(t.Effects, t.Input, st.outputs())
@@ -310,8 +310,8 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if err != nil {
 		return failed(err)
 	}
-	if creates := st.pendingCreates(); len(creates) > 0 {
-		return failed(&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)})
+	if len(st.pendingCreates()) > 0 {
+		return failed(d.pendingCreates(ctx, t, s, st))
 	}
 	if protected := st.protected(); len(protected) > 0 {
 		return failed(&ProtectedError{Resources: protected})

@@ -41,3 +41,17 @@ func (d *Deployer) Recovery(ctx context.Context, t Target) error {
 	}
 	return e
 }
+
+// pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
+// find out for the user: whether the stack is still locked, and what the cloud holds of the
+// manifest's name that the stack does not (the id to import).
+func (d *Deployer) pendingCreates(ctx context.Context, t Target, s Stack, st state) *PendingCreatesError {
+	e := &PendingCreatesError{Creates: st.pendingCreates(), Cancel: cancelCommand(s)}
+	if l, ok := s.(Locker); ok {
+		if locked, known, err := l.Locked(ctx); err == nil && known {
+			e.Locked, e.LockKnown = locked, true
+		}
+	}
+	e.Found, e.Looked = d.lookedUp(ctx, t, st)
+	return e
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *testing.T) {
@@ -111,5 +112,56 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploy.Target{c}, nil, hang)[0]
 	if o.Status != deploy.Cancelled || !errors.Is(o.Err, deploy.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
+	}
+}
+
+func TestAPendingCreatesAdviceNamesTheIdTheCloudHoldsSoTheUserNeedNotLookItUp(t *testing.T) {
+	tests := []struct {
+		name string
+		// live is what the cloud holds under the name; nil lookup: the kind cannot look.
+		live   []kinds.Live
+		lookup bool
+		says   []string
+		never  []string
+	}{
+		{name: "the cloud holds one", lookup: true, live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-9"}},
+			says: []string{"the cloud holds cluster dev-fra1 (id id-9)", "--import-pending-create id-9`"}, never: []string{"CLOUD_ID"}},
+		{name: "the cloud holds none", lookup: true,
+			says: []string{"the cloud holds none of the name", "--clear-pending-creates`"}, never: []string{"CLOUD_ID"}},
+		{name: "the cloud holds two", lookup: true, live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-8"},
+			{Type: "cluster", Name: "dev-fra1", ID: "id-9"}},
+			says: []string{"2 clusters named dev-fra1 (id id-8, id id-9)", "--import-pending-create CLOUD_ID"}},
+		{name: "the cloud cannot be asked", says: []string{"look the resource up in the cloud", "CLOUD_ID"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := cluster(t)
+			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+				t.Fatalf("up: %s %v", o.Status, o.Err)
+			}
+			b.Pend(c.Key(), clusterType, "dev-fra1")
+			if tt.lookup {
+				fake := &cloud{live: tt.live}
+				c.Lookup = fake.lookup("")
+			}
+			o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
+			var pending *deploy.PendingCreatesError
+			if !errors.As(o.Err, &pending) {
+				t.Fatalf("up with a pending create: %s %v", o.Status, o.Err)
+			}
+			advice := pending.Advice("cluster.yaml")
+			for _, s := range tt.says {
+				if !strings.Contains(advice, s) {
+					t.Errorf("the advice does not say %q: %s", s, advice)
+				}
+			}
+			for _, s := range tt.never {
+				if strings.Contains(advice, s) {
+					t.Errorf("the advice says %q: %s", s, advice)
+				}
+			}
+		})
 	}
 }

@@ -131,9 +131,9 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	}
 	ready, o.Unmanaged = d.leftInStatus(ctx, t, st, ready)
 	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
-	if creates := st.pendingCreates(); len(creates) > 0 {
+	if len(st.pendingCreates()) > 0 {
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
-			Message: (&PendingCreatesError{Creates: creates, Cancel: cancelCommand(s)}).Advice(t.File)}
+			Message: d.pendingCreates(ctx, t, s, st).Advice(t.File)}
 	} else if opts.Drift {
 		drifted = driftedOf(ctx, s)
 	} else {
