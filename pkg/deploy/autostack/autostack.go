@@ -93,6 +93,9 @@ func New(opts Options) (*Backend, error) {
 			return nil, err
 		}
 	}
+	if err := b.staysInSandbox(); err != nil {
+		return nil, err
+	}
 	// The workspaces of the clusterplane processes killed before they could remove theirs.
 	sweepWorkDirs()
 	if opts.Plugin != "" {
@@ -155,6 +158,16 @@ func (b *Backend) workspace(ctx context.Context, project string, program pulumi.
 		return nil, "", b.redactor().Error(errors.Wrap(err, "set up the stack's workspace"))
 	}
 	return ws, dir, nil
+}
+
+// staysInSandbox refuses, inside the clusterplane sandbox, a backend off the machine: the sandbox
+// promises that nothing leaves it, its state included.
+func (b *Backend) staysInSandbox() error {
+	if os.Getenv(provider.SandboxEnv) == "" || strings.HasPrefix(b.url, "file://") {
+		return nil
+	}
+	return errors.Errorf("inside the clusterplane sandbox the state stays in its folder, and %s names %s: "+
+		"unset it there, or run outside the sandbox", BackendEnv, b.redactor().String(b.url))
 }
 
 // env is the environment the CLI, and the provider plugins it starts, run in besides this

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *testing.T) {
@@ -33,5 +34,28 @@ func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *te
 		if err != nil && (!errors.As(err, &wrong) || !strings.Contains(err.Error(), tt.provider) || !strings.Contains(err.Error(), "hashivault://")) {
 			t.Errorf("the error for %q names neither it nor what Pulumi accepts: %v", tt.provider, err)
 		}
+	}
+}
+
+func TestInsideTheSandboxAStateBackendOffTheMachineIsRefusedWithoutItsPassword(t *testing.T) {
+	tests := []struct {
+		url     string
+		refused bool
+	}{
+		{"postgres://u:S3cretPw@db.example.com/state", true},
+		{"s3://bucket/state", true},
+		{"file://" + t.TempDir(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			t.Setenv(provider.SandboxEnv, t.TempDir())
+			err := (&Backend{url: tt.url}).staysInSandbox()
+			if refused := err != nil && strings.Contains(err.Error(), "inside the clusterplane sandbox"); refused != tt.refused {
+				t.Fatalf("New(%s) in the sandbox = %v, want refused %t", tt.url, err, tt.refused)
+			}
+			if err != nil && strings.Contains(err.Error(), "S3cretPw") {
+				t.Errorf("the refusal prints the password: %v", err)
+			}
+		})
 	}
 }
