@@ -14,10 +14,10 @@ package deploy
 import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -52,20 +52,11 @@ type Target struct {
 // unless stack names another.
 func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Target {
 	if stack == "" {
-		meta := field(stackinput.Target(input).ProtoReflect(), "metadata").Message()
-		stack = reference.Stack(field(meta, "name").String(), field(meta, "env").String())
+		meta := protofield.Message(stackinput.Target(input).ProtoReflect(), "metadata")
+		stack = reference.Stack(protofield.String(meta, "name"), protofield.String(meta, "env"))
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Program, Stack: stack, Input: input, Resources: k.Resources,
 		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport}
-}
-
-// field is m's field of that proto name; the field's default when m has none.
-func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Value {
-	fd := m.Descriptor().Fields().ByName(name)
-	if fd == nil {
-		return protoreflect.ValueOfString("")
-	}
-	return m.Get(fd)
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.

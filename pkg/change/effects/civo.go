@@ -2,6 +2,7 @@ package effects
 
 import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 )
 
@@ -65,7 +66,7 @@ func CivoRenamed(rows []Row, field, what string) []Row {
 			continue
 		}
 		rows[i].When = func(c Change) (Decision, bool) {
-			if stringAt(c.OldSpec, field) != stringAt(c.NewSpec, field) {
+			if protofield.String(c.OldSpec, field) != protofield.String(c.NewSpec, field) {
 				return Decision{}, false
 			}
 			return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "every Pulumi resource of the stack is named after " +

@@ -1,6 +1,9 @@
 package effects
 
-import "github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+import (
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+)
 
 // The DigitalOcean Terraform resources, as change-effects.json names them.
 const (
@@ -65,7 +68,7 @@ const DigitalOceanDefaultMaintenanceWindow = "any day at 00:00 UTC"
 // minor line is left to DigitalOcean.
 func DOVersion(c Change) (Decision, bool) {
 	newVersion, oldVersion := c.New.String(), c.Old.String()
-	if boolAt(c.NewSpec, "autoUpgrade") && kubeversion.SameMinor(newVersion, oldVersion) {
+	if protofield.Bool(c.NewSpec, "autoUpgrade") && kubeversion.SameMinor(newVersion, oldVersion) {
 		return Decision{Effect: Ignored, Reason: "with autoUpgrade DigitalOcean keeps the patch version of the minor line " +
 			"current in the maintenance window; the module leaves it to DigitalOcean"}, true
 	}

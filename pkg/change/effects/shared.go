@@ -4,7 +4,7 @@ import (
 	stdmaps "maps"
 	"strings"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
 // Reasons shared by several kinds.
@@ -56,44 +56,11 @@ func ProtectionRow() Row {
 // is true in the new spec.
 func IgnoredUnder(reason string, path ...string) func(Change) (Decision, bool) {
 	return func(c Change) (Decision, bool) {
-		if boolAt(c.NewSpec, path...) {
+		if protofield.Bool(protofield.At(c.NewSpec, path[:len(path)-1]...), path[len(path)-1]) {
 			return Decision{Effect: Ignored, Reason: reason}, true
 		}
 		return Decision{}, false
 	}
-}
-
-// stringAt reads the string at the top-level field name (JSON name) of m; "" when unset.
-func stringAt(m protoreflect.Message, name string) string {
-	if m == nil || !m.IsValid() {
-		return ""
-	}
-	fd := m.Descriptor().Fields().ByJSONName(name)
-	if fd == nil || fd.Kind() != protoreflect.StringKind {
-		return ""
-	}
-	return m.Get(fd).String()
-}
-
-// boolAt reads the boolean at path (JSON names) below m; false when any step is unset.
-func boolAt(m protoreflect.Message, path ...string) bool {
-	for i, name := range path {
-		if m == nil || !m.IsValid() {
-			return false
-		}
-		fd := m.Descriptor().Fields().ByJSONName(name)
-		if fd == nil {
-			return false
-		}
-		if i == len(path)-1 {
-			return fd.Kind() == protoreflect.BoolKind && m.Get(fd).Bool()
-		}
-		if fd.Message() == nil || !m.Has(fd) {
-			return false
-		}
-		m = m.Get(fd).Message()
-	}
-	return false
 }
 
 // Facts builds a resource's Attributes from the Terraform schema's flags, written as words

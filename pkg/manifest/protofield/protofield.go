@@ -17,6 +17,19 @@ func Message(m protoreflect.Message, name protoreflect.Name) protoreflect.Messag
 	return m.Get(fd).Message()
 }
 
+// At is the message below m at the path of JSON names (as a manifest writes them,
+// "defaultNodePool"), nil when a step is not a message field.
+func At(m protoreflect.Message, jsonPath ...string) protoreflect.Message {
+	for _, name := range jsonPath {
+		fd := of(m, name, protoreflect.MessageKind)
+		if fd == nil {
+			return nil
+		}
+		m = m.Get(fd).Message()
+	}
+	return m
+}
+
 // String is m's string field of the JSON name (as a manifest writes it), "" when none.
 func String(m protoreflect.Message, jsonName string) string {
 	if fd := of(m, jsonName, protoreflect.StringKind); fd != nil {

@@ -25,6 +25,10 @@ func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(
 		{"a missing message", protofield.Message(pool, "no_such") == nil, true},
 		{"a message of no message", protofield.Message(nil, "spec") == nil, true},
 		{"a message asked of a string", protofield.Message(spec, "size") == nil, true},
+		{"a path of JSON names", protofield.String(protofield.At(pool, "spec"), "size"), "s-1vcpu-2gb"},
+		{"an empty path is the message", protofield.At(pool) == pool, true},
+		{"a path through a string", protofield.At(pool, "spec", "size") == nil, true},
+		{"a path through no message", protofield.At(nil, "spec") == nil, true},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
