@@ -336,3 +336,22 @@ func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
 	}
 	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
 }
+
+// rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
+// finished: not Ready, saying where it stopped; ready otherwise.
+func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
+	rec, err := rotationRecord(outputs)
+	if err != nil || rec == nil || rec.Phase == rotation.Done {
+		return ready
+	}
+	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): run up to finish it", rec.Pool, rec.Phase,
+		rec.OldID, orNone(rec.SurgeID))}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none yet"
+	}
+	return s
+}

@@ -179,10 +179,22 @@ func (p pools) Selector(id, name string) map[string]string {
 func (p pools) waitRunning(ctx context.Context, name string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	id := ""
 	for {
-		pool, err := p.named(ctx, name)
+		// The pool is found by name once, then read by id: DigitalOcean's answer for one pool is
+		// what the provider itself polls.
+		var pool *godo.KubernetesNodePool
+		var err error
+		if id == "" {
+			if pool, err = p.named(ctx, name); pool != nil {
+				id = pool.ID
+			}
+		}
+		if id != "" {
+			pool, _, err = p.client.Kubernetes.GetNodePool(ctx, p.cluster, id)
+		}
 		if err != nil && ctx.Err() == nil {
-			return err
+			return errors.Wrapf(err, "read node pool %s of cluster %s", name, p.cluster)
 		}
 		if pool != nil && running(pool) {
 			return nil
