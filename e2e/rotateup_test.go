@@ -62,6 +62,7 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 
 	// 1. The drain times out: both pools stay, the old one cordoned, the workload untouched.
 	podsBefore := podsOn(t, cs, "shop")
+	e.do.Reset()
 	r, code := e.clusterplane("up", resized, "--yes")
 	if code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") || !strings.Contains(r.stdout+r.stderr, "up again resumes") {
 		t.Fatalf("up with a PDB that allows nothing = %d, want non-zero saying both pools stay and how to resume: %s", code, r)
@@ -96,6 +97,7 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 		t.Fatal(err)
 	}
 	sampler := sampleReady(t, cs, "shop")
+	stopped := apiCalls(e)
 	e.do.Reset()
 	upStart := time.Now()
 	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 {
@@ -136,8 +138,8 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") {
 		t.Errorf("preview after the rotation = %d, want 0 and no rotation: %s", code, r)
 	}
-	t.Logf("rotation finished by the last up in %s; DigitalOcean API calls of that up: %s; test %s",
-		took.Round(100*time.Millisecond), calls, time.Since(start).Round(time.Second))
+	t.Logf("rotation finished by the last up in %s; DigitalOcean API calls of the stopped and the killed ups: %s; "+
+		"of the last up: %s; test %s", took.Round(100*time.Millisecond), stopped, calls, time.Since(start).Round(time.Second))
 	if r, code := e.clusterplane("destroy", resized, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}

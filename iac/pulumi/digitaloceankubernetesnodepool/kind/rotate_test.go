@@ -29,7 +29,9 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 			Rollout: &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, DrainTimeoutMinutes: 5}},
 	}}
 	ctx := context.Background()
-	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) { return ref.GetValue(), nil }
+	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) {
+		return ref.GetValue(), nil
+	}
 	r, err := rotate(ctx, input, resolve)
 	if err != nil {
 		t.Fatal(err)
