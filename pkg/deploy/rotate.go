@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/diff"
 	"github.com/clusterplane/clusterplane/pkg/drain"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/protofield"
 	"github.com/clusterplane/clusterplane/pkg/rotation"
 	"github.com/clusterplane/clusterplane/pkg/stackinput"
@@ -165,8 +166,12 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	}
 	plan.Nodes, plan.ReadyTimeout, plan.Drain = kr.Nodes, kr.ReadyTimeout, kr.Drain
 	plan.Drain.Progress = say
+	if _, err := drain.PoolSelector(kr.NodeLabels, plan.Old, rec.OldID); err != nil {
+		o := failed(err)
+		return &o
+	}
 	rotator := rotation.Rotator{
-		Cloud: kr.Cloud,
+		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
 		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
 		Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
 			say("phase " + string(state.Phase))
@@ -197,6 +202,17 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}
 	}
 	return nil
+}
+
+// selecting is the kind's pool API with the node labels of its cloud (pkg/drain's PoolSelector).
+type selecting struct {
+	kinds.Pools
+	cloud string
+}
+
+func (s selecting) Selector(id, name string) map[string]string {
+	sel, _ := drain.PoolSelector(s.cloud, name, id)
+	return sel
 }
 
 type recorderFunc func(ctx context.Context, s rotation.State) error

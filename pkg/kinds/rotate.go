@@ -16,7 +16,10 @@ type Rotate func(ctx context.Context, stackInput proto.Message, resolve Resolve)
 
 // Rotation is the cloud side of one pool's rotation.
 type Rotation struct {
-	Cloud rotation.Cloud
+	Cloud Pools
+	// NodeLabels names the cloud whose node labels select a pool's nodes (pkg/drain's
+	// PoolSelector: "digitalocean", "civo"); the kind need not link Kubernetes' client for it.
+	NodeLabels string
 	// Kubeconfig is the cluster's kubeconfig, a secret: held in memory, never written or shown.
 	Kubeconfig []byte
 	// WaitRunning waits until the cloud reports every node of the pool of that name running,
@@ -27,4 +30,13 @@ type Rotation struct {
 	Nodes        int
 	ReadyTimeout time.Duration
 	Drain        rotation.DrainOptions
+}
+
+// Pools is the cloud's pool API as a rotation asks it: pkg/rotation's Cloud but the node
+// selector, which pkg/deploy adds from NodeLabels.
+type Pools interface {
+	Find(ctx context.Context, name string) (id string, err error)
+	Create(ctx context.Context, name string) (id string, err error)
+	Delete(ctx context.Context, id string) error
+	Rename(ctx context.Context, id, name string) error
 }

@@ -8,7 +8,6 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/diff"
-	"github.com/clusterplane/clusterplane/pkg/drain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/labels"
 	"github.com/clusterplane/clusterplane/pkg/provider/digitaloceanprovider"
@@ -61,6 +60,7 @@ func rotate(ctx context.Context, in proto.Message, resolve kinds.Resolve) (*kind
 	}
 	return &kinds.Rotation{
 		Cloud:        p,
+		NodeLabels:   "digitalocean",
 		Kubeconfig:   kc.KubeconfigYAML,
 		WaitRunning:  p.waitRunning,
 		Nodes:        int(nodes),
@@ -167,12 +167,6 @@ func (p pools) Rename(ctx context.Context, id, name string) error {
 		return errors.Wrapf(err, "rename node pool %s of cluster %s to %s", id, p.cluster, name)
 	}
 	return nil
-}
-
-// Selector: DOKS labels each node with its pool's name.
-func (p pools) Selector(id, name string) map[string]string {
-	sel, _ := drain.PoolSelector(drain.DigitalOcean, name, id)
-	return sel
 }
 
 // waitRunning waits until DigitalOcean reports every node of the pool named name running.

@@ -70,7 +70,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 	if len(pools) != 1 || pools[0].ID != id || pools[0].Name != "workers" || pools[0].Size != "s-8vcpu-16gb" {
 		t.Errorf("the cluster's pools after the rotation: %+v", pools)
 	}
-	if sel := r.Cloud.Selector(id, "workers"); sel["doks.digitalocean.com/node-pool"] != "workers" {
-		t.Errorf("selector %v", sel)
+	if r.NodeLabels != "digitalocean" {
+		t.Errorf("the pool's nodes are found by the labels of cloud %q", r.NodeLabels)
 	}
 }
