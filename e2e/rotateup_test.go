@@ -79,8 +79,8 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 	if after := podsOn(t, cs, "shop"); fmt.Sprint(after) != fmt.Sprint(podsBefore) {
 		t.Errorf("the workload moved: Ready pods by node %v before, %v after", podsBefore, after)
 	}
-	if r, code := e.clusterplane("status", resized); !strings.Contains(r.stdout, "rotation") {
-		t.Logf("status = %d does not name the rotation under way: %s", code, r)
+	if r, code := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, `"RotationUnderWay"`) {
+		t.Errorf("status = %d does not name the rotation under way: %s", code, r)
 	}
 
 	// 2. An up killed mid-drain.
