@@ -7,39 +7,11 @@ import (
 	"testing"
 )
 
-// Until up carries a rotation out, what the manifest allows is planned by diff and preview, and
-// up stops before the engine, which would replace the pool (or, through the default pool, the
-// cluster) instead.
+// A rotation up does not carry out (a cluster's default pool, a Civo pool) is planned by diff and
+// preview, and up stops before the engine, which would replace the pool (or, through the default
+// pool, the cluster) instead. A DigitalOcean pool's rotation up carries out: rotateup_test.go.
 func TestARotationTheManifestAllowsIsPlannedAndTheEngineNeverReplacesThePoolMeanwhile(t *testing.T) {
 	t.Parallel()
-	t.Run("a DigitalOcean pool", func(t *testing.T) {
-		t.Parallel()
-		e := newEnv(t)
-		e.seedExamples()
-		text := example(t, "digitaloceankubernetesnodepool/minimal.yaml")
-		manifest := e.write("pool.yaml", text)
-		if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
-			t.Fatalf("up = %d: %s", code, r)
-		}
-		before := e.doPool(doClusterID, "workers")
-		resized := e.write("resized.yaml", withSpec(strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1),
-			"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n"))
-		if r, code := e.clusterplane("diff", manifest, resized); code != 0 || !strings.Contains(r.stdout, "rotate   spec.size") ||
-			!strings.Contains(r.stdout, "rename pool workers-surge to workers") {
-			t.Errorf("diff = %d, want 0 and the rotation's steps: %s", code, r)
-		}
-		for _, op := range [][]string{{"preview", resized}, {"up", resized, "--yes"}} {
-			if r, code := e.clusterplane(op...); code != 3 || !strings.Contains(r.stdout+r.stderr, "rotation planned") {
-				t.Errorf("%s = %d, want 3 naming the planned rotation: %s", op[0], code, r)
-			}
-		}
-		if after := e.doPool(doClusterID, "workers"); after.ID != before.ID || after.Size != "s-4vcpu-8gb" {
-			t.Errorf("the pool is %s of %s, want %s untouched", after.ID, after.Size, before.ID)
-		}
-		if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
-			t.Errorf("destroy = %d: %s", code, r)
-		}
-	})
 	t.Run("the DigitalOcean default pool of a protected cluster", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)

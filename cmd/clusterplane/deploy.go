@@ -391,6 +391,10 @@ done, blocked, skipped and failed. It exits 0, 3 when a change was refused or no
 (answered no), 1 when a deployment failed or was skipped, or when --policy (or
 $CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
 
+A DigitalOcean node pool's rotation its rollout block allows is carried out before the engine runs
+(docs/deploying.md, "Rotating node pools"); one that stops (a drain timeout) exits 1 with both
+pools in place, and up again resumes it.
+
 up --plan FILE applies a plan preview --save-plan wrote, and nothing else, without asking: every
 stack is checked first, and when a manifest differs from the one reviewed, another update landed on
 a stack since, or a fresh preview (the cloud read first) would do anything the plan does not say,

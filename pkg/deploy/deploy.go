@@ -45,6 +45,8 @@ type Target struct {
 	Lookup kinds.Lookup
 	// ReadyImport, when set, readies the live resource before Adopt imports it.
 	ReadyImport kinds.ReadyImport
+	// Rotate, when set, readies the pool rotations Up carries out (rotate.go).
+	Rotate kinds.Rotate
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -56,7 +58,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		stack = reference.Stack(protofield.String(meta, "name"), protofield.String(meta, "env"))
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Program, Stack: stack, Input: input, Resources: k.Resources,
-		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport}
+		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate}
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.

@@ -97,10 +97,12 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
-	if blocked, err := rotationGate(t, outputsOf(res.Previous)); err != nil {
+	if blocked, carried, err := rotationGate(t, outputsOf(res.Previous)); err != nil {
 		return failed(err)
 	} else if blocked != nil && len(refused) == 0 {
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
+	} else if len(carried) > 0 && len(refused) == 0 {
+		previewRotation(&o, t, carried)
 	}
 	return o
 }
@@ -149,12 +151,19 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		if len(refused) > 0 {
 			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}
 		}
-		blocked, err := rotationGate(t, st.outputs())
+		blocked, _, err := rotationGate(t, st.outputs())
 		if err != nil {
 			return failed(err)
 		}
 		if blocked != nil {
 			return *blocked
+		}
+		// A rotation up carries out runs before the engine, which then finds the new pool.
+		if o := d.rotateFirst(ctx, t, s, st, opts); o != nil {
+			return *o
+		}
+		if st, err = readState(ctx, s); err != nil {
+			return failed(err)
 		}
 	}
 	guard, blocked := d.guardCreate(ctx, t, s, st)

@@ -111,6 +111,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		if errors.As(o.Err, &rotation) {
 			s.Rotations = rotation.Rotations
 		}
+		s.Rotations = append(s.Rotations, o.Rotations...)
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))

@@ -1,8 +1,6 @@
 package deploy
 
 import (
-	"strings"
-
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
@@ -24,30 +22,29 @@ func Rotations(table *effects.Table, input proto.Message, outputs map[string]Out
 	return result.Rotations, nil
 }
 
-// RotationError: the manifest asks for a pool rotation, which up does not carry out yet; nothing
+// RotationError: the manifest asks for a pool rotation which up does not carry out; nothing
 // was sent to the engine, which would replace the pool instead.
 type RotationError struct {
 	Rotations []diff.Rotation
 }
 
 func (e *RotationError) Error() string {
-	var parts []string
-	for _, r := range e.Rotations {
-		var steps []string
-		for _, s := range r.Steps {
-			steps = append(steps, s.Action+" "+s.Pool)
-		}
-		parts = append(parts, "pool "+r.Name+" ("+strings.Join(r.Changes, ", ")+"): "+strings.Join(steps, ", "))
-	}
-	return "rotation planned, nothing deployed: " + strings.Join(parts, "; ") + ". up does not carry out rotations yet, " +
-		"and the engine alone would replace the pool; clusterplane diff OLD NEW shows each step and its cost"
+	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out rotations of " +
+		"DigitalOcean node pools only, not of this kind's pools or a cluster's default pool, and the engine alone would " +
+		"replace the pool; clusterplane diff OLD NEW shows each step and its cost"
 }
 
-// rotationGate blocks an operation whose manifest asks for a rotation; nil when it asks for none.
-func rotationGate(t Target, outputs map[string]Output) (*Outcome, error) {
+// rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
+// Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
+// carries out (rotate.go).
+func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carried []diff.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: rotations}}, nil
+	carried, not := carriedOut(t, rotations)
+	if len(not) == 0 {
+		return nil, carried, nil
+	}
+	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
 }

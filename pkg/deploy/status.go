@@ -130,6 +130,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		}
 	}
 	ready, o.Unmanaged = d.leftInStatus(ctx, t, st, ready)
+	ready = rotationUnderWay(outputs, ready)
 	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
 	if len(st.pendingCreates()) > 0 {
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",

@@ -43,6 +43,8 @@ type Kind struct {
 	// ReadyImport readies a live resource for adopt's import where the kind's provider needs it;
 	// nil needs nothing.
 	ReadyImport ReadyImport
+	// Rotate readies a rotation of the kind's pool for up; nil when up does not rotate the kind.
+	Rotate Rotate
 }
 
 // Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).

@@ -5,8 +5,8 @@
 // be repeated: a pool that exists is not created again, cordoning and draining a node twice is
 // harmless, a pool already gone is not deleted again.
 //
-// It is not wired into up yet: the cloud's pools and the cluster's nodes are interfaces here,
-// for pkg/deploy to fill with the providers' API clients and pkg/cloud/drain.
+// The cloud's pools and the cluster's nodes are interfaces here: up (pkg/deploy, rotate.go) fills
+// them with the kind's API client (kinds.Rotate) and pkg/cloud/drain.
 package rotation
 
 import (

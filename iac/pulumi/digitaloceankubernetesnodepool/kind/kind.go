@@ -28,5 +28,6 @@ func Kind() kinds.Kind {
 	k.Short = "do-pool"
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Lookup = lookup
+	k.Rotate = rotate
 	return k
 }

@@ -1,0 +1,221 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// up carries out the rotation a DigitalOcean pool's rollout block allows, on the real engine and
+// provider, the loopback cloud and a real control plane: a PDB that allows no eviction stops it
+// at its drain timeout with both pools; an up killed mid-drain leaves it to the next up, which
+// finishes it once the PDB allows evictions, never below its minimum; the stack then points at
+// the new pool, of the new size and the old name, and a second up and drift find nothing to do.
+func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	e := newEnv(t)
+	e.seedExamples()
+	k := newKubeCluster(t)
+	e.do.SetNodes(doClusterID, k.nodes())
+	e.do.SetKubeconfig(doClusterID, k.kubeconfig())
+	cs := k.clientset()
+	ctx := context.Background()
+
+	text := withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+		"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n    drainTimeoutMinutes: 1\n")
+	manifest := e.write("pool.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	before := e.doPool(doClusterID, "workers")
+	// The workload runs on the pool only: the seeded default pool's node takes nothing.
+	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	for name := range nodesOf(t, cs, defaultSel) {
+		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
+			t.Fatalf("cordon %s: %d %s", name, code, body)
+		}
+	}
+	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
+	// minAvailable 4 of 4 replicas: no eviction is allowed until the test says so.
+	workload(t, cs, "shop", 4, 4)
+
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	if r, code := e.clusterplane("preview", resized); code != 0 || !strings.Contains(r.stdout+r.stderr, "rotation pool workers") {
+		t.Errorf("preview = %d, want 0 naming the rotation up carries out: %s", code, r)
+	}
+
+	// 1. The drain times out: both pools stay, the old one cordoned, the workload untouched.
+	podsBefore := podsOn(t, cs, "shop")
+	e.do.Reset()
+	r, code := e.clusterplane("up", resized, "--yes")
+	if code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") || !strings.Contains(r.stdout+r.stderr, "up again resumes") {
+		t.Fatalf("up with a PDB that allows nothing = %d, want non-zero saying both pools stay and how to resume: %s", code, r)
+	}
+	pools := poolNames(e)
+	if fmt.Sprint(pools) != "[default workers workers-surge]" {
+		t.Errorf("after the stopped drain the cluster has pools %v, want default, workers and workers-surge", pools)
+	}
+	for node, cordoned := range nodesOf(t, cs, oldSel) {
+		if !cordoned {
+			t.Errorf("old node %s is schedulable after the stopped drain", node)
+		}
+	}
+	if after := podsOn(t, cs, "shop"); fmt.Sprint(after) != fmt.Sprint(podsBefore) {
+		t.Errorf("the workload moved: Ready pods by node %v before, %v after", podsBefore, after)
+	}
+	if r, code := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, `"RotationUnderWay"`) {
+		t.Errorf("status = %d does not name the rotation under way: %s", code, r)
+	}
+
+	// 2. An up killed mid-drain.
+	e.killedMidDrain(resized)
+
+	// 3. The PDB now allows one eviction at a time: the next up finishes the rotation.
+	pdb, err := cs.PolicyV1().PodDisruptionBudgets("shop").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := intstr.FromInt32(3)
+	pdb.Spec.MinAvailable = &three
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("shop").Update(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sampler := sampleReady(t, cs, "shop")
+	stopped := apiCalls(e)
+	e.do.Reset()
+	upStart := time.Now()
+	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 {
+		t.Fatalf("up after the kill = %d, want 0: %s", code, r)
+	}
+	took := time.Since(upStart)
+	calls := apiCalls(e)
+	after := e.doPool(doClusterID, "workers")
+	if after.ID == before.ID || after.Size != "s-8vcpu-16gb" {
+		t.Errorf("pool workers is %s of %s, want a new pool (not %s) of s-8vcpu-16gb", after.ID, after.Size, before.ID)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
+		t.Errorf("after the rotation the cluster has pools %v, want default and workers", pools)
+	}
+	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	newNodes := nodesOf(t, cs, newSel)
+	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
+		n := 0
+		for node, count := range podsOn(t, cs, "shop") {
+			if _, ok := newNodes[node]; ok {
+				n += count
+			}
+		}
+		return n == 4
+	})
+	lowest, events := sampler.result()
+	if events == 0 || lowest < 3 {
+		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
+	}
+
+	// 4. Nothing left to do.
+	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
+		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", resized); code != 0 {
+		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") {
+		t.Errorf("preview after the rotation = %d, want 0 and no rotation: %s", code, r)
+	}
+	t.Logf("rotation finished by the last up in %s; DigitalOcean API calls of the stopped and the killed ups: %s; "+
+		"of the last up: %s; test %s", took.Round(100*time.Millisecond), stopped, calls, time.Since(start).Round(time.Second))
+	if r, code := e.clusterplane("destroy", resized, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+}
+
+// poolNames are the names of the pools of the seeded cluster, sorted.
+func poolNames(e *env) []string {
+	var out []string
+	for _, p := range e.do.Pools(doClusterID) {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// apiCalls counts the loopback DigitalOcean API's requests since its last Reset, by method.
+func apiCalls(e *env) string {
+	var parts []string
+	for _, m := range []string{"GET", "POST", "PUT", "DELETE"} {
+		parts = append(parts, fmt.Sprintf("%s %d", m, len(e.do.Requests(m))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// killedMidDrain starts `clusterplane up FILE --yes` and kills its process group with SIGKILL
+// once it says it drains a node.
+func (e *env) killedMidDrain(file string) {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
+	cmd.Dir = e.dir
+	cmd.Env = e.vars
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), "draining node"); {
+		select {
+		case <-ended:
+			e.t.Fatalf("the up ended (%v) before it drained:\n%s", cmd.ProcessState, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			e.t.Fatalf("no drain 3 minutes into the up:\n%s", out.String())
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		e.t.Fatalf("kill the up's process group: %v", err)
+	}
+	<-ended
+	if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !status.Signaled() {
+		e.t.Fatalf("the up ended before it was killed (%v):\n%s", cmd.ProcessState, out.String())
+	}
+}
+
+// syncBuffer is a buffer a command writes to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

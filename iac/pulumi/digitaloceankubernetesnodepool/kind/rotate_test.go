@@ -1,0 +1,76 @@
+package kind
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/digitalocean/godo"
+)
+
+func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t *testing.T) {
+	poll = 10 * time.Millisecond
+	do := fakedo.New(t, "do-token")
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
+	}})
+	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
+	t.Setenv(provider.DigitalOceanTokenEnv, "do-token")
+	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	input := &v1.DigitalOceanKubernetesNodePoolStackInput{Target: &v1.DigitalOceanKubernetesNodePool{
+		Metadata: &sharedv1.CloudResourceMetadata{Name: "web-workers"},
+		Spec: &v1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-8vcpu-16gb", NodeCount: 3,
+			Cluster: &sharedv1.StringValueOrRef{LiteralOrRef: &sharedv1.StringValueOrRef_Value{Value: cid}},
+			Rollout: &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, DrainTimeoutMinutes: 5}},
+	}}
+	ctx := context.Background()
+	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) {
+		return ref.GetValue(), nil
+	}
+	r, err := rotate(ctx, input, resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.Kubeconfig), "kind: Config") || r.Nodes != 3 || r.Drain.Timeout != 5*time.Minute {
+		t.Errorf("rotation readied with %d nodes, drain %s, kubeconfig %d bytes", r.Nodes, r.Drain.Timeout, len(r.Kubeconfig))
+	}
+	old, _ := do.PoolNamed(cid, "workers")
+	if id, err := r.Cloud.Find(ctx, "workers-surge"); err != nil || id != "" {
+		t.Fatalf("Find of a pool not there = %q, %v", id, err)
+	}
+	id, err := r.Cloud.Create(ctx, "workers-surge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, err := r.Cloud.Find(ctx, "workers-surge"); err != nil || found != id {
+		t.Errorf("Find after the create = %q, %v, want %s", found, err, id)
+	}
+	if err := r.WaitRunning(ctx, "workers-surge", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	surge, _ := do.Pool(cid, id)
+	if surge.Size != "s-8vcpu-16gb" || surge.Count != 3 || len(surge.Nodes) != 3 || surge.Nodes[0].Status.State != "running" {
+		t.Errorf("surge pool %+v, want 3 running s-8vcpu-16gb nodes", surge)
+	}
+	if err := r.Cloud.Delete(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Cloud.Delete(ctx, old.ID); err != nil {
+		t.Errorf("a second delete of the gone pool: %v", err)
+	}
+	if err := r.Cloud.Rename(ctx, id, "workers"); err != nil {
+		t.Fatal(err)
+	}
+	pools := do.Pools(cid)
+	if len(pools) != 1 || pools[0].ID != id || pools[0].Name != "workers" || pools[0].Size != "s-8vcpu-16gb" {
+		t.Errorf("the cluster's pools after the rotation: %+v", pools)
+	}
+	if r.NodeLabels != "digitalocean" {
+		t.Errorf("the pool's nodes are found by the labels of cloud %q", r.NodeLabels)
+	}
+}

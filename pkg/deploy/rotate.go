@@ -1,0 +1,373 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+)
+
+// RotationOutput is the stack output where an up records how far a pool rotation got (JSON of
+// RotationRecord, no secret): written into the stack's state between the rotation's steps, so that
+// a stopped or killed up resumes where it stopped and status can say a rotation is under way. The
+// engine's next up, once the rotation is done, exports the program's outputs and so drops it.
+const RotationOutput = "clusterplane_rotation"
+
+// RotationRecord is what RotationOutput holds.
+type RotationRecord struct {
+	// Pool is the pool's name when the rotation started.
+	Pool string `json:"pool"`
+	rotation.State
+}
+
+// carriedOut splits rotations into those up carries out for t (the kind's pool itself, with a
+// Rotate) and the others.
+func carriedOut(t Target, rotations []diff.Rotation) (doable, not []diff.Rotation) {
+	for _, r := range rotations {
+		if t.Rotate != nil && r.Pool == "spec" {
+			doable = append(doable, r)
+		} else {
+			not = append(not, r)
+		}
+	}
+	return doable, not
+}
+
+// rotationRecord is the rotation recorded in the stack's outputs; nil when none is.
+func rotationRecord(outputs map[string]Output) (*RotationRecord, error) {
+	text := stringOutput(outputs, RotationOutput)
+	if text == "" {
+		return nil, nil
+	}
+	var rec RotationRecord
+	if err := json.Unmarshal([]byte(text), &rec); err != nil {
+		return nil, errors.Wrapf(err, "read the stack's %s output", RotationOutput)
+	}
+	return &rec, nil
+}
+
+// describeRotations says rotations' steps in a line: "pool workers: create workers-surge, ...".
+func describeRotations(rotations []diff.Rotation) string {
+	var parts []string
+	for _, r := range rotations {
+		var steps []string
+		for _, s := range r.Steps {
+			steps = append(steps, s.Action+" "+s.Pool)
+		}
+		parts = append(parts, "pool "+r.Name+" ("+strings.Join(r.Changes, ", ")+"): "+strings.Join(steps, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// onlyPoolReplaced tells whether every replacement of res is of a resource of type typ: the pool
+// the rotation stands in for.
+func onlyPoolReplaced(res Result, typ string) bool {
+	for _, step := range res.Steps {
+		if isOp(step, "replace", "create-replacement", "delete-replaced") && step.Type != typ {
+			return false
+		}
+	}
+	return true
+}
+
+// RotationStoppedError: a rotation up started stopped between its steps; both pools may be in
+// place. Its message (pkg/change/rotation's) says where, how to resume (up again) and how to roll back.
+type RotationStoppedError struct {
+	Err error
+}
+
+func (e *RotationStoppedError) Error() string { return e.Err.Error() }
+func (e *RotationStoppedError) Unwrap() error { return e.Err }
+
+// rotateFirst carries out, before the engine runs, the rotation the manifest asks for (or the
+// one a stopped up recorded): the pools changed through the cloud's API and the cluster's nodes
+// drained, then the stack's state pointed at the new pool and refreshed, so that the engine's up
+// that follows changes the pool in place at most, never replaces it. nil when there is nothing
+// to rotate or the rotation is done; else the outcome to return.
+func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state, opts UpOptions) *Outcome {
+	rotations, err := Rotations(t.Effects, t.Input, st.outputs())
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	doable, _ := carriedOut(t, rotations)
+	rec, err := rotationRecord(st.outputs())
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	if len(doable) == 0 {
+		if rec != nil && rec.Phase != rotation.Done {
+			return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
+				"a rotation of pool %s stopped after phase %q and the manifest no longer asks for it: up again with the manifest "+
+					"that started it finishes it", rec.Pool, rec.Phase)}
+		}
+		return nil
+	}
+	if len(doable) > 1 {
+		o := failed(errors.Errorf("the manifest asks for %d rotations at once; up carries out one a stack", len(doable)))
+		return &o
+	}
+	r := doable[0]
+	if !opts.Yes {
+		preview, err := s.Preview(ctx, Options{})
+		if err != nil {
+			o := failed(err)
+			return &o
+		}
+		if !opts.Interactive || opts.Confirm == nil || !opts.Confirm(t, preview) {
+			return &Outcome{Status: Blocked, Reason: "not confirmed (use --yes): rotation " + describeRotations(doable), Result: &preview}
+		}
+	}
+	typ := guardedType(t.Effects)
+	ids, _ := st.ids(typ)
+	if rec == nil {
+		if len(ids) != 1 || ids[0] == "" {
+			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), typ))
+			return &o
+		}
+		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: ids[0]}}
+	}
+	plan := rotation.Plan{Old: rec.Pool}
+	for _, step := range r.Steps {
+		switch step.Action {
+		case diff.StepCreate:
+			plan.Surge = step.Pool
+		case diff.StepRename:
+			plan.Final = protofield.String(protofield.Message(stackinput.Target(t.Input).ProtoReflect(), "spec"), "nodePoolName")
+		}
+	}
+	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	if err != nil {
+		o := failed(errors.Wrapf(err, "ready the rotation of pool %s", r.Name))
+		return &o
+	}
+	client, err := drain.New(kr.Kubeconfig)
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	progress := d.progress(t)
+	say := func(msg string) {
+		if progress != nil {
+			fmt.Fprintf(progress, "rotation of pool %s: %s\n", r.Name, msg)
+		}
+	}
+	plan.Nodes, plan.ReadyTimeout, plan.Drain = kr.Nodes, kr.ReadyTimeout, kr.Drain
+	plan.Drain.Progress = say
+	if _, err := drain.PoolSelector(kr.NodeLabels, plan.Old, rec.OldID); err != nil {
+		o := failed(err)
+		return &o
+	}
+	rotator := rotation.Rotator{
+		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
+		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
+		Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
+			say("phase " + string(state.Phase))
+			return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
+		}),
+	}
+	final, err := rotator.Run(ctx, plan, rec.State)
+	if err != nil {
+		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
+	}
+	// The state takes the new pool's id, and a refresh reads it (its new size, its name): the
+	// engine's diff then finds the manifest met, not a pool to replace.
+	if err := pointPoolAt(ctx, s, typ, final.SurgeID); err != nil {
+		o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
+		return &o
+	}
+	if _, err := s.Refresh(ctx, Options{Progress: progress}); err != nil {
+		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
+		return &o
+	}
+	check, err := s.Preview(ctx, Options{})
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	if check.Replaces() {
+		return &Outcome{Status: Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
+			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}
+	}
+	return nil
+}
+
+// selecting is the kind's pool API with the node labels of its cloud (pkg/cloud/drain's PoolSelector).
+type selecting struct {
+	kinds.Pools
+	cloud string
+}
+
+func (s selecting) Selector(id, name string) map[string]string {
+	sel, _ := drain.PoolSelector(s.cloud, name, id)
+	return sel
+}
+
+type recorderFunc func(ctx context.Context, s rotation.State) error
+
+func (f recorderFunc) Save(ctx context.Context, s rotation.State) error { return f(ctx, s) }
+
+// rotationNodes is pkg/cloud/drain's client as pkg/change/rotation asks for it: the cloud first says the
+// surge pool's nodes run, then the cluster says they are Ready.
+type rotationNodes struct {
+	c           *drain.Client
+	waitRunning func(ctx context.Context, name string, timeout time.Duration) error
+	say         func(string)
+}
+
+func pool(p rotation.Pool) drain.Pool { return drain.Pool{Name: p.Name, Selector: p.Selector} }
+
+func (n rotationNodes) WaitReady(ctx context.Context, p rotation.Pool, count int, timeout time.Duration) error {
+	start := time.Now()
+	if n.waitRunning != nil {
+		if err := n.waitRunning(ctx, p.Name, timeout); err != nil {
+			return err
+		}
+	}
+	if err := n.c.WaitReady(ctx, pool(p), count, max(timeout-time.Since(start), time.Second)); err != nil {
+		return err
+	}
+	n.say(fmt.Sprintf("%d nodes of pool %s Ready", count, p.Name))
+	return nil
+}
+
+func (n rotationNodes) Cordon(ctx context.Context, p rotation.Pool) error {
+	return n.c.Cordon(ctx, pool(p))
+}
+
+func (n rotationNodes) Uncordon(ctx context.Context, p rotation.Pool) error {
+	return n.c.Uncordon(ctx, pool(p))
+}
+
+func (n rotationNodes) Drain(ctx context.Context, p rotation.Pool, o rotation.DrainOptions) error {
+	return n.c.Drain(ctx, pool(p), drain.Options{Timeout: o.Timeout, DeleteEmptyDirData: o.DeleteEmptyDirData, Progress: o.Progress})
+}
+
+// recordRotation writes rec into the stack's outputs in its state.
+func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
+	text, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
+		if typeOf(r) != string(resource.RootStackType) {
+			return nil
+		}
+		outputs := map[string]json.RawMessage{}
+		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+			return err
+		}
+		value, _ := json.Marshal(string(text))
+		outputs[RotationOutput] = value
+		return setJSON(r, "outputs", outputs)
+	})
+}
+
+// pointPoolAt gives the stack's pool resource (of type typ) the cloud id id.
+func pointPoolAt(ctx context.Context, s Stack, typ, id string) error {
+	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
+		if typeOf(r) != typ {
+			return nil
+		}
+		if err := setJSON(r, "id", id); err != nil {
+			return err
+		}
+		outputs := map[string]json.RawMessage{}
+		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+			return err
+		}
+		if _, ok := outputs["id"]; ok {
+			value, _ := json.Marshal(id)
+			outputs["id"] = value
+			return setJSON(r, "outputs", outputs)
+		}
+		return nil
+	})
+}
+
+func typeOf(r map[string]json.RawMessage) string {
+	var typ string
+	_ = json.Unmarshal(r["type"], &typ)
+	return typ
+}
+
+func setJSON(r map[string]json.RawMessage, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errors.Wrapf(err, "write the state's %s", key)
+	}
+	r[key] = b
+	return nil
+}
+
+// editResources edits each resource of the stack's state as JSON, every field it does not touch
+// kept as it is, and imports the result.
+func editResources(ctx context.Context, s Stack, edit func(r map[string]json.RawMessage) error) error {
+	st, err := readState(ctx, s)
+	if err != nil {
+		return err
+	}
+	var deployment map[string]json.RawMessage
+	if err := json.Unmarshal(st.raw.Deployment, &deployment); err != nil {
+		return errors.Wrap(err, "read the stack's state")
+	}
+	var resources []map[string]json.RawMessage
+	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+		return err
+	}
+	for _, r := range resources {
+		if err := edit(r); err != nil {
+			return err
+		}
+	}
+	if err := setJSON(deployment, "resources", resources); err != nil {
+		return err
+	}
+	raw := st.raw
+	if raw.Deployment, err = json.Marshal(deployment); err != nil {
+		return errors.Wrap(err, "write the stack's state")
+	}
+	return errors.Wrap(s.Import(ctx, raw), "record the rotation in the stack's state")
+}
+
+// previewRotation makes a preview whose replacement of the pool a rotation stands in for read as
+// what up will do: the rotation's steps, then the engine's change; Done, as any change up
+// carries out, unless something else is replaced too.
+func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
+	o.Rotations = carried
+	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
+		return
+	}
+	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
+}
+
+// rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
+// finished: not Ready, saying where it stopped; ready otherwise.
+func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
+	rec, err := rotationRecord(outputs)
+	if err != nil || rec == nil || rec.Phase == rotation.Done {
+		return ready
+	}
+	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): run up to finish it", rec.Pool, rec.Phase,
+		rec.OldID, orNone(rec.SurgeID))}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none yet"
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+)
+
+// stateStack is a stack that only holds a state, as export and import see it.
+type stateStack struct {
+	Stack
+	raw apitype.UntypedDeployment
+}
+
+func (s *stateStack) Export(context.Context) (apitype.UntypedDeployment, error) { return s.raw, nil }
+func (s *stateStack) Import(_ context.Context, raw apitype.UntypedDeployment) error {
+	s.raw = raw
+	return nil
+}
+
+const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+
+func newStateStack(t *testing.T) *stateStack {
+	t.Helper()
+	state := `{"manifest":{"time":"2026-11-23T22:00:00Z","magic":"m","version":"v3"},"secrets_providers":{"type":"passphrase"},"resources":[
+	 {"urn":"urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev","type":"pulumi:pulumi:Stack","outputs":{"kubeconfig":{"4dabf18193072939515e22adb298388d":"1b47061264138c4ac30d75fd1eb44270","ciphertext":"v1:abc"}}},
+	 {"urn":"urn:pulumi:dev::p::` + poolType + `::workers","type":"` + poolType + `","id":"old-id",
+	  "inputs":{"size":"s-4vcpu-8gb"},"outputs":{"id":"old-id","size":"s-4vcpu-8gb"},"custom":true}]}`
+	return &stateStack{raw: apitype.UntypedDeployment{Version: 3, Deployment: json.RawMessage(state)}}
+}
+
+func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t *testing.T) {
+	ctx := context.Background()
+	s := newStateStack(t)
+	rec := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Cordoned, OldID: "old-id", SurgeID: "new-id"}}
+	if err := recordRotation(ctx, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rotationRecord(st.outputs())
+	if err != nil || got == nil || *got != *rec {
+		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
+	}
+	if !st.outputs()["kubeconfig"].Secret {
+		t.Errorf("the secret output lost its encryption: %v", st.outputs()["kubeconfig"])
+	}
+	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
+		t.Errorf("status of a stopped rotation: %+v", cond)
+	}
+
+	if err := pointPoolAt(ctx, s, poolType, "new-id"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = readState(ctx, s)
+	for _, r := range st.d.Resources {
+		if string(r.Type) != poolType {
+			continue
+		}
+		if r.ID != "new-id" || r.Outputs["id"] != "new-id" || r.Inputs["size"] != "s-4vcpu-8gb" || !r.Custom {
+			t.Errorf("the pool's state after pointing it at the new pool: %+v", r)
+		}
+	}
+	if !strings.Contains(string(s.raw.Deployment), `"secrets_providers"`) {
+		t.Errorf("the edit dropped the state's secrets provider: %s", s.raw.Deployment)
+	}
+	done := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Done, OldID: "old-id", SurgeID: "new-id"}}
+	if err := recordRotation(ctx, s, done); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = readState(ctx, s)
+	if cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+		t.Errorf("a finished rotation still shows in status: %+v", cond)
+	}
+}
+
+func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *testing.T) {
+	table := &effects.Table{Types: map[effects.Role]string{effects.NodePool: poolType}}
+	rotations := []diff.Rotation{{Pool: "spec", Name: "workers", Changes: []string{"spec.size"},
+		Steps: []diff.Step{{Action: diff.StepCreate, Pool: "workers-surge"}}}}
+	for _, c := range []struct {
+		name   string
+		types  []string
+		status Status
+	}{
+		{"only the pool replaced", []string{poolType}, Done},
+		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, Blocked},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Result{Changes: map[string]int{"replace": len(c.types)}}
+			for _, typ := range c.types {
+				res.Steps = append(res.Steps, Step{Type: typ, Op: "replace"})
+			}
+			o := Outcome{Status: Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
+			previewRotation(&o, Target{Effects: table}, rotations)
+			if o.Status != c.status || len(o.Rotations) != 1 {
+				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
+			}
+			if c.status == Done && !strings.Contains(o.Reason, "rotation pool workers") {
+				t.Errorf("the reason %q does not name the rotation", o.Reason)
+			}
+		})
+	}
+}
