@@ -9,24 +9,32 @@ import (
 	"strings"
 	"testing"
 
-	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// manifests are an empty manifest of each kind, to find the fields a row's path names.
-var manifests = map[string]proto.Message{
-	"CivoKubernetesCluster":          &civoclusterv1.CivoKubernetesCluster{},
-	"CivoKubernetesNodePool":         &civopoolv1.CivoKubernetesNodePool{},
-	"DigitalOceanKubernetesCluster":  &doclusterv1.DigitalOceanKubernetesCluster{},
-	"DigitalOceanKubernetesNodePool": &dopoolv1.DigitalOceanKubernetesNodePool{},
+// manifestOf is an empty manifest of the kind: its stack input's target, of the type the API
+// registers, so that a kind added to the list is found here too.
+func manifestOf(kind string) (proto.Message, bool) {
+	k, ok := registry.Kinds().ByName(kind)
+	if !ok {
+		return nil, false
+	}
+	target := k.StackInput().Fields().ByName("target")
+	if target == nil || target.Message() == nil {
+		return nil, false
+	}
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(target.Message().FullName())
+	if err != nil {
+		return nil, false
+	}
+	return mt.New().Interface(), true
 }
 
 // notExposed are the providers' attributes no manifest field maps to, each with why.
@@ -266,7 +274,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range registry.Kinds().Tables() {
-		manifest, ok := manifests[kind.Name]
+		manifest, ok := manifestOf(kind.Name)
 		if !ok {
 			t.Fatalf("no manifest for kind %s", kind.Name)
 		}
@@ -297,7 +305,7 @@ func TestEveryProtoCommentSaysWhatTheTableSays(t *testing.T) {
 
 func TestEveryRowNamesAFieldOfItsKindAndAResourceItRegisters(t *testing.T) {
 	for _, kind := range registry.Kinds().Tables() {
-		manifest := manifests[kind.Name]
+		manifest, _ := manifestOf(kind.Name)
 		for _, row := range kind.Rows {
 			if strings.HasPrefix(row.Path, "providerConfig.") {
 				continue
@@ -363,7 +371,8 @@ func TestThePitfallsPageListsEveryReplacingOrRefusedChangeAndNothingElse(t *test
 
 // spec is an empty spec of kind, for a row's conditions.
 func spec(kind string) protoreflect.Message {
-	m := manifests[kind].ProtoReflect()
+	manifest, _ := manifestOf(kind)
+	m := manifest.ProtoReflect()
 	return m.NewField(m.Descriptor().Fields().ByName("spec")).Message()
 }
 
