@@ -87,7 +87,8 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 			return cli.Exit(exitcode.Invalid)
 		}
 		if res.Managed > 0 {
-			fmt.Fprintf(a.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks already hold them (--include-managed writes them)\n",
+			fmt.Fprintf(a.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks hold them, or, after an interrupted up, "+
+				"`status` names the id to record with refresh --import-pending-create (--include-managed writes them)\n",
 				res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
 		}
 		for _, n := range res.Notes {
