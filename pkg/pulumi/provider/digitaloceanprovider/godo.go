@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 )
@@ -14,15 +13,9 @@ import (
 // token provider.DigitalOcean.Resolve lets go there: what clusterplane itself asks of DigitalOcean
 // outside the engine (a pool rotation). ErrNoToken without a token.
 func Client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*godo.Client, error) {
-	token, base, err := provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, base, err := endpoint(cfg)
 	if err != nil {
 		return nil, err
-	}
-	if token == "" {
-		return nil, ErrNoToken
-	}
-	if base == "" {
-		base = DefaultAPIURL
 	}
 	c := godo.NewFromToken(token)
 	// godo's own client retries nothing; its default HTTP client has no timeout, so one is set.

@@ -59,19 +59,28 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
 var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")
 
+// endpoint is the token and API URL provider.DigitalOcean.Resolve lets clusterplane use for cfg,
+// the cloud's own API when it names none; ErrNoToken without a token.
+func endpoint(cfg *digitaloceanv1.DigitalOceanProviderConfig) (token, base string, err error) {
+	token, base, err = provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	switch {
+	case err != nil:
+		return "", "", err
+	case token == "":
+		return "", "", ErrNoToken
+	case base == "":
+		base = DefaultAPIURL
+	}
+	return token, base, nil
+}
+
 // get asks DigitalOcean's API for path with the token and URL provider.DigitalOcean.Resolve gives
 // (the default API when it gives none); the token never appears in an error. A 429 or a 5xx is
 // asked again (see retry), so one busy moment of the API does not fail a preview.
 func get(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path string) (*http.Response, error) {
-	token, base, err := provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, base, err := endpoint(cfg)
 	if err != nil {
 		return nil, err
-	}
-	if token == "" {
-		return nil, ErrNoToken
-	}
-	if base == "" {
-		base = DefaultAPIURL
 	}
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+path, nil)
