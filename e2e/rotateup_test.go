@@ -219,3 +219,57 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestUpWithTheOldManifestRollsBackARotationStoppedAtItsDrain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	k := newKubeCluster(t)
+	e.do.SetNodes(doClusterID, k.nodes())
+	e.do.SetKubeconfig(doClusterID, k.kubeconfig())
+	cs := k.clientset()
+
+	text := withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+		"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n    drainTimeoutMinutes: 1\n")
+	manifest := e.write("pool.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	before := e.doPool(doClusterID, "workers")
+	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	for name := range nodesOf(t, cs, defaultSel) {
+		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
+			t.Fatalf("cordon %s: %d %s", name, code, body)
+		}
+	}
+	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
+	workload(t, cs, "shop", 4, 4) // a PDB that allows no eviction
+
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	if r, code := e.clusterplane("up", resized, "--yes"); code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") {
+		t.Fatalf("up with a PDB that allows nothing = %d, want the rotation stopped: %s", code, r)
+	}
+
+	// The manifest goes back to the old size: up gives the rotation up and deploys it.
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up with the old manifest after a stopped rotation = %d, want it rolled back: %s", code, r)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
+		t.Errorf("after the roll-back the cluster has pools %v, want default and workers", pools)
+	}
+	if after := e.doPool(doClusterID, "workers"); after.ID != before.ID || after.Size != before.Size {
+		t.Errorf("the pool after the roll-back is %s %s, want the old %s %s", after.ID, after.Size, before.ID, before.Size)
+	}
+	for node, cordoned := range nodesOf(t, cs, oldSel) {
+		if cordoned {
+			t.Errorf("old node %s is still cordoned after the roll-back", node)
+		}
+	}
+	if r, code := e.clusterplane("status", manifest, "-o", "json"); code != 0 || strings.Contains(r.stdout, "RotationUnderWay") {
+		t.Errorf("status after the roll-back = %d, want no rotation under way: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", manifest); code != 0 || strings.Contains(r.stdout, "replace") {
+		t.Errorf("preview after the roll-back = %d, want clean: %s", code, r)
+	}
+}

@@ -108,10 +108,17 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		return &o
 	}
 	if len(doable) == 0 {
-		if rec != nil && rec.Phase != rotation.Done {
+		if rec == nil || rec.Phase == rotation.Done {
+			return nil
+		}
+		if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || t.Rotate == nil {
 			return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
-				"a rotation of pool %s stopped after phase %q and the manifest no longer asks for it: up again with the manifest "+
-					"that started it finishes it", rec.Pool, rec.Phase)}
+				"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
+					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}
+		}
+		// The manifest is back to the old pool before it was drained: the rotation is given up.
+		if err := d.rollBack(ctx, t, s, rec); err != nil {
+			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
 		}
 		return nil
 	}
@@ -202,6 +209,51 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}
 	}
 	return nil
+}
+
+// rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
+// for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
+// record dropped, so that up goes on with the old pool as the stack holds it.
+func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, rec *RotationRecord) error {
+	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	if err != nil {
+		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
+	}
+	client, err := drain.New(kr.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	say := func(msg string) {
+		if progress := d.progress(t); progress != nil {
+			fmt.Fprintf(progress, "rotation of pool %s: %s\n", rec.Pool, msg)
+		}
+	}
+	rotator := rotation.Rotator{
+		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
+		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
+		// The roll-back's end is the record's removal, below.
+		Recorder: recorderFunc(func(context.Context, rotation.State) error { return nil }),
+	}
+	if _, err := rotator.Rollback(ctx, rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}, rec.State); err != nil {
+		return err
+	}
+	say("rolled back: the manifest no longer asks for the rotation")
+	return clearRotation(ctx, s)
+}
+
+// clearRotation drops RotationOutput from the stack's outputs.
+func clearRotation(ctx context.Context, s Stack) error {
+	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
+		if typeOf(r) != string(resource.RootStackType) {
+			return nil
+		}
+		outputs := map[string]json.RawMessage{}
+		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+			return err
+		}
+		delete(outputs, RotationOutput)
+		return setJSON(r, "outputs", outputs)
+	})
 }
 
 // selecting is the kind's pool API with the node labels of its cloud (pkg/cloud/drain's PoolSelector).

@@ -231,7 +231,7 @@ func poolName(pool protoreflect.Message) string {
 // surge is the name of the pool a rotation creates next to name: a DNS label of at most 63
 // characters.
 func surge(name string) string {
-	const suffix = "-surge"
+	const suffix = SurgeSuffix
 	if len(name)+len(suffix) > 63 {
 		name = strings.TrimRight(name[:63-len(suffix)], "-")
 	}
@@ -266,3 +266,6 @@ func PriceRotations(rotations []Rotation, p cost.Prices) {
 		}
 	}
 }
+
+// SurgeSuffix names a rotation's surge pool after the pool it stands in for: workers-surge.
+const SurgeSuffix = "-surge"

@@ -116,9 +116,18 @@ func (e *StoppedError) Error() string {
 		return msg + "; nothing was created. up again starts it again"
 	case SurgeCreated, SurgeReady, Cordoned:
 		return msg + fmt.Sprintf("; both pools are in place (%s and %s)%s. up again resumes here; to roll back, "+
-			"uncordon %s's nodes and delete pool %s", e.Plan.Old, e.Plan.Surge, cordoned(e.State.Phase, e.Plan.Old), e.Plan.Old, e.Plan.Surge)
+			"up with the manifest's old settings (it deletes pool %s%s)", e.Plan.Old, e.Plan.Surge, cordoned(e.State.Phase, e.Plan.Old),
+			e.Plan.Surge, uncordons(e.State.Phase, e.Plan.Old))
 	}
 	return msg + "; the old pool's workloads have moved. up again finishes the rotation"
+}
+
+// uncordons says that a roll-back uncordons the old pool's nodes, when they were cordoned.
+func uncordons(p Phase, old string) string {
+	if p == Cordoned {
+		return " and uncordons " + old + "'s nodes"
+	}
+	return ""
 }
 
 func cordoned(p Phase, old string) string {
@@ -191,8 +200,11 @@ func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error)
 		return st, errors.Errorf("rotation of pool %s is past its drain (phase %s): up again finishes it; it cannot be rolled back",
 			p.Old, st.Phase)
 	}
-	if err := r.Nodes.Uncordon(ctx, Pool{Name: p.Old, Selector: r.Cloud.Selector(st.OldID, p.Old)}); err != nil {
-		return st, errors.Wrapf(err, "uncordon pool %s", p.Old)
+	// Before the cordon nothing of the old pool changed: the cluster need not be asked.
+	if st.Phase == Cordoned {
+		if err := r.Nodes.Uncordon(ctx, Pool{Name: p.Old, Selector: r.Cloud.Selector(st.OldID, p.Old)}); err != nil {
+			return st, errors.Wrapf(err, "uncordon pool %s", p.Old)
+		}
 	}
 	id := st.SurgeID
 	if id == "" {

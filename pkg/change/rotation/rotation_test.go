@@ -185,6 +185,21 @@ func TestADrainThatTimesOutStopsWithBothPoolsAndTheOldOneCordonedAndSaysHowToGoO
 	}
 }
 
+func TestARollBackBeforeTheCordonOnlyDeletesTheSurgePoolAndAsksNothingOfTheCluster(t *testing.T) {
+	w := newWorld()
+	w.pools["workers-surge"] = "workers-surge-id"
+	st, err := w.rotator().Rollback(context.Background(), plan, rotation.State{Phase: rotation.SurgeReady, OldID: "old-id", SurgeID: "workers-surge-id"})
+	if err != nil || st.Phase != rotation.Start {
+		t.Fatalf("rollback: %+v, %v", st, err)
+	}
+	if want := []string{"delete workers-surge-id"}; !slices.Equal(w.calls, want) {
+		t.Errorf("rollback calls %v, want %v", w.calls, want)
+	}
+	if len(w.pools) != 1 || w.pools["workers"] != "old-id" {
+		t.Errorf("pools after the rollback %v, want the old one alone", w.pools)
+	}
+}
+
 func TestARotationPastItsDrainCannotBeRolledBack(t *testing.T) {
 	w := newWorld()
 	if _, err := w.rotator().Rollback(context.Background(), plan, rotation.State{Phase: rotation.Drained, OldID: "old-id"}); err == nil ||

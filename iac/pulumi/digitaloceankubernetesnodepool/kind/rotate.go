@@ -182,6 +182,11 @@ func (p pools) waitRunning(ctx context.Context, name string, timeout time.Durati
 		if id == "" {
 			if pool, err = p.named(ctx, name); pool != nil {
 				id = pool.ID
+			} else if err == nil {
+				// Created before this wait began: gone means deleted outside clusterplane, and
+				// waiting for it would only run out the timeout.
+				return errors.Errorf("node pool %s of cluster %s is not in the cloud: deleted outside clusterplane? "+
+					"Delete what is left of the rotation there, or put the pool back, before up again", name, p.cluster)
 			}
 		}
 		if id != "" {

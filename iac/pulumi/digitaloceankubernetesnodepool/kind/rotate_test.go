@@ -53,6 +53,12 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 	if err := r.WaitRunning(ctx, "workers-surge", time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// A pool deleted outside clusterplane is said at once, not waited for until the timeout.
+	start := time.Now()
+	if err := r.WaitRunning(ctx, "workers-gone", time.Minute); err == nil || !strings.Contains(err.Error(), "is not in the cloud") ||
+		time.Since(start) > 10*time.Second {
+		t.Errorf("wait for a pool not in the cloud = %v after %s, want it said at once", err, time.Since(start))
+	}
 	surge, _ := do.Pool(cid, id)
 	if surge.Size != "s-8vcpu-16gb" || surge.Count != 3 || len(surge.Nodes) != 3 || surge.Nodes[0].Status.State != "running" {
 		t.Errorf("surge pool %+v, want 3 running s-8vcpu-16gb nodes", surge)
