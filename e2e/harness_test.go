@@ -46,6 +46,16 @@ func repoRoot() string {
 	return filepath.Dir(dir)
 }
 
+// TestMain removes the binaries the tests built (some 350 MB) when they end: left in the
+// temporary folder, every run of the suite would add another copy.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // binaries builds clusterplane and the clusterplane plugin once per test binary.
 func binaries(t *testing.T) string {
 	t.Helper()
