@@ -8,12 +8,10 @@
 #   kwok            sigs.k8s.io/kwok v0.7.0 (simulated kubelets), in its own module tools/kube/kwok
 #                   because it wants client-go v0.33 and the others v0.34
 # They come from these modules, which keep the main go.mod free of k8s.io/kubernetes. A binary
-# newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures, each
-# with a fresh GOCACHE and the modules already downloaded, on two cores shared with a dozen other
-# builds (load average about 30; an idle machine is several times faster), 2026-11-23:
-#   kube-apiserver about 14 min, etcd 15 s (the previous session's figures)
-#   kwok 26 min (1566 s), kube-scheduler 35 min (2110 s), kube-controller-manager 24 min (1414 s)
-#   warm (GOCACHE holding the API server's packages): kube-scheduler 8 min, -controller-manager 17 min
+# newer than its go.mod and go.sum is kept, so only the first run compiles. Cold figures, in one
+# run with a fresh GOCACHE and the modules already downloaded, on two cores shared with one light
+# job, 2026-11-23: etcd 65 s, kube-apiserver 264 s, kube-controller-manager 87 s and
+# kube-scheduler 8 s (both reuse most of the API server's packages), kwok about 105 s: 529 s in all.
 # Facts: ../shared/design/kubernetes.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
