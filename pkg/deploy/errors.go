@@ -44,23 +44,36 @@ type PendingCreate struct {
 	URN, Type, Name string
 }
 
-// PendingCreatesError refuses to operate on a stack with pending creates.
-type PendingCreatesError struct {
+// Leftovers is what an interrupted operation left its stack holding, as far as clusterplane can
+// find out: the lock, the operations left pending, and what the cloud holds of the manifest's
+// name that the stack does not. PendingCreatesError and InterruptedError both say it, in one
+// wording (Advice).
+type Leftovers struct {
+	// Creates are the creates left pending; Others counts the other pending operations.
 	Creates []PendingCreate
+	Others  int
 	// Cancel is the command that removes the lock the interrupted operation may have left.
 	Cancel string
 	// Locked tells that the stack's lock is held, when LockKnown (only a file backend's locks are
 	// read): else the advice says "if".
 	Locked, LockKnown bool
 	// Found are the resources of the manifest's name the cloud holds and the stack does not, when
-	// Looked (the kind has a look-up and the cloud answered): the ids to import.
+	// Looked (the cloud was asked and answered): for a pending create, the ids to import.
 	Found  []kinds.Live
 	Looked bool
 }
 
-func (e *PendingCreatesError) Error() string {
+// PendingCreatesError refuses to operate on a stack with pending creates.
+type PendingCreatesError struct {
+	Leftovers
+}
+
+func (e *PendingCreatesError) Error() string { return e.Leftovers.creates() }
+
+// creates says which creates are pending and why that stops the next operation.
+func (l Leftovers) creates() string {
 	var what []string
-	for _, c := range e.Creates {
+	for _, c := range l.Creates {
 		what = append(what, c.Type+" "+c.Name)
 	}
 	return "an earlier operation on the stack was interrupted while creating " + strings.Join(what, ", ") +
@@ -70,34 +83,37 @@ func (e *PendingCreatesError) Error() string {
 // Advice says the pending creates and what to run, in order, for the manifest in file: the lock
 // the killed operation left, then each create recorded with its cloud id (or dropped when the
 // cloud has none), the id named when the cloud was asked and holds one.
-func (e *PendingCreatesError) Advice(file string) string {
+func (l Leftovers) Advice(file string) string {
 	id := "CLOUD_ID"
-	if e.Looked && len(e.Found) == 1 {
-		id = e.Found[0].ID
+	if l.Looked && len(l.Found) == 1 {
+		id = l.Found[0].ID
 	}
 	imports := " --import-pending-create " + id
-	if len(e.Creates) > 1 {
+	if len(l.Creates) > 1 {
 		imports = ""
-		for _, c := range e.Creates {
+		for _, c := range l.Creates {
 			imports += " --import-pending-create '" + c.URN + "=CLOUD_ID'"
 		}
 	}
-	lock := "if the stack is locked, remove its lock with " + e.Cancel + "; "
-	if e.LockKnown && e.Locked {
-		lock = "the stack is still locked by it: remove the lock with " + e.Cancel + "; "
-	} else if e.LockKnown {
+	lock := "if the stack is locked, remove its lock with " + l.Cancel + "; "
+	if l.LockKnown && l.Locked {
+		lock = "the stack is still locked by it: remove the lock with " + l.Cancel + "; "
+	} else if l.LockKnown {
 		lock = ""
 	}
-	advice := e.Error() + ". If that operation is still running, wait for it to end. Otherwise: " + lock
+	advice := l.creates() + ". If that operation is still running, wait for it to end. Otherwise: " + lock
 	switch {
-	case e.Looked && len(e.Found) == 0:
+	case l.Looked && len(l.Found) == 0:
 		return advice + "the cloud holds none of the name, so run `clusterplane refresh " + file +
 			" --clear-pending-creates`; then run this again"
-	case e.Looked && len(e.Found) == 1 && len(e.Creates) == 1:
-		return advice + "the cloud holds " + describeLive(e.Found) + ": run `clusterplane refresh " + file + imports +
+	case l.Looked && len(l.Found) == 1 && len(l.Creates) == 1:
+		return advice + "the cloud holds " + describeLive(l.Found) + ": run `clusterplane refresh " + file + imports +
 			"` to record it; then run this again"
-	case e.Looked:
-		advice += "the cloud holds " + describeLive(e.Found) + "; "
+	case l.Looked && len(l.Creates) == 1:
+		return advice + "the cloud holds " + describeLive(l.Found) + ": record one with `clusterplane refresh " + file +
+			imports + "` (its id as CLOUD_ID) and delete the others in the cloud; then run this again"
+	case l.Looked:
+		advice += "the cloud holds " + describeLive(l.Found) + "; "
 	}
 	return advice + "look the resource up in the cloud and run `clusterplane refresh " + file +
 		imports + "` with its id (CLOUD_ID), or `clusterplane refresh " + file + " --clear-pending-creates` if the cloud " +
@@ -213,17 +229,7 @@ type InterruptedError struct {
 	Cause error
 	// File is the target's manifest, for the commands to run.
 	File string
-	// Locked: the stack's lock is still held. LockUnknown: the backend cannot say (only a file
-	// backend's locks are read).
-	Locked, LockUnknown bool
-	// Creates are the creates left pending; Others counts the other pending operations.
-	Creates []PendingCreate
-	Others  int
-	// Cancel is the command that removes the lock.
-	Cancel string
-	// Found are the resources of the manifest's name the cloud holds and the stack does not: for
-	// a pending create, the id to import.
-	Found []kinds.Live
+	Leftovers
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Cause }
@@ -248,27 +254,20 @@ func (e *InterruptedError) Error() string {
 	if e.Cause != nil {
 		cause = e.Cause.Error()
 	}
+	if len(e.Creates) > 0 {
+		// The lock and the ids found are part of the pending creates' advice.
+		return cause + ". " + capitalize(e.Advice(e.File))
+	}
 	var advice []string
 	if e.Locked {
-		lock := "The stack is still locked: the engine was stopped before it could let go"
-		if len(e.Creates) == 0 {
-			lock += ". Once no operation on it runs, remove the lock with " + e.Cancel
-		}
-		advice = append(advice, lock)
+		advice = append(advice, "The stack is still locked: the engine was stopped before it could let go. "+
+			"Once no operation on it runs, remove the lock with "+e.Cancel)
 	}
-	switch {
-	case len(e.Creates) > 0:
-		advice = append(advice, capitalize((&PendingCreatesError{Creates: e.Creates, Cancel: e.Cancel}).Advice(e.File)))
-		if len(e.Found) == 1 {
-			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": that is the CLOUD_ID to import")
-		} else if len(e.Found) > 1 {
-			advice = append(advice, "The cloud holds "+describeLive(e.Found)+": import one as CLOUD_ID and delete the others")
-		}
-	case e.Others > 0:
+	if e.Others > 0 {
 		advice = append(advice, "It left pending operations: run `clusterplane refresh "+e.File+"` to reconcile them with the cloud, then run this again")
-	}
-	if e.LockUnknown && len(advice) > 0 && len(e.Creates) == 0 {
-		advice = append(advice, "If a later command says the stack is locked, remove the lock with "+e.Cancel)
+		if !e.LockKnown {
+			advice = append(advice, "If a later command says the stack is locked, remove the lock with "+e.Cancel)
+		}
 	}
 	if len(advice) == 0 {
 		return cause

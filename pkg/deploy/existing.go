@@ -166,23 +166,29 @@ func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
 	return o
 }
 
+// lookup is one answer of the cloud about the target's name: what it holds that the stack does
+// not (live), and whether it was asked and answered (looked). One command asks once.
+type lookup struct {
+	live   []kinds.Live
+	looked bool
+}
+
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
 func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []kinds.Live {
-	live, _ := d.lookedUp(ctx, t, st)
-	return live
+	return d.look(ctx, t, st).live
 }
 
-// lookedUp is leftBehind, and whether the cloud was asked and answered (looked): a kind without a
-// look-up, a manifest without a token or a cloud that does not answer leave it false.
-func (d *Deployer) lookedUp(ctx context.Context, t Target, st state) (live []kinds.Live, looked bool) {
+// look asks the cloud what it holds of the target's name that the state does not: a kind without
+// a look-up, a manifest without a token or a cloud that does not answer leave it not looked.
+func (d *Deployer) look(ctx context.Context, t Target, st state) *lookup {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
-		return nil, false
+		return &lookup{}
 	}
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
 	if err != nil || found.Unchecked != "" {
-		return nil, false
+		return &lookup{}
 	}
 	held, _ := st.ids(typ)
 	var out []kinds.Live
@@ -195,7 +201,7 @@ func (d *Deployer) lookedUp(ctx context.Context, t Target, st state) (live []kin
 			out = append(out, l)
 		}
 	}
-	return out, true
+	return &lookup{live: out, looked: true}
 }
 
 // resolve reads a reference from the stack it names, through the backend.
@@ -222,15 +228,16 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 }
 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
-// the cloud: only then does status look at the cloud.
-func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, []kinds.Live) {
+// the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
+// was not asked) so that status does not ask twice.
+func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, *lookup) {
 	typ := guardedType(t.Effects)
 	if _, held := st.ids(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil
 	}
-	left := d.leftBehind(ctx, t, st)
-	if len(left) > 0 {
-		ready.Message += "; it left " + describeLive(left) + " in the cloud, which the stack does not hold. " + adoptAdvice(t.File, left)
+	answer := d.look(ctx, t, st)
+	if len(answer.live) > 0 {
+		ready.Message += "; it left " + describeLive(answer.live) + " in the cloud, which the stack does not hold. " + adoptAdvice(t.File, answer.live)
 	}
-	return ready, left
+	return ready, answer
 }

@@ -141,7 +141,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return failed(err)
 	}
 	if len(st.pendingCreates()) > 0 {
-		return failed(d.pendingCreates(ctx, t, s, st))
+		return failed(d.pendingCreates(ctx, t, s, st, nil))
 	}
 	if !opts.AllowRefused {
 		refused, err := Refused(t.Effects, t.Input, st.outputs())
@@ -320,7 +320,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 		return failed(err)
 	}
 	if len(st.pendingCreates()) > 0 {
-		return failed(d.pendingCreates(ctx, t, s, st))
+		return failed(d.pendingCreates(ctx, t, s, st, nil))
 	}
 	if protected := st.protected(); len(protected) > 0 {
 		return failed(&ProtectedError{Resources: protected})

@@ -228,7 +228,11 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 	defer cancel()
 	var interrupted *InterruptedError
 	if err := recovery(rctx, t); errors.As(err, &interrupted) {
-		interrupted.Cause, interrupted.Found = o.Err, o.Unmanaged
+		interrupted.Cause = o.Err
+		if len(o.Unmanaged) > 0 {
+			// The operation's own guard asked the cloud and found these: the ids to import.
+			interrupted.Found, interrupted.Looked = o.Unmanaged, true
+		}
 		var left *LeftBehindError
 		if errors.As(o.Err, &left) && len(interrupted.Creates) > 0 {
 			// A create left pending is recorded with its id (refresh), not adopted: the advice says so.

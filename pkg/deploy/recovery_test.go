@@ -81,7 +81,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 		// says are what the error must say; none means it says only how the operation ended.
 		says []string
 	}{
-		{"locked, a pending create", lockedBackend{b}, c, []string{"timed out", "The stack is still locked",
+		{"locked, a pending create", lockedBackend{b}, c, []string{"timed out", "the stack is still locked by it",
 			"pulumi cancel --stack organization/" + c.Key(), "clusterplane refresh cluster.yaml --import-pending-create CLOUD_ID"}},
 		{"a pending create, the lock unknown", b, c, []string{"if the stack is locked, remove its lock with",
 			"--import-pending-create CLOUD_ID"}},
@@ -163,5 +163,33 @@ func TestAPendingCreatesAdviceNamesTheIdTheCloudHoldsSoTheUserNeedNotLookItUp(t 
 				}
 			}
 		})
+	}
+}
+
+func TestStatusAfterAFailedCreateAsksTheCloudOnceAndNamesTheIdToImport(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := cluster(t)
+	fake := &cloud{live: []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-9"}}}
+	// The create fails in the engine, and leaves its create pending: the stack's last update
+	// failed and it holds no id, so status looks for what the create left.
+	b.Fail(c.Key(), "update", errors.New("the cloud answered 500"))
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Failed {
+		t.Fatalf("up with a failing engine: %s %v", o.Status, o.Err)
+	}
+	b.Pend(c.Key(), clusterType, "dev-fra1")
+	c.Lookup = fake.lookup("")
+	o := d.Status(ctx, c, deploy.StatusOptions{})
+	if fake.asked != 1 {
+		t.Errorf("status asked the cloud %d times, want once", fake.asked)
+	}
+	var message string
+	for _, cond := range o.Report.Conditions {
+		if cond.Type == "Ready" {
+			message = cond.Reason + ": " + cond.Message
+		}
+	}
+	if !strings.HasPrefix(message, "PendingCreates: ") || !strings.Contains(message, "--import-pending-create id-9`") {
+		t.Errorf("status's Ready does not name the id to import: %s", message)
 	}
 }

@@ -129,12 +129,15 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
 	}
-	ready, o.Unmanaged = d.leftInStatus(ctx, t, st, ready)
+	ready, answer := d.leftInStatus(ctx, t, st, ready)
+	if answer != nil {
+		o.Unmanaged = answer.live
+	}
 	ready = rotationUnderWay(outputs, ready)
 	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
 	if len(st.pendingCreates()) > 0 {
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
-			Message: d.pendingCreates(ctx, t, s, st).Advice(t.File)}
+			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
 	} else if opts.Drift {
 		drifted = driftedOf(ctx, s)
 	} else {
