@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -155,35 +156,19 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			plan.Final = protofield.String(protofield.Message(stackinput.Target(t.Input).ProtoReflect(), "spec"), "nodePoolName")
 		}
 	}
-	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	progress := d.progress(t)
+	rotator, kr, say, err := d.rotator(ctx, t, r.Name, progress, func(ctx context.Context, state rotation.State) error {
+		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
+	})
 	if err != nil {
 		o := failed(errors.Wrapf(err, "ready the rotation of pool %s", r.Name))
 		return &o
-	}
-	client, err := drain.New(kr.Kubeconfig)
-	if err != nil {
-		o := failed(err)
-		return &o
-	}
-	progress := d.progress(t)
-	say := func(msg string) {
-		if progress != nil {
-			fmt.Fprintf(progress, "rotation of pool %s: %s\n", r.Name, msg)
-		}
 	}
 	plan.Nodes, plan.ReadyTimeout, plan.Drain = kr.Nodes, kr.ReadyTimeout, kr.Drain
 	plan.Drain.Progress = say
 	if _, err := drain.PoolSelector(kr.NodeLabels, plan.Old, rec.OldID); err != nil {
 		o := failed(err)
 		return &o
-	}
-	rotator := rotation.Rotator{
-		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
-		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
-		Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
-			say("phase " + string(state.Phase))
-			return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
-		}),
 	}
 	final, err := rotator.Run(ctx, plan, rec.State)
 	if err != nil {
@@ -215,30 +200,45 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
 func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, rec *RotationRecord) error {
-	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	// The roll-back's end is the record's removal, below: its phases are not recorded.
+	rotator, _, say, err := d.rotator(ctx, t, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
-	}
-	client, err := drain.New(kr.Kubeconfig)
-	if err != nil {
-		return err
-	}
-	say := func(msg string) {
-		if progress := d.progress(t); progress != nil {
-			fmt.Fprintf(progress, "rotation of pool %s: %s\n", rec.Pool, msg)
-		}
-	}
-	rotator := rotation.Rotator{
-		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
-		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
-		// The roll-back's end is the record's removal, below.
-		Recorder: recorderFunc(func(context.Context, rotation.State) error { return nil }),
 	}
 	if _, err := rotator.Rollback(ctx, rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}, rec.State); err != nil {
 		return err
 	}
 	say("rolled back: the manifest no longer asks for the rotation")
 	return clearRotation(ctx, s)
+}
+
+// rotator readies a rotation (or its roll-back) of pool: the kind's part (kr: the cloud's pool
+// API, the node labels, the timeouts), a client of the cluster through its kubeconfig held in
+// memory, the progress lines written to progress (say), and record, told each phase after a line
+// says it.
+func (d *Deployer) rotator(ctx context.Context, t Target, pool string, progress io.Writer, record func(context.Context, rotation.State) error) (
+	_ *rotation.Rotator, kr *kinds.Rotation, say func(string), _ error) {
+	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := drain.New(kr.Kubeconfig)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	say = func(msg string) {
+		if progress != nil {
+			fmt.Fprintf(progress, "rotation of pool %s: %s\n", pool, msg)
+		}
+	}
+	return &rotation.Rotator{
+		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
+		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
+		Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
+			say("phase " + string(state.Phase))
+			return record(ctx, state)
+		}),
+	}, kr, say, nil
 }
 
 // clearRotation drops RotationOutput from the stack's outputs.
