@@ -385,12 +385,15 @@ func nearest(key string, fields protoreflect.FieldDescriptors) (string, bool) {
 	return "the fields here are " + strings.Join(names, ", "), false
 }
 
-// distance is the Levenshtein distance of a and b, bounded: keys longer than 64 are far.
+// distance is the edit distance of a and b (letters added, removed, changed, or two neighbours
+// swapped), bounded: keys longer than 64 are far.
 func distance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 64
 	}
-	prev := make([]int, len(b)+1)
+	// Three rows: the one before the previous serves the swap of two neighbouring letters
+	// (s-2vpcu for s-2vcpu), which people type as often as a wrong letter and counts as one edit.
+	before, prev := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
@@ -403,8 +406,11 @@ func distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev = cur
+		before, prev = prev, cur
 	}
 	return prev[len(b)]
 }

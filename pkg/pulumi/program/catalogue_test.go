@@ -105,11 +105,19 @@ func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTh
 
 func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) {
 	t.Setenv(provider.DigitalOceanTokenEnv, "") // offline: the price table
-	text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: s-2vcpu-4gbb")
-	v := prog.Check("f.yaml", []byte(text))
-	want := `f.yaml:18:5: warning: spec.defaultNodePool.size: size "s-2vcpu-4gbb" is not in the digitalocean catalogue (` +
-		cost.TableSource + ", " + cost.TableDate + "): check its spelling (did you mean s-2vcpu-4gb?)"
-	if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], want) {
-		t.Errorf("warnings %q (%v), want one starting %q", v.Warnings, v.Err, want)
+	tests := []struct{ name, typed string }{
+		{"a letter too many", "s-2vcpu-4gbb"},
+		{"two neighbouring letters swapped", "s-2vpcu-4gb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: "+tt.typed)
+			v := prog.Check("f.yaml", []byte(text))
+			want := `f.yaml:18:5: warning: spec.defaultNodePool.size: size "` + tt.typed + `" is not in the digitalocean catalogue (` +
+				cost.TableSource + ", " + cost.TableDate + "): check its spelling (did you mean s-2vcpu-4gb?)"
+			if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], want) {
+				t.Errorf("warnings %q (%v), want one starting %q", v.Warnings, v.Err, want)
+			}
+		})
 	}
 }
