@@ -13,6 +13,7 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -195,5 +196,30 @@ func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProper
 	}
 	if strings.Join(paths, " ") != "spec.tags" {
 		t.Errorf("fields %v, want spec.tags only", paths)
+	}
+}
+
+func TestAReportPricesACreateFromNothingButNotAStackThatRecordedNoManifest(t *testing.T) {
+	c := cluster(t)
+	tests := []struct {
+		name    string
+		changes map[string]int
+		// priced is whether the stack's report carries a cost.
+		priced bool
+	}{
+		{"a create, from nothing", map[string]int{"create": 4}, true},
+		// An up interrupted before its outputs left the resources in the stack and no manifest:
+		// what it deployed is unknown, and "+$48.00 from $0.00" would read as a new charge.
+		{"resources the stack holds with no manifest recorded", map[string]int{"same": 4}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outcomes := []deploy.Outcome{{Target: c, Status: deploy.Done, Result: &deploy.Result{Changes: tt.changes}}}
+			report := deploy.NewReport("up", outcomes)
+			report.Price(outcomes, cost.Table)
+			if got := report.Stacks[0].Cost != nil; got != tt.priced {
+				t.Errorf("priced %t, want %t (%v)", got, tt.priced, report.Stacks[0].Cost)
+			}
+		})
 	}
 }

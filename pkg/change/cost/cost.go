@@ -251,10 +251,15 @@ func (e Estimate) String() string {
 	return text
 }
 
-// String says the change, "+$24.00/month ($48.00 → $72.00/month; prices: ...)", and, when a
+// String says the change, "+$24.00/month ($48.00 → $72.00/month; prices: ...)" or "unchanged
+// ($48.00 → $48.00/month; ...)", and, when a
 // size has no known price, that the figure leaves it out: an unknown size never reads as free.
 func (d Delta) String() string {
 	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
+	if d.Min == 0 && d.Max == 0 {
+		// "+$0.00" reads as a charge: a change that costs nothing says so.
+		text = "unchanged"
+	}
 	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
 		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
 	}

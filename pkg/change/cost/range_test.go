@@ -11,7 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
-func TestAChangeWhoseRangeCrossesZeroReadsFromTheLowerToTheHigher(t *testing.T) {
+func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *testing.T) {
 	tests := []struct {
 		name  string
 		delta cost.Delta
@@ -20,6 +20,8 @@ func TestAChangeWhoseRangeCrossesZeroReadsFromTheLowerToTheHigher(t *testing.T) 
 		{"ends out of order", cost.Delta{Min: 40, Max: -120}, "-$120.00 to +$40.00/month"},
 		{"ends crossing zero", cost.Delta{Min: -40, Max: 80}, "-$40.00 to +$80.00/month"},
 		{"both up", cost.Delta{Min: 24, Max: 48}, "+$24.00–+$48.00/month"},
+		{"nothing changes", cost.Delta{Old: cost.Estimate{Min: 48, Max: 48}, New: cost.Estimate{Min: 48, Max: 48}},
+			"unchanged ($48.00 → $48.00/month"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
