@@ -50,8 +50,9 @@ var (
 // OwnTokenRule says why an API URL given in a provider config needs the token given beside it.
 // The validator shows it at providerConfig.apiUrl; Resolve's refusal says the same.
 func (c Cloud) OwnTokenRule() string {
-	return "needs its own apiToken beside it: the token in " + c.TokenEnv + " goes only to " + c.Name +
-		"'s own API or to " + c.URLEnv + ", never to an API URL a stack input names"
+	return "needs its own apiToken beside it, even when it names " + c.Name + "'s own API or the URL in " + c.URLEnv +
+		": the token in " + c.TokenEnv + " is never sent to an API URL a stack input names (leave apiUrl out to use " +
+		c.URLEnv + ")"
 }
 
 // SandboxRule says why a provider config with its own token or API URL is refused inside the
@@ -63,7 +64,7 @@ func (c Cloud) SandboxRule() string {
 }
 
 // HTTPSRule says why an API URL given in a provider config must be https.
-const HTTPSRule = "must be https (plain http only to a loopback host: 127.0.0.0/8, ::1 or localhost): " +
+const HTTPSRule = "must be https (plain http only to a loopback host written in full: 127.x.y.z, ::1 or localhost): " +
 	"the API token would otherwise cross the network readable"
 
 // Resolve is the one place that decides which API token goes to which API URL, given the
