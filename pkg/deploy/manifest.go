@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -66,4 +67,33 @@ func Refused(table *effects.Table, input proto.Message, outputs map[string]Outpu
 		}
 	}
 	return out, nil
+}
+
+// notReplacedByEngine drops from refused the replacements deletion protection refuses that the
+// engine's preview (res) does not make: a field newly written with the value the cloud already
+// has (spec.vpc set to the cluster's own VPC, as a refusal's advice asks) replaces nothing,
+// because the provider compares with what it read, not with the manifest before. The providers
+// are the truth about what a change does.
+func notReplacedByEngine(refused []diff.Change, res Result) []diff.Change {
+	replaced := map[string]bool{}
+	for _, s := range res.Steps {
+		switch apitype.OpType(s.Op) {
+		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
+			replaced[s.Type+"::"+s.Name] = true
+		}
+	}
+	var out []diff.Change
+	for _, c := range refused {
+		if onPaper(c) && !replaced[c.Resource] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// onPaper tells a refusal the engine may not agree with: a replacement refused for deletion
+// protection, of a field the manifest before left unset (the cloud chose its value then).
+func onPaper(c diff.Change) bool {
+	return c.Refusal == effects.Protected && c.Old == nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/pkg/errors"
@@ -88,6 +89,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	forget(ctx, s, created)
 	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
 	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
+	refused = notReplacedByEngine(refused, res)
 	switch {
 	case err != nil:
 		return failed(err)
@@ -147,6 +149,12 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		refused, err := Refused(t.Effects, t.Input, st.outputs())
 		if err != nil {
 			return failed(err)
+		}
+		if slices.ContainsFunc(refused, onPaper) {
+			// Only the engine can tell whether the cloud already has the value: ask it.
+			if res, err := s.Preview(ctx, Options{}); err == nil {
+				refused = notReplacedByEngine(refused, res)
+			}
 		}
 		if len(refused) > 0 {
 			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}

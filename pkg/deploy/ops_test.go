@@ -311,3 +311,36 @@ func TestStatusNamesAStackOneWayBeforeAndAfterItIsDeployed(t *testing.T) {
 		t.Errorf("status names the stack %q before up and %q after, want %q both times", before, after, want)
 	}
 }
+
+func TestAFieldWrittenBackAsTheCloudHasItIsRefusedOnlyWhenTheEngineWouldReplace(t *testing.T) {
+	ctx := context.Background()
+	text := manifest(t, "digitaloceankubernetescluster/minimal.yaml") // deletionProtection on
+	withVPC := strings.Replace(text, "  region: fra1\n", "  region: fra1\n  vpc:\n    value: 5a4981aa-0000-4000-8000-000000000001\n", 1)
+	tests := []struct {
+		name string
+		// replaces: the provider replaces the cluster on the field (a VPC other than the cluster's).
+		replaces bool
+		want     deploy.Status
+	}{
+		{"the cluster's own VPC written back deploys", false, deploy.Done},
+		{"another VPC is refused", true, deploy.Blocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			if tt.replaces {
+				b.Replaces("vpcUuid")
+			}
+			if o := d.Up(ctx, target(t, "cluster.yaml", text), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+				t.Fatalf("up: %s %v", o.Status, o.Err)
+			}
+			written := target(t, "cluster.yaml", withVPC)
+			if o := d.Preview(ctx, written); o.Status != tt.want {
+				t.Errorf("preview: %s %q %v, want %s", o.Status, o.Reason, o.Err, tt.want)
+			}
+			if o := d.Up(ctx, written, deploy.UpOptions{Yes: true}); o.Status != tt.want {
+				t.Errorf("up: %s %q %v, want %s", o.Status, o.Reason, o.Err, tt.want)
+			}
+		})
+	}
+}
