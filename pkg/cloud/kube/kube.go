@@ -18,10 +18,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
+	"golang.org/x/time/rate"
 	"sigs.k8s.io/yaml"
 )
 
@@ -66,6 +68,9 @@ type Client struct {
 	server string
 	token  string
 	http   *http.Client
+	// limit spaces the requests as client-go's defaults did for kubectl's drain (5 a second,
+	// bursts of 10): a drain polls every pod it evicted each second.
+	limit *rate.Limiter
 }
 
 // New is a client of the kubeconfig's current context (its only context when it names none).
@@ -132,6 +137,7 @@ func New(data []byte) (*Client, error) {
 			tlsConfig.Certificates = []tls.Certificate{pair}
 		}
 	}
+	c.limit = rate.NewLimiter(5, 10)
 	c.http = &http.Client{
 		// Every call here is short; a drain waits by polling, never by a long request.
 		Timeout: 30 * time.Second,
@@ -142,6 +148,16 @@ func New(data []byte) (*Client, error) {
 		},
 	}
 	return c, nil
+}
+
+// SetRate changes how many requests a second the client sends, in bursts of burst; 0 lifts the
+// limit (a test's fake server).
+func (c *Client) SetRate(perSecond float64, burst int) {
+	if perSecond <= 0 {
+		c.limit = nil
+		return
+	}
+	c.limit = rate.NewLimiter(rate.Limit(perSecond), burst)
 }
 
 // StatusError is an answer of the API server other than 2xx, with the reason and message of the
@@ -195,8 +211,40 @@ func HasCause(err error, reason string) bool {
 	return false
 }
 
-// do sends one request and decodes a 2xx answer's body into out (when out is not nil).
+// getRetries is how many times a GET the server asks to retry later (429 or 503 with
+// Retry-After: it is overloaded) is sent again, as client-go does. Other methods are not: an
+// eviction's 429 is a PodDisruptionBudget's no, which the caller handles.
+const getRetries = 5
+
+// do sends a request, a GET again while the server says to retry after a while, and decodes a
+// 2xx answer's body into out (when out is not nil).
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, contentType string, body []byte, out any) error {
+	for attempt := 0; ; attempt++ {
+		if c.limit != nil {
+			// Reserve rather than Wait: Wait gives up at once when the turn comes after ctx's
+			// deadline, and a caller polling until its deadline wants its own timeout error then.
+			r := c.limit.Reserve()
+			select {
+			case <-ctx.Done():
+				r.Cancel()
+				return errors.Wrapf(ctx.Err(), "%s %s", method, path)
+			case <-time.After(r.Delay()):
+			}
+		}
+		wait, err := c.once(ctx, method, path, query, contentType, body, out)
+		if wait <= 0 || method != http.MethodGet || attempt == getRetries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// once sends one request; on a 429 or 503 with Retry-After it also says how long to wait.
+func (c *Client) once(ctx context.Context, method, path string, query url.Values, contentType string, body []byte, out any) (time.Duration, error) {
 	u := c.server + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -207,7 +255,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return errors.Errorf("%s %s: not a request", method, path)
+		return 0, errors.Errorf("%s %s: not a request", method, path)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "clusterplane")
@@ -220,7 +268,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The URL is the cluster's endpoint, no secret; the error holds no header.
-		return errors.Wrapf(err, "%s %s", method, path)
+		return 0, errors.Wrapf(err, "%s %s", method, path)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
@@ -241,15 +289,21 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				se.Causes = append(se.Causes, c.Reason)
 			}
 		}
-		return se
+		var wait time.Duration
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+				wait = min(time.Duration(secs)*time.Second, 30*time.Second)
+			}
+		}
+		return wait, se
 	}
 	if err != nil {
-		return errors.Wrapf(err, "read %s %s", method, path)
+		return 0, errors.Wrapf(err, "read %s %s", method, path)
 	}
 	if out == nil {
-		return nil
+		return 0, nil
 	}
-	return errors.Wrapf(json.Unmarshal(data, out), "read %s %s", method, path)
+	return 0, errors.Wrapf(json.Unmarshal(data, out), "read %s %s", method, path)
 }
 
 // Get reads one object, e.g. /api/v1/namespaces/ns/pods/name, into out.

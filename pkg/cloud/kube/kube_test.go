@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -194,5 +195,58 @@ func TestAnAPIRefusalCarriesTheServersReasonAndMessage(t *testing.T) {
 func TestASelectorReadsTheSameEveryTime(t *testing.T) {
 	if got := Selector(map[string]string{"b": "2", "a": "1", "c": "3"}); got != "a=1,b=2,c=3" {
 		t.Errorf("Selector = %q", got)
+	}
+}
+
+func TestAGetTheServerAsksToRetryIsSentAgainButAnEvictionIsNot(t *testing.T) {
+	calls := map[string]int{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls[r.Method]++
+		if calls[r.Method] == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"kind":"Status","reason":"TooManyRequests","message":"too many requests, please try again later"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	c, err := New(kubeconfigFor(srv, "{token: t}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(context.Background(), "/api/v1/nodes/n", nil); err != nil || calls["GET"] != 2 {
+		t.Errorf("Get = %v after %d calls; want it sent again after the Retry-After", err, calls["GET"])
+	}
+	// A 429 to a POST is the caller's to handle: an eviction's is a PodDisruptionBudget's no.
+	if err := c.Post(context.Background(), "/api/v1/namespaces/a/pods/b/eviction", map[string]string{}, nil); !IsTooManyRequests(err) || calls["POST"] != 1 {
+		t.Errorf("Post = %v after %d calls; want the 429 returned at once", err, calls["POST"])
+	}
+}
+
+func TestRequestsAreSpacedAsClientGosDefaults(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }))
+	defer srv.Close()
+	c, err := New(kubeconfigFor(srv, "{token: t}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	// A burst of 10, then 5 a second: the 13th request goes out 600 ms after the first.
+	for i := 0; i < 13; i++ {
+		if err := c.Get(context.Background(), "/api/v1/nodes/n", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 500*time.Millisecond {
+		t.Errorf("13 requests in %s; want them spaced to 5 a second after a burst of 10", took)
+	}
+	// A caller whose deadline comes before its turn gets its own deadline's error, not the limiter's.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		if err := c.Get(ctx, "/api/v1/nodes/n", nil); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a Get past its deadline: %v, want the deadline's error", err)
+		}
 	}
 }
