@@ -82,7 +82,8 @@ func client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*cloudapi.Client, e
 		return nil, err
 	}
 	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{
-		Timeout: registryTimeout,
+		// Each look-up's context bounds its requests; this bounds one of the longest look-up's.
+		Timeout: 3 * registryTimeout,
 		Retry:   cloudapi.Bounded(maxRetries, firstWait, maxWait),
 	}), nil
 }
