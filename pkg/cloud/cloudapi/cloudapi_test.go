@@ -140,3 +140,12 @@ func TestARefusedRequestIsAskedAgainAsTheRuleSaysAndCounted(t *testing.T) {
 		})
 	}
 }
+
+func TestABaseThatIsNotAURLFailsAtOnceWithoutQuotingIt(t *testing.T) {
+	c := cloudapi.New("http://user:base-secret@[bad", cloudapi.Bearer(token), cloudapi.Options{Retry: cloudapi.Patient(4, time.Minute)})
+	start := time.Now()
+	err := c.Do(context.Background(), http.MethodGet, "/v2/x?q=1", nil, nil)
+	if err == nil || err.Error() != "GET /v2/x: the API URL is not a URL" || time.Since(start) > 500*time.Millisecond {
+		t.Errorf("error %v after %v, want GET /v2/x: the API URL is not a URL at once", err, time.Since(start))
+	}
+}
