@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -72,11 +73,9 @@ func Lookup(ctx context.Context, cloud string) (Prices, error) {
 	// A price is not worth waiting for: an unreachable API falls back to the table quickly.
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	client := godo.NewFromToken(token)
-	if url := os.Getenv(provider.DigitalOceanAPIURLEnv); url != "" {
-		if err := godo.SetBaseURL(strings.TrimSuffix(url, "/") + "/")(client); err != nil {
-			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API: the API URL")
-		}
+	client, err := cloudapi.Godo(token, os.Getenv(provider.DigitalOceanAPIURLEnv), lookupTimeout)
+	if err != nil {
+		return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
 	}
 	return FromDigitalOcean(ctx, client)
 }

@@ -19,7 +19,7 @@ func (d *DigitalOcean) Catalogue(ctx context.Context) (cost.Catalogue, error) {
 			} `json:"sizes"`
 		} `json:"options"`
 	}
-	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
+	if err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
 		return cost.Catalogue{}, errors.Wrap(err, "read DigitalOcean's Kubernetes options")
 	}
 	c := cost.Catalogue{Sizes: []string{}}
@@ -40,7 +40,7 @@ func (c *Civo) Catalogue(ctx context.Context) (cost.Catalogue, error) {
 		Type        string `json:"type"`
 		ClusterType string `json:"clusterType"`
 	}
-	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
+	if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
 		return cost.Catalogue{}, errors.Wrap(err, "read Civo's Kubernetes versions")
 	}
 	var out cost.Catalogue

@@ -1,16 +1,14 @@
 package upgrade
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
 
@@ -46,81 +44,18 @@ type Diagnostic struct {
 	Object   string `json:"object,omitempty"`
 }
 
-// api is a cloud's JSON API with a bearer token; the token appears in no error.
-type api struct {
-	base, token string
-	client      *http.Client
-}
-
-func newAPI(base, token string) *api {
-	return &api{base: strings.TrimSuffix(base, "/"), token: token, client: &http.Client{Timeout: 30 * time.Second}}
-}
-
-// errAPINotFound is a 404 of the cloud's API.
-var errAPINotFound = errors.New("not found")
-
-// call sends a request and decodes a 2xx answer's JSON into out (when not nil). A 429 or a 5xx is
-// asked again, a few times, as the clouds ask clients to.
-func (a *api) call(ctx context.Context, method, path string, body, out any) error {
-	var payload []byte
-	if body != nil {
-		var err error
-		if payload, err = json.Marshal(body); err != nil {
-			return errors.Wrap(err, "encode the request")
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, method, a.base+path, bytes.NewReader(payload))
-		if err != nil {
-			return errors.New("the API URL is not a URL")
-		}
-		req.Header.Set("Authorization", "Bearer "+a.token)
-		req.Header.Set("Accept", "application/json")
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := a.client.Do(req)
-		if err != nil {
-			return errors.Wrapf(err, "%s %s", method, path)
-		}
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-		resp.Body.Close()
-		if (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) && attempt < 3 {
-			select {
-			case <-ctx.Done():
-				return errors.Wrapf(ctx.Err(), "%s %s", method, path)
-			case <-time.After(time.Duration(500<<attempt) * time.Millisecond):
-			}
-			continue
-		}
-		if resp.StatusCode == http.StatusNotFound {
-			return errAPINotFound
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			var e struct {
-				Message string `json:"message"`
-				Reason  string `json:"reason"`
-			}
-			_ = json.Unmarshal(data, &e)
-			return errors.Errorf("%s %s: HTTP %d %s", method, path, resp.StatusCode, strings.TrimSpace(e.Message+" "+e.Reason))
-		}
-		if err != nil {
-			return errors.Wrapf(err, "read %s", path)
-		}
-		if out == nil {
-			return nil
-		}
-		if raw, ok := out.(*[]byte); ok {
-			*raw = data
-			return nil
-		}
-		return errors.Wrapf(json.Unmarshal(data, out), "read %s", path)
-	}
+// newAPI is a cloud's JSON API with a bearer token (see cloudapi: the token appears in no error).
+// A 429 or a 5xx is asked again, a few times, as the clouds ask clients to.
+func newAPI(base, token string) *cloudapi.Client {
+	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{
+		Timeout: 30 * time.Second,
+		Retry:   cloudapi.Backoff(3, 500*time.Millisecond),
+	})
 }
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	api *api
+	api *cloudapi.Client
 	// LintWait bounds the wait for a clusterlint run's results.
 	LintWait time.Duration
 }
@@ -138,11 +73,11 @@ func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live,
 		var one struct {
 			Cluster struct{ ID, Version string } `json:"kubernetes_cluster"`
 		}
-		err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id), nil, &one)
+		err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id), nil, &one)
 		if err == nil {
 			return Live{ID: one.Cluster.ID, Version: one.Cluster.Version}, true, nil
 		}
-		if !errors.Is(err, errAPINotFound) {
+		if !cloudapi.IsNotFound(err) {
 			return Live{}, false, errors.Wrapf(err, "read DigitalOcean cluster %s", id)
 		}
 	}
@@ -158,7 +93,7 @@ func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live,
 				} `json:"pages"`
 			} `json:"links"`
 		}
-		if err := d.api.call(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=200", page), nil, &list); err != nil {
+		if err := d.api.Do(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=200", page), nil, &list); err != nil {
 			return Live{}, false, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
 		}
 		for _, c := range list.Clusters {
@@ -198,7 +133,7 @@ func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
 	var up struct {
 		Versions []doVersion `json:"available_upgrade_versions"`
 	}
-	if err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/upgrades", nil, &up); err != nil {
+	if err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/upgrades", nil, &up); err != nil {
 		return Offer{}, errors.Wrap(err, "read the cluster's available upgrades")
 	}
 	cat, err := d.Catalogue(ctx)
@@ -219,7 +154,7 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 	var run struct {
 		RunID string `json:"run_id"`
 	}
-	if err := d.api.call(ctx, http.MethodPost, path, map[string]any{}, &run); err != nil {
+	if err := d.api.Do(ctx, http.MethodPost, path, map[string]any{}, &run); err != nil {
 		return nil, errors.Wrap(err, "run DigitalOcean's clusterlint")
 	}
 	deadline := time.Now().Add(d.LintWait)
@@ -237,9 +172,9 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 				} `json:"object"`
 			} `json:"diagnostics"`
 		}
-		err := d.api.call(ctx, http.MethodGet, path+"?run_id="+url.QueryEscape(run.RunID), nil, &res)
+		err := d.api.Do(ctx, http.MethodGet, path+"?run_id="+url.QueryEscape(run.RunID), nil, &res)
 		// DigitalOcean answers 404 while a run has no results yet.
-		if (errors.Is(err, errAPINotFound) || (err == nil && res.CompletedAt == "" && res.Diagnostics == nil)) && time.Now().Before(deadline) {
+		if (cloudapi.IsNotFound(err) || (err == nil && res.CompletedAt == "" && res.Diagnostics == nil)) && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
@@ -265,13 +200,13 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 // Kubeconfig is GET /v2/kubernetes/clusters/{id}/kubeconfig.
 func (d *DigitalOcean) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
 	var data []byte
-	err := d.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/kubeconfig", nil, &data)
+	err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/kubeconfig", nil, &data)
 	return data, errors.Wrap(err, "read the cluster's kubeconfig from DigitalOcean")
 }
 
 // Civo is Civo's Kubernetes API in one region.
 type Civo struct {
-	api    *api
+	api    *cloudapi.Client
 	region string
 }
 
@@ -294,11 +229,11 @@ type civoCluster struct {
 func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error) {
 	if id != "" {
 		var cl civoCluster
-		err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
+		err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
 		if err == nil {
 			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
 		}
-		if !errors.Is(err, errAPINotFound) {
+		if !cloudapi.IsNotFound(err) {
 			return Live{}, false, errors.Wrapf(err, "read Civo cluster %s", id)
 		}
 	}
@@ -309,7 +244,7 @@ func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error)
 			Items []civoCluster `json:"items"`
 		}
 		q := url.Values{"region": {c.region}, "page": {fmt.Sprint(page)}, "per_page": {"100"}}
-		if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters?"+q.Encode(), nil, &list); err != nil {
+		if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters?"+q.Encode(), nil, &list); err != nil {
 			return Live{}, false, errors.Wrap(err, "list Civo's Kubernetes clusters")
 		}
 		for _, cl := range list.Items {
@@ -357,7 +292,7 @@ func (c *Civo) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
 		return live.kubeconfig, nil
 	}
 	var cl civoCluster
-	if err := c.api.call(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"?region="+url.QueryEscape(c.region), nil, &cl); err != nil {
+	if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"?region="+url.QueryEscape(c.region), nil, &cl); err != nil {
 		return nil, errors.Wrap(err, "read the cluster's kubeconfig from Civo")
 	}
 	return []byte(cl.KubeConfig), nil

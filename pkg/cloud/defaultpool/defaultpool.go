@@ -11,16 +11,13 @@
 package defaultpool
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
 
@@ -81,10 +78,7 @@ func (c Client) Ensure(ctx context.Context, clusterID, poolName string) (Result,
 		}
 		// The pool's tags as the cloud has them, plus the one the provider reads: the same request
 		// the provider sends for a cluster of one pool.
-		body, err := json.Marshal(map[string]any{"tags": append(slices.Clone(p.Tags), Tag)})
-		if err != nil {
-			return Result{}, err
-		}
+		body := map[string]any{"tags": append(slices.Clone(p.Tags), Tag)}
 		if err := c.do(ctx, http.MethodPut, path+"/node_pools/"+url.PathEscape(p.ID), body, nil); err != nil {
 			return Result{}, errors.Wrapf(err, "tag pool %s of DigitalOcean cluster %s as its default pool", poolName, clusterID)
 		}
@@ -98,37 +92,12 @@ func (c Client) Ensure(ctx context.Context, clusterID, poolName string) (Result,
 		clusterID, poolName, strings.Join(names, ", "))
 }
 
-// do sends one request. Errors name the method, path and status, never the token or the base URL
-// (which may carry credentials of its own).
-func (c Client) do(ctx context.Context, method, path string, body []byte, out any) error {
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
-	}
+// do sends one request, once: a tag is asked for only when the cluster was just read. Errors name
+// the method, path and status, never the token or the base URL (cloudapi's rule).
+func (c Client) do(ctx context.Context, method, path string, body, out any) error {
 	base := c.URL
 	if base == "" {
 		base = DefaultAPIURL
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return errors.Errorf("%s %s: a request could not be made", method, path)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return errors.Errorf("%s %s: no answer", method, path)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if resp.StatusCode/100 != 2 {
-		return errors.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
-	}
-	if out == nil {
-		return nil
-	}
-	return errors.Wrapf(json.Unmarshal(data, out), "%s %s: read the answer", method, path)
+	return cloudapi.New(base, cloudapi.Bearer(c.Token), cloudapi.Options{HTTP: c.HTTP}).Do(ctx, method, path, body, out)
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
 
@@ -31,37 +31,24 @@ func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProvider
 func PoolsNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, clusterID, name string) ([]Named, error) {
 	var out []Named
 	err := pages(ctx, cfg, "/v2/kubernetes/clusters/"+url.PathEscape(clusterID)+"/node_pools", "node_pools", name, &out)
-	if errors.Is(err, errNotFound) {
+	if cloudapi.IsNotFound(err) {
 		return nil, nil
 	}
 	return out, errors.Wrapf(err, "list the node pools of DigitalOcean cluster %s", clusterID)
 }
 
-var errNotFound = errors.New("not found")
-
 // pages reads every page of a list at path, whose items are under key, keeping those named name.
 func pages(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path, key, name string, out *[]Named) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
 	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return err
+	}
 	for page := 1; page <= maxPages; page++ {
-		resp, err := get(ctx, cfg, fmt.Sprintf("%s?page=%d&per_page=%d", path, page, perPage))
-		if err != nil {
-			return err
-		}
 		var list map[string]json.RawMessage
-		err = json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list)
-		status := resp.StatusCode
-		resp.Body.Close()
-		if status == http.StatusNotFound {
-			return errNotFound
-		}
-		if status != http.StatusOK {
-			var message string
-			_ = json.Unmarshal(list["message"], &message)
-			return errors.Errorf("HTTP %d %s", status, message)
-		}
-		if err != nil {
-			return errors.Wrap(err, "read the answer")
+		if err := api.Do(ctx, http.MethodGet, fmt.Sprintf("%s?page=%d&per_page=%d", path, page, perPage), nil, &list); err != nil {
+			return err
 		}
 		var items []struct {
 			ID     string `json:"id"`

@@ -2,15 +2,12 @@ package digitaloceanprovider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
@@ -42,15 +39,15 @@ const (
 func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig) Registry {
 	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
 	defer cancel()
-	resp, err := get(ctx, cfg, "/v2/registry")
+	api, err := client(cfg)
 	if err != nil {
 		return RegistryUnknown
 	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK, http.StatusPreconditionFailed:
+	err = api.Do(ctx, http.MethodGet, "/v2/registry", nil, nil)
+	switch {
+	case err == nil, cloudapi.StatusOf(err) == http.StatusPreconditionFailed:
 		return RegistryFound
-	case http.StatusNotFound:
+	case cloudapi.IsNotFound(err):
 		return RegistryMissing
 	}
 	return RegistryUnknown
@@ -74,74 +71,29 @@ func endpoint(cfg *digitaloceanv1.DigitalOceanProviderConfig) (token, base strin
 	return token, base, nil
 }
 
-// get asks DigitalOcean's API for path with the token and URL provider.DigitalOcean.Resolve gives
-// (the default API when it gives none); the token never appears in an error. A 429 or a 5xx is
-// asked again (see retry), so one busy moment of the API does not fail a preview.
-func get(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path string) (*http.Response, error) {
+// client is DigitalOcean's API with the token and URL endpoint gives; the token never appears in
+// an error. A 429 or a 5xx is asked again, after the Retry-After the API asks for (seconds or an
+// HTTP date) or else a doubling backoff, at most maxRetries more times and each wait at most
+// maxWait, and never past the look-up's context (registryTimeout): one busy moment of the API
+// does not fail a preview, a long one leaves the refusal, naming its status, to the caller.
+func client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*cloudapi.Client, error) {
 	token, base, err := endpoint(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+path, nil)
-		if err != nil {
-			return nil, errors.New("the DigitalOcean API URL is not a URL")
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, errors.Wrap(err, "ask DigitalOcean's API")
-		}
-		wait, again := retry(ctx, resp, attempt, time.Now())
-		if !again {
-			return resp, nil
-		}
-		// The refused answer is dropped; reading it out lets the connection be reused.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, errors.Wrap(ctx.Err(), "ask DigitalOcean's API")
-		case <-timer.C:
-		}
-	}
+	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{
+		// Each look-up's context bounds its requests; this bounds one of the longest look-up's.
+		Timeout: 3 * registryTimeout,
+		Retry:   cloudapi.Bounded(maxRetries, firstWait, maxWait),
+	}), nil
 }
 
-// How get asks again: at most maxRetries more times, each wait at most maxWait. The look-ups'
-// context (registryTimeout) bounds the whole.
+// How client asks again.
 const (
 	maxRetries = 3
 	maxWait    = 4 * time.Second
 	firstWait  = 500 * time.Millisecond
 )
-
-// retry says whether resp (of attempt, counted from 0) is worth asking again and after how long:
-// a 429 (DigitalOcean's rate limit) or a 5xx, after the Retry-After the API asks for (seconds or
-// an HTTP date) or else a doubling backoff. It gives up when retries are used up, when the API asks
-// for longer than maxWait, or when the wait would outlast ctx: the caller then reads the refused
-// answer itself and names its status.
-func retry(ctx context.Context, resp *http.Response, attempt int, now time.Time) (time.Duration, bool) {
-	if (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500) || attempt >= maxRetries {
-		return 0, false
-	}
-	wait := firstWait << attempt
-	if after := resp.Header.Get("Retry-After"); after != "" {
-		if seconds, err := strconv.Atoi(strings.TrimSpace(after)); err == nil && seconds >= 0 {
-			wait = time.Duration(seconds) * time.Second
-		} else if at, err := http.ParseTime(after); err == nil {
-			wait = max(at.Sub(now), 0)
-		}
-	}
-	if wait > maxWait {
-		return 0, false
-	}
-	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
-		return 0, false
-	}
-	return wait, true
-}
 
 // LiveVersion is the version slug of the cluster named name, "" when the account has none of that
 // name, read from DigitalOcean's API page by page. The provider's own lookup (the
@@ -152,11 +104,11 @@ func retry(ctx context.Context, resp *http.Response, attempt int, now time.Time)
 func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
 	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return "", err
+	}
 	for page := 1; page <= maxPages; page++ {
-		resp, err := get(ctx, cfg, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=%d", page, perPage))
-		if err != nil {
-			return "", err
-		}
 		var list struct {
 			Clusters []struct {
 				Name    string `json:"name"`
@@ -167,17 +119,9 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 					Next string `json:"next"`
 				} `json:"pages"`
 			} `json:"links"`
-			// Message is DigitalOcean's reason when it refuses.
-			Message string `json:"message"`
 		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list)
-		status := resp.StatusCode
-		resp.Body.Close()
-		if status != http.StatusOK {
-			return "", errors.Errorf("list DigitalOcean's Kubernetes clusters: HTTP %d %s", status, list.Message)
-		}
-		if err != nil {
-			return "", errors.Wrap(err, "read DigitalOcean's Kubernetes clusters")
+		if err := api.Do(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=%d", page, perPage), nil, &list); err != nil {
+			return "", errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
 		}
 		for _, c := range list.Clusters {
 			if c.Name == name {

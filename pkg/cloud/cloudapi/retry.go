@@ -1,0 +1,98 @@
+package cloudapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry says whether a request's attempt (counted from 0) that got status (0 when no answer came)
+// with header is asked again, and after how long. Each caller keeps the rule its API and its
+// users need; the ones below are those rules.
+type Retry func(ctx context.Context, attempt, status int, header http.Header) (wait time.Duration, again bool)
+
+// Never asks nothing again: for a request whose caller decides (a tag that must not be sent twice
+// unseen).
+func Never(context.Context, int, int, http.Header) (time.Duration, bool) { return 0, false }
+
+// retryable is a status worth asking again: no answer, the rate limit, a server error.
+func retryable(status int) bool {
+	return status == 0 || status == http.StatusTooManyRequests || status >= 500
+}
+
+// Backoff asks a 429 or a 5xx again up to times more, waiting first and twice as long each time;
+// a request that got no answer is not asked again.
+func Backoff(times int, first time.Duration) Retry {
+	return func(_ context.Context, attempt, status int, _ http.Header) (time.Duration, bool) {
+		if status == 0 || !retryable(status) || attempt >= times {
+			return 0, false
+		}
+		return first << attempt, true
+	}
+}
+
+// Patient asks again up to times more: a 429 after the Retry-After it names (at most maxWait, a
+// second when it names none), a 5xx or no answer after a second. It suits a long read that must
+// get through a busy account (discover).
+func Patient(times int, maxWait time.Duration) Retry {
+	return func(_ context.Context, attempt, status int, header http.Header) (time.Duration, bool) {
+		if !retryable(status) || attempt >= times {
+			return 0, false
+		}
+		if status == http.StatusTooManyRequests {
+			return RetryAfter(header.Get("Retry-After"), maxWait, time.Now()), true
+		}
+		return time.Second, true
+	}
+}
+
+// RetryAfter reads a Retry-After header (seconds or an HTTP date) as of now, at most maxWait;
+// without one, or one not understood, a second.
+func RetryAfter(h string, maxWait time.Duration, now time.Time) time.Duration {
+	if wait, ok := parseRetryAfter(h, now); ok {
+		return min(wait, maxWait)
+	}
+	return time.Second
+}
+
+func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(h); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// Bounded asks a 429 or a 5xx again up to times more, after the Retry-After the API names or else
+// a backoff from first doubling each time; it gives up, leaving the caller the refusal, when the
+// wait would be over maxWait or outlast ctx. It suits a look-up that must not hold a preview up.
+func Bounded(times int, first, maxWait time.Duration) Retry {
+	return func(ctx context.Context, attempt, status int, header http.Header) (time.Duration, bool) {
+		return bounded(ctx, attempt, status, header, times, first, maxWait, time.Now())
+	}
+}
+
+func bounded(ctx context.Context, attempt, status int, header http.Header, times int, first, maxWait time.Duration, now time.Time) (time.Duration, bool) {
+	if status == 0 || !retryable(status) || attempt >= times {
+		return 0, false
+	}
+	wait := first << attempt
+	if after, ok := parseRetryAfter(header.Get("Retry-After"), now); ok {
+		wait = after
+	}
+	if wait > maxWait {
+		return 0, false
+	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
+		return 0, false
+	}
+	return wait, true
+}
