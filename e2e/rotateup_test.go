@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/digitalocean/godo"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 )
 
 // up carries out the rotation a DigitalOcean pool's rollout block allows, on the real engine and
@@ -28,32 +30,9 @@ import (
 func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	e := newEnv(t)
-	e.seedExamples()
-	k := newKubeCluster(t)
-	e.do.SetNodes(doClusterID, k.nodes())
-	e.do.SetKubeconfig(doClusterID, k.kubeconfig())
-	cs := k.clientset()
+	rig := newRotationRig(t)
+	e, cs, text, before, oldSel := rig.e, rig.cs, rig.text, rig.before, rig.oldSel
 	ctx := context.Background()
-
-	text := withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
-		"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n    drainTimeoutMinutes: 1\n")
-	manifest := e.write("pool.yaml", text)
-	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	before := e.doPool(doClusterID, "workers")
-	// The workload runs on the pool only: the seeded default pool's node takes nothing.
-	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
-	for name := range nodesOf(t, cs, defaultSel) {
-		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
-			t.Fatalf("cordon %s: %d %s", name, code, body)
-		}
-	}
-	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
-	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
-	// minAvailable 4 of 4 replicas: no eviction is allowed until the test says so.
-	workload(t, cs, "shop", 4, 4)
 
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
 	if r, code := e.clusterplane("preview", resized); code != 0 || !strings.Contains(r.stdout+r.stderr, "rotation pool workers") {
@@ -222,29 +201,8 @@ func (b *syncBuffer) String() string {
 
 func TestUpWithTheOldManifestRollsBackARotationStoppedAtItsDrain(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.seedExamples()
-	k := newKubeCluster(t)
-	e.do.SetNodes(doClusterID, k.nodes())
-	e.do.SetKubeconfig(doClusterID, k.kubeconfig())
-	cs := k.clientset()
-
-	text := withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
-		"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n    drainTimeoutMinutes: 1\n")
-	manifest := e.write("pool.yaml", text)
-	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	before := e.doPool(doClusterID, "workers")
-	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
-	for name := range nodesOf(t, cs, defaultSel) {
-		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
-			t.Fatalf("cordon %s: %d %s", name, code, body)
-		}
-	}
-	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
-	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
-	workload(t, cs, "shop", 4, 4) // a PDB that allows no eviction
+	rig := newRotationRig(t)
+	e, cs, text, manifest, before, oldSel := rig.e, rig.cs, rig.text, rig.manifest, rig.before, rig.oldSel
 
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
 	if r, code := e.clusterplane("up", resized, "--yes"); code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") {
@@ -272,4 +230,45 @@ func TestUpWithTheOldManifestRollsBackARotationStoppedAtItsDrain(t *testing.T) {
 	if r, code := e.clusterplane("preview", manifest); code != 0 || strings.Contains(r.stdout, "replace") {
 		t.Errorf("preview after the roll-back = %d, want clean: %s", code, r)
 	}
+}
+
+// rotationRig is what both rotation tests start from: the loopback DigitalOcean cluster backed by
+// a real control plane, the pool of manifest (text, rollout ROTATE, a 1-minute drain timeout)
+// deployed as before, its 2 nodes registered (oldSel), the seeded default pool's node cordoned so
+// that the workload runs on the pool only, and the workload "shop" of 4 replicas under a PDB of
+// minAvailable 4: no eviction is allowed until a test says so.
+type rotationRig struct {
+	e              *env
+	cs             kubernetes.Interface
+	text, manifest string
+	before         godo.KubernetesNodePool
+	oldSel         map[string]string
+}
+
+func newRotationRig(t *testing.T) rotationRig {
+	t.Helper()
+	e := newEnv(t)
+	e.seedExamples()
+	k := newKubeCluster(t)
+	e.do.SetNodes(doClusterID, k.nodes())
+	e.do.SetKubeconfig(doClusterID, k.kubeconfig())
+	cs := k.clientset()
+
+	text := withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+		"  rollout:\n    strategy: ROTATE\n    maxSurge: 2\n    drainTimeoutMinutes: 1\n")
+	manifest := e.write("pool.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	before := e.doPool(doClusterID, "workers")
+	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	for name := range nodesOf(t, cs, defaultSel) {
+		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
+			t.Fatalf("cordon %s: %d %s", name, code, body)
+		}
+	}
+	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
+	workload(t, cs, "shop", 4, 4)
+	return rotationRig{e: e, cs: cs, text: text, manifest: manifest, before: before, oldSel: oldSel}
 }
