@@ -73,7 +73,8 @@ func withPolicy(v program.Verdict, pol *policy.Policy, p Program, f program.File
 	var problems []stackinput.Problem
 	for _, r := range results {
 		if !r.Denied() {
-			v.Warnings = append(v.Warnings, r.String())
+			v.Warnings = append(v.Warnings, program.Warning{Problem: stackinput.Problem{File: r.File, Line: r.Line,
+				Column: r.Column, Path: r.Field, RuleID: "policy", Message: r.Message}, Text: r.String()})
 			continue
 		}
 		message := fmt.Sprintf("denied by policy rule %q (%s): %s", r.Rule, r.Policy, r.Message)

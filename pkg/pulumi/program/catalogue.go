@@ -184,7 +184,7 @@ func at(file string, data []byte, input proto.Message, f catalogueField) (stacki
 // (pkg/change/cost) does not list: a typo (1.31.1-do.6), or a version newer than the table. Only a
 // warning: the table may be older than the cloud, and the cloud itself refuses what it does not
 // offer (online, preview and up ask it first).
-func versionWarnings(file string, data []byte, input proto.Message) []string {
+func versionWarnings(file string, data []byte, input proto.Message) []Warning {
 	mc := catalogueOf(input)
 	if mc.version == nil {
 		return nil
@@ -197,8 +197,22 @@ func versionWarnings(file string, data []byte, input proto.Message) []string {
 	what, instead := versionWords(mc.version.value, pinned)
 	p.Message = fmt.Sprintf("%s is not in the %s catalogue (%s, %s): %s The cloud refuses a version it "+
 		"does not offer", what, mc.cloud, cost.VersionsSource, cost.VersionsDate, sentence(instead))
-	return []string{warningLine(p)}
+	p.RuleID = "catalogue.version"
+	return []Warning{warning(p)}
 }
+
+// Warning is what a valid file may get wrong without being invalid: where and why, as a problem
+// says it (ruleId catalogue.size, catalogue.version or policy), and Text, the line validate
+// prints, so that a script reading -o json needs not parse the line.
+type Warning struct {
+	stackinput.Problem
+	Text string `json:"text"`
+}
+
+func (w Warning) String() string { return w.Text }
+
+// warning is the warning of p, its text written by warningLine.
+func warning(p stackinput.Problem) Warning { return Warning{Problem: p, Text: warningLine(p)} }
 
 // warningLine writes p as "FILE:LINE:COL: warning: path: words", the warning word first as the
 // size warnings have it.

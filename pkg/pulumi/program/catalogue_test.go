@@ -1,6 +1,7 @@
 package program_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,8 +90,8 @@ func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTh
 			}
 			var versions []string
 			for _, w := range v.Warnings {
-				if strings.Contains(w, "kubernetesVersion") {
-					versions = append(versions, w)
+				if strings.HasSuffix(w.Path, "spec.kubernetesVersion") && w.RuleID == "catalogue.version" && w.Line > 0 {
+					versions = append(versions, w.Text)
 				}
 			}
 			switch {
@@ -115,9 +116,36 @@ func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) 
 			v := prog.Check("f.yaml", []byte(text))
 			want := `f.yaml:18:5: warning: spec.defaultNodePool.size: size "` + tt.typed + `" is not in the digitalocean catalogue (` +
 				cost.TableSource + ", " + cost.TableDate + "): check its spelling (did you mean s-2vcpu-4gb?)"
-			if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], want) {
+			if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0].Text, want) {
 				t.Errorf("warnings %q (%v), want one starting %q", v.Warnings, v.Err, want)
 			}
 		})
+	}
+}
+
+func TestAWarningInJSONSaysItsPlaceFieldAndRuleAsAProblemDoes(t *testing.T) {
+	t.Setenv(provider.DigitalOceanTokenEnv, "") // offline: the price table
+	text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: s-2vpcu-4gb")
+	data, err := json.Marshal(prog.Check("f.yaml", []byte(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Warnings []map[string]any `json:"warnings"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"file": "f.yaml", "line": 18.0, "column": 5.0, "path": "spec.defaultNodePool.size", "ruleId": "catalogue.size"}
+	if len(got.Warnings) != 1 {
+		t.Fatalf("warnings %s, want one", data)
+	}
+	for k, v := range want {
+		if got.Warnings[0][k] != v {
+			t.Errorf("warning's %s = %v, want %v: %s", k, got.Warnings[0][k], v, data)
+		}
+	}
+	if text, _ := got.Warnings[0]["text"].(string); !strings.HasPrefix(text, "f.yaml:18:5: warning: spec.defaultNodePool.size: ") {
+		t.Errorf("warning's text = %q, want the line validate prints", text)
 	}
 }

@@ -27,7 +27,7 @@ type Verdict struct {
 	Err error
 	// Warnings are what a valid file may get wrong without being invalid: a size or a
 	// Kubernetes version the cloud's catalogue does not list. They never change the exit code.
-	Warnings []string
+	Warnings []Warning
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
 	// the denials are also in Err, the warnings in Warnings.
 	Policy []policy.Result
@@ -48,7 +48,7 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 // (s-2vcpu-4gbb) or a size newer than the table, at the field's line in data. Only a warning: the
 // catalogue offline may be older than the cloud, and the cloud itself refuses what it does not
 // offer.
-func catalogueWarnings(file string, data []byte, input proto.Message) []string {
+func catalogueWarnings(file string, data []byte, input proto.Message) []Warning {
 	mc := catalogueOf(input)
 	if mc.cloud == "" || len(mc.sizes) == 0 {
 		return nil
@@ -59,7 +59,7 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []string {
 	known := slices.Collect(maps.Keys(prices.Sizes))
 	known = append(known, prices.Unpriced...)
 	slices.Sort(known)
-	var out []string
+	var out []Warning
 	for _, f := range mc.sizes {
 		if prices.Offers(f.value) {
 			continue
@@ -71,7 +71,8 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []string {
 		}
 		p.Message = fmt.Sprintf("size %q is not in the %s catalogue (%s, %s): %s; the cloud refuses a size it does not offer",
 			f.value, mc.cloud, prices.Source, prices.Date, spelling)
-		out = append(out, warningLine(p))
+		p.RuleID = "catalogue.size"
+		out = append(out, warning(p))
 	}
 	return out
 }
@@ -107,7 +108,7 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Status   string               `json:"status"`
 		Reason   string               `json:"reason,omitempty"`
 		Problems []stackinput.Problem `json:"problems"`
-		Warnings []string             `json:"warnings,omitempty"`
+		Warnings []Warning            `json:"warnings,omitempty"`
 		Policy   []policy.Result      `json:"policy,omitempty"`
 	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings,
 		Policy: v.Policy}
