@@ -105,6 +105,10 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	} else if len(carried) > 0 && len(refused) == 0 {
 		previewRotation(&o, t, carried)
+		if w := d.progress(t); w != nil && o.Status == Done {
+			// The engine's own lines above say replace; what up does is not that.
+			fmt.Fprintf(w, "The engine's plan above replaces the pool; up does not: it rotates it (%s).\n", describeRotations(carried))
+		}
 	}
 	return o
 }

@@ -115,6 +115,9 @@ func NewReport(command string, outcomes []Outcome) Report {
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
+			if len(o.Rotations) > 0 {
+				s.Resources = rotated(s.Resources)
+			}
 		}
 		r.Stacks = append(r.Stacks, s)
 	}
@@ -227,6 +230,42 @@ func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff
 		out = append(out, rc)
 	}
 	return out
+}
+
+// rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
+// change: the engine plans replace and create-replacement (or delete-replaced) steps, which read
+// as the pool replaced at once, nodes and pods gone, when up creates a pool beside it and drains
+// the old one first.
+func rotated(changes []ResourceChange) []ResourceChange {
+	var out []ResourceChange
+	seen := map[string]bool{}
+	for _, rc := range changes {
+		switch apitype.OpType(rc.Operation) {
+		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
+			if !rotatesOnly(rc) {
+				break
+			}
+			if seen[rc.Type+"::"+rc.Name] {
+				continue
+			}
+			seen[rc.Type+"::"+rc.Name] = true
+			rc.Operation = "rotate"
+		}
+		out = append(out, rc)
+	}
+	return out
+}
+
+// rotatesOnly tells whether every field of rc that the manifest changed is one a rotation carries.
+func rotatesOnly(rc ResourceChange) bool {
+	any := false
+	for _, f := range rc.Fields {
+		if f.Changed && f.Effect != effects.Rotate {
+			return false
+		}
+		any = any || f.Changed
+	}
+	return any
 }
 
 // ReportSchema is the JSON Schema of Report at ReportVersion; make protos writes it to

@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -108,6 +109,34 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 			}
 			if c.status == Done && !strings.Contains(o.Reason, "rotation pool workers") {
 				t.Errorf("the reason %q does not name the rotation", o.Reason)
+			}
+		})
+	}
+}
+
+func TestAPoolUpRotatesReadsAsOneRotationNotTheEnginesReplaceAndCreateReplacement(t *testing.T) {
+	pool := func(op string, effect effects.Effect) ResourceChange {
+		return ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
+			Fields: []FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
+	}
+	tests := []struct {
+		name    string
+		changes []ResourceChange
+		want    []string
+	}{
+		{"a rotation", []ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)}, []string{"rotate"}},
+		{"a replacement that is no rotation stays one",
+			[]ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace)}, []string{"replace", "create-replacement"}},
+		{"an update beside it stays", []ResourceChange{pool("update", effects.Update)}, []string{"update"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, rc := range rotated(tt.changes) {
+				got = append(got, rc.Operation)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("operations %v, want %v", got, tt.want)
 			}
 		})
 	}
