@@ -1,4 +1,4 @@
-// Package programs_test builds the four program binaries and runs their offline commands the way
+// Package programs_test builds every kind's program binary and runs their offline commands the way
 // a user or CI would: validate and plan every example, reject invalid manifests, never print a
 // credential.
 package programs_test
@@ -95,7 +95,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// build compiles the four programs once per test binary and returns the module root.
+// build compiles every kind's program once per test binary and returns the module root.
 func build(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
