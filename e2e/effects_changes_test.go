@@ -2,6 +2,14 @@
 
 package e2e_test
 
+import (
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
 // effectChanges are the changes of the effects walk: at least one for every row of every kind,
 // one more for each different effect a row's condition (When) or removal can give.
 func effectChanges() []change {
@@ -18,8 +26,8 @@ func effectChanges() []change {
 	add := func(kind, row, name string, old, new []edit) {
 		out = append(out, change{kind: kind, row: row, name: name, old: old, new: new})
 	}
-	// The rows every kind has.
-	for _, kind := range []string{doc, dop, civoc, civop} {
+	// The rows every kind has, for every kind of the list.
+	for _, kind := range registry.Kinds().Names() {
 		add(kind, "metadata.annotations", "added", none, set("metadata.annotations", map[string]any{"owner": "platform"}))
 		add(kind, "metadata.env", "set", none, set("metadata.env", "dev"))
 		add(kind, "metadata.id", "set", none, set("metadata.id", "k8s-0001"))
@@ -27,12 +35,13 @@ func effectChanges() []change {
 		add(kind, "metadata.labels", "added", none, set("metadata.labels", map[string]any{"team": "platform"}))
 		add(kind, "metadata.name", "renamed", none, set("metadata.name", "renamed"))
 	}
-	// Provider settings: a second key of the same account, the same API at another spelling.
-	for _, kind := range []string{doc, dop} {
+	// Provider settings: a second key of the same account, the same API at another spelling, for
+	// every kind of the cloud.
+	for _, kind := range kindsOf("digitalocean") {
 		add(kind, "providerConfig.apiToken", "another key", none, set("providerConfig.apiToken", walkDOToken2))
 		add(kind, "providerConfig.apiUrl", "another spelling", none, set("providerConfig.apiUrl", url+"/"))
 	}
-	for _, kind := range []string{civoc, civop} {
+	for _, kind := range kindsOf("civo") {
 		add(kind, "providerConfig.apiToken", "another key", none, set("providerConfig.apiToken", walkCivoToken2))
 		add(kind, "providerConfig.apiUrl", "another spelling", none, set("providerConfig.apiUrl", url+"/"))
 		add(kind, "providerConfig.defaultRegion", "set", none, set("providerConfig.defaultRegion", "lon1"))
@@ -158,4 +167,46 @@ func effectChanges() []change {
 // with is edits with more edits after them, the later winning.
 func with(edits []edit, more ...edit) []edit {
 	return append(append([]edit(nil), edits...), more...)
+}
+
+// cloudOf is the cloud of a kind's API: apis/clusterplane/provider/<cloud>/<kind>/v1, whose proto
+// package is clusterplane.provider.<cloud>.<kind>.v1.
+func cloudOf(k kindspkg.Kind) string {
+	return strings.Split(string(k.StackInput().FullName()), ".")[2]
+}
+
+// kindsOf are the names of the kinds of the list in cloud.
+func kindsOf(cloud string) []string {
+	var out []string
+	for _, k := range registry.Kinds() {
+		if cloudOf(k) == cloud {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// The changes of a kind's own fields cannot be derived from its table: what a change sets, and
+// from which old manifest, is the claim itself. A kind of the list with none of them, or no base
+// manifest to start from, fails here at once, before the walk deploys anything.
+func TestEveryKindOfTheListHasChangesForTheEffectsWalk(t *testing.T) {
+	own := map[string]int{}
+	for _, c := range effectChanges() {
+		if !strings.HasPrefix(c.row, "metadata.") && !strings.HasPrefix(c.row, "providerConfig.") {
+			own[c.kind]++
+		}
+	}
+	for _, k := range registry.Kinds() {
+		if own[k.Name] == 0 {
+			t.Errorf("%s, a kind of iac/pulumi/registry, has no changes of its spec in e2e/effects_changes_test.go: "+
+				"add one for each row of its effects table", k.Name)
+		}
+		if baseSpec(k.Name, "x") == nil {
+			t.Errorf("%s, a kind of iac/pulumi/registry, has no base manifest for the effects walk: add it to baseSpec "+
+				"in e2e/effects_test.go", k.Name)
+		}
+		if cloud := cloudOf(k); cloud != "digitalocean" && cloud != "civo" {
+			t.Errorf("%s is of cloud %q, which the effects walk has no loopback cloud and provider settings for", k.Name, cloud)
+		}
+	}
 }

@@ -120,8 +120,18 @@ const (
 // base is the deployable manifest every change of kind starts from, named name, with the change's
 // own cloud's URL and token as its provider config.
 func (w *walk) base(kind, name string, cl clouds) map[string]any {
+	group, provider := "digitalocean", map[string]any{"apiToken": doToken, "apiUrl": cl.do.URL()}
+	if k, _ := registry.Kinds().ByName(kind); cloudOf(k) == "civo" {
+		group, provider = "civo", map[string]any{"apiToken": civoToken, "apiUrl": cl.civo.URL()}
+	}
+	return map[string]any{"apiVersion": group + ".clusterplane.dev/v1", "kind": kind, "metadata": map[string]any{"name": name},
+		"spec": baseSpec(kind, name), "providerConfig": provider}
+}
+
+// baseSpec is the spec of the base manifest of kind, named name; nil for a kind it has none for.
+func baseSpec(kind, name string) map[string]any {
 	c := walkIDs
-	spec := map[string]any{}
+	var spec map[string]any
 	switch kind {
 	case "DigitalOceanKubernetesCluster":
 		spec = map[string]any{"clusterName": name, "region": "fra1", "kubernetesVersion": "1.31.1-do.5",
@@ -136,12 +146,7 @@ func (w *walk) base(kind, name string, cl clouds) map[string]any {
 		spec = map[string]any{"nodePoolName": name, "cluster": map[string]any{"value": c.civoCluster}, "region": "fra1",
 			"size": "g4s.kube.medium", "nodeCount": 1}
 	}
-	group, provider := "digitalocean", map[string]any{"apiToken": doToken, "apiUrl": cl.do.URL()}
-	if strings.HasPrefix(kind, "Civo") {
-		group, provider = "civo", map[string]any{"apiToken": civoToken, "apiUrl": cl.civo.URL()}
-	}
-	return map[string]any{"apiVersion": group + ".clusterplane.dev/v1", "kind": kind, "metadata": map[string]any{"name": name},
-		"spec": spec, "providerConfig": provider}
+	return spec
 }
 
 // apply applies edits to a copy of m, "{url}" in a value standing for the manifest's API URL.

@@ -3,26 +3,29 @@ package examples_test
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	civocluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	docluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	civoclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	civopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	doclustermodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	dopoolmodule "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // kind is what the examples of one folder are checked against.
@@ -33,56 +36,65 @@ type kind struct {
 	load func(path string) (proto.Message, pulumi.RunFunc, error)
 	// cloudType is the provider resource the kind exists to create.
 	cloudType string
-	// outputs are the stack outputs api.md names for the kind.
+	// outputs are the stack outputs the kind's API declares, in order; secrets those of them it
+	// marks secret (docs/deploying.md lists both, checked below).
 	outputs []string
+	secrets map[string]bool
 }
 
-func kindOf[T proto.Message](name string, newInput func() T, resources func(*pulumi.Context, T) error,
-	cloudType string, outputs ...string) kind {
-	return kind{
-		name: name,
+// kindOf is what the examples of a kind's folder are checked against, all of it from the list of
+// kinds: its stack input and program, the cloud resource its effects table names, and the outputs
+// its API's StackOutputs message declares (a field marked debug_redact is a secret).
+func kindOf(k kindspkg.Kind) kind {
+	out := kind{
+		name: k.Name,
 		load: func(path string) (proto.Message, pulumi.RunFunc, error) {
-			input := newInput()
+			input := k.NewStackInput()
 			if err := stackinput.LoadFile(path, input); err != nil {
 				return nil, nil, err
 			}
-			return input, func(ctx *pulumi.Context) error { return resources(ctx, input) }, nil
+			return input, func(ctx *pulumi.Context) error { return k.Resources(ctx, input) }, nil
 		},
-		cloudType: cloudType,
-		outputs:   outputs,
+		cloudType: k.Effects.Types[effects.Cluster],
+		secrets:   map[string]bool{},
 	}
+	if out.cloudType == "" {
+		out.cloudType = k.Effects.Types[effects.NodePool]
+	}
+	out.outputs, out.secrets = stackOutputs(k)
+	return out
 }
 
-// kinds maps each folder of examples/ to its kind. A folder that is not here fails the test.
-var kinds = map[string]kind{
-	"civokubernetescluster": kindOf("CivoKubernetesCluster",
-		func() *civocluster.CivoKubernetesClusterStackInput {
-			return &civocluster.CivoKubernetesClusterStackInput{}
-		},
-		civoclustermodule.Resources, "civo:index/kubernetesCluster:KubernetesCluster",
-		"cluster_id", "kubeconfig_b64", "api_server_endpoint", "master_ip", "dns_entry", "firewall_id",
-		"network_id", "created_at"),
-	"civokubernetesnodepool": kindOf("CivoKubernetesNodePool",
-		func() *civopool.CivoKubernetesNodePoolStackInput { return &civopool.CivoKubernetesNodePoolStackInput{} },
-		civopoolmodule.Resources, "clusterplane:civo:NodePool",
-		"node_pool_id", "instance_names"),
-	"digitaloceankubernetescluster": kindOf("DigitalOceanKubernetesCluster",
-		func() *docluster.DigitalOceanKubernetesClusterStackInput {
-			return &docluster.DigitalOceanKubernetesClusterStackInput{}
-		},
-		doclustermodule.Resources, "digitalocean:index/kubernetesCluster:KubernetesCluster",
-		"cluster_id", "cluster_urn", "api_server_endpoint", "ipv4_address", "kubeconfig",
-		"kubeconfig_expires_at", "default_node_pool_id", "vpc_uuid"),
-	"digitaloceankubernetesnodepool": kindOf("DigitalOceanKubernetesNodePool",
-		func() *dopool.DigitalOceanKubernetesNodePoolStackInput {
-			return &dopool.DigitalOceanKubernetesNodePoolStackInput{}
-		},
-		dopoolmodule.Resources, "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-		"node_pool_id", "node_ids", "node_names"),
+// stackOutputs are the outputs the kind's StackOutputs message (next to its StackInput) declares,
+// in its order, and which of them are secrets.
+func stackOutputs(k kindspkg.Kind) ([]string, map[string]bool) {
+	name := protoreflect.FullName(strings.TrimSuffix(string(k.StackInput().FullName()), "StackInput") + "StackOutputs")
+	secrets := map[string]bool{}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	if err != nil {
+		return nil, secrets
+	}
+	var outputs []string
+	fields := d.(protoreflect.MessageDescriptor).Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		outputs = append(outputs, string(f.Name()))
+		if f.Options().(*descriptorpb.FieldOptions).GetDebugRedact() {
+			secrets[string(f.Name())] = true
+		}
+	}
+	return outputs, secrets
 }
 
-// secretOutputs are the outputs api.md calls secrets.
-var secretOutputs = []string{"kubeconfig_b64", "kubeconfig"}
+// kinds maps each folder of examples/ to its kind: the kind's program name. A folder that is not
+// here fails the test.
+var kinds = func() map[string]kind {
+	out := map[string]kind{}
+	for _, k := range registry.Kinds() {
+		out[k.Program] = kindOf(k)
+	}
+	return out
+}()
 
 const stackInputSuffix = ".stack-input.yaml"
 
@@ -174,7 +186,7 @@ func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
 					t.Errorf("output %s is not exported", name)
 					continue
 				}
-				if want := slices.Contains(secretOutputs, name); out.Secret != want {
+				if want := k.secrets[name]; out.Secret != want {
 					t.Errorf("output %s secret = %t, want %t", name, out.Secret, want)
 				}
 			}
@@ -288,6 +300,39 @@ func TestEachKindsOptionsAreATypeOfItsOwn(t *testing.T) {
 			if a != b && ta.AssignableTo(tb) {
 				t.Errorf("an option of the %s (%v) can be given to the %s's New (%v)", a, ta, b, tb)
 			}
+		}
+	}
+}
+
+// The outputs table of docs/deploying.md lists each kind's outputs, its secrets in bold, as the
+// kind's API declares them; a kind whose StackOutputs message cannot be found has none and fails.
+func TestTheDocsListEachKindsOutputsAndTheirSecrets(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "deploying.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) == 4 && strings.Contains(cells[2], "`") {
+			rows = append(rows, strings.TrimSpace(cells[2]))
+		}
+	}
+	for _, k := range registry.Kinds() {
+		outputs, secrets := stackOutputs(k)
+		if len(outputs) == 0 {
+			t.Errorf("%s: no %sStackOutputs message declares its outputs", k.Name, k.Name)
+			continue
+		}
+		want := make([]string, len(outputs))
+		for i, name := range outputs {
+			want[i] = "`" + name + "`"
+			if secrets[name] {
+				want[i] = "**" + want[i] + "**"
+			}
+		}
+		if !slices.Contains(rows, strings.Join(want, ", ")) {
+			t.Errorf("docs/deploying.md's outputs table has no row %s for %s; its rows:\n%s", strings.Join(want, ", "),
+				k.Name, strings.Join(rows, "\n"))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-// Package programs_test builds the four program binaries and runs their offline commands the way
+// Package programs_test builds every kind's program binary and runs their offline commands the way
 // a user or CI would: validate and plan every example, reject invalid manifests, never print a
 // credential.
 package programs_test
@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"sigs.k8s.io/yaml"
 )
 
@@ -27,101 +29,56 @@ const (
 	fileToken = "tok-SENTINEL-FILE-456"
 )
 
-// program is one kind's binary and what its commands must show.
+// program is one kind's binary and what its commands must show, all of it taken from the list
+// of kinds and the kind's own folder: a fifth kind needs no line here.
 type program struct {
 	name string
 	// kind is the manifest kind it deploys.
-	kind     string
-	tokenEnv string
-	// types are resource types every plan of the kind registers.
+	kind string
+	// cloud is the cloud of the kind's API (apis/clusterplane/provider/<cloud>/...), whose
+	// Pulumi SDK alone the program links.
+	cloud string
+	// types are resource types every plan of the kind registers: its component, its provider
+	// and the cloud resource it exists for, as its effects table names them.
 	types []string
-	// invalid is a manifest with several mistakes and violations the fields it breaks.
+	// invalid is a manifest with several mistakes and violations the fields it breaks, read from
+	// iac/pulumi/<kind>/testdata/invalid.yaml, whose "# violations:" line names them.
 	invalid    string
 	violations []string
+	// fixtureErr says why the kind's invalid manifest could not be read.
+	fixtureErr error
 }
 
-var programs = []program{
-	{
-		name:     "civokubernetescluster",
-		kind:     "CivoKubernetesCluster",
-		tokenEnv: "CIVO_TOKEN",
-		types: []string{"clusterplane:civo:KubernetesCluster", "pulumi:providers:civo",
-			"civo:index/kubernetesCluster:KubernetesCluster"},
-		invalid: `apiVersion: civo.clusterplane.dev/v1
-kind: CivoKubernetesCluster
-metadata:
-  name: Bad_Name
-spec:
-  clusterName: dev-fra1
-  kubernetesVersion: 1.30.5+k3s1
-  defaultNodePool:
-    size: g4s.kube.small
-    nodeCount: 0
-`,
-		violations: []string{"metadata.name", "spec.defaultNodePool.nodeCount", "spec.kubernetesVersion", "spec.region"},
-	},
-	{
-		name:     "civokubernetesnodepool",
-		kind:     "CivoKubernetesNodePool",
-		tokenEnv: "CIVO_TOKEN",
-		types: []string{"clusterplane:civo:KubernetesNodePool", "pulumi:providers:clusterplane",
-			"clusterplane:civo:NodePool"},
-		invalid: `apiVersion: civo.clusterplane.dev/v1
-kind: CivoKubernetesNodePool
-metadata:
-  name: pool
-spec:
-  nodePoolName: Apps Pool
-  cluster:
-    value: ""
-  region: fra1
-  size: g4s.kube.large
-  nodeCount: 2
-  minNodes: 1
-`,
-		violations: []string{"spec.cluster.value", "spec.minNodes", "spec.nodePoolName"},
-	},
-	{
-		name:     "digitaloceankubernetescluster",
-		kind:     "DigitalOceanKubernetesCluster",
-		tokenEnv: "DIGITALOCEAN_TOKEN",
-		types: []string{"clusterplane:digitalocean:KubernetesCluster", "pulumi:providers:digitalocean",
-			"digitalocean:index/kubernetesCluster:KubernetesCluster"},
-		invalid: `apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesCluster
-metadata:
-  name: Not_A_Label
-spec:
-  clusterName: dev-fra1
-  kubernetesVersion: latest
-  defaultNodePool:
-    size: s-2vcpu-4gb
-    nodeCount: 2
-  tags: [k8s]
-`,
-		violations: []string{"metadata.name", "spec.kubernetesVersion", "spec.region", "spec.tags[0]"},
-	},
-	{
-		name:     "digitaloceankubernetesnodepool",
-		kind:     "DigitalOceanKubernetesNodePool",
-		tokenEnv: "DIGITALOCEAN_TOKEN",
-		types: []string{"clusterplane:digitalocean:KubernetesNodePool", "pulumi:providers:digitalocean",
-			"digitalocean:index/kubernetesNodePool:KubernetesNodePool"},
-		invalid: `apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesNodePool
-metadata:
-  name: pool
-spec:
-  nodePoolName: workers
-  size: ""
-  nodeCount: 0
-  taints:
-    - key: dedicated
-      value: gpu
-`,
-		violations: []string{"spec.cluster", "spec.nodeCount", "spec.size", "spec.taints[0].effect"},
-	},
-}
+// violationsLine is the comment of an invalid.yaml fixture that names the fields it breaks.
+const violationsLine = "# violations:"
+
+var programs = func() []program {
+	var out []program
+	for _, k := range registry.Kinds() {
+		p := program{name: k.Program, kind: k.Name, cloud: strings.Split(string(k.StackInput().FullName()), ".")[2]}
+		// Every kind registers its component, its provider, and its cluster or its node pool.
+		for _, role := range []effects.Role{effects.Component, effects.Provider, effects.Cluster, effects.NodePool} {
+			if token, ok := k.Effects.Types[role]; ok {
+				p.types = append(p.types, token)
+			}
+		}
+		text, err := os.ReadFile(filepath.Join(k.Program, "testdata", "invalid.yaml"))
+		if err != nil {
+			p.fixtureErr = fmt.Errorf("%s has no invalid manifest for the offline commands' tests: %w", k.Name, err)
+		}
+		p.invalid = string(text)
+		for _, line := range strings.Split(p.invalid, "\n") {
+			if rest, ok := strings.CutPrefix(line, violationsLine); ok {
+				p.violations = append(p.violations, strings.Fields(rest)...)
+			}
+		}
+		if err == nil && len(p.violations) == 0 {
+			p.fixtureErr = fmt.Errorf("%s/testdata/invalid.yaml has no %q line naming the fields it breaks", k.Program, violationsLine)
+		}
+		out = append(out, p)
+	}
+	return out
+}()
 
 var (
 	buildOnce sync.Once
@@ -138,7 +95,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// build compiles the four programs once per test binary and returns the module root.
+// build compiles every kind's program once per test binary and returns the module root.
 func build(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -280,6 +237,9 @@ func TestValidateRejectsAnInvalidManifestListingEveryViolation(t *testing.T) {
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
+			if p.fixtureErr != nil {
+				t.Fatal(p.fixtureErr)
+			}
 			bare := writeFile(t, "invalid.yaml", p.invalid)
 			stackInput := writeFile(t, "invalid.stack-input.yaml", "target:\n  "+
 				strings.ReplaceAll(strings.TrimSpace(p.invalid), "\n", "\n  ")+"\nproviderConfig:\n  apiToken: "+fileToken+"\n")
@@ -426,12 +386,6 @@ func TestWithoutArgumentsUnderTheEngineAProgramRunsAsThePulumiProgram(t *testing
 	}
 }
 
-// sdks are the cloud SDKs' module paths by cloud.
-var sdks = map[string]string{
-	"CIVO_TOKEN":         "github.com/pulumi/pulumi-civo/",
-	"DIGITALOCEAN_TOKEN": "github.com/pulumi/pulumi-digitalocean/",
-}
-
 func TestEachProgramLinksOnlyItsOwnCloudsSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
@@ -444,9 +398,11 @@ func TestEachProgramLinksOnlyItsOwnCloudsSDK(t *testing.T) {
 			if err != nil {
 				t.Fatalf("go list -deps: %v\n%s", err, out)
 			}
-			for tokenEnv, sdk := range sdks {
+			// Each cloud's SDK is github.com/pulumi/pulumi-<cloud>; the clouds are the kinds'.
+			for _, other := range programs {
+				sdk := "github.com/pulumi/pulumi-" + other.cloud + "/"
 				links := strings.Contains(string(out), "\n"+sdk)
-				if want := tokenEnv == p.tokenEnv; links != want {
+				if want := other.cloud == p.cloud; links != want {
 					t.Errorf("%s links %s: %t, want %t", p.name, sdk, links, want)
 				}
 			}

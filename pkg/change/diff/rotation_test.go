@@ -9,9 +9,6 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	civopoolkind "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
-	doclusterkind "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
-	dopoolkind "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/kind"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -34,7 +31,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 		last string
 	}{
 		{name: "a DigitalOcean pool gets a surge pool, drains the old one and renames the new one",
-			kind: doPool, table: dopoolkind.Effects(), cloud: cost.DigitalOcean,
+			kind: doPool, table: doPool.Effects, cloud: cost.DigitalOcean,
 			change:  dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb"; s.Rollout = rotate() }),
 			actions: append(append([]string{}, hop...), diff.StepRename),
 			pools:   []string{"workers-surge", "workers-surge", "workers", "workers", "workers", "workers-surge"},
@@ -42,7 +39,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs: []float64{288, 288, 288, 288, 192, 192},
 			last:  "rename pool workers-surge to workers"},
 		{name: "the DigitalOcean default pool hands its tag to the new pool, so the cluster stays",
-			kind: doCluster, table: doclusterkind.Effects(), cloud: cost.DigitalOcean,
+			kind: doCluster, table: doCluster.Effects, cloud: cost.DigitalOcean,
 			change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 				s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", rotate()
 			}),
@@ -51,7 +48,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs:   []float64{144, 144, 144, 144, 96, 96},
 			last:    diff.DefaultPoolTag},
 		{name: "a Civo pool that keeps its name goes through a surge pool and back",
-			kind: civoPool, table: civopoolkind.Effects(), cloud: cost.Civo,
+			kind: civoPool, table: civoPool.Effects, cloud: cost.Civo,
 			change:  cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),
 			actions: append(append([]string{}, hop...), hop...),
 			pools: []string{"workers-surge", "workers-surge", "workers", "workers", "workers",
@@ -59,7 +56,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs: []float64{120, 120, 120, 120, 80, 160, 160, 160, 160, 80},
 			last:  "delete pool workers-surge"},
 		{name: "a Civo pool renamed in the same change needs one hop",
-			kind: civoPool, table: civopoolkind.Effects(), cloud: cost.Civo,
+			kind: civoPool, table: civoPool.Effects, cloud: cost.Civo,
 			change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
 				s.Size, s.NodePoolName, s.Rollout = "g4s.kube.large", "apps", rotate()
 			}),
@@ -70,7 +67,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			oldInput := c.kind.load(t)
+			oldInput := c.kind.Load(t)
 			newInput := proto.Clone(oldInput)
 			c.change(newInput)
 			result, err := diff.Compare(c.table, oldInput, newInput)
@@ -129,10 +126,10 @@ func TestADrainStepSaysItsTimeoutAndWhatHappensToEmptyDirData(t *testing.T) {
 			[]string{"within 12 minutes", "lose that data"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			oldInput := doPool.load(t)
+			oldInput := doPool.Load(t)
 			newInput := proto.Clone(oldInput)
 			dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size, s.Rollout = "s-8vcpu-16gb", c.rollout })(newInput)
-			result, err := diff.Compare(dopoolkind.Effects(), oldInput, newInput)
+			result, err := diff.Compare(doPool.Effects, oldInput, newInput)
 			if err != nil || len(result.Rotations) != 1 {
 				t.Fatalf("result %+v, err %v; want one rotation", result, err)
 			}
@@ -159,20 +156,20 @@ func TestAChangeARotationCouldCarryOutNamesTheRolloutBlockWhenItIsRefused(t *tes
 		path   string
 		want   string
 	}{
-		{"a DigitalOcean pool's size", doPool, dopoolkind.Effects(),
+		{"a DigitalOcean pool's size", doPool, doPool.Effects,
 			dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb" }), "spec.size", "set spec.rollout.strategy: ROTATE"},
-		{"the default pool's size on a protected cluster", doCluster, doclusterkind.Effects(),
+		{"the default pool's size on a protected cluster", doCluster, doCluster.Effects,
 			dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Size = "s-4vcpu-8gb" }), "spec.defaultNodePool.size",
 			"set spec.defaultNodePool.rollout.strategy: ROTATE"},
-		{"a Civo pool's size", civoPool, civopoolkind.Effects(),
+		{"a Civo pool's size", civoPool, civoPool.Effects,
 			cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large" }), "spec.size", "set spec.rollout.strategy: ROTATE"},
-		{"a DigitalOcean pool's size beyond maxSurge", doPool, dopoolkind.Effects(),
+		{"a DigitalOcean pool's size beyond maxSurge", doPool, doPool.Effects,
 			dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
 				s.Size, s.Rollout = "s-8vcpu-16gb", &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, MaxSurge: 1}
 			}), "spec.size", "more than its maxSurge 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			oldInput := c.kind.load(t)
+			oldInput := c.kind.Load(t)
 			newInput := proto.Clone(oldInput)
 			c.change(newInput)
 			result, err := diff.Compare(c.table, oldInput, newInput)

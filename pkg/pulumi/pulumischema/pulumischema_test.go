@@ -37,13 +37,26 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 		name string
 		ok   func() bool
 	}{
-		{"every kind is a component", func() bool {
+		{"every kind of the list is a component and every custom of a kind a custom resource, nothing else", func() bool {
+			// The resources are the kinds' components plus the customs the plugin manages for
+			// them: today four kinds and one custom, the Civo node pool (clusterplane:civo:NodePool).
+			kinds := registry.Kinds()
 			for _, token := range []string{doCluster, doPool, civoCluster, civoPool} {
-				if r := pkg.Resources[token]; r == nil || !r.IsComponent {
+				if k, ok := kinds.ByName(strings.ReplaceAll(strings.TrimPrefix(token, "clusterplane:"), ":", "")); !ok || k.Component.Token != token {
 					return false
 				}
 			}
-			return len(pkg.Resources) == 5
+			for _, k := range kinds {
+				if r := pkg.Resources[k.Component.Token]; r == nil || !r.IsComponent {
+					return false
+				}
+			}
+			for _, c := range kinds.Customs() {
+				if r := pkg.Resources[c.Token]; r == nil || r.IsComponent {
+					return false
+				}
+			}
+			return len(pkg.Resources) == len(kinds)+len(kinds.Customs())
 		}},
 		{"the Civo node pool is a custom resource with the manifest's field docs and a secret token setting", func() bool {
 			r := pkg.Resources[plugin.CivoNodePool]
