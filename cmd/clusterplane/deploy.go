@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -94,55 +92,23 @@ func (o *deployOptions) validate() error {
 	return nil
 }
 
-// targets reads and validates every file (once each) into targets, every problem of every file
-// said before any stack is touched.
+// targets reads and validates every file (once each) into targets (deploy.Files): every problem
+// of every file is said, each on its line, before any stack is touched.
 func (a *app) targets(o *deployOptions) ([]deploy.Target, error) {
-	inputs, err := cli.Expand(o.files)
-	if err != nil {
-		return nil, err
-	}
-	var out []deploy.Target
-	failed := false
-	for _, in := range inputs {
-		// A file may hold several manifests (--- documents): each is a target of its own.
-		manifests, skipped, err := a.LoadAll(in)
-		if skipped {
-			continue // other YAML in a directory, as validate skips it
+	targets, err := a.files(o).Targets(o.files)
+	var problems *deploy.ProblemsError
+	if errors.As(err, &problems) {
+		for _, p := range problems.Problems {
+			fmt.Fprintln(a.Stderr, p)
 		}
-		if err != nil {
-			fmt.Fprintln(a.Stderr, err)
-			failed = true
-			continue
-		}
-		for _, m := range manifests {
-			k, _ := a.kinds.ByName(m.Program.Kind())
-			t, err := deploy.Read(k, m.File.Name, m.File.Data, o.stack)
-			if err != nil {
-				fmt.Fprintln(a.Stderr, err)
-				failed = true
-				continue
-			}
-			t.File = in.File
-			o.keepText(t, m.File.Data)
-			out = append(out, t)
-		}
-	}
-	if failed {
 		return nil, cli.Exit(exitcode.Invalid)
 	}
-	if o.oneManifest && len(out) > 1 {
-		// A file may hold several manifests (--- documents); kubeconfig and adopt act on one.
-		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(o.files, " "), len(out))
-	}
-	if o.stack != "" && len(out) > 1 {
-		// Counted after loading: a directory may hold several manifests.
-		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(out))
-	}
-	if len(out) == 0 {
-		fmt.Fprintf(a.Stderr, "no manifest or stack input in %s\n", strings.Join(o.files, " "))
-		return nil, cli.Exit(exitcode.Invalid)
-	}
-	return out, nil
+	return targets, err
+}
+
+// files is how the deploy commands read their files into targets.
+func (a *app) files(o *deployOptions) deploy.Files {
+	return deploy.Files{Loader: &a.App, Kinds: a.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText}
 }
 
 // backend opens the engine's backend once per run.
@@ -606,10 +572,10 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 		return a.runDeploy(o, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
 			guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
 				var err error
-				if ids, err = adoptIDs(targets, *id); err != nil {
+				if ids, err = deploy.AdoptIDs(targets, *id); err != nil {
 					return nil, err
 				}
-				return nil, alreadyManaged(ctx, b, targets)
+				return nil, deploy.AlreadyManaged(ctx, b, targets)
 			},
 			op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: *exact})
@@ -618,70 +584,8 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 	return cmd
 }
 
-// adoptIDs are the cloud ids to adopt, by target key: each manifest's annotation, or the --id
-// given for the one manifest. A manifest without an id, or whose annotation --id contradicts,
-// refuses the whole run before anything is adopted: a fleet half adopted is harder to reason about.
-func adoptIDs(targets []deploy.Target, flag string) (map[string]string, error) {
-	if flag != "" && len(targets) > 1 {
-		return nil, errors.Errorf("--id is the cloud id of one manifest, and %d were given: record each one's id in its "+
-			"metadata.annotations[%q] instead", len(targets), deploy.CloudIDAnnotation)
-	}
-	ids := map[string]string{}
-	var missing []string
-	for _, t := range targets {
-		recorded := deploy.CloudID(t.Input)
-		switch {
-		case flag != "" && recorded != "" && recorded != flag:
-			return nil, errors.Errorf("refused, nothing adopted: %s records the cloud id %s (metadata.annotations[%q]) and --id "+
-				"says %s; correct the one that is wrong", t.File, recorded, deploy.CloudIDAnnotation, flag)
-		case flag != "":
-			ids[t.Key()] = flag
-		case recorded != "":
-			ids[t.Key()] = recorded
-		default:
-			missing = append(missing, t.File+" ("+t.Key()+")")
-		}
-	}
-	if len(missing) > 0 {
-		return nil, errors.Errorf("refused, nothing adopted: no cloud id for %s; record it in metadata.annotations[%q] "+
-			"(clusterplane discover writes it), or give --id with one manifest", strings.Join(missing, ", "), deploy.CloudIDAnnotation)
-	}
-	return ids, nil
-}
-
 // stillReferenced refuses to destroy a target that a manifest next to the files given references
-// (deploy.StillReferenced). Only the folders of the files given are read: the backend cannot say
-// which stacks read another's outputs.
+// (deploy.Files.DestroyGuard).
 func (a *app) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
-	var folders []string
-	seen := map[string]bool{}
-	for _, f := range o.files {
-		dir := f
-		if info, err := os.Stat(f); err != nil || !info.IsDir() {
-			dir = filepath.Dir(f)
-		}
-		if f != stackinput.Stdin && !seen[dir] {
-			seen[dir] = true
-			folders = append(folders, dir)
-		}
-	}
-	inputs, err := cli.Expand(folders)
-	if err != nil {
-		return nil, err
-	}
-	var neighbours []deploy.Target
-	for _, in := range inputs {
-		manifests, skipped, err := a.LoadAll(in)
-		if skipped || err != nil {
-			continue // not a manifest, or one this destroy does not need to read
-		}
-		for _, m := range manifests {
-			k, _ := a.kinds.ByName(m.Program.Kind())
-			if n, err := deploy.Read(k, m.File.Name, m.File.Data, ""); err == nil {
-				n.File = in.File
-				neighbours = append(neighbours, n)
-			}
-		}
-	}
-	return deploy.StillReferenced(ctx, b, targets, neighbours)
+	return a.files(o).DestroyGuard(ctx, b, o.files, targets)
 }
