@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/describe/explain"
@@ -16,12 +15,9 @@ import (
 // commands).
 type app struct {
 	cli.App
-	kinds     kinds.List
+	// f is what the commands need: the streams, the kinds, the engine's backend (factory.go).
+	f         *factory
 	explainer *explain.Explainer
-	// deploy is how the deploy commands reach the engine.
-	deploy deployEnv
-	// outMu serialises the progress of stacks deployed in parallel; askMu their questions.
-	outMu, askMu sync.Mutex
 }
 
 func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -29,11 +25,12 @@ func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
 	for i, k := range list {
 		programs[i] = k.Offline
 	}
-	return &app{
+	a := &app{
 		App:       cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
-		kinds:     list,
 		explainer: explain.New(list.Table, list.StackInputs()...),
 	}
+	a.f = newFactory(list, &a.App, stdin, stdout, stderr)
+	return a
 }
 
 // run runs the command line args and returns the exit code (package exitcode).
@@ -57,7 +54,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	}
 	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), a.explainCommand(),
 		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
-	root.AddCommand(a.deployCommands()...)
+	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(a.exportCommand())
 	root.AddCommand(a.upgradeCommand())
 	root.AddCommand(a.sandboxCommand())

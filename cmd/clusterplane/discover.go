@@ -67,14 +67,14 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 		}
 		token, apiURL, err := cloud.Resolve("", "")
 		if err != nil {
-			a.printError(err)
+			a.f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
 		if token == "" {
 			fmt.Fprintf(a.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
 			return cli.Exit(exitcode.Invalid)
 		}
-		o.Cloud, o.Token, o.APIURL, o.Kinds = args[0], token, apiURL, a.kinds
+		o.Cloud, o.Token, o.APIURL, o.Kinds = args[0], token, apiURL, a.f.kinds
 		o.Command = discoverCommandLine(args[0], o)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
@@ -83,7 +83,7 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 			if ctx.Err() != nil {
 				return cli.Exit(exitcode.Interrupted)
 			}
-			a.printError(errors.Wrap(err, "discover"))
+			a.f.printError(errors.Wrap(err, "discover"))
 			return cli.Exit(exitcode.Invalid)
 		}
 		if res.Managed > 0 {
@@ -124,14 +124,14 @@ func (a *app) writeDiscovered(dir string, files []discover.File, force bool) err
 	}
 	if len(files) > 0 {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			a.printError(errors.Wrap(err, "create "+dir))
+			a.f.printError(errors.Wrap(err, "create "+dir))
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.Name)
 		if err := replaceFile(path, f.Data); err != nil {
-			a.printError(errors.Wrap(err, "write "+path))
+			a.f.printError(errors.Wrap(err, "write "+path))
 			return cli.Exit(exitcode.Invalid)
 		}
 		fmt.Fprintf(a.Stdout, "%s: %s %s\n", path, f.Kind, f.CloudID)

@@ -74,13 +74,13 @@ stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		if len(args) == 0 {
 			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
-			for _, k := range a.kinds {
+			for _, k := range a.f.kinds {
 				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.Name, jsonschema.FileName(k.Name, false),
 					jsonschema.FileName(k.Name, true))
 			}
 			return errors.Wrap(tw.Flush(), "write")
 		}
-		k, ok := a.kinds.ByName(args[0])
+		k, ok := a.f.kinds.ByName(args[0])
 		if !ok {
 			return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(args[0]), strings.Join(a.KindNames(), ", "))
 		}
@@ -120,8 +120,8 @@ func (a *app) kindsCommand() *cobra.Command {
 	}
 	output := cli.OutputFlag(cmd)
 	cmd.RunE = func(*cobra.Command, []string) error {
-		rows := make([]kindRow, 0, len(a.kinds))
-		for _, k := range a.kinds {
+		rows := make([]kindRow, 0, len(a.f.kinds))
+		for _, k := range a.f.kinds {
 			manifest := kinds.Manifest(k.StackInput())
 			rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Program,
 				APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),

@@ -81,7 +81,7 @@ Step by step: deploy/pko/README.md.`,
 			opts.Image = image
 		}
 		o.files = files
-		targets, err := a.targets(o)
+		targets, err := a.f.targets(o)
 		if err != nil {
 			return err
 		}

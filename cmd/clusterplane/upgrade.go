@@ -85,7 +85,7 @@ error, a version the cloud does not offer or cannot reach from the running one.`
 }
 
 func (a *app) upgradePlan(files []string, output string, write bool) error {
-	targets, err := a.targets(&deployOptions{files: files})
+	targets, err := a.f.targets(&deployOptions{files: files})
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	var written []string
 	if write {
 		if written, err = writeNext(clusters, plans); err != nil {
-			a.printError(err)
+			a.f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
@@ -139,7 +139,7 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	for _, w := range written {
 		fmt.Fprintf(a.Stderr, "wrote %s\n", w)
 	}
-	if err := a.writeRedacted(&out); err != nil {
+	if err := a.f.writeRedacted(&out); err != nil {
 		return err
 	}
 	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
@@ -242,7 +242,7 @@ func annotation(md protoreflect.Message, key string) string {
 // backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by its name, and
 // says why when something kept the stack from being read.
 func (a *app) clusterIDs(ctx context.Context, targets []deploy.Target, clusters []upgrade.Cluster) {
-	b, err := a.backend(&deployOptions{})
+	b, err := a.f.backend(&deployOptions{})
 	if err != nil {
 		for i := range clusters {
 			clusters[i].Note = "found by name, no stack read: " + firstLine(err.Error())
