@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/spf13/cobra"
@@ -16,8 +15,7 @@ import (
 type app struct {
 	cli.App
 	// f is what the commands need: the streams, the kinds, the engine's backend (factory.go).
-	f         *factory
-	explainer *explain.Explainer
+	f *factory
 }
 
 func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -26,8 +24,7 @@ func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
 		programs[i] = k.Offline
 	}
 	a := &app{
-		App:       cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
-		explainer: explain.New(list.Table, list.StackInputs()...),
+		App: cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
 	}
 	a.f = newFactory(list, &a.App, stdin, stdout, stderr)
 	return a
@@ -52,8 +49,8 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		// Without a command, print the help rather than nothing.
 		Run: func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
 	}
-	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), a.explainCommand(),
-		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
+	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), newCmdExplain(a.f, nil),
+		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), versionCommand())
 	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(a.exportCommand())
 	root.AddCommand(a.upgradeCommand())

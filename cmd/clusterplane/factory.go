@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -16,6 +17,8 @@ type factory struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	kinds          kinds.List
+	// explainer documents the kinds' fields (explain).
+	explainer *explain.Explainer
 	// loader reads the files given (pkg/cli's App.LoadAll, over the same standard input).
 	loader deploy.Loader
 	// deploy is how the deploy commands reach the engine.
@@ -25,5 +28,15 @@ type factory struct {
 }
 
 func newFactory(list kinds.List, loader deploy.Loader, stdin io.Reader, stdout, stderr io.Writer) *factory {
-	return &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list, loader: loader}
+	return &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list, loader: loader,
+		explainer: explain.New(list.Table, list.StackInputs()...)}
+}
+
+// kindNames are the names of the kinds, as manifests write them.
+func (f *factory) kindNames() []string {
+	names := make([]string, len(f.kinds))
+	for i, k := range f.kinds {
+		names[i] = k.Offline.Kind()
+	}
+	return names
 }

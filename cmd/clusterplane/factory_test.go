@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -135,6 +136,59 @@ func TestEachDeployCommandsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%s gave\n%+v, want\n%+v", tc.args, got, tc.want)
+			}
+			if stdout.Len()+stderr.Len() > 0 {
+				t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+func TestTheDocumentingCommandsFlagsMakeTheirOptionsWithoutRunningAnything(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cmd  func(f *factory, got *string) *cobra.Command
+		args string
+		want string
+	}{
+		{"explain --recursive in JSON", func(f *factory, got *string) *cobra.Command {
+			return newCmdExplain(f, func(o *explainOptions) error {
+				*got = fmt.Sprintf("%s recursive=%t %s", o.path, o.recursive, o.output)
+				return nil
+			})
+		}, "CivoKubernetesNodePool.spec --recursive -o json", "CivoKubernetesNodePool.spec recursive=true json"},
+		{"schema --stack-input of a kind", func(f *factory, got *string) *cobra.Command {
+			return newCmdSchema(f, func(o *schemaOptions) error {
+				*got = fmt.Sprintf("%q stackInput=%t", o.kind, o.stackInput)
+				return nil
+			})
+		}, "CivoKubernetesCluster --stack-input", `"CivoKubernetesCluster" stackInput=true`},
+		{"schema without a kind lists them", func(f *factory, got *string) *cobra.Command {
+			return newCmdSchema(f, func(o *schemaOptions) error {
+				*got = fmt.Sprintf("%q stackInput=%t", o.kind, o.stackInput)
+				return nil
+			})
+		}, "", `"" stackInput=false`},
+		{"kinds in JSON", func(f *factory, got *string) *cobra.Command {
+			return newCmdKinds(f, func(o *kindsOptions) error { *got = o.output.String(); return nil })
+		}, "-o json", "json"},
+		{"regions of a cloud", func(f *factory, got *string) *cobra.Command {
+			return newCmdRegions(f, func(o *regionsOptions) error { *got = o.cloud + " " + o.output.String(); return nil })
+		}, "civo", "civo text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+			got := "not run"
+			cmd := tc.cmd(f, &got)
+			cmd.SetArgs(strings.Fields(tc.args))
+			cmd.SetOut(&stdout)
+			cmd.SetErr(&stderr)
+			if err := cmd.Execute(); err != nil {
+				t.Fatalf("%s: %v", tc.args, err)
+			}
+			if got != tc.want {
+				t.Errorf("%s gave %s, want %s", tc.args, got, tc.want)
 			}
 			if stdout.Len()+stderr.Len() > 0 {
 				t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
