@@ -52,7 +52,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), newCmdExplain(a.f, nil),
 		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), versionCommand())
 	root.AddCommand(deployCommands(a.f)...)
-	root.AddCommand(a.exportCommand())
+	root.AddCommand(newCmdExport(a.f))
 	root.AddCommand(a.upgradeCommand())
 	root.AddCommand(a.sandboxCommand())
 	root.AddCommand(a.discoverCommand())

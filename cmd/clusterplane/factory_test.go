@@ -196,3 +196,25 @@ func TestTheDocumentingCommandsFlagsMakeTheirOptionsWithoutRunningAnything(t *te
 		})
 	}
 }
+
+func TestExportPKOsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+	var got *exportPKOOptions
+	cmd := newCmdExportPKO(f, func(o *exportPKOOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields("--image ghcr.io/x/workspace:1 -n team --drift-check --stack team-a -d out a.yaml"))
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("runF was not called")
+	}
+	want := fmt.Sprintf("%q %q %q %q %t %q %q", []string{"a.yaml"}, "team-a", "ghcr.io/x/workspace:1", "team", true, "clusterplane", "out")
+	if s := fmt.Sprintf("%q %q %q %q %t %q %q", got.files, got.stack, got.pko.Image, got.pko.Namespace, got.pko.DriftCheck,
+		got.pko.ServiceAccount, got.dir); s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+	if stdout.Len()+stderr.Len() > 0 {
+		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
+	}
+}
