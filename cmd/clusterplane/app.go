@@ -55,6 +55,6 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(newCmdExport(a.f))
 	root.AddCommand(a.upgradeCommand())
 	root.AddCommand(a.sandboxCommand())
-	root.AddCommand(a.discoverCommand())
+	root.AddCommand(newCmdDiscover(a.f, nil))
 	return root
 }

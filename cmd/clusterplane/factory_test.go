@@ -218,3 +218,25 @@ func TestExportPKOsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.T) {
 		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
 	}
 }
+
+func TestDiscoversFlagsMakeItsOptionsWithoutReadingTheCloud(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+	var got *discoverOptions
+	cmd := newCmdDiscover(f, func(o *discoverOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields("civo --region fra1 --cluster dev --force --include-managed -d clusters"))
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("runF was not called")
+	}
+	want := "civo clusters force=true fra1 dev managed=true"
+	if s := fmt.Sprintf("%s %s force=%t %s %s managed=%t", got.cloud, got.dir, got.force, got.discover.Region, got.discover.Cluster,
+		got.discover.IncludeManaged); s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+	if stdout.Len()+stderr.Len() > 0 {
+		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
+	}
+}
