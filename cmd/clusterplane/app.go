@@ -54,7 +54,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(newCmdExport(a.f))
 	root.AddCommand(a.upgradeCommand())
-	root.AddCommand(a.sandboxCommand())
+	root.AddCommand(newCmdSandbox(a.f, nil))
 	root.AddCommand(newCmdDiscover(a.f, nil))
 	return root
 }

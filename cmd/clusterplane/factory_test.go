@@ -240,3 +240,33 @@ func TestDiscoversFlagsMakeItsOptionsWithoutReadingTheCloud(t *testing.T) {
 		t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
 	}
 }
+
+func TestSandboxsFlagsMakeItsOptionsWithoutStartingIt(t *testing.T) {
+	for _, tc := range []struct {
+		args, want string
+	}{
+		{"--reset --dir sb --engine eng -- clusterplane up a.yaml", `reset=true sb eng ["clusterplane" "up" "a.yaml"]`},
+		{"--reset", `reset=true   []`},
+		{"-- make e2e", `reset=false   ["make" "e2e"]`},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+			got := "not run"
+			cmd := newCmdSandbox(f, func(o *sandboxOptions) error {
+				got = fmt.Sprintf("reset=%t %s %s %q", o.reset, o.dir, o.engine, o.args)
+				return nil
+			})
+			cmd.SetArgs(strings.Fields(tc.args))
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if stdout.Len()+stderr.Len() > 0 {
+				t.Errorf("something ran: %s%s", stdout.String(), stderr.String())
+			}
+		})
+	}
+}
