@@ -53,7 +53,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), versionCommand())
 	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(newCmdExport(a.f))
-	root.AddCommand(a.upgradeCommand())
+	root.AddCommand(newCmdUpgrade(a.f))
 	root.AddCommand(newCmdSandbox(a.f, nil))
 	root.AddCommand(newCmdDiscover(a.f, nil))
 	return root
