@@ -9,9 +9,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// app is one run of the command: the offline commands of package cli over every kind, and the
-// commands only clusterplane has (explain, schema, kinds, regions, version and the deploy
-// commands).
+// app is one run of the command: the offline commands of package cli over every kind (validate,
+// plan, diff), and the commands only clusterplane has, each built from the factory f by its
+// newCmdX constructor (explain, schema, kinds, regions, the deploy commands, export, upgrade,
+// sandbox, discover).
 type app struct {
 	cli.App
 	// f is what the commands need: the streams, the kinds, the engine's backend (factory.go).
