@@ -41,9 +41,9 @@ func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(
 	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
-	a.deploy.backend = b
+	a.f.deploy.backend = b
 	interactive := false
-	a.deploy.interactive = &interactive
+	a.f.deploy.interactive = &interactive
 	if code := a.run([]string{"adopt", file}); code != exitcode.OK {
 		t.Fatalf("adopt = %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

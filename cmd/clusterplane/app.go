@@ -2,26 +2,21 @@ package main
 
 import (
 	"io"
-	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/spf13/cobra"
 )
 
-// app is one run of the command: the offline commands of package cli over every kind, and the
-// commands only clusterplane has (explain, schema, kinds, regions, version and the deploy
-// commands).
+// app is one run of the command: the offline commands of package cli over every kind (validate,
+// plan, diff), and the commands only clusterplane has, each built from the factory f by its
+// newCmdX constructor (explain, schema, kinds, regions, the deploy commands, export, upgrade,
+// sandbox, discover).
 type app struct {
 	cli.App
-	kinds     kinds.List
-	explainer *explain.Explainer
-	// deploy is how the deploy commands reach the engine.
-	deploy deployEnv
-	// outMu serialises the progress of stacks deployed in parallel; askMu their questions.
-	outMu, askMu sync.Mutex
+	// f is what the commands need: the streams, the kinds, the engine's backend (factory.go).
+	f *factory
 }
 
 func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -29,11 +24,11 @@ func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
 	for i, k := range list {
 		programs[i] = k.Offline
 	}
-	return &app{
-		App:       cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
-		kinds:     list,
-		explainer: explain.New(list.Table, list.StackInputs()...),
+	a := &app{
+		App: cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
 	}
+	a.f = newFactory(list, &a.App, stdin, stdout, stderr)
+	return a
 }
 
 // run runs the command line args and returns the exit code (package exitcode).
@@ -55,12 +50,12 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		// Without a command, print the help rather than nothing.
 		Run: func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
 	}
-	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), a.explainCommand(),
-		a.schemaCommand(), a.kindsCommand(), a.regionsCommand(), versionCommand())
-	root.AddCommand(a.deployCommands()...)
-	root.AddCommand(a.exportCommand())
-	root.AddCommand(a.upgradeCommand())
-	root.AddCommand(a.sandboxCommand())
-	root.AddCommand(a.discoverCommand())
+	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), newCmdExplain(a.f, nil),
+		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), versionCommand())
+	root.AddCommand(deployCommands(a.f)...)
+	root.AddCommand(newCmdExport(a.f))
+	root.AddCommand(newCmdUpgrade(a.f))
+	root.AddCommand(newCmdSandbox(a.f, nil))
+	root.AddCommand(newCmdDiscover(a.f, nil))
 	return root
 }

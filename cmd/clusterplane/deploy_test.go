@@ -35,8 +35,8 @@ func deployRun(t *testing.T, b *deploytest.Backend, stdin io.Reader, terminal bo
 	}
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), stdin, &stdout, &stderr)
-	a.deploy.backend = b
-	a.deploy.interactive = &terminal
+	a.f.deploy.backend = b
+	a.f.deploy.interactive = &terminal
 	code := a.run(args)
 	return result{code, stdout.String(), stderr.String()}
 }

@@ -18,10 +18,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) discoverCommand() *cobra.Command {
-	var o discover.Options
-	var dir string
-	var force bool
+type discoverOptions struct {
+	f *factory
+	// cloud is digitalocean or civo; dir is --dir; force overwrites files that exist.
+	cloud string
+	dir   string
+	force bool
+	// discover are the region, cluster and --include-managed; the run adds the cloud and token.
+	discover discover.Options
+}
+
+func newCmdDiscover(f *factory, runF func(*discoverOptions) error) *cobra.Command {
+	opts := &discoverOptions{f: f}
+	o := &opts.discover
 	cmd := &cobra.Command{
 		Use:   "discover digitalocean|civo --dir DIR",
 		Short: "Write the manifests of an account's Kubernetes clusters and node pools as they run",
@@ -47,94 +56,100 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{discover.DigitalOcean, discover.Civo},
 	}
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", "the folder to write the manifests into (required)")
+	cmd.Flags().StringVarP(&opts.dir, "dir", "d", "", "the folder to write the manifests into (required)")
 	cmd.Flags().StringVar(&o.Region, "region", "", "only the clusters of this region")
 	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "only the cluster with this name or id, and its pools")
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite files that exist")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite files that exist")
 	cmd.Flags().BoolVar(&o.IncludeManaged, "include-managed", false, "also write the clusters clusterplane deployed (tagged resource-kind:) and their pools")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		var cloud provider.Cloud
-		switch args[0] {
-		case discover.DigitalOcean:
-			cloud = provider.DigitalOcean
-		case discover.Civo:
-			cloud = provider.Civo
-		default:
-			return errors.Errorf("unknown cloud %q: digitalocean or civo", args[0])
-		}
-		if dir == "" {
-			return errors.New("--dir is required")
-		}
-		token, apiURL, err := cloud.Resolve("", "")
-		if err != nil {
-			a.printError(err)
-			return cli.Exit(exitcode.Invalid)
-		}
-		if token == "" {
-			fmt.Fprintf(a.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
-			return cli.Exit(exitcode.Invalid)
-		}
-		o.Cloud, o.Token, o.APIURL, o.Kinds = args[0], token, apiURL, a.kinds
-		o.Command = discoverCommandLine(args[0], o)
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		res, err := discover.Discover(ctx, o)
-		if err != nil {
-			if ctx.Err() != nil {
-				return cli.Exit(exitcode.Interrupted)
-			}
-			a.printError(errors.Wrap(err, "discover"))
-			return cli.Exit(exitcode.Invalid)
-		}
-		if res.Managed > 0 {
-			fmt.Fprintf(a.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks hold them, or, after an interrupted up, "+
-				"`status` names the id to record with refresh --import-pending-create (--include-managed writes them)\n",
-				res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
-		}
-		for _, n := range res.Notes {
-			fmt.Fprintln(a.Stderr, "note: "+n)
-		}
-		if err := a.writeDiscovered(dir, res.Files, force); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.Stdout, "%d %s and %d more node %s of %s: %d %s in %s (%d %s)\n",
-			res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloud.Name,
-			len(res.Files), plural(len(res.Files), "file", "files"), dir, res.Requests, plural(res.Requests, "request", "requests"))
-		return nil
+		opts.cloud = args[0]
+		return runOrReal(opts, runF, discoverRun)
 	}
 	return cmd
 }
 
+func discoverRun(opts *discoverOptions) error {
+	f, o, dir := opts.f, opts.discover, opts.dir
+	var cloud provider.Cloud
+	switch opts.cloud {
+	case discover.DigitalOcean:
+		cloud = provider.DigitalOcean
+	case discover.Civo:
+		cloud = provider.Civo
+	default:
+		return errors.Errorf("unknown cloud %q: digitalocean or civo", opts.cloud)
+	}
+	if dir == "" {
+		return errors.New("--dir is required")
+	}
+	token, apiURL, err := cloud.Resolve("", "")
+	if err != nil {
+		f.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	}
+	if token == "" {
+		fmt.Fprintf(f.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
+		return cli.Exit(exitcode.Invalid)
+	}
+	o.Cloud, o.Token, o.APIURL, o.Kinds = opts.cloud, token, apiURL, f.kinds
+	o.Command = discoverCommandLine(opts.cloud, o)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := discover.Discover(ctx, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return cli.Exit(exitcode.Interrupted)
+		}
+		f.printError(errors.Wrap(err, "discover"))
+		return cli.Exit(exitcode.Invalid)
+	}
+	if res.Managed > 0 {
+		fmt.Fprintf(f.Stderr, "note: %d %s clusterplane deployed (tagged %s:) left out with their pools: their stacks hold them, or, after an interrupted up, "+
+			"`status` names the id to record with refresh --import-pending-create (--include-managed writes them)\n",
+			res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(f.Stderr, "note: "+n)
+	}
+	if err := f.writeDiscovered(dir, res.Files, opts.force); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.Stdout, "%d %s and %d more node %s of %s: %d %s in %s (%d %s)\n",
+		res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloud.Name,
+		len(res.Files), plural(len(res.Files), "file", "files"), dir, res.Requests, plural(res.Requests, "request", "requests"))
+	return nil
+}
+
 // writeDiscovered writes the files into dir, none unless it may write them all: a file that
 // exists is overwritten only with force.
-func (a *app) writeDiscovered(dir string, files []discover.File, force bool) error {
+func (f *factory) writeDiscovered(dir string, files []discover.File, force bool) error {
 	if !force {
 		var exist []string
-		for _, f := range files {
-			path := filepath.Join(dir, f.Name)
+		for _, file := range files {
+			path := filepath.Join(dir, file.Name)
 			if _, err := os.Lstat(path); err == nil {
-				exist = append(exist, path+clash(path, f.Kind))
+				exist = append(exist, path+clash(path, file.Kind))
 			}
 		}
 		if len(exist) > 0 {
-			fmt.Fprintf(a.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist, ", "),
+			fmt.Fprintf(f.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist, ", "),
 				plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"))
 			return cli.Exit(exitcode.Blocked)
 		}
 	}
 	if len(files) > 0 {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			a.printError(errors.Wrap(err, "create "+dir))
+			f.printError(errors.Wrap(err, "create "+dir))
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
-	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if err := replaceFile(path, f.Data); err != nil {
-			a.printError(errors.Wrap(err, "write "+path))
+	for _, file := range files {
+		path := filepath.Join(dir, file.Name)
+		if err := replaceFile(path, file.Data); err != nil {
+			f.printError(errors.Wrap(err, "write "+path))
 			return cli.Exit(exitcode.Invalid)
 		}
-		fmt.Fprintf(a.Stdout, "%s: %s %s\n", path, f.Kind, f.CloudID)
+		fmt.Fprintf(f.Stdout, "%s: %s %s\n", path, file.Kind, file.CloudID)
 	}
 	return nil
 }

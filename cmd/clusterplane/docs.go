@@ -23,7 +23,16 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-func (a *app) explainCommand() *cobra.Command {
+type explainOptions struct {
+	f *factory
+	// path is KIND[.field.path]; recursive lists the fields of fields too.
+	path      string
+	recursive bool
+	output    *cli.Format
+}
+
+func newCmdExplain(f *factory, runF func(*explainOptions) error) *cobra.Command {
+	opts := &explainOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "explain KIND[.field.path]",
 		Short: "Document a kind or one of its fields: type, rules, default, description",
@@ -37,29 +46,43 @@ comments. A stack input's fields start from KINDStackInput (e.g. CivoKubernetesC
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return a.explainer.Complete(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+			return f.explainer.Complete(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		},
 	}
-	recursive := cmd.Flags().Bool("recursive", false, "list the fields of fields too, by name and type")
-	output := cli.OutputFlag(cmd)
+	cmd.Flags().BoolVar(&opts.recursive, "recursive", false, "list the fields of fields too, by name and type")
+	opts.output = cli.OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		t, err := a.explainer.Find(args[0])
-		if err != nil {
-			return err
-		}
-		if output.String() == "json" {
-			d, err := t.Doc(*recursive)
-			if err != nil {
-				return errors.Wrap(err, "explain")
-			}
-			return a.writeJSON(d)
-		}
-		return errors.Wrap(t.Write(a.Stdout, *recursive), "explain")
+		opts.path = args[0]
+		return runOrReal(opts, runF, explainRun)
 	}
 	return cmd
 }
 
-func (a *app) schemaCommand() *cobra.Command {
+func explainRun(opts *explainOptions) error {
+	f := opts.f
+	t, err := f.explainer.Find(opts.path)
+	if err != nil {
+		return err
+	}
+	if opts.output.String() == "json" {
+		d, err := t.Doc(opts.recursive)
+		if err != nil {
+			return errors.Wrap(err, "explain")
+		}
+		return f.writeJSON(d)
+	}
+	return errors.Wrap(t.Write(f.Stdout, opts.recursive), "explain")
+}
+
+type schemaOptions struct {
+	f *factory
+	// kind is KIND, "" to list them; stackInput is --stack-input.
+	kind       string
+	stackInput bool
+}
+
+func newCmdSchema(f *factory, runF func(*schemaOptions) error) *cobra.Command {
+	opts := &schemaOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "schema [KIND]",
 		Short: "Print the JSON Schema of a kind's manifests or stack inputs",
@@ -67,41 +90,49 @@ func (a *app) schemaCommand() *cobra.Command {
 stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		Example:   "  clusterplane schema CivoKubernetesCluster > civokubernetescluster.schema.json",
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: a.KindNames(),
+		ValidArgs: f.kindNames(),
 	}
-	stackInput := cmd.Flags().Bool("stack-input", false, "the schema of the kind's stack inputs")
+	cmd.Flags().BoolVar(&opts.stackInput, "stack-input", false, "the schema of the kind's stack inputs")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
-			for _, k := range a.kinds {
-				fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.Name, jsonschema.FileName(k.Name, false),
-					jsonschema.FileName(k.Name, true))
-			}
-			return errors.Wrap(tw.Flush(), "write")
+		if len(args) > 0 {
+			opts.kind = args[0]
 		}
-		k, ok := a.kinds.ByName(args[0])
-		if !ok {
-			return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(args[0]), strings.Join(a.KindNames(), ", "))
-		}
-		md := kinds.Manifest(k.StackInput())
-		if *stackInput {
-			md = k.StackInput()
-		}
-		s, err := jsonschema.Of(md)
-		if err == nil {
-			var data []byte
-			if data, err = jsonschema.Marshal(s); err == nil {
-				_, err = a.Stdout.Write(data)
-			}
-		}
-		if err != nil {
-			fmt.Fprintln(a.Stderr, "schema:", err)
-			return cli.Exit(exitcode.Invalid)
-		}
-		return nil
+		return runOrReal(opts, runF, schemaRun)
 	}
 	return cmd
+}
+
+func schemaRun(opts *schemaOptions) error {
+	f := opts.f
+	if opts.kind == "" {
+		tw := tabwriter.NewWriter(f.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KIND\tMANIFEST SCHEMA\tSTACK INPUT SCHEMA")
+		for _, k := range f.kinds {
+			fmt.Fprintf(tw, "%s\tschemas/%s\tschemas/%s\n", k.Name, jsonschema.FileName(k.Name, false),
+				jsonschema.FileName(k.Name, true))
+		}
+		return errors.Wrap(tw.Flush(), "write")
+	}
+	k, ok := f.kinds.ByName(opts.kind)
+	if !ok {
+		return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(opts.kind), strings.Join(f.kindNames(), ", "))
+	}
+	md := kinds.Manifest(k.StackInput())
+	if opts.stackInput {
+		md = k.StackInput()
+	}
+	s, err := jsonschema.Of(md)
+	if err == nil {
+		var data []byte
+		if data, err = jsonschema.Marshal(s); err == nil {
+			_, err = f.Stdout.Write(data)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(f.Stderr, "schema:", err)
+		return cli.Exit(exitcode.Invalid)
+	}
+	return nil
 }
 
 // kindRow is one row of `kinds`, as -o json prints it.
@@ -112,37 +143,46 @@ type kindRow struct {
 	Schema     string `json:"schema"`
 }
 
-func (a *app) kindsCommand() *cobra.Command {
+type kindsOptions struct {
+	f      *factory
+	output *cli.Format
+}
+
+func newCmdKinds(f *factory, runF func(*kindsOptions) error) *cobra.Command {
+	opts := &kindsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "kinds",
 		Short: "List the kinds with their apiVersion, program and schema",
 		Args:  cobra.NoArgs,
 	}
-	output := cli.OutputFlag(cmd)
-	cmd.RunE = func(*cobra.Command, []string) error {
-		rows := make([]kindRow, 0, len(a.kinds))
-		for _, k := range a.kinds {
-			manifest := kinds.Manifest(k.StackInput())
-			rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Program,
-				APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),
-				Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
-		}
-		if output.String() == "json" {
-			return a.writeJSON(rows)
-		}
-		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.APIVersion, r.Program, r.Schema)
-		}
-		return errors.Wrap(tw.Flush(), "write")
-	}
+	opts.output = cli.OutputFlag(cmd)
+	cmd.RunE = func(*cobra.Command, []string) error { return runOrReal(opts, runF, kindsRun) }
 	return cmd
 }
 
+func kindsRun(opts *kindsOptions) error {
+	f := opts.f
+	rows := make([]kindRow, 0, len(f.kinds))
+	for _, k := range f.kinds {
+		manifest := kinds.Manifest(k.StackInput())
+		rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Program,
+			APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),
+			Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
+	}
+	if opts.output.String() == "json" {
+		return f.writeJSON(rows)
+	}
+	tw := tabwriter.NewWriter(f.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tAPIVERSION\tPROGRAM\tSCHEMA")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.APIVersion, r.Program, r.Schema)
+	}
+	return errors.Wrap(tw.Flush(), "write")
+}
+
 // writeJSON prints v as indented JSON, as every -o json of the offline commands does.
-func (a *app) writeJSON(v any) error {
-	enc := json.NewEncoder(a.Stdout)
+func (f *factory) writeJSON(v any) error {
+	enc := json.NewEncoder(f.Stdout)
 	enc.SetIndent("", "  ")
 	return errors.Wrap(enc.Encode(v), "write")
 }
@@ -159,7 +199,15 @@ type regionRow struct {
 	Where  string `json:"where"`
 }
 
-func (a *app) regionsCommand() *cobra.Command {
+type regionsOptions struct {
+	f *factory
+	// cloud is CLOUD, civo or digitalocean.
+	cloud  string
+	output *cli.Format
+}
+
+func newCmdRegions(f *factory, runF func(*regionsOptions) error) *cobra.Command {
+	opts := &regionsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:       "regions CLOUD",
 		Short:     "List the regions manifests may name on a cloud (civo or digitalocean)",
@@ -167,23 +215,28 @@ func (a *app) regionsCommand() *cobra.Command {
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		ValidArgs: []string{"civo", "digitalocean"},
 	}
-	output := cli.OutputFlag(cmd)
+	opts.output = cli.OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		var rows []regionRow
-		for _, v := range rules.EnumValues(clouds[args[0]]) {
-			rows = append(rows, regionRow{Region: string(v.Name()), Where: strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " ")})
-		}
-		if output.String() == "json" {
-			return a.writeJSON(rows)
-		}
-		tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REGION\tWHERE")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\n", r.Region, r.Where)
-		}
-		return errors.Wrap(tw.Flush(), "write")
+		opts.cloud = args[0]
+		return runOrReal(opts, runF, regionsRun)
 	}
 	return cmd
+}
+
+func regionsRun(opts *regionsOptions) error {
+	var rows []regionRow
+	for _, v := range rules.EnumValues(clouds[opts.cloud]) {
+		rows = append(rows, regionRow{Region: string(v.Name()), Where: strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " ")})
+	}
+	if opts.output.String() == "json" {
+		return opts.f.writeJSON(rows)
+	}
+	tw := tabwriter.NewWriter(opts.f.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REGION\tWHERE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r.Region, r.Where)
+	}
+	return errors.Wrap(tw.Flush(), "write")
 }
 
 func versionCommand() *cobra.Command {

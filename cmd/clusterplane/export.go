@@ -21,19 +21,27 @@ import (
 // otherwise: the one deploy/pko/Dockerfile builds, tagged with clusterplane's version.
 const WorkspaceImage = "ghcr.io/clusterplane/workspace"
 
-func (a *app) exportCommand() *cobra.Command {
+func newCmdExport(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write manifests as another tool's resources",
 	}
-	cmd.AddCommand(a.exportPKOCommand())
+	cmd.AddCommand(newCmdExportPKO(f, nil))
 	return cmd
 }
 
-func (a *app) exportPKOCommand() *cobra.Command {
-	o := &deployOptions{}
-	opts := pko.Options{}
-	var dir string
+type exportPKOOptions struct {
+	f *factory
+	// deployOptions are the files and --stack, read as preview reads them.
+	deployOptions
+	// pko are the operator's options; dir is --dir, "" for standard output.
+	pko pko.Options
+	dir string
+}
+
+func newCmdExportPKO(f *factory, runF func(*exportPKOOptions) error) *cobra.Command {
+	o := &exportPKOOptions{f: f}
+	opts := &o.pko
 	cmd := &cobra.Command{
 		Use:   "pko FILE|DIR...",
 		Short: "Write the Pulumi Kubernetes Operator's resources that deploy manifests as clusterplane up does",
@@ -68,62 +76,67 @@ Step by step: deploy/pko/README.md.`,
 	cmd.Flags().BoolVar(&opts.DriftCheck, "drift-check", false, "add an Update per stack that reports drift without undoing it")
 	cmd.Flags().StringVar(&opts.DriftSchedule, "drift-schedule", "", "add a CronJob that creates such an Update per stack on this cron schedule (\"0 6 * * *\")")
 	cmd.Flags().StringVar(&opts.KubectlImage, "kubectl-image", pko.DefaultKubectlImage, "the image the drift CronJob runs kubectl create in")
-	cmd.Flags().StringVarP(&dir, "dir", "d", "", "write one file per manifest into this folder")
+	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per manifest into this folder")
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.ValidArgsFunction = cli.ManifestFiles
 	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		if opts.Image == "" {
-			image, err := defaultImage(releaseVersion())
-			if err != nil {
-				fmt.Fprintln(a.Stderr, err)
-				return cli.Exit(exitcode.Invalid)
-			}
-			opts.Image = image
-		}
 		o.files = files
-		targets, err := a.targets(o)
+		return runOrReal(o, runF, exportPKORun)
+	}
+	return cmd
+}
+
+func exportPKORun(o *exportPKOOptions) error {
+	f, opts, dir := o.f, o.pko, o.dir
+	if opts.Image == "" {
+		image, err := defaultImage(releaseVersion())
+		if err != nil {
+			fmt.Fprintln(f.Stderr, err)
+			return cli.Exit(exitcode.Invalid)
+		}
+		opts.Image = image
+	}
+	targets, err := f.targets(&o.deployOptions)
+	if err != nil {
+		return err
+	}
+	opts.Manifest = manifestPaths(o.files)
+	exported, err := pko.Export(targets, opts)
+	if err != nil {
+		fmt.Fprintln(f.Stderr, err)
+		return cli.Exit(1)
+	}
+	ns, err := pko.Namespace(exported, opts)
+	if err != nil {
+		fmt.Fprintln(f.Stderr, err)
+		return cli.Exit(1)
+	}
+	exported = append([]pko.File{ns}, exported...)
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return errors.Wrap(err, "create "+dir)
+		}
+	}
+	for i, file := range exported {
+		data, err := file.YAML()
 		if err != nil {
 			return err
 		}
-		opts.Manifest = manifestPaths(files)
-		exported, err := pko.Export(targets, opts)
-		if err != nil {
-			fmt.Fprintln(a.Stderr, err)
-			return cli.Exit(1)
-		}
-		ns, err := pko.Namespace(exported, opts)
-		if err != nil {
-			fmt.Fprintln(a.Stderr, err)
-			return cli.Exit(1)
-		}
-		exported = append([]pko.File{ns}, exported...)
 		if dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return errors.Wrap(err, "create "+dir)
+			path := filepath.Join(dir, file.Name+".yaml")
+			if err := replaceFile(path, data); err != nil {
+				return errors.Wrap(err, "write "+path)
 			}
+			fmt.Fprintf(f.Stderr, "%s: %s\n", exportedFrom(file, opts), path)
+			continue
 		}
-		for i, f := range exported {
-			data, err := f.YAML()
-			if err != nil {
-				return err
-			}
-			if dir != "" {
-				path := filepath.Join(dir, f.Name+".yaml")
-				if err := replaceFile(path, data); err != nil {
-					return errors.Wrap(err, "write "+path)
-				}
-				fmt.Fprintf(a.Stderr, "%s: %s\n", exportedFrom(f, opts), path)
-				continue
-			}
-			if i > 0 {
-				fmt.Fprintln(a.Stdout, "---")
-			}
-			fmt.Fprintf(a.Stdout, "# %s\n", exportedFrom(f, opts))
-			_, _ = a.Stdout.Write(data)
+		if i > 0 {
+			fmt.Fprintln(f.Stdout, "---")
 		}
-		return nil
+		fmt.Fprintf(f.Stdout, "# %s\n", exportedFrom(file, opts))
+		_, _ = f.Stdout.Write(data)
 	}
-	return cmd
+	return nil
 }
 
 // exportedFrom is what the output says a file is: the manifest it exports, or what the namespace needs.

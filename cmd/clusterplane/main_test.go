@@ -419,7 +419,7 @@ func TestExplainAsksTheEffectHookWithTheKindAndManifestPath(t *testing.T) {
 		"DigitalOceanKubernetesClusterStackInput.target.spec.defaultNodePool.size"} {
 		var stdout, stderr bytes.Buffer
 		a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
-		a.explainer.Effect = func(kind, path string) string {
+		a.f.explainer.Effect = func(kind, path string) string {
 			asked = append(asked, kind+" "+path)
 			return "replaces the cluster"
 		}

@@ -19,7 +19,7 @@ import (
 // cloud per run (upgrade.Offered); without a token nothing is asked and nothing changes. A cloud
 // that does not answer is said as a warning, and the deploy goes on: the engine meets the same
 // cloud. The error is the exit code of invalid input, every refusal said first.
-func (a *app) checkOffered(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) error {
+func (f *factory) checkOffered(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) error {
 	refused := false
 	warned := map[string]bool{}
 	for _, t := range targets {
@@ -31,7 +31,7 @@ func (a *app) checkOffered(ctx context.Context, b deploy.Backend, o *deployOptio
 		if err != nil {
 			if !warned[cloud] {
 				warned[cloud] = true
-				fmt.Fprintln(a.Stderr, a.redactor().String(fmt.Sprintf("warning: %v; Kubernetes versions and sizes are not checked against %s's list", err, cloud)))
+				fmt.Fprintln(f.Stderr, f.redactor().String(fmt.Sprintf("warning: %v; Kubernetes versions and sizes are not checked against %s's list", err, cloud)))
 			}
 			continue
 		}
@@ -43,12 +43,12 @@ func (a *app) checkOffered(ctx context.Context, b deploy.Backend, o *deployOptio
 		// Only now is the stack read: what it runs already is kept, offered or not.
 		var old proto.Message
 		if old, err = deploy.LastDeployed(ctx, b, t); err != nil {
-			a.printError(err)
+			f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
 		if problems = program.Refusals(t.File, data, t.Input, old, cat); len(problems) > 0 {
 			refused = true
-			fmt.Fprintln(a.Stderr, a.redactor().String((&stackinput.Error{Problems: problems}).Error()))
+			fmt.Fprintln(f.Stderr, f.redactor().String((&stackinput.Error{Problems: problems}).Error()))
 		}
 	}
 	if refused {

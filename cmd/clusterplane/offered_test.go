@@ -28,9 +28,9 @@ func onlineRun(t *testing.T, b *deploytest.Backend, env map[string]string, args 
 	}
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
-	a.deploy.backend = b
+	a.f.deploy.backend = b
 	terminal := false
-	a.deploy.interactive = &terminal
+	a.f.deploy.interactive = &terminal
 	code := a.run(args)
 	return result{code, stdout.String(), stderr.String()}
 }

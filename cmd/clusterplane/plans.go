@@ -17,7 +17,7 @@ import (
 
 // savePlan is preview's finish with --save-plan: the plan of every stack previewed, written to
 // file only when every stack has its part (a plan covers the whole fleet or nothing).
-func (a *app) savePlan(file string) func(outcomes []deploy.Outcome) error {
+func (f *factory) savePlan(file string) func(outcomes []deploy.Outcome) error {
 	return func(outcomes []deploy.Outcome) error {
 		p, err := deploy.NewPlan(outcomes, time.Now())
 		if err != nil {
@@ -70,7 +70,7 @@ func readPlan(file string) (*deploy.Plan, error) {
 
 // checkPlan is up's guard with --plan: every stack is checked against its part of the plan
 // (CheckPlan) before any is changed, and when one is refused, all are: nothing is half-applied.
-func (a *app) checkPlan(p *deploy.Plan) func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
+func (f *factory) checkPlan(p *deploy.Plan) func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
 	return func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
 		given := map[string]bool{}
 		for _, t := range targets {
@@ -122,16 +122,16 @@ func (a *app) checkPlan(p *deploy.Plan) func(ctx context.Context, b deploy.Backe
 }
 
 // planFiles are the files up --plan deploys: those given, or the plan's own when none is.
-func planFiles(a *app, files []string, planFile string) ([]string, *deploy.Plan, error) {
+func planFiles(f *factory, files []string, planFile string) ([]string, *deploy.Plan, error) {
 	p, err := readPlan(planFile)
 	if err != nil {
-		a.printError(err)
+		f.printError(err)
 		return nil, nil, cli.Exit(exitcode.Invalid)
 	}
 	if len(files) == 0 {
 		files = p.Files()
 		if len(files) == 0 {
-			fmt.Fprintf(a.Stderr, "the plan %s holds no stack\n", planFile)
+			fmt.Fprintf(f.Stderr, "the plan %s holds no stack\n", planFile)
 			return nil, nil, cli.Exit(exitcode.Invalid)
 		}
 	}

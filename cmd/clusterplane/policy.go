@@ -51,7 +51,7 @@ func (o *deployOptions) keepText(t deploy.Target, data []byte) {
 // deployed (read from the backend, never the cloud). The warnings are said on stderr. When a
 // rule denies any manifest, no stack runs: the outcomes returned say which manifests were
 // denied and which were not run, for the report; nil when none was denied.
-func (a *app) checkPolicy(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) ([]deploy.Outcome, error) {
+func (f *factory) checkPolicy(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) ([]deploy.Outcome, error) {
 	p := o.policyOptions.policy
 	if p == nil {
 		return nil, nil
@@ -69,7 +69,7 @@ func (a *app) checkPolicy(ctx context.Context, b deploy.Backend, o *deployOption
 		}
 		o.policyOptions.results[t.Key()] = results
 		for _, r := range results {
-			fmt.Fprintln(a.Stderr, a.redactor().String(r.String()))
+			fmt.Fprintln(f.Stderr, f.redactor().String(r.String()))
 			denied = denied || r.Denied()
 		}
 	}

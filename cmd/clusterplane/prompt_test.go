@@ -34,7 +34,7 @@ func onATerminal(t *testing.T, b *deploytest.Backend, answer string, args ...str
 	}
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), tty, &stdout, &stderr)
-	a.deploy.backend = b
+	a.f.deploy.backend = b
 	code := a.run(args)
 	return result{code, stdout.String(), stderr.String()}
 }

@@ -22,10 +22,10 @@ import (
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
-func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
+func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
 	report := deploy.NewReport(r.name, outcomes)
 	if r.name == "preview" || r.name == "up" {
-		report.Price(outcomes, a.prices)
+		report.Price(outcomes, f.prices)
 	}
 	// Each failure's cause, in every format, with what to run to mend it.
 	for i, o := range outcomes {
@@ -41,37 +41,37 @@ func (a *app) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error
 		if err := enc.Encode(report); err != nil {
 			return errors.Wrap(err, "write the report")
 		}
-		_, err := a.Stdout.Write(a.redactor().JSON(out.Bytes()))
+		_, err := f.Stdout.Write(f.redactor().JSON(out.Bytes()))
 		return errors.Wrap(err, "write the report")
 	case "markdown":
 		if err := writeMarkdown(&out, report); err != nil {
 			return errors.Wrap(err, "write the report")
 		}
-		return a.writeRedacted(&out)
+		return f.writeRedacted(&out)
 	}
 	if r.render == nil {
 		table(&out, report)
 		changes(&out, report)
 		costs(&out, report)
-		return a.writeRedacted(&out)
+		return f.writeRedacted(&out)
 	}
 	for _, out := range outcomes {
 		if out.Err != nil {
-			fmt.Fprintf(a.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(),
-				a.redactor().String(describe(out.Err, out.Target)))
+			fmt.Fprintf(f.Stderr, "%s (%s): %s\n", out.Target.File, out.Target.Key(),
+				f.redactor().String(describe(out.Err, out.Target)))
 		}
 	}
 	if r.verbatim {
-		r.render(a.Stdout, outcomes)
+		r.render(f.Stdout, outcomes)
 		return nil
 	}
 	r.render(&out, outcomes)
-	return a.writeRedacted(&out)
+	return f.writeRedacted(&out)
 }
 
 // writeRedacted writes the command's output, redacted, to standard output.
-func (a *app) writeRedacted(out *bytes.Buffer) error {
-	_, err := io.WriteString(a.Stdout, a.redactor().String(out.String()))
+func (f *factory) writeRedacted(out *bytes.Buffer) error {
+	_, err := io.WriteString(f.Stdout, f.redactor().String(out.String()))
 	return errors.Wrap(err, "write the report")
 }
 
@@ -79,14 +79,14 @@ func (a *app) writeRedacted(out *bytes.Buffer) error {
 // password) from what the deploy commands print: autostack redacts the engine's words already,
 // and this is the last line, for every backend and every word the command adds. It is made once
 // per run, before any stack runs.
-func (a *app) redactor() *redact.Redactor {
-	a.deploy.redactOnce.Do(func() { a.deploy.redactor = redact.FromEnv() })
-	return a.deploy.redactor
+func (f *factory) redactor() *redact.Redactor {
+	f.deploy.redactOnce.Do(func() { f.deploy.redactor = redact.FromEnv() })
+	return f.deploy.redactor
 }
 
 // printError prints an error of the deploy commands on standard error, redacted.
-func (a *app) printError(err error) {
-	fmt.Fprintln(a.Stderr, a.redactor().String(err.Error()))
+func (f *factory) printError(err error) {
+	fmt.Fprintln(f.Stderr, f.redactor().String(err.Error()))
 }
 
 // table prints a row per stack and the counts.
@@ -383,19 +383,19 @@ func show(v any) string {
 // progress is where a target's engine progress goes: standard error, whatever -o is, each line
 // prefixed with the stack when several run, so that parallel stacks stay apart.
 // It is redacted a line at a time; flushProgress writes the unfinished lines once the stacks are done.
-func (a *app) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
-	r := a.redactor()
+func (f *factory) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
+	r := f.redactor()
 	return func(t deploy.Target) io.Writer {
-		w := io.Writer(&lockedWriter{w: a.Stderr, mu: &a.outMu})
+		w := io.Writer(&lockedWriter{w: f.Stderr, mu: &f.outMu})
 		var p *prefixed
 		if targets > 1 {
 			p = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
 			w = p
 		}
 		redacting := redact.NewWriter(w, r)
-		a.deploy.progressMu.Lock()
-		defer a.deploy.progressMu.Unlock()
-		a.deploy.flushes = append(a.deploy.flushes, func() {
+		f.deploy.progressMu.Lock()
+		defer f.deploy.progressMu.Unlock()
+		f.deploy.flushes = append(f.deploy.flushes, func() {
 			_ = redacting.Flush()
 			if p != nil {
 				_ = p.Flush()
@@ -406,13 +406,13 @@ func (a *app) progress(o *deployOptions, targets int) func(t deploy.Target) io.W
 }
 
 // flushProgress writes what the progress writers hold of unfinished lines.
-func (a *app) flushProgress() {
-	a.deploy.progressMu.Lock()
-	defer a.deploy.progressMu.Unlock()
-	for _, flush := range a.deploy.flushes {
+func (f *factory) flushProgress() {
+	f.deploy.progressMu.Lock()
+	defer f.deploy.progressMu.Unlock()
+	for _, flush := range f.deploy.flushes {
 		flush()
 	}
-	a.deploy.flushes = nil
+	f.deploy.flushes = nil
 }
 
 // prefixed writes each line with a prefix.
@@ -499,11 +499,11 @@ func costs(w io.Writer, r deploy.Report) {
 
 // prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when
 // a token reads them, else the table, with a warning when the API failed.
-func (a *app) prices(cloud string) cost.Prices {
+func (f *factory) prices(cloud string) cost.Prices {
 	p, warning := cost.Read(context.Background(), cloud)
 	// Said once a run, however many manifests the cloud's prices serve.
-	if _, said := a.deploy.warned.LoadOrStore(warning, true); warning != "" && !said {
-		fmt.Fprintln(a.Stderr, a.redactor().String(warning))
+	if _, said := f.deploy.warned.LoadOrStore(warning, true); warning != "" && !said {
+		fmt.Fprintln(f.Stderr, f.redactor().String(warning))
 	}
 	return p
 }

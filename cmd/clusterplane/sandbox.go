@@ -16,7 +16,11 @@ import (
 
 // sandboxOptions are the flags every sandbox command shares.
 type sandboxOptions struct {
+	f           *factory
 	dir, engine string
+	// reset is --reset; args are the command to run inside, after --.
+	reset bool
+	args  []string
 }
 
 // resolve is the sandbox's folder and engine as the flags and the environment name them.
@@ -29,9 +33,8 @@ func (o *sandboxOptions) resolve() (string, sandbox.Engine, error) {
 	return dir, engine, err
 }
 
-func (a *app) sandboxCommand() *cobra.Command {
-	o := &sandboxOptions{}
-	var reset bool
+func newCmdSandbox(f *factory, runF func(*sandboxOptions) error) *cobra.Command {
+	o := &sandboxOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "sandbox [--dir DIR] [--reset] [-- COMMAND ARGS...]",
 		Short: "Run commands against loopback DigitalOcean and Civo clouds: no account, no token",
@@ -57,23 +60,16 @@ $` + sandbox.EngineEnv + `). It exits with COMMAND's exit code, 1 when it cannot
 	}
 	cmd.PersistentFlags().StringVar(&o.dir, "dir", "", "the sandbox's folder (default "+sandbox.DefaultDir+", or $"+sandbox.DirEnv+")")
 	cmd.PersistentFlags().StringVar(&o.engine, "engine", "", "the folder with bin/pulumi and the provider plugins (default .engine, found upwards)")
-	cmd.Flags().BoolVar(&reset, "reset", false, "stop the sandbox and remove its folder (before COMMAND, if one is given)")
+	cmd.Flags().BoolVar(&o.reset, "reset", false, "stop the sandbox and remove its folder (before COMMAND, if one is given)")
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if c.ArgsLenAtDash() != 0 && len(args) > 0 {
 			return fmt.Errorf("unknown sandbox command %q: give the command to run after --", args[0])
 		}
-		if reset {
-			if err := a.sandboxReset(o); err != nil {
-				return err
-			}
+		if len(args) == 0 && !o.reset {
+			return c.Help()
 		}
-		if len(args) == 0 {
-			if !reset {
-				return c.Help()
-			}
-			return nil
-		}
-		return a.sandboxRun(o, args)
+		o.args = args
+		return runOrReal(o, runF, sandboxRun)
 	}
 	start := &cobra.Command{
 		Use:     "env",
@@ -83,7 +79,7 @@ $` + sandbox.EngineEnv + `). It exits with COMMAND's exit code, 1 when it cannot
 that point the engine, the providers and clusterplane at it: eval "$(clusterplane sandbox env)".
 The passphrase stays in its file; the tokens printed open nothing but the loopback clouds.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return a.sandboxStart(o) },
+		RunE: func(*cobra.Command, []string) error { return sandboxStart(o) },
 	}
 	stop := &cobra.Command{
 		Use:   "stop",
@@ -92,16 +88,16 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 		RunE: func(*cobra.Command, []string) error {
 			dir, err := sandbox.Dir(o.dir)
 			if err != nil {
-				return a.sandboxFailed(err)
+				return o.f.sandboxFailed(err)
 			}
 			stopped, err := sandbox.Stop(dir)
 			if err != nil {
-				return a.sandboxFailed(err)
+				return o.f.sandboxFailed(err)
 			}
 			if stopped {
-				fmt.Fprintf(a.Stderr, "stopped the sandbox in %s\n", dir)
+				fmt.Fprintf(o.f.Stderr, "stopped the sandbox in %s\n", dir)
 			} else {
-				fmt.Fprintf(a.Stderr, "no sandbox runs in %s\n", dir)
+				fmt.Fprintf(o.f.Stderr, "no sandbox runs in %s\n", dir)
 			}
 			return nil
 		},
@@ -110,7 +106,7 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 		Use:   "reset",
 		Short: "Stop the sandbox and remove its folder: its clouds, stacks, passphrase and plugins' links",
 		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return a.sandboxReset(o) },
+		RunE:  func(*cobra.Command, []string) error { return sandboxReset(o) },
 	}
 	serve := &cobra.Command{
 		Use:    "serve",
@@ -120,12 +116,12 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 		RunE: func(*cobra.Command, []string) error {
 			dir, engine, err := o.resolve()
 			if err != nil {
-				return a.sandboxFailed(err)
+				return o.f.sandboxFailed(err)
 			}
 			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer cancel()
 			if err := sandbox.Serve(ctx, dir, engine); err != nil {
-				return a.sandboxFailed(err)
+				return o.f.sandboxFailed(err)
 			}
 			return nil
 		},
@@ -134,41 +130,54 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 	return cmd
 }
 
+// sandboxRun resets the sandbox when asked, then runs the command given inside it, if any.
+func sandboxRun(o *sandboxOptions) error {
+	if o.reset {
+		if err := sandboxReset(o); err != nil {
+			return err
+		}
+	}
+	if len(o.args) == 0 {
+		return nil
+	}
+	return sandboxExec(o)
+}
+
 // sandboxFailed says why the sandbox could not do its part and exits 1 (exitcode.Invalid, the
 // code of a failed command, as the exit codes are today).
-func (a *app) sandboxFailed(err error) error {
-	fmt.Fprintf(a.Stderr, "clusterplane sandbox: %v\n", err)
+func (f *factory) sandboxFailed(err error) error {
+	fmt.Fprintf(f.Stderr, "clusterplane sandbox: %v\n", err)
 	return cli.Exit(exitcode.Invalid)
 }
 
-func (a *app) sandboxReset(o *sandboxOptions) error {
+func sandboxReset(o *sandboxOptions) error {
 	dir, err := sandbox.Dir(o.dir)
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	if err := sandbox.Reset(dir); err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
-	fmt.Fprintf(a.Stderr, "removed the sandbox in %s\n", dir)
+	fmt.Fprintf(o.f.Stderr, "removed the sandbox in %s\n", dir)
 	return nil
 }
 
-// sandboxRun runs args inside the sandbox and exits with their exit code.
-func (a *app) sandboxRun(o *sandboxOptions, args []string) error {
+// sandboxExec runs the command given inside the sandbox and exits with its exit code.
+func sandboxExec(o *sandboxOptions) error {
 	dir, engine, err := o.resolve()
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	s, err := sandbox.Open(dir, engine)
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
-	code, err := s.Run(context.Background(), args, a.Stdin, a.Stdout, a.Stderr)
+	code, err := s.Run(context.Background(), o.args, o.f.Stdin, o.f.Stdout, o.f.Stderr)
 	if closeErr := s.Close(); err == nil && closeErr != nil {
 		err = closeErr
 	}
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	if code != 0 {
 		return cli.Exit(code)
@@ -177,32 +186,32 @@ func (a *app) sandboxRun(o *sandboxOptions, args []string) error {
 }
 
 // sandboxStart starts the sandbox in the background and prints the lines that enter it.
-func (a *app) sandboxStart(o *sandboxOptions) error {
+func sandboxStart(o *sandboxOptions) error {
 	dir, engine, err := o.resolve()
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	server, err := sandbox.Start(dir, engine, exe)
 	if err != nil {
-		return a.sandboxFailed(err)
+		return o.f.sandboxFailed(err)
 	}
 	env := sandbox.Environ([]string{"PATH=$PATH"}, dir, engine, server.DigitalOcean, server.Civo)
 	// A passphrase of the shell's own would win over the sandbox's file.
-	fmt.Fprintln(a.Stdout, "unset PULUMI_CONFIG_PASSPHRASE")
+	fmt.Fprintln(o.f.Stdout, "unset PULUMI_CONFIG_PASSPHRASE")
 	for _, kv := range env {
 		key, value, _ := strings.Cut(kv, "=")
 		if key == "PATH" {
 			// Everything but the caller's own PATH, which the shell expands.
-			fmt.Fprintf(a.Stdout, "export PATH=%s\"$PATH\"\n", shellQuote(strings.TrimSuffix(value, "$PATH")))
+			fmt.Fprintf(o.f.Stdout, "export PATH=%s\"$PATH\"\n", shellQuote(strings.TrimSuffix(value, "$PATH")))
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "export %s=%s\n", key, shellQuote(value))
+		fmt.Fprintf(o.f.Stdout, "export %s=%s\n", key, shellQuote(value))
 	}
-	fmt.Fprintf(a.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: clusterplane sandbox stop\n", server.PID, dir)
+	fmt.Fprintf(o.f.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: clusterplane sandbox stop\n", server.PID, dir)
 	return nil
 }
 

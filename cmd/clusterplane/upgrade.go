@@ -25,7 +25,7 @@ import (
 )
 
 // upgradeCommand is `clusterplane upgrade`, whose one command is plan.
-func (a *app) upgradeCommand() *cobra.Command {
+func newCmdUpgrade(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "upgrade",
 		Short: "Plan Kubernetes upgrades of deployed clusters",
@@ -39,13 +39,20 @@ func (a *app) upgradeCommand() *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(a.upgradePlanCommand())
+	cmd.AddCommand(newCmdUpgradePlan(f, nil))
 	return cmd
 }
 
-func (a *app) upgradePlanCommand() *cobra.Command {
-	var write bool
-	var output *cli.Format
+type upgradePlanOptions struct {
+	f     *factory
+	files []string
+	// output is -o; write is --write: set each manifest's next step.
+	output *cli.Format
+	write  bool
+}
+
+func newCmdUpgradePlan(f *factory, runF func(*upgradePlanOptions) error) *cobra.Command {
+	opts := &upgradePlanOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "plan FILE|DIR...",
 		Short: "Plan each cluster's Kubernetes upgrade: its steps, the removed APIs it uses, the fleet's order",
@@ -76,16 +83,18 @@ error, a version the cloud does not offer or cannot reach from the running one.`
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: cli.ManifestFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.upgradePlan(args, output.String(), write)
+			opts.files = args
+			return runOrReal(opts, runF, upgradePlanRun)
 		},
 	}
-	output = cli.OutputFlag(cmd, "text", "json", "markdown")
-	cmd.Flags().BoolVar(&write, "write", false, "set each manifest's kubernetesVersion to the next step of its path")
+	opts.output = cli.OutputFlag(cmd, "text", "json", "markdown")
+	cmd.Flags().BoolVar(&opts.write, "write", false, "set each manifest's kubernetesVersion to the next step of its path")
 	return cmd
 }
 
-func (a *app) upgradePlan(files []string, output string, write bool) error {
-	targets, err := a.targets(&deployOptions{files: files})
+func upgradePlanRun(opts *upgradePlanOptions) error {
+	f, files, output, write := opts.f, opts.files, opts.output.String(), opts.write
+	targets, err := f.targets(&deployOptions{files: files})
 	if err != nil {
 		return err
 	}
@@ -97,7 +106,7 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 			// Two files of one stack (a manifest and its .stack-input.yaml twin) would plan the
 			// cluster twice, each a row and a place in the fleet's order: refused, as preview does.
 			if other, ok := byStack[t.Key()]; ok {
-				fmt.Fprintf(a.Stderr, "%s and %s both deploy stack %s: give only one of them\n", other, t.File, t.Key())
+				fmt.Fprintf(f.Stderr, "%s and %s both deploy stack %s: give only one of them\n", other, t.File, t.Key())
 				return cli.Exit(exitcode.Invalid)
 			}
 			byStack[t.Key()] = t.File
@@ -106,12 +115,12 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 		}
 	}
 	if len(clusters) == 0 {
-		fmt.Fprintf(a.Stderr, "no cluster manifest in %s: node pools follow their cluster's version\n", strings.Join(files, " "))
+		fmt.Fprintf(f.Stderr, "no cluster manifest in %s: node pools follow their cluster's version\n", strings.Join(files, " "))
 		return cli.Exit(exitcode.Invalid)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	a.clusterIDs(ctx, clusterTargets, clusters)
+	f.clusterIDs(ctx, clusterTargets, clusters)
 	plans := upgrade.Plan(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)
@@ -119,7 +128,7 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 	var written []string
 	if write {
 		if written, err = writeNext(clusters, plans); err != nil {
-			a.printError(err)
+			f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
@@ -137,9 +146,9 @@ func (a *app) upgradePlan(files []string, output string, write bool) error {
 		upgradeText(&out, plans)
 	}
 	for _, w := range written {
-		fmt.Fprintf(a.Stderr, "wrote %s\n", w)
+		fmt.Fprintf(f.Stderr, "wrote %s\n", w)
 	}
-	if err := a.writeRedacted(&out); err != nil {
+	if err := f.writeRedacted(&out); err != nil {
 		return err
 	}
 	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
@@ -241,8 +250,8 @@ func annotation(md protoreflect.Message, key string) string {
 // so that the plan is of the cluster the stack deployed, whatever else holds its name. Without a
 // backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by its name, and
 // says why when something kept the stack from being read.
-func (a *app) clusterIDs(ctx context.Context, targets []deploy.Target, clusters []upgrade.Cluster) {
-	b, err := a.backend(&deployOptions{})
+func (f *factory) clusterIDs(ctx context.Context, targets []deploy.Target, clusters []upgrade.Cluster) {
+	b, err := f.backend(&deployOptions{})
 	if err != nil {
 		for i := range clusters {
 			clusters[i].Note = "found by name, no stack read: " + firstLine(err.Error())

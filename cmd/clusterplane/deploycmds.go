@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+)
+
+// The deploy commands, each built by its constructor from the factory: newCmdX(f, runF) binds the
+// flags to an options struct and, when the command runs, hands it to runF, or to the real xRun
+// when runF is nil. Tests pass runF to check what the flags make of a command line.
+
+func deployCommands(f *factory) []*cobra.Command {
+	return []*cobra.Command{newCmdPreview(f, nil), newCmdUp(f, nil), newCmdRefresh(f, nil), newCmdDrift(f, nil),
+		newCmdStatus(f, nil), newCmdDestroy(f, nil), newCmdKubeconfig(f, nil), newCmdAdopt(f, nil)}
+}
+
+// runOrReal is runF, or run when runF is nil.
+func runOrReal[T any](opts *T, runF, run func(*T) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}
+
+type previewOptions struct {
+	f *factory
+	deployOptions
+	// savePlan is --save-plan's file.
+	savePlan string
+}
+
+func newCmdPreview(f *factory, runF func(*previewOptions) error) *cobra.Command {
+	opts := &previewOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "preview FILE|DIR...",
+		Short: "Show what deploying manifests would change, on the real Pulumi engine",
+		Long: `preview runs each manifest's module in this process through Pulumi's Automation API (the
+Pulumi CLI must be on PATH) against its stack, <kind program>/<name>-<env>, and prints the
+engine's plan. The state lives at PULUMI_BACKEND_URL, or in a local file backend under your config
+folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
+
+With --save-plan FILE the preview reads the cloud first (in memory, as drift does) and writes one
+file for every stack: the manifest's digest, the stack's last update and the engine's planned
+steps with the fields they change (names only, never a value or a secret), for up --plan FILE.
+
+It exits 3 when something would be replaced, when the engine refuses a change (a protected
+cluster), or when the manifest changes what the providers cannot carry out since the last up
+(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview, or when --policy
+(or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
+	}
+	opts.flags(cmd, "markdown")
+	opts.secretsFlag(cmd)
+	cmd.Flags().StringVar(&opts.savePlan, "save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
+		"(the preview then reads the cloud first, as drift does)")
+	opts.policyFlag(cmd)
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, previewRun)
+	}
+	return cmd
+}
+
+func previewRun(opts *previewOptions) error {
+	f, o := opts.f, &opts.deployOptions
+	if opts.savePlan != "" {
+		if err := planDestination(opts.savePlan); err != nil {
+			return err
+		}
+		return f.runDeploy(o, runOp{name: "preview", finish: f.savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.PreviewPlan(ctx, t)
+		}})
+	}
+	return f.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Preview(ctx, t)
+	}})
+}
+
+type upOptions struct {
+	f *factory
+	deployOptions
+	// yes deploys without asking; plan is --plan's file.
+	yes  bool
+	plan string
+}
+
+func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
+	opts := &upOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "up FILE|DIR...",
+		Short: "Deploy manifests on the real Pulumi engine",
+		Long: `up deploys each manifest to its stack (see preview), each after the stacks it references, with
+up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
+it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
+change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
+deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
+done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
+(answered no), 1 when a deployment failed or was skipped, or when --policy (or
+$CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
+
+A DigitalOcean node pool's rotation its rollout block allows is carried out before the engine runs
+(docs/deploying.md, "Rotating node pools"); one that stops (a drain timeout) exits 1 with both
+pools in place, and up again resumes it.
+
+up --plan FILE applies a plan preview --save-plan wrote, and nothing else, without asking: every
+stack is checked first, and when a manifest differs from the one reviewed, another update landed on
+a stack since, or a fresh preview (the cloud read first) would do anything the plan does not say,
+nothing is applied, each stack saying what moved (exit 3).`,
+	}
+	opts.flags(cmd)
+	opts.secretsFlag(cmd)
+	opts.policyFlag(cmd)
+	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
+	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
+		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
+	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, upRun)
+	}
+	return cmd
+}
+
+func upRun(opts *upOptions) error {
+	f, o := opts.f, &opts.deployOptions
+	if opts.plan != "" {
+		var p *deploy.Plan
+		var err error
+		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
+			return err
+		}
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: f.checkPlan(p), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
+		}})
+	}
+	if len(o.files) == 0 {
+		return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
+	}
+	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+			return f.interactive() && f.confirm(upPlan(t, r), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+		}})
+	}})
+}
+
+type refreshOptions struct {
+	f *factory
+	deployOptions
+	// imports are --import-pending-create's; clearPending is --clear-pending-creates.
+	imports      []string
+	clearPending bool
+}
+
+func newCmdRefresh(f *factory, runF func(*refreshOptions) error) *cobra.Command {
+	opts := &refreshOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "refresh FILE|DIR...",
+		Short: "Read each manifest's resources back from the cloud into its stack",
+		Long: `refresh reads every resource of each manifest's stack from the cloud and records what it finds
+(an autoscaled node count, a patch DigitalOcean upgraded to, a console edit). It changes nothing in
+the cloud; the next up undoes what the manifest manages and leaves what the cloud owns.
+
+A resource an interrupted up was creating (status says so) is recorded with its id in the cloud
+with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
+	}
+	opts.flags(cmd)
+	cmd.Flags().StringArrayVar(&opts.imports, "import-pending-create", nil,
+		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
+	cmd.Flags().BoolVar(&opts.clearPending, "clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, refreshRun)
+	}
+	return cmd
+}
+
+func refreshRun(opts *refreshOptions) error {
+	f, o := opts.f, &opts.deployOptions
+	if len(opts.imports) > 0 || opts.clearPending {
+		if targets, err := f.targets(o); err != nil {
+			return err
+		} else if len(targets) > 1 {
+			return errors.New("--import-pending-create and --clear-pending-creates name one file's stack")
+		}
+	}
+	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
+	return f.runDeploy(o, runOp{name: "refresh", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Refresh(ctx, t, refresh)
+	}})
+}
+
+type driftOptions struct {
+	f *factory
+	deployOptions
+}
+
+func newCmdDrift(f *factory, runF func(*driftOptions) error) *cobra.Command {
+	opts := &driftOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "drift FILE|DIR...",
+		Short: "Tell whether the cloud has drifted from each manifest, changing nothing",
+		Long: `drift reads each manifest's resources from the cloud, in memory only, and previews the manifest
+against them. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
+ignored by the modules and reads as none; anything else the next up would put back is drift,
+named by manifest field with both values.
+
+It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted), 1 when it
+cannot tell.`,
+	}
+	opts.flags(cmd, "markdown")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, driftRun)
+	}
+	return cmd
+}
+
+func driftRun(opts *driftOptions) error {
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: renderDrift,
+		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
+}
+
+type statusOptions struct {
+	f *factory
+	deployOptions
+	// drift is --drift: read the cloud too.
+	drift bool
+}
+
+func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
+	opts := &statusOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "status FILE|DIR...",
+		Short: "Show each manifest's stack: its last update, whether it is ready and in sync, its outputs",
+		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
+manifest, and the stacks it references are there) and Drifted, the manifest's generation against
+the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.
+
+It exits 0, 4 when a stack's last update failed or was interrupted, or the stack is not at its
+manifest's generation (never deployed, or the manifest changed since the last up), 1 when it
+cannot tell.`,
+	}
+	opts.flags(cmd)
+	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, statusRun)
+	}
+	return cmd
+}
+
+func statusRun(opts *statusOptions) error {
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: renderStatus,
+		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
+				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+		}})
+}
+
+type destroyOptions struct {
+	f *factory
+	deployOptions
+	// yes destroys without asking; remove deletes the emptied stacks too.
+	yes, remove bool
+}
+
+func newCmdDestroy(f *factory, runF func(*destroyOptions) error) *cobra.Command {
+	opts := &destroyOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "destroy FILE|DIR...",
+		Short: "Destroy the stacks of manifests on the real Pulumi engine",
+		Long: `destroy deletes every resource of each manifest's stack, the stacks that reference another first.
+A protected cluster (deletionProtection, on by default) is refused before the engine runs: deploy
+deletionProtection: false first. So is a stack that the deployed stacks of other manifests in the
+same folders reference (a cluster under its pools): destroy them first, or name them too. A stack never deployed has nothing to destroy.
+On a terminal, without --yes, it lists what each stack would delete and asks; only y or yes goes
+on, and an answer no exits 3 having deleted nothing. Without a terminal it needs --yes.
+--remove also deletes the emptied stack from the backend.`,
+	}
+	opts.flags(cmd)
+	cmd.Flags().BoolVar(&opts.yes, "yes", false, "destroy without asking")
+	cmd.Flags().BoolVar(&opts.remove, "remove", false, "remove each stack from the backend once its resources are destroyed")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, destroyRun)
+	}
+	return cmd
+}
+
+func destroyRun(opts *destroyOptions) error {
+	f := opts.f
+	if !opts.yes && !f.interactive() {
+		return errors.New("destroy deletes clusters and their workloads: add --yes")
+	}
+	destroy := deploy.DestroyOptions{Remove: opts.remove}
+	if !opts.yes {
+		destroy.Confirm = func(t deploy.Target, resources []string) bool {
+			return f.confirm(destroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
+		}
+	}
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: f.stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Destroy(ctx, t, destroy)
+	}})
+}
+
+type kubeconfigOptions struct {
+	f *factory
+	deployOptions
+}
+
+func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Command {
+	opts := &kubeconfigOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "kubeconfig FILE",
+		Short: "Print a deployed cluster's kubeconfig, e.g. KUBECONFIG=<(clusterplane kubeconfig prod.yaml) kubectl get nodes",
+	}
+	opts.oneStackFlags(cmd)
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, kubeconfigRun)
+	}
+	return cmd
+}
+
+func kubeconfigRun(opts *kubeconfigOptions) error {
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: renderKubeconfig, verbatim: true,
+		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Kubeconfig(ctx, t)
+		}})
+}
+
+type adoptOptions struct {
+	f *factory
+	deployOptions
+	// id is --id, the cloud id of the one manifest; exact blocks on every difference.
+	id    string
+	exact bool
+}
+
+func newCmdAdopt(f *factory, runF func(*adoptOptions) error) *cobra.Command {
+	opts := &adoptOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "adopt FILE|DIR... [--id CLOUD_ID] [--exact]",
+		Short: "Bring existing clusters and node pools under management, changing nothing",
+		Long: `adopt imports the cloud's cluster or node pool into each manifest's stack, with Pulumi's import:
+the manifest's module is deployed with the existing resource instead of a new one. Several files or
+a directory are adopted in the order of their references, clusters before the pools that take
+their id with valueFrom; a pool whose cluster is not adopted is skipped.
+
+The cloud id is the manifest's metadata.annotations["` + deploy.CloudIDAnnotation + `"] (clusterplane
+discover writes it), or --id for one manifest. A manifest without either is refused by name before
+anything is adopted, as is an --id that differs from the manifest's annotation, and a manifest
+whose stack already holds its cluster or pool (clusterplane deployed or adopted it).
+
+Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
+tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
+named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
+otherwise; adopt says so. Where the manifest differs from the live resource in a way
+the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
+'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
+difference as what the next up changes in place. A difference that would replace the resource, or
+that the provider refuses, blocks: nothing is adopted, each field is listed with the manifest's
+value and the cloud's, and adopt exits 3; correct the manifest and run it again. --exact blocks
+on every difference, in-place ones too. Secrets are never shown. It exits 0 when adopted, 1 for
+invalid input or a failure.
+
+CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
+(a Civo pool's name is its id within its cluster).`,
+	}
+	opts.flags(cmd, "markdown")
+	opts.secretsFlag(cmd)
+	cmd.Flags().StringVar(&opts.id, "id", "", "the cloud's id of the cluster or node pool of the one manifest given; "+
+		"default the manifest's "+deploy.CloudIDAnnotation+" annotation")
+	cmd.Flags().BoolVar(&opts.exact, "exact", false, "block on every difference from the cloud, in-place ones too")
+	cmd.RunE = func(_ *cobra.Command, files []string) error {
+		opts.files = files
+		return runOrReal(opts, runF, adoptRun)
+	}
+	return cmd
+}
+
+func adoptRun(opts *adoptOptions) error {
+	var ids map[string]string
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
+		guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
+			var err error
+			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
+				return nil, err
+			}
+			return nil, deploy.AlreadyManaged(ctx, b, targets)
+		},
+		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
+		}})
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+	"sync"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/describe/explain"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
+// factory is what the commands need, made once per run, in the style of gh's cmdutil.Factory:
+// the streams, the kinds, how files are read, and the engine's backend, opened the first time a
+// command asks for it. Each command is built from it by its own constructor (newCmdUp and so on),
+// which takes a run function tests can pass instead of the real one.
+type factory struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	kinds          kinds.List
+	// explainer documents the kinds' fields (explain).
+	explainer *explain.Explainer
+	// loader reads the files given (pkg/cli's App.LoadAll, over the same standard input).
+	loader deploy.Loader
+	// deploy is how the deploy commands reach the engine.
+	deploy deployEnv
+	// outMu serialises the progress of stacks deployed in parallel; askMu their questions.
+	outMu, askMu sync.Mutex
+}
+
+func newFactory(list kinds.List, loader deploy.Loader, stdin io.Reader, stdout, stderr io.Writer) *factory {
+	return &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list, loader: loader,
+		explainer: explain.New(list.Table, list.StackInputs()...)}
+}
+
+// kindNames are the names of the kinds, as manifests write them.
+func (f *factory) kindNames() []string {
+	names := make([]string, len(f.kinds))
+	for i, k := range f.kinds {
+		names[i] = k.Offline.Kind()
+	}
+	return names
+}

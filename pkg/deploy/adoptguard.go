@@ -1,0 +1,60 @@
+package deploy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// AdoptIDs are the cloud ids to adopt, by target key: each manifest's annotation, or the id given
+// (adopt --id) for the one manifest. A manifest without an id, or whose annotation the id given
+// contradicts, refuses the whole run before anything is adopted: a fleet half adopted is harder
+// to reason about.
+func AdoptIDs(targets []Target, given string) (map[string]string, error) {
+	if given != "" && len(targets) > 1 {
+		return nil, errors.Errorf("--id is the cloud id of one manifest, and %d were given: record each one's id in its "+
+			"metadata.annotations[%q] instead", len(targets), CloudIDAnnotation)
+	}
+	ids := map[string]string{}
+	var missing []string
+	for _, t := range targets {
+		recorded := CloudID(t.Input)
+		switch {
+		case given != "" && recorded != "" && recorded != given:
+			return nil, errors.Errorf("refused, nothing adopted: %s records the cloud id %s (metadata.annotations[%q]) and --id "+
+				"says %s; correct the one that is wrong", t.File, recorded, CloudIDAnnotation, given)
+		case given != "":
+			ids[t.Key()] = given
+		case recorded != "":
+			ids[t.Key()] = recorded
+		default:
+			missing = append(missing, t.File+" ("+t.Key()+")")
+		}
+	}
+	if len(missing) > 0 {
+		return nil, errors.Errorf("refused, nothing adopted: no cloud id for %s; record it in metadata.annotations[%q] "+
+			"(clusterplane discover writes it), or give --id with one manifest", strings.Join(missing, ", "), CloudIDAnnotation)
+	}
+	return ids, nil
+}
+
+// AlreadyManaged refuses, before the engine runs, the manifests whose stack already holds their
+// cluster or pool: clusterplane deployed (or adopted) it, and importing it again would take the
+// stack over a second time, its manifest replaced by the one given.
+func AlreadyManaged(ctx context.Context, b Backend, targets []Target) error {
+	var managed []string
+	for _, t := range targets {
+		held, err := Holds(ctx, b, t)
+		if err != nil {
+			return err
+		}
+		if held != "" {
+			managed = append(managed, t.File+": already managed by stack "+t.Key()+" (it holds "+held+"); nothing to adopt")
+		}
+	}
+	if len(managed) > 0 {
+		return errors.Errorf("refused, nothing adopted:\n  %s\nstatus, diff and up work on these stacks as they are", strings.Join(managed, "\n  "))
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/pkg/errors"
+)
+
+// Loader reads the manifests of one input cli.Expand found: pkg/cli's App.LoadAll, which reads
+// standard input from its own Stdin. An interface, so that a caller without cli.App can bring its
+// own reading.
+type Loader interface {
+	LoadAll(in cli.Input) (manifests []cli.Manifest, skipped bool, err error)
+}
+
+// Files turns the files and folders a command is given into targets, as every deploy command
+// reads them: each file once, every manifest of it (--- documents) a target of its own.
+type Files struct {
+	Loader Loader
+	// Kinds are the kinds a manifest may be, looked up by its program's kind.
+	Kinds kinds.List
+	// Stack, when set, names the stack of the one manifest given (--stack).
+	Stack string
+	// One is set for a command that acts on the one manifest of the one file it takes.
+	One bool
+	// Text, when set, is told the text of each target read, e.g. for the lines of the fields a
+	// policy names.
+	Text func(t Target, data []byte)
+}
+
+// ProblemsError is every problem of every file given, found before any stack is touched: each is
+// said on a line of its own, and the command exits as for invalid input.
+type ProblemsError struct {
+	Problems []error
+}
+
+func (e *ProblemsError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Targets reads and validates every file (once each) into targets. Every problem of every file is
+// in the *ProblemsError returned, so that all are said before any stack is touched; the other
+// errors are mistakes of the command line (several manifests where one is taken, --stack with
+// several).
+func (f Files) Targets(files []string) ([]Target, error) {
+	inputs, err := cli.Expand(files)
+	if err != nil {
+		return nil, err
+	}
+	var out []Target
+	var problems []error
+	for _, in := range inputs {
+		// A file may hold several manifests (--- documents): each is a target of its own.
+		manifests, skipped, err := f.Loader.LoadAll(in)
+		if skipped {
+			continue // other YAML in a directory, as validate skips it
+		}
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		for _, m := range manifests {
+			k, _ := f.Kinds.ByName(m.Program.Kind())
+			t, err := Read(k, m.File.Name, m.File.Data, f.Stack)
+			if err != nil {
+				problems = append(problems, err)
+				continue
+			}
+			t.File = in.File
+			if f.Text != nil {
+				f.Text(t, m.File.Data)
+			}
+			out = append(out, t)
+		}
+	}
+	if problems != nil {
+		return nil, &ProblemsError{Problems: problems}
+	}
+	if f.One && len(out) > 1 {
+		// A file may hold several manifests (--- documents); kubeconfig and adopt act on one.
+		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(files, " "), len(out))
+	}
+	if f.Stack != "" && len(out) > 1 {
+		// Counted after loading: a directory may hold several manifests.
+		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(out))
+	}
+	if len(out) == 0 {
+		return nil, &ProblemsError{Problems: []error{fmt.Errorf("no manifest or stack input in %s", strings.Join(files, " "))}}
+	}
+	return out, nil
+}
+
+// Neighbours are the targets of the manifests in the folders of files (a folder given, or the
+// folder of a file given), standard input aside. A file that is no valid manifest is no
+// neighbour: the command does not act on it, it only asks who references what.
+func (f Files) Neighbours(files []string) ([]Target, error) {
+	var folders []string
+	seen := map[string]bool{}
+	for _, file := range files {
+		dir := file
+		if info, err := os.Stat(file); err != nil || !info.IsDir() {
+			dir = filepath.Dir(file)
+		}
+		if file != stackinput.Stdin && !seen[dir] {
+			seen[dir] = true
+			folders = append(folders, dir)
+		}
+	}
+	inputs, err := cli.Expand(folders)
+	if err != nil {
+		return nil, err
+	}
+	var neighbours []Target
+	for _, in := range inputs {
+		manifests, skipped, err := f.Loader.LoadAll(in)
+		if skipped || err != nil {
+			continue // not a manifest, or one this command does not need to read
+		}
+		for _, m := range manifests {
+			k, _ := f.Kinds.ByName(m.Program.Kind())
+			if n, err := Read(k, m.File.Name, m.File.Data, ""); err == nil {
+				n.File = in.File
+				neighbours = append(neighbours, n)
+			}
+		}
+	}
+	return neighbours, nil
+}
+
+// DestroyGuard refuses to destroy a target that a manifest beside files references
+// (StillReferenced). Only the folders of the files given are read: the backend cannot say which
+// stacks read another's outputs.
+func (f Files) DestroyGuard(ctx context.Context, b Backend, files []string, targets []Target) (map[string]error, error) {
+	neighbours, err := f.Neighbours(files)
+	if err != nil {
+		return nil, err
+	}
+	return StillReferenced(ctx, b, targets, neighbours)
+}
