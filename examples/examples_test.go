@@ -91,7 +91,7 @@ func stackOutputs(k kindspkg.Kind) ([]string, map[string]bool) {
 var kinds = func() map[string]kind {
 	out := map[string]kind{}
 	for _, k := range registry.Kinds() {
-		out[k.Program] = kindOf(k)
+		out[k.Project] = kindOf(k)
 	}
 	return out
 }()

@@ -165,7 +165,7 @@ func kindsRun(opts *kindsOptions) error {
 	rows := make([]kindRow, 0, len(f.kinds))
 	for _, k := range f.kinds {
 		manifest := kinds.Manifest(k.StackInput())
-		rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Program,
+		rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Project,
 			APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),
 			Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
 	}

@@ -42,7 +42,7 @@ var programs = registry.Kinds()
 // runProgram runs the command line of kind's program binary in this process.
 func runProgram(k kinds.Kind, args ...string) result {
 	var stdout, stderr bytes.Buffer
-	a := &cli.App{Name: k.Program, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
+	a := &cli.App{Name: k.Project, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
 	code := a.Execute(a.ProgramCommand(), args)
 	return result{code, stdout.String(), stderr.String()}
 }
@@ -111,7 +111,7 @@ func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile
 	for _, f := range exampleFiles(t) {
 		kind := ""
 		for _, k := range programs {
-			if k.Program == filepath.Base(filepath.Dir(f)) {
+			if k.Project == filepath.Base(filepath.Dir(f)) {
 				kind = k.Name
 			}
 		}
@@ -290,7 +290,7 @@ func TestPlanIsTheProgramsPlan(t *testing.T) {
 			if r.code != exitcode.OK || r.stderr != "" || r.stdout == "" {
 				t.Fatalf("plan %s -o %s = exit %d, stderr %q", file, format, r.code, r.stderr)
 			}
-			k := programs[slices.IndexFunc(programs, func(k kinds.Kind) bool { return k.Program == filepath.Dir(file) })]
+			k := programs[slices.IndexFunc(programs, func(k kinds.Kind) bool { return k.Project == filepath.Dir(file) })]
 			if got := runProgram(k, "plan", path, "-o", format); got.code != 0 || got.stdout != r.stdout {
 				t.Errorf("clusterplane plan %s -o %s differs from the program's plan (exit %d):\n%s\n---\n%s",
 					file, format, got.code, r.stdout, got.stdout)
@@ -545,7 +545,7 @@ func TestSchemaPrintsTheCommittedSchemas(t *testing.T) {
 func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 	r := run(t, "", "kinds")
 	for _, k := range programs {
-		if !strings.Contains(r.stdout, k.Name+" ") || !strings.Contains(r.stdout, "iac/pulumi/"+k.Program+" ") {
+		if !strings.Contains(r.stdout, k.Name+" ") || !strings.Contains(r.stdout, "iac/pulumi/"+k.Project+" ") {
 			t.Errorf("kinds lacks %s:\n%s", k.Name, r.stdout)
 		}
 	}

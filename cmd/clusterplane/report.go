@@ -259,7 +259,7 @@ func renderStatus(w io.Writer, outcomes []deploy.Outcome) {
 		}
 		fmt.Fprintf(w, "  generation %s, observed %s\n", st.Generation, observed)
 		if st.LastUpdate != nil {
-			fmt.Fprintf(w, "  last %s: %s %s\n", st.LastUpdate.Kind, st.LastUpdate.Result, st.LastUpdate.Ended)
+			fmt.Fprintf(w, "  last %s: %s %s\n", st.LastUpdate.Operation, st.LastUpdate.Result, st.LastUpdate.Ended)
 		}
 		for _, name := range st.OutputNames() {
 			fmt.Fprintf(w, "  %s: %v\n", name, st.Outputs[name])

@@ -92,8 +92,8 @@ func TestTheWorkspaceImageHoldsEveryKindsProgramWhereTheExportLooksForIt(t *test
 		t.Error("the Dockerfile does not put the binaries in /usr/local/bin, where the programs' Pulumi.yaml look")
 	}
 	for _, k := range registry.Kinds() {
-		if main := read(t, filepath.Join("iac", "pulumi", k.Program, "main.go")); !strings.Contains(main, "package main") {
-			t.Errorf("./iac/pulumi/%s is no main package", k.Program)
+		if main := read(t, filepath.Join("iac", "pulumi", k.Project, "main.go")); !strings.Contains(main, "package main") {
+			t.Errorf("./iac/pulumi/%s is no main package", k.Project)
 		}
 		var project struct {
 			Name    string `json:"name"`
@@ -104,13 +104,13 @@ func TestTheWorkspaceImageHoldsEveryKindsProgramWhereTheExportLooksForIt(t *test
 				} `json:"options"`
 			} `json:"runtime"`
 		}
-		file := filepath.Join("iac", "pulumi", k.Program, "workspace", "Pulumi.yaml")
+		file := filepath.Join("iac", "pulumi", k.Project, "workspace", "Pulumi.yaml")
 		if err := yaml.Unmarshal([]byte(read(t, file)), &project); err != nil {
 			t.Fatal(err)
 		}
 		// The project is the kind's, as clusterplane's stacks are: the two take turns on a stack.
-		if project.Name != k.Program || project.Runtime.Name != "go" || project.Runtime.Options.Binary != "/usr/local/bin/"+k.Program {
-			t.Errorf("%s: %+v, want project %s running /usr/local/bin/%s", file, project, k.Program, k.Program)
+		if project.Name != k.Project || project.Runtime.Name != "go" || project.Runtime.Options.Binary != "/usr/local/bin/"+k.Project {
+			t.Errorf("%s: %+v, want project %s running /usr/local/bin/%s", file, project, k.Project, k.Project)
 		}
 	}
 }

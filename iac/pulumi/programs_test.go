@@ -55,14 +55,14 @@ const violationsLine = "# violations:"
 var programs = func() []program {
 	var out []program
 	for _, k := range registry.Kinds() {
-		p := program{name: k.Program, kind: k.Name, cloud: strings.Split(string(k.StackInput().FullName()), ".")[2]}
+		p := program{name: k.Project, kind: k.Name, cloud: strings.Split(string(k.StackInput().FullName()), ".")[2]}
 		// Every kind registers its component, its provider, and its cluster or its node pool.
 		for _, role := range []effects.Role{effects.Component, effects.Provider, effects.Cluster, effects.NodePool} {
 			if token, ok := k.Effects.Types[role]; ok {
 				p.types = append(p.types, token)
 			}
 		}
-		text, err := os.ReadFile(filepath.Join(k.Program, "testdata", "invalid.yaml"))
+		text, err := os.ReadFile(filepath.Join(k.Project, "testdata", "invalid.yaml"))
 		if err != nil {
 			p.fixtureErr = fmt.Errorf("%s has no invalid manifest for the offline commands' tests: %w", k.Name, err)
 		}
@@ -73,7 +73,7 @@ var programs = func() []program {
 			}
 		}
 		if err == nil && len(p.violations) == 0 {
-			p.fixtureErr = fmt.Errorf("%s/testdata/invalid.yaml has no %q line naming the fields it breaks", k.Program, violationsLine)
+			p.fixtureErr = fmt.Errorf("%s/testdata/invalid.yaml has no %q line naming the fields it breaks", k.Project, violationsLine)
 		}
 		out = append(out, p)
 	}

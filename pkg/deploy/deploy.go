@@ -57,7 +57,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		meta := protofield.Message(stackinput.Target(input).ProtoReflect(), "metadata")
 		stack = reference.Stack(protofield.String(meta, "name"), protofield.String(meta, "env"))
 	}
-	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Program, Stack: stack, Input: input, Resources: k.Resources,
+	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Project, Stack: stack, Input: input, Resources: k.Resources,
 		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate}
 }
 

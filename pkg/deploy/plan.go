@@ -54,10 +54,10 @@ type PlannedStack struct {
 
 // PlannedUpdate identifies a stack's update in its history.
 type PlannedUpdate struct {
-	Version int    `json:"version"`
-	Kind    string `json:"kind"`
-	Result  string `json:"result"`
-	Ended   string `json:"ended,omitempty"`
+	Version   int    `json:"version"`
+	Operation string `json:"kind"`
+	Result    string `json:"result"`
+	Ended     string `json:"ended,omitempty"`
 }
 
 // PlannedStep is one resource's planned step: its URN, the engine's operation and the fields it
@@ -98,7 +98,7 @@ func plannedUpdate(u *Update) *PlannedUpdate {
 	if u == nil {
 		return nil
 	}
-	return &PlannedUpdate{Version: u.Version, Kind: u.Kind, Result: u.Result, Ended: u.Ended}
+	return &PlannedUpdate{Version: u.Version, Operation: u.Operation, Result: u.Result, Ended: u.Ended}
 }
 
 // String says an update as a reader names it: "version 3 (update succeeded 2026-11-23T18:00:00Z)".
@@ -106,7 +106,7 @@ func (u *PlannedUpdate) String() string {
 	if u == nil {
 		return "no update"
 	}
-	s := u.Kind + " " + u.Result
+	s := u.Operation + " " + u.Result
 	if u.Ended != "" {
 		s += " " + u.Ended
 	}

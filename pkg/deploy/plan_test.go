@@ -52,7 +52,7 @@ func TestASavedPlanReadsBackAsItWasWrittenWithTheStepsAndTheLastUpdate(t *testin
 	}
 	s := p.Stacks[0]
 	if s.Stack != c.Key() || s.File != "cluster.yaml" || s.Digest != deploy.ManifestDigest(scaled.Input) ||
-		s.LastUpdate == nil || s.LastUpdate.Version != 1 || s.LastUpdate.Kind != "update" {
+		s.LastUpdate == nil || s.LastUpdate.Version != 1 || s.LastUpdate.Operation != "update" {
 		t.Errorf("stack %+v, want its key, file, digest and last update version 1", s)
 	}
 	if len(s.Steps) != 1 || s.Steps[0].Op != "update" || !reflect.DeepEqual(s.Steps[0].Fields, []string{"nodePool.nodeCount"}) {

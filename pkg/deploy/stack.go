@@ -68,9 +68,10 @@ type Output struct {
 
 // Update is a stack's latest update, as its history says.
 type Update struct {
-	// Kind is "update", "refresh", "destroy", ...; Result "succeeded", "failed", "in-progress".
-	Kind   string `json:"kind"`
-	Result string `json:"result"`
+	// Operation is "update", "refresh", "destroy", ... (Pulumi's history calls it the update's
+	// kind, and so does the JSON); Result "succeeded", "failed", "in-progress".
+	Operation string `json:"kind"`
+	Result    string `json:"result"`
 	// Ended is when it ended, RFC 3339; "" when it has not.
 	Ended string `json:"ended"`
 	// Version is the update's number in the stack's history (a saved plan names it); 0 unknown.

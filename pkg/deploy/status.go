@@ -155,14 +155,14 @@ func readyOf(last *Update, report *StackStatus) Condition {
 		return Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
 	case last.Result != "succeeded":
 		return Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
-			Message: "the last " + last.Kind + " " + last.Result}
-	case last.Kind == "destroy":
+			Message: "the last " + last.Operation + " " + last.Result}
+	case last.Operation == "destroy":
 		return Condition{Type: "Ready", Status: "False", Reason: "Destroyed", Message: "the stack's resources were destroyed"}
 	case report.ObservedGeneration != report.Generation:
 		return Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
-	return Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Kind + " succeeded"}
+	return Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
 }
 
 // changedFields says which fields of the manifest changed since the last up, when the stack

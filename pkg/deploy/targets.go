@@ -35,7 +35,7 @@ func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return last == nil || last.Kind != "destroy", nil
+	return last == nil || last.Operation != "destroy", nil
 }
 
 // StillReferenced is the destroy guard: of the targets to destroy, those that a neighbour (the

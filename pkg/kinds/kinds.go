@@ -21,11 +21,11 @@ import (
 
 // Kind is one kind with its stack-input type erased.
 type Kind struct {
-	// Name is the manifest kind, e.g. "DigitalOceanKubernetesCluster"; Program the program's
-	// folder under iac/pulumi, its binary's name and its stacks' Pulumi project: the kind in
+	// Name is the manifest kind, e.g. "DigitalOceanKubernetesCluster"; Project its stacks' Pulumi
+	// project, which is also its program's folder under iac/pulumi and binary's name: the kind in
 	// lower case. Short names the kind in Kubernetes names (the operator export), e.g.
 	// "do-cluster".
-	Name, Program, Short string
+	Name, Project, Short string
 	// NewStackInput returns an empty stack input of the kind.
 	NewStackInput func() proto.Message
 	// Offline is what the offline commands (validate, plan, diff) run for the kind.
@@ -51,7 +51,7 @@ type Kind struct {
 func Of[T proto.Message](p program.Program[T]) Kind {
 	return Kind{
 		Name:          p.Kind(),
-		Program:       p.Name,
+		Project:       p.Name,
 		NewStackInput: func() proto.Message { return p.NewInput() },
 		Offline:       p,
 		Resources:     func(ctx *pulumi.Context, in proto.Message) error { return p.Resources(ctx, in.(T)) },
@@ -75,7 +75,7 @@ type List []Kind
 // ByName returns the kind named name: its kind or its program name, in any case.
 func (l List) ByName(name string) (Kind, bool) {
 	for _, k := range l {
-		if strings.EqualFold(k.Name, name) || strings.EqualFold(k.Program, name) {
+		if strings.EqualFold(k.Name, name) || strings.EqualFold(k.Project, name) {
 			return k, true
 		}
 	}

@@ -15,19 +15,19 @@ import (
 func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
 	seen, programs := map[string]bool{}, map[string]bool{}
 	for _, k := range registry.Kinds() {
-		programs[k.Program] = true
+		programs[k.Project] = true
 		if seen[k.Name] {
 			t.Errorf("%s is listed twice", k.Name)
 		}
 		seen[k.Name] = true
-		if k.Program != strings.ToLower(k.Name) {
-			t.Errorf("%s: program %q, want %q", k.Name, k.Program, strings.ToLower(k.Name))
+		if k.Project != strings.ToLower(k.Name) {
+			t.Errorf("%s: program %q, want %q", k.Name, k.Project, strings.ToLower(k.Name))
 		}
 		if registry.Kinds().Table(k.Name) == nil || registry.Kinds().Table(k.Name).Types["component"] != k.Component.Token {
 			t.Errorf("%s: component %q does not match the effects table", k.Name, k.Component.Token)
 		}
-		if got, ok := registry.Kinds().ByName(k.Name); !ok || got.Program != k.Program {
-			t.Errorf("ByName(%s) = %v, %t", k.Name, got.Program, ok)
+		if got, ok := registry.Kinds().ByName(k.Name); !ok || got.Project != k.Project {
+			t.Errorf("ByName(%s) = %v, %t", k.Name, got.Project, ok)
 		}
 	}
 	// The list holds every kind folder there is: a fifth kind is its folder and a line in the list.

@@ -33,7 +33,7 @@ type Kind struct {
 
 // Of is k with its minimal example, found from the module's root.
 func Of(k kinds.Kind) Kind {
-	return Kind{Kind: k, Example: filepath.Join(root(), "examples", k.Program, "minimal.yaml")}
+	return Kind{Kind: k, Example: filepath.Join(root(), "examples", k.Project, "minimal.yaml")}
 }
 
 // root is the module's root: the nearest folder above the working directory with a go.mod. A
@@ -55,7 +55,7 @@ func root() string {
 
 // Run runs the kind's program command (validate, plan, diff) with args, as its binary would.
 func (k Kind) Run(args []string, stdout, stderr *bytes.Buffer) int {
-	a := &cli.App{Name: k.Program, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr}
+	a := &cli.App{Name: k.Project, Programs: []cli.Program{k.Offline}, Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr}
 	return a.Execute(a.ProgramCommand(), args)
 }
 

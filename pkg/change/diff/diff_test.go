@@ -62,7 +62,7 @@ func dp(f func(*dpv1.DigitalOceanKubernetesNodePoolSpec)) func(proto.Message) {
 // every row of its table covered (diffpairs.Check): a kind without them fails here.
 func TestEveryKindChecksItsOldNewPairsInItsFolder(t *testing.T) {
 	for _, k := range registry.Kinds() {
-		path := filepath.Join("..", "..", "..", "iac", "pulumi", k.Program, "kind", "diff_test.go")
+		path := filepath.Join("..", "..", "..", "iac", "pulumi", k.Project, "kind", "diff_test.go")
 		text, err := os.ReadFile(path)
 		if err != nil || !strings.Contains(string(text), "diffpairs.Check(t, kind.Kind(), ") {
 			t.Errorf("%s, a kind of iac/pulumi/registry, has no OLD/NEW pairs checked in %s (diffpairs.Check): %v", k.Name, path, err)

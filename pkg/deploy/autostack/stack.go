@@ -198,7 +198,7 @@ func (s *stackOf) LastUpdate(ctx context.Context) (*deploy.Update, error) {
 		if h.Kind != "update" && h.Kind != "destroy" {
 			continue
 		}
-		u := &deploy.Update{Kind: h.Kind, Result: h.Result, Version: h.Version}
+		u := &deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version}
 		if h.EndTime != nil {
 			u.Ended = *h.EndTime
 		}

@@ -123,7 +123,7 @@ func (b *Backend) UpdateByAnotherOperator(key string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stacks[key]; ok {
-		s.history = append(s.history, deploy.Update{Kind: "update", Result: "succeeded", Ended: "later"})
+		s.history = append(s.history, deploy.Update{Operation: "update", Result: "succeeded", Ended: "later"})
 	}
 }
 
@@ -561,7 +561,7 @@ func (h *handle) LastUpdate(ctx context.Context) (*deploy.Update, error) {
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
 	for i := len(h.s.history) - 1; i >= 0; i-- {
-		if u := h.s.history[i]; u.Kind == "update" || u.Kind == "destroy" {
+		if u := h.s.history[i]; u.Operation == "update" || u.Operation == "destroy" {
 			u.Version = i + 1
 			return &u, nil
 		}
@@ -594,7 +594,7 @@ func (h *handle) Close() error {
 func (h *handle) record(kind, result string) {
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
-	h.s.history = append(h.s.history, deploy.Update{Kind: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339)})
+	h.s.history = append(h.s.history, deploy.Update{Operation: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339)})
 }
 
 func urn(s *stack, typ, name string) string { return string(urnOf(s, typ, name)) }

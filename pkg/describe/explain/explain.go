@@ -119,8 +119,8 @@ func (e *Explainer) root(name string) (string, root, bool) {
 	return "", root{}, false
 }
 
-// Target is what a query found: a kind, or a field of it.
-type Target struct {
+// Topic is what a query found: a kind, or a field of it.
+type Topic struct {
 	explainer *Explainer
 	root      root
 	name      string
@@ -130,13 +130,13 @@ type Target struct {
 
 // Find resolves a query "KIND[.field.path]". List indexes ("taints[0]") are allowed and ignored:
 // a path into a list names the fields of its items.
-func (e *Explainer) Find(query string) (*Target, error) {
+func (e *Explainer) Find(query string) (*Topic, error) {
 	parts := strings.Split(query, ".")
 	name, r, ok := e.root(parts[0])
 	if !ok {
 		return nil, errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(parts[0]), strings.Join(e.Names(), ", "))
 	}
-	t := &Target{explainer: e, root: r, name: name}
+	t := &Topic{explainer: e, root: r, name: name}
 	md := r.md
 	for i, part := range parts[1:] {
 		if md == nil {
@@ -214,7 +214,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 
 // Path is the target's camelCase path from its root, e.g. "spec.defaultNodePool.size"; "" for
 // the kind itself.
-func (t *Target) Path() string {
+func (t *Topic) Path() string {
 	names := make([]string, len(t.fields))
 	for i, fd := range t.fields {
 		names[i] = fd.JSONName()
@@ -223,7 +223,7 @@ func (t *Target) Path() string {
 }
 
 // Field is the field the target names; nil for the kind itself.
-func (t *Target) Field() protoreflect.FieldDescriptor {
+func (t *Topic) Field() protoreflect.FieldDescriptor {
 	if len(t.fields) == 0 {
 		return nil
 	}
@@ -231,7 +231,7 @@ func (t *Target) Field() protoreflect.FieldDescriptor {
 }
 
 // message is the message whose fields the target has: the root, or the field's message type.
-func (t *Target) message() protoreflect.MessageDescriptor {
+func (t *Topic) message() protoreflect.MessageDescriptor {
 	fd := t.Field()
 	switch {
 	case fd == nil:
@@ -244,7 +244,7 @@ func (t *Target) message() protoreflect.MessageDescriptor {
 }
 
 // effect asks the explainer's Effect about the target, with its path from the manifest's root.
-func (t *Target) effect() string {
+func (t *Topic) effect() string {
 	path := t.Path()
 	if t.root.manifest != "" {
 		rest, ok := strings.CutPrefix(path, t.root.manifest+".")
@@ -291,7 +291,7 @@ type FieldDoc struct {
 }
 
 // Doc is the explanation of the target; with recursive the fields of fields are listed too.
-func (t *Target) Doc(recursive bool) (*Doc, error) {
+func (t *Topic) Doc(recursive bool) (*Doc, error) {
 	d := &Doc{Kind: t.name, APIVersion: apiVersion(t.root.md)}
 	fd := t.Field()
 	comment := apidoc.Comment(t.root.md.FullName())
@@ -330,7 +330,7 @@ func (t *Target) Doc(recursive bool) (*Doc, error) {
 
 // Write writes the explanation: header, description, rules, default, what changing it does,
 // enum values and fields. With recursive the fields of fields are listed too, by name and type.
-func (t *Target) Write(w io.Writer, recursive bool) error {
+func (t *Topic) Write(w io.Writer, recursive bool) error {
 	d, err := t.Doc(recursive)
 	if err != nil {
 		return err
