@@ -112,6 +112,7 @@ bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bash bench/build.sh
 	bash bench/discover.sh
+	bash bench/takeover.sh
 	bash bench/deploy.sh
 
 build:

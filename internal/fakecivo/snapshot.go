@@ -58,6 +58,10 @@ func NewFor(t fakecloud.TB, token, region string, port int, lifetime time.Durati
 // sandbox saves the cloud there, so that a killed sandbox loses nothing it answered.
 func (f *Civo) OnChange(change func()) { f.srv.OnChange(change) }
 
+// OnRequest sets what is told of every request once it is answered, under the cloud's lock:
+// tools/fakeclouds logs them for a bench to count.
+func (f *Civo) OnRequest(log func(at time.Time, r fakecloud.Request)) { f.srv.OnRequest(log) }
+
 // Save is the cloud's clusters, pools, networks and firewalls as JSON, for Load in a later run.
 func (f *Civo) Save() ([]byte, error) {
 	f.srv.Mu.Lock()

@@ -81,6 +81,9 @@ type Server struct {
 	// (any method but GET and HEAD), outside Mu, so that it may read the cloud: the sandbox saves
 	// its clouds there.
 	onChange func()
+	// onRequest, when set, is told of every request once it is answered, under Mu: a bench
+	// (tools/fakeclouds -requests) counts the requests each command costs and when they came.
+	onRequest func(Request)
 }
 
 // TB is what Start needs of its caller: a test (testing.TB), or a command that serves a fake
@@ -130,6 +133,19 @@ func (s *Server) OnChange(f func()) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
 	s.onChange = f
+}
+
+// OnRequest sets what is told of every request once it is answered, with the time it came. It
+// runs with Mu held, so it must not call the server back; it should be quick, as the next
+// request waits for it.
+func (s *Server) OnRequest(f func(at time.Time, r Request)) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if f == nil {
+		s.onRequest = nil
+		return
+	}
+	s.onRequest = func(r Request) { f(time.Now(), r) }
 }
 
 // URL is the API's base URL.
@@ -213,7 +229,11 @@ func (s *Server) answer(w *statusWriter, r *http.Request) func() {
 	defer s.Mu.Unlock()
 	onChange := s.onChange
 	defer func() {
-		s.requests = append(s.requests, Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body), w.status})
+		req := Request{r.Method, r.URL.Path, r.URL.RawQuery, string(body), w.status}
+		s.requests = append(s.requests, req)
+		if s.onRequest != nil {
+			s.onRequest(req)
+		}
 		if w.status >= 200 && w.status < 300 {
 			s.answered[r.Method]++
 		}

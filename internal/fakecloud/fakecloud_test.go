@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 )
@@ -74,5 +75,39 @@ func TestAFaultAnswersInsteadOfTheCloudUnlessItCommitsFirst(t *testing.T) {
 				t.Errorf("recorded %+v, want 3 POSTs, the first answered 500", reqs)
 			}
 		})
+	}
+}
+
+func TestEveryAnsweredRequestIsToldWithItsTimeAndStatus(t *testing.T) {
+	c := &counter{}
+	s := fakecloud.Start(t, c)
+	type seen struct {
+		method, path string
+		status       int
+	}
+	var got []seen
+	before := time.Now()
+	s.OnRequest(func(at time.Time, r fakecloud.Request) {
+		if at.Before(before) || at.After(time.Now()) {
+			t.Errorf("told of %s %s at %v, not while it was answered", r.Method, r.Path, at)
+		}
+		got = append(got, seen{r.Method, r.Path, r.Status})
+	})
+	s.Inject(fakecloud.Fault{Method: http.MethodPost, Status: http.StatusTooManyRequests, RetryAfter: time.Second})
+	post(t, s)
+	post(t, s)
+	want := []seen{{"POST", "/things", http.StatusTooManyRequests}, {"POST", "/things", http.StatusCreated}}
+	if len(got) != len(want) {
+		t.Fatalf("told of %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("request %d: told %v, want %v", i, got[i], want[i])
+		}
+	}
+	s.OnRequest(nil)
+	post(t, s)
+	if len(got) != len(want) {
+		t.Errorf("told of a request after the hook was removed: %v", got)
 	}
 }

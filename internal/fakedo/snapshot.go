@@ -39,6 +39,10 @@ func NewFor(t fakecloud.TB, token string, port int, lifetime time.Duration) *DO 
 // sandbox saves the cloud there, so that a killed sandbox loses nothing it answered.
 func (d *DO) OnChange(f func()) { d.srv.OnChange(f) }
 
+// OnRequest sets what is told of every request once it is answered, under the cloud's lock:
+// tools/fakeclouds logs them for a bench to count.
+func (d *DO) OnRequest(log func(at time.Time, r fakecloud.Request)) { d.srv.OnRequest(log) }
+
 // Save is the cloud's clusters, pools and VPCs as JSON, for Load in a later run.
 func (d *DO) Save() ([]byte, error) {
 	d.srv.Mu.Lock()

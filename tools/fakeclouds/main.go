@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -35,6 +36,7 @@ func main() {
 	doToken := flag.String("digitalocean-token", "", "the token the DigitalOcean API accepts")
 	civoToken := flag.String("civo-token", "", "the token the Civo API accepts")
 	env := flag.String("env", "", "the file to write DIGITALOCEAN_API_URL and CIVO_API_URL to, as KEY=VALUE lines")
+	requests := flag.String("requests", "", "the file to append one line to for every request either cloud answers: unix time, cloud, method, status, path (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as doctl and the civo CLI would (bench/discover.sh)")
 	flag.Parse()
 	if *doToken == "" || *civoToken == "" || *env == "" {
@@ -44,6 +46,11 @@ func main() {
 	s := &server{}
 	do := fakedo.New(s, *doToken)
 	civo := fakecivo.New(s, *civoToken, "")
+	if *requests != "" {
+		if err := logRequests(*requests, do, civo); err != nil {
+			s.Fatalf("request log: %v", err)
+		}
+	}
 	if err := seedClouds(*seeded, do.URL(), *doToken, civo.URL(), *civoToken); err != nil {
 		s.Fatalf("seed: %v", err)
 	}
@@ -60,6 +67,28 @@ func main() {
 	for i := len(s.cleanups) - 1; i >= 0; i-- {
 		s.cleanups[i]()
 	}
+}
+
+// logRequests appends a line to path for every request either cloud answers, as it is answered,
+// so that a bench can count what each command cost between two points in the file. Only the
+// method, status and path are written: a body or a header could hold a secret.
+func logRequests(path string, do *fakedo.DO, civo *fakecivo.Civo) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	logger := func(cloud string) func(time.Time, fakecloud.Request) {
+		return func(at time.Time, r fakecloud.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			// One write a line, unbuffered: the bench reads the file while the clouds serve.
+			_, _ = fmt.Fprintf(f, "%.3f %s %s %d %s\n", float64(at.UnixMilli())/1000, cloud, r.Method, r.Status, r.Path)
+		}
+	}
+	do.OnRequest(logger("digitalocean"))
+	civo.OnRequest(logger("civo"))
+	return nil
 }
 
 // seedClouds creates n clusters in each cloud through its API, as other tools would have, each
