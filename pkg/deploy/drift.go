@@ -33,6 +33,10 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			continue
 		}
 		for _, path := range propertyPaths(step.Paths) {
+			if table != nil && table.NeverReadBack[path] && valueAt(step.Live, path) == nil {
+				// The provider never read it from the cloud: there is nothing to disagree with.
+				continue
+			}
 			field := fieldsOf(table, step.Type, path)
 			live, manifest := cloudValue(table, step, path), valueAt(step.New, path)
 			// The engine names a property it would send again whole (a list the provider

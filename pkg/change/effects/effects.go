@@ -150,6 +150,10 @@ type Table struct {
 	// provider reads it back as when it imports the resource, where they differ: an import knows
 	// only what the cloud says, and the provider may file it under another name.
 	ReadBack map[string]string
+	// NeverReadBack are the properties the provider never reads from the cloud (Pulumi names):
+	// the state holds only what was last sent, nothing after an import, so neither drift nor an
+	// import's check can compare them with the cloud.
+	NeverReadBack map[string]bool
 }
 
 // Attribute is what the pinned provider's source says about one attribute a module sends. Rows

@@ -99,5 +99,9 @@ func Effects() *effects.Table {
 	// flattenNodePool (kubernetes.go) sets node_pool.node_count only when the configuration set it,
 	// which an import has not: the live count is in actual_node_count.
 	cluster.ReadBack = map[string]string{"nodePool.nodeCount": "nodePool.actualNodeCount"}
+	// resourceDigitalOceanKubernetesClusterRead (resource_kubernetes_cluster.go) sets neither:
+	// registry_integration is sent only when its value changes, destroy_all_associated_resources
+	// read only at delete.
+	cluster.NeverReadBack = map[string]bool{"registryIntegration": true, "destroyAllAssociatedResources": true}
 	return effects.Build(cluster)
 }
