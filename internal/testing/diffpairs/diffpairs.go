@@ -190,3 +190,8 @@ func Check(t *testing.T, k kinds.Kind, pairs []Pair) {
 		}
 	}
 }
+
+// Rotate is a rollout block that allows rotation, as the pairs of a pool that may rotate set it.
+func Rotate() *sharedv1.Rollout {
+	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
+}

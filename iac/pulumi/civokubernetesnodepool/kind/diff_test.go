@@ -23,22 +23,20 @@ func cp(f func(*cpv1.CivoKubernetesNodePoolSpec)) func(proto.Message) {
 	return func(m proto.Message) { f(m.(*cpv1.CivoKubernetesNodePoolStackInput).Target.Spec) }
 }
 
-// rotate is a rollout block that allows rotation.
-func rotate() *sharedv1.Rollout {
-	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
-}
-
 // pairs are the Civo node pools' OLD/NEW pairs: both start from examples/civokubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{
 	{Name: "allowing a Civo pool to rotate sends nothing",
-		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Rollout = diffpairs.Rotate() }),
 		Path:   "spec.rollout", Effect: effects.Ignored},
 	{Name: "resizing a Civo pool that allows rotation rotates it",
-		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),
+		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = diffpairs.Rotate() }),
 		Path:   "spec.size", Effect: effects.Rotate},
 	{Name: "moving a Civo pool that allows rotation to another region is still refused",
-		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = civov1.CivoRegion_lon1; s.Rollout = rotate() }),
-		Path:   "spec.region", Effect: effects.Refused, Exit: exitcode.Blocked},
+		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
+			s.Region = civov1.CivoRegion_lon1
+			s.Rollout = diffpairs.Rotate()
+		}),
+		Path: "spec.region", Effect: effects.Refused, Exit: exitcode.Blocked},
 
 	// Civo node pools.
 	{Name: "renaming a Civo pool replaces it",

@@ -32,11 +32,6 @@ func autoscaled(min, max int32) func(*dcv1.DigitalOceanKubernetesClusterSpec) {
 	}
 }
 
-// rotate is a rollout block that allows rotation.
-func rotate() *sharedv1.Rollout {
-	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
-}
-
 // pairs are the DigitalOcean clusters' OLD/NEW pairs: both start from examples/digitaloceankubernetescluster/minimal.yaml.
 var pairs = []diffpairs.Pair{
 	// DigitalOcean clusters: protected by default, so every replacement is refused.
@@ -237,11 +232,11 @@ var pairs = []diffpairs.Pair{
 		},
 		Path: "providerConfig.apiToken", Effect: effects.Update},
 	{Name: "allowing the DigitalOcean default pool to rotate sends nothing",
-		Change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Rollout = rotate() }),
+		Change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DefaultNodePool.Rollout = diffpairs.Rotate() }),
 		Path:   "spec.defaultNodePool.rollout", Effect: effects.Ignored},
 	{Name: "resizing the default pool of a protected cluster that allows rotation rotates the pool",
 		Change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
-			s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", rotate()
+			s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", diffpairs.Rotate()
 		}),
 		Path: "spec.defaultNodePool.size", Effect: effects.Rotate},
 }

@@ -22,11 +22,6 @@ func dp(f func(*dpv1.DigitalOceanKubernetesNodePoolSpec)) func(proto.Message) {
 	return func(m proto.Message) { f(m.(*dpv1.DigitalOceanKubernetesNodePoolStackInput).Target.Spec) }
 }
 
-// rotate is a rollout block that allows rotation.
-func rotate() *sharedv1.Rollout {
-	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
-}
-
 // pairs are the DigitalOcean node pools' OLD/NEW pairs: both start from examples/digitaloceankubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{
 
@@ -41,11 +36,14 @@ var pairs = []diffpairs.Pair{
 		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb" }),
 		Path:   "spec.size", Effect: effects.Replace, Exit: exitcode.Blocked},
 	{Name: "allowing a DigitalOcean pool to rotate sends nothing",
-		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Rollout = rotate() }),
+		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Rollout = diffpairs.Rotate() }),
 		Path:   "spec.rollout", Effect: effects.Ignored},
 	{Name: "resizing a DigitalOcean pool that allows rotation rotates it",
-		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb"; s.Rollout = rotate() }),
-		Path:   "spec.size", Effect: effects.Rotate},
+		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
+			s.Size = "s-8vcpu-16gb"
+			s.Rollout = diffpairs.Rotate()
+		}),
+		Path: "spec.size", Effect: effects.Rotate},
 	{Name: "a rotation needing more surge nodes than maxSurge allows stays a replacement",
 		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) {
 			s.Size, s.Rollout = "s-8vcpu-16gb", &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, MaxSurge: 1}
@@ -58,7 +56,7 @@ var pairs = []diffpairs.Pair{
 		Path: "spec.size", Effect: effects.Replace, Exit: exitcode.Blocked},
 	{Name: "removing every label of a DigitalOcean pool that allows rotation rotates it",
 		Edit:   dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = map[string]string{"workload": "batch"} }),
-		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = nil; s.Rollout = rotate() }),
+		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Labels = nil; s.Rollout = diffpairs.Rotate() }),
 		Path:   "spec.labels", Effect: effects.Rotate},
 	{Name: "scaling a DigitalOcean pool updates it",
 		Change: dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.NodeCount = 4 }),
