@@ -541,6 +541,11 @@ func TestClusterplaneAfterAnUpKilledHalfwaySaysThePendingOperationsAndWhatToRun(
 	if r, code := e.clusterplane(strings.Fields(commands[1])[1:]...); code != 0 {
 		t.Fatalf("%s = %d: %s", commands[1], code, r)
 	}
+	// The stack now holds the cluster, though no up finished on it: status says so, not "no
+	// update yet".
+	if _, reason, message := conditionOf(e.status(manifest), "Ready"); !strings.Contains(message, "no up has finished on it") {
+		t.Errorf("status after recording the cluster = %s: %s, want it to say the stack holds it and no up finished", reason, message)
+	}
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 || strings.Contains(r.stdout, "create") {
 		t.Fatalf("up after following the advice = %d, want nothing to create: %s", code, r)
 	}

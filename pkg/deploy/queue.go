@@ -227,7 +227,13 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoveryTimeout)
 	defer cancel()
 	var interrupted *InterruptedError
-	if err := recovery(rctx, t); errors.As(err, &interrupted) {
+	err := recovery(rctx, t)
+	if err == nil && o.Status == Cancelled && o.Result != nil {
+		// The engine ended the steps it had begun and let go of the stack: what they made is in
+		// it, and nothing waits to be recovered. The same command finishes the rest.
+		o.Reason += "; the engine finished the steps it had begun and nothing is left pending: run it again to finish"
+	}
+	if errors.As(err, &interrupted) {
 		interrupted.Cause = o.Err
 		if len(o.Unmanaged) > 0 {
 			// The operation's own guard asked the cloud and found these: the ids to import.

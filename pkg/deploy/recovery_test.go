@@ -193,3 +193,35 @@ func TestStatusAfterAFailedCreateAsksTheCloudOnceAndNamesTheIdToImport(t *testin
 		t.Errorf("status's Ready does not name the id to import: %s", message)
 	}
 }
+
+func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	c := cluster(t)
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	tests := []struct {
+		name string
+		// result: the engine ran (an up), or the operation never reached it.
+		result *deploy.Result
+		says   bool
+	}{
+		{"an up the engine ended cleanly", &deploy.Result{}, true},
+		{"an operation that never reached the engine", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cancelled, cancel := context.WithCancel(ctx)
+			time.AfterFunc(20*time.Millisecond, cancel)
+			op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+				<-ctx.Done()
+				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled, Result: tt.result}
+			}
+			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploy.Target{c}, nil, op)[0]
+			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != deploy.Cancelled {
+				t.Errorf("%s %q: says to run it again %t, want %t", o.Status, o.Reason, got, tt.says)
+			}
+		})
+	}
+}

@@ -133,6 +133,10 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 		if o.Target.Input == nil || o.Result == nil || i >= len(r.Stacks) {
 			continue
 		}
+		if o.Status == Cancelled || o.Status == Failed {
+			// What an operation that did not end would have cost is no change to report.
+			continue
+		}
 		cloud := cost.CloudOf(o.Target.Input)
 		if cloud == "" {
 			continue

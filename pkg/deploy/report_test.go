@@ -203,18 +203,20 @@ func TestAReportPricesACreateFromNothingButNotAStackThatRecordedNoManifest(t *te
 	c := cluster(t)
 	tests := []struct {
 		name    string
+		status  deploy.Status
 		changes map[string]int
 		// priced is whether the stack's report carries a cost.
 		priced bool
 	}{
-		{"a create, from nothing", map[string]int{"create": 4}, true},
+		{"a create, from nothing", deploy.Done, map[string]int{"create": 4}, true},
 		// An up interrupted before its outputs left the resources in the stack and no manifest:
 		// what it deployed is unknown, and "+$48.00 from $0.00" would read as a new charge.
-		{"resources the stack holds with no manifest recorded", map[string]int{"same": 4}, false},
+		{"resources the stack holds with no manifest recorded", deploy.Done, map[string]int{"same": 4}, false},
+		{"a create cancelled with Ctrl-C", deploy.Cancelled, map[string]int{"create": 4}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			outcomes := []deploy.Outcome{{Target: c, Status: deploy.Done, Result: &deploy.Result{Changes: tt.changes}}}
+			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &deploy.Result{Changes: tt.changes}}}
 			report := deploy.NewReport("up", outcomes)
 			report.Price(outcomes, cost.Table)
 			if got := report.Stacks[0].Cost != nil; got != tt.priced {

@@ -118,6 +118,11 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
+	if _, held := st.ids(guardedType(t.Effects)); last == nil && held {
+		// An up killed before it could record itself, its resource since recorded (refresh
+		// --import-pending-create): the stack holds it, but no up finished.
+		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
+	}
 	if ready.Reason == "ManifestChanged" {
 		if changed := changedFields(t, outputs); changed != "" {
 			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
@@ -153,6 +158,10 @@ func readyOf(last *Update, report *StackStatus) Condition {
 	switch {
 	case last == nil:
 		return Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
+	case last.Result == "failed":
+		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
+		return Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
+			Message: "the last " + last.Operation + " failed or was cancelled: run up again"}
 	case last.Result != "succeeded":
 		return Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}

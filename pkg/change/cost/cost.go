@@ -255,7 +255,7 @@ func (e Estimate) String() string {
 // size has no known price, that the figure leaves it out: an unknown size never reads as free.
 func (d Delta) String() string {
 	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
-	if d.Min == 0 && d.Max == 0 {
+	if d.Min == 0 && d.Max == 0 && len(d.Old.Unknown)+len(d.New.Unknown) == 0 {
 		// "+$0.00" reads as a charge: a change that costs nothing says so.
 		text = "unchanged"
 	}

@@ -22,6 +22,9 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 		{"both up", cost.Delta{Min: 24, Max: 48}, "+$24.00–+$48.00/month"},
 		{"nothing changes", cost.Delta{Old: cost.Estimate{Min: 48, Max: 48}, New: cost.Estimate{Min: 48, Max: 48}},
 			"unchanged ($48.00 → $48.00/month"},
+		// A size with no known price is not counted: the figure cannot say nothing changed.
+		{"nothing counted changes, a size unknown", cost.Delta{Old: cost.Estimate{Unknown: []string{"x-huge"}}, New: cost.Estimate{Unknown: []string{"x-huge"}}},
+			"+$0.00/month, not counting x-huge"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

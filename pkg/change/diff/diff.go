@@ -158,6 +158,12 @@ func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, n
 	}
 	if effect == effects.Replace && w.protected(row.Resource) {
 		effect, reason, refusal = effects.Refused, reason+protectedReason, effects.Protected
+		if !oldMsg.Has(fd) {
+			// Offline, diff cannot see the value the cloud chose when the field was unset.
+			reason += "; but this sets the field for the first time: if it names what the cloud already has " +
+				"(a refusal's advice to write the value back), the provider changes nothing, and preview and up, " +
+				"which ask it, deploy it"
+		}
 	}
 	w.result.Changes = append(w.result.Changes, Change{
 		Path:     row.Path,

@@ -1,6 +1,7 @@
 package kind_test
 
 import (
+	"strings"
 	"testing"
 
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
@@ -8,6 +9,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"google.golang.org/protobuf/proto"
@@ -239,4 +241,32 @@ var pairs = []diffpairs.Pair{
 			s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", diffpairs.Rotate()
 		}),
 		Path: "spec.defaultNodePool.size", Effect: effects.Rotate},
+}
+
+func TestAVPCSetForTheFirstTimeIsRefusedOfflineSayingPreviewAsksTheProvider(t *testing.T) {
+	k := diffpairs.Of(kind.Kind())
+	old := k.Load(t)
+	written := proto.Clone(old)
+	dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-1") })(written)
+	moved := proto.Clone(written)
+	dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-2") })(moved)
+	tests := []struct {
+		name     string
+		from, to proto.Message
+		says     bool
+	}{
+		{"unset, then written", old, written, true},
+		{"one VPC, then another", written, moved, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := diff.Compare(k.Effects, tt.from, tt.to)
+			if err != nil || len(r.Changes) != 1 || r.Changes[0].Effect != effects.Refused {
+				t.Fatalf("%+v %v, want one refused change", r, err)
+			}
+			if got := strings.Contains(r.Changes[0].Reason, "preview and up, which ask it, deploy it"); got != tt.says {
+				t.Errorf("the reason says preview asks the provider: %t, want %t: %s", got, tt.says, r.Changes[0].Reason)
+			}
+		})
+	}
 }
