@@ -161,7 +161,7 @@ func readyOf(last *Update, report *StackStatus) Condition {
 	case last.Result == "failed":
 		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
 		return Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
-			Message: "the last " + last.Operation + " failed or was cancelled: run up again"}
+			Message: "the last " + last.Operation + " failed or was cancelled: run " + command(last.Operation) + " again"}
 	case last.Result != "succeeded":
 		return Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}
@@ -172,6 +172,14 @@ func readyOf(last *Update, report *StackStatus) Condition {
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
 	return Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+}
+
+// command is the clusterplane command that runs an operation of the stack's history again.
+func command(operation string) string {
+	if operation == "update" {
+		return "up"
+	}
+	return operation
 }
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
