@@ -170,7 +170,9 @@ func TestAKilledClusterplaneTakesTheCLIAndEverythingItStartedWithIt(t *testing.T
 	shell(t)
 	mark := fmt.Sprintf("CLUSTERPLANE_TEST_MARK=killed-%d-%d", os.Getpid(), time.Now().UnixNano())
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRunsTheShellCLI$", "-test.timeout=5m")
-	cmd.Env = append(os.Environ(), helperEnv+"="+mark)
+	// The helper is killed, so its own t.TempDir is never removed: it makes it under this
+	// test's, which is.
+	cmd.Env = append(os.Environ(), helperEnv+"="+mark, "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
