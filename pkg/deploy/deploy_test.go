@@ -64,20 +64,7 @@ func namedCluster(t *testing.T, name, env, vpcFrom string) deploy.Target {
 		n, e, _ := strings.Cut(vpcFrom, "-")
 		vpc = fmt.Sprintf("  vpc:\n    valueFrom: {kind: DigitalOceanKubernetesCluster, name: %s, env: %s}\n", n, e)
 	}
-	text := fmt.Sprintf(`apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesCluster
-metadata:
-  name: %s
-  env: %s
-spec:
-  clusterName: %s
-  region: fra1
-  kubernetesVersion: 1.31.1-do.5
-  deletionProtection: false
-%s  defaultNodePool:
-    size: s-2vcpu-4gb
-    nodeCount: 2
-`, name, env, name, vpc)
+	text := strings.Replace(clusterText(name, env), "  defaultNodePool:", vpc+"  defaultNodePool:", 1)
 	return target(t, name+".yaml", text)
 }
 
@@ -85,17 +72,7 @@ spec:
 func pool(t *testing.T, name, clusterFrom string) deploy.Target {
 	t.Helper()
 	n, e, _ := strings.Cut(clusterFrom, "-")
-	text := fmt.Sprintf(`apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesNodePool
-metadata:
-  name: %s
-spec:
-  nodePoolName: %s
-  cluster:
-    valueFrom: {kind: DigitalOceanKubernetesCluster, name: %s, env: %s}
-  size: s-2vcpu-4gb
-  nodeCount: 2
-`, name, name, n, e)
+	text := poolText(name, n, e)
 	return target(t, name+".yaml", text)
 }
 

@@ -262,14 +262,14 @@ func rotated(changes []ResourceChange) []ResourceChange {
 
 // rotatesOnly tells whether every field of rc that the manifest changed is one a rotation carries.
 func rotatesOnly(rc ResourceChange) bool {
-	any := false
+	changed := false
 	for _, f := range rc.Fields {
 		if f.Changed && f.Effect != effects.Rotate {
 			return false
 		}
-		any = any || f.Changed
+		changed = changed || f.Changed
 	}
-	return any
+	return changed
 }
 
 // ReportSchema is the JSON Schema of Report at ReportVersion; make protos writes it to
