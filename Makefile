@@ -19,8 +19,10 @@ SCHEMAS := schemas
 PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 # The Pitfalls page, whose table of replacing and refused changes comes from pkg/change/effects.
 PITFALLS := docs/pitfalls.md
+# The outputs table of docs/deploying.md, between its marker lines.
+OUTPUTS_PAGE := docs/deploying.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
 
 .PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
@@ -67,7 +69,7 @@ protos: tools $(VALIDATE_PROTO)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./tools/schemagen $(SCHEMAS)
 	go run ./tools/pulumischema $(PULUMI_SCHEMA)
-	go run ./tools/docgen $(PITFALLS)
+	go run ./tools/docgen -pitfalls $(PITFALLS) -outputs $(OUTPUTS_PAGE)
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \

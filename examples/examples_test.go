@@ -3,7 +3,6 @@ package examples_test
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,9 +22,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // kind is what the examples of one folder are checked against.
@@ -37,14 +33,14 @@ type kind struct {
 	// cloudType is the provider resource the kind exists to create.
 	cloudType string
 	// outputs are the stack outputs the kind's API declares, in order; secrets those of them it
-	// marks secret (docs/deploying.md lists both, checked below).
+	// marks secret (tools/docgen writes both into docs/deploying.md).
 	outputs []string
 	secrets map[string]bool
 }
 
 // kindOf is what the examples of a kind's folder are checked against, all of it from the list of
 // kinds: its stack input and program, the cloud resource its effects table names, and the outputs
-// its API's StackOutputs message declares (a field marked debug_redact is a secret).
+// its manifest's status.outputs declares (kinds.Kind.Outputs).
 func kindOf(k kindspkg.Kind) kind {
 	out := kind{
 		name: k.Name,
@@ -61,29 +57,11 @@ func kindOf(k kindspkg.Kind) kind {
 	if out.cloudType == "" {
 		out.cloudType = k.Effects.Types[effects.NodePool]
 	}
-	out.outputs, out.secrets = stackOutputs(k)
+	for _, o := range k.Outputs() {
+		out.outputs = append(out.outputs, o.Name)
+		out.secrets[o.Name] = o.Secret
+	}
 	return out
-}
-
-// stackOutputs are the outputs the kind's StackOutputs message (next to its StackInput) declares,
-// in its order, and which of them are secrets.
-func stackOutputs(k kindspkg.Kind) ([]string, map[string]bool) {
-	name := protoreflect.FullName(strings.TrimSuffix(string(k.StackInput().FullName()), "StackInput") + "StackOutputs")
-	secrets := map[string]bool{}
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
-	if err != nil {
-		return nil, secrets
-	}
-	var outputs []string
-	fields := d.(protoreflect.MessageDescriptor).Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		outputs = append(outputs, string(f.Name()))
-		if f.Options().(*descriptorpb.FieldOptions).GetDebugRedact() {
-			secrets[string(f.Name())] = true
-		}
-	}
-	return outputs, secrets
 }
 
 // kinds maps each folder of examples/ to its kind: the kind's program name. A folder that is not
@@ -300,39 +278,6 @@ func TestEachKindsOptionsAreATypeOfItsOwn(t *testing.T) {
 			if a != b && ta.AssignableTo(tb) {
 				t.Errorf("an option of the %s (%v) can be given to the %s's New (%v)", a, ta, b, tb)
 			}
-		}
-	}
-}
-
-// The outputs table of docs/deploying.md lists each kind's outputs, its secrets in bold, as the
-// kind's API declares them; a kind whose StackOutputs message cannot be found has none and fails.
-func TestTheDocsListEachKindsOutputsAndTheirSecrets(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "deploying.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	for _, line := range strings.Split(string(doc), "\n") {
-		if cells := strings.Split(line, "|"); len(cells) == 4 && strings.Contains(cells[2], "`") {
-			rows = append(rows, strings.TrimSpace(cells[2]))
-		}
-	}
-	for _, k := range registry.Kinds() {
-		outputs, secrets := stackOutputs(k)
-		if len(outputs) == 0 {
-			t.Errorf("%s: no %sStackOutputs message declares its outputs", k.Name, k.Name)
-			continue
-		}
-		want := make([]string, len(outputs))
-		for i, name := range outputs {
-			want[i] = "`" + name + "`"
-			if secrets[name] {
-				want[i] = "**" + want[i] + "**"
-			}
-		}
-		if !slices.Contains(rows, strings.Join(want, ", ")) {
-			t.Errorf("docs/deploying.md's outputs table has no row %s for %s; its rows:\n%s", strings.Join(want, ", "),
-				k.Name, strings.Join(rows, "\n"))
 		}
 	}
 }

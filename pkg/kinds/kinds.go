@@ -11,6 +11,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
@@ -184,6 +185,36 @@ func (l List) Schema() []pulumischema.Component {
 			customs = append(customs, c.Token)
 		}
 		out[i] = pulumischema.ComponentOf(k.StackInput(), customs...)
+	}
+	return out
+}
+
+// Output is one stack output of a kind: its name as the stack exports it (cluster_id), and
+// whether the kind's API marks it secret (debug_redact).
+type Output struct {
+	Name   string
+	Secret bool
+}
+
+// Outputs are the stack outputs the kind's API declares, in the order it declares them: the
+// fields of its manifest's status.outputs. A kind without that message has none.
+func (k Kind) Outputs() []Output {
+	target := k.StackInput().Fields().ByName("target")
+	if target == nil || target.Message() == nil {
+		return nil
+	}
+	status := target.Message().Fields().ByName("status")
+	if status == nil || status.Message() == nil {
+		return nil
+	}
+	outputs := status.Message().Fields().ByName("outputs")
+	if outputs == nil || outputs.Message() == nil {
+		return nil
+	}
+	fields := outputs.Message().Fields()
+	out := make([]Output, fields.Len())
+	for i := range fields.Len() {
+		out[i] = Output{Name: string(fields.Get(i).Name()), Secret: rules.Secret(fields.Get(i))}
 	}
 	return out
 }
