@@ -386,8 +386,8 @@ func (c *Client) evict(ctx context.Context, pod *corev1.Pod, progress func(strin
 // message is what the API server said, without the request line.
 func message(err error) string {
 	var se *kube.StatusError
-	if errors.As(err, &se) && se.Message != "" {
-		return se.Message
+	if errors.As(err, &se) && se.API.Message != "" {
+		return se.API.Message
 	}
 	return err.Error()
 }

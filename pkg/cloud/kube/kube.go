@@ -13,14 +13,14 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 
 	"github.com/pkg/errors"
 	"golang.org/x/time/rate"
@@ -160,35 +160,25 @@ func (c *Client) SetRate(perSecond float64, burst int) {
 	c.limit = rate.NewLimiter(rate.Limit(perSecond), burst)
 }
 
-// StatusError is an answer of the API server other than 2xx, with the reason and message of the
-// Status object it sends (the server's words, which never hold the caller's credentials).
+// StatusError is an answer of the API server other than 2xx: the request and status as every
+// cloud API's error says them (cloudapi.Error, whose Message is the Status object's message, e.g.
+// that an eviction would violate a disruption budget: the server's words, which never hold the
+// caller's credentials), with what only Kubernetes adds.
 type StatusError struct {
-	Method, Path string
-	Code         int
+	API cloudapi.Error
 	// Reason is the Status's reason (NotFound, TooManyRequests, Forbidden...), when it sent one.
 	Reason string
-	// Message is the Status's message, e.g. that an eviction would violate a disruption budget.
-	Message string
 	// Causes are the Status's details.causes reasons (e.g. NamespaceTerminating).
 	Causes []string
 }
 
-func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.Path, e.Code)
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
-}
+func (e *StatusError) Error() string { return e.API.Error() }
+
+// Unwrap lets cloudapi.StatusOf read the status of a Kubernetes answer as of any other API's.
+func (e *StatusError) Unwrap() error { return &e.API }
 
 // Code is the HTTP status of a StatusError anywhere in err's chain, 0 for any other error.
-func Code(err error) int {
-	var se *StatusError
-	if errors.As(err, &se) {
-		return se.Code
-	}
-	return 0
-}
+func Code(err error) int { return cloudapi.StatusOf(err) }
 
 // IsNotFound tells whether the server answered 404.
 func IsNotFound(err error) bool { return Code(err) == http.StatusNotFound }
@@ -273,7 +263,7 @@ func (c *Client) once(ctx context.Context, method, path string, query url.Values
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		se := &StatusError{Method: method, Path: path, Code: resp.StatusCode}
+		se := &StatusError{API: cloudapi.Error{Method: method, Path: path, Status: resp.StatusCode}}
 		var st struct {
 			Reason  string `json:"reason"`
 			Message string `json:"message"`
@@ -284,15 +274,17 @@ func (c *Client) once(ctx context.Context, method, path string, query url.Values
 			} `json:"details"`
 		}
 		if json.Unmarshal(data, &st) == nil {
-			se.Reason, se.Message = st.Reason, st.Message
+			se.Reason, se.API.Message = st.Reason, st.Message
 			for _, c := range st.Details.Causes {
 				se.Causes = append(se.Causes, c.Reason)
 			}
 		}
 		var wait time.Duration
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
-				wait = min(time.Duration(secs)*time.Second, 30*time.Second)
+			// Only an answer that says when to come back is asked again; it waits at least a
+			// second, at most 30.
+			if h := resp.Header.Get("Retry-After"); h != "" {
+				wait = max(cloudapi.RetryAfter(h, 30*time.Second, time.Now()), time.Second)
 			}
 		}
 		return wait, se

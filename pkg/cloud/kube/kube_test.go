@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -199,28 +201,47 @@ func TestASelectorReadsTheSameEveryTime(t *testing.T) {
 }
 
 func TestAGetTheServerAsksToRetryIsSentAgainButAnEvictionIsNot(t *testing.T) {
-	calls := map[string]int{}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls[r.Method]++
-		if calls[r.Method] == 1 {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			_, _ = w.Write([]byte(`{"kind":"Status","reason":"TooManyRequests","message":"too many requests, please try again later"}`))
-			return
-		}
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer srv.Close()
-	c, err := New(kubeconfigFor(srv, "{token: t}"))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, retryAfter string
+		// gets is how many GETs reach the server: 2 when the first is asked again.
+		gets int
+	}{
+		{"a Retry-After in seconds", "1", 2},
+		{"a Retry-After as an HTTP date", time.Now().Add(time.Second).UTC().Format(http.TimeFormat), 2},
+		{"no Retry-After", "", 1},
 	}
-	if err := c.Get(context.Background(), "/api/v1/nodes/n", nil); err != nil || calls["GET"] != 2 {
-		t.Errorf("Get = %v after %d calls; want it sent again after the Retry-After", err, calls["GET"])
-	}
-	// A 429 to a POST is the caller's to handle: an eviction's is a PodDisruptionBudget's no.
-	if err := c.Post(context.Background(), "/api/v1/namespaces/a/pods/b/eviction", map[string]string{}, nil); !IsTooManyRequests(err) || calls["POST"] != 1 {
-		t.Errorf("Post = %v after %d calls; want the 429 returned at once", err, calls["POST"])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := map[string]int{}
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls[r.Method]++
+				if calls[r.Method] == 1 {
+					if tt.retryAfter != "" {
+						w.Header().Set("Retry-After", tt.retryAfter)
+					}
+					w.WriteHeader(http.StatusTooManyRequests)
+					_, _ = w.Write([]byte(`{"kind":"Status","reason":"TooManyRequests","message":"too many requests, please try again later"}`))
+					return
+				}
+				_, _ = w.Write([]byte(`{}`))
+			}))
+			defer srv.Close()
+			c, err := New(kubeconfigFor(srv, "{token: t}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.Get(context.Background(), "/api/v1/nodes/n", nil)
+			if calls["GET"] != tt.gets || (tt.gets == 2) != (err == nil) {
+				t.Errorf("Get = %v after %d calls; want %d", err, calls["GET"], tt.gets)
+			}
+			if tt.gets == 1 && (cloudapi.StatusOf(err) != 429 || !strings.Contains(err.Error(), "GET /api/v1/nodes/n: HTTP 429 too many requests")) {
+				t.Errorf("Get = %v, want the request, the status and the server's message, as every API's errors say them", err)
+			}
+			// A 429 to a POST is the caller's to handle: an eviction's is a PodDisruptionBudget's no.
+			if err := c.Post(context.Background(), "/api/v1/namespaces/a/pods/b/eviction", map[string]string{}, nil); !IsTooManyRequests(err) || calls["POST"] != 1 {
+				t.Errorf("Post = %v after %d calls; want the 429 returned at once", err, calls["POST"])
+			}
+		})
 	}
 }
 
