@@ -11,17 +11,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // upgradeCommand is `clusterplane upgrade`, whose one command is plan.
@@ -102,7 +97,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	var clusterTargets []deploy.Target
 	byStack := map[string]string{}
 	for _, t := range targets {
-		if c, ok := upgradeCluster(t); ok {
+		if c, ok := upgrade.ClusterOf(t.File, t.Kind, t.Input); ok {
 			// Two files of one stack (a manifest and its .stack-input.yaml twin) would plan the
 			// cluster twice, each a row and a place in the fleet's order: refused, as preview does.
 			if other, ok := byStack[t.Key()]; ok {
@@ -127,7 +122,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	}
 	var written []string
 	if write {
-		if written, err = writeNext(clusters, plans); err != nil {
+		if written, err = upgrade.WriteNext(clusters, plans); err != nil {
 			f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
@@ -154,7 +149,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
 	// upgrade: the deploy commands exit 1 for it too.
 	for _, c := range clusters {
-		if _, ok := c.Cloud.(noCloud); ok {
+		if _, ok := c.Cloud.(upgrade.NoCloud); ok {
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
@@ -173,79 +168,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// upgradeCluster is what upgrade plans of a target: a cluster manifest and its cloud; false for
-// a node pool (no kubernetes_version). It reads the manifest through its fields' names, so that
-// no kind's API is named outside the kind's folder.
-func upgradeCluster(t deploy.Target) (upgrade.Cluster, bool) {
-	target := stackinput.Target(t.Input).ProtoReflect()
-	spec := protofield.Message(target, "spec")
-	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
-		return upgrade.Cluster{}, false
-	}
-	md, pc := protofield.Message(target, "metadata"), protofield.Message(t.Input.ProtoReflect(), "provider_config")
-	c := upgrade.Cluster{File: t.File, Kind: t.Kind, Name: text(md, "name"), Env: text(md, "env"),
-		Goal: annotation(md, upgrade.GoalAnnotation), ClusterName: text(spec, "cluster_name"),
-		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
-	var cloud provider.Cloud
-	digitalOcean := false
-	switch cost.CloudOf(t.Input) {
-	case cost.DigitalOcean:
-		cloud, digitalOcean = provider.DigitalOcean, true
-	case cost.Civo:
-		cloud = provider.Civo
-	default:
-		return upgrade.Cluster{}, false
-	}
-	token, url, err := cloud.Resolve(text(pc, "api_token"), text(pc, "api_url"))
-	switch {
-	case err != nil:
-		c.Cloud = noCloud{err}
-	case token == "":
-		c.Cloud = noCloud{errors.Errorf("no %s API token (providerConfig.apiToken or %s)", cloud.Name, cloud.TokenEnv)}
-	case digitalOcean:
-		c.Cloud = upgrade.NewDigitalOcean(url, token)
-	default:
-		c.Cloud = upgrade.NewCivo(url, token, c.Region)
-	}
-	return c, true
-}
-
-// text is m's string or enum field of the proto name as a manifest writes it, "" when none.
-func text(m protoreflect.Message, name protoreflect.Name) string {
-	if m == nil {
-		return ""
-	}
-	fd := m.Descriptor().Fields().ByName(name)
-	switch {
-	case fd == nil:
-		return ""
-	case fd.Kind() == protoreflect.EnumKind:
-		if v := fd.Enum().Values().ByNumber(m.Get(fd).Enum()); v != nil {
-			return string(v.Name())
-		}
-		return ""
-	case fd.Kind() == protoreflect.StringKind:
-		return m.Get(fd).String()
-	}
-	return ""
-}
-
-// annotation is metadata md's annotation key, "" when unset.
-func annotation(md protoreflect.Message, key string) string {
-	if md == nil {
-		return ""
-	}
-	fd := md.Descriptor().Fields().ByName("annotations")
-	if fd == nil || !fd.IsMap() {
-		return ""
-	}
-	v := md.Get(fd).Map().Get(protoreflect.ValueOfString(key).MapKey())
-	if !v.IsValid() {
-		return ""
-	}
-	return v.String()
-}
-
 // clusterIDs sets each cluster's ID from its stack's cluster_id output where the stack exists,
 // so that the plan is of the cluster the stack deployed, whatever else holds its name. Without a
 // backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by its name, and
@@ -259,7 +181,7 @@ func (f *factory) clusterIDs(ctx context.Context, targets []deploy.Target, clust
 		return
 	}
 	for i, t := range targets {
-		id, err := stackClusterID(ctx, b, t)
+		id, err := deploy.StackOutput(ctx, b, t, "cluster_id")
 		if err != nil {
 			clusters[i].Note = "found by name, the stack not read: " + firstLine(err.Error())
 		}
@@ -267,80 +189,9 @@ func (f *factory) clusterIDs(ctx context.Context, targets []deploy.Target, clust
 	}
 }
 
-// stackClusterID is the cluster_id output of t's stack; "" when the stack does not exist or has
-// none.
-func stackClusterID(ctx context.Context, b deploy.Backend, t deploy.Target) (string, error) {
-	exists, err := b.Exists(ctx, t.Project, t.Stack)
-	if err != nil || !exists {
-		return "", err
-	}
-	s, err := b.Open(ctx, t.Project, t.Stack, t.Program())
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	outputs, err := s.Outputs(ctx)
-	if err != nil {
-		return "", err
-	}
-	id, _ := outputs["cluster_id"].Value.(string)
-	return id, nil
-}
-
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// noCloud is a cloud that cannot be asked, and says why.
-type noCloud struct{ err error }
-
-func (n noCloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
-	return upgrade.Live{}, false, n.err
-}
-func (n noCloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error) {
-	return upgrade.Offer{}, n.err
-}
-func (n noCloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) {
-	return nil, n.err
-}
-func (n noCloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error) { return nil, n.err }
-
-// writeNext sets the manifest of each plan that has a next step and nothing blocking to that
-// step, file by file; it returns what it wrote, "file: name version".
-func writeNext(clusters []upgrade.Cluster, plans []upgrade.ClusterPlan) ([]string, error) {
-	var written []string
-	for _, p := range plans {
-		if p.Blocked() || p.Next() == "" {
-			continue
-		}
-		goal := p.Target
-		for _, c := range clusters {
-			if c.File == p.File && c.Name == p.Name && c.Kind == p.Kind {
-				goal = c.Target()
-			}
-		}
-		data, err := os.ReadFile(p.File)
-		if err != nil {
-			return written, errors.Wrapf(err, "read %s", p.File)
-		}
-		out, err := upgrade.Write(data, p.Kind, p.Name, p.Next(), goal)
-		if err != nil {
-			return written, errors.Wrapf(err, "%s", p.File)
-		}
-		if bytes.Equal(out, data) {
-			continue // the manifest says the next step already
-		}
-		info, err := os.Stat(p.File)
-		if err != nil {
-			return written, errors.Wrapf(err, "stat %s", p.File)
-		}
-		if err := os.WriteFile(p.File, out, info.Mode().Perm()); err != nil {
-			return written, errors.Wrapf(err, "write %s", p.File)
-		}
-		written = append(written, fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next()))
-	}
-	return written, nil
 }
 
 func envOf(p upgrade.ClusterPlan) string {

@@ -2,7 +2,9 @@ package upgrade
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -214,4 +216,42 @@ func entry(m *yaml.Node, key string) (k, v *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// WriteNext sets the manifest of each plan that has a next step and nothing blocking to that
+// step, file by file, keeping each file's mode; it returns what it wrote, "file: name
+// kubernetesVersion version". A file that says the next step already is left alone.
+func WriteNext(clusters []Cluster, plans []ClusterPlan) ([]string, error) {
+	var written []string
+	for _, p := range plans {
+		if p.Blocked() || p.Next() == "" {
+			continue
+		}
+		goal := p.Target
+		for _, c := range clusters {
+			if c.File == p.File && c.Name == p.Name && c.Kind == p.Kind {
+				goal = c.Target()
+			}
+		}
+		data, err := os.ReadFile(p.File)
+		if err != nil {
+			return written, errors.Wrapf(err, "read %s", p.File)
+		}
+		out, err := Write(data, p.Kind, p.Name, p.Next(), goal)
+		if err != nil {
+			return written, errors.Wrapf(err, "%s", p.File)
+		}
+		if bytes.Equal(out, data) {
+			continue
+		}
+		info, err := os.Stat(p.File)
+		if err != nil {
+			return written, errors.Wrapf(err, "stat %s", p.File)
+		}
+		if err := os.WriteFile(p.File, out, info.Mode().Perm()); err != nil {
+			return written, errors.Wrapf(err, "write %s", p.File)
+		}
+		written = append(written, fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next()))
+	}
+	return written, nil
 }

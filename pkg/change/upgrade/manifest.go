@@ -1,0 +1,101 @@
+package upgrade
+
+import (
+	"context"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// ClusterOf is what a plan needs of a manifest (stackInput, read from file, of kind): the
+// cluster and the cloud to ask, with the token and URL the deploy commands would use; false for
+// a node pool (no kubernetes_version) or a kind of no cloud clusterplane knows. It reads the
+// manifest through its fields' names, so that no kind's API is named outside the kind's folder.
+// A cluster whose cloud cannot be asked (no token) gets a Cloud that says why at every question.
+func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
+	target := stackinput.Target(stackInput).ProtoReflect()
+	spec := protofield.Message(target, "spec")
+	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
+		return Cluster{}, false
+	}
+	md, pc := protofield.Message(target, "metadata"), protofield.Message(stackInput.ProtoReflect(), "provider_config")
+	c := Cluster{File: file, Kind: kind, Name: text(md, "name"), Env: text(md, "env"),
+		Goal: annotation(md, GoalAnnotation), ClusterName: text(spec, "cluster_name"),
+		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
+	var cloud provider.Cloud
+	digitalOcean := false
+	switch cost.CloudOf(stackInput) {
+	case cost.DigitalOcean:
+		cloud, digitalOcean = provider.DigitalOcean, true
+	case cost.Civo:
+		cloud = provider.Civo
+	default:
+		return Cluster{}, false
+	}
+	token, url, err := cloud.Resolve(text(pc, "api_token"), text(pc, "api_url"))
+	switch {
+	case err != nil:
+		c.Cloud = NoCloud{err}
+	case token == "":
+		c.Cloud = NoCloud{errors.Errorf("no %s API token (providerConfig.apiToken or %s)", cloud.Name, cloud.TokenEnv)}
+	case digitalOcean:
+		c.Cloud = NewDigitalOcean(url, token)
+	default:
+		c.Cloud = NewCivo(url, token, c.Region)
+	}
+	return c, true
+}
+
+// text is m's string or enum field of the proto name as a manifest writes it, "" when none.
+func text(m protoreflect.Message, name protoreflect.Name) string {
+	if m == nil {
+		return ""
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	switch {
+	case fd == nil:
+		return ""
+	case fd.Kind() == protoreflect.EnumKind:
+		if v := fd.Enum().Values().ByNumber(m.Get(fd).Enum()); v != nil {
+			return string(v.Name())
+		}
+		return ""
+	case fd.Kind() == protoreflect.StringKind:
+		return m.Get(fd).String()
+	}
+	return ""
+}
+
+// annotation is metadata md's annotation key, "" when unset.
+func annotation(md protoreflect.Message, key string) string {
+	if md == nil {
+		return ""
+	}
+	fd := md.Descriptor().Fields().ByName("annotations")
+	if fd == nil || !fd.IsMap() {
+		return ""
+	}
+	v := md.Get(fd).Map().Get(protoreflect.ValueOfString(key).MapKey())
+	if !v.IsValid() {
+		return ""
+	}
+	return v.String()
+}
+
+// NoCloud is a cloud that cannot be asked, and says why at every question: a cluster without a
+// token is a mistake to fix, not a blocked upgrade.
+type NoCloud struct{ Err error }
+
+func (n NoCloud) Find(context.Context, string, string, string) (Live, bool, error) {
+	return Live{}, false, n.Err
+}
+func (n NoCloud) Offer(context.Context, Live) (Offer, error) { return Offer{}, n.Err }
+func (n NoCloud) Lint(context.Context, Live) ([]Diagnostic, error) {
+	return nil, n.Err
+}
+func (n NoCloud) Kubeconfig(context.Context, Live) ([]byte, error) { return nil, n.Err }
