@@ -5,6 +5,7 @@
 package cost
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -38,8 +39,11 @@ type Prices struct {
 	// Sizes are the monthly prices by size; HAFee the high-availability control plane's.
 	Sizes map[string]float64
 	HAFee float64
-	// Source and Date say where the prices come from and when they were read.
+	// Source and Date say where the sizes' prices come from and when they were read.
 	Source, Date string
+	// HAFeeSource says where HAFee comes from when Source does not list it (DigitalOcean's sizes
+	// API has no such fee), with its date; "" when Source has it.
+	HAFeeSource string
 	// Unpriced are sizes the cloud offers that Sizes does not price.
 	Unpriced []string
 }
@@ -120,12 +124,8 @@ func Read(ctx context.Context, cloud string) (Prices, string) {
 // which the API does not list, is the table's.
 func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) {
 	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
-		Date: time.Now().UTC().Format(time.DateOnly)}
-	// The report adds the date the sizes were read: the table's own date only when it differs.
-	p.Source = "DigitalOcean sizes API and, for the HA fee, " + TableSource
-	if TableDate != p.Date {
-		p.Source += " of " + TableDate
-	}
+		Source: "DigitalOcean sizes API", Date: time.Now().UTC().Format(time.DateOnly),
+		HAFeeSource: TableSource + " of " + TableDate}
 	opt := &godo.ListOptions{PerPage: 200}
 	for {
 		sizes, resp, err := client.Sizes.List(ctx, opt)
@@ -178,6 +178,9 @@ type Estimate struct {
 	Unknown []string `json:"unknownSizes,omitempty"`
 	Source  string   `json:"source"`
 	Date    string   `json:"date"`
+	// HAFeeSource says where the HA fee counted in Min and Max comes from, when not from Source;
+	// "" when no fee is counted: a cluster without high availability is not priced by it.
+	HAFeeSource string `json:"haFeeSource,omitempty"`
 }
 
 // Of estimates a stack input's (a message with target.spec) monthly cost with p.
@@ -190,6 +193,7 @@ func Of(input proto.Message, p Prices) Estimate {
 	if protofield.Bool(spec, "highlyAvailable") {
 		e.Min += p.HAFee
 		e.Max += p.HAFee
+		e.HAFeeSource = p.HAFeeSource
 	}
 	unknown := map[string]bool{}
 	pools(spec, func(pool protoreflect.Message) {
@@ -262,8 +266,21 @@ func (d Delta) String() string {
 	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
 		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
 	}
-	return fmt.Sprintf("%s (%s → %s/month; prices: %s, %s)", text, money(d.Old.Min, d.Old.Max, false),
-		money(d.New.Min, d.New.Max, false), d.New.Source, d.New.Date)
+	// The HA fee's source is said when either side counts the fee: turning HA off prices it too.
+	cited := d.New
+	cited.HAFeeSource = cmp.Or(d.New.HAFeeSource, d.Old.HAFeeSource)
+	return fmt.Sprintf("%s (%s → %s/month; %s)", text, money(d.Old.Min, d.Old.Max, false),
+		money(d.New.Min, d.New.Max, false), cited.Citation())
+}
+
+// Citation says where the estimate's prices come from: "prices: SOURCE, DATE", and the HA fee's
+// source when it counts one from elsewhere.
+func (e Estimate) Citation() string {
+	text := "prices: " + e.Source + ", " + e.Date
+	if e.HAFeeSource != "" {
+		text += "; the HA fee: " + e.HAFeeSource
+	}
+	return text
 }
 
 // union is the sizes of a and b, each once, sorted.

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"google.golang.org/protobuf/proto"
 )
 
 func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *testing.T) {
@@ -35,7 +37,9 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 	}
 }
 
-func TestPricesFromTheSizesAPISayEachDateOnce(t *testing.T) {
+// The sizes API's prices name the API and the day they were read; the HA fee, which the API does
+// not list, is cited from the table only where a fee is counted.
+func TestPricesFromTheSizesAPICiteTheHAFeeOnlyWhereOneIsCounted(t *testing.T) {
 	const token = "dop_v1_date-once-token"
 	do := fakedo.New(t, token)
 	t.Setenv(provider.DigitalOceanTokenEnv, token)
@@ -44,11 +48,30 @@ func TestPricesFromTheSizesAPISayEachDateOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
+	pool := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
 	scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3")
-	got := cost.Compare(old, scaled, prices).String()
-	// The read date and the table's (the same on the day the table was written) each once.
-	if strings.Count(got, prices.Date) != 1 || strings.Count(got, cost.TableDate) != 1 {
-		t.Errorf("%s: want each date said once", got)
+	ha := parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster)
+	noHA := parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster, "highlyAvailable: true", "highlyAvailable: false")
+	fee := "; the HA fee: " + cost.TableSource + " of " + cost.TableDate
+	tests := []struct {
+		name     string
+		old, new proto.Message
+		cites    bool
+	}{
+		{"a pool scaled", pool, scaled, false},
+		{"a cluster without HA created", nil, noHA, false},
+		{"an HA cluster created", nil, ha, true},
+		{"HA turned off", ha, noHA, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := cost.Compare(tt.old, tt.new, prices).String()
+			if !strings.Contains(got, "prices: DigitalOcean sizes API, "+prices.Date) {
+				t.Errorf("%s: want the sizes API and the day it was read", got)
+			}
+			if strings.Contains(got, fee) != tt.cites || strings.Count(got, "HA fee") > 1 {
+				t.Errorf("%s: cites the HA fee %t, want %t", got, strings.Contains(got, fee), tt.cites)
+			}
+		})
 	}
 }

@@ -101,7 +101,7 @@ func WriteText(w io.Writer, p *Plan) error {
 		return err
 	}
 	if p.Cost != nil {
-		fmt.Fprintf(w, "\nMONTHLY COST\n  %s (prices: %s, %s)\n", p.Cost, p.Cost.Source, p.Cost.Date)
+		fmt.Fprintf(w, "\nMONTHLY COST\n  %s (%s)\n", p.Cost, p.Cost.Citation())
 	}
 	return nil
 }
