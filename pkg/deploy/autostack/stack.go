@@ -88,10 +88,26 @@ func (s *stackOf) CancelCommand() string {
 }
 
 // progress is where the engine's progress of an operation goes: w, redacted, since the engine
-// prints the backend's URL when it cannot open it. Its last line is written by Flush, which the
-// operation calls when the engine is done.
-func (s *stackOf) progress(w io.Writer) *redact.Writer {
-	return redact.NewWriter(w, s.backend.redactor())
+// prints the backend's URL when it cannot open it, with the recorded manifest's output folded.
+// Its last line is written by Flush, which the operation calls when the engine is done.
+func (s *stackOf) progress(w io.Writer) *progressWriter {
+	fold := foldManifest(w)
+	return &progressWriter{Writer: redact.NewWriter(fold, s.backend.redactor()), fold: fold}
+}
+
+// progressWriter redacts, then folds.
+type progressWriter struct {
+	*redact.Writer
+	fold *folding
+}
+
+// Flush writes the redacted last line, then what the fold still holds.
+func (p *progressWriter) Flush() error {
+	err := p.Writer.Flush()
+	if ferr := p.fold.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // Preview previews the stack's program.
