@@ -137,3 +137,19 @@ func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing
 		})
 	}
 }
+
+// A user who reads only validate's help learns that a size or version missing from the
+// catalogue is a warning under a rule id, and why it does not fail the run.
+func TestValidatesHelpSaysWhatTheCatalogueWarnsOf(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run([]string{"validate", "--help"}); code != exitcode.OK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	help := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"catalogue.size", "catalogue.version", "is a warning", "leaves the exit code as it is",
+		"refuse what it does not"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("validate --help does not say %q:\n%s", want, stdout.String())
+		}
+	}
+}

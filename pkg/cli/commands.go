@@ -27,6 +27,12 @@ node_modules, vendor, .terraform and what a .gitignore at the folder's top ignor
 and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
 checked. An empty file is invalid. - reads standard input.
 
+A node size or Kubernetes version the cloud's catalogue does not list is a warning, with the
+nearest spelling it does list (rule ids catalogue.size and catalogue.version in -o json), and
+leaves the exit code as it is: the catalogue validate reads (clusterplane's own, or
+DigitalOcean's sizes API when DIGITALOCEAN_TOKEN is set) may be older than the cloud. preview and
+up, given a token, ask the cloud what it offers now and refuse what it does not.
+
 With --policy (or $CLUSTERPLANE_POLICY), every valid manifest is also checked against the
 organisation's rules (docs/policy.md): a rule at level deny makes it invalid, one at level warn
 is a warning.
