@@ -13,6 +13,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -152,11 +153,21 @@ func changes(w io.Writer, r deploy.Report) {
 		for _, rc := range s.Resources {
 			for _, f := range rc.Fields {
 				if f.Changed {
-					fmt.Fprintf(w, "  %s %s: %s (%s)\n", rc.Operation, f.Path, values(f.Old, f.New), f.Effect)
+					fmt.Fprintf(w, "  %s %s: %s%s\n", rc.Operation, f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
 				}
 			}
 		}
 	}
+}
+
+// unlike is " (effect)" when a field's effect differs from the operation on its resource (a
+// replace brought by a field the effects table calls a refusal, say), else "": "update
+// spec.tags: [] → [a]", not "… (update)" again.
+func unlike(operation string, effect effects.Effect) string {
+	if string(effect) == operation {
+		return ""
+	}
+	return " (" + string(effect) + ")"
 }
 
 // hasFields tells whether a stack's resource changes name a manifest field that changed.
@@ -469,7 +480,7 @@ func upPlan(t deploy.Target, preview deploy.Result) string {
 		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
 		for _, f := range rc.Fields {
 			if f.Changed {
-				fmt.Fprintf(&b, "    %s: %s (%s)\n", f.Path, values(f.Old, f.New), f.Effect)
+				fmt.Fprintf(&b, "    %s: %s%s\n", f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
 			} else {
 				fmt.Fprintf(&b, "    %s (%s)\n", f.Path, f.Effect)
 			}

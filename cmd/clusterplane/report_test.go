@@ -161,3 +161,23 @@ func TestAFailureSaysWhatToRunInEveryFormatNotOnlyInTheTable(t *testing.T) {
 		})
 	}
 }
+
+// Under the table, a changed field reads once as what happens to its resource: an update's field
+// says no "(update)" after it again, while a field whose effect differs from its resource's
+// operation keeps its own word.
+func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, dir)
+	edit(t, dir, "pool.yaml", "nodeCount: 2", "nodeCount: 3")
+	r := deployRun(t, b, strings.NewReader(""), false, "preview", dir)
+	if r.code != exitcode.OK {
+		t.Fatalf("preview: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "  update spec.nodeCount: 2 → 3\n") || strings.Contains(r.stdout, "(update)") {
+		t.Errorf("preview says:\n%s\nwant `update spec.nodeCount: 2 → 3` without (update) after it", r.stdout)
+	}
+	if got := unlike("update", "update") + "|" + unlike("replace", "refused"); got != "| (refused)" {
+		t.Errorf("unlike says %q", got)
+	}
+}
