@@ -27,6 +27,10 @@ spec:
   kubernetesVersion: 1.31.1-do.5
 ` + spec
 	}
+	// doClusterWith is a DigitalOcean cluster whose metadata has more lines after its name.
+	doClusterWith := func(metadata, spec string) string {
+		return strings.Replace(doCluster(spec), "  name: dev-fra1\n", "  name: dev-fra1\n"+metadata, 1)
+	}
 	civoPool := func(spec string) string {
 		return `apiVersion: civo.clusterplane.dev/v1
 kind: CivoKubernetesNodePool
@@ -67,6 +71,23 @@ spec:
     - Team-Platform
     - team-platform
 `), want: "12:7 spec.tags[1] tags.case_insensitive_unique"},
+		{name: "two labels whose tags differ only in case are named at the second", text: doClusterWith(`  labels:
+    Team: a
+    team: a
+`, `  defaultNodePool: {size: s-2vcpu-4gb, nodeCount: 2}
+`), want: "7:5 metadata.labels[\"team\"] tags.case_insensitive_unique"},
+		{name: "a tag that differs only in case from the one metadata.env makes is named", text: doClusterWith(`  env: prod
+`, `  defaultNodePool: {size: s-2vcpu-4gb, nodeCount: 2}
+  tags: [Environment:prod]
+`), want: "11:10 spec.tags[0] tags.case_insensitive_unique"},
+		{name: "a default pool's tag that differs only in case from a label's is named", text: doClusterWith(`  labels: {team: a}
+`, `  defaultNodePool: {size: s-2vcpu-4gb, nodeCount: 2, tags: [Team:a]}
+`), want: "10:61 spec.defaultNodePool.tags[0] tags.case_insensitive_unique"},
+		{name: "a tag spelt as a label's is the same tag and accepted", text: doClusterWith(`  env: prod
+  labels: {team: a}
+`, `  defaultNodePool: {size: s-2vcpu-4gb, nodeCount: 2, tags: [team:a]}
+  tags: [environment:prod, team:a]
+`)},
 		{name: "DigitalOcean tags that differ by more than case are accepted", text: doCluster(`  defaultNodePool: {size: s-2vcpu-4gb, nodeCount: 2}
   tags: [team-platform, team-platforms]
 `)},

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,7 +43,7 @@ const digitalOceanPackage = "clusterplane.provider.digitalocean."
 // them ("spec.tags[2]", `spec.labels["team"]`). No value appears in a message or, for a map key
 // that looks like a token, in a path.
 func check(m protoreflect.Message, path string) []Violation {
-	out := apiURL(m, path)
+	out := append(apiURL(m, path), derivedCaseCollisions(m, path)...)
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if rules.Secret(fd) {
 			return true // the token's own field
@@ -154,3 +157,81 @@ func join(path, name string) string {
 func lastSegment(path string) string {
 	return path[strings.LastIndex(path, ".")+1:]
 }
+
+// derivedCaseCollisions names each tag a DigitalOcean manifest m (at path) would send that
+// differs only in case from another: the module adds to each tags list the tags it derives from
+// metadata (labels.Standard: resource-kind, resource-name, environment…, every metadata.labels
+// entry), so `metadata.labels {Team: a, team: a}`, or `metadata.env: prod` beside `spec.tags:
+// [Environment:prod]`, would send two tags the provider keeps as one, and the plan would never
+// settle. A collision inside one list the user wrote is caseCollisions'.
+func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
+	md := m.Descriptor()
+	metaField, specField := md.Fields().ByName("metadata"), md.Fields().ByName("spec")
+	if !strings.HasPrefix(string(md.FullName()), digitalOceanPackage) || metaField == nil || specField == nil ||
+		specField.Message() == nil {
+		return nil
+	}
+	meta, ok := m.Get(metaField).Message().Interface().(*sharedv1.CloudResourceMetadata)
+	if !ok {
+		return nil
+	}
+	// made holds each derived tag by its lower case, with the field that makes it.
+	type madeTag struct{ tag, by string }
+	made := map[string]madeTag{}
+	var out []Violation
+	add := func(tag, by, at string) {
+		if other, seen := made[strings.ToLower(tag)]; seen {
+			if other.tag != tag {
+				out = append(out, Violation{Field: at, RuleID: RuleTagCase, Message: fmt.Sprintf("makes the tag %q, which differs "+
+					"only in case from the one %s makes: DigitalOcean tags ignore case, so the two would be one tag", tag, other.by)})
+			}
+			return
+		}
+		made[strings.ToLower(tag)] = madeTag{tag: tag, by: by}
+	}
+	standard := labels.Standard(string(md.Name()), meta)
+	keys := make([]string, 0, len(standard))
+	for k := range standard {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		tag := labels.Tags(map[string]string{k: standard[k]}, nil)[0]
+		by := "metadata.labels[" + strconv.Quote(k) + "]"
+		if _, label := meta.GetLabels()[k]; !label {
+			by = derivedFrom[k]
+		}
+		add(tag, by, join(path, by))
+	}
+	// Each tags list of the spec is sent with the derived tags.
+	spec := m.Get(specField).Message()
+	type tagList struct {
+		at   string
+		list protoreflect.List
+	}
+	var lists []tagList
+	if fd := spec.Descriptor().Fields().ByName("tags"); fd != nil && fd.IsList() {
+		lists = append(lists, tagList{join(path, "spec.tags"), spec.Get(fd).List()})
+	}
+	if fd := spec.Descriptor().Fields().ByName("default_node_pool"); fd != nil && fd.Message() != nil && spec.Has(fd) {
+		pool := spec.Get(fd).Message()
+		if tf := pool.Descriptor().Fields().ByName("tags"); tf != nil && tf.IsList() {
+			lists = append(lists, tagList{join(path, "spec.default_node_pool.tags"), pool.Get(tf).List()})
+		}
+	}
+	for _, l := range lists {
+		for i := 0; i < l.list.Len(); i++ {
+			tag := l.list.Get(i).String()
+			if other, seen := made[strings.ToLower(tag)]; seen && other.tag != tag {
+				out = append(out, Violation{Field: fmt.Sprintf("%s[%d]", l.at, i), RuleID: RuleTagCase, Message: fmt.Sprintf(
+					"differs only in case from the tag %q %s makes: DigitalOcean tags ignore case, so the two would be one tag",
+					other.tag, other.by)})
+			}
+		}
+	}
+	return out
+}
+
+// derivedFrom is the manifest field behind each label labels.Standard derives.
+var derivedFrom = map[string]string{labels.ResourceKind: "kind", labels.ResourceName: "metadata.name",
+	labels.ResourceID: "metadata.id", labels.Organization: "metadata.org", labels.Environment: "metadata.env"}

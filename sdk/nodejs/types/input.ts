@@ -169,7 +169,7 @@ export namespace digitalocean {
          */
         size: pulumi.Input<string>;
         /**
-         * DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+         * DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
          *
          * Rules:
          * - at most 64 items

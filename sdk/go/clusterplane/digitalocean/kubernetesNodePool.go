@@ -109,7 +109,7 @@ type kubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size string `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -185,7 +185,7 @@ type KubernetesNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size pulumi.StringInput
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items

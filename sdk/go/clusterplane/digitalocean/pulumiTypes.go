@@ -285,7 +285,7 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size string `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -361,7 +361,7 @@ type DigitalOceanKubernetesClusterDefaultNodePoolArgs struct {
 	// Rules:
 	// - required: must be set and not empty
 	Size pulumi.StringInput `pulumi:"size"`
-	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 	//
 	// Rules:
 	// - at most 64 items
@@ -475,7 +475,7 @@ func (o DigitalOceanKubernetesClusterDefaultNodePoolOutput) Size() pulumi.String
 	return o.ApplyT(func(v DigitalOceanKubernetesClusterDefaultNodePool) string { return v.Size }).(pulumi.StringOutput)
 }
 
-// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 //
 // Rules:
 // - at most 64 items

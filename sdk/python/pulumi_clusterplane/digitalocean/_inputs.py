@@ -204,7 +204,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgsDict(TypedDict):
     """
     tags: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
     """
-    DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+    DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 
     Rules:
     - at most 64 items
@@ -276,7 +276,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input['_shared.RolloutArgs'] rollout: Whether a change that would replace the cluster through this pool (its size, or removing every label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one takes its place as the default pool (DigitalOcean's provider finds the default pool by its terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
                
                Rules:
                - at most 64 items
@@ -440,7 +440,7 @@ class DigitalOceanKubernetesClusterDefaultNodePoolArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+        DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 
         Rules:
         - at most 64 items

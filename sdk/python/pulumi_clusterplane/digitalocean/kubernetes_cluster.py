@@ -107,7 +107,7 @@ class KubernetesClusterArgs:
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them (environment:prod beside Environment:prod). Changing it updates the cluster's tags in place.
                
                Rules:
                - at most 64 items
@@ -480,7 +480,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them (environment:prod beside Environment:prod). Changing it updates the cluster's tags in place.
 
         Rules:
         - at most 64 items
@@ -607,7 +607,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused. Sent with the derived standard tags. Changing it updates the cluster's tags in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring case), so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them (environment:prod beside Environment:prod). Changing it updates the cluster's tags in place.
                
                Rules:
                - at most 64 items

@@ -85,7 +85,7 @@ class KubernetesNodePoolArgs:
                - node_count must be between min_nodes and max_nodes when auto_scale is true
         :param pulumi.Input['DigitalOceanProviderConfigArgs'] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input['_shared.RolloutArgs'] rollout: Whether a change that would replace the pool (its size, or removing every label) may rotate it instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted, and the new one renamed to node_pool_name (see "Rotating node pools" in docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
                
                Rules:
                - at most 64 items
@@ -294,7 +294,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+        DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
 
         Rules:
         - at most 64 items
@@ -397,7 +397,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                
                Rules:
                - required: must be set and not empty
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused. Changing it updates the pool in place.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a case-insensitive set, so two that differ only in case are refused, also against the standard tags derived from metadata and sent with them. Changing it updates the pool in place.
                
                Rules:
                - at most 64 items

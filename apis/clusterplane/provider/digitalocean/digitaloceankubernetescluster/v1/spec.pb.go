@@ -186,7 +186,8 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// DigitalOcean tags on the cluster, e.g. ["team-platform"]: unique, letters, digits, `:`, `-` and
 	// `_`, at most 255 characters, not `k8s` nor starting with `k8s:` or `terraform:` (the provider
 	// manages those). DigitalOcean tags are a case-insensitive set (the provider hashes them ignoring
-	// case), so two that differ only in case are refused. Sent with the derived standard tags.
+	// case), so two that differ only in case are refused, also against the standard tags derived
+	// from metadata and sent with them (environment:prod beside Environment:prod).
 	// Changing it updates the cluster's tags in place.
 	Tags []string `protobuf:"bytes,17,rep,name=tags,proto3" json:"tags,omitempty"`
 	// Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the
@@ -581,8 +582,8 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// pool in place.
 	Taints []*v11.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
 	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
-	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
-	// in place.
+	// case-insensitive set, so two that differ only in case are refused, also against the standard
+	// tags derived from metadata and sent with them. Changing it updates the pool in place.
 	Tags []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	// Whether a change that would replace the cluster through this pool (its size, or removing every
 	// label) may rotate the pool instead, e.g. `{strategy: ROTATE}`: a pool with the new settings is

@@ -66,8 +66,8 @@ type DigitalOceanKubernetesNodePoolSpec struct {
 	// pool in place.
 	Taints []*v1.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
 	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
-	// case-insensitive set, so two that differ only in case are refused. Changing it updates the pool
-	// in place.
+	// case-insensitive set, so two that differ only in case are refused, also against the standard
+	// tags derived from metadata and sent with them. Changing it updates the pool in place.
 	Tags []string `protobuf:"bytes,9,rep,name=tags,proto3" json:"tags,omitempty"`
 	// Whether a change that would replace the pool (its size, or removing every label) may rotate it
 	// instead, e.g. `{strategy: ROTATE, maxSurge: 3}`: a pool with the new settings is created next
