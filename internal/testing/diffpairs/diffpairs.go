@@ -79,7 +79,10 @@ type Pair struct {
 	Args   []string
 	Path   string
 	Effect effects.Effect
-	Exit   int
+	// Refusal, when set, is what the provider does with the refused change deployed anyway: a
+	// removal the provider keeps (kept) reads differently from a change that fails at apply.
+	Refusal effects.Refusal
+	Exit    int
 	// Invalid: the spec's rules refuse NEW before diff compares anything.
 	Invalid bool
 }
@@ -170,6 +173,9 @@ func Check(t *testing.T, k kinds.Kind, pairs []Pair) {
 				found = true
 				if c.Effect != p.Effect {
 					t.Errorf("%s: effect %s, want %s (%s)", c.Path, c.Effect, p.Effect, c.Reason)
+				}
+				if p.Refusal != "" && c.Refusal != p.Refusal {
+					t.Errorf("%s: refusal %q, want %q (%s)", c.Path, c.Refusal, p.Refusal, c.Reason)
 				}
 			}
 			if !found {

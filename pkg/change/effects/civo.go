@@ -39,6 +39,14 @@ const (
 	CivoUpdated = "Civo updates it on the running cluster"
 )
 
+// CivoKeptWhenUnsent is what removing a field of an Optional and Computed attribute does: the
+// module stops sending it and the provider keeps the value the resource has. instead says what to
+// write.
+func CivoKeptWhenUnsent(attribute, instead string) *Decision {
+	return &Decision{Effect: Refused, Refusal: Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the " +
+		"module stops sending it the provider keeps the value the resource has, so removing the field changes nothing; " + instead}
+}
+
 // Where the Civo facts are read: terraform-provider-civo v1.1.4 (bundled by pulumi-civo 2.4.8) and
 // the civogo it pins, v0.3.89.
 const (

@@ -202,7 +202,7 @@ export interface KubernetesClusterArgs {
      */
     metadata?: pulumi.Input<inputs.shared.CloudResourceMetadataArgs | undefined>;
     /**
-     * Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+     * Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply. Removing it from a deployed cluster is refused too: the provider keeps the network, so nothing would change.
      *
      * Rules:
      * - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads

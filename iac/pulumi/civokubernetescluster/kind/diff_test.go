@@ -57,7 +57,10 @@ var pairs = []diffpairs.Pair{
 		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.Network = sharedv1.StringValue("0c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5")
 		}),
-		Path: "spec.network", Effect: effects.Refused, Exit: exitcode.Blocked},
+		Path: "spec.network", Effect: effects.Refused, Refusal: effects.FailsAtApply, Exit: exitcode.Blocked},
+	{Name: "removing a Civo cluster's network changes nothing: the provider keeps it",
+		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Network = nil }),
+		Path:   "spec.network", Effect: effects.Refused, Refusal: effects.Kept, Exit: exitcode.Blocked},
 	{Name: "putting a Civo cluster behind a given firewall updates it",
 		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) {
 			s.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")

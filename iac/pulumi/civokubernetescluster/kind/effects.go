@@ -26,7 +26,11 @@ func Effects() *effects.Table {
 			{Path: "spec.applications", Resource: effects.Cluster, Attribute: effects.CivoCluster + "applications", Effect: effects.Refused, Refusal: effects.FailsAtPreview,
 				Reason: "the Civo provider rejects the change at preview (applications are installed at creation only); install more with the Civo CLI or Helm"},
 			{Path: "spec.network", Resource: effects.Cluster, Attribute: effects.CivoCluster + "network_id", Effect: effects.Refused, Refusal: effects.FailsAtApply,
-				Reason: "a cluster cannot move between networks: " + effects.CivoFailsAtApply},
+				Reason: "a cluster cannot move between networks: " + effects.CivoFailsAtApply,
+				// The cluster's and the firewall's network_id are Optional and Computed
+				// (resource_kubernetes_cluster.go, resource_firewall.go): unsent, both stay.
+				Removed: effects.CivoKeptWhenUnsent("network_id", "the cluster stays in its network; write the network's id back "+
+					"(the stack's network_id output)")},
 			{Path: "spec.firewall", Resource: effects.Cluster, Attribute: effects.CivoCluster + "firewall_id", Effect: effects.Update,
 				Reason: "Civo moves the cluster behind the other firewall in place; a firewall the module created is deleted once unused"},
 			{Path: "spec.apiServerAllowedCidrs", Resource: effects.Firewall, Attribute: effects.CivoFirewall + "ingress_rule", Effect: effects.Update,

@@ -92,7 +92,7 @@ class KubernetesClusterArgs:
                - firewall.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads firewall_id)
                - firewall must be a Civo firewall id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input['_shared.CloudResourceMetadataArgs'] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input['_shared.StringValueOrRefArgs'] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+        :param pulumi.Input['_shared.StringValueOrRefArgs'] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply. Removing it from a deployed cluster is refused too: the provider keeps the network, so nothing would change.
                
                Rules:
                - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
@@ -308,7 +308,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def network(self) -> pulumi.Input[Optional['_shared.StringValueOrRefArgs']]:
         """
-        Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+        Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply. Removing it from a deployed cluster is refused too: the provider keeps the network, so nothing would change.
 
         Rules:
         - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads
@@ -424,7 +424,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
                - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
         :param pulumi.Input[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']] metadata: Name and context of the resources: their tags and labels derive from it. By default only the name, which is the component's own name.
-        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply.
+        :param pulumi.Input[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']] network: Id of the Civo network the cluster joins, e.g. `{value: "8f4a..."}`, or a reference to another stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its firewall join the region's default network, as the civo CLI and dashboard place them (the Civo provider asks Civo for the network marked default). Changing it is refused: a cluster cannot move between networks, and the Civo provider fails at apply. Removing it from a deployed cluster is refused too: the provider keeps the network, so nothing would change.
                
                Rules:
                - network.valueFrom.kind must be CivoKubernetesCluster, the kind whose stack the reference reads

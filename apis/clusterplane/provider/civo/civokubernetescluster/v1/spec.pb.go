@@ -158,7 +158,8 @@ type CivoKubernetesClusterSpec struct {
 	// stack's output (`network_id` unless field_path says otherwise). Unset, the cluster and its
 	// firewall join the region's default network, as the civo CLI and dashboard place them (the Civo
 	// provider asks Civo for the network marked default). Changing it is refused: a cluster cannot
-	// move between networks, and the Civo provider fails at apply.
+	// move between networks, and the Civo provider fails at apply. Removing it from a deployed
+	// cluster is refused too: the provider keeps the network, so nothing would change.
 	Network *v11.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
 	// Id of an existing Civo firewall for the cluster, or a reference to another stack's output
 	// (`firewall_id` unless field_path says otherwise). When absent the module creates one on the
