@@ -43,24 +43,6 @@ import (
 // The walk runs in this process through pkg/deploy, on one backend and one pair of loopback clouds
 // shared by every change, each change on a stack of its own.
 
-// del removes a field in an edit.
-var del = struct{ name string }{"delete"}
-
-// edit sets the manifest field at a dotted path ("spec.defaultNodePool.nodeCount") to value, or
-// removes it (del).
-type edit struct {
-	path  string
-	value any
-}
-
-// change is one change of the walk: a row, the edits that make the old and the new manifest from
-// the kind's base, and the claim the test expects diff to make (checked first: the walk holds the
-// claim, whatever it is, against the provider).
-type change struct {
-	kind, row, name string
-	old, new        []edit
-}
-
 // walk is the shared state of the effects walk.
 type walk struct {
 	deployer *deploy.Deployer
@@ -68,17 +50,6 @@ type walk struct {
 	// exercised counts the rows exercised, by kind and path.
 	exercised map[string]map[string]int
 }
-
-// walkIDs are the ids of what the walk seeds into each change's clouds, which the bases and the
-// changes name.
-var walkIDs = struct {
-	doCluster, doCluster2                   string
-	civoCluster, civoCluster2               string
-	civoNetwork, civoNetwork2, civoFirewall string
-	vpc, vpc2                               string
-}{doClusterID, doGPUClusterID, civoClusterID, "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2910",
-	"8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b", "3c1e0f62-9d4b-4a7e-b8c5-2f6a1d9e0b73", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-	"0c9e8d7f-1a2b-4c3d-8e9f-0a1b2c3d4e5f", "1d0f9e8a-2b3c-4d4e-9f0a-1b2c3d4e5f60"}
 
 // clouds are one change's own loopback clouds: a change never sees another's resources (Civo's and
 // DigitalOcean's lists come in pages, which the providers read only the first of).
@@ -94,62 +65,35 @@ func newClouds(t *testing.T) clouds {
 	c := clouds{do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
 	c.do.AcceptToken(walkDOToken2)
 	c.civo.AcceptToken(walkCivoToken2)
-	for _, id := range []string{walkIDs.doCluster, walkIDs.doCluster2} {
+	for _, id := range []string{walkIDs["doCluster"], walkIDs["doCluster2"]} {
 		c.do.SeedCluster(godo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], RegionSlug: "fra1",
 			NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 1}}})
 	}
-	c.do.SeedVPC(walkIDs.vpc, "fra1")
-	c.do.SeedVPC(walkIDs.vpc2, "fra1")
-	c.civo.SeedNetwork(walkIDs.civoNetwork, "walk-network", "fra1")
-	c.civo.SeedNetwork(walkIDs.civoNetwork2, "walk-network-2", "fra1")
-	c.civo.SeedFirewall(walkIDs.civoFirewall, "walk-firewall", "fra1", walkIDs.civoNetwork)
-	for _, id := range []string{walkIDs.civoCluster, walkIDs.civoCluster2} {
+	c.do.SeedVPC(walkIDs["vpc"], "fra1")
+	c.do.SeedVPC(walkIDs["vpc2"], "fra1")
+	c.civo.SeedNetwork(walkIDs["civoNetwork"], "walk-network", "fra1")
+	c.civo.SeedNetwork(walkIDs["civoNetwork2"], "walk-network-2", "fra1")
+	c.civo.SeedFirewall(walkIDs["civoFirewall"], "walk-firewall", "fra1", walkIDs["civoNetwork"])
+	for _, id := range []string{walkIDs["civoCluster"], walkIDs["civoCluster2"]} {
 		c.civo.SeedCluster(civogo.KubernetesCluster{ID: id, Name: "seeded-" + id[:8], NetworkID: c.civo.DefaultNetworkID("fra1")})
 	}
 	return c
 }
 
-// url stands for the change's own cloud's URL in an edit's value: "{url}", or "{url}/".
-const url = "{url}"
-
-const (
-	walkDOToken2   = "dop_v1_" + "e2e0sentinel0second0token0digitalocean0never0in0state0or0logs00"
-	walkCivoToken2 = "e2eSENTINEL43civo77second"
-)
-
-// base is the deployable manifest every change of kind starts from, named name, with the change's
-// own cloud's URL and token as its provider config.
-func (w *walk) base(kind, name string, cl clouds) map[string]any {
+// base is the deployable manifest every change of c's kind starts from, named name, with the
+// change's own cloud's URL and token as its provider config; and the values of the placeholders
+// of the change's edits.
+func (w *walk) base(c change, name string, cl clouds) (map[string]any, map[string]string) {
 	group, provider := "digitalocean", map[string]any{"apiToken": doToken, "apiUrl": cl.do.URL()}
-	if k, _ := registry.Kinds().ByName(kind); cloudOf(k) == "civo" {
+	if k, _ := registry.Kinds().ByName(c.kind); cloudOf(k) == "civo" {
 		group, provider = "civo", map[string]any{"apiToken": civoToken, "apiUrl": cl.civo.URL()}
 	}
-	return map[string]any{"apiVersion": group + ".clusterplane.dev/v1", "kind": kind, "metadata": map[string]any{"name": name},
-		"spec": baseSpec(kind, name), "providerConfig": provider}
+	vars := walkVars(name, provider["apiUrl"].(string))
+	return map[string]any{"apiVersion": group + ".clusterplane.dev/v1", "kind": c.kind, "metadata": map[string]any{"name": name},
+		"spec": expand(c.base, vars), "providerConfig": provider}, vars
 }
 
-// baseSpec is the spec of the base manifest of kind, named name; nil for a kind it has none for.
-func baseSpec(kind, name string) map[string]any {
-	c := walkIDs
-	var spec map[string]any
-	switch kind {
-	case "DigitalOceanKubernetesCluster":
-		spec = map[string]any{"clusterName": name, "region": "fra1", "kubernetesVersion": "1.31.1-do.5",
-			"deletionProtection": false, "defaultNodePool": map[string]any{"size": "s-2vcpu-4gb", "nodeCount": 1}}
-	case "DigitalOceanKubernetesNodePool":
-		spec = map[string]any{"nodePoolName": name, "cluster": map[string]any{"value": c.doCluster}, "size": "s-2vcpu-4gb", "nodeCount": 1}
-	case "CivoKubernetesCluster":
-		spec = map[string]any{"clusterName": name, "region": "fra1", "kubernetesVersion": "1.30.5-k3s1", "clusterType": "k3s",
-			"network": map[string]any{"value": c.civoNetwork}, "deletionProtection": false,
-			"defaultNodePool": map[string]any{"size": "g4s.kube.small", "nodeCount": 1}}
-	case "CivoKubernetesNodePool":
-		spec = map[string]any{"nodePoolName": name, "cluster": map[string]any{"value": c.civoCluster}, "region": "fra1",
-			"size": "g4s.kube.medium", "nodeCount": 1}
-	}
-	return spec
-}
-
-// apply applies edits to a copy of m, "{url}" in a value standing for the manifest's API URL.
+// apply applies edits to a copy of m.
 func apply(m map[string]any, edits []edit) map[string]any {
 	data, _ := json.Marshal(m)
 	var out map[string]any
@@ -169,11 +113,7 @@ func apply(m map[string]any, edits []edit) map[string]any {
 			delete(cur, parts[len(parts)-1])
 			continue
 		}
-		value := e.value
-		if text, ok := value.(string); ok && strings.HasPrefix(text, url) {
-			value = m["providerConfig"].(map[string]any)["apiUrl"].(string) + strings.TrimPrefix(text, url)
-		}
-		cur[parts[len(parts)-1]] = value
+		cur[parts[len(parts)-1]] = e.value
 	}
 	return out
 }
@@ -250,13 +190,14 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		t.Fatalf("no row %s %s", c.kind, c.row)
 	}
 	stack := fmt.Sprintf("w%03d", n)
-	name := strings.ToLower(strings.NewReplacer("DigitalOceanKubernetes", "do", "CivoKubernetes", "civo").Replace(c.kind)) + fmt.Sprintf("-%03d", n)
-	base := w.base(c.kind, name, newClouds(t))
-	oldT, err := w.target(t, apply(base, c.old), stack)
+	k, _ := registry.Kinds().ByName(c.kind)
+	name := fmt.Sprintf("%s-%03d", k.Short, n)
+	base, vars := w.base(c, name, newClouds(t))
+	oldT, err := w.target(t, apply(base, expandEdits(c.old, vars)), stack)
 	if err != nil {
 		t.Fatalf("the old manifest: %v", err)
 	}
-	newM := apply(base, c.new)
+	newM := apply(base, expandEdits(c.new, vars))
 	newT, newErr := w.target(t, newM, stack)
 
 	var claim diff.Change
@@ -428,9 +369,13 @@ func TestEveryRowOfTheEffectsTableHoldsAgainstTheRealProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	changes, err := effectChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := &walk{deployer: &deploy.Deployer{Backend: backend}, exercised: map[string]map[string]int{}}
 	t.Run("changes", func(t *testing.T) {
-		for i, c := range effectChanges() {
+		for i, c := range changes {
 			t.Run(c.kind+"/"+c.row+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
 				w.run(t, i, c)
