@@ -48,3 +48,23 @@ func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carrie
 	}
 	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
 }
+
+// replacedBesides are the paths of the changes from the manifest the stack last deployed to
+// input that replace something, rotations aside (a change a rotation carries out is a rotate).
+func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]Output) ([]string, error) {
+	old, err := deployedInput(input, outputs)
+	if err != nil || old == nil {
+		return nil, err
+	}
+	result, err := diff.Compare(table, old, input)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range result.Changes {
+		if c.Effect == effects.Replace {
+			paths = append(paths, c.Path)
+		}
+	}
+	return paths, nil
+}
