@@ -74,6 +74,17 @@ func describeRotations(rotations []diff.Rotation) string {
 	return strings.Join(parts, "; ")
 }
 
+// replacedByRotation is what the engine would replace instead of the rotations: the pool, or
+// through a default pool the cluster.
+func replacedByRotation(rotations []diff.Rotation) string {
+	for _, r := range rotations {
+		if r.Pool != "spec" {
+			return "cluster"
+		}
+	}
+	return "pool"
+}
+
 // onlyPoolReplaced tells whether every replacement of res is of a resource of type typ: the pool
 // the rotation stands in for.
 func onlyPoolReplaced(res Result, typ string) bool {
