@@ -82,6 +82,12 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		return err
 	}, nil)
 	if err != nil {
+		var protected *ProtectedError
+		if errors.As(err, &protected) {
+			if o, ok := d.protectedRotation(ctx, t, s, res); ok {
+				return o
+			}
+		}
 		forget(ctx, s, created)
 		return failed(err)
 	}

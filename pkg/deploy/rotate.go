@@ -450,6 +450,37 @@ func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
 	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
 }
 
+// protectedRotation reads a preview the engine refused, because it would replace a protected
+// cluster, as the rotation of its default pool that up carries out instead: up never sends the
+// engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
+// ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
+// every replacement the engine planned is of the cluster.
+func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res Result) (_ Outcome, ok bool) {
+	st, err := readState(ctx, s)
+	if err != nil {
+		return Outcome{}, false
+	}
+	outputs := st.outputs()
+	refused, err := Refused(t.Effects, t.Input, outputs)
+	if err != nil || len(refused) > 0 {
+		return Outcome{}, false
+	}
+	blocked, carried, err := rotationGate(t, outputs)
+	if err != nil || blocked != nil || len(carried) == 0 {
+		return Outcome{}, false
+	}
+	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
+		!onlyPoolReplaced(res, guardedType(t.Effects)) {
+		return Outcome{}, false
+	}
+	if w := d.progress(t); w != nil {
+		fmt.Fprintf(w, "The engine refuses above to replace the protected %s; up does not replace it: it rotates the pool (%s).\n",
+			replacedByRotation(carried), describeRotations(carried))
+	}
+	return Outcome{Status: Done, Result: &res, Rotations: carried,
+		Reason: "rotation " + describeRotations(carried) + "; the engine then finds the new pool"}, true
+}
+
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
 // finished: not Ready, saying where it stopped; ready otherwise.
 func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
