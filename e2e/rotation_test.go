@@ -3,33 +3,149 @@
 package e2e_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/digitalocean/godo"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// A rotation up does not carry out (a cluster's default pool, a Civo pool) is planned by diff and
-// preview, and up stops before the engine, which would replace the pool (or, through the default
-// pool, the cluster) instead. A DigitalOcean pool's rotation up carries out: rotateup_test.go.
-func TestARotationTheManifestAllowsIsPlannedAndTheEngineNeverReplacesThePoolMeanwhile(t *testing.T) {
+// up carries out the rotation of a DigitalOcean cluster's default pool, on the real engine and
+// provider, the loopback cloud and a real control plane, and the (protected) cluster is never
+// replaced: a PDB that allows no eviction stops the rotation at its drain timeout with both pools
+// and the old one still the default pool; the next up, once the PDB allows evictions, finishes
+// it, never below the PDB's minimum. The cluster keeps its id; its one pool is new, of the new
+// size, under the old name and carrying the tag by which the provider reads the default pool;
+// a second up, drift and preview find nothing to do.
+func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) {
 	t.Parallel()
-	t.Run("the DigitalOcean default pool of a protected cluster", func(t *testing.T) {
-		t.Parallel()
-		e := newEnv(t)
-		text := example(t, "digitaloceankubernetescluster/minimal.yaml")
-		manifest := e.write("cluster.yaml", text)
-		if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
-			t.Fatalf("up = %d: %s", code, r)
+	start := time.Now()
+	e := newEnv(t)
+	k := newKubeCluster(t)
+	cs := k.clientset()
+	ctx := context.Background()
+
+	text := strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "nodeCount: 2",
+		"nodeCount: 2\n    rollout:\n      strategy: ROTATE\n      drainTimeoutMinutes: 1\n      readyTimeoutMinutes: 3", 1)
+	manifest := e.write("cluster.yaml", text)
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	before := e.doCluster("dev-fra1")
+	if len(before.NodePools) != 1 || !slices.Contains(before.NodePools[0].Tags, defaultpool.Tag) {
+		t.Fatalf("the new cluster's pools: %+v, want one tagged %s", before.NodePools, defaultpool.Tag)
+	}
+	oldPool := *before.NodePools[0]
+	e.do.SetNodes(before.ID, k.nodes())
+	e.do.SetKubeconfig(before.ID, k.kubeconfig())
+	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	waitFor(t, time.Minute, "the default pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
+	workload(t, cs, "shop", 4, 4)
+
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb", 1))
+	if r, code := e.clusterplane("diff", manifest, resized); code != 0 || !strings.Contains(r.stdout, defaultpool.Tag) {
+		t.Errorf("diff = %d, want 0 and the default pool's tag handed over: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", resized); code != 0 || !strings.Contains(r.stdout+r.stderr, "rotation pool default") {
+		t.Errorf("preview = %d, want 0 naming the rotation up carries out: %s", code, r)
+	}
+
+	// 1. The drain times out: both pools stay, the old one cordoned and still the default pool.
+	podsBefore := podsOn(t, cs, "shop")
+	if r, code := e.clusterplane("up", resized, "--yes"); code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") {
+		t.Fatalf("up with a PDB that allows nothing = %d, want non-zero saying both pools stay: %s", code, r)
+	}
+	mid := e.doCluster("dev-fra1")
+	if mid.ID != before.ID || fmt.Sprint(poolsOf(mid)) != "[default default-surge]" {
+		t.Errorf("after the stopped drain the cluster is %s with pools %v, want %s with default and default-surge", mid.ID, poolsOf(mid), before.ID)
+	}
+	if old := e.doPool(before.ID, "default"); old.ID != oldPool.ID || !slices.Contains(old.Tags, defaultpool.Tag) {
+		t.Errorf("after the stopped drain the default pool is %s tagged %v, want the old %s still tagged", old.ID, old.Tags, oldPool.ID)
+	}
+	for node, cordoned := range nodesOf(t, cs, oldSel) {
+		if !cordoned {
+			t.Errorf("old node %s is schedulable after the stopped drain", node)
 		}
-		before := e.doCluster("dev-fra1")
-		resized := e.write("resized.yaml", strings.Replace(text, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}", 1))
-		if r, code := e.clusterplane("diff", manifest, resized); code != 0 || !strings.Contains(r.stdout, "terraform:default-node-pool") {
-			t.Errorf("diff = %d, want 0 and the default pool's tag handed over: %s", code, r)
+	}
+	if after := podsOn(t, cs, "shop"); fmt.Sprint(after) != fmt.Sprint(podsBefore) {
+		t.Errorf("the workload moved: Ready pods by node %v before, %v after", podsBefore, after)
+	}
+
+	// 2. The PDB now allows one eviction at a time: the next up finishes the rotation.
+	pdb, err := cs.PolicyV1().PodDisruptionBudgets("shop").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := intstr.FromInt32(3)
+	pdb.Spec.MinAvailable = &three
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("shop").Update(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sampler := sampleReady(t, cs, "shop")
+	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 {
+		t.Fatalf("up after the stopped drain = %d, want 0: %s", code, r)
+	}
+	after := e.doCluster("dev-fra1")
+	if after.ID != before.ID {
+		t.Errorf("the cluster was replaced: %s, was %s", after.ID, before.ID)
+	}
+	if len(after.NodePools) != 1 {
+		t.Fatalf("after the rotation the cluster has pools %v, want one", poolsOf(after))
+	}
+	pool := after.NodePools[0]
+	if pool.ID == oldPool.ID || pool.Name != "default" || pool.Size != "s-4vcpu-8gb" || !slices.Contains(pool.Tags, defaultpool.Tag) {
+		t.Errorf("the cluster's pool is %s %q of %s tagged %v; want a new pool (not %s) named default of s-4vcpu-8gb tagged %s",
+			pool.ID, pool.Name, pool.Size, pool.Tags, oldPool.ID, defaultpool.Tag)
+	}
+	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
+		newNodes := nodesOf(t, cs, newSel)
+		n := 0
+		for node, count := range podsOn(t, cs, "shop") {
+			if _, ok := newNodes[node]; ok && strings.HasPrefix(node, "default-surge") {
+				n += count
+			}
 		}
-		if r, code := e.clusterplane("up", resized, "--yes"); code != 3 || !strings.Contains(r.stdout+r.stderr, "rotation planned") {
-			t.Errorf("up = %d, want 3 naming the planned rotation: %s", code, r)
-		}
-		if after := e.doCluster("dev-fra1"); after.ID != before.ID || after.NodePools[0].Size != "s-2vcpu-4gb" {
-			t.Errorf("the cluster is %s with a %s pool, want %s untouched", after.ID, after.NodePools[0].Size, before.ID)
-		}
+		return n == 4
 	})
+	lowest, events := sampler.result()
+	if events == 0 || lowest < 3 {
+		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
+	}
+
+	// 3. Nothing left to do, and the stack's outputs name the new pool.
+	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
+		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", resized); code != 0 {
+		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") || strings.Contains(r.stdout, "replace") {
+		t.Errorf("preview after the rotation = %d, want 0, no rotation and nothing replaced: %s", code, r)
+	}
+	if r, code := e.clusterplane("status", resized, "-o", "json"); code != 0 || strings.Contains(r.stdout, "RotationUnderWay") ||
+		!strings.Contains(r.stdout, pool.ID) {
+		t.Errorf("status after the rotation = %d, want the new pool %s and no rotation under way: %s", code, pool.ID, r)
+	}
+	if final := e.doCluster("dev-fra1"); final.ID != before.ID || len(final.NodePools) != 1 || final.NodePools[0].ID != pool.ID {
+		t.Errorf("after the second up the cluster is %s with pools %v, want %s with the new pool %s", final.ID, poolsOf(final), before.ID, pool.ID)
+	}
+	t.Logf("default pool rotated in %s", time.Since(start).Round(time.Second))
+}
+
+// poolsOf are the names of a cluster's pools, sorted.
+func poolsOf(c godo.KubernetesCluster) []string {
+	var out []string
+	for _, p := range c.NodePools {
+		out = append(out, p.Name)
+	}
+	slices.Sort(out)
+	return out
 }

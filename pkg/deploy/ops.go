@@ -82,6 +82,12 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		return err
 	}, nil)
 	if err != nil {
+		var protected *ProtectedError
+		if errors.As(err, &protected) {
+			if o, ok := d.protectedRotation(ctx, t, s, res); ok {
+				return o
+			}
+		}
 		forget(ctx, s, created)
 		return failed(err)
 	}
@@ -107,7 +113,8 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		previewRotation(&o, t, carried)
 		if w := d.progress(t); w != nil && o.Status == Done {
 			// The engine's own lines above say replace; what up does is not that.
-			fmt.Fprintf(w, "The engine's plan above replaces the pool; up does not: it rotates it (%s).\n", describeRotations(carried))
+			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
+				replacedByRotation(carried), describeRotations(carried))
 		}
 	}
 	return o

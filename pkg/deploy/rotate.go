@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +16,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // RotationOutput is the stack output where an up records how far a pool rotation got (JSON of
@@ -32,11 +31,15 @@ type RotationRecord struct {
 	rotation.State
 }
 
-// carriedOut splits rotations into those up carries out for t (the kind's pool itself, with a
-// Rotate) and the others.
+// rotatedPools are the pools up rotates for a kind with a Rotate: a pool kind's own pool, or a
+// cluster kind's default pool (diff.Rotation's Pool).
+var rotatedPools = []string{"spec", "spec.defaultNodePool"}
+
+// carriedOut splits rotations into those up carries out for t (the kind's pool itself, or its
+// default pool, with a Rotate) and the others.
 func carriedOut(t Target, rotations []diff.Rotation) (doable, not []diff.Rotation) {
 	for _, r := range rotations {
-		if t.Rotate != nil && r.Pool == "spec" {
+		if t.Rotate != nil && slices.Contains(rotatedPools, r.Pool) {
 			doable = append(doable, r)
 		} else {
 			not = append(not, r)
@@ -69,6 +72,17 @@ func describeRotations(rotations []diff.Rotation) string {
 		parts = append(parts, "pool "+r.Name+" ("+strings.Join(r.Changes, ", ")+"): "+strings.Join(steps, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// replacedByRotation is what the engine would replace instead of the rotations: the pool, or
+// through a default pool the cluster.
+func replacedByRotation(rotations []diff.Rotation) string {
+	for _, r := range rotations {
+		if r.Pool != "spec" {
+			return "cluster"
+		}
+	}
+	return "pool"
 }
 
 // onlyPoolReplaced tells whether every replacement of res is of a resource of type typ: the pool
@@ -108,6 +122,13 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		o := failed(err)
 		return &o
 	}
+	typ := guardedType(t.Effects)
+	ids, _ := st.ids(typ)
+	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
+	self := ""
+	if len(ids) == 1 {
+		self = ids[0]
+	}
 	if len(doable) == 0 {
 		if rec == nil || rec.Phase == rotation.Done {
 			return nil
@@ -118,7 +139,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}
 		}
 		// The manifest is back to the old pool before it was drained: the rotation is given up.
-		if err := d.rollBack(ctx, t, s, rec); err != nil {
+		if err := d.rollBack(ctx, t, s, self, rec); err != nil {
 			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
 		}
 		return nil
@@ -128,6 +149,21 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		return &o
 	}
 	r := doable[0]
+	if rec == nil {
+		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
+		// cluster) only: another change that replaces would still be made by the engine after it,
+		// the rotation's work lost with what it replaces.
+		replaced, err := replacedBesides(t.Effects, t.Input, st.outputs())
+		if err != nil {
+			o := failed(err)
+			return &o
+		}
+		if len(replaced) > 0 {
+			return &Outcome{Status: Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
+				"the manifest asks for a rotation of pool %s and also changes %s, which the engine would still replace: "+
+					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}
+		}
+	}
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{})
 		if err != nil {
@@ -138,14 +174,27 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			return &Outcome{Status: Blocked, Reason: "not confirmed (use --yes): rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
-	typ := guardedType(t.Effects)
-	ids, _ := st.ids(typ)
+	progress := d.progress(t)
+	rotator, kr, say, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
+		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
+	})
+	if err != nil {
+		o := failed(errors.Wrapf(err, "ready the rotation of pool %s", r.Name))
+		return &o
+	}
 	if rec == nil {
-		if len(ids) != 1 || ids[0] == "" {
+		old := ""
+		if kr.OldPool != nil {
+			// A pool inside the stack's resource (a cluster's default pool): the cloud says which.
+			if old, err = kr.OldPool(ctx); err != nil {
+				o := failed(errors.Wrapf(err, "rotation of pool %s: find the pool", r.Name))
+				return &o
+			}
+		} else if old = self; len(ids) != 1 || old == "" {
 			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), typ))
 			return &o
 		}
-		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: ids[0]}}
+		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
 	}
 	plan := rotation.Plan{Old: rec.Pool}
 	for _, step := range r.Steps {
@@ -153,16 +202,8 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		case diff.StepCreate:
 			plan.Surge = step.Pool
 		case diff.StepRename:
-			plan.Final = protofield.String(protofield.Message(stackinput.Target(t.Input).ProtoReflect(), "spec"), "nodePoolName")
+			plan.Final = kr.Final
 		}
-	}
-	progress := d.progress(t)
-	rotator, kr, say, err := d.rotator(ctx, t, r.Name, progress, func(ctx context.Context, state rotation.State) error {
-		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
-	})
-	if err != nil {
-		o := failed(errors.Wrapf(err, "ready the rotation of pool %s", r.Name))
-		return &o
 	}
 	plan.Nodes, plan.ReadyTimeout, plan.Drain = kr.Nodes, kr.ReadyTimeout, kr.Drain
 	plan.Drain.Progress = say
@@ -175,10 +216,14 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
 	}
 	// The state takes the new pool's id, and a refresh reads it (its new size, its name): the
-	// engine's diff then finds the manifest met, not a pool to replace.
-	if err := pointPoolAt(ctx, s, typ, final.SurgeID); err != nil {
-		o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
-		return &o
+	// engine's diff then finds the manifest met, not a pool to replace. A pool inside the stack's
+	// resource (a cluster's default pool) keeps the resource's id: the refresh reads the new pool
+	// into it, found by the cloud as the old one was.
+	if kr.OldPool == nil {
+		if err := pointPoolAt(ctx, s, typ, final.SurgeID); err != nil {
+			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
+			return &o
+		}
 	}
 	if _, err := s.Refresh(ctx, Options{Progress: progress}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
@@ -199,9 +244,9 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
-func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, rec *RotationRecord) error {
+func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord) error {
 	// The roll-back's end is the record's removal, below: its phases are not recorded.
-	rotator, _, say, err := d.rotator(ctx, t, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
+	rotator, _, say, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
 	}
@@ -215,10 +260,10 @@ func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, rec *Rotatio
 // rotator readies a rotation (or its roll-back) of pool: the kind's part (kr: the cloud's pool
 // API, the node labels, the timeouts), a client of the cluster through its kubeconfig held in
 // memory, the progress lines written to progress (say), and record, told each phase after a line
-// says it.
-func (d *Deployer) rotator(ctx context.Context, t Target, pool string, progress io.Writer, record func(context.Context, rotation.State) error) (
+// says it. self is the id of the stack's own cluster or pool.
+func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, progress io.Writer, record func(context.Context, rotation.State) error) (
 	_ *rotation.Rotator, kr *kinds.Rotation, say func(string), _ error) {
-	kr, err := t.Rotate(ctx, t.Input, d.resolve)
+	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -403,6 +448,37 @@ func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
 		return
 	}
 	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
+}
+
+// protectedRotation reads a preview the engine refused, because it would replace a protected
+// cluster, as the rotation of its default pool that up carries out instead: up never sends the
+// engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
+// ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
+// every replacement the engine planned is of the cluster.
+func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res Result) (_ Outcome, ok bool) {
+	st, err := readState(ctx, s)
+	if err != nil {
+		return Outcome{}, false
+	}
+	outputs := st.outputs()
+	refused, err := Refused(t.Effects, t.Input, outputs)
+	if err != nil || len(refused) > 0 {
+		return Outcome{}, false
+	}
+	blocked, carried, err := rotationGate(t, outputs)
+	if err != nil || blocked != nil || len(carried) == 0 {
+		return Outcome{}, false
+	}
+	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
+		!onlyPoolReplaced(res, guardedType(t.Effects)) {
+		return Outcome{}, false
+	}
+	if w := d.progress(t); w != nil {
+		fmt.Fprintf(w, "The engine refuses above to replace the protected %s; up does not replace it: it rotates the pool (%s).\n",
+			replacedByRotation(carried), describeRotations(carried))
+	}
+	return Outcome{Status: Done, Result: &res, Rotations: carried,
+		Reason: "rotation " + describeRotations(carried) + "; the engine then finds the new pool"}, true
 }
 
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up

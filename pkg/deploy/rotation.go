@@ -30,7 +30,7 @@ type RotationError struct {
 
 func (e *RotationError) Error() string {
 	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out rotations of " +
-		"DigitalOcean node pools only, not of this kind's pools or a cluster's default pool, and the engine alone would " +
+		"DigitalOcean node pools and DigitalOcean clusters' default pools only, not of this kind's pools, and the engine alone would " +
 		"replace the pool; clusterplane diff OLD NEW shows each step and its cost"
 }
 
@@ -47,4 +47,24 @@ func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carrie
 		return nil, carried, nil
 	}
 	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
+}
+
+// replacedBesides are the paths of the changes from the manifest the stack last deployed to
+// input that replace something, rotations aside (a change a rotation carries out is a rotate).
+func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]Output) ([]string, error) {
+	old, err := deployedInput(input, outputs)
+	if err != nil || old == nil {
+		return nil, err
+	}
+	result, err := diff.Compare(table, old, input)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range result.Changes {
+		if c.Effect == effects.Replace {
+			paths = append(paths, c.Path)
+		}
+	}
+	return paths, nil
 }

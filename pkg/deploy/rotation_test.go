@@ -6,9 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
+// A kind whose rotations up does not carry out (no Rotate, as Civo's pools) has them planned
+// only: preview and up stop before the engine, which would replace the pool or the cluster.
 func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsAReplacement(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
@@ -16,6 +21,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 		t.Fatalf("up: %s %v", o.Status, o.Err)
 	}
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
+	resized.Rotate = nil
 	for _, op := range []struct {
 		name string
 		run  func() deploy.Outcome
@@ -42,5 +48,37 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 				t.Errorf("the report holds no rotation: %+v", report.Stacks)
 			}
 		})
+	}
+}
+
+// The DigitalOcean cluster kind carries out its default pool's rotation: preview reads the
+// engine's replacement of the cluster as the rotation up does instead. A manifest that also
+// changes something the engine would still replace is refused before anything is rotated.
+func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsReplaced(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
+	if resized.Rotate == nil {
+		t.Fatal("the DigitalOcean cluster kind does not rotate its default pool")
+	}
+	if o := d.Preview(ctx, resized); o.Status != deploy.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
+		t.Errorf("preview: %s (%s) %v, %d rotations; want done naming the rotation", o.Status, o.Reason, o.Err, len(o.Rotations))
+	}
+
+	moved := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}", "region: fra1", "region: ams3")
+	moved.Rotate = func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+		t.Error("up readied a rotation the engine would undo by replacing the cluster")
+		return nil, errors.New("no rotation")
+	}
+	updates := calls(b, "update")
+	o := d.Up(ctx, moved, deploy.UpOptions{Yes: true})
+	if o.Status != deploy.Blocked || o.Err == nil || !strings.Contains(o.Err.Error(), "spec.region") || !strings.Contains(o.Err.Error(), "nothing was rotated") {
+		t.Errorf("up of a rotation and a region change: %s %v, want blocked naming spec.region", o.Status, o.Err)
+	}
+	if calls(b, "update") != updates {
+		t.Errorf("the engine updated the stack: %v", b.Calls())
 	}
 }

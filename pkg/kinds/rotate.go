@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"google.golang.org/protobuf/proto"
 )
@@ -12,7 +14,10 @@ import (
 // the cloud's pool API for the pool's cluster, the cluster's kubeconfig read from the cloud into
 // memory, and how the pool's rollout block says to drain. A kind whose rotations up does not
 // carry out has none (up then refuses them).
-type Rotate func(ctx context.Context, stackInput proto.Message, resolve Resolve) (*Rotation, error)
+//
+// id is the cloud id of the kind's own resource (its cluster or pool) as the stack's state
+// holds it, "" when it holds none.
+type Rotate func(ctx context.Context, stackInput proto.Message, id string, resolve Resolve) (*Rotation, error)
 
 // Rotation is the cloud side of one pool's rotation.
 type Rotation struct {
@@ -30,6 +35,33 @@ type Rotation struct {
 	Nodes        int
 	ReadyTimeout time.Duration
 	Drain        rotation.DrainOptions
+	// Final is the name the new pool ends with: the manifest's name of the pool.
+	Final string
+	// OldPool, when set, finds the cloud id of the pool rotated: a pool the stack's state holds
+	// inside another resource, not as one of its own, such as a DigitalOcean cluster's default
+	// pool, part of the cluster resource (the pool the provider reads as the default pool). The
+	// state then keeps that resource's id, and a refresh reads the new pool into it. nil for a
+	// pool that is the stack's own resource: its id comes from the state, which is then pointed
+	// at the new pool.
+	OldPool func(ctx context.Context) (id string, err error)
+}
+
+// DefaultReadyTimeout is how long a rotation waits for the new pool's nodes to run and be Ready
+// when the rollout block does not say (readyTimeoutMinutes).
+const DefaultReadyTimeout = diff.DefaultReadyTimeoutMinutes * time.Minute
+
+// RolloutWaits are the waits a pool's rollout block sets: how long the new pool's nodes may take
+// to be Ready, and how to drain the old pool's, each with its default when the block leaves it 0.
+func RolloutWaits(r *sharedv1.Rollout) (ready time.Duration, drain rotation.DrainOptions) {
+	ready = DefaultReadyTimeout
+	if m := r.GetReadyTimeoutMinutes(); m > 0 {
+		ready = time.Duration(m) * time.Minute
+	}
+	minutes := r.GetDrainTimeoutMinutes()
+	if minutes == 0 {
+		minutes = diff.DefaultDrainTimeoutMinutes
+	}
+	return ready, rotation.DrainOptions{Timeout: time.Duration(minutes) * time.Minute, DeleteEmptyDirData: r.GetDeleteEmptyDirData()}
 }
 
 // Pools is the cloud's pool API as a rotation asks it: pkg/change/rotation's Cloud but the node

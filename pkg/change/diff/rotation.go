@@ -12,8 +12,11 @@ import (
 )
 
 // DefaultDrainTimeoutMinutes is how long a rotation's drain may take when the rollout block
-// does not say.
-const DefaultDrainTimeoutMinutes = 30
+// does not say; DefaultReadyTimeoutMinutes how long the new pool's nodes may take to be Ready.
+const (
+	DefaultDrainTimeoutMinutes = 30
+	DefaultReadyTimeoutMinutes = 20
+)
 
 // DefaultPoolTag is the tag by which DigitalOcean's provider recognises a cluster's default pool
 // (terraform-provider-digitalocean, resource_kubernetes_node_pool.go,
@@ -78,6 +81,7 @@ type rollout struct {
 	rotate        bool
 	maxSurge      int64
 	drainMinutes  int64
+	readyMinutes  int64
 	deleteEmptyOK bool
 }
 
@@ -101,6 +105,7 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 	r := rollout{
 		maxSurge:      protofield.Int(m, "maxSurge"),
 		drainMinutes:  protofield.Int(m, "drainTimeoutMinutes"),
+		readyMinutes:  protofield.Int(m, "readyTimeoutMinutes"),
 		deleteEmptyOK: protofield.Bool(m, "deleteEmptyDirData"),
 	}
 	if sfd := m.Descriptor().Fields().ByJSONName("strategy"); sfd != nil {
@@ -110,6 +115,9 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 	}
 	if r.drainMinutes == 0 {
 		r.drainMinutes = DefaultDrainTimeoutMinutes
+	}
+	if r.readyMinutes == 0 {
+		r.readyMinutes = DefaultReadyTimeoutMinutes
 	}
 	return r, pool
 }
@@ -190,7 +198,7 @@ func (w *walker) rotation(path string, changes []string) Rotation {
 		both := []poolSize{a, b}
 		rot.Steps = append(rot.Steps,
 			Step{Action: StepCreate, Pool: to, Detail: "create pool " + to + " with " + b.nodes() + created, running: both},
-			Step{Action: StepWait, Pool: to, Detail: fmt.Sprintf("wait until its %d nodes are Ready in the cluster", b.surge()), running: both},
+			Step{Action: StepWait, Pool: to, Detail: fmt.Sprintf("wait until its %d nodes are Ready in the cluster, within %d minutes", b.surge(), r.readyMinutes), running: both},
 			Step{Action: StepCordon, Pool: from, Detail: "cordon the nodes of pool " + from + ": nothing new is scheduled there", running: both},
 			Step{Action: StepDrain, Pool: from, Detail: drain, running: both},
 			Step{Action: StepDelete, Pool: from, Detail: "delete pool " + from, running: []poolSize{b}},

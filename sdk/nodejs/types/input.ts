@@ -294,6 +294,13 @@ export namespace shared {
          */
         maxSurge?: pulumi.Input<number | undefined>;
         /**
+         * How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+         *
+         * Rules:
+         * - from 0 to 1440
+         */
+        readyTimeoutMinutes?: pulumi.Input<number | undefined>;
+        /**
          * ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
          *
          * Rules:

@@ -101,8 +101,12 @@ type Rollout struct {
 	// Evict pods that use emptyDir volumes too, losing what they keep there, as kubectl drain
 	// --delete-emptydir-data does. Default false: such a pod stops the drain.
 	DeleteEmptyDirData bool `protobuf:"varint,4,opt,name=delete_empty_dir_data,json=deleteEmptyDirData,proto3" json:"delete_empty_dir_data,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// How long the new pool's nodes may take to run and be Ready in the cluster before the old
+	// pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs
+	// out stops the rotation with both pools in place and the old one untouched.
+	ReadyTimeoutMinutes int32 `protobuf:"varint,5,opt,name=ready_timeout_minutes,json=readyTimeoutMinutes,proto3" json:"ready_timeout_minutes,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Rollout) Reset() {
@@ -163,18 +167,27 @@ func (x *Rollout) GetDeleteEmptyDirData() bool {
 	return false
 }
 
+func (x *Rollout) GetReadyTimeoutMinutes() int32 {
+	if x != nil {
+		return x.ReadyTimeoutMinutes
+	}
+	return 0
+}
+
 var File_clusterplane_shared_v1_rollout_proto protoreflect.FileDescriptor
 
 const file_clusterplane_shared_v1_rollout_proto_rawDesc = "" +
 	"\n" +
-	"$clusterplane/shared/v1/rollout.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xf4\x01\n" +
+	"$clusterplane/shared/v1/rollout.proto\x12\x16clusterplane.shared.v1\x1a\x1bbuf/validate/validate.proto\"\xb4\x02\n" +
 	"\aRollout\x12M\n" +
 	"\bstrategy\x18\x01 \x01(\x0e2'.clusterplane.shared.v1.RolloutStrategyB\b\xbaH\x05\x82\x01\x02\x10\x01R\bstrategy\x12'\n" +
 	"\tmax_surge\x18\x02 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\x88'(\x00R\bmaxSurge\x12>\n" +
 	"\x15drain_timeout_minutes\x18\x03 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xa0\v(\x00R\x13drainTimeoutMinutes\x121\n" +
-	"\x15delete_empty_dir_data\x18\x04 \x01(\bR\x12deleteEmptyDirData*I\n" +
+	"\x15delete_empty_dir_data\x18\x04 \x01(\bR\x12deleteEmptyDirData\x12>\n" +
+	"\x15ready_timeout_minutes\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xa0\v(\x00R\x13readyTimeoutMinutes*I\n" +
 	"\x0fRolloutStrategy\x12 \n" +
 	"\x1cROLLOUT_STRATEGY_UNSPECIFIED\x10\x00\x12\b\n" +
 	"\x04NONE\x10\x01\x12\n" +

@@ -48,3 +48,11 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.Digital
 	}
 	return l
 }
+
+// DefaultNodePool is the default pool's name and tags as the module gives them to the cluster's
+// node_pool: what a rotation creates the new default pool with, so that the engine finds it as
+// the manifest says.
+func DefaultNodePool(md *sharedv1.CloudResourceMetadata, spec *v1.DigitalOceanKubernetesClusterSpec) (name string, tags []string) {
+	l := newLocals("", md, spec)
+	return l.nodePoolName, l.nodePoolTags
+}

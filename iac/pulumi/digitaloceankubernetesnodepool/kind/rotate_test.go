@@ -9,12 +9,13 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 )
 
 func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t *testing.T) {
-	poll = 10 * time.Millisecond
+	dopools.Poll = 10 * time.Millisecond
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
@@ -32,7 +33,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) {
 		return ref.GetValue(), nil
 	}
-	r, err := rotate(ctx, input, resolve)
+	r, err := rotate(ctx, input, "", resolve)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,6 +306,11 @@ type Rollout struct {
 	// Rules:
 	// - from 0 to 5000
 	MaxSurge *int `pulumi:"maxSurge"`
+	// How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+	//
+	// Rules:
+	// - from 0 to 1440
+	ReadyTimeoutMinutes *int `pulumi:"readyTimeoutMinutes"`
 	// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
 	//
 	// Rules:
@@ -338,6 +343,11 @@ type RolloutArgs struct {
 	// Rules:
 	// - from 0 to 5000
 	MaxSurge pulumi.IntPtrInput `pulumi:"maxSurge"`
+	// How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+	//
+	// Rules:
+	// - from 0 to 1440
+	ReadyTimeoutMinutes pulumi.IntPtrInput `pulumi:"readyTimeoutMinutes"`
 	// ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
 	//
 	// Rules:
@@ -444,6 +454,14 @@ func (o RolloutOutput) MaxSurge() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v Rollout) *int { return v.MaxSurge }).(pulumi.IntPtrOutput)
 }
 
+// How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+//
+// Rules:
+// - from 0 to 1440
+func (o RolloutOutput) ReadyTimeoutMinutes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v Rollout) *int { return v.ReadyTimeoutMinutes }).(pulumi.IntPtrOutput)
+}
+
 // ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
 //
 // Rules:
@@ -509,6 +527,19 @@ func (o RolloutPtrOutput) MaxSurge() pulumi.IntPtrOutput {
 			return nil
 		}
 		return v.MaxSurge
+	}).(pulumi.IntPtrOutput)
+}
+
+// How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+//
+// Rules:
+// - from 0 to 1440
+func (o RolloutPtrOutput) ReadyTimeoutMinutes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Rollout) *int {
+		if v == nil {
+			return nil
+		}
+		return v.ReadyTimeoutMinutes
 	}).(pulumi.IntPtrOutput)
 }
 

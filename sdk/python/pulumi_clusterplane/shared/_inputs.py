@@ -216,6 +216,13 @@ class RolloutArgsDict(TypedDict):
     Rules:
     - from 0 to 5000
     """
+    ready_timeout_minutes: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+
+    Rules:
+    - from 0 to 1440
+    """
     strategy: NotRequired[pulumi.Input[Optional['RolloutStrategy']]]
     """
     ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
@@ -230,6 +237,7 @@ class RolloutArgs:
                  delete_empty_dir_data: pulumi.Input[Optional[_builtins.bool]] = None,
                  drain_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
                  max_surge: pulumi.Input[Optional[_builtins.int]] = None,
+                 ready_timeout_minutes: pulumi.Input[Optional[_builtins.int]] = None,
                  strategy: pulumi.Input[Optional['RolloutStrategy']] = None):
         """
         Rollout says whether clusterplane may rotate a node pool where a change would otherwise replace it, and how, e.g. `{strategy: ROTATE, maxSurge: 3, drainTimeoutMinutes: 20}`. Without it such a change is refused, as before; the other settings are read only with ROTATE.
@@ -243,6 +251,10 @@ class RolloutArgs:
                
                Rules:
                - from 0 to 5000
+        :param pulumi.Input[_builtins.int] ready_timeout_minutes: How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+               
+               Rules:
+               - from 0 to 1440
         :param pulumi.Input['RolloutStrategy'] strategy: ROTATE lets a change that would replace the pool rotate it instead; NONE (or unset) refuses such a change.
                
                Rules:
@@ -254,6 +266,8 @@ class RolloutArgs:
             pulumi.set(__self__, "drain_timeout_minutes", drain_timeout_minutes)
         if max_surge is not None:
             pulumi.set(__self__, "max_surge", max_surge)
+        if ready_timeout_minutes is not None:
+            pulumi.set(__self__, "ready_timeout_minutes", ready_timeout_minutes)
         if strategy is not None:
             pulumi.set(__self__, "strategy", strategy)
 
@@ -298,6 +312,21 @@ class RolloutArgs:
     @max_surge.setter
     def max_surge(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "max_surge", value)
+
+    @_builtins.property
+    @pulumi.getter(name="readyTimeoutMinutes")
+    def ready_timeout_minutes(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long the new pool's nodes may take to run and be Ready in the cluster before the old pool is touched, in minutes, e.g. 45. Default (0) 20 minutes; at most 1440. A wait that runs out stops the rotation with both pools in place and the old one untouched.
+
+        Rules:
+        - from 0 to 1440
+        """
+        return pulumi.get(self, "ready_timeout_minutes")
+
+    @ready_timeout_minutes.setter
+    def ready_timeout_minutes(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "ready_timeout_minutes", value)
 
     @_builtins.property
     @pulumi.getter

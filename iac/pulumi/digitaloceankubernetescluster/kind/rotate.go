@@ -1,0 +1,66 @@
+package kind
+
+import (
+	"context"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
+	"github.com/digitalocean/godo"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// rotate readies a rotation of the cluster's default pool (spec.defaultNodePool.rollout): godo
+// against the API the provider config names, the cluster's kubeconfig from DigitalOcean's
+// kubeconfig endpoint, in memory. The new pool is created as the module's node_pool would be, and
+// at its rename takes the tag by which the provider reads the default pool (dopools.Pools'
+// DefaultPool), so that the cluster keeps its id; the old default pool is the pool tagged now.
+func rotate(ctx context.Context, in proto.Message, cluster string, _ kinds.Resolve) (*kinds.Rotation, error) {
+	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
+	if cluster == "" {
+		return nil, errors.New("the cluster's id is not known: the stack holds no cluster whose default pool could rotate")
+	}
+	client, err := digitaloceanprovider.Client(input.GetProviderConfig())
+	if err != nil {
+		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
+	}
+	kc, _, err := client.Kubernetes.GetKubeConfig(ctx, cluster, nil)
+	if err != nil {
+		return nil, errors.Wrapf(err, "read the kubeconfig of DigitalOcean cluster %s", cluster)
+	}
+	spec := input.GetTarget().GetSpec()
+	pool := spec.GetDefaultNodePool()
+	name, tags := module.DefaultNodePool(input.GetTarget().GetMetadata(), spec)
+	req := godo.KubernetesNodePoolCreateRequest{
+		Size:   pool.GetSize(),
+		Count:  int(pool.GetNodeCount()),
+		Tags:   tags,
+		Labels: pool.GetLabels(),
+	}
+	if pool.GetAutoScale() {
+		req.AutoScale, req.MinNodes, req.MaxNodes = true, int(pool.GetMinNodes()), int(pool.GetMaxNodes())
+	}
+	for _, t := range pool.GetTaints() {
+		req.Taints = append(req.Taints, godo.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
+	}
+	p := dopools.Pools{Client: client, Cluster: cluster, New: req, DefaultPool: true}
+	nodes := pool.GetNodeCount()
+	if pool.GetAutoScale() {
+		nodes = max(pool.GetMinNodes(), 1)
+	}
+	ready, drain := kinds.RolloutWaits(pool.GetRollout())
+	return &kinds.Rotation{
+		Cloud:        p,
+		NodeLabels:   "digitalocean",
+		Kubeconfig:   kc.KubeconfigYAML,
+		WaitRunning:  p.WaitRunning,
+		Nodes:        int(nodes),
+		ReadyTimeout: ready,
+		Drain:        drain,
+		Final:        name,
+		OldPool:      p.Tagged,
+	}, nil
+}

@@ -1,0 +1,229 @@
+// Package dopools is DigitalOcean's node pool API for one cluster as a pool rotation asks it
+// (pkg/change/rotation's Cloud, less the node selector): find a pool by name, create the surge
+// pool, delete the old pool and wait until it is gone, rename the surge pool, and wait until a
+// pool's nodes run. Both DigitalOcean kinds use it: a DigitalOceanKubernetesNodePool's pool, and
+// a DigitalOceanKubernetesCluster's default pool, whose new pool also takes the tag by which the
+// provider finds the default pool (DefaultPool).
+package dopools
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/digitalocean/godo"
+	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+)
+
+// GoneTimeout is how long a deleted pool may stay listed.
+const GoneTimeout = 10 * time.Minute
+
+// Poll is how often DigitalOcean is asked whether a pool's nodes run or a deleted pool is gone;
+// a variable so that tests need not wait.
+var Poll = 2 * time.Second
+
+// Pools is DigitalOcean's pool API for cluster Cluster.
+type Pools struct {
+	Client  *godo.Client
+	Cluster string
+	// New is how the surge pool is created, as the kind's module would create the pool: size,
+	// count or autoscaling bounds, labels, taints, tags. Create sets its name.
+	New godo.KubernetesNodePoolCreateRequest
+	// DefaultPool: the pool rotated is the cluster's default pool. Rename then also tags the new
+	// pool defaultpool.Tag, which the DigitalOcean provider's read of the cluster looks for among
+	// the cluster's pools (resourceDigitalOceanKubernetesClusterRead in
+	// terraform-provider-digitalocean v2.75.0): tagged, the new pool is read as the cluster's
+	// node_pool and the cluster keeps its id. The old pool, which carried the tag, is deleted
+	// before, so that one pool only carries it.
+	DefaultPool bool
+}
+
+// Named is the cluster's pool of that name, nil when there is none (names are unique in a cluster).
+func (p Pools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
+	opts := &godo.ListOptions{Page: 1, PerPage: 200}
+	for {
+		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
+		if err != nil {
+			return nil, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
+		}
+		for _, pool := range list {
+			if pool.Name == name {
+				return pool, nil
+			}
+		}
+		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
+			return nil, nil
+		}
+		opts.Page++
+	}
+}
+
+// Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
+// provider reads it. An error when none or several do: the provider could not tell.
+func (p Pools) Tagged(ctx context.Context) (string, error) {
+	opts := &godo.ListOptions{Page: 1, PerPage: 200}
+	var ids, names []string
+	for {
+		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
+		if err != nil {
+			return "", errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
+		}
+		for _, pool := range list {
+			if slices.Contains(pool.Tags, defaultpool.Tag) {
+				ids, names = append(ids, pool.ID), append(names, pool.Name)
+			}
+		}
+		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
+			break
+		}
+		opts.Page++
+	}
+	switch len(ids) {
+	case 1:
+		return ids[0], nil
+	case 0:
+		return "", errors.Errorf("no node pool of cluster %s carries the tag %s: the provider cannot tell its default pool",
+			p.Cluster, defaultpool.Tag)
+	}
+	return "", errors.Errorf("pools %s of cluster %s all carry the tag %s: the provider reads only one as the default pool; "+
+		"remove the tag from all but one", strings.Join(names, ", "), p.Cluster, defaultpool.Tag)
+}
+
+func (p Pools) Find(ctx context.Context, name string) (string, error) {
+	pool, err := p.Named(ctx, name)
+	if err != nil || pool == nil {
+		return "", err
+	}
+	return pool.ID, nil
+}
+
+// Create creates the surge pool, New named name.
+func (p Pools) Create(ctx context.Context, name string) (string, error) {
+	req := p.New
+	req.Name = name
+	// The surge pool must not carry the default pool's tag while the old one does: the provider
+	// would find two default pools.
+	req.Tags = slices.DeleteFunc(slices.Clone(req.Tags), func(t string) bool { return t == defaultpool.Tag })
+	pool, _, err := p.Client.Kubernetes.CreateNodePool(ctx, p.Cluster, &req)
+	if err != nil {
+		return "", errors.Wrapf(err, "create node pool %s in cluster %s", name, p.Cluster)
+	}
+	return pool.ID, nil
+}
+
+// Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
+// free for the surge pool's rename.
+func (p Pools) Delete(ctx context.Context, id string) error {
+	resp, err := p.Client.Kubernetes.DeleteNodePool(ctx, p.Cluster, id)
+	if err != nil && !NotFound(resp) {
+		return errors.Wrapf(err, "delete node pool %s of cluster %s", id, p.Cluster)
+	}
+	ctx, cancel := context.WithTimeout(ctx, GoneTimeout)
+	defer cancel()
+	for {
+		_, resp, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
+		if NotFound(resp) {
+			return nil
+		}
+		if err != nil && ctx.Err() == nil {
+			return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Errorf("node pool %s of cluster %s still listed %s after its delete", id, p.Cluster, GoneTimeout)
+		case <-time.After(Poll):
+		}
+	}
+}
+
+// Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
+// For the default pool it also adds defaultpool.Tag to the pool's tags.
+func (p Pools) Rename(ctx context.Context, id, name string) error {
+	pool, _, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
+	if err != nil {
+		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
+	}
+	tagged := !p.DefaultPool || slices.Contains(pool.Tags, defaultpool.Tag)
+	if pool.Name == name && tagged {
+		return nil
+	}
+	count := pool.Count
+	req := &godo.KubernetesNodePoolUpdateRequest{Name: name, Count: &count}
+	if !tagged {
+		// The pool's tags as they are but those DigitalOcean gives every pool itself (k8s,
+		// k8s:<cluster>, k8s:worker), plus the default pool's: what the provider sends when it
+		// updates the default pool (digitaloceanKubernetesNodePoolUpdate with the tag).
+		for _, t := range pool.Tags {
+			if t != "k8s" && !strings.HasPrefix(t, "k8s:") {
+				req.Tags = append(req.Tags, t)
+			}
+		}
+		req.Tags = append(req.Tags, defaultpool.Tag)
+	}
+	if _, _, err := p.Client.Kubernetes.UpdateNodePool(ctx, p.Cluster, id, req); err != nil {
+		if p.DefaultPool {
+			return errors.Wrapf(err, "rename node pool %s of cluster %s to %s and tag it %s", id, p.Cluster, name, defaultpool.Tag)
+		}
+		return errors.Wrapf(err, "rename node pool %s of cluster %s to %s", id, p.Cluster, name)
+	}
+	return nil
+}
+
+// WaitRunning waits until DigitalOcean reports every node of the pool named name running.
+func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := ""
+	for {
+		// The pool is found by name once, then read by id: DigitalOcean's answer for one pool is
+		// what the provider itself polls.
+		var pool *godo.KubernetesNodePool
+		var err error
+		if id == "" {
+			if pool, err = p.Named(ctx, name); pool != nil {
+				id = pool.ID
+			} else if err == nil {
+				// Created before this wait began: gone means deleted outside clusterplane, and
+				// waiting for it would only run out the timeout.
+				return errors.Errorf("node pool %s of cluster %s is not in the cloud: deleted outside clusterplane? "+
+					"Delete what is left of the rotation there, or put the pool back, before up again", name, p.Cluster)
+			}
+		}
+		if id != "" {
+			pool, _, err = p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
+		}
+		if err != nil && ctx.Err() == nil {
+			return errors.Wrapf(err, "read node pool %s of cluster %s", name, p.Cluster)
+		}
+		if pool != nil && running(pool) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Errorf("node pool %s of cluster %s: not every node running after %s", name, p.Cluster, timeout)
+		case <-time.After(Poll):
+		}
+	}
+}
+
+// running tells whether every node of the pool runs, and it has its count of them.
+func running(pool *godo.KubernetesNodePool) bool {
+	if len(pool.Nodes) < pool.Count {
+		return false
+	}
+	for _, n := range pool.Nodes {
+		if n.Status == nil || n.Status.State != "running" {
+			return false
+		}
+	}
+	return true
+}
+
+// NotFound tells whether DigitalOcean answered 404.
+func NotFound(resp *godo.Response) bool {
+	return resp != nil && resp.Response != nil && resp.StatusCode == http.StatusNotFound
+}

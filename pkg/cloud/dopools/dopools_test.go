@@ -1,0 +1,99 @@
+package dopools_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
+	"github.com/digitalocean/godo"
+)
+
+// The default pool's rotation moves the provider's default-pool tag: the surge pool is created
+// without it, however the request reads, and takes it with the old pool's name at its rename, so
+// that exactly one pool carries it at every moment the provider could read the cluster.
+func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
+	dopools.Poll = 10 * time.Millisecond
+	ctx := context.Background()
+	do := fakedo.New(t, "do-token")
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}},
+		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
+	}})
+	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := dopools.Pools{Client: client, Cluster: cid, DefaultPool: true,
+		New: godo.KubernetesNodePoolCreateRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}}}
+	old, _ := do.PoolNamed(cid, "default")
+	if id, err := p.Tagged(ctx); err != nil || id != old.ID {
+		t.Fatalf("the tagged pool = %q, %v; want %s", id, err, old.ID)
+	}
+	id, err := p.Create(ctx, "default-surge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitRunning(ctx, "default-surge", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	surge, _ := do.Pool(cid, id)
+	if slices.Contains(surge.Tags, defaultpool.Tag) || !slices.Contains(surge.Tags, "team:web") || surge.Size != "s-4vcpu-8gb" {
+		t.Errorf("the surge pool is %s with tags %v, want s-4vcpu-8gb with team:web and without %s", surge.Size, surge.Tags, defaultpool.Tag)
+	}
+	if tagged, err := p.Tagged(ctx); err != nil || tagged != old.ID {
+		t.Errorf("while both pools run the tagged pool = %q, %v; want the old %s", tagged, err, old.ID)
+	}
+	if err := p.Delete(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Tagged(ctx); err == nil || !strings.Contains(err.Error(), "no node pool") {
+		t.Errorf("with the old pool gone, Tagged = %v, want no pool tagged", err)
+	}
+	for range 2 { // a rename repeated after a kill changes nothing more
+		if err := p.Rename(ctx, id, "default"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renamed, _ := do.Pool(cid, id)
+	if renamed.Name != "default" || !slices.Contains(renamed.Tags, defaultpool.Tag) || !slices.Contains(renamed.Tags, "team:web") {
+		t.Errorf("the new pool is %s with tags %v, want default with team:web and %s", renamed.Name, renamed.Tags, defaultpool.Tag)
+	}
+	if tagged, err := p.Tagged(ctx); err != nil || tagged != id {
+		t.Errorf("after the rename the tagged pool = %q, %v; want the new %s", tagged, err, id)
+	}
+	batch, _ := do.PoolNamed(cid, "batch")
+	do.EditPool(cid, batch.ID, func(bp *godo.KubernetesNodePool) { bp.Tags = append(bp.Tags, defaultpool.Tag) })
+	if _, err := p.Tagged(ctx); err == nil || !strings.Contains(err.Error(), "all carry the tag") {
+		t.Errorf("with two pools tagged, Tagged = %v, want it refused", err)
+	}
+}
+
+// A pool that is no default pool is renamed, its tags left as they are.
+func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
+	ctx := context.Background()
+	do := fakedo.New(t, "do-token")
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
+		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web"}},
+	}})
+	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	surge, _ := do.PoolNamed(cid, "workers-surge")
+	if err := (dopools.Pools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
+		t.Fatal(err)
+	}
+	if body := do.LastBody(t, "PUT", "/v2/kubernetes/clusters/"); body["tags"] != nil || body["name"] != "workers" {
+		t.Errorf("the rename sent %v, want the name and no tags", body)
+	}
+	if got, _ := do.Pool(cid, surge.ID); slices.Contains(got.Tags, defaultpool.Tag) {
+		t.Errorf("a pool that is not the default pool took its tag: %v", got.Tags)
+	}
+}
