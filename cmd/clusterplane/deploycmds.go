@@ -386,15 +386,20 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
+	var pace *deploy.AdoptPacer
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
 		guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err
 			}
-			return nil, deploy.AlreadyManaged(ctx, b, targets)
+			if err := deploy.AlreadyManaged(ctx, b, targets); err != nil {
+				return nil, err
+			}
+			pace = adoptPace(opts.f.Stderr, targets)
+			return nil, nil
 		},
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
+			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact, Pace: pace})
 		}})
 }

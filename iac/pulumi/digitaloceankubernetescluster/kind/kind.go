@@ -29,5 +29,6 @@ func Kind() kinds.Kind {
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Lookup = lookup
 	k.ReadyImport = readyImport
+	k.AdoptCost = adoptCost
 	return k
 }
