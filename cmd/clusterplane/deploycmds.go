@@ -360,7 +360,10 @@ whose stack already holds its cluster or pool (clusterplane deployed or adopted 
 Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
 tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
 named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
-otherwise; adopt says so. Where the manifest differs from the live resource in a way
+otherwise; adopt says so. (A Civo cluster's import is followed by one update that sends the
+cluster its own firewall id, so that the stack holds its kubeconfig; it changes nothing.)
+A DigitalOcean fleet whose imports would send more than 80% of DigitalOcean's 250 requests a
+minute is paced under it, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
@@ -386,15 +389,20 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
+	var pace *deploy.AdoptPacer
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
 		guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err
 			}
-			return nil, deploy.AlreadyManaged(ctx, b, targets)
+			if err := deploy.AlreadyManaged(ctx, b, targets); err != nil {
+				return nil, err
+			}
+			pace = adoptPace(opts.f.Stderr, targets)
+			return nil, nil
 		},
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
+			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact, Pace: pace})
 		}})
 }

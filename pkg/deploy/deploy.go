@@ -47,6 +47,8 @@ type Target struct {
 	ReadyImport kinds.ReadyImport
 	// Rotate, when set, readies the pool rotations Up carries out (rotate.go).
 	Rotate kinds.Rotate
+	// AdoptCost, when set, is what one Adopt of the target asks of its cloud's rate limit.
+	AdoptCost *kinds.AdoptCost
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -58,7 +60,8 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		stack = reference.Stack(protofield.String(meta, "name"), protofield.String(meta, "env"))
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Project, Stack: stack, Input: input, Resources: k.Resources,
-		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate}
+		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate,
+		AdoptCost: k.AdoptCost}
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.

@@ -46,6 +46,21 @@ type Kind struct {
 	ReadyImport ReadyImport
 	// Rotate readies a rotation of the kind's pool for up; nil when up does not rotate the kind.
 	Rotate Rotate
+	// AdoptCost is what one adopt of the kind asks of its cloud's rate limit (pkg/deploy paces
+	// adopt by it); nil when its cloud states no limit.
+	AdoptCost *AdoptCost
+}
+
+// AdoptCost is what one adopt of a kind is estimated to send its cloud, against the cloud's
+// limit per token.
+type AdoptCost struct {
+	// Cloud names the cloud whose token the requests count against, e.g. "digitalocean".
+	Cloud string
+	// PerMinute is the cloud's limit: requests a minute per token.
+	PerMinute int
+	// Requests estimates the requests one adopt sends when the account holds clusters clusters
+	// (the providers' imports of some resources read the whole account's list).
+	Requests func(clusters int) int
 }
 
 // Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).

@@ -29,5 +29,6 @@ func Kind() kinds.Kind {
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Lookup = lookup
 	k.Rotate = rotate
+	k.AdoptCost = adoptCost
 	return k
 }

@@ -1,0 +1,23 @@
+package kind
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
+)
+
+// adoptCost is what adopting one node pool sends DigitalOcean, as traced on the loopback cloud
+// (e2e TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout): the provider's
+// import of a pool by its id lists every cluster of the account, 20 a page, to find the pool's
+// cluster (resourceDigitalOceanKubernetesNodePoolImportState, terraform-provider-digitalocean
+// v2.75.0 digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189), then reads the pool;
+// adopt's preview and its up each import it.
+var adoptCost = &kinds.AdoptCost{
+	Cloud:     "digitalocean",
+	PerMinute: digitaloceanprovider.RequestsPerMinute,
+	Requests: func(clusters int) int {
+		return 2 * (pages(clusters, 20) + 1)
+	},
+}
+
+// pages is how many pages of perPage a list of n takes; one when empty.
+func pages(n, perPage int) int { return max(1, (n+perPage-1)/perPage) }

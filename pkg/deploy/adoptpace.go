@@ -1,0 +1,153 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+)
+
+// AdoptShare is the part of a cloud's rate limit adopt paces its imports to: the rest is room
+// for the spread of one import's requests over its seconds (the pacer spaces the starts, not each
+// request the provider plugins send) and for whatever else uses the same token meanwhile.
+const AdoptShare = 0.8
+
+// AdoptPacer spaces adopt's imports so that the requests they are estimated to send each cloud
+// stay under the cloud's limit a minute (kinds.AdoptCost): a large account's fleet would
+// otherwise send more than DigitalOcean allows, since the providers' imports read the whole
+// account's list of clusters (a pool's import) and adopt runs several at once. A run whose whole
+// estimate fits in one minute's share is not paced at all. Safe for concurrent use.
+type AdoptPacer struct {
+	mu      sync.Mutex
+	costs   map[string]int // by target key
+	clouds  map[string]*bucket
+	budgets []Budget
+	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
+}
+
+// Budget is what one cloud's part of an adopt run is estimated to cost.
+type Budget struct {
+	// Cloud is the cloud the requests go to; Clusters the clusters of the run it counts as the
+	// account's (each cluster's import lists them all in some kinds).
+	Cloud    string
+	Clusters int
+	// Requests is the run's estimate; PerMinute the cloud's limit and Paced what adopt keeps to
+	// (AdoptShare of it), 0 when the whole run fits in one minute's share.
+	Requests, PerMinute, Paced int
+}
+
+// Minutes is the least the run can take when paced.
+func (b Budget) Minutes() float64 {
+	if b.Paced == 0 {
+		return 0
+	}
+	return float64(b.Requests) / float64(b.Paced)
+}
+
+// String says the budget in a line for the user.
+func (b Budget) String() string {
+	if b.Paced == 0 {
+		return fmt.Sprintf("%s: about %d requests for %d clusters, under its %d a minute: not paced", b.Cloud, b.Requests, b.Clusters, b.PerMinute)
+	}
+	return fmt.Sprintf("%s: about %d requests for %d clusters, paced at %d a minute (it allows %d): at least %.0f minutes",
+		b.Cloud, b.Requests, b.Clusters, b.Paced, b.PerMinute, b.Minutes())
+}
+
+// NewAdoptPacer estimates the targets' adoption per cloud, counting the clusters among them as
+// the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
+// adopting part of an account underestimates a pool's import, which reads the whole list).
+func NewAdoptPacer(targets []Target) *AdoptPacer {
+	p := &AdoptPacer{costs: map[string]int{}, clouds: map[string]*bucket{}, now: time.Now, sleep: sleepCtx}
+	clusters, perMinute := map[string]int{}, map[string]int{}
+	for _, t := range targets {
+		if t.AdoptCost == nil {
+			continue
+		}
+		perMinute[t.AdoptCost.Cloud] = t.AdoptCost.PerMinute
+		if t.Effects != nil && t.Effects.Types[effects.Cluster] != "" {
+			clusters[t.AdoptCost.Cloud]++
+		}
+	}
+	total, largest := map[string]int{}, map[string]int{}
+	for _, t := range targets {
+		if t.AdoptCost == nil {
+			continue
+		}
+		c := t.AdoptCost.Cloud
+		cost := t.AdoptCost.Requests(clusters[c])
+		p.costs[t.Key()] = cost
+		total[c] += cost
+		largest[c] = max(largest[c], cost)
+	}
+	for c, n := range total {
+		b := Budget{Cloud: c, Clusters: clusters[c], Requests: n, PerMinute: perMinute[c]}
+		if paced := int(float64(perMinute[c]) * AdoptShare); n > paced {
+			b.Paced = paced
+			// One import's worth at once, then the share's rate: in any minute the starts
+			// ask at most the share and one import.
+			p.clouds[c] = &bucket{perMinute: float64(paced), burst: float64(largest[c]), tokens: float64(largest[c])}
+		}
+		p.budgets = append(p.budgets, b)
+	}
+	sort.Slice(p.budgets, func(i, j int) bool { return p.budgets[i].Cloud < p.budgets[j].Cloud })
+	return p
+}
+
+// Budgets are the run's estimates, a cloud each, by name.
+func (p *AdoptPacer) Budgets() []Budget { return p.budgets }
+
+// Wait holds t's adoption until its estimated requests fit its cloud's pace; it returns at once
+// for a target of no cost or an unpaced cloud, and ctx's error when ctx ends first.
+func (p *AdoptPacer) Wait(ctx context.Context, t Target) error {
+	if p == nil || t.AdoptCost == nil {
+		return nil
+	}
+	p.mu.Lock()
+	b := p.clouds[t.AdoptCost.Cloud]
+	var d time.Duration
+	if b != nil {
+		d = b.reserve(p.now(), float64(p.costs[t.Key()]))
+	}
+	p.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	return errors.Wrapf(p.sleep(ctx, d), "wait %v for %s's rate limit", d.Round(time.Second), t.AdoptCost.Cloud)
+}
+
+// bucket is a token bucket whose tokens are requests: a reservation takes its cost at once, the
+// balance may go below zero, and the reserver waits until it would be back at zero, so that
+// reservations are served in the order made.
+type bucket struct {
+	perMinute, burst, tokens float64
+	last                     time.Time
+}
+
+func (b *bucket) reserve(now time.Time, cost float64) time.Duration {
+	if !b.last.IsZero() {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Minutes()*b.perMinute)
+	}
+	b.last = now
+	b.tokens -= cost
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens / b.perMinute * float64(time.Minute))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

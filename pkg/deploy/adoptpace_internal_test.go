@@ -1,0 +1,130 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
+// paceFleet is an account of clusters clusters and as many more pools, adopted on a cloud that
+// allows perMinute requests a minute: a cluster's adoption costs clusterCost, a pool's import
+// lists the whole account 20 a page, twice (the DigitalOcean kinds' estimates, as traced).
+func paceFleet(clusters, perMinute, clusterCost int) []Target {
+	cluster := &kinds.AdoptCost{Cloud: "digitalocean", PerMinute: perMinute, Requests: func(int) int { return clusterCost }}
+	pool := &kinds.AdoptCost{Cloud: "digitalocean", PerMinute: perMinute, Requests: func(n int) int { return 2 * ((n+19)/20 + 1) }}
+	clusterTable := &effects.Table{Types: map[effects.Role]string{effects.Cluster: "cluster"}}
+	poolTable := &effects.Table{Types: map[effects.Role]string{effects.NodePool: "pool"}}
+	var out []Target
+	for i := range clusters {
+		out = append(out, Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, AdoptCost: cluster},
+			Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, AdoptCost: pool})
+	}
+	return out
+}
+
+// fakeTime is a clock that sleeping moves on.
+type fakeTime struct{ at time.Time }
+
+func (f *fakeTime) now() time.Time { return f.at }
+func (f *fakeTime) sleep(_ context.Context, d time.Duration) error {
+	f.at = f.at.Add(d)
+	return nil
+}
+
+func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMinute(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		clusters        int
+		wantRequests    int
+		wantPaced       int
+		wantLeastMinute float64
+	}{
+		// 100 clusters of 10 and 100 pools of 2*(5+1): the 2,200 bench/takeover.sh counted, paced
+		// at 80 % of 250.
+		{name: "100 clusters and 100 pools", clusters: 100, wantRequests: 2200, wantPaced: 200, wantLeastMinute: 11},
+		// 3 clusters and 3 pools: 42 requests, under a minute's share: not paced, not slowed.
+		{name: "3 clusters and 3 pools", clusters: 3, wantRequests: 42, wantPaced: 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			targets := paceFleet(tt.clusters, 250, 10)
+			p := NewAdoptPacer(targets)
+			if len(p.Budgets()) != 1 {
+				t.Fatalf("budgets %+v, want one for digitalocean", p.Budgets())
+			}
+			b := p.Budgets()[0]
+			if b.Requests != tt.wantRequests || b.Paced != tt.wantPaced || b.Clusters != tt.clusters {
+				t.Fatalf("budget %+v, want %d requests for %d clusters paced at %d", b, tt.wantRequests, tt.clusters, tt.wantPaced)
+			}
+			if b.Minutes() != tt.wantLeastMinute {
+				t.Errorf("at least %v minutes, want %v", b.Minutes(), tt.wantLeastMinute)
+			}
+			clock := &fakeTime{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			p.now, p.sleep = clock.now, clock.sleep
+			start := clock.at
+			type started struct {
+				at   time.Time
+				cost int
+			}
+			var starts []started
+			// As fast as the pacer lets them: every target asks the moment the last one started.
+			for _, target := range targets {
+				if err := p.Wait(context.Background(), target); err != nil {
+					t.Fatal(err)
+				}
+				starts = append(starts, started{clock.at, target.AdoptCost.Requests(tt.clusters)})
+			}
+			if tt.wantPaced == 0 && clock.at != start {
+				t.Errorf("a run within a minute's share waited %v, want no wait", clock.at.Sub(start))
+			}
+			// In any 60 seconds, the imports started ask at most the share and one import more:
+			// under the limit of 250.
+			most := 0
+			for i := range starts {
+				sum := 0
+				for j := i; j < len(starts) && starts[j].at.Sub(starts[i].at) < time.Minute; j++ {
+					sum += starts[j].cost
+				}
+				most = max(most, sum)
+			}
+			if limit := int(float64(250)*AdoptShare) + 12; most > limit || most >= 250 {
+				t.Errorf("the busiest minute starts imports of %d requests, want at most %d (under 250)", most, limit)
+			}
+			if took := clock.at.Sub(start).Minutes(); took < tt.wantLeastMinute-0.1 {
+				t.Errorf("the run took %.1f minutes, want at least %.1f", took, tt.wantLeastMinute-0.1)
+			}
+		})
+	}
+}
+
+func TestAdoptPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
+	p := NewAdoptPacer(paceFleet(100, 250, 10))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var err error
+	for _, target := range paceFleet(100, 250, 10) {
+		if err = p.Wait(ctx, target); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("every wait returned nil on a cancelled run, want the cancellation")
+	}
+}
+
+func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
+	p := NewAdoptPacer([]Target{{Project: "x", Stack: "y"}})
+	if len(p.Budgets()) != 0 {
+		t.Errorf("budgets %+v, want none", p.Budgets())
+	}
+	if err := p.Wait(context.Background(), Target{Project: "x", Stack: "y"}); err != nil {
+		t.Error(err)
+	}
+	var none *AdoptPacer
+	if err := none.Wait(context.Background(), paceFleet(1, 250, 10)[0]); err != nil {
+		t.Error(err)
+	}
+}
