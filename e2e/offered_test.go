@@ -18,8 +18,8 @@ func TestPreviewAndUpRefuseWhatTheCloudDoesNotOfferBeforeTheEngine(t *testing.T)
 	for _, args := range [][]string{{"preview", file}, {"up", file, "--yes"}} {
 		r, code := e.clusterplane(args...)
 		for _, want := range []string{
-			file + `:17:3: spec.kubernetesVersion: version "1.31.1-do.6" is not offered by DigitalOcean now: did you mean 1.31.1-do.5?`,
-			file + `:19:5: spec.defaultNodePool.size: size "s-2vcpu-4gb" is not offered by DigitalOcean now: did you mean s-2vcpu-2gb?`,
+			file + `:17:22: spec.kubernetesVersion: version "1.31.1-do.6" is not offered by DigitalOcean now: did you mean 1.31.1-do.5?`,
+			file + `:19:11: spec.defaultNodePool.size: size "s-2vcpu-4gb" is not offered by DigitalOcean now: did you mean s-2vcpu-2gb?`,
 		} {
 			if code != 1 || !strings.Contains(r.stderr, want) {
 				t.Errorf("%s: exit %d, want 1 and %q\n%s", args[0], code, want, r)

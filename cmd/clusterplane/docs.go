@@ -7,20 +7,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 type explainOptions struct {
@@ -187,11 +184,8 @@ func (f *factory) writeJSON(v any) error {
 	return errors.Wrap(enc.Encode(v), "write")
 }
 
-// clouds maps each cloud to its region enum.
-var clouds = map[string]protoreflect.EnumDescriptor{
-	"civo":         civov1.CivoRegion(0).Descriptor(),
-	"digitalocean": digitaloceanv1.DigitalOceanRegion(0).Descriptor(),
-}
+// clouds maps each cloud as CLOUD names it to its name in the regions table (pkg/change/cost).
+var clouds = map[string]string{"civo": cost.Civo, "digitalocean": cost.DigitalOcean}
 
 // regionRow is one row of `regions`, as -o json prints it.
 type regionRow struct {
@@ -209,8 +203,11 @@ type regionsOptions struct {
 func newCmdRegions(f *factory, runF func(*regionsOptions) error) *cobra.Command {
 	opts := &regionsOptions{f: f}
 	cmd := &cobra.Command{
-		Use:       "regions CLOUD",
-		Short:     "List the regions manifests may name on a cloud (civo or digitalocean)",
+		Use:   "regions CLOUD",
+		Short: "List the regions of a cloud (civo or digitalocean) that clusterplane's catalogue knows",
+		Long: `List the regions of a cloud (civo or digitalocean) as clusterplane's regions table recorded them.
+A manifest may name a region the table lacks (one the cloud opened since): validate warns of it,
+and with a token preview and up ask the cloud's own list, which decides.`,
 		Example:   "  clusterplane regions digitalocean",
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		ValidArgs: []string{"civo", "digitalocean"},
@@ -225,8 +222,8 @@ func newCmdRegions(f *factory, runF func(*regionsOptions) error) *cobra.Command 
 
 func regionsRun(opts *regionsOptions) error {
 	var rows []regionRow
-	for _, v := range rules.EnumValues(clouds[opts.cloud]) {
-		rows = append(rows, regionRow{Region: string(v.Name()), Where: strings.Join(strings.Fields(apidoc.Comment(v.FullName())), " ")})
+	for _, r := range cost.Regions(clouds[opts.cloud]) {
+		rows = append(rows, regionRow{Region: r.Name, Where: r.Where})
 	}
 	if opts.output.String() == "json" {
 		return opts.f.writeJSON(rows)

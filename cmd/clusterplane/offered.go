@@ -14,7 +14,7 @@ import (
 )
 
 // checkOffered asks each target's cloud, when a token is there, what it offers now, and refuses
-// before the engine runs the Kubernetes versions and node sizes it does not: validate only warns
+// before the engine runs the regions, Kubernetes versions and node sizes it does not: validate only warns
 // of them (its table may be older than the cloud), the cloud's own list decides. One call per
 // cloud per run (upgrade.Offered); without a token nothing is asked and nothing changes. A cloud
 // that does not answer is said as a warning, and the deploy goes on: the engine meets the same
@@ -31,7 +31,7 @@ func (f *factory) checkOffered(ctx context.Context, b deploy.Backend, o *deployO
 		if err != nil {
 			if !warned[cloud] {
 				warned[cloud] = true
-				fmt.Fprintln(f.Stderr, f.redactor().String(fmt.Sprintf("warning: %v; Kubernetes versions and sizes are not checked against %s's list", err, cloud)))
+				fmt.Fprintln(f.Stderr, f.redactor().String(fmt.Sprintf("warning: %v; regions, Kubernetes versions and sizes are not checked against %s's list", err, cloud)))
 			}
 			continue
 		}

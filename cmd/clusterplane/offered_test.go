@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
@@ -171,5 +173,74 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, `version "1.31.9-do.2" is not offered by DigitalOcean now`) ||
 		strings.Contains(r.stderr, "size") {
 		t.Errorf("preview of a version DigitalOcean dropped: exit %d, want 1 naming the version only\n%s", r.code, r.stderr)
+	}
+}
+
+func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesIt(t *testing.T) {
+	do := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
+	civo := readExample(t, "civokubernetescluster/minimal.yaml")
+	tests := []struct {
+		name string
+		// text is a DigitalOcean manifest unless civo.
+		text string
+		civo bool
+		// opened is a region the fake clouds offer besides their own.
+		opened string
+		// warns is what validate (offline) says, exit 0; "" for nothing.
+		warns string
+		// refuses is what preview says with a token, at the value of region:, exit 1; "" when
+		// the engine runs.
+		refuses string
+	}{
+		{name: "a region the tables lack warns offline and is refused by the cloud that lacks it too",
+			text:    strings.Replace(do, "region: fra1", "region: xyz9", 1),
+			warns:   `:13:11: warning: spec.region: region "xyz9" is not in the digitalocean catalogue`,
+			refuses: `:13:11: spec.region: region "xyz9" is not offered by DigitalOcean now`},
+		{name: "a region near a listed one says which it was meant to be",
+			text:    strings.Replace(do, "region: fra1", "region: fra2", 1),
+			warns:   `did you mean fra1?`,
+			refuses: `:13:11: spec.region: region "fra2" is not offered by DigitalOcean now: did you mean fra1?`},
+		{name: "a region DigitalOcean opened after the release is deployed",
+			text: strings.Replace(do, "region: fra1", "region: xyz9", 1), opened: "xyz9",
+			warns: `region "xyz9" is not in the digitalocean catalogue`},
+		{name: "a region Civo lacks is refused",
+			text: strings.Replace(civo, "region: fra1", "region: fra2", 1), civo: true,
+			warns:   `region "fra2" is not in the civo catalogue`,
+			refuses: `:13:11: spec.region: region "fra2" is not offered by Civo now: did you mean fra1?`},
+		{name: "a region Civo opened after the release is deployed",
+			text: strings.Replace(civo, "region: fra1", "region: xyz9", 1), civo: true, opened: "xyz9",
+			warns: `region "xyz9" is not in the civo catalogue`},
+		{name: "a listed region says nothing and goes on", text: do},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(writeFiles(t, map[string]string{"cluster.yaml": tt.text}), "cluster.yaml")
+			r := run(t, "", "validate", file)
+			if r.code != exitcode.OK || (tt.warns == "") != !strings.Contains(r.stdout+r.stderr, "warning") ||
+				!strings.Contains(r.stdout+r.stderr, tt.warns) {
+				t.Errorf("validate: exit %d, want 0 and %q\n%s%s", r.code, tt.warns, r.stdout, r.stderr)
+			}
+
+			d := fakedo.New(t, offeredDOToken)
+			c := fakecivo.New(t, offeredCivoToken, "fra1")
+			if tt.opened != "" {
+				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
+				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
+			}
+			env := map[string]string{provider.DigitalOceanAPIURLEnv: d.URL(), provider.CivoAPIURLEnv: c.URL(),
+				provider.DigitalOceanTokenEnv: offeredDOToken, provider.CivoTokenEnv: offeredCivoToken}
+			b := deploytest.New()
+			r = onlineRun(t, b, env, "preview", file)
+			if tt.refuses == "" {
+				if r.code != exitcode.OK || len(b.Calls()) == 0 {
+					t.Errorf("preview: exit %d after %d engine calls, want it run\n%s", r.code, len(b.Calls()), r.stderr)
+				}
+				return
+			}
+			if r.code != exitcode.Invalid || !strings.Contains(r.stderr, file+tt.refuses) || len(b.Calls()) > 0 {
+				t.Errorf("preview: exit %d after %d engine calls, want %d and %q\n%s", r.code, len(b.Calls()), exitcode.Invalid,
+					file+tt.refuses, r.stderr)
+			}
+		})
 	}
 }

@@ -9,10 +9,8 @@ package main
 import (
 	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
@@ -35,7 +33,7 @@ func program(ctx *pulumi.Context) error {
 	}
 	platform, err := docluster.New(ctx, "platform", &doclusterv1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:       "platform-ams3",
-		Region:            digitaloceanv1.DigitalOceanRegion_ams3,
+		Region:            "ams3",
 		KubernetesVersion: "1.31.1-do.5",
 		HighlyAvailable:   true,
 		// A small system pool: resizing the default pool replaces the cluster, so workloads go
@@ -74,7 +72,7 @@ func program(ctx *pulumi.Context) error {
 
 	edge, err := civocluster.New(ctx, "edge", &civoclusterv1.CivoKubernetesClusterSpec{
 		ClusterName:           "edge-fra1",
-		Region:                civov1.CivoRegion_fra1,
+		Region:                "fra1",
 		KubernetesVersion:     "1.30.5-k3s1",
 		Network:               sharedv1.StringValue("8f4a2c1e-5b6d-4e7f-9a0b-1c2d3e4f5a6b"),
 		ApiServerAllowedCidrs: []string{"203.0.113.0/24"},
@@ -85,7 +83,7 @@ func program(ctx *pulumi.Context) error {
 	}
 	if _, err := civopool.New(ctx, "edge-batch", &civopoolv1.CivoKubernetesNodePoolSpec{
 		NodePoolName: "batch",
-		Region:       civov1.CivoRegion_fra1,
+		Region:       "fra1",
 		Size:         "g4s.kube.large",
 		NodeCount:    2,
 	}, civopool.WithClusterID(edge.ClusterID)); err != nil {

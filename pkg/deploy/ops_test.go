@@ -344,3 +344,23 @@ func TestAFieldWrittenBackAsTheCloudHasItIsRefusedOnlyWhenTheEngineWouldReplace(
 		})
 	}
 }
+
+// A stack an earlier release deployed recorded its generation from the binary form of the day, in
+// which regions were enum numbers: the same manifest is Ready, a changed one is not.
+func TestStatusOfAStackWhoseGenerationWasComputedOtherwiseReadsItsRecordedManifest(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	c := namedCluster(t, "platform", "prod", "")
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	b.RecordGeneration(c.Key(), "0123456789ab")
+	if ready := d.Status(ctx, c, deploy.StatusOptions{}).Report.Condition("Ready"); ready.Status != "True" {
+		t.Errorf("status of the manifest the stack recorded: Ready %+v, want True", ready)
+	}
+	changed := target(t, "platform.yaml", strings.Replace(mustText(t, c), "nodeCount: 2", "nodeCount: 5", 1))
+	if ready := d.Status(ctx, changed, deploy.StatusOptions{}).Report.Condition("Ready"); ready.Reason != "ManifestChanged" ||
+		!strings.Contains(ready.Message, "spec.defaultNodePool.nodeCount") {
+		t.Errorf("status of a changed manifest: Ready %+v, want ManifestChanged naming the field", ready)
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // StackNamer is a backend that names a stack, existing or not, as the Pulumi CLI takes it
@@ -123,6 +125,11 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
 	}
+	if ready.Reason == "ManifestChanged" && sameAsDeployed(t, outputs) {
+		// The manifest the stack recorded is this one: only the generation's encoding changed
+		// (regions were an enum before issue 33, and the generation hashes the binary form).
+		ready = Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+	}
 	if ready.Reason == "ManifestChanged" {
 		if changed := changedFields(t, outputs); changed != "" {
 			ready.Message = "the manifest changed since the last up (" + changed + "); run up"
@@ -198,6 +205,13 @@ func changedFields(t Target, outputs map[string]Output) string {
 		paths = append(paths, c.Path)
 	}
 	return strings.Join(paths, ", ")
+}
+
+// sameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
+// field; false when the stack recorded none.
+func sameAsDeployed(t Target, outputs map[string]Output) bool {
+	old, err := deployedInput(t.Input, outputs)
+	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
 }
 
 // missingReferences names the stacks the target references that do not exist, "" when all do.

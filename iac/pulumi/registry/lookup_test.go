@@ -78,13 +78,13 @@ func TestEachKindsLookUpFindsWhatTheCloudHoldsUnderItsNameWhereTheManifestPutsIt
 	}{
 		{"DigitalOceanKubernetesCluster", &doclusterv1.DigitalOceanKubernetesClusterStackInput{ProviderConfig: doCfg,
 			Target: &doclusterv1.DigitalOceanKubernetesCluster{Spec: &doclusterv1.DigitalOceanKubernetesClusterSpec{
-				ClusterName: "prod", Region: digitaloceanv1.DigitalOceanRegion_fra1}}}, sorted(doA, doB), false},
+				ClusterName: "prod", Region: "fra1"}}}, sorted(doA, doB), false},
 		{"DigitalOceanKubernetesCluster", &doclusterv1.DigitalOceanKubernetesClusterStackInput{ProviderConfig: doCfg,
 			Target: &doclusterv1.DigitalOceanKubernetesCluster{Spec: &doclusterv1.DigitalOceanKubernetesClusterSpec{
-				ClusterName: "new", Region: digitaloceanv1.DigitalOceanRegion_fra1}}}, nil, false},
+				ClusterName: "new", Region: "fra1"}}}, nil, false},
 		{"DigitalOceanKubernetesCluster", &doclusterv1.DigitalOceanKubernetesClusterStackInput{
 			Target: &doclusterv1.DigitalOceanKubernetesCluster{Spec: &doclusterv1.DigitalOceanKubernetesClusterSpec{
-				ClusterName: "prod", Region: digitaloceanv1.DigitalOceanRegion_fra1}}}, nil, true},
+				ClusterName: "prod", Region: "fra1"}}}, nil, true},
 		{"DigitalOceanKubernetesNodePool", &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{ProviderConfig: doCfg,
 			Target: &dopoolv1.DigitalOceanKubernetesNodePool{Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{
 				NodePoolName: "workers", Cluster: value(doB)}}}, []string{workers.ID}, false},
@@ -94,13 +94,13 @@ func TestEachKindsLookUpFindsWhatTheCloudHoldsUnderItsNameWhereTheManifestPutsIt
 					ValueFrom: &sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Name: "not-deployed"}}}}}}, nil, true},
 		{"CivoKubernetesCluster", &civoclusterv1.CivoKubernetesClusterStackInput{ProviderConfig: civoCfg,
 			Target: &civoclusterv1.CivoKubernetesCluster{Spec: &civoclusterv1.CivoKubernetesClusterSpec{
-				ClusterName: "prod", Region: civov1.CivoRegion_fra1}}}, []string{civoA}, false},
+				ClusterName: "prod", Region: "fra1"}}}, []string{civoA}, false},
 		{"CivoKubernetesNodePool", &civopoolv1.CivoKubernetesNodePoolStackInput{ProviderConfig: civoCfg,
 			Target: &civopoolv1.CivoKubernetesNodePool{Spec: &civopoolv1.CivoKubernetesNodePoolSpec{
-				NodePoolName: "workers", Region: civov1.CivoRegion_fra1, Cluster: value(civoA)}}}, []string{civoA + ":workers"}, false},
+				NodePoolName: "workers", Region: "fra1", Cluster: value(civoA)}}}, []string{civoA + ":workers"}, false},
 		{"CivoKubernetesNodePool", &civopoolv1.CivoKubernetesNodePoolStackInput{ProviderConfig: civoCfg,
 			Target: &civopoolv1.CivoKubernetesNodePool{Spec: &civopoolv1.CivoKubernetesNodePoolSpec{
-				NodePoolName: "gpus", Region: civov1.CivoRegion_fra1, Cluster: value(civoA)}}}, nil, false},
+				NodePoolName: "gpus", Region: "fra1", Cluster: value(civoA)}}}, nil, false},
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprintf("%d %s", i, tt.kind), func(t *testing.T) {

@@ -7,6 +7,9 @@ type Catalogue struct {
 	// Sizes are the node sizes a pool may use; nil when the call does not list them (Civo's
 	// versions call has no sizes).
 	Sizes []string
+	// Regions are the regions (DigitalOcean's slugs, Civo's codes, lower case) new clusters may be
+	// created in; nil when the catalogue was read without them.
+	Regions []string
 }
 
 // CatalogueVersion is one Kubernetes version a cloud lists.

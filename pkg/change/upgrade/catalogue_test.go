@@ -11,7 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 )
 
-func TestCatalogueReadsEachCloudsVersionsInOneCallWithCivosDistributionsAndDeprecations(t *testing.T) {
+func TestCatalogueReadsEachCloudsVersionsAndRegionsWithCivosDistributionsAndDeprecations(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "dop_v1_catalogue")
 	cat, err := upgrade.NewDigitalOcean(do.URL(), "dop_v1_catalogue").Catalogue(ctx)
@@ -26,6 +26,9 @@ func TestCatalogueReadsEachCloudsVersionsInOneCallWithCivosDistributionsAndDepre
 	want := slices.Sorted(slices.Values(fakedo.DefaultVersions))
 	if !slices.Equal(versions, want) || !slices.Equal(cat.Sizes, fakedo.DefaultSizes) {
 		t.Errorf("DigitalOcean's catalogue %v and %v, want %v and %v", versions, cat.Sizes, want, fakedo.DefaultSizes)
+	}
+	if !slices.Equal(cat.Regions, fakedo.DefaultRegions) {
+		t.Errorf("DigitalOcean's regions %v, want %v", cat.Regions, fakedo.DefaultRegions)
 	}
 	if n := len(do.Requests("")); n != 1 {
 		t.Errorf("%d requests, want the options call only", n)
@@ -52,7 +55,15 @@ func TestCatalogueReadsEachCloudsVersionsInOneCallWithCivosDistributionsAndDepre
 			t.Errorf("Civo's %s is %+v, want %+v", version, found[version], want)
 		}
 	}
-	if n := len(civo.Requests("")); n != 1 {
-		t.Errorf("%d requests to Civo, want the versions call only", n)
+	var regions []string
+	for _, r := range fakecivo.DefaultRegions {
+		regions = append(regions, r.Code)
+	}
+	if !slices.Equal(cat.Regions, regions) {
+		t.Errorf("Civo's regions %v, want %v", cat.Regions, regions)
+	}
+	// Civo's versions call has no regions: its regions call is the one more.
+	if n := len(civo.Requests("")); n != 2 {
+		t.Errorf("%d requests to Civo, want the versions and the regions calls only", n)
 	}
 }

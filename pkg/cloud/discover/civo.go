@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/pkg/errors"
 )
 
@@ -98,12 +98,13 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 }
 
 // civoRegions are the regions to read: the one asked for, or those the account offers (one
-// request) that a manifest can name.
+// request) that a manifest can name: every region spelled as one (cost.RegionName), so a region
+// Civo opens is read the day it opens.
 func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string, error) {
 	if o.Region != "" {
 		r := strings.ToLower(o.Region)
-		if v, ok := civov1.CivoRegion_value[r]; !ok || v == 0 {
-			return nil, nil, errors.Errorf("Civo region %q is not one clusterplane knows", o.Region)
+		if !cost.RegionName(r) {
+			return nil, nil, errors.Errorf("Civo region %q is not a region code (lower-case letters then digits, e.g. fra1)", o.Region)
 		}
 		return []string{r}, nil, nil
 	}
@@ -116,10 +117,10 @@ func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string,
 	var out, notes []string
 	for _, r := range list {
 		code := strings.ToLower(r.Code)
-		if v, ok := civov1.CivoRegion_value[code]; ok && v != 0 {
+		if cost.RegionName(code) {
 			out = append(out, code)
 		} else {
-			notes = append(notes, "Civo region "+r.Code+" is not one this version of clusterplane knows: not read.")
+			notes = append(notes, "Civo region "+r.Code+" is not spelled as a manifest's region can be: not read.")
 		}
 	}
 	sort.Strings(out)
@@ -132,7 +133,7 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 	md, tags := metadata(civoClusterKind, name, cl.ID, cl.Tags)
 	spec := object{
 		"clusterName":       cl.Name,
-		"region":            civov1.CivoRegion(civov1.CivoRegion_value[region]).String(),
+		"region":            region,
 		"kubernetesVersion": orDefault(cl.KubernetesVersion, cl.Version),
 		"clusterType":       strings.ToLower(cl.ClusterType),
 		"cni":               strings.ToLower(cl.CNIPlugin),
@@ -195,7 +196,7 @@ func civoPoolManifest(cl civoCluster, clusterMD *sharedv1.CloudResourceMetadata,
 	spec := object{
 		"nodePoolName":     p.ID,
 		"cluster":          raw(reference(civoClusterKind, clusterMD)),
-		"region":           civov1.CivoRegion(civov1.CivoRegion_value[region]).String(),
+		"region":           region,
 		"size":             p.Size,
 		"nodeCount":        p.Count,
 		"labels":           userLabels(p.Labels),

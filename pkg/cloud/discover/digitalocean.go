@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/pkg/errors"
 )
 
@@ -132,9 +132,9 @@ func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest
 // doManifests are the manifests of one cluster: the cluster with its default pool, then one per
 // extra pool.
 func doManifests(cl doCluster, name string) ([]manifest, error) {
-	region, ok := digitaloceanv1.DigitalOceanRegion_value[strings.ToLower(cl.Region)]
-	if !ok || region == 0 {
-		return nil, errors.Errorf("DigitalOcean cluster %s (%s) is in region %q, which this version of clusterplane does not know: skipped", cl.Name, cl.ID, cl.Region)
+	region := strings.ToLower(cl.Region)
+	if !cost.RegionName(region) {
+		return nil, errors.Errorf("DigitalOcean cluster %s (%s) is in region %q, which a manifest's region cannot spell: skipped", cl.Name, cl.ID, cl.Region)
 	}
 	if len(cl.NodePools) == 0 {
 		return nil, errors.Errorf("DigitalOcean cluster %s (%s) has no node pool: skipped", cl.Name, cl.ID)
@@ -147,7 +147,7 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 	md, tags := metadata(doClusterKind, name, cl.ID, withoutCloudTags(cl.Tags))
 	spec := object{
 		"clusterName":         cl.Name,
-		"region":              digitaloceanv1.DigitalOceanRegion(region).String(),
+		"region":              region,
 		"kubernetesVersion":   cl.Version,
 		"highlyAvailable":     cl.HA,
 		"autoUpgrade":         cl.AutoUpgrade,

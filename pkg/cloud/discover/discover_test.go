@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/civo/civogo"
 	civoclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	doclusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
@@ -239,5 +241,37 @@ func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 	}
 	if got, want := strings.Join(names, " "), "api-fra1.yaml api-lon1.yaml api-fra1-workers.yaml api-lon1-workers.yaml"; got != want {
 		t.Errorf("files %s, want %s", got, want)
+	}
+}
+
+func TestAClusterInARegionTheCloudOpenedAfterTheReleaseIsDiscoveredWithItsRegion(t *testing.T) {
+	ctx := context.Background()
+	do := fakedo.New(t, doToken)
+	do.SetRegions("fra1", "xyz9")
+	civo := fakecivo.New(t, civoToken, "")
+	civo.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: "xyz9", Name: "Tomorrow 1"})...)
+	if _, _, err := (seed.Client{URL: do.URL(), Token: doToken}).DigitalOcean(ctx, seed.Cluster{Tool: seed.Doctl, Name: "new", Region: "xyz9"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := (seed.Client{URL: civo.URL(), Token: civoToken}).Civo(ctx, seed.Cluster{Name: "new", Region: "xyz9"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []discover.Options{
+		{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()},
+		{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()},
+		{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "xyz9"},
+	} {
+		o.Kinds = registry.Kinds()
+		res, err := discover.Discover(ctx, o)
+		if err != nil {
+			t.Fatalf("%s: %v", o.Cloud, err)
+		}
+		if len(res.Files) == 0 || !strings.Contains(string(res.Files[0].Data), "region: xyz9\n") {
+			t.Fatalf("%s region %q: files %+v, want the cluster in xyz9", o.Cloud, o.Region, res.Files)
+		}
+		f := res.Files[0]
+		if err := stackinput.Parse(f.Data, f.Name, stackInput(f.Kind)); err != nil {
+			t.Errorf("%s: the manifest of a cluster in xyz9 is invalid: %v\n%s", o.Cloud, err, f.Data)
+		}
 	}
 }

@@ -127,6 +127,18 @@ func (b *Backend) UpdateByAnotherOperator(key string) {
 	}
 }
 
+// RecordGeneration sets the generation stack key recorded at its last up, as a release that
+// computed it otherwise would have recorded it.
+func (b *Backend) RecordGeneration(key, generation string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.stacks[key]; ok {
+		out := s.outputs[deploy.GenerationOutput]
+		out.Value = generation
+		s.outputs[deploy.GenerationOutput] = out
+	}
+}
+
 // Pend leaves a create of a resource of typ and name pending on stack key, as a killed up does.
 func (b *Backend) Pend(key, typ, name string) {
 	b.mu.Lock()

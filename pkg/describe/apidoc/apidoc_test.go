@@ -18,7 +18,7 @@ func TestEmbeddedImageReadsAndCarriesTheProtoComments(t *testing.T) {
 	}{
 		{"clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.size", "Droplet size slug"},
 		{"clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec", "default node pool"},
-		{"clusterplane.provider.digitalocean.v1.fra1", "Frankfurt 1."},
+		{"clusterplane.provider.civo.civokubernetescluster.v1.talos", "Talos Linux"},
 		{"clusterplane.shared.v1.StringValueOrRef.value", "The literal value"},
 		{"clusterplane.shared.v1.Taint.effect", "NoSchedule, PreferNoSchedule or NoExecute"},
 	}

@@ -52,7 +52,8 @@ func TestWordsSayEveryKindOfRule(t *testing.T) {
 		{&docluster.DigitalOceanKubernetesClusterSpec{}, "cluster_name", []string{
 			"required: must be set and not empty", "at most 63 characters", "matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}},
 		{&docluster.DigitalOceanKubernetesClusterSpec{}, "region", []string{
-			"required: must be set to a value", "one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1"}},
+			"required: must be set and not empty", "at most 8 characters", "matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$"}},
+		{&civocluster.CivoKubernetesClusterSpec{}, "cluster_type", []string{"one of: k3s, talos"}},
 		{&docluster.DigitalOceanKubernetesClusterSpec{}, "cluster_subnet", []string{
 			"may be left empty; the rules below apply only when it is set", "an IPv4 CIDR with its host bits zero, e.g. 10.244.0.0/16"}},
 		{&docluster.DigitalOceanKubernetesClusterSpec{}, "tags", []string{"no item appears twice",

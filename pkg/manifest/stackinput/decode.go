@@ -31,6 +31,9 @@ type decoder struct {
 	// at maps a field path as the validation rules name it (proto names, `[0]`, `["key"]`) to
 	// where the field is written.
 	at map[string]position
+	// values maps the same paths to where each field's value is written, when it is asked for
+	// (Where): a warning about a value points at the value, not at its key.
+	values map[string]position
 }
 
 func (d *decoder) fail(n *yaml.Node, written, rule, message, hint string) {
@@ -136,6 +139,9 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 		}
 		fieldPath := join(protoPath, string(fd.Name()))
 		d.at[fieldPath] = position{k.Line, k.Column, path}
+		if d.values != nil {
+			d.values[fieldPath] = position{v.Line, v.Column, path}
+		}
 		d.field(v, m, fd, fieldPath, path)
 	}
 }

@@ -382,9 +382,9 @@ func TestParseNeverShowsTheProviderTokenInAnError(t *testing.T) {
 func TestLoadFileNamesTheFileInItsErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.yaml")
-	write(t, path, strings.Replace(manifest("dev-fra1"), "region: fra1", "region: mars1", 1))
+	write(t, path, strings.Replace(manifest("dev-fra1"), "region: fra1", "region: Mars1", 1))
 	err := stackinput.LoadFile(path, &cluster.DigitalOceanKubernetesClusterStackInput{})
-	want := path + ":7:11: spec.region: must be one of nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1"
+	want := path + ":7:3: spec.region: must be a region code: lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them)"
 	if err == nil || err.Error() != want {
 		t.Errorf("LoadFile() = %v, want %q", err, want)
 	}

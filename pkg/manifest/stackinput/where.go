@@ -4,8 +4,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Where is where data, a text Parse read into a message like input, writes field: its line and
-// column, and its path as the file writes it ("spec.kubernetesVersion"). field is a path of proto
+// Where is where data, a text Parse read into a message like input, writes field's value: the line
+// and column of the value (of `fra2` in `region: fra2`, which is what a warning is about), and the
+// field's path as the file writes it ("spec.kubernetesVersion"). field is a path of proto
 // names from the manifest, as the validation rules name them ("spec.kubernetes_version",
 // "spec.node_pools[1].size"), for a bare manifest and a stack input alike. ok is false when the
 // text does not write the field.
@@ -15,7 +16,7 @@ func Where(data []byte, input proto.Message, field string) (line, column int, wr
 		return 0, 0, "", false
 	}
 	scratch := input.ProtoReflect().New().Interface()
-	d := &decoder{at: map[string]position{}}
+	d := &decoder{at: map[string]position{}, values: map[string]position{}}
 	checked, path := scratch, "target."+field
 	if isManifest(root) {
 		m := scratch.ProtoReflect()
@@ -27,6 +28,10 @@ func Where(data []byte, input proto.Message, field string) (line, column int, wr
 	}
 	d.root = checked.ProtoReflect().Descriptor()
 	d.message(root, checked.ProtoReflect(), "", "")
-	at, ok := d.at[path]
+	at, ok := d.values[path]
+	if !ok {
+		// An item of a list or a map is written where its value is.
+		at, ok = d.at[path]
+	}
 	return at.line, at.column, at.written, ok
 }

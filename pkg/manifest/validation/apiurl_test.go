@@ -22,7 +22,7 @@ func TestAProviderConfigsAPIURLNeedsTheConfigsOwnTokenAndHTTPSUnlessLoopback(t *
 				Metadata:   &sharedv1.CloudResourceMetadata{Name: "dev-fra1"},
 				Spec: &cluster.DigitalOceanKubernetesClusterSpec{
 					ClusterName:       "dev-fra1",
-					Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+					Region:            "fra1",
 					KubernetesVersion: "1.31.1-do.5",
 					DefaultNodePool:   &cluster.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 2},
 				},

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	pkgerrors "github.com/pkg/errors"
@@ -110,7 +109,7 @@ func TestValidateReturnsNilForAValidManifest(t *testing.T) {
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "dev-fra1"},
 		Spec: &cluster.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "dev-fra1",
-			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.31.1-do.5",
 			DefaultNodePool:   &cluster.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 2},
 		},
@@ -176,7 +175,7 @@ func TestARuleRelatingFieldsIsPlacedAtTheFieldItsIdNamesInTheManifestsWords(t *t
 		Kind:       "DigitalOceanKubernetesCluster",
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "dev"},
 		Spec: &cluster.DigitalOceanKubernetesClusterSpec{
-			ClusterName: "dev", Region: digitaloceanv1.DigitalOceanRegion_fra1, KubernetesVersion: "1.31.1-do.5",
+			ClusterName: "dev", Region: "fra1", KubernetesVersion: "1.31.1-do.5",
 			ClusterSubnet: "10.0.0.0/16", ServiceSubnet: "10.0.0.0/16",
 			DefaultNodePool: &cluster.DigitalOceanKubernetesClusterDefaultNodePool{
 				Size: "s-2vcpu-4gb", NodeCount: 9, AutoScale: true, MinNodes: 1, MaxNodes: 3,

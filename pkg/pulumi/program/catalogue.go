@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// catalogueField is a field of a manifest whose value a cloud's catalogue lists: the Kubernetes
-// version or a node pool's size.
+// catalogueField is a field of a manifest whose value a cloud's catalogue lists: the region, the
+// Kubernetes version or a node pool's size.
 type catalogueField struct {
 	// path is the field's path of proto names from the manifest ("spec.kubernetes_version"), as
 	// stackinput.Where takes it.
@@ -28,18 +28,22 @@ type manifestCatalogue struct {
 	cloud string
 	// distribution is a Civo cluster's ("k3s" or "talos"); "" elsewhere.
 	distribution string
+	region       *catalogueField
 	version      *catalogueField
 	sizes        []catalogueField
 }
 
 // catalogueOf reads the catalogue fields of input (a stack input) through their names, so that no
-// kind's API is named here: spec.kubernetes_version, and the size of every message that also
-// has a node count (the node pools, default or not).
+// kind's API is named here: spec.region, spec.kubernetes_version, and the size of every message
+// that also has a node count (the node pools, default or not).
 func catalogueOf(input proto.Message) manifestCatalogue {
 	mc := manifestCatalogue{cloud: cost.CloudOf(input)}
 	spec := protofield.Message(stackinput.Target(input).ProtoReflect(), "spec")
 	if mc.cloud == "" || spec == nil {
 		return mc
+	}
+	if v := protofield.String(spec, "region"); v != "" {
+		mc.region = &catalogueField{path: "spec.region", value: v}
 	}
 	if v := protofield.String(spec, "kubernetesVersion"); v != "" {
 		mc.version = &catalogueField{path: "spec.kubernetes_version", value: v}
@@ -201,8 +205,37 @@ func versionWarnings(file string, data []byte, input proto.Message) []Warning {
 	return []Warning{warning(p)}
 }
 
+// regionWarnings warns of a region of input that the regions table (pkg/change/cost) does not
+// list: a typo (fra2), or a region the cloud opened after the table was written. Only a warning,
+// for the same reason as a version's: online, preview and up ask the cloud's own list, which
+// decides.
+func regionWarnings(file string, data []byte, input proto.Message) []Warning {
+	mc := catalogueOf(input)
+	if mc.region == nil {
+		return nil
+	}
+	pinned := cost.RegionNames(mc.cloud)
+	if len(pinned) == 0 || slices.Contains(pinned, mc.region.value) {
+		return nil
+	}
+	p, _ := at(file, data, input, *mc.region)
+	p.Message = fmt.Sprintf("region %q is not in the %s catalogue (%s, %s): %s The cloud refuses a region it does not offer",
+		mc.region.value, mc.cloud, cost.RegionsSource, cost.RegionsDate, sentence(regionWords(mc.region.value, pinned)))
+	p.RuleID = "catalogue.region"
+	return []Warning{warning(p)}
+}
+
+// regionWords say what region was probably meant: the one an edit away (a letter or a digit
+// changed, added or dropped, or two neighbours swapped), else every region listed (there are few).
+func regionWords(region string, offered []string) string {
+	if near := closest(region, offered, 1); near != "" {
+		return "did you mean " + near + "?"
+	}
+	return "its regions are " + listed(offered)
+}
+
 // Warning is what a valid file may get wrong without being invalid: where and why, as a problem
-// says it (ruleId catalogue.size, catalogue.version or policy), and Text, the line validate
+// says it (ruleId catalogue.region, catalogue.size, catalogue.version or policy), and Text, the line validate
 // prints, so that a script reading -o json needs not parse the line.
 type Warning struct {
 	stackinput.Problem

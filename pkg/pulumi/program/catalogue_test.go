@@ -57,26 +57,26 @@ func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTh
 		warns string
 	}{
 		{name: "a typo in the slug names the pinned slug it is one edit from", text: doVersion("1.31.1-do.6"),
-			warns: `f.yaml:16:3: warning: spec.kubernetesVersion: version "1.31.1-do.6" is not in the digitalocean catalogue ` + table +
+			warns: `f.yaml:16:22: warning: spec.kubernetesVersion: version "1.31.1-do.6" is not in the digitalocean catalogue ` + table +
 				": did you mean 1.31.1-do.5? The cloud refuses a version it does not offer"},
 		{name: "an unknown minor names the minors the table holds", text: doVersion("1.99.0-do.0"),
-			warns: `f.yaml:16:3: warning: spec.kubernetesVersion: version "1.99.0-do.0" is not in the digitalocean catalogue ` + table +
+			warns: `f.yaml:16:22: warning: spec.kubernetesVersion: version "1.99.0-do.0" is not in the digitalocean catalogue ` + table +
 				": it lists no 1.99 version; its minors are 1.30, 1.31, 1.32, 1.33."},
 		{name: "a patch far from every pinned one of its minor lists that minor's", text: doVersion("1.31.100-do.0"),
 			warns: `: its 1.31 versions are 1.31.1-do.5, 1.31.9-do.0, 1.31.9-do.2.`},
 		{name: "a pinned slug is no warning", text: doVersion("1.32.2-do.0")},
 		{name: "a minor line is checked by its minor", text: doVersion(`"1.31"`)},
 		{name: "a minor line the table lacks warns with the minors", text: doVersion(`"1.35"`),
-			warns: `f.yaml:16:3: warning: spec.kubernetesVersion: minor line "1.35" is not in the digitalocean catalogue ` + table +
+			warns: `f.yaml:16:22: warning: spec.kubernetesVersion: minor line "1.35" is not in the digitalocean catalogue ` + table +
 				": the minors it lists are 1.30, 1.31, 1.32, 1.33."},
 		{name: "a Civo k3s typo names the pinned version", civo: true, text: replace(t, civo, "1.30.5-k3s1", "1.31.2-k3s1"),
-			warns: `f.yaml:15:3: warning: spec.kubernetesVersion: version "1.31.2-k3s1" is not in the civo catalogue ` + table +
+			warns: `f.yaml:15:22: warning: spec.kubernetesVersion: version "1.31.2-k3s1" is not in the civo catalogue ` + table +
 				": did you mean 1.31.1-k3s1?"},
 		{name: "a Civo version with its leading v is the pinned one", civo: true, text: replace(t, civo, "1.30.5-k3s1", "v1.30.5-k3s1")},
 		{name: "a Civo talos version is looked for among talos' own", civo: true, text: replace(t, talos, "kubernetesVersion: talos-v1.5.0", "kubernetesVersion: talos-v1.7.9"),
 			warns: `: version "talos-v1.7.9" is not in the civo catalogue ` + table + ": did you mean talos-v1.7.6?"},
 		{name: "a stack input's warning names the path it writes", civo: true, text: replace(t, civoInput, "1.30.5-k3s1", "1.29.9-k3s1"),
-			warns: `f.yaml:19:5: warning: target.spec.kubernetesVersion: version "1.29.9-k3s1" is not in the civo catalogue`},
+			warns: `f.yaml:19:24: warning: target.spec.kubernetesVersion: version "1.29.9-k3s1" is not in the civo catalogue`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) 
 		t.Run(tt.name, func(t *testing.T) {
 			text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: "+tt.typed)
 			v := prog.Check("f.yaml", []byte(text))
-			want := `f.yaml:18:5: warning: spec.defaultNodePool.size: size "` + tt.typed + `" is not in the digitalocean catalogue (` +
+			want := `f.yaml:18:11: warning: spec.defaultNodePool.size: size "` + tt.typed + `" is not in the digitalocean catalogue (` +
 				cost.TableSource + ", " + cost.TableDate + "): check its spelling (did you mean s-2vcpu-4gb?)"
 			if v.Err != nil || len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0].Text, want) {
 				t.Errorf("warnings %q (%v), want one starting %q", v.Warnings, v.Err, want)
@@ -136,7 +136,7 @@ func TestAWarningInJSONSaysItsPlaceFieldAndRuleAsAProblemDoes(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"file": "f.yaml", "line": 18.0, "column": 5.0, "path": "spec.defaultNodePool.size", "ruleId": "catalogue.size"}
+	want := map[string]any{"file": "f.yaml", "line": 18.0, "column": 11.0, "path": "spec.defaultNodePool.size", "ruleId": "catalogue.size"}
 	if len(got.Warnings) != 1 {
 		t.Fatalf("warnings %s, want one", data)
 	}
@@ -145,7 +145,7 @@ func TestAWarningInJSONSaysItsPlaceFieldAndRuleAsAProblemDoes(t *testing.T) {
 			t.Errorf("warning's %s = %v, want %v: %s", k, got.Warnings[0][k], v, data)
 		}
 	}
-	if text, _ := got.Warnings[0]["text"].(string); !strings.HasPrefix(text, "f.yaml:18:5: warning: spec.defaultNodePool.size: ") {
+	if text, _ := got.Warnings[0]["text"].(string); !strings.HasPrefix(text, "f.yaml:18:11: warning: spec.defaultNodePool.size: ") {
 		t.Errorf("warning's text = %q, want the line validate prints", text)
 	}
 }

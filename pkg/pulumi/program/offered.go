@@ -15,9 +15,9 @@ import (
 var cloudNames = map[string]string{cost.DigitalOcean: provider.DigitalOcean.Name, cost.Civo: provider.Civo.Name}
 
 // Refusals are the problems of the fields of data (a manifest or stack input, parsed into input)
-// that cat, what the cloud offers now, does not list: the Kubernetes version (a minor line by its
-// minor; for Civo among its distribution's versions, deprecated ones not offered) and, when cat
-// lists sizes, each node pool's size. Each names the field where the file writes it and what the
+// that cat, what the cloud offers now, does not list: the region, when cat lists regions; the
+// Kubernetes version (a minor line by its minor; for Civo among its distribution's versions,
+// deprecated ones not offered) and, when cat lists sizes, each node pool's size. Each names the field where the file writes it and what the
 // cloud offers instead. A value old (the manifest the stack last deployed; nil when none) has at
 // the same field is never refused: the cloud keeps running what it runs, even a version it no
 // longer gives new clusters.
@@ -32,6 +32,17 @@ func Refusals(file string, data []byte, input, old proto.Message, cat cost.Catal
 	}
 	name := cloudNames[mc.cloud]
 	var out []stackinput.Problem
+	if r := mc.region; r != nil && cat.Regions != nil && !slices.Contains(cat.Regions, r.value) &&
+		!(before.region != nil && before.region.value == r.value) {
+		p, _ := at(file, data, input, *r)
+		p.RuleID = "catalogue.region"
+		p.Message = fmt.Sprintf("region %q is not offered by %s now", r.value, name)
+		if near := closest(r.value, cat.Regions, 1); near != "" {
+			p.Message += ": did you mean " + near + "?"
+		}
+		p.Hint = fmt.Sprintf("its API lists %s; a cluster cannot be created in a region it does not offer", listed(cat.Regions))
+		out = append(out, p)
+	}
 	if v := mc.version; v != nil && !(before.version != nil && before.version.value == v.value) {
 		var versions []string
 		for _, o := range cat.Versions {

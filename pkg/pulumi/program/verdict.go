@@ -25,7 +25,7 @@ type Verdict struct {
 	// Err is nil when the file is valid. It names the file, and stackinput.Problems(Err) lists
 	// every problem with its position.
 	Err error
-	// Warnings are what a valid file may get wrong without being invalid: a size or a
+	// Warnings are what a valid file may get wrong without being invalid: a region, a size or a
 	// Kubernetes version the cloud's catalogue does not list. They never change the exit code.
 	Warnings []Warning
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
@@ -39,7 +39,8 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
 	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
 	if v.Err == nil {
-		v.Warnings = append(catalogueWarnings(file, data, input), versionWarnings(file, data, input)...)
+		v.Warnings = append(regionWarnings(file, data, input), catalogueWarnings(file, data, input)...)
+		v.Warnings = append(v.Warnings, versionWarnings(file, data, input)...)
 	}
 	return v
 }

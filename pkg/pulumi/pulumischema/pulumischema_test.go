@@ -88,11 +88,15 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 		}},
 		{"enums list the values a manifest may write, with their docs", func() bool {
 			e := pkg.Types["clusterplane:shared:TaintEffect"].Enum
-			region := pkg.Types["clusterplane:digitalocean:DigitalOceanRegion"].Enum
-			return len(e) == 3 && e[0].Value == "NoSchedule" && region[0].Value == "nyc1" && region[0].Description == "New York 1."
+			typ := pkg.Types["clusterplane:civo:CivoKubernetesClusterType"].Enum
+			return len(e) == 3 && e[0].Value == "NoSchedule" && typ[0].Value == "k3s" && strings.HasPrefix(typ[0].Description, "Lightweight k3s")
 		}},
 		{"an enum field refers to its enum type", func() bool {
-			return pkg.Resources[doCluster].InputProperties["region"].Ref == "#/types/clusterplane:digitalocean:DigitalOceanRegion"
+			return pkg.Resources[civoCluster].InputProperties["clusterType"].Ref == "#/types/clusterplane:civo:CivoKubernetesClusterType"
+		}},
+		{"a region is a string, so that a region the cloud opens after the release can be named", func() bool {
+			region := pkg.Resources[doCluster].InputProperties["region"]
+			return region.Type == "string" && region.Ref == "" && pkg.Resources[civoCluster].InputProperties["region"].Type == "string"
 		}},
 		{"descriptions carry the comments and the rules in words", func() bool {
 			d := pkg.Resources[doPool].InputProperties["maxNodes"].Description

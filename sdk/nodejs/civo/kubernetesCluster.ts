@@ -215,13 +215,14 @@ export interface KubernetesClusterArgs {
      */
     providerConfig?: pulumi.Input<inputs.civo.CivoProviderConfigArgs | undefined>;
     /**
-     * Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+     * Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
      *
      * Rules:
-     * - required: must be set to a value
-     * - one of: lon1, fra1, nyc1, phx1, mum1
+     * - required: must be set and not empty
+     * - at most 8 characters
+     * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
      */
-    region: pulumi.Input<enums.civo.CivoRegion>;
+    region: pulumi.Input<string>;
     /**
      * Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags in place.
      *

@@ -161,13 +161,14 @@ export interface KubernetesNodePoolArgs {
      */
     publicIpNodePool?: pulumi.Input<boolean | undefined>;
     /**
-     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     * The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
      *
      * Rules:
-     * - required: must be set to a value
-     * - one of: lon1, fra1, nyc1, phx1, mum1
+     * - required: must be set and not empty
+     * - at most 8 characters
+     * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
      */
-    region: pulumi.Input<enums.civo.CivoRegion>;
+    region: pulumi.Input<string>;
     /**
      * Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
      */

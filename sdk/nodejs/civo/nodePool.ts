@@ -83,7 +83,12 @@ export class NodePool extends pulumi.CustomResource {
      */
     declare public readonly publicIpNodePool: pulumi.Output<boolean>;
     /**
-     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     * The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     *
+     * Rules:
+     * - required: must be set and not empty
+     * - at most 8 characters
+     * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
      */
     declare public readonly region: pulumi.Output<string>;
     /**
@@ -195,7 +200,12 @@ export interface NodePoolArgs {
      */
     publicIpNodePool?: pulumi.Input<boolean | undefined>;
     /**
-     * The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     * The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     *
+     * Rules:
+     * - required: must be set and not empty
+     * - at most 8 characters
+     * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
      */
     region?: pulumi.Input<string | undefined>;
     /**

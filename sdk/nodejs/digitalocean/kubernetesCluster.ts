@@ -240,13 +240,14 @@ export interface KubernetesClusterArgs {
      */
     rdmaSharedDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
-     * DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
+     * DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
      *
      * Rules:
-     * - required: must be set to a value
-     * - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
+     * - required: must be set and not empty
+     * - at most 8 characters
+     * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
      */
-    region: pulumi.Input<enums.digitalocean.DigitalOceanRegion>;
+    region: pulumi.Input<string>;
     /**
      * Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the account has a registry and refuses before anything is created when it has none (offline plans ask nothing). Changing it updates the cluster in place.
      */

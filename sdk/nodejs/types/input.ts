@@ -62,12 +62,14 @@ export namespace civo {
          */
         apiUrl?: pulumi.Input<string | undefined>;
         /**
-         * Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+         * Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
          *
          * Rules:
-         * - one of: lon1, fra1, nyc1, phx1, mum1
+         * - may be left empty; the rules below apply only when it is set
+         * - at most 8 characters
+         * - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
          */
-        defaultRegion?: pulumi.Input<enums.civo.CivoRegion | undefined>;
+        defaultRegion?: pulumi.Input<string | undefined>;
     }
 }
 

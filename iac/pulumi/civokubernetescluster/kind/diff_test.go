@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	ccv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/kind"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
@@ -34,7 +33,7 @@ var pairs = []diffpairs.Pair{
 		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.ClusterName = "dev-fra1-b" }),
 		Path:   "spec.clusterName", Effect: effects.Update},
 	{Name: "moving a Civo cluster to another region is refused", Edit: unprotected,
-		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Region = civov1.CivoRegion_lon1 }),
+		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.Region = "lon1" }),
 		Path:   "spec.region", Effect: effects.Refused, Exit: exitcode.Blocked},
 	{Name: "upgrading a Civo cluster updates it",
 		Change: cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.KubernetesVersion = "1.31.2-k3s1" }),

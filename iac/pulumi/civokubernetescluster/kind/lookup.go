@@ -14,7 +14,7 @@ import (
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.CivoKubernetesClusterStackInput)
 	spec := input.GetTarget().GetSpec()
-	region := spec.GetRegion().String()
+	region := spec.GetRegion()
 	ids, err := civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, spec.GetClusterName())
 	if errors.Is(err, civoprovider.ErrNoToken) {
 		return kinds.NoToken("Civo"), nil

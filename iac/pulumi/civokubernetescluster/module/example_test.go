@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	civokubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
@@ -21,7 +20,7 @@ func ExampleWithNetworkID() {
 		}
 		_, err = civokubernetescluster.New(ctx, "edge", &v1.CivoKubernetesClusterSpec{
 			ClusterName:       "edge-fra1",
-			Region:            civov1.CivoRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.30.5-k3s1",
 			DefaultNodePool:   &v1.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 3},
 		}, civokubernetescluster.WithNetworkID(network.ID().ToStringOutput()))

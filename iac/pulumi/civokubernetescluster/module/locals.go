@@ -33,7 +33,7 @@ func newLocals(name string, md *sharedv1.CloudResourceMetadata, spec *v1.CivoKub
 	l := &locals{
 		name:         name,
 		spec:         spec,
-		region:       spec.GetRegion().String(),
+		region:       spec.GetRegion(),
 		clusterType:  v1.CivoKubernetesClusterType_k3s.String(),
 		cni:          v1.CivoKubernetesClusterCni_flannel.String(),
 		tags:         strings.Join(labels.Tags(labels.Standard(Kind, md), spec.GetTags()), " "),

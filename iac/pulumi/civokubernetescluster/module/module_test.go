@@ -46,7 +46,7 @@ const (
 func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
 	return &clusterv1.CivoKubernetesClusterSpec{
 		ClusterName:       clusterName,
-		Region:            civov1.CivoRegion_fra1,
+		Region:            "fra1",
 		KubernetesVersion: minimalK3s,
 		Network:           sharedv1.StringValue(networkID),
 		DefaultNodePool:   &clusterv1.CivoKubernetesClusterDefaultNodePool{Size: minimalSize, NodeCount: 3},
@@ -116,19 +116,19 @@ func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAn
 }
 
 func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
-	for _, region := range []civov1.CivoRegion{
-		civov1.CivoRegion_lon1, civov1.CivoRegion_fra1, civov1.CivoRegion_nyc1,
-		civov1.CivoRegion_phx1, civov1.CivoRegion_mum1,
+	for _, region := range []string{
+		"lon1", "fra1", "nyc1",
+		"phx1", "mum1",
 	} {
-		t.Run(region.String(), func(t *testing.T) {
+		t.Run(region, func(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Region = region
 			}), plan.Options{})
 			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
-				map[string]any{"region": region.String()})
+				map[string]any{"region": region})
 			for _, typ := range []string{firewallType, clusterType} {
-				if got := moduletest.MustFind(t, p, typ, name).Inputs["region"]; got != region.String() {
+				if got := moduletest.MustFind(t, p, typ, name).Inputs["region"]; got != region {
 					t.Errorf("%s region = %v, want %s", typ, got, region)
 				}
 			}
@@ -237,7 +237,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 			Labels: map[string]string{"team": "platform/core"},
 		}
 		spec := in.Target.Spec
-		spec.Region = civov1.CivoRegion_lon1
+		spec.Region = "lon1"
 		spec.KubernetesVersion = "1.29.8-k3s1"
 		spec.Cni = clusterv1.CivoKubernetesClusterCni_cilium
 		spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
@@ -650,7 +650,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 		{name: "a k3s version with a plus", field: "target.spec.kubernetes_version",
 			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.30.5+k3s1" }},
 		{name: "no region", field: "target.spec.region",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Region = 0 }},
+			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Region = "" }},
 		{name: "a wrong kind", field: "target.kind",
 			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Kind = "CivoKubernetesNodePool" }},
 		{name: "a bad API server CIDR", field: "target.spec.api_server_allowed_cidrs[0]",

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	cpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
@@ -33,7 +32,7 @@ var pairs = []diffpairs.Pair{
 		Path:   "spec.size", Effect: effects.Rotate},
 	{Name: "moving a Civo pool that allows rotation to another region is still refused",
 		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
-			s.Region = civov1.CivoRegion_lon1
+			s.Region = "lon1"
 			s.Rollout = diffpairs.Rotate()
 		}),
 		Path: "spec.region", Effect: effects.Refused, Exit: exitcode.Blocked},
@@ -46,7 +45,7 @@ var pairs = []diffpairs.Pair{
 		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Cluster = sharedv1.StringValue("other-cluster") }),
 		Path:   "spec.cluster", Effect: effects.Replace, Exit: exitcode.Blocked},
 	{Name: "moving a Civo pool to another region is refused: its cluster stays where it is",
-		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = civov1.CivoRegion_lon1 }),
+		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Region = "lon1" }),
 		Path:   "spec.region", Effect: effects.Refused, Exit: exitcode.Blocked},
 	{Name: "resizing a Civo pool replaces it",
 		Change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large" }),

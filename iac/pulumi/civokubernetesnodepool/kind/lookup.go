@@ -20,7 +20,7 @@ func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds
 	if err != nil || cluster == "" {
 		return kinds.NoClusterYet, err
 	}
-	exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion().String(), cluster, spec.GetNodePoolName())
+	exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion(), cluster, spec.GetNodePoolName())
 	if errors.Is(err, civoprovider.ErrNoToken) {
 		return kinds.NoToken("Civo"), nil
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	civokubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
@@ -18,7 +17,7 @@ func ExampleNew_clusterFromAnotherStack() {
 	program := func(ctx *pulumi.Context) error {
 		_, err := civokubernetesnodepool.New(ctx, "edge-gpu", &v1.CivoKubernetesNodePoolSpec{
 			NodePoolName: "gpu",
-			Region:       civov1.CivoRegion_fra1,
+			Region:       "fra1",
 			Size:         "g4s.kube.large",
 			NodeCount:    1,
 			Cluster:      sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "edge", Env: "prod"}),

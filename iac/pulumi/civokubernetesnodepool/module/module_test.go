@@ -52,7 +52,7 @@ func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 	return &nodepoolv1.CivoKubernetesNodePoolSpec{
 		NodePoolName: poolName,
 		Cluster:      sharedv1.StringValue(clusterID),
-		Region:       civov1.CivoRegion_fra1,
+		Region:       "fra1",
 		Size:         "g4s.kube.large",
 		NodeCount:    2,
 	}
@@ -106,18 +106,18 @@ func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) 
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
-	for _, region := range []civov1.CivoRegion{
-		civov1.CivoRegion_lon1, civov1.CivoRegion_fra1, civov1.CivoRegion_nyc1,
-		civov1.CivoRegion_phx1, civov1.CivoRegion_mum1,
+	for _, region := range []string{
+		"lon1", "fra1", "nyc1",
+		"phx1", "mum1",
 	} {
-		t.Run(region.String(), func(t *testing.T) {
+		t.Run(region, func(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.Region = region
 			}), plan.Options{})
 			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
-				map[string]any{"civoRegion": region.String()})
-			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region.String() {
+				map[string]any{"civoRegion": region})
+			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
 				t.Errorf("node pool region = %#v, want %s", got, region)
 			}
 		})
@@ -397,7 +397,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 		{name: "no cluster", field: "target.spec.cluster", ruleID: "required",
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
 		{name: "no region", field: "target.spec.region", ruleID: "required",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = 0 }},
+			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = "" }},
 		{name: "an upper-case pool name", field: "target.spec.node_pool_name", ruleID: "string.pattern",
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "GPU" }},
 		{name: "a lower bound without auto_scale", field: "target.spec.min_nodes", ruleID: "min_nodes.needs_auto_scale",
@@ -441,7 +441,7 @@ func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoP
 	moduletest.AssertNoAliases(t, moduletest.MustFind(t, p, componentType, name))
 }
 
-func clusterSpec(clusterName string, region civov1.CivoRegion) *clusterv1.CivoKubernetesClusterSpec {
+func clusterSpec(clusterName string, region string) *clusterv1.CivoKubernetesClusterSpec {
 	return &clusterv1.CivoKubernetesClusterSpec{
 		ClusterName:       clusterName,
 		Region:            region,
@@ -451,7 +451,7 @@ func clusterSpec(clusterName string, region civov1.CivoRegion) *clusterv1.CivoKu
 }
 
 // poolSpecWithoutCluster is a pool spec whose cluster comes from WithClusterID.
-func poolSpecWithoutCluster(region civov1.CivoRegion) *nodepoolv1.CivoKubernetesNodePoolSpec {
+func poolSpecWithoutCluster(region string) *nodepoolv1.CivoKubernetesNodePoolSpec {
 	spec := minimalSpec()
 	spec.Cluster = nil
 	spec.Region = region
@@ -460,7 +460,7 @@ func poolSpecWithoutCluster(region civov1.CivoRegion) *nodepoolv1.CivoKubernetes
 
 func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 	isolateEnv(t)
-	regions := map[string]civov1.CivoRegion{"alpha": civov1.CivoRegion_fra1, "beta": civov1.CivoRegion_lon1}
+	regions := map[string]string{"alpha": "fra1", "beta": "lon1"}
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		for _, c := range []string{"alpha", "beta"} {
 			cl, err := clustermodule.New(ctx, c, clusterSpec(c, regions[c]),
@@ -501,7 +501,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 		if !slices.Contains(pool.DependsOn, want) {
 			t.Errorf("%s-gpu depends on %v, want %s among them", c, pool.DependsOn, want)
 		}
-		if got := moduletest.MustFind(t, p, providerType, c+"-gpu").Inputs["civoRegion"]; got != region.String() {
+		if got := moduletest.MustFind(t, p, providerType, c+"-gpu").Inputs["civoRegion"]; got != region {
 			t.Errorf("%s-gpu provider region = %v, want %s", c, got, region)
 		}
 		moduletest.AssertParent(t, pool, componentType+"::"+c+"-gpu")
@@ -516,7 +516,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = module.New(ctx, "pool", poolSpecWithoutCluster(civov1.CivoRegion_fra1),
+		_, err = module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
 			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
 		return err
 	}, plan.Options{})

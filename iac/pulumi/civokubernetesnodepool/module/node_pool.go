@@ -26,7 +26,7 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 	np, err := cpcivo.NewNodePool(ctx, l.name, &cpcivo.NodePoolArgs{
 		ClusterId:        clusterID,
 		NodePoolName:     pulumi.String(spec.GetNodePoolName()),
-		Region:           pulumi.StringPtr(spec.GetRegion().String()),
+		Region:           pulumi.StringPtr(spec.GetRegion()),
 		Size:             pulumi.String(spec.GetSize()),
 		NodeCount:        pulumi.IntPtr(int(spec.GetNodeCount())),
 		AutoScale:        pulumi.BoolPtr(spec.GetAutoScale()),

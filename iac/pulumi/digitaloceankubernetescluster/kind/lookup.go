@@ -15,7 +15,7 @@ import (
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
 	spec := input.GetTarget().GetSpec()
-	region := spec.GetRegion().String()
+	region := spec.GetRegion()
 	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), spec.GetClusterName())
 	if errors.Is(err, digitaloceanprovider.ErrNoToken) {
 		return kinds.NoToken("DigitalOcean"), nil

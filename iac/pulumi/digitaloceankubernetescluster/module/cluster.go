@@ -11,7 +11,7 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 	spec := l.spec
 	args := &digitalocean.KubernetesClusterArgs{
 		Name:    pulumi.String(spec.GetClusterName()),
-		Region:  pulumi.String(spec.GetRegion().String()),
+		Region:  pulumi.String(spec.GetRegion()),
 		Version: pulumi.String(v.send),
 		VpcUuid: vpc,
 		// Sent even when false so the provider's default never decides; HA can be turned on

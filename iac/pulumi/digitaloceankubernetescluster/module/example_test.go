@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -16,7 +15,7 @@ func ExampleNew() {
 	program := func(ctx *pulumi.Context) error {
 		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
-			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.31.1-do.5",
 			DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 2},
 		})
@@ -48,7 +47,7 @@ func ExampleNew_invalid() {
 	_, _ = plan.Run(func(ctx *pulumi.Context) error {
 		_, err = digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
-			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "latest",
 			DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{NodeCount: 2},
 		})

@@ -47,7 +47,7 @@ func minimalInput() *v1.DigitalOceanKubernetesClusterStackInput {
 func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 	return &v1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:       clusterName,
-		Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+		Region:            "fra1",
 		KubernetesVersion: "1.31.1-do.5",
 		DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
 	}

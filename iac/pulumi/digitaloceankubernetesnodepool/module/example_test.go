@@ -5,7 +5,6 @@ import (
 
 	clusterv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	digitaloceankubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
@@ -18,7 +17,7 @@ func ExampleWithClusterID() {
 	program := func(ctx *pulumi.Context) error {
 		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &clusterv1.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
-			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.31.1-do.5",
 			DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
 		})

@@ -53,7 +53,7 @@ func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.Dig
 func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpec {
 	return &clusterv1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:       name,
-		Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+		Region:            "fra1",
 		KubernetesVersion: "1.31.1-do.5",
 		DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
 	}

@@ -20,9 +20,9 @@ import (
 
 // New creates a Civo provider named name for region. Civo node pools have no region argument,
 // so the provider's region is the one every resource it creates lands in.
-func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
+func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*civo.Provider, error) {
-	args := &civo.ProviderArgs{Region: pulumi.String(region.String())}
+	args := &civo.ProviderArgs{Region: pulumi.String(region)}
 	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create civo provider")
@@ -40,9 +40,9 @@ func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, regio
 // Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
 // as New (token and API URL resolved by provider.Civo.Resolve, the token a secret), read by the
 // plugin rather than the civo provider. Its region is the pool's.
-func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region civov1.CivoRegion,
+func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
-	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region.String())}
+	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region)}
 	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create clusterplane provider")

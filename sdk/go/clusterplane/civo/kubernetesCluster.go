@@ -134,12 +134,13 @@ type kubernetesClusterArgs struct {
 	Network *shared.StringValueOrRef `pulumi:"network"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *CivoProviderConfig `pulumi:"providerConfig"`
-	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 	//
 	// Rules:
-	// - required: must be set to a value
-	// - one of: lon1, fra1, nyc1, phx1, mum1
-	Region CivoRegion `pulumi:"region"`
+	// - required: must be set and not empty
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+	Region string `pulumi:"region"`
 	// Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags in place.
 	//
 	// Rules:
@@ -217,12 +218,13 @@ type KubernetesClusterArgs struct {
 	Network shared.StringValueOrRefPtrInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig CivoProviderConfigPtrInput
-	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 	//
 	// Rules:
-	// - required: must be set to a value
-	// - one of: lon1, fra1, nyc1, phx1, mum1
-	Region CivoRegionInput
+	// - required: must be set and not empty
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+	Region pulumi.StringInput
 	// Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags in place.
 	//
 	// Rules:

@@ -48,7 +48,12 @@ type NodePool struct {
 	NodePoolName pulumi.StringOutput `pulumi:"nodePoolName"`
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolOutput `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	//
+	// Rules:
+	// - required: must be set and not empty
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
 	Region pulumi.StringOutput `pulumi:"region"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
@@ -141,7 +146,12 @@ type nodePoolArgs struct {
 	NodePoolName string `pulumi:"nodePoolName"`
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool *bool `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	//
+	// Rules:
+	// - required: must be set and not empty
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
 	Region *string `pulumi:"region"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
@@ -187,7 +197,12 @@ type NodePoolArgs struct {
 	NodePoolName pulumi.StringInput
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolPtrInput
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	//
+	// Rules:
+	// - required: must be set and not empty
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
 	Region pulumi.StringPtrInput
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
 	//
@@ -341,7 +356,12 @@ func (o NodePoolOutput) PublicIpNodePool() pulumi.BoolOutput {
 	return o.ApplyT(func(v *NodePool) pulumi.BoolOutput { return v.PublicIpNodePool }).(pulumi.BoolOutput)
 }
 
-// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+//
+// Rules:
+// - required: must be set and not empty
+// - at most 8 characters
+// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
 func (o NodePoolOutput) Region() pulumi.StringOutput {
 	return o.ApplyT(func(v *NodePool) pulumi.StringOutput { return v.Region }).(pulumi.StringOutput)
 }

@@ -151,11 +151,13 @@ type CivoProviderConfig struct {
 	// - may be left empty; the rules below apply only when it is set
 	// - an absolute URI, e.g. https://api.example.com
 	ApiUrl *string `pulumi:"apiUrl"`
-	// Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 	//
 	// Rules:
-	// - one of: lon1, fra1, nyc1, phx1, mum1
-	DefaultRegion *CivoRegion `pulumi:"defaultRegion"`
+	// - may be left empty; the rules below apply only when it is set
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+	DefaultRegion *string `pulumi:"defaultRegion"`
 }
 
 // CivoProviderConfigInput is an input type that accepts CivoProviderConfigArgs and CivoProviderConfigOutput values.
@@ -179,11 +181,13 @@ type CivoProviderConfigArgs struct {
 	// - may be left empty; the rules below apply only when it is set
 	// - an absolute URI, e.g. https://api.example.com
 	ApiUrl pulumi.StringPtrInput `pulumi:"apiUrl"`
-	// Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 	//
 	// Rules:
-	// - one of: lon1, fra1, nyc1, phx1, mum1
-	DefaultRegion CivoRegionPtrInput `pulumi:"defaultRegion"`
+	// - may be left empty; the rules below apply only when it is set
+	// - at most 8 characters
+	// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+	DefaultRegion pulumi.StringPtrInput `pulumi:"defaultRegion"`
 }
 
 func (CivoProviderConfigArgs) ElementType() reflect.Type {
@@ -278,12 +282,14 @@ func (o CivoProviderConfigOutput) ApiUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v CivoProviderConfig) *string { return v.ApiUrl }).(pulumi.StringPtrOutput)
 }
 
-// Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 //
 // Rules:
-// - one of: lon1, fra1, nyc1, phx1, mum1
-func (o CivoProviderConfigOutput) DefaultRegion() CivoRegionPtrOutput {
-	return o.ApplyT(func(v CivoProviderConfig) *CivoRegion { return v.DefaultRegion }).(CivoRegionPtrOutput)
+// - may be left empty; the rules below apply only when it is set
+// - at most 8 characters
+// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+func (o CivoProviderConfigOutput) DefaultRegion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v CivoProviderConfig) *string { return v.DefaultRegion }).(pulumi.StringPtrOutput)
 }
 
 type CivoProviderConfigPtrOutput struct{ *pulumi.OutputState }
@@ -334,17 +340,19 @@ func (o CivoProviderConfigPtrOutput) ApiUrl() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 //
 // Rules:
-// - one of: lon1, fra1, nyc1, phx1, mum1
-func (o CivoProviderConfigPtrOutput) DefaultRegion() CivoRegionPtrOutput {
-	return o.ApplyT(func(v *CivoProviderConfig) *CivoRegion {
+// - may be left empty; the rules below apply only when it is set
+// - at most 8 characters
+// - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
+func (o CivoProviderConfigPtrOutput) DefaultRegion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *CivoProviderConfig) *string {
 		if v == nil {
 			return nil
 		}
 		return v.DefaultRegion
-	}).(CivoRegionPtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 func init() {

@@ -9,7 +9,6 @@ from enum import Enum
 __all__ = [
     'CivoKubernetesClusterCni',
     'CivoKubernetesClusterType',
-    'CivoRegion',
 ]
 
 
@@ -40,31 +39,4 @@ class CivoKubernetesClusterType(_builtins.str, Enum):
     TALOS = "talos"
     """
     Talos Linux; versions look like talos-v1.5.0. Only the flannel CNI.
-    """
-
-
-@pulumi.type_token("clusterplane:civo:CivoRegion")
-class CivoRegion(_builtins.str, Enum):
-    """
-    CivoRegion is a Civo region. Value names are Civo's own lower-case region codes so manifests read `region: fra1`.
-    """
-    LON1 = "lon1"
-    """
-    London, United Kingdom.
-    """
-    FRA1 = "fra1"
-    """
-    Frankfurt, Germany.
-    """
-    NYC1 = "nyc1"
-    """
-    New York, United States.
-    """
-    PHX1 = "phx1"
-    """
-    Phoenix, United States.
-    """
-    MUM1 = "mum1"
-    """
-    Mumbai, India.
     """

@@ -189,12 +189,14 @@ class CivoProviderConfigArgsDict(TypedDict):
     - may be left empty; the rules below apply only when it is set
     - an absolute URI, e.g. https://api.example.com
     """
-    default_region: NotRequired[pulumi.Input[Optional['CivoRegion']]]
+    default_region: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+    Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 
     Rules:
-    - one of: lon1, fra1, nyc1, phx1, mum1
+    - may be left empty; the rules below apply only when it is set
+    - at most 8 characters
+    - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
     """
 
 @pulumi.input_type
@@ -202,7 +204,7 @@ class CivoProviderConfigArgs:
     def __init__(__self__, *,
                  api_token: pulumi.Input[Optional[_builtins.str]] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
-                 default_region: pulumi.Input[Optional['CivoRegion']] = None):
+                 default_region: pulumi.Input[Optional[_builtins.str]] = None):
         """
         CivoProviderConfig configures the Civo provider a stack creates. Every field may be empty.
 
@@ -212,10 +214,12 @@ class CivoProviderConfigArgs:
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an absolute URI, e.g. https://api.example.com
-        :param pulumi.Input['CivoRegion'] default_region: Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+        :param pulumi.Input[_builtins.str] default_region: Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
                
                Rules:
-               - one of: lon1, fra1, nyc1, phx1, mum1
+               - may be left empty; the rules below apply only when it is set
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         if api_token is not None:
             pulumi.set(__self__, "api_token", api_token)
@@ -254,17 +258,19 @@ class CivoProviderConfigArgs:
 
     @_builtins.property
     @pulumi.getter(name="defaultRegion")
-    def default_region(self) -> pulumi.Input[Optional['CivoRegion']]:
+    def default_region(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Region for resources that carry none of their own. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+        Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 
         Rules:
-        - one of: lon1, fra1, nyc1, phx1, mum1
+        - may be left empty; the rules below apply only when it is set
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "default_region")
 
     @default_region.setter
-    def default_region(self, value: pulumi.Input[Optional['CivoRegion']]):
+    def default_region(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "default_region", value)
 
 

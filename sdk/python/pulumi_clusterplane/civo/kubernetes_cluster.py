@@ -26,7 +26,7 @@ class KubernetesClusterArgs:
                  cluster_name: pulumi.Input[_builtins.str],
                  default_node_pool: pulumi.Input['CivoKubernetesClusterDefaultNodePoolArgs'],
                  kubernetes_version: pulumi.Input[_builtins.str],
-                 region: pulumi.Input['CivoRegion'],
+                 region: pulumi.Input[_builtins.str],
                  api_server_allowed_cidrs: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  applications: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  cluster_type: pulumi.Input[Optional['CivoKubernetesClusterType']] = None,
@@ -57,11 +57,12 @@ class KubernetesClusterArgs:
                - write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1
                - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
                - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
-        :param pulumi.Input['CivoRegion'] region: Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
                
                Rules:
-               - required: must be set to a value
-               - one of: lon1, fra1, nyc1, phx1, mum1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] api_server_allowed_cidrs: IPv4 CIDRs allowed to reach the Kubernetes API on the firewall the module creates, e.g. ["203.0.113.0/24"]. Empty means 0.0.0.0/0. Only with a created firewall. Changing it updates the created firewall's rules in place.
                
                Rules:
@@ -183,18 +184,19 @@ class KubernetesClusterArgs:
 
     @_builtins.property
     @pulumi.getter
-    def region(self) -> pulumi.Input['CivoRegion']:
+    def region(self) -> pulumi.Input[_builtins.str]:
         """
-        Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+        Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 
         Rules:
-        - required: must be set to a value
-        - one of: lon1, fra1, nyc1, phx1, mum1
+        - required: must be set and not empty
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "region")
 
     @region.setter
-    def region(self, value: pulumi.Input['CivoRegion']):
+    def region(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "region", value)
 
     @_builtins.property
@@ -369,7 +371,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                  metadata: pulumi.Input[Optional[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']]] = None,
                  network: pulumi.Input[Optional[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']]] = None,
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
-                 region: pulumi.Input[Optional['CivoRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
@@ -431,11 +433,12 @@ class KubernetesCluster(pulumi.ComponentResource):
                - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
                - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input['CivoRegion'] region: Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a cluster.
+        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
                
                Rules:
-               - required: must be set to a value
-               - one of: lon1, fra1, nyc1, phx1, mum1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Civo tags, e.g. ["team-platform"]. Unique, no whitespace. Changing it updates the cluster's tags in place.
                
                Rules:
@@ -479,7 +482,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                  metadata: pulumi.Input[Optional[Union['_shared.CloudResourceMetadataArgs', '_shared.CloudResourceMetadataArgsDict']]] = None,
                  network: pulumi.Input[Optional[Union['_shared.StringValueOrRefArgs', '_shared.StringValueOrRefArgsDict']]] = None,
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
-                 region: pulumi.Input[Optional['CivoRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)

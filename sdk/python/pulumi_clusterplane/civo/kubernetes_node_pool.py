@@ -15,7 +15,6 @@ else:
 from .. import _utilities
 from .. import shared
 from .. import shared as _shared
-from ._enums import *
 from ._inputs import *
 
 __all__ = ['KubernetesNodePoolArgs', 'KubernetesNodePool']
@@ -25,7 +24,7 @@ class KubernetesNodePoolArgs:
     def __init__(__self__, *,
                  cluster: pulumi.Input['_shared.StringValueOrRefArgs'],
                  node_pool_name: pulumi.Input[_builtins.str],
-                 region: pulumi.Input['CivoRegion'],
+                 region: pulumi.Input[_builtins.str],
                  size: pulumi.Input[_builtins.str],
                  auto_scale: pulumi.Input[Optional[_builtins.bool]] = None,
                  labels: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -53,11 +52,12 @@ class KubernetesNodePoolArgs:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
-               - required: must be set to a value
-               - one of: lon1, fra1, nyc1, phx1, mum1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
                Rules:
@@ -167,18 +167,19 @@ class KubernetesNodePoolArgs:
 
     @_builtins.property
     @pulumi.getter
-    def region(self) -> pulumi.Input['CivoRegion']:
+    def region(self) -> pulumi.Input[_builtins.str]:
         """
-        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 
         Rules:
-        - required: must be set to a value
-        - one of: lon1, fra1, nyc1, phx1, mum1
+        - required: must be set and not empty
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "region")
 
     @region.setter
-    def region(self, value: pulumi.Input['CivoRegion']):
+    def region(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "region", value)
 
     @_builtins.property
@@ -375,7 +376,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  node_pool_name: pulumi.Input[Optional[_builtins.str]] = None,
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
-                 region: pulumi.Input[Optional['CivoRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,
@@ -429,11 +430,12 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
-        :param pulumi.Input['CivoRegion'] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
-               - required: must be set to a value
-               - one of: lon1, fra1, nyc1, phx1, mum1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']] rollout: Whether a change that would replace the pool (its size, name or public_ip_node_pool) may rotate it instead, e.g. `{strategy: ROTATE, drainTimeoutMinutes: 20}`: a pool with the new settings is created next to this one, this one is cordoned, drained and deleted (see "Rotating node pools" in docs/deploying.md). Civo does not rename pools and a pool's name is its id, so a rotation that keeps the name goes through a surge pool of its own name and back: twice the drains. Unset, such a change is refused as before. Changing it is ignored: it steers how clusterplane carries out later changes, and nothing is sent to Civo.
         :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
@@ -483,7 +485,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                  node_pool_name: pulumi.Input[Optional[_builtins.str]] = None,
                  provider_config: pulumi.Input[Optional[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']]] = None,
                  public_ip_node_pool: pulumi.Input[Optional[_builtins.bool]] = None,
-                 region: pulumi.Input[Optional['CivoRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  rollout: pulumi.Input[Optional[Union['_shared.RolloutArgs', '_shared.RolloutArgsDict']]] = None,
                  size: pulumi.Input[Optional[_builtins.str]] = None,
                  taints: pulumi.Input[Optional[Sequence[pulumi.Input[Union['_shared.TaintArgs', '_shared.TaintArgsDict']]]]] = None,

@@ -60,7 +60,12 @@ class NodePoolArgs:
                Rules:
                - from 1 to 4999
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
-        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+               
+               Rules:
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[Sequence[pulumi.Input['_shared.TaintArgs']]] taints: Kubernetes taints on every node, e.g. a GPU pool's nvidia.com/gpu:NoSchedule. A key and effect pair appears once. Changing it updates the pool's nodes in place, and removing every taint clears them.
                
                Rules:
@@ -191,7 +196,12 @@ class NodePoolArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+
+        Rules:
+        - required: must be set and not empty
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "region")
 
@@ -260,7 +270,12 @@ class NodePool(pulumi.CustomResource):
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
-        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+               
+               Rules:
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[_builtins.str] size: Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity, add a pool of the new size under a new name first, then remove this one.
                
                Rules:
@@ -440,7 +455,12 @@ class NodePool(pulumi.CustomResource):
     @pulumi.getter
     def region(self) -> pulumi.Output[_builtins.str]:
         """
-        The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+
+        Rules:
+        - required: must be set and not empty
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "region")
 

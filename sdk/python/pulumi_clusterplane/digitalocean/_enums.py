@@ -8,7 +8,6 @@ from enum import Enum
 
 __all__ = [
     'DigitalOceanKubernetesClusterMaintenanceDay',
-    'DigitalOceanRegion',
 ]
 
 
@@ -48,59 +47,4 @@ class DigitalOceanKubernetesClusterMaintenanceDay(_builtins.str, Enum):
     SUNDAY = "sunday"
     """
     Sunday.
-    """
-
-
-@pulumi.type_token("clusterplane:digitalocean:DigitalOceanRegion")
-class DigitalOceanRegion(_builtins.str, Enum):
-    """
-    DigitalOceanRegion is a DigitalOcean region. Value names are DigitalOcean's own lower-case region slugs so manifests read `region: fra1`.
-    """
-    NYC1 = "nyc1"
-    """
-    New York 1.
-    """
-    NYC3 = "nyc3"
-    """
-    New York 3.
-    """
-    SFO2 = "sfo2"
-    """
-    San Francisco 2.
-    """
-    SFO3 = "sfo3"
-    """
-    San Francisco 3.
-    """
-    AMS3 = "ams3"
-    """
-    Amsterdam 3.
-    """
-    SGP1 = "sgp1"
-    """
-    Singapore 1.
-    """
-    LON1 = "lon1"
-    """
-    London 1.
-    """
-    FRA1 = "fra1"
-    """
-    Frankfurt 1.
-    """
-    TOR1 = "tor1"
-    """
-    Toronto 1.
-    """
-    BLR1 = "blr1"
-    """
-    Bangalore 1.
-    """
-    SYD1 = "syd1"
-    """
-    Sydney 1.
-    """
-    ATL1 = "atl1"
-    """
-    Atlanta 1.
     """

@@ -26,7 +26,7 @@ class KubernetesClusterArgs:
                  cluster_name: pulumi.Input[_builtins.str],
                  default_node_pool: pulumi.Input['DigitalOceanKubernetesClusterDefaultNodePoolArgs'],
                  kubernetes_version: pulumi.Input[_builtins.str],
-                 region: pulumi.Input['DigitalOceanRegion'],
+                 region: pulumi.Input[_builtins.str],
                  amd_gpu_device_metrics_exporter_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
                  amd_gpu_device_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
                  auto_upgrade: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -67,11 +67,12 @@ class KubernetesClusterArgs:
                - required: must be set and not empty
                - kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
                - a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5
-        :param pulumi.Input['DigitalOceanRegion'] region: DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
+        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
                
                Rules:
-               - required: must be set to a value
-               - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[_builtins.bool] amd_gpu_device_metrics_exporter_plugin: Run the AMD GPU device metrics exporter, which publishes AMD GPU metrics for Prometheus. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] amd_gpu_device_plugin: Run the AMD GPU device plugin, which exposes AMD GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with AMD GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.bool] auto_upgrade: Let DigitalOcean upgrade patch versions in the maintenance window. The module then leaves patch versions within the running minor line to DigitalOcean and does not undo them, while a higher minor line in kubernetes_version still upgrades the cluster. Changing it updates the cluster in place.
@@ -218,18 +219,19 @@ class KubernetesClusterArgs:
 
     @_builtins.property
     @pulumi.getter
-    def region(self) -> pulumi.Input['DigitalOceanRegion']:
+    def region(self) -> pulumi.Input[_builtins.str]:
         """
-        DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
+        DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
 
         Rules:
-        - required: must be set to a value
-        - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
+        - required: must be set and not empty
+        - at most 8 characters
+        - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         """
         return pulumi.get(self, "region")
 
     @region.setter
-    def region(self, value: pulumi.Input['DigitalOceanRegion']):
+    def region(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "region", value)
 
     @_builtins.property
@@ -536,7 +538,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                  nvidia_gpu_device_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
                  provider_config: pulumi.Input[Optional[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']]] = None,
                  rdma_shared_device_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
-                 region: pulumi.Input[Optional['DigitalOceanRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  registry_integration: pulumi.Input[Optional[_builtins.bool]] = None,
                  routing_agent: pulumi.Input[Optional[_builtins.bool]] = None,
                  service_subnet: pulumi.Input[Optional[_builtins.str]] = None,
@@ -595,11 +597,12 @@ class KubernetesCluster(pulumi.ComponentResource):
         :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
-        :param pulumi.Input['DigitalOceanRegion'] region: DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and workload on it.
+        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
                
                Rules:
-               - required: must be set to a value
-               - one of: nyc1, nyc3, sfo2, sfo3, ams3, sgp1, lon1, fra1, tor1, blr1, syd1, atl1
+               - required: must be set and not empty
+               - at most 8 characters
+               - matches the regular expression ^[a-z]{2,5}[0-9]{1,2}$
         :param pulumi.Input[_builtins.bool] registry_integration: Connect the cluster to the account's DigitalOcean Container Registry. The account must have a registry: without one DigitalOcean rejects the integration after the cluster is created, and the provider then marks the new cluster for replacement (terraform-provider-digitalocean PR #963). So at preview and up, with the token it knows, the module asks DigitalOcean whether the account has a registry and refuses before anything is created when it has none (offline plans ask nothing). Changing it updates the cluster in place.
         :param pulumi.Input[_builtins.bool] routing_agent: Run DigitalOcean's routing agent, which applies static routes (its Route resources) on the cluster's nodes. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[_builtins.str] service_subnet: IPv4 CIDR for service IPs, e.g. "10.245.0.0/16". Empty means DigitalOcean's default. Must not overlap cluster_subnet. Changing it replaces the cluster: the service network is fixed at creation. Removing it is refused: the provider keeps the subnet the cluster has (Optional and Computed).
@@ -666,7 +669,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                  nvidia_gpu_device_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
                  provider_config: pulumi.Input[Optional[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']]] = None,
                  rdma_shared_device_plugin: pulumi.Input[Optional[_builtins.bool]] = None,
-                 region: pulumi.Input[Optional['DigitalOceanRegion']] = None,
+                 region: pulumi.Input[Optional[_builtins.str]] = None,
                  registry_integration: pulumi.Input[Optional[_builtins.bool]] = None,
                  routing_agent: pulumi.Input[Optional[_builtins.bool]] = None,
                  service_subnet: pulumi.Input[Optional[_builtins.str]] = None,

@@ -22,80 +22,16 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// CivoRegion is a Civo region. Value names are Civo's own lower-case region codes so manifests
-// read `region: fra1`.
-type CivoRegion int32
-
-const (
-	CivoRegion_CIVO_REGION_UNSPECIFIED CivoRegion = 0
-	// London, United Kingdom.
-	CivoRegion_lon1 CivoRegion = 1
-	// Frankfurt, Germany.
-	CivoRegion_fra1 CivoRegion = 2
-	// New York, United States.
-	CivoRegion_nyc1 CivoRegion = 3
-	// Phoenix, United States.
-	CivoRegion_phx1 CivoRegion = 4
-	// Mumbai, India.
-	CivoRegion_mum1 CivoRegion = 5
-)
-
-// Enum value maps for CivoRegion.
-var (
-	CivoRegion_name = map[int32]string{
-		0: "CIVO_REGION_UNSPECIFIED",
-		1: "lon1",
-		2: "fra1",
-		3: "nyc1",
-		4: "phx1",
-		5: "mum1",
-	}
-	CivoRegion_value = map[string]int32{
-		"CIVO_REGION_UNSPECIFIED": 0,
-		"lon1":                    1,
-		"fra1":                    2,
-		"nyc1":                    3,
-		"phx1":                    4,
-		"mum1":                    5,
-	}
-)
-
-func (x CivoRegion) Enum() *CivoRegion {
-	p := new(CivoRegion)
-	*p = x
-	return p
-}
-
-func (x CivoRegion) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (CivoRegion) Descriptor() protoreflect.EnumDescriptor {
-	return file_clusterplane_provider_civo_v1_provider_proto_enumTypes[0].Descriptor()
-}
-
-func (CivoRegion) Type() protoreflect.EnumType {
-	return &file_clusterplane_provider_civo_v1_provider_proto_enumTypes[0]
-}
-
-func (x CivoRegion) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use CivoRegion.Descriptor instead.
-func (CivoRegion) EnumDescriptor() ([]byte, []int) {
-	return file_clusterplane_provider_civo_v1_provider_proto_rawDescGZIP(), []int{0}
-}
-
 // CivoProviderConfig configures the Civo provider a stack creates. Every field may be empty.
 type CivoProviderConfig struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Civo API token. Empty falls back to the CIVO_TOKEN environment variable. It is handled as a
 	// Pulumi secret and never printed.
 	ApiToken string `protobuf:"bytes,1,opt,name=api_token,json=apiToken,proto3" json:"api_token,omitempty"`
-	// Region for resources that carry none of their own. Every Clusterplane kind carries a region,
-	// so this only matters to resources you add next to them.
-	DefaultRegion CivoRegion `protobuf:"varint,2,opt,name=default_region,json=defaultRegion,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"default_region,omitempty"`
+	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then
+	// digits. Every Clusterplane kind carries a region, so this only matters to resources you add
+	// next to them.
+	DefaultRegion string `protobuf:"bytes,2,opt,name=default_region,json=defaultRegion,proto3" json:"default_region,omitempty"`
 	// Base URL of the Civo API, e.g. "https://api.civo.com". Empty falls back to CIVO_API_URL, then
 	// to the provider's default.
 	ApiUrl        string `protobuf:"bytes,3,opt,name=api_url,json=apiUrl,proto3" json:"api_url,omitempty"`
@@ -140,11 +76,11 @@ func (x *CivoProviderConfig) GetApiToken() string {
 	return ""
 }
 
-func (x *CivoProviderConfig) GetDefaultRegion() CivoRegion {
+func (x *CivoProviderConfig) GetDefaultRegion() string {
 	if x != nil {
 		return x.DefaultRegion
 	}
-	return CivoRegion_CIVO_REGION_UNSPECIFIED
+	return ""
 }
 
 func (x *CivoProviderConfig) GetApiUrl() string {
@@ -158,19 +94,11 @@ var File_clusterplane_provider_civo_v1_provider_proto protoreflect.FileDescripto
 
 const file_clusterplane_provider_civo_v1_provider_proto_rawDesc = "" +
 	"\n" +
-	",clusterplane/provider/civo/v1/provider.proto\x12\x1dclusterplane.provider.civo.v1\x1a\x1bbuf/validate/validate.proto\"\xb8\x01\n" +
+	",clusterplane/provider/civo/v1/provider.proto\x12\x1dclusterplane.provider.civo.v1\x1a\x1bbuf/validate/validate.proto\"\xa7\x01\n" +
 	"\x12CivoProviderConfig\x12 \n" +
-	"\tapi_token\x18\x01 \x01(\tB\x03\x80\x01\x01R\bapiToken\x12Z\n" +
-	"\x0edefault_region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\b\xbaH\x05\x82\x01\x02\x10\x01R\rdefaultRegion\x12$\n" +
-	"\aapi_url\x18\x03 \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\x88\x01\x01R\x06apiUrl*[\n" +
-	"\n" +
-	"CivoRegion\x12\x1b\n" +
-	"\x17CIVO_REGION_UNSPECIFIED\x10\x00\x12\b\n" +
-	"\x04lon1\x10\x01\x12\b\n" +
-	"\x04fra1\x10\x02\x12\b\n" +
-	"\x04nyc1\x10\x03\x12\b\n" +
-	"\x04phx1\x10\x04\x12\b\n" +
-	"\x04mum1\x10\x05BPZNgithub.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1;civov1b\x06proto3"
+	"\tapi_token\x18\x01 \x01(\tB\x03\x80\x01\x01R\bapiToken\x12I\n" +
+	"\x0edefault_region\x18\x02 \x01(\tB\"\xbaH\x1f\xd8\x01\x01r\x1a\x18\b2\x16^[a-z]{2,5}[0-9]{1,2}$R\rdefaultRegion\x12$\n" +
+	"\aapi_url\x18\x03 \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\x88\x01\x01R\x06apiUrlBPZNgithub.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1;civov1b\x06proto3"
 
 var (
 	file_clusterplane_provider_civo_v1_provider_proto_rawDescOnce sync.Once
@@ -184,19 +112,16 @@ func file_clusterplane_provider_civo_v1_provider_proto_rawDescGZIP() []byte {
 	return file_clusterplane_provider_civo_v1_provider_proto_rawDescData
 }
 
-var file_clusterplane_provider_civo_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_clusterplane_provider_civo_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_clusterplane_provider_civo_v1_provider_proto_goTypes = []any{
-	(CivoRegion)(0),            // 0: clusterplane.provider.civo.v1.CivoRegion
-	(*CivoProviderConfig)(nil), // 1: clusterplane.provider.civo.v1.CivoProviderConfig
+	(*CivoProviderConfig)(nil), // 0: clusterplane.provider.civo.v1.CivoProviderConfig
 }
 var file_clusterplane_provider_civo_v1_provider_proto_depIdxs = []int32{
-	0, // 0: clusterplane.provider.civo.v1.CivoProviderConfig.default_region:type_name -> clusterplane.provider.civo.v1.CivoRegion
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0, // [0:0] is the sub-list for method output_type
+	0, // [0:0] is the sub-list for method input_type
+	0, // [0:0] is the sub-list for extension type_name
+	0, // [0:0] is the sub-list for extension extendee
+	0, // [0:0] is the sub-list for field type_name
 }
 
 func init() { file_clusterplane_provider_civo_v1_provider_proto_init() }
@@ -209,14 +134,13 @@ func file_clusterplane_provider_civo_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_clusterplane_provider_civo_v1_provider_proto_rawDesc), len(file_clusterplane_provider_civo_v1_provider_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_clusterplane_provider_civo_v1_provider_proto_goTypes,
 		DependencyIndexes: file_clusterplane_provider_civo_v1_provider_proto_depIdxs,
-		EnumInfos:         file_clusterplane_provider_civo_v1_provider_proto_enumTypes,
 		MessageInfos:      file_clusterplane_provider_civo_v1_provider_proto_msgTypes,
 	}.Build()
 	File_clusterplane_provider_civo_v1_provider_proto = out.File

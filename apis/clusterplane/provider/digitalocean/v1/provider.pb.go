@@ -22,99 +22,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// DigitalOceanRegion is a DigitalOcean region. Value names are DigitalOcean's own lower-case
-// region slugs so manifests read `region: fra1`.
-type DigitalOceanRegion int32
-
-const (
-	DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED DigitalOceanRegion = 0
-	// New York 1.
-	DigitalOceanRegion_nyc1 DigitalOceanRegion = 1
-	// New York 3.
-	DigitalOceanRegion_nyc3 DigitalOceanRegion = 2
-	// San Francisco 2.
-	DigitalOceanRegion_sfo2 DigitalOceanRegion = 3
-	// San Francisco 3.
-	DigitalOceanRegion_sfo3 DigitalOceanRegion = 4
-	// Amsterdam 3.
-	DigitalOceanRegion_ams3 DigitalOceanRegion = 5
-	// Singapore 1.
-	DigitalOceanRegion_sgp1 DigitalOceanRegion = 6
-	// London 1.
-	DigitalOceanRegion_lon1 DigitalOceanRegion = 7
-	// Frankfurt 1.
-	DigitalOceanRegion_fra1 DigitalOceanRegion = 8
-	// Toronto 1.
-	DigitalOceanRegion_tor1 DigitalOceanRegion = 9
-	// Bangalore 1.
-	DigitalOceanRegion_blr1 DigitalOceanRegion = 10
-	// Sydney 1.
-	DigitalOceanRegion_syd1 DigitalOceanRegion = 11
-	// Atlanta 1.
-	DigitalOceanRegion_atl1 DigitalOceanRegion = 12
-)
-
-// Enum value maps for DigitalOceanRegion.
-var (
-	DigitalOceanRegion_name = map[int32]string{
-		0:  "DIGITAL_OCEAN_REGION_UNSPECIFIED",
-		1:  "nyc1",
-		2:  "nyc3",
-		3:  "sfo2",
-		4:  "sfo3",
-		5:  "ams3",
-		6:  "sgp1",
-		7:  "lon1",
-		8:  "fra1",
-		9:  "tor1",
-		10: "blr1",
-		11: "syd1",
-		12: "atl1",
-	}
-	DigitalOceanRegion_value = map[string]int32{
-		"DIGITAL_OCEAN_REGION_UNSPECIFIED": 0,
-		"nyc1":                             1,
-		"nyc3":                             2,
-		"sfo2":                             3,
-		"sfo3":                             4,
-		"ams3":                             5,
-		"sgp1":                             6,
-		"lon1":                             7,
-		"fra1":                             8,
-		"tor1":                             9,
-		"blr1":                             10,
-		"syd1":                             11,
-		"atl1":                             12,
-	}
-)
-
-func (x DigitalOceanRegion) Enum() *DigitalOceanRegion {
-	p := new(DigitalOceanRegion)
-	*p = x
-	return p
-}
-
-func (x DigitalOceanRegion) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (DigitalOceanRegion) Descriptor() protoreflect.EnumDescriptor {
-	return file_clusterplane_provider_digitalocean_v1_provider_proto_enumTypes[0].Descriptor()
-}
-
-func (DigitalOceanRegion) Type() protoreflect.EnumType {
-	return &file_clusterplane_provider_digitalocean_v1_provider_proto_enumTypes[0]
-}
-
-func (x DigitalOceanRegion) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use DigitalOceanRegion.Descriptor instead.
-func (DigitalOceanRegion) EnumDescriptor() ([]byte, []int) {
-	return file_clusterplane_provider_digitalocean_v1_provider_proto_rawDescGZIP(), []int{0}
-}
-
 // DigitalOceanProviderConfig configures the DigitalOcean provider a stack creates. Every field
 // may be empty.
 type DigitalOceanProviderConfig struct {
@@ -180,22 +87,7 @@ const file_clusterplane_provider_digitalocean_v1_provider_proto_rawDesc = "" +
 	"4clusterplane/provider/digitalocean/v1/provider.proto\x12%clusterplane.provider.digitalocean.v1\x1a\x1bbuf/validate/validate.proto\"d\n" +
 	"\x1aDigitalOceanProviderConfig\x12 \n" +
 	"\tapi_token\x18\x01 \x01(\tB\x03\x80\x01\x01R\bapiToken\x12$\n" +
-	"\aapi_url\x18\x02 \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\x88\x01\x01R\x06apiUrl*\xb2\x01\n" +
-	"\x12DigitalOceanRegion\x12$\n" +
-	" DIGITAL_OCEAN_REGION_UNSPECIFIED\x10\x00\x12\b\n" +
-	"\x04nyc1\x10\x01\x12\b\n" +
-	"\x04nyc3\x10\x02\x12\b\n" +
-	"\x04sfo2\x10\x03\x12\b\n" +
-	"\x04sfo3\x10\x04\x12\b\n" +
-	"\x04ams3\x10\x05\x12\b\n" +
-	"\x04sgp1\x10\x06\x12\b\n" +
-	"\x04lon1\x10\a\x12\b\n" +
-	"\x04fra1\x10\b\x12\b\n" +
-	"\x04tor1\x10\t\x12\b\n" +
-	"\x04blr1\x10\n" +
-	"\x12\b\n" +
-	"\x04syd1\x10\v\x12\b\n" +
-	"\x04atl1\x10\fB`Z^github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1;digitaloceanv1b\x06proto3"
+	"\aapi_url\x18\x02 \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\x88\x01\x01R\x06apiUrlB`Z^github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1;digitaloceanv1b\x06proto3"
 
 var (
 	file_clusterplane_provider_digitalocean_v1_provider_proto_rawDescOnce sync.Once
@@ -209,11 +101,9 @@ func file_clusterplane_provider_digitalocean_v1_provider_proto_rawDescGZIP() []b
 	return file_clusterplane_provider_digitalocean_v1_provider_proto_rawDescData
 }
 
-var file_clusterplane_provider_digitalocean_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_clusterplane_provider_digitalocean_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_clusterplane_provider_digitalocean_v1_provider_proto_goTypes = []any{
-	(DigitalOceanRegion)(0),            // 0: clusterplane.provider.digitalocean.v1.DigitalOceanRegion
-	(*DigitalOceanProviderConfig)(nil), // 1: clusterplane.provider.digitalocean.v1.DigitalOceanProviderConfig
+	(*DigitalOceanProviderConfig)(nil), // 0: clusterplane.provider.digitalocean.v1.DigitalOceanProviderConfig
 }
 var file_clusterplane_provider_digitalocean_v1_provider_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -233,14 +123,13 @@ func file_clusterplane_provider_digitalocean_v1_provider_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_clusterplane_provider_digitalocean_v1_provider_proto_rawDesc), len(file_clusterplane_provider_digitalocean_v1_provider_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_clusterplane_provider_digitalocean_v1_provider_proto_goTypes,
 		DependencyIndexes: file_clusterplane_provider_digitalocean_v1_provider_proto_depIdxs,
-		EnumInfos:         file_clusterplane_provider_digitalocean_v1_provider_proto_enumTypes,
 		MessageInfos:      file_clusterplane_provider_digitalocean_v1_provider_proto_msgTypes,
 	}.Build()
 	File_clusterplane_provider_digitalocean_v1_provider_proto = out.File

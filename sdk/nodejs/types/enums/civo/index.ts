@@ -33,31 +33,3 @@ export const CivoKubernetesClusterType = {
  * CivoKubernetesClusterType is the Kubernetes distribution of a Civo cluster.
  */
 export type CivoKubernetesClusterType = (typeof CivoKubernetesClusterType)[keyof typeof CivoKubernetesClusterType];
-
-export const CivoRegion = {
-    /**
-     * London, United Kingdom.
-     */
-    Lon1: "lon1",
-    /**
-     * Frankfurt, Germany.
-     */
-    Fra1: "fra1",
-    /**
-     * New York, United States.
-     */
-    Nyc1: "nyc1",
-    /**
-     * Phoenix, United States.
-     */
-    Phx1: "phx1",
-    /**
-     * Mumbai, India.
-     */
-    Mum1: "mum1",
-} as const;
-
-/**
- * CivoRegion is a Civo region. Value names are Civo's own lower-case region codes so manifests read `region: fra1`.
- */
-export type CivoRegion = (typeof CivoRegion)[keyof typeof CivoRegion];

@@ -8,8 +8,7 @@ package civokubernetesclusterv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
-	v11 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -137,9 +136,11 @@ type CivoKubernetesClusterSpec struct {
 	// Name of the cluster in Civo, unique in your account: a lower-case DNS label of at most 63
 	// characters, e.g. "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// Civo region, e.g. fra1. Required. Changing it is refused: the Civo provider does not move a
-	// cluster.
-	Region v1.CivoRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
+	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted,
+	// so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue
+	// does not list (`clusterplane regions civo`), and with a token preview and up refuse one that
+	// Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+	Region string `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
 	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
 	// clusters "talos-v1.5.0", checked as the pinned provider checks them at preview
 	// (customizeDiffKubernetesCluster: no leading zeros, one digit after k3s). Required. `civo
@@ -160,12 +161,12 @@ type CivoKubernetesClusterSpec struct {
 	// provider asks Civo for the network marked default). Changing it is refused: a cluster cannot
 	// move between networks, and the Civo provider fails at apply. Removing it from a deployed
 	// cluster is refused too: the provider keeps the network, so nothing would change.
-	Network *v11.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
+	Network *v1.StringValueOrRef `protobuf:"bytes,6,opt,name=network,proto3" json:"network,omitempty"`
 	// Id of an existing Civo firewall for the cluster, or a reference to another stack's output
 	// (`firewall_id` unless field_path says otherwise). When absent the module creates one on the
 	// network that allows the Kubernetes API (port 6443) from api_server_allowed_cidrs and HTTP(S)
 	// from anywhere. Changing it updates the cluster in place: it moves behind the other firewall.
-	Firewall *v11.StringValueOrRef `protobuf:"bytes,7,opt,name=firewall,proto3" json:"firewall,omitempty"`
+	Firewall *v1.StringValueOrRef `protobuf:"bytes,7,opt,name=firewall,proto3" json:"firewall,omitempty"`
 	// IPv4 CIDRs allowed to reach the Kubernetes API on the firewall the module creates, e.g.
 	// ["203.0.113.0/24"]. Empty means 0.0.0.0/0. Only with a created firewall. Changing it updates the
 	// created firewall's rules in place.
@@ -226,11 +227,11 @@ func (x *CivoKubernetesClusterSpec) GetClusterName() string {
 	return ""
 }
 
-func (x *CivoKubernetesClusterSpec) GetRegion() v1.CivoRegion {
+func (x *CivoKubernetesClusterSpec) GetRegion() string {
 	if x != nil {
 		return x.Region
 	}
-	return v1.CivoRegion(0)
+	return ""
 }
 
 func (x *CivoKubernetesClusterSpec) GetKubernetesVersion() string {
@@ -254,14 +255,14 @@ func (x *CivoKubernetesClusterSpec) GetCni() CivoKubernetesClusterCni {
 	return CivoKubernetesClusterCni_CIVO_KUBERNETES_CLUSTER_CNI_UNSPECIFIED
 }
 
-func (x *CivoKubernetesClusterSpec) GetNetwork() *v11.StringValueOrRef {
+func (x *CivoKubernetesClusterSpec) GetNetwork() *v1.StringValueOrRef {
 	if x != nil {
 		return x.Network
 	}
 	return nil
 }
 
-func (x *CivoKubernetesClusterSpec) GetFirewall() *v11.StringValueOrRef {
+func (x *CivoKubernetesClusterSpec) GetFirewall() *v1.StringValueOrRef {
 	if x != nil {
 		return x.Firewall
 	}
@@ -323,7 +324,7 @@ type CivoKubernetesClusterDefaultNodePool struct {
 	// Must be empty, for the same reason as labels (civo/terraform-provider-civo#380): put taints
 	// on a CivoKubernetesNodePool. Changing it is refused: the pinned Civo provider drops
 	// default-pool taints.
-	Taints []*v11.Taint `protobuf:"bytes,4,rep,name=taints,proto3" json:"taints,omitempty"`
+	Taints []*v1.Taint `protobuf:"bytes,4,rep,name=taints,proto3" json:"taints,omitempty"`
 	// Give every node a public IP address. Default false. Changing it is refused: the Civo provider
 	// does not apply it after creation.
 	PublicIpNodePool bool `protobuf:"varint,5,opt,name=public_ip_node_pool,json=publicIpNodePool,proto3" json:"public_ip_node_pool,omitempty"`
@@ -382,7 +383,7 @@ func (x *CivoKubernetesClusterDefaultNodePool) GetLabels() map[string]string {
 	return nil
 }
 
-func (x *CivoKubernetesClusterDefaultNodePool) GetTaints() []*v11.Taint {
+func (x *CivoKubernetesClusterDefaultNodePool) GetTaints() []*v1.Taint {
 	if x != nil {
 		return x.Taints
 	}
@@ -400,10 +401,10 @@ var File_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto protoref
 
 const file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xe6#\n" +
+	">clusterplane/provider/civo/civokubernetescluster/v1/spec.proto\x123clusterplane.provider.civo.civokubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xd2#\n" +
 	"\x19CivoKubernetesClusterSpec\x12N\n" +
-	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12N\n" +
-	"\x06region\x18\x02 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xae\x01\n" +
+	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12:\n" +
+	"\x06region\x18\x02 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\b2\x16^[a-z]{2,5}[0-9]{1,2}$R\x06region\x12\xae\x01\n" +
 	"\x12kubernetes_version\x18\x03 \x01(\tB\x7f\xbaH|\xba\x01v\n" +
 	"\x1akubernetes_version.no_plus\x12Cwrite the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1\x1a\x13!this.contains('+')\xc8\x01\x01R\x11kubernetesVersion\x12{\n" +
 	"\fcluster_type\x18\x04 \x01(\x0e2N.clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterTypeB\b\xbaH\x05\x82\x01\x02\x10\x01R\vclusterType\x12i\n" +
@@ -469,25 +470,23 @@ var file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_goTypes 
 	(CivoKubernetesClusterCni)(0),                // 1: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni
 	(*CivoKubernetesClusterSpec)(nil),            // 2: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec
 	(*CivoKubernetesClusterDefaultNodePool)(nil), // 3: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool
-	nil,                          // 4: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntry
-	(v1.CivoRegion)(0),           // 5: clusterplane.provider.civo.v1.CivoRegion
-	(*v11.StringValueOrRef)(nil), // 6: clusterplane.shared.v1.StringValueOrRef
-	(*v11.Taint)(nil),            // 7: clusterplane.shared.v1.Taint
+	nil,                         // 4: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntry
+	(*v1.StringValueOrRef)(nil), // 5: clusterplane.shared.v1.StringValueOrRef
+	(*v1.Taint)(nil),            // 6: clusterplane.shared.v1.Taint
 }
 var file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_depIdxs = []int32{
-	5, // 0: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.region:type_name -> clusterplane.provider.civo.v1.CivoRegion
-	0, // 1: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.cluster_type:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterType
-	1, // 2: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.cni:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni
-	6, // 3: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.network:type_name -> clusterplane.shared.v1.StringValueOrRef
-	6, // 4: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.firewall:type_name -> clusterplane.shared.v1.StringValueOrRef
-	3, // 5: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.default_node_pool:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool
-	4, // 6: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.labels:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntry
-	7, // 7: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.taints:type_name -> clusterplane.shared.v1.Taint
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	0, // 0: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.cluster_type:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterType
+	1, // 1: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.cni:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterCni
+	5, // 2: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.network:type_name -> clusterplane.shared.v1.StringValueOrRef
+	5, // 3: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.firewall:type_name -> clusterplane.shared.v1.StringValueOrRef
+	3, // 4: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec.default_node_pool:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool
+	4, // 5: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.labels:type_name -> clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.LabelsEntry
+	6, // 6: clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterDefaultNodePool.taints:type_name -> clusterplane.shared.v1.Taint
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_clusterplane_provider_civo_civokubernetescluster_v1_spec_proto_init() }

@@ -23,7 +23,7 @@ func validCivoKubernetesCluster() *cluster.CivoKubernetesCluster {
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1"},
 		Spec: &cluster.CivoKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
-			Region:            civov1.CivoRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.30.5-k3s1",
 			Network:           sharedv1.StringValue("8f4a2c1e-0000-4000-8000-000000000001"),
 			DefaultNodePool:   &cluster.CivoKubernetesClusterDefaultNodePool{Size: "g4s.kube.medium", NodeCount: 3},
@@ -82,8 +82,9 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Metadata.Name = strings.Repeat("b", 63)
 		}},
 		{"every Civo region is accepted", func(c *cluster.CivoKubernetesCluster) {
-			c.Spec.Region = civov1.CivoRegion_mum1
+			c.Spec.Region = "mum1"
 		}},
+		{"a region Civo may open tomorrow is accepted: the cloud decides", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "xyz9" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,10 +145,14 @@ func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.pattern"}}, ""},
 		{"a cluster_name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("a", 64) },
 			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, ""},
-		{"an unspecified region is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
+		{"an unspecified region is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "" },
 			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
-		{"an unknown region number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = 99 },
-			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
+		{"a region in capitals is rejected: manifests write region codes in lower case", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "FRA1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region name with a space is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "fra 1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region of more than eight characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "frankfurt1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.max_len"}, {Field: "spec.region", Rule: "string.pattern"}}, ""},
 
 		// kubernetes_version, cluster_type and cni.
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "" },
@@ -345,7 +350,7 @@ func TestCivoKubernetesClusterStackInput(t *testing.T) {
 	})
 	t.Run("a provider config with every field set is accepted", func(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{
-			ApiToken: "secret-token", DefaultRegion: civov1.CivoRegion_lon1, ApiUrl: "https://api.civo.com",
+			ApiToken: "secret-token", DefaultRegion: "lon1", ApiUrl: "https://api.civo.com",
 		}}
 		if err := validation.Validate(in); err != nil {
 			t.Fatalf("Validate() = %v, want nil", err)
@@ -363,9 +368,9 @@ func TestCivoKubernetesClusterStackInput(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "api.civo.com without scheme"}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
-	t.Run("a provider config with an unknown default_region is rejected", func(t *testing.T) {
-		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{DefaultRegion: 42}}
-		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.default_region", Rule: "enum.defined_only"})
+	t.Run("a provider config with a default_region in capitals is rejected", func(t *testing.T) {
+		in := &cluster.CivoKubernetesClusterStackInput{Target: validCivoKubernetesCluster(), ProviderConfig: &civov1.CivoProviderConfig{DefaultRegion: "FRA1"}}
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.default_region", Rule: "string.pattern"})
 	})
 	t.Run("an api token never appears in a validation error", func(t *testing.T) {
 		in := &cluster.CivoKubernetesClusterStackInput{ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "s3cr3t-t0ken", ApiUrl: "::"}}

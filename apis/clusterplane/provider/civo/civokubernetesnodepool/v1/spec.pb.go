@@ -8,7 +8,6 @@ package civokubernetesnodepoolv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	v11 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -35,10 +34,12 @@ type CivoKubernetesNodePoolSpec struct {
 	// stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move
 	// between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,2,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	// The cluster's region, e.g. fra1. Required, and it must be the cluster's: Civo's pool endpoints
-	// are per region. Changing it is refused: a pool lives in its cluster's region, and the cluster
-	// does not move, so the replacement pool's create would fail in the new region.
-	Region v11.CivoRegion `protobuf:"varint,3,opt,name=region,proto3,enum=clusterplane.provider.civo.v1.CivoRegion" json:"region,omitempty"`
+	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the
+	// cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one
+	// clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own
+	// list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does
+	// not move, so the replacement pool's create would fail in the new region.
+	Region string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the
 	// pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is
 	// its id, so both cannot exist at once), and the pool has no nodes in between. To keep capacity,
@@ -137,11 +138,11 @@ func (x *CivoKubernetesNodePoolSpec) GetCluster() *v1.StringValueOrRef {
 	return nil
 }
 
-func (x *CivoKubernetesNodePoolSpec) GetRegion() v11.CivoRegion {
+func (x *CivoKubernetesNodePoolSpec) GetRegion() string {
 	if x != nil {
 		return x.Region
 	}
-	return v11.CivoRegion(0)
+	return ""
 }
 
 func (x *CivoKubernetesNodePoolSpec) GetSize() string {
@@ -218,11 +219,11 @@ var File_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto protore
 
 const file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a,clusterplane/provider/civo/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xce\x1f\n" +
+	"?clusterplane/provider/civo/civokubernetesnodepool/v1/spec.proto\x124clusterplane.provider.civo.civokubernetesnodepool.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xba\x1f\n" +
 	"\x1aCivoKubernetesNodePoolSpec\x12Q\n" +
 	"\x0enode_pool_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\fnodePoolName\x12J\n" +
-	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12N\n" +
-	"\x06region\x18\x03 \x01(\x0e2).clusterplane.provider.civo.v1.CivoRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\x1a\n" +
+	"\acluster\x18\x02 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12:\n" +
+	"\x06region\x18\x03 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\b2\x16^[a-z]{2,5}[0-9]{1,2}$R\x06region\x12\x1a\n" +
 	"\x04size\x18\x04 \x01(\tB\x06\xbaH\x03\xc8\x01\x01R\x04size\x12)\n" +
 	"\n" +
 	"node_count\x18\x05 \x01(\x05B\n" +
@@ -272,21 +273,19 @@ var file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_goTypes
 	(*CivoKubernetesNodePoolSpec)(nil), // 0: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec
 	nil,                                // 1: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntry
 	(*v1.StringValueOrRef)(nil),        // 2: clusterplane.shared.v1.StringValueOrRef
-	(v11.CivoRegion)(0),                // 3: clusterplane.provider.civo.v1.CivoRegion
-	(*v1.Taint)(nil),                   // 4: clusterplane.shared.v1.Taint
-	(*v1.Rollout)(nil),                 // 5: clusterplane.shared.v1.Rollout
+	(*v1.Taint)(nil),                   // 3: clusterplane.shared.v1.Taint
+	(*v1.Rollout)(nil),                 // 4: clusterplane.shared.v1.Rollout
 }
 var file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_depIdxs = []int32{
 	2, // 0: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.cluster:type_name -> clusterplane.shared.v1.StringValueOrRef
-	3, // 1: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.region:type_name -> clusterplane.provider.civo.v1.CivoRegion
-	1, // 2: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.labels:type_name -> clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntry
-	4, // 3: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.taints:type_name -> clusterplane.shared.v1.Taint
-	5, // 4: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.rollout:type_name -> clusterplane.shared.v1.Rollout
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	1, // 1: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.labels:type_name -> clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.LabelsEntry
+	3, // 2: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.taints:type_name -> clusterplane.shared.v1.Taint
+	4, // 3: clusterplane.provider.civo.civokubernetesnodepool.v1.CivoKubernetesNodePoolSpec.rollout:type_name -> clusterplane.shared.v1.Rollout
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_clusterplane_provider_civo_civokubernetesnodepool_v1_spec_proto_init() }

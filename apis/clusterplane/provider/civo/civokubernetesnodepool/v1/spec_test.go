@@ -23,7 +23,7 @@ func validCivoKubernetesNodePool() *pool.CivoKubernetesNodePool {
 		Spec: &pool.CivoKubernetesNodePoolSpec{
 			NodePoolName: "gpu",
 			Cluster:      sharedv1.StringValue("a1b2c3d4-0000-4000-8000-000000000001"),
-			Region:       civov1.CivoRegion_fra1,
+			Region:       "fra1",
 			Size:         "g4s.kube.large",
 			NodeCount:    2,
 		},
@@ -42,12 +42,13 @@ func TestCivoKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 		mutate func(*pool.CivoKubernetesNodePool)
 	}{
 		{"a minimal pool with a literal cluster id is accepted", func(*pool.CivoKubernetesNodePool) {}},
+		{"a region Civo may open tomorrow is accepted: the cloud decides", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = "xyz9" }},
 		{"a pool with every field set is accepted", func(p *pool.CivoKubernetesNodePool) {
 			p.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1-gpu", Id: "np-7", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "ml"}, Annotations: map[string]string{"owner": "ml team"}}
 			s := p.Spec
 			s.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "prod-fra1", FieldPath: "status.outputs.cluster_id"})
-			s.Region = civov1.CivoRegion_lon1
+			s.Region = "lon1"
 			s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 10
 			s.Labels = map[string]string{"workload": "batch", "example.com/role": "gpu", "node.kubernetes.io/role": "gpu",
 				"kubelet.kubernetes.io/tier": "a", "topology.kubernetes.io/zone": "fra1-a", "civo.com/team": "ml"}
@@ -154,10 +155,14 @@ func TestCivoKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster reference with a camelCase field_path is rejected", func(p *pool.CivoKubernetesNodePool) {
 			p.Spec.Cluster = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.clusterId"})
 		}, []spectest.Violation{{Field: "spec.cluster.value_from.field_path", Rule: "string.pattern"}, {Field: "spec.cluster", Rule: "cluster.value_from_field_path"}}, ""},
-		{"an unspecified region is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED },
+		{"an unspecified region is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = "" },
 			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
-		{"an unknown region number is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = 99 },
-			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
+		{"a region in capitals is rejected: manifests write region codes in lower case", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = "FRA1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region name with a space is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = "fra 1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region of more than eight characters is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Region = "frankfurt1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.max_len"}, {Field: "spec.region", Rule: "string.pattern"}}, ""},
 		{"a pool without size is rejected", func(p *pool.CivoKubernetesNodePool) { p.Spec.Size = "" },
 			[]spectest.Violation{{Field: "spec.size", Rule: "required"}}, ""},
 
@@ -271,7 +276,7 @@ func TestCivoKubernetesNodePoolReportsEveryMistakeAtOnce(t *testing.T) {
 	p.Kind = "NodePool"
 	p.Spec.NodePoolName = "GPU"
 	p.Spec.Cluster = sharedv1.StringValue("")
-	p.Spec.Region = civov1.CivoRegion_CIVO_REGION_UNSPECIFIED
+	p.Spec.Region = ""
 	p.Spec.Size = ""
 	p.Spec.MinNodes = 2
 	p.Spec.Taints = []*sharedv1.Taint{{Key: "gpu"}}
@@ -301,7 +306,7 @@ func TestCivoKubernetesNodePoolStackInput(t *testing.T) {
 	})
 	t.Run("a provider config with every field set is accepted", func(t *testing.T) {
 		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{
-			ApiToken: "secret-token", DefaultRegion: civov1.CivoRegion_fra1, ApiUrl: "https://api.civo.com",
+			ApiToken: "secret-token", DefaultRegion: "fra1", ApiUrl: "https://api.civo.com",
 		}}
 		if err := validation.Validate(in); err != nil {
 			t.Fatalf("Validate() = %v, want nil", err)
@@ -319,8 +324,8 @@ func TestCivoKubernetesNodePoolStackInput(t *testing.T) {
 		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{ApiToken: "a-token-of-its-own", ApiUrl: "not a url"}}
 		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.api_url", Rule: "string.uri"})
 	})
-	t.Run("a provider config with an unknown default_region is rejected", func(t *testing.T) {
-		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{DefaultRegion: 42}}
-		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.default_region", Rule: "enum.defined_only"})
+	t.Run("a provider config with a default_region in capitals is rejected", func(t *testing.T) {
+		in := &pool.CivoKubernetesNodePoolStackInput{Target: validCivoKubernetesNodePool(), ProviderConfig: &civov1.CivoProviderConfig{DefaultRegion: "FRA1"}}
+		spectest.AssertViolations(t, validation.Validate(in), spectest.Violation{Field: "provider_config.default_region", Rule: "string.pattern"})
 	})
 }

@@ -8,8 +8,7 @@ package digitaloceankubernetesclusterv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	v11 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -107,9 +106,12 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// Name of the cluster in DigitalOcean: a lower-case DNS label of at most 63 characters, e.g.
 	// "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// DigitalOcean region, e.g. fra1. Required. Changing it replaces the cluster, with every node and
-	// workload on it.
-	Region v1.DigitalOceanRegion `protobuf:"varint,2,opt,name=region,proto3,enum=clusterplane.provider.digitalocean.v1.DigitalOceanRegion" json:"region,omitempty"`
+	// DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is
+	// accepted, so a region DigitalOcean adds is usable at once: validate warns of one that
+	// clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token
+	// preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the
+	// cluster, with every node and workload on it.
+	Region string `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
 	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or
 	// with auto_upgrade a minor line, e.g. "1.31", which deploys the line's latest slug and leaves
 	// its patch versions to DigitalOcean. Required. Before deploying, the module reads the version
@@ -125,7 +127,7 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// stack's output (`vpc_uuid` unless field_path says otherwise). Absent means the region's default
 	// VPC. Changing it replaces the cluster; removing it from a deployed manifest is refused: the
 	// provider keeps the VPC it has (the attribute is Optional and Computed), so write its id back.
-	Vpc *v11.StringValueOrRef `protobuf:"bytes,4,opt,name=vpc,proto3" json:"vpc,omitempty"`
+	Vpc *v1.StringValueOrRef `protobuf:"bytes,4,opt,name=vpc,proto3" json:"vpc,omitempty"`
 	// Run a highly available control plane. Always sent, so absent means false: DOKS 1.36 and later
 	// default to high availability, but the pinned provider always sends `ha` (godo's create request
 	// has no omitempty on it), so an unset highly_available creates a cluster without HA; write true
@@ -266,11 +268,11 @@ func (x *DigitalOceanKubernetesClusterSpec) GetClusterName() string {
 	return ""
 }
 
-func (x *DigitalOceanKubernetesClusterSpec) GetRegion() v1.DigitalOceanRegion {
+func (x *DigitalOceanKubernetesClusterSpec) GetRegion() string {
 	if x != nil {
 		return x.Region
 	}
-	return v1.DigitalOceanRegion(0)
+	return ""
 }
 
 func (x *DigitalOceanKubernetesClusterSpec) GetKubernetesVersion() string {
@@ -280,7 +282,7 @@ func (x *DigitalOceanKubernetesClusterSpec) GetKubernetesVersion() string {
 	return ""
 }
 
-func (x *DigitalOceanKubernetesClusterSpec) GetVpc() *v11.StringValueOrRef {
+func (x *DigitalOceanKubernetesClusterSpec) GetVpc() *v1.StringValueOrRef {
 	if x != nil {
 		return x.Vpc
 	}
@@ -580,7 +582,7 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	Labels map[string]string `protobuf:"bytes,7,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Kubernetes taints on every node. A key and effect pair appears once. Changing it updates the
 	// pool in place.
-	Taints []*v11.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
+	Taints []*v1.Taint `protobuf:"bytes,8,rep,name=taints,proto3" json:"taints,omitempty"`
 	// DigitalOcean tags on the pool's droplets, with the cluster's tag rules: tags are a
 	// case-insensitive set, so two that differ only in case are refused, also against the standard
 	// tags derived from metadata and sent with them. Changing it updates the pool in place.
@@ -592,7 +594,7 @@ type DigitalOceanKubernetesClusterDefaultNodePool struct {
 	// terraform:default-node-pool tag), so the cluster keeps its id (see "Rotating node pools" in
 	// docs/deploying.md). Unset, such a change is refused as before. Changing it is ignored: it
 	// steers how clusterplane carries out later changes, and nothing is sent to DigitalOcean.
-	Rollout       *v11.Rollout `protobuf:"bytes,10,opt,name=rollout,proto3" json:"rollout,omitempty"`
+	Rollout       *v1.Rollout `protobuf:"bytes,10,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -676,7 +678,7 @@ func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetLabels() map[string]st
 	return nil
 }
 
-func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetTaints() []*v11.Taint {
+func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetTaints() []*v1.Taint {
 	if x != nil {
 		return x.Taints
 	}
@@ -690,7 +692,7 @@ func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetTags() []string {
 	return nil
 }
 
-func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetRollout() *v11.Rollout {
+func (x *DigitalOceanKubernetesClusterDefaultNodePool) GetRollout() *v1.Rollout {
 	if x != nil {
 		return x.Rollout
 	}
@@ -701,10 +703,10 @@ var File_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 
 const file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_rawDesc = "" +
 	"\n" +
-	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a4clusterplane/provider/digitalocean/v1/provider.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\x93)\n" +
+	"Nclusterplane/provider/digitalocean/digitaloceankubernetescluster/v1/spec.proto\x12Cclusterplane.provider.digitalocean.digitaloceankubernetescluster.v1\x1a\x1bbuf/validate/validate.proto\x1a'clusterplane/shared/v1/kubernetes.proto\x1a$clusterplane/shared/v1/rollout.proto\x1a)clusterplane/shared/v1/value_or_ref.proto\"\xef(\n" +
 	"!DigitalOceanKubernetesClusterSpec\x12N\n" +
-	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12^\n" +
-	"\x06region\x18\x02 \x01(\x0e29.clusterplane.provider.digitalocean.v1.DigitalOceanRegionB\v\xbaH\b\xc8\x01\x01\x82\x01\x02\x10\x01R\x06region\x12\xc0\x02\n" +
+	"\fcluster_name\x18\x01 \x01(\tB+\xbaH(\xc8\x01\x01r#\x18?2\x1f^[a-z0-9]([-a-z0-9]*[a-z0-9])?$R\vclusterName\x12:\n" +
+	"\x06region\x18\x02 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\b2\x16^[a-z]{2,5}[0-9]{1,2}$R\x06region\x12\xc0\x02\n" +
 	"\x12kubernetes_version\x18\x03 \x01(\tB\x90\x02\xbaH\x8c\x02\xba\x01\x85\x02\n" +
 	"\x17kubernetes_version.slug\x12\x8c\x01kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted\x1a[this.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+-do\\\\.[0-9]+$') || this.matches('^[0-9]+\\\\.[0-9]+$')\xc8\x01\x01R\x11kubernetesVersion\x12:\n" +
 	"\x03vpc\x18\x04 \x01(\v2(.clusterplane.shared.v1.StringValueOrRefR\x03vpc\x12)\n" +
@@ -813,27 +815,25 @@ var file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spe
 	(*DigitalOceanKubernetesClusterMaintenanceWindow)(nil), // 2: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow
 	(*DigitalOceanKubernetesClusterAutoscaler)(nil),        // 3: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscaler
 	(*DigitalOceanKubernetesClusterDefaultNodePool)(nil),   // 4: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool
-	nil,                          // 5: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntry
-	(v1.DigitalOceanRegion)(0),   // 6: clusterplane.provider.digitalocean.v1.DigitalOceanRegion
-	(*v11.StringValueOrRef)(nil), // 7: clusterplane.shared.v1.StringValueOrRef
-	(*v11.Taint)(nil),            // 8: clusterplane.shared.v1.Taint
-	(*v11.Rollout)(nil),          // 9: clusterplane.shared.v1.Rollout
+	nil,                         // 5: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntry
+	(*v1.StringValueOrRef)(nil), // 6: clusterplane.shared.v1.StringValueOrRef
+	(*v1.Taint)(nil),            // 7: clusterplane.shared.v1.Taint
+	(*v1.Rollout)(nil),          // 8: clusterplane.shared.v1.Rollout
 }
 var file_clusterplane_provider_digitalocean_digitaloceankubernetescluster_v1_spec_proto_depIdxs = []int32{
-	6, // 0: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.region:type_name -> clusterplane.provider.digitalocean.v1.DigitalOceanRegion
-	7, // 1: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.vpc:type_name -> clusterplane.shared.v1.StringValueOrRef
-	2, // 2: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.maintenance_window:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow
-	3, // 3: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.cluster_autoscaler:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscaler
-	4, // 4: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.default_node_pool:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool
-	0, // 5: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow.day:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceDay
-	5, // 6: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.labels:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntry
-	8, // 7: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.taints:type_name -> clusterplane.shared.v1.Taint
-	9, // 8: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.rollout:type_name -> clusterplane.shared.v1.Rollout
-	9, // [9:9] is the sub-list for method output_type
-	9, // [9:9] is the sub-list for method input_type
-	9, // [9:9] is the sub-list for extension type_name
-	9, // [9:9] is the sub-list for extension extendee
-	0, // [0:9] is the sub-list for field type_name
+	6, // 0: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.vpc:type_name -> clusterplane.shared.v1.StringValueOrRef
+	2, // 1: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.maintenance_window:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow
+	3, // 2: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.cluster_autoscaler:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterAutoscaler
+	4, // 3: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterSpec.default_node_pool:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool
+	0, // 4: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceWindow.day:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterMaintenanceDay
+	5, // 5: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.labels:type_name -> clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.LabelsEntry
+	7, // 6: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.taints:type_name -> clusterplane.shared.v1.Taint
+	8, // 7: clusterplane.provider.digitalocean.digitaloceankubernetescluster.v1.DigitalOceanKubernetesClusterDefaultNodePool.rollout:type_name -> clusterplane.shared.v1.Rollout
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() {

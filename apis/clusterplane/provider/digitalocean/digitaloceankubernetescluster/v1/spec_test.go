@@ -24,7 +24,7 @@ func validDigitalOceanKubernetesCluster() *cluster.DigitalOceanKubernetesCluster
 		Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1"},
 		Spec: &cluster.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
-			Region:            digitaloceanv1.DigitalOceanRegion_fra1,
+			Region:            "fra1",
 			KubernetesVersion: "1.31.1-do.5",
 			DefaultNodePool:   &cluster.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
 		},
@@ -50,12 +50,13 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 		mutate func(*cluster.DigitalOceanKubernetesCluster)
 	}{
 		{"a minimal cluster in the default VPC is accepted", func(*cluster.DigitalOceanKubernetesCluster) {}},
+		{"a region DigitalOcean may open tomorrow is accepted: the cloud decides", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = "xyz9" }},
 		{"a cluster with every field set is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Metadata = &sharedv1.CloudResourceMetadata{Name: "prod-fra1", Id: "k8s-0042", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "platform"}, Annotations: map[string]string{"note": "free text"}}
 			c.Spec = &cluster.DigitalOceanKubernetesClusterSpec{
 				ClusterName:                          "prod-fra1",
-				Region:                               digitaloceanv1.DigitalOceanRegion_ams3,
+				Region:                               "ams3",
 				KubernetesVersion:                    "1.31.1-do.5",
 				Vpc:                                  sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "prod-vpc", FieldPath: "status.outputs.vpc_uuid"}),
 				HighlyAvailable:                      true,
@@ -150,7 +151,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			c.Spec.Tags = []string{strings.Repeat("t", 255)}
 		}},
 		{"the last DigitalOcean region is accepted", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Region = digitaloceanv1.DigitalOceanRegion_atl1
+			c.Spec.Region = "atl1"
 		}},
 	}
 	for _, tt := range tests {
@@ -214,10 +215,14 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{"a cluster_name of 64 characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("c", 64) },
 			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, ""},
 		{"an unspecified region is rejected", func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.Region = digitaloceanv1.DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED
+			c.Spec.Region = ""
 		}, []spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
-		{"an unknown region number is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = 13 },
-			[]spectest.Violation{{Field: "spec.region", Rule: "enum.defined_only"}}, ""},
+		{"a region in capitals is rejected: manifests write region codes in lower case", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = "FRA1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region name with a space is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = "fra 1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
+		{"a region of more than eight characters is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.Region = "frankfurt1" },
+			[]spectest.Violation{{Field: "spec.region", Rule: "string.max_len"}, {Field: "spec.region", Rule: "string.pattern"}}, ""},
 		{"a cluster without kubernetes_version is rejected", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "" },
 			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
 		{"a kubernetes_version of 1.29.x is rejected with a message naming the slug form", func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.KubernetesVersion = "1.29.x" },
@@ -468,7 +473,7 @@ func TestDigitalOceanKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {
 	c := validDigitalOceanKubernetesCluster()
 	c.ApiVersion = "v1"
 	c.Spec.KubernetesVersion = "latest"
-	c.Spec.Region = digitaloceanv1.DigitalOceanRegion_DIGITAL_OCEAN_REGION_UNSPECIFIED
+	c.Spec.Region = ""
 	c.Spec.ClusterSubnet, c.Spec.ServiceSubnet = "10.0.0.0/8", "10.96.0.0/12"
 	c.Spec.MaintenanceWindow = &cluster.DigitalOceanKubernetesClusterMaintenanceWindow{StartTime: "25:00"}
 	c.Spec.Tags = []string{"k8s"}

@@ -1,0 +1,139 @@
+package program_test
+
+import (
+	"strings"
+	"testing"
+
+	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"google.golang.org/protobuf/proto"
+)
+
+var civoPoolProg = program.Program[*poolv1.CivoKubernetesNodePoolStackInput]{
+	Name:     "civokubernetesnodepool",
+	NewInput: func() *poolv1.CivoKubernetesNodePoolStackInput { return &poolv1.CivoKubernetesNodePoolStackInput{} },
+}
+
+func TestARegionThePinnedCatalogueLacksIsAWarningAtItsValueWithTheRegionItWasOneEditFrom(t *testing.T) {
+	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoTokenEnv} {
+		t.Setenv(env, "") // offline: the pinned table, never an API
+	}
+	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	civo := example(t, "civokubernetescluster/minimal.yaml")
+	civoInput := example(t, "civokubernetescluster/minimal.stack-input.yaml")
+	pool := example(t, "civokubernetesnodepool/minimal.yaml")
+	table := "(" + cost.RegionsSource + ", " + cost.RegionsDate + ")"
+	tests := []struct {
+		name  string
+		check func(file string, data []byte) program.Verdict
+		text  string
+		// warns is the warning's text, "" for none.
+		warns string
+	}{
+		{name: "a region the cloud may have opened since is only a warning, listing the table's",
+			check: prog.Check, text: replace(t, do, "region: fra1", "region: xyz9"),
+			warns: `f.yaml:13:11: warning: spec.region: region "xyz9" is not in the digitalocean catalogue ` + table +
+				": its regions are " + strings.Join(cost.RegionNames(cost.DigitalOcean), ", ") + ". The cloud refuses a region it does not offer"},
+		{name: "a digit off names the region it was meant to be",
+			check: prog.Check, text: replace(t, do, "region: fra1", "region: fra2"),
+			warns: `f.yaml:13:11: warning: spec.region: region "fra2" is not in the digitalocean catalogue ` + table +
+				": did you mean fra1? The cloud refuses a region it does not offer"},
+		{name: "two letters swapped on Civo name the region",
+			check: civoProg.Check, text: replace(t, civo, "region: fra1", "region: far1"),
+			warns: `f.yaml:13:11: warning: spec.region: region "far1" is not in the civo catalogue ` + table + ": did you mean fra1?"},
+		{name: "a Civo node pool's region is checked too",
+			check: civoPoolProg.Check, text: replace(t, pool, "region: fra1", "region: lon2"),
+			warns: `f.yaml:17:11: warning: spec.region: region "lon2" is not in the civo catalogue ` + table + ": did you mean lon1?"},
+		{name: "a stack input's warning names the path and column it writes",
+			check: civoProg.Check, text: replace(t, civoInput, "region: fra1", "region: fra2"),
+			warns: `f.yaml:17:13: warning: target.spec.region: region "fra2" is not in the civo catalogue`},
+		{name: "a region of the other cloud only is not this cloud's",
+			check: civoProg.Check, text: replace(t, civo, "region: fra1", "region: ams3"),
+			warns: `: region "ams3" is not in the civo catalogue ` + table + ": its regions are lon1, fra1, nyc1, phx1, mum1."},
+		{name: "a pinned region is no warning", check: prog.Check, text: replace(t, do, "region: fra1", "region: syd1")},
+		{name: "a pinned Civo region is no warning", check: civoPoolProg.Check, text: replace(t, pool, "region: fra1", "region: mum1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.check("f.yaml", []byte(tt.text))
+			if v.Err != nil {
+				t.Fatalf("the manifest is invalid, want it valid with a warning at most: %v", v.Err)
+			}
+			var regions []string
+			for _, w := range v.Warnings {
+				if strings.HasSuffix(w.Path, "spec.region") && w.RuleID == "catalogue.region" && w.Line > 0 {
+					regions = append(regions, w.Text)
+				}
+			}
+			switch {
+			case tt.warns == "" && len(regions) > 0:
+				t.Errorf("warnings %q, want none", regions)
+			case tt.warns != "" && (len(regions) != 1 || !strings.Contains(regions[0], tt.warns)):
+				t.Errorf("warnings %q, want one holding %q", regions, tt.warns)
+			}
+		})
+	}
+}
+
+func TestARegionTheCloudsOwnListLacksIsRefusedAtItsFileLineAndColumn(t *testing.T) {
+	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	civo := example(t, "civokubernetescluster/minimal.yaml")
+	online := cost.Catalogue{Versions: []cost.CatalogueVersion{{Version: "1.31.1-do.5"}, {Version: "1.30.5-k3s1", Distribution: "k3s"}},
+		Regions: []string{"nyc1", "fra1", "xyz9"}}
+	tests := []struct {
+		name string
+		prog program.Offline
+		text string
+		cat  cost.Catalogue
+		// old is the text the stack deployed last; "" for a new stack.
+		old string
+		// refuses is what the one refusal holds; "" for none.
+		refuses string
+	}{
+		{name: "a region the cloud does not list is refused, naming the region it was one edit from",
+			prog: prog, text: replace(t, do, "region: fra1", "region: fra2"), cat: online,
+			refuses: `f.yaml:13:11: spec.region: region "fra2" is not offered by DigitalOcean now: did you mean fra1?`},
+		{name: "a region the cloud opened after the table is deployed",
+			prog: prog, text: replace(t, do, "region: fra1", "region: xyz9"), cat: online},
+		{name: "a listed region is not refused", prog: prog, text: do, cat: online},
+		{name: "a catalogue read without regions refuses none",
+			prog: prog, text: replace(t, do, "region: fra1", "region: fra2"), cat: cost.Catalogue{Versions: online.Versions}},
+		{name: "a region the stack already runs in is kept, listed or not",
+			prog: prog, text: replace(t, do, "region: fra1", "region: ams3"), cat: online, old: replace(t, do, "region: fra1", "region: ams3")},
+		{name: "a region changed from one the stack runs in is refused all the same",
+			prog: prog, text: replace(t, do, "region: fra1", "region: ams3"), cat: online, old: do,
+			refuses: `f.yaml:13:11: spec.region: region "ams3" is not offered by DigitalOcean now`},
+		{name: "a Civo region is refused as DigitalOcean's",
+			prog: civoProg, text: replace(t, civo, "region: fra1", "region: lon1"), cat: online,
+			refuses: `f.yaml:13:11: spec.region: region "lon1" is not offered by Civo now`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input, err := tt.prog.Parse(program.File{Name: "f.yaml", Data: []byte(tt.text)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var old proto.Message
+			if tt.old != "" {
+				if old, err = tt.prog.Parse(program.File{Name: "old.yaml", Data: []byte(tt.old)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, p := range program.Refusals("f.yaml", []byte(tt.text), input, old, tt.cat) {
+				if p.RuleID == "catalogue.region" {
+					got = append(got, (&stackinput.Error{Problems: []stackinput.Problem{p}}).Error())
+				}
+			}
+			switch {
+			case tt.refuses == "" && len(got) > 0:
+				t.Errorf("refusals %q, want none", got)
+			case tt.refuses != "" && (len(got) != 1 || !strings.Contains(got[0], tt.refuses)):
+				t.Errorf("refusals %q, want one holding %q", got, tt.refuses)
+			}
+		})
+	}
+}
