@@ -175,7 +175,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		}
 	}
 	progress := d.progress(t)
-	rotator, kr, say, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
+	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
 		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
 	})
 	if err != nil {
@@ -184,9 +184,9 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	}
 	if rec == nil {
 		old := ""
-		if kr.OldPool != nil {
+		if run.kind.OldPool != nil {
 			// A pool inside the stack's resource (a cluster's default pool): the cloud says which.
-			if old, err = kr.OldPool(ctx); err != nil {
+			if old, err = run.kind.OldPool(ctx); err != nil {
 				o := failed(errors.Wrapf(err, "rotation of pool %s: find the pool", r.Name))
 				return &o
 			}
@@ -202,16 +202,16 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		case diff.StepCreate:
 			plan.Surge = step.Pool
 		case diff.StepRename:
-			plan.Final = kr.Final
+			plan.Final = run.kind.Final
 		}
 	}
-	plan.Nodes, plan.ReadyTimeout, plan.Drain = kr.Nodes, kr.ReadyTimeout, kr.Drain
-	plan.Drain.Progress = say
-	if _, err := drain.PoolSelector(kr.NodeLabels, plan.Old, rec.OldID); err != nil {
+	plan.Nodes, plan.ReadyTimeout, plan.Drain = run.kind.Nodes, run.kind.ReadyTimeout, run.kind.Drain
+	plan.Drain.Progress = run.say
+	if _, err := drain.PoolSelector(run.kind.NodeLabels, plan.Old, rec.OldID); err != nil {
 		o := failed(err)
 		return &o
 	}
-	final, err := rotator.Run(ctx, plan, rec.State)
+	final, err := run.Run(ctx, plan, rec.State)
 	if err != nil {
 		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
 	}
@@ -219,7 +219,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	// engine's diff then finds the manifest met, not a pool to replace. A pool inside the stack's
 	// resource (a cluster's default pool) keeps the resource's id: the refresh reads the new pool
 	// into it, found by the cloud as the old one was.
-	if kr.OldPool == nil {
+	if run.kind.OldPool == nil {
 		if err := pointPoolAt(ctx, s, typ, final.SurgeID); err != nil {
 			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
 			return &o
@@ -246,44 +246,58 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // record dropped, so that up goes on with the old pool as the stack holds it.
 func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord) error {
 	// The roll-back's end is the record's removal, below: its phases are not recorded.
-	rotator, _, say, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
+	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
 	}
-	if _, err := rotator.Rollback(ctx, rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}, rec.State); err != nil {
+	if _, err := run.Rollback(ctx, rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}, rec.State); err != nil {
 		return err
 	}
-	say("rolled back: the manifest no longer asks for the rotation")
+	run.say("rolled back: the manifest no longer asks for the rotation")
 	return clearRotation(ctx, s)
 }
 
-// rotator readies a rotation (or its roll-back) of pool: the kind's part (kr: the cloud's pool
-// API, the node labels, the timeouts), a client of the cluster through its kubeconfig held in
-// memory, the progress lines written to progress (say), and record, told each phase after a line
-// says it. self is the id of the stack's own cluster or pool.
-func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, progress io.Writer, record func(context.Context, rotation.State) error) (
-	_ *rotation.Rotator, kr *kinds.Rotation, say func(string), _ error) {
+// rotator readies a rotation (or its roll-back) of pool: the kind's part (the cloud's pool API,
+// the node labels, the timeouts), a client of the cluster through its kubeconfig held in memory,
+// the progress lines written to progress, and record, told each phase after a line says it.
+// self is the id of the stack's own cluster or pool.
+func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, progress io.Writer,
+	record func(context.Context, rotation.State) error) (*rotationRun, error) {
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	client, err := drain.New(kr.Kubeconfig)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	say = func(msg string) {
+	say := func(msg string) {
 		if progress != nil {
 			fmt.Fprintf(progress, "rotation of pool %s: %s\n", pool, msg)
 		}
 	}
-	return &rotation.Rotator{
-		Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
-		Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
-		Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
-			say("phase " + string(state.Phase))
-			return record(ctx, state)
-		}),
-	}, kr, say, nil
+	return &rotationRun{
+		Rotator: &rotation.Rotator{
+			Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
+			Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
+			Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
+				say("phase " + string(state.Phase))
+				return record(ctx, state)
+			}),
+		},
+		kind: kr,
+		say:  say,
+	}, nil
+}
+
+// rotationRun is a rotation readied: the phase machine over the pools and the nodes, the kind's
+// part of it, and the progress lines.
+type rotationRun struct {
+	*rotation.Rotator
+	// kind is the kind's part: the cloud's pool API, the node labels, the timeouts, the final name.
+	kind *kinds.Rotation
+	// say writes a progress line about the pool.
+	say func(string)
 }
 
 // clearRotation drops RotationOutput from the stack's outputs.
