@@ -108,6 +108,10 @@ func discoverRun(opts *discoverOptions) error {
 			"`status` names the id to record with refresh --import-pending-create (--include-managed writes them)\n",
 			res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
 	}
+	if res.ManagedPools > 0 {
+		fmt.Fprintf(f.Stderr, "note: %d %s clusterplane deployed as stacks of their own (tagged %s:) left out: their stacks hold them "+
+			"(--include-managed writes them)\n", res.ManagedPools, plural(res.ManagedPools, "node pool", "node pools"), labels.ResourceKind)
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(f.Stderr, "note: "+n)
 	}

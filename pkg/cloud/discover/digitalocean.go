@@ -259,6 +259,9 @@ func doPoolManifest(cl doCluster, clusterMD *sharedv1.CloudResourceMetadata, p d
 	}
 	return manifest{
 		kind: doPoolKind, cloudID: p.ID, cloud: "DigitalOcean", region: cl.Region, pool: true,
+		// A pool deployed as a DigitalOceanKubernetesNodePool of its own carries that kind's tag,
+		// whatever made its cluster.
+		managed:  managedBy(doPoolKind, p.Tags),
 		what:     "node pool " + p.Name + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
 		fileBase: md.Name, sortKey: sortKey,
 		doc: object{"apiVersion": doAPIVersion, "kind": doPoolKind, "metadata": raw(md), "spec": spec},

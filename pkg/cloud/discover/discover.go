@@ -83,8 +83,9 @@ type Result struct {
 	// Requests is how many requests went to the cloud, retries included.
 	Requests int
 	// Managed counts the clusters left out because clusterplane deployed them (their pools go
-	// with them); always 0 with IncludeManaged.
-	Managed int
+	// with them), ManagedPools the pools it deployed as stacks of their own on a cluster made
+	// elsewhere; both always 0 with IncludeManaged.
+	Managed, ManagedPools int
 	// Notes are things the files could not say, one sentence each (a pool's labels the cluster
 	// kind cannot carry, a region this version does not know).
 	Notes []string
@@ -121,7 +122,7 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{Requests: c.requests(), Notes: notes}
 	if !o.IncludeManaged {
-		found, res.Managed = withoutManaged(found)
+		found, res.Managed, res.ManagedPools = withoutManaged(found)
 	}
 	if o.Cluster != "" && len(found) == 0 {
 		return nil, errors.Errorf("no %s cluster has the name or id %q%s", o.Cloud, o.Cluster, inRegion(o.Region))
@@ -144,23 +145,27 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 }
 
 // withoutManaged are the manifests without the clusters clusterplane deployed and their pools,
-// and how many clusters were left out. A pool follows its cluster (they share a sortKey).
-func withoutManaged(ms []manifest) ([]manifest, int) {
+// and without the pools it deployed on other clusters, with how many clusters and such pools were
+// left out. A pool follows its cluster (they share a sortKey).
+func withoutManaged(ms []manifest) (_ []manifest, clusters, pools int) {
 	managed := map[string]bool{}
-	n := 0
 	for _, m := range ms {
 		if !m.pool && m.managed {
 			managed[m.sortKey] = true
-			n++
+			clusters++
 		}
 	}
 	var out []manifest
 	for _, m := range ms {
-		if !managed[m.sortKey] {
+		switch {
+		case managed[m.sortKey]:
+		case m.pool && m.managed:
+			pools++
+		default:
 			out = append(out, m)
 		}
 	}
-	return out, n
+	return out, clusters, pools
 }
 
 // fileName is base.yaml, or base-2.yaml and so on when two resources share a name.

@@ -22,7 +22,9 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 	for _, c := range []seed.Cluster{
 		{Tool: seed.Doctl, Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"},
 			Pools: []seed.Pool{{}, {Name: "batch"}}},
-		{Tool: seed.Doctl, Name: "legacy", Region: "fra1", Pools: []seed.Pool{{}, {Name: "apps"}}},
+		// "legacy" was made elsewhere, and clusterplane deployed its pool "web" as a stack of its own.
+		{Tool: seed.Doctl, Name: "legacy", Region: "fra1", Pools: []seed.Pool{{}, {Name: "apps"},
+			{Name: "web", Tags: []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:web"}}}},
 	} {
 		if _, _, err := ds.DigitalOcean(ctx, c); err != nil {
 			t.Fatal(err)
@@ -41,12 +43,13 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 		name                     string
 		opts                     discover.Options
 		managed, clusters, pools int
+		managedPools             int
 		noFileStarts             string
 	}{
 		{name: "digitalocean", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1"},
-			managed: 1, clusters: 1, pools: 1, noFileStarts: "dev"},
+			managed: 1, clusters: 1, pools: 1, managedPools: 1, noFileStarts: "dev"},
 		{name: "digitalocean with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1", IncludeManaged: true},
-			managed: 0, clusters: 2, pools: 2},
+			managed: 0, clusters: 2, pools: 3},
 		{name: "civo", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 0, noFileStarts: "dev"},
 		{name: "civo with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1", IncludeManaged: true},
@@ -57,8 +60,9 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Managed != tc.managed || res.Clusters != tc.clusters {
-				t.Errorf("%d managed left out and %d clusters written, want %d and %d", res.Managed, res.Clusters, tc.managed, tc.clusters)
+			if res.Managed != tc.managed || res.Clusters != tc.clusters || res.ManagedPools != tc.managedPools {
+				t.Errorf("%d managed clusters and %d managed pools left out, %d clusters written; want %d, %d and %d",
+					res.Managed, res.ManagedPools, res.Clusters, tc.managed, tc.managedPools, tc.clusters)
 			}
 			for _, f := range res.Files {
 				if tc.noFileStarts != "" && strings.HasPrefix(f.Name, tc.noFileStarts) {
