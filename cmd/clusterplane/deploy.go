@@ -268,7 +268,7 @@ func notReady(st *deploy.StackStatus) bool {
 		}
 		switch {
 		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
-			strings.HasPrefix(c.Reason, "Last"):
+			c.Reason == "RotationUnderWay", strings.HasPrefix(c.Reason, "Last"):
 			return true
 		}
 	}

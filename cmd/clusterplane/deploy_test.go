@@ -446,3 +446,23 @@ func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testin
 		}
 	}
 }
+
+// status exits 4 for every Ready=False a script must stop at, a rotation stopped midway among
+// them, and 0 for a stack that is ready or was destroyed on purpose.
+func TestStatusCountsAStoppedRotationAsNotReady(t *testing.T) {
+	tests := []struct {
+		reason string
+		want   bool
+	}{
+		{"RotationUnderWay", true},
+		{"ManifestChanged", true},
+		{"LastUpdateFailed", true},
+		{"Destroyed", false},
+	}
+	for _, tt := range tests {
+		st := &deploy.StackStatus{Conditions: []deploy.Condition{{Type: "Ready", Status: "False", Reason: tt.reason}}}
+		if got := notReady(st); got != tt.want {
+			t.Errorf("Ready=False %s: not ready %t, want %t", tt.reason, got, tt.want)
+		}
+	}
+}
