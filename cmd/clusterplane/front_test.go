@@ -182,6 +182,9 @@ func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefus
 		code int
 		says string
 	}{
+		// The first preview of a new fleet: the pool cannot be previewed before its cluster
+		// exists, and says so without failing.
+		{[]string{"preview", both}, exitcode.OK, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet"},
 		{[]string{"up", both, "--yes"}, exitcode.OK, "2 done"},
 		{[]string{"kubeconfig", both}, exitcode.Usage, "holds 2 manifests: this command takes one"},
 		{[]string{"adopt", both, "--id", "cluster-7"}, exitcode.Invalid, "--id is the cloud id of one manifest, and 2 were given"},

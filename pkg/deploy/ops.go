@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -66,7 +67,23 @@ func forget(ctx context.Context, s Stack, created bool) {
 // the manifest the stack last deployed.
 func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
+	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
+	// preview of a new fleet, not a failure; up deploys the cluster first.
+	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
+		return Outcome{Status: Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
+			"(up deploys it first when its manifest is given in the same run)"}
+	}
 	return d.preview(ctx, t, false)
+}
+
+// exists tells, through the backend, whether the stack of a reference's key (project/stack)
+// exists.
+func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
+	return func(key string) (bool, error) {
+		project, stack, _ := strings.Cut(key, "/")
+		return d.Backend.Exists(ctx, project, stack)
+	}
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
@@ -144,6 +161,10 @@ type UpOptions struct {
 // replacements (and, without a terminal, any change) are confirmed first.
 func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
+		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
+			"in the same run (up deploys it first)", missing))
+	}
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)

@@ -31,3 +31,30 @@ func TestStackOutputReadsTheStacksOutputAndNothingBeforeADeploy(t *testing.T) {
 		t.Errorf("a backend that fails: %v, want the error naming the stack", err)
 	}
 }
+
+// A pool whose cluster stack does not exist yet is not previewed, which is the first preview of
+// a new fleet and no failure; its up fails at once naming the stack, before the engine's
+// "unknown stack".
+func TestAPoolWhoseClusterIsNotDeployedIsNotPreviewedAndItsUpSaysWhichStackToDeploy(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	workers := pool(t, "workers", "platform-prod")
+	o := d.Preview(ctx, workers)
+	if o.Status != deploy.Done || !strings.Contains(o.Reason, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet") {
+		t.Errorf("preview: %s %q %v", o.Status, o.Reason, o.Err)
+	}
+	up := d.Up(ctx, workers, deploy.UpOptions{Yes: true})
+	if up.Status != deploy.Failed || up.Err == nil || !strings.Contains(up.Err.Error(), "reads stack digitaloceankubernetescluster/platform-prod, which is not deployed") {
+		t.Errorf("up: %s %q %v", up.Status, up.Reason, up.Err)
+	}
+	if b.Has(workers.Key()) {
+		t.Errorf("the pool's stack was made")
+	}
+	// Once the cluster is deployed, the pool previews as ever.
+	if c := d.Up(ctx, target(t, "platform.yaml", clusterText("platform", "prod")), deploy.UpOptions{Yes: true}); c.Status != deploy.Done {
+		t.Fatalf("up of the cluster: %s %v", c.Status, c.Err)
+	}
+	if o := d.Preview(ctx, workers); o.Status != deploy.Done || strings.Contains(o.Reason, "not previewed") {
+		t.Errorf("preview after the cluster: %s %q %v", o.Status, o.Reason, o.Err)
+	}
+}
