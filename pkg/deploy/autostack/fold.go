@@ -15,7 +15,9 @@ import (
 // field. Every stack records its manifest (stackrecord.ManifestOutput), so a run over ten
 // examples printed it ten times, most of what it printed; the user wrote that manifest and
 // `clusterplane status` shows the stack.
-var manifestOpening = regexp.MustCompile(`^(\s*)` + regexp.QuoteMeta(stackrecord.ManifestOutput) + `(\s*): \(json\) \{\s*$`)
+// A preview marks a changed output ("  ~ clusterplane_manifest  : (json) {"), and its closing
+// brace then stands under the name, past the marker.
+var manifestOpening = regexp.MustCompile(`^(\s*)([-+~] )?` + regexp.QuoteMeta(stackrecord.ManifestOutput) + `(\s*): \(json\) \{\s*$`)
 
 // maxFolded bounds the lines a fold holds: a manifest is far shorter, and past it the lines are
 // written as they came.
@@ -64,7 +66,7 @@ func (f *folding) line(line []byte, out *bytes.Buffer) {
 	}
 	if f.open == nil {
 		if m := manifestOpening.FindStringSubmatch(text); m != nil {
-			f.open, f.end = line, m[1]+"}"
+			f.open, f.end = line, m[1]+strings.Repeat(" ", len(m[2]))+"}"
 			return
 		}
 		out.Write(line)

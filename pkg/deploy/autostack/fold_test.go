@@ -24,6 +24,33 @@ const upOutputs = `Outputs:
 Resources:
 `
 
+// previewOutputs are a preview's outputs for a tag change, as the engine prints them.
+const previewOutputs = `Outputs:
+  ~ clusterplane_generation: "fc8fbda44972" => "d54933889b2e"
+  ~ clusterplane_manifest  : (json) {
+        apiVersion: "digitalocean.clusterplane.dev/v1"
+        metadata  : {
+            name: "dev-fra1"
+        }
+      ~ spec      : {
+            region           : "fra1"
+          + tags             : [
+          +     [0]: "team-a"
+            ]
+        }
+    }
+
+Resources:
+    ~ 1 to update
+`
+
+const previewFolded = `Outputs:
+  ~ clusterplane_generation: "fc8fbda44972" => "d54933889b2e"
+  ~ clusterplane_manifest  : (json) {…} (the stack's manifest, folded)
+Resources:
+    ~ 1 to update
+`
+
 func TestTheRecordedManifestIsFoldedToOneLineAndNothingElseIsLost(t *testing.T) {
 	folded := `Outputs:
     cluster_id             : "5d37b7a7"
@@ -45,6 +72,7 @@ Resources:
 		{"the outputs of an up, a line a write", strings.SplitAfter(upOutputs, "\n"), folded},
 		{"a block the run ends inside is written as it came", []string{unended}, unended},
 		{"a block that ends without its brace is written as it came", []string{lessIndented}, lessIndented},
+		{"the changed manifest of a preview", []string{previewOutputs}, previewFolded},
 		{"a manifest field of another name stays", []string{"    manifest: (json) {\n    }\n"}, "    manifest: (json) {\n    }\n"},
 	}
 	for _, tt := range tests {
