@@ -488,8 +488,10 @@ func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res
 		return Outcome{}, false
 	}
 	if w := d.progress(t); w != nil {
-		fmt.Fprintf(w, "The engine refuses above to replace the protected %s; up does not replace it: it rotates the pool (%s).\n",
-			replacedByRotation(carried), describeRotations(carried))
+		// The engine's own lines above end in errors ("marked for protection", "errored"),
+		// which read as a failed preview; they are its refusal of the replacement only.
+		fmt.Fprintf(w, "The errors above are the engine refusing to replace the protected %s, as it must: nothing failed. "+
+			"up does not replace it: it rotates the pool (%s).\n", replacedByRotation(carried), describeRotations(carried))
 	}
 	return Outcome{Status: Done, Result: &res, Rotations: carried,
 		Reason: "rotation " + describeRotations(carried) + "; the engine then finds the new pool"}, true
