@@ -141,7 +141,7 @@ func upRun(opts *upOptions) error {
 	}
 	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
-			return f.interactive() && f.confirm(upPlan(t, r), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+			return f.interactive() && f.confirm(upPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
 }

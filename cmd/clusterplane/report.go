@@ -472,8 +472,10 @@ func (l *lockedWriter) Write(data []byte) (int, error) {
 
 // upPlan is what an up would do to one stack, as preview reports it: each resource change and
 // the manifest fields behind it, old → new, shown before the question.
-func upPlan(t deploy.Target, preview deploy.Result) string {
-	r := deploy.NewReport("preview", []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}})
+func upPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) cost.Prices) string {
+	outcomes := []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}}
+	r := deploy.NewReport("preview", outcomes)
+	r.Price(outcomes, prices)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
 	for _, rc := range r.Stacks[0].Resources {
@@ -485,6 +487,10 @@ func upPlan(t deploy.Target, preview deploy.Result) string {
 				fmt.Fprintf(&b, "    %s (%s)\n", f.Path, f.Effect)
 			}
 		}
+	}
+	// The cost is part of what is asked: an answer should not be given before it is seen.
+	if c := r.Stacks[0].Cost; c != nil {
+		fmt.Fprintf(&b, "  monthly cost %s\n", c)
 	}
 	return b.String()
 }
