@@ -264,6 +264,10 @@ func (d Delta) String() string {
 		text = "unchanged"
 	}
 	if unknown := union(d.Old.Unknown, d.New.Unknown); len(unknown) > 0 {
+		if d.Min == 0 && d.Max == 0 {
+			// Nothing counted changed: "+$0.00" would read as free, and the change is unknown.
+			text = "not known"
+		}
 		text += ", not counting " + strings.Join(unknown, ", ") + " (no known price)"
 	}
 	// The HA fee's source is said when either side counts the fee: turning HA off prices it too.

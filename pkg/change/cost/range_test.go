@@ -26,7 +26,7 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 			"unchanged ($48.00 → $48.00/month"},
 		// A size with no known price is not counted: the figure cannot say nothing changed.
 		{"nothing counted changes, a size unknown", cost.Delta{Old: cost.Estimate{Unknown: []string{"x-huge"}}, New: cost.Estimate{Unknown: []string{"x-huge"}}},
-			"+$0.00/month, not counting x-huge"},
+			"not known, not counting x-huge (no known price)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
