@@ -51,7 +51,7 @@ unless --include-managed: their stacks already hold them.
 
 Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
-` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked),
+` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked, exitcode.Interrupted),
 		Example:   "  clusterplane discover digitalocean --dir clusters/digitalocean\n  clusterplane discover civo --region fra1 --dir clusters/civo\n  clusterplane discover digitalocean --cluster dev-fra1 --dir clusters",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{discover.DigitalOcean, discover.Civo},

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
@@ -132,6 +134,19 @@ func TestTheRootHelpAndTheDocsListEveryExitCodeTheCommandsUse(t *testing.T) {
 		}
 		if !strings.Contains(words(string(docs)), code.says) {
 			t.Errorf("docs/deploying.md does not list exit code %d (%q)", code.code, code.says)
+		}
+	}
+}
+
+// Commands that stop on Ctrl-C with 130 say so in their own help's exit codes.
+func TestCommandsThatCanBeInterruptedListExitCode130InTheirHelp(t *testing.T) {
+	for _, args := range [][]string{{"discover", "--help"}, {"upgrade", "plan", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		if code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run(args); code != exitcode.OK {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		if !strings.Contains(stdout.String(), "130 interrupted") {
+			t.Errorf("%s does not list 130:\n%s", strings.Join(args, " "), stdout.String())
 		}
 	}
 }

@@ -72,7 +72,7 @@ CLI as the deploy commands read it), else the one of the manifest's clusterName 
 The API tokens are the deploy commands' (providerConfig.apiToken or DIGITALOCEAN_TOKEN,
 CIVO_TOKEN). Node pools follow their cluster's version and are not planned.
 
-` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked) + `
+` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked, exitcode.Interrupted) + `
 upgrade plan exits 3 when something blocks an upgrade: a removed API in use, a clusterlint
 error, a version the cloud does not offer or cannot reach from the running one.`,
 		Args:              cobra.MinimumNArgs(1),
