@@ -36,9 +36,11 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 	if r, code := e.clusterplane("kubeconfig", manifest); code != 0 || !strings.Contains(r.stdout, "kind: Config") {
 		t.Errorf("kubeconfig = %d: %s", code, r)
 	}
-	// A scale previews as an update whose outputs all stay: none reads as gone.
+	// A scale previews as an update whose outputs all stay: none reads as gone. The count's change
+	// is said under the table (the engine's own lines fold the recorded manifest that held it).
 	scaled := e.write("scaled.yaml", strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "nodeCount: 2", "nodeCount: 3", 1))
-	if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stderr, "nodeCount: 2 => 3") ||
+	if r, code := e.clusterplane("preview", scaled); code != 0 || !strings.Contains(r.stdout, "update spec.defaultNodePool.nodeCount: 2 → 3") ||
+		!strings.Contains(r.stderr, "digitalocean:index:KubernetesCluster dev-fra1 update [diff: ~nodePool]") ||
 		strings.Contains(r.stderr, "- default_node_pool_id") || strings.Contains(r.stderr, "- cluster_id") {
 		t.Errorf("preview of a scale = %d, want the count's change and no output going away: %s", code, r)
 	}
