@@ -10,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // AdoptShare is the part of a cloud's rate limit adopt paces its imports to: the rest is room
@@ -25,7 +26,7 @@ const AdoptShare = 0.8
 type AdoptPacer struct {
 	mu      sync.Mutex
 	costs   map[string]int // by target key
-	clouds  map[string]*bucket
+	clouds  map[string]*cloudapi.Pacer
 	budgets []Budget
 	now     func() time.Time
 	sleep   func(ctx context.Context, d time.Duration) error
@@ -63,7 +64,7 @@ func (b Budget) String() string {
 // the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
 // adopting part of an account underestimates a pool's import, which reads the whole list).
 func NewAdoptPacer(targets []Target) *AdoptPacer {
-	p := &AdoptPacer{costs: map[string]int{}, clouds: map[string]*bucket{}, now: time.Now, sleep: sleepCtx}
+	p := &AdoptPacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, now: time.Now, sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
 		if t.AdoptCost == nil {
@@ -91,7 +92,7 @@ func NewAdoptPacer(targets []Target) *AdoptPacer {
 			b.Paced = paced
 			// One import's worth at once, then the share's rate: in any minute the starts
 			// ask at most the share and one import.
-			p.clouds[c] = &bucket{perMinute: float64(paced), burst: float64(largest[c]), tokens: float64(largest[c])}
+			p.clouds[c] = cloudapi.NewPacer(paced, largest[c])
 		}
 		p.budgets = append(p.budgets, b)
 	}
@@ -112,42 +113,11 @@ func (p *AdoptPacer) Wait(ctx context.Context, t Target) error {
 	b := p.clouds[t.AdoptCost.Cloud]
 	var d time.Duration
 	if b != nil {
-		d = b.reserve(p.now(), float64(p.costs[t.Key()]))
+		d = b.ReserveAt(p.now(), float64(p.costs[t.Key()]))
 	}
 	p.mu.Unlock()
 	if d <= 0 {
 		return nil
 	}
 	return errors.Wrapf(p.sleep(ctx, d), "wait %v for %s's rate limit", d.Round(time.Second), t.AdoptCost.Cloud)
-}
-
-// bucket is a token bucket whose tokens are requests: a reservation takes its cost at once, the
-// balance may go below zero, and the reserver waits until it would be back at zero, so that
-// reservations are served in the order made.
-type bucket struct {
-	perMinute, burst, tokens float64
-	last                     time.Time
-}
-
-func (b *bucket) reserve(now time.Time, cost float64) time.Duration {
-	if !b.last.IsZero() {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Minutes()*b.perMinute)
-	}
-	b.last = now
-	b.tokens -= cost
-	if b.tokens >= 0 {
-		return 0
-	}
-	return time.Duration(-b.tokens / b.perMinute * float64(time.Minute))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

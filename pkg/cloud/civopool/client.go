@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -280,7 +282,7 @@ func (c *Client) wait(ctx context.Context, op, clusterID, id string, done func(*
 		if !time.Now().Add(c.pollInterval).Before(deadline) {
 			return c.fail(op, clusterID, id, fmt.Errorf("%w %s for the pool: %s", ErrWaitTimeout, c.waitTimeout, why))
 		}
-		if err := sleep(ctx, c.pollInterval); err != nil {
+		if err := cloudapi.Sleep(ctx, c.pollInterval); err != nil {
 			return c.fail(op, clusterID, id, fmt.Errorf("stopped waiting (%s): %w", why, err))
 		}
 	}
@@ -324,7 +326,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any) ([]byt
 		if !retryable(method, httpErr.code) || attempt >= c.attempts {
 			return nil, apiErr
 		}
-		if err := sleep(ctx, delay); err != nil {
+		if err := cloudapi.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("%w (while retrying after %v)", err, apiErr)
 		}
 		delay = min(2*delay, c.maxBackoff)
@@ -510,15 +512,4 @@ func shorten(s string) string {
 		return s[:max] + "…"
 	}
 	return s
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -74,7 +74,7 @@ func New(base, auth string, o Options) *Client {
 	}
 	// The secret is the header's last word: the token, cut out of any message quoted.
 	secret := auth[strings.LastIndex(auth, " ")+1:]
-	return &Client{base: strings.TrimRight(base, "/"), auth: auth, secret: secret, http: hc, retry: retry, pace: o.Pace, sleep: sleepCtx}
+	return &Client{base: strings.TrimRight(base, "/"), auth: auth, secret: secret, http: hc, retry: retry, pace: o.Pace, sleep: Sleep}
 }
 
 // Bearer is the Authorization header value of token.
@@ -251,7 +251,8 @@ func pathOnly(path string) string {
 	return path
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or less when ctx ends first (its error then); a d of zero or less returns at once.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -27,18 +27,30 @@ func NewPacer(perMinute, burst int) *Pacer {
 
 func (p *Pacer) wait(ctx context.Context, sleep func(context.Context, time.Duration) error) error {
 	p.mu.Lock()
-	now := p.now()
+	d := p.reserve(p.now(), 1)
+	p.mu.Unlock()
+	return sleep(ctx, d)
+}
+
+// ReserveAt takes cost requests' worth from the bucket at now and says how long the caller waits
+// before they may go. The balance may go below zero, so reservations are served in the order made:
+// a caller whose work costs many requests (an import) reserves them all at once.
+func (p *Pacer) ReserveAt(now time.Time, cost float64) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reserve(now, cost)
+}
+
+func (p *Pacer) reserve(now time.Time, cost float64) time.Duration {
 	if !p.last.IsZero() {
 		p.tokens = min(p.burst, p.tokens+float64(now.Sub(p.last))/float64(p.interval))
 	}
 	p.last = now
-	p.tokens--
-	var d time.Duration
-	if p.tokens < 0 {
-		d = time.Duration(-p.tokens * float64(p.interval))
+	p.tokens -= cost
+	if p.tokens >= 0 {
+		return 0
 	}
-	p.mu.Unlock()
-	return sleep(ctx, d)
+	return time.Duration(-p.tokens * float64(p.interval))
 }
 
 // String says the pace in words, for a command's help.
