@@ -48,16 +48,22 @@ func deployedInput(input proto.Message, outputs map[string]Output) (proto.Messag
 	return old, nil
 }
 
-// Refused are the changes from the manifest the stack last deployed to input that the providers
-// (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
-// the stack recorded no manifest.
-func Refused(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
+// sinceDeployed is the diff from the manifest the stack last deployed to input; nil, and no
+// error, when the stack recorded none.
+func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string]Output) (*diff.Result, error) {
 	old, err := deployedInput(input, outputs)
 	if err != nil || old == nil {
 		return nil, err
 	}
-	result, err := diff.Compare(table, old, input)
-	if err != nil {
+	return diff.Compare(table, old, input)
+}
+
+// Refused are the changes from the manifest the stack last deployed to input that the providers
+// (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
+// the stack recorded no manifest.
+func Refused(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
+	result, err := sinceDeployed(table, input, outputs)
+	if err != nil || result == nil {
 		return nil, err
 	}
 	var out []diff.Change

@@ -161,12 +161,8 @@ func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
-	old, err := deployedInput(t.Input, outputsOf(previous))
-	if err != nil || old == nil {
-		return nil
-	}
-	result, err := diff.Compare(t.Effects, old, t.Input)
-	if err != nil || len(result.Changes) == 0 {
+	result, err := sinceDeployed(t.Effects, t.Input, outputsOf(previous))
+	if err != nil || result == nil || len(result.Changes) == 0 {
 		return nil
 	}
 	paths := map[string]diff.Change{}

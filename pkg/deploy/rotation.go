@@ -11,12 +11,8 @@ import (
 // asks for, as diff plans them (the pools' rollout blocks allow them); none when the stack
 // recorded no manifest.
 func Rotations(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Rotation, error) {
-	old, err := deployedInput(input, outputs)
-	if err != nil || old == nil {
-		return nil, err
-	}
-	result, err := diff.Compare(table, old, input)
-	if err != nil {
+	result, err := sinceDeployed(table, input, outputs)
+	if err != nil || result == nil {
 		return nil, err
 	}
 	return result.Rotations, nil
@@ -52,12 +48,8 @@ func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carrie
 // replacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
 func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]Output) ([]string, error) {
-	old, err := deployedInput(input, outputs)
-	if err != nil || old == nil {
-		return nil, err
-	}
-	result, err := diff.Compare(table, old, input)
-	if err != nil {
+	result, err := sinceDeployed(table, input, outputs)
+	if err != nil || result == nil {
 		return nil, err
 	}
 	var paths []string

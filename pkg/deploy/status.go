@@ -9,7 +9,6 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -192,12 +191,8 @@ func command(operation string) string {
 // changedFields says which fields of the manifest changed since the last up, when the stack
 // recorded it: "" when none did (or when it cannot tell).
 func changedFields(t Target, outputs map[string]Output) string {
-	old, err := deployedInput(t.Input, outputs)
-	if err != nil || old == nil {
-		return ""
-	}
-	result, err := diff.Compare(t.Effects, old, t.Input)
-	if err != nil {
+	result, err := sinceDeployed(t.Effects, t.Input, outputs)
+	if err != nil || result == nil {
 		return ""
 	}
 	var paths []string
