@@ -2,7 +2,8 @@ package deploy
 
 import (
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
 // CloudIDAnnotation is the manifest annotation (metadata.annotations) that records the cloud's id
@@ -15,24 +16,6 @@ func CloudID(input proto.Message) string {
 	if input == nil {
 		return ""
 	}
-	m := input.ProtoReflect()
-	target := m.Descriptor().Fields().ByName("target")
-	if target == nil || target.Kind() != protoreflect.MessageKind {
-		return ""
-	}
-	t := m.Get(target).Message()
-	metadata := t.Descriptor().Fields().ByName("metadata")
-	if metadata == nil || metadata.Kind() != protoreflect.MessageKind {
-		return ""
-	}
-	md := t.Get(metadata).Message()
-	annotations := md.Descriptor().Fields().ByName("annotations")
-	if annotations == nil || !annotations.IsMap() {
-		return ""
-	}
-	v := md.Get(annotations).Map().Get(protoreflect.ValueOfString(CloudIDAnnotation).MapKey())
-	if !v.IsValid() {
-		return ""
-	}
-	return v.String()
+	target := protofield.Message(input.ProtoReflect(), "target")
+	return protofield.MapValue(protofield.Message(target, "metadata"), "annotations", CloudIDAnnotation)
 }

@@ -25,7 +25,7 @@ func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	}
 	md, pc := protofield.Message(target, "metadata"), protofield.Message(stackInput.ProtoReflect(), "provider_config")
 	c := Cluster{File: file, Kind: kind, Name: text(md, "name"), Env: text(md, "env"),
-		Goal: annotation(md, GoalAnnotation), ClusterName: text(spec, "cluster_name"),
+		Goal: protofield.MapValue(md, "annotations", GoalAnnotation), ClusterName: text(spec, "cluster_name"),
 		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
 	var cloud provider.Cloud
 	digitalOcean := false
@@ -69,22 +69,6 @@ func text(m protoreflect.Message, name protoreflect.Name) string {
 		return m.Get(fd).String()
 	}
 	return ""
-}
-
-// annotation is metadata md's annotation key, "" when unset.
-func annotation(md protoreflect.Message, key string) string {
-	if md == nil {
-		return ""
-	}
-	fd := md.Descriptor().Fields().ByName("annotations")
-	if fd == nil || !fd.IsMap() {
-		return ""
-	}
-	v := md.Get(fd).Map().Get(protoreflect.ValueOfString(key).MapKey())
-	if !v.IsValid() {
-		return ""
-	}
-	return v.String()
 }
 
 // NoCloud is a cloud that cannot be asked, and says why at every question: a cluster without a

@@ -54,6 +54,22 @@ func Bool(m protoreflect.Message, jsonName string) bool {
 	return false
 }
 
+// MapValue is the value at key of m's map field of the JSON name (map<string, string>, as
+// metadata.annotations), "" when there is none.
+func MapValue(m protoreflect.Message, jsonName, key string) string {
+	if m == nil {
+		return ""
+	}
+	fd := m.Descriptor().Fields().ByJSONName(jsonName)
+	if fd == nil || !fd.IsMap() || fd.MapKey().Kind() != protoreflect.StringKind || fd.MapValue().Kind() != protoreflect.StringKind {
+		return ""
+	}
+	if v := m.Get(fd).Map().Get(protoreflect.ValueOfString(key).MapKey()); v.IsValid() {
+		return v.String()
+	}
+	return ""
+}
+
 // of is m's field of the JSON name and kind, nil when m is nil or has none.
 func of(m protoreflect.Message, jsonName string, kind protoreflect.Kind) protoreflect.FieldDescriptor {
 	if m == nil {

@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
 func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(t *testing.T) {
 	spec := (&dpv1.DigitalOceanKubernetesNodePoolSpec{Size: "s-2vcpu-4gb", NodeCount: 3, AutoScale: true}).ProtoReflect()
 	pool := (&dpv1.DigitalOceanKubernetesNodePool{Spec: &dpv1.DigitalOceanKubernetesNodePoolSpec{Size: "s-1vcpu-2gb"}}).ProtoReflect()
+	md := (&sharedv1.CloudResourceMetadata{Annotations: map[string]string{"a": "b"}}).ProtoReflect()
 	cases := []struct {
 		name      string
 		got, want any
@@ -29,6 +31,10 @@ func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(
 		{"an empty path is the message", protofield.At(pool) == pool, true},
 		{"a path through a string", protofield.At(pool, "spec", "size") == nil, true},
 		{"a path through no message", protofield.At(nil, "spec") == nil, true},
+		{"a map's value by its key", protofield.MapValue(md, "annotations", "a"), "b"},
+		{"a map's missing key", protofield.MapValue(md, "annotations", "c"), ""},
+		{"a map asked of a message", protofield.MapValue(pool, "spec", "a"), ""},
+		{"a map of no message", protofield.MapValue(nil, "annotations", "a"), ""},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
