@@ -8,7 +8,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
-	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -27,37 +26,21 @@ func rotate(ctx context.Context, in proto.Message, cluster string, _ kinds.Resol
 	if err != nil {
 		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
 	}
-	kc, _, err := client.Kubernetes.GetKubeConfig(ctx, cluster, nil)
-	if err != nil {
-		return nil, errors.Wrapf(err, "read the kubeconfig of DigitalOcean cluster %s", cluster)
-	}
 	spec := input.GetTarget().GetSpec()
 	pool := spec.GetDefaultNodePool()
 	name, tags := module.DefaultNodePool(input.GetTarget().GetMetadata(), spec)
-	req := godo.KubernetesNodePoolCreateRequest{
-		Size:   pool.GetSize(),
-		Count:  int(pool.GetNodeCount()),
-		Tags:   tags,
-		Labels: pool.GetLabels(),
-	}
-	if pool.GetAutoScale() {
-		req.AutoScale, req.MinNodes, req.MaxNodes = true, int(pool.GetMinNodes()), int(pool.GetMaxNodes())
-	}
-	for _, t := range pool.GetTaints() {
-		req.Taints = append(req.Taints, godo.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
-	}
-	p := dopools.Pools{Client: client, Cluster: cluster, New: req, DefaultPool: true}
-	nodes := pool.GetNodeCount()
-	if pool.GetAutoScale() {
-		nodes = max(pool.GetMinNodes(), 1)
+	p := dopools.Pools{Client: client, Cluster: cluster, New: dopools.Request(pool, tags), DefaultPool: true}
+	kc, err := p.Kubeconfig(ctx)
+	if err != nil {
+		return nil, err
 	}
 	ready, drain := kinds.RolloutWaits(pool.GetRollout())
 	return &kinds.Rotation{
 		Cloud:        p,
 		NodeLabels:   "digitalocean",
-		Kubeconfig:   kc.KubeconfigYAML,
+		Kubeconfig:   kc,
 		WaitRunning:  p.WaitRunning,
-		Nodes:        int(nodes),
+		Nodes:        dopools.Nodes(pool),
 		ReadyTimeout: ready,
 		Drain:        drain,
 		Final:        name,

@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
-	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -31,36 +30,19 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 	if err != nil {
 		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
 	}
-	kc, _, err := client.Kubernetes.GetKubeConfig(ctx, cluster, nil)
+	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
+	p := dopools.Pools{Client: client, Cluster: cluster, New: dopools.Request(spec, tags)}
+	kc, err := p.Kubeconfig(ctx)
 	if err != nil {
-		return nil, errors.Wrapf(err, "read the kubeconfig of DigitalOcean cluster %s", cluster)
-	}
-	// The surge pool as the module would create the pool: size, count or autoscaling bounds,
-	// labels, taints and the tags the module gives the pool.
-	req := godo.KubernetesNodePoolCreateRequest{
-		Size:   spec.GetSize(),
-		Count:  int(spec.GetNodeCount()),
-		Tags:   labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags()),
-		Labels: spec.GetLabels(),
-	}
-	if spec.GetAutoScale() {
-		req.AutoScale, req.MinNodes, req.MaxNodes = true, int(spec.GetMinNodes()), int(spec.GetMaxNodes())
-	}
-	for _, t := range spec.GetTaints() {
-		req.Taints = append(req.Taints, godo.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
-	}
-	p := dopools.Pools{Client: client, Cluster: cluster, New: req}
-	nodes := spec.GetNodeCount()
-	if spec.GetAutoScale() {
-		nodes = max(spec.GetMinNodes(), 1)
+		return nil, err
 	}
 	ready, drain := kinds.RolloutWaits(spec.GetRollout())
 	return &kinds.Rotation{
 		Cloud:        p,
 		NodeLabels:   "digitalocean",
-		Kubeconfig:   kc.KubeconfigYAML,
+		Kubeconfig:   kc,
 		WaitRunning:  p.WaitRunning,
-		Nodes:        int(nodes),
+		Nodes:        dopools.Nodes(spec),
 		ReadyTimeout: ready,
 		Drain:        drain,
 		Final:        spec.GetNodePoolName(),
