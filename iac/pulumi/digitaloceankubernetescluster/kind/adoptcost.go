@@ -15,9 +15,6 @@ var adoptCost = &kinds.AdoptCost{
 	Cloud:     "digitalocean",
 	PerMinute: digitaloceanprovider.RequestsPerMinute,
 	Requests: func(clusters int) int {
-		return 2 + 2*(pages(clusters, 200)+3)
+		return 2 + 2*(digitaloceanprovider.Pages(clusters, 200)+3)
 	},
 }
-
-// pages is how many pages of perPage a list of n takes; one when empty.
-func pages(n, perPage int) int { return max(1, (n+perPage-1)/perPage) }
