@@ -109,8 +109,10 @@ func discoverRun(opts *discoverOptions) error {
 			res.Managed, plural(res.Managed, "cluster", "clusters"), labels.ResourceKind)
 	}
 	if res.ManagedPools > 0 {
-		fmt.Fprintf(f.Stderr, "note: %d %s clusterplane deployed as stacks of their own (tagged %s:) left out: their stacks hold them "+
-			"(--include-managed writes them)\n", res.ManagedPools, plural(res.ManagedPools, "node pool", "node pools"), labels.ResourceKind)
+		n := res.ManagedPools
+		fmt.Fprintf(f.Stderr, "note: %d %s left out: clusterplane deployed %s as a stack of its own (tagged %s:), which holds it "+
+			"(--include-managed writes %s)\n", n, plural(n, "node pool", "node pools"), plural(n, "it", "each"),
+			labels.ResourceKind, plural(n, "it", "them"))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(f.Stderr, "note: "+n)

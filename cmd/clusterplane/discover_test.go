@@ -75,12 +75,17 @@ func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 	}
 }
 
-func TestDiscoverSaysHowManyClustersItLeftOutAsClusterplanes(t *testing.T) {
+func TestDiscoverSaysHowManyClustersAndPoolsItLeftOutAsClusterplanes(t *testing.T) {
 	const token = "dop_v1_discover-managed-test"
 	do := fakedo.New(t, token)
 	managed := seed.Cluster{Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"}}
-	if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), managed); err != nil {
-		t.Fatal(err)
+	// A cluster made elsewhere holding a pool clusterplane deployed as a stack of its own.
+	console := seed.Cluster{Name: "shop", Region: "fra1", Pools: []seed.Pool{{Name: "shop-default-pool"},
+		{Name: "batch", Tags: []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:batch"}}}}
+	for _, c := range []seed.Cluster{managed, console} {
+		if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("DIGITALOCEAN_API_URL", do.URL())
 	t.Setenv("DIGITALOCEAN_TOKEN", token)
@@ -88,8 +93,9 @@ func TestDiscoverSaysHowManyClustersItLeftOutAsClusterplanes(t *testing.T) {
 		args          []string
 		saying, files string
 	}{
-		{args: nil, saying: "note: 1 cluster clusterplane deployed (tagged resource-kind:) left out", files: "0 files"},
-		{args: []string{"--include-managed"}, files: "1 file"},
+		{args: nil, saying: "note: 1 cluster clusterplane deployed (tagged resource-kind:) left out", files: "1 file"},
+		{args: nil, saying: "note: 1 node pool left out: clusterplane deployed it as a stack of its own (tagged resource-kind:), which holds it (--include-managed writes it)", files: "1 file"},
+		{args: []string{"--include-managed"}, files: "3 files"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"discover", "digitalocean", "--dir", t.TempDir()}, tt.args...)
