@@ -28,6 +28,26 @@ func TestTheCommittedPitfallsPageIsWhatTheEffectsTablesGenerate(t *testing.T) {
 	}
 }
 
+// The pitfalls page carries duties the providers leave to the user in words no table generates:
+// deleting them would pass the test above, so this one names each.
+func TestThePitfallsPageKeepsTheProvidersDutiesInWords(t *testing.T) {
+	page, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ duty, words string }{
+		{"renew an expired DigitalOcean kubeconfig", "run `pulumi up --refresh` after\n  expiry"},
+		{"set how long a DigitalOcean kubeconfig lasts", "`kubeconfigExpireSeconds`"},
+		{"turn HA on but never off", "accepts turning it on later, never off"},
+		{"keep workloads on separate DigitalOcean pools", "Run workloads on\n  `DigitalOceanKubernetesNodePool`s"},
+		{"change the default pool's size without replacing the cluster", "`spec.defaultNodePool.rollout`"},
+	} {
+		if !strings.Contains(page, tt.words) {
+			t.Errorf("the pitfalls page no longer says how to %s (%q)", tt.duty, tt.words)
+		}
+	}
+}
+
 // The outputs table of docs/deploying.md lists each kind of the list with the outputs its API
 // declares, secrets in bold: a fifth kind gets its row from its own API.
 func TestTheCommittedOutputsTableListsEveryKindsOutputsAndSecrets(t *testing.T) {
