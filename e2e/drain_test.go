@@ -186,6 +186,31 @@ func (s *readySampler) result() (lowest, events int) {
 	return s.lowest, s.events
 }
 
+// held fails t unless the sampler saw the rotation (some event) and never fewer than minimum
+// Ready pods: what the PDB demands.
+func (s *readySampler) held(t *testing.T, minimum int) {
+	t.Helper()
+	if lowest, events := s.result(); events == 0 || lowest < minimum {
+		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands %d", lowest, events, minimum)
+	}
+}
+
+// waitPodsOn waits until want of the namespace's Ready pods run on the nodes of the selector
+// whose names start with prefix ("" for any): a workload moved onto a new pool.
+func waitPodsOn(t *testing.T, cs kubernetes.Interface, ns string, selector map[string]string, prefix string, want int) {
+	t.Helper()
+	waitFor(t, time.Minute, fmt.Sprintf("%d Ready pods on the new pool", want), func() bool {
+		nodes := nodesOf(t, cs, selector)
+		n := 0
+		for node, count := range podsOn(t, cs, ns) {
+			if _, ok := nodes[node]; ok && strings.HasPrefix(node, prefix) {
+				n += count
+			}
+		}
+		return n == want
+	})
+}
+
 // podsOn are the namespace's pods, Ready and not being deleted, by node.
 func podsOn(t *testing.T, cs kubernetes.Interface, ns string) map[string]int {
 	t.Helper()

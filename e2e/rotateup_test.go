@@ -92,35 +92,30 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 		t.Errorf("after the rotation the cluster has pools %v, want default and workers", pools)
 	}
 	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
-	newNodes := nodesOf(t, cs, newSel)
-	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
-		n := 0
-		for node, count := range podsOn(t, cs, "shop") {
-			if _, ok := newNodes[node]; ok {
-				n += count
-			}
-		}
-		return n == 4
-	})
-	lowest, events := sampler.result()
-	if events == 0 || lowest < 3 {
-		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
-	}
+	waitPodsOn(t, cs, "shop", newSel, "", 4)
+	sampler.held(t, 3)
 
 	// 4. Nothing left to do.
-	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
-		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
-	}
-	if r, code := e.clusterplane("drift", resized); code != 0 {
-		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
-	}
-	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") {
-		t.Errorf("preview after the rotation = %d, want 0 and no rotation: %s", code, r)
-	}
+	e.rotationSettled(t, resized)
 	t.Logf("rotation finished by the last up in %s; DigitalOcean API calls of the stopped and the killed ups: %s; "+
 		"of the last up: %s; test %s", took.Round(100*time.Millisecond), stopped, calls, time.Since(start).Round(time.Second))
 	if r, code := e.clusterplane("destroy", resized, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
+	}
+}
+
+// rotationSettled: after a rotation, a second up replaces nothing, and drift and preview find
+// nothing to do (no rotation left, nothing replaced).
+func (e *env) rotationSettled(t *testing.T, file string) {
+	t.Helper()
+	if r, code := e.clusterplane("up", file, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
+		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", file); code != 0 {
+		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
+	}
+	if r, code := e.clusterplane("preview", file); code != 0 || strings.Contains(r.stdout, "rotation") || strings.Contains(r.stdout, "replace") {
+		t.Errorf("preview after the rotation = %d, want 0, no rotation and nothing replaced: %s", code, r)
 	}
 }
 

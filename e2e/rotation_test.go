@@ -105,31 +105,11 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 			pool.ID, pool.Name, pool.Size, pool.Tags, oldPool.ID, defaultpool.Tag)
 	}
 	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
-	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
-		newNodes := nodesOf(t, cs, newSel)
-		n := 0
-		for node, count := range podsOn(t, cs, "shop") {
-			if _, ok := newNodes[node]; ok && strings.HasPrefix(node, "default-surge") {
-				n += count
-			}
-		}
-		return n == 4
-	})
-	lowest, events := sampler.result()
-	if events == 0 || lowest < 3 {
-		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
-	}
+	waitPodsOn(t, cs, "shop", newSel, "default-surge", 4)
+	sampler.held(t, 3)
 
 	// 3. Nothing left to do, and the stack's outputs name the new pool.
-	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
-		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
-	}
-	if r, code := e.clusterplane("drift", resized); code != 0 {
-		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
-	}
-	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") || strings.Contains(r.stdout, "replace") {
-		t.Errorf("preview after the rotation = %d, want 0, no rotation and nothing replaced: %s", code, r)
-	}
+	e.rotationSettled(t, resized)
 	if r, code := e.clusterplane("status", resized, "-o", "json"); code != 0 || strings.Contains(r.stdout, "RotationUnderWay") ||
 		!strings.Contains(r.stdout, pool.ID) {
 		t.Errorf("status after the rotation = %d, want the new pool %s and no rotation under way: %s", code, pool.ID, r)
