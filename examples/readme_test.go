@@ -245,7 +245,7 @@ func TestEveryGoInstallInTheDocsBuildsFromTheCheckout(t *testing.T) {
 	installs := 0
 	for _, doc := range docs {
 		for _, block := range codeBlocks(readFile(t, doc), "sh") {
-			for _, m := range regexp.MustCompile(`go install (\S+)`).FindAllStringSubmatch(block, -1) {
+			for _, m := range regexp.MustCompile(`go (?:install|build -o \S+) (\S+)`).FindAllStringSubmatch(block, -1) {
 				installs++
 				pkg := strings.TrimRight(m[1], ")")
 				t.Run(filepath.ToSlash(doc)+": "+pkg, func(t *testing.T) {
@@ -263,7 +263,7 @@ func TestEveryGoInstallInTheDocsBuildsFromTheCheckout(t *testing.T) {
 		}
 	}
 	if installs == 0 {
-		t.Fatal("no go install found in the docs; the test reads the wrong files")
+		t.Fatal("no go install or go build -o found in the docs; the test reads the wrong files")
 	}
 }
 

@@ -25,7 +25,9 @@ every broken rule of every file. Directories are walked for .yaml, .yml and .jso
 YAML there (Pulumi.yaml, stack settings) is skipped and said so, and so are hidden folders,
 node_modules, vendor, .terraform and what a .gitignore at the folder's top ignores (names, globs
 and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
-checked. An empty file is invalid. - reads standard input.
+checked. An empty file is invalid. - reads standard input. A pool whose cluster's manifest is
+among those given (its valueFrom names it) must be in that cluster's region (rule id
+region.same_as_cluster): Civo would answer 404 at create.
 
 A node size or Kubernetes version the cloud's catalogue does not list is a warning, with the
 nearest spelling it does list (rule ids catalogue.size and catalogue.version in -o json), and
@@ -58,31 +60,36 @@ cat cluster.yaml | NAME validate -`),
 			return Exit(exitcode.Invalid)
 		}
 		var verdicts []program.Verdict
+		var manifests []Manifest
 		for _, in := range inputs {
-			verdicts = append(verdicts, a.verdicts(in, pol)...)
+			v, m := a.verdicts(in, pol)
+			verdicts, manifests = append(verdicts, v...), append(manifests, m...)
 		}
+		sameRegions(verdicts, manifests)
 		return a.report(verdicts, args, output.String())
 	}
 	return cmd
 }
 
 // verdicts reads one file and checks each of its manifests as the kind it names (see LoadAll),
-// and against pol when there is one.
-func (a *App) verdicts(in Input, pol *policy.Policy) []program.Verdict {
+// and against pol when there is one. The manifests are returned beside their verdicts (none
+// beside a file that was skipped or could not be read), for the checks across files.
+func (a *App) verdicts(in Input, pol *policy.Policy) ([]program.Verdict, []Manifest) {
 	manifests, skipped, err := a.LoadAll(in)
+	none := make([]Manifest, 1)
 	switch {
 	case skipped && in.notRegular:
-		return []program.Verdict{{File: in.File, Skipped: NotRegularReason}}
+		return []program.Verdict{{File: in.File, Skipped: NotRegularReason}}, none
 	case skipped:
-		return []program.Verdict{{File: in.File, Skipped: SkipReason}}
+		return []program.Verdict{{File: in.File, Skipped: SkipReason}}, none
 	case err != nil:
-		return []program.Verdict{{File: in.File, Err: err}}
+		return []program.Verdict{{File: in.File, Err: err}}, none
 	}
 	out := make([]program.Verdict, len(manifests))
 	for i, m := range manifests {
 		out[i] = withPolicy(m.Program.Check(m.File.Name, m.File.Data), pol, m.Program, m.File)
 	}
-	return out
+	return out, manifests
 }
 
 // report writes the verdicts: exit 1 when any file is invalid or when no file was checked at all.

@@ -118,6 +118,9 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 			}
 			if block := d.belongsTo(k.Value, written); block != "" {
 				hint = k.Value + " belongs to " + block
+				if k.Value == "name" {
+					hint = d.nameHint(m.Descriptor(), written, block)
+				}
 			}
 			if same := caseOf(k.Value, fields); same != nil {
 				// The field is there in another case: its rules (required, const) would only
@@ -371,6 +374,79 @@ func (d *decoder) belongsTo(key, written string) string {
 		}
 	}
 	return ""
+}
+
+// nameHint says where a `name:` written outside metadata goes. metadata.name names the manifest,
+// its stack and its Pulumi resources, but not what the cloud calls the cluster or pool: that is
+// the spec's own name field (clusterName, nodePoolName), which the modules send to the cloud. A
+// `name` is most often meant as that cloud name, so the hint names both. md is the block the
+// name was written in, written its path, metadata where metadata is.
+func (d *decoder) nameHint(md protoreflect.MessageDescriptor, written, metadata string) string {
+	own := metadata + ".name names the manifest and its stack"
+	if cloudName := cloudNameField(md); cloudName != nil {
+		return fmt.Sprintf("the %s's name in %s is %s; %s", thing(cloudName), cloudOf(md), join(written, cloudName.JSONName()), own)
+	}
+	at := "name belongs to " + metadata + ".name, which names the manifest and its stack"
+	spec := strings.TrimSuffix(metadata, "metadata") + "spec"
+	if written != "" && join(written, "metadata") != metadata {
+		if strings.HasSuffix(string(md.Name()), "NodePool") {
+			// A pool that takes no name (a Civo cluster's default pool): the cloud names it.
+			return at + "; " + cloudOf(md) + " names this pool itself"
+		}
+		return at
+	}
+	if specMD := messageAt(d.root, spec); specMD != nil {
+		if cloudName := cloudNameField(specMD); cloudName != nil {
+			// At the top of the file: metadata.name is most likely meant, and the cloud name is
+			// the spec's.
+			return fmt.Sprintf("%s; the %s's name in %s is %s", at, thing(cloudName), cloudOf(specMD), join(spec, cloudName.JSONName()))
+		}
+	}
+	return at
+}
+
+// thing is what a cloud name field names: "cluster" or "pool".
+func thing(cloudName protoreflect.FieldDescriptor) string {
+	if strings.Contains(string(cloudName.Name()), "pool") {
+		return "pool"
+	}
+	return "cluster"
+}
+
+// cloudNameField is md's field that names the cluster or pool in the cloud (cluster_name,
+// node_pool_name), nil when md has none.
+func cloudNameField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+	for _, name := range []protoreflect.Name{"cluster_name", "node_pool_name"} {
+		if fd := md.Fields().ByName(name); fd != nil && fd.Kind() == protoreflect.StringKind {
+			return fd
+		}
+	}
+	return nil
+}
+
+// messageAt is the message at a path of JSON names below root ("target.spec"), nil when a step
+// is not a message field.
+func messageAt(root protoreflect.MessageDescriptor, path string) protoreflect.MessageDescriptor {
+	md := root
+	for _, name := range strings.Split(path, ".") {
+		fd := md.Fields().ByJSONName(name)
+		if fd == nil || fd.Message() == nil {
+			return nil
+		}
+		md = fd.Message()
+	}
+	return md
+}
+
+// cloudOf names the cloud of a kind's message by its package, "the cloud" when it is neither.
+func cloudOf(md protoreflect.MessageDescriptor) string {
+	switch name := string(md.FullName()); {
+	case strings.HasPrefix(name, "clusterplane.provider.civo."):
+		return "Civo"
+	case strings.HasPrefix(name, "clusterplane.provider.digitalocean."):
+		return "DigitalOcean"
+	}
+	return "the cloud"
 }
 
 // nearest suggests the field name closest to an unknown key, and tells whether one is near.

@@ -250,7 +250,7 @@ func isManifest(root *yaml.Node) bool {
 // violation places a broken rule at the field it names (or the nearest written parent) with the
 // path as the file writes it.
 func (d *decoder) violation(v validation.Violation, root *yaml.Node, checked proto.Message) Problem {
-	p := Problem{File: d.file, Line: root.Line, Column: root.Column, RuleID: v.RuleID, Message: v.Message}
+	p := Problem{File: d.file, Line: root.Line, Column: root.Column, RuleID: v.RuleID, Message: v.Message, Hint: v.Hint}
 	field := v.Field
 	rest := ""
 	for field != "" {

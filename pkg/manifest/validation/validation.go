@@ -20,6 +20,9 @@ type Violation struct {
 	RuleID string
 	// Message tells the user what the rule wants.
 	Message string
+	// Hint says what to write instead, where the value shows it ("write fra1" for Fra1); "" when
+	// nothing more can be said.
+	Hint string
 }
 
 // String is the violation as Go errors show it: the path as manifests write it (camelCase).
@@ -27,6 +30,9 @@ func (v Violation) String() string {
 	field := Camel(v.Field)
 	if field == "" {
 		field = "(message)"
+	}
+	if v.Hint != "" {
+		return field + ": " + v.Message + " (" + v.Hint + ")"
 	}
 	return field + ": " + v.Message
 }
@@ -66,6 +72,7 @@ func Validate(msg proto.Message) error {
 				Field:   field,
 				RuleID:  v.Proto.GetRuleId(),
 				Message: inWords(v.Proto.GetRuleId(), v.Proto.GetMessage()),
+				Hint:    hint(v),
 			})
 		}
 	}

@@ -1,6 +1,11 @@
 package validation
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+
+	"buf.build/go/protovalidate"
+)
 
 // patternWords says in words what each pattern of the API's rules wants, so that no message
 // shows a regular expression. Keys are the patterns as the rules hold them; a test fails when
@@ -19,8 +24,32 @@ var patternWords = map[string]string{
 	`^(([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$`: "must be a duration such as 90s, 10m or 1h30m",
 	`^([01][0-9]|2[0-3]):[0-5][0-9]$`:              "must be a time of day HH:MM in 24-hour UTC, e.g. 03:00",
 	`^(status\.outputs\.[a-z][a-z0-9_]*)?$`:        "must be status.outputs.<output name>, e.g. status.outputs.cluster_id",
-	`^[a-z]{2,5}[0-9]{1,2}$`: "must be a region code: lower-case letters, then a digit or two, e.g. fra1 " +
+	regionPattern: "must be a region code: lower-case letters, then a digit or two, e.g. fra1 " +
 		"(`clusterplane regions CLOUD` lists them)",
+}
+
+// regionPattern is the rule of every region field: both clouds spell their regions in lower case
+// (fra1, nyc3), as pkg/change/cost's RegionName does.
+const regionPattern = `^[a-z]{2,5}[0-9]{1,2}$`
+
+var regionCode = regexp.MustCompile(regionPattern)
+
+// hint says what to write instead of a value a rule refused, where the value shows it: a region
+// written with capitals (Fra1) is the region in lower case. The lower-case form is quoted only
+// when it is a region code, which no token can be.
+func hint(v *protovalidate.Violation) string {
+	if v.Proto.GetRuleId() != "string.pattern" || v.Proto.GetMessage() != patternPrefix+regionPattern+"`" ||
+		!v.FieldValue.IsValid() {
+		return ""
+	}
+	value, ok := v.FieldValue.Interface().(string)
+	if !ok {
+		return ""
+	}
+	if lower := strings.ToLower(strings.TrimSpace(value)); lower != value && regionCode.MatchString(lower) {
+		return "regions are lower case on both clouds: write " + lower
+	}
+	return ""
 }
 
 // patternPrefix starts protovalidate's message for a broken string.pattern rule.

@@ -1,0 +1,86 @@
+package reference
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// RuleSameRegion is broken by a manifest whose spec.region differs from the region of the
+// manifest its spec.cluster reads (valueFrom), when both are checked together.
+const RuleSameRegion = "region.same_as_cluster"
+
+// Manifest is one valid manifest of a run, for the checks that read several together: the file
+// (or document) it was read from and its stack input.
+type Manifest struct {
+	File string
+	Data []byte
+	// Input is the parsed stack input (the manifest under target).
+	Input proto.Message
+}
+
+// RegionMismatches checks that a manifest whose cluster is read from another manifest of
+// manifests (spec.cluster.valueFrom naming its kind, name and env) is in that manifest's region:
+// a Civo pool is created through its cluster's region, and Civo answers 404 at create for a pool
+// whose region is another. A reference to a manifest that is not among manifests is not checked
+// (the cluster may be deployed from elsewhere). The problems of manifests[i] are at key i, each
+// at the pool's region value.
+func RegionMismatches(manifests []Manifest) map[int][]stackinput.Problem {
+	byKey := map[string]int{}
+	for i, m := range manifests {
+		target := targetOf(m.Input)
+		metadata := protofield.At(target, "metadata")
+		kind := protofield.String(target, "kind")
+		if kind == "" || protofield.String(metadata, "name") == "" {
+			continue
+		}
+		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, "name"), protofield.String(metadata, "env"))] = i
+	}
+	out := map[int][]stackinput.Problem{}
+	for i, m := range manifests {
+		spec := protofield.At(targetOf(m.Input), "spec")
+		region := protofield.String(spec, "region")
+		from := protofield.At(spec, "cluster", "valueFrom")
+		if region == "" || from == nil || protofield.String(from, "name") == "" {
+			continue
+		}
+		key := strings.ToLower(protofield.String(from, "kind")) + "/" +
+			Stack(protofield.String(from, "name"), protofield.String(from, "env"))
+		j, ok := byKey[key]
+		if !ok || j == i {
+			continue
+		}
+		cluster := manifests[j]
+		clusterRegion := protofield.String(protofield.At(targetOf(cluster.Input), "spec"), "region")
+		if clusterRegion == "" || clusterRegion == region {
+			continue
+		}
+		p := stackinput.Problem{File: m.File, Path: "spec.region"}
+		if line, column, written, ok := stackinput.Where(m.Data, m.Input, "spec.region"); ok {
+			p.Line, p.Column, p.Path = line, column, written
+		}
+		where := cluster.File
+		if line, column, _, ok := stackinput.Where(cluster.Data, cluster.Input, "spec.region"); ok {
+			where = fmt.Sprintf("%s:%d:%d", cluster.File, line, column)
+		}
+		// Both values passed the region rule, so they are region codes and safe to quote.
+		p.RuleID = RuleSameRegion
+		p.Message = fmt.Sprintf("region %q is not its cluster's: %s %s is in %q (%s)",
+			region, protofield.String(targetOf(cluster.Input), "kind"), protofield.String(from, "name"), clusterRegion, where)
+		p.Hint = "a pool is created in its cluster's region: write " + clusterRegion
+		out[i] = append(out[i], p)
+	}
+	return out
+}
+
+// targetOf is the manifest inside a stack input, nil when there is none.
+func targetOf(input proto.Message) protoreflect.Message {
+	if input == nil {
+		return nil
+	}
+	return protofield.Message(input.ProtoReflect(), "target")
+}
