@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 )
 
 func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrFile(t *testing.T) {
@@ -37,6 +39,30 @@ func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrF
 			r := run(t, "", append([]string{"validate"}, tt.args...)...)
 			if r.code != tt.code || (tt.says == "") != (r.stderr == "") || !strings.Contains(r.stderr, tt.says) {
 				t.Errorf("validate %v: exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", tt.args, r.code, tt.code, tt.says, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// CI may run preview or up rather than validate: a pool given with its cluster in another region
+// is refused before any stack is opened, as validate refuses it.
+func TestEveryDeployCommandRefusesACivoPoolInAnotherRegionThanItsClusterAndTouchesNoStack(t *testing.T) {
+	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
+	pool := strings.Replace(frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml"), "region: fra1", "region: lon1", 1)
+	for _, args := range [][]string{{"preview"}, {"up", "--yes"}, {"drift"}} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"cluster.yaml": cluster, "pool.yaml": pool})
+			b := deploytest.New()
+			r := deployRun(t, b, strings.NewReader(""), false, append(args, dir)...)
+			says := `spec.region: region "lon1" is not its cluster's: CivoKubernetesCluster platform-fra1 is in "fra1"`
+			if r.code != exitcode.Invalid || !strings.Contains(r.stderr, says) {
+				t.Errorf("%v: exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", args, r.code, exitcode.Invalid, says, r.stdout, r.stderr)
+			}
+			for _, key := range []string{"civokubernetescluster/" + reference.Stack("platform-fra1", "prod"),
+				"civokubernetesnodepool/" + reference.Stack("platform-fra1-batch", "prod")} {
+				if b.Has(key) {
+					t.Errorf("%v opened stack %s of a fleet it refused", args, key)
+				}
 			}
 		})
 	}

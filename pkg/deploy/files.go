@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 )
@@ -60,6 +61,7 @@ func (f Files) Targets(files []string) ([]Target, error) {
 	}
 	var out []Target
 	var problems []error
+	var read []reference.Manifest // out's, for the checks across manifests
 	for _, in := range inputs {
 		// A file may hold several manifests (--- documents): each is a target of its own.
 		manifests, skipped, err := f.Loader.LoadAll(in)
@@ -82,6 +84,15 @@ func (f Files) Targets(files []string) ([]Target, error) {
 				f.Text(t, m.File.Data)
 			}
 			out = append(out, t)
+			read = append(read, reference.Manifest{File: m.File.Name, Data: m.File.Data, Input: t.Input})
+		}
+	}
+	// As validate: a pool given with its cluster must be in the cluster's region, or Civo
+	// answers 404 once the cluster is made.
+	mismatches := reference.RegionMismatches(read)
+	for i := range read {
+		if ps := mismatches[i]; len(ps) > 0 {
+			problems = append(problems, &stackinput.Error{Problems: ps})
 		}
 	}
 	if problems != nil {
