@@ -525,6 +525,11 @@ func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
 	}
+	if rec.Hop > 0 {
+		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
+				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
+	}
 	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): run up to finish it", rec.Pool, rec.Phase,
 		rec.OldID, orNone(rec.SurgeID))}

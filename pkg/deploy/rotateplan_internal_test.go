@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,26 @@ func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 				t.Errorf("plan %+v, want %+v with the kind's nodes and timeout", got, c.want)
 			}
 		})
+	}
+}
+
+func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
+	ctx := context.Background()
+	s := newStateStack(t)
+	rec := &RotationRecord{Pool: "workers", State: rotation.State{Hop: 1, Phase: rotation.Cordoned, OldID: "workers-surge", SurgeID: "workers"}}
+	if err := recordRotation(ctx, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rotationRecord(st.outputs())
+	if err != nil || got == nil || *got != *rec {
+		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
+	}
+	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	if cond.Status != "False" || !strings.Contains(cond.Message, "second hop") || !strings.Contains(cond.Message, "workers-surge") {
+		t.Errorf("status of a rotation stopped in its second hop: %+v", cond)
 	}
 }
