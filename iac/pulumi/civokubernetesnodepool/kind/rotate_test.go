@@ -26,12 +26,14 @@ func TestARotationCreatesAndDeletesCivoPoolsByNameAndReadsTheKubeconfigIntoMemor
 		ProviderConfig: &civov1.CivoProviderConfig{ApiToken: token, ApiUrl: civo.URL()},
 		Target: &cpv1.CivoKubernetesNodePool{Spec: &cpv1.CivoKubernetesNodePoolSpec{
 			NodePoolName: "workers", Cluster: sharedv1.StringValue(cluster), Region: "fra1", Size: "g4s.kube.large", NodeCount: 2,
-			Labels: map[string]string{"workload": "apps"},
-			Taints: []*sharedv1.Taint{{Key: "gpu", Value: "yes", Effect: sharedv1.TaintEffect_NoSchedule}},
+			Labels:  map[string]string{"workload": "apps"},
+			Taints:  []*sharedv1.Taint{{Key: "gpu", Value: "yes", Effect: sharedv1.TaintEffect_NoSchedule}},
 			Rollout: &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE, ReadyTimeoutMinutes: 3}},
 		},
 	}
-	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) { return ref.GetValue(), nil }
+	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) {
+		return ref.GetValue(), nil
+	}
 	ctx := context.Background()
 	r, err := rotate(ctx, input, "workers", resolve)
 	if err != nil {
