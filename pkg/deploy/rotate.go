@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -133,7 +134,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		if rec == nil || rec.Phase == rotation.Done {
 			return nil
 		}
-		if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || t.Rotate == nil {
+		if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
 			return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
 				"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
 					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}
@@ -196,16 +197,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
 	}
-	plan := rotation.Plan{Old: rec.Pool}
-	for _, step := range r.Steps {
-		switch step.Action {
-		case diff.StepCreate:
-			plan.Surge = step.Pool
-		case diff.StepRename:
-			plan.Final = run.kind.Final
-		}
-	}
-	plan.Nodes, plan.ReadyTimeout, plan.Drain = run.kind.Nodes, run.kind.ReadyTimeout, run.kind.Drain
+	plan := planOf(r, rec.Pool, run.kind)
 	plan.Drain.Progress = run.say
 	if _, err := drain.PoolSelector(run.kind.NodeLabels, plan.Old, rec.OldID); err != nil {
 		o := failed(err)
@@ -220,7 +212,11 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	// resource (a cluster's default pool) keeps the resource's id: the refresh reads the new pool
 	// into it, found by the cloud as the old one was.
 	if run.kind.OldPool == nil {
-		if err := pointPoolAt(ctx, s, typ, final.SurgeID); err != nil {
+		id := final.SurgeID
+		if run.kind.StateID != nil {
+			id = run.kind.StateID(id)
+		}
+		if err := pointPoolAt(ctx, s, typ, id); err != nil {
 			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
 			return &o
 		}
@@ -239,6 +235,27 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}
 	}
 	return nil
+}
+
+// planOf is the rotation r of pool old as the phase machine carries it out: the pools diff's
+// steps create (the surge pool, and on a cloud that cannot rename, such as Civo's for a pool that
+// keeps its name, the pool of the manifest's name a second hop goes back to), the rename where
+// diff plans one, and the kind's waits.
+func planOf(r diff.Rotation, old string, kind *kinds.Rotation) rotation.Plan {
+	plan := rotation.Plan{Old: old, Nodes: kind.Nodes, ReadyTimeout: kind.ReadyTimeout, Drain: kind.Drain}
+	for _, step := range r.Steps {
+		switch step.Action {
+		case diff.StepCreate:
+			if plan.Surge == "" {
+				plan.Surge = step.Pool
+			} else {
+				plan.Back = step.Pool
+			}
+		case diff.StepRename:
+			plan.Final = kind.Final
+		}
+	}
+	return plan
 }
 
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
@@ -281,7 +298,11 @@ func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, pro
 			Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
 			Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
 			Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
-				say("phase " + string(state.Phase))
+				if state.Hop > 0 {
+					say(fmt.Sprintf("second hop, phase %s", cmp.Or(string(state.Phase), "start")))
+				} else {
+					say("phase " + string(state.Phase))
+				}
 				return record(ctx, state)
 			}),
 		},
@@ -503,6 +524,11 @@ func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
 	rec, err := rotationRecord(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
+	}
+	if rec.Hop > 0 {
+		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
+				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
 	}
 	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): run up to finish it", rec.Pool, rec.Phase,

@@ -26,7 +26,7 @@ type RotationError struct {
 
 func (e *RotationError) Error() string {
 	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out rotations of " +
-		"DigitalOcean node pools and DigitalOcean clusters' default pools only, not of this kind's pools, and the engine alone would " +
+		"DigitalOcean node pools, DigitalOcean clusters' default pools and Civo node pools only, not of this kind's pools, and the engine alone would " +
 		"replace the pool; clusterplane diff OLD NEW shows each step and its cost"
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
-// A kind whose rotations up does not carry out (no Rotate, as Civo's pools) has them planned
+// A kind whose rotations up does not carry out (no Rotate) has them planned
 // only: preview and up stop before the engine, which would replace the pool or the cluster.
 func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsAReplacement(t *testing.T) {
 	ctx := context.Background()

@@ -44,6 +44,9 @@ type Rotation struct {
 	// pool that is the stack's own resource: its id comes from the state, which is then pointed
 	// at the new pool.
 	OldPool func(ctx context.Context) (id string, err error)
+	// StateID is the id the stack's state gives the pool of cloud id id once the rotation is
+	// done, for its refresh to read that pool; nil: id itself.
+	StateID func(id string) string
 }
 
 // DefaultReadyTimeout is how long a rotation waits for the new pool's nodes to run and be Ready

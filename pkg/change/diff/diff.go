@@ -360,10 +360,12 @@ func plural(n int, word string) string {
 // writeRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.
 func writeRotation(b *strings.Builder, rot Rotation) {
 	fmt.Fprintf(b, "\nrotation of pool %s (%s: %s):\n", rot.Name, rot.Pool, strings.Join(rot.Changes, ", "))
+	// The numbers are right-aligned, so that the actions of a two-hop rotation's tenth step line up.
+	w := len(fmt.Sprint(len(rot.Steps)))
 	for i, s := range rot.Steps {
-		fmt.Fprintf(b, "  %d. %-10s %s\n", i+1, s.Action, s.Detail)
+		fmt.Fprintf(b, "  %*d. %-10s %s\n", w, i+1, s.Action, s.Detail)
 		if s.Cost != nil {
-			fmt.Fprintf(b, "     %-10s meanwhile %s\n", "", s.Cost)
+			fmt.Fprintf(b, "  %*s  %-10s meanwhile %s\n", w, "", "", s.Cost)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // Package rotation carries out a pool rotation as diff plans it (pkg/change/diff, Rotation): a surge
 // pool with the new settings, its nodes Ready, the old pool cordoned, drained and deleted, the
-// surge pool renamed. Each phase is recorded before the next starts, so that a rotation stopped
+// surge pool renamed. A cloud that cannot rename (Civo, whose pool name is its id) makes a pool
+// that keeps its name in two hops: the same steps from the old pool to the surge pool, then from
+// the surge pool to a new pool of the manifest's name (Plan.Back). Each phase is recorded before the next starts, so that a rotation stopped
 // anywhere (a drain timeout, a cloud error, kill -9) resumes where it stopped, and every step can
 // be repeated: a pool that exists is not created again, cordoning and draining a node twice is
 // harmless, a pool already gone is not deleted again.
@@ -34,7 +36,11 @@ const (
 // State is what a rotation records between steps (the stack's config in up): enough to resume.
 type State struct {
 	Phase Phase `json:"phase"`
-	// OldID and SurgeID are the cloud ids of the old pool and of the surge pool, once known.
+	// Hop is the hop under way: 0 the first (old pool to surge pool), 1 the second of a plan
+	// with a Back pool (surge pool to the pool of the manifest's name). Phase is the hop's.
+	Hop int `json:"hop,omitempty"`
+	// OldID and SurgeID are the cloud ids of the hop's pool it drains and of the pool it creates,
+	// once known: in the second hop, the surge pool's and the Back pool's.
 	OldID   string `json:"oldId"`
 	SurgeID string `json:"surgeId,omitempty"`
 }
@@ -88,10 +94,30 @@ type Plan struct {
 	// Old is the pool's name now, Surge the surge pool's, Final the name the surge pool ends with
 	// ("" when the cloud cannot rename: it keeps Surge).
 	Old, Surge, Final string
+	// Back, when set, is a second hop: once the old pool is deleted, a pool of this name (and of
+	// the same settings) is created, and the surge pool cordoned, drained and deleted in turn. A
+	// cloud that cannot rename gives a pool that keeps its name back its name so (Civo).
+	Back string
 	// Nodes is how many nodes of the surge pool must be Ready before the old pool is drained.
 	Nodes        int
 	ReadyTimeout time.Duration
 	Drain        DrainOptions
+}
+
+// hops is how many hops the plan makes: 1, or 2 with a Back pool.
+func (p Plan) hops() int {
+	if p.Back != "" {
+		return 2
+	}
+	return 1
+}
+
+// Hop names the pools of hop n: the one drained and the one created.
+func (p Plan) Hop(n int) (from, to string) {
+	if n > 0 {
+		return p.Surge, p.Back
+	}
+	return p.Old, p.Surge
 }
 
 // Rotator carries out plans.
@@ -110,6 +136,18 @@ type StoppedError struct {
 }
 
 func (e *StoppedError) Error() string {
+	if e.State.Hop > 0 {
+		// Past the first drain the workloads have left the old pool, which is gone: back is no way.
+		from, to := e.Plan.Hop(e.State.Hop)
+		msg := fmt.Sprintf("rotation of pool %s stopped in its second hop (from %s to %s) after phase %q: %v; the first hop is done, "+
+			"pool %s deleted", e.Plan.Old, from, to, orStart(e.State.Phase), e.Err, e.Plan.Old)
+		switch e.State.Phase {
+		case Start, SurgeCreated, SurgeReady, Cordoned:
+			return msg + fmt.Sprintf(", the workloads on %s%s. up again resumes here; the rotation cannot be rolled back, only finished",
+				from, cordoned(e.State.Phase, from))
+		}
+		return msg + fmt.Sprintf(", the workloads moved on to %s. up again finishes the rotation", to)
+	}
 	msg := fmt.Sprintf("rotation of pool %s stopped after phase %q: %v", e.Plan.Old, e.State.Phase, e.Err)
 	switch e.State.Phase {
 	case Start:
@@ -130,6 +168,14 @@ func uncordons(p Phase, old string) string {
 	return ""
 }
 
+// orStart names the phase Start, which is "" in the record.
+func orStart(p Phase) Phase {
+	if p == Start {
+		return "start"
+	}
+	return p
+}
+
 func cordoned(p Phase, old string) string {
 	if p == Cordoned {
 		return ", " + old + "'s nodes cordoned"
@@ -145,20 +191,28 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 		st.Phase = next
 		return errors.Wrapf(r.Recorder.Save(ctx, st), "record phase %s", next)
 	}
-	old := func() Pool { return Pool{Name: p.Old, Selector: r.Cloud.Selector(st.OldID, p.Old)} }
+	if st.Hop >= p.hops() {
+		return st, errors.Errorf("rotation of pool %s: hop %d recorded, the plan has %d", p.Old, st.Hop+1, p.hops())
+	}
+	// from is the pool the hop drains, to the one it creates (the surge pool in the first hop).
+	old := func() Pool {
+		from, _ := p.Hop(st.Hop)
+		return Pool{Name: from, Selector: r.Cloud.Selector(st.OldID, from)}
+	}
 	for st.Phase != Done {
 		var err error
+		_, to := p.Hop(st.Hop)
 		switch st.Phase {
 		case Start:
 			// A create that was sent but not recorded (kill -9) left the pool: find it first.
-			if st.SurgeID, err = r.Cloud.Find(ctx, p.Surge); err == nil && st.SurgeID == "" {
-				st.SurgeID, err = r.Cloud.Create(ctx, p.Surge)
+			if st.SurgeID, err = r.Cloud.Find(ctx, to); err == nil && st.SurgeID == "" {
+				st.SurgeID, err = r.Cloud.Create(ctx, to)
 			}
 			if err == nil {
 				err = advance(SurgeCreated)
 			}
 		case SurgeCreated:
-			surge := Pool{Name: p.Surge, Selector: r.Cloud.Selector(st.SurgeID, p.Surge)}
+			surge := Pool{Name: to, Selector: r.Cloud.Selector(st.SurgeID, to)}
 			if err = r.Nodes.WaitReady(ctx, surge, p.Nodes, p.ReadyTimeout); err == nil {
 				err = advance(SurgeReady)
 			}
@@ -175,6 +229,12 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 				err = advance(OldDeleted)
 			}
 		case OldDeleted:
+			if st.Hop+1 < p.hops() {
+				// The next hop drains the pool this one created.
+				st = State{Hop: st.Hop + 1, OldID: st.SurgeID}
+				err = errors.Wrapf(r.Recorder.Save(ctx, st), "record hop %d", st.Hop+1)
+				break
+			}
 			if p.Final != "" {
 				err = r.Cloud.Rename(ctx, st.SurgeID, p.Final)
 			}
@@ -195,6 +255,10 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 // uncordoned, the surge pool deleted, the state cleared. After that, the workloads have moved
 // and only going on makes sense.
 func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error) {
+	if st.Hop > 0 {
+		return st, errors.Errorf("rotation of pool %s is in its second hop, past its first drain: up again finishes it; it cannot be rolled back",
+			p.Old)
+	}
 	switch st.Phase {
 	case Drained, OldDeleted, Done:
 		return st, errors.Errorf("rotation of pool %s is past its drain (phase %s): up again finishes it; it cannot be rolled back",

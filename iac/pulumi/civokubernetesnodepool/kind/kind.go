@@ -28,5 +28,6 @@ func Kind() kinds.Kind {
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Customs = []componentprovider.Custom{civopoolresource.Custom()}
 	k.Lookup = lookup
+	k.Rotate = rotate
 	return k
 }

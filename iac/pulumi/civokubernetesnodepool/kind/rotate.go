@@ -1,0 +1,104 @@
+package kind
+
+import (
+	"context"
+	"time"
+
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// rotate readies a rotation of the manifest's pool: Civo's pool API with the token and URL the
+// clusterplane plugin would use, and the cluster's kubeconfig read from Civo into memory.
+//
+// A Civo pool's name is its id in its cluster (the plugin's Read, pkg/pulumi/civopoolresource,
+// addresses it as CLUSTER_ID:POOL_NAME, as terraform-provider-civo v1.1.4's
+// resource_kubernetes_cluster_nodepool.go, resourceKubernetesClusterNodePoolImport, parses
+// "cluster_id:node_pool_id" and keeps the pool's id, which it created as the pool's label), and Civo renames
+// no pool: the rotation creates pools of their final names, through a surge pool when the name
+// stays (diff plans the hops), and never renames.
+func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
+	input := in.(*v1.CivoKubernetesNodePoolStackInput)
+	spec := input.GetTarget().GetSpec()
+	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
+	if err != nil {
+		return nil, err
+	}
+	if cluster == "" {
+		return nil, errors.New("the pool's cluster id is not known (its cluster's stack has no cluster_id output)")
+	}
+	if spec.GetRegion() == "" {
+		return nil, errors.New("the pool has no region: Civo's pool endpoints are per region")
+	}
+	ready, drain := kinds.RolloutWaits(spec.GetRollout())
+	// The create waits until the cloud runs the new pool's nodes, within the ready timeout; the
+	// cluster is asked after it whether they are Ready.
+	client, err := civoprovider.Pools(input.GetProviderConfig(), spec.GetRegion(), civopool.WithWaitTimeout(ready),
+		civopool.WithPollInterval(5*time.Second))
+	if err != nil {
+		return nil, errors.Wrap(err, "a Civo API client for the rotation")
+	}
+	kc, err := civoprovider.Kubeconfig(ctx, client, cluster)
+	if err != nil {
+		return nil, err
+	}
+	// The new pools as the module makes the pool: size, count, labels, taints, public IPs.
+	pool := civopool.Spec{ClusterID: cluster, Region: spec.GetRegion(), Size: spec.GetSize(), Count: int(spec.GetNodeCount()),
+		Labels: spec.GetLabels(), PublicIP: spec.GetPublicIpNodePool()}
+	if spec.GetAutoScale() {
+		// As diff plans it: an autoscaled pool starts at its minimum, the autoscaler grows it.
+		pool.Count = int(max(spec.GetMinNodes(), 1))
+	}
+	for _, t := range spec.GetTaints() {
+		pool.Taints = append(pool.Taints, civopool.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
+	}
+	return &kinds.Rotation{
+		Cloud:        pools{client: client, new: pool},
+		NodeLabels:   "civo",
+		Kubeconfig:   kc,
+		Nodes:        pool.Count,
+		ReadyTimeout: ready,
+		Drain:        drain,
+		// The plugin reads CLUSTER_ID:POOL_NAME as that pool of that cluster, whatever name the
+		// state held before (civopoolresource's Read).
+		StateID: func(id string) string { return cluster + ":" + id },
+	}, nil
+}
+
+// pools is Civo's pool API as a rotation asks it; a pool's id is its name.
+type pools struct {
+	client *civopool.Client
+	new    civopool.Spec
+}
+
+func (p pools) Find(ctx context.Context, name string) (string, error) {
+	_, found, err := p.client.Get(ctx, p.new.ClusterID, name)
+	if err != nil || !found {
+		return "", err
+	}
+	return name, nil
+}
+
+// Create creates a pool of the manifest's settings named name and waits until Civo runs its nodes.
+func (p pools) Create(ctx context.Context, name string) (string, error) {
+	spec := p.new
+	spec.ID = name
+	if _, err := p.client.Create(ctx, spec); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Delete deletes the pool and waits until Civo no longer has it; one already gone is no error.
+func (p pools) Delete(ctx context.Context, id string) error {
+	return p.client.Delete(ctx, p.new.ClusterID, id)
+}
+
+func (p pools) Rename(context.Context, string, string) error {
+	return errors.New("Civo does not rename node pools: the rotation creates the pool of the manifest's name instead")
+}

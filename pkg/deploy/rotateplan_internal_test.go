@@ -1,0 +1,69 @@
+package deploy
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
+// steps are a rotation's steps as diff plans them: action and pool, in order.
+func steps(pairs ...string) []diff.Step {
+	var out []diff.Step
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, diff.Step{Action: pairs[i], Pool: pairs[i+1]})
+	}
+	return out
+}
+
+func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
+	kind := &kinds.Rotation{Nodes: 2, ReadyTimeout: time.Minute, Final: "workers"}
+	hop := func(from, to string) []string {
+		return []string{diff.StepCreate, to, diff.StepWait, to, diff.StepCordon, from, diff.StepDrain, from, diff.StepDelete, from}
+	}
+	for _, c := range []struct {
+		name  string
+		steps []diff.Step
+		want  rotation.Plan
+	}{
+		{"DigitalOcean renames the surge pool", steps(append(hop("workers", "workers-surge"), diff.StepRename, "workers-surge")...),
+			rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers"}},
+		{"Civo keeping the name goes there and back", steps(append(hop("workers", "workers-surge"), hop("workers-surge", "workers")...)...),
+			rotation.Plan{Old: "workers", Surge: "workers-surge", Back: "workers"}},
+		{"Civo renaming the pool makes one hop to the new name", steps(hop("workers", "apps")...),
+			rotation.Plan{Old: "workers", Surge: "apps"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := planOf(diff.Rotation{Steps: c.steps}, "workers", kind)
+			if got.Old != c.want.Old || got.Surge != c.want.Surge || got.Back != c.want.Back || got.Final != c.want.Final ||
+				got.Nodes != 2 || got.ReadyTimeout != time.Minute {
+				t.Errorf("plan %+v, want %+v with the kind's nodes and timeout", got, c.want)
+			}
+		})
+	}
+}
+
+func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
+	ctx := context.Background()
+	s := newStateStack(t)
+	rec := &RotationRecord{Pool: "workers", State: rotation.State{Hop: 1, Phase: rotation.Cordoned, OldID: "workers-surge", SurgeID: "workers"}}
+	if err := recordRotation(ctx, s, rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rotationRecord(st.outputs())
+	if err != nil || got == nil || *got != *rec {
+		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
+	}
+	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	if cond.Status != "False" || !strings.Contains(cond.Message, "second hop") || !strings.Contains(cond.Message, "workers-surge") {
+		t.Errorf("status of a rotation stopped in its second hop: %+v", cond)
+	}
+}
