@@ -103,30 +103,11 @@ func TestUpRotatesACivoPoolThroughASurgePoolAndBackToItsNameUnderAPDB(t *testing
 	if all := nodesOf(t, cs, sel("workers")); len(newNodes) != 2 || len(all) != 2 {
 		t.Errorf("pool workers has nodes %v, of which %v of the new size; want 2, all of it", all, newNodes)
 	}
-	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
-		n := 0
-		for node, count := range podsOn(t, cs, "shop") {
-			if _, ok := newNodes[node]; ok {
-				n += count
-			}
-		}
-		return n == 4
-	})
-	lowest, events := sampler.result()
-	if events == 0 || lowest < 3 {
-		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
-	}
+	waitPodsOn(t, cs, "shop", large, "", 4)
+	sampler.held(t, 3)
 
 	// Nothing left to do.
-	if r, code := e.clusterplane("preview", resized); code != 0 || strings.Contains(r.stdout, "rotation") || strings.Contains(r.stdout, "replace") {
-		t.Errorf("preview after the rotation = %d, want 0, no rotation and nothing replaced: %s", code, r)
-	}
-	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 || strings.Contains(r.stdout, "replace") {
-		t.Errorf("a second up = %d, want 0 and nothing replaced: %s", code, r)
-	}
-	if r, code := e.clusterplane("drift", resized); code != 0 {
-		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
-	}
+	e.rotationSettled(t, resized)
 	t.Logf("rotation (both hops) finished by the last up in %s; test %s", took.Round(100*time.Millisecond), time.Since(start).Round(time.Second))
 	if r, code := e.clusterplane("destroy", resized, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
@@ -227,25 +208,9 @@ func TestUpRotatesARenamedCivoPoolInOneHopAfterARollBack(t *testing.T) {
 		t.Errorf("pool apps is %+v (found %v), want 2 × g4s.kube.large", p, ok)
 	}
 	newSel, _ := drain.PoolSelector(drain.Civo, "", "apps")
-	newNodes := nodesOf(t, cs, newSel)
-	waitFor(t, time.Minute, "4 Ready pods on the new pool", func() bool {
-		n := 0
-		for node, count := range podsOn(t, cs, "shop") {
-			if _, ok := newNodes[node]; ok {
-				n += count
-			}
-		}
-		return n == 4
-	})
-	if lowest, events := sampler.result(); events == 0 || lowest < 3 {
-		t.Errorf("Ready pods fell to %d during the rotation (%d events sampled); the PDB demands 3", lowest, events)
-	}
-	if r, code := e.clusterplane("preview", renamed); code != 0 || strings.Contains(r.stdout, "rotation") || strings.Contains(r.stdout, "replace") {
-		t.Errorf("preview after the rotation = %d, want 0, no rotation and nothing replaced: %s", code, r)
-	}
-	if r, code := e.clusterplane("drift", renamed); code != 0 {
-		t.Errorf("drift after the rotation = %d, want 0: %s", code, r)
-	}
+	waitPodsOn(t, cs, "shop", newSel, "", 4)
+	sampler.held(t, 3)
+	e.rotationSettled(t, renamed)
 	if r, code := e.clusterplane("destroy", renamed, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}
