@@ -82,6 +82,22 @@ func workload(t *testing.T, cs kubernetes.Interface, ns string, replicas, minAva
 	})
 }
 
+// setMinAvailable changes the minimum of the workload's PDB, e.g. to let evictions go on one at a
+// time where the test held them all.
+func setMinAvailable(t *testing.T, cs kubernetes.Interface, ns string, minAvailable int32) {
+	t.Helper()
+	ctx := context.Background()
+	pdb, err := cs.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := intstr.FromInt32(minAvailable)
+	pdb.Spec.MinAvailable = &m
+	if _, err := cs.PolicyV1().PodDisruptionBudgets(ns).Update(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitFor polls cond until it holds or the timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()

@@ -4,7 +4,6 @@ package e2e_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/digitalocean/godo"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -32,7 +29,6 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 	start := time.Now()
 	rig := newRotationRig(t)
 	e, cs, text, before, oldSel := rig.e, rig.cs, rig.text, rig.before, rig.oldSel
-	ctx := context.Background()
 
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
 	if r, code := e.clusterplane("preview", resized); code != 0 || !strings.Contains(r.stdout+r.stderr, "rotation pool workers") {
@@ -66,15 +62,7 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 	e.killedMidDrain(resized)
 
 	// 3. The PDB now allows one eviction at a time: the next up finishes the rotation.
-	pdb, err := cs.PolicyV1().PodDisruptionBudgets("shop").Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	three := intstr.FromInt32(3)
-	pdb.Spec.MinAvailable = &three
-	if _, err := cs.PolicyV1().PodDisruptionBudgets("shop").Update(ctx, pdb, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setMinAvailable(t, cs, "shop", 3)
 	sampler := sampleReady(t, cs, "shop")
 	stopped := apiCalls(e)
 	e.do.Reset()

@@ -3,7 +3,6 @@
 package e2e_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/digitalocean/godo"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // up carries out the rotation of a DigitalOcean cluster's default pool, on the real engine and
@@ -30,7 +27,6 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 	e := newEnv(t)
 	k := newKubeCluster(t)
 	cs := k.clientset()
-	ctx := context.Background()
 
 	text := strings.Replace(example(t, "digitaloceankubernetescluster/minimal.yaml"), "nodeCount: 2",
 		"nodeCount: 2\n    rollout:\n      strategy: ROTATE\n      drainTimeoutMinutes: 1\n      readyTimeoutMinutes: 3", 1)
@@ -79,15 +75,7 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 	}
 
 	// 2. The PDB now allows one eviction at a time: the next up finishes the rotation.
-	pdb, err := cs.PolicyV1().PodDisruptionBudgets("shop").Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	three := intstr.FromInt32(3)
-	pdb.Spec.MinAvailable = &three
-	if _, err := cs.PolicyV1().PodDisruptionBudgets("shop").Update(ctx, pdb, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setMinAvailable(t, cs, "shop", 3)
 	sampler := sampleReady(t, cs, "shop")
 	if r, code := e.clusterplane("up", resized, "--yes"); code != 0 {
 		t.Fatalf("up after the stopped drain = %d, want 0: %s", code, r)
