@@ -396,7 +396,7 @@ func adoptRun(opts *adoptOptions) error {
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err
 			}
-			if err := deploy.AlreadyManaged(ctx, b, targets); err != nil {
+			if err := deploy.AlreadyManaged(ctx, b, targets, ids); err != nil {
 				return nil, err
 			}
 			pace = adoptPace(opts.f.Stderr, targets)

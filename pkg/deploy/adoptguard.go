@@ -41,9 +41,13 @@ func AdoptIDs(targets []Target, given string) (map[string]string, error) {
 
 // AlreadyManaged refuses, before the engine runs, the manifests whose stack already holds their
 // cluster or pool: clusterplane deployed (or adopted) it, and importing it again would take the
-// stack over a second time, its manifest replaced by the one given.
-func AlreadyManaged(ctx context.Context, b Backend, targets []Target) error {
+// stack over a second time, its manifest replaced by the one given. It refuses too a manifest
+// whose cloud id (ids, by target key) another stack of its kind holds, as a pool clusterplane
+// deployed on a cluster made elsewhere, which discover writes again under the cloud's names:
+// two stacks would hold one pool, and destroying either would delete it under the other.
+func AlreadyManaged(ctx context.Context, b Backend, targets []Target, ids map[string]string) error {
 	var managed []string
+	holders := map[string]map[string]string{} // by project: the stack key holding each cloud id
 	for _, t := range targets {
 		held, err := Holds(ctx, b, t)
 		if err != nil {
@@ -51,6 +55,20 @@ func AlreadyManaged(ctx context.Context, b Backend, targets []Target) error {
 		}
 		if held != "" {
 			managed = append(managed, t.File+": already managed by stack "+t.Key()+" (it holds "+held+"); nothing to adopt")
+			continue
+		}
+		id := ids[t.Key()]
+		if id == "" {
+			continue
+		}
+		if _, ok := holders[t.Project]; !ok {
+			if holders[t.Project], err = heldIDs(ctx, b, t); err != nil {
+				return err
+			}
+		}
+		if other := holders[t.Project][id]; other != "" && other != t.Key() {
+			managed = append(managed, t.File+": "+id+" is already managed by stack "+other+"; nothing to adopt (its manifest "+
+				"deploys it: keep that one, and delete this file)")
 		}
 	}
 	if len(managed) > 0 {

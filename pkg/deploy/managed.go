@@ -40,3 +40,56 @@ func Holds(ctx context.Context, b Backend, t Target) (string, error) {
 	}
 	return "", nil
 }
+
+// StackLister is a backend that lists a project's stacks (their names without the project), so
+// that adopt can find a cloud id another stack already holds.
+type StackLister interface {
+	Stacks(ctx context.Context, project string) ([]string, error)
+}
+
+// heldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
+// types, each with the key of the stack that holds it: the resource's id, and CLUSTER_ID:ID where
+// the resource names its cluster (a Civo pool's id is its name, unique in its cluster only, and
+// discover records it so). None when the backend cannot list stacks.
+func heldIDs(ctx context.Context, b Backend, t Target) (map[string]string, error) {
+	out := map[string]string{}
+	lister, ok := b.(StackLister)
+	if !ok || t.Effects == nil {
+		return out, nil
+	}
+	types := map[string]bool{}
+	for _, part := range []effects.Role{effects.Cluster, effects.NodePool} {
+		if typ := t.Effects.Types[part]; typ != "" {
+			types[typ] = true
+		}
+	}
+	stacks, err := lister.Stacks(ctx, t.Project)
+	if err != nil {
+		return nil, errors.Wrapf(err, "list the stacks of %s", t.Project)
+	}
+	for _, name := range stacks {
+		key := t.Project + "/" + name
+		s, err := b.Open(ctx, t.Project, name, nil)
+		if errors.Is(err, ErrNotDeployed) {
+			continue
+		}
+		if err != nil {
+			return nil, errors.Wrapf(err, "open stack %s", key)
+		}
+		st, err := readState(ctx, s)
+		_ = s.Close()
+		if err != nil {
+			return nil, errors.Wrapf(err, "read stack %s", key)
+		}
+		for _, r := range st.d.Resources {
+			if !types[string(r.Type)] || r.Delete || r.ID == "" {
+				continue
+			}
+			out[string(r.ID)] = key
+			if cluster, _ := r.Outputs["clusterId"].(string); cluster != "" {
+				out[cluster+":"+string(r.ID)] = key
+			}
+		}
+	}
+	return out, nil
+}

@@ -268,3 +268,23 @@ func (b *Backend) selfManaged() bool {
 	}
 	return false
 }
+
+// Stacks are the names of the project's stacks (deploy.StackLister), as the CLI lists them in a
+// workspace of the project: `pulumi stack ls`.
+func (b *Backend) Stacks(ctx context.Context, project string) ([]string, error) {
+	ws, dir, err := b.workspace(ctx, project, func(*pulumi.Context) error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	summaries, err := ws.ListStacks(ctx)
+	if err != nil {
+		return nil, b.redactor().Error(errors.Wrapf(err, "list the stacks of %s", project))
+	}
+	var out []string
+	for _, s := range summaries {
+		// A fully qualified name (organization/project/stack) ends with the stack's own.
+		out = append(out, s.Name[strings.LastIndexByte(s.Name, '/')+1:])
+	}
+	return out, nil
+}

@@ -264,6 +264,8 @@ type stack struct {
 	history       []deploy.Update
 	// live are the outputs a refresh read back where EditRefreshed set them, by "type::name".
 	live map[string]map[string]any
+	// ids are the cloud ids of the resources imported, by "type::name", for their state.
+	ids map[string]string
 }
 
 // handle is a stack opened with a program.
@@ -276,6 +278,20 @@ type handle struct {
 
 func (h *handle) key() string  { return h.s.project + "/" + h.s.name }
 func (h *handle) Name() string { return "organization/" + h.key() }
+
+// Stacks are the names of the project's stacks, sorted (deploy.StackLister).
+func (b *Backend) Stacks(_ context.Context, project string) ([]string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, s := range b.stacks {
+		if s.project == project {
+			out = append(out, s.name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
 
 // StackName names a stack as Name does, whether it exists or not.
 func (b *Backend) StackName(project, stack string) string {
@@ -346,6 +362,12 @@ func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
 		if id := importID(r, o.Transform); !ok && id != "" {
 			b.mu.Lock()
 			live, found := b.live[id]
+			if found {
+				if h.s.ids == nil {
+					h.s.ids = map[string]string{}
+				}
+				h.s.ids[k] = id
+			}
 			b.mu.Unlock()
 			if found {
 				// Imported: the live resource's inputs, then an update to the manifest's.
@@ -530,7 +552,7 @@ func (h *handle) Export(ctx context.Context) (apitype.UntypedDeployment, error) 
 	for _, k := range keys {
 		r := h.s.resources[k]
 		resources = append(resources, apitype.ResourceV3{URN: urnOf(h.s, r.Type, r.Name), Type: tokensType(r.Type),
-			Protect: r.Protect, Inputs: r.Inputs})
+			ID: resource.ID(h.s.ids[k]), Protect: r.Protect, Inputs: r.Inputs})
 	}
 	d := apitype.DeploymentV3{Resources: resources}
 	for _, p := range h.s.pending {
