@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -475,9 +476,14 @@ func (f *Civo) fillAddresses(c *civogo.KubernetesCluster) {
 	}
 }
 
-// kubeconfig is a kubeconfig shaped as Civo's are, with made-up credentials.
+// kubeconfig is a kubeconfig shaped as Civo's are (a k3s admin's client certificate), with
+// made-up credentials that parse as real ones do; "" when they cannot be made.
 func kubeconfig(name, id, server string) string {
-	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	creds, err := fakecloud.NewCredentials(id)
+	if err != nil {
+		return ""
+	}
+	enc := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 	return fmt.Sprintf(`apiVersion: v1
 clusters:
 - cluster:
@@ -497,8 +503,7 @@ users:
   user:
     client-certificate-data: %s
     client-key-data: %s
-`, enc("fakecivo CA for "+id), server, name, name, name, name, name, name,
-		enc("fakecivo client certificate for "+id), enc("fakecivo client key for "+id))
+`, enc(creds.CA), server, name, name, name, name, name, name, enc(creds.ClientCert), enc(creds.ClientKey))
 }
 
 func (f *Civo) updateCluster(q *request, fc *fakeCluster) {

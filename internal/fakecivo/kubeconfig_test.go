@@ -8,6 +8,7 @@ import (
 	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -83,5 +84,23 @@ func TestASetKubeconfigIsTheClustersKubeconfig(t *testing.T) {
 	got, err := c.GetKubernetesCluster(cid)
 	if err != nil || got.KubeConfig != kc {
 		t.Errorf("kubeconfig %q (%v), want the one set", got.KubeConfig, err)
+	}
+}
+
+// A cluster's made-up kubeconfig parses as a real one does, so that what reads it (a rotation, in
+// the sandbox) gets as far as dialling, where nothing answers, as the sandbox's docs say.
+func TestAClustersMadeUpKubeconfigParsesAsARealOne(t *testing.T) {
+	f := fakecivo.New(t, token, "")
+	c := client(t, f, "lon1")
+	created := createCluster(t, c, "kubeconfig")
+	cl, err := c.GetKubernetesCluster(created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.KubeConfig == "" {
+		t.Fatal("the cluster reports no kubeconfig")
+	}
+	if _, err := kube.New([]byte(cl.KubeConfig)); err != nil {
+		t.Errorf("the kubeconfig does not parse: %v", err)
 	}
 }

@@ -2,16 +2,9 @@ package fakedo
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/digitalocean/godo"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -539,10 +533,12 @@ func (d *DO) issue(w http.ResponseWriter, r *http.Request, id string) (*godo.Kub
 		return nil, nil, false
 	}
 	if cl.caPEM == nil {
-		if cl.caPEM, err = newCA(cl.c.ID); err != nil {
+		creds, err := fakecloud.NewCredentials(cl.c.ID)
+		if err != nil {
 			d.fail(w, http.StatusInternalServerError, "make the cluster's certificate authority: %v", err)
 			return nil, nil, false
 		}
+		cl.caPEM = creds.CA
 	}
 	return &godo.KubernetesClusterCredentials{
 		Server:                   cl.c.Endpoint,
@@ -591,33 +587,6 @@ func (d *DO) kubeconfig(w http.ResponseWriter, r *http.Request, id string) {
 	w.Header().Set("Content-Type", "text/yaml")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
-}
-
-// newCA is a self-signed certificate authority in PEM, so the credentials parse as real ones do.
-func newCA(clusterID string) ([]byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate a key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		return nil, fmt.Errorf("draw a serial: %w", err)
-	}
-	t := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "k8saas Cluster CA", Organization: []string{clusterID}},
-		NotBefore:             t.Add(-time.Hour),
-		NotAfter:              t.Add(20 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, fmt.Errorf("sign the certificate: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }
 
 // upgrade moves a cluster to a later offered version, in its minor release or the next one.
