@@ -2,6 +2,7 @@ package deploy
 
 import (
 	_ "embed"
+	"maps"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
@@ -116,7 +117,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 			s.Changes = o.Result.Changes
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
 			if len(o.Rotations) > 0 {
-				s.Resources = rotated(s.Resources)
+				s.Resources, s.Changes = rotated(s.Resources, s.Changes)
 			}
 		}
 		r.Stacks = append(r.Stacks, s)
@@ -233,27 +234,57 @@ func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff
 }
 
 // rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
-// change: the engine plans replace and create-replacement (or delete-replaced) steps, which read
-// as the pool replaced at once, nodes and pods gone, when up creates a pool beside it and drains
-// the old one first.
-func rotated(changes []ResourceChange) []ResourceChange {
+// change, in the resources and in the counts by operation: the engine plans replace and
+// create-replacement (or delete-replaced, which names no field) steps, which read as the pool
+// replaced at once, nodes and pods gone, when up creates a pool beside it and drains the old one
+// first. changes is left as it is; the counts returned are a copy.
+func rotated(resources []ResourceChange, changes map[string]int) ([]ResourceChange, map[string]int) {
+	rotates := map[string]bool{}
+	for _, rc := range resources {
+		if replaceStep(rc.Operation) && rotatesOnly(rc) {
+			rotates[rc.Type+"::"+rc.Name] = true
+		}
+	}
 	var out []ResourceChange
 	seen := map[string]bool{}
-	for _, rc := range changes {
-		switch apitype.OpType(rc.Operation) {
-		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
-			if !rotatesOnly(rc) {
-				break
-			}
-			if seen[rc.Type+"::"+rc.Name] {
+	for _, rc := range resources {
+		key := rc.Type + "::" + rc.Name
+		if replaceStep(rc.Operation) && rotates[key] {
+			if seen[key] {
 				continue
 			}
-			seen[rc.Type+"::"+rc.Name] = true
+			seen[key] = true
+			if !rotatesOnly(rc) {
+				// The step that names the fields tells the change; a delete-replaced names none.
+				for _, other := range resources {
+					if other.Type+"::"+other.Name == key && replaceStep(other.Operation) && rotatesOnly(other) {
+						rc = other
+						break
+					}
+				}
+			}
 			rc.Operation = "rotate"
 		}
 		out = append(out, rc)
 	}
-	return out
+	counts := maps.Clone(changes)
+	if n := len(rotates); n > 0 && counts != nil {
+		counts[string(apitype.OpReplace)] -= min(n, counts[string(apitype.OpReplace)])
+		if counts[string(apitype.OpReplace)] == 0 {
+			delete(counts, string(apitype.OpReplace))
+		}
+		counts["rotate"] += n
+	}
+	return out, counts
+}
+
+// replaceStep tells whether op is one of the steps of the engine's replacement.
+func replaceStep(op string) bool {
+	switch apitype.OpType(op) {
+	case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
+		return true
+	}
+	return false
 }
 
 // rotatesOnly tells whether every field of rc that the manifest changed is one a rotation carries.

@@ -119,24 +119,37 @@ func TestAPoolUpRotatesReadsAsOneRotationNotTheEnginesReplaceAndCreateReplacemen
 		return ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
 			Fields: []FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
 	}
+	// The engine's delete-replaced step names no field (newcomer6 saw it left in the report).
+	deleted := ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: "delete-replaced"}
 	tests := []struct {
-		name    string
-		changes []ResourceChange
-		want    []string
+		name       string
+		changes    []ResourceChange
+		counts     map[string]int
+		want       []string
+		wantCounts map[string]int
 	}{
-		{"a rotation", []ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)}, []string{"rotate"}},
+		{"a rotation", []ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+			map[string]int{"replace": 1, "same": 3}, []string{"rotate"}, map[string]int{"rotate": 1, "same": 3}},
+		{"a rotation whose old pool goes first", []ResourceChange{deleted, pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+			map[string]int{"replace": 1}, []string{"rotate"}, map[string]int{"rotate": 1}},
 		{"a replacement that is no rotation stays one",
-			[]ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace)}, []string{"replace", "create-replacement"}},
-		{"an update beside it stays", []ResourceChange{pool("update", effects.Update)}, []string{"update"}},
+			[]ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace), deleted},
+			map[string]int{"replace": 1}, []string{"replace", "create-replacement", "delete-replaced"}, map[string]int{"replace": 1}},
+		{"an update beside it stays", []ResourceChange{pool("update", effects.Update)},
+			map[string]int{"update": 1}, []string{"update"}, map[string]int{"update": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			resources, counts := rotated(tt.changes, tt.counts)
 			var got []string
-			for _, rc := range rotated(tt.changes) {
+			for _, rc := range resources {
 				got = append(got, rc.Operation)
+				if rc.Operation == "rotate" && len(rc.Fields) == 0 {
+					t.Errorf("the rotation names no field: %+v", rc)
+				}
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("operations %v, want %v", got, tt.want)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) || fmt.Sprint(counts) != fmt.Sprint(tt.wantCounts) {
+				t.Errorf("operations %v counted %v, want %v counted %v", got, counts, tt.want, tt.wantCounts)
 			}
 		})
 	}
