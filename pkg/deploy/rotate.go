@@ -298,9 +298,13 @@ func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, pro
 			Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
 			Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
 			Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
-				if state.Hop > 0 {
+				switch {
+				case state.Hop > 0:
 					say(fmt.Sprintf("second hop, phase %s", cmp.Or(string(state.Phase), "start")))
-				} else {
+				case state.Phase == rotation.Start:
+					// Only a roll-back records the start again: the surge pool is gone.
+					say("rolled back to the old pool")
+				default:
 					say("phase " + string(state.Phase))
 				}
 				return record(ctx, state)

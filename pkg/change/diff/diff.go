@@ -359,7 +359,7 @@ func plural(n int, word string) string {
 
 // writeRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.
 func writeRotation(b *strings.Builder, rot Rotation) {
-	fmt.Fprintf(b, "\nrotation of pool %s (%s: %s):\n", rot.Name, rot.Pool, strings.Join(rot.Changes, ", "))
+	fmt.Fprintf(b, "\nrotation of pool %s (%s):\n", rot.Name, strings.Join(rot.Changes, ", "))
 	// The numbers are right-aligned, so that the actions of a two-hop rotation's tenth step line up.
 	w := len(fmt.Sprint(len(rot.Steps)))
 	for i, s := range rot.Steps {

@@ -24,3 +24,22 @@ func TestTheStepsOfATwoHopRotationLineUpPastTheNinth(t *testing.T) {
 		}
 	}
 }
+
+// The header names the pool and the fields whose change it rotates for, each once (newcomer6 read
+// "(spec: spec.size)", the pool's place written before the paths that already hold it).
+func TestARotationsHeaderNamesThePoolAndTheChangedFields(t *testing.T) {
+	for _, tt := range []struct {
+		rot  Rotation
+		want string
+	}{
+		{Rotation{Name: "workers", Pool: "spec", Changes: []string{"spec.size"}}, "rotation of pool workers (spec.size):"},
+		{Rotation{Name: "default", Pool: "spec.defaultNodePool", Changes: []string{"spec.defaultNodePool.size", "spec.defaultNodePool.labels"}},
+			"rotation of pool default (spec.defaultNodePool.size, spec.defaultNodePool.labels):"},
+	} {
+		var b strings.Builder
+		writeRotation(&b, tt.rot)
+		if got := strings.TrimSpace(b.String()); got != tt.want {
+			t.Errorf("header %q, want %q", got, tt.want)
+		}
+	}
+}
