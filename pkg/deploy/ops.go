@@ -309,8 +309,8 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 }
 
 // Drift reads the target's resources from the cloud, in memory only, and previews the manifest
-// against them: Blocked, with the manifest fields the cloud disagrees on, when the next up would
-// change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
+// against them: Blocked, with the manifest fields the cloud disagrees on, when refresh and then up
+// would change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
 // patches) is ignored by the modules and so is no drift.
 func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
@@ -329,7 +329,8 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
 	if changes := res.Changed(); changes != "" {
-		o.Status, o.Reason, o.Drift = Drifted, "the next up would "+changes, driftedFields(t.Effects, res.Steps)
+		// up reads the cloud only when the manifest changed: an unchanged one needs refresh first.
+		o.Status, o.Reason, o.Drift = Drifted, "refresh, then up, would "+changes, driftedFields(t.Effects, res.Steps)
 	}
 	return o
 }

@@ -231,7 +231,7 @@ func driftedOf(ctx context.Context, s Stack) Condition {
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
 	if changes := res.Changed(); changes != "" {
-		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "the next up would " + changes}
+		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "refresh, then up, would " + changes}
 	}
 	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }
