@@ -3,6 +3,8 @@ package deploy
 import (
 	"context"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -12,8 +14,18 @@ import (
 // target's stack already holds, "type name", or "" when it holds none or does not exist. A stack
 // that holds it was deployed (or adopted) already: adopting into it would take it over twice.
 func Holds(ctx context.Context, b Backend, t Target) (string, error) {
+	resources, err := heldResources(ctx, b, t, t.Stack)
+	if err != nil || len(resources) == 0 {
+		return "", err
+	}
+	return string(resources[0].Type) + " " + resources[0].URN.Name(), nil
+}
+
+// heldResources are the resources of t's kind's cluster and node pool types that stack of t's
+// project holds (none being deleted); none when the stack does not exist.
+func heldResources(ctx context.Context, b Backend, t Target, stack string) ([]apitype.ResourceV3, error) {
 	if t.Effects == nil {
-		return "", nil
+		return nil, nil
 	}
 	types := map[string]bool{}
 	for _, part := range []effects.Role{effects.Cluster, effects.NodePool} {
@@ -21,24 +33,26 @@ func Holds(ctx context.Context, b Backend, t Target) (string, error) {
 			types[typ] = true
 		}
 	}
-	s, err := b.Open(ctx, t.Project, t.Stack, nil)
+	key := t.Project + "/" + stack
+	s, err := b.Open(ctx, t.Project, stack, nil)
 	if errors.Is(err, ErrNotDeployed) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", errors.Wrapf(err, "open stack %s", t.Key())
+		return nil, errors.Wrapf(err, "open stack %s", key)
 	}
 	defer s.Close()
 	st, err := readState(ctx, s)
 	if err != nil {
-		return "", errors.Wrapf(err, "read stack %s", t.Key())
+		return nil, errors.Wrapf(err, "read stack %s", key)
 	}
+	var out []apitype.ResourceV3
 	for _, r := range st.d.Resources {
 		if types[string(r.Type)] && !r.Delete {
-			return string(r.Type) + " " + r.URN.Name(), nil
+			out = append(out, r)
 		}
 	}
-	return "", nil
+	return out, nil
 }
 
 // StackLister is a backend that lists a project's stacks (their names without the project), so
@@ -54,40 +68,25 @@ type StackLister interface {
 func heldIDs(ctx context.Context, b Backend, t Target) (map[string]string, error) {
 	out := map[string]string{}
 	lister, ok := b.(StackLister)
-	if !ok || t.Effects == nil {
+	if !ok {
 		return out, nil
-	}
-	types := map[string]bool{}
-	for _, part := range []effects.Role{effects.Cluster, effects.NodePool} {
-		if typ := t.Effects.Types[part]; typ != "" {
-			types[typ] = true
-		}
 	}
 	stacks, err := lister.Stacks(ctx, t.Project)
 	if err != nil {
 		return nil, errors.Wrapf(err, "list the stacks of %s", t.Project)
 	}
 	for _, name := range stacks {
-		key := t.Project + "/" + name
-		s, err := b.Open(ctx, t.Project, name, nil)
-		if errors.Is(err, ErrNotDeployed) {
-			continue
-		}
+		resources, err := heldResources(ctx, b, t, name)
 		if err != nil {
-			return nil, errors.Wrapf(err, "open stack %s", key)
+			return nil, err
 		}
-		st, err := readState(ctx, s)
-		_ = s.Close()
-		if err != nil {
-			return nil, errors.Wrapf(err, "read stack %s", key)
-		}
-		for _, r := range st.d.Resources {
-			if !types[string(r.Type)] || r.Delete || r.ID == "" {
+		for _, r := range resources {
+			if r.ID == "" {
 				continue
 			}
-			out[string(r.ID)] = key
+			out[string(r.ID)] = t.Project + "/" + name
 			if cluster, _ := r.Outputs["clusterId"].(string); cluster != "" {
-				out[cluster+":"+string(r.ID)] = key
+				out[cluster+":"+string(r.ID)] = t.Project + "/" + name
 			}
 		}
 	}
