@@ -27,7 +27,7 @@ func TestClusterplaneDeploysAManifestShowsItReadyPrintsItsKubeconfigAndRefusesWh
 		t.Fatalf("up = %d: %s", code, r)
 	}
 	st := e.status(manifest)
-	if st.Stack != "organization/digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
+	if st.Stack != "digitaloceankubernetescluster/dev-fra1" || len(st.Conditions) == 0 || st.Conditions[0].Status != "True" {
 		t.Errorf("status %+v, want the stack name docs/deploying.md gives and Ready", st)
 	}
 	if _, ok := st.Outputs["kubeconfig"]; ok || st.Outputs["cluster_id"] == nil {

@@ -298,17 +298,19 @@ func TestStatusReadsTheCloudOnlyWhenAskedToCheckDrift(t *testing.T) {
 	}
 }
 
-func TestStatusNamesAStackOneWayBeforeAndAfterItIsDeployed(t *testing.T) {
+func TestStatusNamesAStackBeforeAndAfterItIsDeployedAsUpsReportDoes(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
 	c := namedCluster(t, "platform", "prod", "")
 	before := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
+	up := d.Up(ctx, c, deploy.UpOptions{Yes: true})
+	if up.Status != deploy.Done {
+		t.Fatalf("up: %s %v", up.Status, up.Err)
 	}
 	after := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
-	if want := "organization/" + c.Key(); before != want || after != want {
-		t.Errorf("status names the stack %q before up and %q after, want %q both times", before, after, want)
+	want := deploy.NewReport("up", []deploy.Outcome{up}).Stacks[0].Stack
+	if before != want || after != want {
+		t.Errorf("status names the stack %q before up and %q after, up's report %q", before, after, want)
 	}
 }
 

@@ -12,15 +12,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
-// StackNamer is a backend that names a stack, existing or not, as the Pulumi CLI takes it
-// (--stack), as Stack.Name does for one that exists.
-type StackNamer interface {
-	StackName(project, stack string) string
-}
-
 // StackStatus is a target's stack as status reports it.
 type StackStatus struct {
-	// Stack is the stack's name as the Pulumi CLI takes it.
+	// Stack is the stack's name as every clusterplane table and report prints it: <kind>/<stack>.
 	Stack string `json:"stack"`
 	// LastUpdate is the stack's latest update or destroy; nil for a stack without one.
 	LastUpdate *Update `json:"lastUpdate"`
@@ -79,13 +73,10 @@ type StatusOptions struct {
 func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (out Outcome) {
 	exists := opts.Exists
 	defer stamp(&out, t, time.Now())
-	// The stack is named as the Pulumi CLI takes it whether it exists or not, so that status
-	// names it one way before and after the first up.
-	name := t.Key()
-	if n, ok := d.Backend.(StackNamer); ok {
-		name = n.StackName(t.Project, t.Stack)
-	}
-	report := &StackStatus{Stack: name, Generation: Generation(t.Input), Outputs: map[string]any{}}
+	// The stack is named as up's table and the JSON report name it, whether it exists or not:
+	// the Pulumi CLI's longer name (organization/<kind>/<stack>) appears only inside the pulumi
+	// commands clusterplane prints.
+	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if errors.Is(err, ErrNotDeployed) {

@@ -59,17 +59,13 @@ func (s *stackOf) Close() error {
 	return errors.Wrap(err, "remove the stack's workspace")
 }
 
-// Name is the stack's fully qualified name: self-managed backends keep every stack in the
-// organization "organization".
-func (s *stackOf) Name() string { return s.backend.StackName(s.project, s.stack) }
-
-// StackName names stack <project>/<stack> as the Pulumi CLI takes it, whether it exists or not: a
-// self-managed backend's stacks are in its one organization, "organization".
-func (b *Backend) StackName(project, stack string) string {
-	if b.selfManaged() {
-		return auto.FullyQualifiedStackName("organization", project, stack)
+// Name is the stack's name as the Pulumi CLI takes it (--stack): a self-managed backend keeps
+// every stack in its one organization, "organization".
+func (s *stackOf) Name() string {
+	if s.backend.selfManaged() {
+		return auto.FullyQualifiedStackName("organization", s.project, s.stack)
 	}
-	return project + "/" + stack
+	return s.project + "/" + s.stack
 }
 
 // CancelCommand is the command that removes the stack's lock, in backticks: the Pulumi CLI needs

@@ -293,11 +293,6 @@ func (b *Backend) Stacks(_ context.Context, project string) ([]string, error) {
 	return out, nil
 }
 
-// StackName names a stack as Name does, whether it exists or not.
-func (b *Backend) StackName(project, stack string) string {
-	return "organization/" + project + "/" + stack
-}
-
 // call runs an engine call: recorded, counted, delayed and failed as asked.
 func (h *handle) call(ctx context.Context, op string) error {
 	b := h.s.b
