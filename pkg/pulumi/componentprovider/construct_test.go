@@ -492,3 +492,14 @@ func TestAnUnknownComponentTypeIsRefused(t *testing.T) {
 		t.Fatalf("Construct of an unknown type: %v", err)
 	}
 }
+
+// A TypeScript, Python or YAML program gets the hint validate gives for the same value.
+func TestARefusedInputCarriesTheHintValidateGives(t *testing.T) {
+	c := components[2] // a DigitalOcean cluster
+	in := inputsOf(t, load(t, c, filepath.Join("..", "..", "..", "examples", c.examples, "minimal.stack-input.yaml")))
+	in["region"] = resource.NewProperty("Fra1")
+	_, err := construct(t, startEngine(t), request{typ: c.token, name: "dev", inputs: in})
+	if err == nil || !strings.Contains(err.Error(), "region: ") || !strings.Contains(err.Error(), "write fra1") {
+		t.Errorf("error %v, want region refused with the hint to write fra1", err)
+	}
+}

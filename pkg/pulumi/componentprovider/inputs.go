@@ -16,10 +16,12 @@ import (
 )
 
 // Problem is one input the component cannot take: the input's path as the program wrote it
-// (camelCase, e.g. "defaultNodePool.nodeCount") and what is wrong. It never holds a value.
+// (camelCase, e.g. "defaultNodePool.nodeCount"), what is wrong and, where validate would give
+// one, what to write instead. It never holds a value.
 type Problem struct {
 	Path    string
 	Message string
+	Hint    string
 }
 
 // InputError is every problem with one component's inputs; nothing was registered.
@@ -40,6 +42,9 @@ func (e *InputError) Error() string {
 			path = "(inputs)"
 		}
 		lines[i] = "  " + path + ": " + p.Message
+		if p.Hint != "" {
+			lines[i] += " (" + p.Hint + ")"
+		}
 	}
 	return fmt.Sprintf("%s %q: %d %s:\n%s", e.Type, e.Name, len(lines), noun, strings.Join(lines, "\n"))
 }
@@ -129,7 +134,7 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 	if err := check(stackInput, out.Outputs); err != nil {
 		var problems []Problem
 		for _, v := range validation.Violations(err) {
-			p := Problem{Path: inputPath(v.Field), Message: v.Message}
+			p := Problem{Path: inputPath(v.Field), Message: v.Message, Hint: v.Hint}
 			if name, _, ok := strings.Cut(v.RuleID, "."); ok && p.Path == "" {
 				// A rule relating fields is, by the API's convention, about the field its id starts with.
 				if fd := spec.Descriptor().Fields().ByName(protoreflect.Name(name)); fd != nil {
