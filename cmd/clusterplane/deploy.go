@@ -191,6 +191,9 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	// What the cloud does not offer is refused before any stack runs (preview and up only), after
 	// the policy, which asks no cloud.
 	if r.name == "preview" || r.name == "up" {
+		if err := f.checkClusterRegions(ctx, backend, o, sorted); err != nil {
+			return err
+		}
 		if err := f.checkOffered(ctx, backend, o, sorted); err != nil {
 			return err
 		}
@@ -301,4 +304,23 @@ func (f *factory) confirm(plan, question string) bool {
 // (deploy.Files.DestroyGuard).
 func (f *factory) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
 	return f.files(o).DestroyGuard(ctx, b, o.files, targets)
+}
+
+// checkClusterRegions refuses, before any stack runs, a pool in another region than the
+// deployed cluster it references (one not among the files given, which Files checked).
+func (f *factory) checkClusterRegions(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) error {
+	problems, err := deploy.DeployedRegionMismatches(ctx, b, f.kinds, targets, func(key string) []byte {
+		return o.policyOptions.texts[key]
+	})
+	if err != nil {
+		f.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(f.Stderr, f.redactor().String(p.Error()))
+	}
+	if len(problems) > 0 {
+		return cli.Exit(exitcode.Invalid)
+	}
+	return nil
 }

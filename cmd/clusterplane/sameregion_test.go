@@ -67,3 +67,41 @@ func TestEveryDeployCommandRefusesACivoPoolInAnotherRegionThanItsClusterAndTouch
 		})
 	}
 }
+
+// A pool given without its cluster is checked against the region the cluster's stack recorded
+// at its last up: preview and up refuse it before its stack is opened, as Civo would answer 404.
+func TestPreviewAndUpRefuseACivoPoolInAnotherRegionThanItsDeployedCluster(t *testing.T) {
+	cluster := frontFile(t, "civokubernetescluster", "production.yaml")
+	pool := frontFile(t, "civokubernetesnodepool", "cluster-by-reference.yaml")
+	poolStack := "civokubernetesnodepool/" + reference.Stack("platform-fra1-batch", "prod")
+	tests := []struct {
+		name   string
+		region string
+		code   int
+	}{
+		{"a pool in its cluster's region deploys", "fra1", exitcode.OK},
+		{"a pool in another region is refused", "lon1", exitcode.Invalid},
+	}
+	for _, tt := range tests {
+		for _, args := range [][]string{{"preview"}, {"up", "--yes"}} {
+			t.Run(tt.name+" by "+args[0], func(t *testing.T) {
+				dir := writeTree(t, map[string]string{"cluster.yaml": cluster,
+					"pool.yaml": strings.Replace(pool, "region: fra1", "region: "+tt.region, 1)})
+				b := deploytest.New()
+				if r := deployRun(t, b, strings.NewReader(""), false, "up", "--yes", dir+"/cluster.yaml"); r.code != exitcode.OK {
+					t.Fatalf("up of the cluster: exit %d\n%s", r.code, r.stderr)
+				}
+				r := deployRun(t, b, strings.NewReader(""), false, append(args, dir+"/pool.yaml")...)
+				says := `pool.yaml:22:11: spec.region: region "lon1" is not its cluster's: CivoKubernetesCluster platform-fra1 is in "fra1" ` +
+					`(the manifest stack civokubernetescluster/platform-fra1-prod last deployed) (a pool is created in its cluster's region: write fra1)`
+				if r.code != tt.code || strings.Contains(r.stderr, "is not its cluster's") != (tt.code != exitcode.OK) ||
+					(tt.code != exitcode.OK && !strings.Contains(r.stderr, says)) {
+					t.Errorf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, r.code, tt.code, r.stdout, r.stderr)
+				}
+				if tt.code != exitcode.OK && b.Has(poolStack) {
+					t.Errorf("%v opened the pool's stack", args)
+				}
+			})
+		}
+	}
+}

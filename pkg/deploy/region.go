@@ -1,0 +1,63 @@
+package deploy
+
+import (
+	"context"
+
+	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+)
+
+// DeployedRegionMismatches checks, as Files does among the manifests given, that each target
+// whose cluster is read from a stack no target deploys is in the region that stack's last up
+// recorded: Civo answers 404 at create for a pool in another region than its cluster's, after
+// the engine has started. text gives each target's manifest text (by key), for the region's
+// line; a referenced stack that does not exist or recorded no manifest is not checked. Each
+// referenced stack is read once.
+func DeployedRegionMismatches(ctx context.Context, b Backend, list kinds.List, targets []Target,
+	text func(key string) []byte) ([]error, error) {
+	given := map[string]bool{}
+	for _, t := range targets {
+		given[t.Key()] = true
+	}
+	var read []reference.Manifest
+	clusters := map[string]bool{} // referenced stacks read, by key
+	for _, t := range targets {
+		spec := protofield.At(protofield.Message(t.Input.ProtoReflect(), "target"), "spec")
+		from := protofield.At(spec, "cluster", "valueFrom")
+		if protofield.String(spec, "region") == "" || from == nil {
+			continue
+		}
+		k, ok := list.ByName(protofield.String(from, "kind"))
+		if !ok {
+			continue // validate refuses an unknown kind
+		}
+		cluster := NewTarget("", k, k.NewStackInput(),
+			reference.Stack(protofield.String(from, "name"), protofield.String(from, "env")))
+		if given[cluster.Key()] {
+			continue // Files checked it against the manifest given
+		}
+		if !clusters[cluster.Key()] {
+			clusters[cluster.Key()] = true
+			old, err := LastDeployed(ctx, b, cluster)
+			if err != nil {
+				return nil, errors.Wrapf(err, "%s: read the region of its cluster's stack", t.File)
+			}
+			if old != nil {
+				read = append(read, reference.Manifest{File: "the manifest stack " + cluster.Key() + " last deployed", Input: old})
+			}
+		}
+		read = append(read, reference.Manifest{File: t.File, Data: text(t.Key()), Input: t.Input})
+	}
+	var out []error
+	mismatches := reference.RegionMismatches(read)
+	for i := range read {
+		if ps := mismatches[i]; len(ps) > 0 {
+			out = append(out, &stackinput.Error{Problems: ps})
+		}
+	}
+	return out, nil
+}
