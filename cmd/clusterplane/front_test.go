@@ -199,3 +199,25 @@ func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefus
 		t.Errorf("up of both.yaml did not deploy the cluster and the pool")
 	}
 }
+
+func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"a flag spelled wrong", []string{"preview", "--paralel", "2", "x.yaml"}, "unknown flag: --paralel; did you mean --parallel?"},
+		{"two letters swapped", []string{"up", "--yse", "x.yaml"}, "unknown flag: --yse; did you mean --yes?"},
+		{"a flag of other commands", []string{"refresh", "--yes", "x.yaml"}, "unknown flag: --yes; refresh does not take it, destroy and up do"},
+		{"a flag of a subcommand's parent's siblings", []string{"upgrade", "plan", "--yes", "x.yaml"}, "unknown flag: --yes; upgrade plan does not take it, destroy and up do"},
+		{"a flag no command takes", []string{"validate", "--bogus", "x.yaml"}, "clusterplane: unknown flag: --bogus\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, "", tt.args...)
+			if r.code != exitcode.Usage || !strings.Contains(r.stderr, tt.says) {
+				t.Errorf("%v: exit %d, want %d saying %q\nstderr:\n%s", tt.args, r.code, exitcode.Usage, tt.says, r.stderr)
+			}
+		})
+	}
+}

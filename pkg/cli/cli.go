@@ -48,7 +48,7 @@ func (a *App) Execute(root *cobra.Command, args []string) int {
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
 	root.SilenceErrors, root.SilenceUsage = true, true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.SetFlagErrorFunc(flagError)
 	cmd, err := root.ExecuteC()
 	var exit *ExitError
 	switch {

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+)
+
+// flagError is a flag the command does not take, said with the flag it likely meant: one of its
+// own spelled close to it, or else the commands that do take it (refresh --yes: up and destroy).
+func flagError(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	best, bestDistance := "", len(name)/3+2
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := stackinput.Distance(name, f.Name); d < bestDistance {
+			best, bestDistance = f.Name, d
+		}
+	})
+	if best != "" {
+		return errors.Errorf("unknown flag: --%s; did you mean --%s?", name, best)
+	}
+	var takers []string
+	for _, other := range cmd.Root().Commands() {
+		if other != cmd && other.Flags().Lookup(name) != nil {
+			takers = append(takers, other.Name())
+		}
+	}
+	if len(takers) == 0 {
+		return err
+	}
+	sort.Strings(takers)
+	list := takers[0] + " does"
+	if n := len(takers); n > 1 {
+		list = strings.Join(takers[:n-1], ", ") + " and " + takers[n-1] + " do"
+	}
+	return errors.Errorf("unknown flag: --%s; %s does not take it, %s", name,
+		strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), list)
+}
