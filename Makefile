@@ -183,7 +183,7 @@ sandbox:
 		[ ! -x .engine/plugins/pulumi-resource-civo ]; then $(MAKE) engine; fi
 	mkdir -p bin
 	go build -o bin/ ./cmd/clusterplane
-	bin/clusterplane sandbox -- clusterplane up $(SANDBOX_EXAMPLES) --yes
+	bin/clusterplane sandbox -- clusterplane up $(SANDBOX_EXAMPLES) --yes --quiet
 	bin/clusterplane sandbox -- clusterplane status $(SANDBOX_EXAMPLES)
 
 # Every platform a release is built for compiles (Linux is the one the tests run on): a call that

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -106,10 +107,14 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 	manifests := exampleManifests(t)
 
 	// The quickstart: deploy every example into a new sandbox, then show their status.
-	r, code := sandbox(append(append([]string{"--", "clusterplane", "up"}, manifests...), "--yes")...)
+	r, code := sandbox(append(append([]string{"--", "clusterplane", "up"}, manifests...), "--yes", "--quiet")...)
 	done := fmt.Sprintf("%d done, 0 blocked, 0 skipped, 0 failed", len(manifests))
 	if code != 0 || !strings.Contains(r.stdout, done) {
 		t.Fatalf("sandbox -- clusterplane up of every example = %d, want 0 and %q: %s", code, done, r)
+	}
+	// --quiet: none of the engine's progress, which names each line's stack when several run.
+	if progress := regexp.MustCompile(`(?m)^[a-z]+/[a-z0-9-]+: `).FindString(r.stderr); progress != "" {
+		t.Errorf("up --quiet printed the engine's progress (%q): %s", progress, r.stderr)
 	}
 	// A second run finds the stacks and the clouds as the first left them.
 	r, code = sandbox(append([]string{"--", "clusterplane", "status"}, manifests...)...)

@@ -47,7 +47,9 @@ type deployOptions struct {
 	parallel        int
 	secretsProvider string
 	timeout         time.Duration
-	output          *cli.Format
+	// quiet leaves the engine's progress out: the report at the end is all that is printed.
+	quiet  bool
+	output *cli.Format
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
 	// policyOptions are --policy's (preview, up).
@@ -60,6 +62,7 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	o.oneManifest = false
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no engine progress, only the report at the end (each failure's cause is in it)")
 }
 
 // oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works

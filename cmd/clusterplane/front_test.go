@@ -131,7 +131,8 @@ func TestAFolderWalkSkipsOtherToolsFoldersAndWhatGitignoreIgnores(t *testing.T) 
 
 func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 	shared := []string{"--help", "--output", "--stack"}
-	many := []string{"--parallel", "--stack-timeout"}
+	// many: the flags of a command that runs stacks on the engine, several at once.
+	many := []string{"--parallel", "--quiet", "--stack-timeout"}
 	tests := []struct {
 		command string
 		flags   []string

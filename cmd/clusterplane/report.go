@@ -397,6 +397,9 @@ func show(v any) string {
 func (f *factory) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
 	r := f.redactor()
 	return func(t deploy.Target) io.Writer {
+		if o.quiet {
+			return io.Discard
+		}
 		w := io.Writer(&lockedWriter{w: f.Stderr, mu: &f.outMu})
 		var p *prefixed
 		if targets > 1 {
