@@ -100,7 +100,8 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := fakedo.New(t, offeredDOToken)
-			c := fakecivo.New(t, offeredCivoToken, "fra1")
+			// Not pinned to one region: the look-up before a create asks in the region opened.
+			c := fakecivo.New(t, offeredCivoToken, "")
 			if tt.setDO != nil {
 				tt.setDO(d)
 			}
@@ -222,7 +223,8 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 			}
 
 			d := fakedo.New(t, offeredDOToken)
-			c := fakecivo.New(t, offeredCivoToken, "fra1")
+			// Not pinned to one region: the look-up before a create asks in the region opened.
+			c := fakecivo.New(t, offeredCivoToken, "")
 			if tt.opened != "" {
 				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
 				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
@@ -233,7 +235,7 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 			r = onlineRun(t, b, env, "preview", file)
 			if tt.refuses == "" {
 				if r.code != exitcode.OK || len(b.Calls()) == 0 {
-					t.Errorf("preview: exit %d after %d engine calls, want it run\n%s", r.code, len(b.Calls()), r.stderr)
+					t.Errorf("preview: exit %d after %d engine calls, want it run\n%s%s", r.code, len(b.Calls()), r.stdout, r.stderr)
 				}
 				return
 			}

@@ -3,10 +3,12 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -20,11 +22,63 @@ import (
 type ExistingError struct {
 	File string
 	Live []kinds.Live
+	// ManagedBy is the key of another stack of the kind that holds it, "" when none does: adopting
+	// it would take it from that stack.
+	ManagedBy string
 }
 
 func (e *ExistingError) Error() string {
+	if e.ManagedBy != "" {
+		return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which stack " + e.ManagedBy +
+			" manages. Give this manifest another name in the cloud, or change " + e.ManagedBy + "'s manifest instead"
+	}
 	return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
 		"and another create would make one more. " + adoptAdvice(e.File, e.Live)
+}
+
+// existing refuses to create what the cloud holds under the target's name (live). It names the
+// stack of the kind that manages it when one does, since the adopt command would then refuse.
+func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Outcome {
+	e := &ExistingError{File: t.File, Live: live}
+	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
+	if held, err := heldIDs(ctx, d.Backend, t); err == nil {
+		for _, l := range live {
+			if key := held[l.ID]; key != "" && key != t.Key() {
+				e.ManagedBy = key
+				break
+			}
+		}
+	}
+	o := Outcome{Status: Blocked, Reason: "refused: " + describeLive(live) + " exists", Err: e}
+	if e.ManagedBy == "" {
+		o.Unmanaged = live
+	}
+	return o
+}
+
+// guardPreview looks, as Up does before it creates, whether the cloud already holds the cluster
+// (node pool) the preview plans to create: up would refuse it, so preview says so too. It adds
+// to o the note of what was not looked at.
+func (d *Deployer) guardPreview(ctx context.Context, t Target, res Result, o Outcome) Outcome {
+	typ := guardedType(t.Effects)
+	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s Step) bool {
+		return s.Type == typ && s.Op == string(apitype.OpCreate)
+	}) {
+		return o
+	}
+	found, err := t.Lookup(ctx, t.Input, d.resolve)
+	if err != nil {
+		return failed(err)
+	}
+	if len(found.Live) > 0 {
+		blocked := d.existing(ctx, t, found.Live)
+		blocked.Result = o.Result
+		return blocked
+	}
+	if found.Unchecked != "" {
+		o.Reason += " (not checked for an existing one of the name: " + found.Unchecked + ")"
+	}
+	return o
 }
 
 // LeftBehindError is a failed create that left what it was creating in the cloud: the stack
@@ -133,8 +187,8 @@ func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state)
 	}
 	g.note = found.Unchecked
 	if len(found.Live) > 0 {
-		return g, &Outcome{Status: Blocked, Reason: "refused: " + describeLive(found.Live) + " exists",
-			Err: &ExistingError{File: t.File, Live: found.Live}, Unmanaged: found.Live}
+		o := d.existing(ctx, t, found.Live)
+		return g, &o
 	}
 	return g, nil
 }

@@ -140,3 +140,72 @@ func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
 			o.Status, o.Err, fake.resolved, outputs["cluster_id"].Value)
 	}
 }
+
+// preview says what up would refuse: a create of a name the cloud holds. When another stack of the
+// kind manages that resource, both name the stack, since the adopt command would refuse it.
+func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// live is the id the cloud holds under the manifest's name: "" for none, "managed" for the
+		// cluster another stack deployed.
+		live string
+		want deploy.Status
+		// says is what the refusal says.
+		says []string
+	}{
+		{"the cloud holds none", "", deploy.Done, nil},
+		{"made outside clusterplane", "elsewhere-1", deploy.Blocked,
+			[]string{"id elsewhere-1", "which the stack does not hold", "`clusterplane adopt staging.yaml --id elsewhere-1`"}},
+		{"managed by another stack", "managed", deploy.Blocked,
+			[]string{"which stack digitaloceankubernetescluster/platform-prod manages", "another name in the cloud"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, b := deployer()
+			first := namedCluster(t, "platform", "prod", "")
+			if o := d.Up(ctx, first, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+				t.Fatalf("up of the first: %s %v", o.Status, o.Err)
+			}
+			id, _ := d.Status(ctx, first, deploy.StatusOptions{}).Report.Outputs["cluster_id"].(string)
+			fake := &cloud{}
+			switch tt.live {
+			case "":
+			case "managed":
+				fake.live = []kinds.Live{{Type: "cluster", Name: "platform-prod", ID: id}}
+			default:
+				fake.live = []kinds.Live{{Type: "cluster", Name: "platform-prod", ID: tt.live}}
+			}
+			second := namedCluster(t, "platform", "staging", "")
+			second.File, second.Lookup = "staging.yaml", fake.lookup("")
+			for _, op := range []string{"preview", "up"} {
+				var o deploy.Outcome
+				if op == "preview" {
+					o = d.Preview(ctx, second)
+				} else {
+					o = d.Up(ctx, second, deploy.UpOptions{Yes: true})
+				}
+				if o.Status != tt.want {
+					t.Fatalf("%s: %s %q %v, want %s", op, o.Status, o.Reason, o.Err, tt.want)
+				}
+				for _, s := range tt.says {
+					if o.Err == nil || !strings.Contains(o.Err.Error(), s) {
+						t.Errorf("%s: %v\ndoes not say %q", op, o.Err, s)
+					}
+				}
+				if tt.want == deploy.Blocked && b.Has(second.Key()) {
+					t.Errorf("%s left stack %s", op, second.Key())
+				}
+			}
+			if fake.asked != 2 {
+				t.Errorf("the cloud was asked %d times, want once by preview and once by up", fake.asked)
+			}
+			// A stack that holds its cluster is never looked for again.
+			if tt.want == deploy.Done {
+				if o := d.Preview(ctx, second); o.Status != deploy.Done || fake.asked != 2 {
+					t.Errorf("preview of a deployed stack: %s, asked %d times, want done without asking", o.Status, fake.asked)
+				}
+			}
+		})
+	}
+}

@@ -134,6 +134,9 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 				replacedByRotation(carried), describeRotations(carried))
 		}
 	}
+	if o.Status == Done {
+		o = d.guardPreview(ctx, t, res, o)
+	}
 	return o
 }
 

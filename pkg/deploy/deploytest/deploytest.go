@@ -470,9 +470,17 @@ func (h *handle) Up(ctx context.Context, o deploy.Options) (deploy.Result, error
 	b := h.s.b
 	b.mu.Lock()
 	h.s.resources, h.s.live = map[string]plan.Resource{}, nil
+	if h.s.ids == nil {
+		h.s.ids = map[string]string{}
+	}
 	for _, r := range p.Resources {
 		if r.Type != plan.StackReferenceType {
-			h.s.resources[r.Type+"::"+r.Name] = r
+			k := r.Type + "::" + r.Name
+			h.s.resources[k] = r
+			if h.s.ids[k] == "" {
+				// What the plan's provider answers a create with, which the outputs report too.
+				h.s.ids[k] = r.Name + "-id"
+			}
 		}
 	}
 	h.s.outputs = p.Outputs
