@@ -90,12 +90,13 @@ func (f *factory) printError(err error) {
 	fmt.Fprintln(f.Stderr, f.redactor().String(err.Error()))
 }
 
-// table prints a row per stack and the counts.
+// table prints a row per stack and the counts. The result comes last: a long cause (the cloud's
+// answer) then runs on in its own row instead of widening every row to its length.
 func table(w io.Writer, r deploy.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tSTACK\tRESULT\tTIME")
+	fmt.Fprintln(tw, "FILE\tSTACK\tTIME\tRESULT")
 	for _, s := range r.Stacks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, oneLine(outcomeText(s)), time.Duration(s.Seconds*float64(time.Second)).Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(s)))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, summary(r))

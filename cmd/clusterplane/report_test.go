@@ -181,3 +181,18 @@ func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing
 		t.Errorf("unlike says %q", got)
 	}
 }
+
+// newcomer7: one failure's long cause padded every row to 620 columns, the short ones included.
+func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
+	r := deploy.Report{Summary: map[deploy.Status]int{deploy.Done: 1, deploy.Failed: 1}, Stacks: []deploy.StackReport{
+		{File: "a.yaml", Stack: "kind/a", Outcome: deploy.Done, Reason: "1 create"},
+		{File: "b.yaml", Stack: "kind/b", Outcome: deploy.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
+	}}
+	var out strings.Builder
+	table(&out, r)
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		if !strings.Contains(line, "long answer") && len(line) > 60 {
+			t.Errorf("a row without the long cause is %d columns wide:\n%s", len(line), out.String())
+		}
+	}
+}
