@@ -127,3 +127,34 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 		t.Errorf("two files of one stack: %v", err)
 	}
 }
+
+// newcomer7: --stack given the name every table prints failed with the Pulumi CLI's "organization
+// name must be 'organization'".
+func TestAStackIsNamedByItsNameOrAsTheTablesOrThePulumiCLIName(t *testing.T) {
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	data := []byte(manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
+	tests := []struct {
+		stack string
+		// want is the target's stack; "" when refused with says.
+		want, says string
+	}{
+		{"", "dev-fra1", ""},
+		{"blue", "blue", ""},
+		{"digitaloceankubernetescluster/blue", "blue", ""},
+		{"organization/digitaloceankubernetescluster/blue", "blue", ""},
+		{"civokubernetescluster/blue", "", "--stack civokubernetescluster/blue names a stack of civokubernetescluster, and cluster.yaml is a DigitalOceanKubernetesCluster"},
+		{"team/digitaloceankubernetescluster/blue", "", "give the stack's name (dev-fra1), or digitaloceankubernetescluster/NAME"},
+		{"digitaloceankubernetescluster/", "", "give the stack's name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.stack, func(t *testing.T) {
+			got, err := deploy.Read(k, "cluster.yaml", data, tt.stack)
+			if tt.want != "" && (err != nil || got.Stack != tt.want) {
+				t.Errorf("--stack %q: stack %q, %v; want %q", tt.stack, got.Stack, err, tt.want)
+			}
+			if tt.want == "" && (err == nil || !strings.Contains(err.Error(), tt.says)) {
+				t.Errorf("--stack %q: %v, want an error saying %q", tt.stack, err, tt.says)
+			}
+		})
+	}
+}

@@ -12,11 +12,35 @@ import (
 // Read is the target of file, a manifest or stack input of kind k whose text is data: parsed and
 // validated (every problem said, with its line), its stack named as NewTarget names it.
 func Read(k kinds.Kind, file string, data []byte, stack string) (Target, error) {
+	stack, err := stackOf(k, file, stack)
+	if err != nil {
+		return Target{}, err
+	}
 	input := k.NewStackInput()
 	if err := stackinput.Parse(data, file, input); err != nil {
 		return Target{}, err
 	}
 	return NewTarget(file, k, input, stack), nil
+}
+
+// stackOf is the stack a --stack value names for a file of kind k: the stack's name, or the name
+// as the tables print it (<kind>/<stack>) or as the Pulumi CLI takes it
+// (organization/<kind>/<stack>), whose kind must be the file's.
+func stackOf(k kinds.Kind, file, stack string) (string, error) {
+	parts := strings.Split(stack, "/")
+	if len(parts) == 3 && parts[0] == "organization" {
+		parts = parts[1:]
+	}
+	switch {
+	case len(parts) == 1:
+		return stack, nil
+	case len(parts) == 2 && parts[1] != "" && strings.EqualFold(parts[0], k.Project):
+		return parts[1], nil
+	case len(parts) == 2 && parts[1] != "":
+		return "", errors.Errorf("--stack %s names a stack of %s, and %s is a %s (its stacks are %s/NAME)",
+			stack, parts[0], file, k.Name, k.Project)
+	}
+	return "", errors.Errorf("--stack %s: give the stack's name (dev-fra1), or %s/NAME as the tables print it", stack, k.Project)
 }
 
 // Deployed tells whether the stack key (<project>/<stack>) holds what it deployed: it exists and
