@@ -120,11 +120,13 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 		!strings.Contains(err.Error(), "x.yaml") || !strings.Contains(err.Error(), "y.yaml") {
 		t.Errorf("a cycle: %v", err)
 	}
-	twice := namedCluster(t, "x", "one", "")
-	twice.File = "copy.yaml"
-	if _, _, err := deploy.Order([]deploy.Target{twice, namedCluster(t, "x", "one", "")}, none); err == nil ||
-		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") {
-		t.Errorf("two files of one stack: %v", err)
+	twice, again := namedCluster(t, "x", "one", ""), namedCluster(t, "y", "one", "")
+	twice.File, again.File = "copy.yaml", "copy-y.yaml"
+	// Every pair is said at once, not the first only (newcomer7: 13 pairs, said one a run).
+	if _, _, err := deploy.Order([]deploy.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
+		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") ||
+		!strings.Contains(err.Error(), "copy-y.yaml and y.yaml both deploy stack digitaloceankubernetescluster/y-one") {
+		t.Errorf("two files of each of two stacks: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -271,11 +272,16 @@ func safely(ctx context.Context, t Target, op Op) (o Outcome) {
 // an error naming both ends.
 func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, map[string][]string, error) {
 	byKey := map[string]Target{}
+	var twice []string // every pair at once, as validate says every problem
 	for _, t := range targets {
 		if other, ok := byKey[t.Key()]; ok {
-			return nil, nil, errors.Errorf("%s and %s both deploy stack %s", other.File, t.File, t.Key())
+			twice = append(twice, fmt.Sprintf("%s and %s both deploy stack %s", other.File, t.File, t.Key()))
+			continue
 		}
 		byKey[t.Key()] = t
+	}
+	if len(twice) > 0 {
+		return nil, nil, errors.New(strings.Join(twice, "\n"))
 	}
 	deps := map[string][]string{}
 	for _, t := range targets {
