@@ -212,6 +212,8 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 		{"a flag of other commands", []string{"refresh", "--yes", "x.yaml"}, "unknown flag: --yes; refresh does not take it, destroy and up do"},
 		{"a flag of a subcommand's parent's siblings", []string{"upgrade", "plan", "--yes", "x.yaml"}, "unknown flag: --yes; upgrade plan does not take it, destroy and up do"},
 		{"a flag no command takes", []string{"validate", "--bogus", "x.yaml"}, "clusterplane: unknown flag: --bogus\n"},
+		{"pulumi's -y", []string{"up", "-y", "x.yaml"}, "unknown shorthand flag: 'y' in -y; did you mean --yes?"},
+		{"a letter no flag starts with", []string{"preview", "-x", "x.yaml"}, "clusterplane: unknown shorthand flag: 'x' in -x\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

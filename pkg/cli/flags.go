@@ -14,6 +14,9 @@ import (
 // flagError is a flag the command does not take, said with the flag it likely meant: one of its
 // own spelled close to it, or else the commands that do take it (refresh --yes: up and destroy).
 func flagError(cmd *cobra.Command, err error) error {
+	if letter, ok := strings.CutPrefix(err.Error(), "unknown shorthand flag: '"); ok && letter != "" {
+		return shorthandError(cmd, letter[:1], err)
+	}
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return err
@@ -46,4 +49,19 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	return errors.Errorf("unknown flag: --%s; %s does not take it, %s", name,
 		strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), list)
+}
+
+// shorthandError is a one-letter flag the command does not take, said with its one flag that
+// starts with the letter, if it has exactly one (-y: --yes, as pulumi up -y means).
+func shorthandError(cmd *cobra.Command, letter string, err error) error {
+	var starts []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && strings.HasPrefix(f.Name, letter) {
+			starts = append(starts, f.Name)
+		}
+	})
+	if len(starts) != 1 {
+		return err
+	}
+	return errors.Errorf("%v; did you mean --%s?", err, starts[0])
 }
