@@ -52,7 +52,7 @@ func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
 		changed bool
 	}{
 		{"up answered no changes nothing", "no\n", "up", exitcode.Blocked,
-			[]string{"would update 1", "\n    spec.defaultNodePool.nodeCount: 2 → 3\n", "\n  monthly cost +$", "Deploy? [y/N]"}, false},
+			[]string{"would update 1", "\n    spec.defaultNodePool.nodeCount: 2 → 3\n", "\n  monthly cost: +$", "Deploy? [y/N]"}, false},
 		{"up answered an empty line changes nothing", "\n", "up", exitcode.Blocked, []string{"Deploy? [y/N]"}, false},
 		{"up answered yes deploys", "yes\n", "up", exitcode.OK, []string{"spec.defaultNodePool.nodeCount: 2 → 3"}, true},
 		{"up answered y deploys", "y\n", "up", exitcode.OK, []string{"Deploy? [y/N]"}, true},

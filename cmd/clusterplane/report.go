@@ -494,7 +494,7 @@ func upPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 	}
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
-		fmt.Fprintf(&b, "  monthly cost %s\n", c)
+		fmt.Fprintf(&b, "  monthly cost: %s\n", c)
 	}
 	return b.String()
 }
@@ -513,7 +513,7 @@ func destroyPlan(t deploy.Target, resources []string) string {
 func costs(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
 		if s.Cost != nil {
-			fmt.Fprintf(w, "%s: monthly cost %s\n", s.File, s.Cost)
+			fmt.Fprintf(w, "%s: monthly cost: %s\n", s.File, s.Cost)
 		}
 	}
 }
