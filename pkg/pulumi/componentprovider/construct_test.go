@@ -503,3 +503,19 @@ func TestARefusedInputCarriesTheHintValidateGives(t *testing.T) {
 		t.Errorf("error %v, want region refused with the hint to write fra1", err)
 	}
 }
+
+// newcomer7: a YAML program's region fra2 previewed without a word and failed at up, where
+// validate warns of it; the component warns as validate does and goes on (the cloud decides).
+func TestARegionTheCatalogueLacksIsWarnedOfAndTheComponentStillConstructed(t *testing.T) {
+	c := components[2] // a DigitalOcean cluster
+	in := inputsOf(t, load(t, c, filepath.Join("..", "..", "..", "examples", c.examples, "minimal.stack-input.yaml")))
+	in["region"] = resource.NewProperty("fra2")
+	e := startEngine(t)
+	if _, err := construct(t, e, request{typ: c.token, name: "dev", inputs: in}); err != nil {
+		t.Fatalf("Construct: %v", err)
+	}
+	logs := strings.Join(e.Logs(), "\n")
+	if !strings.Contains(logs, `region: region "fra2" is not in the digitalocean catalogue`) || !strings.Contains(logs, "did you mean fra1?") {
+		t.Errorf("logs %q, want the catalogue's warning naming fra1", logs)
+	}
+}

@@ -8,9 +8,11 @@ package componentprovider
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/pkg/errors"
 	sdkplugin "github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -105,6 +107,13 @@ func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		ids, err := idOutputs(inputs, in.Outputs)
 		if err != nil {
 			return nil, err
+		}
+		// As validate warns a manifest's author: a region, size or version the pinned catalogue
+		// lacks is a typo (fra2) or newer than the release; only the cloud refuses it, at up.
+		for _, w := range program.CatalogueWarnings(in.StackInput) {
+			if err := ctx.Log.Warn(strings.TrimPrefix(w.Path, "spec.")+": "+w.Message, nil); err != nil {
+				return nil, errors.Wrap(err, "warn of the catalogue")
+			}
 		}
 		comp, err := k.Construct(ctx, name, in.StackInput, ids, opts)
 		if err != nil {

@@ -39,11 +39,21 @@ func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
 	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
 	if v.Err == nil {
-		v.Warnings = append(regionWarnings(file, data, input), catalogueWarnings(file, data, input)...)
-		v.Warnings = append(v.Warnings, versionWarnings(file, data, input)...)
+		v.Warnings = warnings(file, data, input)
 	}
 	return v
 }
+
+// warnings are input's region, sizes and version that the pinned catalogue does not list, each
+// at its line in data.
+func warnings(file string, data []byte, input proto.Message) []Warning {
+	out := append(regionWarnings(file, data, input), catalogueWarnings(file, data, input)...)
+	return append(out, versionWarnings(file, data, input)...)
+}
+
+// CatalogueWarnings are the warnings validate gives input, without a file: what the component
+// provider tells a TypeScript, Python or YAML program's author.
+func CatalogueWarnings(input proto.Message) []Warning { return warnings("", nil, input) }
 
 // catalogueWarnings warns of each size of input that the cloud's catalogue does not list: a typo
 // (s-2vcpu-4gbb) or a size newer than the table, at the field's line in data. Only a warning: the
