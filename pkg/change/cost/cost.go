@@ -273,8 +273,23 @@ func (d Delta) String() string {
 	// The HA fee's source is said when either side counts the fee: turning HA off prices it too.
 	cited := d.New
 	cited.HAFeeSource = cmp.Or(d.New.HAFeeSource, d.Old.HAFeeSource)
+	if d.Old.notKnown() || d.New.notKnown() {
+		// $0.00 for a side whose every size is unpriced would read as free.
+		return fmt.Sprintf("%s (%s → %s; %s)", text, d.Old.figure(), d.New.figure(), cited.Citation())
+	}
 	return fmt.Sprintf("%s (%s → %s/month; %s)", text, money(d.Old.Min, d.Old.Max, false),
 		money(d.New.Min, d.New.Max, false), cited.Citation())
+}
+
+// notKnown tells that the estimate counted nothing and left sizes out: its figure is not $0.00.
+func (e Estimate) notKnown() bool { return e.Min == 0 && e.Max == 0 && len(e.Unknown) > 0 }
+
+// figure is the estimate's monthly figure, "not known" when it counted nothing but unpriced sizes.
+func (e Estimate) figure() string {
+	if e.notKnown() {
+		return "not known"
+	}
+	return money(e.Min, e.Max, false) + "/month"
 }
 
 // Citation says where the estimate's prices come from: "prices: SOURCE, DATE", and the HA fee's

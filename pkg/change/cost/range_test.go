@@ -26,7 +26,10 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 			"unchanged ($48.00 → $48.00/month"},
 		// A size with no known price is not counted: the figure cannot say nothing changed.
 		{"nothing counted changes, a size unknown", cost.Delta{Old: cost.Estimate{Unknown: []string{"x-huge"}}, New: cost.Estimate{Unknown: []string{"x-huge"}}},
-			"not known, not counting x-huge (no known price)"},
+			"not known, not counting x-huge (no known price) (not known → not known; prices"},
+		{"a pool of an unpriced size added beside a priced one", cost.Delta{Min: 0, Max: 0, Old: cost.Estimate{Min: 48, Max: 48},
+			New: cost.Estimate{Min: 48, Max: 48, Unknown: []string{"x-huge"}}},
+			"not known, not counting x-huge (no known price) ($48.00 → $48.00/month; prices"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
