@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // frontFile reads an example manifest, for the front door's tests.
@@ -220,6 +221,46 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 			r := run(t, "", tt.args...)
 			if r.code != exitcode.Usage || !strings.Contains(r.stderr, tt.says) {
 				t.Errorf("%v: exit %d, want %d saying %q\nstderr:\n%s", tt.args, r.code, exitcode.Usage, tt.says, r.stderr)
+			}
+		})
+	}
+}
+
+// newcomer7: inside the sandbox a stack input with its own token was refused only at the first
+// request, under "look for a cluster ... before creating one"; it is refused at its line first.
+func TestInsideTheSandboxAProviderConfigOfItsOwnIsRefusedAtItsLineBeforeAnyStack(t *testing.T) {
+	text := strings.Replace(frontFile(t, "digitaloceankubernetescluster", "minimal.stack-input.yaml"), "providerConfig: {}",
+		"providerConfig:\n  apiToken: dop_v1_not-the-sandboxs\n", 1)
+	tests := []struct {
+		name    string
+		sandbox bool
+	}{
+		{"inside the sandbox", true},
+		// Outside, the token goes to DigitalOcean, which this test cannot reach: only the
+		// sandbox's refusal is looked for.
+		{"outside it", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"own.stack-input.yaml": text})
+			b := deploytest.New()
+			sandbox := ""
+			if tt.sandbox {
+				sandbox = t.TempDir()
+			}
+			t.Setenv(provider.SandboxEnv, sandbox)
+			r := deployRun(t, b, strings.NewReader(""), false, "preview", dir)
+			refused := regexp.MustCompile(`own\.stack-input\.yaml:\d+:\d+: providerConfig\.apiToken: providerConfig sets apiToken or apiUrl, which the clusterplane sandbox refuses`)
+			if refused.MatchString(r.stderr) != tt.sandbox || (tt.sandbox && r.code != exitcode.Invalid) ||
+				(!tt.sandbox && strings.Contains(r.stdout+r.stderr, "sandbox")) {
+				t.Errorf("preview: exit %d, refused in the sandbox's words: %v, want %v\nstdout:\n%s\nstderr:\n%s",
+					r.code, refused.MatchString(r.stderr), tt.sandbox, r.stdout, r.stderr)
+			}
+			if tt.sandbox && len(b.Calls()) > 0 {
+				t.Errorf("the engine ran: %v", b.Calls())
+			}
+			if strings.Contains(r.stdout+r.stderr, "not-the-sandboxs") {
+				t.Errorf("the token was printed:\n%s%s", r.stdout, r.stderr)
 			}
 		})
 	}

@@ -7,10 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
 
@@ -94,6 +98,9 @@ func (f Files) Targets(files []string) ([]Target, error) {
 		if ps := mismatches[i]; len(ps) > 0 {
 			problems = append(problems, &stackinput.Error{Problems: ps})
 		}
+		if p := sandboxed(read[i]); p != nil {
+			problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{*p}})
+		}
 	}
 	if problems != nil {
 		return nil, &ProblemsError{Problems: problems}
@@ -158,4 +165,35 @@ func (f Files) DestroyGuard(ctx context.Context, b Backend, files []string, targ
 		return nil, err
 	}
 	return StillReferenced(ctx, b, targets, neighbours)
+}
+
+// sandboxed refuses, inside the clusterplane sandbox, a stack input whose provider config names a
+// token or API URL of its own, at its line: the stack would reach past the sandbox's loopback
+// clouds. Every request refuses it too (provider.Resolve); this says so before any stack opens.
+func sandboxed(m reference.Manifest) *stackinput.Problem {
+	var cloud provider.Cloud
+	switch cost.CloudOf(m.Input) {
+	case cost.DigitalOcean:
+		cloud = provider.DigitalOcean
+	case cost.Civo:
+		cloud = provider.Civo
+	default:
+		return nil
+	}
+	pc := protofield.Message(m.Input.ProtoReflect(), "provider_config")
+	token, apiURL := protofield.String(pc, "apiToken"), protofield.String(pc, "apiUrl")
+	err := cloud.Sandboxed(token, apiURL)
+	if err == nil {
+		return nil
+	}
+	field := "provider_config.api_token"
+	if token == "" {
+		field = "provider_config.api_url"
+	}
+	p := stackinput.Problem{File: m.File, Path: validation.Camel(field),
+		RuleID: "sandbox.provider_config", Message: err.Error()}
+	if line, column, written, ok := stackinput.Where(m.Data, m.Input, field); ok {
+		p.Line, p.Column, p.Path = line, column, written
+	}
+	return &p
 }

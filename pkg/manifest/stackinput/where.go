@@ -1,6 +1,8 @@
 package stackinput
 
 import (
+	"strings"
+
 	"google.golang.org/protobuf/proto"
 )
 
@@ -8,7 +10,8 @@ import (
 // and column of the value (of `fra2` in `region: fra2`, which is what a warning is about), and the
 // field's path as the file writes it ("spec.kubernetesVersion"). field is a path of proto
 // names from the manifest, as the validation rules name them ("spec.kubernetes_version",
-// "spec.node_pools[1].size"), for a bare manifest and a stack input alike. ok is false when the
+// "spec.node_pools[1].size"), for a bare manifest and a stack input alike, or a stack input's
+// "provider_config.<field>". ok is false when the
 // text does not write the field.
 func Where(data []byte, input proto.Message, field string) (line, column int, written string, ok bool) {
 	root, problem := document(data, "")
@@ -18,6 +21,9 @@ func Where(data []byte, input proto.Message, field string) (line, column int, wr
 	scratch := input.ProtoReflect().New().Interface()
 	d := &decoder{at: map[string]position{}, values: map[string]position{}}
 	checked, path := scratch, "target."+field
+	if strings.HasPrefix(field, "provider_config.") {
+		path = field // a stack input's own field, beside its target
+	}
 	if isManifest(root) {
 		m := scratch.ProtoReflect()
 		fd := m.Descriptor().Fields().ByName("target")

@@ -63,6 +63,16 @@ func (c Cloud) SandboxRule() string {
 		"; leave providerConfig empty to deploy this manifest into the sandbox"
 }
 
+// Sandboxed refuses, inside the clusterplane sandbox, a provider config's own token or API URL
+// (the sandbox's own, from the environment, aside): nil outside the sandbox.
+func (c Cloud) Sandboxed(token, apiURL string) error {
+	if os.Getenv(SandboxEnv) != "" && ((token != "" && token != os.Getenv(c.TokenEnv)) ||
+		(apiURL != "" && apiURL != os.Getenv(c.URLEnv))) {
+		return errors.New(c.SandboxRule())
+	}
+	return nil
+}
+
 // HTTPSRule says why an API URL given in a provider config must be https.
 const HTTPSRule = "must be https (plain http only to a loopback host written in full: 127.x.y.z, ::1 or localhost): " +
 	"the API token would otherwise cross the network readable"
@@ -82,9 +92,8 @@ func (c Cloud) Resolve(token, apiURL string) (string, string, error) {
 	// Inside the sandbox only the environment's token and URL, the sandbox's, may be used: a
 	// program hands them on to a plugin's config (civoprovider.Plugin), a manifest's own would
 	// reach elsewhere.
-	if os.Getenv(SandboxEnv) != "" && ((token != "" && token != os.Getenv(c.TokenEnv)) ||
-		(apiURL != "" && apiURL != os.Getenv(c.URLEnv))) {
-		return "", "", errors.New(c.SandboxRule())
+	if err := c.Sandboxed(token, apiURL); err != nil {
+		return "", "", err
 	}
 	if apiURL == "" {
 		if token == "" {
