@@ -78,7 +78,7 @@ func TestEveryDeployCommandTakesStackAndFindsTheStackUpMadeWithIt(t *testing.T) 
 		{[]string{"up", file, "--stack", "team-a", "--yes"}, exitcode.OK, "1 done"},
 		{[]string{"status", file, "--stack", "team-a"}, exitcode.OK, "Ready=True"},
 		{[]string{"refresh", file, "--stack", "team-a"}, exitcode.OK, "1 done"},
-		{[]string{"drift", file, "--stack", "team-a"}, exitcode.OK, "no drift"},
+		{[]string{"drift", file, "--stack", "team-a"}, exitcode.OK, "(digitaloceankubernetescluster/team-a): no drift"},
 		{[]string{"kubeconfig", file, "--stack", "team-a"}, exitcode.OK, ""},
 		{[]string{"adopt", file, "--stack", "team-b", "--id", "cluster-7"}, exitcode.OK, "into digitaloceankubernetescluster/team-b"},
 		// Without --stack the manifest's own stack was never deployed.

@@ -238,18 +238,19 @@ func describe(err error, t deploy.Target) string {
 	return err.Error()
 }
 
+// renderDrift says each stack's drift, named by file and stack: a file may hold several manifests.
 func renderDrift(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		switch {
 		case o.Status == deploy.Done:
-			fmt.Fprintf(w, "%s: no drift\n", o.Target.File)
+			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
 		case o.Status == deploy.Drifted:
-			fmt.Fprintf(w, "%s: drifted: %s\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s (%s): drifted: %s\n", o.Target.File, o.Target.Key(), o.Reason)
 			for _, f := range o.Drift {
 				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
 			}
 		default:
-			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
+			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
 		}
 	}
 }
