@@ -214,6 +214,8 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 		{"a flag of a subcommand's parent's siblings", []string{"upgrade", "plan", "--yes", "x.yaml"}, "unknown flag: --yes; upgrade plan does not take it, destroy and up do"},
 		{"a flag no command takes", []string{"validate", "--bogus", "x.yaml"}, "clusterplane: unknown flag: --bogus\n"},
 		{"pulumi's -y", []string{"up", "-y", "x.yaml"}, "unknown shorthand flag: 'y' in -y; did you mean --yes?"},
+		{"terraform's --auto-approve", []string{"destroy", "--auto-approve", "x.yaml"}, "unknown flag: --auto-approve; did you mean --yes?"},
+		{"a dry run", []string{"up", "--dry-run", "x.yaml"}, "unknown flag: --dry-run; `clusterplane preview` shows what up would change"},
 		{"a letter no flag starts with", []string{"preview", "-x", "x.yaml"}, "clusterplane: unknown shorthand flag: 'x' in -x\n"},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,13 @@ func flagError(cmd *cobra.Command, err error) error {
 	if best != "" {
 		return errors.Errorf("unknown flag: --%s; did you mean --%s?", name, best)
 	}
+	switch {
+	case name == "auto-approve" && cmd.Flags().Lookup("yes") != nil:
+		// Terraform's and Terragrunt's word for it.
+		return errors.Errorf("unknown flag: --%s; did you mean --yes?", name)
+	case name == "dry-run":
+		return errors.Errorf("unknown flag: --%s; `%s preview` shows what up would change, changing nothing", name, cmd.Root().Name())
+	}
 	var takers []string
 	for _, other := range cmd.Root().Commands() {
 		if other != cmd && other.Flags().Lookup(name) != nil {
