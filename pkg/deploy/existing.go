@@ -56,16 +56,32 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 	return o
 }
 
-// guardPreview looks, as Up does before it creates, whether the cloud already holds the cluster
-// (node pool) the preview plans to create: up would refuse it, so preview says so too. It adds
-// to o the note of what was not looked at.
-func (d *Deployer) guardPreview(ctx context.Context, t Target, res Result, o Outcome) Outcome {
+// guardsCreate tells whether up, after the preview res of stack s, would look for the cloud's own
+// cluster (node pool) of the manifest's name before creating one, as guardCreate does: the
+// preview creates one and the stack holds none (a renamed manifest's create comes with the
+// delete of the one the stack holds). created tells that s was made for this preview.
+func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, created bool, res Result) (bool, error) {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s Step) bool {
 		return s.Type == typ && s.Op == string(apitype.OpCreate)
 	}) {
-		return o
+		return false, nil
 	}
+	if created {
+		return true, nil
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		return false, err
+	}
+	_, held := st.ids(typ)
+	return !held, nil
+}
+
+// guardPreview looks, as Up does before it creates, whether the cloud already holds the cluster
+// (node pool) the preview plans to create (guardsCreate): up would refuse it, so preview says so
+// too. It adds to o the note of what was not looked at.
+func (d *Deployer) guardPreview(ctx context.Context, t Target, o Outcome) Outcome {
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
 	if err != nil {
 		return failed(err)

@@ -12,6 +12,7 @@ import (
 
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -207,5 +208,29 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 				}
 			}
 		})
+	}
+}
+
+// A renamed manifest's preview creates its cluster under the new name and deletes the one the
+// stack holds: up would not look for the cloud's own of the name, nor does preview (the effects
+// table's e2e test found preview refusing it as "already held").
+func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	c := namedCluster(t, "platform", "prod", "")
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up: %s %v", o.Status, o.Err)
+	}
+	k, _ := registry.Kinds().ByName(c.Kind)
+	renamed, err := deploy.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &cloud{live: []kinds.Live{{Type: "cluster", Name: "platform-prod", ID: "platform-id"}}}
+	renamed.Lookup = fake.lookup("")
+	o := d.Preview(ctx, renamed)
+	var existing *deploy.ExistingError
+	if errors.As(o.Err, &existing) || fake.asked != 0 {
+		t.Errorf("preview of the renamed manifest: %s %v, the cloud asked %d times; want no look-up", o.Status, o.Err, fake.asked)
 	}
 }

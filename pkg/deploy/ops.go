@@ -108,6 +108,13 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		forget(ctx, s, created)
 		return failed(err)
 	}
+	// Whether up would look for the cloud's own of the name first, read before a stack made only
+	// for this preview goes again.
+	guarded, err := d.guardsCreate(ctx, t, s, created, res)
+	if err != nil {
+		forget(ctx, s, created)
+		return failed(err)
+	}
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
 	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
@@ -134,8 +141,8 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 				replacedByRotation(carried), describeRotations(carried))
 		}
 	}
-	if o.Status == Done {
-		o = d.guardPreview(ctx, t, res, o)
+	if o.Status == Done && guarded {
+		o = d.guardPreview(ctx, t, o)
 	}
 	return o
 }
