@@ -17,12 +17,18 @@ import (
 // the whole output.
 func (e *env) upReport(file string) (int, stackJSON, result) {
 	e.t.Helper()
-	r, code := e.clusterplane("up", file, "--yes", "-o", "json")
+	return e.report("up", file, "--yes")
+}
+
+// report runs command on the one manifest file with -o json and returns its exit code and stack.
+func (e *env) report(command, file string, flags ...string) (int, stackJSON, result) {
+	e.t.Helper()
+	r, code := e.clusterplane(append([]string{command, file, "-o", "json"}, flags...)...)
 	var report struct {
 		Stacks []stackJSON `json:"stacks"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || len(report.Stacks) != 1 {
-		e.t.Fatalf("up -o json = %d, not a report of one stack: %v\n%s", code, err, r)
+		e.t.Fatalf("%s -o json = %d, not a report of one stack: %v\n%s", command, code, err, r)
 	}
 	return code, report.Stacks[0], r
 }
@@ -109,11 +115,14 @@ func TestAClusterMadeOutsideClusterplaneIsNeverCreatedAgainButNamedWithTheAdoptC
 			id := tt.seed(e)
 			before := tt.count(e)
 			manifest := e.write("cluster.yaml", withSpec(example(t, tt.example), "  deletionProtection: false\n"))
-			code, st, r := e.upReport(manifest)
-			if code != 3 || st.Outcome != "blocked" || len(st.Unmanaged) != 1 || st.Unmanaged[0].ID != id ||
-				!strings.Contains(st.Error, "`clusterplane adopt "+manifest+" --id "+id+"`") {
-				t.Errorf("up with a cluster of its name in the cloud = %d, %s %v: want refused naming %s and the adopt command\n%s",
-					code, st.Outcome, st.ids(), id, r)
+			// preview says what up will refuse: a green preview is no red up (newcomer7).
+			for _, command := range []string{"preview", "up"} {
+				code, st, r := e.report(command, manifest, map[string][]string{"up": {"--yes"}}[command]...)
+				if code != 3 || st.Outcome != "blocked" || len(st.Unmanaged) != 1 || st.Unmanaged[0].ID != id ||
+					!strings.Contains(st.Error, "`clusterplane adopt "+manifest+" --id "+id+"`") {
+					t.Errorf("%s with a cluster of its name in the cloud = %d, %s %v: want refused naming %s and the adopt command\n%s",
+						command, code, st.Outcome, st.ids(), id, r)
+				}
 			}
 			if n := tt.count(e); n != before {
 				t.Errorf("the cloud holds %d clusters after the refused up, want %d", n, before)

@@ -56,19 +56,16 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 	return o
 }
 
-// guardsCreate tells whether up, after the preview res of stack s, would look for the cloud's own
-// cluster (node pool) of the manifest's name before creating one, as guardCreate does: the
-// preview creates one and the stack holds none (a renamed manifest's create comes with the
-// delete of the one the stack holds). created tells that s was made for this preview.
-func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, created bool, res Result) (bool, error) {
+// guardsCreate tells whether up, after the preview res of existing stack s, would look for the
+// cloud's own cluster (node pool) of the manifest's name before creating one, as guardCreate does:
+// the preview creates one and the stack holds none (a renamed manifest's create comes with the
+// delete of the one the stack holds). The state is read only when the preview creates one.
+func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, res Result) (bool, error) {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s Step) bool {
 		return s.Type == typ && s.Op == string(apitype.OpCreate)
 	}) {
 		return false, nil
-	}
-	if created {
-		return true, nil
 	}
 	st, err := readState(ctx, s)
 	if err != nil {
@@ -78,23 +75,25 @@ func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, created 
 	return !held, nil
 }
 
-// guardPreview looks, as Up does before it creates, whether the cloud already holds the cluster
-// (node pool) the preview plans to create (guardsCreate): up would refuse it, so preview says so
-// too. It adds to o the note of what was not looked at.
-func (d *Deployer) guardPreview(ctx context.Context, t Target, o Outcome) Outcome {
+// lookBeforeCreate asks the cloud, as Up does before it creates, whether it already holds the
+// cluster (node pool) of the target's name: up would refuse it (blocked), so preview says so too.
+// note says what was not looked at, for the outcome's reason.
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Outcome, note string, err error) {
+	if t.Lookup == nil || guardedType(t.Effects) == "" {
+		return nil, "", nil
+	}
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
 	if err != nil {
-		return failed(err)
+		return nil, "", err
 	}
 	if len(found.Live) > 0 {
-		blocked := d.existing(ctx, t, found.Live)
-		blocked.Result = o.Result
-		return blocked
+		o := d.existing(ctx, t, found.Live)
+		return &o, "", nil
 	}
 	if found.Unchecked != "" {
-		o.Reason += " (not checked for an existing one of the name: " + found.Unchecked + ")"
+		note = " (not checked for an existing one of the name: " + found.Unchecked + ")"
 	}
-	return o
+	return nil, note, nil
 }
 
 // LeftBehindError is a failed create that left what it was creating in the cloud: the stack

@@ -93,6 +93,20 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		return failed(err)
 	}
 	defer s.Close()
+	// A new stack creates its cluster (node pool): as up does, the cloud is asked for one of the
+	// name before the engine runs, whose program would read that one as the stack's own.
+	var note string
+	if created {
+		blocked, n, err := d.lookBeforeCreate(ctx, t)
+		if err != nil || blocked != nil {
+			forget(ctx, s, created)
+			if err != nil {
+				return failed(err)
+			}
+			return *blocked
+		}
+		note = n
+	}
 	var res Result
 	err = d.retrying(ctx, func() (err error) {
 		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
@@ -108,12 +122,13 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		forget(ctx, s, created)
 		return failed(err)
 	}
-	// Whether up would look for the cloud's own of the name first, read before a stack made only
-	// for this preview goes again.
-	guarded, err := d.guardsCreate(ctx, t, s, created, res)
-	if err != nil {
-		forget(ctx, s, created)
-		return failed(err)
+	// An existing stack that holds no cluster (pool) creates one too (after a destroy): whether up
+	// would look first is read before a stack made only for this preview goes again.
+	guarded := false
+	if !created {
+		if guarded, err = d.guardsCreate(ctx, t, s, res); err != nil {
+			return failed(err)
+		}
 	}
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
@@ -142,7 +157,18 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		}
 	}
 	if o.Status == Done && guarded {
-		o = d.guardPreview(ctx, t, o)
+		blocked, n, err := d.lookBeforeCreate(ctx, t)
+		switch {
+		case err != nil:
+			return failed(err)
+		case blocked != nil:
+			blocked.Result = o.Result
+			return *blocked
+		}
+		note = n
+	}
+	if o.Status == Done {
+		o.Reason += note
 	}
 	return o
 }
