@@ -7,10 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
@@ -171,17 +169,10 @@ func (f Files) DestroyGuard(ctx context.Context, b Backend, files []string, targ
 // token or API URL of its own, at its line: the stack would reach past the sandbox's loopback
 // clouds. Every request refuses it too (provider.Resolve); this says so before any stack opens.
 func sandboxed(m reference.Manifest) *stackinput.Problem {
-	var cloud provider.Cloud
-	switch cost.CloudOf(m.Input) {
-	case cost.DigitalOcean:
-		cloud = provider.DigitalOcean
-	case cost.Civo:
-		cloud = provider.Civo
-	default:
+	cloud, token, apiURL, ok := provider.Config(m.Input)
+	if !ok {
 		return nil
 	}
-	pc := protofield.Message(m.Input.ProtoReflect(), "provider_config")
-	token, apiURL := protofield.String(pc, "apiToken"), protofield.String(pc, "apiUrl")
 	err := cloud.Sandboxed(token, apiURL)
 	if err == nil {
 		return nil

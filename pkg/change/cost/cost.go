@@ -160,12 +160,8 @@ func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) 
 
 // CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
 func CloudOf(input proto.Message) string {
-	name := strings.ToLower(string(input.ProtoReflect().Descriptor().FullName()))
-	switch {
-	case strings.Contains(name, "digitalocean"):
-		return DigitalOcean
-	case strings.Contains(name, "civo"):
-		return Civo
+	if c, _, _, ok := provider.Config(input); ok {
+		return strings.ToLower(c.Name)
 	}
 	return ""
 }

@@ -3,7 +3,6 @@ package upgrade
 import (
 	"context"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
@@ -23,21 +22,16 @@ func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
 		return Cluster{}, false
 	}
-	md, pc := protofield.Message(target, "metadata"), protofield.Message(stackInput.ProtoReflect(), "provider_config")
+	md := protofield.Message(target, "metadata")
 	c := Cluster{File: file, Kind: kind, Name: text(md, "name"), Env: text(md, "env"),
 		Goal: protofield.MapValue(md, "annotations", GoalAnnotation), ClusterName: text(spec, "cluster_name"),
 		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
-	var cloud provider.Cloud
-	digitalOcean := false
-	switch cost.CloudOf(stackInput) {
-	case cost.DigitalOcean:
-		cloud, digitalOcean = provider.DigitalOcean, true
-	case cost.Civo:
-		cloud = provider.Civo
-	default:
+	cloud, ownToken, ownURL, ok := provider.Config(stackInput)
+	if !ok {
 		return Cluster{}, false
 	}
-	token, url, err := cloud.Resolve(text(pc, "api_token"), text(pc, "api_url"))
+	digitalOcean := cloud == provider.DigitalOcean
+	token, url, err := cloud.Resolve(ownToken, ownURL)
 	switch {
 	case err != nil:
 		c.Cloud = NoCloud{err}

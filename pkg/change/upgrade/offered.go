@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/proto"
 )
@@ -53,17 +52,12 @@ func Offered(ctx context.Context, cloud, base, token string) (cost.Catalogue, er
 // its provider config or the environment give (provider.Resolve decides, as for the deploy
 // itself). token is "" when there is none, or when the manifest is of no cloud.
 func CloudAPI(input proto.Message) (cloud, base, token string) {
-	var p provider.Cloud
-	switch cloud = cost.CloudOf(input); cloud {
-	case cost.DigitalOcean:
-		p = provider.DigitalOcean
-	case cost.Civo:
-		p = provider.Civo
-	default:
+	p, ownToken, ownURL, ok := provider.Config(input)
+	if !ok {
 		return "", "", ""
 	}
-	pc := protofield.Message(input.ProtoReflect(), "provider_config")
-	token, base, err := p.Resolve(protofield.String(pc, "apiToken"), protofield.String(pc, "apiUrl"))
+	cloud = cost.CloudOf(input)
+	token, base, err := p.Resolve(ownToken, ownURL)
 	if err != nil {
 		// The manifest's validation refuses the same provider config; nothing is asked.
 		return cloud, "", ""

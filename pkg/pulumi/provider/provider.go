@@ -10,7 +10,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
 )
 
 // Environment variables that empty provider-config fields fall back to.
@@ -46,6 +48,23 @@ var (
 	Civo         = Cloud{Name: "Civo", TokenEnv: CivoTokenEnv, URLEnv: CivoAPIURLEnv}
 	DigitalOcean = Cloud{Name: "DigitalOcean", TokenEnv: DigitalOceanTokenEnv, URLEnv: DigitalOceanAPIURLEnv}
 )
+
+// Config is the cloud of a stack input (by its message's package) and its provider config's own
+// token and API URL, either "" when unset; ok is false for a message of neither cloud.
+func Config(input proto.Message) (c Cloud, token, apiURL string, ok bool) {
+	m := input.ProtoReflect()
+	switch name := strings.ToLower(string(m.Descriptor().FullName())); {
+	case strings.Contains(name, "digitalocean"):
+		c = DigitalOcean
+	case strings.Contains(name, "civo"):
+		c = Civo
+	default:
+		return Cloud{}, "", "", false
+	}
+	pc := protofield.Message(m, "provider_config")
+	token, apiURL = protofield.String(pc, "apiToken"), protofield.String(pc, "apiUrl")
+	return c, token, apiURL, true
+}
 
 // OwnTokenRule says why an API URL given in a provider config needs the token given beside it.
 // The validator shows it at providerConfig.apiUrl; Resolve's refusal says the same.
