@@ -91,12 +91,9 @@ func (f Files) Targets(files []string) ([]Target, error) {
 	}
 	// As validate: a pool given with its cluster must be in the cluster's region, or Civo
 	// answers 404 once the cluster is made.
-	mismatches := reference.RegionMismatches(read)
-	for i := range read {
-		if ps := mismatches[i]; len(ps) > 0 {
-			problems = append(problems, &stackinput.Error{Problems: ps})
-		}
-		if p := sandboxed(read[i]); p != nil {
+	problems = append(problems, regionProblems(read)...)
+	for _, m := range read {
+		if p := sandboxed(m); p != nil {
 			problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{*p}})
 		}
 	}

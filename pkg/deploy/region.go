@@ -26,7 +26,7 @@ func DeployedRegionMismatches(ctx context.Context, b Backend, list kinds.List, t
 	var read []reference.Manifest
 	clusters := map[string]bool{} // referenced stacks read, by key
 	for _, t := range targets {
-		spec := protofield.At(protofield.Message(t.Input.ProtoReflect(), "target"), "spec")
+		spec := protofield.At(stackinput.Target(t.Input).ProtoReflect(), "spec")
 		from := protofield.At(spec, "cluster", "valueFrom")
 		if protofield.String(spec, "region") == "" || from == nil {
 			continue
@@ -52,12 +52,17 @@ func DeployedRegionMismatches(ctx context.Context, b Backend, list kinds.List, t
 		}
 		read = append(read, reference.Manifest{File: t.File, Data: text(t.Key()), Input: t.Input})
 	}
+	return regionProblems(read), nil
+}
+
+// regionProblems are reference.RegionMismatches of manifests, an error per manifest refused.
+func regionProblems(manifests []reference.Manifest) []error {
 	var out []error
-	mismatches := reference.RegionMismatches(read)
-	for i := range read {
+	mismatches := reference.RegionMismatches(manifests)
+	for i := range manifests {
 		if ps := mismatches[i]; len(ps) > 0 {
 			out = append(out, &stackinput.Error{Problems: ps})
 		}
 	}
-	return out, nil
+	return out
 }
