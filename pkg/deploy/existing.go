@@ -76,9 +76,9 @@ func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, res Resu
 }
 
 // lookBeforeCreate asks the cloud, as Up does before it creates, whether it already holds the
-// cluster (node pool) of the target's name: up would refuse it (blocked), so preview says so too.
-// note says what was not looked at, for the outcome's reason.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Outcome, note string, err error) {
+// cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
+// why the cloud was not looked at, "" when it was.
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Outcome, unchecked string, err error) {
 	if t.Lookup == nil || guardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -90,10 +90,16 @@ func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Out
 		o := d.existing(ctx, t, found.Live)
 		return &o, "", nil
 	}
-	if found.Unchecked != "" {
-		note = " (not checked for an existing one of the name: " + found.Unchecked + ")"
+	return nil, found.Unchecked, nil
+}
+
+// notChecked is what an outcome's reason adds when the cloud was not looked at (unchecked says
+// why), "" when it was.
+func notChecked(unchecked string) string {
+	if unchecked == "" {
+		return ""
 	}
-	return nil, note, nil
+	return " (not checked for an existing one of the name: " + unchecked + ")"
 }
 
 // LeftBehindError is a failed create that left what it was creating in the cloud: the stack
@@ -194,25 +200,19 @@ func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state)
 		return g, nil
 	}
 	g.typ = typ
-	found, err := t.Lookup(ctx, t.Input, d.resolve)
+	blocked, unchecked, err := d.lookBeforeCreate(ctx, t)
 	if err != nil {
 		// Not knowing whether the cloud holds one, nothing is created.
 		o := failed(err)
 		return g, &o
 	}
-	g.note = found.Unchecked
-	if len(found.Live) > 0 {
-		o := d.existing(ctx, t, found.Live)
-		return g, &o
-	}
-	return g, nil
+	g.note = unchecked
+	return g, blocked
 }
 
 // done is a successful up's outcome, with the note of what was not looked at.
 func (g *createGuard) done(o Outcome) Outcome {
-	if g.note != "" && g.typ != "" {
-		o.Reason += " (not checked for an existing one of the name: " + g.note + ")"
-	}
+	o.Reason += notChecked(g.note)
 	return o
 }
 

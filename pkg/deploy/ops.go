@@ -105,7 +105,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 			}
 			return *blocked
 		}
-		note = n
+		note = notChecked(n)
 	}
 	var res Result
 	err = d.retrying(ctx, func() (err error) {
@@ -165,7 +165,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 			blocked.Result = o.Result
 			return *blocked
 		}
-		note = n
+		note = notChecked(n)
 	}
 	if o.Status == Done {
 		o.Reason += note
