@@ -12,9 +12,7 @@ func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testin
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	// A tag added in the console: the refreshed outputs hold all three, the refreshed inputs, as a
 	// bridged provider derives them from what it last sent, only some.
 	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited"}
@@ -42,9 +40,7 @@ func TestDriftIsSilentOnWhatTheProviderNeverReadsFromTheCloud(t *testing.T) {
 			ctx := context.Background()
 			d, b := deployer()
 			c := cluster(t)
-			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, c)
 			b.EditRefreshed(c.Key(), clusterType, "dev-fra1", tt.prop, tt.cloud, tt.cloud)
 			o := d.Drift(ctx, c)
 			var got []string

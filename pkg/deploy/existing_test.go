@@ -71,9 +71,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 
 	// The cloud has none: the up creates it; later ups of a stack that holds it never look again.
 	fake.live = nil
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	fake.live = []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "its-own"}}
 	asked := fake.asked
 	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done || fake.asked != asked {
@@ -121,9 +119,7 @@ func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
 	cl := namedCluster(t, "x", "y", "")
-	if o := d.Up(ctx, cl, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cl)
 	s, err := b.Open(ctx, cl.Project, cl.Stack, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,9 +161,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 		t.Run(tt.name, func(t *testing.T) {
 			d, b := deployer()
 			first := namedCluster(t, "platform", "prod", "")
-			if o := d.Up(ctx, first, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up of the first: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, first)
 			id, _ := d.Status(ctx, first, deploy.StatusOptions{}).Report.Outputs["cluster_id"].(string)
 			fake := &cloud{}
 			switch tt.live {
@@ -218,9 +212,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
 	c := namedCluster(t, "platform", "prod", "")
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	k, _ := registry.Kinds().ByName(c.Kind)
 	renamed, err := deploy.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
 	if err != nil {
@@ -232,5 +224,27 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	var existing *deploy.ExistingError
 	if errors.As(o.Err, &existing) || fake.asked != 0 {
 		t.Errorf("preview of the renamed manifest: %s %v, the cloud asked %d times; want no look-up", o.Status, o.Err, fake.asked)
+	}
+}
+
+// A look-up that could not ask the cloud (no token) lets the create go, and the outcome says so.
+func TestPreviewAndUpSayWhenTheCloudWasNotAskedForOneOfTheName(t *testing.T) {
+	ctx := context.Background()
+	for _, op := range []string{"preview", "up"} {
+		t.Run(op, func(t *testing.T) {
+			d, _ := deployer()
+			c := cluster(t)
+			c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
+				return kinds.Found{Unchecked: "no DigitalOcean API token to look with"}, nil
+			}
+			o := d.Preview(ctx, c)
+			if op == "up" {
+				o = d.Up(ctx, c, deploy.UpOptions{Yes: true})
+			}
+			if want := " (not checked for an existing one of the name: no DigitalOcean API token to look with)"; o.Status != deploy.Done ||
+				!strings.HasSuffix(o.Reason, want) {
+				t.Errorf("%s: %s %q, want done ending %q", op, o.Status, o.Reason, want)
+			}
+		})
 	}
 }

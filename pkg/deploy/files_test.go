@@ -170,9 +170,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 	}
 	b := deploytest.New()
 	d := &deploy.Deployer{Backend: b}
-	if o := d.Up(ctx, cluster[0], deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up the cluster: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cluster[0])
 	guard := func(targets []deploy.Target) map[string]error {
 		t.Helper()
 		refused, err := f.DestroyGuard(ctx, b, []string{filepath.Join(dir, "cluster.yaml")}, targets)
@@ -185,9 +183,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 		t.Errorf("a pool never deployed refused the cluster's destroy: %v", refused)
 	}
 	pool := all[1]
-	if o := d.Up(ctx, pool, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up the pool: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, pool)
 	refused := guard(cluster)
 	var referenced *deploy.ReferencedError
 	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || !slices.Equal(referenced.By, []string{pool.Key() + " (" + pool.File + ")"}) {

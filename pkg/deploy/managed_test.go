@@ -22,9 +22,7 @@ func TestAStackHoldsItsClusterOnlyOnceDeployed(t *testing.T) {
 			if held, err := deploy.Holds(ctx, b, tg); err != nil || held != "" {
 				t.Fatalf("before any up: %q %v, want nothing held", held, err)
 			}
-			if o := d.Up(ctx, tg, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, tg)
 			held, err := deploy.Holds(ctx, b, tg)
 			if err != nil || held == "" {
 				t.Errorf("after up: %q %v, want the cluster or pool it deployed", held, err)

@@ -17,6 +17,14 @@ func deployer() (*deploy.Deployer, *deploytest.Backend) {
 	return &deploy.Deployer{Backend: b}, b
 }
 
+// mustUp deploys target with --yes and ends the test when it is not done.
+func mustUp(ctx context.Context, t *testing.T, d *deploy.Deployer, target deploy.Target) {
+	t.Helper()
+	if o := d.Up(ctx, target, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+		t.Fatalf("up of %s: %s %v", target.Key(), o.Status, o.Err)
+	}
+}
+
 // calls counts the engine calls of op made so far.
 func calls(b *deploytest.Backend, op string) int {
 	n := 0
@@ -50,9 +58,7 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 	ctx := context.Background()
 	d, b := deployer()
 	ha := cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: true\n")
-	if o := d.Up(ctx, ha, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, ha)
 	updates := calls(b, "update")
 	off := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true})
 	var refused *deploy.RefusedError
@@ -92,9 +98,7 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 		t.Run(tt.name, func(t *testing.T) {
 			d, b := deployer()
 			b.Replaces("region")
-			if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, cluster(t))
 			asked := false
 			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, deploy.Result) bool {
 				asked = true
@@ -115,9 +119,7 @@ func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEn
 	d, b := deployer()
 	b.Replaces("region")
 	protected := target(t, "cluster.yaml", manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
-	if o := d.Up(ctx, protected, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, protected)
 	var protectedErr *deploy.ProtectedError
 	moved := target(t, "cluster.yaml", strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
 	if o := d.Preview(ctx, moved); o.Status != deploy.Blocked {
@@ -137,9 +139,7 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	b.Pend(c.Key(), clusterType, "second")
 	var pending *deploy.PendingCreatesError
 	for name, o := range map[string]deploy.Outcome{
@@ -181,9 +181,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 		t.Errorf("a stack never deployed: Ready %+v", got)
 	}
 	for _, tg := range []deploy.Target{c, p} {
-		if o := d.Up(ctx, tg, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-			t.Fatalf("up %s: %s %v", tg.Stack, o.Status, o.Err)
-		}
+		mustUp(ctx, t, d, tg)
 	}
 	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report
 	if ready, drifted := st.Condition("Ready"), st.Condition("Drifted"); ready.Status != "True" || drifted.Reason != "InSync" ||
@@ -227,9 +225,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	if o := d.Drift(ctx, c); o.Status != deploy.Done || len(o.Drift) != 0 {
 		t.Errorf("drift right after up: %s %v", o.Status, o.Drift)
 	}
@@ -286,9 +282,7 @@ func TestStatusReadsTheCloudOnlyWhenAskedToCheckDrift(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	previews := calls(b, "preview")
 	if got := d.Status(ctx, c, deploy.StatusOptions{}).Report.Condition("Drifted"); got.Reason != "NotChecked" || calls(b, "preview") != previews {
 		t.Errorf("status without Drift: Drifted %+v after %d previews, want NotChecked and none", got, calls(b, "preview")-previews)
@@ -333,9 +327,7 @@ func TestAFieldWrittenBackAsTheCloudHasItIsRefusedOnlyWhenTheEngineWouldReplace(
 			if tt.replaces {
 				b.Replaces("vpcUuid")
 			}
-			if o := d.Up(ctx, target(t, "cluster.yaml", text), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, target(t, "cluster.yaml", text))
 			written := target(t, "cluster.yaml", withVPC)
 			if o := d.Preview(ctx, written); o.Status != tt.want {
 				t.Errorf("preview: %s %q %v, want %s", o.Status, o.Reason, o.Err, tt.want)
@@ -353,9 +345,7 @@ func TestStatusOfAStackWhoseGenerationWasComputedOtherwiseReadsItsRecordedManife
 	ctx := context.Background()
 	d, b := deployer()
 	c := namedCluster(t, "platform", "prod", "")
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	b.RecordGeneration(c.Key(), "0123456789ab")
 	if ready := d.Status(ctx, c, deploy.StatusOptions{}).Report.Condition("Ready"); ready.Status != "True" {
 		t.Errorf("status of the manifest the stack recorded: Ready %+v, want True", ready)

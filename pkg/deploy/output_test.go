@@ -16,9 +16,7 @@ func TestStackOutputReadsTheStacksOutputAndNothingBeforeADeploy(t *testing.T) {
 	if id, err := deploy.StackOutput(ctx, b, target, "cluster_id"); id != "" || err != nil {
 		t.Errorf("before any up: %q, %v; want nothing", id, err)
 	}
-	if o := d.Up(ctx, target, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, target)
 	id, err := deploy.StackOutput(ctx, b, target, "cluster_id")
 	if id == "" || err != nil {
 		t.Errorf("after up: %q, %v; want the cluster's id", id, err)

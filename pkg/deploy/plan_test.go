@@ -38,9 +38,7 @@ func TestASavedPlanReadsBackAsItWasWrittenWithTheStepsAndTheLastUpdate(t *testin
 	ctx := context.Background()
 	d, _ := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	scaled := cluster(t, "nodeCount: 2", "nodeCount: 3")
 	o := d.PreviewPlan(ctx, scaled)
 	if o.Planned == nil {
@@ -76,9 +74,7 @@ func TestASavedPlanHoldsNoTokenAndNoValueOnlyTheFieldsThatChange(t *testing.T) {
 	if len(plans[0].Stacks[0].Steps) == 0 {
 		t.Fatal("the plan of a create has no steps")
 	}
-	if o := d.Up(ctx, created, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, created)
 	tagged := target(t, "cluster.yaml", strings.Replace(text, "\n  spec:\n", "\n  spec:\n    tags: ["+tag+"]\n", 1))
 	tagged.Lookup = nil
 	for _, p := range append(plans, savePlan(t, d, tagged)) {
@@ -133,9 +129,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			d, b := deployer()
-			if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, cluster(t))
 			p := savePlan(t, d, cluster(t, "nodeCount: 2", "nodeCount: 3"))
 			applied := tt.between(t, b, d)
 			err := d.CheckPlan(ctx, applied, p.Stacks[0])
@@ -158,9 +152,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
-	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cluster(t))
 	scaled := cluster(t, "nodeCount: 2", "nodeCount: 3")
 	p := savePlan(t, d, scaled)
 	if err := d.CheckPlan(ctx, scaled, p.Stacks[0]); err != nil {

@@ -66,13 +66,9 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	clean := namedCluster(t, "clean", "x", "")
-	if o := d.Up(ctx, clean, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, clean)
 	b.Pend(c.Key(), clusterType, "dev-fra1-replacement")
 	tests := []struct {
 		name    string
@@ -138,9 +134,7 @@ func TestAPendingCreatesAdviceNamesTheIdTheCloudHoldsSoTheUserNeedNotLookItUp(t 
 			ctx := context.Background()
 			d, b := deployer()
 			c := cluster(t)
-			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-				t.Fatalf("up: %s %v", o.Status, o.Err)
-			}
+			mustUp(ctx, t, d, c)
 			b.Pend(c.Key(), clusterType, "dev-fra1")
 			if tt.lookup {
 				fake := &cloud{live: tt.live}
@@ -198,9 +192,7 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, c)
 	tests := []struct {
 		name string
 		// result: the engine ran (an up), or the operation never reached it.

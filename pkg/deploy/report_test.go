@@ -182,9 +182,7 @@ func TestTheCommittedReportSchemaIsTheOneTheCodeEmbeds(t *testing.T) {
 func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProperty(t *testing.T) {
 	ctx := context.Background()
 	d, _ := deployer()
-	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cluster(t))
 	// The cluster's tags property is sent from spec.tags and from metadata (the derived tags).
 	tagged := cluster(t, "\nspec:\n", "\nspec:\n  tags: [team-b]\n")
 	r := deploy.NewReport("up", []deploy.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})

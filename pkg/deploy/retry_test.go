@@ -53,9 +53,7 @@ func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind
 				return kinds.Found{}, nil
 			}
 			if tt.op != "update" {
-				if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-					t.Fatalf("up: %s %v", o.Status, o.Err)
-				}
+				mustUp(ctx, t, d, c)
 			}
 			for _, err := range tt.faults {
 				b.Fail(c.Key(), tt.op, err)

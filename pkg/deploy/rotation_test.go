@@ -17,9 +17,7 @@ import (
 func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsAReplacement(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
-	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cluster(t))
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = nil
 	for _, op := range []struct {
@@ -57,9 +55,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
-	if o := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
-		t.Fatalf("up: %s %v", o.Status, o.Err)
-	}
+	mustUp(ctx, t, d, cluster(t))
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	if resized.Rotate == nil {
 		t.Fatal("the DigitalOcean cluster kind does not rotate its default pool")
