@@ -170,10 +170,19 @@ func (b *Backend) staysInSandbox() error {
 		"unset it there, or run outside the sandbox", BackendEnv, b.redactor().String(b.url))
 }
 
+// FallbackEnv makes the CLI open a stack's secrets with the secrets manager its state records
+// (Pulumi's own variable). A workspace here is a new folder each time, with no Pulumi.<stack>.yaml
+// to name the stack's secrets manager; without the variable the CLI makes a new passphrase
+// manager for every operation, with a new salt: a key derived once more from the passphrase
+// (1,000,000 rounds of PBKDF2, a fifth of an unchanged preview's CPU), and every `up` saving the
+// state under the new salt. A stack made with a KMS provider would be saved under a passphrase.
+const FallbackEnv = "PULUMI_FALLBACK_TO_STATE_SECRETS_MANAGER"
+
 // env is the environment the CLI, and the provider plugins it starts, run in besides this
-// process's: the backend's URL and the plugins' settings (provider.PluginEnv).
+// process's: the backend's URL, the state's secrets manager kept (FallbackEnv) and the plugins'
+// settings (provider.PluginEnv).
 func (b *Backend) env() map[string]string {
-	env := map[string]string{BackendEnv: b.url}
+	env := map[string]string{BackendEnv: b.url, FallbackEnv: "true"}
 	for k, v := range provider.PluginEnv {
 		env[k] = v
 	}

@@ -1,0 +1,71 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestAStackKeepsItsSecretsSaltAcrossOperations holds autostack.FallbackEnv: the stack's secrets
+// stay under the salt its state records. Without it every operation derived a key for a new salt
+// of its own (a fifth of an unchanged preview's CPU) and every `up` or `refresh` saved the state
+// under that new salt.
+func TestAStackKeepsItsSecretsSaltAcrossOperations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	input := e.write("cluster.yaml", withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"))
+	state := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster", "dev-fra1.json")
+	var salts []string
+	for _, args := range [][]string{
+		{"up", input, "--yes"},
+		{"up", input, "--yes"},
+		{"refresh", input},
+		{"preview", input},
+	} {
+		if r, code := e.clusterplane(args...); code != 0 {
+			t.Fatalf("%s = %d: %s", args[0], code, r)
+		}
+		salts = append(salts, saltOf(t, state))
+	}
+	for i, salt := range salts {
+		if salt != salts[0] {
+			t.Errorf("after operation %d the state's salt is %q, after the first up %q: the state was saved under another", i+1, salt, salts[0])
+		}
+	}
+	if r, code := e.clusterplane("destroy", input, "--yes"); code != 0 {
+		t.Errorf("destroy = %d: %s", code, r)
+	}
+}
+
+// saltOf is the passphrase salt a file-backend checkpoint records (not a secret: Pulumi keeps it
+// in Pulumi.<stack>.yaml beside the program).
+func saltOf(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chk struct {
+		Checkpoint struct {
+			Latest struct {
+				SecretsProviders struct {
+					Type  string `json:"type"`
+					State struct {
+						Salt string `json:"salt"`
+					} `json:"state"`
+				} `json:"secrets_providers"`
+			} `json:"latest"`
+		} `json:"checkpoint"`
+	}
+	if err := json.Unmarshal(data, &chk); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	sp := chk.Checkpoint.Latest.SecretsProviders
+	if sp.Type != "passphrase" || sp.State.Salt == "" {
+		t.Fatalf("%s records secrets provider %q with salt %q, not a passphrase's", path, sp.Type, sp.State.Salt)
+	}
+	return sp.State.Salt
+}
