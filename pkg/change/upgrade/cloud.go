@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/pkg/errors"
 )
 
@@ -32,8 +33,6 @@ type Live struct {
 	Version string `json:"version"`
 	// Distribution is Civo's cluster type (k3s, talos); "" on DigitalOcean.
 	Distribution string `json:"-"`
-	// Kubeconfig is the kubeconfig when the cloud hands it with the cluster (Civo).
-	kubeconfig []byte
 }
 
 // Diagnostic is one finding of the cloud's pre-upgrade checks (DigitalOcean's clusterlint).
@@ -197,11 +196,14 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 	}
 }
 
-// Kubeconfig is GET /v2/kubernetes/clusters/{id}/kubeconfig.
+// Kubeconfig is the cluster's kubeconfig from DigitalOcean's kubeconfig endpoint, by
+// pkg/cloud/kubeconfig's rules.
 func (d *DigitalOcean) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
-	var data []byte
-	err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/kubeconfig", nil, &data)
-	return data, errors.Wrap(err, "read the cluster's kubeconfig from DigitalOcean")
+	return kubeconfig.DigitalOcean(ctx, func(ctx context.Context, path string) ([]byte, error) {
+		var data []byte
+		err := d.api.Do(ctx, http.MethodGet, path, nil, &data)
+		return data, err
+	}, live.ID)
 }
 
 // Civo is Civo's Kubernetes API in one region.
@@ -223,7 +225,6 @@ type civoCluster struct {
 	Name        string `json:"name"`
 	Version     string `json:"version"`
 	ClusterType string `json:"cluster_type"`
-	KubeConfig  string `json:"kubeconfig"`
 }
 
 func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error) {
@@ -231,7 +232,7 @@ func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error)
 		var cl civoCluster
 		err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
 		if err == nil {
-			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
+			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType}, true, nil
 		}
 		if !cloudapi.IsNotFound(err) {
 			return Live{}, false, errors.Wrapf(err, "read Civo cluster %s", id)
@@ -261,7 +262,7 @@ func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error)
 		return Live{}, false, nil
 	case 1:
 		cl := found[0]
-		return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType, kubeconfig: []byte(cl.KubeConfig)}, true, nil
+		return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType}, true, nil
 	}
 	return Live{}, false, errors.Errorf("Civo holds %d clusters named %s in %s", len(found), name, c.region)
 }
@@ -286,14 +287,13 @@ func (c *Civo) Offer(ctx context.Context, live Live) (Offer, error) {
 // Lint: Civo runs no checks of its own before an upgrade.
 func (c *Civo) Lint(context.Context, Live) ([]Diagnostic, error) { return nil, nil }
 
-// Kubeconfig is the kubeconfig Civo gives with the cluster.
+// Kubeconfig is the kubeconfig Civo gives with the cluster, read by pkg/cloud/kubeconfig's rules,
+// which refuse a cluster without one. It is read again rather than kept from Find, so that a
+// kubeconfig is held only for the cluster scanned and only while the plan scans it.
 func (c *Civo) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
-	if len(live.kubeconfig) > 0 {
-		return live.kubeconfig, nil
-	}
-	var cl civoCluster
-	if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"?region="+url.QueryEscape(c.region), nil, &cl); err != nil {
-		return nil, errors.Wrap(err, "read the cluster's kubeconfig from Civo")
-	}
-	return []byte(cl.KubeConfig), nil
+	return kubeconfig.Civo(ctx, func(ctx context.Context, path string) ([]byte, error) {
+		var data []byte
+		err := c.api.Do(ctx, http.MethodGet, path+"?region="+url.QueryEscape(c.region), nil, &data)
+		return data, err
+	}, live.ID)
 }

@@ -1,12 +1,14 @@
 package dopools
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 
 	"github.com/digitalocean/godo"
-	"github.com/pkg/errors"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 )
 
 // Spec is a pool as both DigitalOcean kinds' manifests write it: a node pool's spec, a cluster's
@@ -49,11 +51,21 @@ func Nodes(s Spec) int {
 }
 
 // Kubeconfig is the cluster's kubeconfig, read from DigitalOcean's kubeconfig endpoint into
-// memory: a rotation drains through it and never writes it to disk.
+// memory by pkg/cloud/kubeconfig's rules: a rotation drains through it and never writes it to disk.
 func (p Pools) Kubeconfig(ctx context.Context) ([]byte, error) {
-	kc, _, err := p.Client.Kubernetes.GetKubeConfig(ctx, p.Cluster, nil)
+	return kubeconfig.DigitalOcean(ctx, p.get, p.Cluster)
+}
+
+// get is GET path through the godo client, its body as it came: godo's GetKubeConfig would
+// build the path itself, and the path is kubeconfig's to say.
+func (p Pools) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := p.Client.NewRequest(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return nil, errors.Wrapf(err, "read the kubeconfig of DigitalOcean cluster %s", p.Cluster)
+		return nil, err
 	}
-	return kc.KubeconfigYAML, nil
+	var body bytes.Buffer
+	if _, err := p.Client.Do(ctx, req, &body); err != nil {
+		return nil, err
+	}
+	return body.Bytes(), nil
 }

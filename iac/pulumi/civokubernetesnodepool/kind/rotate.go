@@ -7,6 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
@@ -43,7 +44,8 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 	if err != nil {
 		return nil, errors.Wrap(err, "a Civo API client for the rotation")
 	}
-	kc, err := civoprovider.Kubeconfig(ctx, client, cluster)
+	// Through the pool client, so the read has its token, URL, region, timeout and retries.
+	kc, err := kubeconfig.Civo(ctx, client.Read, cluster)
 	if err != nil {
 		return nil, err
 	}
