@@ -124,7 +124,9 @@ type Row struct {
 	// map) where that differs from Effect: an Optional+Computed attribute the module stops
 	// sending keeps its old value, and an API client that omits empty values cannot clear one.
 	// Nil means the module sends an explicit value when the field is absent, so removing it
-	// changes the resource as Effect says, to the default the field's comment names.
+	// changes the resource as Effect says, to the default the field's comment names. iac/pulumi/
+	// registry's tests run each module without the field to hold every Optional and Computed
+	// attribute to one or the other.
 	Removed *Decision
 	// Rollout, when set, is the path of the rollout block (e.g. "spec.rollout") under which a
 	// change this row replaces or refuses can be carried out by rotating the pool instead: the
