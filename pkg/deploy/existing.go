@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // ExistingError refuses to create what the cloud already holds under the manifest's name and
@@ -25,21 +26,31 @@ type ExistingError struct {
 	// ManagedBy is the key of another stack of the kind that holds it, "" when none does: adopting
 	// it would take it from that stack.
 	ManagedBy string
+	// NameField is the manifest's field that names it in the cloud ("spec.clusterName").
+	NameField string
 }
 
 func (e *ExistingError) Error() string {
 	if e.ManagedBy != "" {
 		return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which stack " + e.ManagedBy +
-			" manages. Give this manifest another name in the cloud, or change " + e.ManagedBy + "'s manifest instead"
+			" manages. Give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
 	}
 	return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
 		"and another create would make one more. " + adoptAdvice(e.File, e.Live)
 }
 
+// nameField names the field a manifest names the cloud's cluster or pool with.
+func (e *ExistingError) nameField() string {
+	if e.NameField == "" {
+		return "name in the cloud"
+	}
+	return e.NameField + " (its name in the cloud)"
+}
+
 // existing refuses to create what the cloud holds under the target's name (live). It names the
 // stack of the kind that manages it when one does, since the adopt command would then refuse.
 func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Outcome {
-	e := &ExistingError{File: t.File, Live: live}
+	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
 	if held, err := heldIDs(ctx, d.Backend, t); err == nil {
 		for _, l := range live {

@@ -155,7 +155,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 		{"made outside clusterplane", "elsewhere-1", deploy.Blocked,
 			[]string{"id elsewhere-1", "which the stack does not hold", "`clusterplane adopt staging.yaml --id elsewhere-1`"}},
 		{"managed by another stack", "managed", deploy.Blocked,
-			[]string{"which stack digitaloceankubernetescluster/platform-prod manages", "another name in the cloud"}},
+			[]string{"which stack digitaloceankubernetescluster/platform-prod manages", "another spec.clusterName (its name in the cloud)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

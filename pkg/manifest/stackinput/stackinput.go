@@ -229,6 +229,19 @@ func Target(input proto.Message) proto.Message {
 	return m.Get(m.Descriptor().Fields().ByName("target")).Message().Interface()
 }
 
+// CloudName is the manifest's field that names input's cluster or pool in the cloud, as a
+// manifest writes it ("spec.clusterName", "spec.nodePoolName"); "" for a kind without one.
+func CloudName(input proto.Message) string {
+	spec := Target(input).ProtoReflect().Descriptor().Fields().ByName("spec")
+	if spec == nil || spec.Message() == nil {
+		return ""
+	}
+	if fd := cloudNameField(spec.Message()); fd != nil {
+		return "spec." + fd.JSONName()
+	}
+	return ""
+}
+
 func isManifest(root *yaml.Node) bool {
 	keys := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	civocluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	civopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -401,5 +404,21 @@ func TestTargetReturnsTheManifestInsideAStackInput(t *testing.T) {
 	target, ok := stackinput.Target(input).(*cluster.DigitalOceanKubernetesCluster)
 	if !ok || target != input.GetTarget() {
 		t.Errorf("Target() = %T %v, want the stack input's target", stackinput.Target(input), stackinput.Target(input))
+	}
+}
+
+func TestCloudNameIsTheSpecFieldThatNamesTheClusterOrPoolInTheCloud(t *testing.T) {
+	for _, tt := range []struct {
+		input proto.Message
+		want  string
+	}{
+		{&cluster.DigitalOceanKubernetesClusterStackInput{}, "spec.clusterName"},
+		{&dopool.DigitalOceanKubernetesNodePoolStackInput{}, "spec.nodePoolName"},
+		{&civocluster.CivoKubernetesClusterStackInput{}, "spec.clusterName"},
+		{&civopool.CivoKubernetesNodePoolStackInput{}, "spec.nodePoolName"},
+	} {
+		if got := stackinput.CloudName(tt.input); got != tt.want {
+			t.Errorf("CloudName(%T) = %q, want %q", tt.input, got, tt.want)
+		}
 	}
 }
