@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -22,16 +23,18 @@ func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrF
 		code  int
 		// says is what stderr says, "" for nothing.
 		says string
+		// noted tells whether validate notes that preview and up check the pool's region.
+		noted bool
 	}{
-		{"a folder of a cluster and its pool", map[string]string{"cluster.yaml": cluster, "pool.yaml": pool}, []string{"."}, exitcode.OK, ""},
+		{"a folder of a cluster and its pool", map[string]string{"cluster.yaml": cluster, "pool.yaml": pool}, []string{"."}, exitcode.OK, "", false},
 		{"a folder whose pool is in another region", map[string]string{"cluster.yaml": cluster, "pool.yaml": elsewhere}, []string{"."},
-			exitcode.Invalid, "pool.yaml:22:11: " + says + "cluster.yaml:26:11) (a pool is created in its cluster's region: write fra1)"},
+			exitcode.Invalid, "pool.yaml:22:11: " + says + "cluster.yaml:26:11) (a pool is created in its cluster's region: write fra1)", false},
 		{"one file of both", map[string]string{"both.yaml": cluster + "---\n" + elsewhere}, []string{"both.yaml"},
-			exitcode.Invalid, "both.yaml:" + strconv.Itoa(strings.Count(cluster, "\n")+1+22) + ":11: " + says + "both.yaml:26:11)"},
+			exitcode.Invalid, "both.yaml:" + strconv.Itoa(strings.Count(cluster, "\n")+1+22) + ":11: " + says + "both.yaml:26:11)", false},
 		{"the two files named", map[string]string{"cluster.yaml": cluster, "pool.yaml": elsewhere}, []string{"pool.yaml", "cluster.yaml"},
-			exitcode.Invalid, "pool.yaml:22:11: " + says},
+			exitcode.Invalid, "pool.yaml:22:11: " + says, false},
 		// The cluster may be deployed from elsewhere: the cloud answers for it then.
-		{"the pool alone", map[string]string{"pool.yaml": elsewhere}, []string{"pool.yaml"}, exitcode.OK, ""},
+		{"the pool alone", map[string]string{"pool.yaml": elsewhere}, []string{"pool.yaml"}, exitcode.OK, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +42,10 @@ func TestValidateRefusesACivoPoolInAnotherRegionThanItsClusterInTheSameFolderOrF
 			r := run(t, "", append([]string{"validate"}, tt.args...)...)
 			if r.code != tt.code || (tt.says == "") != (r.stderr == "") || !strings.Contains(r.stderr, tt.says) {
 				t.Errorf("validate %v: exit %d, want %d saying %q\nstdout:\n%s\nstderr:\n%s", tt.args, r.code, tt.code, tt.says, r.stdout, r.stderr)
+			}
+			note := "pool.yaml: valid CivoKubernetesNodePool (" + cli.RegionUncheckedNote + ")\n"
+			if strings.Contains(r.stdout, note) != tt.noted {
+				t.Errorf("validate %v: notes that preview and up check the region: %t, want %t\nstdout:\n%s", tt.args, !tt.noted, tt.noted, r.stdout)
 			}
 		})
 	}

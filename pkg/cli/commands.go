@@ -27,7 +27,9 @@ node_modules, vendor, .terraform and what a .gitignore at the folder's top ignor
 and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
 checked. An empty file is invalid. - reads standard input. A pool whose cluster's manifest is
 among those given (its valueFrom names it) must be in that cluster's region (rule id
-region.same_as_cluster): Civo would answer 404 at create.
+region.same_as_cluster): Civo would answer 404 at create. One whose cluster's manifest is not
+given is valid with a note: preview and up check it against the region the cluster's stack
+recorded.
 
 A node size or Kubernetes version the cloud's catalogue does not list is a warning, with the
 nearest spelling it does list (rule ids catalogue.size and catalogue.version in -o json), and
@@ -116,7 +118,11 @@ func (a *App) report(verdicts []program.Verdict, args []string, output string) e
 	for _, v := range verdicts {
 		switch v.Status() {
 		case "valid":
-			fmt.Fprintf(a.Stdout, "%s: valid %s\n", v.File, v.Kind)
+			if v.Note != "" {
+				fmt.Fprintf(a.Stdout, "%s: valid %s (%s)\n", v.File, v.Kind, v.Note)
+			} else {
+				fmt.Fprintf(a.Stdout, "%s: valid %s\n", v.File, v.Kind)
+			}
 			for _, w := range v.Warnings {
 				fmt.Fprintln(a.Stderr, w)
 			}

@@ -8,7 +8,8 @@ import (
 
 // sameRegions refuses a valid manifest that is not in the region of the cluster it reads, where
 // that cluster's manifest is among those validated (the same file or folder): offline, before
-// Civo answers 404 at create (reference.RegionMismatches). manifests[i] is verdicts[i]'s, zero
+// Civo answers 404 at create (reference.RegionMismatches); a pool whose cluster's manifest is not
+// gets a note that preview and up check it. manifests[i] is verdicts[i]'s, zero
 // where a file was skipped or could not be read.
 func sameRegions(verdicts []program.Verdict, manifests []Manifest) {
 	var read []reference.Manifest
@@ -28,4 +29,11 @@ func sameRegions(verdicts []program.Verdict, manifests []Manifest) {
 		v := &verdicts[at[j]]
 		v.Err = &stackinput.Error{Problems: problems}
 	}
+	for _, j := range reference.RegionsUnchecked(read) {
+		verdicts[at[j]].Note = RegionUncheckedNote
+	}
 }
+
+// RegionUncheckedNote is what validate says of a valid pool whose cluster's manifest is not among
+// those given: its region is checked where the cluster's can be read.
+const RegionUncheckedNote = "its region is checked against its cluster's by preview and up: the cluster's manifest is not among the files given"

@@ -30,26 +30,16 @@ type Manifest struct {
 // (the cluster may be deployed from elsewhere). The problems of manifests[i] are at key i, each
 // at the pool's region value.
 func RegionMismatches(manifests []Manifest) map[int][]stackinput.Problem {
-	byKey := map[string]int{}
-	for i, m := range manifests {
-		target := targetOf(m.Input)
-		metadata := protofield.At(target, "metadata")
-		kind := protofield.String(target, "kind")
-		if kind == "" || protofield.String(metadata, "name") == "" {
-			continue
-		}
-		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, "name"), protofield.String(metadata, "env"))] = i
-	}
+	byKey := keys(manifests)
 	out := map[int][]stackinput.Problem{}
 	for i, m := range manifests {
 		spec := protofield.At(targetOf(m.Input), "spec")
 		region := protofield.String(spec, "region")
-		from := protofield.At(spec, "cluster", "valueFrom")
-		if region == "" || from == nil || protofield.String(from, "name") == "" {
+		key, ok := regionsCluster(spec)
+		if !ok {
 			continue
 		}
-		key := strings.ToLower(protofield.String(from, "kind")) + "/" +
-			Stack(protofield.String(from, "name"), protofield.String(from, "env"))
+		from := protofield.At(spec, "cluster", "valueFrom")
 		j, ok := byKey[key]
 		if !ok || j == i {
 			continue
@@ -75,6 +65,47 @@ func RegionMismatches(manifests []Manifest) map[int][]stackinput.Problem {
 		out[i] = append(out[i], p)
 	}
 	return out
+}
+
+// RegionsUnchecked are the indexes of the manifests whose region RegionMismatches cannot check:
+// pools with a region whose cluster's manifest is not among manifests. preview and up check
+// them against the region the cluster's stack recorded.
+func RegionsUnchecked(manifests []Manifest) []int {
+	byKey := keys(manifests)
+	var out []int
+	for i, m := range manifests {
+		key, ok := regionsCluster(protofield.At(targetOf(m.Input), "spec"))
+		if _, given := byKey[key]; ok && !given {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// keys are the manifests' indexes by the key of the stack each deploys, <kind>/<stack>.
+func keys(manifests []Manifest) map[string]int {
+	byKey := map[string]int{}
+	for i, m := range manifests {
+		target := targetOf(m.Input)
+		metadata := protofield.At(target, "metadata")
+		kind := protofield.String(target, "kind")
+		if kind == "" || protofield.String(metadata, "name") == "" {
+			continue
+		}
+		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, "name"), protofield.String(metadata, "env"))] = i
+	}
+	return byKey
+}
+
+// regionsCluster is the key of the cluster's stack whose region spec's must be: a spec with a
+// region and a cluster read by valueFrom (a Civo pool's); false for any other.
+func regionsCluster(spec protoreflect.Message) (string, bool) {
+	from := protofield.At(spec, "cluster", "valueFrom")
+	if protofield.String(spec, "region") == "" || from == nil || protofield.String(from, "name") == "" {
+		return "", false
+	}
+	return strings.ToLower(protofield.String(from, "kind")) + "/" +
+		Stack(protofield.String(from, "name"), protofield.String(from, "env")), true
 }
 
 // targetOf is the manifest inside a stack input, nil when there is none.

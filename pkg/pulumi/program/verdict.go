@@ -31,6 +31,8 @@ type Verdict struct {
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks, when one was given:
 	// the denials are also in Err, the warnings in Warnings.
 	Policy []policy.Result
+	// Note says what of a valid file only preview and up can check, "" when nothing.
+	Note string
 }
 
 // Check parses and validates data, the text of file, as the program's stack input (or bare
@@ -110,8 +112,8 @@ func (v Verdict) Status() string {
 }
 
 // MarshalJSON writes {"file", "kind", "status", "reason" (skipped), "problems": [{"file",
-// "line", "column", "path", "ruleId", "message", "hint"}]}: the same list validate prints, as data
-// for CI annotations.
+// "line", "column", "path", "ruleId", "message", "hint"}], "warnings", "policy", "note"}: the same
+// list validate prints, as data for CI annotations.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	out := struct {
 		File     string               `json:"file"`
@@ -121,8 +123,9 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		Problems []stackinput.Problem `json:"problems"`
 		Warnings []Warning            `json:"warnings,omitempty"`
 		Policy   []policy.Result      `json:"policy,omitempty"`
+		Note     string               `json:"note,omitempty"`
 	}{File: v.File, Kind: v.Kind, Status: v.Status(), Reason: v.Skipped, Problems: stackinput.Problems(v.Err), Warnings: v.Warnings,
-		Policy: v.Policy}
+		Policy: v.Policy, Note: v.Note}
 	if v.Err != nil && len(out.Problems) == 0 {
 		out.Problems = []stackinput.Problem{{File: v.File, RuleID: "error", Message: v.Err.Error()}}
 	}
