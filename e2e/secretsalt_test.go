@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestAStackKeepsItsSecretsSaltAcrossOperations holds autostack.FallbackEnv: the stack's secrets
-// stay under the salt its state records. Without it every operation derived a key for a new salt
+// stay under the salt its state records; and a pool's come under its cluster's. Without it every operation derived a key for a new salt
 // of its own (a fifth of an unchanged preview's CPU) and every `up` or `refresh` saved the state
 // under that new salt.
 func TestAStackKeepsItsSecretsSaltAcrossOperations(t *testing.T) {
@@ -35,8 +36,26 @@ func TestAStackKeepsItsSecretsSaltAcrossOperations(t *testing.T) {
 			t.Errorf("after operation %d the state's salt is %q, after the first up %q: the state was saved under another", i+1, salt, salts[0])
 		}
 	}
-	if r, code := e.clusterplane("destroy", input, "--yes"); code != 0 {
-		t.Errorf("destroy = %d: %s", code, r)
+
+	// A pool's program reads its cluster's stack: its state comes under the cluster's salt, so
+	// that an operation on it derives one key rather than two (autostack.ShareSecretsWith).
+	pool := e.write("pool.yaml", strings.Replace(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+		"    value: b6a1c3d5-e7f9-4a2b-8c4d-6e8f0a1b2c3d\n",
+		"    valueFrom: {kind: DigitalOceanKubernetesCluster, name: dev-fra1}\n", 1))
+	if r, code := e.clusterplane("up", pool, "--yes"); code != 0 {
+		t.Fatalf("up of the pool = %d: %s", code, r)
+	}
+	poolState := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetesnodepool", "dev-fra1-workers.json")
+	if got := saltOf(t, poolState); got != salts[0] {
+		t.Errorf("the pool's state is under salt %q, its cluster's under %q", got, salts[0])
+	}
+	if r, code := e.clusterplane("preview", pool); code != 0 {
+		t.Errorf("preview of the pool = %d: %s", code, r)
+	}
+	for _, file := range []string{pool, input} {
+		if r, code := e.clusterplane("destroy", file, "--yes"); code != 0 {
+			t.Errorf("destroy = %d: %s", code, r)
+		}
 	}
 }
 

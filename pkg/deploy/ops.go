@@ -51,7 +51,38 @@ func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created
 		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
 		created = err == nil
 	}
+	if err == nil {
+		if err = shareSecrets(ctx, s, t); err != nil {
+			forget(ctx, s, created)
+			_ = s.Close()
+			return nil, false, err
+		}
+	}
 	return s, created, err
+}
+
+// open opens the target's stack, ErrNotDeployed when it does not exist.
+func (d *Deployer) open(ctx context.Context, t Target) (Stack, error) {
+	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	if err != nil {
+		return nil, err
+	}
+	if err := shareSecrets(ctx, s, t); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
+// its cluster's) under that stack's key, where the backend can (SecretsSharer).
+func shareSecrets(ctx context.Context, s Stack, t Target) error {
+	sharer, ok := s.(SecretsSharer)
+	refs := References(t.Input)
+	if !ok || len(refs) == 0 {
+		return nil
+	}
+	return sharer.ShareSecretsWith(ctx, refs[0])
 }
 
 // forget removes a stack this operation created when nothing was deployed to it, so that a
@@ -319,7 +350,7 @@ type RefreshOptions struct {
 // Refresh reads the target's resources back from the cloud into its stack.
 func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -350,7 +381,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 // patches) is ignored by the modules and so is no drift.
 func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
@@ -384,7 +415,7 @@ type DestroyOptions struct {
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
 func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if errors.Is(err, ErrNotDeployed) {
 		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
 	}
@@ -427,7 +458,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
 func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
 	}

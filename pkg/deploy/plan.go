@@ -155,7 +155,7 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
 
 // lastUpdate is the stack's last update, nil when the stack or its update does not exist.
 func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*Update, error) {
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if errors.Is(err, ErrNotDeployed) {
 		return nil, nil
 	}

@@ -17,7 +17,7 @@ type Locker interface {
 // neither (or cannot be read: the operation's own error stands then). Queue.Recovery takes it.
 // It does not ask the cloud: the interrupted operation's own look-up (Outcome.Unmanaged) is used.
 func (d *Deployer) Recovery(ctx context.Context, t Target) error {
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil
 	}

@@ -48,6 +48,15 @@ type Stack interface {
 	io.Closer
 }
 
+// SecretsSharer is a Stack that can keep its secrets under the key of a stack its program reads
+// (autostack, under the passphrase provider): an operation on a pool then opens one key for its
+// own secrets and its cluster's, where each key is derived from the passphrase at a cost.
+type SecretsSharer interface {
+	// ShareSecretsWith keeps the stack's secrets, from its next save on, under the key of stack
+	// key (<project>/<stack>) where both stacks allow it, and leaves them as they are elsewhere.
+	ShareSecretsWith(ctx context.Context, key string) error
+}
+
 // Options steer one engine operation.
 type Options struct {
 	// Progress receives the engine's progress as it streams; nil for none.

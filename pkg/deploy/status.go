@@ -78,7 +78,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	// commands clusterplane prints.
 	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
-	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
+	s, err := d.open(ctx, t)
 	if errors.Is(err, ErrNotDeployed) {
 		report.Conditions = []Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},

@@ -38,6 +38,8 @@ type Backend struct {
 	live map[string]map[string]any
 	// opened are the handles Open and Create returned, closed or not.
 	opened []*handle
+	// shared are the stacks each stack keeps its secrets with (deploy.SecretsSharer), by key.
+	shared map[string]string
 }
 
 var _ deploy.Backend = (*Backend)(nil)
@@ -45,7 +47,7 @@ var _ deploy.Backend = (*Backend)(nil)
 // New is an empty backend.
 func New() *Backend {
 	return &Backend{stacks: map[string]*stack{}, faults: map[string][]error{}, delays: map[string]time.Duration{},
-		replaces: map[string]bool{}, live: map[string]map[string]any{}}
+		replaces: map[string]bool{}, live: map[string]map[string]any{}, shared: map[string]string{}}
 }
 
 // Fail makes the next operation op ("preview", "update", "refresh", "destroy", "export", "open")
@@ -274,6 +276,27 @@ type handle struct {
 	program pulumi.RunFunc
 	// closed tells that Close was called: the handle is not to be used again.
 	closed bool
+}
+
+// ShareSecretsWith records that the stack keeps its secrets with stack key (SharesSecretsWith);
+// a fault queued for op "share" fails it.
+func (h *handle) ShareSecretsWith(_ context.Context, key string) error {
+	b := h.s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.fault(h.key(), "share"); err != nil {
+		return err
+	}
+	b.shared[h.key()] = key
+	return nil
+}
+
+// SharesSecretsWith is the stack stack key (<project>/<stack>) was last asked to keep its
+// secrets with, "" for none.
+func (b *Backend) SharesSecretsWith(key string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.shared[key]
 }
 
 func (h *handle) key() string  { return h.s.project + "/" + h.s.name }

@@ -1,0 +1,116 @@
+package autostack
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
+)
+
+// A pool's program reads its cluster's stack (a stack reference), and the CLI opens that stack's
+// secrets as well as the pool's own: under the passphrase provider, one key derived from the
+// passphrase for each salt (BenchmarkOpeningAPassphraseStacksSecrets). The CLI keeps each key for
+// the rest of the process by its salt, so a pool whose stack has its cluster's salt costs one
+// derivation instead of two. The workspace's stack settings name the salt the CLI encrypts with
+// (an up saves the state under it), so giving them the cluster's salt brings the pool's state to
+// it at its next up.
+
+// ShareSecretsWith gives the stack's workspace the passphrase salt of stack key
+// (<project>/<stack>), which its program reads, when both are in a local file backend: there the
+// referenced stack's state is a file to read the salt from, where another backend would take a
+// CLI run, as costly as the derivation it saves. Nothing changes when the referenced stack does
+// not exist yet, or when either stack is under another secrets provider.
+func (s *stackOf) ShareSecretsWith(ctx context.Context, key string) error {
+	project, stack, ok := strings.Cut(key, "/")
+	if !ok {
+		return nil
+	}
+	provider, salt, err := s.backend.secretsOf(project, stack)
+	if err != nil || provider != passphraseProvider || salt == "" {
+		return err
+	}
+	// The stack's own secrets stay under their provider: a stack under a KMS key is not moved to
+	// the passphrase. One with no state yet is under the provider new stacks are made with.
+	own, _, err := s.backend.secretsOf(s.project, s.stack)
+	if err != nil || (own != passphraseProvider && (own != "" || s.backend.secrets != passphraseProvider)) {
+		return err
+	}
+	ws := s.auto.Workspace()
+	settings, err := ws.StackSettings(ctx, s.stack)
+	if err != nil {
+		// A stack just opened has no settings file yet: the CLI reads its salt from its state.
+		settings = &workspace.ProjectStack{}
+	}
+	if settings.EncryptionSalt == salt {
+		return nil
+	}
+	settings.EncryptionSalt = salt
+	return errors.Wrapf(ws.SaveStackSettings(ctx, s.stack, settings), "keep the secrets of %s under the salt of %s", s.stack, key)
+}
+
+// passphraseProvider is the passphrase secrets provider, as a state and Options name it.
+const passphraseProvider = "passphrase"
+
+// secretsOf is the secrets provider of stack <project>/<stack> of a local file backend and, for
+// the passphrase's, the salt, from the checkpoint the CLI writes
+// (.pulumi/stacks/<project>/<stack>.json, gzipped with PULUMI_SELF_MANAGED_STATE_GZIP); "" when
+// the backend is another or the stack has no state. The salt is no secret: Pulumi keeps it in
+// Pulumi.<stack>.yaml beside a program.
+func (b *Backend) secretsOf(project, stack string) (provider, salt string, err error) {
+	root, ok := strings.CutPrefix(b.url, "file://")
+	if !ok {
+		return "", "", nil
+	}
+	for _, ext := range []string{".json", ".json.gz"} {
+		path := filepath.Join(root, ".pulumi", "stacks", project, stack+ext)
+		data, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
+		}
+		if ext == ".json.gz" {
+			if data, err = gunzip(data); err != nil {
+				return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
+			}
+		}
+		var chk struct {
+			Checkpoint struct {
+				Latest *struct {
+					SecretsProviders *struct {
+						Type  string `json:"type"`
+						State struct {
+							Salt string `json:"salt"`
+						} `json:"state"`
+					} `json:"secrets_providers"`
+				} `json:"latest"`
+			} `json:"checkpoint"`
+		}
+		if err := json.Unmarshal(data, &chk); err != nil {
+			return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
+		}
+		latest := chk.Checkpoint.Latest
+		if latest == nil || latest.SecretsProviders == nil {
+			return "", "", nil
+		}
+		return latest.SecretsProviders.Type, latest.SecretsProviders.State.Salt, nil
+	}
+	return "", "", nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.Close() }()
+	return io.ReadAll(r)
+}
