@@ -19,8 +19,10 @@ func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) 
 		"up": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		},
-		"refresh": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Refresh(ctx, t, deploy.RefreshOptions{}) },
-		"drift":   func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) },
+		"refresh": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Refresh(ctx, t, deploy.RefreshOptions{})
+		},
+		"drift": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) },
 	}
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {
