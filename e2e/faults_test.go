@@ -113,3 +113,37 @@ func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 		t.Errorf("status after the scale: %+v", st)
 	}
 }
+
+// Civo publishes no rate limit, but its API may answer 429 as any may: the Civo plugin's client
+// (civogo) does not ask again, so clusterplane runs the operation again, as it does for
+// DigitalOcean, and a create throttled before or after it reached the cloud makes one cluster.
+func TestACivoThrottledUpIsRunAgainAndMakesOneCluster(t *testing.T) {
+	t.Parallel()
+	const clusters = "/v2/kubernetes/clusters"
+	tests := []struct {
+		name  string
+		fault fakecloud.Fault
+	}{
+		{"the create throttled twice", fakecloud.Fault{Method: "POST", Path: clusters, Status: http.StatusTooManyRequests,
+			RetryAfter: time.Second, Times: 2}},
+		{"a read throttled once after the create", fakecloud.Fault{Method: "GET", Path: clusters + "/", Status: http.StatusTooManyRequests,
+			RetryAfter: time.Second, After: "POST"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedExamples()
+			before := len(e.civo.Clusters())
+			e.civo.Inject(tt.fault)
+			manifest := e.write("cluster.yaml", example(t, "civokubernetescluster/minimal.yaml"))
+			r, code := e.clusterplane("up", manifest, "--yes")
+			if code != 0 {
+				t.Errorf("up = %d, want it done (clusterplane runs it again): %s", code, r)
+			}
+			if n := len(e.civo.Clusters()) - before; n != 1 {
+				t.Errorf("the up made %d clusters in Civo, want 1", n)
+			}
+		})
+	}
+}

@@ -60,9 +60,12 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	return &deploy.EngineError{Op: op, Cause: cause, Status: status}
 }
 
-// cloudAnswer matches a DigitalOcean API error as its client (godo) words it, which the bridged
-// provider quotes: `POST https://api.digitalocean.com/v2/kubernetes/clusters: 500 (request "…") …`.
-var cloudAnswer = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) https?://\S+: ([1-5][0-9][0-9])\b`)
+// cloudAnswer matches a cloud's API error as its client words it, which the bridged provider
+// quotes: DigitalOcean's (godo) `POST https://api.digitalocean.com/v2/kubernetes/clusters: 500
+// (request "…") …`, and Civo's (civogo's DecodeError, for an answer it has no name for: a 429 or
+// a 5xx) `Unknown error response - status: 429 Too Many Requests, code: 429, …`.
+var cloudAnswer = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) https?://\S+: ([1-5][0-9][0-9])\b|` +
+	`\bUnknown error response - status: ([1-5][0-9][0-9])\b`)
 
 // cloudStatus is the HTTP status of the cloud's answers the engine's words quote, 0 for none:
 // the first that asking again would not mend (a 4xx other than 429), else the last, so that an
@@ -70,7 +73,7 @@ var cloudAnswer = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) https?://\
 func cloudStatus(text string) int {
 	status := 0
 	for _, m := range cloudAnswer.FindAllStringSubmatch(text, -1) {
-		status, _ = strconv.Atoi(m[1])
+		status, _ = strconv.Atoi(m[1] + m[2])
 		if e := (deploy.EngineError{Status: status}); !e.Transient() {
 			return status
 		}

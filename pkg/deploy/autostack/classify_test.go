@@ -176,8 +176,8 @@ func TestAMissingProviderPluginSaysTheCommandThatInstallsIt(t *testing.T) {
 	}
 }
 
-// The cloud's answers are quoted as DigitalOcean's client (godo's ErrorResponse.Error) words
-// them, inside the bridged provider's diagnostic.
+// The cloud's answers are quoted as the clouds' clients (godo's ErrorResponse.Error, civogo's
+// DecodeError) word them, inside the bridged provider's diagnostic.
 func TestAnEngineFailureKnowsTheCloudsStatusSoThatOnlyA429OrA5xxRunsAgain(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -192,6 +192,13 @@ func TestAnEngineFailureKnowsTheCloudsStatusSoThatOnlyA429OrA5xxRunsAgain(t *tes
 		{"a size the cloud does not offer", `POST https://api.digitalocean.com/v2/kubernetes/clusters: 422 (request "x") invalid size`, 422, false},
 		{"an answer asking again would not mend counts first", "GET https://a/v2/x: 503 busy\nPOST https://a/v2/x: 401 (request \"r\") Unable to authenticate you", 401, false},
 		{"several answers of not now", "GET https://a/v2/x: 503 busy\nPOST https://a/v2/x: 429 slow down", 429, true},
+		// As the real Civo plugin (civogo) words a 429 of the loopback API (e2e/faults_test.go).
+		{"a throttled Civo create", `error: sdk-v2/provider2.go:515: sdk.helper_schema: [ERR] failed to create the kubernetes cluster: ` +
+			`Error: Unknown error response - status: 429 Too Many Requests, code: 429, reason: {"code":"too_many_requests",` +
+			`"reason":"Too Many Requests","result":"failed"} : provider=civo@2.4.8`, 429, true},
+		{"a Civo server error", `error waiting for cluster (2788) to be created: Error: Unknown error response - status: 503 ` +
+			`Service Unavailable, code: 503, reason: {}`, 503, true},
+		{"a Civo refusal it names", `[ERR] failed to create a new firewall: dev-fra1, err: DatabaseNetworkNotFoundError: no network n in fra1`, 0, false},
 		{"no answer quoted", `error: update failed: context deadline exceeded`, 0, false},
 		{"a status in other words is not an answer", `error: 500 resources were read`, 0, false},
 	}
