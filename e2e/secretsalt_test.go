@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
 // TestAStackKeepsItsSecretsSaltAcrossOperations holds autostack.FallbackEnv: the stack's secrets
@@ -67,24 +69,20 @@ func saltOf(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var chk struct {
-		Checkpoint struct {
-			Latest struct {
-				SecretsProviders struct {
-					Type  string `json:"type"`
-					State struct {
-						Salt string `json:"salt"`
-					} `json:"state"`
-				} `json:"secrets_providers"`
-			} `json:"latest"`
-		} `json:"checkpoint"`
+	var versioned apitype.VersionedCheckpoint
+	var chk apitype.CheckpointV3
+	var state struct {
+		Salt string `json:"salt"`
 	}
-	if err := json.Unmarshal(data, &chk); err != nil {
+	if err := json.Unmarshal(data, &versioned); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	sp := chk.Checkpoint.Latest.SecretsProviders
-	if sp.Type != "passphrase" || sp.State.Salt == "" {
-		t.Fatalf("%s records secrets provider %q with salt %q, not a passphrase's", path, sp.Type, sp.State.Salt)
+	if err := json.Unmarshal(versioned.Checkpoint, &chk); err != nil || chk.Latest == nil || chk.Latest.SecretsProviders == nil {
+		t.Fatalf("%s holds no deployment with a secrets provider (%v)", path, err)
 	}
-	return sp.State.Salt
+	sp := chk.Latest.SecretsProviders
+	if err := json.Unmarshal(sp.State, &state); err != nil || sp.Type != "passphrase" || state.Salt == "" {
+		t.Fatalf("%s records secrets provider %q with state %s, not a passphrase's (%v)", path, sp.Type, sp.State, err)
+	}
+	return state.Salt
 }

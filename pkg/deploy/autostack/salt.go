@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 )
 
@@ -82,28 +83,36 @@ func (b *Backend) secretsOf(project, stack string) (provider, salt string, err e
 				return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
 			}
 		}
-		var chk struct {
-			Checkpoint struct {
-				Latest *struct {
-					SecretsProviders *struct {
-						Type  string `json:"type"`
-						State struct {
-							Salt string `json:"salt"`
-						} `json:"state"`
-					} `json:"secrets_providers"`
-				} `json:"latest"`
-			} `json:"checkpoint"`
-		}
-		if err := json.Unmarshal(data, &chk); err != nil {
-			return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
-		}
-		latest := chk.Checkpoint.Latest
-		if latest == nil || latest.SecretsProviders == nil {
-			return "", "", nil
-		}
-		return latest.SecretsProviders.Type, latest.SecretsProviders.State.Salt, nil
+		provider, salt, err = passphraseOf(data)
+		return provider, salt, errors.Wrapf(err, "read the state of %s/%s", project, stack)
 	}
 	return "", "", nil
+}
+
+// passphraseOf is the secrets provider a checkpoint records and, for the passphrase's, its salt;
+// "" when the checkpoint holds no deployment yet.
+func passphraseOf(checkpoint []byte) (provider, salt string, err error) {
+	var versioned apitype.VersionedCheckpoint
+	if err := json.Unmarshal(checkpoint, &versioned); err != nil {
+		return "", "", err
+	}
+	var chk apitype.CheckpointV3
+	if err := json.Unmarshal(versioned.Checkpoint, &chk); err != nil {
+		return "", "", err
+	}
+	if chk.Latest == nil || chk.Latest.SecretsProviders == nil {
+		return "", "", nil
+	}
+	sp := chk.Latest.SecretsProviders
+	var state struct {
+		Salt string `json:"salt"`
+	}
+	if sp.Type == passphraseProvider {
+		if err := json.Unmarshal(sp.State, &state); err != nil {
+			return "", "", err
+		}
+	}
+	return sp.Type, state.Salt, nil
 }
 
 func gunzip(data []byte) ([]byte, error) {
