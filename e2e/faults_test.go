@@ -147,3 +147,35 @@ func TestACivoThrottledUpIsRunAgainAndMakesOneCluster(t *testing.T) {
 		})
 	}
 }
+
+// A cloud's rate limit outlasting clusterplane's own waits (30 s in all): the plugins' errors do
+// not carry the Retry-After, so clusterplane asks the cloud before running the operation again
+// and waits what it says (deploy.CloudRetryAfter). Without asking, all five attempts fall within
+// the limit and the refresh fails.
+func TestARefreshUnderARateLimitWaitsWhatTheCloudAsksAndGetsThrough(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, example string
+		inject        func(e *env, f fakecloud.Fault)
+	}{
+		{"DigitalOcean", "digitaloceankubernetescluster/minimal.yaml", func(e *env, f fakecloud.Fault) { e.do.Inject(f) }},
+		{"Civo", "civokubernetescluster/minimal.yaml", func(e *env, f fakecloud.Fault) { e.civo.Inject(f) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedExamples()
+			manifest := e.write("cluster.yaml", withSpec(example(t, tt.example), "  deletionProtection: false\n"))
+			if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+				t.Fatalf("up = %d: %s", code, r)
+			}
+			tt.inject(e, fakecloud.Fault{Status: http.StatusTooManyRequests, For: 40 * time.Second})
+			start := time.Now()
+			r, code := e.clusterplane("refresh", manifest)
+			if code != 0 {
+				t.Errorf("refresh under a 40 s rate limit = %d after %v, want it done once the limit ended: %s",
+					code, time.Since(start).Round(time.Second), r)
+			}
+		})
+	}
+}

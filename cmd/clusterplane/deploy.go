@@ -219,7 +219,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		}
 		return cli.Exit(exitCode(outcomes))
 	}
-	d := &deploy.Deployer{Backend: backend, Progress: f.progress(o, len(sorted))}
+	d := &deploy.Deployer{Backend: backend, Progress: f.progress(o, len(sorted)), Throttled: deploy.CloudRetryAfter}
 	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked,
 		Recovery: d.Recovery}
 	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {

@@ -86,7 +86,7 @@ func (f *factory) checkPlan(p *deploy.Plan) func(ctx context.Context, b deploy.B
 			return nil, errors.Errorf("the plan holds %s, which no manifest given deploys: give every manifest the plan was "+
 				"made from, or none to take the plan's files", strings.Join(missing, ", "))
 		}
-		d := &deploy.Deployer{Backend: b}
+		d := &deploy.Deployer{Backend: b, Throttled: deploy.CloudRetryAfter}
 		q := deploy.Queue{Parallel: o.parallel, StackTimeout: o.timeout}
 		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploy.Target) deploy.Outcome {
 			planned := p.Stack(t.Key())

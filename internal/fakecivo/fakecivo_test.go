@@ -695,6 +695,30 @@ func TestInjectedFaults(t *testing.T) {
 		}
 	})
 
+	t.Run("a rate limit answers every request 429 with the time left until it ends", func(t *testing.T) {
+		f := fakecivo.New(t, token, "")
+		f.Inject(fakecloud.Fault{Status: http.StatusTooManyRequests, For: 2 * time.Second})
+		get := func(path string) (int, string) {
+			req, _ := http.NewRequest("GET", f.URL()+path, nil)
+			req.Header.Set("Authorization", "bearer "+token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode, resp.Header.Get("Retry-After")
+		}
+		for _, path := range []string{"/v2/kubernetes/versions", "/v2/regions", "/v2/kubernetes/versions"} {
+			if code, after := get(path); code != http.StatusTooManyRequests || after != "2" {
+				t.Fatalf("GET %s within the limit: %d with Retry-After %q, want 429 with 2", path, code, after)
+			}
+		}
+		time.Sleep(2 * time.Second)
+		if code, _ := get("/v2/kubernetes/versions"); code != http.StatusOK {
+			t.Fatalf("GET after the limit ended: %d, want 200", code)
+		}
+	})
+
 	t.Run("a 404 right after a create reads as Civo's cluster-not-found, once", func(t *testing.T) {
 		f := fakecivo.New(t, token, "")
 		c := client(t, f, "lon1")

@@ -43,6 +43,10 @@ type Fault struct {
 	Delay time.Duration
 	// Times is how many matching requests the fault answers; at least one.
 	Times int
+	// For, when set, has the fault answer every matching request for this long after it was
+	// injected, however many, as a rate limit does (Times is then ignored); a 429's Retry-After is
+	// then the time left, rounded up to a second.
+	For time.Duration
 	// After, when set, arms the fault only once a request with this method has been answered
 	// successfully after the fault was injected ("POST": a read that fails right after a create).
 	After string
@@ -53,6 +57,8 @@ type Fault struct {
 
 	// afterSeen is how many such answers there were when the fault was injected.
 	afterSeen int
+	// until is when a fault of For ends.
+	until time.Time
 }
 
 // Cloud is the part of a fake that differs between clouds.
@@ -162,6 +168,9 @@ func (s *Server) Inject(f Fault) {
 		f.Times = 1
 	}
 	f.afterSeen = s.answered[f.After]
+	if f.For > 0 {
+		f.until = time.Now().Add(f.For)
+	}
 	s.faults = append(s.faults, &f)
 }
 
@@ -266,9 +275,23 @@ func (s *Server) answer(w *statusWriter, r *http.Request) func() {
 func (s *Server) fault(r *http.Request) *Fault {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()
+	return s.faultLocked(r)
+}
+
+// faultLocked is fault under the server's lock; faults of For that have ended are dropped.
+func (s *Server) faultLocked(r *http.Request) *Fault {
 	for i, f := range s.faults {
+		if f.For > 0 && !time.Now().Before(f.until) {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			return s.faultLocked(r)
+		}
 		if (f.Method == "" || f.Method == r.Method) && strings.HasPrefix(r.URL.Path, f.Path) &&
 			(f.After == "" || s.answered[f.After] > f.afterSeen) {
+			if f.For > 0 {
+				answer := *f
+				answer.RetryAfter = (time.Until(f.until) + time.Second - 1).Truncate(time.Second)
+				return &answer
+			}
 			f.Times--
 			if f.Times == 0 {
 				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)

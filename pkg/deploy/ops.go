@@ -22,6 +22,10 @@ type Deployer struct {
 	// RetryWaits are the waits before running again an operation the cloud turned away for now
 	// (retry.go); nil for DefaultRetryWaits.
 	RetryWaits []time.Duration
+	// Throttled, when set, is how long the target's cloud asks to be left alone before it takes
+	// requests again, 0 when it takes them now (CloudRetryAfter): after an operation failed with a
+	// 429, the next attempt waits at least that, up to MaxThrottleWait. nil waits RetryWaits only.
+	Throttled func(ctx context.Context, t Target) time.Duration
 }
 
 func (d *Deployer) progress(t Target) io.Writer {
@@ -139,7 +143,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		note = notChecked(n)
 	}
 	var res Result
-	err = d.retrying(ctx, func() (err error) {
+	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
 		return err
 	}, nil)
@@ -309,7 +313,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	}
 	var res Result
 	var left *Outcome
-	err = d.retrying(ctx, func() (err error) {
+	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
 		return err
 	}, func(err error) bool {
@@ -365,7 +369,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 		}
 	}
 	var res Result
-	err = d.retrying(ctx, func() (err error) {
+	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
@@ -387,7 +391,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	}
 	defer s.Close()
 	var res Result
-	err = d.retrying(ctx, func() (err error) {
+	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
 		return err
 	}, nil)
@@ -437,7 +441,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 		return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)"}
 	}
 	var res Result
-	err = d.retrying(ctx, func() (err error) {
+	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Destroy(ctx, Options{Progress: d.progress(t)})
 		return err
 	}, nil)

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // The provider plugins run with their own retries off (provider.PluginEnv): the DigitalOcean
@@ -23,9 +26,20 @@ func transient(err error) bool {
 	return errors.As(err, &engine) && engine.Transient()
 }
 
-// retrying runs op until it succeeds, fails otherwise than transiently, or the waits run out.
-// Before each new attempt again, when set, is asked whether to make it, with the last error.
-func (d *Deployer) retrying(ctx context.Context, op func() error, again func(error) bool) error {
+// MaxThrottleWait bounds the wait a cloud's Retry-After adds before one new attempt: DigitalOcean's
+// per-minute limit clears within a minute; a longer wait (its hourly limit) is left to the user.
+const MaxThrottleWait = 2 * time.Minute
+
+// throttled tells that err is the cloud's 429.
+func throttled(err error) bool {
+	var engine *EngineError
+	return errors.As(err, &engine) && engine.Status == 429
+}
+
+// retrying runs op on t until it succeeds, fails otherwise than transiently, or the waits run
+// out. Before each new attempt again, when set, is asked whether to make it, with the last error;
+// after a 429 the attempt waits at least what the cloud asks (Throttled).
+func (d *Deployer) retrying(ctx context.Context, t Target, op func() error, again func(error) bool) error {
 	waits := d.RetryWaits
 	if waits == nil {
 		waits = DefaultRetryWaits
@@ -35,6 +49,9 @@ func (d *Deployer) retrying(ctx context.Context, op func() error, again func(err
 		if !transient(err) || again != nil && !again(err) {
 			return err
 		}
+		if throttled(err) && d.Throttled != nil {
+			wait = min(max(wait, d.Throttled(ctx, t)), max(wait, MaxThrottleWait))
+		}
 		select {
 		case <-ctx.Done():
 			return err
@@ -43,4 +60,24 @@ func (d *Deployer) retrying(ctx context.Context, op func() error, again func(err
 		err = op()
 	}
 	return err
+}
+
+// CloudRetryAfter is Deployer.Throttled asking the target's cloud, with the token and API its
+// provider config resolves to: one GET of the cloud's Probe, whose 429 names the wait. A target
+// without a token, or whose config does not resolve (the manifest's checks refuse it), is 0.
+func CloudRetryAfter(ctx context.Context, t Target) time.Duration {
+	cloud, ownToken, ownURL, ok := provider.Config(t.Input)
+	if !ok {
+		return 0
+	}
+	token, base, err := cloud.Resolve(ownToken, ownURL)
+	if err != nil || token == "" {
+		return 0
+	}
+	if base == "" {
+		base = cloud.API
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{}).Throttled(ctx, cloud.Probe)
 }

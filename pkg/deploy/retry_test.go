@@ -93,3 +93,46 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 		t.Errorf("up cancelled while waiting to ask again = %s after %d runs, want not done after 1", o.Status, calls(b, "update"))
 	}
 }
+
+// A provider plugin's 429 does not carry the cloud's Retry-After: before running the operation
+// again, clusterplane asks the cloud (Throttled) and waits at least what it says; a server error
+// is not a rate limit, and is not asked about.
+func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
+	busy := &deploy.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
+	broken := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
+	const asked = 300 * time.Millisecond
+	tests := []struct {
+		name  string
+		fault error
+		// asks tells whether the cloud is asked, and so the attempt waits at least asked.
+		asks bool
+	}{
+		{"a 429", busy, true},
+		{"a server error", broken, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			d.RetryWaits = []time.Duration{time.Millisecond}
+			var askedFor []string
+			d.Throttled = func(_ context.Context, target deploy.Target) time.Duration {
+				askedFor = append(askedFor, target.Key())
+				return asked
+			}
+			c := cluster(t)
+			b.Fail(c.Key(), "update", tt.fault)
+			start := time.Now()
+			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+				t.Fatalf("up = %s %v, want done on the second attempt", o.Status, o.Err)
+			}
+			waited := time.Since(start)
+			if tt.asks && (len(askedFor) != 1 || askedFor[0] != c.Key() || waited < asked) {
+				t.Errorf("asked the cloud for %v and waited %v, want asked once for %s and a wait of at least %v", askedFor, waited, c.Key(), asked)
+			}
+			if !tt.asks && len(askedFor) != 0 {
+				t.Errorf("asked the cloud for %v after a server error", askedFor)
+			}
+		})
+	}
+}

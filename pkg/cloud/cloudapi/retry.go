@@ -96,3 +96,16 @@ func bounded(ctx context.Context, attempt, status int, header http.Header, times
 	}
 	return wait, true
 }
+
+// Throttled asks the API whether it takes requests now, with one GET of path (one it answers
+// cheaply): a 429 answers how long it wants the client to wait, its Retry-After (a second when it
+// names none); any other answer, or none, is 0. It is what clusterplane asks before running again
+// an operation a provider plugin gave up on with a 429, since the plugin's error does not carry
+// the Retry-After.
+func (c *Client) Throttled(ctx context.Context, path string) time.Duration {
+	status, header, _, err := c.once(ctx, http.MethodGet, path, nil, false)
+	if err != nil || status != http.StatusTooManyRequests {
+		return 0
+	}
+	return RetryAfter(header.Get("Retry-After"), time.Hour, time.Now())
+}

@@ -3,6 +3,7 @@ package cloudapi
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -105,5 +106,39 @@ func TestEachRuleAsksAgainWhatItsCallerNeedsAndNothingElse(t *testing.T) {
 		if again != tt.again || (again && wait != tt.want) {
 			t.Errorf("%s: %v, %t; want %v, %t", tt.name, wait, again, tt.want, tt.again)
 		}
+	}
+}
+
+func TestThrottledIsTheWaitA429AsksForAndNothingOtherwise(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		want       time.Duration
+	}{
+		{"a 429 with Retry-After", http.StatusTooManyRequests, "7", 7 * time.Second},
+		{"a 429 without one", http.StatusTooManyRequests, "", time.Second},
+		{"an answer", http.StatusOK, "7", 0},
+		{"a server error", http.StatusServiceUnavailable, "7", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked = append(asked, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
+				}
+				w.WriteHeader(tt.status)
+			}))
+			defer srv.Close()
+			got := New(srv.URL, Bearer("tok"), Options{}).Throttled(context.Background(), "/v2/account")
+			if got != tt.want || len(asked) != 1 || asked[0] != "GET /v2/account Bearer tok" {
+				t.Errorf("Throttled = %v after %q, want %v after one GET /v2/account with the token", got, asked, tt.want)
+			}
+		})
+	}
+	if got := New("http://127.0.0.1:1", Bearer("tok"), Options{}).Throttled(context.Background(), "/v2/account"); got != 0 {
+		t.Errorf("Throttled with no answer = %v, want 0", got)
 	}
 }

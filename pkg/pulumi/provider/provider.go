@@ -41,12 +41,20 @@ type Cloud struct {
 	Name string
 	// TokenEnv and URLEnv hold the token and the API URL of the environment.
 	TokenEnv, URLEnv string
+	// API is the cloud's own API, where a token goes when neither the provider config nor URLEnv
+	// names another.
+	API string
+	// Probe is a path of the API that answers a GET cheaply, asked whether the API takes
+	// requests now (a 429 says how long to wait).
+	Probe string
 }
 
 // The clouds Clusterplane deploys to.
 var (
-	Civo         = Cloud{Name: "Civo", TokenEnv: CivoTokenEnv, URLEnv: CivoAPIURLEnv}
-	DigitalOcean = Cloud{Name: "DigitalOcean", TokenEnv: DigitalOceanTokenEnv, URLEnv: DigitalOceanAPIURLEnv}
+	Civo = Cloud{Name: "Civo", TokenEnv: CivoTokenEnv, URLEnv: CivoAPIURLEnv, API: "https://api.civo.com",
+		Probe: "/v2/regions"}
+	DigitalOcean = Cloud{Name: "DigitalOcean", TokenEnv: DigitalOceanTokenEnv, URLEnv: DigitalOceanAPIURLEnv,
+		API: "https://api.digitalocean.com", Probe: "/v2/account"}
 )
 
 // Config is the cloud of a stack input (by its message's package) and its provider config's own
