@@ -32,11 +32,11 @@ type ExistingError struct {
 
 func (e *ExistingError) Error() string {
 	if e.ManagedBy != "" {
-		return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which stack " + e.ManagedBy +
-			" manages. Give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
+		return "the cloud already holds " + describeLive(e.Live) + ", which stack " + e.ManagedBy +
+			" manages: give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
 	}
-	return "refused, nothing created: the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
-		"and another create would make one more. " + adoptAdvice(e.File, e.Live)
+	return "the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
+		"and a create would make one more. " + adoptAdvice(e.File, e.Live)
 }
 
 // nameField names the field a manifest names the cloud's cluster or pool with.
@@ -60,7 +60,7 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 			}
 		}
 	}
-	o := Outcome{Status: Blocked, Reason: "refused: " + describeLive(live) + " exists", Err: e}
+	o := Outcome{Status: Blocked, Reason: "refused", Err: e}
 	if e.ManagedBy == "" {
 		o.Unmanaged = live
 	}

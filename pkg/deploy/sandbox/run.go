@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -128,6 +129,11 @@ func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdou
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil
+	}
+	if errors.Is(err, exec.ErrNotFound) {
+		// `sandbox -- status FILE` is a clusterplane command written without its name.
+		return 0, errors.Errorf("run %s in the sandbox: no command %s on its PATH (a clusterplane command is run as "+
+			"`sandbox -- clusterplane %s`)", argv[0], argv[0], strings.Join(argv, " "))
 	}
 	if err != nil {
 		return 0, errors.Wrapf(err, "run %s in the sandbox", argv[0])

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"context"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -126,5 +128,14 @@ func TestTheSandboxsClustersAnswerLoopbackEndpointsSoNoClientDialsOut(t *testing
 		if err != nil || u.Hostname() != "127.0.0.1" {
 			t.Errorf("%s endpoint %q, want one on 127.0.0.1: a name or a public address would be looked up or dialled off the machine", name, endpoint)
 		}
+	}
+}
+
+func TestAClusterplaneCommandWrittenWithoutItsNameGetsTheWayToRunIt(t *testing.T) {
+	s := &Session{Dir: t.TempDir(), Engine: Engine{Bin: t.TempDir()}}
+	_, err := s.Run(context.Background(), []string{"status", "cluster.yaml"}, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "no command status on its PATH") ||
+		!strings.Contains(err.Error(), "`sandbox -- clusterplane status cluster.yaml`") {
+		t.Errorf("Run(status cluster.yaml) = %v, want the way to run clusterplane status", err)
 	}
 }

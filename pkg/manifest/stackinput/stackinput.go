@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
 
 	_ "github.com/clusterplane/clusterplane/apis/clusterplane/all"
 
@@ -220,7 +221,13 @@ func syntaxError(err error) (int, string) {
 		msg = strings.TrimSpace(msg[strings.Index(msg, m[0])+len(m[0]):])
 		msg = strings.TrimPrefix(msg, ": ")
 	}
-	return line, "not valid YAML: " + quoted.ReplaceAllString(msg, "(text)")
+	return line, "not valid YAML: " + quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		// One quoted character of YAML's syntax (did not find expected ',' or ']') is no token.
+		if inner := []rune(q[1 : len(q)-1]); len(inner) == 1 && unicode.IsPunct(inner[0]) {
+			return q
+		}
+		return "(text)"
+	})
 }
 
 // Target returns the manifest inside a stack-input message.
