@@ -275,7 +275,7 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 	var twice []string // every pair at once, as validate says every problem
 	for _, t := range targets {
 		if other, ok := byKey[t.Key()]; ok {
-			twice = append(twice, fmt.Sprintf("%s and %s both deploy stack %s", other.File, t.File, t.Key()))
+			twice = append(twice, fmt.Sprintf("%s and %s both deploy stack %s: give only one of them", other.File, t.File, t.Key()))
 			continue
 		}
 		byKey[t.Key()] = t
@@ -295,8 +295,8 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 				return nil, nil, errors.Wrapf(err, "%s references stack %s, which no manifest given deploys", t.File, ref)
 			}
 			if !found {
-				return nil, nil, errors.Errorf("%s references stack %s, which no manifest given deploys and which does not exist",
-					t.File, ref)
+				return nil, nil, errors.Errorf("%s references stack %s, which no manifest given deploys and which does not exist: "+
+					"give its manifest too, or deploy it first", t.File, ref)
 			}
 		}
 	}
