@@ -150,6 +150,8 @@ type runOp struct {
 	finish func(outcomes []deploy.Outcome) error
 	// whole tells that guard refuses every target or none (up --plan).
 	whole bool
+	// pace, when set, paces the run's operations by that estimate of their requests.
+	pace deploy.Requests
 }
 
 func (f *factory) runDeploy(o *deployOptions, r runOp) error {
@@ -220,6 +222,9 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		return cli.Exit(exitCode(outcomes))
 	}
 	d := &deploy.Deployer{Backend: backend, Progress: f.progress(o, len(sorted)), Throttled: deploy.CloudRetryAfter}
+	if r.pace != nil {
+		d.Pace = pace(f.Stderr, r.name, sorted, r.pace)
+	}
 	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked,
 		Recovery: d.Recovery}
 	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {

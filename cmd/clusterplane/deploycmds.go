@@ -187,7 +187,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -220,7 +220,7 @@ cannot tell.`,
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: renderDrift,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: renderDrift, pace: deploy.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 }
 
@@ -255,7 +255,12 @@ cannot tell.`,
 }
 
 func statusRun(opts *statusOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: renderStatus,
+	var pace deploy.Requests
+	if opts.drift {
+		// status --drift refreshes as drift does.
+		pace = deploy.Refreshing
+	}
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: renderStatus, pace: pace,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
@@ -390,8 +395,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	var pace *deploy.AdoptPacer
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true, pace: deploy.Adopting,
 		guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
@@ -400,10 +404,9 @@ func adoptRun(opts *adoptOptions) error {
 			if err := deploy.AlreadyManaged(ctx, b, targets, ids); err != nil {
 				return nil, err
 			}
-			pace = adoptPace(opts.f.Stderr, targets)
 			return nil, nil
 		},
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact, Pace: pace})
+			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
 		}})
 }

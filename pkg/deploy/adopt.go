@@ -43,8 +43,6 @@ type AdoptOptions struct {
 	// Exact blocks on every difference, in-place ones included, as adopt did before it took the
 	// differences the provider applies in place.
 	Exact bool
-	// Pace, when set, holds the adoption until its requests fit its cloud's rate limit.
-	Pace *AdoptPacer
 }
 
 // Adopt brings the cloud's cluster or node pool with id under the target's stack with Pulumi's
@@ -66,7 +64,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 		typ = table.Types[effects.NodePool]
 	}
 	// Before the first request: the default pool's tag below reads the cluster.
-	if err := opts.Pace.Wait(ctx, t); err != nil {
+	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
 	if t.ReadyImport != nil {

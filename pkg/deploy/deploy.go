@@ -47,8 +47,8 @@ type Target struct {
 	ReadyImport kinds.ReadyImport
 	// Rotate, when set, readies the pool rotations Up carries out (rotate.go).
 	Rotate kinds.Rotate
-	// AdoptCost, when set, is what one Adopt of the target asks of its cloud's rate limit.
-	AdoptCost *kinds.AdoptCost
+	// Cost, when set, is what one Adopt of the target asks of its cloud's rate limit.
+	Cost *kinds.Cost
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the
@@ -61,7 +61,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Project, Stack: stack, Input: input, Resources: k.Resources,
 		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate,
-		AdoptCost: k.AdoptCost}
+		Cost: k.Cost}
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.

@@ -26,6 +26,9 @@ type Deployer struct {
 	// requests again, 0 when it takes them now (CloudRetryAfter): after an operation failed with a
 	// 429, the next attempt waits at least that, up to MaxThrottleWait. nil waits RetryWaits only.
 	Throttled func(ctx context.Context, t Target) time.Duration
+	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
+	// its cloud's rate limit (NewPacer).
+	Pace *Pacer
 }
 
 func (d *Deployer) progress(t Target) io.Writer {
@@ -354,6 +357,9 @@ type RefreshOptions struct {
 // Refresh reads the target's resources back from the cloud into its stack.
 func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if err := d.Pace.Wait(ctx, t); err != nil {
+		return failed(err)
+	}
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -385,6 +391,9 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 // patches) is ignored by the modules and so is no drift.
 func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if err := d.Pace.Wait(ctx, t); err != nil {
+		return failed(err)
+	}
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)

@@ -141,6 +141,9 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
 			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
 	} else if opts.Drift {
+		if err := d.Pace.Wait(ctx, t); err != nil {
+			return failed(err)
+		}
 		drifted = driftedOf(ctx, s)
 	} else {
 		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",

@@ -46,21 +46,23 @@ type Kind struct {
 	ReadyImport ReadyImport
 	// Rotate readies a rotation of the kind's pool for up; nil when up does not rotate the kind.
 	Rotate Rotate
-	// AdoptCost is what one adopt of the kind asks of its cloud's rate limit (pkg/deploy paces
-	// adopt by it); nil when its cloud states no limit.
-	AdoptCost *AdoptCost
+	// Cost is what the kind's operations ask of its cloud's rate limit (pkg/deploy paces adopt,
+	// drift and refresh by it); nil when its cloud states no limit.
+	Cost *Cost
 }
 
-// AdoptCost is what one adopt of a kind is estimated to send its cloud, against the cloud's
-// limit per token.
-type AdoptCost struct {
+// Cost is what an operation on a stack of a kind is estimated to send its cloud, against the
+// cloud's limit per token. Each estimate takes the clusters the account holds: the providers'
+// imports and the modules' look-ups of some resources read the whole account's list.
+type Cost struct {
 	// Cloud names the cloud whose token the requests count against, e.g. "digitalocean".
 	Cloud string
 	// PerMinute is the cloud's limit: requests a minute per token.
 	PerMinute int
-	// Requests estimates the requests one adopt sends when the account holds clusters clusters
-	// (the providers' imports of some resources read the whole account's list).
-	Requests func(clusters int) int
+	// Adopt estimates the requests one adopt sends (its preview and its up, each importing).
+	Adopt func(clusters int) int
+	// Refresh estimates the requests one refresh sends, or one drift (a refreshing preview).
+	Refresh func(clusters int) int
 }
 
 // Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).

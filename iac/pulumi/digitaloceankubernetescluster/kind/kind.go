@@ -30,6 +30,6 @@ func Kind() kinds.Kind {
 	k.Lookup = lookup
 	k.ReadyImport = readyImport
 	k.Rotate = rotate
-	k.AdoptCost = adoptCost
+	k.Cost = cost
 	return k
 }

@@ -29,6 +29,6 @@ func Kind() kinds.Kind {
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Lookup = lookup
 	k.Rotate = rotate
-	k.AdoptCost = adoptCost
+	k.Cost = cost
 	return k
 }

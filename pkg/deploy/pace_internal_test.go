@@ -14,14 +14,16 @@ import (
 // allows perMinute requests a minute: a cluster's adoption costs clusterCost, a pool's import
 // lists the whole account 20 a page, twice (the DigitalOcean kinds' estimates, as traced).
 func paceFleet(clusters, perMinute, clusterCost int) []Target {
-	cluster := &kinds.AdoptCost{Cloud: "digitalocean", PerMinute: perMinute, Requests: func(int) int { return clusterCost }}
-	pool := &kinds.AdoptCost{Cloud: "digitalocean", PerMinute: perMinute, Requests: func(n int) int { return 2 * ((n+19)/20 + 1) }}
+	cluster := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(int) int { return clusterCost },
+		Refresh: func(n int) int { return (n+199)/200 + 1 }}
+	pool := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(n int) int { return 2 * ((n+19)/20 + 1) },
+		Refresh: func(int) int { return 1 }}
 	clusterTable := &effects.Table{Types: map[effects.Role]string{effects.Cluster: "cluster"}}
 	poolTable := &effects.Table{Types: map[effects.Role]string{effects.NodePool: "pool"}}
 	var out []Target
 	for i := range clusters {
-		out = append(out, Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, AdoptCost: cluster},
-			Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, AdoptCost: pool})
+		out = append(out, Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
+			Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
 	}
 	return out
 }
@@ -35,9 +37,10 @@ func (f *fakeTime) sleep(_ context.Context, d time.Duration) error {
 	return nil
 }
 
-func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMinute(t *testing.T) {
+func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMinute(t *testing.T) {
 	for _, tt := range []struct {
 		name            string
+		op              Requests
 		clusters        int
 		wantRequests    int
 		wantPaced       int
@@ -45,13 +48,17 @@ func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyM
 	}{
 		// 100 clusters of 10 and 100 pools of 2*(5+1): the 2,200 bench/takeover.sh counted, paced
 		// at 80 % of 250.
-		{name: "100 clusters and 100 pools", clusters: 100, wantRequests: 2200, wantPaced: 200, wantLeastMinute: 11},
+		{name: "adopt of 100 clusters and 100 pools", op: Adopting, clusters: 100, wantRequests: 2200, wantPaced: 200, wantLeastMinute: 11},
 		// 3 clusters and 3 pools: 42 requests, under a minute's share: not paced, not slowed.
-		{name: "3 clusters and 3 pools", clusters: 3, wantRequests: 42, wantPaced: 0},
+		{name: "adopt of 3 clusters and 3 pools", op: Adopting, clusters: 3, wantRequests: 42, wantPaced: 0},
+		// 100 clusters of 2 and 100 pools of 1: the 300 bench/takeover.sh counted in a drift that
+		// took 58 s unpaced (300 in its busiest minute).
+		{name: "drift of 100 clusters and 100 pools", op: Refreshing, clusters: 100, wantRequests: 300, wantPaced: 200, wantLeastMinute: 1.5},
+		{name: "drift of 50 clusters and 50 pools", op: Refreshing, clusters: 50, wantRequests: 150, wantPaced: 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			targets := paceFleet(tt.clusters, 250, 10)
-			p := NewAdoptPacer(targets)
+			p := NewPacer(targets, tt.op)
 			if len(p.Budgets()) != 1 {
 				t.Fatalf("budgets %+v, want one for digitalocean", p.Budgets())
 			}
@@ -75,7 +82,7 @@ func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyM
 				if err := p.Wait(context.Background(), target); err != nil {
 					t.Fatal(err)
 				}
-				starts = append(starts, started{clock.at, target.AdoptCost.Requests(tt.clusters)})
+				starts = append(starts, started{clock.at, tt.op(target.Cost)(tt.clusters)})
 			}
 			if tt.wantPaced == 0 && clock.at != start {
 				t.Errorf("a run within a minute's share waited %v, want no wait", clock.at.Sub(start))
@@ -90,7 +97,7 @@ func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyM
 				}
 				most = max(most, sum)
 			}
-			if limit := int(float64(250)*AdoptShare) + 12; most > limit || most >= 250 {
+			if limit := int(float64(250)*Share) + 12; most > limit || most >= 250 {
 				t.Errorf("the busiest minute starts imports of %d requests, want at most %d (under 250)", most, limit)
 			}
 			if took := clock.at.Sub(start).Minutes(); took < tt.wantLeastMinute-0.1 {
@@ -100,8 +107,8 @@ func TestAdoptOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyM
 	}
 }
 
-func TestAdoptPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
-	p := NewAdoptPacer(paceFleet(100, 250, 10))
+func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
+	p := NewPacer(paceFleet(100, 250, 10), Adopting)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var err error
@@ -116,14 +123,14 @@ func TestAdoptPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := NewAdoptPacer([]Target{{Project: "x", Stack: "y"}})
+	p := NewPacer([]Target{{Project: "x", Stack: "y"}}, Refreshing)
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
 	if err := p.Wait(context.Background(), Target{Project: "x", Stack: "y"}); err != nil {
 		t.Error(err)
 	}
-	var none *AdoptPacer
+	var none *Pacer
 	if err := none.Wait(context.Background(), paceFleet(1, 250, 10)[0]); err != nil {
 		t.Error(err)
 	}

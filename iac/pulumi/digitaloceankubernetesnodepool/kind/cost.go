@@ -5,16 +5,19 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 )
 
-// adoptCost is what adopting one node pool sends DigitalOcean, as traced on the loopback cloud
+// cost is what an operation on one node pool's stack sends DigitalOcean, as traced on the
+// loopback cloud. Adopting it
 // (e2e TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout): the provider's
 // import of a pool by its id lists every cluster of the account, 20 a page, to find the pool's
 // cluster (resourceDigitalOceanKubernetesNodePoolImportState, terraform-provider-digitalocean
 // v2.75.0 digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189), then reads the pool;
-// adopt's preview and its up each import it.
-var adoptCost = &kinds.AdoptCost{
+// adopt's preview and its up each import it. A drift or a refresh reads the pool once
+// (bench/takeover.sh).
+var cost = &kinds.Cost{
 	Cloud:     "digitalocean",
 	PerMinute: digitaloceanprovider.RequestsPerMinute,
-	Requests: func(clusters int) int {
+	Adopt: func(clusters int) int {
 		return 2 * (digitaloceanprovider.Pages(clusters, 20) + 1)
 	},
+	Refresh: func(int) int { return 1 },
 }

@@ -1,0 +1,24 @@
+package kind
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
+)
+
+// cost is what an operation on one cluster's stack sends DigitalOcean, as traced on the loopback
+// cloud. Adopting it (e2e TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout):
+// the cluster read by the default-pool tag's check (pkg/cloud/defaultpool) or the provider's
+// import, and that tag's PUT; then in adopt's preview and again in its up, the module's look-up of
+// the live version (digitaloceanprovider.LiveVersion: the account's clusters, 200 a page), two
+// reads of the cluster and one of its credentials. A drift (bench/takeover.sh): the look-up and
+// the refresh's read of the cluster; a refresh runs no program and reads the cluster only.
+var cost = &kinds.Cost{
+	Cloud:     "digitalocean",
+	PerMinute: digitaloceanprovider.RequestsPerMinute,
+	Adopt: func(clusters int) int {
+		return 2 + 2*(digitaloceanprovider.Pages(clusters, 200)+3)
+	},
+	Refresh: func(clusters int) int {
+		return digitaloceanprovider.Pages(clusters, 200) + 1
+	},
+}

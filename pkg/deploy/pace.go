@@ -1,0 +1,134 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+)
+
+// Share is the part of a cloud's rate limit a run paces its operations to: the rest is room
+// for the spread of one operation's requests over its seconds (the pacer spaces the starts, not
+// each request the provider plugins send) and for whatever else uses the same token meanwhile.
+const Share = 0.8
+
+// Requests picks one operation's estimate from a kind's costs.
+type Requests func(c *kinds.Cost) func(clusters int) int
+
+// The operations a run is paced for.
+var (
+	Adopting   Requests = func(c *kinds.Cost) func(int) int { return c.Adopt }
+	Refreshing Requests = func(c *kinds.Cost) func(int) int { return c.Refresh }
+)
+
+// Pacer spaces a run's operations (adopt's imports, drift's and refresh's reads) so that the
+// requests they are estimated to send each cloud stay under the cloud's limit a minute
+// (kinds.Cost): a large account's fleet would otherwise send more than DigitalOcean allows, since
+// the providers' imports and the modules' look-ups read the whole account's list of clusters and
+// a run goes several stacks at once. A run whose whole estimate fits in one minute's share is not
+// paced at all. Safe for concurrent use.
+type Pacer struct {
+	mu      sync.Mutex
+	costs   map[string]int // by target key
+	clouds  map[string]*cloudapi.Pacer
+	budgets []Budget
+	now     func() time.Time
+	sleep   func(ctx context.Context, d time.Duration) error
+}
+
+// Budget is what one cloud's part of a run is estimated to cost.
+type Budget struct {
+	// Cloud is the cloud the requests go to; Clusters the clusters of the run it counts as the
+	// account's (each cluster's import lists them all in some kinds).
+	Cloud    string
+	Clusters int
+	// Requests is the run's estimate; PerMinute the cloud's limit and Paced what the run keeps to
+	// (Share of it), 0 when the whole run fits in one minute's share.
+	Requests, PerMinute, Paced int
+}
+
+// Minutes is the least the run can take when paced.
+func (b Budget) Minutes() float64 {
+	if b.Paced == 0 {
+		return 0
+	}
+	return float64(b.Requests) / float64(b.Paced)
+}
+
+// String says the budget in a line for the user.
+func (b Budget) String() string {
+	if b.Paced == 0 {
+		return fmt.Sprintf("%s: about %d requests for %d clusters, under its %d a minute: not paced", b.Cloud, b.Requests, b.Clusters, b.PerMinute)
+	}
+	return fmt.Sprintf("%s: about %d requests for %d clusters, paced at %d a minute (it allows %d): at least %.0f minutes",
+		b.Cloud, b.Requests, b.Clusters, b.Paced, b.PerMinute, b.Minutes())
+}
+
+// NewPacer estimates the targets' operation (op) per cloud, counting the clusters among them as
+// the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
+// a run on part of an account underestimates what reads the whole list).
+func NewPacer(targets []Target, op Requests) *Pacer {
+	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, now: time.Now, sleep: cloudapi.Sleep}
+	clusters, perMinute := map[string]int{}, map[string]int{}
+	for _, t := range targets {
+		if t.Cost == nil {
+			continue
+		}
+		perMinute[t.Cost.Cloud] = t.Cost.PerMinute
+		if t.Effects != nil && t.Effects.Types[effects.Cluster] != "" {
+			clusters[t.Cost.Cloud]++
+		}
+	}
+	total, largest := map[string]int{}, map[string]int{}
+	for _, t := range targets {
+		if t.Cost == nil || op(t.Cost) == nil {
+			continue
+		}
+		c := t.Cost.Cloud
+		cost := op(t.Cost)(clusters[c])
+		p.costs[t.Key()] = cost
+		total[c] += cost
+		largest[c] = max(largest[c], cost)
+	}
+	for c, n := range total {
+		b := Budget{Cloud: c, Clusters: clusters[c], Requests: n, PerMinute: perMinute[c]}
+		if paced := int(float64(perMinute[c]) * Share); n > paced {
+			b.Paced = paced
+			// One operation's worth at once, then the share's rate: in any minute the starts
+			// ask at most the share and one operation.
+			p.clouds[c] = cloudapi.NewPacer(paced, largest[c])
+		}
+		p.budgets = append(p.budgets, b)
+	}
+	sort.Slice(p.budgets, func(i, j int) bool { return p.budgets[i].Cloud < p.budgets[j].Cloud })
+	return p
+}
+
+// Budgets are the run's estimates, a cloud each, by name.
+func (p *Pacer) Budgets() []Budget { return p.budgets }
+
+// Wait holds t's operation until its estimated requests fit its cloud's pace; it returns at once
+// for a nil pacer, a target of no cost or an unpaced cloud, and ctx's error when ctx ends first.
+func (p *Pacer) Wait(ctx context.Context, t Target) error {
+	if p == nil || t.Cost == nil {
+		return nil
+	}
+	p.mu.Lock()
+	b := p.clouds[t.Cost.Cloud]
+	var d time.Duration
+	if b != nil {
+		d = b.ReserveAt(p.now(), float64(p.costs[t.Key()]))
+	}
+	p.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	return errors.Wrapf(p.sleep(ctx, d), "wait %v for %s's rate limit", d.Round(time.Second), t.Cost.Cloud)
+}
