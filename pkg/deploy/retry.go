@@ -50,7 +50,7 @@ func (d *Deployer) retrying(ctx context.Context, t Target, op func() error, agai
 			return err
 		}
 		if throttled(err) && d.Throttled != nil {
-			wait = min(max(wait, d.Throttled(ctx, t)), max(wait, MaxThrottleWait))
+			wait = max(wait, min(d.Throttled(ctx, t), MaxThrottleWait))
 		}
 		select {
 		case <-ctx.Done():

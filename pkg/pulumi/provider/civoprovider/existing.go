@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultAPIURL is Civo's API when the provider config and the environment name none.
-const DefaultAPIURL = "https://api.civo.com"
+var DefaultAPIURL = provider.Civo.API
 
 // ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
 var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + provider.CivoTokenEnv + ")")

@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultAPIURL is DigitalOcean's API when the provider config and the environment name none.
-const DefaultAPIURL = "https://api.digitalocean.com"
+var DefaultAPIURL = provider.DigitalOcean.API
 
 // registryTimeout bounds each look-up: a slow API must not hold a preview up for long.
 const registryTimeout = 10 * time.Second
