@@ -12,10 +12,17 @@ import (
 // Godo is a godo client of DigitalOcean's API at base (godo's own, DigitalOcean's, when "") with
 // token: for the calls clusterplane makes through DigitalOcean's own SDK (a pool rotation, the
 // sizes' prices) rather than Do. godo's default HTTP client has no timeout, so each request gets
-// timeout; godo retries nothing itself.
+// timeout.
+//
+// godo.NewFromToken asks again, up to 4 times, after a 429 or a 5xx, whatever the method
+// (go-retryablehttp's DefaultRetryPolicy): a create the cloud carried out but answered 500 for
+// would be made again, a second surge pool that no record holds. A POST is therefore sent once,
+// its failure returned: the caller finds what it made by its mark (a rotation) before it
+// creates again. Reads, updates and deletes keep godo's retries.
 func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {
 	c := godo.NewFromToken(token)
-	c.HTTPClient = &http.Client{Transport: c.HTTPClient.Transport, Timeout: timeout}
+	c.HTTPClient = &http.Client{Transport: postOnce{retrying: c.HTTPClient.Transport, once: http.DefaultTransport,
+		token: strings.Trim(strings.TrimSpace(token), "'")}, Timeout: timeout}
 	c.UserAgent = "clusterplane"
 	if base == "" {
 		return c, nil
@@ -27,4 +34,20 @@ func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {
 	}
 	c.BaseURL = u
 	return c, nil
+}
+
+// postOnce sends a POST through once, with the token as godo's own transport would send it, and
+// every other request through godo's retrying transport.
+type postOnce struct {
+	retrying, once http.RoundTripper
+	token          string
+}
+
+func (p postOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPost {
+		return p.retrying.RoundTrip(r)
+	}
+	out := r.Clone(r.Context())
+	out.Header.Set("Authorization", "Bearer "+p.token)
+	return p.once.RoundTrip(out)
 }
