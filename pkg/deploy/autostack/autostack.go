@@ -14,6 +14,7 @@ import (
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
@@ -107,15 +108,17 @@ func New(opts Options) (*Backend, error) {
 }
 
 // LocalBackend is the file backend clusterplane keeps state in when PULUMI_BACKEND_URL names
-// none: under the user's config folder, no account, no server.
+// none: under the user's config folder, no account, no server. Its folders (clusterplane and
+// clusterplane/state) must be this user's alone: whoever may write the state chooses what the
+// next `up` believes is deployed.
 func LocalBackend() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", errors.Wrap(err, "find the folder for the local state")
+		return "", errors.Wrap(err, "find the folder for the local state (set HOME, or PULUMI_BACKEND_URL)")
 	}
-	state := filepath.Join(dir, "clusterplane", "state")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		return "", errors.Wrap(err, "create the folder for the local state")
+	state, err := ownedfs.MkdirAll(dir, "clusterplane", "state")
+	if err != nil {
+		return "", errors.Wrap(err, "the folder for the local state")
 	}
 	return "file://" + state, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/blang/semver"
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
 
@@ -68,8 +69,15 @@ func cliVersion(path string) (semver.Version, error) {
 	}
 	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", path, info.Size(), info.ModTime().UnixNano())))
 	cache := ""
+	// The version read back is trusted only from a folder of this user's alone: one written by
+	// someone else would let an older CLI pass the minimum-version check. A folder that is not
+	// is not used (the plugin's folder beside it says why, loudly).
 	if dir, err := os.UserCacheDir(); err == nil {
-		cache = filepath.Join(dir, "clusterplane", "pulumi-version-"+hex.EncodeToString(key[:8]))
+		if own, err := ownedfs.MkdirAll(dir, "clusterplane"); err == nil {
+			cache = filepath.Join(own, "pulumi-version-"+hex.EncodeToString(key[:8]))
+		}
+	}
+	if cache != "" {
 		if data, err := os.ReadFile(cache); err == nil {
 			if v, err := semver.ParseTolerant(strings.TrimSpace(string(data))); err == nil {
 				return v, nil
@@ -86,7 +94,7 @@ func cliVersion(path string) (semver.Version, error) {
 	if err != nil {
 		return semver.Version{}, errors.Wrapf(err, "read the Pulumi CLI's version %q", strings.TrimSpace(string(out)))
 	}
-	if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+	if cache != "" {
 		_ = os.WriteFile(cache, []byte(v.String()), 0o600)
 	}
 	return v, nil

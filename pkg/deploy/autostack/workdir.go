@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
 
@@ -16,28 +17,17 @@ import (
 // The Automation API would otherwise make a pulumi_auto* folder per stack and never remove it.
 
 // workspacesRoot is the folder every workspace of this user lives in: <tmp>/clusterplane-<uid>,
-// made 0700 and refused when someone else owns it (a shared /tmp).
+// made 0700, and refused when someone else made it first or may write in it (a shared /tmp): a
+// stack's Pulumi.<stack>.yaml, read back by the engine, is there. It is refused, not repaired: a
+// folder that was open to others may hold what they put there.
 func workspacesRoot() (string, error) {
 	name := "clusterplane"
 	if uid := os.Getuid(); uid >= 0 {
 		name += "-" + strconv.Itoa(uid)
 	}
-	root := filepath.Join(os.TempDir(), name)
-	if err := os.Mkdir(root, 0o700); err != nil && !os.IsExist(err) {
-		return "", errors.Wrap(err, "create the folder for the stacks' workspaces")
-	}
-	info, err := os.Lstat(root)
+	root, err := ownedfs.MkdirAll(os.TempDir(), name)
 	if err != nil {
-		return "", errors.Wrap(err, "read the folder for the stacks' workspaces")
-	}
-	if !info.IsDir() || !ownedByMe(info) {
-		return "", errors.Errorf("%s, the folder for the stacks' workspaces, is not a folder of this user's: "+
-			"remove it, or set TMPDIR to another folder", root)
-	}
-	if info.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(root, 0o700); err != nil {
-			return "", errors.Wrap(err, "make the folder for the stacks' workspaces private")
-		}
+		return "", errors.Wrap(err, "the folder for the stacks' workspaces (set TMPDIR to another folder to use that instead)")
 	}
 	return root, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,25 @@ func TestAWorkspacesFolderThatIsALinkIsRefused(t *testing.T) {
 	}
 	if dir, err := newWorkDir(); err == nil {
 		t.Errorf("a workspace was made through a link, in %s", dir)
+	}
+}
+
+func TestAWorkspacesFolderOthersMayWriteIsRefusedNotRepaired(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no permission bits for others")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	root := filepath.Join(tmp, fmt.Sprintf("clusterplane-%d", os.Getuid()))
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Chmod, not Mkdir's mode: the umask would take the bits away.
+	if err := os.Chmod(root, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	// What another user may have put there while it was open is not made private and used.
+	if dir, err := newWorkDir(); err == nil || !strings.Contains(err.Error(), "written by its group or others") {
+		t.Errorf("newWorkDir = %s, %v, want the open folder refused", dir, err)
 	}
 }

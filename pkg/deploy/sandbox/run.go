@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
 
@@ -23,20 +24,44 @@ type Server struct {
 }
 
 // Running is the sandbox of dir running in the background, nil when none is: sandbox.json names
-// a live process whose clouds answer.
+// a live process whose clouds answer. Whatever may have written sandbox.json (a stale file, a
+// cloned repository, another user) is checked before it is used: the folder and the file must be
+// this user's alone, its URLs loopback ones, and its process the `clusterplane sandbox serve` of
+// dir; a file failing a check is refused with an error naming it and the field.
 func Running(dir string) (*Server, error) {
-	data, err := os.ReadFile(filepath.Join(dir, serverFile))
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if err := ownedfs.Check(dir); err != nil {
+		return nil, errors.Wrap(err, "the sandbox's folder")
+	}
+	path := filepath.Join(dir, serverFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err := ownedfs.CheckFile(path); err != nil {
+		return nil, errors.Wrap(err, "the running sandbox's address")
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errors.Wrap(err, "read the running sandbox's address")
 	}
 	var s Server
-	if err := json.Unmarshal(data, &s); err != nil || s.PID <= 0 {
+	if err := json.Unmarshal(data, &s); err != nil {
+		// Torn or not ours to read: no sandbox runs by it, and Start writes it anew.
 		return nil, nil
 	}
-	if !alive(s.PID) || !answers(s.DigitalOcean) || !answers(s.Civo) {
+	if err := s.check(path); err != nil {
+		return nil, err
+	}
+	if !alive(s.PID) {
+		return nil, nil
+	}
+	if err := sandboxProcess(s.PID, dir); err != nil {
+		return nil, errors.Errorf("%s: field \"pid\" names process %d, which is not this sandbox's `clusterplane sandbox serve` "+
+			"(%v): it is neither used nor signalled; if no sandbox runs there, remove the file and run again", path, s.PID, err)
+	}
+	if !answers(s.DigitalOcean) || !answers(s.Civo) {
 		return nil, nil
 	}
 	return &s, nil
@@ -167,7 +192,9 @@ func Serve(ctx context.Context, dir string, engine Engine) error {
 	}
 	path := filepath.Join(dir, serverFile)
 	data, _ := json.Marshal(Server{PID: os.Getpid(), DigitalOcean: s.DOURL, Civo: s.CivoURL})
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	// A new file of this process's, never one found there (a link to elsewhere would be followed).
+	_ = os.Remove(path)
+	if err := writeNew(path, data); err != nil {
 		_ = s.Close()
 		return errors.Wrap(err, "announce the sandbox")
 	}
@@ -189,7 +216,14 @@ func Start(dir string, engine Engine, exe string) (*Server, error) {
 		return s, err
 	}
 	_ = os.Remove(filepath.Join(dir, serverFile))
-	log, err := os.OpenFile(filepath.Join(dir, logFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// The log is appended to: a link planted in its place would have the sandbox write elsewhere.
+	logPath := filepath.Join(dir, logFile)
+	if _, err := os.Lstat(logPath); err == nil {
+		if err := ownedfs.CheckFile(logPath); err != nil {
+			return nil, errors.Wrap(err, "the sandbox's log")
+		}
+	}
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, errors.Wrap(err, "open the sandbox's log")
 	}
@@ -226,9 +260,14 @@ func Start(dir string, engine Engine, exe string) (*Server, error) {
 // clouds and exited. It tells whether one was running.
 func Stop(dir string) (bool, error) {
 	s, err := Running(dir)
-	if err != nil || s == nil {
-		_ = os.Remove(filepath.Join(dir, serverFile))
+	if err != nil {
+		// Left as it is: the error says what is wrong with it and what to do.
 		return false, err
+	}
+	if s == nil {
+		// A stale file's process has ended: nothing of it is left to stop.
+		_ = os.Remove(filepath.Join(dir, serverFile))
+		return false, nil
 	}
 	if err := terminate(s.PID); err != nil {
 		return false, errors.Wrap(err, "stop the sandbox")
@@ -240,4 +279,17 @@ func Stop(dir string) (bool, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return true, errors.Errorf("the sandbox (process %d) did not stop within 30s", s.PID)
+}
+
+// writeNew writes data to path, a file it makes, 0600; a file already there is an error.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
@@ -102,18 +103,19 @@ func Dir(dir string) (string, error) {
 
 // prepare makes the sandbox's folder, or checks that an existing one is a sandbox's: the marker,
 // the passphrase (made once, 0600), the Pulumi home with the plugins of engine linked in, the
-// backend and the temporary folder.
+// backend and the temporary folder. The engine runs plugins from these folders and the stacks'
+// state is in them: each must be this user's alone (ownedfs), or it is refused.
 func prepare(dir string, engine Engine) error {
 	if err := claim(dir); err != nil {
 		return err
 	}
 	for _, sub := range []string{"home", "state", "tmp", "cache"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+		if _, err := ownedfs.MkdirAll(dir, sub); err != nil {
 			return errors.Wrap(err, "make the sandbox's folders")
 		}
 	}
 	pass := filepath.Join(dir, passphraseFile)
-	if _, err := os.Stat(pass); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(pass); errors.Is(err, os.ErrNotExist) {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
 			return errors.Wrap(err, "generate the sandbox's passphrase")
@@ -123,14 +125,17 @@ func prepare(dir string, engine Engine) error {
 		}
 	} else if err != nil {
 		return errors.Wrap(err, "read the sandbox's passphrase")
+	} else if err := ownedfs.CheckFile(pass); err != nil {
+		return errors.Wrap(err, "the sandbox's passphrase")
 	}
 	for _, p := range engine.Plugins {
-		link := filepath.Join(dir, "home", "plugins", "resource-"+p.Name+"-v"+p.Version, "pulumi-resource-"+p.Name)
+		folder, err := ownedfs.MkdirAll(dir, "home", "plugins", "resource-"+p.Name+"-v"+p.Version)
+		if err != nil {
+			return errors.Wrapf(err, "install the %s plugin in the sandbox", p.Name)
+		}
+		link := filepath.Join(folder, "pulumi-resource-"+p.Name)
 		if target, err := os.Readlink(link); err == nil && target == p.Binary {
 			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-			return errors.Wrapf(err, "install the %s plugin in the sandbox", p.Name)
 		}
 		_ = os.Remove(link)
 		if err := os.Symlink(p.Binary, link); err != nil {
@@ -141,21 +146,30 @@ func prepare(dir string, engine Engine) error {
 }
 
 // claim makes dir a sandbox's folder, or checks it is one: a folder that exists, is not empty and
-// has no marker is someone else's, and the sandbox neither fills it nor (on reset) removes it.
+// has no marker is someone else's, and the sandbox neither fills it nor (on reset) removes it. The
+// folder itself must be this user's alone, never a link: the sandbox runs plugins from it and
+// trusts the process and URLs its sandbox.json names.
 func claim(dir string) error {
+	// The folders above it are the user's choice (--dir); the sandbox's own is made 0700.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return errors.Wrap(err, "make the sandbox's folder")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return errors.Wrap(err, "make the sandbox's folder")
+	}
+	if err := ownedfs.Check(dir); err != nil {
+		return errors.Wrap(err, "the sandbox's folder")
+	}
 	marker := filepath.Join(dir, markerFile)
-	if _, err := os.Stat(marker); err == nil {
+	if _, err := os.Lstat(marker); err == nil {
 		return nil
 	}
 	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err != nil {
 		return errors.Wrap(err, "read the sandbox's folder")
 	}
 	if len(entries) > 0 {
 		return errors.Errorf("%s is not a sandbox's folder (it has no %s file) and is not empty: choose another with --dir", dir, markerFile)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return errors.Wrap(err, "make the sandbox's folder")
 	}
 	text := "A clusterplane sandbox: loopback clouds and their stacks. `clusterplane sandbox reset` removes this folder.\n"
 	return errors.Wrap(os.WriteFile(marker, []byte(text), 0o644), "mark the sandbox's folder")
@@ -219,13 +233,40 @@ func FindEngine(dir string) (Engine, error) {
 		if c == "" {
 			continue
 		}
-		if e, ok := engineIn(c); ok {
+		if _, ok := engineIn(c); ok {
+			real, err := trustEngine(c)
+			if err != nil {
+				return Engine{}, err
+			}
+			// The folder checked, not a link that could be changed after the check.
+			e, _ := engineIn(real)
 			return e, nil
 		}
 	}
 	return Engine{}, errors.Errorf("no Pulumi engine with the DigitalOcean and Civo plugins found: the sandbox needs "+
 		"the folder `make engine` builds (.engine, with bin/pulumi and plugins/pulumi-resource-digitalocean and "+
 		"pulumi-resource-civo); run `make engine` in a clone of clusterplane, or set %s to such a folder", EngineEnv)
+}
+
+// trustEngine refuses an engine folder (dir, its bin and plugins) that anyone but this user or
+// root owns or may write in: the sandbox puts bin first on PATH and runs the plugins, and a
+// .engine found upwards from the current directory may be in a shared folder (/tmp/x/.engine).
+// A link is followed (an engine may be linked from where it is installed): its target is checked
+// and returned, for the engine to be used from there.
+func trustEngine(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", errors.Wrap(err, "the Pulumi engine's folder")
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return "", errors.Wrap(err, "the Pulumi engine's folder")
+	}
+	for _, d := range []string{real, filepath.Join(real, "bin"), filepath.Join(real, "plugins")} {
+		if err := ownedfs.CheckInstalled(d); err != nil {
+			return "", errors.Wrapf(err, "the Pulumi engine found in %s (or name another with --engine or $%s)", dir, EngineEnv)
+		}
+	}
+	return real, nil
 }
 
 // engineIn is the engine in dir, if dir holds one.
