@@ -10,6 +10,7 @@ require (
 	github.com/civo/civogo v0.3.89
 	github.com/creack/pty v1.1.24
 	github.com/digitalocean/godo v1.236.0
+	github.com/lib/pq v1.12.3
 	github.com/pkg/errors v0.9.1
 	github.com/pulumi/pulumi-civo/sdk/v2 v2.4.8
 	github.com/pulumi/pulumi-digitalocean/sdk/v4 v4.57.0

@@ -54,6 +54,10 @@ type Fault struct {
 	// replaces its answer: a cloud that committed a change and then failed to say so, which a
 	// client that retries takes for a request never carried out.
 	Commit bool
+	// Hold, with Commit, holds the answer back this long after the cloud carried the request
+	// out (outside the cloud's lock, so that other requests go on): a test kills the client while
+	// it waits, as a process killed between a create and its record.
+	Hold time.Duration
 
 	// afterSeen is how many such answers there were when the fault was injected.
 	afterSeen int
@@ -233,6 +237,21 @@ func (s *Server) answer(w *statusWriter, r *http.Request) func() {
 		case <-r.Context().Done():
 			return nil
 		}
+	}
+	if fault != nil && fault.Commit && fault.Hold > 0 {
+		s.Mu.Lock()
+		if s.cloud.Authorized(r) {
+			s.cloud.Serve(httptest.NewRecorder(), r, body)
+		}
+		s.Mu.Unlock()
+		select {
+		case <-time.After(fault.Hold):
+		case <-r.Context().Done():
+		}
+		// Carried out already: what is left is the fault's answer.
+		held := *fault
+		held.Commit = false
+		fault = &held
 	}
 	s.Mu.Lock()
 	defer s.Mu.Unlock()

@@ -224,6 +224,8 @@ type UpOptions struct {
 	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
 	// sets it; the tests that hold the effects table against the real providers do.
 	AllowRefused bool
+	// locked tells that Up holds the stack's lock (StackLocker), without which no rotation runs.
+	locked bool
 	// Planned, when set, is the stack's part of a saved plan, checked before (CheckPlan): the up
 	// reads the cloud first, as the check's preview did, and goes only while no other update has
 	// landed on the stack since the plan.
@@ -239,6 +241,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
 			"in the same run (up deploys it first)", missing))
 	}
+	// Held to the end: a rotation's steps and the engine's up are one operation on the stack.
+	unlock, locked, err := d.lockStack(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	defer unlock()
+	opts.locked = locked
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -360,6 +369,12 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
+	// A refresh rewrites the state a rotation under way edits between its steps.
+	unlock, _, err := d.lockStack(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	defer unlock()
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -412,6 +427,23 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		// up reads the cloud only when the manifest changed: an unchanged one needs refresh first.
 		o.Status, o.Reason, o.Drift = Drifted, "refresh, then up, would "+changes, driftedFields(t.Effects, res.Steps)
 	}
+	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
+	st, err := readState(ctx, s)
+	if err != nil {
+		return failed(err)
+	}
+	orphans, err := d.orphans(ctx, t, st)
+	if err != nil {
+		return failed(err)
+	}
+	if len(orphans) > 0 {
+		o.Orphans = orphans
+		if o.Status == Drifted {
+			o.Reason += "; " + describeOrphans(orphans)
+		} else {
+			o.Status, o.Reason = Drifted, describeOrphans(orphans)
+		}
+	}
 	return o
 }
 
@@ -428,6 +460,12 @@ type DestroyOptions struct {
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
 func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
+	unlock, _, err := d.lockStack(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	defer unlock()
 	s, err := d.open(ctx, t)
 	if errors.Is(err, ErrNotDeployed) {
 		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}

@@ -46,6 +46,8 @@ type Outcome struct {
 	Reason string
 	// Err is the failure or the refusal, typed (see errors.go); nil when done.
 	Err error
+	// Orphans are pools a stopped rotation of the stack left in the cloud (drift, status --drift).
+	Orphans []Orphan
 	// BlockedBy is the stack whose failure skipped this one.
 	BlockedBy string
 	// Result is the engine's result of the operation, when the engine ran.

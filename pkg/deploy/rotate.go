@@ -139,6 +139,11 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 				"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
 					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}
 		}
+		if !opts.locked {
+			return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+				"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
+					"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}
+		}
 		// The manifest is back to the old pool before it was drained: the rotation is given up.
 		if err := d.rollBack(ctx, t, s, self, rec); err != nil {
 			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
@@ -175,6 +180,12 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			return &Outcome{Status: Blocked, Reason: "not confirmed (use --yes): rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
+	if !opts.locked {
+		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+			"the manifest asks for a rotation of pool %s, and the backend cannot hold the stack's lock across its steps "+
+				"(a rotation runs only under it, so that two runs never rotate one pool twice): nothing was rotated. "+
+				"Rotate from a file or PostgreSQL backend", r.Name)}
+	}
 	progress := d.progress(t)
 	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
 		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
@@ -197,7 +208,13 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
 	}
+	if rec.ID == "" {
+		// A new rotation, or one an older clusterplane recorded without an id: the pools it
+		// creates from here carry this id's mark.
+		rec.ID = rotation.NewID()
+	}
 	plan := planOf(r, rec.Pool, run.kind)
+	plan.Mark = rotation.NewMark(t.Key(), rec.ID).String()
 	plan.Drain.Progress = run.say
 	if _, err := drain.PoolSelector(run.kind.NodeLabels, plan.Old, rec.OldID); err != nil {
 		o := failed(err)
@@ -262,12 +279,19 @@ func planOf(r diff.Rotation, old string, kind *kinds.Rotation) rotation.Plan {
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
 func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord) error {
-	// The roll-back's end is the record's removal, below: its phases are not recorded.
-	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(context.Context, rotation.State) error { return nil })
+	// The roll-back records that it is under way before it deletes anything (so that a kill
+	// during it is known as one); its end is the record's removal, below.
+	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
+		return recordRotation(ctx, s, &RotationRecord{Pool: rec.Pool, State: state})
+	})
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
 	}
-	if _, err := run.Rollback(ctx, rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}, rec.State); err != nil {
+	plan := rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}
+	if rec.ID != "" {
+		plan.Mark = rotation.NewMark(t.Key(), rec.ID).String()
+	}
+	if _, err := run.Rollback(ctx, plan, rec.State); err != nil {
 		return err
 	}
 	run.say("rolled back: the manifest no longer asks for the rotation")
@@ -284,7 +308,11 @@ func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, pro
 	if err != nil {
 		return nil, err
 	}
-	client, err := drain.New(kr.Kubeconfig)
+	kubeconfig, err := kr.Kubeconfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	client, err := drain.New(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -293,17 +321,25 @@ func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, pro
 			fmt.Fprintf(progress, "rotation of pool %s: %s\n", pool, msg)
 		}
 	}
+	// last is the phase recorded before, so that a start recorded after a roll-back reads as
+	// its end.
+	var last rotation.Phase
 	return &rotationRun{
 		Rotator: &rotation.Rotator{
 			Cloud: selecting{Pools: kr.Cloud, cloud: kr.NodeLabels},
 			Nodes: rotationNodes{c: client, waitRunning: kr.WaitRunning, say: say},
 			Recorder: recorderFunc(func(ctx context.Context, state rotation.State) error {
+				defer func() { last = state.Phase }()
 				switch {
 				case state.Hop > 0:
 					say(fmt.Sprintf("second hop, phase %s", cmp.Or(string(state.Phase), "start")))
-				case state.Phase == rotation.Start:
+				case state.Phase == rotation.Start && last == rotation.RollingBack:
 					// Only a roll-back records the start again: the surge pool is gone.
 					say("rolled back to the old pool")
+				case state.Phase == rotation.Start:
+					say("started (rotation " + state.ID + ")")
+				case state.Phase == rotation.RollingBack:
+					say("rolling back: the surge pool goes")
 				default:
 					say("phase " + string(state.Phase))
 				}
@@ -528,6 +564,17 @@ func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
 	rec, err := rotationRecord(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
+	}
+	if rec.Phase == rotation.RollingBack {
+		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+			"the roll-back of pool %s's rotation stopped before it ended: pool %s is in use, and the surge pool %s may still "+
+				"be in the cloud; run up to finish the roll-back", rec.Pool, rec.OldID, orNone(rec.SurgeID))}
+	}
+	if rec.Phase == rotation.Start {
+		// Recorded before the create: the cloud may hold the surge pool or not.
+		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+			"a rotation of pool %s stopped at its start, its surge pool perhaps created (old pool %s): run up to resume it, "+
+				"or up with the manifest's old settings to roll it back", rec.Pool, rec.OldID)}
 	}
 	if rec.Hop > 0 {
 		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(

@@ -145,6 +145,12 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 			return failed(err)
 		}
 		drifted = driftedOf(ctx, s)
+		if orphans, err := d.orphans(ctx, t, st); err != nil {
+			drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
+		} else if len(orphans) > 0 {
+			o.Orphans = orphans
+			ready = Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
+		}
 	} else {
 		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
 			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}

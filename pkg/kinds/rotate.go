@@ -25,8 +25,12 @@ type Rotation struct {
 	// NodeLabels names the cloud whose node labels select a pool's nodes (pkg/cloud/drain's
 	// PoolSelector: "digitalocean", "civo"); the kind need not link Kubernetes' client for it.
 	NodeLabels string
-	// Kubeconfig is the cluster's kubeconfig, a secret: held in memory, never written or shown.
-	Kubeconfig []byte
+	// Kubeconfig reads the cluster's kubeconfig, a secret: held in memory, never written or
+	// shown. A function, so that drift, which asks only the pools, does not read it.
+	Kubeconfig func(ctx context.Context) ([]byte, error)
+	// DeleteCommand is the command a user runs to delete the pool of that id by hand (the
+	// cloud's own CLI), for an orphan drift reports.
+	DeleteCommand func(id string) string
 	// WaitRunning waits until the cloud reports every node of the pool of that name running,
 	// before the cluster is asked whether they are Ready; nil when the cloud need not be asked.
 	WaitRunning func(ctx context.Context, name string, timeout time.Duration) error
@@ -68,10 +72,22 @@ func RolloutWaits(r *sharedv1.Rollout) (ready time.Duration, drain rotation.Drai
 }
 
 // Pools is the cloud's pool API as a rotation asks it: pkg/change/rotation's Cloud but the node
-// selector, which pkg/deploy adds from NodeLabels.
+// selector, which pkg/deploy adds from NodeLabels; and Marked, with which drift finds a pool a
+// rotation left behind.
 type Pools interface {
-	Find(ctx context.Context, name string) (id string, err error)
-	Create(ctx context.Context, name string) (id string, err error)
+	// Find is the id of the cluster's pool of that name carrying mark, "" when there is none,
+	// a *rotation.ForeignPoolError when the pool of that name carries no such mark.
+	Find(ctx context.Context, name, mark string) (id string, err error)
+	// Create creates the pool of the manifest's settings named name, carrying mark.
+	Create(ctx context.Context, name, mark string) (id string, err error)
 	Delete(ctx context.Context, id string) error
 	Rename(ctx context.Context, id, name string) error
+	// Marked are the cluster's pools that carry a rotation's mark.
+	Marked(ctx context.Context) ([]MarkedPool, error)
+}
+
+// MarkedPool is a pool of the cluster that a rotation created: its id, name and mark.
+type MarkedPool struct {
+	ID, Name string
+	Mark     rotation.Mark
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -277,3 +278,22 @@ func PriceRotations(rotations []Rotation, p cost.Prices) {
 
 // SurgeSuffix names a rotation's surge pool after the pool it stands in for: workers-surge.
 const SurgeSuffix = "-surge"
+
+// AllowsRotation tells whether any rollout block of the stack input's manifest that the kind's
+// table names says ROTATE: only such a pool is ever rotated, so only its cluster
+// can hold a pool a rotation left behind.
+func AllowsRotation(table *effects.Table, stackInput proto.Message) bool {
+	if table == nil || stackInput == nil {
+		return false
+	}
+	spec := field(field(stackInput.ProtoReflect(), "target"), "spec")
+	for _, row := range table.Rows {
+		if row.Rollout == "" {
+			continue
+		}
+		if r, _ := readRollout(spec, row.Rollout); r.rotate {
+			return true
+		}
+	}
+	return false
+}

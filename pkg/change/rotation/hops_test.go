@@ -43,7 +43,7 @@ func (k *killed) Save(ctx context.Context, s rotation.State) error {
 
 func TestARotationThatKeepsTheNameOnACloudThatCannotRenameGoesThereAndBack(t *testing.T) {
 	w := newWorld()
-	st, err := w.rotator().Run(context.Background(), back, rotation.State{OldID: "old-id"})
+	st, err := w.rotator().Run(context.Background(), back, rotation.State{ID: "r1", OldID: "old-id"})
 	if err != nil || st.Phase != rotation.Done || st.SurgeID != "workers-id" {
 		t.Fatalf("run: %+v, %v; want done with the new workers pool", st, err)
 	}
@@ -57,22 +57,22 @@ func TestARotationThatKeepsTheNameOnACloudThatCannotRenameGoesThereAndBack(t *te
 	for _, s := range w.saved {
 		phases = append(phases, string(s.Phase))
 	}
-	want := "surge-created surge-ready cordoned drained old-deleted  surge-created surge-ready cordoned drained old-deleted done"
+	want := " surge-created surge-ready cordoned drained old-deleted  surge-created surge-ready cordoned drained old-deleted done"
 	if strings.Join(phases, " ") != want {
 		t.Errorf("recorded %q, want %q", strings.Join(phases, " "), want)
 	}
-	if second := w.saved[5]; second.Hop != 1 || second.OldID != "workers-surge-id" || second.SurgeID != "" {
+	if second := w.saved[6]; second.Hop != 1 || second.OldID != "workers-surge-id" || second.SurgeID != "" {
 		t.Errorf("the second hop starts from %+v, want hop 1 draining the surge pool", second)
 	}
 }
 
 func TestATwoHopRotationKilledAfterAnyRecordResumesDoingOnlyWhatIsLeft(t *testing.T) {
-	// Eleven records in all (twoHops' ten steps, the second hop's start); a kill after the last
-	// leaves nothing to do.
-	for at := 1; at <= 11; at++ {
+	// Twelve records in all (each hop's start, before its create, and twoHops' ten steps); a kill
+	// after the last leaves nothing to do.
+	for at := 1; at <= 12; at++ {
 		w := newWorld()
 		r := &rotation.Rotator{Cloud: w, Nodes: w, Recorder: &killed{world: w, at: at}}
-		if _, err := r.Run(context.Background(), back, rotation.State{OldID: "old-id"}); err == nil {
+		if _, err := r.Run(context.Background(), back, rotation.State{ID: "r1", OldID: "old-id"}); err == nil {
 			t.Fatalf("killed at record %d, the run did not stop", at)
 		}
 		recorded := w.saved[len(w.saved)-1]
@@ -96,9 +96,9 @@ func TestAKillBeforeTheSecondHopRecordsItsPoolDoesNotCreateItTwice(t *testing.T)
 	// records so.
 	w := newWorld()
 	delete(w.pools, "workers")
-	w.pools["workers-surge"] = "workers-surge-id"
+	w.made("workers-surge")
 	w.failSave = rotation.SurgeCreated
-	start := rotation.State{Hop: 1, OldID: "workers-surge-id"}
+	start := rotation.State{ID: "r1", Hop: 1, OldID: "workers-surge-id"}
 	if _, err := w.rotator().Run(context.Background(), back, start); err == nil {
 		t.Fatal("the run with its record failing did not stop")
 	}
@@ -118,9 +118,9 @@ func TestAKillBeforeTheSecondHopRecordsItsPoolDoesNotCreateItTwice(t *testing.T)
 func TestASecondHopStoppedAtItsDrainSaysItCanOnlyBeFinishedAndRefusesARollBack(t *testing.T) {
 	w := newWorld()
 	delete(w.pools, "workers")
-	w.pools["workers-surge"] = "workers-surge-id"
+	w.made("workers-surge")
 	w.drainErr = errors.New("drain timed out after 1m0s: a PodDisruptionBudget allows no eviction")
-	st, err := w.rotator().Run(context.Background(), back, rotation.State{Hop: 1, OldID: "workers-surge-id"})
+	st, err := w.rotator().Run(context.Background(), back, rotation.State{ID: "r1", Hop: 1, OldID: "workers-surge-id"})
 	var stopped *rotation.StoppedError
 	if !errors.As(err, &stopped) || st.Phase != rotation.Cordoned || st.Hop != 1 {
 		t.Fatalf("run: %+v, %v; want stopped at the second hop's cordon", st, err)

@@ -31,11 +31,20 @@ const (
 	Drained      Phase = "drained"
 	OldDeleted   Phase = "old-deleted"
 	Done         Phase = "done"
+	// RollingBack is recorded by a roll-back before it deletes the surge pool: a roll-back killed
+	// after it is known as such, and the next up finishes it instead of believing both pools are
+	// in place.
+	RollingBack Phase = "rolling-back"
 )
 
 // State is what a rotation records between steps (the stack's config in up): enough to resume.
 type State struct {
-	Phase Phase `json:"phase"`
+	// ID names this rotation; it is recorded before any pool is created, and every pool the
+	// rotation creates carries it in its Mark, so that a resume, a roll-back or a second runner
+	// finds exactly the pools this rotation made, never a pool of the same name made by someone
+	// else.
+	ID    string `json:"id,omitempty"`
+	Phase Phase  `json:"phase"`
 	// Hop is the hop under way: 0 the first (old pool to surge pool), 1 the second of a plan
 	// with a Back pool (surge pool to the pool of the manifest's name). Phase is the hop's.
 	Hop int `json:"hop,omitempty"`
@@ -72,10 +81,12 @@ type Nodes interface {
 
 // Cloud is what a rotation asks of the cloud's pool API.
 type Cloud interface {
-	// Find returns the id of the cluster's pool of that name, "" when there is none.
-	Find(ctx context.Context, name string) (id string, err error)
-	// Create creates the surge pool with the new settings and returns its id.
-	Create(ctx context.Context, name string) (id string, err error)
+	// Find returns the id of the cluster's pool of that name when it carries mark, "" when the
+	// cluster has no pool of that name, and a *ForeignPoolError when it has one without the
+	// mark: a pool this rotation did not make, which it must neither use nor delete.
+	Find(ctx context.Context, name, mark string) (id string, err error)
+	// Create creates the surge pool with the new settings, carrying mark, and returns its id.
+	Create(ctx context.Context, name, mark string) (id string, err error)
 	Delete(ctx context.Context, id string) error
 	// Rename gives the pool its final name (and, for DigitalOcean's default pool, the default
 	// pool's tag); nil for a cloud that cannot rename.
@@ -98,6 +109,9 @@ type Plan struct {
 	// the same settings) is created, and the surge pool cordoned, drained and deleted in turn. A
 	// cloud that cannot rename gives a pool that keeps its name back its name so (Civo).
 	Back string
+	// Mark is what the pools this rotation creates carry in the cloud (a tag, a label): see
+	// NewMark. Required.
+	Mark string
 	// Nodes is how many nodes of the surge pool must be Ready before the old pool is drained.
 	Nodes        int
 	ReadyTimeout time.Duration
@@ -150,8 +164,15 @@ func (e *StoppedError) Error() string {
 	}
 	msg := fmt.Sprintf("rotation of pool %s stopped after phase %q: %v", e.Plan.Old, e.State.Phase, e.Err)
 	switch e.State.Phase {
+	case RollingBack:
+		return fmt.Sprintf("the roll-back of pool %s's rotation stopped: %v; pool %s is back in use, and the surge pool %s may "+
+			"still be in the cloud, or being deleted. up again finishes the roll-back", e.Plan.Old, e.Err, e.Plan.Old, e.Plan.Surge)
 	case Start:
-		return msg + "; nothing was created. up again starts it again"
+		// Its create may have been sent, and carried out, before the error: the cloud may hold
+		// the surge pool, which carries this rotation's mark.
+		return msg + fmt.Sprintf("; the surge pool %s may or may not have been created. up again resumes (a pool it made is "+
+			"found by its mark, not made twice); to roll back, up with the manifest's old settings (it deletes %s if it is there)",
+			e.Plan.Surge, e.Plan.Surge)
 	case SurgeCreated, SurgeReady, Cordoned:
 		return msg + fmt.Sprintf("; both pools are in place (%s and %s)%s. up again resumes here; to roll back, "+
 			"up with the manifest's old settings (it deletes pool %s%s)", e.Plan.Old, e.Plan.Surge, cordoned(e.State.Phase, e.Plan.Old),
@@ -183,6 +204,8 @@ func cordoned(p Phase, old string) string {
 	return ""
 }
 
+func (e *StoppedError) Unwrap() error { return e.Err }
+
 // Run carries the plan out from st, recording each phase as it finishes; it returns the final
 // state, or a StoppedError with the state it stopped at.
 func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
@@ -194,6 +217,10 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 	if st.Hop >= p.hops() {
 		return st, errors.Errorf("rotation of pool %s: hop %d recorded, the plan has %d", p.Old, st.Hop+1, p.hops())
 	}
+	if p.Mark == "" || st.ID == "" {
+		// Without a mark a pool could only be found by its name, which anyone may have taken.
+		return st, errors.Errorf("rotation of pool %s has no id or mark: it would find its pools by name alone", p.Old)
+	}
 	// from is the pool the hop drains, to the one it creates (the surge pool in the first hop).
 	old := func() Pool {
 		from, _ := p.Hop(st.Hop)
@@ -204,12 +231,23 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 		_, to := p.Hop(st.Hop)
 		switch st.Phase {
 		case Start:
-			// A create that was sent but not recorded (kill -9) left the pool: find it first.
-			if st.SurgeID, err = r.Cloud.Find(ctx, to); err == nil && st.SurgeID == "" {
-				st.SurgeID, err = r.Cloud.Create(ctx, to)
+			// The record (with the rotation's id) is written before the create, so that a kill
+			// during the create leaves a record a resume or a roll-back reads. A create that was
+			// sent but not recorded left a pool carrying this rotation's mark: find it first.
+			if err = errors.Wrap(r.Recorder.Save(ctx, st), "record the rotation before its create"); err == nil {
+				if st.SurgeID, err = r.Cloud.Find(ctx, to, p.Mark); err == nil && st.SurgeID == "" {
+					st.SurgeID, err = r.Cloud.Create(ctx, to, p.Mark)
+				}
 			}
 			if err == nil {
 				err = advance(SurgeCreated)
+			}
+		case RollingBack:
+			// A roll-back was stopped, and the manifest asks for the rotation again: the roll-back
+			// is finished first (the surge pool it was deleting goes), then the rotation starts over.
+			if err = r.deleteSurge(ctx, p, st); err == nil {
+				st = State{ID: st.ID, OldID: st.OldID}
+				err = errors.Wrap(r.Recorder.Save(ctx, st), "record the finished roll-back")
 			}
 		case SurgeCreated:
 			surge := Pool{Name: to, Selector: r.Cloud.Selector(st.SurgeID, to)}
@@ -230,9 +268,9 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 			}
 		case OldDeleted:
 			if st.Hop+1 < p.hops() {
-				// The next hop drains the pool this one created.
-				st = State{Hop: st.Hop + 1, OldID: st.SurgeID}
-				err = errors.Wrapf(r.Recorder.Save(ctx, st), "record hop %d", st.Hop+1)
+				// The next hop drains the pool this one created; its start is recorded by the
+				// Start step, before its create.
+				st = State{ID: st.ID, Hop: st.Hop + 1, OldID: st.SurgeID}
 				break
 			}
 			if p.Final != "" {
@@ -243,6 +281,12 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 			}
 		default:
 			return st, errors.Errorf("rotation of pool %s: unknown phase %q recorded", p.Old, st.Phase)
+		}
+		var foreign *ForeignPoolError
+		if errors.As(err, &foreign) {
+			// Said as it is: the rotation stops before it made anything, and its own words say
+			// what to do.
+			return st, err
 		}
 		if err != nil {
 			return stop(err)
@@ -270,18 +314,51 @@ func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error)
 			return st, errors.Wrapf(err, "uncordon pool %s", p.Old)
 		}
 	}
+	// Recorded before the delete: a roll-back killed during it is known as one (RollingBack),
+	// not read as a rotation with both pools in place.
+	if st.Phase != RollingBack {
+		st.Phase = RollingBack
+		if err := r.Recorder.Save(ctx, st); err != nil {
+			return st, errors.Wrap(err, "record the roll-back")
+		}
+	}
+	if err := r.deleteSurge(ctx, p, st); err != nil {
+		return st, &StoppedError{Plan: p, State: st, Err: err}
+	}
+	st = State{ID: st.ID, OldID: st.OldID}
+	return st, errors.Wrap(r.Recorder.Save(ctx, st), "record the rollback")
+}
+
+// deleteSurge deletes the pool a stopped rotation created: by the id its record holds, else the
+// pool of the surge name that carries the rotation's mark. A pool of that name without the mark
+// is someone else's and stays: the rotation never created its own.
+func (r *Rotator) deleteSurge(ctx context.Context, p Plan, st State) error {
 	id := st.SurgeID
 	if id == "" {
 		var err error
-		if id, err = r.Cloud.Find(ctx, p.Surge); err != nil {
-			return st, errors.Wrapf(err, "find pool %s", p.Surge)
+		id, err = r.Cloud.Find(ctx, p.Surge, p.Mark)
+		var foreign *ForeignPoolError
+		if errors.As(err, &foreign) {
+			return nil
+		}
+		if err != nil {
+			return errors.Wrapf(err, "find pool %s", p.Surge)
 		}
 	}
-	if id != "" {
-		if err := r.Cloud.Delete(ctx, id); err != nil {
-			return st, errors.Wrapf(err, "delete pool %s", p.Surge)
-		}
+	if id == "" {
+		return nil
 	}
-	st = State{OldID: st.OldID}
-	return st, errors.Wrap(r.Recorder.Save(ctx, st), "record the rollback")
+	return errors.Wrapf(r.Cloud.Delete(ctx, id), "delete pool %s", p.Surge)
+}
+
+// ForeignPoolError: the cluster holds a pool of the name a rotation would create, which carries
+// no mark of the rotation: someone else's pool, which the rotation neither takes nor deletes.
+type ForeignPoolError struct {
+	Cluster, Name, ID string
+}
+
+func (e *ForeignPoolError) Error() string {
+	return fmt.Sprintf("cluster %s already has a node pool named %s (id %s) that this rotation did not create (it carries "+
+		"no mark of the rotation): a rotation never takes a pool by its name alone, nor deletes one it did not make. "+
+		"Rename or delete that pool yourself if it is not needed, then up again", e.Cluster, e.Name, e.ID)
 }

@@ -13,7 +13,9 @@ import (
 
 // world is a fake cloud and cluster: the pools by name, and every call made, in order.
 type world struct {
-	pools    map[string]string // name → id
+	pools map[string]string // name → id
+	// marks are the pools' marks, by id; a pool made outside the rotation has none.
+	marks    map[string]string
 	calls    []string
 	drainErr error
 	// failSave fails the save of that phase once, as if the process died right after the step.
@@ -22,14 +24,28 @@ type world struct {
 }
 
 func newWorld() *world {
-	return &world{pools: map[string]string{"workers": "old-id"}, failSave: "never"}
+	return &world{pools: map[string]string{"workers": "old-id"}, marks: map[string]string{}, failSave: "never"}
 }
 
-func (w *world) Find(_ context.Context, name string) (string, error) { return w.pools[name], nil }
-func (w *world) Create(_ context.Context, name string) (string, error) {
+func (w *world) Find(_ context.Context, name, mark string) (string, error) {
+	id := w.pools[name]
+	if id != "" && w.marks[id] != mark {
+		return "", &rotation.ForeignPoolError{Cluster: "c", Name: name, ID: id}
+	}
+	return id, nil
+}
+func (w *world) Create(_ context.Context, name, mark string) (string, error) {
 	w.calls = append(w.calls, "create "+name)
 	w.pools[name] = name + "-id"
+	w.marks[name+"-id"] = mark
 	return name + "-id", nil
+}
+
+// made puts in the pool this rotation would have created: named name, carrying its mark.
+func (w *world) made(name string) string {
+	w.pools[name] = name + "-id"
+	w.marks[name+"-id"] = plan.Mark
+	return name + "-id"
 }
 func (w *world) Delete(_ context.Context, id string) error {
 	w.calls = append(w.calls, "delete "+id)
@@ -82,7 +98,7 @@ func (w *world) rotator() *rotation.Rotator {
 	return &rotation.Rotator{Cloud: w, Nodes: w, Recorder: w}
 }
 
-var plan = rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers", Nodes: 2, ReadyTimeout: time.Minute,
+var plan = rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers", Mark: "m1", Nodes: 2, ReadyTimeout: time.Minute,
 	Drain: rotation.DrainOptions{Timeout: time.Minute}}
 
 // all are the calls of a whole rotation, in order: the old pool is drained before it is deleted.
@@ -91,7 +107,7 @@ var all = []string{"create workers-surge", "wait workers-surge", "cordon workers
 
 func TestARotationRunsEveryStepInOrderAndEndsWithOnePoolOfTheManifestsName(t *testing.T) {
 	w := newWorld()
-	st, err := w.rotator().Run(context.Background(), plan, rotation.State{OldID: "old-id"})
+	st, err := w.rotator().Run(context.Background(), plan, rotation.State{ID: "r1", OldID: "old-id"})
 	if err != nil || st.Phase != rotation.Done {
 		t.Fatalf("run: %+v, %v", st, err)
 	}
@@ -105,7 +121,8 @@ func TestARotationRunsEveryStepInOrderAndEndsWithOnePoolOfTheManifestsName(t *te
 	for _, s := range w.saved {
 		phases = append(phases, string(s.Phase))
 	}
-	if want := "surge-created surge-ready cordoned drained old-deleted done"; strings.Join(phases, " ") != want {
+	// The first record, of the start with the rotation's id, comes before the create.
+	if want := " surge-created surge-ready cordoned drained old-deleted done"; strings.Join(phases, " ") != want {
 		t.Errorf("recorded %v, want %s", phases, want)
 	}
 }
@@ -115,9 +132,9 @@ func TestARotationResumesFromEveryRecordedPhaseDoingOnlyWhatIsLeft(t *testing.T)
 		rotation.Drained, rotation.OldDeleted} {
 		t.Run("after "+string(phase), func(t *testing.T) {
 			w := newWorld()
-			st := rotation.State{Phase: phase, OldID: "old-id"}
+			st := rotation.State{ID: "r1", Phase: phase, OldID: "old-id"}
 			if i > 0 {
-				w.pools["workers-surge"], st.SurgeID = "workers-surge-id", "workers-surge-id"
+				st.SurgeID = w.made("workers-surge")
 			}
 			if i > 4 {
 				delete(w.pools, "workers")
@@ -138,11 +155,11 @@ func TestAKillBetweenAStepAndItsRecordRepeatsNothingHarmful(t *testing.T) {
 	// the pool instead of creating a second one.
 	w := newWorld()
 	w.failSave = rotation.SurgeCreated
-	st, err := w.rotator().Run(context.Background(), plan, rotation.State{OldID: "old-id"})
+	st, err := w.rotator().Run(context.Background(), plan, rotation.State{ID: "r1", OldID: "old-id"})
 	if err == nil {
 		t.Fatalf("the first run did not stop: %+v", st)
 	}
-	recorded := rotation.State{OldID: "old-id"} // nothing was recorded
+	recorded := rotation.State{ID: "r1", OldID: "old-id"} // nothing was recorded
 	w.calls = nil
 	st, err = w.rotator().Run(context.Background(), plan, recorded)
 	if err != nil || st.Phase != rotation.Done {
@@ -159,7 +176,7 @@ func TestAKillBetweenAStepAndItsRecordRepeatsNothingHarmful(t *testing.T) {
 func TestADrainThatTimesOutStopsWithBothPoolsAndTheOldOneCordonedAndSaysHowToGoOnOrBack(t *testing.T) {
 	w := newWorld()
 	w.drainErr = errors.New("drain timed out after 1m0s: a PodDisruptionBudget allows no eviction")
-	st, err := w.rotator().Run(context.Background(), plan, rotation.State{OldID: "old-id"})
+	st, err := w.rotator().Run(context.Background(), plan, rotation.State{ID: "r1", OldID: "old-id"})
 	var stopped *rotation.StoppedError
 	if !errors.As(err, &stopped) || st.Phase != rotation.Cordoned {
 		t.Fatalf("run: %+v, %v; want stopped at cordoned", st, err)
@@ -187,8 +204,8 @@ func TestADrainThatTimesOutStopsWithBothPoolsAndTheOldOneCordonedAndSaysHowToGoO
 
 func TestARollBackBeforeTheCordonOnlyDeletesTheSurgePoolAndAsksNothingOfTheCluster(t *testing.T) {
 	w := newWorld()
-	w.pools["workers-surge"] = "workers-surge-id"
-	st, err := w.rotator().Rollback(context.Background(), plan, rotation.State{Phase: rotation.SurgeReady, OldID: "old-id", SurgeID: "workers-surge-id"})
+	w.made("workers-surge")
+	st, err := w.rotator().Rollback(context.Background(), plan, rotation.State{ID: "r1", Phase: rotation.SurgeReady, OldID: "old-id", SurgeID: "workers-surge-id"})
 	if err != nil || st.Phase != rotation.Start {
 		t.Fatalf("rollback: %+v, %v", st, err)
 	}
@@ -202,7 +219,7 @@ func TestARollBackBeforeTheCordonOnlyDeletesTheSurgePoolAndAsksNothingOfTheClust
 
 func TestARotationPastItsDrainCannotBeRolledBack(t *testing.T) {
 	w := newWorld()
-	if _, err := w.rotator().Rollback(context.Background(), plan, rotation.State{Phase: rotation.Drained, OldID: "old-id"}); err == nil ||
+	if _, err := w.rotator().Rollback(context.Background(), plan, rotation.State{ID: "r1", Phase: rotation.Drained, OldID: "old-id"}); err == nil ||
 		!strings.Contains(err.Error(), "up again finishes it") {
 		t.Errorf("rollback after the drain: %v, want refused", err)
 	}
@@ -215,7 +232,7 @@ func TestACloudThatCannotRenameKeepsTheSurgePoolsName(t *testing.T) {
 	w := newWorld()
 	p := plan
 	p.Final = ""
-	if _, err := w.rotator().Run(context.Background(), p, rotation.State{OldID: "old-id"}); err != nil {
+	if _, err := w.rotator().Run(context.Background(), p, rotation.State{ID: "r1", OldID: "old-id"}); err != nil {
 		t.Fatal(err)
 	}
 	if slices.ContainsFunc(w.calls, func(c string) bool { return strings.HasPrefix(c, "rename") }) || w.pools["workers-surge"] == "" {

@@ -35,6 +35,12 @@ import (
 // that Refresh always drops could never converge.
 const CivoLabelPrefix = "kubernetes.civo.com/"
 
+// RotationLabel is the node label a pool rotation marks the pools it creates with (its value a
+// rotation mark, pkg/change/rotation's Mark): Civo pools carry no tags, and their id is their
+// name, which anyone may choose. It is clusterplane's, never the user's: like Civo's own labels,
+// Refresh drops it and Drift ignores it.
+const RotationLabel = "clusterplane.dev/rotation"
+
 // Taint is a Kubernetes taint on every node of the pool.
 type Taint struct {
 	Key    string
@@ -172,11 +178,12 @@ func Drift(spec Spec, live State) []string {
 	return fields
 }
 
-// UserLabels returns the labels that are not under CivoLabelPrefix, or nil when none are.
+// UserLabels returns the labels that are not under CivoLabelPrefix nor RotationLabel, or nil
+// when none are.
 func UserLabels(labels map[string]string) map[string]string {
 	var out map[string]string
 	for k, v := range labels {
-		if strings.HasPrefix(k, CivoLabelPrefix) {
+		if strings.HasPrefix(k, CivoLabelPrefix) || k == RotationLabel {
 			continue
 		}
 		if out == nil {

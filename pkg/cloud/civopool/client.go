@@ -142,6 +142,23 @@ func (c *Client) Get(ctx context.Context, clusterID, id string) (State, bool, er
 	return c.state(clusterID, id, p), true, nil
 }
 
+// List reads every pool of the cluster (Civo answers them in one list, unpaged).
+func (c *Client) List(ctx context.Context, clusterID string) ([]State, error) {
+	body, err := c.send(ctx, http.MethodGet, poolsPath(clusterID), nil)
+	if err != nil {
+		return nil, c.fail("list", clusterID, "", err)
+	}
+	var pools []civogo.KubernetesPool
+	if err := json.Unmarshal(body, &pools); err != nil {
+		return nil, c.fail("list", clusterID, "", fmt.Errorf("decoding the pools: %v", err))
+	}
+	out := make([]State, 0, len(pools))
+	for i := range pools {
+		out = append(out, c.state(clusterID, pools[i].ID, &pools[i]))
+	}
+	return out, nil
+}
+
 // poolUpdate is the PUT body. It is not civogo's KubernetesClusterPoolUpdateConfig,
 // whose `json:"labels,omitempty"` map drops an empty label set, so labels could never
 // be cleared, and whose `json:"taints"` slice sends "taints": null when taints did not

@@ -16,8 +16,16 @@ import (
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
+
+// MarkTag is the prefix of the tag a pool rotation marks the pools it creates with, followed by
+// the rotation's mark (pkg/change/rotation's Mark): "clusterplane-rotation:<stack>-<id>".
+// DigitalOcean tags allow letters, digits, '-', '_' and ':'. Rename drops it once the rotation is
+// done, so that the provider's read of the pool's tags finds only the manifest's.
+const MarkTag = "clusterplane-rotation:"
 
 // GoneTimeout is how long a deleted pool may stay listed.
 const GoneTimeout = 10 * time.Minute
@@ -93,26 +101,57 @@ func (p Pools) Tagged(ctx context.Context) (string, error) {
 		"remove the tag from all but one", strings.Join(names, ", "), p.Cluster, defaultpool.Tag)
 }
 
-func (p Pools) Find(ctx context.Context, name string) (string, error) {
+// Find is the id of the cluster's pool named name that carries mark's tag; a
+// *rotation.ForeignPoolError when the pool of that name does not carry it.
+func (p Pools) Find(ctx context.Context, name, mark string) (string, error) {
 	pool, err := p.Named(ctx, name)
 	if err != nil || pool == nil {
 		return "", err
 	}
+	if mark == "" || !slices.Contains(pool.Tags, MarkTag+mark) {
+		return "", &rotation.ForeignPoolError{Cluster: p.Cluster, Name: name, ID: pool.ID}
+	}
 	return pool.ID, nil
 }
 
-// Create creates the surge pool, New named name.
-func (p Pools) Create(ctx context.Context, name string) (string, error) {
+// Create creates the surge pool, New named name and tagged with mark.
+func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
 	req := p.New
 	req.Name = name
 	// The surge pool must not carry the default pool's tag while the old one does: the provider
 	// would find two default pools.
 	req.Tags = slices.DeleteFunc(slices.Clone(req.Tags), func(t string) bool { return t == defaultpool.Tag })
+	req.Tags = append(req.Tags, MarkTag+mark)
 	pool, _, err := p.Client.Kubernetes.CreateNodePool(ctx, p.Cluster, &req)
 	if err != nil {
 		return "", errors.Wrapf(err, "create node pool %s in cluster %s", name, p.Cluster)
 	}
 	return pool.ID, nil
+}
+
+// Marked are the cluster's pools that carry a rotation's mark tag.
+func (p Pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
+	opts := &godo.ListOptions{Page: 1, PerPage: 200}
+	var out []kinds.MarkedPool
+	for {
+		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
+		if err != nil {
+			return nil, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
+		}
+		for _, pool := range list {
+			for _, t := range pool.Tags {
+				if text, ok := strings.CutPrefix(t, MarkTag); ok {
+					if m, ok := rotation.ParseMark(text); ok {
+						out = append(out, kinds.MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
+					}
+				}
+			}
+		}
+		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
+			return out, nil
+		}
+		opts.Page++
+	}
 }
 
 // Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
@@ -141,28 +180,33 @@ func (p Pools) Delete(ctx context.Context, id string) error {
 }
 
 // Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
-// For the default pool it also adds defaultpool.Tag to the pool's tags.
+// It drops the rotation's mark tag, and for the default pool adds defaultpool.Tag.
 func (p Pools) Rename(ctx context.Context, id, name string) error {
 	pool, _, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
 	if err != nil {
 		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
 	}
 	tagged := !p.DefaultPool || slices.Contains(pool.Tags, defaultpool.Tag)
-	if pool.Name == name && tagged {
+	marked := slices.ContainsFunc(pool.Tags, func(t string) bool { return strings.HasPrefix(t, MarkTag) })
+	if pool.Name == name && tagged && !marked {
 		return nil
 	}
 	count := pool.Count
 	req := &godo.KubernetesNodePoolUpdateRequest{Name: name, Count: &count}
-	if !tagged {
+	if !tagged || marked {
 		// The pool's tags as they are but those DigitalOcean gives every pool itself (k8s,
-		// k8s:<cluster>, k8s:worker), plus the default pool's: what the provider sends when it
-		// updates the default pool (digitaloceanKubernetesNodePoolUpdate with the tag).
+		// k8s:<cluster>, k8s:worker) and the rotation's mark, plus the default pool's: what the
+		// provider sends when it updates the default pool (digitaloceanKubernetesNodePoolUpdate
+		// with the tag). The manifest's own tags (labels.Standard's at least) are always there,
+		// so the list is never empty, which godo would leave out and so keep the mark.
 		for _, t := range pool.Tags {
-			if t != "k8s" && !strings.HasPrefix(t, "k8s:") {
+			if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, MarkTag) && t != defaultpool.Tag {
 				req.Tags = append(req.Tags, t)
 			}
 		}
-		req.Tags = append(req.Tags, defaultpool.Tag)
+		if p.DefaultPool {
+			req.Tags = append(req.Tags, defaultpool.Tag)
+		}
 	}
 	if _, _, err := p.Client.Kubernetes.UpdateNodePool(ctx, p.Cluster, id, req); err != nil {
 		if p.DefaultPool {
@@ -171,6 +215,11 @@ func (p Pools) Rename(ctx context.Context, id, name string) error {
 		return errors.Wrapf(err, "rename node pool %s of cluster %s to %s", id, p.Cluster, name)
 	}
 	return nil
+}
+
+// DeleteCommand is doctl's command that deletes pool id of the cluster.
+func (p Pools) DeleteCommand(id string) string {
+	return "doctl kubernetes cluster node-pool delete " + p.Cluster + " " + id
 }
 
 // WaitRunning waits until DigitalOcean reports every node of the pool named name running.

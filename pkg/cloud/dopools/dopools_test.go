@@ -35,7 +35,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 	if id, err := p.Tagged(ctx); err != nil || id != old.ID {
 		t.Fatalf("the tagged pool = %q, %v; want %s", id, err, old.ID)
 	}
-	id, err := p.Create(ctx, "default-surge")
+	id, err := p.Create(ctx, "default-surge", "0123456789ab-ba9876543210")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +61,10 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		}
 	}
 	renamed, _ := do.Pool(cid, id)
-	if renamed.Name != "default" || !slices.Contains(renamed.Tags, defaultpool.Tag) || !slices.Contains(renamed.Tags, "team:web") {
-		t.Errorf("the new pool is %s with tags %v, want default with team:web and %s", renamed.Name, renamed.Tags, defaultpool.Tag)
+	if renamed.Name != "default" || !slices.Contains(renamed.Tags, defaultpool.Tag) || !slices.Contains(renamed.Tags, "team:web") ||
+		slices.Contains(renamed.Tags, dopools.MarkTag+"0123456789ab-ba9876543210") {
+		t.Errorf("the new pool is %s with tags %v, want default with team:web and %s, without the rotation's mark", renamed.Name,
+			renamed.Tags, defaultpool.Tag)
 	}
 	if tagged, err := p.Tagged(ctx); err != nil || tagged != id {
 		t.Errorf("after the rename the tagged pool = %q, %v; want the new %s", tagged, err, id)
@@ -74,7 +76,8 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 	}
 }
 
-// A pool that is no default pool is renamed, its tags left as they are.
+// A pool that is no default pool, and carries no rotation's mark, is renamed, its tags left as
+// they are.
 func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "do-token")
@@ -95,5 +98,30 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 	}
 	if got, _ := do.Pool(cid, surge.ID); slices.Contains(got.Tags, defaultpool.Tag) {
 		t.Errorf("a pool that is not the default pool took its tag: %v", got.Tags)
+	}
+}
+
+// A surge pool of a rotation is renamed with its tags but the rotation's mark, so that the
+// provider's read of the pool finds the manifest's tags only.
+func TestARenameDropsTheRotationsMark(t *testing.T) {
+	ctx := context.Background()
+	do := fakedo.New(t, "do-token")
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
+		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", dopools.MarkTag + "0123456789ab-ba9876543210"}},
+	}})
+	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	surge, _ := do.PoolNamed(cid, "workers-surge")
+	if err := (dopools.Pools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := do.Pool(cid, surge.ID)
+	// DigitalOcean adds its own k8s tags to every pool; the provider leaves them out of its read.
+	if got.Name != "workers" || !slices.Contains(got.Tags, "team:web") ||
+		slices.ContainsFunc(got.Tags, func(t string) bool { return strings.HasPrefix(t, dopools.MarkTag) }) {
+		t.Errorf("the renamed pool is %s tagged %v, want workers tagged team:web without the mark", got.Name, got.Tags)
 	}
 }

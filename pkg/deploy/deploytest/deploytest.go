@@ -40,6 +40,10 @@ type Backend struct {
 	opened []*handle
 	// shared are the stacks each stack keeps its secrets with (deploy.SecretsSharer), by key.
 	shared map[string]string
+	// locks are the stacks whose lock is held (deploy.StackLocker), by key; noLock makes the
+	// backend one that cannot hold a lock.
+	locks  map[string]bool
+	noLock bool
 }
 
 var _ deploy.Backend = (*Backend)(nil)
@@ -47,7 +51,8 @@ var _ deploy.Backend = (*Backend)(nil)
 // New is an empty backend.
 func New() *Backend {
 	return &Backend{stacks: map[string]*stack{}, faults: map[string][]error{}, delays: map[string]time.Duration{},
-		replaces: map[string]bool{}, live: map[string]map[string]any{}, shared: map[string]string{}}
+		replaces: map[string]bool{}, live: map[string]map[string]any{}, shared: map[string]string{},
+		locks: map[string]bool{}}
 }
 
 // Fail makes the next operation op ("preview", "update", "refresh", "destroy", "export", "open")

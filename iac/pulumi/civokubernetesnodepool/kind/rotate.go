@@ -2,10 +2,12 @@ package kind
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -44,11 +46,6 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 	if err != nil {
 		return nil, errors.Wrap(err, "a Civo API client for the rotation")
 	}
-	// Through the pool client, so the read has its token, URL, region, timeout and retries.
-	kc, err := kubeconfig.Civo(ctx, client.Read, cluster)
-	if err != nil {
-		return nil, err
-	}
 	// The new pools as the module makes the pool: size, count, labels, taints, public IPs.
 	pool := civopool.Spec{ClusterID: cluster, Region: spec.GetRegion(), Size: spec.GetSize(), Count: int(spec.GetNodeCount()),
 		Labels: spec.GetLabels(), PublicIP: spec.GetPublicIpNodePool()}
@@ -60,9 +57,13 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		pool.Taints = append(pool.Taints, civopool.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
 	}
 	return &kinds.Rotation{
-		Cloud:        pools{client: client, new: pool},
-		NodeLabels:   "civo",
-		Kubeconfig:   kc,
+		Cloud:      pools{client: client, new: pool},
+		NodeLabels: "civo",
+		// Through the pool client, so the read has its token, URL, region, timeout and retries.
+		Kubeconfig: func(ctx context.Context) ([]byte, error) { return kubeconfig.Civo(ctx, client.Read, cluster) },
+		DeleteCommand: func(id string) string {
+			return "civo kubernetes node-pool delete " + cluster + " " + id + " --region " + spec.GetRegion()
+		},
 		Nodes:        pool.Count,
 		ReadyTimeout: ready,
 		Drain:        drain,
@@ -78,22 +79,47 @@ type pools struct {
 	new    civopool.Spec
 }
 
-func (p pools) Find(ctx context.Context, name string) (string, error) {
-	_, found, err := p.client.Get(ctx, p.new.ClusterID, name)
+// Find is the pool named name when it carries mark as its RotationLabel.
+func (p pools) Find(ctx context.Context, name, mark string) (string, error) {
+	st, found, err := p.client.Get(ctx, p.new.ClusterID, name)
 	if err != nil || !found {
+		return "", err
+	}
+	if mark == "" || st.Labels[civopool.RotationLabel] != mark {
+		return "", &rotation.ForeignPoolError{Cluster: p.new.ClusterID, Name: name, ID: name}
+	}
+	return name, nil
+}
+
+// Create creates a pool of the manifest's settings named name, labelled with mark, and waits
+// until Civo runs its nodes.
+func (p pools) Create(ctx context.Context, name, mark string) (string, error) {
+	spec := p.new
+	spec.ID = name
+	spec.Labels = maps.Clone(spec.Labels)
+	if spec.Labels == nil {
+		spec.Labels = map[string]string{}
+	}
+	spec.Labels[civopool.RotationLabel] = mark
+	if _, err := p.client.Create(ctx, spec); err != nil {
 		return "", err
 	}
 	return name, nil
 }
 
-// Create creates a pool of the manifest's settings named name and waits until Civo runs its nodes.
-func (p pools) Create(ctx context.Context, name string) (string, error) {
-	spec := p.new
-	spec.ID = name
-	if _, err := p.client.Create(ctx, spec); err != nil {
-		return "", err
+// Marked are the cluster's pools labelled with a rotation's mark.
+func (p pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
+	all, err := p.client.List(ctx, p.new.ClusterID)
+	if err != nil {
+		return nil, err
 	}
-	return name, nil
+	var out []kinds.MarkedPool
+	for _, st := range all {
+		if m, ok := rotation.ParseMark(st.Labels[civopool.RotationLabel]); ok {
+			out = append(out, kinds.MarkedPool{ID: st.ID, Name: st.ID, Mark: m})
+		}
+	}
+	return out, nil
 }
 
 // Delete deletes the pool and waits until Civo no longer has it; one already gone is no error.

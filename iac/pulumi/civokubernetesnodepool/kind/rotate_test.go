@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,6 +11,8 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
@@ -39,30 +42,37 @@ func TestARotationCreatesAndDeletesCivoPoolsByNameAndReadsTheKubeconfigIntoMemor
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(r.Kubeconfig) != "apiVersion: v1\nkind: Config\n" || r.NodeLabels != "civo" || r.Nodes != 2 || r.Final != "" ||
+	kubeconfig, err := r.Kubeconfig(ctx)
+	if err != nil || string(kubeconfig) != "apiVersion: v1\nkind: Config\n" || r.NodeLabels != "civo" || r.Nodes != 2 || r.Final != "" ||
 		r.ReadyTimeout.Minutes() != 3 {
 		t.Errorf("rotation %+v, want the cluster's kubeconfig, Civo's node labels, 2 nodes, no rename, 3 minutes", r)
 	}
 	if id := r.StateID("workers"); id != cluster+":workers" {
 		t.Errorf("the state's id of pool workers is %q, want CLUSTER_ID:workers, as the plugin imports it", id)
 	}
-	find := func(name string) string {
-		t.Helper()
-		id, err := r.Cloud.Find(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
+	mark := rotation.NewMark("civo-nodepool/workers", rotation.NewID()).String()
+	// The pool of the manifest's name carries no mark of the rotation: found by name, it is not
+	// the rotation's; a name no pool has is nothing.
+	var foreign *rotation.ForeignPoolError
+	if id, err := r.Cloud.Find(ctx, "workers", mark); !errors.As(err, &foreign) || foreign.Name != "workers" {
+		t.Errorf("find workers = %q, %v; want it named as not the rotation's", id, err)
 	}
-	if find("workers") != "workers" || find("workers-surge") != "" {
-		t.Errorf("find: workers %q, workers-surge %q; want the name of the pool that exists, nothing else", find("workers"), find("workers-surge"))
+	if id, err := r.Cloud.Find(ctx, "workers-surge", mark); err != nil || id != "" {
+		t.Errorf("find workers-surge = %q, %v; want nothing", id, err)
 	}
-	if id, err := r.Cloud.Create(ctx, "workers-surge"); err != nil || id != "workers-surge" {
+	if id, err := r.Cloud.Create(ctx, "workers-surge", mark); err != nil || id != "workers-surge" {
 		t.Fatalf("create: %q, %v", id, err)
 	}
 	p, ok := civo.Pool(cluster, "workers-surge")
-	if !ok || p.Size != "g4s.kube.large" || p.Count != 2 || p.Labels["workload"] != "apps" || len(p.Taints) != 1 {
-		t.Errorf("the surge pool is %+v (found %v), want the manifest's settings", p, ok)
+	if !ok || p.Size != "g4s.kube.large" || p.Count != 2 || p.Labels["workload"] != "apps" || len(p.Taints) != 1 ||
+		p.Labels[civopool.RotationLabel] != mark {
+		t.Errorf("the surge pool is %+v (found %v), want the manifest's settings and the rotation's mark", p, ok)
+	}
+	if id, err := r.Cloud.Find(ctx, "workers-surge", mark); err != nil || id != "workers-surge" {
+		t.Errorf("find of the surge pool made = %q, %v", id, err)
+	}
+	if marked, err := r.Cloud.Marked(ctx); err != nil || len(marked) != 1 || marked[0].ID != "workers-surge" || marked[0].Mark.String() != mark {
+		t.Errorf("Marked = %+v, %v; want the surge pool with its mark", marked, err)
 	}
 	for range 2 { // the second time the pool is gone already: no error
 		if err := r.Cloud.Delete(ctx, "workers"); err != nil {

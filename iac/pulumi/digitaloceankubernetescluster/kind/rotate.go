@@ -30,20 +30,17 @@ func rotate(ctx context.Context, in proto.Message, cluster string, _ kinds.Resol
 	pool := spec.GetDefaultNodePool()
 	name, tags := module.DefaultNodePool(input.GetTarget().GetMetadata(), spec)
 	p := dopools.Pools{Client: client, Cluster: cluster, New: dopools.Request(pool, tags), DefaultPool: true}
-	kc, err := p.Kubeconfig(ctx)
-	if err != nil {
-		return nil, err
-	}
 	ready, drain := kinds.RolloutWaits(pool.GetRollout())
 	return &kinds.Rotation{
-		Cloud:        p,
-		NodeLabels:   "digitalocean",
-		Kubeconfig:   kc,
-		WaitRunning:  p.WaitRunning,
-		Nodes:        dopools.Nodes(pool),
-		ReadyTimeout: ready,
-		Drain:        drain,
-		Final:        name,
-		OldPool:      p.Tagged,
+		Cloud:         p,
+		NodeLabels:    "digitalocean",
+		Kubeconfig:    p.Kubeconfig,
+		DeleteCommand: p.DeleteCommand,
+		WaitRunning:   p.WaitRunning,
+		Nodes:         dopools.Nodes(pool),
+		ReadyTimeout:  ready,
+		Drain:         drain,
+		Final:         name,
+		OldPool:       p.Tagged,
 	}, nil
 }

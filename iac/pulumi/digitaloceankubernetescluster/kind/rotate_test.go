@@ -9,6 +9,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
@@ -48,7 +49,7 @@ func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModule
 	if id, err := r.OldPool(ctx); err != nil || id != old.ID {
 		t.Errorf("the old pool = %q, %v; want the tagged %s", id, err, old.ID)
 	}
-	id, err := r.Cloud.Create(ctx, "default-surge")
+	id, err := r.Cloud.Create(ctx, "default-surge", rotation.NewMark("do-cluster/web", rotation.NewID()).String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,19 +32,16 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 	}
 	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
 	p := dopools.Pools{Client: client, Cluster: cluster, New: dopools.Request(spec, tags)}
-	kc, err := p.Kubeconfig(ctx)
-	if err != nil {
-		return nil, err
-	}
 	ready, drain := kinds.RolloutWaits(spec.GetRollout())
 	return &kinds.Rotation{
-		Cloud:        p,
-		NodeLabels:   "digitalocean",
-		Kubeconfig:   kc,
-		WaitRunning:  p.WaitRunning,
-		Nodes:        dopools.Nodes(spec),
-		ReadyTimeout: ready,
-		Drain:        drain,
-		Final:        spec.GetNodePoolName(),
+		Cloud:         p,
+		NodeLabels:    "digitalocean",
+		Kubeconfig:    p.Kubeconfig,
+		DeleteCommand: p.DeleteCommand,
+		WaitRunning:   p.WaitRunning,
+		Nodes:         dopools.Nodes(spec),
+		ReadyTimeout:  ready,
+		Drain:         drain,
+		Final:         spec.GetNodePoolName(),
 	}, nil
 }

@@ -2,6 +2,8 @@ package kind
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
@@ -37,19 +40,29 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(r.Kubeconfig), "kind: Config") || r.Nodes != 3 || r.Drain.Timeout != 5*time.Minute {
-		t.Errorf("rotation readied with %d nodes, drain %s, kubeconfig %d bytes", r.Nodes, r.Drain.Timeout, len(r.Kubeconfig))
+	kubeconfig, err := r.Kubeconfig(ctx)
+	if err != nil || !strings.Contains(string(kubeconfig), "kind: Config") || r.Nodes != 3 || r.Drain.Timeout != 5*time.Minute {
+		t.Errorf("rotation readied with %d nodes, drain %s, kubeconfig %d bytes (%v)", r.Nodes, r.Drain.Timeout, len(kubeconfig), err)
 	}
 	old, _ := do.PoolNamed(cid, "workers")
-	if id, err := r.Cloud.Find(ctx, "workers-surge"); err != nil || id != "" {
+	mark := rotation.NewMark("do-nodepool/web-workers", rotation.NewID()).String()
+	if id, err := r.Cloud.Find(ctx, "workers-surge", mark); err != nil || id != "" {
 		t.Fatalf("Find of a pool not there = %q, %v", id, err)
 	}
-	id, err := r.Cloud.Create(ctx, "workers-surge")
+	// The stack's own pool carries no mark of the rotation: found by name, it is not the rotation's.
+	var foreign *rotation.ForeignPoolError
+	if id, err := r.Cloud.Find(ctx, "workers", mark); !errors.As(err, &foreign) || foreign.ID != old.ID {
+		t.Errorf("Find of a pool of the name without the mark = %q, %v; want it named as not the rotation's", id, err)
+	}
+	id, err := r.Cloud.Create(ctx, "workers-surge", mark)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found, err := r.Cloud.Find(ctx, "workers-surge"); err != nil || found != id {
+	if found, err := r.Cloud.Find(ctx, "workers-surge", mark); err != nil || found != id {
 		t.Errorf("Find after the create = %q, %v, want %s", found, err, id)
+	}
+	if marked, err := r.Cloud.Marked(ctx); err != nil || len(marked) != 1 || marked[0].ID != id || marked[0].Mark.String() != mark {
+		t.Errorf("Marked = %+v, %v; want the surge pool with its mark", marked, err)
 	}
 	if err := r.WaitRunning(ctx, "workers-surge", time.Minute); err != nil {
 		t.Fatal(err)
@@ -76,6 +89,11 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 	pools := do.Pools(cid)
 	if len(pools) != 1 || pools[0].ID != id || pools[0].Name != "workers" || pools[0].Size != "s-8vcpu-16gb" {
 		t.Errorf("the cluster's pools after the rotation: %+v", pools)
+	}
+	// The rename drops the mark: the provider's read of the pool finds the manifest's tags only.
+	if slices.ContainsFunc(pools[0].Tags, func(t string) bool { return strings.HasPrefix(t, dopools.MarkTag) }) ||
+		!slices.Contains(pools[0].Tags, "resource-name:web-workers") {
+		t.Errorf("the renamed pool is tagged %v, want the manifest's tags without the rotation's mark", pools[0].Tags)
 	}
 	if r.NodeLabels != "digitalocean" {
 		t.Errorf("the pool's nodes are found by the labels of cloud %q", r.NodeLabels)

@@ -1,0 +1,189 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/digitalocean/godo"
+
+	"github.com/clusterplane/clusterplane/internal/fakecloud"
+)
+
+// A rotation finds its pools by the id it records and the mark they carry, never by their name:
+// a pool of the surge name that someone else made beforehand is neither used nor deleted, and a
+// surge pool whose create the cloud carried out but never confirmed (as a kill between the create
+// and the record leaves it) is found and deleted by the roll-back, on the real engine and provider.
+
+func TestARotationLeavesAPoolOfTheSurgeNameItDidNotMakeAsItWas(t *testing.T) {
+	t.Parallel()
+	rig := newRotationRig(t)
+	e, text, manifest, before := rig.e, rig.text, rig.manifest, rig.before
+
+	// A user's own pool of the surge name: another size, a tag of theirs.
+	client := godo.NewFromToken(doToken)
+	client.BaseURL, _ = client.BaseURL.Parse(e.do.URL() + "/")
+	theirs, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
+		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"owner:team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	r, code := e.clusterplane("up", resized, "--yes")
+	if code == 0 || !strings.Contains(r.stdout+r.stderr, "workers-surge") || !strings.Contains(r.stdout+r.stderr, "did not create") {
+		t.Fatalf("up of a rotation whose surge name is taken = %d, want it stopped naming the pool: %s", code, r)
+	}
+	// The manifest goes back: nothing of the rotation's to roll back, the user's pool kept.
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up with the old manifest = %d: %s", code, r)
+	}
+	if after := e.doPool(doClusterID, "workers-surge"); after.ID != theirs.ID || after.Size != "s-2vcpu-4gb" ||
+		!slices.Contains(after.Tags, "owner:team-a") {
+		t.Errorf("the user's workers-surge pool after the rotation and its roll-back: %+v, want it as it was", after)
+	}
+	if after := e.doPool(doClusterID, "workers"); after.ID != before.ID || after.Size != before.Size {
+		t.Errorf("the stack's pool is %s %s, want the old %s %s", after.ID, after.Size, before.ID, before.Size)
+	}
+}
+
+func TestARollBackDeletesTheSurgePoolWhoseCreateWasNeverConfirmed(t *testing.T) {
+	t.Parallel()
+	rig := newRotationRig(t)
+	e, text, manifest := rig.e, rig.text, rig.manifest
+
+	// The cloud creates the surge pool, then the answer is lost: what a kill right after the
+	// create leaves, a pool in the cloud whose id no record holds.
+	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters/" + doClusterID + "/node_pools",
+		Status: http.StatusInternalServerError, Commit: true, Times: 1})
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	r, code := e.clusterplane("up", resized, "--yes")
+	if code == 0 {
+		t.Fatalf("up whose surge create failed = 0, want it stopped: %s", r)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers workers-surge]" {
+		t.Fatalf("after the unconfirmed create the cluster has pools %v, want the surge pool too; the up said: %s", pools, r)
+	}
+	if r, code := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, "RotationUnderWay") {
+		t.Errorf("status after the stopped create = %d, want the rotation under way: %s", code, r)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up with the old manifest = %d, want the rotation rolled back: %s", code, r)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
+		t.Errorf("after the roll-back the cluster has pools %v, want no pool of the rotation's", pools)
+	}
+	if r, code := e.clusterplane("status", manifest, "-o", "json"); code != 0 || strings.Contains(r.stdout, "RotationUnderWay") {
+		t.Errorf("status after the roll-back = %d, want ready: %s", code, r)
+	}
+}
+
+func TestAnUpKilledBetweenTheSurgeCreateAndItsRecordIsRolledBackWithNothingLeft(t *testing.T) {
+	t.Parallel()
+	rig := newRotationRig(t)
+	e, text, manifest := rig.e, rig.text, rig.manifest
+
+	// The cloud carries the create out and then holds its answer: the up is killed while it
+	// waits, after the create and before any record of it.
+	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters/" + doClusterID + "/node_pools",
+		Status: http.StatusInternalServerError, Commit: true, Hold: 5 * time.Minute, Times: 1})
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	e.killedWhen(resized, "the surge pool created", func() bool {
+		_, ok := e.do.PoolNamed(doClusterID, "workers-surge")
+		return ok
+	})
+	if r, _ := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, "RotationUnderWay") {
+		t.Errorf("status after the kill: want the rotation under way, recorded before the create: %s", r)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up with the old manifest after the kill = %d, want the rotation rolled back: %s", code, r)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
+		t.Errorf("after the roll-back the cluster has pools %v, want no pool of the rotation's", pools)
+	}
+	if r, code := e.clusterplane("drift", manifest); code != 0 {
+		t.Errorf("drift after the roll-back = %d, want clean: %s", code, r)
+	}
+}
+
+func TestTwoUpsOfOneRotationStartedTogetherMakeOneSurgePool(t *testing.T) {
+	t.Parallel()
+	rig := newRotationRig(t)
+	e, text, manifest := rig.e, rig.text, rig.manifest
+
+	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
+	type run struct {
+		r    result
+		code int
+	}
+	runs := make(chan run, 2)
+	for range 2 {
+		go func() {
+			r, code := e.clusterplane("up", resized, "--yes")
+			runs <- run{r, code}
+		}()
+	}
+	busy := 0
+	for range 2 {
+		// The PDB allows no eviction: the up that rotates stops at its drain, the other is turned away.
+		got := <-runs
+		if strings.Contains(got.r.stdout+got.r.stderr, "holds its lock") {
+			busy++
+		}
+	}
+	if busy != 1 {
+		t.Errorf("%d of the two ups were turned away by the stack's lock, want 1", busy)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers workers-surge]" {
+		t.Errorf("after two ups of one rotation the cluster has pools %v, want one surge pool", pools)
+	}
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up with the old manifest = %d, want the rotation rolled back: %s", code, r)
+	}
+	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
+		t.Errorf("after the roll-back the cluster has pools %v, want no pool of the rotation's", pools)
+	}
+}
+
+// killedWhen starts `clusterplane up FILE --yes` and kills its process group with SIGKILL once
+// done says the cloud reached what the test waits for.
+func (e *env) killedWhen(file, what string, done func() bool) {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
+	cmd.Dir = e.dir
+	cmd.Env = e.vars
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); !done(); {
+		select {
+		case <-ended:
+			e.t.Fatalf("the up ended (%v) before %s:\n%s", cmd.ProcessState, what, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			e.t.Fatalf("not %s 3 minutes into the up:\n%s", what, out.String())
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		e.t.Fatalf("kill the up's process group: %v", err)
+	}
+	<-ended
+}

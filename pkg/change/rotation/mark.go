@@ -1,0 +1,63 @@
+package rotation
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// A mark is what the pools a rotation creates carry in the cloud (DigitalOcean: a tag; Civo: a
+// node label): the stack the rotation belongs to and the rotation's id, as
+// "<stack digest>-<rotation id>". Both parts are 12 lowercase hexadecimal characters, so that a
+// mark is a valid DigitalOcean tag and a valid Kubernetes label value on any cloud. The stack is
+// named by a digest of its key (<project>/<stack>) because stack names may hold characters that
+// neither tags nor labels allow.
+//
+// With the mark, a resume, a roll-back or a second runner finds exactly the pools the rotation
+// made, and drift and status find a pool a rotation left behind (an orphan) as the stack's.
+type Mark struct {
+	// Stack is StackDigest of the stack's key; ID the rotation's id (State.ID).
+	Stack, ID string
+}
+
+const markPart = 12
+
+// NewID is a new rotation id: 12 random hexadecimal characters.
+func NewID() string {
+	b := make([]byte, markPart/2)
+	_, _ = rand.Read(b) // crypto/rand never fails on the platforms Go supports.
+	return hex.EncodeToString(b)
+}
+
+// StackDigest names a stack (by its key, <project>/<stack>) in a mark.
+func StackDigest(key string) string {
+	sum := sha256.Sum256([]byte("clusterplane stack\x00" + key))
+	return hex.EncodeToString(sum[:])[:markPart]
+}
+
+// NewMark is the mark of rotation id of the stack of key key.
+func NewMark(key, id string) Mark { return Mark{Stack: StackDigest(key), ID: id} }
+
+func (m Mark) String() string { return m.Stack + "-" + m.ID }
+
+// ParseMark reads a mark as String writes it; ok is false for anything else.
+func ParseMark(s string) (m Mark, ok bool) {
+	stack, id, found := strings.Cut(s, "-")
+	if !found || !isHex(stack) || !isHex(id) {
+		return Mark{}, false
+	}
+	return Mark{Stack: stack, ID: id}, true
+}
+
+func isHex(s string) bool {
+	if len(s) != markPart {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

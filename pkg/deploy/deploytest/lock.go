@@ -1,0 +1,43 @@
+package deploytest
+
+import (
+	"context"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+)
+
+var _ deploy.StackLocker = (*Backend)(nil)
+
+// LockStack holds the stack's lock in memory, as a file or PostgreSQL backend holds it: a second
+// taker is turned away at once.
+func (b *Backend) LockStack(_ context.Context, project, stack string) (func(), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.noLock {
+		return nil, deploy.ErrNoStackLock
+	}
+	key := project + "/" + stack
+	if b.locks[key] {
+		return nil, &deploy.StackBusyError{Holder: "another test's operation"}
+	}
+	b.locks[key] = true
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.locks, key)
+	}, nil
+}
+
+// NoStackLock makes the backend one that cannot hold a stack's lock (an object store's).
+func (b *Backend) NoStackLock() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.noLock = true
+}
+
+// Locked tells whether the stack's lock is held.
+func (b *Backend) Locked(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.locks[key]
+}
