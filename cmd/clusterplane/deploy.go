@@ -54,6 +54,15 @@ type deployOptions struct {
 	oneManifest bool
 	// policyOptions are --policy's (preview, up).
 	policyOptions policyOptions
+	// retarget is --retarget (preview, up): another manifest onto a stack, on purpose.
+	retarget bool
+}
+
+// retargetFlag adds --retarget to preview and up.
+func (o *deployOptions) retargetFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.retarget, "retarget", false, "deploy a manifest onto a --stack that deployed another "+
+		"metadata.name, on purpose: what the stack deployed is deleted and the manifest's resources created "+
+		"(preview counts it as a replacement, exit 3); without it this is refused. A stack's metadata.env never changes")
 }
 
 // flags adds the shared flags to cmd; formats are the -o values it prints (text first).
@@ -165,6 +174,9 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	targets, err := f.targets(o)
 	if err != nil {
 		return err
+	}
+	for i := range targets {
+		targets[i].Retarget = o.retarget
 	}
 	f.redactor() // made once, before any stack runs
 	backend, err := f.backend(o)

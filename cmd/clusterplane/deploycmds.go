@@ -54,6 +54,7 @@ cluster), or when the manifest changes what the providers cannot carry out since
 	}
 	opts.flags(cmd, "markdown")
 	opts.secretsFlag(cmd)
+	opts.retargetFlag(cmd)
 	cmd.Flags().StringVar(&opts.savePlan, "save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
 		"(the preview then reads the cloud first, as drift does)")
 	opts.policyFlag(cmd)
@@ -112,6 +113,7 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	opts.flags(cmd)
 	opts.secretsFlag(cmd)
+	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+

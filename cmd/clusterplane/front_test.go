@@ -138,8 +138,8 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		command string
 		flags   []string
 	}{
-		{"preview", append(many, "--policy", "--save-plan", "--secrets-provider")},
-		{"up", append(many, "--plan", "--policy", "--secrets-provider", "--yes")},
+		{"preview", append(many, "--policy", "--retarget", "--save-plan", "--secrets-provider")},
+		{"up", append(many, "--plan", "--policy", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", many},
 		{"status", append(many, "--drift")},

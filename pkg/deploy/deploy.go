@@ -49,6 +49,10 @@ type Target struct {
 	Rotate kinds.Rotate
 	// Cost, when set, is what one Adopt of the target asks of its cloud's rate limit.
 	Cost *kinds.Cost
+	// Retarget says that deploying the manifest onto a stack that recorded another
+	// metadata.name is meant (--retarget): what the stack deployed is then deleted and the
+	// manifest's resources created. Without it such a deployment is refused (RetargetError).
+	Retarget bool
 }
 
 // NewTarget is the target of a valid stack input of kind k read from file: its project is the

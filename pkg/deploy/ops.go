@@ -171,6 +171,25 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
 	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+	// Another manifest on the stack (--stack): refused, or with Retarget shown as the deletes it is.
+	renamed, err := retargeted(t, outputsOf(res.Previous))
+	var retarget *RetargetError
+	switch {
+	case errors.As(err, &retarget):
+		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
+		return o
+	case err != nil:
+		return failed(err)
+	case renamed:
+		if blocked, _, err := d.lookBeforeCreate(ctx, t); err != nil {
+			return failed(err)
+		} else if blocked != nil {
+			blocked.Result = o.Result
+			return *blocked
+		}
+		o.Status, o.Reason = Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
+		return o
+	}
 	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
 	switch {
@@ -259,6 +278,22 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	}
 	if len(st.pendingCreates()) > 0 {
 		return failed(d.pendingCreates(ctx, t, s, st, nil))
+	}
+	// Another manifest on the stack (--stack): refused, unless Retarget says it is meant; then
+	// the cloud is asked for the new name first, as for any create.
+	renamed, err := retargeted(t, st.outputs())
+	var retarget *RetargetError
+	if errors.As(err, &retarget) {
+		return Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
+	} else if err != nil {
+		return failed(err)
+	}
+	if renamed {
+		if blocked, _, err := d.lookBeforeCreate(ctx, t); err != nil {
+			return failed(err)
+		} else if blocked != nil {
+			return *blocked
+		}
 	}
 	if !opts.AllowRefused {
 		refused, err := Refused(t.Effects, t.Input, st.outputs())

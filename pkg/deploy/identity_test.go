@@ -1,0 +1,70 @@
+package deploy_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+)
+
+// onto is the cluster manifest of name and env, deployed to the stack of stack (as --stack does).
+func onto(t *testing.T, name, env string, stack deploy.Target) deploy.Target {
+	t.Helper()
+	tg := target(t, name+".yaml", clusterText(name, env))
+	tg.Stack = stack.Stack
+	return tg
+}
+
+func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *testing.T) {
+	for _, tc := range []struct {
+		name, other, env string
+		retarget         bool
+		// want is the outcome of preview and of up; says what the refusal must name.
+		preview, up deploy.Status
+		says        []string
+	}{
+		{"another name is refused", "dev", "prod", false, deploy.Blocked, deploy.Blocked,
+			[]string{`metadata.name "prod", the manifest "dev"`, "--retarget"}},
+		{"another environment is refused", "prod", "dev", false, deploy.Blocked, deploy.Blocked,
+			[]string{`metadata.env "prod", the manifest "dev"`, "never changes"}},
+		{"another environment is refused even when meant", "dev", "dev", true, deploy.Blocked, deploy.Blocked,
+			[]string{`metadata.env "prod", the manifest "dev"`, "never changes"}},
+		{"another name, meant, is a replacement to preview and done by up --yes", "dev", "prod", true, deploy.Blocked, deploy.Done, nil},
+		{"the same manifest passes", "prod", "prod", false, deploy.Done, deploy.Done, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			prod := target(t, "prod.yaml", clusterText("prod", "prod"))
+			mustUp(ctx, t, d, prod)
+			updates := calls(b, "update")
+			other := onto(t, tc.other, tc.env, prod)
+			other.Retarget = tc.retarget
+
+			p := d.Preview(ctx, other)
+			if p.Status != tc.preview {
+				t.Errorf("preview: %s %v, want %s", p.Status, p.Err, tc.preview)
+			}
+			u := d.Up(ctx, other, deploy.UpOptions{Yes: true})
+			if u.Status != tc.up {
+				t.Errorf("up --yes: %s %v, want %s", u.Status, u.Err, tc.up)
+			}
+			if tc.says != nil {
+				var refusal *deploy.RetargetError
+				if !errors.As(u.Err, &refusal) || !errors.As(p.Err, &refusal) {
+					t.Fatalf("up said %v, preview %v: want both refused as another manifest's stack", u.Err, p.Err)
+				}
+				for _, want := range tc.says {
+					if !strings.Contains(u.Err.Error(), want) {
+						t.Errorf("the refusal %q does not say %q", u.Err, want)
+					}
+				}
+				if calls(b, "update") != updates {
+					t.Error("the refused up ran the engine")
+				}
+			}
+		})
+	}
+}
