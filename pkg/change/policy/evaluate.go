@@ -116,11 +116,24 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 	}
 	kind, _ := vars["kind"].(string)
 	var out []Result
+	var spent uint64
 	for _, r := range p.Rules {
 		if !r.applies(kind) {
 			continue
 		}
-		val, _, err := r.program.Eval(vars)
+		val, details, err := r.program.Eval(vars)
+		if details != nil && details.ActualCost() != nil {
+			spent += *details.ActualCost()
+		}
+		if spent > MaxPolicyCost {
+			file := r.File
+			if file == "" {
+				file = p.File
+			}
+			return nil, errors.Errorf("%s:%d:%d: rule %q: the policy's rules together ran past %d cost units over %s, the "+
+				"bound of one manifest's check, here: make its rules cheaper, or fewer", file, r.Line, r.Column, r.Name,
+				uint64(MaxPolicyCost), in.File)
+		}
 		file := r.File
 		if file == "" {
 			file = p.File

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,6 +20,8 @@ import (
 	"cel.dev/cel-go/ext"
 	"github.com/pkg/errors"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Env is the environment variable that names a policy file when --policy does not.
@@ -39,6 +42,15 @@ const MaxCost = 1_000_000
 
 // MaxBytes bounds a policy file: rules are short.
 const MaxBytes = 1 << 20
+
+// MaxPolicyCost bounds the evaluation of all of a policy's rules over one manifest, in the same
+// units: each rule is bounded by MaxCost, but a file of thousands of costly rules was not (a
+// 1 MiB policy of looping warnings took 527 s for one manifest). Five costly rules' worth, a
+// few seconds; a policy of cheap rules (a few hundred units each) never comes near it.
+const MaxPolicyCost = 5 * MaxCost
+
+// MaxRules bounds how many rules a policy holds.
+const MaxRules = 1000
 
 // Policy is a policy file's rules, compiled.
 type Policy struct {
@@ -162,6 +174,10 @@ func Parse(file string, data []byte) (*Policy, error) {
 	if rulesNode == nil || rulesNode.Kind != yaml.SequenceNode || len(rulesNode.Content) == 0 {
 		return nil, errors.Errorf("%s: holds no rules: list them under `rules:`", file)
 	}
+	if len(rulesNode.Content) > MaxRules {
+		return nil, errors.Errorf("%s:%d:%d: rules: %d rules, more than the %d a policy may hold", file, rulesNode.Line, rulesNode.Column,
+			len(rulesNode.Content), MaxRules)
+	}
 	env, err := newEnv()
 	if err != nil {
 		return nil, err
@@ -205,6 +221,11 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 				continue
 			}
 		case "kinds":
+			problems = append(problems, unknownKinds(at, v)...)
+			if v.Kind != yaml.SequenceNode {
+				// Said once, above; the decode below would say it again in its own words.
+				n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			}
 		default:
 			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
 			continue
@@ -251,7 +272,7 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 			file, r.Line, r.Column, name, t))
 		return nil, problems
 	}
-	prg, err := env.Program(ast, cel.CostLimit(MaxCost), cel.InterruptCheckFrequency(100))
+	prg, err := env.Program(ast, cel.CostLimit(MaxCost), cel.InterruptCheckFrequency(100), cel.EvalOptions(cel.OptTrackCost))
 	if err != nil {
 		return nil, append(problems, fmt.Sprintf("%s:%d:%d: rule %q: %v", file, r.Line, r.Column, name, err))
 	}
@@ -260,6 +281,59 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, problems
 	}
 	return r, nil
+}
+
+// unknownKinds are the problems of a rule's kinds list: an entry that names no kind would make
+// the rule apply to nothing, silently.
+func unknownKinds(at func(*yaml.Node) string, v *yaml.Node) []string {
+	if v.Kind != yaml.SequenceNode {
+		return []string{at(v) + ": kinds: a list of kinds, e.g. [DigitalOceanKubernetesCluster]"}
+	}
+	known := stackinput.Kinds()
+	var problems []string
+	for _, k := range v.Content {
+		if k.Kind == yaml.ScalarNode && slices.ContainsFunc(known, func(name string) bool { return strings.EqualFold(name, k.Value) }) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: kinds: %q is no kind", at(k), k.Value)
+		if near := closest(k.Value, known); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		problems = append(problems, msg+"; the kinds are "+strings.Join(known, ", "))
+	}
+	return problems
+}
+
+// closest is the kind nearest to s by edit distance, "" when none is near.
+func closest(s string, kinds []string) string {
+	best, bestDist := "", len(s)/3+1
+	for _, k := range kinds {
+		if d := distance(strings.ToLower(s), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // place is where a CEL error's location (line from 1, column from 0, within the expression)

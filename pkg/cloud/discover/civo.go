@@ -85,13 +85,14 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 			}
 		}
 	}
-	count := map[string]int{}
+	var clusters []discovered
 	for _, f := range all {
-		count[f.cl.Name]++
+		clusters = append(clusters, discovered{f.cl.ID, f.cl.Name, f.region})
 	}
+	names := clusterNames(clusters)
 	var out []manifest
 	for _, f := range all {
-		out = append(out, civoManifests(f.cl, f.region, clusterName(f.cl.Name, f.region, count))...)
+		out = append(out, civoManifests(f.cl, f.region, names[f.cl.ID])...)
 	}
 	sortManifests(out)
 	return out, notes, nil

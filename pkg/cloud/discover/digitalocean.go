@@ -110,15 +110,16 @@ func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest
 	}
 	var out []manifest
 	var notes []string
-	count := map[string]int{}
+	var clusters []discovered
 	for _, cl := range all {
-		count[cl.Name]++
+		clusters = append(clusters, discovered{cl.ID, cl.Name, cl.Region})
 	}
+	names := clusterNames(clusters)
 	for _, cl := range all {
 		if o.Region != "" && !strings.EqualFold(cl.Region, o.Region) || !wanted(o, cl.ID, cl.Name) {
 			continue
 		}
-		ms, err := doManifests(cl, clusterName(cl.Name, cl.Region, count))
+		ms, err := doManifests(cl, names[cl.ID])
 		if err != nil {
 			notes = append(notes, err.Error())
 			continue

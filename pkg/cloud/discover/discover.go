@@ -120,7 +120,10 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Requests: c.requests(), Notes: notes}
+	res := &Result{Requests: c.requests()}
+	for _, n := range notes {
+		res.Notes = append(res.Notes, Printable(n))
+	}
 	if !o.IncludeManaged {
 		found, res.Managed, res.ManagedPools = withoutManaged(found)
 	}
@@ -134,7 +137,7 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		name := fileName(m.fileBase, names)
-		res.Files = append(res.Files, File{Name: name, Kind: m.kind, CloudID: m.cloudID, Data: data})
+		res.Files = append(res.Files, File{Name: name, Kind: m.kind, CloudID: Printable(m.cloudID), Data: data})
 		if m.pool {
 			res.Pools++
 		} else {
@@ -213,12 +216,58 @@ func inRegion(region string) string {
 	return " in region " + region
 }
 
-// clusterName is the manifest name of a cluster: its cloud name, with its region added when
-// another cluster of the account has the same name (Civo's names are unique per region only), so
-// that no two manifests share a stack.
-func clusterName(name, region string, count map[string]int) string {
-	if count[name] > 1 {
-		return metaName(name + "-" + region)
+// discovered is what naming needs of a discovered cluster: its cloud id, name and region.
+type discovered struct{ id, name, region string }
+
+// clusterNames gives every cluster of a run a manifest name of its own (no two manifests may share
+// a stack, or one could never be adopted): its cloud name, with its region added when another
+// cluster of the account has the same name (Civo's names are unique per region only), and when
+// that is still taken (a cluster named "dup" in fra1 beside one named "dup-fra1"), a number. A
+// name the cloud gave (no region added) is kept first; the rest follow in the order of their
+// names, regions and ids, so that the same account always gives the same names, whatever order
+// the cloud lists them in.
+func clusterNames(all []discovered) map[string]string {
+	count := map[string]int{}
+	for _, c := range all {
+		count[c.name]++
 	}
-	return metaName(name)
+	type candidate struct {
+		discovered
+		base    string
+		natural bool
+	}
+	var cs []candidate
+	for _, c := range all {
+		cand := candidate{discovered: c, base: metaName(c.name), natural: count[c.name] == 1}
+		if !cand.natural {
+			cand.base = metaName(c.name + "-" + c.region)
+		}
+		cs = append(cs, cand)
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		switch {
+		case a.natural != b.natural:
+			return a.natural
+		case a.base != b.base:
+			return a.base < b.base
+		case a.name != b.name:
+			return a.name < b.name
+		case a.region != b.region:
+			return a.region < b.region
+		}
+		return a.id < b.id
+	})
+	taken := map[string]bool{}
+	out := map[string]string{}
+	for _, c := range cs {
+		name := c.base
+		for i := 2; taken[name]; i++ {
+			suffix := "-" + itoa(i)
+			name = strings.TrimRight(c.base[:min(len(c.base), 63-len(suffix))], "-") + suffix
+		}
+		taken[name] = true
+		out[c.id] = name
+	}
+	return out
 }

@@ -56,7 +56,9 @@ func render(m manifest, o Options) ([]byte, error) {
 		head += " Written by `" + o.Command + "`; it describes the resource as it ran then."
 	}
 	for _, n := range append([]string{head}, m.notes...) {
-		for _, line := range wrapComment(n, 98) {
+		// A comment line ends at a new line, and YAML refuses control characters: a cloud name
+		// that holds them is written escaped.
+		for _, line := range wrapComment(Printable(n), 98) {
 			b.WriteString("# " + line + "\n")
 		}
 	}

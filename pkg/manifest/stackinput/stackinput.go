@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -344,6 +346,21 @@ func kindOf(file protoreflect.FileDescriptor) string {
 		return kind == ""
 	})
 	return kind
+}
+
+// Kinds are the kinds of every registered API file, sorted: every kind, since this package
+// links them all (apis/clusterplane/all).
+func Kinds() []string {
+	seen := map[string]bool{}
+	protoregistry.GlobalFiles.RangeFiles(func(f protoreflect.FileDescriptor) bool {
+		if strings.HasPrefix(string(f.Package()), "clusterplane.provider.") {
+			if k := kindOf(f); k != "" {
+				seen[k] = true
+			}
+		}
+		return true
+	})
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // isKind reports whether name is the kind of a registered API file: every kind, since this
