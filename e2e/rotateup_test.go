@@ -130,6 +130,14 @@ func apiCalls(e *env) string {
 // once it says it drains a node.
 func (e *env) killedMidDrain(file string) {
 	e.t.Helper()
+	e.killedWhen(file, "it drained", func(out string) bool { return strings.Contains(out, "draining node") }, 2*time.Second)
+}
+
+// killedWhen starts `clusterplane up FILE --yes` and kills its process group with SIGKILL, after
+// linger, once reached says (from the up's output so far, or the cloud) that the up got where
+// the test waits for it; what names that place in the test's failure.
+func (e *env) killedWhen(file, what string, reached func(out string) bool, linger time.Duration) {
+	e.t.Helper()
 	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
 	cmd.Dir = e.dir
 	cmd.Env = e.vars
@@ -142,19 +150,19 @@ func (e *env) killedMidDrain(file string) {
 	ended := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(ended) }()
 	defer func() { e.log(out.String()) }()
-	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), "draining node"); {
+	for deadline := time.Now().Add(3 * time.Minute); !reached(out.String()); {
 		select {
 		case <-ended:
-			e.t.Fatalf("the up ended (%v) before it drained:\n%s", cmd.ProcessState, out.String())
+			e.t.Fatalf("the up ended (%v) before %s:\n%s", cmd.ProcessState, what, out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-ended
-			e.t.Fatalf("no drain 3 minutes into the up:\n%s", out.String())
+			e.t.Fatalf("not %s 3 minutes into the up:\n%s", what, out.String())
 		}
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(linger)
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		e.t.Fatalf("kill the up's process group: %v", err)
 	}

@@ -6,11 +6,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -97,10 +94,10 @@ func TestAnUpKilledBetweenTheSurgeCreateAndItsRecordIsRolledBackWithNothingLeft(
 	e.do.Inject(fakecloud.Fault{Method: http.MethodPost, Path: "/v2/kubernetes/clusters/" + doClusterID + "/node_pools",
 		Status: http.StatusInternalServerError, Commit: true, Hold: 5 * time.Minute, Times: 1})
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
-	e.killedWhen(resized, "the surge pool created", func() bool {
+	e.killedWhen(resized, "the surge pool created", func(string) bool {
 		_, ok := e.do.PoolNamed(doClusterID, "workers-surge")
 		return ok
-	})
+	}, 0)
 	if r, _ := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, "RotationUnderWay") {
 		t.Errorf("status after the kill: want the rotation under way, recorded before the create: %s", r)
 	}
@@ -152,38 +149,4 @@ func TestTwoUpsOfOneRotationStartedTogetherMakeOneSurgePool(t *testing.T) {
 	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
 		t.Errorf("after the roll-back the cluster has pools %v, want no pool of the rotation's", pools)
 	}
-}
-
-// killedWhen starts `clusterplane up FILE --yes` and kills its process group with SIGKILL once
-// done says the cloud reached what the test waits for.
-func (e *env) killedWhen(file, what string, done func() bool) {
-	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
-	cmd.Dir = e.dir
-	cmd.Env = e.vars
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(ended) }()
-	defer func() { e.log(out.String()) }()
-	for deadline := time.Now().Add(3 * time.Minute); !done(); {
-		select {
-		case <-ended:
-			e.t.Fatalf("the up ended (%v) before %s:\n%s", cmd.ProcessState, what, out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-ended
-			e.t.Fatalf("not %s 3 minutes into the up:\n%s", what, out.String())
-		}
-	}
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		e.t.Fatalf("kill the up's process group: %v", err)
-	}
-	<-ended
 }

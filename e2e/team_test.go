@@ -135,25 +135,7 @@ func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *te
 
 	// Alice's up creates the cluster, which the cloud keeps provisioning until released: her up
 	// holds the stack's lock all along.
-	e.do.SetHold(true)
-	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", file, "--yes")
-	cmd.Dir, cmd.Env = e.dir, alice.vars
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan error, 1)
-	go func() { ended <- cmd.Wait() }()
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if _, ok := e.do.ClusterNamed("shared"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("Alice's up created nothing in 3 minutes:\n%s", out.String())
-		}
-	}
+	cmd, ended, out := e.heldUp(alice, file, "shared")
 
 	// Bob's up of the same stack meanwhile: refused, naming the lock and what to do.
 	r, code := bob.clusterplane("up", file, "--yes")
@@ -335,25 +317,7 @@ func TestAStackLockInAPostgreSQLBackendHoldsTwoMachinesApartAndEndsWithItsProces
 	file := e.cluster("locked")
 
 	// Alice's up holds the stack while the cloud keeps provisioning; she is then killed.
-	e.do.SetHold(true)
-	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", file, "--yes")
-	cmd.Dir, cmd.Env = e.dir, alice.vars
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan error, 1)
-	go func() { ended <- cmd.Wait() }()
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if _, ok := e.do.ClusterNamed("locked"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("Alice's up created nothing in 3 minutes:\n%s", out.String())
-		}
-	}
+	cmd, ended, _ := e.heldUp(alice, file, "locked")
 	if r, code := bob.clusterplane("refresh", file); code == 0 || !strings.Contains(r.stdout+r.stderr, "holds its lock") {
 		t.Errorf("Bob's refresh while Alice's up runs = %d, want turned away by the stack's lock: %s", code, r)
 	}
@@ -364,5 +328,31 @@ func TestAStackLockInAPostgreSQLBackendHoldsTwoMachinesApartAndEndsWithItsProces
 	// busy (Pulumi's own lock, left by the killed engine, is another matter, with its own advice).
 	if r, _ := bob.clusterplane("refresh", file); strings.Contains(r.stdout+r.stderr, "holds its lock") {
 		t.Errorf("Bob's refresh after Alice's up was killed is still turned away by clusterplane's lock: %s", r)
+	}
+}
+
+// heldUp starts who's `clusterplane up FILE --yes` of a cluster named name with the cloud holding
+// its clusters in provisioning (SetHold), and returns once the cloud has the cluster: the up is
+// then running, holding the stack. ended says when it ends; out is what it printed.
+func (e *env) heldUp(who *env, file, name string) (*exec.Cmd, chan error, *strings.Builder) {
+	e.t.Helper()
+	e.do.SetHold(true)
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
+	cmd.Dir, cmd.Env = e.dir, who.vars
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, ok := e.do.ClusterNamed(name); ok {
+			return cmd, ended, out
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			e.t.Fatalf("the up created nothing in 3 minutes:\n%s", out.String())
+		}
 	}
 }

@@ -296,44 +296,12 @@ func unknownKinds(at func(*yaml.Node) string, v *yaml.Node) []string {
 			continue
 		}
 		msg := fmt.Sprintf("%s: kinds: %q is no kind", at(k), k.Value)
-		if near := closest(k.Value, known); near != "" {
+		if near := stackinput.NearestKind(k.Value); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		problems = append(problems, msg+"; the kinds are "+strings.Join(known, ", "))
 	}
 	return problems
-}
-
-// closest is the kind nearest to s by edit distance, "" when none is near.
-func closest(s string, kinds []string) string {
-	best, bestDist := "", len(s)/3+1
-	for _, k := range kinds {
-		if d := distance(strings.ToLower(s), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // place is where a CEL error's location (line from 1, column from 0, within the expression)

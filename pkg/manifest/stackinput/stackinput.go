@@ -363,6 +363,18 @@ func Kinds() []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
+// NearestKind is the kind a mistyped name was likely meant to be (a letter or two off, in any
+// case), "" when none is near.
+func NearestKind(name string) string {
+	best, bestDist := "", len(name)/3+1
+	for _, k := range Kinds() {
+		if d := distance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
 // isKind reports whether name is the kind of a registered API file: every kind, since this
 // package links them all (apis/clusterplane/all).
 func isKind(name string) bool {
