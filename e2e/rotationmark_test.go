@@ -14,6 +14,8 @@ import (
 	"github.com/digitalocean/godo"
 
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 )
 
 // A rotation finds its pools by the id it records and the mark they carry, never by their name:
@@ -148,5 +150,43 @@ func TestTwoUpsOfOneRotationStartedTogetherMakeOneSurgePool(t *testing.T) {
 	}
 	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
 		t.Errorf("after the roll-back the cluster has pools %v, want no pool of the rotation's", pools)
+	}
+}
+
+func TestDriftReportsAPoolLeftWithTheStacksMarkAndTheCommandThatDeletesIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	manifest := e.write("pool.yaml", withSpec(example(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+		"  rollout:\n    strategy: ROTATE\n"))
+	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	if r, code := e.clusterplane("drift", manifest); code != 0 {
+		t.Fatalf("drift right after up = %d: %s", code, r)
+	}
+	// A pool a stopped rotation of this stack left (as an older clusterplane could, or a record
+	// removed by hand), and one of another stack's rotation, which is not this stack's to report.
+	client := godo.NewFromToken(doToken)
+	client.BaseURL, _ = client.BaseURL.Parse(e.do.URL() + "/")
+	ours := rotation.NewMark("digitaloceankubernetesnodepool/dev-fra1-workers", rotation.NewID())
+	theirs := rotation.NewMark("digitaloceankubernetesnodepool/other", rotation.NewID())
+	left, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
+		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dopools.MarkTag + ours.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
+		Name: "other-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dopools.MarkTag + theirs.String()}}); err != nil {
+		t.Fatal(err)
+	}
+	r, code := e.clusterplane("drift", manifest)
+	out := r.stdout + r.stderr
+	if code != 3 || !strings.Contains(out, "doctl kubernetes cluster node-pool delete "+doClusterID+" "+left.ID) ||
+		strings.Contains(out, "other-surge") {
+		t.Errorf("drift with a pool left by this stack's rotation = %d, want it reported alone with its delete command: %s", code, r)
+	}
+	if r, code := e.clusterplane("status", manifest, "--drift", "-o", "json"); code != 4 || !strings.Contains(r.stdout, "OrphanPool") {
+		t.Errorf("status --drift = %d, want Ready=False/OrphanPool (4): %s", code, r)
 	}
 }

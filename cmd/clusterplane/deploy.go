@@ -291,7 +291,7 @@ func notReady(st *deploy.StackStatus) bool {
 		}
 		switch {
 		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
-			c.Reason == "RotationUnderWay", strings.HasPrefix(c.Reason, "Last"):
+			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
 			return true
 		}
 	}

@@ -455,6 +455,7 @@ func TestStatusCountsAStoppedRotationAsNotReady(t *testing.T) {
 		want   bool
 	}{
 		{"RotationUnderWay", true},
+		{"OrphanPool", true},
 		{"ManifestChanged", true},
 		{"LastUpdateFailed", true},
 		{"Destroyed", false},
