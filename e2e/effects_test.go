@@ -199,6 +199,9 @@ func (w *walk) run(t *testing.T, n int, c change) {
 	}
 	newM := apply(base, expandEdits(c.new, vars))
 	newT, newErr := w.target(t, newM, stack)
+	// The walk deploys each change onto the old manifest's stack on purpose, as --stack with
+	// --retarget does: a new metadata.name would otherwise name a stack of its own.
+	newT.Retarget = true
 
 	var claim diff.Change
 	if newErr == nil {
@@ -237,6 +240,10 @@ func (w *walk) run(t *testing.T, n int, c change) {
 
 	switch claim.Effect {
 	case effects.Refused:
+		if claim.Refusal == effects.Identity {
+			w.identity(ctx, newT, c.row, &seen, fail)
+			return
+		}
 		gated := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
 		var refused *deploy.RefusedError
 		if gated.Status != deploy.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
@@ -293,6 +300,23 @@ func (w *walk) run(t *testing.T, n int, c change) {
 func stateOnly(row effects.Row) bool {
 	return strings.Contains(row.Reason, "recorded in state only") || strings.Contains(row.Reason, "protect flag") ||
 		strings.Contains(row.Reason, "nothing is sent")
+}
+
+// identity checks a change clusterplane refuses on the stack whatever the flags: preview and up,
+// even past the gate, stop before the engine naming the field.
+func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, seen *observed, fail func()) {
+	var retarget *deploy.RetargetError
+	for _, o := range []deploy.Outcome{
+		w.deployer.Preview(ctx, newT),
+		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
+		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true}),
+	} {
+		seen.say("%s %v", o.Status, o.Err)
+		if o.Status != deploy.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
+			fail()
+			return
+		}
+	}
 }
 
 // refused deploys a refused change past the gate and checks the provider does what the claim's

@@ -77,8 +77,9 @@ func CivoRenamed(rows []Row, field, what string) []Row {
 			if protofield.String(c.OldSpec, field) != protofield.String(c.NewSpec, field) {
 				return Decision{}, false
 			}
-			return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "every Pulumi resource of the stack is named after " +
-				"metadata.name, so a rename creates the " + what + " anew before deleting the old one, and Civo refuses a " +
+			return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "deployed onto the old stack on purpose (--stack and " +
+				"--retarget, refused without), a rename creates the " + what + " anew before deleting the old one (every Pulumi resource of the stack is named after " +
+				"metadata.name), and Civo refuses a " +
 				"second one of the same " + field + ": the create fails and nothing changes. Change " + field + " too to " +
 				"replace it, or keep the name"}, true
 		}

@@ -61,6 +61,9 @@ const (
 	// Invalid: the manifest's rules refuse every value but the one a change would leave, so no
 	// valid manifest makes it.
 	Invalid Refusal = "invalid"
+	// Identity: the field names the stack's manifest, so clusterplane refuses a change of it on
+	// the stack whatever the flags; the manifest with the new value names a stack of its own.
+	Identity Refusal = "identity"
 )
 
 // Decision is what deploying one change does, and why.

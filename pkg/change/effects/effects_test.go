@@ -111,8 +111,9 @@ func TestEveryRowAgreesWithWhatTheProviderDoes(t *testing.T) {
 	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
 			// The plugin's own resource has no Terraform provider: pkg/pulumi/civopoolresource's tests hold
-			// its rows against the plugin's Diff.
-			if row.Attribute == "" || strings.HasPrefix(row.Attribute, "clusterplane_") {
+			// its rows against the plugin's Diff. A change clusterplane itself refuses on a stack
+			// (metadata.env) never reaches the provider.
+			if row.Attribute == "" || strings.HasPrefix(row.Attribute, "clusterplane_") || row.Refusal == effects.Identity {
 				continue
 			}
 			t.Run(kind.Name+"/"+row.Path, func(t *testing.T) {

@@ -9,15 +9,18 @@ import (
 
 // Reasons shared by several kinds.
 const (
-	renameReason = "every Pulumi resource of the stack is named after metadata.name, so renaming it " +
-		"deletes everything the stack created and creates it anew under the new name: clusters, pools and the workloads on them are lost"
+	renameReason = "a renamed manifest names a stack of its own (<name>-<env>); deployed onto the old stack on purpose " +
+		"(--stack and --retarget, refused without), the rename deletes everything the stack created and creates it anew, " +
+		"because every Pulumi resource of the stack is named after metadata.name: clusters, pools and the workloads on them are lost"
+	envReason = "organisation policy reads metadata.env, so a stack's environment never changes: on the old stack (--stack) " +
+		"the change is refused whatever the flags, and without --stack the manifest names a stack of its own (<name>-<env>)"
 	annotationsReason = "annotations are for tools; the modules send nothing of them to the cloud"
 	providerReason    = "changes the credentials or endpoint the provider uses; the cloud resources are not touched"
 	protectionReason  = "changes only Pulumi's protect flag on the cluster, recorded in the stack's state; nothing is sent to the cloud"
 )
 
-// MetadataRows are the rows of metadata fields: a rename replaces everything, the fields that
-// become tags update them on tagged (a role, with the attribute they are sent as), annotations
+// MetadataRows are the rows of metadata fields: a rename replaces everything, a new environment
+// is refused (it names another stack), the fields that become tags update them on tagged (a role, with the attribute they are sent as), annotations
 // are not sent.
 func MetadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
 	tagEffect, tagReason := Update, tagsReason
@@ -28,13 +31,15 @@ func MetadataRows(tagged Role, tagsAttribute, tagsReason string) []Row {
 		{Path: "metadata.name", Resource: Stack, Effect: Replace, Reason: renameReason},
 		{Path: "metadata.annotations", Resource: Component, Effect: Ignored, Reason: annotationsReason},
 	}
-	for _, field := range []string{"id", "org", "env", "labels"} {
-		res := tagged
-		if res == "" {
-			res = Component
-		}
+	res := tagged
+	if res == "" {
+		res = Component
+	}
+	for _, field := range []string{"id", "org", "labels"} {
 		rows = append(rows, Row{Path: "metadata." + field, Resource: res, Attribute: tagsAttribute, Effect: tagEffect, Reason: tagReason})
 	}
+	// metadata.env becomes a tag too (drift in the tags is traced to it), but is never changed.
+	rows = append(rows, Row{Path: "metadata.env", Resource: res, Attribute: tagsAttribute, Effect: Refused, Refusal: Identity, Reason: envReason})
 	return rows
 }
 

@@ -99,7 +99,7 @@ var pairs = []diffpairs.Pair{
 			in.(*ccv1.CivoKubernetesClusterStackInput).Target.Spec.ClusterName = "dev-fra1-b"
 		},
 		Path: "metadata.name", Effect: effects.Replace, Exit: exitcode.Blocked},
-	{Name: "a Civo cluster's metadata env updates the derived tags",
+	{Name: "a Civo cluster's new metadata env is refused on its stack",
 		Change: diffpairs.Metadata(func(m *sharedv1.CloudResourceMetadata) { m.Env = "dev" }),
-		Path:   "metadata.env", Effect: effects.Update},
+		Path:   "metadata.env", Effect: effects.Refused, Refusal: effects.Identity, Exit: exitcode.Blocked},
 }
