@@ -154,8 +154,9 @@ check-sdks: sdks
 
 # The real Pulumi engine: the CLI and the yaml, go and nodejs language hosts, built from the Go
 # modules in tools/engine into .engine/bin, and the real DigitalOcean and Civo provider plugins, built
-# from the pinned sources in ../shared/providers-src into .engine/plugins (kept across runs, so only
-# the first compiles; `clean` leaves them alone).
+# from the pinned sources in ../shared/providers-src into .engine/plugins, or installed with
+# `pulumi plugin install` where those are absent (kept across runs, so only the first compiles;
+# `clean` leaves them alone).
 engine:
 	bash tools/engine/build.sh
 

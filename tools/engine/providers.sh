@@ -8,7 +8,8 @@
 # inputs, never part of the project. A plugin newer than its archives is kept, so only the first
 # run compiles (about 3.5 and 2.3 minutes cold on 2 cores, 16 s for both with a warm build cache).
 #
-# Without ../shared (a user's clone) it says so and exits 0: `make e2e` then runs what it can.
+# Without ../shared (a user's clone) the plugins come the way a user gets them, `pulumi plugin
+# install`, into .engine/plugins; when neither way gives them it fails, naming both.
 set -euo pipefail
 engine=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$engine/../.." && pwd)
@@ -17,12 +18,46 @@ out=$root/.engine/plugins
 work=$root/.engine/src
 export GOWORK=off GOFLAGS=-mod=mod
 
+mkdir -p "$out"
+
+# install NAME VERSION: pulumi plugin install the provider into a Pulumi home of its own (the
+# user's is left alone) and copy the plugin into $out; fails when the download does.
+install() {
+	local name=$1 ver=$2 home pulumi=$root/.engine/bin/pulumi
+	[[ -x $pulumi ]] || pulumi=pulumi
+	home=$(mktemp -d)
+	if PULUMI_HOME=$home "$pulumi" plugin install resource "$name" "$ver" --non-interactive; then
+		cp "$home/plugins/resource-$name-v$ver/pulumi-resource-$name" "$out/pulumi-resource-$name.tmp"
+		mv "$out/pulumi-resource-$name.tmp" "$out/pulumi-resource-$name"
+		rm -rf "$home"
+		return 0
+	fi
+	rm -rf "$home"
+	return 1
+}
+
 if [[ ! -d $srcs ]]; then
-	echo "providers: $srcs is absent (a clone without ../shared): the real provider plugins are not built," \
-		"and the end-to-end tests that need them skip, saying so"
+	echo "providers: $srcs is absent (a clone without ../shared): installing the plugins with pulumi plugin install"
+	missing=()
+	for plugin in "digitalocean 4.57.0" "civo 2.4.8"; do
+		read -r name ver <<<"$plugin"
+		if [[ -x $out/pulumi-resource-$name ]]; then
+			echo "pulumi-resource-$name: kept (built or installed before)"
+		elif ! install "$name" "$ver"; then
+			missing+=("pulumi-resource-$name $ver")
+		fi
+	done
+	if ((${#missing[@]} > 0)); then
+		echo "providers: could not get ${missing[*]}. Two ways give the plugins:" \
+			"1) \`pulumi plugin install resource digitalocean 4.57.0\` and \`pulumi plugin install resource civo 2.4.8\`," \
+			"which download them from get.pulumi.com (this machine could not reach it);" \
+			"2) building them from the pinned sources in ../shared/providers-src (or the folder" \
+			"CLUSTERPLANE_PROVIDERS_SRC names), which this clone does not have" >&2
+		exit 1
+	fi
+	ls -l "$out"
 	exit 0
 fi
-mkdir -p "$out"
 
 # unpack DIR ARCHIVE...: DIR afresh from the archives, each of which holds one folder named after
 # its repository.

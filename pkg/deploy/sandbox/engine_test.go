@@ -96,3 +96,46 @@ func TestTheEngineIsRunOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 		})
 	}
 }
+
+func TestAnEngineWithoutItsPluginsIsNamedWithBothWaysToGetThem(t *testing.T) {
+	tests := []struct {
+		name string
+		// remove is what is taken from a complete engine folder.
+		remove []string
+		want   []string
+	}{
+		{name: "an engine without the Civo plugin names it",
+			remove: []string{"plugins/pulumi-resource-civo"},
+			want:   []string{"lacks plugins/pulumi-resource-civo", "pulumi plugin install resource civo 2.4.8", "../shared/providers-src"}},
+		{name: "an engine without plugins names both and both ways",
+			remove: []string{"plugins/pulumi-resource-civo", "plugins/pulumi-resource-digitalocean"},
+			want: []string{"plugins/pulumi-resource-digitalocean and plugins/pulumi-resource-civo",
+				"pulumi plugin install resource digitalocean 4.57.0", "pulumi plugin install resource civo 2.4.8"}},
+		{name: "no engine at all names both ways without a folder",
+			remove: []string{"bin/pulumi", "plugins/pulumi-resource-civo", "plugins/pulumi-resource-digitalocean"},
+			want:   []string{"no Pulumi engine", "pulumi plugin install resource digitalocean 4.57.0", "../shared/providers-src"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			engine := filepath.Join(t.TempDir(), ".engine")
+			makeEngine(t, engine)
+			for _, f := range tt.remove {
+				if err := os.Remove(filepath.Join(engine, filepath.FromSlash(f))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := FindEngine(engine)
+			if err == nil {
+				t.Fatal("FindEngine found an engine")
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("the error does not say %q: %v", s, err)
+				}
+			}
+			if strings.Contains(err.Error(), "run `make engine`") {
+				t.Errorf("the error sends the user back to make engine alone: %v", err)
+			}
+		})
+	}
+}

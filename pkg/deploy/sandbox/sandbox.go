@@ -14,6 +14,7 @@ package sandbox
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -229,9 +230,13 @@ func FindEngine(dir string) (Engine, error) {
 			}
 		}
 	}
+	partial := ""
 	for _, c := range candidates {
 		if c == "" {
 			continue
+		}
+		if missing := missingIn(c); partial == "" && len(missing) > 0 && len(missing) < 1+len(pluginModules) {
+			partial = fmt.Sprintf(" (%s lacks %s)", c, strings.Join(missing, " and "))
 		}
 		if _, ok := engineIn(c); ok {
 			real, err := trustEngine(c)
@@ -243,9 +248,31 @@ func FindEngine(dir string) (Engine, error) {
 			return e, nil
 		}
 	}
-	return Engine{}, errors.Errorf("no Pulumi engine with the DigitalOcean and Civo plugins found: the sandbox needs "+
-		"the folder `make engine` builds (.engine, with bin/pulumi and plugins/pulumi-resource-digitalocean and "+
-		"pulumi-resource-civo); run `make engine` in a clone of clusterplane, or set %s to such a folder", EngineEnv)
+	var plugins []string
+	for _, m := range pluginModules {
+		plugins = append(plugins, "`pulumi plugin install resource "+m.name+" "+m.fallback+"`")
+	}
+	return Engine{}, errors.Errorf("no Pulumi engine with the DigitalOcean and Civo plugins found%s: the sandbox needs "+
+		"a folder .engine with bin/pulumi, plugins/pulumi-resource-digitalocean and plugins/pulumi-resource-civo, or "+
+		"%s naming one. In a clone of clusterplane `make engine` builds the engine from Go modules and gets the "+
+		"plugins one of two ways: %s (downloads from get.pulumi.com), or a build from the pinned sources in "+
+		"../shared/providers-src; when neither works it fails, saying so", partial, EngineEnv, strings.Join(plugins, " and "))
+}
+
+// missingIn names what dir lacks of an engine folder: bin/pulumi and the plugins.
+func missingIn(dir string) []string {
+	var missing []string
+	if _, err := os.Stat(filepath.Join(dir, "bin", "pulumi")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "bin", "pulumi.exe")); err != nil {
+			missing = append(missing, "bin/pulumi")
+		}
+	}
+	for _, m := range pluginModules {
+		if _, err := os.Stat(filepath.Join(dir, "plugins", "pulumi-resource-"+m.name)); err != nil {
+			missing = append(missing, "plugins/pulumi-resource-"+m.name)
+		}
+	}
+	return missing
 }
 
 // trustEngine refuses an engine folder (dir, its bin and plugins) that anyone but this user or
