@@ -108,3 +108,60 @@ func count(calls []string, s string) int {
 	}
 	return n
 }
+
+func TestTurningProtectionOffOnATerminalIsListedOnALineOfItsOwnAndAsked(t *testing.T) {
+	tests := []struct {
+		name, answer string
+		code         int
+		// stdout is what the table and the lines under it say once answered.
+		stdout []string
+	}{
+		{"answered no, the stack keeps its protection", "no\n", exitcode.Blocked, []string{"not confirmed"}},
+		{"answered yes, the summary counts it and says it", "yes\n", exitcode.OK,
+			[]string{"1 change recorded only", "deletion protection on → off: destroy will delete this cluster",
+				"recorded only spec.deletionProtection: true → false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := deploytest.New()
+			dir := fleet(t)
+			file := filepath.Join(dir, "cluster.yaml")
+			edit(t, dir, "cluster.yaml", "deletionProtection: false", "deletionProtection: true")
+			deployed(t, b, file)
+			edit(t, dir, "cluster.yaml", "deletionProtection: true", "deletionProtection: false")
+			r := onATerminal(t, b, tt.answer, "up", file)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			for _, s := range []string{"deletion protection on → off: destroy will delete this cluster",
+				"recorded only spec.deletionProtection: true → false", "Deploy? [y/N]"} {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("the question does not show %q:\n%s", s, r.stderr)
+				}
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(r.stdout, s) {
+					t.Errorf("the report does not say %q:\n%s", s, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestTheQuestionListsOnlyTheFieldsWhoseValuesChange(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	file := filepath.Join(dir, "cluster.yaml")
+	deployed(t, b, file)
+	edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")
+	r := onATerminal(t, b, "no\n", "up", file)
+	var fields []string
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(line, "    spec.") || strings.HasPrefix(line, "    metadata.") {
+			fields = append(fields, strings.TrimSpace(line))
+		}
+	}
+	if strings.Join(fields, "|") != "spec.defaultNodePool.nodeCount: 2 → 3" {
+		t.Errorf("the question lists %q, want the node count alone:\n%s", fields, r.stderr)
+	}
+}

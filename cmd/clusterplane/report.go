@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -144,12 +145,18 @@ func oneLine(text string) string {
 // resource changes, with the old and the new value.
 func changes(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
-		if len(s.Refused) == 0 && !hasFields(s) {
+		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", s.File)
+		if s.ProtectionOff {
+			fmt.Fprintf(w, "  %s\n", deploy.ProtectionOffLine)
+		}
 		for _, c := range s.Refused {
 			fmt.Fprintf(w, "  refused %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+		}
+		for _, c := range s.RecordedOnly {
+			fmt.Fprintf(w, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 		}
 		for _, rc := range s.Resources {
 			for _, f := range rc.Fields {
@@ -334,13 +341,20 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 && s.Cost == nil {
+		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
+			s.Cost == nil && !s.ProtectionOff {
 			continue
 		}
 		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
+		if s.ProtectionOff {
+			fmt.Fprintf(&b, "- **%s**\n", deploy.ProtectionOffLine)
+		}
 		policyLines(&b, s.Policy)
 		for _, c := range s.Refused {
 			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
+		}
+		for _, c := range s.RecordedOnly {
+			fmt.Fprintf(&b, "- **recorded only** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
 		}
 		for _, rc := range resources {
 			fmt.Fprintf(&b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
@@ -482,16 +496,26 @@ func upPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 	r := deploy.NewReport("preview", outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
+	s := r.Stacks[0]
 	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
-	for _, rc := range r.Stacks[0].Resources {
+	if s.ProtectionOff {
+		fmt.Fprintf(&b, "  %s\n", deploy.ProtectionOffLine)
+	}
+	for _, rc := range s.Resources {
 		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
+		// The fields whose values the manifest changes, old → new; only when it changed none
+		// (the cloud differs from it) the fields the step is sent from.
+		changedAny := slices.ContainsFunc(rc.Fields, func(f deploy.FieldEffect) bool { return f.Changed })
 		for _, f := range rc.Fields {
 			if f.Changed {
 				fmt.Fprintf(&b, "    %s: %s%s\n", f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
-			} else {
-				fmt.Fprintf(&b, "    %s (%s)\n", f.Path, f.Effect)
+			} else if !changedAny {
+				fmt.Fprintf(&b, "    %s (%s: the cloud differs from the manifest)\n", f.Path, f.Effect)
 			}
 		}
+	}
+	for _, c := range s.RecordedOnly {
+		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 	}
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {

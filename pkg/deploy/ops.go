@@ -148,6 +148,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	var res Result
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		res.RecordedOnly = RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err != nil {
@@ -335,6 +336,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			forget(ctx, s, created)
 			return failed(err)
 		}
+		preview.RecordedOnly = RecordedOnly(t, preview)
 		if preview.Changed() != "" && (!opts.Interactive || opts.Confirm == nil || !opts.Confirm(t, preview)) {
 			// Nothing deployed: a stack made for this up goes again, as after a preview.
 			forget(ctx, s, created)
@@ -362,6 +364,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	var left *Outcome
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		res.RecordedOnly = RecordedOnly(t, res)
 		return err
 	}, func(err error) bool {
 		// Another attempt is made only when this one left nothing: else it would be refused.

@@ -16,6 +16,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -50,6 +51,9 @@ type PlannedStack struct {
 	Summary string `json:"summary"`
 	// Steps are what the engine would do, in its order: what up --plan does and nothing else.
 	Steps []PlannedStep `json:"steps"`
+	// RecordedOnly are the paths of the manifest's changes no step carries (Result.RecordedOnly):
+	// reviewed with the steps, so held by the plan too.
+	RecordedOnly []string `json:"recordedOnly,omitempty"`
 }
 
 // PlannedUpdate identifies a stack's update in its history.
@@ -149,7 +153,8 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
 		return o
 	}
 	o.Planned = &PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
-		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result)}
+		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result),
+		RecordedOnly: changePaths(o.Result.RecordedOnly)}
 	return o
 }
 
@@ -207,7 +212,28 @@ func (d *Deployer) CheckPlan(ctx context.Context, t Target, p PlannedStack) erro
 	if diff := stepsDiffer(p.Steps, plannedSteps(*o.Result)); len(diff) > 0 {
 		return &PlanMovedError{Stack: t.Key(), Moved: diff}
 	}
+	if now := changePaths(o.Result.RecordedOnly); !slices.Equal(now, p.RecordedOnly) {
+		return &PlanMovedError{Stack: t.Key(), Moved: []string{fmt.Sprintf("the changes recorded only are %s, the plan's %s",
+			pathsOrNone(now), pathsOrNone(p.RecordedOnly))}}
+	}
 	return nil
+}
+
+// changePaths are the changes' paths, in their order.
+func changePaths(changes []diff.Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+// pathsOrNone is paths joined, or "none".
+func pathsOrNone(paths []string) string {
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
 }
 
 // sameUpdate tells whether two last updates are one: by version where the backend numbers them.

@@ -51,6 +51,10 @@ type StackReport struct {
 	Resources []ResourceChange `json:"resources,omitempty"`
 	// Refused are the manifest changes refused before the engine ran, as diff names them.
 	Refused []diff.Change `json:"refused,omitempty"`
+	// RecordedOnly are the manifest's changes no engine step carries (Result.RecordedOnly).
+	RecordedOnly []diff.Change `json:"recordedOnly,omitempty"`
+	// ProtectionOff: the manifest turns the cluster's deletion protection off (ProtectionOffLine).
+	ProtectionOff bool `json:"protectionOff,omitempty"`
 	// Rotations are the pool rotations the manifest asks for, as diff plans them.
 	Rotations     []diff.Rotation `json:"rotations,omitempty"`
 	Drift         []FieldDrift    `json:"drift,omitempty"`
@@ -115,6 +119,10 @@ func NewReport(command string, outcomes []Outcome) Report {
 		s.Rotations = append(s.Rotations, o.Rotations...)
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
+			s.RecordedOnly = o.Result.RecordedOnly
+			if changed := changedPaths(o.Target, o.Result.Previous); changed != nil {
+				s.ProtectionOff = ProtectionOff([]diff.Change{changed[effects.ProtectionPath]})
+			}
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
 			if len(o.Rotations) > 0 {
 				s.Resources, s.Changes = rotated(s.Resources, s.Changes)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 )
 
 // Backend opens the stacks targets deploy to: a Pulumi backend (file, PostgreSQL, S3, Pulumi
@@ -98,6 +100,9 @@ type Result struct {
 	// Previous are the stack's outputs before the operation (secrets "[secret]"), as the engine
 	// read them from the state: what the last up exported.
 	Previous map[string]any
+	// RecordedOnly are the manifest's changes since the stack's last deployment that no step
+	// carries (RecordedOnly): the engine counts them "same", yet they are changes to review.
+	RecordedOnly []diff.Change
 }
 
 // Step is one resource's step.
@@ -135,7 +140,18 @@ func (r Result) Changed() string {
 		}
 	}
 	sort.Strings(parts)
+	if n := len(r.RecordedOnly); n > 0 {
+		parts = append(parts, recordedOnly(n))
+	}
 	return strings.Join(parts, ", ")
+}
+
+// recordedOnly counts the changes only the stack's state records: "1 change recorded only".
+func recordedOnly(n int) string {
+	if n == 1 {
+		return "1 change recorded only"
+	}
+	return strconv.Itoa(n) + " changes recorded only"
 }
 
 // Summary says the result in words, the creates, updates, replacements and deletes first: "1
@@ -146,6 +162,9 @@ func (r Result) Summary() string {
 		if n := r.Changes[string(op)]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(op))
 		}
+	}
+	if n := len(r.RecordedOnly); n > 0 {
+		parts = append(parts, recordedOnly(n))
 	}
 	if len(parts) == 0 {
 		return "no changes"

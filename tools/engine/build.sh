@@ -5,8 +5,9 @@
 #   pulumi-language-go      the Go language host   (tools/engine/golang, sdk/v3 v3.66.0)
 #   pulumi-language-nodejs  the Node.js host       (tools/engine/nodejs, sdk/v3 v3.68.0)
 # The two old hosts live inside sdk/v3 releases that conflict with sdk/v3 v3.259.0, hence their own
-# modules. A binary newer than its module's go.mod and go.sum is kept, so only the first run (or one
-# after a version change) compiles; the CLI alone takes about 5 minutes cold on 2 cores.
+# modules. A binary built from its module's go.mod and go.sum as they are now is kept (a digest of
+# both, beside it), so only the first run (or one after a version change) compiles; the CLI alone
+# takes about 5 minutes cold on 2 cores.
 # Nothing but Go modules is downloaded. `make engine` runs this script, and then providers.sh, which
 # builds the real DigitalOcean and Civo provider plugins into .engine/plugins.
 set -euo pipefail
@@ -22,10 +23,13 @@ mkdir -p "$bin"
 version() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }
 
 # build NAME DIR PACKAGE VERSION_VARIABLE VERSION: go build PACKAGE in the module DIR into $bin/NAME,
-# stamping VERSION_VARIABLE with VERSION, unless $bin/NAME is newer than DIR/go.mod and DIR/go.sum.
+# stamping VERSION_VARIABLE with VERSION, unless $bin/NAME was built from DIR/go.mod and DIR/go.sum
+# as they are now: its stamp, .NAME.digest, holds their digest. Content, not modification times: a
+# fresh checkout, or a cache of .engine restored in CI, makes go.mod look newer than every binary.
 build() {
-	local name=$1 dir=$2 pkg=$3 var=$4 ver=$5 out=$bin/$1
-	if [[ -x $out && $out -nt $dir/go.mod && $out -nt $dir/go.sum ]]; then
+	local name=$1 dir=$2 pkg=$3 var=$4 ver=$5 out=$bin/$1 digest
+	digest=$(cat "$dir/go.mod" "$dir/go.sum" <(echo "$pkg $var $ver") | sha256sum | cut -d' ' -f1)
+	if [[ -x $out && -f $bin/.$name.digest && $(cat "$bin/.$name.digest") == "$digest" ]]; then
 		echo "$name: up to date"
 		return
 	fi
@@ -33,6 +37,7 @@ build() {
 	local start=$SECONDS
 	(cd "$dir" && go build -ldflags "-X $var=$ver" -o "$out.tmp" "$pkg")
 	mv "$out.tmp" "$out"
+	echo "$digest" >"$bin/.$name.digest"
 	echo "$name: built in $((SECONDS - start)) s"
 }
 

@@ -5,8 +5,9 @@
 # from the pinned sources in ../shared/providers-src (the Go module proxy refuses the provider
 # modules and both Terraform providers; every other module comes from the proxy at the version their
 # go.mod pins). The sources are unpacked into .engine/src, which git ignores: they are build
-# inputs, never part of the project. A plugin newer than its archives is kept, so only the first
-# run compiles (about 3.5 and 2.3 minutes cold on 2 cores, 16 s for both with a warm build cache).
+# inputs, never part of the project. A plugin built from the same archives by the same script (a
+# digest of both, kept beside it) is kept, so only the first run compiles (about 3.5 and 2.3
+# minutes cold on 2 cores, 16 s for both with a warm build cache).
 #
 # Without ../shared (a user's clone) the plugins come the way a user gets them, `pulumi plugin
 # install`, into .engine/plugins; when neither way gives them it fails, naming both.
@@ -69,12 +70,15 @@ unpack() {
 	for a in "$@"; do tar -xzf "$a" -C "$dir"; done
 }
 
-# fresh NAME ARCHIVE...: whether $out/NAME is newer than every archive it is built from and this script.
+# digest ARCHIVE...: the digest of this script and the archives a plugin is built from. Content,
+# not modification times: a fresh checkout, or a cache restored in CI, makes every file look new.
+digest() { cat "${BASH_SOURCE[0]}" "$@" | sha256sum | cut -d' ' -f1; }
+
+# fresh NAME ARCHIVE...: whether $out/NAME was built from these archives by this script.
 fresh() {
-	local bin=$out/$1
+	local name=$1
 	shift
-	[[ -x $bin && $bin -nt ${BASH_SOURCE[0]} ]] || return 1
-	for a in "$@"; do [[ $bin -nt $a ]] || return 1; done
+	[[ -x $out/$name && -f $out/.$name.digest && $(cat "$out/.$name.digest") == "$(digest "$@")" ]]
 }
 
 # plugin NAME VERSION MODULE_DIR VERSION_VARIABLE: generate the embedded schema in MODULE_DIR's
@@ -105,6 +109,7 @@ else
 		{ echo "providers: the godo patch did not apply"; exit 1; }
 	plugin pulumi-resource-digitalocean 4.57.0 "$work/digitalocean/pulumi-digitalocean/provider" \
 		github.com/pulumi/pulumi-digitalocean/provider/v4/pkg/version.Version
+	digest "${do_archives[@]}" >"$out/.pulumi-resource-digitalocean.digest"
 fi
 
 civo_archives=("$srcs/pulumi-civo-v2.4.8.tar.gz" "$srcs/terraform-provider-civo-v1.1.4.tar.gz")
@@ -117,6 +122,7 @@ else
 	(cd "$work/civo/pulumi-civo/provider" && go mod edit -replace github.com/civo/terraform-provider-civo=../upstream)
 	plugin pulumi-resource-civo 2.4.8 "$work/civo/pulumi-civo/provider" \
 		github.com/pulumi/pulumi-civo/provider/v2/pkg/version.Version
+	digest "${civo_archives[@]}" >"$out/.pulumi-resource-civo.digest"
 fi
 rm -rf "$work"
 ls -l "$out"

@@ -32,10 +32,14 @@ ldflags="-s -w \
  -X k8s.io/component-base/version.gitTreeState=clean \
  -X k8s.io/client-go/pkg/version.gitVersion=$kubever"
 
-# build NAME PACKAGE [MODULE-DIR]
+# build NAME PACKAGE [MODULE-DIR]: go build PACKAGE into $bin/NAME, unless $bin/NAME was built
+# from the module's go.mod and go.sum as they are now, with these flags: its stamp, .NAME.digest,
+# holds their digest. Content, not modification times: a fresh checkout, or a cache of .engine
+# restored in CI, makes go.mod look newer than every binary, and each would be built again.
 build() {
-	local name=$1 pkg=$2 dir=${3:-$here} out=$bin/$1
-	if [[ -x $out && $out -nt $dir/go.mod && $out -nt $dir/go.sum ]]; then
+	local name=$1 pkg=$2 dir=${3:-$here} out=$bin/$1 digest
+	digest=$(cat "$dir/go.mod" "$dir/go.sum" <(echo "$pkg $ldflags") | sha256sum | cut -d' ' -f1)
+	if [[ -x $out && -f $bin/.$name.digest && $(cat "$bin/.$name.digest") == "$digest" ]]; then
 		echo "$name: up to date"
 		return
 	fi
@@ -43,6 +47,7 @@ build() {
 	local start=$SECONDS
 	(cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg")
 	mv "$out.tmp" "$out"
+	echo "$digest" >"$bin/.$name.digest"
 	echo "$name: built in $((SECONDS - start)) s"
 }
 

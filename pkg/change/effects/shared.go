@@ -52,9 +52,12 @@ func ProviderRows(fields ...string) []Row {
 	return rows
 }
 
+// ProtectionPath is the path of a cluster kind's deletionProtection.
+const ProtectionPath = "spec.deletionProtection"
+
 // ProtectionRow is the row of a cluster kind's deletionProtection.
 func ProtectionRow() Row {
-	return Row{Path: "spec.deletionProtection", Resource: Cluster, Effect: Update, Reason: protectionReason}
+	return Row{Path: ProtectionPath, Resource: Cluster, Effect: Update, Reason: protectionReason}
 }
 
 // IgnoredUnder makes a row's change Ignored when the boolean at path (JSON names from the spec)
