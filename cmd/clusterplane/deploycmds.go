@@ -102,7 +102,8 @@ done, blocked, skipped and failed. It exits 0, 3 when a change was refused or no
 (answered no), 1 when a deployment failed or was skipped, or when --policy (or
 $CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
 
-A DigitalOcean node pool's rotation its rollout block allows is carried out before the engine runs
+A node pool's rotation its rollout block allows (a DigitalOcean pool or default pool, a Civo pool)
+is carried out before the engine runs
 (docs/deploying.md, "Rotating node pools"); one that stops (a drain timeout) exits 1 with both
 pools in place, and up again resumes it.
 

@@ -81,8 +81,9 @@ func TestUpAndDestroyOnATerminalShowThePlanAndGoOnOnlyOnYes(t *testing.T) {
 			if changed != tt.changed {
 				t.Errorf("the stack changed: %t, want %t: %v", changed, tt.changed, b.Calls())
 			}
-			if !tt.changed && !strings.Contains(r.stdout, "not confirmed") {
-				t.Errorf("the table does not say the stack was not confirmed:\n%s", r.stdout)
+			// Answered no, the table says so: --yes would mend nothing the person did not mean.
+			if !tt.changed && (!strings.Contains(r.stdout, "not confirmed (answered no)") || strings.Contains(r.stdout, "--yes")) {
+				t.Errorf("the table does not say the stack was not confirmed, answered no:\n%s", r.stdout)
 			}
 		})
 	}

@@ -252,6 +252,25 @@ type UpOptions struct {
 	Planned *PlannedStack
 }
 
+// The reasons of a change not deployed for want of a yes: nobody could be asked (no terminal),
+// or the person asked said no. Only the first is mended by --yes.
+const (
+	NotConfirmedNoTerminal = "not confirmed (no terminal to ask on: use --yes)"
+	NotConfirmedAnswered   = "not confirmed (answered no)"
+)
+
+// unconfirmed asks, when someone can answer, and says why a change is not deployed: "" when the
+// answer is yes.
+func unconfirmed(opts UpOptions, ask func() bool) string {
+	if !opts.Interactive || opts.Confirm == nil {
+		return NotConfirmedNoTerminal
+	}
+	if !ask() {
+		return NotConfirmedAnswered
+	}
+	return ""
+}
+
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
 // no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
 // replacements (and, without a terminal, any change) are confirmed first.
@@ -337,10 +356,12 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			return failed(err)
 		}
 		preview.RecordedOnly = RecordedOnly(t, preview)
-		if preview.Changed() != "" && (!opts.Interactive || opts.Confirm == nil || !opts.Confirm(t, preview)) {
-			// Nothing deployed: a stack made for this up goes again, as after a preview.
-			forget(ctx, s, created)
-			return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)", Result: &preview}
+		if preview.Changed() != "" {
+			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
+				// Nothing deployed: a stack made for this up goes again, as after a preview.
+				forget(ctx, s, created)
+				return Outcome{Status: Blocked, Reason: reason, Result: &preview}
+			}
 		}
 	}
 	// A manifest the stack has not deployed yet, after a failed up among others, is deployed against
@@ -523,7 +544,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 		return failed(&ProtectedError{Resources: protected})
 	}
 	if deleted := st.resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
-		return Outcome{Status: Blocked, Reason: "not confirmed (use --yes)"}
+		return Outcome{Status: Blocked, Reason: NotConfirmedAnswered}
 	}
 	var res Result
 	err = d.retrying(ctx, t, func() (err error) {

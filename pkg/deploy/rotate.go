@@ -176,8 +176,8 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			o := failed(err)
 			return &o
 		}
-		if !opts.Interactive || opts.Confirm == nil || !opts.Confirm(t, preview) {
-			return &Outcome{Status: Blocked, Reason: "not confirmed (use --yes): rotation " + describeRotations(doable), Result: &preview}
+		if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
+			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
 	if !opts.locked {
