@@ -150,6 +150,35 @@ func TestTheSameTreeExportedFromTwoCheckoutsGivesTheSameBytes(t *testing.T) {
 	}
 }
 
+// otherForm is examples' minimal DigitalOcean cluster in its stack-input form with another node
+// count: another manifest of the same stack.
+func otherForm(t *testing.T) string {
+	t.Helper()
+	text := strings.Replace(readExample(t, "digitaloceankubernetescluster/minimal.stack-input.yaml"), "nodeCount: 2", "nodeCount: 3", 1)
+	path := filepath.Join(t.TempDir(), "minimal.stack-input.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTheExamplesFolderExportsAsAWholeEachStackOnce(t *testing.T) {
+	r := run(t, "", "export", "pko", "--image", testImage, examples)
+	if r.code != 0 {
+		t.Fatalf("export pko examples/ = %d:\n%s", r.code, r.stderr)
+	}
+	manifests, _ := filepath.Glob(filepath.Join(examples, "*kubernetes*", "*.yaml"))
+	bare := 0
+	for _, m := range manifests {
+		if !strings.HasSuffix(m, ".stack-input.yaml") {
+			bare++
+		}
+	}
+	if stacks := len(byKind(t, r.stdout)["Stack"]); stacks != bare || bare == 0 {
+		t.Errorf("%d Stacks for the %d manifests of examples/ (each also in its stack-input form)", stacks, bare)
+	}
+}
+
 func TestTheExportRefusesWhatPreviewRefusesNamingTheFiles(t *testing.T) {
 	do := filepath.Join(examples, "digitaloceankubernetescluster")
 	pools := filepath.Join(examples, "digitaloceankubernetesnodepool")
@@ -158,9 +187,8 @@ func TestTheExportRefusesWhatPreviewRefusesNamingTheFiles(t *testing.T) {
 		files []string
 		says  []string
 	}{
-		{"a manifest and its stack-input form", []string{filepath.Join(do, "minimal.yaml"), filepath.Join(do, "minimal.stack-input.yaml")},
+		{"a manifest and a stack input of another manifest of its stack", []string{filepath.Join(do, "minimal.yaml"), otherForm(t)},
 			[]string{"minimal.yaml", "minimal.stack-input.yaml", "both deploy stack digitaloceankubernetescluster/dev-fra1"}},
-		{"a folder holding both forms", []string{do}, []string{"minimal.stack-input.yaml and", "minimal.yaml both deploy stack"}},
 		{"a reference to a stack no manifest deploys", []string{filepath.Join(pools, "cluster-by-reference.yaml")},
 			[]string{"cluster-by-reference.yaml references stack digitaloceankubernetescluster/platform-ams3-prod, which no manifest given deploys: give its manifest too"}},
 	}

@@ -121,8 +121,9 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 		!strings.Contains(err.Error(), "x.yaml") || !strings.Contains(err.Error(), "y.yaml") {
 		t.Errorf("a cycle: %v", err)
 	}
-	twice, again := namedCluster(t, "x", "one", ""), namedCluster(t, "y", "one", "")
-	twice.File, again.File = "copy.yaml", "copy-y.yaml"
+	// Copies that differ (three nodes): two manifests of one stack.
+	twice := target(t, "copy.yaml", strings.Replace(clusterText("x", "one"), "nodeCount: 2", "nodeCount: 3", 1))
+	again := target(t, "copy-y.yaml", strings.Replace(clusterText("y", "one"), "nodeCount: 2", "nodeCount: 3", 1))
 	// Every pair is said at once, not the first only (newcomer7: 13 pairs, said one a run).
 	if _, _, err := deploy.Order([]deploy.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
 		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") ||
@@ -157,6 +158,61 @@ func TestAStackIsNamedByItsNameOrAsTheTablesOrThePulumiCLIName(t *testing.T) {
 			}
 			if tt.want == "" && (err == nil || !strings.Contains(err.Error(), tt.says)) {
 				t.Errorf("--stack %q: %v, want an error saying %q", tt.stack, err, tt.says)
+			}
+		})
+	}
+}
+
+func TestAManifestAndItsStackInputFormAreOneStackDeployedFromTheManifest(t *testing.T) {
+	manifest := clusterText("x", "one")
+	var stackInput strings.Builder
+	stackInput.WriteString("target:\n")
+	for _, line := range strings.Split(strings.TrimRight(manifest, "\n"), "\n") {
+		stackInput.WriteString("  " + line + "\n")
+	}
+	tests := []struct {
+		name string
+		// files are the targets given, by file name and text.
+		files [][2]string
+		// want are the files of the targets kept, in order; refused, what the error says.
+		want    []string
+		refused string
+	}{
+		{name: "the stack-input form first, then the manifest: the manifest is kept",
+			files: [][2]string{{"x.stack-input.yaml", stackInput.String() + "providerConfig: {}\n"}, {"x.yaml", manifest}},
+			want:  []string{"x.yaml"}},
+		{name: "the manifest first, then the stack-input form without providerConfig",
+			files: [][2]string{{"x.yaml", manifest}, {"x.stack-input.yaml", stackInput.String()}},
+			want:  []string{"x.yaml"}},
+		{name: "a stack input whose providerConfig says something is another target",
+			files:   [][2]string{{"x.yaml", manifest}, {"x.stack-input.yaml", stackInput.String() + "providerConfig: {apiToken: dop_v1_another-account}\n"}},
+			refused: "x.yaml and x.stack-input.yaml both deploy stack"},
+		{name: "a stack input of another manifest of the stack is refused",
+			files:   [][2]string{{"x.yaml", manifest}, {"x.stack-input.yaml", strings.Replace(stackInput.String(), "nodeCount: 2", "nodeCount: 3", 1)}},
+			refused: "x.yaml and x.stack-input.yaml both deploy stack"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var targets []deploy.Target
+			for _, f := range tt.files {
+				targets = append(targets, target(t, f[0], f[1]))
+			}
+			sorted, _, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("Order = %v, want refused saying %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, s := range sorted {
+				files = append(files, s.File)
+			}
+			if strings.Join(files, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("kept %v, want %v", files, tt.want)
 			}
 		})
 	}

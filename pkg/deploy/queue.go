@@ -268,11 +268,48 @@ func safely(ctx context.Context, t Target, op Op) (o Outcome) {
 	return op(ctx, t)
 }
 
+// Distinct drops each target that deploys the very manifest another deploys to the same stack: a
+// manifest and its stack-input form (examples/ holds both of each) are one stack, deployed once,
+// from the bare manifest. A stack input whose providerConfig says anything is another target.
+func Distinct(targets []Target) []Target {
+	var out []Target
+	at := map[string]int{}
+	for _, t := range targets {
+		i, seen := at[t.Key()]
+		if !seen || t.Input == nil || out[i].Input == nil || !proto.Equal(bare(t.Input), bare(out[i].Input)) {
+			at[t.Key()] = len(out)
+			out = append(out, t)
+			continue
+		}
+		if !hasProviderConfig(t.Input) && hasProviderConfig(out[i].Input) {
+			out[i] = t
+		}
+	}
+	return out
+}
+
+// bare is a stack input without an empty providerConfig, as a bare manifest is read.
+func bare(input proto.Message) proto.Message {
+	m := proto.Clone(input).ProtoReflect()
+	if fd := m.Descriptor().Fields().ByName("provider_config"); fd != nil && m.Has(fd) && proto.Size(m.Get(fd).Message().Interface()) == 0 {
+		m.Clear(fd)
+	}
+	return m.Interface()
+}
+
+// hasProviderConfig tells whether input was written with a providerConfig, even an empty one.
+func hasProviderConfig(input proto.Message) bool {
+	m := input.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName("provider_config")
+	return fd != nil && m.Has(fd)
+}
+
 // Order sorts targets so that every stack comes after the stacks it references, and returns each
 // target's dependencies among them, by key. A reference to a stack no target deploys must name an
 // existing stack (exists answers); a cycle, two targets of one stack, or a reference to nothing is
 // an error naming both ends.
 func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, map[string][]string, error) {
+	targets = Distinct(targets)
 	byKey := map[string]Target{}
 	var twice []string // every pair at once, as validate says every problem
 	for _, t := range targets {

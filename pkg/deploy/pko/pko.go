@@ -114,7 +114,7 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 		return nil, errors.New("the workspace image, the Secret's name and the service account are required")
 	}
 	// The refusals of preview, through the same check (deploy.Order): two manifests of one stack
-	// (even a manifest and its stack-input form), a cycle, and a reference to a stack that no
+	// (a manifest and its stack-input form holding the same manifest are one), a cycle, and a reference to a stack that no
 	// manifest given deploys. preview asks the backend whether such a stack exists; the export is
 	// offline, and the operator orders only the Stacks it holds, so it refuses them all.
 	// Order's exists fails rather than answers "no": offline, the export cannot tell whether the
@@ -125,6 +125,8 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 	if _, _, err := deploy.Order(targets, notHeld); err != nil {
 		return nil, errors.Wrap(err, "the operator could not deploy these manifests as given")
 	}
+	// A manifest and its stack-input form are one Stack.
+	targets = deploy.Distinct(targets)
 	names := map[string]string{}
 	for _, t := range targets {
 		names[t.Key()] = Name(t)
