@@ -171,7 +171,7 @@ kube:
 # provider plugins against loopback clouds (internal/fakedo, internal/fakecivo), offline, each in a
 # temporary Pulumi home and file backend; and the operator export created on a real API server.
 e2e: engine kube
-	go test -tags e2e -count=1 -parallel 8 -timeout 60m ./e2e/...
+	go test -tags e2e -count=1 -parallel 8 -timeout 75m ./e2e/...
 
 # The quickstart: every example manifest deployed into the sandbox (clusterplane sandbox: loopback
 # DigitalOcean and Civo APIs, a file backend, no account or token; docs/sandbox.md), then their

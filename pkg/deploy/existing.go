@@ -86,10 +86,21 @@ func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, res Resu
 	return !held, nil
 }
 
+// ownIDs are the ids of the cluster (node pool) stack s holds.
+func ownIDs(ctx context.Context, t Target, s Stack) ([]string, error) {
+	st, err := readState(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := st.ids(guardedType(t.Effects))
+	return ids, nil
+}
+
 // lookBeforeCreate asks the cloud, as Up does before it creates, whether it already holds the
 // cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
-// why the cloud was not looked at, "" when it was.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Outcome, unchecked string, err error) {
+// why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
+// a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target, own ...string) (blocked *Outcome, unchecked string, err error) {
 	if t.Lookup == nil || guardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -97,6 +108,11 @@ func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target) (blocked *Out
 	if err != nil {
 		return nil, "", err
 	}
+	found.Live = slices.DeleteFunc(found.Live, func(l kinds.Live) bool {
+		// A Civo pool's state id is its name; its look-up names it CLUSTER_ID:NAME, the id its
+		// Read also takes.
+		return slices.ContainsFunc(own, func(id string) bool { return l.ID == id || strings.HasSuffix(l.ID, ":"+id) })
+	})
 	if len(found.Live) > 0 {
 		o := d.existing(ctx, t, found.Live)
 		return &o, "", nil

@@ -182,7 +182,11 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	case err != nil:
 		return failed(err)
 	case renamed:
-		if blocked, _, err := d.lookBeforeCreate(ctx, t); err != nil {
+		own, err := ownIDs(ctx, t, s)
+		if err != nil {
+			return failed(err)
+		}
+		if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
 			return failed(err)
 		} else if blocked != nil {
 			blocked.Result = o.Result
@@ -309,7 +313,8 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return failed(err)
 	}
 	if renamed {
-		if blocked, _, err := d.lookBeforeCreate(ctx, t); err != nil {
+		own, _ := st.ids(guardedType(t.Effects))
+		if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
 			return failed(err)
 		} else if blocked != nil {
 			return *blocked
