@@ -82,12 +82,27 @@ func startPostgres(t *testing.T) *postgres {
 		}
 		p.as = []string{"runuser", "-u", "postgres", "--"}
 	}
-	p.port = freePort(t)
 	data := filepath.Join(p.dir, "data")
 	p.run("initdb", "-D", data, "-A", "trust", "-U", "clusterplane", "--no-sync")
-	// Loopback only, the socket in the test's folder, fsync off: it lives as long as the test.
-	p.run("pg_ctl", "-D", data, "-l", filepath.Join(p.dir, "log"), "-w", "-t", "60", "-o",
-		fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off", p.port, p.dir), "start")
+	// A port free when picked can be taken before the server binds it: another test (or a
+	// kube-apiserver) may pick the same one in between. That is retried on another port;
+	// anything else stops the test.
+	for attempt := 1; ; attempt++ {
+		p.port = freePort(t)
+		_ = os.Remove(filepath.Join(p.dir, "log"))
+		// Loopback only, the socket in the test's folder, fsync off: it lives as long as the test.
+		out, err := p.try("pg_ctl", "-D", data, "-l", filepath.Join(p.dir, "log"), "-w", "-t", "60", "-o",
+			fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off", p.port, p.dir), "start")
+		if err == nil {
+			break
+		}
+		log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+		if attempt < 5 && bytes.Contains(log, []byte("Address already in use")) {
+			t.Logf("port %d was taken before PostgreSQL bound it; trying another", p.port)
+			continue
+		}
+		t.Fatalf("pg_ctl start on port %d: %v\n%s\nserver log:\n%s", p.port, err, out, log)
+	}
 	t.Cleanup(func() {
 		// A stopped server is removed with the test's folder.
 		_ = p.command("pg_ctl", "-D", data, "-m", "immediate", "stop").Run()
@@ -115,6 +130,16 @@ func (p *postgres) command(program string, args ...string) *exec.Cmd {
 
 func (p *postgres) run(program string, args ...string) string {
 	p.t.Helper()
+	out, err := p.try(program, args...)
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+		p.t.Fatalf("%s %s: %v\n%s\nserver log:\n%s", program, strings.Join(args, " "), err, out, log)
+	}
+	return out
+}
+
+// try runs one of the server's programs, bounded to two minutes, and returns what it printed.
+func (p *postgres) try(program string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := p.command(program, args...)
@@ -122,11 +147,8 @@ func (p *postgres) run(program string, args ...string) string {
 	cmd.Dir = p.dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
-		p.t.Fatalf("%s %s: %v\n%s\nserver log:\n%s", program, strings.Join(args, " "), err, out.String(), log)
-	}
-	return out.String()
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // database creates a database and returns the Pulumi backend URL of it.
