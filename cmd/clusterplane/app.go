@@ -27,7 +27,7 @@ func newApp(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *app {
 	a := &app{
 		App: cli.App{Name: "clusterplane", Programs: programs, Stdin: stdin, Stdout: stdout, Stderr: stderr},
 	}
-	a.f = newFactory(list, &a.App, stdin, stdout, stderr)
+	a.f = newFactory(list, stdin, stdout, stderr)
 	return a
 }
 

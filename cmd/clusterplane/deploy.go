@@ -120,7 +120,7 @@ func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
 
 // files is how the deploy commands read their files into targets.
 func (f *factory) files(o *deployOptions) deploy.Files {
-	return deploy.Files{Loader: f.loader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText}
+	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText}
 }
 
 // backend opens the engine's backend once per run.

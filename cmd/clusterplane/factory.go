@@ -4,9 +4,9 @@ import (
 	"io"
 	"sync"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/describe/explain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 )
 
 // factory is what the commands need, made once per run, in the style of gh's cmdutil.Factory:
@@ -19,17 +19,19 @@ type factory struct {
 	kinds          kinds.List
 	// explainer documents the kinds' fields (explain).
 	explainer *explain.Explainer
-	// loader reads the files given (pkg/cli's App.LoadAll, over the same standard input).
-	loader deploy.Loader
+	// reader reads the files given, over the same standard input, naming each manifest's kind.
+	reader files.Reader
 	// deploy is how the deploy commands reach the engine.
 	deploy deployEnv
 	// outMu serialises the progress of stacks deployed in parallel; askMu their questions.
 	outMu, askMu sync.Mutex
 }
 
-func newFactory(list kinds.List, loader deploy.Loader, stdin io.Reader, stdout, stderr io.Writer) *factory {
-	return &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list, loader: loader,
+func newFactory(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *factory {
+	f := &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list,
 		explainer: explain.New(list.Table, list.StackInputs()...)}
+	f.reader = files.Reader{Kinds: f.kindNames(), Stdin: stdin}
+	return f
 }
 
 // kindNames are the names of the kinds, as manifests write them.

@@ -125,7 +125,7 @@ func TestEachDeployCommandsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+			f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 			got := flagsMade{Parallel: -1}
 			cmd := tc.cmd(f, &got)
 			cmd.SetArgs(strings.Fields(tc.args))
@@ -178,7 +178,7 @@ func TestTheDocumentingCommandsFlagsMakeTheirOptionsWithoutRunningAnything(t *te
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+			f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 			got := "not run"
 			cmd := tc.cmd(f, &got)
 			cmd.SetArgs(strings.Fields(tc.args))
@@ -199,7 +199,7 @@ func TestTheDocumentingCommandsFlagsMakeTheirOptionsWithoutRunningAnything(t *te
 
 func TestExportPKOsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+	f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 	var got *exportPKOOptions
 	cmd := newCmdExportPKO(f, func(o *exportPKOOptions) error { got = o; return nil })
 	cmd.SetArgs(strings.Fields("--image ghcr.io/x/workspace:1 -n team --drift-check --stack team-a -d out a.yaml"))
@@ -221,7 +221,7 @@ func TestExportPKOsFlagsMakeItsOptionsWithoutRunningAnything(t *testing.T) {
 
 func TestDiscoversFlagsMakeItsOptionsWithoutReadingTheCloud(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+	f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 	var got *discoverOptions
 	cmd := newCmdDiscover(f, func(o *discoverOptions) error { got = o; return nil })
 	cmd.SetArgs(strings.Fields("civo --region fra1 --cluster dev --force --include-managed -d clusters"))
@@ -251,7 +251,7 @@ func TestSandboxsFlagsMakeItsOptionsWithoutStartingIt(t *testing.T) {
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+			f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 			got := "not run"
 			cmd := newCmdSandbox(f, func(o *sandboxOptions) error {
 				got = fmt.Sprintf("reset=%t %s %s %q", o.reset, o.dir, o.engine, o.args)
@@ -273,7 +273,7 @@ func TestSandboxsFlagsMakeItsOptionsWithoutStartingIt(t *testing.T) {
 
 func TestUpgradePlansFlagsMakeItsOptionsWithoutAskingACloud(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	f := newFactory(registry.Kinds(), nil, strings.NewReader(""), &stdout, &stderr)
+	f := newFactory(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 	var got *upgradePlanOptions
 	upgrade := newCmdUpgrade(f)
 	for _, c := range upgrade.Commands() {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 )
 
 // returns runs f and fails the test when it has not returned after a few seconds.
@@ -50,7 +50,7 @@ func TestANamedPipeInAFleetFolderIsSkippedByValidateAndStatusNotRead(t *testing.
 	t.Run("validate", func(t *testing.T) {
 		dir := fleetWithAPipe(t)
 		r := returns(t, func() result { return run(t, "", "validate", dir) })
-		if line := filepath.Join(dir, "fifo.yaml") + ": skipped, " + cli.NotRegularReason + "\n"; r.code != exitcode.OK || !strings.Contains(r.stdout, line) {
+		if line := filepath.Join(dir, "fifo.yaml") + ": skipped, " + files.NotRegularReason + "\n"; r.code != exitcode.OK || !strings.Contains(r.stdout, line) {
 			t.Fatalf("exit %d, want 0 with %q\nstdout:\n%s\nstderr:\n%s", r.code, line, r.stdout, r.stderr)
 		}
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
@@ -125,12 +126,12 @@ func TestValidateOfTheExamplesDirectoryCallsEveryFileValidAndSkipsTheProjectFile
 		t.Fatalf("no Pulumi project files under examples: %v", err)
 	}
 	for _, f := range projects {
-		if line := f + ": skipped, " + cli.SkipReason + "\n"; !strings.Contains(r.stdout, line) {
+		if line := f + ": skipped, " + files.SkipReason + "\n"; !strings.Contains(r.stdout, line) {
 			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 		}
 	}
 	// Skipped are the Pulumi projects and the files of the programs in them (a package.json).
-	skipped := strings.Count(r.stdout, ": skipped, "+cli.SkipReason+"\n")
+	skipped := strings.Count(r.stdout, ": skipped, "+files.SkipReason+"\n")
 	if want := fmt.Sprintf("%d valid, 0 invalid, %d skipped\n", len(exampleFiles(t)), skipped); !strings.HasSuffix(r.stdout, want) || skipped < len(projects) {
 		t.Errorf("stdout does not end with %q:\n%s", want, r.stdout)
 	}
@@ -277,7 +278,7 @@ func TestValidateWritesJSON(t *testing.T) {
 		}) {
 			t.Errorf("bad.yaml's problems lack metadata.name at 4:3: %+v", v.Problems)
 		}
-		if v.Status == "skipped" && v.Reason != cli.SkipReason {
+		if v.Status == "skipped" && v.Reason != files.SkipReason {
 			t.Errorf("skip reason = %q", v.Reason)
 		}
 	}

@@ -1,7 +1,7 @@
 // Package cli is the command line of the offline commands (validate, plan, diff), defined once:
 // the clusterplane command serves every kind with them, each program binary its own kind (Main).
-// It also reads the files every command takes, walking directories as validate does, so that the
-// deploy commands take exactly the files validate checks.
+// Files are read by pkg/manifest/files, as the deploy commands read them, so that those take
+// exactly the files validate checks.
 package cli
 
 import (

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
@@ -56,7 +57,7 @@ cat cluster.yaml | NAME validate -`),
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
 		}
-		inputs, err := Expand(args)
+		inputs, err := files.Expand(args)
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
@@ -76,14 +77,14 @@ cat cluster.yaml | NAME validate -`),
 // verdicts reads one file and checks each of its manifests as the kind it names (see LoadAll),
 // and against pol when there is one. The manifests are returned beside their verdicts (none
 // beside a file that was skipped or could not be read), for the checks across files.
-func (a *App) verdicts(in Input, pol *policy.Policy) ([]program.Verdict, []Manifest) {
+func (a *App) verdicts(in files.Input, pol *policy.Policy) ([]program.Verdict, []Manifest) {
 	manifests, skipped, err := a.LoadAll(in)
 	none := make([]Manifest, 1)
 	switch {
-	case skipped && in.notRegular:
-		return []program.Verdict{{File: in.File, Skipped: NotRegularReason}}, none
+	case skipped && in.NotRegular():
+		return []program.Verdict{{File: in.File, Skipped: files.NotRegularReason}}, none
 	case skipped:
-		return []program.Verdict{{File: in.File, Skipped: SkipReason}}, none
+		return []program.Verdict{{File: in.File, Skipped: files.SkipReason}}, none
 	case err != nil:
 		return []program.Verdict{{File: in.File, Err: err}}, none
 	}
@@ -164,7 +165,7 @@ plan <(git show HEAD:cluster.yaml)`),
 	}
 	output := OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		manifests, _, err := a.LoadAll(Input{File: args[0], Explicit: true})
+		manifests, _, err := a.LoadAll(files.Input{File: args[0], Explicit: true})
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)

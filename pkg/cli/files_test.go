@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 )
 
 // mkfifo makes a named pipe nobody writes: reading it blocks until the test ends, when a writer
@@ -64,7 +64,7 @@ func TestValidateOfAFolderSkipsANamedPipeOrADeviceRatherThanReadingIt(t *testing
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	for _, name := range []string{"fifo.yaml", "to-fifo.yaml", "to-zero.yml"} {
-		if line := filepath.Join(dir, name) + ": skipped, " + cli.NotRegularReason + "\n"; !strings.Contains(r.stdout, line) {
+		if line := filepath.Join(dir, name) + ": skipped, " + files.NotRegularReason + "\n"; !strings.Contains(r.stdout, line) {
 			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
@@ -16,18 +16,12 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Loader reads the manifests of one input cli.Expand found: pkg/cli's App.LoadAll, which reads
-// standard input from its own Stdin. An interface, so that a caller without cli.App can bring its
-// own reading.
-type Loader interface {
-	LoadAll(in cli.Input) (manifests []cli.Manifest, skipped bool, err error)
-}
-
 // Files turns the files and folders a command is given into targets, as every deploy command
 // reads them: each file once, every manifest of it (--- documents) a target of its own.
 type Files struct {
-	Loader Loader
-	// Kinds are the kinds a manifest may be, looked up by its program's kind.
+	// Reader reads each file and names the kind of each of its manifests.
+	Reader files.Reader
+	// Kinds are the kinds a manifest may be, looked up by the name the Reader gives.
 	Kinds kinds.List
 	// Stack, when set, names the stack of the one manifest given (--stack).
 	Stack string
@@ -56,8 +50,8 @@ func (e *ProblemsError) Error() string {
 // in the *ProblemsError returned, so that all are said before any stack is touched; the other
 // errors are mistakes of the command line (several manifests where one is taken, --stack with
 // several).
-func (f Files) Targets(files []string) ([]Target, error) {
-	inputs, err := cli.Expand(files)
+func (f Files) Targets(paths []string) ([]Target, error) {
+	inputs, err := files.Expand(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +60,7 @@ func (f Files) Targets(files []string) ([]Target, error) {
 	var read []reference.Manifest // out's, for the checks across manifests
 	for _, in := range inputs {
 		// A file may hold several manifests (--- documents): each is a target of its own.
-		manifests, skipped, err := f.Loader.LoadAll(in)
+		manifests, skipped, err := f.Reader.ReadAll(in)
 		if skipped {
 			continue // other YAML in a directory, as validate skips it
 		}
@@ -75,18 +69,18 @@ func (f Files) Targets(files []string) ([]Target, error) {
 			continue
 		}
 		for _, m := range manifests {
-			k, _ := f.Kinds.ByName(m.Program.Kind())
-			t, err := Read(k, m.File.Name, m.File.Data, f.Stack)
+			k, _ := f.Kinds.ByName(m.Kind)
+			t, err := Read(k, m.File, m.Data, f.Stack)
 			if err != nil {
 				problems = append(problems, err)
 				continue
 			}
 			t.File = in.File
 			if f.Text != nil {
-				f.Text(t, m.File.Data)
+				f.Text(t, m.Data)
 			}
 			out = append(out, t)
-			read = append(read, reference.Manifest{File: m.File.Name, Data: m.File.Data, Input: t.Input})
+			read = append(read, reference.Manifest{File: m.File, Data: m.Data, Input: t.Input})
 		}
 	}
 	// As validate: a pool given with its cluster must be in the cluster's region, or Civo
@@ -102,14 +96,14 @@ func (f Files) Targets(files []string) ([]Target, error) {
 	}
 	if f.One && len(out) > 1 {
 		// A file may hold several manifests (--- documents); kubeconfig and adopt act on one.
-		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(files, " "), len(out))
+		return nil, errors.Errorf("%s holds %d manifests: this command takes one, put it in a file of its own", strings.Join(paths, " "), len(out))
 	}
 	if f.Stack != "" && len(out) > 1 {
 		// Counted after loading: a directory may hold several manifests.
 		return nil, errors.Errorf("--stack names the stack of one manifest, and %d were given", len(out))
 	}
 	if len(out) == 0 {
-		return nil, &ProblemsError{Problems: []error{fmt.Errorf("no manifest or stack input in %s", strings.Join(files, " "))}}
+		return nil, &ProblemsError{Problems: []error{fmt.Errorf("no manifest or stack input in %s", strings.Join(paths, " "))}}
 	}
 	return out, nil
 }
@@ -117,10 +111,10 @@ func (f Files) Targets(files []string) ([]Target, error) {
 // Neighbours are the targets of the manifests in the folders of files (a folder given, or the
 // folder of a file given), standard input aside. A file that is no valid manifest is no
 // neighbour: the command does not act on it, it only asks who references what.
-func (f Files) Neighbours(files []string) ([]Target, error) {
+func (f Files) Neighbours(paths []string) ([]Target, error) {
 	var folders []string
 	seen := map[string]bool{}
-	for _, file := range files {
+	for _, file := range paths {
 		dir := file
 		if info, err := os.Stat(file); err != nil || !info.IsDir() {
 			dir = filepath.Dir(file)
@@ -130,19 +124,19 @@ func (f Files) Neighbours(files []string) ([]Target, error) {
 			folders = append(folders, dir)
 		}
 	}
-	inputs, err := cli.Expand(folders)
+	inputs, err := files.Expand(folders)
 	if err != nil {
 		return nil, err
 	}
 	var neighbours []Target
 	for _, in := range inputs {
-		manifests, skipped, err := f.Loader.LoadAll(in)
+		manifests, skipped, err := f.Reader.ReadAll(in)
 		if skipped || err != nil {
 			continue // not a manifest, or one this command does not need to read
 		}
 		for _, m := range manifests {
-			k, _ := f.Kinds.ByName(m.Program.Kind())
-			if n, err := Read(k, m.File.Name, m.File.Data, ""); err == nil {
+			k, _ := f.Kinds.ByName(m.Kind)
+			if n, err := Read(k, m.File, m.Data, ""); err == nil {
 				n.File = in.File
 				neighbours = append(neighbours, n)
 			}
@@ -154,8 +148,8 @@ func (f Files) Neighbours(files []string) ([]Target, error) {
 // DestroyGuard refuses to destroy a target that a manifest beside files references
 // (StillReferenced). Only the folders of the files given are read: the backend cannot say which
 // stacks read another's outputs.
-func (f Files) DestroyGuard(ctx context.Context, b Backend, files []string, targets []Target) (map[string]error, error) {
-	neighbours, err := f.Neighbours(files)
+func (f Files) DestroyGuard(ctx context.Context, b Backend, paths []string, targets []Target) (map[string]error, error) {
+	neighbours, err := f.Neighbours(paths)
 	if err != nil {
 		return nil, err
 	}

@@ -11,25 +11,21 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
-// files reads files as clusterplane does, over every kind.
-func files(t *testing.T, stack string, one bool) deploy.Files {
+// reading reads files as clusterplane does, over every kind.
+func reading(t *testing.T, stack string, one bool) deploy.Files {
 	t.Helper()
 	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.CivoTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	list := registry.Kinds()
-	programs := make([]cli.Program, len(list))
-	for i, k := range list {
-		programs[i] = k.Offline
-	}
-	app := &cli.App{Name: "clusterplane", Programs: programs, Stdin: strings.NewReader("")}
-	return deploy.Files{Loader: app, Kinds: list, Stack: stack, One: one}
+	reader := files.Reader{Kinds: list.Names(), Stdin: strings.NewReader("")}
+	return deploy.Files{Reader: reader, Kinds: list, Stack: stack, One: one}
 }
 
 // clusterText is an unprotected DigitalOcean cluster manifest of name and env.
@@ -126,7 +122,7 @@ func TestFilesBecomeTargetsEachManifestOfAFileItsOwnAndEveryProblemIsSaidBeforeA
 			err: "holds 2 manifests: this command takes one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			targets, err := files(t, tc.stack, tc.one).Targets(tc.files)
+			targets, err := reading(t, tc.stack, tc.one).Targets(tc.files)
 			var problems *deploy.ProblemsError
 			switch {
 			case tc.problems != nil:
@@ -159,7 +155,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 		"broken.yaml": strings.Replace(poolText("other", "platform", "prod"), "nodeCount: 2", "nodeCount: -2", 1),
 	})
 	ctx := context.Background()
-	f := files(t, "", false)
+	f := reading(t, "", false)
 	cluster, err := f.Targets([]string{filepath.Join(dir, "cluster.yaml")})
 	if err != nil {
 		t.Fatal(err)

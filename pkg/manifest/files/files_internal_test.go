@@ -1,6 +1,6 @@
 //go:build unix
 
-package cli
+package files
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestAFileFoundInAFolderIsReadOnlyWhenItIsARegularFileOfBoundedSize(t *testi
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, _, _, err := (&App{}).Load(Input{File: tt.file})
+				_, _, err := Reader{}.One(Input{File: tt.file})
 				done <- err
 			}()
 			select {
