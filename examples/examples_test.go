@@ -16,10 +16,10 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -111,8 +111,8 @@ func exampleFiles(t testing.TB) []string {
 
 // isolate keeps the environment's credentials and stack-input settings out of the plans.
 func isolate(t *testing.T) {
-	for _, env := range []string{provider.CivoTokenEnv, provider.CivoAPIURLEnv, provider.DigitalOceanTokenEnv,
-		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv, cloudapi.DigitalOceanTokenEnv,
+		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // A cluster doctl made with an extra pool carries no terraform:default-node-pool tag, without
@@ -34,11 +34,11 @@ func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(
 	b := deploytest.New()
 	b.Live(id, map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5", "tags": []any{},
 		"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(2)}})
-	for _, env := range []string{provider.CivoTokenEnv, provider.CivoAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
-	t.Setenv(provider.DigitalOceanTokenEnv, token)
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 	a.f.deploy.backend = b

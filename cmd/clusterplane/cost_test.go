@@ -10,8 +10,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPrices(t *testing.T) {
@@ -40,12 +40,12 @@ func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPric
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoTokenEnv, provider.CivoAPIURLEnv} {
+			for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
 				t.Setenv(env, "")
 			}
 			if tt.api {
-				t.Setenv(provider.DigitalOceanTokenEnv, token)
-				t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+				t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+				t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 			}
 			for _, format := range []string{"text", "json"} {
 				var stdout, stderr bytes.Buffer
@@ -116,12 +116,12 @@ func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv} {
+			for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv} {
 				t.Setenv(env, "")
 			}
 			if tt.api {
-				t.Setenv(provider.DigitalOceanTokenEnv, token)
-				t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+				t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+				t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 			}
 			var stdout, stderr bytes.Buffer
 			code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run([]string{"validate", filepath.Join(dir, tt.file)})

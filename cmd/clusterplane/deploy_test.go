@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -29,8 +29,8 @@ import (
 // terminal whether it takes stdin for a terminal someone answers at.
 func deployRun(t *testing.T, b *deploytest.Backend, stdin io.Reader, terminal bool, args ...string) result {
 	t.Helper()
-	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
-		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv,
+		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	var stdout, stderr bytes.Buffer

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cloud/discover"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -70,12 +70,12 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
 func discoverRun(opts *discoverOptions) error {
 	f, o, dir := opts.f, opts.discover, opts.dir
-	var cloud provider.Cloud
+	var cloud cloudapi.Cloud
 	switch opts.cloud {
 	case discover.DigitalOcean:
-		cloud = provider.DigitalOcean
+		cloud = cloudapi.DigitalOcean
 	case discover.Civo:
-		cloud = provider.Civo
+		cloud = cloudapi.Civo
 	default:
 		return errors.Errorf("unknown cloud %q: digitalocean or civo", opts.cloud)
 	}

@@ -104,12 +104,12 @@ func exportPKORun(o *exportPKOOptions) error {
 	exported, err := pko.Export(targets, opts)
 	if err != nil {
 		fmt.Fprintln(f.Stderr, err)
-		return cli.Exit(1)
+		return cli.Exit(exitcode.Invalid)
 	}
 	ns, err := pko.Namespace(exported, opts)
 	if err != nil {
 		fmt.Fprintln(f.Stderr, err)
-		return cli.Exit(1)
+		return cli.Exit(exitcode.Invalid)
 	}
 	exported = append([]pko.File{ns}, exported...)
 	if dir != "" {

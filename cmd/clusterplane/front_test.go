@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // frontFile reads an example manifest, for the front door's tests.
@@ -250,7 +250,7 @@ func TestInsideTheSandboxAProviderConfigOfItsOwnIsRefusedAtItsLineBeforeAnyStack
 			if tt.sandbox {
 				sandbox = t.TempDir()
 			}
-			t.Setenv(provider.SandboxEnv, sandbox)
+			t.Setenv(cloudapi.SandboxEnv, sandbox)
 			r := deployRun(t, b, strings.NewReader(""), false, "preview", dir)
 			refused := regexp.MustCompile(`own\.stack-input\.yaml:\d+:\d+: providerConfig\.apiToken: providerConfig sets apiToken or apiUrl, which the clusterplane sandbox refuses`)
 			if refused.MatchString(r.stderr) != tt.sandbox || (tt.sandbox && r.code != exitcode.Invalid) ||

@@ -14,13 +14,13 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -51,8 +51,8 @@ func runProgram(k kinds.Kind, args ...string) result {
 
 func runWith(t *testing.T, ks kinds.List, stdin string, args ...string) result {
 	t.Helper()
-	for _, env := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv,
-		provider.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv,
+		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	var stdout, stderr bytes.Buffer

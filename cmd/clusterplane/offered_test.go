@@ -12,9 +12,9 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 const (
@@ -25,7 +25,7 @@ const (
 // onlineRun is deployRun with env (the tokens and API URLs) set instead of cleared.
 func onlineRun(t *testing.T, b *deploytest.Backend, env map[string]string, args ...string) result {
 	t.Helper()
-	for _, name := range []string{provider.CivoTokenEnv, provider.DigitalOceanTokenEnv, provider.CivoAPIURLEnv, provider.DigitalOceanAPIURLEnv} {
+	for _, name := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv, cloudapi.DigitalOceanAPIURLEnv} {
 		t.Setenv(name, env[name])
 	}
 	var stdout, stderr bytes.Buffer
@@ -105,9 +105,9 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 			if tt.setDO != nil {
 				tt.setDO(d)
 			}
-			env := map[string]string{provider.DigitalOceanAPIURLEnv: d.URL(), provider.CivoAPIURLEnv: c.URL()}
+			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL()}
 			if tt.token {
-				env[provider.DigitalOceanTokenEnv], env[provider.CivoTokenEnv] = offeredDOToken, offeredCivoToken
+				env[cloudapi.DigitalOceanTokenEnv], env[cloudapi.CivoTokenEnv] = offeredDOToken, offeredCivoToken
 			}
 			file := filepath.Join(writeFiles(t, map[string]string{"cluster.yaml": tt.text}), "cluster.yaml")
 			for _, op := range [][]string{{"preview", file}, {"up", file, "--yes"}} {
@@ -148,7 +148,7 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 	dir := fleet(t)
 	d := fakedo.New(t, offeredDOToken)
 	env := func(d *fakedo.DO) map[string]string {
-		return map[string]string{provider.DigitalOceanTokenEnv: offeredDOToken, provider.DigitalOceanAPIURLEnv: d.URL()}
+		return map[string]string{cloudapi.DigitalOceanTokenEnv: offeredDOToken, cloudapi.DigitalOceanAPIURLEnv: d.URL()}
 	}
 	// A cluster and its pool, both DigitalOcean's: one call.
 	if r := onlineRun(t, b, env(d), "up", dir, "--yes"); r.code != exitcode.OK {
@@ -229,8 +229,8 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
 				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
 			}
-			env := map[string]string{provider.DigitalOceanAPIURLEnv: d.URL(), provider.CivoAPIURLEnv: c.URL(),
-				provider.DigitalOceanTokenEnv: offeredDOToken, provider.CivoTokenEnv: offeredCivoToken}
+			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL(),
+				cloudapi.DigitalOceanTokenEnv: offeredDOToken, cloudapi.CivoTokenEnv: offeredCivoToken}
 			b := deploytest.New()
 			r = onlineRun(t, b, env, "preview", file)
 			if tt.refuses == "" {

@@ -17,8 +17,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 )
 
@@ -78,8 +78,8 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 		"pool.yaml":   readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"),
 	}
 	dir := writeFiles(t, files)
-	for env, value := range map[string]string{provider.DigitalOceanTokenEnv: doToken, provider.DigitalOceanAPIURLEnv: do.URL(),
-		provider.CivoTokenEnv: civoToken, provider.CivoAPIURLEnv: civo.URL()} {
+	for env, value := range map[string]string{cloudapi.DigitalOceanTokenEnv: doToken, cloudapi.DigitalOceanAPIURLEnv: do.URL(),
+		cloudapi.CivoTokenEnv: civoToken, cloudapi.CivoAPIURLEnv: civo.URL()} {
 		t.Setenv(env, value)
 	}
 	upgradePlan := func(args ...string) (int, string, string) {

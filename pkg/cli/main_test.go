@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -236,7 +236,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 
 func TestNoCommandShowsTheProviderToken(t *testing.T) {
 	const envToken, fileToken = "tok-SENTINEL-ENV-123", "tok-SENTINEL-FILE-456"
-	t.Setenv(provider.DigitalOceanTokenEnv, envToken)
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, envToken)
 	underTarget := func(manifest string) string {
 		return "target:\n  " + strings.ReplaceAll(strings.TrimSpace(manifest), "\n", "\n  ") + "\n" +
 			"providerConfig:\n  apiToken: " + fileToken + "\n"

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 const clusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
@@ -29,7 +29,7 @@ func manifest(t *testing.T, rel string) string {
 // target is the target of a manifest's text, as clusterplane reads it from file.
 func target(t *testing.T, file, text string) deploy.Target {
 	t.Helper()
-	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.CivoTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoAPIURLEnv} {
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	head, err := stackinput.ReadHead([]byte(text))

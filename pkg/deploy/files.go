@@ -12,7 +12,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
 
@@ -160,7 +159,7 @@ func (f Files) DestroyGuard(ctx context.Context, b Backend, paths []string, targ
 // token or API URL of its own, at its line: the stack would reach past the sandbox's loopback
 // clouds. Every request refuses it too (provider.Resolve); this says so before any stack opens.
 func sandboxed(m reference.Manifest) *stackinput.Problem {
-	cloud, token, apiURL, ok := provider.Config(m.Input)
+	cloud, token, apiURL, ok := stackinput.ProviderConfig(m.Input)
 	if !ok {
 		return nil
 	}

@@ -11,16 +11,16 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 )
 
 // reading reads files as clusterplane does, over every kind.
 func reading(t *testing.T, stack string, one bool) deploy.Files {
 	t.Helper()
-	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.CivoTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoAPIURLEnv} {
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	list := registry.Kinds()

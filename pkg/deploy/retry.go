@@ -7,7 +7,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // The provider plugins run with their own retries off (provider.PluginEnv): the DigitalOcean
@@ -66,7 +66,7 @@ func (d *Deployer) retrying(ctx context.Context, t Target, op func() error, agai
 // provider config resolves to: one GET of the cloud's Probe, whose 429 names the wait. A target
 // without a token, or whose config does not resolve (the manifest's checks refuse it), is 0.
 func CloudRetryAfter(ctx context.Context, t Target) time.Duration {
-	cloud, ownToken, ownURL, ok := provider.Config(t.Input)
+	cloud, ownToken, ownURL, ok := stackinput.ProviderConfig(t.Input)
 	if !ok {
 		return 0
 	}

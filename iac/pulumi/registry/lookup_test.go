@@ -16,8 +16,8 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 	"google.golang.org/protobuf/proto"
 )
@@ -42,7 +42,7 @@ func ids(found kinds.Found) []string {
 }
 
 func TestEachKindsLookUpFindsWhatTheCloudHoldsUnderItsNameWhereTheManifestPutsItOnEveryPage(t *testing.T) {
-	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoTokenEnv, provider.CivoAPIURLEnv} {
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	do := fakedo.New(t, doToken)

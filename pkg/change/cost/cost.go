@@ -19,7 +19,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
@@ -70,14 +70,14 @@ func Table(cloud string) Prices {
 // DIGITALOCEAN_TOKEN is set (at DIGITALOCEAN_API_URL when that is), else the table. A failing API
 // is an error, not a silent fallback: a review must not read table prices as the cloud's.
 func Lookup(ctx context.Context, cloud string) (Prices, error) {
-	token := os.Getenv(provider.DigitalOceanTokenEnv)
+	token := os.Getenv(cloudapi.DigitalOceanTokenEnv)
 	if cloud != DigitalOcean || token == "" {
 		return Table(cloud), nil
 	}
 	// A price is not worth waiting for: an unreachable API falls back to the table quickly.
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	client, err := cloudapi.Godo(token, os.Getenv(provider.DigitalOceanAPIURLEnv), lookupTimeout)
+	client, err := cloudapi.Godo(token, os.Getenv(cloudapi.DigitalOceanAPIURLEnv), lookupTimeout)
 	if err != nil {
 		return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
 	}
@@ -101,8 +101,8 @@ type readResult struct {
 // the one place that chooses between the API and the table.
 func Read(ctx context.Context, cloud string) (Prices, string) {
 	// Keyed by where the prices come from; a token counts only as its digest.
-	token := sha256.Sum256([]byte(os.Getenv(provider.DigitalOceanTokenEnv)))
-	key := fmt.Sprintf("%s %x %s", cloud, token[:8], os.Getenv(provider.DigitalOceanAPIURLEnv))
+	token := sha256.Sum256([]byte(os.Getenv(cloudapi.DigitalOceanTokenEnv)))
+	key := fmt.Sprintf("%s %x %s", cloud, token[:8], os.Getenv(cloudapi.DigitalOceanAPIURLEnv))
 	read.Lock()
 	defer read.Unlock()
 	if r, ok := read.found[key]; ok {
@@ -160,7 +160,7 @@ func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) 
 
 // CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
 func CloudOf(input proto.Message) string {
-	if c, _, _, ok := provider.Config(input); ok {
+	if c, _, _, ok := stackinput.ProviderConfig(input); ok {
 		return strings.ToLower(c.Name)
 	}
 	return ""

@@ -13,8 +13,8 @@ import (
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -121,8 +121,8 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
 	scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3")
 
-	t.Setenv(provider.DigitalOceanTokenEnv, "")
-	t.Setenv(provider.DigitalOceanAPIURLEnv, "")
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, "")
 	prices, err := cost.Lookup(context.Background(), cost.DigitalOcean)
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +134,8 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
 	do.SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
-	t.Setenv(provider.DigitalOceanTokenEnv, token)
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	prices, err = cost.Lookup(context.Background(), cost.DigitalOcean)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 		t.Error("the cost names the token")
 	}
 
-	t.Setenv(provider.DigitalOceanTokenEnv, "dop_v1_a-refused-token")
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "dop_v1_a-refused-token")
 	if _, err := cost.Lookup(context.Background(), cost.DigitalOcean); err == nil || strings.Contains(err.Error(), "a-refused-token") {
 		t.Errorf("a refused token: %v, want an error without the token", err)
 	}
@@ -158,8 +158,8 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
 	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
-	t.Setenv(provider.DigitalOceanTokenEnv, token)
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	fromAPI, err := cost.Lookup(context.Background(), cost.DigitalOcean)
 	if err != nil {
 		t.Fatal(err)
@@ -196,8 +196,8 @@ func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNo
 		fmt.Fprintf(w, `{"id":"forbidden","message":"%s may not read sizes"}`, token)
 	}))
 	defer api.Close()
-	t.Setenv(provider.DigitalOceanTokenEnv, token)
-	t.Setenv(provider.DigitalOceanAPIURLEnv, api.URL)
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, api.URL)
 
 	for range 3 {
 		prices, warning := cost.Read(context.Background(), cost.DigitalOcean)

@@ -9,7 +9,7 @@ import (
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -45,8 +45,8 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 func TestPricesFromTheSizesAPICiteTheHAFeeOnlyWhereOneIsCounted(t *testing.T) {
 	const token = "dop_v1_date-once-token"
 	do := fakedo.New(t, token)
-	t.Setenv(provider.DigitalOceanTokenEnv, token)
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	prices, err := cost.Lookup(context.Background(), cost.DigitalOcean)
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ type DigitalOcean struct {
 // NewDigitalOcean is DigitalOcean's API at base (DigitalOcean's own when "") with token.
 func NewDigitalOcean(base, token string) *DigitalOcean {
 	if base == "" {
-		base = "https://api.digitalocean.com"
+		base = cloudapi.DigitalOcean.API
 	}
 	return &DigitalOcean{api: newAPI(base, token), LintWait: 2 * time.Minute}
 }
@@ -215,7 +215,7 @@ type Civo struct {
 // NewCivo is Civo's API at base (Civo's own when "") with token, in region.
 func NewCivo(base, token, region string) *Civo {
 	if base == "" {
-		base = "https://api.civo.com"
+		base = cloudapi.Civo.API
 	}
 	return &Civo{api: newAPI(base, token), region: region}
 }

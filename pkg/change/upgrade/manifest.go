@@ -3,9 +3,9 @@ package upgrade
 import (
 	"context"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -26,11 +26,11 @@ func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	c := Cluster{File: file, Kind: kind, Name: text(md, "name"), Env: text(md, "env"),
 		Goal: protofield.MapValue(md, "annotations", GoalAnnotation), ClusterName: text(spec, "cluster_name"),
 		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
-	cloud, ownToken, ownURL, ok := provider.Config(stackInput)
+	cloud, ownToken, ownURL, ok := stackinput.ProviderConfig(stackInput)
 	if !ok {
 		return Cluster{}, false
 	}
-	digitalOcean := cloud == provider.DigitalOcean
+	digitalOcean := cloud == cloudapi.DigitalOcean
 	token, url, err := cloud.Resolve(ownToken, ownURL)
 	switch {
 	case err != nil:

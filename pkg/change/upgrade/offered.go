@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -52,7 +52,7 @@ func Offered(ctx context.Context, cloud, base, token string) (cost.Catalogue, er
 // its provider config or the environment give (provider.Resolve decides, as for the deploy
 // itself). token is "" when there is none, or when the manifest is of no cloud.
 func CloudAPI(input proto.Message) (cloud, base, token string) {
-	p, ownToken, ownURL, ok := provider.Config(input)
+	p, ownToken, ownURL, ok := stackinput.ProviderConfig(input)
 	if !ok {
 		return "", "", ""
 	}

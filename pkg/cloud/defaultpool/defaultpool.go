@@ -24,9 +24,6 @@ import (
 // Tag is the tag the DigitalOcean provider reads a cluster's default pool by.
 const Tag = "terraform:default-node-pool"
 
-// DefaultAPIURL is DigitalOcean's API.
-const DefaultAPIURL = "https://api.digitalocean.com"
-
 // Client speaks to DigitalOcean's API with a token.
 type Client struct {
 	// URL is the API's base URL ("" is DigitalOcean's); Token the account's token.
@@ -97,7 +94,7 @@ func (c Client) Ensure(ctx context.Context, clusterID, poolName string) (Result,
 func (c Client) do(ctx context.Context, method, path string, body, out any) error {
 	base := c.URL
 	if base == "" {
-		base = DefaultAPIURL
+		base = cloudapi.DigitalOcean.API
 	}
 	return cloudapi.New(base, cloudapi.Bearer(c.Token), cloudapi.Options{HTTP: c.HTTP}).Do(ctx, method, path, body, out)
 }

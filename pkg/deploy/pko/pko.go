@@ -19,9 +19,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -145,9 +145,9 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 // tokenEnv is the variable the kind's program reads its cloud's token from.
 func tokenEnv(kind string) (env, key string) {
 	if strings.HasPrefix(kind, "Civo") {
-		return provider.CivoTokenEnv, CivoKey
+		return cloudapi.CivoTokenEnv, CivoKey
 	}
-	return provider.DigitalOceanTokenEnv, DigitalOceanKey
+	return cloudapi.DigitalOceanTokenEnv, DigitalOceanKey
 }
 
 func export(t deploy.Target, names map[string]string, opts Options) (File, error) {

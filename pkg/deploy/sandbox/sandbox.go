@@ -22,8 +22,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
 
@@ -36,7 +36,7 @@ const (
 
 // DirEnv names the sandbox's folder in the environment it gives its commands: its presence says
 // "inside the sandbox" to pkg/pulumi/provider, and sandbox commands run there find their folder by it.
-const DirEnv = provider.SandboxEnv
+const DirEnv = cloudapi.SandboxEnv
 
 // DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX: in the current directory,
 // beside the manifests it is used with, as .terraform is.

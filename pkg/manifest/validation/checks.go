@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -89,12 +89,12 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 }
 
 // clouds are the provider configs' packages and the clouds whose token rule they follow.
-var clouds = map[string]provider.Cloud{
-	"clusterplane.provider.digitalocean.": provider.DigitalOcean,
-	"clusterplane.provider.civo.":         provider.Civo,
+var clouds = map[string]cloudapi.Cloud{
+	"clusterplane.provider.digitalocean.": cloudapi.DigitalOcean,
+	"clusterplane.provider.civo.":         cloudapi.Civo,
 }
 
-// apiURL checks a provider config's api_url by provider.Cloud.Resolve's rule, offline and with
+// apiURL checks a provider config's api_url by cloudapi.Cloud.Resolve's rule, offline and with
 // the field's place, so that a manifest naming an API URL is refused before anything is asked:
 // the URL needs the config's own api_token (the environment's token is never sent to it), and
 // https unless its host is loopback. A URL without a scheme is left to the uri rule, which says
@@ -105,7 +105,7 @@ func apiURL(m protoreflect.Message, path string) []Violation {
 	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
 		return nil
 	}
-	var cloud provider.Cloud
+	var cloud cloudapi.Cloud
 	for pkg, c := range clouds {
 		if strings.HasPrefix(string(md.FullName()), pkg) {
 			cloud = c
@@ -117,8 +117,8 @@ func apiURL(m protoreflect.Message, path string) []Violation {
 	}
 	at := join(path, string(urlField.Name()))
 	var out []Violation
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !provider.SecureURL(raw) {
-		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: provider.HTTPSRule})
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && !cloudapi.SecureURL(raw) {
+		out = append(out, Violation{Field: at, RuleID: RuleAPIURLHTTPS, Message: cloudapi.HTTPSRule})
 	}
 	if !m.Has(tokenField) {
 		out = append(out, Violation{Field: at, RuleID: RuleAPIURLOwnToken, Message: cloud.OwnTokenRule()})

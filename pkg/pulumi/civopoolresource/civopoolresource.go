@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -43,15 +43,12 @@ const (
 )
 
 // Provider configuration keys (clusterplane:config:<key>). Absent, the token and API URL fall back
-// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under provider.Civo.Resolve's rule.
+// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under cloudapi.Civo.Resolve's rule.
 const (
 	ConfigToken  = "civoToken"
 	ConfigAPIURL = "civoApiUrl"
 	ConfigRegion = "civoRegion"
 )
-
-// DefaultAPIURL is Civo's API.
-const DefaultAPIURL = "https://api.civo.com"
 
 // Config is the provider configuration the resource's calls use.
 type Config struct {
@@ -64,7 +61,7 @@ type Config struct {
 }
 
 // ConfigFrom reads the configuration from the provider's variables (keys with or without the
-// "clusterplane:config:" prefix), falling back to the environment as provider.Civo.Resolve allows:
+// "clusterplane:config:" prefix), falling back to the environment as cloudapi.Civo.Resolve allows:
 // a civoApiUrl given here never gets CIVO_TOKEN.
 func ConfigFrom(vars map[string]string) Config {
 	get := func(key string) string {
@@ -76,14 +73,14 @@ func ConfigFrom(vars map[string]string) Config {
 		return ""
 	}
 	c := Config{Region: get(ConfigRegion)}
-	token, url, err := provider.Civo.Resolve(get(ConfigToken), get(ConfigAPIURL))
+	token, url, err := cloudapi.Civo.Resolve(get(ConfigToken), get(ConfigAPIURL))
 	if err != nil {
 		c.Refused = errors.Wrapf(err, "the clusterplane provider's %s and %s", ConfigAPIURL, ConfigToken)
 		return c
 	}
 	c.Token, c.APIURL = token, url
 	if c.APIURL == "" {
-		c.APIURL = DefaultAPIURL
+		c.APIURL = cloudapi.Civo.API
 	}
 	return c
 }

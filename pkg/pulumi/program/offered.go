@@ -6,13 +6,13 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/proto"
 )
 
 // cloudNames are the clouds as a refusal names them.
-var cloudNames = map[string]string{cost.DigitalOcean: provider.DigitalOcean.Name, cost.Civo: provider.Civo.Name}
+var cloudNames = map[string]string{cost.DigitalOcean: cloudapi.DigitalOcean.Name, cost.Civo: cloudapi.Civo.Name}
 
 // Refusals are the problems of the fields of data (a manifest or stack input, parsed into input)
 // that cat, what the cloud offers now, does not list: the region, when cat lists regions; the

@@ -6,9 +6,9 @@ import (
 
 	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -18,7 +18,7 @@ var civoPoolProg = program.Program[*poolv1.CivoKubernetesNodePoolStackInput]{
 }
 
 func TestARegionThePinnedCatalogueLacksIsAWarningAtItsValueWithTheRegionItWasOneEditFrom(t *testing.T) {
-	for _, env := range []string{provider.DigitalOceanTokenEnv, provider.DigitalOceanAPIURLEnv, provider.CivoTokenEnv} {
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv} {
 		t.Setenv(env, "") // offline: the pinned table, never an API
 	}
 	do := example(t, "digitaloceankubernetescluster/minimal.yaml")

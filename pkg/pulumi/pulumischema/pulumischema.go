@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
@@ -455,7 +456,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 		"civoToken": {Type: "string", Secret: true, Description: "Civo API token of the Civo node pools. " +
 			"Default: the CIVO_TOKEN environment variable."},
 		"civoApiUrl": {Type: "string", Description: "Civo API URL of the Civo node pools. " +
-			"Default: the CIVO_API_URL environment variable, else https://api.civo.com."},
+			"Default: the " + cloudapi.CivoAPIURLEnv + " environment variable, else " + cloudapi.Civo.API + "."},
 		"civoRegion": {Type: "string", Description: "Region of a Civo node pool that sets none, e.g. fra1."},
 	}
 	pkg.Config = &Config{Variables: settings}

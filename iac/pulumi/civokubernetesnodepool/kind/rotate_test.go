@@ -13,11 +13,11 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 func TestARotationCreatesAndDeletesCivoPoolsByNameAndReadsTheKubeconfigIntoMemory(t *testing.T) {
-	for _, env := range []string{provider.CivoTokenEnv, provider.CivoAPIURLEnv} {
+	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	const token = "civo-token"

@@ -5,8 +5,8 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -19,7 +19,7 @@ import (
 func readyImport(ctx context.Context, in proto.Message, clusterID string) (string, error) {
 	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
 	pc := input.GetProviderConfig()
-	token, url, err := provider.DigitalOcean.Resolve(pc.GetApiToken(), pc.GetApiUrl())
+	token, url, err := cloudapi.DigitalOcean.Resolve(pc.GetApiToken(), pc.GetApiUrl())
 	if err != nil {
 		return "", err
 	}

@@ -10,9 +10,9 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 )
 
@@ -26,8 +26,8 @@ func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModule
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(provider.DigitalOceanTokenEnv, "do-token")
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "do-token")
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	input := &v1.DigitalOceanKubernetesClusterStackInput{Target: &v1.DigitalOceanKubernetesCluster{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web"},
 		Spec: &v1.DigitalOceanKubernetesClusterSpec{ClusterName: "web",

@@ -12,8 +12,8 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/digitalocean/godo"
 )
 
@@ -24,8 +24,8 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(provider.DigitalOceanTokenEnv, "do-token")
-	t.Setenv(provider.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "do-token")
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
 	input := &v1.DigitalOceanKubernetesNodePoolStackInput{Target: &v1.DigitalOceanKubernetesNodePool{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web-workers"},
 		Spec: &v1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-8vcpu-16gb", NodeCount: 3,

@@ -6,10 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
@@ -23,7 +23,7 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*civo.Provider, error) {
 	args := &civo.ProviderArgs{Region: pulumi.String(region)}
-	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err := cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create civo provider")
 	}
@@ -38,12 +38,12 @@ func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, regio
 }
 
 // Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
-// as New (token and API URL resolved by provider.Civo.Resolve, the token a secret), read by the
+// as New (token and API URL resolved by cloudapi.Civo.Resolve, the token a secret), read by the
 // plugin rather than the civo provider. Its region is the pool's.
 func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
 	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region)}
-	token, url, err := provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err := cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create clusterplane provider")
 	}

@@ -8,19 +8,19 @@ import (
 	"github.com/civo/civogo"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
 
 // DefaultAPIURL is Civo's API when the provider config and the environment name none.
-var DefaultAPIURL = provider.Civo.API
+var DefaultAPIURL = cloudapi.Civo.API
 
 // ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + provider.CivoTokenEnv + ")")
+var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + cloudapi.CivoTokenEnv + ")")
 
 // client is a civogo client of cfg's token and URL (or the environment's) in region.
 func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {
-	token, url, err = provider.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err = cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return "", "", nil, err
 	}

@@ -8,12 +8,11 @@ import (
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
 )
 
 // DefaultAPIURL is DigitalOcean's API when the provider config and the environment name none.
-var DefaultAPIURL = provider.DigitalOcean.API
+var DefaultAPIURL = cloudapi.DigitalOcean.API
 
 // registryTimeout bounds each look-up: a slow API must not hold a preview up for long.
 const registryTimeout = 10 * time.Second
@@ -54,12 +53,12 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 }
 
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + provider.DigitalOceanTokenEnv + ")")
+var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + cloudapi.DigitalOceanTokenEnv + ")")
 
-// endpoint is the token and API URL provider.DigitalOcean.Resolve lets clusterplane use for cfg,
+// endpoint is the token and API URL cloudapi.DigitalOcean.Resolve lets clusterplane use for cfg,
 // the cloud's own API when it names none; ErrNoToken without a token.
 func endpoint(cfg *digitaloceanv1.DigitalOceanProviderConfig) (token, base string, err error) {
-	token, base, err = provider.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, base, err = cloudapi.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	switch {
 	case err != nil:
 		return "", "", err

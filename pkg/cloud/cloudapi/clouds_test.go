@@ -1,10 +1,10 @@
-package provider_test
+package cloudapi_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 func TestAnEnvironmentTokenGoesOnlyToTheCloudsOwnAPIOrTheEnvironmentsURL(t *testing.T) {
@@ -45,7 +45,7 @@ func TestAnEnvironmentTokenGoesOnlyToTheCloudsOwnAPIOrTheEnvironmentsURL(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, cloud := range []provider.Cloud{provider.DigitalOcean, provider.Civo} {
+			for _, cloud := range []cloudapi.Cloud{cloudapi.DigitalOcean, cloudapi.Civo} {
 				t.Setenv(cloud.TokenEnv, tt.env["token"])
 				t.Setenv(cloud.URLEnv, tt.env["url"])
 				token, url, err := cloud.Resolve(tt.token, tt.url)
@@ -99,7 +99,7 @@ func TestOnlyHTTPSOrALoopbackHostIsSecure(t *testing.T) {
 		{"https://", false},
 	}
 	for _, tt := range tests {
-		if got := provider.SecureURL(tt.url); got != tt.want {
+		if got := cloudapi.SecureURL(tt.url); got != tt.want {
 			t.Errorf("SecureURL(%q) = %t, want %t", tt.url, got, tt.want)
 		}
 	}

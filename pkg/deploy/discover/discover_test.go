@@ -20,7 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/cloud/discover"
+	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )

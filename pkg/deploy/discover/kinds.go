@@ -12,7 +12,7 @@ import (
 )
 
 // object is a manifest, or a part of one, as a manifest writes it: its keys are the fields' JSON
-// names ("clusterName") and enum values are their names ("fra1", "any"). pkg/cloud/discover builds
+// names ("clusterName") and enum values are their names ("fra1", "any"). pkg/deploy/discover builds
 // manifests this way because it knows no kind's API: a kind's API is imported only by its own
 // folder and the list of kinds (iac/pulumi/registry), and discover is given the kinds instead.
 type object = map[string]any

@@ -1,10 +1,10 @@
-package provider_test
+package cloudapi_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing.T) {
@@ -26,8 +26,8 @@ func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(provider.SandboxEnv, t.TempDir())
-			for _, cloud := range []provider.Cloud{provider.DigitalOcean, provider.Civo} {
+			t.Setenv(cloudapi.SandboxEnv, t.TempDir())
+			for _, cloud := range []cloudapi.Cloud{cloudapi.DigitalOcean, cloudapi.Civo} {
 				t.Setenv(cloud.TokenEnv, "sandbox-token")
 				t.Setenv(cloud.URLEnv, envURL)
 				token, url, err := cloud.Resolve(tt.token, tt.url)

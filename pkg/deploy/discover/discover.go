@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 )
@@ -31,12 +32,6 @@ const CloudIDAnnotation = "clusterplane.dev/cloud-id"
 const (
 	DigitalOcean = "digitalocean"
 	Civo         = "civo"
-)
-
-// The clouds' own API addresses, used when the environment names none.
-const (
-	DigitalOceanAPI = "https://api.digitalocean.com"
-	CivoAPI         = "https://api.civo.com"
 )
 
 // Options say which account to read and how.
@@ -109,10 +104,10 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 	)
 	switch o.Cloud {
 	case DigitalOcean:
-		c = newClient(strings.TrimRight(orDefault(o.APIURL, DigitalOceanAPI), "/"), "Bearer "+o.Token, o.HTTPClient, p)
+		c = newClient(strings.TrimRight(orDefault(o.APIURL, cloudapi.DigitalOcean.API), "/"), "Bearer "+o.Token, o.HTTPClient, p)
 		found, notes, err = discoverDigitalOcean(ctx, c, o)
 	case Civo:
-		c = newClient(strings.TrimRight(orDefault(o.APIURL, CivoAPI), "/"), "bearer "+o.Token, o.HTTPClient, p)
+		c = newClient(strings.TrimRight(orDefault(o.APIURL, cloudapi.Civo.API), "/"), "bearer "+o.Token, o.HTTPClient, p)
 		found, notes, err = discoverCivo(ctx, c, o)
 	default:
 		return nil, errors.Errorf("unknown cloud %q: digitalocean or civo", o.Cloud)

@@ -9,7 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/cloud/discover"
+	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 )
 
 func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
