@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,9 @@ type Result struct {
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
 	Field  string `json:"field,omitempty"`
+	// Cost is the manifest's cost change as the rule saw it, e.g. "+$864.00/month ($96.00 →
+	// $960.00/month; ...)", when the rule reads cost: a denial for cost says by how much.
+	Cost string `json:"cost,omitempty"`
 }
 
 // Denied tells whether the result refuses the manifest.
@@ -63,6 +67,9 @@ func (r Result) String() string {
 		b.WriteString("warning: ")
 	}
 	fmt.Fprintf(&b, "policy rule %q (%s): %s", r.Rule, r.Policy, r.Message)
+	if r.Cost != "" {
+		b.WriteString(" (cost: " + r.Cost + ")")
+	}
 	if r.Error != "" {
 		b.WriteString(" (the rule could not be evaluated: " + r.Error + ")")
 	}
@@ -98,6 +105,9 @@ func (e *Error) Error() string {
 			at += " " + r.Field
 		}
 		line := fmt.Sprintf("rule %q (%s) at %s: %s", r.Rule, r.Policy, at, r.Message)
+		if r.Cost != "" {
+			line += " (cost: " + r.Cost + ")"
+		}
 		if r.Error != "" {
 			line += " (the rule could not be evaluated: " + r.Error + ")"
 		}
@@ -110,7 +120,7 @@ func (e *Error) Error() string {
 // rules it breaks, in the file's order. The cost is priced from the repository's table (never a
 // cloud's API): a policy is offline, and gives the same answer with a token or without.
 func (p *Policy) Evaluate(in Input) ([]Result, error) {
-	vars, err := variables(in)
+	vars, delta, err := variables(in)
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s: read for the policy", in.File)
 	}
@@ -140,6 +150,9 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 		}
 		result := Result{Rule: r.Name, Level: r.Level, Message: r.Message, Policy: fmt.Sprintf("%s:%d", file, r.Line),
 			File: in.File, Field: r.Field}
+		if delta != nil && readsCost.MatchString(r.Expression) {
+			result.Cost = delta.String()
+		}
 		switch {
 		case err != nil:
 			result.Error = err.Error()
@@ -158,6 +171,10 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 	return out, nil
 }
 
+// readsCost finds the variable cost in a rule's expression (cost.monthly, cost.delta, ...), not a
+// field of another name that ends in cost (spec.cost).
+var readsCost = regexp.MustCompile(`(^|[^.\w])cost\b`)
+
 // applies tells whether the rule is for manifests of kind.
 func (r *Rule) applies(kind string) bool {
 	if len(r.Kinds) == 0 {
@@ -175,10 +192,10 @@ func (r *Rule) applies(kind string) bool {
 // writes them (JSON's camelCase names; fields with a value of their own, like false or 0, are
 // there even when not written; optional ones only when written), old the same of the replaced
 // manifest or null, and cost the monthly cost and its delta, or null for a kind not priced.
-func variables(in Input) (map[string]any, error) {
+func variables(in Input) (map[string]any, *cost.Delta, error) {
 	manifest, err := asMap(stackinput.Target(in.Manifest))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	vars := map[string]any{"apiVersion": "", "kind": "", "metadata": map[string]any{}, "spec": map[string]any{}, "old": nil, "cost": nil}
 	for k, v := range manifest {
@@ -188,7 +205,7 @@ func variables(in Input) (map[string]any, error) {
 	}
 	if in.Old != nil {
 		if vars["old"], err = asMap(stackinput.Target(in.Old)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if cloud := cost.CloudOf(in.Manifest); cloud != "" {
@@ -204,8 +221,9 @@ func variables(in Input) (map[string]any, error) {
 			"source":       d.New.Source,
 			"date":         d.New.Date,
 		}
+		return vars, &d, nil
 	}
-	return vars, nil
+	return vars, nil, nil
 }
 
 // asMap is a manifest as JSON's maps, lists, strings, booleans, whole numbers (int64) and

@@ -259,3 +259,42 @@ func TestLocateFindsAFieldInAManifestAndInAStackInput(t *testing.T) {
 		}
 	}
 }
+
+func TestADenialForCostSaysByHowMuchAndOtherDenialsDoNot(t *testing.T) {
+	p := mustParse(t, `rules:
+  - name: growth
+    message: adds at most $100 a month
+    expression: cost.delta.max <= 100
+  - name: few-nodes
+    message: at most 4 nodes
+    expression: spec.nodeCount <= 4
+`)
+	in := input(t, "6")
+	in.Old = input(t, "2").Manifest
+	results, err := p.Evaluate(in)
+	if err != nil || len(results) != 2 {
+		t.Fatalf("2 → 6 nodes: %v, %v; want both rules broken", results, err)
+	}
+	tests := []struct {
+		name, rule, says string
+		saysCost         bool
+	}{
+		{"a rule that reads cost", "growth", "(cost: +$192.00/month ($96.00 → $288.00/month;", true},
+		{"a rule that reads no cost", "few-nodes", "at most 4 nodes", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, r := range results {
+				if r.Rule != tt.rule {
+					continue
+				}
+				denial := (&policy.Error{Results: []policy.Result{r}}).Error()
+				for _, text := range []string{r.String(), denial} {
+					if !strings.Contains(text, tt.says) || strings.Contains(text, "(cost:") != tt.saysCost {
+						t.Errorf("%q: want it to say %q, and the cost %t", text, tt.says, tt.saysCost)
+					}
+				}
+			}
+		})
+	}
+}
