@@ -65,7 +65,8 @@ before production.
 --write sets each manifest's kubernetesVersion to the next step of its path, and keeps where the
 path ends in the annotation ` + upgrade.GoalAnnotation + ` until it is reached, so that the plan
 after ` + "`up`" + ` shows the next step. Only those lines change; comments and layout stay. A blocked
-cluster's manifest is not written.
+cluster's manifest is not written; each file written, and each not written with the reason (a
+blocked upgrade's first blocker, a cluster at its goal), is said on stderr.
 
 A cluster is the one its stack deployed (the stack's cluster_id output, read through the Pulumi
 CLI as the deploy commands read it), else the one of the manifest's clusterName in its region.
@@ -120,9 +121,9 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)
 	}
-	var written []string
+	var written, notWritten []string
 	if write {
-		if written, err = upgrade.WriteNext(clusters, plans); err != nil {
+		if written, notWritten, err = upgrade.WriteNext(clusters, plans); err != nil {
 			f.printError(err)
 			return cli.Exit(exitcode.Invalid)
 		}
@@ -132,7 +133,8 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	case "json":
 		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"plans": plans, "written": nonNil(written), "removedApisSource": upgrade.RemovedSource}); err != nil {
+		if err := enc.Encode(map[string]any{"plans": plans, "written": nonNil(written),
+			"notWritten": nonNil(notWritten), "removedApisSource": upgrade.RemovedSource}); err != nil {
 			return errors.Wrap(err, "write the plan")
 		}
 	case "markdown":
@@ -142,6 +144,9 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	}
 	for _, w := range written {
 		fmt.Fprintf(f.Stderr, "wrote %s\n", w)
+	}
+	for _, w := range notWritten {
+		fmt.Fprintln(f.Stderr, w)
 	}
 	if err := f.writeRedacted(&out); err != nil {
 		return err

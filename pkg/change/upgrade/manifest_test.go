@@ -128,12 +128,20 @@ func TestWriteNextWritesTheNextStepOfEachUnblockedPlan(t *testing.T) {
 		{File: blocked, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.33.1-do.0", Steps: step,
 			Blockers: []string{"a removed API in use"}},
 	}
-	written, err := upgrade.WriteNext(clusters, plans)
+	written, notWritten, err := upgrade.WriteNext(clusters, plans)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := ready + ": dev kubernetesVersion 1.32.2-do.0"; len(written) != 1 || written[0] != want {
 		t.Errorf("wrote %q, want only %q", written, want)
+	}
+	if want := blocked + ": dev not written: the upgrade is blocked: a removed API in use"; len(notWritten) != 1 || notWritten[0] != want {
+		t.Errorf("not written %q, want only %q", notWritten, want)
+	}
+	// Again: the ready file says the next step already, and the second --write says so.
+	if written, notWritten, err = upgrade.WriteNext(clusters, plans); err != nil || len(written) != 0 ||
+		len(notWritten) != 2 || !strings.Contains(notWritten[0], ready+": dev not written: it says kubernetesVersion 1.32.2-do.0, the next step, already") {
+		t.Errorf("a second --write wrote %q and said %q (%v)", written, notWritten, err)
 	}
 	got, _ := os.ReadFile(ready)
 	if !strings.Contains(string(got), "kubernetesVersion: 1.32.2-do.0") || !strings.Contains(string(got), "upgrade-to: 1.33.1-do.0") {

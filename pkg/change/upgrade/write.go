@@ -219,12 +219,14 @@ func entry(m *yaml.Node, key string) (k, v *yaml.Node) {
 }
 
 // WriteNext sets the manifest of each plan that has a next step and nothing blocking to that
-// step, file by file, keeping each file's mode; it returns what it wrote, "file: name
-// kubernetesVersion version". A file that says the next step already is left alone.
-func WriteNext(clusters []Cluster, plans []ClusterPlan) ([]string, error) {
-	var written []string
+// step, file by file, keeping each file's mode. It returns what it wrote, "file: name
+// kubernetesVersion version", and why it left each other plan's file alone, "file: name not
+// written: reason": a blocked upgrade, a cluster at its goal, a file that says the next step
+// already.
+func WriteNext(clusters []Cluster, plans []ClusterPlan) (written, notWritten []string, err error) {
 	for _, p := range plans {
-		if p.Blocked() || p.Next() == "" {
+		if why := notWrittenBecause(p); why != "" {
+			notWritten = append(notWritten, fmt.Sprintf("%s: %s not written: %s", p.File, p.Name, why))
 			continue
 		}
 		goal := p.Target
@@ -235,23 +237,43 @@ func WriteNext(clusters []Cluster, plans []ClusterPlan) ([]string, error) {
 		}
 		data, err := os.ReadFile(p.File)
 		if err != nil {
-			return written, errors.Wrapf(err, "read %s", p.File)
+			return written, notWritten, errors.Wrapf(err, "read %s", p.File)
 		}
 		out, err := Write(data, p.Kind, p.Name, p.Next(), goal)
 		if err != nil {
-			return written, errors.Wrapf(err, "%s", p.File)
+			return written, notWritten, errors.Wrapf(err, "%s", p.File)
 		}
 		if bytes.Equal(out, data) {
+			notWritten = append(notWritten, fmt.Sprintf("%s: %s not written: it says kubernetesVersion %s, the next step, already",
+				p.File, p.Name, p.Next()))
 			continue
 		}
 		info, err := os.Stat(p.File)
 		if err != nil {
-			return written, errors.Wrapf(err, "stat %s", p.File)
+			return written, notWritten, errors.Wrapf(err, "stat %s", p.File)
 		}
 		if err := os.WriteFile(p.File, out, info.Mode().Perm()); err != nil {
-			return written, errors.Wrapf(err, "write %s", p.File)
+			return written, notWritten, errors.Wrapf(err, "write %s", p.File)
 		}
 		written = append(written, fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next()))
 	}
-	return written, nil
+	return written, notWritten, nil
+}
+
+// notWrittenBecause says why a plan's manifest is not written, "" when it is to be: a blocked
+// upgrade names its first blocker, so that the user knows what to fix before the next --write.
+func notWrittenBecause(p ClusterPlan) string {
+	switch {
+	case p.Blocked():
+		why := "the upgrade is blocked: " + p.Blockers[0]
+		if more := len(p.Blockers) - 1; more > 0 {
+			why += fmt.Sprintf(" (and %d more in the plan)", more)
+		}
+		return why
+	case p.Next() == "" && p.Running != "" && p.Running == p.Target:
+		return "the cluster runs " + p.Target + ", its goal, already"
+	case p.Next() == "":
+		return "the plan has no step to take (its notes say why)"
+	}
+	return ""
 }
