@@ -63,6 +63,13 @@ func Validate(msg proto.Message) error {
 		if !errors.As(err, &verr) {
 			return errors.Wrap(err, "evaluate validation rules")
 		}
+		// The pattern each field broke, for oneMistakeOnce.
+		patterns := map[string]string{}
+		for _, v := range verr.Violations {
+			if msg := v.Proto.GetMessage(); v.Proto.GetRuleId() == "string.pattern" && strings.HasPrefix(msg, patternPrefix) {
+				patterns[protovalidate.FieldPathString(v.Proto.GetField())] = strings.TrimSuffix(strings.TrimPrefix(msg, patternPrefix), "`")
+			}
+		}
 		for _, v := range verr.Violations {
 			field := protovalidate.FieldPathString(v.Proto.GetField())
 			if digitalOceanToken.MatchString(field) {
@@ -75,6 +82,7 @@ func Validate(msg proto.Message) error {
 				Hint:    hint(v),
 			})
 		}
+		out.Violations = oneMistakeOnce(out.Violations, patterns)
 	}
 	out.Violations = append(out.Violations, check(msg.ProtoReflect(), "")...)
 	for i, v := range out.Violations {

@@ -28,6 +28,28 @@ var patternWords = map[string]string{
 		"(`clusterplane regions CLOUD` lists them)",
 }
 
+// lengthInWords are the patterns whose words say the value's length already (a region code is a
+// few letters and a digit or two; a label value at most 63 characters): a value that breaks one
+// of them and its field's max_len too is one mistake, said once, in the pattern's words.
+var lengthInWords = map[string]bool{
+	regionPattern: true,
+	`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`: true,
+	`^[a-zA-Z0-9:\-_]{1,255}$`:                           true,
+}
+
+// oneMistakeOnce drops a broken length rule (string.max_len) of a field whose broken pattern's
+// words say the length already: region: frankfurt is one mistake, not two errors.
+func oneMistakeOnce(violations []Violation, patterns map[string]string) []Violation {
+	var out []Violation
+	for _, v := range violations {
+		if v.RuleID == "string.max_len" && lengthInWords[patterns[v.Field]] {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // regionPattern is the rule of every region field: both clouds spell their regions in lower case
 // (fra1, nyc3), as pkg/change/cost's RegionName does.
 const regionPattern = `^[a-z]{2,5}[0-9]{1,2}$`
