@@ -66,14 +66,21 @@ func (r Result) String() string {
 	} else {
 		b.WriteString("warning: ")
 	}
-	fmt.Fprintf(&b, "policy rule %q (%s): %s", r.Rule, r.Policy, r.Message)
+	fmt.Fprintf(&b, "policy rule %q (%s): %s%s", r.Rule, r.Policy, r.Message, r.asides())
+	return b.String()
+}
+
+// asides are what a result's line says after the rule's message, the same in every form: the
+// cost the rule saw, and why it could not be evaluated.
+func (r Result) asides() string {
+	var out string
 	if r.Cost != "" {
-		b.WriteString(" (cost: " + r.Cost + ")")
+		out += " (cost: " + r.Cost + ")"
 	}
 	if r.Error != "" {
-		b.WriteString(" (the rule could not be evaluated: " + r.Error + ")")
+		out += " (the rule could not be evaluated: " + r.Error + ")"
 	}
-	return b.String()
+	return out
 }
 
 // Denied tells whether any result refuses its manifest.
@@ -104,13 +111,7 @@ func (e *Error) Error() string {
 		if r.Field != "" {
 			at += " " + r.Field
 		}
-		line := fmt.Sprintf("rule %q (%s) at %s: %s", r.Rule, r.Policy, at, r.Message)
-		if r.Cost != "" {
-			line += " (cost: " + r.Cost + ")"
-		}
-		if r.Error != "" {
-			line += " (the rule could not be evaluated: " + r.Error + ")"
-		}
+		line := fmt.Sprintf("rule %q (%s) at %s: %s%s", r.Rule, r.Policy, at, r.Message, r.asides())
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
