@@ -38,9 +38,18 @@ func TestARotationLeavesAPoolOfTheSurgeNameItDidNotMakeAsItWas(t *testing.T) {
 	}
 
 	resized := e.write("resized.yaml", strings.Replace(text, "size: s-4vcpu-8gb", "size: s-8vcpu-16gb", 1))
-	r, code := e.clusterplane("up", resized, "--yes")
-	if code == 0 || !strings.Contains(r.stdout+r.stderr, "workers-surge") || !strings.Contains(r.stdout+r.stderr, "did not create") {
-		t.Fatalf("up of a rotation whose surge name is taken = %d, want it stopped naming the pool: %s", code, r)
+	// preview says what up will do: refuse, naming the pool.
+	r, code := e.clusterplane("preview", resized)
+	if code != 3 || !strings.Contains(r.stdout+r.stderr, "workers-surge") || !strings.Contains(r.stdout+r.stderr, "did not create") {
+		t.Fatalf("preview of a rotation whose surge name is taken = %d, want 3 naming the pool: %s", code, r)
+	}
+	r, code = e.clusterplane("up", resized, "--yes")
+	if code != 3 || !strings.Contains(r.stdout+r.stderr, "workers-surge") || !strings.Contains(r.stdout+r.stderr, "did not create") {
+		t.Fatalf("up of a rotation whose surge name is taken = %d, want 3 (refused) naming the pool: %s", code, r)
+	}
+	// Nothing was started: status does not say a rotation is under way.
+	if r, code := e.clusterplane("status", manifest); code != 0 || strings.Contains(r.stdout, "RotationUnderWay") {
+		t.Errorf("status after the refused rotation = %d, want 0 and no rotation under way: %s", code, r)
 	}
 	// The manifest goes back: nothing of the rotation's to roll back, the user's pool kept.
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {

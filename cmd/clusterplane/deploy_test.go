@@ -448,22 +448,27 @@ func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testin
 }
 
 // status exits 4 for every Ready=False a script must stop at, a rotation stopped midway among
-// them, and 0 for a stack that is ready or was destroyed on purpose.
-func TestStatusCountsAStoppedRotationAsNotReady(t *testing.T) {
+// them, and for drift that status --drift found; 0 for a stack that is ready or was destroyed on
+// purpose, and for drift not checked.
+func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 	tests := []struct {
-		reason string
-		want   bool
+		condition deploy.Condition
+		want      bool
 	}{
-		{"RotationUnderWay", true},
-		{"OrphanPool", true},
-		{"ManifestChanged", true},
-		{"LastUpdateFailed", true},
-		{"Destroyed", false},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
+		{deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
+		{deploy.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
+		{deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
 	}
 	for _, tt := range tests {
-		st := &deploy.StackStatus{Conditions: []deploy.Condition{{Type: "Ready", Status: "False", Reason: tt.reason}}}
+		ready := deploy.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
+		st := &deploy.StackStatus{Conditions: []deploy.Condition{ready, tt.condition}}
 		if got := notReady(st); got != tt.want {
-			t.Errorf("Ready=False %s: not ready %t, want %t", tt.reason, got, tt.want)
+			t.Errorf("%s=%s %s: not ready %t, want %t", tt.condition.Type, tt.condition.Status, tt.condition.Reason, got, tt.want)
 		}
 	}
 }

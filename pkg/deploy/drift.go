@@ -13,6 +13,21 @@ import (
 // (drift exits 3 for it, as for a block).
 const Drifted Status = "drifted"
 
+// wouldChange says what refresh, then up, would do after a preview against the cloud (res), "" when
+// nothing: the engine's counts, except that a replacement of the pool that up rotates instead
+// (the manifest asks for a rotation it carries out) is said as that rotation.
+func wouldChange(t Target, res Result) string {
+	changes := res.Changed()
+	if changes == "" {
+		return ""
+	}
+	if blocked, carried, err := rotationGate(t, outputsOf(res.Previous)); err == nil && blocked == nil && len(carried) > 0 &&
+		onlyPoolReplaced(res, guardedType(t.Effects)) {
+		return "refresh, then up, would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
+	}
+	return "refresh, then up, would " + changes
+}
+
 // FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
 type FieldDrift struct {
 	// Field is the manifest path, e.g. "spec.tags"; for a property no row of the effects table

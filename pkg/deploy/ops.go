@@ -212,6 +212,14 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	} else if len(carried) > 0 && len(refused) == 0 {
 		previewRotation(&o, t, carried)
+		if o.Status == Done {
+			if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
+				return failed(err)
+			} else if taken != nil {
+				taken.Result = o.Result
+				return *taken
+			}
+		}
 		if w := d.progress(t); w != nil && o.Status == Done {
 			// The engine's own lines above say replace; what up does is not that.
 			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
@@ -487,9 +495,9 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
-	if changes := res.Changed(); changes != "" {
+	if changes := wouldChange(t, res); changes != "" {
 		// up reads the cloud only when the manifest changed: an unchanged one needs refresh first.
-		o.Status, o.Reason, o.Drift = Drifted, "refresh, then up, would "+changes, driftedFields(t.Effects, res.Steps)
+		o.Status, o.Reason, o.Drift = Drifted, changes, driftedFields(t.Effects, res.Steps)
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	st, err := readState(ctx, s)

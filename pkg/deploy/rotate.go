@@ -221,6 +221,12 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		return &o
 	}
 	final, err := run.Run(ctx, plan, rec.State)
+	var foreign *rotation.ForeignPoolError
+	if errors.As(err, &foreign) {
+		// Someone else's pool has the surge name: up refuses, as it refuses any change it must
+		// not make unasked, and nothing of the rotation was made or recorded.
+		return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}
+	}
 	if err != nil {
 		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
 	}
@@ -525,6 +531,44 @@ func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
 	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
 }
 
+// surgeTaken is what preview says when the cluster already holds a pool of the name a rotation
+// not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
+// preview must not read as if it would not. nil when the names are free, or when a rotation is
+// under way (its own surge pool, which carries its mark, is found by it).
+func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []diff.Rotation) (*Outcome, error) {
+	st, err := readState(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if rec, err := rotationRecord(st.outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
+		return nil, err
+	}
+	self := ""
+	if ids, _ := st.ids(guardedType(t.Effects)); len(ids) == 1 {
+		self = ids[0]
+	}
+	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
+	if err != nil {
+		return nil, errors.Wrap(err, "look for a pool of the surge name")
+	}
+	for _, r := range carried {
+		i := slices.IndexFunc(r.Steps, func(s diff.Step) bool { return s.Action == diff.StepCreate })
+		if i < 0 {
+			continue
+		}
+		// No mark is asked for: a rotation not started has none, so any pool of the name is not its.
+		_, err := kr.Cloud.Find(ctx, r.Steps[i].Pool, "")
+		var foreign *rotation.ForeignPoolError
+		if errors.As(err, &foreign) {
+			return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, nil
+		}
+		if err != nil {
+			return nil, errors.Wrapf(err, "look for pool %s", r.Steps[i].Pool)
+		}
+	}
+	return nil, nil
+}
+
 // protectedRotation reads a preview the engine refused, because it would replace a protected
 // cluster, as the rotation of its default pool that up carries out instead: up never sends the
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
@@ -547,6 +591,13 @@ func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res
 	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
 		!onlyPoolReplaced(res, guardedType(t.Effects)) {
 		return Outcome{}, false
+	}
+	if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil || taken != nil {
+		if err != nil {
+			return failed(err), true
+		}
+		taken.Result = &res
+		return *taken, true
 	}
 	if w := d.progress(t); w != nil {
 		// The engine's own lines above end in errors ("marked for protection", "errored"),
@@ -581,9 +632,15 @@ func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
 			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
 				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
 	}
+	// Before the drain ends, up goes on or rolls back as the manifest says: both are said, since
+	// status does not know which manifest the next up is given.
+	next := "run up with the manifest that started it to finish it, or up with the pool's old settings to roll it back"
+	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted {
+		next = "run up to finish it (the old pool's workloads have moved: it cannot be rolled back)"
+	}
 	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
-		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): run up to finish it", rec.Pool, rec.Phase,
-		rec.OldID, orNone(rec.SurgeID))}
+		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): %s", rec.Pool, rec.Phase,
+		rec.OldID, orNone(rec.SurgeID), next)}
 }
 
 func orNone(s string) string {

@@ -154,3 +154,29 @@ func TestAPoolUpRotatesReadsAsOneRotationNotTheEnginesReplaceAndCreateReplacemen
 		})
 	}
 }
+
+// status says both ways on from a rotation stopped before its drain ended (up finishes it or rolls
+// it back, as the manifest given says), and only the one way after it.
+func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.T) {
+	tests := []struct {
+		phase    rotation.Phase
+		rollBack bool
+	}{
+		{rotation.SurgeCreated, true},
+		{rotation.SurgeReady, true},
+		{rotation.Cordoned, true},
+		{rotation.Drained, false},
+		{rotation.OldDeleted, false},
+	}
+	for _, tt := range tests {
+		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
+		outputs := map[string]Output{RotationOutput: {Value: string(rec)}}
+		cond := rotationUnderWay(outputs, Condition{Type: "Ready", Status: "True"})
+		if cond.Reason != "RotationUnderWay" {
+			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)
+		}
+		if got := strings.Contains(cond.Message, "to roll it back"); got != tt.rollBack {
+			t.Errorf("phase %s: %q offers a roll-back %t, want %t", tt.phase, cond.Message, got, tt.rollBack)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -60,6 +61,8 @@ func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsRep
 	if resized.Rotate == nil {
 		t.Fatal("the DigitalOcean cluster kind does not rotate its default pool")
 	}
+	// Preview asks the cloud whether the surge pool's name is free (up refuses a pool it did not make).
+	resized.Rotate = rotatingIn(&pools{})
 	if o := d.Preview(ctx, resized); o.Status != deploy.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
 		t.Errorf("preview: %s (%s) %v, %d rotations; want done naming the rotation", o.Status, o.Reason, o.Err, len(o.Rotations))
 	}
@@ -76,5 +79,66 @@ func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsRep
 	}
 	if calls(b, "update") != updates {
 		t.Errorf("the engine updated the stack: %v", b.Calls())
+	}
+}
+
+// pools is a cluster's pool API as a rotation asks it: taken names pools someone else made.
+type pools struct{ taken map[string]string }
+
+func (p *pools) Find(_ context.Context, name, mark string) (string, error) {
+	if id := p.taken[name]; id != "" {
+		return "", &rotation.ForeignPoolError{Cluster: "c", Name: name, ID: id}
+	}
+	return "", nil
+}
+func (p *pools) Create(context.Context, string, string) (string, error) {
+	return "", errors.New("not in this test")
+}
+func (p *pools) Delete(context.Context, string) error               { return errors.New("not in this test") }
+func (p *pools) Rename(context.Context, string, string) error       { return errors.New("not in this test") }
+func (p *pools) Marked(context.Context) ([]kinds.MarkedPool, error) { return nil, nil }
+
+// rotatingIn is a kind's Rotate over p.
+func rotatingIn(p kinds.Pools) kinds.Rotate {
+	return func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+		return &kinds.Rotation{Cloud: p, NodeLabels: "digitalocean"}, nil
+	}
+}
+
+// preview says what up will do when someone else's pool holds the surge pool's name: refuse
+// (exit 3), naming the pool, the engine not asked to update anything.
+func TestAPreviewOfARotationWhoseSurgeNameIsTakenIsRefusedNamingThePool(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	mustUp(ctx, t, d, cluster(t))
+	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
+	resized.Rotate = rotatingIn(&pools{taken: map[string]string{"default-surge": "theirs"}})
+	updates := calls(b, "update")
+	o := d.Preview(ctx, resized)
+	var foreign *rotation.ForeignPoolError
+	if o.Status != deploy.Blocked || !errors.As(o.Err, &foreign) || foreign.ID != "theirs" || !strings.Contains(o.Err.Error(), "default-surge") {
+		t.Errorf("preview: %s (%s) %v, want blocked naming default-surge", o.Status, o.Reason, o.Err)
+	}
+	if calls(b, "update") != updates {
+		t.Errorf("the engine updated the stack: %v", b.Calls())
+	}
+}
+
+// drift, given a manifest whose edit up carries out as a rotation, says the rotation, not the
+// replacement the engine alone would make.
+func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	mustUp(ctx, t, d, cluster(t))
+	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
+	resized.Rotate = rotatingIn(&pools{})
+	o := d.Drift(ctx, resized)
+	if o.Status != deploy.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
+		t.Errorf("drift: %s %q, want drifted saying the rotation", o.Status, o.Reason)
+	}
+	// Without the rollout block up rotates nothing: drift says the engine's plan.
+	replaced := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
+	if o := d.Drift(ctx, replaced); o.Status != deploy.Drifted || strings.Contains(o.Reason, "rotate") {
+		t.Errorf("drift without a rotation: %s %q, want the engine's plan said", o.Status, o.Reason)
 	}
 }

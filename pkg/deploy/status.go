@@ -144,7 +144,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			return failed(err)
 		}
-		drifted = driftedOf(ctx, s)
+		drifted = driftedOf(ctx, t, s)
 		if orphans, err := d.orphans(ctx, t, st); err != nil {
 			drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
 		} else if len(orphans) > 0 {
@@ -224,14 +224,14 @@ func missingReferences(t Target, exists func(string) (bool, error)) string {
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func driftedOf(ctx context.Context, s Stack) Condition {
+func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 	res, err := s.Preview(ctx, Options{Refresh: true})
 	if err != nil {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if changes := res.Changed(); changes != "" {
-		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: "refresh, then up, would " + changes}
+	if changes := wouldChange(t, res); changes != "" {
+		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: changes}
 	}
 	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }

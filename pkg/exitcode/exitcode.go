@@ -18,7 +18,7 @@ const (
 	Blocked = 3
 	// NotReady is status finding a stack whose last update failed, whose pool rotation stopped
 	// midway, or that is not at its manifest's generation (never deployed, or the manifest
-	// changed since): a script gates on it.
+	// changed since), or, with --drift, whose cloud differs: a script gates on it.
 	NotReady = 4
 	// Crash is a bug of the program, never of the input.
 	Crash = 70
@@ -40,8 +40,8 @@ var Table = []Code{
 	{Blocked, "something that must not pass unasked: diff or preview found a replacement or a refused change, " +
 		"up refused a change or was not confirmed, drift found drift, adopt found the manifest disagreeing, " +
 		"destroy was refused for a protected cluster"},
-	{NotReady, "status found a stack whose last update failed, whose pool rotation stopped midway, or that is not at " +
-		"its manifest's generation"},
+	{NotReady, "status found a stack whose last update failed, whose pool rotation stopped midway, that is not at " +
+		"its manifest's generation, or (--drift) whose cloud differs"},
 	{Interrupted, "interrupted (Ctrl-C)"},
 	{Crash, "an internal error (a bug, never your input)"},
 }

@@ -59,6 +59,10 @@ func TestAPoolOfTheSurgeNameThatTheRotationDidNotMakeStopsItAndIsNeverTouched(t 
 			if len(w.calls) != 0 {
 				t.Errorf("calls %v, want none: nothing created, nothing drained", w.calls)
 			}
+			// Nothing was started, so nothing is recorded: status must not read a rotation under way.
+			if len(w.saved) != 0 {
+				t.Errorf("recorded %+v, want nothing: the rotation stopped before it began", w.saved)
+			}
 			// And a roll-back of that stopped rotation leaves the user's pool alone.
 			if _, err := w.rotator().Rollback(context.Background(), plan, tc.state); err != nil {
 				t.Fatalf("rollback: %v", err)

@@ -231,11 +231,13 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 		_, to := p.Hop(st.Hop)
 		switch st.Phase {
 		case Start:
-			// The record (with the rotation's id) is written before the create, so that a kill
-			// during the create leaves a record a resume or a roll-back reads. A create that was
-			// sent but not recorded left a pool carrying this rotation's mark: find it first.
-			if err = errors.Wrap(r.Recorder.Save(ctx, st), "record the rotation before its create"); err == nil {
-				if st.SurgeID, err = r.Cloud.Find(ctx, to, p.Mark); err == nil && st.SurgeID == "" {
+			// A create that was sent but not recorded left a pool carrying this rotation's mark:
+			// it is looked for first. So is a pool of the name that someone else made, which
+			// stops the rotation before it records anything: nothing was started, and status
+			// must not say otherwise. The record (with the rotation's id) is written before the
+			// create, so that a kill during the create leaves a record a resume or a roll-back reads.
+			if st.SurgeID, err = r.Cloud.Find(ctx, to, p.Mark); err == nil && st.SurgeID == "" {
+				if err = errors.Wrap(r.Recorder.Save(ctx, st), "record the rotation before its create"); err == nil {
 					st.SurgeID, err = r.Cloud.Create(ctx, to, p.Mark)
 				}
 			}

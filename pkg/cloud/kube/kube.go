@@ -257,8 +257,11 @@ func (c *Client) once(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		// The URL is the cluster's endpoint, no secret; the error holds no header.
-		return 0, errors.Wrapf(err, "%s %s", method, path)
+		// Said as where the address came from, so that a refused connection reads as the
+		// cluster's API being out of reach, not as a bug. The URL is the cluster's endpoint, no
+		// secret; the error holds no header.
+		return 0, errors.Wrapf(err, "%s %s: the cluster's Kubernetes API at %s (its kubeconfig's server) did not answer",
+			method, path, c.server)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))

@@ -271,3 +271,24 @@ func TestRequestsAreSpacedAsClientGosDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A server nobody answers at (the sandbox's kubeconfigs name one) is said as the cluster's API
+// out of reach, naming the address and where it came from.
+func TestAnAPIServerThatDoesNotAnswerIsNamedAsTheKubeconfigsServer(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	kubeconfig := kubeconfigFor(srv, "{token: t}")
+	srv.Close() // nothing listens there now
+	c, err := New(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.List(context.Background(), "/api/v1/nodes", nil)
+	if err == nil {
+		t.Fatal("a list from a server that is gone succeeded")
+	}
+	for _, want := range []string{"GET /api/v1/nodes", "Kubernetes API at " + srv.URL, "kubeconfig's server", "did not answer"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+}
