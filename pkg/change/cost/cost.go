@@ -240,10 +240,11 @@ func Compare(oldInput, newInput proto.Message, p Prices) Delta {
 	return d
 }
 
-// String says the estimate: "$72.00/month", "$48.00–$120.00/month", and the sizes it could not
-// price.
+// String says the estimate: "$72.00/month", "$48.00–$120.00/month", "not known" when it priced
+// nothing, and the sizes it could not price.
 func (e Estimate) String() string {
-	text := money(e.Min, e.Max, false) + "/month"
+	// figure: "$0.00/month" for an estimate whose every size is unpriced would read as free.
+	text := e.figure()
 	if len(e.Unknown) > 0 {
 		text += " (unknown size " + strings.Join(e.Unknown, ", ") + ": not priced)"
 	}

@@ -101,7 +101,7 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 			func(t *testing.T) proto.Message {
 				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "s-2vcpu-4gb", "s-2vcpu-4gbb")
 			},
-			cost.DigitalOcean, "$0.00/month (unknown size s-2vcpu-4gbb: not priced)"},
+			cost.DigitalOcean, "not known (unknown size s-2vcpu-4gbb: not priced)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
