@@ -200,9 +200,10 @@ func TestUpWithTheOldManifestRollsBackARotationStoppedAtItsDrain(t *testing.T) {
 		t.Fatalf("up with a PDB that allows nothing = %d, want the rotation stopped: %s", code, r)
 	}
 
-	// The manifest goes back to the old size: up gives the rotation up and deploys it.
-	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
-		t.Fatalf("up with the old manifest after a stopped rotation = %d, want it rolled back: %s", code, r)
+	// The manifest goes back to the old size: up gives the rotation up and deploys it, and says
+	// so in its report even with --quiet, which prints no progress lines.
+	if r, code := e.clusterplane("up", manifest, "--yes", "--quiet"); code != 0 || !strings.Contains(r.stdout, "rotation of pool workers rolled back") {
+		t.Fatalf("up --quiet with the old manifest after a stopped rotation = %d, want it rolled back and said: %s", code, r)
 	}
 	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
 		t.Errorf("after the roll-back the cluster has pools %v, want default and workers", pools)

@@ -350,8 +350,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			return *blocked
 		}
 		// A rotation up carries out runs before the engine, which then finds the new pool.
-		if o := d.rotateFirst(ctx, t, s, st, opts); o != nil {
+		o, did := d.rotateFirst(ctx, t, s, st, opts)
+		if o != nil {
 			return *o
+		}
+		if did != "" {
+			// What the rotation did leads up's report, whatever the engine does next.
+			defer func() { out.Reason = strings.TrimSuffix(did+"; "+out.Reason, "; ") }()
 		}
 		if st, err = readState(ctx, s); err != nil {
 			return failed(err)

@@ -109,19 +109,20 @@ func (e *RotationStoppedError) Unwrap() error { return e.Err }
 // rotateFirst carries out, before the engine runs, the rotation the manifest asks for (or the
 // one a stopped up recorded): the pools changed through the cloud's API and the cluster's nodes
 // drained, then the stack's state pointed at the new pool and refreshed, so that the engine's up
-// that follows changes the pool in place at most, never replaces it. nil when there is nothing
-// to rotate or the rotation is done; else the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state, opts UpOptions) *Outcome {
+// that follows changes the pool in place at most, never replaces it. stop is nil when there is
+// nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
+// report (the progress lines are not printed with --quiet); else stop is the outcome to return.
+func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string) {
 	rotations, err := Rotations(t.Effects, t.Input, st.outputs())
 	if err != nil {
 		o := failed(err)
-		return &o
+		return &o, ""
 	}
 	doable, _ := carriedOut(t, rotations)
 	rec, err := rotationRecord(st.outputs())
 	if err != nil {
 		o := failed(err)
-		return &o
+		return &o, ""
 	}
 	typ := guardedType(t.Effects)
 	ids, _ := st.ids(typ)
@@ -132,27 +133,27 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	}
 	if len(doable) == 0 {
 		if rec == nil || rec.Phase == rotation.Done {
-			return nil
+			return nil, ""
 		}
 		if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
 			return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
 				"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
-					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}
+					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}, ""
 		}
 		if !opts.locked {
 			return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 				"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
-					"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}
+					"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}, ""
 		}
 		// The manifest is back to the old pool before it was drained: the rotation is given up.
 		if err := d.rollBack(ctx, t, s, self, rec); err != nil {
-			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
+			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 		}
-		return nil
+		return nil, fmt.Sprintf("rotation of pool %s rolled back (its surge pool deleted, the old pool kept)", rec.Pool)
 	}
 	if len(doable) > 1 {
 		o := failed(errors.Errorf("the manifest asks for %d rotations at once; up carries out one a stack", len(doable)))
-		return &o
+		return &o, ""
 	}
 	r := doable[0]
 	if rec == nil {
@@ -162,29 +163,29 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		replaced, err := replacedBesides(t.Effects, t.Input, st.outputs())
 		if err != nil {
 			o := failed(err)
-			return &o
+			return &o, ""
 		}
 		if len(replaced) > 0 {
 			return &Outcome{Status: Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
 				"the manifest asks for a rotation of pool %s and also changes %s, which the engine would still replace: "+
-					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}
+					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}, ""
 		}
 	}
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{})
 		if err != nil {
 			o := failed(err)
-			return &o
+			return &o, ""
 		}
 		if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
+			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}, ""
 		}
 	}
 	if !opts.locked {
 		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"the manifest asks for a rotation of pool %s, and the backend cannot hold the stack's lock across its steps "+
 				"(a rotation runs only under it, so that two runs never rotate one pool twice): nothing was rotated. "+
-				"Rotate from a file or PostgreSQL backend", r.Name)}
+				"Rotate from a file or PostgreSQL backend", r.Name)}, ""
 	}
 	progress := d.progress(t)
 	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
@@ -192,7 +193,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	})
 	if err != nil {
 		o := failed(errors.Wrapf(err, "ready the rotation of pool %s", r.Name))
-		return &o
+		return &o, ""
 	}
 	if rec == nil {
 		old := ""
@@ -200,11 +201,11 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			// A pool inside the stack's resource (a cluster's default pool): the cloud says which.
 			if old, err = run.kind.OldPool(ctx); err != nil {
 				o := failed(errors.Wrapf(err, "rotation of pool %s: find the pool", r.Name))
-				return &o
+				return &o, ""
 			}
 		} else if old = self; len(ids) != 1 || old == "" {
 			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), typ))
-			return &o
+			return &o, ""
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
 	}
@@ -218,17 +219,17 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	plan.Drain.Progress = run.say
 	if _, err := drain.PoolSelector(run.kind.NodeLabels, plan.Old, rec.OldID); err != nil {
 		o := failed(err)
-		return &o
+		return &o, ""
 	}
 	final, err := run.Run(ctx, plan, rec.State)
 	var foreign *rotation.ForeignPoolError
 	if errors.As(err, &foreign) {
 		// Someone else's pool has the surge name: up refuses, as it refuses any change it must
 		// not make unasked, and nothing of the rotation was made or recorded.
-		return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}
+		return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, ""
 	}
 	if err != nil {
-		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}
+		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
 	// The state takes the new pool's id, and a refresh reads it (its new size, its name): the
 	// engine's diff then finds the manifest met, not a pool to replace. A pool inside the stack's
@@ -241,23 +242,23 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		}
 		if err := pointPoolAt(ctx, s, typ, id); err != nil {
 			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
-			return &o
+			return &o, ""
 		}
 	}
 	if _, err := s.Refresh(ctx, Options{Progress: progress}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
-		return &o
+		return &o, ""
 	}
 	check, err := s.Preview(ctx, Options{})
 	if err != nil {
 		o := failed(err)
-		return &o
+		return &o, ""
 	}
 	if check.Replaces() {
 		return &Outcome{Status: Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
-			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}
+			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}, ""
 	}
-	return nil
+	return nil, fmt.Sprintf("pool %s rotated (%s)", r.Name, strings.Join(r.Changes, ", "))
 }
 
 // planOf is the rotation r of pool old as the phase machine carries it out: the pools diff's
