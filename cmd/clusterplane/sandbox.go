@@ -44,8 +44,8 @@ real provider plugins pointed at them. Nothing leaves the machine: it refuses to
 real token (DIGITALOCEAN_TOKEN, CIVO_TOKEN, ...) is in the environment, and inside it a manifest
 whose providerConfig names its own API URL or token is refused.
 
-Clouds and stacks stay in DIR until sandbox reset (default ` + sandbox.DefaultDir + ` in the current directory, or
-$` + sandbox.DirEnv + ` inside a sandbox). A new sandbox holds the clusters, networks and VPC the
+Clouds and stacks stay in DIR until sandbox reset (default: the nearest ` + sandbox.DefaultDir + ` in the current
+directory or a folder above, else a new one in the current directory; $` + sandbox.DirEnv + ` inside a sandbox). A new sandbox holds the clusters, networks and VPC the
 examples name by id. sandbox env starts it in the background and prints the environment to
 source; sandbox stop stops that. docs/sandbox.md says what the clouds simulate and what not.
 
@@ -168,9 +168,14 @@ func sandboxExec(o *sandboxOptions) error {
 	if err != nil {
 		return o.f.sandboxFailed(err)
 	}
+	fresh := !sandbox.Exists(dir)
 	s, err := sandbox.Open(dir, engine)
 	if err != nil {
 		return o.f.sandboxFailed(err)
+	}
+	if fresh {
+		// Said, so that a command run where no sandbox was found does not silently start over.
+		fmt.Fprintf(o.f.Stderr, "clusterplane sandbox: a new sandbox in %s (none here or in a folder above)\n", dir)
 	}
 	code, err := s.Run(context.Background(), o.args, o.f.Stdin, o.f.Stdout, o.f.Stderr)
 	if closeErr := s.Close(); err == nil && closeErr != nil {

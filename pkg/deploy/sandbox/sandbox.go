@@ -90,16 +90,40 @@ func CheckEnvironment(environ []string) error {
 }
 
 // Dir is the sandbox's folder: dir when given, else $CLUSTERPLANE_SANDBOX (inside a sandbox),
-// else DefaultDir; made absolute, as the environment it goes into is used from anywhere.
+// else the nearest DefaultDir holding a sandbox's marker in the current directory or a folder
+// above it (as git finds its repository: a command run from a subfolder of a project uses the
+// project's sandbox, not a new empty one), else DefaultDir in the current directory; made
+// absolute, as the environment it goes into is used from anywhere. A sandbox folder above that
+// is not the user's alone is passed over: prepare would refuse it.
 func Dir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.Getenv(DirEnv)
 	}
 	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", errors.Wrap(err, "the sandbox's folder")
+		}
+		for d := wd; ; d = filepath.Dir(d) {
+			found := filepath.Join(d, DefaultDir)
+			if ownedfs.Check(found) == nil && ownedfs.CheckFile(filepath.Join(found, markerFile)) == nil {
+				return found, nil
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
 		dir = DefaultDir
 	}
 	abs, err := filepath.Abs(dir)
 	return abs, errors.Wrap(err, "the sandbox's folder")
+}
+
+// Exists tells whether dir holds a sandbox already (its marker), so that a command can say when
+// it starts a new, empty one.
+func Exists(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, markerFile))
+	return err == nil
 }
 
 // prepare makes the sandbox's folder, or checks that an existing one is a sandbox's: the marker,

@@ -139,3 +139,49 @@ func TestAClusterplaneCommandWrittenWithoutItsNameGetsTheWayToRunIt(t *testing.T
 		t.Errorf("Run(status cluster.yaml) = %v, want the way to run clusterplane status", err)
 	}
 }
+
+// A command run from a subfolder of a project uses the project's sandbox, as git finds its
+// repository; where none is found, the sandbox is a new one in the current directory.
+func TestTheSandboxIsFoundInTheFolderAboveAsGitFindsItsRepository(t *testing.T) {
+	t.Setenv(DirEnv, "")
+	project := t.TempDir()
+	deeper := filepath.Join(project, "teams", "payments")
+	if err := os.MkdirAll(deeper, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(deeper)
+	for d := filepath.Dir(project); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if Exists(filepath.Join(d, DefaultDir)) {
+			t.Skipf("a sandbox in %s, above the test's folder, would be found first", d)
+		}
+	}
+	tests := []struct {
+		name    string
+		prepare string // where a sandbox is made first, "" for nowhere
+		want    string
+	}{
+		{"none anywhere: a new one here", "", filepath.Join(deeper, DefaultDir)},
+		{"one in the project: that one", filepath.Join(project, DefaultDir), filepath.Join(project, DefaultDir)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.prepare != "" {
+				if err := prepare(tt.prepare, Engine{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := Dir("")
+			if err != nil || got != tt.want {
+				t.Errorf("Dir = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	// A folder given, or the sandbox's own environment, wins over the one above.
+	if got, _ := Dir("elsewhere"); got != filepath.Join(deeper, "elsewhere") {
+		t.Errorf("Dir(elsewhere) = %q", got)
+	}
+	t.Setenv(DirEnv, "/inside/a/sandbox")
+	if got, _ := Dir(""); got != "/inside/a/sandbox" {
+		t.Errorf("Dir inside a sandbox = %q", got)
+	}
+}
