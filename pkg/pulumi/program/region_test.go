@@ -137,3 +137,35 @@ func TestARegionTheCloudsOwnListLacksIsRefusedAtItsFileLineAndColumn(t *testing.
 		})
 	}
 }
+
+// A file with errors still gets its warnings, so that every problem is said at once; a field that
+// has an error of its own gets no warning beside it.
+func TestAnInvalidFileIsWarnedOfItsRegionTooButAFieldIsNeverBothWrongAndWarned(t *testing.T) {
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv} {
+		t.Setenv(env, "")
+	}
+	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	tests := []struct {
+		name        string
+		text        string
+		regionWarns bool
+	}{
+		{"a region typo beside an unknown field", replace(t, do, "region: fra1", "region: fra9\n  bogus: 1"), true},
+		{"a region that breaks the rule is an error alone", replace(t, do, "region: fra1", "region: frankfurt\n  bogus: 1"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := prog.Check("f.yaml", []byte(tt.text))
+			if v.Err == nil || !strings.Contains(v.Err.Error(), "spec.bogus") {
+				t.Fatalf("err %v, want the unknown field named", v.Err)
+			}
+			warned := false
+			for _, w := range v.Warnings {
+				warned = warned || w.RuleID == "catalogue.region"
+			}
+			if warned != tt.regionWarns {
+				t.Errorf("region warned %t, want %t: %v (errors: %v)", warned, tt.regionWarns, v.Warnings, v.Err)
+			}
+		})
+	}
+}

@@ -40,8 +40,13 @@ type Verdict struct {
 func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
 	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
-	if v.Err == nil {
-		v.Warnings = warnings(file, data, input)
+	// An invalid file gets its warnings too (a region typo beside an unknown field): every
+	// problem at once, not one fix at a time. A field that has an error gets no warning besides.
+	v.Warnings = warnings(file, data, input)
+	if problems := stackinput.Problems(v.Err); len(problems) > 0 {
+		v.Warnings = slices.DeleteFunc(v.Warnings, func(w Warning) bool {
+			return slices.ContainsFunc(problems, func(p stackinput.Problem) bool { return p.Path == w.Path })
+		})
 	}
 	return v
 }
