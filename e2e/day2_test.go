@@ -175,3 +175,34 @@ func (e *env) previewSteps(dir string, extra []string) []step {
 	}
 	return preview.Steps
 }
+
+// A label added in the cloud to a DigitalOcean pool whose manifest has none is a drift no up puts
+// back: the provider's API client leaves an empty label map out of the update (the effects
+// table's removal of spec.labels, held by the effects walk). drift names the key and says so,
+// never that up would update it; refresh and up on the real provider leave the label, as said.
+func TestDriftSaysALabelAddedInTheCloudIsOneNoUpPutsBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	file := e.write("pool.yaml", example(t, "digitaloceankubernetesnodepool/minimal.yaml"))
+	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	pool := e.doPool(doClusterID, "workers")
+	e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Labels = map[string]string{"sneaky": "yes"} })
+
+	r, code := e.clusterplane("drift", file)
+	if code != 3 || !strings.Contains(r.stdout, "sneaky") || !strings.Contains(r.stdout, "no up can put it back") ||
+		strings.Contains(r.stdout, "would update") || !strings.Contains(r.stdout, "empty label map") {
+		t.Errorf("drift of a label added in the cloud = %d, want 3 naming the key and saying no up puts it back: %s", code, r)
+	}
+	// What drift says holds on the real provider: refresh, then up, and the label is still there.
+	for _, cmd := range [][]string{{"refresh", file}, {"up", file, "--yes"}} {
+		if r, code := e.clusterplane(cmd...); code != 0 {
+			t.Fatalf("%s = %d: %s", cmd[0], code, r)
+		}
+	}
+	if got := e.doPool(doClusterID, "workers").Labels["sneaky"]; got != "yes" {
+		t.Errorf("after refresh and up the cloud's label sneaky is %q: drift said no up puts it back", got)
+	}
+}

@@ -255,6 +255,9 @@ func renderDrift(w io.Writer, outcomes []deploy.Outcome) {
 			fmt.Fprintf(w, "%s (%s): drifted: %s\n", o.Target.File, o.Target.Key(), o.Reason)
 			for _, f := range o.Drift {
 				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
+				if f.Stays != "" {
+					fmt.Fprintf(w, "    %s\n", f.Stays)
+				}
 			}
 		default:
 			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
@@ -374,6 +377,9 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		}
 		for _, d := range s.Drift {
 			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+			if d.Stays != "" {
+				fmt.Fprintf(&b, "  - %s\n", d.Stays)
+			}
 		}
 		for _, d := range s.Disagreements {
 			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))

@@ -13,6 +13,25 @@ import (
 // (drift exits 3 for it, as for a block).
 const Drifted Status = "drifted"
 
+// driftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
+// when nothing differs; else what refresh, then up, would do (up reads the cloud only when the
+// manifest changed: an unchanged one needs refresh first), except that a difference the provider
+// cannot put back is said as such, never as something up clears; and the fields that differ.
+func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
+	reason = wouldChange(t, res)
+	if reason == "" {
+		return "", nil
+	}
+	fields = driftedFields(t.Effects, res.Steps)
+	switch names, all := unclearable(fields); {
+	case all:
+		reason = "the cloud differs where no up can put it back: " + names
+	case names != "":
+		reason += "; no up puts back " + names
+	}
+	return reason, fields
+}
+
 // wouldChange says what refresh, then up, would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
@@ -36,6 +55,52 @@ type FieldDrift struct {
 	// Live is what the cloud has, Manifest what the manifest says.
 	Live     any `json:"live"`
 	Manifest any `json:"manifest"`
+	// Stays, when set, says why no up puts this drift back and what does: the manifest leaves
+	// the field empty, and emptying it is a change the provider does not carry out (the effects
+	// table's removal of the field, e.g. a DigitalOcean pool's labels: its API client leaves an
+	// empty map out of the request).
+	Stays string `json:"stays,omitempty"`
+}
+
+// stays is why up cannot put back a drift from live to an empty manifest value, from the rows'
+// removal decision; "" when up can.
+func stays(rows []effects.Row, live, manifest any) string {
+	if !empty(manifest) || empty(live) {
+		return ""
+	}
+	for _, row := range rows {
+		if r := row.Removed; r != nil && r.Effect == effects.Refused && (r.Refusal == effects.NotApplied || r.Refusal == effects.Kept) {
+			return "up cannot put this back: the manifest leaves " + row.Path + " empty, and " + r.Reason
+		}
+	}
+	return ""
+}
+
+// empty tells an unset value, or an empty list, map or string.
+func empty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	case string:
+		return v == ""
+	}
+	return false
+}
+
+// unclearable says the drifted fields no up puts back, "" when there is none: drift's reason must
+// not say that up would clear them.
+func unclearable(fields []FieldDrift) (names string, all bool) {
+	var out []string
+	for _, f := range fields {
+		if f.Stays != "" {
+			out = append(out, f.Field)
+		}
+	}
+	return strings.Join(out, ", "), len(out) > 0 && len(out) == len(fields)
 }
 
 // driftedFields names the manifest fields behind the properties the steps change (pkg/change/effects
@@ -48,6 +113,11 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			continue
 		}
 		for _, path := range propertyPaths(step.Paths) {
+			if table != nil {
+				// A key of a map the manifest writes whole (labels.sneaky) is read as the map:
+				// the manifest has no value at the key, and the key would be lost from the report.
+				path = table.Property(step.Type, path)
+			}
 			if table != nil && table.NeverReadBack[path] && valueAt(step.Live, path) == nil {
 				// The provider never read it from the cloud: there is nothing to disagree with.
 				continue
@@ -61,7 +131,8 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			}
 			seen[field] = true
 			rows := rowsOf(table, step.Type, path)
-			out = append(out, FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest)})
+			out = append(out, FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest),
+				Stays: stays(rows, live, manifest)})
 		}
 	}
 	return out

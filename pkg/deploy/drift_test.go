@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -49,6 +50,48 @@ func TestDriftIsSilentOnWhatTheProviderNeverReadsFromTheCloud(t *testing.T) {
 			}
 			if want := []string{tt.drift}; tt.drift == "" && len(got) != 0 || tt.drift != "" && !reflect.DeepEqual(got, want) {
 				t.Errorf("drift %s %v, want %q", o.Status, got, tt.drift)
+			}
+		})
+	}
+}
+
+// A label added in the cloud to a pool whose manifest has none stays whatever up does: the
+// provider's API client leaves an empty label map out of the update (the effects table's removal
+// of spec.labels). drift says so, never that up would put it back; beside a label the manifest
+// keeps, up sends the whole map and the cloud's extra label goes.
+func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	sneaky := map[string]any{"sneaky": "yes"}
+	tests := []struct {
+		name     string
+		labels   string // the manifest's labels block, "" for none
+		live     map[string]any
+		stays    bool
+		upClears bool
+	}{
+		{"no labels in the manifest: up cannot clear it", "", sneaky, true, false},
+		{"a label the manifest keeps: up sends the whole map", "  labels: {workload: apps}\n", map[string]any{"workload": "apps", "sneaky": "yes"}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			p := target(t, "pool.yaml", manifest(t, "digitaloceankubernetesnodepool/minimal.yaml")+tt.labels)
+			mustUp(ctx, t, d, p)
+			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", "labels", tt.live, tt.live)
+			o := d.Drift(ctx, p)
+			if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.labels" {
+				t.Fatalf("drift: %s %q %+v, want spec.labels drifted", o.Status, o.Reason, o.Drift)
+			}
+			// The whole map, so that the key the cloud added is named.
+			if !reflect.DeepEqual(o.Drift[0].Live, tt.live) {
+				t.Errorf("the cloud has %v, want %v", o.Drift[0].Live, tt.live)
+			}
+			if got := o.Drift[0].Stays != ""; got != tt.stays || tt.stays && !strings.Contains(o.Drift[0].Stays, "empty label map") {
+				t.Errorf("stays %q, want it said %t with the provider's reason", o.Drift[0].Stays, tt.stays)
+			}
+			if got := strings.Contains(o.Reason, "would update"); got != tt.upClears {
+				t.Errorf("reason %q says up would put it back %t, want %t", o.Reason, got, tt.upClears)
 			}
 		})
 	}

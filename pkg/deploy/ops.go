@@ -500,9 +500,8 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
-	if changes := wouldChange(t, res); changes != "" {
-		// up reads the cloud only when the manifest changed: an unchanged one needs refresh first.
-		o.Status, o.Reason, o.Drift = Drifted, changes, driftedFields(t.Effects, res.Steps)
+	if reason, fields := driftOf(t, res); reason != "" {
+		o.Status, o.Reason, o.Drift = Drifted, reason, fields
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	st, err := readState(ctx, s)

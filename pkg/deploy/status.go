@@ -230,8 +230,8 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if changes := wouldChange(t, res); changes != "" {
-		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: changes}
+	if reason, _ := driftOf(t, res); reason != "" {
+		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: reason}
 	}
 	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }

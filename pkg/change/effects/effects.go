@@ -279,13 +279,32 @@ func TerraformName(property string) string {
 // what a change the engine reports there is a change of. A path below any row's attribute
 // (a label of nodePool.labels) is that row's. None when the kind sends nothing there.
 func (k *Table) Fields(token, path string) []string {
+	_, fields := k.sent(token, path)
+	return fields
+}
+
+// Property is the property of path that a row sends: path itself, or the property above it
+// that a row's attribute names ("labels" for "labels.sneaky", a key of the label map, as the
+// engine names a change of one key). path when no row sends it. A value read there is the
+// whole field's, as the manifest writes it.
+func (k *Table) Property(token, path string) string {
+	property, fields := k.sent(token, path)
+	if len(fields) == 0 {
+		return path
+	}
+	return property
+}
+
+// sent is the property of path that rows send (path, or one above it) and those rows' paths.
+func (k *Table) sent(token, path string) (property string, fields []string) {
 	resource := k.terraformResource(token)
 	if resource == "" {
-		return nil
+		return path, nil
 	}
-	parts := strings.Split(path, ".")
-	for i := range parts {
-		parts[i] = TerraformName(parts[i])
+	names := strings.Split(path, ".")
+	parts := make([]string, len(names))
+	for i := range names {
+		parts[i] = TerraformName(names[i])
 	}
 	for n := len(parts); n > 0; n-- {
 		attribute := resource + "." + strings.Join(parts[:n], ".")
@@ -296,10 +315,10 @@ func (k *Table) Fields(token, path string) []string {
 			}
 		}
 		if len(out) > 0 {
-			return out
+			return strings.Join(names[:n], "."), out
 		}
 	}
-	return nil
+	return path, nil
 }
 
 // terraformResource is the resource the attributes of the kind's resource of type token belong
