@@ -56,6 +56,9 @@ type deployOptions struct {
 	policyOptions policyOptions
 	// retarget is --retarget (preview, up): another manifest onto a stack, on purpose.
 	retarget bool
+	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
+	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
+	offline bool
 }
 
 // retargetFlag adds --retarget to preview and up.
@@ -120,7 +123,7 @@ func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
 
 // files is how the deploy commands read their files into targets.
 func (f *factory) files(o *deployOptions) deploy.Files {
-	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText}
+	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText, Offline: o.offline}
 }
 
 // backend opens the engine's backend once per run.

@@ -41,6 +41,7 @@ type exportPKOOptions struct {
 
 func newCmdExportPKO(f *factory, runF func(*exportPKOOptions) error) *cobra.Command {
 	o := &exportPKOOptions{f: f}
+	o.offline = true // an export writes files only: its own refusal of a token is what it says
 	opts := &o.pko
 	cmd := &cobra.Command{
 		Use:   "pko FILE|DIR...",
