@@ -93,7 +93,7 @@ func TestASavedPlanIsRefusedAfterAManifestEdit(t *testing.T) {
 	e := newEnv(t)
 	_, pool, plan := e.planned()
 	e.write("alpha-workers.yaml", strings.Replace(e.read(pool), "nodeCount: 2", "nodeCount: 3", 1))
-	e.refusedPlan(plan, "alpha-workers.yaml is not the manifest reviewed",
+	e.refusedPlan(plan, "alpha-workers.yaml is not the manifest reviewed: spec.nodeCount edited since",
 		"not applied: the plan no longer holds for digitaloceankubernetesnodepool/alpha-workers")
 	if got := e.poolCount(); got != 1 {
 		t.Errorf("the pool has %d nodes after a refused plan, want 1", got)
@@ -130,7 +130,7 @@ func TestASavedPlanIsRefusedAfterAChangeMadeInTheCloud(t *testing.T) {
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("the API edit answered %s", resp.Status)
 	}
-	e.refusedPlan(plan, "digitaloceankubernetescluster/alpha", "a fresh preview would update", "tags")
+	e.refusedPlan(plan, "digitaloceankubernetescluster/alpha", "a fresh preview", "tags", "the cloud or the stack changed since")
 	if got := e.poolCount(); got != 1 {
 		t.Errorf("the pool has %d nodes after a refused plan, want 1", got)
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -54,6 +56,10 @@ type PlannedStack struct {
 	// RecordedOnly are the paths of the manifest's changes no step carries (Result.RecordedOnly):
 	// reviewed with the steps, so held by the plan too.
 	RecordedOnly []string `json:"recordedOnly,omitempty"`
+	// Fields are a digest of each field the manifest sets, by its path (FieldDigests): what
+	// lets a refusal name the fields edited since the review without the plan holding a value.
+	// Absent in a plan of an older clusterplane, whose refusal names the manifest's digest.
+	Fields map[string]string `json:"fieldDigests,omitempty"`
 }
 
 // PlannedUpdate identifies a stack's update in its history.
@@ -81,6 +87,59 @@ func ManifestDigest(input proto.Message) string {
 	}
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// FieldDigests are a digest of each field a stack input's manifest sets (metadata and spec, the
+// provider config left out as ManifestDigest leaves it), by its path as the manifest writes it
+// ("spec.defaultNodePool.nodeCount"): a message field is walked into, any other field (a list,
+// a map) is one. A digest, not the value: the plan holds no value.
+func FieldDigests(input proto.Message) map[string]string {
+	out := map[string]string{}
+	digestFields(stackinput.Target(input).ProtoReflect(), "", out)
+	return out
+}
+
+func digestFields(m protoreflect.Message, prefix string, out map[string]string) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		path := fd.JSONName()
+		if prefix != "" {
+			path = prefix + "." + path
+		}
+		if opts, ok := fd.Options().(*descriptorpb.FieldOptions); ok && opts.GetDebugRedact() {
+			// A secret gets no digest: a short one could be guessed from it.
+			return true
+		}
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+			digestFields(v.Message(), path, out)
+			return true
+		}
+		// The field alone in a message of its type, encoded as the manifest's digest is.
+		one := m.New()
+		one.Set(fd, v)
+		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(one.Interface())
+		if err == nil {
+			sum := sha256.Sum256(data)
+			out[path] = hex.EncodeToString(sum[:8])
+		}
+		return true
+	})
+}
+
+// editedFields are the paths whose digests differ between two FieldDigests, sorted.
+func editedFields(reviewed, now map[string]string) []string {
+	var out []string
+	for path, d := range now {
+		if reviewed[path] != d {
+			out = append(out, path)
+		}
+	}
+	for path := range reviewed {
+		if _, ok := now[path]; !ok {
+			out = append(out, path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // plannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
@@ -154,7 +213,7 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
 	}
 	o.Planned = &PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
 		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result),
-		RecordedOnly: changePaths(o.Result.RecordedOnly)}
+		RecordedOnly: changePaths(o.Result.RecordedOnly), Fields: FieldDigests(t.Input)}
 	return o
 }
 
@@ -189,14 +248,19 @@ func (e *PlanMovedError) Error() string {
 func (d *Deployer) CheckPlan(ctx context.Context, t Target, p PlannedStack) error {
 	var moved []string
 	if digest := ManifestDigest(t.Input); digest != p.Digest {
-		moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, short(digest), short(p.Digest)))
+		if edited := editedFields(p.Fields, FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {
+			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed: %s edited since", t.File, strings.Join(edited, ", ")))
+		} else {
+			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, short(digest), short(p.Digest)))
+		}
 	}
 	last, err := d.lastUpdate(ctx, t)
 	if err != nil {
 		return err
 	}
 	if now := plannedUpdate(last); !sameUpdate(now, p.LastUpdate) {
-		moved = append(moved, fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, p.LastUpdate))
+		moved = append(moved, fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s "+
+			"(an up --plan of this very plan counts: a plan is applied once; preview --save-plan again)", now, p.LastUpdate))
 	}
 	if len(moved) > 0 {
 		// What a fresh preview would do differs for these reasons already: it is not run.
@@ -244,16 +308,32 @@ func sameUpdate(a, b *PlannedUpdate) bool {
 	return *a == *b
 }
 
-// stepsDiffer says, in words, how a fresh preview's steps differ from the planned ones.
+// stepsDiffer says, in words, how a fresh preview's steps differ from the planned ones. A step
+// of the same resource and operation that changes other fields is said as those fields.
 func stepsDiffer(planned, now []PlannedStep) []string {
 	var out []string
+	paired := map[int]bool{}
 	for _, s := range now {
-		if !slices.ContainsFunc(planned, func(p PlannedStep) bool { return sameStep(p, s) }) {
-			out = append(out, "a fresh preview would "+s.String()+", which the plan does not say (the cloud or the stack changed since)")
+		if slices.ContainsFunc(planned, func(p PlannedStep) bool { return sameStep(p, s) }) {
+			continue
 		}
+		if i := slices.IndexFunc(planned, func(p PlannedStep) bool { return p.URN == s.URN && p.Op == s.Op }); i >= 0 && !paired[i] {
+			paired[i] = true
+			var parts []string
+			if added := without(s.Fields, planned[i].Fields); len(added) > 0 {
+				parts = append(parts, "also changes "+strings.Join(added, ", "))
+			}
+			if dropped := without(planned[i].Fields, s.Fields); len(dropped) > 0 {
+				parts = append(parts, "no longer changes "+strings.Join(dropped, ", "))
+			}
+			out = append(out, "a fresh preview's "+s.Op+" of "+shortURN(s.URN)+" "+strings.Join(parts, " and ")+
+				" (the cloud or the stack changed since the review)")
+			continue
+		}
+		out = append(out, "a fresh preview would "+s.String()+", which the plan does not say (the cloud or the stack changed since)")
 	}
-	for _, p := range planned {
-		if !slices.ContainsFunc(now, func(s PlannedStep) bool { return sameStep(p, s) }) {
+	for i, p := range planned {
+		if !paired[i] && !slices.ContainsFunc(now, func(s PlannedStep) bool { return sameStep(p, s) }) {
 			out = append(out, "the plan says "+p.String()+", which a fresh preview would no longer do")
 		}
 	}
@@ -262,6 +342,17 @@ func stepsDiffer(planned, now []PlannedStep) []string {
 			if !sameStep(planned[i], now[i]) {
 				return []string{"a fresh preview would do the planned steps in another order"}
 			}
+		}
+	}
+	return out
+}
+
+// without are the items of a that b lacks, in a's order.
+func without(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
 		}
 	}
 	return out
