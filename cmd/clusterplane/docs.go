@@ -87,7 +87,7 @@ func newCmdSchema(f *factory, runF func(*schemaOptions) error) *cobra.Command {
 stack inputs: the files committed under schemas/. Without KIND it lists them.`,
 		Example:   "  clusterplane schema CivoKubernetesCluster > civokubernetescluster.schema.json",
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: f.kindNames(),
+		ValidArgs: f.kinds.Names(),
 	}
 	cmd.Flags().BoolVar(&opts.stackInput, "stack-input", false, "the schema of the kind's stack inputs")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
@@ -112,7 +112,7 @@ func schemaRun(opts *schemaOptions) error {
 	}
 	k, ok := f.kinds.ByName(opts.kind)
 	if !ok {
-		return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(opts.kind), strings.Join(f.kindNames(), ", "))
+		return errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(opts.kind), strings.Join(f.kinds.Names(), ", "))
 	}
 	md := kinds.Manifest(k.StackInput())
 	if opts.stackInput {

@@ -30,15 +30,6 @@ type factory struct {
 func newFactory(list kinds.List, stdin io.Reader, stdout, stderr io.Writer) *factory {
 	f := &factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, kinds: list,
 		explainer: explain.New(list.Table, list.StackInputs()...)}
-	f.reader = files.Reader{Kinds: f.kindNames(), Stdin: stdin}
+	f.reader = files.Reader{Kinds: f.kinds.Names(), Stdin: stdin}
 	return f
-}
-
-// kindNames are the names of the kinds, as manifests write them.
-func (f *factory) kindNames() []string {
-	names := make([]string, len(f.kinds))
-	for i, k := range f.kinds {
-		names[i] = k.Offline.Kind()
-	}
-	return names
 }
