@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -151,7 +150,7 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 		}
 		result := Result{Rule: r.Name, Level: r.Level, Message: r.Message, Policy: fmt.Sprintf("%s:%d", file, r.Line),
 			File: in.File, Field: r.Field}
-		if delta != nil && readsCost.MatchString(r.Expression) {
+		if delta != nil && r.readsCost {
 			result.Cost = delta.String()
 		}
 		switch {
@@ -172,9 +171,8 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 	return out, nil
 }
 
-// readsCost finds the variable cost in a rule's expression (cost.monthly, cost.delta, ...), not a
-// field of another name that ends in cost (spec.cost).
-var readsCost = regexp.MustCompile(`(^|[^.\w])cost\b`)
+// costVariable is the variable a rule reads the change's monthly cost from (cost.monthly, ...).
+const costVariable = "cost"
 
 // applies tells whether the rule is for manifests of kind.
 func (r *Rule) applies(kind string) bool {

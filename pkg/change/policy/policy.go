@@ -74,6 +74,9 @@ type Rule struct {
 	File         string
 	Line, Column int
 	program      cel.Program
+	// readsCost tells a rule whose expression reads the variable cost: its denial says the
+	// change's cost beside it.
+	readsCost bool
 }
 
 // fileRule is a rule as the file writes it.
@@ -277,6 +280,11 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, append(problems, fmt.Sprintf("%s:%d:%d: rule %q: %v", file, r.Line, r.Column, name, err))
 	}
 	r.program = prg
+	// The checker resolved every identifier: a reference named cost is the variable, never a
+	// field of that name (spec.cost) or the word in a string.
+	for _, ref := range ast.NativeRep().ReferenceMap() {
+		r.readsCost = r.readsCost || ref.Name == costVariable
+	}
 	if problems != nil {
 		return nil, problems
 	}
@@ -358,7 +366,7 @@ func newEnv() (*cel.Env, error) {
 		cel.Variable("metadata", cel.DynType),
 		cel.Variable("spec", cel.DynType),
 		cel.Variable("old", cel.DynType),
-		cel.Variable("cost", cel.DynType),
+		cel.Variable(costVariable, cel.DynType),
 		cel.CrossTypeNumericComparisons(true),
 		cel.OptionalTypes(),
 		ext.Strings(),

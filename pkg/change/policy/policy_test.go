@@ -268,12 +268,15 @@ func TestADenialForCostSaysByHowMuchAndOtherDenialsDoNot(t *testing.T) {
   - name: few-nodes
     message: at most 4 nodes
     expression: spec.nodeCount <= 4
+  - name: cost-centre
+    message: a cost centre label, and few nodes
+    expression: "'cost' in metadata.labels || spec.nodeCount <= 4"
 `)
 	in := input(t, "6")
 	in.Old = input(t, "2").Manifest
 	results, err := p.Evaluate(in)
-	if err != nil || len(results) != 2 {
-		t.Fatalf("2 → 6 nodes: %v, %v; want both rules broken", results, err)
+	if err != nil || len(results) != 3 {
+		t.Fatalf("2 → 6 nodes: %v, %v; want the three rules broken", results, err)
 	}
 	tests := []struct {
 		name, rule, says string
@@ -281,6 +284,7 @@ func TestADenialForCostSaysByHowMuchAndOtherDenialsDoNot(t *testing.T) {
 	}{
 		{"a rule that reads cost", "growth", "(cost: +$192.00/month ($96.00 → $288.00/month;", true},
 		{"a rule that reads no cost", "few-nodes", "at most 4 nodes", false},
+		{"a rule whose text says cost but reads no cost", "cost-centre", "a cost centre label", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
