@@ -476,6 +476,55 @@ func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspa
 	e.assertNoWorkspaces()
 }
 
+// The engine answers the first Ctrl-C with "press ^C again to terminate immediately": a second
+// one ends clusterplane at once, not after the wait the first one allows the engine, and the
+// engine and its plugins end with it.
+func TestASecondCtrlCEndsClusterplaneAtOnceAndItsEngineWithIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	e.do.SetHold(true) // the create never answers: the engine would take its whole wait to end
+	defer e.do.SetHold(false)
+	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", manifest, "--yes")
+	cmd.Dir, cmd.Env = e.dir, e.vars
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	defer func() { e.log(out.String()) }()
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, ok := e.do.ClusterNamed("dev-fra1"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ended
+			t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
+		}
+	}
+	for range 2 {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	select {
+	case <-ended:
+	case <-time.After(4 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-ended
+		t.Fatalf("a second Ctrl-C did not end clusterplane at once:\n%s", out.String())
+	}
+	if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("clusterplane after a second Ctrl-C: %v, want it ended by the interrupt (130 in a shell)", cmd.ProcessState)
+	}
+	e.assertNothingRuns("after a second Ctrl-C")
+}
+
 func TestClusterplaneTimedOutOnAStackEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

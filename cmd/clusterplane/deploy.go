@@ -187,7 +187,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		f.printError(err)
 		return cli.Exit(exitcode.Invalid)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
@@ -282,6 +282,20 @@ func exitCode(outcomes []deploy.Outcome) int {
 		}
 	}
 	return code
+}
+
+// interruptible is the context of a command that runs engines or cloud requests: the first Ctrl-C
+// cancels it, so that what runs stops cleanly (each engine interrupted, the report printed, exit
+// 130). After it the signal is no longer caught: a second Ctrl-C ends clusterplane at once, as the
+// engine's own "press ^C again to terminate immediately" says, and the engines' supervisor ends
+// them with it.
+func interruptible() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // notReady tells whether a stack's Ready condition says its last update failed (or was

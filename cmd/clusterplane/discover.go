@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -93,7 +91,7 @@ func discoverRun(opts *discoverOptions) error {
 	}
 	o.Cloud, o.Token, o.APIURL, o.Kinds = opts.cloud, token, apiURL, f.kinds
 	o.Command = discoverCommandLine(opts.cloud, o)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	res, err := discover.Discover(ctx, o)
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 
@@ -114,7 +112,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 		fmt.Fprintf(f.Stderr, "no cluster manifest in %s: node pools follow their cluster's version\n", strings.Join(files, " "))
 		return cli.Exit(exitcode.Invalid)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	f.clusterIDs(ctx, clusterTargets, clusters)
 	plans := upgrade.Plan(ctx, clusters)
