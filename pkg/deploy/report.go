@@ -151,13 +151,14 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			continue
 		}
 		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
-		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {
-			// The stack holds resources but recorded no manifest (an up interrupted before its
-			// outputs): a delta from nothing would read as a new charge.
-			continue
-		}
 		p := prices(cloud)
 		d := cost.Compare(old, o.Target.Input, p)
+		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {
+			// The stack holds resources but recorded no manifest (an up interrupted before its
+			// outputs): a delta from nothing would read as a new charge, so only the manifest's
+			// cost is said.
+			d = cost.Unrecorded(o.Target.Input, p)
+		}
 		r.Stacks[i].Cost = &d
 		diff.PriceRotations(r.Stacks[i].Rotations, p)
 	}

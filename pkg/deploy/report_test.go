@@ -197,28 +197,34 @@ func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProper
 	}
 }
 
-func TestAReportPricesACreateFromNothingButNotAStackThatRecordedNoManifest(t *testing.T) {
+func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAChange(t *testing.T) {
 	c := cluster(t)
 	tests := []struct {
 		name    string
 		status  deploy.Status
 		changes map[string]int
-		// priced is whether the stack's report carries a cost.
-		priced bool
+		// says is what the stack's cost line says, "" when the report carries no cost.
+		says string
 	}{
-		{"a create, from nothing", deploy.Done, map[string]int{"create": 4}, true},
+		{"a create, from nothing", deploy.Done, map[string]int{"create": 4}, "+$48.00/month ($0.00 → $48.00/month;"},
 		// An up interrupted before its outputs left the resources in the stack and no manifest:
-		// what it deployed is unknown, and "+$48.00 from $0.00" would read as a new charge.
-		{"resources the stack holds with no manifest recorded", deploy.Done, map[string]int{"same": 4}, false},
-		{"a create cancelled with Ctrl-C", deploy.Cancelled, map[string]int{"create": 4}, false},
+		// what it deployed is unknown, and "+$48.00 from $0.00" would read as a new charge. The
+		// manifest's own cost is known, and said.
+		{"resources the stack holds with no manifest recorded", deploy.Done, map[string]int{"same": 4},
+			"$48.00/month; the change is not known: the stack recorded no manifest to compare with"},
+		{"a create cancelled with Ctrl-C", deploy.Cancelled, map[string]int{"create": 4}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &deploy.Result{Changes: tt.changes}}}
 			report := deploy.NewReport("up", outcomes)
 			report.Price(outcomes, cost.Table)
-			if got := report.Stacks[0].Cost != nil; got != tt.priced {
-				t.Errorf("priced %t, want %t (%v)", got, tt.priced, report.Stacks[0].Cost)
+			got := ""
+			if report.Stacks[0].Cost != nil {
+				got = report.Stacks[0].Cost.String()
+			}
+			if tt.says == "" && got != "" || !strings.Contains(got, tt.says) {
+				t.Errorf("cost %q, want it to say %q", got, tt.says)
 			}
 		})
 	}

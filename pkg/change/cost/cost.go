@@ -222,6 +222,17 @@ type Delta struct {
 	// Min and Max are New less Old.
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
+	// OldNotKnown is set when what the stack held before is not known (it recorded no manifest:
+	// its last up did not finish): Old, Min and Max are then not a change, only New is known.
+	OldNotKnown bool `json:"oldNotKnown,omitempty"`
+}
+
+// Unrecorded is the cost of newInput on a stack that recorded no manifest to compare it with:
+// the new monthly cost, and the change said as not known, never as a new charge from nothing.
+func Unrecorded(newInput proto.Message, p Prices) Delta {
+	d := Compare(nil, newInput, p)
+	d.OldNotKnown = true
+	return d
 }
 
 // Compare prices a change from oldInput to newInput with p; a nil oldInput is nothing deployed
@@ -255,6 +266,10 @@ func (e Estimate) String() string {
 // ($48.00 → $48.00/month; ...)", and, when a
 // size has no known price, that the figure leaves it out: an unknown size never reads as free.
 func (d Delta) String() string {
+	if d.OldNotKnown {
+		return fmt.Sprintf("%s; the change is not known: the stack recorded no manifest to compare with (its last up did not "+
+			"finish) (%s)", d.New, d.New.Citation())
+	}
 	text := money(min(d.Min, d.Max), max(d.Min, d.Max), true) + "/month"
 	if d.Min == 0 && d.Max == 0 && len(d.Old.Unknown)+len(d.New.Unknown) == 0 {
 		// "+$0.00" reads as a charge: a change that costs nothing says so.
