@@ -431,34 +431,42 @@ func (e *env) assertNoWorkspaces() {
 	}
 }
 
-func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+// upHeldAtItsCreate starts clusterplane up of a cluster in its own process group (a terminal's
+// Ctrl-C goes to the foreground group: clusterplane's own) and returns once the engine has sent
+// the create, which the cloud holds unanswered until the test ends: the engine would take its
+// whole grace period to end. ended closes when clusterplane exits; out is what it printed.
+func (e *env) upHeldAtItsCreate() (cmd *exec.Cmd, out *bytes.Buffer, ended chan struct{}) {
+	e.t.Helper()
+	manifest := e.write("cluster.yaml", example(e.t, "digitaloceankubernetescluster/minimal.yaml"))
 	e.do.SetHold(true)
-	defer e.do.SetHold(false)
-	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", manifest, "--yes")
+	e.t.Cleanup(func() { e.do.SetHold(false) })
+	cmd = exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", manifest, "--yes")
 	cmd.Dir, cmd.Env = e.dir, e.vars
-	// A terminal's Ctrl-C goes to the foreground process group: clusterplane's own.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out = &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	ended := make(chan struct{})
+	ended = make(chan struct{})
 	go func() { _ = cmd.Wait(); close(ended) }()
-	defer func() { e.log(out.String()) }()
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if _, ok := e.do.ClusterNamed("dev-fra1"); ok {
-			break
+			return cmd, out, ended
 		}
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-ended
-			t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
+			e.t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
 		}
 	}
+}
+
+func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cmd, out, ended := e.upHeldAtItsCreate()
+	defer func() { e.log(out.String()) }()
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -482,30 +490,8 @@ func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspa
 func TestASecondCtrlCEndsClusterplaneAtOnceAndItsEngineWithIt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	manifest := e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
-	e.do.SetHold(true) // the create never answers: the engine would take its whole wait to end
-	defer e.do.SetHold(false)
-	cmd := exec.Command(filepath.Join(binaries(t), "clusterplane"), "up", manifest, "--yes")
-	cmd.Dir, cmd.Env = e.dir, e.vars
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(ended) }()
+	cmd, out, ended := e.upHeldAtItsCreate()
 	defer func() { e.log(out.String()) }()
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if _, ok := e.do.ClusterNamed("dev-fra1"); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-ended
-			t.Fatalf("no cluster in the cloud 3 minutes into the up:\n%s", out.String())
-		}
-	}
 	for range 2 {
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 			t.Fatal(err)

@@ -90,10 +90,7 @@ func (f Files) Targets(paths []string) ([]Target, error) {
 	// answers 404 once the cluster is made.
 	problems = append(problems, regionProblems(read)...)
 	for _, m := range read {
-		if f.Offline {
-			break
-		}
-		if p := sandboxed(m); p != nil {
+		if p := sandboxed(m); p != nil && !f.Offline {
 			problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{*p}})
 		}
 	}
