@@ -107,23 +107,20 @@ func (o *deployOptions) validate() error {
 	return nil
 }
 
-// targets reads and validates every file (once each) into targets (deploy.Files): every problem
-// of every file is said, each on its line, before any stack is touched.
+// targets reads and validates every file (once each) into targets (deploy.Files), for a
+// command that checks them before the pipeline runs: every problem of every file is said.
 func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
 	targets, err := f.files(o).Targets(o.files)
 	var problems *deploy.ProblemsError
 	if errors.As(err, &problems) {
-		for _, p := range problems.Problems {
-			fmt.Fprintln(f.Stderr, p)
-		}
-		return nil, cli.Exit(exitcode.Invalid)
+		return nil, f.exit(nil, err)
 	}
 	return targets, err
 }
 
 // files is how the deploy commands read their files into targets.
 func (f *factory) files(o *deployOptions) deploy.Files {
-	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Text: o.keepText, Offline: o.offline}
+	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Offline: o.offline}
 }
 
 // backend opens the engine's backend once per run.
@@ -143,8 +140,8 @@ func (f *factory) backend(o *deployOptions) (deploy.Backend, error) {
 	return b, nil
 }
 
-// runOp is how a deploy command runs: every target through the queue, in the order of their
-// references, and the outcomes rendered as the command's -o asks. It returns the exit code's error.
+// runOp is how a deploy command runs the pipeline (deploy.Run) and renders its outcomes as the
+// command's -o asks.
 type runOp struct {
 	name string
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
@@ -156,7 +153,7 @@ type runOp struct {
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
-	guard func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error)
+	guard func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error)
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
 	finish func(outcomes []deploy.Outcome) error
@@ -166,106 +163,73 @@ type runOp struct {
 	pace deploy.Requests
 }
 
+// runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
+// reports the outcomes; the error it returns carries the exit code (exit).
 func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if err := o.loadPolicy(); err != nil {
+	pol, err := o.loadPolicy()
+	if err != nil {
 		fmt.Fprintln(f.Stderr, err)
 		return cli.Exit(exitcode.Invalid)
 	}
-	targets, err := f.targets(o)
-	if err != nil {
-		return err
-	}
-	for i := range targets {
-		targets[i].Retarget = o.retarget
-	}
 	f.redactor() // made once, before any stack runs
-	backend, err := f.backend(o)
-	if err != nil {
-		f.printError(err)
-		return cli.Exit(exitcode.Invalid)
-	}
 	ctx, stop := interruptible()
 	defer stop()
-	exists := func(key string) (bool, error) {
-		project, stack, _ := strings.Cut(key, "/")
-		return backend.Exists(ctx, project, stack)
-	}
-	sorted, deps, err := deploy.Order(targets, exists)
-	if err != nil {
-		f.printError(err)
-		return cli.Exit(exitcode.Invalid)
-	}
-	// A policy's denial is said before any stack runs, and then none does.
-	if denied, err := f.checkPolicy(ctx, backend, o, sorted); err != nil {
-		f.printError(err)
-		return cli.Exit(exitcode.Invalid)
-	} else if denied != nil {
-		if err := f.report(r, o, denied); err != nil {
-			return err
-		}
-		return cli.Exit(exitcode.Invalid)
-	}
-	// What the cloud does not offer is refused before any stack runs (preview and up only), after
-	// the policy, which asks no cloud.
-	if r.name == "preview" || r.name == "up" {
-		if err := f.checkClusterRegions(ctx, backend, o, sorted); err != nil {
-			return err
-		}
-		if err := f.checkOffered(ctx, backend, o, sorted); err != nil {
-			return err
-		}
-	}
-	var refused map[string]error
-	if r.guard != nil {
-		if refused, err = r.guard(ctx, backend, o, sorted); err != nil {
-			f.printError(err)
-			return cli.Exit(exitcode.Invalid)
-		}
-	}
-	if r.whole && len(refused) > 0 {
-		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
-		outcomes := make([]deploy.Outcome, len(sorted))
-		for i, t := range sorted {
-			outcomes[i] = deploy.Outcome{Target: t, Status: deploy.Blocked, Reason: "refused", Err: refused[t.Key()]}
-		}
-		if err := f.report(r, o, outcomes); err != nil {
-			return err
-		}
-		return cli.Exit(exitCode(outcomes))
-	}
-	d := &deploy.Deployer{Backend: backend, Progress: f.progress(o, len(sorted)), Throttled: deploy.CloudRetryAfter}
-	if r.pace != nil {
-		d.Pace = pace(f.Stderr, r.name, sorted, r.pace)
-	}
-	q := deploy.Queue{Parallel: o.parallel, Reverse: r.reverse, StackTimeout: o.timeout, SkipBlocked: r.skipBlocked,
-		Recovery: d.Recovery}
-	outcomes := q.Run(ctx, sorted, deps, func(ctx context.Context, t deploy.Target) deploy.Outcome {
-		if err := refused[t.Key()]; err != nil {
-			return deploy.Outcome{Target: t, Status: deploy.Blocked, Reason: "refused", Err: err}
-		}
-		return r.op(ctx, d, t)
-	})
+	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
+		Backend: func() (deploy.Backend, error) { return f.backend(o) },
+		Policy:  pol, Retarget: o.retarget, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
+		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
+		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
 	f.flushProgress()
-	o.withPolicy(outcomes)
-	code := exitCode(outcomes)
-	if r.finish != nil {
-		if err := r.finish(outcomes); err != nil {
-			f.printError(err)
-			code = max(code, exitcode.Invalid)
+	if err != nil && outcomes == nil {
+		return f.exit(nil, err)
+	}
+	if err == nil && r.finish != nil {
+		if ferr := r.finish(outcomes); ferr != nil {
+			f.printError(ferr)
+			err = ferr
 		}
 	}
-	if err := f.report(r, o, outcomes); err != nil {
-		return err
+	if rerr := f.report(r, o, outcomes); rerr != nil {
+		return rerr
+	}
+	return f.exit(outcomes, err)
+}
+
+// exit says the pipeline's error (each of an input's problems on its line, a mistake of the
+// command line as cobra says it) and maps it and the
+// outcomes to the exit code, once for every deploy command: an error is invalid input, else
+// interrupted 130, else 4 for a stack status finds not ready, else 3 for anything blocked or
+// drifted (it must not pass unasked), else 1 for a failure or a skip. Errors already said (a
+// policy's denial, reported with the outcomes; a --save-plan failure) are not said again.
+func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
+	var problems *deploy.ProblemsError
+	var denied *deploy.PolicyDeniedError
+	var args *deploy.ArgsError
+	switch {
+	case errors.As(err, &args):
+		return args.Err // a mistake of the command line: said with the usage hint, exit 2
+	case errors.As(err, &problems):
+		for _, p := range problems.Problems {
+			fmt.Fprintln(f.Stderr, f.redactor().String(p.Error()))
+		}
+		return cli.Exit(exitcode.Invalid)
+	case err != nil && outcomes == nil:
+		f.printError(err)
+		return cli.Exit(exitcode.Invalid)
+	case errors.As(err, &denied):
+		return cli.Exit(exitcode.Invalid)
+	}
+	code := exitCode(outcomes)
+	if err != nil {
+		code = max(code, exitcode.Invalid)
 	}
 	return cli.Exit(code)
 }
 
-// exitCode maps the outcomes to the exit code, once for every deploy command: interrupted 130,
-// else 4 for a stack status finds not ready (notReady), else 3 for anything blocked or drifted
-// (it must not pass unasked), else 1 for a failure or a skip.
+// exitCode maps the outcomes to the exit code (exit).
 func exitCode(outcomes []deploy.Outcome) int {
 	code := exitcode.OK
 	for _, o := range outcomes {
@@ -277,7 +241,7 @@ func exitCode(outcomes []deploy.Outcome) int {
 		case deploy.Failed, deploy.Skipped:
 			code = max(code, exitcode.Invalid)
 		}
-		if o.Report != nil && notReady(o.Report) {
+		if o.Report != nil && o.Report.NotReady() {
 			code = max(code, exitcode.NotReady)
 		}
 	}
@@ -296,25 +260,6 @@ func interruptible() (context.Context, context.CancelFunc) {
 		stop()
 	}()
 	return ctx, stop
-}
-
-// notReady tells whether a stack's Ready condition says its last update failed (or was
-// interrupted) or that it is not at its manifest's generation, or (status --drift) its Drifted
-// condition says the cloud differs. A stack whose reference is gone or that was destroyed on
-// purpose is reported, not failed on.
-func notReady(st *deploy.StackStatus) bool {
-	for _, c := range st.Conditions {
-		switch {
-		case c.Type == "Drifted" && c.Status == "True":
-			// A script gating on status --drift must not read drift as fine.
-			return true
-		case c.Type != "Ready" || c.Status == "True":
-		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
-			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
-			return true
-		}
-	}
-	return false
 }
 
 // interactive tells whether standard input is a terminal someone answers questions at: a pipe
@@ -341,25 +286,8 @@ func (f *factory) confirm(plan, question string) bool {
 
 // stillReferenced refuses to destroy a target that a manifest next to the files given references
 // (deploy.Files.DestroyGuard).
-func (f *factory) stillReferenced(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
-	return f.files(o).DestroyGuard(ctx, b, o.files, targets)
-}
-
-// checkClusterRegions refuses, before any stack runs, a pool in another region than the
-// deployed cluster it references (one not among the files given, which Files checked).
-func (f *factory) checkClusterRegions(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) error {
-	problems, err := deploy.DeployedRegionMismatches(ctx, b, f.kinds, targets, func(key string) []byte {
-		return o.policyOptions.texts[key]
-	})
-	if err != nil {
-		f.printError(err)
-		return cli.Exit(exitcode.Invalid)
+func (f *factory) stillReferenced(o *deployOptions) func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+	return func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+		return f.files(o).DestroyGuard(ctx, b, o.files, targets)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(f.Stderr, f.redactor().String(p.Error()))
-	}
-	if len(problems) > 0 {
-		return cli.Exit(exitcode.Invalid)
-	}
-	return nil
 }

@@ -446,29 +446,3 @@ func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testin
 		}
 	}
 }
-
-// status exits 4 for every Ready=False a script must stop at, a rotation stopped midway among
-// them, and for drift that status --drift found; 0 for a stack that is ready or was destroyed on
-// purpose, and for drift not checked.
-func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
-	tests := []struct {
-		condition deploy.Condition
-		want      bool
-	}{
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
-		{deploy.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
-	}
-	for _, tt := range tests {
-		ready := deploy.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
-		st := &deploy.StackStatus{Conditions: []deploy.Condition{ready, tt.condition}}
-		if got := notReady(st); got != tt.want {
-			t.Errorf("%s=%s %s: not ready %t, want %t", tt.condition.Type, tt.condition.Status, tt.condition.Reason, got, tt.want)
-		}
-	}
-}

@@ -135,7 +135,7 @@ func upRun(opts *upOptions) error {
 		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
 			return err
 		}
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: f.checkPlan(p), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: f.checkPlan(p, o), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -311,7 +311,7 @@ func destroyRun(opts *destroyOptions) error {
 			return f.confirm(destroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
 		}
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: f.stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: f.stillReferenced(&opts.deployOptions), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }
@@ -399,7 +399,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true, pace: deploy.Adopting,
-		guard: func(ctx context.Context, b deploy.Backend, _ *deployOptions, targets []deploy.Target) (map[string]error, error) {
+		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err

@@ -70,8 +70,8 @@ func readPlan(file string) (*deploy.Plan, error) {
 
 // checkPlan is up's guard with --plan: every stack is checked against its part of the plan
 // (CheckPlan) before any is changed, and when one is refused, all are: nothing is half-applied.
-func (f *factory) checkPlan(p *deploy.Plan) func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
-	return func(ctx context.Context, b deploy.Backend, o *deployOptions, targets []deploy.Target) (map[string]error, error) {
+func (f *factory) checkPlan(p *deploy.Plan, o *deployOptions) func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+	return func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 		given := map[string]bool{}
 		for _, t := range targets {
 			given[t.Key()] = true

@@ -62,7 +62,7 @@ func TestTheEnginesProgressIsRedactedLineByLineAndItsLastLineIsKept(t *testing.T
 	for _, targets := range []int{1, 2} {
 		var stderr bytes.Buffer
 		a := newApp(registry.Kinds(), nil, &bytes.Buffer{}, &stderr)
-		w := a.f.progress(&deployOptions{}, targets)(deploy.Target{Project: "p", Stack: "s"})
+		w := a.f.progress(&deployOptions{})(targets)(deploy.Target{Project: "p", Stack: "s"})
 		// Split where a pipe may split it: inside the URL and inside the passphrase.
 		for _, chunk := range []string{"Previewing (postgres://u:" + urlPassword[:4], urlPassword[4:] + "@db/x)\nlast: " +
 			passphrase[:6], passphrase[6:]} {

@@ -416,28 +416,31 @@ func show(v any) string {
 // progress is where a target's engine progress goes: standard error, whatever -o is, each line
 // prefixed with the stack when several run, so that parallel stacks stay apart.
 // It is redacted a line at a time; flushProgress writes the unfinished lines once the stacks are done.
-func (f *factory) progress(o *deployOptions, targets int) func(t deploy.Target) io.Writer {
+// targets is how many stacks run.
+func (f *factory) progress(o *deployOptions) func(targets int) func(t deploy.Target) io.Writer {
 	r := f.redactor()
-	return func(t deploy.Target) io.Writer {
-		if o.quiet {
-			return io.Discard
-		}
-		w := io.Writer(&lockedWriter{w: f.Stderr, mu: &f.outMu})
-		var p *prefixed
-		if targets > 1 {
-			p = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
-			w = p
-		}
-		redacting := redact.NewWriter(w, r)
-		f.deploy.progressMu.Lock()
-		defer f.deploy.progressMu.Unlock()
-		f.deploy.flushes = append(f.deploy.flushes, func() {
-			_ = redacting.Flush()
-			if p != nil {
-				_ = p.Flush()
+	return func(targets int) func(t deploy.Target) io.Writer {
+		return func(t deploy.Target) io.Writer {
+			if o.quiet {
+				return io.Discard
 			}
-		})
-		return redacting
+			w := io.Writer(&lockedWriter{w: f.Stderr, mu: &f.outMu})
+			var p *prefixed
+			if targets > 1 {
+				p = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
+				w = p
+			}
+			redacting := redact.NewWriter(w, r)
+			f.deploy.progressMu.Lock()
+			defer f.deploy.progressMu.Unlock()
+			f.deploy.flushes = append(f.deploy.flushes, func() {
+				_ = redacting.Flush()
+				if p != nil {
+					_ = p.Flush()
+				}
+			})
+			return redacting
+		}
 	}
 }
 

@@ -242,3 +242,22 @@ func title(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// NotReady tells whether a stack's Ready condition says its last update failed (or was
+// interrupted) or that it is not at its manifest's generation, or (status --drift) its Drifted
+// condition says the cloud differs. A stack whose reference is gone or that was destroyed on
+// purpose is reported, not failed on.
+func (st *StackStatus) NotReady() bool {
+	for _, c := range st.Conditions {
+		switch {
+		case c.Type == "Drifted" && c.Status == "True":
+			// A script gating on status --drift must not read drift as fine.
+			return true
+		case c.Type != "Ready" || c.Status == "True":
+		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
+			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
+			return true
+		}
+	}
+	return false
+}

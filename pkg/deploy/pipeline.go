@@ -1,0 +1,266 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
+)
+
+// Request is one run of the deploy pipeline over the files a user gave: what to read, how to
+// reach the engine, which checks run before it and the operation each stack gets. The command,
+// and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
+// checks.
+type Request struct {
+	// Operation names the run (preview, up, refresh, drift, status, destroy, kubeconfig, adopt).
+	// Preview and up are checked against what the cloud offers before the engine runs.
+	Operation string
+	// Paths are the files and folders given; Files says how they are read.
+	Paths []string
+	Files Files
+	// Backend opens where the stacks live. It is called once every file is read and valid, so
+	// that a mistake in a file is said before a backend that cannot open is.
+	Backend func() (Backend, error)
+	// Policy, when set, is evaluated over every manifest before any stack runs.
+	Policy *policy.Policy
+	// Retarget allows a manifest onto a stack that deployed another metadata.name (--retarget).
+	Retarget bool
+	// Parallel stacks run at once, each within StackTimeout.
+	Parallel     int
+	StackTimeout time.Duration
+	// Reverse runs dependants first (destroy); SkipBlocked skips the dependants of a blocked stack.
+	Reverse, SkipBlocked bool
+	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
+	// refuses every target or none (a saved plan is applied whole).
+	Guard func(ctx context.Context, b Backend, targets []Target) (map[string]error, error)
+	Whole bool
+	// Pace, when set, paces the operations by that estimate of their cloud requests.
+	Pace Requests
+	// Progress, given how many stacks run, is where each stack's engine progress goes
+	// (Deployer.Progress): several running at once are told apart by a prefix.
+	Progress func(stacks int) func(t Target) io.Writer
+	// Say is told, as they happen, what the user should read before the outcomes: policy
+	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
+	Say func(line string)
+	// Op is the operation each stack gets.
+	Op func(ctx context.Context, d *Deployer, t Target) Outcome
+}
+
+// PolicyDeniedError says that a policy denied a manifest, so no stack ran: the outcomes Run
+// returns with it say which manifests were denied and which were not run.
+type PolicyDeniedError struct{}
+
+func (*PolicyDeniedError) Error() string { return "a manifest was denied by policy: no stack ran" }
+
+// ArgsError is a mistake of the request's paths rather than of a file: a path that is not there,
+// several manifests where one is taken, --stack with several.
+type ArgsError struct{ Err error }
+
+func (e *ArgsError) Error() string { return e.Err.Error() }
+func (e *ArgsError) Unwrap() error { return e.Err }
+
+// Run is the whole deploy pipeline: read and validate every file, evaluate the policy, order the
+// stacks by their references, refuse what the deployed clusters' regions or the cloud's offer
+// rule out and what the guard refuses, then run the operation over every stack through the
+// queue. Every problem of the input comes back at once as a *ProblemsError before any stack is
+// touched (a mistake of the paths as an *ArgsError); a policy's denial as the outcomes and a *PolicyDeniedError. Otherwise the outcomes
+// say what each stack did, and the error is nil.
+func Run(ctx context.Context, r Request) ([]Outcome, error) {
+	texts := map[string][]byte{} // each manifest's text, for the lines of the fields a check names
+	files := r.Files
+	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
+	targets, err := files.Targets(r.Paths)
+	var problems *ProblemsError
+	if err != nil && !errors.As(err, &problems) {
+		return nil, &ArgsError{Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range targets {
+		targets[i].Retarget = r.Retarget
+	}
+	b, err := r.Backend()
+	if err != nil {
+		return nil, err
+	}
+	return r.run(ctx, b, targets, texts)
+}
+
+// run is Run once the targets are read and the backend open.
+func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) ([]Outcome, error) {
+	exists := func(key string) (bool, error) {
+		project, stack, _ := strings.Cut(key, "/")
+		return b.Exists(ctx, project, stack)
+	}
+	sorted, deps, err := Order(targets, exists)
+	if err != nil {
+		return nil, err
+	}
+	results, denied, err := r.evaluatePolicy(ctx, b, sorted, texts)
+	if err != nil || denied != nil {
+		return denied, err
+	}
+	if r.Operation == "preview" || r.Operation == "up" {
+		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
+			return nil, err
+		}
+	}
+	outcomes, err := r.runQueue(ctx, b, sorted, deps)
+	for i := range outcomes {
+		outcomes[i].Policy = results[outcomes[i].Target.Key()]
+	}
+	return outcomes, err
+}
+
+// say tells the user a line, when anyone listens.
+func (r Request) say(line string) {
+	if r.Say != nil {
+		r.Say(line)
+	}
+}
+
+// evaluatePolicy evaluates the policy over every target, each against the manifest its stack
+// last deployed (read from the backend, never the cloud), and says each broken rule. When a rule
+// denies any manifest, no stack runs: the outcomes returned say which manifests were denied and
+// which were not run, with a *PolicyDeniedError. The results are each stack's broken rules.
+func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) (
+	map[string][]policy.Result, []Outcome, error) {
+	if r.Policy == nil {
+		return nil, nil, nil
+	}
+	results := map[string][]policy.Result{}
+	denied := false
+	for _, t := range targets {
+		old, err := LastDeployed(ctx, b, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		rs, err := r.Policy.Evaluate(policy.Input{File: t.File, Data: texts[t.Key()], Manifest: t.Input, Old: old})
+		if err != nil {
+			return nil, nil, err
+		}
+		results[t.Key()] = rs
+		for _, res := range rs {
+			r.say(res.String())
+			denied = denied || res.Denied()
+		}
+	}
+	if !denied {
+		return results, nil, nil
+	}
+	outcomes := make([]Outcome, len(targets))
+	for i, t := range targets {
+		rs := results[t.Key()]
+		outcomes[i] = Outcome{Target: t, Status: Skipped, Reason: "not run: a manifest was denied by policy", Policy: rs}
+		if policy.Denied(rs) {
+			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "denied by policy", Err: &policy.Error{Results: rs}, Policy: rs}
+		}
+	}
+	return results, outcomes, &PolicyDeniedError{}
+}
+
+// checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
+// cluster it references (one not among the files given, which Files checked), and what the
+// cloud does not offer. Every refusal is in the *ProblemsError returned.
+func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
+	problems, err := DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
+		return texts[key]
+	})
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &ProblemsError{Problems: problems}
+	}
+	return r.checkOffered(ctx, b, targets, texts)
+}
+
+// checkOffered asks each target's cloud, when a token is there, what it offers now, and refuses
+// the regions, Kubernetes versions and node sizes it does not: validate only warns of them (its
+// table may be older than the cloud), the cloud's own list decides. One call per cloud per run
+// (upgrade.Offered); without a token nothing is asked. A cloud that does not answer is said once,
+// and the run goes on: the engine meets the same cloud. What a stack runs already is kept,
+// offered or not.
+func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
+	var problems []error
+	warned := map[string]bool{}
+	for _, t := range targets {
+		cloud, base, token := upgrade.CloudAPI(t.Input)
+		if token == "" {
+			continue
+		}
+		cat, err := upgrade.Offered(ctx, cloud, base, token)
+		if err != nil {
+			if !warned[cloud] {
+				warned[cloud] = true
+				r.say(fmt.Sprintf("warning: %v; regions, Kubernetes versions and sizes are not checked against %s's list", err, cloud))
+			}
+			continue
+		}
+		data := texts[t.Key()]
+		if len(program.Refusals(t.File, data, t.Input, nil, cat)) == 0 {
+			continue
+		}
+		// Only now is the stack read: it is asked only of a manifest the cloud's list refuses.
+		var old proto.Message
+		if old, err = LastDeployed(ctx, b, t); err != nil {
+			return err
+		}
+		if refusals := program.Refusals(t.File, data, t.Input, old, cat); len(refusals) > 0 {
+			problems = append(problems, &stackinput.Error{Problems: refusals})
+		}
+	}
+	if len(problems) > 0 {
+		return &ProblemsError{Problems: problems}
+	}
+	return nil
+}
+
+// runQueue runs the operation over every target through the queue, after the guard: with Whole,
+// one refusal refuses all and nothing runs.
+func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps map[string][]string) ([]Outcome, error) {
+	var refused map[string]error
+	if r.Guard != nil {
+		var err error
+		if refused, err = r.Guard(ctx, b, sorted); err != nil {
+			return nil, err
+		}
+	}
+	if r.Whole && len(refused) > 0 {
+		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
+		outcomes := make([]Outcome, len(sorted))
+		for i, t := range sorted {
+			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "refused", Err: refused[t.Key()]}
+		}
+		return outcomes, nil
+	}
+	d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
+	if r.Progress != nil {
+		d.Progress = r.Progress(len(sorted))
+	}
+	if r.Pace != nil {
+		d.Pace = NewPacer(sorted, r.Pace)
+		for _, b := range d.Pace.Budgets() {
+			if b.Paced > 0 {
+				r.say(r.Operation + " paces its requests to stay under the cloud's rate limit: " + b.String())
+			}
+		}
+	}
+	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
+		Recovery: d.Recovery}
+	return q.Run(ctx, sorted, deps, func(ctx context.Context, t Target) Outcome {
+		if err := refused[t.Key()]; err != nil {
+			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
+		}
+		return r.Op(ctx, d, t)
+	}), nil
+}

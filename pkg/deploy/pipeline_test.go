@@ -1,0 +1,140 @@
+package deploy_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+)
+
+// preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
+func preview(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return d.Preview(ctx, t)
+}
+
+// writeFiles writes each text to a file of its name in a new folder, and returns the folder.
+func writeFiles(t *testing.T, texts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range texts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.yaml": strings.Replace(clusterText("a", "prod"), "nodeCount: 2", "nodeCount: -1", 1),
+		"b.yaml": strings.Replace(clusterText("b", "prod"), "region: fra1", "region: frankfurt", 1),
+	})
+	b := deploytest.New()
+	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir},
+		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
+	var problems *deploy.ProblemsError
+	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
+		t.Fatalf("want both files' problems in one *ProblemsError, got %v (%T)", err, err)
+	}
+	if outcomes != nil || len(b.Calls()) != 0 {
+		t.Errorf("a stack was touched despite invalid input: outcomes %v, calls %v", outcomes, b.Calls())
+	}
+}
+
+func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod"), "b.yaml": clusterText("b", "dev")})
+	p, err := policy.Parse("policy.yaml", []byte(`rules:
+  - name: prod-is-ha
+    message: a production cluster needs a highly available control plane
+    expression: metadata.env != "prod" || spec.?highlyAvailable.orValue(false)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := deploytest.New()
+	var said []string
+	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
+		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
+		Say: func(line string) { said = append(said, line) }})
+	var denied *deploy.PolicyDeniedError
+	if !errors.As(err, &denied) {
+		t.Fatalf("want a *PolicyDeniedError, got %v", err)
+	}
+	statuses := map[string]deploy.Status{}
+	for _, o := range outcomes {
+		statuses[o.Target.Key()] = o.Status
+	}
+	want := map[string]deploy.Status{"digitaloceankubernetescluster/a-prod": deploy.Blocked, "digitaloceankubernetescluster/b-dev": deploy.Skipped}
+	for key, status := range want {
+		if statuses[key] != status {
+			t.Errorf("%s: %s, want %s (all: %v)", key, statuses[key], status, statuses)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "prod-is-ha") {
+		t.Errorf("the denial was not said once, naming its rule: %q", said)
+	}
+	for _, c := range b.Calls() {
+		if !strings.HasPrefix(c, "open ") && !strings.HasPrefix(c, "exists ") {
+			t.Errorf("a stack ran despite the denial: %s", c)
+		}
+	}
+}
+
+func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod"), "b.yaml": clusterText("b", "prod")})
+	b := deploytest.New()
+	ran := 0
+	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
+		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
+		Guard: func(_ context.Context, _ deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
+		},
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			ran++
+			return preview(ctx, d, t)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != 0 || len(outcomes) != 2 {
+		t.Fatalf("ran %d stacks, %d outcomes; want none run and 2 outcomes", ran, len(outcomes))
+	}
+	for _, o := range outcomes {
+		if o.Status != deploy.Blocked {
+			t.Errorf("%s: %s, want blocked", o.Target.Key(), o.Status)
+		}
+	}
+}
+
+// status exits 4 for every Ready=False a script must stop at, a rotation stopped midway among
+// them, and for drift that status --drift found; 0 for a stack that is ready or was destroyed on
+// purpose, and for drift not checked.
+func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
+	tests := []struct {
+		condition deploy.Condition
+		want      bool
+	}{
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
+		{deploy.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
+		{deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
+		{deploy.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
+		{deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
+	}
+	for _, tt := range tests {
+		ready := deploy.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
+		st := &deploy.StackStatus{Conditions: []deploy.Condition{ready, tt.condition}}
+		if got := st.NotReady(); got != tt.want {
+			t.Errorf("%s=%s %s: not ready %t, want %t", tt.condition.Type, tt.condition.Status, tt.condition.Reason, got, tt.want)
+		}
+	}
+}
