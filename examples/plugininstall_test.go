@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 )
 
 // Issue 33 item 9: with the plugin a clone builds on PATH, the engine warns "using
@@ -25,8 +25,8 @@ func TestThePagesInstallAClonesPluginWhereTheEngineFindsItWithoutAWarning(t *tes
 			switch {
 			case m == nil:
 				t.Errorf("%s does not install the plugin with pulumi plugin install ... --file", page)
-			case m[1] != plugin.Version():
-				t.Errorf("%s installs the plugin as %s; a clone builds %s", page, m[1], plugin.Version())
+			case m[1] != release.Version():
+				t.Errorf("%s installs the plugin as %s; a clone builds %s", page, m[1], release.Version())
 			}
 			if where := onPath.FindString(text); where != "" {
 				t.Errorf("%s still puts the plugin on PATH (%q), where the engine warns at every load", page, where)

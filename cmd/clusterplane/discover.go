@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -68,28 +67,22 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
 func discoverRun(opts *discoverOptions) error {
 	f, o, dir := opts.f, opts.discover, opts.dir
-	var cloud cloudapi.Cloud
-	switch opts.cloud {
-	case discover.DigitalOcean:
-		cloud = cloudapi.DigitalOcean
-	case discover.Civo:
-		cloud = cloudapi.Civo
-	default:
+	if opts.cloud != discover.DigitalOcean && opts.cloud != discover.Civo {
 		return errors.Errorf("unknown cloud %q: digitalocean or civo", opts.cloud)
 	}
 	if dir == "" {
 		return errors.New("--dir is required")
 	}
-	token, apiURL, err := cloud.Resolve("", "")
-	if err != nil {
+	o.Cloud, o.Kinds = opts.cloud, f.kinds
+	cloudName, err := o.Account()
+	var noToken *discover.NoTokenError
+	if errors.As(err, &noToken) {
+		fmt.Fprintf(f.Stderr, "discover: %v\n", err)
+		return cli.Exit(exitcode.Invalid)
+	} else if err != nil {
 		f.printError(err)
 		return cli.Exit(exitcode.Invalid)
 	}
-	if token == "" {
-		fmt.Fprintf(f.Stderr, "discover: no %s API token: set %s\n", cloud.Name, cloud.TokenEnv)
-		return cli.Exit(exitcode.Invalid)
-	}
-	o.Cloud, o.Token, o.APIURL, o.Kinds = opts.cloud, token, apiURL, f.kinds
 	o.Command = discoverCommandLine(opts.cloud, o)
 	ctx, stop := interruptible()
 	defer stop()
@@ -119,7 +112,7 @@ func discoverRun(opts *discoverOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.Stdout, "%d %s and %d more node %s of %s: %d %s in %s (%d %s)\n",
-		res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloud.Name,
+		res.Clusters, plural(res.Clusters, "cluster", "clusters"), res.Pools, plural(res.Pools, "pool", "pools"), cloudName,
 		len(res.Files), plural(len(res.Files), "file", "files"), dir, res.Requests, plural(res.Requests, "request", "requests"))
 	return nil
 }

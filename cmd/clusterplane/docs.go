@@ -10,7 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -248,7 +248,7 @@ func versionCommand() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			// The release's version, as the plugin, its schema and the SDKs say it.
-			version := plugin.Version()
+			version := release.Version()
 			for _, s := range info.Settings {
 				if s.Key == "vcs.revision" {
 					version += " " + s.Value

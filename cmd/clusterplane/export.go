@@ -10,7 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/pko"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/module"
@@ -152,7 +152,7 @@ func exportedFrom(f pko.File, opts pko.Options) string {
 }
 
 // releaseVersion is clusterplane's version; a variable so that a test can be a release build.
-var releaseVersion = plugin.Version
+var releaseVersion = release.Version
 
 // defaultImage is the workspace image a build of version v names: its own tag on a release (vX.Y.Z,
 // as deploy/pko/Dockerfile's build command tags it), and

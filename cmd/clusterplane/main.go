@@ -6,16 +6,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 )
 
 func main() {
-	if filepath.Base(os.Args[0]) == plugin.Name {
-		servePlugin(registry.Kinds())
+	if autostack.StartedAsPlugin(os.Args[0]) {
+		if err := autostack.ServePlugin(registry.Kinds()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		return
 	}
 	os.Exit(newApp(registry.Kinds(), os.Stdin, os.Stdout, os.Stderr).run(os.Args[1:]))

@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
@@ -27,7 +27,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 	}
 	e := fakeengine.Start(t, fakeengine.Options{})
 	addr := fakeengine.Serve(t, func(s *grpc.Server) {
-		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, plugin.Version(), schema, registry.Kinds().Components()))
+		pulumirpc.RegisterResourceProviderServer(s, componentprovider.New(e.Conn, release.Version(), schema, registry.Kinds().Components()))
 	})
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -43,7 +43,7 @@ func TestGetSchemaServesTheSchemaGeneratedFromTheProtos(t *testing.T) {
 		t.Error("GetSchema serves another schema than the one the protos give")
 	}
 	info, err := client.GetPluginInfo(context.Background(), &emptypb.Empty{})
-	if err != nil || info.GetVersion() != plugin.Version() {
-		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, plugin.Version())
+	if err != nil || info.GetVersion() != release.Version() {
+		t.Errorf("GetPluginInfo = %v, %v; want version %s", info, err, release.Version())
 	}
 }

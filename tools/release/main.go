@@ -73,7 +73,7 @@ type release struct {
 }
 
 func (r *release) ldflags() string {
-	return "-s -w -buildid= -X " + Module + "/pkg/pulumi/plugin.version=" + r.version + " -X " + Module + "/pkg/pulumi/plugin.downloadURL=" + r.url
+	return "-s -w -buildid= -X " + Module + "/pkg/release.version=" + r.version + " -X " + Module + "/pkg/pulumi/plugin.downloadURL=" + r.url
 }
 
 func (r *release) run() error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/env"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
@@ -73,7 +74,7 @@ func installPlugin(exe string) error {
 	}
 	// The engine runs the plugin from here: the plugins folder and the version's folder in it
 	// must be this user's alone, as the folder on PATH must.
-	dir, err := ownedfs.MkdirAll(filepath.Dir(plugins), filepath.Base(plugins), "resource-clusterplane-v"+plugin.Version())
+	dir, err := ownedfs.MkdirAll(filepath.Dir(plugins), filepath.Base(plugins), "resource-clusterplane-v"+release.Version())
 	if err != nil {
 		return errors.Wrap(err, "the Pulumi home's plugin folder")
 	}

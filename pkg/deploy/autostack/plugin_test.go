@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 )
 
 // nobody is the uid the tests give a folder "another user" made; only root may.
@@ -168,7 +169,7 @@ func TestWithAmbientPluginsIgnoredThePulumiHomesPluginFolderMustBeTheUsersAlone(
 			plant: func(t *testing.T, home string) { plant(t, home, "plugins", 0o777, false) }, refused: "written by its group or others"},
 		{name: "a version folder another user made first is refused",
 			plant: func(t *testing.T, home string) {
-				plant(t, home, "plugins/resource-clusterplane-v"+plugin.Version(), 0o755, true)
+				plant(t, home, "plugins/resource-clusterplane-v"+release.Version(), 0o755, true)
 			}, refused: fmt.Sprintf("owner uid %d", nobody)},
 	}
 	for _, tt := range tests {
@@ -186,7 +187,7 @@ func TestWithAmbientPluginsIgnoredThePulumiHomesPluginFolderMustBeTheUsersAlone(
 				if err != nil {
 					t.Fatal(err)
 				}
-				link := filepath.Join(home, "plugins", "resource-clusterplane-v"+plugin.Version(), plugin.Name)
+				link := filepath.Join(home, "plugins", "resource-clusterplane-v"+release.Version(), plugin.Name)
 				if target, err := os.Readlink(link); err != nil || target != exe {
 					t.Errorf("%s -> %q (%v), want the link to clusterplane", link, target, err)
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
+	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	sdkplugin "github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -161,6 +162,6 @@ func Serve(schema []byte, components []Component, customs ...Custom) error {
 		return err
 	}
 	return provider.Main(plugin.Package, func(host *provider.HostClient) (pulumirpc.ResourceProviderServer, error) {
-		return New(host.EngineConn(), plugin.Version(), schema, components, customs...), nil
+		return New(host.EngineConn(), release.Version(), schema, components, customs...), nil
 	})
 }

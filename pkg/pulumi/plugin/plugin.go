@@ -1,12 +1,10 @@
-// Package plugin is the clusterplane Pulumi plugin's identity: its name, package and version, and
+// Package plugin is the clusterplane Pulumi plugin's identity: its name, package, where it is
+// downloaded from, and
 // the type tokens of what it serves. The plugin, the modules that register its types, the package
 // schema and the clusterplane command (which serves and installs the plugin) all read them here.
 package plugin
 
-import (
-	"runtime/debug"
-	"strings"
-)
+import "strings"
 
 const (
 	// Package is the Pulumi package: every type the plugin serves is clusterplane:<module>:<Type>.
@@ -42,23 +40,4 @@ func DownloadURL() string {
 		return downloadURL
 	}
 	return DefaultDownloadURL
-}
-
-// version is set when a release is built: go build -ldflags "-X
-// github.com/clusterplane/clusterplane/pkg/pulumi/plugin.version=v0.1.0" (make release).
-var version string
-
-// Version is clusterplane's version, without the v: the one a release was built with, else the
-// module version the binary was built from (go install ...@v0.3.0), else 0.0.0 for a build from
-// a checkout. clusterplane version, the plugin, its package schema and the SDKs all say it.
-func Version() string {
-	if v := strings.TrimPrefix(version, "v"); v != "" {
-		return v
-	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v := info.Main.Version; len(v) > 1 && v[0] == 'v' && v != "(devel)" {
-			return v[1:]
-		}
-	}
-	return "0.0.0"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/release"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
@@ -153,7 +154,7 @@ func Generate(components []Component) ([]byte, error) {
 		Types:             g.types,
 		PluginDownloadURL: plugin.DownloadURL(),
 	}
-	if v := plugin.Version(); v != "0.0.0" {
+	if v := release.Version(); v != "0.0.0" {
 		pkg.Version = v
 	}
 	for _, c := range components {
@@ -471,7 +472,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 // Stamp sets a schema's version and pluginDownloadURL to this build's (pkg/pulumi/plugin), so that the
 // plugin a release built serves the release's schema; a build from a checkout leaves it as it is.
 func Stamp(schema []byte) ([]byte, error) {
-	v, url := plugin.Version(), plugin.DownloadURL()
+	v, url := release.Version(), plugin.DownloadURL()
 	if v == "0.0.0" && url == plugin.DefaultDownloadURL {
 		return schema, nil // the schema make protos wrote says the same
 	}
