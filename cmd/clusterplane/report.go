@@ -359,19 +359,7 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 		for _, c := range s.RecordedOnly {
 			fmt.Fprintf(&b, "- **recorded only** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
 		}
-		for _, rc := range resources {
-			fmt.Fprintf(&b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
-			for _, f := range rc.Fields {
-				if f.Changed {
-					fmt.Fprintf(&b, "  - `%s`: %s (%s): %s\n", f.Path, codeValues(f.Old, f.New), f.Effect, f.Reason)
-				} else {
-					fmt.Fprintf(&b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
-				}
-			}
-			if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
-				fmt.Fprintf(&b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
-			}
-		}
+		resourceLines(&b, resources)
 		if s.Cost != nil {
 			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
 		}
@@ -390,6 +378,23 @@ func writeMarkdown(w io.Writer, r deploy.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// resourceLines writes each resource change as a Markdown list item, its fields below it.
+func resourceLines(b *strings.Builder, resources []deploy.ResourceChange) {
+	for _, rc := range resources {
+		fmt.Fprintf(b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
+		for _, f := range rc.Fields {
+			if f.Changed {
+				fmt.Fprintf(b, "  - `%s`: %s (%s): %s\n", f.Path, codeValues(f.Old, f.New), f.Effect, f.Reason)
+			} else {
+				fmt.Fprintf(b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
+			}
+		}
+		if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
+			fmt.Fprintf(b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
+		}
+	}
 }
 
 // codeValues is values in Markdown: each value as code.

@@ -71,7 +71,14 @@ $` + sandbox.EngineEnv + `). It exits with COMMAND's exit code, 1 when it cannot
 		o.args = args
 		return runOrReal(o, runF, sandboxRun)
 	}
-	start := &cobra.Command{
+	cmd.AddCommand(newCmdSandboxEnv(o), newCmdSandboxStop(o), newCmdSandboxReset(o), newCmdSandboxServe(o))
+	return cmd
+}
+
+// The sandbox's subcommands share its options (--dir, --engine).
+
+func newCmdSandboxEnv(o *sandboxOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:     "env",
 		Aliases: []string{"start"},
 		Short:   "Start the sandbox in the background and print the export lines that enter it",
@@ -81,7 +88,10 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return sandboxStart(o) },
 	}
-	stop := &cobra.Command{
+}
+
+func newCmdSandboxStop(o *sandboxOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:   "stop",
 		Short: "Stop the sandbox running in the background; its clouds and stacks stay in its folder",
 		Args:  cobra.NoArgs,
@@ -102,13 +112,19 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 			return nil
 		},
 	}
-	resetCmd := &cobra.Command{
+}
+
+func newCmdSandboxReset(o *sandboxOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:   "reset",
 		Short: "Stop the sandbox and remove its folder: its clouds, stacks, passphrase and plugins' links",
 		Args:  cobra.NoArgs,
 		RunE:  func(*cobra.Command, []string) error { return sandboxReset(o) },
 	}
-	serve := &cobra.Command{
+}
+
+func newCmdSandboxServe(o *sandboxOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:    "serve",
 		Short:  "Serve the sandbox's clouds in the foreground until interrupted (what env starts)",
 		Hidden: true,
@@ -126,8 +142,6 @@ The passphrase stays in its file; the tokens printed open nothing but the loopba
 			return nil
 		},
 	}
-	cmd.AddCommand(start, stop, resetCmd, serve)
-	return cmd
 }
 
 // sandboxRun resets the sandbox when asked, then runs the command given inside it, if any.

@@ -126,6 +126,26 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 			return cli.Exit(exitcode.Invalid)
 		}
 	}
+	if err := f.writeUpgradePlan(output, plans, written, notWritten); err != nil {
+		return err
+	}
+	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
+	// upgrade: the deploy commands exit 1 for it too.
+	for _, c := range clusters {
+		if _, ok := c.Cloud.(upgrade.NoCloud); ok {
+			return cli.Exit(exitcode.Invalid)
+		}
+	}
+	for _, p := range plans {
+		if p.Blocked() {
+			return cli.Exit(exitcode.Blocked)
+		}
+	}
+	return nil
+}
+
+// writeUpgradePlan prints the plans as -o asks, and on stderr the files --write wrote or left.
+func (f *factory) writeUpgradePlan(output string, plans []upgrade.ClusterPlan, written, notWritten []string) error {
 	var out bytes.Buffer
 	switch output {
 	case "json":
@@ -146,22 +166,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	for _, w := range notWritten {
 		fmt.Fprintln(f.Stderr, w)
 	}
-	if err := f.writeRedacted(&out); err != nil {
-		return err
-	}
-	// A cluster whose cloud could not be asked (no token) is a mistake to fix, not a blocked
-	// upgrade: the deploy commands exit 1 for it too.
-	for _, c := range clusters {
-		if _, ok := c.Cloud.(upgrade.NoCloud); ok {
-			return cli.Exit(exitcode.Invalid)
-		}
-	}
-	for _, p := range plans {
-		if p.Blocked() {
-			return cli.Exit(exitcode.Blocked)
-		}
-	}
-	return nil
+	return f.writeRedacted(&out)
 }
 
 func nonNil(s []string) []string {
