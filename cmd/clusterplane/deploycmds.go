@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -144,7 +145,7 @@ func upRun(opts *upOptions) error {
 	}
 	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
-			return f.interactive() && f.confirm(upPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
+			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
 }
@@ -223,7 +224,7 @@ cannot tell.`,
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: renderDrift, pace: deploy.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: render.Drift, pace: deploy.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 }
 
@@ -263,7 +264,7 @@ func statusRun(opts *statusOptions) error {
 		// status --drift refreshes as drift does.
 		pace = deploy.Refreshing
 	}
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: renderStatus, pace: pace,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: render.Status, pace: pace,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
@@ -308,7 +309,7 @@ func destroyRun(opts *destroyOptions) error {
 	destroy := deploy.DestroyOptions{Remove: opts.remove}
 	if !opts.yes {
 		destroy.Confirm = func(t deploy.Target, resources []string) bool {
-			return f.confirm(destroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
+			return f.confirm(render.DestroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
 		}
 	}
 	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: f.stillReferenced(&opts.deployOptions), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -337,7 +338,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 }
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: renderKubeconfig, verbatim: true,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: render.Kubeconfig, verbatim: true,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Kubeconfig(ctx, t)
 		}})
@@ -398,7 +399,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: renderAdopt, skipBlocked: true, pace: deploy.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, skipBlocked: true, pace: deploy.Adopting,
 		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -105,23 +104,6 @@ func TestAFailuresCauseSitsInItsRowAndNoWordIsSaidTwice(t *testing.T) {
 	}
 }
 
-func TestAChangedValueReadsOldToNewAndASecretOnlyThatItChanged(t *testing.T) {
-	tests := []struct {
-		old, new any
-		text     string
-	}{
-		{float64(2), float64(3), "2 → 3"},
-		{nil, "fra1", `(unset) → "fra1"`},
-		{diff.Secret, diff.Secret, "(secret, changed)"},
-		{nil, diff.Secret, "(secret, changed)"},
-	}
-	for _, tt := range tests {
-		if got := values(tt.old, tt.new); got != tt.text {
-			t.Errorf("values(%v, %v) = %q, want %q", tt.old, tt.new, got, tt.text)
-		}
-	}
-}
-
 func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)
@@ -176,23 +158,5 @@ func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing
 	}
 	if !strings.Contains(r.stdout, "  update spec.nodeCount: 2 → 3\n") || strings.Contains(r.stdout, "(update)") {
 		t.Errorf("preview says:\n%s\nwant `update spec.nodeCount: 2 → 3` without (update) after it", r.stdout)
-	}
-	if got := unlike("update", "update") + "|" + unlike("replace", "refused"); got != "| (refused)" {
-		t.Errorf("unlike says %q", got)
-	}
-}
-
-// newcomer7: one failure's long cause padded every row to 620 columns, the short ones included.
-func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
-	r := deploy.Report{Summary: map[deploy.Status]int{deploy.Done: 1, deploy.Failed: 1}, Stacks: []deploy.StackReport{
-		{File: "a.yaml", Stack: "kind/a", Outcome: deploy.Done, Reason: "1 create"},
-		{File: "b.yaml", Stack: "kind/b", Outcome: deploy.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
-	}}
-	var out strings.Builder
-	table(&out, r)
-	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
-		if !strings.Contains(line, "long answer") && len(line) > 60 {
-			t.Errorf("a row without the long cause is %d columns wide:\n%s", len(line), out.String())
-		}
 	}
 }

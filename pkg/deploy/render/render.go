@@ -1,0 +1,437 @@
+// Package render writes what the deploy pipeline reports (deploy.Report, deploy.Outcome) for
+// people: the table of stacks and their counts, each change's fields old → new, the monthly
+// costs, a pull request's Markdown comment, drift, status, an adoption's differences and the plan
+// shown before up or destroy asks. Every way in that shows a report to a person (the command, a
+// bot commenting on pull requests) writes it the same way; none of it redacts, which the caller
+// does over the whole text.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+)
+
+// Table prints a row per stack and the counts. The result comes last: a long cause (the cloud's
+// answer) then runs on in its own row instead of widening every row to its length.
+func Table(w io.Writer, r deploy.Report) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tSTACK\tTIME\tRESULT")
+	for _, s := range r.Stacks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(s)))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, summary(r))
+}
+
+// Changes lists, under the table, each stack's refused changes and the manifest fields behind its
+// resource changes, with the old and the new value.
+func Changes(w io.Writer, r deploy.Report) {
+	for _, s := range r.Stacks {
+		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", s.File)
+		if s.ProtectionOff {
+			fmt.Fprintf(w, "  %s\n", deploy.ProtectionOffLine)
+		}
+		for _, c := range s.Refused {
+			fmt.Fprintf(w, "  refused %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+		}
+		for _, c := range s.RecordedOnly {
+			fmt.Fprintf(w, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+		}
+		for _, rc := range s.Resources {
+			for _, f := range rc.Fields {
+				if f.Changed {
+					fmt.Fprintf(w, "  %s %s: %s%s\n", rc.Operation, f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
+				}
+			}
+		}
+	}
+}
+
+// Costs lists each priced stack's monthly cost under the table.
+func Costs(w io.Writer, r deploy.Report) {
+	for _, s := range r.Stacks {
+		if s.Cost != nil {
+			fmt.Fprintf(w, "%s: monthly cost: %s\n", s.File, s.Cost)
+		}
+	}
+}
+
+// Markdown writes the report as a pull request comment: a table of the stacks, each with
+// its outcome and cause, then each stack's changes: the manifest fields behind each resource change
+// with old → new values, the refused changes, or the drifted fields.
+func Markdown(w io.Writer, r deploy.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
+	b.WriteString(summary(r) + "\n\n")
+	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
+	for _, s := range r.Stacks {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(s))))
+	}
+	for _, s := range r.Stacks {
+		// Drift is the fields that differ: the resource changes behind them would repeat them.
+		resources := s.Resources
+		if len(s.Drift) > 0 || r.Command == "drift" {
+			resources = nil
+		}
+		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
+			s.Cost == nil && !s.ProtectionOff {
+			continue
+		}
+		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
+		if s.ProtectionOff {
+			fmt.Fprintf(&b, "- **%s**\n", deploy.ProtectionOffLine)
+		}
+		policyLines(&b, s.Policy)
+		for _, c := range s.Refused {
+			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
+		}
+		for _, c := range s.RecordedOnly {
+			fmt.Fprintf(&b, "- **recorded only** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
+		}
+		resourceLines(&b, resources)
+		if s.Cost != nil {
+			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
+		}
+		for _, d := range s.Drift {
+			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+			if d.Stays != "" {
+				fmt.Fprintf(&b, "  - %s\n", d.Stays)
+			}
+		}
+		for _, d := range s.Disagreements {
+			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
+		}
+		for _, d := range s.InPlace {
+			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Cause says why a stack's operation failed or was refused, in the user's terms, with what
+// to run for the faults a user can mend.
+func Cause(err error, t deploy.Target) string {
+	var pending *deploy.PendingCreatesError
+	var operations *deploy.PendingOperationsError
+	var refused *deploy.RefusedError
+	switch {
+	case errors.As(err, &pending):
+		return pending.Advice(t.File)
+	case errors.As(err, &operations):
+		// `pulumi refresh` would need a Pulumi.yaml of the project: clusterplane's programs are inline.
+		return operations.Error() + ": run `clusterplane refresh " + t.File + "` to reconcile them with the cloud, then run this again"
+	case errors.As(err, &refused):
+		var lines []string
+		for _, c := range refused.Changes {
+			lines = append(lines, fmt.Sprintf("%s: %s", c.Path, c.Reason))
+		}
+		return "refused, nothing was deployed:\n  " + strings.Join(lines, "\n  ")
+	case errors.Is(err, deploy.ErrNotDeployed):
+		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
+	}
+	return err.Error()
+}
+
+// Drift says each stack's drift, named by file and stack: a file may hold several manifests.
+func Drift(w io.Writer, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		switch {
+		case o.Status == deploy.Done:
+			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
+		case o.Status == deploy.Drifted:
+			fmt.Fprintf(w, "%s (%s): drifted: %s\n", o.Target.File, o.Target.Key(), o.Reason)
+			for _, f := range o.Drift {
+				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
+				if f.Stays != "" {
+					fmt.Fprintf(w, "    %s\n", f.Stays)
+				}
+			}
+		default:
+			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
+		}
+	}
+}
+
+// Status says each stack's conditions, generations, last update and non-secret outputs.
+func Status(w io.Writer, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		st := o.Report
+		if st == nil {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", o.Target.File, o.Target.Key(), o.Reason)
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\n", o.Target.File, st.Stack)
+		for _, c := range st.Conditions {
+			fmt.Fprintf(w, "  %s=%s\t%s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+		observed := st.ObservedGeneration
+		if observed == "" {
+			observed = "none"
+		}
+		fmt.Fprintf(w, "  generation %s, observed %s\n", st.Generation, observed)
+		if st.LastUpdate != nil {
+			fmt.Fprintf(w, "  last %s: %s %s\n", st.LastUpdate.Operation, st.LastUpdate.Result, st.LastUpdate.Ended)
+		}
+		for _, name := range st.OutputNames() {
+			fmt.Fprintf(w, "  %s: %v\n", name, st.Outputs[name])
+		}
+	}
+}
+
+// Kubeconfig writes the kubeconfig of each stack that gave one, as it is: the user's data.
+func Kubeconfig(w io.Writer, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		if o.Status == deploy.Done {
+			_, _ = w.Write(o.Kubeconfig)
+		}
+	}
+}
+
+// Adopt says what each adoption did, or each difference that blocked it, and what the next up
+// changes in place.
+func Adopt(w io.Writer, outcomes []deploy.Outcome) {
+	for _, o := range outcomes {
+		switch {
+		case len(o.Disagreements) > 0:
+			fmt.Fprintf(w, "%s: %s; nothing was changed\n", o.Target.File, o.Reason)
+			for _, d := range o.Disagreements {
+				fmt.Fprintf(w, "  %s: manifest %s, live %s (%s)\n", d.Field, show(d.Manifest), show(d.Live), d.Effect)
+			}
+			if len(o.InPlace) > 0 {
+				fmt.Fprintln(w, "  and, once adopted, the next `up` changes in place:")
+				inPlace(w, o.InPlace)
+			}
+		case o.Status == deploy.Done:
+			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
+			if len(o.InPlace) > 0 {
+				fmt.Fprintln(w, "  the next `up` changes in place:")
+				inPlace(w, o.InPlace)
+			}
+		}
+	}
+}
+
+// UpPlan is what an up would do to one stack, as preview reports it: each resource change and
+// the manifest fields behind it, old → new, shown before the question.
+func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) cost.Prices) string {
+	outcomes := []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}}
+	r := deploy.NewReport("preview", outcomes)
+	r.Price(outcomes, prices)
+	var b strings.Builder
+	s := r.Stacks[0]
+	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
+	if s.ProtectionOff {
+		fmt.Fprintf(&b, "  %s\n", deploy.ProtectionOffLine)
+	}
+	for _, rc := range s.Resources {
+		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
+		// The fields whose values the manifest changes, old → new; only when it changed none
+		// (the cloud differs from it) the fields the step is sent from.
+		changedAny := slices.ContainsFunc(rc.Fields, func(f deploy.FieldEffect) bool { return f.Changed })
+		for _, f := range rc.Fields {
+			if f.Changed {
+				fmt.Fprintf(&b, "    %s: %s%s\n", f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
+			} else if !changedAny {
+				fmt.Fprintf(&b, "    %s (%s: the cloud differs from the manifest)\n", f.Path, f.Effect)
+			}
+		}
+	}
+	for _, c := range s.RecordedOnly {
+		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+	}
+	// The cost is part of what is asked: an answer should not be given before it is seen.
+	if c := r.Stacks[0].Cost; c != nil {
+		fmt.Fprintf(&b, "  monthly cost: %s\n", c)
+	}
+	return b.String()
+}
+
+// DestroyPlan lists what a destroy would delete from one stack, shown before the question.
+func DestroyPlan(t deploy.Target, resources []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s (%s) would delete:\n", t.File, t.Key())
+	for _, r := range resources {
+		fmt.Fprintf(&b, "  %s\n", r)
+	}
+	return b.String()
+}
+
+// inPlace lists an adoption's in-place differences.
+func inPlace(w io.Writer, found []deploy.Disagreement) {
+	for _, d := range found {
+		fmt.Fprintf(w, "    %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+	}
+}
+
+// outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
+// refused changes, the cause, each word once: a reason or cause that begins with what was said
+// before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
+func outcomeText(s deploy.StackReport) string {
+	text := string(s.Outcome)
+	cause := s.Error
+	if len(s.Refused) > 0 || s.Outcome == deploy.Cancelled {
+		cause = "" // listed field by field under the table; an interrupt is its own cause
+	}
+	for i, part := range []string{s.Reason, cause} {
+		part = strings.TrimSpace(part)
+		// The reason repeats the outcome at most; the cause the outcome or the reason.
+		said := []string{string(s.Outcome), strings.TrimSpace(s.Reason)}[:i+1]
+		for _, said := range said {
+			for _, sep := range []string{": ", ", ", ":\n", ""} {
+				if said != "" && strings.HasPrefix(part, said+sep) && (sep != "" || part == said) {
+					part = strings.TrimSpace(strings.TrimPrefix(part, said+sep))
+				}
+			}
+		}
+		if part != "" && !strings.Contains(text, part) {
+			text += ": " + part
+		}
+	}
+	return text
+}
+
+// oneLine is text on one line: the lines of a cause (one per refused field) joined by "; ".
+func oneLine(text string) string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// unlike is " (effect)" when a field's effect differs from the operation on its resource (a
+// replace brought by a field the effects table calls a refusal, say), else "": "update
+// spec.tags: [] → [a]", not "… (update)" again.
+func unlike(operation string, effect effects.Effect) string {
+	if string(effect) == operation {
+		return ""
+	}
+	return " (" + string(effect) + ")"
+}
+
+// hasFields tells whether a stack's resource changes name a manifest field that changed.
+func hasFields(s deploy.StackReport) bool {
+	for _, rc := range s.Resources {
+		for _, f := range rc.Fields {
+			if f.Changed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// values shows a change as old → new; a secret field shows only that it changed.
+func values(old, new any) string {
+	if old == diff.Secret || new == diff.Secret {
+		return "(secret, changed)"
+	}
+	return shown(old) + " → " + shown(new)
+}
+
+// shown is a value as JSON, "(unset)" when there is none.
+func shown(v any) string {
+	if v == nil {
+		return "(unset)"
+	}
+	return show(v)
+}
+
+// summary counts the stacks by outcome in one line; drifted and cancelled ones only when there
+// are some.
+func summary(r deploy.Report) string {
+	line := fmt.Sprintf("%d done", r.Summary[deploy.Done])
+	if n := r.Summary[deploy.Drifted]; n > 0 {
+		line += fmt.Sprintf(", %d drifted", n)
+	}
+	line += fmt.Sprintf(", %d blocked, %d skipped, %d failed", r.Summary[deploy.Blocked],
+		r.Summary[deploy.Skipped], r.Summary[deploy.Failed])
+	if n := r.Summary[deploy.Cancelled]; n > 0 {
+		line += fmt.Sprintf(", %d cancelled", n)
+	}
+	return line
+}
+
+// resourceLines writes each resource change as a Markdown list item, its fields below it.
+func resourceLines(b *strings.Builder, resources []deploy.ResourceChange) {
+	for _, rc := range resources {
+		fmt.Fprintf(b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
+		for _, f := range rc.Fields {
+			if f.Changed {
+				fmt.Fprintf(b, "  - `%s`: %s (%s): %s\n", f.Path, codeValues(f.Old, f.New), f.Effect, f.Reason)
+			} else {
+				fmt.Fprintf(b, "  - `%s` (%s): %s\n", f.Path, f.Effect, f.Reason)
+			}
+		}
+		if len(rc.Fields) == 0 && len(rc.Properties) > 0 {
+			fmt.Fprintf(b, "  - properties: %s\n", strings.Join(rc.Properties, ", "))
+		}
+	}
+}
+
+// codeValues is values in Markdown: each value as code.
+func codeValues(old, new any) string {
+	if old == diff.Secret || new == diff.Secret {
+		return "(secret, changed)"
+	}
+	return "`" + shown(old) + "` → `" + shown(new) + "`"
+}
+
+// cell is text fit for a Markdown table cell: one line, no pipes.
+func cell(text string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(text), " "), "|", "\\|")
+}
+
+// show is a value as people read it in a sentence.
+func show(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// policyLines writes a stack's broken rules as Markdown list items, denials first as the file
+// orders them: the rule, where the manifest breaks it, and the rule's message.
+func policyLines(b *strings.Builder, results []policy.Result) {
+	for _, denied := range []bool{true, false} {
+		for _, r := range results {
+			if r.Denied() != denied {
+				continue
+			}
+			what := "**policy warning**"
+			if denied {
+				what = "**denied by policy**"
+			}
+			at := r.File
+			if r.Line > 0 {
+				at = fmt.Sprintf("%s:%d", r.File, r.Line)
+			}
+			if r.Field != "" {
+				at = "`" + r.Field + "` (" + at + ")"
+			}
+			fmt.Fprintf(b, "- %s `%s` (%s) at %s: %s\n", what, r.Rule, r.Policy, at, cell(r.Message))
+			if r.Error != "" {
+				fmt.Fprintf(b, "  - the rule could not be evaluated: %s\n", cell(r.Error))
+			}
+		}
+	}
+}
