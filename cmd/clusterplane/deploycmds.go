@@ -72,7 +72,7 @@ func previewRun(opts *previewOptions) error {
 		if err := planDestination(opts.savePlan); err != nil {
 			return err
 		}
-		return f.runDeploy(o, runOp{name: "preview", finish: f.savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
@@ -136,7 +136,7 @@ func upRun(opts *upOptions) error {
 		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
 			return err
 		}
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: f.checkPlan(p, o), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}

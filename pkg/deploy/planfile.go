@@ -1,0 +1,91 @@
+package deploy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// WriteFile writes the plan to file, beside its final name first and then renamed, so that a
+// reader never sees half a plan.
+func (p *Plan) WriteFile(file string) error {
+	data, err := p.Marshal()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return errors.Wrap(err, "save the plan")
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return errors.Wrap(err, "save the plan")
+	}
+	if err := tmp.Close(); err != nil {
+		return errors.Wrap(err, "save the plan")
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return errors.Wrap(err, "save the plan")
+	}
+	return errors.Wrap(os.Rename(tmp.Name(), file), "save the plan")
+}
+
+// Guard is up's guard with a saved plan (Request.Guard, with Whole): every stack is checked
+// against its part of the plan (Deployer.CheckPlan), parallel at once, before any is changed, and
+// when one is refused, all are: nothing is half-applied.
+func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Context, b Backend, targets []Target) (map[string]error, error) {
+	return func(ctx context.Context, b Backend, targets []Target) (map[string]error, error) {
+		given := map[string]bool{}
+		for _, t := range targets {
+			given[t.Key()] = true
+		}
+		var missing []string
+		for _, s := range p.Stacks {
+			if !given[s.Stack] {
+				missing = append(missing, s.Stack+" ("+s.File+")")
+			}
+		}
+		if len(missing) > 0 {
+			return nil, errors.Errorf("the plan holds %s, which no manifest given deploys: give every manifest the plan was "+
+				"made from, or none to take the plan's files", strings.Join(missing, ", "))
+		}
+		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
+		q := Queue{Parallel: parallel, StackTimeout: timeout}
+		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t Target) Outcome {
+			planned := p.Stack(t.Key())
+			if planned == nil {
+				return Outcome{Status: Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
+					t.Key(), t.File)}
+			}
+			if err := d.CheckPlan(ctx, t, *planned); err != nil {
+				return Outcome{Status: Blocked, Err: err}
+			}
+			return Outcome{Status: Done}
+		})
+		refused := map[string]error{}
+		var moved []string
+		for _, c := range checks {
+			if c.Err != nil {
+				refused[c.Target.Key()] = c.Err
+				moved = append(moved, c.Target.Key())
+			}
+		}
+		if len(refused) == 0 {
+			return nil, nil
+		}
+		sort.Strings(moved)
+		for _, t := range targets {
+			if refused[t.Key()] == nil {
+				refused[t.Key()] = errors.Errorf("not applied: the plan no longer holds for %s, and a plan is applied whole or not at all",
+					strings.Join(moved, ", "))
+			}
+		}
+		return refused, nil
+	}
+}
