@@ -6,7 +6,6 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -74,10 +73,7 @@ func CloudRetryAfter(ctx context.Context, t Target) time.Duration {
 	if err != nil || token == "" {
 		return 0
 	}
-	if base == "" {
-		base = cloud.API
-	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{}).Throttled(ctx, cloud.Probe)
+	return cloud.Throttled(ctx, base, token)
 }

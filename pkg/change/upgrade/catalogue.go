@@ -2,37 +2,25 @@ package upgrade
 
 import (
 	"context"
-	"net/http"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/pkg/errors"
 )
 
 // Catalogue reads DigitalOcean's versions, regions and node sizes (GET /v2/kubernetes/options).
 func (d *DigitalOcean) Catalogue(ctx context.Context) (cost.Catalogue, error) {
-	var opts struct {
-		Options struct {
-			Versions []doVersion `json:"versions"`
-			Sizes    []struct {
-				Slug string `json:"slug"`
-			} `json:"sizes"`
-			Regions []struct {
-				Slug string `json:"slug"`
-			} `json:"regions"`
-		} `json:"options"`
-	}
-	if err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/options", nil, &opts); err != nil {
-		return cost.Catalogue{}, errors.Wrap(err, "read DigitalOcean's Kubernetes options")
+	opts, err := d.api.Options(ctx)
+	if err != nil {
+		return cost.Catalogue{}, err
 	}
 	c := cost.Catalogue{Sizes: []string{}, Regions: []string{}}
-	for _, v := range opts.Options.Versions {
+	for _, v := range opts.Versions {
 		c.Versions = append(c.Versions, cost.CatalogueVersion{Version: v.Slug})
 	}
-	for _, s := range opts.Options.Sizes {
+	for _, s := range opts.Sizes {
 		c.Sizes = append(c.Sizes, s.Slug)
 	}
-	for _, r := range opts.Options.Regions {
+	for _, r := range opts.Regions {
 		c.Regions = append(c.Regions, strings.ToLower(r.Slug))
 	}
 	return c, nil
@@ -42,13 +30,9 @@ func (d *DigitalOcean) Catalogue(ctx context.Context) (cost.Catalogue, error) {
 // distribution, read from its name when the list does not say, and its regions (GET /v2/regions),
 // their codes in lower case as manifests write them (Civo matches them in any case).
 func (c *Civo) Catalogue(ctx context.Context) (cost.Catalogue, error) {
-	var versions []struct {
-		Version     string `json:"version"`
-		Type        string `json:"type"`
-		ClusterType string `json:"clusterType"`
-	}
-	if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/versions", nil, &versions); err != nil {
-		return cost.Catalogue{}, errors.Wrap(err, "read Civo's Kubernetes versions")
+	versions, err := c.api.Versions(ctx)
+	if err != nil {
+		return cost.Catalogue{}, err
 	}
 	var out cost.Catalogue
 	for _, v := range versions {
@@ -61,11 +45,9 @@ func (c *Civo) Catalogue(ctx context.Context) (cost.Catalogue, error) {
 		}
 		out.Versions = append(out.Versions, cost.CatalogueVersion{Version: v.Version, Distribution: typ, Deprecated: v.Type == "deprecated"})
 	}
-	var regions []struct {
-		Code string `json:"code"`
-	}
-	if err := c.api.Do(ctx, http.MethodGet, "/v2/regions", nil, &regions); err != nil {
-		return cost.Catalogue{}, errors.Wrap(err, "read Civo's regions")
+	regions, err := c.api.Regions(ctx)
+	if err != nil {
+		return cost.Catalogue{}, err
 	}
 	out.Regions = []string{}
 	for _, r := range regions {

@@ -2,14 +2,12 @@ package upgrade
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -43,66 +41,57 @@ type Diagnostic struct {
 	Object   string `json:"object,omitempty"`
 }
 
-// newAPI is a cloud's JSON API with a bearer token (see cloudapi: the token appears in no error).
-// A 429 or a 5xx is asked again, a few times, as the clouds ask clients to.
-func newAPI(base, token string) *cloudapi.Client {
-	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{
+// transport is how upgrade asks either cloud (see cloudapi: the token appears in no error). A 429
+// or a 5xx is asked again, a few times, as the clouds ask clients to.
+func transport() cloudapi.Options {
+	return cloudapi.Options{
 		Timeout: 30 * time.Second,
 		Retry:   cloudapi.Backoff(3, 500*time.Millisecond),
-	})
+	}
 }
+
+// The pages Find reads at most: 10,000 clusters of either cloud. Past them it stops looking
+// without an error, as its own page loop did before the clients moved to pkg/cloud.
+const (
+	doMaxPages   = 50
+	civoMaxPages = 100
+)
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	api *cloudapi.Client
+	api *digitalocean.Client
 	// LintWait bounds the wait for a clusterlint run's results.
 	LintWait time.Duration
 }
 
 // NewDigitalOcean is DigitalOcean's API at base (DigitalOcean's own when "") with token.
 func NewDigitalOcean(base, token string) *DigitalOcean {
-	if base == "" {
-		base = cloudapi.DigitalOcean.API
-	}
-	return &DigitalOcean{api: newAPI(base, token), LintWait: 2 * time.Minute}
+	return &DigitalOcean{api: digitalocean.New(base, token, digitalocean.Options{Options: transport()}), LintWait: 2 * time.Minute}
 }
 
 func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live, bool, error) {
 	if id != "" {
-		var one struct {
-			Cluster struct{ ID, Version string } `json:"kubernetes_cluster"`
-		}
-		err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id), nil, &one)
+		cl, err := d.api.Cluster(ctx, id)
 		if err == nil {
-			return Live{ID: one.Cluster.ID, Version: one.Cluster.Version}, true, nil
+			return Live{ID: cl.ID, Version: cl.Version}, true, nil
 		}
 		if !cloudapi.IsNotFound(err) {
-			return Live{}, false, errors.Wrapf(err, "read DigitalOcean cluster %s", id)
+			return Live{}, false, err
 		}
 	}
 	var found []Live
-	for page := 1; page <= 50; page++ {
-		var list struct {
-			Clusters []struct {
-				ID, Name, Region, Version string
-			} `json:"kubernetes_clusters"`
-			Links struct {
-				Pages struct {
-					Next string `json:"next"`
-				} `json:"pages"`
-			} `json:"links"`
-		}
-		if err := d.api.Do(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=200", page), nil, &list); err != nil {
-			return Live{}, false, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
-		}
-		for _, c := range list.Clusters {
+	pages := 0
+	err := d.api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
+		for _, c := range page {
 			if c.Name == name && (region == "" || c.Region == region) {
 				found = append(found, Live{ID: c.ID, Version: c.Version})
 			}
 		}
-		if list.Links.Pages.Next == "" {
-			break
-		}
+		pages++
+		return pages < doMaxPages
+	})
+	if err != nil {
+		return Live{}, false, err
 	}
 	switch len(found) {
 	case 0:
@@ -113,27 +102,13 @@ func (d *DigitalOcean) Find(ctx context.Context, id, name, region string) (Live,
 	return Live{}, false, errors.Errorf("DigitalOcean holds %d clusters named %s in %s: adopt or delete the others first", len(found), name, region)
 }
 
-type doVersion struct {
-	Slug string `json:"slug"`
-}
-
-func slugs(vs []doVersion) []string {
-	out := make([]string, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, v.Slug)
-	}
-	return out
-}
-
 // Offer reads the cluster's available upgrades (GET /v2/kubernetes/clusters/{id}/upgrades) and
 // every offered version (GET /v2/kubernetes/options): DigitalOcean goes up one minor at a time,
 // from the latest patch of the running minor only.
 func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
-	var up struct {
-		Versions []doVersion `json:"available_upgrade_versions"`
-	}
-	if err := d.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(live.ID)+"/upgrades", nil, &up); err != nil {
-		return Offer{}, errors.Wrap(err, "read the cluster's available upgrades")
+	up, err := d.api.Upgrades(ctx, live.ID)
+	if err != nil {
+		return Offer{}, err
 	}
 	cat, err := d.Catalogue(ctx)
 	if err != nil {
@@ -143,35 +118,19 @@ func (d *DigitalOcean) Offer(ctx context.Context, live Live) (Offer, error) {
 	for _, v := range cat.Versions {
 		versions = append(versions, v.Version)
 	}
-	return Offer{Next: slugs(up.Versions), Versions: versions, PatchFirst: true}, nil
+	return Offer{Next: digitalocean.Slugs(up), Versions: versions, PatchFirst: true}, nil
 }
 
 // Lint runs DigitalOcean's clusterlint on the cluster (POST .../clusterlint) and reads its
 // results (GET .../clusterlint?run_id=), waiting while they are not ready.
 func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error) {
-	path := "/v2/kubernetes/clusters/" + url.PathEscape(live.ID) + "/clusterlint"
-	var run struct {
-		RunID string `json:"run_id"`
-	}
-	if err := d.api.Do(ctx, http.MethodPost, path, map[string]any{}, &run); err != nil {
-		return nil, errors.Wrap(err, "run DigitalOcean's clusterlint")
+	runID, err := d.api.RunClusterlint(ctx, live.ID)
+	if err != nil {
+		return nil, err
 	}
 	deadline := time.Now().Add(d.LintWait)
 	for {
-		var res struct {
-			CompletedAt string `json:"completed_at"`
-			Diagnostics []struct {
-				CheckName string `json:"check_name"`
-				Severity  string `json:"severity"`
-				Message   string `json:"message"`
-				Object    struct {
-					Name      string `json:"name"`
-					Kind      string `json:"kind"`
-					Namespace string `json:"namespace"`
-				} `json:"object"`
-			} `json:"diagnostics"`
-		}
-		err := d.api.Do(ctx, http.MethodGet, path+"?run_id="+url.QueryEscape(run.RunID), nil, &res)
+		res, err := d.api.ClusterlintResults(ctx, live.ID, runID)
 		// DigitalOcean answers 404 while a run has no results yet.
 		if (cloudapi.IsNotFound(err) || (err == nil && res.CompletedAt == "" && res.Diagnostics == nil)) && time.Now().Before(deadline) {
 			select {
@@ -182,7 +141,7 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 			continue
 		}
 		if err != nil {
-			return nil, errors.Wrap(err, "read DigitalOcean's clusterlint results")
+			return nil, err
 		}
 		out := make([]Diagnostic, 0, len(res.Diagnostics))
 		for _, dg := range res.Diagnostics {
@@ -199,63 +158,43 @@ func (d *DigitalOcean) Lint(ctx context.Context, live Live) ([]Diagnostic, error
 // Kubeconfig is the cluster's kubeconfig from DigitalOcean's kubeconfig endpoint, by
 // pkg/cloud/kubeconfig's rules.
 func (d *DigitalOcean) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
-	return kubeconfig.DigitalOcean(ctx, func(ctx context.Context, path string) ([]byte, error) {
-		var data []byte
-		err := d.api.Do(ctx, http.MethodGet, path, nil, &data)
-		return data, err
-	}, live.ID)
+	return d.api.Kubeconfig(ctx, live.ID)
 }
 
 // Civo is Civo's Kubernetes API in one region.
 type Civo struct {
-	api    *cloudapi.Client
+	api    *civo.Client
 	region string
 }
 
 // NewCivo is Civo's API at base (Civo's own when "") with token, in region.
 func NewCivo(base, token, region string) *Civo {
-	if base == "" {
-		base = cloudapi.Civo.API
-	}
-	return &Civo{api: newAPI(base, token), region: region}
-}
-
-type civoCluster struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Version     string `json:"version"`
-	ClusterType string `json:"cluster_type"`
+	return &Civo{api: civo.New(base, token, civo.Options{Options: transport()}), region: region}
 }
 
 func (c *Civo) Find(ctx context.Context, id, name, _ string) (Live, bool, error) {
 	if id != "" {
-		var cl civoCluster
-		err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters/"+url.PathEscape(id)+"?region="+url.QueryEscape(c.region), nil, &cl)
+		cl, err := c.api.Cluster(ctx, c.region, id)
 		if err == nil {
 			return Live{ID: cl.ID, Version: cl.Version, Distribution: cl.ClusterType}, true, nil
 		}
 		if !cloudapi.IsNotFound(err) {
-			return Live{}, false, errors.Wrapf(err, "read Civo cluster %s", id)
+			return Live{}, false, err
 		}
 	}
-	var found []civoCluster
-	for page := 1; page <= 100; page++ {
-		var list struct {
-			Pages int           `json:"pages"`
-			Items []civoCluster `json:"items"`
-		}
-		q := url.Values{"region": {c.region}, "page": {fmt.Sprint(page)}, "per_page": {"100"}}
-		if err := c.api.Do(ctx, http.MethodGet, "/v2/kubernetes/clusters?"+q.Encode(), nil, &list); err != nil {
-			return Live{}, false, errors.Wrap(err, "list Civo's Kubernetes clusters")
-		}
-		for _, cl := range list.Items {
+	var found []civo.Cluster
+	pages := 0
+	err := c.api.WalkClusters(ctx, c.region, func(page []civo.Cluster) bool {
+		for _, cl := range page {
 			if cl.Name == name {
 				found = append(found, cl)
 			}
 		}
-		if page >= list.Pages || len(list.Items) == 0 {
-			break
-		}
+		pages++
+		return pages < civoMaxPages
+	})
+	if err != nil {
+		return Live{}, false, err
 	}
 	switch len(found) {
 	case 0:
@@ -291,9 +230,5 @@ func (c *Civo) Lint(context.Context, Live) ([]Diagnostic, error) { return nil, n
 // which refuse a cluster without one. It is read again rather than kept from Find, so that a
 // kubeconfig is held only for the cluster scanned and only while the plan scans it.
 func (c *Civo) Kubeconfig(ctx context.Context, live Live) ([]byte, error) {
-	return kubeconfig.Civo(ctx, func(ctx context.Context, path string) ([]byte, error) {
-		var data []byte
-		err := c.api.Do(ctx, http.MethodGet, path+"?region="+url.QueryEscape(c.region), nil, &data)
-		return data, err
-	}, live.ID)
+	return c.api.Kubeconfig(ctx, c.region, live.ID)
 }

@@ -109,3 +109,13 @@ func (c *Client) Throttled(ctx context.Context, path string) time.Duration {
 	}
 	return RetryAfter(header.Get("Retry-After"), time.Hour, time.Now())
 }
+
+// Throttled is Client.Throttled of the cloud's API at base (its own API when "") with token,
+// asked at its Probe: what a caller holding only a provider config's token and URL asks before
+// running an operation again.
+func (c Cloud) Throttled(ctx context.Context, base, token string) time.Duration {
+	if base == "" {
+		base = c.API
+	}
+	return New(base, Bearer(token), Options{}).Throttled(ctx, c.Probe)
+}

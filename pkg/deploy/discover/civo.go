@@ -2,13 +2,12 @@ package discover
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/pkg/errors"
 )
 
@@ -16,46 +15,18 @@ const (
 	civoClusterKind = "CivoKubernetesCluster"
 	civoPoolKind    = "CivoKubernetesNodePool"
 	civoAPIVersion  = "civo.clusterplane.dev/v1"
-	// civoPerPage is Civo's largest page.
-	civoPerPage = 100
 	// civoOwnLabels is the prefix of the node labels Civo sets by itself.
 	civoOwnLabels = "kubernetes.civo.com/"
 )
 
-// civoCluster is a cluster as Civo lists it, only what a manifest says. Civo's answer also holds
-// the cluster's kubeconfig: having no field for it, the decoder drops it unread.
-type civoCluster struct {
-	ID                    string     `json:"id"`
-	Name                  string     `json:"name"`
-	Version               string     `json:"version"`
-	KubernetesVersion     string     `json:"kubernetes_version"`
-	ClusterType           string     `json:"cluster_type"`
-	CNIPlugin             string     `json:"cni_plugin"`
-	NetworkID             string     `json:"network_id"`
-	FirewallID            string     `json:"firewall_id"`
-	Tags                  []string   `json:"tags"`
-	Pools                 []civoPool `json:"pools"`
-	InstalledApplications []struct {
-		Name string `json:"name"`
-	} `json:"installed_applications"`
-}
+// Civo's models (pkg/cloud/civo), named as this package's code knows them. Civo's answer also
+// holds the cluster's kubeconfig: having no field for it, the decoder drops it unread.
+type (
+	civoCluster = civo.Cluster
+	civoPool    = civo.Pool
+)
 
-type civoPool struct {
-	ID               string            `json:"id"`
-	Size             string            `json:"size"`
-	Count            int32             `json:"count"`
-	Labels           map[string]string `json:"labels"`
-	Taints           []taint           `json:"taints"`
-	PublicIPNodePool bool              `json:"public_ip_node_pool"`
-}
-
-type civoPage struct {
-	Page  int           `json:"page"`
-	Pages int           `json:"pages"`
-	Items []civoCluster `json:"items"`
-}
-
-func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []string, error) {
+func discoverCivo(ctx context.Context, c *civo.Client, o Options) ([]manifest, []string, error) {
 	regions, notes, err := civoRegions(ctx, c, o)
 	if err != nil {
 		return nil, nil, err
@@ -66,22 +37,13 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 	}
 	var all []found
 	for _, region := range regions {
-		for page := 1; ; page++ {
-			if page > maxPages {
-				return nil, nil, errors.Errorf("list Civo's Kubernetes clusters in %s: more than %d pages", region, maxPages)
-			}
-			var p civoPage
-			q := url.Values{"region": {region}, "page": {fmt.Sprint(page)}, "per_page": {fmt.Sprint(civoPerPage)}}
-			if err := c.get(ctx, "/v2/kubernetes/clusters?"+q.Encode(), &p); err != nil {
-				return nil, nil, errors.Wrapf(err, "list Civo's Kubernetes clusters in %s", region)
-			}
-			for _, cl := range p.Items {
-				if wanted(o, cl.ID, cl.Name) {
-					all = append(all, found{cl, region})
-				}
-			}
-			if page >= p.Pages || len(p.Items) == 0 {
-				break
+		clusters, err := c.Clusters(ctx, region)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, cl := range clusters {
+			if wanted(o, cl.ID, cl.Name) {
+				all = append(all, found{cl, region})
 			}
 		}
 	}
@@ -101,7 +63,7 @@ func discoverCivo(ctx context.Context, c *client, o Options) ([]manifest, []stri
 // civoRegions are the regions to read: the one asked for, or those the account offers (one
 // request) that a manifest can name: every region spelled as one (cost.RegionName), so a region
 // Civo opens is read the day it opens.
-func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string, error) {
+func civoRegions(ctx context.Context, c *civo.Client, o Options) ([]string, []string, error) {
 	if o.Region != "" {
 		r := strings.ToLower(o.Region)
 		if !cost.RegionName(r) {
@@ -109,11 +71,9 @@ func civoRegions(ctx context.Context, c *client, o Options) ([]string, []string,
 		}
 		return []string{r}, nil, nil
 	}
-	var list []struct {
-		Code string `json:"code"`
-	}
-	if err := c.get(ctx, "/v2/regions", &list); err != nil {
-		return nil, nil, errors.Wrap(err, "list Civo's regions")
+	list, err := c.Regions(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out, notes []string
 	for _, r := range list {

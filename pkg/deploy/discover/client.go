@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -21,19 +20,16 @@ const (
 	maxAttempts   = 5
 )
 
-// client reads one cloud's API: GET only, paced, answering 429 by waiting as Retry-After says
-// and asking a 5xx or a request that got no answer again a few times. Its errors name the path
-// and status, never the token or the base URL (cloudapi's rule).
-type client struct {
-	api *cloudapi.Client
-}
-
-func newClient(base, auth string, hc *http.Client, p *cloudapi.Pacer) *client {
-	return &client{api: cloudapi.New(base, auth, cloudapi.Options{
+// transport is how discover reads either cloud (pkg/cloud/digitalocean, pkg/cloud/civo): paced,
+// answering 429 by waiting as Retry-After says and asking a 5xx or a request that got no answer
+// again a few times. Its errors name the path and status, never the token or the base URL
+// (cloudapi's rule).
+func transport(hc *http.Client, p *cloudapi.Pacer) cloudapi.Options {
+	return cloudapi.Options{
 		HTTP:  hc,
 		Retry: cloudapi.Patient(maxAttempts-1, maxRetryAfter),
 		Pace:  p,
-	})}
+	}
 }
 
 // newPacer is the pace of one discover: perMinute (DefaultPerMinute when not set) after burst.
@@ -42,12 +38,4 @@ func newPacer(perMinute, burst int) *cloudapi.Pacer {
 		perMinute = DefaultPerMinute
 	}
 	return cloudapi.NewPacer(perMinute, burst)
-}
-
-// requests is how many requests went to the cloud, retries included.
-func (c *client) requests() int { return c.api.Requests() }
-
-// get reads path (with its query) into out.
-func (c *client) get(ctx context.Context, path string, out any) error {
-	return c.api.Do(ctx, http.MethodGet, path, nil, out)
 }

@@ -2,12 +2,13 @@ package discover
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -18,95 +19,22 @@ const (
 	// doDefaultPoolTag marks the pool the Terraform provider (inside pulumi-digitalocean) takes
 	// for a cluster's default pool.
 	doDefaultPoolTag = "terraform:default-node-pool"
-	// doPerPage is DigitalOcean's largest page.
-	doPerPage = 200
-	maxPages  = 1000
+	// maxPages bounds a list: an API that always answers a next page must not hold discover.
+	maxPages = 1000
 )
 
-// doCluster is a cluster as DigitalOcean lists it, only what a manifest says: the list has no
-// credentials, and nothing here could hold any.
-type doCluster struct {
-	ID                string   `json:"id"`
-	Name              string   `json:"name"`
-	Region            string   `json:"region"`
-	Version           string   `json:"version"`
-	ClusterSubnet     string   `json:"cluster_subnet"`
-	ServiceSubnet     string   `json:"service_subnet"`
-	Tags              []string `json:"tags"`
-	VPCUUID           string   `json:"vpc_uuid"`
-	HA                bool     `json:"ha"`
-	AutoUpgrade       bool     `json:"auto_upgrade"`
-	SurgeUpgrade      bool     `json:"surge_upgrade"`
-	RegistryEnabled   bool     `json:"registry_enabled"`
-	NodePools         []doPool `json:"node_pools"`
-	MaintenancePolicy *struct {
-		StartTime string `json:"start_time"`
-		Day       string `json:"day"`
-	} `json:"maintenance_policy"`
-	ControlPlaneFirewall *struct {
-		Enabled          *bool    `json:"enabled"`
-		AllowedAddresses []string `json:"allowed_addresses"`
-	} `json:"control_plane_firewall"`
-	ClusterAutoscalerConfiguration *struct {
-		ScaleDownUtilizationThreshold *float64 `json:"scale_down_utilization_threshold"`
-		ScaleDownUnneededTime         *string  `json:"scale_down_unneeded_time"`
-		Expanders                     []string `json:"expanders"`
-	} `json:"cluster_autoscaler_configuration"`
-	RoutingAgent                      *doSwitch `json:"routing_agent"`
-	AmdGpuDevicePlugin                *doSwitch `json:"amd_gpu_device_plugin"`
-	AmdGpuDeviceMetricsExporterPlugin *doSwitch `json:"amd_gpu_device_metrics_exporter_plugin"`
-	NvidiaGpuDevicePlugin             *doSwitch `json:"nvidia_gpu_device_plugin"`
-	RdmaSharedDevicePlugin            *doSwitch `json:"rdma_shared_dev_plugin"`
-}
+// DigitalOcean's models (pkg/cloud/digitalocean), named as this package's code knows them.
+type (
+	doCluster = digitalocean.Cluster
+	doPool    = digitalocean.NodePool
+	doSwitch  = digitalocean.Switch
+	taint     = cloudapi.Taint
+)
 
-type doSwitch struct {
-	Enabled *bool `json:"enabled"`
-}
-
-type doPool struct {
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	Size      string            `json:"size"`
-	Count     int32             `json:"count"`
-	Tags      []string          `json:"tags"`
-	Labels    map[string]string `json:"labels"`
-	Taints    []taint           `json:"taints"`
-	AutoScale bool              `json:"auto_scale"`
-	MinNodes  int32             `json:"min_nodes"`
-	MaxNodes  int32             `json:"max_nodes"`
-}
-
-type taint struct {
-	Key    string `json:"key"`
-	Value  string `json:"value"`
-	Effect string `json:"effect"`
-}
-
-type doPage struct {
-	Clusters []doCluster `json:"kubernetes_clusters"`
-	Links    struct {
-		Pages struct {
-			Next string `json:"next"`
-		} `json:"pages"`
-	} `json:"links"`
-}
-
-func discoverDigitalOcean(ctx context.Context, c *client, o Options) ([]manifest, []string, error) {
-	var all []doCluster
-	for page := 1; ; page++ {
-		if page > maxPages {
-			return nil, nil, errors.Errorf("list DigitalOcean's Kubernetes clusters: more than %d pages", maxPages)
-		}
-		var p doPage
-		if err := c.get(ctx, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=%d", page, doPerPage), &p); err != nil {
-			return nil, nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
-		}
-		all = append(all, p.Clusters...)
-		// The next page is asked for by number, never by following the link: the token goes
-		// only to the API it was given for.
-		if p.Links.Pages.Next == "" || len(p.Clusters) == 0 {
-			break
-		}
+func discoverDigitalOcean(ctx context.Context, c *digitalocean.Client, o Options) ([]manifest, []string, error) {
+	all, err := c.Clusters(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []manifest
 	var notes []string

@@ -20,7 +20,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pkg/errors"
 )
@@ -97,17 +98,20 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 		p = newPacer(o.PerMinute, DefaultBurst)
 	}
 	var (
-		found []manifest
-		notes []string
-		c     *client
-		err   error
+		found    []manifest
+		notes    []string
+		requests func() int
+		err      error
 	)
+	// An empty APIURL is the cloud's own API (each client's default).
 	switch o.Cloud {
 	case DigitalOcean:
-		c = newClient(strings.TrimRight(orDefault(o.APIURL, cloudapi.DigitalOcean.API), "/"), "Bearer "+o.Token, o.HTTPClient, p)
+		c := digitalocean.New(o.APIURL, o.Token, digitalocean.Options{Options: transport(o.HTTPClient, p), MaxPages: maxPages})
+		requests = c.Requests
 		found, notes, err = discoverDigitalOcean(ctx, c, o)
 	case Civo:
-		c = newClient(strings.TrimRight(orDefault(o.APIURL, cloudapi.Civo.API), "/"), "bearer "+o.Token, o.HTTPClient, p)
+		c := civo.New(o.APIURL, o.Token, civo.Options{Options: transport(o.HTTPClient, p), MaxPages: maxPages})
+		requests = c.Requests
 		found, notes, err = discoverCivo(ctx, c, o)
 	default:
 		return nil, errors.Errorf("unknown cloud %q: digitalocean or civo", o.Cloud)
@@ -115,7 +119,7 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Requests: c.requests()}
+	res := &Result{Requests: requests()}
 	for _, n := range notes {
 		res.Notes = append(res.Notes, Printable(n))
 	}

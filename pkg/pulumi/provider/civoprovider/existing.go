@@ -2,11 +2,10 @@ package civoprovider
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/civo/civogo"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
@@ -45,35 +44,27 @@ func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region
 	if err != nil {
 		return nil, err
 	}
-	// civopool's client, not civogo's: a request timeout, retries and cancellation.
-	c, err := civopool.New(token, url, region, civopool.WithRetries(3, 0, 0))
+	// pkg/cloud/civo's client, not civogo's: a request timeout, retries and cancellation. A 429
+	// or a 5xx is sent three times in all, at once, as civopool's client did for this look-up.
+	api := civo.New(url, token, civo.Options{
+		Options:  cloudapi.Options{Timeout: civopool.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
+		MaxPages: maxClusterPages,
+	})
+	clusters, err := api.Clusters(ctx, region)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for page := 1; page <= 100; page++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		data, err := c.Read(ctx, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=100", page))
-		if err != nil {
-			return nil, errors.Wrap(err, "list Civo's Kubernetes clusters")
-		}
-		var list civogo.PaginatedKubernetesClusters
-		if err := json.Unmarshal(data, &list); err != nil {
-			return nil, errors.Wrap(err, "read Civo's Kubernetes clusters")
-		}
-		for _, cl := range list.Items {
-			if cl.Name == name {
-				out = append(out, cl.ID)
-			}
-		}
-		if page >= list.Pages || len(list.Items) == 0 {
-			return out, nil
+	for _, cl := range clusters {
+		if cl.Name == name {
+			out = append(out, cl.ID)
 		}
 	}
-	return nil, errors.New("list Civo's Kubernetes clusters: more than 100 pages")
+	return out, nil
 }
+
+// maxClusterPages bounds ClusterIDsNamed's list: 10,000 clusters in a region at Civo's 100 a page.
+const maxClusterPages = 100
 
 // PoolExists tells whether the cluster clusterID has a pool named name (a Civo pool's name is its
 // id within its cluster).

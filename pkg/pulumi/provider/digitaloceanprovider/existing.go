@@ -2,10 +2,6 @@ package digitaloceanprovider
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/url"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
@@ -21,57 +17,46 @@ type Named struct {
 // create that DigitalOcean carried out but answered with a 5xx is retried by the provider's
 // client, and the account then holds several of one name. ErrNoToken without a token.
 func ClustersNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, name string) ([]Named, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
+	defer cancel()
+	api, err := client(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	}
+	clusters, err := api.Clusters(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Named
-	err := pages(ctx, cfg, "/v2/kubernetes/clusters", "kubernetes_clusters", name, &out)
-	return out, errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
+	for _, c := range clusters {
+		if c.Name == name {
+			out = append(out, Named{ID: c.ID, Name: c.Name, Region: c.Region})
+		}
+	}
+	return out, nil
 }
 
 // PoolsNamed are the node pools named name of the cluster with id clusterID; none when the
 // cluster does not exist.
 func PoolsNamed(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, clusterID, name string) ([]Named, error) {
-	var out []Named
-	err := pages(ctx, cfg, "/v2/kubernetes/clusters/"+url.PathEscape(clusterID)+"/node_pools", "node_pools", name, &out)
-	if cloudapi.IsNotFound(err) {
-		return nil, nil
-	}
-	return out, errors.Wrapf(err, "list the node pools of DigitalOcean cluster %s", clusterID)
-}
-
-// pages reads every page of a list at path, whose items are under key, keeping those named name.
-func pages(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderConfig, path, key, name string, out *[]Named) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*registryTimeout)
 	defer cancel()
 	api, err := client(cfg)
 	if err != nil {
-		return err
+		return nil, errors.Wrapf(err, "list the node pools of DigitalOcean cluster %s", clusterID)
 	}
-	for page := 1; page <= maxPages; page++ {
-		var list map[string]json.RawMessage
-		if err := api.Do(ctx, http.MethodGet, fmt.Sprintf("%s?page=%d&per_page=%d", path, page, perPage), nil, &list); err != nil {
-			return err
-		}
-		var items []struct {
-			ID     string `json:"id"`
-			Name   string `json:"name"`
-			Region string `json:"region"`
-		}
-		if err := json.Unmarshal(list[key], &items); err != nil && len(list[key]) > 0 {
-			return errors.Wrap(err, "read the answer")
-		}
-		for _, it := range items {
-			if it.Name == name {
-				*out = append(*out, Named{ID: it.ID, Name: it.Name, Region: it.Region})
-			}
-		}
-		var links struct {
-			Pages struct {
-				Next string `json:"next"`
-			} `json:"pages"`
-		}
-		_ = json.Unmarshal(list["links"], &links)
-		if links.Pages.Next == "" {
-			return nil
+	pools, err := api.NodePools(ctx, clusterID)
+	if cloudapi.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Named
+	for _, p := range pools {
+		if p.Name == name {
+			out = append(out, Named{ID: p.ID, Name: p.Name})
 		}
 	}
-	return errors.Errorf("more than %d pages", maxPages)
+	return out, nil
 }

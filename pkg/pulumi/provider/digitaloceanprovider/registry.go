@@ -2,12 +2,11 @@ package digitaloceanprovider
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 )
 
@@ -42,14 +41,14 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	if err != nil {
 		return RegistryUnknown
 	}
-	err = api.Do(ctx, http.MethodGet, "/v2/registry", nil, nil)
+	found, err := api.HasRegistry(ctx)
 	switch {
-	case err == nil, cloudapi.StatusOf(err) == http.StatusPreconditionFailed:
+	case err != nil:
+		return RegistryUnknown
+	case found:
 		return RegistryFound
-	case cloudapi.IsNotFound(err):
-		return RegistryMissing
 	}
-	return RegistryUnknown
+	return RegistryMissing
 }
 
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
@@ -75,15 +74,18 @@ func endpoint(cfg *digitaloceanv1.DigitalOceanProviderConfig) (token, base strin
 // HTTP date) or else a doubling backoff, at most maxRetries more times and each wait at most
 // maxWait, and never past the look-up's context (registryTimeout): one busy moment of the API
 // does not fail a preview, a long one leaves the refusal, naming its status, to the caller.
-func client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*cloudapi.Client, error) {
+func client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*digitalocean.Client, error) {
 	token, base, err := endpoint(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return cloudapi.New(base, cloudapi.Bearer(token), cloudapi.Options{
-		// Each look-up's context bounds its requests; this bounds one of the longest look-up's.
-		Timeout: 3 * registryTimeout,
-		Retry:   cloudapi.Bounded(maxRetries, firstWait, maxWait),
+	return digitalocean.New(base, token, digitalocean.Options{
+		Options: cloudapi.Options{
+			// Each look-up's context bounds its requests; this bounds one of the longest look-up's.
+			Timeout: 3 * registryTimeout,
+			Retry:   cloudapi.Bounded(maxRetries, firstWait, maxWait),
+		},
+		MaxPages: maxPages,
 	}), nil
 }
 
@@ -107,35 +109,22 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	if err != nil {
 		return "", err
 	}
-	for page := 1; page <= maxPages; page++ {
-		var list struct {
-			Clusters []struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"kubernetes_clusters"`
-			Links struct {
-				Pages struct {
-					Next string `json:"next"`
-				} `json:"pages"`
-			} `json:"links"`
-		}
-		if err := api.Do(ctx, http.MethodGet, fmt.Sprintf("/v2/kubernetes/clusters?page=%d&per_page=%d", page, perPage), nil, &list); err != nil {
-			return "", errors.Wrap(err, "list DigitalOcean's Kubernetes clusters")
-		}
-		for _, c := range list.Clusters {
+	version := ""
+	err = api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
+		for _, c := range page {
 			if c.Name == name {
-				return c.Version, nil
+				version = c.Version
+				return false
 			}
 		}
-		if list.Links.Pages.Next == "" {
-			return "", nil
-		}
+		return true
+	})
+	if err != nil {
+		return "", err
 	}
-	return "", errors.Errorf("list DigitalOcean's Kubernetes clusters: more than %d pages", maxPages)
+	return version, nil
 }
 
-// The pages LiveVersion reads: DigitalOcean serves up to 200 clusters a page.
-const (
-	perPage  = 200
-	maxPages = 50
-)
+// maxPages bounds the lists of LiveVersion, ClustersNamed and PoolsNamed: 10,000 clusters at
+// DigitalOcean's 200 a page, while a look-up must not hold a preview up for long.
+const maxPages = 50
