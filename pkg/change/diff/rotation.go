@@ -89,7 +89,9 @@ type rollout struct {
 }
 
 // readRollout reads the rollout block at path (JSON names, e.g. "spec.defaultNodePool.rollout")
-// of a spec, and the pool message holding it.
+// of a spec, and the pool message holding it. The path is walked by its names because it is data:
+// a kind's effects table writes it on the row (Row.Rollout), next to the row's own path, and the
+// rotation tests build each kind's spec from its Go types, so a renamed step fails them.
 func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.Message) {
 	parts := strings.Split(strings.TrimPrefix(path, "spec."), ".")
 	pool := spec
