@@ -62,9 +62,10 @@ $(VALIDATE_PROTO):
 		install -m 0644 "$$dir/proto/protovalidate/buf/validate/validate.proto" $@
 
 protos: tools $(VALIDATE_PROTO)
-	find apis -name '*.pb.go' -delete
+	find apis \( -name '*.pb.go' -o -name 'fields_gen.go' \) -delete
 	buf generate
 	go run ./tools/apisgen apis apis/clusterplane/all/all.go
+	go run ./tools/fieldsgen apis apis/clusterplane/kindfield/kindfield.go
 	buf build apis --exclude-imports -o $(API_IMAGE)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./tools/schemagen $(SCHEMAS)

@@ -3,6 +3,8 @@ package deploy
 import (
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
@@ -16,6 +18,6 @@ func CloudID(input proto.Message) string {
 	if input == nil {
 		return ""
 	}
-	target := protofield.Message(input.ProtoReflect(), "target")
-	return protofield.MapValue(protofield.Message(target, "metadata"), "annotations", CloudIDAnnotation)
+	target := protofield.At(input.ProtoReflect(), kindfield.StackInputTarget)
+	return protofield.MapValue(protofield.At(target, kindfield.TargetMetadata), sharedv1.CloudResourceMetadataFieldAnnotations, CloudIDAnnotation)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -60,8 +62,8 @@ type Target struct {
 // unless stack names another.
 func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Target {
 	if stack == "" {
-		meta := protofield.Message(stackinput.Target(input).ProtoReflect(), "metadata")
-		stack = reference.Stack(protofield.String(meta, "name"), protofield.String(meta, "env"))
+		meta := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetMetadata)
+		stack = reference.Stack(protofield.String(meta, sharedv1.CloudResourceMetadataFieldName), protofield.String(meta, sharedv1.CloudResourceMetadataFieldEnv))
 	}
 	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Project, Stack: stack, Input: input, Resources: k.Resources,
 		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate,

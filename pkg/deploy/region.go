@@ -5,6 +5,8 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -26,17 +28,17 @@ func DeployedRegionMismatches(ctx context.Context, b Backend, list kinds.List, t
 	var read []reference.Manifest
 	clusters := map[string]bool{} // referenced stacks read, by key
 	for _, t := range targets {
-		spec := protofield.At(stackinput.Target(t.Input).ProtoReflect(), "spec")
-		from := protofield.At(spec, "cluster", "valueFrom")
-		if protofield.String(spec, "region") == "" || from == nil {
+		spec := protofield.At(stackinput.Target(t.Input).ProtoReflect(), kindfield.TargetSpec)
+		from := protofield.At(spec, kindfield.SpecCluster, sharedv1.StringValueOrRefFieldValueFrom)
+		if protofield.String(spec, kindfield.SpecRegion) == "" || from == nil {
 			continue
 		}
-		k, ok := list.ByName(protofield.String(from, "kind"))
+		k, ok := list.ByName(protofield.String(from, sharedv1.ValueFromRefFieldKind))
 		if !ok {
 			continue // validate refuses an unknown kind
 		}
 		cluster := NewTarget("", k, k.NewStackInput(),
-			reference.Stack(protofield.String(from, "name"), protofield.String(from, "env")))
+			reference.Stack(protofield.String(from, sharedv1.ValueFromRefFieldName), protofield.String(from, sharedv1.ValueFromRefFieldEnv)))
 		if given[cluster.Key()] {
 			continue // Files checked it against the manifest given
 		}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -182,18 +183,18 @@ type Estimate struct {
 // Of estimates a stack input's (a message with target.spec) monthly cost with p.
 func Of(input proto.Message, p Prices) Estimate {
 	e := Estimate{Source: p.Source, Date: p.Date}
-	spec := protofield.Message(protofield.Message(input.ProtoReflect(), "target"), "spec")
+	spec := protofield.At(input.ProtoReflect(), kindfield.StackInputTarget, kindfield.TargetSpec)
 	if spec == nil {
 		return e
 	}
-	if protofield.Bool(spec, "highlyAvailable") {
+	if protofield.Bool(spec, kindfield.SpecHighlyAvailable) {
 		e.Min += p.HAFee
 		e.Max += p.HAFee
 		e.HAFeeSource = p.HAFeeSource
 	}
 	unknown := map[string]bool{}
 	pools(spec, func(pool protoreflect.Message) {
-		size := protofield.String(pool, "size")
+		size := protofield.String(pool, kindfield.SpecSize)
 		price, ok := p.Sizes[size]
 		if !ok {
 			if size != "" {
@@ -201,9 +202,9 @@ func Of(input proto.Message, p Prices) Estimate {
 			}
 			return
 		}
-		low, high := protofield.Int(pool, "nodeCount"), protofield.Int(pool, "nodeCount")
-		if protofield.Bool(pool, "autoScale") || !has(pool, "autoScale") && protofield.Int(pool, "maxNodes") > 0 {
-			low, high = protofield.Int(pool, "minNodes"), protofield.Int(pool, "maxNodes")
+		low, high := protofield.Int(pool, kindfield.SpecNodeCount), protofield.Int(pool, kindfield.SpecNodeCount)
+		if protofield.Bool(pool, kindfield.SpecAutoScale) || !has(pool, kindfield.SpecAutoScale) && protofield.Int(pool, kindfield.SpecMaxNodes) > 0 {
+			low, high = protofield.Int(pool, kindfield.SpecMinNodes), protofield.Int(pool, kindfield.SpecMaxNodes)
 		}
 		e.Min += float64(low) * price
 		e.Max += float64(high) * price
@@ -344,7 +345,7 @@ func money(low, high float64, signed bool) string {
 // pools calls f with every message under m (m included) that has a size and a node count: the
 // node pools, default or not.
 func pools(m protoreflect.Message, f func(protoreflect.Message)) {
-	if has(m, "size") && has(m, "nodeCount") {
+	if has(m, kindfield.SpecSize) && has(m, kindfield.SpecNodeCount) {
 		f(m)
 	}
 	fields := m.Descriptor().Fields()

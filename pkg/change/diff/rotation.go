@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -87,7 +89,9 @@ type rollout struct {
 }
 
 // readRollout reads the rollout block at path (JSON names, e.g. "spec.defaultNodePool.rollout")
-// of a spec, and the pool message holding it.
+// of a spec, and the pool message holding it. The path is walked by its names because it is data:
+// a kind's effects table writes it on the row (Row.Rollout), next to the row's own path, and the
+// rotation tests build each kind's spec from its Go types, so a renamed step fails them.
 func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.Message) {
 	parts := strings.Split(strings.TrimPrefix(path, "spec."), ".")
 	pool := spec
@@ -104,12 +108,12 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 	}
 	m := pool.Get(fd).Message()
 	r := rollout{
-		maxSurge:      protofield.Int(m, "maxSurge"),
-		drainMinutes:  protofield.Int(m, "drainTimeoutMinutes"),
-		readyMinutes:  protofield.Int(m, "readyTimeoutMinutes"),
-		deleteEmptyOK: protofield.Bool(m, "deleteEmptyDirData"),
+		maxSurge:      protofield.Int(m, sharedv1.RolloutFieldMaxSurge),
+		drainMinutes:  protofield.Int(m, sharedv1.RolloutFieldDrainTimeoutMinutes),
+		readyMinutes:  protofield.Int(m, sharedv1.RolloutFieldReadyTimeoutMinutes),
+		deleteEmptyOK: protofield.Bool(m, sharedv1.RolloutFieldDeleteEmptyDirData),
 	}
-	if sfd := m.Descriptor().Fields().ByJSONName("strategy"); sfd != nil {
+	if sfd := m.Descriptor().Fields().ByJSONName(sharedv1.RolloutFieldStrategy); sfd != nil {
 		if ev := sfd.Enum().Values().ByNumber(m.Get(sfd).Enum()); ev != nil {
 			r.rotate = ev.Name() == "ROTATE"
 		}
@@ -126,10 +130,10 @@ func readRollout(spec protoreflect.Message, path string) (rollout, protoreflect.
 // sizeOf is a pool message's size and node count: with autoScale, a new pool starts at its
 // minimum (at least one node) and may grow to its maximum.
 func sizeOf(pool protoreflect.Message) poolSize {
-	p := poolSize{size: protofield.String(pool, "size"), low: protofield.Int(pool, "nodeCount")}
+	p := poolSize{size: protofield.String(pool, kindfield.SpecSize), low: protofield.Int(pool, kindfield.SpecNodeCount)}
 	p.high = p.low
-	if protofield.Bool(pool, "autoScale") {
-		p.low, p.high = max(protofield.Int(pool, "minNodes"), 1), max(protofield.Int(pool, "maxNodes"), 1)
+	if protofield.Bool(pool, kindfield.SpecAutoScale) {
+		p.low, p.high = max(protofield.Int(pool, kindfield.SpecMinNodes), 1), max(protofield.Int(pool, kindfield.SpecMaxNodes), 1)
 	}
 	return p
 }
@@ -231,7 +235,7 @@ func (w *walker) rotation(path string, changes []string) Rotation {
 // poolName is the cloud name of a pool message: a cluster's default pool without one is
 // "default", as the module names it.
 func poolName(pool protoreflect.Message) string {
-	if name := protofield.String(pool, "nodePoolName"); name != "" {
+	if name := protofield.String(pool, kindfield.SpecNodePoolName); name != "" {
 		return name
 	}
 	return "default"

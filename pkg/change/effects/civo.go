@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
@@ -74,6 +75,8 @@ func CivoRenamed(rows []Row, field, what string) []Row {
 			continue
 		}
 		rows[i].When = func(c Change) (Decision, bool) {
+			// Read by a name the caller passes, as the reason also shows it: each Civo kind passes
+			// its API's generated constant (CivoKubernetesClusterSpecFieldClusterName).
 			if protofield.String(c.OldSpec, field) != protofield.String(c.NewSpec, field) {
 				return Decision{}, false
 			}
@@ -93,7 +96,7 @@ func CivoRenamed(rows []Row, field, what string) []Row {
 // take, civogo KubernetesCluster.UpgradeAvailableTo), while the provider checks the version's
 // format and nothing else (customizeDiffKubernetesCluster) and would send the downgrade.
 func CivoVersion(c Change) (Decision, bool) {
-	fd := c.NewSpec.Descriptor().Fields().ByJSONName("clusterType")
+	fd := c.NewSpec.Descriptor().Fields().ByJSONName(kindfield.SpecClusterType)
 	if fd != nil && fd.Enum() != nil {
 		if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
 			return Decision{Effect: Ignored, Reason: "for talos clusters the module leaves the version alone after creation: " +

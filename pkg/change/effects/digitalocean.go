@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
@@ -68,7 +69,7 @@ const DigitalOceanDefaultMaintenanceWindow = "any day at 00:00 UTC"
 // minor line is left to DigitalOcean.
 func DOVersion(c Change) (Decision, bool) {
 	newVersion, oldVersion := c.New.String(), c.Old.String()
-	if protofield.Bool(c.NewSpec, "autoUpgrade") && kubeversion.SameMinor(newVersion, oldVersion) {
+	if protofield.Bool(c.NewSpec, kindfield.SpecAutoUpgrade) && kubeversion.SameMinor(newVersion, oldVersion) {
 		return Decision{Effect: Ignored, Reason: "with autoUpgrade DigitalOcean keeps the patch version of the minor line " +
 			"current in the maintenance window; the module leaves it to DigitalOcean"}, true
 	}

@@ -64,6 +64,8 @@ func ProtectionRow() Row {
 // is true in the new spec.
 func IgnoredUnder(reason string, path ...string) func(Change) (Decision, bool) {
 	return func(c Change) (Decision, bool) {
+		// Read by names the caller passes: a kind's table passes its API's generated constants
+		// (DigitalOceanKubernetesNodePoolSpecFieldAutoScale); this package imports no kind.
 		if protofield.Bool(protofield.At(c.NewSpec, path[:len(path)-1]...), path[len(path)-1]) {
 			return Decision{Effect: Ignored, Reason: reason}, true
 		}

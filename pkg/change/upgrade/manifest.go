@@ -3,6 +3,8 @@ package upgrade
 import (
 	"context"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -18,14 +20,14 @@ import (
 // A cluster whose cloud cannot be asked (no token) gets a Cloud that says why at every question.
 func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	target := stackinput.Target(stackInput).ProtoReflect()
-	spec := protofield.Message(target, "spec")
-	if spec == nil || spec.Descriptor().Fields().ByName("kubernetes_version") == nil {
+	spec := protofield.At(target, kindfield.TargetSpec)
+	if spec == nil || spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) == nil {
 		return Cluster{}, false
 	}
-	md := protofield.Message(target, "metadata")
-	c := Cluster{File: file, Kind: kind, Name: text(md, "name"), Env: text(md, "env"),
-		Goal: protofield.MapValue(md, "annotations", GoalAnnotation), ClusterName: text(spec, "cluster_name"),
-		Region: text(spec, "region"), Version: text(spec, "kubernetes_version")}
+	md := protofield.At(target, kindfield.TargetMetadata)
+	c := Cluster{File: file, Kind: kind, Name: text(md, sharedv1.CloudResourceMetadataFieldName), Env: text(md, sharedv1.CloudResourceMetadataFieldEnv),
+		Goal: protofield.MapValue(md, sharedv1.CloudResourceMetadataFieldAnnotations, GoalAnnotation), ClusterName: text(spec, kindfield.SpecClusterName),
+		Region: text(spec, kindfield.SpecRegion), Version: text(spec, kindfield.SpecKubernetesVersion)}
 	cloud, ownToken, ownURL, ok := stackinput.ProviderConfig(stackInput)
 	if !ok {
 		return Cluster{}, false
@@ -45,12 +47,12 @@ func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	return c, true
 }
 
-// text is m's string or enum field of the proto name as a manifest writes it, "" when none.
-func text(m protoreflect.Message, name protoreflect.Name) string {
+// text is m's string or enum field of the JSON name, as a manifest writes it, "" when none.
+func text(m protoreflect.Message, jsonName string) string {
 	if m == nil {
 		return ""
 	}
-	fd := m.Descriptor().Fields().ByName(name)
+	fd := m.Descriptor().Fields().ByJSONName(jsonName)
 	switch {
 	case fd == nil:
 		return ""

@@ -1,6 +1,9 @@
 // Package protofield reads a message's fields by name, for code that handles every kind without
 // naming its Go types (costs, rotations, upgrade plans). Each reader answers the zero value when m
-// is nil or has no such field of that kind, so a kind without the field reads as unset.
+// is nil or has no such field of that kind, so a kind without the field reads as unset. Callers
+// name the fields by the constants tools/fieldsgen generates (apis/clusterplane/kindfield for the
+// kinds' messages, <Message>Field<Field> in the shared API packages), not by strings, so that a
+// field renamed in its .proto fails them to compile.
 package protofield
 
 import "google.golang.org/protobuf/reflect/protoreflect"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
@@ -33,19 +35,19 @@ func RegionMismatches(manifests []Manifest) map[int][]stackinput.Problem {
 	byKey := keys(manifests)
 	out := map[int][]stackinput.Problem{}
 	for i, m := range manifests {
-		spec := protofield.At(targetOf(m.Input), "spec")
-		region := protofield.String(spec, "region")
+		spec := protofield.At(targetOf(m.Input), kindfield.TargetSpec)
+		region := protofield.String(spec, kindfield.SpecRegion)
 		key, ok := regionsCluster(spec)
 		if !ok {
 			continue
 		}
-		from := protofield.At(spec, "cluster", "valueFrom")
+		from := protofield.At(spec, kindfield.SpecCluster, sharedv1.StringValueOrRefFieldValueFrom)
 		j, ok := byKey[key]
 		if !ok || j == i {
 			continue
 		}
 		cluster := manifests[j]
-		clusterRegion := protofield.String(protofield.At(targetOf(cluster.Input), "spec"), "region")
+		clusterRegion := protofield.String(protofield.At(targetOf(cluster.Input), kindfield.TargetSpec), kindfield.SpecRegion)
 		if clusterRegion == "" || clusterRegion == region {
 			continue
 		}
@@ -60,7 +62,7 @@ func RegionMismatches(manifests []Manifest) map[int][]stackinput.Problem {
 		// Both values passed the region rule, so they are region codes and safe to quote.
 		p.RuleID = RuleSameRegion
 		p.Message = fmt.Sprintf("region %q is not its cluster's: %s %s is in %q (%s)",
-			region, protofield.String(targetOf(cluster.Input), "kind"), protofield.String(from, "name"), clusterRegion, where)
+			region, protofield.String(targetOf(cluster.Input), kindfield.TargetKind), protofield.String(from, sharedv1.ValueFromRefFieldName), clusterRegion, where)
 		p.Hint = "a pool is created in its cluster's region: write " + clusterRegion
 		out[i] = append(out[i], p)
 	}
@@ -74,7 +76,7 @@ func RegionsUnchecked(manifests []Manifest) []int {
 	byKey := keys(manifests)
 	var out []int
 	for i, m := range manifests {
-		key, ok := regionsCluster(protofield.At(targetOf(m.Input), "spec"))
+		key, ok := regionsCluster(protofield.At(targetOf(m.Input), kindfield.TargetSpec))
 		if _, given := byKey[key]; ok && !given {
 			out = append(out, i)
 		}
@@ -87,12 +89,12 @@ func keys(manifests []Manifest) map[string]int {
 	byKey := map[string]int{}
 	for i, m := range manifests {
 		target := targetOf(m.Input)
-		metadata := protofield.At(target, "metadata")
-		kind := protofield.String(target, "kind")
-		if kind == "" || protofield.String(metadata, "name") == "" {
+		metadata := protofield.At(target, kindfield.TargetMetadata)
+		kind := protofield.String(target, kindfield.TargetKind)
+		if kind == "" || protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName) == "" {
 			continue
 		}
-		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, "name"), protofield.String(metadata, "env"))] = i
+		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName), protofield.String(metadata, sharedv1.CloudResourceMetadataFieldEnv))] = i
 	}
 	return byKey
 }
@@ -100,12 +102,12 @@ func keys(manifests []Manifest) map[string]int {
 // regionsCluster is the key of the cluster's stack whose region spec's must be: a spec with a
 // region and a cluster read by valueFrom (a Civo pool's); false for any other.
 func regionsCluster(spec protoreflect.Message) (string, bool) {
-	from := protofield.At(spec, "cluster", "valueFrom")
-	if protofield.String(spec, "region") == "" || from == nil || protofield.String(from, "name") == "" {
+	from := protofield.At(spec, kindfield.SpecCluster, sharedv1.StringValueOrRefFieldValueFrom)
+	if protofield.String(spec, kindfield.SpecRegion) == "" || from == nil || protofield.String(from, sharedv1.ValueFromRefFieldName) == "" {
 		return "", false
 	}
-	return strings.ToLower(protofield.String(from, "kind")) + "/" +
-		Stack(protofield.String(from, "name"), protofield.String(from, "env")), true
+	return strings.ToLower(protofield.String(from, sharedv1.ValueFromRefFieldKind)) + "/" +
+		Stack(protofield.String(from, sharedv1.ValueFromRefFieldName), protofield.String(from, sharedv1.ValueFromRefFieldEnv)), true
 }
 
 // targetOf is the manifest inside a stack input, nil when there is none.
@@ -113,5 +115,5 @@ func targetOf(input proto.Message) protoreflect.Message {
 	if input == nil {
 		return nil
 	}
-	return protofield.Message(input.ProtoReflect(), "target")
+	return protofield.At(input.ProtoReflect(), kindfield.StackInputTarget)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -38,19 +39,19 @@ type manifestCatalogue struct {
 // that also has a node count (the node pools, default or not).
 func catalogueOf(input proto.Message) manifestCatalogue {
 	mc := manifestCatalogue{cloud: cost.CloudOf(input)}
-	spec := protofield.Message(stackinput.Target(input).ProtoReflect(), "spec")
+	spec := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetSpec)
 	if mc.cloud == "" || spec == nil {
 		return mc
 	}
-	if v := protofield.String(spec, "region"); v != "" {
+	if v := protofield.String(spec, kindfield.SpecRegion); v != "" {
 		mc.region = &catalogueField{path: "spec.region", value: v}
 	}
-	if v := protofield.String(spec, "kubernetesVersion"); v != "" {
+	if v := protofield.String(spec, kindfield.SpecKubernetesVersion); v != "" {
 		mc.version = &catalogueField{path: "spec.kubernetes_version", value: v}
 	}
-	if mc.cloud == cost.Civo && spec.Descriptor().Fields().ByName("kubernetes_version") != nil {
+	if mc.cloud == cost.Civo && spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) != nil {
 		mc.distribution = "k3s"
-		if fd := spec.Descriptor().Fields().ByName("cluster_type"); fd != nil && fd.Enum() != nil {
+		if fd := spec.Descriptor().Fields().ByJSONName(kindfield.SpecClusterType); fd != nil && fd.Enum() != nil {
 			if v := fd.Enum().Values().ByNumber(spec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
 				mc.distribution = "talos"
 			}
@@ -66,8 +67,8 @@ func catalogueOf(input proto.Message) manifestCatalogue {
 // and a node count.
 func sizes(m protoreflect.Message, path string, f func(path, size string)) {
 	fields := m.Descriptor().Fields()
-	if fields.ByJSONName("size") != nil && fields.ByJSONName("nodeCount") != nil {
-		if size := protofield.String(m, "size"); size != "" {
+	if fields.ByJSONName(kindfield.SpecSize) != nil && fields.ByJSONName(kindfield.SpecNodeCount) != nil {
+		if size := protofield.String(m, kindfield.SpecSize); size != "" {
 			f(path+".size", size)
 		}
 	}

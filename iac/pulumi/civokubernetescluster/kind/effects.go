@@ -1,6 +1,9 @@
 package kind
 
-import "github.com/clusterplane/clusterplane/pkg/change/effects"
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+)
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
@@ -49,7 +52,7 @@ func Effects() *effects.Table {
 		},
 	}
 	cluster.Rows = append(cluster.Rows, effects.CivoRenamed(effects.MetadataRows(effects.Cluster, effects.CivoCluster+"tags", "the derived tags change; "+effects.CivoUpdated),
-		"clusterName", "cluster (and its firewall)")...)
+		v1.CivoKubernetesClusterSpecFieldClusterName, "cluster (and its firewall)")...)
 	cluster.Rows = append(cluster.Rows, effects.ProviderRows("apiToken", "apiUrl")...)
 	cluster.Rows = append(cluster.Rows, effects.CivoDefaultRegion)
 	cluster.Attributes = effects.Merge(

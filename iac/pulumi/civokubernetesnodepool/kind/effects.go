@@ -1,6 +1,9 @@
 package kind
 
-import "github.com/clusterplane/clusterplane/pkg/change/effects"
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+)
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
@@ -22,7 +25,7 @@ func Effects() *effects.Table {
 				Rollout: "spec.rollout"},
 			{Path: "spec.nodeCount", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "node_count", Effect: effects.Update,
 				Reason: "the plugin scales the pool in place (Civo's pool update, count) and waits until the nodes run",
-				When:   effects.IgnoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the plugin leaves it alone", "autoScale")},
+				When:   effects.IgnoredUnder("with autoScale the Civo cluster autoscaler owns the node count and the plugin leaves it alone", v1.CivoKubernetesNodePoolSpecFieldAutoScale)},
 			{Path: "spec.autoScale", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "auto_scale", Effect: effects.Update,
 				Reason: "changes only whether the plugin leaves the node count to the autoscaler; nothing is sent to Civo"},
 			{Path: "spec.minNodes", Resource: effects.NodePool, Effect: effects.Ignored,
@@ -42,7 +45,7 @@ func Effects() *effects.Table {
 		},
 	}
 	pool.Rows = append(pool.Rows, effects.CivoRenamed(effects.MetadataRows("", "", "Civo node pools have no tags; nothing is sent"),
-		"nodePoolName", "pool")...)
+		v1.CivoKubernetesNodePoolSpecFieldNodePoolName, "pool")...)
 	pool.Rows = append(pool.Rows, effects.ProviderRows("apiToken", "apiUrl")...)
 	pool.Rows = append(pool.Rows, effects.CivoDefaultRegion)
 	// The pool is this repository's own resource: its facts are the plugin's Diff, not a Terraform

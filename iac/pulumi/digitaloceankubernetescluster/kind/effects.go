@@ -1,6 +1,9 @@
 package kind
 
-import "github.com/clusterplane/clusterplane/pkg/change/effects"
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+)
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
@@ -44,7 +47,8 @@ func Effects() *effects.Table {
 				Reason:  "the default pool's droplet size is fixed, and the provider replaces the whole cluster, not just the pool: " + effects.DOClusterReplaced,
 				Rollout: "spec.defaultNodePool.rollout"},
 			{Path: "spec.defaultNodePool.nodeCount", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.node_count", Effect: effects.Update,
-				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, "defaultNodePool", "autoScale")},
+				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled,
+					v1.DigitalOceanKubernetesClusterSpecFieldDefaultNodePool, v1.DigitalOceanKubernetesClusterDefaultNodePoolFieldAutoScale)},
 			{Path: "spec.defaultNodePool.autoScale", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.auto_scale", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.minNodes", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.min_nodes", Effect: effects.Update, Reason: effects.DOUpdated},
 			{Path: "spec.defaultNodePool.maxNodes", Resource: effects.Cluster, Attribute: effects.DOCluster + "node_pool.max_nodes", Effect: effects.Update, Reason: effects.DOUpdated},

@@ -1,6 +1,9 @@
 package kind
 
-import "github.com/clusterplane/clusterplane/pkg/change/effects"
+import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+)
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
@@ -14,7 +17,7 @@ func Effects() *effects.Table {
 			{Path: "spec.size", Resource: effects.NodePool, Attribute: effects.DONodePool + "size", Effect: effects.Replace, Reason: "the droplet size is fixed: " + effects.DOPoolReplaced,
 				Rollout: "spec.rollout"},
 			{Path: "spec.nodeCount", Resource: effects.NodePool, Attribute: effects.DONodePool + "node_count", Effect: effects.Update,
-				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, "autoScale")},
+				Reason: "DigitalOcean adds or removes nodes", When: effects.IgnoredUnder(effects.DONodeCountAutoscaled, v1.DigitalOceanKubernetesNodePoolSpecFieldAutoScale)},
 			{Path: "spec.autoScale", Resource: effects.NodePool, Attribute: effects.DONodePool + "auto_scale", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.minNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "min_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
 			{Path: "spec.maxNodes", Resource: effects.NodePool, Attribute: effects.DONodePool + "max_nodes", Effect: effects.Update, Reason: "DigitalOcean updates the pool in place"},
