@@ -8,7 +8,7 @@
 //   - the Go module as a module proxy serves it (goproxy/), so that `go get` of the tag resolves;
 //   - SHA256SUMS of every file.
 //
-// The version is said once, in the binaries (pkg/pulumi/plugin, by -ldflags), and everything else is
+// The version is said once, in the binaries (pkg/release, by -ldflags), and everything else is
 // generated from them. The same version built twice gives the same files: archives carry fixed
 // times, owners and modes, and the builds are -trimpath without build ids.
 package main
@@ -32,7 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/pkg/errors"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
@@ -73,7 +73,7 @@ type release struct {
 }
 
 func (r *release) ldflags() string {
-	return "-s -w -buildid= -X " + Module + "/pkg/release.version=" + r.version + " -X " + Module + "/pkg/pulumi/plugin.downloadURL=" + r.url
+	return "-s -w -buildid= -X " + Module + "/pkg/release.version=" + r.version + " -X " + Module + "/pkg/plugin.downloadURL=" + r.url
 }
 
 func (r *release) run() error {

@@ -4,7 +4,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 )
 
 // The Civo Terraform resources, as change-effects.json names them.

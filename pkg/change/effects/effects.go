@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

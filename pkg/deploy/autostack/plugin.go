@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/env"

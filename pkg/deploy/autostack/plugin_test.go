@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
 )
 

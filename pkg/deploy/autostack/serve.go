@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/pkg/errors"
 )

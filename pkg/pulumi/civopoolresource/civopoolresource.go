@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/clusterplane/clusterplane/pkg/release"

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
@@ -60,7 +60,7 @@ const (
 // Package is a Pulumi package schema, with the parts this package writes.
 type Package struct {
 	Name string `json:"name"`
-	// Version is a release's (pkg/pulumi/plugin), none for a build from a checkout; PluginDownloadURL is
+	// Version is a release's (pkg/release, pkg/plugin), none for a build from a checkout; PluginDownloadURL is
 	// where the engine downloads the plugin from.
 	Version           string               `json:"version,omitempty"`
 	PluginDownloadURL string               `json:"pluginDownloadURL,omitempty"`
@@ -469,7 +469,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 	return nil
 }
 
-// Stamp sets a schema's version and pluginDownloadURL to this build's (pkg/pulumi/plugin), so that the
+// Stamp sets a schema's version and pluginDownloadURL to this build's (pkg/release, pkg/plugin), so that the
 // plugin a release built serves the release's schema; a build from a checkout leaves it as it is.
 func Stamp(schema []byte) ([]byte, error) {
 	v, url := release.Version(), plugin.DownloadURL()

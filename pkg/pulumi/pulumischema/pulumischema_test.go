@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 )

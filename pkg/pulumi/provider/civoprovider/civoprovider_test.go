@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plugin"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 )

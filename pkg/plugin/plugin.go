@@ -30,7 +30,7 @@ func ComponentType(kind string) string {
 const DefaultDownloadURL = "github://api.github.com/clusterplane/clusterplane"
 
 // downloadURL overrides DefaultDownloadURL when a release is built for another server (make release
-// DOWNLOAD_URL=https://...): -X github.com/clusterplane/clusterplane/pkg/pulumi/plugin.downloadURL=...
+// DOWNLOAD_URL=https://...): -X github.com/clusterplane/clusterplane/pkg/plugin.downloadURL=...
 var downloadURL string
 
 // DownloadURL is where the engine downloads the plugin from when it is not installed: the package
