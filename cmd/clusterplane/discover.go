@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -142,7 +143,7 @@ func (f *factory) writeDiscovered(dir string, files []discover.File, force bool)
 	}
 	for _, file := range files {
 		path := filepath.Join(dir, file.Name)
-		if err := replaceFile(path, file.Data); err != nil {
+		if err := atomicwrite.File(path, file.Data); err != nil {
 			f.printError(errors.Wrap(err, "write "+path))
 			return cli.Exit(exitcode.Invalid)
 		}

@@ -4,22 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pko"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
-	"golang.org/x/mod/module"
-	"golang.org/x/mod/semver"
 )
-
-// WorkspaceImage is the workspace image a release's export pko names unless --image says
-// otherwise: the one deploy/pko/Dockerfile builds, tagged with clusterplane's version.
-const WorkspaceImage = "ghcr.io/clusterplane/workspace"
 
 func newCmdExport(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -61,7 +54,7 @@ It works offline; nothing is deployed. It refuses what preview refuses: two mani
 stack, and a reference to a stack that no manifest given deploys.
 
 --image is required unless clusterplane is a release build, which names its own tag of
-` + WorkspaceImage + `.
+` + pko.WorkspaceImage + `.
 
 Without --dir it writes one YAML stream to standard output; with it, one file per manifest, named
 after its Stack, and ` + pko.NamespaceFile + `.yaml with what the namespace needs. The
@@ -70,7 +63,7 @@ folder given): the same manifests give the same bytes on any machine, and never 
 Step by step: deploy/pko/README.md.`,
 	}
 	cmd.Flags().StringVar(&o.stack, "stack", "", "the stack of the one manifest given, instead of <name>-<env>")
-	cmd.Flags().StringVar(&opts.Image, "image", "", "the workspace image (default "+WorkspaceImage+":<version> on a release build; required otherwise)")
+	cmd.Flags().StringVar(&opts.Image, "image", "", "the workspace image (default "+pko.WorkspaceImage+":<version> on a release build; required otherwise)")
 	cmd.Flags().StringVar(&opts.Secret, "secret", "clusterplane", "the Kubernetes Secret with the backend URL, passphrase and tokens")
 	cmd.Flags().StringVarP(&opts.Namespace, "namespace", "n", pko.DefaultNamespace, "the namespace of the resources")
 	cmd.Flags().StringVar(&opts.ServiceAccount, "service-account", "clusterplane", "the ServiceAccount the stacks' workspace pods run as (created and bound to "+pko.AuthDelegator+")")
@@ -90,7 +83,7 @@ Step by step: deploy/pko/README.md.`,
 func exportPKORun(o *exportPKOOptions) error {
 	f, opts, dir := o.f, o.pko, o.dir
 	if opts.Image == "" {
-		image, err := defaultImage(releaseVersion())
+		image, err := pko.DefaultImage(releaseVersion())
 		if err != nil {
 			fmt.Fprintln(f.Stderr, err)
 			return cli.Exit(exitcode.Invalid)
@@ -101,7 +94,7 @@ func exportPKORun(o *exportPKOOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Manifest = manifestPaths(o.files)
+	opts.Manifest = pko.ManifestPaths(o.files)
 	exported, err := pko.Export(targets, opts)
 	if err != nil {
 		fmt.Fprintln(f.Stderr, err)
@@ -125,121 +118,20 @@ func exportPKORun(o *exportPKOOptions) error {
 		}
 		if dir != "" {
 			path := filepath.Join(dir, file.Name+".yaml")
-			if err := replaceFile(path, data); err != nil {
+			if err := atomicwrite.File(path, data); err != nil {
 				return errors.Wrap(err, "write "+path)
 			}
-			fmt.Fprintf(f.Stderr, "%s: %s\n", exportedFrom(file, opts), path)
+			fmt.Fprintf(f.Stderr, "%s: %s\n", file.From(opts), path)
 			continue
 		}
 		if i > 0 {
 			fmt.Fprintln(f.Stdout, "---")
 		}
-		fmt.Fprintf(f.Stdout, "# %s\n", exportedFrom(file, opts))
+		fmt.Fprintf(f.Stdout, "# %s\n", file.From(opts))
 		_, _ = f.Stdout.Write(data)
 	}
 	return nil
 }
 
-// exportedFrom is what the output says a file is: the manifest it exports, or what the namespace needs.
-func exportedFrom(f pko.File, opts pko.Options) string {
-	if f.Target.File == "" {
-		return "the namespace: service account " + opts.ServiceAccount
-	}
-	if opts.Manifest != nil {
-		return opts.Manifest(f.Target.File)
-	}
-	return f.Target.File
-}
-
 // releaseVersion is clusterplane's version; a variable so that a test can be a release build.
 var releaseVersion = release.Version
-
-// defaultImage is the workspace image a build of version v names: its own tag on a release (vX.Y.Z,
-// as deploy/pko/Dockerfile's build command tags it), and
-// none on a development build, whose version (0.0.0, or a pseudo-version or +dirty of go build
-// from a checkout) names no published image.
-func defaultImage(v string) (string, error) {
-	sv := "v" + v
-	if v == "0.0.0" || !semver.IsValid(sv) || semver.Build(sv) != "" || module.IsPseudoVersion(sv) {
-		return "", errors.Errorf("--image is required: this clusterplane is a development build (version %s), and %s has no image of that tag; "+
-			"build deploy/pko/Dockerfile, push it, and pass --image REGISTRY/NAME:TAG (a release build defaults to its own tag)", v, WorkspaceImage)
-	}
-	return WorkspaceImage + ":v" + v, nil
-}
-
-// manifestPaths is what the clusterplane.dev/manifest annotation says of a file: its path from
-// the root of the git repository holding it, else from the folder given on the command line it
-// was found in, else its name; with forward slashes. The same tree exported on any machine, from
-// any checkout, gives the same annotation, where an absolute path differed from one to the next.
-func manifestPaths(args []string) func(string) string {
-	var dirs []string
-	for _, arg := range args {
-		if info, err := os.Stat(arg); err == nil && info.IsDir() {
-			if abs, err := filepath.Abs(arg); err == nil {
-				dirs = append(dirs, abs)
-			}
-		}
-	}
-	return func(file string) string {
-		if file == stackinput.Stdin {
-			return file
-		}
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			return filepath.ToSlash(filepath.Base(file))
-		}
-		if root, ok := gitRoot(filepath.Dir(abs)); ok {
-			if rel, err := filepath.Rel(root, abs); err == nil {
-				return filepath.ToSlash(rel)
-			}
-		}
-		for _, dir := range dirs {
-			if rel, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(rel, "..") {
-				return filepath.ToSlash(rel)
-			}
-		}
-		return filepath.Base(abs)
-	}
-}
-
-// gitRoot is the nearest folder from dir upwards holding .git (a folder, or a worktree's file).
-func gitRoot(dir string) (string, bool) {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
-// replaceFile writes data to path through a new file in the same folder renamed over path. A
-// rename replaces the name itself: a symbolic link already there is replaced, never followed to
-// overwrite whatever it points at, and a reader never sees a half-written file.
-func replaceFile(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	// CreateTemp makes the file readable by its owner only; the resources hold no secret and are
-	// meant to be committed and applied, as os.WriteFile's 0644 made them.
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}

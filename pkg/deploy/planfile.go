@@ -2,38 +2,21 @@ package deploy
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/pkg/errors"
 )
 
-// WriteFile writes the plan to file, beside its final name first and then renamed, so that a
-// reader never sees half a plan.
+// WriteFile writes the plan to file, so that a reader never sees half a plan.
 func (p *Plan) WriteFile(file string) error {
 	data, err := p.Marshal()
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
-	if err != nil {
-		return errors.Wrap(err, "save the plan")
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return errors.Wrap(err, "save the plan")
-	}
-	if err := tmp.Close(); err != nil {
-		return errors.Wrap(err, "save the plan")
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return errors.Wrap(err, "save the plan")
-	}
-	return errors.Wrap(os.Rename(tmp.Name(), file), "save the plan")
+	return errors.Wrap(atomicwrite.File(file, data), "save the plan")
 }
 
 // Guard is up's guard with a saved plan (Request.Guard, with Whole): every stack is checked

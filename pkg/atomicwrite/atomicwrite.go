@@ -1,0 +1,37 @@
+// Package atomicwrite writes a file so that no reader ever sees half of it and no link already
+// at its name is followed.
+package atomicwrite
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// File writes data to path through a new file in the same folder renamed over path. A rename
+// replaces the name itself: a symbolic link already there is replaced, never followed to
+// overwrite whatever it points at, and a reader never sees a half-written file. The file is
+// readable by all (0644): what clusterplane writes so (plans, exported resources, discovered
+// manifests) holds no secret and is meant to be committed.
+func File(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	// CreateTemp makes the file readable by its owner only.
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

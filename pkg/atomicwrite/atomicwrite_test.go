@@ -1,0 +1,60 @@
+package atomicwrite_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
+)
+
+func TestAFileIsReplacedWholeAndALinkAtItsNameIsNeverFollowed(t *testing.T) {
+	tests := []struct {
+		name string
+		// before makes what is at the path before the write; it returns a file that must not change.
+		before func(t *testing.T, dir, path string) string
+	}{
+		{"nothing there", func(*testing.T, string, string) string { return "" }},
+		{"a file there", func(t *testing.T, _, path string) string {
+			if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return ""
+		}},
+		{"a link to another file there", func(t *testing.T, dir, path string) string {
+			other := filepath.Join(dir, "other")
+			if err := os.WriteFile(other, []byte("keep"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, path); err != nil {
+				t.Fatal(err)
+			}
+			return other
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "plan.json")
+			untouched := tt.before(t, dir, path)
+			if err := atomicwrite.File(path, []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Lstat(path)
+			if err != nil || !info.Mode().IsRegular() || info.Mode().Perm() != 0o644 {
+				t.Fatalf("the path is not a regular 0644 file: %v, %v", info, err)
+			}
+			if data, _ := os.ReadFile(path); string(data) != "new" {
+				t.Errorf("the file holds %q", data)
+			}
+			if untouched != "" {
+				if data, _ := os.ReadFile(untouched); string(data) != "keep" {
+					t.Errorf("the link was followed: %s holds %q", untouched, data)
+				}
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != map[bool]int{true: 2, false: 1}[untouched != ""] {
+				t.Errorf("a temporary file was left: %v", entries)
+			}
+		})
+	}
+}
