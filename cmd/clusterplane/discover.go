@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -84,7 +80,7 @@ func discoverRun(opts *discoverOptions) error {
 		f.printError(err)
 		return cli.Exit(exitcode.Invalid)
 	}
-	o.Command = discoverCommandLine(opts.cloud, o)
+	o.Command = o.CommandLine()
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := discover.Discover(ctx, o)
@@ -118,54 +114,6 @@ func discoverRun(opts *discoverOptions) error {
 	return nil
 }
 
-// writeDiscovered writes the files into dir, none unless it may write them all: a file that
-// exists is overwritten only with force.
-func (f *factory) writeDiscovered(dir string, files []discover.File, force bool) error {
-	if !force {
-		var exist []string
-		for _, file := range files {
-			path := filepath.Join(dir, file.Name)
-			if _, err := os.Lstat(path); err == nil {
-				exist = append(exist, path+clash(path, file.Kind))
-			}
-		}
-		if len(exist) > 0 {
-			fmt.Fprintf(f.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist, ", "),
-				plural(len(exist), "exists", "exist"), plural(len(exist), "it", "them"))
-			return cli.Exit(exitcode.Blocked)
-		}
-	}
-	if len(files) > 0 {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			f.printError(errors.Wrap(err, "create "+dir))
-			return cli.Exit(exitcode.Invalid)
-		}
-	}
-	for _, file := range files {
-		path := filepath.Join(dir, file.Name)
-		if err := atomicwrite.File(path, file.Data); err != nil {
-			f.printError(errors.Wrap(err, "write "+path))
-			return cli.Exit(exitcode.Invalid)
-		}
-		fmt.Fprintf(f.Stdout, "%s: %s %s\n", path, file.Kind, file.CloudID)
-	}
-	return nil
-}
-
-// discoverCommandLine is the command as the files say they came from: the flags that chose what
-// was read, never the folder or anything secret, so that the same account gives the same bytes
-// whichever folder they go to.
-func discoverCommandLine(cloud string, o discover.Options) string {
-	line := "clusterplane discover " + cloud
-	if o.Region != "" {
-		line += " --region " + o.Region
-	}
-	if o.Cluster != "" {
-		line += " --cluster " + o.Cluster
-	}
-	return line
-}
-
 // plural is one or many as n says.
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -174,16 +122,22 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// clash says what an existing file holds when it is another kind than the one discover would
-// write there: most often the same name discovered in the other cloud.
-func clash(path, kind string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
+// writeDiscovered writes the files into dir (discover.Write), naming each file written, and
+// says why none was when one exists already.
+func (f *factory) writeDiscovered(dir string, files []discover.File, force bool) error {
+	written, err := discover.Write(dir, files, force)
+	for _, w := range written {
+		fmt.Fprintf(f.Stdout, "%s: %s %s\n", w.Path, w.Kind, w.CloudID)
 	}
-	head, err := stackinput.ReadHead(data)
-	if err != nil || head.Kind == "" || head.Kind == kind {
-		return ""
+	var exist *discover.ExistError
+	switch {
+	case errors.As(err, &exist):
+		fmt.Fprintf(f.Stderr, "discover: %s %s; nothing written (--force overwrites %s)\n", strings.Join(exist.Paths, ", "),
+			plural(len(exist.Paths), "exists", "exist"), plural(len(exist.Paths), "it", "them"))
+		return cli.Exit(exitcode.Blocked)
+	case err != nil:
+		f.printError(err)
+		return cli.Exit(exitcode.Invalid)
 	}
-	return " (it holds a " + head.Kind + "; the file discovered is a " + kind + " of the same name)"
+	return nil
 }
