@@ -19,6 +19,15 @@ func deployCommands(f *factory) []*cobra.Command {
 		newCmdStatus(f, nil), newCmdDestroy(f, nil), newCmdKubeconfig(f, nil), newCmdAdopt(f, nil)}
 }
 
+// onFiles is a command's RunE that takes the files given into files, then runs runF, or run when
+// runF is nil.
+func onFiles[T any](opts *T, files *[]string, runF, run func(*T) error) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		*files = args
+		return runOrReal(opts, runF, run)
+	}
+}
+
 // runOrReal is runF, or run when runF is nil.
 func runOrReal[T any](opts *T, runF, run func(*T) error) error {
 	if runF != nil {
@@ -59,10 +68,7 @@ cluster), or when the manifest changes what the providers cannot carry out since
 	cmd.Flags().StringVar(&opts.savePlan, "save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
 		"(the preview then reads the cloud first, as drift does)")
 	opts.policyFlag(cmd)
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, previewRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, previewRun)
 	return cmd
 }
 
@@ -121,10 +127,7 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
 		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
 	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, upRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, upRun)
 	return cmd
 }
 
@@ -174,10 +177,7 @@ with --import-pending-create, or forgotten with --clear-pending-creates when the
 	cmd.Flags().StringArrayVar(&opts.imports, "import-pending-create", nil,
 		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
 	cmd.Flags().BoolVar(&opts.clearPending, "clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, refreshRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, refreshRun)
 	return cmd
 }
 
@@ -216,10 +216,7 @@ It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted
 cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, driftRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, driftRun)
 	return cmd
 }
 
@@ -251,10 +248,7 @@ cannot tell.`,
 	}
 	opts.flags(cmd)
 	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, statusRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, statusRun)
 	return cmd
 }
 
@@ -294,10 +288,7 @@ on, and an answer no exits 3 having deleted nothing. Without a terminal it needs
 	opts.flags(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "destroy without asking")
 	cmd.Flags().BoolVar(&opts.remove, "remove", false, "remove each stack from the backend once its resources are destroyed")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, destroyRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, destroyRun)
 	return cmd
 }
 
@@ -330,10 +321,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 	}
 	opts.oneStackFlags(cmd)
 	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, kubeconfigRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, kubeconfigRun)
 	return cmd
 }
 
@@ -390,10 +378,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 	cmd.Flags().StringVar(&opts.id, "id", "", "the cloud's id of the cluster or node pool of the one manifest given; "+
 		"default the manifest's "+deploy.CloudIDAnnotation+" annotation")
 	cmd.Flags().BoolVar(&opts.exact, "exact", false, "block on every difference from the cloud, in-place ones too")
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		opts.files = files
-		return runOrReal(opts, runF, adoptRun)
-	}
+	cmd.RunE = onFiles(opts, &opts.files, runF, adoptRun)
 	return cmd
 }
 

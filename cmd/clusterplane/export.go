@@ -73,10 +73,7 @@ Step by step: deploy/pko/README.md.`,
 	cmd.Flags().StringVarP(&o.dir, "dir", "d", "", "write one file per manifest into this folder")
 	cmd.Args = cobra.MinimumNArgs(1)
 	cmd.ValidArgsFunction = cli.ManifestFiles
-	cmd.RunE = func(_ *cobra.Command, files []string) error {
-		o.files = files
-		return runOrReal(o, runF, exportPKORun)
-	}
+	cmd.RunE = onFiles(o, &o.files, runF, exportPKORun)
 	return cmd
 }
 

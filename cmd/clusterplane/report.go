@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -20,16 +19,7 @@ import (
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
 func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
-	report := deploy.NewReport(r.name, outcomes)
-	if r.name == "preview" || r.name == "up" {
-		report.Price(outcomes, f.prices)
-	}
-	// Each failure's cause, in every format, with what to run to mend it.
-	for i, o := range outcomes {
-		if o.Err != nil {
-			report.Stacks[i].Error = render.Cause(o.Err, o.Target)
-		}
-	}
+	report := render.Report(r.name, outcomes, f.prices)
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
@@ -97,10 +87,10 @@ func (f *factory) progress(o *deployOptions) func(targets int) func(t deploy.Tar
 			if o.quiet {
 				return io.Discard
 			}
-			w := io.Writer(&lockedWriter{w: f.Stderr, mu: &f.outMu})
-			var p *prefixed
+			w := io.Writer(&render.LockedWriter{W: f.Stderr, Mu: &f.outMu})
+			var p *render.Prefixed
 			if targets > 1 {
-				p = &prefixed{w: w, prefix: t.Key() + ": ", buf: &bytes.Buffer{}}
+				p = render.NewPrefixed(w, t.Key()+": ")
 				w = p
 			}
 			redacting := redact.NewWriter(w, r)
@@ -125,50 +115,6 @@ func (f *factory) flushProgress() {
 		flush()
 	}
 	f.deploy.flushes = nil
-}
-
-// prefixed writes each line with a prefix.
-type prefixed struct {
-	w      io.Writer
-	prefix string
-	buf    *bytes.Buffer
-}
-
-func (p *prefixed) Write(data []byte) (int, error) {
-	p.buf.Write(data)
-	for {
-		line, err := p.buf.ReadString('\n')
-		if err != nil {
-			p.buf.WriteString(line) // an unfinished line waits for its end
-			return len(data), nil
-		}
-		if _, err := io.WriteString(p.w, p.prefix+line); err != nil {
-			return 0, err
-		}
-	}
-}
-
-// Flush writes an unfinished line, ended.
-func (p *prefixed) Flush() error {
-	if p.buf.Len() == 0 {
-		return nil
-	}
-	line := p.buf.String()
-	p.buf.Reset()
-	_, err := io.WriteString(p.w, p.prefix+line+"\n")
-	return err
-}
-
-// lockedWriter serialises writes from parallel stacks.
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(data []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(data)
 }
 
 // prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
@@ -218,23 +217,9 @@ func sandboxStart(o *sandboxOptions) error {
 	if err != nil {
 		return o.f.sandboxFailed(err)
 	}
-	env := sandbox.Environ([]string{"PATH=$PATH"}, dir, engine, server.DigitalOcean, server.Civo)
-	// A passphrase of the shell's own would win over the sandbox's file.
-	fmt.Fprintln(o.f.Stdout, "unset PULUMI_CONFIG_PASSPHRASE")
-	for _, kv := range env {
-		key, value, _ := strings.Cut(kv, "=")
-		if key == "PATH" {
-			// Everything but the caller's own PATH, which the shell expands.
-			fmt.Fprintf(o.f.Stdout, "export PATH=%s\"$PATH\"\n", shellQuote(strings.TrimSuffix(value, "$PATH")))
-			continue
-		}
-		fmt.Fprintf(o.f.Stdout, "export %s=%s\n", key, shellQuote(value))
+	for _, line := range sandbox.ShellLines(dir, engine, server) {
+		fmt.Fprintln(o.f.Stdout, line)
 	}
 	fmt.Fprintf(o.f.Stderr, "the sandbox runs in the background (process %d) in %s; stop it with: clusterplane sandbox stop\n", server.PID, dir)
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

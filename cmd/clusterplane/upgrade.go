@@ -90,25 +90,9 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	if err != nil {
 		return err
 	}
-	var clusters []upgrade.Cluster
-	var clusterTargets []deploy.Target
-	byStack := map[string]string{}
-	for _, t := range targets {
-		if c, ok := upgrade.ClusterOf(t.File, t.Kind, t.Input); ok {
-			// Two files of one stack (a manifest and its .stack-input.yaml twin) would plan the
-			// cluster twice, each a row and a place in the fleet's order: refused, as preview does.
-			if other, ok := byStack[t.Key()]; ok {
-				fmt.Fprintf(f.Stderr, "%s and %s both deploy stack %s: give only one of them\n", other, t.File, t.Key())
-				return cli.Exit(exitcode.Invalid)
-			}
-			byStack[t.Key()] = t.File
-			clusters = append(clusters, c)
-			clusterTargets = append(clusterTargets, t)
-		}
-	}
-	if len(clusters) == 0 {
-		fmt.Fprintf(f.Stderr, "no cluster manifest in %s: node pools follow their cluster's version\n", strings.Join(files, " "))
-		return cli.Exit(exitcode.Invalid)
+	clusterTargets, clusters, err := deploy.UpgradeClusters(targets, files)
+	if err != nil {
+		return f.exit(nil, err)
 	}
 	ctx, stop := interruptible()
 	defer stop()

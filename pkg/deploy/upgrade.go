@@ -2,10 +2,44 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 )
+
+// UpgradeClusters are the clusters an upgrade plan of targets covers, each with its target: node
+// pools follow their cluster's version. Every problem is in the *ProblemsError returned: two
+// files of one stack (a manifest and its .stack-input.yaml twin, which would plan the cluster
+// twice, each a row and a place in the fleet's order, refused as preview does), or no cluster
+// among the paths given.
+func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Cluster, error) {
+	var clusters []upgrade.Cluster
+	var out []Target
+	var problems []error
+	byStack := map[string]string{}
+	for _, t := range targets {
+		c, ok := upgrade.ClusterOf(t.File, t.Kind, t.Input)
+		if !ok {
+			continue
+		}
+		if other, ok := byStack[t.Key()]; ok {
+			problems = append(problems, fmt.Errorf("%s and %s both deploy stack %s: give only one of them", other, t.File, t.Key()))
+			continue
+		}
+		byStack[t.Key()] = t.File
+		clusters = append(clusters, c)
+		out = append(out, t)
+	}
+	if len(problems) > 0 {
+		return nil, nil, &ProblemsError{Problems: problems}
+	}
+	if len(clusters) == 0 {
+		return nil, nil, &ProblemsError{Problems: []error{fmt.Errorf("no cluster manifest in %s: node pools follow their cluster's version",
+			strings.Join(paths, " "))}}
+	}
+	return out, clusters, nil
+}
 
 // StackClusterIDs sets each cluster's ID from its stack's cluster_id output where the stack
 // exists, so that an upgrade plan is of the cluster the stack deployed, whatever else holds its
