@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -67,14 +68,19 @@ func Running(dir string) (*Server, error) {
 	return &s, nil
 }
 
-// answers tells whether an API listens at url (any answer, a 401 included).
-func answers(url string) bool {
-	client := http.Client{Timeout: 2 * time.Second}
-	resp, err := client.Get(url)
+// answers tells whether something listens at url's host and port: a background sandbox's cloud,
+// or nothing since it stopped. A connection is enough; no request is sent, so that clients of
+// the clouds are built only under pkg/cloud.
+func answers(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, 2*time.Second)
 	if err != nil {
 		return false
 	}
-	resp.Body.Close()
+	conn.Close()
 	return true
 }
 
