@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"sort"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -127,36 +127,22 @@ func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) 
 	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
 		Source: "DigitalOcean sizes API", Date: time.Now().UTC().Format(time.DateOnly),
 		HAFeeSource: TableSource + " of " + TableDate}
-	opt := &godo.ListOptions{PerPage: 200}
-	for {
-		sizes, resp, err := client.Sizes.List(ctx, opt)
-		if err != nil {
-			status := 0
-			if resp != nil && resp.Response != nil {
-				status = resp.StatusCode
-			}
-			if status == http.StatusUnauthorized {
-				return Prices{}, errors.New("DigitalOcean sizes API: 401, the token was refused")
-			}
-			return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
-		}
-		for _, s := range sizes {
-			// A size the API lists without a price is unknown, never free.
-			if s.PriceMonthly > 0 {
-				p.Sizes[s.Slug] = s.PriceMonthly
-			} else {
-				p.Unpriced = append(p.Unpriced, s.Slug)
-			}
-		}
-		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
-			return p, nil
-		}
-		page, err := resp.Links.CurrentPage()
-		if err != nil {
-			return p, nil
-		}
-		opt.Page = page + 1
+	sizes, err := digitalocean.Sizes(ctx, client)
+	if errors.Is(err, digitalocean.ErrTokenRefused) {
+		return Prices{}, errors.New("DigitalOcean sizes API: 401, the token was refused")
 	}
+	if err != nil {
+		return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
+	}
+	for _, s := range sizes {
+		// A size the API lists without a price is unknown, never free.
+		if s.PriceMonthly > 0 {
+			p.Sizes[s.Slug] = s.PriceMonthly
+		} else {
+			p.Unpriced = append(p.Unpriced, s.Slug)
+		}
+	}
+	return p, nil
 }
 
 // CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
