@@ -83,11 +83,5 @@ type Pools interface {
 	Delete(ctx context.Context, id string) error
 	Rename(ctx context.Context, id, name string) error
 	// Marked are the cluster's pools that carry a rotation's mark.
-	Marked(ctx context.Context) ([]MarkedPool, error)
-}
-
-// MarkedPool is a pool of the cluster that a rotation created: its id, name and mark.
-type MarkedPool struct {
-	ID, Name string
-	Mark     rotation.Mark
+	Marked(ctx context.Context) ([]rotation.MarkedPool, error)
 }

@@ -108,15 +108,15 @@ func (p pools) Create(ctx context.Context, name, mark string) (string, error) {
 }
 
 // Marked are the cluster's pools labelled with a rotation's mark.
-func (p pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
+func (p pools) Marked(ctx context.Context) ([]rotation.MarkedPool, error) {
 	all, err := p.client.List(ctx, p.new.ClusterID)
 	if err != nil {
 		return nil, err
 	}
-	var out []kinds.MarkedPool
+	var out []rotation.MarkedPool
 	for _, st := range all {
 		if m, ok := rotation.ParseMark(st.Labels[civopool.RotationLabel]); ok {
-			out = append(out, kinds.MarkedPool{ID: st.ID, Name: st.ID, Mark: m})
+			out = append(out, rotation.MarkedPool{ID: st.ID, Name: st.ID, Mark: m})
 		}
 	}
 	return out, nil
