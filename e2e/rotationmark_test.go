@@ -15,7 +15,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 )
 
 // A rotation finds its pools by the id it records and the mark they carry, never by their name:
@@ -181,12 +180,12 @@ func TestDriftReportsAPoolLeftWithTheStacksMarkAndTheCommandThatDeletesIt(t *tes
 	ours := rotation.NewMark("digitaloceankubernetesnodepool/dev-fra1-workers", rotation.NewID())
 	theirs := rotation.NewMark("digitaloceankubernetesnodepool/other", rotation.NewID())
 	left, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
-		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dopools.MarkTag + ours.String()}})
+		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{rotation.MarkTag + ours.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
-		Name: "other-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{dopools.MarkTag + theirs.String()}}); err != nil {
+		Name: "other-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{rotation.MarkTag + theirs.String()}}); err != nil {
 		t.Fatal(err)
 	}
 	r, code := e.clusterplane("drift", manifest)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
 
@@ -32,7 +31,7 @@ func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, e
 	rec, _ := rotationRecord(st.outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.
-	if t.Rotate == nil || rec == nil && !diff.AllowsRotation(t.Effects, t.Input) {
+	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
 	ids, _ := st.ids(guardedType(t.Effects))

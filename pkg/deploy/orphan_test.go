@@ -15,10 +15,10 @@ import (
 // markedPools is a cluster's pool API that only lists the marked pools.
 type markedPools struct {
 	kinds.Pools
-	marked []kinds.MarkedPool
+	marked []rotation.MarkedPool
 }
 
-func (m markedPools) Marked(context.Context) ([]kinds.MarkedPool, error) { return m.marked, nil }
+func (m markedPools) Marked(context.Context) ([]rotation.MarkedPool, error) { return m.marked, nil }
 
 func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *testing.T) {
 	ctx := context.Background()
@@ -35,7 +35,7 @@ func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *t
 	p.Rotate = func(_ context.Context, _ proto.Message, id string, _ kinds.Resolve) (*kinds.Rotation, error) {
 		self = id
 		return &kinds.Rotation{
-			Cloud: markedPools{marked: []kinds.MarkedPool{
+			Cloud: markedPools{marked: []rotation.MarkedPool{
 				{ID: "left-id", Name: "workers-surge", Mark: ours},
 				{ID: "other-id", Name: "other-surge", Mark: theirs},
 			}},
@@ -61,7 +61,7 @@ func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *t
 
 	// The stack's own pool (a Civo pool keeps its mark) is no orphan.
 	p.Rotate = func(_ context.Context, _ proto.Message, id string, _ kinds.Resolve) (*kinds.Rotation, error) {
-		return &kinds.Rotation{Cloud: markedPools{marked: []kinds.MarkedPool{{ID: id, Name: "workers", Mark: ours}}}}, nil
+		return &kinds.Rotation{Cloud: markedPools{marked: []rotation.MarkedPool{{ID: id, Name: "workers", Mark: ours}}}}, nil
 	}
 	if o := d.Drift(ctx, p); o.Status != deploy.Done || len(o.Orphans) != 0 {
 		t.Errorf("drift with the stack's own marked pool: %s %+v, want no orphan", o.Status, o.Orphans)

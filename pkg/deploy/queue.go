@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -69,7 +69,7 @@ type Outcome struct {
 	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks (preview, up).
 	Policy []policy.Result
 	// Rotations are the pool rotations up carries out for the manifest (preview).
-	Rotations []diff.Rotation
+	Rotations []rotation.Rotation
 }
 
 // Op is an operation on one target, run by a Queue.

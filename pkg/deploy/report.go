@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -56,10 +57,10 @@ type StackReport struct {
 	// ProtectionOff: the manifest turns the cluster's deletion protection off (ProtectionOffLine).
 	ProtectionOff bool `json:"protectionOff,omitempty"`
 	// Rotations are the pool rotations the manifest asks for, as diff plans them.
-	Rotations     []diff.Rotation `json:"rotations,omitempty"`
-	Drift         []FieldDrift    `json:"drift,omitempty"`
-	Status        *StackStatus    `json:"status,omitempty"`
-	Disagreements []Disagreement  `json:"disagreements,omitempty"`
+	Rotations     []rotation.Rotation `json:"rotations,omitempty"`
+	Drift         []FieldDrift        `json:"drift,omitempty"`
+	Status        *StackStatus        `json:"status,omitempty"`
+	Disagreements []Disagreement      `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
 	InPlace []Disagreement `json:"inPlace,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
@@ -160,7 +161,7 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			d = cost.Unrecorded(o.Target.Input, p)
 		}
 		r.Stacks[i].Cost = &d
-		diff.PriceRotations(r.Stacks[i].Rotations, p)
+		rotation.PriceRotations(r.Stacks[i].Rotations, p)
 	}
 }
 

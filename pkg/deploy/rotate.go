@@ -13,7 +13,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -33,12 +32,12 @@ type RotationRecord struct {
 }
 
 // rotatedPools are the pools up rotates for a kind with a Rotate: a pool kind's own pool, or a
-// cluster kind's default pool (diff.Rotation's Pool).
+// cluster kind's default pool (rotation.Rotation's Pool).
 var rotatedPools = []string{"spec", "spec.defaultNodePool"}
 
 // carriedOut splits rotations into those up carries out for t (the kind's pool itself, or its
 // default pool, with a Rotate) and the others.
-func carriedOut(t Target, rotations []diff.Rotation) (doable, not []diff.Rotation) {
+func carriedOut(t Target, rotations []rotation.Rotation) (doable, not []rotation.Rotation) {
 	for _, r := range rotations {
 		if t.Rotate != nil && slices.Contains(rotatedPools, r.Pool) {
 			doable = append(doable, r)
@@ -63,7 +62,7 @@ func rotationRecord(outputs map[string]Output) (*RotationRecord, error) {
 }
 
 // describeRotations says rotations' steps in a line: "pool workers: create workers-surge, ...".
-func describeRotations(rotations []diff.Rotation) string {
+func describeRotations(rotations []rotation.Rotation) string {
 	var parts []string
 	for _, r := range rotations {
 		var steps []string
@@ -77,7 +76,7 @@ func describeRotations(rotations []diff.Rotation) string {
 
 // replacedByRotation is what the engine would replace instead of the rotations: the pool, or
 // through a default pool the cluster.
-func replacedByRotation(rotations []diff.Rotation) string {
+func replacedByRotation(rotations []rotation.Rotation) string {
 	for _, r := range rotations {
 		if r.Pool != "spec" {
 			return "cluster"
@@ -265,17 +264,17 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // steps create (the surge pool, and on a cloud that cannot rename, such as Civo's for a pool that
 // keeps its name, the pool of the manifest's name a second hop goes back to), the rename where
 // diff plans one, and the kind's waits.
-func planOf(r diff.Rotation, old string, kind *kinds.Rotation) rotation.Plan {
+func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Plan {
 	plan := rotation.Plan{Old: old, Nodes: kind.Nodes, ReadyTimeout: kind.ReadyTimeout, Drain: kind.Drain}
 	for _, step := range r.Steps {
 		switch step.Action {
-		case diff.StepCreate:
+		case rotation.StepCreate:
 			if plan.Surge == "" {
 				plan.Surge = step.Pool
 			} else {
 				plan.Back = step.Pool
 			}
-		case diff.StepRename:
+		case rotation.StepRename:
 			plan.Final = kind.Final
 		}
 	}
@@ -294,7 +293,7 @@ func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string,
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
 	}
-	plan := rotation.Plan{Old: rec.Pool, Surge: rec.Pool + diff.SurgeSuffix}
+	plan := rotation.Plan{Old: rec.Pool, Surge: rec.Pool + rotation.SurgeSuffix}
 	if rec.ID != "" {
 		plan.Mark = rotation.NewMark(t.Key(), rec.ID).String()
 	}
@@ -524,7 +523,7 @@ func editResources(ctx context.Context, s Stack, edit func(r map[string]json.Raw
 // previewRotation makes a preview whose replacement of the pool a rotation stands in for read as
 // what up will do: the rotation's steps, then the engine's change; Done, as any change up
 // carries out, unless something else is replaced too.
-func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
+func previewRotation(o *Outcome, t Target, carried []rotation.Rotation) {
 	o.Rotations = carried
 	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
 		return
@@ -536,7 +535,7 @@ func previewRotation(o *Outcome, t Target, carried []diff.Rotation) {
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []diff.Rotation) (*Outcome, error) {
+func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []rotation.Rotation) (*Outcome, error) {
 	st, err := readState(ctx, s)
 	if err != nil {
 		return nil, err
@@ -553,7 +552,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []
 		return nil, errors.Wrap(err, "look for a pool of the surge name")
 	}
 	for _, r := range carried {
-		i := slices.IndexFunc(r.Steps, func(s diff.Step) bool { return s.Action == diff.StepCreate })
+		i := slices.IndexFunc(r.Steps, func(s rotation.Step) bool { return s.Action == rotation.StepCreate })
 		if i < 0 {
 			continue
 		}

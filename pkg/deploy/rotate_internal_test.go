@@ -9,7 +9,6 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
@@ -87,8 +86,8 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 
 func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *testing.T) {
 	table := &effects.Table{Types: map[effects.Role]string{effects.NodePool: poolType}}
-	rotations := []diff.Rotation{{Pool: "spec", Name: "workers", Changes: []string{"spec.size"},
-		Steps: []diff.Step{{Action: diff.StepCreate, Pool: "workers-surge"}}}}
+	rotations := []rotation.Rotation{{Pool: "spec", Name: "workers", Changes: []string{"spec.size"},
+		Steps: []rotation.Step{{Action: rotation.StepCreate, Pool: "workers-surge"}}}}
 	for _, c := range []struct {
 		name   string
 		types  []string

@@ -6,16 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // steps are a rotation's steps as diff plans them: action and pool, in order.
-func steps(pairs ...string) []diff.Step {
-	var out []diff.Step
+func steps(pairs ...string) []rotation.Step {
+	var out []rotation.Step
 	for i := 0; i < len(pairs); i += 2 {
-		out = append(out, diff.Step{Action: pairs[i], Pool: pairs[i+1]})
+		out = append(out, rotation.Step{Action: pairs[i], Pool: pairs[i+1]})
 	}
 	return out
 }
@@ -23,14 +22,14 @@ func steps(pairs ...string) []diff.Step {
 func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 	kind := &kinds.Rotation{Nodes: 2, ReadyTimeout: time.Minute, Final: "workers"}
 	hop := func(from, to string) []string {
-		return []string{diff.StepCreate, to, diff.StepWait, to, diff.StepCordon, from, diff.StepDrain, from, diff.StepDelete, from}
+		return []string{rotation.StepCreate, to, rotation.StepWait, to, rotation.StepCordon, from, rotation.StepDrain, from, rotation.StepDelete, from}
 	}
 	for _, c := range []struct {
 		name  string
-		steps []diff.Step
+		steps []rotation.Step
 		want  rotation.Plan
 	}{
-		{"DigitalOcean renames the surge pool", steps(append(hop("workers", "workers-surge"), diff.StepRename, "workers-surge")...),
+		{"DigitalOcean renames the surge pool", steps(append(hop("workers", "workers-surge"), rotation.StepRename, "workers-surge")...),
 			rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers"}},
 		{"Civo keeping the name goes there and back", steps(append(hop("workers", "workers-surge"), hop("workers-surge", "workers")...)...),
 			rotation.Plan{Old: "workers", Surge: "workers-surge", Back: "workers"}},
@@ -38,7 +37,7 @@ func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 			rotation.Plan{Old: "workers", Surge: "apps"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := planOf(diff.Rotation{Steps: c.steps}, "workers", kind)
+			got := planOf(rotation.Rotation{Steps: c.steps}, "workers", kind)
 			if got.Old != c.want.Old || got.Surge != c.want.Surge || got.Back != c.want.Back || got.Final != c.want.Final ||
 				got.Nodes != 2 || got.ReadyTimeout != time.Minute {
 				t.Errorf("plan %+v, want %+v with the kind's nodes and timeout", got, c.want)

@@ -3,14 +3,14 @@ package deploy
 import (
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
 
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input
 // asks for, as diff plans them (the pools' rollout blocks allow them); none when the stack
 // recorded no manifest.
-func Rotations(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Rotation, error) {
+func Rotations(table *effects.Table, input proto.Message, outputs map[string]Output) ([]rotation.Rotation, error) {
 	result, err := sinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
@@ -21,7 +21,7 @@ func Rotations(table *effects.Table, input proto.Message, outputs map[string]Out
 // RotationError: the manifest asks for a pool rotation which up does not carry out; nothing
 // was sent to the engine, which would replace the pool instead.
 type RotationError struct {
-	Rotations []diff.Rotation
+	Rotations []rotation.Rotation
 }
 
 func (e *RotationError) Error() string {
@@ -33,7 +33,7 @@ func (e *RotationError) Error() string {
 // rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
 // Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
-func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carried []diff.Rotation, err error) {
+func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err

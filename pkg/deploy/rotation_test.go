@@ -94,9 +94,9 @@ func (p *pools) Find(_ context.Context, name, mark string) (string, error) {
 func (p *pools) Create(context.Context, string, string) (string, error) {
 	return "", errors.New("not in this test")
 }
-func (p *pools) Delete(context.Context, string) error               { return errors.New("not in this test") }
-func (p *pools) Rename(context.Context, string, string) error       { return errors.New("not in this test") }
-func (p *pools) Marked(context.Context) ([]kinds.MarkedPool, error) { return nil, nil }
+func (p *pools) Delete(context.Context, string) error                  { return errors.New("not in this test") }
+func (p *pools) Rename(context.Context, string, string) error          { return errors.New("not in this test") }
+func (p *pools) Marked(context.Context) ([]rotation.MarkedPool, error) { return nil, nil }
 
 // rotatingIn is a kind's Rotate over p.
 func rotatingIn(p kinds.Pools) kinds.Rotate {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"google.golang.org/protobuf/proto"
 )
@@ -55,7 +54,7 @@ type Rotation struct {
 
 // DefaultReadyTimeout is how long a rotation waits for the new pool's nodes to run and be Ready
 // when the rollout block does not say (readyTimeoutMinutes).
-const DefaultReadyTimeout = diff.DefaultReadyTimeoutMinutes * time.Minute
+const DefaultReadyTimeout = rotation.DefaultReadyTimeoutMinutes * time.Minute
 
 // RolloutWaits are the waits a pool's rollout block sets: how long the new pool's nodes may take
 // to be Ready, and how to drain the old pool's, each with its default when the block leaves it 0.
@@ -66,7 +65,7 @@ func RolloutWaits(r *sharedv1.Rollout) (ready time.Duration, drain rotation.Drai
 	}
 	minutes := r.GetDrainTimeoutMinutes()
 	if minutes == 0 {
-		minutes = diff.DefaultDrainTimeoutMinutes
+		minutes = rotation.DefaultDrainTimeoutMinutes
 	}
 	return ready, rotation.DrainOptions{Timeout: time.Duration(minutes) * time.Minute, DeleteEmptyDirData: r.GetDeleteEmptyDirData()}
 }
@@ -83,11 +82,5 @@ type Pools interface {
 	Delete(ctx context.Context, id string) error
 	Rename(ctx context.Context, id, name string) error
 	// Marked are the cluster's pools that carry a rotation's mark.
-	Marked(ctx context.Context) ([]MarkedPool, error)
-}
-
-// MarkedPool is a pool of the cluster that a rotation created: its id, name and mark.
-type MarkedPool struct {
-	ID, Name string
-	Mark     rotation.Mark
+	Marked(ctx context.Context) ([]rotation.MarkedPool, error)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -52,7 +53,7 @@ type Result struct {
 	Cost *cost.Delta `json:"cost,omitempty"`
 	// Rotations are the pools rotated instead of replaced, as their rollout blocks allow: the
 	// changes with effect rotate, step by step.
-	Rotations []Rotation `json:"rotations,omitempty"`
+	Rotations []rotation.Rotation `json:"rotations,omitempty"`
 }
 
 // Blocks tells whether the result must stop a deployment gate: something is refused, or something
@@ -103,6 +104,21 @@ func Compare(table *effects.Table, oldInput, newInput proto.Message) (*Result, e
 	return w.result, nil
 }
 
+// plan builds the rotations of the changes carried out by rotation, one per pool.
+func (w *walker) plan() {
+	var paths []string
+	for _, c := range w.result.Changes {
+		if c.Effect == effects.Rotate {
+			paths = append(paths, c.Path)
+		}
+	}
+	w.result.Rotations = rotation.Plans(w.table, w.oldSpec, w.newSpec, paths)
+}
+
+// PriceRotations fills each rotation step's Cost with p: what the pools that exist during the
+// step cost a month.
+func (r *Result) PriceRotations(p cost.Prices) { rotation.PriceRotations(r.Rotations, p) }
+
 type walker struct {
 	table            *effects.Table
 	oldSpec, newSpec protoreflect.Message
@@ -145,8 +161,8 @@ func (w *walker) add(row effects.Row, fd protoreflect.FieldDescriptor, oldMsg, n
 	effect, reason, refusal := d.Effect, d.Reason, d.Refusal
 	if row.Rollout != "" && effect.Blocks() {
 		// The cloud cannot make this change to the pool in place; a new pool can have it.
-		if ok, why := w.rotate(row); ok {
-			effect, reason, refusal = effects.Rotate, rotationReason(row, reason), ""
+		if ok, why := rotation.Applies(w.newSpec, row); ok {
+			effect, reason, refusal = effects.Rotate, rotation.Reason(row, reason), ""
 		} else {
 			reason += why
 		}
@@ -330,7 +346,7 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 	}
 	for _, rot := range r.Rotations {
-		writeRotation(&b, rot)
+		rotation.WriteRotation(&b, rot)
 	}
 	if r.Cost != nil && len(r.Changes) > 0 {
 		fmt.Fprintf(&b, "\nmonthly cost: %s\n", r.Cost)
@@ -355,17 +371,4 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
-}
-
-// writeRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.
-func writeRotation(b *strings.Builder, rot Rotation) {
-	fmt.Fprintf(b, "\nrotation of pool %s (%s):\n", rot.Name, strings.Join(rot.Changes, ", "))
-	// The numbers are right-aligned, so that the actions of a two-hop rotation's tenth step line up.
-	w := len(fmt.Sprint(len(rot.Steps)))
-	for i, s := range rot.Steps {
-		fmt.Fprintf(b, "  %*d. %-10s %s\n", w, i+1, s.Action, s.Detail)
-		if s.Cost != nil {
-			fmt.Fprintf(b, "  %*s  %-10s meanwhile %s\n", w, "", "", s.Cost)
-		}
-	}
 }

@@ -12,11 +12,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"google.golang.org/protobuf/proto"
 )
 
 func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T) {
-	hop := []string{diff.StepCreate, diff.StepWait, diff.StepCordon, diff.StepDrain, diff.StepDelete}
+	hop := []string{rotation.StepCreate, rotation.StepWait, rotation.StepCordon, rotation.StepDrain, rotation.StepDelete}
 	cases := []struct {
 		name    string
 		kind    kind
@@ -33,7 +34,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 		{name: "a DigitalOcean pool gets a surge pool, drains the old one and renames the new one",
 			kind: doPool, table: doPool.Effects, cloud: cost.DigitalOcean,
 			change:  dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb"; s.Rollout = rotate() }),
-			actions: append(append([]string{}, hop...), diff.StepRename),
+			actions: append(append([]string{}, hop...), rotation.StepRename),
 			pools:   []string{"workers-surge", "workers-surge", "workers", "workers", "workers", "workers-surge"},
 			// two s-4vcpu-8gb at $48 and two s-8vcpu-16gb at $96 while both run, then the new ones.
 			costs: []float64{288, 288, 288, 288, 192, 192},
@@ -43,10 +44,10 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 				s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", rotate()
 			}),
-			actions: append(append([]string{}, hop...), diff.StepRename),
+			actions: append(append([]string{}, hop...), rotation.StepRename),
 			pools:   []string{"default-surge", "default-surge", "default", "default", "default", "default-surge"},
 			costs:   []float64{144, 144, 144, 144, 96, 96},
-			last:    diff.DefaultPoolTag},
+			last:    rotation.DefaultPoolTag},
 		{name: "a Civo pool that keeps its name goes through a surge pool and back",
 			kind: civoPool, table: civoPool.Effects, cloud: cost.Civo,
 			change:  cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),
@@ -134,7 +135,7 @@ func TestADrainStepSaysItsTimeoutAndWhatHappensToEmptyDirData(t *testing.T) {
 				t.Fatalf("result %+v, err %v; want one rotation", result, err)
 			}
 			for _, s := range result.Rotations[0].Steps {
-				if s.Action != diff.StepDrain {
+				if s.Action != rotation.StepDrain {
 					continue
 				}
 				for _, w := range c.want {

@@ -61,3 +61,9 @@ func isHex(s string) bool {
 	}
 	return true
 }
+
+// MarkedPool is a pool of the cluster that a rotation created: its id, name and mark.
+type MarkedPool struct {
+	ID, Name string
+	Mark     Mark
+}

@@ -1,14 +1,26 @@
-// Package rotation carries out a pool rotation as diff plans it (pkg/change/diff, Rotation): a surge
-// pool with the new settings, its nodes Ready, the old pool cordoned, drained and deleted, the
-// surge pool renamed. A cloud that cannot rename (Civo, whose pool name is its id) makes a pool
-// that keeps its name in two hops: the same steps from the old pool to the surge pool, then from
-// the surge pool to a new pool of the manifest's name (Plan.Back). Each phase is recorded before the next starts, so that a rotation stopped
-// anywhere (a drain timeout, a cloud error, kill -9) resumes where it stopped, and every step can
-// be repeated: a pool that exists is not created again, cordoning and draining a node twice is
-// harmless, a pool already gone is not deleted again.
+// Package rotation is everything a pool rotation is, except running it under the stack's lock
+// (pkg/deploy): a pool that the cloud cannot change in place is replaced by a surge pool with the
+// new settings, its nodes Ready, the old pool cordoned, drained and deleted, the surge pool
+// renamed. It lives in one package so that the rules that keep a rotation safe (it never orphans
+// a pool, never takes a pool of the surge's name that it did not make) are read in one place:
+//
+//   - planning.go: which change a rotation carries out, from the pool's rollout block, and the
+//     steps of each pool's rotation with what they cost (diff shows them, up carries them out);
+//   - rotation.go: the state machine that carries a Plan out, recording each phase (Rotator);
+//   - mark.go: the mark that the pools a rotation creates carry, by which it finds them again;
+//   - digitalocean*.go, civo.go: each cloud's pool moves (find, create, delete, rename, the
+//     marked pools), over the API clients of pkg/cloud and godo.
+//
+// A cloud that cannot rename (Civo, whose pool name is its id) makes a pool that keeps its name in
+// two hops: the same steps from the old pool to the surge pool, then from the surge pool to a new
+// pool of the manifest's name (Plan.Back). Each phase is recorded before the next starts, so that a
+// rotation stopped anywhere (a drain timeout, a cloud error, kill -9) resumes where it stopped, and
+// every step can be repeated: a pool that exists is not created again, cordoning and draining a
+// node twice is harmless, a pool already gone is not deleted again.
 //
 // The cloud's pools and the cluster's nodes are interfaces here: up (pkg/deploy, rotate.go) fills
-// them with the kind's API client (kinds.Rotate) and pkg/cloud/drain.
+// them with the kind's pool API (kinds.Rotate, which returns DOPools or CivoPools) and
+// pkg/cloud/drain, which drains nodes through the Kubernetes API for any caller.
 package rotation
 
 import (

@@ -2,7 +2,7 @@
 // the refusal of an answer without one, and errors that name the cluster but never quote the
 // answer, which holds the kubeconfig.
 //
-// A pool rotation (civoprovider, dopools) and upgrade plan (pkg/change/upgrade) read it through
+// A pool rotation (pkg/change/rotation) and upgrade plan (pkg/change/upgrade) read it through
 // different HTTP clients (civopool's, godo, cloudapi); each hands its own GET as a Get, so the
 // rules live here and the clients stay as they are.
 //

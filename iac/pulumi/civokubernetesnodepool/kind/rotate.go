@@ -2,7 +2,6 @@ package kind
 
 import (
 	"context"
-	"maps"
 	"time"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
@@ -57,7 +56,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		pool.Taints = append(pool.Taints, civopool.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
 	}
 	return &kinds.Rotation{
-		Cloud:      pools{client: client, new: pool},
+		Cloud:      rotation.CivoPools{Client: client, New: pool},
 		NodeLabels: "civo",
 		// Through the pool client, so the read has its token, URL, region, timeout and retries.
 		Kubeconfig: func(ctx context.Context) ([]byte, error) { return kubeconfig.Civo(ctx, client.Read, cluster) },
@@ -71,62 +70,4 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		// state held before (civopoolresource's Read).
 		StateID: func(id string) string { return cluster + ":" + id },
 	}, nil
-}
-
-// pools is Civo's pool API as a rotation asks it; a pool's id is its name.
-type pools struct {
-	client *civopool.Client
-	new    civopool.Spec
-}
-
-// Find is the pool named name when it carries mark as its RotationLabel.
-func (p pools) Find(ctx context.Context, name, mark string) (string, error) {
-	st, found, err := p.client.Get(ctx, p.new.ClusterID, name)
-	if err != nil || !found {
-		return "", err
-	}
-	if mark == "" || st.Labels[civopool.RotationLabel] != mark {
-		return "", &rotation.ForeignPoolError{Cluster: p.new.ClusterID, Name: name, ID: name}
-	}
-	return name, nil
-}
-
-// Create creates a pool of the manifest's settings named name, labelled with mark, and waits
-// until Civo runs its nodes.
-func (p pools) Create(ctx context.Context, name, mark string) (string, error) {
-	spec := p.new
-	spec.ID = name
-	spec.Labels = maps.Clone(spec.Labels)
-	if spec.Labels == nil {
-		spec.Labels = map[string]string{}
-	}
-	spec.Labels[civopool.RotationLabel] = mark
-	if _, err := p.client.Create(ctx, spec); err != nil {
-		return "", err
-	}
-	return name, nil
-}
-
-// Marked are the cluster's pools labelled with a rotation's mark.
-func (p pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
-	all, err := p.client.List(ctx, p.new.ClusterID)
-	if err != nil {
-		return nil, err
-	}
-	var out []kinds.MarkedPool
-	for _, st := range all {
-		if m, ok := rotation.ParseMark(st.Labels[civopool.RotationLabel]); ok {
-			out = append(out, kinds.MarkedPool{ID: st.ID, Name: st.ID, Mark: m})
-		}
-	}
-	return out, nil
-}
-
-// Delete deletes the pool and waits until Civo no longer has it; one already gone is no error.
-func (p pools) Delete(ctx context.Context, id string) error {
-	return p.client.Delete(ctx, p.new.ClusterID, id)
-}
-
-func (p pools) Rename(context.Context, string, string) error {
-	return errors.New("Civo does not rename node pools: the rotation creates the pool of the manifest's name instead")
 }

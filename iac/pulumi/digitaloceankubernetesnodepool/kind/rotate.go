@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
@@ -31,7 +31,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
 	}
 	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
-	p := dopools.Pools{Client: client, Cluster: cluster, New: dopools.Request(spec, tags)}
+	p := rotation.DOPools{Client: client, Cluster: cluster, New: rotation.DORequest(spec, tags)}
 	ready, drain := kinds.RolloutWaits(spec.GetRollout())
 	return &kinds.Rotation{
 		Cloud:         p,
@@ -39,7 +39,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		Kubeconfig:    p.Kubeconfig,
 		DeleteCommand: p.DeleteCommand,
 		WaitRunning:   p.WaitRunning,
-		Nodes:         dopools.Nodes(spec),
+		Nodes:         rotation.DONodes(spec),
 		ReadyTimeout:  ready,
 		Drain:         drain,
 		Final:         spec.GetNodePoolName(),

@@ -13,12 +13,11 @@ import (
 	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/dopools"
 	"github.com/digitalocean/godo"
 )
 
 func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t *testing.T) {
-	dopools.Poll = 10 * time.Millisecond
+	rotation.Poll = 10 * time.Millisecond
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
@@ -91,7 +90,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		t.Errorf("the cluster's pools after the rotation: %+v", pools)
 	}
 	// The rename drops the mark: the provider's read of the pool finds the manifest's tags only.
-	if slices.ContainsFunc(pools[0].Tags, func(t string) bool { return strings.HasPrefix(t, dopools.MarkTag) }) ||
+	if slices.ContainsFunc(pools[0].Tags, func(t string) bool { return strings.HasPrefix(t, rotation.MarkTag) }) ||
 		!slices.Contains(pools[0].Tags, "resource-name:web-workers") {
 		t.Errorf("the renamed pool is tagged %v, want the manifest's tags without the rotation's mark", pools[0].Tags)
 	}

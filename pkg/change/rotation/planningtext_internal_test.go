@@ -1,4 +1,4 @@
-package diff
+package rotation
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ func TestTheStepsOfATwoHopRotationLineUpPastTheNinth(t *testing.T) {
 		rot.Steps = append(rot.Steps, Step{Action: StepCreate, Pool: "p", Detail: fmt.Sprintf("step %d", i+1)})
 	}
 	var b strings.Builder
-	writeRotation(&b, rot)
+	WriteRotation(&b, rot)
 	col := -1
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n")[1:] {
 		at := strings.Index(line, StepCreate)
@@ -37,7 +37,7 @@ func TestARotationsHeaderNamesThePoolAndTheChangedFields(t *testing.T) {
 			"rotation of pool default (spec.defaultNodePool.size, spec.defaultNodePool.labels):"},
 	} {
 		var b strings.Builder
-		writeRotation(&b, tt.rot)
+		WriteRotation(&b, tt.rot)
 		if got := strings.TrimSpace(b.String()); got != tt.want {
 			t.Errorf("header %q, want %q", got, tt.want)
 		}

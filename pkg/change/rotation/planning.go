@@ -1,4 +1,8 @@
-package diff
+// This file plans rotations, as diff decides them: which change a rotation carries out (Applies,
+// from the pool's rollout block), and the steps of each pool's rotation (Plans), with what the pools
+// cost meanwhile (PriceRotations). up carries the steps out with Rotator.
+
+package rotation
 
 import (
 	"fmt"
@@ -142,11 +146,11 @@ func sizeOf(pool protoreflect.Message) poolSize {
 // the old pool is drained.
 func (p poolSize) surge() int64 { return p.low }
 
-// rotate decides whether the change of row (whose effect replaces or refuses) is carried out by
-// rotating its pool: yes when the new manifest's rollout block says ROTATE and the surge fits
-// its maxSurge. reason is why not, for the change's reason, when it is not.
-func (w *walker) rotate(row effects.Row) (ok bool, reason string) {
-	r, pool := readRollout(w.newSpec, row.Rollout)
+// Applies decides whether the change of row (whose effect replaces or refuses) is carried out by
+// rotating its pool, newSpec being the new manifest's spec: yes when its rollout block says
+// ROTATE and the surge fits its maxSurge. reason is why not, for the change's reason, when it is not.
+func Applies(newSpec protoreflect.Message, row effects.Row) (ok bool, reason string) {
+	r, pool := readRollout(newSpec, row.Rollout)
 	if pool == nil {
 		return false, ""
 	}
@@ -160,34 +164,34 @@ func (w *walker) rotate(row effects.Row) (ok bool, reason string) {
 	return true, ""
 }
 
-// rotationReason is the reason of a change a rotation carries out.
-func rotationReason(row effects.Row, reason string) string {
+// Reason is the reason of a change a rotation carries out.
+func Reason(row effects.Row, reason string) string {
 	return row.Rollout + " allows rotation: a pool with the new settings is created next to the old one, the old one " +
 		"cordoned, drained and deleted, instead of what the change alone would do (" + reason + ")"
 }
 
-// plan builds the rotations of the changes carried out by rotation, one per pool.
-func (w *walker) plan() {
+// Plans builds the rotations of the changes carried out by rotation (changes, the paths of those
+// of effect rotate, in order), one per pool, from the kind's table and the old and new specs.
+func Plans(table *effects.Table, oldSpec, newSpec protoreflect.Message, changes []string) []Rotation {
 	paths := map[string][]string{}
 	var order []string
-	for _, c := range w.result.Changes {
-		if c.Effect != effects.Rotate {
-			continue
-		}
-		row, _ := w.table.Lookup(c.Path)
+	var out []Rotation
+	for _, c := range changes {
+		row, _ := table.Lookup(c)
 		if _, ok := paths[row.Rollout]; !ok {
 			order = append(order, row.Rollout)
 		}
-		paths[row.Rollout] = append(paths[row.Rollout], c.Path)
+		paths[row.Rollout] = append(paths[row.Rollout], c)
 	}
 	for _, path := range order {
-		w.result.Rotations = append(w.result.Rotations, w.rotation(path, paths[path]))
+		out = append(out, plan(table, oldSpec, newSpec, path, paths[path]))
 	}
+	return out
 }
 
-func (w *walker) rotation(path string, changes []string) Rotation {
-	r, newPool := readRollout(w.newSpec, path)
-	_, oldPool := readRollout(w.oldSpec, path)
+func plan(table *effects.Table, oldSpec, newSpec protoreflect.Message, path string, changes []string) Rotation {
+	r, newPool := readRollout(newSpec, path)
+	_, oldPool := readRollout(oldSpec, path)
 	poolPath := strings.TrimSuffix(path, ".rollout")
 	oldName, newName := poolName(oldPool), poolName(newPool)
 	rot := Rotation{Pool: poolPath, Name: oldName, Changes: changes, old: sizeOf(oldPool), new: sizeOf(newPool)}
@@ -211,10 +215,10 @@ func (w *walker) rotation(path string, changes []string) Rotation {
 	}
 	surgeName := surge(newName)
 	switch {
-	case w.table.Name == "CivoKubernetesNodePool" && newName != oldName:
+	case table.Name == "CivoKubernetesNodePool" && newName != oldName:
 		// The new name is free: one hop, and the pool ends under its manifest's name.
 		hop(oldName, newName, rot.old, rot.new, ", the manifest's settings")
-	case w.table.Name == "CivoKubernetesNodePool":
+	case table.Name == "CivoKubernetesNodePool":
 		// Civo names a pool by its id and cannot rename one: the workloads go through a surge pool
 		// and back to a pool of the manifest's name.
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings, as a surge pool")
@@ -250,10 +254,6 @@ func surge(name string) string {
 	}
 	return name + suffix
 }
-
-// PriceRotations fills each rotation step's Cost with p: what the pools that exist during the
-// step cost a month.
-func (r *Result) PriceRotations(p cost.Prices) { PriceRotations(r.Rotations, p) }
 
 // PriceRotations fills each step's Cost of rotations with p.
 func PriceRotations(rotations []Rotation, p cost.Prices) {
@@ -300,4 +300,22 @@ func AllowsRotation(table *effects.Table, stackInput proto.Message) bool {
 		}
 	}
 	return false
+}
+
+// field is m's message field of that name.
+func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
+	return m.Get(m.Descriptor().Fields().ByName(name)).Message()
+}
+
+// WriteRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.
+func WriteRotation(b *strings.Builder, rot Rotation) {
+	fmt.Fprintf(b, "\nrotation of pool %s (%s):\n", rot.Name, strings.Join(rot.Changes, ", "))
+	// The numbers are right-aligned, so that the actions of a two-hop rotation's tenth step line up.
+	w := len(fmt.Sprint(len(rot.Steps)))
+	for i, s := range rot.Steps {
+		fmt.Fprintf(b, "  %*d. %-10s %s\n", w, i+1, s.Action, s.Detail)
+		if s.Cost != nil {
+			fmt.Fprintf(b, "  %*s  %-10s meanwhile %s\n", w, "", "", s.Cost)
+		}
+	}
 }

@@ -1,10 +1,11 @@
-// Package dopools is DigitalOcean's node pool API for one cluster as a pool rotation asks it
-// (pkg/change/rotation's Cloud, less the node selector): find a pool by name, create the surge
-// pool, delete the old pool and wait until it is gone, rename the surge pool, and wait until a
-// pool's nodes run. Both DigitalOcean kinds use it: a DigitalOceanKubernetesNodePool's pool, and
-// a DigitalOceanKubernetesCluster's default pool, whose new pool also takes the tag by which the
-// provider finds the default pool (DefaultPool).
-package dopools
+// This file is DigitalOcean's node pool API for one cluster as a rotation asks it (Cloud, less
+// the node selector): find a pool by name, create the surge pool, delete the old pool and wait
+// until it is gone, rename the surge pool, and wait until a pool's nodes run. Both DigitalOcean
+// kinds use it: a DigitalOceanKubernetesNodePool's pool, and a DigitalOceanKubernetesCluster's
+// default pool, whose new pool also takes the tag by which the provider finds the default pool
+// (DefaultPool).
+
+package rotation
 
 import (
 	"context"
@@ -16,13 +17,11 @@ import (
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // MarkTag is the prefix of the tag a pool rotation marks the pools it creates with, followed by
-// the rotation's mark (pkg/change/rotation's Mark): "clusterplane-rotation:<stack>-<id>".
+// the rotation's mark (Mark): "clusterplane-rotation:<stack>-<id>".
 // DigitalOcean tags allow letters, digits, '-', '_' and ':'. Rename drops it once the rotation is
 // done, so that the provider's read of the pool's tags finds only the manifest's.
 const MarkTag = "clusterplane-rotation:"
@@ -34,8 +33,8 @@ const GoneTimeout = 10 * time.Minute
 // a variable so that tests need not wait.
 var Poll = 2 * time.Second
 
-// Pools is DigitalOcean's pool API for cluster Cluster.
-type Pools struct {
+// DOPools is DigitalOcean's pool API for cluster Cluster.
+type DOPools struct {
 	Client  *godo.Client
 	Cluster string
 	// New is how the surge pool is created, as the kind's module would create the pool: size,
@@ -51,7 +50,7 @@ type Pools struct {
 }
 
 // Named is the cluster's pool of that name, nil when there is none (names are unique in a cluster).
-func (p Pools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
+func (p DOPools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
 	opts := &godo.ListOptions{Page: 1, PerPage: 200}
 	for {
 		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
@@ -72,7 +71,7 @@ func (p Pools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool
 
 // Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
 // provider reads it. An error when none or several do: the provider could not tell.
-func (p Pools) Tagged(ctx context.Context) (string, error) {
+func (p DOPools) Tagged(ctx context.Context) (string, error) {
 	opts := &godo.ListOptions{Page: 1, PerPage: 200}
 	var ids, names []string
 	for {
@@ -102,20 +101,20 @@ func (p Pools) Tagged(ctx context.Context) (string, error) {
 }
 
 // Find is the id of the cluster's pool named name that carries mark's tag; a
-// *rotation.ForeignPoolError when the pool of that name does not carry it.
-func (p Pools) Find(ctx context.Context, name, mark string) (string, error) {
+// *ForeignPoolError when the pool of that name does not carry it.
+func (p DOPools) Find(ctx context.Context, name, mark string) (string, error) {
 	pool, err := p.Named(ctx, name)
 	if err != nil || pool == nil {
 		return "", err
 	}
 	if mark == "" || !slices.Contains(pool.Tags, MarkTag+mark) {
-		return "", &rotation.ForeignPoolError{Cluster: p.Cluster, Name: name, ID: pool.ID}
+		return "", &ForeignPoolError{Cluster: p.Cluster, Name: name, ID: pool.ID}
 	}
 	return pool.ID, nil
 }
 
 // Create creates the surge pool, New named name and tagged with mark.
-func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
+func (p DOPools) Create(ctx context.Context, name, mark string) (string, error) {
 	req := p.New
 	req.Name = name
 	// The surge pool must not carry the default pool's tag while the old one does: the provider
@@ -130,9 +129,9 @@ func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
 }
 
 // Marked are the cluster's pools that carry a rotation's mark tag.
-func (p Pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
+func (p DOPools) Marked(ctx context.Context) ([]MarkedPool, error) {
 	opts := &godo.ListOptions{Page: 1, PerPage: 200}
-	var out []kinds.MarkedPool
+	var out []MarkedPool
 	for {
 		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
 		if err != nil {
@@ -141,8 +140,8 @@ func (p Pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
 		for _, pool := range list {
 			for _, t := range pool.Tags {
 				if text, ok := strings.CutPrefix(t, MarkTag); ok {
-					if m, ok := rotation.ParseMark(text); ok {
-						out = append(out, kinds.MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
+					if m, ok := ParseMark(text); ok {
+						out = append(out, MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
 					}
 				}
 			}
@@ -156,7 +155,7 @@ func (p Pools) Marked(ctx context.Context) ([]kinds.MarkedPool, error) {
 
 // Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
 // free for the surge pool's rename.
-func (p Pools) Delete(ctx context.Context, id string) error {
+func (p DOPools) Delete(ctx context.Context, id string) error {
 	resp, err := p.Client.Kubernetes.DeleteNodePool(ctx, p.Cluster, id)
 	if err != nil && !NotFound(resp) {
 		return errors.Wrapf(err, "delete node pool %s of cluster %s", id, p.Cluster)
@@ -181,7 +180,7 @@ func (p Pools) Delete(ctx context.Context, id string) error {
 
 // Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
 // It drops the rotation's mark tag, and for the default pool adds defaultpool.Tag.
-func (p Pools) Rename(ctx context.Context, id, name string) error {
+func (p DOPools) Rename(ctx context.Context, id, name string) error {
 	pool, _, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
 	if err != nil {
 		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
@@ -218,12 +217,12 @@ func (p Pools) Rename(ctx context.Context, id, name string) error {
 }
 
 // DeleteCommand is doctl's command that deletes pool id of the cluster.
-func (p Pools) DeleteCommand(id string) string {
+func (p DOPools) DeleteCommand(id string) string {
 	return "doctl kubernetes cluster node-pool delete " + p.Cluster + " " + id
 }
 
 // WaitRunning waits until DigitalOcean reports every node of the pool named name running.
-func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Duration) error {
+func (p DOPools) WaitRunning(ctx context.Context, name string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := ""

@@ -6,7 +6,9 @@ import (
 )
 
 // Pools is a pool client of cfg's token and URL (or the environment's, under the provider's
-// rule) in region: what a rotation creates and deletes pools with, as the clusterplane plugin does.
+// rule) in region, as the clusterplane plugin makes one: Civo's counterpart of
+// digitaloceanprovider.Client, with which a rotation (pkg/change/rotation's CivoPools) creates and
+// deletes pools.
 func Pools(cfg *civov1.CivoProviderConfig, region string, opts ...civopool.Option) (*civopool.Client, error) {
 	token, url, _, err := client(cfg, region)
 	if err != nil {
