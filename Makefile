@@ -169,7 +169,7 @@ kube:
 	bash tools/kube/build.sh
 
 # End-to-end tests: the programs deployed on the real engine with the real DigitalOcean and Civo
-# provider plugins against loopback clouds (internal/fakedo, internal/fakecivo), offline, each in a
+# provider plugins against loopback clouds (pkg/loopback/fakedo, pkg/loopback/fakecivo), offline, each in a
 # temporary Pulumi home and file backend; and the operator export created on a real API server.
 e2e: engine kube
 	go test -tags e2e -count=1 -parallel 8 -timeout 75m ./e2e/...

@@ -16,7 +16,7 @@ import (
 	"github.com/civo/civogo"
 	"github.com/digitalocean/godo"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // adoptBearer sends a token as the clouds' CLIs do.

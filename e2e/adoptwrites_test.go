@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout counts every request

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 func TestWhenTheCloudSaysNoClusterplaneSaysWhyNamingTheManifestAndTheResourceNeverTheToken(t *testing.T) {

@@ -4,7 +4,7 @@
 // .engine/bin) with the real DigitalOcean and Civo provider plugins (built by `make engine` too,
 // into .engine/plugins, from the pinned sources in ../shared/providers-src), offline: each test has
 // its own Pulumi home with those plugins installed and ambient plugins ignored, its own file
-// backend, and loopback DigitalOcean and Civo APIs (internal/fakedo, internal/fakecivo) that
+// backend, and loopback DigitalOcean and Civo APIs (pkg/loopback/fakedo, pkg/loopback/fakecivo) that
 // answer as the real ones do and store exactly what the providers send.
 //
 // Run with `make e2e`, which builds the engine and the plugins first.
@@ -24,8 +24,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 // Tokens the environment hands the plugins; neither may appear in state or logs.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 )
 

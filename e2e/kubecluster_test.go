@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // kubeClusterBinaries are the binaries a whole control plane needs beyond etcd and the API

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 // Issue 33, item 7: a region the cloud opens after the release is deployed through the real

@@ -13,8 +13,8 @@ import (
 
 	"github.com/digitalocean/godo"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // A rotation finds its pools by the id it records and the mark they carry, never by their name:

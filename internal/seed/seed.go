@@ -1,4 +1,4 @@
-// Package seed fills the loopback clouds (internal/fakedo, internal/fakecivo) with clusters made
+// Package seed fills the loopback clouds (pkg/loopback/fakedo, pkg/loopback/fakecivo) with clusters made
 // elsewhere: through the clouds' own HTTP APIs, with the requests and defaults of the tools
 // people make clusters with, so that what clusterplane later finds is what it would find in a
 // real account. It speaks HTTP only, so it seeds a fake in the test's process and one served by

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestDoctlsClusterHasTheDefaultsAndTagsDigitalOceanGivesIt(t *testing.T) {

@@ -1,5 +1,5 @@
-// Command fakeclouds serves the tests' loopback DigitalOcean and Civo APIs (internal/fakedo,
-// internal/fakecivo) on their own, for what runs outside a Go test: bench/deploy.sh. It writes
+// Command fakeclouds serves the tests' loopback DigitalOcean and Civo APIs (pkg/loopback/fakedo,
+// pkg/loopback/fakecivo) on their own, for what runs outside a Go test: bench/deploy.sh. It writes
 // the environment that points the providers at them, then serves until it is stopped or
 // fakecloud.Lifetime passes.
 package main
@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 // server is the fakes' caller: it fails by exiting and cleans up on the way out.

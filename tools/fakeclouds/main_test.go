@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestTheRequestLogHasALinePerRequestOfEachCloudAndNoToken(t *testing.T) {

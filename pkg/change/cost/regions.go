@@ -13,7 +13,7 @@ import (
 //
 // DigitalOcean: the region slugs GET /v2/kubernetes/options lists (`doctl kubernetes options
 // regions`). Civo: the region codes GET /v2/regions lists (`civo region ls`). Both as this
-// repository's examples, tests and loopback clouds (internal/fakedo, internal/fakecivo) record
+// repository's examples, tests and loopback clouds (pkg/loopback/fakedo, pkg/loopback/fakecivo) record
 // them on RegionsDate.
 //
 // Update the regions and RegionsDate together; a warning names the date, so an old table is seen.

@@ -13,7 +13,7 @@ import (
 // DigitalOcean: the version slugs GET /v2/kubernetes/options lists (`doctl kubernetes options
 // versions`). Civo: the versions GET /v2/kubernetes/versions lists (`civo kubernetes versions`),
 // k3s and talos, without the deprecated ones a new cluster cannot use. Both as this repository's
-// examples, tests and loopback clouds (internal/fakedo, internal/fakecivo) record them on
+// examples, tests and loopback clouds (pkg/loopback/fakedo, pkg/loopback/fakecivo) record them on
 // VersionsDate.
 //
 // Update the versions and VersionsDate together; a warning names the date, so an old table is seen.

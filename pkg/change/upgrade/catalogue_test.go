@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestCatalogueReadsEachCloudsVersionsAndRegionsWithCivosDistributionsAndDeprecations(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 )
 
-// The loopback clouds' catalogues (internal/fakedo, internal/fakecivo), as the clouds list them.
+// The loopback clouds' catalogues (pkg/loopback/fakedo, pkg/loopback/fakecivo), as the clouds list them.
 var (
 	doVersions   = []string{"1.33.1-do.0", "1.32.2-do.0", "1.31.9-do.2", "1.31.9-do.0", "1.31.1-do.5", "1.30.10-do.0"}
 	civoVersions = []string{"1.28.7-k3s1", "1.29.8-k3s1", "1.30.5-k3s1", "1.31.1-k3s1"}

@@ -8,7 +8,7 @@
 // error that drops its HTTP status (by which a 404 is told from a failure, a 429 from a final
 // refusal), and has no pacer or retry rule of the caller's choosing. cloudapi's errors never
 // quote the token or the base URL, and any base URL is taken, so the loopback test cloud
-// (internal/fakecivo) answers in tests and in the sandbox.
+// (pkg/loopback/fakecivo) answers in tests and in the sandbox.
 //
 // Lists are read by one pager (pages): 100 items a page (Civo's largest), page after page until
 // the answer's page reaches its pages.

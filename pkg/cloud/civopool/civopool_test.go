@@ -12,8 +12,8 @@ import (
 	"github.com/civo/civogo"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
 const (

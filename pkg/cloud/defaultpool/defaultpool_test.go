@@ -9,9 +9,9 @@ import (
 
 	"github.com/digitalocean/godo"
 
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 const token = "dop_v1_defaultpool-test-token"

@@ -12,7 +12,7 @@
 //   - the refusal's HTTP status (cloudapi.StatusOf), by which a 404 or a 412 is told from a
 //     failure;
 //   - errors that never quote the token, the base URL or the transport's error;
-//   - any base URL, so the loopback test clouds (internal/fakedo) answer in tests and in the
+//   - any base URL, so the loopback test clouds (pkg/loopback/fakedo) answer in tests and in the
 //     sandbox.
 //
 // Lists are read by one pager (pages): 200 items a page, the next page asked for by number while

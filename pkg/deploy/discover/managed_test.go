@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"sync"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 )

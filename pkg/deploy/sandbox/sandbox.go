@@ -1,5 +1,5 @@
 // Package sandbox is `clusterplane sandbox`: loopback DigitalOcean and Civo APIs (the tests'
-// internal/fakedo and internal/fakecivo), a local file backend with a generated passphrase and the
+// pkg/loopback/fakedo and pkg/loopback/fakecivo), a local file backend with a generated passphrase and the
 // real provider plugins pointed at those APIs, all in one folder, so that every command can be
 // tried and a team's manifests tested without an account. Nothing in it talks to a real cloud:
 // it refuses to start while a real token is in the environment, and inside it pkg/pulumi/provider refuses

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/pkg/errors"
 )
 

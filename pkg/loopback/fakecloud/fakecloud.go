@@ -1,5 +1,5 @@
-// Package fakecloud is what the loopback cloud APIs of the tests (internal/fakedo,
-// internal/fakecivo) share: a server on 127.0.0.1 only, with a bounded lifetime, that records
+// Package fakecloud is what the loopback cloud APIs of the tests (pkg/loopback/fakedo,
+// pkg/loopback/fakecivo) share: a server on 127.0.0.1 only, with a bounded lifetime, that records
 // every request, checks the token, and answers the faults a test asks for (429 with Retry-After,
 // 500 or 503, a slow answer, a 422 worded as the API words it, a 404 right after a create) before
 // the cloud's own handler sees the request, or after it, in place of its answer (a 500 for a

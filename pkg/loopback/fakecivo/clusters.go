@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 )
 

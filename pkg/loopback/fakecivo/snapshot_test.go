@@ -3,7 +3,7 @@ package fakecivo_test
 import (
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
 func TestASavedCloudLoadsWithItsClustersFirewallsAndNetworksAndHandsOutNoIdTwice(t *testing.T) {

@@ -3,7 +3,7 @@ package fakedo
 import (
 	"encoding/base64"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 	yaml "go.yaml.in/yaml/v3"
 )

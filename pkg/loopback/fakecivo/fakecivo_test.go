@@ -10,8 +10,8 @@ import (
 
 	"github.com/civo/civogo"
 
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 const token = "fakecivo-test-token"

@@ -3,7 +3,7 @@ package fakecivo
 import (
 	"maps"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // kube is what ties the fake's clusters to real Kubernetes control planes: the kubeconfig each

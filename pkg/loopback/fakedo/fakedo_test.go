@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
-	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
 )
 

@@ -65,7 +65,7 @@ import (
 	"testing"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // Civo is a loopback Civo API. Its state is guarded by the server's Mu: the handlers run with it

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/internal/fakecivo"
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kube"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 )
 

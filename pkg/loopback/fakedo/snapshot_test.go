@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/internal/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestASavedCloudLoadsWithItsClustersAndHandsOutNoIdTwice(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
 // counter is a cloud of one number: a POST adds one and answers the count.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 	yaml "go.yaml.in/yaml/v3"
 )
