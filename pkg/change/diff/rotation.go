@@ -219,7 +219,7 @@ func (w *walker) rotation(path string, changes []string) Rotation {
 		// and back to a pool of the manifest's name.
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings, as a surge pool")
 		hop(surgeName, newName, rot.new, rot.new, ", the manifest's name and settings (Civo does not rename pools)")
-	case strings.HasSuffix(poolPath, "defaultNodePool"):
+	case strings.HasSuffix(poolPath, kindfield.SpecDefaultNodePool):
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings")
 		rot.Steps = append(rot.Steps, Step{Action: StepRename, Pool: surgeName,
 			Detail: "tag pool " + surgeName + " " + DefaultPoolTag + " and rename it " + newName + ": DigitalOcean's provider finds " +
@@ -290,7 +290,7 @@ func AllowsRotation(table *effects.Table, stackInput proto.Message) bool {
 	if table == nil || stackInput == nil {
 		return false
 	}
-	spec := field(field(stackInput.ProtoReflect(), "target"), "spec")
+	spec := field(field(stackInput.ProtoReflect(), kindfield.StackInputTarget), kindfield.TargetSpec)
 	for _, row := range table.Rows {
 		if row.Rollout == "" {
 			continue
