@@ -82,6 +82,8 @@ func liveChange(input proto.Message, path string, live any) (effects.Change, boo
 	oldInput := proto.Clone(input)
 	oldSpec, _ := specOf(oldInput.ProtoReflect(), true)
 	newParent, oldParent := newSpec, oldSpec
+	// Walked by its names because the path is data: the effects table's row (Row.Path), which
+	// TestEveryRowNamesAFieldOfItsKindAndAResourceItRegisters checks against each kind's fields.
 	for _, name := range parts[1 : len(parts)-1] {
 		fd := newParent.Descriptor().Fields().ByJSONName(name)
 		if fd == nil || fd.Kind() != protoreflect.MessageKind || fd.IsList() || fd.IsMap() {
