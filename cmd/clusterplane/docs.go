@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -163,7 +164,7 @@ func kindsRun(opts *kindsOptions) error {
 	for _, k := range f.kinds {
 		manifest := kinds.Manifest(k.StackInput())
 		rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Project,
-			APIVersion: rules.Field(manifest.Fields().ByName("api_version")).GetString().GetConst(),
+			APIVersion: rules.Field(manifest.Fields().ByJSONName(kindfield.TargetApiVersion)).GetString().GetConst(),
 			Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
 	}
 	if opts.output.String() == "json" {

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 )
 
@@ -71,7 +72,7 @@ func decide(rows []effects.Row, input proto.Message, live any) effects.Decision 
 // another kind.
 func liveChange(input proto.Message, path string, live any) (effects.Change, bool) {
 	parts := strings.Split(path, ".")
-	if input == nil || len(parts) < 2 || parts[0] != "spec" {
+	if input == nil || len(parts) < 2 || parts[0] != kindfield.TargetSpec {
 		return effects.Change{}, false
 	}
 	newSpec, ok := specOf(input.ProtoReflect(), false)
@@ -81,6 +82,8 @@ func liveChange(input proto.Message, path string, live any) (effects.Change, boo
 	oldInput := proto.Clone(input)
 	oldSpec, _ := specOf(oldInput.ProtoReflect(), true)
 	newParent, oldParent := newSpec, oldSpec
+	// Walked by its names because the path is data: the effects table's row (Row.Path), which
+	// TestEveryRowNamesAFieldOfItsKindAndAResourceItRegisters checks against each kind's fields.
 	for _, name := range parts[1 : len(parts)-1] {
 		fd := newParent.Descriptor().Fields().ByJSONName(name)
 		if fd == nil || fd.Kind() != protoreflect.MessageKind || fd.IsList() || fd.IsMap() {
@@ -103,11 +106,11 @@ func liveChange(input proto.Message, path string, live any) (effects.Change, boo
 // specOf is the manifest's spec in a stack input (target.spec); mutable for a copy to change,
 // else read only.
 func specOf(m protoreflect.Message, mutable bool) (protoreflect.Message, bool) {
-	target := m.Descriptor().Fields().ByName("target")
+	target := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)
 	if target == nil || target.Kind() != protoreflect.MessageKind {
 		return nil, false
 	}
-	spec := target.Message().Fields().ByName("spec")
+	spec := target.Message().Fields().ByJSONName(kindfield.TargetSpec)
 	if spec == nil || spec.Kind() != protoreflect.MessageKind {
 		return nil, false
 	}

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -36,7 +37,7 @@ func deployedInput(input proto.Message, outputs map[string]Output) (proto.Messag
 	}
 	old := proto.Clone(input)
 	m := old.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("target")
+	fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)
 	if fd == nil {
 		return nil, errors.New("the stack input has no target")
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
@@ -291,7 +292,7 @@ func Distinct(targets []Target) []Target {
 // bare is a stack input without an empty providerConfig, as a bare manifest is read.
 func bare(input proto.Message) proto.Message {
 	m := proto.Clone(input).ProtoReflect()
-	if fd := m.Descriptor().Fields().ByName("provider_config"); fd != nil && m.Has(fd) && proto.Size(m.Get(fd).Message().Interface()) == 0 {
+	if fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputProviderConfig); fd != nil && m.Has(fd) && proto.Size(m.Get(fd).Message().Interface()) == 0 {
 		m.Clear(fd)
 	}
 	return m.Interface()
@@ -300,7 +301,7 @@ func bare(input proto.Message) proto.Message {
 // hasProviderConfig tells whether input was written with a providerConfig, even an empty one.
 func hasProviderConfig(input proto.Message) bool {
 	m := input.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("provider_config")
+	fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputProviderConfig)
 	return fd != nil && m.Has(fd)
 }
 

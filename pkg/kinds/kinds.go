@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
@@ -84,7 +85,7 @@ func (k Kind) StackInput() protoreflect.MessageDescriptor {
 
 // Manifest returns the manifest message a stack input deploys: its target.
 func Manifest(stackInput protoreflect.MessageDescriptor) protoreflect.MessageDescriptor {
-	return stackInput.Fields().ByName("target").Message()
+	return stackInput.Fields().ByJSONName(kindfield.StackInputTarget).Message()
 }
 
 // List is the kinds clusterplane serves, in the order the docs list them.
@@ -216,15 +217,15 @@ type Output struct {
 // Outputs are the stack outputs the kind's API declares, in the order it declares them: the
 // fields of its manifest's status.outputs. A kind without that message has none.
 func (k Kind) Outputs() []Output {
-	target := k.StackInput().Fields().ByName("target")
+	target := k.StackInput().Fields().ByJSONName(kindfield.StackInputTarget)
 	if target == nil || target.Message() == nil {
 		return nil
 	}
-	status := target.Message().Fields().ByName("status")
+	status := target.Message().Fields().ByJSONName(kindfield.TargetStatus)
 	if status == nil || status.Message() == nil {
 		return nil
 	}
-	outputs := status.Message().Fields().ByName("outputs")
+	outputs := status.Message().Fields().ByJSONName(kindfield.StatusOutputs)
 	if outputs == nil || outputs.Message() == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -128,7 +129,7 @@ func emptySpecs() (map[string]protoreflect.Message, error) {
 	out := map[string]protoreflect.Message{}
 	for _, input := range registry.Kinds().StackInputs() {
 		manifest := kinds.Manifest(input)
-		spec := manifest.Fields().ByName("spec")
+		spec := manifest.Fields().ByJSONName(kindfield.TargetSpec)
 		if spec == nil || spec.Message() == nil {
 			return nil, errors.Errorf("the manifest %s has no spec message", manifest.FullName())
 		}

@@ -10,9 +10,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -77,24 +80,24 @@ func Compare(table *effects.Table, oldInput, newInput proto.Message) (*Result, e
 		return nil, errors.Errorf("diff: %s and %s are different kinds", oldInput.ProtoReflect().Descriptor().Name(),
 			newInput.ProtoReflect().Descriptor().Name())
 	}
-	oldTarget, newTarget := field(oldInput.ProtoReflect(), "target"), field(newInput.ProtoReflect(), "target")
-	if kindName := newTarget.Get(newTarget.Descriptor().Fields().ByName("kind")).String(); table == nil || table.Name != kindName {
+	oldTarget, newTarget := field(oldInput.ProtoReflect(), kindfield.StackInputTarget), field(newInput.ProtoReflect(), kindfield.StackInputTarget)
+	if kindName := newTarget.Get(newTarget.Descriptor().Fields().ByJSONName(kindfield.TargetKind)).String(); table == nil || table.Name != kindName {
 		return nil, errors.Errorf("diff: no effects are known for kind %q", kindName)
 	}
 	w := &walker{
 		table:   table,
-		oldSpec: field(oldTarget, "spec"),
-		newSpec: field(newTarget, "spec"),
-		name:    field(oldTarget, "metadata").Get(field(oldTarget, "metadata").Descriptor().Fields().ByName("name")).String(),
+		oldSpec: field(oldTarget, kindfield.TargetSpec),
+		newSpec: field(newTarget, kindfield.TargetSpec),
+		name:    protofield.String(field(oldTarget, kindfield.TargetMetadata), sharedv1.CloudResourceMetadataFieldName),
 		result:  &Result{Changes: []Change{}},
 	}
 	for _, part := range []struct {
 		prefix   string
 		old, new protoreflect.Message
 	}{
-		{"metadata.", field(oldTarget, "metadata"), field(newTarget, "metadata")},
-		{"spec.", w.oldSpec, w.newSpec},
-		{"providerConfig.", field(oldInput.ProtoReflect(), "provider_config"), field(newInput.ProtoReflect(), "provider_config")},
+		{kindfield.TargetMetadata + ".", field(oldTarget, kindfield.TargetMetadata), field(newTarget, kindfield.TargetMetadata)},
+		{kindfield.TargetSpec + ".", w.oldSpec, w.newSpec},
+		{kindfield.StackInputProviderConfig + ".", field(oldInput.ProtoReflect(), kindfield.StackInputProviderConfig), field(newInput.ProtoReflect(), kindfield.StackInputProviderConfig)},
 	} {
 		if err := w.walk(part.prefix, part.old, part.new); err != nil {
 			return nil, err
@@ -208,7 +211,7 @@ func (w *walker) protected(role effects.Role) bool {
 	for _, r := range w.table.Protected {
 		covered = covered || r == role
 	}
-	fd := w.oldSpec.Descriptor().Fields().ByJSONName("deletionProtection")
+	fd := w.oldSpec.Descriptor().Fields().ByJSONName(kindfield.SpecDeletionProtection)
 	return covered && fd != nil && (!w.oldSpec.Has(fd) || w.oldSpec.Get(fd).Bool())
 }
 
@@ -222,8 +225,9 @@ func (w *walker) resources() []string {
 	return out
 }
 
-func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
-	return m.Get(m.Descriptor().Fields().ByName(name)).Message()
+// field is m's message field of the JSON name.
+func field(m protoreflect.Message, jsonName string) protoreflect.Message {
+	return m.Get(m.Descriptor().Fields().ByJSONName(jsonName)).Message()
 }
 
 func equal(fd protoreflect.FieldDescriptor, a, b protoreflect.Message) bool {

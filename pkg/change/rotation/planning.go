@@ -223,7 +223,7 @@ func plan(table *effects.Table, oldSpec, newSpec protoreflect.Message, path stri
 		// and back to a pool of the manifest's name.
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings, as a surge pool")
 		hop(surgeName, newName, rot.new, rot.new, ", the manifest's name and settings (Civo does not rename pools)")
-	case strings.HasSuffix(poolPath, "defaultNodePool"):
+	case strings.HasSuffix(poolPath, kindfield.SpecDefaultNodePool):
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings")
 		rot.Steps = append(rot.Steps, Step{Action: StepRename, Pool: surgeName,
 			Detail: "tag pool " + surgeName + " " + DefaultPoolTag + " and rename it " + newName + ": DigitalOcean's provider finds " +
@@ -290,7 +290,7 @@ func AllowsRotation(table *effects.Table, stackInput proto.Message) bool {
 	if table == nil || stackInput == nil {
 		return false
 	}
-	spec := field(field(stackInput.ProtoReflect(), "target"), "spec")
+	spec := field(field(stackInput.ProtoReflect(), kindfield.StackInputTarget), kindfield.TargetSpec)
 	for _, row := range table.Rows {
 		if row.Rollout == "" {
 			continue
@@ -302,9 +302,9 @@ func AllowsRotation(table *effects.Table, stackInput proto.Message) bool {
 	return false
 }
 
-// field is m's message field of that name.
-func field(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
-	return m.Get(m.Descriptor().Fields().ByName(name)).Message()
+// field is m's message field of the JSON name (a generated kindfield constant).
+func field(m protoreflect.Message, jsonName string) protoreflect.Message {
+	return m.Get(m.Descriptor().Fields().ByJSONName(jsonName)).Message()
 }
 
 // WriteRotation writes a rotation's steps, numbered, each with what the pools cost meanwhile.

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -242,7 +243,7 @@ func plainMetadata(name string, opts Options) map[string]any {
 // noCredentials refuses a stack input that carries a token: an export never holds one.
 func noCredentials(input proto.Message) error {
 	m := input.ProtoReflect()
-	fd := m.Descriptor().Fields().ByName("provider_config")
+	fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputProviderConfig)
 	if fd == nil || !m.Has(fd) {
 		return nil
 	}
@@ -269,12 +270,12 @@ func noCredentials(input proto.Message) error {
 // deletionProtection is false. Its Stack then never destroys on finalize.
 func protected(input proto.Message) bool {
 	spec := stackinput.Target(input).ProtoReflect()
-	sfd := spec.Descriptor().Fields().ByName("spec")
+	sfd := spec.Descriptor().Fields().ByJSONName(kindfield.TargetSpec)
 	if sfd == nil {
 		return false
 	}
 	s := spec.Get(sfd).Message()
-	fd := s.Descriptor().Fields().ByName("deletion_protection")
+	fd := s.Descriptor().Fields().ByJSONName(kindfield.SpecDeletionProtection)
 	if fd == nil {
 		return false
 	}

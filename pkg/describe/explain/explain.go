@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
@@ -53,10 +54,10 @@ func New(table func(kind string) *effects.Table, stackInputs ...protoreflect.Mes
 		return ""
 	}
 	for _, input := range stackInputs {
-		manifest := input.Fields().ByName("target").Message()
+		manifest := input.Fields().ByJSONName(kindfield.StackInputTarget).Message()
 		kind := string(manifest.Name())
 		e.roots[kind] = root{md: manifest, kind: kind}
-		e.roots[string(input.Name())] = root{md: input, kind: kind, manifest: "target"}
+		e.roots[string(input.Name())] = root{md: input, kind: kind, manifest: kindfield.StackInputTarget}
 		collectNames(input, e.camel, map[protoreflect.FullName]bool{})
 	}
 	return e
@@ -510,10 +511,10 @@ func defaultOf(fd protoreflect.FieldDescriptor) (string, error) {
 
 // apiVersion is the apiVersion a manifest root (or the target of a stack-input root) must have.
 func apiVersion(md protoreflect.MessageDescriptor) string {
-	if target := md.Fields().ByName("target"); target != nil && target.Message() != nil {
+	if target := md.Fields().ByJSONName(kindfield.StackInputTarget); target != nil && target.Message() != nil {
 		md = target.Message()
 	}
-	if fd := md.Fields().ByName("api_version"); fd != nil {
+	if fd := md.Fields().ByJSONName(kindfield.TargetApiVersion); fd != nil {
 		return rules.Field(fd).GetString().GetConst()
 	}
 	return ""

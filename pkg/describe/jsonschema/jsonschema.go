@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/pkg/errors"
@@ -81,7 +82,7 @@ func Of(md protoreflect.MessageDescriptor) (*Schema, error) {
 func Files(stackInputs ...protoreflect.MessageDescriptor) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, input := range stackInputs {
-		manifest := input.Fields().ByName("target").Message()
+		manifest := input.Fields().ByJSONName(kindfield.StackInputTarget).Message()
 		kind := string(manifest.Name())
 		for stackInput, md := range map[bool]protoreflect.MessageDescriptor{false: manifest, true: input} {
 			s, err := Of(md)

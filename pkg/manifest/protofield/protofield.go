@@ -3,7 +3,9 @@
 // is nil or has no such field of that kind, so a kind without the field reads as unset. Callers
 // name the fields by the constants tools/fieldsgen generates (apis/clusterplane/kindfield for the
 // kinds' messages, <Message>Field<Field> in the shared API packages), not by strings, so that a
-// field renamed in its .proto fails them to compile.
+// field renamed in its .proto fails them to compile. Descriptor lookups elsewhere do the same
+// with Fields().ByJSONName (the constants hold JSON names, which name a field as surely as its
+// proto name): TestNoFieldIsLookedUpByAStringLiteral refuses a literal in either.
 package protofield
 
 import "google.golang.org/protobuf/reflect/protoreflect"

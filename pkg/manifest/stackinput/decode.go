@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -118,7 +120,7 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 			}
 			if block := d.belongsTo(k.Value, written); block != "" {
 				hint = k.Value + " belongs to " + block
-				if k.Value == "name" {
+				if k.Value == sharedv1.CloudResourceMetadataFieldName {
 					hint = d.nameHint(m.Descriptor(), written, block)
 				}
 			}
@@ -413,11 +415,11 @@ func thing(cloudName protoreflect.FieldDescriptor) string {
 	return "cluster"
 }
 
-// cloudNameField is md's field that names the cluster or pool in the cloud (cluster_name,
-// node_pool_name), nil when md has none.
+// cloudNameField is md's field that names the cluster or pool in the cloud (clusterName,
+// nodePoolName: a spec's or a default pool's), nil when md has none.
 func cloudNameField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
-	for _, name := range []protoreflect.Name{"cluster_name", "node_pool_name"} {
-		if fd := md.Fields().ByName(name); fd != nil && fd.Kind() == protoreflect.StringKind {
+	for _, name := range []string{kindfield.SpecClusterName, kindfield.SpecNodePoolName} {
+		if fd := md.Fields().ByJSONName(name); fd != nil && fd.Kind() == protoreflect.StringKind {
 			return fd
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	_ "github.com/clusterplane/clusterplane/apis/clusterplane/all"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -135,7 +136,7 @@ func Parse(data []byte, source string, input proto.Message) error {
 	checked := input
 	if isManifest(root) {
 		m := input.ProtoReflect()
-		fd := m.Descriptor().Fields().ByName("target")
+		fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)
 		if fd == nil {
 			return errors.New("stackinput: the message to fill is not a stack input")
 		}
@@ -235,13 +236,13 @@ func syntaxError(err error) (int, string) {
 // Target returns the manifest inside a stack-input message.
 func Target(input proto.Message) proto.Message {
 	m := input.ProtoReflect()
-	return m.Get(m.Descriptor().Fields().ByName("target")).Message().Interface()
+	return m.Get(m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)).Message().Interface()
 }
 
 // CloudName is the manifest's field that names input's cluster or pool in the cloud, as a
 // manifest writes it ("spec.clusterName", "spec.nodePoolName"); "" for a kind without one.
 func CloudName(input proto.Message) string {
-	spec := Target(input).ProtoReflect().Descriptor().Fields().ByName("spec")
+	spec := Target(input).ProtoReflect().Descriptor().Fields().ByJSONName(kindfield.TargetSpec)
 	if spec == nil || spec.Message() == nil {
 		return ""
 	}
@@ -393,10 +394,10 @@ func isKind(name string) bool {
 
 func kindHint(checked proto.Message) string {
 	m := checked.ProtoReflect()
-	if fd := m.Descriptor().Fields().ByName("target"); fd != nil {
+	if fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget); fd != nil {
 		m = m.Get(fd).Message()
 	}
-	fd := m.Descriptor().Fields().ByName("kind")
+	fd := m.Descriptor().Fields().ByJSONName(kindfield.TargetKind)
 	if fd == nil || fd.Kind() != protoreflect.StringKind {
 		return ""
 	}

@@ -3,6 +3,7 @@ package stackinput
 import (
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -26,7 +27,7 @@ func Where(data []byte, input proto.Message, field string) (line, column int, wr
 	}
 	if isManifest(root) {
 		m := scratch.ProtoReflect()
-		fd := m.Descriptor().Fields().ByName("target")
+		fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)
 		if fd == nil {
 			return 0, 0, "", false
 		}

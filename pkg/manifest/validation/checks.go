@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -64,7 +67,7 @@ func check(m protoreflect.Message, path string) []Violation {
 			for i := 0; i < list.Len(); i++ {
 				out = append(out, checkValue(fd, list.Get(i), fmt.Sprintf("%s[%d]", at, i))...)
 			}
-			if fd.Name() == "tags" && fd.Kind() == protoreflect.StringKind &&
+			if fd.JSONName() == kindfield.SpecTags && fd.Kind() == protoreflect.StringKind &&
 				strings.HasPrefix(string(fd.ContainingMessage().FullName()), digitalOceanPackage) {
 				out = append(out, caseCollisions(list, at)...)
 			}
@@ -88,10 +91,14 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 	return nil
 }
 
-// clouds are the provider configs' packages and the clouds whose token rule they follow.
-var clouds = map[string]cloudapi.Cloud{
-	"clusterplane.provider.digitalocean.": cloudapi.DigitalOcean,
-	"clusterplane.provider.civo.":         cloudapi.Civo,
+// clouds are the provider configs' packages, the clouds whose token rule they follow and the JSON
+// names of their configs' API URL and token fields.
+var clouds = map[string]struct {
+	cloud      cloudapi.Cloud
+	url, token string
+}{
+	"clusterplane.provider.digitalocean.": {cloudapi.DigitalOcean, digitaloceanv1.DigitalOceanProviderConfigFieldApiUrl, digitaloceanv1.DigitalOceanProviderConfigFieldApiToken},
+	"clusterplane.provider.civo.":         {cloudapi.Civo, civov1.CivoProviderConfigFieldApiUrl, civov1.CivoProviderConfigFieldApiToken},
 }
 
 // apiURL checks a provider config's api_url by cloudapi.Cloud.Resolve's rule, offline and with
@@ -101,15 +108,16 @@ var clouds = map[string]cloudapi.Cloud{
 // so already. Neither the URL nor the token appears in a message.
 func apiURL(m protoreflect.Message, path string) []Violation {
 	md := m.Descriptor()
-	urlField, tokenField := md.Fields().ByName("api_url"), md.Fields().ByName("api_token")
-	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
-		return nil
-	}
 	var cloud cloudapi.Cloud
+	var urlName, tokenName string
 	for pkg, c := range clouds {
 		if strings.HasPrefix(string(md.FullName()), pkg) {
-			cloud = c
+			cloud, urlName, tokenName = c.cloud, c.url, c.token
 		}
+	}
+	urlField, tokenField := md.Fields().ByJSONName(urlName), md.Fields().ByJSONName(tokenName)
+	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
+		return nil
 	}
 	raw := m.Get(urlField).String()
 	if raw == "" || cloud.Name == "" {
@@ -166,7 +174,7 @@ func lastSegment(path string) string {
 // settle. A collision inside one list the user wrote is caseCollisions'.
 func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
 	md := m.Descriptor()
-	metaField, specField := md.Fields().ByName("metadata"), md.Fields().ByName("spec")
+	metaField, specField := md.Fields().ByJSONName(kindfield.TargetMetadata), md.Fields().ByJSONName(kindfield.TargetSpec)
 	if !strings.HasPrefix(string(md.FullName()), digitalOceanPackage) || metaField == nil || specField == nil ||
 		specField.Message() == nil {
 		return nil
@@ -210,12 +218,12 @@ func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
 		list protoreflect.List
 	}
 	var lists []tagList
-	if fd := spec.Descriptor().Fields().ByName("tags"); fd != nil && fd.IsList() {
+	if fd := spec.Descriptor().Fields().ByJSONName(kindfield.SpecTags); fd != nil && fd.IsList() {
 		lists = append(lists, tagList{join(path, "spec.tags"), spec.Get(fd).List()})
 	}
-	if fd := spec.Descriptor().Fields().ByName("default_node_pool"); fd != nil && fd.Message() != nil && spec.Has(fd) {
+	if fd := spec.Descriptor().Fields().ByJSONName(kindfield.SpecDefaultNodePool); fd != nil && fd.Message() != nil && spec.Has(fd) {
 		pool := spec.Get(fd).Message()
-		if tf := pool.Descriptor().Fields().ByName("tags"); tf != nil && tf.IsList() {
+		if tf := pool.Descriptor().Fields().ByJSONName(kindfield.DefaultNodePoolTags); tf != nil && tf.IsList() {
 			lists = append(lists, tagList{join(path, "spec.default_node_pool.tags"), pool.Get(tf).List()})
 		}
 	}

@@ -24,7 +24,8 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	ProviderConfig C
 	// ResourceOptions apply to the component itself, e.g. a parent or protect.
 	ResourceOptions []pulumi.ResourceOption
-	// Inputs stand in for reference fields of the spec, by proto field name (e.g. "cluster").
+	// Inputs stand in for reference fields of the spec, by JSON field name (the generated
+	// <Spec>Field<Field> constant, e.g. "cluster").
 	Inputs map[string]pulumi.StringInput
 	// StackAliases makes children answer to the URNs they had when the stack programs created
 	// them at the stack's root, before components existed.
@@ -119,7 +120,7 @@ func (s *Settings[P, C]) Validate(kind, name string, spec proto.Message) error {
 	checked := proto.Clone(spec).ProtoReflect()
 	fields := checked.Descriptor().Fields()
 	for field := range s.Inputs {
-		fd := fields.ByName(protoreflect.Name(field))
+		fd := fields.ByJSONName(field)
 		if fd == nil {
 			return errors.Errorf("%s has no field %q to set by option", kind, field)
 		}

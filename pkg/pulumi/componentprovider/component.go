@@ -1,6 +1,7 @@
 package componentprovider
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -15,7 +16,7 @@ type Component struct {
 	// NewStackInput returns an empty stack input of the kind, which ReadInputs fills.
 	NewStackInput func() proto.Message
 	// Construct calls the kind's module.New with a valid stack input's spec, metadata and
-	// provider config, the ids given as outputs (by proto field name) and the component's options.
+	// provider config, the ids given as outputs (by JSON field name) and the component's options.
 	Construct func(ctx *pulumi.Context, name string, stackInput proto.Message, ids map[string]pulumi.StringInput,
 		opts pulumi.ResourceOption) (pulumi.ComponentResource, error)
 }
@@ -30,10 +31,10 @@ func ComponentOf[O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, 
 		Construct: func(ctx *pulumi.Context, name string, stackInput proto.Message, ids map[string]pulumi.StringInput,
 			opts pulumi.ResourceOption) (pulumi.ComponentResource, error) {
 			in := stackInput.ProtoReflect()
-			target := get(in, "target")
+			target := get(in, kindfield.StackInputTarget)
 			options := []O{
-				component.WithMetadata[O](get(target, "metadata").Interface().(*sharedv1.CloudResourceMetadata)),
-				component.WithProviderConfig[O](get(in, "provider_config").Interface().(C)),
+				component.WithMetadata[O](get(target, kindfield.TargetMetadata).Interface().(*sharedv1.CloudResourceMetadata)),
+				component.WithProviderConfig[O](get(in, kindfield.StackInputProviderConfig).Interface().(C)),
 				component.WithResourceOptions[O](opts),
 				component.WithValidated[O](),
 				component.WithinPlugin[O](),
@@ -41,12 +42,12 @@ func ComponentOf[O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, 
 			for field, id := range ids {
 				options = append(options, component.WithInput[O](field, id))
 			}
-			return newFn(ctx, name, get(target, "spec").Interface().(S), options...)
+			return newFn(ctx, name, get(target, kindfield.TargetSpec).Interface().(S), options...)
 		},
 	}
 }
 
-// get returns the message field named field of m, empty when unset.
-func get(m protoreflect.Message, field string) protoreflect.Message {
-	return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(field))).Message()
+// get returns m's message field of the JSON name, empty when unset.
+func get(m protoreflect.Message, jsonName string) protoreflect.Message {
+	return m.Get(m.Descriptor().Fields().ByJSONName(jsonName)).Message()
 }

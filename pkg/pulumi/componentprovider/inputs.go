@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
@@ -54,7 +56,7 @@ type Inputs struct {
 	// StackInput holds every input known before deployment; reference fields given as outputs
 	// are left unset (see Outputs).
 	StackInput proto.Message
-	// Outputs names the reference fields (spec fields of type StringValueOrRef, by proto name)
+	// Outputs names the reference fields (spec fields of type StringValueOrRef, by JSON name)
 	// whose input is another resource's output: the component reads their `value` when it is
 	// known and keeps their dependencies.
 	Outputs map[string]string
@@ -68,8 +70,8 @@ type Inputs struct {
 // providerConfig and in reference fields, whose values the component passes on as outputs.
 func ReadInputs(typ, name string, stackInput proto.Message, props resource.PropertyMap, deps map[string][]string) (*Inputs, error) {
 	in := stackInput.ProtoReflect()
-	target := in.Mutable(in.Descriptor().Fields().ByName("target")).Message()
-	spec := target.Mutable(target.Descriptor().Fields().ByName("spec")).Message()
+	target := in.Mutable(in.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)).Message()
+	spec := target.Mutable(target.Descriptor().Fields().ByJSONName(kindfield.TargetSpec)).Message()
 	r := &reader{}
 	out := &Inputs{StackInput: stackInput, Outputs: map[string]string{}}
 
@@ -86,11 +88,11 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 		dependent := len(deps[key]) > 0 || v.ContainsUnknowns() || hasDependencies(v)
 		switch key {
 		case pulumischema.MetadataInput, pulumischema.ProviderConfigInput:
-			owner, field := target, "metadata"
+			owner, field := target, kindfield.TargetMetadata
 			if key == pulumischema.ProviderConfigInput {
-				owner, field = in, "provider_config"
+				owner, field = in, kindfield.StackInputProviderConfig
 			}
-			fd := owner.Descriptor().Fields().ByName(protoreflect.Name(field))
+			fd := owner.Descriptor().Fields().ByJSONName(field)
 			switch {
 			case dependent:
 				r.refuse(key, mustBePlain)
@@ -107,7 +109,7 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 			continue
 		}
 		if isReference(fd) && (dependent || v.ContainsSecrets()) {
-			out.Outputs[string(fd.Name())] = key
+			out.Outputs[fd.JSONName()] = key
 			continue
 		}
 		switch {
@@ -123,13 +125,13 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 		return nil, &InputError{Type: typ, Name: name, Problems: r.problems}
 	}
 
-	setConst(target, "api_version")
-	setConst(target, "kind")
-	metadataFD := target.Descriptor().Fields().ByName("metadata")
+	setConst(target, kindfield.TargetApiVersion)
+	setConst(target, kindfield.TargetKind)
+	metadataFD := target.Descriptor().Fields().ByJSONName(kindfield.TargetMetadata)
 	defaulted := !target.Has(metadataFD)
 	if defaulted {
 		md := target.Mutable(metadataFD).Message()
-		md.Set(md.Descriptor().Fields().ByName("name"), protoreflect.ValueOfString(name))
+		md.Set(md.Descriptor().Fields().ByJSONName(sharedv1.CloudResourceMetadataFieldName), protoreflect.ValueOfString(name))
 	}
 	if err := check(stackInput, out.Outputs); err != nil {
 		var problems []Problem
@@ -165,18 +167,19 @@ const (
 // given as an output.
 func check(stackInput proto.Message, outputs map[string]string) error {
 	checked := proto.Clone(stackInput).ProtoReflect()
-	target := checked.Mutable(checked.Descriptor().Fields().ByName("target")).Message()
-	spec := target.Mutable(target.Descriptor().Fields().ByName("spec")).Message()
+	target := checked.Mutable(checked.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)).Message()
+	spec := target.Mutable(target.Descriptor().Fields().ByJSONName(kindfield.TargetSpec)).Message()
 	for field := range outputs {
-		fd := spec.Descriptor().Fields().ByName(protoreflect.Name(field))
+		fd := spec.Descriptor().Fields().ByJSONName(field)
 		spec.Set(fd, protoreflect.ValueOfMessage(component.InputPlaceholder().ProtoReflect()))
 	}
 	return validation.Validate(checked.Interface())
 }
 
-// setConst sets a manifest field whose only allowed value is a const (apiVersion, kind).
-func setConst(m protoreflect.Message, field string) {
-	fd := m.Descriptor().Fields().ByName(protoreflect.Name(field))
+// setConst sets a manifest field (by JSON name) whose only allowed value is a const (apiVersion,
+// kind).
+func setConst(m protoreflect.Message, jsonName string) {
+	fd := m.Descriptor().Fields().ByJSONName(jsonName)
 	m.Set(fd, protoreflect.ValueOfString(rules.Field(fd).GetString().GetConst()))
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
@@ -138,7 +139,7 @@ func idOutputs(inputs provider.ConstructInputs, fields map[string]string) (map[s
 	for field, key := range fields {
 		ids[field] = pulumi.ToOutput(values[key]).ApplyT(func(v any) (string, error) {
 			obj, _ := v.(map[string]any)
-			if id, ok := obj["value"].(string); ok && id != "" {
+			if id, ok := obj[sharedv1.StringValueOrRefFieldValue].(string); ok && id != "" {
 				return id, nil
 			}
 			return "", errors.Errorf("%s: an output here must be an object whose value is a non-empty id, "+

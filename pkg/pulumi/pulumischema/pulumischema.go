@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
@@ -37,11 +38,11 @@ type Component struct {
 
 // ComponentOf is the component of a kind's stack input, registering customs.
 func ComponentOf(stackInput protoreflect.MessageDescriptor, customs ...string) Component {
-	manifest := stackInput.Fields().ByName("target").Message()
+	manifest := stackInput.Fields().ByJSONName(kindfield.StackInputTarget).Message()
 	return Component{
 		Token:      Token(manifest),
 		StackInput: stackInput,
-		Outputs:    manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message(),
+		Outputs:    manifest.Fields().ByJSONName(kindfield.TargetStatus).Message().Fields().ByJSONName(kindfield.StatusOutputs).Message(),
 		Customs:    customs,
 	}
 }
@@ -51,10 +52,10 @@ func Token(manifest protoreflect.MessageDescriptor) string {
 	return plugin.ComponentType(string(manifest.Name()))
 }
 
-// Inputs that are not spec fields.
+// Inputs that are not spec fields, named as a stack input names them.
 const (
-	MetadataInput       = "metadata"
-	ProviderConfigInput = "providerConfig"
+	MetadataInput       = kindfield.TargetMetadata
+	ProviderConfigInput = kindfield.StackInputProviderConfig
 )
 
 // Package is a Pulumi package schema, with the parts this package writes.
@@ -189,8 +190,8 @@ type generator struct {
 }
 
 func (g *generator) component(c Component) (*Resource, error) {
-	manifest := c.StackInput.Fields().ByName("target").Message()
-	spec := manifest.Fields().ByName("spec").Message()
+	manifest := c.StackInput.Fields().ByJSONName(kindfield.StackInputTarget).Message()
+	spec := manifest.Fields().ByJSONName(kindfield.TargetSpec).Message()
 	r := &Resource{
 		IsComponent:     true,
 		Description:     describe(apidoc.Comment(spec.FullName()), messageRules(spec)),
@@ -209,14 +210,14 @@ func (g *generator) component(c Component) (*Resource, error) {
 			r.RequiredInputs = append(r.RequiredInputs, fd.JSONName())
 		}
 	}
-	metadata, err := g.ref(manifest.Fields().ByName("metadata").Message())
+	metadata, err := g.ref(manifest.Fields().ByJSONName(kindfield.TargetMetadata).Message())
 	if err != nil {
 		return nil, err
 	}
 	metadata.Description = "Name and context of the resources: their tags and labels derive from it. " +
 		"By default only the name, which is the component's own name."
 	r.InputProperties[MetadataInput] = metadata
-	providerConfig, err := g.ref(c.StackInput.Fields().ByName("provider_config").Message())
+	providerConfig, err := g.ref(c.StackInput.Fields().ByJSONName(kindfield.StackInputProviderConfig).Message())
 	if err != nil {
 		return nil, err
 	}
@@ -393,17 +394,17 @@ func unwrap(comment string) string {
 }
 
 // civoNodePoolProperties are the pool's input properties and the CivoKubernetesNodePoolSpec field
-// each carries, whose comment documents it.
-var civoNodePoolProperties = map[string]protoreflect.Name{
-	"nodePoolName":     "node_pool_name",
-	"clusterId":        "cluster",
-	"region":           "region",
-	"size":             "size",
-	"nodeCount":        "node_count",
-	"autoScale":        "auto_scale",
-	"labels":           "labels",
-	"taints":           "taints",
-	"publicIpNodePool": "public_ip_node_pool",
+// each carries (by JSON name), whose comment documents it.
+var civoNodePoolProperties = map[string]string{
+	"nodePoolName":     kindfield.SpecNodePoolName,
+	"clusterId":        kindfield.SpecCluster,
+	"region":           kindfield.SpecRegion,
+	"size":             kindfield.SpecSize,
+	"nodeCount":        kindfield.SpecNodeCount,
+	"autoScale":        kindfield.SpecAutoScale,
+	"labels":           kindfield.SpecLabels,
+	"taints":           kindfield.SpecTaints,
+	"publicIpNodePool": kindfield.SpecPublicIpNodePool,
 }
 
 // custom adds a custom resource of the plugin's (the Civo node pool), and the provider
@@ -413,9 +414,9 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 	if token != plugin.CivoNodePool {
 		return errors.New("the plugin serves no such custom resource")
 	}
-	manifest := stackInput.Fields().ByName("target").Message()
-	spec := manifest.Fields().ByName("spec").Message()
-	outputs := manifest.Fields().ByName("status").Message().Fields().ByName("outputs").Message()
+	manifest := stackInput.Fields().ByJSONName(kindfield.StackInputTarget).Message()
+	spec := manifest.Fields().ByJSONName(kindfield.TargetSpec).Message()
+	outputs := manifest.Fields().ByJSONName(kindfield.TargetStatus).Message().Fields().ByJSONName(kindfield.StatusOutputs).Message()
 	r := &Resource{
 		Description: "A Civo Kubernetes node pool, managed by this plugin through Civo's API: node count, labels and " +
 			"taints change in place (clearing them included); name, cluster, region, size and public IPs replace the " +
@@ -425,7 +426,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 		Properties:      map[string]*Property{},
 	}
 	for name, field := range civoNodePoolProperties {
-		fd := spec.Fields().ByName(field)
+		fd := spec.Fields().ByJSONName(field)
 		if fd == nil {
 			return errors.Errorf("%s has no field %s", spec.Name(), field)
 		}
@@ -444,7 +445,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 		r.Required = append(r.Required, name)
 	}
 	r.RequiredInputs = []string{"clusterId", "nodePoolName", "size"}
-	names, err := g.field(outputs.Fields().ByName("instance_names"))
+	names, err := g.field(outputs.Fields().ByJSONName(kindfield.StackOutputsInstanceNames))
 	if err != nil {
 		return err
 	}

@@ -46,13 +46,13 @@ var (
 // WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
 // the same program; it stands in for spec.network.
 func WithNetworkID(id pulumi.StringInput) Option {
-	return component.WithInput[Option]("network", id)
+	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldNetwork, id)
 }
 
 // WithFirewallID puts the cluster behind the firewall with this id instead of one the module
 // creates; it stands in for spec.firewall.
 func WithFirewallID(id pulumi.StringInput) Option {
-	return component.WithInput[Option]("firewall", id)
+	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldFirewall, id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
@@ -79,14 +79,14 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, o
 	// No network: the Civo provider places the firewall and the cluster in the region's default
 	// network, as the civo CLI does.
 	var networkID pulumi.StringInput
-	if s.HasInput("network", spec.GetNetwork()) {
-		if networkID, err = s.Input(ctx, name, "network", spec.GetNetwork(), NetworkIDOutput, child...); err != nil {
+	if s.HasInput(v1.CivoKubernetesClusterSpecFieldNetwork, spec.GetNetwork()) {
+		if networkID, err = s.Input(ctx, name, v1.CivoKubernetesClusterSpecFieldNetwork, spec.GetNetwork(), NetworkIDOutput, child...); err != nil {
 			return nil, err
 		}
 	}
 	var firewallID pulumi.StringOutput
-	if s.HasInput("firewall", spec.GetFirewall()) {
-		if firewallID, err = s.Input(ctx, name, "firewall", spec.GetFirewall(), FirewallIDOutput, child...); err != nil {
+	if s.HasInput(v1.CivoKubernetesClusterSpecFieldFirewall, spec.GetFirewall()) {
+		if firewallID, err = s.Input(ctx, name, v1.CivoKubernetesClusterSpecFieldFirewall, spec.GetFirewall(), FirewallIDOutput, child...); err != nil {
 			return nil, err
 		}
 	} else {

@@ -46,7 +46,7 @@ var (
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
 func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option]("cluster", id)
+	return component.WithInput[Option](v1.CivoKubernetesNodePoolSpecFieldCluster, id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
@@ -74,7 +74,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, 
 	if err != nil {
 		return nil, err
 	}
-	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
+	clusterID, err := s.Input(ctx, name, v1.CivoKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ var (
 // WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
 // it stands in for spec.vpc.
 func WithVpcID(id pulumi.StringInput) Option {
-	return component.WithInput[Option]("vpc", id)
+	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
@@ -68,8 +68,8 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesCluste
 		return nil, err
 	}
 	var vpc pulumi.StringPtrInput
-	if s.HasInput("vpc", spec.GetVpc()) {
-		id, err := s.Input(ctx, name, "vpc", spec.GetVpc(), OutputVpcUUID, child...)
+	if s.HasInput(v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc()) {
+		id, err := s.Input(ctx, name, v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc(), OutputVpcUUID, child...)
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ var (
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
 func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option]("cluster", id)
+	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
 }
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
@@ -65,7 +65,7 @@ func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePo
 	if err != nil {
 		return nil, err
 	}
-	clusterID, err := s.Input(ctx, name, "cluster", spec.GetCluster(), ClusterIDOutput, child...)
+	clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
 	if err != nil {
 		return nil, err
 	}
