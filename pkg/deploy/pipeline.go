@@ -20,8 +20,9 @@ import (
 // and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
 // checks.
 type Request struct {
-	// Operation names the run (preview, up, refresh, drift, status, destroy, kubeconfig, adopt).
-	// Preview and up are checked against what the cloud offers before the engine runs.
+	// Operation names the run (preview, up, refresh, drift, status, destroy, kubeconfig, adopt) in
+	// what it says; Op is what runs. Preview and up are also checked against the deployed clusters'
+	// regions and what the cloud offers before the engine runs.
 	Operation string
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
@@ -74,8 +75,15 @@ func (e *ArgsError) Unwrap() error { return e.Err }
 // touched (a mistake of the paths as an *ArgsError); a policy's denial as the outcomes and a *PolicyDeniedError. Otherwise the outcomes
 // say what each stack did, and the error is nil.
 func Run(ctx context.Context, r Request) ([]Outcome, error) {
+	if r.Op == nil || r.Backend == nil {
+		return nil, errors.New("deploy.Run: the request needs an Op to run and a Backend to open")
+	}
 	texts := map[string][]byte{} // each manifest's text, for the lines of the fields a check names
 	files := r.Files
+	if len(files.Reader.Kinds) == 0 {
+		// The kinds a file may name are the request's unless the reader was given others.
+		files.Reader.Kinds = files.Kinds.Names()
+	}
 	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
 	targets, err := files.Targets(r.Paths)
 	var problems *ProblemsError

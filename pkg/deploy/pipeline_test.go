@@ -138,3 +138,13 @@ func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 		}
 	}
 }
+
+func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
+	b := deploytest.New()
+	open := func() (deploy.Backend, error) { return b, nil }
+	for _, r := range []deploy.Request{{Backend: open}, {Op: preview}} {
+		if _, err := deploy.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
+			t.Errorf("a request without its Op or Backend ran: %v", err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func DefaultImage(v string) (string, error) {
 // From is what a file is said to come from: the manifest it exports, or what the namespace needs.
 func (f File) From(opts Options) string {
 	if f.Target.File == "" {
-		return "the namespace: service account " + opts.ServiceAccount
+		return "what the namespace needs (service account " + opts.ServiceAccount + ")"
 	}
 	if opts.Manifest != nil {
 		return opts.Manifest(f.Target.File)

@@ -1,0 +1,41 @@
+package deploy_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+)
+
+// A preview of one manifest through the whole pipeline, as any way in calls it: here on the fake
+// backend of the tests; the command opens the Automation API's (pkg/deploy/autostack).
+func ExampleRun() {
+	// The example reaches no cloud: without a token nothing is looked up before the create.
+	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv} {
+		os.Unsetenv(env)
+	}
+	backend := deploytest.New()
+	outcomes, err := deploy.Run(context.Background(), deploy.Request{
+		Operation: "preview",
+		Paths:     []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
+		Files:     deploy.Files{Kinds: registry.Kinds()},
+		Backend:   func() (deploy.Backend, error) { return backend, nil },
+		Parallel:  1,
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Preview(ctx, t)
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, o := range outcomes {
+		fmt.Printf("%s: %s\n", o.Target.Key(), o.Status)
+	}
+	// Output:
+	// digitaloceankubernetescluster/dev-fra1: done
+}
