@@ -18,6 +18,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 // MarkTag is the prefix of the tag a pool rotation marks the pools it creates with, followed by
@@ -51,43 +52,36 @@ type DOPools struct {
 
 // Named is the cluster's pool of that name, nil when there is none (names are unique in a cluster).
 func (p DOPools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
-	opts := &godo.ListOptions{Page: 1, PerPage: 200}
-	for {
-		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
-		if err != nil {
-			return nil, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
-		}
-		for _, pool := range list {
-			if pool.Name == name {
-				return pool, nil
-			}
-		}
-		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
-			return nil, nil
-		}
-		opts.Page++
+	list, err := p.pools(ctx)
+	if err != nil {
+		return nil, err
 	}
+	for _, pool := range list {
+		if pool.Name == name {
+			return pool, nil
+		}
+	}
+	return nil, nil
+}
+
+// pools are every pool of the cluster.
+func (p DOPools) pools(ctx context.Context) ([]*godo.KubernetesNodePool, error) {
+	list, err := digitalocean.GodoNodePools(ctx, p.Client, p.Cluster)
+	return list, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
 }
 
 // Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
 // provider reads it. An error when none or several do: the provider could not tell.
 func (p DOPools) Tagged(ctx context.Context) (string, error) {
-	opts := &godo.ListOptions{Page: 1, PerPage: 200}
+	list, err := p.pools(ctx)
+	if err != nil {
+		return "", err
+	}
 	var ids, names []string
-	for {
-		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
-		if err != nil {
-			return "", errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
+	for _, pool := range list {
+		if slices.Contains(pool.Tags, defaultpool.Tag) {
+			ids, names = append(ids, pool.ID), append(names, pool.Name)
 		}
-		for _, pool := range list {
-			if slices.Contains(pool.Tags, defaultpool.Tag) {
-				ids, names = append(ids, pool.ID), append(names, pool.Name)
-			}
-		}
-		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
-			break
-		}
-		opts.Page++
 	}
 	switch len(ids) {
 	case 1:
@@ -130,27 +124,21 @@ func (p DOPools) Create(ctx context.Context, name, mark string) (string, error) 
 
 // Marked are the cluster's pools that carry a rotation's mark tag.
 func (p DOPools) Marked(ctx context.Context) ([]MarkedPool, error) {
-	opts := &godo.ListOptions{Page: 1, PerPage: 200}
+	list, err := p.pools(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []MarkedPool
-	for {
-		list, resp, err := p.Client.Kubernetes.ListNodePools(ctx, p.Cluster, opts)
-		if err != nil {
-			return nil, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
-		}
-		for _, pool := range list {
-			for _, t := range pool.Tags {
-				if text, ok := strings.CutPrefix(t, MarkTag); ok {
-					if m, ok := ParseMark(text); ok {
-						out = append(out, MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
-					}
+	for _, pool := range list {
+		for _, t := range pool.Tags {
+			if text, ok := strings.CutPrefix(t, MarkTag); ok {
+				if m, ok := ParseMark(text); ok {
+					out = append(out, MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
 				}
 			}
 		}
-		if resp == nil || resp.Links == nil || resp.Links.IsLastPage() {
-			return out, nil
-		}
-		opts.Page++
 	}
+	return out, nil
 }
 
 // Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
