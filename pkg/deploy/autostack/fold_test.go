@@ -93,3 +93,26 @@ Resources:
 		})
 	}
 }
+
+func TestTheEnginesAdviceToRunPulumiStackRmIsSaidAsClusterplaneDestroyRemove(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"If you want to remove the stack completely, run `pulumi stack rm organization/digitaloceankubernetescluster/dev-fra1`.\n",
+			"`clusterplane destroy --remove` removes the stack too, with its history.\n"},
+		{"The resources in the stack have been deleted, but the history and configuration associated with the stack are still maintained. \n",
+			"The resources in the stack have been deleted, but the history and configuration associated with the stack are still maintained. \n"},
+		{"Resources:\n", "Resources:\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		f := foldManifest(&out)
+		if _, err := f.Write([]byte(tt.in)); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tt.want {
+			t.Errorf("%q is said as %q, want %q", tt.in, out.String(), tt.want)
+		}
+	}
+}

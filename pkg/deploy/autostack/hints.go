@@ -1,0 +1,15 @@
+package autostack
+
+import "regexp"
+
+// stackRmHint is the engine's advice after a destroy, "If you want to remove the stack
+// completely, run `pulumi stack rm organization/<kind>/<name>-<env>`." (the Pulumi CLI's destroy
+// command, v3.259.0). A clusterplane user has no Pulumi project to run that from, and removes the
+// stack with `clusterplane destroy --remove`: the engine's words are said in clusterplane's.
+var stackRmHint = regexp.MustCompile("If you want to remove the stack completely, run `pulumi stack rm [^`]*`\\.?")
+
+// engineHints is a line of the engine's progress with its advice said as a clusterplane user
+// follows it.
+func engineHints(line string) string {
+	return stackRmHint.ReplaceAllString(line, "`clusterplane destroy --remove` removes the stack too, with its history.")
+}
