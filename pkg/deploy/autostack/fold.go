@@ -69,7 +69,7 @@ func (f *folding) line(line []byte, out *bytes.Buffer) {
 			f.open, f.end = line, m[1]+strings.Repeat(" ", len(m[2]))+"}"
 			return
 		}
-		out.WriteString(engineHints(string(line)))
+		out.Write(line)
 		return
 	}
 	switch {

@@ -104,11 +104,12 @@ func TestTheEnginesAdviceToRunPulumiStackRmIsSaidAsClusterplaneDestroyRemove(t *
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		f := foldManifest(&out)
-		if _, err := f.Write([]byte(tt.in)); err != nil {
+		s := &stackOf{}
+		p := s.progress(&out)
+		if _, err := p.Write([]byte(tt.in)); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Flush(); err != nil {
+		if err := p.Flush(); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tt.want {

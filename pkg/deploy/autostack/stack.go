@@ -88,10 +88,10 @@ func (s *stackOf) CancelCommand() string {
 // Its last line is written by Flush, which the operation calls when the engine is done.
 func (s *stackOf) progress(w io.Writer) *progressWriter {
 	fold := foldManifest(w)
-	return &progressWriter{Writer: redact.NewWriter(fold, s.backend.redactor()), fold: fold}
+	return &progressWriter{Writer: redact.NewWriter(hints{fold}, s.backend.redactor()), fold: fold}
 }
 
-// progressWriter redacts, then folds.
+// progressWriter redacts, says the engine's advice in clusterplane's words, then folds.
 type progressWriter struct {
 	*redact.Writer
 	fold *folding
