@@ -4,8 +4,11 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,12 +200,55 @@ func TestDriftSaysALabelAddedInTheCloudIsOneNoUpPutsBack(t *testing.T) {
 		t.Errorf("drift of a label added in the cloud = %d, want 3 naming the key and saying no up puts it back: %s", code, r)
 	}
 	// What drift says holds on the real provider: refresh, then up, and the label is still there.
-	for _, cmd := range [][]string{{"refresh", file}, {"up", file, "--yes"}} {
-		if r, code := e.clusterplane(cmd...); code != 0 {
-			t.Fatalf("%s = %d: %s", cmd[0], code, r)
-		}
+	// The up, which reads the cloud first, says so too, with the key, and not that it is done.
+	if r, code := e.clusterplane("refresh", file); code != 0 {
+		t.Fatalf("refresh = %d: %s", code, r)
+	}
+	r, code = e.clusterplane("up", file, "--yes")
+	if code != 3 || !strings.Contains(r.stdout, "drifted: ") || !strings.Contains(r.stdout, `still differs spec.labels: the cloud has {"sneaky":"yes"}`) ||
+		!strings.Contains(r.stdout, "empty label map") || strings.Contains(r.stdout, "done:") {
+		t.Errorf("up over a label added in the cloud = %d, want 3, drifted, naming the key and why, never done: %s", code, r)
 	}
 	if got := e.doPool(doClusterID, "workers").Labels["sneaky"]; got != "yes" {
 		t.Errorf("after refresh and up the cloud's label sneaky is %q: drift said no up puts it back", got)
 	}
+}
+
+// A plain up reads the cloud first: a pool resized in the cloud is put back, and the report names
+// the field and the cost's real change, from what the cloud had. --refresh=false trusts the state
+// of an unchanged manifest and leaves the cloud alone.
+func TestUpPutsBackAPoolResizedInTheCloudAndSaysWhatItCosts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	file := e.write("pool.yaml", example(t, "digitaloceankubernetesnodepool/minimal.yaml"))
+	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	pool := e.doPool(doClusterID, "workers")
+	e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Count = 6 })
+
+	r, code := e.clusterplane("up", file, "--yes", "--refresh=false")
+	if got := e.doPool(doClusterID, "workers").Count; code != 0 || got != 6 || strings.Contains(r.stdout, "put back") {
+		t.Errorf("up --refresh=false = %d, the cloud's pool at %d nodes: want 0, the cloud's 6 left alone, nothing put back: %s", code, got, r)
+	}
+	r, code = e.clusterplane("up", file, "--yes")
+	// The cost is from the cloud's 6 nodes to the manifest's 2, whatever the sizes API's price.
+	costs := regexp.MustCompile(`monthly cost: -\$[0-9.]+/month \(\$([0-9.]+) → \$([0-9.]+)/month`).FindStringSubmatch(r.stdout)
+	if code != 0 || !strings.Contains(r.stdout, "put back spec.nodeCount: 6 → 2") || costs == nil || costs[1] != fmt.Sprintf("%.2f", 3*mustFloat(t, costs[2])) {
+		t.Errorf("up over a pool resized in the cloud = %d, want 0 naming spec.nodeCount 6 → 2 and the cost from 6 nodes to 2: %s", code, r)
+	}
+	if got := e.doPool(doClusterID, "workers").Count; got != 2 {
+		t.Errorf("after up the cloud's pool has %d nodes, want the manifest's 2", got)
+	}
+}
+
+// mustFloat reads a decimal the report printed.
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("read %q as a number: %v", s, err)
+	}
+	return f
 }

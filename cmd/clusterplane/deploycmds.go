@@ -90,9 +90,10 @@ func previewRun(opts *previewOptions) error {
 type upOptions struct {
 	f *factory
 	deployOptions
-	// yes deploys without asking; plan is --plan's file.
-	yes  bool
-	plan string
+	// yes deploys without asking; plan is --plan's file; refresh reads the cloud first even where
+	// the manifest did not change (--refresh, on unless set false).
+	yes, refresh bool
+	plan         string
 }
 
 func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
@@ -105,8 +106,17 @@ up to --parallel at once. A change the providers cannot carry out since the last
 it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
 deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
-done, blocked, skipped and failed. It exits 0, 3 when a change was refused or not confirmed
-(answered no), 1 when a deployment failed or was skipped, or when --policy (or
+done, blocked, skipped and failed.
+
+Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
+limit), and what changed there since the last up is put back: the table names each field put back
+and the cost line says the real change, from what the cloud had. A difference no up can put back
+(a label added in the cloud to a DigitalOcean pool whose manifest has none) ends as drifted, with
+the field, why and what works. --refresh=false skips the read for a manifest unchanged since its
+last up, trusting the stack's state (docs/deploying.md).
+
+It exits 0, 3 when a change was refused or not confirmed (answered no) or the cloud still differs
+where no up can put it back, 1 when a deployment failed or was skipped, or when --policy (or
 $CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
 
 A node pool's rotation its rollout block allows (a DigitalOcean pool or default pool, a Civo pool)
@@ -124,6 +134,8 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
+	cmd.Flags().BoolVar(&opts.refresh, "refresh", true, "read each stack's resources from the cloud first and put back what "+
+		"changed there; --refresh=false trusts the state of a manifest unchanged since its last up")
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
 		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
 	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
@@ -139,15 +151,21 @@ func upRun(opts *upOptions) error {
 		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
 			return err
 		}
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
 	if len(o.files) == 0 {
 		return errors.New("up takes the manifests to deploy (FILE|DIR...), or --plan FILE")
 	}
-	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+	// Reading the cloud is paced as refresh's reads are: a fleet's up would otherwise send more
+	// than DigitalOcean allows a minute.
+	var pace deploy.Requests
+	if opts.refresh {
+		pace = deploy.Refreshing
+	}
+	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !opts.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})

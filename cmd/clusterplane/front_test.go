@@ -139,7 +139,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		flags   []string
 	}{
 		{"preview", append(many, "--policy", "--retarget", "--save-plan", "--secrets-provider")},
-		{"up", append(many, "--plan", "--policy", "--retarget", "--secrets-provider", "--yes")},
+		{"up", append(many, "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", many},
 		{"status", append(many, "--drift")},

@@ -32,6 +32,36 @@ func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
 	return reason, fields
 }
 
+// putBack adds to an up's outcome what its read of the cloud found changed since the stack's last
+// up, apart from the manifest's own changes: the fields the up set back to the manifest's values
+// (PutBack, with what the cloud had, so the cost says the real change), and those no up can put
+// back (Drift). With any of the latter the outcome is Drifted, never Done: the cloud still
+// differs from the manifest, and up says where and why.
+func putBack(t Target, o Outcome) Outcome {
+	if o.Status != Done || o.Result == nil {
+		return o
+	}
+	changed := changedPaths(t, o.Result.Previous)
+	for _, f := range driftedFields(t.Effects, o.Result.Steps) {
+		switch {
+		case among(f.Field, changed):
+			// The manifest changed it: the report lists it as the change it is.
+		case f.Stays != "":
+			o.Drift = append(o.Drift, f)
+		default:
+			o.PutBack = append(o.PutBack, f)
+		}
+	}
+	if len(o.PutBack) > 0 {
+		o.Reason += "; put back what changed in the cloud: " + fieldNames(o.PutBack)
+	}
+	if names, _ := unclearable(o.Drift); names != "" {
+		o.Status = Drifted
+		o.Reason += "; the cloud still differs where no up can put it back: " + names
+	}
+	return o
+}
+
 // wouldChange says what refresh, then up, would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
@@ -101,6 +131,15 @@ func unclearable(fields []FieldDrift) (names string, all bool) {
 		}
 	}
 	return strings.Join(out, ", "), len(out) > 0 && len(out) == len(fields)
+}
+
+// fieldNames lists the fields, "spec.nodeCount, spec.tags".
+func fieldNames(fields []FieldDrift) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Field
+	}
+	return strings.Join(names, ", ")
 }
 
 // driftedFields names the manifest fields behind the properties the steps change (pkg/change/effects

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
@@ -95,4 +96,60 @@ func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T)
 			}
 		})
 	}
+}
+
+// An up reads the cloud first: what changed there since the last up is put back and named, the
+// cost's change is from what the cloud had, and a difference no up can put back ends the up as
+// drifted, never as done.
+func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	tests := []struct {
+		name        string
+		prop        string
+		live        any
+		status      deploy.Status
+		putBack     string // the field put back, "" for none
+		stays       string // the field that still differs, "" for none
+		cost        string // what the cost line says
+		reasonNames string
+	}{
+		{"a pool resized in the cloud is put back, from its cost", "nodeCount", 6, deploy.Done, "spec.nodeCount", "",
+			"-$192.00/month ($288.00 → $96.00/month", "put back what changed in the cloud: spec.nodeCount"},
+		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, deploy.Drifted, "", "spec.labels",
+			"unchanged ($96.00 → $96.00/month", "the cloud still differs where no up can put it back: spec.labels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			p := target(t, "pool.yaml", manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"))
+			mustUp(ctx, t, d, p)
+			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", tt.prop, tt.live, tt.live)
+			o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
+			if o.Status != tt.status || !strings.Contains(o.Reason, tt.reasonNames) {
+				t.Fatalf("up: %s %q, want %s saying %q", o.Status, o.Reason, tt.status, tt.reasonNames)
+			}
+			if got := fieldsOf(o.PutBack); got != tt.putBack {
+				t.Errorf("put back %q, want %q", got, tt.putBack)
+			}
+			if got := fieldsOf(o.Drift); got != tt.stays {
+				t.Errorf("still differs %q, want %q", got, tt.stays)
+			}
+			outcomes := []deploy.Outcome{o}
+			report := deploy.NewReport("up", outcomes)
+			report.Price(outcomes, cost.Table)
+			if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), tt.cost) {
+				t.Errorf("cost %v, want it to say %q", c, tt.cost)
+			}
+		})
+	}
+}
+
+// fieldsOf names the fields, "" for none.
+func fieldsOf(fields []deploy.FieldDrift) string {
+	var names []string
+	for _, f := range fields {
+		names = append(names, f.Field)
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,6 +1,9 @@
 package deploy
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -103,4 +106,53 @@ func notReplacedByEngine(refused []diff.Change, res Result) []diff.Change {
 // protection, of a field the manifest before left unset (the cloud chose its value then).
 func onPaper(c diff.Change) bool {
 	return c.Refusal == effects.Protected && c.Old == nil
+}
+
+// withValues is input with each field of fields set to what the cloud had (Live): the manifest
+// that describes the cloud as an up found it, before it put those fields back. A field that is no
+// single manifest path ("a or b", a property no field sends), or whose value does not fit it,
+// keeps input's value.
+func withValues(input proto.Message, fields []FieldDrift) proto.Message {
+	out := input
+	for _, f := range fields {
+		if next, err := withValue(out, f.Field, f.Live); err == nil {
+			out = next
+		}
+	}
+	return out
+}
+
+// withValue is input with the manifest field at path (as diff names it, "spec.nodeCount") set to
+// v, through the JSON form both the manifest and the cloud's values are read in.
+func withValue(input proto.Message, path string, v any) (proto.Message, error) {
+	if path == "" || strings.Contains(path, " ") {
+		return nil, errors.Errorf("%q is not one manifest field", path)
+	}
+	b, err := protojson.Marshal(input)
+	if err != nil {
+		return nil, errors.Wrap(err, "write the manifest as JSON")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, errors.Wrap(err, "read the manifest's JSON")
+	}
+	parts := append([]string{kindfield.StackInputTarget}, strings.Split(path, ".")...)
+	m := doc
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = v
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, errors.Wrap(err, "write the manifest with the cloud's value")
+	}
+	out := input.ProtoReflect().New().Interface()
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, out); err != nil {
+		return nil, errors.Wrapf(err, "the cloud's value of %s does not fit the manifest", path)
+	}
+	return out, nil
 }

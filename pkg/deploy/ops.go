@@ -253,6 +253,11 @@ type UpOptions struct {
 	Interactive bool
 	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
 	Confirm func(t Target, preview Result) bool
+	// NoRefresh trusts the stack's state where the manifest did not change since its last up
+	// (--refresh=false): the cloud is not read first, so a change made in the cloud since stays
+	// unseen and unmended. By default every up reads the cloud first (one read of each resource,
+	// kinds.Cost.Refresh), puts back what drifted and says what it put back.
+	NoRefresh bool
 	// AllowRefused sends a refused change to the engine anyway. The clusterplane command never
 	// sets it; the tests that hold the effects table against the real providers do.
 	AllowRefused bool
@@ -367,8 +372,21 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		forget(ctx, s, created)
 		return *blocked
 	}
+	// The cloud is read first (in memory for the question, into the state for the up) unless the
+	// caller trusts the state of an unchanged manifest. A manifest the stack has not deployed yet,
+	// after a failed up among others, is always deployed against what the cloud holds: a failed
+	// update may have left the state believing it was done (a bridged provider records the new
+	// inputs of an update that failed at the cloud), and an up that trusted it would report done
+	// while the cloud never changed.
+	refresh := !opts.NoRefresh || stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
+	if refresh {
+		if err := d.Pace.Wait(ctx, t); err != nil {
+			forget(ctx, s, created)
+			return failed(err)
+		}
+	}
 	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{})
+		preview, err := s.Preview(ctx, Options{Refresh: refresh})
 		if err != nil {
 			forget(ctx, s, created)
 			return failed(err)
@@ -382,11 +400,6 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			}
 		}
 	}
-	// A manifest the stack has not deployed yet, after a failed up among others, is deployed against
-	// what the cloud holds: a failed update may have left the state believing it was done (a
-	// bridged provider records the new inputs of an update that failed at the cloud), and an up
-	// that trusted it would report done while the cloud never changed.
-	refresh := stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
 	if opts.Planned != nil {
 		// The plan was checked before any stack changed; an update landing since is caught here.
 		last, err := s.LastUpdate(ctx)
@@ -422,7 +435,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(Outcome{Status: Done, Result: &res, Reason: res.Summary()})
+	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}))
 }
 
 // stringOutput is the string value of an output, "" when there is none.

@@ -56,7 +56,10 @@ type Outcome struct {
 	Took   time.Duration
 
 	// What the operation found, by operation.
-	Drift         []FieldDrift   // drift
+	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back
+	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
+	// values, with what the cloud had (up).
+	PutBack       []FieldDrift
 	Report        *StackStatus   // status
 	Kubeconfig    []byte         // kubeconfig, a secret
 	Disagreements []Disagreement // adopt

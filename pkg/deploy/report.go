@@ -57,10 +57,15 @@ type StackReport struct {
 	// ProtectionOff: the manifest turns the cluster's deletion protection off (ProtectionOffLine).
 	ProtectionOff bool `json:"protectionOff,omitempty"`
 	// Rotations are the pool rotations the manifest asks for, as diff plans them.
-	Rotations     []rotation.Rotation `json:"rotations,omitempty"`
-	Drift         []FieldDrift        `json:"drift,omitempty"`
-	Status        *StackStatus        `json:"status,omitempty"`
-	Disagreements []Disagreement      `json:"disagreements,omitempty"`
+	Rotations []rotation.Rotation `json:"rotations,omitempty"`
+	// Drift is what drift found; after an up, what the cloud still differs in that no up puts
+	// back.
+	Drift []FieldDrift `json:"drift,omitempty"`
+	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
+	// values, with what the cloud had.
+	PutBack       []FieldDrift   `json:"putBack,omitempty"`
+	Status        *StackStatus   `json:"status,omitempty"`
+	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
 	InPlace []Disagreement `json:"inPlace,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
@@ -104,7 +109,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
-			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, Status: o.Report,
+			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
@@ -152,6 +157,11 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			continue
 		}
 		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
+		if old != nil && len(o.PutBack) > 0 {
+			// What the stack held before the up is what the cloud had, not what it recorded: the
+			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
+			old = withValues(old, o.PutBack)
+		}
 		p := prices(cloud)
 		d := cost.Compare(old, o.Target.Input, p)
 		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {

@@ -39,7 +39,12 @@ func Table(w io.Writer, r deploy.Report) {
 // resource changes, with the old and the new value.
 func Changes(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
-		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff {
+		// Drift's own report lists what it found (Drift): only after an up is it a change's.
+		still := s.Drift
+		if r.Command == "drift" || r.Command == "status" {
+			still = nil
+		}
+		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff && len(s.PutBack)+len(still) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", s.File)
@@ -58,6 +63,12 @@ func Changes(w io.Writer, r deploy.Report) {
 					fmt.Fprintf(w, "  %s %s: %s%s\n", rc.Operation, f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
 				}
 			}
+		}
+		for _, f := range s.PutBack {
+			fmt.Fprintf(w, "  put back %s: %s (changed in the cloud since the last up)\n", f.Field, values(f.Live, f.Manifest))
+		}
+		for _, f := range still {
+			fmt.Fprintf(w, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
 		}
 	}
 }
@@ -88,7 +99,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
+		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
 			s.Cost == nil && !s.ProtectionOff {
 			continue
 		}
@@ -106,6 +117,9 @@ func Markdown(w io.Writer, r deploy.Report) error {
 		resourceLines(&b, resources)
 		if s.Cost != nil {
 			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
+		}
+		for _, f := range s.PutBack {
+			fmt.Fprintf(&b, "- **put back** `%s`: %s (changed in the cloud since the last up)\n", f.Field, codeValues(f.Live, f.Manifest))
 		}
 		for _, d := range s.Drift {
 			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
