@@ -5,7 +5,8 @@
 #   - an unchanged stack: `clusterplane preview` (the module inline, through the Automation API)
 #     against `pulumi preview` in a program folder (the Go language host builds the program first),
 #     and the DigitalOcean plugin's own share of each: its CPU time and peak memory;
-#   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4;
+#   - a fleet of 20 clusters: preview, status and drift with --parallel 1 against --parallel 4, and
+#     an unchanged up with its default read of the cloud against --refresh=false;
 #   - the same fleet's status and preview on a PostgreSQL backend against the file backend.
 # `make bench` runs it after bench/build.sh; bench/README.md quotes its figures. Without the engine or
 # the plugin it says so and stops.
@@ -108,6 +109,14 @@ for command in preview status drift; do
 	parallel=$(cat "$work/last")
 	awk -v s="$serial" -v p="$parallel" -v c="$command" 'BEGIN { printf "%-48s %6.2f\n", c " parallel / serial", p / s }'
 done
+
+# What up's default read of the cloud adds to an unchanged fleet's up: --refresh=false trusts the
+# stacks' state, as every up did before; the default reads each resource first.
+measure "clusterplane up of 20 unchanged, --refresh=false" clusterplane up "$work/fleet" --yes --parallel 4 --refresh=false
+fast=$(cat "$work/last")
+measure "clusterplane up of 20 unchanged, reading the cloud" clusterplane up "$work/fleet" --yes --parallel 4
+read=$(cat "$work/last")
+awk -v f="$fast" -v r="$read" 'BEGIN { printf "%-48s %6.2f\n", "up reading the cloud / --refresh=false", r / f }'
 
 # The same fleet on a PostgreSQL backend against the file backend: a throwaway server (Debian's
 # postgresql; initdb in the work folder, loopback only), skipped when it is not installed.

@@ -92,7 +92,7 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 	if r, code := e.clusterplane("drift", manifest); code != 0 {
 		t.Errorf("drift after an auto-upgrade patch = %d, want none: %s", code, r)
 	}
-	// A console edit of the tags is drift that refresh, then up, put back.
+	// A console edit of the tags is drift that up puts back: refresh first is no longer needed.
 	e.do.EditCluster(id, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
 	if r, code := e.clusterplane("drift", manifest); code != 3 || !strings.Contains(r.stdout, "drifted") ||
 		!strings.Contains(r.stdout, "spec.tags: the cloud has [\"edited-in-the-console\"], the manifest [") {

@@ -14,9 +14,9 @@ import (
 const Drifted Status = "drifted"
 
 // driftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
-// when nothing differs; else what refresh, then up, would do (up reads the cloud only when the
-// manifest changed: an unchanged one needs refresh first), except that a difference the provider
-// cannot put back is said as such, never as something up clears; and the fields that differ.
+// when nothing differs; else what up, which reads the cloud first, would do, except that a
+// difference the provider cannot put back is said as such, never as something up clears; and the
+// fields that differ.
 func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
 	reason = wouldChange(t, res)
 	if reason == "" {
@@ -62,7 +62,7 @@ func putBack(t Target, o Outcome) Outcome {
 	return o
 }
 
-// wouldChange says what refresh, then up, would do after a preview against the cloud (res), "" when
+// wouldChange says what up would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
 func wouldChange(t Target, res Result) string {
@@ -72,9 +72,9 @@ func wouldChange(t Target, res Result) string {
 	}
 	if blocked, carried, err := rotationGate(t, outputsOf(res.Previous)); err == nil && blocked == nil && len(carried) > 0 &&
 		onlyPoolReplaced(res, guardedType(t.Effects)) {
-		return "refresh, then up, would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
+		return "up would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
 	}
-	return "refresh, then up, would " + changes
+	return "up would " + changes
 }
 
 // FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").

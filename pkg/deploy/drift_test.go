@@ -2,6 +2,7 @@ package deploy_test
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -140,6 +141,13 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 			report.Price(outcomes, cost.Table)
 			if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), tt.cost) {
 				t.Errorf("cost %v, want it to say %q", c, tt.cost)
+			}
+			data, err := json.Marshal(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validate(reportSchema(t), data); err != nil {
+				t.Errorf("the report does not validate against its schema: %v", err)
 			}
 		})
 	}
