@@ -60,6 +60,10 @@ type clouds struct {
 
 // newClouds starts a change's clouds with what the bases name seeded, each accepting a second
 // token of the same account.
+// noRefresh previews the walk's changes against the stack's state: the walk's own up just wrote
+// it from the cloud, and a read before each of its many previews would only add time.
+var noRefresh = deploy.PreviewOptions{NoRefresh: true}
+
 func newClouds(t *testing.T) clouds {
 	t.Helper()
 	c := clouds{do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
@@ -253,7 +257,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		w.refused(ctx, t, newT, typ, claim, &seen, fail)
 	case effects.Update, effects.Replace, effects.Ignored:
-		preview := w.deployer.Preview(ctx, newT)
+		preview := w.deployer.Preview(ctx, newT, noRefresh)
 		steps := stepsOn(preview.Result, typ)
 		seen.say("preview %s [%s]", preview.Status, ops(steps))
 		if preview.Err != nil {
@@ -307,7 +311,7 @@ func stateOnly(row effects.Row) bool {
 func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, seen *observed, fail func()) {
 	var retarget *deploy.RetargetError
 	for _, o := range []deploy.Outcome{
-		w.deployer.Preview(ctx, newT),
+		w.deployer.Preview(ctx, newT, noRefresh),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true}),
 	} {
@@ -322,7 +326,7 @@ func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, see
 // refused deploys a refused change past the gate and checks the provider does what the claim's
 // Refusal says.
 func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, typ string, claim diff.Change, seen *observed, fail func()) {
-	preview := w.deployer.Preview(ctx, newT)
+	preview := w.deployer.Preview(ctx, newT, noRefresh)
 	var engine *deploy.EngineError
 	var protected *deploy.ProtectedError
 	previewFailed := preview.Status == deploy.Failed && errors.As(preview.Err, &engine)

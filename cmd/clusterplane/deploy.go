@@ -56,9 +56,17 @@ type deployOptions struct {
 	policyOptions policyOptions
 	// retarget is --retarget (preview, up): another manifest onto a stack, on purpose.
 	retarget bool
+	// refresh is --refresh (preview, up): the cloud read first, on unless set false.
+	refresh bool
 	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
 	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
 	offline bool
+}
+
+// refreshFlag adds --refresh to preview and up, which read the cloud first unless it is false.
+func (o *deployOptions) refreshFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.refresh, "refresh", true, "read each stack's resources from the cloud first and put back what "+
+		"changed there; --refresh=false trusts the state of a manifest unchanged since its last up")
 }
 
 // retargetFlag adds --retarget to preview and up.

@@ -53,18 +53,22 @@ Pulumi CLI must be on PATH) against its stack, <kind program>/<name>-<env>, and 
 engine's plan. The state lives at PULUMI_BACKEND_URL, or in a local file backend under your config
 folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
 
-With --save-plan FILE the preview reads the cloud first (in memory, as drift does) and writes one
-file for every stack: the manifest's digest, the stack's last update and the engine's planned
+As up does, it reads each stack's resources from the cloud first (in memory, as drift does), so
+that it shows what up would put back, by field, and the cost's real change; --refresh=false
+previews against the stacks' state alone.
+
+With --save-plan FILE it writes one file for every stack: the manifest's digest, the stack's last update and the engine's planned
 steps with the fields they change (names only, never a value or a secret), for up --plan FILE.
 
 It exits 3 when something would be replaced, when the engine refuses a change (a protected
-cluster), or when the manifest changes what the providers cannot carry out since the last up
-(as diff calls it refused); 0 otherwise, 1 for invalid input or a failed preview, or when --policy
+cluster), when the manifest changes what the providers cannot carry out since the last up (as
+diff calls it refused), or when the cloud differs where no up can put it back; 0 otherwise, 1 for invalid input or a failed preview, or when --policy
 (or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	opts.flags(cmd, "markdown")
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
+	opts.refreshFlag(cmd)
 	cmd.Flags().StringVar(&opts.savePlan, "save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
 		"(the preview then reads the cloud first, as drift does)")
 	opts.policyFlag(cmd)
@@ -82,18 +86,21 @@ func previewRun(opts *previewOptions) error {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
-	return f.runDeploy(o, runOp{name: "preview", op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Preview(ctx, t)
+	var pace deploy.Requests
+	if o.refresh {
+		pace = deploy.Refreshing
+	}
+	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
 
 type upOptions struct {
 	f *factory
 	deployOptions
-	// yes deploys without asking; plan is --plan's file; refresh reads the cloud first even where
-	// the manifest did not change (--refresh, on unless set false).
-	yes, refresh bool
-	plan         string
+	// yes deploys without asking; plan is --plan's file.
+	yes  bool
+	plan string
 }
 
 func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
@@ -134,8 +141,7 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
-	cmd.Flags().BoolVar(&opts.refresh, "refresh", true, "read each stack's resources from the cloud first and put back what "+
-		"changed there; --refresh=false trusts the state of a manifest unchanged since its last up")
+	opts.refreshFlag(cmd)
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
 		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
 	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
@@ -161,11 +167,11 @@ func upRun(opts *upOptions) error {
 	// Reading the cloud is paced as refresh's reads are: a fleet's up would otherwise send more
 	// than DigitalOcean allows a minute.
 	var pace deploy.Requests
-	if opts.refresh {
+	if o.refresh {
 		pace = deploy.Refreshing
 	}
 	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !opts.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})

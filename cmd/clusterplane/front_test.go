@@ -138,7 +138,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		command string
 		flags   []string
 	}{
-		{"preview", append(many, "--policy", "--retarget", "--save-plan", "--secrets-provider")},
+		{"preview", append(many, "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
 		{"up", append(many, "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", many},

@@ -16,7 +16,7 @@ import (
 func planned(t *testing.T, target deploy.Target, typ string) map[string]any {
 	t.Helper()
 	d, _ := deployer()
-	o := d.Preview(context.Background(), target)
+	o := d.Preview(context.Background(), target, deploy.PreviewOptions{})
 	if o.Result == nil {
 		t.Fatalf("preview: %s %v", o.Status, o.Err)
 	}

@@ -14,7 +14,7 @@ import (
 func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
 	ops := map[string]func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome{
 		"preview": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
-			return d.Preview(ctx, c)
+			return d.Preview(ctx, c, deploy.PreviewOptions{})
 		},
 		"up": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{Yes: true})

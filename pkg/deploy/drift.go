@@ -32,12 +32,13 @@ func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
 	return reason, fields
 }
 
-// putBack adds to an up's outcome what its read of the cloud found changed since the stack's last
-// up, apart from the manifest's own changes: the fields the up set back to the manifest's values
-// (PutBack, with what the cloud had, so the cost says the real change), and those no up can put
-// back (Drift). With any of the latter the outcome is Drifted, never Done: the cloud still
-// differs from the manifest, and up says where and why.
-func putBack(t Target, o Outcome) Outcome {
+// putBack adds to an up's outcome (or a preview's, which reads the cloud as up does) what its read
+// of the cloud found changed since the stack's last up, apart from the manifest's own changes: the
+// fields up sets back to the manifest's values (PutBack, with what the cloud had, so the cost says
+// the real change), and those no up can put back (Drift). With any of the latter the outcome is
+// Drifted, never Done: the cloud still differs from the manifest, and it says where and why. verb
+// is "put back" for an up, "would put back" for a preview.
+func putBack(t Target, o Outcome, verb string) Outcome {
 	if o.Status != Done || o.Result == nil {
 		return o
 	}
@@ -53,7 +54,7 @@ func putBack(t Target, o Outcome) Outcome {
 		}
 	}
 	if len(o.PutBack) > 0 {
-		o.Reason += "; put back what changed in the cloud: " + fieldNames(o.PutBack)
+		o.Reason += "; " + verb + " what changed in the cloud: " + fieldNames(o.PutBack)
 	}
 	if names, _ := unclearable(o.Drift); names != "" {
 		o.Status = Drifted

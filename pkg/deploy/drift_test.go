@@ -101,7 +101,7 @@ func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T)
 
 // An up reads the cloud first: what changed there since the last up is put back and named, the
 // cost's change is from what the cloud had, and a difference no up can put back ends the up as
-// drifted, never as done.
+// drifted, never as done. A preview, which reads the cloud as up does, says the same beforehand.
 func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T) {
 	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 	tests := []struct {
@@ -119,37 +119,61 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, deploy.Drifted, "", "spec.labels",
 			"unchanged ($96.00 → $96.00/month", "the cloud still differs where no up can put it back: spec.labels"},
 	}
+	ops := []struct {
+		name string
+		run  func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome
+	}{
+		{"preview", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+			return d.Preview(ctx, p, deploy.PreviewOptions{})
+		}},
+		{"up", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+			return d.Up(ctx, p, deploy.UpOptions{Yes: true})
+		}},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			d, b := deployer()
-			p := target(t, "pool.yaml", manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"))
-			mustUp(ctx, t, d, p)
-			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", tt.prop, tt.live, tt.live)
-			o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
-			if o.Status != tt.status || !strings.Contains(o.Reason, tt.reasonNames) {
-				t.Fatalf("up: %s %q, want %s saying %q", o.Status, o.Reason, tt.status, tt.reasonNames)
-			}
-			if got := fieldsOf(o.PutBack); got != tt.putBack {
-				t.Errorf("put back %q, want %q", got, tt.putBack)
-			}
-			if got := fieldsOf(o.Drift); got != tt.stays {
-				t.Errorf("still differs %q, want %q", got, tt.stays)
-			}
-			outcomes := []deploy.Outcome{o}
-			report := deploy.NewReport("up", outcomes)
-			report.Price(outcomes, cost.Table)
-			if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), tt.cost) {
-				t.Errorf("cost %v, want it to say %q", c, tt.cost)
-			}
-			data, err := json.Marshal(report)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := validate(reportSchema(t), data); err != nil {
-				t.Errorf("the report does not validate against its schema: %v", err)
-			}
-		})
+		for _, op := range ops {
+			t.Run(op.name+": "+tt.name, func(t *testing.T) {
+				ctx := context.Background()
+				d, b := deployer()
+				p := target(t, "pool.yaml", manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"))
+				mustUp(ctx, t, d, p)
+				b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", tt.prop, tt.live, tt.live)
+				o := op.run(ctx, d, p)
+				reason := tt.reasonNames
+				if op.name == "preview" {
+					reason = strings.Replace(reason, "put back", "would put back", 1)
+				}
+				checkPutBack(t, o, tt.status, reason, tt.putBack, tt.stays, tt.cost)
+			})
+		}
+	}
+}
+
+// checkPutBack checks what an up or a preview said of its read of the cloud: its status and
+// reason, the fields put back and those that still differ, and the cost from what the cloud had.
+func checkPutBack(t *testing.T, o deploy.Outcome, status deploy.Status, reason, putBack, stays, says string) {
+	t.Helper()
+	if o.Status != status || !strings.Contains(o.Reason, reason) {
+		t.Fatalf("%s %q, want %s saying %q", o.Status, o.Reason, status, reason)
+	}
+	if got := fieldsOf(o.PutBack); got != putBack {
+		t.Errorf("put back %q, want %q", got, putBack)
+	}
+	if got := fieldsOf(o.Drift); got != stays {
+		t.Errorf("still differs %q, want %q", got, stays)
+	}
+	outcomes := []deploy.Outcome{o}
+	report := deploy.NewReport("up", outcomes)
+	report.Price(outcomes, cost.Table)
+	if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), says) {
+		t.Errorf("cost %v, want it to say %q", c, says)
+	}
+	data, err := json.Marshal(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(reportSchema(t), data); err != nil {
+		t.Errorf("the report does not validate against its schema: %v", err)
 	}
 }
 

@@ -26,7 +26,7 @@ func ExampleRun() {
 		Backend:   func() (deploy.Backend, error) { return backend, nil },
 		Parallel:  1,
 		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Preview(ctx, t)
+			return d.Preview(ctx, t, deploy.PreviewOptions{})
 		},
 	})
 	if err != nil {

@@ -176,7 +176,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 			for _, op := range []string{"preview", "up"} {
 				var o deploy.Outcome
 				if op == "preview" {
-					o = d.Preview(ctx, second)
+					o = d.Preview(ctx, second, deploy.PreviewOptions{})
 				} else {
 					o = d.Up(ctx, second, deploy.UpOptions{Yes: true})
 				}
@@ -197,7 +197,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 			}
 			// A stack that holds its cluster is never looked for again.
 			if tt.want == deploy.Done {
-				if o := d.Preview(ctx, second); o.Status != deploy.Done || fake.asked != 2 {
+				if o := d.Preview(ctx, second, deploy.PreviewOptions{}); o.Status != deploy.Done || fake.asked != 2 {
 					t.Errorf("preview of a deployed stack: %s, asked %d times, want done without asking", o.Status, fake.asked)
 				}
 			}
@@ -220,7 +220,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	}
 	fake := &cloud{live: []kinds.Live{{Type: "cluster", Name: "platform-prod", ID: "platform-id"}}}
 	renamed.Lookup = fake.lookup("")
-	o := d.Preview(ctx, renamed)
+	o := d.Preview(ctx, renamed, deploy.PreviewOptions{})
 	var existing *deploy.ExistingError
 	if errors.As(o.Err, &existing) || fake.asked != 0 {
 		t.Errorf("preview of the renamed manifest: %s %v, the cloud asked %d times; want no look-up", o.Status, o.Err, fake.asked)
@@ -237,7 +237,7 @@ func TestPreviewAndUpSayWhenTheCloudWasNotAskedForOneOfTheName(t *testing.T) {
 			c.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
 				return kinds.Found{Unchecked: "no DigitalOcean API token to look with"}, nil
 			}
-			o := d.Preview(ctx, c)
+			o := d.Preview(ctx, c, deploy.PreviewOptions{})
 			if op == "up" {
 				o = d.Up(ctx, c, deploy.UpOptions{Yes: true})
 			}

@@ -43,7 +43,7 @@ func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *t
 			other := onto(t, tc.other, tc.env, prod)
 			other.Retarget = tc.retarget
 
-			p := d.Preview(ctx, other)
+			p := d.Preview(ctx, other, deploy.PreviewOptions{})
 			if p.Status != tc.preview {
 				t.Errorf("preview: %s %v, want %s", p.Status, p.Err, tc.preview)
 			}

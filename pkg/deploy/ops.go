@@ -100,10 +100,19 @@ func forget(ctx context.Context, s Stack, created bool) {
 	}
 }
 
-// Preview previews the target: Blocked when the change would replace a resource, when the engine
-// refuses it (a protected cluster), or when it changes what the providers cannot carry out from
-// the manifest the stack last deployed.
-func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
+// PreviewOptions steer Preview.
+type PreviewOptions struct {
+	// NoRefresh previews against the stack's state, not reading the cloud first
+	// (--refresh=false): what changed in the cloud since the last up is then not shown, though up
+	// puts it back.
+	NoRefresh bool
+}
+
+// Preview previews the target as up would deploy it, the cloud read first (in memory): Blocked
+// when the change would replace a resource, when the engine refuses it (a protected cluster), or
+// when it changes what the providers cannot carry out from the manifest the stack last deployed;
+// Drifted when the cloud differs where no up can put it back.
+func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -112,7 +121,7 @@ func (d *Deployer) Preview(ctx context.Context, t Target) (out Outcome) {
 		return Outcome{Status: Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
-	return d.preview(ctx, t, false)
+	return d.preview(ctx, t, !opts.NoRefresh)
 }
 
 // exists tells, through the backend, whether the stack of a reference's key (project/stack)
@@ -239,6 +248,10 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	}
 	if o.Status == Done {
 		o.Reason += note
+	}
+	if refresh {
+		// What the read found changed in the cloud is what up would put back, or could not.
+		o = putBack(t, o, "would put back")
 	}
 	return o
 }
@@ -435,7 +448,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}))
+	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back"))
 }
 
 // stringOutput is the string value of an output, "" when there is none.

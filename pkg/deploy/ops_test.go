@@ -122,7 +122,7 @@ func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEn
 	mustUp(ctx, t, d, protected)
 	var protectedErr *deploy.ProtectedError
 	moved := target(t, "cluster.yaml", strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
-	if o := d.Preview(ctx, moved); o.Status != deploy.Blocked {
+	if o := d.Preview(ctx, moved, deploy.PreviewOptions{}); o.Status != deploy.Blocked {
 		t.Errorf("preview of a protected replacement: %s %v, want blocked", o.Status, o.Err)
 	}
 	destroys := calls(b, "destroy")
@@ -268,7 +268,7 @@ func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *t
 	d, b := deployer()
 	c := cluster(t)
 	b.Fail(c.Key(), "preview", &deploy.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
-	o := d.Preview(ctx, c)
+	o := d.Preview(ctx, c, deploy.PreviewOptions{})
 	var engine *deploy.EngineError
 	if o.Status != deploy.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {
 		t.Errorf("a failed preview: %s %v, want failed with the cause", o.Status, o.Err)
@@ -329,7 +329,7 @@ func TestAFieldWrittenBackAsTheCloudHasItIsRefusedOnlyWhenTheEngineWouldReplace(
 			}
 			mustUp(ctx, t, d, target(t, "cluster.yaml", text))
 			written := target(t, "cluster.yaml", withVPC)
-			if o := d.Preview(ctx, written); o.Status != tt.want {
+			if o := d.Preview(ctx, written, deploy.PreviewOptions{}); o.Status != tt.want {
 				t.Errorf("preview: %s %q %v, want %s", o.Status, o.Reason, o.Err, tt.want)
 			}
 			if o := d.Up(ctx, written, deploy.UpOptions{Yes: true}); o.Status != tt.want {

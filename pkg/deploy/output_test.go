@@ -37,7 +37,7 @@ func TestAPoolWhoseClusterIsNotDeployedIsNotPreviewedAndItsUpSaysWhichStackToDep
 	ctx := context.Background()
 	d, b := deployer()
 	workers := pool(t, "workers", "platform-prod")
-	o := d.Preview(ctx, workers)
+	o := d.Preview(ctx, workers, deploy.PreviewOptions{})
 	if o.Status != deploy.Done || !strings.Contains(o.Reason, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet") {
 		t.Errorf("preview: %s %q %v", o.Status, o.Reason, o.Err)
 	}
@@ -52,7 +52,7 @@ func TestAPoolWhoseClusterIsNotDeployedIsNotPreviewedAndItsUpSaysWhichStackToDep
 	if c := d.Up(ctx, target(t, "platform.yaml", clusterText("platform", "prod")), deploy.UpOptions{Yes: true}); c.Status != deploy.Done {
 		t.Fatalf("up of the cluster: %s %v", c.Status, c.Err)
 	}
-	if o := d.Preview(ctx, workers); o.Status != deploy.Done || strings.Contains(o.Reason, "not previewed") {
+	if o := d.Preview(ctx, workers, deploy.PreviewOptions{}); o.Status != deploy.Done || strings.Contains(o.Reason, "not previewed") {
 		t.Errorf("preview after the cluster: %s %q %v", o.Status, o.Reason, o.Err)
 	}
 }

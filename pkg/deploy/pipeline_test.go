@@ -16,7 +16,7 @@ import (
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
 func preview(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-	return d.Preview(ctx, t)
+	return d.Preview(ctx, t, deploy.PreviewOptions{})
 }
 
 // writeFiles writes each text to a file of its name in a new folder, and returns the folder.

@@ -39,7 +39,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			mustUp(ctx, t, d, target(t, "cluster.yaml", tt.from))
 			next := target(t, "cluster.yaml", tt.to)
 
-			preview := d.Preview(ctx, next)
+			preview := d.Preview(ctx, next, deploy.PreviewOptions{})
 			r := deploy.NewReport("preview", []deploy.Outcome{preview})
 			var got []string
 			for _, c := range r.Stacks[0].RecordedOnly {

@@ -65,9 +65,9 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		command string
 		run     func() []deploy.Outcome
 	}{
-		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, c)} }},
+		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, c, deploy.PreviewOptions{})} }},
 		{"up", func() []deploy.Outcome { return []deploy.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
-		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, moved)} }},
+		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, moved, deploy.PreviewOptions{})} }},
 		{"up", func() []deploy.Outcome {
 			return []deploy.Outcome{d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 4"), deploy.UpOptions{Yes: true})}
 		}},

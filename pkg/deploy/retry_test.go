@@ -68,7 +68,7 @@ func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind
 			case "destroy":
 				o = d.Destroy(ctx, c, deploy.DestroyOptions{})
 			case "preview":
-				o = d.Preview(ctx, c)
+				o = d.Preview(ctx, c, deploy.PreviewOptions{})
 			}
 			if o.Status != tt.want || calls(b, tt.op)-before != tt.runs {
 				t.Errorf("%s = %s (%v) after %d runs; want %s after %d", tt.op, o.Status, o.Err, calls(b, tt.op)-before, tt.want, tt.runs)

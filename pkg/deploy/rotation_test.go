@@ -25,7 +25,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 		name string
 		run  func() deploy.Outcome
 	}{
-		{"preview", func() deploy.Outcome { return d.Preview(ctx, resized) }},
+		{"preview", func() deploy.Outcome { return d.Preview(ctx, resized, deploy.PreviewOptions{}) }},
 		{"up", func() deploy.Outcome { return d.Up(ctx, resized, deploy.UpOptions{Yes: true}) }},
 	} {
 		t.Run(op.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsRep
 	}
 	// Preview asks the cloud whether the surge pool's name is free (up refuses a pool it did not make).
 	resized.Rotate = rotatingIn(&pools{})
-	if o := d.Preview(ctx, resized); o.Status != deploy.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
+	if o := d.Preview(ctx, resized, deploy.PreviewOptions{}); o.Status != deploy.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
 		t.Errorf("preview: %s (%s) %v, %d rotations; want done naming the rotation", o.Status, o.Reason, o.Err, len(o.Rotations))
 	}
 
@@ -114,7 +114,7 @@ func TestAPreviewOfARotationWhoseSurgeNameIsTakenIsRefusedNamingThePool(t *testi
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = rotatingIn(&pools{taken: map[string]string{"default-surge": "theirs"}})
 	updates := calls(b, "update")
-	o := d.Preview(ctx, resized)
+	o := d.Preview(ctx, resized, deploy.PreviewOptions{})
 	var foreign *rotation.ForeignPoolError
 	if o.Status != deploy.Blocked || !errors.As(o.Err, &foreign) || foreign.ID != "theirs" || !strings.Contains(o.Err.Error(), "default-surge") {
 		t.Errorf("preview: %s (%s) %v, want blocked naming default-surge", o.Status, o.Reason, o.Err)

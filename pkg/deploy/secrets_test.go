@@ -15,7 +15,9 @@ import (
 func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) {
 	ctx := context.Background()
 	ops := map[string]func(d *deploy.Deployer, t deploy.Target) deploy.Outcome{
-		"preview": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Preview(ctx, t) },
+		"preview": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Preview(ctx, t, deploy.PreviewOptions{})
+		},
 		"up": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		},

@@ -65,12 +65,21 @@ func Changes(w io.Writer, r deploy.Report) {
 			}
 		}
 		for _, f := range s.PutBack {
-			fmt.Fprintf(w, "  put back %s: %s (changed in the cloud since the last up)\n", f.Field, values(f.Live, f.Manifest))
+			fmt.Fprintf(w, "  %s %s: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, values(f.Live, f.Manifest))
 		}
 		for _, f := range still {
 			fmt.Fprintf(w, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
 		}
 	}
+}
+
+// putBack is what a command does to a field changed in the cloud: up puts it back, preview says
+// that up would.
+func putBack(command string) string {
+	if command == "preview" {
+		return "would put back"
+	}
+	return "put back"
 }
 
 // Costs lists each priced stack's monthly cost under the table.
@@ -119,7 +128,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
 		}
 		for _, f := range s.PutBack {
-			fmt.Fprintf(&b, "- **put back** `%s`: %s (changed in the cloud since the last up)\n", f.Field, codeValues(f.Live, f.Manifest))
+			fmt.Fprintf(&b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, codeValues(f.Live, f.Manifest))
 		}
 		for _, d := range s.Drift {
 			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
