@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -482,6 +483,7 @@ func TestClusterplaneInterruptedByCtrlCEndsItsEngineAndPluginsAndLeavesNoWorkspa
 	}
 	e.assertNothingRuns("after clusterplane was interrupted")
 	e.assertNoWorkspaces()
+	e.statusFromRecordsAgrees(filepath.Join(e.dir, "cluster.yaml"))
 }
 
 // The engine answers the first Ctrl-C with "press ^C again to terminate immediately": a second
@@ -652,4 +654,41 @@ func TestClusterplaneKeepsTheApiTokenEncryptedAtRestAndUsesItOnLaterCommands(t *
 // indent indents every line of text by two spaces.
 func indent(text string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n  ") + "\n"
+}
+
+// statusFromRecordsAgrees checks that status, which reads the stack's state and history from the
+// backend's files itself, says what status says through the Pulumi CLI: status --drift opens the
+// stack and has the CLI read both (stack export, stack history). Only what --drift adds is left
+// out: the Drifted condition, and a Ready it turns to OrphanPool.
+func (e *env) statusFromRecordsAgrees(file string) {
+	e.t.Helper()
+	read := func(args ...string) map[string]any {
+		r, code := e.clusterplane(append([]string{"status", file, "-o", "json"}, args...)...)
+		var report struct {
+			Stacks []struct {
+				Status map[string]any `json:"status"`
+			} `json:"stacks"`
+		}
+		if code != 0 && code != 4 || json.Unmarshal([]byte(r.stdout), &report) != nil || len(report.Stacks) != 1 {
+			e.t.Fatalf("status %v = %d: %s", args, code, r)
+		}
+		st := report.Stacks[0].Status
+		var kept []any
+		for _, c := range st["conditions"].([]any) {
+			if c.(map[string]any)["type"] != "Drifted" {
+				kept = append(kept, c)
+			}
+		}
+		st["conditions"] = kept
+		return st
+	}
+	records, cli := read(), read("--drift")
+	if c := cli["conditions"].([]any); len(c) == 1 && c[0].(map[string]any)["reason"] == "OrphanPool" {
+		records["conditions"], cli["conditions"] = nil, nil
+	}
+	if !reflect.DeepEqual(records, cli) {
+		got, _ := json.MarshalIndent(records, "", "  ")
+		want, _ := json.MarshalIndent(cli, "", "  ")
+		e.t.Errorf("status from the backend's records:\n%s\nthrough the Pulumi CLI:\n%s", got, want)
+	}
 }

@@ -102,6 +102,7 @@ func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 	if st := e.status(scaled); st.Conditions[0].Status == "True" {
 		t.Errorf("status after a failed update says Ready: %+v", st)
 	}
+	e.statusFromRecordsAgrees(scaled)
 	// The fault has passed: the next up must scale the pool, not take the failed update for done.
 	if r, code := e.clusterplane("up", scaled, "--yes"); code != 0 {
 		t.Fatalf("up after the fault = %d: %s", code, r)
@@ -112,6 +113,7 @@ func TestAFailedUpdateIsNeverReportedDoneAndTheNextUpPutsItRight(t *testing.T) {
 	if st := e.status(scaled); st.Conditions[0].Status != "True" || st.Conditions[1].Reason != "InSync" {
 		t.Errorf("status after the scale: %+v", st)
 	}
+	e.statusFromRecordsAgrees(scaled)
 }
 
 // Civo publishes no rate limit, but its API may answer 429 as any may: the Civo plugin's client

@@ -111,6 +111,7 @@ func TestAnUpKilledBetweenTheSurgeCreateAndItsRecordIsRolledBackWithNothingLeft(
 	if r, _ := e.clusterplane("status", resized, "-o", "json"); !strings.Contains(r.stdout, "RotationUnderWay") {
 		t.Errorf("status after the kill: want the rotation under way, recorded before the create: %s", r)
 	}
+	e.statusFromRecordsAgrees(resized)
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
 		t.Fatalf("up with the old manifest after the kill = %d, want the rotation rolled back: %s", code, r)
 	}

@@ -264,7 +264,9 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
 manifest, and the stacks it references are there) and Drifted, the manifest's generation against
 the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
-only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does.
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does. A
+local file backend's state and history are read from its files directly, starting no Pulumi CLI;
+other backends are read through the CLI, one stack at a time, and status says so once.
 
 It exits 0, 4 when a stack's last update failed or was interrupted, or the stack is not at its
 manifest's generation (never deployed, or the manifest changed since the last up), 1 when it

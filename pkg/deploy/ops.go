@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pkg/errors"
@@ -29,6 +30,18 @@ type Deployer struct {
 	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
 	// its cloud's rate limit (NewPacer).
 	Pace *Pacer
+	// Say, when set, is told what the user should know once about the whole run (a slower path
+	// taken), however many stacks meet it.
+	Say func(line string)
+
+	said sync.Map // the lines Say was told, each once
+}
+
+// sayOnce tells Say a line once in the deployer's life.
+func (d *Deployer) sayOnce(line string) {
+	if _, seen := d.said.LoadOrStore(line, true); !seen && d.Say != nil {
+		d.Say(line)
+	}
 }
 
 func (d *Deployer) progress(t Target) io.Writer {

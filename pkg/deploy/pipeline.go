@@ -251,7 +251,7 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		}
 		return outcomes, nil
 	}
-	d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
+	d := &Deployer{Backend: b, Throttled: CloudRetryAfter, Say: r.Say}
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}

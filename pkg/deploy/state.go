@@ -23,6 +23,11 @@ func readState(ctx context.Context, s Stack) (state, error) {
 	if err != nil {
 		return state{}, err
 	}
+	return stateOf(raw)
+}
+
+// stateOf reads a stack's state as `pulumi stack export` writes it.
+func stateOf(raw apitype.UntypedDeployment) (state, error) {
 	st := state{raw: raw}
 	if len(raw.Deployment) > 0 && string(raw.Deployment) != "null" {
 		if err := json.Unmarshal(raw.Deployment, &st.d); err != nil {

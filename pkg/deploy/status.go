@@ -78,7 +78,9 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	// commands clusterplane prints.
 	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
-	s, err := d.open(ctx, t)
+	// Without the cloud to compare, the records are read from the backend's storage where it can
+	// be: a fleet's status then starts no engine per stack.
+	st, last, s, err := d.records(ctx, t, opts.Drift)
 	if errors.Is(err, ErrNotDeployed) {
 		report.Conditions = []Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
@@ -89,14 +91,8 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if err != nil {
 		return failed(err)
 	}
-	defer s.Close()
-	last, err := s.LastUpdate(ctx)
-	if err != nil {
-		return failed(errors.Wrap(err, "read the stack's history"))
-	}
-	st, err := readState(ctx, s)
-	if err != nil {
-		return failed(err)
+	if s != nil {
+		defer s.Close()
 	}
 	outputs := st.outputs()
 	for name, out := range outputs {
@@ -138,6 +134,13 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	ready = rotationUnderWay(outputs, ready)
 	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
 	if len(st.pendingCreates()) > 0 {
+		if s == nil {
+			// The advice names the stack's lock and its cancel command: the stack says them.
+			if s, err = d.open(ctx, t); err != nil {
+				return failed(err)
+			}
+			defer s.Close()
+		}
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
 			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
 	} else if opts.Drift {

@@ -1,0 +1,178 @@
+package autostack
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+)
+
+// A self-managed backend keeps each stack in blobs the Pulumi CLI lays out the same way on every
+// store (pkg/backend/diy in pulumi/pulumi v3.259.0: stackPath, HistoryDir, addToHistory): the
+// state at .pulumi/stacks/<project>/<stack>.json, and per finished operation a history record
+// .pulumi/history/<project>/<stack>/<stack>-<unix nanoseconds>.history.json, each gzipped (.gz)
+// when the backend compresses. Reading them directly is what `pulumi stack export` and `pulumi
+// stack history` read, without starting either.
+
+// metaFile records the layout's version: 1 is the project-scoped layout above.
+const metaFile = ".pulumi/meta.yaml"
+
+// historyToRead is how many of the latest records are read to find the last update or destroy
+// (refreshes and imports come between), as LastUpdate asks the CLI for.
+const historyToRead = 10
+
+// blobs reads a self-managed backend's store.
+type blobs interface {
+	// read is the blob at key; an error satisfying errors.Is(err, fs.ErrNotExist) when there is
+	// none.
+	read(ctx context.Context, key string) ([]byte, error)
+	// list is the keys of the blobs directly under dir, in any order.
+	list(ctx context.Context, dir string) ([]string, error)
+}
+
+// Records reads the stack's state and last update from the backend's storage (deploy.RecordReader):
+// a local file backend's files. Other backends, and a layout or encoding this does not read, say
+// deploy.ErrRecordsUnread, and the CLI reads them instead.
+func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Records, error) {
+	store, err := b.blobs()
+	if err != nil {
+		return deploy.Records{}, err
+	}
+	return readRecords(ctx, store, project, stack)
+}
+
+// blobs is the backend's store when clusterplane reads it directly.
+func (b *Backend) blobs() (blobs, error) {
+	root, ok := strings.CutPrefix(b.url, "file://")
+	if !ok || root == "" || strings.ContainsAny(root, "?~") {
+		return nil, errors.Wrap(deploy.ErrRecordsUnread, "it is not a local file backend")
+	}
+	return dirBlobs(root), nil
+}
+
+// readRecords reads a stack's records from a self-managed backend's store.
+func readRecords(ctx context.Context, store blobs, project, stack string) (deploy.Records, error) {
+	meta, err := store.read(ctx, metaFile)
+	if err != nil || !bytes.Contains(meta, []byte("version: 1")) {
+		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
+	}
+	dir := path.Join(".pulumi", "stacks", project)
+	data, err := readJSON(ctx, store, path.Join(dir, stack+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return deploy.Records{}, deploy.ErrNotDeployed
+	}
+	if err != nil {
+		return deploy.Records{}, err
+	}
+	var checkpoint apitype.VersionedCheckpoint
+	if err := json.Unmarshal(data, &checkpoint); err != nil {
+		return deploy.Records{}, errors.Wrapf(err, "read the state of stack %s/%s", project, stack)
+	}
+	if checkpoint.Version != 3 {
+		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "its state is of version %d", checkpoint.Version)
+	}
+	var v3 struct {
+		Latest json.RawMessage `json:"latest"`
+	}
+	if err := json.Unmarshal(checkpoint.Checkpoint, &v3); err != nil {
+		return deploy.Records{}, errors.Wrapf(err, "read the state of stack %s/%s", project, stack)
+	}
+	rec := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}
+	rec.Last, err = lastUpdate(ctx, store, project, stack)
+	return rec, err
+}
+
+// lastUpdate is the stack's latest update or destroy in its history, nil when it has none.
+func lastUpdate(ctx context.Context, store blobs, project, stack string) (*deploy.Update, error) {
+	dir := path.Join(".pulumi", "history", project, stack)
+	keys, err := store.list(ctx, dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errors.Wrapf(err, "read the history of stack %s/%s", project, stack)
+	}
+	var records []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, stack+"-") && (strings.HasSuffix(k, ".history.json") || strings.HasSuffix(k, ".history.json.gz")) {
+			records = append(records, k)
+		}
+	}
+	// The names differ only in their nanoseconds, of one length: the latest sorts last.
+	sort.Sort(sort.Reverse(sort.StringSlice(records)))
+	for _, k := range records[:min(len(records), historyToRead)] {
+		data, err := readJSON(ctx, store, path.Join(dir, strings.TrimSuffix(k, ".gz")))
+		if err != nil {
+			return nil, err
+		}
+		var info struct {
+			Kind    string `json:"kind"`
+			Result  string `json:"result"`
+			EndTime int64  `json:"endTime"`
+			Version int    `json:"version"`
+		}
+		if err := json.Unmarshal(data, &info); err != nil {
+			return nil, errors.Wrapf(err, "read the history record %s", k)
+		}
+		if info.Kind != "update" && info.Kind != "destroy" {
+			continue
+		}
+		u := &deploy.Update{Operation: info.Kind, Result: info.Result, Version: info.Version}
+		if info.EndTime != 0 {
+			// As `pulumi stack history --json` writes it (RFC 5424, milliseconds).
+			u.Ended = time.Unix(info.EndTime, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		}
+		return u, nil
+	}
+	return nil, nil
+}
+
+// readJSON reads the blob key (a .json name), or its gzipped form key.gz.
+func readJSON(ctx context.Context, store blobs, key string) ([]byte, error) {
+	data, err := store.read(ctx, key)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return data, err
+	}
+	zipped, err := store.read(ctx, key+".gz")
+	if err != nil {
+		return nil, err
+	}
+	r, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		return nil, errors.Wrapf(err, "read %s.gz", key)
+	}
+	defer r.Close()
+	data, err = io.ReadAll(r)
+	return data, errors.Wrapf(err, "read %s.gz", key)
+}
+
+// dirBlobs is a local file backend's store: a folder.
+type dirBlobs string
+
+func (d dirBlobs) read(_ context.Context, key string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(key)))
+}
+
+func (d dirBlobs) list(_ context.Context, dir string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(string(d), filepath.FromSlash(dir)))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,61 @@
+package deploy
+
+import (
+	"context"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+)
+
+// Records are what a stack's operations left in the backend's storage: its state (as `pulumi
+// stack export` writes it) and its last update or destroy (as its history says).
+type Records struct {
+	State apitype.UntypedDeployment
+	// Last is nil when the stack has no update or destroy yet.
+	Last *Update
+}
+
+// RecordReader is a Backend that reads a stack's records from the backend's storage itself,
+// starting no Pulumi CLI: status of a fleet then costs a file or a row read per stack, not two
+// engine processes.
+type RecordReader interface {
+	// Records reads stack <project>/<stack>'s records: ErrNotDeployed when the stack does not
+	// exist, ErrRecordsUnread (wrapped, with why) when this backend's storage cannot be read so.
+	Records(ctx context.Context, project, stack string) (Records, error)
+}
+
+// ErrRecordsUnread: the backend's storage cannot be read directly (a backend kind or an encoding
+// clusterplane does not read); the records are read through the Pulumi CLI instead.
+var ErrRecordsUnread = errors.New("the backend's records cannot be read directly")
+
+// records reads the target's state and last update: from the backend's storage where it can be
+// read so (RecordReader), unless open asks for the stack itself; else through the opened stack,
+// which is returned too for the caller to use and close (nil when none was opened).
+func (d *Deployer) records(ctx context.Context, t Target, open bool) (state, *Update, Stack, error) {
+	if rr, ok := d.Backend.(RecordReader); ok && !open {
+		rec, err := rr.Records(ctx, t.Project, t.Stack)
+		switch {
+		case err == nil:
+			st, err := stateOf(rec.State)
+			return st, rec.Last, nil, err
+		case !errors.Is(err, ErrRecordsUnread):
+			return state{}, nil, nil, err
+		}
+		d.sayOnce("status reads this backend's records through the Pulumi CLI, one stack at a time: " + err.Error())
+	}
+	s, err := d.open(ctx, t)
+	if err != nil {
+		return state{}, nil, nil, err
+	}
+	last, err := s.LastUpdate(ctx)
+	if err != nil {
+		_ = s.Close()
+		return state{}, nil, nil, errors.Wrap(err, "read the stack's history")
+	}
+	st, err := readState(ctx, s)
+	if err != nil {
+		_ = s.Close()
+		return state{}, nil, nil, err
+	}
+	return st, last, s, nil
+}
