@@ -109,6 +109,13 @@ func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 			}
 		}
 	}
+	// Status reads the stacks' rows itself, and says what the CLI would.
+	for _, file := range []string{a, pb} {
+		alice.statusFromRecordsAgrees(file)
+	}
+	if r := alice.ok("status", a); strings.Contains(r.stderr, "through the Pulumi CLI") {
+		t.Errorf("status on PostgreSQL read the records through the CLI: %s", r)
+	}
 	// Bob cannot destroy Alice's cluster under his pools: the folder says they reference it.
 	if r, code := bob.clusterplane("destroy", a, "--yes"); code != 3 || !strings.Contains(r.stdout+r.stderr, "digitaloceankubernetesnodepool/alpha-workers") {
 		t.Errorf("destroy of a referenced cluster = %d, want 3 naming the pool: %s", code, r)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
@@ -58,6 +59,11 @@ type Options struct {
 type Backend struct {
 	url, secrets string
 	cli          *cli
+
+	// pg is a PostgreSQL backend's table, connected on the first read of its records (Records).
+	pgOnce sync.Once
+	pg     *pgBlobs
+	pgErr  error
 }
 
 var _ deploy.Backend = (*Backend)(nil)

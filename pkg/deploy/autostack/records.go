@@ -44,21 +44,34 @@ type blobs interface {
 }
 
 // Records reads the stack's state and last update from the backend's storage (deploy.RecordReader):
-// a local file backend's files. Other backends, and a layout or encoding this does not read, say
+// a local file backend's files, a PostgreSQL backend's rows. Other backends, and a layout or encoding this does not read, say
 // deploy.ErrRecordsUnread, and the CLI reads them instead.
 func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Records, error) {
-	store, err := b.blobs()
+	store, err := b.blobs(ctx)
 	if err != nil {
 		return deploy.Records{}, err
 	}
-	return readRecords(ctx, store, project, stack)
+	rec, err := readRecords(ctx, store, project, stack)
+	if err != nil && !errors.Is(err, deploy.ErrNotDeployed) && !errors.Is(err, deploy.ErrRecordsUnread) {
+		// A database's error may quote the backend's URL, password and all.
+		err = b.redactor().Error(err)
+	}
+	return rec, err
 }
 
-// blobs is the backend's store when clusterplane reads it directly.
-func (b *Backend) blobs() (blobs, error) {
+// blobs is the backend's store when clusterplane reads it directly: a local folder, or a
+// PostgreSQL table (connected once for the backend's life).
+func (b *Backend) blobs(ctx context.Context) (blobs, error) {
+	if strings.HasPrefix(b.url, "postgres://") || strings.HasPrefix(b.url, "postgresql://") {
+		b.pgOnce.Do(func() { b.pg, b.pgErr = openTable(ctx, b.url) })
+		if b.pgErr != nil {
+			return nil, b.redactor().Error(b.pgErr)
+		}
+		return b.pg, nil
+	}
 	root, ok := strings.CutPrefix(b.url, "file://")
 	if !ok || root == "" || strings.ContainsAny(root, "?~") {
-		return nil, errors.Wrap(deploy.ErrRecordsUnread, "it is not a local file backend")
+		return nil, errors.Wrap(deploy.ErrRecordsUnread, "it is neither a local file backend nor PostgreSQL")
 	}
 	return dirBlobs(root), nil
 }
@@ -66,7 +79,10 @@ func (b *Backend) blobs() (blobs, error) {
 // readRecords reads a stack's records from a self-managed backend's store.
 func readRecords(ctx context.Context, store blobs, project, stack string) (deploy.Records, error) {
 	meta, err := store.read(ctx, metaFile)
-	if err != nil || !bytes.Contains(meta, []byte("version: 1")) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return deploy.Records{}, err
+	}
+	if !bytes.Contains(meta, []byte("version: 1")) {
 		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}
 	dir := path.Join(".pulumi", "stacks", project)
