@@ -95,7 +95,8 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	}
 	var checkpoint apitype.VersionedCheckpoint
 	if err := json.Unmarshal(data, &checkpoint); err != nil {
-		return deploy.Records{}, errors.Wrapf(err, "read the state of stack %s/%s", project, stack)
+		// A checkpoint cut short (a full disk): the CLI's path says what restores it (torn.go).
+		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
 	if checkpoint.Version != 3 {
 		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "its state is of version %d", checkpoint.Version)
@@ -104,7 +105,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 		Latest json.RawMessage `json:"latest"`
 	}
 	if err := json.Unmarshal(checkpoint.Checkpoint, &v3); err != nil {
-		return deploy.Records{}, errors.Wrapf(err, "read the state of stack %s/%s", project, stack)
+		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
 	rec := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}
 	rec.Last, err = lastUpdate(ctx, store, project, stack)
