@@ -91,7 +91,8 @@ EOF
 (cd "$work/program" && pulumi stack init bench >/dev/null && STACK_INPUT_FILE="$root/$manifest" pulumi up --yes --skip-preview >/dev/null)
 
 echo "--- an unchanged stack, median of $runs (peak memory includes the Pulumi CLI each starts)"
-measure "clusterplane preview" clusterplane preview "$manifest"
+# --refresh=false: pulumi preview reads no cloud either.
+measure "clusterplane preview --refresh=false" clusterplane preview "$manifest" --refresh=false
 inline=$(cat "$work/last")
 measure "pulumi preview in the program folder" env -C "$work/program" STACK_INPUT_FILE="$root/$manifest" pulumi preview
 folder=$(cat "$work/last")
