@@ -2,63 +2,74 @@ package autostack
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io/fs"
 	"net/url"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/lib/pq"
 	"github.com/pkg/errors"
 )
 
-// pgBlobs is a PostgreSQL backend's store: the Pulumi CLI keeps each blob as a row (key, data) of
-// one table, pulumi_state unless the URL's table parameter names another, the blob's bytes in
-// base64 as data's "data" (pkg/backend/diy/postgres in pulumi/pulumi v3.259.0: NewPostgresBucket,
-// schema.sql, blobData, NewRangeReader), each key after the URL's path, the database's name
-// ("fleet/.pulumi/meta.yaml": pkg/backend/diy/backend.go New, blob.PrefixedBucket).
-type pgBlobs struct {
-	pool   *pgxpool.Pool
-	table  string // quoted
-	prefix string
-}
-
-// openTable connects to the backend's database as the CLI does, its own table parameter taken out
-// of the URL.
-func openTable(ctx context.Context, backend string) (*pgBlobs, error) {
+// openPostgres connects to a PostgreSQL backend's database as the Pulumi CLI does, with the URL's
+// table parameter (Pulumi's, not libpq's) taken out and returned: pulumi_state unless it names
+// another (pkg/backend/diy/postgres in pulumi/pulumi v3.259.0, NewPostgresBucket).
+func openPostgres(backend string) (db *sql.DB, table string, err error) {
 	u, err := url.Parse(backend)
 	if err != nil {
-		return nil, errors.New("the PostgreSQL backend's URL does not parse")
+		return nil, "", errors.New("the PostgreSQL backend's URL does not parse")
 	}
 	q := u.Query()
-	table := q.Get("table")
+	table = q.Get("table")
 	if table == "" {
 		table = "pulumi_state"
 	}
 	q.Del("table")
 	u.RawQuery = q.Encode()
-	pool, err := pgxpool.New(ctx, u.String())
+	connector, err := pq.NewConnector(u.String())
 	if err != nil {
-		return nil, errors.Wrap(err, "connect to the PostgreSQL backend")
+		// pq's words about a URL may quote it, password and all: said without them.
+		return nil, "", errors.New("the PostgreSQL backend's URL is not one libpq takes")
 	}
+	return sql.OpenDB(connector), table, nil
+}
+
+// pgBlobs is a PostgreSQL backend's store: the Pulumi CLI keeps each blob as a row (key, data) of
+// its table, the blob's bytes in base64 as data's "data" (schema.sql, blobData, NewRangeReader
+// there), each key after the URL's path, the database's name ("fleet/.pulumi/meta.yaml":
+// pkg/backend/diy/backend.go New, blob.PrefixedBucket).
+type pgBlobs struct {
+	db     *sql.DB
+	table  string // quoted
+	prefix string
+}
+
+// openTable opens a PostgreSQL backend's store; it connects on the first read.
+func openTable(backend string) (*pgBlobs, error) {
+	db, table, err := openPostgres(backend)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(backend) // parsed once already
 	prefix := strings.TrimLeft(u.Path, "/")
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	return &pgBlobs{pool: pool, table: pgx.Identifier{table}.Sanitize(), prefix: prefix}, nil
+	return &pgBlobs{db: db, table: pq.QuoteIdentifier(table), prefix: prefix}, nil
 }
 
 func (p *pgBlobs) read(ctx context.Context, key string) ([]byte, error) {
-	var blob struct {
-		Data []byte `json:"data"` // base64 in JSON, as encoding/json reads a []byte
-	}
 	var text string
-	err := p.pool.QueryRow(ctx, "SELECT data::text FROM "+p.table+" WHERE key = $1", p.prefix+key).Scan(&text)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := p.db.QueryRowContext(ctx, "SELECT data::text FROM "+p.table+" WHERE key = $1", p.prefix+key).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errors.Wrap(fs.ErrNotExist, key)
 	}
 	if err != nil {
 		return nil, errors.Wrapf(err, "read %s from the PostgreSQL backend", key)
+	}
+	var blob struct {
+		Data []byte `json:"data"` // base64 in JSON, as encoding/json reads a []byte
 	}
 	if err := json.Unmarshal([]byte(text), &blob); err != nil {
 		return nil, errors.Wrapf(err, "read %s from the PostgreSQL backend", key)
@@ -69,20 +80,21 @@ func (p *pgBlobs) read(ctx context.Context, key string) ([]byte, error) {
 func (p *pgBlobs) list(ctx context.Context, dir string) ([]string, error) {
 	prefix := p.prefix + dir + "/"
 	like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix) + "%"
-	rows, err := p.pool.Query(ctx, "SELECT key FROM "+p.table+" WHERE key LIKE $1", like)
+	rows, err := p.db.QueryContext(ctx, "SELECT key FROM "+p.table+" WHERE key LIKE $1", like)
 	if err != nil {
 		return nil, errors.Wrapf(err, "list %s in the PostgreSQL backend", dir)
 	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, errors.Wrapf(err, "list %s in the PostgreSQL backend", dir)
-	}
+	defer rows.Close()
 	var names []string
-	for _, k := range keys {
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return nil, errors.Wrapf(err, "list %s in the PostgreSQL backend", dir)
+		}
 		// Only the blobs directly under dir, as a folder lists them.
-		if name := strings.TrimPrefix(k, prefix); !strings.Contains(name, "/") {
+		if name := strings.TrimPrefix(key, prefix); !strings.Contains(name, "/") {
 			names = append(names, name)
 		}
 	}
-	return names, nil
+	return names, errors.Wrapf(rows.Err(), "list %s in the PostgreSQL backend", dir)
 }

@@ -63,7 +63,7 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Re
 // PostgreSQL table (connected once for the backend's life).
 func (b *Backend) blobs(ctx context.Context) (blobs, error) {
 	if strings.HasPrefix(b.url, "postgres://") || strings.HasPrefix(b.url, "postgresql://") {
-		b.pgOnce.Do(func() { b.pg, b.pgErr = openTable(ctx, b.url) })
+		b.pgOnce.Do(func() { b.pg, b.pgErr = openTable(b.url) })
 		if b.pgErr != nil {
 			return nil, b.redactor().Error(b.pgErr)
 		}

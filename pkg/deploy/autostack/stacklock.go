@@ -3,16 +3,13 @@ package autostack
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/lib/pq"
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -57,23 +54,10 @@ func advisoryKey(table, project, stack string) int64 {
 // lockPostgres takes a session advisory lock of the stack on one connection of its own, held until
 // unlock closes it. The URL is Pulumi's (its table parameter is Pulumi's, not libpq's).
 func lockPostgres(ctx context.Context, backend, project, stack string) (func(), error) {
-	u, err := url.Parse(backend)
+	db, table, err := openPostgres(backend)
 	if err != nil {
-		return nil, errors.New("lock the stack: the PostgreSQL backend's URL does not parse")
+		return nil, errors.Wrap(err, "lock the stack")
 	}
-	q := u.Query()
-	table := q.Get("table")
-	if table == "" {
-		table = "pulumi_state"
-	}
-	q.Del("table")
-	u.RawQuery = q.Encode()
-	connector, err := pq.NewConnector(u.String())
-	if err != nil {
-		// pq's words about a URL may quote it, password and all: said without them.
-		return nil, errors.New("lock the stack: the PostgreSQL backend's URL is not one libpq takes")
-	}
-	db := sql.OpenDB(connector)
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		_ = db.Close()
