@@ -150,7 +150,7 @@ mkdir -p "$work/pgfleet"
 for i in $(seq -w 1 20); do
 	sed "s/name: dev-fra1/name: pg-$i/; s/clusterName: dev-fra1/clusterName: pg-$i/" "$manifest" >"$work/pgfleet/c$i.yaml"
 done
-clusterplane up "$work/pgfleet" --yes --parallel 4 >/dev/null 2>&1
+clusterplane up "$work/pgfleet" --yes --parallel 4 >"$work/pgup.log" 2>&1 || { tail -20 "$work/pgup.log"; exit 1; }
 echo "--- the fleet of 20 on PostgreSQL against the file backend, --parallel 4, median of $runs"
 for command in status preview; do
 	PULUMI_BACKEND_URL=$file_backend measure "clusterplane $command of 20, file backend" clusterplane "$command" "$work/fleet" --parallel 4
