@@ -166,3 +166,25 @@ func TestTheQuestionListsOnlyTheFieldsWhoseValuesChange(t *testing.T) {
 		t.Errorf("the question lists %q, want the node count alone:\n%s", fields, r.stderr)
 	}
 }
+
+// The question up asks after reading the cloud shows what it would put back, old → new, and the
+// cost from what the cloud has: the one screen a person decides on.
+func TestTheQuestionShowsWhatUpWouldPutBackAndItsCostFromTheCloud(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, filepath.Join(dir, "cluster.yaml"))
+	pool := filepath.Join(dir, "pool.yaml")
+	deployed(t, b, pool)
+	b.EditRefreshed("digitaloceankubernetesnodepool/workers", "digitalocean:index/kubernetesNodePool:KubernetesNodePool", "workers",
+		"nodeCount", float64(6), float64(6))
+	r := onATerminal(t, b, "no\n", "up", pool)
+	for _, want := range []string{"\n  would put back spec.nodeCount: 6 → 2 (changed in the cloud since the last up)\n",
+		"\n  monthly cost: -$", "($", " → $", "Deploy? [y/N]"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the question lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "monthly cost: unchanged") || strings.Contains(r.stderr, "the cloud differs from the manifest") {
+		t.Errorf("the question says the cost is unchanged, or names the field without its values:\n%s", r.stderr)
+	}
+}

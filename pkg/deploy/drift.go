@@ -63,6 +63,12 @@ func putBack(t Target, o Outcome, verb string) Outcome {
 	return o
 }
 
+// Previewed is the outcome of a preview's result res, as up's question shows it: with what the
+// preview's read of the cloud found changed there, which up would put back or could not.
+func Previewed(t Target, res Result) Outcome {
+	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back")
+}
+
 // wouldChange says what up would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.

@@ -73,6 +73,17 @@ func Changes(w io.Writer, r deploy.Report) {
 	}
 }
 
+// drifted tells whether a field is one the stack's read of the cloud found changed there (listed
+// on its own line, with both values).
+func drifted(s deploy.StackReport, field string) bool {
+	for _, fs := range [][]deploy.FieldDrift{s.PutBack, s.Drift} {
+		if slices.ContainsFunc(fs, func(f deploy.FieldDrift) bool { return f.Field == field }) {
+			return true
+		}
+	}
+	return false
+}
+
 // putBack is what a command does to a field changed in the cloud: up puts it back, preview says
 // that up would.
 func putBack(command string) string {
@@ -253,7 +264,8 @@ func Adopt(w io.Writer, outcomes []deploy.Outcome) {
 // UpPlan is what an up would do to one stack, as preview reports it: each resource change and
 // the manifest fields behind it, old → new, shown before the question.
 func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) cost.Prices) string {
-	outcomes := []deploy.Outcome{{Target: t, Status: deploy.Done, Result: &preview, Reason: preview.Summary()}}
+	// What the preview found changed in the cloud is what up puts back, and what it costs.
+	outcomes := []deploy.Outcome{deploy.Previewed(t, preview)}
 	r := deploy.NewReport("preview", outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
@@ -270,13 +282,19 @@ func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 		for _, f := range rc.Fields {
 			if f.Changed {
 				fmt.Fprintf(&b, "    %s: %s%s\n", f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
-			} else if !changedAny {
+			} else if !changedAny && !drifted(s, f.Path) {
 				fmt.Fprintf(&b, "    %s (%s: the cloud differs from the manifest)\n", f.Path, f.Effect)
 			}
 		}
 	}
 	for _, c := range s.RecordedOnly {
 		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
+	}
+	for _, f := range s.PutBack {
+		fmt.Fprintf(&b, "  would put back %s: %s (changed in the cloud since the last up)\n", f.Field, values(f.Live, f.Manifest))
+	}
+	for _, f := range s.Drift {
+		fmt.Fprintf(&b, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
 	}
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
