@@ -252,3 +252,28 @@ func mustFloat(t *testing.T, s string) float64 {
 	}
 	return f
 }
+
+// Emptying a DigitalOcean pool's labels is refused (the provider never sends an empty map), and
+// the refusal says to remove them in the cloud: once that is done, the manifest without them
+// deploys, on the real provider, as what is so.
+func TestLabelsRemovedInTheCloudAsTheRefusalAdvisesLetTheManifestWithoutThemDeploy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	text := example(t, "digitaloceankubernetesnodepool/minimal.yaml")
+	file := e.write("pool.yaml", text+"  labels: {team: web}\n")
+	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	e.write("pool.yaml", text)
+	if r, code := e.clusterplane("preview", file); code != 3 || !strings.Contains(r.stdout, "refused spec.labels") {
+		t.Errorf("preview emptying the labels = %d, want 3, refused: %s", code, r)
+	}
+	pool := e.doPool(doClusterID, "workers")
+	e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Labels = nil })
+	for _, cmd := range [][]string{{"preview", file}, {"up", file, "--yes"}, {"drift", file}} {
+		if r, code := e.clusterplane(cmd...); code != 0 {
+			t.Errorf("%s after the labels were removed in the cloud = %d, want 0: %s", cmd[0], code, r)
+		}
+	}
+}

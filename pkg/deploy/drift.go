@@ -172,7 +172,8 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			live, manifest := cloudValue(table, step, path), valueAt(step.New, path)
 			// The engine names a property it would send again whole (a list the provider
 			// reorders): both values alike, it is no drift a reviewer can act on.
-			if seen[field] || reflect.DeepEqual(live, manifest) {
+			// An empty map or list in the cloud is the manifest's unset field, not a drift.
+			if seen[field] || reflect.DeepEqual(live, manifest) || empty(live) && empty(manifest) {
 				continue
 			}
 			seen[field] = true

@@ -185,3 +185,39 @@ func fieldsOf(fields []deploy.FieldDrift) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Emptying a DigitalOcean pool's labels is refused: the provider never sends an empty map. Once
+// the labels are gone from the cloud (removed there, as the refusal advises), the manifest without
+// them only records what is so: preview and up, which read the cloud first, deploy it.
+func TestAnEmptiedLabelMapIsRefusedUntilTheCloudHoldsItEmpty(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	tests := []struct {
+		name  string
+		cloud map[string]any // the labels the cloud holds when the manifest drops them
+		want  deploy.Status
+	}{
+		{"the cloud still holds the label", map[string]any{"team": "web"}, deploy.Blocked},
+		{"the label was removed in the cloud", map[string]any{}, deploy.Done},
+	}
+	for _, tt := range tests {
+		for _, op := range []string{"preview", "up"} {
+			t.Run(op+": "+tt.name, func(t *testing.T) {
+				ctx := context.Background()
+				d, b := deployer()
+				text := manifest(t, "digitaloceankubernetesnodepool/minimal.yaml")
+				mustUp(ctx, t, d, target(t, "pool.yaml", text+"  labels: {team: web}\n"))
+				b.EditRefreshed("digitaloceankubernetesnodepool/dev-fra1-workers", poolType, "dev-fra1-workers", "labels", tt.cloud, tt.cloud)
+				p := target(t, "pool.yaml", text)
+				var o deploy.Outcome
+				if op == "preview" {
+					o = d.Preview(ctx, p, deploy.PreviewOptions{})
+				} else {
+					o = d.Up(ctx, p, deploy.UpOptions{Yes: true})
+				}
+				if o.Status != tt.want {
+					t.Errorf("%s: %s %q %v, want %s", op, o.Status, o.Reason, o.Err, tt.want)
+				}
+			})
+		}
+	}
+}

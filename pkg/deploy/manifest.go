@@ -102,6 +102,31 @@ func notReplacedByEngine(refused []diff.Change, res Result) []diff.Change {
 	return out
 }
 
+// notApplied tells a refusal of a change the provider never sends (a DigitalOcean pool's labels
+// emptied): the cloud may hold the manifest's value already, made so outside clusterplane.
+func notApplied(c diff.Change) bool {
+	return c.Refusal == effects.NotApplied
+}
+
+// heldByCloud drops the refusals of changes the provider never sends (notApplied) that the cloud
+// already holds: res previews the manifest against the cloud, read first, and no step changes the
+// field, so up has nothing to send and only records what is so. Without it, a user who did what
+// the refusal advises (removed the labels in the cloud) could never deploy the manifest.
+func heldByCloud(refused []diff.Change, t Target, res Result) []diff.Change {
+	differs := map[string]diff.Change{}
+	for _, f := range driftedFields(t.Effects, res.Steps) {
+		differs[f.Field] = diff.Change{}
+	}
+	var out []diff.Change
+	for _, c := range refused {
+		if notApplied(c) && !among(c.Path, differs) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // onPaper tells a refusal the engine may not agree with: a replacement refused for deletion
 // protection, of a field the manifest before left unset (the cloud chose its value then).
 func onPaper(c diff.Change) bool {

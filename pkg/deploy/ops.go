@@ -219,6 +219,9 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	}
 	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
+	if refresh {
+		refused = heldByCloud(refused, t, res)
+	}
 	switch {
 	case err != nil:
 		return failed(err)
@@ -368,6 +371,12 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			// Only the engine can tell whether the cloud already has the value: ask it.
 			if res, err := s.Preview(ctx, Options{}); err == nil {
 				refused = notReplacedByEngine(refused, res)
+			}
+		}
+		if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
+			// The cloud may hold the value already: read it to know.
+			if res, err := s.Preview(ctx, Options{Refresh: true}); err == nil {
+				refused = heldByCloud(refused, t, res)
 			}
 		}
 		if len(refused) > 0 {
