@@ -233,8 +233,8 @@ func newCmdDrift(f *factory, runF func(*driftOptions) error) *cobra.Command {
 		Long: `drift reads each manifest's resources from the cloud, in memory only, and previews the manifest
 against them. Drift the cloud owns by design (an autoscaler's node count, auto-upgrade patches) is
 ignored by the modules and reads as none; anything else that up would put back is drift, named by
-manifest field with both values (up reads the cloud first, unless --refresh=false), and a difference
-no up can put back is said as one, with why and what works.
+manifest field with both values (up and preview read the cloud first, as drift does), and a
+difference no up can put back is said as one, with why and what works.
 
 It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted), 1 when it
 cannot tell.`,

@@ -209,6 +209,7 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 		says string
 	}{
 		{"a flag spelled wrong", []string{"preview", "--paralel", "2", "x.yaml"}, "unknown flag: --paralel; did you mean --parallel?"},
+		{"a switch turned off as other tools spell it", []string{"up", "--no-refresh", "x.yaml"}, "unknown flag: --no-refresh; did you mean --refresh=false?"},
 		{"two letters swapped", []string{"up", "--yse", "x.yaml"}, "unknown flag: --yse; did you mean --yes?"},
 		{"a flag of other commands", []string{"refresh", "--yes", "x.yaml"}, "unknown flag: --yes; refresh does not take it, destroy and up do"},
 		{"a flag of a subcommand's parent's siblings", []string{"upgrade", "plan", "--yes", "x.yaml"}, "unknown flag: --yes; upgrade plan does not take it, destroy and up do"},

@@ -21,6 +21,12 @@ func flagError(cmd *cobra.Command, err error) error {
 	if !ok {
 		return err
 	}
+	// --no-refresh, as some tools spell turning a switch off: here it is --refresh=false.
+	if on, ok := strings.CutPrefix(name, "no-"); ok {
+		if f := cmd.Flags().Lookup(on); f != nil && f.Value.Type() == "bool" {
+			return errors.Errorf("unknown flag: --%s; did you mean --%s=false?", name, on)
+		}
+	}
 	best, bestDistance := "", len(name)/3+2
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {

@@ -265,10 +265,9 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	if o.Status == Done {
 		o.Reason += note
 	}
-	if refresh {
-		// What the read found changed in the cloud is what up would put back, or could not.
-		o = putBack(t, o, "would put back")
-	}
+	// What the read found changed in the cloud (or, not read, what the state last recorded of
+	// it) is what up would put back, or could not.
+	o = putBack(t, o, "would put back")
 	return o
 }
 

@@ -47,7 +47,8 @@ const (
 var (
 	DOLabelsCleared = &Decision{Effect: Refused, Refusal: NotApplied, Reason: "the provider's API client leaves an empty label map out of the " +
 		"pool update (godo KubernetesNodePoolUpdateRequest labels, omitempty), so the last labels stay on the nodes and " +
-		"every later preview shows the change again; keep at least one label, or remove the rest with kubectl after the deploy"}
+		"every later preview shows the change again; keep at least one label (up then sends the whole map, which replaces the pool's), " +
+		"or remove the labels in DigitalOcean itself: once the cloud holds none, the manifest without them deploys"}
 	DOKeptWhenUnsent = func(attribute, instead string) *Decision {
 		return &Decision{Effect: Refused, Refusal: Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
 			"stops sending it the provider keeps the value the cluster has, so removing the field changes nothing; " + instead}
