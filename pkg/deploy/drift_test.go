@@ -221,3 +221,28 @@ func TestAnEmptiedLabelMapIsRefusedUntilTheCloudHoldsItEmpty(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
+	const poolType = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	tests := []struct {
+		name, prop string
+		cloud      any
+		reason     string
+	}{
+		{"a pool resized in the cloud", "nodeCount", float64(6), "ChangesPending"},
+		{"a label added in the cloud", "labels", map[string]any{"sneaky": "yes"}, "NotPutBackByUp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			p := target(t, "pool.yaml", manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"))
+			mustUp(ctx, t, d, p)
+			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", tt.prop, tt.cloud, tt.cloud)
+			o := d.Status(ctx, p, deploy.StatusOptions{Drift: true})
+			if o.Report == nil || len(o.Report.Conditions) != 2 || o.Report.Conditions[1].Reason != tt.reason {
+				t.Errorf("status --drift: %+v, want Drifted for %s", o.Report, tt.reason)
+			}
+		})
+	}
+}

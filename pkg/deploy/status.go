@@ -233,7 +233,11 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if reason, _ := driftOf(t, res); reason != "" {
+	if reason, fields := driftOf(t, res); reason != "" {
+		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
+		if _, all := unclearable(fields); all {
+			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: reason}
+		}
 		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: reason}
 	}
 	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
