@@ -53,8 +53,10 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Re
 	}
 	rec, err := readRecords(ctx, store, project, stack)
 	if err != nil && !errors.Is(err, deploy.ErrNotDeployed) && !errors.Is(err, deploy.ErrRecordsUnread) {
-		// A database's error may quote the backend's URL, password and all.
-		err = b.redactor().Error(err)
+		// What cannot be read here (a database out of reach, a wrong password) the CLI's way reads
+		// or says, naming the backend with its password redacted, as every other command does.
+		// The reason is said once: a database's error may quote the URL, so it is redacted.
+		err = errors.Wrap(deploy.ErrRecordsUnread, b.redactor().Error(err).Error())
 	}
 	return rec, err
 }
