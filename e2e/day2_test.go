@@ -186,12 +186,7 @@ func (e *env) previewSteps(dir string, extra []string) []step {
 func TestDriftSaysALabelAddedInTheCloudIsOneNoUpPutsBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.seedExamples()
-	file := e.write("pool.yaml", example(t, "digitaloceankubernetesnodepool/minimal.yaml"))
-	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	pool := e.doPool(doClusterID, "workers")
+	file, pool := e.deployedExamplePool()
 	e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Labels = map[string]string{"sneaky": "yes"} })
 
 	r, code := e.clusterplane("drift", file)
@@ -220,12 +215,7 @@ func TestDriftSaysALabelAddedInTheCloudIsOneNoUpPutsBack(t *testing.T) {
 func TestUpPutsBackAPoolResizedInTheCloudAndSaysWhatItCosts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.seedExamples()
-	file := e.write("pool.yaml", example(t, "digitaloceankubernetesnodepool/minimal.yaml"))
-	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
-	pool := e.doPool(doClusterID, "workers")
+	file, pool := e.deployedExamplePool()
 	e.do.EditPool(doClusterID, pool.ID, func(p *godo.KubernetesNodePool) { p.Count = 6 })
 
 	r, code := e.clusterplane("up", file, "--yes", "--refresh=false")
@@ -276,4 +266,16 @@ func TestLabelsRemovedInTheCloudAsTheRefusalAdvisesLetTheManifestWithoutThemDepl
 			t.Errorf("%s after the labels were removed in the cloud = %d, want 0: %s", cmd[0], code, r)
 		}
 	}
+}
+
+// deployedExamplePool deploys the minimal DigitalOcean pool example into the seeded cluster and
+// returns its file and the pool as the cloud holds it.
+func (e *env) deployedExamplePool() (string, godo.KubernetesNodePool) {
+	e.t.Helper()
+	e.seedExamples()
+	file := e.write("pool.yaml", example(e.t, "digitaloceankubernetesnodepool/minimal.yaml"))
+	if r, code := e.clusterplane("up", file, "--yes"); code != 0 {
+		e.t.Fatalf("up = %d: %s", code, r)
+	}
+	return file, e.doPool(doClusterID, "workers")
 }

@@ -64,12 +64,18 @@ func Changes(w io.Writer, r deploy.Report) {
 				}
 			}
 		}
-		for _, f := range s.PutBack {
-			fmt.Fprintf(w, "  %s %s: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, values(f.Live, f.Manifest))
-		}
-		for _, f := range still {
-			fmt.Fprintf(w, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
-		}
+		cloudLines(w, putBack(r.Command), s.PutBack, still)
+	}
+}
+
+// cloudLines lists what a read of the cloud found changed there: each field put back (verb: "put
+// back", or "would put back" before an up), then each that still differs, with why.
+func cloudLines(w io.Writer, verb string, putBack, still []deploy.FieldDrift) {
+	for _, f := range putBack {
+		fmt.Fprintf(w, "  %s %s: %s (changed in the cloud since the last up)\n", verb, f.Field, values(f.Live, f.Manifest))
+	}
+	for _, f := range still {
+		fmt.Fprintf(w, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
 	}
 }
 
@@ -290,12 +296,7 @@ func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 	for _, c := range s.RecordedOnly {
 		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 	}
-	for _, f := range s.PutBack {
-		fmt.Fprintf(&b, "  would put back %s: %s (changed in the cloud since the last up)\n", f.Field, values(f.Live, f.Manifest))
-	}
-	for _, f := range s.Drift {
-		fmt.Fprintf(&b, "  still differs %s: the cloud has %s, the manifest %s\n    %s\n", f.Field, show(f.Live), show(f.Manifest), f.Stays)
-	}
+	cloudLines(&b, putBack("preview"), s.PutBack, s.Drift)
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
 		fmt.Fprintf(&b, "  monthly cost: %s\n", c)
