@@ -10,9 +10,11 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/internal/typeahead"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 )
 
+func init() { typeahead.RestoreTerm() } // every other package's init has run: TERM back as it was
 func main() {
 	if autostack.StartedAsPlugin(os.Args[0]) {
 		if err := autostack.ServePlugin(registry.Kinds()); err != nil {
