@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -38,18 +40,33 @@ func main() {
 	env := flag.String("env", "", "the file to write DIGITALOCEAN_API_URL and CIVO_API_URL to, as KEY=VALUE lines")
 	requests := flag.String("requests", "", "the file to append one line to for every request either cloud answers: unix time, cloud, method, status, path (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as doctl and the civo CLI would (bench/discover.sh)")
+	doPort := flag.Int("digitalocean-port", 0, "the loopback port the DigitalOcean API listens on (0: any free one); a stack records its provider's API URL, so a cloud restarted from -digitalocean-state must be served where it was")
+	doState := flag.String("digitalocean-state", "", "the file the DigitalOcean cloud is loaded from at start when it exists (fakedo's Save format), and saved to after every change (bench/fleet.sh: a fleet tools/fleetgen wrote)")
 	flag.Parse()
 	if *doToken == "" || *civoToken == "" || *env == "" {
 		fmt.Fprintln(os.Stderr, "usage: fakeclouds -digitalocean-token T -civo-token T -env FILE")
 		os.Exit(2)
 	}
 	s := &server{}
-	do := fakedo.New(s, *doToken)
+	do := fakedo.NewFor(s, *doToken, *doPort, fakecloud.Lifetime)
 	civo := fakecivo.New(s, *civoToken, "")
 	if *requests != "" {
 		if err := logRequests(*requests, do, civo); err != nil {
 			s.Fatalf("request log: %v", err)
 		}
+	}
+	if *doState != "" {
+		save, err := keepState(*doState, do)
+		if err != nil {
+			s.Fatalf("DigitalOcean state: %v", err)
+		}
+		// Saved once more on the way out: what reads settled (a cluster's nodes running, its
+		// certificate authority made) is no change and was not saved as it happened.
+		s.Cleanup(func() {
+			if err := save(); err != nil {
+				fmt.Fprintf(os.Stderr, "fakeclouds: save %s: %v\n", *doState, err)
+			}
+		})
 	}
 	if err := seedClouds(*seeded, do.URL(), *doToken, civo.URL(), *civoToken); err != nil {
 		s.Fatalf("seed: %v", err)
@@ -89,6 +106,36 @@ func logRequests(path string, do *fakedo.DO, civo *fakecivo.Civo) error {
 	do.OnRequest(logger("digitalocean"))
 	civo.OnRequest(logger("civo"))
 	return nil
+}
+
+// keepState loads the DigitalOcean cloud from path when the file exists, and saves it there
+// after every request that may have changed it, as the sandbox keeps its clouds: a later run
+// finds what this one made, and a fleet tools/fleetgen wrote is served as it is. It returns the
+// save, for the caller to save once more when it stops.
+func keepState(path string, do *fakedo.DO) (func() error, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := do.Load(data); err != nil {
+			return nil, fmt.Errorf("load %s: %w", path, err)
+		}
+	}
+	save := func() error {
+		data, err := do.Save()
+		if err != nil {
+			return err
+		}
+		return atomicwrite.File(path, data)
+	}
+	do.OnChange(func() {
+		if err := save(); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeclouds: save %s: %v\n", path, err)
+		}
+	})
+	return save, save()
 }
 
 // seedClouds creates n clusters in each cloud through its API, as other tools would have, each

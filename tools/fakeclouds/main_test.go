@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
@@ -41,5 +43,38 @@ func TestTheRequestLogHasALinePerRequestOfEachCloudAndNoToken(t *testing.T) {
 		if requests == 0 || counts[cloud] != requests {
 			t.Errorf("%s: %d lines in the log, %d requests received", cloud, counts[cloud], requests)
 		}
+	}
+}
+
+func TestTheDigitalOceanStateIsLoadedAtStartAndSavedAfterEachChange(t *testing.T) {
+	const token = "state-token"
+	path := filepath.Join(t.TempDir(), "do.json")
+	first := fakedo.New(t, token)
+	if _, err := keepState(path, first); err != nil {
+		t.Fatal(err)
+	}
+	// A cluster made through the API is saved as it is answered.
+	if _, _, err := (seed.Client{URL: first.URL(), Token: token}).DigitalOcean(context.Background(),
+		seed.Cluster{Name: "kept", Region: "fra1", Pools: []seed.Pool{{Count: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := first.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(saved), `"kept"`) {
+		t.Fatalf("the cloud does not hold the cluster made:\n%s", saved)
+	}
+	// A second cloud started on the file serves what the first one made.
+	second := fakedo.New(t, token)
+	if _, err := keepState(path, second); err != nil {
+		t.Fatal(err)
+	}
+	again, err := second.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(saved) {
+		t.Fatalf("the second cloud holds\n%s\nwhere the first held\n%s", again, saved)
 	}
 }
