@@ -24,7 +24,7 @@ OUTPUTS_PAGE := docs/deploying.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench bench-fleet build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
@@ -34,6 +34,8 @@ help:
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
+	@echo "make bench-fleet      status, drift, preview and up on fleets of 100 and 1,000 DigitalOcean stacks, today's binary"
+	@echo "                      against 6de0a4d^ (bench/fleet.sh; needs make engine; FLEET_SIZES=100, FLEET_OLD_1000=1)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
 	@echo "make sdk-nodejs       build the Node.js SDK into sdk/nodejs/bin (SDK_VERSION=0.0.0), as examples/typescript uses it"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
@@ -117,6 +119,10 @@ bench:
 	bash bench/discover.sh
 	bash bench/takeover.sh
 	bash bench/deploy.sh
+
+# Not part of bench or CI: it takes minutes at 100 stacks and most of an hour at 1,000.
+bench-fleet:
+	bash bench/fleet.sh
 
 build:
 	mkdir -p bin

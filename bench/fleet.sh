@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Fleets of DigitalOcean clusters already deployed (issue 51): `clusterplane status`, `drift`, an
+# unchanged `preview` and an unchanged `up --yes` on fleets of 100 and 1,000 stacks, measured side
+# by side in one run for today's binary (the checkout) and the one before issue 51's work
+# (commit 6de0a4d^), on the real engine and DigitalOcean plugin (`make engine`) against the
+# loopback DigitalOcean of tools/fakeclouds.
+#
+# The fleet is not deployed through the engine (1,000 stacks would take most of an hour): one
+# stack (examples/digitaloceankubernetescluster/minimal.yaml) is, then tools/fleetgen writes N
+# copies of it, fleet-0001 to fleet-NNNN, into the file backend (checkpoints and history records)
+# and into the cloud's state file that fakeclouds then serves (-digitalocean-state).
+#
+# For each command: wall and CPU seconds (user+sys of the command and every child it waited for,
+# /usr/bin/time), peak memory of the whole process tree (bench/treepeak.py, sampled every 100 ms),
+# Pulumi CLI processes started (a `pulumi` wrapper first on PATH counts them), DigitalOcean plugin
+# processes started (a wrapper in PULUMI_HOME) and requests the cloud answered (fakeclouds
+# -requests). A command that fails (drift exits 3 when it finds drift: an unchanged fleet must
+# have none) is marked and the script exits non-zero.
+#
+#   FLEET_SIZES="100 1000"  the fleet sizes (default both)
+#   FLEET_OLD_1000=1        also measure the old binary at 1,000 stacks (many minutes a command)
+#   NEW_STATUS_FLAGS, NEW_DRIFT_FLAGS, NEW_PREVIEW_FLAGS, NEW_UP_FLAGS: extra flags for the new
+#   binary (OLD_..._FLAGS the same for the old one)
+#   FLEET_OLD_REV           the old commit (default 6de0a4d^)
+# `make bench-fleet` runs it; it is not part of `make bench` or CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+if [[ ! -x .engine/bin/pulumi || ! -x .engine/plugins/pulumi-resource-digitalocean ]]; then
+	echo "--- fleet benchmarks skipped: the Pulumi engine or the DigitalOcean plugin is not built (make engine)"
+	exit 0
+fi
+sizes=${FLEET_SIZES:-100 1000}
+old_rev=${FLEET_OLD_REV:-6de0a4d^}
+work=$(mktemp -d)
+tree=$work/old-tree
+fakes=
+stop_fakes() {
+	if [[ -n $fakes ]]; then
+		kill "$fakes" 2>/dev/null || true
+		wait "$fakes" 2>/dev/null || true
+		fakes=
+	fi
+}
+cleanup() {
+	stop_fakes
+	if [[ -d $tree ]]; then
+		git -C "$root" worktree remove --force "$tree" >/dev/null 2>&1 || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/new" "$work/old" "$work/wrap" "$work/home/plugins/resource-digitalocean-v4.57.0"
+
+echo "--- building today's binaries and clusterplane at $old_rev ($(git rev-parse --short "$old_rev"))"
+go build -o "$work/new/" ./cmd/clusterplane ./tools/fakeclouds ./tools/fleetgen
+git worktree add --detach "$tree" "$old_rev" >/dev/null 2>&1
+(cd "$tree" && go build -o "$work/old/" ./cmd/clusterplane)
+
+# The engine and the plugin behind wrappers that count their starts.
+cat >"$work/wrap/pulumi" <<EOF
+#!/usr/bin/env bash
+echo "\$PPID" >>"$work/engines"
+exec "$root/.engine/bin/pulumi" "\$@"
+EOF
+plugin=$work/home/plugins/resource-digitalocean-v4.57.0/pulumi-resource-digitalocean
+cat >"$plugin" <<EOF
+#!/usr/bin/env bash
+echo "\$PPID" >>"$work/plugins"
+exec "$root/.engine/plugins/pulumi-resource-digitalocean" "\$@"
+EOF
+chmod +x "$work/wrap/pulumi" "$plugin"
+: >"$work/engines"
+: >"$work/plugins"
+: >"$work/requests"
+
+# A stack records its provider's API URL: every cloud of this run is served on one port.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# start_fakes STATEFILE: the loopback clouds, the DigitalOcean one loaded from (and saved to) STATEFILE.
+start_fakes() {
+	rm -f "$work/clouds.env"
+	"$work/new/fakeclouds" -digitalocean-token bench-token -civo-token bench-token -env "$work/clouds.env" \
+		-requests "$work/requests" -digitalocean-port "$port" -digitalocean-state "$1" &
+	fakes=$!
+	for _ in $(seq 100); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done
+	[[ -s $work/clouds.env ]] || { echo "fakeclouds did not start"; exit 1; }
+	set -a
+	# shellcheck disable=SC1091
+	source "$work/clouds.env"
+	set +a
+}
+export PATH="$work/wrap:$root/.engine/bin:$PATH" PULUMI_HOME="$work/home" \
+	PULUMI_CONFIG_PASSPHRASE=bench PULUMI_SKIP_UPDATE_CHECK=1 PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true \
+	PULUMI_IGNORE_AMBIENT_PLUGINS=true PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1 DIGITALOCEAN_TOKEN=bench-token
+
+# The one stack deployed through the engine; the cloud is saved settled when fakeclouds stops.
+manifest=examples/digitaloceankubernetescluster/minimal.yaml
+mkdir -p "$work/base"
+export PULUMI_BACKEND_URL="file://$work/base"
+start_fakes "$work/base.cloud.json"
+"$work/new/clusterplane" up "$manifest" --yes >"$work/base.log" 2>&1 || { tail -30 "$work/base.log"; exit 1; }
+stop_fakes
+
+# measure BIN COMMAND FLAGS...: runs it, sets row[] to its figures (or "FAILED (exit N)").
+failed=0
+measure() {
+	local bin=$1 command=$2
+	shift 2
+	local e0 p0 r0
+	e0=$(wc -l <"$work/engines")
+	p0=$(wc -l <"$work/plugins")
+	r0=$(wc -l <"$work/requests")
+	local code=0
+	python3 bench/treepeak.py "$work/peak" "$work/time" "$bin" "$command" "$dir" "$@" >"$work/out" 2>&1 || code=$?
+	if [[ $code != 0 ]]; then
+		echo "--- $bin $command $dir $* exited $code:" >&2
+		tail -20 "$work/out" >&2
+		failed=1
+		cell="FAILED (exit $code)"
+		wall=0
+		return
+	fi
+	local t u s
+	read -r t u s _ <"$work/time"
+	wall=$t
+	cell=$(printf "%8.2f %8.2f %7d %7d %7d %8d" "$t" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
+		$(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) $(($(wc -l <"$work/plugins") - p0)) \
+		$(($(wc -l <"$work/requests") - r0)))
+}
+
+for n in $sizes; do
+	dir=$work/fleet-$n
+	state=$work/state-$n
+	cp -r "$work/base" "$state"
+	start=$(date +%s.%N)
+	"$work/new/fleetgen" -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/cloud-$n.json" \
+		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
+	gen=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+	export PULUMI_BACKEND_URL="file://$state"
+	start_fakes "$work/cloud-$n.json"
+	old_runs=1
+	if [[ $n -ge 1000 && ${FLEET_OLD_1000:-} != 1 ]]; then
+		old_runs=0
+	fi
+	echo
+	echo "--- a fleet of $n DigitalOcean clusters (tools/fleetgen wrote it in $gen s); old: clusterplane at $old_rev, new: this checkout"
+	printf "%-8s | %-53s | %-53s | %s\n" "" "old: wall s, CPU s, peak MB, engines, plugins, requests" \
+		"new: wall s, CPU s, peak MB, engines, plugins, requests" "old/new wall"
+	for command in status drift preview up; do
+		upper=${command^^}
+		old_flags=() new_flags=()
+		var=OLD_${upper}_FLAGS
+		read -r -a old_flags <<<"${!var:-}"
+		var=NEW_${upper}_FLAGS
+		read -r -a new_flags <<<"${!var:-}"
+		if [[ $command == up ]]; then
+			old_flags+=(--yes)
+			new_flags+=(--yes)
+		fi
+		if [[ $old_runs == 1 ]]; then
+			measure "$work/old/clusterplane" "$command" "${old_flags[@]}"
+			old_cell=$cell old_wall=$wall
+		else
+			old_cell="not run (FLEET_OLD_1000=1)" old_wall=0
+		fi
+		measure "$work/new/clusterplane" "$command" "${new_flags[@]}"
+		ratio=$(awk -v o="$old_wall" -v n="$wall" 'BEGIN { if (o > 0 && n > 0) printf "%.1fx", o / n; else print "-" }')
+		printf "%-8s | %-53s | %-53s | %s\n" "$command" "$old_cell" "$cell" "$ratio"
+	done
+	stop_fakes
+done
+exit "$failed"
