@@ -83,7 +83,7 @@ func TestEachProgramDeploysFromAFileOrTheStackInputSettingAndIsDestroyedOnceUnpr
 				}
 				sort.Strings(names)
 				// Every stack records the manifest it deployed, as clusterplane's own do.
-				want := append(slices.Clone(k.outputs), "clusterplane_generation", "clusterplane_manifest")
+				want := append(slices.Clone(k.outputs), "clusterplane_generation", "clusterplane_manifest", "clusterplane_program")
 				slices.Sort(want)
 				if !slices.Equal(names, want) {
 					t.Errorf("outputs %v, want docs/deploying.md's %v", names, want)

@@ -58,6 +58,9 @@ type deployOptions struct {
 	retarget bool
 	// refresh is --refresh (preview, up): the cloud read first, on unless set false.
 	refresh bool
+	// deep is --deep (drift, preview, up), changedSince --changed-since (preview, up): fleetFlags.
+	deep         bool
+	changedSince string
 	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
 	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
 	offline bool
@@ -67,6 +70,17 @@ type deployOptions struct {
 func (o *deployOptions) refreshFlag(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.refresh, "refresh", true, "read each stack's resources from the cloud first and put back what "+
 		"changed there; --refresh=false trusts the state of a manifest unchanged since its last up")
+}
+
+// fleetFlags adds --deep (drift, preview and up otherwise scan the fleet first) and, with
+// changedSince, --changed-since (preview, up).
+func (o *deployOptions) fleetFlags(cmd *cobra.Command, changedSince bool) {
+	cmd.Flags().BoolVar(&o.deep, "deep", false, "run the engine (the provider's refresh) for every stack; without it each cloud's "+
+		"clusters are listed once first, and only the stacks that list cannot vouch for run")
+	if changedSince {
+		cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "run only the manifests changed since this git commit "+
+			"(committed or not, untracked ones too) and the stacks that reference them, as a pull request's CI wants")
+	}
 }
 
 // retargetFlag adds --retarget to preview and up.
@@ -187,7 +201,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	defer stop()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
-		Policy:  pol, Retarget: o.retarget, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
+		Policy:  pol, Retarget: o.retarget, Deep: o.deep, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
 	f.flushProgress()
@@ -230,30 +244,11 @@ func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
 	case errors.As(err, &denied):
 		return cli.Exit(exitcode.Invalid)
 	}
-	code := exitCode(outcomes)
+	code := deploy.ExitCode(outcomes)
 	if err != nil {
 		code = max(code, exitcode.Invalid)
 	}
 	return cli.Exit(code)
-}
-
-// exitCode maps the outcomes to the exit code (exit).
-func exitCode(outcomes []deploy.Outcome) int {
-	code := exitcode.OK
-	for _, o := range outcomes {
-		switch o.Status {
-		case deploy.Cancelled:
-			return exitcode.Interrupted
-		case deploy.Blocked, deploy.Drifted:
-			code = max(code, exitcode.Blocked)
-		case deploy.Failed, deploy.Skipped:
-			code = max(code, exitcode.Invalid)
-		}
-		if o.Report != nil && o.Report.NotReady() {
-			code = max(code, exitcode.NotReady)
-		}
-	}
-	return code
 }
 
 // interruptible is the context of a command that runs engines or cloud requests: the first Ctrl-C
@@ -290,12 +285,4 @@ func (f *factory) confirm(plan, question string) bool {
 	var answer string
 	_, _ = fmt.Fscanln(f.Stdin, &answer)
 	return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
-}
-
-// stillReferenced refuses to destroy a target that a manifest next to the files given references
-// (deploy.Files.DestroyGuard).
-func (f *factory) stillReferenced(o *deployOptions) func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
-	return func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
-		return f.files(o).DestroyGuard(ctx, b, o.files, targets)
-	}
 }

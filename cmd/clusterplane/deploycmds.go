@@ -55,7 +55,8 @@ folder; PULUMI_CONFIG_PASSPHRASE encrypts its secrets (or --secrets-provider).
 
 As up does, it reads each stack's resources from the cloud first (in memory, as drift does), so
 that it shows what up would put back, by field, and the cost's real change; --refresh=false
-previews against the stacks' state alone.
+previews against the stacks' state alone. A stack the fleet scan finds as its last up left it
+(manifest, clusterplane build and cloud) is not previewed at all (--deep: every stack).
 
 With --save-plan FILE it writes one file for every stack: the manifest's digest, the stack's last update and the engine's planned
 steps with the fields they change (names only, never a value or a secret), for up --plan FILE.
@@ -69,6 +70,7 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.refreshFlag(cmd)
+	opts.fleetFlags(cmd, true)
 	cmd.Flags().StringVar(&opts.savePlan, "save-plan", "", "write the plan of every stack to this file, for up to apply exactly "+
 		"(the preview then reads the cloud first, as drift does)")
 	opts.policyFlag(cmd)
@@ -79,9 +81,13 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 func previewRun(opts *previewOptions) error {
 	f, o := opts.f, &opts.deployOptions
 	if opts.savePlan != "" {
-		if err := planDestination(opts.savePlan); err != nil {
+		if err := deploy.PlanDestination(opts.savePlan); err != nil {
 			return err
 		}
+		if o.changedSince != "" {
+			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
+		}
+		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
 		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
@@ -120,7 +126,8 @@ limit), and what changed there since the last up is put back: the table names ea
 and the cost line says the real change, from what the cloud had. A difference no up can put back
 (a label added in the cloud to a DigitalOcean pool whose manifest has none) ends as drifted, with
 the field, why and what works. --refresh=false skips the read for a manifest unchanged since its
-last up, trusting the stack's state (docs/deploying.md).
+last up, trusting the stack's state (docs/deploying.md). A stack the fleet scan (one list of
+each cloud account) finds as its last up left it is not run at all (--deep: every stack).
 
 It exits 0, 3 when a change was refused or not confirmed (answered no) or the cloud still differs
 where no up can put it back, 1 when a deployment failed or was skipped, or when --policy (or
@@ -142,6 +149,7 @@ nothing is applied, each stack saying what moved (exit 3).`,
 	opts.policyFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "deploy without asking, replacements included (for CI)")
 	opts.refreshFlag(cmd)
+	opts.fleetFlags(cmd, true)
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "apply the plan a preview saved, and nothing else: every stack is refused "+
 		"when a manifest, a stack or the cloud moved since (the files default to the plan's)")
 	cmd.Args = cobra.ArbitraryArgs // up --plan FILE takes the plan's files
@@ -157,6 +165,7 @@ func upRun(opts *upOptions) error {
 		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
 			return err
 		}
+		o.deep = true // the plan's guard previews every stack afresh
 		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
@@ -236,10 +245,13 @@ ignored by the modules and reads as none; anything else that up would put back i
 manifest field with both values (up and preview read the cloud first, as drift does), and a
 difference no up can put back is said as one, with why and what works.
 
-It changes nothing, and exits 0 without drift, 3 with drift (the outcome drifted), 1 when it
-cannot tell.`,
+It first lists each cloud account's clusters once and compares them with each stack's records
+(docs/deploying.md, "The fleet scan"): only the stacks that list cannot vouch for are previewed
+(--deep: all). It changes nothing, and exits 0 without drift, 3 with drift (the outcome
+drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, driftRun)
 	return cmd
 }
@@ -329,7 +341,11 @@ func destroyRun(opts *destroyOptions) error {
 			return f.confirm(render.DestroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
 		}
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: f.stillReferenced(&opts.deployOptions), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	// A stack that a manifest next to the files given references is not destroyed (a cluster under its pools).
+	stillReferenced := func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
+	}
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }

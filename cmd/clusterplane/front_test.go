@@ -138,10 +138,10 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		command string
 		flags   []string
 	}{
-		{"preview", append(many, "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
-		{"up", append(many, "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
+		{"preview", append(many, "--changed-since", "--deep", "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
+		{"up", append(many, "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
-		{"drift", many},
+		{"drift", append(many, "--deep")},
 		{"status", append(many, "--drift")},
 		{"destroy", append(many, "--remove", "--yes")},
 		{"kubeconfig", nil},

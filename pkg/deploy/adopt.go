@@ -116,7 +116,13 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	for _, dis := range inPlace {
 		ignore = append(ignore, dis.property)
 	}
-	up, err := s.Up(ctx, Options{Progress: d.progress(t), Transform: importing(ignore)})
+	upOpts := Options{Progress: d.progress(t), Transform: importing(ignore)}
+	if len(ignore) > 0 {
+		// The history says so: the manifest is recorded as deployed, yet the resource differs
+		// from it, so the fleet scan must not take the stack for unchanged until an up has run.
+		upOpts.Message = AdoptedWithChangesLeft
+	}
+	up, err := s.Up(ctx, upOpts)
 	if err != nil {
 		return failed(err)
 	}
@@ -126,6 +132,10 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	}
 	return o
 }
+
+// AdoptedWithChangesLeft is the message of an adoption's update that left in-place changes for
+// the next up.
+const AdoptedWithChangesLeft = "clusterplane adopt: in-place changes left for the next up"
 
 // disagreements are the manifest fields an adoption's preview would change on the imported
 // resource of type typ, each with what changing it does: the engine imports the live resource,

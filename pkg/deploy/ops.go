@@ -33,9 +33,22 @@ type Deployer struct {
 	// Say, when set, is told what the user should know once about the whole run (a slower path
 	// taken), however many stacks meet it.
 	Say func(line string)
+	// Scanned, when set, is what the fleet scan found of each stack (by Target.Key): Drift, Preview
+	// and Up start no engine for a stack it found unchanged.
+	Scanned map[string]Scanned
 
 	said sync.Map // the lines Say was told, each once
 }
+
+// unchanged tells a target the fleet scan found unchanged: its manifest and build are the ones
+// its last up deployed, and its cloud lists its resource as the state recorded it.
+func (d *Deployer) unchanged(t Target) bool {
+	return d.Scanned[t.Key()].Unchanged
+}
+
+// Unchanged is the outcome of a stack that preview or up leaves alone: the fleet scan found it
+// unchanged.
+const Unchanged = "unchanged since the last up (manifest, clusterplane build and cloud): not run"
 
 // sayOnce tells Say a line once in the deployer's life.
 func (d *Deployer) sayOnce(line string) {
@@ -127,6 +140,9 @@ type PreviewOptions struct {
 // Drifted when the cloud differs where no up can put it back.
 func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if d.unchanged(t) {
+		return Outcome{Status: Done, Reason: Unchanged, NotRun: true}
+	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
 	// preview of a new fleet, not a failure; up deploys the cluster first.
@@ -321,6 +337,9 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 // replacements (and, without a terminal, any change) are confirmed first.
 func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if d.unchanged(t) {
+		return Outcome{Status: Done, Reason: Unchanged, NotRun: true}
+	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
 			"in the same run (up deploys it first)", missing))
@@ -530,6 +549,9 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 // patches) is ignored by the modules and so is no drift.
 func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
+	if d.unchanged(t) {
+		return Outcome{Status: Done, Reason: "no drift: " + d.Scanned[t.Key()].Why, NotRun: true}
+	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
@@ -37,6 +40,16 @@ type Request struct {
 	// Parallel stacks run at once, each within StackTimeout.
 	Parallel     int
 	StackTimeout time.Duration
+	// Deep runs the engine for every stack. Without it, drift, preview and up first scan the
+	// fleet (each cloud account's clusters listed once, compared with what each stack recorded):
+	// drift refreshes only the stacks the scan cannot vouch for, and preview and up run no stack
+	// whose manifest, clusterplane build and cloud are as its last up left them.
+	Deep bool
+	// ChangedSince, when set, limits the run to the manifests changed since that git commit
+	// (package changed: committed or not, and untracked ones) and the stacks that reference
+	// theirs, as a pull request's CI wants; the others are not run. The commit is looked up in
+	// the git work tree of the first path.
+	ChangedSince string
 	// Reverse runs dependants first (destroy); SkipBlocked skips the dependants of a blocked stack.
 	Reverse, SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
@@ -53,6 +66,9 @@ type Request struct {
 	Say func(line string)
 	// Op is the operation each stack gets.
 	Op func(ctx context.Context, d *Deployer, t Target) Outcome
+
+	// changed are the files changed since ChangedSince, canonical (nil when not asked).
+	changed map[string]bool
 }
 
 // PolicyDeniedError says that a policy denied a manifest, so no stack ran: the outcomes Run
@@ -96,6 +112,14 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 	for i := range targets {
 		targets[i].Retarget = r.Retarget
 	}
+	if r.ChangedSince != "" {
+		if r.Whole {
+			return nil, &ArgsError{Err: errors.New("--changed-since does not go with a plan, which is applied whole")}
+		}
+		if r.changed, err = changed.Files(ctx, gitDir(r.Paths), r.ChangedSince); err != nil {
+			return nil, &ArgsError{Err: err}
+		}
+	}
 	b, err := r.Backend()
 	if err != nil {
 		return nil, err
@@ -122,7 +146,12 @@ func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map
 			return nil, err
 		}
 	}
-	outcomes, err := r.runQueue(ctx, b, sorted, deps)
+	kept := r.changedOnly(sorted, deps)
+	var scanned map[string]Scanned
+	if !r.Deep && (r.Operation == "drift" || r.Operation == "preview" || r.Operation == "up") {
+		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
+	}
+	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)
 	for i := range outcomes {
 		outcomes[i].Policy = results[outcomes[i].Target.Key()]
 	}
@@ -235,7 +264,8 @@ func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, 
 
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
-func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps map[string][]string) ([]Outcome, error) {
+func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps map[string][]string, scanned map[string]Scanned,
+	kept map[string]bool) ([]Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
 		var err error
@@ -251,7 +281,7 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		}
 		return outcomes, nil
 	}
-	d := &Deployer{Backend: b, Throttled: CloudRetryAfter, Say: r.Say}
+	d := &Deployer{Backend: b, Throttled: CloudRetryAfter, Say: r.Say, Scanned: scanned}
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
@@ -269,6 +299,68 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		if err := refused[t.Key()]; err != nil {
 			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
 		}
+		if kept != nil && !kept[t.Key()] {
+			return Outcome{Target: t, Status: Done, Reason: "not run: its manifest did not change since " + r.ChangedSince, NotRun: true}
+		}
 		return r.Op(ctx, d, t)
 	}), nil
+}
+
+// changedOnly are the keys of the targets a run limited to r.Changed runs: those whose manifest
+// changed and those that reference them, directly or through others. nil when the run is not
+// limited.
+func (r Request) changedOnly(sorted []Target, deps map[string][]string) map[string]bool {
+	if r.changed == nil {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, t := range sorted {
+		if !r.changed[canonical(t.File)] {
+			continue
+		}
+		kept[t.Key()] = true
+		for _, d := range Dependants(deps, t.Key()) {
+			kept[d] = true
+		}
+	}
+	r.say(fmt.Sprintf("--changed-since %s: %d of %d stacks run (their manifests changed since, or they reference one that did)",
+		r.ChangedSince, len(kept), len(sorted)))
+	return kept
+}
+
+// gitDir is where the commit --changed-since names is looked up: the first path's folder.
+func gitDir(paths []string) string {
+	if len(paths) == 0 {
+		return "."
+	}
+	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
+		return paths[0]
+	}
+	return filepath.Dir(paths[0])
+}
+
+// keptOf are the targets kept holds, all of them when kept is nil.
+func keptOf(targets []Target, kept map[string]bool) []Target {
+	if kept == nil {
+		return targets
+	}
+	var out []Target
+	for _, t := range targets {
+		if kept[t.Key()] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// canonical is a file's absolute path with its links resolved, as git names it.
+func canonical(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return file
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }

@@ -54,6 +54,9 @@ type Outcome struct {
 	// Result is the engine's result of the operation, when the engine ran.
 	Result *Result
 	Took   time.Duration
+	// NotRun: the stack was left alone on purpose (Done): the fleet scan found it unchanged, or
+	// --changed-since left it out; Reason says which.
+	NotRun bool
 
 	// What the operation found, by operation.
 	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back

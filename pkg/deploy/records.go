@@ -13,6 +13,9 @@ type Records struct {
 	State apitype.UntypedDeployment
 	// Last is nil when the stack has no update or destroy yet.
 	Last *Update
+	// Newest is the kind of the newest record of the stack's history, whatever it is ("refresh"
+	// after a refresh, which rewrites the state from the cloud); "" when it has none.
+	Newest string
 }
 
 // RecordReader is a Backend that reads a stack's records from the backend's storage itself,

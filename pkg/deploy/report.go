@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -46,6 +47,9 @@ type StackReport struct {
 	// BlockedBy is the stack whose failure skipped this one.
 	BlockedBy string  `json:"blockedBy,omitempty"`
 	Seconds   float64 `json:"seconds"`
+	// NotRun: done without the engine, on purpose (the fleet scan found the stack unchanged, or
+	// --changed-since left it out).
+	NotRun bool `json:"notRun,omitempty"`
 	// Changes counts the engine's steps by operation; Resources are the steps that change
 	// something.
 	Changes   map[string]int   `json:"changes,omitempty"`
@@ -110,7 +114,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Status: o.Report,
-			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy}
+			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
@@ -324,3 +328,23 @@ func rotatesOnly(rc ResourceChange) bool {
 //
 //go:embed report.schema.json
 var ReportSchema []byte
+
+// ExitCode is the exit code the outcomes of a run call for (package exitcode's table): the
+// worst of them, an interrupted run's whatever else happened.
+func ExitCode(outcomes []Outcome) int {
+	code := exitcode.OK
+	for _, o := range outcomes {
+		switch o.Status {
+		case Cancelled:
+			return exitcode.Interrupted
+		case Blocked, Drifted:
+			code = max(code, exitcode.Blocked)
+		case Failed, Skipped:
+			code = max(code, exitcode.Invalid)
+		}
+		if o.Report != nil && o.Report.NotReady() {
+			code = max(code, exitcode.NotReady)
+		}
+	}
+	return code
+}

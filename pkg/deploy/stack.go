@@ -69,6 +69,8 @@ type Options struct {
 	ClearPendingCreates bool
 	// Transform, if set, applies to every resource the program registers (adopt imports with it).
 	Transform pulumi.ResourceTransform
+	// Message, if set, is recorded with an up in the stack's history.
+	Message string
 }
 
 // Output is one stack output.
@@ -87,6 +89,8 @@ type Update struct {
 	Ended string `json:"ended"`
 	// Version is the update's number in the stack's history (a saved plan names it); 0 unknown.
 	Version int `json:"-"`
+	// Message is the message the update was run with (adopt's says changes were left).
+	Message string `json:"-"`
 }
 
 // Result is what one engine operation did, or in a preview would do, read from its own events.

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
 // StackStatus is a target's stack as status reports it.
@@ -99,7 +100,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		switch {
 		case name == GenerationOutput:
 			report.ObservedGeneration, _ = out.Value.(string)
-		case name == ManifestOutput, out.Secret:
+		case name == ManifestOutput, name == stackrecord.ProgramOutput, out.Secret:
 		default:
 			report.Outputs[name] = out.Value
 		}

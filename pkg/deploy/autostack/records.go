@@ -110,16 +110,17 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 		return deploy.Records{}, errors.Wrapf(deploy.ErrRecordsUnread, "the state of stack %s/%s does not parse (%v)", project, stack, err)
 	}
 	rec := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}
-	rec.Last, err = lastUpdate(ctx, store, project, stack)
+	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
 	return rec, err
 }
 
-// lastUpdate is the stack's latest update or destroy in its history, nil when it has none.
-func lastUpdate(ctx context.Context, store blobs, project, stack string) (*deploy.Update, error) {
+// lastUpdate is the stack's latest update or destroy in its history, nil when it has none, and
+// the kind of its newest record of any kind ("" when it has none).
+func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *deploy.Update, newest string, err error) {
 	dir := path.Join(".pulumi", "history", project, stack)
 	keys, err := store.list(ctx, dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.Wrapf(err, "read the history of stack %s/%s", project, stack)
+		return nil, "", errors.Wrapf(err, "read the history of stack %s/%s", project, stack)
 	}
 	var records []string
 	for _, k := range keys {
@@ -132,28 +133,32 @@ func lastUpdate(ctx context.Context, store blobs, project, stack string) (*deplo
 	for _, k := range records[:min(len(records), historyToRead)] {
 		data, err := readJSON(ctx, store, path.Join(dir, strings.TrimSuffix(k, ".gz")))
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var info struct {
 			Kind    string `json:"kind"`
 			Result  string `json:"result"`
+			Message string `json:"message"`
 			EndTime int64  `json:"endTime"`
 			Version int    `json:"version"`
 		}
 		if err := json.Unmarshal(data, &info); err != nil {
-			return nil, errors.Wrapf(err, "read the history record %s", k)
+			return nil, "", errors.Wrapf(err, "read the history record %s", k)
+		}
+		if newest == "" {
+			newest = info.Kind
 		}
 		if info.Kind != "update" && info.Kind != "destroy" {
 			continue
 		}
-		u := &deploy.Update{Operation: info.Kind, Result: info.Result, Version: info.Version}
+		u := &deploy.Update{Operation: info.Kind, Result: info.Result, Version: info.Version, Message: info.Message}
 		if info.EndTime != 0 {
 			// As `pulumi stack history --json` writes it (RFC 5424, milliseconds).
 			u.Ended = time.Unix(info.EndTime, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
-		return u, nil
+		return u, newest, nil
 	}
-	return nil, nil
+	return nil, newest, nil
 }
 
 // readJSON reads the blob key (a .json name), or its gzipped form key.gz.

@@ -30,7 +30,9 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		files map[string]string // path under the backend's root: content ("gz:" gzips it)
 		url   string            // "" for the folder's file:// URL
 		last  *deploy.Update
-		err   error
+		// newest is the kind of the newest history record of any kind.
+		newest string
+		err    error
 	}{
 		{"the last update, not the refresh after it", map[string]string{
 			".pulumi/meta.yaml":       meta,
@@ -39,20 +41,20 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/history/p/s/s-1764068400000000000.history.json":    failed,
 			".pulumi/history/p/s/s-1764068400000000000.checkpoint.json": checkpoint,
 			".pulumi/history/p/s/s-1764072001000000000.history.json":    refreshed,
-		}, "", &deploy.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, nil},
+		}, "", &deploy.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
 		{"gzipped state and history", map[string]string{
 			".pulumi/meta.yaml":          meta,
 			".pulumi/stacks/p/s.json.gz": "gz:" + checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.gz": "gz:" + updated,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, nil},
+		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
 		{"a stack with no history yet", map[string]string{
 			".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint,
-		}, "", nil, nil},
-		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, deploy.ErrNotDeployed},
+		}, "", nil, "", nil},
+		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, "", deploy.ErrNotDeployed},
 		// The CLI's way names the backup that restores it.
-		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, deploy.ErrRecordsUnread},
-		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, deploy.ErrRecordsUnread},
-		{"a backend that is no folder", nil, "s3://bucket", nil, deploy.ErrRecordsUnread},
+		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, "", deploy.ErrRecordsUnread},
+		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, "", deploy.ErrRecordsUnread},
+		{"a backend that is no folder", nil, "s3://bucket", nil, "", deploy.ErrRecordsUnread},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,8 +87,8 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if !reflect.DeepEqual(rec.Last, tt.last) {
-				t.Errorf("last update %+v, want %+v", rec.Last, tt.last)
+			if !reflect.DeepEqual(rec.Last, tt.last) || rec.Newest != tt.newest {
+				t.Errorf("last update %+v, newest %q; want %+v, %q", rec.Last, rec.Newest, tt.last, tt.newest)
 			}
 			if rec.State.Version != 3 || !bytes.Contains(rec.State.Deployment, []byte(`"clusterplane_generation":"abc"`)) {
 				t.Errorf("state %d %s, want the checkpoint's latest deployment", rec.State.Version, rec.State.Deployment)

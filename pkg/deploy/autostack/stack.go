@@ -137,6 +137,9 @@ func (s *stackOf) Up(ctx context.Context, o deploy.Options) (deploy.Result, erro
 	if o.Refresh {
 		opts = append(opts, optup.Refresh())
 	}
+	if o.Message != "" {
+		opts = append(opts, optup.Message(o.Message))
+	}
 	s.transform = o.Transform
 	_, err := s.auto.Up(ctx, opts...)
 	s.transform = nil
@@ -210,7 +213,7 @@ func (s *stackOf) LastUpdate(ctx context.Context) (*deploy.Update, error) {
 		if h.Kind != "update" && h.Kind != "destroy" {
 			continue
 		}
-		u := &deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version}
+		u := &deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version, Message: h.Message}
 		if h.EndTime != nil {
 			u.Ended = *h.EndTime
 		}

@@ -1,0 +1,122 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/digitalocean/godo"
+)
+
+// clusterReads are the paths of the single-cluster reads DigitalOcean answered since the last
+// Reset: the provider's refresh reads each cluster so, the fleet scan lists them instead.
+func (e *env) clusterReads() []string {
+	var out []string
+	for _, r := range e.do.Requests(http.MethodGet) {
+		if strings.HasPrefix(r.Path, "/v2/kubernetes/clusters/") && strings.Count(r.Path, "/") == 4 {
+			out = append(out, strings.TrimPrefix(r.Path, "/v2/kubernetes/clusters/"))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// The fleet scan lists DigitalOcean's clusters once and compares them with the stacks' records:
+// on the real provider, drift made in the cloud on three of four stacks (a pool resized, a tag
+// added, a cluster deleted) is found by the scan, and the provider's refresh, run for those three
+// only, confirms each as `drift --deep`, which refreshes every stack, says it. preview and up then
+// leave the stack nobody touched alone, and once up has put the others back, all of them.
+func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := filepath.Join(e.dir, "fleet")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	text := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	names := []string{"f1", "f2", "f3", "f4"}
+	for _, n := range names {
+		e.write(filepath.Join("fleet", n+".yaml"), strings.ReplaceAll(text, "dev-fra1", n))
+	}
+	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+
+	e.do.Reset()
+	r, code := e.clusterplane("drift", dir)
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud requests; 4 stacks as recorded") || strings.Count(r.stdout, "no drift") != 4 {
+		t.Errorf("drift of an untouched fleet = %d, want 0 from one list, 4 stacks as recorded: %s", code, r)
+	}
+	if reads := e.clusterReads(); len(reads) != 0 {
+		t.Errorf("drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
+	}
+
+	f1, f2, f3 := e.doCluster("f1"), e.doCluster("f2"), e.doCluster("f3")
+	e.do.EditPool(f1.ID, f1.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
+	e.do.EditCluster(f2.ID, func(c *godo.KubernetesCluster) { c.Tags = append(c.Tags, "sneaky") })
+	req, _ := http.NewRequest(http.MethodDelete, e.do.URL()+"/v2/kubernetes/clusters/"+f3.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+doToken)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("delete f3 in the cloud: %v %v", resp, err)
+	}
+
+	e.do.Reset()
+	scanned, code := e.clusterplane("drift", dir, "-o", "json")
+	if code != 3 || !strings.Contains(scanned.stderr, "1 stacks as recorded, 2 differing, 1 missing from the cloud") {
+		t.Errorf("drift after three drifts = %d, want 3 with the scan's counts: %s", code, scanned)
+	}
+	want := []string{f1.ID, f2.ID, f3.ID}
+	slices.Sort(want)
+	if reads := e.clusterReads(); !slices.Equal(reads, want) {
+		t.Errorf("the provider read clusters %v, want the three drifted alone %v", reads, want)
+	}
+	deep, code := e.clusterplane("drift", dir, "-o", "json", "--deep")
+	if code != 3 || strings.Contains(deep.stderr, "fleet scan") {
+		t.Errorf("drift --deep = %d, want 3 and no scan: %s", code, deep)
+	}
+	if a, b := driftVerdicts(t, scanned.stdout), driftVerdicts(t, deep.stdout); !slices.Equal(a, b) || len(a) != 4 {
+		t.Errorf("the scan's drift says %v, the provider's for every stack %v: want the same four", a, b)
+	}
+
+	r, code = e.clusterplane("preview", dir)
+	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 1 || !strings.Contains(r.stderr, "1 unchanged since their last up, not run") {
+		t.Errorf("preview = %d, want f4 alone left unrun: %s", code, r)
+	}
+	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
+		t.Fatalf("up putting the three back = %d: %s", code, r)
+	}
+	if got := e.doCluster("f1").NodePools[0].Count; got != 2 {
+		t.Errorf("after up f1's pool has %d nodes, want the manifest's 2", got)
+	}
+	e.do.Reset()
+	r, code = e.clusterplane("up", dir, "--yes")
+	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 4 || len(e.clusterReads()) != 0 {
+		t.Errorf("up of a fleet up to date = %d, want 0 with every stack left unrun and no cluster read: %s", code, r)
+	}
+}
+
+// driftVerdicts are drift's JSON report's stacks, "<stack> <status> <fields>" each, sorted.
+func driftVerdicts(t *testing.T, stdout string) []string {
+	t.Helper()
+	var rep adoptReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("read drift's report: %v\n%s", err, stdout)
+	}
+	var out []string
+	for _, s := range rep.Stacks {
+		var fields []string
+		for _, f := range s.Drift {
+			fields = append(fields, f.Field)
+		}
+		out = append(out, fmt.Sprintf("%s %s %v", s.Stack, s.Outcome, fields))
+	}
+	slices.Sort(out)
+	return out
+}

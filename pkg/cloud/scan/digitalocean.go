@@ -1,0 +1,122 @@
+package scan
+
+import (
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+)
+
+// The DigitalOcean provider (pulumi-digitalocean v4.57.0, which wraps terraform-provider-
+// digitalocean v2.75.0) reads a cluster in resourceDigitalOceanKubernetesClusterRead
+// (digitalocean/kubernetes/resource_kubernetes_cluster.go) and a pool in
+// resourceDigitalOceanKubernetesNodePoolRead (resource_kubernetes_node_pool.go): the properties
+// below are those it sets there from the same answer the list gives, named as Pulumi names them.
+const (
+	doClusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	doPoolType    = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	// doDefaultPoolTag marks the pool the provider reads as a cluster's nodePool.
+	doDefaultPoolTag = "terraform:default-node-pool"
+)
+
+// doPoolProperties are a pool's compared properties, as doPool fills them.
+var doPoolProperties = []string{"name", "size", "nodeCount", "autoScale", "minNodes", "maxNodes", "tags", "labels", "taints"}
+
+func init() {
+	cluster := []string{"name", "region", "version", "surgeUpgrade", "ha", "clusterSubnet", "serviceSubnet", "tags", "vpcUuid",
+		"autoUpgrade", "maintenancePolicy.day", "maintenancePolicy.startTime", "controlPlaneFirewall.enabled",
+		"controlPlaneFirewall.allowedAddresses", "clusterAutoscalerConfigurations", "routingAgent", "nvidiaGpuDevicePlugin",
+		"amdGpuDevicePlugin", "amdGpuDeviceMetricsExporterPlugin", "rdmaSharedDevicePlugin"}
+	for _, p := range doPoolProperties {
+		cluster = append(cluster, "nodePool."+p)
+	}
+	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster}
+	readers[doPoolType] = reader{cloud: cost.DigitalOcean, pool: true, what: "DigitalOcean node pool",
+		compares: append([]string{"clusterId"}, doPoolProperties...)}
+}
+
+// addDigitalOcean adds a listed cluster and its pools.
+func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
+	c := Cluster{Cloud: cost.DigitalOcean, ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
+	props := map[string]any{
+		"name":          cl.Name,
+		"region":        cl.Region,
+		"version":       cl.Version,
+		"surgeUpgrade":  cl.SurgeUpgrade,
+		"ha":            cl.HA,
+		"clusterSubnet": cl.ClusterSubnet,
+		"serviceSubnet": cl.ServiceSubnet,
+		"tags":          doTags(cl.Tags),
+		"vpcUuid":       cl.VPCUUID,
+		"autoUpgrade":   cl.AutoUpgrade,
+	}
+	if mp := cl.MaintenancePolicy; mp != nil {
+		props["maintenancePolicy"] = map[string]any{"day": mp.Day, "startTime": mp.StartTime}
+	}
+	if fw := cl.ControlPlaneFirewall; fw != nil {
+		props["controlPlaneFirewall"] = map[string]any{"enabled": fw.Enabled, "allowedAddresses": fw.AllowedAddresses}
+	}
+	if ca := cl.ClusterAutoscalerConfiguration; ca != nil {
+		props["clusterAutoscalerConfigurations"] = []any{map[string]any{"scaleDownUtilizationThreshold": ca.ScaleDownUtilizationThreshold,
+			"scaleDownUnneededTime": ca.ScaleDownUnneededTime, "expanders": ca.Expanders}}
+	}
+	for name, sw := range map[string]*digitalocean.Switch{
+		"routingAgent":                      cl.RoutingAgent,
+		"nvidiaGpuDevicePlugin":             cl.NvidiaGpuDevicePlugin,
+		"amdGpuDevicePlugin":                cl.AmdGpuDevicePlugin,
+		"amdGpuDeviceMetricsExporterPlugin": cl.AmdGpuDeviceMetricsExporterPlugin,
+		"rdmaSharedDevicePlugin":            cl.RdmaSharedDevicePlugin,
+	} {
+		if sw != nil {
+			props[name] = map[string]any{"enabled": sw.Enabled}
+		}
+	}
+	for _, p := range cl.NodePools {
+		pool := doPool(p)
+		// The provider reads the pool tagged as the default one into the cluster's nodePool
+		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
+		for _, t := range p.Tags {
+			if t == doDefaultPoolTag {
+				def := map[string]any{"id": p.ID}
+				for k, v := range pool {
+					def[k] = v
+				}
+				props["nodePool"] = def
+			}
+		}
+		// A pool resource's clusterId is the cluster whose list holds it.
+		own := map[string]any{"clusterId": cl.ID}
+		for k, v := range pool {
+			own[k] = v
+		}
+		l.pools[p.ID] = listed{cluster: c, properties: own}
+	}
+	l.clusters[cl.ID] = listed{cluster: c, properties: props}
+}
+
+// doPool is a pool's properties, as the pool resource and a cluster's nodePool both hold them.
+func doPool(p digitalocean.NodePool) map[string]any {
+	return map[string]any{
+		"name":      p.Name,
+		"size":      p.Size,
+		"nodeCount": p.Count,
+		"autoScale": p.AutoScale,
+		"minNodes":  p.MinNodes,
+		"maxNodes":  p.MaxNodes,
+		"tags":      doTags(p.Tags),
+		"labels":    p.Labels,
+		"taints":    p.Taints,
+	}
+}
+
+// doTags are the tags the provider keeps (FilterTags): without DigitalOcean's own (k8s,
+// k8s:<id>, k8s:worker) and the provider's (terraform:...).
+func doTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, "terraform:") {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,375 @@
+// Package scan compares what a cloud lists with what stacks recorded, for a fleet: each
+// account's clusters are listed once (DigitalOcean: a page of 200 clusters with their pools a
+// request; Civo: the same per region), and each stack's cluster or node pool is then judged in
+// memory against the outputs its state holds, the properties as the provider read them at the
+// last up or refresh. A drift of a thousand stacks then costs a handful of requests, where the
+// provider's refresh costs one or more a resource; only the stacks found different, missing or
+// not judged need the refresh.
+//
+// The scan reads the list's answer as the pinned provider's Read reads a cluster (the properties
+// each cloud's file names, with where in the provider's source they come from). It compares only
+// those properties, so what it finds is a reason to ask the provider, never the provider's word:
+// callers confirm each finding with the provider's refresh, and a resource of a type it does not
+// read is left unjudged.
+package scan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+)
+
+// Account is one cloud account as a manifest reaches it: the cloud (cost.DigitalOcean or
+// cost.Civo), its API's base URL ("" for the cloud's own) and the token.
+type Account struct {
+	Cloud, Base, Token string
+}
+
+// Resource is a cloud resource a stack's state holds.
+type Resource struct {
+	// Type is its Pulumi type token; ID its id in the cloud.
+	Type, ID string
+	// Inputs are the properties its program sent, Outputs those the provider read (Pulumi names),
+	// as the state holds them.
+	Inputs, Outputs map[string]any
+	// Ignore are the properties the stack's program leaves to the cloud (ignoreChanges, paths as
+	// the state records them: an autoscaled node count, an auto-upgraded version): no drift.
+	Ignore []string
+}
+
+// Verdict is what the scan found of one resource.
+type Verdict string
+
+// The verdicts.
+const (
+	// Same: the cloud lists the resource with every compared property as recorded.
+	Same Verdict = "same"
+	// Differs: a compared property differs (Finding.Differences say which).
+	Differs Verdict = "differs"
+	// Missing: the cloud lists no resource with the recorded id.
+	Missing Verdict = "missing"
+	// Unjudged: the scan cannot tell (a type it does not read, a list that failed).
+	Unjudged Verdict = "unjudged"
+)
+
+// Finding is the scan's judgement of one resource.
+type Finding struct {
+	Verdict Verdict
+	// Differences are the compared properties that differ, for Differs.
+	Differences []Difference
+	// Why says what made the verdict, in a few words for people.
+	Why string
+}
+
+// Difference is a property whose value in the cloud is not the recorded one.
+type Difference struct {
+	// Property is its path, Pulumi names with dots ("nodePool.nodeCount").
+	Property string
+	// Live is what the cloud lists, Recorded what the state holds.
+	Live, Recorded any
+}
+
+// Cluster is a cluster the cloud listed that no judged resource is, nor holds a judged pool:
+// a candidate for discover.
+type Cluster struct {
+	Cloud, ID, Name, Region string
+	// Tags are the cluster's tags, as the cloud lists them (clusterplane's own tags say a stack
+	// deployed it).
+	Tags []string
+}
+
+// Scanner lists each account's clusters once, when a resource of it is first judged, and judges
+// resources against the lists. It is safe for concurrent use.
+type Scanner struct {
+	mu sync.Mutex
+	// listed holds each account's (and, for Civo, each region's) list, or why it failed.
+	listed map[listKey]*listing
+	// held are the ids of the clusters a judged resource is, or holds a pool of.
+	held    map[string]bool
+	clients []interface{ Requests() int }
+}
+
+type listKey struct {
+	Account
+	region string
+}
+
+// listing is one list's answer, read as the provider would read each cluster and pool.
+type listing struct {
+	err error
+	// clusters are the listed clusters, by id; pools the listed pools, by the id a pool's state
+	// holds, with the cluster they are in.
+	clusters map[string]listed
+	pools    map[string]listed
+}
+
+type listed struct {
+	cluster    Cluster
+	properties map[string]any
+}
+
+// maxRetryAfter bounds how long one 429 makes a list wait, whatever the cloud says.
+const maxRetryAfter = 2 * time.Minute
+
+// New is a scanner that has listed nothing yet.
+func New() *Scanner {
+	return &Scanner{listed: map[listKey]*listing{}, held: map[string]bool{}}
+}
+
+// Judge judges r, a resource of a stack deployed through account a, listing the account's
+// clusters first (Civo: the region's the resource recorded) if no earlier call did.
+func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
+	read, ok := readers[r.Type]
+	if !ok {
+		return Finding{Verdict: Unjudged, Why: "the scan does not read " + r.Type}
+	}
+	if read.cloud != a.Cloud {
+		return Finding{Verdict: Unjudged, Why: r.Type + " is not of " + a.Cloud}
+	}
+	region := ""
+	if read.region != nil {
+		region = read.region(r.Outputs)
+	}
+	l := s.list(ctx, a, region)
+	if l.err != nil {
+		return Finding{Verdict: Unjudged, Why: l.err.Error()}
+	}
+	found, ok := l.clusters[r.ID]
+	if read.pool {
+		found, ok = l.pools[r.ID]
+	}
+	if !ok {
+		return Finding{Verdict: Missing, Why: "the cloud lists no " + read.what + " " + r.ID}
+	}
+	s.mu.Lock()
+	s.held[found.cluster.ID] = true
+	s.mu.Unlock()
+	diffs := compare(found.properties, r.Outputs, r.Ignore)
+	if len(diffs) > 0 {
+		names := make([]string, len(diffs))
+		for i, d := range diffs {
+			names[i] = d.Property
+		}
+		return Finding{Verdict: Differs, Differences: diffs, Why: "the cloud differs from the state in " + strings.Join(names, ", ")}
+	}
+	return Finding{Verdict: Same, Why: "the cloud lists it as the state recorded"}
+}
+
+// Unheld are the listed clusters that no judged resource is or holds a pool of, sorted by cloud
+// and name.
+func (s *Scanner) Unheld() []Cluster {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Cluster
+	seen := map[string]bool{}
+	for _, l := range s.listed {
+		for id, c := range l.clusters {
+			if !s.held[id] && !seen[id] {
+				seen[id] = true
+				out = append(out, c.cluster)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Cloud != out[j].Cloud {
+			return out[i].Cloud < out[j].Cloud
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Requests is how many requests the scan's lists made, retries included.
+func (s *Scanner) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.clients {
+		n += c.Requests()
+	}
+	return n
+}
+
+// list is the account's (Civo: the region's) list, read once.
+func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
+	key := listKey{a, region}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// One list at a time: the stacks judged together share it, and the cloud's rate limit is
+	// better spent on nothing twice.
+	if l, ok := s.listed[key]; ok {
+		return l
+	}
+	l := &listing{clusters: map[string]listed{}, pools: map[string]listed{}}
+	s.listed[key] = l
+	opts := cloudapi.Options{Retry: cloudapi.Patient(4, maxRetryAfter)}
+	switch a.Cloud {
+	case cost.DigitalOcean:
+		c := digitalocean.New(a.Base, a.Token, digitalocean.Options{Options: opts})
+		s.clients = append(s.clients, c)
+		clusters, err := c.Clusters(ctx)
+		l.err = err
+		for _, cl := range clusters {
+			l.addDigitalOcean(cl)
+		}
+	case cost.Civo:
+		c := civo.New(a.Base, a.Token, civo.Options{Options: opts})
+		s.clients = append(s.clients, c)
+		clusters, err := c.Clusters(ctx, region)
+		l.err = err
+		for _, cl := range clusters {
+			l.addCivo(cl, region)
+		}
+	default:
+		l.err = fmt.Errorf("the scan lists no cloud %q", a.Cloud)
+	}
+	return l
+}
+
+// reader is how the scan reads a resource type from its cloud's list.
+type reader struct {
+	cloud string
+	// pool tells a node pool (looked up among the pools) from a cluster.
+	pool bool
+	// what names the resource for people.
+	what string
+	// compares are the properties the scan compares, paths as Compared says them.
+	compares []string
+	// region, when set, is the region whose list holds the resource, read from its recorded
+	// outputs; nil for a cloud that lists every region at once.
+	region func(outputs map[string]any) string
+}
+
+// readers are the types the scan reads, each cloud's in its own file.
+var readers = map[string]reader{}
+
+// Compared are the properties of resources of type typ that the scan compares (Pulumi names,
+// dots into a nested block: "nodePool.size"); none for a type it does not read. A property sent
+// from the manifest that the scan does not compare would be a drift it cannot see: the deploy
+// package's tests hold the effects tables to this list.
+func Compared(typ string) []string { return readers[typ].compares }
+
+// compare lists the properties of live whose values differ from recorded's, leaving out those
+// under ignore; an unset value and an empty one (false, 0, "", an empty list or map) are alike,
+// as are two lists of strings with the same members (tags, which the providers keep as sets).
+func compare(live, recorded map[string]any, ignore []string) []Difference {
+	var out []Difference
+	var walk func(prefix string, live, recorded map[string]any)
+	walk = func(prefix string, live, recorded map[string]any) {
+		keys := make([]string, 0, len(live))
+		for k := range live {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			path := prefix + k
+			if contains(ignore, path) {
+				continue
+			}
+			lv, rv := normal(live[k]), normal(recorded[k])
+			if lm, ok := lv.(map[string]any); ok && nested[path] {
+				rm, _ := rv.(map[string]any)
+				walk(path+".", lm, rm)
+				continue
+			}
+			if !reflect.DeepEqual(lv, rv) {
+				out = append(out, Difference{Property: path, Live: live[k], Recorded: recorded[k]})
+			}
+		}
+	}
+	walk("", live, recorded)
+	return out
+}
+
+// nested are the properties compared one sub-property at a time: a default pool's and a policy's
+// fields, each of which a manifest field of its own sends.
+var nested = map[string]bool{"nodePool": true, "maintenancePolicy": true, "controlPlaneFirewall": true, "pools": true}
+
+// normal is v as JSON reads it, with the empty values made nil and string lists sorted, so that
+// a value in the state (decoded JSON) and one from the list (Go values) compare alike.
+func normal(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(data, &out) != nil {
+		return v
+	}
+	return emptied(out)
+}
+
+func emptied(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range v {
+			if e = emptied(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		if len(v) == 0 {
+			return nil
+		}
+		// The providers keep tags and taints as sets: the order is no difference.
+		// An element with nothing in it is none (a block the provider reads as an empty object).
+		v = slices.DeleteFunc(slices.Clone(v), func(e any) bool { return emptied(e) == nil })
+		if len(v) == 0 {
+			return nil
+		}
+		type keyed struct {
+			key string
+			v   any
+		}
+		all := make([]keyed, len(v))
+		for i, e := range v {
+			e = emptied(e)
+			data, _ := json.Marshal(e)
+			all[i] = keyed{string(data), e}
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].key < all[j].key })
+		out := make([]any, len(all))
+		for i, k := range all {
+			out[i] = k.v
+		}
+		return out
+	case bool:
+		if !v {
+			return nil
+		}
+	case float64:
+		if v == 0 {
+			return nil
+		}
+	case string:
+		if v == "" {
+			return nil
+		}
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

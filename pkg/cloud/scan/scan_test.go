@@ -1,0 +1,173 @@
+package scan_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/digitalocean/godo"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
+)
+
+const token = "scan-token"
+
+// recordedCluster is a DigitalOcean cluster's outputs as the provider's state holds them after a
+// create (a trimmed copy of a sandbox stack's state), for the cluster seeded below.
+func recordedCluster(poolID string) map[string]any {
+	return map[string]any{
+		"name": "dev", "region": "fra1", "version": "1.31.1-do.5", "surgeUpgrade": true, "ha": false,
+		"autoUpgrade": false, "clusterSubnet": "10.244.0.0/16", "serviceSubnet": "10.245.0.0/16",
+		"tags": []any{"team:web"}, "vpcUuid": "",
+		"maintenancePolicy":    map[string]any{"day": "any", "startTime": "00:00", "duration": "4h0m0s"},
+		"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []any{}},
+		"routingAgent":         map[string]any{"enabled": false},
+		"nodePool": map[string]any{
+			"id": poolID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": float64(2), "actualNodeCount": float64(2),
+			"autoScale": false, "minNodes": float64(0), "maxNodes": float64(0), "labels": nil, "tags": []any{}, "taints": []any{},
+			"nodes": []any{map[string]any{"name": "default-a"}},
+		},
+		"endpoint": "https://127.0.0.1:9", "status": "running",
+	}
+}
+
+func seed(t *testing.T, do *fakedo.DO) (clusterID, poolID, vpc string) {
+	t.Helper()
+	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5", SurgeUpgrade: true,
+		ClusterSubnet: "10.244.0.0/16", ServiceSubnet: "10.245.0.0/16", Tags: []string{"k8s", "team:web"},
+		MaintenancePolicy: &godo.KubernetesMaintenancePolicy{StartTime: "00:00", Day: godo.KubernetesMaintenanceDayAny},
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2,
+			Tags: []string{"k8s", "k8s:worker", "terraform:default-node-pool"}}}})
+	cl, _ := do.Cluster(id)
+	return id, cl.NodePools[0].ID, cl.VPCUUID
+}
+
+func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
+	tests := []struct {
+		name     string
+		edit     func(do *fakedo.DO, clusterID, poolID string)
+		recorded func(outputs map[string]any)
+		ignore   []string
+		want     scan.Verdict
+		differ   []string
+	}{
+		{name: "a cluster as recorded is the same, DigitalOcean's own tags and empty values aside", want: scan.Same},
+		{name: "a pool resized in the cloud differs in its node count",
+			edit: func(do *fakedo.DO, c, p string) {
+				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Count = 5 })
+			}, want: scan.Differs, differ: []string{"nodePool.nodeCount"}},
+		{name: "a tag added in the cloud differs in the tags",
+			edit: func(do *fakedo.DO, c, _ string) {
+				do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.Tags = append(cl.Tags, "sneaky") })
+			}, want: scan.Differs, differ: []string{"tags"}},
+		{name: "a label added to the default pool in the cloud differs in its labels",
+			edit: func(do *fakedo.DO, c, p string) {
+				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Labels = map[string]string{"a": "b"} })
+			}, want: scan.Differs, differ: []string{"nodePool.labels"}},
+		{name: "tags in another order are the same",
+			recorded: func(o map[string]any) { o["tags"] = []any{"team:web"} },
+			edit: func(do *fakedo.DO, c, _ string) {
+				do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.Tags = []string{"team:web", "k8s"} })
+			}, want: scan.Same},
+		{name: "a version the module leaves to the cloud (auto-upgrade) is no difference",
+			edit: func(do *fakedo.DO, c, _ string) {
+				do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.VersionSlug = "1.31.9-do.0" })
+			}, ignore: []string{"version"}, want: scan.Same},
+		{name: "an upgraded version the module does not leave to the cloud differs",
+			edit: func(do *fakedo.DO, c, _ string) {
+				do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.VersionSlug = "1.31.9-do.0" })
+			}, want: scan.Differs, differ: []string{"version"}},
+		{name: "an autoscaled pool's count the module leaves to the cloud is no difference",
+			edit: func(do *fakedo.DO, c, p string) {
+				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Count = 4 })
+			}, ignore: []string{"nodePool.nodeCount"}, want: scan.Same},
+		{name: "a cluster deleted in the cloud is missing",
+			recorded: func(o map[string]any) {}, want: scan.Missing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			do := fakedo.New(t, token)
+			clusterID, poolID, vpc := seed(t, do)
+			if tt.edit != nil {
+				tt.edit(do, clusterID, poolID)
+			}
+			outputs := recordedCluster(poolID)
+			outputs["vpcUuid"] = vpc
+			if tt.recorded != nil {
+				tt.recorded(outputs)
+			}
+			id := clusterID
+			if tt.want == scan.Missing {
+				id = "gone-" + clusterID
+			}
+			s := scan.New()
+			f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
+				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Outputs: outputs, Ignore: tt.ignore})
+			if f.Verdict != tt.want {
+				t.Fatalf("verdict %s (%s), want %s", f.Verdict, f.Why, tt.want)
+			}
+			var got []string
+			for _, d := range f.Differences {
+				got = append(got, d.Property)
+			}
+			if len(got) != len(tt.differ) || len(got) > 0 && got[0] != tt.differ[0] {
+				t.Errorf("differences %v, want %v", got, tt.differ)
+			}
+		})
+	}
+}
+
+func TestAFleetIsJudgedFromOneListOfItsAccount(t *testing.T) {
+	do := fakedo.New(t, token)
+	s := scan.New()
+	a := scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token}
+	for range 5 {
+		_, pool, _ := seed(t, do)
+		s.Judge(context.Background(), a, scan.Resource{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", ID: pool,
+			Outputs: map[string]any{"name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}})
+	}
+	// The first judgement listed the account; the clusters seeded later are not in that list.
+	if got := len(do.Requests("GET")); got != 1 {
+		t.Errorf("%d GET requests for 5 judgements, want 1 (one list)", got)
+	}
+	if s.Requests() != 1 {
+		t.Errorf("the scanner counts %d requests, want 1", s.Requests())
+	}
+	unheld := s.Unheld()
+	if len(unheld) != 0 {
+		t.Errorf("clusters held by no judged stack: %v, want none (the one listed holds the first pool)", unheld)
+	}
+}
+
+func TestClustersNoJudgedStackHoldsAreListedForDiscover(t *testing.T) {
+	do := fakedo.New(t, token)
+	id, pool, _ := seed(t, do)
+	other, _, _ := seed(t, do)
+	s := scan.New()
+	s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
+		scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Outputs: recordedCluster(pool)})
+	unheld := s.Unheld()
+	if len(unheld) != 1 || unheld[0].ID != other {
+		t.Errorf("unheld %v, want the other cluster %s alone", unheld, other)
+	}
+}
+
+func TestATypeTheScanDoesNotReadIsLeftUnjudged(t *testing.T) {
+	s := scan.New()
+	f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Token: token},
+		scan.Resource{Type: "digitalocean:index/firewall:Firewall", ID: "x"})
+	if f.Verdict != scan.Unjudged {
+		t.Errorf("verdict %s, want unjudged", f.Verdict)
+	}
+}
+
+func TestAListThatFailsLeavesTheStackUnjudged(t *testing.T) {
+	do := fakedo.New(t, token)
+	s := scan.New()
+	f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: "wrong-token"},
+		scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: "x"})
+	if f.Verdict != scan.Unjudged {
+		t.Errorf("verdict %s (%s), want unjudged", f.Verdict, f.Why)
+	}
+}

@@ -1,0 +1,210 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
+)
+
+// Scanned is what the fleet scan found of one stack before any stack ran: the stack's records
+// read from the backend's storage and its cluster or pool judged against its cloud's list of
+// clusters (package scan), with no engine started.
+type Scanned struct {
+	// Verdict is the scan's: scan.Same when the cloud lists the stack's resource as its state
+	// recorded it; scan.Unjudged for a stack the scan cannot judge, whatever the reason.
+	Verdict scan.Verdict
+	// Why says what made the verdict.
+	Why string
+	// Unchanged: Same, and the manifest and the clusterplane build are the ones the stack's last
+	// successful update deployed, so preview and up have nothing to do.
+	Unchanged bool
+}
+
+// scanFleet lists each cloud account's clusters once and judges every target's stack against
+// them. A stack the scan cannot judge (no records read directly, a last update that did not
+// succeed, creates pending, a rotation possible, resources the scan does not read) is Unjudged:
+// it runs as without the scan.
+func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map[string]Scanned {
+	rr, ok := b.(RecordReader)
+	if !ok {
+		r.say(r.Operation + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
+		return nil
+	}
+	s := scan.New()
+	out := map[string]Scanned{}
+	count := map[scan.Verdict]int{}
+	unjudged := map[string]int{} // why, and how many
+	for _, t := range targets {
+		sc := judge(ctx, s, rr, t)
+		out[t.Key()] = sc
+		count[sc.Verdict]++
+		if sc.Verdict == scan.Unjudged {
+			unjudged[sc.Why]++
+		}
+	}
+	skipped := 0
+	for _, t := range targets { // deps first: a stack's references are judged before it
+		sc := out[t.Key()]
+		for _, ref := range References(t.Input) {
+			// What a stack reads from another may have changed with it: it is unchanged only with
+			// every stack it references unchanged in this run.
+			if !out[ref].Unchanged {
+				sc.Unchanged = false
+			}
+		}
+		out[t.Key()] = sc
+		if sc.Unchanged {
+			skipped++
+		}
+	}
+	line := fmt.Sprintf("fleet scan: %s; %s as recorded", count1(s.Requests(), "cloud request"), count1(count[scan.Same], "stack"))
+	for _, v := range []scan.Verdict{scan.Differs, scan.Missing} {
+		if count[v] > 0 {
+			line += fmt.Sprintf(", %d %s", count[v], map[scan.Verdict]string{scan.Differs: "differing", scan.Missing: "missing from the cloud"}[v])
+		}
+	}
+	if count[scan.Unjudged] > 0 {
+		whys := make([]string, 0, len(unjudged))
+		for why, n := range unjudged {
+			whys = append(whys, fmt.Sprintf("%d: %s", n, why))
+		}
+		sort.Strings(whys)
+		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
+	}
+	switch r.Operation {
+	case "drift":
+		line += "; the provider's refresh reads the others (--deep: every stack)"
+		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
+			r.say(line)
+			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+
+				"clusterplane? clusterplane discover writes their manifests): %s", count1(len(unheld), "cluster"), clusterNames(unheld))
+		}
+	case "preview", "up":
+		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", skipped)
+	}
+	r.say(line)
+	return out
+}
+
+// count1 is "1 stack", "2 stacks".
+func count1(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// unmanaged are the clusters that carry no clusterplane kind tag: those a clusterplane stack
+// deployed (or adopted, whose next up tags them) belong to stacks not given, not to discover.
+func unmanaged(cs []scan.Cluster) []scan.Cluster {
+	var out []scan.Cluster
+	for _, c := range cs {
+		if !slices.ContainsFunc(c.Tags, func(t string) bool { return strings.HasPrefix(t, labels.ResourceKind+":") }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// clusterNames lists clusters for people, the first ten.
+func clusterNames(cs []scan.Cluster) string {
+	var names []string
+	for i, c := range cs {
+		if i == 10 {
+			names = append(names, fmt.Sprintf("and %d more", len(cs)-10))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s %s (%s, %s)", c.Cloud, c.Name, c.ID, c.Region))
+	}
+	return strings.Join(names, ", ")
+}
+
+// judge is the scan's verdict on one target's stack.
+func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target) Scanned {
+	unjudged := func(why string) Scanned { return Scanned{Verdict: scan.Unjudged, Why: why} }
+	cloud, base, token := upgrade.CloudAPI(t.Input)
+	if token == "" {
+		return unjudged("no token to list the cloud with")
+	}
+	rec, err := rr.Records(ctx, t.Project, t.Stack)
+	if err != nil {
+		return unjudged("records not read: " + err.Error())
+	}
+	st, err := stateOf(rec.State)
+	if err != nil {
+		return unjudged(err.Error())
+	}
+	last := rec.Last
+	switch {
+	case last == nil || last.Operation != "update" || last.Result != "succeeded":
+		return unjudged("the last update did not succeed")
+	case rec.Newest != "update":
+		// A refresh since rewrote the state from the cloud: the state no longer says what up left.
+		return unjudged("the stack was refreshed since its last up")
+	case last.Message == AdoptedWithChangesLeft:
+		return unjudged("adopted with changes left for the next up")
+	case len(st.pendingCreates()) > 0:
+		return unjudged("creates pending")
+	}
+	outputs := st.outputs()
+	if rec, _ := rotationRecord(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
+		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
+		return unjudged("a rotation may leave pools behind")
+	}
+	var judged []scan.Resource
+	for _, res := range st.d.Resources {
+		switch {
+		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
+		case string(res.Type) == guardedType(t.Effects):
+			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
+				Ignore: res.IgnoreChanges})
+		default:
+			return unjudged("the stack holds a " + string(res.Type) + ", which the scan does not read")
+		}
+	}
+	if len(judged) != 1 {
+		return unjudged("the stack holds no single cluster or pool")
+	}
+	if field := heldUnclearable(t.Effects, judged[0]); field != "" {
+		// The last up ended drifted: the cloud (and so the state) holds what no up puts back.
+		return unjudged("the last up left " + field + " differing, which no up puts back")
+	}
+	f := s.Judge(ctx, scan.Account{Cloud: cloud, Base: base, Token: token}, judged[0])
+	sc := Scanned{Verdict: f.Verdict, Why: f.Why}
+	program := stackrecord.Program()
+	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
+		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
+	return sc
+}
+
+// heldUnclearable names the manifest field, if any, whose value the state holds from the cloud
+// although the manifest leaves it empty, where emptying it is a change the provider never sends
+// (the effects table's removal refused as not applied, e.g. a DigitalOcean pool's labels):
+// the up that recorded the state ended drifted, so the scan's "as recorded" is no "as the
+// manifest says". "" when there is none.
+func heldUnclearable(table *effects.Table, r scan.Resource) string {
+	for _, property := range scan.Compared(r.Type) {
+		for _, field := range table.Fields(r.Type, property) {
+			// Only a removal the provider never sends (not applied): a value the provider keeps
+			// when the manifest stops sending it (kept: an Optional and Computed attribute) is no
+			// difference the engine reports either.
+			row, ok := table.Lookup(field)
+			if !ok || row.Removed == nil || row.Removed.Refusal != effects.NotApplied {
+				continue
+			}
+			if empty(valueAt(r.Inputs, property)) && !empty(valueAt(r.Outputs, property)) {
+				return field
+			}
+		}
+	}
+	return ""
+}

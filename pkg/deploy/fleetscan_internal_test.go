@@ -1,0 +1,191 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/digitalocean/godo"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
+)
+
+// recordsOf is a RecordReader over one stack's records.
+type recordsOf Records
+
+func (r recordsOf) Records(context.Context, string, string) (Records, error) { return Records(r), nil }
+
+// minimalCluster is the DigitalOcean cluster example's target, its name replaced.
+func minimalCluster(t *testing.T, name string) Target {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	in := k.NewStackInput()
+	text := []byte(strings.ReplaceAll(string(data), "dev-fra1", name))
+	if err := stackinput.Parse(text, "c.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	return NewTarget("c.yaml", k, in, "")
+}
+
+func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
+	do := fakedo.New(t, "scan-token")
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "scan-token")
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"terraform:default-node-pool"}}}})
+	cl, _ := do.Cluster(id)
+	deployed := minimalCluster(t, "dev-fra1")
+	manifest, _ := stackrecord.Manifest(deployed.Input)
+	cluster := func() apitype.ResourceV3 {
+		return apitype.ResourceV3{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Custom: true, ID: resource.ID(id),
+			Outputs: map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5", "vpcUuid": cl.VPCUUID,
+				"clusterSubnet": cl.ClusterSubnet, "serviceSubnet": cl.ServiceSubnet, "surgeUpgrade": cl.SurgeUpgrade,
+				"maintenancePolicy": map[string]any{"day": cl.MaintenancePolicy.Day.String(), "startTime": cl.MaintenancePolicy.StartTime},
+				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}}
+	}
+	this := stackrecord.Program()
+	records := func(program, last string, extra ...apitype.ResourceV3) Records {
+		c := cluster()
+		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
+			GenerationOutput: Generation(deployed.Input), ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
+		data, err := json.Marshal(apitype.DeploymentV3{Resources: append(resources, extra...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &Update{Operation: "update", Result: last},
+			Newest: "update"}
+	}
+	refreshed := records(this, "succeeded")
+	refreshed.Newest = "refresh"
+	adopted := records(this, "succeeded")
+	adopted.Last.Message = AdoptedWithChangesLeft
+	// An up that read labels added in the cloud, which it cannot empty: the state holds them, the
+	// inputs (the manifest) have none, and the cloud lists what the state holds.
+	labelled := records(this, "succeeded")
+	var st apitype.DeploymentV3
+	if err := json.Unmarshal(labelled.State.Deployment, &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Resources[1].Inputs = map[string]any{"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}
+	st.Resources[1].Outputs["nodePool"].(map[string]any)["labels"] = map[string]any{"sneaky": "yes"}
+	labelled.State.Deployment, _ = json.Marshal(st)
+	tests := []struct {
+		name      string
+		target    Target
+		records   Records
+		edit      func()
+		verdict   scan.Verdict
+		unchanged bool
+	}{
+		{"a stack as its last up left it is unchanged", deployed, records(this, "succeeded"), nil, scan.Same, true},
+		{"a changed manifest is run, though its cloud is as recorded", minimalCluster(t, "dev-fra1-b"), records(this, "succeeded"), nil, scan.Same, false},
+		{"a stack another clusterplane build deployed is run", deployed, records("0.0.0+other", "succeeded"), nil, scan.Same, false},
+		{"a stack whose last update failed is not judged", deployed, records(this, "failed"), nil, scan.Unjudged, false},
+		{"a stack holding a resource the scan does not read is not judged", deployed,
+			records(this, "succeeded", apitype.ResourceV3{Type: "digitalocean:index/firewall:Firewall", Custom: true, ID: "fw"}), nil, scan.Unjudged, false},
+		{"a stack refreshed since its last up is not judged: its state is the cloud's now", deployed, refreshed, nil, scan.Unjudged, false},
+		{"a stack adopted with changes left for the next up is not judged", deployed, adopted, nil, scan.Unjudged, false},
+		{"a stack whose last up left labels no up removes is not judged", deployed, labelled, func() {
+			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Labels = map[string]string{"sneaky": "yes"} })
+		}, scan.Unjudged, false},
+		{"a pool resized in the cloud is run", deployed, records(this, "succeeded"), func() {
+			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
+		}, scan.Differs, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.edit != nil {
+				tt.edit()
+			}
+			got := judge(context.Background(), scan.New(), recordsOf(tt.records), tt.target)
+			if got.Verdict != tt.verdict || got.Unchanged != tt.unchanged {
+				t.Errorf("verdict %s (%s), unchanged %v; want %s, unchanged %v", got.Verdict, got.Why, got.Unchanged, tt.verdict, tt.unchanged)
+			}
+		})
+	}
+}
+
+// notListed are the properties a manifest sends that no list of the cloud answers: the provider
+// keeps them from the manifest (how long a fetched kubeconfig lasts) or never reads them back
+// (effects.Table.NeverReadBack). The scan cannot compare them, and the provider's refresh finds
+// no drift in them either.
+// Civo's provider reads back neither the applications it installed at create (it reads
+// installed_applications) nor the first pool's labels and taints (flattenNodePool,
+// civo/kubernetes/kubernetes.go).
+var notListed = map[string]bool{"kubeconfigExpireSeconds": true, "applications": true, "pools.labels": true, "pools.taints": true}
+
+// TestTheFleetScanComparesEveryPropertyAManifestSends holds the scan's lists of compared
+// properties (package scan) to the effects tables: a field a manifest sends to a resource the scan
+// judges, which the scan did not compare, would be a drift preview and up leave in place.
+func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
+	camel := func(attr string) string {
+		plural := map[string]string{"cluster_autoscaler_configuration": "clusterAutoscalerConfigurations", "taint": "taints"}
+		var parts []string
+		for _, seg := range strings.Split(attr, ".") {
+			if p, ok := plural[seg]; ok {
+				parts = append(parts, p)
+				continue
+			}
+			words := strings.Split(seg, "_")
+			for i := 1; i < len(words); i++ {
+				words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+			}
+			parts = append(parts, strings.Join(words, ""))
+		}
+		return strings.Join(parts, ".")
+	}
+	covered := func(compared []string, property string) bool {
+		for _, c := range compared {
+			if c == property || strings.HasPrefix(c, property+".") || strings.HasPrefix(property, c+".") {
+				return true
+			}
+		}
+		return false
+	}
+	judgedKinds := 0
+	for _, k := range registry.Kinds() {
+		table := k.Effects
+		typ := guardedType(table)
+		compared := scan.Compared(typ)
+		if compared == nil {
+			continue
+		}
+		judgedKinds++
+		role := effects.Cluster
+		if table.Types[effects.Cluster] == "" {
+			role = effects.NodePool
+		}
+		for _, row := range table.Rows {
+			if row.Resource != role || row.Attribute == "" {
+				continue
+			}
+			_, attr, _ := strings.Cut(row.Attribute, ".")
+			property := camel(attr)
+			top, _, _ := strings.Cut(property, ".")
+			if table.NeverReadBack[top] || notListed[top] || notListed[property] {
+				continue
+			}
+			if !covered(compared, property) {
+				t.Errorf("%s: %s is sent as %s, which the fleet scan does not compare", k.Name, row.Path, property)
+			}
+		}
+	}
+	if judgedKinds < 3 {
+		t.Errorf("the scan judges %d kinds' resources, want the DigitalOcean cluster and pool and the Civo cluster", judgedKinds)
+	}
+}
