@@ -158,16 +158,60 @@ for n in $sizes; do
 			old_flags+=(--yes)
 			new_flags+=(--yes)
 		fi
+		# The new binary first: the old one's up records its updates without the build the new
+		# one compares, and would leave it nothing unchanged to skip.
+		measure "$work/new/clusterplane" "$command" "${new_flags[@]}"
+		new_cell=$cell new_wall=$wall
 		if [[ $old_runs == 1 ]]; then
 			measure "$work/old/clusterplane" "$command" "${old_flags[@]}"
 			old_cell=$cell old_wall=$wall
 		else
 			old_cell="not run (FLEET_OLD_1000=1)" old_wall=0
 		fi
-		measure "$work/new/clusterplane" "$command" "${new_flags[@]}"
+		cell=$new_cell wall=$new_wall
 		ratio=$(awk -v o="$old_wall" -v n="$wall" 'BEGIN { if (o > 0 && n > 0) printf "%.1fx", o / n; else print "-" }')
 		printf "%-8s | %-53s | %-53s | %s\n" "$command" "$old_cell" "$cell" "$ratio"
 	done
 	stop_fakes
 done
+
+# Three drifts made in the cloud of a fresh fleet of the largest size (a pool resized, a tag
+# added, a cluster deleted): the scan must find those three, and the provider's refresh must run
+# for them alone (two engines and a plugin each), every other stack left to the scan.
+n=${sizes##* }
+dir=$work/drift-$n
+state=$work/drift-state-$n
+cp -r "$work/base" "$state"
+"$work/new/fleetgen" -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
+	-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
+export PULUMI_BACKEND_URL="file://$state"
+start_fakes "$work/drift-cloud-$n.json"
+ids() { python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))["checkpoint"]["latest"]["resources"][0]["outputs"]
+print(o["cluster_id"], o["default_node_pool_id"])' "$state/.pulumi/stacks/digitaloceankubernetescluster/$1.json"; }
+api() { curl -fsS -o /dev/null -X "$1" -H "Authorization: Bearer bench-token" -H "Content-Type: application/json" "$DIGITALOCEAN_API_URL$2" ${3:+-d "$3"}; }
+read -r c1 p1 < <(ids fleet-0001)
+read -r c2 _ < <(ids fleet-0002)
+read -r c3 _ < <(ids fleet-0003)
+api PUT "/v2/kubernetes/clusters/$c1/node_pools/$p1" '{"name":"default","count":5}'
+api PUT "/v2/kubernetes/clusters/$c2" '{"name":"fleet-0002","tags":["resource-kind:DigitalOceanKubernetesCluster","resource-name:fleet-0002","sneaky"]}'
+api DELETE "/v2/kubernetes/clusters/$c3"
+e0=$(wc -l <"$work/engines") p0=$(wc -l <"$work/plugins") r0=$(wc -l <"$work/requests")
+code=0
+python3 bench/treepeak.py "$work/peak" "$work/time" "$work/new/clusterplane" drift "$dir" -o json >"$work/drift.json" 2>"$work/drift.err" || code=$?
+# GNU time writes "Command exited with non-zero status 3" before the figures.
+read -r t u s _ < <(tail -1 "$work/time")
+drifted=$(python3 -c 'import json, sys
+print(" ".join(sorted(s["stack"].split("/")[1] for s in json.load(open(sys.argv[1]))["stacks"] if s["outcome"] == "drifted")))' "$work/drift.json")
+echo
+echo "--- drift of a fresh fleet of $n with 3 drifts made in the cloud (fleet-0001 resized, fleet-0002 tagged, fleet-0003 deleted)"
+printf "exit %d, %.2f s wall, %.2f s CPU, %d MB peak; engines %d, plugins %d, cloud requests %d; drifted: %s\n" "$code" "$t" \
+	"$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" $(($(cat "$work/peak") / 1024)) $(($(wc -l <"$work/engines") - e0)) \
+	$(($(wc -l <"$work/plugins") - p0)) $(($(wc -l <"$work/requests") - r0)) "$drifted"
+grep '^fleet scan' "$work/drift.err" || true
+if [[ $code != 3 || $drifted != "fleet-0001 fleet-0002 fleet-0003" ]]; then
+	echo "--- want exit 3 and exactly fleet-0001, fleet-0002 and fleet-0003 drifted" >&2
+	failed=1
+fi
+stop_fakes
 exit "$failed"

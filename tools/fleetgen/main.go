@@ -35,8 +35,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -143,7 +144,7 @@ func load(o Options) (*base, error) {
 	if b.manifest, err = os.ReadFile(o.Manifest); err != nil {
 		return nil, err
 	}
-	t, err := deploy.Read(docluster.Kind(), o.Manifest, b.manifest, "")
+	t, err := deploy.Read(doCluster(), o.Manifest, b.manifest, "")
 	if err != nil {
 		return nil, errors.Wrapf(err, "read %s", o.Manifest)
 	}
@@ -403,7 +404,7 @@ func (b *base) write(o Options, i int) (savedCluster, error) {
 	r := b.replacer(name, i)
 	manifest := []byte(r.substr.Replace(string(b.manifest)))
 	file := filepath.Join(o.OutManifests, name+".yaml")
-	t, err := deploy.Read(docluster.Kind(), file, manifest, "")
+	t, err := deploy.Read(doCluster(), file, manifest, "")
 	if err != nil {
 		return savedCluster{}, errors.Wrapf(err, "copy %s", name)
 	}
@@ -580,4 +581,10 @@ func field(v any, keys ...string) any {
 		v = m[k]
 	}
 	return v
+}
+
+// doCluster is the DigitalOcean cluster kind, from the one list of kinds.
+func doCluster() kinds.Kind {
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	return k
 }
