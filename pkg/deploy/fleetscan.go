@@ -3,9 +3,14 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
@@ -42,9 +47,13 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 	s := scan.New()
 	out := map[string]Scanned{}
 	count := map[scan.Verdict]int{}
-	unjudged := map[string]int{} // why, and how many
+	// Why stacks were not judged, and how many; each stack's outputs, for the stacks that
+	// reference it, which come after it (deps first).
+	unjudged := map[string]int{}
+	recorded := map[string]map[string]Output{}
 	for _, t := range targets {
-		sc := judge(ctx, s, rr, t)
+		sc, outputs := judge(ctx, s, rr, t, recorded)
+		recorded[t.Key()] = outputs
 		out[t.Key()] = sc
 		count[sc.Verdict]++
 		if sc.Verdict == scan.Unjudged {
@@ -128,9 +137,14 @@ func clusterNames(cs []scan.Cluster) string {
 	return strings.Join(names, ", ")
 }
 
-// judge is the scan's verdict on one target's stack.
-func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target) Scanned {
-	unjudged := func(why string) Scanned { return Scanned{Verdict: scan.Unjudged, Why: why} }
+// judge is the scan's verdict on one target's stack, and the stack's outputs (nil when not read).
+// recorded are the outputs of the stacks judged before it, by key: a stack reference of its must
+// have read them as they are.
+func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, recorded map[string]map[string]Output) (Scanned, map[string]Output) {
+	var outputs map[string]Output
+	unjudged := func(why string) (Scanned, map[string]Output) {
+		return Scanned{Verdict: scan.Unjudged, Why: why}, outputs
+	}
 	cloud, base, token := upgrade.CloudAPI(t.Input)
 	if token == "" {
 		return unjudged("no token to list the cloud with")
@@ -155,7 +169,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target) Scan
 	case len(st.pendingCreates()) > 0:
 		return unjudged("creates pending")
 	}
-	outputs := st.outputs()
+	outputs = st.outputs()
 	if rec, _ := rotationRecord(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
@@ -164,6 +178,12 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target) Scan
 	for _, res := range st.d.Resources {
 		switch {
 		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
+		case res.Type == resource.RootStackType+"Reference":
+			// What the stack read from another (a pool its cluster's id): the scan vouches for it
+			// only if that stack's outputs, judged just before, are still what it read.
+			if why := readAsRecorded(res, recorded); why != "" {
+				return unjudged(why)
+			}
 		case string(res.Type) == guardedType(t.Effects):
 			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
 				Ignore: res.IgnoreChanges})
@@ -183,7 +203,32 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target) Scan
 	program := stackrecord.Program()
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
 		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
-	return sc
+	return sc, outputs
+}
+
+// readAsRecorded says why a stack reference's recorded read of another stack's outputs is not
+// what that stack holds now ("" when it is): the other stack must be among those judged, and
+// every non-secret output alike. A secret output cannot be compared unread (each stack encrypts
+// it under its own key); what valueFrom reads is a non-secret output (a cluster's id).
+func readAsRecorded(ref apitype.ResourceV3, recorded map[string]map[string]Output) string {
+	name, _ := ref.Inputs["name"].(string)
+	parts := strings.Split(name, "/")
+	key := strings.Join(parts[max(len(parts)-2, 0):], "/")
+	now, ok := recorded[key]
+	if !ok || now == nil {
+		return "it reads stack " + key + ", whose records this scan did not read"
+	}
+	read, _ := ref.Outputs["outputs"].(map[string]any)
+	for k, out := range now {
+		v, had := read[k]
+		if m, ok := v.(map[string]any); ok && m[sig.Key] == sig.Secret || out.Secret {
+			continue
+		}
+		if !had || !reflect.DeepEqual(v, out.Value) {
+			return "it reads stack " + key + ", whose output " + k + " changed since"
+		}
+	}
+	return ""
 }
 
 // heldUnclearable names the manifest field, if any, whose value the state holds from the cloud

@@ -112,7 +112,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit()
 			}
-			got := judge(context.Background(), scan.New(), recordsOf(tt.records), tt.target)
+			got, _ := judge(context.Background(), scan.New(), recordsOf(tt.records), tt.target, nil)
 			if got.Verdict != tt.verdict || got.Unchanged != tt.unchanged {
 				t.Errorf("verdict %s (%s), unchanged %v; want %s, unchanged %v", got.Verdict, got.Why, got.Unchanged, tt.verdict, tt.unchanged)
 			}
@@ -187,5 +187,32 @@ func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	}
 	if judgedKinds < 3 {
 		t.Errorf("the scan judges %d kinds' resources, want the DigitalOcean cluster and pool and the Civo cluster", judgedKinds)
+	}
+}
+
+func TestAStackReferenceIsVouchedForOnlyWhileTheStackItReadsHoldsWhatItRead(t *testing.T) {
+	ref := apitype.ResourceV3{Type: "pulumi:pulumi:StackReference", Custom: true,
+		Inputs:  map[string]any{"name": "organization/digitaloceankubernetescluster/dev-fra1"},
+		Outputs: map[string]any{"outputs": map[string]any{"cluster_id": "c-1", "kubeconfig": map[string]any{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "v1:a"}}}}
+	tests := []struct {
+		name     string
+		recorded map[string]map[string]Output
+		says     string
+	}{
+		{"the stack read holds what was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+			"cluster_id": {Value: "c-1"}, "kubeconfig": {Secret: true}}}, ""},
+		{"an output changed since it was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+			"cluster_id": {Value: "c-2"}}}, "whose output cluster_id changed since"},
+		{"an output added since it was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+			"cluster_id": {Value: "c-1"}, "vpc_uuid": {Value: "v"}}}, "whose output vpc_uuid changed since"},
+		{"the stack read is not among those judged", map[string]map[string]Output{}, "whose records this scan did not read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := readAsRecorded(ref, tt.recorded)
+			if tt.says == "" && got != "" || tt.says != "" && !strings.Contains(got, tt.says) {
+				t.Errorf("%q, want %q", got, tt.says)
+			}
+		})
 	}
 }
