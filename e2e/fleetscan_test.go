@@ -120,3 +120,60 @@ func driftVerdicts(t *testing.T, stdout string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A Civo cluster's stack holds its firewall as well: the scan lists the region's clusters and
+// firewalls (two requests) and vouches for both, and a rule added to the firewall in the cloud is
+// found by the scan and named by the provider's refresh, as --deep names it.
+func TestTheFleetScanJudgesACivoClusterWithItsFirewall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	file := e.write("civo.yaml", example(t, "civokubernetescluster/minimal.yaml"))
+	if r, code := e.clusterplane("up", file, "--yes", "-q"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	r, code := e.clusterplane("drift", file)
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 2 cloud requests; 1 stack as recorded;") || !strings.Contains(r.stdout, "no drift") {
+		t.Errorf("drift of an untouched Civo cluster = %d, want 0 from the scan's two lists: %s", code, r)
+	}
+	var firewall string
+	for _, fw := range e.civoFirewalls(t) {
+		firewall = fw
+	}
+	body := `{"region":"FRA1","protocol":"tcp","start_port":"22","end_port":"22","cidr":["0.0.0.0/0"],"direction":"ingress","action":"allow","label":"ssh"}`
+	req, _ := http.NewRequest(http.MethodPost, e.civo.URL()+"/v2/firewalls/"+firewall+"/rules", strings.NewReader(body))
+	req.Header.Set("Authorization", "bearer "+civoToken)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("add a rule to firewall %s in the cloud: %v %v", firewall, resp, err)
+	}
+	for _, args := range [][]string{{"drift", file}, {"drift", file, "--deep"}} {
+		r, code := e.clusterplane(args...)
+		if code != 3 || !strings.Contains(r.stdout, "spec.apiServerAllowedCidrs") || strings.Contains(r.stderr, "1 stack as recorded") {
+			t.Errorf("%v after a rule was added in the cloud = %d, want 3 naming spec.apiServerAllowedCidrs: %s", args, code, r)
+		}
+	}
+}
+
+// civoFirewalls are the ids of the firewalls the loopback Civo holds in fra1.
+func (e *env) civoFirewalls(t *testing.T) []string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.civo.URL()+"/v2/firewalls?region=FRA1", nil)
+	req.Header.Set("Authorization", "bearer "+civoToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, fw := range list {
+		out = append(out, fw.ID)
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
@@ -150,8 +151,13 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		return unjudged("no token to list the cloud with")
 	}
 	rec, err := rr.Records(ctx, t.Project, t.Stack)
-	if err != nil {
-		return unjudged("records not read: " + err.Error())
+	switch {
+	case errors.Is(err, ErrNotDeployed):
+		return unjudged("not deployed yet")
+	case errors.Is(err, ErrRecordsUnread):
+		return unjudged("its records are read through the Pulumi CLI")
+	case err != nil:
+		return unjudged("its records were not read: " + err.Error())
 	}
 	st, err := stateOf(rec.State)
 	if err != nil {
@@ -174,7 +180,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
 	}
-	var judged []scan.Resource
+	var judged, beside []scan.Resource // the stack's cluster or pool; what else it holds that the scan reads
 	for _, res := range st.d.Resources {
 		switch {
 		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
@@ -187,6 +193,10 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		case string(res.Type) == guardedType(t.Effects):
 			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
 				Ignore: res.IgnoreChanges})
+		case scan.ReadsType(string(res.Type)):
+			// A Civo cluster's firewall.
+			beside = append(beside, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
+				Ignore: res.IgnoreChanges})
 		default:
 			return unjudged("the stack holds a " + string(res.Type) + ", which the scan does not read")
 		}
@@ -198,7 +208,14 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		// The last up ended drifted: the cloud (and so the state) holds what no up puts back.
 		return unjudged("the last up left " + field + " differing, which no up puts back")
 	}
-	f := s.Judge(ctx, scan.Account{Cloud: cloud, Base: base, Token: token}, judged[0])
+	account := scan.Account{Cloud: cloud, Base: base, Token: token}
+	f := s.Judge(ctx, account, judged[0])
+	for _, r := range beside {
+		if f.Verdict != scan.Same {
+			break
+		}
+		f = s.Judge(ctx, account, r)
+	}
 	sc := Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&

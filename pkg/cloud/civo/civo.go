@@ -1,6 +1,6 @@
 // Package civo is the part of Civo's REST API that clusterplane reads outside a provider plugin
 // and outside a pool's own calls (pkg/cloud/civopool): the Kubernetes clusters of a region with
-// their pools, the Kubernetes versions, the regions and a cluster's kubeconfig. Callers get typed
+// their pools, its firewalls, the Kubernetes versions, the regions and a cluster's kubeconfig. Callers get typed
 // values; the JSON of each answer is declared here once.
 //
 // The requests go through pkg/cloud/cloudapi rather than civogo, Civo's own client, because
@@ -142,6 +142,15 @@ func (c *Client) Regions(ctx context.Context) ([]Region, error) {
 		return nil, errors.Wrap(err, "list Civo's regions")
 	}
 	return regions, nil
+}
+
+// Firewalls are region's firewalls with their rules (Civo answers them in one list, unpaged).
+func (c *Client) Firewalls(ctx context.Context, region string) ([]Firewall, error) {
+	var firewalls []Firewall
+	if err := c.api.Do(ctx, http.MethodGet, "/v2/firewalls"+query(region), nil, &firewalls); err != nil {
+		return nil, errors.Wrap(err, "list Civo's firewalls")
+	}
+	return firewalls, nil
 }
 
 // Kubeconfig is the kubeconfig of region's cluster with id, by pkg/cloud/kubeconfig's rules: in

@@ -50,3 +50,23 @@ type KubernetesVersion struct {
 type Region struct {
 	Code string `json:"code"`
 }
+
+// Firewall is a firewall of a region, with its rules (Civo lists them with it).
+type Firewall struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	NetworkID string         `json:"network_id"`
+	Rules     []FirewallRule `json:"rules"`
+}
+
+// FirewallRule is one rule of a firewall: Direction is ingress or egress, Ports a port or a
+// range ("80", "1-65535"), Cidr the addresses it applies to.
+type FirewallRule struct {
+	ID        string   `json:"id"`
+	Protocol  string   `json:"protocol"`
+	Ports     string   `json:"ports"`
+	Cidr      []string `json:"cidr"`
+	Direction string   `json:"direction"`
+	Action    string   `json:"action"`
+	Label     string   `json:"label"`
+}

@@ -12,15 +12,26 @@ import (
 // properties below are those it sets there from the same answer the list gives, named as Pulumi
 // names them. Its pools property is the first pool alone (flattenNodePool,
 // civo/kubernetes/kubernetes.go), without labels or taints.
-const civoClusterType = "civo:index/kubernetesCluster:KubernetesCluster"
+const (
+	civoClusterType  = "civo:index/kubernetesCluster:KubernetesCluster"
+	civoFirewallType = "civo:index/firewall:Firewall"
+)
+
+// civoRegion is the region whose list holds a Civo resource: the one its provider recorded.
+func civoRegion(outputs map[string]any) string {
+	region, _ := outputs["region"].(string)
+	return region
+}
 
 func init() {
 	readers[civoClusterType] = reader{cloud: cost.Civo, what: "Civo cluster", compares: []string{"name", "region", "networkId",
 		"kubernetesVersion", "clusterType", "cni", "tags", "firewallId", "pools.label", "pools.nodeCount", "pools.size",
-		"pools.publicIpNodePool"}, region: func(outputs map[string]any) string {
-		region, _ := outputs["region"].(string)
-		return region
-	}}
+		"pools.publicIpNodePool"}, region: civoRegion}
+	// The provider reads a firewall in resourceFirewallRead (civo/firewall/resource_firewall.go),
+	// from FindFirewall, which looks it up in the region's list: its rules split by direction
+	// (flattenFirewallRules). create_default_rules is kept from the configuration, not read.
+	readers[civoFirewallType] = reader{cloud: cost.Civo, list: firewalls, what: "Civo firewall", region: civoRegion,
+		compares: []string{"name", "networkId", "region", "ingressRules", "egressRules"}}
 }
 
 // addCivo adds a cluster listed in region.
@@ -44,4 +55,15 @@ func (l *listing) addCivo(cl civo.Cluster, region string) {
 		props["pools"] = map[string]any{"label": p.ID, "nodeCount": p.Count, "size": p.Size, "publicIpNodePool": p.PublicIPNodePool}
 	}
 	l.clusters[cl.ID] = listed{cluster: c, properties: props}
+}
+
+// addCivoFirewall adds a firewall listed in region.
+func (l *listing) addCivoFirewall(fw civo.Firewall, region string) {
+	rules := map[string][]any{}
+	for _, r := range fw.Rules {
+		rules[r.Direction] = append(rules[r.Direction], map[string]any{"id": r.ID, "label": r.Label, "protocol": r.Protocol,
+			"portRange": r.Ports, "action": r.Action, "cidrs": r.Cidr})
+	}
+	l.firewalls[fw.ID] = listed{properties: map[string]any{"name": fw.Name, "networkId": fw.NetworkID, "region": region,
+		"ingressRules": rules["ingress"], "egressRules": rules["egress"]}}
 }

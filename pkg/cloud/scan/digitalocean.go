@@ -31,7 +31,7 @@ func init() {
 		cluster = append(cluster, "nodePool."+p)
 	}
 	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster}
-	readers[doPoolType] = reader{cloud: cost.DigitalOcean, pool: true, what: "DigitalOcean node pool",
+	readers[doPoolType] = reader{cloud: cost.DigitalOcean, list: pools, what: "DigitalOcean node pool",
 		compares: append([]string{"clusterId"}, doPoolProperties...)}
 }
 

@@ -110,8 +110,9 @@ type listing struct {
 	err error
 	// clusters are the listed clusters, by id; pools the listed pools, by the id a pool's state
 	// holds, with the cluster they are in.
-	clusters map[string]listed
-	pools    map[string]listed
+	clusters  map[string]listed
+	pools     map[string]listed
+	firewalls map[string]listed
 }
 
 type listed struct {
@@ -146,15 +147,20 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		return Finding{Verdict: Unjudged, Why: l.err.Error()}
 	}
 	found, ok := l.clusters[r.ID]
-	if read.pool {
+	switch read.list {
+	case pools:
 		found, ok = l.pools[r.ID]
+	case firewalls:
+		found, ok = l.firewalls[r.ID]
 	}
 	if !ok {
 		return Finding{Verdict: Missing, Why: "the cloud lists no " + read.what + " " + r.ID}
 	}
-	s.mu.Lock()
-	s.held[found.cluster.ID] = true
-	s.mu.Unlock()
+	if read.list != firewalls {
+		s.mu.Lock()
+		s.held[found.cluster.ID] = true
+		s.mu.Unlock()
+	}
 	diffs := compare(found.properties, r.Outputs, r.Ignore)
 	if len(diffs) > 0 {
 		names := make([]string, len(diffs))
@@ -211,7 +217,7 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 	if l, ok := s.listed[key]; ok {
 		return l
 	}
-	l := &listing{clusters: map[string]listed{}, pools: map[string]listed{}}
+	l := &listing{clusters: map[string]listed{}, pools: map[string]listed{}, firewalls: map[string]listed{}}
 	s.listed[key] = l
 	opts := cloudapi.Options{Retry: cloudapi.Patient(4, maxRetryAfter)}
 	switch a.Cloud {
@@ -231,6 +237,14 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 		for _, cl := range clusters {
 			l.addCivo(cl, region)
 		}
+		if err == nil {
+			// A Civo cluster's stack holds its firewall too: one more list a region.
+			firewalls, err := c.Firewalls(ctx, region)
+			l.err = err
+			for _, fw := range firewalls {
+				l.addCivoFirewall(fw, region)
+			}
+		}
 	default:
 		l.err = fmt.Errorf("the scan lists no cloud %q", a.Cloud)
 	}
@@ -240,8 +254,8 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 // reader is how the scan reads a resource type from its cloud's list.
 type reader struct {
 	cloud string
-	// pool tells a node pool (looked up among the pools) from a cluster.
-	pool bool
+	// list is the list the resource is looked up in.
+	list list
 	// what names the resource for people.
 	what string
 	// compares are the properties the scan compares, paths as Compared says them.
@@ -250,6 +264,15 @@ type reader struct {
 	// outputs; nil for a cloud that lists every region at once.
 	region func(outputs map[string]any) string
 }
+
+// list names one of a listing's lists.
+type list int
+
+const (
+	clusters list = iota
+	pools
+	firewalls
+)
 
 // readers are the types the scan reads, each cloud's in its own file.
 var readers = map[string]reader{}
@@ -295,6 +318,9 @@ func compare(live, recorded map[string]any, ignore []string) []Difference {
 // nested are the properties compared one sub-property at a time: a default pool's and a policy's
 // fields, each of which a manifest field of its own sends.
 var nested = map[string]bool{"nodePool": true, "maintenancePolicy": true, "controlPlaneFirewall": true, "pools": true}
+
+// ReadsType tells whether the scan reads resources of type typ.
+func ReadsType(typ string) bool { _, ok := readers[typ]; return ok }
 
 // normal is v as JSON reads it, with the empty values made nil and string lists sorted, so that
 // a value in the state (decoded JSON) and one from the list (Go values) compare alike.

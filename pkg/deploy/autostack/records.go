@@ -84,6 +84,13 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return deploy.Records{}, err
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// A backend nothing was deployed to has no meta.yaml yet; one of the layout before
+		// projects has none either, and keeps the stack at .pulumi/stacks/<stack>.json.
+		if _, err := readJSON(ctx, store, path.Join(".pulumi", "stacks", stack+".json")); errors.Is(err, fs.ErrNotExist) {
+			return deploy.Records{}, deploy.ErrNotDeployed
+		}
+	}
 	if !bytes.Contains(meta, []byte("version: 1")) {
 		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}

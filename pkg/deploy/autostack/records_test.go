@@ -51,6 +51,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint,
 		}, "", nil, "", nil},
 		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, "", deploy.ErrNotDeployed},
+		{"a backend nothing was deployed to yet", map[string]string{}, "", nil, "", deploy.ErrNotDeployed},
 		// The CLI's way names the backup that restores it.
 		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, "", deploy.ErrRecordsUnread},
 		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, "", deploy.ErrRecordsUnread},
