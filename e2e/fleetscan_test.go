@@ -51,7 +51,7 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 
 	e.do.Reset()
 	r, code := e.clusterplane("drift", dir)
-	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud requests; 4 stacks as recorded") || strings.Count(r.stdout, "no drift") != 4 {
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") || strings.Count(r.stdout, "no drift") != 4 {
 		t.Errorf("drift of an untouched fleet = %d, want 0 from one list, 4 stacks as recorded: %s", code, r)
 	}
 	if reads := e.clusterReads(); len(reads) != 0 {
@@ -69,7 +69,7 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 
 	e.do.Reset()
 	scanned, code := e.clusterplane("drift", dir, "-o", "json")
-	if code != 3 || !strings.Contains(scanned.stderr, "1 stacks as recorded, 2 differing, 1 missing from the cloud") {
+	if code != 3 || !strings.Contains(scanned.stderr, "1 stack as recorded, 2 differing, 1 missing from the cloud") {
 		t.Errorf("drift after three drifts = %d, want 3 with the scan's counts: %s", code, scanned)
 	}
 	want := []string{f1.ID, f2.ID, f3.ID}
