@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 )
 
 // The password of a PostgreSQL backend the engine cannot open: the engine quotes the URL, password
@@ -28,30 +30,30 @@ func TestAPasswordInTheBackendURLIsNeverPrinted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	// Nothing listens on the port: the engine cannot reach the database.
-	backend := fmt.Sprintf("postgres://clusterplane:%s@127.0.0.1:%d/state?sslmode=disable", backendPassword, freePort(t))
+	backend := fmt.Sprintf("postgres://clusterplane:%s@127.0.0.1:%d/state?sslmode=disable", backendPassword, pgtest.FreePort(t))
 	e.vars = append(e.vars, "PULUMI_BACKEND_URL="+backend)
 	e.expectRedacted(e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml")), "connection refused")
 }
 
 func TestAWrongPasswordOrAMissingDatabaseIsNeverPrinted(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
-	db.database("state")
+	db := pgtest.Start(t)
+	db.Database("state")
 	// The test's server trusts every connection; to refuse a wrong password it must ask for one.
-	db.run("psql", "-h", "127.0.0.1", "-p", strconv.Itoa(db.port), "-U", "clusterplane", "-d", "state", "-c",
+	db.Run("psql", "-h", "127.0.0.1", "-p", strconv.Itoa(db.Port()), "-U", "clusterplane", "-d", "state", "-c",
 		"ALTER USER clusterplane PASSWORD 'the-right-one'")
-	hba := filepath.Join(db.dir, "data", "pg_hba.conf")
+	hba := filepath.Join(db.DataDir(), "pg_hba.conf")
 	if err := os.WriteFile(hba, []byte("local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db.run("pg_ctl", "-D", filepath.Join(db.dir, "data"), "reload")
+	db.Run("pg_ctl", "-D", db.DataDir(), "reload")
 	for _, c := range []struct{ name, password, database, says string }{
 		{"wrong password", backendPassword, "state", "password authentication failed"},
 		{"missing database", "the-right-one", "nosuchdb", "does not exist (3D000)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			backend := fmt.Sprintf("postgres://clusterplane:%s@127.0.0.1:%d/%s?sslmode=disable", c.password, db.port, c.database)
+			backend := fmt.Sprintf("postgres://clusterplane:%s@127.0.0.1:%d/%s?sslmode=disable", c.password, db.Port(), c.database)
 			e.vars = append(e.vars, "PULUMI_BACKEND_URL="+backend)
 			e.expectRedacted(e.write("cluster.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml")), c.says, c.password)
 		})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 )
 
 // A team on one backend: two operators, each with a Pulumi home of their own (as two laptops, or a
@@ -85,9 +87,9 @@ func (e *env) ok(args ...string) result {
 
 func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
+	db := pgtest.Start(t)
 	e := newEnv(t)
-	backend := db.database("fleet")
+	backend := db.Database("fleet")
 	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
 
 	// Alice deploys the clusters; Bob deploys the pools, which read Alice's clusters' outputs
@@ -121,7 +123,7 @@ func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 		t.Errorf("destroy of a referenced cluster = %d, want 3 naming the pool: %s", code, r)
 	}
 	// Nothing at rest in the database holds a token or a kubeconfig.
-	rows := db.dump("fleet")
+	rows := db.Dump("fleet")
 	if !strings.Contains(rows, "digitaloceankubernetescluster") {
 		t.Fatalf("the database holds no stack: is the backend the database?\n%.2000s", rows)
 	}
@@ -134,9 +136,9 @@ func TestTwoOperatorsShareAFleetOnOnePostgreSQLBackend(t *testing.T) {
 
 func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
+	db := pgtest.Start(t)
 	e := newEnv(t)
-	backend := db.database("lock")
+	backend := db.Database("lock")
 	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
 	file := e.cluster("shared")
 
@@ -190,9 +192,9 @@ func TestTwoOperatorsRunningUpOnOneStackOneProceedsTheOtherIsToldOfTheLock(t *te
 
 func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
+	db := pgtest.Start(t)
 	e := newEnv(t)
-	backend := db.database("killed")
+	backend := db.Database("killed")
 	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
 	file := e.cluster("interrupted")
 	alice.killedUp(file, "interrupted")
@@ -220,9 +222,9 @@ func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *test
 
 func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
+	db := pgtest.Start(t)
 	e := newEnv(t)
-	backend := db.database("passphrase")
+	backend := db.Database("passphrase")
 	alice := e.operator("alice", backend)
 	mallory := e.operator("mallory", backend, "PULUMI_CONFIG_PASSPHRASE=not-the-teams")
 	file := e.cluster("secret")
@@ -266,9 +268,9 @@ func TestASecretsProviderURLThatCannotWorkIsRefusedBeforeAnyStackExists(t *testi
 
 func TestTwoOperatorsUpsOfDifferentChangesToOneStackEachReportTheirOwn(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
+	db := pgtest.Start(t)
 	e := newEnv(t)
-	backend := db.database("changes")
+	backend := db.Database("changes")
 	alice, bob := e.operator("alice", backend), e.operator("bob", backend)
 	file := e.cluster("shared")
 	alice.ok("up", file, "--yes")
@@ -319,8 +321,8 @@ func readFile(t *testing.T, path string) string {
 
 func TestAStackLockInAPostgreSQLBackendHoldsTwoMachinesApartAndEndsWithItsProcess(t *testing.T) {
 	t.Parallel()
-	db := startPostgres(t)
-	url := db.database("stacklock")
+	db := pgtest.Start(t)
+	url := db.Database("stacklock")
 	e := newEnv(t)
 	alice, bob := e.operator("alice", url), e.operator("bob", url)
 	file := e.cluster("locked")
