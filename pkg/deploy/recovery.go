@@ -2,7 +2,9 @@ package deploy
 
 import (
 	"context"
+	"time"
 
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
@@ -60,4 +62,68 @@ func (d *Deployer) pendingCreates(ctx context.Context, t Target, s Stack, st sta
 	}
 	e.Found, e.Looked = known.live, known.looked
 	return e
+}
+
+// Canceler is a Stack whose engine lock, left by an operation whose process died, can be removed
+// (`pulumi cancel`).
+type Canceler interface {
+	Cancel(ctx context.Context) error
+}
+
+// TakeOver mends a stack whose last operation died with its process, for a caller that knows it
+// did: a service's worker that was given the job of a worker found dead. Without it, every later
+// up is refused until someone runs the commands the refusal names. Under the stack's lock (so no
+// live clusterplane operation is in the way) it removes the engine's lock that operation left,
+// then refreshes the stack, recording the one resource the cloud holds of each create left
+// pending (the look-up's id), or forgetting the creates the cloud holds none of. A create whose
+// look-up finds several, or a cloud that does not answer, is left as it is, refused with what to
+// do: a guess there could take what is not the stack's.
+func (d *Deployer) TakeOver(ctx context.Context, t Target) (out Outcome) {
+	defer stamp(&out, t, time.Now())
+	unlock, _, err := d.lockStack(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	opts, err := d.takeOver(ctx, t)
+	unlock() // Refresh takes it again
+	if err != nil {
+		return failed(err)
+	}
+	if opts == nil {
+		return Outcome{Status: Done, Reason: "nothing left pending"}
+	}
+	return d.Refresh(ctx, t, *opts)
+}
+
+// takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
+// when there are none.
+func (d *Deployer) takeOver(ctx context.Context, t Target) (*RefreshOptions, error) {
+	s, err := d.open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	st, err := readState(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	left := leftovers(ctx, s, st)
+	if c, ok := s.(Canceler); ok && (left.Locked || !left.LockKnown) {
+		// Where the backend cannot say whether it is locked, cancel anyway: "nothing to cancel"
+		// is no failure then.
+		if err := c.Cancel(ctx); err != nil && left.Locked {
+			return nil, errors.Wrapf(err, "remove the lock the interrupted operation left on %s", t.Key())
+		}
+	}
+	if len(left.Creates) == 0 {
+		return nil, nil
+	}
+	pending := d.pendingCreates(ctx, t, s, st, nil)
+	switch {
+	case pending.Looked && len(pending.Found) == 0:
+		return &RefreshOptions{ClearPendingCreates: true}, nil
+	case pending.Looked && len(pending.Found) == 1 && len(left.Creates) == 1:
+		return &RefreshOptions{ImportPendingCreates: []string{left.Creates[0].URN + "=" + pending.Found[0].ID}}, nil
+	}
+	return nil, pending
 }

@@ -35,3 +35,11 @@ func (s *stackOf) Locked(context.Context) (locked, known bool, err error) {
 	}
 	return false, true, nil
 }
+
+var _ deploy.Canceler = (*stackOf)(nil)
+
+// Cancel removes the engine's lock an operation whose process died left on the stack, as
+// `pulumi cancel` does.
+func (s *stackOf) Cancel(ctx context.Context) error {
+	return classify(ctx, "cancel", s.auto.Cancel(ctx), "", s.backend, s)
+}
