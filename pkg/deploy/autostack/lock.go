@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 )
 
 var _ deploy.Locker = (*stackOf)(nil)
@@ -41,5 +42,14 @@ var _ deploy.Canceler = (*stackOf)(nil)
 // Cancel removes the engine's lock an operation whose process died left on the stack, as
 // `pulumi cancel` does.
 func (s *stackOf) Cancel(ctx context.Context) error {
-	return classify(ctx, "cancel", s.auto.Cancel(ctx), "", s.backend, s)
+	st := s.auto
+	if p, ok := st.Workspace().(preselected); ok {
+		// The API's Cancel runs the CLI through its own workspace type only, which an opened
+		// stack's wrapper hides: select the stack in the workspace itself for it.
+		var err error
+		if st, err = auto.SelectStack(ctx, s.auto.Name(), p.Workspace); err != nil {
+			return classify(ctx, "cancel", err, "", s.backend, s)
+		}
+	}
+	return classify(ctx, "cancel", st.Cancel(ctx), "", s.backend, s)
 }

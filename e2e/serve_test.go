@@ -1,0 +1,292 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
+)
+
+// api is a `clusterplane serve` replica the test started, and an editor's token.
+type api struct {
+	e     *env
+	url   string
+	token string
+	cmd   *exec.Cmd
+	ended chan struct{}
+}
+
+// serveAPI starts `clusterplane serve` on a fresh PostgreSQL database, on the test's clouds and
+// backend, and makes an editor's token with `serve token create`.
+func (e *env) serveAPI() *api {
+	e.t.Helper()
+	db := pgtest.Start(e.t).Database("serve")
+	return e.startServe(db, e.serveToken(db), "--listen", "127.0.0.1:0", "--workers", "2", "--stack-timeout", "5m")
+}
+
+// serveToken makes an editor's API token in the database, as a user would.
+func (e *env) serveToken(db string) string {
+	e.t.Helper()
+	r, code := e.clusterplane("serve", "token", "create", "--database-url", db, "--name", "e2e", "--role", "editor")
+	if code != 0 {
+		e.t.Fatalf("serve token create = %d: %s", code, r)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// startServe starts a replica on db in a process group of its own (so that a test can kill it
+// with its engines), and returns it once it listens, or at once when it serves no API.
+func (e *env) startServe(db, token string, args ...string) *api {
+	e.t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), append([]string{"serve", "--database-url", db}, args...)...)
+	cmd.Dir, cmd.Env = e.dir, e.vars
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	a := &api{e: e, token: token, cmd: cmd, ended: make(chan struct{})}
+	e.t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-a.ended:
+		case <-time.After(time.Minute):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	listening := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			e.log(lines.Text())
+			if _, addr, ok := strings.Cut(lines.Text(), "the API is at "); ok {
+				listening <- strings.TrimSpace(addr)
+			}
+		}
+		_ = cmd.Wait()
+		close(a.ended)
+	}()
+	if slices.Contains(args, "--listen") && args[slices.Index(args, "--listen")+1] == "" {
+		return a
+	}
+	select {
+	case a.url = <-listening:
+		return a
+	case <-a.ended:
+		e.t.Fatalf("serve ended before it listened")
+	case <-time.After(2 * time.Minute):
+		e.t.Fatalf("serve did not listen within 2 minutes")
+	}
+	return nil
+}
+
+// kill ends the replica and its engines at once, as a lost machine would.
+func (a *api) kill() {
+	a.e.t.Helper()
+	if err := syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		a.e.t.Fatalf("kill the replica's process group: %v", err)
+	}
+	<-a.ended
+}
+
+func (a *api) call(method, path, body string, headers ...string) (int, map[string]any) {
+	a.e.t.Helper()
+	req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
+	if err != nil {
+		a.e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	a.e.log(string(data))
+	var out map[string]any
+	if len(bytes.TrimSpace(data)) > 0 {
+		_ = json.Unmarshal(data, &out)
+	}
+	return resp.StatusCode, out
+}
+
+// waitStatus polls path's status until its clusterplane controller has seen the object's
+// generation with Ready as want, and returns that status.
+func (a *api) waitStatus(path, want string) map[string]any {
+	a.e.t.Helper()
+	deadline := time.Now().Add(4 * time.Minute)
+	var last map[string]any
+	for time.Now().Before(deadline) {
+		_, obj := a.call("GET", path, "")
+		_, st := a.call("GET", path+"/status", "")
+		last = st
+		items, _ := st["controller_status"].([]any)
+		for _, it := range items {
+			cs, _ := it.(map[string]any)
+			if cs["observed_generation"] != obj["generation"] {
+				continue
+			}
+			conds, _ := cs["conditions"].([]any)
+			for _, c := range conds {
+				cond, _ := c.(map[string]any)
+				if cond["type"] == "Ready" && cond["status"] == want {
+					return cond
+				}
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	a.e.t.Fatalf("%s never reached Ready=%s for its generation: %v", path, want, last)
+	return nil
+}
+
+// Through the API, on the real engine and the real DigitalOcean plugin: a cluster and a pool are
+// created and reach Ready for their generation, the pool is scaled in the cloud, deleted, and a
+// protected cluster's replacement ends Refused with the reason, its delete refused.
+func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.serveAPI()
+	code, c := a.call("POST", "/api/v1/clusters", `{"name": "api-fra1", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	cluster := "/api/v1/clusters/" + c["id"].(string)
+	a.waitStatus(cluster, "True")
+	if _, ok := e.do.ClusterNamed("api-fra1"); !ok {
+		t.Fatal("Ready, yet DigitalOcean has no cluster api-fra1")
+	}
+
+	pool := func(nodes int) string {
+		return fmt.Sprintf(`{"name": "workers", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": %d}}`, nodes)
+	}
+	code, p := a.call("POST", cluster+"/nodepools", pool(2))
+	if code != 201 {
+		t.Fatalf("create the pool: %d %v", code, p)
+	}
+	path := "/api/v1/nodepools/" + p["id"].(string)
+	a.waitStatus(path, "True")
+	code, scaled := a.call("PUT", path, pool(3), "If-Match", p["resource_version"].(string))
+	if code != 200 || scaled["generation"] != float64(2) {
+		t.Fatalf("scale: %d %v", code, scaled)
+	}
+	a.waitStatus(path, "True")
+	if got := e.doPool(e.doCluster("api-fra1").ID, "workers").Count; got != 3 {
+		t.Errorf("after the scale the cloud's pool has %d nodes, want 3", got)
+	}
+
+	_, now := a.call("GET", path, "")
+	if code, out := a.call("DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
+		t.Fatalf("delete the pool: %d %v", code, out)
+	}
+	deadline := time.Now().Add(4 * time.Minute)
+	for code, _ := a.call("GET", path, ""); code != 404; code, _ = a.call("GET", path, "") {
+		if time.Now().After(deadline) {
+			t.Fatal("the pool was never deleted")
+		}
+		time.Sleep(time.Second)
+	}
+	if _, ok := e.do.PoolNamed(e.doCluster("api-fra1").ID, "workers"); ok {
+		t.Error("the API forgot the pool, and DigitalOcean still has it")
+	}
+
+	_, now = a.call("GET", cluster, "")
+	if code, out := a.call("DELETE", cluster, "", "If-Match", now["resource_version"].(string)); code != 409 || !strings.Contains(fmt.Sprint(out), "protected") {
+		t.Errorf("delete of a protected cluster: %d %v, want 409 saying it is protected", code, out)
+	}
+	moved := `{"name": "api-fra1", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"region": "ams3",
+		"kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}}`
+	if code, out := a.call("PUT", cluster, moved, "If-Match", now["resource_version"].(string)); code != 200 {
+		t.Fatalf("move the cluster: %d %v", code, out)
+	}
+	refused := a.waitStatus(cluster, "False")
+	if refused["reason"] != "Refused" || !strings.Contains(fmt.Sprint(refused["message"]), "region") {
+		t.Errorf("a protected cluster's replacement: %v, want reason Refused naming region", refused)
+	}
+	if got := e.doCluster("api-fra1").RegionSlug; got != "fra1" {
+		t.Errorf("the refused replacement reached the cloud: region %s", got)
+	}
+}
+
+// Two replicas on one database: the one whose worker is creating a pool is killed with its
+// engines (kill -9) while the cloud holds the pool half made. Another replica's worker is given
+// the job once it is found stuck, removes the lock the dead engine left, records the pool the
+// cloud holds instead of creating a second, and the pool ends Ready for its generation.
+func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	db := pgtest.Start(t).Database("serve")
+	token := e.serveToken(db)
+	flags := []string{"--workers", "1", "--stack-timeout", "90s", "--rescue-after", "100s"}
+	front := e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "0") // the API alone
+	doomed := e.startServe(db, token, append([]string{"--listen", ""}, flags...)...)
+	code, c := front.call("POST", "/api/v1/clusters", `{"name": "kill-fra1", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	front.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
+	clusterID := e.doCluster("kill-fra1").ID
+
+	e.do.SetHold(true)
+	code, p := front.call("POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools",
+		`{"name": "workers", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 2}}`)
+	if code != 201 {
+		t.Fatalf("create the pool: %d %v", code, p)
+	}
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if _, ok := e.do.PoolNamed(clusterID, "workers"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the pool's create never reached the cloud")
+		}
+	}
+	doomed.kill()
+	e.do.SetHold(false)
+	e.startServe(db, token, append([]string{"--listen", ""}, flags...)...)
+
+	path := "/api/v1/nodepools/" + p["id"].(string)
+	deadline := time.Now().Add(6 * time.Minute)
+	for {
+		_, st := front.call("GET", path+"/status", "")
+		if strings.Contains(fmt.Sprint(st), "type:Ready") && strings.Contains(fmt.Sprint(st), "status:True") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool never became Ready after its worker was killed: %v", st)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	front.waitStatus(path, "True")
+	pools := 0
+	for _, pool := range e.doCluster("kill-fra1").NodePools {
+		if pool.Name == "workers" {
+			pools++
+		}
+	}
+	if pools != 1 {
+		t.Errorf("the cloud holds %d pools named workers, want exactly 1", pools)
+	}
+}

@@ -1,0 +1,181 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/serve/api"
+)
+
+// updateOpenAPIDoc rewrites docs/openapi.json from OpenAPI() instead of comparing them.
+var updateOpenAPIDoc = flag.Bool("update", false, "rewrite docs/openapi.json from api.OpenAPI()")
+
+// openAPIFile is the document's copy in the repository, relative to this package.
+var openAPIFile = filepath.Join("..", "..", "..", "docs", "openapi.json")
+
+// openAPIDocument is OpenAPI() parsed.
+func openAPIDocument(t *testing.T) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(api.OpenAPI(), &doc); err != nil {
+		t.Fatalf("the OpenAPI document is not JSON: %v", err)
+	}
+	return doc
+}
+
+func TestTheOpenAPIDocumentIsOpenAPI31WithTheAPIsTitleAndBearerSecurity(t *testing.T) {
+	doc := openAPIDocument(t)
+	for _, tc := range []struct {
+		path []string
+		want any
+	}{
+		{[]string{"openapi"}, "3.1.0"},
+		{[]string{"info", "title"}, "clusterplane serve"},
+		{[]string{"info", "version"}, "v1"},
+		{[]string{"components", "securitySchemes", "bearer", "type"}, "http"},
+		{[]string{"components", "securitySchemes", "bearer", "scheme"}, "bearer"},
+	} {
+		var got any = doc
+		for _, key := range tc.path {
+			m, _ := got.(map[string]any)
+			got = m[key]
+		}
+		if got != tc.want {
+			t.Errorf("%s = %v, want %v", strings.Join(tc.path, "."), got, tc.want)
+		}
+	}
+}
+
+func TestTheOpenAPIDocumentHasOneOperationPerRouteAndNoOther(t *testing.T) {
+	doc := openAPIDocument(t)
+	paths, _ := doc["paths"].(map[string]any)
+	documented := map[string]map[string]any{}
+	for path, item := range paths {
+		ops, _ := item.(map[string]any)
+		for method, op := range ops {
+			o, _ := op.(map[string]any)
+			documented[strings.ToUpper(method)+" "+path] = o
+		}
+	}
+	operationIDs := map[string]string{}
+	for _, rt := range api.Routes {
+		key := rt.Method + " " + rt.Path
+		t.Run(key, func(t *testing.T) {
+			op, ok := documented[key]
+			if !ok {
+				t.Fatalf("the route %s is not in the document", key)
+			}
+			delete(documented, key)
+			if op["summary"] != rt.Summary {
+				t.Errorf("summary = %v, want %q", op["summary"], rt.Summary)
+			}
+			if op["x-clusterplane-permission"] != rt.Permission.String() {
+				t.Errorf("x-clusterplane-permission = %v, want %q", op["x-clusterplane-permission"], rt.Permission)
+			}
+			id, _ := op["operationId"].(string)
+			if id == "" {
+				t.Errorf("no operationId")
+			} else if other, dup := operationIDs[id]; dup {
+				t.Errorf("operationId %s is also %s's", id, other)
+			}
+			operationIDs[id] = key
+			if responses, _ := op["responses"].(map[string]any); len(responses) == 0 {
+				t.Errorf("no responses")
+			}
+			conditional := rt.Op == "update" || rt.Op == "delete"
+			if got := hasIfMatch(op); got != conditional {
+				t.Errorf("requires If-Match: %v, want %v (op %s)", got, conditional, rt.Op)
+			}
+		})
+	}
+	var extra []string
+	for key := range documented {
+		extra = append(extra, key)
+	}
+	sort.Strings(extra)
+	for _, key := range extra {
+		t.Errorf("the document has %s, which is not in Routes", key)
+	}
+}
+
+// hasIfMatch reports whether an operation takes the If-Match header.
+func hasIfMatch(op map[string]any) bool {
+	params, _ := op["parameters"].([]any)
+	for _, p := range params {
+		if m, _ := p.(map[string]any); m["$ref"] == "#/components/parameters/IfMatch" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestEveryRefInTheOpenAPIDocumentResolvesToAComponent(t *testing.T) {
+	doc := openAPIDocument(t)
+	components, _ := doc["components"].(map[string]any)
+	refs := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "$ref" {
+					refs[s] = true
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+	if len(refs) == 0 {
+		t.Fatal("the document has no $ref: the walk is broken")
+	}
+	for r := range refs {
+		parts := strings.Split(r, "/")
+		if len(parts) != 4 || parts[0] != "#" || parts[1] != "components" {
+			t.Errorf("%s is not a reference to a component (#/components/<section>/<name>)", r)
+			continue
+		}
+		section, _ := components[parts[2]].(map[string]any)
+		if _, ok := section[parts[3]]; !ok {
+			t.Errorf("%s does not resolve: components.%s has no %s", r, parts[2], parts[3])
+		}
+	}
+}
+
+func TestTheOpenAPIDocumentIsTheSameOnEveryCallAndEndsWithANewline(t *testing.T) {
+	a, b := api.OpenAPI(), api.OpenAPI()
+	if !bytes.Equal(a, b) {
+		t.Fatal("OpenAPI() differs between two calls")
+	}
+	if !bytes.HasSuffix(a, []byte("}\n")) {
+		t.Error("the document does not end with a newline")
+	}
+}
+
+func TestTheOpenAPIDocumentIsFresh(t *testing.T) {
+	got := api.OpenAPI()
+	if *updateOpenAPIDoc {
+		if err := os.WriteFile(openAPIFile, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(openAPIFile)
+	if err != nil {
+		t.Fatalf("%v: regenerate it with go test ./pkg/serve/api -run TestTheOpenAPIDocumentIsFresh -update", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("docs/openapi.json is not what api.OpenAPI() makes (routes or types changed): " +
+			"regenerate it with go test ./pkg/serve/api -run TestTheOpenAPIDocumentIsFresh -update")
+	}
+}

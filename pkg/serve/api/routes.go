@@ -1,0 +1,299 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
+)
+
+// Route is one of the API's routes: the table the mux and the OpenAPI document are both made
+// from, so that neither lists a route the other lacks.
+type Route struct {
+	Method, Path string
+	Permission   auth.Permission
+	Summary      string
+	// Kind is the object the route serves (store.Cluster or store.NodePool).
+	Kind string
+	// Op is what the route does: create, list, get, update, delete, status, report.
+	Op string
+}
+
+// Routes are the API's routes, in the seed's shape.
+var Routes = []Route{
+	{"POST", "/api/v1/clusters", auth.Write, "Create a cluster", store.Cluster, "create"},
+	{"GET", "/api/v1/clusters", auth.Read, "List clusters", store.Cluster, "list"},
+	{"GET", "/api/v1/clusters/{id}", auth.Read, "Get a cluster", store.Cluster, "get"},
+	{"PUT", "/api/v1/clusters/{id}", auth.Write, "Update a cluster (If-Match required)", store.Cluster, "update"},
+	{"DELETE", "/api/v1/clusters/{id}", auth.Write, "Delete a cluster (If-Match required)", store.Cluster, "delete"},
+	{"GET", "/api/v1/clusters/{id}/status", auth.Read, "Get a cluster's controller status", store.Cluster, "status"},
+	{"PUT", "/api/v1/clusters/{id}/status", auth.WriteStatus, "Report a cluster's status (controllers only)", store.Cluster, "report"},
+	{"POST", "/api/v1/clusters/{clusterId}/nodepools", auth.Write, "Create a node pool in a cluster", store.NodePool, "create"},
+	{"GET", "/api/v1/clusters/{clusterId}/nodepools", auth.Read, "List a cluster's node pools", store.NodePool, "list"},
+	{"POST", "/api/v1/nodepools", auth.Write, "Create a node pool (cluster_id in the body)", store.NodePool, "create"},
+	{"GET", "/api/v1/nodepools", auth.Read, "List node pools across clusters", store.NodePool, "list"},
+	{"GET", "/api/v1/nodepools/{id}", auth.Read, "Get a node pool", store.NodePool, "get"},
+	{"PUT", "/api/v1/nodepools/{id}", auth.Write, "Update a node pool (If-Match required)", store.NodePool, "update"},
+	{"DELETE", "/api/v1/nodepools/{id}", auth.Write, "Delete a node pool (If-Match required)", store.NodePool, "delete"},
+	{"GET", "/api/v1/nodepools/{id}/status", auth.Read, "Get a node pool's controller status", store.NodePool, "status"},
+	{"PUT", "/api/v1/nodepools/{id}/status", auth.WriteStatus, "Report a node pool's status (controllers only)", store.NodePool, "report"},
+}
+
+func (rt Route) handler(s *Server) handler {
+	switch rt.Op {
+	case "create":
+		return s.create(rt.Kind)
+	case "list":
+		return s.list(rt.Kind)
+	case "get":
+		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+			o, err := s.Store.Get(r.Context(), rt.Kind, r.PathValue("id"))
+			if err != nil {
+				return err
+			}
+			writeObject(w, http.StatusOK, o)
+			return nil
+		}
+	case "update":
+		return s.update(rt.Kind)
+	case "delete":
+		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+			rv, err := ifMatch(r)
+			if err != nil {
+				return err
+			}
+			o, err := s.Store.Delete(r.Context(), rt.Kind, r.PathValue("id"), rv, refuseDelete)
+			if err != nil {
+				return err
+			}
+			// Accepted: the stack is destroyed by a worker; the object shows Finalizing until then.
+			writeObject(w, http.StatusAccepted, o)
+			return nil
+		}
+	case "status":
+		return s.status(rt.Kind)
+	}
+	return s.report(rt.Kind)
+}
+
+func (s *Server) create(kind string) handler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		b, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if id := r.PathValue("clusterId"); id != "" {
+			if b.ClusterID != "" && b.ClusterID != id {
+				return &body.ProblemsError{Problems: []body.Problem{{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "differs from the path's cluster id " + id}}}
+			}
+			b.ClusterID = id
+		}
+		if err := s.checkBody(r, kind, b, nil); err != nil {
+			return err
+		}
+		spec, err := json.Marshal(b.Spec)
+		if err != nil {
+			return err
+		}
+		o, err := s.Store.Create(r.Context(), store.Object{Kind: kind, Name: b.Name, ClusterID: b.ClusterID, Spec: spec, CreatedBy: p.Subject})
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Location", r.URL.Path+"/"+o.ID)
+		if kind == store.NodePool {
+			w.Header().Set("Location", "/api/v1/nodepools/"+o.ID)
+		}
+		writeObject(w, http.StatusCreated, o)
+		return nil
+	}
+}
+
+// checkBody checks a body of the kind, its manifest made as a worker will make it; old is the
+// object an update changes.
+func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store.Object) error {
+	var problems []body.Problem
+	if b.Name == "" {
+		problems = append(problems, body.Problem{Field: "name", Rule: "name.required", Message: "is required"})
+	}
+	if old != nil && b.Name != "" && b.Name != old.Name {
+		problems = append(problems, body.Problem{Field: "name", Rule: "name.immutable",
+			Message: "is the cloud's name of the " + kind + " and cannot change (" + old.Name + "): create another and delete this one"})
+	}
+	if old != nil {
+		var was body.Spec
+		if json.Unmarshal(old.Spec, &was) == nil && was.Platform.Type != b.Spec.Platform.Type {
+			problems = append(problems, body.Problem{Field: "spec.platform.type", Rule: "platform.immutable", Message: "cannot change (" + was.Platform.Type + ")"})
+		}
+	}
+	if kind == store.NodePool && b.ClusterID == "" && old == nil {
+		problems = append(problems, body.Problem{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "is required"})
+	}
+	if problems != nil {
+		return &body.ProblemsError{Problems: problems}
+	}
+	var manifest []byte
+	var err error
+	if kind == store.Cluster {
+		manifest, err = body.ClusterManifest(b)
+	} else {
+		clusterID := b.ClusterID
+		if old != nil {
+			clusterID = old.ClusterID
+		}
+		c, gerr := s.Store.Get(r.Context(), store.Cluster, clusterID)
+		if gerr != nil {
+			return gerr
+		}
+		var cb body.Body
+		if err := json.Unmarshal(c.Spec, &cb.Spec); err != nil {
+			return err
+		}
+		cb.Name = c.Name
+		manifest, err = body.PoolManifest(b, body.ClusterOf(cb))
+	}
+	if err != nil {
+		return err
+	}
+	return s.check(r.Context(), b.Spec.Platform.Type, kind == store.NodePool, manifest)
+}
+
+func (s *Server) update(kind string) handler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		rv, err := ifMatch(r)
+		if err != nil {
+			return err
+		}
+		old, err := s.Store.Get(r.Context(), kind, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		b, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if b.ClusterID != "" && b.ClusterID != old.ClusterID {
+			return &body.ProblemsError{Problems: []body.Problem{{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "a pool cannot move to another cluster"}}}
+		}
+		if err := s.checkBody(r, kind, b, &old); err != nil {
+			return err
+		}
+		spec, err := json.Marshal(b.Spec)
+		if err != nil {
+			return err
+		}
+		o, err := s.Store.Update(r.Context(), kind, old.ID, rv, store.Change{Name: b.Name, Spec: spec})
+		if err != nil {
+			return err
+		}
+		writeObject(w, http.StatusOK, o)
+		return nil
+	}
+}
+
+// The seed's list filters: the phases and healths an object may have.
+var (
+	phases   = []string{"Pending", "Progressing", "Ready", "Failed", "Finalizing"}
+	healths  = []string{"Healthy", "Degraded", "Drifted", "Unknown"}
+	listName = map[string]string{store.Cluster: "clusters", store.NodePool: "nodepools"}
+)
+
+func (s *Server) list(kind string) handler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		q := r.URL.Query()
+		f := store.Filter{Kind: kind, ClusterID: r.PathValue("clusterId"), Phase: q.Get("status"), Health: q.Get("health"), Limit: 50}
+		var problems []body.Problem
+		number := func(name string, lo, hi int, into *int) {
+			v := q.Get(name)
+			if v == "" {
+				return
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < lo || n > hi {
+				problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)})
+				return
+			}
+			*into = n
+		}
+		number("limit", 1, 100, &f.Limit)
+		number("offset", 0, 1<<31-1, &f.Offset)
+		oneOf := func(name, v string, allowed []string) {
+			for _, a := range allowed {
+				if v == "" || v == a {
+					return
+				}
+			}
+			problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be one of " + joinComma(allowed)})
+		}
+		oneOf("status", f.Phase, phases)
+		oneOf("health", f.Health, healths)
+		if problems != nil {
+			return &body.ProblemsError{Problems: problems}
+		}
+		if f.ClusterID != "" {
+			if _, err := s.Store.Get(r.Context(), store.Cluster, f.ClusterID); err != nil {
+				return err
+			}
+		}
+		objects, total, err := s.Store.List(r.Context(), f)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]any{listName[kind]: objects, "total": total, "limit": f.Limit, "offset": f.Offset})
+		return nil
+	}
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
+
+func (s *Server) status(kind string) handler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		id := r.PathValue("id")
+		statuses, err := s.Store.Statuses(r.Context(), kind, id)
+		if err != nil {
+			return err
+		}
+		key := map[string]string{store.Cluster: "cluster_id", store.NodePool: "nodepool_id"}[kind]
+		writeJSON(w, http.StatusOK, map[string]any{key: id, "controller_status": statuses})
+		return nil
+	}
+}
+
+func (s *Server) report(kind string) handler {
+	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+		var st store.ControllerStatus
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&st); err != nil {
+			return &body.ProblemsError{Problems: []body.Problem{{Field: "(body)", Rule: "json", Message: err.Error()}}}
+		}
+		var problems []body.Problem
+		if st.ControllerName == "" {
+			problems = append(problems, body.Problem{Field: "controller_name", Rule: "status.controller_name", Message: "is required"})
+		}
+		for i, c := range st.Conditions {
+			if c.Type == "" || (c.Status != "True" && c.Status != "False" && c.Status != "Unknown") {
+				problems = append(problems, body.Problem{Field: "conditions[" + strconv.Itoa(i) + "]", Rule: "status.condition",
+					Message: "needs a type and a status of True, False or Unknown"})
+			}
+		}
+		if problems != nil {
+			return &body.ProblemsError{Problems: problems}
+		}
+		if err := s.Store.PutStatus(r.Context(), kind, r.PathValue("id"), st); err != nil {
+			return err
+		}
+		return s.status(kind)(w, r, auth.Principal{})
+	}
+}

@@ -1,0 +1,392 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/serve"
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+)
+
+// The API's benchmarks: one replica serving the API only (no workers, so no engine runs), on a
+// throwaway PostgreSQL on the same machine, called over loopback. Each benchmark sets up in its
+// parent and measures in sub-benchmarks, so the database is made and seeded once, not once per
+// b.N the framework tries.
+
+// benchAPI is a replica for a benchmark: its URL, a token of every role, and one HTTP client
+// that keeps enough idle connections for every concurrent request, so that connection setup does
+// not dominate what is measured.
+type benchAPI struct {
+	url    string
+	tokens map[auth.Role]string
+	client *http.Client
+}
+
+// startBench is start for a benchmark: an API-only replica on a fresh database, stopped when b
+// ends. Like start, it skips where PostgreSQL is missing (fails where pgtest.RequireEnv is set).
+func startBench(b *testing.B) *benchAPI {
+	b.Helper()
+	db := pgtest.Start(b).Database("serve")
+	fake := deploytest.New()
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := serve.Options{DatabaseURL: db, Workers: 0, Kinds: registry.Kinds(),
+		Backend:      func() (deploy.Backend, error) { return fake, nil },
+		StackTimeout: time.Minute, RescueAfter: time.Hour}
+	svc, err := serve.Open(ctx, opts)
+	if err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(svc.Server.Handler())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx, serve.Options{Workers: 0}) }()
+	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
+	b.Cleanup(func() {
+		transport.CloseIdleConnections()
+		ts.Close()
+		cancel()
+		<-done
+	})
+	a := &benchAPI{url: ts.URL, tokens: map[auth.Role]string{}, client: &http.Client{Transport: transport, Timeout: time.Minute}}
+	for _, role := range []auth.Role{auth.Viewer, auth.Editor, auth.Controller} {
+		if a.tokens[role], err = serve.CreateToken(ctx, svc.Store, "bench-"+string(role), role); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return a
+}
+
+// do sends one request as role and returns its status and body. It is safe from any goroutine:
+// it returns errors rather than failing the benchmark.
+func (a *benchAPI) do(role auth.Role, method, path, body string, headers ...string) (int, []byte, error) {
+	req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.tokens[role])
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
+}
+
+// must is do from the benchmark's goroutine, failing it on an error or another status than want,
+// and decoding the body.
+func (a *benchAPI) must(b *testing.B, want int, role auth.Role, method, path, body string, headers ...string) map[string]any {
+	b.Helper()
+	code, data, err := a.do(role, method, path, body, headers...)
+	if err != nil {
+		b.Fatalf("%s %s: %v", method, path, err)
+	}
+	if code != want {
+		b.Fatalf("%s %s: got %d, want %d: %s", method, path, code, want, data)
+	}
+	var out map[string]any
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &out); err != nil {
+			b.Fatalf("%s %s: not JSON: %s", method, path, data)
+		}
+	}
+	return out
+}
+
+func benchCluster(name string) string {
+	return strings.Replace(doCluster, `"name": "api-fra1"`, fmt.Sprintf("%q: %q", "name", name), 1)
+}
+
+func benchPool(name string, nodes int) string {
+	return fmt.Sprintf(`{"name": %q, "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": %d}}`, name, nodes)
+}
+
+// seed creates clusters clusters of pools pools each through the API, 16 requests at a time,
+// and returns the clusters' ids and the pools' ids (cluster by cluster, oldest first).
+func (a *benchAPI) seed(b *testing.B, clusters, pools int) ([]string, [][]string) {
+	b.Helper()
+	clusterIDs := make([]string, clusters)
+	for c := range clusterIDs {
+		out := a.must(b, http.StatusCreated, auth.Editor, "POST", "/api/v1/clusters", benchCluster(fmt.Sprintf("bench-%02d", c)))
+		clusterIDs[c] = out["id"].(string)
+	}
+	poolIDs := make([][]string, clusters)
+	for c := range poolIDs {
+		poolIDs[c] = make([]string, pools)
+	}
+	errs := parallel(clusters*pools, 16, func(i int) error {
+		c, p := i/pools, i%pools
+		code, data, err := a.do(auth.Editor, "POST", "/api/v1/clusters/"+clusterIDs[c]+"/nodepools", benchPool(fmt.Sprintf("pool-%03d", p), 2))
+		if err != nil {
+			return err
+		}
+		if code != http.StatusCreated {
+			return fmt.Errorf("create pool %d of cluster %d: %d %s", p, c, code, data)
+		}
+		var out struct{ ID string }
+		if err := json.Unmarshal(data, &out); err != nil {
+			return err
+		}
+		poolIDs[c][p] = out.ID
+		return nil
+	})
+	if errs != nil {
+		b.Fatal(errs)
+	}
+	return clusterIDs, poolIDs
+}
+
+// parallel runs f(0) to f(n-1), width at a time, and returns the first error.
+func parallel(n, width int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan int)
+	for range width {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// percentile is the p-th percentile (0 to 100) of sorted durations, in milliseconds.
+func percentile(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p/100*float64(len(sorted))+0.5) - 1
+	i = max(0, min(i, len(sorted)-1))
+	return float64(sorted[i]) / float64(time.Millisecond)
+}
+
+// BenchmarkListingAThousandPoolsWithFilters lists 1,000 pools in 10 clusters: across clusters
+// with a status and a health filter that select a quarter of them (limit 100), and one
+// cluster's second page of 50.
+func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
+	a := startBench(b)
+	clusters, pools := a.seed(b, 10, 100)
+	// A controller reports on every pool: a quarter Ready and Healthy, a quarter Ready and
+	// Degraded, a quarter Failed, the rest Progressing. The filters then select 250 of 1,000.
+	var all []string
+	for _, ps := range pools {
+		all = append(all, ps...)
+	}
+	reports := []string{
+		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
+		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
+		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
+		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
+	}
+	if err := parallel(len(all), 16, func(i int) error {
+		code, data, err := a.do(auth.Controller, "PUT", "/api/v1/nodepools/"+all[i]+"/status", reports[i%len(reports)])
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("report the status of pool %d: %d %s", i, code, data)
+		}
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	lists := []struct {
+		name, path          string
+		wantTotal, wantPage int
+	}{
+		{"across-clusters-status=Ready-health=Healthy-limit=100", "/api/v1/nodepools?limit=100&status=Ready&health=Healthy", 250, 100},
+		{"one-cluster-limit=50-offset=50", "/api/v1/clusters/" + clusters[3] + "/nodepools?limit=50&offset=50", 100, 50},
+	}
+	for _, l := range lists {
+		out := a.must(b, http.StatusOK, auth.Viewer, "GET", l.path, "")
+		if out["total"] != float64(l.wantTotal) || len(list(out["nodepools"])) != l.wantPage {
+			b.Fatalf("%s: want total %d and a page of %d, got total %v and %d", l.path, l.wantTotal, l.wantPage, out["total"], len(list(out["nodepools"])))
+		}
+		b.Run(l.name, func(b *testing.B) {
+			b.ResetTimer()
+			for b.Loop() {
+				code, data, err := a.do(auth.Viewer, "GET", l.path, "")
+				if err != nil || code != http.StatusOK {
+					b.Fatalf("GET %s: %d %v %.200s", l.path, code, err, data)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTwoHundredConcurrentGets sends, each round, 200 GETs at once, one for each of 200
+// pools, and reports the requests' latency (p50, p99) and the requests served a second; and,
+// for comparison, one GET at a time.
+func BenchmarkTwoHundredConcurrentGets(b *testing.B) {
+	const n = 200
+	a := startBench(b)
+	_, pools := a.seed(b, 2, n/2)
+	paths := make([]string, 0, n)
+	for _, ps := range pools {
+		for _, id := range ps {
+			paths = append(paths, "/api/v1/nodepools/"+id)
+		}
+	}
+	round := func(lat []time.Duration) error {
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				began := time.Now()
+				code, data, err := a.do(auth.Viewer, "GET", paths[i], "")
+				lat[i] = time.Since(began)
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("GET %s: %d %.200s", paths[i], code, data)
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// One GET at a time first, for comparison: what a request costs when nothing waits.
+	b.Run("1-goroutine", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			code, data, err := a.do(auth.Viewer, "GET", paths[i%n], "")
+			if err != nil || code != http.StatusOK {
+				b.Fatalf("GET %s: %d %v %.200s", paths[i%n], code, err, data)
+			}
+		}
+	})
+	b.Run("200-goroutines", func(b *testing.B) {
+		// A round first, untimed, opens the client's 200 connections.
+		if err := round(make([]time.Duration, n)); err != nil {
+			b.Fatal(err)
+		}
+		var all []time.Duration
+		lat := make([]time.Duration, n)
+		b.ResetTimer()
+		began := time.Now()
+		for b.Loop() {
+			if err := round(lat); err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, lat...)
+		}
+		elapsed := time.Since(began)
+		slices.Sort(all)
+		b.ReportMetric(percentile(all, 50), "p50-ms")
+		b.ReportMetric(percentile(all, 99), "p99-ms")
+		b.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
+	})
+}
+
+// BenchmarkAHundredConcurrentConditionalPuts sends, each round, 100 PUTs of one pool at once,
+// all with the If-Match of the version the previous round's winner wrote: exactly one must win
+// (200) and the other 99 must fail their precondition (412), every round. It reports the PUTs'
+// p99 latency and a round's wall time.
+func BenchmarkAHundredConcurrentConditionalPuts(b *testing.B) {
+	const n = 100
+	a := startBench(b)
+	_, pools := a.seed(b, 1, 1)
+	path := "/api/v1/nodepools/" + pools[0][0]
+	rv := a.must(b, http.StatusOK, auth.Viewer, "GET", path, "")["resource_version"].(string)
+	codes := make([]int, n)
+	bodies := make([][]byte, n)
+	errs := make([]error, n)
+	lat := make([]time.Duration, n)
+	// round sends the PUTs and returns the winner's new resource version.
+	round := func(ifMatch string) (string, error) {
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				began := time.Now()
+				codes[i], bodies[i], errs[i] = a.do(auth.Editor, "PUT", path, benchPool("pool-000", 3+i%50), "If-Match", ifMatch)
+				lat[i] = time.Since(began)
+			}()
+		}
+		wg.Wait()
+		count, next := map[int]int{}, ""
+		for i := range n {
+			if errs[i] != nil {
+				return "", errs[i]
+			}
+			count[codes[i]]++
+			if codes[i] == http.StatusOK {
+				var out struct {
+					ResourceVersion string `json:"resource_version"`
+				}
+				if err := json.Unmarshal(bodies[i], &out); err != nil {
+					return "", err
+				}
+				next = out.ResourceVersion
+			}
+		}
+		if count[http.StatusOK] != 1 || count[http.StatusPreconditionFailed] != n-1 {
+			return "", fmt.Errorf("want exactly one 200 and %d 412s, got %v", n-1, count)
+		}
+		return next, nil
+	}
+	b.Run("100-goroutines-one-If-Match", func(b *testing.B) {
+		// A round first, untimed, opens the client's connections.
+		var err error
+		if rv, err = round(rv); err != nil {
+			b.Fatal(err)
+		}
+		var all, rounds []time.Duration
+		b.ResetTimer()
+		for b.Loop() {
+			began := time.Now()
+			if rv, err = round(rv); err != nil {
+				b.Fatal(err)
+			}
+			rounds = append(rounds, time.Since(began))
+			all = append(all, lat...)
+		}
+		slices.Sort(all)
+		slices.Sort(rounds)
+		b.ReportMetric(percentile(all, 99), "p99-ms")
+		b.ReportMetric(percentile(rounds, 50), "round-p50-ms")
+		b.ReportMetric(float64(rounds[len(rounds)-1])/float64(time.Millisecond), "round-max-ms")
+		b.ReportMetric(float64(len(rounds)), "rounds-one-winner")
+	})
+}

@@ -1,0 +1,274 @@
+// Package body turns the API's request bodies (the seed's shape: name, cluster_id, and a spec
+// with platform.type and that cloud's block, autoscaling and nodeCount) into clusterplane
+// manifests, and the manifests' problems back into the fields as the body wrote them. The API
+// checks a body with the same reader and rules as `clusterplane validate`, and the workers deploy
+// the same manifest, so a body means one thing everywhere.
+package body
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/pkg/errors"
+)
+
+// The platforms a body's spec.platform.type names.
+const (
+	DigitalOcean = "digitalocean"
+	Civo         = "civo"
+)
+
+// Body is a create or update request of a cluster or a node pool.
+type Body struct {
+	Name      string `json:"name"`
+	ClusterID string `json:"cluster_id,omitempty"`
+	Spec      Spec   `json:"spec"`
+}
+
+// Spec is a body's spec. Platform holds the cloud's block as the client wrote it: the fields of
+// the kind's manifest spec (clusterplane explain), passed on untouched.
+type Spec struct {
+	Platform    Platform     `json:"platform"`
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+	NodeCount   *int64       `json:"nodeCount,omitempty"`
+}
+
+// Platform names the cloud and carries its block.
+type Platform struct {
+	Type         string                     `json:"type"`
+	DigitalOcean map[string]json.RawMessage `json:"digitalocean,omitempty"`
+	Civo         map[string]json.RawMessage `json:"civo,omitempty"`
+}
+
+// Autoscaling is the seed's autoscaling block, for node pools.
+type Autoscaling struct {
+	Enabled  bool   `json:"enabled"`
+	MinNodes *int64 `json:"minNodes,omitempty"`
+	MaxNodes *int64 `json:"maxNodes,omitempty"`
+}
+
+// Problem is one mistake of a body: the field as the body wrote it, and what is wrong.
+type Problem struct {
+	Field   string `json:"field"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
+// ProblemsError is every problem of a body at once.
+type ProblemsError struct{ Problems []Problem }
+
+func (e *ProblemsError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Field + ": " + p.Message
+	}
+	return strings.Join(lines, "; ")
+}
+
+// Parse reads a body strictly: an unknown field is a problem, as in a manifest.
+func Parse(data []byte) (Body, error) {
+	var b Body
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return b, &ProblemsError{Problems: []Problem{{Field: "(body)", Rule: "json", Message: jsonMessage(err)}}}
+	}
+	if dec.More() {
+		return b, &ProblemsError{Problems: []Problem{{Field: "(body)", Rule: "json", Message: "more than one JSON value"}}}
+	}
+	return b, nil
+}
+
+// jsonMessage is the decoder's error without Go's type names where a client needs none.
+func jsonMessage(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		want := map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false", reflect.Int64: "a whole number",
+			reflect.Map: "an object", reflect.Struct: "an object", reflect.Slice: "a list"}[typeErr.Type.Kind()]
+		if want == "" {
+			want = "another JSON type"
+		}
+		return "field " + typeErr.Field + " must be " + want + ", not " + typeErr.Value
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	for _, seed := range []string{"gcp", "aws", "azure"} {
+		if strings.Contains(msg, `unknown field "`+seed+`"`) {
+			return `unknown field "` + seed + `": the platforms are digitalocean and civo (spec.platform.type, with its block)`
+		}
+	}
+	return msg
+}
+
+// Cluster is what a node pool's manifest needs of its cluster: the manifest name, platform and
+// region (a Civo pool is in its cluster's region).
+type Cluster struct {
+	Name     string
+	Platform string
+	Region   string
+}
+
+// ClusterOf is what a pool's manifest needs of its cluster's body.
+func ClusterOf(cb Body) Cluster {
+	c := Cluster{Name: cb.Name, Platform: cb.Spec.Platform.Type}
+	block := cb.Spec.Platform.DigitalOcean
+	if c.Platform == Civo {
+		block = cb.Spec.Platform.Civo
+	}
+	_ = json.Unmarshal(block["region"], &c.Region) // no region: the pool's manifest says what is missing
+	return c
+}
+
+// kindOf is the manifest kind of a platform's cluster or pool.
+func kindOf(platform string, pool bool) (apiVersion, kind string) {
+	apiVersion = platform + ".clusterplane.dev/v1"
+	prefix := map[string]string{DigitalOcean: "DigitalOcean", Civo: "Civo"}[platform]
+	if pool {
+		return apiVersion, prefix + "KubernetesNodePool"
+	}
+	return apiVersion, prefix + "KubernetesCluster"
+}
+
+// block is the platform's block, with a problem when the type and block do not match.
+func (s Spec) block() (map[string]json.RawMessage, []Problem) {
+	switch s.Platform.Type {
+	case DigitalOcean:
+		if s.Platform.Civo != nil {
+			return nil, []Problem{{Field: "spec.platform.civo", Rule: "platform.block", Message: "platform.type is digitalocean: write its block as platform.digitalocean"}}
+		}
+		return s.Platform.DigitalOcean, nil
+	case Civo:
+		if s.Platform.DigitalOcean != nil {
+			return nil, []Problem{{Field: "spec.platform.digitalocean", Rule: "platform.block", Message: "platform.type is civo: write its block as platform.civo"}}
+		}
+		return s.Platform.Civo, nil
+	}
+	return nil, []Problem{{Field: "spec.platform.type", Rule: "platform.type", Message: "must be digitalocean or civo"}}
+}
+
+// ClusterManifest is the manifest of a cluster's body: metadata.name is the body's name, and
+// the cloud's clusterName defaults to it.
+func ClusterManifest(b Body) ([]byte, error) {
+	var problems []Problem
+	if b.ClusterID != "" {
+		problems = append(problems, Problem{Field: "cluster_id", Rule: "cluster.no_cluster_id", Message: "a cluster belongs to no cluster: leave cluster_id out"})
+	}
+	if b.Spec.Autoscaling != nil || b.Spec.NodeCount != nil {
+		problems = append(problems, Problem{Field: "spec.nodeCount", Rule: "cluster.pool_fields", Message: "a cluster's nodes are its default pool's: write them in spec.platform." + b.Spec.Platform.Type + ".defaultNodePool"})
+	}
+	block, more := b.Spec.block()
+	problems = append(problems, more...)
+	if problems != nil {
+		return nil, &ProblemsError{Problems: problems}
+	}
+	spec := copyBlock(block)
+	if _, ok := spec["clusterName"]; !ok {
+		spec["clusterName"] = b.Name
+	}
+	apiVersion, kind := kindOf(b.Spec.Platform.Type, false)
+	return json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": b.Name}, "spec": spec})
+}
+
+// PoolName is the manifest name of a pool of a cluster: both names, as a pool's stack is
+// named after the manifest and two clusters may each have a pool called workers.
+func PoolName(cluster, pool string) string { return cluster + "-" + pool }
+
+// PoolManifest is the manifest of a node pool's body in cluster c: the cloud's nodePoolName is
+// the body's name, the cluster is read from the cluster's stack (no id copied), and the seed's
+// nodeCount and autoscaling become the kind's nodeCount, autoScale, minNodes and maxNodes.
+func PoolManifest(b Body, c Cluster) ([]byte, error) {
+	block, problems := b.Spec.block()
+	if problems == nil && b.Spec.Platform.Type != c.Platform {
+		problems = append(problems, Problem{Field: "spec.platform.type", Rule: "nodepool.platform", Message: "the cluster is on " + c.Platform + ": a pool is on its cluster's platform"})
+	}
+	for _, f := range []string{"nodeCount", "autoScale", "minNodes", "maxNodes", "nodePoolName", "cluster"} {
+		if _, ok := block[f]; ok {
+			problems = append(problems, Problem{Field: "spec.platform." + b.Spec.Platform.Type + "." + f, Rule: "nodepool.seed_field",
+				Message: "written by the API from " + seedField(f) + ": leave it out of the platform block"})
+		}
+	}
+	if problems != nil {
+		return nil, &ProblemsError{Problems: problems}
+	}
+	spec := copyBlock(block)
+	apiVersion, kind := kindOf(c.Platform, true)
+	_, clusterKind := kindOf(c.Platform, false)
+	spec["nodePoolName"] = b.Name
+	spec["cluster"] = map[string]any{"valueFrom": map[string]any{"kind": clusterKind, "name": c.Name}}
+	if _, ok := spec["region"]; !ok && c.Platform == Civo && c.Region != "" {
+		spec["region"] = c.Region
+	}
+	if b.Spec.NodeCount != nil {
+		spec["nodeCount"] = *b.Spec.NodeCount
+	}
+	if a := b.Spec.Autoscaling; a != nil {
+		spec["autoScale"] = a.Enabled
+		if a.MinNodes != nil {
+			spec["minNodes"] = *a.MinNodes
+		}
+		if a.MaxNodes != nil {
+			spec["maxNodes"] = *a.MaxNodes
+		}
+	}
+	return json.Marshal(map[string]any{"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": PoolName(c.Name, b.Name)}, "spec": spec})
+}
+
+func copyBlock(block map[string]json.RawMessage) map[string]any {
+	spec := make(map[string]any, len(block)+4)
+	for k, v := range block {
+		spec[k] = v
+	}
+	return spec
+}
+
+// seedField is the body's field a pool manifest's field is written from.
+func seedField(manifestField string) string {
+	return map[string]string{"nodeCount": "spec.nodeCount", "autoScale": "spec.autoscaling.enabled",
+		"minNodes": "spec.autoscaling.minNodes", "maxNodes": "spec.autoscaling.maxNodes",
+		"nodePoolName": "name", "cluster": "cluster_id"}[manifestField]
+}
+
+// Field is a manifest's field (as stackinput.Problem writes it) as the body wrote it.
+func Field(manifestPath, platform string) string {
+	switch {
+	case manifestPath == "" || manifestPath == "metadata" || strings.HasPrefix(manifestPath, "metadata."):
+		return "name"
+	case manifestPath == "spec.clusterName":
+		return "name"
+	}
+	rest, ok := strings.CutPrefix(manifestPath, "spec.")
+	if !ok {
+		return manifestPath
+	}
+	head, _, _ := strings.Cut(rest, ".")
+	head, _, _ = strings.Cut(head, "[")
+	switch seed := seedField(head); {
+	case head == "cluster" || head == "nodePoolName":
+		return seed // written whole by the API from the body's field
+	case seed != "":
+		return seed + strings.TrimPrefix(rest, head)
+	}
+	return "spec.platform." + platform + "." + rest
+}
+
+// Problems is a manifest's reading errors as the body's problems, sorted by field. Any other
+// error comes back as it is.
+func Problems(err error, platform string) error {
+	var read *stackinput.Error
+	if !errors.As(err, &read) {
+		return err
+	}
+	out := make([]Problem, 0, len(read.Problems))
+	for _, p := range read.Problems {
+		msg := p.Message
+		if p.Hint != "" {
+			msg += " (" + p.Hint + ")"
+		}
+		out = append(out, Problem{Field: Field(p.Path, platform), Rule: p.RuleID, Message: msg})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return &ProblemsError{Problems: out}
+}

@@ -1,0 +1,104 @@
+package body_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
+)
+
+func TestAManifestsFieldIsNamedAsTheBodyWroteIt(t *testing.T) {
+	tests := []struct{ manifest, want string }{
+		{"spec.size", "spec.platform.digitalocean.size"},
+		{"spec.defaultNodePool.nodeCount", "spec.platform.digitalocean.defaultNodePool.nodeCount"},
+		{"spec.nodeCount", "spec.nodeCount"},
+		{"spec.autoScale", "spec.autoscaling.enabled"},
+		{"spec.minNodes", "spec.autoscaling.minNodes"},
+		{"spec.maxNodes", "spec.autoscaling.maxNodes"},
+		{"spec.nodePoolName", "name"},
+		{"spec.clusterName", "name"},
+		{"metadata.name", "name"},
+		{"spec.cluster.valueFrom.name", "cluster_id"},
+		{"spec.taints[0].effect", "spec.platform.digitalocean.taints[0].effect"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.manifest, func(t *testing.T) {
+			if got := body.Field(tt.manifest, body.DigitalOcean); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAPoolsManifestTakesTheSeedsFieldsAndReadsItsClusterFromItsStack(t *testing.T) {
+	b, err := body.Parse([]byte(`{"name": "workers", "cluster_id": "c", "spec": {"platform": {"type": "civo",
+		"civo": {"size": "g4s.kube.medium"}}, "autoscaling": {"enabled": true, "minNodes": 1, "maxNodes": 4}, "nodeCount": 2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := body.PoolManifest(b, body.Cluster{Name: "dev", Platform: body.Civo, Region: "lon1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Kind     string
+		Metadata map[string]any
+		Spec     map[string]any
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := m.Spec["cluster"].(map[string]any)["valueFrom"].(map[string]any)
+	checks := []struct {
+		what string
+		got  any
+		want any
+	}{
+		{"kind", m.Kind, "CivoKubernetesNodePool"},
+		{"metadata.name", m.Metadata["name"], "dev-workers"},
+		{"nodePoolName", m.Spec["nodePoolName"], "workers"},
+		{"nodeCount", m.Spec["nodeCount"], float64(2)},
+		{"autoScale", m.Spec["autoScale"], true},
+		{"minNodes", m.Spec["minNodes"], float64(1)},
+		{"maxNodes", m.Spec["maxNodes"], float64(4)},
+		{"region (the cluster's)", m.Spec["region"], "lon1"},
+		{"the cluster's kind", ref["kind"], "CivoKubernetesCluster"},
+		{"the cluster's name", ref["name"], "dev"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+func TestABodyThatDoesNotFitItsPlatformIsRefusedBeforeAnyManifest(t *testing.T) {
+	tests := []struct {
+		name, body string
+		pool       bool
+		want       string
+	}{
+		{"a block of the other cloud", `{"name": "a", "spec": {"platform": {"type": "civo", "digitalocean": {}}}}`, false, "spec.platform.digitalocean"},
+		{"the seed's gcp", `{"name": "a", "spec": {"platform": {"type": "gcp"}}}`, false, "spec.platform.type"},
+		{"a cluster's nodeCount outside its default pool", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {}}, "nodeCount": 3}}`, false, "spec.nodeCount"},
+		{"a pool's nodeCount inside the block", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {"nodeCount": 3}}}}`, true, "spec.platform.civo.nodeCount"},
+		{"a pool on another platform than its cluster", `{"name": "a", "spec": {"platform": {"type": "digitalocean", "digitalocean": {}}}}`, true, "spec.platform.type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := body.Parse([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.pool {
+				_, err = body.PoolManifest(b, body.Cluster{Name: "c", Platform: body.Civo})
+			} else {
+				_, err = body.ClusterManifest(b)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want+":") {
+				t.Errorf("want a problem naming %s, got %v", tt.want, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,406 @@
+// Package reconcile is the service's controller: a job on the queue (River, on the service's
+// PostgreSQL) per write, and a worker that runs clusterplane's deploy pipeline for the object's
+// stack (the same reading, checks and guards as `clusterplane up`, then status) and reports the
+// outcome as the object's controller status. Any replica's worker may take any job; the stack's
+// lock keeps two from applying one stack at once, and a job whose worker died is taken up again
+// once River finds it stuck.
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/files"
+	"github.com/clusterplane/clusterplane/pkg/redact"
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/pkg/errors"
+	"github.com/riverqueue/river"
+)
+
+// Controller is the controller_name the workers report under.
+const Controller = "clusterplane"
+
+// Args is a reconcile job: the object to bring to its spec (or to destroy, once deleted).
+type Args struct {
+	ObjectID string `json:"object_id"`
+}
+
+// Kind names the job on the queue.
+func (Args) Kind() string { return "clusterplane_reconcile" }
+
+// InsertOpts bounds the retries of a failure. Jobs are not made unique per object: River's
+// uniqueness always counts a running job, and a write while one runs (which may have read the
+// spec before the write) must queue another. A second job finds the stack as asked and runs no
+// engine (the pipeline's fleet scan), and the stack's lock keeps two from applying at once.
+func (Args) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+
+// Worker runs the pipeline for one object per job.
+type Worker struct {
+	river.WorkerDefaults[Args]
+	Store *store.Store
+	Kinds kinds.List
+	// Backend opens where the stacks live (the command's, or the tests' fake).
+	Backend func() (deploy.Backend, error)
+	// Policy, when set, is the organisation's policy, evaluated before any stack runs.
+	Policy *policy.Policy
+	// StackTimeout bounds one stack's operation.
+	StackTimeout time.Duration
+	// Log is told the failures River retries.
+	Log *slog.Logger
+}
+
+// Work reconciles the job's object. A refusal (a change the CLI would refuse, a denied policy)
+// is reported and ends the job: running it again would refuse again. A failure is reported and
+// returned, so that River retries it with its backoff.
+func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	o, err := w.Store.Find(ctx, job.Args.ObjectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted and forgotten since the job was queued
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "clusterplane-serve-")
+	if err != nil {
+		return errors.Wrap(err, "make a folder for the manifest")
+	}
+	defer os.RemoveAll(dir)
+	file, platform, err := w.writeManifest(ctx, o, dir)
+	if err != nil {
+		return w.report(ctx, o, refused("Invalid", err.Error()))
+	}
+	if taken, err := w.taken(ctx, o, file); err != nil || taken != "" {
+		if err != nil {
+			return err
+		}
+		return w.report(ctx, o, refused("Refused", taken))
+	}
+	if err := w.report(ctx, o, progressing(o)); err != nil {
+		return err
+	}
+	if o.Deleting {
+		return w.destroy(ctx, o, file)
+	}
+	var replaced []string
+	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		// The API's write says yes to a change made in place, never to a replacement: a cluster
+		// or pool replaced takes its nodes (and a cluster its pools) with it, so the API leaves
+		// that to someone who means it (clusterplane up on the manifest).
+		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Confirm: func(_ deploy.Target, preview deploy.Result) bool {
+			replaced = replacements(preview)
+			return len(replaced) == 0
+		}})
+	}
+	up, err := w.run(ctx, "up", file, upOp)
+	if job.Attempt > 1 && interrupted(up) {
+		// A retried job: the attempt before ended, or its worker died (River gives a job whose
+		// worker stopped answering to another only after --rescue-after, longer than any
+		// operation may run). What that attempt left on the stack is this job's to mend.
+		taken, terr := w.run(ctx, "refresh", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.TakeOver(ctx, t)
+		})
+		if terr == nil && taken.Status == deploy.Done {
+			up, err = w.run(ctx, "up", file, upOp)
+		}
+	}
+	st := fromUp(o, up, err, platform)
+	if len(replaced) > 0 {
+		st = refused("Refused", "the change replaces "+strings.Join(replaced, ", ")+": the API changes clusters and pools "+
+			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or make the change with "+
+			"clusterplane up on the manifest, on purpose")
+	}
+	if up.Status == deploy.Done {
+		status, serr := w.run(ctx, "status", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			return d.Status(ctx, t, deploy.StatusOptions{Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+		})
+		if serr == nil && status.Report != nil {
+			st = fromStatus(o, status.Report)
+		}
+	}
+	st.Metadata = metadata(o, platform, st.Metadata)
+	if rerr := w.report(ctx, o, st); rerr != nil {
+		return rerr
+	}
+	return w.retry(o, "up", st)
+}
+
+// retry is the job's end: nil when done or refused (running it again would refuse again), the
+// failure otherwise, for River to run the job again with its backoff. A failure is logged, since
+// nobody reads a job's errors but River.
+func (w *Worker) retry(o store.Object, operation string, st store.ControllerStatus) error {
+	ready, _ := st.Condition("Ready")
+	if ready.Status != "False" || final[ready.Reason] {
+		return nil
+	}
+	err := errors.Errorf("%s of %s %s (%s): %s", operation, o.Kind, o.Name, o.ID, ready.Message)
+	if w.Log != nil {
+		w.Log.Warn("reconcile failed; River retries it", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", ready.Message)
+	}
+	return err
+}
+
+// final are the reasons of a Ready=False that another run would only say again.
+var final = map[string]bool{"Refused": true, "Interrupted": true, "Invalid": true}
+
+// replacements are the resources a preview replaces, as "type name".
+func replacements(preview deploy.Result) []string {
+	var out []string
+	for _, step := range preview.Steps {
+		switch step.Op {
+		case "replace", "create-replacement", "delete-replaced":
+			name := step.Type + " " + step.Name
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// taken says why the object may not deploy its stack: the stack exists, and this service never
+// reported on the object, so something else made it (a `clusterplane up` of a manifest of the
+// same name, another service). Deploying would take that stack over, and with it clusters that
+// are not the API's. "" when the stack is the object's, or new.
+func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string, error) {
+	statuses, err := w.Store.Statuses(ctx, o.Kind, o.ID)
+	if err != nil {
+		return "", err
+	}
+	for _, st := range statuses {
+		if st.ControllerName == Controller {
+			return "", nil // reported before: the stack, if any, is this object's
+		}
+	}
+	targets, err := deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds}.Targets([]string{file})
+	if err != nil || len(targets) != 1 {
+		return "", nil // the pipeline says what is wrong with the manifest
+	}
+	b, err := w.Backend()
+	if err != nil {
+		return "", err
+	}
+	exists, err := deploy.Deployed(ctx, b, targets[0].Key())
+	if err != nil || !exists {
+		return "", errors.Wrap(err, "look for the stack")
+	}
+	return "stack " + targets[0].Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
+		"the same name?): the API does not take over a stack it did not make. Name the " + o.Kind + " otherwise, " +
+		"or delete this one and keep managing that stack as it is", nil
+}
+
+// interrupted tells that the outcome is a refusal for what an interrupted operation left: the
+// engine's lock, or creates left pending.
+func interrupted(out deploy.Outcome) bool {
+	var pending *deploy.PendingCreatesError
+	var locked *deploy.LockedError
+	var left *deploy.InterruptedError
+	return errors.As(out.Err, &pending) || errors.As(out.Err, &locked) || errors.As(out.Err, &left)
+}
+
+// destroy destroys a deleted object's stack, then forgets the object.
+func (w *Worker) destroy(ctx context.Context, o store.Object, file string) error {
+	out, err := w.run(ctx, "destroy", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
+	})
+	if err == nil && out.Status == deploy.Done {
+		return w.Store.Forget(ctx, o.ID)
+	}
+	st := fromUp(o, out, err, "")
+	if rerr := w.report(ctx, o, st); rerr != nil {
+		return rerr
+	}
+	return w.retry(o, "destroy", st)
+}
+
+// run runs the pipeline's operation over the one manifest file.
+func (w *Worker) run(ctx context.Context, operation, file string, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
+	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: operation, Paths: []string{file},
+		Files:   deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds},
+		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
+		Reverse: operation == "destroy", Op: op})
+	if len(outcomes) == 1 {
+		return outcomes[0], err
+	}
+	if err == nil {
+		err = errors.Errorf("%s ran %d stacks, not 1", operation, len(outcomes))
+	}
+	return deploy.Outcome{Status: deploy.Failed, Reason: err.Error(), Err: err}, err
+}
+
+// writeManifest writes the object's manifest into dir, as the API checked it when written.
+func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) (file, platform string, err error) {
+	b, err := Body(o)
+	if err != nil {
+		return "", "", err
+	}
+	var data []byte
+	if o.Kind == store.Cluster {
+		data, err = body.ClusterManifest(b)
+	} else {
+		var c store.Object
+		if c, err = w.Store.Get(ctx, store.Cluster, o.ClusterID); err != nil {
+			return "", "", errors.Wrap(err, "read the pool's cluster")
+		}
+		var cb body.Body
+		if cb, err = Body(c); err != nil {
+			return "", "", err
+		}
+		data, err = body.PoolManifest(b, body.ClusterOf(cb))
+	}
+	if err != nil {
+		return "", "", err
+	}
+	file = filepath.Join(dir, o.ID+".yaml")
+	return file, b.Spec.Platform.Type, errors.Wrap(os.WriteFile(file, data, 0o600), "write the manifest")
+}
+
+// Body is the stored object as the body that wrote it.
+func Body(o store.Object) (body.Body, error) {
+	b := body.Body{Name: o.Name, ClusterID: o.ClusterID}
+	return b, errors.Wrap(json.Unmarshal(o.Spec, &b.Spec), "read the stored spec")
+}
+
+// report writes the controller's status of the object. Its messages come from the pipeline and
+// the engine, which may quote a token or a passphrase: they are redacted as the command's output.
+func (w *Worker) report(ctx context.Context, o store.Object, st store.ControllerStatus) error {
+	st.ControllerName = Controller
+	st.ObservedGeneration = o.Generation
+	r := redact.FromEnv()
+	for i := range st.Conditions {
+		st.Conditions[i].Message = r.String(st.Conditions[i].Message)
+	}
+	err := w.Store.PutStatus(ctx, o.Kind, o.ID, st)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // forgotten meanwhile
+	}
+	return errors.Wrap(err, "report the status")
+}
+
+func condition(typ, status, reason, message string) store.Condition {
+	return store.Condition{Type: typ, Status: status, Reason: reason, Message: message}
+}
+
+func progressing(o store.Object) store.ControllerStatus {
+	reason, message := "Reconciling", fmt.Sprintf("bringing the stack to generation %d", o.Generation)
+	if o.Deleting {
+		reason, message = "Finalizing", "destroying the stack"
+	}
+	return store.ControllerStatus{Conditions: []store.Condition{
+		condition("Ready", "Unknown", reason, message), condition("Progressing", "True", reason, message)}}
+}
+
+func refused(reason, message string) store.ControllerStatus {
+	return store.ControllerStatus{Conditions: []store.Condition{
+		condition("Ready", "False", reason, message), condition("Progressing", "False", reason, message)}}
+}
+
+// fromUp is the status an operation's outcome says, before status reads the stack: a refusal
+// (a change the CLI refuses, a policy's denial, a protected cluster) is Refused and final; a
+// failure is Failed and Degraded, retried.
+func fromUp(o store.Object, out deploy.Outcome, err error, platform string) store.ControllerStatus {
+	var refusedErr *deploy.RefusedError
+	var protected *deploy.ProtectedError
+	var denied *deploy.PolicyDeniedError
+	var problems *deploy.ProblemsError
+	message := out.Reason
+	switch {
+	case errors.As(err, &problems):
+		message = bodyProblems(problems, platform)
+	case err != nil:
+		message = err.Error()
+	case out.Err != nil:
+		message = out.Err.Error() // the reason in full: "refused, nothing deployed: spec.region: ..."
+	}
+	switch {
+	case interrupted(out):
+		return refused("Interrupted", message)
+	case errors.As(out.Err, &refusedErr), errors.As(out.Err, &protected), errors.As(err, &denied), errors.As(err, &problems):
+		return refused("Refused", message)
+	case out.Status == deploy.Blocked:
+		return refused("Refused", message)
+	case out.Status == deploy.Done:
+		return store.ControllerStatus{Conditions: []store.Condition{
+			condition("Ready", "True", "Deployed", out.Reason), condition("Progressing", "False", "Deployed", out.Reason)}}
+	}
+	st := refused("Failed", message)
+	st.Conditions = append(st.Conditions, condition("Degraded", "True", "Failed", message))
+	return st
+}
+
+// bodyProblems are the pipeline's problems of the manifest (the cloud's offer, regions), each
+// named as the body wrote the field, without the worker's file.
+func bodyProblems(problems *deploy.ProblemsError, platform string) string {
+	lines := make([]string, 0, len(problems.Problems))
+	for _, p := range problems.Problems {
+		var read *body.ProblemsError
+		if errors.As(body.Problems(p, platform), &read) {
+			lines = append(lines, read.Error())
+			continue
+		}
+		lines = append(lines, p.Error())
+	}
+	return strings.Join(lines, "; ")
+}
+
+// fromStatus is the status the stack's records say after a successful up: Ready and Drifted as
+// `clusterplane status` reports them, and the stack's outputs (secrets left out).
+func fromStatus(o store.Object, s *deploy.StackStatus) store.ControllerStatus {
+	st := store.ControllerStatus{Metadata: map[string]any{"outputs": s.Outputs}}
+	for _, c := range s.Conditions {
+		st.Conditions = append(st.Conditions, condition(c.Type, c.Status, c.Reason, c.Message))
+	}
+	st.Conditions = append(st.Conditions, condition("Progressing", "False", "Deployed", "the stack is at generation "+fmt.Sprint(o.Generation)),
+		condition("Degraded", "False", "Deployed", ""))
+	return st
+}
+
+// metadata adds the seed's metadata: the platform, the region and the nodes asked for.
+func metadata(o store.Object, platform string, m map[string]any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	m["platform"] = platform
+	b, err := Body(o)
+	if err != nil {
+		return m
+	}
+	if b.Spec.NodeCount != nil {
+		m["desired_nodes"] = *b.Spec.NodeCount
+	}
+	block := b.Spec.Platform.DigitalOcean
+	if platform == body.Civo {
+		block = b.Spec.Platform.Civo
+	}
+	var region string
+	if json.Unmarshal(block["region"], &region) == nil && region != "" {
+		m["region"] = region
+	}
+	var pool struct {
+		NodeCount *int64 `json:"nodeCount"`
+	}
+	if json.Unmarshal(block["defaultNodePool"], &pool) == nil && pool.NodeCount != nil {
+		m["desired_nodes"] = *pool.NodeCount
+	}
+	return m
+}
+
+// Enqueue is the store's Enqueue through client: the job is inserted in the write's
+// transaction.
+func Enqueue(client *river.Client[pgx.Tx]) store.Enqueue {
+	return func(ctx context.Context, tx pgx.Tx, id string) error {
+		_, err := client.InsertTx(ctx, tx, Args{ObjectID: id}, nil)
+		return err
+	}
+}

@@ -1,0 +1,169 @@
+// Package serve puts `clusterplane serve` together: the store on PostgreSQL, River's queue on
+// the same database, the reconcile workers and the HTTP API. Any number of replicas may run
+// against one database; each serves the API, runs workers, or both.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/serve/api"
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/pkg/errors"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// Options are one replica's settings.
+type Options struct {
+	// DatabaseURL is the PostgreSQL database every replica shares.
+	DatabaseURL string
+	// Listen is the API's address; "" runs workers only.
+	Listen string
+	// Workers is how many stacks this replica reconciles at once; 0 serves the API only.
+	Workers int
+	// OIDCIssuer and OIDCAudience, when set, accept the issuer's ID tokens; RoleClaim names the
+	// claim that holds the role.
+	OIDCIssuer, OIDCAudience, RoleClaim string
+	// TrustedProxies may set X-User-Email, whose users get ProxyRole.
+	TrustedProxies []netip.Prefix
+	ProxyRole      auth.Role
+	Kinds          kinds.List
+	Backend        func() (deploy.Backend, error)
+	Policy         *policy.Policy
+	// StackTimeout bounds one stack's operation; RescueAfter is how long a job may run before
+	// another replica takes it as its worker's death (a kill -9, a lost machine).
+	StackTimeout, RescueAfter time.Duration
+	Log                       *slog.Logger
+	// Ready, when set, is told the API's address once it listens.
+	Ready func(addr string)
+}
+
+// Service is a replica's parts, opened.
+type Service struct {
+	Store  *store.Store
+	River  *river.Client[pgx.Tx]
+	Server *api.Server
+}
+
+// Open connects to the database, creates the tables (the service's and River's) when missing and
+// makes the queue's client; nothing runs yet.
+func Open(ctx context.Context, o Options) (*Service, error) {
+	st, err := store.Open(ctx, o.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	driver := riverpgxv5.New(st.Pool)
+	migrator, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		st.Close()
+		return nil, errors.Wrap(err, "prepare the queue's tables")
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		st.Close()
+		return nil, errors.Wrap(err, "create the queue's tables")
+	}
+	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
+	if o.Workers > 0 {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &reconcile.Worker{Store: st, Kinds: o.Kinds, Backend: o.Backend, Policy: o.Policy, StackTimeout: o.StackTimeout, Log: o.Log})
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+	}
+	client, err := river.NewClient(driver, cfg)
+	if err != nil {
+		st.Close()
+		return nil, errors.Wrap(err, "make the queue's client")
+	}
+	st.Enqueue = reconcile.Enqueue(client)
+	st.Summarise = reconcile.Controller
+	authn := &auth.Authenticator{Tokens: st, TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
+	if o.OIDCIssuer != "" {
+		if authn.OIDC, err = auth.NewOIDC(ctx, o.OIDCIssuer, o.OIDCAudience); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	return &Service{Store: st, River: client,
+		Server: &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Log: o.Log}}, nil
+}
+
+// quiet is River's logger: its warnings and errors only.
+func quiet(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(levelAtLeast{l.Handler(), slog.LevelWarn})
+}
+
+type levelAtLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+// Run runs the replica until ctx ends: the workers, when it has any, and the API, when it
+// listens; then stops both, letting running jobs end within a minute.
+func (s *Service) Run(ctx context.Context, o Options) error {
+	defer s.Store.Close()
+	if o.Workers > 0 {
+		if err := s.River.Start(ctx); err != nil {
+			return errors.Wrap(err, "start the workers")
+		}
+		defer func() {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_ = s.River.Stop(stopCtx) // a job still running is rescued by another replica
+		}()
+	}
+	if o.Listen == "" {
+		<-ctx.Done()
+		return nil
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return errors.Wrapf(err, "listen on %s (--listen)", o.Listen)
+	}
+	srv := &http.Server{Handler: s.Server.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: time.Minute, WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	if o.Ready != nil {
+		o.Ready(ln.Addr().String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return errors.Wrap(err, "serve the API")
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutCtx)
+}
+
+// CreateToken makes an API token, stores its hash, and returns the text, which is shown once.
+func CreateToken(ctx context.Context, st *store.Store, name string, role auth.Role) (string, error) {
+	if !role.Valid() {
+		return "", fmt.Errorf("role %q: must be viewer, editor, controller or admin", role)
+	}
+	plain, rec, err := auth.NewToken(name, role)
+	if err != nil {
+		return "", err
+	}
+	return plain, st.AddToken(ctx, rec)
+}

@@ -1,0 +1,225 @@
+// Package servecmd is the `clusterplane serve` command: its flags and what it prints, over
+// package serve.
+package servecmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cli"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/serve"
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/pkg/errors"
+	"github.com/spf13/cobra"
+)
+
+// DatabaseEnv names the database when --database-url is not given.
+const DatabaseEnv = "CLUSTERPLANE_DATABASE_URL"
+
+type options struct {
+	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
+	trustedProxies, policy                                                               []string
+	workers                                                                              int
+	stackTimeout, rescueAfter                                                            time.Duration
+}
+
+// New is `clusterplane serve` and its `token` commands over the kinds.
+func New(list kinds.List) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "serve --database-url postgres://...",
+		Short: "Serve the clusters and node pools API, and reconcile what it is asked for",
+		Long: `serve answers the clusters and node pools REST API (docs/api.md; its OpenAPI document at
+/openapi.json) and runs workers that deploy each change through clusterplane's pipeline, the
+same checks and guards as up, reporting each object's status as conditions.
+
+Every replica started on one PostgreSQL database shares its objects, statuses, tokens and queue:
+run as many as you like, some with --listen "" (workers only) or --workers 0 (API only). The
+Pulumi state is wherever PULUMI_BACKEND_URL says (the PostgreSQL backend works for several
+replicas; a local folder for one machine only).
+
+Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audience; the role in
+--role-claim) or API tokens (serve token create). Roles: viewer reads; editor writes clusters and
+pools; controller reports status, and is the only role that does; admin writes, and is what the
+sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
+
+Inside clusterplane sandbox, serve makes an admin token at start and prints it once.`,
+		Example: `  clusterplane serve token create --database-url postgres://... --name portal --role editor
+  clusterplane serve --database-url postgres://... --oidc-issuer https://login.example.com --oidc-audience clusterplane
+  clusterplane sandbox -- clusterplane serve --database-url postgres://localhost/clusterplane`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, list) },
+	}
+	cmd.PersistentFlags().StringVar(&o.databaseURL, "database-url", os.Getenv(DatabaseEnv), "the PostgreSQL database every replica shares (default $"+DatabaseEnv+")")
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", "127.0.0.1:8080", `the API's address; "" runs workers only`)
+	f.IntVar(&o.workers, "workers", 2, "stacks this replica reconciles at once; 0 serves the API only")
+	f.StringVar(&o.oidcIssuer, "oidc-issuer", "", "accept this OIDC issuer's ID tokens (its discovery document and keys are fetched)")
+	f.StringVar(&o.oidcAudience, "oidc-audience", "", "the audience (client id) the ID tokens must carry")
+	f.StringVar(&o.roleClaim, "role-claim", "clusterplane_role", "the ID token's claim that holds the role (a string or a list; the highest known role counts)")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "addresses (CIDR) of proxies trusted to set X-User-Email; without it the header is ignored")
+	f.StringVar(&o.proxyRole, "proxy-role", "editor", "the role of a user a trusted proxy names")
+	f.StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created are encrypted (as up's --secrets-provider)")
+	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
+	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before another replica takes it up as its worker's death (default --stack-timeout plus 5m)")
+	o.policy = *cli.PolicyFlag(cmd)
+	cmd.AddCommand(tokenCommands(o))
+	return cmd
+}
+
+func (o *options) run(cmd *cobra.Command, list kinds.List) error {
+	if o.databaseURL == "" {
+		return errors.New("serve needs a PostgreSQL database: --database-url postgres://... or $" + DatabaseEnv +
+			" (docs/api.md says how to start one; an embedded database is not built yet)")
+	}
+	prefixes, err := parsePrefixes(o.trustedProxies)
+	if err != nil {
+		return err
+	}
+	proxyRole, err := auth.ParseRole(o.proxyRole)
+	if err != nil {
+		return errors.Wrap(err, "--proxy-role")
+	}
+	pol, err := cli.LoadPolicy(o.policy)
+	if err != nil {
+		return err
+	}
+	if o.rescueAfter == 0 {
+		o.rescueAfter = o.stackTimeout + 5*time.Minute
+	}
+	if o.rescueAfter <= o.stackTimeout {
+		return errors.Errorf("--rescue-after %s must be longer than --stack-timeout %s: a job still running would be taken up twice", o.rescueAfter, o.stackTimeout)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return errors.Wrap(err, "find the clusterplane binary")
+	}
+	var backend deploy.Backend
+	opts := serve.Options{DatabaseURL: o.databaseURL, Listen: o.listen, Workers: o.workers,
+		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
+		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
+		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter,
+		Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+		Backend: func() (deploy.Backend, error) {
+			if backend != nil {
+				return backend, nil
+			}
+			b, err := autostack.New(autostack.Options{SecretsProvider: o.secretsProvider, Plugin: exe})
+			if err != nil {
+				return nil, err
+			}
+			backend = b
+			return b, nil
+		},
+		Ready: func(addr string) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: the API is at http://%s\n", addr)
+		}}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	svc, err := serve.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if os.Getenv(cloudapi.SandboxEnv) != "" {
+		token, err := serve.CreateToken(ctx, svc.Store, fmt.Sprintf("sandbox-%d", time.Now().Unix()), auth.Admin)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "An admin token for this sandbox (shown once): %s\n", token)
+	}
+	return svc.Run(ctx, opts)
+}
+
+func parsePrefixes(values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, errors.Errorf("--trusted-proxy %q: not an address or a CIDR prefix", v)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func tokenCommands(o *options) *cobra.Command {
+	token := &cobra.Command{Use: "token", Short: "Create, list and revoke the API tokens of bots and controllers", Args: cobra.NoArgs}
+	var name, role string
+	create := &cobra.Command{Use: "create --name NAME --role ROLE", Short: "Create an API token: it is printed once, and only its hash is kept", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := auth.ParseRole(role)
+			if err != nil {
+				return errors.Wrap(err, "--role")
+			}
+			if name == "" {
+				return errors.New("--name: name the token after who uses it (a bot, a controller)")
+			}
+			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error {
+				plain, err := serve.CreateToken(ctx, st, name, r)
+				if err == nil {
+					fmt.Fprintln(cmd.OutOrStdout(), plain)
+				}
+				return err
+			})
+		}}
+	create.Flags().StringVar(&name, "name", "", "who uses the token")
+	create.Flags().StringVar(&role, "role", "", "viewer, editor, controller or admin")
+	list := &cobra.Command{Use: "list", Short: "List the API tokens (never their text)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error {
+				tokens, err := st.Tokens(ctx)
+				if err == nil {
+					printTokens(cmd.OutOrStdout(), tokens)
+				}
+				return err
+			})
+		}}
+	revoke := &cobra.Command{Use: "revoke ID|NAME", Short: "Revoke an API token: it authenticates nobody from then on", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error { return st.RevokeToken(ctx, args[0]) })
+		}}
+	token.AddCommand(create, list, revoke)
+	return token
+}
+
+func (o *options) withStore(ctx context.Context, f func(ctx context.Context, st *store.Store) error) error {
+	if o.databaseURL == "" {
+		return errors.New("--database-url postgres://... or $" + DatabaseEnv + " names the database the tokens are in")
+	}
+	st, err := store.Open(ctx, o.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(ctx, st)
+}
+
+func printTokens(w io.Writer, tokens []store.Token) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tREVOKED")
+	for _, t := range tokens {
+		revoked := "-"
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/pkg/errors"
+)
+
+// Condition is one aspect of an object's state as a controller last saw it, in the shape the
+// seed's API and Kubernetes use.
+type Condition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"` // True, False or Unknown
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+	Reason             string    `json:"reason,omitempty"`
+	Message            string    `json:"message,omitempty"`
+}
+
+// ControllerStatus is what one controller reports about one object, for the generation it saw.
+type ControllerStatus struct {
+	ControllerName     string         `json:"controller_name"`
+	ObservedGeneration int64          `json:"observed_generation"`
+	Conditions         []Condition    `json:"conditions"`
+	Metadata           map[string]any `json:"metadata,omitempty"`
+	UpdatedAt          time.Time      `json:"updated_at"`
+}
+
+// Condition returns the condition of that type, and whether there is one.
+func (c ControllerStatus) Condition(typ string) (Condition, bool) {
+	for _, cond := range c.Conditions {
+		if cond.Type == typ {
+			return cond, true
+		}
+	}
+	return Condition{}, false
+}
+
+// PutStatus records a controller's status of an object. A condition whose status did not
+// change keeps the time it last changed, whatever the controller sent, so that the time says
+// when it became so. The object's phase and health follow the report (Phase, Health); its
+// resource version does not change: a status report is not a change of what the client asked
+// for, and a client's conditional write must not lose to a controller's report.
+func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerStatus) error {
+	if uuid.Validate(id) != nil {
+		return ErrNotFound
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		o, err := scan(tx.QueryRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2 FOR UPDATE`, id, kind))
+		if err != nil {
+			return err
+		}
+		var prior []byte
+		err = tx.QueryRow(ctx, `SELECT conditions FROM clusterplane_status WHERE object_id = $1 AND controller_name = $2`,
+			id, st.ControllerName).Scan(&prior)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return errors.Wrap(err, "read the status")
+		}
+		st.Conditions = keepTransitions(prior, st.Conditions)
+		st.UpdatedAt = time.Now().UTC()
+		conditions, err := json.Marshal(st.Conditions)
+		if err != nil {
+			return errors.Wrap(err, "encode the conditions")
+		}
+		if st.Metadata == nil {
+			st.Metadata = map[string]any{}
+		}
+		metadata, err := json.Marshal(st.Metadata)
+		if err != nil {
+			return errors.Wrap(err, "encode the metadata")
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO clusterplane_status (object_id, controller_name, observed_generation, conditions, metadata, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (object_id, controller_name) DO UPDATE SET
+			observed_generation = excluded.observed_generation, conditions = excluded.conditions,
+			metadata = excluded.metadata, updated_at = excluded.updated_at`,
+			id, st.ControllerName, st.ObservedGeneration, conditions, metadata, st.UpdatedAt); err != nil {
+			return errors.Wrap(err, "write the status")
+		}
+		if s.Summarise != "" && st.ControllerName != s.Summarise {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE clusterplane_objects SET phase = $2, health = $3 WHERE id = $1`,
+			id, Phase(o, st), Health(st))
+		return errors.Wrap(err, "write the phase")
+	})
+}
+
+func keepTransitions(prior []byte, now []Condition) []Condition {
+	var old []Condition
+	_ = json.Unmarshal(prior, &old) // no prior status: every condition is new
+	at := time.Now().UTC().Truncate(time.Second)
+	for i, c := range now {
+		if c.LastTransitionTime.IsZero() {
+			now[i].LastTransitionTime = at
+		}
+		for _, o := range old {
+			if o.Type == c.Type && o.Status == c.Status {
+				now[i].LastTransitionTime = o.LastTransitionTime
+			}
+		}
+	}
+	return now
+}
+
+// Phase is the object's phase, which lists filter on (status=): Finalizing while it is being
+// deleted, Ready when Ready is True for the generation asked, Progressing while work is under
+// way, Failed when Ready is False for another reason, else Pending.
+func Phase(o Object, st ControllerStatus) string {
+	ready, _ := st.Condition("Ready")
+	progressing, _ := st.Condition("Progressing")
+	switch {
+	case o.Deleting:
+		return "Finalizing"
+	case progressing.Status == "True":
+		return "Progressing"
+	case ready.Status == "True" && st.ObservedGeneration == o.Generation:
+		return "Ready"
+	case ready.Status == "False":
+		return "Failed"
+	}
+	return "Pending"
+}
+
+// Health is the object's health, which lists filter on (health=): Degraded, Drifted, Healthy
+// when ready, else Unknown.
+func Health(st ControllerStatus) string {
+	for _, typ := range []string{"Degraded", "Drifted"} {
+		if c, _ := st.Condition(typ); c.Status == "True" {
+			return typ
+		}
+	}
+	if c, _ := st.Condition("Ready"); c.Status == "True" {
+		return "Healthy"
+	}
+	return "Unknown"
+}
+
+// Statuses returns every controller's status of an object.
+func (s *Store) Statuses(ctx context.Context, kind, id string) ([]ControllerStatus, error) {
+	if _, err := s.Get(ctx, kind, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
+		FROM clusterplane_status WHERE object_id = $1 ORDER BY controller_name`, id)
+	if err != nil {
+		return nil, errors.Wrap(err, "read the status")
+	}
+	defer rows.Close()
+	out := []ControllerStatus{}
+	for rows.Next() {
+		var st ControllerStatus
+		var conditions, metadata []byte
+		if err := rows.Scan(&st.ControllerName, &st.ObservedGeneration, &conditions, &metadata, &st.UpdatedAt); err != nil {
+			return nil, errors.Wrap(err, "read the status")
+		}
+		if err := json.Unmarshal(conditions, &st.Conditions); err != nil {
+			return nil, errors.Wrap(err, "read the conditions")
+		}
+		if err := json.Unmarshal(metadata, &st.Metadata); err != nil {
+			return nil, errors.Wrap(err, "read the metadata")
+		}
+		st.UpdatedAt = st.UpdatedAt.UTC()
+		out = append(out, st)
+	}
+	return out, errors.Wrap(rows.Err(), "read the status")
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/jackc/pgx/v5"
+	"github.com/pkg/errors"
+)
+
+// AddToken stores an API token's record: its hash, never its text (auth.NewToken).
+func (s *Store) AddToken(ctx context.Context, rec auth.TokenRecord) error {
+	_, err := s.Pool.Exec(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at) VALUES ($1, $2, $3, $4, now())`,
+		rec.ID, rec.Name, string(rec.Role), rec.Hash)
+	return errors.Wrap(err, "store the token")
+}
+
+// TokenByID reads a token's record (auth.TokenStore).
+func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, error) {
+	var rec auth.TokenRecord
+	var role string
+	var revoked *time.Time
+	err := s.Pool.QueryRow(ctx, `SELECT id, name, role, hash, revoked_at FROM clusterplane_tokens WHERE id = $1`, id).
+		Scan(&rec.ID, &rec.Name, &role, &rec.Hash, &revoked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rec, auth.ErrNoToken
+	}
+	rec.Role, rec.Revoked = auth.Role(role), revoked != nil
+	return rec, errors.Wrap(err, "read the token")
+}
+
+// Token is a token as listed: no hash.
+type Token struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Role      string     `json:"role"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// Tokens lists every token, oldest first.
+func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id, name, role, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
+	if err != nil {
+		return nil, errors.Wrap(err, "list the tokens")
+	}
+	defer rows.Close()
+	out := []Token{}
+	for rows.Next() {
+		var t Token
+		if err := rows.Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt, &t.RevokedAt); err != nil {
+			return nil, errors.Wrap(err, "read a token")
+		}
+		out = append(out, t)
+	}
+	return out, errors.Wrap(rows.Err(), "list the tokens")
+}
+
+// RevokeToken revokes a token by its id (or name): it authenticates nobody from then on.
+func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
+	tag, err := s.Pool.Exec(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 OR name = $1`, idOrName)
+	if err != nil {
+		return errors.Wrap(err, "revoke the token")
+	}
+	if tag.RowsAffected() == 0 {
+		return errors.Wrapf(ErrNotFound, "token %q", idOrName)
+	}
+	return nil
+}
