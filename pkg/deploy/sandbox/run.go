@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
@@ -153,10 +154,30 @@ func (s *Session) Run(ctx context.Context, argv []string, stdin io.Reader, stdou
 	}
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt)
-	defer signal.Stop(interrupts)
-	err := cmd.Run()
+	// Ctrl-C reaches the command from the terminal itself, so the sandbox only outlives it. A
+	// SIGTERM is sent to the sandbox alone (a service manager, kill): it is passed on, or the
+	// command (a clusterplane serve) would run on with its clouds gone.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	err := cmd.Start()
+	if err == nil {
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case sig := <-signals:
+					if sig == syscall.SIGTERM {
+						_ = cmd.Process.Signal(sig)
+					}
+				case <-done:
+					return
+				}
+			}
+		}()
+		err = cmd.Wait()
+		close(done)
+	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), nil
