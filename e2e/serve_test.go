@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +29,9 @@ type api struct {
 	token string
 	cmd   *exec.Cmd
 	ended chan struct{}
+	// said is what the replica wrote on standard error, shown when the test fails.
+	said   bytes.Buffer
+	saidMu sync.Mutex
 }
 
 // serveAPI starts `clusterplane serve` on a fresh PostgreSQL database, on the test's clouds and
@@ -64,6 +68,11 @@ func (e *env) startServe(db, token string, args ...string) *api {
 	}
 	a := &api{e: e, token: token, cmd: cmd, ended: make(chan struct{})}
 	e.t.Cleanup(func() {
+		if e.t.Failed() {
+			a.saidMu.Lock()
+			e.t.Logf("serve %s said:\n%s", strings.Join(args, " "), a.said.String())
+			a.saidMu.Unlock()
+		}
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-a.ended:
@@ -76,6 +85,9 @@ func (e *env) startServe(db, token string, args ...string) *api {
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() {
 			e.log(lines.Text())
+			a.saidMu.Lock()
+			a.said.WriteString(lines.Text() + "\n")
+			a.saidMu.Unlock()
 			if _, addr, ok := strings.Cut(lines.Text(), "the API is at "); ok {
 				listening <- strings.TrimSpace(addr)
 			}

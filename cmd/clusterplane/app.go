@@ -6,6 +6,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/serve/servecmd"
 	"github.com/spf13/cobra"
 )
 
@@ -57,5 +58,6 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 	root.AddCommand(newCmdUpgrade(a.f))
 	root.AddCommand(newCmdSandbox(a.f, nil))
 	root.AddCommand(newCmdDiscover(a.f, nil))
+	root.AddCommand(servecmd.New(a.f.kinds))
 	return root
 }

@@ -2,23 +2,16 @@ package serve_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
-	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 )
 
@@ -40,34 +33,10 @@ type benchAPI struct {
 // ends. Like start, it skips where PostgreSQL is missing (fails where pgtest.RequireEnv is set).
 func startBench(b *testing.B) *benchAPI {
 	b.Helper()
-	db := pgtest.Start(b).Database("serve")
-	fake := deploytest.New()
-	ctx, cancel := context.WithCancel(context.Background())
-	opts := serve.Options{DatabaseURL: db, Workers: 0, Kinds: registry.Kinds(),
-		Backend:      func() (deploy.Backend, error) { return fake, nil },
-		StackTimeout: time.Minute, RescueAfter: time.Hour}
-	svc, err := serve.Open(ctx, opts)
-	if err != nil {
-		cancel()
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(svc.Server.Handler())
-	done := make(chan error, 1)
-	go func() { done <- svc.Run(ctx, serve.Options{Workers: 0}) }()
+	url, _, tokens := launch(b, 0)
 	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
-	b.Cleanup(func() {
-		transport.CloseIdleConnections()
-		ts.Close()
-		cancel()
-		<-done
-	})
-	a := &benchAPI{url: ts.URL, tokens: map[auth.Role]string{}, client: &http.Client{Transport: transport, Timeout: time.Minute}}
-	for _, role := range []auth.Role{auth.Viewer, auth.Editor, auth.Controller} {
-		if a.tokens[role], err = serve.CreateToken(ctx, svc.Store, "bench-"+string(role), role); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return a
+	b.Cleanup(transport.CloseIdleConnections)
+	return &benchAPI{url: url, tokens: tokens, client: &http.Client{Transport: transport, Timeout: time.Minute}}
 }
 
 // do sends one request as role and returns its status and body. It is safe from any goroutine:
@@ -211,10 +180,10 @@ func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
 		all = append(all, ps...)
 	}
 	reports := []string{
-		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
-		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
-		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
-		`{"controller_name": "bench", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
 	}
 	if err := parallel(len(all), 16, func(i int) error {
 		code, data, err := a.do(auth.Controller, "PUT", "/api/v1/nodepools/"+all[i]+"/status", reports[i%len(reports)])

@@ -37,7 +37,16 @@ type service struct {
 
 func start(t *testing.T, workers int) *service {
 	t.Helper()
-	db := pgtest.Start(t).Database("serve")
+	url, b, tokens := launch(t, workers)
+	return &service{t: t, url: url, backend: b, tokens: tokens}
+}
+
+// launch starts a replica with that many workers on a fresh database, its stacks on the fake
+// engine, stopped when the test ends, and makes a token of every role. Without PostgreSQL it
+// skips (fails where pgtest.RequireEnv is set).
+func launch(tb testing.TB, workers int) (string, *deploytest.Backend, map[auth.Role]string) {
+	tb.Helper()
+	db := pgtest.Start(tb).Database("serve")
 	b := deploytest.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := serve.Options{DatabaseURL: db, Workers: workers, Kinds: registry.Kinds(),
@@ -46,23 +55,24 @@ func start(t *testing.T, workers int) *service {
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, ProxyRole: auth.Editor}
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
-		t.Fatal(err)
+		cancel()
+		tb.Fatal(err)
 	}
 	ts := httptest.NewServer(svc.Server.Handler())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx, serve.Options{Workers: workers}) }()
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		ts.Close()
 		cancel()
 		<-done
 	})
-	s := &service{t: t, url: ts.URL, backend: b, tokens: map[auth.Role]string{}}
+	tokens := map[auth.Role]string{}
 	for _, role := range []auth.Role{auth.Viewer, auth.Editor, auth.Controller, auth.Admin} {
-		if s.tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role); err != nil {
-			t.Fatal(err)
+		if tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role); err != nil {
+			tb.Fatal(err)
 		}
 	}
-	return s
+	return ts.URL, b, tokens
 }
 
 // call sends a request as role ("" for none) and returns the status and the decoded body.

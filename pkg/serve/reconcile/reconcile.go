@@ -93,6 +93,18 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if o.Deleting {
 		return w.destroy(ctx, o, file)
 	}
+	st := w.apply(ctx, job.Attempt, o, file, platform)
+	st.Metadata = metadata(o, platform, st.Metadata)
+	if rerr := w.report(ctx, o, st); rerr != nil {
+		return rerr
+	}
+	return w.retry(o, "up", st)
+}
+
+// apply runs up for the object's manifest and says the status it ends in: after a successful up,
+// the stack's conditions and outputs as status reads them. attempt is the job's: on a retry,
+// what an interrupted attempt left on the stack is mended first (Deployer.TakeOver).
+func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, platform string) store.ControllerStatus {
 	var replaced []string
 	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		// The API's write says yes to a change made in place, never to a replacement: a cluster
@@ -104,7 +116,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		}})
 	}
 	up, err := w.run(ctx, "up", file, upOp)
-	if job.Attempt > 1 && interrupted(up) {
+	if attempt > 1 && interrupted(up) {
 		// A retried job: the attempt before ended, or its worker died (River gives a job whose
 		// worker stopped answering to another only after --rescue-after, longer than any
 		// operation may run). What that attempt left on the stack is this job's to mend.
@@ -113,6 +125,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		})
 		if terr == nil && taken.Status == deploy.Done {
 			up, err = w.run(ctx, "up", file, upOp)
+		} else if w.Log != nil {
+			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
+				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(terr, taken.Err)))
 		}
 	}
 	st := fromUp(o, up, err, platform)
@@ -129,11 +144,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 			st = fromStatus(o, status.Report)
 		}
 	}
-	st.Metadata = metadata(o, platform, st.Metadata)
-	if rerr := w.report(ctx, o, st); rerr != nil {
-		return rerr
-	}
-	return w.retry(o, "up", st)
+	return st
 }
 
 // retry is the job's end: nil when done or refused (running it again would refuse again), the

@@ -63,7 +63,8 @@ Inside clusterplane sandbox, serve makes an admin token at start and prints it o
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, list) },
 	}
-	cmd.PersistentFlags().StringVar(&o.databaseURL, "database-url", os.Getenv(DatabaseEnv), "the PostgreSQL database every replica shares (default $"+DatabaseEnv+")")
+	// The default is read when the command runs, not shown in --help: the URL may hold a password.
+	cmd.PersistentFlags().StringVar(&o.databaseURL, "database-url", "", "the PostgreSQL database every replica shares (default $"+DatabaseEnv+")")
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:8080", `the API's address; "" runs workers only`)
 	f.IntVar(&o.workers, "workers", 2, "stacks this replica reconciles at once; 0 serves the API only")
@@ -80,8 +81,16 @@ Inside clusterplane sandbox, serve makes an admin token at start and prints it o
 	return cmd
 }
 
-func (o *options) run(cmd *cobra.Command, list kinds.List) error {
+// database is --database-url, else $CLUSTERPLANE_DATABASE_URL.
+func (o *options) database() string {
 	if o.databaseURL == "" {
+		o.databaseURL = os.Getenv(DatabaseEnv)
+	}
+	return o.databaseURL
+}
+
+func (o *options) run(cmd *cobra.Command, list kinds.List) error {
+	if o.database() == "" {
 		return errors.New("serve needs a PostgreSQL database: --database-url postgres://... or $" + DatabaseEnv +
 			" (docs/api.md says how to start one; an embedded database is not built yet)")
 	}
@@ -200,7 +209,7 @@ func tokenCommands(o *options) *cobra.Command {
 }
 
 func (o *options) withStore(ctx context.Context, f func(ctx context.Context, st *store.Store) error) error {
-	if o.databaseURL == "" {
+	if o.database() == "" {
 		return errors.New("--database-url postgres://... or $" + DatabaseEnv + " names the database the tokens are in")
 	}
 	st, err := store.Open(ctx, o.databaseURL)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -121,13 +122,15 @@ const schemaLock = 7_301_244_118
 
 // Open connects to the database at url and creates the service's tables when they are missing.
 func Open(ctx context.Context, url string) (*Store, error) {
+	// The driver's errors may quote the URL, and with it the password.
+	r := redact.New().WithURL(url)
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, errors.Wrap(err, "connect to the database (--database-url)")
+		return nil, errors.Wrap(r.Error(err), "connect to the database (--database-url)")
 	}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, r.Error(err)
 	}
 	return &Store{Pool: pool}, nil
 }
