@@ -297,7 +297,7 @@ func compare(live, recorded map[string]any, ignore []string) []Difference {
 		sort.Strings(keys)
 		for _, k := range keys {
 			path := prefix + k
-			if contains(ignore, path) {
+			if slices.Contains(ignore, path) {
 				continue
 			}
 			lv, rv := normal(live[k]), normal(recorded[k])
@@ -389,13 +389,4 @@ func emptied(v any) any {
 		}
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
