@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
@@ -118,7 +117,7 @@ func count1(n int, noun string) string {
 func unmanaged(cs []scan.Cluster) []scan.Cluster {
 	var out []scan.Cluster
 	for _, c := range cs {
-		if !slices.ContainsFunc(c.Tags, func(t string) bool { return strings.HasPrefix(t, labels.ResourceKind+":") }) {
+		if !labels.Managed(c.Tags, "") {
 			out = append(out, c)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/pkg/errors"
 )
 
@@ -120,7 +121,7 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 	}
 	// Civo's API has no field for the CIDRs: they are rules of the firewall the module created,
 	// and a manifest that names its firewall may not carry them.
-	if managedBy(civoClusterKind, cl.Tags) && cl.FirewallID != "" {
+	if labels.Managed(cl.Tags, civoClusterKind) && cl.FirewallID != "" {
 		notes = append(notes, "spec.apiServerAllowedCidrs is not written: Civo's API has no field for them (they are rules of "+
 			"the firewall "+cl.FirewallID+"), and a manifest naming its firewall cannot carry them.")
 	}
@@ -140,7 +141,7 @@ func civoManifests(cl civoCluster, region, name string) []manifest {
 		kind: civoClusterKind, cloudID: cl.ID, cloud: "Civo", region: region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.ID + "."}, notes...),
-		managed: managedBy(civoClusterKind, cl.Tags),
+		managed: labels.Managed(cl.Tags, civoClusterKind),
 		doc:     object{"apiVersion": civoAPIVersion, "kind": civoClusterKind, "metadata": raw(md), "spec": spec},
 	}}
 	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/pkg/errors"
 )
 
@@ -144,7 +145,7 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
 		what:     "Kubernetes cluster " + cl.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
-		managed: managedBy(doClusterKind, cl.Tags),
+		managed: labels.Managed(cl.Tags, doClusterKind),
 		doc:     object{"apiVersion": doAPIVersion, "kind": doClusterKind, "metadata": raw(md), "spec": spec},
 	}}
 	for _, p := range cl.NodePools {
@@ -190,7 +191,7 @@ func doPoolManifest(cl doCluster, clusterMD *sharedv1.CloudResourceMetadata, p d
 		kind: doPoolKind, cloudID: p.ID, cloud: "DigitalOcean", region: cl.Region, pool: true,
 		// A pool deployed as a DigitalOceanKubernetesNodePool of its own carries that kind's tag,
 		// whatever made its cluster.
-		managed:  managedBy(doPoolKind, p.Tags),
+		managed:  labels.Managed(p.Tags, doPoolKind),
 		what:     "node pool " + p.Name + " of Kubernetes cluster " + cl.Name + " (" + cl.ID + ")",
 		fileBase: md.Name, sortKey: sortKey,
 		doc: object{"apiVersion": doAPIVersion, "kind": doPoolKind, "metadata": raw(md), "spec": spec},

@@ -137,7 +137,7 @@ func metaName(s string) string {
 // it are taken out.
 func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudResourceMetadata, []string) {
 	md := &sharedv1.CloudResourceMetadata{Name: metaName(cloudName)}
-	if managedBy(kind, tags) {
+	if labels.Managed(tags, kind) {
 		for _, t := range tags {
 			key, value, _ := strings.Cut(t, ":")
 			switch key {
@@ -156,12 +156,6 @@ func metadata(kind, cloudName, cloudID string, tags []string) (*sharedv1.CloudRe
 	}
 	md.Annotations = map[string]string{CloudIDAnnotation: cloudID}
 	return md, withoutDerived(kind, md, tags)
-}
-
-// managedBy tells whether tags hold the resource-kind tag clusterplane gives what it deploys
-// of kind.
-func managedBy(kind string, tags []string) bool {
-	return slices.Contains(tags, labels.ResourceKind+":"+kind)
 }
 
 // withoutDerived are tags without those md's standard labels become for kind.

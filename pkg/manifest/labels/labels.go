@@ -68,3 +68,14 @@ func sanitize(s string) string {
 		}
 	}, s)
 }
+
+// Managed tells whether a cloud resource's tags carry clusterplane's resource-kind tag: of kind,
+// or of any kind when kind is "". A cluster without it was made outside clusterplane.
+func Managed(tags []string, kind string) bool {
+	for _, t := range tags {
+		if k, ok := strings.CutPrefix(t, ResourceKind+":"); ok && (kind == "" || k == kind) {
+			return true
+		}
+	}
+	return false
+}

@@ -153,3 +153,24 @@ func TestTagsOfStandardLabelsAreStableAcrossRuns(t *testing.T) {
 		t.Errorf("Tags() = %q, want %q", first, want)
 	}
 }
+
+func TestACloudResourceIsManagedWhenItCarriesTheResourceKindTag(t *testing.T) {
+	tests := []struct {
+		name string
+		tags []string
+		kind string
+		want bool
+	}{
+		{"its kind's tag", []string{"team:a", "resource-kind:digitaloceankubernetescluster"}, "digitaloceankubernetescluster", true},
+		{"another kind's tag, asked for a kind", []string{"resource-kind:digitaloceankubernetesnodepool"}, "digitaloceankubernetescluster", false},
+		{"any kind's tag, asked for any", []string{"resource-kind:civokubernetescluster"}, "", true},
+		{"no such tag", []string{"resource-kindly:x", "k8s"}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := labels.Managed(tt.tags, tt.kind); got != tt.want {
+				t.Errorf("Managed(%v, %q) = %v, want %v", tt.tags, tt.kind, got, tt.want)
+			}
+		})
+	}
+}
