@@ -64,6 +64,9 @@ func (d *Deployer) progress(t Target) io.Writer {
 	return d.Progress(t)
 }
 
+// notRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
+func notRun(reason string) Outcome { return Outcome{Status: Done, Reason: reason, NotRun: true} }
+
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
 func failed(err error) Outcome {
 	var refused *RefusedError
@@ -141,7 +144,7 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return Outcome{Status: Done, Reason: Unchanged, NotRun: true}
+		return notRun(Unchanged)
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -338,7 +341,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return Outcome{Status: Done, Reason: Unchanged, NotRun: true}
+		return notRun(Unchanged)
 	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -550,7 +553,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return Outcome{Status: Done, Reason: "no drift: " + d.Scanned[t.Key()].Why, NotRun: true}
+		return notRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)

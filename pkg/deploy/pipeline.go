@@ -300,7 +300,9 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
 		}
 		if kept != nil && !kept[t.Key()] {
-			return Outcome{Target: t, Status: Done, Reason: "not run: its manifest did not change since " + r.ChangedSince, NotRun: true}
+			out := notRun("not run: its manifest did not change since " + r.ChangedSince)
+			out.Target = t
+			return out
 		}
 		return r.Op(ctx, d, t)
 	}), nil
