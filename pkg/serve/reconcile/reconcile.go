@@ -87,7 +87,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
-	if err := w.report(ctx, o, progressing(o)); err != nil {
+	under := progressing(o)
+	under.Metadata = metadata(o, platform, nil)
+	if err := w.report(ctx, o, under); err != nil {
 		return err
 	}
 	if o.Deleting {
