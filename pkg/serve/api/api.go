@@ -108,7 +108,10 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.As(err, &tooBig):
 		apiErr = &Error{Status: http.StatusRequestEntityTooLarge, Code: "VALIDATION_ERROR", Message: "the body is larger than 1 MiB"}
 	case errors.Is(err, store.ErrNotFound):
-		apiErr = &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "not found", Details: err.Error()}
+		apiErr = &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "not found"}
+		if err.Error() != apiErr.Message {
+			apiErr.Details = err.Error() // which object: "cluster <id>: not found"
+		}
 	case errors.Is(err, store.ErrExists):
 		apiErr = &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: err.Error()}
 	case errors.Is(err, store.ErrStale):
