@@ -275,6 +275,9 @@ func TestABodyGetsEveryProblemAtOnceNamedAsItWroteThem(t *testing.T) {
 		if code != 400 || !strings.Contains(details, "spec.autoscaling") || !strings.Contains(details, "spec.nodeCount") {
 			t.Errorf("got %d %v", code, out)
 		}
+		if strings.Contains(details, "autoScale") || strings.Contains(details, "minNodes <") {
+			t.Errorf("a message says the manifest's word, not the body's: %s", details)
+		}
 	})
 }
 

@@ -185,7 +185,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 	const file = "body"
 	t, err := deploy.Read(k, file, manifest, "")
 	if err != nil {
-		return body.Problems(err, platform)
+		return body.Problems(err, platform, pool)
 	}
 	if s.Policy == nil {
 		return nil

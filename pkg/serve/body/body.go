@@ -8,6 +8,7 @@ package body
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -254,9 +255,13 @@ func Field(manifestPath, platform string) string {
 	return "spec.platform." + platform + "." + rest
 }
 
-// Problems is a manifest's reading errors as the body's problems, sorted by field. Any other
-// error comes back as it is.
-func Problems(err error, platform string) error {
+// seedWords are the words of a pool manifest's rules that the body writes otherwise.
+var seedWords = regexp.MustCompile(`\b(autoScale|minNodes|maxNodes|nodePoolName)\b`)
+
+// Problems is a manifest's reading errors as the body's problems, sorted by field; a pool's
+// messages say the body's words (autoscaling.enabled, not autoScale). Any other error comes back
+// as it is.
+func Problems(err error, platform string, pool bool) error {
 	var read *stackinput.Error
 	if !errors.As(err, &read) {
 		return err
@@ -266,6 +271,9 @@ func Problems(err error, platform string) error {
 		msg := p.Message
 		if p.Hint != "" {
 			msg += " (" + p.Hint + ")"
+		}
+		if pool {
+			msg = seedWords.ReplaceAllStringFunc(msg, func(w string) string { return Field("spec."+w, platform) })
 		}
 		out = append(out, Problem{Field: Field(p.Path, platform), Rule: p.RuleID, Message: msg})
 	}

@@ -330,7 +330,7 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
-		message = bodyProblems(problems, platform)
+		message = bodyProblems(problems, platform, o.Kind == store.NodePool)
 	case err != nil:
 		message = err.Error()
 	case out.Err != nil:
@@ -354,11 +354,11 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 
 // bodyProblems are the pipeline's problems of the manifest (the cloud's offer, regions), each
 // named as the body wrote the field, without the worker's file.
-func bodyProblems(problems *deploy.ProblemsError, platform string) string {
+func bodyProblems(problems *deploy.ProblemsError, platform string, pool bool) string {
 	lines := make([]string, 0, len(problems.Problems))
 	for _, p := range problems.Problems {
 		var read *body.ProblemsError
-		if errors.As(body.Problems(p, platform), &read) {
+		if errors.As(body.Problems(p, platform, pool), &read) {
 			lines = append(lines, read.Error())
 			continue
 		}
