@@ -454,10 +454,24 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 				if text := fmt.Sprint(cs["conditions"]); !strings.Contains(text, "Refused") || !strings.Contains(text, "not made by this API") {
 					t.Errorf("want Refused saying the stack is not the API's, got %v", cs["conditions"])
 				}
+				// Deleting the refused object forgets it and leaves the stack alone.
+				_, now := s.call(auth.Viewer, "GET", path, "")
+				if code, out := s.call(auth.Editor, "DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
+					t.Fatalf("delete the refused object: %d %v", code, out)
+				}
+				for code, _ := s.call(auth.Viewer, "GET", path, ""); code != 404; code, _ = s.call(auth.Viewer, "GET", path, "") {
+					if time.Now().After(deadline) {
+						t.Fatal("the refused object was never forgotten")
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
 				for _, call := range s.backend.Calls()[calls:] {
 					if op, _, _ := strings.Cut(call, " "); op != "history" {
 						t.Errorf("the API ran %s on the stack it did not make (only its history may be read)", call)
 					}
+				}
+				if !s.backend.Has("digitaloceankubernetescluster/api-fra1") || len(s.backend.Resources("digitaloceankubernetescluster/api-fra1")) == 0 {
+					t.Error("the stack made outside the API is gone")
 				}
 				return
 			}

@@ -112,6 +112,8 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		if err.Error() != apiErr.Message {
 			apiErr.Details = err.Error() // which object: "cluster <id>: not found"
 		}
+	case errors.Is(err, store.ErrDeleting):
+		apiErr = &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: err.Error() + ": it goes once its stack is destroyed"}
 	case errors.Is(err, store.ErrExists):
 		apiErr = &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: err.Error()}
 	case errors.Is(err, store.ErrStale):

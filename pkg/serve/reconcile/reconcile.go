@@ -72,6 +72,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if err != nil {
 		return err
 	}
+	if o.Deleting && !o.StackOwned {
+		// No worker ever deployed its stack: there is none, or it was made outside the API
+		// (taken) and is not the object's to destroy. Deleting the object forgets it.
+		return w.Store.Forget(ctx, o.ID)
+	}
 	dir, err := os.MkdirTemp("", "clusterplane-serve-")
 	if err != nil {
 		return errors.Wrap(err, "make a folder for the manifest")
@@ -95,7 +100,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if o.Deleting {
 		return w.destroy(ctx, o, file)
 	}
-	st := w.apply(ctx, job.Attempt, o, file, platform)
+	st, busy := w.apply(ctx, job.Attempt, o, file, platform)
+	if busy {
+		return river.JobSnooze(busyWait)
+	}
 	st.Metadata = metadata(o, platform, st.Metadata)
 	if rerr := w.report(ctx, o, st); rerr != nil {
 		return rerr
@@ -106,7 +114,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // apply runs up for the object's manifest and says the status it ends in: after a successful up,
 // the stack's conditions and outputs as status reads them. attempt is the job's: on a retry,
 // what an interrupted attempt left on the stack is mended first (Deployer.TakeOver).
-func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, platform string) store.ControllerStatus {
+//
+// busy tells that another operation holds the stack (another job of the object, started by a
+// write while this one waited, or a clusterplane up): the job waits its turn (River's snooze, no
+// attempt spent) rather than fail.
+func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, platform string) (st store.ControllerStatus, busy bool) {
 	var replaced []string
 	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		// The API's write says yes to a change made in place, never to a replacement: a cluster
@@ -118,6 +130,9 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 		}})
 	}
 	up, err := w.run(ctx, "up", file, upOp)
+	if stackBusy(up) {
+		return st, true
+	}
 	if attempt > 1 && interrupted(up) {
 		// A retried job: the attempt before ended, or its worker died (River gives a job whose
 		// worker stopped answering to another only after --rescue-after, longer than any
@@ -132,11 +147,11 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(terr, taken.Err)))
 		}
 	}
-	st := fromUp(o, up, err, platform)
+	st = fromUp(o, up, err, platform)
 	if len(replaced) > 0 {
 		st = refused("Refused", "the change replaces "+strings.Join(replaced, ", ")+": the API changes clusters and pools "+
-			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or make the change with "+
-			"clusterplane up on the manifest, on purpose")
+			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or create another "+
+			"with the new spec, move the workloads, and delete this one")
 	}
 	if up.Status == deploy.Done {
 		status, serr := w.run(ctx, "status", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -146,7 +161,16 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 			st = fromStatus(o, status.Report)
 		}
 	}
-	return st
+	return st, false
+}
+
+// busyWait is how long a job whose stack another operation holds waits before it tries again.
+const busyWait = 5 * time.Second
+
+// stackBusy tells that the outcome is another operation holding the stack's lock.
+func stackBusy(out deploy.Outcome) bool {
+	var busy *deploy.StackBusyError
+	return errors.As(out.Err, &busy)
 }
 
 // retry is the job's end: nil when done or refused (running it again would refuse again), the
@@ -187,14 +211,8 @@ func replacements(preview deploy.Result) []string {
 // same name, another service). Deploying would take that stack over, and with it clusters that
 // are not the API's. "" when the stack is the object's, or new.
 func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string, error) {
-	statuses, err := w.Store.Statuses(ctx, o.Kind, o.ID)
-	if err != nil {
-		return "", err
-	}
-	for _, st := range statuses {
-		if st.ControllerName == Controller {
-			return "", nil // reported before: the stack, if any, is this object's
-		}
+	if o.StackOwned {
+		return "", nil
 	}
 	targets, err := deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds}.Targets([]string{file})
 	if err != nil || len(targets) != 1 {
@@ -205,12 +223,17 @@ func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string
 		return "", err
 	}
 	exists, err := deploy.Deployed(ctx, b, targets[0].Key())
-	if err != nil || !exists {
+	if err != nil {
 		return "", errors.Wrap(err, "look for the stack")
+	}
+	if !exists {
+		// Recorded before the stack is made, so that a worker that dies while making it leaves
+		// the stack its object's to finish.
+		return "", w.Store.OwnStack(ctx, o.ID)
 	}
 	return "stack " + targets[0].Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
 		"the same name?): the API does not take over a stack it did not make. Name the " + o.Kind + " otherwise, " +
-		"or delete this one and keep managing that stack as it is", nil
+		"or delete this one (which forgets it and leaves that stack alone)", nil
 }
 
 // interrupted tells that the outcome is a refusal for what an interrupted operation left: the
@@ -229,6 +252,9 @@ func (w *Worker) destroy(ctx context.Context, o store.Object, file string) error
 	})
 	if err == nil && out.Status == deploy.Done {
 		return w.Store.Forget(ctx, o.ID)
+	}
+	if stackBusy(out) {
+		return river.JobSnooze(busyWait)
 	}
 	st := fromUp(o, out, err, "")
 	if rerr := w.report(ctx, o, st); rerr != nil {

@@ -173,6 +173,9 @@ func tokenCommands(o *options) *cobra.Command {
 	var name, role string
 	create := &cobra.Command{Use: "create --name NAME --role ROLE", Short: "Create an API token: it is printed once, and only its hash is kept", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if role == "" {
+				return errors.New("--role is required: viewer, editor, controller or admin")
+			}
 			r, err := auth.ParseRole(role)
 			if err != nil {
 				return errors.Wrap(err, "--role")

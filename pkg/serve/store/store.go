@@ -44,10 +44,13 @@ type Object struct {
 	Phase  string `json:"phase"`
 	Health string `json:"health"`
 	// Deleting is set by DELETE: the stack is being destroyed, and the object goes once it is.
-	Deleting  bool      `json:"deleting,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	CreatedBy string    `json:"created_by"`
+	Deleting bool `json:"deleting,omitempty"`
+	// StackOwned is set once a worker found the object's stack free (none made outside the API)
+	// and went on to deploy it: only then is the stack the object's to change and destroy.
+	StackOwned bool      `json:"-"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	CreatedBy  string    `json:"created_by"`
 }
 
 // The errors a write or a read ends with, that the API answers with their own codes.
@@ -57,6 +60,8 @@ var (
 	ErrStale = errors.New("the resource version given is not the current one")
 	// ErrExists is a name already taken (a cluster's, or a pool's within its cluster).
 	ErrExists = errors.New("the name is already taken")
+	// ErrDeleting is a write to an object being deleted, or a pool added to a cluster that is.
+	ErrDeleting = errors.New("it is being deleted")
 )
 
 // AnyVersion is If-Match: *, which RFC 9110 says matches any current version: a client that
@@ -90,10 +95,12 @@ CREATE TABLE IF NOT EXISTS clusterplane_objects (
 	phase text NOT NULL DEFAULT 'Pending',
 	health text NOT NULL DEFAULT 'Unknown',
 	deleting boolean NOT NULL DEFAULT false,
+	stack_owned boolean NOT NULL DEFAULT false,
 	created_at timestamptz NOT NULL,
 	updated_at timestamptz NOT NULL,
 	created_by text NOT NULL
 );
+ALTER TABLE clusterplane_objects ADD COLUMN IF NOT EXISTS stack_owned boolean NOT NULL DEFAULT false;
 CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
 	ON clusterplane_objects (kind, coalesce(cluster_id, '00000000-0000-0000-0000-000000000000'), name);
 CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
@@ -153,14 +160,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 func (s *Store) Close() { s.Pool.Close() }
 
 const columns = `id, kind, name, coalesce(cluster_id::text, ''), spec, generation, resource_version, phase, health,
-	deleting, created_at, updated_at, created_by`
+	deleting, stack_owned, created_at, updated_at, created_by`
 
 func scan(row pgx.Row) (Object, error) {
 	var o Object
 	var rv int64
 	var spec []byte
 	err := row.Scan(&o.ID, &o.Kind, &o.Name, &o.ClusterID, &spec, &o.Generation, &rv, &o.Phase, &o.Health,
-		&o.Deleting, &o.CreatedAt, &o.UpdatedAt, &o.CreatedBy)
+		&o.Deleting, &o.StackOwned, &o.CreatedAt, &o.UpdatedAt, &o.CreatedBy)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, ErrNotFound
 	}
@@ -186,7 +193,7 @@ func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 				return err
 			}
 			if deleting {
-				return errors.Wrap(ErrExists, "the cluster is being deleted")
+				return errors.Wrap(ErrDeleting, "the cluster")
 			}
 		}
 		var cluster any
@@ -247,7 +254,7 @@ type Change struct {
 func (s *Store) Update(ctx context.Context, kind, id, ifMatch string, c Change) (Object, error) {
 	return s.conditional(ctx, kind, id, ifMatch, func(tx pgx.Tx, old Object) (pgx.Row, error) {
 		if old.Deleting {
-			return nil, errors.Wrap(ErrExists, "it is being deleted")
+			return nil, ErrDeleting
 		}
 		generation := old.Generation
 		if !sameJSON(old.Spec, c.Spec) {
@@ -305,6 +312,13 @@ func PoolsOf(ctx context.Context, tx pgx.Tx, clusterID string) (int, error) {
 	var n int
 	err := tx.QueryRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE cluster_id = $1`, clusterID).Scan(&n)
 	return n, errors.Wrap(err, "count the cluster's pools")
+}
+
+// OwnStack records that the object's stack is its own: a worker found no stack made outside the
+// API and is about to deploy one.
+func (s *Store) OwnStack(ctx context.Context, id string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE clusterplane_objects SET stack_owned = true WHERE id = $1`, id)
+	return errors.Wrap(err, "record the stack as the object's")
 }
 
 // Forget removes a deleted object and its status, once its stack is destroyed.

@@ -57,8 +57,17 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 	return out, errors.Wrap(rows.Err(), "list the tokens")
 }
 
-// RevokeToken revokes a token by its id (or name): it authenticates nobody from then on.
+// RevokeToken revokes a token by its id, or by its name when one token has it: it authenticates
+// nobody from then on. Names need not be unique, and a name several tokens share is refused
+// rather than revoking them all.
 func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
+	var n int
+	if err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM clusterplane_tokens WHERE id <> $1 AND name = $1`, idOrName).Scan(&n); err != nil {
+		return errors.Wrap(err, "find the token")
+	}
+	if n > 1 {
+		return errors.Errorf("%d tokens are named %q: revoke one by its ID (serve token list)", n, idOrName)
+	}
 	tag, err := s.Pool.Exec(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 OR name = $1`, idOrName)
 	if err != nil {
 		return errors.Wrap(err, "revoke the token")
