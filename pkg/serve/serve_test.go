@@ -489,3 +489,36 @@ func mustBody(t *testing.T, text string) body.Body {
 	}
 	return b
 }
+
+func TestTwoJobsOfOneObjectTakeTurnsOnItsStackAndNeitherFails(t *testing.T) {
+	s := start(t, 2)
+	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+	id := c["id"].(string)
+	s.waitReady("/api/v1/clusters/" + id)
+	_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
+	path := "/api/v1/nodepools/" + p["id"].(string)
+	s.waitReady(path)
+	// Each up of the pool now takes a while, so that the second write's job meets the first's.
+	s.backend.Delay("digitaloceankubernetesnodepool/api-fra1-workers", "update", 3*time.Second)
+	_, now := s.call(auth.Viewer, "GET", path, "")
+	_, first := s.call(auth.Editor, "PUT", path, doPool(id, 3), "If-Match", now["resource_version"].(string))
+	time.Sleep(1500 * time.Millisecond) // the first job is in its up
+	_, second := s.call(auth.Editor, "PUT", path, doPool(id, 4), "If-Match", first["resource_version"].(string))
+	if second["generation"] != float64(3) {
+		t.Fatalf("second write: %v", second)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+		for _, cs := range list(st["controller_status"]) {
+			if condition(cs, "Ready") == "False" {
+				t.Fatalf("a job failed while the other held the stack: %v", cs["conditions"])
+			}
+			if cs["observed_generation"] == float64(3) && condition(cs, "Ready") == "True" {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the pool never became Ready for generation 3")
+}
