@@ -178,8 +178,7 @@ func readBody(r *http.Request) (body.Body, error) {
 // check reads the manifest of a body as `clusterplane validate` reads a file (every problem at
 // once, named as the body wrote it) and evaluates the policy over it.
 func (s *Server) check(ctx context.Context, platform string, pool bool, manifest []byte) error {
-	kindName := map[bool]string{false: "KubernetesCluster", true: "KubernetesNodePool"}[pool]
-	kindName = map[string]string{body.DigitalOcean: "DigitalOcean", body.Civo: "Civo"}[platform] + kindName
+	kindName := body.KindName(platform, pool)
 	k, ok := s.Kinds.ByName(kindName)
 	if !ok {
 		return fmt.Errorf("no kind %s", kindName)

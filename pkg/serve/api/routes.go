@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -147,11 +148,10 @@ func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store
 		if gerr != nil {
 			return gerr
 		}
-		var cb body.Body
-		if err := json.Unmarshal(c.Spec, &cb.Spec); err != nil {
-			return err
+		cb, cerr := body.Stored(c.Name, c.ClusterID, c.Spec)
+		if cerr != nil {
+			return cerr
 		}
-		cb.Name = c.Name
 		manifest, err = body.PoolManifest(b, body.ClusterOf(cb))
 	}
 	if err != nil {
@@ -225,7 +225,7 @@ func (s *Server) list(kind string) handler {
 					return
 				}
 			}
-			problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be one of " + joinComma(allowed)})
+			problems = append(problems, body.Problem{Field: name, Rule: "query." + name, Message: "must be one of " + strings.Join(allowed, ", ")})
 		}
 		oneOf("status", f.Phase, phases)
 		oneOf("health", f.Health, healths)
@@ -244,17 +244,6 @@ func (s *Server) list(kind string) handler {
 		writeJSON(w, http.StatusOK, map[string]any{listName[kind]: objects, "total": total, "limit": f.Limit, "offset": f.Offset})
 		return nil
 	}
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
 }
 
 func (s *Server) status(kind string) handler {

@@ -111,6 +111,18 @@ type Cluster struct {
 	Region   string
 }
 
+// Stored is the body a stored object was written with: its name, cluster and spec.
+func Stored(name, clusterID string, spec json.RawMessage) (Body, error) {
+	b := Body{Name: name, ClusterID: clusterID}
+	return b, errors.Wrap(json.Unmarshal(spec, &b.Spec), "read the stored spec")
+}
+
+// KindName is the manifest kind of a platform's cluster, or its pool.
+func KindName(platform string, pool bool) string {
+	_, kind := kindOf(platform, pool)
+	return kind
+}
+
 // ClusterOf is what a pool's manifest needs of its cluster's body.
 func ClusterOf(cb Body) Cluster {
 	c := Cluster{Name: cb.Name, Platform: cb.Spec.Platform.Type}

@@ -280,7 +280,7 @@ func (w *Worker) run(ctx context.Context, operation, file string, op func(ctx co
 
 // writeManifest writes the object's manifest into dir, as the API checked it when written.
 func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) (file, platform string, err error) {
-	b, err := Body(o)
+	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
 		return "", "", err
 	}
@@ -293,7 +293,7 @@ func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) 
 			return "", "", errors.Wrap(err, "read the pool's cluster")
 		}
 		var cb body.Body
-		if cb, err = Body(c); err != nil {
+		if cb, err = body.Stored(c.Name, c.ClusterID, c.Spec); err != nil {
 			return "", "", err
 		}
 		data, err = body.PoolManifest(b, body.ClusterOf(cb))
@@ -303,12 +303,6 @@ func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) 
 	}
 	file = filepath.Join(dir, o.ID+".yaml")
 	return file, b.Spec.Platform.Type, errors.Wrap(os.WriteFile(file, data, 0o600), "write the manifest")
-}
-
-// Body is the stored object as the body that wrote it.
-func Body(o store.Object) (body.Body, error) {
-	b := body.Body{Name: o.Name, ClusterID: o.ClusterID}
-	return b, errors.Wrap(json.Unmarshal(o.Spec, &b.Spec), "read the stored spec")
 }
 
 // report writes the controller's status of the object. Its messages come from the pipeline and
@@ -411,7 +405,7 @@ func metadata(o store.Object, platform string, m map[string]any) map[string]any 
 		m = map[string]any{}
 	}
 	m["platform"] = platform
-	b, err := Body(o)
+	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
 		return m
 	}
