@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 )
 
@@ -29,11 +30,12 @@ type benchAPI struct {
 	client *http.Client
 }
 
-// startBench is start for a benchmark: an API-only replica on a fresh database, stopped when b
-// ends. Like start, it skips where PostgreSQL is missing (fails where pgtest.RequireEnv is set).
+// startBench starts an API-only replica for a benchmark on a fresh PostgreSQL database (the
+// shared setup several replicas run), stopped when b ends. It skips where PostgreSQL is missing
+// (fails where pgtest.RequireEnv is set).
 func startBench(b *testing.B) *benchAPI {
 	b.Helper()
-	url, _, tokens := launch(b, 0)
+	url, _, tokens := launch(b, pgtest.Start(b).Database("serve"), 0)
 	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
 	b.Cleanup(transport.CloseIdleConnections)
 	return &benchAPI{url: url, tokens: tokens, client: &http.Client{Transport: transport, Timeout: time.Minute}}

@@ -5,6 +5,7 @@ package serve
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,10 +20,11 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
-	"github.com/jackc/pgx/v5"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 )
 
@@ -54,7 +56,7 @@ type Options struct {
 // Service is a replica's parts, opened.
 type Service struct {
 	Store  *store.Store
-	River  *river.Client[pgx.Tx]
+	River  *river.Client[*sql.Tx]
 	Server *api.Server
 }
 
@@ -65,7 +67,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	driver := riverpgxv5.New(st.Pool)
+	// River's queue lives in the same database, so that a write and its job commit together.
+	var driver riverdriver.Driver[*sql.Tx] = riverdatabasesql.New(st.DB)
+	if st.Database == store.SQLite {
+		driver = riversqlite.New(st.DB)
+	}
 	migrator, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		st.Close()

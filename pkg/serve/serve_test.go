@@ -35,18 +35,31 @@ type service struct {
 	tokens  map[auth.Role]string
 }
 
-func start(t *testing.T, workers int) *service {
-	t.Helper()
-	url, b, tokens := launch(t, workers)
-	return &service{t: t, url: url, backend: b, tokens: tokens}
+// onEachDatabase runs f as a subtest on each database the store keeps its data in, with a
+// replica of that many workers on a fresh one: an SQLite file, and a throwaway PostgreSQL server
+// (skipped where PostgreSQL is not installed, failed where pgtest.RequireEnv is set).
+func onEachDatabase(t *testing.T, workers int, f func(t *testing.T, s *service)) {
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			url, b, tokens := launch(t, db.url(t), workers)
+			f(t, &service{t: t, url: url, backend: b, tokens: tokens})
+		})
+	}
 }
 
-// launch starts a replica with that many workers on a fresh database, its stacks on the fake
-// engine, stopped when the test ends, and makes a token of every role. Without PostgreSQL it
-// skips (fails where pgtest.RequireEnv is set).
-func launch(tb testing.TB, workers int) (string, *deploytest.Backend, map[auth.Role]string) {
+// databases are the two the store keeps its data in, each made fresh for a test.
+var databases = []struct {
+	name string
+	url  func(tb testing.TB) string
+}{
+	{"on SQLite", func(tb testing.TB) string { return "sqlite:" + filepath.Join(tb.TempDir(), "serve.db") }},
+	{"on PostgreSQL", func(tb testing.TB) string { return pgtest.Start(tb).Database("serve") }},
+}
+
+// launch starts a replica with that many workers on the database db, its stacks on the fake
+// engine, stopped when the test ends, and makes a token of every role.
+func launch(tb testing.TB, db string, workers int) (string, *deploytest.Backend, map[auth.Role]string) {
 	tb.Helper()
-	db := pgtest.Start(tb).Database("serve")
 	b := deploytest.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := serve.Options{DatabaseURL: db, Workers: workers, Kinds: registry.Kinds(),
@@ -159,326 +172,334 @@ func condition(cs map[string]any, typ string) string {
 }
 
 func TestEveryRouteAnswersAsTheSeedShowsWithTheRightCodes(t *testing.T) {
-	s := start(t, 0) // no workers: the routes alone
-	code, cluster := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	if code != http.StatusCreated || cluster["generation"] != float64(1) || cluster["resource_version"] == "" || cluster["created_by"] == "" {
-		t.Fatalf("create cluster: %d %v", code, cluster)
-	}
-	id := cluster["id"].(string)
-	code, pool := s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools", doPool(id, 2))
-	if code != http.StatusCreated {
-		t.Fatalf("create pool: %d %v", code, pool)
-	}
-	poolID := pool["id"].(string)
-	rv := pool["resource_version"].(string)
-	tests := []struct {
-		name, method, path, body string
-		role                     auth.Role
-		headers                  []string
-		want                     int
-		wantCode                 string
-	}{
-		{"a request without a token is unauthenticated", "GET", "/api/v1/clusters", "", "", nil, 401, "UNAUTHENTICATED"},
-		{"a garbled token is unauthenticated", "GET", "/api/v1/clusters", "", "", []string{"Authorization", "Bearer cpt_nope"}, 401, "UNAUTHENTICATED"},
-		{"X-User-Email from an untrusted address is ignored", "GET", "/api/v1/clusters", "", "", []string{"X-User-Email", "user@example.com"}, 401, "UNAUTHENTICATED"},
-		{"a viewer lists clusters", "GET", "/api/v1/clusters", "", auth.Viewer, nil, 200, ""},
-		{"a viewer may not create", "POST", "/api/v1/clusters", doCluster, auth.Viewer, nil, 403, "FORBIDDEN"},
-		{"an editor may not report status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Editor, nil, 403, "FORBIDDEN"},
-		{"an admin may not report status either", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Admin, nil, 403, "FORBIDDEN"},
-		{"a controller reports status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`, auth.Controller, nil, 200, ""},
-		{"a status report for an id that is no id is not found", "PUT", "/api/v1/nodepools/nope/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Controller, nil, 404, "NOT_FOUND"},
-		{"a controller may not write a pool", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Controller, []string{"If-Match", rv}, 403, "FORBIDDEN"},
-		{"an unknown cluster is not found", "GET", "/api/v1/clusters/00000000-0000-0000-0000-000000000001", "", auth.Viewer, nil, 404, "NOT_FOUND"},
-		{"an id that is no id is not found", "GET", "/api/v1/nodepools/nope", "", auth.Viewer, nil, 404, "NOT_FOUND"},
-		{"a pool in an unknown cluster is not found", "POST", "/api/v1/clusters/00000000-0000-0000-0000-000000000001/nodepools", doPool("", 2), auth.Editor, nil, 404, "NOT_FOUND"},
-		{"a second cluster of one name conflicts", "POST", "/api/v1/clusters", doCluster, auth.Editor, nil, 409, "CONFLICT"},
-		{"a second pool of one name in a cluster conflicts", "POST", "/api/v1/nodepools", doPool(id, 2), auth.Editor, nil, 409, "CONFLICT"},
-		{"an update without If-Match is refused", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Editor, nil, 428, "PRECONDITION_REQUIRED"},
-		{"an update with a stale If-Match fails", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Editor, []string{"If-Match", "1"}, 412, "PRECONDITION_FAILED"},
-		{"a delete with a stale If-Match fails", "DELETE", "/api/v1/nodepools/" + poolID, "", auth.Editor, []string{"If-Match", `"1"`}, 412, "PRECONDITION_FAILED"},
-		{"a cluster with pools is not deleted", "DELETE", "/api/v1/clusters/" + id, "", auth.Editor, []string{"If-Match", cluster["resource_version"].(string)}, 409, "CONFLICT"},
-		{"a list's limit is bounded", "GET", "/api/v1/nodepools?limit=101", "", auth.Viewer, nil, 400, "VALIDATION_ERROR"},
-		{"a list's status filter names a phase", "GET", "/api/v1/nodepools?status=Sleepy", "", auth.Viewer, nil, 400, "VALIDATION_ERROR"},
-		{"a pool's status is read", "GET", "/api/v1/nodepools/" + poolID + "/status", "", auth.Viewer, nil, 200, ""},
-		{"a cluster's pools are listed", "GET", "/api/v1/clusters/" + id + "/nodepools?limit=10&status=Ready", "", auth.Viewer, nil, 200, ""},
-		{"the OpenAPI document is served without a token", "GET", "/openapi.json", "", "", nil, 200, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out := s.call(tt.role, tt.method, tt.path, tt.body, tt.headers...)
-			if code != tt.want || errorCode(out) != tt.wantCode {
-				t.Errorf("%s %s: got %d %q, want %d %q: %v", tt.method, tt.path, code, errorCode(out), tt.want, tt.wantCode, out)
+	onEachDatabase(t, 0, func(t *testing.T, s *service) { // no workers: the routes alone
+		code, cluster := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		if code != http.StatusCreated || cluster["generation"] != float64(1) || cluster["resource_version"] == "" || cluster["created_by"] == "" {
+			t.Fatalf("create cluster: %d %v", code, cluster)
+		}
+		id := cluster["id"].(string)
+		code, pool := s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools", doPool(id, 2))
+		if code != http.StatusCreated {
+			t.Fatalf("create pool: %d %v", code, pool)
+		}
+		poolID := pool["id"].(string)
+		rv := pool["resource_version"].(string)
+		tests := []struct {
+			name, method, path, body string
+			role                     auth.Role
+			headers                  []string
+			want                     int
+			wantCode                 string
+		}{
+			{"a request without a token is unauthenticated", "GET", "/api/v1/clusters", "", "", nil, 401, "UNAUTHENTICATED"},
+			{"a garbled token is unauthenticated", "GET", "/api/v1/clusters", "", "", []string{"Authorization", "Bearer cpt_nope"}, 401, "UNAUTHENTICATED"},
+			{"X-User-Email from an untrusted address is ignored", "GET", "/api/v1/clusters", "", "", []string{"X-User-Email", "user@example.com"}, 401, "UNAUTHENTICATED"},
+			{"a viewer lists clusters", "GET", "/api/v1/clusters", "", auth.Viewer, nil, 200, ""},
+			{"a viewer may not create", "POST", "/api/v1/clusters", doCluster, auth.Viewer, nil, 403, "FORBIDDEN"},
+			{"an editor may not report status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Editor, nil, 403, "FORBIDDEN"},
+			{"an admin may not report status either", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Admin, nil, 403, "FORBIDDEN"},
+			{"a controller reports status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`, auth.Controller, nil, 200, ""},
+			{"a status report for an id that is no id is not found", "PUT", "/api/v1/nodepools/nope/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Controller, nil, 404, "NOT_FOUND"},
+			{"a controller may not write a pool", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Controller, []string{"If-Match", rv}, 403, "FORBIDDEN"},
+			{"an unknown cluster is not found", "GET", "/api/v1/clusters/00000000-0000-0000-0000-000000000001", "", auth.Viewer, nil, 404, "NOT_FOUND"},
+			{"an id that is no id is not found", "GET", "/api/v1/nodepools/nope", "", auth.Viewer, nil, 404, "NOT_FOUND"},
+			{"a pool in an unknown cluster is not found", "POST", "/api/v1/clusters/00000000-0000-0000-0000-000000000001/nodepools", doPool("", 2), auth.Editor, nil, 404, "NOT_FOUND"},
+			{"a second cluster of one name conflicts", "POST", "/api/v1/clusters", doCluster, auth.Editor, nil, 409, "CONFLICT"},
+			{"a second pool of one name in a cluster conflicts", "POST", "/api/v1/nodepools", doPool(id, 2), auth.Editor, nil, 409, "CONFLICT"},
+			{"an update without If-Match is refused", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Editor, nil, 428, "PRECONDITION_REQUIRED"},
+			{"an update with a stale If-Match fails", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Editor, []string{"If-Match", "1"}, 412, "PRECONDITION_FAILED"},
+			{"a delete with a stale If-Match fails", "DELETE", "/api/v1/nodepools/" + poolID, "", auth.Editor, []string{"If-Match", `"1"`}, 412, "PRECONDITION_FAILED"},
+			{"a cluster with pools is not deleted", "DELETE", "/api/v1/clusters/" + id, "", auth.Editor, []string{"If-Match", cluster["resource_version"].(string)}, 409, "CONFLICT"},
+			{"a list's limit is bounded", "GET", "/api/v1/nodepools?limit=101", "", auth.Viewer, nil, 400, "VALIDATION_ERROR"},
+			{"a list's status filter names a phase", "GET", "/api/v1/nodepools?status=Sleepy", "", auth.Viewer, nil, 400, "VALIDATION_ERROR"},
+			{"a pool's status is read", "GET", "/api/v1/nodepools/" + poolID + "/status", "", auth.Viewer, nil, 200, ""},
+			{"a cluster's pools are listed", "GET", "/api/v1/clusters/" + id + "/nodepools?limit=10&status=Ready", "", auth.Viewer, nil, 200, ""},
+			{"the OpenAPI document is served without a token", "GET", "/openapi.json", "", "", nil, 200, ""},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				code, out := s.call(tt.role, tt.method, tt.path, tt.body, tt.headers...)
+				if code != tt.want || errorCode(out) != tt.wantCode {
+					t.Errorf("%s %s: got %d %q, want %d %q: %v", tt.method, tt.path, code, errorCode(out), tt.want, tt.wantCode, out)
+				}
+			})
+		}
+		t.Run("a pool reported Ready is listed under status=Ready with its total", func(t *testing.T) {
+			_, out := s.call(auth.Viewer, "GET", "/api/v1/nodepools?status=Ready&health=Healthy", "")
+			if out["total"] != float64(1) || len(list(out["nodepools"])) != 1 {
+				t.Errorf("got %v", out)
 			}
 		})
-	}
-	t.Run("a pool reported Ready is listed under status=Ready with its total", func(t *testing.T) {
-		_, out := s.call(auth.Viewer, "GET", "/api/v1/nodepools?status=Ready&health=Healthy", "")
-		if out["total"] != float64(1) || len(list(out["nodepools"])) != 1 {
-			t.Errorf("got %v", out)
-		}
-	})
-	t.Run("another controller's report is kept beside it and leaves the phase as clusterplane's says", func(t *testing.T) {
-		code, out := s.call(auth.Controller, "PUT", "/api/v1/nodepools/"+poolID+"/status",
-			`{"controller_name": "gpu-controller", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "NoGPUs"}]}`)
-		if code != 200 || len(list(out["controller_status"])) != 2 {
-			t.Fatalf("got %d %v", code, out)
-		}
-		if _, obj := s.call(auth.Viewer, "GET", "/api/v1/nodepools/"+poolID, ""); obj["phase"] != "Ready" {
-			t.Errorf("phase %v, want Ready (clusterplane's report)", obj["phase"])
-		}
-	})
-	t.Run("If-Match: * overwrites whatever version is there", func(t *testing.T) {
-		code, out := s.call(auth.Editor, "PUT", "/api/v1/nodepools/"+poolID, doPool(id, 4), "If-Match", "*")
-		if code != 200 || out["generation"] != float64(2) {
-			t.Errorf("got %d %v", code, out)
-		}
+		t.Run("another controller's report is kept beside it and leaves the phase as clusterplane's says", func(t *testing.T) {
+			code, out := s.call(auth.Controller, "PUT", "/api/v1/nodepools/"+poolID+"/status",
+				`{"controller_name": "gpu-controller", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "NoGPUs"}]}`)
+			if code != 200 || len(list(out["controller_status"])) != 2 {
+				t.Fatalf("got %d %v", code, out)
+			}
+			if _, obj := s.call(auth.Viewer, "GET", "/api/v1/nodepools/"+poolID, ""); obj["phase"] != "Ready" {
+				t.Errorf("phase %v, want Ready (clusterplane's report)", obj["phase"])
+			}
+		})
+		t.Run("If-Match: * overwrites whatever version is there", func(t *testing.T) {
+			code, out := s.call(auth.Editor, "PUT", "/api/v1/nodepools/"+poolID, doPool(id, 4), "If-Match", "*")
+			if code != 200 || out["generation"] != float64(2) {
+				t.Errorf("got %d %v", code, out)
+			}
+		})
 	})
 }
 
 func TestABodyGetsEveryProblemAtOnceNamedAsItWroteThem(t *testing.T) {
-	s := start(t, 0)
-	tests := []struct {
-		name, body string
-		want       []string
-	}{
-		{"the cloud's block and the seed's fields are named as written",
-			`{"name": "bad", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": -1}, "colour": "red"}}}}`,
-			[]string{"spec.platform.digitalocean.defaultNodePool.nodeCount", "spec.platform.digitalocean.colour"}},
-		{"an unknown platform is named", `{"name": "bad", "spec": {"platform": {"type": "gcp"}}}`, []string{"spec.platform.type"}},
-		{"a missing name is named", `{"spec": {"platform": {"type": "civo", "civo": {}}}}`, []string{"name"}},
-		{"an unknown top-level field is named", `{"name": "x", "spec": {"platform": {"type": "civo", "civo": {}}}, "colour": 1}`, []string{"(body)"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out := s.call(auth.Editor, "POST", "/api/v1/clusters", tt.body)
-			if code != 400 || errorCode(out) != "VALIDATION_ERROR" {
-				t.Fatalf("got %d %v", code, out)
-			}
-			e := out["error"].(map[string]any)
-			fields := map[string]bool{}
-			for _, p := range list(e["problems"]) {
-				fields[p["field"].(string)] = true
-			}
-			for _, f := range tt.want {
-				if !fields[f] {
-					t.Errorf("no problem names %s: %v", f, e["problems"])
+	onEachDatabase(t, 0, func(t *testing.T, s *service) {
+		tests := []struct {
+			name, body string
+			want       []string
+		}{
+			{"the cloud's block and the seed's fields are named as written",
+				`{"name": "bad", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": -1}, "colour": "red"}}}}`,
+				[]string{"spec.platform.digitalocean.defaultNodePool.nodeCount", "spec.platform.digitalocean.colour"}},
+			{"an unknown platform is named", `{"name": "bad", "spec": {"platform": {"type": "gcp"}}}`, []string{"spec.platform.type"}},
+			{"a missing name is named", `{"spec": {"platform": {"type": "civo", "civo": {}}}}`, []string{"name"}},
+			{"an unknown top-level field is named", `{"name": "x", "spec": {"platform": {"type": "civo", "civo": {}}}, "colour": 1}`, []string{"(body)"}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				code, out := s.call(auth.Editor, "POST", "/api/v1/clusters", tt.body)
+				if code != 400 || errorCode(out) != "VALIDATION_ERROR" {
+					t.Fatalf("got %d %v", code, out)
 				}
+				e := out["error"].(map[string]any)
+				fields := map[string]bool{}
+				for _, p := range list(e["problems"]) {
+					fields[p["field"].(string)] = true
+				}
+				for _, f := range tt.want {
+					if !fields[f] {
+						t.Errorf("no problem names %s: %v", f, e["problems"])
+					}
+				}
+			})
+		}
+		t.Run("a pool's nodeCount and autoscaling are named as the seed writes them", func(t *testing.T) {
+			_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+			id := c["id"].(string)
+			code, out := s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools",
+				`{"name": "w", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "autoscaling": {"enabled": true, "minNodes": 5, "maxNodes": 2}, "nodeCount": -3}}`)
+			details, _ := out["error"].(map[string]any)["details"].(string)
+			if code != 400 || !strings.Contains(details, "spec.autoscaling") || !strings.Contains(details, "spec.nodeCount") {
+				t.Errorf("got %d %v", code, out)
+			}
+			if strings.Contains(details, "autoScale") || strings.Contains(details, "minNodes <") {
+				t.Errorf("a message says the manifest's word, not the body's: %s", details)
 			}
 		})
-	}
-	t.Run("a pool's nodeCount and autoscaling are named as the seed writes them", func(t *testing.T) {
-		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-		id := c["id"].(string)
-		code, out := s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools",
-			`{"name": "w", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "autoscaling": {"enabled": true, "minNodes": 5, "maxNodes": 2}, "nodeCount": -3}}`)
-		details, _ := out["error"].(map[string]any)["details"].(string)
-		if code != 400 || !strings.Contains(details, "spec.autoscaling") || !strings.Contains(details, "spec.nodeCount") {
-			t.Errorf("got %d %v", code, out)
-		}
-		if strings.Contains(details, "autoScale") || strings.Contains(details, "minNodes <") {
-			t.Errorf("a message says the manifest's word, not the body's: %s", details)
-		}
 	})
 }
 
 func TestGenerationMovesOnlyWhenTheSpecChanges(t *testing.T) {
-	s := start(t, 0)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	id := c["id"].(string)
-	_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
-	path := "/api/v1/nodepools/" + p["id"].(string)
-	code, same := s.call(auth.Editor, "PUT", path, doPool(id, 2), "If-Match", p["resource_version"].(string))
-	if code != 200 || same["generation"] != float64(1) || same["resource_version"] == p["resource_version"] {
-		t.Fatalf("re-sent spec: want generation 1 and a new resource_version, got %d %v", code, same)
-	}
-	code, scaled := s.call(auth.Editor, "PUT", path, doPool(id, 5), "If-Match", `"`+same["resource_version"].(string)+`"`)
-	if code != 200 || scaled["generation"] != float64(2) {
-		t.Fatalf("scaled: want generation 2, got %d %v", code, scaled)
-	}
+	onEachDatabase(t, 0, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		id := c["id"].(string)
+		_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
+		path := "/api/v1/nodepools/" + p["id"].(string)
+		code, same := s.call(auth.Editor, "PUT", path, doPool(id, 2), "If-Match", p["resource_version"].(string))
+		if code != 200 || same["generation"] != float64(1) || same["resource_version"] == p["resource_version"] {
+			t.Fatalf("re-sent spec: want generation 1 and a new resource_version, got %d %v", code, same)
+		}
+		code, scaled := s.call(auth.Editor, "PUT", path, doPool(id, 5), "If-Match", `"`+same["resource_version"].(string)+`"`)
+		if code != 200 || scaled["generation"] != float64(2) {
+			t.Fatalf("scaled: want generation 2, got %d %v", code, scaled)
+		}
+	})
 }
 
 func TestOfAHundredConcurrentScalesWithOneVersionExactlyOneWins(t *testing.T) {
-	s := start(t, 0)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	id := c["id"].(string)
-	_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
-	path, rv := "/api/v1/nodepools/"+p["id"].(string), p["resource_version"].(string)
-	codes := make([]int, 100)
-	var wg sync.WaitGroup
-	for i := range codes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			codes[i], _ = s.call(auth.Editor, "PUT", path, doPool(id, 3+i%50), "If-Match", rv)
-		}()
-	}
-	wg.Wait()
-	count := map[int]int{}
-	for _, c := range codes {
-		count[c]++
-	}
-	if count[200] != 1 || count[412] != 99 {
-		t.Errorf("want exactly one 200 and 99 412s, got %v", count)
-	}
+	onEachDatabase(t, 0, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		id := c["id"].(string)
+		_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
+		path, rv := "/api/v1/nodepools/"+p["id"].(string), p["resource_version"].(string)
+		codes := make([]int, 100)
+		var wg sync.WaitGroup
+		for i := range codes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i], _ = s.call(auth.Editor, "PUT", path, doPool(id, 3+i%50), "If-Match", rv)
+			}()
+		}
+		wg.Wait()
+		count := map[int]int{}
+		for _, c := range codes {
+			count[c]++
+		}
+		if count[200] != 1 || count[412] != 99 {
+			t.Errorf("want exactly one 200 and 99 412s, got %v", count)
+		}
+	})
 }
 
 func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {
-	s := start(t, 2)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	cluster := "/api/v1/clusters/" + c["id"].(string)
-	s.waitReady(cluster)
-	_, p := s.call(auth.Editor, "POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools", doPool(c["id"].(string), 2))
-	pool := "/api/v1/nodepools/" + p["id"].(string)
-	st := s.waitReady(pool)
-	if md, _ := st["metadata"].(map[string]any); md["desired_nodes"] != float64(2) || md["platform"] != "digitalocean" {
-		t.Errorf("metadata: %v", st["metadata"])
-	}
-	code, scaled := s.call(auth.Editor, "PUT", pool, doPool(c["id"].(string), 4), "If-Match", p["resource_version"].(string))
-	if code != 200 {
-		t.Fatalf("scale: %d %v", code, scaled)
-	}
-	st = s.waitReady(pool)
-	if st["observed_generation"] != float64(2) {
-		t.Errorf("after the scale: %v", st)
-	}
-	if !s.backend.Has("digitaloceankubernetesnodepool/api-fra1-workers") {
-		t.Fatalf("the pool's stack is not deployed: %v", s.backend.Calls())
-	}
-	_, now := s.call(auth.Viewer, "GET", pool, "")
-	if code, out := s.call(auth.Editor, "DELETE", pool, "", "If-Match", now["resource_version"].(string)); code != 202 || out["phase"] != "Finalizing" {
-		t.Fatalf("delete: %d %v", code, out)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if code, _ := s.call(auth.Viewer, "GET", pool, ""); code == 404 {
-			break
+	onEachDatabase(t, 2, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		cluster := "/api/v1/clusters/" + c["id"].(string)
+		s.waitReady(cluster)
+		_, p := s.call(auth.Editor, "POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools", doPool(c["id"].(string), 2))
+		pool := "/api/v1/nodepools/" + p["id"].(string)
+		st := s.waitReady(pool)
+		if md, _ := st["metadata"].(map[string]any); md["desired_nodes"] != float64(2) || md["platform"] != "digitalocean" {
+			t.Errorf("metadata: %v", st["metadata"])
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pool was never deleted: %v", s.backend.Calls())
+		code, scaled := s.call(auth.Editor, "PUT", pool, doPool(c["id"].(string), 4), "If-Match", p["resource_version"].(string))
+		if code != 200 {
+			t.Fatalf("scale: %d %v", code, scaled)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers")) != 0 {
-		t.Errorf("the pool's stack still holds %v", s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers"))
-	}
+		st = s.waitReady(pool)
+		if st["observed_generation"] != float64(2) {
+			t.Errorf("after the scale: %v", st)
+		}
+		if !s.backend.Has("digitaloceankubernetesnodepool/api-fra1-workers") {
+			t.Fatalf("the pool's stack is not deployed: %v", s.backend.Calls())
+		}
+		_, now := s.call(auth.Viewer, "GET", pool, "")
+		if code, out := s.call(auth.Editor, "DELETE", pool, "", "If-Match", now["resource_version"].(string)); code != 202 || out["phase"] != "Finalizing" {
+			t.Fatalf("delete: %d %v", code, out)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if code, _ := s.call(auth.Viewer, "GET", pool, ""); code == 404 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the pool was never deleted: %v", s.backend.Calls())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers")) != 0 {
+			t.Errorf("the pool's stack still holds %v", s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers"))
+		}
+	})
 }
 
 func TestAProtectedClustersReplacementEndsRefusedAndItsDeleteIsRefused(t *testing.T) {
-	s := start(t, 1)
-	protected := strings.Replace(doCluster, `"deletionProtection": false,`, "", 1)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", protected)
-	path := "/api/v1/clusters/" + c["id"].(string)
-	s.waitReady(path)
-	_, now := s.call(auth.Viewer, "GET", path, "")
-	if code, out := s.call(auth.Editor, "DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 409 || !strings.Contains(fmt.Sprint(out), "protected") {
-		t.Errorf("delete of a protected cluster: %d %v", code, out)
-	}
-	moved := strings.Replace(protected, `"region": "fra1"`, `"region": "ams3"`, 1)
-	code, out := s.call(auth.Editor, "PUT", path, moved, "If-Match", now["resource_version"].(string))
-	if code != 200 {
-		t.Fatalf("update: %d %v", code, out)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		_, st := s.call(auth.Viewer, "GET", path+"/status", "")
-		for _, cs := range list(st["controller_status"]) {
-			if cs["observed_generation"] == float64(2) && condition(cs, "Ready") == "False" {
-				for _, cond := range list(cs["conditions"]) {
-					if cond["type"] == "Ready" && cond["reason"] != "Refused" {
-						t.Errorf("want reason Refused, got %v", cond)
-					}
-				}
-				return
-			}
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		protected := strings.Replace(doCluster, `"deletionProtection": false,`, "", 1)
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", protected)
+		path := "/api/v1/clusters/" + c["id"].(string)
+		s.waitReady(path)
+		_, now := s.call(auth.Viewer, "GET", path, "")
+		if code, out := s.call(auth.Editor, "DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 409 || !strings.Contains(fmt.Sprint(out), "protected") {
+			t.Errorf("delete of a protected cluster: %d %v", code, out)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("the replacement never ended Ready=False")
+		moved := strings.Replace(protected, `"region": "fra1"`, `"region": "ams3"`, 1)
+		code, out := s.call(auth.Editor, "PUT", path, moved, "If-Match", now["resource_version"].(string))
+		if code != 200 {
+			t.Fatalf("update: %d %v", code, out)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+			for _, cs := range list(st["controller_status"]) {
+				if cs["observed_generation"] == float64(2) && condition(cs, "Ready") == "False" {
+					for _, cond := range list(cs["conditions"]) {
+						if cond["type"] == "Ready" && cond["reason"] != "Refused" {
+							t.Errorf("want reason Refused, got %v", cond)
+						}
+					}
+					return
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal("the replacement never ended Ready=False")
+	})
 }
 
 func TestAChangeThatReplacesAnUnprotectedClusterEndsRefusedAndReplacesNothing(t *testing.T) {
-	s := start(t, 1)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	path := "/api/v1/clusters/" + c["id"].(string)
-	s.waitReady(path)
-	s.backend.Replaces("region")
-	_, now := s.call(auth.Viewer, "GET", path, "")
-	moved := strings.Replace(doCluster, `"region": "fra1"`, `"region": "ams3"`, 1)
-	if code, out := s.call(auth.Editor, "PUT", path, moved, "If-Match", now["resource_version"].(string)); code != 200 {
-		t.Fatalf("update: %d %v", code, out)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		_, st := s.call(auth.Viewer, "GET", path+"/status", "")
-		for _, cs := range list(st["controller_status"]) {
-			if cs["observed_generation"] != float64(2) || condition(cs, "Ready") != "False" {
-				continue
-			}
-			if text := fmt.Sprint(cs["conditions"]); !strings.Contains(text, "Refused") || !strings.Contains(text, "replaces") {
-				t.Errorf("want Refused saying what it replaces, got %v", cs["conditions"])
-			}
-			return
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		path := "/api/v1/clusters/" + c["id"].(string)
+		s.waitReady(path)
+		s.backend.Replaces("region")
+		_, now := s.call(auth.Viewer, "GET", path, "")
+		moved := strings.Replace(doCluster, `"region": "fra1"`, `"region": "ams3"`, 1)
+		if code, out := s.call(auth.Editor, "PUT", path, moved, "If-Match", now["resource_version"].(string)); code != 200 {
+			t.Fatalf("update: %d %v", code, out)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("the replacement never ended Ready=False")
-}
-
-func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
-	s := start(t, 1)
-	manifest, err := body.ClusterManifest(mustBody(t, doCluster))
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "cluster.yaml")
-	if err := os.WriteFile(file, manifest, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kinds := registry.Kinds()
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
-		Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
-		Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
-		}})
-	if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {
-		t.Fatalf("the CLI's up: %v %v", outcomes, err)
-	}
-	calls := len(s.backend.Calls())
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	path := "/api/v1/clusters/" + c["id"].(string)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		_, st := s.call(auth.Viewer, "GET", path+"/status", "")
-		for _, cs := range list(st["controller_status"]) {
-			if condition(cs, "Ready") == "False" {
-				if text := fmt.Sprint(cs["conditions"]); !strings.Contains(text, "Refused") || !strings.Contains(text, "not made by this API") {
-					t.Errorf("want Refused saying the stack is not the API's, got %v", cs["conditions"])
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+			for _, cs := range list(st["controller_status"]) {
+				if cs["observed_generation"] != float64(2) || condition(cs, "Ready") != "False" {
+					continue
 				}
-				// Deleting the refused object forgets it and leaves the stack alone.
-				_, now := s.call(auth.Viewer, "GET", path, "")
-				if code, out := s.call(auth.Editor, "DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
-					t.Fatalf("delete the refused object: %d %v", code, out)
-				}
-				for code, _ := s.call(auth.Viewer, "GET", path, ""); code != 404; code, _ = s.call(auth.Viewer, "GET", path, "") {
-					if time.Now().After(deadline) {
-						t.Fatal("the refused object was never forgotten")
-					}
-					time.Sleep(100 * time.Millisecond)
-				}
-				for _, call := range s.backend.Calls()[calls:] {
-					if op, _, _ := strings.Cut(call, " "); op != "history" {
-						t.Errorf("the API ran %s on the stack it did not make (only its history may be read)", call)
-					}
-				}
-				if !s.backend.Has("digitaloceankubernetescluster/api-fra1") || len(s.backend.Resources("digitaloceankubernetescluster/api-fra1")) == 0 {
-					t.Error("the stack made outside the API is gone")
+				if text := fmt.Sprint(cs["conditions"]); !strings.Contains(text, "Refused") || !strings.Contains(text, "replaces") {
+					t.Errorf("want Refused saying what it replaces, got %v", cs["conditions"])
 				}
 				return
 			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatal("the API's cluster never ended Ready=False")
+		t.Fatal("the replacement never ended Ready=False")
+	})
+}
+
+func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		manifest, err := body.ClusterManifest(mustBody(t, doCluster))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "cluster.yaml")
+		if err := os.WriteFile(file, manifest, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kinds := registry.Kinds()
+		outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
+			Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
+			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
+			}})
+		if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {
+			t.Fatalf("the CLI's up: %v %v", outcomes, err)
+		}
+		calls := len(s.backend.Calls())
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		path := "/api/v1/clusters/" + c["id"].(string)
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+			for _, cs := range list(st["controller_status"]) {
+				if condition(cs, "Ready") == "False" {
+					if text := fmt.Sprint(cs["conditions"]); !strings.Contains(text, "Refused") || !strings.Contains(text, "not made by this API") {
+						t.Errorf("want Refused saying the stack is not the API's, got %v", cs["conditions"])
+					}
+					// Deleting the refused object forgets it and leaves the stack alone.
+					_, now := s.call(auth.Viewer, "GET", path, "")
+					if code, out := s.call(auth.Editor, "DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
+						t.Fatalf("delete the refused object: %d %v", code, out)
+					}
+					for code, _ := s.call(auth.Viewer, "GET", path, ""); code != 404; code, _ = s.call(auth.Viewer, "GET", path, "") {
+						if time.Now().After(deadline) {
+							t.Fatal("the refused object was never forgotten")
+						}
+						time.Sleep(100 * time.Millisecond)
+					}
+					for _, call := range s.backend.Calls()[calls:] {
+						if op, _, _ := strings.Cut(call, " "); op != "history" {
+							t.Errorf("the API ran %s on the stack it did not make (only its history may be read)", call)
+						}
+					}
+					if !s.backend.Has("digitaloceankubernetescluster/api-fra1") || len(s.backend.Resources("digitaloceankubernetescluster/api-fra1")) == 0 {
+						t.Error("the stack made outside the API is gone")
+					}
+					return
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal("the API's cluster never ended Ready=False")
+	})
 }
 
 func mustBody(t *testing.T, text string) body.Body {
@@ -491,34 +512,35 @@ func mustBody(t *testing.T, text string) body.Body {
 }
 
 func TestTwoJobsOfOneObjectTakeTurnsOnItsStackAndNeitherFails(t *testing.T) {
-	s := start(t, 2)
-	_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-	id := c["id"].(string)
-	s.waitReady("/api/v1/clusters/" + id)
-	_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
-	path := "/api/v1/nodepools/" + p["id"].(string)
-	s.waitReady(path)
-	// Each up of the pool now takes a while, so that the second write's job meets the first's.
-	s.backend.Delay("digitaloceankubernetesnodepool/api-fra1-workers", "update", 3*time.Second)
-	_, now := s.call(auth.Viewer, "GET", path, "")
-	_, first := s.call(auth.Editor, "PUT", path, doPool(id, 3), "If-Match", now["resource_version"].(string))
-	time.Sleep(1500 * time.Millisecond) // the first job is in its up
-	_, second := s.call(auth.Editor, "PUT", path, doPool(id, 4), "If-Match", first["resource_version"].(string))
-	if second["generation"] != float64(3) {
-		t.Fatalf("second write: %v", second)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		_, st := s.call(auth.Viewer, "GET", path+"/status", "")
-		for _, cs := range list(st["controller_status"]) {
-			if condition(cs, "Ready") == "False" {
-				t.Fatalf("a job failed while the other held the stack: %v", cs["conditions"])
-			}
-			if cs["observed_generation"] == float64(3) && condition(cs, "Ready") == "True" {
-				return
-			}
+	onEachDatabase(t, 2, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		id := c["id"].(string)
+		s.waitReady("/api/v1/clusters/" + id)
+		_, p := s.call(auth.Editor, "POST", "/api/v1/nodepools", doPool(id, 2))
+		path := "/api/v1/nodepools/" + p["id"].(string)
+		s.waitReady(path)
+		// Each up of the pool now takes a while, so that the second write's job meets the first's.
+		s.backend.Delay("digitaloceankubernetesnodepool/api-fra1-workers", "update", 3*time.Second)
+		_, now := s.call(auth.Viewer, "GET", path, "")
+		_, first := s.call(auth.Editor, "PUT", path, doPool(id, 3), "If-Match", now["resource_version"].(string))
+		time.Sleep(1500 * time.Millisecond) // the first job is in its up
+		_, second := s.call(auth.Editor, "PUT", path, doPool(id, 4), "If-Match", first["resource_version"].(string))
+		if second["generation"] != float64(3) {
+			t.Fatalf("second write: %v", second)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the pool never became Ready for generation 3")
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+			for _, cs := range list(st["controller_status"]) {
+				if condition(cs, "Ready") == "False" {
+					t.Fatalf("a job failed while the other held the stack: %v", cs["conditions"])
+				}
+				if cs["observed_generation"] == float64(3) && condition(cs, "Ready") == "True" {
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatal("the pool never became Ready for generation 3")
+	})
 }

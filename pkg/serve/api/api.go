@@ -6,6 +6,7 @@ package api
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
-	"github.com/jackc/pgx/v5"
 )
 
 // maxBody bounds a request's body: a manifest is a few kilobytes.
@@ -209,7 +209,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 
 // refuseDelete says why a cluster may not go: it still has pools, or it is protected
 // (deletionProtection, absent meaning true), which `clusterplane destroy` refuses too.
-func refuseDelete(ctx context.Context, tx pgx.Tx, o store.Object) error {
+func refuseDelete(ctx context.Context, tx *sql.Tx, o store.Object) error {
 	if o.Kind != store.Cluster {
 		return nil
 	}

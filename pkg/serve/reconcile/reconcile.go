@@ -8,6 +8,7 @@ package reconcile
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -24,7 +25,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
-	"github.com/jackc/pgx/v5"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
 )
@@ -431,8 +431,8 @@ func metadata(o store.Object, platform string, m map[string]any) map[string]any 
 
 // Enqueue is the store's Enqueue through client: the job is inserted in the write's
 // transaction.
-func Enqueue(client *river.Client[pgx.Tx]) store.Enqueue {
-	return func(ctx context.Context, tx pgx.Tx, id string) error {
+func Enqueue(client *river.Client[*sql.Tx]) store.Enqueue {
+	return func(ctx context.Context, tx *sql.Tx, id string) error {
 		_, err := client.InsertTx(ctx, tx, Args{ObjectID: id}, nil)
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -29,6 +31,11 @@ import (
 // DatabaseEnv names the database when --database-url is not given.
 const DatabaseEnv = "CLUSTERPLANE_DATABASE_URL"
 
+// DefaultDatabase is the database when neither --database-url nor $CLUSTERPLANE_DATABASE_URL
+// names one: an SQLite file in the current folder (in the sandbox's folder inside the sandbox,
+// beside the state of the stacks it records).
+const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
+
 type options struct {
 	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
 	trustedProxies, policy                                                               []string
@@ -40,16 +47,18 @@ type options struct {
 func New(list kinds.List) *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
-		Use:   "serve --database-url postgres://...",
+		Use:   "serve [--database-url postgres://...|sqlite:PATH]",
 		Short: "Serve the clusters and node pools API, and reconcile what it is asked for",
 		Long: `serve answers the clusters and node pools REST API (docs/api.md; its OpenAPI document at
 /openapi.json) and runs workers that deploy each change through clusterplane's pipeline, the
 same checks and guards as up, reporting each object's status as conditions.
 
-Every replica started on one PostgreSQL database shares its objects, statuses, tokens and queue:
-run as many as you like, some with --listen "" (workers only) or --workers 0 (API only). The
-Pulumi state is wherever PULUMI_BACKEND_URL says (the PostgreSQL backend works for several
-replicas; a local folder for one machine only).
+With no database named, serve keeps its objects, statuses, tokens and queue in an SQLite file,
+clusterplane-serve.db in the current folder: one replica, nothing else to run. Every replica
+started on one PostgreSQL database (--database-url postgres://...) shares them: run as many as
+you like, some with --listen "" (workers only) or --workers 0 (API only). The Pulumi state is
+wherever PULUMI_BACKEND_URL says (the PostgreSQL backend works for several replicas; a local
+folder for one machine only).
 
 Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audience; the role in
 --role-claim) or API tokens (serve token create). Roles: viewer reads; editor writes clusters and
@@ -57,14 +66,14 @@ pools; controller reports status, and is the only role that does; admin writes, 
 sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
 
 Inside clusterplane sandbox, serve makes an admin token at start and prints it once.`,
-		Example: `  clusterplane serve token create --database-url postgres://... --name portal --role editor
-  clusterplane serve --database-url postgres://... --oidc-issuer https://login.example.com --oidc-audience clusterplane
-  clusterplane sandbox -- clusterplane serve --database-url postgres://localhost/clusterplane`,
+		Example: `  clusterplane sandbox -- clusterplane serve
+  clusterplane serve token create --name portal --role editor
+  clusterplane serve --database-url postgres://... --oidc-issuer https://login.example.com --oidc-audience clusterplane`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, list) },
 	}
 	// The default is read when the command runs, not shown in --help: the URL may hold a password.
-	cmd.PersistentFlags().StringVar(&o.databaseURL, "database-url", "", "the PostgreSQL database every replica shares (default $"+DatabaseEnv+")")
+	cmd.PersistentFlags().StringVar(&o.databaseURL, "database-url", "", "postgres://... (shared by every replica) or sqlite:PATH (one replica) (default $"+DatabaseEnv+", else "+DefaultDatabase+")")
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:8080", `the API's address; "" runs workers only`)
 	f.IntVar(&o.workers, "workers", 2, "stacks this replica reconciles at once; 0 serves the API only")
@@ -81,18 +90,29 @@ Inside clusterplane sandbox, serve makes an admin token at start and prints it o
 	return cmd
 }
 
-// database is --database-url, else $CLUSTERPLANE_DATABASE_URL.
+// database is --database-url, else $CLUSTERPLANE_DATABASE_URL, else DefaultDatabase (inside the
+// sandbox, that file in the sandbox's folder).
 func (o *options) database() string {
 	if o.databaseURL == "" {
 		o.databaseURL = os.Getenv(DatabaseEnv)
+	}
+	if o.databaseURL == "" {
+		o.databaseURL = DefaultDatabase
+		if dir := os.Getenv(cloudapi.SandboxEnv); dir != "" {
+			o.databaseURL = store.SQLitePrefix + filepath.Join(dir, store.SQLitePath(DefaultDatabase))
+		}
 	}
 	return o.databaseURL
 }
 
 func (o *options) run(cmd *cobra.Command, list kinds.List) error {
-	if o.database() == "" {
-		return errors.New("serve needs a PostgreSQL database: --database-url postgres://... or $" + DatabaseEnv +
-			" (docs/api.md says how to start one; an embedded database is not built yet)")
+	if path := store.SQLitePath(o.database()); strings.HasPrefix(o.databaseURL, store.SQLitePrefix) {
+		// River's queue on SQLite, and SQLite itself, are for one process: the API and the workers
+		// of several replicas need a database they can share.
+		if o.listen == "" || o.workers == 0 {
+			return errors.New(`--listen "" and --workers 0 split the API and the workers between replicas, which share a PostgreSQL database: --database-url postgres://...`)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: keeping its data in %s (SQLite, one replica; --database-url postgres://... for several)\n", path)
 	}
 	prefixes, err := parsePrefixes(o.trustedProxies)
 	if err != nil {
@@ -212,10 +232,7 @@ func tokenCommands(o *options) *cobra.Command {
 }
 
 func (o *options) withStore(ctx context.Context, f func(ctx context.Context, st *store.Store) error) error {
-	if o.database() == "" {
-		return errors.New("--database-url postgres://... or $" + DatabaseEnv + " names the database the tokens are in")
-	}
-	st, err := store.Open(ctx, o.databaseURL)
+	st, err := store.Open(ctx, o.database())
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,13 @@ package servecmd_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/serve/servecmd"
 )
 
@@ -15,13 +18,16 @@ func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no database", nil, "serve needs a PostgreSQL database: --database-url"},
+		{"a database serve does not take", []string{"--database-url", "mysql://db/clusterplane"}, "not a database URL serve takes: postgres://... (PostgreSQL) or sqlite:PATH"},
+		{"an SQLite URL without a file", []string{"--database-url", "sqlite:"}, "sqlite: names no file"},
+		{"workers only on SQLite", []string{"--database-url", "sqlite:serve.db", "--listen", ""}, "share a PostgreSQL database"},
+		{"the API only on SQLite", []string{"--workers", "0"}, "share a PostgreSQL database"},
 		{"a proxy that is no address", []string{"--database-url", "postgres://x", "--trusted-proxy", "proxy.example"}, `--trusted-proxy "proxy.example": not an address or a CIDR prefix`},
 		{"an unknown proxy role", []string{"--database-url", "postgres://x", "--proxy-role", "root"}, "--proxy-role"},
 		{"a rescue before the stack's timeout", []string{"--database-url", "postgres://x", "--stack-timeout", "1h", "--rescue-after", "30m"}, "must be longer than --stack-timeout"},
 		{"a token without a role", []string{"token", "create", "--database-url", "postgres://x", "--name", "ci"}, "--role"},
 		{"a token without a name", []string{"token", "create", "--database-url", "postgres://x", "--role", "editor"}, "--name"},
-		{"a token list without a database", []string{"token", "list"}, "--database-url"},
+		{"a token list on a database serve does not take", []string{"token", "list", "--database-url", "mysql://db"}, "not a database URL serve takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,5 +72,52 @@ func TestAWrongDatabasePasswordIsNeverPrinted(t *testing.T) {
 	}
 	if strings.Contains(err.Error()+out.String(), "S3cretPassw0rd") {
 		t.Errorf("the password is printed: %v %s", err, out.String())
+	}
+}
+
+func TestWithNoDatabaseNamedTheTokensAreKeptInAnSQLiteFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		sandbox bool
+		file    string
+	}{
+		{"in the current folder", false, "clusterplane-serve.db"},
+		{"in the sandbox's folder inside the sandbox", true, filepath.Join("sandbox", "clusterplane-serve.db")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			t.Setenv(servecmd.DatabaseEnv, "")
+			t.Setenv(cloudapi.SandboxEnv, "")
+			if tt.sandbox {
+				t.Setenv(cloudapi.SandboxEnv, filepath.Join(dir, "sandbox"))
+				if err := os.Mkdir(filepath.Join(dir, "sandbox"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := func(args ...string) string {
+				t.Helper()
+				cmd := servecmd.New(registry.Kinds())
+				var out bytes.Buffer
+				cmd.SetOut(&out)
+				cmd.SetErr(&out)
+				cmd.SetArgs(args)
+				if err := cmd.Execute(); err != nil {
+					t.Fatalf("serve %s: %v", strings.Join(args, " "), err)
+				}
+				return out.String()
+			}
+			token := run("token", "create", "--name", "portal", "--role", "editor")
+			if !strings.HasPrefix(token, "cpt_") {
+				t.Fatalf("token create printed %q", token)
+			}
+			if listed := run("token", "list"); !strings.Contains(listed, "portal") || !strings.Contains(listed, "editor") {
+				t.Errorf("token list does not show the token made: %s", listed)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tt.file)); err != nil {
+				t.Errorf("the tokens are not in %s: %v", tt.file, err)
+			}
+		})
 	}
 }

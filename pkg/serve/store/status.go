@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/pkg/errors"
 )
 
@@ -48,15 +48,15 @@ func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerSta
 	if uuid.Validate(id) != nil {
 		return ErrNotFound
 	}
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		o, err := scan(tx.QueryRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2 FOR UPDATE`, id, kind))
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		o, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, kind))
 		if err != nil {
 			return err
 		}
 		var prior []byte
-		err = tx.QueryRow(ctx, `SELECT conditions FROM clusterplane_status WHERE object_id = $1 AND controller_name = $2`,
+		err = tx.QueryRowContext(ctx, `SELECT conditions FROM clusterplane_status WHERE object_id = $1 AND controller_name = $2`,
 			id, st.ControllerName).Scan(&prior)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return errors.Wrap(err, "read the status")
 		}
 		st.Conditions = keepTransitions(prior, st.Conditions)
@@ -72,17 +72,17 @@ func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerSta
 		if err != nil {
 			return errors.Wrap(err, "encode the metadata")
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO clusterplane_status (object_id, controller_name, observed_generation, conditions, metadata, updated_at)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO clusterplane_status (object_id, controller_name, observed_generation, conditions, metadata, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (object_id, controller_name) DO UPDATE SET
 			observed_generation = excluded.observed_generation, conditions = excluded.conditions,
 			metadata = excluded.metadata, updated_at = excluded.updated_at`,
-			id, st.ControllerName, st.ObservedGeneration, conditions, metadata, st.UpdatedAt); err != nil {
+			id, st.ControllerName, st.ObservedGeneration, string(conditions), string(metadata), st.UpdatedAt); err != nil {
 			return errors.Wrap(err, "write the status")
 		}
 		if s.Summarise != "" && st.ControllerName != s.Summarise {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `UPDATE clusterplane_objects SET phase = $2, health = $3 WHERE id = $1`,
+		_, err = tx.ExecContext(ctx, `UPDATE clusterplane_objects SET phase = $2, health = $3 WHERE id = $1`,
 			id, Phase(o, st), Health(st))
 		return errors.Wrap(err, "write the phase")
 	})
@@ -143,7 +143,7 @@ func (s *Store) Statuses(ctx context.Context, kind, id string) ([]ControllerStat
 	if _, err := s.Get(ctx, kind, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
+	rows, err := s.DB.QueryContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
 		FROM clusterplane_status WHERE object_id = $1 ORDER BY controller_name`, id)
 	if err != nil {
 		return nil, errors.Wrap(err, "read the status")

@@ -8,15 +8,13 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pkg/errors"
 )
 
@@ -69,11 +67,14 @@ var (
 const AnyVersion = "*"
 
 // Enqueue queues the reconcile of one object inside tx, the transaction that writes it.
-type Enqueue func(ctx context.Context, tx pgx.Tx, objectID string) error
+type Enqueue func(ctx context.Context, tx *sql.Tx, objectID string) error
 
-// Store is the database of one or several `clusterplane serve` replicas.
+// Store is the database of one `clusterplane serve` replica (SQLite) or of several (PostgreSQL).
 type Store struct {
-	Pool *pgxpool.Pool
+	DB *sql.DB
+	// Database is PostgreSQL or SQLite.
+	Database string
+	dialect  dialect
 	// Enqueue, when set, is called in the transaction of every write that needs a reconcile.
 	Enqueue Enqueue
 	// Summarise names the controller whose reports set an object's phase and health (the
@@ -81,94 +82,38 @@ type Store struct {
 	Summarise string
 }
 
-// schema is the service's own tables; the queue's are River's (migrated by package reconcile).
-// It is written so that replicas starting at once can all run it.
-const schema = `
-CREATE TABLE IF NOT EXISTS clusterplane_objects (
-	id uuid PRIMARY KEY,
-	kind text NOT NULL CHECK (kind IN ('cluster', 'nodepool')),
-	name text NOT NULL,
-	cluster_id uuid REFERENCES clusterplane_objects (id),
-	spec jsonb NOT NULL,
-	generation bigint NOT NULL,
-	resource_version bigint NOT NULL,
-	phase text NOT NULL DEFAULT 'Pending',
-	health text NOT NULL DEFAULT 'Unknown',
-	deleting boolean NOT NULL DEFAULT false,
-	stack_owned boolean NOT NULL DEFAULT false,
-	created_at timestamptz NOT NULL,
-	updated_at timestamptz NOT NULL,
-	created_by text NOT NULL
-);
-ALTER TABLE clusterplane_objects ADD COLUMN IF NOT EXISTS stack_owned boolean NOT NULL DEFAULT false;
-CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
-	ON clusterplane_objects (kind, coalesce(cluster_id, '00000000-0000-0000-0000-000000000000'), name);
-CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
-CREATE SEQUENCE IF NOT EXISTS clusterplane_resource_version;
-CREATE TABLE IF NOT EXISTS clusterplane_status (
-	object_id uuid NOT NULL REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
-	controller_name text NOT NULL,
-	observed_generation bigint NOT NULL,
-	conditions jsonb NOT NULL,
-	metadata jsonb NOT NULL,
-	updated_at timestamptz NOT NULL,
-	PRIMARY KEY (object_id, controller_name)
-);
-CREATE TABLE IF NOT EXISTS clusterplane_tokens (
-	id text PRIMARY KEY,
-	name text NOT NULL,
-	role text NOT NULL,
-	hash bytea NOT NULL,
-	created_at timestamptz NOT NULL,
-	revoked_at timestamptz
-);
-`
-
-// schemaLock is the advisory lock that keeps replicas from creating the tables at once.
-const schemaLock = 7_301_244_118
-
-// Open connects to the database at url and creates the service's tables when they are missing.
+// Open connects to the database url names (postgres://... or sqlite:PATH) and creates the
+// service's tables when they are missing.
 func Open(ctx context.Context, url string) (*Store, error) {
 	// The driver's errors may quote the URL, and with it the password.
 	r := redact.New().WithURL(url)
-	pool, err := pgxpool.New(ctx, url)
+	db, d, err := connect(url)
 	if err != nil {
 		return nil, errors.Wrap(r.Error(err), "connect to the database (--database-url)")
 	}
-	if err := migrate(ctx, pool); err != nil {
-		pool.Close()
+	if err := d.migrate(ctx, db); err != nil {
+		db.Close()
 		return nil, r.Error(err)
 	}
-	return &Store{Pool: pool}, nil
-}
-
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return errors.Wrap(err, "connect to the database (--database-url)")
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, schemaLock); err != nil {
-		return errors.Wrap(err, "lock the schema")
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, schemaLock) //nolint:errcheck // the lock goes with the session anyway
-	_, err = conn.Exec(ctx, schema)
-	return errors.Wrap(err, "create the service's tables")
+	return &Store{DB: db, Database: d.name, dialect: d}, nil
 }
 
 // Close closes the database's connections.
-func (s *Store) Close() { s.Pool.Close() }
+func (s *Store) Close() { s.DB.Close() }
 
-const columns = `id, kind, name, coalesce(cluster_id::text, ''), spec, generation, resource_version, phase, health,
+const columns = `id, kind, name, coalesce(CAST(cluster_id AS text), ''), spec, generation, resource_version, phase, health,
 	deleting, stack_owned, created_at, updated_at, created_by`
 
-func scan(row pgx.Row) (Object, error) {
+// row is what scan reads: a *sql.Row or *sql.Rows.
+type row interface{ Scan(dest ...any) error }
+
+func scan(row row) (Object, error) {
 	var o Object
 	var rv int64
 	var spec []byte
 	err := row.Scan(&o.ID, &o.Kind, &o.Name, &o.ClusterID, &spec, &o.Generation, &rv, &o.Phase, &o.Health,
 		&o.Deleting, &o.StackOwned, &o.CreatedAt, &o.UpdatedAt, &o.CreatedBy)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
 	}
 	o.Spec = spec
@@ -181,12 +126,12 @@ func scan(row pgx.Row) (Object, error) {
 // reconcile. A cluster's name, or a pool's within its cluster, is taken once: ErrExists.
 func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 	var out Object
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if o.Kind == NodePool {
 			var deleting bool
-			err := tx.QueryRow(ctx, `SELECT deleting FROM clusterplane_objects WHERE id = $1 AND kind = 'cluster'`,
+			err := tx.QueryRowContext(ctx, `SELECT deleting FROM clusterplane_objects WHERE id = $1 AND kind = 'cluster'`,
 				o.ClusterID).Scan(&deleting)
-			if errors.Is(err, pgx.ErrNoRows) {
+			if errors.Is(err, sql.ErrNoRows) {
 				return errors.Wrapf(ErrNotFound, "cluster %s", o.ClusterID)
 			}
 			if err != nil {
@@ -200,11 +145,15 @@ func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 		if o.ClusterID != "" {
 			cluster = o.ClusterID
 		}
-		row := tx.QueryRow(ctx, `INSERT INTO clusterplane_objects (id, kind, name, cluster_id, spec, generation,
+		version, err := s.nextVersion(ctx, tx)
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		row := tx.QueryRowContext(ctx, `INSERT INTO clusterplane_objects (id, kind, name, cluster_id, spec, generation,
 			resource_version, created_at, updated_at, created_by)
-			VALUES ($1, $2, $3, $4, $5, 1, nextval('clusterplane_resource_version'), now(), now(), $6)
-			RETURNING `+columns, uuid.NewString(), o.Kind, o.Name, cluster, []byte(o.Spec), o.CreatedBy)
-		var err error
+			VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $7, $8)
+			RETURNING `+columns, uuid.NewString(), o.Kind, o.Name, cluster, string(o.Spec), version, now, o.CreatedBy)
 		if out, err = scan(row); err != nil {
 			return nameTaken(err)
 		}
@@ -215,22 +164,37 @@ func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 
 // nameTaken turns the unique index's refusal into ErrExists.
 func nameTaken(err error) error {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == "23505" {
+	if uniqueViolation(err) {
 		return ErrExists
 	}
 	return err
 }
 
-func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, id string) error {
+// nextVersion takes the next resource version, in tx.
+func (s *Store) nextVersion(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var v int64
+	err := tx.QueryRowContext(ctx, s.dialect.nextVersion).Scan(&v)
+	return v, errors.Wrap(err, "take a resource version")
+}
+
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, id string) error {
 	if s.Enqueue == nil {
 		return nil
 	}
 	return errors.Wrap(s.Enqueue(ctx, tx, id), "queue the reconcile")
 }
 
-func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.Pool, f)
+// inTx runs f in a transaction, committed when f returns nil and rolled back otherwise.
+func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return errors.Wrap(err, "begin a transaction")
+	}
+	if err := f(tx); err != nil {
+		_ = tx.Rollback() // the error that made it roll back is the one to report
+		return err
+	}
+	return errors.Wrap(tx.Commit(), "commit")
 }
 
 // Get reads one object of the kind.
@@ -238,7 +202,7 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 	if uuid.Validate(id) != nil {
 		return Object{}, ErrNotFound
 	}
-	return scan(s.Pool.QueryRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
 }
 
 // Change is what a conditional write does to an object: its new name and spec (Update), or its
@@ -252,7 +216,7 @@ type Change struct {
 // The version always changes; the generation only when the spec does. The row is locked while
 // compared, so of writers carrying one version exactly one wins.
 func (s *Store) Update(ctx context.Context, kind, id, ifMatch string, c Change) (Object, error) {
-	return s.conditional(ctx, kind, id, ifMatch, func(tx pgx.Tx, old Object) (pgx.Row, error) {
+	return s.conditional(ctx, kind, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
 		if old.Deleting {
 			return nil, ErrDeleting
 		}
@@ -260,35 +224,43 @@ func (s *Store) Update(ctx context.Context, kind, id, ifMatch string, c Change) 
 		if !sameJSON(old.Spec, c.Spec) {
 			generation++
 		}
-		return tx.QueryRow(ctx, `UPDATE clusterplane_objects SET name = $2, spec = $3, generation = $4,
-			resource_version = nextval('clusterplane_resource_version'), updated_at = now()
-			WHERE id = $1 RETURNING `+columns, id, c.Name, []byte(c.Spec), generation), nil
+		version, err := s.nextVersion(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		return tx.QueryRowContext(ctx, `UPDATE clusterplane_objects SET name = $2, spec = $3, generation = $4,
+			resource_version = $5, updated_at = $6
+			WHERE id = $1 RETURNING `+columns, id, c.Name, string(c.Spec), generation, version, time.Now().UTC()), nil
 	})
 }
 
 // Delete marks the object for deletion when ifMatch is its resource version, and enqueues the
 // reconcile that destroys its stack (the row goes with Forget once it is destroyed). refuse, when
 // set, is asked in the same transaction whether the object may go (a cluster with pools may not).
-func (s *Store) Delete(ctx context.Context, kind, id, ifMatch string, refuse func(ctx context.Context, tx pgx.Tx, o Object) error) (Object, error) {
-	return s.conditional(ctx, kind, id, ifMatch, func(tx pgx.Tx, old Object) (pgx.Row, error) {
+func (s *Store) Delete(ctx context.Context, kind, id, ifMatch string, refuse func(ctx context.Context, tx *sql.Tx, o Object) error) (Object, error) {
+	return s.conditional(ctx, kind, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
 		if refuse != nil {
 			if err := refuse(ctx, tx, old); err != nil {
 				return nil, err
 			}
 		}
-		return tx.QueryRow(ctx, `UPDATE clusterplane_objects SET deleting = true, phase = 'Finalizing',
-			resource_version = nextval('clusterplane_resource_version'), updated_at = now()
-			WHERE id = $1 RETURNING `+columns, id), nil
+		version, err := s.nextVersion(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		return tx.QueryRowContext(ctx, `UPDATE clusterplane_objects SET deleting = true, phase = 'Finalizing',
+			resource_version = $2, updated_at = $3
+			WHERE id = $1 RETURNING `+columns, id, version, time.Now().UTC()), nil
 	})
 }
 
-func (s *Store) conditional(ctx context.Context, kind, id, ifMatch string, write func(tx pgx.Tx, old Object) (pgx.Row, error)) (Object, error) {
+func (s *Store) conditional(ctx context.Context, kind, id, ifMatch string, write func(tx *sql.Tx, old Object) (*sql.Row, error)) (Object, error) {
 	if uuid.Validate(id) != nil {
 		return Object{}, ErrNotFound
 	}
 	var out Object
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		old, err := scan(tx.QueryRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2 FOR UPDATE`, id, kind))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		old, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, kind))
 		if err != nil {
 			return err
 		}
@@ -308,22 +280,22 @@ func (s *Store) conditional(ctx context.Context, kind, id, ifMatch string, write
 }
 
 // PoolsOf counts the node pools of a cluster, in tx (Delete's refuse).
-func PoolsOf(ctx context.Context, tx pgx.Tx, clusterID string) (int, error) {
+func PoolsOf(ctx context.Context, tx *sql.Tx, clusterID string) (int, error) {
 	var n int
-	err := tx.QueryRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE cluster_id = $1`, clusterID).Scan(&n)
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_objects WHERE cluster_id = $1`, clusterID).Scan(&n)
 	return n, errors.Wrap(err, "count the cluster's pools")
 }
 
 // OwnStack records that the object's stack is its own: a worker found no stack made outside the
 // API and is about to deploy one.
 func (s *Store) OwnStack(ctx context.Context, id string) error {
-	_, err := s.Pool.Exec(ctx, `UPDATE clusterplane_objects SET stack_owned = true WHERE id = $1`, id)
+	_, err := s.DB.ExecContext(ctx, `UPDATE clusterplane_objects SET stack_owned = true WHERE id = $1`, id)
 	return errors.Wrap(err, "record the stack as the object's")
 }
 
 // Forget removes a deleted object and its status, once its stack is destroyed.
 func (s *Store) Forget(ctx context.Context, id string) error {
-	_, err := s.Pool.Exec(ctx, `DELETE FROM clusterplane_objects WHERE id = $1 AND deleting`, id)
+	_, err := s.DB.ExecContext(ctx, `DELETE FROM clusterplane_objects WHERE id = $1 AND deleting`, id)
 	return errors.Wrap(err, "forget the deleted object")
 }
 
@@ -340,13 +312,13 @@ type Filter struct {
 // List returns one page of the objects the filter selects, oldest first, and how many it
 // selects in all.
 func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
-	where := `kind = $1 AND ($2 = '' OR cluster_id::text = $2) AND ($3 = '' OR phase = $3) AND ($4 = '' OR health = $4)`
+	where := `kind = $1 AND ($2 = '' OR CAST(cluster_id AS text) = $2) AND ($3 = '' OR phase = $3) AND ($4 = '' OR health = $4)`
 	args := []any{f.Kind, f.ClusterID, f.Phase, f.Health}
 	var total int
-	if err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
+	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, errors.Wrap(err, "count the objects")
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE `+where+
+	rows, err := s.DB.QueryContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE `+where+
 		` ORDER BY created_at, id LIMIT $5 OFFSET $6`, append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, errors.Wrap(err, "list the objects")
@@ -377,5 +349,5 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // Find reads one object of either kind (a reconcile knows only the id).
 func (s *Store) Find(ctx context.Context, id string) (Object, error) {
-	return scan(s.Pool.QueryRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1`, id))
+	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1`, id))
 }

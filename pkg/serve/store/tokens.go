@@ -2,17 +2,17 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
-	"github.com/jackc/pgx/v5"
 	"github.com/pkg/errors"
 )
 
 // AddToken stores an API token's record: its hash, never its text (auth.NewToken).
 func (s *Store) AddToken(ctx context.Context, rec auth.TokenRecord) error {
-	_, err := s.Pool.Exec(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at) VALUES ($1, $2, $3, $4, now())`,
-		rec.ID, rec.Name, string(rec.Role), rec.Hash)
+	_, err := s.DB.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		rec.ID, rec.Name, string(rec.Role), rec.Hash, time.Now().UTC())
 	return errors.Wrap(err, "store the token")
 }
 
@@ -21,9 +21,9 @@ func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, err
 	var rec auth.TokenRecord
 	var role string
 	var revoked *time.Time
-	err := s.Pool.QueryRow(ctx, `SELECT id, name, role, hash, revoked_at FROM clusterplane_tokens WHERE id = $1`, id).
+	err := s.DB.QueryRowContext(ctx, `SELECT id, name, role, hash, revoked_at FROM clusterplane_tokens WHERE id = $1`, id).
 		Scan(&rec.ID, &rec.Name, &role, &rec.Hash, &revoked)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return rec, auth.ErrNoToken
 	}
 	rec.Role, rec.Revoked = auth.Role(role), revoked != nil
@@ -41,7 +41,7 @@ type Token struct {
 
 // Tokens lists every token, oldest first.
 func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id, name, role, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, role, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the tokens")
 	}
@@ -62,17 +62,21 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 // rather than revoking them all.
 func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
 	var n int
-	if err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM clusterplane_tokens WHERE id <> $1 AND name = $1`, idOrName).Scan(&n); err != nil {
+	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_tokens WHERE id <> $1 AND name = $1`, idOrName).Scan(&n); err != nil {
 		return errors.Wrap(err, "find the token")
 	}
 	if n > 1 {
 		return errors.Errorf("%d tokens are named %q: revoke one by its ID (serve token list)", n, idOrName)
 	}
-	tag, err := s.Pool.Exec(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 OR name = $1`, idOrName)
+	tag, err := s.DB.ExecContext(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 OR name = $1`, idOrName, time.Now().UTC())
 	if err != nil {
 		return errors.Wrap(err, "revoke the token")
 	}
-	if tag.RowsAffected() == 0 {
+	revoked, err := tag.RowsAffected()
+	if err != nil {
+		return errors.Wrap(err, "revoke the token")
+	}
+	if revoked == 0 {
 		return errors.Wrapf(ErrNotFound, "token %q", idOrName)
 	}
 	return nil

@@ -1,0 +1,216 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx" driver
+	"github.com/pkg/errors"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The databases the store keeps its data in.
+const (
+	// PostgreSQL is shared by any number of replicas.
+	PostgreSQL = "postgres"
+	// SQLite is a file on the replica's machine: one replica, nothing to run beside it.
+	SQLite = "sqlite"
+)
+
+// SQLitePrefix starts a --database-url that names an SQLite file: sqlite:serve.db,
+// sqlite:///var/lib/clusterplane/serve.db.
+const SQLitePrefix = "sqlite:"
+
+// dialect is what the two databases spell differently. The queries are otherwise one text: both
+// take $1-style parameters (modernc's SQLite binds $N to the N-th argument) and CAST.
+type dialect struct {
+	name   string
+	schema string
+	// forUpdate locks the rows a transaction reads before it changes them. SQLite has no row
+	// locks: its transactions take the database's write lock when they begin (_txlock=immediate)
+	// and the store holds one connection, so a read-compare-write is never interleaved.
+	forUpdate string
+	// nextVersion returns the next resource version: a sequence on PostgreSQL, so that writers
+	// of different objects never wait on one another; a counter row on SQLite, whose writers
+	// take turns anyway.
+	nextVersion string
+	// lock and unlock keep replicas starting at once from creating the tables together.
+	lock, unlock string
+}
+
+var postgres = dialect{
+	name:        PostgreSQL,
+	schema:      postgresSchema,
+	forUpdate:   " FOR UPDATE",
+	nextVersion: `SELECT nextval('clusterplane_resource_version')`,
+	lock:        `SELECT pg_advisory_lock(7301244118)`,
+	unlock:      `SELECT pg_advisory_unlock(7301244118)`,
+}
+
+var sqliteDialect = dialect{
+	name:        SQLite,
+	schema:      sqliteSchema,
+	nextVersion: `UPDATE clusterplane_counter SET value = value + 1 RETURNING value`,
+}
+
+// postgresSchema is the service's own tables; the queue's are River's (serve migrates them).
+const postgresSchema = `
+CREATE TABLE IF NOT EXISTS clusterplane_objects (
+	id uuid PRIMARY KEY,
+	kind text NOT NULL CHECK (kind IN ('cluster', 'nodepool')),
+	name text NOT NULL,
+	cluster_id uuid REFERENCES clusterplane_objects (id),
+	spec jsonb NOT NULL,
+	generation bigint NOT NULL,
+	resource_version bigint NOT NULL,
+	phase text NOT NULL DEFAULT 'Pending',
+	health text NOT NULL DEFAULT 'Unknown',
+	deleting boolean NOT NULL DEFAULT false,
+	stack_owned boolean NOT NULL DEFAULT false,
+	created_at timestamptz NOT NULL,
+	updated_at timestamptz NOT NULL,
+	created_by text NOT NULL
+);
+ALTER TABLE clusterplane_objects ADD COLUMN IF NOT EXISTS stack_owned boolean NOT NULL DEFAULT false;
+CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
+	ON clusterplane_objects (kind, coalesce(cluster_id, '00000000-0000-0000-0000-000000000000'), name);
+CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
+CREATE SEQUENCE IF NOT EXISTS clusterplane_resource_version;
+CREATE TABLE IF NOT EXISTS clusterplane_status (
+	object_id uuid NOT NULL REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
+	controller_name text NOT NULL,
+	observed_generation bigint NOT NULL,
+	conditions jsonb NOT NULL,
+	metadata jsonb NOT NULL,
+	updated_at timestamptz NOT NULL,
+	PRIMARY KEY (object_id, controller_name)
+);
+CREATE TABLE IF NOT EXISTS clusterplane_tokens (
+	id text PRIMARY KEY,
+	name text NOT NULL,
+	role text NOT NULL,
+	hash bytea NOT NULL,
+	created_at timestamptz NOT NULL,
+	revoked_at timestamptz
+);
+`
+
+// sqliteSchema is postgresSchema in SQLite's types: ids and JSON as text, times as timestamps
+// (which the driver reads back as times), and a counter row for the resource versions.
+const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS clusterplane_objects (
+	id text PRIMARY KEY,
+	kind text NOT NULL CHECK (kind IN ('cluster', 'nodepool')),
+	name text NOT NULL,
+	cluster_id text REFERENCES clusterplane_objects (id),
+	spec text NOT NULL,
+	generation integer NOT NULL,
+	resource_version integer NOT NULL,
+	phase text NOT NULL DEFAULT 'Pending',
+	health text NOT NULL DEFAULT 'Unknown',
+	deleting boolean NOT NULL DEFAULT false,
+	stack_owned boolean NOT NULL DEFAULT false,
+	created_at timestamp NOT NULL,
+	updated_at timestamp NOT NULL,
+	created_by text NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS clusterplane_objects_name
+	ON clusterplane_objects (kind, coalesce(cluster_id, ''), name);
+CREATE INDEX IF NOT EXISTS clusterplane_objects_list ON clusterplane_objects (kind, created_at, id);
+CREATE TABLE IF NOT EXISTS clusterplane_counter (value integer NOT NULL);
+INSERT INTO clusterplane_counter (value) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM clusterplane_counter);
+CREATE TABLE IF NOT EXISTS clusterplane_status (
+	object_id text NOT NULL REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
+	controller_name text NOT NULL,
+	observed_generation integer NOT NULL,
+	conditions text NOT NULL,
+	metadata text NOT NULL,
+	updated_at timestamp NOT NULL,
+	PRIMARY KEY (object_id, controller_name)
+);
+CREATE TABLE IF NOT EXISTS clusterplane_tokens (
+	id text PRIMARY KEY,
+	name text NOT NULL,
+	role text NOT NULL,
+	hash blob NOT NULL,
+	created_at timestamp NOT NULL,
+	revoked_at timestamp
+);
+`
+
+// connect opens the database a --database-url names: postgres:// or postgresql:// (PostgreSQL),
+// or sqlite:PATH (an SQLite file, made when missing).
+func connect(rawURL string) (*sql.DB, dialect, error) {
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		db, err := sql.Open("pgx", rawURL)
+		return db, postgres, err
+	case strings.HasPrefix(rawURL, SQLitePrefix):
+		path := SQLitePath(rawURL)
+		if path == "" {
+			return nil, dialect{}, errors.New("sqlite: names no file (sqlite:serve.db, sqlite:///var/lib/clusterplane/serve.db)")
+		}
+		q := url.Values{}
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Set("_txlock", "immediate")
+		db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode())
+		if err != nil {
+			return nil, dialect{}, err
+		}
+		// SQLite writes one transaction at a time; River's driver advises one connection, which
+		// also makes every transaction of the store wait its turn rather than fail busy.
+		db.SetMaxOpenConns(1)
+		return db, sqliteDialect, nil
+	}
+	return nil, dialect{}, errors.New("not a database URL serve takes: postgres://... (PostgreSQL) or sqlite:PATH (an SQLite file)")
+}
+
+// SQLitePath is the file an sqlite: URL names ("" when it names none): sqlite:serve.db is
+// serve.db in the current folder, sqlite:///var/lib/serve.db an absolute path.
+func SQLitePath(rawURL string) string {
+	path := strings.TrimPrefix(rawURL, SQLitePrefix)
+	if strings.HasPrefix(path, "//") {
+		path = path[2:]
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	return path
+}
+
+// uniqueViolation tells whether err is a unique index's refusal, in either database.
+func uniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		return lite.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+	}
+	return false
+}
+
+// migrate creates the service's tables when they are missing.
+func (d dialect) migrate(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return errors.Wrap(err, "connect to the database (--database-url)")
+	}
+	defer conn.Close()
+	if d.lock != "" {
+		if _, err := conn.ExecContext(ctx, d.lock); err != nil {
+			return errors.Wrap(err, "lock the schema")
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), d.unlock) //nolint:errcheck // the lock goes with the session anyway
+	}
+	_, err = conn.ExecContext(ctx, d.schema)
+	return errors.Wrap(err, "create the service's tables")
+}
