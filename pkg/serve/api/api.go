@@ -224,19 +224,11 @@ func refuseDelete(ctx context.Context, tx *sql.Tx, o store.Object) error {
 		}
 		return &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: fmt.Sprintf("the cluster has %d %s: delete them first", n, pools)}
 	}
-	var spec struct {
-		Platform struct {
-			DigitalOcean, Civo struct {
-				DeletionProtection *bool `json:"deletionProtection"`
-			}
-		}
+	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
+	if err != nil {
+		return err
 	}
-	_ = json.Unmarshal(o.Spec, &spec) // a spec saved was read before
-	p := spec.Platform.DigitalOcean.DeletionProtection
-	if spec.Platform.Civo.DeletionProtection != nil {
-		p = spec.Platform.Civo.DeletionProtection
-	}
-	if p == nil || *p {
+	if b.Spec.Protected() {
 		return &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: "the cluster is protected (deletionProtection, " +
 			"true unless set false): update it with deletionProtection: false first, then delete it"}
 	}

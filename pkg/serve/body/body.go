@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 )
@@ -125,13 +126,50 @@ func KindName(platform string, pool bool) string {
 
 // ClusterOf is what a pool's manifest needs of its cluster's body.
 func ClusterOf(cb Body) Cluster {
-	c := Cluster{Name: cb.Name, Platform: cb.Spec.Platform.Type}
-	block := cb.Spec.Platform.DigitalOcean
-	if c.Platform == Civo {
-		block = cb.Spec.Platform.Civo
+	// No region: the pool's manifest says what is missing.
+	return Cluster{Name: cb.Name, Platform: cb.Spec.Platform.Type, Region: cb.Spec.Region()}
+}
+
+// Region is the region the spec's block names; "" for a pool's, which has none (a Civo pool is
+// in its cluster's region, a DigitalOcean pool in its cluster).
+func (s Spec) Region() string {
+	var region string
+	_ = json.Unmarshal(s.Platform.Block()[kindfield.SpecRegion], &region)
+	return region
+}
+
+// DesiredNodes is how many nodes the spec asks for: a pool's nodeCount, or a cluster's default
+// pool's; false when it names none (an autoscaled pool may not).
+func (s Spec) DesiredNodes() (int64, bool) {
+	if s.NodeCount != nil {
+		return *s.NodeCount, true
 	}
-	_ = json.Unmarshal(block["region"], &c.Region) // no region: the pool's manifest says what is missing
-	return c
+	var pool map[string]json.RawMessage
+	var n *int64
+	if json.Unmarshal(s.Platform.Block()[kindfield.SpecDefaultNodePool], &pool) != nil ||
+		json.Unmarshal(pool[kindfield.SpecNodeCount], &n) != nil || n == nil {
+		return 0, false
+	}
+	return *n, true
+}
+
+// Protected tells whether a cluster's spec keeps the cluster from being destroyed:
+// deletionProtection, absent meaning true, as in the manifest.
+func (s Spec) Protected() bool {
+	var p *bool
+	_ = json.Unmarshal(s.Platform.Block()[kindfield.SpecDeletionProtection], &p)
+	return p == nil || *p
+}
+
+// Block is the block of the platform's type (nil for an unknown type).
+func (p Platform) Block() map[string]json.RawMessage {
+	switch p.Type {
+	case DigitalOcean:
+		return p.DigitalOcean
+	case Civo:
+		return p.Civo
+	}
+	return nil
 }
 
 // kindOf is the manifest kind of a platform's cluster or pool.

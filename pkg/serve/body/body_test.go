@@ -102,3 +102,38 @@ func TestABodyThatDoesNotFitItsPlatformIsRefusedBeforeAnyManifest(t *testing.T) 
 		})
 	}
 }
+
+func TestAStoredSpecSaysItsRegionNodesAndProtection(t *testing.T) {
+	tests := []struct {
+		name      string
+		body      string
+		region    string
+		nodes     int64
+		hasNodes  bool
+		protected bool
+	}{
+		{"a DigitalOcean cluster, protected by default", `{"name": "a", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"region": "fra1", "defaultNodePool": {"nodeCount": 2}}}}}`, "fra1", 2, true, true},
+		{"a Civo cluster unprotected", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {"region": "lon1", "deletionProtection": false, "defaultNodePool": {"nodeCount": 1}}}}}`, "lon1", 1, true, false},
+		{"a cluster protected in so many words", `{"name": "a", "spec": {"platform": {"type": "civo", "civo": {"deletionProtection": true}}}}`, "", 0, false, true},
+		{"a pool's nodes are its nodeCount", `{"name": "p", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb"}}, "nodeCount": 3}}`, "", 3, true, true},
+		{"an autoscaled pool may name no nodes", `{"name": "p", "spec": {"platform": {"type": "civo", "civo": {}}, "autoscaling": {"enabled": true, "minNodes": 1, "maxNodes": 3}}}`, "", 0, false, true},
+		{"the other cloud's block is not read", `{"name": "a", "spec": {"platform": {"type": "digitalocean", "civo": {"region": "lon1", "deletionProtection": false}}}}`, "", 0, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b body.Body
+			if err := json.Unmarshal([]byte(tt.body), &b); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.Spec.Region(); got != tt.region {
+				t.Errorf("Region() = %q, want %q", got, tt.region)
+			}
+			if n, ok := b.Spec.DesiredNodes(); n != tt.nodes || ok != tt.hasNodes {
+				t.Errorf("DesiredNodes() = %d, %v, want %d, %v", n, ok, tt.nodes, tt.hasNodes)
+			}
+			if got := b.Spec.Protected(); got != tt.protected {
+				t.Errorf("Protected() = %v, want %v", got, tt.protected)
+			}
+		})
+	}
+}

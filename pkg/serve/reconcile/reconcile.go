@@ -9,7 +9,6 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -409,22 +408,11 @@ func metadata(o store.Object, platform string, m map[string]any) map[string]any 
 	if err != nil {
 		return m
 	}
-	if b.Spec.NodeCount != nil {
-		m["desired_nodes"] = *b.Spec.NodeCount
+	if n, ok := b.Spec.DesiredNodes(); ok {
+		m["desired_nodes"] = n
 	}
-	block := b.Spec.Platform.DigitalOcean
-	if platform == body.Civo {
-		block = b.Spec.Platform.Civo
-	}
-	var region string
-	if json.Unmarshal(block["region"], &region) == nil && region != "" {
+	if region := b.Spec.Region(); region != "" {
 		m["region"] = region
-	}
-	var pool struct {
-		NodeCount *int64 `json:"nodeCount"`
-	}
-	if json.Unmarshal(block["defaultNodePool"], &pool) == nil && pool.NodeCount != nil {
-		m["desired_nodes"] = *pool.NodeCount
 	}
 	return m
 }
