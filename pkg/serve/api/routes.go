@@ -135,25 +135,11 @@ func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store
 	if problems != nil {
 		return &body.ProblemsError{Problems: problems}
 	}
-	var manifest []byte
-	var err error
-	if kind == store.Cluster {
-		manifest, err = body.ClusterManifest(b)
-	} else {
-		clusterID := b.ClusterID
-		if old != nil {
-			clusterID = old.ClusterID
-		}
-		c, gerr := s.Store.Get(r.Context(), store.Cluster, clusterID)
-		if gerr != nil {
-			return gerr
-		}
-		cb, cerr := body.Stored(c.Name, c.ClusterID, c.Spec)
-		if cerr != nil {
-			return cerr
-		}
-		manifest, err = body.PoolManifest(b, body.ClusterOf(cb))
+	clusterID := b.ClusterID
+	if old != nil {
+		clusterID = old.ClusterID
 	}
+	manifest, err := body.Manifest(r.Context(), b, kind == store.NodePool, clusterID, s.Store)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@
 package body
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -122,6 +123,25 @@ func Stored(name, clusterID string, spec json.RawMessage) (Body, error) {
 func KindName(platform string, pool bool) string {
 	_, kind := kindOf(platform, pool)
 	return kind
+}
+
+// Clusters reads the body of a stored cluster by its id (the store does).
+type Clusters interface {
+	ClusterBody(ctx context.Context, id string) (Body, error)
+}
+
+// Manifest is the manifest a worker deploys for a body: a cluster's, or a pool's (pool set),
+// whose manifest needs its cluster, clusterID, read from clusters. The API checks a body with
+// the manifest made here too, so that what it accepts is what the worker deploys.
+func Manifest(ctx context.Context, b Body, pool bool, clusterID string, clusters Clusters) ([]byte, error) {
+	if !pool {
+		return ClusterManifest(b)
+	}
+	cb, err := clusters.ClusterBody(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	return PoolManifest(b, ClusterOf(cb))
 }
 
 // ClusterOf is what a pool's manifest needs of its cluster's body.

@@ -283,22 +283,9 @@ func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) 
 	if err != nil {
 		return "", "", err
 	}
-	var data []byte
-	if o.Kind == store.Cluster {
-		data, err = body.ClusterManifest(b)
-	} else {
-		var c store.Object
-		if c, err = w.Store.Get(ctx, store.Cluster, o.ClusterID); err != nil {
-			return "", "", errors.Wrap(err, "read the pool's cluster")
-		}
-		var cb body.Body
-		if cb, err = body.Stored(c.Name, c.ClusterID, c.Spec); err != nil {
-			return "", "", err
-		}
-		data, err = body.PoolManifest(b, body.ClusterOf(cb))
-	}
+	data, err := body.Manifest(ctx, b, o.Kind == store.NodePool, o.ClusterID, w.Store)
 	if err != nil {
-		return "", "", err
+		return "", "", err // a body's problems, which the caller reports as they are
 	}
 	file = filepath.Join(dir, o.ID+".yaml")
 	return file, b.Spec.Platform.Type, errors.Wrap(os.WriteFile(file, data, 0o600), "write the manifest")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/redact"
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/google/uuid"
 	"github.com/pkg/errors"
 )
@@ -203,6 +204,15 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 		return Object{}, ErrNotFound
 	}
 	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+}
+
+// ClusterBody reads a cluster's body (body.Clusters): a pool's manifest is made with it.
+func (s *Store) ClusterBody(ctx context.Context, id string) (body.Body, error) {
+	c, err := s.Get(ctx, Cluster, id)
+	if err != nil {
+		return body.Body{}, err
+	}
+	return body.Stored(c.Name, c.ClusterID, c.Spec)
 }
 
 // Change is what a conditional write does to an object: its new name and spec (Update), or its
