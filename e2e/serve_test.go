@@ -34,18 +34,26 @@ type api struct {
 	saidMu sync.Mutex
 }
 
-// serveAPI starts `clusterplane serve` on a fresh PostgreSQL database, on the test's clouds and
-// backend, and makes an editor's token with `serve token create`.
-func (e *env) serveAPI() *api {
+// serveAPI starts `clusterplane serve` on db (a fresh PostgreSQL database's URL, or "" for none
+// named: its SQLite file in the test's folder), on the test's clouds and backend, and makes an
+// editor's token with `serve token create`.
+func (e *env) serveAPI(db string) *api {
 	e.t.Helper()
-	db := pgtest.Start(e.t).Database("serve")
 	return e.startServe(db, e.serveToken(db), "--listen", "127.0.0.1:0", "--workers", "2", "--stack-timeout", "5m")
+}
+
+// databaseFlag is the flag that names db, or none for "".
+func databaseFlag(db string) []string {
+	if db == "" {
+		return nil
+	}
+	return []string{"--database-url", db}
 }
 
 // serveToken makes an editor's API token in the database, as a user would.
 func (e *env) serveToken(db string) string {
 	e.t.Helper()
-	r, code := e.clusterplane("serve", "token", "create", "--database-url", db, "--name", "e2e", "--role", "editor")
+	r, code := e.clusterplane(append(append([]string{"serve", "token", "create"}, databaseFlag(db)...), "--name", "e2e", "--role", "editor")...)
 	if code != 0 {
 		e.t.Fatalf("serve token create = %d: %s", code, r)
 	}
@@ -56,7 +64,7 @@ func (e *env) serveToken(db string) string {
 // with its engines), and returns it once it listens, or at once when it serves no API.
 func (e *env) startServe(db, token string, args ...string) *api {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), append([]string{"serve", "--database-url", db}, args...)...)
+	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), append(append([]string{"serve"}, databaseFlag(db)...), args...)...)
 	cmd.Dir, cmd.Env = e.dir, e.vars
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
@@ -178,7 +186,7 @@ func (a *api) waitStatus(path, want string) map[string]any {
 func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	a := e.serveAPI()
+	a := e.serveAPI(pgtest.Start(t).Database("serve"))
 	code, c := a.call("POST", "/api/v1/clusters", `{"name": "api-fra1", "spec": {"platform": {"type": "digitalocean",
 		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 2}}}}}`)
 	if code != 201 {
@@ -300,5 +308,74 @@ func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testin
 	}
 	if pools != 1 {
 		t.Errorf("the cloud holds %d pools named workers, want exactly 1", pools)
+	}
+}
+
+// With no database named (serve's SQLite file), through the API on the real engine and the real
+// Civo plugin: a Civo cluster and a pool in it reach Ready for their generation, the pool is
+// scaled in the cloud, then deleted from it.
+func TestTheAPIOnItsSQLiteFileCreatesScalesAndDeletesACivoPool(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.serveAPI("")
+	code, c := a.call("POST", "/api/v1/clusters", fmt.Sprintf(`{"name": "api-civo", "spec": {"platform": {"type": "civo",
+		"civo": {"region": "fra1", "kubernetesVersion": "1.30.5-k3s1", "clusterType": "k3s", "network": {"value": %q},
+		"defaultNodePool": {"size": "g4s.kube.small", "nodeCount": 1}}}}}`, e.civo.DefaultNetworkID("fra1")))
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	cluster := "/api/v1/clusters/" + c["id"].(string)
+	a.waitStatus(cluster, "True")
+	made, ok := e.civo.ClusterNamed("api-civo")
+	if !ok {
+		t.Fatal("Ready, yet Civo has no cluster api-civo")
+	}
+	nodes := func() (int, bool) {
+		now, _ := e.civo.Cluster(made.ID)
+		for _, p := range now.Pools {
+			if p.ID == "workers" {
+				return p.Count, true
+			}
+		}
+		return 0, false
+	}
+
+	pool := func(n int) string {
+		return fmt.Sprintf(`{"name": "workers", "spec": {"platform": {"type": "civo", "civo": {"size": "g4s.kube.small"}}, "nodeCount": %d}}`, n)
+	}
+	code, p := a.call("POST", cluster+"/nodepools", pool(2))
+	if code != 201 {
+		t.Fatalf("create the pool: %d %v", code, p)
+	}
+	path := "/api/v1/nodepools/" + p["id"].(string)
+	a.waitStatus(path, "True")
+	if n, ok := nodes(); !ok || n != 2 {
+		t.Fatalf("Ready, yet Civo's pool workers has %d nodes (there: %v), want 2", n, ok)
+	}
+	code, scaled := a.call("PUT", path, pool(3), "If-Match", p["resource_version"].(string))
+	if code != 200 || scaled["generation"] != float64(2) {
+		t.Fatalf("scale: %d %v", code, scaled)
+	}
+	a.waitStatus(path, "True")
+	if n, _ := nodes(); n != 3 {
+		t.Errorf("after the scale the cloud's pool has %d nodes, want 3", n)
+	}
+
+	_, now := a.call("GET", path, "")
+	if code, out := a.call("DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
+		t.Fatalf("delete the pool: %d %v", code, out)
+	}
+	deadline := time.Now().Add(4 * time.Minute)
+	for code, _ := a.call("GET", path, ""); code != 404; code, _ = a.call("GET", path, "") {
+		if time.Now().After(deadline) {
+			t.Fatal("the pool was never deleted")
+		}
+		time.Sleep(time.Second)
+	}
+	if _, ok := nodes(); ok {
+		t.Error("the API forgot the pool, and Civo still has it")
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "clusterplane-serve.db")); err != nil {
+		t.Errorf("serve kept its data elsewhere than its SQLite file in the current folder: %v", err)
 	}
 }
