@@ -1,0 +1,140 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
+)
+
+// onEachDatabase runs f on a fresh store of each database: an SQLite file, and a throwaway
+// PostgreSQL server (skipped where it is not installed, failed where pgtest.RequireEnv is set).
+// Every write's reconcile is counted instead of queued.
+func onEachDatabase(t *testing.T, f func(t *testing.T, st *store.Store, enqueued *int)) {
+	databases := []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"on SQLite", func(t *testing.T) string { return store.SQLitePrefix + filepath.Join(t.TempDir(), "serve.db") }},
+		{"on PostgreSQL", func(t *testing.T) string { return pgtest.Start(t).Database("store") }},
+	}
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			st, err := store.Open(context.Background(), db.url(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(st.Close)
+			var enqueued int
+			st.Enqueue = func(context.Context, *sql.Tx, string) error { enqueued++; return nil }
+			f(t, st, &enqueued)
+		})
+	}
+}
+
+func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
+		ctx := context.Background()
+		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{"n": 1}`), CreatedBy: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := errors.New("the queue is full")
+		st.Enqueue = func(context.Context, *sql.Tx, string) error { return full }
+		writes := []struct {
+			name  string
+			write func() error
+		}{
+			{"an update", func() error {
+				_, err := st.Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "a", Spec: json.RawMessage(`{"n": 2}`)})
+				return err
+			}},
+			{"a delete", func() error { _, err := st.Delete(ctx, store.Cluster, o.ID, o.ResourceVersion, nil); return err }},
+			{"a create", func() error {
+				_, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "b", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+				return err
+			}},
+		}
+		for _, w := range writes {
+			if err := w.write(); !errors.Is(err, full) {
+				t.Errorf("%s = %v, want the queue's error", w.name, err)
+			}
+		}
+		now, err := st.Get(ctx, store.Cluster, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.Deleting || now.ResourceVersion != o.ResourceVersion || now.Generation != 1 {
+			t.Errorf("after the failed writes the object is %+v, want it as it was", now)
+		}
+		if _, total, err := st.List(ctx, store.Filter{Kind: store.Cluster, Limit: 10}); err != nil || total != 1 {
+			t.Errorf("after a failed create there are %d clusters (%v), want 1", total, err)
+		}
+	})
+}
+
+func TestAnObjectIsForgottenOnlyOnceItIsBeingDeleted(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
+		ctx := context.Background()
+		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Forget(ctx, o.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, store.Cluster, o.ID); err != nil {
+			t.Fatalf("an object not being deleted was forgotten: %v", err)
+		}
+		if _, err := st.Delete(ctx, store.Cluster, o.ID, store.AnyVersion, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Forget(ctx, o.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, store.Cluster, o.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a deleted object's Get after Forget = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestAConditionKeepsTheTimeItLastChanged(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
+		ctx := context.Background()
+		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := func(ready, progressing string) map[string]time.Time {
+			t.Helper()
+			if err := st.PutStatus(ctx, store.Cluster, o.ID, store.ControllerStatus{ControllerName: "clusterplane", ObservedGeneration: 1,
+				Conditions: []store.Condition{{Type: "Ready", Status: ready}, {Type: "Progressing", Status: progressing}}}); err != nil {
+				t.Fatal(err)
+			}
+			sts, err := st.Statuses(ctx, store.Cluster, o.ID)
+			if err != nil || len(sts) != 1 {
+				t.Fatalf("Statuses = %v, %v", sts, err)
+			}
+			at := map[string]time.Time{}
+			for _, c := range sts[0].Conditions {
+				at[c.Type] = c.LastTransitionTime
+			}
+			return at
+		}
+		first := report("False", "True")
+		time.Sleep(1100 * time.Millisecond) // transition times are whole seconds
+		second := report("False", "False")
+		if !second["Ready"].Equal(first["Ready"]) {
+			t.Errorf("Ready stayed False, yet its time moved from %s to %s", first["Ready"], second["Ready"])
+		}
+		if !second["Progressing"].After(first["Progressing"]) {
+			t.Errorf("Progressing went from True to False, yet its time stayed %s", second["Progressing"])
+		}
+	})
+}
