@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 )
 
@@ -30,12 +29,19 @@ type benchAPI struct {
 	client *http.Client
 }
 
-// startBench starts an API-only replica for a benchmark on a fresh PostgreSQL database (the
-// shared setup several replicas run), stopped when b ends. It skips where PostgreSQL is missing
-// (fails where pgtest.RequireEnv is set).
-func startBench(b *testing.B) *benchAPI {
+// onEachBenchDatabase runs f as a sub-benchmark on each database (as onEachDatabase), against
+// an API-only replica on a fresh one, stopped when the sub-benchmark ends: the figures of the
+// SQLite file and of PostgreSQL come side by side from one run.
+func onEachBenchDatabase(b *testing.B, f func(b *testing.B, a *benchAPI)) {
+	for _, db := range databases {
+		b.Run(db.name, func(b *testing.B) { f(b, startBench(b, db.url(b))) })
+	}
+}
+
+// startBench starts an API-only replica on the database db for a benchmark.
+func startBench(b *testing.B, db string) *benchAPI {
 	b.Helper()
-	url, _, tokens := launch(b, pgtest.Start(b).Database("serve"), 0)
+	url, _, tokens := launch(b, db, 0)
 	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
 	b.Cleanup(transport.CloseIdleConnections)
 	return &benchAPI{url: url, tokens: tokens, client: &http.Client{Transport: transport, Timeout: time.Minute}}
@@ -173,7 +179,10 @@ func percentile(sorted []time.Duration, p float64) float64 {
 // with a status and a health filter that select a quarter of them (limit 100), and one
 // cluster's second page of 50.
 func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
-	a := startBench(b)
+	onEachBenchDatabase(b, benchListingAThousandPoolsWithFilters)
+}
+
+func benchListingAThousandPoolsWithFilters(b *testing.B, a *benchAPI) {
 	clusters, pools := a.seed(b, 10, 100)
 	// A controller reports on every pool: a quarter Ready and Healthy, a quarter Ready and
 	// Degraded, a quarter Failed, the rest Progressing. The filters then select 250 of 1,000.
@@ -224,8 +233,11 @@ func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
 // pools, and reports the requests' latency (p50, p99) and the requests served a second; and,
 // for comparison, one GET at a time.
 func BenchmarkTwoHundredConcurrentGets(b *testing.B) {
+	onEachBenchDatabase(b, benchTwoHundredConcurrentGets)
+}
+
+func benchTwoHundredConcurrentGets(b *testing.B, a *benchAPI) {
 	const n = 200
-	a := startBench(b)
 	_, pools := a.seed(b, 2, n/2)
 	paths := make([]string, 0, n)
 	for _, ps := range pools {
@@ -294,8 +306,11 @@ func BenchmarkTwoHundredConcurrentGets(b *testing.B) {
 // (200) and the other 99 must fail their precondition (412), every round. It reports the PUTs'
 // p99 latency and a round's wall time.
 func BenchmarkAHundredConcurrentConditionalPuts(b *testing.B) {
+	onEachBenchDatabase(b, benchAHundredConcurrentConditionalPuts)
+}
+
+func benchAHundredConcurrentConditionalPuts(b *testing.B, a *benchAPI) {
 	const n = 100
-	a := startBench(b)
 	_, pools := a.seed(b, 1, 1)
 	path := "/api/v1/nodepools/" + pools[0][0]
 	rv := a.must(b, http.StatusOK, auth.Viewer, "GET", path, "")["resource_version"].(string)

@@ -339,6 +339,30 @@ func TestOfAHundredConcurrentScalesWithOneVersionExactlyOneWins(t *testing.T) {
 	})
 }
 
+// More requests at once than PostgreSQL takes connections (100 by default): the store must queue
+// them on a few connections rather than open one each.
+func TestBurstsOfTwoHundredConcurrentReadsAreAllAnswered(t *testing.T) {
+	onEachDatabase(t, 0, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		path := "/api/v1/clusters/" + c["id"].(string)
+		codes := make([]int, 5*200)
+		for burst := range 5 {
+			var wg sync.WaitGroup
+			for i := range 200 {
+				wg.Go(func() { codes[burst*200+i], _ = s.call(auth.Viewer, "GET", path, "") })
+			}
+			wg.Wait()
+		}
+		count := map[int]int{}
+		for _, code := range codes {
+			count[code]++
+		}
+		if count[200] != len(codes) {
+			t.Errorf("want %d 200s, got %v", len(codes), count)
+		}
+	})
+}
+
 func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {
 	onEachDatabase(t, 2, func(t *testing.T, s *service) {
 		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx" driver
@@ -149,7 +151,19 @@ func connect(rawURL string) (*sql.DB, dialect, error) {
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		db, err := sql.Open("pgx", rawURL)
-		return db, postgres, err
+		if err != nil {
+			return nil, dialect{}, err
+		}
+		// database/sql opens a connection for every query waiting and keeps two idle: a burst
+		// of requests would open more than the server allows (100 by default) and close them
+		// all again. A few connections, kept open, serve the API and the queue of one replica,
+		// as pgx's own pool would.
+		n := max(4, runtime.NumCPU())
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(n)
+		db.SetConnMaxIdleTime(30 * time.Minute)
+		db.SetConnMaxLifetime(time.Hour)
+		return db, postgres, nil
 	case strings.HasPrefix(rawURL, SQLitePrefix):
 		path := SQLitePath(rawURL)
 		if path == "" {
