@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -402,6 +403,30 @@ func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {
 		if len(s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers")) != 0 {
 			t.Errorf("the pool's stack still holds %v", s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers"))
 		}
+	})
+}
+
+// A stack the worker cannot even look for (no Pulumi CLI on the replica, its backend out of
+// reach) is a failure the status says, and River's retry then deploys it.
+func TestAStackThatCannotBeLookedForIsReportedFailedAndRetried(t *testing.T) {
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		s.backend.Fail("digitaloceankubernetescluster/api-fra1", "open", errors.New("the Pulumi CLI is not on PATH"))
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		path := "/api/v1/clusters/" + c["id"].(string)
+		seen := false
+		deadline := time.Now().Add(60 * time.Second)
+		for !seen && time.Now().Before(deadline) {
+			_, st := s.call(auth.Viewer, "GET", path+"/status", "")
+			for _, cs := range list(st["controller_status"]) {
+				text := fmt.Sprint(cs["conditions"])
+				seen = condition(cs, "Ready") == "False" && strings.Contains(text, "Failed") && strings.Contains(text, "not on PATH")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !seen {
+			t.Fatal("the failure to look for the stack was never reported as Ready=False, reason Failed, with its message")
+		}
+		s.waitReady(path)
 	})
 }
 

@@ -87,7 +87,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	if taken, err := w.taken(ctx, o, file); err != nil || taken != "" {
 		if err != nil {
-			return err
+			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
+			// said in the status and the log like a failed up, and retried.
+			if rerr := w.report(ctx, o, failed(err.Error())); rerr != nil {
+				return rerr
+			}
+			return w.retry(o, "up", failed(err.Error()))
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
@@ -353,6 +358,12 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 		return store.ControllerStatus{Conditions: []store.Condition{
 			condition("Ready", "True", "Deployed", out.Reason), condition("Progressing", "False", "Deployed", out.Reason)}}
 	}
+	return failed(message)
+}
+
+// failed is the status of a failure another run may mend: Ready=False and Degraded, reason
+// Failed.
+func failed(message string) store.ControllerStatus {
 	st := refused("Failed", message)
 	st.Conditions = append(st.Conditions, condition("Degraded", "True", "Failed", message))
 	return st
