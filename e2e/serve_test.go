@@ -39,7 +39,9 @@ type api struct {
 // editor's token with `serve token create`.
 func (e *env) serveAPI(db string) *api {
 	e.t.Helper()
-	return e.startServe(db, e.serveToken(db), "--listen", "127.0.0.1:0", "--workers", "2", "--stack-timeout", "5m")
+	a := e.startServe(db, "", "--listen", "127.0.0.1:0", "--workers", "2", "--stack-timeout", "5m")
+	a.token = e.serveToken(db) // after the start, which makes an SQLite file
+	return a
 }
 
 // databaseFlag is the flag that names db, or none for "".

@@ -20,6 +20,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/sandbox"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -54,7 +56,8 @@ func New(list kinds.List) *cobra.Command {
 same checks and guards as up, reporting each object's status as conditions.
 
 With no database named, serve keeps its objects, statuses, tokens and queue in an SQLite file,
-clusterplane-serve.db in the current folder: one replica, nothing else to run. Every replica
+clusterplane-serve.db in the current folder (inside clusterplane sandbox, in the sandbox's
+folder): one replica, nothing else to run. Every replica
 started on one PostgreSQL database (--database-url postgres://...) shares them: run as many as
 you like, some with --listen "" (workers only) or --workers 0 (API only). The Pulumi state is
 wherever PULUMI_BACKEND_URL says (the PostgreSQL backend works for several replicas; a local
@@ -65,7 +68,7 @@ Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audi
 pools; controller reports status, and is the only role that does; admin writes, and is what the
 sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
 
-Inside clusterplane sandbox, serve makes an admin token at start and prints it once.`,
+Inside clusterplane sandbox, serve makes an admin token at each start and prints it once.`,
 		Example: `  clusterplane sandbox -- clusterplane serve
   clusterplane serve token create --name portal --role editor
   clusterplane serve --database-url postgres://... --oidc-issuer https://login.example.com --oidc-audience clusterplane`,
@@ -106,13 +109,11 @@ func (o *options) database() string {
 }
 
 func (o *options) run(cmd *cobra.Command, list kinds.List) error {
-	if path := store.SQLitePath(o.database()); strings.HasPrefix(o.databaseURL, store.SQLitePrefix) {
-		// River's queue on SQLite, and SQLite itself, are for one process: the API and the workers
-		// of several replicas need a database they can share.
-		if o.listen == "" || o.workers == 0 {
-			return errors.New(`--listen "" and --workers 0 split the API and the workers between replicas, which share a PostgreSQL database: --database-url postgres://...`)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: keeping its data in %s (SQLite, one replica; --database-url postgres://... for several)\n", path)
+	sqlite := strings.HasPrefix(o.database(), store.SQLitePrefix)
+	// River's queue on SQLite, and SQLite itself, are for one process: the API and the workers
+	// of several replicas need a database they can share.
+	if sqlite && (o.listen == "" || o.workers == 0) {
+		return errors.New(`--listen "" and --workers 0 split the API and the workers between replicas, which share a PostgreSQL database: --database-url postgres://...`)
 	}
 	prefixes, err := parsePrefixes(o.trustedProxies)
 	if err != nil {
@@ -160,7 +161,11 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	defer stop()
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
-		return err
+		return failed(cmd, err)
+	}
+	if sqlite {
+		fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: keeping its data in %s (SQLite, one replica; --database-url postgres://... for several)\n",
+			store.SQLitePath(o.databaseURL))
 	}
 	if os.Getenv(cloudapi.SandboxEnv) != "" {
 		token, err := serve.CreateToken(ctx, svc.Store, fmt.Sprintf("sandbox-%d", time.Now().Unix()), auth.Admin)
@@ -169,7 +174,17 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "An admin token for this sandbox (shown once): %s\n", token)
 	}
-	return svc.Run(ctx, opts)
+	if err := svc.Run(ctx, opts); err != nil {
+		return failed(cmd, err)
+	}
+	return nil
+}
+
+// failed says err, a failure of the database or the server rather than of the command line,
+// and exits 1 (exitcode.Invalid) without pointing at --help.
+func failed(cmd *cobra.Command, err error) error {
+	fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: %v\n", err)
+	return cli.Exit(exitcode.Invalid)
 }
 
 func parsePrefixes(values []string) ([]netip.Prefix, error) {
@@ -203,7 +218,7 @@ func tokenCommands(o *options) *cobra.Command {
 			if name == "" {
 				return errors.New("--name: name the token after who uses it (a bot, a controller)")
 			}
-			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error {
+			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
 				plain, err := serve.CreateToken(ctx, st, name, r)
 				if err == nil {
 					fmt.Fprintln(cmd.OutOrStdout(), plain)
@@ -215,7 +230,7 @@ func tokenCommands(o *options) *cobra.Command {
 	create.Flags().StringVar(&role, "role", "", "viewer, editor, controller or admin")
 	list := &cobra.Command{Use: "list", Short: "List the API tokens (never their text)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error {
+			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
 				tokens, err := st.Tokens(ctx)
 				if err == nil {
 					printTokens(cmd.OutOrStdout(), tokens)
@@ -225,19 +240,32 @@ func tokenCommands(o *options) *cobra.Command {
 		}}
 	revoke := &cobra.Command{Use: "revoke ID|NAME", Short: "Revoke an API token: it authenticates nobody from then on", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.withStore(cmd.Context(), func(ctx context.Context, st *store.Store) error { return st.RevokeToken(ctx, args[0]) })
+			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error { return st.RevokeToken(ctx, args[0]) })
 		}}
 	token.AddCommand(create, list, revoke)
 	return token
 }
 
-func (o *options) withStore(ctx context.Context, f func(ctx context.Context, st *store.Store) error) error {
-	st, err := store.Open(ctx, o.database())
+// withStore runs f on the database serve uses. An SQLite file must exist: a token kept in a file
+// serve never opens would authenticate nobody.
+func (o *options) withStore(cmd *cobra.Command, f func(ctx context.Context, st *store.Store) error) error {
+	if url := o.database(); strings.HasPrefix(url, store.SQLitePrefix) {
+		if _, err := os.Stat(store.SQLitePath(url)); errors.Is(err, os.ErrNotExist) {
+			return failed(cmd, errors.Errorf("no serve database at %s: serve makes it when it first starts. "+
+				"Name the one serve uses with --database-url sqlite:PATH (clusterplane sandbox -- clusterplane serve "+
+				"keeps it in the sandbox's folder: --database-url sqlite:%s)", store.SQLitePath(url),
+				filepath.Join(sandbox.DefaultDir, store.SQLitePath(DefaultDatabase))))
+		}
+	}
+	st, err := store.Open(cmd.Context(), o.database())
 	if err != nil {
-		return err
+		return failed(cmd, err)
 	}
 	defer st.Close()
-	return f(ctx, st)
+	if err := f(cmd.Context(), st); err != nil {
+		return failed(cmd, err)
+	}
+	return nil
 }
 
 func printTokens(w io.Writer, tokens []store.Token) {

@@ -2,6 +2,7 @@ package servecmd_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/serve/servecmd"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
 func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
@@ -20,6 +22,8 @@ func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 	}{
 		{"a database serve does not take", []string{"--database-url", "mysql://db/clusterplane"}, "not a database URL serve takes: postgres://... (PostgreSQL) or sqlite:PATH"},
 		{"an SQLite URL without a file", []string{"--database-url", "sqlite:"}, "sqlite: names no file"},
+		{"an SQLite file in a folder that is not there", []string{"--database-url", "sqlite:/nonexistent-folder/serve.db"}, "open the SQLite file /nonexistent-folder/serve.db: its folder /nonexistent-folder does not exist"},
+		{"a token made where serve never ran", []string{"token", "create", "--name", "ci", "--role", "editor", "--database-url", "sqlite:" + filepath.Join(os.TempDir(), "nowhere-serve-ran.db")}, "serve makes it when it first starts"},
 		{"workers only on SQLite", []string{"--database-url", "sqlite:serve.db", "--listen", ""}, "share a PostgreSQL database"},
 		{"the API only on SQLite", []string{"--workers", "0"}, "share a PostgreSQL database"},
 		{"a proxy that is no address", []string{"--database-url", "postgres://x", "--trusted-proxy", "proxy.example"}, `--trusted-proxy "proxy.example": not an address or a CIDR prefix`},
@@ -38,8 +42,8 @@ func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 			cmd.SetErr(&out)
 			cmd.SetArgs(tt.args)
 			err := cmd.Execute()
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want an error saying %q", err, tt.want)
+			if err == nil || !strings.Contains(err.Error()+out.String(), tt.want) {
+				t.Errorf("got %v %s, want an error saying %q", err, out.String(), tt.want)
 			}
 		})
 	}
@@ -75,7 +79,8 @@ func TestAWrongDatabasePasswordIsNeverPrinted(t *testing.T) {
 	}
 }
 
-func TestWithNoDatabaseNamedTheTokensAreKeptInAnSQLiteFile(t *testing.T) {
+// With no database named, the token commands use the SQLite file serve made on its first start.
+func TestWithNoDatabaseNamedTheTokensAreKeptInServesSQLiteFile(t *testing.T) {
 	tests := []struct {
 		name    string
 		sandbox bool
@@ -96,6 +101,12 @@ func TestWithNoDatabaseNamedTheTokensAreKeptInAnSQLiteFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// serve's first start made the file
+			made, err := store.Open(context.Background(), store.SQLitePrefix+filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			made.Close()
 			run := func(args ...string) string {
 				t.Helper()
 				cmd := servecmd.New(registry.Kinds())
@@ -115,8 +126,13 @@ func TestWithNoDatabaseNamedTheTokensAreKeptInAnSQLiteFile(t *testing.T) {
 			if listed := run("token", "list"); !strings.Contains(listed, "portal") || !strings.Contains(listed, "editor") {
 				t.Errorf("token list does not show the token made: %s", listed)
 			}
-			if _, err := os.Stat(filepath.Join(dir, tt.file)); err != nil {
-				t.Errorf("the tokens are not in %s: %v", tt.file, err)
+			st, err := store.Open(context.Background(), store.SQLitePrefix+filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if tokens, err := st.Tokens(context.Background()); err != nil || len(tokens) != 1 || tokens[0].Name != "portal" {
+				t.Errorf("the tokens in %s: %v %v, want the one made", tt.file, tokens, err)
 			}
 		})
 	}

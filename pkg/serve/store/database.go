@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -169,6 +170,9 @@ func connect(rawURL string) (*sql.DB, dialect, error) {
 		if path == "" {
 			return nil, dialect{}, errors.New("sqlite: names no file (sqlite:serve.db, sqlite:///var/lib/clusterplane/serve.db)")
 		}
+		if dir := filepath.Dir(path); !isDir(dir) {
+			return nil, dialect{}, errors.Errorf("its folder %s does not exist", dir)
+		}
 		q := url.Values{}
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -184,6 +188,11 @@ func connect(rawURL string) (*sql.DB, dialect, error) {
 		return db, sqliteDialect, nil
 	}
 	return nil, dialect{}, errors.New("not a database URL serve takes: postgres://... (PostgreSQL) or sqlite:PATH (an SQLite file)")
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // SQLitePath is the file an sqlite: URL names ("" when it names none): sqlite:serve.db is
@@ -216,7 +225,7 @@ func uniqueViolation(err error) bool {
 func (d dialect) migrate(ctx context.Context, db *sql.DB) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		return errors.Wrap(err, "connect to the database (--database-url)")
+		return err
 	}
 	defer conn.Close()
 	if d.lock != "" {

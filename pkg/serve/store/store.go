@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -88,13 +89,17 @@ type Store struct {
 func Open(ctx context.Context, url string) (*Store, error) {
 	// The driver's errors may quote the URL, and with it the password.
 	r := redact.New().WithURL(url)
+	what := "connect to the database (--database-url)"
+	if strings.HasPrefix(url, SQLitePrefix) {
+		what = "open the SQLite file " + SQLitePath(url)
+	}
 	db, d, err := connect(url)
 	if err != nil {
-		return nil, errors.Wrap(r.Error(err), "connect to the database (--database-url)")
+		return nil, errors.Wrap(r.Error(err), what)
 	}
 	if err := d.migrate(ctx, db); err != nil {
 		db.Close()
-		return nil, r.Error(err)
+		return nil, errors.Wrap(r.Error(err), what)
 	}
 	return &Store{DB: db, Database: d.name, dialect: d}, nil
 }
