@@ -49,6 +49,10 @@ type Options struct {
 	// another replica takes it as its worker's death (a kill -9, a lost machine).
 	StackTimeout, RescueAfter time.Duration
 	Log                       *slog.Logger
+	// RateLimit is how many requests a second one caller may send after a burst of RateBurst;
+	// 0 limits nobody.
+	RateLimit float64
+	RateBurst int
 	// Ready, when set, is told the API's address once it listens.
 	Ready func(addr string)
 }
@@ -102,8 +106,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return nil, err
 		}
 	}
-	return &Service{Store: st, River: client,
-		Server: &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Log: o.Log}}, nil
+	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Log: o.Log}
+	server.LimitCallers(o.RateLimit, o.RateBurst)
+	return &Service{Store: st, River: client, Server: server}, nil
 }
 
 // quiet is River's logger: its warnings and errors only.

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ var databases = []struct {
 
 // launch starts a replica with that many workers on the database db, its stacks on the fake
 // engine, stopped when the test ends, and makes a token of every role.
-func launch(tb testing.TB, db string, workers int) (string, *deploytest.Backend, map[auth.Role]string) {
+func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options)) (string, *deploytest.Backend, map[auth.Role]string) {
 	tb.Helper()
 	b := deploytest.New()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -67,6 +68,9 @@ func launch(tb testing.TB, db string, workers int) (string, *deploytest.Backend,
 		Backend:      func() (deploy.Backend, error) { return b, nil },
 		StackTimeout: time.Minute, RescueAfter: time.Hour,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, ProxyRole: auth.Editor}
+	for _, f := range adjust {
+		f(&opts)
+	}
 	svc, err := serve.Open(ctx, opts)
 	if err != nil {
 		cancel()
@@ -362,6 +366,42 @@ func TestBurstsOfTwoHundredConcurrentReadsAreAllAnswered(t *testing.T) {
 			t.Errorf("want %d 200s, got %v", len(codes), count)
 		}
 	})
+}
+
+func TestACallerOverItsRateIsAnswered429AndOthersAreNot(t *testing.T) {
+	url, b, tokens := launch(t, "sqlite:"+filepath.Join(t.TempDir(), "serve.db"), 0, func(o *serve.Options) { o.RateLimit, o.RateBurst = 1, 3 })
+	s := &service{t: t, url: url, backend: b, tokens: tokens}
+	var codes []int
+	for range 5 {
+		code, out := s.call(auth.Viewer, "GET", "/api/v1/clusters", "")
+		codes = append(codes, code)
+		if code == http.StatusTooManyRequests && errorCode(out) != "RATE_LIMITED" {
+			t.Errorf("a 429's code is %q, want RATE_LIMITED", errorCode(out))
+		}
+	}
+	if !slices.Equal(codes, []int{200, 200, 200, 429, 429}) {
+		t.Errorf("a viewer's 5 requests at once with a burst of 3: %v, want 3 answered and 2 refused", codes)
+	}
+	if code, _ := s.call(auth.Editor, "GET", "/api/v1/clusters", ""); code != http.StatusOK {
+		t.Errorf("another caller was answered %d", code)
+	}
+	// Garbled tokens count against the address they come from.
+	limited := false
+	for range 5 {
+		req, _ := http.NewRequest("GET", url+"/api/v1/clusters", nil)
+		req.Header.Set("Authorization", "Bearer cpt_0000000000000000_guess")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			limited = resp.Header.Get("Retry-After") != ""
+		}
+	}
+	if !limited {
+		t.Error("5 guessed tokens from one address were never answered 429 with Retry-After")
+	}
 }
 
 func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {

@@ -36,6 +36,17 @@ type Server struct {
 	Policy *policy.Policy
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
+
+	limits *callerLimits
+}
+
+// LimitCallers answers 429 to a caller (a token's subject, or the address of a request without
+// a valid one) that sends more than perSecond requests a second after a burst of burst. Call it
+// before Handler; without it nobody is limited.
+func (s *Server) LimitCallers(perSecond float64, burst int) {
+	if perSecond > 0 {
+		s.limits = newCallerLimits(perSecond, max(burst, 1))
+	}
 }
 
 // Handler is the API's routes.
@@ -59,6 +70,13 @@ type handler func(w http.ResponseWriter, r *http.Request, p auth.Principal) erro
 func (s *Server) guard(need auth.Permission, h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.Auth.Authenticate(r)
+		caller := p.Subject
+		if err != nil || caller == "" {
+			caller = address(r) // who guesses tokens is limited by where they send from
+		}
+		if s.limited(w, caller) {
+			return
+		}
 		switch {
 		case errors.Is(err, auth.ErrUnauthenticated):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="clusterplane"`)

@@ -63,6 +63,7 @@ var errorStatuses = map[int]struct{ name, code, description string }{
 	http.StatusPreconditionFailed:    {"PreconditionFailed", "PRECONDITION_FAILED", "The object changed since it was read: read it again (its resource_version) and retry."},
 	http.StatusRequestEntityTooLarge: {"BodyTooLarge", "VALIDATION_ERROR", "The body is larger than 1 MiB."},
 	http.StatusPreconditionRequired:  {"PreconditionRequired", "PRECONDITION_REQUIRED", "Updates and deletes are conditional: send If-Match with the resource_version read."},
+	http.StatusTooManyRequests:       {"RateLimited", "RATE_LIMITED", "The caller sent more requests a second than serve's --rate-limit allows: retry after Retry-After seconds."},
 	http.StatusInternalServerError:   {"Internal", "INTERNAL", "The server failed; its log says why."},
 }
 
@@ -315,7 +316,7 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	for _, p := range pathParams(rt.Path) {
 		params = append(params, jsonObject{"name": p, "in": "path", "required": true, "schema": jsonObject{"type": "string", "format": "uuid"}})
 	}
-	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusInternalServerError}
+	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusInternalServerError}
 	if len(pathParams(rt.Path)) > 0 {
 		errs = append(errs, http.StatusNotFound)
 	}
@@ -392,6 +393,9 @@ func (d *openAPIDoc) document() jsonObject {
 		r := jsonObject{"description": e.description + " (code " + e.code + ")", "content": d.content(ref("schemas", "ErrorResponse"))}
 		if status == http.StatusUnauthorized {
 			r["headers"] = jsonObject{"WWW-Authenticate": jsonObject{"schema": jsonObject{"type": "string"}, "description": `Bearer realm="clusterplane"`}}
+		}
+		if status == http.StatusTooManyRequests {
+			r["headers"] = jsonObject{"Retry-After": jsonObject{"schema": jsonObject{"type": "integer"}, "description": "Seconds to wait before the next request."}}
 		}
 		responses[e.name] = r
 	}

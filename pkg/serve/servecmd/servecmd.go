@@ -41,7 +41,8 @@ const DefaultDatabase = store.SQLitePrefix + "clusterplane-serve.db"
 type options struct {
 	databaseURL, listen, oidcIssuer, oidcAudience, roleClaim, proxyRole, secretsProvider string
 	trustedProxies, policy                                                               []string
-	workers                                                                              int
+	workers, rateBurst                                                                   int
+	rateLimit                                                                            float64
 	stackTimeout, rescueAfter                                                            time.Duration
 }
 
@@ -86,6 +87,8 @@ Inside clusterplane sandbox, serve makes an admin token at each start and prints
 	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "addresses (CIDR) of proxies trusted to set X-User-Email; without it the header is ignored")
 	f.StringVar(&o.proxyRole, "proxy-role", "editor", "the role of a user a trusted proxy names")
 	f.StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created are encrypted (as up's --secrets-provider)")
+	f.Float64Var(&o.rateLimit, "rate-limit", 50, "requests a second one caller (a token, or an address without one) may send before it is answered 429; 0 limits nobody")
+	f.IntVar(&o.rateBurst, "rate-burst", 100, "requests a caller may send at once before --rate-limit applies")
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before another replica takes it up as its worker's death (default --stack-timeout plus 5m)")
 	o.policy = *cli.PolicyFlag(cmd)
@@ -141,7 +144,7 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	opts := serve.Options{DatabaseURL: o.databaseURL, Listen: o.listen, Workers: o.workers,
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
-		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter,
+		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 		Backend: func() (deploy.Backend, error) {
 			if backend != nil {
