@@ -135,6 +135,9 @@ func TestHostileInputsGetAClearErrorWithinBoundsAndNeverATokenOrATrace(t *testin
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case mostly waits: with a token set, validate asks the cloud what it offers,
+			// and with no cloud answering it retries for about 10 seconds before going on.
+			t.Parallel()
 			path := c.path
 			if path == "" {
 				path = filepath.Join(t.TempDir(), "stack-input.yaml")
