@@ -152,6 +152,23 @@ func (a *api) call(method, path, body string, headers ...string) (int, map[strin
 	return resp.StatusCode, out
 }
 
+// deleteAndWait deletes path's object, If-Match the version it has now, and waits until the API
+// has destroyed its stack and forgotten it.
+func (a *api) deleteAndWait(path string) {
+	a.e.t.Helper()
+	_, now := a.call("GET", path, "")
+	if code, out := a.call("DELETE", path, "", "If-Match", fmt.Sprint(now["resource_version"])); code != 202 {
+		a.e.t.Fatalf("delete %s: %d %v", path, code, out)
+	}
+	deadline := time.Now().Add(4 * time.Minute)
+	for code, _ := a.call("GET", path, ""); code != 404; code, _ = a.call("GET", path, "") {
+		if time.Now().After(deadline) {
+			a.e.t.Fatalf("%s was never deleted", path)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // waitStatus polls path's status until its clusterplane controller has seen the object's
 // generation with Ready as want, and returns that status.
 func (a *api) waitStatus(path, want string) map[string]any {
@@ -218,22 +235,12 @@ func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testi
 		t.Errorf("after the scale the cloud's pool has %d nodes, want 3", got)
 	}
 
-	_, now := a.call("GET", path, "")
-	if code, out := a.call("DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
-		t.Fatalf("delete the pool: %d %v", code, out)
-	}
-	deadline := time.Now().Add(4 * time.Minute)
-	for code, _ := a.call("GET", path, ""); code != 404; code, _ = a.call("GET", path, "") {
-		if time.Now().After(deadline) {
-			t.Fatal("the pool was never deleted")
-		}
-		time.Sleep(time.Second)
-	}
+	a.deleteAndWait(path)
 	if _, ok := e.do.PoolNamed(e.doCluster("api-fra1").ID, "workers"); ok {
 		t.Error("the API forgot the pool, and DigitalOcean still has it")
 	}
 
-	_, now = a.call("GET", cluster, "")
+	_, now := a.call("GET", cluster, "")
 	if code, out := a.call("DELETE", cluster, "", "If-Match", now["resource_version"].(string)); code != 409 || !strings.Contains(fmt.Sprint(out), "protected") {
 		t.Errorf("delete of a protected cluster: %d %v, want 409 saying it is protected", code, out)
 	}
@@ -363,17 +370,7 @@ func TestTheAPIOnItsSQLiteFileCreatesScalesAndDeletesACivoPool(t *testing.T) {
 		t.Errorf("after the scale the cloud's pool has %d nodes, want 3", n)
 	}
 
-	_, now := a.call("GET", path, "")
-	if code, out := a.call("DELETE", path, "", "If-Match", now["resource_version"].(string)); code != 202 {
-		t.Fatalf("delete the pool: %d %v", code, out)
-	}
-	deadline := time.Now().Add(4 * time.Minute)
-	for code, _ := a.call("GET", path, ""); code != 404; code, _ = a.call("GET", path, "") {
-		if time.Now().After(deadline) {
-			t.Fatal("the pool was never deleted")
-		}
-		time.Sleep(time.Second)
-	}
+	a.deleteAndWait(path)
 	if _, ok := nodes(); ok {
 		t.Error("the API forgot the pool, and Civo still has it")
 	}
