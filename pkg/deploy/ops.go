@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -36,6 +37,9 @@ type Deployer struct {
 	// Scanned, when set, is what the fleet scan found of each stack (by Target.Key): Drift, Preview
 	// and Up start no engine for a stack it found unchanged.
 	Scanned map[string]Scanned
+	// Rotating, when set, is told each phase of a pool's rotation once the stack has recorded it:
+	// a rotation runs inside one up, for minutes, and the service shows its phase meanwhile.
+	Rotating func(t Target, pool string, s rotation.State)
 
 	said sync.Map // the lines Say was told, each once
 }

@@ -349,7 +349,13 @@ func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, pro
 				default:
 					say("phase " + string(state.Phase))
 				}
-				return record(ctx, state)
+				if err := record(ctx, state); err != nil {
+					return err
+				}
+				if d.Rotating != nil {
+					d.Rotating(t, pool, state)
+				}
+				return nil
 			}),
 		},
 		kind: kr,

@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // stateStack is a stack that only holds a state, as export and import see it.
@@ -177,5 +179,44 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 		if got := strings.Contains(cond.Message, "to roll it back"); got != tt.rollBack {
 			t.Errorf("phase %s: %q offers a roll-back %t, want %t", tt.phase, cond.Message, got, tt.rollBack)
 		}
+	}
+}
+
+// The service shows a rotation's phase while up runs: each phase is told once the stack has
+// recorded it, and a phase whose record failed is never told (it did not happen as far as a
+// resume knows).
+func TestEachRotationPhaseIsToldOnlyOnceTheStackHasRecordedIt(t *testing.T) {
+	kubeconfig := []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: u, user: {token: not-used}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`)
+	var recorded, told []rotation.Phase
+	d := &Deployer{Rotating: func(_ Target, pool string, s rotation.State) {
+		if pool != "workers" || len(recorded) == 0 || recorded[len(recorded)-1] != s.Phase {
+			t.Errorf("told phase %q of pool %s before the stack recorded it (recorded %v)", s.Phase, pool, recorded)
+		}
+		told = append(told, s.Phase)
+	}}
+	target := Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
+	}}
+	run, err := d.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {
+		if s.Phase == rotation.Drained {
+			return fmt.Errorf("the backend did not answer")
+		}
+		recorded = append(recorded, s.Phase)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, phase := range []rotation.Phase{rotation.Start, rotation.SurgeCreated, rotation.Drained, rotation.OldDeleted} {
+		_ = run.Recorder.Save(context.Background(), rotation.State{Phase: phase})
+	}
+	if want := []rotation.Phase{rotation.Start, rotation.SurgeCreated, rotation.OldDeleted}; fmt.Sprint(told) != fmt.Sprint(want) {
+		t.Errorf("told %q, want %q", told, want)
 	}
 }
