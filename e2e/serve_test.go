@@ -234,6 +234,17 @@ func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testi
 	if got := e.doPool(e.doCluster("api-fra1").ID, "workers").Count; got != 3 {
 		t.Errorf("after the scale the cloud's pool has %d nodes, want 3", got)
 	}
+	// After each deploy the worker compares the stack with the cloud, and reads what it holds.
+	_, st := a.call("GET", path+"/status", "")
+	items, _ := st["controller_status"].([]any)
+	cs, _ := items[0].(map[string]any)
+	md, _ := cs["metadata"].(map[string]any)
+	if cost, _ := md["monthly_cost"].(map[string]any); md["active_nodes"] != float64(3) || cost["min"] != cost["max"] || cost["min"] == float64(0) || cost["source"] == nil {
+		t.Errorf("after the scale to 3: metadata %v, want active_nodes 3 and a monthly_cost", md)
+	}
+	if !strings.Contains(fmt.Sprint(cs["conditions"]), "reason:InSync status:False type:Drifted") {
+		t.Errorf("after the scale, Drifted is not False, InSync: %v", cs["conditions"])
+	}
 
 	a.deleteAndWait(path)
 	if _, ok := e.do.PoolNamed(e.doCluster("api-fra1").ID, "workers"); ok {

@@ -50,6 +50,9 @@ type Kind struct {
 	// Cost is what the kind's operations ask of its cloud's rate limit (pkg/deploy paces adopt,
 	// drift and refresh by it); nil when its cloud states no limit.
 	Cost *Cost
+	// Nodes names the stack output that lists a pool's nodes, one entry a node; "" for a kind
+	// whose outputs list none (a cluster).
+	Nodes string
 }
 
 // Cost is what an operation on a stack of a kind is estimated to send its cloud, against the

@@ -48,7 +48,10 @@ type Options struct {
 	// StackTimeout bounds one stack's operation; RescueAfter is how long a job may run before
 	// another replica takes it as its worker's death (a kill -9, a lost machine).
 	StackTimeout, RescueAfter time.Duration
-	Log                       *slog.Logger
+	// DriftEvery is how often each Ready object's stack is compared with the cloud (Drifted);
+	// 0 never, after the check that follows each deploy.
+	DriftEvery time.Duration
+	Log        *slog.Logger
 	// RateLimit is how many requests a second one caller may send after a burst of RateBurst;
 	// 0 limits nobody.
 	RateLimit float64
@@ -88,9 +91,15 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
 	if o.Workers > 0 {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &reconcile.Worker{Store: st, Kinds: o.Kinds, Backend: o.Backend, Policy: o.Policy, StackTimeout: o.StackTimeout, Log: o.Log})
+		worker := &reconcile.Worker{Store: st, Kinds: o.Kinds, Backend: o.Backend, Policy: o.Policy, StackTimeout: o.StackTimeout, Log: o.Log}
+		river.AddWorker(workers, worker)
+		river.AddWorker(workers, &reconcile.Drift{Worker: worker})
+		river.AddWorker(workers, &reconcile.Sweep{Store: st, Every: o.DriftEvery})
 		cfg.Workers = workers
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}, reconcile.DriftQueue: {MaxWorkers: 1}}
+		if o.DriftEvery > 0 {
+			cfg.PeriodicJobs = []*river.PeriodicJob{reconcile.Sweeps(o.DriftEvery)}
+		}
 	}
 	client, err := river.NewClient(driver, cfg)
 	if err != nil {

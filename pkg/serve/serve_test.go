@@ -40,10 +40,10 @@ type service struct {
 // onEachDatabase runs f as a subtest on each database the store keeps its data in, with a
 // replica of that many workers on a fresh one: an SQLite file, and a throwaway PostgreSQL server
 // (skipped where PostgreSQL is not installed, failed where pgtest.RequireEnv is set).
-func onEachDatabase(t *testing.T, workers int, f func(t *testing.T, s *service)) {
+func onEachDatabase(t *testing.T, workers int, f func(t *testing.T, s *service), adjust ...func(*serve.Options)) {
 	for _, db := range databases {
 		t.Run(db.name, func(t *testing.T) {
-			url, b, tokens := launch(t, db.url(t), workers)
+			url, b, tokens := launch(t, db.url(t), workers, adjust...)
 			f(t, &service{t: t, url: url, backend: b, tokens: tokens})
 		})
 	}
@@ -444,6 +444,62 @@ func TestTheWorkersDeployScaleAndDeleteThroughThePipeline(t *testing.T) {
 			t.Errorf("the pool's stack still holds %v", s.backend.Resources("digitaloceankubernetesnodepool/api-fra1-workers"))
 		}
 	})
+}
+
+// Drifted is read from the cloud: after each deploy, and by the periodic check, which finds a
+// console edit made since. The metadata says what the stack holds and what it costs.
+func TestAChangeMadeInTheCloudIsReportedDriftedByTheCheckThatFollows(t *testing.T) {
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		s.waitReady("/api/v1/clusters/" + c["id"].(string))
+		_, p := s.call(auth.Editor, "POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools", doPool(c["id"].(string), 2))
+		pool := "/api/v1/nodepools/" + p["id"].(string)
+		st := s.waitReady(pool)
+		if drifted := conditionOf(st, "Drifted"); drifted["status"] != "False" || drifted["reason"] != "InSync" {
+			t.Errorf("right after the deploy, Drifted is %v, want False, InSync (read from the cloud)", drifted)
+		}
+		md, _ := st["metadata"].(map[string]any)
+		if cost, _ := md["monthly_cost"].(map[string]any); cost["min"] != float64(48) || cost["max"] != float64(48) || cost["currency"] != "USD" || cost["source"] == "" {
+			t.Errorf("monthly_cost: %v, want two s-2vcpu-4gb nodes at the table's $24", md["monthly_cost"])
+		}
+		if _, ok := md["active_nodes"]; !ok {
+			t.Errorf("no active_nodes in %v", md)
+		}
+		const key, poolType = "digitaloceankubernetesnodepool/api-fra1-workers", "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+		for _, r := range s.backend.Resources(key) {
+			if typ, name, _ := strings.Cut(r, "::"); typ == poolType {
+				s.backend.Edit(key, typ, name, "nodeCount", 5)
+			}
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			_, now := s.call(auth.Viewer, "GET", pool+"/status", "")
+			cs := list(now["controller_status"])
+			if len(cs) == 1 && condition(cs[0], "Drifted") == "True" {
+				_, obj := s.call(auth.Viewer, "GET", pool, "")
+				if obj["health"] != "Drifted" || condition(cs[0], "Ready") != "True" {
+					t.Errorf("a drifted pool: health %v, Ready %s; want Drifted, and still Ready", obj["health"], condition(cs[0], "Ready"))
+				}
+				if d := conditionOf(cs[0], "Drifted"); d["reason"] != "ChangesPending" || !strings.Contains(fmt.Sprint(d["message"]), "up would update") {
+					t.Errorf("Drifted: %v, want ChangesPending, saying what up would do", d)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the console edit was never reported Drifted: %v", now)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}, func(o *serve.Options) { o.DriftEvery = time.Second })
+}
+
+func conditionOf(cs map[string]any, typ string) map[string]any {
+	for _, c := range list(cs["conditions"]) {
+		if c["type"] == typ {
+			return c
+		}
+	}
+	return nil
 }
 
 // A stack the worker cannot even look for (no Pulumi CLI on the replica, its backend out of

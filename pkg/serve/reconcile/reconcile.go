@@ -7,17 +7,21 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
@@ -128,6 +132,13 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 		// The API's write says yes to a change made in place, never to a replacement: a cluster
 		// or pool replaced takes its nodes (and a cluster its pools) with it, so the API leaves
 		// that to someone who means it (clusterplane up on the manifest).
+		d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
+			st := rotating(pool, state)
+			st.Metadata = metadata(o, platform, st.Metadata)
+			if err := w.report(ctx, o, st); err != nil && w.Log != nil {
+				w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
+			}
+		}
 		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Confirm: func(_ deploy.Target, preview deploy.Result) bool {
 			replaced = replacements(preview)
 			return len(replaced) == 0
@@ -158,14 +169,73 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 			"with the new spec, move the workloads, and delete this one")
 	}
 	if up.Status == deploy.Done {
+		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
+		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which).
+		var observed map[string]any
 		status, serr := w.run(ctx, "status", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.Status(ctx, t, deploy.StatusOptions{Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+			out := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+			if out.Report != nil {
+				observed = w.observed(ctx, t, out.Report.Outputs)
+			}
+			return out
 		})
 		if serr == nil && status.Report != nil {
 			st = fromStatus(o, status.Report)
+			maps.Copy(st.Metadata, observed)
 		}
 	}
 	return st, false
+}
+
+// observed is the metadata a deployed stack says beyond its spec: a pool's active_nodes (the
+// nodes its outputs list, as the last up or refresh recorded them) and the monthly_cost of what
+// the manifest deploys, priced as `clusterplane up` prices it.
+func (w *Worker) observed(ctx context.Context, t deploy.Target, outputs map[string]any) map[string]any {
+	m := map[string]any{}
+	if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
+		if nodes, ok := outputs[k.Nodes].([]any); ok {
+			m["active_nodes"] = len(nodes)
+		}
+	}
+	if cloud := cost.CloudOf(t.Input); cloud != "" {
+		prices, _ := cost.Read(ctx, cloud)
+		e := cost.Of(t.Input, prices)
+		price := map[string]any{"min": e.Min, "max": e.Max, "currency": "USD", "source": e.Source, "date": e.Date}
+		if len(e.Unknown) > 0 {
+			price["unpriced_sizes"] = e.Unknown
+		}
+		m["monthly_cost"] = price
+	}
+	return m
+}
+
+// rotating is the status while up rotates one of the object's pools: Progressing, its reason
+// Rotating, and the phase the rotation has recorded.
+func rotating(pool string, s rotation.State) store.ControllerStatus {
+	phase := cmp.Or(string(s.Phase), "started")
+	message := fmt.Sprintf("rotating pool %s: %s (old pool %s, surge pool %s)", pool, phases[s.Phase],
+		cmp.Or(s.OldID, "not known yet"), cmp.Or(s.SurgeID, "not made yet"))
+	if s.Hop > 0 {
+		message = fmt.Sprintf("rotating pool %s, second hop (back to its name): %s (pool %s, pool %s)", pool,
+			phases[s.Phase], cmp.Or(s.OldID, "not known yet"), cmp.Or(s.SurgeID, "not made yet"))
+	}
+	return store.ControllerStatus{
+		Conditions: []store.Condition{condition("Ready", "Unknown", "Rotating", message), condition("Progressing", "True", "Rotating", message)},
+		Metadata: map[string]any{"rotation": map[string]any{"pool": pool, "phase": phase, "hop": s.Hop + 1,
+			"old_pool_id": s.OldID, "surge_pool_id": s.SurgeID}},
+	}
+}
+
+// phases say what has happened once a rotation has recorded each phase.
+var phases = map[rotation.Phase]string{
+	rotation.Start:        "started, the surge pool is made next",
+	rotation.SurgeCreated: "the surge pool exists, its nodes are awaited",
+	rotation.SurgeReady:   "the surge pool's nodes are Ready",
+	rotation.Cordoned:     "the old pool's nodes are cordoned",
+	rotation.Drained:      "the old pool is drained",
+	rotation.OldDeleted:   "the old pool is deleted",
+	rotation.Done:         "done",
+	rotation.RollingBack:  "rolling back, the surge pool goes",
 }
 
 // busyWait is how long a job whose stack another operation holds waits before it tries again.
@@ -301,15 +371,20 @@ func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) 
 func (w *Worker) report(ctx context.Context, o store.Object, st store.ControllerStatus) error {
 	st.ControllerName = Controller
 	st.ObservedGeneration = o.Generation
-	r := redact.FromEnv()
 	for i := range st.Conditions {
-		st.Conditions[i].Message = r.String(st.Conditions[i].Message)
+		st.Conditions[i] = redacted(st.Conditions[i])
 	}
 	err := w.Store.PutStatus(ctx, o.Kind, o.ID, st)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // forgotten meanwhile
 	}
 	return errors.Wrap(err, "report the status")
+}
+
+// redacted is c with its message redacted as the command's output is.
+func redacted(c store.Condition) store.Condition {
+	c.Message = redact.FromEnv().String(c.Message)
+	return c
 }
 
 func condition(typ, status, reason, message string) store.Condition {

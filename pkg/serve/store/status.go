@@ -45,6 +45,17 @@ func (c ControllerStatus) Condition(typ string) (Condition, bool) {
 // resource version does not change: a status report is not a change of what the client asked
 // for, and a client's conditional write must not lose to a controller's report.
 func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerStatus) error {
+	return s.EditStatus(ctx, kind, id, st.ControllerName, func(Object, *ControllerStatus) (ControllerStatus, bool) {
+		return st, true
+	})
+}
+
+// EditStatus writes the status edit makes of a controller's last one (nil when it has none), as
+// PutStatus does, under the object's row lock: a report computed from what was read, such as a
+// drift check's, is written only if the object and its status are still as edit wants them.
+// edit answers false to write nothing.
+func (s *Store) EditStatus(ctx context.Context, kind, id, controller string,
+	edit func(o Object, prior *ControllerStatus) (ControllerStatus, bool)) error {
 	if uuid.Validate(id) != nil {
 		return ErrNotFound
 	}
@@ -53,13 +64,21 @@ func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerSta
 		if err != nil {
 			return err
 		}
-		var prior []byte
-		err = tx.QueryRowContext(ctx, `SELECT conditions FROM clusterplane_status WHERE object_id = $1 AND controller_name = $2`,
-			id, st.ControllerName).Scan(&prior)
+		prior, err := readStatus(tx.QueryRowContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at
+			FROM clusterplane_status WHERE object_id = $1 AND controller_name = $2`, id, controller))
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return errors.Wrap(err, "read the status")
+			return err
 		}
-		st.Conditions = keepTransitions(prior, st.Conditions)
+		st, write := edit(o, prior)
+		if !write {
+			return nil
+		}
+		st.ControllerName = controller
+		var before []Condition
+		if prior != nil {
+			before = prior.Conditions
+		}
+		st.Conditions = keepTransitions(before, st.Conditions)
 		st.UpdatedAt = time.Now().UTC()
 		conditions, err := json.Marshal(st.Conditions)
 		if err != nil {
@@ -88,9 +107,28 @@ func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerSta
 	})
 }
 
-func keepTransitions(prior []byte, now []Condition) []Condition {
-	var old []Condition
-	_ = json.Unmarshal(prior, &old) // no prior status: every condition is new
+// readStatus reads one controller's status row; sql.ErrNoRows when there is none.
+func readStatus(r row) (*ControllerStatus, error) {
+	var st ControllerStatus
+	var conditions, metadata []byte
+	if err := r.Scan(&st.ControllerName, &st.ObservedGeneration, &conditions, &metadata, &st.UpdatedAt); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, errors.Wrap(err, "read the status")
+	}
+	if err := json.Unmarshal(conditions, &st.Conditions); err != nil {
+		return nil, errors.Wrap(err, "read the conditions")
+	}
+	if err := json.Unmarshal(metadata, &st.Metadata); err != nil {
+		return nil, errors.Wrap(err, "read the metadata")
+	}
+	st.UpdatedAt = st.UpdatedAt.UTC()
+	return &st, nil
+}
+
+// keepTransitions keeps the time a condition last changed where its status is the one before.
+func keepTransitions(old, now []Condition) []Condition {
 	at := time.Now().UTC().Truncate(time.Second)
 	for i, c := range now {
 		if c.LastTransitionTime.IsZero() {
@@ -151,19 +189,11 @@ func (s *Store) Statuses(ctx context.Context, kind, id string) ([]ControllerStat
 	defer rows.Close()
 	out := []ControllerStatus{}
 	for rows.Next() {
-		var st ControllerStatus
-		var conditions, metadata []byte
-		if err := rows.Scan(&st.ControllerName, &st.ObservedGeneration, &conditions, &metadata, &st.UpdatedAt); err != nil {
-			return nil, errors.Wrap(err, "read the status")
+		st, err := readStatus(rows)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(conditions, &st.Conditions); err != nil {
-			return nil, errors.Wrap(err, "read the conditions")
-		}
-		if err := json.Unmarshal(metadata, &st.Metadata); err != nil {
-			return nil, errors.Wrap(err, "read the metadata")
-		}
-		st.UpdatedAt = st.UpdatedAt.UTC()
-		out = append(out, st)
+		out = append(out, *st)
 	}
 	return out, errors.Wrap(rows.Err(), "read the status")
 }

@@ -29,5 +29,6 @@ func Kind() kinds.Kind {
 	k.Customs = []componentprovider.Custom{civopoolresource.Custom()}
 	k.Lookup = lookup
 	k.Rotate = rotate
+	k.Nodes = module.OutputInstanceNames
 	return k
 }

@@ -29,6 +29,7 @@ func Kind() kinds.Kind {
 	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
 	k.Lookup = lookup
 	k.Rotate = rotate
+	k.Nodes = module.OutputNodeIDs
 	k.Cost = cost
 	return k
 }
