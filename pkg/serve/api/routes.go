@@ -124,9 +124,8 @@ func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store
 			Message: "is the cloud's name of the " + kind + " and cannot change (" + old.Name + "): create another and delete this one"})
 	}
 	if old != nil {
-		var was body.Spec
-		if json.Unmarshal(old.Spec, &was) == nil && was.Platform.Type != b.Spec.Platform.Type {
-			problems = append(problems, body.Problem{Field: "spec.platform.type", Rule: "platform.immutable", Message: "cannot change (" + was.Platform.Type + ")"})
+		if was, err := body.Stored(old.Name, old.ClusterID, old.Spec); err == nil && was.Spec.Platform.Type != b.Spec.Platform.Type {
+			problems = append(problems, body.Problem{Field: "spec.platform.type", Rule: "platform.immutable", Message: "cannot change (" + was.Spec.Platform.Type + ")"})
 		}
 	}
 	if kind == store.NodePool && b.ClusterID == "" && old == nil {
