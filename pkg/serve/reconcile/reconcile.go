@@ -93,10 +93,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		if err != nil {
 			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
 			// said in the status and the log like a failed up, and retried.
-			if rerr := w.report(ctx, o, failed(err.Error())); rerr != nil {
+			st := failed(err.Error())
+			if rerr := w.report(ctx, o, st); rerr != nil {
 				return rerr
 			}
-			return w.retry(o, "up", failed(err.Error()))
+			return w.retry(o, "up", st)
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
