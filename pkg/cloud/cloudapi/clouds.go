@@ -22,6 +22,9 @@ const (
 	// SandboxEnv is set, to its folder, in what `clusterplane sandbox` runs: there a stack reaches
 	// only the sandbox's loopback clouds, through the environment.
 	SandboxEnv = "CLUSTERPLANE_SANDBOX"
+	// SandboxDir is the sandbox's folder without --dir or $CLUSTERPLANE_SANDBOX: in the current
+	// directory, beside the manifests it is used with, as .terraform is.
+	SandboxDir = ".clusterplane-sandbox"
 )
 
 // Cloud names a cloud and the environment variables its settings fall back to.

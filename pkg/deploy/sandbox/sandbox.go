@@ -38,9 +38,8 @@ const (
 // "inside the sandbox" to pkg/pulumi/provider, and sandbox commands run there find their folder by it.
 const DirEnv = cloudapi.SandboxEnv
 
-// DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX: in the current directory,
-// beside the manifests it is used with, as .terraform is.
-const DefaultDir = ".clusterplane-sandbox"
+// DefaultDir is the folder used without --dir or $CLUSTERPLANE_SANDBOX (cloudapi.SandboxDir).
+const DefaultDir = cloudapi.SandboxDir
 
 // EngineEnv names a folder holding the Pulumi CLI in bin/ and the provider plugins in plugins/,
 // as `make engine` builds .engine; without it the sandbox looks for .engine upwards from the

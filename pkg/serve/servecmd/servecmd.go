@@ -20,7 +20,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
-	"github.com/clusterplane/clusterplane/pkg/deploy/sandbox"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve"
@@ -261,7 +260,7 @@ func (o *options) withStore(cmd *cobra.Command, f func(ctx context.Context, st *
 			return failed(cmd, errors.Errorf("no serve database at %s: serve makes it when it first starts. "+
 				"Name the one serve uses with --database-url sqlite:PATH (clusterplane sandbox -- clusterplane serve "+
 				"keeps it in the sandbox's folder: --database-url sqlite:%s)", store.SQLitePath(url),
-				filepath.Join(sandbox.DefaultDir, store.SQLitePath(DefaultDatabase))))
+				filepath.Join(cloudapi.SandboxDir, store.SQLitePath(DefaultDatabase))))
 		}
 	}
 	st, err := store.Open(cmd.Context(), o.database())
