@@ -69,6 +69,9 @@ type handler func(w http.ResponseWriter, r *http.Request, p auth.Principal) erro
 // guard authenticates the request and checks its role before h runs, and writes h's error.
 func (s *Server) guard(need auth.Permission, h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.guessing(w, r) {
+			return
+		}
 		p, err := s.Auth.Authenticate(r)
 		caller := p.Subject
 		if err != nil || caller == "" {

@@ -57,6 +57,15 @@ func (l *callerLimits) wait(caller string, now time.Time) time.Duration {
 	return 0
 }
 
+// spent tells that caller's bucket is empty at now, without counting a request: the check made
+// before a request's token is looked up.
+func (l *callerLimits) spent(caller string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[caller]
+	return ok && b.limiter.TokensAt(now) < 1
+}
+
 func (l *callerLimits) sweep(now time.Time) {
 	for k, b := range l.buckets {
 		if now.Sub(b.seen) > time.Minute {
@@ -77,10 +86,44 @@ func (s *Server) limited(w http.ResponseWriter, caller string) bool {
 	if d == 0 {
 		return false
 	}
+	s.tooMany(w, caller, d)
+	return true
+}
+
+// guessing answers 429, before any token is looked up, a request from an address that has
+// spent its rate on requests without a valid credential: a flood of guessed tokens must not cost
+// a database read each. A valid token sent from that address waits too, as long as the
+// address's bucket takes to refill.
+func (s *Server) guessing(w http.ResponseWriter, r *http.Request) bool {
+	if s.limits == nil {
+		return false
+	}
+	addr := address(r)
+	now := time.Now()
+	if !s.limits.spent(addr, now) {
+		return false
+	}
+	s.tooMany(w, addr, max(time.Second, s.limits.delay(addr, now)))
+	return true
+}
+
+// delay is how long caller waits for its next token.
+func (l *callerLimits) delay(caller string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[caller]
+	if !ok {
+		return 0
+	}
+	r := b.limiter.ReserveN(now, 1)
+	defer r.CancelAt(now)
+	return r.DelayFrom(now)
+}
+
+func (s *Server) tooMany(w http.ResponseWriter, caller string, d time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 	s.fail(w, &Error{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
 		Message: "more than " + strconv.FormatFloat(float64(s.limits.every), 'f', -1, 64) + " requests a second from " + caller + ": retry after Retry-After seconds"})
-	return true
 }
 
 // address is the request's remote address without its port: the caller of a request that
