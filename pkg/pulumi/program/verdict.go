@@ -1,7 +1,6 @@
 package program
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -71,9 +70,10 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []Warning 
 	if mc.cloud == "" || len(mc.sizes) == 0 {
 		return nil
 	}
-	// A catalogue the API failed to give is the table's; the warning about that belongs to the
-	// cost's report, not to each file's check.
-	prices, _ := cost.Read(context.Background(), mc.cloud)
+	// The table, never the sizes API, even with a token in the environment: the offline checks
+	// ask no cloud (an unreachable one made validate wait out the API's retries, ~10 s a run).
+	// preview and up ask the cloud itself (pkg/deploy's checkOffered).
+	prices := cost.Table(mc.cloud)
 	known := slices.Collect(maps.Keys(prices.Sizes))
 	known = append(known, prices.Unpriced...)
 	slices.Sort(known)
