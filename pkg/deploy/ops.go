@@ -422,9 +422,11 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		if did != "" {
 			// What the rotation did leads up's report, whatever the engine does next.
 			defer func() { out.Reason = strings.TrimSuffix(did+"; "+out.Reason, "; ") }()
-		}
-		if st, err = readState(ctx, s); err != nil {
-			return failed(err)
+			// The rotation rewrote the state (its record, the new pool): read it again. Without
+			// one, rotateFirst wrote nothing, and the state read above stands.
+			if st, err = readState(ctx, s); err != nil {
+				return failed(err)
+			}
 		}
 	}
 	guard, blocked := d.guardCreate(ctx, t, s, st)

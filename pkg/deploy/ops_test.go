@@ -356,3 +356,16 @@ func TestStatusOfAStackWhoseGenerationWasComputedOtherwiseReadsItsRecordedManife
 		t.Errorf("status of a changed manifest: Ready %+v, want ManifestChanged naming the field", ready)
 	}
 }
+
+// Each `pulumi stack export` is a CLI run of its own (a process, the passphrase's key): an up
+// that rotates nothing reads the state once.
+func TestAnUpThatRotatesNothingReadsTheStatesOnce(t *testing.T) {
+	ctx := context.Background()
+	d, b := deployer()
+	mustUp(ctx, t, d, cluster(t))
+	before := calls(b, "export")
+	mustUp(ctx, t, d, cluster(t, "nodeCount: 2", "nodeCount: 3"))
+	if n := calls(b, "export") - before; n != 1 {
+		t.Errorf("the scaling up exported the state %d times, want 1: %v", n, b.Calls())
+	}
+}
