@@ -297,6 +297,14 @@ func TestABodyGetsEveryProblemAtOnceNamedAsItWroteThem(t *testing.T) {
 			if strings.Contains(details, "autoScale") || strings.Contains(details, "minNodes <") {
 				t.Errorf("a message says the manifest's word, not the body's: %s", details)
 			}
+			// The fields an unknown one could have been are those the block may hold: not those
+			// the API writes from the body's own.
+			_, out = s.call(auth.Editor, "POST", "/api/v1/clusters/"+id+"/nodepools",
+				`{"name": "w", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": "s-2vcpu-4gb", "zzzzzz": 1}}, "nodeCount": 2}}`)
+			details, _ = out["error"].(map[string]any)["details"].(string)
+			if !strings.Contains(details, "the fields here are labels, rollout, size, tags, taints)") {
+				t.Errorf("an unknown field's hint: %s, want the block's fields only", details)
+			}
 		})
 	})
 }

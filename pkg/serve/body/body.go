@@ -325,6 +325,25 @@ func Field(manifestPath, platform string) string {
 	return "spec.platform." + platform + "." + rest
 }
 
+// fieldsHint is how a manifest's unknown field lists the fields it could have been.
+const fieldsHint = "the fields here are "
+
+// blockFields is the hint of an unknown field in a pool's platform block with the fields the API
+// writes from the body's own (nodeCount, cluster, ...) left out: a block must not have them.
+func blockFields(hint string) string {
+	list, ok := strings.CutPrefix(hint, fieldsHint)
+	if !ok {
+		return hint
+	}
+	var kept []string
+	for _, f := range strings.Split(list, ", ") {
+		if seedField(f) == "" {
+			kept = append(kept, f)
+		}
+	}
+	return fieldsHint + strings.Join(kept, ", ")
+}
+
 // seedWords are the words of a pool manifest's rules that the body writes otherwise.
 var seedWords = regexp.MustCompile(`\b(autoScale|minNodes|maxNodes|nodePoolName)\b`)
 
@@ -338,9 +357,12 @@ func Problems(err error, platform string, pool bool) error {
 	}
 	out := make([]Problem, 0, len(read.Problems))
 	for _, p := range read.Problems {
-		msg := p.Message
-		if p.Hint != "" {
-			msg += " (" + p.Hint + ")"
+		msg, hint := p.Message, p.Hint
+		if pool && p.RuleID == "field.unknown" && strings.Count(p.Path, ".") == 1 {
+			hint = blockFields(hint)
+		}
+		if hint != "" {
+			msg += " (" + hint + ")"
 		}
 		if pool {
 			msg = seedWords.ReplaceAllStringFunc(msg, func(w string) string { return Field("spec."+w, platform) })
