@@ -74,7 +74,7 @@ func TestEveryDeployCommandTakesStackAndFindsTheStackUpMadeWithIt(t *testing.T) 
 		code int
 		says string
 	}{
-		{[]string{"preview", file, "--stack", "team-a"}, exitcode.OK, "1 done"},
+		{[]string{"preview", file, "--stack", "team-a"}, exitcode.OK, "1 previewed"},
 		{[]string{"up", file, "--stack", "team-a", "--yes"}, exitcode.OK, "1 done"},
 		{[]string{"status", file, "--stack", "team-a"}, exitcode.OK, "Ready=True"},
 		{[]string{"refresh", file, "--stack", "team-a"}, exitcode.OK, "1 done"},

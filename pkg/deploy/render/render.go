@@ -29,7 +29,7 @@ func Table(w io.Writer, r deploy.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tSTACK\tTIME\tRESULT")
 	for _, s := range r.Stacks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(s)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(r.Command, s)))
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, summary(r))
@@ -117,7 +117,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 	b.WriteString(summary(r) + "\n\n")
 	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
 	for _, s := range r.Stacks {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(s))))
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(r.Command, s))))
 	}
 	for _, s := range r.Stacks {
 		// Drift is the fields that differ: the resource changes behind them would repeat them.
@@ -324,8 +324,8 @@ func inPlace(w io.Writer, found []deploy.Disagreement) {
 // outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
 // refused changes, the cause, each word once: a reason or cause that begins with what was said
 // before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
-func outcomeText(s deploy.StackReport) string {
-	text := string(s.Outcome)
+func outcomeText(command string, s deploy.StackReport) string {
+	text := outcomeWord(command, s.Outcome)
 	cause := s.Error
 	if len(s.Refused) > 0 || s.Outcome == deploy.Cancelled {
 		cause = "" // listed field by field under the table; an interrupt is its own cause
@@ -346,6 +346,15 @@ func outcomeText(s deploy.StackReport) string {
 		}
 	}
 	return text
+}
+
+// outcomeWord is how the table says an outcome: a preview that went through "previewed", since
+// "done: 4 create" read as if the clusters were made.
+func outcomeWord(command string, o deploy.Status) string {
+	if o == deploy.Done && command == "preview" {
+		return "previewed"
+	}
+	return string(o)
 }
 
 // oneLine is text on one line: the lines of a cause (one per refused field) joined by "; ".
@@ -400,7 +409,7 @@ func shown(v any) string {
 // summary counts the stacks by outcome in one line; drifted and cancelled ones only when there
 // are some.
 func summary(r deploy.Report) string {
-	line := fmt.Sprintf("%d done", r.Summary[deploy.Done])
+	line := fmt.Sprintf("%d %s", r.Summary[deploy.Done], outcomeWord(r.Command, deploy.Done))
 	if n := r.Summary[deploy.Drifted]; n > 0 {
 		line += fmt.Sprintf(", %d drifted", n)
 	}
