@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -61,6 +62,8 @@ type deployOptions struct {
 	// deep is --deep (drift, preview, up), changedSince --changed-since (preview, up): fleetFlags.
 	deep         bool
 	changedSince string
+	// changedSinceFlag is the flag, to tell --changed-since="" from no flag at all.
+	changedSinceFlag *pflag.Flag
 	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
 	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
 	offline bool
@@ -80,6 +83,7 @@ func (o *deployOptions) fleetFlags(cmd *cobra.Command, changedSince bool) {
 	if changedSince {
 		cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "run only the manifests changed since this git commit "+
 			"(committed or not, untracked ones too) and the stacks that reference them, as a pull request's CI wants")
+		o.changedSinceFlag = cmd.Flags().Lookup("changed-since")
 	}
 }
 
@@ -125,6 +129,11 @@ func (o *deployOptions) validate() error {
 	}
 	if o.timeout <= 0 {
 		return errors.Errorf("--stack-timeout %s: must be positive", o.timeout)
+	}
+	if f := o.changedSinceFlag; f != nil && f.Changed && strings.TrimSpace(o.changedSince) == "" {
+		// An empty value (an unset CI variable, --changed-since=$BASE) would otherwise run every
+		// stack, as if the flag were not given.
+		return errors.New(`--changed-since "": names no commit (a CI variable left empty?); give the base commit, e.g. origin/main`)
 	}
 	return nil
 }

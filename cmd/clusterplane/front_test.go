@@ -218,6 +218,7 @@ func TestAMistypedOrMisplacedFlagIsAUsageErrorNamingTheFlagMeant(t *testing.T) {
 		{"terraform's --auto-approve", []string{"destroy", "--auto-approve", "x.yaml"}, "unknown flag: --auto-approve; did you mean --yes?"},
 		{"a dry run", []string{"up", "--dry-run", "x.yaml"}, "unknown flag: --dry-run; `clusterplane preview` shows what up would change"},
 		{"a letter no flag starts with", []string{"preview", "-x", "x.yaml"}, "clusterplane: unknown shorthand flag: 'x' in -x\n"},
+		{"a base commit left empty", []string{"up", "--changed-since=", "x.yaml"}, `--changed-since "": names no commit`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
