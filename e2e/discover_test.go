@@ -45,6 +45,7 @@ func (e *env) seedAccounts() {
 }
 
 func TestDiscoverWritesManifestsThatDescribeTheSeededAccounts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.seedAccounts()
 	e.do.Reset()

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,12 @@ func TestMain(m *testing.M) {
 	if binDir != "" {
 		_ = os.RemoveAll(binDir)
 	}
+	if goShimDir != "" {
+		if report := goShimReport(); report != "" && testing.Verbose() {
+			fmt.Println(report)
+		}
+		_ = os.RemoveAll(goShimDir)
+	}
 	os.Exit(code)
 }
 
@@ -75,6 +82,96 @@ func binaries(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return binDir
+}
+
+var (
+	goShimOnce sync.Once
+	// goShimDir holds the `go` that newEnv puts first on the tests' PATH, and the programs it built.
+	goShimDir string
+	goShimErr error
+)
+
+// goShimScript is the `go` of goShim; %[1]s is the real go, %[2]s the folder of the programs.
+// The Go language host runs `go build -o NEWTEMPFILE` in the program's folder for every `pulumi
+// up` and preview of a `runtime: go` project (sdk v3.66.0 pulumi-language-go compileProgram): a
+// full link, 4 to 7.5 CPU-s and 1.6 GB, each time. Here that build goes to one
+// lasting file per program folder instead, which go itself relinks only when its build ID says the
+// file is out of date (source, dependencies, flags or toolchain changed): the program is always
+// built from its current source. The lock keeps parallel tests of one program from building into
+// that file at once; it is hard-linked to the file asked for (go replaces its output with a new
+// file, never writes into it, so a program running from an earlier link is left alone). Each
+// build is logged, linked or reused, for TestMain's report under -v. Every other go command, or
+// any without flock, is the real go's.
+const goShimScript = `#!/bin/sh
+# The go of the e2e tests' PATH: see goShimScript in e2e/harness_test.go.
+real=%[1]s
+programs=%[2]s
+if [ "$#" -ne 3 ] || [ "$1" != build ] || [ "$2" != -o ] || [ -d "$3" ] || ! command -v flock >/dev/null 2>&1; then
+	exec "$real" "$@"
+fi
+program="$programs/$(pwd -P | cksum | tr ' ' -)"
+exec 9>>"$program.lock"
+flock 9 || exec "$real" "$@"
+rm -f "$program.last"
+if [ -e "$program" ]; then ln "$program" "$program.last"; fi
+"$real" build -o "$program" || exit
+if [ "$program" -ef "$program.last" ]; then built=reused; else built=linked; fi
+rm -f "$program.last"
+echo "$built $(pwd -P)" >>"$programs/builds.log"
+ln -f "$program" "$3" 2>/dev/null || { rm -f "$3" && cp "$program" "$3"; }
+`
+
+// goShim writes, once per test binary, the `go` of goShimScript into a folder of its own and
+// returns that folder, or "" where it cannot work (Windows, no go): there the real go runs.
+func goShim(t *testing.T) string {
+	t.Helper()
+	goShimOnce.Do(func() {
+		if runtime.GOOS == "windows" {
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		if goBin, goShimErr = filepath.Abs(goBin); goShimErr != nil {
+			return
+		}
+		if goShimDir, goShimErr = os.MkdirTemp("", "clusterplane-e2e-go"); goShimErr != nil {
+			return
+		}
+		programs := filepath.Join(goShimDir, "programs")
+		if goShimErr = os.Mkdir(programs, 0o755); goShimErr != nil {
+			return
+		}
+		script := fmt.Sprintf(goShimScript, shellQuote(goBin), shellQuote(programs))
+		goShimErr = os.WriteFile(filepath.Join(goShimDir, "go"), []byte(script), 0o755)
+	})
+	if goShimErr != nil {
+		t.Fatalf("the go shim: %v", goShimErr)
+	}
+	return goShimDir
+}
+
+// goShimReport says how many program builds the go shim took and how many of them linked, or
+// nothing if it took none.
+func goShimReport() string {
+	data, _ := os.ReadFile(filepath.Join(goShimDir, "programs", "builds.log"))
+	if len(data) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	linked := 0
+	for _, line := range lines {
+		if strings.HasPrefix(line, "linked ") {
+			linked++
+		}
+	}
+	return fmt.Sprintf("e2e: the go shim took %d program builds: %d linked, %d reused the last link", len(lines), linked, len(lines)-linked)
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // plugin is a resource plugin a test's Pulumi home has installed.
@@ -179,8 +276,12 @@ func newEnv(t *testing.T) *env {
 	// The programs run by `pulumi up` (the Civo node pool's, the examples) need the clusterplane
 	// plugin installed as a user would; clusterplane installs itself.
 	install(t, home, plugin{"clusterplane", "0.0.0", filepath.Join(binaries(t), "pulumi-resource-clusterplane")})
+	path := engine + string(os.PathListSeparator) + os.Getenv("PATH")
+	if shim := goShim(t); shim != "" {
+		path = shim + string(os.PathListSeparator) + path
+	}
 	e.vars = append(os.Environ(),
-		"PATH="+engine+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PATH="+path,
 		"PULUMI_HOME="+home,
 		"PULUMI_BACKEND_URL=file://"+filepath.Join(dir, "state"),
 		"PULUMI_CONFIG_PASSPHRASE=e2e-passphrase",
