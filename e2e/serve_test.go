@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
+	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 )
 
 // api is a `clusterplane serve` replica the test started, and an editor's token.
@@ -387,5 +388,86 @@ func TestTheAPIOnItsSQLiteFileCreatesScalesAndDeletesACivoPool(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.dir, "clusterplane-serve.db")); err != nil {
 		t.Errorf("serve kept its data elsewhere than its SQLite file in the current folder: %v", err)
+	}
+}
+
+// Through the API, on the real engine and plugin, the loopback cloud and a real control plane: a
+// pool whose rollout asks for rotation is rotated when its size changes (the API refuses a
+// replacement, not a rotation). While up runs, its status says Rotating with the phase the
+// rotation has recorded; it ends Ready for the new generation, the pool new, of the new size,
+// under its name.
+func TestTheAPIRotatesAPoolAndItsStatusSaysThePhases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	k := newKubeCluster(t)
+	a := e.serveAPI("")
+	code, c := a.call("POST", "/api/v1/clusters", `{"name": "api-rot", "spec": {"platform": {"type": "digitalocean",
+		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "deletionProtection": false,
+		"defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
+	if code != 201 {
+		t.Fatalf("create the cluster: %d %v", code, c)
+	}
+	cluster := "/api/v1/clusters/" + c["id"].(string)
+	a.waitStatus(cluster, "True")
+	clusterID := e.doCluster("api-rot").ID
+	e.do.SetNodes(clusterID, k.nodes())
+	e.do.SetKubeconfig(clusterID, k.kubeconfig())
+
+	pool := func(size string) string {
+		return fmt.Sprintf(`{"name": "workers", "spec": {"platform": {"type": "digitalocean", "digitalocean": {"size": %q,
+			"rollout": {"strategy": "ROTATE", "maxSurge": 2, "drainTimeoutMinutes": 1}}}, "nodeCount": 2}}`, size)
+	}
+	code, p := a.call("POST", cluster+"/nodepools", pool("s-4vcpu-8gb"))
+	if code != 201 {
+		t.Fatalf("create the pool: %d %v", code, p)
+	}
+	path := "/api/v1/nodepools/" + p["id"].(string)
+	a.waitStatus(path, "True")
+	before := e.doPool(clusterID, "workers")
+	sel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, k.clientset(), sel)) == 2 })
+
+	_, now := a.call("GET", path, "")
+	if code, out := a.call("PUT", path, pool("s-8vcpu-16gb"), "If-Match", now["resource_version"].(string)); code != 200 {
+		t.Fatalf("resize: %d %v", code, out)
+	}
+	// Watch the status while up runs: each phase seen, as the status said it.
+	phases := []string{}
+	deadline := time.Now().Add(4 * time.Minute)
+	for time.Now().Before(deadline) {
+		_, obj := a.call("GET", path, "")
+		_, st := a.call("GET", path+"/status", "")
+		items, _ := st["controller_status"].([]any)
+		cs, _ := items[0].(map[string]any)
+		if md, _ := cs["metadata"].(map[string]any); md["rotation"] != nil {
+			r, _ := md["rotation"].(map[string]any)
+			if phase := fmt.Sprint(r["phase"]); !slices.Contains(phases, phase) {
+				phases = append(phases, phase)
+			}
+			if !strings.Contains(fmt.Sprint(cs["conditions"]), "reason:Rotating status:True type:Progressing") {
+				t.Errorf("a rotation's status without Progressing=True, Rotating: %v", cs["conditions"])
+			}
+		}
+		if cs["observed_generation"] == obj["generation"] && strings.Contains(fmt.Sprint(cs["conditions"]), "reason:Deployed status:True type:Ready") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	a.waitStatus(path, "True")
+	t.Logf("phases the status said: %v", phases)
+	if len(phases) == 0 {
+		t.Error("the status never said a rotation's phase while up rotated the pool")
+	}
+	for _, phase := range phases {
+		if !slices.Contains([]string{"started", "surge-created", "surge-ready", "cordoned", "drained", "old-deleted", "done"}, phase) {
+			t.Errorf("the status said phase %q, not one of a rotation's", phase)
+		}
+	}
+	after := e.doPool(clusterID, "workers")
+	if after.ID == before.ID || after.Size != "s-8vcpu-16gb" {
+		t.Errorf("pool workers is %s of %s, want a new pool (not %s) of s-8vcpu-16gb", after.ID, after.Size, before.ID)
+	}
+	if pools := e.do.Pools(clusterID); len(pools) != 2 {
+		t.Errorf("after the rotation the cluster has %d pools, want the default pool and workers", len(pools))
 	}
 }

@@ -77,8 +77,7 @@ func wouldChange(t Target, res Result) string {
 	if changes == "" {
 		return ""
 	}
-	if blocked, carried, err := rotationGate(t, outputsOf(res.Previous)); err == nil && blocked == nil && len(carried) > 0 &&
-		onlyPoolReplaced(res, guardedType(t.Effects)) {
+	if carried := RotatedInstead(t, res); len(carried) > 0 {
 		return "up would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
 	}
 	return "up would " + changes

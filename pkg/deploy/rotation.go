@@ -45,6 +45,18 @@ func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carrie
 	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
 }
 
+// RotatedInstead are the pool rotations up carries out in place of the replacements a preview
+// (res) shows: a pool whose size changed is replaced in the engine's view, and up rotates it
+// instead (surge pool, drain, delete) when the manifest asks for that. nil when up rotates
+// nothing, or when res also replaces something else, which up would still replace.
+func RotatedInstead(t Target, res Result) []rotation.Rotation {
+	blocked, carried, err := rotationGate(t, outputsOf(res.Previous))
+	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, guardedType(t.Effects)) {
+		return nil
+	}
+	return carried
+}
+
 // replacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
 func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]Output) ([]string, error) {

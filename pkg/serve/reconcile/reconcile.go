@@ -130,9 +130,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, platform string) (st store.ControllerStatus, busy bool) {
 	var replaced []string
 	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		// The API's write says yes to a change made in place, never to a replacement: a cluster
-		// or pool replaced takes its nodes (and a cluster its pools) with it, so the API leaves
-		// that to someone who means it (clusterplane up on the manifest).
+		// The API's write says yes to a change made in place, or to a pool's rotation, never to a
+		// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with
+		// it, so the API leaves that to someone who means it (clusterplane up on the manifest).
 		d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
 			st := rotating(pool, state)
 			st.Metadata = metadata(o, platform, st.Metadata)
@@ -140,7 +140,12 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 				w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 			}
 		}
-		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Confirm: func(_ deploy.Target, preview deploy.Result) bool {
+		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Confirm: func(t deploy.Target, preview deploy.Result) bool {
+			if len(deploy.RotatedInstead(t, preview)) > 0 {
+				// A pool the manifest asks to rotate: up makes a surge pool, drains the old one
+				// onto it and deletes it, where the engine alone would replace the pool.
+				return true
+			}
 			replaced = replacements(preview)
 			return len(replaced) == 0
 		}})
