@@ -121,22 +121,30 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
 		observed = w.observed(ctx, target, out.Report.Outputs)
 	}
-	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, func(now store.Object, prior *store.ControllerStatus) (store.ControllerStatus, bool) {
-		if prior == nil || now.Deleting || now.Generation != o.Generation || prior.ObservedGeneration != o.Generation {
+	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, checked(o.Generation, redacted(drifted), observed))
+}
+
+// checked is the edit a drift check of generation makes to the last status: its Drifted
+// condition and the metadata it read, the rest kept. It writes nothing when the object is being
+// deleted, its generation moved on since the check read it, the status reports another, or a
+// worker is deploying: the check would then speak of a spec that is no longer the object's.
+func checked(generation int64, drifted store.Condition, observed map[string]any) func(store.Object, *store.ControllerStatus) (store.ControllerStatus, bool) {
+	return func(now store.Object, prior *store.ControllerStatus) (store.ControllerStatus, bool) {
+		if prior == nil || now.Deleting || now.Generation != generation || prior.ObservedGeneration != generation {
 			return store.ControllerStatus{}, false
 		}
 		if p, _ := prior.Condition("Progressing"); p.Status == "True" {
 			return store.ControllerStatus{}, false
 		}
 		st := *prior
-		st.Conditions = withCondition(prior.Conditions, redacted(drifted))
+		st.Conditions = withCondition(prior.Conditions, drifted)
 		st.Metadata = maps.Clone(prior.Metadata)
 		if st.Metadata == nil {
 			st.Metadata = map[string]any{}
 		}
 		maps.Copy(st.Metadata, observed)
 		return st, true
-	})
+	}
 }
 
 // reason is why an operation did not give a report.

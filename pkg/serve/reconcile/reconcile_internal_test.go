@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
 func TestARotationsStatusSaysItsPhaseAndPools(t *testing.T) {
@@ -32,6 +33,50 @@ func TestARotationsStatusSaysItsPhaseAndPools(t *testing.T) {
 			}
 			if r, _ := st.Metadata["rotation"].(map[string]any); r["phase"] != tt.phase || r["hop"] != tt.state.Hop+1 || r["pool"] != "workers" {
 				t.Errorf("metadata %v, want phase %s", st.Metadata, tt.phase)
+			}
+		})
+	}
+}
+
+func TestADriftCheckWritesOnlyWhileTheStatusIsOfTheGenerationItChecked(t *testing.T) {
+	deployed := store.ControllerStatus{ObservedGeneration: 3, Metadata: map[string]any{"region": "fra1", "active_nodes": 2},
+		Conditions: []store.Condition{condition("Ready", "True", "Deployed", ""), condition("Drifted", "False", "InSync", ""),
+			condition("Progressing", "False", "Deployed", "")}}
+	deploying := deployed
+	deploying.Conditions = []store.Condition{condition("Ready", "Unknown", "Reconciling", ""), condition("Progressing", "True", "Reconciling", "")}
+	older := deployed
+	older.ObservedGeneration = 2
+	tests := []struct {
+		name   string
+		object store.Object
+		prior  *store.ControllerStatus
+		writes bool
+	}{
+		{"the status of the generation checked", store.Object{Generation: 3}, &deployed, true},
+		{"no status yet", store.Object{Generation: 3}, nil, false},
+		{"a write moved the generation on", store.Object{Generation: 4}, &deployed, false},
+		{"the status of another generation", store.Object{Generation: 3}, &older, false},
+		{"a worker deploying", store.Object{Generation: 3}, &deploying, false},
+		{"the object being deleted", store.Object{Generation: 3, Deleting: true}, &deployed, false},
+	}
+	drifted := condition("Drifted", "True", "ChangesPending", "up would update 1")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, writes := checked(3, drifted, map[string]any{"active_nodes": 5})(tt.object, tt.prior)
+			if writes != tt.writes {
+				t.Fatalf("writes %t, want %t", writes, tt.writes)
+			}
+			if !writes {
+				return
+			}
+			if d, _ := st.Condition("Drifted"); d.Status != "True" || d.Reason != "ChangesPending" {
+				t.Errorf("Drifted %v, want the check's", d)
+			}
+			if r, _ := st.Condition("Ready"); r.Status != "True" || len(st.Conditions) != 3 {
+				t.Errorf("the other conditions changed: %v", st.Conditions)
+			}
+			if st.Metadata["active_nodes"] != 5 || st.Metadata["region"] != "fra1" || deployed.Metadata["active_nodes"] != 2 {
+				t.Errorf("metadata %v (prior %v), want the check's nodes over the prior's, the prior untouched", st.Metadata, deployed.Metadata)
 			}
 		})
 	}
