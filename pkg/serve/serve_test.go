@@ -26,6 +26,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
 // service is one replica on a fresh database, its stacks on the fake engine, with a token of
@@ -499,6 +500,35 @@ func TestAChangeMadeInTheCloudIsReportedDriftedByTheCheckThatFollows(t *testing.
 			time.Sleep(100 * time.Millisecond)
 		}
 	}, func(o *serve.Options) { o.DriftEvery = time.Second })
+}
+
+// Sweeps due faster than a replica runs them (a short interval, a busy queue) wait one at a
+// time: none piles up in the queue ahead of the writes' reconciles.
+func TestDriftSweepsDueFasterThanTheyRunNeverPileUp(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "serve.db")
+	launch(t, db, 1, func(o *serve.Options) { o.DriftEvery = time.Millisecond })
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sweeps := func() (waiting, all int) {
+		if err := st.DB.QueryRow(`SELECT count(*) FILTER (WHERE state IN ('available', 'scheduled', 'pending', 'running')), count(*)
+			FROM river_job WHERE kind = 'clusterplane_drift_sweep'`).Scan(&waiting, &all); err != nil {
+			t.Fatal(err)
+		}
+		return waiting, all
+	}
+	// River's leader, which queues periodic jobs, is elected within seconds of the start.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, all := sweeps(); all > 0 {
+			break
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if waiting, all := sweeps(); waiting > 1 || all == 0 {
+		t.Errorf("%d sweeps waiting of %d queued at an interval of 1 ms, want at most 1 waiting (and some run)", waiting, all)
+	}
 }
 
 func conditionOf(cs map[string]any, typ string) map[string]any {

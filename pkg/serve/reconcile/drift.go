@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"maps"
 	"os"
 	"time"
 
@@ -32,6 +31,12 @@ type SweepArgs struct{}
 
 // Kind names the job on the queue.
 func (SweepArgs) Kind() string { return "clusterplane_drift_sweep" }
+
+// InsertOpts put the sweep on the drift checks' queue, never a write's, and keep one waiting at
+// most: sweeps due while another waits (a short interval, a busy replica) are not queued again.
+func (SweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: DriftQueue, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByState: waiting}}
+}
 
 // Sweeps is the periodic job that queues the drift checks every interval. River runs it on one
 // replica only (its leader), so that several replicas check each object once, not once each.
@@ -85,8 +90,7 @@ type Drift struct {
 	Worker *Worker
 }
 
-// Work compares the object's stack with the cloud and writes Drifted (and what the stack says of
-// its nodes) into the status, but only when the status still reports the generation the check
+// Work compares the object's stack with the cloud and writes Drifted into the status, but only when the status still reports the generation the check
 // read and no worker is deploying: a check that ran beside a write says nothing of the new spec.
 // A check that cannot run (the stack busy, the cloud not answering) writes Drifted=Unknown; it is
 // not retried, since the next sweep checks again.
@@ -108,27 +112,24 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	var target deploy.Target
 	out, err := w.run(ctx, "status", file, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		target = t
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
 			Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, dep.Backend, key) }})
 	})
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
-	var observed map[string]any
 	if err == nil && out.Report != nil {
 		c := out.Report.Condition("Drifted")
 		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
-		observed = w.observed(ctx, target, out.Report.Outputs)
 	}
-	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, checked(o.Generation, redacted(drifted), observed))
+	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, checked(o.Generation, redacted(drifted)))
 }
 
 // checked is the edit a drift check of generation makes to the last status: its Drifted
-// condition and the metadata it read, the rest kept. It writes nothing when the object is being
+// condition, the rest kept (the metadata is the last deploy's: a check reads the cloud in a
+// preview, which records nothing). It writes nothing when the object is being
 // deleted, its generation moved on since the check read it, the status reports another, or a
 // worker is deploying: the check would then speak of a spec that is no longer the object's.
-func checked(generation int64, drifted store.Condition, observed map[string]any) func(store.Object, *store.ControllerStatus) (store.ControllerStatus, bool) {
+func checked(generation int64, drifted store.Condition) func(store.Object, *store.ControllerStatus) (store.ControllerStatus, bool) {
 	return func(now store.Object, prior *store.ControllerStatus) (store.ControllerStatus, bool) {
 		if prior == nil || now.Deleting || now.Generation != generation || prior.ObservedGeneration != generation {
 			return store.ControllerStatus{}, false
@@ -138,11 +139,6 @@ func checked(generation int64, drifted store.Condition, observed map[string]any)
 		}
 		st := *prior
 		st.Conditions = withCondition(prior.Conditions, drifted)
-		st.Metadata = maps.Clone(prior.Metadata)
-		if st.Metadata == nil {
-			st.Metadata = map[string]any{}
-		}
-		maps.Copy(st.Metadata, observed)
 		return st, true
 	}
 }

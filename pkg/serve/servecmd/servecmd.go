@@ -89,7 +89,7 @@ Inside clusterplane sandbox, serve makes an admin token at each start and prints
 	f.Float64Var(&o.rateLimit, "rate-limit", 50, "requests a second one caller (a token, or an address without one) may send before it is answered 429; 0 limits nobody")
 	f.IntVar(&o.rateBurst, "rate-burst", 100, "requests a caller may send at once before --rate-limit applies")
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
-	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud (a refreshing preview, spread over the interval); 0 only after each deploy")
+	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud (a refreshing preview, spread over the interval; at least 1m); 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before another replica takes it up as its worker's death (default --stack-timeout plus 5m)")
 	o.policy = *cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
@@ -130,8 +130,10 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if err != nil {
 		return err
 	}
-	if o.driftEvery < 0 {
-		return errors.Errorf("--drift-every %s: must be 0 (a check after each deploy only) or a positive interval such as 1h", o.driftEvery)
+	if o.driftEvery < 0 || o.driftEvery > 0 && o.driftEvery < time.Minute {
+		// Each check is an engine run of seconds: shorter intervals only queue sweeps faster than
+		// a replica can run them.
+		return errors.Errorf("--drift-every %s: must be 0 (a check after each deploy only) or at least 1m, such as 1h", o.driftEvery)
 	}
 	if o.rescueAfter == 0 {
 		o.rescueAfter = o.stackTimeout + 5*time.Minute
