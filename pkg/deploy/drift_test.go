@@ -228,9 +228,10 @@ func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
 		name, prop string
 		cloud      any
 		reason     string
+		says       string
 	}{
-		{"a pool resized in the cloud", "nodeCount", float64(6), "ChangesPending"},
-		{"a label added in the cloud", "labels", map[string]any{"sneaky": "yes"}, "NotPutBackByUp"},
+		{"a pool resized in the cloud", "nodeCount", float64(6), "ChangesPending", "spec.nodeCount: the cloud has 6, the manifest 2"},
+		{"a label added in the cloud", "labels", map[string]any{"sneaky": "yes"}, "NotPutBackByUp", `the cloud has {"sneaky":"yes"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +242,10 @@ func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
 			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", tt.prop, tt.cloud, tt.cloud)
 			o := d.Status(ctx, p, deploy.StatusOptions{Drift: true})
 			if o.Report == nil || len(o.Report.Conditions) != 2 || o.Report.Conditions[1].Reason != tt.reason {
-				t.Errorf("status --drift: %+v, want Drifted for %s", o.Report, tt.reason)
+				t.Fatalf("status --drift: %+v, want Drifted for %s", o.Report, tt.reason)
+			}
+			if msg := o.Report.Conditions[1].Message; !strings.Contains(msg, tt.says) {
+				t.Errorf("Drifted says %q, want it to name the field and both values: %q", msg, tt.says)
 			}
 		})
 	}

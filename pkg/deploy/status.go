@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -235,13 +237,38 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
 	if reason, fields := driftOf(t, res); reason != "" {
+		message := reason
+		if len(fields) > 0 {
+			message += " (" + describeFields(fields) + ")"
+		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
 		if _, all := unclearable(fields); all {
-			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: reason}
+			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
-		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: reason}
+		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
 	}
 	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+}
+
+// describeFields says each drifted field and both values, as drift's report lists them.
+func describeFields(fields []FieldDrift) string {
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		parts = append(parts, fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, jsonText(f.Live), jsonText(f.Manifest)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// jsonText is v as JSON writes it, as the manifest's values read.
+func jsonText(v any) string {
+	if v == nil {
+		return "(unset)"
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
 }
 
 func title(s string) string {
