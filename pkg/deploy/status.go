@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -254,21 +254,9 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 func describeFields(fields []FieldDrift) string {
 	parts := make([]string, 0, len(fields))
 	for _, f := range fields {
-		parts = append(parts, fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, jsonText(f.Live), jsonText(f.Manifest)))
+		parts = append(parts, fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, diff.Show(f.Live), diff.Show(f.Manifest)))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// jsonText is v as JSON writes it, as the manifest's values read.
-func jsonText(v any) string {
-	if v == nil {
-		return "(unset)"
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(data)
 }
 
 func title(s string) string {

@@ -344,7 +344,7 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "%d %s: %s\n", len(r.Changes), plural(len(r.Changes), "change"), strings.Join(parts, ", "))
 		for _, c := range r.Changes {
 			fmt.Fprintf(&b, "\n%-8s %s\n", c.Effect, c.Path)
-			fmt.Fprintf(&b, "         %s -> %s\n", show(c.Old), show(c.New))
+			fmt.Fprintf(&b, "         %s -> %s\n", Show(c.Old), Show(c.New))
 			fmt.Fprintf(&b, "         on %s\n", c.Resource)
 			fmt.Fprintf(&b, "         %s\n", c.Reason)
 		}
@@ -359,7 +359,8 @@ func WriteText(w io.Writer, r *Result) error {
 	return errors.Wrap(err, "write diff")
 }
 
-func show(v any) string {
+// Show is a manifest value as a sentence says it: JSON, or "(unset)".
+func Show(v any) string {
 	if v == nil {
 		return "(unset)"
 	}
