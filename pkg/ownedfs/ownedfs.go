@@ -44,6 +44,11 @@ func CheckFile(path string) error { return check(path, 0, false) }
 // root can change anything this user runs anyway.
 func CheckInstalled(path string) error { return check(path, fs.ModeDir, true) }
 
+// CheckInstalledFile is CheckFile for a program clusterplane did not make but runs (the engine's
+// CLI and provider plugins): root may own it too. A folder of the user's alone is not enough:
+// a plugin file anyone may write, in it, is still anyone's program, run with the cloud token.
+func CheckInstalledFile(path string) error { return check(path, 0, true) }
+
 // check refuses path unless its type is typ and it is this user's alone (or root's, with
 // rootToo). Lstat, not Stat: a link planted where the folder should be is refused, never followed.
 func check(path string, typ fs.FileMode, rootToo bool) error {

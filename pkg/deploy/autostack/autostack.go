@@ -104,6 +104,9 @@ func New(opts Options) (*Backend, error) {
 	if err := b.staysInSandbox(); err != nil {
 		return nil, err
 	}
+	if err := checkFileBackend(b.url); err != nil {
+		return nil, err
+	}
 	// The workspaces of the clusterplane processes killed before they could remove theirs.
 	sweepWorkDirs()
 	if opts.Plugin != "" {
@@ -128,6 +131,36 @@ func LocalBackend() (string, error) {
 		return "", errors.Wrap(err, "the folder for the local state")
 	}
 	return "file://" + state, nil
+}
+
+// checkFileBackend refuses the folder of a file backend (file://PATH, as PULUMI_BACKEND_URL or
+// Options.URL names it) unless it is this user's alone, as LocalBackend's folders must be: whoever
+// may write the state chooses what the next `up` believes is deployed and what `destroy` removes,
+// with this user's cloud tokens. A folder not there yet is made, 0700, where the CLI would make
+// it; a link is followed, and the folder it leads to checked. Other backends are not folders.
+func checkFileBackend(url string) error {
+	root, ok := strings.CutPrefix(url, "file://")
+	if !ok {
+		return nil
+	}
+	// The CLI takes options after "?" and "~" for the home folder.
+	root, _, _ = strings.Cut(root, "?")
+	if root == "~" || strings.HasPrefix(root, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return errors.Wrapf(err, "find the home folder %s names", BackendEnv)
+		}
+		root = filepath.Join(home, root[1:])
+	}
+	root = filepath.FromSlash(root)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return errors.Wrap(err, "create the state's folder")
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return errors.Wrap(err, "find the state's folder")
+	}
+	return errors.Wrapf(ownedfs.Check(real), "the state's folder (%s)", BackendEnv)
 }
 
 // URL is the backend's URL.

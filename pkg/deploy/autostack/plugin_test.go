@@ -230,3 +230,60 @@ func TestTheLocalBackendsFoldersMustBeTheUsersAlone(t *testing.T) {
 		})
 	}
 }
+
+func TestAFileBackendNamedOutrightMustBeTheUsersAloneToo(t *testing.T) {
+	tests := []struct {
+		name string
+		// url is the backend named, in base, a private folder of the test's.
+		url     func(t *testing.T, base string) string
+		refused string
+	}{
+		{name: "a folder of the user's is used", url: func(t *testing.T, base string) string {
+			plant(t, base, "state", 0o700, false)
+			return "file://" + filepath.Join(base, "state")
+		}},
+		{name: "a folder not there yet is made private", url: func(t *testing.T, base string) string {
+			return "file://" + filepath.Join(base, "new", "state") + "?no_tmp_dir=true"
+		}},
+		{name: "a folder another user made, anyone may write in, is refused", url: func(t *testing.T, base string) string {
+			plant(t, base, "state", 0o777, true)
+			return "file://" + filepath.Join(base, "state")
+		}, refused: fmt.Sprintf("owner uid %d", nobody)},
+		{name: "a folder of the user's anyone may write in is refused", url: func(t *testing.T, base string) string {
+			plant(t, base, "state", 0o777, false)
+			return "file://" + filepath.Join(base, "state")
+		}, refused: "written by its group or others"},
+		{name: "a link to a folder another user made is refused", url: func(t *testing.T, base string) string {
+			plant(t, base, "theirs", 0o755, true)
+			if err := os.Symlink(filepath.Join(base, "theirs"), filepath.Join(base, "state")); err != nil {
+				t.Fatal(err)
+			}
+			return "file://" + filepath.Join(base, "state")
+		}, refused: "belongs to another user"},
+		{name: "a backend that is no folder is not checked", url: func(*testing.T, string) string {
+			return "postgres://db/state"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			url := tt.url(t, base)
+			err := checkFileBackend(url)
+			if tt.refused == "" {
+				if err != nil {
+					t.Fatalf("checkFileBackend(%s) = %v, want the backend used", url, err)
+				}
+				if root, ok := strings.CutPrefix(url, "file://"); ok {
+					root, _, _ = strings.Cut(root, "?")
+					if info, err := os.Stat(root); err != nil || !info.IsDir() || info.Mode().Perm()&0o022 != 0 {
+						t.Errorf("the state's folder %s: %v %v, want a folder only its user may write in", root, info, err)
+					}
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.refused) || !strings.Contains(err.Error(), BackendEnv) {
+				t.Fatalf("checkFileBackend(%s) = %v, want a refusal naming %s and saying %q", url, err, BackendEnv, tt.refused)
+			}
+		})
+	}
+}

@@ -30,6 +30,8 @@ func TestTheEngineIsRunOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 		make     func(t *testing.T, engine string)
 		implicit bool
 		refused  string
+		// plugin: the Civo plugin is a link, and the engine runs the file it points at.
+		plugin bool
 	}{
 		{name: "an engine of the user's is found", make: makeEngine},
 		{name: "an engine whose bin anyone may write in is refused", refused: "written by its group or others",
@@ -57,6 +59,45 @@ func TestTheEngineIsRunOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 				if err := os.Symlink(real, engine); err != nil {
 					t.Fatal(err)
 				}
+			}},
+		{name: "an engine whose plugin anyone may write is refused", refused: "written by its group or others",
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				chmod(t, filepath.Join(engine, "plugins", "pulumi-resource-civo"), 0o777)
+			}},
+		{name: "an engine whose plugin its group may write is refused", refused: "written by its group or others",
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				chmod(t, filepath.Join(engine, "plugins", "pulumi-resource-digitalocean"), 0o775)
+			}},
+		{name: "an engine whose plugin another user owns is refused", refused: "another user",
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				asNobody(t, filepath.Join(engine, "plugins", "pulumi-resource-civo"))
+			}},
+		{name: "an engine whose plugin links to a file another user owns is refused", refused: "another user",
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				planted := filepath.Join(t.TempDir(), "pulumi-resource-civo")
+				if err := os.WriteFile(planted, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				asNobody(t, planted)
+				link(t, planted, filepath.Join(engine, "plugins", "pulumi-resource-civo"))
+			}},
+		{name: "an engine whose plugin links to a file of the user's is found", plugin: true,
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				real := filepath.Join(t.TempDir(), "pulumi-resource-civo")
+				if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				link(t, real, filepath.Join(engine, "plugins", "pulumi-resource-civo"))
+			}},
+		{name: "an engine whose CLI anyone may write is refused", refused: "written by its group or others",
+			make: func(t *testing.T, engine string) {
+				makeEngine(t, engine)
+				chmod(t, filepath.Join(engine, "bin", "pulumi"), 0o777)
 			}},
 		{name: "a .engine another user planted above the current directory is refused", implicit: true, refused: "another user",
 			make: func(t *testing.T, engine string) {
@@ -92,6 +133,15 @@ func TestTheEngineIsRunOnlyFromAFolderNoOtherUserMadeOrMayWrite(t *testing.T) {
 			real, _ := filepath.EvalSymlinks(engine)
 			if e.Bin != filepath.Join(real, "bin") {
 				t.Errorf("the engine's bin is %s, want %s, the folder checked", e.Bin, filepath.Join(real, "bin"))
+			}
+			for _, p := range e.Plugins {
+				want := filepath.Join(real, "plugins", "pulumi-resource-"+p.Name)
+				if tt.plugin && p.Name == "civo" {
+					want, _ = filepath.EvalSymlinks(want)
+				}
+				if p.Binary != want {
+					t.Errorf("the %s plugin is %s, want %s, the file checked", p.Name, p.Binary, want)
+				}
 			}
 		})
 	}
@@ -137,5 +187,16 @@ func TestAnEngineWithoutItsPluginsIsNamedWithBothWaysToGetThem(t *testing.T) {
 				t.Errorf("the error sends the user back to make engine alone: %v", err)
 			}
 		})
+	}
+}
+
+// link replaces path with a symbolic link to target.
+func link(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }

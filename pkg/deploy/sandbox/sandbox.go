@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -268,6 +269,9 @@ func FindEngine(dir string) (Engine, error) {
 			}
 			// The folder checked, not a link that could be changed after the check.
 			e, _ := engineIn(real)
+			if err := trustPrograms(&e); err != nil {
+				return Engine{}, errors.Wrapf(err, "the Pulumi engine found in %s (or name another with --engine or $%s)", c, EngineEnv)
+			}
 			return e, nil
 		}
 	}
@@ -315,6 +319,57 @@ func trustEngine(dir string) (string, error) {
 		if err := ownedfs.CheckInstalled(d); err != nil {
 			return "", errors.Wrapf(err, "the Pulumi engine found in %s (or name another with --engine or $%s)", dir, EngineEnv)
 		}
+	}
+	return real, nil
+}
+
+// trustPrograms refuses an engine whose programs (the CLI, its language hosts, the provider
+// plugins) anyone but this user or root owns or may write, as trustEngine refuses its folders: a
+// folder of the user's alone holding a plugin anyone may write still runs anyone's program, with
+// the clouds' tokens in its environment. A plugin that is a link is followed, its target and the
+// target's folder checked, and the target used from then on.
+func trustPrograms(e *Engine) error {
+	hosts, err := filepath.Glob(filepath.Join(e.Bin, "pulumi-language-*"))
+	if err != nil {
+		return errors.Wrap(err, "list the engine's language hosts")
+	}
+	for _, path := range append([]string{filepath.Join(e.Bin, "pulumi"), filepath.Join(e.Bin, "pulumi.exe")}, hosts...) {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if _, err := trustProgram(path); err != nil {
+			return err
+		}
+	}
+	for i, p := range e.Plugins {
+		real, err := trustProgram(p.Binary)
+		if err != nil {
+			return err
+		}
+		e.Plugins[i].Binary = real
+	}
+	return nil
+}
+
+// trustProgram checks the program at path, in a folder trustEngine checked, and returns where it
+// is: path itself, or the file a link there points at, once that file and its folder pass.
+func trustProgram(path string) (string, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return "", errors.Wrap(err, "check the engine's program")
+	}
+	if info.Mode()&fs.ModeSymlink == 0 {
+		return path, ownedfs.CheckInstalledFile(path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", errors.Wrapf(err, "follow the link %s", path)
+	}
+	if err := ownedfs.CheckInstalled(filepath.Dir(real)); err != nil {
+		return "", errors.Wrapf(err, "%s links to %s", path, real)
+	}
+	if err := ownedfs.CheckInstalledFile(real); err != nil {
+		return "", errors.Wrapf(err, "%s links to %s", path, real)
 	}
 	return real, nil
 }

@@ -68,7 +68,9 @@ Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audi
 pools; controller reports status, and is the only role that does; admin writes, and is what the
 sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
 
-Inside clusterplane sandbox, serve makes an admin token at each start and prints it once.`,
+Inside clusterplane sandbox, serve prints the sandbox's admin token at each start: one token,
+kept in the sandbox's folder (serve-token, 0600) and made anew only when it no longer opens the
+database.`,
 		Example: `  clusterplane sandbox -- clusterplane serve
   clusterplane serve token create --name portal --role editor
   clusterplane serve --database-url postgres://... --oidc-issuer https://login.example.com --oidc-audience clusterplane`,
@@ -175,12 +177,12 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "clusterplane serve: keeping its data in %s (SQLite, one replica; --database-url postgres://... for several)\n",
 			store.SQLitePath(o.databaseURL))
 	}
-	if os.Getenv(cloudapi.SandboxEnv) != "" {
-		token, err := serve.CreateToken(ctx, svc.Store, fmt.Sprintf("sandbox-%d", time.Now().Unix()), auth.Admin)
+	if dir := os.Getenv(cloudapi.SandboxEnv); dir != "" {
+		token, err := sandboxToken(ctx, svc.Store, dir)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "An admin token for this sandbox (shown once): %s\n", token)
+		fmt.Fprintf(cmd.OutOrStdout(), "The sandbox's admin token (kept in %s): %s\n", filepath.Join(dir, sandboxTokenFile), token)
 	}
 	if err := svc.Run(ctx, opts); err != nil {
 		return failed(cmd, err)

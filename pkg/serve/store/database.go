@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx" driver
 	"github.com/pkg/errors"
@@ -173,6 +175,10 @@ func connect(rawURL string) (*sql.DB, dialect, error) {
 		if dir := filepath.Dir(path); !isDir(dir) {
 			return nil, dialect{}, errors.Errorf("its folder %s does not exist", dir)
 		}
+		path, err := ownSQLiteFile(path)
+		if err != nil {
+			return nil, dialect{}, err
+		}
 		q := url.Values{}
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -188,6 +194,53 @@ func connect(rawURL string) (*sql.DB, dialect, error) {
 		return db, sqliteDialect, nil
 	}
 	return nil, dialect{}, errors.New("not a database URL serve takes: postgres://... (PostgreSQL) or sqlite:PATH (an SQLite file)")
+}
+
+// sqliteCompanions are the files SQLite keeps beside the database and reads back on opening it:
+// the write-ahead log and its index, and the rollback journal of a file not yet in WAL mode.
+var sqliteCompanions = []string{"-wal", "-shm", "-journal"}
+
+// ownSQLiteFile makes the SQLite file at path, 0600, or checks the one there, and returns where
+// it is. Whoever may write the database holds the service: an admin token planted in it opens
+// an API that deploys with this user's cloud tokens. So the folder must be this user's alone
+// (ownedfs: SQLite makes the log and index files there, which a planted one would take the
+// place of), and an existing file, log or index must be this user's and written by no one else;
+// anything else is refused, naming the file and why. A new database is 0600, and SQLite gives
+// the files it makes beside it the database's mode, so those are 0600 too. The folder is taken
+// where its links lead, so that the folder checked is the one opened.
+func ownSQLiteFile(path string) (string, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", errors.Wrap(err, "find the SQLite file's folder")
+	}
+	if err := ownedfs.Check(dir); err != nil {
+		return "", errors.Wrap(err, "the SQLite file's folder")
+	}
+	path = filepath.Join(dir, filepath.Base(path))
+	// O_EXCL makes the file only where nothing is, a link included: what is there is checked.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		if err := f.Close(); err != nil {
+			return "", errors.Wrap(err, "create the SQLite file")
+		}
+	case errors.Is(err, fs.ErrExist):
+		if err := ownedfs.CheckFile(path); err != nil {
+			return "", err
+		}
+	default:
+		return "", errors.Wrap(err, "create the SQLite file")
+	}
+	for _, suffix := range sqliteCompanions {
+		companion := path + suffix
+		if _, err := os.Lstat(companion); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := ownedfs.CheckFile(companion); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 func isDir(path string) bool {
