@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,7 +13,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"mime"
 	"net/http"
+	"net/url"
+	pathpkg "path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,9 +64,192 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	for _, rt := range Routes {
-		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.handler(s)))
+		mux.Handle(rt.Method+" "+rt.Path, s.guard(rt.Permission, rt.checked(rt.handler(s))))
 	}
-	return mux
+	return s.routed(mux)
+}
+
+// routed answers in the API's error body what the mux answers in text or HTML: a path that is
+// not clean (which the mux redirects), a path no route has (404), and a method a path does not
+// take (405, with Allow). A path that is not clean is refused, not redirected: a client that
+// follows the redirect may resend its write elsewhere than it meant, and one that does not gets
+// HTML it cannot read.
+func (s *Server) routed(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.EscapedPath()
+		if clean := cleanPath(path); clean != path {
+			s.fail(w, &body.ProblemsError{Problems: []body.Problem{{Field: "(path)", Rule: "path.clean",
+				Message: "has an empty, . or .. segment: send the path itself, " + clean}}})
+			return
+		}
+		if _, pattern := mux.Handler(r); pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// The mux says only that nothing matched: a path that some other method matches is a 405.
+		var allow []string
+		for _, m := range []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if allow != nil {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.fail(w, &Error{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
+				Message: path + " does not take " + r.Method + ": it takes " + strings.Join(allow, ", ")})
+			return
+		}
+		s.fail(w, &Error{Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "no route has the path " + path,
+			Details: "the routes are in docs/api.md and GET /openapi.json"})
+	})
+}
+
+// cleanPath is path as the mux cleans it: no empty, . or .. segments, and a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	clean := pathpkg.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
+}
+
+// checked checks, before h runs, what the route's request path shares: that the query names
+// only the route's parameters, and that a body is JSON (415 otherwise), at most maxBody bytes
+// (413) and names no key twice in an object (400). The body is read whole here, so h reads it
+// from memory.
+func (rt Route) checked(h handler) handler {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+		if err := rt.checkQuery(r); err != nil {
+			return err
+		}
+		if !rt.takesBody() {
+			return h(w, r, p)
+		}
+		if err := jsonContent(r); err != nil {
+			return err
+		}
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			return fmt.Errorf("read the body: %w", err)
+		}
+		if field := duplicateKey(data); field != "" {
+			return &body.ProblemsError{Problems: []body.Problem{{Field: field, Rule: "json.duplicate_key",
+				Message: "is written more than once in its object: JSON readers differ on which one counts, so write it once"}}}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		return h(w, r, p)
+	}
+}
+
+// checkQuery refuses a query parameter the route does not take: one misspelt or meant for another
+// route (?cluster_id= on GET /api/v1/nodepools) would otherwise be ignored, and the answer look
+// like what was asked for.
+func (rt Route) checkQuery(r *http.Request) error {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return &body.ProblemsError{Problems: []body.Problem{{Field: "(query)", Rule: "query.syntax", Message: err.Error()}}}
+	}
+	takes := "none"
+	if names := rt.query(); names != nil {
+		takes = strings.Join(names, ", ")
+	}
+	var problems []body.Problem
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(rt.query(), name) {
+			problems = append(problems, body.Problem{Field: name, Rule: "query.unknown",
+				Message: "is not a parameter of " + rt.Method + " " + rt.Path + ", which takes " + takes})
+		}
+	}
+	if problems != nil {
+		return &body.ProblemsError{Problems: problems}
+	}
+	return nil
+}
+
+// jsonContent refuses a body sent as anything but JSON in UTF-8 (415): a body typed text/plain
+// or as a form is a client's mistake, not a manifest to store. A body without a Content-Type is
+// read as JSON.
+func jsonContent(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mediaType, params, err := mime.ParseMediaType(ct)
+	if err == nil && mediaType == "application/json" {
+		if charset, ok := params["charset"]; !ok || strings.EqualFold(charset, "utf-8") {
+			return nil
+		}
+	}
+	return &Error{Status: http.StatusUnsupportedMediaType, Code: "UNSUPPORTED_MEDIA_TYPE",
+		Message: "the body is " + strconv.Quote(ct) + ": send it as Content-Type: application/json (UTF-8)"}
+}
+
+// duplicateKey is the first key that an object in data writes twice, at any depth, as a field
+// path ("spec.platform.digitalocean.region", "conditions[1].type"); "" when no key is written
+// twice. encoding/json keeps the last of two silently, and another reader may keep the first,
+// so a body that repeats a key does not say one thing. Data that is not JSON has no duplicate
+// here: the handler's decoder says what is wrong with it.
+func duplicateKey(data []byte) string {
+	type container struct {
+		path    string
+		object  bool
+		keys    map[string]bool
+		wantKey bool   // an object's next token is a key
+		member  string // the path of the object's member being read
+		index   int    // a list's next element
+	}
+	var stack []*container
+	// valuePath is the path of the value about to be read, and moves past it.
+	valuePath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		c := stack[len(stack)-1]
+		if c.object {
+			c.wantKey = true
+			return c.member
+		}
+		c.index++
+		return c.path + "[" + strconv.Itoa(c.index-1) + "]"
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, &container{path: valuePath(), object: tok == json.Delim('{'), keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				c := stack[n-1]
+				key, _ := tok.(string)
+				member := key
+				if c.path != "" {
+					member = c.path + "." + key
+				}
+				if c.keys[key] {
+					return member
+				}
+				c.keys[key], c.member, c.wantKey = true, member, false
+				continue
+			}
+			valuePath()
+		}
+		if len(stack) == 0 {
+			return "" // the first value is read: what follows it is the decoder's to refuse
+		}
+	}
 }
 
 // handler is one route's work once the caller is allowed.
@@ -172,19 +361,83 @@ func writeObject(w http.ResponseWriter, status int, o store.Object) {
 	writeJSON(w, status, o)
 }
 
-// ifMatch is the resource version a conditional write names. A write without one is refused
-// (428): two clients scaling one pool must not both win, the last silently.
-func ifMatch(r *http.Request) (string, error) {
-	v := strings.TrimSpace(r.Header.Get("If-Match"))
+// precondition is a conditional write's If-Match, read as RFC 9110 says: "*" matches any
+// version, and a list of ETags matches when one of them is the current version, compared
+// strongly: a weak ETag (W/"12") never matches, since it does not promise the exact version.
+type precondition struct {
+	any bool
+	// versions are the strong ETags' values.
+	versions []string
+}
+
+// ifMatch reads a conditional write's If-Match. A write without one is refused (428): two
+// clients scaling one pool must not both win, the last silently.
+func ifMatch(r *http.Request) (precondition, error) {
+	v := strings.TrimSpace(strings.Join(r.Header.Values("If-Match"), ","))
 	if v == "" {
-		return "", &Error{Status: http.StatusPreconditionRequired, Code: "PRECONDITION_REQUIRED",
+		return precondition{}, &Error{Status: http.StatusPreconditionRequired, Code: "PRECONDITION_REQUIRED",
 			Message: "updates and deletes are conditional: send If-Match with the resource_version you read"}
 	}
-	v = strings.TrimPrefix(v, "W/")
-	if uq, err := strconv.Unquote(v); err == nil {
-		v = uq
+	if v == "*" {
+		return precondition{any: true}, nil
 	}
-	return v, nil
+	var p precondition
+	for rest := v; ; {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			return p, nil
+		}
+		if rest[0] == ',' { // RFC 9110 lets a list have empty members
+			rest = rest[1:]
+			continue
+		}
+		weak := strings.HasPrefix(rest, "W/")
+		rest = strings.TrimPrefix(rest, "W/")
+		var tag string
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return p, badIfMatch("an ETag is not closed by a quote")
+			}
+			tag, rest = rest[1:1+end], rest[2+end:]
+		} else {
+			// A bare version, 12: not an RFC 9110 ETag, but what clients were told works.
+			end := strings.IndexAny(rest, ", \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			tag, rest = rest[:end], rest[end:]
+			if tag == "" {
+				return p, badIfMatch("W/ is not followed by a quoted ETag")
+			}
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if rest != "" && rest[0] != ',' {
+			return p, badIfMatch("ETags are separated by commas")
+		}
+		if !weak {
+			p.versions = append(p.versions, tag)
+		}
+	}
+}
+
+func badIfMatch(why string) error {
+	return &body.ProblemsError{Problems: []body.Problem{{Field: "If-Match", Rule: "header.if_match",
+		Message: why + `: send "*" or the ETags read, "12" or "11", "12"`}}}
+}
+
+// version is what the store compares with the object's version, which is current when read:
+// the current version when the precondition names it (the store then refuses the write if the
+// object changed since), store.AnyVersion for "*", and ErrStale (412) when it names no version
+// that is current.
+func (p precondition) version(current string) (string, error) {
+	if p.any {
+		return store.AnyVersion, nil
+	}
+	if slices.Contains(p.versions, current) {
+		return current, nil
+	}
+	return "", store.ErrStale
 }
 
 // readBody reads and checks a body's JSON.

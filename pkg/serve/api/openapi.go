@@ -55,13 +55,17 @@ func newOpenAPIDoc() *openAPIDoc {
 
 // errorStatuses are the errors an operation may answer with, each a component response.
 var errorStatuses = map[int]struct{ name, code, description string }{
-	http.StatusBadRequest:            {"ValidationError", "VALIDATION_ERROR", "The body or the query is invalid: problems names each field as it was written."},
-	http.StatusUnauthorized:          {"Unauthenticated", "UNAUTHENTICATED", "No valid bearer token was sent."},
-	http.StatusForbidden:             {"Forbidden", "FORBIDDEN", "The caller's role does not have the permission the operation needs (x-clusterplane-permission)."},
-	http.StatusNotFound:              {"NotFound", "NOT_FOUND", "No object has that id (or the cluster a node pool names does not exist)."},
-	http.StatusConflict:              {"Conflict", "CONFLICT", "The name is taken, or the cluster still has node pools or is protected (deletionProtection)."},
-	http.StatusPreconditionFailed:    {"PreconditionFailed", "PRECONDITION_FAILED", "The object changed since it was read: read it again (its resource_version) and retry."},
+	http.StatusBadRequest: {"ValidationError", "VALIDATION_ERROR", "The body, the query, the path or If-Match is invalid: problems names each field as it was written, " +
+		"a query parameter the operation does not take, a key written twice in the body, a path that is not clean ((path))."},
+	http.StatusUnauthorized:     {"Unauthenticated", "UNAUTHENTICATED", "No valid bearer token was sent."},
+	http.StatusForbidden:        {"Forbidden", "FORBIDDEN", "The caller's role does not have the permission the operation needs (x-clusterplane-permission)."},
+	http.StatusNotFound:         {"NotFound", "NOT_FOUND", "No object has that id (or the cluster a node pool names does not exist), or no route has the path."},
+	http.StatusMethodNotAllowed: {"MethodNotAllowed", "METHOD_NOT_ALLOWED", "The path does not take the method: Allow lists the methods it takes."},
+	http.StatusConflict: {"Conflict", "CONFLICT", "The name is taken, the cluster still has node pools or is protected (deletionProtection), " +
+		"or the object (or a new pool's cluster) is being deleted."},
+	http.StatusPreconditionFailed:    {"PreconditionFailed", "PRECONDITION_FAILED", "The object changed since it was read (If-Match names no current version; a weak ETag never does): read it again (its resource_version) and retry."},
 	http.StatusRequestEntityTooLarge: {"BodyTooLarge", "VALIDATION_ERROR", "The body is larger than 1 MiB."},
+	http.StatusUnsupportedMediaType:  {"UnsupportedMediaType", "UNSUPPORTED_MEDIA_TYPE", "The body's Content-Type is not application/json (bare, or with charset=utf-8)."},
 	http.StatusPreconditionRequired:  {"PreconditionRequired", "PRECONDITION_REQUIRED", "Updates and deletes are conditional: send If-Match with the resource_version read."},
 	http.StatusTooManyRequests:       {"RateLimited", "RATE_LIMITED", "The caller sent more requests a second than serve's --rate-limit allows: retry after Retry-After seconds."},
 	http.StatusInternalServerError:   {"Internal", "INTERNAL", "The server failed; its log says why."},
@@ -316,14 +320,17 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	for _, p := range pathParams(rt.Path) {
 		params = append(params, jsonObject{"name": p, "in": "path", "required": true, "schema": jsonObject{"type": "string", "format": "uuid"}})
 	}
-	errs := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusInternalServerError}
+	// What the request path answers on every route: the query (400), the token, the role, a
+	// method the path does not take, the rate and the server.
+	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed,
+		http.StatusTooManyRequests, http.StatusInternalServerError}
 	if len(pathParams(rt.Path)) > 0 {
 		errs = append(errs, http.StatusNotFound)
 	}
 	responses := jsonObject{}
 	requestBody := func(schema jsonObject) {
 		op["requestBody"] = jsonObject{"required": true, "content": d.content(schema)}
-		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge)
+		errs = append(errs, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	conditional := func() {
 		params = append(params, ref("parameters", "IfMatch"))
@@ -338,16 +345,16 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 		}
 		responses["201"] = d.objectResponse("Created: Location is the new object's URL.", true)
 	case "list":
-		for _, name := range []string{"Limit", "Offset", "Status", "Health"} {
-			params = append(params, ref("parameters", name))
+		for _, name := range rt.query() {
+			params = append(params, ref("parameters", kindName(name)))
 		}
-		errs = append(errs, http.StatusBadRequest)
 		responses["200"] = jsonObject{"description": "One page of the objects the filters select, oldest first.", "content": d.content(d.listSchema(rt.Kind))}
 	case "get":
 		responses["200"] = d.objectResponse("The object.", false)
 	case "update":
 		conditional()
 		requestBody(d.schema(reflect.TypeFor[body.Body]()))
+		errs = append(errs, http.StatusConflict) // the object is being deleted
 		responses["200"] = d.objectResponse("Updated.", false)
 	case "delete":
 		conditional()
@@ -394,6 +401,9 @@ func (d *openAPIDoc) document() jsonObject {
 		if status == http.StatusUnauthorized {
 			r["headers"] = jsonObject{"WWW-Authenticate": jsonObject{"schema": jsonObject{"type": "string"}, "description": `Bearer realm="clusterplane"`}}
 		}
+		if status == http.StatusMethodNotAllowed {
+			r["headers"] = jsonObject{"Allow": jsonObject{"schema": jsonObject{"type": "string"}, "description": "The methods the path takes."}}
+		}
 		if status == http.StatusTooManyRequests {
 			r["headers"] = jsonObject{"Retry-After": jsonObject{"schema": jsonObject{"type": "integer"}, "description": "Seconds to wait before the next request."}}
 		}
@@ -425,8 +435,9 @@ func (d *openAPIDoc) document() jsonObject {
 			"responses": responses,
 			"parameters": jsonObject{
 				"IfMatch": jsonObject{"name": "If-Match", "in": "header", "required": true,
-					"description": "The resource_version read (the ETag); without it the write is refused (428).",
-					"schema":      jsonObject{"type": "string"}},
+					"description": "The resource_version read (the ETag), \"*\" or a list of ETags, read as RFC 9110 says: the write goes when one is the current version, " +
+						"compared strongly (a weak ETag, W/\"12\", never matches); without it the write is refused (428).",
+					"schema": jsonObject{"type": "string"}},
 				"Limit":  query("limit", "The page's size.", jsonObject{"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
 				"Offset": query("offset", "How many objects to skip.", jsonObject{"type": "integer", "minimum": 0, "maximum": 1<<31 - 1, "default": 0}),
 				"Status": query("status", "Only the objects in this phase.", jsonObject{"type": "string", "enum": phases}),

@@ -179,3 +179,39 @@ func TestTheOpenAPIDocumentIsFresh(t *testing.T) {
 			"regenerate it with go test ./pkg/serve/api -run TestTheOpenAPIDocumentIsFresh -update")
 	}
 }
+
+func TestEveryOperationListsTheStatusesItsRequestPathCanAnswer(t *testing.T) {
+	doc := openAPIDocument(t)
+	paths, _ := doc["paths"].(map[string]any)
+	// Every route answers these: the query (400), the token, the role, a method its path does
+	// not take, the rate and the server.
+	every := []string{"400", "401", "403", "405", "429", "500"}
+	for _, tc := range []struct {
+		name string
+		// applies tells whether the statuses are the route's to answer.
+		applies  func(rt api.Route) bool
+		statuses []string
+	}{
+		{"every route answers the request path's errors", func(api.Route) bool { return true }, every},
+		{"a route with an id in its path answers 404", func(rt api.Route) bool { return strings.Contains(rt.Path, "{") }, []string{"404"}},
+		{"a route that takes a body answers 413 and 415", func(rt api.Route) bool { return rt.Method == "POST" || rt.Method == "PUT" }, []string{"413", "415"}},
+		{"a conditional write answers 412 and 428", func(rt api.Route) bool { return rt.Op == "update" || rt.Op == "delete" }, []string{"412", "428"}},
+		{"an update answers 409 for an object being deleted", func(rt api.Route) bool { return rt.Op == "update" }, []string{"409"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, rt := range api.Routes {
+				if !tc.applies(rt) {
+					continue
+				}
+				item, _ := paths[rt.Path].(map[string]any)
+				op, _ := item[strings.ToLower(rt.Method)].(map[string]any)
+				responses, _ := op["responses"].(map[string]any)
+				for _, status := range tc.statuses {
+					if _, ok := responses[status]; !ok {
+						t.Errorf("%s %s does not list %s", rt.Method, rt.Path, status)
+					}
+				}
+			}
+		})
+	}
+}

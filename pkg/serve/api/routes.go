@@ -43,6 +43,22 @@ var Routes = []Route{
 	{"PUT", "/api/v1/nodepools/{id}/status", auth.WriteStatus, "Report a node pool's status (controllers only)", store.NodePool, "report"},
 }
 
+// listQuery are the query parameters a list takes; no other route takes any.
+var listQuery = []string{"limit", "offset", "status", "health"}
+
+// query are the query parameters the route takes: any other is refused (400).
+func (rt Route) query() []string {
+	if rt.Op == "list" {
+		return listQuery
+	}
+	return nil
+}
+
+// takesBody tells whether the route reads a JSON body.
+func (rt Route) takesBody() bool {
+	return rt.Op == "create" || rt.Op == "update" || rt.Op == "report"
+}
+
 func (rt Route) handler(s *Server) handler {
 	switch rt.Op {
 	case "create":
@@ -62,7 +78,17 @@ func (rt Route) handler(s *Server) handler {
 		return s.update(rt.Kind)
 	case "delete":
 		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-			rv, err := ifMatch(r)
+			cond, err := ifMatch(r)
+			if err != nil {
+				return err
+			}
+			// The version is read to match If-Match's list against it; the store refuses the
+			// delete if the object changes in between.
+			old, err := s.Store.Get(r.Context(), rt.Kind, r.PathValue("id"))
+			if err != nil {
+				return err
+			}
+			rv, err := cond.version(old.ResourceVersion)
 			if err != nil {
 				return err
 			}
@@ -147,7 +173,7 @@ func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store
 
 func (s *Server) update(kind string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-		rv, err := ifMatch(r)
+		cond, err := ifMatch(r)
 		if err != nil {
 			return err
 		}
@@ -166,6 +192,10 @@ func (s *Server) update(kind string) handler {
 			return err
 		}
 		spec, err := json.Marshal(b.Spec)
+		if err != nil {
+			return err
+		}
+		rv, err := cond.version(old.ResourceVersion)
 		if err != nil {
 			return err
 		}
