@@ -65,8 +65,8 @@ folder for one machine only).
 
 Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audience; the role in
 --role-claim) or API tokens (serve token create). Roles: viewer reads; editor writes clusters and
-pools; controller reports status, and is the only role that does; admin writes, and is what the
-sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
+pools; controller reports status, and is the only role that does (an API token, under the one
+controller name it was made for); admin writes, and is what the sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
 
 Inside clusterplane sandbox, serve makes an admin token at each start and prints it once.`,
 		Example: `  clusterplane sandbox -- clusterplane serve
