@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
 // The API's benchmarks: one replica serving the API only (no workers, so no engine runs), on a
@@ -184,24 +187,28 @@ func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
 
 func benchListingAThousandPoolsWithFilters(b *testing.B, a *benchAPI) {
 	clusters, pools := a.seed(b, 10, 100)
-	// A controller reports on every pool: a quarter Ready and Healthy, a quarter Ready and
-	// Degraded, a quarter Failed, the rest Progressing. The filters then select 250 of 1,000.
+	// serve's workers report on every pool (their report alone sets phase and health, and no
+	// API caller may make it, so it is written to the store): a quarter Ready and Healthy, a
+	// quarter Ready and Degraded, a quarter Failed, the rest Progressing. The filters then
+	// select 250 of 1,000.
 	var all []string
 	for _, ps := range pools {
 		all = append(all, ps...)
 	}
-	reports := []string{
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
+	reports := [][]store.Condition{
+		{{Type: "Ready", Status: "True", Reason: "NodesReady"}},
+		{{Type: "Ready", Status: "True", Reason: "NodesReady"}, {Type: "Degraded", Status: "True", Reason: "NodeNotReady"}},
+		{{Type: "Ready", Status: "False", Reason: "Failed"}},
+		{{Type: "Progressing", Status: "True", Reason: "Scaling"}},
 	}
+	st := storeOf(b, a.url)
 	if err := parallel(len(all), 16, func(i int) error {
-		code, data, err := a.do(auth.Controller, "PUT", "/api/v1/nodepools/"+all[i]+"/status", reports[i%len(reports)])
-		if err == nil && code != http.StatusOK {
-			err = fmt.Errorf("report the status of pool %d: %d %s", i, code, data)
+		report := store.ControllerStatus{ControllerName: reconcile.Controller, ObservedGeneration: 1,
+			Conditions: slices.Clone(reports[i%len(reports)])}
+		if err := st.PutStatus(context.Background(), store.NodePool, all[i], report); err != nil {
+			return fmt.Errorf("report the status of pool %d: %w", i, err)
 		}
-		return err
+		return nil
 	}); err != nil {
 		b.Fatal(err)
 	}

@@ -177,11 +177,19 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 }
 
 // CreateToken makes an API token, stores its hash, and returns the text, which is shown once.
-func CreateToken(ctx context.Context, st *store.Store, name string, role auth.Role) (string, error) {
+// controller is the controller_name a controller token reports status under: required for that
+// role (auth.NewControllerToken), refused for the others, which report no status.
+func CreateToken(ctx context.Context, st *store.Store, name string, role auth.Role, controller string) (string, error) {
 	if !role.Valid() {
 		return "", fmt.Errorf("role %q: must be viewer, editor, controller or admin", role)
 	}
+	if role != auth.Controller && controller != "" {
+		return "", fmt.Errorf("a controller name is for controller tokens only: a %s token reports no status", role)
+	}
 	plain, rec, err := auth.NewToken(name, role)
+	if role == auth.Controller {
+		plain, rec, err = auth.NewControllerToken(name, controller)
+	}
 	if err != nil {
 		return "", err
 	}

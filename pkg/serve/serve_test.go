@@ -26,6 +26,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
+	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
@@ -87,11 +88,45 @@ func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options
 	})
 	tokens := map[auth.Role]string{}
 	for _, role := range []auth.Role{auth.Viewer, auth.Editor, auth.Controller, auth.Admin} {
-		if tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role); err != nil {
+		controller := ""
+		if role == auth.Controller {
+			controller = testController
+		}
+		if tokens[role], err = serve.CreateToken(ctx, svc.Store, "test-"+string(role), role, controller); err != nil {
 			tb.Fatal(err)
 		}
 	}
+	launched.Store(ts.URL, svc.Store)
+	tb.Cleanup(func() { launched.Delete(ts.URL) })
 	return ts.URL, b, tokens
+}
+
+// testController is the controller_name the controller token launch makes reports under.
+const testController = "test-controller"
+
+// launched maps the URL of each replica launch started to its store, for tests that write what
+// only serve's own workers may write (their "clusterplane" status) without running a worker.
+var launched sync.Map
+
+// storeOf is the store of the replica launch started at url.
+func storeOf(tb testing.TB, url string) *store.Store {
+	tb.Helper()
+	st, ok := launched.Load(url)
+	if !ok {
+		tb.Fatalf("no replica was launched at %s", url)
+	}
+	return st.(*store.Store)
+}
+
+// reportAsServe writes the status serve's own workers would report of the object: the report
+// no API caller may make, and the only one that sets its phase and health.
+func reportAsServe(tb testing.TB, url, kind, id string, generation int64, ready string) {
+	tb.Helper()
+	st := store.ControllerStatus{ControllerName: reconcile.Controller, ObservedGeneration: generation,
+		Conditions: []store.Condition{{Type: "Ready", Status: ready, Reason: "Test"}}}
+	if err := storeOf(tb, url).PutStatus(context.Background(), kind, id, st); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // call sends a request as role ("" for none) and returns the status and the decoded body.
@@ -204,8 +239,8 @@ func TestEveryRouteAnswersAsTheSeedShowsWithTheRightCodes(t *testing.T) {
 			{"a viewer may not create", "POST", "/api/v1/clusters", doCluster, auth.Viewer, nil, 403, "FORBIDDEN"},
 			{"an editor may not report status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Editor, nil, 403, "FORBIDDEN"},
 			{"an admin may not report status either", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Admin, nil, 403, "FORBIDDEN"},
-			{"a controller reports status", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`, auth.Controller, nil, 200, ""},
-			{"a status report for an id that is no id is not found", "PUT", "/api/v1/nodepools/nope/status", `{"controller_name": "x", "observed_generation": 1, "conditions": []}`, auth.Controller, nil, 404, "NOT_FOUND"},
+			{"a controller reports status under its own name", "PUT", "/api/v1/nodepools/" + poolID + "/status", `{"controller_name": "test-controller", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`, auth.Controller, nil, 200, ""},
+			{"a status report for an id that is no id is not found", "PUT", "/api/v1/nodepools/nope/status", `{"controller_name": "test-controller", "observed_generation": 1, "conditions": []}`, auth.Controller, nil, 404, "NOT_FOUND"},
 			{"a controller may not write a pool", "PUT", "/api/v1/nodepools/" + poolID, doPool(id, 3), auth.Controller, []string{"If-Match", rv}, 403, "FORBIDDEN"},
 			{"an unknown cluster is not found", "GET", "/api/v1/clusters/00000000-0000-0000-0000-000000000001", "", auth.Viewer, nil, 404, "NOT_FOUND"},
 			{"an id that is no id is not found", "GET", "/api/v1/nodepools/nope", "", auth.Viewer, nil, 404, "NOT_FOUND"},
@@ -231,6 +266,7 @@ func TestEveryRouteAnswersAsTheSeedShowsWithTheRightCodes(t *testing.T) {
 			})
 		}
 		t.Run("a pool reported Ready is listed under status=Ready with its total", func(t *testing.T) {
+			reportAsServe(t, s.url, store.NodePool, poolID, 1, "True")
 			_, out := s.call(auth.Viewer, "GET", "/api/v1/nodepools?status=Ready&health=Healthy", "")
 			if out["total"] != float64(1) || len(list(out["nodepools"])) != 1 {
 				t.Errorf("got %v", out)
@@ -238,7 +274,7 @@ func TestEveryRouteAnswersAsTheSeedShowsWithTheRightCodes(t *testing.T) {
 		})
 		t.Run("another controller's report is kept beside it and leaves the phase as clusterplane's says", func(t *testing.T) {
 			code, out := s.call(auth.Controller, "PUT", "/api/v1/nodepools/"+poolID+"/status",
-				`{"controller_name": "gpu-controller", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "NoGPUs"}]}`)
+				`{"controller_name": "test-controller", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "NoGPUs"}]}`)
 			if code != 200 || len(list(out["controller_status"])) != 2 {
 				t.Fatalf("got %d %v", code, out)
 			}

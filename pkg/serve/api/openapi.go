@@ -98,11 +98,17 @@ var schemaNotes = map[string]jsonObject{
 	"Condition.type":                   {"minLength": 1},
 	"Condition.status":                 {"enum": []string{"True", "False", "Unknown"}},
 	"Condition.lastTransitionTime":     {"description": "When the status last changed: the server keeps the earlier time while the status stays the same."},
-	"ControllerStatus.controller_name": {"minLength": 1},
+	"ControllerStatus.controller_name": {"minLength": 1, "maxLength": auth.MaxControllerName, "description": controllerNameNote},
 	"ControllerStatus.updated_at":      {"readOnly": true},
 	"Error.code":                       {"enum": errorCodes()},
 	"Error.problems":                   {"description": "A VALIDATION_ERROR's problems, each naming the field as the body wrote it."},
+	"ControllerStatus.observed_generation": {"minimum": 1,
+		"description": "The object's generation the report is of: from 1 to its current generation."},
 }
+
+// controllerNameNote is what a report's controller_name must be, and who may report under it.
+const controllerNameNote = "Printable text (no control or invisible characters, no space at either end). " +
+	"A controller token reports only under the name it was made for; no caller reports as clusterplane, serve's own workers'."
 
 func errorCodes() []string {
 	seen := map[string]bool{}
@@ -370,6 +376,19 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	}
 	for _, status := range errs {
 		responses[strconv.Itoa(status)] = ref("responses", errorStatuses[status].name)
+	}
+	if rt.Op == "report" {
+		// A report's 400 and 403 have reasons of their own, beyond a body's shape and a role.
+		errorResponse := func(description string) jsonObject {
+			return jsonObject{"description": description, "content": d.content(ref("schemas", "ErrorResponse"))}
+		}
+		responses["400"] = errorResponse("The report is malformed (code VALIDATION_ERROR), each problem naming its field: " +
+			"controller_name missing or not printable (control or invisible characters, a space at either end, more than " +
+			strconv.Itoa(auth.MaxControllerName) + " bytes); observed_generation not from 1 to the object's current generation; " +
+			"a condition without a type or a status of True, False or Unknown.")
+		responses["403"] = errorResponse("The caller may not report under that controller_name (code FORBIDDEN), as the message says: " +
+			"it lacks the write-status permission; the name is clusterplane, serve's own workers' (in any case); it is not the name " +
+			"the controller token was made for; the token was made before tokens named their controller; or the caller came through OIDC or a trusted proxy.")
 	}
 	op["responses"] = responses
 	if params != nil {

@@ -215,3 +215,33 @@ func TestEveryOperationListsTheStatusesItsRequestPathCanAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A status report's 400 and 403 say the reasons of their own: the generation's bounds, the name's
+// rules, and who may report under which name.
+func TestTheStatusReportsAnswersSayWhyAReportIsRefused(t *testing.T) {
+	doc := openAPIDocument(t)
+	paths, _ := doc["paths"].(map[string]any)
+	tests := []struct {
+		name, status string
+		want         []string
+	}{
+		{"a 400 names the generation's bounds and the name's rules", "400", []string{"observed_generation not from 1 to the object's current generation", "controller_name missing or not printable"}},
+		{"a 403 names the reserved name and the token's own", "403", []string{"clusterplane, serve's own workers'", "not the name the controller token was made for", "OIDC or a trusted proxy"}},
+	}
+	for _, path := range []string{"/api/v1/clusters/{id}/status", "/api/v1/nodepools/{id}/status"} {
+		item, _ := paths[path].(map[string]any)
+		put, _ := item["put"].(map[string]any)
+		responses, _ := put["responses"].(map[string]any)
+		for _, tt := range tests {
+			t.Run(path+": "+tt.name, func(t *testing.T) {
+				r, _ := responses[tt.status].(map[string]any)
+				description, _ := r["description"].(string)
+				for _, w := range tt.want {
+					if !strings.Contains(description, w) {
+						t.Errorf("the %s answer %q does not say %q", tt.status, description, w)
+					}
+				}
+			})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -274,8 +275,13 @@ func (s *Server) status(kind string) handler {
 	}
 }
 
+// report is PUT .../status. Its checks, in order: the body's shape (400, every problem at once:
+// a printable controller_name, an observed_generation of at least 1, well-formed conditions);
+// then whether the caller may report under that name (403: auth.Principal.MayReportAs, so that
+// a status is written only by the controller it names and never as serve's own workers); then,
+// under the object's lock, that the generation is one the object has had (400).
 func (s *Server) report(kind string) handler {
-	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		var st store.ControllerStatus
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
@@ -283,8 +289,12 @@ func (s *Server) report(kind string) handler {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "(body)", Rule: "json", Message: err.Error()}}}
 		}
 		var problems []body.Problem
-		if st.ControllerName == "" {
-			problems = append(problems, body.Problem{Field: "controller_name", Rule: "status.controller_name", Message: "is required"})
+		if err := auth.CheckControllerName(st.ControllerName); err != nil {
+			problems = append(problems, body.Problem{Field: "controller_name", Rule: "status.controller_name", Message: err.Error()})
+		}
+		if st.ObservedGeneration < 1 {
+			problems = append(problems, body.Problem{Field: "observed_generation", Rule: "status.observed_generation",
+				Message: "must be from 1 to the object's current generation, not " + strconv.FormatInt(st.ObservedGeneration, 10)})
 		}
 		for i, c := range st.Conditions {
 			if c.Type == "" || (c.Status != "True" && c.Status != "False" && c.Status != "Unknown") {
@@ -295,7 +305,15 @@ func (s *Server) report(kind string) handler {
 		if problems != nil {
 			return &body.ProblemsError{Problems: problems}
 		}
-		if err := s.Store.PutStatus(r.Context(), kind, r.PathValue("id"), st); err != nil {
+		if err := p.MayReportAs(st.ControllerName); err != nil {
+			return &Error{Status: http.StatusForbidden, Code: "FORBIDDEN", Message: err.Error()}
+		}
+		err := s.Store.PutStatus(r.Context(), kind, r.PathValue("id"), st)
+		var generation *store.GenerationError
+		if errors.As(err, &generation) {
+			return &body.ProblemsError{Problems: []body.Problem{{Field: "observed_generation", Rule: "status.observed_generation", Message: generation.Error()}}}
+		}
+		if err != nil {
 			return err
 		}
 		return s.status(kind)(w, r, auth.Principal{})

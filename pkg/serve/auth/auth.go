@@ -53,6 +53,10 @@ type Principal struct {
 	Role Role
 	// Via is ViaOIDC, ViaToken or ViaProxy.
 	Via string
+	// Controller is the one controller_name the caller may report status under: a controller
+	// API token's own (TokenRecord.Controller). It is empty for every other caller, who may
+	// report none (see MayReportAs).
+	Controller string
 }
 
 // Authenticator finds the Principal of a request. Its zero value trusts nothing: every request

@@ -289,6 +289,9 @@ func (s *memStore) TokenByID(_ context.Context, id string) (TokenRecord, error) 
 func newTestToken(t *testing.T, name string, role Role) (string, TokenRecord) {
 	t.Helper()
 	plain, rec, err := NewToken(name, role)
+	if role == Controller {
+		plain, rec, err = NewControllerToken(name, name)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,9 +316,9 @@ func TestAPITokens(t *testing.T) {
 		wantUnauth bool
 	}{
 		{
-			name:  "a valid token has its record's role",
+			name:  "a valid token has its record's role and controller",
 			token: ctrl,
-			want:  Principal{Subject: ctrlRec.ID, Role: Controller, Via: ViaToken},
+			want:  Principal{Subject: ctrlRec.ID, Role: Controller, Via: ViaToken, Controller: "controller"},
 		},
 		{name: "a token with a wrong secret is unauthenticated", token: wrongSecret, wantUnauth: true},
 		{name: "a revoked token is unauthenticated", token: revoked, wantUnauth: true},
@@ -546,5 +549,80 @@ func TestParseRole(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "viewer, editor, controller, admin") {
 			t.Errorf("ParseRole(%q) gave %v; want an error naming the roles", s, err)
 		}
+	}
+}
+
+func TestAControllerTokenNamesOnePrintableControllerThatIsNotServes(t *testing.T) {
+	tests := []struct {
+		name, controller string
+		wantErr          string // "" when the token is made
+	}{
+		{"a controller token is made for a controller name", "gpu-probe", ""},
+		{"a name with a dot and a slash is printable", "example.com/gpu-probe", ""},
+		{"a name of the bound's length is made", strings.Repeat("c", MaxControllerName), ""},
+		{"a controller token needs a controller name", "", "is required"},
+		{"serve's own name is refused", "clusterplane", "reserved for serve's own workers"},
+		{"serve's own name in another case is refused", "ClusterPlane", "reserved"},
+		{"a name with a NUL is refused", "gpu\x00probe", "unprintable"},
+		{"a name with a newline is refused", "gpu-probe\nclusterplane", "unprintable"},
+		{"a name with a zero-width space is refused", "cluster\u200bplane", "unprintable"},
+		{"a name with a space at its end is refused", "gpu-probe ", "space"},
+		{"a name that is not UTF-8 is refused", "gpu\xffprobe", "UTF-8"},
+		{"a name longer than the bound is refused", strings.Repeat("c", MaxControllerName+1), "at most"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, rec, err := NewControllerToken("bot", tt.controller)
+			if tt.wantErr == "" {
+				if err != nil || rec.Role != Controller || rec.Controller != tt.controller {
+					t.Fatalf("got %+v, %v; want a controller token for %q", rec, err, tt.controller)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("got %v; want an error saying %q", err, tt.wantErr)
+			}
+		})
+	}
+	t.Run("NewToken makes no controller token, which must name its controller", func(t *testing.T) {
+		if _, _, err := NewToken("bot", Controller); err == nil {
+			t.Error("a controller token without a controller name was made")
+		}
+	})
+}
+
+func TestOnlyAControllerTokenReportsAndOnlyUnderItsOwnName(t *testing.T) {
+	token := Principal{Subject: "0123456789abcdef", Role: Controller, Via: ViaToken, Controller: "gpu-probe"}
+	tests := []struct {
+		name     string
+		p        Principal
+		report   string
+		wantText string // "" when the report is allowed
+	}{
+		{"a controller token reports under its own name", token, "gpu-probe", ""},
+		{"a controller token may not report under another name", token, "autoscaler", `as controller "gpu-probe" only`},
+		{"a controller token may not report as serve's workers", token, "clusterplane", "reserved"},
+		{"an admin may not report as serve's workers", Principal{Subject: "a", Role: Admin, Via: ViaToken}, "clusterplane", "reserved"},
+		{"an admin may not report at all", Principal{Subject: "a", Role: Admin, Via: ViaToken}, "gpu-probe", "may not write-status"},
+		{"a controller token made before tokens named their controller reports nothing",
+			Principal{Subject: "0123456789abcdef", Role: Controller, Via: ViaToken}, "gpu-probe", "made before controller tokens named their controller"},
+		{"an OIDC caller with the controller role reports nothing",
+			Principal{Subject: "user", Role: Controller, Via: ViaOIDC}, "gpu-probe", "an OIDC caller may report none"},
+		{"a trusted proxy's user with the controller role reports nothing",
+			Principal{Subject: "me@example.com", Role: Controller, Via: ViaProxy}, "gpu-probe", "a trusted-proxy caller may report none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.p.MayReportAs(tt.report)
+			if tt.wantText == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("got %v; want an error saying %q", err, tt.wantText)
+			}
+		})
 	}
 }

@@ -41,11 +41,37 @@ type TokenRecord struct {
 	Role    Role
 	Hash    []byte // sha256 of the secret
 	Revoked bool
+	// Controller is the controller_name a controller token reports status under, and the only
+	// one it may. It is empty for the other roles, and for controller tokens made before tokens
+	// named their controller: those report nothing until replaced (see Principal.MayReportAs).
+	Controller string
 }
 
-// NewToken makes an API token for a bot or a controller. The plain text, "cpt_<id>_<secret>", is
-// to be shown once to whoever asked for it; only rec, which holds the secret's hash, is stored.
+// NewToken makes an API token for a bot or a person's tool, of any role but controller (see
+// NewControllerToken). The plain text, "cpt_<id>_<secret>", is to be shown once to whoever asked
+// for it; only rec, which holds the secret's hash, is stored.
 func NewToken(name string, role Role) (plain string, rec TokenRecord, err error) {
+	if role == Controller {
+		return "", TokenRecord{}, errors.New("new API token: a controller token names the controller_name it reports status under (NewControllerToken)")
+	}
+	return newToken(name, role, "")
+}
+
+// NewControllerToken makes an API token of the controller role that reports status under
+// controller, and under no other controller_name: a token that could report under any name could
+// pass itself off as another controller, or as serve's own workers (ReservedController, which
+// no token may have). controller must pass CheckControllerName.
+func NewControllerToken(name, controller string) (plain string, rec TokenRecord, err error) {
+	if err := CheckControllerName(controller); err != nil {
+		return "", TokenRecord{}, errors.Wrapf(err, "new API token: controller name %q", controller)
+	}
+	if Reserved(controller) {
+		return "", TokenRecord{}, errors.Errorf("new API token: controller name %q is reserved for serve's own workers", controller)
+	}
+	return newToken(name, Controller, controller)
+}
+
+func newToken(name string, role Role, controller string) (plain string, rec TokenRecord, err error) {
 	if strings.TrimSpace(name) == "" {
 		return "", TokenRecord{}, errors.New("new API token: a name is required")
 	}
@@ -61,7 +87,7 @@ func NewToken(name string, role Role) (plain string, rec TokenRecord, err error)
 	if err != nil {
 		return "", TokenRecord{}, errors.Wrap(err, "new API token")
 	}
-	rec = TokenRecord{ID: id, Name: name, Role: role, Hash: hashSecret(secret)}
+	rec = TokenRecord{ID: id, Name: name, Role: role, Hash: hashSecret(secret), Controller: controller}
 	return TokenPrefix + id + "_" + secret, rec, nil
 }
 
@@ -135,5 +161,9 @@ func (a *Authenticator) authenticateToken(ctx context.Context, plain string) (Pr
 	if !role.Valid() {
 		role = "" // a record with a role this build does not know grants nothing
 	}
-	return Principal{Subject: rec.ID, Role: role, Via: ViaToken}, nil
+	p := Principal{Subject: rec.ID, Role: role, Via: ViaToken}
+	if role == Controller {
+		p.Controller = rec.Controller
+	}
+	return p, nil
 }

@@ -52,7 +52,7 @@ func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, err
 		}
 	}
 	if token == "" {
-		plain, err := serve.CreateToken(ctx, st, sandboxTokenName, auth.Admin)
+		plain, err := serve.CreateToken(ctx, st, sandboxTokenName, auth.Admin, "")
 		if err != nil {
 			return "", err
 		}

@@ -20,7 +20,7 @@ func TestSandboxedServeStartsShareOneAdminToken(t *testing.T) {
 		{name: "two starts in a new sandbox leave one admin token", before: func(*testing.T, *store.Store, string) {}},
 		{name: "the admin tokens earlier builds minted at every start are revoked", before: func(t *testing.T, st *store.Store, _ string) {
 			for _, name := range []string{"sandbox-1764160000", "sandbox-1764160100"} {
-				if _, err := serve.CreateToken(context.Background(), st, name, auth.Admin); err != nil {
+				if _, err := serve.CreateToken(context.Background(), st, name, auth.Admin, ""); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -65,8 +65,8 @@ folder for one machine only).
 
 Callers authenticate with an OIDC issuer's ID tokens (--oidc-issuer, --oidc-audience; the role in
 --role-claim) or API tokens (serve token create). Roles: viewer reads; editor writes clusters and
-pools; controller reports status, and is the only role that does; admin writes, and is what the
-sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
+pools; controller reports status, and is the only role that does (an API token, under the one
+controller name it was made for); admin writes, and is what the sandbox's token has. X-User-Email is believed only from --trusted-proxy addresses.
 
 Inside clusterplane sandbox, serve prints the sandbox's admin token at each start: one token,
 kept in the sandbox's folder (serve-token, 0600) and made anew only when it no longer opens the
@@ -215,8 +215,17 @@ func parsePrefixes(values []string) ([]netip.Prefix, error) {
 
 func tokenCommands(o *options) *cobra.Command {
 	token := &cobra.Command{Use: "token", Short: "Create, list and revoke the API tokens of bots and controllers", Args: cobra.NoArgs}
-	var name, role string
-	create := &cobra.Command{Use: "create --name NAME --role ROLE", Short: "Create an API token: it is printed once, and only its hash is kept", Args: cobra.NoArgs,
+	var name, role, controller string
+	create := &cobra.Command{Use: "create --name NAME --role ROLE [--controller CONTROLLER]", Short: "Create an API token: it is printed once, and only its hash is kept", Args: cobra.NoArgs,
+		Long: `create makes an API token and prints it once; only its hash is kept.
+
+A controller token reports status under one controller_name, the one --controller names, and
+under no other: a controller cannot pass itself off as another, nor as serve's own workers
+("clusterplane", which no token may report as). --controller is required with --role controller
+and refused with the other roles. Controller tokens made before --controller existed report no
+status: replace them with one made with --controller, then revoke them.`,
+		Example: `  clusterplane serve token create --name ci --role editor
+  clusterplane serve token create --name gpu-probe --role controller --controller gpu-probe`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if role == "" {
 				return errors.New("--role is required: viewer, editor, controller or admin")
@@ -228,8 +237,22 @@ func tokenCommands(o *options) *cobra.Command {
 			if name == "" {
 				return errors.New("--name: name the token after who uses it (a bot, a controller)")
 			}
+			if r == auth.Controller && controller == "" {
+				return errors.New("--controller is required with --role controller: the controller_name the token reports status under, and the only one it may")
+			}
+			if r != auth.Controller && controller != "" {
+				return errors.Errorf("--controller is for --role controller only: a %s token reports no status", r)
+			}
+			if r == auth.Controller {
+				if err := auth.CheckControllerName(controller); err != nil {
+					return errors.Wrapf(err, "--controller %q", controller)
+				}
+				if auth.Reserved(controller) {
+					return errors.Errorf("--controller %q is reserved for serve's own workers: name the controller that will use the token", controller)
+				}
+			}
 			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
-				plain, err := serve.CreateToken(ctx, st, name, r)
+				plain, err := serve.CreateToken(ctx, st, name, r, controller)
 				if err == nil {
 					fmt.Fprintln(cmd.OutOrStdout(), plain)
 				}
@@ -238,6 +261,7 @@ func tokenCommands(o *options) *cobra.Command {
 		}}
 	create.Flags().StringVar(&name, "name", "", "who uses the token")
 	create.Flags().StringVar(&role, "role", "", "viewer, editor, controller or admin")
+	create.Flags().StringVar(&controller, "controller", "", "with --role controller (required there): the controller_name the token reports status under, and the only one it may")
 	list := &cobra.Command{Use: "list", Short: "List the API tokens (never their text)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.withStore(cmd, func(ctx context.Context, st *store.Store) error {
@@ -280,13 +304,22 @@ func (o *options) withStore(cmd *cobra.Command, f func(ctx context.Context, st *
 
 func printTokens(w io.Writer, tokens []store.Token) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tROLE\tCONTROLLER\tCREATED\tREVOKED")
 	for _, t := range tokens {
 		revoked := "-"
 		if t.RevokedAt != nil {
 			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		// A controller token without a controller was made before tokens named one: it reports
+		// no status until replaced, which the column says rather than leaving it blank.
+		controller := "-"
+		switch {
+		case t.Controller != "":
+			controller = t.Controller
+		case t.Role == string(auth.Controller):
+			controller = "(none: replace this token)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, controller, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	tw.Flush()
 }

@@ -33,6 +33,10 @@ func TestServeSaysWhatIsMissingBeforeItConnectsToAnything(t *testing.T) {
 		{"a rescue before the stack's timeout", []string{"--database-url", "postgres://x", "--stack-timeout", "1h", "--rescue-after", "30m"}, "must be longer than --stack-timeout"},
 		{"a token without a role", []string{"token", "create", "--database-url", "postgres://x", "--name", "ci"}, "--role"},
 		{"a token without a name", []string{"token", "create", "--database-url", "postgres://x", "--role", "editor"}, "--name"},
+		{"a controller token without its controller", []string{"token", "create", "--database-url", "postgres://x", "--name", "probe", "--role", "controller"}, "--controller is required with --role controller"},
+		{"a controller token for serve's own workers", []string{"token", "create", "--database-url", "postgres://x", "--name", "probe", "--role", "controller", "--controller", "clusterplane"}, "reserved for serve's own workers"},
+		{"a controller token whose controller has a newline", []string{"token", "create", "--database-url", "postgres://x", "--name", "probe", "--role", "controller", "--controller", "probe\nclusterplane"}, "unprintable"},
+		{"an editor token that names a controller", []string{"token", "create", "--database-url", "postgres://x", "--name", "ci", "--role", "editor", "--controller", "probe"}, "--controller is for --role controller only"},
 		{"a token list on a database serve does not take", []string{"token", "list", "--database-url", "mysql://db"}, "not a database URL serve takes"},
 	}
 	for _, tt := range tests {
@@ -128,13 +132,19 @@ func TestWithNoDatabaseNamedTheTokensAreKeptInServesSQLiteFile(t *testing.T) {
 			if listed := run("token", "list"); !strings.Contains(listed, "portal") || !strings.Contains(listed, "editor") {
 				t.Errorf("token list does not show the token made: %s", listed)
 			}
+			if probe := run("token", "create", "--name", "probe", "--role", "controller", "--controller", "gpu-probe"); !strings.HasPrefix(probe, "cpt_") {
+				t.Fatalf("token create --role controller printed %q", probe)
+			}
+			if listed := run("token", "list"); !strings.Contains(listed, "CONTROLLER") || !strings.Contains(listed, "gpu-probe") {
+				t.Errorf("token list does not show the controller token's controller: %s", listed)
+			}
 			st, err := store.Open(context.Background(), store.SQLitePrefix+filepath.Join(dir, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if tokens, err := st.Tokens(context.Background()); err != nil || len(tokens) != 1 || tokens[0].Name != "portal" {
-				t.Errorf("the tokens in %s: %v %v, want the one made", tt.file, tokens, err)
+			if tokens, err := st.Tokens(context.Background()); err != nil || len(tokens) != 2 || tokens[0].Name != "portal" || tokens[1].Controller != "gpu-probe" {
+				t.Errorf("the tokens in %s: %v %v, want the two made", tt.file, tokens, err)
 			}
 		})
 	}

@@ -101,12 +101,16 @@ CREATE TABLE IF NOT EXISTS clusterplane_tokens (
 	role text NOT NULL,
 	hash bytea NOT NULL,
 	created_at timestamptz NOT NULL,
-	revoked_at timestamptz
+	revoked_at timestamptz,
+	controller text NOT NULL DEFAULT ''
 );
+ALTER TABLE clusterplane_tokens ADD COLUMN IF NOT EXISTS controller text NOT NULL DEFAULT '';
 `
 
 // sqliteSchema is postgresSchema in SQLite's types: ids and JSON as text, times as timestamps
-// (which the driver reads back as times), and a counter row for the resource versions.
+// (which the driver reads back as times), and a counter row for the resource versions. SQLite
+// has no ADD COLUMN IF NOT EXISTS: the columns added since a table was first made are in
+// sqliteAdded instead.
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS clusterplane_objects (
 	id text PRIMARY KEY,
@@ -144,9 +148,18 @@ CREATE TABLE IF NOT EXISTS clusterplane_tokens (
 	role text NOT NULL,
 	hash blob NOT NULL,
 	created_at timestamp NOT NULL,
-	revoked_at timestamp
+	revoked_at timestamp,
+	controller text NOT NULL DEFAULT ''
 );
 `
+
+// sqliteAdded are the columns added to SQLite tables since they were first made, which
+// migrate adds to an older database's tables. An older database's rows get the default:
+// clusterplane_tokens.controller is empty for tokens made before controller tokens named their
+// controller, and such a token reports no status (auth.Principal.MayReportAs).
+var sqliteAdded = []struct{ table, column, definition string }{
+	{"clusterplane_tokens", "controller", "text NOT NULL DEFAULT ''"},
+}
 
 // connect opens the database a --database-url names: postgres:// or postgresql:// (PostgreSQL),
 // or sqlite:PATH (an SQLite file, made when missing).
@@ -287,6 +300,22 @@ func (d dialect) migrate(ctx context.Context, db *sql.DB) error {
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), d.unlock) //nolint:errcheck // the lock goes with the session anyway
 	}
-	_, err = conn.ExecContext(ctx, d.schema)
-	return errors.Wrap(err, "create the service's tables")
+	if _, err = conn.ExecContext(ctx, d.schema); err != nil {
+		return errors.Wrap(err, "create the service's tables")
+	}
+	if d.name != SQLite {
+		return nil
+	}
+	for _, c := range sqliteAdded {
+		var n int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info($1) WHERE name = $2`, c.table, c.column).Scan(&n); err != nil {
+			return errors.Wrapf(err, "look for %s.%s", c.table, c.column)
+		}
+		if n == 0 {
+			if _, err := conn.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.definition); err != nil {
+				return errors.Wrapf(err, "add %s.%s", c.table, c.column)
+			}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -73,6 +74,12 @@ func (s *Store) EditStatus(ctx context.Context, kind, id, controller string,
 		if !write {
 			return nil
 		}
+		// A report is of a generation the object has had: 1 when created, one more at each
+		// change of its spec. Checked here, under the row lock, so that it holds against the
+		// generation the report is written beside.
+		if st.ObservedGeneration < 1 || st.ObservedGeneration > o.Generation {
+			return &GenerationError{Observed: st.ObservedGeneration, Current: o.Generation}
+		}
 		st.ControllerName = controller
 		var before []Condition
 		if prior != nil {
@@ -105,6 +112,16 @@ func (s *Store) EditStatus(ctx context.Context, kind, id, controller string,
 			id, Phase(o, st), Health(st))
 		return errors.Wrap(err, "write the phase")
 	})
+}
+
+// GenerationError is a report's observed_generation that the object never had: below 1 or
+// above its current generation.
+type GenerationError struct {
+	Observed, Current int64
+}
+
+func (e *GenerationError) Error() string {
+	return fmt.Sprintf("must be from 1 to the object's current generation %d, not %d", e.Current, e.Observed)
 }
 
 // readStatus reads one controller's status row; sql.ErrNoRows when there is none.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
@@ -137,4 +138,65 @@ func TestAConditionKeepsTheTimeItLastChanged(t *testing.T) {
 			t.Errorf("Progressing went from True to False, yet its time stayed %s", second["Progressing"])
 		}
 	})
+}
+
+// A database made before tokens named their controller gains the column, and its controller
+// tokens read back with no controller: they report no status until replaced.
+func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
+	databases := []struct {
+		name, driver string
+		url          func(t *testing.T) (storeURL, sqlURL string)
+		hash         string
+	}{
+		{"on SQLite", "sqlite", func(t *testing.T) (string, string) {
+			path := filepath.Join(t.TempDir(), "serve.db")
+			return store.SQLitePrefix + path, "file:" + filepath.ToSlash(path)
+		}, "blob"},
+		{"on PostgreSQL", "pgx", func(t *testing.T) (string, string) {
+			url := pgtest.Start(t).Database("store")
+			return url, url
+		}, "bytea"},
+	}
+	for _, db := range databases {
+		t.Run(db.name, func(t *testing.T) {
+			ctx := context.Background()
+			storeURL, sqlURL := db.url(t)
+			old, err := sql.Open(db.driver, sqlURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The table as it was, with a controller token in it.
+			if _, err := old.ExecContext(ctx, `CREATE TABLE clusterplane_tokens (id text PRIMARY KEY, name text NOT NULL,
+				role text NOT NULL, hash `+db.hash+` NOT NULL, created_at timestamp NOT NULL, revoked_at timestamp)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := old.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at) VALUES ('0123456789abcdef', 'probe', 'controller', $1, $2)`,
+				[]byte("not a real hash"), time.Now().UTC()); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+			st, err := store.Open(ctx, storeURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			rec, err := st.TokenByID(ctx, "0123456789abcdef")
+			if err != nil || rec.Role != "controller" || rec.Controller != "" {
+				t.Fatalf("the old token reads as %+v, %v; want a controller token with no controller", rec, err)
+			}
+			_, made, err := auth.NewControllerToken("gpu", "gpu-probe")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.AddToken(ctx, made); err != nil {
+				t.Fatal(err)
+			}
+			if rec, err := st.TokenByID(ctx, made.ID); err != nil || rec.Controller != "gpu-probe" {
+				t.Errorf("a token made after reads as %+v, %v; want its controller gpu-probe", rec, err)
+			}
+			if tokens, err := st.Tokens(ctx); err != nil || len(tokens) != 2 || tokens[1].Controller != "gpu-probe" {
+				t.Errorf("listed %+v, %v", tokens, err)
+			}
+		})
+	}
 }

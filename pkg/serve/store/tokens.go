@@ -11,8 +11,8 @@ import (
 
 // AddToken stores an API token's record: its hash, never its text (auth.NewToken).
 func (s *Store) AddToken(ctx context.Context, rec auth.TokenRecord) error {
-	_, err := s.DB.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		rec.ID, rec.Name, string(rec.Role), rec.Hash, time.Now().UTC())
+	_, err := s.DB.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at, controller) VALUES ($1, $2, $3, $4, $5, $6)`,
+		rec.ID, rec.Name, string(rec.Role), rec.Hash, time.Now().UTC(), rec.Controller)
 	return errors.Wrap(err, "store the token")
 }
 
@@ -21,8 +21,8 @@ func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, err
 	var rec auth.TokenRecord
 	var role string
 	var revoked *time.Time
-	err := s.DB.QueryRowContext(ctx, `SELECT id, name, role, hash, revoked_at FROM clusterplane_tokens WHERE id = $1`, id).
-		Scan(&rec.ID, &rec.Name, &role, &rec.Hash, &revoked)
+	err := s.DB.QueryRowContext(ctx, `SELECT id, name, role, hash, revoked_at, controller FROM clusterplane_tokens WHERE id = $1`, id).
+		Scan(&rec.ID, &rec.Name, &role, &rec.Hash, &revoked, &rec.Controller)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, auth.ErrNoToken
 	}
@@ -37,11 +37,15 @@ type Token struct {
 	Role      string     `json:"role"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+
+	// Controller is the controller_name a controller token reports status under; empty for
+	// other roles and for controller tokens made before tokens named one (they report none).
+	Controller string `json:"controller,omitempty"`
 }
 
 // Tokens lists every token, oldest first.
 func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, role, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, role, controller, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the tokens")
 	}
@@ -49,7 +53,7 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 	out := []Token{}
 	for rows.Next() {
 		var t Token
-		if err := rows.Scan(&t.ID, &t.Name, &t.Role, &t.CreatedAt, &t.RevokedAt); err != nil {
+		if err := rows.Scan(&t.ID, &t.Name, &t.Role, &t.Controller, &t.CreatedAt, &t.RevokedAt); err != nil {
 			return nil, errors.Wrap(err, "read a token")
 		}
 		out = append(out, t)
