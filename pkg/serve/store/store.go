@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -77,8 +78,10 @@ type Store struct {
 	// Database is PostgreSQL or SQLite.
 	Database string
 	dialect  dialect
-	// reads are SQLite's read-only connections (nil on PostgreSQL): see reader.
+	// reads are SQLite's read-only connections (nil on PostgreSQL): see read.
 	reads *sql.DB
+	// prepared are the reads' statements by their text (SQLite only): see read.
+	prepared sync.Map
 	// Enqueue, when set, is called in the transaction of every write that needs a reconcile.
 	Enqueue Enqueue
 	// Summarise names the controller whose reports set an object's phase and health (the
@@ -222,16 +225,52 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 	if uuid.Validate(id) != nil {
 		return Object{}, ErrNotFound
 	}
-	return scan(s.reader().QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+	return scan(s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
 }
 
-// reader is the pool a read outside any transaction goes to: SQLite's read-only connections,
-// which read beside its one writing connection (WAL), or PostgreSQL's one pool.
-func (s *Store) reader() *sql.DB {
-	if s.reads != nil {
-		return s.reads
+// read runs a read outside any transaction. On SQLite it goes to the read-only connections,
+// which read beside the one writing connection (WAL), its statement prepared once: parsing a
+// list's query took as long as running it. PostgreSQL's driver keeps prepared statements itself.
+func (s *Store) read(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s.reads == nil {
+		return s.DB.QueryContext(ctx, query, args...)
 	}
-	return s.DB
+	stmt, err := s.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.QueryContext(ctx, args...)
+}
+
+// readRow is read for one row.
+func (s *Store) readRow(ctx context.Context, query string, args ...any) row {
+	if s.reads == nil {
+		return s.DB.QueryRowContext(ctx, query, args...)
+	}
+	stmt, err := s.prepare(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return stmt.QueryRowContext(ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (e errRow) Scan(...any) error { return e.err }
+
+func (s *Store) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if stmt, ok := s.prepared.Load(query); ok {
+		return stmt.(*sql.Stmt), nil
+	}
+	stmt, err := s.reads.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, errors.Wrap(err, "prepare a read")
+	}
+	if old, loaded := s.prepared.LoadOrStore(query, stmt); loaded {
+		stmt.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return stmt, nil
 }
 
 // ClusterBody reads a cluster's body (body.Clusters): a pool's manifest is made with it.
@@ -371,7 +410,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
 	// The total is a subquery the database runs once (it names no column of the outer row),
 	// counting in the index alone; a window count(*) OVER () instead copied every selected row,
 	// spec and all, before the page was cut from them.
-	rows, err := s.reader().QueryContext(ctx, `SELECT `+columns+`, (SELECT count(*) FROM clusterplane_objects WHERE `+where+
+	rows, err := s.read(ctx, `SELECT `+columns+`, (SELECT count(*) FROM clusterplane_objects WHERE `+where+
 		`) FROM clusterplane_objects WHERE `+where+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {
@@ -392,7 +431,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
 	}
 	if len(out) == 0 && f.Offset > 0 {
 		// A page past the end has no row to carry the total: count on its own.
-		if err := s.reader().QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
+		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
 			return nil, 0, errors.Wrap(err, "count the objects")
 		}
 	}
