@@ -24,7 +24,7 @@ OUTPUTS_PAGE := docs/deploying.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench bench-fleet build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked lint test fuzz bench bench-api bench-fleet build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
@@ -34,6 +34,8 @@ help:
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
+	@echo "make bench-api        the API under a portal's load: 200 clients at once listing and reading 1,000 pools, on SQLite and"
+	@echo "                      a throwaway PostgreSQL; p50, p99, requests a second and the load (BENCH_API_ROUNDS=20)"
 	@echo "make bench-fleet      status, drift, preview and up on fleets of 100 and 1,000 DigitalOcean stacks, today's binary"
 	@echo "                      against 6de0a4d^ (bench/fleet.sh; needs make engine; FLEET_SIZES=100, FLEET_OLD_1000=1)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
@@ -119,6 +121,14 @@ bench:
 	bash bench/discover.sh
 	bash bench/takeover.sh
 	bash bench/deploy.sh
+
+# The API under a portal's load (issue 63): BenchmarkTwoHundredConcurrentClients in
+# pkg/serve/bench_test.go, on an SQLite file and a throwaway PostgreSQL (internal/testing/pgtest)
+# in one run; PostgreSQL is required, not skipped. Each round is 200 requests at once.
+BENCH_API_ROUNDS ?= 20
+bench-api:
+	CLUSTERPLANE_REQUIRE_POSTGRES=1 go test -run '^$$' -bench '^BenchmarkTwoHundredConcurrentClients$$' \
+		-benchtime $(BENCH_API_ROUNDS)x -timeout 20m ./pkg/serve/
 
 # Not part of bench or CI: it takes minutes at 100 stacks and most of an hour at 1,000.
 bench-fleet:

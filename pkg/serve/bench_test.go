@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -382,4 +387,183 @@ func benchAHundredConcurrentConditionalPuts(b *testing.B, a *benchAPI) {
 		b.ReportMetric(float64(rounds[len(rounds)-1])/float64(time.Millisecond), "round-max-ms")
 		b.ReportMetric(float64(len(rounds)), "rounds-one-winner")
 	})
+}
+
+// BenchmarkTwoHundredConcurrentClients is a portal's load (issue 63): 1,000 node pools in 10
+// clusters, each reported on by a controller, and 200 clients sending at once, a round at a
+// time. In "list" each client asks for one of the lists a portal shows (a filtered page of 100
+// across clusters, one cluster's page of 50, a page of 50 of all pools, the clusters); in "get"
+// each reads a pool of its own. Each reports the requests' p50 and p99 latency, the requests
+// served a second, and the run's load: the test process's CPU (client and replica, in cores),
+// the whole machine's CPU busy (PostgreSQL and anything else running included) and the most
+// goroutines seen. `make bench-api` runs it.
+func BenchmarkTwoHundredConcurrentClients(b *testing.B) {
+	onEachBenchDatabase(b, benchTwoHundredConcurrentClients)
+}
+
+func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
+	const n = 200
+	clusters, pools := a.seed(b, 10, 100)
+	var all []string
+	for _, ps := range pools {
+		all = append(all, ps...)
+	}
+	reports := []string{
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
+		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
+	}
+	if err := parallel(len(all), 16, func(i int) error {
+		code, data, err := a.do(auth.Controller, "PUT", "/api/v1/nodepools/"+all[i]+"/status", reports[i%len(reports)])
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("report the status of pool %d: %d %s", i, code, data)
+		}
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	// What each of the 200 clients asks for, by the client's number.
+	lists := func(i int) string {
+		switch i % 4 {
+		case 0:
+			return "/api/v1/nodepools?limit=100&status=Ready&health=Healthy"
+		case 1:
+			return fmt.Sprintf("/api/v1/clusters/%s/nodepools?limit=50&offset=%d", clusters[i%10], 50*(i/4%2))
+		case 2:
+			return fmt.Sprintf("/api/v1/nodepools?offset=%d", 50*(i/4%20))
+		}
+		return "/api/v1/clusters"
+	}
+	gets := func(i int) string { return "/api/v1/nodepools/" + all[i*len(all)/n] }
+	for _, c := range []struct {
+		name string
+		path func(i int) string
+	}{{"list", lists}, {"get", gets}} {
+		b.Run(c.name, func(b *testing.B) {
+			paths := make([]string, n)
+			for i := range paths {
+				paths[i] = c.path(i)
+			}
+			round := func(lat []time.Duration) error {
+				errs := make([]error, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						began := time.Now()
+						code, data, err := a.do(auth.Viewer, "GET", paths[i], "")
+						lat[i] = time.Since(began)
+						if err == nil && code != http.StatusOK {
+							err = fmt.Errorf("GET %s: %d %.200s", paths[i], code, data)
+						}
+						errs[i] = err
+					}()
+				}
+				wg.Wait()
+				return errors.Join(errs...)
+			}
+			// A round first, untimed, opens the client's 200 connections.
+			if err := round(make([]time.Duration, n)); err != nil {
+				b.Fatal(err)
+			}
+			var lats []time.Duration
+			lat := make([]time.Duration, n)
+			load := startLoad()
+			b.ResetTimer()
+			began := time.Now()
+			for b.Loop() {
+				if err := round(lat); err != nil {
+					b.Fatal(err)
+				}
+				lats = append(lats, lat...)
+			}
+			elapsed := time.Since(began)
+			b.StopTimer()
+			process, machine, goroutines := load.stop()
+			slices.Sort(lats)
+			b.ReportMetric(percentile(lats, 50), "p50-ms")
+			b.ReportMetric(percentile(lats, 99), "p99-ms")
+			b.ReportMetric(float64(len(lats))/elapsed.Seconds(), "req/s")
+			b.ReportMetric(process, "process-cores")
+			b.ReportMetric(machine, "machine-busy-%")
+			b.ReportMetric(float64(goroutines), "max-goroutines")
+		})
+	}
+}
+
+// load measures a run's load: the process's CPU time (getrusage), the machine's busy and idle
+// ticks (/proc/stat, Linux only: 0 elsewhere), and the most goroutines, sampled every 5 ms.
+type load struct {
+	began      time.Time
+	cpu        time.Duration
+	busy, idle uint64
+	done       chan struct{}
+	most       chan int
+}
+
+func startLoad() *load {
+	l := &load{began: time.Now(), cpu: processCPU(), done: make(chan struct{}), most: make(chan int, 1)}
+	l.busy, l.idle = machineTicks()
+	go func() {
+		most := runtime.NumGoroutine()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-l.done:
+				l.most <- most
+				return
+			case <-tick.C:
+				most = max(most, runtime.NumGoroutine())
+			}
+		}
+	}()
+	return l
+}
+
+// stop returns the process's CPU in cores (CPU time over wall time), the machine's busy share in
+// percent, and the most goroutines seen.
+func (l *load) stop() (process, machinePercent float64, goroutines int) {
+	wall := time.Since(l.began)
+	cpu := processCPU() - l.cpu
+	busy, idle := machineTicks()
+	close(l.done)
+	goroutines = <-l.most
+	if total := (busy - l.busy) + (idle - l.idle); total > 0 {
+		machinePercent = 100 * float64(busy-l.busy) / float64(total)
+	}
+	return cpu.Seconds() / wall.Seconds(), machinePercent, goroutines
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// machineTicks reads the first line of /proc/stat: the ticks all CPUs spent busy and idle
+// (idle and waiting for I/O).
+func machineTicks() (busy, idle uint64) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	for i, f := range fields[1:] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, 0
+		}
+		if i == 3 || i == 4 { // idle, iowait
+			idle += v
+		} else {
+			busy += v
+		}
+	}
+	return busy, idle
 }

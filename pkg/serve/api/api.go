@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -43,20 +44,36 @@ type Server struct {
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
 
-	limits *callerLimits
+	// TokenCacheTTL is how long a verified API token is believed before its record is read
+	// again (and so how long a revocation may take to reach this replica); 0 means
+	// DefaultTokenCacheTTL, a negative value reads the record on every request.
+	TokenCacheTTL time.Duration
+
+	// limits counts each authenticated caller's requests; failures, each address's failed
+	// authentications; lookups, the credentials not seen before from an address that has spent
+	// its failures. All nil when nobody is limited.
+	limits, failures, lookups *callerLimits
+	creds                     *credentials
 }
 
-// LimitCallers answers 429 to a caller (a token's subject, or the address of a request without
-// a valid one) that sends more than perSecond requests a second after a burst of burst. Call it
-// before Handler; without it nobody is limited.
+// LimitCallers answers 429 to a caller (a token's subject) that sends more than perSecond
+// requests a second after a burst of burst, and to an address whose failed authentications
+// exceed the same rate and burst. Call it before Handler; without it nobody is limited.
 func (s *Server) LimitCallers(perSecond float64, burst int) {
 	if perSecond > 0 {
 		s.limits = newCallerLimits(perSecond, max(burst, 1))
+		s.failures = newCallerLimits(perSecond, max(burst, 1))
+		s.lookups = newCallerLimits(perSecond, max(int(perSecond), 1))
 	}
 }
 
 // Handler is the API's routes.
 func (s *Server) Handler() http.Handler {
+	ttl := s.TokenCacheTTL
+	if ttl == 0 {
+		ttl = DefaultTokenCacheTTL
+	}
+	s.creds = newCredentials(ttl)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -258,15 +275,8 @@ type handler func(w http.ResponseWriter, r *http.Request, p auth.Principal) erro
 // guard authenticates the request and checks its role before h runs, and writes h's error.
 func (s *Server) guard(need auth.Permission, h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.guessing(w, r) {
-			return
-		}
-		p, err := s.Auth.Authenticate(r)
-		caller := p.Subject
-		if err != nil || caller == "" {
-			caller = address(r) // who guesses tokens is limited by where they send from
-		}
-		if s.limited(w, caller) {
+		p, refused, err := s.authenticate(w, r)
+		if refused {
 			return
 		}
 		switch {

@@ -1,18 +1,24 @@
 package api
 
 import (
+	"crypto/sha256"
+	"errors"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 )
 
 // callerLimits holds one token bucket per caller: a caller that sends more than its rate (after
-// a burst) is answered 429 until its bucket refills. Each replica counts for itself.
+// a burst) is answered 429 until its bucket refills. Each replica counts for itself. A nil
+// *callerLimits limits nobody.
 type callerLimits struct {
 	every rate.Limit
 	burst int
@@ -38,6 +44,9 @@ func newCallerLimits(perSecond float64, burst int) *callerLimits {
 // wait says how long caller must wait before its next request is served: 0 when it may go now
 // (the request is then counted).
 func (l *callerLimits) wait(caller string, now time.Time) time.Duration {
+	if l == nil {
+		return 0
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[caller]
@@ -60,6 +69,9 @@ func (l *callerLimits) wait(caller string, now time.Time) time.Duration {
 // spent tells that caller's bucket is empty at now, without counting a request: the check made
 // before a request's token is looked up.
 func (l *callerLimits) spent(caller string, now time.Time) bool {
+	if l == nil {
+		return false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[caller]
@@ -77,6 +89,14 @@ func (l *callerLimits) sweep(now time.Time) {
 	}
 }
 
+// DefaultRateLimit and DefaultRateBurst are `clusterplane serve`'s --rate-limit and
+// --rate-burst. The burst lets a portal's page load through: it sends some 200 requests at once
+// with one token, and two such loads in a row are still served before the rate applies.
+const (
+	DefaultRateLimit = 100
+	DefaultRateBurst = 400
+)
+
 // limited answers 429 when caller has sent more than its rate; it tells whether it did.
 func (s *Server) limited(w http.ResponseWriter, caller string) bool {
 	if s.limits == nil {
@@ -90,25 +110,64 @@ func (s *Server) limited(w http.ResponseWriter, caller string) bool {
 	return true
 }
 
-// guessing answers 429, before any token is looked up, a request from an address that has
-// spent its rate on requests without a valid credential: a flood of guessed tokens must not cost
-// a database read each. A valid token sent from that address waits too, as long as the
-// address's bucket takes to refill.
-func (s *Server) guessing(w http.ResponseWriter, r *http.Request) bool {
-	if s.limits == nil {
-		return false
+// authenticate finds the request's principal and applies the rate limits; refused tells that it
+// answered 429. A verified API token is believed for a few seconds without its record being read
+// again (credentials). Failed authentications are counted against the request's address, in a
+// bucket of their own: once an address has spent it, its failing requests are answered 429, and
+// a credential that already failed is refused before anything is looked up, so that a broken
+// client resending a bad token costs the database nothing. A valid token from the same address
+// (behind one proxy, everyone's) is still served: it is counted against its own subject only.
+// A credential not seen before from a spent address is looked up at most --rate-limit times a
+// second, so that a flood of ever new guesses costs the database a bounded number of reads.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (p auth.Principal, refused bool, err error) {
+	now := time.Now()
+	values := r.Header.Values("Authorization")
+	var key credentialKey
+	if len(values) > 0 {
+		key = sha256.Sum256([]byte(strings.Join(values, "\n")))
+		if p, ok := s.creds.verified(key, now); ok {
+			return p, s.limited(w, p.Subject), nil
+		}
 	}
 	addr := address(r)
-	now := time.Now()
-	if !s.limits.spent(addr, now) {
-		return false
+	knownBad := len(values) > 0 && s.creds.knownBad(key, now)
+	if len(values) > 0 && s.failures.spent(addr, now) && (knownBad || s.lookups.wait(addr, now) > 0) {
+		s.tooMany(w, addr, max(time.Second, s.failures.delay(addr, now)))
+		return auth.Principal{}, true, nil
 	}
-	s.tooMany(w, addr, max(time.Second, s.limits.delay(addr, now)))
-	return true
+	if knownBad {
+		err = auth.ErrUnauthenticated
+	} else {
+		p, err = s.Auth.Authenticate(r)
+	}
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		if len(values) > 0 {
+			s.creds.failed(key, now)
+		}
+		if d := s.failures.wait(addr, now); d > 0 {
+			s.tooMany(w, addr, d)
+			return auth.Principal{}, true, nil
+		}
+		return p, false, err
+	}
+	if err != nil {
+		return p, false, err // the server's own failure (500): nothing to remember or count
+	}
+	if len(values) > 0 {
+		s.creds.remember(key, p, now)
+	}
+	caller := p.Subject
+	if caller == "" {
+		caller = addr
+	}
+	return p, s.limited(w, caller), nil
 }
 
 // delay is how long caller waits for its next token.
 func (l *callerLimits) delay(caller string, now time.Time) time.Duration {
+	if l == nil {
+		return 0
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[caller]

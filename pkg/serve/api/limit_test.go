@@ -2,13 +2,18 @@ package api_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
 // countingTokens knows no token, and counts how often it is asked.
@@ -49,5 +54,183 @@ func TestAFloodOfGuessedTokensIsRefusedBeforeItsTokensAreLookedUp(t *testing.T) 
 	}
 	if n := tokens.lookups.Load(); n > 4 {
 		t.Errorf("the tokens were looked up %d times, want at most 4 (the burst, and a refill)", n)
+	}
+}
+
+// knownTokens holds one valid token and counts how often a token is looked up.
+type knownTokens struct {
+	rec     auth.TokenRecord
+	revoked atomic.Bool
+	lookups atomic.Int64
+}
+
+func (k *knownTokens) TokenByID(_ context.Context, id string) (auth.TokenRecord, error) {
+	k.lookups.Add(1)
+	if id != k.rec.ID {
+		return auth.TokenRecord{}, auth.ErrNoToken
+	}
+	rec := k.rec
+	rec.Revoked = k.revoked.Load()
+	return rec, nil
+}
+
+func newToken(t *testing.T, name string) (string, auth.TokenRecord) {
+	t.Helper()
+	plain, rec, err := auth.NewToken(name, auth.Viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain, rec
+}
+
+func TestRateLimits(t *testing.T) {
+	valid, rec := newToken(t, "portal")
+	// The valid token's id with another secret: a record is read, the secret does not match.
+	wrongSecret := valid[:len(valid)-4] + "0000"
+	if wrongSecret == valid {
+		wrongSecret = valid[:len(valid)-4] + "1111"
+	}
+	guesses := func(t *testing.T, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i], _ = newToken(t, "guess")
+		}
+		return out
+	}
+	repeat := func(token string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = token
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		perSecond       float64
+		burst           int
+		flood           func(t *testing.T) []string // sent one after another first ("" sends no token)
+		floodAtLeast429 int
+		then            func(t *testing.T) string // the token of the requests sent at once next
+		at              int                       // how many at once
+		want            int                       // what each of them must be answered
+		maxLookups      int64                     // 0: not checked
+	}{
+		{name: "200 requests at once on one token under the default limit are all served",
+			perSecond: api.DefaultRateLimit, burst: api.DefaultRateBurst,
+			then: func(*testing.T) string { return valid }, at: 200, want: http.StatusOK, maxLookups: 200},
+		{name: "a valid token from an address that flooded a wrong secret is served",
+			perSecond: 1, burst: 3, flood: func(*testing.T) []string { return repeat(wrongSecret, 50) }, floodAtLeast429: 46,
+			then: func(*testing.T) string { return valid }, at: 1, want: http.StatusOK},
+		{name: "a valid token from an address that flooded requests without a token is served",
+			perSecond: 1, burst: 3, flood: func(*testing.T) []string { return repeat("", 50) }, floodAtLeast429: 46,
+			then: func(*testing.T) string { return valid }, at: 1, want: http.StatusOK},
+		{name: "a flood of one bad token is still limited, and its token read once",
+			perSecond: 1, burst: 3, flood: func(*testing.T) []string { return repeat(wrongSecret, 50) }, floodAtLeast429: 46,
+			then: func(*testing.T) string { return wrongSecret }, at: 5, want: http.StatusTooManyRequests, maxLookups: 1},
+		{name: "a flood of ever new guesses is still limited, and few of them looked up",
+			perSecond: 1, burst: 3, flood: func(t *testing.T) []string { return guesses(t, 50) }, floodAtLeast429: 45,
+			then: func(t *testing.T) string { return guesses(t, 1)[0] }, at: 1, want: http.StatusTooManyRequests, maxLookups: 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "serve.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			tokens := &knownTokens{rec: rec}
+			s := &api.Server{Store: st, Auth: &auth.Authenticator{Tokens: tokens}}
+			s.LimitCallers(tt.perSecond, tt.burst)
+			ts := httptest.NewServer(s.Handler())
+			defer ts.Close()
+			call := func(token string) (int, error) {
+				req, _ := http.NewRequest("GET", ts.URL+"/api/v1/clusters", nil)
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return 0, err
+				}
+				defer resp.Body.Close()
+				_, _ = io.Copy(io.Discard, resp.Body)
+				return resp.StatusCode, nil
+			}
+			if tt.flood != nil {
+				codes := map[int]int{}
+				for _, token := range tt.flood(t) {
+					code, err := call(token)
+					if err != nil {
+						t.Fatal(err)
+					}
+					codes[code]++
+				}
+				if codes[http.StatusTooManyRequests] < tt.floodAtLeast429 {
+					t.Fatalf("the flood was answered %v, want at least %d answered 429", codes, tt.floodAtLeast429)
+				}
+			}
+			token := tt.then(t)
+			codes := make([]int, tt.at)
+			errs := make([]error, tt.at)
+			var wg sync.WaitGroup
+			for i := range tt.at {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					codes[i], errs[i] = call(token)
+				}()
+			}
+			wg.Wait()
+			got := map[int]int{}
+			for i := range codes {
+				if errs[i] != nil {
+					t.Fatal(errs[i])
+				}
+				got[codes[i]]++
+			}
+			if got[tt.want] != tt.at {
+				t.Errorf("%d requests at once were answered %v, want all %d", tt.at, got, tt.want)
+			}
+			if n := tokens.lookups.Load(); tt.maxLookups > 0 && n > tt.maxLookups {
+				t.Errorf("the tokens were looked up %d times, want at most %d", n, tt.maxLookups)
+			}
+		})
+	}
+}
+
+func TestARevokedTokenIsRefusedOnceTheCacheForgetsIt(t *testing.T) {
+	valid, rec := newToken(t, "bot")
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "serve.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tokens := &knownTokens{rec: rec}
+	const ttl = 200 * time.Millisecond
+	s := &api.Server{Store: st, Auth: &auth.Authenticator{Tokens: tokens}, TokenCacheTTL: ttl}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	call := func() int {
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/clusters", nil)
+		req.Header.Set("Authorization", "Bearer "+valid)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for range 5 {
+		if code := call(); code != http.StatusOK {
+			t.Fatalf("a valid token: %d", code)
+		}
+	}
+	if n := tokens.lookups.Load(); n != 1 {
+		t.Errorf("5 requests read the token %d times, want once (then believed for %s)", n, ttl)
+	}
+	tokens.revoked.Store(true) // as `serve token revoke` does in the database
+	time.Sleep(ttl + 50*time.Millisecond)
+	if code := call(); code != http.StatusUnauthorized {
+		t.Errorf("a token revoked %s ago: %d, want 401", ttl, code)
 	}
 }

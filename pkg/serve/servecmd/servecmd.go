@@ -23,6 +23,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve"
+	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
@@ -88,8 +89,8 @@ database.`,
 	f.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "addresses (CIDR) of proxies trusted to set X-User-Email; without it the header is ignored")
 	f.StringVar(&o.proxyRole, "proxy-role", "editor", "the role of a user a trusted proxy names")
 	f.StringVar(&o.secretsProvider, "secrets-provider", "", "how the secrets of stacks created are encrypted (as up's --secrets-provider)")
-	f.Float64Var(&o.rateLimit, "rate-limit", 50, "requests a second one caller (a token, or an address without one) may send before it is answered 429; 0 limits nobody")
-	f.IntVar(&o.rateBurst, "rate-burst", 100, "requests a caller may send at once before --rate-limit applies")
+	f.Float64Var(&o.rateLimit, "rate-limit", api.DefaultRateLimit, "requests a second one caller (a token's subject) may send before it is answered 429, and failed authentications a second from one address; 0 limits nobody")
+	f.IntVar(&o.rateBurst, "rate-burst", api.DefaultRateBurst, "requests a caller may send at once before --rate-limit applies (a portal sends some 200 at once)")
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud (a refreshing preview, spread over the interval; at least 1m); 0 only after each deploy")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before another replica takes it up as its worker's death (default --stack-timeout plus 5m)")

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -77,6 +78,10 @@ type Store struct {
 	// Database is PostgreSQL or SQLite.
 	Database string
 	dialect  dialect
+	// reads are SQLite's read-only connections (nil on PostgreSQL): see read.
+	reads *sql.DB
+	// prepared are the reads' statements by their text (SQLite only): see read.
+	prepared sync.Map
 	// Enqueue, when set, is called in the transaction of every write that needs a reconcile.
 	Enqueue Enqueue
 	// Summarise names the controller whose reports set an object's phase and health (the
@@ -101,11 +106,23 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		db.Close()
 		return nil, errors.Wrap(r.Error(err), what)
 	}
-	return &Store{DB: db, Database: d.name, dialect: d}, nil
+	st := &Store{DB: db, Database: d.name, dialect: d}
+	if d.name == SQLite {
+		if st.reads, err = openReads(url); err != nil {
+			db.Close()
+			return nil, errors.Wrap(r.Error(err), what)
+		}
+	}
+	return st, nil
 }
 
 // Close closes the database's connections.
-func (s *Store) Close() { s.DB.Close() }
+func (s *Store) Close() {
+	if s.reads != nil {
+		s.reads.Close()
+	}
+	s.DB.Close()
+}
 
 const columns = `id, kind, name, coalesce(CAST(cluster_id AS text), ''), spec, generation, resource_version, phase, health,
 	deleting, stack_owned, created_at, updated_at, created_by`
@@ -208,7 +225,52 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 	if uuid.Validate(id) != nil {
 		return Object{}, ErrNotFound
 	}
-	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+	return scan(s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+}
+
+// read runs a read outside any transaction. On SQLite it goes to the read-only connections,
+// which read beside the one writing connection (WAL), its statement prepared once: parsing a
+// list's query took as long as running it. PostgreSQL's driver keeps prepared statements itself.
+func (s *Store) read(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s.reads == nil {
+		return s.DB.QueryContext(ctx, query, args...)
+	}
+	stmt, err := s.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.QueryContext(ctx, args...)
+}
+
+// readRow is read for one row.
+func (s *Store) readRow(ctx context.Context, query string, args ...any) row {
+	if s.reads == nil {
+		return s.DB.QueryRowContext(ctx, query, args...)
+	}
+	stmt, err := s.prepare(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return stmt.QueryRowContext(ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (e errRow) Scan(...any) error { return e.err }
+
+func (s *Store) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if stmt, ok := s.prepared.Load(query); ok {
+		return stmt.(*sql.Stmt), nil
+	}
+	stmt, err := s.reads.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, errors.Wrap(err, "prepare a read")
+	}
+	if old, loaded := s.prepared.LoadOrStore(query, stmt); loaded {
+		stmt.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return stmt, nil
 }
 
 // ClusterBody reads a cluster's body (body.Clusters): a pool's manifest is made with it.
@@ -325,30 +387,64 @@ type Filter struct {
 }
 
 // List returns one page of the objects the filter selects, oldest first, and how many it
-// selects in all.
+// selects in all. One query answers both: a list was a count(*) and then the page, two round
+// trips. Only the filters given are in the query, compared with the columns as they are, so
+// that the indexes on (kind, cluster_id, created_at) and (kind, phase, health, created_at)
+// serve them.
 func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
-	where := `kind = $1 AND ($2 = '' OR CAST(cluster_id AS text) = $2) AND ($3 = '' OR phase = $3) AND ($4 = '' OR health = $4)`
-	args := []any{f.Kind, f.ClusterID, f.Phase, f.Health}
-	var total int
-	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, errors.Wrap(err, "count the objects")
+	where := `kind = $1`
+	args := []any{f.Kind}
+	and := func(column, value string) {
+		if value != "" {
+			args = append(args, value)
+			where += ` AND ` + column + ` = $` + strconv.Itoa(len(args))
+		}
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE `+where+
-		` ORDER BY created_at, id LIMIT $5 OFFSET $6`, append(args, f.Limit, f.Offset)...)
+	if f.ClusterID != "" && uuid.Validate(f.ClusterID) != nil {
+		return []Object{}, 0, nil // no cluster has that id (PostgreSQL would refuse it as a uuid)
+	}
+	and("cluster_id", f.ClusterID)
+	and("phase", f.Phase)
+	and("health", f.Health)
+	n := len(args)
+	// The total is a subquery the database runs once (it names no column of the outer row),
+	// counting in the index alone; a window count(*) OVER () instead copied every selected row,
+	// spec and all, before the page was cut from them.
+	rows, err := s.read(ctx, `SELECT `+columns+`, (SELECT count(*) FROM clusterplane_objects WHERE `+where+
+		`) FROM clusterplane_objects WHERE `+where+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
+		append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, errors.Wrap(err, "list the objects")
 	}
 	defer rows.Close()
 	out := []Object{}
+	total := 0
 	for rows.Next() {
-		o, err := scan(rows)
+		o, err := scan(withTotal{rows, &total})
 		if err != nil {
 			return nil, 0, errors.Wrap(err, "read an object")
 		}
 		out = append(out, o)
 	}
-	return out, total, errors.Wrap(rows.Err(), "list the objects")
+	if err := rows.Err(); err != nil {
+		return nil, 0, errors.Wrap(err, "list the objects")
+	}
+	if len(out) == 0 && f.Offset > 0 {
+		// A page past the end has no row to carry the total: count on its own.
+		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
+			return nil, 0, errors.Wrap(err, "count the objects")
+		}
+	}
+	return out, total, nil
 }
+
+// withTotal scans a list's row: the object's columns, then the window count List adds.
+type withTotal struct {
+	rows  *sql.Rows
+	total *int
+}
+
+func (w withTotal) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.total)...) }
 
 // sameJSON tells whether two JSON documents hold the same values, whatever their spacing and
 // key order (PostgreSQL's jsonb keeps neither).

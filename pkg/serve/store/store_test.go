@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -199,4 +201,61 @@ func TestATokenTableFromBeforeControllerNamesIsMigrated(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
+	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
+		ctx := context.Background()
+		var clusters []string
+		for _, name := range []string{"a", "b"} {
+			c, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: name, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clusters = append(clusters, c.ID)
+		}
+		// Cluster a has 6 pools, b has 4: 10 in all, their names in the order they were made.
+		for i := range 10 {
+			cluster := clusters[0]
+			if i >= 6 {
+				cluster = clusters[1]
+			}
+			if _, err := st.Create(ctx, store.Object{Kind: store.NodePool, Name: fmt.Sprintf("p%d", i), ClusterID: cluster,
+				Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tests := []struct {
+			name      string
+			filter    store.Filter
+			wantNames []string
+			wantTotal int
+		}{
+			{"the first page of all pools", store.Filter{Limit: 3}, []string{"p0", "p1", "p2"}, 10},
+			{"a later page of all pools", store.Filter{Limit: 3, Offset: 8}, []string{"p8", "p9"}, 10},
+			{"a page past the end still counts them all", store.Filter{Limit: 3, Offset: 20}, nil, 10},
+			{"one cluster's pools", store.Filter{ClusterID: clusters[1], Limit: 10}, []string{"p6", "p7", "p8", "p9"}, 4},
+			{"one cluster's page past its end", store.Filter{ClusterID: clusters[1], Limit: 10, Offset: 4}, nil, 4},
+			{"a status no pool has", store.Filter{Phase: "Ready", Limit: 10}, nil, 0},
+			{"the status and health every pool has", store.Filter{Phase: "Pending", Health: "Unknown", Limit: 2}, []string{"p0", "p1"}, 10},
+			{"a cluster id that is no uuid", store.Filter{ClusterID: "nope", Limit: 10}, nil, 0},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				f := tt.filter
+				f.Kind = store.NodePool
+				page, total, err := st.List(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, o := range page {
+					names = append(names, o.Name)
+				}
+				if !slices.Equal(names, tt.wantNames) || total != tt.wantTotal {
+					t.Errorf("got %v of %d, want %v of %d", names, total, tt.wantNames, tt.wantTotal)
+				}
+			})
+		}
+	})
 }
