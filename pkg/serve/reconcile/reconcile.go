@@ -318,7 +318,7 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 		return nil
 	case errors.Is(err, store.ErrReferenced):
 		return w.stop(ctx, o, Blocked, "the cluster's stack is gone, but its record cannot be removed: node pools still "+
-			"refer to it. Delete them: the cluster goes after the last", err)
+			"refer to it. It goes once their records do (the last pool forgotten queues it again)", err)
 	}
 	return w.failing(ctx, job, o, err)
 }
