@@ -70,23 +70,25 @@ type Service struct {
 // Open connects to the database, creates the tables (the service's and River's) when missing and
 // makes the queue's client; nothing runs yet.
 func Open(ctx context.Context, o Options) (*Service, error) {
-	st, err := store.Open(ctx, o.DatabaseURL)
+	// River's queue lives in the same database, so that a write and its job commit together.
+	// Its tables are made under the lock the store makes its own under: River's migrations take
+	// no lock, and replicas starting together on an empty database would make the same
+	// functions at once, all but one failing.
+	var driver riverdriver.Driver[*sql.Tx]
+	st, err := store.OpenMigrating(ctx, o.DatabaseURL, func(ctx context.Context, st *store.Store) error {
+		driver = riverdatabasesql.New(st.DB)
+		if st.Database == store.SQLite {
+			driver = riversqlite.New(st.DB)
+		}
+		migrator, err := rivermigrate.New(driver, nil)
+		if err != nil {
+			return errors.Wrap(err, "prepare the queue's tables")
+		}
+		_, err = migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return errors.Wrap(err, "create the queue's tables")
+	})
 	if err != nil {
 		return nil, err
-	}
-	// River's queue lives in the same database, so that a write and its job commit together.
-	var driver riverdriver.Driver[*sql.Tx] = riverdatabasesql.New(st.DB)
-	if st.Database == store.SQLite {
-		driver = riversqlite.New(st.DB)
-	}
-	migrator, err := rivermigrate.New(driver, nil)
-	if err != nil {
-		st.Close()
-		return nil, errors.Wrap(err, "prepare the queue's tables")
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		st.Close()
-		return nil, errors.Wrap(err, "create the queue's tables")
 	}
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
 	if o.Workers > 0 {

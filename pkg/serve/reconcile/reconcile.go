@@ -78,7 +78,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if o.Deleting && !o.StackOwned {
 		// No worker ever deployed its stack: there is none, or it was made outside the API
 		// (taken) and is not the object's to destroy. Deleting the object forgets it.
-		return w.Store.Forget(ctx, o.ID)
+		return w.forget(ctx, job, o)
 	}
 	dir, err := os.MkdirTemp("", "clusterplane-serve-")
 	if err != nil {
@@ -97,7 +97,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 			if rerr := w.report(ctx, o, st); rerr != nil {
 				return rerr
 			}
-			return w.retry(o, "up", st)
+			return w.retry(ctx, job, o, "up", st)
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
@@ -107,7 +107,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return err
 	}
 	if o.Deleting {
-		return w.destroy(ctx, o, file)
+		return w.destroy(ctx, job, o, file)
 	}
 	st, busy := w.apply(ctx, job.Attempt, o, file, platform)
 	if busy {
@@ -117,7 +117,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if rerr := w.report(ctx, o, st); rerr != nil {
 		return rerr
 	}
-	return w.retry(o, "up", st)
+	return w.retry(ctx, job, o, "up", st)
 }
 
 // apply runs up for the object's manifest and says the status it ends in: after a successful up,
@@ -254,22 +254,74 @@ func stackBusy(out deploy.Outcome) bool {
 }
 
 // retry is the job's end: nil when done or refused (running it again would refuse again), the
-// failure otherwise, for River to run the job again with its backoff. A failure is logged, since
-// nobody reads a job's errors but River.
-func (w *Worker) retry(o store.Object, operation string, st store.ControllerStatus) error {
+// failure otherwise, for River to run the job again with its backoff (failing).
+func (w *Worker) retry(ctx context.Context, job *river.Job[Args], o store.Object, operation string, st store.ControllerStatus) error {
 	ready, _ := st.Condition("Ready")
 	if ready.Status != "False" || final[ready.Reason] {
 		return nil
 	}
-	err := errors.Errorf("%s of %s %s (%s): %s", operation, o.Kind, o.Name, o.ID, ready.Message)
-	if w.Log != nil {
-		w.Log.Warn("reconcile failed; River retries it", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", ready.Message)
-	}
-	return err
+	return w.failing(ctx, job, o, errors.Errorf("%s of %s %s (%s): %s", operation, o.Kind, o.Name, o.ID, ready.Message))
 }
 
 // final are the reasons of a Ready=False that another run would only say again.
-var final = map[string]bool{"Refused": true, "Interrupted": true, "Invalid": true}
+var final = map[string]bool{"Refused": true, "Interrupted": true, "Invalid": true, GaveUp: true, Blocked: true}
+
+// The reasons of a job that stopped for good, which only a client's write starts again.
+const (
+	// GaveUp is a failure on the job's last attempt (Args.InsertOpts).
+	GaveUp = "GaveUp"
+	// Blocked is a deleted cluster whose record cannot go while its pools' records remain.
+	Blocked = "Blocked"
+)
+
+// failing ends a job that failed. While it has attempts left, the error is logged (nobody reads
+// a job's errors but River) and returned, for River to retry it. On its last, River would discard
+// it without a word, and the object would look as if work were still under way: the status and
+// the log say it gave up, and the job is cancelled.
+func (w *Worker) failing(ctx context.Context, job *river.Job[Args], o store.Object, err error) error {
+	if job.Attempt < job.MaxAttempts {
+		if w.Log != nil {
+			w.Log.Warn("reconcile failed; River retries it", "kind", o.Kind, "id", o.ID, "name", o.Name,
+				"attempt", job.Attempt, "max_attempts", job.MaxAttempts, "error", redact.FromEnv().String(err.Error()))
+		}
+		return err
+	}
+	return w.stop(ctx, o, GaveUp, fmt.Sprintf("gave up after %d attempts, the last failing with: %s. Nothing runs it again "+
+		"by itself: a write (a PUT, or the DELETE again) queues another", job.Attempt, err), err)
+}
+
+// stop ends a job that cannot finish: its reason and message in the object's status (Ready and
+// Progressing False, Degraded True) and the log, and the job cancelled, so that River does not
+// run it again.
+func (w *Worker) stop(ctx context.Context, o store.Object, reason, message string, err error) error {
+	st := refused(reason, message)
+	st.Conditions = append(st.Conditions, condition("Degraded", "True", reason, message))
+	if rerr := w.report(ctx, o, st); rerr != nil {
+		return errors.Wrap(rerr, err.Error()) // the job is retried, to say it next time
+	}
+	if w.Log != nil {
+		w.Log.Error("reconcile stopped; River does not run it again", "kind", o.Kind, "id", o.ID, "name", o.Name,
+			"reason", reason, "error", redact.FromEnv().String(message))
+	}
+	return river.JobCancel(err)
+}
+
+// forget removes a deleted object's record once its stack is gone. A cluster whose pools are
+// still recorded cannot go before them (a pool added while the cluster's delete was under way,
+// before the store locked the cluster against that): said in its status, and the job stops,
+// since no retry can help until the pools go. The last pool's Forget queues the cluster's
+// reconcile again.
+func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Object) error {
+	err := w.Store.Forget(ctx, o.ID)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrReferenced):
+		return w.stop(ctx, o, Blocked, "the cluster's stack is gone, but its record cannot be removed: node pools still "+
+			"refer to it. It goes once their records do (the last pool forgotten queues it again)", err)
+	}
+	return w.failing(ctx, job, o, err)
+}
 
 // replacements are the resources a preview replaces, as "type name".
 func replacements(preview deploy.Result) []string {
@@ -326,12 +378,12 @@ func interrupted(out deploy.Outcome) bool {
 }
 
 // destroy destroys a deleted object's stack, then forgets the object.
-func (w *Worker) destroy(ctx context.Context, o store.Object, file string) error {
+func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, file string) error {
 	out, err := w.run(ctx, "destroy", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == deploy.Done {
-		return w.Store.Forget(ctx, o.ID)
+		return w.forget(ctx, job, o)
 	}
 	if stackBusy(out) {
 		return river.JobSnooze(busyWait)
@@ -340,7 +392,7 @@ func (w *Worker) destroy(ctx context.Context, o store.Object, file string) error
 	if rerr := w.report(ctx, o, st); rerr != nil {
 		return rerr
 	}
-	return w.retry(o, "destroy", st)
+	return w.retry(ctx, job, o, "destroy", st)
 }
 
 // run runs the pipeline's operation over the one manifest file.

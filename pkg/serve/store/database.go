@@ -315,35 +315,59 @@ func uniqueViolation(err error) bool {
 	return false
 }
 
-// migrate creates the service's tables when they are missing.
-func (d dialect) migrate(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
+// foreignKeyViolation tells whether err is a foreign key's refusal, in either database: a row
+// removed while others still refer to it.
+func foreignKeyViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23503"
 	}
-	defer conn.Close()
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		return lite.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+	}
+	return false
+}
+
+// migrate creates the service's tables when they are missing and adds what an older database
+// lacks, then runs also (the queue's migrations) under the same lock: replicas starting at once
+// on an empty PostgreSQL database would otherwise create the same tables and functions
+// together, and all but one fail.
+func (d dialect) migrate(ctx context.Context, db *sql.DB, also func(ctx context.Context) error) error {
 	if d.lock != "" {
+		// The lock is the session's: it is taken and given back on one connection, held
+		// meanwhile; the migrations run on the pool's others.
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
 		if _, err := conn.ExecContext(ctx, d.lock); err != nil {
 			return errors.Wrap(err, "lock the schema")
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), d.unlock) //nolint:errcheck // the lock goes with the session anyway
 	}
-	if _, err = conn.ExecContext(ctx, d.schema); err != nil {
+	// SQLite holds no lock: one replica uses its file, through its one connection (which a
+	// connection held here would keep from the migrations).
+	if _, err := db.ExecContext(ctx, d.schema); err != nil {
 		return errors.Wrap(err, "create the service's tables")
 	}
-	if d.name != SQLite {
-		return nil
-	}
-	for _, c := range sqliteAdded {
-		var n int
-		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info($1) WHERE name = $2`, c.table, c.column).Scan(&n); err != nil {
-			return errors.Wrapf(err, "look for %s.%s", c.table, c.column)
-		}
-		if n == 0 {
-			if _, err := conn.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.definition); err != nil {
-				return errors.Wrapf(err, "add %s.%s", c.table, c.column)
+	if d.name == SQLite {
+		// SQLite has no ADD COLUMN IF NOT EXISTS: each added column is looked for first.
+		for _, c := range sqliteAdded {
+			var n int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info($1) WHERE name = $2`, c.table, c.column).Scan(&n); err != nil {
+				return errors.Wrapf(err, "look for %s.%s", c.table, c.column)
+			}
+			if n == 0 {
+				if _, err := db.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.definition); err != nil {
+					return errors.Wrapf(err, "add %s.%s", c.table, c.column)
+				}
 			}
 		}
 	}
-	return nil
+	if also == nil {
+		return nil
+	}
+	return also(ctx)
 }

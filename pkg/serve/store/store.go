@@ -63,6 +63,9 @@ var (
 	ErrExists = errors.New("the name is already taken")
 	// ErrDeleting is a write to an object being deleted, or a pool added to a cluster that is.
 	ErrDeleting = errors.New("it is being deleted")
+	// ErrReferenced is a Forget of a cluster whose node pools are still recorded: its record
+	// cannot go before theirs.
+	ErrReferenced = errors.New("node pools still refer to it")
 )
 
 // AnyVersion is If-Match: *, which RFC 9110 says matches any current version: a client that
@@ -92,6 +95,13 @@ type Store struct {
 // Open connects to the database url names (postgres://... or sqlite:PATH) and creates the
 // service's tables when they are missing.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenMigrating(ctx, url, nil)
+}
+
+// OpenMigrating is Open, and runs also (another part's migrations: the queue's) after the
+// store's own, under the lock that keeps replicas starting at once from migrating together.
+// also's error is returned as it is.
+func OpenMigrating(ctx context.Context, url string, also func(ctx context.Context, st *Store) error) (*Store, error) {
 	// The driver's errors may quote the URL, and with it the password.
 	r := redact.New().WithURL(url)
 	what := "connect to the database (--database-url)"
@@ -102,11 +112,22 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, errors.Wrap(r.Error(err), what)
 	}
-	if err := d.migrate(ctx, db); err != nil {
+	st := &Store{DB: db, Database: d.name, dialect: d}
+	var alsoErr error
+	var more func(ctx context.Context) error
+	if also != nil {
+		more = func(ctx context.Context) error {
+			alsoErr = also(ctx, st)
+			return alsoErr
+		}
+	}
+	if err := d.migrate(ctx, db, more); err != nil {
 		db.Close()
+		if alsoErr != nil {
+			return nil, alsoErr
+		}
 		return nil, errors.Wrap(r.Error(err), what)
 	}
-	st := &Store{DB: db, Database: d.name, dialect: d}
 	if d.name == SQLite {
 		if st.reads, err = openReads(url); err != nil {
 			db.Close()
@@ -151,8 +172,12 @@ func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 	var out Object
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if o.Kind == NodePool {
+			// The cluster's row is locked until the pool is saved, as Delete locks it before it
+			// counts the pools: otherwise a delete that committed after this read (it cannot see
+			// this pool yet) and this insert would both succeed, leaving a pool on a cluster being
+			// destroyed, and a cluster record that can never go since the pool refers to it.
 			var deleting bool
-			err := tx.QueryRowContext(ctx, `SELECT deleting FROM clusterplane_objects WHERE id = $1 AND kind = 'cluster'`,
+			err := tx.QueryRowContext(ctx, `SELECT deleting FROM clusterplane_objects WHERE id = $1 AND kind = 'cluster'`+s.dialect.forUpdate,
 				o.ClusterID).Scan(&deleting)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errors.Wrapf(ErrNotFound, "cluster %s", o.ClusterID)
@@ -370,9 +395,34 @@ func (s *Store) OwnStack(ctx context.Context, id string) error {
 	return errors.Wrap(err, "record the stack as the object's")
 }
 
-// Forget removes a deleted object and its status, once its stack is destroyed.
+// Forget removes a deleted object and its status, once its stack is destroyed. A cluster whose
+// pools are still recorded stays: ErrReferenced. A pool forgotten while its cluster is being
+// deleted queues the cluster's reconcile again, so that a cluster whose Forget waited on its
+// pools goes with the last of them.
 func (s *Store) Forget(ctx context.Context, id string) error {
-	_, err := s.DB.ExecContext(ctx, `DELETE FROM clusterplane_objects WHERE id = $1 AND deleting`, id)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var cluster string
+		err := tx.QueryRowContext(ctx, `DELETE FROM clusterplane_objects WHERE id = $1 AND deleting
+			RETURNING coalesce(CAST(cluster_id AS text), '')`, id).Scan(&cluster)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil // not being deleted, or forgotten already
+		case foreignKeyViolation(err):
+			return ErrReferenced
+		case err != nil:
+			return err
+		case cluster == "":
+			return nil
+		}
+		var deleting bool
+		if err := tx.QueryRowContext(ctx, `SELECT deleting FROM clusterplane_objects WHERE id = $1`, cluster).Scan(&deleting); err != nil {
+			return errors.Wrap(err, "read the pool's cluster")
+		}
+		if !deleting {
+			return nil
+		}
+		return s.enqueue(ctx, tx, cluster)
+	})
 	return errors.Wrap(err, "forget the deleted object")
 }
 
