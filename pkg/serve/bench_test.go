@@ -183,19 +183,11 @@ func percentile(sorted []time.Duration, p float64) float64 {
 	return float64(sorted[i]) / float64(time.Millisecond)
 }
 
-// BenchmarkListingAThousandPoolsWithFilters lists 1,000 pools in 10 clusters: across clusters
-// with a status and a health filter that select a quarter of them (limit 100), and one
-// cluster's second page of 50.
-func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
-	onEachBenchDatabase(b, benchListingAThousandPoolsWithFilters)
-}
-
-func benchListingAThousandPoolsWithFilters(b *testing.B, a *benchAPI) {
-	clusters, pools := a.seed(b, 10, 100)
-	// serve's workers report on every pool (their report alone sets phase and health, and no
-	// API caller may make it, so it is written to the store): a quarter Ready and Healthy, a
-	// quarter Ready and Degraded, a quarter Failed, the rest Progressing. The filters then
-	// select 250 of 1,000.
+// reportOnEvery writes the status serve's workers would report on every pool (their report
+// alone sets phase and health, and no API caller may make it, so it is written to the store): a
+// quarter Ready and Healthy, a quarter Ready and Degraded, a quarter Failed, the rest
+// Progressing. A status or health filter then selects 250 of 1,000.
+func (a *benchAPI) reportOnEvery(b *testing.B, pools [][]string) {
 	var all []string
 	for _, ps := range pools {
 		all = append(all, ps...)
@@ -217,6 +209,18 @@ func benchListingAThousandPoolsWithFilters(b *testing.B, a *benchAPI) {
 	}); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkListingAThousandPoolsWithFilters lists 1,000 pools in 10 clusters: across clusters
+// with a status and a health filter that select a quarter of them (limit 100), and one
+// cluster's second page of 50.
+func BenchmarkListingAThousandPoolsWithFilters(b *testing.B) {
+	onEachBenchDatabase(b, benchListingAThousandPoolsWithFilters)
+}
+
+func benchListingAThousandPoolsWithFilters(b *testing.B, a *benchAPI) {
+	clusters, pools := a.seed(b, 10, 100)
+	a.reportOnEvery(b, pools)
 	lists := []struct {
 		name, path          string
 		wantTotal, wantPage int
@@ -408,21 +412,7 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 	for _, ps := range pools {
 		all = append(all, ps...)
 	}
-	reports := []string{
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "True", "reason": "NodesReady"}, {"type": "Degraded", "status": "True", "reason": "NodeNotReady"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "Failed"}]}`,
-		`{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [{"type": "Progressing", "status": "True", "reason": "Scaling"}]}`,
-	}
-	if err := parallel(len(all), 16, func(i int) error {
-		code, data, err := a.do(auth.Controller, "PUT", "/api/v1/nodepools/"+all[i]+"/status", reports[i%len(reports)])
-		if err == nil && code != http.StatusOK {
-			err = fmt.Errorf("report the status of pool %d: %d %s", i, code, data)
-		}
-		return err
-	}); err != nil {
-		b.Fatal(err)
-	}
+	a.reportOnEvery(b, pools)
 	// What each of the 200 clients asks for, by the client's number.
 	lists := func(i int) string {
 		switch i % 4 {
