@@ -59,7 +59,7 @@ var errorStatuses = map[int]struct{ name, code, description string }{
 	http.StatusUnauthorized:          {"Unauthenticated", "UNAUTHENTICATED", "No valid bearer token was sent."},
 	http.StatusForbidden:             {"Forbidden", "FORBIDDEN", "The caller's role does not have the permission the operation needs (x-clusterplane-permission)."},
 	http.StatusNotFound:              {"NotFound", "NOT_FOUND", "No object has that id (or the cluster a node pool names does not exist)."},
-	http.StatusConflict:              {"Conflict", "CONFLICT", "The name is taken, or the cluster still has node pools or is protected (deletionProtection)."},
+	http.StatusConflict:              {"Conflict", "CONFLICT", "The name is taken, or the cluster still has node pools or is protected (deletionProtection), or (a delete) the object's stack was made again outside the API: the message names it and why."},
 	http.StatusPreconditionFailed:    {"PreconditionFailed", "PRECONDITION_FAILED", "The object changed since it was read: read it again (its resource_version) and retry."},
 	http.StatusRequestEntityTooLarge: {"BodyTooLarge", "VALIDATION_ERROR", "The body is larger than 1 MiB."},
 	http.StatusPreconditionRequired:  {"PreconditionRequired", "PRECONDITION_REQUIRED", "Updates and deletes are conditional: send If-Match with the resource_version read."},
@@ -351,9 +351,8 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 		responses["200"] = d.objectResponse("Updated.", false)
 	case "delete":
 		conditional()
-		if rt.Kind == store.Cluster {
-			errs = append(errs, http.StatusConflict) // pools left, or protected
-		}
+		// A cluster's pools left, or protected; either kind's stack made again outside the API.
+		errs = append(errs, http.StatusConflict)
 		responses["202"] = d.objectResponse("Accepted: the stack is being destroyed; the object shows phase Finalizing until it goes.", false)
 	case "status":
 		responses["200"] = jsonObject{"description": "Every controller's status of the object.", "content": d.content(d.statusSchema(rt.Kind))}
