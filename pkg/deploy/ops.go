@@ -318,6 +318,9 @@ type UpOptions struct {
 	// reads the cloud first, as the check's preview did, and goes only while no other update has
 	// landed on the stack since the plan.
 	Planned *PlannedStack
+	// Message, if set, is recorded with the update in the stack's history: a way in that marks
+	// the updates it makes (serve) finds them there again.
+	Message string
 }
 
 // The reasons of a change not deployed for want of a yes: nobody could be asked (no terminal),
@@ -477,7 +480,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	var res Result
 	var left *Outcome
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = RecordedOnly(t, res)
 		return err
 	}, func(err error) bool {

@@ -91,6 +91,9 @@ type Update struct {
 	Version int `json:"-"`
 	// Message is the message the update was run with (adopt's says changes were left).
 	Message string `json:"-"`
+	// By is who ran it, where the history's environment says (the git author or committer of
+	// the folder it ran in); "" when it does not.
+	By string `json:"-"`
 }
 
 // Result is what one engine operation did, or in a preview would do, read from its own events.

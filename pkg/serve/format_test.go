@@ -97,8 +97,8 @@ func TestEveryAnswerOutsideTheRoutesIsTheAPIsJSONError(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, rv := cluster.ID, cluster.ResourceVersion
-	status := `{"controller_name": "clusterplane", "observed_generation": 1, "conditions": []}`
-	huge := `{"controller_name": "clusterplane", "observed_generation": 1, "conditions": [], "pad": "` + strings.Repeat("x", 1<<20) + `"}`
+	status := `{"controller_name": "test-controller", "observed_generation": 1, "conditions": []}`
+	huge := `{"controller_name": "test-controller", "observed_generation": 1, "conditions": [], "pad": "` + strings.Repeat("x", 1<<20) + `"}`
 	hugeCluster := `{"name": "` + strings.Repeat("x", 1<<20) + `"}`
 	dupTop := `{"name": "a", "name": "b", "spec": {}}`
 	dupDeep := strings.Replace(doCluster, `"region": "fra1",`, `"region": "fra1", "region": "ams3",`, 1)

@@ -513,7 +513,7 @@ func (h *handle) Up(ctx context.Context, o deploy.Options) (deploy.Result, error
 	}
 	h.s.outputs = p.Outputs
 	b.mu.Unlock()
-	h.record("update", "succeeded")
+	h.record("update", "succeeded", o.Message)
 	return res, nil
 }
 
@@ -655,11 +655,28 @@ func (h *handle) Close() error {
 	return nil
 }
 
-// record adds an operation to the stack's history.
-func (h *handle) record(kind, result string) {
+// record adds an operation to the stack's history, with the message it was run with, if any.
+func (h *handle) record(kind, result string, message ...string) {
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
-	h.s.history = append(h.s.history, deploy.Update{Operation: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339)})
+	h.s.history = append(h.s.history, deploy.Update{Operation: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339),
+		Message: strings.Join(message, "")})
+}
+
+// History is the stack's whole history, newest first (deploy.HistoryReader).
+func (h *handle) History(ctx context.Context) ([]deploy.Update, error) {
+	if err := h.call(ctx, "history"); err != nil {
+		return nil, err
+	}
+	h.s.b.mu.Lock()
+	defer h.s.b.mu.Unlock()
+	out := make([]deploy.Update, 0, len(h.s.history))
+	for i := len(h.s.history) - 1; i >= 0; i-- {
+		u := h.s.history[i]
+		u.Version = i + 1
+		out = append(out, u)
+	}
+	return out, nil
 }
 
 func urn(s *stack, typ, name string) string { return string(urnOf(s, typ, name)) }

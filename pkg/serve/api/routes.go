@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -93,7 +95,12 @@ func (rt Route) handler(s *Server) handler {
 			if err != nil {
 				return err
 			}
-			o, err := s.Store.Delete(r.Context(), rt.Kind, r.PathValue("id"), rv, refuseDelete)
+			o, err := s.Store.Delete(r.Context(), rt.Kind, r.PathValue("id"), rv, func(ctx context.Context, tx *sql.Tx, o store.Object) error {
+				if err := refuseDelete(ctx, tx, o); err != nil {
+					return err
+				}
+				return refuseLostStack(ctx, tx, o)
+			})
 			if err != nil {
 				return err
 			}

@@ -121,7 +121,11 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 		c := out.Report.Condition("Drifted")
 		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
 	}
-	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, checked(o.Generation, redacted(drifted)))
+	drifted, md, err := w.owned(ctx, o, file, drifted, out.Report)
+	if err != nil {
+		return err
+	}
+	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
 }
 
 // checked is the edit a drift check of generation makes to the last status: its Drifted

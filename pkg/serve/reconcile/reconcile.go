@@ -101,6 +101,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
+	if done, err := w.guard(ctx, o, file); done || err != nil {
+		return err
+	}
 	under := progressing(o)
 	under.Metadata = metadata(o, platform, nil)
 	if err := w.report(ctx, o, under); err != nil {
@@ -112,6 +115,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	st, busy := w.apply(ctx, job.Attempt, o, file, platform)
 	if busy {
 		return river.JobSnooze(busyWait)
+	}
+	if err := w.remember(ctx, o, file); err != nil && w.Log != nil {
+		// The next up records it; until then the last mark stands.
+		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 	}
 	st.Metadata = metadata(o, platform, st.Metadata)
 	if rerr := w.report(ctx, o, st); rerr != nil {
@@ -140,7 +147,7 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 				w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 			}
 		}
-		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Confirm: func(t deploy.Target, preview deploy.Result) bool {
+		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview deploy.Result) bool {
 			if len(deploy.RotatedInstead(t, preview)) > 0 {
 				// A pool the manifest asks to rotate: up makes a surge pool, drains the old one
 				// onto it and deletes it, where the engine alone would replace the pool.

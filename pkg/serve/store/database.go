@@ -108,6 +108,13 @@ CREATE TABLE IF NOT EXISTS clusterplane_tokens (
 	controller text NOT NULL DEFAULT ''
 );
 ALTER TABLE clusterplane_tokens ADD COLUMN IF NOT EXISTS controller text NOT NULL DEFAULT '';
+CREATE TABLE IF NOT EXISTS clusterplane_stack_marks (
+	object_id uuid PRIMARY KEY REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
+	stack text NOT NULL,
+	version bigint NOT NULL,
+	lost text NOT NULL DEFAULT '',
+	updated_at timestamptz NOT NULL
+);
 `
 
 // sqliteSchema is postgresSchema in SQLite's types: ids and JSON as text, times as timestamps
@@ -156,6 +163,13 @@ CREATE TABLE IF NOT EXISTS clusterplane_tokens (
 	created_at timestamp NOT NULL,
 	revoked_at timestamp,
 	controller text NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS clusterplane_stack_marks (
+	object_id text PRIMARY KEY REFERENCES clusterplane_objects (id) ON DELETE CASCADE,
+	stack text NOT NULL,
+	version integer NOT NULL,
+	lost text NOT NULL DEFAULT '',
+	updated_at timestamp NOT NULL
 );
 `
 
