@@ -54,6 +54,8 @@ type Server struct {
 	// its failures. All nil when nobody is limited.
 	limits, failures, lookups *callerLimits
 	creds                     *credentials
+	// pages are lists' answers as last encoded, served again while nothing changed.
+	pages pages
 }
 
 // LimitCallers answers 429 to a caller (a token's subject) that sends more than perSecond

@@ -255,26 +255,47 @@ func (s *Server) list(kind string) handler {
 		if problems != nil {
 			return &body.ProblemsError{Problems: problems}
 		}
+		// A page encoded before is the answer while no write has happened since: one small
+		// query says so. A cluster's pools need no look-up of the cluster then either: its
+		// removal is a write.
+		key := pageKey(f)
+		changes, err := s.Store.Changes(r.Context())
+		if err != nil {
+			return err
+		}
+		if saved, ok := s.pages.get(key, changes); ok {
+			writeListBody(w, saved)
+			return nil
+		}
 		if f.ClusterID != "" {
 			if _, err := s.Store.Get(r.Context(), store.Cluster, f.ClusterID); err != nil {
 				return err
 			}
 		}
-		objects, total, err := s.Store.List(r.Context(), f)
+		page, err := s.Store.List(r.Context(), f)
 		if err != nil {
 			return err
 		}
-		writeList(w, map[string]any{listName[kind]: objects, "total": total, "limit": f.Limit, "offset": f.Offset})
+		encoded, err := encodePage(map[string]any{listName[kind]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
+		if err != nil {
+			return err
+		}
+		if len(page.Objects) > 0 {
+			// Only a page with rows says the changes it was read at; an empty one costs little.
+			s.pages.put(key, page.Changes, encoded)
+		}
+		writeListBody(w, encoded)
 		return nil
 	}
 }
 
-// writeList writes a list's page without indentation: indenting a page of 100 objects took two
-// thirds of the time spent encoding it, and a list is read by programs (a portal), not people.
-func writeList(w http.ResponseWriter, v any) {
+// writeListBody writes a list's page, encoded without indentation (encodePage): indenting a
+// page of 100 objects took two thirds of the time spent encoding it, and a list is read by
+// programs (a portal), not people.
+func writeListBody(w http.ResponseWriter, encoded []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(encoded)
 }
 
 func (s *Server) status(kind string) handler {

@@ -115,10 +115,33 @@ CREATE TABLE IF NOT EXISTS clusterplane_stack_marks (
 	lost text NOT NULL DEFAULT '',
 	updated_at timestamptz NOT NULL
 );
+-- clusterplane_changes counts the writes to clusterplane_objects, so that a replica can tell
+-- whether a list it encoded before is still what the table holds (Store.Changes). A trigger
+-- counts them, whatever writes, and in the writing transaction: a count is seen only with the
+-- rows it counts. Sixteen rows, each object counted in one by its id, so that writers of
+-- different objects rarely wait on one another's count.
+CREATE TABLE IF NOT EXISTS clusterplane_changes (shard integer PRIMARY KEY, value bigint NOT NULL);
+INSERT INTO clusterplane_changes (shard, value) SELECT s, 0 FROM generate_series(0, 15) AS s ON CONFLICT DO NOTHING;
+CREATE OR REPLACE FUNCTION clusterplane_count_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+	UPDATE clusterplane_changes SET value = value + 1
+		WHERE shard = (hashtext(CAST(CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END AS text)) & 15);
+	RETURN NULL;
+END
+$fn$;
+DO $do$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'clusterplane_objects_changed') THEN
+		CREATE TRIGGER clusterplane_objects_changed AFTER INSERT OR UPDATE OR DELETE ON clusterplane_objects
+			FOR EACH ROW EXECUTE FUNCTION clusterplane_count_change();
+	END IF;
+END
+$do$;
 `
 
 // sqliteSchema is postgresSchema in SQLite's types: ids and JSON as text, times as timestamps
-// (which the driver reads back as times), and a counter row for the resource versions. SQLite
+// (which the driver reads back as times), a counter row for the resource versions, and one row
+// counting the changes (SQLite's writers take turns, so one row makes none of them wait). SQLite
 // has no ADD COLUMN IF NOT EXISTS: the columns added since a table was first made are in
 // sqliteAdded instead.
 const sqliteSchema = `
@@ -171,6 +194,14 @@ CREATE TABLE IF NOT EXISTS clusterplane_stack_marks (
 	lost text NOT NULL DEFAULT '',
 	updated_at timestamp NOT NULL
 );
+CREATE TABLE IF NOT EXISTS clusterplane_changes (shard integer PRIMARY KEY, value integer NOT NULL);
+INSERT OR IGNORE INTO clusterplane_changes (shard, value) VALUES (0, 0);
+CREATE TRIGGER IF NOT EXISTS clusterplane_objects_inserted AFTER INSERT ON clusterplane_objects
+	BEGIN UPDATE clusterplane_changes SET value = value + 1; END;
+CREATE TRIGGER IF NOT EXISTS clusterplane_objects_updated AFTER UPDATE ON clusterplane_objects
+	BEGIN UPDATE clusterplane_changes SET value = value + 1; END;
+CREATE TRIGGER IF NOT EXISTS clusterplane_objects_deleted AFTER DELETE ON clusterplane_objects
+	BEGIN UPDATE clusterplane_changes SET value = value + 1; END;
 `
 
 // sqliteAdded are the columns added to SQLite tables since they were first made, which

@@ -436,12 +436,31 @@ type Filter struct {
 	Offset    int
 }
 
-// List returns one page of the objects the filter selects, oldest first, and how many it
-// selects in all. One query answers both: a list was a count(*) and then the page, two round
-// trips. Only the filters given are in the query, compared with the columns as they are, so
-// that the indexes on (kind, cluster_id, created_at) and (kind, phase, health, created_at)
-// serve them.
-func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
+// Page is one page of a list: the objects, how many the filter selects in all, and the count
+// of changes (Changes) the page was read at; 0 when the page holds no row to carry it.
+type Page struct {
+	Objects []Object
+	Total   int
+	Changes int64
+}
+
+// Changes counts every write to the objects' table so far (a trigger counts them in the
+// writing transaction). A page read at a count is still the table's answer while the count
+// stays: what a replica that encoded the page once can serve again without reading it.
+func (s *Store) Changes(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.readRow(ctx, changesQuery).Scan(&n)
+	return n, errors.Wrap(err, "count the changes")
+}
+
+const changesQuery = `SELECT CAST(sum(value) AS bigint) FROM clusterplane_changes`
+
+// List returns one page of the objects the filter selects, oldest first, how many it
+// selects in all, and the changes it was read at. One query answers all three, from one view
+// of the table: a list was a count(*) and then the page, two round trips. Only the filters
+// given are in the query, compared with the columns as they are, so that the indexes on
+// (kind, cluster_id, created_at) and (kind, phase, health, created_at) serve them.
+func (s *Store) List(ctx context.Context, f Filter) (Page, error) {
 	where := `kind = $1`
 	args := []any{f.Kind}
 	and := func(column, value string) {
@@ -450,8 +469,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
 			where += ` AND ` + column + ` = $` + strconv.Itoa(len(args))
 		}
 	}
+	page := Page{Objects: []Object{}}
 	if f.ClusterID != "" && uuid.Validate(f.ClusterID) != nil {
-		return []Object{}, 0, nil // no cluster has that id (PostgreSQL would refuse it as a uuid)
+		return page, nil // no cluster has that id (PostgreSQL would refuse it as a uuid)
 	}
 	and("cluster_id", f.ClusterID)
 	and("phase", f.Phase)
@@ -461,40 +481,39 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Object, int, error) {
 	// counting in the index alone; a window count(*) OVER () instead copied every selected row,
 	// spec and all, before the page was cut from them.
 	rows, err := s.read(ctx, `SELECT `+columns+`, (SELECT count(*) FROM clusterplane_objects WHERE `+where+
-		`) FROM clusterplane_objects WHERE `+where+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
+		`), (`+changesQuery+`) FROM clusterplane_objects WHERE `+where+` ORDER BY created_at, id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2),
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {
-		return nil, 0, errors.Wrap(err, "list the objects")
+		return Page{}, errors.Wrap(err, "list the objects")
 	}
 	defer rows.Close()
-	out := []Object{}
-	total := 0
 	for rows.Next() {
-		o, err := scan(withTotal{rows, &total})
+		o, err := scan(withTotal{rows, &page.Total, &page.Changes})
 		if err != nil {
-			return nil, 0, errors.Wrap(err, "read an object")
+			return Page{}, errors.Wrap(err, "read an object")
 		}
-		out = append(out, o)
+		page.Objects = append(page.Objects, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, errors.Wrap(err, "list the objects")
+		return Page{}, errors.Wrap(err, "list the objects")
 	}
-	if len(out) == 0 && f.Offset > 0 {
+	if len(page.Objects) == 0 && f.Offset > 0 {
 		// A page past the end has no row to carry the total: count on its own.
-		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&total); err != nil {
-			return nil, 0, errors.Wrap(err, "count the objects")
+		if err := s.readRow(ctx, `SELECT count(*) FROM clusterplane_objects WHERE `+where, args...).Scan(&page.Total); err != nil {
+			return Page{}, errors.Wrap(err, "count the objects")
 		}
 	}
-	return out, total, nil
+	return page, nil
 }
 
-// withTotal scans a list's row: the object's columns, then the window count List adds.
+// withTotal scans a list's row: the object's columns, then the total and the changes List adds.
 type withTotal struct {
-	rows  *sql.Rows
-	total *int
+	rows    *sql.Rows
+	total   *int
+	changes *int64
 }
 
-func (w withTotal) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.total)...) }
+func (w withTotal) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.total, w.changes)...) }
 
 // sameJSON tells whether two JSON documents hold the same values, whatever their spacing and
 // key order (PostgreSQL's jsonb keeps neither).

@@ -76,8 +76,8 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 		if now.Deleting || now.ResourceVersion != o.ResourceVersion || now.Generation != 1 {
 			t.Errorf("after the failed writes the object is %+v, want it as it was", now)
 		}
-		if _, total, err := st.List(ctx, store.Filter{Kind: store.Cluster, Limit: 10}); err != nil || total != 1 {
-			t.Errorf("after a failed create there are %d clusters (%v), want 1", total, err)
+		if page, err := st.List(ctx, store.Filter{Kind: store.Cluster, Limit: 10}); err != nil || page.Total != 1 {
+			t.Errorf("after a failed create there are %d clusters (%v), want 1", page.Total, err)
 		}
 	})
 }
@@ -244,16 +244,16 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				f := tt.filter
 				f.Kind = store.NodePool
-				page, total, err := st.List(ctx, f)
+				page, err := st.List(ctx, f)
 				if err != nil {
 					t.Fatal(err)
 				}
 				var names []string
-				for _, o := range page {
+				for _, o := range page.Objects {
 					names = append(names, o.Name)
 				}
-				if !slices.Equal(names, tt.wantNames) || total != tt.wantTotal {
-					t.Errorf("got %v of %d, want %v of %d", names, total, tt.wantNames, tt.wantTotal)
+				if !slices.Equal(names, tt.wantNames) || page.Total != tt.wantTotal {
+					t.Errorf("got %v of %d, want %v of %d", names, page.Total, tt.wantNames, tt.wantTotal)
 				}
 			})
 		}
