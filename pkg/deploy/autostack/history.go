@@ -2,6 +2,8 @@ package autostack
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/opthistory"
@@ -17,19 +19,45 @@ func (s *stackOf) History(ctx context.Context) ([]deploy.Update, error) {
 		return nil, classify(ctx, "read the stack's history", err, "", s.backend, s)
 	}
 	out := make([]deploy.Update, 0, len(history))
+	numbered := false
 	for _, h := range history {
 		out = append(out, updateOf(h))
+		numbered = numbered || h.Version != 0
+	}
+	if !numbered {
+		numberByPlace(out)
 	}
 	return out, nil
 }
 
+// numberByPlace numbers a history (newest first) that records no version numbers, as a file
+// backend's does (the CLI reports 0 for every one): each by its place, counted from the oldest,
+// which a later update leaves as it is.
+func numberByPlace(history []deploy.Update) {
+	for i := range history {
+		history[i].Version = len(history) - i
+	}
+}
+
 // updateOf is one record of the stack's history as deploy says it.
 func updateOf(h auto.UpdateSummary) deploy.Update {
-	u := deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version, Message: h.Message, By: by(h.Environment)}
+	u := deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version, Message: recordedMessage(h.Message), By: by(h.Environment)}
 	if h.EndTime != nil {
 		u.Ended = *h.EndTime
 	}
 	return u
+}
+
+// recordedMessage is an update's message as it was given. The Automation API passes it to the
+// CLI as --message=%q (sdk/v3 go/auto/stack.go), with no shell to take the quotes off, so the
+// history records it quoted.
+func recordedMessage(m string) string {
+	if len(m) >= 2 && strings.HasPrefix(m, `"`) && strings.HasSuffix(m, `"`) {
+		if unquoted, err := strconv.Unquote(m); err == nil {
+			return unquoted
+		}
+	}
+	return m
 }
 
 // by is who ran an operation, as the Pulumi CLI records it in the update's environment: the git
