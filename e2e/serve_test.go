@@ -270,25 +270,45 @@ func TestTheAPICreatesScalesAndDeletesThroughThePipelineOnTheRealEngine(t *testi
 	}
 }
 
-// Two replicas on one database: the one whose worker is creating a pool is killed with its
-// engines (kill -9) while the cloud holds the pool half made. Another replica's worker is given
-// the job once it is found stuck, removes the lock the dead engine left, records the pool the
-// cloud holds instead of creating a second, and the pool ends Ready for its generation.
+// Two replicas on one database, with the default flags: the one whose worker is creating a pool
+// is killed with its engines (kill -9) while the cloud holds the pool half made, and another
+// worker replica is started. The job's lease runs out, a replica's rescuer gives the job back,
+// and the new worker removes the lock the dead engine left, records the pool the cloud holds
+// instead of creating a second, and the pool ends Ready for its generation within two minutes.
 func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testing.T) {
 	t.Parallel()
+	killMidCreate(t, "kill-fra1", false)
+}
+
+// The same with one replica, the API and the workers, killed and started again with the default
+// flags: the job is taken up by the replica restarted, and the pool is Ready within two minutes.
+func TestAReplicaKilledMidCreateAndRestartedTakesItsJobUpAndThePoolIsCreatedOnce(t *testing.T) {
+	t.Parallel()
+	killMidCreate(t, "restart-fra1", true)
+}
+
+// killMidCreate kills the replica whose worker creates a pool in cluster name, in the cloud's
+// middle, then starts a worker replica again: alone when alone (the API and its workers in one,
+// restarted), else beside a replica that serves the API only.
+func killMidCreate(t *testing.T, name string, alone bool) {
 	e := newEnv(t)
 	db := pgtest.Start(t).Database("serve")
 	token := e.serveToken(db)
-	flags := []string{"--workers", "1", "--stack-timeout", "90s", "--rescue-after", "100s"}
-	front := e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "0") // the API alone
-	doomed := e.startServe(db, token, append([]string{"--listen", ""}, flags...)...)
-	code, c := front.call("POST", "/api/v1/clusters", `{"name": "kill-fra1", "spec": {"platform": {"type": "digitalocean",
+	var front, doomed *api
+	if alone {
+		doomed = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "1")
+		front = doomed
+	} else {
+		front = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "0") // the API alone
+		doomed = e.startServe(db, token, "--listen", "", "--workers", "1")
+	}
+	code, c := front.call("POST", "/api/v1/clusters", `{"name": "`+name+`", "spec": {"platform": {"type": "digitalocean",
 		"digitalocean": {"region": "fra1", "kubernetesVersion": "1.31.1-do.5", "defaultNodePool": {"size": "s-2vcpu-4gb", "nodeCount": 1}}}}}`)
 	if code != 201 {
 		t.Fatalf("create the cluster: %d %v", code, c)
 	}
 	front.waitStatus("/api/v1/clusters/"+c["id"].(string), "True")
-	clusterID := e.doCluster("kill-fra1").ID
+	clusterID := e.doCluster(name).ID
 
 	e.do.SetHold(true)
 	code, p := front.call("POST", "/api/v1/clusters/"+c["id"].(string)+"/nodepools",
@@ -305,24 +325,28 @@ func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testin
 		}
 	}
 	doomed.kill()
+	killed := time.Now()
 	e.do.SetHold(false)
-	e.startServe(db, token, append([]string{"--listen", ""}, flags...)...)
+	if alone {
+		front = e.startServe(db, token, "--listen", "127.0.0.1:0", "--workers", "1")
+	} else {
+		e.startServe(db, token, "--listen", "", "--workers", "1")
+	}
 
 	path := "/api/v1/nodepools/" + p["id"].(string)
-	deadline := time.Now().Add(6 * time.Minute)
 	for {
+		_, obj := front.call("GET", path, "")
 		_, st := front.call("GET", path+"/status", "")
-		if strings.Contains(fmt.Sprint(st), "type:Ready") && strings.Contains(fmt.Sprint(st), "status:True") {
+		if ready(st, obj["generation"]) {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pool never became Ready after its worker was killed: %v", st)
+		if time.Since(killed) > 2*time.Minute {
+			t.Fatalf("the pool was not Ready within 2 minutes of its worker's kill: %v", st)
 		}
 		time.Sleep(2 * time.Second)
 	}
-	front.waitStatus(path, "True")
 	pools := 0
-	for _, pool := range e.doCluster("kill-fra1").NodePools {
+	for _, pool := range e.doCluster(name).NodePools {
 		if pool.Name == "workers" {
 			pools++
 		}
@@ -330,6 +354,24 @@ func TestAWorkerKilledMidCreateHasItsJobTakenUpAndThePoolIsCreatedOnce(t *testin
 	if pools != 1 {
 		t.Errorf("the cloud holds %d pools named workers, want exactly 1", pools)
 	}
+}
+
+// ready tells whether the status says Ready=True for the generation.
+func ready(st map[string]any, generation any) bool {
+	statuses, _ := st["controller_status"].([]any)
+	for _, s := range statuses {
+		cs, _ := s.(map[string]any)
+		if cs["observed_generation"] != generation {
+			continue
+		}
+		conditions, _ := cs["conditions"].([]any)
+		for _, c := range conditions {
+			if c, _ := c.(map[string]any); c["type"] == "Ready" && c["status"] == "True" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // With no database named (serve's SQLite file), through the API on the real engine and the real

@@ -4,6 +4,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
@@ -20,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/reconcile"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
+	"github.com/google/uuid"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -46,8 +49,13 @@ type Options struct {
 	Backend        func() (deploy.Backend, error)
 	Policy         *policy.Policy
 	// StackTimeout bounds one stack's operation; RescueAfter is how long a job may run before
-	// another replica takes it as its worker's death (a kill -9, a lost machine).
+	// River takes it up again whatever its lease says (the outer bound: a worker whose process
+	// died is found by its lease well before).
 	StackTimeout, RescueAfter time.Duration
+	// LeaseRenew, LeaseTTL and RescueEvery are the job leases' timing (0: reconcile's
+	// LeaseRenew, LeaseTTL and RescueEvery): a job whose worker stopped renewing its lease for
+	// LeaseTTL is taken up again by a replica's rescuer, which looks every RescueEvery.
+	LeaseRenew, LeaseTTL, RescueEvery time.Duration
 	// DriftEvery is how often each Ready object's stack is compared with the cloud (Drifted);
 	// 0 never, after the check that follows each deploy.
 	DriftEvery time.Duration
@@ -65,6 +73,8 @@ type Service struct {
 	Store  *store.Store
 	River  *river.Client[*sql.Tx]
 	Server *api.Server
+	// rescuer gives back the jobs of workers that died (leases).
+	rescuer *reconcile.Rescuer
 }
 
 // Open connects to the database, creates the tables (the service's and River's) when missing and
@@ -91,6 +101,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, err
 	}
 	cfg := &river.Config{JobTimeout: o.StackTimeout, RescueStuckJobsAfter: o.RescueAfter, Logger: quiet(o.Log)}
+	rescuer, err := leases(ctx, st, cfg, o)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	if o.Workers > 0 {
 		workers := river.NewWorkers()
 		worker := &reconcile.Worker{Store: st, Kinds: o.Kinds, Backend: o.Backend, Policy: o.Policy, StackTimeout: o.StackTimeout, Log: o.Log}
@@ -108,6 +123,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.Close()
 		return nil, errors.Wrap(err, "make the queue's client")
 	}
+	rescuer.River = client
 	st.Enqueue = reconcile.Enqueue(client)
 	st.Summarise = reconcile.Controller
 	authn := &auth.Authenticator{Tokens: st, TrustedProxies: o.TrustedProxies, ProxyRole: o.ProxyRole, RoleClaim: o.RoleClaim}
@@ -119,7 +135,39 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Log: o.Log}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
-	return &Service{Store: st, River: client, Server: server}, nil
+	return &Service{Store: st, River: client, Server: server, rescuer: rescuer}, nil
+}
+
+// leases makes every job this replica's workers run hold a lease while it runs (a middleware of
+// cfg, which names this replica's River client), and the rescuer that gives back the jobs whose
+// lease ran out: without them, a job whose worker was killed would stay running until
+// --rescue-after, hours.
+func leases(ctx context.Context, st *store.Store, cfg *river.Config, o Options) (*reconcile.Rescuer, error) {
+	if err := st.MigrateLeases(ctx); err != nil {
+		return nil, err
+	}
+	ttl := cmp.Or(o.LeaseTTL, reconcile.LeaseTTL)
+	cfg.ID = replicaID()
+	cfg.Middleware = append(cfg.Middleware, &reconcile.Leases{Store: st, Replica: cfg.ID,
+		Renew: cmp.Or(o.LeaseRenew, reconcile.LeaseRenew), TTL: ttl, Log: o.Log})
+	return &reconcile.Rescuer{Store: st, TTL: ttl, Every: cmp.Or(o.RescueEvery, reconcile.RescueEvery), Log: o.Log}, nil
+}
+
+// replicaID names this replica's River client: its host and process, and a random part for two
+// processes of one id (a restarted container).
+func replicaID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d-%s", cmp.Or(host, "replica"), os.Getpid(), uuid.NewString()[:8])
+}
+
+// rescue runs the rescuer until ctx ends; the returned function waits for it to stop.
+func (s *Service) rescue(ctx context.Context) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.rescuer.Run(ctx)
+	}()
+	return func() { <-done }
 }
 
 // quiet is River's logger: its warnings and errors only.
@@ -143,6 +191,9 @@ func (h levelAtLeast) Enabled(ctx context.Context, l slog.Level) bool {
 // listens; then stops both, letting running jobs end within a minute.
 func (s *Service) Run(ctx context.Context, o Options) error {
 	defer s.Store.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer s.rescue(ctx)()
+	defer cancel()
 	if o.Workers > 0 {
 		if err := s.River.Start(ctx); err != nil {
 			return errors.Wrap(err, "start the workers")

@@ -763,3 +763,84 @@ func TestTwoJobsOfOneObjectTakeTurnsOnItsStackAndNeitherFails(t *testing.T) {
 		t.Fatal("the pool never became Ready for generation 3")
 	})
 }
+
+// A replica killed in the middle of a job (kill -9, a lost machine) leaves the job running in
+// the queue, with the lease its worker no longer renews. A replica started afterwards with the
+// default options gives the job back at once and deploys the object, well within a minute,
+// where River alone would wait for --rescue-after (hours); a job whose lease is still renewed
+// is left to its worker.
+func TestAJobWhoseWorkerDiedIsTakenUpByAFreshReplicaWithinAMinute(t *testing.T) {
+	tests := []struct {
+		name     string
+		lease    time.Duration // how long the dead worker's lease still holds (negative: ran out)
+		takenUp  bool
+		attempts int64
+	}{
+		{"a job whose lease ran out is taken up and deployed", -time.Second, true, 2},
+		{"a job whose lease still holds is left to its worker", time.Hour, false, 1},
+	}
+	// The worst case of the defaults: a worker that died just after it renewed its lease, found
+	// by the rescuer's look just before the lease runs out, then the next one.
+	if worst := reconcile.LeaseTTL + reconcile.RescueEvery; worst >= time.Minute || reconcile.LeaseRenew*3 > reconcile.LeaseTTL {
+		t.Fatalf("the defaults take a dead worker's job up within %s (renewed every %s), want under a minute and three renewals a lease",
+			worst, reconcile.LeaseRenew)
+	}
+	for _, db := range databases {
+		for _, tt := range tests {
+			t.Run(db.name+": "+tt.name, func(t *testing.T) {
+				url := db.url(t)
+				ctx := context.Background()
+				// The replica that dies: it took the cluster's job and then was killed, leaving
+				// the job running and its lease.
+				dead, err := serve.Open(ctx, serve.Options{DatabaseURL: url, Kinds: registry.Kinds(), StackTimeout: time.Minute, RescueAfter: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts := httptest.NewServer(dead.Server.Handler())
+				s := &service{t: t, url: ts.URL, tokens: map[auth.Role]string{auth.Editor: token}}
+				_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+				ts.Close()
+				id, _ := c["id"].(string)
+				var job int64
+				if err := dead.Store.DB.QueryRow(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = scheduled_at
+					WHERE kind = 'clusterplane_reconcile' RETURNING id`).Scan(&job); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := dead.Store.Renew(ctx, store.Lease{JobID: job, Attempt: 1, ObjectID: id, Replica: "killed",
+					Expires: time.Now().Add(tt.lease)}); err != nil {
+					t.Fatal(err)
+				}
+				dead.Store.Close()
+
+				started := time.Now()
+				url2, _, tokens := launch(t, url, 1) // the default lease options
+				s = &service{t: t, url: url2, tokens: tokens}
+				if tt.takenUp {
+					s.waitReady("/api/v1/clusters/" + id)
+					if took := time.Since(started); took > time.Minute {
+						t.Errorf("taken up and deployed in %s, want within a minute", took)
+					}
+				} else {
+					time.Sleep(3 * time.Second) // the rescuer looks as the replica starts
+				}
+				st, err := store.Open(ctx, url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				var state string
+				var attempt int64
+				if err := st.DB.QueryRow(`SELECT state, attempt FROM river_job WHERE id = $1`, job).Scan(&state, &attempt); err != nil {
+					t.Fatal(err)
+				}
+				if attempt != tt.attempts || !tt.takenUp && state != "running" {
+					t.Errorf("the job is %s at attempt %d, want attempt %d (running when left to its worker)", state, attempt, tt.attempts)
+				}
+			})
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // stack (the same reading, checks and guards as `clusterplane up`, then status) and reports the
 // outcome as the object's controller status. Any replica's worker may take any job; the stack's
 // lock keeps two from applying one stack at once, and a job whose worker died is taken up again
-// once River finds it stuck.
+// once its lease runs out (lease.go), within a minute.
 package reconcile
 
 import (
@@ -30,6 +30,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Controller is the controller_name the workers report under.
@@ -112,7 +113,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if o.Deleting {
 		return w.destroy(ctx, job, o, file)
 	}
-	st, busy := w.apply(ctx, job.Attempt, o, file, platform)
+	st, busy := w.apply(ctx, job.JobRow, o, file, platform)
 	if busy {
 		return river.JobSnooze(busyWait)
 	}
@@ -132,9 +133,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // what an interrupted attempt left on the stack is mended first (Deployer.TakeOver).
 //
 // busy tells that another operation holds the stack (another job of the object, started by a
-// write while this one waited, or a clusterplane up): the job waits its turn (River's snooze, no
-// attempt spent) rather than fail.
-func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, platform string) (st store.ControllerStatus, busy bool) {
+// write while this one waited, or a clusterplane up), or that another job of the object whose
+// worker died left it interrupted and is about to be taken up again (its lease): the job waits
+// its turn (River's snooze, no attempt spent) rather than fail.
+func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, file, platform string) (st store.ControllerStatus, busy bool) {
+	attempt := job.Attempt
 	var replaced []string
 	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		// The API's write says yes to a change made in place, or to a pool's rotation, never to a
@@ -161,10 +164,18 @@ func (w *Worker) apply(ctx context.Context, attempt int, o store.Object, file, p
 	if stackBusy(up) {
 		return st, true
 	}
+	if attempt == 1 && interrupted(up) {
+		// A write while another job of the object had lost its worker (a replica killed): that
+		// job is given back within a lease's time and mends what it left; this one waits for it
+		// rather than end Interrupted over what is being mended.
+		if other, lerr := w.Store.LeasedElsewhere(ctx, o.ID, job.ID); lerr == nil && other {
+			return st, true
+		}
+	}
 	if attempt > 1 && interrupted(up) {
-		// A retried job: the attempt before ended, or its worker died (River gives a job whose
-		// worker stopped answering to another only after --rescue-after, longer than any
-		// operation may run). What that attempt left on the stack is this job's to mend.
+		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
+		// replica's rescuer gave the job back). What that attempt left on the stack is this
+		// job's to mend.
 		taken, terr := w.run(ctx, "refresh", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.TakeOver(ctx, t)
 		})
@@ -489,7 +500,7 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 	}
 	switch {
 	case interrupted(out):
-		return refused("Interrupted", message)
+		return refused("Interrupted", recovery(o, out.Err))
 	case errors.As(out.Err, &refusedErr), errors.As(out.Err, &protected), errors.As(err, &denied), errors.As(err, &problems):
 		return refused("Refused", message)
 	case out.Status == deploy.Blocked:
@@ -499,6 +510,31 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 			condition("Ready", "True", "Deployed", out.Reason), condition("Progressing", "False", "Deployed", out.Reason)}}
 	}
 	return failed(message)
+}
+
+// recovery is an Interrupted status's message: what the interrupted operation left, and what
+// recovers it, said for a client of the API. The commands name MANIFEST, the object's manifest,
+// rather than the worker's copy (gone once the job ends); "run this again" is a PUT.
+func recovery(o store.Object, err error) string {
+	const file = "MANIFEST"
+	var left *deploy.InterruptedError
+	var pending *deploy.PendingCreatesError
+	text := err.Error()
+	switch {
+	case errors.As(err, &left):
+		named := *left
+		named.File = file
+		text = named.Error()
+	case errors.As(err, &pending):
+		text = pending.Advice(file)
+	}
+	kind, path := "cluster", "/api/v1/clusters/"+o.ID
+	if o.Kind == store.NodePool {
+		kind, path = "node pool", "/api/v1/nodepools/"+o.ID
+	}
+	return strings.TrimSuffix(text, ".") + ". " + file + " is a clusterplane manifest of this " + kind + " (" + o.Name +
+		", with the spec GET " + path + " returns); run the commands where PULUMI_BACKEND_URL is the service's. " +
+		"To run this again, send PUT " + path + " with the same spec and If-Match: its resource_version"
 }
 
 // failed is the status of a failure another run may mend: Ready=False and Degraded, reason
