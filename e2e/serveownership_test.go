@@ -73,7 +73,7 @@ func TestAPoolChangedAndMadeAgainFromTheCLIIsReportedAndItsDeleteRefused(t *test
 	if !ok {
 		t.Fatal("the CLI's up made no pool")
 	}
-	a.waitDrifted(path, "made again outside the API")
+	a.waitDrifted(path, "and made again")
 	_, now := a.call("GET", path, "")
 	code, out := a.call("DELETE", path, "", "If-Match", fmt.Sprint(now["resource_version"]))
 	if msg := fmt.Sprint(out); code != 409 || !strings.Contains(msg, "digitaloceankubernetesnodepool/api-fra1-workers") {
