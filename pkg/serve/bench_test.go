@@ -211,6 +211,28 @@ func (a *benchAPI) reportOnEvery(b *testing.B, pools [][]string) {
 	}
 }
 
+// getAtOnce sends a viewer's GET of every path at once, one goroutine each, and records each
+// one's latency in lat (as long as paths): a round of a portal's load.
+func (a *benchAPI) getAtOnce(paths []string, lat []time.Duration) error {
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			began := time.Now()
+			code, data, err := a.do(auth.Viewer, "GET", paths[i], "")
+			lat[i] = time.Since(began)
+			if err == nil && code != http.StatusOK {
+				err = fmt.Errorf("GET %s: %d %.200s", paths[i], code, data)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // BenchmarkListingAThousandPoolsWithFilters lists 1,000 pools in 10 clusters: across clusters
 // with a status and a health filter that select a quarter of them (limit 100), and one
 // cluster's second page of 50.
@@ -261,30 +283,7 @@ func benchTwoHundredConcurrentGets(b *testing.B, a *benchAPI) {
 			paths = append(paths, "/api/v1/nodepools/"+id)
 		}
 	}
-	round := func(lat []time.Duration) error {
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				began := time.Now()
-				code, data, err := a.do(auth.Viewer, "GET", paths[i], "")
-				lat[i] = time.Since(began)
-				if err == nil && code != http.StatusOK {
-					err = fmt.Errorf("GET %s: %d %.200s", paths[i], code, data)
-				}
-				errs[i] = err
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	round := func(lat []time.Duration) error { return a.getAtOnce(paths, lat) }
 	// One GET at a time first, for comparison: what a request costs when nothing waits.
 	b.Run("1-goroutine", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -435,25 +434,7 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 			for i := range paths {
 				paths[i] = c.path(i)
 			}
-			round := func(lat []time.Duration) error {
-				errs := make([]error, n)
-				var wg sync.WaitGroup
-				for i := range n {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						began := time.Now()
-						code, data, err := a.do(auth.Viewer, "GET", paths[i], "")
-						lat[i] = time.Since(began)
-						if err == nil && code != http.StatusOK {
-							err = fmt.Errorf("GET %s: %d %.200s", paths[i], code, data)
-						}
-						errs[i] = err
-					}()
-				}
-				wg.Wait()
-				return errors.Join(errs...)
-			}
+			round := func(lat []time.Duration) error { return a.getAtOnce(paths, lat) }
 			// A round first, untimed, opens the client's 200 connections.
 			if err := round(make([]time.Duration, n)); err != nil {
 				b.Fatal(err)
