@@ -132,6 +132,13 @@ func isHex(s string, n int) bool {
 	return true
 }
 
+// AuthenticateToken is who an API token's text authenticates as, as a request sending it would
+// be: for a caller that holds a token outside any request (the sandbox checks the admin token
+// it kept still opens its database).
+func (a *Authenticator) AuthenticateToken(ctx context.Context, plain string) (Principal, error) {
+	return a.authenticateToken(ctx, plain)
+}
+
 // authenticateToken checks an API token against the store. Its errors name the token's id at
 // most (which is not secret), never the token.
 func (a *Authenticator) authenticateToken(ctx context.Context, plain string) (Principal, error) {

@@ -2,7 +2,6 @@ package servecmd
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,12 +68,7 @@ func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, err
 
 // opensAsAdmin tells whether plain authenticates as an admin on st: the answer serve would give.
 func opensAsAdmin(ctx context.Context, st *store.Store, plain string) (bool, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
-	if err != nil {
-		return false, errors.Wrap(err, "check the sandbox's admin token")
-	}
-	r.Header.Set("Authorization", "Bearer "+plain)
-	p, err := (&auth.Authenticator{Tokens: st}).Authenticate(r)
+	p, err := (&auth.Authenticator{Tokens: st}).AuthenticateToken(ctx, plain)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return false, nil
 	}
