@@ -364,15 +364,15 @@ func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string
 	if o.StackOwned {
 		return "", nil
 	}
-	targets, err := deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds}.Targets([]string{file})
-	if err != nil || len(targets) != 1 {
+	t := w.target(file)
+	if t.Project == "" {
 		return "", nil // the pipeline says what is wrong with the manifest
 	}
 	b, err := w.Backend()
 	if err != nil {
 		return "", err
 	}
-	exists, err := deploy.Deployed(ctx, b, targets[0].Key())
+	exists, err := deploy.Deployed(ctx, b, t.Key())
 	if err != nil {
 		return "", errors.Wrap(err, "look for the stack")
 	}
@@ -381,7 +381,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string
 		// the stack its object's to finish.
 		return "", w.Store.OwnStack(ctx, o.ID)
 	}
-	return "stack " + targets[0].Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
+	return "stack " + t.Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
 		"the same name?): the API does not take over a stack it did not make. Name the " + o.Kind + " otherwise, " +
 		"or delete this one (which forgets it and leaves that stack alone)", nil
 }
