@@ -12,7 +12,13 @@ import (
 // overwrite whatever it points at, and a reader never sees a half-written file. The file is
 // readable by all (0644): what clusterplane writes so (plans, exported resources, discovered
 // manifests) holds no secret and is meant to be committed.
-func File(path string, data []byte) (err error) {
+func File(path string, data []byte) error { return write(path, data, 0o644) }
+
+// Private is File for a secret (a token the sandbox keeps): the file is its owner's alone (0600)
+// from the moment it exists.
+func Private(path string, data []byte) error { return write(path, data, 0o600) }
+
+func write(path string, data []byte, mode os.FileMode) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
@@ -27,7 +33,7 @@ func File(path string, data []byte) (err error) {
 		return err
 	}
 	// CreateTemp makes the file readable by its owner only.
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(mode); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {

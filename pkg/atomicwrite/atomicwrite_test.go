@@ -58,3 +58,29 @@ func TestAFileIsReplacedWholeAndALinkAtItsNameIsNeverFollowed(t *testing.T) {
 		})
 	}
 }
+
+func TestAFileIsReadableByAllAndAPrivateOneByItsOwnerOnly(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(path string, data []byte) error
+		want  os.FileMode
+	}{
+		{"a file meant to be committed is 0644", atomicwrite.File, 0o644},
+		{"a secret is 0600", atomicwrite.Private, 0o600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out")
+			if err := tt.write(path, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode().Perm(); got != tt.want {
+				t.Errorf("mode %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

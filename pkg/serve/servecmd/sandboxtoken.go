@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -55,7 +56,7 @@ func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, err
 		if err != nil {
 			return "", err
 		}
-		if err := writePrivate(path, plain); err != nil {
+		if err := errors.Wrap(atomicwrite.Private(path, []byte(plain+"\n")), "keep the sandbox's admin token"); err != nil {
 			return "", err
 		}
 		token = plain
@@ -110,27 +111,4 @@ func revokeOtherSandboxTokens(ctx context.Context, st *store.Store, keep, staleI
 		}
 	}
 	return nil
-}
-
-// writePrivate writes text to path, readable by this user only, through a new file renamed over
-// path: a reader never sees half of it, and a link already at path is replaced, not followed.
-func writePrivate(path, text string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return errors.Wrap(err, "keep the sandbox's admin token")
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	// CreateTemp makes the file 0600.
-	if _, err = f.WriteString(text + "\n"); err != nil {
-		return errors.Wrap(err, "keep the sandbox's admin token")
-	}
-	if err = f.Close(); err != nil {
-		return errors.Wrap(err, "keep the sandbox's admin token")
-	}
-	return errors.Wrap(os.Rename(f.Name(), path), "keep the sandbox's admin token")
 }
