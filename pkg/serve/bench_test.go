@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -32,9 +33,11 @@ import (
 // that keeps enough idle connections for every concurrent request, so that connection setup does
 // not dominate what is measured.
 type benchAPI struct {
-	url    string
-	tokens map[auth.Role]string
-	client *http.Client
+	url string
+	// databasePort is the PostgreSQL server's port (0 on SQLite), whose CPU the load counts.
+	databasePort int
+	tokens       map[auth.Role]string
+	client       *http.Client
 }
 
 // onEachBenchDatabase runs f as a sub-benchmark on each database (as onEachDatabase), against
@@ -52,7 +55,11 @@ func startBench(b *testing.B, db string) *benchAPI {
 	url, _, tokens := launch(b, db, 0)
 	transport := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
 	b.Cleanup(transport.CloseIdleConnections)
-	return &benchAPI{url: url, tokens: tokens, client: &http.Client{Transport: transport, Timeout: time.Minute}}
+	a := &benchAPI{url: url, tokens: tokens, client: &http.Client{Transport: transport, Timeout: time.Minute}}
+	if u, err := neturl.Parse(db); err == nil && u.Scheme == "postgres" {
+		a.databasePort, _ = strconv.Atoi(u.Port())
+	}
+	return a
 }
 
 // do sends one request as role and returns its status and body. It is safe from any goroutine:
@@ -425,11 +432,25 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 		return "/api/v1/clusters"
 	}
 	gets := func(i int) string { return "/api/v1/nodepools/" + all[i*len(all)/n] }
-	for _, c := range []struct {
-		name string
-		path func(i int) string
-	}{{"list", lists}, {"get", gets}} {
+	st := storeOf(b, a.url)
+	cases := []struct {
+		name  string
+		path  func(i int) string
+		alone bool
+	}{{"list", lists, false}, {"get", gets, false}}
+	if st.Database == store.PostgreSQL {
+		// The same gets, each a query of its own as before they were put together (store.gets):
+		// the two side by side in one run.
+		cases = append(cases, struct {
+			name  string
+			path  func(i int) string
+			alone bool
+		}{"get-each-its-own-query", gets, true})
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			st.GetsAlone = c.alone
+			defer func() { st.GetsAlone = false }()
 			paths := make([]string, n)
 			for i := range paths {
 				paths[i] = c.path(i)
@@ -441,7 +462,7 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 			}
 			var lats []time.Duration
 			lat := make([]time.Duration, n)
-			load := startLoad()
+			load := startLoad(a.databasePort)
 			b.ResetTimer()
 			began := time.Now()
 			for b.Loop() {
@@ -452,12 +473,16 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 			}
 			elapsed := time.Since(began)
 			b.StopTimer()
-			process, machine, goroutines := load.stop()
+			cpu, database, process, machine, goroutines := load.stop()
 			slices.Sort(lats)
 			b.ReportMetric(percentile(lats, 50), "p50-ms")
 			b.ReportMetric(percentile(lats, 99), "p99-ms")
 			b.ReportMetric(float64(len(lats))/elapsed.Seconds(), "req/s")
 			b.ReportMetric(process, "process-cores")
+			// What a request cost in CPU, the client's and the replica's (this process) and the
+			// database server's: the figure load on the machine changes least.
+			b.ReportMetric(float64(cpu.Microseconds())/float64(len(lats)), "process-µs/req")
+			b.ReportMetric(float64(database.Microseconds())/float64(len(lats)), "database-µs/req")
 			b.ReportMetric(machine, "machine-busy-%")
 			b.ReportMetric(float64(goroutines), "max-goroutines")
 		})
@@ -467,15 +492,19 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 // load measures a run's load: the process's CPU time (getrusage), the machine's busy and idle
 // ticks (/proc/stat, Linux only: 0 elsewhere), and the most goroutines, sampled every 5 ms.
 type load struct {
-	began      time.Time
-	cpu        time.Duration
-	busy, idle uint64
-	done       chan struct{}
-	most       chan int
+	began time.Time
+	cpu   time.Duration
+	// database is the PostgreSQL server's port (0 on SQLite), and databaseCPU its CPU time.
+	database    int
+	databaseCPU time.Duration
+	busy, idle  uint64
+	done        chan struct{}
+	most        chan int
 }
 
-func startLoad() *load {
-	l := &load{began: time.Now(), cpu: processCPU(), done: make(chan struct{}), most: make(chan int, 1)}
+func startLoad(database int) *load {
+	l := &load{began: time.Now(), cpu: processCPU(), database: database, databaseCPU: serverCPU(database),
+		done: make(chan struct{}), most: make(chan int, 1)}
 	l.busy, l.idle = machineTicks()
 	go func() {
 		most := runtime.NumGoroutine()
@@ -494,18 +523,92 @@ func startLoad() *load {
 	return l
 }
 
-// stop returns the process's CPU in cores (CPU time over wall time), the machine's busy share in
-// percent, and the most goroutines seen.
-func (l *load) stop() (process, machinePercent float64, goroutines int) {
+// stop returns the process's and the database server's CPU time, the process's CPU in cores (CPU
+// time over wall time), the machine's busy share in percent, and the most goroutines seen.
+func (l *load) stop() (cpu, database time.Duration, process, machinePercent float64, goroutines int) {
 	wall := time.Since(l.began)
-	cpu := processCPU() - l.cpu
+	cpu = processCPU() - l.cpu
+	database = serverCPU(l.database) - l.databaseCPU
 	busy, idle := machineTicks()
 	close(l.done)
 	goroutines = <-l.most
 	if total := (busy - l.busy) + (idle - l.idle); total > 0 {
 		machinePercent = 100 * float64(busy-l.busy) / float64(total)
 	}
-	return cpu.Seconds() / wall.Seconds(), machinePercent, goroutines
+	return cpu, database, cpu.Seconds() / wall.Seconds(), machinePercent, goroutines
+}
+
+// serverCPU is the CPU time of the PostgreSQL server listening on port (0: none) and of its
+// processes, from /proc (Linux only: 0 elsewhere): the postmaster's own and its exited
+// children's, and each live child's (a connection's backend). The server's work is half of a
+// read's cost, and on a busy machine it is steadier than a latency.
+func serverCPU(port int) time.Duration {
+	if port == 0 {
+		return 0
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var postmaster string
+	children := map[string][]string{}
+	for _, e := range entries {
+		pid := e.Name()
+		if _, err := strconv.Atoi(pid); err != nil {
+			continue
+		}
+		stat, err := procStat(pid)
+		if err != nil || stat[0] != "postgres" {
+			continue
+		}
+		children[stat[2]] = append(children[stat[2]], pid)
+		args, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		if strings.Contains(string(args), fmt.Sprintf("\x00-p\x00%d\x00", port)) {
+			postmaster = pid
+		}
+	}
+	if postmaster == "" {
+		return 0
+	}
+	ticks := cpuTicks(postmaster, true)
+	for _, child := range children[postmaster] {
+		ticks += cpuTicks(child, false)
+	}
+	// Linux counts these in clock ticks of 1/100 s on every platform Go runs the bench on.
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// procStat returns /proc/PID/stat's fields from the command's name on: name, state, parent...
+func procStat(pid string) ([]string, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	// The name is in parentheses and may hold spaces: the fields after it follow the last ')'.
+	open, end := strings.IndexByte(string(data), '('), strings.LastIndexByte(string(data), ')')
+	if open < 0 || end < open {
+		return nil, fmt.Errorf("/proc/%s/stat: no command name", pid)
+	}
+	return append([]string{string(data[open+1 : end])}, strings.Fields(string(data[end+1:]))...), nil
+}
+
+// cpuTicks is a process's user and system time, and its waited-for children's when withChildren.
+func cpuTicks(pid string, withChildren bool) uint64 {
+	stat, err := procStat(pid)
+	if err != nil || len(stat) < 16 {
+		return 0
+	}
+	// From the name on, utime, stime, cutime and cstime are fields 12 to 15.
+	last := 13
+	if withChildren {
+		last = 15
+	}
+	var sum uint64
+	for _, f := range stat[12 : last+1] {
+		v, _ := strconv.ParseUint(f, 10, 64)
+		sum += v
+	}
+	return sum
 }
 
 func processCPU() time.Duration {

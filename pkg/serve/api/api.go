@@ -362,9 +362,9 @@ func validation(problems []body.Problem) *Error {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	// Compact, as lists are: indenting took as long as encoding, and a client that shows the
+	// answer to a person (jq, a browser) lays it out itself.
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // writeObject writes an object with its resource version as the ETag, which If-Match takes.
