@@ -273,6 +273,12 @@ var sqliteCompanions = []string{"-wal", "-shm", "-journal"}
 // the files it makes beside it the database's mode, so those are 0600 too. The folder is taken
 // where its links lead, so that the folder checked is the one opened.
 func ownSQLiteFile(path string) (string, error) {
+	path, err := checkSQLiteFile(path)
+	return path, adviseSQLite(err)
+}
+
+// checkSQLiteFile is ownSQLiteFile, with ownedfs's own advice.
+func checkSQLiteFile(path string) (string, error) {
 	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return "", errors.Wrap(err, "find the SQLite file's folder")
@@ -305,6 +311,19 @@ func ownSQLiteFile(path string) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// adviseSQLite gives a refusal of another user's file or folder serve's own way out: the file
+// is the one --database-url names, not a folder clusterplane chose (ownedfs's advice names
+// those).
+func adviseSQLite(err error) error {
+	var refused *ownedfs.NotOwnedError
+	if errors.As(err, &refused) && refused.UID != os.Getuid() && refused.Mode&fs.ModeSymlink == 0 {
+		refused.Advice = "someone else made it first, and whoever did could read the service's tokens or give " +
+			"themselves one; remove it (as its owner or root) and run again, or name a file of your own: " +
+			"--database-url sqlite:PATH"
+	}
+	return err
 }
 
 func sqliteDSN(path string, q url.Values) string {
