@@ -138,9 +138,11 @@ func (g *readGuard) check(ctx context.Context, res Result, err error) error {
 		g.before = after
 		return err
 	}
-	kept, perr := putBackEntries(g.before, after, lost)
-	if perr == nil {
-		perr = g.s.Import(ctx, kept.raw)
+	kept, perr := after, error(nil)
+	if slices.ContainsFunc(lost, func(l LostRead) bool { return l.Replaced == "" }) {
+		if kept, perr = putBackEntries(g.before, after, lost); perr == nil {
+			perr = g.s.Import(ctx, kept.raw)
+		}
 	}
 	if perr != nil {
 		return errors.Wrapf(perr, "put back into the stack what a failed read of the cloud dropped (%s): "+
