@@ -553,16 +553,10 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 			return failed(err)
 		}
 	}
-	// What the refresh starts from: a read that took a cloud's error for a deletion puts it back.
-	st, err := readState(ctx, s)
-	if err != nil {
-		return failed(err)
-	}
-	reads := d.guardReads(t, s, "refresh", st)
 	var res Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
-		return reads.check(ctx, res, err)
+		res, err = d.refreshGuarded(ctx, t, s, "refresh", Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		return err
 	}, nil)
 	if err != nil {
 		return failed(err)

@@ -113,6 +113,17 @@ func (d *Deployer) guardReads(t Target, s Stack, op string, before state) *readG
 	return &readGuard{d: d, t: t, s: s, op: op, before: before}
 }
 
+// refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
+// (check): op is the command it runs in, for the message.
+func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s Stack, op string, o Options) (Result, error) {
+	before, err := readState(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.Refresh(ctx, o)
+	return res, d.guardReads(t, s, op, before).check(ctx, res, err)
+}
+
 // check is called with an operation's result and error once the engine is done: it puts back
 // what a read dropped that the cloud does not confirm gone, and then fails the operation with a
 // *ReadFailedError. Otherwise it returns err. A successful operation whose events say no read

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -240,6 +242,36 @@ func TestCivoIsAskedWhetherItStillListsAFirewallTheReadDropped(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("Civo says %s (%s), want %s", got, found.Why, tt.want)
+			}
+		})
+	}
+}
+
+// DigitalOcean's provider drops a cluster or a pool on a 404 alone; one it still lists (a 404 of
+// an edge that has not caught up) is found in clusterplane's own list of the account's clusters.
+func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *testing.T) {
+	do := fakedo.New(t, "guard-token")
+	t.Setenv(cloudapi.DigitalOceanTokenEnv, "guard-token")
+	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1", RegionSlug: "fra1",
+		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2}}})
+	cl, _ := do.Cluster(id)
+	tests := []struct {
+		name    string
+		r       scan.Resource
+		missing bool
+	}{
+		{name: "a cluster it lists is listed", r: scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id}},
+		{name: "a pool it lists is listed", r: scan.Resource{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
+			ID: cl.NodePools[0].ID}},
+		{name: "a cluster it does not list is missing", r: scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster",
+			ID: "gone"}, missing: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := cloudLists(minimalCluster(t, "dev-fra1"))(context.Background(), tt.r)
+			if missing := found.Verdict == scan.Missing; missing != tt.missing || found.Verdict == scan.Unjudged {
+				t.Errorf("DigitalOcean says %s (%s), want missing: %v", found.Verdict, found.Why, tt.missing)
 			}
 		})
 	}
