@@ -161,11 +161,7 @@ func (g *readGuard) check(ctx context.Context, res Result, err error) error {
 			describeLost(lost), g.op)
 	}
 	g.before = kept
-	e := &ReadFailedError{Operation: g.op, File: g.t.File, Cloud: cloudName(g.t), Resources: lost}
-	if err != nil {
-		e.Err = err
-	}
-	return e
+	return &ReadFailedError{Operation: g.op, File: g.t.File, Cloud: cloudName(g.t), Resources: lost, Err: err}
 }
 
 // describeLost names the resources, "type name (id)" each.
