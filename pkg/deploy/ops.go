@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -40,6 +41,9 @@ type Deployer struct {
 	// Rotating, when set, is told each phase of a pool's rotation once the stack has recorded it:
 	// a rotation runs inside one up, for minutes, and the service shows its phase meanwhile.
 	Rotating func(t Target, pool string, s rotation.State)
+	// stillListed, when set, stands in for the cloud's list when a read dropped a resource
+	// (readguard.go): tests set it.
+	stillListed func(ctx context.Context, r scan.Resource) scan.Finding
 
 	said sync.Map // the lines Say was told, each once
 }
@@ -479,9 +483,14 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 	}
 	var res Result
 	var left *Outcome
+	reads := d.guardReads(t, s, "up", st)
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = RecordedOnly(t, res)
+		if refresh {
+			// A read that took a cloud's error for a deletion must not cost the stack the resource.
+			err = reads.check(ctx, res, err)
+		}
 		return err
 	}, func(err error) bool {
 		// Another attempt is made only when this one left nothing: else it would be refused.
@@ -546,7 +555,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	}
 	var res Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Refresh(ctx, Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		res, err = d.refreshGuarded(ctx, t, s, "refresh", Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {

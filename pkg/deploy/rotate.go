@@ -244,7 +244,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 			return &o, ""
 		}
 	}
-	if _, err := s.Refresh(ctx, Options{Progress: progress}); err != nil {
+	if _, err := d.refreshGuarded(ctx, t, s, "up", Options{Progress: progress}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}

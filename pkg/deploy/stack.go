@@ -110,6 +110,9 @@ type Result struct {
 	// RecordedOnly are the manifest's changes since the stack's last deployment that no step
 	// carries (RecordedOnly): the engine counts them "same", yet they are changes to review.
 	RecordedOnly []diff.Change
+	// ReadGone are the URNs of the resources the operation's read of the cloud found gone (or
+	// deleted otherwise), which the engine drops from the state; readguard.go checks them.
+	ReadGone []string
 }
 
 // Step is one resource's step.

@@ -268,6 +268,7 @@ func (c *collector) wait(err error) deploy.Result {
 	defer c.mu.Unlock()
 	res := c.res
 	res.Steps = append([]deploy.Step(nil), c.res.Steps...)
+	res.ReadGone = append([]string(nil), c.res.ReadGone...)
 	return res
 }
 
@@ -296,6 +297,13 @@ func (c *collector) add(ev events.EngineEvent) {
 			}
 		}
 		c.res.Steps = append(c.res.Steps, step)
+	case ev.ResOutputsEvent != nil:
+		// A resource done with and nothing left of it: a read that found it gone (in an up that
+		// refreshes, the step stays a refresh; in a refresh it turns a delete), or a delete.
+		m := ev.ResOutputsEvent.Metadata
+		if m.Old != nil && m.New == nil && (m.Op == apitype.OpRefresh || m.Op == apitype.OpDelete) {
+			c.res.ReadGone = append(c.res.ReadGone, m.URN)
+		}
 	case ev.SummaryEvent != nil:
 		for op, n := range ev.SummaryEvent.ResourceChanges {
 			c.res.Changes[string(op)] = n

@@ -1,0 +1,103 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+)
+
+// The Civo provider reads a firewall by listing the region's firewalls and takes any error of
+// that list for a firewall deleted (resourceFirewallRead, civo/firewall/resource_firewall.go in
+// terraform-provider-civo v1.1.4: FindFirewall's answer is nil on every error, and a nil answer
+// clears the id). A 503 while an up or a refresh reads the cloud would drop the firewall from the
+// stack for good; clusterplane asks Civo itself, finds it still listed, keeps it and says so.
+func TestAFirewallReadThatFailsWithA503StaysInTheStackAndTheNextUpIsClean(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// args is the command the firewall list fails under. up runs --deep: the fleet scan,
+		// which lists the firewalls too, would otherwise take the fault before the provider.
+		args []string
+	}{
+		{"during up", []string{"up", "--yes", "--deep"}},
+		{"during refresh", []string{"refresh"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			e := newEnv(t)
+			e.seedExamples()
+			manifest := e.write("cluster.yaml", example(t, "civokubernetescluster/minimal.yaml"))
+			if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+				t.Fatalf("up = %d: %s", code, r)
+			}
+			const firewall = "civo:index/firewall:Firewall"
+			id := e.stateID(civoClusterStack, firewall)
+			if id == "" {
+				t.Fatalf("the stack holds no %s after up", firewall)
+			}
+			e.civo.Inject(fakecloud.Fault{Method: "GET", Path: "/v2/firewalls", Status: http.StatusServiceUnavailable})
+			args := append([]string{tt.args[0], manifest}, tt.args[1:]...)
+			r, code := e.clusterplane(args...)
+			out := r.stdout + r.stderr
+			if code != 1 || !strings.Contains(out, "read failed") || !strings.Contains(out, "still lists") || !strings.Contains(out, id) {
+				t.Errorf("%s with the firewall list failing = %d, want 1 saying the read failed and Civo still lists %s: %s", tt.args[0], code, id, r)
+			}
+			if got := e.stateID(civoClusterStack, firewall); got != id {
+				t.Errorf("the stack holds firewall %q after the failed read, want %s", got, id)
+			}
+			// The cloud answers again: the next up finds nothing to do and makes no second firewall.
+			r, code = e.clusterplane("up", manifest, "--yes", "--deep")
+			if code != 0 || !strings.Contains(r.stdout, "no changes") && !strings.Contains(r.stdout, " same") ||
+				strings.Contains(r.stdout+r.stderr, "duplicate") {
+				t.Errorf("up after the fault passed = %d, want it clean: %s", code, r)
+			}
+			if got := e.stateID(civoClusterStack, firewall); got != id {
+				t.Errorf("the stack holds firewall %q after the next up, want %s", got, id)
+			}
+			t.Logf("%s: %s", tt.name, time.Since(start).Round(time.Second))
+		})
+	}
+}
+
+// civoClusterStack is the stack the Civo cluster example deploys to, as the file backend names
+// its checkpoint.
+const civoClusterStack = "civokubernetescluster/dev-fra1"
+
+// stateID is the id of the resource of type typ in stack's checkpoint (project/stack) as the file
+// backend holds it, "" when there is none.
+func (e *env) stateID(stack, typ string) string {
+	e.t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.dir, "state", ".pulumi", "stacks", stack+".json"))
+	if err != nil {
+		e.t.Fatalf("read the checkpoint of %s: %v", stack, err)
+	}
+	var checkpoint struct {
+		Checkpoint struct {
+			Latest struct {
+				Resources []struct {
+					Type string `json:"type"`
+					ID   string `json:"id"`
+				} `json:"resources"`
+			} `json:"latest"`
+		} `json:"checkpoint"`
+	}
+	if err := json.Unmarshal(data, &checkpoint); err != nil {
+		e.t.Fatalf("read the checkpoint of %s: %v", stack, err)
+	}
+	for _, r := range checkpoint.Checkpoint.Latest.Resources {
+		if r.Type == typ {
+			return r.ID
+		}
+	}
+	return ""
+}

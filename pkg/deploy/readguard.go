@@ -1,0 +1,337 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pkg/errors"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+)
+
+// Why a read of the cloud is checked before its verdict "deleted" is kept: the pinned providers
+// take some failed reads for a deleted resource, and the engine then drops the resource from the
+// stack's state for good. Every later up tries to create it again (Civo refuses the duplicate
+// name) and the resource stays in the cloud, managed by no stack.
+//
+//   - Civo (terraform-provider-civo v1.1.4, which pulumi-civo v2.4.8 wraps) clears the id on any
+//     error whose answer is nil: resourceFirewallRead (civo/firewall/resource_firewall.go), after
+//     FindFirewall, which lists the region's firewalls and answers nil on every error of that
+//     list, a 503 as a 404; resourceKubernetesClusterRead
+//     (civo/kubernetes/resource_kubernetes_cluster.go) after GetKubernetesCluster, and
+//     resourceKubernetesClusterNodePoolRead (resource_kubernetes_cluster_nodepool.go), alike.
+//   - DigitalOcean (terraform-provider-digitalocean v2.75.0) clears it only on a 404:
+//     resourceDigitalOceanKubernetesClusterRead (digitalocean/kubernetes/resource_kubernetes_cluster.go)
+//     and resourceDigitalOceanKubernetesNodePoolRead (resource_kubernetes_node_pool.go). Other
+//     errors fail the read. A 404 the API answers for a cluster it still has (a read right after
+//     a create, an edge that has not caught up) is dropped all the same.
+//   - clusterplane's own Civo node pool (pkg/pulumi/civopoolresource) fails its read on an error.
+//
+// So after an up or a refresh that read the cloud, every resource the read dropped is looked up
+// in its cloud's list through clusterplane's own client (package scan, over pkg/cloud/civo and
+// pkg/cloud/digitalocean). One the cloud still lists, or that the cloud could not be asked about,
+// is put back into the state as it was, and the operation fails saying the read failed. Only a
+// resource the cloud no longer lists (deleted outside clusterplane) leaves the state, as before.
+
+// LostRead is a resource the engine's read of the cloud found gone that its cloud did not confirm
+// gone.
+type LostRead struct {
+	// Type, Name and ID are the resource's Pulumi type, its name and its id in the cloud.
+	Type, Name, ID string
+	// Listed tells that the cloud lists it still; else the cloud could not be asked, and Why says
+	// why.
+	Listed bool
+	Why    string
+	// Replaced is the id of the resource the operation made in its place, "" when none: the
+	// stack holds that one, and the cloud holds both.
+	Replaced string
+}
+
+// ReadFailedError says that the engine's read of resources found them gone though their cloud
+// still lists them (or could not say): the provider took a failed read for a deletion. The stack
+// keeps them (those the operation made again aside), and the operation failed.
+type ReadFailedError struct {
+	// Operation is the command that read the cloud (up, refresh); File the manifest; Cloud the
+	// cloud as messages name it.
+	Operation, File, Cloud string
+	Resources              []LostRead
+	// Err is the engine's own failure in the same operation, nil when it succeeded otherwise.
+	Err error
+}
+
+func (e *ReadFailedError) Error() string {
+	var parts []string
+	again := false
+	for _, r := range e.Resources {
+		what := fmt.Sprintf("%s %s (id %s)", r.Type, r.Name, r.ID)
+		switch {
+		case r.Replaced != "":
+			parts = append(parts, fmt.Sprintf("%s: the read failed: the provider found it gone, yet %s still lists it, and the %s "+
+				"made another in its place (id %s), which the stack now holds; %s is left in %s under no stack: delete it there",
+				what, e.Cloud, e.Operation, r.Replaced, r.ID, e.Cloud))
+		case r.Listed:
+			again = true
+			parts = append(parts, fmt.Sprintf("%s: the read failed: the provider found it gone, yet %s still lists it; the stack keeps it",
+				what, e.Cloud))
+		default:
+			again = true
+			parts = append(parts, fmt.Sprintf("%s: the read may have failed: the provider found it gone, and %s could not say "+
+				"whether it still lists it (%s); the stack keeps it", what, e.Cloud, r.Why))
+		}
+	}
+	msg := strings.Join(parts, "; ")
+	if e.Err != nil {
+		msg += "; what the " + e.Operation + " did next failed: " + e.Err.Error()
+	}
+	if again {
+		msg += fmt.Sprintf(". Run `clusterplane %s %s` again once %s answers", e.Operation, e.File, e.Cloud)
+	}
+	return msg
+}
+
+// readGuard checks one stack's engine operations that read the cloud into its state (an up that
+// refreshes, a refresh) against the state before each.
+type readGuard struct {
+	d  *Deployer
+	t  Target
+	s  Stack
+	op string
+	// before is the state the next operation starts from.
+	before state
+}
+
+// guardReads is the guard of operation op (the command's name) on t's stack, whose state is now
+// before.
+func (d *Deployer) guardReads(t Target, s Stack, op string, before state) *readGuard {
+	return &readGuard{d: d, t: t, s: s, op: op, before: before}
+}
+
+// refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
+// (check): op is the command it runs in, for the message.
+func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s Stack, op string, o Options) (Result, error) {
+	before, err := readState(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.Refresh(ctx, o)
+	return res, d.guardReads(t, s, op, before).check(ctx, res, err)
+}
+
+// check is called with an operation's result and error once the engine is done: it puts back
+// what a read dropped that the cloud does not confirm gone, and then fails the operation with a
+// *ReadFailedError. Otherwise it returns err. A successful operation whose events say no read
+// found anything gone costs nothing; a failed one is always checked (its events may be cut short).
+func (g *readGuard) check(ctx context.Context, res Result, err error) error {
+	if err == nil && len(res.ReadGone) == 0 {
+		return nil
+	}
+	after, xerr := readState(ctx, g.s)
+	if xerr != nil {
+		if err != nil {
+			return err
+		}
+		return errors.Wrap(xerr, "check what the engine's read of the cloud dropped from the stack")
+	}
+	dropped := droppedByRead(g.before, after, res.Steps)
+	if len(dropped) == 0 {
+		g.before = after
+		return err
+	}
+	lost := g.d.unconfirmed(ctx, g.t, dropped, after)
+	if len(lost) == 0 {
+		g.before = after
+		return err
+	}
+	kept, perr := after, error(nil)
+	if slices.ContainsFunc(lost, func(l LostRead) bool { return l.Replaced == "" }) {
+		if kept, perr = putBackEntries(g.before, after, lost); perr == nil {
+			perr = g.s.Import(ctx, kept.raw)
+		}
+	}
+	if perr != nil {
+		return errors.Wrapf(perr, "put back into the stack what a failed read of the cloud dropped (%s): "+
+			"`pulumi stack export --version` and `pulumi stack import` of the version before the %s restore it",
+			describeLost(lost), g.op)
+	}
+	g.before = kept
+	return &ReadFailedError{Operation: g.op, File: g.t.File, Cloud: cloudName(g.t), Resources: lost, Err: err}
+}
+
+// describeLost names the resources, "type name (id)" each.
+func describeLost(lost []LostRead) string {
+	names := make([]string, len(lost))
+	for i, r := range lost {
+		names[i] = fmt.Sprintf("%s %s (%s)", r.Type, r.Name, r.ID)
+	}
+	return strings.Join(names, ", ")
+}
+
+// cloudName is t's cloud as messages name it ("Civo"), "the cloud" when it has none.
+func cloudName(t Target) string {
+	if c, _, _, ok := stackinput.ProviderConfig(t.Input); ok {
+		return c.Name
+	}
+	return "the cloud"
+}
+
+// droppedByRead are the cloud resources of before that after no longer holds with the same id,
+// and that no step of the operation deleted, replaced or forgot on purpose: what a read of the
+// cloud dropped, whether the operation then made it again (another id) or not.
+func droppedByRead(before, after state, steps []Step) []apitype.ResourceV3 {
+	held := map[resource.URN]map[resource.ID]bool{}
+	for _, r := range after.d.Resources {
+		if held[r.URN] == nil {
+			held[r.URN] = map[resource.ID]bool{}
+		}
+		held[r.URN][r.ID] = true
+	}
+	meant := map[string]bool{}
+	for _, s := range steps {
+		if isOp(s, apitype.OpDelete, apitype.OpDeleteReplaced, apitype.OpReplace, apitype.OpCreateReplacement,
+			apitype.OpReadDiscard, apitype.OpDiscardReplaced, apitype.OpRemovePendingReplace) {
+			meant[s.URN] = true
+		}
+	}
+	var out []apitype.ResourceV3
+	for _, r := range before.d.Resources {
+		switch {
+		case !r.Custom || r.ID == "" || r.Delete || r.External || strings.HasPrefix(string(r.Type), "pulumi:providers:"):
+		case held[r.URN][r.ID], meant[string(r.URN)]:
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// unconfirmed are the dropped resources whose cloud does not confirm them gone: those it lists
+// still, and those it could not be asked about. A type clusterplane's client does not read is
+// left dropped, as the provider said (clusterplane's own pool fails its read instead of
+// dropping). after tells what the operation made in a resource's place.
+func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.ResourceV3, after state) []LostRead {
+	ask := d.stillListed
+	if ask == nil {
+		ask = cloudLists(t)
+	}
+	var out []LostRead
+	for _, r := range dropped {
+		if !scan.ReadsType(string(r.Type)) {
+			continue
+		}
+		f := ask(ctx, scan.Resource{Type: string(r.Type), ID: string(r.ID), Inputs: r.Inputs, Outputs: r.Outputs})
+		if f.Verdict == scan.Missing {
+			continue
+		}
+		l := LostRead{Type: string(r.Type), Name: r.URN.Name(), ID: string(r.ID), Listed: f.Verdict != scan.Unjudged, Why: f.Why}
+		for _, a := range after.d.Resources {
+			if a.URN == r.URN && a.ID != "" && !a.Delete {
+				l.Replaced = string(a.ID)
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// cloudLists asks t's cloud, through clusterplane's own client, whether it lists a resource: one
+// list of its clusters (and, for Civo, of the region's firewalls), shared by every resource asked
+// about. Without a token, the cloud cannot be asked.
+func cloudLists(t Target) func(ctx context.Context, r scan.Resource) scan.Finding {
+	s := scan.New()
+	cloud, base, token := upgrade.CloudAPI(t.Input)
+	return func(ctx context.Context, r scan.Resource) scan.Finding {
+		if token == "" {
+			return scan.Finding{Verdict: scan.Unjudged, Why: "no token to ask " + cloudName(t) + " with"}
+		}
+		return s.Judge(ctx, scan.Account{Cloud: cloud, Base: base, Token: token}, r)
+	}
+}
+
+// putBackEntries is after with the entries before held of the lost resources put back, each as it
+// was, where the operation made nothing in its place: right after the last entry it depends on
+// (its parent, provider and dependencies), so that the state stays in the engine's order. Every
+// other entry and field of after is kept as it is.
+func putBackEntries(before, after state, lost []LostRead) (state, error) {
+	wanted := map[string]bool{}
+	for _, l := range lost {
+		if l.Replaced == "" {
+			wanted[l.Type+"\x00"+l.ID] = true
+		}
+	}
+	var deployment map[string]json.RawMessage
+	var beforeRaw, resources []json.RawMessage
+	if err := json.Unmarshal(after.raw.Deployment, &deployment); err != nil {
+		return state{}, errors.Wrap(err, "read the stack's state")
+	}
+	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+		return state{}, err
+	}
+	var old map[string]json.RawMessage
+	if err := json.Unmarshal(before.raw.Deployment, &old); err != nil {
+		return state{}, errors.Wrap(err, "read the stack's state")
+	}
+	if err := unmarshalIfAny(old["resources"], &beforeRaw); err != nil {
+		return state{}, err
+	}
+	if len(beforeRaw) != len(before.d.Resources) || len(resources) != len(after.d.Resources) {
+		return state{}, errors.New("read the stack's state: its resources were not read alike twice")
+	}
+	order := make([]resource.URN, len(after.d.Resources))
+	for i, r := range after.d.Resources {
+		order[i] = r.URN
+	}
+	for i, r := range before.d.Resources {
+		if !wanted[string(r.Type)+"\x00"+string(r.ID)] {
+			continue
+		}
+		at := 0
+		for _, dep := range dependsOn(r) {
+			j := slices.Index(order, dep)
+			if j < 0 {
+				return state{}, errors.Errorf("put back %s: the state no longer holds %s, which it depends on", r.URN, dep)
+			}
+			at = max(at, j+1)
+		}
+		resources = slices.Insert(resources, at, beforeRaw[i])
+		order = slices.Insert(order, at, r.URN)
+	}
+	var err error
+	if deployment["resources"], err = json.Marshal(resources); err != nil {
+		return state{}, err
+	}
+	raw := after.raw
+	if raw.Deployment, err = json.Marshal(deployment); err != nil {
+		return state{}, err
+	}
+	return stateOf(raw)
+}
+
+// dependsOn are the URNs an entry of the state must come after: its parent, its provider and
+// its dependencies.
+func dependsOn(r apitype.ResourceV3) []resource.URN {
+	var out []resource.URN
+	if r.Parent != "" {
+		out = append(out, r.Parent)
+	}
+	if r.Provider != "" {
+		// A provider reference is the provider's URN, "::", its id.
+		if i := strings.LastIndex(r.Provider, "::"); i > 0 {
+			out = append(out, resource.URN(r.Provider[:i]))
+		}
+	}
+	out = append(out, r.Dependencies...)
+	for _, deps := range r.PropertyDependencies {
+		out = append(out, deps...)
+	}
+	if r.DeletedWith != "" {
+		out = append(out, r.DeletedWith)
+	}
+	return out
+}
