@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
@@ -246,6 +248,41 @@ func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
 			}
 			if msg := o.Report.Conditions[1].Message; !strings.Contains(msg, tt.says) {
 				t.Errorf("Drifted says %q, want it to name the field and both values: %q", msg, tt.says)
+			}
+		})
+	}
+}
+
+// status --drift goes through the fleet scan as drift does: a stack the scan vouches for is in
+// sync with no preview run; a stack it found changed, or could not judge, is previewed.
+func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T) {
+	tests := []struct {
+		name    string
+		scanned deploy.Scanned
+		reason  string
+		preview bool
+	}{
+		{"a stack the scan found unchanged is in sync without a preview",
+			deploy.Scanned{Verdict: scan.Same, Why: "the cloud lists it as the state recorded", Unchanged: true}, "InSync", false},
+		{"a stack the scan found differing is previewed",
+			deploy.Scanned{Verdict: scan.Differs, Why: "the cloud differs from the state in nodeCount"}, "ChangesPending", true},
+		{"a stack the scan could not judge is previewed",
+			deploy.Scanned{Verdict: scan.Unjudged, Why: "creates pending"}, "ChangesPending", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := cluster(t)
+			mustUp(ctx, t, d, c)
+			b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited"})
+			d.Scanned = map[string]deploy.Scanned{c.Key(): tt.scanned}
+			o := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
+			if o.Report == nil || o.Report.Condition("Drifted").Reason != tt.reason {
+				t.Fatalf("status --drift: %+v, want Drifted %s", o.Report, tt.reason)
+			}
+			if got := slices.Contains(b.Calls(), "preview "+c.Key()); got != tt.preview {
+				t.Errorf("engine calls %v: a preview run %t, want %t", b.Calls(), got, tt.preview)
 			}
 		})
 	}
