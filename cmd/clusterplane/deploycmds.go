@@ -247,8 +247,8 @@ difference no up can put back is said as one, with why and what works.
 
 It first lists each cloud account's clusters once and compares them with each stack's records
 (docs/deploying.md, "The fleet scan"): only the stacks that list cannot vouch for are previewed
-(--deep: all). It changes nothing, and exits 0 without drift, 3 with drift (the outcome
-drifted), 1 when it cannot tell.`,
+(--deep: all). It changes nothing, and exits 0 without drift (a stack never deployed, or destroyed,
+says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
 	opts.fleetFlags(cmd, false)

@@ -167,6 +167,9 @@ func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st stat
 	case !drift:
 		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
 			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}, nil
+	case len(st.resources()) == 0:
+		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
+		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
 	case d.unchanged(t):
 		// As drift does: no preview, no engine, the same verdict.
 		return ready, Condition{Type: "Drifted", Status: "False", Reason: "InSync",

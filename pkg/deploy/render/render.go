@@ -194,6 +194,8 @@ func Cause(err error, t deploy.Target) string {
 func Drift(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		switch {
+		case o.Status == deploy.Done && o.Reason == deploy.NotDeployed:
+			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
 		case o.Status == deploy.Done:
 			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
 		case o.Status == deploy.Drifted:
