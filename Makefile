@@ -121,6 +121,7 @@ bench:
 	bash bench/discover.sh
 	bash bench/takeover.sh
 	bash bench/deploy.sh
+	bash bench/statusdrift.sh
 
 # The API under a portal's load (issue 63): BenchmarkTwoHundredConcurrentClients in
 # pkg/serve/bench_test.go, on an SQLite file and a throwaway PostgreSQL (internal/testing/pgtest)

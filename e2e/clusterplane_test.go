@@ -111,6 +111,10 @@ func TestClusterplaneDriftTellsTheCloudsOwnDriftFromAConsoleEditAndRefreshRecord
 	if r, code := e.clusterplane("destroy", manifest, "--yes"); code != 0 {
 		t.Errorf("destroy = %d: %s", code, r)
 	}
+	// A destroyed stack holds nothing that could differ: not deployed, not "up would create".
+	if r, code := e.clusterplane("drift", manifest); code != 0 || !strings.Contains(r.stdout, "not deployed") || strings.Contains(r.stdout, "drifted") {
+		t.Errorf("drift after destroy = %d, want 0 saying not deployed: %s", code, r)
+	}
 	e.assertNoWorkspaces()
 }
 

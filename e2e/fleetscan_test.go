@@ -57,6 +57,16 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	if reads := e.clusterReads(); len(reads) != 0 {
 		t.Errorf("drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
 	}
+	// status --drift goes through the same scan: a script gating on its exit code pays no engine.
+	e.do.Reset()
+	r, code = e.clusterplane("status", dir, "--drift", "-o", "json")
+	if got := driftedConditions(t, r.stdout); code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
+		!slices.Equal(got, []string{"f1 False/InSync", "f2 False/InSync", "f3 False/InSync", "f4 False/InSync"}) {
+		t.Errorf("status --drift of an untouched fleet = %d, Drifted %v, want 0 from one list, all four in sync: %s", code, got, r)
+	}
+	if reads := e.clusterReads(); len(reads) != 0 {
+		t.Errorf("status --drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
+	}
 
 	f1, f2, f3 := e.doCluster("f1"), e.doCluster("f2"), e.doCluster("f3")
 	e.do.EditPool(f1.ID, f1.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
@@ -84,6 +94,15 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	if a, b := driftVerdicts(t, scanned.stdout), driftVerdicts(t, deep.stdout); !slices.Equal(a, b) || len(a) != 4 {
 		t.Errorf("the scan's drift says %v, the provider's for every stack %v: want the same four", a, b)
 	}
+	e.do.Reset()
+	r, code = e.clusterplane("status", dir, "--drift", "-o", "json")
+	want = []string{"f1 True/ChangesPending", "f2 True/ChangesPending", "f3 True/ChangesPending", "f4 False/InSync"}
+	if got := driftedConditions(t, r.stdout); code != 4 || !slices.Equal(got, want) {
+		t.Errorf("status --drift after three drifts = %d, Drifted %v, want 4 and %v, as drift says: %s", code, got, want, r)
+	}
+	if reads, three := e.clusterReads(), []string{f1.ID, f2.ID, f3.ID}; !slices.Equal(reads, slices.Sorted(slices.Values(three))) {
+		t.Errorf("status --drift had the provider read clusters %v, want the three drifted alone", reads)
+	}
 
 	r, code = e.clusterplane("preview", dir)
 	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 1 || !strings.Contains(r.stderr, "1 unchanged since their last up, not run") {
@@ -100,6 +119,26 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 4 || len(e.clusterReads()) != 0 {
 		t.Errorf("up of a fleet up to date = %d, want 0 with every stack left unrun and no cluster read: %s", code, r)
 	}
+}
+
+// driftedConditions are status's JSON report's stacks, "<name> <Drifted status>/<reason>" each, sorted.
+func driftedConditions(t *testing.T, stdout string) []string {
+	t.Helper()
+	var rep struct {
+		Stacks []struct {
+			Status statusJSON `json:"status"`
+		} `json:"stacks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("read status's report: %v\n%s", err, stdout)
+	}
+	var out []string
+	for _, s := range rep.Stacks {
+		_, name, _ := strings.Cut(s.Status.Stack, "/")
+		out = append(out, name+" "+condition(s.Status, "Drifted"))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // driftVerdicts are drift's JSON report's stacks, "<stack> <status> <fields>" each, sorted.

@@ -190,8 +190,10 @@ type runOp struct {
 	finish func(outcomes []deploy.Outcome) error
 	// whole tells that guard refuses every target or none (up --plan).
 	whole bool
-	// pace, when set, paces the run's operations by that estimate of their requests.
+	// pace, when set, paces the run's operations by that estimate of their requests; scan scans the
+	// fleet first, as drift does (status --drift).
 	pace deploy.Requests
+	scan bool
 }
 
 // runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
@@ -210,7 +212,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	defer stop()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
-		Policy:  pol, Retarget: o.retarget, Deep: o.deep, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
+		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
 	f.flushProgress()

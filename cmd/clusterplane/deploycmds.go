@@ -247,8 +247,8 @@ difference no up can put back is said as one, with why and what works.
 
 It first lists each cloud account's clusters once and compares them with each stack's records
 (docs/deploying.md, "The fleet scan"): only the stacks that list cannot vouch for are previewed
-(--deep: all). It changes nothing, and exits 0 without drift, 3 with drift (the outcome
-drifted), 1 when it cannot tell.`,
+(--deep: all). It changes nothing, and exits 0 without drift (a stack never deployed, or destroyed,
+says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
 	opts.fleetFlags(cmd, false)
@@ -276,16 +276,18 @@ func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
 		Long: `status shows each manifest's stack: the conditions Ready (the last up succeeded and deployed this
 manifest, and the stacks it references are there) and Drifted, the manifest's generation against
 the one the last up deployed, the last update, and the non-secret outputs. It reads the backend
-only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does. A
-local file backend's state and history are read from its files directly, starting no Pulumi CLI;
-other backends are read through the CLI, one stack at a time, and status says so once.
+only, so Drifted is Unknown (NotChecked) unless --drift compares the cloud too, as drift does: the
+fleet scan first, then a preview of only the stacks it cannot vouch for (--deep: all). A local
+file backend's state and history are read from its files directly, starting no Pulumi CLI; other
+backends are read through the CLI, one stack at a time, and status says so once.
 
 It exits 0, 4 when a stack's last update failed or was interrupted, or the stack is not at its
 manifest's generation (never deployed, or the manifest changed since the last up), 1 when it
 cannot tell.`,
 	}
 	opts.flags(cmd)
-	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition (a preview of each stack)")
+	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition, as drift does")
+	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, statusRun)
 	return cmd
 }
@@ -296,7 +298,7 @@ func statusRun(opts *statusOptions) error {
 		// status --drift refreshes as drift does.
 		pace = deploy.Refreshing
 	}
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: render.Status, pace: pace,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: render.Status, pace: pace, scan: opts.drift,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})

@@ -142,7 +142,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		{"up", append(many, "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", append(many, "--deep")},
-		{"status", append(many, "--drift")},
+		{"status", append(many, "--deep", "--drift")},
 		{"destroy", append(many, "--remove", "--yes")},
 		{"kubeconfig", nil},
 		{"adopt", append(many, "--exact", "--id", "--secrets-provider")},

@@ -13,6 +13,11 @@ import (
 // (drift exits 3 for it, as for a block).
 const Drifted Status = "drifted"
 
+// NotDeployed is drift's reason for a stack that holds nothing, never deployed or destroyed: no
+// drift (exit 0), for nothing deployed can differ from the cloud; status tells it apart (Ready
+// NotDeployed or Destroyed).
+const NotDeployed = "not deployed (never, or destroyed): nothing to compare with the cloud; up deploys it"
+
 // driftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
 // when nothing differs; else what up, which reads the cloud first, would do, except that a
 // difference the provider cannot put back is said as such, never as something up clears; and the

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testing.T) {
@@ -246,6 +249,80 @@ func TestStatusNamesADriftNoUpPutsBackApartFromChangesPending(t *testing.T) {
 			}
 			if msg := o.Report.Conditions[1].Message; !strings.Contains(msg, tt.says) {
 				t.Errorf("Drifted says %q, want it to name the field and both values: %q", msg, tt.says)
+			}
+		})
+	}
+}
+
+// status --drift goes through the fleet scan as drift does: a stack the scan vouches for is in
+// sync with no preview run; a stack it found changed, or could not judge, is previewed.
+func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T) {
+	tests := []struct {
+		name    string
+		scanned deploy.Scanned
+		reason  string
+		preview bool
+	}{
+		{"a stack the scan found unchanged is in sync without a preview",
+			deploy.Scanned{Verdict: scan.Same, Why: "the cloud lists it as the state recorded", Unchanged: true}, "InSync", false},
+		{"a stack the scan found differing is previewed",
+			deploy.Scanned{Verdict: scan.Differs, Why: "the cloud differs from the state in nodeCount"}, "ChangesPending", true},
+		{"a stack the scan could not judge is previewed",
+			deploy.Scanned{Verdict: scan.Unjudged, Why: "creates pending"}, "ChangesPending", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := cluster(t)
+			mustUp(ctx, t, d, c)
+			b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited"})
+			d.Scanned = map[string]deploy.Scanned{c.Key(): tt.scanned}
+			o := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
+			if o.Report == nil || o.Report.Condition("Drifted").Reason != tt.reason {
+				t.Fatalf("status --drift: %+v, want Drifted %s", o.Report, tt.reason)
+			}
+			if got := slices.Contains(b.Calls(), "preview "+c.Key()); got != tt.preview {
+				t.Errorf("engine calls %v: a preview run %t, want %t", b.Calls(), got, tt.preview)
+			}
+		})
+	}
+}
+
+// A stack that holds nothing, destroyed or never deployed, has nothing in the cloud to drift:
+// drift says so and exits 0, where a preview would say up creates it all; status --drift leaves
+// Drifted to Ready, which says why.
+func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target)
+		ready   string
+		code    int
+	}{
+		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target) {
+			mustUp(ctx, t, d, c)
+			if o := d.Destroy(ctx, c, deploy.DestroyOptions{}); o.Status != deploy.Done {
+				t.Fatalf("destroy: %s %v", o.Status, o.Err)
+			}
+		}, "Destroyed", exitcode.OK},
+		{"a stack never deployed", func(context.Context, *testing.T, *deploy.Deployer, deploy.Target) {}, "NotDeployed", exitcode.NotReady},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, _ := deployer()
+			c := cluster(t)
+			tt.prepare(ctx, t, d, c)
+			o := d.Drift(ctx, c)
+			if o.Status != deploy.Done || o.Reason != deploy.NotDeployed || deploy.ExitCode([]deploy.Outcome{o}) != exitcode.OK {
+				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, deploy.NotDeployed)
+			}
+			st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
+			if st.Report == nil || st.Report.Condition("Ready").Reason != tt.ready || st.Report.Condition("Drifted").Reason != "NotDeployed" {
+				t.Fatalf("status --drift: %+v, want Ready %s and Drifted NotDeployed", st.Report, tt.ready)
+			}
+			if code := deploy.ExitCode([]deploy.Outcome{st}); code != tt.code {
+				t.Errorf("status --drift exits %d, want %d as for plain status", code, tt.code)
 			}
 		})
 	}

@@ -200,7 +200,8 @@ func (e *EngineError) Error() string {
 // valueFrom reference: destroying a cluster under its pools' stacks takes the pools with it in
 // the cloud, and leaves their stacks holding resources that are gone.
 type ReferencedError struct {
-	// By are the referencing stacks, <project>/<stack>, each with its manifest.
+	// By are the referencing stacks, <project>/<stack>, each once with its manifests: several
+	// files may name one stack (scratch copies of a manifest).
 	By []string
 }
 

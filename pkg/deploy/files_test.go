@@ -147,6 +147,45 @@ func TestFilesBecomeTargetsEachManifestOfAFileItsOwnAndEveryProblemIsSaidBeforeA
 	}
 }
 
+// A folder holding scratch copies of a pool's manifest (pool-more.yaml, pool.orig.yaml) names one
+// referencing stack, not one per file: the refusal lists that stack once, with its files.
+func TestTheDestroyGuardListsAReferencingStackOnceWhateverItsFiles(t *testing.T) {
+	pool := poolText("workers", "platform", "prod")
+	dir := folder(t, map[string]string{
+		"cluster.yaml":   clusterText("platform", "prod"),
+		"pool.yaml":      pool,
+		"pool-more.yaml": pool,
+		"pool.orig.yaml": pool,
+	})
+	ctx := context.Background()
+	f := reading(t, "", false)
+	cluster, err := f.Targets([]string{filepath.Join(dir, "cluster.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, err := f.Targets([]string{filepath.Join(dir, "pool.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := deploytest.New()
+	d := &deploy.Deployer{Backend: b}
+	mustUp(ctx, t, d, cluster[0])
+	mustUp(ctx, t, d, pools[0])
+	refused, err := f.DestroyGuard(ctx, b, []string{filepath.Join(dir, "cluster.yaml")}, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var referenced *deploy.ReferencedError
+	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || len(referenced.By) != 1 {
+		t.Fatalf("the cluster's destroy: %v, want it refused by one stack", err)
+	}
+	for _, file := range []string{"pool.yaml", "pool-more.yaml", "pool.orig.yaml"} {
+		if !strings.HasPrefix(referenced.By[0], pools[0].Key()+" (") || !strings.Contains(referenced.By[0], filepath.Join(dir, file)) {
+			t.Errorf("the refusal names %q, want %s once with its file %s", referenced.By[0], pools[0].Key(), file)
+		}
+	}
+}
+
 func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *testing.T) {
 	dir := folder(t, map[string]string{
 		"cluster.yaml": clusterText("platform", "prod"),

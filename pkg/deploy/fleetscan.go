@@ -90,7 +90,7 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
 	}
 	switch r.Operation {
-	case "drift":
+	case "drift", "status": // status --drift
 		line += "; the provider's refresh reads the others (--deep: every stack)"
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)

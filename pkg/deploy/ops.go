@@ -577,10 +577,21 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
+	if errors.Is(err, ErrNotDeployed) {
+		return notRun(NotDeployed)
+	}
 	if err != nil {
 		return failed(err)
 	}
 	defer s.Close()
+	st, err := readState(ctx, s)
+	if err != nil {
+		return failed(err)
+	}
+	if len(st.resources()) == 0 && len(st.pendingCreates()) == 0 {
+		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
+		return notRun(NotDeployed)
+	}
 	var res Result
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
@@ -594,10 +605,6 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		o.Status, o.Reason, o.Drift = Drifted, reason, fields
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
-	st, err := readState(ctx, s)
-	if err != nil {
-		return failed(err)
-	}
 	orphans, err := d.orphans(ctx, t, st)
 	if err != nil {
 		return failed(err)

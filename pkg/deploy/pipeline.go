@@ -45,6 +45,9 @@ type Request struct {
 	// drift refreshes only the stacks the scan cannot vouch for, and preview and up run no stack
 	// whose manifest, clusterplane build and cloud are as its last up left them.
 	Deep bool
+	// Scan, for another operation than those three, scans the fleet as drift does (unless Deep):
+	// status --drift reads the cloud only for the stacks the scan cannot vouch for.
+	Scan bool
 	// ChangedSince, when set, limits the run to the manifests changed since that git commit
 	// (package changed: committed or not, and untracked ones) and the stacks that reference
 	// theirs, as a pull request's CI wants; the others are not run. The commit is looked up in
@@ -148,7 +151,7 @@ func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map
 	}
 	kept := r.changedOnly(sorted, deps)
 	var scanned map[string]Scanned
-	if !r.Deep && (r.Operation == "drift" || r.Operation == "preview" || r.Operation == "up") {
+	if !r.Deep && (r.Scan || r.Operation == "drift" || r.Operation == "preview" || r.Operation == "up") {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
 	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)

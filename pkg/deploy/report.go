@@ -8,6 +8,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/providers"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -207,14 +209,24 @@ func among(field string, changed map[string]diff.Change) bool {
 	return false
 }
 
+// internal tells a step the engine does not count in its summary: a default provider's (the
+// pulumi provider a pool's stack reference reads through, made without a word of the program) or
+// the removal of a pending replacement. Pulumi's engine counts neither (pkg/engine/update.go,
+// isInternalStep, as read at v3.145.0; the v3.259.0 engine .engine runs counted a pool's first
+// preview "create 4" over these 5 steps), so a row for one made up's question say "would create
+// 4" over 5 rows.
+func internal(step Step) bool {
+	return step.Op == string(apitype.OpRemovePendingReplace) || providers.IsDefaultProvider(resource.URN(step.URN))
+}
+
 // resourceChanges are the steps that change something, with the manifest fields behind them:
 // of the fields a property is sent from, those that changed, when the manifest did (a property
 // such as tags is sent from several), else all of them (the cloud changed, not the manifest), the
-// spec's first (specFirst).
+// spec's first (specFirst). The engine's internal steps are left out, as its counts leave them.
 func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
-		if isOp(step, apitype.OpSame, apitype.OpRead) {
+		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {
 			continue
 		}
 		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Op, Properties: propertyPaths(step.Paths)}

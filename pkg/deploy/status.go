@@ -82,8 +82,9 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
 	// Without the cloud to compare, the records are read from the backend's storage where it can
-	// be: a fleet's status then starts no engine per stack.
-	st, last, s, err := d.records(ctx, t, opts.Drift)
+	// be: a fleet's status then starts no engine per stack. So does status --drift for a stack
+	// the fleet scan vouches for: the scan read its records so and found the cloud as they say.
+	st, last, s, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
 	if errors.Is(err, ErrNotDeployed) {
 		report.Conditions = []Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
@@ -135,34 +136,56 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 		o.Unmanaged = answer.live
 	}
 	ready = rotationUnderWay(outputs, ready)
-	drifted := Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}
-	if len(st.pendingCreates()) > 0 {
+	ready, drifted, err := d.driftInStatus(ctx, t, s, st, answer, opts.Drift, &o, ready)
+	if err != nil {
+		return failed(err)
+	}
+	report.Conditions = []Condition{ready, drifted}
+	return o
+}
+
+// driftInStatus is status's Drifted condition, and its Ready condition as what it finds changes
+// it. Creates pending make the stack not ready, whatever the cloud holds. Else status --drift
+// compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
+// cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
+// status does not compare.
+func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st state, answer *lookup, drift bool, o *Outcome,
+	ready Condition) (Condition, Condition, error) {
+	switch {
+	case len(st.pendingCreates()) > 0:
 		if s == nil {
 			// The advice names the stack's lock and its cancel command: the stack says them.
+			var err error
 			if s, err = d.open(ctx, t); err != nil {
-				return failed(err)
+				return ready, Condition{}, err
 			}
 			defer s.Close()
 		}
 		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
 			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
-	} else if opts.Drift {
-		if err := d.Pace.Wait(ctx, t); err != nil {
-			return failed(err)
-		}
-		drifted = driftedOf(ctx, t, s)
-		if orphans, err := d.orphans(ctx, t, st); err != nil {
-			drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
-		} else if len(orphans) > 0 {
-			o.Orphans = orphans
-			ready = Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
-		}
-	} else {
-		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
-			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}
+		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}, nil
+	case !drift:
+		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}, nil
+	case len(st.resources()) == 0:
+		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
+		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
+	case d.unchanged(t):
+		// As drift does: no preview, no engine, the same verdict.
+		return ready, Condition{Type: "Drifted", Status: "False", Reason: "InSync",
+			Message: "the cloud matches the manifest (fleet scan: " + d.Scanned[t.Key()].Why + ")"}, nil
 	}
-	report.Conditions = []Condition{ready, drifted}
-	return o
+	if err := d.Pace.Wait(ctx, t); err != nil {
+		return ready, Condition{}, err
+	}
+	drifted := driftedOf(ctx, t, s)
+	if orphans, err := d.orphans(ctx, t, st); err != nil {
+		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
+	} else if len(orphans) > 0 {
+		o.Orphans = orphans
+		ready = Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
+	}
+	return ready, drifted, nil
 }
 
 // readyOf is the Ready condition from the last update and the generations.

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -64,14 +65,18 @@ func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
 
 // StillReferenced is the destroy guard: of the targets to destroy, those that a neighbour (the
 // target of a manifest beside the files given) references while it is not destroyed in this run
-// and its stack holds what it deployed, each with a ReferencedError naming the neighbours. The
-// backend cannot say which stacks read another's outputs, so the neighbours are what is known.
+// and its stack holds what it deployed, each with a ReferencedError naming the neighbours' stacks,
+// each once with its files: a folder may hold scratch copies of a manifest (pool.orig.yaml), and
+// files are not stacks. The backend cannot say which stacks read another's outputs, so the
+// neighbours are what is known.
 func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Target) (map[string]error, error) {
 	destroyed := map[string]bool{}
 	for _, t := range targets {
 		destroyed[t.Key()] = true
 	}
-	by := map[string][]string{}
+	by := map[string][]string{}    // each referenced stack's referencing stacks, in order
+	files := map[string][]string{} // each referencing stack's files
+	held := map[string]bool{}      // whether each referencing stack holds what it deployed
 	for _, n := range neighbours {
 		if destroyed[n.Key()] {
 			continue
@@ -80,18 +85,32 @@ func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Targe
 			if !destroyed[ref] {
 				continue
 			}
-			deployed, err := Deployed(ctx, b, n.Key())
-			if err != nil {
-				return nil, err
+			deployed, asked := held[n.Key()]
+			if !asked {
+				var err error
+				if deployed, err = Deployed(ctx, b, n.Key()); err != nil {
+					return nil, err
+				}
+				held[n.Key()] = deployed
 			}
-			if deployed {
-				by[ref] = append(by[ref], n.Key()+" ("+n.File+")")
+			if !deployed {
+				continue
+			}
+			if !slices.Contains(by[ref], n.Key()) {
+				by[ref] = append(by[ref], n.Key())
+			}
+			if !slices.Contains(files[n.Key()], n.File) {
+				files[n.Key()] = append(files[n.Key()], n.File)
 			}
 		}
 	}
 	refused := map[string]error{}
 	for key, stacks := range by {
-		refused[key] = &ReferencedError{By: stacks}
+		named := make([]string, len(stacks))
+		for i, stack := range stacks {
+			named[i] = stack + " (" + strings.Join(files[stack], ", ") + ")"
+		}
+		refused[key] = &ReferencedError{By: named}
 	}
 	return refused, nil
 }

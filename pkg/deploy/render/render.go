@@ -99,11 +99,12 @@ func putBack(command string) string {
 	return "put back"
 }
 
-// Costs lists each priced stack's monthly cost under the table.
+// Costs lists each priced stack's monthly cost under the table, each line naming its stack: a file
+// may hold several.
 func Costs(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
 		if s.Cost != nil {
-			fmt.Fprintf(w, "%s: monthly cost: %s\n", s.File, s.Cost)
+			fmt.Fprintf(w, "%s (%s): monthly cost: %s\n", s.File, s.Stack, s.Cost)
 		}
 	}
 }
@@ -129,7 +130,8 @@ func Markdown(w io.Writer, r deploy.Report) error {
 			s.Cost == nil && !s.ProtectionOff {
 			continue
 		}
-		fmt.Fprintf(&b, "\n#### `%s`\n\n", s.File)
+		// The stack too: a file may hold several, and its cost line is under this heading.
+		fmt.Fprintf(&b, "\n#### `%s` (`%s`)\n\n", s.File, s.Stack)
 		if s.ProtectionOff {
 			fmt.Fprintf(&b, "- **%s**\n", deploy.ProtectionOffLine)
 		}
@@ -192,6 +194,8 @@ func Cause(err error, t deploy.Target) string {
 func Drift(w io.Writer, outcomes []deploy.Outcome) {
 	for _, o := range outcomes {
 		switch {
+		case o.Status == deploy.Done && o.Reason == deploy.NotDeployed:
+			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
 		case o.Status == deploy.Done:
 			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
 		case o.Status == deploy.Drifted:

@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 func TestAChangedValueReadsOldToNewAndASecretOnlyThatItChanged(t *testing.T) {
@@ -44,5 +47,61 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 		if !strings.Contains(line, "long answer") && len(line) > 60 {
 			t.Errorf("a row without the long cause is %d columns wide:\n%s", len(line), out.String())
 		}
+	}
+}
+
+// Two stacks of one file each have a monthly cost: each cost line says whose it is.
+func TestEachCostLineNamesItsStackWhenAFileHoldsSeveral(t *testing.T) {
+	r := deploy.Report{Command: "preview", Summary: map[deploy.Status]int{deploy.Done: 2}, Stacks: []deploy.StackReport{
+		{File: "fleet.yaml", Stack: "kind/a", Outcome: deploy.Done, Reason: "1 create", Cost: &cost.Delta{Min: 24, Max: 24}},
+		{File: "fleet.yaml", Stack: "kind/b", Outcome: deploy.Done, Reason: "1 create", Cost: &cost.Delta{Min: 48, Max: 48}},
+	}}
+	var text, markdown strings.Builder
+	Costs(&text, r)
+	if err := Markdown(&markdown, r); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, out string
+		want      []string
+	}{
+		{"the text under the table", text.String(), []string{"fleet.yaml (kind/a): monthly cost: +$24.00", "fleet.yaml (kind/b): monthly cost: +$48.00"}},
+		{"the Markdown", markdown.String(), []string{"#### `fleet.yaml` (`kind/a`)\n\n- monthly cost: +$24.00", "#### `fleet.yaml` (`kind/b`)\n\n- monthly cost: +$48.00"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, want := range tt.want {
+				if !strings.Contains(tt.out, want) {
+					t.Errorf("want %q in:\n%s", want, tt.out)
+				}
+			}
+		})
+	}
+}
+
+// A pool's first up: the engine counts 4 creates, not the default provider its stack reference
+// reads through (an internal step); the question's count and its rows must agree.
+func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesNodePool")
+	in := k.NewStackInput()
+	text := "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesNodePool\nmetadata:\n  name: batch\n" +
+		"spec:\n  nodePoolName: batch\n  cluster:\n    value: c-1\n  size: s-2vcpu-4gb\n  nodeCount: 2\n"
+	if err := stackinput.Parse([]byte(text), "pool.yaml", in); err != nil {
+		t.Fatal(err)
+	}
+	target := deploy.NewTarget("pool.yaml", k, in, "")
+	urn := func(typ, name string) string {
+		return "urn:pulumi:batch::digitaloceankubernetesnodepool::" + typ + "::" + name
+	}
+	var steps []deploy.Step
+	for _, s := range [][2]string{{"pulumi:pulumi:Stack", "digitaloceankubernetesnodepool-batch"},
+		{"clusterplane:digitalocean:KubernetesNodePool", "batch"}, {"pulumi:providers:digitalocean", "batch"},
+		{"pulumi:providers:pulumi", "default"}, {"digitalocean:index/kubernetesNodePool:KubernetesNodePool", "batch"}} {
+		steps = append(steps, deploy.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
+	}
+	plan := UpPlan(target, deploy.Result{Changes: map[string]int{"create": 4}, Steps: steps}, cost.Table)
+	rows := strings.Count(plan, "\n  create ")
+	if !strings.Contains(plan, "would create 4:") || rows != 4 {
+		t.Errorf("the question says create 4 over %d rows, want 4 rows, the default provider left out:\n%s", rows, plan)
 	}
 }
