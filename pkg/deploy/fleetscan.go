@@ -166,6 +166,9 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	switch {
 	case last == nil || last.Operation != "update" || last.Result != "succeeded":
 		return unjudged("the last update did not succeed")
+	case rec.WrittenSinceRecord:
+		// An import or edit of the state: the last update's record no longer says what it holds.
+		return unjudged("its state was written since its last record (an import or edit)")
 	case rec.Newest != "update":
 		// A refresh since rewrote the state from the cloud: the state no longer says what up left.
 		return unjudged("the stack was refreshed since its last up")
