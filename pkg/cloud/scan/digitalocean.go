@@ -31,7 +31,13 @@ func init() {
 	for _, p := range doPoolProperties {
 		cluster = append(cluster, "nodePool."+p)
 	}
-	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves}
+	// ResourceDigitalOceanKubernetesCluster (resource_kubernetes_cluster.go) makes these Optional
+	// and Computed: a manifest without them sends nothing, and the cluster keeps what the cloud has.
+	unsentKept := map[string]bool{"vpcUuid": true, "clusterSubnet": true, "serviceSubnet": true, "maintenancePolicy": true,
+		"controlPlaneFirewall": true, "routingAgent": true, "amdGpuDevicePlugin": true, "amdGpuDeviceMetricsExporterPlugin": true,
+		"nvidiaGpuDevicePlugin": true, "rdmaSharedDevicePlugin": true}
+	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves,
+		unsentKept: unsentKept}
 	readers[doPoolType] = reader{cloud: cost.DigitalOcean, list: pools, what: "DigitalOcean node pool",
 		compares: append([]string{"clusterId"}, doPoolProperties...)}
 }
@@ -51,7 +57,8 @@ func doLeaves(path string, live map[string]any, r Resource) bool {
 		sent, _ = r.Outputs["version"].(string)
 	}
 	now, _ := live["version"].(string)
-	return kubeversion.SameMinor(now, sent)
+	// A cluster the module finds no version of is one it leaves the version of to the cloud.
+	return now == "" || kubeversion.SameMinor(now, sent)
 }
 
 // addDigitalOcean adds a listed cluster and its pools. A property the answer leaves out is

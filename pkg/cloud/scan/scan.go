@@ -268,6 +268,9 @@ type reader struct {
 	// patches within the minor line the module sent, not a minor the module refuses. Nil leaves
 	// every such value to the cloud.
 	leaves func(path string, live map[string]any, r Resource) bool
+	// unsentKept are the properties (top-level, Pulumi names) the provider's schema makes
+	// Optional and Computed: when the program sends none, whatever the cloud holds is no drift.
+	unsentKept map[string]bool
 }
 
 // list names one of a listing's lists.
@@ -305,6 +308,11 @@ func compare(live map[string]any, r Resource, read reader) []Difference {
 		}
 		top, _, _ := strings.Cut(path, ".")
 		if _, ok := live[top].(kept); ok {
+			continue
+		}
+		if read.unsentKept[top] && valueAt(r.Inputs, top) == nil {
+			// Optional and Computed, and the program sent nothing: the provider's plan takes
+			// whatever the cloud has, so no value there is drift.
 			continue
 		}
 		lv, rv := valueAt(live, path), valueAt(r.Outputs, path)

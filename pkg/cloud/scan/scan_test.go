@@ -50,8 +50,10 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 		edit     func(do *fakedo.DO, clusterID, poolID string)
 		recorded func(outputs map[string]any)
 		ignore   []string
-		want     scan.Verdict
-		differ   []string
+		// unsent is a property the program did not send.
+		unsent string
+		want   scan.Verdict
+		differ []string
 	}{
 		{name: "a cluster as recorded is the same, DigitalOcean's own tags and empty values aside", want: scan.Same},
 		{name: "a pool resized in the cloud differs in its node count",
@@ -102,6 +104,9 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			edit: func(do *fakedo.DO, c, p string) {
 				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Tags = []string{"k8s"}; np.Count = 7 })
 			}, want: scan.Same},
+		{name: "a computed property the program did not send is the cloud's to change",
+			recorded: func(o map[string]any) { o["controlPlaneFirewall"] = map[string]any{"enabled": true} },
+			unsent:   "controlPlaneFirewall", want: scan.Same},
 		{name: "a cluster deleted in the cloud is missing",
 			recorded: func(o map[string]any) {}, want: scan.Missing},
 	}
@@ -117,13 +122,19 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			if tt.recorded != nil {
 				tt.recorded(outputs)
 			}
+			// The program sent what the state recorded, the properties the cloud computes too.
+			inputs := map[string]any{}
+			for k, v := range outputs {
+				inputs[k] = v
+			}
+			delete(inputs, tt.unsent)
 			id := clusterID
 			if tt.want == scan.Missing {
 				id = "gone-" + clusterID
 			}
 			s := scan.New()
 			f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
-				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Outputs: outputs, Ignore: tt.ignore})
+				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Inputs: inputs, Outputs: outputs, Ignore: tt.ignore})
 			if f.Verdict != tt.want {
 				t.Fatalf("verdict %s (%s), want %s", f.Verdict, f.Why, tt.want)
 			}
