@@ -134,7 +134,9 @@ var notListed = map[string]bool{"kubeconfigExpireSeconds": true, "applications":
 
 // TestTheFleetScanComparesEveryPropertyAManifestSends holds the scan's lists of compared
 // properties (package scan) to the effects tables: a field a manifest sends to a resource the scan
-// judges, which the scan did not compare, would be a drift preview and up leave in place.
+// judges, which the scan did not compare, would be a drift preview and up leave in place. That the
+// scan compares each as the provider's refresh does (set, changed and removed in the cloud) is
+// held on the real plugins by e2e/scandiff_test.go.
 func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	camel := func(attr string) string {
 		plural := map[string]string{"cluster_autoscaler_configuration": "clusterAutoscalerConfigurations", "taint": "taints",
