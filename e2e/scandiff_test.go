@@ -28,7 +28,8 @@ import (
 // The fleet scan against the provider's refresh, property by property: for every row of the
 // DigitalOcean effects tables whose attribute the provider reads back, the loopback cloud's value
 // is set (on a stack deployed without it), changed and removed (on a stack deployed with it), and
-// the fields the scan finds differing must be the fields `drift --deep` names on the real plugin.
+// the properties the scan finds differing must be those of the fields `drift --deep` names on the
+// real plugin, row by row.
 // Each way of changing is made to every property of a stack at once, so one refresh judges them
 // all: three engine runs a kind, not three a row. The Civo tables are held by the test after it.
 //
@@ -275,15 +276,24 @@ type shape struct {
 	pool           func(answer map[string]any) map[string]any
 	// skip are attributes this test cannot change in the cloud, and why.
 	skip map[string]string
+	// samples are values to set where neither manifest sets one, by the answer's key.
+	samples map[string]any
 }
+
+// doPoolSamples set an autoscaler on a DigitalOcean pool; civoPoolSamples a Civo pool's public IPs.
+var (
+	doPoolSamples   = map[string]any{"auto_scale": true, "min_nodes": float64(1), "max_nodes": float64(3)}
+	civoPoolSamples = map[string]any{"public_ip_node_pool": true}
+)
 
 var (
 	doClusterShape = shape{keys: map[string]string{"rdma_shared_device_plugin": "rdma_shared_dev_plugin"},
-		poolKeys: map[string]string{"node_count": "count", "taint": "taints"}, poolAttr: "node_pool", pool: defaultPool}
+		poolKeys: map[string]string{"node_count": "count", "taint": "taints"}, poolAttr: "node_pool", pool: defaultPool,
+		samples: doPoolSamples}
 	doPoolShape = shape{keys: map[string]string{"node_count": "count", "taint": "taints"},
-		skip: map[string]string{"cluster_id": "a pool cannot move between clusters"}}
+		skip: map[string]string{"cluster_id": "a pool cannot move between clusters"}, samples: doPoolSamples}
 	civoClusterShape = shape{keys: map[string]string{"cni": "cni_plugin"}, poolKeys: map[string]string{"node_count": "count"},
-		poolAttr: "pools", pool: firstPool, skip: map[string]string{
+		poolAttr: "pools", pool: firstPool, samples: civoPoolSamples, skip: map[string]string{
 			"region":       "the scan lists a cluster in the region its state names, as the provider reads it",
 			"applications": "neither the list nor the provider's read holds what was installed at create",
 			"ingress_rule": "a firewall's rules: the test after the cluster's changes them through Civo's API",
@@ -318,7 +328,7 @@ type differential struct {
 	account scan.Account
 }
 
-// row is an effects row with the key of the cloud's answer it is read from.
+// keyedRow is an effects row with the key of the cloud's answer it is read from.
 type keyedRow struct {
 	effects.Row
 	// key is the JSON key in the cloud's answer; sub the key within the default pool, for the
@@ -368,6 +378,7 @@ func (d differential) kind(t *testing.T, kind string, sh shape, full, bare subje
 	table := registry.Kinds().Table(kind)
 	rows := rowsOf(t, table, sh)
 	fullAnswer := asJSON(t, full.cloud.get())
+	exercised := map[string]int{}
 	for _, way := range []string{"set", "changed", "removed"} {
 		s := full
 		if way == "set" {
@@ -389,6 +400,14 @@ func (d differential) kind(t *testing.T, kind string, sh shape, full, bare subje
 		batches[0] = batch
 		for _, made := range batches {
 			d.judge(t, table, s, original, fullAnswer, made, way, sh)
+			for _, r := range made {
+				exercised[r.Path]++
+			}
+		}
+	}
+	for _, r := range rows {
+		if exercised[r.Path] == 0 {
+			t.Errorf("%s %s: no way of changing it was made in the cloud", kind, r.Path)
 		}
 	}
 }
@@ -439,19 +458,29 @@ func alter(answer, full map[string]any, r keyedRow, way string, sh shape) bool {
 	if r.sub != "" {
 		at, from = sh.pool(answer), sh.pool(full)
 		key = r.sub
-		if at == nil || from == nil || key == "tags" && r.sub != "" && sh.poolAttr == "node_pool" {
-			// A DigitalOcean default pool is found by its tag: the provider's read of a pool
-			// without it is the state's, which no way of changing here tells from the scan's.
+		if at == nil || from == nil {
 			return false
+		}
+		if key == "tags" && sh.poolAttr == "node_pool" {
+			// A DigitalOcean default pool is found by its tag, which stays: only the manifest's
+			// tags are set, changed or removed.
+			return alterPoolTags(at, from, way)
 		}
 	}
 	v, has := at[key]
 	switch way {
 	case "set":
-		if has && !emptyJSON(v) || emptyJSON(from[key]) {
+		if has && !emptyJSON(v) {
 			return false
 		}
-		at[key] = from[key]
+		set := from[key]
+		if emptyJSON(set) {
+			// Neither manifest sets it (an autoscaler's bounds): a value of its kind.
+			if set = sh.samples[key]; set == nil {
+				return false
+			}
+		}
+		at[key] = set
 	case "changed":
 		if !has || emptyJSON(v) {
 			return false
@@ -466,6 +495,34 @@ func alter(answer, full map[string]any, r keyedRow, way string, sh shape) bool {
 			return false
 		}
 		delete(at, key)
+	}
+	return true
+}
+
+// alterPoolTags sets, changes or removes a DigitalOcean default pool's own tags (what the manifest
+// gives), leaving DigitalOcean's and the provider's (k8s, k8s:..., terraform:default-node-pool).
+func alterPoolTags(at, from map[string]any, way string) bool {
+	theirs := func(tags any) (own, others []any) {
+		l, _ := tags.([]any)
+		for _, t := range l {
+			if s, _ := t.(string); s == "k8s" || strings.HasPrefix(s, "k8s:") || strings.HasPrefix(s, "terraform:") {
+				others = append(others, t)
+			} else {
+				own = append(own, t)
+			}
+		}
+		return own, others
+	}
+	own, others := theirs(at["tags"])
+	switch fromOwn, _ := theirs(from["tags"]); {
+	case way == "set" && len(own) == 0 && len(fromOwn) > 0:
+		at["tags"] = append(others, fromOwn...)
+	case way == "changed" && len(own) > 0:
+		at["tags"] = append(slices.Clone(at["tags"].([]any)), "drifted")
+	case way == "removed" && len(own) > 0:
+		at["tags"] = others
+	default:
+		return false
 	}
 	return true
 }
