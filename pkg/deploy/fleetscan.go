@@ -166,9 +166,9 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	switch {
 	case last == nil || last.Operation != "update" || last.Result != "succeeded":
 		return unjudged("the last update did not succeed")
-	case rec.Newest != "update":
-		// A refresh since rewrote the state from the cloud: the state no longer says what up left.
-		return unjudged("the stack was refreshed since its last up")
+	case rec.Newest != "update" || rec.WrittenSinceRecord:
+		// A refresh, an import or an edit since rewrote the state: it no longer says what up left.
+		return unjudged(rewrittenSince(rec))
 	case last.Message == AdoptedWithChangesLeft:
 		return unjudged("adopted with changes left for the next up")
 	case len(st.pendingCreates()) > 0:
@@ -220,6 +220,15 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
 		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
 	return sc, outputs
+}
+
+// rewrittenSince says what rewrote a stack's state since its last up: a refresh (the newest
+// record), or an import or edit of the state, which leaves no record (Records.WrittenSinceRecord).
+func rewrittenSince(rec Records) string {
+	if rec.Newest != "update" {
+		return "the stack was refreshed since its last up"
+	}
+	return "its state was written since its last record (an import or edit)"
 }
 
 // readAsRecorded says why a stack reference's recorded read of another stack's outputs is not

@@ -73,6 +73,8 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	refreshed.Newest = "refresh"
 	adopted := records(this, "succeeded")
 	adopted.Last.Message = AdoptedWithChangesLeft
+	imported := records(this, "succeeded")
+	imported.WrittenSinceRecord = true
 	// An up that read labels added in the cloud, which it cannot empty: the state holds them, the
 	// inputs (the manifest) have none, and the cloud lists what the state holds.
 	labelled := records(this, "succeeded")
@@ -99,6 +101,8 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 			records(this, "succeeded", apitype.ResourceV3{Type: "digitalocean:index/firewall:Firewall", Custom: true, ID: "fw"}), nil, scan.Unjudged, false},
 		{"a stack refreshed since its last up is not judged: its state is the cloud's now", deployed, refreshed, nil, scan.Unjudged, false},
 		{"a stack adopted with changes left for the next up is not judged", deployed, adopted, nil, scan.Unjudged, false},
+		{"a stack whose state was imported since its last record is not judged: the record says nothing of it", deployed, imported, nil,
+			scan.Unjudged, false},
 		{"a stack whose last up left labels no up removes is not judged", deployed, labelled, func() {
 			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Labels = map[string]string{"sneaky": "yes"} })
 		}, scan.Unjudged, false},
@@ -130,7 +134,9 @@ var notListed = map[string]bool{"kubeconfigExpireSeconds": true, "applications":
 
 // TestTheFleetScanComparesEveryPropertyAManifestSends holds the scan's lists of compared
 // properties (package scan) to the effects tables: a field a manifest sends to a resource the scan
-// judges, which the scan did not compare, would be a drift preview and up leave in place.
+// judges, which the scan did not compare, would be a drift preview and up leave in place. That the
+// scan compares each as the provider's refresh does (set, changed and removed in the cloud) is
+// held on the real plugins by e2e/scandiff_test.go.
 func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	camel := func(attr string) string {
 		plural := map[string]string{"cluster_autoscaler_configuration": "clusterAutoscalerConfigurations", "taint": "taints",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -598,7 +599,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return err
 	}, nil)
 	if err != nil {
-		return failed(err)
+		return upgradedPast(err)
 	}
 	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
 	if reason, fields := driftOf(t, res); reason != "" {
@@ -618,6 +619,18 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		}
 	}
 	return o
+}
+
+// upgradedPast is drift's outcome of a preview that failed with err: Drifted when the module
+// refused a version the cloud upgraded the cluster past (kubeversion.UpgradedPastError), which
+// is the cloud's change behind the manifest, not a failure of drift; else Failed.
+func upgradedPast(err error) Outcome {
+	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
+	if !ok {
+		return failed(err)
+	}
+	return Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
+		manifest + ": set it to the version the cluster runs", Drift: []FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
 }
 
 // DestroyOptions steer Destroy.

@@ -16,6 +16,9 @@ type Records struct {
 	// Newest is the kind of the newest record of the stack's history, whatever it is ("refresh"
 	// after a refresh, which rewrites the state from the cloud); "" when it has none.
 	Newest string
+	// WrittenSinceRecord tells that the state was written after the newest record of the
+	// history (a `pulumi stack import`, a state edit), so no record says what wrote it.
+	WrittenSinceRecord bool
 }
 
 // RecordReader is a Backend that reads a stack's records from the backend's storage itself,

@@ -34,7 +34,10 @@ func init() {
 		compares: []string{"name", "networkId", "region", "ingressRules", "egressRules"}}
 }
 
-// addCivo adds a cluster listed in region.
+// addCivo adds a cluster listed in region. resourceKubernetesClusterRead sets every compared
+// attribute from the answer whatever it holds, its pools to none when the answer has none
+// (flattenNodePool returns nil, civo/kubernetes/kubernetes.go): a property absent from props is
+// compared as the scan's zero, which is that.
 func (l *listing) addCivo(cl civo.Cluster, region string) {
 	c := Cluster{Cloud: cost.Civo, ID: cl.ID, Name: cl.Name, Region: region, Tags: cl.Tags}
 	props := map[string]any{
@@ -64,6 +67,14 @@ func (l *listing) addCivoFirewall(fw civo.Firewall, region string) {
 		rules[r.Direction] = append(rules[r.Direction], map[string]any{"id": r.ID, "label": r.Label, "protocol": r.Protocol,
 			"portRange": r.Ports, "action": r.Action, "cidrs": r.Cidr})
 	}
-	l.firewalls[fw.ID] = listed{properties: map[string]any{"name": fw.Name, "networkId": fw.NetworkID, "region": region,
-		"ingressRules": rules["ingress"], "egressRules": rules["egress"]}}
+	props := map[string]any{"name": fw.Name, "networkId": fw.NetworkID, "region": region}
+	// resourceFirewallRead sets ingress_rule (egress_rule) only while it walks a rule of that
+	// direction: with none left in the cloud it keeps the rules the state holds.
+	for _, d := range []string{"ingress", "egress"} {
+		props[d+"Rules"] = kept{}
+		if len(rules[d]) > 0 {
+			props[d+"Rules"] = rules[d]
+		}
+	}
+	l.firewalls[fw.ID] = listed{properties: props}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 )
 
 // The DigitalOcean provider (pulumi-digitalocean v4.57.0, which wraps terraform-provider-
@@ -30,12 +31,46 @@ func init() {
 	for _, p := range doPoolProperties {
 		cluster = append(cluster, "nodePool."+p)
 	}
-	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster}
+	// ResourceDigitalOceanKubernetesCluster (resource_kubernetes_cluster.go) makes these Optional
+	// and Computed: a manifest without them sends nothing, and the cluster keeps what the cloud has.
+	unsentKept := map[string]bool{"vpcUuid": true, "clusterSubnet": true, "serviceSubnet": true, "maintenancePolicy": true,
+		"controlPlaneFirewall": true, "routingAgent": true, "amdGpuDevicePlugin": true, "amdGpuDeviceMetricsExporterPlugin": true,
+		"nvidiaGpuDevicePlugin": true, "rdmaSharedDevicePlugin": true}
+	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves,
+		unsentKept: unsentKept}
 	readers[doPoolType] = reader{cloud: cost.DigitalOcean, list: pools, what: "DigitalOcean node pool",
 		compares: append([]string{"clusterId"}, doPoolProperties...)}
 }
 
-// addDigitalOcean adds a listed cluster and its pools.
+// doLeaves tells whether the cloud's value of a property the cluster's program leaves to the cloud
+// is one the module leaves to it. With autoUpgrade the module ignores the version only while
+// DigitalOcean keeps the cluster on the minor line the module sent (deployedVersion,
+// iac/pulumi/digitaloceankubernetescluster/module/version.go): a later minor is one the module
+// refuses at the next up (the manifest's is older and would replace the cluster), so it differs.
+// An autoscaled pool's node count is the autoscaler's, whatever it is.
+func doLeaves(path string, live map[string]any, r Resource) bool {
+	if path != "version" {
+		return true
+	}
+	sent, _ := r.Inputs["version"].(string)
+	if sent == "" {
+		sent, _ = r.Outputs["version"].(string)
+	}
+	now, _ := live["version"].(string)
+	// A cluster the module finds no version of is one it leaves the version of to the cloud.
+	return now == "" || kubeversion.SameMinor(now, sent)
+}
+
+// addDigitalOcean adds a listed cluster and its pools. A property the answer leaves out is
+// compared as what resourceDigitalOceanKubernetesClusterRead records then: the control plane
+// firewall, the routing agent, the GPU and RDMA plugins and the autoscaler configuration as an
+// empty list (flattenControlPlaneFirewallOpts, flattenRoutingAgentOpts, flattenCAConfigOpts and
+// the others in digitalocean/kubernetes/kubernetes.go return an empty list for a nil option), and
+// every scalar as its zero (d.Set of the answer's field): the scan's zero for a property absent
+// from props. The provider keeps two as the state has them: the default pool when no pool carries
+// its tag (the node_pool d.Set runs only for a tagged pool, resource_kubernetes_cluster.go), and
+// the maintenance policy when the answer has none (flattenMaintPolicyOpts dereferences it, so its
+// read fails rather than record anything).
 func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 	c := Cluster{Cloud: cost.DigitalOcean, ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
 	props := map[string]any{
@@ -50,9 +85,11 @@ func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 		"vpcUuid":       cl.VPCUUID,
 		"autoUpgrade":   cl.AutoUpgrade,
 	}
+	props["maintenancePolicy"] = kept{}
 	if mp := cl.MaintenancePolicy; mp != nil {
 		props["maintenancePolicy"] = map[string]any{"day": mp.Day, "startTime": mp.StartTime}
 	}
+	props["nodePool"] = kept{}
 	if fw := cl.ControlPlaneFirewall; fw != nil {
 		props["controlPlaneFirewall"] = map[string]any{"enabled": fw.Enabled, "allowedAddresses": fw.AllowedAddresses}
 	}

@@ -161,7 +161,7 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		s.held[found.cluster.ID] = true
 		s.mu.Unlock()
 	}
-	diffs := compare(found.properties, r.Outputs, r.Ignore)
+	diffs := compare(found.properties, r, read)
 	if len(diffs) > 0 {
 		names := make([]string, len(diffs))
 		for i, d := range diffs {
@@ -263,6 +263,14 @@ type reader struct {
 	// region, when set, is the region whose list holds the resource, read from its recorded
 	// outputs; nil for a cloud that lists every region at once.
 	region func(outputs map[string]any) string
+	// leaves, when set, tells whether the cloud's value of a property the program leaves to the
+	// cloud (Resource.Ignore) is one the module leaves to it: with auto-upgrade DigitalOcean's
+	// patches within the minor line the module sent, not a minor the module refuses. Nil leaves
+	// every such value to the cloud.
+	leaves func(path string, live map[string]any, r Resource) bool
+	// unsentKept are the properties (top-level, Pulumi names) the provider's schema makes
+	// Optional and Computed: when the program sends none, whatever the cloud holds is no drift.
+	unsentKept map[string]bool
 }
 
 // list names one of a listing's lists.
@@ -283,41 +291,73 @@ var readers = map[string]reader{}
 // package's tests hold the effects tables to this list.
 func Compared(typ string) []string { return readers[typ].compares }
 
-// compare lists the properties of live whose values differ from recorded's, leaving out those
-// under ignore; an unset value and an empty one (false, 0, "", an empty list or map) are alike,
-// as are two lists of strings with the same members (tags, which the providers keep as sets).
-func compare(live, recorded map[string]any, ignore []string) []Difference {
+// compare lists the compared properties (read.compares) whose value in live, the cloud's answer,
+// differs from the one r's state recorded. Every compared property is compared, whether or not
+// the answer holds it: one the answer leaves out is what the provider's Read records for it then
+// (each cloud's file fills in that value, the provider's empty list, false or zero, with where
+// the provider's source says so), and only a property the provider's Read keeps as the state has
+// it (kept) is left alone. A property the program leaves to the cloud (r.Ignore) is left only as
+// far as the module leaves it (read.leaves). An unset value and an empty one (false, 0, "", an
+// empty list or map) are alike, as are two lists of strings with the same members (tags, which
+// the providers keep as sets).
+func compare(live map[string]any, r Resource, read reader) []Difference {
 	var out []Difference
-	var walk func(prefix string, live, recorded map[string]any)
-	walk = func(prefix string, live, recorded map[string]any) {
-		keys := make([]string, 0, len(live))
-		for k := range live {
-			keys = append(keys, k)
+	for _, path := range read.compares {
+		if ignored(r.Ignore, path) && (read.leaves == nil || read.leaves(path, live, r)) {
+			continue
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			path := prefix + k
-			if slices.Contains(ignore, path) {
-				continue
-			}
-			lv, rv := normal(live[k]), normal(recorded[k])
-			if lm, ok := lv.(map[string]any); ok && nested[path] {
-				rm, _ := rv.(map[string]any)
-				walk(path+".", lm, rm)
-				continue
-			}
-			if !reflect.DeepEqual(lv, rv) {
-				out = append(out, Difference{Property: path, Live: live[k], Recorded: recorded[k]})
-			}
+		top, _, _ := strings.Cut(path, ".")
+		if _, ok := live[top].(kept); ok {
+			continue
+		}
+		if read.unsentKept[top] && valueAt(r.Inputs, top) == nil {
+			// Optional and Computed, and the program sent nothing: the provider's plan takes
+			// whatever the cloud has, so no value there is drift.
+			continue
+		}
+		lv, rv := valueAt(live, path), valueAt(r.Outputs, path)
+		if !reflect.DeepEqual(normal(lv), normal(rv)) {
+			out = append(out, Difference{Property: path, Live: lv, Recorded: rv})
 		}
 	}
-	walk("", live, recorded)
 	return out
 }
 
-// nested are the properties compared one sub-property at a time: a default pool's and a policy's
-// fields, each of which a manifest field of its own sends.
-var nested = map[string]bool{"nodePool": true, "maintenancePolicy": true, "controlPlaneFirewall": true, "pools": true}
+// kept stands in a listing for a property the provider's Read leaves as the state holds it when
+// the cloud's answer has no value for it (it sets the attribute only when the answer has one):
+// the provider's refresh finds no drift in it then, so neither does the scan.
+type kept struct{}
+
+// ignored tells whether path, or a block holding it, is among the paths the program leaves to the
+// cloud.
+func ignored(ignore []string, path string) bool {
+	for _, i := range ignore {
+		if path == i || strings.HasPrefix(path, i+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// valueAt is the value at path (dots into nested blocks) in m; nil when any part is absent. A
+// block the state holds as a list of one (a Terraform block of at most one item) is its item.
+func valueAt(m map[string]any, path string) any {
+	var cur any = m
+	for _, part := range strings.Split(path, ".") {
+		if l, ok := cur.([]any); ok && len(l) == 1 {
+			cur = l[0]
+		}
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[part]
+		case map[string]string:
+			cur = c[part]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
 
 // ReadsType tells whether the scan reads resources of type typ.
 func ReadsType(typ string) bool { _, ok := readers[typ]; return ok }

@@ -2,6 +2,7 @@ package scan_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/digitalocean/godo"
@@ -49,8 +50,10 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 		edit     func(do *fakedo.DO, clusterID, poolID string)
 		recorded func(outputs map[string]any)
 		ignore   []string
-		want     scan.Verdict
-		differ   []string
+		// unsent is a property the program did not send.
+		unsent string
+		want   scan.Verdict
+		differ []string
 	}{
 		{name: "a cluster as recorded is the same, DigitalOcean's own tags and empty values aside", want: scan.Same},
 		{name: "a pool resized in the cloud differs in its node count",
@@ -82,6 +85,28 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			edit: func(do *fakedo.DO, c, p string) {
 				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Count = 4 })
 			}, ignore: []string{"nodePool.nodeCount"}, want: scan.Same},
+		{name: "an autoscaler setting removed in the cloud differs, as the provider reads the empty list it is then",
+			recorded: func(o map[string]any) {
+				o["clusterAutoscalerConfigurations"] = []any{map[string]any{"scaleDownUtilizationThreshold": 0.65, "scaleDownUnneededTime": "10m"}}
+			}, want: scan.Differs, differ: []string{"clusterAutoscalerConfigurations"}},
+		{name: "a control plane firewall removed in the cloud differs",
+			recorded: func(o map[string]any) {
+				o["controlPlaneFirewall"] = map[string]any{"enabled": true, "allowedAddresses": []any{"1.2.3.4/32"}}
+			}, want: scan.Differs, differ: []string{"controlPlaneFirewall.enabled", "controlPlaneFirewall.allowedAddresses"}},
+		{name: "a routing agent removed in the cloud differs",
+			recorded: func(o map[string]any) { o["routingAgent"] = map[string]any{"enabled": true} },
+			want:     scan.Differs, differ: []string{"routingAgent"}},
+		{name: "a minor auto-upgrade the module leaves to the cloud differs, as the module refuses the older minor",
+			edit: func(do *fakedo.DO, c, _ string) {
+				do.EditCluster(c, func(cl *godo.KubernetesCluster) { cl.VersionSlug = "1.32.2-do.0" })
+			}, ignore: []string{"version"}, want: scan.Differs, differ: []string{"version"}},
+		{name: "a default pool no longer tagged so is kept as recorded, as the provider keeps it",
+			edit: func(do *fakedo.DO, c, p string) {
+				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Tags = []string{"k8s"}; np.Count = 7 })
+			}, want: scan.Same},
+		{name: "a computed property the program did not send is the cloud's to change",
+			recorded: func(o map[string]any) { o["controlPlaneFirewall"] = map[string]any{"enabled": true} },
+			unsent:   "controlPlaneFirewall", want: scan.Same},
 		{name: "a cluster deleted in the cloud is missing",
 			recorded: func(o map[string]any) {}, want: scan.Missing},
 	}
@@ -97,13 +122,19 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			if tt.recorded != nil {
 				tt.recorded(outputs)
 			}
+			// The program sent what the state recorded, the properties the cloud computes too.
+			inputs := map[string]any{}
+			for k, v := range outputs {
+				inputs[k] = v
+			}
+			delete(inputs, tt.unsent)
 			id := clusterID
 			if tt.want == scan.Missing {
 				id = "gone-" + clusterID
 			}
 			s := scan.New()
 			f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
-				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Outputs: outputs, Ignore: tt.ignore})
+				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Inputs: inputs, Outputs: outputs, Ignore: tt.ignore})
 			if f.Verdict != tt.want {
 				t.Fatalf("verdict %s (%s), want %s", f.Verdict, f.Why, tt.want)
 			}
@@ -111,7 +142,7 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			for _, d := range f.Differences {
 				got = append(got, d.Property)
 			}
-			if len(got) != len(tt.differ) || len(got) > 0 && got[0] != tt.differ[0] {
+			if !slices.Equal(got, tt.differ) {
 				t.Errorf("differences %v, want %v", got, tt.differ)
 			}
 		})

@@ -118,6 +118,10 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	}
 	rec := deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: v3.Latest}}
 	rec.Last, rec.Newest, err = lastUpdate(ctx, store, project, stack)
+	if err != nil {
+		return rec, err
+	}
+	rec.WrittenSinceRecord, err = writtenSinceRecord(ctx, store, project, stack, data)
 	return rec, err
 }
 

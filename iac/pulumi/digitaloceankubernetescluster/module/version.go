@@ -41,9 +41,9 @@ func deployedVersion(manifest, resolved string, autoUpgrade bool, live, liveLate
 		if autoUpgrade {
 			want = kubeversion.Minor(live) + " (or " + live + ")"
 		}
-		return version{}, errors.Errorf("spec.kubernetesVersion: %s is older than the version the cluster runs, %s, "+
-			"which DigitalOcean upgraded it to; deploying it would replace the cluster. Set kubernetesVersion to %s",
-			manifest, live, want)
+		// Drift reads this refusal back as the drift it is (kubeversion.ReadUpgradedPast).
+		return version{}, &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: manifest, Live: live,
+			Cloud: "DigitalOcean", Want: want}
 	}
 	steps, known := kubeversion.MinorSteps(live, resolved)
 	if known && steps > 1 {

@@ -1,0 +1,46 @@
+package autostack
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// writtenSinceRecord tells whether the stack's checkpoint (state, as read) was written after its
+// newest history record: an edit the records cannot tell of, such as `pulumi stack import` or
+// `pulumi state delete`, which save the checkpoint and add no record. The CLI writes each record
+// with a copy of the checkpoint it leaves beside it, <stack>-<nanoseconds>.checkpoint.json (.gz
+// when the backend compresses; addToHistory in pkg/backend/diy/state.go, pulumi/pulumi v3.259.0),
+// so a checkpoint that is not that copy was written since. A stack with no record, or whose newest
+// record has no copy beside it, is taken as written since too: nothing vouches for its state.
+func writtenSinceRecord(ctx context.Context, store blobs, project, stack string, state []byte) (bool, error) {
+	dir := path.Join(".pulumi", "history", project, stack)
+	keys, err := store.list(ctx, dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, errors.Wrapf(err, "read the history of stack %s/%s", project, stack)
+	}
+	var records []string
+	for _, k := range keys {
+		if name, ok := strings.CutSuffix(strings.TrimSuffix(k, ".gz"), ".history.json"); ok && strings.HasPrefix(name, stack+"-") {
+			records = append(records, name)
+		}
+	}
+	if len(records) == 0 {
+		return true, nil
+	}
+	// The names differ only in their nanoseconds, of one length: the newest sorts last.
+	sort.Strings(records)
+	copied, err := readJSON(ctx, store, path.Join(dir, records[len(records)-1]+".checkpoint.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, errors.Wrapf(err, "read the checkpoint the newest record of stack %s/%s copied", project, stack)
+	}
+	return !bytes.Equal(copied, state), nil
+}

@@ -1,0 +1,29 @@
+package deploy
+
+import (
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+)
+
+func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		status Status
+		field  string
+	}{
+		{"the module's refusal of the older version is drift of that field", &EngineError{Op: "preview",
+			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
+				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Drifted, "spec.kubernetesVersion"},
+		{"any other failure is a failure", &EngineError{Op: "preview", Cause: "429 too many requests"}, Failed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := upgradedPast(tt.err)
+			if o.Status != tt.status || tt.field != "" && (len(o.Drift) != 1 || o.Drift[0].Field != tt.field) {
+				t.Errorf("%s %v, want %s naming %q", o.Status, o.Drift, tt.status, tt.field)
+			}
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package kubeversion
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// UpgradedPastError: the cloud upgraded a cluster (an auto-upgrade, a forced end-of-life
+// upgrade) past the version the manifest names, which a deployment would take back down (a
+// replacement, for DigitalOcean's provider). A module refuses to deploy it; drift reads the
+// refusal back from the engine's words (ReadUpgradedPast) as the drift of Field it is.
+type UpgradedPastError struct {
+	// Field is the manifest's path, Manifest its version, Live the one the cluster runs.
+	Field, Manifest, Live string
+	// Cloud names the cloud that upgraded it; Want what to set the field to.
+	Cloud, Want string
+}
+
+func (e *UpgradedPastError) Error() string {
+	return fmt.Sprintf("%s: %s is older than the version the cluster runs, %s, which %s upgraded it to; deploying it would "+
+		"replace the cluster. Set kubernetesVersion to %s", e.Field, e.Manifest, e.Live, e.Cloud, e.Want)
+}
+
+// upgradedPast matches an UpgradedPastError's text wherever the engine quotes it.
+var upgradedPast = regexp.MustCompile(`(spec\.[A-Za-z.]+): (\S+) is older than the version the cluster runs, (\S+), which ([A-Za-z]+) upgraded it to`)
+
+// ReadUpgradedPast finds an UpgradedPastError in text (what the engine said of a failed preview):
+// its field, the manifest's version and the one the cluster runs; ok false when there is none.
+func ReadUpgradedPast(text string) (field, manifest, live string, ok bool) {
+	m := upgradedPast.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", "", false
+	}
+	return m[1], m[2], m[3], true
+}

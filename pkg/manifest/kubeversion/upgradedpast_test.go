@@ -1,0 +1,29 @@
+package kubeversion
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestAnUpgradedPastRefusalIsReadBackFromWhereverTheEngineQuotesIt(t *testing.T) {
+	err := &UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean",
+		Want: "1.32 (or 1.32.2-do.0)"}
+	tests := []struct {
+		name string
+		text string
+		ok   bool
+	}{
+		{"the error itself", err.Error(), true},
+		{"quoted in the engine's diagnostics", fmt.Sprintf("preview failed: an unhandled error occurred: 1 error occurred:\n\t* %v\n", err), true},
+		{"another failure", errors.New("preview failed: 429 too many requests").Error(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			field, manifest, live, ok := ReadUpgradedPast(tt.text)
+			if ok != tt.ok || ok && (field != err.Field || manifest != err.Manifest || live != err.Live) {
+				t.Errorf("read %q %q %q %v, want %v and the error's field and versions", field, manifest, live, ok, tt.ok)
+			}
+		})
+	}
+}
