@@ -65,7 +65,7 @@ func TestHostileInputsGetAClearErrorWithinBoundsAndNeverATokenOrATrace(t *testin
 		{name: "a second document is a manifest of its own, with its own lines", text: minimalDO + "---\n" + strings.Replace(minimalDO, "nodeCount: 2", "nodeCount: 0", 1),
 			code: 1, first: "FILE:23:5: spec.defaultNodePool.nodeCount: must be at least 1 unless autoScale is true"},
 		{name: "an unknown field with a near name", text: strings.Replace(minimalDO, "nodeCount: 2", "nodeCont: 2", 1), code: 1,
-			first: "FILE:9:3: spec.defaultNodePool.nodeCount: must be at least 1 unless autoScale is true"},
+			first: "FILE:11:5: spec.defaultNodePool.nodeCont: unknown field (did you mean nodeCount?)"},
 		{name: "a duplicate key", text: minimalDO + "spec: {}\n", code: 1, first: "FILE:12:1: spec: is given twice (keep one)"},
 		{name: "a duplicate key in camel and snake case", text: strings.Replace(minimalDO, "  clusterName: dev-fra1\n", "  clusterName: dev-fra1\n  cluster_name: x\n", 1), code: 1,
 			first: "FILE:7:3: spec.cluster_name: is given twice (keep one)"},
