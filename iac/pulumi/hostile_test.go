@@ -82,7 +82,7 @@ func TestHostileInputsGetAClearErrorWithinBoundsAndNeverATokenOrATrace(t *testin
 			first: "FILE:8:20: spec.highlyAvailable: must be true or false"},
 		{name: "a region the catalogue lacks only warns: the cloud may have opened it", text: strings.Replace(minimalDO, "region: fra1", "region: fra9", 1)},
 		{name: "a region that is no region code says what one is", text: strings.Replace(minimalDO, "region: fra1", "region: FRA-1", 1), code: 1,
-			first: "FILE:7:3: spec.region: must be a region code: lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them)"},
+			first: "FILE:7:3: spec.region: must be a region code: 2 to 5 lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions digitalocean` lists them) (did you mean fra1?)"},
 		{name: "a region number", text: strings.Replace(minimalDO, "region: fra1", "region: 8", 1), code: 1,
 			first: `FILE:7:11: spec.region: must be a string (quote it, e.g. "1.31")`},
 		{name: "a mapping for a string", text: strings.Replace(minimalDO, "clusterName: dev-fra1", "clusterName: {a: b}", 1), code: 1,

@@ -419,7 +419,7 @@ func TestLoadFileNamesTheFileInItsErrors(t *testing.T) {
 	path := filepath.Join(dir, "bad.yaml")
 	write(t, path, strings.Replace(manifest("dev-fra1"), "region: fra1", "region: Mars1", 1))
 	err := stackinput.LoadFile(path, &cluster.DigitalOceanKubernetesClusterStackInput{})
-	want := path + ":7:3: spec.region: must be a region code: lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them) (regions are lower case on both clouds: write mars1)"
+	want := path + ":7:3: spec.region: must be a region code: 2 to 5 lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them) (regions are lower case on both clouds: write mars1)"
 	if err == nil || err.Error() != want {
 		t.Errorf("LoadFile() = %v, want %q", err, want)
 	}
