@@ -77,6 +77,11 @@ type Rule struct {
 	// readsCost tells a rule whose expression reads the variable cost: its denial says the
 	// change's cost beside it.
 	readsCost bool
+	// at is where a place of the expression (line from 1, column from 0) is in the policy file;
+	// fieldLine and fieldColumn are where the rule's field is written, 0 when it is not: a rule
+	// that names a field its kind does not have is the rule's mistake, said at the rule.
+	at                     func(common.Location) (line, column int)
+	fieldLine, fieldColumn int
 }
 
 // fileRule is a rule as the file writes it.
@@ -214,7 +219,7 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 	}
 	var fr fileRule
 	var problems []string
-	var exprNode *yaml.Node
+	var exprNode, fieldNode *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -233,8 +238,11 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
 			continue
 		}
-		if k.Value == "expression" {
+		switch k.Value {
+		case "expression":
 			exprNode = v
+		case "field":
+			fieldNode = v
 		}
 	}
 	if err := n.Decode(&fr); err != nil {
@@ -262,6 +270,10 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 	}
 	r := &Rule{Name: name, Message: fr.Message, Level: level, Field: fr.Field, Kinds: fr.Kinds, Expression: fr.Expression, File: file}
 	r.Line, r.Column = exprNode.Line, exprNode.Column
+	r.at = func(loc common.Location) (int, int) { return place(data, exprNode, loc) }
+	if fieldNode != nil {
+		r.fieldLine, r.fieldColumn = fieldNode.Line, fieldNode.Column
+	}
 	ast, iss := env.Compile(fr.Expression)
 	if iss != nil && iss.Err() != nil {
 		for _, e := range iss.Errors() {
