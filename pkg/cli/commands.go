@@ -193,9 +193,9 @@ the change does: which resources are updated in place, which are replaced and wh
 Either file may be a pipe, or - for standard input. Files of several manifests (a cluster and its
 pool, separated by ---) are compared stack by stack, each manifest with the one of the same kind
 and stack (metadata.name and env) in the other file; a manifest in NEW only is planned as added,
-one in OLD only is said removed. With --policy (or $CLUSTERPLANE_POLICY), NEW
-is checked against the organisation's rules (docs/policy.md), with OLD as the manifest it
-replaces: a denied change is refused (exit 1) before the diff runs, a warning is said.
+one in OLD only is said removed. With --policy (or $CLUSTERPLANE_POLICY), NEW is checked against
+the organisation's rules (docs/policy.md), with OLD as the manifest it replaces: a denied change
+is refused (exit 1) before the diff runs, a warning is said.
 
 ` + exitcode.Diff,
 		Example: a.examples(`diff live.yaml proposed.yaml --allow-replace

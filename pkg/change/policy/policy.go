@@ -218,33 +218,7 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, []string{at(n) + ": a rule is a mapping with name, message, level and expression"}
 	}
 	var fr fileRule
-	var problems []string
-	var exprNode, fieldNode *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		switch k.Value {
-		case "name", "message", "level", "field", "expression":
-			if v.Kind != yaml.ScalarNode {
-				problems = append(problems, fmt.Sprintf("%s: %s: must be text", at(v), k.Value))
-				continue
-			}
-		case "kinds":
-			problems = append(problems, unknownKinds(at, v)...)
-			if v.Kind != yaml.SequenceNode {
-				// Said once, above; the decode below would say it again in its own words.
-				n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			}
-		default:
-			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
-			continue
-		}
-		switch k.Value {
-		case "expression":
-			exprNode = v
-		case "field":
-			fieldNode = v
-		}
-	}
+	problems, exprNode, fieldNode := ruleKeys(at, n)
 	if err := n.Decode(&fr); err != nil {
 		return nil, append(problems, fmt.Sprintf("%s: %s", at(n), strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
@@ -301,6 +275,37 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, problems
 	}
 	return r, nil
+}
+
+// ruleKeys checks the keys of the rule n, and finds the nodes of its expression and its field
+// (nil when not written, or not text).
+func ruleKeys(at func(*yaml.Node) string, n *yaml.Node) (problems []string, exprNode, fieldNode *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name", "message", "level", "field", "expression":
+			if v.Kind != yaml.ScalarNode {
+				problems = append(problems, fmt.Sprintf("%s: %s: must be text", at(v), k.Value))
+				continue
+			}
+		case "kinds":
+			problems = append(problems, unknownKinds(at, v)...)
+			if v.Kind != yaml.SequenceNode {
+				// Said once, above; the decode below would say it again in its own words.
+				n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			}
+		default:
+			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
+			continue
+		}
+		switch k.Value {
+		case "expression":
+			exprNode = v
+		case "field":
+			fieldNode = v
+		}
+	}
+	return problems, exprNode, fieldNode
 }
 
 // unknownKinds are the problems of a rule's kinds list: an entry that names no kind would make

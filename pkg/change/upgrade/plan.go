@@ -130,37 +130,11 @@ func planOne(ctx context.Context, c Cluster) ClusterPlan {
 	if len(steps) == 0 {
 		return p
 	}
-	var removed []Removed
-	for _, s := range steps {
-		removed = append(removed, s.Removes...)
-	}
-	if strings.HasPrefix(live.Version, "talos") {
-		// Talos versions name Talos, not the Kubernetes it runs.
-		p.Notes = append(p.Notes, "a Talos version names Talos, not Kubernetes: removed APIs not checked")
-		removed = nil
-	}
 	// The blockers so far (the path's) stop every step; a removed API's stops the steps from the
 	// release that removes it, so not a first step that removes none (a patch release).
 	whole := len(p.Blockers)
-	if len(removed) > 0 {
-		kc, err := c.Cloud.Kubeconfig(ctx, live)
-		if err == nil {
-			var notes []string
-			p.Objects, notes, err = Scan(ctx, kc, removed)
-			p.Notes = append(p.Notes, notes...)
-		}
-		if err != nil {
-			block("the APIs %s removes could not be checked: %v", releases(removed), err)
-		}
-		if p.Objects == nil {
-			p.Objects = []Object{}
-		}
-		for _, o := range p.Objects {
-			block("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use))
-		}
-		if len(steps[0].Removes) > 0 {
-			whole = len(p.Blockers)
-		}
+	if p.checkRemoved(ctx, c.Cloud, live, steps) {
+		whole = len(p.Blockers)
 	}
 	if lint, err := c.Cloud.Lint(ctx, live); err != nil {
 		block("%v", err)
@@ -190,6 +164,40 @@ func releases(removed []Removed) string {
 		return strings.Join(in[:len(in)-1], ", ") + " and " + in[len(in)-1]
 	}
 	return strings.Join(in, "")
+}
+
+// checkRemoved scans the cluster for the objects that use an API the steps remove, each one (and
+// a scan that could not be made) a blocker of the plan. It tells whether those blockers stop the
+// first step too: they do when the first step itself removes APIs.
+func (p *ClusterPlan) checkRemoved(ctx context.Context, cloud Cloud, live Live, steps []Step) bool {
+	var removed []Removed
+	for _, s := range steps {
+		removed = append(removed, s.Removes...)
+	}
+	if strings.HasPrefix(live.Version, "talos") {
+		// Talos versions name Talos, not the Kubernetes it runs.
+		p.Notes = append(p.Notes, "a Talos version names Talos, not Kubernetes: removed APIs not checked")
+		return false
+	}
+	if len(removed) == 0 {
+		return false
+	}
+	kc, err := cloud.Kubeconfig(ctx, live)
+	if err == nil {
+		var notes []string
+		p.Objects, notes, err = Scan(ctx, kc, removed)
+		p.Notes = append(p.Notes, notes...)
+	}
+	if err != nil {
+		p.Blockers = append(p.Blockers, fmt.Sprintf("the APIs %s removes could not be checked: %v", releases(removed), err))
+	}
+	if p.Objects == nil {
+		p.Objects = []Object{}
+	}
+	for _, o := range p.Objects {
+		p.Blockers = append(p.Blockers, fmt.Sprintf("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use)))
+	}
+	return len(steps[0].Removes) > 0
 }
 
 func objectName(o Object) string {
