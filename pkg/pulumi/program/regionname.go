@@ -10,10 +10,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// parse is stackinput.Parse, with the catalogue's word on a region the rule refuses: the rule
-// (validation) knows no cloud, and the catalogue (pkg/change/cost) sits above the parser, so the
-// region that a place's name (amsterdam3, Frankfurt) was meant to be is said here.
-func parse(data []byte, file string, input proto.Message) error {
+// ParseInput is stackinput.Parse, with the catalogue's word on a region the rule refuses: the
+// rule (validation) knows no cloud, and the catalogue (pkg/change/cost) sits above the parser, so
+// the region that a place's name (amsterdam3, Frankfurt) was meant to be is said here. The
+// commands and the service read manifests through it, so that all say the same.
+func ParseInput(data []byte, file string, input proto.Message) error {
 	err := stackinput.Parse(data, file, input)
 	var e *stackinput.Error
 	if errors.As(err, &e) {
