@@ -269,3 +269,51 @@ func TestInsideTheSandboxAProviderConfigOfItsOwnIsRefusedAtItsLineBeforeAnyStack
 		})
 	}
 }
+
+func TestDiffOfTwoFilesOfAClusterAndItsPoolComparesThemStackByStack(t *testing.T) {
+	cluster := frontFile(t, "digitaloceankubernetescluster", "production.yaml")
+	pool := frontFile(t, "digitaloceankubernetesnodepool", "cluster-by-reference.yaml")
+	scaled := strings.Replace(pool, "nodeCount: 2", "nodeCount: 3", 1)
+	if scaled == pool {
+		t.Fatal("the pool example has no nodeCount: 2 to change")
+	}
+	dir := writeTree(t, map[string]string{
+		"old.yaml":     "---\n" + cluster + "---\n" + pool,
+		"new.yaml":     "---\n" + cluster + "---\n" + scaled,
+		"cluster.yaml": cluster,
+	})
+	t.Chdir(dir)
+	const clusterStack, poolStack = "== digitaloceankubernetescluster/platform-ams3-prod\n", "== digitaloceankubernetesnodepool/platform-ams3-batch-prod"
+	tests := []struct {
+		name string
+		args []string
+		// says are what stdout holds, in this order.
+		says []string
+	}{
+		{"a change to the pool is the pool's, the cluster's unchanged", []string{"diff", "old.yaml", "new.yaml"},
+			[]string{clusterStack, "no changes", poolStack + "\n", "update   spec.nodeCount\n         2 -> 3"}},
+		{"a manifest of NEW only is added, with what it creates", []string{"diff", "cluster.yaml", "new.yaml"},
+			[]string{clusterStack, poolStack + ": added, in new.yaml only; it creates:", "digitalocean:index/kubernetesNodePool:KubernetesNodePool"}},
+		{"a manifest of OLD only is removed", []string{"diff", "old.yaml", "cluster.yaml"},
+			[]string{clusterStack, poolStack + ": removed, in old.yaml only"}},
+		{"json lists each stack and what happens to it", []string{"diff", "cluster.yaml", "new.yaml", "-o", "json"},
+			[]string{`"stack": "digitaloceankubernetescluster/platform-ams3-prod",`, `"change": "compared",`,
+				`"stack": "digitaloceankubernetesnodepool/platform-ams3-batch-prod",`, `"change": "added",`, `"plan": {`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, "", tt.args...)
+			rest := r.stdout
+			for _, s := range tt.says {
+				i := strings.Index(rest, s)
+				if i < 0 {
+					t.Fatalf("exit %d, stdout lacks %q (after what came before):\n%s\nstderr:\n%s", r.code, s, r.stdout, r.stderr)
+				}
+				rest = rest[i+len(s):]
+			}
+			if r.code != exitcode.OK {
+				t.Errorf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}

@@ -61,8 +61,10 @@ before production.
 --write sets each manifest's kubernetesVersion to the next step of its path, and keeps where the
 path ends in the annotation ` + upgrade.GoalAnnotation + ` until it is reached, so that the plan
 after ` + "`up`" + ` shows the next step. Only those lines change; comments and layout stay. A blocked
-cluster's manifest is not written; each file written, and each not written with the reason (a
-blocked upgrade's first blocker, a cluster at its goal), is said on stderr.
+cluster's manifest is not written, unless only later steps are blocked: a first step that removes
+no API (a patch release) is written while a later release's removed APIs are in use or could not
+be checked. Each file written (with what blocks the steps after it), and each not written with the
+reason (a blocked upgrade's first blocker, a cluster at its goal), is said on stderr.
 
 A cluster is the one its stack deployed (the stack's cluster_id output, read through the Pulumi
 CLI as the deploy commands read it), else the one of the manifest's clusterName in its region.

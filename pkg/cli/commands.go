@@ -190,9 +190,12 @@ func (a *App) DiffCommand() *cobra.Command {
 		Short: "Show what changing a manifest from OLD to NEW does to the cloud resources, offline",
 		Long: `diff plans OLD and NEW, two files of the same kind, with that kind's program and shows what
 the change does: which resources are updated in place, which are replaced and which are refused.
-Either file may be a pipe, or - for standard input. With --policy (or $CLUSTERPLANE_POLICY), NEW
-is checked against the organisation's rules (docs/policy.md), with OLD as the manifest it
-replaces: a denied change is refused (exit 1) before the diff runs, a warning is said.
+Either file may be a pipe, or - for standard input. Files of several manifests (a cluster and its
+pool, separated by ---) are compared stack by stack, each manifest with the one of the same kind
+and stack (metadata.name and env) in the other file; a manifest in NEW only is planned as added,
+one in OLD only is said removed. With --policy (or $CLUSTERPLANE_POLICY), NEW is checked against
+the organisation's rules (docs/policy.md), with OLD as the manifest it replaces: a denied change
+is refused (exit 1) before the diff runs, a warning is said.
 
 ` + exitcode.Diff,
 		Example: a.examples(`diff live.yaml proposed.yaml --allow-replace
@@ -209,19 +212,23 @@ diff <(git show HEAD:cluster.yaml) cluster.yaml`),
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
 		}
-		oldFile, oldProgram, err := a.ReadFile(args[0])
+		olds, _, err := a.LoadAll(files.Input{File: args[0], Explicit: true})
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return Exit(exitcode.Invalid)
 		}
 		// The same path twice is read once: a second read of a pipe would find it empty.
-		newFile, newProgram := oldFile, oldProgram
+		news := olds
 		if args[1] != args[0] {
-			if newFile, newProgram, err = a.ReadFile(args[1]); err != nil {
+			if news, _, err = a.LoadAll(files.Input{File: args[1], Explicit: true}); err != nil {
 				fmt.Fprintln(a.Stderr, err)
 				return Exit(exitcode.Invalid)
 			}
 		}
+		if len(olds) != 1 || len(news) != 1 {
+			return Exit(a.diffMany(olds, news, pol, output.String(), *allowReplace))
+		}
+		oldFile, oldProgram, newFile, newProgram := olds[0].File, olds[0].Program, news[0].File, news[0].Program
 		if oldProgram.Kind() != newProgram.Kind() {
 			return errors.Errorf("%s is a %s and %s a %s: diff compares two manifests of one kind",
 				args[0], oldProgram.Kind(), args[1], newProgram.Kind())

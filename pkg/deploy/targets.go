@@ -6,19 +6,20 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 )
 
 // Read is the target of file, a manifest or stack input of kind k whose text is data: parsed and
-// validated (every problem said, with its line), its stack named as NewTarget names it.
+// validated as the commands do (program.ParseInput: every problem said, with its line), its stack
+// named as NewTarget names it.
 func Read(k kinds.Kind, file string, data []byte, stack string) (Target, error) {
 	stack, err := stackOf(k, file, stack)
 	if err != nil {
 		return Target{}, err
 	}
 	input := k.NewStackInput()
-	if err := stackinput.Parse(data, file, input); err != nil {
+	if err := program.ParseInput(data, file, input); err != nil {
 		return Target{}, err
 	}
 	return NewTarget(file, k, input, stack), nil

@@ -153,11 +153,13 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 		if delta != nil && r.readsCost {
 			result.Cost = delta.String()
 		}
+		_, _, misnamedField := unknownStep(stackinput.Target(in.Manifest).ProtoReflect().Descriptor(), r.Field)
 		switch {
 		case err != nil:
 			result.Error = err.Error()
-		case val.Value() == true:
+		case val.Value() == true && !misnamedField:
 			continue
+		case val.Value() == true:
 		case val.Value() != false:
 			result.Error = fmt.Sprintf("the expression gave %v, not true or false", val.Value())
 		}
@@ -166,9 +168,29 @@ func (p *Policy) Evaluate(in Input) ([]Result, error) {
 			path = "kind"
 		}
 		result.Line, result.Column = Locate(in.Data, path)
+		r.misnamed(&result, in, err)
 		out = append(out, result)
 	}
 	return out, nil
+}
+
+// misnamed points result at the rule, in the policy file, when what broke it is a field name
+// the rule misspelt, not the manifest: its expression reads a key that no field of the
+// manifest's kind has (spec.defaultNodePool.nodeCont), or its field names a path the kind does not
+// have. A key the kind has but the manifest leaves out (an optional spec.vpc) stays the
+// manifest's, at its line: has() is the rule's way to read it.
+func (r *Rule) misnamed(result *Result, in Input, evalErr error) {
+	md := stackinput.Target(in.Manifest).ProtoReflect().Descriptor()
+	if key, ok := noSuchKey(evalErr); ok && !hasField(md, key) && r.at != nil {
+		result.File, result.Field = r.File, ""
+		result.Line, result.Column = r.at(keyAt(r.Expression, key))
+		result.Error = fmt.Sprintf("%s has no field %s%s; the manifest is %s", kindName(md), key, hint(key, fieldNames(md)), in.File)
+		return
+	}
+	if step, names, ok := unknownStep(md, r.Field); ok && r.fieldLine > 0 {
+		result.File, result.Line, result.Column, result.Field = r.File, r.fieldLine, r.fieldColumn, ""
+		result.Error = fmt.Sprintf("its field %s: %s has no %s%s; the manifest is %s", r.Field, kindName(md), step, hint(step, names), in.File)
+	}
 }
 
 // costVariable is the variable a rule reads the change's monthly cost from (cost.monthly, ...).

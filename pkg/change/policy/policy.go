@@ -77,6 +77,11 @@ type Rule struct {
 	// readsCost tells a rule whose expression reads the variable cost: its denial says the
 	// change's cost beside it.
 	readsCost bool
+	// at is where a place of the expression (line from 1, column from 0) is in the policy file;
+	// fieldLine and fieldColumn are where the rule's field is written, 0 when it is not: a rule
+	// that names a field its kind does not have is the rule's mistake, said at the rule.
+	at                     func(common.Location) (line, column int)
+	fieldLine, fieldColumn int
 }
 
 // fileRule is a rule as the file writes it.
@@ -213,30 +218,7 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, []string{at(n) + ": a rule is a mapping with name, message, level and expression"}
 	}
 	var fr fileRule
-	var problems []string
-	var exprNode *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		switch k.Value {
-		case "name", "message", "level", "field", "expression":
-			if v.Kind != yaml.ScalarNode {
-				problems = append(problems, fmt.Sprintf("%s: %s: must be text", at(v), k.Value))
-				continue
-			}
-		case "kinds":
-			problems = append(problems, unknownKinds(at, v)...)
-			if v.Kind != yaml.SequenceNode {
-				// Said once, above; the decode below would say it again in its own words.
-				n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			}
-		default:
-			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
-			continue
-		}
-		if k.Value == "expression" {
-			exprNode = v
-		}
-	}
+	problems, exprNode, fieldNode := ruleKeys(at, n)
 	if err := n.Decode(&fr); err != nil {
 		return nil, append(problems, fmt.Sprintf("%s: %s", at(n), strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
@@ -262,6 +244,10 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 	}
 	r := &Rule{Name: name, Message: fr.Message, Level: level, Field: fr.Field, Kinds: fr.Kinds, Expression: fr.Expression, File: file}
 	r.Line, r.Column = exprNode.Line, exprNode.Column
+	r.at = func(loc common.Location) (int, int) { return place(data, exprNode, loc) }
+	if fieldNode != nil {
+		r.fieldLine, r.fieldColumn = fieldNode.Line, fieldNode.Column
+	}
 	ast, iss := env.Compile(fr.Expression)
 	if iss != nil && iss.Err() != nil {
 		for _, e := range iss.Errors() {
@@ -289,6 +275,37 @@ func compile(env *cel.Env, file string, data []byte, n *yaml.Node) (*Rule, []str
 		return nil, problems
 	}
 	return r, nil
+}
+
+// ruleKeys checks the keys of the rule n, and finds the nodes of its expression and its field
+// (nil when not written, or not text).
+func ruleKeys(at func(*yaml.Node) string, n *yaml.Node) (problems []string, exprNode, fieldNode *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name", "message", "level", "field", "expression":
+			if v.Kind != yaml.ScalarNode {
+				problems = append(problems, fmt.Sprintf("%s: %s: must be text", at(v), k.Value))
+				continue
+			}
+		case "kinds":
+			problems = append(problems, unknownKinds(at, v)...)
+			if v.Kind != yaml.SequenceNode {
+				// Said once, above; the decode below would say it again in its own words.
+				n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			}
+		default:
+			problems = append(problems, fmt.Sprintf("%s: unknown key %q: a rule has name, message, level, field, kinds and expression", at(k), k.Value))
+			continue
+		}
+		switch k.Value {
+		case "expression":
+			exprNode = v
+		case "field":
+			fieldNode = v
+		}
+	}
+	return problems, exprNode, fieldNode
 }
 
 // unknownKinds are the problems of a rule's kinds list: an entry that names no kind would make

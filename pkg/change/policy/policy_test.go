@@ -302,3 +302,53 @@ func TestADenialForCostSaysByHowMuchAndOtherDenialsDoNot(t *testing.T) {
 		})
 	}
 }
+
+func TestARuleNamingAFieldItsKindLacksIsPointedAtInThePolicyNotTheManifest(t *testing.T) {
+	p := mustParse(t, `rules:
+  - name: misspelt-in-the-expression
+    message: m
+    field: spec.nodeCount
+    expression: spec.size != "" && spec.nodeCont <= 20
+  - name: misspelt-field
+    message: m
+    field: spec.nodeCont
+    expression: spec.nodeCount <= 1
+  - name: misspelt-field-of-a-kept-rule
+    level: warn
+    message: m
+    field: spec.labelz.team
+    expression: "true"
+  - name: an-unwritten-field-the-kind-has
+    message: m
+    field: spec.autoScale
+    expression: spec.minNodes >= 1
+  - name: a-map-key-is-the-manifest's
+    message: m
+    field: spec.labels.tier
+    expression: "false"
+`)
+	results, err := p.Evaluate(input(t, "3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`policy.yaml:5:41: denied by policy rule "misspelt-in-the-expression" (policy.yaml:5): m (the rule could not be evaluated: ` +
+			`DigitalOceanKubernetesNodePool has no field nodeCont: did you mean nodeCount?; the manifest is pool.yaml)`,
+		`policy.yaml:8:12: denied by policy rule "misspelt-field" (policy.yaml:9): m (the rule could not be evaluated: ` +
+			`its field spec.nodeCont: DigitalOceanKubernetesNodePool has no nodeCont: did you mean nodeCount?; the manifest is pool.yaml)`,
+		`policy.yaml:13:12: warning: policy rule "misspelt-field-of-a-kept-rule" (policy.yaml:14): m (the rule could not be evaluated: ` +
+			`its field spec.labelz.team: DigitalOceanKubernetesNodePool has no labelz: did you mean labels?; the manifest is pool.yaml)`,
+		// minNodes is unset in a pool that does not autoscale: protojson leaves out an optional
+		// field's zero, and the rule's has() is what reads it; the manifest is where it is missing.
+		`pool.yaml:6:1: spec.autoScale: denied by policy rule "an-unwritten-field-the-kind-has"`,
+		`pool.yaml:12:3: spec.labels.tier: denied by policy rule "a-map-key-is-the-manifest's" (policy.yaml:22): m`,
+	}
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d: %v", len(results), len(want), results)
+	}
+	for i, r := range results {
+		if !strings.HasPrefix(r.String(), want[i]) {
+			t.Errorf("result %d:\n got %s\nwant %s", i, r, want[i])
+		}
+	}
+}

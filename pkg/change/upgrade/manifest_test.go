@@ -154,3 +154,28 @@ func TestWriteNextWritesTheNextStepOfEachUnblockedPlan(t *testing.T) {
 		t.Errorf("the blocked manifest was written:\n%s", got)
 	}
 }
+
+// A first step that removes no API (a patch release) is written even when the removed APIs of a
+// later step could not be checked, and the line says which steps are still blocked and why.
+func TestWriteNextTakesAClearFirstStepAndSaysTheLaterStepsAreBlocked(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(file, []byte(doCluster), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clusters := []upgrade.Cluster{{File: file, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Version: "1.31.1-do.5", Goal: "1.32.2-do.0"}}
+	blocker := "the APIs 1.32 removes could not be checked: the kubeconfig could not be read"
+	plans := []upgrade.ClusterPlan{{File: file, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.32.2-do.0",
+		Steps:    []upgrade.Step{{From: "1.31.1-do.5", To: "1.31.9-do.2"}, {From: "1.31.9-do.2", To: "1.32.2-do.0"}},
+		Blockers: []string{blocker}, NextClear: true}}
+	written, notWritten, err := upgrade.WriteNext(clusters, plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := file + ": dev kubernetesVersion 1.31.9-do.2; the steps after it are blocked: " + blocker
+	if len(written) != 1 || written[0] != want || len(notWritten) != 0 {
+		t.Errorf("wrote %q and not %q, want only %q", written, notWritten, want)
+	}
+	if got, _ := os.ReadFile(file); !strings.Contains(string(got), "kubernetesVersion: 1.31.9-do.2") {
+		t.Errorf("the manifest reads:\n%s", got)
+	}
+}

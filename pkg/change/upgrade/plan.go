@@ -9,6 +9,7 @@ package upgrade
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +63,10 @@ type ClusterPlan struct {
 	// Blockers say what stops the upgrade; Notes what was not checked and why.
 	Blockers []string `json:"blockers"`
 	Notes    []string `json:"notes,omitempty"`
+	// NextClear says that nothing of Blockers stops the first step: each stops a later one (an
+	// API a later release removes is in use, or could not be checked), so --write takes the
+	// first step while the plan still says what blocks the rest.
+	NextClear bool `json:"nextClear"`
 }
 
 // Blocked tells whether something stops the cluster's upgrade.
@@ -125,6 +130,46 @@ func planOne(ctx context.Context, c Cluster) ClusterPlan {
 	if len(steps) == 0 {
 		return p
 	}
+	// The blockers so far (the path's) stop every step; a removed API's stops the steps from the
+	// release that removes it, so not a first step that removes none (a patch release).
+	whole := len(p.Blockers)
+	if p.checkRemoved(ctx, c.Cloud, live, steps) {
+		whole = len(p.Blockers)
+	}
+	if lint, err := c.Cloud.Lint(ctx, live); err != nil {
+		block("%v", err)
+		whole++
+	} else {
+		p.Lint = lint
+		for _, d := range lint {
+			if d.Severity == "error" {
+				block("clusterlint %s: %s %s", d.Check, d.Object, d.Message)
+				whole++
+			}
+		}
+	}
+	p.NextClear = whole == 0
+	return p
+}
+
+// releases names the releases that remove the APIs of removed, each once: "1.32" or "1.32 and 1.33".
+func releases(removed []Removed) string {
+	var in []string
+	for _, r := range removed {
+		if !slices.Contains(in, r.In) {
+			in = append(in, r.In)
+		}
+	}
+	if len(in) > 1 {
+		return strings.Join(in[:len(in)-1], ", ") + " and " + in[len(in)-1]
+	}
+	return strings.Join(in, "")
+}
+
+// checkRemoved scans the cluster for the objects that use an API the steps remove, each one (and
+// a scan that could not be made) a blocker of the plan. It tells whether those blockers stop the
+// first step too: they do when the first step itself removes APIs.
+func (p *ClusterPlan) checkRemoved(ctx context.Context, cloud Cloud, live Live, steps []Step) bool {
 	var removed []Removed
 	for _, s := range steps {
 		removed = append(removed, s.Removes...)
@@ -132,36 +177,27 @@ func planOne(ctx context.Context, c Cluster) ClusterPlan {
 	if strings.HasPrefix(live.Version, "talos") {
 		// Talos versions name Talos, not the Kubernetes it runs.
 		p.Notes = append(p.Notes, "a Talos version names Talos, not Kubernetes: removed APIs not checked")
-		removed = nil
+		return false
 	}
-	if len(removed) > 0 {
-		kc, err := c.Cloud.Kubeconfig(ctx, live)
-		if err == nil {
-			var notes []string
-			p.Objects, notes, err = Scan(ctx, kc, removed)
-			p.Notes = append(p.Notes, notes...)
-		}
-		if err != nil {
-			block("the removed APIs could not be checked: %v", err)
-		}
-		if p.Objects == nil {
-			p.Objects = []Object{}
-		}
-		for _, o := range p.Objects {
-			block("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use))
-		}
+	if len(removed) == 0 {
+		return false
 	}
-	if lint, err := c.Cloud.Lint(ctx, live); err != nil {
-		block("%v", err)
-	} else {
-		p.Lint = lint
-		for _, d := range lint {
-			if d.Severity == "error" {
-				block("clusterlint %s: %s %s", d.Check, d.Object, d.Message)
-			}
-		}
+	kc, err := cloud.Kubeconfig(ctx, live)
+	if err == nil {
+		var notes []string
+		p.Objects, notes, err = Scan(ctx, kc, removed)
+		p.Notes = append(p.Notes, notes...)
 	}
-	return p
+	if err != nil {
+		p.Blockers = append(p.Blockers, fmt.Sprintf("the APIs %s removes could not be checked: %v", releases(removed), err))
+	}
+	if p.Objects == nil {
+		p.Objects = []Object{}
+	}
+	for _, o := range p.Objects {
+		p.Blockers = append(p.Blockers, fmt.Sprintf("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use)))
+	}
+	return len(steps[0].Removes) > 0
 }
 
 func objectName(o Object) string {

@@ -2,6 +2,7 @@ package upgrade_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,6 +37,8 @@ type cloud struct {
 	offer      upgrade.Offer
 	lint       []upgrade.Diagnostic
 	kubeconfig []byte
+	// kubeconfigErr is the cloud's answer when the kubeconfig cannot be read.
+	kubeconfigErr error
 }
 
 func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool, error) {
@@ -43,7 +46,9 @@ func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool
 }
 func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
 func (c cloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return c.lint, nil }
-func (c cloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error)         { return c.kubeconfig, nil }
+func (c cloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error) {
+	return c.kubeconfig, c.kubeconfigErr
+}
 
 func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
 	kc := apiServer(t, map[string][]map[string]any{
@@ -83,6 +88,38 @@ func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
 			}
 			if !p.Blocked() || !strings.Contains(strings.Join(p.Blockers, "\n"), c.blocker) {
 				t.Errorf("blockers %q, want %q", p.Blockers, c.blocker)
+			}
+		})
+	}
+}
+
+func TestAFirstStepThatRemovesNoAPIIsClearWhenALaterStepsAPIsCannotBeChecked(t *testing.T) {
+	unreadable := errors.New("the kubeconfig could not be read")
+	// DigitalOcean's: a cluster behind its minor's latest patch takes that patch first.
+	offer := upgrade.Offer{Next: []string{"1.31.9-do.2"}, Versions: doVersions, PatchFirst: true}
+	cases := []struct {
+		name    string
+		running string
+		goal    string
+		// clear is whether the first step may be taken; blocker is the plan's.
+		clear   bool
+		blocker string
+	}{
+		{name: "a patch first, then a release that removes APIs", running: "1.31.1-do.5", goal: "1.32.2-do.0", clear: true,
+			blocker: "the APIs 1.32 removes could not be checked: the kubeconfig could not be read"},
+		{name: "a first step that removes APIs itself", running: "1.31.9-do.2", goal: "1.32.2-do.0", clear: false,
+			blocker: "the APIs 1.32 removes could not be checked"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl := cloud{live: upgrade.Live{ID: "c1", Version: c.running}, offer: offer, kubeconfigErr: unreadable}
+			if c.running == "1.31.9-do.2" {
+				cl.offer = upgrade.Offer{Next: []string{"1.32.2-do.0"}, Versions: doVersions, PatchFirst: true}
+			}
+			p := upgrade.Plan(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: cl}})[0]
+			if len(p.Steps) == 0 || !strings.Contains(strings.Join(p.Blockers, "\n"), c.blocker) || p.NextClear != c.clear {
+				t.Errorf("steps %v, blockers %q, first step clear %v; want blocked by %q with the first step clear %v",
+					p.Steps, p.Blockers, p.NextClear, c.blocker, c.clear)
 			}
 		})
 	}

@@ -218,9 +218,11 @@ func entry(m *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
-// WriteNext sets the manifest of each plan that has a next step and nothing blocking to that
-// step, file by file, keeping each file's mode. It returns what it wrote, "file: name
-// kubernetesVersion version", and why it left each other plan's file alone, "file: name not
+// WriteNext sets the manifest of each plan that has a next step and nothing blocking it to that
+// step, file by file, keeping each file's mode: a first step that removes no API (a patch
+// release) is written even when a later one is blocked (NextClear). It returns what it wrote,
+// "file: name kubernetesVersion version" (and, when later steps are blocked, "; the steps after
+// it are blocked: reason"), and why it left each other plan's file alone, "file: name not
 // written: reason": a blocked upgrade, a cluster at its goal, a file that says the next step
 // already.
 func WriteNext(clusters []Cluster, plans []ClusterPlan) (written, notWritten []string, err error) {
@@ -255,21 +257,30 @@ func WriteNext(clusters []Cluster, plans []ClusterPlan) (written, notWritten []s
 		if err := os.WriteFile(p.File, out, info.Mode().Perm()); err != nil {
 			return written, notWritten, errors.Wrapf(err, "write %s", p.File)
 		}
-		written = append(written, fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next()))
+		line := fmt.Sprintf("%s: %s kubernetesVersion %s", p.File, p.Name, p.Next())
+		if p.Blocked() {
+			line += "; the steps after it are blocked: " + blockers(p)
+		}
+		written = append(written, line)
 	}
 	return written, notWritten, nil
+}
+
+// blockers names a blocked plan's first blocker, and how many more the plan lists.
+func blockers(p ClusterPlan) string {
+	why := p.Blockers[0]
+	if more := len(p.Blockers) - 1; more > 0 {
+		why += fmt.Sprintf(" (and %d more in the plan)", more)
+	}
+	return why
 }
 
 // notWrittenBecause says why a plan's manifest is not written, "" when it is to be: a blocked
 // upgrade names its first blocker, so that the user knows what to fix before the next --write.
 func notWrittenBecause(p ClusterPlan) string {
 	switch {
-	case p.Blocked():
-		why := "the upgrade is blocked: " + p.Blockers[0]
-		if more := len(p.Blockers) - 1; more > 0 {
-			why += fmt.Sprintf(" (and %d more in the plan)", more)
-		}
-		return why
+	case p.Blocked() && !(p.NextClear && p.Next() != ""):
+		return "the upgrade is blocked: " + blockers(p)
 	case p.Next() == "" && p.Running != "" && p.Running == p.Target:
 		return "the cluster runs " + p.Target + ", its goal, already"
 	case p.Next() == "":

@@ -135,7 +135,8 @@ func (e *Explainer) Find(query string) (*Topic, error) {
 	parts := strings.Split(query, ".")
 	name, r, ok := e.root(parts[0])
 	if !ok {
-		return nil, errors.Errorf("unknown kind %s; one of: %s", stackinput.Quote(parts[0]), strings.Join(e.Names(), ", "))
+		return nil, errors.Errorf("unknown kind %s; %s: %s", stackinput.Quote(parts[0]),
+			didYouMean(parts[0], e.Names(), "one of"), strings.Join(e.Names(), ", "))
 	}
 	t := &Topic{explainer: e, root: r, name: name}
 	md := r.md
@@ -148,8 +149,8 @@ func (e *Explainer) Find(query string) (*Topic, error) {
 		}
 		fd := field(md, part)
 		if fd == nil {
-			return nil, errors.Errorf("no field %q in %s; its fields are: %s", part, strings.Join(parts[:i+1], "."),
-				strings.Join(fieldNames(md), ", "))
+			return nil, errors.Errorf("no field %q in %s; %s: %s", part, strings.Join(parts[:i+1], "."),
+				didYouMean(part, fieldNames(md), "its fields are"), strings.Join(fieldNames(md), ", "))
 		}
 		t.fields = append(t.fields, fd)
 		md = fd.Message()
@@ -158,6 +159,22 @@ func (e *Explainer) Find(query string) (*Topic, error) {
 		}
 	}
 	return t, nil
+}
+
+// didYouMean is listing ("its fields are"), after the one of names that name is a misspelling of
+// when one is a few edits away (case aside, as validate's unknown-field hint does): "did you
+// mean nodeCount? Its fields are".
+func didYouMean(name string, names []string, listing string) string {
+	best, bestDistance := "", len(name)/2+2
+	for _, n := range names {
+		if d := stackinput.Distance(strings.ToLower(name), strings.ToLower(n)); d < bestDistance {
+			best, bestDistance = n, d
+		}
+	}
+	if best == "" {
+		return listing
+	}
+	return "did you mean " + best + "? " + strings.ToUpper(listing[:1]) + listing[1:]
 }
 
 // field finds the field of md a manifest names name: by its JSON name or its proto name.
@@ -305,12 +322,16 @@ func (t *Topic) Doc(recursive bool) (*Doc, error) {
 		if rule, ok := requiredByReferences[fd.FullName()]; ok {
 			d.Rules = append(d.Rules, rule)
 		}
-		for _, r := range rules.Words(fd) {
+		for _, r := range ruleWords(fd) {
 			d.Rules = append(d.Rules, t.explainer.manifestNames(r))
 		}
 		def, err := defaultOf(fd)
 		if err != nil {
 			return nil, err
+		}
+		if other, ok := requiredWithout(fd); ok {
+			def = fmt.Sprintf("none unless %s is true: a manifest must set it, 0 is refused; with %s true it may be left out (0)",
+				other, other)
 		}
 		d.Default, d.Changing = def, t.effect()
 		if fd.Kind() == protoreflect.EnumKind {
@@ -420,6 +441,52 @@ func (e *Explainer) fieldDocs(md protoreflect.MessageDescriptor, recursive bool)
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// requiredWithout is the field whose truth lets fd be 0, for a field a rule of its message
+// requires unless another is true: by this API's convention the rule's id is
+// "<field>.required_without_<other>" (node_count.required_without_auto_scale). Its own bounds
+// (0 to 5000) allow the 0 only for the other field's sake.
+func requiredWithout(fd protoreflect.FieldDescriptor) (string, bool) {
+	for _, r := range rules.CrossField(fd) {
+		if other, ok := strings.CutPrefix(r.GetId(), string(fd.Name())+".required_without_"); ok {
+			if ofd := fd.ContainingMessage().Fields().ByName(protoreflect.Name(other)); ofd != nil {
+				return ofd.JSONName(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// ruleWords are fd's rules in words (rules.Words), with a range from 0 that a rule lifts to 1
+// unless another field is true (requiredWithout) said as the range it is: "from 1 to 5000, or 0
+// when autoScale is true", in place of "from 0 to 5000" beside "at least 1 unless autoScale is
+// true".
+func ruleWords(fd protoreflect.FieldDescriptor) []string {
+	words := rules.Words(fd)
+	other, ok := requiredWithout(fd)
+	bounds := rules.Field(fd).GetInt32()
+	if !ok || bounds == nil || !bounds.HasGte() || bounds.GetGte() != 0 || !bounds.HasLte() {
+		return words
+	}
+	var lifted string
+	for _, r := range rules.CrossField(fd) {
+		if strings.HasPrefix(r.GetId(), string(fd.Name())+".required_without_") {
+			lifted = r.GetMessage()
+		}
+	}
+	from := fmt.Sprintf("from 0 to %d", bounds.GetLte())
+	var out []string
+	for _, w := range words {
+		switch w {
+		case from:
+			out = append(out, fmt.Sprintf("from 1 to %d, or 0 when %s is true", bounds.GetLte(), other))
+		case lifted:
+		default:
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // listedName is how a manifest writes a field: its JSON name, except the stack outputs, which a

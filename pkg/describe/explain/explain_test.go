@@ -161,3 +161,53 @@ func TestAnUnknownKindIsQuotedShortInTheError(t *testing.T) {
 		t.Errorf("the error echoes the kind unbounded or raw (%d bytes): %.200q", len(err.Error()), err.Error())
 	}
 }
+
+func TestAFieldARuleRequiresUnlessAnotherIsTrueShowsItsRealRangeAndDefault(t *testing.T) {
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
+	tests := []struct {
+		query string
+		// rules and def are the field's RULES and DEFAULT.
+		rules []string
+		def   string
+	}{
+		{"DigitalOceanKubernetesCluster.spec.defaultNodePool.nodeCount",
+			[]string{"from 1 to 5000, or 0 when autoScale is true", "nodeCount must be between minNodes and maxNodes when autoScale is true"},
+			"none unless autoScale is true: a manifest must set it, 0 is refused; with autoScale true it may be left out (0)"},
+		{"DigitalOceanKubernetesNodePool.spec.nodeCount",
+			[]string{"from 1 to 4999, or 0 when autoScale is true", "nodeCount must be between minNodes and maxNodes when autoScale is true"},
+			"none unless autoScale is true: a manifest must set it, 0 is refused; with autoScale true it may be left out (0)"},
+		// A bound of 1 of its own is said as it is.
+		{"CivoKubernetesNodePool.spec.nodeCount", []string{"from 1 to 4999"}, "none: a manifest must set it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			topic, err := e.Find(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := topic.Doc(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.Rules, tt.rules) || d.Default != tt.def {
+				t.Errorf("rules %q, default %q\nwant %q, %q", d.Rules, d.Default, tt.rules, tt.def)
+			}
+		})
+	}
+}
+
+func TestAMisspeltFieldOrKindIsAnsweredWithTheOneMeant(t *testing.T) {
+	e := explain.New(registry.Kinds().Table, registry.Kinds().StackInputs()...)
+	tests := []struct{ query, says string }{
+		{"DigitalOceanKubernetesCluster.spec.defaultNodePool.nodeCont",
+			`no field "nodeCont" in DigitalOceanKubernetesCluster.spec.defaultNodePool; did you mean nodeCount? Its fields are: nodePoolName,`},
+		{"DigitalOceanKubernetesCluster.spec.defaultnodepool.size", "did you mean defaultNodePool? Its fields are:"},
+		{"CivoKubernetesClustr.spec", `unknown kind "CivoKubernetesClustr"; did you mean CivoKubernetesCluster? One of:`},
+		{"DigitalOceanKubernetesCluster.spec.zzzzzzzzzzzz", `no field "zzzzzzzzzzzz" in DigitalOceanKubernetesCluster.spec; its fields are: clusterName,`},
+	}
+	for _, tt := range tests {
+		if _, err := e.Find(tt.query); err == nil || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("Find(%s) = %v, want an error saying %q", tt.query, err, tt.says)
+		}
+	}
+}

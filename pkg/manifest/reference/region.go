@@ -88,15 +88,23 @@ func RegionsUnchecked(manifests []Manifest) []int {
 func keys(manifests []Manifest) map[string]int {
 	byKey := map[string]int{}
 	for i, m := range manifests {
-		target := targetOf(m.Input)
-		metadata := protofield.At(target, kindfield.TargetMetadata)
-		kind := protofield.String(target, kindfield.TargetKind)
-		if kind == "" || protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName) == "" {
-			continue
+		if key := KeyOf(m.Input); key != "" {
+			byKey[key] = i
 		}
-		byKey[strings.ToLower(kind)+"/"+Stack(protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName), protofield.String(metadata, sharedv1.CloudResourceMetadataFieldEnv))] = i
 	}
 	return byKey
+}
+
+// KeyOf is the stack a stack input deploys, as Key names a reference's: `<kind in lower
+// case>/<name>[-<env>]`; "" when the manifest names no kind or no name.
+func KeyOf(input proto.Message) string {
+	target := targetOf(input)
+	metadata := protofield.At(target, kindfield.TargetMetadata)
+	kind := protofield.String(target, kindfield.TargetKind)
+	if kind == "" || protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName) == "" {
+		return ""
+	}
+	return strings.ToLower(kind) + "/" + Stack(protofield.String(metadata, sharedv1.CloudResourceMetadataFieldName), protofield.String(metadata, sharedv1.CloudResourceMetadataFieldEnv))
 }
 
 // regionsCluster is the key of the cluster's stack whose region spec's must be: a spec with a

@@ -36,6 +36,11 @@ type decoder struct {
 	// values maps the same paths to where each field's value is written, when it is asked for
 	// (Where): a warning about a value points at the value, not at its key.
 	values map[string]position
+	// meant are the paths, as the file would write them, of the fields an unknown key was
+	// probably meant to be (nodeCont for spec.defaultNodePool.nodeCount, or nodeCount written
+	// one level too far out): while such a field is not written, its rules only echo the
+	// unknown key's problem (explained).
+	meant []string
 }
 
 func (d *decoder) fail(n *yaml.Node, written, rule, message, hint string) {
@@ -114,15 +119,22 @@ func (d *decoder) message(n *yaml.Node, m protoreflect.Message, protoPath, writt
 		}
 		path := join(written, k.Value)
 		if fd == nil {
-			hint, _ := nearest(k.Value, fields)
+			hint, near := nearest(k.Value, fields)
+			meant := ""
+			if near {
+				meant = join(written, strings.TrimSuffix(strings.TrimPrefix(hint, "did you mean "), "?"))
+			}
 			if other := otherCloud(m.Descriptor(), k.Value); other != "" {
-				hint = other
+				hint, meant = other, ""
 			}
 			if block := d.belongsTo(k.Value, written); block != "" {
-				hint = k.Value + " belongs to " + block
+				hint, meant = k.Value+" belongs to "+block, movedTo(block, k.Value)
 				if k.Value == sharedv1.CloudResourceMetadataFieldName {
-					hint = d.nameHint(m.Descriptor(), written, block)
+					hint, meant = d.nameHint(m.Descriptor(), written, block), ""
 				}
+			}
+			if meant != "" {
+				d.meant = append(d.meant, meant)
 			}
 			if same := caseOf(k.Value, fields); same != nil {
 				// The field is there in another case: its rules (required, const) would only
@@ -321,6 +333,40 @@ func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 		return ""
 	}
 	return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
+}
+
+// movedTo is the path a key written in the wrong block has in block, its right one ("" for a list's
+// items, whose index the key does not say).
+func movedTo(block, key string) string {
+	switch {
+	case strings.Contains(block, "[]"):
+		return ""
+	case block == "the top of the file":
+		return key
+	}
+	return join(block, key)
+}
+
+// explained tells whether p, a broken rule, is at (or below) a field an unknown key was probably
+// meant to be, while that field is not written: nodeCount's "must be at least 1" beside
+// nodeCont's "did you mean nodeCount?" is the same mistake, and only the unknown key is news.
+func (d *decoder) explained(p Problem) bool {
+	for _, meant := range d.meant {
+		if p.Path != meant && !strings.HasPrefix(p.Path, meant+".") && !strings.HasPrefix(p.Path, meant+"[") {
+			continue
+		}
+		written := false
+		for _, at := range d.at {
+			if at.written == meant {
+				written = true
+				break
+			}
+		}
+		if !written {
+			return true
+		}
+	}
+	return false
 }
 
 // caseOf is the field named key in another case (apiversion for apiVersion), nil when none is.

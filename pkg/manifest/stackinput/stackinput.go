@@ -146,9 +146,9 @@ func Parse(data []byte, source string, input proto.Message) error {
 	d.message(root, checked.ProtoReflect(), "", "")
 	parsed := len(d.problems)
 	for _, v := range validation.Violations(validation.Validate(checked)) {
-		// A value that could not be read leaves its field unset; its rules would only repeat
-		// the parse problem.
-		if p := d.violation(v, root, checked); !coveredBy(p, d.problems[:parsed]) {
+		// A value that could not be read leaves its field unset, and so does a field whose key
+		// was misspelt or misplaced; its rules would only repeat the parse problem.
+		if p := d.violation(v, root, checked); !coveredBy(p, d.problems[:parsed]) && !d.explained(p) {
 			d.problems = append(d.problems, p)
 		}
 	}

@@ -295,12 +295,44 @@ spec:
 		"4:3 metadata.name string.pattern",
 		"5:1 spec.region required",
 		"7:3 spec.kubernetesVersion kubernetes_version.slug",
-		"8:3 spec.defaultNodePool.nodeCount node_count.required_without_auto_scale",
 		"10:5 spec.defaultNodePool.nodeCont field.unknown",
 		"11:10 spec.tags[0] tag.not_reserved",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems\n got: %s\nwant: %s\nerror:\n%v", strings.Join(got, "\n  "), strings.Join(want, "\n  "), err)
+	}
+}
+
+func TestAMisspeltOrMisplacedFieldIsReportedAloneNotAlsoAsTheFieldItMeantBeingAbsent(t *testing.T) {
+	valid := manifest("dev-fra1")
+	tests := []struct {
+		name string
+		text string
+		// want are the problems, each "LINE:COLUMN path: message (hint)".
+		want []string
+	}{
+		{"a misspelt nodeCount", strings.Replace(valid, "nodeCount: 2", "nodeCont: 2", 1),
+			[]string{"11:5 spec.defaultNodePool.nodeCont: unknown field (did you mean nodeCount?)"}},
+		{"a nodeCount indented one level too far out", strings.Replace(valid, "    nodeCount: 2", "  nodeCount: 2", 1),
+			[]string{"11:3 spec.nodeCount: unknown field (nodeCount belongs to spec.defaultNodePool)"}},
+		{"a misspelt region", strings.Replace(valid, "region: fra1", "regoin: fra1", 1),
+			[]string{"7:3 spec.regoin: unknown field (did you mean region?)"}},
+		{"a misspelt key beside the field it resembles keeps the field's own rule",
+			strings.Replace(valid, "nodeCount: 2", "nodeCount: 0\n    nodeCont: 2", 1),
+			[]string{"11:5 spec.defaultNodePool.nodeCount: must be at least 1 unless autoScale is true",
+				"12:5 spec.defaultNodePool.nodeCont: unknown field (did you mean nodeCount?)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(tt.text)
+			var got []string
+			for _, p := range stackinput.Problems(err) {
+				got = append(got, fmt.Sprintf("%d:%d %s", p.Line, p.Column, strings.TrimPrefix(p.String(), p.File+fmt.Sprintf(":%d:%d: ", p.Line, p.Column))))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("problems\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(tt.want, "\n      "))
+			}
+		})
 	}
 }
 
@@ -387,7 +419,7 @@ func TestLoadFileNamesTheFileInItsErrors(t *testing.T) {
 	path := filepath.Join(dir, "bad.yaml")
 	write(t, path, strings.Replace(manifest("dev-fra1"), "region: fra1", "region: Mars1", 1))
 	err := stackinput.LoadFile(path, &cluster.DigitalOceanKubernetesClusterStackInput{})
-	want := path + ":7:3: spec.region: must be a region code: lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them) (regions are lower case on both clouds: write mars1)"
+	want := path + ":7:3: spec.region: must be a region code: 2 to 5 lower-case letters, then a digit or two, e.g. fra1 (`clusterplane regions CLOUD` lists them) (regions are lower case on both clouds: write mars1)"
 	if err == nil || err.Error() != want {
 		t.Errorf("LoadFile() = %v, want %q", err, want)
 	}

@@ -24,7 +24,7 @@ var patternWords = map[string]string{
 	`^(([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)?$`: "must be a duration such as 90s, 10m or 1h30m",
 	`^([01][0-9]|2[0-3]):[0-5][0-9]$`:              "must be a time of day HH:MM in 24-hour UTC, e.g. 03:00",
 	`^(status\.outputs\.[a-z][a-z0-9_]*)?$`:        "must be status.outputs.<output name>, e.g. status.outputs.cluster_id",
-	regionPattern: "must be a region code: lower-case letters, then a digit or two, e.g. fra1 " +
+	regionPattern: "must be a region code: 2 to 5 lower-case letters, then a digit or two, e.g. fra1 " +
 		"(`clusterplane regions CLOUD` lists them)",
 }
 

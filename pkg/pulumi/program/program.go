@@ -81,7 +81,7 @@ type File struct {
 func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code int) {
 	defer crash(stderr, &code)
 	input := p.NewInput()
-	if err := stackinput.Parse(f.Data, f.Name, input); err != nil {
+	if err := ParseInput(f.Data, f.Name, input); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
@@ -118,7 +118,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		file  File
 		input T
 	}{{oldFile, oldInput}, {newFile, newInput}} {
-		if err := stackinput.Parse(f.file.Data, f.file.Name, f.input); err != nil {
+		if err := ParseInput(f.file.Data, f.file.Name, f.input); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitcode.Invalid
 		}
@@ -151,7 +151,7 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 // Parse reads and validates f into a new stack input (stackinput.Parse).
 func (p Program[T]) Parse(f File) (proto.Message, error) {
 	input := p.NewInput()
-	if err := stackinput.Parse(f.Data, f.Name, input); err != nil {
+	if err := ParseInput(f.Data, f.Name, input); err != nil {
 		return nil, err
 	}
 	return input, nil

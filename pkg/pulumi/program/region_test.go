@@ -169,3 +169,41 @@ func TestAnInvalidFileIsWarnedOfItsRegionTooButAFieldIsNeverBothWrongAndWarned(t
 		})
 	}
 }
+
+func TestARegionWrittenAsAPlacesNameIsRefusedWithTheRuleAndTheRegionItMeans(t *testing.T) {
+	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	civo := example(t, "civokubernetescluster/minimal.yaml")
+	rule := "must be a region code: 2 to 5 lower-case letters, then a digit or two, e.g. fra1"
+	tests := []struct {
+		name  string
+		check func(file string, data []byte) program.Verdict
+		text  string
+		// want is the problem at spec.region.
+		want string
+	}{
+		{name: "a place's name with the region's number", check: prog.Check, text: replace(t, do, "region: fra1", "region: amsterdam3"),
+			want: "f.yaml:13:3: spec.region: " + rule + " (`clusterplane regions digitalocean` lists them) (did you mean ams3?)"},
+		{name: "a place's name in capitals, without a number", check: prog.Check, text: replace(t, do, "region: fra1", "region: Frankfurt"),
+			want: "f.yaml:13:3: spec.region: " + rule + " (`clusterplane regions digitalocean` lists them) (did you mean fra1?)"},
+		{name: "a place's name on Civo, whose list names the country too", check: civoProg.Check, text: replace(t, civo, "region: fra1", "region: FRANKFURT"),
+			want: "spec.region: " + rule + " (`clusterplane regions civo` lists them) (did you mean fra1?)"},
+		{name: "a place with two regions and no number names both", check: prog.Check, text: replace(t, do, "region: fra1", "region: NewYork"),
+			want: "(did you mean nyc1 or nyc3?)"},
+		{name: "a place's name a letter off", check: prog.Check, text: replace(t, do, "region: fra1", "region: amsterdan3"),
+			want: "(did you mean ams3?)"},
+		{name: "a region written with a dash", check: prog.Check, text: replace(t, do, "region: fra1", "region: ams-3"),
+			want: "(did you mean ams3?)"},
+		{name: "a region in capitals keeps the lower-case hint", check: prog.Check, text: replace(t, do, "region: fra1", "region: AMS3"),
+			want: "(regions are lower case on both clouds: write ams3)"},
+		{name: "a place the cloud has no region in is told the rule only", check: prog.Check, text: replace(t, do, "region: fra1", "region: mumbai1"),
+			want: "(`clusterplane regions digitalocean` lists them)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := stackinput.Problems(tt.check("f.yaml", []byte(tt.text)).Err)
+			if len(problems) != 1 || !strings.HasSuffix(problems[0].String(), tt.want) {
+				t.Errorf("problems %v, want one ending %q", problems, tt.want)
+			}
+		})
+	}
+}

@@ -38,7 +38,7 @@ type Verdict struct {
 // manifest).
 func (p Program[T]) Check(file string, data []byte) Verdict {
 	input := p.NewInput()
-	v := Verdict{File: file, Kind: p.Kind(), Err: stackinput.Parse(data, file, input)}
+	v := Verdict{File: file, Kind: p.Kind(), Err: ParseInput(data, file, input)}
 	// An invalid file gets its warnings too (a region typo beside an unknown field): every
 	// problem at once, not one fix at a time. A field that has an error gets no warning besides.
 	v.Warnings = warnings(file, data, input)

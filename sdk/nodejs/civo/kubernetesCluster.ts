@@ -215,7 +215,7 @@ export interface KubernetesClusterArgs {
      */
     providerConfig?: pulumi.Input<inputs.civo.CivoProviderConfigArgs | undefined>;
     /**
-     * Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+     * Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
      *
      * Rules:
      * - required: must be set and not empty

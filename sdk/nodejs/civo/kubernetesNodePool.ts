@@ -161,7 +161,7 @@ export interface KubernetesNodePoolArgs {
      */
     publicIpNodePool?: pulumi.Input<boolean | undefined>;
     /**
-     * The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+     * The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
      *
      * Rules:
      * - required: must be set and not empty

@@ -240,7 +240,7 @@ export interface KubernetesClusterArgs {
      */
     rdmaSharedDevicePlugin?: pulumi.Input<boolean | undefined>;
     /**
-     * DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+     * DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
      *
      * Rules:
      * - required: must be set and not empty

@@ -62,7 +62,7 @@ export namespace civo {
          */
         apiUrl?: pulumi.Input<string | undefined>;
         /**
-         * Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+         * Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
          *
          * Rules:
          * - may be left empty; the rules below apply only when it is set

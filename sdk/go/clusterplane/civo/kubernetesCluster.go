@@ -134,7 +134,7 @@ type kubernetesClusterArgs struct {
 	Network *shared.StringValueOrRef `pulumi:"network"`
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig *CivoProviderConfig `pulumi:"providerConfig"`
-	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+	// Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -218,7 +218,7 @@ type KubernetesClusterArgs struct {
 	Network shared.StringValueOrRefPtrInput
 	// Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
 	ProviderConfig CivoProviderConfigPtrInput
-	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+	// Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 	//
 	// Rules:
 	// - required: must be set and not empty

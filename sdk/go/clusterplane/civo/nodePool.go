@@ -48,7 +48,7 @@ type NodePool struct {
 	NodePoolName pulumi.StringOutput `pulumi:"nodePoolName"`
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolOutput `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -146,7 +146,7 @@ type nodePoolArgs struct {
 	NodePoolName string `pulumi:"nodePoolName"`
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool *bool `pulumi:"publicIpNodePool"`
-	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -197,7 +197,7 @@ type NodePoolArgs struct {
 	NodePoolName pulumi.StringInput
 	// Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
 	PublicIpNodePool pulumi.BoolPtrInput
-	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -356,7 +356,7 @@ func (o NodePoolOutput) PublicIpNodePool() pulumi.BoolOutput {
 	return o.ApplyT(func(v *NodePool) pulumi.BoolOutput { return v.PublicIpNodePool }).(pulumi.BoolOutput)
 }
 
-// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+// The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 //
 // Rules:
 // - required: must be set and not empty

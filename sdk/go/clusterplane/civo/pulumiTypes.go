@@ -151,7 +151,7 @@ type CivoProviderConfig struct {
 	// - may be left empty; the rules below apply only when it is set
 	// - an absolute URI, e.g. https://api.example.com
 	ApiUrl *string `pulumi:"apiUrl"`
-	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+	// Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
@@ -181,7 +181,7 @@ type CivoProviderConfigArgs struct {
 	// - may be left empty; the rules below apply only when it is set
 	// - an absolute URI, e.g. https://api.example.com
 	ApiUrl pulumi.StringPtrInput `pulumi:"apiUrl"`
-	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+	// Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 	//
 	// Rules:
 	// - may be left empty; the rules below apply only when it is set
@@ -282,7 +282,7 @@ func (o CivoProviderConfigOutput) ApiUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v CivoProviderConfig) *string { return v.ApiUrl }).(pulumi.StringPtrOutput)
 }
 
-// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+// Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 //
 // Rules:
 // - may be left empty; the rules below apply only when it is set
@@ -340,7 +340,7 @@ func (o CivoProviderConfigPtrOutput) ApiUrl() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+// Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 //
 // Rules:
 // - may be left empty; the rules below apply only when it is set

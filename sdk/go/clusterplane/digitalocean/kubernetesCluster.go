@@ -134,7 +134,7 @@ type kubernetesClusterArgs struct {
 	ProviderConfig *DigitalOceanProviderConfig `pulumi:"providerConfig"`
 	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RdmaSharedDevicePlugin *bool `pulumi:"rdmaSharedDevicePlugin"`
-	// DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+	// DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
 	//
 	// Rules:
 	// - required: must be set and not empty
@@ -232,7 +232,7 @@ type KubernetesClusterArgs struct {
 	ProviderConfig DigitalOceanProviderConfigPtrInput
 	// Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
 	RdmaSharedDevicePlugin pulumi.BoolPtrInput
-	// DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+	// DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
 	//
 	// Rules:
 	// - required: must be set and not empty

@@ -191,7 +191,7 @@ class CivoProviderConfigArgsDict(TypedDict):
     """
     default_region: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+    Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 
     Rules:
     - may be left empty; the rules below apply only when it is set
@@ -214,7 +214,7 @@ class CivoProviderConfigArgs:
                Rules:
                - may be left empty; the rules below apply only when it is set
                - an absolute URI, e.g. https://api.example.com
-        :param pulumi.Input[_builtins.str] default_region: Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+        :param pulumi.Input[_builtins.str] default_region: Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
                
                Rules:
                - may be left empty; the rules below apply only when it is set
@@ -260,7 +260,7 @@ class CivoProviderConfigArgs:
     @pulumi.getter(name="defaultRegion")
     def default_region(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Region code for resources that carry none of their own, e.g. fra1: lower-case letters then digits. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
+        Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Every Clusterplane kind carries a region, so this only matters to resources you add next to them.
 
         Rules:
         - may be left empty; the rules below apply only when it is set

@@ -57,7 +57,7 @@ class KubernetesClusterArgs:
                - write the k3s suffix with a dash, e.g. 1.30.5-k3s1, not 1.30.5+k3s1
                - kubernetes_version must look like 1.30.5-k3s1 or v1.30.5-k3s1 for a k3s cluster (cluster_type k3s or unset): numbers without leading zeros and one digit after k3s
                - kubernetes_version must look like talos-v1.5.0 for a talos cluster (cluster_type talos): numbers without leading zeros
-        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
                
                Rules:
                - required: must be set and not empty
@@ -186,7 +186,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input[_builtins.str]:
         """
-        Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+        Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
 
         Rules:
         - required: must be set and not empty
@@ -433,7 +433,7 @@ class KubernetesCluster(pulumi.ComponentResource):
                - network.valueFrom.fieldPath must name an output of CivoKubernetesCluster: status.outputs. followed by one of cluster_id, kubeconfig_b64, api_server_endpoint, master_ip, dns_entry, firewall_id, network_id, created_at (empty reads network_id)
                - network must be a Civo network id, a UUID like 8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
-        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+        :param pulumi.Input[_builtins.str] region: Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
                
                Rules:
                - required: must be set and not empty

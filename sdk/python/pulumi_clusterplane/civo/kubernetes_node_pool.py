@@ -52,7 +52,7 @@ class KubernetesNodePoolArgs:
                - required: must be set and not empty
                - at most 63 characters
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
                - required: must be set and not empty
@@ -169,7 +169,7 @@ class KubernetesNodePoolArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input[_builtins.str]:
         """
-        The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
 
         Rules:
         - required: must be set and not empty
@@ -430,7 +430,7 @@ class KubernetesNodePool(pulumi.ComponentResource):
                - matches the regular expression ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
         :param pulumi.Input[Union['CivoProviderConfigArgs', 'CivoProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] public_ip_node_pool: Give every node a public IP address. Default false. Changing it replaces the pool, deleting it first as for size: Civo sets it at creation only.
-        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
+        :param pulumi.Input[_builtins.str] region: The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does not move, so the replacement pool's create would fail in the new region.
                
                Rules:
                - required: must be set and not empty

@@ -67,7 +67,7 @@ class KubernetesClusterArgs:
                - required: must be set and not empty
                - kubernetes_version must be a DigitalOcean version slug like 1.31.1-do.5, or with auto_upgrade a minor line like 1.31; latest is not accepted
                - a minor line like 1.31 for kubernetes_version needs auto_upgrade, which keeps its patch version current; without it write a full slug like 1.31.1-do.5
-        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
                
                Rules:
                - required: must be set and not empty
@@ -221,7 +221,7 @@ class KubernetesClusterArgs:
     @pulumi.getter
     def region(self) -> pulumi.Input[_builtins.str]:
         """
-        DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+        DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
 
         Rules:
         - required: must be set and not empty
@@ -597,7 +597,7 @@ class KubernetesCluster(pulumi.ComponentResource):
         :param pulumi.Input[_builtins.bool] nvidia_gpu_device_plugin: Run the NVIDIA GPU device plugin, which exposes NVIDIA GPUs of GPU droplets to pods. Absent means DigitalOcean's default: on for clusters with NVIDIA GPU nodes. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
         :param pulumi.Input[Union['DigitalOceanProviderConfigArgs', 'DigitalOceanProviderConfigArgsDict']] provider_config: Settings of the provider the component creates when none is passed in `providers`; absent or empty fields fall back to the environment.
         :param pulumi.Input[_builtins.bool] rdma_shared_device_plugin: Run the RDMA shared device plugin, which exposes RDMA network devices of GPU droplets to pods for multi-node training. Absent means DigitalOcean's default. Changing it updates the cluster in place. Removing it is refused: the provider keeps an unsent setting (Optional and Computed), so write false to turn the component off.
-        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
+        :param pulumi.Input[_builtins.str] region: DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the cluster, with every node and workload on it.
                
                Rules:
                - required: must be set and not empty

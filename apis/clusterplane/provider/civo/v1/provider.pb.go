@@ -28,9 +28,9 @@ type CivoProviderConfig struct {
 	// Civo API token. Empty falls back to the CIVO_TOKEN environment variable. It is handled as a
 	// Pulumi secret and never printed.
 	ApiToken string `protobuf:"bytes,1,opt,name=api_token,json=apiToken,proto3" json:"api_token,omitempty"`
-	// Region code for resources that carry none of their own, e.g. fra1: lower-case letters then
-	// digits. Every Clusterplane kind carries a region, so this only matters to resources you add
-	// next to them.
+	// Region code for resources that carry none of their own, e.g. fra1: 2 to 5 lower-case letters,
+	// then a digit or two. Every Clusterplane kind carries a region, so this only matters to
+	// resources you add next to them.
 	DefaultRegion string `protobuf:"bytes,2,opt,name=default_region,json=defaultRegion,proto3" json:"default_region,omitempty"`
 	// Base URL of the Civo API, e.g. "https://api.civo.com". Empty falls back to CIVO_API_URL, then
 	// to the provider's default.

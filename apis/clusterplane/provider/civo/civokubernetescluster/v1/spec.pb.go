@@ -136,10 +136,11 @@ type CivoKubernetesClusterSpec struct {
 	// Name of the cluster in Civo, unique in your account: a lower-case DNS label of at most 63
 	// characters, e.g. "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// Civo region code, e.g. fra1: lower-case letters then digits. Required. Any code is accepted,
-	// so a region Civo adds is usable at once: validate warns of one that clusterplane's catalogue
-	// does not list (`clusterplane regions civo`), and with a token preview and up refuse one that
-	// Civo's own list lacks. Changing it is refused: the Civo provider does not move a cluster.
+	// Civo region code, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required. Any code
+	// is accepted, so a region Civo adds is usable at once: validate warns of one that clusterplane's
+	// catalogue does not list (`clusterplane regions civo`), and with a token preview and up refuse
+	// one that Civo's own list lacks. Changing it is refused: the Civo provider does not move a
+	// cluster.
 	Region string `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
 	// Kubernetes version: for k3s clusters "1.30.5-k3s1" or "v1.30.5-k3s1" (with a dash, not "+k3s1"), for talos
 	// clusters "talos-v1.5.0", checked as the pinned provider checks them at preview

@@ -34,11 +34,11 @@ type CivoKubernetesNodePoolSpec struct {
 	// stack's `cluster_id` output. Required. Changing it replaces the pool: a pool cannot move
 	// between clusters, so the plugin creates it in the new cluster, then deletes the old one.
 	Cluster *v1.StringValueOrRef `protobuf:"bytes,2,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	// The cluster's region, e.g. fra1: lower-case letters then digits. Required, and it must be the
-	// cluster's: Civo's pool endpoints are per region. Any code is accepted; validate warns of one
-	// clusterplane's catalogue does not list, and with a token preview and up refuse one Civo's own
-	// list lacks. Changing it is refused: a pool lives in its cluster's region, and the cluster does
-	// not move, so the replacement pool's create would fail in the new region.
+	// The cluster's region, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required, and
+	// it must be the cluster's: Civo's pool endpoints are per region. Any code is accepted; validate
+	// warns of one clusterplane's catalogue does not list, and with a token preview and up refuse one
+	// Civo's own list lacks. Changing it is refused: a pool lives in its cluster's region, and the
+	// cluster does not move, so the replacement pool's create would fail in the new region.
 	Region string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
 	// Civo instance size of every node, e.g. "g4s.kube.large". Required. Changing it replaces the
 	// pool: Civo cannot resize one, so the plugin deletes the pool, then creates it anew (the name is

@@ -106,10 +106,10 @@ type DigitalOceanKubernetesClusterSpec struct {
 	// Name of the cluster in DigitalOcean: a lower-case DNS label of at most 63 characters, e.g.
 	// "prod-fra1". Changing it updates the cluster's name in place.
 	ClusterName string `protobuf:"bytes,1,opt,name=cluster_name,json=clusterName,proto3" json:"cluster_name,omitempty"`
-	// DigitalOcean region slug, e.g. fra1: lower-case letters then digits. Required. Any slug is
-	// accepted, so a region DigitalOcean adds is usable at once: validate warns of one that
-	// clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a token
-	// preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the
+	// DigitalOcean region slug, e.g. fra1: 2 to 5 lower-case letters, then a digit or two. Required.
+	// Any slug is accepted, so a region DigitalOcean adds is usable at once: validate warns of one
+	// that clusterplane's catalogue does not list (`clusterplane regions digitalocean`), and with a
+	// token preview and up refuse one that DigitalOcean's own list lacks. Changing it replaces the
 	// cluster, with every node and workload on it.
 	Region string `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
 	// DOKS version slug, e.g. "1.31.1-do.5" (`doctl kubernetes options versions` lists them), or
