@@ -171,7 +171,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
 		}
 		for _, d := range s.InPlace {
-			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, up sends `%s`\n", d.Field, show(d.Live), show(d.Manifest))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -332,7 +332,9 @@ func DestroyPlan(t deploy.Target, resources []string) string {
 // inPlace lists an adoption's in-place differences.
 func inPlace(w io.Writer, found []deploy.Disagreement) {
 	for _, d := range found {
-		fmt.Fprintf(w, "    %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+		// What up sends is the manifest's value with what clusterplane derives from it (its own
+		// tags), which the file does not hold: not called the manifest's.
+		fmt.Fprintf(w, "    %s: the cloud has %s, up sends %s\n", d.Field, show(d.Live), show(d.Manifest))
 	}
 }
 
