@@ -82,7 +82,8 @@ func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
 func Previewed(t Target, res Result) Outcome {
-	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back", nil)
+	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back",
+		func() []string { return res.LeftByAdoption })
 }
 
 // wouldChange says what up would do after a preview against the cloud (res), "" when

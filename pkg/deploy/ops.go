@@ -478,13 +478,14 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			return failed(err)
 		}
 	}
+	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{Refresh: refresh})
 		if err != nil {
 			forget(ctx, s, created)
 			return failed(err)
 		}
-		preview.RecordedOnly = RecordedOnly(t, preview)
+		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				// Nothing deployed: a stack made for this up goes again, as after a preview.
@@ -505,7 +506,6 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 				fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 		}
 	}
-	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
 	var res Result
 	var left *Outcome
 	err = d.retrying(ctx, t, func() (err error) {

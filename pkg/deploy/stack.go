@@ -110,6 +110,9 @@ type Result struct {
 	// RecordedOnly are the manifest's changes since the stack's last deployment that no step
 	// carries (RecordedOnly): the engine counts them "same", yet they are changes to review.
 	RecordedOnly []diff.Change
+	// LeftByAdoption are the manifest fields the stack's last update, an adoption, left for this
+	// up (adoptionLeft), for a preview shown before an up's question (Previewed).
+	LeftByAdoption []string
 }
 
 // Step is one resource's step.
