@@ -207,7 +207,9 @@ spec:
 	}
 	untouched("adopt")
 
-	// The next preview creates, replaces and deletes nothing: at most the tags, in place.
+	// The next preview creates, replaces and deletes nothing: at most the tags, in place. What
+	// adopt left is what the up sets for the first time, not what changed in the cloud: nobody
+	// changed anything there.
 	rep, code, r = e.adoptReport("preview", fleet)
 	if code != 0 {
 		t.Fatalf("preview after adopt = %d\n%s", code, r)
@@ -219,14 +221,29 @@ spec:
 			}
 		}
 	}
-	if r, code := e.clusterplane("up", fleet, "--yes"); code != 0 {
+	if strings.Contains(r.stdout, "changed in the cloud") || strings.Contains(r.stdout, `"putBack"`) {
+		t.Errorf("preview after adopt says something changed in the cloud, want only what adopt left:\n%s", r)
+	}
+	r, code = e.clusterplane("up", fleet, "--yes")
+	if code != 0 {
 		t.Fatalf("up after adopt = %d\n%s", code, r)
+	}
+	if strings.Contains(r.stdout, "put back") || !strings.Contains(r.stdout, "set what the stack took over as the cloud had it: spec.tags") {
+		t.Errorf("up after adopt names a put-back, or not the tags it sets for the first time:\n%s", r)
 	}
 	// Only tags were updated: the clusters are as their makers left them.
 	untouched("up after adopt")
 	doAfter, _ := e.do.Cluster(made.ID)
 	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stdout, "no drift") {
 		t.Errorf("drift after up = %d, want clean\n%s", code, r)
+	}
+	// The take-over has settled: the fleet scan judges both stacks from the clouds' lists, as any
+	// other, and no engine runs.
+	e.do.Reset()
+	e.civo.Reset()
+	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stderr, "2 stacks as recorded;") ||
+		strings.Contains(r.stderr, "Previewing") || len(e.clusterReads()) != 0 {
+		t.Errorf("a second drift after up = %d, read %v one by one; want both stacks judged by the scan, no engine\n%s", code, e.clusterReads(), r)
 	}
 
 	// A console-style tag edit and a node count set by hand: drift shows exactly what the cloud has.

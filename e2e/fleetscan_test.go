@@ -216,3 +216,46 @@ func (e *env) civoFirewalls(t *testing.T) []string {
 	}
 	return out
 }
+
+// A file backend that compresses with zstd (PULUMI_DIY_BACKEND_ZSTD, which the pinned CLI writes
+// as <stack>.json.zst and <stack>-<time>.history.json.zst) is read as the CLI reads it: status
+// says the stack is deployed, as it does through the CLI, and drift judges it from the cloud's
+// list without the engine.
+func TestAZstdBackendsStackIsReadAsDeployed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.vars = append(e.vars, "PULUMI_DIY_BACKEND_ZSTD=true")
+	file := filepath.Join(e.dir, "zstd.yaml")
+	e.write("zstd.yaml", example(t, "digitaloceankubernetescluster/minimal.yaml"))
+	if r, code := e.clusterplane("up", file, "--yes", "-q"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	stacks := filepath.Join(e.dir, "state", ".pulumi", "stacks", "digitaloceankubernetescluster")
+	if _, err := os.Stat(filepath.Join(stacks, "dev-fra1.json.zst")); err != nil {
+		t.Fatalf("the CLI kept no zstd state: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(stacks, "dev-fra1.json")); err == nil {
+		t.Fatalf("the CLI kept a plain state beside the zstd one: the test reads no zstd form")
+	}
+
+	r, code := e.clusterplane("status", file, "-o", "json")
+	var report struct {
+		Stacks []struct {
+			Status statusJSON `json:"status"`
+		} `json:"stacks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(r.stdout), &report) != nil || len(report.Stacks) != 1 ||
+		condition(report.Stacks[0].Status, "Ready") != "True/Deployed" {
+		t.Errorf("status of a stack kept in zstd = %d, want 0 and Ready True/Deployed: %s", code, r)
+	}
+	e.statusFromRecordsAgrees(file)
+
+	e.do.Reset()
+	r, code = e.clusterplane("drift", file)
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 1 stack as recorded") {
+		t.Errorf("drift of a stack kept in zstd = %d, want 0, judged by the scan: %s", code, r)
+	}
+	if reads := e.clusterReads(); len(reads) != 0 {
+		t.Errorf("drift read clusters %v one by one, want none (the scan's list only)", reads)
+	}
+}

@@ -108,6 +108,11 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("preview after adopt = %d\n%s", code, r)
 	}
+	// Nobody changed anything in the clouds: what adopt left (clusterplane's tags) is what the
+	// first up sets, never something put back.
+	if strings.Contains(r.stdout, `"putBack"`) {
+		t.Errorf("preview after adopt says it would put back what changed in the cloud:\n%s", r)
+	}
 	for _, s := range rep.Stacks {
 		for _, res := range s.Resources {
 			if res.Operation != "update" && res.Operation != "same" {
@@ -130,12 +135,23 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 			}
 		}
 	}
-	if r, code := e.clusterplane("up", do, civo, "--yes"); code != 0 {
+	r, code = e.clusterplane("up", do, civo, "--yes")
+	if code != 0 {
 		t.Fatalf("up after adopt = %d\n%s", code, r)
+	}
+	if strings.Contains(r.stdout, "changed in the cloud") || !strings.Contains(r.stdout, "set what the stack took over as the cloud had it") {
+		t.Errorf("up after adopt names a change in the cloud, or not the tags it sets for the first time:\n%s", r)
 	}
 	untouched("up after adopt")
 	if r, code := e.clusterplane("drift", do, civo); code != 0 || !strings.Contains(r.stdout, "no drift") {
 		t.Errorf("drift after up = %d, want clean\n%s", code, r)
+	}
+	// The take-over has settled: the scan judges the adopted DigitalOcean clusters from one list,
+	// as any other stack, and the engine reads none of them.
+	e.do.Reset()
+	if r, code := e.clusterplane("drift", do, civo); code != 0 || strings.Contains(r.stderr, "adopted with changes left") ||
+		strings.Contains(r.stderr, "differing") || len(e.clusterReads()) != 0 {
+		t.Errorf("a second drift after up = %d, read clusters %v one by one; want the scan to judge them, no engine\n%s", code, e.clusterReads(), r)
 	}
 	for _, req := range append(e.do.Requests(http.MethodPost), e.do.Requests(http.MethodDelete)...) {
 		t.Errorf("DigitalOcean received %s %s", req.Method, req.Path)

@@ -119,9 +119,9 @@ func TestAdoptSaysWhatTheNextUpChangesInPlaceInTextJSONAndMarkdown(t *testing.T)
 		output string
 		says   []string
 	}{
-		{"text", []string{"the next `up` changes in place:", "spec.tags: manifest [", "live []"}},
+		{"text", []string{"the next `up` changes in place:", "spec.tags: the cloud has [], up sends ["}},
 		{"json", []string{`"inPlace": [`, `"field": "spec.tags"`, `"effect": "update"`}},
-		{"markdown", []string{"- the next `up` changes `spec.tags` in place: the cloud has `[]`"}},
+		{"markdown", []string{"- the next `up` changes `spec.tags` in place: the cloud has `[]`, up sends `["}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.output, func(t *testing.T) {

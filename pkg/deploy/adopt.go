@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -118,9 +119,10 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	}
 	upOpts := Options{Progress: d.progress(t), Transform: importing(ignore)}
 	if len(ignore) > 0 {
-		// The history says so: the manifest is recorded as deployed, yet the resource differs
-		// from it, so the fleet scan must not take the stack for unchanged until an up has run.
-		upOpts.Message = AdoptedWithChangesLeft
+		// The history says so, and which fields: the manifest is recorded as deployed, yet the
+		// resource differs from it, so the fleet scan must not take the stack for unchanged until
+		// an up has run, and that up sets them for the first time (no change in the cloud).
+		upOpts.Message = adoptionMessage(inPlace)
 	}
 	up, err := s.Up(ctx, upOpts)
 	if err != nil {
@@ -133,9 +135,38 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	return o
 }
 
-// AdoptedWithChangesLeft is the message of an adoption's update that left in-place changes for
-// the next up.
+// AdoptedWithChangesLeft begins the message of an adoption's update that left in-place changes
+// for the next up; the fields follow it (adoptionMessage).
 const AdoptedWithChangesLeft = "clusterplane adopt: in-place changes left for the next up"
+
+// adoptionMessage is the message of an adoption's update that left the in-place differences for
+// the next up: AdoptedWithChangesLeft, then the fields.
+func adoptionMessage(inPlace []Disagreement) string {
+	fields := make([]string, len(inPlace))
+	for i, d := range inPlace {
+		fields[i] = d.Field
+	}
+	return AdoptedWithChangesLeft + ": " + strings.Join(fields, ", ")
+}
+
+// adoptionLeft are the manifest fields an adoption left for the next up, when last, the stack's
+// last update, is that adoption (adoptionMessage); nil otherwise.
+func adoptionLeft(last *Update) []string {
+	if last == nil || last.Operation != "update" {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(last.Message, AdoptedWithChangesLeft)
+	if !ok {
+		return nil
+	}
+	fields := []string{}
+	for _, f := range strings.Split(strings.TrimPrefix(rest, ": "), ", ") {
+		if f != "" {
+			fields = append(fields, f)
+		}
+	}
+	return fields
+}
 
 // disagreements are the manifest fields an adoption's preview would change on the imported
 // resource of type typ, each with what changing it does: the engine imports the live resource,

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -43,23 +44,38 @@ func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
 // the real change), and those no up can put back (Drift). With any of the latter the outcome is
 // Drifted, never Done: the cloud still differs from the manifest, and it says where and why. verb
 // is "put back" for an up, "would put back" for a preview.
-func putBack(t Target, o Outcome, verb string) Outcome {
+//
+// What the stack took over as the cloud had it is no change in the cloud: the fields an adoption
+// left for the next up (left, read lazily from the stack's last update: adoptionLeft) and those
+// whose property the provider never reads from the cloud, which only an import leaves unlike the
+// manifest. Those are listed apart (Sets), as what this up sets for the first time.
+func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 	if o.Status != Done || o.Result == nil {
 		return o
 	}
 	changed := changedPaths(t, o.Result.Previous)
+	var leftFields []string
+	var leftRead bool
 	for _, f := range driftedFields(t.Effects, o.Result.Steps) {
+		if !leftRead && left != nil && !among(f.Field, changed) && f.Stays == "" {
+			leftFields, leftRead = left(), true
+		}
 		switch {
 		case among(f.Field, changed):
 			// The manifest changed it: the report lists it as the change it is.
 		case f.Stays != "":
 			o.Drift = append(o.Drift, f)
+		case slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.property]:
+			o.Sets = append(o.Sets, f)
 		default:
 			o.PutBack = append(o.PutBack, f)
 		}
 	}
 	if len(o.PutBack) > 0 {
 		o.Reason += "; " + verb + " what changed in the cloud: " + fieldNames(o.PutBack)
+	}
+	if len(o.Sets) > 0 {
+		o.Reason += "; " + strings.Replace(verb, "put back", "set", 1) + " what the stack took over as the cloud had it: " + fieldNames(o.Sets)
 	}
 	if names, _ := unclearable(o.Drift); names != "" {
 		o.Status = Drifted
@@ -71,7 +87,8 @@ func putBack(t Target, o Outcome, verb string) Outcome {
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
 func Previewed(t Target, res Result) Outcome {
-	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back")
+	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back",
+		func() []string { return res.LeftByAdoption })
 }
 
 // wouldChange says what up would do after a preview against the cloud (res), "" when
@@ -101,6 +118,9 @@ type FieldDrift struct {
 	// table's removal of the field, e.g. a DigitalOcean pool's labels: its API client leaves an
 	// empty map out of the request).
 	Stays string `json:"stays,omitempty"`
+
+	// property is the provider's property behind the field (Pulumi names).
+	property string
 }
 
 // stays is why up cannot put back a drift from live to an empty manifest value, from the rows'
@@ -183,7 +203,7 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			seen[field] = true
 			rows := rowsOf(table, step.Type, path)
 			out = append(out, FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest),
-				Stays: stays(rows, live, manifest)})
+				Stays: stays(rows, live, manifest), property: path})
 		}
 	}
 	return out

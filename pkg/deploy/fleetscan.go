@@ -169,7 +169,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	case rec.Newest != "update" || rec.WrittenSinceRecord:
 		// A refresh, an import or an edit since rewrote the state: it no longer says what up left.
 		return unjudged(rewrittenSince(rec))
-	case last.Message == AdoptedWithChangesLeft:
+	case adoptionLeft(last) != nil:
 		return unjudged("adopted with changes left for the next up")
 	case len(st.pendingCreates()) > 0:
 		return unjudged("creates pending")
@@ -190,8 +190,8 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 				return unjudged(why)
 			}
 		case string(res.Type) == guardedType(t.Effects):
-			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
-				Ignore: res.IgnoreChanges})
+			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
+				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
 		case scan.ReadsType(string(res.Type)):
 			// A Civo cluster's firewall.
 			beside = append(beside, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
@@ -277,4 +277,47 @@ func heldUnclearable(table *effects.Table, r scan.Resource) string {
 		}
 	}
 	return ""
+}
+
+// asReadBack is a resource's recorded outputs as its provider reads the cloud into them: a
+// property the provider records only once a configuration set it, and otherwise files under
+// another name (effects.Table.ReadBack: a DigitalOcean cluster's default pool count, which
+// flattenNodePool in digitalocean/kubernetes/kubernetes.go always reads into actual_node_count,
+// and into node_count only when the state holds one, which an adopted cluster's never does),
+// holds what that other name recorded where it holds nothing itself. Else an adopted cluster
+// would differ from its cloud forever, though no refresh finds a drift in it.
+func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
+	if table == nil {
+		return outputs
+	}
+	for property, alias := range table.ReadBack {
+		read := valueAt(outputs, alias)
+		if read == nil || !unset(valueAt(outputs, property)) {
+			continue
+		}
+		outputs = withValueAt(outputs, property, read)
+	}
+	return outputs
+}
+
+// unset tells a value a provider's state holds for a property it never set: none, or a zero.
+func unset(v any) bool {
+	n, isNumber := v.(float64)
+	return empty(v) || isNumber && n == 0
+}
+
+// withValueAt is a copy of m with v at the dotted path, the maps along it copied, m untouched.
+func withValueAt(m map[string]any, path string, v any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, e := range m {
+		out[k] = e
+	}
+	head, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		out[head] = v
+		return out
+	}
+	inner, _ := m[head].(map[string]any)
+	out[head] = withValueAt(inner, rest, v)
+	return out
 }

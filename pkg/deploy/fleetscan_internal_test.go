@@ -85,6 +85,15 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	st.Resources[1].Inputs = map[string]any{"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}
 	st.Resources[1].Outputs["nodePool"].(map[string]any)["labels"] = map[string]any{"sneaky": "yes"}
 	labelled.State.Deployment, _ = json.Marshal(st)
+	// An adopted cluster after its first up: the provider files the default pool's count under
+	// actualNodeCount only (flattenNodePool sets node_count only once a configuration set it).
+	takenOver := records(this, "succeeded")
+	if err := json.Unmarshal(takenOver.State.Deployment, &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Resources[1].Outputs["nodePool"] = map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb",
+		"nodeCount": 0, "actualNodeCount": 2}
+	takenOver.State.Deployment, _ = json.Marshal(st)
 	tests := []struct {
 		name      string
 		target    Target
@@ -93,6 +102,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 		verdict   scan.Verdict
 		unchanged bool
 	}{
+		{"an adopted cluster whose count the provider reads as actualNodeCount is as recorded", deployed, takenOver, nil, scan.Same, true},
 		{"a stack as its last up left it is unchanged", deployed, records(this, "succeeded"), nil, scan.Same, true},
 		{"a changed manifest is run, though its cloud is as recorded", minimalCluster(t, "dev-fra1-b"), records(this, "succeeded"), nil, scan.Same, false},
 		{"a stack another clusterplane build deployed is run", deployed, records("0.0.0+other", "succeeded"), nil, scan.Same, false},
@@ -109,6 +119,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 		{"a pool resized in the cloud is run", deployed, records(this, "succeeded"), func() {
 			do.EditPool(id, cl.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
 		}, scan.Differs, false},
+		{"an adopted cluster's pool resized in the cloud is run", deployed, takenOver, nil, scan.Differs, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -295,8 +295,36 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = putBack(t, o, "would put back")
+	o = putBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
 	return o
+}
+
+// leftByAdoption reads, when called, the fields the stack's last update left for the next up
+// when that update was an adoption (adoptionLeft). Only the report's wording depends on it: a
+// history that cannot be read leaves every difference said as put back.
+func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s Stack) func() []string {
+	return func() []string {
+		last, err := d.lastUpdateOf(ctx, t, s)
+		if err != nil {
+			return nil
+		}
+		return adoptionLeft(last)
+	}
+}
+
+// lastUpdateOf is the stack's last update or destroy: from the backend's records where they can be
+// read so (RecordReader, a file read), else through the opened stack.
+func (d *Deployer) lastUpdateOf(ctx context.Context, t Target, s Stack) (*Update, error) {
+	if rr, ok := d.Backend.(RecordReader); ok {
+		rec, err := rr.Records(ctx, t.Project, t.Stack)
+		switch {
+		case err == nil:
+			return rec.Last, nil
+		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, ErrNotDeployed):
+			return nil, err
+		}
+	}
+	return s.LastUpdate(ctx)
 }
 
 // UpOptions steer Up.
@@ -455,13 +483,14 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 			return failed(err)
 		}
 	}
+	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{Refresh: refresh})
 		if err != nil {
 			forget(ctx, s, created)
 			return failed(err)
 		}
-		preview.RecordedOnly = RecordedOnly(t, preview)
+		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				// Nothing deployed: a stack made for this up goes again, as after a preview.
@@ -510,7 +539,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back"))
+	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
 // stringOutput is the string value of an output, "" when there is none.

@@ -62,7 +62,10 @@ type Outcome struct {
 	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back
 	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
 	// values, with what the cloud had (up).
-	PutBack       []FieldDrift
+	PutBack []FieldDrift
+	// Sets are the fields the stack took over as the cloud had them (an adoption's in-place
+	// differences) that an up sets to the manifest's values for the first time (up, preview).
+	Sets          []FieldDrift
 	Report        *StackStatus   // status
 	Kubeconfig    []byte         // kubeconfig, a secret
 	Disagreements []Disagreement // adopt

@@ -3,6 +3,7 @@ package deploy
 import (
 	_ "embed"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
@@ -69,7 +70,11 @@ type StackReport struct {
 	Drift []FieldDrift `json:"drift,omitempty"`
 	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
 	// values, with what the cloud had.
-	PutBack       []FieldDrift   `json:"putBack,omitempty"`
+	PutBack []FieldDrift `json:"putBack,omitempty"`
+	// Sets are the fields the stack took over as the cloud had them (an adoption's in-place
+	// differences) that an up sets to the manifest's values for the first time: no change in the
+	// cloud.
+	Sets          []FieldDrift   `json:"sets,omitempty"`
 	Status        *StackStatus   `json:"status,omitempty"`
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
@@ -115,7 +120,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
-			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Status: o.Report,
+			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
 			s.Error = o.Err.Error()
@@ -163,10 +168,10 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			continue
 		}
 		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
-		if old != nil && len(o.PutBack) > 0 {
+		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
-			old = withValues(old, o.PutBack)
+			old = withValues(old, cloudHad)
 		}
 		p := prices(cloud)
 		d := cost.Compare(old, o.Target.Input, p)

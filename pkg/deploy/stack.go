@@ -113,6 +113,9 @@ type Result struct {
 	// ReadGone are the URNs of the resources the operation's read of the cloud found gone (or
 	// deleted otherwise), which the engine drops from the state; readguard.go checks them.
 	ReadGone []string
+	// LeftByAdoption are the manifest fields the stack's last update, an adoption, left for this
+	// up (adoptionLeft), for a preview shown before an up's question (Previewed).
+	LeftByAdoption []string
 }
 
 // Step is one resource's step.

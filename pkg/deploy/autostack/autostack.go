@@ -9,6 +9,7 @@ package autostack
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -294,19 +295,15 @@ type preselected struct{ auto.Workspace }
 func (preselected) SelectStack(context.Context, string) error { return nil }
 
 // inFileBackend tells whether the stack exists in a local file backend, where the CLI keeps it
-// as .pulumi/stacks/<project>/<stack>.json (gzipped with PULUMI_SELF_MANAGED_STATE_GZIP). Other
-// backends are asked through the CLI.
+// as .pulumi/stacks/<project>/<stack>.json in one of its forms (records.go). Other backends, and a
+// stack kept in a form not read here, are asked through the CLI.
 func (b *Backend) inFileBackend(project, stack string) bool {
 	root, ok := strings.CutPrefix(b.url, "file://")
 	if !ok {
 		return false
 	}
-	for _, ext := range []string{".json", ".json.gz"} {
-		if _, err := os.Stat(filepath.Join(root, ".pulumi", "stacks", project, stack+ext)); err == nil {
-			return true
-		}
-	}
-	return false
+	_, err := findRecord(context.Background(), dirBlobs(root), path.Join(".pulumi", "stacks", project), stack+".json")
+	return err == nil
 }
 
 // selfManaged tells whether the backend is one of Pulumi's self-managed ones (a file system,

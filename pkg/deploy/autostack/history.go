@@ -39,13 +39,34 @@ func numberByPlace(history []deploy.Update) {
 	}
 }
 
-// updateOf is one record of the stack's history as deploy says it.
+// rawUpdate is one record of a stack's history as the CLI keeps it, read either way: through
+// `pulumi stack history --json` (History, LastUpdate) or from the backend's history file
+// (records.go).
+type rawUpdate struct {
+	Kind, Result, Message string
+	Version               int
+	// Ended is when it ended, as `stack history --json` writes it (RFC 5424, milliseconds); ""
+	// when it has not.
+	Ended       string
+	Environment map[string]string
+}
+
+// update is the record as deploy says it: the one mapping every reader of the history shares,
+// so that a record reads alike whichever way it was read (the fleet scan matches an adoption's
+// message, which the CLI records quoted).
+func (r rawUpdate) update() deploy.Update {
+	return deploy.Update{Operation: r.Kind, Result: r.Result, Version: r.Version, Message: recordedMessage(r.Message),
+		By: by(r.Environment), Ended: r.Ended}
+}
+
+// updateOf is one record of the stack's history, as `pulumi stack history --json` gives it, as
+// deploy says it.
 func updateOf(h auto.UpdateSummary) deploy.Update {
-	u := deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version, Message: recordedMessage(h.Message), By: by(h.Environment)}
+	r := rawUpdate{Kind: h.Kind, Result: h.Result, Message: h.Message, Version: h.Version, Environment: h.Environment}
 	if h.EndTime != nil {
-		u.Ended = *h.EndTime
+		r.Ended = *h.EndTime
 	}
-	return u
+	return r.update()
 }
 
 // recordedMessage is an update's message as it was given. The Automation API passes it to the

@@ -12,8 +12,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
@@ -23,9 +25,20 @@ import (
 // A self-managed backend keeps each stack in blobs the Pulumi CLI lays out the same way on every
 // store (pkg/backend/diy in pulumi/pulumi v3.259.0: stackPath, HistoryDir, addToHistory): the
 // state at .pulumi/stacks/<project>/<stack>.json, and per finished operation a history record
-// .pulumi/history/<project>/<stack>/<stack>-<unix nanoseconds>.history.json, each gzipped (.gz)
-// when the backend compresses. Reading them directly is what `pulumi stack export` and `pulumi
-// stack history` read, without starting either.
+// .pulumi/history/<project>/<stack>/<stack>-<unix nanoseconds>.history.json. Each is in one of
+// the forms of recordForms. Reading them directly is what `pulumi stack export` and `pulumi stack
+// history` read, without starting either.
+
+// recordForms are the endings the Pulumi CLI gives a record after ".json": none, ".gz" with
+// PULUMI_DIY_BACKEND_GZIP, ".zst" with PULUMI_DIY_BACKEND_ZSTD (diy/state.go saveCheckpoint and
+// addToHistory, sdk go/common/encoding Compression.Ext, v3.259.0). A record with another ending
+// is in a form this does not read: the stack is read through the CLI (ErrRecordsUnread), never
+// taken for one that does not exist.
+var recordForms = []string{"", ".gz", ".zst"}
+
+// backupEnding is what the CLI appends to the copy it keeps of a checkpoint before it writes the
+// next (diy/state.go backupTarget): a backup, no form of the stack's state.
+const backupEnding = ".bak"
 
 // metaFile records the layout's version: 1 is the project-scoped layout above.
 const metaFile = ".pulumi/meta.yaml"
@@ -87,15 +100,14 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	if errors.Is(err, fs.ErrNotExist) {
 		// A backend nothing was deployed to has no meta.yaml yet; one of the layout before
 		// projects has none either, and keeps the stack at .pulumi/stacks/<stack>.json.
-		if _, err := readJSON(ctx, store, path.Join(".pulumi", "stacks", stack+".json")); errors.Is(err, fs.ErrNotExist) {
+		if _, err := findRecord(ctx, store, path.Join(".pulumi", "stacks"), stack+".json"); errors.Is(err, fs.ErrNotExist) {
 			return deploy.Records{}, deploy.ErrNotDeployed
 		}
 	}
 	if !bytes.Contains(meta, []byte("version: 1")) {
 		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}
-	dir := path.Join(".pulumi", "stacks", project)
-	data, err := readJSON(ctx, store, path.Join(dir, stack+".json"))
+	data, err := readStackState(ctx, store, project, stack)
 	if errors.Is(err, fs.ErrNotExist) {
 		return deploy.Records{}, deploy.ErrNotDeployed
 	}
@@ -135,23 +147,29 @@ func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *
 	}
 	var records []string
 	for _, k := range keys {
-		if strings.HasPrefix(k, stack+"-") && (strings.HasSuffix(k, ".history.json") || strings.HasSuffix(k, ".history.json.gz")) {
-			records = append(records, k)
+		if !strings.HasPrefix(k, stack+"-") || !strings.Contains(k, ".history.") {
+			continue // a copy of the checkpoint, or no record of this stack's
 		}
+		if !knownForm(k, ".history.json") {
+			// Of an unknown form, it may be the newest: the last update is the CLI's to say.
+			return nil, "", errors.Wrapf(deploy.ErrRecordsUnread, "the history record %s of stack %s/%s is in a form clusterplane does not read", k, project, stack)
+		}
+		records = append(records, k)
 	}
 	// The names differ only in their nanoseconds, of one length: the latest sorts last.
 	sort.Sort(sort.Reverse(sort.StringSlice(records)))
 	for _, k := range records[:min(len(records), historyToRead)] {
-		data, err := readJSON(ctx, store, path.Join(dir, strings.TrimSuffix(k, ".gz")))
+		data, err := readRecord(ctx, store, path.Join(dir, k))
 		if err != nil {
 			return nil, "", err
 		}
 		var info struct {
-			Kind    string `json:"kind"`
-			Result  string `json:"result"`
-			Message string `json:"message"`
-			EndTime int64  `json:"endTime"`
-			Version int    `json:"version"`
+			Kind        string            `json:"kind"`
+			Result      string            `json:"result"`
+			Message     string            `json:"message"`
+			EndTime     int64             `json:"endTime"`
+			Version     int               `json:"version"`
+			Environment map[string]string `json:"environment"`
 		}
 		if err := json.Unmarshal(data, &info); err != nil {
 			return nil, "", errors.Wrapf(err, "read the history record %s", k)
@@ -162,33 +180,104 @@ func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *
 		if info.Kind != "update" && info.Kind != "destroy" {
 			continue
 		}
-		u := &deploy.Update{Operation: info.Kind, Result: info.Result, Version: info.Version, Message: info.Message}
+		r := rawUpdate{Kind: info.Kind, Result: info.Result, Message: info.Message, Version: info.Version, Environment: info.Environment}
 		if info.EndTime != 0 {
 			// As `pulumi stack history --json` writes it (RFC 5424, milliseconds).
-			u.Ended = time.Unix(info.EndTime, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+			r.Ended = time.Unix(info.EndTime, 0).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
-		return u, newest, nil
+		u := r.update()
+		return &u, newest, nil
 	}
 	return nil, newest, nil
 }
 
-// readJSON reads the blob key (a .json name), or its gzipped form key.gz.
-func readJSON(ctx context.Context, store blobs, key string) ([]byte, error) {
-	data, err := store.read(ctx, key)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return data, err
-	}
-	zipped, err := store.read(ctx, key+".gz")
+// readStackState is the stack's checkpoint, in whichever form the backend keeps it: an error
+// satisfying errors.Is(err, fs.ErrNotExist) when it keeps none.
+func readStackState(ctx context.Context, store blobs, project, stack string) ([]byte, error) {
+	dir := path.Join(".pulumi", "stacks", project)
+	name, err := findRecord(ctx, store, dir, stack+".json")
 	if err != nil {
 		return nil, err
 	}
-	r, err := gzip.NewReader(bytes.NewReader(zipped))
+	return readRecord(ctx, store, path.Join(dir, name))
+}
+
+// findRecord is the name of the one blob in dir that holds the record base (a ".json" name), in
+// any of the recordForms: an error satisfying errors.Is(err, fs.ErrNotExist) when there is none;
+// deploy.ErrRecordsUnread when the record is kept in a form this does not read, or in more than
+// one form, where the CLI reads the one written last (diy/state.go stackPath), which a listing
+// does not tell.
+func findRecord(ctx context.Context, store blobs, dir, base string) (string, error) {
+	names, err := store.list(ctx, dir)
 	if err != nil {
-		return nil, errors.Wrapf(err, "read %s.gz", key)
+		return "", err
 	}
-	defer r.Close()
-	data, err = io.ReadAll(r)
-	return data, errors.Wrapf(err, "read %s.gz", key)
+	var found []string
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, base)
+		switch {
+		case !ok || rest != "" && rest[0] != '.' || strings.HasSuffix(rest, backupEnding) || knownForm(rest, ".json"):
+			// Another blob: a backup, or the record of a stack whose name goes on (s.json.x.json).
+		case !knownForm(name, base):
+			return "", errors.Wrapf(deploy.ErrRecordsUnread, "%s is in a form clusterplane does not read", path.Join(dir, name))
+		default:
+			found = append(found, name)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", errors.Wrap(fs.ErrNotExist, path.Join(dir, base))
+	case 1:
+		return found[0], nil
+	}
+	sort.Strings(found)
+	return "", errors.Wrapf(deploy.ErrRecordsUnread, "%s is kept in more than one form (%s)", path.Join(dir, base), strings.Join(found, ", "))
+}
+
+// knownForm tells whether name is a record ending in base in one of the recordForms.
+func knownForm(name, base string) bool {
+	for _, form := range recordForms {
+		if strings.HasSuffix(name, base+form) {
+			return true
+		}
+	}
+	return false
+}
+
+// The first bytes of a gzip stream and of a zstd frame, by which the CLI tells how a record is
+// compressed whatever its name (sdk go/common/encoding/marshal.go DetectCompression, v3.259.0).
+var (
+	gzipMagic = []byte{0x1f, 0x8b, 0x08}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// zstdReader decodes zstd records; one serves every read (DecodeAll is safe for concurrent use).
+var zstdReader = sync.OnceValues(func() (*zstd.Decoder, error) { return zstd.NewReader(nil) })
+
+// readRecord reads the record at key and uncompresses it as the CLI does: by its first bytes.
+func readRecord(ctx context.Context, store blobs, key string) ([]byte, error) {
+	data, err := store.read(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case bytes.HasPrefix(data, gzipMagic):
+		r, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, errors.Wrapf(err, "read %s", key)
+		}
+		defer r.Close()
+		data, err = io.ReadAll(r)
+		return data, errors.Wrapf(err, "read %s", key)
+	case bytes.HasPrefix(data, zstdMagic):
+		dec, err := zstdReader()
+		if err != nil {
+			return nil, errors.Wrapf(err, "read %s", key)
+		}
+		data, err = dec.DecodeAll(data, nil)
+		return data, errors.Wrapf(err, "read %s", key)
+	}
+	return data, nil
 }
 
 // dirBlobs is a local file backend's store: a folder.
@@ -205,9 +294,15 @@ func (d dirBlobs) list(_ context.Context, dir string) ([]string, error) {
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if !e.IsDir() {
+		// The CLI's file store keeps each blob's metadata in a file of the blob's name and
+		// ".attrs" beside it, which its listings leave out (gocloud.dev blob/fileblob, the
+		// version pulumi/pulumi v3.259.0 pins): no blob.
+		if !e.IsDir() && !strings.HasSuffix(e.Name(), attrsEnding) {
 			names = append(names, e.Name())
 		}
 	}
 	return names, nil
 }
+
+// attrsEnding ends the name of a file blob's metadata file (gocloud.dev blob/fileblob attrsExt).
+const attrsEnding = ".attrs"

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -22,12 +24,16 @@ const (
 	updated    = `{"kind":"update","startTime":1764064790,"result":"succeeded","endTime":1764064800}`
 	failed     = `{"kind":"update","startTime":1764068390,"result":"failed","endTime":1764068400}`
 	refreshed  = `{"kind":"refresh","startTime":1764072000,"result":"succeeded","endTime":1764072001}`
+	// An adoption's update, whose message the Automation API gave the CLI quoted (--message=%q).
+	adopted = `{"kind":"update","startTime":1764064790,"result":"succeeded","endTime":1764064800,` +
+		`"message":"\"clusterplane adopt: in-place changes left for the next up\"",` +
+		`"environment":{"git.author":"Ada","git.author.email":"ada@example.com"}}`
 )
 
 func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 	tests := []struct {
 		name  string
-		files map[string]string // path under the backend's root: content ("gz:" gzips it)
+		files map[string]string // path under the backend's root: content (encoded: "gz:", "zst:")
 		url   string            // "" for the folder's file:// URL
 		last  *deploy.Update
 		// newest is the kind of the newest history record of any kind.
@@ -47,6 +53,60 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/stacks/p/s.json.gz": "gz:" + checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.gz": "gz:" + updated,
 		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		{"zstd-compressed state and history", map[string]string{
+			".pulumi/meta.yaml":           meta,
+			".pulumi/stacks/p/s.json.zst": "zst:" + checkpoint,
+			".pulumi/history/p/s/s-1764064800000000000.history.json.zst": "zst:" + updated,
+			".pulumi/history/p/s/s-1764068400000000000.history.json.zst": "zst:" + refreshed,
+		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "refresh", nil},
+		{"history in every form, the newest first whatever its form", map[string]string{
+			".pulumi/meta.yaml":       meta,
+			".pulumi/stacks/p/s.json": checkpoint,
+			".pulumi/history/p/s/s-1764064800000000000.history.json.zst": "zst:" + updated,
+			".pulumi/history/p/s/s-1764068400000000000.history.json.gz":  "gz:" + failed,
+			".pulumi/history/p/s/s-1764072001000000000.history.json":     refreshed,
+		}, "", &deploy.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
+		// The CLI tells a record's compression by its first bytes, not its name.
+		{"a compressed record under a plain name", map[string]string{
+			".pulumi/meta.yaml":       meta,
+			".pulumi/stacks/p/s.json": "zst:" + checkpoint,
+			".pulumi/history/p/s/s-1764064800000000000.history.json": "gz:" + updated,
+		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		{"the backups and metadata files the CLI keeps beside the records", map[string]string{
+			".pulumi/meta.yaml":               meta,
+			".pulumi/stacks/p/s.json.zst":     "zst:" + checkpoint,
+			".pulumi/stacks/p/s.json.bak":     checkpoint,
+			".pulumi/stacks/p/s.json.zst.bak": "zst:" + checkpoint,
+			".pulumi/stacks/p/s.json.x.json":  checkpoint, // stack s.json.x's
+			// The file store's metadata beside each blob.
+			".pulumi/stacks/p/s.json.zst.attrs":                                `{"user.metadata":null}`,
+			".pulumi/history/p/s/s-1764064800000000000.history.json.zst":       "zst:" + updated,
+			".pulumi/history/p/s/s-1764064800000000000.history.json.zst.attrs": `{"user.metadata":null}`,
+		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		{"a state in a form clusterplane does not read", map[string]string{
+			".pulumi/meta.yaml":          meta,
+			".pulumi/stacks/p/s.json.br": "brotli",
+		}, "", nil, "", deploy.ErrRecordsUnread},
+		{"a state kept in two forms", map[string]string{
+			".pulumi/meta.yaml":           meta,
+			".pulumi/stacks/p/s.json":     checkpoint,
+			".pulumi/stacks/p/s.json.zst": "zst:" + checkpoint,
+		}, "", nil, "", deploy.ErrRecordsUnread},
+		{"a history record in a form clusterplane does not read", map[string]string{
+			".pulumi/meta.yaml":       meta,
+			".pulumi/stacks/p/s.json": checkpoint,
+			".pulumi/history/p/s/s-1764064800000000000.history.json":    updated,
+			".pulumi/history/p/s/s-1764068400000000000.history.json.br": "brotli",
+		}, "", nil, "", deploy.ErrRecordsUnread},
+		{"a zstd state of the layout before projects", map[string]string{".pulumi/stacks/s.json.zst": "zst:" + checkpoint}, "", nil, "",
+			deploy.ErrRecordsUnread},
+		// Read as `pulumi stack history` reads it (history.go): the fleet scan matches the message.
+		{"an adoption's message as it was given, and who ran it", map[string]string{
+			".pulumi/meta.yaml":       meta,
+			".pulumi/stacks/p/s.json": checkpoint,
+			".pulumi/history/p/s/s-1764064800000000000.history.json": adopted,
+		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z",
+			Message: deploy.AdoptedWithChangesLeft, By: "Ada <ada@example.com>"}, "update", nil},
 		{"a stack with no history yet", map[string]string{
 			".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint,
 		}, "", nil, "", nil},
@@ -61,14 +121,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			for name, text := range tt.files {
-				data := []byte(text)
-				if rest, ok := bytes.CutPrefix(data, []byte("gz:")); ok {
-					var b bytes.Buffer
-					w := gzip.NewWriter(&b)
-					_, _ = w.Write(rest)
-					_ = w.Close()
-					data = b.Bytes()
-				}
+				data := encoded(t, text)
 				path := filepath.Join(root, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 					t.Fatal(err)
@@ -96,4 +149,26 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// encoded is text as the CLI writes it: gzipped after "gz:", zstd-compressed after "zst:" (as
+// sdk go/common/encoding does, v3.259.0), else as it is.
+func encoded(t *testing.T, text string) []byte {
+	t.Helper()
+	if rest, ok := strings.CutPrefix(text, "gz:"); ok {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		_, _ = w.Write([]byte(rest))
+		_ = w.Close()
+		return b.Bytes()
+	}
+	if rest, ok := strings.CutPrefix(text, "zst:"); ok {
+		w, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		return w.EncodeAll([]byte(rest), nil)
+	}
+	return []byte(text)
 }

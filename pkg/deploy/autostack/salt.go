@@ -1,18 +1,16 @@
 package autostack
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
 
 // A pool's program reads its cluster's stack (a stack reference), and the CLI opens that stack's
@@ -34,12 +32,18 @@ func (s *stackOf) ShareSecretsWith(ctx context.Context, key string) error {
 		return nil
 	}
 	provider, salt, err := s.backend.secretsOf(project, stack)
+	if errors.Is(err, deploy.ErrRecordsUnread) {
+		return nil // a form not read here: the keys are not shared, which costs time, nothing else
+	}
 	if err != nil || provider != passphraseProvider || salt == "" {
 		return err
 	}
 	// The stack's own secrets stay under their provider: a stack under a KMS key is not moved to
 	// the passphrase. One with no state yet is under the provider new stacks are made with.
 	own, _, err := s.backend.secretsOf(s.project, s.stack)
+	if errors.Is(err, deploy.ErrRecordsUnread) {
+		return nil
+	}
 	if err != nil || (own != passphraseProvider && (own != "" || s.backend.secrets != passphraseProvider)) {
 		return err
 	}
@@ -61,32 +65,23 @@ const passphraseProvider = "passphrase"
 
 // secretsOf is the secrets provider of stack <project>/<stack> of a local file backend and, for
 // the passphrase's, the salt, from the checkpoint the CLI writes
-// (.pulumi/stacks/<project>/<stack>.json, gzipped with PULUMI_SELF_MANAGED_STATE_GZIP); "" when
-// the backend is another or the stack has no state. The salt is no secret: Pulumi keeps it in
-// Pulumi.<stack>.yaml beside a program.
+// (.pulumi/stacks/<project>/<stack>.json, in any of its forms: records.go); "" when the backend
+// is another or the stack has no state; deploy.ErrRecordsUnread when the checkpoint is in a form
+// not read here. The salt is no secret: Pulumi keeps it in Pulumi.<stack>.yaml beside a program.
 func (b *Backend) secretsOf(project, stack string) (provider, salt string, err error) {
 	root, ok := strings.CutPrefix(b.url, "file://")
 	if !ok {
 		return "", "", nil
 	}
-	for _, ext := range []string{".json", ".json.gz"} {
-		path := filepath.Join(root, ".pulumi", "stacks", project, stack+ext)
-		data, err := os.ReadFile(path)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
-		}
-		if ext == ".json.gz" {
-			if data, err = gunzip(data); err != nil {
-				return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
-			}
-		}
-		provider, salt, err = passphraseOf(data)
-		return provider, salt, errors.Wrapf(err, "read the state of %s/%s", project, stack)
+	data, err := readStackState(context.Background(), dirBlobs(root), project, stack)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", nil
 	}
-	return "", "", nil
+	if err != nil {
+		return "", "", errors.Wrapf(err, "read the state of %s/%s", project, stack)
+	}
+	provider, salt, err = passphraseOf(data)
+	return provider, salt, errors.Wrapf(err, "read the state of %s/%s", project, stack)
 }
 
 // passphraseOf is the secrets provider a checkpoint records and, for the passphrase's, its salt;
@@ -113,13 +108,4 @@ func passphraseOf(checkpoint []byte) (provider, salt string, err error) {
 		}
 	}
 	return sp.Type, state.Salt, nil
-}
-
-func gunzip(data []byte) ([]byte, error) {
-	r, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = r.Close() }()
-	return io.ReadAll(r)
 }

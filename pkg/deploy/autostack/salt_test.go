@@ -29,6 +29,8 @@ func TestTheSecretsOfAFileBackendsStackAreReadFromItsCheckpoint(t *testing.T) {
 	}{
 		{"a passphrase stack", "s.json", []byte(passphrase), "", "passphrase", "v1:c2FsdA==:v1:x:y", false},
 		{"a gzipped checkpoint", "s.json.gz", gz(passphrase), "", "passphrase", "v1:c2FsdA==:v1:x:y", false},
+		{"a zstd-compressed checkpoint", "s.json.zst", encoded(t, "zst:"+passphrase), "", "passphrase", "v1:c2FsdA==:v1:x:y", false},
+		{"a checkpoint in a form not read here", "s.json.br", []byte("brotli"), "", "", "", true},
 		{"a stack under a KMS key", "s.json", []byte(`{"checkpoint": {"latest": {"secrets_providers": {"type": "cloud", "state": {"url": "awskms://k"}}}}}`),
 			"", "cloud", "", false},
 		{"a stack never deployed", "s.json", []byte(`{"checkpoint": {"stack": "organization/p/s"}}`), "", "", "", false},

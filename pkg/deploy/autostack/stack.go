@@ -213,11 +213,8 @@ func (s *stackOf) LastUpdate(ctx context.Context) (*deploy.Update, error) {
 		if h.Kind != "update" && h.Kind != "destroy" {
 			continue
 		}
-		u := &deploy.Update{Operation: h.Kind, Result: h.Result, Version: h.Version, Message: h.Message}
-		if h.EndTime != nil {
-			u.Ended = *h.EndTime
-		}
-		return u, nil
+		u := updateOf(h)
+		return &u, nil
 	}
 	return nil, nil
 }

@@ -14,8 +14,8 @@ import (
 // writtenSinceRecord tells whether the stack's checkpoint (state, as read) was written after its
 // newest history record: an edit the records cannot tell of, such as `pulumi stack import` or
 // `pulumi state delete`, which save the checkpoint and add no record. The CLI writes each record
-// with a copy of the checkpoint it leaves beside it, <stack>-<nanoseconds>.checkpoint.json (.gz
-// when the backend compresses; addToHistory in pkg/backend/diy/state.go, pulumi/pulumi v3.259.0),
+// with a copy of the checkpoint it leaves beside it, <stack>-<nanoseconds>.checkpoint.json (.gz or
+// .zst when the backend compresses; addToHistory in pkg/backend/diy/state.go, pulumi/pulumi v3.259.0),
 // so a checkpoint that is not that copy was written since. A stack with no record, or whose newest
 // record has no copy beside it, is taken as written since too: nothing vouches for its state.
 func writtenSinceRecord(ctx context.Context, store blobs, project, stack string, state []byte) (bool, error) {
@@ -26,7 +26,8 @@ func writtenSinceRecord(ctx context.Context, store blobs, project, stack string,
 	}
 	var records []string
 	for _, k := range keys {
-		if name, ok := strings.CutSuffix(strings.TrimSuffix(k, ".gz"), ".history.json"); ok && strings.HasPrefix(name, stack+"-") {
+		name, _, ok := strings.Cut(k, ".history.")
+		if ok && strings.HasPrefix(name, stack+"-") && knownForm(k, ".history.json") {
 			records = append(records, name)
 		}
 	}
@@ -35,10 +36,14 @@ func writtenSinceRecord(ctx context.Context, store blobs, project, stack string,
 	}
 	// The names differ only in their nanoseconds, of one length: the newest sorts last.
 	sort.Strings(records)
-	copied, err := readJSON(ctx, store, path.Join(dir, records[len(records)-1]+".checkpoint.json"))
+	copyName, err := findRecord(ctx, store, dir, records[len(records)-1]+".checkpoint.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
+	if err != nil {
+		return false, err
+	}
+	copied, err := readRecord(ctx, store, path.Join(dir, copyName))
 	if err != nil {
 		return false, errors.Wrapf(err, "read the checkpoint the newest record of stack %s/%s copied", project, stack)
 	}

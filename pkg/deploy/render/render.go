@@ -44,7 +44,7 @@ func Changes(w io.Writer, r deploy.Report) {
 		if r.Command == "drift" || r.Command == "status" {
 			still = nil
 		}
-		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff && len(s.PutBack)+len(still) == 0 {
+		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff && len(s.PutBack)+len(s.Sets)+len(still) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", s.File)
@@ -64,7 +64,17 @@ func Changes(w io.Writer, r deploy.Report) {
 				}
 			}
 		}
+		setLines(w, putBack(r.Command), s.Sets)
 		cloudLines(w, putBack(r.Command), s.PutBack, still)
+	}
+}
+
+// setLines lists the fields the stack took over as the cloud had them, which an up sets to the
+// manifest's values for the first time (verb: putBack's, said as "set"): no change in the cloud.
+func setLines(w io.Writer, verb string, sets []deploy.FieldDrift) {
+	for _, f := range sets {
+		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", strings.Replace(verb, "put back", "set", 1),
+			f.Field, values(f.Live, f.Manifest))
 	}
 }
 
@@ -82,7 +92,7 @@ func cloudLines(w io.Writer, verb string, putBack, still []deploy.FieldDrift) {
 // drifted tells whether a field is one the stack's read of the cloud found changed there (listed
 // on its own line, with both values).
 func drifted(s deploy.StackReport, field string) bool {
-	for _, fs := range [][]deploy.FieldDrift{s.PutBack, s.Drift} {
+	for _, fs := range [][]deploy.FieldDrift{s.PutBack, s.Sets, s.Drift} {
 		if slices.ContainsFunc(fs, func(f deploy.FieldDrift) bool { return f.Field == field }) {
 			return true
 		}
@@ -126,7 +136,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 		if len(s.Drift) > 0 || r.Command == "drift" {
 			resources = nil
 		}
-		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
+		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
 			s.Cost == nil && !s.ProtectionOff {
 			continue
 		}
@@ -146,6 +156,10 @@ func Markdown(w io.Writer, r deploy.Report) error {
 		if s.Cost != nil {
 			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
 		}
+		for _, f := range s.Sets {
+			fmt.Fprintf(&b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
+				strings.Replace(putBack(r.Command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))
+		}
 		for _, f := range s.PutBack {
 			fmt.Fprintf(&b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, codeValues(f.Live, f.Manifest))
 		}
@@ -159,7 +173,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
 		}
 		for _, d := range s.InPlace {
-			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
+			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, up sends `%s`\n", d.Field, show(d.Live), show(d.Manifest))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -300,6 +314,7 @@ func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 	for _, c := range s.RecordedOnly {
 		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 	}
+	setLines(&b, putBack("preview"), s.Sets)
 	cloudLines(&b, putBack("preview"), s.PutBack, s.Drift)
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
@@ -321,7 +336,9 @@ func DestroyPlan(t deploy.Target, resources []string) string {
 // inPlace lists an adoption's in-place differences.
 func inPlace(w io.Writer, found []deploy.Disagreement) {
 	for _, d := range found {
-		fmt.Fprintf(w, "    %s: manifest %s, live %s\n", d.Field, show(d.Manifest), show(d.Live))
+		// What up sends is the manifest's value with what clusterplane derives from it (its own
+		// tags), which the file does not hold: not called the manifest's.
+		fmt.Fprintf(w, "    %s: the cloud has %s, up sends %s\n", d.Field, show(d.Live), show(d.Manifest))
 	}
 }
 

@@ -77,5 +77,9 @@ func Effects() *effects.Table {
 	effects.Constant(cluster.Attributes, effects.CivoFirewall+"region", "follows spec.region, which is refused")
 	effects.Wire(cluster.Attributes, effects.CivoCluster+"tags", "one space-separated string; civogo KubernetesClusterConfig tags is omitempty, so an empty "+
 		"string never clears them; the module always sends the derived tags, so the string is never empty")
+	// resourceKubernetesClusterRead (civo/kubernetes/resource_kubernetes_cluster.go) reads
+	// write_kubeconfig from the state to decide whether to keep the kubeconfig, and never sets it:
+	// an import (of a pending create) leaves it at its default, false, though the cloud never had it.
+	cluster.NeverReadBack = map[string]bool{"writeKubeconfig": true}
 	return effects.Build(cluster)
 }
