@@ -82,3 +82,41 @@ func TestAStackThatOutlivesItsTimeoutSaysItsLockAndPendingCreateAndWhatToRun(t *
 		t.Errorf("status after the timeout: %+v", st)
 	}
 }
+
+// A Civo cluster an interrupted up was creating, recorded with --import-pending-create as the
+// advice says, is deployed by the next up without a word of anything changed in the cloud. The
+// refresh that records it reads the module's firewall too, whose rules the Terraform bridge pairs
+// by position with the ones it read (a udp rule with the icmp one, which has no ports): the up
+// must not then fail on the provider's "ports of egress rules is required" (refreshinputs.go).
+// The refresh leaves writeKubeconfig, which the provider never reads from the cloud
+// (terraform-provider-civo v1.1.4, civo/kubernetes/resource_kubernetes_cluster.go), empty, and
+// the up sets it for the first time: that is nothing put back.
+func TestACivoClusterRecordedFromAKilledUpPutsNothingBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.seedExamples()
+	manifest := e.write("cluster.yaml", example(t, "civokubernetescluster/minimal.yaml"))
+	made := func() bool {
+		for _, c := range e.civo.Clusters() {
+			if c.Name == "dev-fra1" {
+				return true
+			}
+		}
+		return false
+	}
+	e.killedUpIn(manifest, "dev-fra1", e.civo.Hold, made, "pulumi-resource-civo")
+	commands := backticked(message(e.status(manifest), "Ready"))
+	if len(commands) != 2 || !strings.Contains(commands[1], "--import-pending-create") {
+		t.Fatalf("the advice after a killed up names %q, want the cancel and the refresh that records the cluster", commands)
+	}
+	if r := e.pulumi(e.dir, nil, strings.Fields(commands[0])[1:]...); r.err != nil {
+		t.Fatalf("%s: %s", commands[0], r)
+	}
+	if r, code := e.clusterplane(strings.Fields(commands[1])[1:]...); code != 0 {
+		t.Fatalf("%s = %d: %s", commands[1], code, r)
+	}
+	r, code := e.clusterplane("up", manifest, "--yes")
+	if code != 0 || strings.Contains(r.stdout, "put back") || strings.Contains(r.stdout, "changed in the cloud") {
+		t.Errorf("up after recording the cluster = %d, want done putting nothing back: %s", code, r)
+	}
+}
