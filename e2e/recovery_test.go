@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,11 @@ func TestACivoClusterRecordedFromAKilledUpPutsNothingBack(t *testing.T) {
 		return false
 	}
 	e.killedUpIn(manifest, "dev-fra1", e.civo.Hold, made, "pulumi-resource-civo")
+	// The fault needs the provider to have read the egress rules back in another order than the
+	// module's, the icmp rule (no ports) not last: the ids the loopback cloud gives make it so.
+	if labels := egressRulesRead(t, e); len(labels) != 3 || labels[2] == "all-icmp" {
+		t.Fatalf("the provider read the firewall's egress rules as %q: with icmp last the test sees nothing", labels)
+	}
 	commands := backticked(message(e.status(manifest), "Ready"))
 	if len(commands) != 2 || !strings.Contains(commands[1], "--import-pending-create") {
 		t.Fatalf("the advice after a killed up names %q, want the cancel and the refresh that records the cluster", commands)
@@ -119,4 +125,38 @@ func TestACivoClusterRecordedFromAKilledUpPutsNothingBack(t *testing.T) {
 	if code != 0 || strings.Contains(r.stdout, "put back") || strings.Contains(r.stdout, "changed in the cloud") {
 		t.Errorf("up after recording the cluster = %d, want done putting nothing back: %s", code, r)
 	}
+}
+
+// egressRulesRead are the labels of the Civo firewall's egress rules as the provider read them,
+// in its order, from the state of stack civokubernetescluster/dev-fra1.
+func egressRulesRead(t *testing.T, e *env) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.dir, "state", ".pulumi", "stacks", "civokubernetescluster", "dev-fra1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checkpoint struct {
+		Checkpoint struct {
+			Latest struct {
+				Resources []struct {
+					Type    string
+					Outputs struct {
+						EgressRules []struct{ Label string } `json:"egressRules"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &checkpoint); err != nil {
+		t.Fatalf("read the stack's checkpoint: %v", err)
+	}
+	var labels []string
+	for _, r := range checkpoint.Checkpoint.Latest.Resources {
+		if r.Type == "civo:index/firewall:Firewall" {
+			for _, rule := range r.Outputs.EgressRules {
+				labels = append(labels, rule.Label)
+			}
+		}
+	}
+	return labels
 }

@@ -15,9 +15,10 @@ import (
 // fields each recorded element had (pulumi-terraform-bridge v3.101.0, which pulumi-civo v2.4.8
 // pins: pkg/tfbridge/schema.go, extractInputs). A Terraform set comes back in its own order, not
 // the program's: a Civo firewall's rules are a set (terraform-provider-civo v1.1.4,
-// civo/firewall/resource_firewall.go, "egress_rule"), listed in the order of their cloud ids. So
-// the module's all-udp egress rule can be paired with the all-icmp one, which has no port range,
-// and is recorded as a udp rule without ports. The next read of the stack then fails: the engine
+// civo/firewall/resource_firewall.go, "egress_rule"), read back in an order of their own (the
+// loopback cloud's rule ids put all-icmp second). So the module's all-udp egress rule can be
+// paired with the all-icmp one, which has no port range, and is recorded as a udp rule without
+// ports. The next read of the stack then fails: the engine
 // checks the recorded inputs with the provider (pulumi v3.259.0, pkg/resource/deploy/step.go,
 // RefreshStep.Apply), and the provider refuses a tcp or udp rule without ports
 // (resource_firewall.go, CustomizeDiff: "ports of egress rules is required if protocol is tcp or
