@@ -289,8 +289,16 @@ func TestClusterplaneAdoptsAnExistingClusterAndRefusesOneTheManifestDisagreesWit
 // again afterwards.
 func (e *env) killedUp(file, name string) {
 	e.t.Helper()
-	e.do.SetHold(true)
-	defer e.do.SetHold(false)
+	e.killedUpIn(file, name, e.do.SetHold, func() bool { _, ok := e.do.ClusterNamed(name); return ok }, "pulumi-resource-digitalocean")
+}
+
+// killedUpIn is killedUp on any loopback cloud: hold keeps its new clusters building while on,
+// made says whether it holds the cluster named name yet, and plugin is the provider's process
+// that must run while the create is in flight.
+func (e *env) killedUpIn(file, name string, hold func(bool), made func() bool, plugin string) {
+	e.t.Helper()
+	hold(true)
+	defer hold(false)
 	cmd := exec.Command(filepath.Join(binaries(e.t), "clusterplane"), "up", file, "--yes")
 	cmd.Dir = e.dir
 	cmd.Env = e.vars
@@ -304,7 +312,7 @@ func (e *env) killedUp(file, name string) {
 	go func() { _ = cmd.Wait(); close(ended) }()
 	defer func() { e.log(out.String()) }()
 	for deadline := time.Now().Add(3 * time.Minute); ; {
-		if _, ok := e.do.ClusterNamed(name); ok {
+		if made() {
 			break
 		}
 		select {
@@ -318,8 +326,8 @@ func (e *env) killedUp(file, name string) {
 			e.t.Fatalf("no cluster %s in the cloud 3 minutes into the up:\n%s", name, out.String())
 		}
 	}
-	if plugins := e.running("pulumi-resource-digitalocean"); len(plugins) == 0 {
-		e.t.Errorf("no DigitalOcean provider of this test runs while it creates the cluster: the check below sees nothing")
+	if plugins := e.running(plugin); len(plugins) == 0 {
+		e.t.Errorf("no %s of this test runs while it creates the cluster: the check below sees nothing", plugin)
 	}
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		e.t.Fatalf("kill the up's process group: %v", err)

@@ -114,14 +114,18 @@ func (d *Deployer) guardReads(t Target, s Stack, op string, before state) *readG
 }
 
 // refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
-// (check): op is the command it runs in, for the message.
+// (check): op is the command it runs in, for the message. The lists of inputs the refresh
+// re-paired are put back (keepListInputs).
 func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s Stack, op string, o Options) (Result, error) {
 	before, err := readState(ctx, s)
 	if err != nil {
 		return Result{}, err
 	}
 	res, err := s.Refresh(ctx, o)
-	return res, d.guardReads(t, s, op, before).check(ctx, res, err)
+	if err = d.guardReads(t, s, op, before).check(ctx, res, err); err != nil {
+		return res, err
+	}
+	return res, keepListInputs(ctx, s, before)
 }
 
 // check is called with an operation's result and error once the engine is done: it puts back
