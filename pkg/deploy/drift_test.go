@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
 )
 
 func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testing.T) {
@@ -323,6 +324,46 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 			}
 			if code := deploy.ExitCode([]deploy.Outcome{st}); code != tt.code {
 				t.Errorf("status --drift exits %d, want %d as for plain status", code, tt.code)
+			}
+		})
+	}
+}
+
+// status --drift agrees with drift when the preview fails: a version the cloud upgraded the
+// cluster past is drift no up puts back (exit 4), and a preview that failed otherwise cannot
+// tell, which is exit 1, never 0.
+func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
+	upgraded := &deploy.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
+		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
+	tests := []struct {
+		name           string
+		err            error
+		status, reason string
+		says           string
+		exit           int
+	}{
+		{"a version the cloud upgraded past is drift no up puts back", upgraded, "True", "NotPutBackByUp",
+			`spec.kubernetesVersion: the cloud has "1.32.2-do.0", the manifest "1.31"`, exitcode.NotReady},
+		{"a preview that failed otherwise cannot tell", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
+			"Unknown", "PreviewFailed", "503 Service Unavailable", exitcode.Invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := target(t, "cluster.yaml", manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
+			mustUp(ctx, t, d, c)
+			b.Fail(c.Key(), "preview", tt.err)
+			o := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
+			if o.Report == nil || len(o.Report.Conditions) != 2 {
+				t.Fatalf("status --drift: %+v, want Ready and Drifted", o.Report)
+			}
+			got := o.Report.Conditions[1]
+			if got.Status != tt.status || got.Reason != tt.reason || !strings.Contains(got.Message, tt.says) {
+				t.Errorf("Drifted %s/%s %q, want %s/%s saying %q", got.Status, got.Reason, got.Message, tt.status, tt.reason, tt.says)
+			}
+			if code := deploy.ExitCode([]deploy.Outcome{o}); code != tt.exit {
+				t.Errorf("status --drift exits %d, want %d", code, tt.exit)
 			}
 		})
 	}

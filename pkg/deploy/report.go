@@ -359,6 +359,9 @@ func ExitCode(outcomes []Outcome) int {
 		case Failed, Skipped:
 			code = max(code, exitcode.Invalid)
 		}
+		if o.Report != nil && o.Report.CannotTell() {
+			code = max(code, exitcode.Invalid)
+		}
 		if o.Report != nil && o.Report.NotReady() {
 			code = max(code, exitcode.NotReady)
 		}

@@ -256,6 +256,11 @@ func missingReferences(t Target, exists func(string) (bool, error)) string {
 func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 	res, err := s.Preview(ctx, Options{Refresh: true})
 	if err != nil {
+		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
+		// and no up puts it back: drift reports it as drift, and so does status.
+		if o := upgradedPast(err); o.Status == Drifted {
+			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: o.Reason + " (" + describeFields(o.Drift) + ")"}
+		}
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
@@ -302,6 +307,17 @@ func (st *StackStatus) NotReady() bool {
 		case c.Type != "Ready" || c.Status == "True":
 		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
 			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
+			return true
+		}
+	}
+	return false
+}
+
+// CannotTell tells whether status --drift could not compare a stack's cloud (its preview
+// failed): a script gating on status must not read that as in sync.
+func (st *StackStatus) CannotTell() bool {
+	for _, c := range st.Conditions {
+		if c.Type == "Drifted" && c.Status == "Unknown" && c.Reason == "PreviewFailed" {
 			return true
 		}
 	}
