@@ -57,15 +57,21 @@ func Changes(w io.Writer, r deploy.Report) {
 		for _, c := range s.RecordedOnly {
 			fmt.Fprintf(w, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 		}
+		// An up's stack that did not deploy (not confirmed, refused, skipped) made none of these
+		// changes: they are said as what an up would do, as preview says them.
+		would, verb := "", putBack(r.Command)
+		if r.Command == "up" && s.Outcome != deploy.Done {
+			would, verb = "would ", "would put back"
+		}
 		for _, rc := range s.Resources {
 			for _, f := range rc.Fields {
 				if f.Changed {
-					fmt.Fprintf(w, "  %s %s: %s%s\n", rc.Operation, f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
+					fmt.Fprintf(w, "  %s%s %s: %s%s\n", would, rc.Operation, f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
 				}
 			}
 		}
-		setLines(w, putBack(r.Command), s.Sets)
-		cloudLines(w, putBack(r.Command), s.PutBack, still)
+		setLines(w, verb, s.Sets)
+		cloudLines(w, verb, s.PutBack, still)
 	}
 }
 
@@ -113,7 +119,13 @@ func putBack(command string) string {
 // may hold several.
 func Costs(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
-		if s.Cost != nil {
+		switch {
+		case s.Cost == nil:
+		case r.Command == "up" && s.Outcome != deploy.Done:
+			// Not deployed: the cost did not change, and the preview before the question said what
+			// it would have been.
+			fmt.Fprintf(w, "%s (%s): monthly cost: unchanged, not deployed (up would have made it %s)\n", s.File, s.Stack, s.Cost)
+		default:
 			fmt.Fprintf(w, "%s (%s): monthly cost: %s\n", s.File, s.Stack, s.Cost)
 		}
 	}

@@ -105,3 +105,42 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 		t.Errorf("the question says create 4 over %d rows, want 4 rows, the default provider left out:\n%s", rows, plan)
 	}
 }
+
+// An up answered no (or refused, or skipped) deployed nothing: its changes and cost under the
+// table are what an up would do, never said as done.
+func TestAnUpThatDidNotDeploySaysItsChangesAsWhatItWouldDo(t *testing.T) {
+	changes := []deploy.ResourceChange{{Operation: "update", Fields: []deploy.FieldEffect{{Path: "spec.nodeCount", Old: 2.0, New: 3.0, Changed: true}}}}
+	putBack := []deploy.FieldDrift{{Field: "spec.tags", Live: []any{"x"}, Manifest: []any{}}}
+	tests := []struct {
+		name    string
+		outcome deploy.Status
+		want    []string
+		never   []string
+	}{
+		{"a deployed stack says what it did", deploy.Done,
+			[]string{"  update spec.nodeCount: 2 → 3", "  put back spec.tags", "monthly cost: +$24.00"}, []string{"would"}},
+		{"a stack not confirmed says what up would have done", deploy.Blocked,
+			[]string{"  would update spec.nodeCount: 2 → 3", "  would put back spec.tags", "monthly cost: unchanged, not deployed (up would have made it +$24.00"},
+			[]string{"  update spec", "  put back spec"}},
+		{"a skipped stack too", deploy.Skipped, []string{"  would update spec.nodeCount"}, []string{"  update spec"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := deploy.Report{Command: "up", Stacks: []deploy.StackReport{{File: "pool.yaml", Stack: "kind/p", Outcome: tt.outcome,
+				Resources: changes, PutBack: putBack, Cost: &cost.Delta{Min: 24, Max: 24}}}}
+			var out strings.Builder
+			Changes(&out, r)
+			Costs(&out, r)
+			for _, want := range tt.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("want %q in:\n%s", want, out.String())
+				}
+			}
+			for _, never := range tt.never {
+				if strings.Contains(out.String(), never) {
+					t.Errorf("%q in:\n%s", never, out.String())
+				}
+			}
+		})
+	}
+}
