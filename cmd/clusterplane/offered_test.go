@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -17,10 +19,17 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
-const (
-	offeredDOToken   = "dop_v1_offered-token"
-	offeredCivoToken = "civo-offered-token"
-)
+// offeredDOToken and offeredCivoToken are the fakes' tokens, one for each test: what a cloud
+// offers is asked once a process for each address and token (upgrade.Offered), and a fake of a
+// later test may be given the address of an earlier one, closed since.
+func offeredDOToken(t *testing.T) string { return "dop_v1_offered-" + testDigest(t) }
+
+func offeredCivoToken(t *testing.T) string { return "civo-offered-" + testDigest(t) }
+
+func testDigest(t *testing.T) string {
+	sum := sha256.Sum256([]byte(t.Name()))
+	return hex.EncodeToString(sum[:8])
+}
 
 // onlineRun is deployRun with env (the tokens and API URLs) set instead of cleared.
 func onlineRun(t *testing.T, b *deploytest.Backend, env map[string]string, args ...string) result {
@@ -99,15 +108,15 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := fakedo.New(t, offeredDOToken)
+			d := fakedo.New(t, offeredDOToken(t))
 			// Not pinned to one region: the look-up before a create asks in the region opened.
-			c := fakecivo.New(t, offeredCivoToken, "")
+			c := fakecivo.New(t, offeredCivoToken(t), "")
 			if tt.setDO != nil {
 				tt.setDO(d)
 			}
 			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL()}
 			if tt.token {
-				env[cloudapi.DigitalOceanTokenEnv], env[cloudapi.CivoTokenEnv] = offeredDOToken, offeredCivoToken
+				env[cloudapi.DigitalOceanTokenEnv], env[cloudapi.CivoTokenEnv] = offeredDOToken(t), offeredCivoToken(t)
 			}
 			file := filepath.Join(writeFiles(t, map[string]string{"cluster.yaml": tt.text}), "cluster.yaml")
 			for _, op := range [][]string{{"preview", file}, {"up", file, "--yes"}} {
@@ -127,7 +136,7 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 				if calls := b.Calls(); len(calls) > 0 {
 					t.Errorf("%s: the engine ran after a refusal: %v", op[0], calls)
 				}
-				if strings.Contains(r.stderr, offeredDOToken) || strings.Contains(r.stderr, offeredCivoToken) {
+				if strings.Contains(r.stderr, offeredDOToken(t)) || strings.Contains(r.stderr, offeredCivoToken(t)) {
 					t.Errorf("%s: stderr names a token", op[0])
 				}
 			}
@@ -146,9 +155,9 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *testing.T) {
 	b := deploytest.New()
 	dir := fleet(t)
-	d := fakedo.New(t, offeredDOToken)
+	d := fakedo.New(t, offeredDOToken(t))
 	env := func(d *fakedo.DO) map[string]string {
-		return map[string]string{cloudapi.DigitalOceanTokenEnv: offeredDOToken, cloudapi.DigitalOceanAPIURLEnv: d.URL()}
+		return map[string]string{cloudapi.DigitalOceanTokenEnv: offeredDOToken(t), cloudapi.DigitalOceanAPIURLEnv: d.URL()}
 	}
 	// A cluster and its pool, both DigitalOcean's: one call.
 	if r := onlineRun(t, b, env(d), "up", dir, "--yes"); r.code != exitcode.OK {
@@ -162,7 +171,7 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 		t.Errorf("DigitalOcean was asked its options %d times for two manifests, want once", n)
 	}
 	// DigitalOcean drops 1.31 and the pool's size: the stacks running them go on as they are.
-	later := fakedo.New(t, offeredDOToken)
+	later := fakedo.New(t, offeredDOToken(t))
 	later.SetVersions("1.32.2-do.0", "1.33.1-do.0")
 	later.SetSizes("s-4vcpu-8gb")
 	if r := onlineRun(t, b, env(later), "preview", dir); r.code != exitcode.OK {
@@ -222,15 +231,15 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 				t.Errorf("validate: exit %d, want 0 and %q\n%s%s", r.code, tt.warns, r.stdout, r.stderr)
 			}
 
-			d := fakedo.New(t, offeredDOToken)
+			d := fakedo.New(t, offeredDOToken(t))
 			// Not pinned to one region: the look-up before a create asks in the region opened.
-			c := fakecivo.New(t, offeredCivoToken, "")
+			c := fakecivo.New(t, offeredCivoToken(t), "")
 			if tt.opened != "" {
 				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
 				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
 			}
 			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL(),
-				cloudapi.DigitalOceanTokenEnv: offeredDOToken, cloudapi.CivoTokenEnv: offeredCivoToken}
+				cloudapi.DigitalOceanTokenEnv: offeredDOToken(t), cloudapi.CivoTokenEnv: offeredCivoToken(t)}
 			b := deploytest.New()
 			r = onlineRun(t, b, env, "preview", file)
 			if tt.refuses == "" {

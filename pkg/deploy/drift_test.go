@@ -344,6 +344,9 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 	}{
 		{"a version the cloud upgraded past is drift no up puts back", upgraded, "True", "NotPutBackByUp",
 			`spec.kubernetesVersion: the cloud has "1.32.2-do.0", the manifest "1.31"`, exitcode.NotReady},
+		{"a replacement of a protected cluster the engine refused is drift no up puts back",
+			&deploy.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
+			"up would replace or delete KubernetesCluster dev-fra1, which is protected", exitcode.NotReady},
 		{"a preview that failed otherwise cannot tell", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
 			"Unknown", "PreviewFailed", "503 Service Unavailable", exitcode.Invalid},
 	}

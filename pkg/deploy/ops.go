@@ -659,11 +659,31 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 // is the cloud's change behind the manifest, not a failure of drift; else Failed.
 func upgradedPast(err error) Outcome {
 	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
+	var protected *ProtectedError
+	if !ok && errors.As(err, &protected) {
+		return protectedDrift(protected)
+	}
 	if !ok {
 		return failed(err)
 	}
 	return Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
 		manifest + ": set it to the version the cluster runs", Drift: []FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
+}
+
+// protectedDrift is drift's outcome of a preview the engine refused because it would replace or
+// delete a protected resource. The manifest's own replacing changes are refused before the engine
+// runs, so what asks for the replacement is the cloud or the stack's state (another stack's state
+// imported, the cluster made again elsewhere): drift, and not a reason to turn protection off,
+// which would let up replace a cluster that may not be this manifest's.
+func protectedDrift(e *ProtectedError) Outcome {
+	what := "a protected cluster"
+	if len(e.Resources) > 0 {
+		what = strings.Join(e.Resources, ", ")
+	}
+	return Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
+		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
+		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
+		"which would let up replace it"}
 }
 
 // DestroyOptions steer Destroy.

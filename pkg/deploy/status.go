@@ -259,7 +259,11 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
 		if o := upgradedPast(err); o.Status == Drifted {
-			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: o.Reason + " (" + describeFields(o.Drift) + ")"}
+			message := o.Reason
+			if len(o.Drift) > 0 {
+				message += " (" + describeFields(o.Drift) + ")"
+			}
+			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
@@ -17,12 +18,17 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
 				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Drifted, "spec.kubernetesVersion"},
 		{"any other failure is a failure", &EngineError{Op: "preview", Cause: "429 too many requests"}, Failed, ""},
+		{"the engine refusing to replace a protected cluster is drift", &ProtectedError{Resources: []string{"KubernetesCluster prod"}}, Drifted, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := upgradedPast(tt.err)
 			if o.Status != tt.status || tt.field != "" && (len(o.Drift) != 1 || o.Drift[0].Field != tt.field) {
 				t.Errorf("%s %v, want %s naming %q", o.Status, o.Drift, tt.status, tt.field)
+			}
+			// drift is read-only: it never advises turning protection off as the way out.
+			if o.Status == Drifted && strings.Contains(o.Reason, "first to replace or destroy it on purpose") {
+				t.Errorf("drift advises turning protection off: %s", o.Reason)
 			}
 		})
 	}
