@@ -201,7 +201,7 @@ func TestClusterplaneAdoptsAnExistingCivoPoolByClusterAndNameAndRefusesOneTheMan
 	other := e.write("other.yaml", civoPool("  size: g4s.kube.large\n  nodeCount: 5\n"))
 	r, code := e.clusterplane("adopt", other, "--id", id)
 	if code != 3 || !strings.Contains(r.stdout, `spec.size: manifest "g4s.kube.large", live "g4s.kube.medium" (replace)`) ||
-		!strings.Contains(r.stdout, "spec.nodeCount: manifest 5, live 3") {
+		!strings.Contains(r.stdout, "spec.nodeCount: the cloud has 3, up sends 5") {
 		t.Fatalf("adopt with a disagreeing manifest = %d, want 3 listing the size and the count: %s", code, r)
 	}
 	scaled := e.write("scaled.yaml", civoPool("  size: g4s.kube.medium\n  nodeCount: 5\n"))

@@ -229,9 +229,10 @@ func TestAnOperatorWithAnotherPassphraseIsToldItDoesNotMatch(t *testing.T) {
 	mallory := e.operator("mallory", backend, "PULUMI_CONFIG_PASSPHRASE=not-the-teams")
 	file := e.cluster("secret")
 	alice.ok("up", file, "--yes")
-	// An up of a stack the fleet scan finds unchanged opens no stack, so reads no secret: --deep
-	// asks for the engine, which opens the stack's secrets with the passphrase given.
-	for _, cmd := range [][]string{{"status", file, "--drift"}, {"up", file, "--yes", "--deep"}, {"kubeconfig", file}} {
+	// An up or a status --drift of a stack the fleet scan finds unchanged opens no stack, so reads
+	// no secret: --deep asks for the engine, which opens the stack's secrets with the passphrase
+	// given.
+	for _, cmd := range [][]string{{"status", file, "--drift", "--deep"}, {"up", file, "--yes", "--deep"}, {"kubeconfig", file}} {
 		r, code := mallory.clusterplane(cmd...)
 		if code == 0 || !strings.Contains(r.stdout+r.stderr, "the passphrase in PULUMI_CONFIG_PASSPHRASE does not match the one the stack's secrets were encrypted with") {
 			t.Errorf("%s with another passphrase = %d, want the mismatch named: %s", cmd[0], code, r)
