@@ -83,10 +83,6 @@ func failed(err error) Outcome {
 	switch {
 	case errors.As(err, &refused), errors.As(err, &protected):
 		return Outcome{Status: Blocked, Reason: "refused", Err: err}
-	case kubeversion.IsUpgradedPast(err):
-		// The module refused to send a version older than the one the cloud runs (replacing the
-		// cluster): a refusal, as pitfalls.md lists it, not a deployment that failed.
-		return Outcome{Status: Blocked, Reason: "refused", Err: err}
 	case errors.Is(err, ErrCancelled):
 		return Outcome{Status: Cancelled, Reason: "cancelled", Err: err}
 	}

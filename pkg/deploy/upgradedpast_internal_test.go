@@ -33,25 +33,3 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 		})
 	}
 }
-
-// up and preview of a cluster the cloud upgraded past its manifest stop at the module's refusal:
-// a refused change (exit 3), as docs/pitfalls.md lists it, not a deployment that failed (exit 1).
-func TestTheModulesRefusalOfAnOlderVersionIsARefusal(t *testing.T) {
-	tests := []struct {
-		name   string
-		err    error
-		status Status
-	}{
-		{"the module's refusal of the older version", &EngineError{Op: "update",
-			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
-				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Blocked},
-		{"a failure of the cloud", &EngineError{Op: "update", Cause: "503 Service Unavailable"}, Failed},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if o := failed(tt.err); o.Status != tt.status {
-				t.Errorf("%s (%s), want %s", o.Status, o.Reason, tt.status)
-			}
-		})
-	}
-}

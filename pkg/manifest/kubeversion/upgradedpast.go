@@ -33,13 +33,3 @@ func ReadUpgradedPast(text string) (field, manifest, live string, ok bool) {
 	}
 	return m[1], m[2], m[3], true
 }
-
-// IsUpgradedPast tells whether err says, anywhere in its text, that the module refused a version
-// older than the one the cluster runs (an UpgradedPastError, as the engine passed it on).
-func IsUpgradedPast(err error) bool {
-	if err == nil {
-		return false
-	}
-	_, _, _, ok := ReadUpgradedPast(err.Error())
-	return ok
-}
