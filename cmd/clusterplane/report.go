@@ -8,8 +8,10 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 )
@@ -18,8 +20,12 @@ import (
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
-func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
+func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) (failed error) {
 	report := render.Report(r.name, outcomes, f.prices)
+	if err := f.writeReportFile(o, report, outcomes); err != nil {
+		f.printError(err) // said, and the report still printed: the run's outcome is not lost with the file
+		defer func() { failed = cli.Exit(exitcode.Invalid) }()
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json":
@@ -54,6 +60,18 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) e
 	}
 	r.render(&out, outcomes)
 	return f.writeRedacted(&out)
+}
+
+// writeReportFile writes --report-file, when given, whole (atomically) and redacted.
+func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []deploy.Outcome) error {
+	if o.reportFile == "" {
+		return nil
+	}
+	data, err := render.ReportFile(o.reportFile, report, outcomes, f.prices, f.redactor().String)
+	if err != nil {
+		return err
+	}
+	return deploy.WriteReportFile(o.reportFile, data)
 }
 
 // writeRedacted writes the command's output, redacted, to standard output.
