@@ -232,7 +232,10 @@ func (v *StatusView) Text(w io.Writer, outcomes []deploy.Outcome, prices func(cl
 	if now.IsZero() {
 		now = time.Now()
 	}
-	StatusTable(w, rows, v.Wide, now)
+	// The counts are the fleet's: under a filter they would count only what it kept, and the rows
+	// shown are what was asked for (status --only drifted: the drifted stacks, nothing else).
+	filtered := v.Only != "" || v.Selector != "" || len(v.Kinds) > 0
+	StatusTable(w, rows, v.Wide, !filtered, now)
 }
 
 // sort orders the rows by --sort-by's column, stably: rows that tie keep the files' order.
@@ -254,9 +257,9 @@ func (v *StatusView) sort(rows []StatusRow) {
 	}
 }
 
-// StatusTable writes the rows as a table, one row a stack, then a line of counts; wide adds the
-// file, the generation the last up deployed, the last update and why a stack is not fine.
-func StatusTable(w io.Writer, rows []StatusRow, wide bool, now time.Time) {
+// StatusTable writes the rows as a table, one row a stack, then (withCounts) a line of counts; wide
+// adds the file, the generation the last up deployed, the last update and why a stack is not fine.
+func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "STACK\tKIND\tREADY\tDRIFTED\tGENERATION\tNODES\tCOST\tLAST UPDATE"
 	if wide {
@@ -284,6 +287,9 @@ func StatusTable(w io.Writer, rows []StatusRow, wide bool, now time.Time) {
 		}
 	}
 	_ = tw.Flush()
+	if !withCounts {
+		return
+	}
 	fmt.Fprintf(w, "%d stacks: %d ready, %d not ready, %d drifted", len(rows), ready, notReady, drifted)
 	if failed > 0 {
 		fmt.Fprintf(w, ", %d not read", failed)
