@@ -93,7 +93,8 @@ func markdownTotals(r deploy.Report) string {
 	var before, after [2]float64
 	for _, s := range r.Stacks {
 		resources += changed(s.Changes)
-		if c := s.Cost; c != nil {
+		// A stack that recorded no cost before has no before to add up: left out of the totals.
+		if c := s.Cost; c != nil && !c.OldNotKnown {
 			priced++
 			before[0], before[1] = before[0]+c.Old.Min, before[1]+c.Old.Max
 			after[0], after[1] = after[0]+c.New.Min, after[1]+c.New.Max

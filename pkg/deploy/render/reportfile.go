@@ -96,16 +96,27 @@ func ReportRows(r deploy.Report, outcomes []deploy.Outcome, prices func(cloud st
 	return rows
 }
 
-// ReportFileJSON is the rows as a JSON array, one object a stack.
+// ReportFileJSON is the rows as a JSON array, one object a stack, each on its own line: a
+// thousand stacks read (and diff, and grep) a line a stack.
 func ReportFileJSON(rows []ReportRow) ([]byte, error) {
-	if rows == nil {
-		rows = []ReportRow{}
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, r := range rows {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return nil, errors.Wrap(err, "encode the report file")
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		b.Write(data)
 	}
-	data, err := json.MarshalIndent(rows, "", "  ")
-	if err != nil {
-		return nil, errors.Wrap(err, "encode the report file")
+	if len(rows) > 0 {
+		b.WriteString("\n")
 	}
-	return append(data, '\n'), nil
+	b.WriteString("]\n")
+	return b.Bytes(), nil
 }
 
 // reportColumns are the CSV's columns, in order: the JSON's names.

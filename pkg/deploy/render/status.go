@@ -26,7 +26,7 @@ import (
 type StatusRow struct {
 	File, Stack, Kind string
 	// Ready and Drifted are the conditions' statuses (True, False, Unknown), each with its reason;
-	// "-" when status could not read the stack (Failed then says why).
+	// Unknown (NotRead) when status could not read the stack (Failed then says why).
 	Ready, ReadyReason, Drifted, DriftedReason string
 	// Message is the first condition's message that is not fine (Ready not True, Drifted True).
 	Message                        string
@@ -47,7 +47,7 @@ func StatusRows(outcomes []deploy.Outcome, prices func(cloud string) cost.Prices
 	rows := make([]StatusRow, 0, len(outcomes))
 	for _, o := range outcomes {
 		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Kind),
-			Ready: "-", Drifted: "-", Nodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
+			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
 		if prices != nil && o.Target.Input != nil {
 			if cloud := cost.CloudOf(o.Target.Input); cloud != "" {
 				e := cost.Of(o.Target.Input, prices(cloud))
@@ -66,6 +66,9 @@ func StatusRows(outcomes []deploy.Outcome, prices func(cloud string) cost.Prices
 			}
 		} else {
 			row.Failed = cmp.Or(oneLine(o.Reason), string(o.Status))
+			if o.Err != nil {
+				row.Failed = oneLine(Cause(o.Err, o.Target))
+			}
 			row.Message = row.Failed
 		}
 		rows = append(rows, row)
@@ -269,7 +272,7 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 	ready, notReady, drifted, failed := 0, 0, 0, 0
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", r.Stack, r.Kind, condition(r.Ready, r.ReadyReason, "True"),
-			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), r.Nodes, costCell(r.Cost), age(r.LastUpdate, now))
+			condition(r.Drifted, r.DriftedReason, "False"), cmp.Or(r.Generation, "-"), r.Nodes, costCell(r.Cost), age(r, now))
 		if wide {
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s", r.File, cmp.Or(r.ObservedGeneration, "none"), lastUpdate(r.LastUpdate), cmp.Or(oneLine(r.Message), "-"))
 		}
@@ -300,7 +303,7 @@ func StatusTable(w io.Writer, rows []StatusRow, wide, withCounts bool, now time.
 // condition is a condition's cell: its status, and its reason when it is not the fine one
 // (Ready True, Drifted False) and says more than that status reads only the backend.
 func condition(status, reason, fine string) string {
-	if status == fine || status == "-" || reason == "" || reason == "NotChecked" {
+	if status == fine || reason == "" || reason == "NotChecked" {
 		return status
 	}
 	return status + " (" + reason + ")"
@@ -321,9 +324,14 @@ func costCell(e *cost.Estimate) string {
 }
 
 // age is how long ago the last update ended, as kubectl says an age (45s, 12m, 5h, 3d), with its
-// operation when it was not an up; "never" without one, "running" while one has not ended.
-func age(u *deploy.Update, now time.Time) string {
-	if u == nil {
+// operation when it was not an up; "never" without one, "running" while one has not ended, "-"
+// when status could not read the stack.
+func age(r StatusRow, now time.Time) string {
+	u := r.LastUpdate
+	switch {
+	case r.Failed != "":
+		return "-"
+	case u == nil:
 		return "never"
 	}
 	when, err := time.Parse(time.RFC3339, u.Ended)
