@@ -283,6 +283,9 @@ fleet scan first, then a preview of only the stacks it cannot vouch for (--deep:
 file backend's state and history are read from its files directly, starting no Pulumi CLI; other
 backends are read through the CLI, one stack at a time, and status says so once.
 
+One stack is shown in full; a fleet as a table, one row a stack (--wide: more columns), sorted by
+--sort-by, filtered by --only, -l and --kind (docs/deploying.md).
+
 It exits 0, 4 when a stack's last update failed or was interrupted, is not at its manifest's
 generation (never deployed, or changed since the last up) or (--drift) its cloud differs, 1 when
 it cannot tell (a --drift preview that failed).`,
