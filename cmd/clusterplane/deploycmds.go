@@ -290,7 +290,7 @@ It exits 0, 4 when a stack's last update failed or was interrupted, is not at it
 generation (never deployed, or changed since the last up) or (--drift) its cloud differs, 1 when
 it cannot tell (a --drift preview that failed).`,
 	}
-	opts.flags(cmd)
+	opts.flags(cmd, "yaml")
 	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition, as drift does")
 	opts.view.Flags(cmd.Flags())
 	opts.fleetFlags(cmd, false)

@@ -16,7 +16,7 @@ import (
 	"github.com/pkg/errors"
 )
 
-// report prints the outcomes as the command's -o asks: the report as JSON, a Markdown comment,
+// report prints the outcomes as the command's -o asks: the report as JSON (or YAML), a Markdown comment,
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
@@ -28,13 +28,16 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) (
 	}
 	var out bytes.Buffer
 	switch o.output.String() {
-	case "json":
+	case "json", "yaml":
 		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
 			return errors.Wrap(err, "write the report")
 		}
-		_, err := f.Stdout.Write(f.redactor().JSON(out.Bytes()))
+		data, err := render.AsYAML(f.redactor().JSON(out.Bytes()), o.output.String() == "yaml") // status -o yaml, as kubectl's
+		if err == nil {
+			_, err = f.Stdout.Write(data)
+		}
 		return errors.Wrap(err, "write the report")
 	case "markdown":
 		if err := render.Markdown(&out, report); err != nil {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
+	"sigs.k8s.io/yaml"
 )
 
 // --report-file's rows are the -o json report's stacks, the same run's, in the same order, in
@@ -108,5 +110,23 @@ func TestAReportFileNamedInAnotherFormatIsRefusedBeforeAnythingRuns(t *testing.T
 	}
 	if _, err := os.Stat(report); err == nil {
 		t.Error("a report file was written")
+	}
+}
+
+// status -o yaml is the JSON report as YAML, each stack's detail in it, as kubectl's -o yaml.
+func TestStatusInYAMLIsTheJSONReport(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, dir)
+	asJSON := deployRun(t, b, strings.NewReader(""), false, "status", dir, "-o", "json")
+	asYAML := deployRun(t, b, strings.NewReader(""), false, "status", dir, "-o", "yaml")
+	want, err := yaml.JSONToYAML([]byte(asJSON.stdout))
+	// Only the time each stack took differs between the two runs.
+	took := regexp.MustCompile(`seconds: [0-9.e-]+`)
+	if got := took.ReplaceAllString(asYAML.stdout, "seconds: S"); err != nil || asYAML.code != exitcode.OK || got != took.ReplaceAllString(string(want), "seconds: S") {
+		t.Errorf("status -o yaml = %d (%v):\n%s\nwant:\n%s", asYAML.code, err, asYAML.stdout, want)
+	}
+	if !strings.Contains(asYAML.stdout, "apiVersion: clusterplane.dev/report/v1") || !strings.Contains(asYAML.stdout, "observedGeneration:") {
+		t.Errorf("status -o yaml has no report:\n%s", asYAML.stdout)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"sigs.k8s.io/yaml"
 )
 
 // StatusRow is one stack as status's table shows it: what a person scanning a fleet looks for
@@ -440,4 +441,14 @@ func (r requirement) matches(labels func(string) string) bool {
 		return v != ""
 	}
 	return v == ""
+}
+
+// AsYAML is a JSON report as YAML when yes (status -o yaml: each stack's detail, as kubectl -o
+// yaml shows an object), else data as it is.
+func AsYAML(data []byte, yes bool) ([]byte, error) {
+	if !yes {
+		return data, nil
+	}
+	out, err := yaml.JSONToYAML(data)
+	return out, errors.Wrap(err, "write the report as YAML")
 }
