@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"time"
@@ -67,6 +66,8 @@ type deployOptions struct {
 	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
 	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
 	offline bool
+	// reportFile is --report-file: every stack's row, JSON or CSV by its extension.
+	reportFile string
 }
 
 // refreshFlag adds --refresh to preview and up, which read the cloud first unless it is false.
@@ -101,6 +102,7 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no engine progress, only the report at the end (each failure's cause is in it)")
+	cmd.Flags().StringVar(&o.reportFile, "report-file", "", "also write one row a stack to this file, JSON or CSV by its extension, even when the run fails")
 }
 
 // oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
@@ -134,6 +136,10 @@ func (o *deployOptions) validate() error {
 		// An empty value (an unset CI variable, --changed-since=$BASE) would otherwise run every
 		// stack, as if the flag were not given.
 		return errors.New(`--changed-since "": names no commit (a CI variable left empty?); give the base commit, e.g. origin/main`)
+	}
+	if o.reportFile != "" {
+		_, err := deploy.ReportFileFormat(o.reportFile)
+		return err
 	}
 	return nil
 }
@@ -194,6 +200,8 @@ type runOp struct {
 	// fleet first, as drift does (status --drift).
 	pace deploy.Requests
 	scan bool
+	// filter, when set, keeps the outcomes shown and written (status --only, -l, --kind).
+	filter func([]deploy.Outcome) []deploy.Outcome
 }
 
 // runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
@@ -208,7 +216,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		return cli.Exit(exitcode.Invalid)
 	}
 	f.redactor() // made once, before any stack runs
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
@@ -217,6 +225,10 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
 	f.flushProgress()
 	if err != nil && outcomes == nil {
+		// Nothing ran: the report file still says so (no row) instead of keeping an older run's.
+		if werr := f.writeReportFile(o, deploy.NewReport(r.name, nil), nil); werr != nil {
+			f.printError(werr)
+		}
 		return f.exit(nil, err)
 	}
 	if err == nil && r.finish != nil {
@@ -225,7 +237,11 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 			err = ferr
 		}
 	}
-	if rerr := f.report(r, o, outcomes); rerr != nil {
+	shown := outcomes
+	if r.filter != nil {
+		shown = r.filter(outcomes)
+	}
+	if rerr := f.report(r, o, shown); rerr != nil {
 		return rerr
 	}
 	return f.exit(outcomes, err)
@@ -260,20 +276,6 @@ func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
 		code = max(code, exitcode.Invalid)
 	}
 	return cli.Exit(code)
-}
-
-// interruptible is the context of a command that runs engines or cloud requests: the first Ctrl-C
-// cancels it, so that what runs stops cleanly (each engine interrupted, the report printed, exit
-// 130). After it the signal is no longer caught: a second Ctrl-C ends clusterplane at once, as the
-// engine's own "press ^C again to terminate immediately" says, and the engines' supervisor ends
-// them with it.
-func interruptible() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	return ctx, stop
 }
 
 // interactive tells whether standard input is a terminal someone answers questions at: a pipe

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
@@ -264,8 +265,9 @@ func driftRun(opts *driftOptions) error {
 type statusOptions struct {
 	f *factory
 	deployOptions
-	// drift is --drift: read the cloud too.
+	// drift is --drift: read the cloud too; view the table's flags.
 	drift bool
+	view  render.StatusView
 }
 
 func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
@@ -281,24 +283,32 @@ fleet scan first, then a preview of only the stacks it cannot vouch for (--deep:
 file backend's state and history are read from its files directly, starting no Pulumi CLI; other
 backends are read through the CLI, one stack at a time, and status says so once.
 
+One stack is shown in full; a fleet as a table, one row a stack (--wide: more columns), sorted by
+--sort-by, filtered by --only, -l and --kind (docs/deploying.md).
+
 It exits 0, 4 when a stack's last update failed or was interrupted, is not at its manifest's
 generation (never deployed, or changed since the last up) or (--drift) its cloud differs, 1 when
 it cannot tell (a --drift preview that failed).`,
 	}
-	opts.flags(cmd)
+	opts.flags(cmd, "yaml")
 	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition, as drift does")
+	opts.view.Flags(cmd.Flags())
 	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, statusRun)
 	return cmd
 }
 
 func statusRun(opts *statusOptions) error {
+	if err := opts.view.Validate(); err != nil {
+		return err
+	}
 	var pace deploy.Requests
 	if opts.drift {
 		// status --drift refreshes as drift does.
 		pace = deploy.Refreshing
 	}
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: render.Status, pace: pace, scan: opts.drift,
+	text := func(w io.Writer, outcomes []deploy.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})

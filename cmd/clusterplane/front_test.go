@@ -133,7 +133,7 @@ func TestAFolderWalkSkipsOtherToolsFoldersAndWhatGitignoreIgnores(t *testing.T) 
 func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 	shared := []string{"--help", "--output", "--stack"}
 	// many: the flags of a command that runs stacks on the engine, several at once.
-	many := []string{"--parallel", "--quiet", "--stack-timeout"}
+	many := []string{"--parallel", "--quiet", "--report-file", "--stack-timeout"}
 	tests := []struct {
 		command string
 		flags   []string
@@ -142,7 +142,7 @@ func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 		{"up", append(many, "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
 		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
 		{"drift", append(many, "--deep")},
-		{"status", append(many, "--deep", "--drift")},
+		{"status", append(many, "--deep", "--drift", "--kind", "--only", "--selector", "--sort-by", "--wide")},
 		{"destroy", append(many, "--remove", "--yes")},
 		{"kubeconfig", nil},
 		{"adopt", append(many, "--exact", "--id", "--secrets-provider")},

@@ -8,27 +8,36 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 )
 
-// report prints the outcomes as the command's -o asks: the report as JSON, a Markdown comment,
+// report prints the outcomes as the command's -o asks: the report as JSON (or YAML), a Markdown comment,
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
-func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
+func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) (failed error) {
 	report := render.Report(r.name, outcomes, f.prices)
+	if err := f.writeReportFile(o, report, outcomes); err != nil {
+		f.printError(err) // said, and the report still printed: the run's outcome is not lost with the file
+		defer func() { failed = cli.Exit(exitcode.Invalid) }()
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
-	case "json":
+	case "json", "yaml":
 		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
 			return errors.Wrap(err, "write the report")
 		}
-		_, err := f.Stdout.Write(f.redactor().JSON(out.Bytes()))
+		data, err := render.AsYAML(f.redactor().JSON(out.Bytes()), o.output.String() == "yaml") // status -o yaml, as kubectl's
+		if err == nil {
+			_, err = f.Stdout.Write(data)
+		}
 		return errors.Wrap(err, "write the report")
 	case "markdown":
 		if err := render.Markdown(&out, report); err != nil {
@@ -54,6 +63,18 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) e
 	}
 	r.render(&out, outcomes)
 	return f.writeRedacted(&out)
+}
+
+// writeReportFile writes --report-file, when given, whole (atomically) and redacted.
+func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []deploy.Outcome) error {
+	if o.reportFile == "" {
+		return nil
+	}
+	data, err := render.ReportFile(o.reportFile, report, outcomes, f.prices, f.redactor().String)
+	if err != nil {
+		return err
+	}
+	return deploy.WriteReportFile(o.reportFile, data)
 }
 
 // writeRedacted writes the command's output, redacted, to standard output.

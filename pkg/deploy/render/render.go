@@ -131,67 +131,6 @@ func Costs(w io.Writer, r deploy.Report) {
 	}
 }
 
-// Markdown writes the report as a pull request comment: a table of the stacks, each with
-// its outcome and cause, then each stack's changes: the manifest fields behind each resource change
-// with old → new values, the refused changes, or the drifted fields.
-func Markdown(w io.Writer, r deploy.Report) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
-	b.WriteString(summary(r) + "\n\n")
-	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
-	for _, s := range r.Stacks {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(r.Command, s))))
-	}
-	for _, s := range r.Stacks {
-		// Drift is the fields that differ: the resource changes behind them would repeat them.
-		resources := s.Resources
-		if len(s.Drift) > 0 || r.Command == "drift" {
-			resources = nil
-		}
-		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
-			s.Cost == nil && !s.ProtectionOff {
-			continue
-		}
-		// The stack too: a file may hold several, and its cost line is under this heading.
-		fmt.Fprintf(&b, "\n#### `%s` (`%s`)\n\n", s.File, s.Stack)
-		if s.ProtectionOff {
-			fmt.Fprintf(&b, "- **%s**\n", deploy.ProtectionOffLine)
-		}
-		policyLines(&b, s.Policy)
-		for _, c := range s.Refused {
-			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
-		}
-		for _, c := range s.RecordedOnly {
-			fmt.Fprintf(&b, "- **recorded only** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
-		}
-		resourceLines(&b, resources)
-		if s.Cost != nil {
-			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
-		}
-		for _, f := range s.Sets {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
-				strings.Replace(putBack(r.Command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))
-		}
-		for _, f := range s.PutBack {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, codeValues(f.Live, f.Manifest))
-		}
-		for _, d := range s.Drift {
-			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
-			if d.Stays != "" {
-				fmt.Fprintf(&b, "  - %s\n", d.Stays)
-			}
-		}
-		for _, d := range s.Disagreements {
-			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
-		}
-		for _, d := range s.InPlace {
-			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, up sends `%s`\n", d.Field, show(d.Live), show(d.Manifest))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // Cause says why a stack's operation failed or was refused, in the user's terms, with what
 // to run for the faults a user can mend.
 func Cause(err error, t deploy.Target) string {
