@@ -30,6 +30,10 @@ type Request struct {
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
 	Files Files
+	// Manifests, when set, are read already (a service builds its stored objects' in memory):
+	// the pipeline takes them in place of Paths, with the same checks across them, and reads
+	// no file.
+	Manifests []Manifest
 	// Backend opens where the stacks live. It is called once every file is read and valid, so
 	// that a mistake in a file is said before a backend that cannot open is.
 	Backend func() (Backend, error)
@@ -104,7 +108,7 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		files.Reader.Kinds = files.Kinds.Names()
 	}
 	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
-	targets, err := files.Targets(r.Paths)
+	targets, err := r.targets(files)
 	var problems *ProblemsError
 	if err != nil && !errors.As(err, &problems) {
 		return nil, &ArgsError{Err: err}
@@ -116,6 +120,9 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		targets[i].Retarget = r.Retarget
 	}
 	if r.ChangedSince != "" {
+		if r.Manifests != nil {
+			return nil, &ArgsError{Err: errors.New("--changed-since needs files in a git work tree, and the manifests given are none")}
+		}
 		if r.Whole {
 			return nil, &ArgsError{Err: errors.New("--changed-since does not go with a plan, which is applied whole")}
 		}
@@ -128,6 +135,17 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		return nil, err
 	}
 	return r.run(ctx, b, targets, texts)
+}
+
+// targets are the request's: its manifests read already, or its paths read by files.
+func (r Request) targets(files Files) ([]Target, error) {
+	if r.Manifests != nil {
+		if len(r.Paths) > 0 {
+			return nil, errors.New("deploy.Run: a request takes paths or manifests, not both")
+		}
+		return files.read(r.Manifests)
+	}
+	return files.Targets(r.Paths)
 }
 
 // run is Run once the targets are read and the backend open.
@@ -180,11 +198,7 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 	results := map[string][]policy.Result{}
 	denied := false
 	for _, t := range targets {
-		old, err := LastDeployed(ctx, b, t)
-		if err != nil {
-			return nil, nil, err
-		}
-		rs, err := r.Policy.Evaluate(policy.Input{File: t.File, Data: texts[t.Key()], Manifest: t.Input, Old: old})
+		rs, err := Judge(ctx, r.Policy, b, t, texts[t.Key()])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -206,6 +220,18 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 		}
 	}
 	return results, outcomes, &PolicyDeniedError{}
+}
+
+// Judge evaluates the policy over the manifest of t, whose text is data, against the manifest
+// its stack last deployed (read from the backend, never the cloud): Run judges every target so
+// before any stack runs, and a service judges a request's body so, so that a rule reading old
+// judges the same at both times.
+func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []byte) ([]policy.Result, error) {
+	old, err := LastDeployed(ctx, b, t)
+	if err != nil {
+		return nil, err
+	}
+	return p.Evaluate(policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old})
 }
 
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
