@@ -41,7 +41,7 @@ type Scanned struct {
 func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map[string]Scanned {
 	rr, ok := b.(RecordReader)
 	if !ok {
-		r.say(r.Operation + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
+		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
 	s := scan.New()
@@ -90,14 +90,14 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
 	}
 	switch r.Operation {
-	case "drift", "status": // status --drift
+	case OperationDrift, OperationStatus: // status --drift
 		line += "; the provider's refresh reads the others (--deep: every stack)"
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)
 			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+
 				"clusterplane? clusterplane discover writes their manifests): %s", count1(len(unheld), "cluster"), clusterNames(unheld))
 		}
-	case "preview", "up":
+	case OperationPreview, OperationUp:
 		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", skipped)
 	}
 	r.say(line)

@@ -23,10 +23,9 @@ import (
 // and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
 // checks.
 type Request struct {
-	// Operation names the run (preview, up, refresh, drift, status, destroy, kubeconfig, adopt) in
-	// what it says; Op is what runs. Preview and up are also checked against the deployed clusters'
-	// regions and what the cloud offers before the engine runs.
-	Operation string
+	// Operation names the run in what it says and decides the checks it takes (Operation's
+	// methods); Op is what runs.
+	Operation Operation
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
 	Files Files
@@ -76,6 +75,33 @@ type Request struct {
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
+}
+
+// Operation is what a run does to each stack, as the pipeline knows it: the checks it takes
+// before the engine follow from it, not from its name's spelling at each check.
+type Operation string
+
+// The operations a run may be.
+const (
+	OperationPreview    Operation = "preview"
+	OperationUp         Operation = "up"
+	OperationRefresh    Operation = "refresh"
+	OperationDrift      Operation = "drift"
+	OperationStatus     Operation = "status"
+	OperationDestroy    Operation = "destroy"
+	OperationKubeconfig Operation = "kubeconfig"
+	OperationAdopt      Operation = "adopt"
+)
+
+// checksOffer tells that the operation's stacks are checked against the deployed clusters'
+// regions and what the cloud offers before the engine runs: those that deploy, or say what
+// deploying would do.
+func (o Operation) checksOffer() bool { return o == OperationPreview || o == OperationUp }
+
+// scans tells that the operation scans the fleet (unless Deep) to leave alone the stacks the
+// scan vouches for.
+func (o Operation) scans() bool {
+	return o == OperationDrift || o == OperationPreview || o == OperationUp
 }
 
 // PolicyDeniedError says that a policy denied a manifest, so no stack ran: the outcomes Run
@@ -162,14 +188,14 @@ func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map
 	if err != nil || denied != nil {
 		return denied, err
 	}
-	if r.Operation == "preview" || r.Operation == "up" {
+	if r.Operation.checksOffer() {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
 			return nil, err
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
 	var scanned map[string]Scanned
-	if !r.Deep && (r.Scan || r.Operation == "drift" || r.Operation == "preview" || r.Operation == "up") {
+	if !r.Deep && (r.Scan || r.Operation.scans()) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
 	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)
@@ -318,7 +344,7 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		d.Pace = NewPacer(sorted, r.Pace)
 		for _, b := range d.Pace.Budgets() {
 			if b.Paced > 0 {
-				r.say(r.Operation + " paces its requests to stay under the cloud's rate limit: " + b.String())
+				r.say(string(r.Operation) + " paces its requests to stay under the cloud's rate limit: " + b.String())
 			}
 		}
 	}

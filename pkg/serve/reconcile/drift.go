@@ -106,7 +106,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, "status", m, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
 			Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, dep.Backend, key) }})
 	})

@@ -134,7 +134,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // its turn (River's snooze, no attempt spent) rather than fail.
 func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploy.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
-	up, err := w.run(ctx, "up", m, r.op)
+	up, err := w.run(ctx, deploy.OperationUp, m, r.op)
 	if stackBusy(up) {
 		return st, true
 	}
@@ -403,7 +403,7 @@ func interrupted(out deploy.Outcome) bool {
 
 // destroy destroys a deleted object's stack, then forgets the object.
 func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploy.Manifest) error {
-	out, err := w.run(ctx, "destroy", m, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == deploy.Done {
@@ -421,7 +421,7 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation string, m deploy.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
+func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploy.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = deploy.Run
@@ -429,7 +429,7 @@ func (w *Worker) run(ctx context.Context, operation string, m deploy.Manifest, o
 	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploy.Manifest{m},
 		Files:   deploy.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: operation == "destroy", Op: op})
+		Reverse: operation == deploy.OperationDestroy, Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
