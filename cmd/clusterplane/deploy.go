@@ -218,7 +218,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	f.redactor() // made once, before any stack runs
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
+	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),

@@ -40,7 +40,10 @@ type Server struct {
 	Auth  *auth.Authenticator
 	Kinds kinds.List
 	// Policy, when set, is the organisation's policy: a body it denies is a VALIDATION_ERROR.
-	Policy *policy.Policy
+	// It is judged as the worker's pipeline judges it (deploy.Judge), against what the stack
+	// last deployed: Backend opens where the stacks live, and is needed with a Policy.
+	Policy  *policy.Policy
+	Backend func() (deploy.Backend, error)
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
 
@@ -479,7 +482,14 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 	if s.Policy == nil {
 		return nil
 	}
-	results, err := s.Policy.Evaluate(policy.Input{File: file, Data: manifest, Manifest: t.Input})
+	if s.Backend == nil {
+		return errors.New("the policy is judged against what each stack last deployed, and the server has no backend to read it")
+	}
+	b, err := s.Backend()
+	if err != nil {
+		return err
+	}
+	results, err := deploy.Judge(ctx, s.Policy, b, t, manifest)
 	if err != nil {
 		return err
 	}
