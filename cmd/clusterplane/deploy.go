@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -34,9 +35,8 @@ type deployEnv struct {
 	// made once.
 	redactor   *redact.Redactor
 	redactOnce sync.Once
-	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
-	flushes    []func()
-	progressMu sync.Mutex
+	// streams is where the stacks' engine progress goes (factory.streams).
+	streams *render.Streams
 	// warned are the price warnings already said this run (factory.prices).
 	warned sync.Map
 }
@@ -51,6 +51,8 @@ type deployOptions struct {
 	// quiet leaves the engine's progress out: the report at the end is all that is printed.
 	quiet  bool
 	output *cli.Format
+	// verbose shows a fleet's progress and every stack's changes; all lists every stack.
+	verbose, all bool
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
 	// policyOptions are --policy's (preview, up).
@@ -101,6 +103,13 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no engine progress, only the report at the end (each failure's cause is in it)")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show every stack's engine progress as it runs, each line after its stack's "+
+		"name (by default only one stack's, and a failed stack's last lines under its row), and every stack's changes field by field")
+}
+
+// allFlag adds --all to a command whose text lists only the stacks that did or would do something.
+func (o *deployOptions) allFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.all, "all", false, "list every stack, those that need nothing too (unchanged, not run): by default they are only counted")
 }
 
 // oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
@@ -210,12 +219,13 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	f.redactor() // made once, before any stack runs
 	ctx, stop := interruptible()
 	defer stop()
+	start := time.Now()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
-		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
+		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
-	f.flushProgress()
+	f.streams(o).Flush()
 	if err != nil && outcomes == nil {
 		return f.exit(nil, err)
 	}
@@ -225,7 +235,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 			err = ferr
 		}
 	}
-	if rerr := f.report(r, o, outcomes); rerr != nil {
+	if rerr := f.report(r, o, outcomes, time.Since(start)); rerr != nil {
 		return rerr
 	}
 	return f.exit(outcomes, err)

@@ -67,6 +67,7 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 (or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.refreshFlag(cmd)
@@ -144,6 +145,7 @@ a stack since, or a fresh preview (the cloud read first) would do anything the p
 nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
@@ -207,6 +209,7 @@ A resource an interrupted up was creating (status says so) is recorded with its 
 with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().StringArrayVar(&opts.imports, "import-pending-create", nil,
 		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
 	cmd.Flags().BoolVar(&opts.clearPending, "clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
@@ -251,13 +254,14 @@ It first lists each cloud account's clusters once and compares them with each st
 says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, driftRun)
 	return cmd
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: render.Drift, pace: deploy.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 }
 
@@ -326,6 +330,7 @@ on, and an answer no exits 3 having deleted nothing. Without a terminal it needs
 --remove also deletes the emptied stack from the backend.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "destroy without asking")
 	cmd.Flags().BoolVar(&opts.remove, "remove", false, "remove each stack from the backend once its resources are destroyed")
 	cmd.RunE = onFiles(opts, &opts.files, runF, destroyRun)
