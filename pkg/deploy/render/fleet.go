@@ -176,11 +176,13 @@ func sameOp(op string) bool { return op == "same" || op == "read" || op == "refr
 // the change of its monthly cost.
 func rowText(command string, s deploy.StackReport) string {
 	word := ResultOf(command, s)
-	text := unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome))
-	if s.Reason == deploy.Unchanged {
-		text = "not run: the fleet scan found it as its last up left it (manifest, clusterplane build and cloud)"
+	text := unsaid(unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome)), word)
+	if strings.HasPrefix(text, word+" ") {
+		// A reason that begins with the word says it in its own sentence: "unchanged since the
+		// last up (...): not run", "not deployed (never, or destroyed)".
+		word, text = text, ""
 	}
-	parts := []string{unsaid(text, word)}
+	parts := []string{text}
 	if command == "drift" {
 		parts = append(parts, driftedValues(s.Drift))
 	} else {
@@ -341,7 +343,7 @@ func opWord(op string, would bool) string {
 		return "to " + op
 	}
 	past := map[string]string{"create": "created", "update": "updated", "replace": "replaced", "delete": "deleted",
-		"import": "imported", "rotate": "rotated"}
+		"import": "imported", "rotate": "rotated", "discard": "discarded"}
 	if p, ok := past[op]; ok {
 		return p
 	}
