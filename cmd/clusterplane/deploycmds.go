@@ -119,8 +119,8 @@ func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
 up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
 it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
-deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
-done, blocked, skipped and failed.
+deploys it. Without a terminal nothing deploys without --yes. It ends with a row for each stack
+that changed, differs, was blocked or failed, and a summary (--all: every stack).
 
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
 limit), and what changed there since the last up is put back: the table names each field put back
