@@ -187,8 +187,10 @@ type runOp struct {
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
-	// render prints the outcomes in text; nil for the table.
-	render func(w io.Writer, outcomes []deploy.Outcome)
+	// render prints the outcomes in text; nil for the table. summary ends its text with the
+	// table's summary line (adopt: its lines say each stack, the summary counts them).
+	render  func(w io.Writer, outcomes []deploy.Outcome)
+	summary bool
 	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
 	// holds credentials by design and no word of the engine's.
 	verbatim bool

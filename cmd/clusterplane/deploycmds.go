@@ -433,7 +433,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, skipBlocked: true, pace: deploy.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
 		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

@@ -55,6 +55,9 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome, t
 		return nil
 	}
 	r.render(&out, outcomes)
+	if r.summary {
+		fmt.Fprintln(&out, render.FleetSummary(report, took))
+	}
 	return f.writeRedacted(&out)
 }
 
