@@ -375,14 +375,14 @@ func fleetCost(r deploy.Report) string {
 	if priced == 0 {
 		return ""
 	}
-	change := dollars(min(after.Min-before.Min, after.Max-before.Max), max(after.Min-before.Min, after.Max-before.Max), true)
+	change := usd(min(after.Min-before.Min, after.Max-before.Max), max(after.Min-before.Min, after.Max-before.Max), true)
 	if before == after {
 		change = "unchanged"
 	}
-	text := fmt.Sprintf("%s → %s/month (%s)", dollars(before.Min, before.Max, false), dollars(after.Min, after.Max, false), change)
+	text := fmt.Sprintf("%s → %s/month (%s)", usd(before.Min, before.Max, false), usd(after.Min, after.Max, false), change)
 	var notes []string
 	if n := len(r.Stacks) - priced; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s not priced", n, plural(n, "stack")))
+		notes = append(notes, stacks(n)+" not priced")
 	}
 	if len(unknown) > 0 {
 		notes = append(notes, "not counting "+strings.Join(slices.Sorted(maps.Keys(unknown)), ", ")+" (no known price)")
@@ -393,9 +393,9 @@ func fleetCost(r deploy.Report) string {
 	return text
 }
 
-// dollars says a monthly figure or range with thousands separated, "$96,000.00", signed for a
+// usd says a monthly figure or range with thousands separated, "$96,000.00", signed for a
 // change ("+$48.00", "-$96.00").
-func dollars(low, high float64, signed bool) string {
+func usd(low, high float64, signed bool) string {
 	one := func(v float64) string {
 		sign := ""
 		switch {
@@ -417,12 +417,12 @@ func dollars(low, high float64, signed bool) string {
 	return one(low) + " to " + one(high)
 }
 
-// plural is noun, or its plural for n other than 1.
-func plural(n int, noun string) string {
+// stacks counts stacks: "1 stack", "2 stacks".
+func stacks(n int) string {
 	if n == 1 {
-		return noun
+		return "1 stack"
 	}
-	return noun + "s"
+	return fmt.Sprintf("%d stacks", n)
 }
 
 // roundTook is a run's time as people read it: tenths of a second under a minute, whole seconds

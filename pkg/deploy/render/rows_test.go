@@ -21,7 +21,18 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden with what the tests print")
+// -update rewrites the golden files; another test file of the package may declare the flag too.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/*.golden with what the tests print")
+	}
+}
+
+// updating tells whether the tests run with -update.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // nodeCount is the manifest field the fleets below change, in the manifest or in the cloud.
 const nodeCount = "spec.defaultNodePool.nodeCount"
@@ -157,7 +168,7 @@ func TestTheFleetTextOfPreviewUpAndDriftReadsAsItsGoldenFile(t *testing.T) {
 			t.Run(fmt.Sprintf("%s of %d", command, f.n), func(t *testing.T) {
 				got := fleetText(t, command, f.n, f.happens)
 				path := filepath.Join("testdata", fmt.Sprintf("fleet-%s-%d.golden", command, f.n))
-				if *update {
+				if updating() {
 					if err := os.MkdirAll("testdata", 0o755); err != nil {
 						t.Fatal(err)
 					}
@@ -226,14 +237,14 @@ func TestTheFleetsMonthlyCostIsEveryStacksBeforeAndAfter(t *testing.T) {
 	price := cost.Table("digitalocean").Sizes["s-2vcpu-4gb"]
 	// 18 not run at 2 nodes each, the resized one from 3 to 2; the failed one not priced.
 	before, after := 18*2*price+3*price, 19*2*price
-	want := fmt.Sprintf("Monthly cost: %s → %s/month (%s), 1 stack not priced.", dollars(before, before, false),
-		dollars(after, after, false), dollars(-price, -price, true))
+	want := fmt.Sprintf("Monthly cost: %s → %s/month (%s), 1 stack not priced.", usd(before, before, false),
+		usd(after, after, false), usd(-price, -price, true))
 	if got := FleetSummary(r, 0); !strings.Contains(got, want) {
 		t.Errorf("the summary says:\n%s\nwant in it:\n%s", got, want)
 	}
 }
 
-func TestDollarsSaysThousandsAndTheSignOfAChange(t *testing.T) {
+func TestUSDSaysThousandsAndTheSignOfAChange(t *testing.T) {
 	tests := []struct {
 		low, high float64
 		signed    bool
@@ -246,8 +257,8 @@ func TestDollarsSaysThousandsAndTheSignOfAChange(t *testing.T) {
 		{480, 1200, false, "$480.00 to $1,200.00"},
 	}
 	for _, tt := range tests {
-		if got := dollars(tt.low, tt.high, tt.signed); got != tt.want {
-			t.Errorf("dollars(%v, %v, %v) = %q, want %q", tt.low, tt.high, tt.signed, got, tt.want)
+		if got := usd(tt.low, tt.high, tt.signed); got != tt.want {
+			t.Errorf("usd(%v, %v, %v) = %q, want %q", tt.low, tt.high, tt.signed, got, tt.want)
 		}
 	}
 }
