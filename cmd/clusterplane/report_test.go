@@ -161,3 +161,34 @@ func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing
 		t.Errorf("preview says:\n%s\nwant `update spec.nodeCount: 2 → 3` without (update) after it", r.stdout)
 	}
 }
+
+// A fleet's text lists the stacks that did or would do something and counts the others; --all and
+// -v list every stack, and -v adds each one's changes field by field under the table.
+func TestAFleetListsOnlyItsStacksThatWouldChangeUnlessAskedForAll(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, dir)
+	edit(t, dir, "pool.yaml", "nodeCount: 2", "nodeCount: 3")
+	tests := []struct {
+		flags  []string
+		rows   int
+		detail bool
+	}{
+		{nil, 1, false},
+		{[]string{"--all"}, 2, false},
+		{[]string{"-v"}, 2, true},
+	}
+	for _, tt := range tests {
+		r := deployRun(t, b, strings.NewReader(""), false, append([]string{"preview", dir}, tt.flags...)...)
+		rows := 0
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, dir) && strings.Contains(line, ".yaml  ") { // a row: the file, then the stack's column
+				rows++
+			}
+		}
+		if r.code != exitcode.OK || rows != tt.rows || !strings.Contains(r.stdout, "Stacks: 1 would change, 1 unchanged.") ||
+			strings.Contains(r.stdout, "\n  update spec.nodeCount: 2 → 3\n") != tt.detail {
+			t.Errorf("preview %v = %d with %d rows, want %d, the summary, field lines %v:\n%s", tt.flags, r.code, rows, tt.rows, tt.detail, r.stdout)
+		}
+	}
+}

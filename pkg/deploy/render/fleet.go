@@ -144,9 +144,12 @@ func listed(command string, s deploy.StackReport) bool {
 	case Unchanged:
 		return false
 	case NotRun, NotDeployed:
-		// Drift's stack that holds nothing differs from its manifest (up would deploy it); a
-		// destroy's has nothing to delete; one left out on purpose needs nothing of this run.
-		return !s.NotRun && command != "destroy" || command == "drift"
+		if command == "drift" {
+			return true // a stack that holds nothing differs from its manifest: up would deploy it
+		}
+		// A destroy's has nothing to delete, and one left out on purpose needs nothing of this
+		// run; a preview's pool whose cluster is not deployed yet is listed: up deploys it.
+		return !s.NotRun && command != "destroy"
 	}
 	return true
 }
