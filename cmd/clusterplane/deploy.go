@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -33,9 +34,8 @@ type deployEnv struct {
 	// made once.
 	redactor   *redact.Redactor
 	redactOnce sync.Once
-	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
-	flushes    []func()
-	progressMu sync.Mutex
+	// streams is where the stacks' engine progress goes (factory.streams).
+	streams *render.Streams
 	// warned are the price warnings already said this run (factory.prices).
 	warned sync.Map
 }
@@ -50,6 +50,8 @@ type deployOptions struct {
 	// quiet leaves the engine's progress out: the report at the end is all that is printed.
 	quiet  bool
 	output *cli.Format
+	// verbose shows a fleet's progress and every stack's changes; all lists every stack.
+	verbose, all bool
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
 	// policyOptions are --policy's (preview, up).
@@ -103,6 +105,13 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no engine progress, only the report at the end (each failure's cause is in it)")
 	cmd.Flags().StringVar(&o.reportFile, "report-file", "", "also write one row a stack to this file, JSON or CSV by its extension, even when the run fails")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show every stack's engine progress as it runs, each line after its stack's "+
+		"name (by default only one stack's, and a failed stack's last lines under its row), and every stack's changes field by field")
+}
+
+// allFlag adds --all to a command whose text lists only the stacks that did or would do something.
+func (o *deployOptions) allFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.all, "all", false, "list every stack, those that need nothing too (unchanged, not run): by default they are only counted")
 }
 
 // oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
@@ -184,8 +193,10 @@ type runOp struct {
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
-	// render prints the outcomes in text; nil for the table.
-	render func(w io.Writer, outcomes []deploy.Outcome)
+	// render prints the outcomes in text; nil for the table. summary ends its text with the
+	// table's summary line (adopt: its lines say each stack, the summary counts them).
+	render  func(w io.Writer, outcomes []deploy.Outcome)
+	summary bool
 	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
@@ -218,12 +229,13 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	f.redactor() // made once, before any stack runs
 	ctx, stop := cli.Interruptible()
 	defer stop()
+	start := time.Now()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
-		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
+		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
-	f.flushProgress()
+	f.streams(o).Flush()
 	if err != nil && outcomes == nil {
 		// Nothing ran: the report file still says so (no row) instead of keeping an older run's.
 		if werr := f.writeReportFile(o, deploy.NewReport(r.name, nil), nil); werr != nil {
@@ -241,7 +253,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	if r.filter != nil {
 		shown = r.filter(outcomes)
 	}
-	if rerr := f.report(r, o, shown); rerr != nil {
+	if rerr := f.report(r, o, shown, time.Since(start)); rerr != nil {
 		return rerr
 	}
 	return f.exit(outcomes, err)

@@ -68,6 +68,7 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 (or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.refreshFlag(cmd)
@@ -119,8 +120,8 @@ func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
 up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
 it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
-deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
-done, blocked, skipped and failed.
+deploys it. Without a terminal nothing deploys without --yes. It ends with a row for each stack
+that changed, differs, was blocked or failed, and a summary (--all: every stack).
 
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
 limit), and what changed there since the last up is put back: the table names each field put back
@@ -145,6 +146,7 @@ a stack since, or a fresh preview (the cloud read first) would do anything the p
 nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
@@ -208,6 +210,7 @@ A resource an interrupted up was creating (status says so) is recorded with its 
 with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().StringArrayVar(&opts.imports, "import-pending-create", nil,
 		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
 	cmd.Flags().BoolVar(&opts.clearPending, "clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
@@ -252,13 +255,14 @@ It first lists each cloud account's clusters once and compares them with each st
 says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, driftRun)
 	return cmd
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: render.Drift, pace: deploy.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 }
 
@@ -336,6 +340,7 @@ on, and an answer no exits 3 having deleted nothing. Without a terminal it needs
 --remove also deletes the emptied stack from the backend.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "destroy without asking")
 	cmd.Flags().BoolVar(&opts.remove, "remove", false, "remove each stack from the backend once its resources are destroyed")
 	cmd.RunE = onFiles(opts, &opts.files, runF, destroyRun)
@@ -438,7 +443,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, skipBlocked: true, pace: deploy.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
 		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

@@ -12,8 +12,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
@@ -22,18 +20,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/pkg/errors"
 )
-
-// Table prints a row per stack and the counts. The result comes last: a long cause (the cloud's
-// answer) then runs on in its own row instead of widening every row to its length.
-func Table(w io.Writer, r deploy.Report) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tSTACK\tTIME\tRESULT")
-	for _, s := range r.Stacks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(r.Command, s)))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w, summary(r))
-}
 
 // Changes lists, under the table, each stack's refused changes and the manifest fields behind its
 // resource changes, with the old and the new value.
@@ -153,28 +139,6 @@ func Cause(err error, t deploy.Target) string {
 		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
 	}
 	return err.Error()
-}
-
-// Drift says each stack's drift, named by file and stack: a file may hold several manifests.
-func Drift(w io.Writer, outcomes []deploy.Outcome) {
-	for _, o := range outcomes {
-		switch {
-		case o.Status == deploy.Done && o.Reason == deploy.NotDeployed:
-			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
-		case o.Status == deploy.Done:
-			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
-		case o.Status == deploy.Drifted:
-			fmt.Fprintf(w, "%s (%s): drifted: %s\n", o.Target.File, o.Target.Key(), o.Reason)
-			for _, f := range o.Drift {
-				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
-				if f.Stays != "" {
-					fmt.Fprintf(w, "    %s\n", f.Stays)
-				}
-			}
-		default:
-			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
-		}
-	}
 }
 
 // Status says each stack's conditions, generations, last update and non-secret outputs.
