@@ -107,8 +107,7 @@ func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []deploy.
 func driftFleet(t *testing.T, n int, drifted []int) []deploy.Outcome {
 	outcomes := make([]deploy.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
-		outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Done, NotRun: true,
-			Reason: "unchanged since the last up (fleet scan: the cloud lists it as its records say): not run"}
+		outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Done, NotRun: true, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
 			outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
 				Result: &deploy.Result{Changes: map[string]int{"update": 1, "same": 2}},

@@ -21,10 +21,8 @@ const commentLimit = 60_000
 func Markdown(w io.Writer, r deploy.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
-	b.WriteString(summary(r))
-	if totals := markdownTotals(r); totals != "" {
-		b.WriteString(" · " + totals)
-	}
+	// The same summary as the text's, counts, resources and the fleet's cost, without the time.
+	b.WriteString(FleetSummary(r, 0))
 	b.WriteString("\n\n")
 	var differ []deploy.StackReport
 	for _, s := range r.Stacks {
@@ -84,43 +82,6 @@ func changed(changes map[string]int) int {
 		}
 	}
 	return n
-}
-
-// markdownTotals says the fleet's totals after the summary: the resources changed (or that would
-// be) and the monthly cost of the priced stacks before → after; "" when there is neither.
-func markdownTotals(r deploy.Report) string {
-	resources, priced := 0, 0
-	var before, after [2]float64
-	for _, s := range r.Stacks {
-		resources += changed(s.Changes)
-		// A stack that recorded no cost before has no before to add up: left out of the totals.
-		if c := s.Cost; c != nil && !c.OldNotKnown {
-			priced++
-			before[0], before[1] = before[0]+c.Old.Min, before[1]+c.Old.Max
-			after[0], after[1] = after[0]+c.New.Min, after[1]+c.New.Max
-		}
-	}
-	var parts []string
-	if resources > 0 {
-		verb := map[string]string{"up": "changed", "adopt": "changed", "drift": "an up would change"}[r.Command]
-		if verb == "" {
-			verb = "to change"
-		}
-		parts = append(parts, fmt.Sprintf("%d %s %s", resources, plural(resources, "resource", "resources"), verb))
-	}
-	if priced > 0 {
-		parts = append(parts, fmt.Sprintf("monthly cost %s → %s (%d %s priced)", dollarRange(before), dollarRange(after),
-			priced, plural(priced, "stack", "stacks")))
-	}
-	return strings.Join(parts, " · ")
-}
-
-// dollarRange is a monthly figure, "$72.00" or "$48.00–$120.00".
-func dollarRange(v [2]float64) string {
-	if v[0] == v[1] {
-		return fmt.Sprintf("$%.2f", v[0])
-	}
-	return fmt.Sprintf("$%.2f–$%.2f", v[0], v[1])
 }
 
 // unchangedNote says what the collapsed stacks are, and where each is listed.

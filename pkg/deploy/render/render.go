@@ -342,21 +342,6 @@ func shown(v any) string {
 	return show(v)
 }
 
-// summary counts the stacks by outcome in one line; drifted and cancelled ones only when there
-// are some.
-func summary(r deploy.Report) string {
-	line := fmt.Sprintf("%d %s", r.Summary[deploy.Done], outcomeWord(r.Command, deploy.Done))
-	if n := r.Summary[deploy.Drifted]; n > 0 {
-		line += fmt.Sprintf(", %d drifted", n)
-	}
-	line += fmt.Sprintf(", %d blocked, %d skipped, %d failed", r.Summary[deploy.Blocked],
-		r.Summary[deploy.Skipped], r.Summary[deploy.Failed])
-	if n := r.Summary[deploy.Cancelled]; n > 0 {
-		line += fmt.Sprintf(", %d cancelled", n)
-	}
-	return line
-}
-
 // resourceLines writes each resource change as a Markdown list item, its fields below it.
 func resourceLines(b *strings.Builder, resources []deploy.ResourceChange) {
 	for _, rc := range resources {
