@@ -87,8 +87,9 @@ func Envelope[M proto.Message](apiVersion, kind, wrongAPIVersion, otherKind stri
 	}
 }
 
-// DigitalOceanMetadataTags is the rules of a DigitalOcean kind's metadata, which becomes tags.
-func DigitalOceanMetadataTags[M proto.Message]() []Rejection[M] {
+// TaggedMetadata is the rules of the metadata of a kind whose cloud makes it tags: the cloud
+// reserves some tags and bounds their length.
+func TaggedMetadata[M proto.Message]() []Rejection[M] {
 	return []Rejection[M]{
 		{"a metadata label key the provider manages as a tag is rejected", func(m M) { Metadata(m).Labels = map[string]string{"K8s": "x"} },
 			[]Violation{{Field: "metadata", Rule: "metadata.labels_not_reserved_tags"}}, "must not be k8s or terraform"},

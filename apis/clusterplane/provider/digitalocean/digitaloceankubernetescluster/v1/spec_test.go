@@ -161,7 +161,7 @@ func TestDigitalOceanKubernetesClusterAcceptsValidManifests(t *testing.T) {
 func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 	const pool = "spec.default_node_pool"
 	// The rules every kind shares come first, then this kind's own.
-	tests := append(append(spectest.Envelope[*cluster.DigitalOceanKubernetesCluster]("digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesCluster", "civo.clusterplane.dev/v1", "CivoKubernetesCluster"), spectest.DigitalOceanMetadataTags[*cluster.DigitalOceanKubernetesCluster]()...), []spectest.Rejection[*cluster.DigitalOceanKubernetesCluster]{
+	tests := append(append(spectest.Envelope[*cluster.DigitalOceanKubernetesCluster]("digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesCluster", "civo.clusterplane.dev/v1", "CivoKubernetesCluster"), spectest.TaggedMetadata[*cluster.DigitalOceanKubernetesCluster]()...), []spectest.Rejection[*cluster.DigitalOceanKubernetesCluster]{
 		// Envelope.
 		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster.
 		{Name: "a default pool of 5001 nodes is rejected: Kubernetes supports 5,000 nodes a cluster", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 5001 },

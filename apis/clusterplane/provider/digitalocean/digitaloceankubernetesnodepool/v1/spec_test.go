@@ -92,7 +92,7 @@ func TestDigitalOceanKubernetesNodePoolAcceptsValidManifests(t *testing.T) {
 
 func TestDigitalOceanKubernetesNodePoolRejectsEachBrokenRule(t *testing.T) {
 	// The rules every kind shares come first, then this kind's own.
-	tests := append(append(spectest.Envelope[*pool.DigitalOceanKubernetesNodePool]("digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "digitalocean.clusterplane.dev/v1beta1", "DigitalOceanKubernetesCluster"), spectest.DigitalOceanMetadataTags[*pool.DigitalOceanKubernetesNodePool]()...), []spectest.Rejection[*pool.DigitalOceanKubernetesNodePool]{
+	tests := append(append(spectest.Envelope[*pool.DigitalOceanKubernetesNodePool]("digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "digitalocean.clusterplane.dev/v1beta1", "DigitalOceanKubernetesCluster"), spectest.TaggedMetadata[*pool.DigitalOceanKubernetesNodePool]()...), []spectest.Rejection[*pool.DigitalOceanKubernetesNodePool]{
 		// Envelope.
 		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster, whose default pool has one.
 		{Name: "a pool of 5000 nodes is rejected: with the cluster's default pool it passes Kubernetes' 5,000", Mutate: func(p *pool.DigitalOceanKubernetesNodePool) { p.Spec.NodeCount = 5000 },
