@@ -5,11 +5,15 @@
 package componentkind
 
 import (
+	"context"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -37,4 +41,17 @@ func Kind[I proto.Message, O ~func(*component.Settings[P, C]), P pulumi.Provider
 	k.Short = short
 	k.Component = componentprovider.ComponentOf(token, p.NewInput, newFn)
 	return k
+}
+
+// PoolCluster is the id of the cluster a node pool's ref names, read through resolve (from its
+// stack's output unless ref names another), which a pool's rotation cannot do without.
+func PoolCluster(ctx context.Context, resolve kinds.Resolve, ref *sharedv1.StringValueOrRef, output string) (string, error) {
+	cluster, err := resolve(ctx, ref, output)
+	if err != nil {
+		return "", err
+	}
+	if cluster == "" {
+		return "", errors.Errorf("the pool's cluster id is not known (its cluster's stack has no %s output)", output)
+	}
+	return cluster, nil
 }
