@@ -55,3 +55,14 @@ func fieldNamed(m protoreflect.Message, name string) protoreflect.FieldDescripto
 	}
 	return fd
 }
+
+// AssertProviders checks that the providers of type typ a plan registered are named want, in
+// order: a component given a provider must create none of its own.
+func AssertProviders(t *testing.T, p *plan.Plan, typ string, want ...string) {
+	t.Helper()
+	got := []string{}
+	for _, r := range p.OfType(typ) {
+		got = append(got, r.Name)
+	}
+	AssertEqual(t, "providers", got, want)
+}

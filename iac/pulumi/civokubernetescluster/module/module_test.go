@@ -818,11 +818,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	providers := []string{}
-	for _, r := range p.OfType(providerType) {
-		providers = append(providers, r.Name)
-	}
-	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
+	moduletest.AssertProviders(t, p, providerType, "shared")
 	for _, typ := range []string{firewallType, clusterType} {
 		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, "alpha"), providerType+"::shared")
 	}

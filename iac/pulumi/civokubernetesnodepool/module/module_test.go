@@ -518,11 +518,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	providers := []string{}
-	for _, r := range p.OfType(providerType) {
-		providers = append(providers, r.Name)
-	}
-	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
+	moduletest.AssertProviders(t, p, providerType, "shared")
 	pool := moduletest.MustFind(t, p, nodePoolType, "pool")
 	moduletest.AssertProvider(t, pool, providerType+"::shared")
 	if got := pool.Inputs["clusterId"]; got != clusterID {
