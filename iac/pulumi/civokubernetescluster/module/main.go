@@ -29,6 +29,18 @@ var TypeToken = plugin.ComponentType(Kind)
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option func(*settings)
 
+// WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
+// the same program; it stands in for spec.network.
+func WithNetworkID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldNetwork, id)
+}
+
+// WithFirewallID puts the cluster behind the firewall with this id instead of one the module
+// creates; it stands in for spec.firewall.
+func WithFirewallID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldFirewall, id)
+}
+
 // Options of New.
 var (
 	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
@@ -41,18 +53,6 @@ var (
 	// WithResourceOptions applies options such as a parent or protect to the component.
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
-
-// WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
-// the same program; it stands in for spec.network.
-func WithNetworkID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldNetwork, id)
-}
-
-// WithFirewallID puts the cluster behind the firewall with this id instead of one the module
-// creates; it stands in for spec.firewall.
-func WithFirewallID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldFirewall, id)
-}
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
 // under a component resource named name. The name names every resource inside the component, so

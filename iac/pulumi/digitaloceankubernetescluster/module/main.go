@@ -25,6 +25,12 @@ var TypeToken = plugin.ComponentType(Kind)
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option func(*settings)
 
+// WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
+// it stands in for spec.vpc.
+func WithVpcID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
+}
+
 // Options of New.
 var (
 	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
@@ -36,12 +42,6 @@ var (
 	// WithResourceOptions applies options such as a parent or protect to the component.
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
-
-// WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
-// it stands in for spec.vpc.
-func WithVpcID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
-}
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
 // under a component resource named name. The name names every resource inside the component, so

@@ -26,6 +26,13 @@ var TypeToken = plugin.ComponentType(Kind)
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option func(*settings)
 
+// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
+// cluster created in the same program, so the pool is created after it. It stands in for
+// spec.cluster.
+func WithClusterID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
+}
+
 // Options of New.
 var (
 	// WithMetadata sets the metadata the pool's tags derive from; by default only the name.
@@ -37,13 +44,6 @@ var (
 	// WithResourceOptions applies options such as a parent or protect to the component.
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
-
-// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
-// cluster created in the same program, so the pool is created after it. It stands in for
-// spec.cluster.
-func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
-}
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
