@@ -1,0 +1,30 @@
+package civo
+
+import (
+	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+)
+
+// ID names Civo.
+const ID cloud.ID = "civo"
+
+// Driver is Civo as clusterplane asks it (cloud.Driver).
+type Driver struct{}
+
+var _ cloud.Driver = Driver{}
+
+// ID is Civo's.
+func (Driver) ID() cloud.ID { return ID }
+
+// Env is Civo's environment: CIVO_TOKEN, CIVO_API_URL and api.civo.com.
+func (Driver) Env() cloudapi.Cloud { return cloudapi.Civo }
+
+// ProviderConfig is the Civo kinds' provider config.
+func (Driver) ProviderConfig() cloud.ProviderConfig {
+	return cloud.ProviderConfig{Message: (&civov1.CivoProviderConfig{}).ProtoReflect().Descriptor().FullName(),
+		Token: civov1.CivoProviderConfigFieldApiToken, URL: civov1.CivoProviderConfigFieldApiUrl}
+}
+
+// Requests: Civo states no rate limit, and no estimate counts its pages.
+func (Driver) Requests() cloud.Requests { return cloud.Requests{ClustersPerPage: PerPage} }

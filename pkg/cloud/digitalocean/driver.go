@@ -1,0 +1,44 @@
+package digitalocean
+
+import (
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+)
+
+// ID names DigitalOcean.
+const ID cloud.ID = "digitalocean"
+
+// Driver is DigitalOcean as clusterplane asks it (cloud.Driver).
+type Driver struct{}
+
+var _ cloud.Driver = Driver{}
+
+// ID is DigitalOcean's.
+func (Driver) ID() cloud.ID { return ID }
+
+// Env is DigitalOcean's environment: DIGITALOCEAN_TOKEN, DIGITALOCEAN_API_URL and
+// api.digitalocean.com.
+func (Driver) Env() cloudapi.Cloud { return cloudapi.DigitalOcean }
+
+// ProviderConfig is the DigitalOcean kinds' provider config.
+func (Driver) ProviderConfig() cloud.ProviderConfig {
+	return cloud.ProviderConfig{Message: (&digitaloceanv1.DigitalOceanProviderConfig{}).ProtoReflect().Descriptor().FullName(),
+		Token: digitaloceanv1.DigitalOceanProviderConfigFieldApiToken, URL: digitaloceanv1.DigitalOceanProviderConfigFieldApiUrl}
+}
+
+// RequestsPerMinute is DigitalOcean's API rate limit: 250 requests a minute per token (and 5,000
+// an hour), as its API reference says under "Rate Limit" (docs.digitalocean.com/reference/api).
+// The provider plugins' requests count against it as much as clusterplane's own.
+const RequestsPerMinute = 250
+
+// ImportPerPage is the page the DigitalOcean provider plugin's import lists clusters at: godo's
+// default, 20 (terraform-provider-digitalocean v2.75.0
+// digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189).
+const ImportPerPage = 20
+
+// Requests are DigitalOcean's limit and pages: clusterplane's lists and the modules' look-ups
+// read PerPage clusters a request, the provider's import ImportPerPage.
+func (Driver) Requests() cloud.Requests {
+	return cloud.Requests{PerMinute: RequestsPerMinute, ClustersPerPage: PerPage, ImportClustersPerPage: ImportPerPage}
+}
