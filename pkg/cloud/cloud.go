@@ -27,6 +27,10 @@ type Driver interface {
 	// Requests is what the cloud's API costs: its limit, and how many clusters one list
 	// request returns (an estimate counts the pages an account's clusters take).
 	Requests() Requests
+	// PoolSelector is the node labels the cloud puts on every node of the pool named name with
+	// id, by which a drain finds the pool's nodes; an error when the pool lacks what the cloud
+	// labels by (never a selector of the whole cluster).
+	PoolSelector(name, id string) (map[string]string, error)
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

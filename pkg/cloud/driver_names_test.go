@@ -152,7 +152,7 @@ var notYetMoved = map[string]int{
 	"pkg/cloud/cloudapi/clouds.go":                                     8,
 	"pkg/cloud/cloudapi/godo.go":                                       1,
 	"pkg/cloud/defaultpool/defaultpool.go":                             5,
-	"pkg/cloud/drain/selector.go":                                      8,
+	"pkg/cloud/drain/selector.go":                                      3,
 	"pkg/cloud/kubeconfig/kubeconfig.go":                               5,
 	"pkg/cloud/scan/civo.go":                                           9,
 	"pkg/cloud/scan/digitalocean.go":                                   10,

@@ -1,6 +1,8 @@
 package civo
 
 import (
+	"github.com/pkg/errors"
+
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
@@ -28,3 +30,17 @@ func (Driver) ProviderConfig() cloud.ProviderConfig {
 
 // Requests: Civo states no rate limit, and no estimate counts its pages.
 func (Driver) Requests() cloud.Requests { return cloud.Requests{ClustersPerPage: PerPage} }
+
+// PoolLabel is the node label Civo puts on every node of a pool: the pool's id
+// (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/civo/civo_node_group.go,
+// TemplateNodeInfo, sets that label to the node group's id, which is the pool's id).
+const PoolLabel = "kubernetes.civo.com/civo-node-pool"
+
+// PoolSelector selects a pool's nodes by its id (kubernetes.civo.com/civo-node-pool=<id>): Civo
+// pools have no name but their id.
+func (Driver) PoolSelector(_, id string) (map[string]string, error) {
+	if id == "" {
+		return nil, errors.New("a Civo pool's nodes are found by the pool's id, and it has none")
+	}
+	return map[string]string{PoolLabel: id}, nil
+}

@@ -1,6 +1,8 @@
 package digitalocean
 
 import (
+	"github.com/pkg/errors"
+
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
@@ -41,4 +43,25 @@ const ImportPerPage = 20
 // read PerPage clusters a request, the provider's import ImportPerPage.
 func (Driver) Requests() cloud.Requests {
 	return cloud.Requests{PerMinute: RequestsPerMinute, ClustersPerPage: PerPage, ImportClustersPerPage: ImportPerPage}
+}
+
+// Node labels DigitalOcean (DOKS) puts on every node of a pool: its pool's name, its pool's id
+// and its own id. The cluster autoscaler's DigitalOcean provider finds nodes by the
+// doks.digitalocean.com namespace (kubernetes/autoscaler,
+// cluster-autoscaler/cloudprovider/digitalocean/digitalocean_node_group.go, nodeIDLabel), and
+// DigitalOcean's documentation tells users to select a pool with doks.digitalocean.com/node-pool.
+const (
+	PoolLabel   = "doks.digitalocean.com/node-pool"
+	PoolIDLabel = "doks.digitalocean.com/node-pool-id"
+	NodeIDLabel = "doks.digitalocean.com/node-id"
+)
+
+// PoolSelector selects a pool's nodes by its name (doks.digitalocean.com/node-pool=<name>): pool
+// names are unique within a cluster (the API refuses a second pool of the same name), so the name
+// selects exactly one pool.
+func (Driver) PoolSelector(name, _ string) (map[string]string, error) {
+	if name == "" {
+		return nil, errors.New("a DigitalOcean pool's nodes are found by the pool's name, and it has none")
+	}
+	return map[string]string{PoolLabel: name}, nil
 }
