@@ -31,6 +31,9 @@ type Driver interface {
 	// id, by which a drain finds the pool's nodes; an error when the pool lacks what the cloud
 	// labels by (never a selector of the whole cluster).
 	PoolSelector(name, id string) (map[string]string, error)
+	// ProviderSDK is the Go SDK module of the cloud's Pulumi provider plugin, whose plugin name
+	// is the cloud's ID: the plugin's version is its SDK's.
+	ProviderSDK() string
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

@@ -44,3 +44,6 @@ func (Driver) PoolSelector(_, id string) (map[string]string, error) {
 	}
 	return map[string]string{PoolLabel: id}, nil
 }
+
+// ProviderSDK is the Go SDK module of the Pulumi provider plugin the kinds' programs use.
+func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-civo/sdk/v2" }

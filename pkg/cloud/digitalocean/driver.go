@@ -65,3 +65,6 @@ func (Driver) PoolSelector(name, _ string) (map[string]string, error) {
 	}
 	return map[string]string{PoolLabel: name}, nil
 }
+
+// ProviderSDK is the Go SDK module of the Pulumi provider plugin the kinds' programs use.
+func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-digitalocean/sdk/v4" }
