@@ -34,6 +34,9 @@ type Driver interface {
 	// ProviderSDK is the Go SDK module of the cloud's Pulumi provider plugin, whose plugin name
 	// is the cloud's ID: the plugin's version is its SDK's.
 	ProviderSDK() string
+	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
+	// own; nil when it needs none.
+	PluginEnv() map[string]string
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

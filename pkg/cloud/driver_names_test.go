@@ -180,7 +180,6 @@ var notYetMoved = map[string]int{
 	"pkg/pulumi/provider/digitaloceanprovider/existing.go":             4,
 	"pkg/pulumi/provider/digitaloceanprovider/godo.go":                 1,
 	"pkg/pulumi/provider/digitaloceanprovider/registry.go":             12,
-	"pkg/pulumi/provider/provider.go":                                  1,
 	"pkg/pulumi/pulumischema/pulumischema.go":                          17,
 	"pkg/serve/api/openapi.go":                                         6,
 	"pkg/serve/body/body.go":                                           14,

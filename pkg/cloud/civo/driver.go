@@ -47,3 +47,6 @@ func (Driver) PoolSelector(_, id string) (map[string]string, error) {
 
 // ProviderSDK is the Go SDK module of the Pulumi provider plugin the kinds' programs use.
 func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-civo/sdk/v2" }
+
+// PluginEnv: the Civo plugin runs in clusterplane's environment as it is.
+func (Driver) PluginEnv() map[string]string { return nil }

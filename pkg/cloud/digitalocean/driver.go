@@ -68,3 +68,12 @@ func (Driver) PoolSelector(name, _ string) (map[string]string, error) {
 
 // ProviderSDK is the Go SDK module of the Pulumi provider plugin the kinds' programs use.
 func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-digitalocean/sdk/v4" }
+
+// PluginEnv turns the DigitalOcean plugin's own retries off (DIGITALOCEAN_HTTP_RETRY_MAX=0): its
+// HTTP client (godo over go-retryablehttp, terraform-provider-digitalocean's config.go,
+// http_retry_max 4 by default) asks again after any 5xx, a POST included, so a create the cloud
+// carried out but answered 500 for made up to five clusters of one name. pkg/deploy asks again
+// instead, after looking that the failed attempt left nothing behind.
+func (Driver) PluginEnv() map[string]string {
+	return map[string]string{"DIGITALOCEAN_HTTP_RETRY_MAX": "0"}
+}
