@@ -140,14 +140,14 @@ func TestClusterplaneDeploysADirectoryClusterFirstThenItsPoolsInParallel(t *test
 		}
 	}
 	r, code := e.clusterplane("up", fleet, "--yes", "--parallel", "2")
-	if code != 0 || !strings.Contains(r.stdout, "3 done, 0 blocked, 0 skipped, 0 failed") {
+	if code != 0 || !strings.Contains(r.stdout, "Stacks: 3 changed.") {
 		t.Fatalf("up of the directory = %d: %s", code, r)
 	}
 	clusterID := e.doCluster("platform-ams3-prod").ID
 	for _, name := range []string{"batch", "apps"} {
 		e.doPool(clusterID, name) // fails the test unless the pool joined the cluster
 	}
-	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, "3 done") {
+	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, "Stacks: 3 destroyed.") {
 		t.Errorf("destroy of the directory (pools first) = %d: %s", code, r)
 	}
 }

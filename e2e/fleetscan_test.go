@@ -51,7 +51,8 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 
 	e.do.Reset()
 	r, code := e.clusterplane("drift", dir)
-	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") || strings.Count(r.stdout, "no drift") != 4 {
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
+		!strings.Contains(r.stdout, "Stacks: 4 unchanged (4 not run).") {
 		t.Errorf("drift of an untouched fleet = %d, want 0 from one list, 4 stacks as recorded: %s", code, r)
 	}
 	if reads := e.clusterReads(); len(reads) != 0 {
@@ -105,7 +106,9 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	}
 
 	r, code = e.clusterplane("preview", dir)
-	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 1 || !strings.Contains(r.stderr, "1 unchanged since their last up, not run") {
+	// f4 is counted, not listed; the three others are listed.
+	if code != 0 || !strings.Contains(r.stdout, "Stacks: 3 would change, 1 unchanged (1 not run).") || strings.Count(r.stdout, "would change: ") != 3 ||
+		!strings.Contains(r.stderr, "1 unchanged since their last up, not run") {
 		t.Errorf("preview = %d, want f4 alone left unrun: %s", code, r)
 	}
 	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
@@ -116,7 +119,9 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 	}
 	e.do.Reset()
 	r, code = e.clusterplane("up", dir, "--yes")
-	if code != 0 || strings.Count(r.stdout, "unchanged since the last up") != 4 || len(e.clusterReads()) != 0 {
+	// No stack listed: the summary alone, with the fleet's monthly cost unchanged.
+	if code != 0 || !strings.HasPrefix(r.stdout, "Stacks: 4 unchanged (4 not run).") || strings.Count(r.stdout, "\n") != 1 ||
+		!strings.Contains(r.stdout, "/month (unchanged)") || len(e.clusterReads()) != 0 {
 		t.Errorf("up of a fleet up to date = %d, want 0 with every stack left unrun and no cluster read: %s", code, r)
 	}
 }

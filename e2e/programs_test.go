@@ -296,11 +296,12 @@ func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T)
 		}
 	}
 	r, code := e.clusterplane("up", fleet, "--yes")
-	done := fmt.Sprintf("%d done, 0 blocked, 0 skipped, 0 failed", manifests)
+	done := fmt.Sprintf("Stacks: %d changed.", manifests)
 	if code != 0 || !strings.Contains(r.stdout, done) {
 		t.Fatalf("up of every example = %d, want %q: %s", code, done, r)
 	}
-	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, done) {
+	destroyed := fmt.Sprintf("Stacks: %d destroyed.", manifests)
+	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 || !strings.Contains(r.stdout, destroyed) {
 		t.Errorf("destroy of every example = %d: %s", code, r)
 	}
 	if left := e.inventory(); left != before {

@@ -52,6 +52,10 @@ func TestAdoptOfAFolderTakesEachIdFromItsManifestAndAdoptsTheClusterBeforeItsPoo
 	if !strings.Contains(r.stdout, "the next `up` changes in place:") || !strings.Contains(r.stdout, "spec.tags") {
 		t.Errorf("adopt does not list the in-place differences:\n%s", r.stdout)
 	}
+	// The fleet's summary counts them as every fleet command's does.
+	if !strings.Contains(r.stdout, "\nStacks: 2 adopted. Resources: ") {
+		t.Errorf("adopt does not end with the fleet's summary:\n%s", r.stdout)
+	}
 }
 
 const clusterTypeName = "digitalocean:index/kubernetesCluster:KubernetesCluster"

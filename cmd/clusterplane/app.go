@@ -52,7 +52,7 @@ destroy work through the Pulumi CLI on PATH (see the README, "Deploy with cluste
 		Run: func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
 	}
 	root.AddCommand(a.ValidateCommand(), a.PlanCommand(), a.DiffCommand(), newCmdExplain(a.f, nil),
-		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), versionCommand())
+		newCmdSchema(a.f, nil), newCmdKinds(a.f, nil), newCmdRegions(a.f, nil), cli.VersionCommand())
 	root.AddCommand(deployCommands(a.f)...)
 	root.AddCommand(newCmdExport(a.f))
 	root.AddCommand(newCmdUpgrade(a.f))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -34,9 +34,8 @@ type deployEnv struct {
 	// made once.
 	redactor   *redact.Redactor
 	redactOnce sync.Once
-	// flushes write what the progress writers hold of unfinished lines; progressMu guards them.
-	flushes    []func()
-	progressMu sync.Mutex
+	// streams is where the stacks' engine progress goes (factory.streams).
+	streams *render.Streams
 	// warned are the price warnings already said this run (factory.prices).
 	warned sync.Map
 }
@@ -51,6 +50,8 @@ type deployOptions struct {
 	// quiet leaves the engine's progress out: the report at the end is all that is printed.
 	quiet  bool
 	output *cli.Format
+	// verbose shows a fleet's progress and every stack's changes; all lists every stack.
+	verbose, all bool
 	// oneManifest is set for a command that acts on the one manifest of the one file it takes.
 	oneManifest bool
 	// policyOptions are --policy's (preview, up).
@@ -67,6 +68,8 @@ type deployOptions struct {
 	// offline is set for a command that reaches no cloud (export pko): the sandbox's refusal of
 	// a provider config's own token or URL, which keeps deploys inside it, does not apply.
 	offline bool
+	// reportFile is --report-file: every stack's row, JSON or CSV by its extension.
+	reportFile string
 }
 
 // refreshFlag adds --refresh to preview and up, which read the cloud first unless it is false.
@@ -101,6 +104,14 @@ func (o *deployOptions) flags(cmd *cobra.Command, formats ...string) {
 	cmd.Flags().IntVar(&o.parallel, "parallel", 4, "stacks run at once; a stack waits for the stacks it references")
 	cmd.Flags().DurationVar(&o.timeout, "stack-timeout", stackTimeout, "how long one stack's operation may take")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no engine progress, only the report at the end (each failure's cause is in it)")
+	cmd.Flags().StringVar(&o.reportFile, "report-file", "", "also write one row a stack to this file, JSON or CSV by its extension, even when the run fails")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "show every stack's engine progress as it runs, each line after its stack's "+
+		"name (by default only one stack's, and a failed stack's last lines under its row), and every stack's changes field by field")
+}
+
+// allFlag adds --all to a command whose text lists only the stacks that did or would do something.
+func (o *deployOptions) allFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&o.all, "all", false, "list every stack, those that need nothing too (unchanged, not run): by default they are only counted")
 }
 
 // oneStackFlags adds the shared flags but --parallel and --stack-timeout to a command that works
@@ -134,6 +145,10 @@ func (o *deployOptions) validate() error {
 		// An empty value (an unset CI variable, --changed-since=$BASE) would otherwise run every
 		// stack, as if the flag were not given.
 		return errors.New(`--changed-since "": names no commit (a CI variable left empty?); give the base commit, e.g. origin/main`)
+	}
+	if o.reportFile != "" {
+		_, err := deploy.ReportFileFormat(o.reportFile)
+		return err
 	}
 	return nil
 }
@@ -178,8 +193,10 @@ type runOp struct {
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
-	// render prints the outcomes in text; nil for the table.
-	render func(w io.Writer, outcomes []deploy.Outcome)
+	// render prints the outcomes in text; nil for the table. summary ends its text with the
+	// table's summary line (adopt: its lines say each stack, the summary counts them).
+	render  func(w io.Writer, outcomes []deploy.Outcome)
+	summary bool
 	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
@@ -194,6 +211,8 @@ type runOp struct {
 	// fleet first, as drift does (status --drift).
 	pace deploy.Requests
 	scan bool
+	// filter, when set, keeps the outcomes shown and written (status --only, -l, --kind).
+	filter func([]deploy.Outcome) []deploy.Outcome
 }
 
 // runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
@@ -208,15 +227,20 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 		return cli.Exit(exitcode.Invalid)
 	}
 	f.redactor() // made once, before any stack runs
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
-	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
+	start := time.Now()
+	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
 		Backend: func() (deploy.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
-		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.progress(o),
+		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
-	f.flushProgress()
+	f.streams(o).Flush()
 	if err != nil && outcomes == nil {
+		// Nothing ran: the report file still says so (no row) instead of keeping an older run's.
+		if werr := f.writeReportFile(o, deploy.NewReport(r.name, nil), nil); werr != nil {
+			f.printError(werr)
+		}
 		return f.exit(nil, err)
 	}
 	if err == nil && r.finish != nil {
@@ -225,7 +249,11 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 			err = ferr
 		}
 	}
-	if rerr := f.report(r, o, outcomes); rerr != nil {
+	shown := outcomes
+	if r.filter != nil {
+		shown = r.filter(outcomes)
+	}
+	if rerr := f.report(r, o, shown, time.Since(start)); rerr != nil {
 		return rerr
 	}
 	return f.exit(outcomes, err)
@@ -260,20 +288,6 @@ func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
 		code = max(code, exitcode.Invalid)
 	}
 	return cli.Exit(code)
-}
-
-// interruptible is the context of a command that runs engines or cloud requests: the first Ctrl-C
-// cancels it, so that what runs stops cleanly (each engine interrupted, the report printed, exit
-// 130). After it the signal is no longer caught: a second Ctrl-C ends clusterplane at once, as the
-// engine's own "press ^C again to terminate immediately" says, and the engines' supervisor ends
-// them with it.
-func interruptible() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	return ctx, stop
 }
 
 // interactive tells whether standard input is a terminal someone answers questions at: a pipe

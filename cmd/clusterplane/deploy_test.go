@@ -74,16 +74,16 @@ func TestEveryDeployCommandTakesStackAndFindsTheStackUpMadeWithIt(t *testing.T) 
 		code int
 		says string
 	}{
-		{[]string{"preview", file, "--stack", "team-a"}, exitcode.OK, "1 previewed"},
-		{[]string{"up", file, "--stack", "team-a", "--yes"}, exitcode.OK, "1 done"},
+		{[]string{"preview", file, "--stack", "team-a"}, exitcode.OK, "Stacks: 1 would change."},
+		{[]string{"up", file, "--stack", "team-a", "--yes"}, exitcode.OK, "Stacks: 1 changed."},
 		{[]string{"status", file, "--stack", "team-a"}, exitcode.OK, "Ready=True"},
-		{[]string{"refresh", file, "--stack", "team-a"}, exitcode.OK, "1 done"},
-		{[]string{"drift", file, "--stack", "team-a"}, exitcode.OK, "(digitaloceankubernetescluster/team-a): no drift"},
+		{[]string{"refresh", file, "--stack", "team-a"}, exitcode.OK, "Stacks: 1 unchanged."},
+		{[]string{"drift", file, "--stack", "team-a"}, exitcode.OK, "digitaloceankubernetescluster/team-a  0s    unchanged: no drift"},
 		{[]string{"kubeconfig", file, "--stack", "team-a"}, exitcode.OK, ""},
 		{[]string{"adopt", file, "--stack", "team-b", "--id", "cluster-7"}, exitcode.OK, "into digitaloceankubernetescluster/team-b"},
 		// Without --stack the manifest's own stack was never deployed.
 		{[]string{"status", file}, exitcode.NotReady, "NotDeployed"},
-		{[]string{"destroy", file, "--stack", "team-a", "--yes", "--remove"}, exitcode.OK, "1 done"},
+		{[]string{"destroy", file, "--stack", "team-a", "--yes", "--remove"}, exitcode.OK, "Stacks: 1 destroyed."},
 	}
 	for _, s := range steps {
 		r := deployRun(t, b, strings.NewReader(""), false, s.args...)
@@ -125,7 +125,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				return []string{"up", filepath.Join(dir, "cluster.yaml")}
 			},
-			stdin: devNull, code: exitcode.Blocked, says: []string{"0 done, 1 blocked", "--yes"},
+			stdin: devNull, code: exitcode.Blocked, says: []string{"Stacks: 1 blocked.", "--yes"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if b.Has("digitaloceankubernetescluster/platform-prod") {
 					t.Error("the stack was deployed")
@@ -139,7 +139,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				b.Replaces("region")
 				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3"), "--yes"}
 			},
-			code: exitcode.Blocked, says: []string{"refused", "0 done, 1 blocked"}, saysNot: []string{"urn:pulumi"},
+			code: exitcode.Blocked, says: []string{"refused", "Stacks: 1 blocked."}, saysNot: []string{"urn:pulumi"},
 		},
 		{
 			name: "the table names the cause of a failure, not the engine's preamble",
@@ -148,7 +148,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 					&deploy.EngineError{Op: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
-			code: exitcode.Invalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "0 done, 0 blocked, 0 skipped, 1 failed"},
+			code: exitcode.Invalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "Stacks: 1 failed."},
 			saysNot: []string{"an unhandled error occurred"},
 		},
 		{
@@ -158,7 +158,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, file)
 				return []string{"destroy", file, "--yes"}
 			},
-			code: exitcode.Blocked, says: []string{"0 done, 1 blocked", "protected"},
+			code: exitcode.Blocked, says: []string{"Stacks: 1 blocked.", "protected"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				r := deployRun(t, b, strings.NewReader(""), false, "status", filepath.Join(dir, "cluster.yaml"))
 				if !strings.Contains(r.stdout, "Ready=True") {
@@ -173,7 +173,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				b.Replaces("region")
 				return []string{"up", edit(t, dir, "cluster.yaml", "region: fra1", "region: ams3")}
 			},
-			stdin: strings.NewReader("n\n"), terminal: true, code: exitcode.Blocked, says: []string{"Deploy?", "0 done, 1 blocked", "not confirmed"},
+			stdin: strings.NewReader("n\n"), terminal: true, code: exitcode.Blocked, says: []string{"Deploy?", "Stacks: 1 blocked.", "not confirmed"},
 		},
 		{
 			name: "destroy of a stack never deployed says so rather than failing to select it",
@@ -225,7 +225,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 				deployed(t, b, filepath.Join(dir, "cluster.yaml"))
 				return []string{"destroy", filepath.Join(dir, "cluster.yaml"), "--yes", "--remove"}
 			},
-			code: exitcode.OK, says: []string{"destroyed, stack removed"},
+			code: exitcode.OK, says: []string{"destroyed: stack removed"},
 			after: func(t *testing.T, b *deploytest.Backend, dir string) {
 				if b.Has("digitaloceankubernetescluster/platform-prod") {
 					t.Error("the stack is still there")
@@ -440,7 +440,7 @@ func TestCtrlCStopsTheFleetExitsOneHundredThirtyAndStillPrintsTheTable(t *testin
 	if time.Since(start) > 30*time.Second {
 		t.Error("the interrupt did not stop the update")
 	}
-	for _, want := range []string{"cancelled before it started", "0 done, 0 blocked, 0 skipped, 0 failed, 2 cancelled"} {
+	for _, want := range []string{"cancelled before it started", "Stacks: 2 cancelled."} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the table after Ctrl-C does not say %q:\n%s", want, r.stdout)
 		}

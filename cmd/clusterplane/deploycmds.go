@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
@@ -67,6 +68,7 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 (or $CLUSTERPLANE_POLICY) denies a manifest: then no stack is previewed (docs/policy.md).`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.refreshFlag(cmd)
@@ -118,8 +120,8 @@ func newCmdUp(f *factory, runF func(*upOptions) error) *cobra.Command {
 up to --parallel at once. A change the providers cannot carry out since the last up (as diff calls
 it refused) is refused before the engine runs. On a terminal, without --yes, each stack that would
 change shows its plan (as preview does, each changed field old → new) and asks; only y or yes
-deploys it. Without a terminal nothing deploys without --yes. It ends with a table of what was
-done, blocked, skipped and failed.
+deploys it. Without a terminal nothing deploys without --yes. It ends with a row for each stack
+that changed, differs, was blocked or failed, and a summary (--all: every stack).
 
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
 limit), and what changed there since the last up is put back: the table names each field put back
@@ -144,6 +146,7 @@ a stack since, or a fresh preview (the cloud read first) would do anything the p
 nothing is applied, each stack saying what moved (exit 3).`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	opts.secretsFlag(cmd)
 	opts.retargetFlag(cmd)
 	opts.policyFlag(cmd)
@@ -207,6 +210,7 @@ A resource an interrupted up was creating (status says so) is recorded with its 
 with --import-pending-create, or forgotten with --clear-pending-creates when the cloud has none.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().StringArrayVar(&opts.imports, "import-pending-create", nil,
 		"[URN=]ID: the cloud's id of a resource an interrupted up was creating (URN= when several are pending)")
 	cmd.Flags().BoolVar(&opts.clearPending, "clear-pending-creates", false, "forget the resources an interrupted up was creating: the cloud has none")
@@ -251,21 +255,23 @@ It first lists each cloud account's clusters once and compares them with each st
 says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 	}
 	opts.flags(cmd, "markdown")
+	opts.allFlag(cmd)
 	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, driftRun)
 	return cmd
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", render: render.Drift, pace: deploy.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
 }
 
 type statusOptions struct {
 	f *factory
 	deployOptions
-	// drift is --drift: read the cloud too.
+	// drift is --drift: read the cloud too; view the table's flags.
 	drift bool
+	view  render.StatusView
 }
 
 func newCmdStatus(f *factory, runF func(*statusOptions) error) *cobra.Command {
@@ -281,24 +287,32 @@ fleet scan first, then a preview of only the stacks it cannot vouch for (--deep:
 file backend's state and history are read from its files directly, starting no Pulumi CLI; other
 backends are read through the CLI, one stack at a time, and status says so once.
 
+One stack is shown in full; a fleet as a table, one row a stack (--wide: more columns), sorted by
+--sort-by, filtered by --only, -l and --kind (docs/deploying.md).
+
 It exits 0, 4 when a stack's last update failed or was interrupted, is not at its manifest's
 generation (never deployed, or changed since the last up) or (--drift) its cloud differs, 1 when
 it cannot tell (a --drift preview that failed).`,
 	}
-	opts.flags(cmd)
+	opts.flags(cmd, "yaml")
 	cmd.Flags().BoolVar(&opts.drift, "drift", false, "also read the cloud for the Drifted condition, as drift does")
+	opts.view.Flags(cmd.Flags())
 	opts.fleetFlags(cmd, false)
 	cmd.RunE = onFiles(opts, &opts.files, runF, statusRun)
 	return cmd
 }
 
 func statusRun(opts *statusOptions) error {
+	if err := opts.view.Validate(); err != nil {
+		return err
+	}
 	var pace deploy.Requests
 	if opts.drift {
 		// status --drift refreshes as drift does.
 		pace = deploy.Refreshing
 	}
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: render.Status, pace: pace, scan: opts.drift,
+	text := func(w io.Writer, outcomes []deploy.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
@@ -326,6 +340,7 @@ on, and an answer no exits 3 having deleted nothing. Without a terminal it needs
 --remove also deletes the emptied stack from the backend.`,
 	}
 	opts.flags(cmd)
+	opts.allFlag(cmd)
 	cmd.Flags().BoolVar(&opts.yes, "yes", false, "destroy without asking")
 	cmd.Flags().BoolVar(&opts.remove, "remove", false, "remove each stack from the backend once its resources are destroyed")
 	cmd.RunE = onFiles(opts, &opts.files, runF, destroyRun)
@@ -428,7 +443,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, skipBlocked: true, pace: deploy.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
 		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

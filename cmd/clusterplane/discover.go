@@ -81,7 +81,7 @@ func discoverRun(opts *discoverOptions) error {
 		return cli.Exit(exitcode.Invalid)
 	}
 	o.Command = o.CommandLine()
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	res, err := discover.Discover(ctx, o)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"github.com/clusterplane/clusterplane/pkg/release"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -235,35 +233,4 @@ func regionsRun(opts *regionsOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\n", r.Region, r.Where)
 	}
 	return errors.Wrap(tw.Flush(), "write")
-}
-
-func versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of clusterplane and of the SDKs it was built with",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			info, ok := debug.ReadBuildInfo()
-			if !ok {
-				return errors.New("no build information in this binary")
-			}
-			out := cmd.OutOrStdout()
-			// The release's version, as the plugin, its schema and the SDKs say it.
-			version := release.Version()
-			for _, s := range info.Settings {
-				if s.Key == "vcs.revision" {
-					version += " " + s.Value
-				}
-			}
-			fmt.Fprintf(out, "clusterplane %s (%s)\n", version, info.GoVersion)
-			for _, dep := range info.Deps {
-				switch dep.Path {
-				case "github.com/pulumi/pulumi/sdk/v3", "github.com/pulumi/pulumi-civo/sdk/v2",
-					"github.com/pulumi/pulumi-digitalocean/sdk/v4", "buf.build/go/protovalidate":
-					fmt.Fprintf(out, "  %s %s\n", dep.Path, dep.Version)
-				}
-			}
-			return nil
-		},
-	}
 }

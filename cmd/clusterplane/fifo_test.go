@@ -58,7 +58,7 @@ func TestANamedPipeInAFleetFolderIsSkippedByValidateAndStatusNotRead(t *testing.
 		dir := fleetWithAPipe(t)
 		b := deploytest.New()
 		r := returns(t, func() result { return deployRun(t, b, strings.NewReader(""), false, "status", dir) })
-		if r.code != exitcode.NotReady || strings.Count(r.stdout, "Ready=False\tNotDeployed") != 2 {
+		if r.code != exitcode.NotReady || strings.Count(r.stdout, "False (NotDeployed)") != 2 {
 			t.Fatalf("exit %d, want 4 (not ready) with both stacks NotDeployed\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})

@@ -133,17 +133,17 @@ func TestAFolderWalkSkipsOtherToolsFoldersAndWhatGitignoreIgnores(t *testing.T) 
 func TestEachDeployCommandsHelpListsOnlyTheFlagsItUses(t *testing.T) {
 	shared := []string{"--help", "--output", "--stack"}
 	// many: the flags of a command that runs stacks on the engine, several at once.
-	many := []string{"--parallel", "--quiet", "--stack-timeout"}
+	many := []string{"--parallel", "--quiet", "--report-file", "--stack-timeout", "--verbose"}
 	tests := []struct {
 		command string
 		flags   []string
 	}{
-		{"preview", append(many, "--changed-since", "--deep", "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
-		{"up", append(many, "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
-		{"refresh", append(many, "--clear-pending-creates", "--import-pending-create")},
-		{"drift", append(many, "--deep")},
-		{"status", append(many, "--deep", "--drift")},
-		{"destroy", append(many, "--remove", "--yes")},
+		{"preview", append(many, "--all", "--changed-since", "--deep", "--policy", "--refresh", "--retarget", "--save-plan", "--secrets-provider")},
+		{"up", append(many, "--all", "--changed-since", "--deep", "--plan", "--policy", "--refresh", "--retarget", "--secrets-provider", "--yes")},
+		{"refresh", append(many, "--all", "--clear-pending-creates", "--import-pending-create")},
+		{"drift", append(many, "--all", "--deep")},
+		{"status", append(many, "--deep", "--drift", "--kind", "--only", "--selector", "--sort-by", "--wide")},
+		{"destroy", append(many, "--all", "--remove", "--yes")},
 		{"kubeconfig", nil},
 		{"adopt", append(many, "--exact", "--id", "--secrets-provider")},
 	}
@@ -187,7 +187,7 @@ func TestADeployOfAFileOfAClusterAndItsPoolDeploysBothAndKubeconfigAndAdoptRefus
 		// The first preview of a new fleet: the pool cannot be previewed before its cluster
 		// exists, and says so without failing.
 		{[]string{"preview", both}, exitcode.OK, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet"},
-		{[]string{"up", both, "--yes"}, exitcode.OK, "2 done"},
+		{[]string{"up", both, "--yes"}, exitcode.OK, "Stacks: 2 changed."},
 		{[]string{"kubeconfig", both}, exitcode.Usage, "holds 2 manifests: this command takes one"},
 		{[]string{"adopt", both, "--id", "cluster-7"}, exitcode.Invalid, "--id is the cloud id of one manifest, and 2 were given"},
 	}

@@ -20,7 +20,7 @@ func TestASavedPlanOfAFleetAppliesWholeOrNotAtAll(t *testing.T) {
 		code    int
 	}{
 		{"an unchanged world applies", func(t *testing.T, dir string, b *deploytest.Backend) []string {
-			return []string{"2 done"}
+			return []string{"Stacks: 1 changed, 1 unchanged."}
 		}, exitcode.OK},
 		{"a pool's edit refuses the cluster too", func(t *testing.T, dir string, b *deploytest.Backend) []string {
 			edit(t, dir, "pool.yaml", "nodeCount: 3", "nodeCount: 4")

@@ -62,7 +62,8 @@ func TestTheEnginesProgressIsRedactedLineByLineAndItsLastLineIsKept(t *testing.T
 	for _, targets := range []int{1, 2} {
 		var stderr bytes.Buffer
 		a := newApp(registry.Kinds(), nil, &bytes.Buffer{}, &stderr)
-		w := a.f.progress(&deployOptions{})(targets)(deploy.Target{Project: "p", Stack: "s"})
+		// -v: a fleet's progress is shown as it comes, as one stack's is.
+		w := a.f.streams(&deployOptions{verbose: true}).For(targets)(deploy.Target{Project: "p", Stack: "s"})
 		// Split where a pipe may split it: inside the URL and inside the passphrase.
 		for _, chunk := range []string{"Previewing (postgres://u:" + urlPassword[:4], urlPassword[4:] + "@db/x)\nlast: " +
 			passphrase[:6], passphrase[6:]} {
@@ -70,7 +71,7 @@ func TestTheEnginesProgressIsRedactedLineByLineAndItsLastLineIsKept(t *testing.T
 				t.Fatal(err)
 			}
 		}
-		a.f.flushProgress()
+		a.f.streams(nil).Flush()
 		got := stderr.String()
 		if strings.Contains(got, urlPassword) || strings.Contains(got, passphrase) {
 			t.Errorf("%d targets: the progress says a secret:\n%s", targets, got)

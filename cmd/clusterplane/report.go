@@ -6,29 +6,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 )
 
-// report prints the outcomes as the command's -o asks: the report as JSON, a Markdown comment,
+// report prints the outcomes as the command's -o asks: the report as JSON (or YAML), a Markdown comment,
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
-func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) error {
+func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome, took time.Duration) (failed error) {
 	report := render.Report(r.name, outcomes, f.prices)
+	if err := f.writeReportFile(o, report, outcomes); err != nil {
+		f.printError(err) // said, and the report still printed: the run's outcome is not lost with the file
+		defer func() { failed = cli.Exit(exitcode.Invalid) }()
+	}
 	var out bytes.Buffer
 	switch o.output.String() {
-	case "json":
+	case "json", "yaml":
 		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
 			return errors.Wrap(err, "write the report")
 		}
-		_, err := f.Stdout.Write(f.redactor().JSON(out.Bytes()))
+		data, err := render.AsYAML(f.redactor().JSON(out.Bytes()), o.output.String() == "yaml") // status -o yaml, as kubectl's
+		if err == nil {
+			_, err = f.Stdout.Write(data)
+		}
 		return errors.Wrap(err, "write the report")
 	case "markdown":
 		if err := render.Markdown(&out, report); err != nil {
@@ -37,9 +47,10 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) e
 		return f.writeRedacted(&out)
 	}
 	if r.render == nil {
-		render.Table(&out, report)
-		render.Changes(&out, report)
-		render.Costs(&out, report)
+		// One stack is shown whole; a fleet as a row a stack that did something, and the summary.
+		one := len(outcomes) == 1
+		render.Fleet(&out, report, render.FleetOptions{All: o.all || o.verbose || one, Detail: o.verbose || one,
+			Tail: f.streams(o).Tail, Took: took})
 		return f.writeRedacted(&out)
 	}
 	for _, out := range outcomes {
@@ -53,7 +64,22 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome) e
 		return nil
 	}
 	r.render(&out, outcomes)
+	if r.summary {
+		fmt.Fprintln(&out, render.FleetSummary(report, took))
+	}
 	return f.writeRedacted(&out)
+}
+
+// writeReportFile writes --report-file, when given, whole (atomically) and redacted.
+func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []deploy.Outcome) error {
+	if o.reportFile == "" {
+		return nil
+	}
+	data, err := render.ReportFile(o.reportFile, report, outcomes, f.prices, f.redactor().String)
+	if err != nil {
+		return err
+	}
+	return deploy.WriteReportFile(o.reportFile, data)
 }
 
 // writeRedacted writes the command's output, redacted, to standard output.
@@ -76,45 +102,13 @@ func (f *factory) printError(err error) {
 	fmt.Fprintln(f.Stderr, f.redactor().String(err.Error()))
 }
 
-// progress is where a target's engine progress goes: standard error, whatever -o is, each line
-// prefixed with the stack when several run, so that parallel stacks stay apart.
-// It is redacted a line at a time; flushProgress writes the unfinished lines once the stacks are done.
-// targets is how many stacks run.
-func (f *factory) progress(o *deployOptions) func(targets int) func(t deploy.Target) io.Writer {
-	r := f.redactor()
-	return func(targets int) func(t deploy.Target) io.Writer {
-		return func(t deploy.Target) io.Writer {
-			if o.quiet {
-				return io.Discard
-			}
-			w := io.Writer(&render.LockedWriter{W: f.Stderr, Mu: &f.outMu})
-			var p *render.Prefixed
-			if targets > 1 {
-				p = render.NewPrefixed(w, t.Key()+": ")
-				w = p
-			}
-			redacting := redact.NewWriter(w, r)
-			f.deploy.progressMu.Lock()
-			defer f.deploy.progressMu.Unlock()
-			f.deploy.flushes = append(f.deploy.flushes, func() {
-				_ = redacting.Flush()
-				if p != nil {
-					_ = p.Flush()
-				}
-			})
-			return redacting
-		}
+// streams is where the stacks' engine progress goes (render.Streams: shown as it comes for one
+// stack or with -v, else kept for a failed stack's row), made once per run, before any stack runs.
+func (f *factory) streams(o *deployOptions) *render.Streams {
+	if f.deploy.streams == nil {
+		f.deploy.streams = &render.Streams{W: f.Stderr, Mu: &f.outMu, Redactor: f.redactor(), Quiet: o.quiet, Verbose: o.verbose}
 	}
-}
-
-// flushProgress writes what the progress writers hold of unfinished lines.
-func (f *factory) flushProgress() {
-	f.deploy.progressMu.Lock()
-	defer f.deploy.progressMu.Unlock()
-	for _, flush := range f.deploy.flushes {
-		flush()
-	}
-	f.deploy.flushes = nil
+	return f.deploy.streams
 }
 
 // prices are a cloud's prices for the run's reports, read once per cloud: the sizes API's when

@@ -144,7 +144,7 @@ func TestAFailureSaysWhatToRunInEveryFormatNotOnlyInTheTable(t *testing.T) {
 	}
 }
 
-// Under the table, a changed field reads once as what happens to its resource: an update's field
+// In its row, a changed field reads once as what happens to its resource: an update's field
 // says no "(update)" after it again, while a field whose effect differs from its resource's
 // operation keeps its own word.
 func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing.T) {
@@ -156,7 +156,39 @@ func TestAChangedFieldSaysItsEffectOnlyWhereItDiffersFromItsResources(t *testing
 	if r.code != exitcode.OK {
 		t.Fatalf("preview: exit %d\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "  update spec.nodeCount: 2 → 3\n") || strings.Contains(r.stdout, "(update)") {
+	// A fleet's row names the field; -v and one stack list it under the table too.
+	if !strings.Contains(r.stdout, "; update spec.nodeCount: 2 → 3;") || strings.Contains(r.stdout, "(update)") {
 		t.Errorf("preview says:\n%s\nwant `update spec.nodeCount: 2 → 3` without (update) after it", r.stdout)
+	}
+}
+
+// A fleet's text lists the stacks that did or would do something and counts the others; --all and
+// -v list every stack, and -v adds each one's changes field by field under the table.
+func TestAFleetListsOnlyItsStacksThatWouldChangeUnlessAskedForAll(t *testing.T) {
+	b := deploytest.New()
+	dir := fleet(t)
+	deployed(t, b, dir)
+	edit(t, dir, "pool.yaml", "nodeCount: 2", "nodeCount: 3")
+	tests := []struct {
+		flags  []string
+		rows   int
+		detail bool
+	}{
+		{nil, 1, false},
+		{[]string{"--all"}, 2, false},
+		{[]string{"-v"}, 2, true},
+	}
+	for _, tt := range tests {
+		r := deployRun(t, b, strings.NewReader(""), false, append([]string{"preview", dir}, tt.flags...)...)
+		rows := 0
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, dir) && strings.Contains(line, ".yaml  ") { // a row: the file, then the stack's column
+				rows++
+			}
+		}
+		if r.code != exitcode.OK || rows != tt.rows || !strings.Contains(r.stdout, "Stacks: 1 would change, 1 unchanged.") ||
+			strings.Contains(r.stdout, "\n  update spec.nodeCount: 2 → 3\n") != tt.detail {
+			t.Errorf("preview %v = %d with %d rows, want %d, the summary, field lines %v:\n%s", tt.flags, r.code, rows, tt.rows, tt.detail, r.stdout)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	if err != nil {
 		return f.exit(nil, err)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := cli.Interruptible()
 	defer stop()
 	deploy.StackClusterIDs(ctx, func() (deploy.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
 	plans := upgrade.Plan(ctx, clusters)

@@ -86,14 +86,7 @@ func (f Files) Targets(paths []string) ([]Target, error) {
 			read = append(read, reference.Manifest{File: m.File, Data: m.Data, Input: t.Input})
 		}
 	}
-	// As validate: a pool given with its cluster must be in the cluster's region, or Civo
-	// answers 404 once the cluster is made.
-	problems = append(problems, regionProblems(read)...)
-	for _, m := range read {
-		if p := sandboxed(m); p != nil && !f.Offline {
-			problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{*p}})
-		}
-	}
+	problems = append(problems, f.across(read)...)
 	if problems != nil {
 		return nil, &ProblemsError{Problems: problems}
 	}
@@ -109,6 +102,45 @@ func (f Files) Targets(paths []string) ([]Target, error) {
 		return nil, &ProblemsError{Problems: []error{fmt.Errorf("no manifest or stack input in %s", strings.Join(paths, " "))}}
 	}
 	return out, nil
+}
+
+// across are the problems of manifests read together that no one manifest shows: as validate
+// says them, a pool given with its cluster must be in the cluster's region (or Civo answers 404
+// once the cluster is made), and inside the sandbox no provider config names a token or API URL
+// of its own.
+func (f Files) across(read []reference.Manifest) []error {
+	problems := regionProblems(read)
+	for _, m := range read {
+		if p := sandboxed(m); p != nil && !f.Offline {
+			problems = append(problems, &stackinput.Error{Problems: []stackinput.Problem{*p}})
+		}
+	}
+	return problems
+}
+
+// Manifest is a manifest read already, as a service builds one from a stored object without a
+// file: its target and its text (for the lines of the fields a check names).
+type Manifest struct {
+	Target Target
+	Data   []byte
+}
+
+// read are the targets of manifests read already, with the checks across them Targets makes of
+// files: every problem is in the *ProblemsError returned.
+func (f Files) read(manifests []Manifest) ([]Target, error) {
+	targets := make([]Target, len(manifests))
+	read := make([]reference.Manifest, len(manifests))
+	for i, m := range manifests {
+		targets[i] = m.Target
+		if f.Text != nil {
+			f.Text(m.Target, m.Data)
+		}
+		read[i] = reference.Manifest{File: m.Target.File, Data: m.Data, Input: m.Target.Input}
+	}
+	if problems := f.across(read); problems != nil {
+		return nil, &ProblemsError{Problems: problems}
+	}
+	return targets, nil
 }
 
 // Neighbours are the targets of the manifests in the folders of files (a folder given, or the

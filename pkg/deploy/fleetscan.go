@@ -41,7 +41,7 @@ type Scanned struct {
 func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map[string]Scanned {
 	rr, ok := b.(RecordReader)
 	if !ok {
-		r.say(r.Operation + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
+		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
 	s := scan.New()
@@ -90,14 +90,14 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
 	}
 	switch r.Operation {
-	case "drift", "status": // status --drift
+	case OperationDrift, OperationStatus: // status --drift
 		line += "; the provider's refresh reads the others (--deep: every stack)"
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)
 			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+
 				"clusterplane? clusterplane discover writes their manifests): %s", count1(len(unheld), "cluster"), clusterNames(unheld))
 		}
-	case "preview", "up":
+	case OperationPreview, OperationUp:
 		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", skipped)
 	}
 	r.say(line)
@@ -179,29 +179,9 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
 	}
-	var judged, beside []scan.Resource // the stack's cluster or pool; what else it holds that the scan reads
-	for _, res := range st.d.Resources {
-		switch {
-		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
-		case res.Type == resource.RootStackType+"Reference":
-			// What the stack read from another (a pool its cluster's id): the scan vouches for it
-			// only if that stack's outputs, judged just before, are still what it read.
-			if why := readAsRecorded(res, recorded); why != "" {
-				return unjudged(why)
-			}
-		case string(res.Type) == guardedType(t.Effects):
-			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
-				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
-		case scan.ReadsType(string(res.Type)):
-			// A Civo cluster's firewall.
-			beside = append(beside, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
-				Ignore: res.IgnoreChanges})
-		default:
-			return unjudged("the stack holds a " + string(res.Type) + ", which the scan does not read")
-		}
-	}
-	if len(judged) != 1 {
-		return unjudged("the stack holds no single cluster or pool")
+	judged, beside, why := scannedResources(t, st, recorded)
+	if why != "" {
+		return unjudged(why)
 	}
 	if field := heldUnclearable(t.Effects, judged[0]); field != "" {
 		// The last up ended drifted: the cloud (and so the state) holds what no up puts back.
@@ -220,6 +200,35 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
 		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
 	return sc, outputs
+}
+
+// scannedResources are the resources of a stack's state the scan reads: its one cluster or
+// pool (judged) and what else it holds that the scan reads (beside, a Civo cluster's firewall).
+// why says why the scan cannot vouch for the stack, "" when it can.
+func scannedResources(t Target, st state, recorded map[string]map[string]Output) (judged, beside []scan.Resource, why string) {
+	for _, res := range st.d.Resources {
+		switch {
+		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
+		case res.Type == resource.RootStackType+"Reference":
+			// What the stack read from another (a pool its cluster's id): the scan vouches for it
+			// only if that stack's outputs, judged just before, are still what it read.
+			if why := readAsRecorded(res, recorded); why != "" {
+				return nil, nil, why
+			}
+		case string(res.Type) == guardedType(t.Effects):
+			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
+				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
+		case scan.ReadsType(string(res.Type)):
+			beside = append(beside, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs, Outputs: res.Outputs,
+				Ignore: res.IgnoreChanges})
+		default:
+			return nil, nil, "the stack holds a " + string(res.Type) + ", which the scan does not read"
+		}
+	}
+	if len(judged) != 1 {
+		return nil, nil, "the stack holds no single cluster or pool"
+	}
+	return judged, beside, ""
 }
 
 // rewrittenSince says what rewrote a stack's state since its last up: a refresh (the newest

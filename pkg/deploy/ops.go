@@ -222,62 +222,11 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
 	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
-	// Another manifest on the stack (--stack): refused, or with Retarget shown as the deletes it is.
-	renamed, err := retargeted(t, outputsOf(res.Previous))
-	var retarget *RetargetError
-	switch {
-	case errors.As(err, &retarget):
-		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
-		return o
-	case err != nil:
-		return failed(err)
-	case renamed:
-		own, err := ownIDs(ctx, t, s)
-		if err != nil {
-			return failed(err)
-		}
-		if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
-			return failed(err)
-		} else if blocked != nil {
-			blocked.Result = o.Result
-			return *blocked
-		}
-		o.Status, o.Reason = Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
-		return o
+	if stop := d.previewRetarget(ctx, t, s, res, o); stop != nil {
+		return *stop
 	}
-	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
-	refused = notReplacedByEngine(refused, res)
-	if refresh {
-		refused = heldByCloud(refused, t, res)
-	}
-	switch {
-	case err != nil:
-		return failed(err)
-	case len(refused) > 0:
-		o.Status, o.Reason, o.Err = Blocked, "refused", &RefusedError{Changes: refused}
-	case res.Replaces():
-		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
-	}
-	// A rotation the manifest allows is what the engine's replacement stands in for.
-	if blocked, carried, err := rotationGate(t, outputsOf(res.Previous)); err != nil {
-		return failed(err)
-	} else if blocked != nil && len(refused) == 0 {
-		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
-	} else if len(carried) > 0 && len(refused) == 0 {
-		previewRotation(&o, t, carried)
-		if o.Status == Done {
-			if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
-				return failed(err)
-			} else if taken != nil {
-				taken.Result = o.Result
-				return *taken
-			}
-		}
-		if w := d.progress(t); w != nil && o.Status == Done {
-			// The engine's own lines above say replace; what up does is not that.
-			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
-				replacedByRotation(carried), describeRotations(carried))
-		}
+	if stop := d.previewJudged(ctx, t, s, res, refresh, &o); stop != nil {
+		return *stop
 	}
 	if o.Status == Done && guarded {
 		blocked, n, err := d.lookBeforeCreate(ctx, t)
@@ -297,6 +246,84 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	// it) is what up would put back, or could not.
 	o = putBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
 	return o
+}
+
+// previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
+// Retarget shown as the deletes it is. nil when the manifest is the stack's.
+func (d *Deployer) previewRetarget(ctx context.Context, t Target, s Stack, res Result, o Outcome) *Outcome {
+	renamed, err := retargeted(t, outputsOf(res.Previous))
+	var retarget *RetargetError
+	switch {
+	case errors.As(err, &retarget):
+		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
+		return &o
+	case err != nil:
+		o = failed(err)
+		return &o
+	case !renamed:
+		return nil
+	}
+	own, err := ownIDs(ctx, t, s)
+	if err != nil {
+		o = failed(err)
+		return &o
+	}
+	if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
+		o = failed(err)
+		return &o
+	} else if blocked != nil {
+		blocked.Result = o.Result
+		return blocked
+	}
+	o.Status, o.Reason = Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
+	return &o
+}
+
+// previewJudged says in o what up would refuse of the preview res, or would not carry out
+// without a yes (a replacement), and the pool rotations up carries out where the engine
+// replaces. stop is the outcome when the preview ends there.
+func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Result, refresh bool, o *Outcome) (stop *Outcome) {
+	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
+	refused = notReplacedByEngine(refused, res)
+	if refresh {
+		refused = heldByCloud(refused, t, res)
+	}
+	switch {
+	case err != nil:
+		f := failed(err)
+		return &f
+	case len(refused) > 0:
+		o.Status, o.Reason, o.Err = Blocked, "refused", &RefusedError{Changes: refused}
+	case res.Replaces():
+		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
+	}
+	// A rotation the manifest allows is what the engine's replacement stands in for.
+	blocked, carried, err := rotationGate(t, outputsOf(res.Previous))
+	switch {
+	case err != nil:
+		f := failed(err)
+		return &f
+	case blocked != nil && len(refused) == 0:
+		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
+	case len(carried) > 0 && len(refused) == 0:
+		previewRotation(o, t, carried)
+		if o.Status != Done {
+			return nil
+		}
+		if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
+			f := failed(err)
+			return &f
+		} else if taken != nil {
+			taken.Result = o.Result
+			return taken
+		}
+		if w := d.progress(t); w != nil {
+			// The engine's own lines above say replace; what up does is not that.
+			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
+				replacedByRotation(carried), describeRotations(carried))
+		}
+	}
+	return nil
 }
 
 // leftByAdoption reads, when called, the fields the stack's last update left for the next up
@@ -399,72 +426,113 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return failed(err)
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
-	if err != nil {
-		return failed(err)
+	st, stop := d.settled(ctx, t, s)
+	if stop != nil {
+		return *stop
 	}
-	if len(st.pendingCreates()) > 0 {
-		return failed(d.pendingCreates(ctx, t, s, st, nil))
-	}
-	// Another manifest on the stack (--stack): refused, unless Retarget says it is meant; then
-	// the cloud is asked for the new name first, as for any create.
-	renamed, err := retargeted(t, st.outputs())
-	var retarget *RetargetError
-	if errors.As(err, &retarget) {
-		return Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
-	} else if err != nil {
-		return failed(err)
-	}
-	if renamed {
-		own, _ := st.ids(guardedType(t.Effects))
-		if blocked, _, err := d.lookBeforeCreate(ctx, t, own...); err != nil {
-			return failed(err)
-		} else if blocked != nil {
-			return *blocked
-		}
+	if stop := d.retargetLooked(ctx, t, st); stop != nil {
+		return *stop
 	}
 	if !opts.AllowRefused {
-		refused, err := Refused(t.Effects, t.Input, st.outputs())
-		if err != nil {
-			return failed(err)
-		}
-		if slices.ContainsFunc(refused, onPaper) {
-			// Only the engine can tell whether the cloud already has the value: ask it.
-			if res, err := s.Preview(ctx, Options{}); err == nil {
-				refused = notReplacedByEngine(refused, res)
-			}
-		}
-		if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
-			// The cloud may hold the value already: read it to know.
-			if res, err := s.Preview(ctx, Options{Refresh: true}); err == nil {
-				refused = heldByCloud(refused, t, res)
-			}
-		}
-		if len(refused) > 0 {
-			return Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}
-		}
-		blocked, _, err := rotationGate(t, st.outputs())
-		if err != nil {
-			return failed(err)
-		}
-		if blocked != nil {
-			return *blocked
-		}
-		// A rotation up carries out runs before the engine, which then finds the new pool.
-		o, did := d.rotateFirst(ctx, t, s, st, opts)
-		if o != nil {
-			return *o
+		stop, did, now := d.refuseOrRotate(ctx, t, s, st, opts)
+		if stop != nil {
+			return *stop
 		}
 		if did != "" {
 			// What the rotation did leads up's report, whatever the engine does next.
 			defer func() { out.Reason = strings.TrimSuffix(did+"; "+out.Reason, "; ") }()
-			// The rotation rewrote the state (its record, the new pool): read it again. Without
-			// one, rotateFirst wrote nothing, and the state read above stands.
-			if st, err = readState(ctx, s); err != nil {
-				return failed(err)
-			}
+			st = now
 		}
 	}
+	return d.upEngine(ctx, t, s, st, created, opts)
+}
+
+// settled reads the stack's state, and stops an operation that would change the stack while an
+// interrupted up left creates pending: up and destroy both start so.
+func (d *Deployer) settled(ctx context.Context, t Target, s Stack) (state, *Outcome) {
+	st, err := readState(ctx, s)
+	if err != nil {
+		o := failed(err)
+		return st, &o
+	}
+	if len(st.pendingCreates()) > 0 {
+		o := failed(d.pendingCreates(ctx, t, s, st, nil))
+		return st, &o
+	}
+	return st, nil
+}
+
+// retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
+// meant; then the cloud is asked for the new name first, as for any create.
+func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outcome {
+	renamed, err := retargeted(t, st.outputs())
+	var retarget *RetargetError
+	if errors.As(err, &retarget) {
+		return &Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
+	} else if err != nil {
+		o := failed(err)
+		return &o
+	}
+	if !renamed {
+		return nil
+	}
+	own, _ := st.ids(guardedType(t.Effects))
+	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	return blocked
+}
+
+// refuseOrRotate refuses the changes the providers cannot carry out (asking the engine, and
+// the cloud, whether each is already so), and carries out the pool rotations the manifest asks
+// for before the engine runs, which then finds the new pool. did says what the rotation did,
+// and now is the state it left ("" and st without one).
+func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string, now state) {
+	refused, err := Refused(t.Effects, t.Input, st.outputs())
+	if err != nil {
+		o := failed(err)
+		return &o, "", st
+	}
+	if slices.ContainsFunc(refused, onPaper) {
+		// Only the engine can tell whether the cloud already has the value: ask it.
+		if res, err := s.Preview(ctx, Options{}); err == nil {
+			refused = notReplacedByEngine(refused, res)
+		}
+	}
+	if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
+		// The cloud may hold the value already: read it to know.
+		if res, err := s.Preview(ctx, Options{Refresh: true}); err == nil {
+			refused = heldByCloud(refused, t, res)
+		}
+	}
+	if len(refused) > 0 {
+		return &Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}, "", st
+	}
+	blocked, _, err := rotationGate(t, st.outputs())
+	if err != nil {
+		o := failed(err)
+		return &o, "", st
+	}
+	if blocked != nil {
+		return blocked, "", st
+	}
+	if stop, did = d.rotateFirst(ctx, t, s, st, opts); stop != nil || did == "" {
+		return stop, did, st
+	}
+	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
+	// rotateFirst wrote nothing, and the state read before stands.
+	if now, err = readState(ctx, s); err != nil {
+		o := failed(err)
+		return &o, did, st
+	}
+	return nil, did, now
+}
+
+// upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
+// the cloud holds under the names it creates, the preview confirmed, and the engine's up.
+func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, created bool, opts UpOptions) Outcome {
 	guard, blocked := d.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
@@ -484,37 +552,15 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		}
 	}
 	adopted := d.leftByAdoption(ctx, t, s)() // read before this up becomes the last update
-	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{Refresh: refresh})
-		if err != nil {
-			forget(ctx, s, created)
-			return failed(err)
-		}
-		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
-		if preview.Changed() != "" {
-			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-				// Nothing deployed: a stack made for this up goes again, as after a preview.
-				forget(ctx, s, created)
-				return Outcome{Status: Blocked, Reason: reason, Result: &preview}
-			}
-		}
-	}
-	if opts.Planned != nil {
-		// The plan was checked before any stack changed; an update landing since is caught here.
-		last, err := s.LastUpdate(ctx)
-		if err != nil {
-			return failed(err)
-		}
-		if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
-			forget(ctx, s, created)
-			return Outcome{Status: Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
-				fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
-		}
+	if stop := d.confirmed(ctx, t, s, refresh, adopted, opts); stop != nil {
+		// Nothing deployed: a stack made for this up goes again, as after a preview.
+		forget(ctx, s, created)
+		return *stop
 	}
 	var res Result
 	var left *Outcome
 	reads := d.guardReads(t, s, "up", st)
-	err = d.retrying(ctx, t, func() (err error) {
+	err := d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = RecordedOnly(t, res)
 		if refresh {
@@ -540,6 +586,38 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 		return guard.failed(ctx, o)
 	}
 	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+}
+
+// confirmed stops an up, before the engine changes anything, whose preview is not confirmed
+// (without Yes), or whose plan an update landing since has moved (Planned): the plan was
+// checked before any stack changed, and this catches what landed since.
+func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
+	if !opts.Yes {
+		preview, err := s.Preview(ctx, Options{Refresh: refresh})
+		if err != nil {
+			o := failed(err)
+			return &o
+		}
+		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
+		if preview.Changed() != "" {
+			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
+				return &Outcome{Status: Blocked, Reason: reason, Result: &preview}
+			}
+		}
+	}
+	if opts.Planned == nil {
+		return nil
+	}
+	last, err := s.LastUpdate(ctx)
+	if err != nil {
+		o := failed(err)
+		return &o
+	}
+	if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
+		return &Outcome{Status: Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
+	}
+	return nil
 }
 
 // stringOutput is the string value of an output, "" when there is none.
@@ -709,12 +787,9 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 		return failed(err)
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
-	if err != nil {
-		return failed(err)
-	}
-	if len(st.pendingCreates()) > 0 {
-		return failed(d.pendingCreates(ctx, t, s, st, nil))
+	st, stop := d.settled(ctx, t, s)
+	if stop != nil {
+		return *stop
 	}
 	if protected := st.protected(); len(protected) > 0 {
 		return failed(&ProtectedError{Resources: protected})

@@ -23,13 +23,16 @@ import (
 // and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
 // checks.
 type Request struct {
-	// Operation names the run (preview, up, refresh, drift, status, destroy, kubeconfig, adopt) in
-	// what it says; Op is what runs. Preview and up are also checked against the deployed clusters'
-	// regions and what the cloud offers before the engine runs.
-	Operation string
+	// Operation names the run in what it says and decides the checks it takes (Operation's
+	// methods); Op is what runs.
+	Operation Operation
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
 	Files Files
+	// Manifests, when set, are read already (a service builds its stored objects' in memory):
+	// the pipeline takes them in place of Paths, with the same checks across them, and reads
+	// no file.
+	Manifests []Manifest
 	// Backend opens where the stacks live. It is called once every file is read and valid, so
 	// that a mistake in a file is said before a backend that cannot open is.
 	Backend func() (Backend, error)
@@ -74,6 +77,33 @@ type Request struct {
 	changed map[string]bool
 }
 
+// Operation is what a run does to each stack, as the pipeline knows it: the checks it takes
+// before the engine follow from it, not from its name's spelling at each check.
+type Operation string
+
+// The operations a run may be.
+const (
+	OperationPreview    Operation = "preview"
+	OperationUp         Operation = "up"
+	OperationRefresh    Operation = "refresh"
+	OperationDrift      Operation = "drift"
+	OperationStatus     Operation = "status"
+	OperationDestroy    Operation = "destroy"
+	OperationKubeconfig Operation = "kubeconfig"
+	OperationAdopt      Operation = "adopt"
+)
+
+// checksOffer tells that the operation's stacks are checked against the deployed clusters'
+// regions and what the cloud offers before the engine runs: those that deploy, or say what
+// deploying would do.
+func (o Operation) checksOffer() bool { return o == OperationPreview || o == OperationUp }
+
+// scans tells that the operation scans the fleet (unless Deep) to leave alone the stacks the
+// scan vouches for.
+func (o Operation) scans() bool {
+	return o == OperationDrift || o == OperationPreview || o == OperationUp
+}
+
 // PolicyDeniedError says that a policy denied a manifest, so no stack ran: the outcomes Run
 // returns with it say which manifests were denied and which were not run.
 type PolicyDeniedError struct{}
@@ -104,7 +134,7 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		files.Reader.Kinds = files.Kinds.Names()
 	}
 	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
-	targets, err := files.Targets(r.Paths)
+	targets, err := r.targets(files)
 	var problems *ProblemsError
 	if err != nil && !errors.As(err, &problems) {
 		return nil, &ArgsError{Err: err}
@@ -116,6 +146,9 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		targets[i].Retarget = r.Retarget
 	}
 	if r.ChangedSince != "" {
+		if r.Manifests != nil {
+			return nil, &ArgsError{Err: errors.New("--changed-since needs files in a git work tree, and the manifests given are none")}
+		}
 		if r.Whole {
 			return nil, &ArgsError{Err: errors.New("--changed-since does not go with a plan, which is applied whole")}
 		}
@@ -128,6 +161,17 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		return nil, err
 	}
 	return r.run(ctx, b, targets, texts)
+}
+
+// targets are the request's: its manifests read already, or its paths read by files.
+func (r Request) targets(files Files) ([]Target, error) {
+	if r.Manifests != nil {
+		if len(r.Paths) > 0 {
+			return nil, errors.New("deploy.Run: a request takes paths or manifests, not both")
+		}
+		return files.read(r.Manifests)
+	}
+	return files.Targets(r.Paths)
 }
 
 // run is Run once the targets are read and the backend open.
@@ -144,14 +188,14 @@ func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map
 	if err != nil || denied != nil {
 		return denied, err
 	}
-	if r.Operation == "preview" || r.Operation == "up" {
+	if r.Operation.checksOffer() {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
 			return nil, err
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
 	var scanned map[string]Scanned
-	if !r.Deep && (r.Scan || r.Operation == "drift" || r.Operation == "preview" || r.Operation == "up") {
+	if !r.Deep && (r.Scan || r.Operation.scans()) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
 	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)
@@ -180,11 +224,7 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 	results := map[string][]policy.Result{}
 	denied := false
 	for _, t := range targets {
-		old, err := LastDeployed(ctx, b, t)
-		if err != nil {
-			return nil, nil, err
-		}
-		rs, err := r.Policy.Evaluate(policy.Input{File: t.File, Data: texts[t.Key()], Manifest: t.Input, Old: old})
+		rs, err := Judge(ctx, r.Policy, b, t, texts[t.Key()])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -206,6 +246,18 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 		}
 	}
 	return results, outcomes, &PolicyDeniedError{}
+}
+
+// Judge evaluates the policy over the manifest of t, whose text is data, against the manifest
+// its stack last deployed (read from the backend, never the cloud): Run judges every target so
+// before any stack runs, and a service judges a request's body so, so that a rule reading old
+// judges the same at both times.
+func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []byte) ([]policy.Result, error) {
+	old, err := LastDeployed(ctx, b, t)
+	if err != nil {
+		return nil, err
+	}
+	return p.Evaluate(policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old})
 }
 
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
@@ -292,7 +344,7 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		d.Pace = NewPacer(sorted, r.Pace)
 		for _, b := range d.Pace.Budgets() {
 			if b.Paced > 0 {
-				r.say(r.Operation + " paces its requests to stay under the cloud's rate limit: " + b.String())
+				r.say(string(r.Operation) + " paces its requests to stay under the cloud's rate limit: " + b.String())
 			}
 		}
 	}

@@ -106,8 +106,39 @@ type Queue struct {
 // A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
 // When ctx ends, running operations are interrupted and the targets not started are cancelled.
 func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]string, op Op) []Outcome {
-	parallel := max(q.Parallel, 1)
-	// waits[k] are the stacks k waits for: its dependencies, or for Reverse its dependants.
+	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*Outcome{}, started: map[string]bool{},
+		finished: make(chan struct{}, len(sorted))}
+	for {
+		r.mu.Lock()
+		if ctx.Err() != nil {
+			r.cancelUnstarted()
+		}
+		r.startReady(ctx, op)
+		all := len(r.done) == len(sorted)
+		r.mu.Unlock()
+		if all {
+			break
+		}
+		select {
+		case <-r.finished:
+		case <-ctx.Done():
+			// Loop once more to cancel what has not started; running targets end on their own.
+			select {
+			case <-r.finished:
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	r.wg.Wait()
+	out := make([]Outcome, len(sorted))
+	for i, t := range sorted {
+		out[i] = *r.done[t.Key()]
+	}
+	return out
+}
+
+// waits are the stacks each waits for: its dependencies, or for Reverse its dependants.
+func (q Queue) waits(deps map[string][]string) map[string][]string {
 	waits := map[string][]string{}
 	for k, ds := range deps {
 		for _, d := range ds {
@@ -118,85 +149,77 @@ func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]strin
 			}
 		}
 	}
-	var mu sync.Mutex
-	done := map[string]*Outcome{}
-	started := map[string]bool{}
-	finished := make(chan struct{}, len(sorted))
-	running := 0
-	var wg sync.WaitGroup
-	stops := func(o *Outcome) bool {
-		return o.Status == Failed || o.Status == Skipped || o.Status == Cancelled || q.SkipBlocked && o.Status == Blocked
-	}
-	for {
-		mu.Lock()
-		if len(done) == len(sorted) {
-			mu.Unlock()
-			break
-		}
-		if ctx.Err() != nil {
-			for _, t := range sorted {
-				if !started[t.Key()] {
-					started[t.Key()] = true
-					done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: ErrCancelled}
-				}
-			}
-		}
-		for _, t := range sorted {
-			if started[t.Key()] || running >= parallel {
-				continue
-			}
-			ready, blocker := true, ""
-			for _, w := range waits[t.Key()] {
-				o, ok := done[w]
-				switch {
-				case !ok:
-					ready = false
-				case stops(o):
-					blocker = w
-				}
-			}
-			if blocker != "" {
-				started[t.Key()] = true
-				done[t.Key()] = &Outcome{Target: t, Status: Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
-				continue
-			}
-			if !ready {
-				continue
-			}
-			started[t.Key()] = true
-			running++
-			wg.Add(1)
-			go func(t Target) {
-				defer wg.Done()
-				o := q.run(ctx, t, op)
-				mu.Lock()
-				done[t.Key()] = &o
-				running--
-				mu.Unlock()
-				finished <- struct{}{}
-			}(t)
-		}
-		all := len(done) == len(sorted)
-		mu.Unlock()
-		if all {
-			break
-		}
-		select {
-		case <-finished:
-		case <-ctx.Done():
-			// Loop once more to cancel what has not started; running targets end on their own.
-			select {
-			case <-finished:
-			case <-time.After(10 * time.Millisecond):
-			}
+	return waits
+}
+
+// queueRun is one Run of the queue: which targets started, which are done and how, guarded by
+// mu; finished is told each time a target's operation ends.
+type queueRun struct {
+	q        Queue
+	sorted   []Target
+	waits    map[string][]string
+	mu       sync.Mutex
+	done     map[string]*Outcome
+	started  map[string]bool
+	running  int
+	finished chan struct{}
+	wg       sync.WaitGroup
+}
+
+// stops tells that an outcome keeps the targets that wait for it from running.
+func (r *queueRun) stops(o *Outcome) bool {
+	return o.Status == Failed || o.Status == Skipped || o.Status == Cancelled || r.q.SkipBlocked && o.Status == Blocked
+}
+
+// cancelUnstarted cancels every target not started. r.mu is held.
+func (r *queueRun) cancelUnstarted() {
+	for _, t := range r.sorted {
+		if !r.started[t.Key()] {
+			r.started[t.Key()] = true
+			r.done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: ErrCancelled}
 		}
 	}
-	wg.Wait()
-	out := make([]Outcome, len(sorted))
-	for i, t := range sorted {
-		out[i] = *done[t.Key()]
+}
+
+// startReady starts, up to the queue's parallel, the targets whose waits are done, and skips
+// those one of whose waits stopped. r.mu is held.
+func (r *queueRun) startReady(ctx context.Context, op Op) {
+	parallel := max(r.q.Parallel, 1)
+	for _, t := range r.sorted {
+		if r.started[t.Key()] || r.running >= parallel {
+			continue
+		}
+		ready, blocker := true, ""
+		for _, w := range r.waits[t.Key()] {
+			o, ok := r.done[w]
+			switch {
+			case !ok:
+				ready = false
+			case r.stops(o):
+				blocker = w
+			}
+		}
+		if blocker != "" {
+			r.started[t.Key()] = true
+			r.done[t.Key()] = &Outcome{Target: t, Status: Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
+			continue
+		}
+		if !ready {
+			continue
+		}
+		r.started[t.Key()] = true
+		r.running++
+		r.wg.Add(1)
+		go func(t Target) {
+			defer r.wg.Done()
+			o := r.q.run(ctx, t, op)
+			r.mu.Lock()
+			r.done[t.Key()] = &o
+			r.running--
+			r.mu.Unlock()
+			r.finished <- struct{}{}
+		}(t)
 	}
-	return out
 }
 
 // run runs op on t within the stack deadline and says how it ended when op could not. An

@@ -123,37 +123,53 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		o := failed(err)
 		return &o, ""
 	}
-	typ := guardedType(t.Effects)
-	ids, _ := st.ids(typ)
+	ids, _ := st.ids(guardedType(t.Effects))
 	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
 	}
-	if len(doable) == 0 {
-		if rec == nil || rec.Phase == rotation.Done {
-			return nil, ""
-		}
-		if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
-			return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
-				"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
-					"with the manifest that started it finishes it", rec.Pool, rec.Phase)}, ""
-		}
-		if !opts.locked {
-			return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
-				"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
-					"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}, ""
-		}
-		// The manifest is back to the old pool before it was drained: the rotation is given up.
-		if err := d.rollBack(ctx, t, s, self, rec); err != nil {
-			return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
-		}
-		return nil, fmt.Sprintf("rotation of pool %s rolled back (its surge pool deleted, the old pool kept)", rec.Pool)
-	}
-	if len(doable) > 1 {
+	switch {
+	case len(doable) == 0:
+		return d.rollBackStopped(ctx, t, s, self, rec, opts)
+	case len(doable) > 1:
 		o := failed(errors.Errorf("the manifest asks for %d rotations at once; up carries out one a stack", len(doable)))
 		return &o, ""
 	}
+	if stop := d.rotationAllowed(ctx, t, s, st, doable, rec, opts); stop != nil {
+		return stop, ""
+	}
+	return d.rotate(ctx, t, s, doable[0], rec, ids)
+}
+
+// rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
+// recorded before its drain is given up (the manifest is back to the old pool), one past its
+// drain is refused, and without one there is nothing to do.
+func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
+	if rec == nil || rec.Phase == rotation.Done {
+		return nil, ""
+	}
+	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
+		return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
+			"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
+				"with the manifest that started it finishes it", rec.Pool, rec.Phase)}, ""
+	}
+	if !opts.locked {
+		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+			"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
+				"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}, ""
+	}
+	// The manifest is back to the old pool before it was drained: the rotation is given up.
+	if err := d.rollBack(ctx, t, s, self, rec); err != nil {
+		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
+	}
+	return nil, fmt.Sprintf("rotation of pool %s rolled back (its surge pool deleted, the old pool kept)", rec.Pool)
+}
+
+// rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
+// new one beside a change the engine would still replace, one not confirmed, one the backend
+// cannot lock the stack for.
+func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st state, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
@@ -162,29 +178,39 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 		replaced, err := replacedBesides(t.Effects, t.Input, st.outputs())
 		if err != nil {
 			o := failed(err)
-			return &o, ""
+			return &o
 		}
 		if len(replaced) > 0 {
 			return &Outcome{Status: Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
 				"the manifest asks for a rotation of pool %s and also changes %s, which the engine would still replace: "+
-					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}, ""
+					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}
 		}
 	}
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, Options{})
 		if err != nil {
 			o := failed(err)
-			return &o, ""
+			return &o
 		}
 		if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}, ""
+			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
 	if !opts.locked {
 		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"the manifest asks for a rotation of pool %s, and the backend cannot hold the stack's lock across its steps "+
 				"(a rotation runs only under it, so that two runs never rotate one pool twice): nothing was rotated. "+
-				"Rotate from a file or PostgreSQL backend", r.Name)}, ""
+				"Rotate from a file or PostgreSQL backend", r.Name)}
+	}
+	return nil
+}
+
+// rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
+// points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
+func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
+	self := ""
+	if len(ids) == 1 {
+		self = ids[0]
 	}
 	progress := d.progress(t)
 	run, err := d.rotator(ctx, t, self, r.Name, progress, func(ctx context.Context, state rotation.State) error {
@@ -203,7 +229,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 				return &o, ""
 			}
 		} else if old = self; len(ids) != 1 || old == "" {
-			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), typ))
+			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), guardedType(t.Effects)))
 			return &o, ""
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
@@ -230,21 +256,26 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 	if err != nil {
 		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
-	// The state takes the new pool's id, and a refresh reads it (its new size, its name): the
-	// engine's diff then finds the manifest met, not a pool to replace. A pool inside the stack's
-	// resource (a cluster's default pool) keeps the resource's id: the refresh reads the new pool
-	// into it, found by the cloud as the old one was.
+	return d.rotated(ctx, t, s, r, run, final.SurgeID)
+}
+
+// rotated points the stack at the new pool once the rotation r is done: the state takes the new
+// pool's id, and a refresh reads it (its new size, its name), so that the engine's diff finds the
+// manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
+// pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
+// old one was.
+func (d *Deployer) rotated(ctx context.Context, t Target, s Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
 	if run.kind.OldPool == nil {
-		id := final.SurgeID
+		id := surge
 		if run.kind.StateID != nil {
 			id = run.kind.StateID(id)
 		}
-		if err := pointPoolAt(ctx, s, typ, id); err != nil {
-			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, final.SurgeID))
+		if err := pointPoolAt(ctx, s, guardedType(t.Effects), id); err != nil {
+			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, surge))
 			return &o, ""
 		}
 	}
-	if _, err := d.refreshGuarded(ctx, t, s, "up", Options{Progress: progress}); err != nil {
+	if _, err := d.refreshGuarded(ctx, t, s, "up", Options{Progress: d.progress(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}

@@ -438,19 +438,26 @@ func benchTwoHundredConcurrentClients(b *testing.B, a *benchAPI) {
 		path  func(i int) string
 		alone bool
 	}{{"list", lists, false}, {"get", gets, false}}
-	if st.Database == store.PostgreSQL {
-		// The same gets, each a query of its own as before they were put together (store.gets):
-		// the two side by side in one run.
-		cases = append(cases, struct {
-			name  string
-			path  func(i int) string
-			alone bool
-		}{"get-each-its-own-query", gets, true})
+	// The same gets, each with queries of its own as before reads asked at once were put
+	// together (store.joined): the two side by side in one run.
+	cases = append(cases, struct {
+		name  string
+		path  func(i int) string
+		alone bool
+	}{"get-each-its-own-query", gets, true})
+	for _, c := range cases[:2] {
+		b.Run(c.name+"-clients-apart", func(b *testing.B) {
+			paths := make([]string, n)
+			for i := range paths {
+				paths[i] = c.path(i)
+			}
+			a.runApart(b, paths, b.N).report(b)
+		})
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			st.GetsAlone = c.alone
-			defer func() { st.GetsAlone = false }()
+			st.ReadsAlone = c.alone
+			defer func() { st.ReadsAlone = false }()
 			paths := make([]string, n)
 			for i := range paths {
 				paths[i] = c.path(i)
@@ -543,15 +550,30 @@ func (l *load) stop() (cpu, database time.Duration, process, machinePercent floa
 // children's, and each live child's (a connection's backend). The server's work is half of a
 // read's cost, and on a busy machine it is steadier than a latency.
 func serverCPU(port int) time.Duration {
-	if port == 0 {
+	postmaster, children := postgresProcesses(port)
+	if postmaster == "" {
 		return 0
+	}
+	ticks := cpuTicks(postmaster, true)
+	for _, child := range children {
+		ticks += cpuTicks(child, false)
+	}
+	// Linux counts these in clock ticks of 1/100 s on every platform Go runs the bench on.
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// postgresProcesses finds the PostgreSQL server listening on port (0: none) in /proc: its
+// postmaster's process id, "" when not found, and its children's (a connection's backend, the
+// server's own helpers).
+func postgresProcesses(port int) (postmaster string, children []string) {
+	if port == 0 {
+		return "", nil
 	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return "", nil
 	}
-	var postmaster string
-	children := map[string][]string{}
+	byParent := map[string][]string{}
 	for _, e := range entries {
 		pid := e.Name()
 		if _, err := strconv.Atoi(pid); err != nil {
@@ -561,21 +583,13 @@ func serverCPU(port int) time.Duration {
 		if err != nil || stat[0] != "postgres" {
 			continue
 		}
-		children[stat[2]] = append(children[stat[2]], pid)
+		byParent[stat[2]] = append(byParent[stat[2]], pid)
 		args, _ := os.ReadFile("/proc/" + pid + "/cmdline")
 		if strings.Contains(string(args), fmt.Sprintf("\x00-p\x00%d\x00", port)) {
 			postmaster = pid
 		}
 	}
-	if postmaster == "" {
-		return 0
-	}
-	ticks := cpuTicks(postmaster, true)
-	for _, child := range children[postmaster] {
-		ticks += cpuTicks(child, false)
-	}
-	// Linux counts these in clock ticks of 1/100 s on every platform Go runs the bench on.
-	return time.Duration(ticks) * 10 * time.Millisecond
+	return postmaster, byParent[postmaster]
 }
 
 // procStat returns /proc/PID/stat's fields from the command's name on: name, state, parent...

@@ -33,7 +33,7 @@ func (s *service) cli(operation string, nodes int) {
 		s.t.Fatal(err)
 	}
 	kinds := registry.Kinds()
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: operation, Paths: []string{file},
+	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: deploy.Operation(operation), Paths: []string{file},
 		Files:   deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (deploy.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
 		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {

@@ -133,7 +133,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return nil, err
 		}
 	}
-	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Log: o.Log}
+	server := &api.Server{Store: st, Auth: authn, Kinds: o.Kinds, Policy: o.Policy, Backend: o.Backend, Log: o.Log}
 	server.LimitCallers(o.RateLimit, o.RateBurst)
 	return &Service{Store: st, River: client, Server: server, rescuer: rescuer}, nil
 }

@@ -38,6 +38,7 @@ func run(dir string) error {
 		return err
 	}
 	files["report.v1.schema.json"] = deploy.ReportSchema
+	files["reportfile.v1.schema.json"] = deploy.ReportFileSchema
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)

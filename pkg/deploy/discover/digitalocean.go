@@ -90,6 +90,41 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 	if cl.VPCUUID != "" {
 		spec["vpc"] = raw(literal(cl.VPCUUID))
 	}
+	notes = doOptional(cl, spec, notes)
+	dp := object{
+		"nodePoolName": def.Name,
+		"size":         def.Size,
+		"nodeCount":    def.Count,
+		"labels":       def.Labels,
+		"taints":       rawTaints(def.Taints),
+		// The default pool carries the cluster's derived tags, not a pool kind's.
+		"tags": withoutDerived(doClusterKind, md, withoutCloudTags(def.Tags)),
+	}
+	if def.AutoScale {
+		dp["autoScale"], dp["minNodes"], dp["maxNodes"] = true, def.MinNodes, def.MaxNodes
+	}
+	spec["defaultNodePool"] = dp
+	sortKey := "digitalocean/" + cl.Region + "/" + md.Name + "/" + cl.ID
+	out := []manifest{{
+		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
+		what:     "Kubernetes cluster " + cl.Name,
+		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
+		managed: labels.Managed(cl.Tags, doClusterKind),
+		doc:     object{"apiVersion": doAPIVersion, "kind": doClusterKind, "metadata": raw(md), "spec": spec},
+	}}
+	for _, p := range cl.NodePools {
+		if p.ID == def.ID {
+			continue
+		}
+		out = append(out, doPoolManifest(cl, md, p, sortKey))
+	}
+	return out, nil
+}
+
+// doOptional writes into spec what a cluster sets beside its defaults: a maintenance window,
+// the control-plane firewall, the autoscaler's settings, the components turned on. notes are
+// told what a manifest cannot say of them.
+func doOptional(cl doCluster, spec object, notes []string) []string {
 	// The module's own window is any day at 00:00; only another one is written.
 	if mp := cl.MaintenancePolicy; mp != nil && !(orDefault(mp.Day, "any") == "any" && orDefault(mp.StartTime, "00:00") == "00:00") {
 		spec["maintenanceWindow"] = object{
@@ -127,34 +162,7 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 			spec[s.key] = true
 		}
 	}
-	dp := object{
-		"nodePoolName": def.Name,
-		"size":         def.Size,
-		"nodeCount":    def.Count,
-		"labels":       def.Labels,
-		"taints":       rawTaints(def.Taints),
-		// The default pool carries the cluster's derived tags, not a pool kind's.
-		"tags": withoutDerived(doClusterKind, md, withoutCloudTags(def.Tags)),
-	}
-	if def.AutoScale {
-		dp["autoScale"], dp["minNodes"], dp["maxNodes"] = true, def.MinNodes, def.MaxNodes
-	}
-	spec["defaultNodePool"] = dp
-	sortKey := "digitalocean/" + cl.Region + "/" + md.Name + "/" + cl.ID
-	out := []manifest{{
-		kind: doClusterKind, cloudID: cl.ID, cloud: "DigitalOcean", region: cl.Region,
-		what:     "Kubernetes cluster " + cl.Name,
-		fileBase: md.Name, sortKey: sortKey, notes: append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
-		managed: labels.Managed(cl.Tags, doClusterKind),
-		doc:     object{"apiVersion": doAPIVersion, "kind": doClusterKind, "metadata": raw(md), "spec": spec},
-	}}
-	for _, p := range cl.NodePools {
-		if p.ID == def.ID {
-			continue
-		}
-		out = append(out, doPoolManifest(cl, md, p, sortKey))
-	}
-	return out, nil
+	return notes
 }
 
 // doDefaultPool is the pool the provider takes for the cluster's default: the one tagged

@@ -87,24 +87,9 @@ func driftSchedule(files []File, opts Options) ([]map[string]any, error) {
 	if image == "" {
 		image = DefaultKubectlImage
 	}
-	var updates strings.Builder
-	for i, f := range files {
-		m := metadata(f.Name+"-drift", f.Target, opts)
-		delete(m, "name")
-		m["generateName"] = f.Name + "-drift-"
-		data, err := yaml.Marshal(map[string]any{
-			"apiVersion": "auto.pulumi.com/v1alpha1",
-			"kind":       "Update",
-			"metadata":   m,
-			"spec":       driftSpec(f, driftTTL),
-		})
-		if err != nil {
-			return nil, errors.Wrap(err, "marshal a drift Update")
-		}
-		if i > 0 {
-			updates.WriteString("---\n")
-		}
-		updates.Write(data)
+	updates, err := driftUpdates(files, opts)
+	if err != nil {
+		return nil, err
 	}
 	name := DriftName(opts)
 	ns := opts.namespace()
@@ -135,7 +120,7 @@ func driftSchedule(files []File, opts Options) ([]map[string]any, error) {
 			"apiVersion": "v1",
 			"kind":       "ConfigMap",
 			"metadata":   plainMetadata(name, opts),
-			"data":       map[string]any{driftKey: updates.String()},
+			"data":       map[string]any{driftKey: updates},
 		},
 		{
 			"apiVersion": "batch/v1",
@@ -167,6 +152,30 @@ func driftSchedule(files []File, opts Options) ([]map[string]any, error) {
 			},
 		},
 	}, nil
+}
+
+// driftUpdates are the Updates the drift CronJob creates, one a stack, as one YAML stream.
+func driftUpdates(files []File, opts Options) (string, error) {
+	var updates strings.Builder
+	for i, f := range files {
+		m := metadata(f.Name+"-drift", f.Target, opts)
+		delete(m, "name")
+		m["generateName"] = f.Name + "-drift-"
+		data, err := yaml.Marshal(map[string]any{
+			"apiVersion": "auto.pulumi.com/v1alpha1",
+			"kind":       "Update",
+			"metadata":   m,
+			"spec":       driftSpec(f, driftTTL),
+		})
+		if err != nil {
+			return "", errors.Wrap(err, "marshal a drift Update")
+		}
+		if i > 0 {
+			updates.WriteString("---\n")
+		}
+		updates.Write(data)
+	}
+	return updates.String(), nil
 }
 
 // driftSpec is the Update that previews a Stack with expectNoChanges: it fails when the clouds

@@ -3,10 +3,12 @@ package render
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
 // Report is the report of a command's outcomes, as every format shows it: priced for preview and
@@ -15,6 +17,7 @@ func Report(command string, outcomes []deploy.Outcome, prices func(cloud string)
 	report := deploy.NewReport(command, outcomes)
 	if command == "preview" || command == "up" {
 		report.Price(outcomes, prices)
+		priceUnchanged(report, outcomes, prices)
 	}
 	for i, o := range outcomes {
 		if o.Err != nil {
@@ -22,6 +25,143 @@ func Report(command string, outcomes []deploy.Outcome, prices func(cloud string)
 		}
 	}
 	return report
+}
+
+// priceUnchanged prices each stack the fleet scan found unchanged, which the engine did not run:
+// its manifest is the one its last up deployed, so it costs what it did, and the fleet's monthly
+// total counts it (FleetSummary) instead of leaving most of a fleet out.
+func priceUnchanged(report deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) {
+	for i, o := range outcomes {
+		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
+			continue
+		}
+		if cloud := cost.CloudOf(o.Target.Input); cloud != "" {
+			d := cost.Compare(o.Target.Input, o.Target.Input, prices(cloud))
+			report.Stacks[i].Cost = &d
+		}
+	}
+}
+
+// Streams is where each stack's engine progress goes, every line redacted (Redactor): to W as it
+// comes for one stack, or for a fleet with Verbose, each line after its stack's name so that
+// stacks run at once stay apart. A fleet's streams are otherwise not shown, never interleaved:
+// the last lines of each are kept (Tail) for the row of a stack that fails. Quiet shows none.
+type Streams struct {
+	W        io.Writer
+	Mu       *sync.Mutex // serialises the writes to W of stacks run at once
+	Redactor *redact.Redactor
+	Quiet    bool
+	Verbose  bool
+
+	mu      sync.Mutex
+	flushes []func()
+	tails   map[string]*Tail
+}
+
+// TailLines is how many of a stack's last progress lines are kept for its row.
+const TailLines = 8
+
+// For is deploy.Request's Progress: given how many stacks run, each stack's writer.
+func (s *Streams) For(stacks int) func(t deploy.Target) io.Writer {
+	return func(t deploy.Target) io.Writer {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var w io.Writer
+		var p *Prefixed
+		tail := &Tail{}
+		switch {
+		case s.Quiet && stacks == 1:
+			return io.Discard
+		case stacks == 1 && !s.Quiet:
+			w = &LockedWriter{W: s.W, Mu: s.Mu}
+		case s.Verbose && !s.Quiet:
+			p = NewPrefixed(&LockedWriter{W: s.W, Mu: s.Mu}, t.Key()+": ")
+			w = p
+		default:
+			if s.tails == nil {
+				s.tails = map[string]*Tail{}
+			}
+			s.tails[t.Key()] = tail
+			w = tail
+		}
+		redacting := redact.NewWriter(w, s.Redactor)
+		s.flushes = append(s.flushes, func() {
+			_ = redacting.Flush()
+			if p != nil {
+				_ = p.Flush()
+			}
+			tail.Flush()
+		})
+		return redacting
+	}
+}
+
+// Flush writes what the writers hold of unfinished lines, once the stacks are done.
+func (s *Streams) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, flush := range s.flushes {
+		flush()
+	}
+	s.flushes = nil
+}
+
+// Tail is the last lines a stack's progress kept (FleetOptions.Tail): nil for a stack whose
+// progress was shown as it ran, or not kept.
+func (s *Streams) Tail(stack string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tails[stack]; t != nil {
+		return t.Lines()
+	}
+	return nil
+}
+
+// Tail keeps the last TailLines non-blank lines written to it.
+type Tail struct {
+	mu      sync.Mutex
+	lines   []string
+	partial strings.Builder
+}
+
+func (t *Tail) Write(data []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range string(data) {
+		if r != '\n' {
+			t.partial.WriteRune(r)
+			continue
+		}
+		t.keep()
+	}
+	return len(data), nil
+}
+
+// Flush keeps an unfinished last line.
+func (t *Tail) Flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.keep()
+}
+
+// keep ends the line being written: kept unless blank, the oldest dropped past TailLines.
+func (t *Tail) keep() {
+	line := strings.TrimRight(t.partial.String(), " \r\t")
+	t.partial.Reset()
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	t.lines = append(t.lines, line)
+	if len(t.lines) > TailLines {
+		t.lines = t.lines[len(t.lines)-TailLines:]
+	}
+}
+
+// Lines are the lines kept, oldest first.
+func (t *Tail) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
 }
 
 // NewPrefixed writes to w each line with prefix.

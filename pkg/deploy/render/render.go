@@ -12,8 +12,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
@@ -22,18 +20,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/pkg/errors"
 )
-
-// Table prints a row per stack and the counts. The result comes last: a long cause (the cloud's
-// answer) then runs on in its own row instead of widening every row to its length.
-func Table(w io.Writer, r deploy.Report) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tSTACK\tTIME\tRESULT")
-	for _, s := range r.Stacks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.File, s.Stack, time.Duration(s.Seconds*float64(time.Second)).Round(time.Second), oneLine(outcomeText(r.Command, s)))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w, summary(r))
-}
 
 // Changes lists, under the table, each stack's refused changes and the manifest fields behind its
 // resource changes, with the old and the new value.
@@ -131,67 +117,6 @@ func Costs(w io.Writer, r deploy.Report) {
 	}
 }
 
-// Markdown writes the report as a pull request comment: a table of the stacks, each with
-// its outcome and cause, then each stack's changes: the manifest fields behind each resource change
-// with old → new values, the refused changes, or the drifted fields.
-func Markdown(w io.Writer, r deploy.Report) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
-	b.WriteString(summary(r) + "\n\n")
-	b.WriteString("| File | Stack | Result |\n|---|---|---|\n")
-	for _, s := range r.Stacks {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.File, s.Stack, cell(oneLine(outcomeText(r.Command, s))))
-	}
-	for _, s := range r.Stacks {
-		// Drift is the fields that differ: the resource changes behind them would repeat them.
-		resources := s.Resources
-		if len(s.Drift) > 0 || r.Command == "drift" {
-			resources = nil
-		}
-		if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
-			s.Cost == nil && !s.ProtectionOff {
-			continue
-		}
-		// The stack too: a file may hold several, and its cost line is under this heading.
-		fmt.Fprintf(&b, "\n#### `%s` (`%s`)\n\n", s.File, s.Stack)
-		if s.ProtectionOff {
-			fmt.Fprintf(&b, "- **%s**\n", deploy.ProtectionOffLine)
-		}
-		policyLines(&b, s.Policy)
-		for _, c := range s.Refused {
-			fmt.Fprintf(&b, "- **refused** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
-		}
-		for _, c := range s.RecordedOnly {
-			fmt.Fprintf(&b, "- **recorded only** `%s`: %s: %s\n", c.Path, codeValues(c.Old, c.New), c.Reason)
-		}
-		resourceLines(&b, resources)
-		if s.Cost != nil {
-			fmt.Fprintf(&b, "- monthly cost: %s\n", s.Cost)
-		}
-		for _, f := range s.Sets {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
-				strings.Replace(putBack(r.Command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))
-		}
-		for _, f := range s.PutBack {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s (changed in the cloud since the last up)\n", putBack(r.Command), f.Field, codeValues(f.Live, f.Manifest))
-		}
-		for _, d := range s.Drift {
-			fmt.Fprintf(&b, "- drifted `%s`: the cloud has `%s`, the manifest `%s`\n", d.Field, show(d.Live), show(d.Manifest))
-			if d.Stays != "" {
-				fmt.Fprintf(&b, "  - %s\n", d.Stays)
-			}
-		}
-		for _, d := range s.Disagreements {
-			fmt.Fprintf(&b, "- **blocks adoption** `%s` (%s): the cloud has `%s`, the manifest `%s`\n", d.Field, d.Effect, show(d.Live), show(d.Manifest))
-		}
-		for _, d := range s.InPlace {
-			fmt.Fprintf(&b, "- the next `up` changes `%s` in place: the cloud has `%s`, up sends `%s`\n", d.Field, show(d.Live), show(d.Manifest))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // Cause says why a stack's operation failed or was refused, in the user's terms, with what
 // to run for the faults a user can mend.
 func Cause(err error, t deploy.Target) string {
@@ -214,28 +139,6 @@ func Cause(err error, t deploy.Target) string {
 		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
 	}
 	return err.Error()
-}
-
-// Drift says each stack's drift, named by file and stack: a file may hold several manifests.
-func Drift(w io.Writer, outcomes []deploy.Outcome) {
-	for _, o := range outcomes {
-		switch {
-		case o.Status == deploy.Done && o.Reason == deploy.NotDeployed:
-			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
-		case o.Status == deploy.Done:
-			fmt.Fprintf(w, "%s (%s): no drift\n", o.Target.File, o.Target.Key())
-		case o.Status == deploy.Drifted:
-			fmt.Fprintf(w, "%s (%s): drifted: %s\n", o.Target.File, o.Target.Key(), o.Reason)
-			for _, f := range o.Drift {
-				fmt.Fprintf(w, "  %s: the cloud has %s, the manifest %s\n", f.Field, show(f.Live), show(f.Manifest))
-				if f.Stays != "" {
-					fmt.Fprintf(w, "    %s\n", f.Stays)
-				}
-			}
-		default:
-			fmt.Fprintf(w, "%s (%s): %s\n", o.Target.File, o.Target.Key(), o.Reason)
-		}
-	}
 }
 
 // Status says each stack's conditions, generations, last update and non-secret outputs.
@@ -437,21 +340,6 @@ func shown(v any) string {
 		return "(unset)"
 	}
 	return show(v)
-}
-
-// summary counts the stacks by outcome in one line; drifted and cancelled ones only when there
-// are some.
-func summary(r deploy.Report) string {
-	line := fmt.Sprintf("%d %s", r.Summary[deploy.Done], outcomeWord(r.Command, deploy.Done))
-	if n := r.Summary[deploy.Drifted]; n > 0 {
-		line += fmt.Sprintf(", %d drifted", n)
-	}
-	line += fmt.Sprintf(", %d blocked, %d skipped, %d failed", r.Summary[deploy.Blocked],
-		r.Summary[deploy.Skipped], r.Summary[deploy.Failed])
-	if n := r.Summary[deploy.Cancelled]; n > 0 {
-		line += fmt.Sprintf(", %d cancelled", n)
-	}
-	return line
 }
 
 // resourceLines writes each resource change as a Markdown list item, its fields below it.

@@ -42,7 +42,7 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 		{File: "b.yaml", Stack: "kind/b", Outcome: deploy.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
 	}}
 	var out strings.Builder
-	Table(&out, r)
+	Fleet(&out, r, FleetOptions{All: true})
 	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
 		if !strings.Contains(line, "long answer") && len(line) > 60 {
 			t.Errorf("a row without the long cause is %d columns wide:\n%s", len(line), out.String())

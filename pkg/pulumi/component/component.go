@@ -190,15 +190,15 @@ func (s *Settings[P, C]) ProviderOr(create func() (P, error)) (P, error) {
 // tagged `pulumi:"name"`, under those names: the same names the Pulumi schema gives them, so a
 // TypeScript program and a Go program read the same outputs.
 func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource) error {
-	return errors.Wrap(ctx.RegisterResourceOutputs(comp, taggedOutputs(comp)), "register outputs")
+	return errors.Wrap(ctx.RegisterResourceOutputs(comp, tagged(comp, "pulumi")), "register outputs")
 }
 
-// taggedOutputs returns comp's fields tagged `pulumi:"name"` by name.
-func taggedOutputs(comp pulumi.ComponentResource) pulumi.Map {
+// tagged returns comp's fields tagged `key:"name"` by name.
+func tagged(comp pulumi.ComponentResource, key string) pulumi.Map {
 	v := reflect.ValueOf(comp).Elem()
 	out := pulumi.Map{}
 	for i := range v.NumField() {
-		name, ok := v.Type().Field(i).Tag.Lookup("pulumi")
+		name, ok := v.Type().Field(i).Tag.Lookup(key)
 		if !ok {
 			continue
 		}

@@ -40,7 +40,10 @@ type Server struct {
 	Auth  *auth.Authenticator
 	Kinds kinds.List
 	// Policy, when set, is the organisation's policy: a body it denies is a VALIDATION_ERROR.
-	Policy *policy.Policy
+	// It is judged as the worker's pipeline judges it (deploy.Judge), against what the stack
+	// last deployed: Backend opens where the stacks live, and is needed with a Policy.
+	Policy  *policy.Policy
+	Backend func() (deploy.Backend, error)
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
 
@@ -54,8 +57,9 @@ type Server struct {
 	// its failures. All nil when nobody is limited.
 	limits, failures, lookups *callerLimits
 	creds                     *credentials
-	// pages are lists' answers as last encoded, served again while nothing changed.
-	pages pages
+	// pages are lists' answers, and objects objects' read by id, as last encoded, served again
+	// while nothing changed.
+	pages, objects pages
 }
 
 // LimitCallers answers 429 to a caller (a token's subject) that sends more than perSecond
@@ -76,6 +80,7 @@ func (s *Server) Handler() http.Handler {
 		ttl = DefaultTokenCacheTTL
 	}
 	s.creds = newCredentials(ttl)
+	s.pages.max, s.objects.max = maxPages, maxObjects
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -477,7 +482,14 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 	if s.Policy == nil {
 		return nil
 	}
-	results, err := s.Policy.Evaluate(policy.Input{File: file, Data: manifest, Manifest: t.Input})
+	if s.Backend == nil {
+		return errors.New("the policy is judged against what each stack last deployed, and the server has no backend to read it")
+	}
+	b, err := s.Backend()
+	if err != nil {
+		return err
+	}
+	results, err := deploy.Judge(ctx, s.Policy, b, t, manifest)
 	if err != nil {
 		return err
 	}

@@ -10,15 +10,21 @@ import (
 )
 
 // maxPages bounds how many encoded pages a replica keeps: a page is a few to a few hundred
-// kilobytes, and every write makes all of them stale anyway.
-const maxPages = 512
+// kilobytes, and every write makes all of them stale anyway. maxObjects bounds the objects
+// read by id it keeps, a kilobyte or two each.
+const (
+	maxPages   = 512
+	maxObjects = 4096
+)
 
-// pages keeps lists' pages as they were encoded, each with the count of changes
-// (store.Store.Changes) it was read at. While the count stays, nothing in the table changed,
-// on this replica or another, and the page is served again as it is: reading 100 objects and
-// encoding their specs was most of what a list cost, and a portal asks for the same pages over
-// and over.
+// pages keeps answers as they were encoded, lists' pages and objects read by id, each with
+// the count of changes (store.Store.Changes) it was read at. While the count stays, nothing in
+// the table changed, on this replica or another, and the answer is served again as it is:
+// reading 100 objects and encoding their specs was most of what a list cost, reading and
+// encoding one most of what a read by id cost, and a portal asks for the same over and over.
 type pages struct {
+	// max bounds how many are kept (Server.Handler sets it).
+	max   int
 	mu    sync.Mutex
 	saved map[string]savedPage
 }
@@ -26,6 +32,8 @@ type pages struct {
 type savedPage struct {
 	changes int64
 	body    []byte
+	// etag is an object's ETag header ("" for a list).
+	etag string
 }
 
 // pageKey names a list's page by everything that selects it.
@@ -33,26 +41,30 @@ func pageKey(f store.Filter) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Kind, f.ClusterID, f.Phase, f.Health, f.Limit, f.Offset)
 }
 
-// get returns the page saved under key when it was read at changes.
-func (p *pages) get(key string, changes int64) ([]byte, bool) {
+// get returns the answer saved under key when it was read at changes.
+func (p *pages) get(key string, changes int64) (savedPage, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	saved, ok := p.saved[key]
-	return saved.body, ok && saved.changes == changes
+	return saved, ok && saved.changes == changes
 }
 
-// put saves a page read at changes, unless a newer one is saved already. A full cache is
-// emptied rather than sorted: after a write every page in it is stale.
-func (p *pages) put(key string, changes int64, body []byte) {
+// put saves an answer read at saved.changes, unless a newer one is saved already. A full
+// cache is emptied rather than sorted: after a write every answer in it is stale.
+//
+// An object read after the count was read is saved under that count: it is at least as new as
+// what the table held at the count, so a read that finds the same count later, with no write
+// between, may have it.
+func (p *pages) put(key string, saved savedPage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.saved == nil || len(p.saved) >= maxPages {
+	if p.saved == nil || len(p.saved) >= p.max {
 		p.saved = map[string]savedPage{}
 	}
-	if saved, ok := p.saved[key]; ok && saved.changes > changes {
+	if old, ok := p.saved[key]; ok && old.changes > saved.changes {
 		return
 	}
-	p.saved[key] = savedPage{changes: changes, body: body}
+	p.saved[key] = saved
 }
 
 // encodePage is a list's answer as writeList sends it.

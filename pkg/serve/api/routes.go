@@ -70,12 +70,7 @@ func (rt Route) handler(s *Server) handler {
 		return s.list(rt.Kind)
 	case "get":
 		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-			o, err := s.Store.Get(r.Context(), rt.Kind, r.PathValue("id"))
-			if err != nil {
-				return err
-			}
-			writeObject(w, http.StatusOK, o)
-			return nil
+			return s.get(w, r, rt.Kind)
 		}
 	case "update":
 		return s.update(rt.Kind)
@@ -264,7 +259,7 @@ func (s *Server) list(kind string) handler {
 			return err
 		}
 		if saved, ok := s.pages.get(key, changes); ok {
-			writeListBody(w, saved)
+			writeListBody(w, saved.body)
 			return nil
 		}
 		if f.ClusterID != "" {
@@ -282,11 +277,38 @@ func (s *Server) list(kind string) handler {
 		}
 		if len(page.Objects) > 0 {
 			// Only a page with rows says the changes it was read at; an empty one costs little.
-			s.pages.put(key, page.Changes, encoded)
+			s.pages.put(key, savedPage{changes: page.Changes, body: encoded})
 		}
 		writeListBody(w, encoded)
 		return nil
 	}
+}
+
+// get answers a read of one object. The object as encoded before is the answer while no write
+// has happened since, as a list's page is: the count of changes is one small query, shared by
+// the reads asked at the same moment (store.Store.Changes).
+func (s *Server) get(w http.ResponseWriter, r *http.Request, kind string) error {
+	key := kind + "\x00" + r.PathValue("id")
+	changes, err := s.Store.Changes(r.Context())
+	if err != nil {
+		return err
+	}
+	saved, ok := s.objects.get(key, changes)
+	if !ok {
+		o, err := s.Store.Get(r.Context(), kind, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		body, err := encodePage(o)
+		if err != nil {
+			return err
+		}
+		saved = savedPage{changes: changes, body: body, etag: strconv.Quote(o.ResourceVersion)}
+		s.objects.put(key, saved)
+	}
+	w.Header().Set("ETag", saved.etag)
+	writeListBody(w, saved.body)
+	return nil
 }
 
 // writeListBody writes a list's page, encoded without indentation (encodePage): indenting a

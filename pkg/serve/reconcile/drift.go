@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"database/sql"
-	"os"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -103,16 +102,11 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil || o.Deleting || !o.StackOwned {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "clusterplane-serve-")
-	if err != nil {
-		return errors.Wrap(err, "make a folder for the manifest")
-	}
-	defer os.RemoveAll(dir)
-	file, _, err := w.writeManifest(ctx, o, dir)
+	m, _, err := w.manifest(ctx, o)
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, "status", file, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
 			Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, dep.Backend, key) }})
 	})
@@ -121,7 +115,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 		c := out.Report.Condition("Drifted")
 		drifted = condition(c.Type, c.Status, c.Reason, c.Message)
 	}
-	drifted, md, err := w.owned(ctx, o, file, drifted, out.Report)
+	drifted, md, err := w.owned(ctx, o, m.Target, drifted, out.Report)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
-	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 )
@@ -53,24 +52,6 @@ type verdict struct {
 	last *deploy.Update
 	// why says it in words, for a condition's message and a refusal.
 	why string
-}
-
-// stackKey is the key of the stack the manifest file deploys; "" when it cannot be read (the
-// pipeline says why when it runs).
-func (w *Worker) stackKey(file string) string {
-	if t := w.target(file); t.Project != "" {
-		return t.Key()
-	}
-	return ""
-}
-
-// target is the target the manifest file deploys; its zero value when it cannot be read.
-func (w *Worker) target(file string) deploy.Target {
-	targets, err := deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds}.Targets([]string{file})
-	if err != nil || len(targets) != 1 {
-		return deploy.Target{}
-	}
-	return targets[0]
 }
 
 // ownershipOf reads the stack's history against the object's mark.
@@ -161,11 +142,11 @@ func said(u deploy.Update) string {
 // outside the API is refused (recorded, so that the API refuses its DELETE too), and a deleted
 // object whose stack is gone is forgotten without running anything. done tells that the job is
 // over.
-func (w *Worker) guard(ctx context.Context, o store.Object, file string) (done bool, err error) {
+func (w *Worker) guard(ctx context.Context, o store.Object, t deploy.Target) (done bool, err error) {
 	if !o.StackOwned {
 		return false, nil // taken says
 	}
-	v, err := w.ownershipOf(ctx, o, w.stackKey(file))
+	v, err := w.ownershipOf(ctx, o, t.Key())
 	if err != nil {
 		return false, nil // the pipeline says what keeps it from the stack
 	}
@@ -192,11 +173,8 @@ func (w *Worker) guard(ctx context.Context, o store.Object, file string) (done b
 // remember records the worker's update of the stack: the newest update in its history, when it
 // carries the object's mark. An up that ran no engine (the stack already as asked) leaves the
 // mark as it was.
-func (w *Worker) remember(ctx context.Context, o store.Object, file string) error {
-	key := w.stackKey(file)
-	if key == "" {
-		return nil
-	}
+func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) error {
+	key := t.Key()
 	b, err := w.Backend()
 	if err != nil {
 		return err
@@ -224,9 +202,8 @@ func (w *Worker) remember(ctx context.Context, o store.Object, file string) erro
 // whatever the cloud says (the cloud matches a stack that is no longer the API's spec), with
 // who and when in the metadata and the nodes the stack now holds. The store records whether the
 // stack is still the object's, which the API's DELETE reads.
-func (w *Worker) owned(ctx context.Context, o store.Object, file string, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
-	t := w.target(file)
-	v, err := w.ownershipOf(ctx, o, w.stackKey(file))
+func (w *Worker) owned(ctx context.Context, o store.Object, t deploy.Target, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
+	v, err := w.ownershipOf(ctx, o, t.Key())
 	if err != nil {
 		return drifted, nil, nil // the check's own condition stands; the next one reads again
 	}

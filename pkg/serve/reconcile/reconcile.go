@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +22,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -63,6 +60,9 @@ type Worker struct {
 	StackTimeout time.Duration
 	// Log is told the failures River retries.
 	Log *slog.Logger
+
+	// pipeline, when set, stands in for deploy.Run: tests count the runs.
+	pipeline func(ctx context.Context, r deploy.Request) ([]deploy.Outcome, error)
 }
 
 // Work reconciles the job's object. A refusal (a change the CLI would refuse, a denied policy)
@@ -81,16 +81,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		// (taken) and is not the object's to destroy. Deleting the object forgets it.
 		return w.forget(ctx, job, o)
 	}
-	dir, err := os.MkdirTemp("", "clusterplane-serve-")
+	m, platform, err := w.manifest(ctx, o)
 	if err != nil {
-		return errors.Wrap(err, "make a folder for the manifest")
+		return w.invalid(ctx, job, o, platform, err)
 	}
-	defer os.RemoveAll(dir)
-	file, platform, err := w.writeManifest(ctx, o, dir)
-	if err != nil {
-		return w.report(ctx, o, refused("Invalid", err.Error()))
-	}
-	if taken, err := w.taken(ctx, o, file); err != nil || taken != "" {
+	if taken, err := w.taken(ctx, o, m.Target); err != nil || taken != "" {
 		if err != nil {
 			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
 			// said in the status and the log like a failed up, and retried.
@@ -102,7 +97,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		}
 		return w.report(ctx, o, refused("Refused", taken))
 	}
-	if done, err := w.guard(ctx, o, file); done || err != nil {
+	if done, err := w.guard(ctx, o, m.Target); done || err != nil {
 		return err
 	}
 	under := progressing(o)
@@ -111,13 +106,13 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return err
 	}
 	if o.Deleting {
-		return w.destroy(ctx, job, o, file)
+		return w.destroy(ctx, job, o, m)
 	}
-	st, busy := w.apply(ctx, job.JobRow, o, file, platform)
+	st, busy := w.apply(ctx, job.JobRow, o, m, platform)
 	if busy {
 		return river.JobSnooze(busyWait)
 	}
-	if err := w.remember(ctx, o, file); err != nil && w.Log != nil {
+	if err := w.remember(ctx, o, m.Target); err != nil && w.Log != nil {
 		// The next up records it; until then the last mark stands.
 		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 	}
@@ -130,41 +125,20 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 
 // apply runs up for the object's manifest and says the status it ends in: after a successful up,
 // the stack's conditions and outputs as status reads them. attempt is the job's: on a retry,
-// what an interrupted attempt left on the stack is mended first (Deployer.TakeOver).
+// what an interrupted attempt left on the stack is mended first (Deployer.TakeOver). It is one
+// run of the pipeline (reconciled), its checks and policy said once.
 //
 // busy tells that another operation holds the stack (another job of the object, started by a
 // write while this one waited, or a clusterplane up), or that another job of the object whose
 // worker died left it interrupted and is about to be taken up again (its lease): the job waits
 // its turn (River's snooze, no attempt spent) rather than fail.
-func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, file, platform string) (st store.ControllerStatus, busy bool) {
-	attempt := job.Attempt
-	var replaced []string
-	upOp := func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		// The API's write says yes to a change made in place, or to a pool's rotation, never to a
-		// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with
-		// it, so the API leaves that to someone who means it (clusterplane up on the manifest).
-		d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
-			st := rotating(pool, state)
-			st.Metadata = metadata(o, platform, st.Metadata)
-			if err := w.report(ctx, o, st); err != nil && w.Log != nil {
-				w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
-			}
-		}
-		return d.Up(ctx, t, deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview deploy.Result) bool {
-			if len(deploy.RotatedInstead(t, preview)) > 0 {
-				// A pool the manifest asks to rotate: up makes a surge pool, drains the old one
-				// onto it and deletes it, where the engine alone would replace the pool.
-				return true
-			}
-			replaced = replacements(preview)
-			return len(replaced) == 0
-		}})
-	}
-	up, err := w.run(ctx, "up", file, upOp)
+func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploy.Manifest, platform string) (st store.ControllerStatus, busy bool) {
+	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
+	up, err := w.run(ctx, deploy.OperationUp, m, r.op)
 	if stackBusy(up) {
 		return st, true
 	}
-	if attempt == 1 && interrupted(up) {
+	if job.Attempt == 1 && interrupted(up) {
 		// A write while another job of the object had lost its worker (a replica killed): that
 		// job is given back within a lease's time and mends what it left; this one waits for it
 		// rather than end Interrupted over what is being mended.
@@ -172,43 +146,79 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 			return st, true
 		}
 	}
-	if attempt > 1 && interrupted(up) {
-		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
-		// replica's rescuer gave the job back). What that attempt left on the stack is this
-		// job's to mend.
-		taken, terr := w.run(ctx, "refresh", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			return d.TakeOver(ctx, t)
-		})
-		if terr == nil && taken.Status == deploy.Done {
-			up, err = w.run(ctx, "up", file, upOp)
-		} else if w.Log != nil {
-			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
-				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(terr, taken.Err)))
-		}
-	}
 	st = fromUp(o, up, err, platform)
-	if len(replaced) > 0 {
-		st = refused("Refused", "the change replaces "+strings.Join(replaced, ", ")+": the API changes clusters and pools "+
+	if len(r.replaced) > 0 {
+		st = refused("Refused", "the change replaces "+strings.Join(r.replaced, ", ")+": the API changes clusters and pools "+
 			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or create another "+
 			"with the new spec, move the workloads, and delete this one")
 	}
-	if up.Status == deploy.Done {
-		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
-		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which).
-		var observed map[string]any
-		status, serr := w.run(ctx, "status", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-			out := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
-			if out.Report != nil {
-				observed = w.observed(ctx, t, out.Report.Outputs)
-			}
-			return out
-		})
-		if serr == nil && status.Report != nil {
-			st = fromStatus(o, status.Report)
-			maps.Copy(st.Metadata, observed)
-		}
+	if up.Status == deploy.Done && r.status != nil {
+		st = fromStatus(o, r.status)
+		maps.Copy(st.Metadata, r.observed)
 	}
 	return st, false
+}
+
+// reconciled is the operation a reconcile runs over the object's stack, in the one run of the
+// pipeline: up, the mending of what an interrupted attempt left and up again, and after a
+// successful up the stack's status. What it found beyond up's outcome is kept in it.
+type reconciled struct {
+	w        *Worker
+	o        store.Object
+	platform string
+	attempt  int
+	// replaced are the resources up's preview would replace, which the API refuses.
+	replaced []string
+	// status is the stack's status after a successful up, observed what it holds beyond its spec.
+	status   *deploy.StackStatus
+	observed map[string]any
+}
+
+// op is the pipeline's operation of the reconcile; its outcome is up's.
+func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	w, o := r.w, r.o
+	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
+	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
+	// so the API leaves that to someone who means it (clusterplane up on the manifest).
+	d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
+		st := rotating(pool, state)
+		st.Metadata = metadata(o, r.platform, st.Metadata)
+		if err := w.report(ctx, o, st); err != nil && w.Log != nil {
+			w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
+		}
+	}
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview deploy.Result) bool {
+		if len(deploy.RotatedInstead(t, preview)) > 0 {
+			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
+			// it and deletes it, where the engine alone would replace the pool.
+			return true
+		}
+		r.replaced = replacements(preview)
+		return len(r.replaced) == 0
+	}}
+	up := d.Up(ctx, t, opts)
+	if r.attempt > 1 && interrupted(up) {
+		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
+		// replica's rescuer gave the job back). What that attempt left on the stack is this
+		// job's to mend.
+		if taken := d.TakeOver(ctx, t); taken.Status == deploy.Done {
+			up = d.Up(ctx, t, opts)
+		} else if w.Log != nil {
+			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
+				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
+		}
+	}
+	if up.Status == deploy.Done {
+		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
+		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). The
+		// fleet scan before up spoke of the stack before it: status reads it afresh.
+		d.Scanned = nil
+		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+		if status.Report != nil {
+			r.status, r.observed = status.Report, w.observed(ctx, t, status.Report.Outputs)
+		}
+	}
+	return up
 }
 
 // observed is the metadata a deployed stack says beyond its spec: a pool's active_nodes (the
@@ -360,13 +370,9 @@ func replacements(preview deploy.Result) []string {
 // reported on the object, so something else made it (a `clusterplane up` of a manifest of the
 // same name, another service). Deploying would take that stack over, and with it clusters that
 // are not the API's. "" when the stack is the object's, or new.
-func (w *Worker) taken(ctx context.Context, o store.Object, file string) (string, error) {
+func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (string, error) {
 	if o.StackOwned {
 		return "", nil
-	}
-	t := w.target(file)
-	if t.Project == "" {
-		return "", nil // the pipeline says what is wrong with the manifest
 	}
 	b, err := w.Backend()
 	if err != nil {
@@ -396,8 +402,8 @@ func interrupted(out deploy.Outcome) bool {
 }
 
 // destroy destroys a deleted object's stack, then forgets the object.
-func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, file string) error {
-	out, err := w.run(ctx, "destroy", file, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploy.Manifest) error {
+	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == deploy.Done {
@@ -413,12 +419,17 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 	return w.retry(ctx, job, o, "destroy", st)
 }
 
-// run runs the pipeline's operation over the one manifest file.
-func (w *Worker) run(ctx context.Context, operation, file string, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
-	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: operation, Paths: []string{file},
-		Files:   deploy.Files{Reader: files.Reader{Kinds: w.Kinds.Names()}, Kinds: w.Kinds},
+// run runs the pipeline's operation over the object's one manifest, read already: no file is
+// written or read.
+func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploy.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
+	run := w.pipeline
+	if run == nil {
+		run = deploy.Run
+	}
+	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploy.Manifest{m},
+		Files:   deploy.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: operation == "destroy", Op: op})
+		Reverse: operation == deploy.OperationDestroy, Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
@@ -428,18 +439,45 @@ func (w *Worker) run(ctx context.Context, operation, file string, op func(ctx co
 	return deploy.Outcome{Status: deploy.Failed, Reason: err.Error(), Err: err}, err
 }
 
-// writeManifest writes the object's manifest into dir, as the API checked it when written.
-func (w *Worker) writeManifest(ctx context.Context, o store.Object, dir string) (file, platform string, err error) {
+// manifestFile names the object's manifest where a message names a file: there is none, and the
+// API's check names its body so.
+const manifestFile = "body"
+
+// manifest is the object's manifest as the API checked it when written, built from its stored
+// row and read once into its target, in memory. A manifest its kind no longer reads is a
+// *deploy.ProblemsError, as the pipeline would say it.
+func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifest, platform string, err error) {
 	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
-		return "", "", err
+		return m, "", err
 	}
-	data, err := body.Manifest(ctx, b, o.Kind == store.NodePool, o.ClusterID, w.Store)
-	if err != nil {
-		return "", "", err // a body's problems, which the caller reports as they are
+	pool := o.Kind == store.NodePool
+	platform = b.Spec.Platform.Type
+	if m.Data, err = body.Manifest(ctx, b, pool, o.ClusterID, w.Store); err != nil {
+		return m, platform, err // a body's problems, which the caller reports as they are
 	}
-	file = filepath.Join(dir, o.ID+".yaml")
-	return file, b.Spec.Platform.Type, errors.Wrap(os.WriteFile(file, data, 0o600), "write the manifest")
+	k, ok := w.Kinds.ByName(body.KindName(platform, pool))
+	if !ok {
+		return m, platform, errors.Errorf("no kind %s", body.KindName(platform, pool))
+	}
+	if m.Target, err = deploy.Read(k, manifestFile, m.Data, ""); err != nil {
+		return m, platform, &deploy.ProblemsError{Problems: []error{err}}
+	}
+	return m, platform, nil
+}
+
+// invalid reports a manifest that cannot be built or read: a body's problems are Invalid; a
+// manifest its kind no longer reads is refused as the pipeline refuses it.
+func (w *Worker) invalid(ctx context.Context, job *river.Job[Args], o store.Object, platform string, err error) error {
+	var problems *deploy.ProblemsError
+	if !errors.As(err, &problems) {
+		return w.report(ctx, o, refused("Invalid", err.Error()))
+	}
+	st := fromUp(o, deploy.Outcome{}, err, platform)
+	if rerr := w.report(ctx, o, st); rerr != nil {
+		return rerr
+	}
+	return w.retry(ctx, job, o, "up", st)
 }
 
 // report writes the controller's status of the object. Its messages come from the pipeline and

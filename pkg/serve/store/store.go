@@ -85,11 +85,13 @@ type Store struct {
 	reads *sql.DB
 	// prepared are the reads' statements by their text (SQLite only): see read.
 	prepared sync.Map
-	// gets reads objects by id on PostgreSQL, many in one query: see gets.
-	gets gets
-	// GetsAlone makes every read by id a query of its own on PostgreSQL too, as before reads
-	// were put together; `make bench-api` measures both in one run.
-	GetsAlone bool
+	// gets reads objects by id on PostgreSQL, and changes the count of changes, each many at
+	// once in one query: see joined.
+	gets    joined[string, Object]
+	changes joined[struct{}, int64]
+	// ReadsAlone makes every read by id and every count of changes a query of its own, as
+	// before reads were put together; `make bench-api` measures both in one run.
+	ReadsAlone bool
 	// Enqueue, when set, is called in the transaction of every write that needs a reconcile.
 	Enqueue Enqueue
 	// Summarise names the controller whose reports set an object's phase and health (the
@@ -118,7 +120,7 @@ func OpenMigrating(ctx context.Context, url string, also func(ctx context.Contex
 		return nil, errors.Wrap(r.Error(err), what)
 	}
 	st := &Store{DB: db, Database: d.name, dialect: d}
-	st.gets.store = st
+	st.gets.read, st.changes.read = st.readByIDs, st.readChanges
 	var alsoErr error
 	var more func(ctx context.Context) error
 	if also != nil {
@@ -260,8 +262,12 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 	// In the form the databases give ids back, so that an id in capitals finds its object on
 	// SQLite, which compares them as text, as on PostgreSQL.
 	id = parsed.String()
-	if s.reads == nil && !s.GetsAlone {
-		return s.gets.get(ctx, kind, id)
+	if s.reads == nil && !s.ReadsAlone {
+		o, found, err := s.gets.get(ctx, id)
+		if err == nil && (!found || o.Kind != kind) {
+			return Object{}, ErrNotFound
+		}
+		return o, err
 	}
 	return scan(s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
 }
@@ -461,9 +467,12 @@ type Page struct {
 // writing transaction). A page read at a count is still the table's answer while the count
 // stays: what a replica that encoded the page once can serve again without reading it.
 func (s *Store) Changes(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.readRow(ctx, changesQuery).Scan(&n)
-	return n, errors.Wrap(err, "count the changes")
+	if s.ReadsAlone {
+		n, err := s.readChanges(ctx, nil)
+		return n[struct{}{}], err
+	}
+	n, _, err := s.changes.get(ctx, struct{}{})
+	return n, err
 }
 
 const changesQuery = `SELECT CAST(sum(value) AS bigint) FROM clusterplane_changes`

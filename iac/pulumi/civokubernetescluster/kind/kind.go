@@ -7,24 +7,16 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = program.Program[*v1.CivoKubernetesClusterStackInput]{
-	Name:      "civokubernetescluster",
-	NewInput:  func() *v1.CivoKubernetesClusterStackInput { return &v1.CivoKubernetesClusterStackInput{} },
-	Resources: module.Resources,
-	Effects:   Effects,
-}
+var Program = componentkind.Program[v1.CivoKubernetesClusterStackInput]("civokubernetescluster", module.Resources, Effects)
 
-// Kind is the kind, whole.
+// Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := kinds.Of(Program)
-	k.Short = "civo-cluster"
-	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
+	k := componentkind.Kind(Program, "civo-cluster", module.TypeToken, module.New)
 	k.Lookup = lookup
 	return k
 }

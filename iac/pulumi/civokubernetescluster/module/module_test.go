@@ -54,18 +54,13 @@ func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
 }
 
 func stackInput(edit ...func(*clusterv1.CivoKubernetesClusterStackInput)) *clusterv1.CivoKubernetesClusterStackInput {
-	in := &clusterv1.CivoKubernetesClusterStackInput{
-		Target: &clusterv1.CivoKubernetesCluster{
-			ApiVersion: "civo.clusterplane.dev/v1",
-			Kind:       "CivoKubernetesCluster",
-			Metadata:   &sharedv1.CloudResourceMetadata{Name: name},
-			Spec:       minimalSpec(),
-		},
-	}
-	for _, e := range edit {
-		e(in)
-	}
-	return in
+	target := moduletest.Target[clusterv1.CivoKubernetesCluster]("civo.clusterplane.dev/v1", "CivoKubernetesCluster", name, minimalSpec())
+	return moduletest.Input[clusterv1.CivoKubernetesClusterStackInput](target, edit...)
+}
+
+// newRejects checks New against invalid specs.
+var newRejects = moduletest.NewRejects[*clusterv1.CivoKubernetesClusterSpec, module.Option, *module.Cluster]{
+	Kind: "CivoKubernetesCluster", Name: "alpha", New: module.New, Valid: minimalSpec, Setup: isolateEnv,
 }
 
 // isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
@@ -77,7 +72,7 @@ func isolateEnv(t *testing.T) {
 // runResources runs the stack program's body on in and fails the test on an error.
 func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
 	t.Helper()
-	return moduletest.Run(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }, opts)
+	return moduletest.RunResources(t, module.Resources, in, opts)
 }
 
 func anyStrings(values ...string) []any {
@@ -823,11 +818,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	providers := []string{}
-	for _, r := range p.OfType(providerType) {
-		providers = append(providers, r.Name)
-	}
-	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
+	moduletest.AssertProviders(t, p, providerType, "shared")
 	for _, typ := range []string{firewallType, clusterType} {
 		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, "alpha"), providerType+"::shared")
 	}
@@ -849,41 +840,13 @@ func TestNewWithoutMetadataDerivesTagsFromTheComponentName(t *testing.T) {
 }
 
 func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {
-	tests := []struct {
-		name  string
-		edit  func(*clusterv1.CivoKubernetesClusterSpec)
-		field string
-	}{
-		{name: "a pool without nodes", field: "default_node_pool.node_count",
-			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 0 }},
-		{name: "an upper-case cluster name", field: "cluster_name",
-			edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.ClusterName = "Prod" }},
+	tests := []moduletest.InvalidSpec[*clusterv1.CivoKubernetesClusterSpec, module.Option]{
+		{Name: "a pool without nodes", Field: "default_node_pool.node_count",
+			Edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.DefaultNodePool.NodeCount = 0 }},
+		{Name: "an upper-case cluster name", Field: "cluster_name",
+			Edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.ClusterName = "Prod" }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			spec := minimalSpec()
-			tt.edit(spec)
-			var got *module.Cluster
-			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-				var err error
-				got, err = module.New(ctx, "alpha", spec)
-				return err
-			}, plan.Options{})
-			if err == nil {
-				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
-			}
-			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
-			msg := err.Error()
-			if !strings.Contains(msg, "CivoKubernetesCluster alpha") || !strings.Contains(msg, "  "+validation.Camel(tt.field)+":") {
-				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
-			}
-			if strings.Contains(msg, "spec.") {
-				t.Errorf("error path is not relative to the spec:\n%s", msg)
-			}
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	newRejects.Run(t, tests)
 }
 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {

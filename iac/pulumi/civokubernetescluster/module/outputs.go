@@ -23,16 +23,16 @@ const (
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID pulumi.StringOutput `pulumi:"clusterId"`
+	ClusterID pulumi.StringOutput `pulumi:"clusterId" stack:"cluster_id"`
 	// KubeconfigB64 is the cluster's kubeconfig, base64-encoded, a secret. Resource.Kubeconfig
 	// is the same as YAML.
-	KubeconfigB64     pulumi.StringOutput `pulumi:"kubeconfigB64"`
-	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
-	MasterIP          pulumi.StringOutput `pulumi:"masterIp"`
-	DNSEntry          pulumi.StringOutput `pulumi:"dnsEntry"`
-	FirewallID        pulumi.StringOutput `pulumi:"firewallId"`
-	NetworkID         pulumi.StringOutput `pulumi:"networkId"`
-	CreatedAt         pulumi.StringOutput `pulumi:"createdAt"`
+	KubeconfigB64     pulumi.StringOutput `pulumi:"kubeconfigB64" stack:"kubeconfig_b64"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint" stack:"api_server_endpoint"`
+	MasterIP          pulumi.StringOutput `pulumi:"masterIp" stack:"master_ip"`
+	DNSEntry          pulumi.StringOutput `pulumi:"dnsEntry" stack:"dns_entry"`
+	FirewallID        pulumi.StringOutput `pulumi:"firewallId" stack:"firewall_id"`
+	NetworkID         pulumi.StringOutput `pulumi:"networkId" stack:"network_id"`
+	CreatedAt         pulumi.StringOutput `pulumi:"createdAt" stack:"created_at"`
 	// Resource is the provider's cluster resource.
 	Resource *civo.KubernetesCluster
 }
@@ -50,18 +50,4 @@ func (c *Cluster) setOutputs(cl *civo.KubernetesCluster) {
 	c.FirewallID = cl.FirewallId
 	c.NetworkID = cl.NetworkId
 	c.CreatedAt = cl.CreatedAt
-}
-
-// stackOutputs are the stack outputs by name, as the stack programs export them.
-func (c *Cluster) stackOutputs() pulumi.Map {
-	return pulumi.Map{
-		OutputClusterID:         c.ClusterID,
-		OutputKubeconfigB64:     c.KubeconfigB64,
-		OutputAPIServerEndpoint: c.APIServerEndpoint,
-		OutputMasterIP:          c.MasterIP,
-		OutputDNSEntry:          c.DNSEntry,
-		OutputFirewallID:        c.FirewallID,
-		OutputNetworkID:         c.NetworkID,
-		OutputCreatedAt:         c.CreatedAt,
-	}
 }

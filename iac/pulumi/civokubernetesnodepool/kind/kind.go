@@ -7,28 +7,19 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = program.Program[*v1.CivoKubernetesNodePoolStackInput]{
-	Name:      "civokubernetesnodepool",
-	NewInput:  func() *v1.CivoKubernetesNodePoolStackInput { return &v1.CivoKubernetesNodePoolStackInput{} },
-	Resources: module.Resources,
-	Effects:   Effects,
-}
+var Program = componentkind.Program[v1.CivoKubernetesNodePoolStackInput]("civokubernetesnodepool", module.Resources, Effects)
 
-// Kind is the kind, whole.
+// Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := kinds.Of(Program)
-	k.Short = "civo-pool"
-	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
+	k := componentkind.Kind(Program, "civo-pool", module.TypeToken, module.New)
 	k.Customs = []componentprovider.Custom{civopoolresource.Custom()}
-	k.Lookup = lookup
-	k.Rotate = rotate
-	k.Nodes = module.OutputInstanceNames
+	k.Lookup, k.Rotate, k.Nodes = lookup, rotate, module.OutputInstanceNames
 	return k
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
@@ -27,12 +28,9 @@ import (
 func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
 	input := in.(*v1.CivoKubernetesNodePoolStackInput)
 	spec := input.GetTarget().GetSpec()
-	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
+	cluster, err := componentkind.PoolCluster(ctx, resolve, spec.GetCluster(), module.ClusterIDOutput)
 	if err != nil {
 		return nil, err
-	}
-	if cluster == "" {
-		return nil, errors.New("the pool's cluster id is not known (its cluster's stack has no cluster_id output)")
 	}
 	if spec.GetRegion() == "" {
 		return nil, errors.New("the pool has no region: Civo's pool endpoints are per region")

@@ -8,7 +8,6 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
@@ -27,7 +26,14 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig])
+type Option func(*settings)
+
+// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
+// cluster created in the same program, so the pool is created after it. It stands in for
+// spec.cluster.
+func WithClusterID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.CivoKubernetesNodePoolSpecFieldCluster, id)
+}
 
 // Options of New.
 var (
@@ -42,79 +48,61 @@ var (
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
-// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
-// cluster created in the same program, so the pool is created after it. It stands in for
-// spec.cluster.
-func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.CivoKubernetesNodePoolSpecFieldCluster, id)
-}
-
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones.
 func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
-	s := component.Apply(name, opts)
-	if err := s.Validate(Kind, name, spec); err != nil {
-		return nil, err
-	}
-	np := &NodePool{}
-	child, err := s.Register(ctx, TypeToken, name, np)
-	if err != nil {
-		return nil, err
-	}
-	if !ctx.RunningWithMocks() && !s.InPlugin {
-		if err := civoprovider.CheckPlugin(); err != nil {
-			return nil, err
-		}
-	}
-	p, err := s.ProviderOr(func() (*clusterplane.Provider, error) {
-		return civoprovider.Plugin(ctx, name, s.ProviderConfig, spec.GetRegion(),
-			append(child, pulumi.Aliases(oldAliases(s, oldProviderType)))...)
-	})
-	if err != nil {
-		return nil, err
-	}
-	clusterID, err := s.Input(ctx, name, v1.CivoKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := nodePool(ctx, newLocals(name, spec), clusterID,
-		append(child, pulumi.Provider(p), pulumi.Aliases(oldAliases(s, oldPoolType)))...)
-	if err != nil {
-		return nil, err
-	}
-	np.setOutputs(pool)
-	if err := component.Finish(ctx, np); err != nil {
-		return nil, err
-	}
-	return np, nil
+	return component.New(ctx, kind, name, spec, &NodePool{}, opts)
 }
 
-// Resources is the stack programs' entry point: it validates the stack input, deploys its node pool
-// and exports its outputs. The programs' loader has checked the input already, with positions; the
-// rules cost well under a millisecond, and a Go program that builds its stack input itself is
-// checked too.
+// Resources is the stack programs' entry point: it validates the stack input, deploys its node
+// pool and exports its outputs (component.Resources).
 func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) error {
-	if err := validation.Validate(input); err != nil {
-		return err
-	}
 	target := input.GetTarget()
-	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
-		WithMetadata(target.GetMetadata()),
-		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[Option](),
-		component.WithValidated[Option]())
-	if err != nil {
-		return err
-	}
-	component.Export(ctx, np.stackOutputs())
-	return nil
+	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
+}
+
+// settings are New's options applied.
+type settings = component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig]
+
+// kind is what New does of its own: it refuses a missing plugin, serves the pool through the
+// plugin's provider and keeps the URNs of the releases where the civo provider managed it.
+var kind = component.Kind[*clusterplane.Provider, *civov1.CivoProviderConfig, *v1.CivoKubernetesNodePoolSpec, *NodePool]{
+	Name: Kind,
+	Type: TypeToken,
+	// Before anything is registered, as the plugin must be there at deploy time; under mocks and
+	// inside the plugin there is nothing to look for.
+	Check: func(ctx *pulumi.Context, s *settings, _ *v1.CivoKubernetesNodePoolSpec) error {
+		if ctx.RunningWithMocks() || s.InPlugin {
+			return nil
+		}
+		return civoprovider.CheckPlugin()
+	},
+	Provider: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec,
+		child []pulumi.ResourceOption) (*clusterplane.Provider, error) {
+		return civoprovider.Plugin(ctx, name, s.ProviderConfig, spec.GetRegion(),
+			append(child, pulumi.Aliases(oldAliases(s, oldProviderType)))...)
+	},
+	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec, np *NodePool,
+		child []pulumi.ResourceOption, p *clusterplane.Provider) error {
+		clusterID, err := s.Input(ctx, name, v1.CivoKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
+		if err != nil {
+			return err
+		}
+		pool, err := nodePool(ctx, newLocals(name, spec), clusterID,
+			append(child, pulumi.Provider(p), pulumi.Aliases(oldAliases(s, oldPoolType)))...)
+		if err != nil {
+			return err
+		}
+		np.setOutputs(pool)
+		return nil
+	},
 }
 
 // oldAliases are the URNs a child of type typ had in the previous releases, where the civo
 // provider managed the pool: as the component's child, and (with stack aliases) at the stack's
 // root, before components existed.
-func oldAliases(s *component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig], typ string) []pulumi.Alias {
+func oldAliases(s *settings, typ string) []pulumi.Alias {
 	aliases := []pulumi.Alias{{Type: pulumi.String(typ)}}
 	if s.StackAliases {
 		aliases = append(aliases, pulumi.Alias{Type: pulumi.String(typ), NoParent: pulumi.Bool(true)})

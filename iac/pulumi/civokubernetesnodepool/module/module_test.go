@@ -59,18 +59,13 @@ func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 }
 
 func stackInput(edit ...func(*nodepoolv1.CivoKubernetesNodePoolStackInput)) *nodepoolv1.CivoKubernetesNodePoolStackInput {
-	in := &nodepoolv1.CivoKubernetesNodePoolStackInput{
-		Target: &nodepoolv1.CivoKubernetesNodePool{
-			ApiVersion: "civo.clusterplane.dev/v1",
-			Kind:       "CivoKubernetesNodePool",
-			Metadata:   &sharedv1.CloudResourceMetadata{Name: name},
-			Spec:       minimalSpec(),
-		},
-	}
-	for _, e := range edit {
-		e(in)
-	}
-	return in
+	target := moduletest.Target[nodepoolv1.CivoKubernetesNodePool]("civo.clusterplane.dev/v1", "CivoKubernetesNodePool", name, minimalSpec())
+	return moduletest.Input[nodepoolv1.CivoKubernetesNodePoolStackInput](target, edit...)
+}
+
+// newRejects checks New against invalid specs.
+var newRejects = moduletest.NewRejects[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option, *module.NodePool]{
+	Kind: "CivoKubernetesNodePool", Name: "pool", New: module.New, Valid: minimalSpec, Setup: isolateEnv,
 }
 
 // isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
@@ -86,7 +81,7 @@ func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFu
 // runResources runs the stack program's body on in and fails the test on an error.
 func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
 	t.Helper()
-	return moduletest.Run(t, resourcesBody(in), opts)
+	return moduletest.RunResources(t, module.Resources, in, opts)
 }
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
@@ -523,11 +518,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	providers := []string{}
-	for _, r := range p.OfType(providerType) {
-		providers = append(providers, r.Name)
-	}
-	moduletest.AssertEqual(t, "providers", providers, []string{"shared"})
+	moduletest.AssertProviders(t, p, providerType, "shared")
 	pool := moduletest.MustFind(t, p, nodePoolType, "pool")
 	moduletest.AssertProvider(t, pool, providerType+"::shared")
 	if got := pool.Inputs["clusterId"]; got != clusterID {
@@ -559,48 +550,19 @@ func aliases(r plan.Resource) []string {
 }
 
 func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(t *testing.T) {
-	tests := []struct {
-		name  string
-		edit  func(*nodepoolv1.CivoKubernetesNodePoolSpec)
-		opts  []module.Option
-		field string
-	}{
-		{name: "a pool without nodes", field: "node_count",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
-		{name: "no cluster and no WithClusterID", field: "cluster",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
-		{name: "a bad taint key despite WithClusterID", field: "taints[0].key",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
+	tests := []moduletest.InvalidSpec[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option]{
+		{Name: "a pool without nodes", Field: "node_count",
+			Edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
+		{Name: "no cluster and no WithClusterID", Field: "cluster",
+			Edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
+		{Name: "a bad taint key despite WithClusterID", Field: "taints[0].key",
+			Edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
 				s.Cluster = nil
 				s.Taints = []*sharedv1.Taint{{Key: "bad key", Effect: sharedv1.TaintEffect_NoSchedule}}
 			},
-			opts: []module.Option{module.WithClusterID(pulumi.String(clusterID))}},
+			Opts: []module.Option{module.WithClusterID(pulumi.String(clusterID))}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			spec := minimalSpec()
-			tt.edit(spec)
-			var got *module.NodePool
-			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-				var err error
-				got, err = module.New(ctx, "pool", spec, tt.opts...)
-				return err
-			}, plan.Options{})
-			if err == nil {
-				t.Fatalf("New() = %v, want a validation error on %s", got, tt.field)
-			}
-			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
-			msg := err.Error()
-			if !strings.Contains(msg, "CivoKubernetesNodePool pool") || !strings.Contains(msg, "  "+validation.Camel(tt.field)+":") {
-				t.Errorf("error does not name the component and %s:\n%s", tt.field, msg)
-			}
-			if strings.Contains(msg, "spec.") {
-				t.Errorf("error path is not relative to the spec:\n%s", msg)
-			}
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	newRejects.Run(t, tests)
 }
 
 func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {

@@ -15,8 +15,8 @@ const (
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId"`
-	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames"`
+	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId" stack:"node_pool_id"`
+	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames" stack:"instance_names"`
 	// Resource is the node pool resource, managed by the clusterplane plugin.
 	Resource *cpcivo.NodePool
 }
@@ -25,12 +25,4 @@ func (np *NodePool) setOutputs(pool *cpcivo.NodePool) {
 	np.Resource = pool
 	np.NodePoolID = pool.ID().ToStringOutput()
 	np.InstanceNames = pool.InstanceNames
-}
-
-// stackOutputs are the stack outputs by name, as the stack programs export them.
-func (np *NodePool) stackOutputs() pulumi.Map {
-	return pulumi.Map{
-		OutputNodePoolID:    np.NodePoolID,
-		OutputInstanceNames: np.InstanceNames,
-	}
 }

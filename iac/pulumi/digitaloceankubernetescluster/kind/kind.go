@@ -7,29 +7,16 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = program.Program[*v1.DigitalOceanKubernetesClusterStackInput]{
-	Name: "digitaloceankubernetescluster",
-	NewInput: func() *v1.DigitalOceanKubernetesClusterStackInput {
-		return &v1.DigitalOceanKubernetesClusterStackInput{}
-	},
-	Resources: module.Resources,
-	Effects:   Effects,
-}
+var Program = componentkind.Program[v1.DigitalOceanKubernetesClusterStackInput]("digitaloceankubernetescluster", module.Resources, Effects)
 
-// Kind is the kind, whole.
+// Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := kinds.Of(Program)
-	k.Short = "do-cluster"
-	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
-	k.Lookup = lookup
-	k.ReadyImport = readyImport
-	k.Rotate = rotate
-	k.Cost = cost
+	k := componentkind.Kind(Program, "do-cluster", module.TypeToken, module.New)
+	k.Lookup, k.ReadyImport, k.Rotate, k.Cost = lookup, readyImport, rotate, cost
 	return k
 }

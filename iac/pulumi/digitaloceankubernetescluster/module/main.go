@@ -6,7 +6,6 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
@@ -24,7 +23,13 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig])
+type Option func(*settings)
+
+// WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
+// it stands in for spec.vpc.
+func WithVpcID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
+}
 
 // Options of New.
 var (
@@ -38,65 +43,58 @@ var (
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
-// WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
-// it stands in for spec.vpc.
-func WithVpcID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
-}
-
 // New validates spec (with the rules and messages of the programs) and creates the cluster
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones: the cluster is registered with Pulumi's protect
 // unless spec.deletion_protection is false, and the engine then refuses the replacement.
 func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
-	s := component.Apply(name, opts)
-	if err := s.Validate(Kind, name, spec); err != nil {
-		return nil, err
-	}
-	if err := checkRegistry(ctx, spec, s); err != nil {
-		return nil, err
-	}
-	c := &Cluster{}
-	child, err := s.Register(ctx, TypeToken, name, c)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.ProviderOr(func() (*digitalocean.Provider, error) {
+	return component.New(ctx, kind, name, spec, &Cluster{}, opts)
+}
+
+// settings are New's options applied.
+type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+
+// kind is what New does of its own: it refuses registry integration the account cannot have, reads
+// the version a cluster runs and creates the cluster in its VPC.
+var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesClusterSpec, *Cluster]{
+	Name:  Kind,
+	Type:  TypeToken,
+	Check: checkRegistry,
+	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesClusterSpec,
+		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
 		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	})
-	if err != nil {
-		return nil, err
-	}
+	},
+	Build: build,
+}
+
+func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesClusterSpec, c *Cluster,
+	child []pulumi.ResourceOption, p *digitalocean.Provider) error {
 	var vpc pulumi.StringPtrInput
 	if s.HasInput(v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc()) {
 		id, err := s.Input(ctx, name, v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc(), OutputVpcUUID, child...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		vpc = id
 	}
 	l := newLocals(name, s.Metadata, spec)
 	v, err := clusterVersion(ctx, l, liveLookup(ctx, s, p), pulumi.Provider(p))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cl, err := cluster(ctx, l, v, vpc, append(child, pulumi.Provider(p))...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.setOutputs(cl)
-	if err := component.Finish(ctx, c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
 
 // liveLookup is how the module reads the version a cluster runs: from DigitalOcean's API, every
 // page of the account's clusters, with the credentials the module knows; through the provider's
 // lookup, which reads only the first page, for a provider given with WithProvider, under mocks and
 // without a token the module knows.
-func liveLookup(ctx *pulumi.Context, s *component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig],
-	p *digitalocean.Provider) func(string) (string, error) {
+func liveLookup(ctx *pulumi.Context, s *settings, p *digitalocean.Provider) func(string) (string, error) {
 	byProvider := func(name string) (string, error) { return liveVersion(ctx, name, pulumi.Provider(p)) }
 	if ctx.RunningWithMocks() || s.HasProvider() {
 		return byProvider
@@ -114,8 +112,7 @@ func liveLookup(ctx *pulumi.Context, s *component.Settings[*digitalocean.Provide
 // anything is registered: the provider would create the cluster and fail only then. It asks only
 // with credentials the module knows (not those of a provider given with WithProvider) and never
 // under mocks, so offline plans and tests stay offline.
-func checkRegistry(ctx *pulumi.Context, spec *v1.DigitalOceanKubernetesClusterSpec,
-	s *component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]) error {
+func checkRegistry(ctx *pulumi.Context, s *settings, spec *v1.DigitalOceanKubernetesClusterSpec) error {
 	if !spec.GetRegistryIntegration() || ctx.RunningWithMocks() || s.HasProvider() {
 		return nil
 	}
@@ -128,22 +125,8 @@ func checkRegistry(ctx *pulumi.Context, spec *v1.DigitalOceanKubernetesClusterSp
 }
 
 // Resources is the stack programs' entry point: it validates the stack input, deploys its cluster
-// and exports its outputs. The programs' loader has checked the input already, with positions; the
-// rules cost well under a millisecond, and a Go program that builds its stack input itself is
-// checked too.
+// and exports its outputs (component.Resources).
 func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInput) error {
-	if err := validation.Validate(input); err != nil {
-		return err
-	}
 	target := input.GetTarget()
-	c, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
-		WithMetadata(target.GetMetadata()),
-		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[Option](),
-		component.WithValidated[Option]())
-	if err != nil {
-		return err
-	}
-	component.Export(ctx, c.stackOutputs())
-	return nil
+	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
 }

@@ -34,14 +34,8 @@ const (
 
 // minimalInput is the smallest valid stack input: a fixed pool of three in the default VPC.
 func minimalInput() *v1.DigitalOceanKubernetesClusterStackInput {
-	return &v1.DigitalOceanKubernetesClusterStackInput{
-		Target: &v1.DigitalOceanKubernetesCluster{
-			ApiVersion: "digitalocean.clusterplane.dev/v1",
-			Kind:       "DigitalOceanKubernetesCluster",
-			Metadata:   &sharedv1.CloudResourceMetadata{Name: "prod-fra1"},
-			Spec:       minimalSpec("prod-fra1"),
-		},
-	}
+	return moduletest.Input[v1.DigitalOceanKubernetesClusterStackInput](moduletest.Target[v1.DigitalOceanKubernetesCluster](
+		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesCluster", "prod-fra1", minimalSpec("prod-fra1")))
 }
 
 func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
@@ -75,7 +69,7 @@ func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts p
 	if opts.State == nil {
 		opts.State = cloudState
 	}
-	return moduletest.Run(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
+	return moduletest.RunResources(t, module.Resources, input, opts)
 }
 
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {

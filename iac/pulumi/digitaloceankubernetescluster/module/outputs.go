@@ -21,16 +21,16 @@ const (
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID         pulumi.StringOutput `pulumi:"clusterId"`
-	ClusterURN        pulumi.StringOutput `pulumi:"clusterUrn"`
-	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
-	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address"`
+	ClusterID         pulumi.StringOutput `pulumi:"clusterId" stack:"cluster_id"`
+	ClusterURN        pulumi.StringOutput `pulumi:"clusterUrn" stack:"cluster_urn"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint" stack:"api_server_endpoint"`
+	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address" stack:"ipv4_address"`
 	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
 	// KubeconfigExpiresAt; after that, `pulumi up --refresh` fetches a new one into the outputs.
-	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig"`
-	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
-	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId"`
-	VpcUUID             pulumi.StringOutput `pulumi:"vpcUuid"`
+	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig" stack:"kubeconfig"`
+	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt" stack:"kubeconfig_expires_at"`
+	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId" stack:"default_node_pool_id"`
+	VpcUUID             pulumi.StringOutput `pulumi:"vpcUuid" stack:"vpc_uuid"`
 	// Resource is the provider's cluster resource, for anything the outputs above do not cover.
 	Resource *digitalocean.KubernetesCluster
 }
@@ -55,18 +55,4 @@ func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
 	c.KubeconfigExpiresAt = pulumi.Unsecret(kubeconfig.ExpiresAt().Elem()).(pulumi.StringOutput)
 	c.DefaultNodePoolID = cl.NodePool.Id().Elem()
 	c.VpcUUID = cl.VpcUuid
-}
-
-// stackOutputs are the stack outputs by name, as the stack programs export them.
-func (c *Cluster) stackOutputs() pulumi.Map {
-	return pulumi.Map{
-		OutputClusterID:           c.ClusterID,
-		OutputClusterURN:          c.ClusterURN,
-		OutputAPIServerEndpoint:   c.APIServerEndpoint,
-		OutputIPv4Address:         c.IPv4Address,
-		OutputKubeconfig:          c.Kubeconfig,
-		OutputKubeconfigExpiresAt: c.KubeconfigExpiresAt,
-		OutputDefaultNodePoolID:   c.DefaultNodePoolID,
-		OutputVpcUUID:             c.VpcUUID,
-	}
 }

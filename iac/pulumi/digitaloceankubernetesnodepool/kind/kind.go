@@ -7,29 +7,16 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = program.Program[*v1.DigitalOceanKubernetesNodePoolStackInput]{
-	Name: "digitaloceankubernetesnodepool",
-	NewInput: func() *v1.DigitalOceanKubernetesNodePoolStackInput {
-		return &v1.DigitalOceanKubernetesNodePoolStackInput{}
-	},
-	Resources: module.Resources,
-	Effects:   Effects,
-}
+var Program = componentkind.Program[v1.DigitalOceanKubernetesNodePoolStackInput]("digitaloceankubernetesnodepool", module.Resources, Effects)
 
-// Kind is the kind, whole.
+// Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := kinds.Of(Program)
-	k.Short = "do-pool"
-	k.Component = componentprovider.ComponentOf(module.TypeToken, Program.NewInput, module.New)
-	k.Lookup = lookup
-	k.Rotate = rotate
-	k.Nodes = module.OutputNodeIDs
-	k.Cost = cost
+	k := componentkind.Kind(Program, "do-pool", module.TypeToken, module.New)
+	k.Lookup, k.Rotate, k.Nodes, k.Cost = lookup, rotate, module.OutputNodeIDs, cost
 	return k
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"github.com/pkg/errors"
@@ -19,12 +20,9 @@ import (
 func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
 	input := in.(*v1.DigitalOceanKubernetesNodePoolStackInput)
 	spec := input.GetTarget().GetSpec()
-	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
+	cluster, err := componentkind.PoolCluster(ctx, resolve, spec.GetCluster(), module.ClusterIDOutput)
 	if err != nil {
 		return nil, err
-	}
-	if cluster == "" {
-		return nil, errors.New("the pool's cluster id is not known (its cluster's stack has no cluster_id output)")
 	}
 	client, err := digitaloceanprovider.Client(input.GetProviderConfig())
 	if err != nil {

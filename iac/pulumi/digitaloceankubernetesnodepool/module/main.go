@@ -6,7 +6,6 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
@@ -25,7 +24,14 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig])
+type Option func(*settings)
+
+// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
+// cluster created in the same program, so the pool is created after it. It stands in for
+// spec.cluster.
+func WithClusterID(id pulumi.StringInput) Option {
+	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
+}
 
 // Options of New.
 var (
@@ -39,64 +45,42 @@ var (
 	WithResourceOptions = component.WithResourceOptions[Option]
 )
 
-// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
-// cluster created in the same program, so the pool is created after it. It stands in for
-// spec.cluster.
-func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
-}
-
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones.
 func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
-	s := component.Apply(name, opts)
-	if err := s.Validate(Kind, name, spec); err != nil {
-		return nil, err
-	}
-	np := &NodePool{}
-	child, err := s.Register(ctx, TypeToken, name, np)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.ProviderOr(func() (*digitalocean.Provider, error) {
-		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	})
-	if err != nil {
-		return nil, err
-	}
-	clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := nodePool(ctx, newLocals(name, s.Metadata, spec), clusterID, append(child, pulumi.Provider(p))...)
-	if err != nil {
-		return nil, err
-	}
-	np.setOutputs(pool)
-	if err := component.Finish(ctx, np); err != nil {
-		return nil, err
-	}
-	return np, nil
+	return component.New(ctx, kind, name, spec, &NodePool{}, opts)
 }
 
-// Resources is the stack programs' entry point: it validates the stack input, deploys its node pool
-// and exports its outputs. The programs' loader has checked the input already, with positions; the
-// rules cost well under a millisecond, and a Go program that builds its stack input itself is
-// checked too.
+// Resources is the stack programs' entry point: it validates the stack input, deploys its node
+// pool and exports its outputs (component.Resources).
 func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput) error {
-	if err := validation.Validate(input); err != nil {
-		return err
-	}
 	target := input.GetTarget()
-	np, err := New(ctx, target.GetMetadata().GetName(), target.GetSpec(),
-		WithMetadata(target.GetMetadata()),
-		WithProviderConfig(input.GetProviderConfig()),
-		component.WithStackAliases[Option](),
-		component.WithValidated[Option]())
-	if err != nil {
-		return err
-	}
-	component.Export(ctx, np.stackOutputs())
-	return nil
+	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
+}
+
+// settings are New's options applied.
+type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+
+// kind is what New does of its own: the pool on the cluster the spec or WithClusterID names.
+var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesNodePoolSpec, *NodePool]{
+	Name: Kind,
+	Type: TypeToken,
+	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesNodePoolSpec,
+		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
+		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
+	},
+	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec, np *NodePool,
+		child []pulumi.ResourceOption, p *digitalocean.Provider) error {
+		clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
+		if err != nil {
+			return err
+		}
+		pool, err := nodePool(ctx, newLocals(name, s.Metadata, spec), clusterID, append(child, pulumi.Provider(p))...)
+		if err != nil {
+			return err
+		}
+		np.setOutputs(pool)
+		return nil
+	},
 }

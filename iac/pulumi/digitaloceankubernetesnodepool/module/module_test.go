@@ -31,14 +31,8 @@ const (
 
 // minimalInput is the smallest valid stack input: a fixed pool of two on a literal cluster id.
 func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
-	return &v1.DigitalOceanKubernetesNodePoolStackInput{
-		Target: &v1.DigitalOceanKubernetesNodePool{
-			ApiVersion: "digitalocean.clusterplane.dev/v1",
-			Kind:       "DigitalOceanKubernetesNodePool",
-			Metadata:   &sharedv1.CloudResourceMetadata{Name: "workers"},
-			Spec:       minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")),
-		},
-	}
+	return moduletest.Input[v1.DigitalOceanKubernetesNodePoolStackInput](moduletest.Target[v1.DigitalOceanKubernetesNodePool](
+		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))))
 }
 
 func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.DigitalOceanKubernetesNodePoolSpec {

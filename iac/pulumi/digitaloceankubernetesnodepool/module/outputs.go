@@ -16,9 +16,9 @@ const (
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId"`
-	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds"`
-	NodeNames  pulumi.StringArrayOutput `pulumi:"nodeNames"`
+	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId" stack:"node_pool_id"`
+	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds" stack:"node_ids"`
+	NodeNames  pulumi.StringArrayOutput `pulumi:"nodeNames" stack:"node_names"`
 	// Resource is the provider's node pool resource.
 	Resource *digitalocean.KubernetesNodePool
 }
@@ -28,15 +28,6 @@ func (np *NodePool) setOutputs(pool *digitalocean.KubernetesNodePool) {
 	np.NodePoolID = pool.ID().ToStringOutput()
 	np.NodeIDs = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Id })
 	np.NodeNames = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Name })
-}
-
-// stackOutputs are the stack outputs by name, as the stack programs export them.
-func (np *NodePool) stackOutputs() pulumi.Map {
-	return pulumi.Map{
-		OutputNodePoolID: np.NodePoolID,
-		OutputNodeIDs:    np.NodeIDs,
-		OutputNodeNames:  np.NodeNames,
-	}
 }
 
 func nodeField(nodes digitalocean.KubernetesNodePoolNodeArrayOutput, field func(digitalocean.KubernetesNodePoolNode) *string) pulumi.StringArrayOutput {

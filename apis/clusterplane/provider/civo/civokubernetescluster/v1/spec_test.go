@@ -32,12 +32,9 @@ func validCivoKubernetesCluster() *cluster.CivoKubernetesCluster {
 }
 
 func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
-	tests := []struct {
-		name   string
-		mutate func(*cluster.CivoKubernetesCluster)
-	}{
-		{"a minimal k3s cluster with a literal network id is accepted", func(*cluster.CivoKubernetesCluster) {}},
-		{"a cluster with every field set is accepted", func(c *cluster.CivoKubernetesCluster) {
+	tests := []spectest.Acceptance[*cluster.CivoKubernetesCluster]{
+		{Name: "a minimal k3s cluster with a literal network id is accepted", Mutate: func(*cluster.CivoKubernetesCluster) {}},
+		{Name: "a cluster with every field set is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Metadata = &sharedv1.CloudResourceMetadata{
 				Name: "prod-fra1", Id: "k8s-0042", Org: "acme", Env: "prod",
 				Labels: map[string]string{"team": "platform"}, Annotations: map[string]string{"note": "any text"},
@@ -56,48 +53,41 @@ func TestCivoKubernetesClusterAcceptsValidManifests(t *testing.T) {
 			}
 			c.Status = &cluster.CivoKubernetesClusterStatus{Outputs: &cluster.CivoKubernetesClusterStackOutputs{ClusterId: "abc"}}
 		}},
-		{"a talos cluster with a talos version and flannel is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a talos cluster with a talos version and flannel is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.Cni = cluster.CivoKubernetesClusterCni_flannel
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
 		}},
-		{"a talos cluster with the cni left unset is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a talos cluster with the cni left unset is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-v1.7.6"
 		}},
-		{"an existing firewall without allowed cidrs is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "an existing firewall without allowed cidrs is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 		}},
-		{"a network reference to another cluster stack by kind and name is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a network reference to another cluster stack by kind and name is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-net"})
 		}},
-		{"a default pool of exactly one node is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a default pool of exactly one node is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.NodeCount = 1
 		}},
-		{"a k3s version with a leading v is accepted, as Civo lists them", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a k3s version with a leading v is accepted, as Civo lists them", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.KubernetesVersion = "v1.30.5-k3s1"
 		}},
-		{"a cluster name and metadata name of exactly 63 characters are accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a cluster name and metadata name of exactly 63 characters are accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterName = strings.Repeat("a", 63)
 			c.Metadata.Name = strings.Repeat("b", 63)
 		}},
-		{"every Civo region is accepted", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "every Civo region is accepted", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Region = "mum1"
 		}},
-		{"a region Civo may open tomorrow is accepted: the cloud decides", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "xyz9" }},
+		{Name: "a region Civo may open tomorrow is accepted: the cloud decides", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "xyz9" }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := validCivoKubernetesCluster()
-			tt.mutate(c)
-			if err := validation.Validate(c); err != nil {
-				t.Fatalf("Validate() = %v, want nil", err)
-			}
-			// What the module registers for a valid manifest, the pinned provider accepts.
-			in := &cluster.CivoKubernetesClusterStackInput{Target: c}
-			providerschema.AssertPlanConforms(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
-		})
-	}
+	spectest.AssertAcceptances(t, validCivoKubernetesCluster, tests, func(t *testing.T, c *cluster.CivoKubernetesCluster) {
+		// What the module registers for a valid manifest, the pinned provider accepts.
+		in := &cluster.CivoKubernetesClusterStackInput{Target: c}
+		providerschema.AssertPlanConforms(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) })
+	})
 }
 
 func TestACivoClusterWithoutANetworkIsValidAsTheCivoCLIPlacesItInTheDefaultOne(t *testing.T) {
@@ -109,202 +99,169 @@ func TestACivoClusterWithoutANetworkIsValidAsTheCivoCLIPlacesItInTheDefaultOne(t
 }
 
 func TestCivoKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
-	tests := []struct {
-		name   string
-		mutate func(*cluster.CivoKubernetesCluster)
-		want   []spectest.Violation
-		hint   string // text the error must contain, when the message matters
-	}{
+	// The rules every kind shares come first, then this kind's own.
+	tests := append(spectest.Envelope[*cluster.CivoKubernetesCluster]("civo.clusterplane.dev/v1", "CivoKubernetesCluster", "civo.clusterplane.dev/v2", "CivoKubernetesNodePool"), []spectest.Rejection[*cluster.CivoKubernetesCluster]{
 		// Node limits: Kubernetes supports at most 5,000 nodes in a cluster.
-		{"a default pool of 5001 nodes is rejected: Kubernetes supports 5,000 nodes a cluster", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 5001 },
-			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, "5000"},
+		{Name: "a default pool of 5001 nodes is rejected: Kubernetes supports 5,000 nodes a cluster", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 5001 },
+			Want: []spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, Hint: "5000"},
 		// Envelope.
-		{"a wrong api_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "civo.clusterplane.dev/v2" },
-			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, "civo.clusterplane.dev/v1"},
-		{"a missing api_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "" },
-			[]spectest.Violation{{Field: "api_version", Rule: "string.const"}}, ""},
-		{"another kind is rejected", func(c *cluster.CivoKubernetesCluster) { c.Kind = "CivoKubernetesNodePool" },
-			[]spectest.Violation{{Field: "kind", Rule: "string.const"}}, "CivoKubernetesCluster"},
-		{"a manifest without metadata is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata = nil },
-			[]spectest.Violation{{Field: "metadata", Rule: "required"}}, ""},
-		{"a manifest without spec is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec = nil },
-			[]spectest.Violation{{Field: "spec", Rule: "required"}}, ""},
-		{"a manifest without metadata.name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "" },
-			[]spectest.Violation{{Field: "metadata.name", Rule: "required"}}, ""},
-		{"an upper-case metadata.name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "Prod-Fra1" },
-			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
-		{"a metadata.name ending in a dash is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "prod-" },
-			[]spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, ""},
-		{"a metadata.name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = strings.Repeat("a", 64) },
-			[]spectest.Violation{{Field: "metadata.name", Rule: "string.max_len"}}, ""},
+		{Name: "a missing api_version is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.ApiVersion = "" },
+			Want: []spectest.Violation{{Field: "api_version", Rule: "string.const"}}, Hint: ""},
+		{Name: "an upper-case metadata.name is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "Prod-Fra1" },
+			Want: []spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a metadata.name ending in a dash is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = "prod-" },
+			Want: []spectest.Violation{{Field: "metadata.name", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a metadata.name of 64 characters is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Metadata.Name = strings.Repeat("a", 64) },
+			Want: []spectest.Violation{{Field: "metadata.name", Rule: "string.max_len"}}, Hint: ""},
 
 		// cluster_name and region.
-		{"a cluster without cluster_name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "" },
-			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "required"}}, ""},
-		{"a cluster_name with an underscore is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "prod_fra1" },
-			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.pattern"}}, ""},
-		{"a cluster_name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("a", 64) },
-			[]spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, ""},
-		{"an unspecified region is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "" },
-			[]spectest.Violation{{Field: "spec.region", Rule: "required"}}, ""},
-		{"a region in capitals is rejected: manifests write region codes in lower case", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "FRA1" },
-			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
-		{"a region name with a space is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "fra 1" },
-			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, ""},
-		{"a region of more than eight characters is one error, in the region rule's words", func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "frankfurt1" },
-			[]spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, "must be a region code"},
+		{Name: "a cluster without cluster_name is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "" },
+			Want: []spectest.Violation{{Field: "spec.cluster_name", Rule: "required"}}, Hint: ""},
+		{Name: "a cluster_name with an underscore is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = "prod_fra1" },
+			Want: []spectest.Violation{{Field: "spec.cluster_name", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a cluster_name of 64 characters is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterName = strings.Repeat("a", 64) },
+			Want: []spectest.Violation{{Field: "spec.cluster_name", Rule: "string.max_len"}}, Hint: ""},
+		{Name: "an unspecified region is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "" },
+			Want: []spectest.Violation{{Field: "spec.region", Rule: "required"}}, Hint: ""},
+		{Name: "a region in capitals is rejected: manifests write region codes in lower case", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "FRA1" },
+			Want: []spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a region name with a space is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "fra 1" },
+			Want: []spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a region of more than eight characters is one error, in the region rule's words", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Region = "frankfurt1" },
+			Want: []spectest.Violation{{Field: "spec.region", Rule: "string.pattern"}}, Hint: "must be a region code"},
 
 		// kubernetes_version, cluster_type and cni.
-		{"a cluster without kubernetes_version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "" },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, ""},
-		{"a k3s version written with +k3s1 is rejected with a hint to use -k3s1", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5+k3s1" },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"}}, "spec.kubernetesVersion: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
-		{"a k3s cluster with a bare version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5" },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, "1.30.5-k3s1"},
-		{"an explicit k3s cluster with a talos version is rejected", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a cluster without kubernetes_version is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "" },
+			Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "required"}}, Hint: ""},
+		{Name: "a k3s version written with +k3s1 is rejected with a hint to use -k3s1", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5+k3s1" },
+			Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.no_plus"}}, Hint: "spec.kubernetesVersion: write the k3s suffix with a dash, e.g. 1.30.5-k3s1"},
+		{Name: "a k3s cluster with a bare version is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.KubernetesVersion = "1.30.5" },
+			Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, Hint: "1.30.5-k3s1"},
+		{Name: "an explicit k3s cluster with a talos version is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_k3s
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
-		}, []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, ""},
-		{"a talos cluster with a k3s version is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos },
-			[]spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, "talos-v1.5.0"},
-		{"a talos version without the v is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.k3s_format"}}, Hint: ""},
+		{Name: "a talos cluster with a k3s version is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos },
+			Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, Hint: "talos-v1.5.0"},
+		{Name: "a talos version without the v is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-1.5.0"
-		}, []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, ""},
-		{"an unknown cluster_type number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = 7 },
-			[]spectest.Violation{{Field: "spec.cluster_type", Rule: "enum.defined_only"}}, ""},
-		{"an unknown cni number is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Cni = 7 },
-			[]spectest.Violation{{Field: "spec.cni", Rule: "enum.defined_only"}}, ""},
-		{"a talos cluster with cilium is rejected with a hint to use flannel", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.kubernetes_version", Rule: "kubernetes_version.talos_format"}}, Hint: ""},
+		{Name: "an unknown cluster_type number is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ClusterType = 7 },
+			Want: []spectest.Violation{{Field: "spec.cluster_type", Rule: "enum.defined_only"}}, Hint: ""},
+		{Name: "an unknown cni number is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Cni = 7 },
+			Want: []spectest.Violation{{Field: "spec.cni", Rule: "enum.defined_only"}}, Hint: ""},
+		{Name: "a talos cluster with cilium is rejected with a hint to use flannel", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ClusterType = cluster.CivoKubernetesClusterType_talos
 			c.Spec.KubernetesVersion = "talos-v1.5.0"
 			c.Spec.Cni = cluster.CivoKubernetesClusterCni_cilium
-		}, []spectest.Violation{{Field: "spec.cni", Rule: "cni.talos_flannel_only"}}, "use flannel"},
+		}, Want: []spectest.Violation{{Field: "spec.cni", Rule: "cni.talos_flannel_only"}}, Hint: "use flannel"},
 
 		// network and firewall (StringValueOrRef, ValueFromRef).
-		{"a network with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = &sharedv1.StringValueOrRef{} },
-			[]spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, ""},
-		{"a network with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("") },
-			[]spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, ""},
-		{"a network reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a network with neither value nor valueFrom is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = &sharedv1.StringValueOrRef{} },
+			Want: []spectest.Violation{{Field: "spec.network.literal_or_ref", Rule: "required"}}, Hint: ""},
+		{Name: "a network with an empty literal value is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("") },
+			Want: []spectest.Violation{{Field: "spec.network.value", Rule: "string.min_len"}}, Hint: ""},
+		{Name: "a network reference without kind is rejected: the kind names the referenced stack", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, "network.valueFrom.kind must be CivoKubernetesCluster"},
-		{"a network reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, Hint: "network.valueFrom.kind must be CivoKubernetesCluster"},
+		{Name: "a network reference to another kind is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, ""},
-		{"a network reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_kind"}}, Hint: ""},
+		{Name: "a network reference to an output the kind does not have is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
-		{"a firewall reference without kind is rejected: the kind names the referenced stack", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network", Rule: "network.value_from_field_path"}}, Hint: "must name an output of CivoKubernetesCluster"},
+		{Name: "a firewall reference without kind is rejected: the kind names the referenced stack", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, "firewall.valueFrom.kind must be CivoKubernetesCluster"},
-		{"a firewall reference to another kind is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, Hint: "firewall.valueFrom.kind must be CivoKubernetesCluster"},
+		{Name: "a firewall reference to another kind is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "SomethingElse", Name: "prod-fra1"})
-		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, ""},
-		{"a firewall reference to an output the kind does not have is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_kind"}}, Hint: ""},
+		{Name: "a firewall reference to an output the kind does not have is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-fra1", FieldPath: "status.outputs.no_such_output"})
-		}, []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_field_path"}}, "must name an output of CivoKubernetesCluster"},
-		{"a network reference without a name is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.value_from_field_path"}}, Hint: "must name an output of CivoKubernetesCluster"},
+		{Name: "a network reference without a name is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster"})
-		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, ""},
-		{"a network reference with an upper-case name is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "required"}}, Hint: ""},
+		{Name: "a network reference with an upper-case name is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "Prod-Net"})
-		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.pattern"}}, ""},
-		{"a network reference with a name of 64 characters is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a network reference with a name of 64 characters is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: strings.Repeat("n", 64)})
-		}, []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.max_len"}}, ""},
-		{"a network reference whose field_path is not under status.outputs is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.network.value_from.name", Rule: "string.max_len"}}, Hint: ""},
+		{Name: "a network reference whose field_path is not under status.outputs is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Network = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod-net", FieldPath: "spec.network_id"})
-		}, []spectest.Violation{{Field: "spec.network.value_from.field_path", Rule: "string.pattern"}}, ""},
-		{"a firewall with an empty literal value is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("") },
-			[]spectest.Violation{{Field: "spec.firewall.value", Rule: "string.min_len"}}, ""},
-		{"a firewall with neither value nor valueFrom is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = &sharedv1.StringValueOrRef{} },
-			[]spectest.Violation{{Field: "spec.firewall.literal_or_ref", Rule: "required"}}, ""},
+		}, Want: []spectest.Violation{{Field: "spec.network.value_from.field_path", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a firewall with an empty literal value is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("") },
+			Want: []spectest.Violation{{Field: "spec.firewall.value", Rule: "string.min_len"}}, Hint: ""},
+		{Name: "a firewall with neither value nor valueFrom is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = &sharedv1.StringValueOrRef{} },
+			Want: []spectest.Violation{{Field: "spec.firewall.literal_or_ref", Rule: "required"}}, Hint: ""},
 
 		// api_server_allowed_cidrs.
-		{"an allowed cidr that is a bare address is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.7"} },
-			[]spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, ""},
-		{"an allowed cidr with host bits set is rejected", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "an allowed cidr that is a bare address is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.7"} },
+			Want: []spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, Hint: ""},
+		{Name: "an allowed cidr with host bits set is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "198.51.100.7/24"}
-		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs[1]", Rule: "string.ipv4_prefix"}}, ""},
-		{"an IPv6 allowed cidr is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"2001:db8::/32"} },
-			[]spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, ""},
-		{"a repeated allowed cidr is rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.api_server_allowed_cidrs[1]", Rule: "string.ipv4_prefix"}}, Hint: ""},
+		{Name: "an IPv6 allowed cidr is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.ApiServerAllowedCidrs = []string{"2001:db8::/32"} },
+			Want: []spectest.Violation{{Field: "spec.api_server_allowed_cidrs[0]", Rule: "string.ipv4_prefix"}}, Hint: ""},
+		{Name: "a repeated allowed cidr is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24", "203.0.113.0/24"}
-		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "repeated.unique"}}, ""},
-		{"allowed cidrs next to an existing firewall are rejected", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "repeated.unique"}}, Hint: ""},
+		{Name: "allowed cidrs next to an existing firewall are rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Firewall = sharedv1.StringValue("5d7e9f10-2a3b-4c5d-8e6f-7a8b9c0d1e2f")
 			c.Spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
-		}, []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, "remove firewall"},
+		}, Want: []spectest.Violation{{Field: "spec.api_server_allowed_cidrs", Rule: "api_server_allowed_cidrs.created_firewall_only"}}, Hint: "remove firewall"},
 
 		// default_node_pool.
-		{"a cluster without default_node_pool is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool = nil },
-			[]spectest.Violation{{Field: "spec.default_node_pool", Rule: "required"}}, ""},
-		{"a default pool without size is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
-			[]spectest.Violation{{Field: "spec.default_node_pool.size", Rule: "required"}}, ""},
-		{"a default pool of zero nodes is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
-			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, ""},
-		{"a default pool with a negative node_count is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -2 },
-			[]spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, ""},
+		{Name: "a cluster without default_node_pool is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool = nil },
+			Want: []spectest.Violation{{Field: "spec.default_node_pool", Rule: "required"}}, Hint: ""},
+		{Name: "a default pool without size is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.Size = "" },
+			Want: []spectest.Violation{{Field: "spec.default_node_pool.size", Rule: "required"}}, Hint: ""},
+		{Name: "a default pool of zero nodes is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = 0 },
+			Want: []spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, Hint: ""},
+		{Name: "a default pool with a negative node_count is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.DefaultNodePool.NodeCount = -2 },
+			Want: []spectest.Violation{{Field: "spec.default_node_pool.node_count", Rule: "int32.gte_lte"}}, Hint: ""},
 
 		// The pinned Civo provider drops default-pool labels and taints (civo/terraform-provider-civo#380).
-		{"default-pool labels are rejected: the pinned provider drops them", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "default-pool labels are rejected: the pinned provider drops them", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"workload": "general"}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"}}, "put them on a CivoKubernetesNodePool"},
-		{"default-pool taints are rejected: the pinned provider drops them", func(c *cluster.CivoKubernetesCluster) {
+		}, Want: []spectest.Violation{{Field: "spec.default_node_pool.labels", Rule: "labels.dropped_by_civo"}}, Hint: "put them on a CivoKubernetesNodePool"},
+		{Name: "default-pool taints are rejected: the pinned provider drops them", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "web", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{{Field: "spec.default_node_pool.taints", Rule: "taints.dropped_by_civo"}}, "civo/terraform-provider-civo#380"},
+		}, Want: []spectest.Violation{{Field: "spec.default_node_pool.taints", Rule: "taints.dropped_by_civo"}}, Hint: "civo/terraform-provider-civo#380"},
 
-		{"a default-pool taint is still checked as a taint", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "a default-pool taint is still checked as a taint", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, []spectest.Violation{
+		}, Want: []spectest.Violation{
 			{Field: "spec.default_node_pool.taints", Rule: "taints.dropped_by_civo"},
 			{Field: "spec.default_node_pool.taints[0].key", Rule: "key.prefix_max_len"},
-		}, ""},
+		}, Hint: ""},
 
 		// Civo ids are UUIDs.
-		{"a network id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("prod-net") },
-			[]spectest.Violation{{Field: "spec.network", Rule: "network.uuid"}}, "spec.network: must be a Civo network id"},
-		{"a firewall id that is not a UUID is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("fw-1234") },
-			[]spectest.Violation{{Field: "spec.firewall", Rule: "firewall.uuid"}}, "spec.firewall: must be a Civo firewall id"},
+		{Name: "a network id that is not a UUID is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Network = sharedv1.StringValue("prod-net") },
+			Want: []spectest.Violation{{Field: "spec.network", Rule: "network.uuid"}}, Hint: "spec.network: must be a Civo network id"},
+		{Name: "a firewall id that is not a UUID is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Firewall = sharedv1.StringValue("fw-1234") },
+			Want: []spectest.Violation{{Field: "spec.firewall", Rule: "firewall.uuid"}}, Hint: "spec.firewall: must be a Civo firewall id"},
 
 		// applications and tags.
-		{"an application name with a comma is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server,traefik"} },
-			[]spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, ""},
-		{"an application name with a leading space is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server", " traefik"} },
-			[]spectest.Violation{{Field: "spec.applications[1]", Rule: "string.pattern"}}, ""},
-		{"an empty application name is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{""} },
-			[]spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, ""},
-		{"a repeated application is rejected", func(c *cluster.CivoKubernetesCluster) {
+		{Name: "an application name with a comma is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server,traefik"} },
+			Want: []spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "an application name with a leading space is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{"metrics-server", " traefik"} },
+			Want: []spectest.Violation{{Field: "spec.applications[1]", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "an empty application name is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Applications = []string{""} },
+			Want: []spectest.Violation{{Field: "spec.applications[0]", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a repeated application is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) {
 			c.Spec.Applications = []string{"metrics-server", "metrics-server"}
-		}, []spectest.Violation{{Field: "spec.applications", Rule: "repeated.unique"}}, ""},
-		{"a tag with whitespace is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team platform"} },
-			[]spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, ""},
-		{"an empty tag is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"ok", ""} },
-			[]spectest.Violation{{Field: "spec.tags[1]", Rule: "string.pattern"}}, ""},
-		{"a repeated tag is rejected", func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team-platform", "team-platform"} },
-			[]spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, ""},
-	}
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		for _, w := range tt.want {
-			covered[w.Rule] = true
-		}
-		t.Run(tt.name, func(t *testing.T) {
-			c := validCivoKubernetesCluster()
-			tt.mutate(c)
-			err := validation.Validate(c)
-			spectest.AssertViolations(t, err, tt.want...)
-			if err != nil && !strings.Contains(err.Error(), tt.hint) {
-				t.Errorf("error %q does not contain %q", err, tt.hint)
-			}
-		})
-	}
-	for _, id := range spectest.CELRuleIDs(t, "spec.proto", "../../../../shared/v1/*.proto") {
-		if !covered[id] {
-			t.Errorf("CEL rule %q has no test case", id)
-		}
-	}
+		}, Want: []spectest.Violation{{Field: "spec.applications", Rule: "repeated.unique"}}, Hint: ""},
+		{Name: "a tag with whitespace is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team platform"} },
+			Want: []spectest.Violation{{Field: "spec.tags[0]", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "an empty tag is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"ok", ""} },
+			Want: []spectest.Violation{{Field: "spec.tags[1]", Rule: "string.pattern"}}, Hint: ""},
+		{Name: "a repeated tag is rejected", Mutate: func(c *cluster.CivoKubernetesCluster) { c.Spec.Tags = []string{"team-platform", "team-platform"} },
+			Want: []spectest.Violation{{Field: "spec.tags", Rule: "repeated.unique"}}, Hint: ""},
+	}...)
+	spectest.AssertRejections(t, validCivoKubernetesCluster, tests)
 }
 
 func TestCivoKubernetesClusterReportsEveryMistakeAtOnce(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Reads by id sent at once are answered from one query on PostgreSQL (store.gets): each must
+// Reads by id sent at once are answered from one query on PostgreSQL (store.joined): each must
 // still get its own object, and nothing of another kind, another id, or another read's.
 func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
@@ -74,7 +74,8 @@ func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 }
 
 // A read asked after a write returned sees that write, however many reads run beside it: reads
-// sent at once share a query only if it started after each of them was asked.
+// sent at once share a query only if it started after each of them was asked. So does a count of
+// changes.
 func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
@@ -94,11 +95,16 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 						return
 					default:
 						_, _ = st.Get(ctx, store.Cluster, id)
+						_, _ = st.Changes(ctx)
 					}
 				}
 			})
 		}
 		defer func() { close(stop); readers.Wait() }()
+		counted, err := st.Changes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for n := 1; n <= 60; n++ {
 			updated, err := st.Update(ctx, store.Cluster, o.ID, o.ResourceVersion, store.Change{Name: "c", Spec: json.RawMessage(`{"n": ` + strconv.Itoa(n) + `}`)})
 			if err != nil {
@@ -112,6 +118,15 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 			if got.ResourceVersion != o.ResourceVersion {
 				t.Fatalf("after write %d the read saw version %s, not the written %s", n, got.ResourceVersion, o.ResourceVersion)
 			}
+			// The count of changes, which answers saved by a replica are checked against, too.
+			now, err := st.Changes(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now <= counted {
+				t.Fatalf("after write %d the count of changes is %d, as before it", n, now)
+			}
+			counted = now
 		}
 	})
 }

@@ -1,0 +1,96 @@
+package deploy_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// generated marks a file a tool writes (Go's convention): its functions are the tool's, not read
+// or edited by hand.
+var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+
+// The deploy layer reads as rooms a newcomer can name (docs/architecture.md): no package of the
+// project is over 3,000 lines of non-test code, and no hand-written function of the deploy layer
+// or of serve's reconcile is over 80 lines, so that each reads on a screen or two.
+func TestNoPackageIsAHallAndNoFunctionOfTheDeployLayerIsOver80Lines(t *testing.T) {
+	root := filepath.Join("..", "..")
+	sizes := map[string]int{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || generated.Match(data) {
+			return err
+		}
+		sizes[filepath.ToSlash(filepath.Dir(rel))] += strings.Count(string(data), "\n")
+		if strings.HasPrefix(rel, "pkg/deploy/") || strings.HasPrefix(rel, "pkg/serve/reconcile/") {
+			for _, long := range longFunctions(t, path, data, 80) {
+				t.Errorf("%s: %s", rel, long)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, lines := range sizes {
+		limit := 3000
+		if ceiling, ok := hallsBeingSplit[pkg]; ok {
+			limit = ceiling
+		}
+		if lines > limit {
+			t.Errorf("%s is %d lines of non-test code, more than %d: split it into packages a newcomer can name", pkg, lines, limit)
+		}
+	}
+}
+
+// hallsBeingSplit are the packages still over 3,000 lines while issue 65 splits them, each held
+// near its size then: pkg/deploy was 7,999 lines, 8,034 with main of then, and the rest is room
+// for the edits of issue 66 in flight. A ceiling only ever comes down, to 3,000, and the entry
+// goes.
+var hallsBeingSplit = map[string]int{"pkg/deploy": 8400}
+
+// longFunctions are the functions (and function literals) of a file over max lines, each said
+// with its line and length.
+func longFunctions(t *testing.T, path string, data []byte, max int) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, path, data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		name := ""
+		switch fn := n.(type) {
+		case *ast.FuncDecl:
+			name = fn.Name.Name
+		case *ast.FuncLit:
+			name = "a function literal"
+		default:
+			return true
+		}
+		start, end := fset.Position(n.Pos()).Line, fset.Position(n.End()).Line
+		if lines := end - start + 1; lines > max {
+			out = append(out, fmt.Sprintf("%s at line %d is %d lines, more than %d", name, start, lines, max))
+		}
+		return true
+	})
+	return out
+}

@@ -1,0 +1,182 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/pkg/errors"
+)
+
+// ReportRow is one stack of --report-file: flat, the same columns for every command, so that CI
+// keeps it as an artifact and a portal or a spreadsheet reads it without knowing the command. Its
+// values are the -o json report's (deploy.StackReport), the status's conditions and the
+// manifest's nodes and monthly cost added; pkg/deploy/reportfile.schema.json is its schema.
+type ReportRow struct {
+	Command   string  `json:"command"`
+	File      string  `json:"file"`
+	Kind      string  `json:"kind"`
+	Stack     string  `json:"stack"`
+	Outcome   string  `json:"outcome"`
+	Reason    string  `json:"reason"`
+	Error     string  `json:"error,omitempty"`
+	BlockedBy string  `json:"blockedBy,omitempty"`
+	Seconds   float64 `json:"seconds"`
+	NotRun    bool    `json:"notRun"`
+	// Changes counts the engine's steps by operation; Drifted the fields the cloud differs in.
+	Changes map[string]int `json:"changes,omitempty"`
+	Drift   []string       `json:"drift,omitempty"`
+	// Nodes is the manifest's node count ("2–5" autoscaled).
+	Nodes string `json:"nodes,omitempty"`
+	// MonthlyCost is the manifest's monthly cost; MonthlyCostBefore what the stack deployed cost
+	// (preview, up); both nil when not priced.
+	MonthlyCost       *Money `json:"monthlyCost,omitempty"`
+	MonthlyCostBefore *Money `json:"monthlyCostBefore,omitempty"`
+	// Ready and Drifted are status's conditions, with their reasons (status only).
+	Ready              string `json:"ready,omitempty"`
+	ReadyReason        string `json:"readyReason,omitempty"`
+	Drifted            string `json:"drifted,omitempty"`
+	DriftedReason      string `json:"driftedReason,omitempty"`
+	Generation         string `json:"generation,omitempty"`
+	ObservedGeneration string `json:"observedGeneration,omitempty"`
+	// LastUpdate is the stack's last update's operation, result and end (status only).
+	LastUpdate      string `json:"lastUpdate,omitempty"`
+	LastUpdateEnded string `json:"lastUpdateEnded,omitempty"`
+}
+
+// Money is a monthly cost in US dollars, Min to Max (equal unless a pool autoscales).
+type Money struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// ReportRows are the report's stacks as --report-file's rows; outcomes are the report's (in its
+// order), for the manifests' nodes, and, for status, prices for their monthly costs.
+func ReportRows(r deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
+	var status []StatusRow
+	if r.Command == "status" && len(outcomes) == len(r.Stacks) {
+		status = StatusRows(outcomes, prices)
+	}
+	rows := make([]ReportRow, 0, len(r.Stacks))
+	for i, s := range r.Stacks {
+		row := ReportRow{Command: r.Command, File: s.File, Kind: s.Kind, Stack: s.Stack, Outcome: string(s.Outcome), Reason: s.Reason,
+			Error: s.Error, BlockedBy: s.BlockedBy, Seconds: s.Seconds, NotRun: s.NotRun, Changes: s.Changes}
+		for _, d := range s.Drift {
+			row.Drift = append(row.Drift, d.Field)
+		}
+		if i < len(outcomes) && outcomes[i].Target.Key() == s.Stack {
+			row.Nodes = Nodes(outcomes[i].Target.Input)
+		}
+		if s.Cost != nil {
+			row.MonthlyCost = &Money{s.Cost.New.Min, s.Cost.New.Max}
+			if !s.Cost.OldNotKnown {
+				row.MonthlyCostBefore = &Money{s.Cost.Old.Min, s.Cost.Old.Max}
+			}
+		}
+		if st := s.Status; st != nil {
+			ready, drifted := st.Condition("Ready"), st.Condition("Drifted")
+			row.Ready, row.ReadyReason, row.Drifted, row.DriftedReason = ready.Status, ready.Reason, drifted.Status, drifted.Reason
+			row.Generation, row.ObservedGeneration = st.Generation, st.ObservedGeneration
+			if u := st.LastUpdate; u != nil {
+				row.LastUpdate, row.LastUpdateEnded = u.Operation+" "+u.Result, u.Ended
+			}
+		}
+		if status != nil && status[i].Cost != nil && len(status[i].Cost.Unknown) == 0 {
+			row.MonthlyCost = &Money{status[i].Cost.Min, status[i].Cost.Max}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ReportFileJSON is the rows as a JSON array, one object a stack, each on its own line: a
+// thousand stacks read (and diff, and grep) a line a stack.
+func ReportFileJSON(rows []ReportRow) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, r := range rows {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return nil, errors.Wrap(err, "encode the report file")
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		b.Write(data)
+	}
+	if len(rows) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	return b.Bytes(), nil
+}
+
+// reportColumns are the CSV's columns, in order: the JSON's names.
+var reportColumns = []string{"command", "file", "kind", "stack", "outcome", "reason", "error", "blockedBy", "seconds", "notRun",
+	"changes", "drift", "nodes", "monthlyCostMin", "monthlyCostMax", "monthlyCostBeforeMin", "monthlyCostBeforeMax",
+	"ready", "readyReason", "drifted", "driftedReason", "generation", "observedGeneration", "lastUpdate", "lastUpdateEnded"}
+
+// ReportFileCSV is the rows as CSV with a header, one line a stack: changes as op=count and the
+// drifted fields separated by ";", a cost empty when not priced.
+func ReportFileCSV(rows []ReportRow) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write(reportColumns)
+	for _, r := range rows {
+		before, after := r.MonthlyCostBefore, r.MonthlyCost
+		_ = w.Write([]string{r.Command, r.File, r.Kind, r.Stack, r.Outcome, r.Reason, r.Error, r.BlockedBy,
+			strconv.FormatFloat(r.Seconds, 'f', -1, 64), strconv.FormatBool(r.NotRun), counts(r.Changes), strings.Join(r.Drift, ";"),
+			r.Nodes, dollars(after, false), dollars(after, true), dollars(before, false), dollars(before, true),
+			r.Ready, r.ReadyReason, r.Drifted, r.DriftedReason, r.Generation, r.ObservedGeneration, r.LastUpdate, r.LastUpdateEnded})
+	}
+	w.Flush()
+	return b.Bytes(), errors.Wrap(w.Error(), "encode the report file")
+}
+
+// counts is the engine's steps by operation as "create=1;update=2", sorted by operation.
+func counts(changes map[string]int) string {
+	var parts []string
+	for _, op := range slices.Sorted(maps.Keys(changes)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", op, changes[op]))
+	}
+	return strings.Join(parts, ";")
+}
+
+// dollars is a cost's low (or high) end for a CSV cell, "" when not priced.
+func dollars(m *Money, high bool) string {
+	if m == nil {
+		return ""
+	}
+	if high {
+		return strconv.FormatFloat(m.Max, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(m.Min, 'f', 2, 64)
+}
+
+// ReportFile is --report-file's content for path, JSON or CSV by its extension
+// (deploy.ReportFileFormat), every row's words passed through redact first: the caller's
+// redactor, cell by cell, so that a secret never reaches the file and the CSV's quoting stays whole.
+func ReportFile(path string, r deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices,
+	redact func(string) string) ([]byte, error) {
+	format, err := deploy.ReportFileFormat(path)
+	if err != nil {
+		return nil, err
+	}
+	rows := ReportRows(r, outcomes, prices)
+	for i := range rows {
+		row := &rows[i]
+		row.File, row.Reason, row.Error, row.BlockedBy = redact(row.File), redact(row.Reason), redact(row.Error), redact(row.BlockedBy)
+	}
+	if format == "csv" {
+		return ReportFileCSV(rows)
+	}
+	return ReportFileJSON(rows)
+}

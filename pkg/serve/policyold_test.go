@@ -1,0 +1,87 @@
+package serve_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/serve"
+	"github.com/clusterplane/clusterplane/pkg/serve/auth"
+	"github.com/clusterplane/clusterplane/pkg/serve/body"
+)
+
+// A rule that reads old judges a body at request time against what its stack last deployed, as
+// the worker's pipeline judges it at deploy time: a change the pipeline would deny is answered
+// 422 when sent, not accepted and then refused by the worker.
+func TestAPolicyRuleReadingOldJudgesTheSameAtRequestTimeAndAtDeployTime(t *testing.T) {
+	p, err := policy.Parse("policy.yaml", []byte(`rules:
+  - name: no-shrink
+    message: never fewer nodes
+    expression: old == null || spec.nodeCount >= old.spec.nodeCount
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onEachDatabase(t, 1, func(t *testing.T, s *service) {
+		_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+		clusterID := c["id"].(string)
+		s.waitReady("/api/v1/clusters/" + clusterID)
+		_, created := s.call(auth.Editor, "POST", "/api/v1/clusters/"+clusterID+"/nodepools", doPool(clusterID, 3))
+		pool := "/api/v1/nodepools/" + created["id"].(string)
+		s.waitReady(pool)
+		tests := []struct {
+			name  string
+			nodes int
+		}{
+			{"a pool shrunk from 3 nodes to 1 is denied at both times", 1},
+			{"a pool grown from 3 nodes to 4 is allowed at both times", 4},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				text := doPool(clusterID, tt.nodes)
+				deployDenied := deniedAtDeployTime(t, s, clusterID, text, p)
+				_, now := s.call(auth.Viewer, "GET", pool, "")
+				code, out := s.call(auth.Editor, "PUT", pool, text, "If-Match", now["resource_version"].(string))
+				requestDenied := code == 400 && errorCode(out) == "VALIDATION_ERROR"
+				if !requestDenied && code != 200 {
+					t.Fatalf("PUT: %d %v", code, out)
+				}
+				if requestDenied != deployDenied {
+					t.Errorf("denied at request time %t (%d %v), at deploy time %t: want the same", requestDenied, code, out, deployDenied)
+				}
+				if code == 200 {
+					s.waitReady(pool)
+				}
+			})
+		}
+	}, func(o *serve.Options) { o.Policy = p })
+}
+
+// deniedAtDeployTime tells whether the pipeline the worker runs denies the pool body text by
+// the policy, over the replica's stacks: its manifest built as the worker builds it.
+func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *policy.Policy) bool {
+	t.Helper()
+	ctx := context.Background()
+	data, err := body.Manifest(ctx, mustBody(t, text), true, clusterID, storeOf(t, s.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := registry.Kinds().ByName(body.KindName("digitalocean", true))
+	target, err := deploy.Read(k, "body", data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploy.Manifest{{Target: target, Data: data}},
+		Files: deploy.Files{Kinds: registry.Kinds()}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
+		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome {
+			return deploy.Outcome{Status: deploy.Done}
+		}})
+	var denied *deploy.PolicyDeniedError
+	if err != nil && !errors.As(err, &denied) {
+		t.Fatal(err)
+	}
+	return denied != nil
+}
