@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/release"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -30,10 +31,13 @@ func VersionCommand() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(out, "clusterplane %s (%s)\n", version, info.GoVersion)
+			// Pulumi's SDK, each cloud's provider SDK (as its driver names it) and protovalidate.
+			shown := map[string]bool{"github.com/pulumi/pulumi/sdk/v3": true, "buf.build/go/protovalidate": true}
+			for _, d := range clouds.All() {
+				shown[d.ProviderSDK()] = true
+			}
 			for _, dep := range info.Deps {
-				switch dep.Path {
-				case "github.com/pulumi/pulumi/sdk/v3", "github.com/pulumi/pulumi-civo/sdk/v2",
-					"github.com/pulumi/pulumi-digitalocean/sdk/v4", "buf.build/go/protovalidate":
+				if shown[dep.Path] {
 					fmt.Fprintf(out, "  %s %s\n", dep.Path, dep.Version)
 				}
 			}

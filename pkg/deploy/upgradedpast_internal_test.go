@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {

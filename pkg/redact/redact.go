@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
 // Mask is what a secret is replaced with, as clusterplane's other redactions write it.
@@ -25,12 +27,22 @@ const MinLength = 4
 // Environment variables whose values are secrets of the run. PULUMI_BACKEND_URL is not one (its
 // host and database are worth printing); its password is.
 var (
-	secretEnv = []string{"DIGITALOCEAN_TOKEN", "CIVO_TOKEN", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_ACCESS_TOKEN"}
+	// secretEnv are the clouds' token variables, as their drivers name them, and Pulumi's.
+	secretEnv = append(tokenEnv(), "PULUMI_CONFIG_PASSPHRASE", "PULUMI_ACCESS_TOKEN")
 	// fileEnv name files whose contents are secrets.
 	fileEnv = []string{"PULUMI_CONFIG_PASSPHRASE_FILE"}
 	// urlEnv name URLs whose passwords are secrets.
 	urlEnv = []string{"PULUMI_BACKEND_URL"}
 )
+
+// tokenEnv are the variables the clouds' API tokens are read from.
+func tokenEnv() []string {
+	var out []string
+	for _, d := range clouds.All() {
+		out = append(out, d.Env().TokenEnv)
+	}
+	return out
+}
 
 // Redactor removes secrets from text. A nil or zero Redactor still removes the credentials of
 // URLs and password=VALUE pairs; the values registered with New, With or WithURL it removes

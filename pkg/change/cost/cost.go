@@ -58,19 +58,34 @@ func (p Prices) Offers(size string) bool {
 // lookupTimeout bounds the sizes API's answer.
 const lookupTimeout = 10 * time.Second
 
-// Table is the repository's prices of cloud.
+// Table is the repository's prices of cloud. A cloud the table has no prices of prices nothing
+// (its sizes are then unknown, never free) and its Source says so: another cloud's prices
+// would read as its own.
 func Table(cloud string) Prices {
-	p := Prices{Cloud: cloud, Sizes: civoSizes, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
-	if cloud == DigitalOcean {
+	p := Prices{Cloud: cloud, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
+	switch cloud {
+	case DigitalOcean:
 		p.Sizes, p.HAFee = digitalOceanSizes, digitalOceanHAFee
+	case Civo:
+		p.Sizes = civoSizes
+	default:
+		p.Sizes, p.Source = map[string]float64{}, unknownCloud(cloud).Error()
 	}
 	return p
+}
+
+// unknownCloud is the error of a cloud the table has no prices of.
+func unknownCloud(cloud string) error {
+	return errors.Errorf("no prices of cloud %q: %s has none", cloud, TableSource)
 }
 
 // Lookup returns the prices of cloud: DigitalOcean's from its sizes API when
 // DIGITALOCEAN_TOKEN is set (at DIGITALOCEAN_API_URL when that is), else the table. A failing API
 // is an error, not a silent fallback: a review must not read table prices as the cloud's.
 func Lookup(ctx context.Context, cloud string) (Prices, error) {
+	if cloud != DigitalOcean && cloud != Civo {
+		return Prices{}, unknownCloud(cloud)
+	}
 	token := os.Getenv(cloudapi.DigitalOceanTokenEnv)
 	if cloud != DigitalOcean || token == "" {
 		return Table(cloud), nil

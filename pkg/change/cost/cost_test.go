@@ -215,3 +215,18 @@ func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNo
 		t.Errorf("the sizes API was asked %d times for three reads, want once", requests)
 	}
 }
+
+// A cloud the table has no prices of must not be priced with another cloud's table: its sizes
+// are unknown, and asking for its prices is an error naming it.
+func TestACloudWithoutAPriceTableIsPricedWithNoOtherCloudsTable(t *testing.T) {
+	p := cost.Table("othercloud")
+	if len(p.Sizes) != 0 || p.HAFee != 0 {
+		t.Errorf("Table(othercloud) prices %d sizes (HA fee %v), want none", len(p.Sizes), p.HAFee)
+	}
+	if !strings.Contains(p.Source, `"othercloud"`) {
+		t.Errorf("Table(othercloud).Source = %q, want it to name the cloud", p.Source)
+	}
+	if _, err := cost.Lookup(context.Background(), "othercloud"); err == nil || !strings.Contains(err.Error(), `"othercloud"`) {
+		t.Errorf("Lookup(othercloud) = %v, want an error naming the cloud", err)
+	}
+}

@@ -2,7 +2,7 @@ package effects
 
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 )

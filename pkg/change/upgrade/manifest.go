@@ -5,7 +5,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -28,23 +30,33 @@ func ClusterOf(file, kind string, stackInput proto.Message) (Cluster, bool) {
 	c := Cluster{File: file, Kind: kind, Name: text(md, sharedv1.CloudResourceMetadataFieldName), Env: text(md, sharedv1.CloudResourceMetadataFieldEnv),
 		Goal: protofield.MapValue(md, sharedv1.CloudResourceMetadataFieldAnnotations, GoalAnnotation), ClusterName: text(spec, kindfield.SpecClusterName),
 		Region: text(spec, kindfield.SpecRegion), Version: text(spec, kindfield.SpecKubernetesVersion)}
-	cloud, ownToken, ownURL, ok := stackinput.ProviderConfig(stackInput)
+	driver, ok := stackinput.Cloud(stackInput)
 	if !ok {
 		return Cluster{}, false
 	}
-	digitalOcean := cloud == cloudapi.DigitalOcean
+	cloud, ownToken, ownURL, _ := stackinput.ProviderConfig(stackInput)
 	token, url, err := cloud.Resolve(ownToken, ownURL)
 	switch {
 	case err != nil:
 		c.Cloud = NoCloud{err}
 	case token == "":
 		c.Cloud = NoCloud{errors.Errorf("no %s API token (providerConfig.apiToken or %s)", cloud.Name, cloud.TokenEnv)}
-	case digitalOcean:
-		c.Cloud = NewDigitalOcean(url, token)
 	default:
-		c.Cloud = NewCivo(url, token, c.Region)
+		c.Cloud = cloudOf(driver.ID(), url, token, c.Region)
 	}
 	return c, true
+}
+
+// cloudOf is the cloud id to ask, at url with token: a cloud whose upgrades clusterplane cannot
+// ask is one that says so at every question, never another cloud's API.
+func cloudOf(id cloud.ID, url, token, region string) Cloud {
+	switch id {
+	case digitalocean.ID:
+		return NewDigitalOcean(url, token)
+	case civo.ID:
+		return NewCivo(url, token, region)
+	}
+	return NoCloud{errors.Errorf("clusterplane cannot ask cloud %q about upgrades: no upgrade checks of it", id)}
 }
 
 // text is m's string or enum field of the JSON name, as a manifest writes it, "" when none.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // Step is one upgrade of a cluster: from a version to the next on its path.

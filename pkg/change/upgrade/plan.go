@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // GoalAnnotation, in a manifest's metadata.annotations, keeps the version an upgrade is headed

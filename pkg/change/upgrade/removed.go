@@ -1,7 +1,7 @@
 package upgrade
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // RemovedSource is where the table of removed APIs comes from: the Kubernetes project's

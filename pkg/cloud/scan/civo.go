@@ -3,7 +3,6 @@ package scan
 import (
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 )
 
@@ -24,13 +23,13 @@ func civoRegion(outputs map[string]any) string {
 }
 
 func init() {
-	readers[civoClusterType] = reader{cloud: cost.Civo, what: "Civo cluster", compares: []string{"name", "region", "networkId",
+	readers[civoClusterType] = reader{cloud: string(civo.ID), what: "Civo cluster", compares: []string{"name", "region", "networkId",
 		"kubernetesVersion", "clusterType", "cni", "tags", "firewallId", "pools.label", "pools.nodeCount", "pools.size",
 		"pools.publicIpNodePool"}, region: civoRegion}
 	// The provider reads a firewall in resourceFirewallRead (civo/firewall/resource_firewall.go),
 	// from FindFirewall, which looks it up in the region's list: its rules split by direction
 	// (flattenFirewallRules). create_default_rules is kept from the configuration, not read.
-	readers[civoFirewallType] = reader{cloud: cost.Civo, list: firewalls, what: "Civo firewall", region: civoRegion,
+	readers[civoFirewallType] = reader{cloud: string(civo.ID), list: firewalls, what: "Civo firewall", region: civoRegion,
 		compares: []string{"name", "networkId", "region", "ingressRules", "egressRules"}}
 }
 
@@ -39,7 +38,7 @@ func init() {
 // (flattenNodePool returns nil, civo/kubernetes/kubernetes.go): a property absent from props is
 // compared as the scan's zero, which is that.
 func (l *listing) addCivo(cl civo.Cluster, region string) {
-	c := Cluster{Cloud: cost.Civo, ID: cl.ID, Name: cl.Name, Region: region, Tags: cl.Tags}
+	c := Cluster{Cloud: string(civo.ID), ID: cl.ID, Name: cl.Name, Region: region, Tags: cl.Tags}
 	props := map[string]any{
 		"name": cl.Name,
 		// The provider records the region it was configured with; the cluster is in the

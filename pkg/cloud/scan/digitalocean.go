@@ -3,9 +3,8 @@ package scan
 import (
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // The DigitalOcean provider (pulumi-digitalocean v4.57.0, which wraps terraform-provider-
@@ -36,9 +35,9 @@ func init() {
 	unsentKept := map[string]bool{"vpcUuid": true, "clusterSubnet": true, "serviceSubnet": true, "maintenancePolicy": true,
 		"controlPlaneFirewall": true, "routingAgent": true, "amdGpuDevicePlugin": true, "amdGpuDeviceMetricsExporterPlugin": true,
 		"nvidiaGpuDevicePlugin": true, "rdmaSharedDevicePlugin": true}
-	readers[doClusterType] = reader{cloud: cost.DigitalOcean, what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves,
+	readers[doClusterType] = reader{cloud: string(digitalocean.ID), what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves,
 		unsentKept: unsentKept}
-	readers[doPoolType] = reader{cloud: cost.DigitalOcean, list: pools, what: "DigitalOcean node pool",
+	readers[doPoolType] = reader{cloud: string(digitalocean.ID), list: pools, what: "DigitalOcean node pool",
 		compares: append([]string{"clusterId"}, doPoolProperties...)}
 }
 
@@ -72,7 +71,7 @@ func doLeaves(path string, live map[string]any, r Resource) bool {
 // the maintenance policy when the answer has none (flattenMaintPolicyOpts dereferences it, so its
 // read fails rather than record anything).
 func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
-	c := Cluster{Cloud: cost.DigitalOcean, ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
+	c := Cluster{Cloud: string(digitalocean.ID), ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
 	props := map[string]any{
 		"name":          cl.Name,
 		"region":        cl.Region,

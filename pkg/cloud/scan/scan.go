@@ -24,14 +24,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
-// Account is one cloud account as a manifest reaches it: the cloud (cost.DigitalOcean or
-// cost.Civo), its API's base URL ("" for the cloud's own) and the token.
+// Account is one cloud account as a manifest reaches it: the cloud (its driver's ID, e.g.
+// digitalocean.ID), its API's base URL ("" for the cloud's own) and the token.
 type Account struct {
 	Cloud, Base, Token string
 }
@@ -221,7 +220,7 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 	s.listed[key] = l
 	opts := cloudapi.Options{Retry: cloudapi.Patient(4, maxRetryAfter)}
 	switch a.Cloud {
-	case cost.DigitalOcean:
+	case string(digitalocean.ID):
 		c := digitalocean.New(a.Base, a.Token, digitalocean.Options{Options: opts})
 		s.clients = append(s.clients, c)
 		clusters, err := c.Clusters(ctx)
@@ -229,7 +228,7 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 		for _, cl := range clusters {
 			l.addDigitalOcean(cl)
 		}
-	case cost.Civo:
+	case string(civo.ID):
 		c := civo.New(a.Base, a.Token, civo.Options{Options: opts})
 		s.clients = append(s.clients, c)
 		clusters, err := c.Clusters(ctx, region)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -85,12 +86,15 @@ func cloudStatus(text string) int {
 // way to get it.
 var missingPlugin = regexp.MustCompile(`no resource plugin 'pulumi-resource-([a-z0-9-]+)' found(?: in the workspace at version v([0-9][0-9A-Za-z.+-]*))?`)
 
-// providerSDKs are the Go SDK modules of the provider plugins the programs use: a plugin's
-// version is its SDK's.
-var providerSDKs = map[string]string{
-	"digitalocean": "github.com/pulumi/pulumi-digitalocean/sdk/v4",
-	"civo":         "github.com/pulumi/pulumi-civo/sdk/v2",
-}
+// providerSDKs are the Go SDK modules of the provider plugins the programs use, by plugin name
+// (the cloud's ID), as the clouds' drivers say them: a plugin's version is its SDK's.
+var providerSDKs = func() map[string]string {
+	out := map[string]string{}
+	for _, d := range clouds.All() {
+		out[string(d.ID())] = d.ProviderSDK()
+	}
+	return out
+}()
 
 // installHint says how to install the plugin name at version, the one the engine looked for, or
 // when it named none the one this build's programs use.

@@ -3,7 +3,8 @@ package discover
 import (
 	"fmt"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/pkg/errors"
 )
 
@@ -21,15 +22,11 @@ func (e *NoTokenError) Error() string {
 // Account sets o.Token and o.APIURL for the cloud o.Cloud names from the environment, as the
 // providers read them, and returns the cloud's name as people write it ("DigitalOcean").
 func (o *Options) Account() (string, error) {
-	var cloud cloudapi.Cloud
-	switch o.Cloud {
-	case DigitalOcean:
-		cloud = cloudapi.DigitalOcean
-	case Civo:
-		cloud = cloudapi.Civo
-	default:
-		return "", errors.Errorf("unknown cloud %q: %s or %s", o.Cloud, DigitalOcean, Civo)
+	d, err := clouds.Get(cloud.ID(o.Cloud))
+	if err != nil {
+		return "", errors.Wrapf(err, "unknown cloud %q", o.Cloud)
 	}
+	cloud := d.Env()
 	token, apiURL, err := cloud.Resolve("", "")
 	if err != nil {
 		return "", err

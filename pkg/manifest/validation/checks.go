@@ -9,10 +9,9 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
-	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -91,16 +90,6 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 	return nil
 }
 
-// clouds are the provider configs' packages, the clouds whose token rule they follow and the JSON
-// names of their configs' API URL and token fields.
-var clouds = map[string]struct {
-	cloud      cloudapi.Cloud
-	url, token string
-}{
-	"clusterplane.provider.digitalocean.": {cloudapi.DigitalOcean, digitaloceanv1.DigitalOceanProviderConfigFieldApiUrl, digitaloceanv1.DigitalOceanProviderConfigFieldApiToken},
-	"clusterplane.provider.civo.":         {cloudapi.Civo, civov1.CivoProviderConfigFieldApiUrl, civov1.CivoProviderConfigFieldApiToken},
-}
-
 // apiURL checks a provider config's api_url by cloudapi.Cloud.Resolve's rule, offline and with
 // the field's place, so that a manifest naming an API URL is refused before anything is asked:
 // the URL needs the config's own api_token (the environment's token is never sent to it), and
@@ -108,13 +97,13 @@ var clouds = map[string]struct {
 // so already. Neither the URL nor the token appears in a message.
 func apiURL(m protoreflect.Message, path string) []Violation {
 	md := m.Descriptor()
-	var cloud cloudapi.Cloud
-	var urlName, tokenName string
-	for pkg, c := range clouds {
-		if strings.HasPrefix(string(md.FullName()), pkg) {
-			cloud, urlName, tokenName = c.cloud, c.url, c.token
-		}
+	// The provider config's cloud: its driver names the token rule and the fields.
+	driver, ok := clouds.ByProviderConfig(md)
+	if !ok {
+		return nil
 	}
+	cloud, fields := driver.Env(), driver.ProviderConfig()
+	urlName, tokenName := fields.URL, fields.Token
 	urlField, tokenField := md.Fields().ByJSONName(urlName), md.Fields().ByJSONName(tokenName)
 	if urlField == nil || tokenField == nil || urlField.Kind() != protoreflect.StringKind || !rules.Secret(tokenField) {
 		return nil

@@ -6,13 +6,20 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
 
-// cloudNames are the clouds as a refusal names them.
-var cloudNames = map[string]string{cost.DigitalOcean: cloudapi.DigitalOcean.Name, cost.Civo: cloudapi.Civo.Name}
+// cloudName is the cloud id as a refusal names it, by its driver; the id itself for a cloud no
+// driver knows (catalogueOf finds none such: the stack input's cloud is its driver's).
+func cloudName(id string) string {
+	if d, err := clouds.Get(cloud.ID(id)); err == nil {
+		return d.Env().Name
+	}
+	return id
+}
 
 // Refusals are the problems of the fields of data (a manifest or stack input, parsed into input)
 // that cat, what the cloud offers now, does not list: the region, when cat lists regions; the
@@ -30,7 +37,7 @@ func Refusals(file string, data []byte, input, old proto.Message, cat cost.Catal
 	if old != nil {
 		before = catalogueOf(old)
 	}
-	name := cloudNames[mc.cloud]
+	name := cloudName(mc.cloud)
 	var out []stackinput.Problem
 	if r := mc.region; r != nil && cat.Regions != nil && !slices.Contains(cat.Regions, r.value) &&
 		!(before.region != nil && before.region.value == r.value) {

@@ -1,14 +1,22 @@
-// Package provider holds what the Civo and DigitalOcean providers a stack creates have in common
-// as Pulumi plugins: the environment they run in. Who the clouds are and which token goes to which
-// API is pkg/cloud/cloudapi's. The providers themselves live in civoprovider and
-// digitaloceanprovider, one package per cloud, so that a program links only its own cloud's SDK.
+// Package provider holds what the clouds' providers a stack creates have in common as Pulumi
+// plugins: the environment they run in. Who the clouds are and which token goes to which API is
+// pkg/cloud's (each cloud's driver). The providers themselves live in one package per cloud
+// under this one, so that a program links only its own cloud's SDK.
 package provider
 
-// PluginEnv is the environment clusterplane runs the provider plugins in, besides its own.
-//
-// DIGITALOCEAN_HTTP_RETRY_MAX=0 turns the DigitalOcean plugin's own retries off: its HTTP client
-// (godo over go-retryablehttp, terraform-provider-digitalocean's config.go, http_retry_max 4 by
-// default) asks again after any 5xx, a POST included, so a create the cloud carried out but
-// answered 500 for made up to five clusters of one name. pkg/deploy asks again instead, after
-// looking that the failed attempt left nothing behind.
-var PluginEnv = map[string]string{"DIGITALOCEAN_HTTP_RETRY_MAX": "0"}
+import (
+	"maps"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+)
+
+// PluginEnv is the environment clusterplane runs the provider plugins in, besides its own: what
+// each cloud's driver asks for its plugin (cloud.Driver.PluginEnv; DigitalOcean's retries off, so
+// that pkg/deploy alone asks again, after looking that a failed create left nothing behind).
+var PluginEnv = func() map[string]string {
+	out := map[string]string{}
+	for _, d := range clouds.All() {
+		maps.Copy(out, d.PluginEnv())
+	}
+	return out
+}()

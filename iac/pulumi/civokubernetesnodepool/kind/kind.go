@@ -7,8 +7,8 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentkind"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"

@@ -1,8 +1,9 @@
 package kind
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 )
 
 // cost is what an operation on one cluster's stack sends DigitalOcean, as traced on the loopback
@@ -13,12 +14,15 @@ import (
 // reads of the cluster and one of its credentials. A drift (bench/takeover.sh): the look-up and
 // the refresh's read of the cluster; a refresh runs no program and reads the cluster only.
 var cost = &kinds.Cost{
-	Cloud:     "digitalocean",
-	PerMinute: digitaloceanprovider.RequestsPerMinute,
+	Cloud:     string(digitalocean.ID),
+	PerMinute: requests.PerMinute,
 	Adopt: func(clusters int) int {
-		return 2 + 2*(digitaloceanprovider.Pages(clusters, 200)+3)
+		return 2 + 2*(cloud.Pages(clusters, requests.ClustersPerPage)+3)
 	},
 	Refresh: func(clusters int) int {
-		return digitaloceanprovider.Pages(clusters, 200) + 1
+		return cloud.Pages(clusters, requests.ClustersPerPage) + 1
 	},
 }
+
+// requests are DigitalOcean's limit and pages, as its driver says them.
+var requests = digitalocean.Driver{}.Requests()

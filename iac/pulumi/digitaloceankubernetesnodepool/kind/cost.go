@@ -1,8 +1,9 @@
 package kind
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 )
 
 // cost is what an operation on one node pool's stack sends DigitalOcean, as traced on the
@@ -14,10 +15,13 @@ import (
 // adopt's preview and its up each import it. A drift or a refresh reads the pool once
 // (bench/takeover.sh).
 var cost = &kinds.Cost{
-	Cloud:     "digitalocean",
-	PerMinute: digitaloceanprovider.RequestsPerMinute,
+	Cloud:     string(digitalocean.ID),
+	PerMinute: requests.PerMinute,
 	Adopt: func(clusters int) int {
-		return 2 * (digitaloceanprovider.Pages(clusters, 20) + 1)
+		return 2 * (cloud.Pages(clusters, requests.ImportClustersPerPage) + 1)
 	},
 	Refresh: func(int) int { return 1 },
 }
+
+// requests are DigitalOcean's limit and pages, as its driver says them.
+var requests = digitalocean.Driver{}.Requests()

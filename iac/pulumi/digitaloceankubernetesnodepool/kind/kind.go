@@ -7,7 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/componentkind"
+	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary

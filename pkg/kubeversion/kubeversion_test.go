@@ -3,7 +3,7 @@ package kubeversion_test
 import (
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/manifest/kubeversion"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 func TestLessComparesTheNumbersInOrder(t *testing.T) {

@@ -1,0 +1,61 @@
+// Package cloud is what clusterplane asks of a cloud, written once: ID names a cloud and Driver
+// holds the questions. Each cloud's own package (pkg/cloud/<cloud>) implements Driver, and the
+// list of drivers exists once (pkg/cloud/clouds), so that code outside a driver asks the driver
+// rather than branching on a cloud's name: a third cloud then joins by its driver, and a cloud
+// no driver knows is an error naming it, never another cloud's path.
+package cloud
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// ID names a cloud as clusterplane writes it in lower case: its kinds' projects begin with it,
+// and prices, regions and catalogues are keyed by it.
+type ID string
+
+// Driver is one cloud as clusterplane itself asks it.
+type Driver interface {
+	// ID names the cloud.
+	ID() ID
+	// Env is the provider's environment: the cloud's name as messages say it, the variables its
+	// token and API URL fall back to, and its own API.
+	Env() cloudapi.Cloud
+	// ProviderConfig names the provider-config message of the cloud's stack inputs and the JSON
+	// names of its token and API URL fields.
+	ProviderConfig() ProviderConfig
+	// Requests is what the cloud's API costs: its limit, and how many clusters one list
+	// request returns (an estimate counts the pages an account's clusters take).
+	Requests() Requests
+	// PoolSelector is the node labels the cloud puts on every node of the pool named name with
+	// id, by which a drain finds the pool's nodes; an error when the pool lacks what the cloud
+	// labels by (never a selector of the whole cluster).
+	PoolSelector(name, id string) (map[string]string, error)
+	// ProviderSDK is the Go SDK module of the cloud's Pulumi provider plugin, whose plugin name
+	// is the cloud's ID: the plugin's version is its SDK's.
+	ProviderSDK() string
+	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
+	// own; nil when it needs none.
+	PluginEnv() map[string]string
+}
+
+// Requests is what a cloud's API allows a token and how much one list request reads.
+type Requests struct {
+	// PerMinute is the cloud's limit of requests a minute per token; 0 when it states none.
+	PerMinute int
+	// ClustersPerPage is how many clusters clusterplane's own list (and a module's look-up)
+	// reads a request; ImportClustersPerPage how many the provider plugin's import reads, at its
+	// client's default page. 0 when the cloud's estimates count no pages.
+	ClustersPerPage, ImportClustersPerPage int
+}
+
+// Pages is how many requests a list of n things takes at perPage a page: one when empty, as an
+// API answers an empty list in one page.
+func Pages(n, perPage int) int { return max(1, (n+perPage-1)/perPage) }
+
+// ProviderConfig is a cloud's provider-config message: its full name and the JSON names of its
+// token and API URL fields.
+type ProviderConfig struct {
+	Message    protoreflect.FullName
+	Token, URL string
+}

@@ -1,0 +1,224 @@
+package cloud_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+)
+
+// namings are the places each Go file outside the drivers, the kinds, the API, the SDKs and the
+// loopback clouds names a cloud, by the file's slash-separated path from the repository's root.
+func namings(t *testing.T) map[string][]string {
+	t.Helper()
+	var words []string
+	for _, d := range clouds.All() {
+		words = append(words, strings.ToLower(string(d.ID())), strings.ToLower(d.Env().Name))
+	}
+	named := regexp.MustCompile(`(?i)` + strings.Join(words, "|"))
+	root := filepath.Join("..", "..")
+	found := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if mayName(rel+"/", words) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		imports := map[ast.Node]bool{}
+		for _, spec := range f.Imports {
+			imports[spec.Path] = true
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var what string
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if n.Kind != token.STRING || imports[n] {
+					return true
+				}
+				if s, err := strconv.Unquote(n.Value); err == nil && named.MatchString(s) {
+					what = n.Value
+				}
+			case *ast.SelectorExpr:
+				// A cloud's constant or its package's names (cost.Civo, civo.ID): the selector
+				// is enough, its parts are not counted again.
+				if x, ok := n.X.(*ast.Ident); ok && (named.MatchString(x.Name) || named.MatchString(n.Sel.Name)) {
+					what = x.Name + "." + n.Sel.Name
+				}
+				if what != "" {
+					found[rel] = append(found[rel], fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+				}
+				return what == ""
+			}
+			if what != "" {
+				found[rel] = append(found[rel], fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// mayName tells whether the folder dir (slash-separated, ending in "/") is one where a cloud is
+// named by right: a driver, a kind's folder, the API, the SDKs, a loopback cloud.
+func mayName(dir string, ids []string) bool {
+	for _, id := range ids {
+		if dir == "pkg/cloud/"+id+"/" {
+			return true
+		}
+	}
+	switch {
+	case dir == ".git/", dir == ".engine/", strings.HasSuffix(dir, "/testdata/"), strings.HasSuffix(dir, "/node_modules/"):
+		return true
+	case strings.HasPrefix(dir, "apis/"), strings.HasPrefix(dir, "sdk/"), strings.HasPrefix(dir, "pkg/loopback/fake") && dir != "pkg/loopback/fakecloud/":
+		return true
+	case strings.HasPrefix(dir, "iac/pulumi/") && dir != "iac/pulumi/" && dir != "iac/pulumi/registry/":
+		return true
+	}
+	return false
+}
+
+// unavoidable are the places outside the drivers and the kinds that name every cloud by right:
+// the lists themselves. Each names a cloud once a line of its list.
+var unavoidable = map[string]string{
+	// The drivers' list: a cloud is added here, by its driver's line.
+	"pkg/cloud/clouds/clouds.go": "the list of cloud drivers",
+	// The kinds' list: a kind is added here, by its folder's line.
+	"iac/pulumi/registry/registry.go": "the list of kinds",
+}
+
+// notYetMoved are the files that still branch on a cloud by its name, with how many times each
+// names one: the places issue 65 has yet to move behind the driver. The list only shrinks: a file
+// not in it that names a cloud fails the test, and so does a count that is not the file's own
+// (lower it, or drop the line, when a place moves to the driver).
+var notYetMoved = map[string]int{
+	"cmd/clusterplane/deploycmds.go":                                   3,
+	"cmd/clusterplane/discover.go":                                     9,
+	"cmd/clusterplane/docs.go":                                         12,
+	"cmd/clusterplane/export.go":                                       2,
+	"cmd/clusterplane/sandbox.go":                                      3,
+	"cmd/clusterplane/upgrade.go":                                      2,
+	"examples/go/main.go":                                              13,
+	"internal/seed/seed.go":                                            6,
+	"internal/testing/diffpairs/diffpairs.go":                          1,
+	"pkg/change/cost/cost.go":                                          12,
+	"pkg/change/effects/civo.go":                                       20,
+	"pkg/change/effects/digitalocean.go":                               20,
+	"pkg/change/policy/policy.go":                                      1,
+	"pkg/change/rotation/civo.go":                                      6,
+	"pkg/change/rotation/digitalocean.go":                              1,
+	"pkg/change/rotation/digitaloceanspec.go":                          1,
+	"pkg/change/rotation/planning.go":                                  5,
+	"pkg/change/upgrade/cloud.go":                                      12,
+	"pkg/change/upgrade/manifest.go":                                   2,
+	"pkg/change/upgrade/offered.go":                                    2,
+	"pkg/cli/commands.go":                                              2,
+	"pkg/cloud/civopool/civopool.go":                                   3,
+	"pkg/cloud/civopool/client.go":                                     15,
+	"pkg/cloud/cloudapi/clouds.go":                                     8,
+	"pkg/cloud/cloudapi/godo.go":                                       1,
+	"pkg/cloud/defaultpool/defaultpool.go":                             5,
+	"pkg/cloud/drain/selector.go":                                      3,
+	"pkg/cloud/kubeconfig/kubeconfig.go":                               5,
+	"pkg/cloud/scan/civo.go":                                           9,
+	"pkg/cloud/scan/digitalocean.go":                                   10,
+	"pkg/cloud/scan/scan.go":                                           9,
+	"pkg/deploy/discover/civo.go":                                      17,
+	"pkg/deploy/discover/digitalocean.go":                              13,
+	"pkg/deploy/discover/discover.go":                                  7,
+	"pkg/deploy/pko/pko.go":                                            5,
+	"pkg/deploy/render/status.go":                                      1,
+	"pkg/deploy/rotation.go":                                           1,
+	"pkg/deploy/sandbox/clouds.go":                                     27,
+	"pkg/deploy/sandbox/run.go":                                        10,
+	"pkg/deploy/sandbox/sandbox.go":                                    16,
+	"pkg/deploy/sandbox/shell.go":                                      2,
+	"pkg/deploy/sandbox/state.go":                                      4,
+	"pkg/manifest/stackinput/decode.go":                                14,
+	"pkg/manifest/validation/checks.go":                                8,
+	"pkg/manifest/validation/validation.go":                            1,
+	"pkg/plugin/plugin.go":                                             1,
+	"pkg/pulumi/civopoolresource/civopoolresource.go":                  29,
+	"pkg/pulumi/program/catalogue.go":                                  1,
+	"pkg/pulumi/provider/civoprovider/civoprovider.go":                 12,
+	"pkg/pulumi/provider/civoprovider/existing.go":                     15,
+	"pkg/pulumi/provider/civoprovider/pools.go":                        4,
+	"pkg/pulumi/provider/digitaloceanprovider/digitaloceanprovider.go": 7,
+	"pkg/pulumi/provider/digitaloceanprovider/existing.go":             4,
+	"pkg/pulumi/provider/digitaloceanprovider/godo.go":                 1,
+	"pkg/pulumi/provider/digitaloceanprovider/registry.go":             12,
+	"pkg/pulumi/pulumischema/pulumischema.go":                          17,
+	"pkg/serve/api/openapi.go":                                         6,
+	"pkg/serve/body/body.go":                                           14,
+	"tools/fakeclouds/main.go":                                         22,
+	"tools/fleetgen/main.go":                                           4,
+	"tools/release/main.go":                                            1,
+}
+
+// A cloud is named only by its driver (pkg/cloud/<cloud>), its kinds (iac/pulumi/<kind>, the
+// API under apis/), the generated SDKs and its loopback cloud (pkg/loopback/fake*): everything
+// else asks the driver (pkg/cloud/clouds), so that adding a cloud touches those places and the
+// drivers' list, and a cloud no driver knows can never take another cloud's path. A naming is a
+// string literal holding a cloud's ID or name, or a selector of a cloud's constant or package
+// (cost.Civo, civo.ID); comments and tests are not counted.
+func TestNoCodeOutsideTheDriversNamesACloud(t *testing.T) {
+	found := namings(t)
+	var files []string
+	for f := range found {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if _, ok := unavoidable[f]; ok {
+			continue
+		}
+		want, listed := notYetMoved[f]
+		switch {
+		case !listed:
+			t.Errorf("%s names a cloud outside the drivers and the kinds (ask its driver, pkg/cloud/clouds):\n\t%s",
+				f, strings.Join(found[f], "\n\t"))
+		case len(found[f]) != want:
+			t.Errorf("%s names a cloud %d times, notYetMoved says %d: the list must say the file's own count "+
+				"(never raise it: ask the driver instead):\n\t%s", f, len(found[f]), want, strings.Join(found[f], "\n\t"))
+		}
+	}
+	for f := range notYetMoved {
+		if _, ok := found[f]; !ok {
+			t.Errorf("%s names no cloud any more: drop it from notYetMoved", f)
+		}
+	}
+}
