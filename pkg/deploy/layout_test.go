@@ -17,10 +17,11 @@ import (
 // or edited by hand.
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 
-// The deploy layer reads as rooms a newcomer can name (docs/architecture.md): no package of the
-// project is over 3,000 lines of non-test code, and no hand-written function of the deploy layer
-// or of serve's reconcile is over 80 lines, so that each reads on a screen or two.
-func TestNoPackageIsAHallAndNoFunctionOfTheDeployLayerIsOver80Lines(t *testing.T) {
+// The project reads as rooms a newcomer can name (docs/architecture.md): no package of it is
+// over 3,000 lines of non-test code, and no hand-written function is over 80 lines, so that each
+// reads on a screen or two. Data tables are the exception: a kind's effects table is one row a
+// field, read row by row.
+func TestNoPackageIsAHallAndNoHandWrittenFunctionIsOver80Lines(t *testing.T) {
 	root := filepath.Join("..", "..")
 	sizes := map[string]int{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -39,8 +40,8 @@ func TestNoPackageIsAHallAndNoFunctionOfTheDeployLayerIsOver80Lines(t *testing.T
 			return err
 		}
 		sizes[filepath.ToSlash(filepath.Dir(rel))] += strings.Count(string(data), "\n")
-		if strings.HasPrefix(rel, "pkg/deploy/") || strings.HasPrefix(rel, "pkg/serve/reconcile/") {
-			for _, long := range longFunctions(t, path, data, 80) {
+		for _, long := range longFunctions(t, path, data, 80) {
+			if !dataTable(rel, long) {
 				t.Errorf("%s: %s", rel, long)
 			}
 		}
@@ -65,6 +66,11 @@ func TestNoPackageIsAHallAndNoFunctionOfTheDeployLayerIsOver80Lines(t *testing.T
 // for the edits of issue 66 in flight. A ceiling only ever comes down, to 3,000, and the entry
 // goes.
 var hallsBeingSplit = map[string]int{"pkg/deploy": 8400}
+
+// dataTable tells whether a long function is a data table: a kind's effects table.
+func dataTable(file, long string) bool {
+	return strings.HasSuffix(file, "/kind/effects.go") && strings.HasPrefix(long, "Effects ")
+}
 
 // longFunctions are the functions (and function literals) of a file over max lines, each said
 // with its line and length.

@@ -243,17 +243,7 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 		_, to := p.Hop(st.Hop)
 		switch st.Phase {
 		case Start:
-			// A create that was sent but not recorded left a pool carrying this rotation's mark:
-			// it is looked for first. So is a pool of the name that someone else made, which
-			// stops the rotation before it records anything: nothing was started, and status
-			// must not say otherwise. The record (with the rotation's id) is written before the
-			// create, so that a kill during the create leaves a record a resume or a roll-back reads.
-			if st.SurgeID, err = r.Cloud.Find(ctx, to, p.Mark); err == nil && st.SurgeID == "" {
-				if err = errors.Wrap(r.Recorder.Save(ctx, st), "record the rotation before its create"); err == nil {
-					st.SurgeID, err = r.Cloud.Create(ctx, to, p.Mark)
-				}
-			}
-			if err == nil {
+			if err = r.createSurge(ctx, p, &st, to); err == nil {
 				err = advance(SurgeCreated)
 			}
 		case RollingBack:
@@ -307,6 +297,27 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 		}
 	}
 	return st, nil
+}
+
+// createSurge creates the hop's new pool, to, and records its id in st.
+//
+// A create that was sent but not recorded left a pool carrying this rotation's mark: it is
+// looked for first. So is a pool of the name that someone else made, which stops the rotation
+// before it records anything: nothing was started, and status must not say otherwise. The record
+// (with the rotation's id) is written before the create, so that a kill during the create leaves
+// a record a resume or a roll-back reads.
+func (r *Rotator) createSurge(ctx context.Context, p Plan, st *State, to string) error {
+	id, err := r.Cloud.Find(ctx, to, p.Mark)
+	if err != nil || id != "" {
+		st.SurgeID = id
+		return err
+	}
+	st.SurgeID = ""
+	if err := r.Recorder.Save(ctx, *st); err != nil {
+		return errors.Wrap(err, "record the rotation before its create")
+	}
+	st.SurgeID, err = r.Cloud.Create(ctx, to, p.Mark)
+	return err
 }
 
 // Rollback undoes a rotation stopped before the old pool was deleted: the old pool's nodes

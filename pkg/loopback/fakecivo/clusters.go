@@ -321,44 +321,13 @@ func (f *Civo) newCluster(region string, cfg civogo.KubernetesClusterConfig) (*f
 	if clusterType == "talos" && cni == "cilium" {
 		return nil, badRequest("database_kubernetes_cluster_invalid", "talos clusters run flannel only")
 	}
-	network := f.defaultNetwork(region)
-	if cfg.NetworkID != "" {
-		n, ok := f.networkIn(cfg.NetworkID, region)
-		if !ok {
-			return nil, badRequest("database_network_not_found", "no network %s in %s", cfg.NetworkID, region)
-		}
-		network = n
+	network, firewallID, rules, e := f.clusterNetwork(region, cfg)
+	if e != nil {
+		return nil, e
 	}
-	// The provider names the firewall in instance_firewall; firewall_id says the same.
-	firewallID := cmp.Or(cfg.FirewallID, cfg.InstanceFirewall)
-	var rules []civogo.FirewallRule
-	if firewallID != "" {
-		fw, ok := f.firewallIn(firewallID, region)
-		if !ok {
-			return nil, badRequest("database_firewall_not_found", "no firewall %s in %s", firewallID, region)
-		}
-		if fw.fw.NetworkID != network.n.ID {
-			return nil, badRequest("database_firewall_mismatch", "firewall %s is in network %s, not %s", firewallID, fw.fw.NetworkID, network.n.ID)
-		}
-	} else {
-		var reason string
-		if rules, reason = clusterRules(cfg.FirewallRule); reason != "" {
-			return nil, badRequest("database_firewall_rules_invalid_params", "%s", reason)
-		}
-	}
-	pools := cfg.Pools
-	if len(pools) == 0 {
-		pools = []civogo.KubernetesClusterPoolConfig{{Count: cmp.Or(cfg.NumTargetNodes, defaultPoolCount), Size: cmp.Or(cfg.TargetNodesSize, defaultPoolSize)}}
-	}
-	seen := map[string]bool{}
-	for _, p := range pools {
-		if e := f.checkNewPool(p); e != nil {
-			return nil, e
-		}
-		if p.ID != "" && seen[p.ID] {
-			return nil, badRequest("database_kubernetes_cluster_invalid", "pool id %q is given twice", p.ID)
-		}
-		seen[p.ID] = true
+	pools, e := f.checkNewPools(cfg)
+	if e != nil {
+		return nil, e
 	}
 	apps, e := f.installApps(nil, cfg.Applications, true)
 	if e != nil {
@@ -384,6 +353,57 @@ func (f *Civo) newCluster(region string, cfg civogo.KubernetesClusterConfig) (*f
 		f.addPool(id, p, 0)
 	}
 	return fc, nil
+}
+
+// clusterNetwork checks a create's network and firewall: the network the cluster joins (the
+// region's default when none is named), the firewall named (in that network), or else the rules
+// of the firewall to make for it.
+func (f *Civo) clusterNetwork(region string, cfg civogo.KubernetesClusterConfig) (*fakeNetwork, string, []civogo.FirewallRule, *apiError) {
+	network := f.defaultNetwork(region)
+	if cfg.NetworkID != "" {
+		n, ok := f.networkIn(cfg.NetworkID, region)
+		if !ok {
+			return nil, "", nil, badRequest("database_network_not_found", "no network %s in %s", cfg.NetworkID, region)
+		}
+		network = n
+	}
+	// The provider names the firewall in instance_firewall; firewall_id says the same.
+	firewallID := cmp.Or(cfg.FirewallID, cfg.InstanceFirewall)
+	if firewallID != "" {
+		fw, ok := f.firewallIn(firewallID, region)
+		if !ok {
+			return nil, "", nil, badRequest("database_firewall_not_found", "no firewall %s in %s", firewallID, region)
+		}
+		if fw.fw.NetworkID != network.n.ID {
+			return nil, "", nil, badRequest("database_firewall_mismatch", "firewall %s is in network %s, not %s", firewallID, fw.fw.NetworkID, network.n.ID)
+		}
+		return network, firewallID, nil, nil
+	}
+	rules, reason := clusterRules(cfg.FirewallRule)
+	if reason != "" {
+		return nil, "", nil, badRequest("database_firewall_rules_invalid_params", "%s", reason)
+	}
+	return network, "", rules, nil
+}
+
+// checkNewPools checks a create's pools, one of the default size and count when none is given,
+// and returns them.
+func (f *Civo) checkNewPools(cfg civogo.KubernetesClusterConfig) ([]civogo.KubernetesClusterPoolConfig, *apiError) {
+	pools := cfg.Pools
+	if len(pools) == 0 {
+		pools = []civogo.KubernetesClusterPoolConfig{{Count: cmp.Or(cfg.NumTargetNodes, defaultPoolCount), Size: cmp.Or(cfg.TargetNodesSize, defaultPoolSize)}}
+	}
+	seen := map[string]bool{}
+	for _, p := range pools {
+		if e := f.checkNewPool(p); e != nil {
+			return nil, e
+		}
+		if p.ID != "" && seen[p.ID] {
+			return nil, badRequest("database_kubernetes_cluster_invalid", "pool id %q is given twice", p.ID)
+		}
+		seen[p.ID] = true
+	}
+	return pools, nil
 }
 
 // checkNewPool checks a pool about to be made.
@@ -525,32 +545,15 @@ func (f *Civo) updateCluster(q *request, fc *fakeCluster) {
 			return
 		}
 	}
-	version := c.Version
-	if q.has("kubernetes_version") && cfg.KubernetesVersion != c.Version {
-		if _, ok := f.version(cfg.KubernetesVersion, c.ClusterType); !ok {
-			f.refuse(q, badRequest("database_kubernetes_cluster_invalid_version", "%s is not a %s version Civo offers", cfg.KubernetesVersion, c.ClusterType))
-			return
-		}
-		if compareVersions(cfg.KubernetesVersion, c.Version) < 0 {
-			f.refuse(q, badRequest("database_kubernetes_cluster_invalid_version",
-				"a cluster can only be upgraded: %s is below its version %s", cfg.KubernetesVersion, c.Version))
-			return
-		}
-		version = cfg.KubernetesVersion
+	version, e := f.newVersion(q, c, cfg)
+	if e != nil {
+		f.refuse(q, e)
+		return
 	}
-	name := c.Name
-	if q.has("name") && cfg.Name != c.Name {
-		if !clusterNameRE.MatchString(cfg.Name) {
-			f.refuse(q, badRequest("kubernetes_cluster_invalid_name", "%q is not a valid cluster name", cfg.Name))
-			return
-		}
-		for _, other := range f.clusters {
-			if other != fc && other.c.Name == cfg.Name && inRegion(other.region, fc.region) {
-				f.fail(q.w, http.StatusConflict, "database_duplicate_cluster_name_not_allowed", "a cluster named "+cfg.Name+" already exists in "+q.region)
-				return
-			}
-		}
-		name = cfg.Name
+	name, e := f.newName(q, fc, cfg)
+	if e != nil {
+		f.refuse(q, e)
+		return
 	}
 	firewallID := c.FirewallID
 	if q.has("firewall_id") || q.has("instance_firewall") {
@@ -568,7 +571,6 @@ func (f *Civo) updateCluster(q *request, fc *fakeCluster) {
 	}
 	apps := c.InstalledApplications
 	if q.has("applications") {
-		var e *apiError
 		if apps, e = f.installApps(apps, cfg.Applications, false); e != nil {
 			f.refuse(q, e)
 			return
@@ -593,26 +595,46 @@ func (f *Civo) updateCluster(q *request, fc *fakeCluster) {
 	writeJSON(q.w, http.StatusOK, f.renderCluster(fc))
 }
 
+// newVersion is the version a cluster PUT leaves the cluster at: an upgrade to a version Civo
+// offers, never a downgrade.
+func (f *Civo) newVersion(q *request, c *civogo.KubernetesCluster, cfg civogo.KubernetesClusterConfig) (string, *apiError) {
+	if !q.has("kubernetes_version") || cfg.KubernetesVersion == c.Version {
+		return c.Version, nil
+	}
+	if _, ok := f.version(cfg.KubernetesVersion, c.ClusterType); !ok {
+		return "", badRequest("database_kubernetes_cluster_invalid_version", "%s is not a %s version Civo offers", cfg.KubernetesVersion, c.ClusterType)
+	}
+	if compareVersions(cfg.KubernetesVersion, c.Version) < 0 {
+		return "", badRequest("database_kubernetes_cluster_invalid_version",
+			"a cluster can only be upgraded: %s is below its version %s", cfg.KubernetesVersion, c.Version)
+	}
+	return cfg.KubernetesVersion, nil
+}
+
+// newName is the name a cluster PUT leaves the cluster with: a valid name no other cluster of
+// its region has.
+func (f *Civo) newName(q *request, fc *fakeCluster, cfg civogo.KubernetesClusterConfig) (string, *apiError) {
+	if !q.has("name") || cfg.Name == fc.c.Name {
+		return fc.c.Name, nil
+	}
+	if !clusterNameRE.MatchString(cfg.Name) {
+		return "", badRequest("kubernetes_cluster_invalid_name", "%q is not a valid cluster name", cfg.Name)
+	}
+	for _, other := range f.clusters {
+		if other != fc && other.c.Name == cfg.Name && inRegion(other.region, fc.region) {
+			return "", &apiError{http.StatusConflict, "database_duplicate_cluster_name_not_allowed", "a cluster named " + cfg.Name + " already exists in " + q.region}
+		}
+	}
+	return cfg.Name, nil
+}
+
 // planPools checks what a cluster PUT asks of the pools and returns how to do it. "pools" is the
 // whole list; without it, num_target_nodes and target_nodes_size speak for the first pool.
 func (f *Civo) planPools(q *request, fc *fakeCluster, cfg civogo.KubernetesClusterConfig) (func(), *apiError) {
 	cid := fc.c.ID
 	current := f.poolsOf(cid)
 	if !q.has("pools") || string(q.fields["pools"]) == "null" {
-		if len(current) == 0 {
-			return func() {}, nil
-		}
-		first := current[0]
-		if q.has("target_nodes_size") && cfg.TargetNodesSize != first.pool.Size {
-			return nil, badRequest("database_kubernetes_cluster_invalid", "pool %s's size cannot change from %s to %s", first.pool.ID, first.pool.Size, cfg.TargetNodesSize)
-		}
-		if q.has("num_target_nodes") && cfg.NumTargetNodes != first.pool.Count {
-			if cfg.NumTargetNodes < 1 {
-				return nil, badRequest("database_kubernetes_cluster_invalid", "pool %s needs at least one node", first.pool.ID)
-			}
-			return func() { first.setNodes(cfg.NumTargetNodes, f.BuildPolls) }, nil
-		}
-		return func() {}, nil
+		return f.planFirstPool(q, current, cfg)
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(q.fields["pools"], &raws); err != nil {
@@ -677,6 +699,25 @@ func (f *Civo) planPools(q *request, fc *fakeCluster, cfg civogo.KubernetesClust
 			}
 		}
 	}, nil
+}
+
+// planFirstPool is planPools for a PUT without "pools": num_target_nodes and target_nodes_size
+// speak for the first pool.
+func (f *Civo) planFirstPool(q *request, current []*fakePool, cfg civogo.KubernetesClusterConfig) (func(), *apiError) {
+	if len(current) == 0 {
+		return func() {}, nil
+	}
+	first := current[0]
+	if q.has("target_nodes_size") && cfg.TargetNodesSize != first.pool.Size {
+		return nil, badRequest("database_kubernetes_cluster_invalid", "pool %s's size cannot change from %s to %s", first.pool.ID, first.pool.Size, cfg.TargetNodesSize)
+	}
+	if q.has("num_target_nodes") && cfg.NumTargetNodes != first.pool.Count {
+		if cfg.NumTargetNodes < 1 {
+			return nil, badRequest("database_kubernetes_cluster_invalid", "pool %s needs at least one node", first.pool.ID)
+		}
+		return func() { first.setNodes(cfg.NumTargetNodes, f.BuildPolls) }, nil
+	}
+	return func() {}, nil
 }
 
 func (f *Civo) deleteCluster(q *request, fc *fakeCluster) {

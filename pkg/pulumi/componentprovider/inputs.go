@@ -134,26 +134,32 @@ func ReadInputs(typ, name string, stackInput proto.Message, props resource.Prope
 		md.Set(md.Descriptor().Fields().ByJSONName(sharedv1.CloudResourceMetadataFieldName), protoreflect.ValueOfString(name))
 	}
 	if err := check(stackInput, out.Outputs); err != nil {
-		var problems []Problem
-		for _, v := range validation.Violations(err) {
-			p := Problem{Path: inputPath(v.Field), Message: v.Message, Hint: v.Hint}
-			if name, _, ok := strings.Cut(v.RuleID, "."); ok && p.Path == "" {
-				// A rule relating fields is, by the API's convention, about the field its id starts with.
-				if fd := spec.Descriptor().Fields().ByName(protoreflect.Name(name)); fd != nil {
-					p.Path = fd.JSONName()
-				}
-			}
-			if defaulted && strings.HasPrefix(p.Path, pulumischema.MetadataInput+".") {
-				p.Message += " (metadata.name defaults to the component's name; set metadata to choose another)"
-			}
-			problems = append(problems, p)
-		}
-		if problems == nil {
-			return nil, err
-		}
-		return nil, &InputError{Type: typ, Name: name, Problems: problems}
+		return nil, ruleProblems(err, typ, name, spec, defaulted)
 	}
 	return out, nil
+}
+
+// ruleProblems turns the rules' violations of a component's inputs into an InputError naming
+// each input as the program wrote it. defaulted says metadata.name was the component's name.
+func ruleProblems(err error, typ, name string, spec protoreflect.Message, defaulted bool) error {
+	var problems []Problem
+	for _, v := range validation.Violations(err) {
+		p := Problem{Path: inputPath(v.Field), Message: v.Message, Hint: v.Hint}
+		if field, _, ok := strings.Cut(v.RuleID, "."); ok && p.Path == "" {
+			// A rule relating fields is, by the API's convention, about the field its id starts with.
+			if fd := spec.Descriptor().Fields().ByName(protoreflect.Name(field)); fd != nil {
+				p.Path = fd.JSONName()
+			}
+		}
+		if defaulted && strings.HasPrefix(p.Path, pulumischema.MetadataInput+".") {
+			p.Message += " (metadata.name defaults to the component's name; set metadata to choose another)"
+		}
+		problems = append(problems, p)
+	}
+	if problems == nil {
+		return err
+	}
+	return &InputError{Type: typ, Name: name, Problems: problems}
 }
 
 const (

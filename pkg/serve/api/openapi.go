@@ -377,23 +377,28 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 		responses[strconv.Itoa(status)] = ref("responses", errorStatuses[status].name)
 	}
 	if rt.Op == "report" {
-		// A report's 400 and 403 have reasons of their own, beyond a body's shape and a role.
-		errorResponse := func(description string) jsonObject {
-			return jsonObject{"description": description, "content": d.content(ref("schemas", "ErrorResponse"))}
-		}
-		responses["400"] = errorResponse("The report is malformed (code VALIDATION_ERROR), each problem naming its field: " +
-			"controller_name missing or not printable (control or invisible characters, a space at either end, more than " +
-			strconv.Itoa(auth.MaxControllerName) + " bytes); observed_generation not from 1 to the object's current generation; " +
-			"a condition without a type or a status of True, False or Unknown.")
-		responses["403"] = errorResponse("The caller may not report under that controller_name (code FORBIDDEN), as the message says: " +
-			"it lacks the write-status permission; the name is clusterplane, serve's own workers' (in any case); it is not the name " +
-			"the controller token was made for; the token was made before tokens named their controller; or the caller came through OIDC or a trusted proxy.")
+		d.reportErrors(responses)
 	}
 	op["responses"] = responses
 	if params != nil {
 		op["parameters"] = params
 	}
 	return op
+}
+
+// reportErrors says a status report's 400 and 403, which have reasons of their own beyond a
+// body's shape and a role.
+func (d *openAPIDoc) reportErrors(responses jsonObject) {
+	errorResponse := func(description string) jsonObject {
+		return jsonObject{"description": description, "content": d.content(ref("schemas", "ErrorResponse"))}
+	}
+	responses["400"] = errorResponse("The report is malformed (code VALIDATION_ERROR), each problem naming its field: " +
+		"controller_name missing or not printable (control or invisible characters, a space at either end, more than " +
+		strconv.Itoa(auth.MaxControllerName) + " bytes); observed_generation not from 1 to the object's current generation; " +
+		"a condition without a type or a status of True, False or Unknown.")
+	responses["403"] = errorResponse("The caller may not report under that controller_name (code FORBIDDEN), as the message says: " +
+		"it lacks the write-status permission; the name is clusterplane, serve's own workers' (in any case); it is not the name " +
+		"the controller token was made for; the token was made before tokens named their controller; or the caller came through OIDC or a trusted proxy.")
 }
 
 func (d *openAPIDoc) document() jsonObject {

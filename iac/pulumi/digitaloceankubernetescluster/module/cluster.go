@@ -1,6 +1,7 @@
 package module
 
 import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
@@ -41,7 +42,25 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 		Enabled:          pulumi.Bool(len(addrs) > 0),
 		AllowedAddresses: pulumi.ToStringArray(addrs),
 	}
-	// Components left absent keep DigitalOcean's default (on for clusters with GPU nodes).
+	setComponents(args, spec)
+	setNetworkAndAutoscaler(args, spec)
+	// The SDK already registers kubeConfigs as a secret output; the module test holds it to that.
+	// Protect makes the engine refuse to delete or replace the cluster: a replacing change (region,
+	// VPC, subnets, default-pool size, lower version, rename) fails instead of taking the
+	// workloads with it.
+	ignore := l.ignoreChanges
+	if v.ignore {
+		// With auto_upgrade DigitalOcean moves the patch version on; undoing it would fight it.
+		ignore = append([]string{"version"}, ignore...)
+	}
+	opts = append(opts, pulumi.IgnoreChanges(ignore), pulumi.Protect(l.protect))
+	c, err := digitalocean.NewKubernetesCluster(ctx, l.name, args, opts...)
+	return c, errors.Wrap(err, "create kubernetes cluster")
+}
+
+// setComponents sends the cluster's optional components the manifest sets. Components left
+// absent keep DigitalOcean's default (on for clusters with GPU nodes).
+func setComponents(args *digitalocean.KubernetesClusterArgs, spec *v1.DigitalOceanKubernetesClusterSpec) {
 	if spec.RoutingAgent != nil {
 		args.RoutingAgent = &digitalocean.KubernetesClusterRoutingAgentArgs{Enabled: pulumi.Bool(spec.GetRoutingAgent())}
 	}
@@ -59,6 +78,11 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 	if spec.RdmaSharedDevicePlugin != nil {
 		args.RdmaSharedDevicePlugin = &digitalocean.KubernetesClusterRdmaSharedDevicePluginArgs{Enabled: pulumi.Bool(spec.GetRdmaSharedDevicePlugin())}
 	}
+}
+
+// setNetworkAndAutoscaler sends the subnets, the kubeconfig's lifetime and the autoscaler's
+// settings the manifest sets; what it leaves unset is DigitalOcean's to choose.
+func setNetworkAndAutoscaler(args *digitalocean.KubernetesClusterArgs, spec *v1.DigitalOceanKubernetesClusterSpec) {
 	if s := spec.GetClusterSubnet(); s != "" {
 		args.ClusterSubnet = pulumi.String(s)
 	}
@@ -81,18 +105,6 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 		}
 		args.ClusterAutoscalerConfigurations = digitalocean.KubernetesClusterClusterAutoscalerConfigurationArray{conf}
 	}
-	// The SDK already registers kubeConfigs as a secret output; the module test holds it to that.
-	// Protect makes the engine refuse to delete or replace the cluster: a replacing change (region,
-	// VPC, subnets, default-pool size, lower version, rename) fails instead of taking the
-	// workloads with it.
-	ignore := l.ignoreChanges
-	if v.ignore {
-		// With auto_upgrade DigitalOcean moves the patch version on; undoing it would fight it.
-		ignore = append([]string{"version"}, ignore...)
-	}
-	opts = append(opts, pulumi.IgnoreChanges(ignore), pulumi.Protect(l.protect))
-	c, err := digitalocean.NewKubernetesCluster(ctx, l.name, args, opts...)
-	return c, errors.Wrap(err, "create kubernetes cluster")
 }
 
 func defaultNodePool(l *locals) *digitalocean.KubernetesClusterNodePoolArgs {
