@@ -32,7 +32,7 @@ func TestAnObjectReadAgainAfterAnyWriteIsTheNewOne(t *testing.T) {
 						t.Fatalf("GET %s: %d, resource_version %v, want %s", s.url, code, got["resource_version"], want)
 					}
 				}
-						}
+			}
 			read(a, version)
 			read(b, version)
 			for i, write := range []struct {
