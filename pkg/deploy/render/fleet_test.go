@@ -402,3 +402,35 @@ func TestAReportFileOfAnotherExtensionIsRefusedNamingTheFlagAndTheFile(t *testin
 		}
 	}
 }
+
+// A filter that keeps nothing printed a bare header, and --only drifted without --drift keeps
+// nothing whatever the cloud holds: the table says so instead, and why for drifted.
+func TestAFilterThatKeepsNoStackSaysSoAndWhyDriftedNeedsDrift(t *testing.T) {
+	notChecked := statusFleet(t, 20, nil, nil, nil)
+	for _, o := range notChecked {
+		o.Report.Conditions[1] = deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+			Message: "status reads the backend only"}
+	}
+	tests := []struct {
+		name     string
+		view     StatusView
+		outcomes []deploy.Outcome
+		want     string
+	}{
+		{"--only drifted without --drift names --drift", StatusView{Only: "drifted"}, notChecked,
+			"No stack of the 20 matches --only drifted.\nDrifted is Unknown (NotChecked) for 20 of them: status reads the backend only; status --drift compares the cloud.\n"},
+		{"--only not-ready of a ready fleet says none matched", StatusView{Only: "not-ready", Selector: "team=data"}, statusFleet(t, 20, nil, nil, nil),
+			"No stack of the 20 matches --only not-ready, -l team=data.\n"},
+		{"--only drifted with --drift and none drifted says only that", StatusView{Only: "drifted"}, statusFleet(t, 20, nil, nil, nil),
+			"No stack of the 20 matches --only drifted.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			tt.view.Text(&out, tt.view.Filter(tt.outcomes), cost.Table)
+			if out.String() != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", out.String(), tt.want)
+			}
+		})
+	}
+}
