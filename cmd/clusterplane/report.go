@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -30,12 +29,7 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome, t
 	var out bytes.Buffer
 	switch o.output.String() {
 	case "json", "yaml":
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return errors.Wrap(err, "write the report")
-		}
-		data, err := render.AsYAML(f.redactor().JSON(out.Bytes()), o.output.String() == "yaml") // status -o yaml, as kubectl's
+		data, err := render.JSON(report, o.output.String() == "yaml", f.redactor().JSON) // status -o yaml, as kubectl's
 		if err == nil {
 			_, err = f.Stdout.Write(data)
 		}

@@ -46,9 +46,10 @@ type Pacer struct {
 // Budget is what one cloud's part of a run is estimated to cost.
 type Budget struct {
 	// Cloud is the cloud the requests go to; Clusters the clusters of the run it counts as the
-	// account's (each cluster's import lists them all in some kinds).
-	Cloud    string
-	Clusters int
+	// account's (each cluster's import lists them all in some kinds); Stacks the stacks the
+	// estimate counts, those the engine runs.
+	Cloud            string
+	Clusters, Stacks int
 	// Requests is the run's estimate; PerMinute the cloud's limit and Paced what the run keeps to
 	// (Share of it), 0 when the whole run fits in one minute's share.
 	Requests, PerMinute, Paced int
@@ -65,16 +66,24 @@ func (b Budget) Minutes() float64 {
 // String says the budget in a line for the user.
 func (b Budget) String() string {
 	if b.Paced == 0 {
-		return fmt.Sprintf("%s: about %d requests for %d clusters, under its %d a minute: not paced", b.Cloud, b.Requests, b.Clusters, b.PerMinute)
+		return fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters, under its %d a minute: not paced",
+			b.Cloud, b.Requests, b.Stacks, b.Clusters, b.PerMinute)
 	}
-	return fmt.Sprintf("%s: about %d requests for %d clusters, paced at %d a minute (it allows %d): at least %.0f minutes",
-		b.Cloud, b.Requests, b.Clusters, b.Paced, b.PerMinute, b.Minutes())
+	least := fmt.Sprintf("%.0f minutes", b.Minutes())
+	if least == "1 minutes" {
+		least = "1 minute"
+	}
+	return fmt.Sprintf("%s: about %d requests for %d stacks of an account of %d clusters, paced at %d a minute (it allows %d): at least %s",
+		b.Cloud, b.Requests, b.Stacks, b.Clusters, b.Paced, b.PerMinute, least)
 }
 
 // NewPacer estimates the targets' operation (op) per cloud, counting the clusters among them as
 // the account's (discover writes one manifest per cluster, so a folder it wrote holds them all;
-// a run on part of an account underestimates what reads the whole list).
-func NewPacer(targets []Target, op Requests) *Pacer {
+// a run on part of an account underestimates what reads the whole list). Only the stacks the
+// engine runs (engineRuns; nil: all) are estimated: a stack the fleet scan found unchanged sends
+// the cloud nothing of its own, so counting it promised a 1,000-stack drift half an hour that
+// took seconds.
+func NewPacer(targets []Target, op Requests, engineRuns func(Target) bool) *Pacer {
 	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, now: time.Now, sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
@@ -86,9 +95,9 @@ func NewPacer(targets []Target, op Requests) *Pacer {
 			clusters[t.Cost.Cloud]++
 		}
 	}
-	total, largest := map[string]int{}, map[string]int{}
+	total, largest, stacks := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, t := range targets {
-		if t.Cost == nil || op(t.Cost) == nil {
+		if t.Cost == nil || op(t.Cost) == nil || (engineRuns != nil && !engineRuns(t)) {
 			continue
 		}
 		c := t.Cost.Cloud
@@ -96,9 +105,10 @@ func NewPacer(targets []Target, op Requests) *Pacer {
 		p.costs[t.Key()] = cost
 		total[c] += cost
 		largest[c] = max(largest[c], cost)
+		stacks[c]++
 	}
 	for c, n := range total {
-		b := Budget{Cloud: c, Clusters: clusters[c], Requests: n, PerMinute: perMinute[c]}
+		b := Budget{Cloud: c, Clusters: clusters[c], Stacks: stacks[c], Requests: n, PerMinute: perMinute[c]}
 		if paced := int(float64(perMinute[c]) * Share); n > paced {
 			b.Paced = paced
 			// One operation's worth at once, then the share's rate: in any minute the starts

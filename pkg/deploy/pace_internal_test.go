@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			targets := paceFleet(tt.clusters, 250, 10)
-			p := NewPacer(targets, tt.op)
+			p := NewPacer(targets, tt.op, nil)
 			if len(p.Budgets()) != 1 {
 				t.Fatalf("budgets %+v, want one for digitalocean", p.Budgets())
 			}
@@ -108,7 +109,7 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 }
 
 func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
-	p := NewPacer(paceFleet(100, 250, 10), Adopting)
+	p := NewPacer(paceFleet(100, 250, 10), Adopting, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var err error
@@ -123,7 +124,7 @@ func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := NewPacer([]Target{{Project: "x", Stack: "y"}}, Refreshing)
+	p := NewPacer([]Target{{Project: "x", Stack: "y"}}, Refreshing, nil)
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
@@ -133,5 +134,49 @@ func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
 	var none *Pacer
 	if err := none.Wait(context.Background(), paceFleet(1, 250, 10)[0]); err != nil {
 		t.Error(err)
+	}
+}
+
+// issue 66: status --drift on 1,000 clusters said "about 6000 requests … at least 30 minutes" and
+// took seconds, the fleet scan having vouched for 997 of them. The estimate counts only the
+// stacks left to the engine, and says nothing when they fit in a minute's share.
+func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *testing.T) {
+	var clusters []Target
+	for _, target := range paceFleet(1000, 250, 10) {
+		if target.Project == "c" {
+			clusters = append(clusters, target)
+		}
+	}
+	vouched := func(left int) map[string]Scanned {
+		scanned := map[string]Scanned{}
+		for _, target := range clusters[left:] {
+			scanned[target.Key()] = Scanned{Unchanged: true}
+		}
+		return scanned
+	}
+	tests := []struct {
+		name    string
+		scanned map[string]Scanned
+		kept    map[string]bool
+		want    string // the line said, "" for none
+	}{
+		{"with no scan every stack is estimated", nil, nil,
+			"drift paces its requests to stay under the cloud's rate limit: digitalocean: about 6000 requests for 1000 stacks " +
+				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 30 minutes"},
+		{"the 3 stacks the scan leaves fit in a minute, so nothing is said", vouched(3), nil, ""},
+		{"the 40 stacks the scan leaves are estimated alone", vouched(40), nil,
+			"drift paces its requests to stay under the cloud's rate limit: digitalocean: about 240 requests for 40 stacks " +
+				"of an account of 1000 clusters, paced at 200 a minute (it allows 250): at least 1 minute"},
+		{"stacks --changed-since leaves out are not estimated", nil, map[string]bool{clusters[0].Key(): true}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var said []string
+			r := Request{Operation: "drift", Pace: Refreshing, Say: func(line string) { said = append(said, line) }}
+			r.pacer(clusters, tt.scanned, tt.kept, nil)
+			if got := strings.Join(said, "\n"); got != tt.want {
+				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
 	}
 }

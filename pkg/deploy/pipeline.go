@@ -340,14 +340,7 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
-	if r.Pace != nil {
-		d.Pace = NewPacer(sorted, r.Pace)
-		for _, b := range d.Pace.Budgets() {
-			if b.Paced > 0 {
-				r.say(string(r.Operation) + " paces its requests to stay under the cloud's rate limit: " + b.String())
-			}
-		}
-	}
+	d.Pace = r.pacer(sorted, scanned, kept, refused)
 	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t Target) Outcome {
@@ -361,6 +354,25 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		}
 		return r.Op(ctx, d, t)
 	}), nil
+}
+
+// pacer paces the run's operations when the request asks (Pace), and says the estimate of each
+// cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
+// left to the engine: not those the scan found unchanged, --changed-since left out or the guard
+// refused, which send the cloud nothing of their own.
+func (r Request) pacer(sorted []Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *Pacer {
+	if r.Pace == nil {
+		return nil
+	}
+	p := NewPacer(sorted, r.Pace, func(t Target) bool {
+		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
+	})
+	for _, b := range p.Budgets() {
+		if b.Paced > 0 {
+			r.say(string(r.Operation) + " paces its requests to stay under the cloud's rate limit: " + b.String())
+		}
+	}
+	return p
 }
 
 // changedOnly are the keys of the targets a run limited to r.Changed runs: those whose manifest

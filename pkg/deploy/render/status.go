@@ -144,8 +144,9 @@ type StatusView struct {
 	// Now is the time the ages are from; zero: the time of the call.
 	Now time.Time
 	// total is how many stacks the run had before the filter (Filter): one stack's status is
-	// shown in full, a fleet's as the table.
-	total int
+	// shown in full, a fleet's as the table. unchecked is how many of them have Drifted Unknown
+	// because status did not compare the cloud (no --drift).
+	total, unchecked int
 }
 
 // statusColumns are the columns --sort-by takes, by the table's header in lower case.
@@ -188,7 +189,11 @@ func (v *StatusView) Filter(outcomes []deploy.Outcome) []deploy.Outcome {
 	sel, _ := parseSelector(v.Selector) // Validate checked it
 	rows := StatusRows(outcomes, nil)
 	var kept []deploy.Outcome
+	v.unchecked = 0
 	for i, o := range outcomes {
+		if rows[i].DriftedReason == "NotChecked" {
+			v.unchecked++
+		}
 		if v.selects(rows[i], o.Target, sel) {
 			kept = append(kept, o)
 		}
@@ -239,7 +244,31 @@ func (v *StatusView) Text(w io.Writer, outcomes []deploy.Outcome, prices func(cl
 	// The counts are the fleet's: under a filter they would count only what it kept, and the rows
 	// shown are what was asked for (status --only drifted: the drifted stacks, nothing else).
 	filtered := v.Only != "" || v.Selector != "" || len(v.Kinds) > 0
+	if filtered && len(rows) == 0 {
+		// A header over nothing read as a table that failed to fill: say that none matched, and
+		// why --only drifted cannot match without --drift.
+		fmt.Fprintf(w, "No stack of the %d matches %s.\n", v.total, v.filters())
+		if v.Only == "drifted" && v.unchecked > 0 {
+			fmt.Fprintf(w, "Drifted is Unknown (NotChecked) for %d of them: status reads the backend only; status --drift compares the cloud.\n", v.unchecked)
+		}
+		return
+	}
 	StatusTable(w, rows, v.Wide, !filtered, now)
+}
+
+// filters says the filter flags given, as typed.
+func (v *StatusView) filters() string {
+	var f []string
+	if v.Only != "" {
+		f = append(f, "--only "+v.Only)
+	}
+	if v.Selector != "" {
+		f = append(f, "-l "+v.Selector)
+	}
+	if len(v.Kinds) > 0 {
+		f = append(f, "--kind "+strings.Join(v.Kinds, ","))
+	}
+	return strings.Join(f, ", ")
 }
 
 // sort orders the rows by --sort-by's column, stably: rows that tie keep the files' order.
