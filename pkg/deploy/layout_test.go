@@ -69,7 +69,7 @@ var hallsBeingSplit = map[string]int{"pkg/deploy": 8400}
 
 // dataTable tells whether a long function is a data table: a kind's effects table.
 func dataTable(file, long string) bool {
-	return strings.HasSuffix(file, "/kind/effects.go") && strings.HasPrefix(long, "Effects ")
+	return strings.HasSuffix(file, "/entry/effects.go") && strings.HasPrefix(long, "Effects ")
 }
 
 // longFunctions are the functions (and function literals) of a file over max lines, each said

@@ -1,7 +1,7 @@
 // Package kinds is what every part of clusterplane knows of a kind, the same for all four: its
 // names, its stack input, its offline commands, its stack program, its component, its table of
 // change effects and how to look for what its create would duplicate. Each kind lives in its own
-// folder (iac/pulumi/<kind>/kind) and the list of them exists once (iac/pulumi/registry); pkg/
+// folder (iac/pulumi/<kind>/entry) and the list of them exists once (iac/pulumi/registry); pkg/
 // takes kinds as values, so that it never imports iac/.
 package kinds
 

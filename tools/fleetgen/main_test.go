@@ -13,7 +13,7 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 
-	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
+	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"

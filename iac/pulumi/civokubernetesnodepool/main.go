@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/entry"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 )
 
 func main() {
-	cli.Main(kind.Program.Name, kind.Program, kind.Program.Stack)
+	cli.Main(entry.Program.Name, entry.Program, entry.Program.Stack)
 }

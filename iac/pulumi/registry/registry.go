@@ -4,10 +4,10 @@
 package registry
 
 import (
-	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/kind"
-	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
-	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
-	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/kind"
+	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/entry"
+	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/entry"
+	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
+	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/entry"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 

@@ -31,7 +31,7 @@ func TestEveryKindIsListedOnceWithItsProgramComponentAndEffects(t *testing.T) {
 		}
 	}
 	// The list holds every kind folder there is: a fifth kind is its folder and a line in the list.
-	folders, err := filepath.Glob(filepath.Join("..", "*", "kind"))
+	folders, err := filepath.Glob(filepath.Join("..", "*", "entry"))
 	if err != nil || len(folders) == 0 {
 		t.Fatalf("no kind folders under iac/pulumi: %v", err)
 	}

@@ -1,6 +1,6 @@
 // Package diffpairs runs OLD/NEW pairs of a kind's stack input through the kind's diff command
 // and holds what diff says against what each pair claims. Each kind keeps its pairs in its own
-// folder (iac/pulumi/<kind>/kind/diff_test.go) and calls Check with them, which also fails for a
+// folder (iac/pulumi/<kind>/entry/diff_test.go) and calls Check with them, which also fails for a
 // row of the kind's effects table that no pair covers: a fifth kind brings its pairs with it.
 // It is for tests.
 package diffpairs

@@ -24,7 +24,7 @@ import (
 type kind = diffpairs.Kind
 
 // pair is an OLD/NEW pair of a kind's stack input. Each kind's pairs, one or more for every row
-// of its effects table, live in its own folder (iac/pulumi/<kind>/kind/diff_test.go); the tests
+// of its effects table, live in its own folder (iac/pulumi/<kind>/entry/diff_test.go); the tests
 // here are of diff itself, on whichever kind shows it best.
 type pair = diffpairs.Pair
 
@@ -62,9 +62,9 @@ func dp(f func(*dpv1.DigitalOceanKubernetesNodePoolSpec)) func(proto.Message) {
 // every row of its table covered (diffpairs.Check): a kind without them fails here.
 func TestEveryKindChecksItsOldNewPairsInItsFolder(t *testing.T) {
 	for _, k := range registry.Kinds() {
-		path := filepath.Join("..", "..", "..", "iac", "pulumi", k.Project, "kind", "diff_test.go")
+		path := filepath.Join("..", "..", "..", "iac", "pulumi", k.Project, "entry", "diff_test.go")
 		text, err := os.ReadFile(path)
-		if err != nil || !strings.Contains(string(text), "diffpairs.Check(t, kind.Kind(), ") {
+		if err != nil || !strings.Contains(string(text), "diffpairs.Check(t, entry.Kind(), ") {
 			t.Errorf("%s, a kind of iac/pulumi/registry, has no OLD/NEW pairs checked in %s (diffpairs.Check): %v", k.Name, path, err)
 		}
 	}

@@ -1,11 +1,11 @@
-package kind_test
+package entry_test
 
 import (
 	"testing"
 
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/kind"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/entry"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -14,7 +14,7 @@ import (
 
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
-	diffpairs.Check(t, kind.Kind(), pairs)
+	diffpairs.Check(t, entry.Kind(), pairs)
 }
 
 // dp is a typed edit of the kind's spec.

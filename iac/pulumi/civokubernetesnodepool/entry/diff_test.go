@@ -1,11 +1,11 @@
-package kind_test
+package entry_test
 
 import (
 	"testing"
 
 	cpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/kind"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/entry"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -14,7 +14,7 @@ import (
 
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
-	diffpairs.Check(t, kind.Kind(), pairs)
+	diffpairs.Check(t, entry.Kind(), pairs)
 }
 
 // cp is a typed edit of the kind's spec.

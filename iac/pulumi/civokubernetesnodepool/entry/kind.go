@@ -1,7 +1,8 @@
-// Package kind is the CivoKubernetesNodePool kind as clusterplane serves it: its program (the module's
-// Resources with the offline commands), its component, its effects table and its look-up of
-// what a create would duplicate. iac/pulumi/registry lists it with the others.
-package kind
+// Package entry is the CivoKubernetesNodePool kind's entry in iac/pulumi/registry, the kind as
+// clusterplane serves it: its program (the module's Resources with the offline commands), its
+// component, its effects table and its look-up of what a create would duplicate. It is named
+// entry, not kind, so that it is not confused with pkg/kinds, the type every entry fills.
+package entry
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"

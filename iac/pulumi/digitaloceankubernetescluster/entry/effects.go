@@ -1,4 +1,4 @@
-package kind
+package entry
 
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"

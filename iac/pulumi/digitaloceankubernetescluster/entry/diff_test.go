@@ -1,4 +1,4 @@
-package kind_test
+package entry_test
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/kind"
+	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
@@ -17,7 +17,7 @@ import (
 
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
-	diffpairs.Check(t, kind.Kind(), pairs)
+	diffpairs.Check(t, entry.Kind(), pairs)
 }
 
 // dc is a typed edit of the kind's spec.
@@ -244,7 +244,7 @@ var pairs = []diffpairs.Pair{
 }
 
 func TestAVPCSetForTheFirstTimeIsRefusedOfflineSayingPreviewAsksTheProvider(t *testing.T) {
-	k := diffpairs.Of(kind.Kind())
+	k := diffpairs.Of(entry.Kind())
 	old := k.Load(t)
 	written := proto.Clone(old)
 	dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.Vpc = sharedv1.StringValue("vpc-1") })(written)

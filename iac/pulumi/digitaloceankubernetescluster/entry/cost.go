@@ -1,4 +1,4 @@
-package kind
+package entry
 
 import (
 	"github.com/clusterplane/clusterplane/pkg/cloud"
