@@ -84,3 +84,30 @@ type Pools interface {
 	// Marked are the cluster's pools that carry a rotation's mark.
 	Marked(ctx context.Context) ([]rotation.MarkedPool, error)
 }
+
+// PoolClient is a cloud's pool moves from a client that also reads the cluster's kubeconfig,
+// says how a pool is deleted by hand and waits for a pool's nodes to run.
+type PoolClient interface {
+	Pools
+	Kubeconfig(ctx context.Context) ([]byte, error)
+	DeleteCommand(id string) string
+	WaitRunning(ctx context.Context, name string, timeout time.Duration) error
+}
+
+// PoolRotation is the rotation through p of a pool whose nodes the labels of cloud nodeLabels
+// select, into a new pool of nodes nodes named final, with the waits rollout sets. The kinds
+// whose client serves all of a rotation build theirs with it, and set what is their own after.
+func PoolRotation(p PoolClient, nodeLabels string, nodes int, rollout *sharedv1.Rollout, final string) *Rotation {
+	ready, drain := RolloutWaits(rollout)
+	return &Rotation{
+		Cloud:         p,
+		NodeLabels:    nodeLabels,
+		Kubeconfig:    p.Kubeconfig,
+		DeleteCommand: p.DeleteCommand,
+		WaitRunning:   p.WaitRunning,
+		Nodes:         nodes,
+		ReadyTimeout:  ready,
+		Drain:         drain,
+		Final:         final,
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Kind is a kind with the example every pair of it starts from: examples/<program>/minimal.yaml.
@@ -85,6 +86,25 @@ type Pair struct {
 	Exit    int
 	// Invalid: the spec's rules refuse NEW before diff compares anything.
 	Invalid bool
+}
+
+// Spec is a typed edit of the spec S of a kind's stack input: every kind's stack input holds its
+// manifest in target and the manifest its spec in spec, so a kind's pairs need no edit function
+// of their own.
+func Spec[S proto.Message](f func(S)) func(proto.Message) {
+	return func(m proto.Message) {
+		target := mutable(m.ProtoReflect(), "target")
+		f(mutable(target, "spec").Interface().(S))
+	}
+}
+
+// mutable is m's message field of that name, made when it is not set.
+func mutable(m protoreflect.Message, name string) protoreflect.Message {
+	fd := m.Descriptor().Fields().ByName(protoreflect.Name(name))
+	if fd == nil {
+		panic("diffpairs: " + string(m.Descriptor().FullName()) + " has no field " + name)
+	}
+	return m.Mutable(fd).Message()
 }
 
 // Metadata edits the metadata of any kind's stack input.

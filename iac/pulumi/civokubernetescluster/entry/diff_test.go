@@ -18,9 +18,7 @@ func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 }
 
 // cc is a typed edit of the kind's spec.
-func cc(f func(*ccv1.CivoKubernetesClusterSpec)) func(proto.Message) {
-	return func(m proto.Message) { f(m.(*ccv1.CivoKubernetesClusterStackInput).Target.Spec) }
-}
+var cc = diffpairs.Spec[*ccv1.CivoKubernetesClusterSpec]
 
 // unprotected turns deletion protection off, in OLD and NEW alike.
 var unprotected = cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DeletionProtection = proto.Bool(false) })

@@ -111,24 +111,18 @@ func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAn
 }
 
 func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
-	for _, region := range []string{
-		"lon1", "fra1", "nyc1",
-		"phx1", "mum1",
-	} {
-		t.Run(region, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.Region = region
-			}), plan.Options{})
-			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
-				map[string]any{"region": region})
-			for _, typ := range []string{firewallType, clusterType} {
-				if got := moduletest.MustFind(t, p, typ, name).Inputs["region"]; got != region {
-					t.Errorf("%s region = %v, want %s", typ, got, region)
-				}
+	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
+		p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			in.Target.Spec.Region = region
+		}), plan.Options{})
+		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
+			map[string]any{"region": region})
+		for _, typ := range []string{firewallType, clusterType} {
+			if got := moduletest.MustFind(t, p, typ, name).Inputs["region"]; got != region {
+				t.Errorf("%s region = %v, want %s", typ, got, region)
 			}
-		})
-	}
+		}
+	}, "lon1", "fra1", "nyc1", "phx1", "mum1")
 }
 
 func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAllowedCIDRs(t *testing.T) {
@@ -563,32 +557,13 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 		configToken = "civo-config-token-7f3a9b"
 		envToken    = "civo-env-token-2c8e1d"
 	)
-	tests := []struct {
-		name   string
-		config *civov1.CivoProviderConfig
-		env    string
-		want   string
-	}{
-		{name: "the provider config's token", config: &civov1.CivoProviderConfig{ApiToken: configToken}, want: configToken},
-		{name: "CIVO_TOKEN when the config has none", config: &civov1.CivoProviderConfig{}, env: envToken, want: envToken},
-		{name: "CIVO_TOKEN when there is no config", env: envToken, want: envToken},
-		{name: "the config's token over CIVO_TOKEN", config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			env: envToken, want: configToken},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			t.Setenv("CIVO_TOKEN", tt.env)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.ProviderConfig = tt.config
-			}), plan.Options{State: clusterState})
-
-			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "token", tt.want)
-			for _, token := range []string{configToken, envToken} {
-				moduletest.AssertNoLeak(t, p, token)
-			}
-		})
-	}
+	tokenSecret(configToken, envToken).Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
+		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
+		{Name: "CIVO_TOKEN when there is no config", Env: envToken, Want: envToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
+			Env: envToken, Want: configToken},
+	})
 	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
 		isolateEnv(t)
 		p := runResources(t, stackInput(), plan.Options{})
@@ -635,46 +610,23 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 
 func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t *testing.T) {
 	const token = "civo-token-never-in-errors-5d1e"
-	tests := []struct {
-		name  string
-		edit  func(*clusterv1.CivoKubernetesClusterStackInput)
-		field string
-	}{
-		{name: "a pool without nodes", field: "target.spec.default_node_pool.node_count",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.NodeCount = 0 }},
-		{name: "a k3s version with a plus", field: "target.spec.kubernetes_version",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.30.5+k3s1" }},
-		{name: "no region", field: "target.spec.region",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Spec.Region = "" }},
-		{name: "a wrong kind", field: "target.kind",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) { in.Target.Kind = "CivoKubernetesNodePool" }},
-		{name: "a bad API server CIDR", field: "target.spec.api_server_allowed_cidrs[0]",
-			edit: func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.ApiServerAllowedCidrs = []string{"not-a-cidr"}
-			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(tt.edit, func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token}
-			})
-			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-				return module.Resources(ctx, in)
-			}, plan.Options{})
-			if err == nil {
-				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
-			}
-			if !strings.Contains(err.Error(), validation.Camel(tt.field)+":") {
-				t.Errorf("error does not name %s:\n%v", tt.field, err)
-			}
-			moduletest.AssertEqual(t, "violated fields", moduletest.ViolatedFields(err), []string{tt.field})
-			if strings.Contains(err.Error(), token) {
-				t.Errorf("error shows the token: %v", err)
-			}
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	type input = *clusterv1.CivoKubernetesClusterStackInput
+	moduletest.InputRejects[input]{Resources: module.Resources, Token: token, Setup: isolateEnv,
+		Valid: func() input {
+			return stackInput(func(in input) { in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token} })
+		},
+	}.Check(t, []moduletest.InvalidInput[input]{
+		{Name: "a pool without nodes", Field: "target.spec.default_node_pool.node_count",
+			Edit: func(in input) { in.Target.Spec.DefaultNodePool.NodeCount = 0 }},
+		{Name: "a k3s version with a plus", Field: "target.spec.kubernetes_version",
+			Edit: func(in input) { in.Target.Spec.KubernetesVersion = "1.30.5+k3s1" }},
+		{Name: "no region", Field: "target.spec.region",
+			Edit: func(in input) { in.Target.Spec.Region = "" }},
+		{Name: "a wrong kind", Field: "target.kind",
+			Edit: func(in input) { in.Target.Kind = "CivoKubernetesNodePool" }},
+		{Name: "a bad API server CIDR", Field: "target.spec.api_server_allowed_cidrs[0]",
+			Edit: func(in input) { in.Target.Spec.ApiServerAllowedCidrs = []string{"not-a-cidr"} }},
+	})
 }
 
 func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
@@ -925,5 +877,17 @@ func TestACivoClusterWithoutANetworkLeavesItToTheProviderWhichUsesTheRegionsDefa
 				}
 			}
 		})
+	}
+}
+
+// tokenSecret checks the provider's token, which the cluster's provider takes as token.
+func tokenSecret(tokens ...string) moduletest.TokenSecret[*civov1.CivoProviderConfig] {
+	return moduletest.TokenSecret[*civov1.CivoProviderConfig]{
+		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "token", Tokens: tokens,
+		Run: func(t *testing.T, config *civov1.CivoProviderConfig) *plan.Plan {
+			return runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+				in.ProviderConfig = config
+			}), plan.Options{State: clusterState})
+		},
 	}
 }

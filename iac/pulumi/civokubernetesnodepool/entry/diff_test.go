@@ -18,9 +18,7 @@ func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 }
 
 // cp is a typed edit of the kind's spec.
-func cp(f func(*cpv1.CivoKubernetesNodePoolSpec)) func(proto.Message) {
-	return func(m proto.Message) { f(m.(*cpv1.CivoKubernetesNodePoolStackInput).Target.Spec) }
-}
+var cp = diffpairs.Spec[*cpv1.CivoKubernetesNodePoolSpec]
 
 // pairs are the Civo node pools' OLD/NEW pairs: both start from examples/civokubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{

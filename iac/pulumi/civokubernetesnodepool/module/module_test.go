@@ -13,7 +13,6 @@ import (
 	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -101,22 +100,16 @@ func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) 
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
-	for _, region := range []string{
-		"lon1", "fra1", "nyc1",
-		"phx1", "mum1",
-	} {
-		t.Run(region, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				in.Target.Spec.Region = region
-			}), plan.Options{})
-			moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
-				map[string]any{"civoRegion": region})
-			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
-				t.Errorf("node pool region = %#v, want %s", got, region)
-			}
-		})
-	}
+	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
+		p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			in.Target.Spec.Region = region
+		}), plan.Options{})
+		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
+			map[string]any{"civoRegion": region})
+		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
+			t.Errorf("node pool region = %#v, want %s", got, region)
+		}
+	}, "lon1", "fra1", "nyc1", "phx1", "mum1")
 }
 
 func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
@@ -354,69 +347,41 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 		configToken = "civo-config-token-9a4c2f"
 		envToken    = "civo-env-token-6b1d3e"
 	)
-	tests := []struct {
-		name   string
-		config *civov1.CivoProviderConfig
-		env    string
-		want   string
-	}{
-		{name: "the provider config's token", config: &civov1.CivoProviderConfig{ApiToken: configToken}, want: configToken},
-		{name: "CIVO_TOKEN when the config is empty", config: &civov1.CivoProviderConfig{}, env: envToken, want: envToken},
-		{name: "the config's token over CIVO_TOKEN", config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			env: envToken, want: configToken},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			t.Setenv("CIVO_TOKEN", tt.env)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				in.ProviderConfig = tt.config
+	moduletest.TokenSecret[*civov1.CivoProviderConfig]{
+		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "civoToken",
+		Tokens: []string{configToken, envToken},
+		Run: func(t *testing.T, config *civov1.CivoProviderConfig) *plan.Plan {
+			return runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+				in.ProviderConfig = config
 			}), plan.Options{State: poolState})
-			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, name), "civoToken", tt.want)
-			for _, token := range []string{configToken, envToken} {
-				moduletest.AssertNoLeak(t, p, token)
-			}
-		})
-	}
+		},
+	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
+		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
+			Env: envToken, Want: configToken},
+	})
 }
 
 func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t *testing.T) {
-	tests := []struct {
-		name   string
-		edit   func(*nodepoolv1.CivoKubernetesNodePoolSpec)
-		field  string
-		ruleID string
-	}{
-		{name: "a pool without nodes", field: "target.spec.node_count", ruleID: "int32.gte_lte",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 }},
-		{name: "no cluster", field: "target.spec.cluster", ruleID: "required",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil }},
-		{name: "no region", field: "target.spec.region", ruleID: "required",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = "" }},
-		{name: "an upper-case pool name", field: "target.spec.node_pool_name", ruleID: "string.pattern",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "GPU" }},
-		{name: "a lower bound without auto_scale", field: "target.spec.min_nodes", ruleID: "min_nodes.needs_auto_scale",
-			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.MinNodes = 1 }},
+	type input = *nodepoolv1.CivoKubernetesNodePoolStackInput
+	spec := func(edit func(*nodepoolv1.CivoKubernetesNodePoolSpec)) func(input) {
+		return func(in input) { edit(in.Target.Spec) }
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { tt.edit(in.Target.Spec) })
-			p, err := moduletest.RunBody(t, resourcesBody(in), plan.Options{})
-			if err == nil {
-				t.Fatalf("Resources() = nil, want a validation error on %s", tt.field)
-			}
-			if !strings.Contains(err.Error(), validation.Camel(tt.field)+":") {
-				t.Errorf("error does not name %s:\n%v", tt.field, err)
-			}
-			got := []string{}
-			for _, v := range validation.Violations(err) {
-				got = append(got, v.Field+" "+v.RuleID)
-			}
-			moduletest.AssertEqual(t, "violations", got, []string{tt.field + " " + tt.ruleID})
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	moduletest.InputRejects[input]{Resources: module.Resources, Setup: isolateEnv,
+		Valid: func() input { return stackInput() },
+	}.Check(t, []moduletest.InvalidInput[input]{
+		{Name: "a pool without nodes", Field: "target.spec.node_count", RuleID: "int32.gte_lte",
+			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 })},
+		{Name: "no cluster", Field: "target.spec.cluster", RuleID: "required",
+			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Cluster = nil })},
+		{Name: "no region", Field: "target.spec.region", RuleID: "required",
+			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.Region = "" })},
+		{Name: "an upper-case pool name", Field: "target.spec.node_pool_name", RuleID: "string.pattern",
+			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodePoolName = "GPU" })},
+		{Name: "a lower bound without auto_scale", Field: "target.spec.min_nodes", RuleID: "min_nodes.needs_auto_scale",
+			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.MinNodes = 1 })},
+	})
 }
 
 func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoProvidersResource(t *testing.T) {

@@ -21,9 +21,7 @@ func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 }
 
 // dc is a typed edit of the kind's spec.
-func dc(f func(*dcv1.DigitalOceanKubernetesClusterSpec)) func(proto.Message) {
-	return func(m proto.Message) { f(m.(*dcv1.DigitalOceanKubernetesClusterStackInput).Target.Spec) }
-}
+var dc = diffpairs.Spec[*dcv1.DigitalOceanKubernetesClusterSpec]
 
 // unprotected turns deletion protection off, in OLD and NEW alike.
 var unprotected = dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DeletionProtection = proto.Bool(false) })

@@ -30,17 +30,7 @@ func rotate(ctx context.Context, in proto.Message, cluster string, _ kinds.Resol
 	pool := spec.GetDefaultNodePool()
 	name, tags := module.DefaultNodePool(input.GetTarget().GetMetadata(), spec)
 	p := rotation.DOPools{Client: client, Cluster: cluster, New: rotation.DORequest(pool, tags), DefaultPool: true}
-	ready, drain := kinds.RolloutWaits(pool.GetRollout())
-	return &kinds.Rotation{
-		Cloud:         p,
-		NodeLabels:    "digitalocean",
-		Kubeconfig:    p.Kubeconfig,
-		DeleteCommand: p.DeleteCommand,
-		WaitRunning:   p.WaitRunning,
-		Nodes:         rotation.DONodes(pool),
-		ReadyTimeout:  ready,
-		Drain:         drain,
-		Final:         name,
-		OldPool:       p.Tagged,
-	}, nil
+	r := kinds.PoolRotation(p, "digitalocean", rotation.DONodes(pool), pool.GetRollout(), name)
+	r.OldPool = p.Tagged
+	return r, nil
 }

@@ -15,7 +15,6 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -444,34 +443,25 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 
 func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 	const configToken, envToken = "dop_v1_token_from_config_0123456789", "dop_v1_token_from_env_9876543210"
-	tests := []struct {
-		name      string
-		config    *digitaloceanv1.DigitalOceanProviderConfig
-		env       string
-		wantToken string
-	}{
-		{"the provider config's token is sent as a secret",
-			&digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, "", configToken},
-		{"an empty provider config falls back to DIGITALOCEAN_TOKEN, also as a secret",
-			&digitaloceanv1.DigitalOceanProviderConfig{}, envToken, envToken},
-		{"no provider config at all falls back to DIGITALOCEAN_TOKEN",
-			nil, envToken, envToken},
-		{"the provider config's token wins over DIGITALOCEAN_TOKEN",
-			&digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, envToken, configToken},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("DIGITALOCEAN_TOKEN", tt.env)
+	type config = *digitaloceanv1.DigitalOceanProviderConfig
+	moduletest.TokenSecret[config]{
+		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "prod-fra1", Key: "token",
+		Tokens: []string{configToken, envToken},
+		Run: func(t *testing.T, c config) *plan.Plan {
 			input := minimalInput()
-			input.ProviderConfig = tt.config
-			p := run(t, input, plan.Options{})
-
-			moduletest.AssertSecretInput(t, moduletest.MustFind(t, p, providerType, "prod-fra1"), "token", tt.wantToken)
-			for _, leaked := range []string{configToken, envToken} {
-				moduletest.AssertNoLeak(t, p, leaked)
-			}
-		})
-	}
+			input.ProviderConfig = c
+			return run(t, input, plan.Options{})
+		},
+	}.Check(t, []moduletest.TokenCase[config]{
+		{Name: "the provider config's token is sent as a secret",
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Want: configToken},
+		{Name: "an empty provider config falls back to DIGITALOCEAN_TOKEN, also as a secret",
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken, Want: envToken},
+		{Name: "no provider config at all falls back to DIGITALOCEAN_TOKEN",
+			Env: envToken, Want: envToken},
+		{Name: "the provider config's token wins over DIGITALOCEAN_TOKEN",
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Env: envToken, Want: configToken},
+	})
 }
 
 func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
@@ -484,54 +474,29 @@ func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
 
 func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
 	const token = "dop_v1_secret_in_an_invalid_input"
-	tests := []struct {
-		name      string
-		mutate    func(*v1.DigitalOceanKubernetesClusterStackInput)
-		wantField string
-	}{
-		{"a default pool without a size names spec.default_node_pool.size",
-			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.DefaultNodePool.Size = "" },
-			"target.spec.default_node_pool.size"},
-		{"a version that is not a slug names spec.kubernetes_version",
-			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "latest" },
-			"target.spec.kubernetes_version"},
-		{"a minor line without autoUpgrade names the version",
-			func(in *v1.DigitalOceanKubernetesClusterStackInput) { in.Target.Spec.KubernetesVersion = "1.31" },
-			"target.spec.kubernetes_version"},
-		{"a wrong apiVersion names api_version",
-			func(in *v1.DigitalOceanKubernetesClusterStackInput) {
-				in.Target.ApiVersion = "civo.clusterplane.dev/v1"
-			},
-			"target.api_version"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			input.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
-			tt.mutate(input)
-			p, resourcesErr := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-				return module.Resources(ctx, input)
-			}, plan.Options{})
-			if resourcesErr == nil {
-				t.Fatal("Resources accepted an invalid stack input")
-			}
-			var verr *validation.Error
-			if !errors.As(resourcesErr, &verr) {
-				t.Errorf("Resources returned %T (%v), want a validation error", resourcesErr, resourcesErr)
-			}
-			if !strings.Contains(resourcesErr.Error(), validation.Camel(tt.wantField)+":") {
-				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
-			}
-			if strings.Contains(resourcesErr.Error(), token) {
-				t.Errorf("error shows the token: %q", resourcesErr)
-			}
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	type input = *v1.DigitalOceanKubernetesClusterStackInput
+	moduletest.InputRejects[input]{Resources: module.Resources, Token: token,
+		Valid: func() input {
+			in := minimalInput()
+			in.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
+			return in
+		},
+	}.Check(t, []moduletest.InvalidInput[input]{
+		{Name: "a default pool without a size names spec.default_node_pool.size",
+			Edit:  func(in input) { in.Target.Spec.DefaultNodePool.Size = "" },
+			Field: "target.spec.default_node_pool.size"},
+		{Name: "a version that is not a slug names spec.kubernetes_version",
+			Edit:  func(in input) { in.Target.Spec.KubernetesVersion = "latest" },
+			Field: "target.spec.kubernetes_version"},
+		{Name: "a minor line without autoUpgrade names the version",
+			Edit:  func(in input) { in.Target.Spec.KubernetesVersion = "1.31" },
+			Field: "target.spec.kubernetes_version"},
+		{Name: "a wrong apiVersion names api_version",
+			Edit:  func(in input) { in.Target.ApiVersion = "civo.clusterplane.dev/v1" },
+			Field: "target.api_version"},
+	})
 }
 
-// rootURN is the URN a resource had when the stack program created it at the stack's root,
-// before components existed.
 func rootURN(typ, name string) string {
 	return "urn:pulumi:" + plan.Stack + "::" + plan.Project + "::" + typ + "::" + name
 }

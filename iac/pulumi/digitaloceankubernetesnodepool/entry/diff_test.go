@@ -9,7 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/internal/testing/diffpairs"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
-	"google.golang.org/protobuf/proto"
 )
 
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
@@ -18,9 +17,7 @@ func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 }
 
 // dp is a typed edit of the kind's spec.
-func dp(f func(*dpv1.DigitalOceanKubernetesNodePoolSpec)) func(proto.Message) {
-	return func(m proto.Message) { f(m.(*dpv1.DigitalOceanKubernetesNodePoolStackInput).Target.Spec) }
-}
+var dp = diffpairs.Spec[*dpv1.DigitalOceanKubernetesNodePoolSpec]
 
 // pairs are the DigitalOcean node pools' OLD/NEW pairs: both start from examples/digitaloceankubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{

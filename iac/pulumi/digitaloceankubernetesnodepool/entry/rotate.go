@@ -30,16 +30,5 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 	}
 	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
 	p := rotation.DOPools{Client: client, Cluster: cluster, New: rotation.DORequest(spec, tags)}
-	ready, drain := kinds.RolloutWaits(spec.GetRollout())
-	return &kinds.Rotation{
-		Cloud:         p,
-		NodeLabels:    "digitalocean",
-		Kubeconfig:    p.Kubeconfig,
-		DeleteCommand: p.DeleteCommand,
-		WaitRunning:   p.WaitRunning,
-		Nodes:         rotation.DONodes(spec),
-		ReadyTimeout:  ready,
-		Drain:         drain,
-		Final:         spec.GetNodePoolName(),
-	}, nil
+	return kinds.PoolRotation(p, "digitalocean", rotation.DONodes(spec), spec.GetRollout(), spec.GetNodePoolName()), nil
 }

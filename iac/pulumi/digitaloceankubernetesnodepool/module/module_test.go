@@ -1,7 +1,6 @@
 package module_test
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	cluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -302,64 +300,31 @@ func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
 
 func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.T) {
 	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
-	tests := []struct {
-		name   string
-		config *digitaloceanv1.DigitalOceanProviderConfig
-		env    string
-	}{
-		{"the provider config's token is a secret", &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, ""},
-		{"DIGITALOCEAN_TOKEN is a secret when the config has none", &digitaloceanv1.DigitalOceanProviderConfig{}, envToken},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("DIGITALOCEAN_TOKEN", tt.env)
+	type config = *digitaloceanv1.DigitalOceanProviderConfig
+	moduletest.TokenSecret[config]{
+		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "workers", Key: "token",
+		Tokens: []string{configToken, envToken},
+		Run: func(t *testing.T, c config) *plan.Plan {
 			input := minimalInput()
-			input.ProviderConfig = tt.config
-			p := run(t, input, plan.Options{})
-
-			if got := moduletest.MustFind(t, p, providerType, "workers").Inputs["token"]; got != "[secret]" {
-				t.Errorf("provider token renders %v, want [secret]", got)
-			}
-			for _, token := range []string{configToken, envToken} {
-				moduletest.AssertNoLeak(t, p, token)
-			}
-		})
-	}
+			input.ProviderConfig = c
+			return run(t, input, plan.Options{})
+		},
+	}.Check(t, []moduletest.TokenCase[config]{
+		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}},
+		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken},
+	})
 }
 
 func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
-	tests := []struct {
-		name      string
-		mutate    func(*v1.DigitalOceanKubernetesNodePoolSpec)
-		wantField string
-	}{
-		{"a pool without a cluster names spec.cluster",
-			func(s *v1.DigitalOceanKubernetesNodePoolSpec) { s.Cluster = nil }, "target.spec.cluster"},
-		{"a taint without an effect names its effect",
-			func(s *v1.DigitalOceanKubernetesNodePoolSpec) {
-				s.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "true"}}
-			}, "target.spec.taints[0].effect"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			tt.mutate(input.Target.Spec)
-			p, resourcesErr := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-				return module.Resources(ctx, input)
-			}, plan.Options{})
-			if resourcesErr == nil {
-				t.Fatal("Resources accepted an invalid stack input")
-			}
-			var verr *validation.Error
-			if !errors.As(resourcesErr, &verr) {
-				t.Errorf("Resources returned %T (%v), want a validation error", resourcesErr, resourcesErr)
-			}
-			if !strings.Contains(resourcesErr.Error(), tt.wantField+":") {
-				t.Errorf("error %q does not name %s", resourcesErr, tt.wantField)
-			}
-			moduletest.AssertNothingRegistered(t, p)
-		})
-	}
+	type input = *v1.DigitalOceanKubernetesNodePoolStackInput
+	moduletest.InputRejects[input]{Resources: module.Resources, Valid: minimalInput}.Check(t, []moduletest.InvalidInput[input]{
+		{Name: "a pool without a cluster names spec.cluster",
+			Edit: func(in input) { in.Target.Spec.Cluster = nil }, Field: "target.spec.cluster"},
+		{Name: "a taint without an effect names its effect",
+			Edit: func(in input) {
+				in.Target.Spec.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "true"}}
+			}, Field: "target.spec.taints[0].effect"},
+	})
 }
 
 func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {

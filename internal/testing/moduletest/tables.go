@@ -1,0 +1,139 @@
+package moduletest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+// The table runners below hold the loops the four kinds' module tests shared: each kind's test
+// keeps its name and its rows, and the runner does what every row asks.
+
+// TokenCase is a provider config C, the value of the token's environment variable, and the token
+// the provider must be given. An empty Want checks only that the token is sent as a secret.
+type TokenCase[C any] struct {
+	Name   string
+	Config C
+	Env    string
+	Want   string
+}
+
+// TokenSecret is how a kind's provider token is checked: with each case's environment set and
+// its config in the stack input, the provider (Type and Name) gets the token in input Key only as
+// a secret, and none of Tokens shows anywhere the plan is rendered.
+type TokenSecret[C any] struct {
+	EnvVar     string
+	Setup      func(*testing.T)
+	Run        func(t *testing.T, config C) *plan.Plan
+	Type, Name string
+	Key        string
+	Tokens     []string
+}
+
+// Check runs the cases as subtests named by their Name.
+func (s TokenSecret[C]) Check(t *testing.T, cases []TokenCase[C]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			if s.Setup != nil {
+				s.Setup(t)
+			}
+			t.Setenv(s.EnvVar, tt.Env)
+			p := s.Run(t, tt.Config)
+			provider := MustFind(t, p, s.Type, s.Name)
+			if tt.Want == "" {
+				if got := provider.Inputs[s.Key]; got != "[secret]" {
+					t.Errorf("provider %s renders %v, want [secret]", s.Key, got)
+				}
+			} else {
+				AssertSecretInput(t, provider, s.Key, tt.Want)
+			}
+			for _, token := range s.Tokens {
+				AssertNoLeak(t, p, token)
+			}
+		})
+	}
+}
+
+// InvalidInput is a change that breaks a valid stack input I, the field (a path from the stack
+// input) the error must name and, when set, the one rule of it that is broken.
+type InvalidInput[I any] struct {
+	Name   string
+	Edit   func(I)
+	Field  string
+	RuleID string
+}
+
+// InputRejects is how a kind's Resources is checked against invalid stack inputs: run on each
+// case's input (a fresh one from Valid, edited), it must return a validation error naming the
+// field (and no other), never show Token (the provider config's, which Valid sets when it is not
+// empty), and register nothing. Setup, when set, runs first in each case.
+type InputRejects[I any] struct {
+	Resources func(*pulumi.Context, I) error
+	Valid     func() I
+	Token     string
+	Setup     func(*testing.T)
+}
+
+// Check runs the cases as subtests named by their Name.
+func (r InputRejects[I]) Check(t *testing.T, cases []InvalidInput[I]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			if r.Setup != nil {
+				r.Setup(t)
+			}
+			in := r.Valid()
+			tt.Edit(in)
+			p, err := RunBody(t, func(ctx *pulumi.Context) error { return r.Resources(ctx, in) }, plan.Options{})
+			if err == nil {
+				t.Fatalf("Resources() = nil, want a validation error on %s", tt.Field)
+			}
+			var verr *validation.Error
+			if !errors.As(err, &verr) {
+				t.Errorf("Resources returned %T (%v), want a validation error", err, err)
+			}
+			if !strings.Contains(err.Error(), validation.Camel(tt.Field)+":") {
+				t.Errorf("error does not name %s:\n%v", tt.Field, err)
+			}
+			r.assertViolations(t, err, tt)
+			if r.Token != "" && strings.Contains(err.Error(), r.Token) {
+				t.Errorf("error shows the token: %v", err)
+			}
+			AssertNothingRegistered(t, p)
+		})
+	}
+}
+
+// assertViolations checks that the error breaks the case's field only, and its rule when the
+// case names one.
+func (r InputRejects[I]) assertViolations(t *testing.T, err error, tt InvalidInput[I]) {
+	t.Helper()
+	if tt.RuleID == "" {
+		AssertEqual(t, "violated fields", ViolatedFields(err), []string{tt.Field})
+		return
+	}
+	got := []string{}
+	for _, v := range validation.Violations(err) {
+		got = append(got, v.Field+" "+v.RuleID)
+	}
+	AssertEqual(t, "violations", got, []string{tt.Field + " " + tt.RuleID})
+}
+
+// EachRegion runs check as a subtest named by each of regions, after setup when it is set: a
+// kind's stack program must put its resources in whichever region its spec names.
+func EachRegion(t *testing.T, setup func(*testing.T), check func(t *testing.T, region string), regions ...string) {
+	t.Helper()
+	for _, region := range regions {
+		t.Run(region, func(t *testing.T) {
+			if setup != nil {
+				setup(t)
+			}
+			check(t, region)
+		})
+	}
+}
