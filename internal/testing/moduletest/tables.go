@@ -8,6 +8,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // The table runners below hold the loops the four kinds' module tests shared: each kind's test
@@ -23,19 +25,22 @@ type TokenCase[C any] struct {
 }
 
 // TokenSecret is how a kind's provider token is checked: with each case's environment set and
-// its config in the stack input, the provider (Type and Name) gets the token in input Key only as
-// a secret, and none of Tokens shows anywhere the plan is rendered.
-type TokenSecret[C any] struct {
+// its config as the provider config of a stack input I (a fresh one from Input), the stack
+// program (Run, with Opts) gives the provider (Type and Name) the token in input Key only as a
+// secret, and none of Tokens shows anywhere the plan is rendered.
+type TokenSecret[I, C proto.Message] struct {
 	EnvVar     string
 	Setup      func(*testing.T)
-	Run        func(t *testing.T, config C) *plan.Plan
+	Input      func() I
+	Run        func(*testing.T, I, plan.Options) *plan.Plan
+	Opts       plan.Options
 	Type, Name string
 	Key        string
 	Tokens     []string
 }
 
 // Check runs the cases as subtests named by their Name.
-func (s TokenSecret[C]) Check(t *testing.T, cases []TokenCase[C]) {
+func (s TokenSecret[I, C]) Check(t *testing.T, cases []TokenCase[C]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -43,7 +48,9 @@ func (s TokenSecret[C]) Check(t *testing.T, cases []TokenCase[C]) {
 				s.Setup(t)
 			}
 			t.Setenv(s.EnvVar, tt.Env)
-			p := s.Run(t, tt.Config)
+			in := s.Input()
+			setProviderConfig(in, tt.Config)
+			p := s.Run(t, in, s.Opts)
 			provider := MustFind(t, p, s.Type, s.Name)
 			if tt.Want == "" {
 				if got := provider.Inputs[s.Key]; got != "[secret]" {
@@ -57,6 +64,18 @@ func (s TokenSecret[C]) Check(t *testing.T, cases []TokenCase[C]) {
 			}
 		})
 	}
+}
+
+// setProviderConfig sets in's provider_config, a field every kind's stack input has, to config;
+// a nil config clears it.
+func setProviderConfig(in, config proto.Message) {
+	r := in.ProtoReflect()
+	fd := fieldNamed(r, "provider_config")
+	if config == nil || !config.ProtoReflect().IsValid() {
+		r.Clear(fd)
+		return
+	}
+	r.Set(fd, protoreflect.ValueOfMessage(config.ProtoReflect()))
 }
 
 // InvalidInput is a change that breaks a valid stack input I, the field (a path from the stack

@@ -557,7 +557,11 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 		configToken = "civo-config-token-7f3a9b"
 		envToken    = "civo-env-token-2c8e1d"
 	)
-	tokenSecret(configToken, envToken).Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+	moduletest.TokenSecret[*clusterv1.CivoKubernetesClusterStackInput, *civov1.CivoProviderConfig]{
+		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "token",
+		Tokens: []string{configToken, envToken}, Input: func() *clusterv1.CivoKubernetesClusterStackInput { return stackInput() },
+		Run: runResources, Opts: plan.Options{State: clusterState},
+	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
 		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
 		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
 		{Name: "CIVO_TOKEN when there is no config", Env: envToken, Want: envToken},
@@ -877,17 +881,5 @@ func TestACivoClusterWithoutANetworkLeavesItToTheProviderWhichUsesTheRegionsDefa
 				}
 			}
 		})
-	}
-}
-
-// tokenSecret checks the provider's token, which the cluster's provider takes as token.
-func tokenSecret(tokens ...string) moduletest.TokenSecret[*civov1.CivoProviderConfig] {
-	return moduletest.TokenSecret[*civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "token", Tokens: tokens,
-		Run: func(t *testing.T, config *civov1.CivoProviderConfig) *plan.Plan {
-			return runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.ProviderConfig = config
-			}), plan.Options{State: clusterState})
-		},
 	}
 }

@@ -347,14 +347,10 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 		configToken = "civo-config-token-9a4c2f"
 		envToken    = "civo-env-token-6b1d3e"
 	)
-	moduletest.TokenSecret[*civov1.CivoProviderConfig]{
+	moduletest.TokenSecret[*nodepoolv1.CivoKubernetesNodePoolStackInput, *civov1.CivoProviderConfig]{
 		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "civoToken",
-		Tokens: []string{configToken, envToken},
-		Run: func(t *testing.T, config *civov1.CivoProviderConfig) *plan.Plan {
-			return runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				in.ProviderConfig = config
-			}), plan.Options{State: poolState})
-		},
+		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stackInput() },
+		Run: runResources, Opts: plan.Options{State: poolState},
 	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
 		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
 		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},

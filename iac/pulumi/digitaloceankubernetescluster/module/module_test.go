@@ -444,14 +444,9 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 	const configToken, envToken = "dop_v1_token_from_config_0123456789", "dop_v1_token_from_env_9876543210"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[config]{
+	moduletest.TokenSecret[*v1.DigitalOceanKubernetesClusterStackInput, config]{
 		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "prod-fra1", Key: "token",
-		Tokens: []string{configToken, envToken},
-		Run: func(t *testing.T, c config) *plan.Plan {
-			input := minimalInput()
-			input.ProviderConfig = c
-			return run(t, input, plan.Options{})
-		},
+		Tokens: []string{configToken, envToken}, Input: minimalInput, Run: run,
 	}.Check(t, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is sent as a secret",
 			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Want: configToken},

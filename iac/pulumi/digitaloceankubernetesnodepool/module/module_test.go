@@ -301,14 +301,9 @@ func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
 func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.T) {
 	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[config]{
+	moduletest.TokenSecret[*v1.DigitalOceanKubernetesNodePoolStackInput, config]{
+		Input: minimalInput, Run: run, Tokens: []string{configToken, envToken},
 		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "workers", Key: "token",
-		Tokens: []string{configToken, envToken},
-		Run: func(t *testing.T, c config) *plan.Plan {
-			input := minimalInput()
-			input.ProviderConfig = c
-			return run(t, input, plan.Options{})
-		},
 	}.Check(t, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}},
 		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken},
