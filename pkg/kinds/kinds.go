@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -238,4 +239,31 @@ func (k Kind) Outputs() []Output {
 		out[i] = Output{Name: string(fields.Get(i).Name()), Secret: rules.Secret(fields.Get(i))}
 	}
 	return out
+}
+
+// Search is what a kind's create look-up asks its cloud for: resources of Type named Name, In a
+// place (for the error: "fra1", "cluster ID"), found Where ("region fra1", "cluster ID"). Cloud
+// names the cloud, and NoToken is its client's error for a token it does not have, when the
+// look-up is left to the engine.
+type Search struct {
+	Cloud, Type, Name, In, Where string
+	NoToken                      error
+}
+
+// Look is what the search found: the live resources of the ids list gives, NoToken's Found when
+// list has no token to ask with, or list's error saying what was looked for. The four kinds'
+// look-ups differ only in how they ask their cloud, which is list.
+func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
+	ids, err := list()
+	if err != nil && errors.Is(err, s.NoToken) {
+		return NoToken(s.Cloud), nil
+	}
+	if err != nil {
+		return Found{}, errors.Wrapf(err, "look for a %s %s in %s before creating one", s.Type, s.Name, s.In)
+	}
+	var found Found
+	for _, id := range ids {
+		found.Live = append(found.Live, Live{Type: s.Type, Name: s.Name, Where: s.Where, ID: id})
+	}
+	return found, nil
 }

@@ -6,7 +6,6 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -14,17 +13,9 @@ import (
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.CivoKubernetesClusterStackInput)
 	spec := input.GetTarget().GetSpec()
-	region := spec.GetRegion()
-	ids, err := civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, spec.GetClusterName())
-	if errors.Is(err, civoprovider.ErrNoToken) {
-		return kinds.NoToken("Civo"), nil
-	}
-	if err != nil {
-		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
-	}
-	var found kinds.Found
-	for _, id := range ids {
-		found.Live = append(found.Live, kinds.Live{Type: "cluster", Name: spec.GetClusterName(), Where: "region " + region, ID: id})
-	}
-	return found, nil
+	region, name := spec.GetRegion(), spec.GetClusterName()
+	search := kinds.Search{Cloud: "Civo", NoToken: civoprovider.ErrNoToken, Type: "cluster", Name: name, In: region, Where: "region " + region}
+	return search.Look(func() ([]string, error) {
+		return civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, name)
+	})
 }

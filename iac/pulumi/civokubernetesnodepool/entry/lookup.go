@@ -7,7 +7,6 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -20,16 +19,13 @@ func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds
 	if err != nil || cluster == "" {
 		return kinds.NoClusterYet, err
 	}
-	exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion(), cluster, spec.GetNodePoolName())
-	if errors.Is(err, civoprovider.ErrNoToken) {
-		return kinds.NoToken("Civo"), nil
-	}
-	if err != nil {
-		return kinds.Found{}, errors.Wrapf(err, "look for a node pool %s in cluster %s before creating one", spec.GetNodePoolName(), cluster)
-	}
-	if !exists {
-		return kinds.Found{}, nil
-	}
-	return kinds.Found{Live: []kinds.Live{{Type: "node pool", Name: spec.GetNodePoolName(), Where: "cluster " + cluster,
-		ID: cluster + ":" + spec.GetNodePoolName()}}}, nil
+	name := spec.GetNodePoolName()
+	search := kinds.Search{Cloud: "Civo", NoToken: civoprovider.ErrNoToken, Type: "node pool", Name: name, In: "cluster " + cluster, Where: "cluster " + cluster}
+	return search.Look(func() ([]string, error) {
+		exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion(), cluster, name)
+		if !exists {
+			return nil, err
+		}
+		return []string{cluster + ":" + name}, err
+	})
 }

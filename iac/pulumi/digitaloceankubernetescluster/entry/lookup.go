@@ -6,7 +6,6 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -15,19 +14,15 @@ import (
 func lookup(ctx context.Context, in proto.Message, _ kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
 	spec := input.GetTarget().GetSpec()
-	region := spec.GetRegion()
-	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), spec.GetClusterName())
-	if errors.Is(err, digitaloceanprovider.ErrNoToken) {
-		return kinds.NoToken("DigitalOcean"), nil
-	}
-	if err != nil {
-		return kinds.Found{}, errors.Wrapf(err, "look for a cluster %s in %s before creating one", spec.GetClusterName(), region)
-	}
-	var found kinds.Found
-	for _, c := range named {
-		if c.Region == region {
-			found.Live = append(found.Live, kinds.Live{Type: "cluster", Name: c.Name, Where: "region " + region, ID: c.ID})
+	region, name := spec.GetRegion(), spec.GetClusterName()
+	search := kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken, Type: "cluster", Name: name, In: region, Where: "region " + region}
+	return search.Look(func() (ids []string, err error) {
+		named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), name)
+		for _, c := range named {
+			if c.Region == region {
+				ids = append(ids, c.ID)
+			}
 		}
-	}
-	return found, nil
+		return ids, err
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -19,16 +18,13 @@ func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds
 	if err != nil || cluster == "" {
 		return kinds.NoClusterYet, err
 	}
-	named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, spec.GetNodePoolName())
-	if errors.Is(err, digitaloceanprovider.ErrNoToken) {
-		return kinds.NoToken("DigitalOcean"), nil
-	}
-	if err != nil {
-		return kinds.Found{}, errors.Wrapf(err, "look for a node pool %s in cluster %s before creating one", spec.GetNodePoolName(), cluster)
-	}
-	var found kinds.Found
-	for _, p := range named {
-		found.Live = append(found.Live, kinds.Live{Type: "node pool", Name: p.Name, Where: "cluster " + cluster, ID: p.ID})
-	}
-	return found, nil
+	name := spec.GetNodePoolName()
+	search := kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken, Type: "node pool", Name: name, In: "cluster " + cluster, Where: "cluster " + cluster}
+	return search.Look(func() (ids []string, err error) {
+		named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, name)
+		for _, p := range named {
+			ids = append(ids, p.ID)
+		}
+		return ids, err
+	})
 }
