@@ -354,21 +354,9 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			Want: []spectest.Violation{{Field: pool + ".min_nodes", Rule: "min_nodes.needs_auto_scale"}}, Hint: "only allowed when autoScale is true"},
 		{Name: "max_nodes without auto_scale is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) { c.Spec.DefaultNodePool.MaxNodes = 5 },
 			Want: []spectest.Violation{{Field: pool + ".max_nodes", Rule: "max_nodes.needs_auto_scale"}}, Hint: ""},
-		{Name: "a default pool label key with a space is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{"Bad Key": "x"}
-		}, Want: []spectest.Violation{{Field: pool + `.labels["Bad Key"]`, Rule: "string.pattern"}}, Hint: ""},
 		{Name: "a default pool label value with a slash is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"role": "a/b"}
 		}, Want: []spectest.Violation{{Field: pool + `.labels["role"]`, Rule: "string.pattern"}}, Hint: ""},
-		{Name: "a default pool label key whose DNS prefix exceeds 253 characters is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/role": "x"}
-		}, Want: []spectest.Violation{{Field: pool + `.labels["` + spectest.Prefix254 + `/role"]`, Rule: "label_key.prefix_max_len"}}, Hint: "must be at most 253 characters"},
-		{Name: "a default pool label key longer than 317 characters is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Labels = map[string]string{spectest.Prefix254 + "/" + strings.Repeat("n", 63): "x"}
-		}, Want: []spectest.Violation{
-			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "string.max_len"},
-			{Field: pool + `.labels["` + spectest.Prefix254 + "/" + strings.Repeat("n", 63) + `"]`, Rule: "label_key.prefix_max_len"},
-		}, Hint: ""},
 		{Name: "a default pool label in the kubernetes.io namespace is rejected: the kubelet refuses it", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Labels = map[string]string{"kubernetes.io/role": "system"}
 		}, Want: []spectest.Violation{{Field: pool + `.labels["kubernetes.io/role"]`, Rule: "label_key.kubelet_namespace"}}, Hint: "the nodes never join"},
@@ -381,12 +369,6 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 		{Name: "a default pool taint key with an underscore in its prefix is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "my_org.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}, Want: []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "string.pattern"}}, Hint: ""},
-		{Name: "a default pool taint key whose DNS prefix exceeds 253 characters is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/gpu", Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, Want: []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "key.prefix_max_len"}}, Hint: "must be at most 253 characters"},
-		{Name: "a default pool taint key longer than 317 characters is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
-			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: spectest.Prefix254 + "/" + strings.Repeat("n", 63), Effect: sharedv1.TaintEffect_NoSchedule}}
-		}, Want: []spectest.Violation{{Field: pool + ".taints[0].key", Rule: "string.max_len"}, {Field: pool + ".taints[0].key", Rule: "key.prefix_max_len"}}, Hint: ""},
 		{Name: "a default pool taint value ending in an underscore is rejected", Mutate: func(c *cluster.DigitalOceanKubernetesCluster) {
 			c.Spec.DefaultNodePool.Taints = []*sharedv1.Taint{{Key: "gpu", Value: "yes_", Effect: sharedv1.TaintEffect_NoSchedule}}
 		}, Want: []spectest.Violation{{Field: pool + ".taints[0].value", Rule: "string.pattern"}}, Hint: ""},
@@ -412,6 +394,9 @@ func TestDigitalOceanKubernetesClusterRejectsEachBrokenRule(t *testing.T) {
 			c.Spec.DefaultNodePool.Tags = []string{"terraform:pool"}
 		}, Want: []spectest.Violation{{Field: pool + ".tags[0]", Rule: "tag.not_reserved"}}, Hint: ""},
 	}...)
+	tests = append(tests, spectest.LabelAndTaintKeys(pool, "default pool ",
+		func(c *cluster.DigitalOceanKubernetesCluster, l map[string]string) { c.Spec.DefaultNodePool.Labels = l },
+		func(c *cluster.DigitalOceanKubernetesCluster, t []*sharedv1.Taint) { c.Spec.DefaultNodePool.Taints = t })...)
 	spectest.AssertRejections(t, validDigitalOceanKubernetesCluster, tests)
 }
 
