@@ -1,6 +1,6 @@
 // Package componentkind assembles a kind from its module the way all four kinds are assembled:
 // the stack program around the module's Resources and the kind's effects table, and the kind
-// whole around that program and the module's component. A kind's kind/ package then sets only
+// whole around that program and the module's component. A kind's entry/ package then sets only
 // what is its own (look-up, rotation, cost, nodes).
 package componentkind
 
