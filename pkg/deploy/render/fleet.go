@@ -156,9 +156,18 @@ func listed(command string, s deploy.StackReport) bool {
 
 // needsSomething tells whether a stack's operation found something to do or that differs: a
 // resource step that changes something, a change only the state records, a field the cloud
-// changed, a rotation, what no up puts back, clusters the stack does not hold.
+// changed, a rotation, what no up puts back, clusters the stack does not hold, a change refused or
+// made in place, what the provider and the manifest disagree on, a policy's word, a change of
+// cost. The text's rows and the Markdown's table both ask it, so they list the same stacks.
 func needsSomething(s deploy.StackReport) bool {
-	return changing(s.Changes) || len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Rotations)+len(s.Unmanaged) > 0 || s.ProtectionOff
+	if changing(s.Changes) || s.ProtectionOff {
+		return true
+	}
+	if len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Rotations)+len(s.Unmanaged)+
+		len(s.Refused)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) > 0 {
+		return true
+	}
+	return s.Cost != nil && (s.Cost.Min != 0 || s.Cost.Max != 0)
 }
 
 // changing tells whether the engine's counts hold a step that changes something.
