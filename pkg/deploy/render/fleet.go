@@ -367,7 +367,7 @@ func opWord(op string, would bool) string {
 // not priced (failed, not run by --changed-since, not of a priced cloud) are said, not guessed.
 func fleetCost(r deploy.Report) string {
 	var before, after struct{ Min, Max float64 }
-	priced, unknown := 0, map[string]bool{}
+	priced, moved, unknown := 0, 0, map[string]bool{}
 	for _, s := range r.Stacks {
 		c := s.Cost
 		if c == nil || c.OldNotKnown {
@@ -380,6 +380,9 @@ func fleetCost(r deploy.Report) string {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max
+		if now.Min != c.Old.Min || now.Max != c.Old.Max {
+			moved++
+		}
 		for _, size := range append(slices.Clone(c.Old.Unknown), c.New.Unknown...) {
 			unknown[size] = true
 		}
@@ -388,7 +391,11 @@ func fleetCost(r deploy.Report) string {
 		return ""
 	}
 	change := usd(min(after.Min-before.Min, after.Max-before.Max), max(after.Min-before.Min, after.Max-before.Max), true)
-	if before == after {
+	switch {
+	case before == after && moved > 0:
+		// Rows that change cost beside an "unchanged" fleet read as a mistake: say they cancel.
+		change = "no change in all: " + stacks(moved) + " up and down"
+	case before == after:
 		change = "unchanged"
 	}
 	text := fmt.Sprintf("%s → %s/month (%s)", usd(before.Min, before.Max, false), usd(after.Min, after.Max, false), change)

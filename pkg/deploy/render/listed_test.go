@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 )
@@ -55,5 +56,32 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The fleet's monthly cost says "unchanged" only when no stack's cost changes: rows that change
+// cost up and down beside a bare "unchanged" read as a mistake.
+func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
+	priced := func(old, new float64) deploy.StackReport {
+		return deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"update": 1},
+			Cost: &cost.Delta{Old: cost.Estimate{Min: old, Max: old}, New: cost.Estimate{Min: new, Max: new}}}
+	}
+	tests := []struct {
+		name   string
+		stacks []deploy.StackReport
+		says   string
+	}{
+		{"no stack changes cost", []deploy.StackReport{priced(24, 24), priced(48, 48)}, "$72.00 → $72.00/month (unchanged)"},
+		{"one stack up and one down by as much", []deploy.StackReport{priced(24, 48), priced(48, 24)},
+			"$72.00 → $72.00/month (no change in all: 2 stacks up and down)"},
+		{"one stack up", []deploy.StackReport{priced(24, 48), priced(48, 48)}, "$72.00 → $96.00/month (+$24.00)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fleetCost(deploy.Report{Command: "preview", Stacks: tt.stacks})
+			if got != tt.says {
+				t.Errorf("fleetCost = %q, want %q", got, tt.says)
+			}
+		})
 	}
 }
