@@ -251,12 +251,14 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	}
 	shown := outcomes
 	if r.filter != nil {
-		shown = r.filter(outcomes)
+		// Never nil: exit takes nil outcomes for a run that never got to a stack.
+		shown = append([]deploy.Outcome{}, r.filter(outcomes)...)
 	}
 	if rerr := f.report(r, o, shown, time.Since(start)); rerr != nil {
 		return rerr
 	}
-	return f.exit(outcomes, err)
+	// The code is the shown stacks': a stack the filter left out is not what was asked about.
+	return f.exit(shown, err)
 }
 
 // exit says the pipeline's error (each of an input's problems on its line, a mistake of the

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Program is what the offline commands need of a kind.
@@ -99,6 +100,9 @@ func (a *App) KindNames() []string {
 type Format struct {
 	value   string
 	allowed []string
+	// flags are the command's, read when a value is refused: kubectl's "-o wide" is a flag of
+	// its own here (--wide), and the error says so where the command has it.
+	flags *pflag.FlagSet
 }
 
 func (f *Format) String() string { return f.value }
@@ -110,6 +114,9 @@ func (f *Format) Set(s string) error {
 			return nil
 		}
 	}
+	if s == "wide" && f.flags != nil && f.flags.Lookup("wide") != nil {
+		return errors.Errorf("output format %q: want %s (more columns are --wide)", s, strings.Join(f.allowed, " or "))
+	}
 	return errors.Errorf("output format %q: want %s", s, strings.Join(f.allowed, " or "))
 }
 
@@ -118,7 +125,7 @@ func OutputFlag(cmd *cobra.Command, allowed ...string) *Format {
 	if len(allowed) == 0 {
 		allowed = []string{"text", "json"}
 	}
-	f := &Format{value: allowed[0], allowed: allowed}
+	f := &Format{value: allowed[0], allowed: allowed, flags: cmd.Flags()}
 	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(allowed, ", "))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
 	return f

@@ -156,9 +156,18 @@ func listed(command string, s deploy.StackReport) bool {
 
 // needsSomething tells whether a stack's operation found something to do or that differs: a
 // resource step that changes something, a change only the state records, a field the cloud
-// changed, a rotation, what no up puts back, clusters the stack does not hold.
+// changed, a rotation, what no up puts back, clusters the stack does not hold, a change refused or
+// made in place, what the provider and the manifest disagree on, a policy's word, a change of
+// cost. The text's rows and the Markdown's table both ask it, so they list the same stacks.
 func needsSomething(s deploy.StackReport) bool {
-	return changing(s.Changes) || len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Rotations)+len(s.Unmanaged) > 0 || s.ProtectionOff
+	if changing(s.Changes) || s.ProtectionOff {
+		return true
+	}
+	if len(s.RecordedOnly)+len(s.PutBack)+len(s.Sets)+len(s.Drift)+len(s.Rotations)+len(s.Unmanaged)+
+		len(s.Refused)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) > 0 {
+		return true
+	}
+	return s.Cost != nil && (s.Cost.Min != 0 || s.Cost.Max != 0)
 }
 
 // changing tells whether the engine's counts hold a step that changes something.
@@ -358,7 +367,7 @@ func opWord(op string, would bool) string {
 // not priced (failed, not run by --changed-since, not of a priced cloud) are said, not guessed.
 func fleetCost(r deploy.Report) string {
 	var before, after struct{ Min, Max float64 }
-	priced, unknown := 0, map[string]bool{}
+	priced, moved, unknown := 0, 0, map[string]bool{}
 	for _, s := range r.Stacks {
 		c := s.Cost
 		if c == nil || c.OldNotKnown {
@@ -371,6 +380,9 @@ func fleetCost(r deploy.Report) string {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max
+		if now.Min != c.Old.Min || now.Max != c.Old.Max {
+			moved++
+		}
 		for _, size := range append(slices.Clone(c.Old.Unknown), c.New.Unknown...) {
 			unknown[size] = true
 		}
@@ -379,7 +391,11 @@ func fleetCost(r deploy.Report) string {
 		return ""
 	}
 	change := usd(min(after.Min-before.Min, after.Max-before.Max), max(after.Min-before.Min, after.Max-before.Max), true)
-	if before == after {
+	switch {
+	case before == after && moved > 0:
+		// Rows that change cost beside an "unchanged" fleet read as a mistake: say they cancel.
+		change = "no change in all: " + stacks(moved) + " up and down"
+	case before == after:
 		change = "unchanged"
 	}
 	text := fmt.Sprintf("%s → %s/month (%s)", usd(before.Min, before.Max, false), usd(after.Min, after.Max, false), change)

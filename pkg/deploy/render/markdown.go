@@ -26,7 +26,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 	b.WriteString("\n\n")
 	var differ []deploy.StackReport
 	for _, s := range r.Stacks {
-		if differs(s) {
+		if listed(r.Command, s) {
 			differ = append(differ, s)
 		}
 	}
@@ -54,34 +54,6 @@ func Markdown(w io.Writer, r deploy.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// differs tells whether a stack is one the comment lists: its outcome is not done, or it changes
-// (or would change) something, or the cloud differs from it, or a rule or an adoption has a word
-// to say about it.
-func differs(s deploy.StackReport) bool {
-	if s.Outcome != deploy.Done || s.ProtectionOff {
-		return true
-	}
-	if len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+
-		len(s.Policy)+len(s.Rotations)+len(s.Unmanaged) > 0 {
-		return true
-	}
-	if s.Cost != nil && (s.Cost.Min != 0 || s.Cost.Max != 0) {
-		return true
-	}
-	return changed(s.Changes) > 0
-}
-
-// changed counts the engine's steps that change something: all but same and read.
-func changed(changes map[string]int) int {
-	n := 0
-	for op, count := range changes {
-		if op != "same" && op != "read" {
-			n += count
-		}
-	}
-	return n
 }
 
 // unchangedNote says what the collapsed stacks are, and where each is listed.

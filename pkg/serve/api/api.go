@@ -57,9 +57,9 @@ type Server struct {
 	// its failures. All nil when nobody is limited.
 	limits, failures, lookups *callerLimits
 	creds                     *credentials
-	// pages are lists' answers, and objects objects' read by id, as last encoded, served again
+	// lists are lists' pages, and objects the objects read by id, as last encoded, served again
 	// while nothing changed.
-	pages, objects pages
+	lists, objects answers
 }
 
 // LimitCallers answers 429 to a caller (a token's subject) that sends more than perSecond
@@ -80,7 +80,7 @@ func (s *Server) Handler() http.Handler {
 		ttl = DefaultTokenCacheTTL
 	}
 	s.creds = newCredentials(ttl)
-	s.pages.max, s.objects.max = maxPages, maxObjects
+	s.lists.max, s.objects.max = maxPages, maxObjects
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

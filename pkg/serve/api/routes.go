@@ -258,8 +258,8 @@ func (s *Server) list(kind string) handler {
 		if err != nil {
 			return err
 		}
-		if saved, ok := s.pages.get(key, changes); ok {
-			writeListBody(w, saved.body)
+		if saved, ok := s.lists.get(key, changes); ok {
+			writeEncoded(w, saved.body)
 			return nil
 		}
 		if f.ClusterID != "" {
@@ -271,15 +271,15 @@ func (s *Server) list(kind string) handler {
 		if err != nil {
 			return err
 		}
-		encoded, err := encodePage(map[string]any{listName[kind]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
+		encoded, err := encodeAnswer(map[string]any{listName[kind]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
 		if err != nil {
 			return err
 		}
 		if len(page.Objects) > 0 {
 			// Only a page with rows says the changes it was read at; an empty one costs little.
-			s.pages.put(key, savedPage{changes: page.Changes, body: encoded})
+			s.lists.put(key, savedAnswer{changes: page.Changes, body: encoded})
 		}
-		writeListBody(w, encoded)
+		writeEncoded(w, encoded)
 		return nil
 	}
 }
@@ -299,22 +299,22 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, kind string) error 
 		if err != nil {
 			return err
 		}
-		body, err := encodePage(o)
+		body, err := encodeAnswer(o)
 		if err != nil {
 			return err
 		}
-		saved = savedPage{changes: changes, body: body, etag: strconv.Quote(o.ResourceVersion)}
+		saved = savedAnswer{changes: changes, body: body, etag: strconv.Quote(o.ResourceVersion)}
 		s.objects.put(key, saved)
 	}
 	w.Header().Set("ETag", saved.etag)
-	writeListBody(w, saved.body)
+	writeEncoded(w, saved.body)
 	return nil
 }
 
-// writeListBody writes a list's page, encoded without indentation (encodePage): indenting a
-// page of 100 objects took two thirds of the time spent encoding it, and a list is read by
+// writeEncoded writes an answer (a list's page, an object), encoded without indentation
+// (encodeAnswer): indenting a page of 100 objects took two thirds of the time spent encoding it, and a list is read by
 // programs (a portal), not people.
-func writeListBody(w http.ResponseWriter, encoded []byte) {
+func writeEncoded(w http.ResponseWriter, encoded []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(encoded)

@@ -126,11 +126,21 @@ func (s *Store) readByIDs(ctx context.Context, ids []string) (map[string]Object,
 	return found, errors.Wrap(rows.Err(), "read objects by id")
 }
 
-// readChanges reads the count of changes for every read of it waiting (the one key).
+// readChanges is countChanges as the coalescer calls it: every read of the count waiting shares
+// the one key, and so the one answer.
 func (s *Store) readChanges(ctx context.Context, _ []struct{}) (map[struct{}]int64, error) {
-	var n int64
-	if err := s.readRow(ctx, changesQuery).Scan(&n); err != nil {
-		return nil, errors.Wrap(err, "count the changes")
+	n, err := s.countChanges(ctx)
+	if err != nil {
+		return nil, err
 	}
 	return map[struct{}]int64{{}: n}, nil
+}
+
+// countChanges reads the count of changes in one query.
+func (s *Store) countChanges(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.readRow(ctx, changesQuery).Scan(&n); err != nil {
+		return 0, errors.Wrap(err, "count the changes")
+	}
+	return n, nil
 }

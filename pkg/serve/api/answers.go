@@ -17,19 +17,19 @@ const (
 	maxObjects = 4096
 )
 
-// pages keeps answers as they were encoded, lists' pages and objects read by id, each with
+// answers keeps answers as they were encoded, lists' pages and objects read by id, each with
 // the count of changes (store.Store.Changes) it was read at. While the count stays, nothing in
 // the table changed, on this replica or another, and the answer is served again as it is:
 // reading 100 objects and encoding their specs was most of what a list cost, reading and
 // encoding one most of what a read by id cost, and a portal asks for the same over and over.
-type pages struct {
+type answers struct {
 	// max bounds how many are kept (Server.Handler sets it).
 	max   int
 	mu    sync.Mutex
-	saved map[string]savedPage
+	saved map[string]savedAnswer
 }
 
-type savedPage struct {
+type savedAnswer struct {
 	changes int64
 	body    []byte
 	// etag is an object's ETag header ("" for a list).
@@ -42,7 +42,7 @@ func pageKey(f store.Filter) string {
 }
 
 // get returns the answer saved under key when it was read at changes.
-func (p *pages) get(key string, changes int64) (savedPage, bool) {
+func (p *answers) get(key string, changes int64) (savedAnswer, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	saved, ok := p.saved[key]
@@ -55,11 +55,11 @@ func (p *pages) get(key string, changes int64) (savedPage, bool) {
 // An object read after the count was read is saved under that count: it is at least as new as
 // what the table held at the count, so a read that finds the same count later, with no write
 // between, may have it.
-func (p *pages) put(key string, saved savedPage) {
+func (p *answers) put(key string, saved savedAnswer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.saved == nil || len(p.saved) >= p.max {
-		p.saved = map[string]savedPage{}
+		p.saved = map[string]savedAnswer{}
 	}
 	if old, ok := p.saved[key]; ok && old.changes > saved.changes {
 		return
@@ -67,8 +67,8 @@ func (p *pages) put(key string, saved savedPage) {
 	p.saved[key] = saved
 }
 
-// encodePage is a list's answer as writeList sends it.
-func encodePage(v any) ([]byte, error) {
+// encodeAnswer is an answer as writeEncoded sends it.
+func encodeAnswer(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(v); err != nil {
 		return nil, err
