@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"maps"
+	"net/http"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
@@ -59,7 +60,7 @@ func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluste
 		var found *civo.Cluster
 		if id != "" {
 			cl, err := c.api.Cluster(ctx, r, id)
-			if cloudapi.IsNotFound(err) {
+			if cloudapi.IsNotFound(err) || (region == "" && refused(err)) {
 				continue
 			}
 			if err != nil {
@@ -76,7 +77,7 @@ func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluste
 				}
 				return true
 			})
-			if err != nil {
+			if err != nil && !(region == "" && refused(err)) {
 				return Cluster{}, err
 			}
 		}
@@ -89,6 +90,13 @@ func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluste
 		what = "named " + name
 	}
 	return Cluster{}, errors.Wrapf(ErrClusterNotFound, "no Civo cluster %s in %s", what, strings.Join(regions, ", "))
+}
+
+// refused tells a region the account may not use (Civo answers 400 or 403 about it), which a
+// search of every region passes over: Civo lists regions an account cannot use.
+func refused(err error) bool {
+	s := cloudapi.StatusOf(err)
+	return s == http.StatusBadRequest || s == http.StatusForbidden
 }
 
 // Sizes are Civo's Kubernetes sizes (type "kubernetes", selectable), priced by clusterplane's
