@@ -8,6 +8,7 @@ require (
 	github.com/clusterplane/clusterplane v0.0.0-00010101000000-000000000000
 	github.com/digitalocean/godo v1.236.0
 	github.com/pkg/errors v0.9.1
+	github.com/samber/lo v1.53.0
 	k8s.io/api v0.35.1
 	k8s.io/apimachinery v0.35.1
 	k8s.io/client-go v0.35.1
@@ -127,7 +128,6 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
-	github.com/samber/lo v1.53.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.0.0 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/spf13/cast v1.4.1 // indirect
