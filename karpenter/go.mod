@@ -8,6 +8,7 @@ require (
 	github.com/clusterplane/clusterplane v0.0.0-00010101000000-000000000000
 	github.com/digitalocean/godo v1.236.0
 	github.com/pkg/errors v0.9.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	helm.sh/helm/v3 v3.19.5
 	k8s.io/api v0.35.1
 	k8s.io/apimachinery v0.35.1
@@ -139,7 +140,6 @@ require (
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
 	github.com/samber/lo v1.53.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.0.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
