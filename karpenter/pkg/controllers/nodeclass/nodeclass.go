@@ -53,10 +53,14 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	// A patch writes the stored object back into nc, status included: the status found is kept
+	// aside for the status patch after it.
+	found := nc.NodeClassStatus().DeepCopy()
 	if !equality.Semantic.DeepEqual(before.GetAnnotations(), nc.GetAnnotations()) {
 		if err := c.Kube.Patch(ctx, nc, client.MergeFrom(before)); err != nil {
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
+		*nc.NodeClassStatus() = *found
 	}
 	if !equality.Semantic.DeepEqual(before.NodeClassStatus(), nc.NodeClassStatus()) {
 		if err := c.Kube.Status().Patch(ctx, nc, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
