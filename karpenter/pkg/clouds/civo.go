@@ -146,7 +146,7 @@ func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
 		}
 		for _, in := range p.Instances {
 			pool.Nodes = append(pool.Nodes, Node{ID: in.ID, Name: in.Hostname, ProviderID: CivoProviderIDPrefix + in.ID,
-				Ready: in.Status == "ACTIVE"})
+				Ready: in.Status == "ACTIVE", Going: in.Status == "DELETING"})
 		}
 		out = append(out, pool)
 	}

@@ -47,8 +47,9 @@ type Pool struct {
 // names), Name the Kubernetes node's name and ProviderID the node's spec.providerID.
 type Node struct {
 	ID, Name, ProviderID string
-	// Ready says whether the cloud reports the node running.
-	Ready bool
+	// Ready says whether the cloud reports the node running; Going that the cloud is deleting
+	// or draining it (DigitalOcean lists a deleted node for a while, in state deleting).
+	Ready, Going bool
 }
 
 // PoolSpec is a new pool: the provider's mark, its size, its first count, and what every node

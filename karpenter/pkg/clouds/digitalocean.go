@@ -159,7 +159,8 @@ func doPool(p digitalocean.NodePool) Pool {
 		}
 	}
 	for _, n := range p.Nodes {
-		node := Node{ID: n.ID, Name: n.Name, Ready: n.Status.State == "running"}
+		node := Node{ID: n.ID, Name: n.Name, Ready: n.Status.State == "running",
+			Going: n.Status.State == "deleting" || n.Status.State == "draining"}
 		if n.DropletID != "" {
 			node.ProviderID = DigitalOceanProviderIDPrefix + n.DropletID
 		}

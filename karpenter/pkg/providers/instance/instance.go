@@ -195,7 +195,8 @@ func newNodes(nodes []clouds.Node, before []string) []clouds.Node {
 	return out
 }
 
-// List are the nodes of the cluster's marked pools.
+// List are the nodes of the cluster's marked pools, but those the cloud is already deleting: to
+// Karpenter a node on its way out is gone, so a second Delete does not ask the cloud again.
 func (p *Provider) List(ctx context.Context, cloud clouds.Cloud, cluster clouds.Cluster) ([]Instance, error) {
 	pools, err := cloud.Pools(ctx, cluster)
 	if err != nil {
@@ -207,7 +208,9 @@ func (p *Provider) List(ctx context.Context, cloud clouds.Cloud, cluster clouds.
 			continue
 		}
 		for _, n := range pl.Nodes {
-			out = append(out, Instance{Pool: pl, Node: n})
+			if !n.Going {
+				out = append(out, Instance{Pool: pl, Node: n})
+			}
 		}
 	}
 	return out, nil
@@ -238,7 +241,7 @@ func (p *Provider) Delete(ctx context.Context, cloud clouds.Cloud, cluster cloud
 	if err != nil {
 		return err
 	}
-	if in.Pool.Count <= 1 && len(in.Pool.Nodes) <= 1 {
+	if in.Pool.Count <= 1 && len(in.Pool.Nodes) <= 1 && !in.Node.Going {
 		err = cloud.DeletePool(ctx, cluster, in.Pool)
 	} else {
 		err = cloud.DeleteNode(ctx, cluster, in.Pool, in.Node)

@@ -3,6 +3,7 @@ package instance_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/karpenter/internal/testbed"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
+	"github.com/digitalocean/godo"
 )
 
 func fast() *instance.Provider {
@@ -155,5 +157,30 @@ func TestListAndGetReadOnlyMarkedPools(t *testing.T) {
 				t.Errorf("Get: %+v, %v", got, err)
 			}
 		})
+	}
+}
+
+func TestANodeTheCloudIsDeletingIsGoneAndNotDeletedAgain(t *testing.T) {
+	b := testbed.DigitalOcean(t)
+	p := fast()
+	made := createAll(t, p, target(b, mark), 2)
+	pool := marked(t, b)[0]
+	b.DO.EditPool(b.Cluster.ID, pool.ID, func(np *godo.KubernetesNodePool) {
+		for _, n := range np.Nodes {
+			if n.ID == made[0].Node.ID {
+				n.Status = &godo.KubernetesNodeStatus{State: "deleting"}
+			}
+		}
+	})
+	deletes := len(b.DO.Requests(http.MethodDelete))
+	err := p.Delete(context.Background(), b.Cloud, b.Cluster, made[0].Node.ProviderID)
+	if !errors.Is(err, instance.ErrNotFound) {
+		t.Errorf("deleting a node in state deleting: %v, want ErrNotFound", err)
+	}
+	if got := len(b.DO.Requests(http.MethodDelete)); got != deletes {
+		t.Errorf("%d DELETE requests, want none", got-deletes)
+	}
+	if _, err := p.Get(context.Background(), b.Cloud, b.Cluster, made[1].Node.ProviderID); err != nil {
+		t.Errorf("the other node: %v", err)
 	}
 }
