@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/metrics"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
 	"sigs.k8s.io/karpenter/pkg/controllers"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
@@ -31,10 +32,13 @@ func main() {
 	is := instance.New()
 	is.BatchWindow = opts.BatchWindow
 	provider := cloudprovider.New(op.GetClient(), cs, instancetype.New(opts.SizesMaxAge), is)
-	decorated := overlay.Decorate(provider, op.GetClient(), op.InstanceTypeStore)
+	// Karpenter's own cloud provider metrics (each method's duration and errors), then its
+	// NodeOverlays, as Karpenter's AWS provider stacks them.
+	measured := metrics.Decorate(provider)
+	decorated := overlay.Decorate(measured, op.GetClient(), op.InstanceTypeStore)
 	cluster := state.NewCluster(op.Clock, op.GetClient(), decorated)
 	core := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
-		decorated, provider, cluster, op.InstanceTypeStore)
+		decorated, measured, cluster, op.InstanceTypeStore)
 	op.WithControllers(ctx, core...).
 		WithControllers(ctx,
 			&nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: "DigitalOceanNodeClass"},
