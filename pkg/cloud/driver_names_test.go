@@ -108,6 +108,10 @@ func mayName(dir string, ids []string) bool {
 		return true
 	case strings.HasPrefix(dir, "iac/pulumi/") && dir != "iac/pulumi/" && dir != "iac/pulumi/registry/":
 		return true
+	// The Karpenter provider, a module of its own whose NodeClass kinds are each one cloud's, as
+	// the kinds under iac/pulumi are.
+	case strings.HasPrefix(dir, "karpenter/"):
+		return true
 	}
 	return false
 }

@@ -18,6 +18,9 @@ type Cluster struct {
 	FirewallID        string   `json:"firewall_id"`
 	Tags              []string `json:"tags"`
 	Pools             []Pool   `json:"pools"`
+	// Status is the cluster's state (ACTIVE, BUILDING, ...), read by the Karpenter provider
+	// before it adds nodes.
+	Status string `json:"status"`
 	// InstalledApplications are what Civo installed on the cluster (an anonymous struct, as
 	// callers' tests spell it).
 	InstalledApplications []struct {
@@ -33,6 +36,8 @@ type Pool struct {
 	Labels           map[string]string `json:"labels"`
 	Taints           []Taint           `json:"taints"`
 	PublicIPNodePool bool              `json:"public_ip_node_pool"`
+	// Instances are the pool's nodes (pools.go), read by the Karpenter provider.
+	Instances []Instance `json:"instances"`
 }
 
 // Taint is a Kubernetes taint on a pool's nodes, the same type as DigitalOcean's pools have.

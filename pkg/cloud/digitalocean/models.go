@@ -21,6 +21,11 @@ type Cluster struct {
 	SurgeUpgrade    bool       `json:"surge_upgrade"`
 	RegistryEnabled bool       `json:"registry_enabled"`
 	NodePools       []NodePool `json:"node_pools"`
+	// Status is the cluster's state (running, provisioning, degraded, ...), read by the Karpenter
+	// provider before it adds nodes.
+	Status *struct {
+		State string `json:"state"`
+	} `json:"status"`
 	// The three below are anonymous structs, as their literals in callers' tests spell them.
 	MaintenancePolicy *struct {
 		StartTime string `json:"start_time"`
@@ -59,6 +64,8 @@ type NodePool struct {
 	AutoScale bool              `json:"auto_scale"`
 	MinNodes  int32             `json:"min_nodes"`
 	MaxNodes  int32             `json:"max_nodes"`
+	// Nodes are the pool's nodes (pools.go), read by the Karpenter provider.
+	Nodes []Node `json:"nodes"`
 }
 
 // Taint is a Kubernetes taint on a pool's nodes, the same type as Civo's pools have.
