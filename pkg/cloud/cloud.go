@@ -6,6 +6,8 @@
 package cloud
 
 import (
+	"context"
+
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -37,6 +39,9 @@ type Driver interface {
 	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
 	// own; nil when it needs none.
 	PluginEnv() map[string]string
+	// Discover reads an account's clusters and pools as their manifests write them (discovery.go;
+	// `clusterplane discover`).
+	Discover(ctx context.Context, a Account) (Found, error)
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

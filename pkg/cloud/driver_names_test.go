@@ -127,7 +127,6 @@ var unavoidable = map[string]string{
 // (lower it, or drop the line, when a place moves to the driver).
 var notYetMoved = map[string]int{
 	"cmd/clusterplane/deploycmds.go":                                   3,
-	"cmd/clusterplane/discover.go":                                     9,
 	"cmd/clusterplane/docs.go":                                         12,
 	"cmd/clusterplane/sandbox.go":                                      3,
 	"cmd/clusterplane/upgrade.go":                                      2,
@@ -156,9 +155,6 @@ var notYetMoved = map[string]int{
 	"pkg/cloud/scan/civo.go":                                           9,
 	"pkg/cloud/scan/digitalocean.go":                                   10,
 	"pkg/cloud/scan/scan.go":                                           9,
-	"pkg/deploy/discover/civo.go":                                      17,
-	"pkg/deploy/discover/digitalocean.go":                              13,
-	"pkg/deploy/discover/discover.go":                                  7,
 	"pkg/deploy/render/status.go":                                      1,
 	"pkg/deploy/rotation.go":                                           1,
 	"pkg/deploy/sandbox/clouds.go":                                     27,
