@@ -42,6 +42,17 @@ type Driver interface {
 	// Discover reads an account's clusters and pools as their manifests write them (discovery.go;
 	// `clusterplane discover`).
 	Discover(ctx context.Context, a Account) (Found, error)
+	// Kinds names the cloud's kinds as manifests write them.
+	Kinds() Kinds
+}
+
+// Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and
+// their apiVersion.
+type Kinds struct {
+	Cluster, Pool, APIVersion string
+	// PoolRegion says a pool's manifest names its cluster's region (the cloud's API is per
+	// region); otherwise a pool is found through its cluster alone.
+	PoolRegion bool
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

@@ -57,8 +57,6 @@ type Named struct{ ID, Name, Where string }
 // FoundCluster is one cluster as its manifest writes it.
 type FoundCluster struct {
 	Named
-	// Kind is the kind the cluster is written as, PoolKind its extra pools', APIVersion both's.
-	Kind, PoolKind, APIVersion string
 	// Region is the region as a manifest writes it (Where is as the cloud says it: the file's
 	// header and its order).
 	Region string
@@ -72,7 +70,7 @@ type FoundCluster struct {
 	// each a manifest of its own.
 	Default FoundPool
 	Pools   []FoundPool
-	// Managed says clusterplane deployed the cluster (it carries Kind's resource-kind tag).
+	// Managed says clusterplane deployed the cluster (it carries its kind's resource-kind tag).
 	Managed bool
 	// Notes are the header's lines after the first: what the manifest could not say.
 	Notes []string

@@ -9,7 +9,8 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Civo's kinds as discover writes them.
+// Civo's kinds as manifests write them. A Civo pool names its cluster's region: Civo's API is
+// per region.
 const (
 	clusterKind = "CivoKubernetesCluster"
 	poolKind    = "CivoKubernetesNodePool"
@@ -17,6 +18,11 @@ const (
 	// ownLabels is the prefix of the node labels Civo sets by itself.
 	ownLabels = "kubernetes.civo.com/"
 )
+
+// Kinds are Civo's kinds.
+func (Driver) Kinds() cloud.Kinds {
+	return cloud.Kinds{Cluster: clusterKind, Pool: poolKind, APIVersion: apiVersion, PoolRegion: true}
+}
 
 // Discover reads the account's clusters region by region (Civo's API is per region): the one
 // asked for, or every region the account offers that a manifest can spell.
@@ -91,8 +97,7 @@ func Discovered(cl Cluster, region string, a cloud.Account) cloud.FoundCluster {
 		def = cl.Pools[0]
 	}
 	out := cloud.FoundCluster{
-		Named: cloud.Named{ID: cl.ID, Name: cl.Name, Where: region},
-		Kind:  clusterKind, PoolKind: poolKind, APIVersion: apiVersion,
+		Named:  cloud.Named{ID: cl.ID, Name: cl.Name, Where: region},
 		Region: region, Tags: cl.Tags, Spec: spec, Managed: managed,
 		Default: cloud.FoundPool{ID: def.ID, Name: def.ID, Spec: map[string]any{
 			"size": def.Size, "nodeCount": def.Count, "publicIpNodePool": def.PublicIPNodePool,

@@ -9,7 +9,7 @@ import (
 	"github.com/pkg/errors"
 )
 
-// DigitalOcean's kinds as discover writes them.
+// DigitalOcean's kinds as manifests write them.
 const (
 	clusterKind = "DigitalOceanKubernetesCluster"
 	poolKind    = "DigitalOceanKubernetesNodePool"
@@ -18,6 +18,11 @@ const (
 	// a cluster's default pool.
 	defaultPoolTag = "terraform:default-node-pool"
 )
+
+// Kinds are DigitalOcean's kinds.
+func (Driver) Kinds() cloud.Kinds {
+	return cloud.Kinds{Cluster: clusterKind, Pool: poolKind, APIVersion: apiVersion, PoolRegion: false}
+}
 
 // Discover reads the account's clusters, 200 a page with their pools inline.
 func (Driver) Discover(ctx context.Context, a cloud.Account) (cloud.Found, error) {
@@ -74,8 +79,7 @@ func Discovered(cl Cluster, a cloud.Account) (cloud.FoundCluster, error) {
 	}
 	notes = optional(cl, spec, notes)
 	out := cloud.FoundCluster{
-		Named: cloud.Named{ID: cl.ID, Name: cl.Name, Where: cl.Region},
-		Kind:  clusterKind, PoolKind: poolKind, APIVersion: apiVersion,
+		Named:  cloud.Named{ID: cl.ID, Name: cl.Name, Where: cl.Region},
 		Region: region, Tags: withoutCloudTags(cl.Tags), Spec: spec,
 		// The default pool carries the cluster's derived tags, not a pool kind's; its manifest
 		// names it, as an extra pool's does.

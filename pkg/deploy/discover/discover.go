@@ -187,7 +187,7 @@ func foundManifests(d cloud.Driver, read cloud.Found) []manifest {
 	names := clusterNames(all)
 	var out []manifest
 	for _, c := range read.Clusters {
-		out = append(out, manifests(d.ID(), d.Env().Name, c, names[c.ID])...)
+		out = append(out, manifests(d, c, names[c.ID])...)
 	}
 	sortManifests(out)
 	return out

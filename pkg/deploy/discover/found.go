@@ -12,8 +12,9 @@ const maxPages = 1000
 // the cluster with its default pool inside, then one per other pool. What is the cloud's own
 // (its kinds' fields) the driver said; what every cloud shares (metadata read back from
 // clusterplane's tags, a pool's reference to its cluster, the header) is written here.
-func manifests(id cloud.ID, cloudName string, c cloud.FoundCluster, name string) []manifest {
-	md, tags := metadata(c.Kind, name, c.ID, c.Tags)
+func manifests(d cloud.Driver, c cloud.FoundCluster, name string) []manifest {
+	k, cloudName := d.Kinds(), d.Env().Name
+	md, tags := metadata(k.Cluster, name, c.ID, c.Tags)
 	spec := object{"clusterName": c.Name, "region": c.Region, "tags": tags}
 	for k, v := range c.Spec {
 		spec[k] = v
@@ -24,26 +25,26 @@ func manifests(id cloud.ID, cloudName string, c cloud.FoundCluster, name string)
 	}
 	if c.Default.Tagged {
 		// The default pool carries the cluster's derived tags, not a pool kind's.
-		def["tags"] = withoutDerived(c.Kind, md, c.Default.Tags)
+		def["tags"] = withoutDerived(k.Cluster, md, c.Default.Tags)
 	}
 	spec["defaultNodePool"] = def
-	sortKey := string(id) + "/" + c.Where + "/" + md.Name + "/" + c.ID
+	sortKey := string(d.ID()) + "/" + c.Where + "/" + md.Name + "/" + c.ID
 	out := []manifest{{
-		kind: c.Kind, cloudID: c.ID, cloud: cloudName, region: c.Where,
+		kind: k.Cluster, cloudID: c.ID, cloud: cloudName, region: c.Where,
 		what:     "Kubernetes cluster " + c.Name,
 		fileBase: md.Name, sortKey: sortKey, notes: c.Notes, managed: c.Managed,
-		doc: object{"apiVersion": c.APIVersion, "kind": c.Kind, "metadata": raw(md), "spec": spec},
+		doc: object{"apiVersion": k.APIVersion, "kind": k.Cluster, "metadata": raw(md), "spec": spec},
 	}}
 	for _, p := range c.Pools {
-		out = append(out, poolManifest(cloudName, c, md, p, sortKey))
+		out = append(out, poolManifest(k, cloudName, c, md, p, sortKey))
 	}
 	return out
 }
 
 // poolManifest is an extra pool's manifest: it refers to its cluster's stack with valueFrom.
-func poolManifest(cloudName string, c cloud.FoundCluster, clusterMD *sharedv1.CloudResourceMetadata, p cloud.FoundPool, sortKey string) manifest {
-	md, tags := metadata(c.PoolKind, clusterMD.Name+"-"+p.Name, p.ID, p.Tags)
-	spec := object{"nodePoolName": p.Name, "cluster": raw(reference(c.Kind, clusterMD))}
+func poolManifest(k cloud.Kinds, cloudName string, c cloud.FoundCluster, clusterMD *sharedv1.CloudResourceMetadata, p cloud.FoundPool, sortKey string) manifest {
+	md, tags := metadata(k.Pool, clusterMD.Name+"-"+p.Name, p.ID, p.Tags)
+	spec := object{"nodePoolName": p.Name, "cluster": raw(reference(k.Cluster, clusterMD))}
 	for k, v := range p.Spec {
 		spec[k] = v
 	}
@@ -51,10 +52,10 @@ func poolManifest(cloudName string, c cloud.FoundCluster, clusterMD *sharedv1.Cl
 		spec["tags"] = tags
 	}
 	return manifest{
-		kind: c.PoolKind, cloudID: p.ID, cloud: cloudName, region: c.Where, pool: true, managed: p.Managed,
+		kind: k.Pool, cloudID: p.ID, cloud: cloudName, region: c.Where, pool: true, managed: p.Managed,
 		what:     "node pool " + p.Name + " of Kubernetes cluster " + c.Name + " (" + c.ID + ")",
 		fileBase: md.Name, sortKey: sortKey, notes: p.Notes,
-		doc: object{"apiVersion": c.APIVersion, "kind": c.PoolKind, "metadata": raw(md), "spec": spec},
+		doc: object{"apiVersion": k.APIVersion, "kind": k.Pool, "metadata": raw(md), "spec": spec},
 	}
 }
 

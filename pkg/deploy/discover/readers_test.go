@@ -33,9 +33,9 @@ func doManifests(cl doCluster, name string) ([]manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return manifests(digitalocean.ID, cloudapi.DigitalOcean.Name, f, name), nil
+	return manifests(digitalocean.Driver{}, f, name), nil
 }
 
 func civoManifests(cl civoCluster, region, name string) []manifest {
-	return manifests(civo.ID, cloudapi.Civo.Name, civo.Discovered(cl, region, account), name)
+	return manifests(civo.Driver{}, civo.Discovered(cl, region, account), name)
 }
