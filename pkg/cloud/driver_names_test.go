@@ -176,8 +176,6 @@ var notYetMoved = map[string]int{
 	"pkg/pulumi/provider/digitaloceanprovider/godo.go":                 1,
 	"pkg/pulumi/provider/digitaloceanprovider/registry.go":             12,
 	"pkg/pulumi/pulumischema/pulumischema.go":                          17,
-	"pkg/serve/api/openapi.go":                                         6,
-	"pkg/serve/body/body.go":                                           14,
 	"tools/fakeclouds/main.go":                                         22,
 	"tools/fleetgen/main.go":                                           4,
 	"tools/release/main.go":                                            1,
