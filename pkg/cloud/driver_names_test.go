@@ -150,7 +150,6 @@ var notYetMoved = map[string]int{
 	"pkg/cloud/scan/civo.go":                                           9,
 	"pkg/cloud/scan/digitalocean.go":                                   10,
 	"pkg/cloud/scan/scan.go":                                           9,
-	"pkg/deploy/render/status.go":                                      1,
 	"pkg/deploy/rotation.go":                                           1,
 	"pkg/deploy/sandbox/clouds.go":                                     27,
 	"pkg/deploy/sandbox/run.go":                                        10,
@@ -173,7 +172,6 @@ var notYetMoved = map[string]int{
 	"pkg/pulumi/pulumischema/pulumischema.go":                          17,
 	"tools/fakeclouds/main.go":                                         22,
 	"tools/fleetgen/main.go":                                           4,
-	"tools/release/main.go":                                            1,
 }
 
 // A cloud is named only by its driver (pkg/cloud/<cloud>), its kinds (iac/pulumi/<kind>, the
