@@ -94,7 +94,7 @@ func namings(t *testing.T) map[string][]string {
 }
 
 // mayName tells whether the folder dir (slash-separated, ending in "/") is one where a cloud is
-// named by right: a driver, a kind's folder, the API, the SDKs, a loopback cloud.
+// named by right: a driver, a kind's folder, the API, the SDKs, a loopback cloud, the examples.
 func mayName(dir string, ids []string) bool {
 	for _, id := range ids {
 		if dir == "pkg/cloud/"+id+"/" {
@@ -107,6 +107,11 @@ func mayName(dir string, ids []string) bool {
 	case strings.HasPrefix(dir, "apis/"), strings.HasPrefix(dir, "sdk/"), strings.HasPrefix(dir, "pkg/loopback/fake") && dir != "pkg/loopback/fakecloud/":
 		return true
 	case strings.HasPrefix(dir, "iac/pulumi/") && dir != "iac/pulumi/" && dir != "iac/pulumi/registry/":
+		return true
+	case strings.HasPrefix(dir, "examples/"):
+		// The examples are the kinds' use, not clusterplane's code: a user's program deploys a
+		// cloud's kinds by their names, as examples/go/main.go shows one doing. Adding a cloud
+		// adds its examples beside its kinds; nothing there branches on a cloud.
 		return true
 	}
 	return false
@@ -126,7 +131,6 @@ var unavoidable = map[string]string{
 // not in it that names a cloud fails the test, and so does a count that is not the file's own
 // (lower it, or drop the line, when a place moves to the driver).
 var notYetMoved = map[string]int{
-	"examples/go/main.go":                                              13,
 	"internal/seed/seed.go":                                            6,
 	"internal/testing/diffpairs/diffpairs.go":                          1,
 	"pkg/change/cost/cost.go":                                          12,
