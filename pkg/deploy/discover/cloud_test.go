@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 )
 
@@ -33,6 +34,22 @@ func TestACloudIsReadByItsDriverAndAnUnknownOneIsRefusedByName(t *testing.T) {
 	for _, id := range discover.Clouds() {
 		if err := discover.KnownCloud(id); err != nil {
 			t.Errorf("KnownCloud(%q) = %v, want nil: a driver knows it", id, err)
+		}
+	}
+}
+
+// What a driver names as its kinds are kinds of the one list, so that what discover writes for a
+// cloud reads back as a manifest of that cloud.
+func TestEachDriversKindsAreKindsOfTheList(t *testing.T) {
+	for _, d := range clouds.All() {
+		k := d.Kinds()
+		for _, name := range []string{k.Cluster, k.Pool} {
+			if _, ok := registry.Kinds().ByName(name); !ok || name == "" {
+				t.Errorf("%s's driver names the kind %q, which iac/pulumi/registry lacks", d.ID(), name)
+			}
+		}
+		if want := string(d.ID()) + ".clusterplane.dev/v1"; k.APIVersion != want {
+			t.Errorf("%s's driver says apiVersion %q, want %q", d.ID(), k.APIVersion, want)
 		}
 	}
 }
