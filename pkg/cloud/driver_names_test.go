@@ -173,7 +173,6 @@ var notYetMoved = map[string]int{
 	"pkg/pulumi/provider/digitaloceanprovider/godo.go":                 1,
 	"pkg/pulumi/provider/digitaloceanprovider/registry.go":             12,
 	"pkg/pulumi/pulumischema/pulumischema.go":                          17,
-	"tools/fakeclouds/main.go":                                         22,
 	"tools/fleetgen/main.go":                                           4,
 }
 
