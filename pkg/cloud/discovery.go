@@ -26,10 +26,10 @@ type Account struct {
 	// this name or id, with its pools ("" for all).
 	Region, Cluster string
 	// Spellable tells whether a manifest's region can spell a region's code: a cluster elsewhere
-	// is left out with a note.
+	// is left out with a note. Required: the rule is the manifests', not the cloud's.
 	Spellable func(region string) bool
 	// Managed tells whether tags carry clusterplane's resource-kind tag of kind: what
-	// clusterplane deployed, which discover leaves out unless asked.
+	// clusterplane deployed, which discover leaves out unless asked. Required, as Spellable.
 	Managed func(tags []string, kind string) bool
 }
 
