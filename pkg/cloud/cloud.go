@@ -44,6 +44,12 @@ type Driver interface {
 	Discover(ctx context.Context, a Account) (Found, error)
 	// Kinds names the cloud's kinds as manifests write them.
 	Kinds() Kinds
+	// Credentials are the environment variables besides Env's token that the cloud's provider
+	// plugin reads a credential from: the sandbox refuses to start while one is set.
+	Credentials() []string
+	// ProviderSDKVersion is the version of ProviderSDK go.mod pins, for a binary built without
+	// module information: its provider plugin's version.
+	ProviderSDKVersion() string
 }
 
 // Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and

@@ -25,6 +25,9 @@ type Cloud interface {
 	// Save and Load are the cloud's state, as the sandbox keeps it.
 	Save() ([]byte, error)
 	Load(data []byte) error
+	// LoopbackEndpoints makes the endpoints of the cloud's clusters loopback addresses, so that
+	// nothing a client dials leaves the machine.
+	LoopbackEndpoints()
 }
 
 // Loopback is one cloud's loopback API.
@@ -36,6 +39,21 @@ type Loopback struct {
 	Start func(t fakecloud.TB, token string, port int, lifetime time.Duration) Cloud
 	// Seed creates cl in the cloud at c through its API, as the cloud's own tools would.
 	Seed func(ctx context.Context, c seed.Client, cl seed.Cluster) error
+	// Examples puts into a new cloud what the examples in examples/ name by id (examples.go).
+	Examples func(c Cloud)
+	// SetPrices makes the cloud's sizes API price each size as prices do, a size prices lack
+	// listed without a price; nil for a cloud whose loopback has no sizes API.
+	SetPrices func(c Cloud, prices map[string]float64)
+}
+
+// Get is the loopback of the cloud id; false for a cloud none serves.
+func Get(id cloud.ID) (Loopback, bool) {
+	for _, l := range All() {
+		if l.ID == id {
+			return l, true
+		}
+	}
+	return Loopback{}, false
 }
 
 // All returns every cloud's loopback, in the drivers' order.
@@ -48,7 +66,8 @@ func All() []Loopback {
 			Seed: func(ctx context.Context, c seed.Client, cl seed.Cluster) error {
 				_, _, err := c.Civo(ctx, cl)
 				return err
-			}},
+			},
+			Examples: func(c Cloud) { civoExamples(c.(*fakecivo.Civo)) }},
 		{ID: "digitalocean",
 			Start: func(t fakecloud.TB, token string, port int, lifetime time.Duration) Cloud {
 				return fakedo.NewFor(t, token, port, lifetime)
@@ -56,6 +75,12 @@ func All() []Loopback {
 			Seed: func(ctx context.Context, c seed.Client, cl seed.Cluster) error {
 				_, _, err := c.DigitalOcean(ctx, cl)
 				return err
+			},
+			Examples: func(c Cloud) { doExamples(c.(*fakedo.DO)) },
+			SetPrices: func(c Cloud, prices map[string]float64) {
+				for _, size := range fakedo.DefaultSizes {
+					c.(*fakedo.DO).SetPrice(size, prices[size])
+				}
 			}},
 	}
 }
