@@ -126,7 +126,7 @@ that changed, differs, was blocked or failed, and a summary (--all: every stack)
 Each stack's resources are read from the cloud first (one read of each, paced under the cloud's
 limit), and what changed there since the last up is put back: the table names each field put back
 and the cost line says the real change, from what the cloud had. A difference no up can put back
-(a label added in the cloud to a DigitalOcean pool whose manifest has none) ends as drifted, with
+(a label added in the cloud to a pool whose manifest has none, on some clouds) ends as drifted, with
 the field, why and what works. --refresh=false skips the read for a manifest unchanged since its
 last up, trusting the stack's state (docs/deploying.md). A stack the fleet scan (one list of
 each cloud account) finds as its last up left it is not run at all (--deep: every stack).
@@ -135,8 +135,8 @@ It exits 0, 3 when a change was refused or not confirmed (answered no) or the cl
 where no up can put it back, 1 when a deployment failed or was skipped, or when --policy (or
 $CLUSTERPLANE_POLICY) denies a manifest: then no stack is deployed (docs/policy.md).
 
-A node pool's rotation its rollout block allows (a DigitalOcean pool or default pool, a Civo pool)
-is carried out before the engine runs
+A node pool's rotation its rollout block allows (each cloud's pools, and a default pool where the
+cloud can move it) is carried out before the engine runs
 (docs/deploying.md, "Rotating node pools"); one that stops (a drain timeout) exits 1 with both
 pools in place, and up again resumes it.
 
@@ -203,7 +203,7 @@ func newCmdRefresh(f *factory, runF func(*refreshOptions) error) *cobra.Command 
 		Use:   "refresh FILE|DIR...",
 		Short: "Read each manifest's resources back from the cloud into its stack",
 		Long: `refresh reads every resource of each manifest's stack from the cloud and records what it finds
-(an autoscaled node count, a patch DigitalOcean upgraded to, a console edit). It changes nothing in
+(an autoscaled node count, a patch the cloud upgraded to, a console edit). It changes nothing in
 the cloud; the next up undoes what the manifest manages and leaves what the cloud owns.
 
 A resource an interrupted up was creating (status says so) is recorded with its id in the cloud
@@ -414,13 +414,12 @@ discover writes it), or --id for one manifest. A manifest without either is refu
 anything is adopted, as is an --id that differs from the manifest's annotation, and a manifest
 whose stack already holds its cluster or pool (clusterplane deployed or adopted it).
 
-Adopting changes nothing in the cloud but one tag: a DigitalOcean cluster of several pools, none
-tagged terraform:default-node-pool (doctl and the console tag none), gets that tag on the pool
-named in spec.defaultNodePool.nodePoolName first, since the provider imports no such cluster
-otherwise; adopt says so. (A Civo cluster's import is followed by one update that sends the
-cluster its own firewall id, so that the stack holds its kubeconfig; it changes nothing.)
-A DigitalOcean fleet whose imports would send more than 80% of DigitalOcean's 250 requests a
-minute is paced under it, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
+Adopting changes nothing in the cloud but, where a cloud's provider needs it, one tag: a cluster
+of several pools none of which is tagged as its default (terraform:default-node-pool) gets that
+tag on the pool named in spec.defaultNodePool.nodePoolName first, since the provider imports no
+such cluster otherwise; adopt says so (docs/deploying.md says what each cloud's import does).
+A fleet whose imports would send more than 80% of its cloud's requests a minute is paced
+under that limit, whatever --parallel says; adopt prints the estimate. Where the manifest differs from the live resource in a way
 the provider changes in place (the tags clusterplane adds, labels, a node count; pkg/change/effects and
 'clusterplane explain' say which), the import keeps what the cloud has and adopt lists each
 difference as what the next up changes in place. A difference that would replace the resource, or
@@ -429,8 +428,8 @@ value and the cloud's, and adopt exits 3; correct the manifest and run it again.
 on every difference, in-place ones too. Secrets are never shown. It exits 0 when adopted, 1 for
 invalid input or a failure.
 
-CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUSTER_ID:POOL_NAME
-(a Civo pool's name is its id within its cluster).`,
+CLOUD_ID is the cluster's id, or a pool's as discover writes it: its id, or CLUSTER_ID:POOL_NAME
+where a cloud names a pool only within its cluster.`,
 	}
 	opts.flags(cmd, "markdown")
 	opts.secretsFlag(cmd)

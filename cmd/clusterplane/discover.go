@@ -14,7 +14,7 @@ import (
 
 type discoverOptions struct {
 	f *factory
-	// cloud is digitalocean or civo; dir is --dir; force overwrites files that exist.
+	// cloud is a cloud's ID (discover.Clouds); dir is --dir; force overwrites files that exist.
 	cloud string
 	dir   string
 	force bool
@@ -26,19 +26,19 @@ func newCmdDiscover(f *factory, runF func(*discoverOptions) error) *cobra.Comman
 	opts := &discoverOptions{f: f}
 	o := &opts.discover
 	cmd := &cobra.Command{
-		Use:   "discover digitalocean|civo --dir DIR",
+		Use:   "discover " + strings.Join(discover.Clouds(), "|") + " --dir DIR",
 		Short: "Write the manifests of an account's Kubernetes clusters and node pools as they run",
 		Long: `discover reads every Kubernetes cluster and node pool of the account whose token is in the
-environment (DIGITALOCEAN_TOKEN or CIVO_TOKEN, with DIGITALOCEAN_API_URL or CIVO_API_URL as the
-other commands take them) and writes into DIR one manifest per cluster (its default pool inside)
-and one per other pool, named after the cloud's names. The manifests describe the resources as
-they run: a pool refers to its cluster with valueFrom, the cloud's id is the annotation
-` + discover.CloudIDAnnotation + ` (adopt reads it), and what the cloud sets by itself
-(DigitalOcean's k8s tags, Civo's node labels) is left out. Each file starts with a comment saying
-where it came from. No kubeconfig or token is ever written.
+environment (` + discover.Environment() + `
+the other commands take them) and writes into DIR one manifest per cluster (its default pool
+inside) and one per other pool, named after the cloud's names. The manifests describe the
+resources as they run: a pool refers to its cluster with valueFrom, the cloud's id is the
+annotation ` + discover.CloudIDAnnotation + ` (adopt reads it), and what the cloud sets by itself
+(its own tags and node labels) is left out. Each file starts with a comment saying where it came
+from. No kubeconfig or token is ever written.
 
-It lists rather than reading resource by resource (DigitalOcean: 200 clusters a page with their
-pools; Civo: 100 a page per region), paced under DigitalOcean's 250 requests a minute, waiting
+It lists rather than reading resource by resource (a page of clusters a request, with their
+pools, region by region where the cloud's API is), paced under ` + fmt.Sprint(discover.DefaultPerMinute) + ` requests a minute, waiting
 as Retry-After says on a 429. Existing files are not overwritten unless --force. The clusters
 clusterplane deployed itself (tagged resource-kind:) are left out with their pools, and counted,
 unless --include-managed: their stacks already hold them.
@@ -46,9 +46,10 @@ unless --include-managed: their stacks already hold them.
 Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
 ` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked, exitcode.Interrupted),
-		Example:   "  clusterplane discover digitalocean --dir clusters/digitalocean\n  clusterplane discover civo --region fra1 --dir clusters/civo\n  clusterplane discover digitalocean --cluster dev-fra1 --dir clusters",
+		Example: "  clusterplane discover " + discover.Clouds()[0] + " --dir clusters\n  clusterplane discover " + discover.Clouds()[0] +
+			" --region fra1 --cluster dev-fra1 --dir clusters",
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{discover.DigitalOcean, discover.Civo},
+		ValidArgs: discover.Clouds(),
 	}
 	cmd.Flags().StringVarP(&opts.dir, "dir", "d", "", "the folder to write the manifests into (required)")
 	cmd.Flags().StringVar(&o.Region, "region", "", "only the clusters of this region")
@@ -64,8 +65,8 @@ Next: clusterplane adopt DIR, then clusterplane preview DIR.
 
 func discoverRun(opts *discoverOptions) error {
 	f, o, dir := opts.f, opts.discover, opts.dir
-	if opts.cloud != discover.DigitalOcean && opts.cloud != discover.Civo {
-		return errors.Errorf("unknown cloud %q: digitalocean or civo", opts.cloud)
+	if err := discover.KnownCloud(opts.cloud); err != nil {
+		return err
 	}
 	if dir == "" {
 		return errors.New("--dir is required")

@@ -28,7 +28,7 @@ func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 		code   int
 		saying string
 	}{
-		{name: "an unknown cloud is a usage error", args: []string{"discover", "aws", "--dir", dir}, code: exitcode.Usage, saying: "digitalocean or civo"},
+		{name: "an unknown cloud is a usage error", args: []string{"discover", "aws", "--dir", dir}, code: exitcode.Usage, saying: "civo or digitalocean"},
 		{name: "no folder is a usage error", env: map[string]string{"DIGITALOCEAN_TOKEN": token}, args: []string{"discover", "digitalocean"}, code: exitcode.Usage, saying: "--dir"},
 		{name: "no token is invalid input, naming the variable", env: map[string]string{"DIGITALOCEAN_TOKEN": ""}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "DIGITALOCEAN_TOKEN"},
 		{name: "a token the cloud refuses is invalid input, and not printed", env: map[string]string{"DIGITALOCEAN_TOKEN": "wrong-token-value"}, args: []string{"discover", "digitalocean", "--dir", dir}, code: exitcode.Invalid, saying: "HTTP 401"},

@@ -34,9 +34,9 @@ func newCmdExplain(f *factory, runF func(*explainOptions) error) *cobra.Command 
 		Short: "Document a kind or one of its fields: type, rules, default, description",
 		Long: `explain documents a kind or one of its fields, named as manifests write them: its type, its
 rules in words, its default, what changing it does, and its description from the API's proto
-comments. A stack input's fields start from KINDStackInput (e.g. CivoKubernetesClusterStackInput).`,
-		Example: `  clusterplane explain DigitalOceanKubernetesCluster.spec.defaultNodePool.size
-  clusterplane explain CivoKubernetesNodePool.spec --recursive`,
+comments. A stack input's fields start from KINDStackInput (e.g. ` + cli.ExampleKind(f.kinds.Names(), 0) + `StackInput).`,
+		Example: "  clusterplane explain " + cli.ExampleKind(f.kinds.Names(), 0) + ".spec.defaultNodePool.size\n  clusterplane explain " +
+			cli.ExampleKind(f.kinds.Names(), 1) + ".spec --recursive",
 		Args: cobra.ExactArgs(1),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -84,7 +84,8 @@ func newCmdSchema(f *factory, runF func(*schemaOptions) error) *cobra.Command {
 		Short: "Print the JSON Schema of a kind's manifests or stack inputs",
 		Long: `schema prints the JSON Schema (draft 2020-12) of KIND's manifests, or with --stack-input of its
 stack inputs: the files committed under schemas/. Without KIND it lists them.`,
-		Example:   "  clusterplane schema CivoKubernetesCluster > civokubernetescluster.schema.json",
+		Example: "  clusterplane schema " + cli.ExampleKind(f.kinds.Names(), 0) + " > " +
+			strings.ToLower(cli.ExampleKind(f.kinds.Names(), 0)) + ".schema.json",
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: f.kinds.Names(),
 	}
@@ -183,9 +184,6 @@ func (f *factory) writeJSON(v any) error {
 	return errors.Wrap(enc.Encode(v), "write")
 }
 
-// clouds maps each cloud as CLOUD names it to its name in the regions table (pkg/change/cost).
-var clouds = map[string]string{"civo": cost.Civo, "digitalocean": cost.DigitalOcean}
-
 // regionRow is one row of `regions`, as -o json prints it.
 type regionRow struct {
 	Region string `json:"region"`
@@ -194,7 +192,7 @@ type regionRow struct {
 
 type regionsOptions struct {
 	f *factory
-	// cloud is CLOUD, civo or digitalocean.
+	// cloud is CLOUD, a cloud's ID (cli.Clouds).
 	cloud  string
 	output *cli.Format
 }
@@ -203,13 +201,13 @@ func newCmdRegions(f *factory, runF func(*regionsOptions) error) *cobra.Command 
 	opts := &regionsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "regions CLOUD",
-		Short: "List the regions of a cloud (civo or digitalocean) that clusterplane's catalogue knows",
-		Long: `List the regions of a cloud (civo or digitalocean) as clusterplane's regions table recorded them.
+		Short: "List the regions of a cloud (" + cli.CloudsOr() + ") that clusterplane's catalogue knows",
+		Long: `List the regions of a cloud (` + cli.CloudsOr() + `) as clusterplane's regions table recorded them.
 A manifest may name a region the table lacks (one the cloud opened since): validate warns of it,
 and with a token preview and up ask the cloud's own list, which decides.`,
-		Example:   "  clusterplane regions digitalocean",
+		Example:   "  clusterplane regions " + cli.Clouds()[0],
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		ValidArgs: []string{"civo", "digitalocean"},
+		ValidArgs: cli.Clouds(),
 	}
 	opts.output = cli.OutputFlag(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
@@ -221,7 +219,8 @@ and with a token preview and up ask the cloud's own list, which decides.`,
 
 func regionsRun(opts *regionsOptions) error {
 	var rows []regionRow
-	for _, r := range cost.Regions(clouds[opts.cloud]) {
+	// The regions table is keyed by the clouds' IDs.
+	for _, r := range cost.Regions(opts.cloud) {
 		rows = append(rows, regionRow{Region: r.Name, Where: r.Where})
 	}
 	if opts.output.String() == "json" {

@@ -43,7 +43,7 @@ func newCmdExportPKO(f *factory, runF func(*exportPKOOptions) error) *cobra.Comm
 Operator deploy it as clusterplane up would: the same stack on the same backend, the kind's program
 from the workspace image (deploy/pko/Dockerfile), the manifest as its stack input, the backend,
 passphrase and token from the Kubernetes Secret named by --secret (keys ` + pko.BackendKey + `,
-` + pko.PassphraseKey + `, ` + pko.DigitalOceanKey + `, ` + pko.CivoKey + `), a pool after its cluster
+` + pko.PassphraseKey + `, ` + pko.TokenKeys() + `), a pool after its cluster
 (prerequisites), and no destroy on finalize for a protected cluster. Every Stack's workspace pod
 runs as the ServiceAccount --service-account, which the export creates in the namespace -n
 (` + pko.DefaultNamespace + ` when not given) and binds to ` + pko.AuthDelegator + `, as PKO requires.

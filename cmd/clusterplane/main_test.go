@@ -551,7 +551,8 @@ func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 			t.Errorf("kinds lacks %s:\n%s", k.Name, r.stdout)
 		}
 	}
-	for cloud, name := range clouds {
+	for _, cloud := range cli.Clouds() {
+		name := cloud // the regions table is keyed by the clouds' IDs
 		r := run(t, "", "regions", cloud)
 		regions := cost.Regions(name)
 		if len(regions) == 0 {

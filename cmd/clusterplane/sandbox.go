@@ -33,14 +33,14 @@ func (o *sandboxOptions) resolve() (string, sandbox.Engine, error) {
 }
 
 func newCmdSandbox(f *factory, runF func(*sandboxOptions) error) *cobra.Command {
-	o := &sandboxOptions{f: f}
+	o, example := &sandboxOptions{f: f}, cli.ExampleFolder(f.kinds.Names())
 	cmd := &cobra.Command{
 		Use:   "sandbox [--dir DIR] [--reset] [-- COMMAND ARGS...]",
-		Short: "Run commands against loopback DigitalOcean and Civo clouds: no account, no token",
+		Short: "Run commands against loopback clouds (" + cli.CloudsOr() + "): no account, no token",
 		Long: `sandbox runs COMMAND (clusterplane up, status, destroy, pulumi, a CI script...) against loopback
-DigitalOcean and Civo APIs on 127.0.0.1, a local file backend with a generated passphrase, and the
+APIs of every cloud on 127.0.0.1, a local file backend with a generated passphrase, and the
 real provider plugins pointed at them. Nothing leaves the machine: it refuses to start while a
-real token (DIGITALOCEAN_TOKEN, CIVO_TOKEN, ...) is in the environment, and inside it a manifest
+real token (` + cli.TokenVars() + `, ...) is in the environment, and inside it a manifest
 whose providerConfig names its own API URL or token is refused.
 
 Clouds and stacks stay in DIR until sandbox reset (default: the nearest ` + sandbox.DefaultDir + ` in the current
@@ -51,8 +51,8 @@ source; sandbox stop stops that. docs/sandbox.md says what the clouds simulate a
 It needs the Pulumi engine and the provider plugins that ` + "`make engine`" + ` builds into .engine (found
 upwards from the current directory or from clusterplane's own folder, or named by --engine or
 $` + sandbox.EngineEnv + `). It exits with COMMAND's exit code, 1 when it cannot start.`,
-		Example: `  clusterplane sandbox -- clusterplane up examples/digitaloceankubernetescluster/minimal.yaml --yes
-  clusterplane sandbox -- clusterplane status examples/digitaloceankubernetescluster/minimal.yaml
+		Example: `  clusterplane sandbox -- clusterplane up examples/` + example + `/minimal.yaml --yes
+  clusterplane sandbox -- clusterplane status examples/` + example + `/minimal.yaml
   eval "$(clusterplane sandbox env)"; clusterplane up my-manifests/ --yes; clusterplane sandbox stop
   clusterplane sandbox --reset`,
 		Args: cobra.ArbitraryArgs,

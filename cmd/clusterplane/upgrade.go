@@ -49,14 +49,14 @@ func newCmdUpgradePlan(f *factory, runF func(*upgradePlanOptions) error) *cobra.
 		Short: "Plan each cluster's Kubernetes upgrade: its steps, the removed APIs it uses, the fleet's order",
 		Long: `upgrade plan asks each cluster's cloud for the way from the version it runs to its manifest's:
 one minor release at a time, each step to the latest patch the cloud offers of its minor
-(DigitalOcean: the cluster's available upgrades and its options, from the latest patch of the
-running minor only, which a cluster behind it takes first; Civo: its versions list). It
+(the cluster's available upgrades, or the cloud's versions list, as its driver reads them;
+where upgrades start only from the running minor's latest patch, a cluster behind takes it). It
 reads the cluster's kubeconfig from the cloud, in memory only, and names the objects whose
 manifests use a Kubernetes API that a release on the way removes (the apiVersion in the
 kubectl.kubernetes.io/last-applied-configuration annotation and in metadata.managedFields,
-checked against a table kept from the Kubernetes deprecated API migration guide), runs
-DigitalOcean's clusterlint, and orders the fleet by metadata.env: development, test and staging
-before production.
+checked against a table kept from the Kubernetes deprecated API migration guide), runs the
+cloud's own cluster linter where it has one, and orders the fleet by metadata.env: development,
+test and staging before production.
 
 --write sets each manifest's kubernetesVersion to the next step of its path, and keeps where the
 path ends in the annotation ` + upgrade.GoalAnnotation + ` until it is reached, so that the plan
@@ -68,8 +68,8 @@ reason (a blocked upgrade's first blocker, a cluster at its goal), is said on st
 
 A cluster is the one its stack deployed (the stack's cluster_id output, read through the Pulumi
 CLI as the deploy commands read it), else the one of the manifest's clusterName in its region.
-The API tokens are the deploy commands' (providerConfig.apiToken or DIGITALOCEAN_TOKEN,
-CIVO_TOKEN). Node pools follow their cluster's version and are not planned.
+The API tokens are the deploy commands' (providerConfig.apiToken or ` + cli.TokenVars() + `).
+Node pools follow their cluster's version and are not planned.
 
 ` + exitcode.Help(exitcode.OK, exitcode.Invalid, exitcode.Usage, exitcode.Blocked, exitcode.Interrupted) + `
 upgrade plan exits 3 when something blocks an upgrade: a removed API in use, a clusterlint

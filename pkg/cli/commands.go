@@ -28,14 +28,14 @@ node_modules, vendor, .terraform and what a .gitignore at the folder's top ignor
 and trailing slashes; not ! or **). A file may hold several manifests separated by ---: each is
 checked. An empty file is invalid. - reads standard input. A pool whose cluster's manifest is
 among those given (its valueFrom names it) must be in that cluster's region (rule id
-region.same_as_cluster): Civo would answer 404 at create. One whose cluster's manifest is not
-given is valid with a note: preview and up check it against the region the cluster's stack
-recorded.
+region.same_as_cluster): a cloud whose API is per region would answer 404 at create. One whose
+cluster's manifest is not given is valid with a note: preview and up check it against the region
+the cluster's stack recorded.
 
 A node size or Kubernetes version the cloud's catalogue does not list is a warning, with the
 nearest spelling it does list (rule ids catalogue.size and catalogue.version in -o json), and
-leaves the exit code as it is: the catalogue validate reads (clusterplane's own, or
-DigitalOcean's sizes API when DIGITALOCEAN_TOKEN is set) may be older than the cloud. preview and
+leaves the exit code as it is: the catalogue validate reads (clusterplane's own, or the cloud's
+sizes API where its token is set and its driver reads one) may be older than the cloud. preview and
 up, given a token, ask the cloud what it offers now and refuse what it does not.
 
 With --policy (or $CLUSTERPLANE_POLICY), every valid manifest is also checked against the
@@ -158,7 +158,7 @@ Secrets read "[secret]", values known only after deployment "[unknown]". FILE ma
 other.
 
 It exits 0, or 1 when the file is invalid.`,
-		Example: a.examples(`plan examples/digitaloceankubernetescluster/production.yaml -o json
+		Example: a.examples(`plan cluster.yaml -o json
 plan <(git show HEAD:cluster.yaml)`),
 		Args:              FileArgs(1),
 		ValidArgsFunction: ManifestFiles,

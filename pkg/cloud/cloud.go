@@ -6,6 +6,8 @@
 package cloud
 
 import (
+	"context"
+
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -37,6 +39,26 @@ type Driver interface {
 	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
 	// own; nil when it needs none.
 	PluginEnv() map[string]string
+	// Discover reads an account's clusters and pools as their manifests write them (discovery.go;
+	// `clusterplane discover`).
+	Discover(ctx context.Context, a Account) (Found, error)
+	// Kinds names the cloud's kinds as manifests write them.
+	Kinds() Kinds
+	// Credentials are the environment variables besides Env's token that the cloud's provider
+	// plugin reads a credential from: the sandbox refuses to start while one is set.
+	Credentials() []string
+	// ProviderSDKVersion is the version of ProviderSDK go.mod pins, for a binary built without
+	// module information: its provider plugin's version.
+	ProviderSDKVersion() string
+}
+
+// Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and
+// their apiVersion.
+type Kinds struct {
+	Cluster, Pool, APIVersion string
+	// PoolRegion says a pool's manifest names its cluster's region (the cloud's API is per
+	// region); otherwise a pool is found through its cluster alone.
+	PoolRegion bool
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
@@ -17,10 +19,11 @@ func TestTheRequestLogHasALinePerRequestOfEachCloudAndNoToken(t *testing.T) {
 	do := fakedo.New(t, token)
 	civo := fakecivo.New(t, token, "")
 	path := filepath.Join(t.TempDir(), "requests")
-	if err := logRequests(path, do, civo); err != nil {
+	all := servedOf(token, map[cloud.ID]fakeclouds.Cloud{"digitalocean": do, "civo": civo})
+	if err := logRequests(path, all); err != nil {
 		t.Fatal(err)
 	}
-	if err := seedClouds(2, do.URL(), token, civo.URL(), token); err != nil {
+	if err := seedClouds(2, all); err != nil {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile(path)
@@ -77,4 +80,13 @@ func TestTheDigitalOceanStateIsLoadedAtStartAndSavedAfterEachChange(t *testing.T
 	if string(again) != string(saved) {
 		t.Fatalf("the second cloud holds\n%s\nwhere the first held\n%s", again, saved)
 	}
+}
+
+// servedOf are the loopbacks serving the clouds given, each taking token, as main makes them.
+func servedOf(token string, clouds map[cloud.ID]fakeclouds.Cloud) []*served {
+	var out []*served
+	for _, l := range fakeclouds.All() {
+		out = append(out, &served{Loopback: l, token: &token, cloud: clouds[l.ID]})
+	}
+	return out
 }

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/pkg/errors"
 	"golang.org/x/mod/module"
@@ -235,7 +236,7 @@ func (r *release) python(dir string) error {
 	v := string(version[1])
 	var meta strings.Builder
 	fmt.Fprintf(&meta, "Metadata-Version: 2.1\nName: %s\nVersion: %s\n", name, v)
-	meta.WriteString("Summary: Kubernetes clusters and node pools on Civo and DigitalOcean, checked before any cloud call.\n")
+	meta.WriteString("Summary: Kubernetes clusters and node pools on " + cloudNames() + ", checked before any cloud call.\n")
 	meta.WriteString("License: Apache-2.0\nProject-URL: Repository, https://github.com/clusterplane/clusterplane\nRequires-Python: >=3.9\n")
 	for _, req := range requires {
 		fmt.Fprintf(&meta, "Requires-Dist: %s\n", req)
@@ -393,4 +394,14 @@ func writeZip(path string, files map[string][]byte) error {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// cloudNames are the clouds' names as people write them, as a sentence lists them: "Civo and
+// DigitalOcean", from the drivers.
+func cloudNames() string {
+	var names []string
+	for _, d := range clouds.All() {
+		names = append(names, d.Env().Name)
+	}
+	return strings.Join(names, " and ")
 }

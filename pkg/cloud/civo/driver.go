@@ -50,3 +50,9 @@ func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-civo/sdk/v
 
 // PluginEnv: the Civo plugin runs in clusterplane's environment as it is.
 func (Driver) PluginEnv() map[string]string { return nil }
+
+// Credentials are the other variables the provider reads a credential from (terraform-provider-civo v1.1.4).
+func (Driver) Credentials() []string { return []string{"CIVO_CREDENTIAL_FILE"} }
+
+// ProviderSDKVersion is go.mod's version of ProviderSDK.
+func (Driver) ProviderSDKVersion() string { return "2.4.8" }

@@ -77,3 +77,11 @@ func (Driver) ProviderSDK() string { return "github.com/pulumi/pulumi-digitaloce
 func (Driver) PluginEnv() map[string]string {
 	return map[string]string{"DIGITALOCEAN_HTTP_RETRY_MAX": "0"}
 }
+
+// Credentials are the other variables the provider reads a credential from (terraform-provider-digitalocean v2.75.0).
+func (Driver) Credentials() []string {
+	return []string{"DIGITALOCEAN_ACCESS_TOKEN", "SPACES_ACCESS_KEY_ID", "SPACES_SECRET_ACCESS_KEY"}
+}
+
+// ProviderSDKVersion is go.mod's version of ProviderSDK.
+func (Driver) ProviderSDKVersion() string { return "4.57.0" }

@@ -18,7 +18,7 @@ import (
 // deploy.CloudID) and what the pool's provider imports: a pool's name alone names no cluster.
 func TestADiscoveredCivoPoolCarriesTheIDItsProviderImports(t *testing.T) {
 	civo := seededCivo(t)
-	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

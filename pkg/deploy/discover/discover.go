@@ -20,24 +20,20 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/pkg/errors"
 )
 
 // CloudIDAnnotation is where a written manifest records the cloud's id of what it describes.
 const CloudIDAnnotation = "clusterplane.dev/cloud-id"
 
-// The clouds discover reads, as the command names them.
-const (
-	DigitalOcean = "digitalocean"
-	Civo         = "civo"
-)
-
 // Options say which account to read and how.
 type Options struct {
-	// Cloud is DigitalOcean or Civo.
+	// Cloud is the cloud's ID (pkg/cloud/clouds): its driver reads the account.
 	Cloud string
 	// Token is the API token; APIURL the API's base URL ("" for the cloud's own).
 	Token, APIURL string
@@ -97,29 +93,20 @@ func Discover(ctx context.Context, o Options) (*Result, error) {
 	if o.Burst == 0 {
 		p = newPacer(o.PerMinute, DefaultBurst)
 	}
-	var (
-		found    []manifest
-		notes    []string
-		requests func() int
-		err      error
-	)
-	// An empty APIURL is the cloud's own API (each client's default).
-	switch o.Cloud {
-	case DigitalOcean:
-		c := digitalocean.New(o.APIURL, o.Token, digitalocean.Options{Options: transport(o.HTTPClient, p), MaxPages: maxPages})
-		requests = c.Requests
-		found, notes, err = discoverDigitalOcean(ctx, c, o)
-	case Civo:
-		c := civo.New(o.APIURL, o.Token, civo.Options{Options: transport(o.HTTPClient, p), MaxPages: maxPages})
-		requests = c.Requests
-		found, notes, err = discoverCivo(ctx, c, o)
-	default:
-		return nil, errors.Errorf("unknown cloud %q: digitalocean or civo", o.Cloud)
+	if err := KnownCloud(o.Cloud); err != nil {
+		return nil, err
 	}
+	d, _ := clouds.Get(cloud.ID(o.Cloud))
+	// An empty APIURL is the cloud's own API (each client's default).
+	read, err := d.Discover(ctx, cloud.Account{
+		Token: o.Token, URL: o.APIURL, Transport: transport(o.HTTPClient, p), MaxPages: maxPages,
+		Region: o.Region, Cluster: o.Cluster, Spellable: cost.RegionName, Managed: labels.Managed,
+	})
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Requests: requests()}
+	found, notes := foundManifests(d, read), read.Notes
+	res := &Result{Requests: read.Requests}
 	for _, n := range notes {
 		res.Notes = append(res.Notes, Printable(n))
 	}
@@ -187,9 +174,23 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// wanted tells whether a cluster passes the --cluster filter.
-func wanted(o Options, id, name string) bool {
-	return o.Cluster == "" || o.Cluster == id || o.Cluster == name
+// foundManifests are the manifests of what the driver d found, each cluster named apart from
+// every other cluster it read, in a stable order.
+func foundManifests(d cloud.Driver, read cloud.Found) []manifest {
+	var all []discovered
+	for _, c := range read.Clusters {
+		all = append(all, discovered{c.ID, c.Name, c.Where})
+	}
+	for _, c := range read.Besides {
+		all = append(all, discovered{c.ID, c.Name, c.Where})
+	}
+	names := clusterNames(all)
+	var out []manifest
+	for _, c := range read.Clusters {
+		out = append(out, manifests(d, c, names[c.ID])...)
+	}
+	sortManifests(out)
+	return out
 }
 
 // sortManifests orders the clusters by region and name, then the pools by their cluster and

@@ -88,9 +88,9 @@ func TestTheSeededAccountsAreWrittenTheSameTwiceValidAndWithoutSecrets(t *testin
 		clusters, pool int
 		files          []string
 	}{
-		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()}, token: doToken, clusters: 2, pool: 2,
+		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL()}, token: doToken, clusters: 2, pool: 2,
 			files: []string{"shop.yaml", "web.yaml", "shop-apps.yaml", "web-batch.yaml"}},
-		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()}, token: civoToken, clusters: 2, pool: 1,
+		{opts: discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL()}, token: civoToken, clusters: 2, pool: 1,
 			files: []string{"api.yaml", "edge.yaml", "api-workers.yaml"}},
 	} {
 		t.Run(tc.opts.Cloud, func(t *testing.T) {
@@ -142,7 +142,7 @@ func TestAHundredClustersCostOneListRequest(t *testing.T) {
 		}
 	}
 	do.Reset()
-	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestA429IsAnsweredByWaitingAsRetryAfterSays(t *testing.T) {
 	do := seededDO(t)
 	do.Inject(fakecloud.Fault{Method: http.MethodGet, Path: "/v2/kubernetes/clusters", Status: http.StatusTooManyRequests, RetryAfter: time.Second})
 	start := time.Now()
-	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestA429IsAnsweredByWaitingAsRetryAfterSays(t *testing.T) {
 func TestErrorsNeverHoldTheTokenOrTheAPIURL(t *testing.T) {
 	do := seededDO(t)
 	do.Inject(fakecloud.Fault{Method: http.MethodGet, Status: http.StatusForbidden, Message: "denied", Times: 10})
-	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()})
+	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL()})
 	if err == nil {
 		t.Fatal("a 403 was not an error")
 	}
@@ -194,7 +194,7 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 		{discover.Options{Kinds: registry.Kinds(), Region: "fra1"}, "web.yaml web-batch.yaml"},
 	} {
 		o := tc.opts
-		o.Cloud, o.Token, o.APIURL = discover.DigitalOcean, doToken, do.URL()
+		o.Cloud, o.Token, o.APIURL = "digitalocean", doToken, do.URL()
 		res, err := discover.Discover(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestTheClusterAndRegionFiltersKeepOnlyWhatTheyName(t *testing.T) {
 
 func TestAClusterNamedThatIsNotThereIsAnError(t *testing.T) {
 	do := seededDO(t)
-	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Cluster: "nothing"})
+	_, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL(), Cluster: "nothing"})
 	if err == nil || !strings.Contains(err.Error(), `"nothing"`) {
 		t.Errorf("error %v, want one naming the cluster asked for", err)
 	}
@@ -225,7 +225,7 @@ func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()})
+	res, err := discover.Discover(context.Background(), discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +257,9 @@ func TestAClusterInARegionTheCloudOpenedAfterTheReleaseIsDiscoveredWithItsRegion
 		t.Fatal(err)
 	}
 	for _, o := range []discover.Options{
-		{Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL()},
-		{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL()},
-		{Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "xyz9"},
+		{Cloud: "digitalocean", Token: doToken, APIURL: do.URL()},
+		{Cloud: "civo", Token: civoToken, APIURL: civo.URL()},
+		{Cloud: "civo", Token: civoToken, APIURL: civo.URL(), Region: "xyz9"},
 	} {
 		o.Kinds = registry.Kinds()
 		res, err := discover.Discover(ctx, o)

@@ -74,12 +74,3 @@ func raw(m proto.Message) json.RawMessage {
 	}
 	return js
 }
-
-// rawTaints are taints as a manifest writes them; nil for none.
-func rawTaints(ts []taint) []json.RawMessage {
-	var out []json.RawMessage
-	for _, t := range taints(ts) {
-		out = append(out, raw(t))
-	}
-	return out
-}

@@ -46,13 +46,13 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 		managedPools             int
 		noFileStarts             string
 	}{
-		{name: "digitalocean", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1"},
+		{name: "digitalocean", opts: discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 1, managedPools: 1, noFileStarts: "dev"},
-		{name: "digitalocean with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.DigitalOcean, Token: doToken, APIURL: do.URL(), Region: "fra1", IncludeManaged: true},
+		{name: "digitalocean with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: "digitalocean", Token: doToken, APIURL: do.URL(), Region: "fra1", IncludeManaged: true},
 			managed: 0, clusters: 2, pools: 3},
-		{name: "civo", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1"},
+		{name: "civo", opts: discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL(), Region: "fra1"},
 			managed: 1, clusters: 1, pools: 0, noFileStarts: "dev"},
-		{name: "civo with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: discover.Civo, Token: civoToken, APIURL: civo.URL(), Region: "fra1", IncludeManaged: true},
+		{name: "civo with --include-managed", opts: discover.Options{Kinds: registry.Kinds(), Cloud: "civo", Token: civoToken, APIURL: civo.URL(), Region: "fra1", IncludeManaged: true},
 			managed: 0, clusters: 2, pools: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,8 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -37,13 +38,26 @@ const MaxName = 42
 // as its program (deploy/pko/Dockerfile).
 const ProgramsDir = "/clusterplane/programs"
 
-// Keys of the Kubernetes Secret the stacks read their backend, passphrase and tokens from.
+// Keys of the Kubernetes Secret the stacks read their backend and passphrase from; each cloud's
+// token is under TokenKey.
 const (
-	BackendKey      = "backend-url"
-	PassphraseKey   = "passphrase"
-	DigitalOceanKey = "digitalocean-token"
-	CivoKey         = "civo-token"
+	BackendKey    = "backend-url"
+	PassphraseKey = "passphrase"
 )
+
+// TokenKey is the key of the Secret holding the token of the cloud id: "<cloud>-token", e.g.
+// digitalocean-token.
+func TokenKey(id cloud.ID) string { return string(id) + "-token" }
+
+// TokenKeys are the Secret's token keys, one per cloud a driver knows, in the drivers' order, as
+// a sentence lists them ("civo-token, digitalocean-token").
+func TokenKeys() string {
+	var out []string
+	for _, id := range clouds.IDs() {
+		out = append(out, TokenKey(id))
+	}
+	return strings.Join(out, ", ")
+}
 
 // AuthDelegator is the cluster role PKO's installation guide binds each Stack's service account
 // to: the operator authenticates to the workspace pod's agent with its own token, and the agent
@@ -143,12 +157,15 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 	return out, nil
 }
 
-// tokenEnv is the variable the kind's program reads its cloud's token from.
-func tokenEnv(kind string) (env, key string) {
-	if strings.HasPrefix(kind, "Civo") {
-		return cloudapi.CivoTokenEnv, CivoKey
+// tokenEnv is the variable the kind's program reads its cloud's token from, and the Secret's key
+// that holds it: the stack input's cloud asked of its driver. A stack input of no cloud a driver
+// knows is an error naming its kind, never another cloud's token.
+func tokenEnv(kind string, input proto.Message) (env, key string, err error) {
+	d, ok := stackinput.Cloud(input)
+	if !ok {
+		return "", "", errors.Errorf("kind %s deploys to no cloud a driver knows: no token to give its stack", kind)
 	}
-	return cloudapi.DigitalOceanTokenEnv, DigitalOceanKey
+	return d.Env().TokenEnv, TokenKey(d.ID()), nil
 }
 
 func export(t deploy.Target, names map[string]string, opts Options) (File, error) {
@@ -173,7 +190,10 @@ func export(t deploy.Target, names map[string]string, opts Options) (File, error
 	secretRef := func(key string) map[string]any {
 		return map[string]any{"type": "Secret", "secret": map[string]any{"name": opts.Secret, "key": key}}
 	}
-	tokenVar, tokenKey := tokenEnv(t.Kind)
+	tokenVar, tokenKey, err := tokenEnv(t.Kind, t.Input)
+	if err != nil {
+		return File{}, err
+	}
 	spec := map[string]any{
 		// Fully qualified, as clusterplane names it on a self-managed backend: the two take turns.
 		"stack": "organization/" + t.Project + "/" + t.Stack,

@@ -163,7 +163,7 @@ func (v *StatusView) Flags(fs *pflag.FlagSet) {
 		"or status could not read the stack)")
 	fs.StringVarP(&v.Selector, "selector", "l", "", "show only the stacks whose manifest's metadata.labels match, as kubectl's: "+
 		"key=value, key!=value, key, !key, comma-separated (all must match)")
-	fs.StringSliceVar(&v.Kinds, "kind", nil, "show only the stacks of these kinds (DigitalOceanKubernetesCluster or do-cluster), comma-separated")
+	fs.StringSliceVar(&v.Kinds, "kind", nil, "show only the stacks of these kinds (a kind's name or short name, as clusterplane kinds lists them), comma-separated")
 }
 
 // Validate checks the flags' values, so that a mistyped column or filter is said before any stack

@@ -159,7 +159,7 @@ func TestAnEngineWithoutItsPluginsIsNamedWithBothWaysToGetThem(t *testing.T) {
 			want:   []string{"lacks plugins/pulumi-resource-civo", "pulumi plugin install resource civo 2.4.8", "../shared/providers-src"}},
 		{name: "an engine without plugins names both and both ways",
 			remove: []string{"plugins/pulumi-resource-civo", "plugins/pulumi-resource-digitalocean"},
-			want: []string{"plugins/pulumi-resource-digitalocean and plugins/pulumi-resource-civo",
+			want: []string{"plugins/pulumi-resource-civo and plugins/pulumi-resource-digitalocean",
 				"pulumi plugin install resource digitalocean 4.57.0", "pulumi plugin install resource civo 2.4.8"}},
 		{name: "no engine at all names both ways without a folder",
 			remove: []string{"bin/pulumi", "plugins/pulumi-resource-civo", "plugins/pulumi-resource-digitalocean"},

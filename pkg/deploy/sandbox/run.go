@@ -14,15 +14,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
 
-// Server is a sandbox running in the background (sandbox.json): its process and its clouds.
+// Server is a sandbox running in the background (sandbox.json): its process and its clouds' API
+// URLs by cloud, written as "<cloud>ApiUrl" (server.go).
 type Server struct {
-	PID          int    `json:"pid"`
-	DigitalOcean string `json:"digitaloceanApiUrl"`
-	Civo         string `json:"civoApiUrl"`
+	PID  int
+	URLs map[cloud.ID]string
 }
 
 // Running is the sandbox of dir running in the background, nil when none is: sandbox.json names
@@ -63,8 +64,10 @@ func Running(dir string) (*Server, error) {
 		return nil, errors.Errorf("%s: field \"pid\" names process %d, which is not this sandbox's `clusterplane sandbox serve` "+
 			"(%v): it is neither used nor signalled; if no sandbox runs there, remove the file and run again", path, s.PID, err)
 	}
-	if !answers(s.DigitalOcean) || !answers(s.Civo) {
-		return nil, nil
+	for _, url := range s.URLs {
+		if !answers(url) {
+			return nil, nil
+		}
 	}
 	return &s, nil
 }
@@ -88,10 +91,10 @@ func answers(rawURL string) bool {
 // Session is a prepared sandbox: its folder, its engine and, when it serves them itself, its
 // clouds.
 type Session struct {
-	Dir     string
-	Engine  Engine
-	DOURL   string
-	CivoURL string
+	Dir    string
+	Engine Engine
+	// URLs are the clouds' API URLs by cloud.
+	URLs map[cloud.ID]string
 	// clouds are the clouds this process serves; nil when a background sandbox serves them.
 	clouds *Clouds
 }
@@ -111,19 +114,19 @@ func Open(dir string, engine Engine) (*Session, error) {
 		return nil, err
 	}
 	if server != nil {
-		s.DOURL, s.CivoURL = server.DigitalOcean, server.Civo
+		s.URLs = server.URLs
 		return s, nil
 	}
 	if s.clouds, err = StartClouds(dir); err != nil {
 		return nil, err
 	}
-	s.DOURL, s.CivoURL = s.clouds.DO.URL(), s.clouds.Civo.URL()
+	s.URLs = s.clouds.URLs()
 	return s, nil
 }
 
 // Environ is the process's environment with the sandbox's in place.
 func (s *Session) Environ() []string {
-	return Environ(os.Environ(), s.Dir, s.Engine, s.DOURL, s.CivoURL)
+	return Environ(os.Environ(), s.Dir, s.Engine, s.URLs)
 }
 
 // Close saves and stops the clouds the session serves itself.
@@ -218,7 +221,7 @@ func Serve(ctx context.Context, dir string, engine Engine) error {
 		return errors.Errorf("the sandbox in %s runs already", dir)
 	}
 	path := filepath.Join(dir, serverFile)
-	data, _ := json.Marshal(Server{PID: os.Getpid(), DigitalOcean: s.DOURL, Civo: s.CivoURL})
+	data, _ := json.Marshal(Server{PID: os.Getpid(), URLs: s.URLs})
 	// A new file of this process's, never one found there (a link to elsewhere would be followed).
 	_ = os.Remove(path)
 	if err := writeNew(path, data); err != nil {

@@ -23,17 +23,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/pkg/errors"
 )
 
-// The tokens the loopback clouds accept. They are not secrets: they open nothing but the
-// sandbox's own APIs on 127.0.0.1, and a real cloud refuses them.
-const (
-	DigitalOceanToken = "sandbox-digitalocean-token-loopback-only"
-	CivoToken         = "sandbox-civo-token-loopback-only"
-)
+// Token is the token the loopback cloud id accepts: sandbox-<cloud>-token-loopback-only. It is no
+// secret: it opens nothing but the sandbox's own API on 127.0.0.1, and a real cloud refuses it.
+func Token(id cloud.ID) string { return "sandbox-" + string(id) + "-token-loopback-only" }
 
 // DirEnv names the sandbox's folder in the environment it gives its commands: its presence says
 // "inside the sandbox" to pkg/pulumi/provider, and sandbox commands run there find their folder by it.
@@ -56,16 +55,18 @@ const (
 	logFile        = "sandbox.log"
 )
 
-// tokenVars are the environment variables the DigitalOcean and Civo providers read credentials
-// from (terraform-provider-digitalocean v2.75.0, terraform-provider-civo v1.1.4), with the only
-// value each may hold when the sandbox starts: its own token, or nothing.
-var tokenVars = map[string]string{
-	"DIGITALOCEAN_TOKEN":        DigitalOceanToken,
-	"DIGITALOCEAN_ACCESS_TOKEN": "",
-	"SPACES_ACCESS_KEY_ID":      "",
-	"SPACES_SECRET_ACCESS_KEY":  "",
-	"CIVO_TOKEN":                CivoToken,
-	"CIVO_CREDENTIAL_FILE":      "",
+// tokenVars are the environment variables each cloud's provider reads credentials from (its
+// driver's token variable and Credentials), with the only value each may hold when the sandbox
+// starts: its own token, or nothing.
+func tokenVars() map[string]string {
+	out := map[string]string{}
+	for _, d := range clouds.All() {
+		out[d.Env().TokenEnv] = Token(d.ID())
+		for _, v := range d.Credentials() {
+			out[v] = ""
+		}
+	}
+	return out
 }
 
 // CheckEnvironment refuses an environment holding a credential the providers would read, other
@@ -73,9 +74,10 @@ var tokenVars = map[string]string{
 // error names the variables, never their values.
 func CheckEnvironment(environ []string) error {
 	var set []string
+	vars := tokenVars()
 	for _, kv := range environ {
 		key, value, _ := strings.Cut(kv, "=")
-		own, ok := tokenVars[key]
+		own, ok := vars[key]
 		if ok && value != "" && value != own {
 			set = append(set, key)
 		}
@@ -230,11 +232,17 @@ type Engine struct {
 	Plugins []Plugin
 }
 
-// The provider plugins the programs use, by the Go SDK module whose version they must have; the
-// fallbacks are go.mod's, for a binary built without module information.
-var pluginModules = []struct{ name, module, fallback string }{
-	{"digitalocean", "github.com/pulumi/pulumi-digitalocean/sdk/v4", "4.57.0"},
-	{"civo", "github.com/pulumi/pulumi-civo/sdk/v2", "2.4.8"},
+// pluginModule is a provider plugin the programs use, by the Go SDK module whose version it
+// must have; the fallback is go.mod's, for a binary built without module information.
+type pluginModule struct{ name, module, fallback string }
+
+// pluginModules are every cloud's plugin, from its driver, in the drivers' order.
+func pluginModules() []pluginModule {
+	var out []pluginModule
+	for _, d := range clouds.All() {
+		out = append(out, pluginModule{string(d.ID()), d.ProviderSDK(), d.ProviderSDKVersion()})
+	}
+	return out
 }
 
 // FindEngine finds the engine: in dir when given, else in $CLUSTERPLANE_ENGINE, else in .engine
@@ -259,7 +267,7 @@ func FindEngine(dir string) (Engine, error) {
 		if c == "" {
 			continue
 		}
-		if missing := missingIn(c); partial == "" && len(missing) > 0 && len(missing) < 1+len(pluginModules) {
+		if missing := missingIn(c); partial == "" && len(missing) > 0 && len(missing) < 1+len(pluginModules()) {
 			partial = fmt.Sprintf(" (%s lacks %s)", c, strings.Join(missing, " and "))
 		}
 		if _, ok := engineIn(c); ok {
@@ -275,15 +283,20 @@ func FindEngine(dir string) (Engine, error) {
 			return e, nil
 		}
 	}
-	var plugins []string
-	for _, m := range pluginModules {
+	var plugins, names, binaries []string
+	for _, m := range pluginModules() {
 		plugins = append(plugins, "`pulumi plugin install resource "+m.name+" "+m.fallback+"`")
+		binaries = append(binaries, "plugins/pulumi-resource-"+m.name)
 	}
-	return Engine{}, errors.Errorf("no Pulumi engine with the DigitalOcean and Civo plugins found%s: the sandbox needs "+
-		"a folder .engine with bin/pulumi, plugins/pulumi-resource-digitalocean and plugins/pulumi-resource-civo, or "+
+	for _, d := range clouds.All() {
+		names = append(names, d.Env().Name)
+	}
+	return Engine{}, errors.Errorf("no Pulumi engine with the %s plugins found%s: the sandbox needs "+
+		"a folder .engine with bin/pulumi, %s, or "+
 		"%s naming one. In a clone of clusterplane `make engine` builds the engine from Go modules and gets the "+
 		"plugins one of two ways: %s (downloads from get.pulumi.com), or a build from the pinned sources in "+
-		"../shared/providers-src; when neither works it fails, saying so", partial, EngineEnv, strings.Join(plugins, " and "))
+		"../shared/providers-src; when neither works it fails, saying so", strings.Join(names, " and "), partial,
+		strings.Join(binaries, " and "), EngineEnv, strings.Join(plugins, " and "))
 }
 
 // missingIn names what dir lacks of an engine folder: bin/pulumi and the plugins.
@@ -294,7 +307,7 @@ func missingIn(dir string) []string {
 			missing = append(missing, "bin/pulumi")
 		}
 	}
-	for _, m := range pluginModules {
+	for _, m := range pluginModules() {
 		if _, err := os.Stat(filepath.Join(dir, "plugins", "pulumi-resource-"+m.name)); err != nil {
 			missing = append(missing, "plugins/pulumi-resource-"+m.name)
 		}
@@ -387,7 +400,7 @@ func engineIn(dir string) (Engine, bool) {
 		}
 	}
 	info, _ := debug.ReadBuildInfo()
-	for _, m := range pluginModules {
+	for _, m := range pluginModules() {
 		binary := filepath.Join(abs, "plugins", "pulumi-resource-"+m.name)
 		if _, err := os.Stat(binary); err != nil {
 			return Engine{}, false
@@ -407,12 +420,12 @@ func engineIn(dir string) (Engine, bool) {
 // folder of the running clusterplane, so that `clusterplane` inside is this one), the Pulumi home,
 // backend and passphrase file of dir, the loopback clouds' URLs and tokens, and the temporary
 // folder. A passphrase of the caller's is dropped: it would win over the file.
-func Environ(environ []string, dir string, engine Engine, doURL, civoURL string) []string {
+func Environ(environ []string, dir string, engine Engine, urls map[cloud.ID]string) []string {
 	path := engine.Bin
 	if exe, err := os.Executable(); err == nil {
 		path += string(os.PathListSeparator) + filepath.Dir(exe)
 	}
-	vars := Vars(dir, doURL, civoURL)
+	vars := Vars(dir, urls)
 	// The cache folder moves into the sandbox (what clusterplane and the engine cache there is
 	// the sandbox's), but Go's build cache stays the user's: a Go program built inside would
 	// otherwise compile everything afresh.
@@ -439,9 +452,10 @@ func Environ(environ []string, dir string, engine Engine, doURL, civoURL string)
 	return append(append(out, "PATH="+path), vars...)
 }
 
-// Vars are the variables the sandbox sets, PATH aside.
-func Vars(dir, doURL, civoURL string) []string {
-	return []string{
+// Vars are the variables the sandbox sets, PATH aside: urls are the loopback clouds' API URLs by
+// cloud, each cloud's token and URL going into its driver's variables.
+func Vars(dir string, urls map[cloud.ID]string) []string {
+	vars := []string{
 		DirEnv + "=" + dir,
 		"PULUMI_HOME=" + filepath.Join(dir, "home"),
 		"PULUMI_BACKEND_URL=file://" + filepath.ToSlash(filepath.Join(dir, "state")),
@@ -451,14 +465,15 @@ func Vars(dir, doURL, civoURL string) []string {
 		// Only the plugins linked into the sandbox's home: never another binary of the name on PATH.
 		"PULUMI_IGNORE_AMBIENT_PLUGINS=true",
 		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1",
-		"DIGITALOCEAN_TOKEN=" + DigitalOceanToken,
-		"DIGITALOCEAN_API_URL=" + doURL,
-		"CIVO_TOKEN=" + CivoToken,
-		"CIVO_API_URL=" + civoURL,
-		"TMPDIR=" + filepath.Join(dir, "tmp"),
-		"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"),
+	}
+	for _, d := range clouds.All() {
+		vars = append(vars, d.Env().TokenEnv+"="+Token(d.ID()), d.Env().URLEnv+"="+urls[d.ID()])
+	}
+	return append(vars,
+		"TMPDIR="+filepath.Join(dir, "tmp"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"),
 		// The providers' HashiCorp version check, which would call out and leave
 		// ~/.terraform.d behind.
 		"CHECKPOINT_DISABLE=1",
-	}
+	)
 }

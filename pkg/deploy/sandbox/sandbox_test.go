@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestARealCredentialInTheEnvironmentIsRefusedByNameNeverByValue(t *testing.T) {
@@ -19,7 +23,7 @@ func TestARealCredentialInTheEnvironmentIsRefusedByNameNeverByValue(t *testing.T
 	}{
 		{name: "nothing set starts", environ: []string{"HOME=/home/u"}},
 		{name: "the sandbox's own tokens start",
-			environ: []string{"DIGITALOCEAN_TOKEN=" + DigitalOceanToken, "CIVO_TOKEN=" + CivoToken}},
+			environ: []string{"DIGITALOCEAN_TOKEN=" + Token("digitalocean"), "CIVO_TOKEN=" + Token("civo")}},
 		{name: "empty variables start", environ: []string{"DIGITALOCEAN_TOKEN=", "CIVO_TOKEN="}},
 		{name: "a DigitalOcean token", environ: []string{"DIGITALOCEAN_TOKEN=" + real}, refused: "DIGITALOCEAN_TOKEN"},
 		{name: "a DigitalOcean access token", environ: []string{"DIGITALOCEAN_ACCESS_TOKEN=" + real}, refused: "DIGITALOCEAN_ACCESS_TOKEN"},
@@ -83,11 +87,11 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := first.DO.Cluster(exampleDOCluster); !ok {
-		t.Fatalf("a new sandbox lacks the cluster the examples join, %s", exampleDOCluster)
+	if _, ok := doOf(first).Cluster(fakeclouds.ExampleDOCluster); !ok {
+		t.Fatalf("a new sandbox lacks the cluster the examples join, %s", fakeclouds.ExampleDOCluster)
 	}
-	first.Civo.SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
-	doURL, civoURL := first.DO.URL(), first.Civo.URL()
+	civoOf(first).SeedNetwork("11111111-2222-4333-8444-555555555555", "added-later", "lon1")
+	doURL, civoURL := doOf(first).URL(), civoOf(first).URL()
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +101,11 @@ func TestTheCloudsComeBackWithWhatTheyHeldAtTheSameURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	if again.DO.URL() != doURL || again.Civo.URL() != civoURL {
-		t.Errorf("restarted at %s and %s, want the same URLs %s and %s", again.DO.URL(), again.Civo.URL(), doURL, civoURL)
+	if doOf(again).URL() != doURL || civoOf(again).URL() != civoURL {
+		t.Errorf("restarted at %s and %s, want the same URLs %s and %s", doOf(again).URL(), civoOf(again).URL(), doURL, civoURL)
 	}
 	found := false
-	for _, n := range again.Civo.Networks() {
+	for _, n := range civoOf(again).Networks() {
 		found = found || n.Label == "added-later"
 	}
 	if !found {
@@ -115,13 +119,13 @@ func TestTheSandboxsClustersAnswerLoopbackEndpointsSoNoClientDialsOut(t *testing
 		t.Fatal(err)
 	}
 	defer clouds.Close()
-	do, ok := clouds.DO.Cluster(exampleDOCluster)
+	do, ok := doOf(clouds).Cluster(fakeclouds.ExampleDOCluster)
 	if !ok {
-		t.Fatalf("no cluster %s", exampleDOCluster)
+		t.Fatalf("no cluster %s", fakeclouds.ExampleDOCluster)
 	}
-	civo, ok := clouds.Civo.Cluster(exampleCivoCluster)
+	civo, ok := civoOf(clouds).Cluster(fakeclouds.ExampleCivoCluster)
 	if !ok {
-		t.Fatalf("no cluster %s", exampleCivoCluster)
+		t.Fatalf("no cluster %s", fakeclouds.ExampleCivoCluster)
 	}
 	for name, endpoint := range map[string]string{"DigitalOcean": do.Endpoint, "Civo": civo.APIEndPoint, "Civo master": "https://" + civo.MasterIP} {
 		u, err := url.Parse(endpoint)
@@ -185,3 +189,8 @@ func TestTheSandboxIsFoundInTheFolderAboveAsGitFindsItsRepository(t *testing.T) 
 		t.Errorf("Dir inside a sandbox = %q", got)
 	}
 }
+
+// doOf and civoOf are the sandbox's loopback clouds as the tests reach into them.
+func doOf(c *Clouds) *fakedo.DO { return c.Cloud("digitalocean").(*fakedo.DO) }
+
+func civoOf(c *Clouds) *fakecivo.Civo { return c.Cloud("civo").(*fakecivo.Civo) }

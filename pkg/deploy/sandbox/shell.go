@@ -8,7 +8,7 @@ import (
 // ShellLines are the POSIX shell lines that enter the sandbox in dir whose clouds server serves:
 // eval "$(clusterplane sandbox env)". The caller's own PATH stays, after the engine's.
 func ShellLines(dir string, engine Engine, server *Server) []string {
-	env := Environ([]string{"PATH=$PATH"}, dir, engine, server.DigitalOcean, server.Civo)
+	env := Environ([]string{"PATH=$PATH"}, dir, engine, server.URLs)
 	// A passphrase of the shell's own would win over the sandbox's file.
 	lines := []string{"unset PULUMI_CONFIG_PASSPHRASE"}
 	for _, kv := range env {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/pkg/errors"
 )
 
@@ -17,10 +18,10 @@ func (s Server) check(path string) error {
 	if s.PID <= 0 {
 		return errors.Errorf("%s: field \"pid\" is %d, not a process's id: remove the file and run again", path, s.PID)
 	}
-	for _, f := range []struct{ name, url string }{{"digitaloceanApiUrl", s.DigitalOcean}, {"civoApiUrl", s.Civo}} {
-		if err := loopbackURL(f.url); err != nil {
+	for _, id := range clouds.IDs() {
+		if err := loopbackURL(s.URLs[id]); err != nil {
 			return errors.Errorf("%s: field %q: %v; the sandbox's clouds are on this machine only: remove the file and run again",
-				path, f.name, err)
+				path, urlField(id), err)
 		}
 	}
 	return nil

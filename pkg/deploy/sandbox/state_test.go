@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 )
 
 // nobody is the uid the tests give a file "another user" wrote; only root may.
@@ -61,8 +63,8 @@ func (p *process) running() bool {
 	}
 }
 
-// cloud is a URL on 127.0.0.1 that answers, as the sandbox's clouds do.
-func cloud(t *testing.T) string {
+// answering is a URL on 127.0.0.1 that answers, as the sandbox's clouds do.
+func answering(t *testing.T) string {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }))
 	t.Cleanup(s.Close)
@@ -136,7 +138,7 @@ func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := tt.run(t, dir)
-			path := announce(t, dir, Server{PID: p.cmd.Process.Pid, DigitalOcean: cloud(t), Civo: cloud(t)})
+			path := announce(t, dir, Server{PID: p.cmd.Process.Pid, URLs: map[cloud.ID]string{"digitalocean": answering(t), "civo": answering(t)}})
 			stopped, err := Stop(dir)
 			if tt.stopped {
 				if err != nil || !stopped {
@@ -180,6 +182,11 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 		{name: "a Civo URL on a private network's address is refused",
 			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "http://10.0.0.1:8080"},
 			field: "civoApiUrl", says: "not on a loopback address"},
+		{name: "a cloud's URL left out is refused at its field",
+			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up"},
+			field: "civoApiUrl", says: "not an http or https URL"},
+		{name: "a field of no cloud a driver knows is not read",
+			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "up", "moonApiUrl": "https://moon.example"}},
 		{name: "process id 0, which signals the whole group, is refused",
 			state: map[string]any{"pid": 0, "digitaloceanApiUrl": "up", "civoApiUrl": "up"}, field: "pid", says: "not a process's id"},
 		{name: "process id -1, which signals every process, is refused",
@@ -195,7 +202,7 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 				case "serve":
 					v = serve.cmd.Process.Pid
 				case "up":
-					v = cloud(t)
+					v = answering(t)
 				}
 				state[k] = v
 			}
@@ -290,7 +297,7 @@ func TestASandboxsFolderAndStateFileMustBeTheUsersAlone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newSandbox(t)
 			serve := start(t, "/", true, "sandbox", "serve", "--dir", dir)
-			state := announce(t, dir, Server{PID: serve.cmd.Process.Pid, DigitalOcean: cloud(t), Civo: cloud(t)})
+			state := announce(t, dir, Server{PID: serve.cmd.Process.Pid, URLs: map[cloud.ID]string{"digitalocean": answering(t), "civo": answering(t)}})
 			tt.spoil(t, dir, state)
 			s, err := Running(dir)
 			if err == nil || !strings.Contains(err.Error(), tt.refused) {

@@ -87,11 +87,8 @@ var schemaNotes = map[string]jsonObject{
 	"Object.created_by":       {"readOnly": true},
 	"Body.cluster_id": {"format": "uuid",
 		"description": "A node pool's cluster: required by POST /api/v1/nodepools, taken from the path otherwise; a pool cannot move to another cluster."},
-	"Body.name":     {"minLength": 1, "description": "The cloud's name of the object: it cannot change once created."},
-	"Platform.type": {"enum": []string{body.DigitalOcean, body.Civo}, "description": "The cloud; it cannot change once created."},
-	"Platform.digitalocean": {"description": "The fields of the DigitalOcean kind's manifest spec (clusterplane explain), " +
-		"checked as `clusterplane validate` checks a manifest."},
-	"Platform.civo":                    {"description": "The fields of the Civo kind's manifest spec (clusterplane explain), checked as `clusterplane validate` checks a manifest."},
+	"Body.name":                        {"minLength": 1, "description": "The cloud's name of the object: it cannot change once created."},
+	"Platform.type":                    {"enum": body.Platforms(), "description": "The cloud; it cannot change once created."},
 	"Autoscaling.minNodes":             {"minimum": 0},
 	"Autoscaling.maxNodes":             {"minimum": 0},
 	"Spec.nodeCount":                   {"minimum": 0},
@@ -194,12 +191,27 @@ func (d *openAPIDoc) component(t reflect.Type) string {
 			required = append(required, field)
 		}
 	}
+	if t == platformType {
+		platformBlocks(properties)
+	}
 	c := jsonObject{"type": "object", "properties": properties}
 	if required != nil {
 		c["required"] = required
 	}
 	d.schemas[name] = c
 	return name
+}
+
+var platformType = reflect.TypeFor[body.Platform]()
+
+// platformBlocks adds to the platform's properties each cloud's block, under the cloud's ID: the
+// platform's JSON holds them (body.Platform's UnmarshalJSON), though its Go type has a map.
+func platformBlocks(properties jsonObject) {
+	for _, id := range body.Platforms() {
+		properties[id] = jsonObject{"type": "object", "additionalProperties": true,
+			"description": "The fields of the " + body.PlatformName(id) + " kind's manifest spec (clusterplane explain), " +
+				"checked as `clusterplane validate` checks a manifest."}
+	}
 }
 
 // kindName is a kind's name in schemas and operation ids: "Cluster", "Nodepool".

@@ -18,12 +18,6 @@ import (
 	"github.com/pkg/errors"
 )
 
-// The platforms a body's spec.platform.type names.
-const (
-	DigitalOcean = "digitalocean"
-	Civo         = "civo"
-)
-
 // Body is a create or update request of a cluster or a node pool.
 type Body struct {
 	Name      string `json:"name"`
@@ -39,11 +33,14 @@ type Spec struct {
 	NodeCount   *int64       `json:"nodeCount,omitempty"`
 }
 
-// Platform names the cloud and carries its block.
+// Platform names the cloud (a cloud's ID, as its driver says it) and carries its block, written
+// under the cloud's ID: {"type": "civo", "civo": {...}}. The platform is the cloud: one word
+// for one thing, its blocks one per cloud a driver knows (platform.go).
 type Platform struct {
-	Type         string                     `json:"type"`
-	DigitalOcean map[string]json.RawMessage `json:"digitalocean,omitempty"`
-	Civo         map[string]json.RawMessage `json:"civo,omitempty"`
+	Type string `json:"type"`
+	// Blocks are the clouds' blocks by cloud ID, as the client wrote them; a block written null
+	// is absent.
+	Blocks map[string]map[string]json.RawMessage `json:"-"`
 }
 
 // Autoscaling is the seed's autoscaling block, for node pools.
@@ -99,7 +96,7 @@ func jsonMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	for _, seed := range []string{"gcp", "aws", "azure"} {
 		if strings.Contains(msg, `unknown field "`+seed+`"`) {
-			return `unknown field "` + seed + `": the platforms are digitalocean and civo (spec.platform.type, with its block)`
+			return `unknown field "` + seed + `": the platforms are ` + strings.Join(Platforms(), " and ") + ` (spec.platform.type, with its block)`
 		}
 	}
 	return msg
@@ -183,40 +180,33 @@ func (s Spec) Protected() bool {
 
 // Block is the block of the platform's type (nil for an unknown type).
 func (p Platform) Block() map[string]json.RawMessage {
-	switch p.Type {
-	case DigitalOcean:
-		return p.DigitalOcean
-	case Civo:
-		return p.Civo
+	if _, ok := kindsOf(p.Type); !ok {
+		return nil
 	}
-	return nil
+	return p.Blocks[p.Type]
 }
 
 // kindOf is the manifest kind of a platform's cluster or pool.
 func kindOf(platform string, pool bool) (apiVersion, kind string) {
-	apiVersion = platform + ".clusterplane.dev/v1"
-	prefix := map[string]string{DigitalOcean: "DigitalOcean", Civo: "Civo"}[platform]
+	k, _ := kindsOf(platform)
 	if pool {
-		return apiVersion, prefix + "KubernetesNodePool"
+		return k.APIVersion, k.Pool
 	}
-	return apiVersion, prefix + "KubernetesCluster"
+	return k.APIVersion, k.Cluster
 }
 
 // block is the platform's block, with a problem when the type and block do not match.
 func (s Spec) block() (map[string]json.RawMessage, []Problem) {
-	switch s.Platform.Type {
-	case DigitalOcean:
-		if s.Platform.Civo != nil {
-			return nil, []Problem{{Field: "spec.platform.civo", Rule: "platform.block", Message: "platform.type is digitalocean: write its block as platform.digitalocean"}}
-		}
-		return s.Platform.DigitalOcean, nil
-	case Civo:
-		if s.Platform.DigitalOcean != nil {
-			return nil, []Problem{{Field: "spec.platform.digitalocean", Rule: "platform.block", Message: "platform.type is civo: write its block as platform.civo"}}
-		}
-		return s.Platform.Civo, nil
+	if _, ok := kindsOf(s.Platform.Type); !ok {
+		return nil, []Problem{{Field: "spec.platform.type", Rule: "platform.type", Message: "must be " + strings.Join(Platforms(), " or ")}}
 	}
-	return nil, []Problem{{Field: "spec.platform.type", Rule: "platform.type", Message: "must be digitalocean or civo"}}
+	for _, other := range Platforms() {
+		if other != s.Platform.Type && s.Platform.Blocks[other] != nil {
+			return nil, []Problem{{Field: "spec.platform." + other, Rule: "platform.block",
+				Message: "platform.type is " + s.Platform.Type + ": write its block as platform." + s.Platform.Type}}
+		}
+	}
+	return s.Platform.Blocks[s.Platform.Type], nil
 }
 
 // ClusterManifest is the manifest of a cluster's body: metadata.name is the body's name, and
@@ -268,7 +258,8 @@ func PoolManifest(b Body, c Cluster) ([]byte, error) {
 	_, clusterKind := kindOf(c.Platform, false)
 	spec["nodePoolName"] = b.Name
 	spec["cluster"] = map[string]any{"valueFrom": map[string]any{"kind": clusterKind, "name": c.Name}}
-	if _, ok := spec["region"]; !ok && c.Platform == Civo && c.Region != "" {
+	// A pool of a cloud whose API is per region is in its cluster's region.
+	if _, ok := spec["region"]; !ok && poolRegion(c.Platform) && c.Region != "" {
 		spec["region"] = c.Region
 	}
 	if b.Spec.NodeCount != nil {

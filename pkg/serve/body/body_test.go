@@ -24,7 +24,7 @@ func TestAManifestsFieldIsNamedAsTheBodyWroteIt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.manifest, func(t *testing.T) {
-			if got := body.Field(tt.manifest, body.DigitalOcean); got != tt.want {
+			if got := body.Field(tt.manifest, "digitalocean"); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
@@ -37,7 +37,7 @@ func TestAPoolsManifestTakesTheSeedsFieldsAndReadsItsClusterFromItsStack(t *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := body.PoolManifest(b, body.Cluster{Name: "dev", Platform: body.Civo, Region: "lon1"})
+	data, err := body.PoolManifest(b, body.Cluster{Name: "dev", Platform: "civo", Region: "lon1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestABodyThatDoesNotFitItsPlatformIsRefusedBeforeAnyManifest(t *testing.T) 
 				t.Fatal(err)
 			}
 			if tt.pool {
-				_, err = body.PoolManifest(b, body.Cluster{Name: "c", Platform: body.Civo})
+				_, err = body.PoolManifest(b, body.Cluster{Name: "c", Platform: "civo"})
 			} else {
 				_, err = body.ClusterManifest(b)
 			}
