@@ -10,7 +10,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 )
 
 // CivoPools is Civo's pool API as a rotation asks it; a pool's id is its name.

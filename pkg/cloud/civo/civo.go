@@ -1,5 +1,5 @@
 // Package civo is the part of Civo's REST API that clusterplane reads outside a provider plugin
-// and outside a pool's own calls (pkg/cloud/civopool): the Kubernetes clusters of a region with
+// and outside a pool's own calls (pkg/cloud/civo/pools): the Kubernetes clusters of a region with
 // their pools, its firewalls, the Kubernetes versions, the regions and a cluster's kubeconfig. Callers get typed
 // values; the JSON of each answer is declared here once.
 //

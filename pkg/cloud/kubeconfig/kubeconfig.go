@@ -3,7 +3,7 @@
 // answer, which holds the kubeconfig.
 //
 // A pool rotation (pkg/change/rotation) and upgrade plan (pkg/change/upgrade) read it through
-// different HTTP clients (civopool's, godo, cloudapi); each hands its own GET as a Get, so the
+// different HTTP clients (Civo's pool client, godo, cloudapi); each hands its own GET as a Get, so the
 // rules live here and the clients stay as they are.
 //
 // The kubeconfig is a secret: it is returned in memory, never written, never in an error.
@@ -21,7 +21,7 @@ import (
 
 // Get sends GET path (without a query) to a cloud's API with the caller's client and token, and
 // returns the body of a 2xx answer; any other answer is an error that does not quote a 2xx body.
-// A Civo Get adds the client's region itself, as civopool's client does.
+// A Civo Get adds the client's region itself, as Civo's pool client (pkg/cloud/civo/pools) does.
 type Get func(ctx context.Context, path string) ([]byte, error)
 
 // Civo is the kubeconfig of Civo cluster id: the kubeconfig field of GET

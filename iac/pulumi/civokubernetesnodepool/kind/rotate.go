@@ -7,11 +7,11 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
