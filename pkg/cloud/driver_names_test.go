@@ -149,8 +149,6 @@ var notYetMoved = map[string]int{
 	"pkg/cli/commands.go":                     2,
 	"pkg/cloud/cloudapi/clouds.go":            8,
 	"pkg/cloud/cloudapi/godo.go":              1,
-	"pkg/cloud/drain/selector.go":             3,
-	"pkg/cloud/kubeconfig/kubeconfig.go":      5,
 	"pkg/cloud/scan/civo.go":                  9,
 	"pkg/cloud/scan/digitalocean.go":          10,
 	"pkg/cloud/scan/scan.go":                  9,

@@ -18,7 +18,6 @@ var changeCallsNotYetMoved = map[string]bool{
 	"pkg/change/cost → pkg/cloud/cloudapi":         true,
 	"pkg/change/cost → pkg/cloud/digitalocean":     true,
 	"pkg/change/rotation → pkg/cloud/digitalocean": true,
-	"pkg/change/rotation → pkg/cloud/kubeconfig":   true,
 	"pkg/change/upgrade → pkg/cloud":               true,
 	"pkg/change/upgrade → pkg/cloud/civo":          true,
 	"pkg/change/upgrade → pkg/cloud/cloudapi":      true,

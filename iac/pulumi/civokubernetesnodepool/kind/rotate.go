@@ -7,9 +7,9 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/pkg/errors"
@@ -57,7 +57,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		Cloud:      rotation.CivoPools{Client: client, New: pool},
 		NodeLabels: "civo",
 		// Through the pool client, so the read has its token, URL, region, timeout and retries.
-		Kubeconfig: func(ctx context.Context) ([]byte, error) { return kubeconfig.Civo(ctx, client.Read, cluster) },
+		Kubeconfig: func(ctx context.Context) ([]byte, error) { return civo.ReadKubeconfig(ctx, client.Read, cluster) },
 		DeleteCommand: func(id string) string {
 			return "civo kubernetes node-pool delete " + cluster + " " + id + " --region " + spec.GetRegion()
 		},
