@@ -6,6 +6,8 @@
 package cloud
 
 import (
+	"regexp"
+
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -37,6 +39,12 @@ type Driver interface {
 	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
 	// own; nil when it needs none.
 	PluginEnv() map[string]string
+	// TokenShape is the published shape of the cloud's API tokens, the one secret scanners look
+	// for, by which a token written outside a token's field is refused; nil when it has none.
+	TokenShape() *regexp.Regexp
+	// TagsIgnoreCase tells whether the cloud's provider keeps a resource's tags in a set that
+	// ignores case, so that two tags differing only in case would be one tag.
+	TagsIgnoreCase() bool
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.
