@@ -45,6 +45,10 @@ type Driver interface {
 	// TagsIgnoreCase tells whether the cloud's provider keeps a resource's tags in a set that
 	// ignores case, so that two tags differing only in case would be one tag.
 	TagsIgnoreCase() bool
+	// Distribution is the Kubernetes distribution a cluster of clusterType (its spec's
+	// cluster_type, by the enum value's name; "" when it has none) runs, by which the cloud's
+	// catalogue tells its versions apart; "" when the cloud offers one distribution.
+	Distribution(clusterType string) string
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

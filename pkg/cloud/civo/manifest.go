@@ -7,3 +7,12 @@ func (Driver) TokenShape() *regexp.Regexp { return nil }
 
 // TagsIgnoreCase: the Civo kinds send no tags to Civo.
 func (Driver) TagsIgnoreCase() bool { return false }
+
+// Distribution: a Civo cluster runs k3s, or Talos when its cluster_type says talos; Civo lists
+// each version for one of the two.
+func (Driver) Distribution(clusterType string) string {
+	if clusterType == "talos" {
+		return "talos"
+	}
+	return "k3s"
+}

@@ -85,3 +85,27 @@ func TestOnlyACloudThatPublishesATokenShapeLooksForIt(t *testing.T) {
 		})
 	}
 }
+
+func TestEachCloudNamesTheDistributionOfAClusterType(t *testing.T) {
+	tests := []struct {
+		name              string
+		id                cloud.ID
+		clusterType, want string
+	}{
+		{"a Civo cluster without a type runs k3s", "civo", "", "k3s"},
+		{"a Civo k3s cluster runs k3s", "civo", "k3s", "k3s"},
+		{"a Civo talos cluster runs Talos", "civo", "talos", "talos"},
+		{"a DigitalOcean cluster has no distribution to tell apart", "digitalocean", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := clouds.Get(tt.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Distribution(tt.clusterType); got != tt.want {
+				t.Errorf("Distribution(%q) = %q, want %q", tt.clusterType, got, tt.want)
+			}
+		})
+	}
+}

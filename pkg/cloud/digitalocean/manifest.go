@@ -13,3 +13,6 @@ func (Driver) TokenShape() *regexp.Regexp { return tokenShape }
 // TagsIgnoreCase: the DigitalOcean provider keeps tags in a set that ignores case
 // (terraform-provider-digitalocean's tag.TagsSchema hashes with util.HashStringIgnoreCase).
 func (Driver) TagsIgnoreCase() bool { return true }
+
+// Distribution: DigitalOcean offers one distribution, its own.
+func (Driver) Distribution(string) string { return "" }
