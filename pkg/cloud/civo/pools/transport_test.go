@@ -134,7 +134,7 @@ func TestARequestThatGetsNoAnswerFailsAfterTheRequestTimeout(t *testing.T) {
 
 func TestClientsReuseOneConnectionForManyRequests(t *testing.T) {
 	s := newCivoServer(t)
-	// Clients are made one per operation (civopoolresource does), so the pool of connections
+	// Clients are made one per operation (the plugin's pool resource does), so the pool of connections
 	// must outlive each of them.
 	for _, c := range []*pools.Client{s.client(t), s.client(t)} {
 		for i := 0; i < 3; i++ {
