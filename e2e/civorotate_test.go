@@ -27,7 +27,7 @@ func TestUpRotatesACivoPoolThroughASurgePoolAndBackToItsNameUnderAPDB(t *testing
 	rig := newCivoRotationRig(t)
 	e, cs, text, seeded := rig.e, rig.cs, rig.text, rig.seeded
 	sel := func(pool string) map[string]string {
-		s, _ := drain.PoolSelector(drain.Civo, "", pool)
+		s, _ := drain.PoolSelector("civo", "", pool)
 		return s
 	}
 
@@ -106,7 +106,7 @@ func TestUpRotatesARenamedCivoPoolInOneHopAfterARollBack(t *testing.T) {
 	t.Parallel()
 	rig := newCivoRotationRig(t)
 	e, cs, text, manifest, seeded := rig.e, rig.cs, rig.text, rig.manifest, rig.seeded
-	oldSel, _ := drain.PoolSelector(drain.Civo, "", "workers")
+	oldSel, _ := drain.PoolSelector("civo", "", "workers")
 
 	renamed := e.write("renamed.yaml", strings.NewReplacer("size: g4s.kube.medium", "size: g4s.kube.large",
 		"nodePoolName: workers", "nodePoolName: apps").Replace(text))
@@ -146,7 +146,7 @@ func TestUpRotatesARenamedCivoPoolInOneHopAfterARollBack(t *testing.T) {
 	if p, ok := e.civo.Pool(civoClusterID, "apps"); !ok || p.Size != "g4s.kube.large" || p.Count != 2 {
 		t.Errorf("pool apps is %+v (found %v), want 2 × g4s.kube.large", p, ok)
 	}
-	newSel, _ := drain.PoolSelector(drain.Civo, "", "apps")
+	newSel, _ := drain.PoolSelector("civo", "", "apps")
 	waitPodsOn(t, cs, "shop", newSel, "", 4)
 	sampler.held(t, 3)
 	e.rotationSettled(t, renamed)
@@ -192,7 +192,7 @@ func newCivoRotationRig(t *testing.T) civoRotationRig {
 	if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
 		t.Fatalf("up = %d: %s", code, r)
 	}
-	sel, _ := drain.PoolSelector(drain.Civo, "", "workers")
+	sel, _ := drain.PoolSelector("civo", "", "workers")
 	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, sel)) == 2 })
 	workload(t, cs, "shop", 4, 4)
 	return civoRotationRig{e: e, cs: cs, text: text, manifest: manifest, seeded: seeded.Pools}

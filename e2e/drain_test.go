@@ -283,7 +283,7 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldSel, err := drain.PoolSelector(drain.DigitalOcean, "old", "")
+	oldSel, err := drain.PoolSelector("digitalocean", "old", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "new", p.ID)
+	newSel, _ := drain.PoolSelector("digitalocean", "new", p.ID)
 	surge := drain.Pool{Name: "new", Selector: newSel}
 	// The cloud reports the new nodes running after a poll; WaitReady is what a rotation polls.
 	if _, _, err := godoClient.Kubernetes.GetNodePool(ctx, cid, p.ID); err != nil {
@@ -379,7 +379,7 @@ func TestADrainAPDBNeverAllowsStopsAtItsTimeoutWithNodesCordoned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := drain.PoolSelector(drain.Civo, "", "pool-old")
+	sel, err := drain.PoolSelector("civo", "", "pool-old")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestUpRotatesADigitalOceanPoolAndResumesAfterAStoppedDrainAndAKill(t *testi
 	if pools := poolNames(e); fmt.Sprint(pools) != "[default workers]" {
 		t.Errorf("after the rotation the cluster has pools %v, want default and workers", pools)
 	}
-	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	newSel, _ := drain.PoolSelector("digitalocean", "workers", "")
 	waitPodsOn(t, cs, "shop", newSel, "", 4)
 	sampler.held(t, 3)
 
@@ -253,13 +253,13 @@ func newRotationRig(t *testing.T) rotationRig {
 		t.Fatalf("up = %d: %s", code, r)
 	}
 	before := e.doPool(doClusterID, "workers")
-	defaultSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	defaultSel, _ := drain.PoolSelector("digitalocean", "default", "")
 	for name := range nodesOf(t, cs, defaultSel) {
 		if code, body := k.patch("/api/v1/nodes/"+name, map[string]any{"spec": map[string]any{"unschedulable": true}}); code != 200 {
 			t.Fatalf("cordon %s: %d %s", name, code, body)
 		}
 	}
-	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	oldSel, _ := drain.PoolSelector("digitalocean", "workers", "")
 	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
 	workload(t, cs, "shop", 4, 4)
 	return rotationRig{e: e, cs: cs, text: text, manifest: manifest, before: before, oldSel: oldSel}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/digitalocean/godo"
 )
@@ -41,7 +41,7 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 	oldPool := *before.NodePools[0]
 	e.do.SetNodes(before.ID, k.nodes())
 	e.do.SetKubeconfig(before.ID, k.kubeconfig())
-	oldSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	oldSel, _ := drain.PoolSelector("digitalocean", "default", "")
 	waitFor(t, time.Minute, "the default pool's 2 nodes registered", func() bool { return len(nodesOf(t, cs, oldSel)) == 2 })
 	workload(t, cs, "shop", 4, 4)
 
@@ -92,7 +92,7 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 		t.Errorf("the cluster's pool is %s %q of %s tagged %v; want a new pool (not %s) named default of s-4vcpu-8gb tagged %s",
 			pool.ID, pool.Name, pool.Size, pool.Tags, oldPool.ID, defaultpool.Tag)
 	}
-	newSel, _ := drain.PoolSelector(drain.DigitalOcean, "default", "")
+	newSel, _ := drain.PoolSelector("digitalocean", "default", "")
 	waitPodsOn(t, cs, "shop", newSel, "default-surge", 4)
 	sampler.held(t, 3)
 

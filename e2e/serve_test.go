@@ -466,7 +466,7 @@ func TestTheAPIRotatesAPoolAndItsStatusSaysThePhases(t *testing.T) {
 	path := "/api/v1/nodepools/" + p["id"].(string)
 	a.waitStatus(path, "True")
 	before := e.doPool(clusterID, "workers")
-	sel, _ := drain.PoolSelector(drain.DigitalOcean, "workers", "")
+	sel, _ := drain.PoolSelector("digitalocean", "workers", "")
 	waitFor(t, time.Minute, "the pool's 2 nodes registered", func() bool { return len(nodesOf(t, k.clientset(), sel)) == 2 })
 
 	_, now := a.call("GET", path, "")

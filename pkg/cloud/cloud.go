@@ -7,6 +7,7 @@ package cloud
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -50,6 +51,16 @@ type Driver interface {
 	// ProviderSDKVersion is the version of ProviderSDK go.mod pins, for a binary built without
 	// module information: its provider plugin's version.
 	ProviderSDKVersion() string
+	// TokenShape is the published shape of the cloud's API tokens, the one secret scanners look
+	// for, by which a token written outside a token's field is refused; nil when it has none.
+	TokenShape() *regexp.Regexp
+	// TagsIgnoreCase tells whether the cloud's provider keeps a resource's tags in a set that
+	// ignores case, so that two tags differing only in case would be one tag.
+	TagsIgnoreCase() bool
+	// Distribution is the Kubernetes distribution a cluster of clusterType (its spec's
+	// cluster_type, by the enum value's name; "" when it has none) runs, by which the cloud's
+	// catalogue tells its versions apart; "" when the cloud offers one distribution.
+	Distribution(clusterType string) string
 }
 
 // Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and

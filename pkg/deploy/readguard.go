@@ -32,7 +32,7 @@ import (
 //     and resourceDigitalOceanKubernetesNodePoolRead (resource_kubernetes_node_pool.go). Other
 //     errors fail the read. A 404 the API answers for a cluster it still has (a read right after
 //     a create, an edge that has not caught up) is dropped all the same.
-//   - clusterplane's own Civo node pool (pkg/pulumi/civopoolresource) fails its read on an error.
+//   - clusterplane's own Civo node pool (iac/pulumi/civokubernetesnodepool/poolresource) fails its read on an error.
 //
 // So after an up or a refresh that read the cloud, every resource the read dropped is looked up
 // in its cloud's list through clusterplane's own client (package scan, over pkg/cloud/civo and

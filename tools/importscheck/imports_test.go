@@ -17,15 +17,15 @@ const module = "github.com/clusterplane/clusterplane/"
 var changeCallsNotYetMoved = map[string]bool{
 	"pkg/change/cost → pkg/cloud/cloudapi":         true,
 	"pkg/change/cost → pkg/cloud/digitalocean":     true,
-	"pkg/change/rotation → pkg/cloud/civopool":     true,
-	"pkg/change/rotation → pkg/cloud/defaultpool":  true,
 	"pkg/change/rotation → pkg/cloud/digitalocean": true,
-	"pkg/change/rotation → pkg/cloud/kubeconfig":   true,
 	"pkg/change/upgrade → pkg/cloud":               true,
 	"pkg/change/upgrade → pkg/cloud/civo":          true,
 	"pkg/change/upgrade → pkg/cloud/cloudapi":      true,
 	"pkg/change/upgrade → pkg/cloud/digitalocean":  true,
 	"pkg/change/upgrade → pkg/cloud/kube":          true,
+	// Civo's pool client and DigitalOcean's default-pool tag, now under their drivers.
+	"pkg/change/rotation → pkg/cloud/civo/pools":               true,
+	"pkg/change/rotation → pkg/cloud/digitalocean/defaultpool": true,
 }
 
 // imports are the non-test imports of every package under pkg/ that lie in this module, by the

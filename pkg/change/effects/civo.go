@@ -54,7 +54,7 @@ const (
 	CivoClusterSource = "terraform-provider-civo v1.1.4 civo/kubernetes/resource_kubernetes_cluster.go " +
 		"ResourceKubernetesCluster, customizeDiffKubernetesCluster, resourceKubernetesClusterUpdate"
 	CivoFirewallSource = "terraform-provider-civo v1.1.4 civo/firewall/resource_firewall.go ResourceFirewall, resourceFirewallUpdate"
-	CivoPluginSource   = "pkg/pulumi/civopoolresource Diff and pkg/cloud/civopool Update (this repository's plugin, over civogo v0.3.89)"
+	CivoPluginSource   = "iac/pulumi/civokubernetesnodepool/poolresource Diff and pkg/cloud/civo/pools Update (this repository's plugin, over civogo v0.3.89)"
 	// CivoPoolRecreated: the plugin deletes first, because a pool's name is its id in the cluster.
 	CivoPoolRecreated = "Civo cannot change it on a pool: the plugin deletes the pool, then creates it anew (its name is its " +
 		"id in the cluster, so the two cannot exist at once) and the pool has no nodes in between; to keep the capacity, " +

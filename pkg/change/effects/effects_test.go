@@ -110,7 +110,7 @@ func TestEveryRowAgreesWithWhatTheProviderDoes(t *testing.T) {
 	provider := providerEffects(t)
 	for _, kind := range registry.Kinds().Tables() {
 		for _, row := range kind.Rows {
-			// The plugin's own resource has no Terraform provider: pkg/pulumi/civopoolresource's tests hold
+			// The plugin's own resource has no Terraform provider: iac/pulumi/civokubernetesnodepool/poolresource's tests hold
 			// its rows against the plugin's Diff. A change clusterplane itself refuses on a stack
 			// (metadata.env) never reaches the provider.
 			if row.Attribute == "" || strings.HasPrefix(row.Attribute, "clusterplane_") || row.Refusal == effects.Identity {

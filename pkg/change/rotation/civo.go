@@ -1,5 +1,5 @@
 // This file is Civo's node pool API for one cluster as a rotation asks it (Cloud, less the node
-// selector), over pkg/cloud/civopool's client. A Civo pool's id is its name, and Civo renames no
+// selector), over pkg/cloud/civo/pools's client. A Civo pool's id is its name, and Civo renames no
 // pool: the rotation creates pools of their final names instead (Plans plans the hops).
 
 package rotation
@@ -10,7 +10,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 )
 
 // CivoPools is Civo's pool API as a rotation asks it; a pool's id is its name.

@@ -17,8 +17,8 @@ import (
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 )
 
 // MarkTag is the prefix of the tag a pool rotation marks the pools it creates with, followed by

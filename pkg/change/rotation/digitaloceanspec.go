@@ -8,7 +8,7 @@ import (
 	"github.com/digitalocean/godo"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 // DOSpec is a pool as both DigitalOcean kinds' manifests write it: a node pool's spec, a cluster's
@@ -53,7 +53,7 @@ func DONodes(s DOSpec) int {
 // Kubeconfig is the cluster's kubeconfig, read from DigitalOcean's kubeconfig endpoint into
 // memory by pkg/cloud/kubeconfig's rules: a rotation drains through it and never writes it to disk.
 func (p DOPools) Kubeconfig(ctx context.Context) ([]byte, error) {
-	return kubeconfig.DigitalOcean(ctx, p.get, p.Cluster)
+	return digitalocean.ReadKubeconfig(ctx, p.get, p.Cluster)
 }
 
 // get is GET path through the godo client, its body as it came: godo's GetKubeConfig would

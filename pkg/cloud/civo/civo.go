@@ -1,5 +1,5 @@
 // Package civo is the part of Civo's REST API that clusterplane reads outside a provider plugin
-// and outside a pool's own calls (pkg/cloud/civopool): the Kubernetes clusters of a region with
+// and outside a pool's own calls (pkg/cloud/civo/pools): the Kubernetes clusters of a region with
 // their pools, its firewalls, the Kubernetes versions, the regions and a cluster's kubeconfig. Callers get typed
 // values; the JSON of each answer is declared here once.
 //
@@ -21,7 +21,6 @@ import (
 	"strconv"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/pkg/errors"
 )
 
@@ -157,7 +156,7 @@ func (c *Client) Firewalls(ctx context.Context, region string) ([]Firewall, erro
 // memory only, never quoted in an error. Cluster's model has no field for it, so a list or a
 // look-up never holds one.
 func (c *Client) Kubeconfig(ctx context.Context, region, id string) ([]byte, error) {
-	return kubeconfig.Civo(ctx, func(ctx context.Context, path string) ([]byte, error) {
+	return ReadKubeconfig(ctx, func(ctx context.Context, path string) ([]byte, error) {
 		var data []byte
 		err := c.api.Do(ctx, http.MethodGet, path+query(region), nil, &data)
 		return data, err

@@ -30,7 +30,7 @@ type PoolRequest struct {
 	Size   string            `json:"size"`
 	Count  int32             `json:"count"`
 	Labels map[string]string `json:"labels,omitempty"`
-	// Taints is sent as a list even when empty, as pkg/cloud/civopool does: Civo reads "taints":
+	// Taints is sent as a list even when empty, as pkg/cloud/civo/pools does: Civo reads "taints":
 	// null as no list at all.
 	Taints []Taint `json:"taints"`
 }

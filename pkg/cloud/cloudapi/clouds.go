@@ -92,8 +92,8 @@ const HTTPSRule = "must be https (plain http only to a loopback host written in 
 // an error: a URL may carry credentials of its own.
 func (c Cloud) Resolve(token, apiURL string) (string, string, error) {
 	// Inside the sandbox only the environment's token and URL, the sandbox's, may be used: a
-	// program hands them on to a plugin's config (civoprovider.Plugin), a manifest's own would
-	// reach elsewhere.
+	// program hands them on to a plugin's config (pkg/cloud/civo/pulumiprovider.Plugin), a
+	// manifest's own would reach elsewhere.
 	if err := c.Sandboxed(token, apiURL); err != nil {
 		return "", "", err
 	}

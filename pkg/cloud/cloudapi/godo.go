@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/digitalocean/godo"
-	"github.com/pkg/errors"
 )
 
 // Godo is a godo client of DigitalOcean's API at base (godo's own, DigitalOcean's, when "") with
@@ -30,7 +29,7 @@ func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {
 	u, err := c.BaseURL.Parse(strings.TrimSuffix(base, "/") + "/")
 	if err != nil {
 		// url's error quotes the URL, which may carry credentials.
-		return nil, errors.New("the DigitalOcean API URL is not a URL")
+		return nil, errNotAURL
 	}
 	c.BaseURL = u
 	return c, nil

@@ -53,3 +53,19 @@ func ByProviderConfig(m protoreflect.MessageDescriptor) (cloud.Driver, bool) {
 	}
 	return All()[i], true
 }
+
+// apiPackage is where the API keeps each cloud's kinds: clusterplane.provider.<cloud ID>.
+const apiPackage = "clusterplane.provider."
+
+// OfMessage is the driver of the cloud whose API package holds the message (or enum) named
+// name, clusterplane.provider.<ID>.…; false for a message of no cloud's package, never another
+// cloud's driver.
+func OfMessage(name protoreflect.FullName) (cloud.Driver, bool) {
+	i := slices.IndexFunc(All(), func(d cloud.Driver) bool {
+		return strings.HasPrefix(string(name), apiPackage+string(d.ID())+".")
+	})
+	if i < 0 {
+		return nil, false
+	}
+	return All()[i], true
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -31,5 +32,80 @@ func TestAnUnknownCloudIsAnErrorNamingItNeverAnotherCloudsDriver(t *testing.T) {
 	}
 	if d, ok := clouds.ByProviderConfig((&structpb.Struct{}).ProtoReflect().Descriptor()); ok {
 		t.Errorf("ByProviderConfig(a message of no cloud) = %s, want none", d.ID())
+	}
+}
+
+func TestAMessageBelongsToTheCloudWhosePackageHoldsItAndToNoOther(t *testing.T) {
+	tests := []struct {
+		name    string
+		message protoreflect.FullName
+		want    cloud.ID // "" for none
+	}{
+		{"a Civo kind's spec is Civo's", "clusterplane.provider.civo.civokubernetescluster.v1.CivoKubernetesClusterSpec", "civo"},
+		{"a DigitalOcean provider config is DigitalOcean's", "clusterplane.provider.digitalocean.v1.DigitalOceanProviderConfig", "digitalocean"},
+		{"a package that only begins with a cloud's ID is no cloud's", "clusterplane.provider.civocloud.v1.Spec", ""},
+		{"an unknown cloud's package is no cloud's", "clusterplane.provider.othercloud.v1.OthercloudKubernetesClusterSpec", ""},
+		{"the shared package is no cloud's", "clusterplane.shared.v1.CloudResourceMetadata", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, ok := clouds.OfMessage(tt.message)
+			switch {
+			case tt.want == "" && ok:
+				t.Errorf("OfMessage(%s) = %s, want no cloud", tt.message, d.ID())
+			case tt.want != "" && (!ok || d.ID() != tt.want):
+				t.Errorf("OfMessage(%s) = %v, %t; want %s", tt.message, d, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestOnlyACloudThatPublishesATokenShapeLooksForIt(t *testing.T) {
+	const doToken = "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	tests := []struct {
+		id             cloud.ID
+		wantShape      bool
+		wantIgnoreCase bool
+	}{
+		{"civo", false, false},
+		{"digitalocean", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.id), func(t *testing.T) {
+			d, err := clouds.Get(tt.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.TokenShape() != nil && d.TokenShape().MatchString(doToken); got != tt.wantShape {
+				t.Errorf("%s's token shape matches a DigitalOcean token: %t, want %t", tt.id, got, tt.wantShape)
+			}
+			if d.TagsIgnoreCase() != tt.wantIgnoreCase {
+				t.Errorf("%s's tags ignore case: %t, want %t", tt.id, d.TagsIgnoreCase(), tt.wantIgnoreCase)
+			}
+		})
+	}
+}
+
+func TestEachCloudNamesTheDistributionOfAClusterType(t *testing.T) {
+	tests := []struct {
+		name              string
+		id                cloud.ID
+		clusterType, want string
+	}{
+		{"a Civo cluster without a type runs k3s", "civo", "", "k3s"},
+		{"a Civo k3s cluster runs k3s", "civo", "k3s", "k3s"},
+		{"a Civo talos cluster runs Talos", "civo", "talos", "talos"},
+		{"a DigitalOcean cluster has no distribution to tell apart", "digitalocean", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := clouds.Get(tt.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Distribution(tt.clusterType); got != tt.want {
+				t.Errorf("Distribution(%q) = %q, want %q", tt.clusterType, got, tt.want)
+			}
+		})
 	}
 }

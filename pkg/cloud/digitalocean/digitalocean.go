@@ -28,7 +28,6 @@ import (
 	"net/url"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 	"github.com/pkg/errors"
 )
 
@@ -195,7 +194,7 @@ func (c *Client) ClusterlintResults(ctx context.Context, id, runID string) (Clus
 // Kubeconfig is the kubeconfig of the cluster with id, by pkg/cloud/kubeconfig's rules: in
 // memory only, never quoted in an error.
 func (c *Client) Kubeconfig(ctx context.Context, id string) ([]byte, error) {
-	return kubeconfig.DigitalOcean(ctx, func(ctx context.Context, path string) ([]byte, error) {
+	return ReadKubeconfig(ctx, func(ctx context.Context, path string) ([]byte, error) {
 		var data []byte
 		err := c.api.Do(ctx, http.MethodGet, path, nil, &data)
 		return data, err

@@ -2,22 +2,9 @@ package drain
 
 import (
 	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 )
-
-// The clouds by their Pulumi package names, which are their drivers' IDs; kept for the callers
-// that name a cloud's pools (the end-to-end tests).
-const (
-	DigitalOcean = string(digitalocean.ID)
-	Civo         = string(civo.ID)
-)
-
-// DigitalOceanPoolLabel is the node label of a DigitalOcean pool's name (its driver says why),
-// which the tests' nodes carry.
-const DigitalOceanPoolLabel = digitalocean.PoolLabel
 
 // PoolSelector is the node labels the cloud (its driver's ID) puts on a pool's nodes, as its
 // driver says (cloud.Driver.PoolSelector); a cloud no driver knows is an error naming it.

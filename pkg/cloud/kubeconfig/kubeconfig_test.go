@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
 )
 
@@ -57,26 +59,26 @@ func TestEachCloudsKubeconfigIsReadFromItsPathAndRefusedWhenTheAnswerHasNone(t *
 		answer  answer
 		wantErr string // "" for the kubeconfig config
 	}{
-		{"a Civo cluster with a kubeconfig gives it", kubeconfig.Civo, "/v2/kubernetes/clusters/" + cluster,
+		{"a Civo cluster with a kubeconfig gives it", civo.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster,
 			answer{200, fmt.Sprintf(`{"id":%q,"name":"dev","kubeconfig":%q}`, cluster, config)}, ""},
-		{"a Civo cluster still building, its kubeconfig empty, is refused", kubeconfig.Civo, "/v2/kubernetes/clusters/" + cluster,
+		{"a Civo cluster still building, its kubeconfig empty, is refused", civo.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster,
 			answer{200, fmt.Sprintf(`{"id":%q,"name":"dev","kubeconfig":""}`, cluster)},
 			"Civo cluster " + cluster + " reports no kubeconfig (is it still building?)"},
-		{"a Civo cluster without a kubeconfig field is refused", kubeconfig.Civo, "/v2/kubernetes/clusters/" + cluster,
+		{"a Civo cluster without a kubeconfig field is refused", civo.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster,
 			answer{200, fmt.Sprintf(`{"id":%q}`, cluster)},
 			"Civo cluster " + cluster + " reports no kubeconfig (is it still building?)"},
-		{"a Civo cluster that is not there is Civo's 404, named", kubeconfig.Civo, "/v2/kubernetes/clusters/" + cluster,
+		{"a Civo cluster that is not there is Civo's 404, named", civo.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster,
 			answer{404, `{"code":"database_kubernetes_cluster_not_found","reason":"The requested cluster does not exist"}`},
 			"read Civo cluster " + cluster + ": GET /v2/kubernetes/clusters/" + cluster + ": HTTP 404 The requested cluster does not exist"},
-		{"a Civo answer that is not JSON is refused without quoting it", kubeconfig.Civo, "/v2/kubernetes/clusters/" + cluster,
+		{"a Civo answer that is not JSON is refused without quoting it", civo.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster,
 			answer{200, config},
 			"read Civo cluster " + cluster + ": its answer is not a cluster"},
-		{"a DigitalOcean cluster's kubeconfig is its endpoint's body", kubeconfig.DigitalOcean, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
+		{"a DigitalOcean cluster's kubeconfig is its endpoint's body", digitalocean.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
 			answer{200, config}, ""},
-		{"an empty DigitalOcean kubeconfig is refused", kubeconfig.DigitalOcean, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
+		{"an empty DigitalOcean kubeconfig is refused", digitalocean.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
 			answer{200, " \n"},
 			"DigitalOcean cluster " + cluster + " reports no kubeconfig"},
-		{"a DigitalOcean cluster that is not there is DigitalOcean's 404, named", kubeconfig.DigitalOcean, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
+		{"a DigitalOcean cluster that is not there is DigitalOcean's 404, named", digitalocean.ReadKubeconfig, "/v2/kubernetes/clusters/" + cluster + "/kubeconfig",
 			answer{404, `{"id":"not_found","message":"The resource you were accessing could not be found."}`},
 			"read the kubeconfig of DigitalOcean cluster " + cluster + ": GET /v2/kubernetes/clusters/" + cluster + "/kubeconfig: HTTP 404 The resource you were accessing could not be found."},
 	}

@@ -7,11 +7,11 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	civopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
+	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/discover"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
 )
 
 // What discover writes for a Civo pool is what adopt reads (the annotation, through

@@ -2,7 +2,7 @@
 // and marketplace applications, networks, firewalls and their rules, Kubernetes clusters and
 // their node pools. What it accepts and answers is what civogo v0.3.89 sends and decodes as
 // terraform-provider-civo v1.1.4 (the provider inside pulumi-civo 2.4.8) and this repository's
-// pkg/cloud/civopool use it, so that provider's plugin can configure itself (GET /v2/regions), create,
+// pkg/cloud/civo/pools use it, so that provider's plugin can configure itself (GET /v2/regions), create,
 // read, update, import and delete firewalls, clusters and node pools against it, and wait for
 // them as it waits for Civo: a new cluster is BUILDING, then ACTIVE; a deleted one answers 404
 // with database_kubernetes_cluster_not_found; a deleted pool answers

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -315,24 +316,34 @@ func messageHint(m protoreflect.MessageDescriptor) string {
 // it is none.
 func otherCloud(md protoreflect.MessageDescriptor, key string) string {
 	name := string(md.FullName())
-	var other string
-	switch {
-	case strings.Contains(name, ".civo.civo"):
-		other = strings.Replace(strings.Replace(name, ".civo.civo", ".digitalocean.digitalocean", 1), ".Civo", ".DigitalOcean", 1)
-	case strings.Contains(name, ".digitalocean.digitalocean"):
-		other = strings.Replace(strings.Replace(name, ".digitalocean.digitalocean", ".civo.civo", 1), ".DigitalOcean", ".Civo", 1)
-	default:
+	own, ok := clouds.OfMessage(md.FullName())
+	if !ok {
 		return ""
 	}
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(other))
-	otherMD, ok := d.(protoreflect.MessageDescriptor)
-	if err != nil || !ok {
+	// A kind's package is clusterplane.provider.<cloud>.<cloud><kind>.v1 and its messages'
+	// names begin with the cloud's name (CivoKubernetesClusterSpec): the same message of another
+	// cloud's kind is the name with both swapped.
+	kindPackage := "." + string(own.ID()) + "." + string(own.ID())
+	if !strings.Contains(name, kindPackage) {
 		return ""
 	}
-	if otherMD.Fields().ByJSONName(key) == nil && otherMD.Fields().ByName(protoreflect.Name(key)) == nil {
-		return ""
+	for _, d := range clouds.All() {
+		if d.ID() == own.ID() {
+			continue
+		}
+		other := strings.Replace(strings.Replace(name, kindPackage, "."+string(d.ID())+"."+string(d.ID()), 1),
+			"."+own.Env().Name, "."+d.Env().Name, 1)
+		found, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(other))
+		otherMD, isMessage := found.(protoreflect.MessageDescriptor)
+		if err != nil || !isMessage {
+			continue
+		}
+		if otherMD.Fields().ByJSONName(key) == nil && otherMD.Fields().ByName(protoreflect.Name(key)) == nil {
+			continue
+		}
+		return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
 	}
-	return "it is a field of " + kindOf(otherMD.ParentFile()) + ", the other cloud's kind"
+	return ""
 }
 
 // movedTo is the path a key written in the wrong block has in block, its right one ("" for a list's
@@ -486,13 +497,11 @@ func messageAt(root protoreflect.MessageDescriptor, path string) protoreflect.Me
 	return md
 }
 
-// cloudOf names the cloud of a kind's message by its package, "the cloud" when it is neither.
+// cloudOf names the cloud of a kind's message by its package (its driver's name), "the cloud"
+// when no driver's package holds it.
 func cloudOf(md protoreflect.MessageDescriptor) string {
-	switch name := string(md.FullName()); {
-	case strings.HasPrefix(name, "clusterplane.provider.civo."):
-		return "Civo"
-	case strings.HasPrefix(name, "clusterplane.provider.digitalocean."):
-		return "DigitalOcean"
+	if d, ok := clouds.OfMessage(md.FullName()); ok {
+		return d.Env().Name
 	}
 	return "the cloud"
 }

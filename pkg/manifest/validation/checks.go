@@ -3,13 +3,13 @@ package validation
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -30,16 +30,32 @@ const (
 	RuleAPIURLHTTPS = "api_url.https"
 )
 
-// digitalOceanToken is the published shape of DigitalOcean's API tokens, the one secret scanners
-// look for: dop_v1_ (personal access token), doo_v1_ (OAuth token) or dor_v1_ (OAuth refresh
-// token), then 64 hexadecimal digits.
-var digitalOceanToken = regexp.MustCompile(`do[opr]_v1_[0-9a-f]{64}`)
+// tokenShaped is the cloud whose published token shape (cloud.Driver.TokenShape) s holds; false
+// when it holds none.
+func tokenShaped(s string) (cloud.Driver, bool) {
+	for _, d := range clouds.All() {
+		if shape := d.TokenShape(); shape != nil && shape.MatchString(s) {
+			return d, true
+		}
+	}
+	return nil, false
+}
 
-const tokenMessage = "looks like a DigitalOcean API token, which would reach the cloud in plain text here; " +
-	"tokens go in providerConfig.apiToken (a secret) or the DIGITALOCEAN_TOKEN environment variable"
+// tokenMessage says why a value shaped like d's token is refused, and where tokens go.
+func tokenMessage(d cloud.Driver) string {
+	return "looks like a " + d.Env().Name + " API token, which would reach the cloud in plain text here; " +
+		"tokens go in providerConfig.apiToken (a secret) or the " + d.Env().TokenEnv + " environment variable"
+}
 
-// digitalOceanPackage is where the DigitalOcean kinds live: their tags are a case-insensitive set.
-const digitalOceanPackage = "clusterplane.provider.digitalocean."
+// tagsIgnoringCase is the cloud of the kind message md, when its provider keeps tags in a set that
+// ignores case (cloud.Driver.TagsIgnoreCase); false for any other message.
+func tagsIgnoringCase(md protoreflect.MessageDescriptor) (cloud.Driver, bool) {
+	d, ok := clouds.OfMessage(md.FullName())
+	if !ok || !d.TagsIgnoreCase() {
+		return nil, false
+	}
+	return d, true
+}
 
 // check walks m and returns the violations of the Go rules, with paths as protovalidate writes
 // them ("spec.tags[2]", `spec.labels["team"]`). No value appears in a message or, for a map key
@@ -54,9 +70,11 @@ func check(m protoreflect.Message, path string) []Violation {
 		switch {
 		case fd.IsMap():
 			v.Map().Range(func(k protoreflect.MapKey, item protoreflect.Value) bool {
-				if key, ok := k.Interface().(string); ok && digitalOceanToken.MatchString(key) {
-					out = append(out, Violation{Field: at, RuleID: RuleTokenShape, Message: "a key " + tokenMessage})
-					return true
+				if key, ok := k.Interface().(string); ok {
+					if d, shaped := tokenShaped(key); shaped {
+						out = append(out, Violation{Field: at, RuleID: RuleTokenShape, Message: "a key " + tokenMessage(d)})
+						return true
+					}
 				}
 				out = append(out, checkValue(fd.MapValue(), item, at+"["+strconv.Quote(k.String())+"]")...)
 				return true
@@ -66,9 +84,9 @@ func check(m protoreflect.Message, path string) []Violation {
 			for i := 0; i < list.Len(); i++ {
 				out = append(out, checkValue(fd, list.Get(i), fmt.Sprintf("%s[%d]", at, i))...)
 			}
-			if fd.JSONName() == kindfield.SpecTags && fd.Kind() == protoreflect.StringKind &&
-				strings.HasPrefix(string(fd.ContainingMessage().FullName()), digitalOceanPackage) {
-				out = append(out, caseCollisions(list, at)...)
+			if d, ok := tagsIgnoringCase(fd.ContainingMessage()); ok && fd.JSONName() == kindfield.SpecTags &&
+				fd.Kind() == protoreflect.StringKind {
+				out = append(out, caseCollisions(d, list, at)...)
 			}
 		default:
 			out = append(out, checkValue(fd, v, at)...)
@@ -83,8 +101,8 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at string
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return check(v.Message(), at)
 	case protoreflect.StringKind:
-		if digitalOceanToken.MatchString(v.String()) {
-			return []Violation{{Field: at, RuleID: RuleTokenShape, Message: tokenMessage}}
+		if d, shaped := tokenShaped(v.String()); shaped {
+			return []Violation{{Field: at, RuleID: RuleTokenShape, Message: tokenMessage(d)}}
 		}
 	}
 	return nil
@@ -124,9 +142,9 @@ func apiURL(m protoreflect.Message, path string) []Violation {
 }
 
 // caseCollisions names each tag that differs from an earlier one only in case, by position: the
-// provider keeps DigitalOcean tags in a set that ignores case (tag.TagsSchema hashes with
+// provider of d keeps tags in a set that ignores case (DigitalOcean's: tag.TagsSchema hashes with
 // util.HashStringIgnoreCase), so the two would be one tag and the plan would never settle.
-func caseCollisions(list protoreflect.List, at string) []Violation {
+func caseCollisions(d cloud.Driver, list protoreflect.List, at string) []Violation {
 	var out []Violation
 	first := map[string]int{}
 	for i := 0; i < list.Len(); i++ {
@@ -138,7 +156,8 @@ func caseCollisions(list protoreflect.List, at string) []Violation {
 		}
 		if list.Get(j).String() != tag { // an exact repeat is the unique rule's
 			out = append(out, Violation{Field: fmt.Sprintf("%s[%d]", at, i), RuleID: RuleTagCase,
-				Message: fmt.Sprintf("differs from %s[%d] only in case: DigitalOcean tags ignore case, so the two would be one tag", lastSegment(at), j)})
+				Message: fmt.Sprintf("differs from %s[%d] only in case: %s tags ignore case, so the two would be one tag",
+					lastSegment(at), j, d.Env().Name)})
 		}
 	}
 	return out
@@ -155,17 +174,17 @@ func lastSegment(path string) string {
 	return path[strings.LastIndex(path, ".")+1:]
 }
 
-// derivedCaseCollisions names each tag a DigitalOcean manifest m (at path) would send that
-// differs only in case from another: the module adds to each tags list the tags it derives from
-// metadata (labels.Standard: resource-kind, resource-name, environment…, every metadata.labels
-// entry), so `metadata.labels {Team: a, team: a}`, or `metadata.env: prod` beside `spec.tags:
-// [Environment:prod]`, would send two tags the provider keeps as one, and the plan would never
-// settle. A collision inside one list the user wrote is caseCollisions'.
+// derivedCaseCollisions names each tag a manifest m (at path) of a cloud whose tags ignore case
+// (DigitalOcean's) would send that differs only in case from another: the module adds to each
+// tags list the tags it derives from metadata (labels.Standard: resource-kind, resource-name,
+// environment…, every metadata.labels entry), so `metadata.labels {Team: a, team: a}`, or
+// `metadata.env: prod` beside `spec.tags: [Environment:prod]`, would send two tags the provider
+// keeps as one, and the plan would never settle. A collision inside one list the user wrote is caseCollisions'.
 func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
 	md := m.Descriptor()
 	metaField, specField := md.Fields().ByJSONName(kindfield.TargetMetadata), md.Fields().ByJSONName(kindfield.TargetSpec)
-	if !strings.HasPrefix(string(md.FullName()), digitalOceanPackage) || metaField == nil || specField == nil ||
-		specField.Message() == nil {
+	d, ignoresCase := tagsIgnoringCase(md)
+	if !ignoresCase || metaField == nil || specField == nil || specField.Message() == nil {
 		return nil
 	}
 	meta, ok := m.Get(metaField).Message().Interface().(*sharedv1.CloudResourceMetadata)
@@ -180,7 +199,7 @@ func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
 		if other, seen := made[strings.ToLower(tag)]; seen {
 			if other.tag != tag {
 				out = append(out, Violation{Field: at, RuleID: RuleTagCase, Message: fmt.Sprintf("makes the tag %q, which differs "+
-					"only in case from the one %s makes: DigitalOcean tags ignore case, so the two would be one tag", tag, other.by)})
+					"only in case from the one %s makes: %s tags ignore case, so the two would be one tag", tag, other.by, d.Env().Name)})
 			}
 			return
 		}
@@ -221,8 +240,8 @@ func derivedCaseCollisions(m protoreflect.Message, path string) []Violation {
 			tag := l.list.Get(i).String()
 			if other, seen := made[strings.ToLower(tag)]; seen && other.tag != tag {
 				out = append(out, Violation{Field: fmt.Sprintf("%s[%d]", l.at, i), RuleID: RuleTagCase, Message: fmt.Sprintf(
-					"differs only in case from the tag %q %s makes: DigitalOcean tags ignore case, so the two would be one tag",
-					other.tag, other.by)})
+					"differs only in case from the tag %q %s makes: %s tags ignore case, so the two would be one tag",
+					other.tag, other.by, d.Env().Name)})
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -27,7 +29,8 @@ type catalogueField struct {
 // manifestCatalogue is what a manifest asks of its cloud's catalogue.
 type manifestCatalogue struct {
 	cloud string
-	// distribution is a Civo cluster's ("k3s" or "talos"); "" elsewhere.
+	// distribution is a cluster's, as its cloud's driver names it (cloud.Driver.Distribution: a
+	// Civo cluster's "k3s" or "talos"); "" elsewhere.
 	distribution string
 	region       *catalogueField
 	version      *catalogueField
@@ -49,13 +52,14 @@ func catalogueOf(input proto.Message) manifestCatalogue {
 	if v := protofield.String(spec, kindfield.SpecKubernetesVersion); v != "" {
 		mc.version = &catalogueField{path: "spec.kubernetes_version", value: v}
 	}
-	if mc.cloud == cost.Civo && spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) != nil {
-		mc.distribution = "k3s"
+	if d, err := clouds.Get(cloud.ID(mc.cloud)); err == nil && spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) != nil {
+		clusterType := ""
 		if fd := spec.Descriptor().Fields().ByJSONName(kindfield.SpecClusterType); fd != nil && fd.Enum() != nil {
-			if v := fd.Enum().Values().ByNumber(spec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
-				mc.distribution = "talos"
+			if v := fd.Enum().Values().ByNumber(spec.Get(fd).Enum()); v != nil {
+				clusterType = string(v.Name())
 			}
 		}
+		mc.distribution = d.Distribution(clusterType)
 	}
 	sizes(spec, "spec", func(path, size string) {
 		mc.sizes = append(mc.sizes, catalogueField{path: path, value: size})

@@ -1,7 +1,8 @@
 // Package provider holds what the clouds' providers a stack creates have in common as Pulumi
 // plugins: the environment they run in. Who the clouds are and which token goes to which API is
-// pkg/cloud's (each cloud's driver). The providers themselves live in one package per cloud
-// under this one, so that a program links only its own cloud's SDK.
+// pkg/cloud's (each cloud's driver). The providers themselves live under their cloud's driver,
+// pkg/cloud/<cloud>/pulumiprovider, one package each, so that a program links only its own
+// cloud's SDK.
 package provider
 
 import (

@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
 
@@ -129,8 +131,8 @@ func Generate(components []Component) ([]byte, error) {
 	pkg := &Package{
 		Name:        plugin.Package,
 		DisplayName: "Clusterplane",
-		Description: "Kubernetes clusters and node pools on Civo and DigitalOcean, checked before any cloud call.",
-		Keywords:    []string{"pulumi", "kubernetes", "civo", "digitalocean", "category/cloud", "kind/component"},
+		Description: "Kubernetes clusters and node pools on " + cloudNames() + ", checked before any cloud call.",
+		Keywords:    slices.Concat([]string{"pulumi", "kubernetes"}, cloudIDs(), []string{"category/cloud", "kind/component"}),
 		License:     "Apache-2.0",
 		Repository:  "https://github.com/clusterplane/clusterplane",
 		Publisher:   "Clusterplane",
@@ -180,6 +182,28 @@ func Generate(components []Component) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// cloudNames are the clouds' names as their drivers say them, in the drivers' order: "A and B",
+// "A, B and C".
+func cloudNames() string {
+	var names []string
+	for _, d := range clouds.All() {
+		names = append(names, d.Env().Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// cloudIDs are the clouds' IDs, the package's keywords, in the drivers' order.
+func cloudIDs() []string {
+	var ids []string
+	for _, id := range clouds.IDs() {
+		ids = append(ids, string(id))
+	}
+	return ids
 }
 
 type generator struct {

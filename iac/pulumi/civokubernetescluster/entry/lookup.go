@@ -4,8 +4,8 @@ import (
 	"context"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -7,9 +7,9 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

@@ -49,13 +49,13 @@ func Effects() *effects.Table {
 	pool.Rows = append(pool.Rows, effects.ProviderRows("apiToken", "apiUrl")...)
 	pool.Rows = append(pool.Rows, effects.CivoDefaultRegion)
 	// The pool is this repository's own resource: its facts are the plugin's Diff, not a Terraform
-	// schema (pkg/pulumi/civopoolresource's tests hold each against it).
+	// schema (iac/pulumi/civokubernetesnodepool/poolresource's tests hold each against it).
 	pool.Attributes = effects.Facts(effects.CivoPlugin, effects.CivoPluginSource, map[string]string{
 		"cluster_id": "required forcenew", "node_pool_name": "required forcenew", "region": "optional forcenew",
 		"size": "required forcenew", "node_count": "optional", "auto_scale": "optional", "labels": "optional",
 		"taint": "optional", "public_ip_node_pool": "optional forcenew",
 	})
-	effects.Wire(pool.Attributes, effects.CivoPlugin+"labels", `pkg/cloud/civopool sends the labels as a pointer to a map: "labels": {} clears them, `+
+	effects.Wire(pool.Attributes, effects.CivoPlugin+"labels", `pkg/cloud/civo/pools sends the labels as a pointer to a map: "labels": {} clears them, `+
 		"which civogo's own KubernetesClusterPoolUpdateConfig (omitempty) cannot")
 	pool.Rows = append(pool.Rows, effects.RolloutRow("spec.rollout"))
 	return effects.Build(pool)

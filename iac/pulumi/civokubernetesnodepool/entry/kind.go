@@ -7,9 +7,9 @@ package entry
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 )
 

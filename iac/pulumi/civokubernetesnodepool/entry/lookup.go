@@ -5,8 +5,8 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -7,11 +7,11 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
-	"github.com/clusterplane/clusterplane/pkg/cloud/kubeconfig"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -19,7 +19,7 @@ import (
 // rotate readies a rotation of the manifest's pool: Civo's pool API with the token and URL the
 // clusterplane plugin would use, and the cluster's kubeconfig read from Civo into memory.
 //
-// A Civo pool's name is its id in its cluster (the plugin's Read, pkg/pulumi/civopoolresource,
+// A Civo pool's name is its id in its cluster (the plugin's Read, iac/pulumi/civokubernetesnodepool/poolresource,
 // addresses it as CLUSTER_ID:POOL_NAME, as terraform-provider-civo v1.1.4's
 // resource_kubernetes_cluster_nodepool.go, resourceKubernetesClusterNodePoolImport, parses
 // "cluster_id:node_pool_id" and keeps the pool's id, which it created as the pool's label), and Civo renames
@@ -57,7 +57,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		Cloud:      rotation.CivoPools{Client: client, New: pool},
 		NodeLabels: "civo",
 		// Through the pool client, so the read has its token, URL, region, timeout and retries.
-		Kubeconfig: func(ctx context.Context) ([]byte, error) { return kubeconfig.Civo(ctx, client.Read, cluster) },
+		Kubeconfig: func(ctx context.Context) ([]byte, error) { return civo.ReadKubeconfig(ctx, client.Read, cluster) },
 		DeleteCommand: func(id string) string {
 			return "civo kubernetes node-pool delete " + cluster + " " + id + " --region " + spec.GetRegion()
 		},

@@ -1,6 +1,6 @@
 // Package module deploys a CivoKubernetesNodePool: a node pool on an existing cluster under a
 // component resource. The pool is the clusterplane plugin's own resource (clusterplane:civo:NodePool,
-// pkg/pulumi/civopoolresource), not the civo provider's, which cannot scale a pool; the plugin must be
+// iac/pulumi/civokubernetesnodepool/poolresource), not the civo provider's, which cannot scale a pool; the plugin must be
 // there at deploy time (civoprovider.CheckPlugin). New is the
 // constructor for Go Pulumi programs; Resources is the stack programs' entry point, built on it.
 package module
@@ -8,9 +8,9 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
+	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

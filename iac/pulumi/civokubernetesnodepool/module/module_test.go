@@ -172,7 +172,7 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 		maxNodes  int32
 	}{
 		// The plugin updates the count in place; with autoScale it leaves the count to the
-		// autoscaler (pkg/pulumi/civopoolresource's Diff), so the module ignores nothing itself.
+		// autoscaler (iac/pulumi/civokubernetesnodepool/poolresource's Diff), so the module ignores nothing itself.
 		{name: "without auto_scale", nodeCount: 2},
 		{name: "with auto_scale", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5},
 		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3},

@@ -51,7 +51,7 @@ func taints(taints []*sharedv1.Taint) cpshared.TaintArray {
 
 // waitTimeout bounds how long the plugin waits for the pool's nodes: Pulumi hands a resource's
 // custom timeouts to its provider with each create, update and delete. None leaves the plugin's
-// default (pkg/cloud/civopool.DefaultWaitTimeout).
+// default (pkg/cloud/civo/pools.DefaultWaitTimeout).
 func waitTimeout(minutes int32) []pulumi.ResourceOption {
 	if minutes <= 0 {
 		return nil

@@ -6,14 +6,14 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
 
 // readyImport readies a cluster of several pools for its import: the provider imports it only
 // when one pool carries terraform:default-node-pool, which clusters made by doctl or the console
-// lack (see pkg/cloud/defaultpool). The pool the manifest names as its default pool gets that tag, a
+// lack (see pkg/cloud/digitalocean/defaultpool). The pool the manifest names as its default pool gets that tag, a
 // tag-only change, and nothing else is touched; a cluster the provider imports as it is asks
 // nothing.
 func readyImport(ctx context.Context, in proto.Message, clusterID string) (string, error) {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
+	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"google.golang.org/protobuf/proto"
 )
 

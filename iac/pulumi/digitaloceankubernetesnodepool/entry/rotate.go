@@ -6,10 +6,10 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )

@@ -1,6 +1,6 @@
-// Package digitaloceanprovider creates the explicit DigitalOcean provider a stack deploys with, so
+// Package pulumiprovider creates the explicit DigitalOcean provider a stack deploys with, so
 // that credentials come from the stack input (or the environment) and are always Pulumi secrets.
-package digitaloceanprovider
+package pulumiprovider
 
 import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"

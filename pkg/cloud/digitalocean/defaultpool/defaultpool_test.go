@@ -10,7 +10,7 @@ import (
 	"github.com/digitalocean/godo"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/cloud/defaultpool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 

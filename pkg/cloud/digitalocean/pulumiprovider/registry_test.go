@@ -1,4 +1,4 @@
-package digitaloceanprovider_test
+package pulumiprovider_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/digitaloceanprovider"
 	"github.com/digitalocean/godo"
 )
 
@@ -23,14 +23,14 @@ func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
 		name   string
 		status int
 		token  string
-		want   digitaloceanprovider.Registry
+		want   pulumiprovider.Registry
 	}{
-		{"an account with a registry has one", http.StatusOK, token, digitaloceanprovider.RegistryFound},
-		{"an account with several registries has one (412 asks for the newer API)", http.StatusPreconditionFailed, token, digitaloceanprovider.RegistryFound},
-		{"an account without a registry has none", http.StatusNotFound, token, digitaloceanprovider.RegistryMissing},
-		{"a server error decides nothing", http.StatusInternalServerError, token, digitaloceanprovider.RegistryUnknown},
-		{"a refused token decides nothing", http.StatusUnauthorized, token, digitaloceanprovider.RegistryUnknown},
-		{"without a token nothing is asked", http.StatusNotFound, "", digitaloceanprovider.RegistryUnknown},
+		{"an account with a registry has one", http.StatusOK, token, pulumiprovider.RegistryFound},
+		{"an account with several registries has one (412 asks for the newer API)", http.StatusPreconditionFailed, token, pulumiprovider.RegistryFound},
+		{"an account without a registry has none", http.StatusNotFound, token, pulumiprovider.RegistryMissing},
+		{"a server error decides nothing", http.StatusInternalServerError, token, pulumiprovider.RegistryUnknown},
+		{"a refused token decides nothing", http.StatusUnauthorized, token, pulumiprovider.RegistryUnknown},
+		{"without a token nothing is asked", http.StatusNotFound, "", pulumiprovider.RegistryUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
 			}))
 			defer server.Close()
 			cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: tt.token, ApiUrl: server.URL + "/"}
-			if got := digitaloceanprovider.HasRegistry(context.Background(), cfg); got != tt.want {
+			if got := pulumiprovider.HasRegistry(context.Background(), cfg); got != tt.want {
 				t.Errorf("HasRegistry = %v, want %v", got, tt.want)
 			}
 			if asked != (tt.token != "") {
@@ -60,7 +60,7 @@ func TestHasRegistryOfAnUnreachableAPIDecidesNothing(t *testing.T) {
 	url := server.URL
 	server.Close()
 	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "t", ApiUrl: url}
-	if got := digitaloceanprovider.HasRegistry(context.Background(), cfg); got != digitaloceanprovider.RegistryUnknown {
+	if got := pulumiprovider.HasRegistry(context.Background(), cfg); got != pulumiprovider.RegistryUnknown {
 		t.Errorf("HasRegistry = %v, want unknown", got)
 	}
 }
@@ -79,13 +79,13 @@ func TestLiveVersionFindsAClusterOnAnyPageOfTheAccountsClusters(t *testing.T) {
 		{"new", ""},
 	}
 	for _, tt := range tests {
-		got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, tt.name)
+		got, err := pulumiprovider.LiveVersion(context.Background(), cfg, tt.name)
 		if err != nil || got != tt.want {
 			t.Errorf("LiveVersion(%s) = %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
 	bad := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "wrong", ApiUrl: do.URL()}
-	if _, err := digitaloceanprovider.LiveVersion(context.Background(), bad, "c000"); err == nil ||
+	if _, err := pulumiprovider.LiveVersion(context.Background(), bad, "c000"); err == nil ||
 		!strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "wrong") {
 		t.Errorf("a bad token: %v, want HTTP 401 without the token", err)
 	}
@@ -148,7 +148,7 @@ func TestLiveVersionWaitsAsDigitalOceansRateLimitAsksAndThenGivesUpInTime(t *tes
 			defer server.Close()
 			cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: server.URL}
 			start := time.Now()
-			got, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+			got, err := pulumiprovider.LiveVersion(context.Background(), cfg, "dev")
 			took := time.Since(start)
 			if tt.wantErr == "" && (err != nil || got != "1.31.1-do.5") {
 				t.Errorf("LiveVersion = %q, %v; want 1.31.1-do.5", got, err)
@@ -186,10 +186,10 @@ func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
 	}))
 	defer server.Close()
 	cfg := &digitaloceanv1.DigitalOceanProviderConfig{ApiUrl: server.URL}
-	if r := digitaloceanprovider.HasRegistry(context.Background(), cfg); r != digitaloceanprovider.RegistryUnknown {
+	if r := pulumiprovider.HasRegistry(context.Background(), cfg); r != pulumiprovider.RegistryUnknown {
 		t.Errorf("HasRegistry = %v, want unknown", r)
 	}
-	_, err := digitaloceanprovider.LiveVersion(context.Background(), cfg, "dev")
+	_, err := pulumiprovider.LiveVersion(context.Background(), cfg, "dev")
 	if err == nil || !strings.Contains(err.Error(), "providerConfig.apiUrl") || strings.Contains(err.Error(), envToken) {
 		t.Errorf("LiveVersion = %v, want a refusal naming providerConfig.apiUrl without the token", err)
 	}

@@ -1,5 +1,5 @@
-// Package civopoolresource is the Pulumi custom resource clusterplane:civo:NodePool: a Civo
-// Kubernetes node pool that the clusterplane plugin manages itself through pkg/cloud/civopool,
+// Package poolresource is the Pulumi custom resource clusterplane:civo:NodePool: a Civo
+// Kubernetes node pool that the clusterplane plugin manages itself through pkg/cloud/civo/pools,
 // because the only Pulumi Civo provider (pulumi-civo 2.4.8) crashes on a node-count update and
 // cannot clear a pool's labels or taints.
 //
@@ -7,7 +7,7 @@
 // nodeCount, labels, taints, publicIpNodePool, region, instanceNames), except `nodePoolName`
 // for civo's `label`: a stack created with the civo provider is taken over through aliases, and
 // its state then reads as this resource's state (see oldName).
-package civopoolresource
+package poolresource
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/pkg/errors"
@@ -57,7 +57,7 @@ type Config struct {
 	// without its own token); every call then fails with it before asking anything.
 	Refused error
 	// Options configure every client, e.g. the poll interval in tests.
-	Options []civopool.Option
+	Options []pools.Option
 }
 
 // ConfigFrom reads the configuration from the provider's variables (keys with or without the
@@ -85,9 +85,10 @@ func ConfigFrom(vars map[string]string) Config {
 	return c
 }
 
-// pool is the resource's state in civopool's terms, plus what only this resource knows.
+// pool is the resource's state in the pool client's terms (pkg/cloud/civo/pools), plus what
+// only this resource knows.
 type pool struct {
-	civopool.Spec
+	pools.Spec
 	AutoScale bool
 	Instances []string
 }
@@ -149,7 +150,7 @@ func read(m resource.PropertyMap) (p pool, known bool) {
 				for _, tv := range v.ArrayValue() {
 					if tv = unwrap(tv); tv.IsObject() {
 						o := tv.ObjectValue()
-						p.Taints = append(p.Taints, civopool.Taint{Key: field(o, "key"), Value: field(o, "value"), Effect: field(o, "effect")})
+						p.Taints = append(p.Taints, pools.Taint{Key: field(o, "key"), Value: field(o, "value"), Effect: field(o, "effect")})
 					}
 				}
 			}
@@ -221,11 +222,11 @@ func (p pool) outputs() resource.PropertyMap {
 }
 
 // fromState is a pool as Civo reports it, in the inputs' terms: Civo's own labels dropped.
-func fromState(st civopool.State, autoScale bool) pool {
-	return pool{Spec: civopool.Refresh(st), AutoScale: autoScale, Instances: slices.Clone(st.InstanceNames)}
+func fromState(st pools.State, autoScale bool) pool {
+	return pool{Spec: pools.Refresh(st), AutoScale: autoScale, Instances: slices.Clone(st.InstanceNames)}
 }
 
-// fields are the pool's properties in the order Diff lists them, each with the name civopool
+// fields are the pool's properties in the order Diff lists them, each with the name the pool client
 // gives it (ReplaceFields, Drift, Problems) and whether a value not yet known may replace the
 // pool. autoScale is this resource's alone.
 var fields = []struct {
@@ -237,7 +238,8 @@ var fields = []struct {
 	{NodeCount, "count", false}, {AutoScale, "", false}, {Labels, "labels", false}, {Taints, "taints", false},
 }
 
-// property is the property civopool's field name stands for ("taints[0].key" is below taints).
+// property is the property the pool client's field name stands for ("taints[0].key" is below
+// taints).
 func property(civo string) string {
 	head, rest, _ := strings.Cut(civo, "[")
 	for _, f := range fields {
@@ -260,12 +262,12 @@ func set(names []string) map[string]bool {
 }
 
 // Check returns what in the inputs Civo would refuse or the pool could not keep converged
-// (civopool.Problems). Values not yet known (a cluster id known only after its cluster is
+// (pools.Problems). Values not yet known (a cluster id known only after its cluster is
 // created) are not checked.
 func (r *Resource) Check(news resource.PropertyMap) []componentprovider.Failure {
 	p, _ := read(news)
 	var out []componentprovider.Failure
-	for _, problem := range civopool.Problems(p.Spec) {
+	for _, problem := range pools.Problems(p.Spec) {
 		name := property(problem.Field)
 		key, _, _ := strings.Cut(name, "[")
 		if v, ok := news[resource.PropertyKey(key)]; ok && v.ContainsUnknowns() {
@@ -279,10 +281,10 @@ func (r *Resource) Check(news resource.PropertyMap) []componentprovider.Failure 
 // Diff compares the pool's state (olds: this resource's or civo's pool's) with new inputs.
 //
 //   - clusterId, nodePoolName, region, size and publicIpNodePool replace the pool: Civo changes
-//     none of them in place (civopool.ReplaceFields). A replacement in the same cluster deletes
+//     none of them in place (pools.ReplaceFields). A replacement in the same cluster deletes
 //     the old pool first, because the name is the pool's id and Civo refuses a second pool with
 //     the same id; the pool's capacity is gone until the new one is running.
-//   - nodeCount, labels and taints update the pool in place, clearing included (civopool.Drift:
+//   - nodeCount, labels and taints update the pool in place, clearing included (pools.Drift:
 //     Civo's own labels, kubernetes.civo.com/, are never a difference).
 //   - With autoScale, nodeCount is the autoscaler's: a difference is not a change.
 func (r *Resource) Diff(olds, news resource.PropertyMap) componentprovider.Change {
@@ -295,8 +297,8 @@ func (r *Resource) Diff(olds, news resource.PropertyMap) componentprovider.Chang
 	if n.Region == "" {
 		n.Region = o.Region
 	}
-	replace := set(civopool.ReplaceFields(o.Spec, n.Spec))
-	drift := set(civopool.Drift(n.Spec, civopool.State{Spec: o.Spec}))
+	replace := set(pools.ReplaceFields(o.Spec, n.Spec))
+	drift := set(pools.Drift(n.Spec, pools.State{Spec: o.Spec}))
 	var c componentprovider.Change
 	for _, f := range fields {
 		v, has := news[resource.PropertyKey(f.property)]
@@ -324,7 +326,7 @@ type Resource struct {
 }
 
 // Custom is the resource as the plugin serves it, configured by the provider's variables.
-func Custom(opts ...civopool.Option) componentprovider.Custom {
+func Custom(opts ...pools.Option) componentprovider.Custom {
 	return componentprovider.Custom{Token: plugin.CivoNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
 		c := ConfigFrom(vars)
 		c.Options = opts
@@ -333,8 +335,8 @@ func Custom(opts ...civopool.Option) componentprovider.Custom {
 }
 
 // client returns a client in the pool's region (its own, else the provider's), waiting at most
-// timeout (0: civopool's default).
-func (r *Resource) client(p pool, timeout time.Duration) (*civopool.Client, error) {
+// timeout (0: the pool client's default).
+func (r *Resource) client(p pool, timeout time.Duration) (*pools.Client, error) {
 	region := p.Region
 	if region == "" {
 		region = r.Config.Region
@@ -350,9 +352,9 @@ func (r *Resource) client(p pool, timeout time.Duration) (*civopool.Client, erro
 	}
 	opts := slices.Clone(r.Config.Options)
 	if timeout > 0 {
-		opts = append(opts, civopool.WithWaitTimeout(timeout))
+		opts = append(opts, pools.WithWaitTimeout(timeout))
 	}
-	return civopool.New(r.Config.Token, r.Config.APIURL, region, opts...)
+	return pools.New(r.Config.Token, r.Config.APIURL, region, opts...)
 }
 
 // Create creates the pool from inputs and waits until its nodes run. In a preview it only
@@ -369,7 +371,7 @@ func (r *Resource) Create(ctx context.Context, news resource.PropertyMap, timeou
 		return "", nil, err
 	}
 	st, err := c.Create(ctx, p.Spec)
-	if errors.Is(err, civopool.ErrWaitTimeout) {
+	if errors.Is(err, pools.ErrWaitTimeout) {
 		// Civo has the pool, its nodes not yet running: it goes into the state, so that the next
 		// update waits for it again rather than creating a second one.
 		return "", nil, &componentprovider.PartialError{ID: p.ID, State: p.outputs(), Err: err}

@@ -1,4 +1,4 @@
-package civopool
+package pools
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package civoprovider
+package pulumiprovider
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"github.com/civo/civogo"
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
@@ -45,9 +45,10 @@ func ClusterIDsNamed(ctx context.Context, cfg *civov1.CivoProviderConfig, region
 		return nil, err
 	}
 	// pkg/cloud/civo's client, not civogo's: a request timeout, retries and cancellation. A 429
-	// or a 5xx is sent three times in all, at once, as civopool's client did for this look-up.
+	// or a 5xx is sent three times in all, at once, as the pool client (pkg/cloud/civo/pools)
+	// did for this look-up.
 	api := civo.New(url, token, civo.Options{
-		Options:  cloudapi.Options{Timeout: civopool.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
+		Options:  cloudapi.Options{Timeout: pools.DefaultRequestTimeout, Retry: cloudapi.Backoff(2, 0)},
 		MaxPages: maxClusterPages,
 	})
 	clusters, err := api.Clusters(ctx, region)
@@ -73,10 +74,10 @@ func PoolExists(ctx context.Context, cfg *civov1.CivoProviderConfig, region, clu
 	if err != nil {
 		return false, err
 	}
-	pools, err := civopool.New(token, url, region, civopool.WithRetries(2, 0, 0))
+	api, err := pools.New(token, url, region, pools.WithRetries(2, 0, 0))
 	if err != nil {
 		return false, err
 	}
-	_, found, err := pools.Get(ctx, clusterID, name)
+	_, found, err := api.Get(ctx, clusterID, name)
 	return found, err
 }

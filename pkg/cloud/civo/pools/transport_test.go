@@ -1,4 +1,4 @@
-package civopool_test
+package pools_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 )
 
 // civoServer answers every GET with the pool, or, while hang is set, answers nothing until
@@ -52,9 +52,9 @@ func newCivoServer(t *testing.T) *civoServer {
 	return s
 }
 
-func (s *civoServer) client(t *testing.T, opts ...civopool.Option) *civopool.Client {
+func (s *civoServer) client(t *testing.T, opts ...pools.Option) *pools.Client {
 	t.Helper()
-	c, err := civopool.New(token, s.URL, region, opts...)
+	c, err := pools.New(token, s.URL, region, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestACancelledCallToAHangingAPIReturnsAtOnceAndLeavesNothingRunning(t *test
 func TestARequestThatGetsNoAnswerFailsAfterTheRequestTimeout(t *testing.T) {
 	s := newCivoServer(t)
 	s.hang.Store(true)
-	c := s.client(t, civopool.WithRequestTimeout(100*time.Millisecond), civopool.WithRetries(1, time.Millisecond, time.Millisecond))
+	c := s.client(t, pools.WithRequestTimeout(100*time.Millisecond), pools.WithRetries(1, time.Millisecond, time.Millisecond))
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := c.Get(context.Background(), cluster, "workers")
@@ -134,9 +134,9 @@ func TestARequestThatGetsNoAnswerFailsAfterTheRequestTimeout(t *testing.T) {
 
 func TestClientsReuseOneConnectionForManyRequests(t *testing.T) {
 	s := newCivoServer(t)
-	// Clients are made one per operation (civopoolresource does), so the pool of connections
+	// Clients are made one per operation (the plugin's pool resource does), so the pool of connections
 	// must outlive each of them.
-	for _, c := range []*civopool.Client{s.client(t), s.client(t)} {
+	for _, c := range []*pools.Client{s.client(t), s.client(t)} {
 		for i := 0; i < 3; i++ {
 			if _, _, err := c.Get(context.Background(), cluster, "workers"); err != nil {
 				t.Fatal(err)
@@ -149,7 +149,7 @@ func TestClientsReuseOneConnectionForManyRequests(t *testing.T) {
 }
 
 func TestNewRefusesANonPositiveRequestTimeout(t *testing.T) {
-	if _, err := civopool.New(token, "https://api.civo.com", region, civopool.WithRequestTimeout(0)); err == nil {
+	if _, err := pools.New(token, "https://api.civo.com", region, pools.WithRequestTimeout(0)); err == nil {
 		t.Fatal("want an error for a zero request timeout")
 	}
 }

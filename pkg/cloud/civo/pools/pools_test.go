@@ -1,4 +1,4 @@
-package civopool_test
+package pools_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/civo/civogo"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
@@ -23,28 +23,28 @@ const (
 	cluster = "c0ffee00-cluster"
 )
 
-func newClient(t *testing.T, f *fakecivo.Civo, opts ...civopool.Option) *civopool.Client {
+func newClient(t *testing.T, f *fakecivo.Civo, opts ...pools.Option) *pools.Client {
 	t.Helper()
-	opts = append([]civopool.Option{
-		civopool.WithPollInterval(time.Millisecond),
-		civopool.WithWaitTimeout(2 * time.Second),
-		civopool.WithRetries(4, time.Millisecond, 4*time.Millisecond),
+	opts = append([]pools.Option{
+		pools.WithPollInterval(time.Millisecond),
+		pools.WithWaitTimeout(2 * time.Second),
+		pools.WithRetries(4, time.Millisecond, 4*time.Millisecond),
 	}, opts...)
-	c, err := civopool.New(token, f.URL(), region, opts...)
+	c, err := pools.New(token, f.URL(), region, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return c
 }
 
-func workers() civopool.Spec {
-	return civopool.Spec{
+func workers() pools.Spec {
+	return pools.Spec{
 		ClusterID: cluster,
 		ID:        "workers",
 		Size:      "g4s.kube.medium",
 		Count:     3,
 		Labels:    map[string]string{"team": "platform"},
-		Taints:    []civopool.Taint{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}},
+		Taints:    []pools.Taint{{Key: "dedicated", Value: "gpu", Effect: "NoSchedule"}},
 	}
 }
 
@@ -86,7 +86,7 @@ func TestCreateWaitsForRunningNodesAndGetReadsThePoolBack(t *testing.T) {
 		t.Fatalf("created state has count %d, %d names, %d instances; want 3 of each", st.Count, len(st.InstanceNames), len(st.Instances))
 	}
 	for _, in := range st.Instances {
-		if in.Status != civopool.ReadyStatus {
+		if in.Status != pools.ReadyStatus {
 			t.Fatalf("Create returned before instance %s was running: %s", in.Name, in.Status)
 		}
 	}
@@ -113,7 +113,7 @@ func TestCreateWaitsForRunningNodesAndGetReadsThePoolBack(t *testing.T) {
 	if got.ClusterID != cluster || got.ID != "workers" || got.Region != region || got.Size != "g4s.kube.medium" || got.Count != 3 {
 		t.Fatalf("Get returned %+v", got)
 	}
-	if d := civopool.Drift(workers(), got); len(d) != 0 {
+	if d := pools.Drift(workers(), got); len(d) != 0 {
 		t.Fatalf("a freshly created pool drifts in %v", d)
 	}
 	if got.Labels["kubernetes.civo.com/node-pool"] != "workers" {
@@ -139,7 +139,7 @@ func TestCreateWithoutTaintsSendsAnEmptyListNotNull(t *testing.T) {
 
 func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 	base := workers()
-	with := func(change func(*civopool.Spec)) civopool.Spec {
+	with := func(change func(*pools.Spec)) pools.Spec {
 		s := base
 		s.Labels = map[string]string{"team": "platform"}
 		s.Taints = slices.Clone(base.Taints)
@@ -148,50 +148,50 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		new       civopool.Spec
+		new       pools.Spec
 		wantBody  string // "" means no PUT at all
 		wantCount int
 		wantDrift []string // fields where the live pool differs from base afterwards
 	}{
 		{
 			name:      "scaling 3 to 5 sends only the count",
-			new:       with(func(s *civopool.Spec) { s.Count = 5 }),
+			new:       with(func(s *pools.Spec) { s.Count = 5 }),
 			wantBody:  `{"count":5,"region":"LON1"}`,
 			wantCount: 5,
 			wantDrift: []string{"count"},
 		},
 		{
 			name:      "scaling 3 to 1 sends only the count",
-			new:       with(func(s *civopool.Spec) { s.Count = 1 }),
+			new:       with(func(s *pools.Spec) { s.Count = 1 }),
 			wantBody:  `{"count":1,"region":"LON1"}`,
 			wantCount: 1,
 			wantDrift: []string{"count"},
 		},
 		{
 			name:      "relabelling sends the whole new label set",
-			new:       with(func(s *civopool.Spec) { s.Labels = map[string]string{"team": "data", "tier": "batch"} }),
+			new:       with(func(s *pools.Spec) { s.Labels = map[string]string{"team": "data", "tier": "batch"} }),
 			wantBody:  `{"labels":{"team":"data","tier":"batch"},"region":"LON1"}`,
 			wantCount: 3,
 			wantDrift: []string{"labels"},
 		},
 		{
 			name:      "clearing the labels sends an explicit empty labels object",
-			new:       with(func(s *civopool.Spec) { s.Labels = nil }),
+			new:       with(func(s *pools.Spec) { s.Labels = nil }),
 			wantBody:  `{"labels":{},"region":"LON1"}`,
 			wantCount: 3,
 			wantDrift: []string{"labels"},
 		},
 		{
 			name:      "clearing the taints sends an explicit empty taints list",
-			new:       with(func(s *civopool.Spec) { s.Taints = nil }),
+			new:       with(func(s *pools.Spec) { s.Taints = nil }),
 			wantBody:  `{"taints":[],"region":"LON1"}`,
 			wantCount: 3,
 			wantDrift: []string{"taints"},
 		},
 		{
 			name: "changing a taint sends the whole new taint list",
-			new: with(func(s *civopool.Spec) {
-				s.Taints = []civopool.Taint{{Key: "dedicated", Value: "cpu", Effect: "NoExecute"}}
+			new: with(func(s *pools.Spec) {
+				s.Taints = []pools.Taint{{Key: "dedicated", Value: "cpu", Effect: "NoExecute"}}
 			}),
 			wantBody:  `{"taints":[{"key":"dedicated","value":"cpu","effect":"NoExecute"}],"region":"LON1"}`,
 			wantCount: 3,
@@ -199,14 +199,14 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 		},
 		{
 			name:      "scaling and clearing labels and taints at once sends all three",
-			new:       with(func(s *civopool.Spec) { s.Count, s.Labels, s.Taints = 4, map[string]string{}, []civopool.Taint{} }),
+			new:       with(func(s *pools.Spec) { s.Count, s.Labels, s.Taints = 4, map[string]string{}, []pools.Taint{} }),
 			wantBody:  `{"count":4,"labels":{},"taints":[],"region":"LON1"}`,
 			wantCount: 4,
 			wantDrift: []string{"count", "labels", "taints"},
 		},
 		{
 			name:      "an empty region means the client's region, so nothing changed and nothing is sent",
-			new:       with(func(s *civopool.Spec) { s.Region = "" }),
+			new:       with(func(s *pools.Spec) { s.Region = "" }),
 			wantBody:  "",
 			wantCount: 3,
 		},
@@ -241,10 +241,10 @@ func TestUpdateSendsOnlyWhatChanged(t *testing.T) {
 			if st.Count != tt.wantCount || len(st.Instances) != tt.wantCount {
 				t.Fatalf("state after update has count %d and %d instances, want %d", st.Count, len(st.Instances), tt.wantCount)
 			}
-			if d := civopool.Drift(tt.new, st); len(d) != 0 {
+			if d := pools.Drift(tt.new, st); len(d) != 0 {
 				t.Fatalf("after the update the pool still drifts from the new spec in %v", d)
 			}
-			if d := civopool.Drift(base, st); !slices.Equal(d, tt.wantDrift) {
+			if d := pools.Drift(base, st); !slices.Equal(d, tt.wantDrift) {
 				t.Fatalf("drift from the old spec is %v, want %v", d, tt.wantDrift)
 			}
 		})
@@ -272,7 +272,7 @@ func TestScaling3To5To2SendsEachCountAndWaitsForIt(t *testing.T) {
 			t.Fatalf("scaling to %d returned count %d with %d instances", n, st.Count, len(st.Instances))
 		}
 		for _, in := range st.Instances {
-			if in.Status != civopool.ReadyStatus {
+			if in.Status != pools.ReadyStatus {
 				t.Fatalf("scaling to %d returned before %s was running", n, in.Name)
 			}
 		}
@@ -283,12 +283,12 @@ func TestScaling3To5To2SendsEachCountAndWaitsForIt(t *testing.T) {
 func TestUpdateRefusesChangesCivoCannotMakeInPlace(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*civopool.Spec)
+		change func(*pools.Spec)
 		want   string
 	}{
-		{"a new size needs a new pool", func(s *civopool.Spec) { s.Size = "g4s.kube.large" }, "size"},
-		{"a public IP switch needs a new pool", func(s *civopool.Spec) { s.PublicIP = true }, "public_ip"},
-		{"another region is not this client's", func(s *civopool.Spec) { s.Region = "FRA1" }, "region"},
+		{"a new size needs a new pool", func(s *pools.Spec) { s.Size = "g4s.kube.large" }, "size"},
+		{"a public IP switch needs a new pool", func(s *pools.Spec) { s.PublicIP = true }, "public_ip"},
+		{"another region is not this client's", func(s *pools.Spec) { s.Region = "FRA1" }, "region"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,47 +312,47 @@ func TestUpdateRefusesChangesCivoCannotMakeInPlace(t *testing.T) {
 
 func TestCivosOwnLabelsAreNotDrift(t *testing.T) {
 	spec := workers()
-	live := func(change func(*civopool.State)) civopool.State {
-		s := civopool.State{Spec: workers()}
+	live := func(change func(*pools.State)) pools.State {
+		s := pools.State{Spec: workers()}
 		s.Labels = map[string]string{"team": "platform", "kubernetes.civo.com/node-pool": "workers", "kubernetes.civo.com/civo-node-size": "g4s.kube.medium"}
 		change(&s)
 		return s
 	}
 	tests := []struct {
 		name string
-		spec civopool.Spec
-		live civopool.State
+		spec pools.Spec
+		live pools.State
 		want []string
 	}{
-		{"labels Civo adds under kubernetes.civo.com/ are not drift", spec, live(func(*civopool.State) {}), nil},
-		{"a user label that Civo lost is drift", spec, live(func(s *civopool.State) { delete(s.Labels, "team") }), []string{"labels"}},
-		{"a user label changed on Civo is drift", spec, live(func(s *civopool.State) { s.Labels["team"] = "data" }), []string{"labels"}},
+		{"labels Civo adds under kubernetes.civo.com/ are not drift", spec, live(func(*pools.State) {}), nil},
+		{"a user label that Civo lost is drift", spec, live(func(s *pools.State) { delete(s.Labels, "team") }), []string{"labels"}},
+		{"a user label changed on Civo is drift", spec, live(func(s *pools.State) { s.Labels["team"] = "data" }), []string{"labels"}},
 		{"no labels in the spec and only Civo's on the pool is no drift",
-			civopool.Spec{Count: 3, Size: "g4s.kube.medium", Taints: spec.Taints},
-			live(func(s *civopool.State) { delete(s.Labels, "team") }), nil},
+			pools.Spec{Count: 3, Size: "g4s.kube.medium", Taints: spec.Taints},
+			live(func(s *pools.State) { delete(s.Labels, "team") }), nil},
 		{"the same taints in another order are not drift",
-			civopool.Spec{Count: 3, Size: "g4s.kube.medium", Labels: spec.Labels, Taints: []civopool.Taint{{"a", "1", "NoSchedule"}, {"b", "2", "NoExecute"}}},
-			live(func(s *civopool.State) {
-				s.Taints = []civopool.Taint{{"b", "2", "NoExecute"}, {"a", "1", "NoSchedule"}}
+			pools.Spec{Count: 3, Size: "g4s.kube.medium", Labels: spec.Labels, Taints: []pools.Taint{{"a", "1", "NoSchedule"}, {"b", "2", "NoExecute"}}},
+			live(func(s *pools.State) {
+				s.Taints = []pools.Taint{{"b", "2", "NoExecute"}, {"a", "1", "NoSchedule"}}
 			}), nil},
-		{"nil and empty taints are the same", func() civopool.Spec { s := workers(); s.Taints = nil; return s }(),
-			live(func(s *civopool.State) { s.Taints = []civopool.Taint{} }), nil},
-		{"a count changed on Civo is drift", spec, live(func(s *civopool.State) { s.Count = 4 }), []string{"count"}},
+		{"nil and empty taints are the same", func() pools.Spec { s := workers(); s.Taints = nil; return s }(),
+			live(func(s *pools.State) { s.Taints = []pools.Taint{} }), nil},
+		{"a count changed on Civo is drift", spec, live(func(s *pools.State) { s.Count = 4 }), []string{"count"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := civopool.Drift(tt.spec, tt.live); !slices.Equal(got, tt.want) {
+			if got := pools.Drift(tt.spec, tt.live); !slices.Equal(got, tt.want) {
 				t.Fatalf("Drift = %v, want %v", got, tt.want)
 			}
 		})
 	}
 
 	t.Run("Refresh keeps the user's labels and drops Civo's", func(t *testing.T) {
-		got := civopool.Refresh(live(func(*civopool.State) {}))
+		got := pools.Refresh(live(func(*pools.State) {}))
 		if len(got.Labels) != 1 || got.Labels["team"] != "platform" {
 			t.Fatalf("Refresh labels = %v", got.Labels)
 		}
-		if got = civopool.Refresh(live(func(s *civopool.State) { delete(s.Labels, "team") })); got.Labels != nil {
+		if got = pools.Refresh(live(func(s *pools.State) { delete(s.Labels, "team") })); got.Labels != nil {
 			t.Fatalf("Refresh of only Civo's labels = %v, want nil", got.Labels)
 		}
 	})
@@ -361,13 +361,13 @@ func TestCivosOwnLabelsAreNotDrift(t *testing.T) {
 func TestValidateRefusesWhatCouldNotConverge(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*civopool.Spec)
+		change func(*pools.Spec)
 		want   string
 	}{
-		{"a label under kubernetes.civo.com/ is Civo's", func(s *civopool.Spec) { s.Labels["kubernetes.civo.com/x"] = "y" }, "Civo manages itself"},
-		{"zero nodes is not a pool", func(s *civopool.Spec) { s.Count = 0 }, "at least 1"},
-		{"an unknown taint effect is refused", func(s *civopool.Spec) { s.Taints[0].Effect = "Sometimes" }, "effect"},
-		{"a pool needs an id", func(s *civopool.Spec) { s.ID = "" }, "pool id is empty"},
+		{"a label under kubernetes.civo.com/ is Civo's", func(s *pools.Spec) { s.Labels["kubernetes.civo.com/x"] = "y" }, "Civo manages itself"},
+		{"zero nodes is not a pool", func(s *pools.Spec) { s.Count = 0 }, "at least 1"},
+		{"an unknown taint effect is refused", func(s *pools.Spec) { s.Taints[0].Effect = "Sometimes" }, "effect"},
+		{"a pool needs an id", func(s *pools.Spec) { s.ID = "" }, "pool id is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -375,7 +375,7 @@ func TestValidateRefusesWhatCouldNotConverge(t *testing.T) {
 			s.Labels = map[string]string{"team": "platform"}
 			s.Taints = slices.Clone(s.Taints)
 			tt.change(&s)
-			if err := civopool.Validate(s); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if err := pools.Validate(s); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("want an error containing %q, got %v", tt.want, err)
 			}
 		})
@@ -420,7 +420,7 @@ func TestRetries(t *testing.T) {
 				t.Fatal("want an error")
 			}
 			assertNamesPoolAndCluster(t, err, "workers")
-			var api *civopool.APIError
+			var api *pools.APIError
 			if !errors.As(err, &api) || api.Status != tt.wantStatus {
 				t.Fatalf("want an *APIError with status %d, got %v", tt.wantStatus, err)
 			}
@@ -464,7 +464,7 @@ func TestRetriesStopWhenTheContextEnds(t *testing.T) {
 	f := fakecivo.New(t, token, region, cluster)
 	seedWorkers(f)
 	f.Fail("GET", 503, 100)
-	c := newClient(t, f, civopool.WithRetries(100, time.Hour, time.Hour))
+	c := newClient(t, f, pools.WithRetries(100, time.Hour, time.Hour))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -511,13 +511,13 @@ func TestDeleteRemovesThePoolAndToleratesOneAlreadyGone(t *testing.T) {
 func TestTheWaitTimesOutWithAnErrorNamingPoolAndCluster(t *testing.T) {
 	tests := []struct {
 		name string
-		run  func(*civopool.Client) error
+		run  func(*pools.Client) error
 	}{
-		{"a create whose nodes never run", func(c *civopool.Client) error {
+		{"a create whose nodes never run", func(c *pools.Client) error {
 			_, err := c.Create(context.Background(), workers())
 			return err
 		}},
-		{"a scale whose new nodes never run", func(c *civopool.Client) error {
+		{"a scale whose new nodes never run", func(c *pools.Client) error {
 			next := workers()
 			next.Count = 5
 			_, err := c.Update(context.Background(), workers(), next)
@@ -531,10 +531,10 @@ func TestTheWaitTimesOutWithAnErrorNamingPoolAndCluster(t *testing.T) {
 				seedWorkers(f)
 			}
 			f.NeverReady = true
-			c := newClient(t, f, civopool.WithPollInterval(2*time.Millisecond), civopool.WithWaitTimeout(40*time.Millisecond))
+			c := newClient(t, f, pools.WithPollInterval(2*time.Millisecond), pools.WithWaitTimeout(40*time.Millisecond))
 			start := time.Now()
 			err := tt.run(c)
-			if !errors.Is(err, civopool.ErrWaitTimeout) {
+			if !errors.Is(err, pools.ErrWaitTimeout) {
 				t.Fatalf("want ErrWaitTimeout, got %v", err)
 			}
 			if time.Since(start) > 5*time.Second {
@@ -554,20 +554,20 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(*fakecivo.Civo)
-		run   func(*civopool.Client) error
+		run   func(*pools.Client) error
 	}{
 		{"a 500 answer that echoes the Authorization header",
 			func(f *fakecivo.Civo) { f.Fail("GET", 500, 100) },
-			func(c *civopool.Client) error {
+			func(c *pools.Client) error {
 				_, _, err := c.Get(context.Background(), cluster, "workers")
 				return err
 			}},
 		{"a 400 answer to a create that echoes the Authorization header",
 			func(f *fakecivo.Civo) { f.Fail("POST", 400, 100) },
-			func(c *civopool.Client) error { _, err := c.Create(context.Background(), workers()); return err }},
+			func(c *pools.Client) error { _, err := c.Create(context.Background(), workers()); return err }},
 		{"a 422 answer to an update that echoes the Authorization header",
 			func(f *fakecivo.Civo) { f.Fail("PUT", 422, 100) },
-			func(c *civopool.Client) error {
+			func(c *pools.Client) error {
 				next := workers()
 				next.Labels = nil
 				_, err := c.Update(context.Background(), workers(), next)
@@ -575,10 +575,10 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 			}},
 		{"a 429 on every delete",
 			func(f *fakecivo.Civo) { f.Fail("DELETE", 429, 100) },
-			func(c *civopool.Client) error { return c.Delete(context.Background(), cluster, "workers") }},
+			func(c *pools.Client) error { return c.Delete(context.Background(), cluster, "workers") }},
 		{"a cluster Civo does not know",
 			func(f *fakecivo.Civo) {},
-			func(c *civopool.Client) error {
+			func(c *pools.Client) error {
 				s := workers()
 				s.ClusterID = "other"
 				_, err := c.Create(context.Background(), s)
@@ -586,7 +586,7 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 			}},
 		{"an invalid spec",
 			func(f *fakecivo.Civo) {},
-			func(c *civopool.Client) error {
+			func(c *pools.Client) error {
 				s := workers()
 				s.Count = 0
 				_, err := c.Create(context.Background(), s)
@@ -594,7 +594,7 @@ func TestTheTokenNeverAppearsInAnyError(t *testing.T) {
 			}},
 		{"an API that is not listening",
 			func(f *fakecivo.Civo) { f.Close() },
-			func(c *civopool.Client) error {
+			func(c *pools.Client) error {
 				_, _, err := c.Get(context.Background(), cluster, "workers")
 				return err
 			}},
@@ -636,7 +636,7 @@ func TestNewRefusesAnEmptyTokenOrRegion(t *testing.T) {
 		{"a relative URL", token, "api.civo.com", "LON1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := civopool.New(tt.token, tt.url, tt.region); err == nil {
+			if _, err := pools.New(tt.token, tt.url, tt.region); err == nil {
 				t.Fatal("want an error")
 			}
 		})

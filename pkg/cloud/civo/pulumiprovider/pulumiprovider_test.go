@@ -1,4 +1,4 @@
-package civoprovider_test
+package pulumiprovider_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/provider/civoprovider"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
 )
 
 func TestCheckPluginFindsThePluginOnPathOrInstalledAndOtherwiseSaysHowToGetIt(t *testing.T) {
@@ -31,7 +31,7 @@ func TestCheckPluginFindsThePluginOnPathOrInstalledAndOtherwiseSaysHowToGetIt(t 
 			t.Setenv("PATH", bin)
 			t.Setenv("PULUMI_HOME", home)
 			tt.setup(t, bin, home)
-			err := civoprovider.CheckPlugin()
+			err := pulumiprovider.CheckPlugin()
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("CheckPlugin() = %v, want an error: %v", err, tt.wantErr)
 			}

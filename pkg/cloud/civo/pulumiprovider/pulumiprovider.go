@@ -1,6 +1,6 @@
-// Package civoprovider creates the explicit Civo provider a stack deploys with, so that
+// Package pulumiprovider creates the explicit Civo provider a stack deploys with, so that
 // credentials come from the stack input (or the environment) and are always Pulumi secrets.
-package civoprovider
+package pulumiprovider
 
 import (
 	"os/exec"

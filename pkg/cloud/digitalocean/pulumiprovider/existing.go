@@ -1,4 +1,4 @@
-package digitaloceanprovider
+package pulumiprovider
 
 import (
 	"context"

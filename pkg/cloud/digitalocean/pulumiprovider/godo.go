@@ -1,4 +1,4 @@
-package digitaloceanprovider
+package pulumiprovider
 
 import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"

@@ -1,4 +1,4 @@
-// Package civopool manages one Civo Kubernetes node pool as Civo's API sees it: create,
+// Package pools manages one Civo Kubernetes node pool as Civo's API sees it: create,
 // read, update in place, delete, and wait until the pool's nodes are running.
 //
 // It exists because the only Pulumi Civo provider (pulumi-civo 2.4.8, which bundles
@@ -19,7 +19,7 @@
 // update helper cannot send "labels": {}. civogo's types (KubernetesPool,
 // KubernetesClusterPoolConfig) are still the wire format, and civogo still adds the
 // Authorization header and the ?region= query parameter on GET and DELETE.
-package civopool
+package pools
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package civopoolresource_test
+package poolresource_test
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/civo/civogo"
+	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/cloud/civopool"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/civopoolresource"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -66,7 +66,7 @@ func civoState() resource.PropertyMap {
 }
 
 func TestDiffSaysWhatEachChangeDoesToThePool(t *testing.T) {
-	r := &civopoolresource.Resource{}
+	r := &poolresource.Resource{}
 	tests := []struct {
 		name               string
 		olds, news         resource.PropertyMap
@@ -117,7 +117,7 @@ func TestDiffSaysWhatEachChangeDoesToThePool(t *testing.T) {
 }
 
 func TestCheckRefusesWhatCivoWouldRefuseOrNeverConverges(t *testing.T) {
-	r := &civopoolresource.Resource{}
+	r := &poolresource.Resource{}
 	tests := []struct {
 		name string
 		news resource.PropertyMap
@@ -152,8 +152,8 @@ func TestCheckRefusesWhatCivoWouldRefuseOrNeverConverges(t *testing.T) {
 // talking to a loopback Civo API.
 func server(t *testing.T, f *fakecivo.Civo) *componentprovider.Server {
 	t.Helper()
-	s := componentprovider.New(nil, "0.0.0", nil, nil, civopoolresource.Custom(
-		civopool.WithPollInterval(time.Millisecond), civopool.WithRetries(3, time.Millisecond, 2*time.Millisecond)))
+	s := componentprovider.New(nil, "0.0.0", nil, nil, poolresource.Custom(
+		pools.WithPollInterval(time.Millisecond), pools.WithRetries(3, time.Millisecond, 2*time.Millisecond)))
 	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{
 		"clusterplane:config:civoToken": token, "clusterplane:config:civoApiUrl": f.URL(),
 	}}); err != nil {
@@ -338,7 +338,7 @@ func TestWithoutATokenNothingIsSentAndTheErrorSaysWhereTheTokenGoes(t *testing.T
 	t.Setenv("CIVO_TOKEN", "")
 	f := fakecivo.New(t, token, region, cluster)
 	t.Setenv("CIVO_API_URL", f.URL())
-	s := componentprovider.New(nil, "0.0.0", nil, nil, civopoolresource.Custom())
+	s := componentprovider.New(nil, "0.0.0", nil, nil, poolresource.Custom())
 	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestAConfiguredAPIURLNeverGetsTheEnvironmentsToken(t *testing.T) {
 	t.Setenv("CIVO_TOKEN", token)
 	t.Setenv("CIVO_API_URL", "")
 	f := fakecivo.New(t, token, region, cluster)
-	s := componentprovider.New(nil, "0.0.0", nil, nil, civopoolresource.Custom())
+	s := componentprovider.New(nil, "0.0.0", nil, nil, poolresource.Custom())
 	if _, err := s.Configure(context.Background(), &pulumirpc.ConfigureRequest{Variables: map[string]string{
 		"clusterplane:config:civoApiUrl": f.URL()}}); err != nil {
 		t.Fatal(err)
@@ -391,7 +391,7 @@ func changed(v resource.PropertyValue) resource.PropertyValue {
 // sends a property of the pool says Replace exactly when the plugin's Diff replaces the pool for a
 // change of it, and the property's fact says ForceNew exactly then too.
 func TestEveryCivoPoolRowAndFactSaysWhatThePluginsDiffDoes(t *testing.T) {
-	r := &civopoolresource.Resource{}
+	r := &poolresource.Resource{}
 	kind := registry.Kinds().Table("CivoKubernetesNodePool")
 	rows := 0
 	for _, row := range kind.Rows {
