@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
@@ -183,9 +182,6 @@ func (f *factory) writeJSON(v any) error {
 	return errors.Wrap(enc.Encode(v), "write")
 }
 
-// clouds maps each cloud as CLOUD names it to its name in the regions table (pkg/change/cost).
-var clouds = map[string]string{"civo": cost.Civo, "digitalocean": cost.DigitalOcean}
-
 // regionRow is one row of `regions`, as -o json prints it.
 type regionRow struct {
 	Region string `json:"region"`
@@ -221,7 +217,11 @@ and with a token preview and up ask the cloud's own list, which decides.`,
 
 func regionsRun(opts *regionsOptions) error {
 	var rows []regionRow
-	for _, r := range cost.Regions(clouds[opts.cloud]) {
+	regions, err := cli.Regions(opts.cloud)
+	if err != nil {
+		return err
+	}
+	for _, r := range regions {
 		rows = append(rows, regionRow{Region: r.Name, Where: r.Where})
 	}
 	if opts.output.String() == "json" {

@@ -6,6 +6,10 @@
 package cloud
 
 import (
+	"context"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -37,6 +41,29 @@ type Driver interface {
 	// PluginEnv is the environment the cloud's provider plugin runs in, besides clusterplane's
 	// own; nil when it needs none.
 	PluginEnv() map[string]string
+	// Prices are the cloud's monthly prices as the repository's table holds them (its source and
+	// date said): what an offline plan is priced with, and what a failing API falls back to.
+	Prices() cost.Prices
+	// LivePrices reads the cloud's prices from its API at base (the cloud's own when "") with
+	// token; ok is false, and nothing asked, when the API lists no prices (the table is then all
+	// there is).
+	LivePrices(ctx context.Context, base, token string) (p cost.Prices, ok bool, err error)
+	// Regions are the regions the repository's table says the cloud offers, in the order its own
+	// list gives them.
+	Regions() []cost.Region
+	// Distribution is the Kubernetes distribution a cluster of clusterType runs (a cluster
+	// manifest's spec.clusterType as written, "" when its kind has none): "" for a cloud of one
+	// distribution, whose versions are all of it.
+	Distribution(clusterType string) string
+	// Versions are the Kubernetes versions the repository's table says the cloud offers a new
+	// cluster of distribution ("" for every distribution), oldest first.
+	Versions(distribution string) []string
+	// Catalogue reads what the cloud's API at base (the cloud's own when "") offers new clusters
+	// now, with token: its Kubernetes versions, and its sizes and regions where it lists them.
+	Catalogue(ctx context.Context, base, token string) (cost.Catalogue, error)
+	// Upgrades is the cloud's API at base with token as an upgrade plan asks it about one cluster
+	// in region: finding it, what it may upgrade to, the cloud's own checks, and its objects.
+	Upgrades(base, token, region string) upgrade.Cloud
 }
 
 // Requests is what a cloud's API allows a token and how much one list request reads.

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/civo/civogo"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
@@ -75,7 +75,7 @@ func StartClouds(dir string) (c *Clouds, err error) {
 	c.DO = fakedo.NewFor(c.owner, DigitalOceanToken, ports.DigitalOceanPort, 0)
 	// The sandbox's sizes API prices as the repository's table does; a size the table does not
 	// price (the GPU sizes) is listed without a price, so that it reads unknown, never $10.
-	table := cost.Table(cost.DigitalOcean)
+	table := digitalocean.Driver{}.Prices()
 	for _, size := range fakedo.DefaultSizes {
 		c.DO.SetPrice(size, table.Sizes[size])
 	}

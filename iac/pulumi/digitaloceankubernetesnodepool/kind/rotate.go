@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -29,7 +29,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
 	}
 	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
-	p := rotation.DOPools{Client: client, Cluster: cluster, New: rotation.DORequest(spec, tags)}
+	p := digitalocean.Pools{Client: client, Cluster: cluster, New: digitalocean.PoolRequest(spec, tags)}
 	ready, drain := kinds.RolloutWaits(spec.GetRollout())
 	return &kinds.Rotation{
 		Cloud:         p,
@@ -37,7 +37,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		Kubeconfig:    p.Kubeconfig,
 		DeleteCommand: p.DeleteCommand,
 		WaitRunning:   p.WaitRunning,
-		Nodes:         rotation.DONodes(spec),
+		Nodes:         digitalocean.PoolNodes(spec),
 		ReadyTimeout:  ready,
 		Drain:         drain,
 		Final:         spec.GetNodePoolName(),
