@@ -137,8 +137,6 @@ var notYetMoved = map[string]int{
 	"internal/testing/diffpairs/diffpairs.go":                          1,
 	"pkg/change/effects/civo.go":                                       20,
 	"pkg/change/effects/digitalocean.go":                               20,
-	"pkg/change/policy/policy.go":                                      1,
-	"pkg/change/rotation/planning.go":                                  5,
 	"pkg/cli/commands.go":                                              2,
 	"pkg/cloud/civopool/civopool.go":                                   3,
 	"pkg/cloud/civopool/client.go":                                     15,
