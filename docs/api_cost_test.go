@@ -2,6 +2,7 @@ package docs
 
 import (
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"os"
 	"regexp"
 	"strings"
@@ -93,7 +94,7 @@ func TestTheMonthlyCostsTheAPIDocShowsAreWhatTheBodiesItShowsCost(t *testing.T) 
 			if err := stackinput.Parse(tt.manifest, "api.md", input); err != nil {
 				t.Fatal(err)
 			}
-			want := cost.Of(input, cost.Table(platform))
+			want := cost.Of(input, clouds.Prices(platform))
 			if want.Min == 0 || len(want.Unknown) > 0 {
 				t.Fatalf("the example is not priced: %+v", want)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/digitalocean/godo"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
@@ -181,12 +182,12 @@ func TestDriftReportsAPoolLeftWithTheStacksMarkAndTheCommandThatDeletesIt(t *tes
 	ours := rotation.NewMark("digitaloceankubernetesnodepool/dev-fra1-workers", rotation.NewID())
 	theirs := rotation.NewMark("digitaloceankubernetesnodepool/other", rotation.NewID())
 	left, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
-		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{rotation.MarkTag + ours.String()}})
+		Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{digitalocean.MarkTag + ours.String()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := client.Kubernetes.CreateNodePool(context.Background(), doClusterID, &godo.KubernetesNodePoolCreateRequest{
-		Name: "other-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{rotation.MarkTag + theirs.String()}}); err != nil {
+		Name: "other-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{digitalocean.MarkTag + theirs.String()}}); err != nil {
 		t.Fatal(err)
 	}
 	r, code := e.clusterplane("drift", manifest)

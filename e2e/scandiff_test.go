@@ -20,7 +20,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 )
@@ -70,7 +69,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryDigitalOceanPropert
 			},
 		}
 	}
-	d := differential{e: e, account: scan.Account{Cloud: cost.DigitalOcean, Base: e.do.URL(), Token: doToken}}
+	d := differential{e: e, account: scan.Account{Cloud: "digitalocean", Base: e.do.URL(), Token: doToken}}
 	d.kind(t, "DigitalOceanKubernetesCluster", doClusterShape,
 		subject{file: full, stack: "digitaloceankubernetescluster/full", cloud: cluster(fullID)},
 		subject{file: minimal, stack: "digitaloceankubernetescluster/minimal", cloud: cluster(minimalID)})
@@ -107,7 +106,7 @@ func TestTheFleetScanFindsWhatTheProvidersRefreshFindsInEveryCivoProperty(t *tes
 			},
 		}
 	}
-	d := differential{e: e, account: scan.Account{Cloud: cost.Civo, Base: e.civo.URL(), Token: civoToken}}
+	d := differential{e: e, account: scan.Account{Cloud: "civo", Base: e.civo.URL(), Token: civoToken}}
 	d.kind(t, "CivoKubernetesCluster", civoClusterShape,
 		subject{file: full, stack: "civokubernetescluster/cfull", cloud: cluster("cfull")},
 		subject{file: minimal, stack: "civokubernetescluster/cmin", cloud: cluster("cmin")})

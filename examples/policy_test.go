@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // policyInput loads an example (text is its content, edited) as policy.Input.
@@ -20,7 +21,13 @@ func policyInput(t *testing.T, example, text string) policy.Input {
 	if err != nil {
 		t.Fatalf("%s, edited, is invalid: %v", example, err)
 	}
-	return policy.Input{File: example, Data: []byte(text), Manifest: input}
+	in := policy.Input{File: example, Data: []byte(text), Manifest: input}
+	// The prices the callers hand in: the manifest's cloud's table, from its driver.
+	if d, ok := stackinput.Cloud(input); ok {
+		prices := d.Prices()
+		in.Prices = &prices
+	}
+	return in
 }
 
 func readExample(t *testing.T, path string) string {

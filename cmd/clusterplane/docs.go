@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
@@ -219,8 +218,11 @@ and with a token preview and up ask the cloud's own list, which decides.`,
 
 func regionsRun(opts *regionsOptions) error {
 	var rows []regionRow
-	// The regions table is keyed by the clouds' IDs.
-	for _, r := range cost.Regions(opts.cloud) {
+	regions, err := cli.Regions(opts.cloud)
+	if err != nil {
+		return err
+	}
+	for _, r := range regions {
 		rows = append(rows, regionRow{Region: r.Name, Where: r.Where})
 	}
 	if opts.output.String() == "json" {

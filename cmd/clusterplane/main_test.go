@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
@@ -551,12 +551,12 @@ func TestKindsAndRegionsListWhatManifestsMayName(t *testing.T) {
 			t.Errorf("kinds lacks %s:\n%s", k.Name, r.stdout)
 		}
 	}
-	for _, cloud := range cli.Clouds() {
-		name := cloud // the regions table is keyed by the clouds' IDs
+	for _, d := range clouds.All() {
+		cloud := string(d.ID())
 		r := run(t, "", "regions", cloud)
-		regions := cost.Regions(name)
+		regions := d.Regions()
 		if len(regions) == 0 {
-			t.Fatalf("the regions table has no %s regions", name)
+			t.Fatalf("the regions table has no %s regions", cloud)
 		}
 		for _, region := range regions {
 			if !strings.Contains(r.stdout, "\n"+region.Name+" ") || !strings.Contains(r.stdout, region.Where) {

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
@@ -41,3 +44,25 @@ func TokenVars() string {
 // ExampleFolder is the folder of examples/ holding the first kind's examples (its name in lower
 // case, as examples/ names its folders), for a help text's example.
 func ExampleFolder(names []string) string { return strings.ToLower(ExampleKind(names, 0)) }
+
+// Prices are the prices of the cloud id for a run's reports, as its driver reads them
+// (cloud.ReadPrices: the API's when the environment's token reads them, else the table), and the
+// warning to say when the API failed. A cloud no driver knows prices nothing, never as another
+// cloud, and says so in the prices' source.
+func Prices(ctx context.Context, id string) (cost.Prices, string) {
+	d, err := clouds.Get(cloud.ID(id))
+	if err != nil {
+		return clouds.Prices(id), ""
+	}
+	return cloud.ReadPrices(ctx, d)
+}
+
+// Regions are the regions the repository's table of the cloud id lists (its driver's); a cloud
+// no driver knows is an error naming it.
+func Regions(id string) ([]cost.Region, error) {
+	d, err := clouds.Get(cloud.ID(id))
+	if err != nil {
+		return nil, err
+	}
+	return d.Regions(), nil
+}

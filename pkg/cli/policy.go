@@ -50,6 +50,10 @@ func CheckPolicy(pol *policy.Policy, p Program, f program.File, old *program.Fil
 		return nil, nil
 	}
 	in := policy.Input{File: f.Name, Data: f.Data, Manifest: input}
+	if d, ok := stackinput.Cloud(input); ok {
+		prices := d.Prices()
+		in.Prices = &prices
+	}
 	if old != nil {
 		if in.Old, err = p.Parse(*old); err != nil {
 			return nil, nil

@@ -9,6 +9,8 @@ import (
 	"context"
 	"regexp"
 
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -61,6 +63,25 @@ type Driver interface {
 	// cluster_type, by the enum value's name; "" when it has none) runs, by which the cloud's
 	// catalogue tells its versions apart; "" when the cloud offers one distribution.
 	Distribution(clusterType string) string
+	// Prices are the cloud's monthly prices as the repository's table holds them (its source and
+	// date said): what an offline plan is priced with, and what a failing API falls back to.
+	Prices() cost.Prices
+	// LivePrices reads the cloud's prices from its API at base (the cloud's own when "") with
+	// token; ok is false, and nothing asked, when the API lists no prices (the table is then all
+	// there is).
+	LivePrices(ctx context.Context, base, token string) (p cost.Prices, ok bool, err error)
+	// Regions are the regions the repository's table says the cloud offers, in the order its own
+	// list gives them.
+	Regions() []cost.Region
+	// Versions are the Kubernetes versions the repository's table says the cloud offers a new
+	// cluster of distribution ("" for every distribution), oldest first.
+	Versions(distribution string) []string
+	// Catalogue reads what the cloud's API at base (the cloud's own when "") offers new clusters
+	// now, with token: its Kubernetes versions, and its sizes and regions where it lists them.
+	Catalogue(ctx context.Context, base, token string) (cost.Catalogue, error)
+	// Upgrades is the cloud's API at base with token as an upgrade plan asks it about one cluster
+	// in region: finding it, what it may upgrade to, the cloud's own checks, and its objects.
+	Upgrades(base, token, region string) upgrade.Cloud
 }
 
 // Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and

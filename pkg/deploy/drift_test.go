@@ -3,12 +3,12 @@ package deploy_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -168,7 +168,7 @@ func checkPutBack(t *testing.T, o deploy.Outcome, status deploy.Status, reason, 
 	}
 	outcomes := []deploy.Outcome{o}
 	report := deploy.NewReport("up", outcomes)
-	report.Price(outcomes, cost.Table)
+	report.Price(outcomes, clouds.Prices)
 	if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), says) {
 		t.Errorf("cost %v, want it to say %q", c, says)
 	}

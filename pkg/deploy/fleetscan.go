@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"reflect"
 	"sort"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -145,7 +145,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	unjudged := func(why string) (Scanned, map[string]Output) {
 		return Scanned{Verdict: scan.Unjudged, Why: why}, outputs
 	}
-	cloud, base, token := upgrade.CloudAPI(t.Input)
+	cloud, base, token := stackinput.CloudAPI(t.Input)
 	if token == "" {
 		return unjudged("no token to list the cloud with")
 	}

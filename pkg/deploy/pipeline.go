@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -257,7 +257,12 @@ func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []by
 	if err != nil {
 		return nil, err
 	}
-	return p.Evaluate(policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old})
+	in := policy.Input{File: t.File, Data: data, Manifest: t.Input, Old: old}
+	if d, ok := stackinput.Cloud(t.Input); ok {
+		prices := d.Prices()
+		in.Prices = &prices
+	}
+	return p.Evaluate(in)
 }
 
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
@@ -279,18 +284,18 @@ func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Tar
 // checkOffered asks each target's cloud, when a token is there, what it offers now, and refuses
 // the regions, Kubernetes versions and node sizes it does not: validate only warns of them (its
 // table may be older than the cloud), the cloud's own list decides. One call per cloud per run
-// (upgrade.Offered); without a token nothing is asked. A cloud that does not answer is said once,
+// (clouds.Offered); without a token nothing is asked. A cloud that does not answer is said once,
 // and the run goes on: the engine meets the same cloud. What a stack runs already is kept,
 // offered or not.
 func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
 	var problems []error
 	warned := map[string]bool{}
 	for _, t := range targets {
-		cloud, base, token := upgrade.CloudAPI(t.Input)
+		cloud, base, token := stackinput.CloudAPI(t.Input)
 		if token == "" {
 			continue
 		}
-		cat, err := upgrade.Offered(ctx, cloud, base, token)
+		cat, err := clouds.Offered(ctx, cloud, base, token)
 		if err != nil {
 			if !warned[cloud] {
 				warned[cloud] = true

@@ -11,7 +11,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
-	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
@@ -249,7 +248,7 @@ func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.
 // about. Without a token, the cloud cannot be asked.
 func cloudLists(t Target) func(ctx context.Context, r scan.Resource) scan.Finding {
 	s := scan.New()
-	cloud, base, token := upgrade.CloudAPI(t.Input)
+	cloud, base, token := stackinput.CloudAPI(t.Input)
 	return func(ctx context.Context, r scan.Resource) scan.Finding {
 		if token == "" {
 			return scan.Finding{Verdict: scan.Unjudged, Why: "no token to ask " + cloudName(t) + " with"}

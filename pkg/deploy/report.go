@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/providers"
@@ -163,8 +164,8 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			// What an operation that did not end would have cost is no change to report.
 			continue
 		}
-		cloud := cost.CloudOf(o.Target.Input)
-		if cloud == "" {
+		cloud, ok := stackinput.Cloud(o.Target.Input)
+		if !ok {
 			continue
 		}
 		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
@@ -173,7 +174,7 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
 			old = withValues(old, cloudHad)
 		}
-		p := prices(cloud)
+		p := prices(string(cloud.ID()))
 		d := cost.Compare(old, o.Target.Input, p)
 		if old == nil && o.Result.Changes[string(apitype.OpCreate)] == 0 {
 			// The stack holds resources but recorded no manifest (an up interrupted before its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -218,7 +218,7 @@ func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAC
 		t.Run(tt.name, func(t *testing.T) {
 			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &deploy.Result{Changes: tt.changes}}}
 			report := deploy.NewReport("up", outcomes)
-			report.Price(outcomes, cost.Table)
+			report.Price(outcomes, clouds.Prices)
 			got := ""
 			if report.Stacks[0].Cost != nil {
 				got = report.Stacks[0].Cost.String()

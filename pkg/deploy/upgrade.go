@@ -3,6 +3,10 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/pkg/errors"
+	"google.golang.org/protobuf/proto"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
@@ -19,10 +23,12 @@ func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Clus
 	var problems []error
 	byStack := map[string]string{}
 	for _, t := range targets {
-		c, ok := upgrade.ClusterOf(t.File, t.Kind, t.Input)
-		if !ok {
+		c, ok := upgrade.ClusterOf(t.File, t.Kind, stackinput.Target(t.Input))
+		d, known := stackinput.Cloud(t.Input)
+		if !ok || !known {
 			continue
 		}
+		c.Cloud = upgradeCloud(d, t.Input, c.Region)
 		if other, ok := byStack[t.Key()]; ok {
 			problems = append(problems, fmt.Errorf("%s and %s both deploy stack %s: give only one of them", other, t.File, t.Key()))
 			continue
@@ -39,6 +45,22 @@ func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Clus
 			strings.Join(paths, " "))}}
 	}
 	return out, clusters, nil
+}
+
+// upgradeCloud is the cluster's cloud as an upgrade plan asks it, through its driver d, with the
+// token and URL the deploy commands would use for input. A cluster whose cloud cannot be asked
+// (no token) gets a Cloud that says why at every question: a mistake to fix, not a blocked
+// upgrade.
+func upgradeCloud(d cloud.Driver, input proto.Message, region string) upgrade.Cloud {
+	env, ownToken, ownURL, _ := stackinput.ProviderConfig(input)
+	token, url, err := env.Resolve(ownToken, ownURL)
+	switch {
+	case err != nil:
+		return upgrade.NoCloud{Err: err}
+	case token == "":
+		return upgrade.NoCloud{Err: errors.Errorf("no %s API token (providerConfig.apiToken or %s)", env.Name, env.TokenEnv)}
+	}
+	return d.Upgrades(url, token, region)
 }
 
 // StackClusterIDs sets each cluster's ID from its stack's cluster_id output where the stack

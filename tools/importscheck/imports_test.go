@@ -11,23 +11,6 @@ import (
 
 const module = "github.com/clusterplane/clusterplane/"
 
-// changeCallsNotYetMoved are pkg/change's imports of pkg/cloud that issue 65 has yet to move
-// behind the cloud drivers (the catalogues, prices and pool moves handed in as values). The list
-// only shrinks: an import not in it fails the test, and so does a line whose import is gone.
-var changeCallsNotYetMoved = map[string]bool{
-	"pkg/change/cost → pkg/cloud/cloudapi":         true,
-	"pkg/change/cost → pkg/cloud/digitalocean":     true,
-	"pkg/change/rotation → pkg/cloud/digitalocean": true,
-	"pkg/change/upgrade → pkg/cloud":               true,
-	"pkg/change/upgrade → pkg/cloud/civo":          true,
-	"pkg/change/upgrade → pkg/cloud/cloudapi":      true,
-	"pkg/change/upgrade → pkg/cloud/digitalocean":  true,
-	"pkg/change/upgrade → pkg/cloud/kube":          true,
-	// Civo's pool client and DigitalOcean's default-pool tag, now under their drivers.
-	"pkg/change/rotation → pkg/cloud/civo/pools":               true,
-	"pkg/change/rotation → pkg/cloud/digitalocean/defaultpool": true,
-}
-
 // imports are the non-test imports of every package under pkg/ that lie in this module, by the
 // importing package, both as paths from the repository's root ("pkg/change/cost").
 func imports(t *testing.T) map[string][]string {
@@ -116,13 +99,6 @@ func TestNothingInPkgChangeImportsPkgCloud(t *testing.T) {
 	}
 	sort.Strings(all)
 	for _, e := range all {
-		if !changeCallsNotYetMoved[e] {
-			t.Errorf("%s: pkg/change imports pkg/cloud (take the cloud's answer as a value, from its driver)", e)
-		}
-	}
-	for e := range changeCallsNotYetMoved {
-		if !found[e] {
-			t.Errorf("%s is gone: drop it from changeCallsNotYetMoved", e)
-		}
+		t.Errorf("%s: pkg/change imports pkg/cloud (take the cloud's answer as a value, from its driver)", e)
 	}
 }

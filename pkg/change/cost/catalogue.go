@@ -1,6 +1,7 @@
 package cost
 
-// Catalogue is what a cloud's API offers (pkg/change/upgrade reads it) new clusters and node pools now, in one call.
+// Catalogue is what a cloud's API offers new clusters and node pools now, read by its driver
+// (pkg/cloud/<cloud>) in one call.
 type Catalogue struct {
 	// Versions are the Kubernetes versions the API lists.
 	Versions []CatalogueVersion

@@ -1,37 +1,21 @@
-// Package cost estimates what a manifest costs a month: its nodes at their size's price, and
-// DigitalOcean's high-availability control plane fee, autoscaled pools as a range from their
-// minimum to their maximum. DigitalOcean's prices come from its sizes API when a token is
-// present, else (and Civo's always) from the table in this package, whose date a report shows.
+// Package cost estimates what a manifest costs a month: its nodes at their size's price, and a
+// high-availability control plane's fee, autoscaled pools as a range from their minimum to their
+// maximum. It computes from values and calls nothing: the prices come in from the cloud's driver
+// (pkg/cloud/<cloud>), its API's when a token reads them, else the repository's table the driver
+// holds, whose date a report shows. The regions and versions tables come in the same way.
 package cost
 
 import (
 	"cmp"
-	"context"
-	"crypto/sha256"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/redact"
-	"github.com/digitalocean/godo"
-	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-)
-
-// Cloud names the clouds priced.
-const (
-	DigitalOcean = "digitalocean"
-	Civo         = "civo"
 )
 
 // Prices are one cloud's monthly prices and where they come from.
@@ -42,8 +26,8 @@ type Prices struct {
 	HAFee float64
 	// Source and Date say where the sizes' prices come from and when they were read.
 	Source, Date string
-	// HAFeeSource says where HAFee comes from when Source does not list it (DigitalOcean's sizes
-	// API has no such fee), with its date; "" when Source has it.
+	// HAFeeSource says where HAFee comes from when Source does not list it (a sizes API that has
+	// no such fee), with its date; "" when Source has it.
 	HAFeeSource string
 	// Unpriced are sizes the cloud offers that Sizes does not price.
 	Unpriced []string
@@ -55,117 +39,10 @@ func (p Prices) Offers(size string) bool {
 	return ok || slices.Contains(p.Unpriced, size)
 }
 
-// lookupTimeout bounds the sizes API's answer.
-const lookupTimeout = 10 * time.Second
-
-// Table is the repository's prices of cloud. A cloud the table has no prices of prices nothing
-// (its sizes are then unknown, never free) and its Source says so: another cloud's prices
-// would read as its own.
-func Table(cloud string) Prices {
-	p := Prices{Cloud: cloud, Source: TableSource, Date: TableDate, Unpriced: unpriced[cloud]}
-	switch cloud {
-	case DigitalOcean:
-		p.Sizes, p.HAFee = digitalOceanSizes, digitalOceanHAFee
-	case Civo:
-		p.Sizes = civoSizes
-	default:
-		p.Sizes, p.Source = map[string]float64{}, unknownCloud(cloud).Error()
-	}
-	return p
-}
-
-// unknownCloud is the error of a cloud the table has no prices of.
-func unknownCloud(cloud string) error {
-	return errors.Errorf("no prices of cloud %q: %s has none", cloud, TableSource)
-}
-
-// Lookup returns the prices of cloud: DigitalOcean's from its sizes API when
-// DIGITALOCEAN_TOKEN is set (at DIGITALOCEAN_API_URL when that is), else the table. A failing API
-// is an error, not a silent fallback: a review must not read table prices as the cloud's.
-func Lookup(ctx context.Context, cloud string) (Prices, error) {
-	if cloud != DigitalOcean && cloud != Civo {
-		return Prices{}, unknownCloud(cloud)
-	}
-	token := os.Getenv(cloudapi.DigitalOceanTokenEnv)
-	if cloud != DigitalOcean || token == "" {
-		return Table(cloud), nil
-	}
-	// A price is not worth waiting for: an unreachable API falls back to the table quickly.
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	client, err := cloudapi.Godo(token, os.Getenv(cloudapi.DigitalOceanAPIURLEnv), lookupTimeout)
-	if err != nil {
-		return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
-	}
-	return FromDigitalOcean(ctx, client)
-}
-
-// read holds what Read found, once per process and source: a fleet of a hundred manifests makes
-// one sizes request, not a hundred.
-var read = struct {
-	sync.Mutex
-	found map[string]readResult
-}{found: map[string]readResult{}}
-
-type readResult struct {
-	prices  Prices
-	warning string
-}
-
-// Read returns cloud's prices as Lookup does, and when the cloud's API fails, the table's with a
-// warning that says so (the run's secrets masked, since an API's error may quote its URL). It is
-// the one place that chooses between the API and the table.
-func Read(ctx context.Context, cloud string) (Prices, string) {
-	// Keyed by where the prices come from; a token counts only as its digest.
-	token := sha256.Sum256([]byte(os.Getenv(cloudapi.DigitalOceanTokenEnv)))
-	key := fmt.Sprintf("%s %x %s", cloud, token[:8], os.Getenv(cloudapi.DigitalOceanAPIURLEnv))
-	read.Lock()
-	defer read.Unlock()
-	if r, ok := read.found[key]; ok {
-		return r.prices, r.warning
-	}
-	var r readResult
-	p, err := Lookup(ctx, cloud)
-	if err != nil {
-		r = readResult{prices: Table(cloud), warning: redact.FromEnv().String(fmt.Sprintf(
-			"warning: %v; the cost is priced from %s of %s", err, TableSource, TableDate))}
-	} else {
-		r = readResult{prices: p}
-	}
-	read.found[key] = r
-	return r.prices, r.warning
-}
-
-// FromDigitalOcean reads every size's monthly price from DigitalOcean's sizes API; the HA fee,
-// which the API does not list, is the table's.
-func FromDigitalOcean(ctx context.Context, client *godo.Client) (Prices, error) {
-	p := Prices{Cloud: DigitalOcean, Sizes: map[string]float64{}, HAFee: digitalOceanHAFee,
-		Source: "DigitalOcean sizes API", Date: time.Now().UTC().Format(time.DateOnly),
-		HAFeeSource: TableSource + " of " + TableDate}
-	sizes, err := digitalocean.Sizes(ctx, client)
-	if errors.Is(err, digitalocean.ErrTokenRefused) {
-		return Prices{}, errors.New("DigitalOcean sizes API: 401, the token was refused")
-	}
-	if err != nil {
-		return Prices{}, errors.Wrap(err, "DigitalOcean sizes API")
-	}
-	for _, s := range sizes {
-		// A size the API lists without a price is unknown, never free.
-		if s.PriceMonthly > 0 {
-			p.Sizes[s.Slug] = s.PriceMonthly
-		} else {
-			p.Unpriced = append(p.Unpriced, s.Slug)
-		}
-	}
-	return p, nil
-}
-
-// CloudOf is the cloud a stack input's kind deploys to, "" when none is priced.
-func CloudOf(input proto.Message) string {
-	if c, _, _, ok := stackinput.ProviderConfig(input); ok {
-		return strings.ToLower(c.Name)
-	}
-	return ""
+// Unknown are the prices of a cloud no driver knows: nothing is priced (its sizes are then
+// unknown, never free), and the Source says why. Another cloud's prices would read as its own.
+func Unknown(cloud string, why error) Prices {
+	return Prices{Cloud: cloud, Sizes: map[string]float64{}, Source: why.Error()}
 }
 
 // Estimate is a manifest's monthly cost: Min to Max (equal unless a pool autoscales).

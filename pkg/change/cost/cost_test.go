@@ -3,8 +3,12 @@ package cost_test
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -83,33 +87,33 @@ func TestEachManifestIsPricedFromTheTableWithItsDate(t *testing.T) {
 			func(t *testing.T) proto.Message {
 				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
 			},
-			cost.DigitalOcean, "$48.00/month"},
+			"digitalocean", "$48.00/month"},
 		{"an autoscaled pool is a range from its minimum to its maximum",
 			func(t *testing.T) proto.Message {
 				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 2\n  autoScale: true\n  minNodes: 1\n  maxNodes: 5")
 			},
-			cost.DigitalOcean, "$24.00–$120.00/month"},
+			"digitalocean", "$24.00–$120.00/month"},
 		{"an HA DigitalOcean cluster adds the control plane's fee",
 			func(t *testing.T) proto.Message {
 				return parse(t, &dcv1.DigitalOceanKubernetesClusterStackInput{}, doCluster)
 			},
-			cost.DigitalOcean, "$184.00/month"},
+			"digitalocean", "$184.00/month"},
 		{"a Civo pool is priced from the table",
 			func(t *testing.T) proto.Message { return parse(t, &cpv1.CivoKubernetesNodePoolStackInput{}, civoPool) },
-			cost.Civo, "$40.00/month"},
+			"civo", "$40.00/month"},
 		{"an unknown size says so rather than guessing",
 			func(t *testing.T) proto.Message {
 				return parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "s-2vcpu-4gb", "s-2vcpu-4gbb")
 			},
-			cost.DigitalOcean, "not known (unknown size s-2vcpu-4gbb: not priced)"},
+			"digitalocean", "not known (unknown size s-2vcpu-4gbb: not priced)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			input := tt.input(t)
-			if got := cost.CloudOf(input); got != tt.cloud {
-				t.Fatalf("cloud %q, want %q", got, tt.cloud)
+			if d, ok := stackinput.Cloud(input); !ok || string(d.ID()) != tt.cloud {
+				t.Fatalf("cloud %v, want %q", d, tt.cloud)
 			}
-			e := cost.Of(input, cost.Table(tt.cloud))
+			e := cost.Of(input, clouds.Prices(tt.cloud))
 			if e.String() != tt.text || e.Source != cost.TableSource || e.Date != cost.TableDate {
 				t.Errorf("estimate %q from %s %s, want %q from the table of %s", e, e.Source, e.Date, tt.text, cost.TableDate)
 			}
@@ -123,7 +127,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 
 	t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
 	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, "")
-	prices, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	prices, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +140,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	do.SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
 	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
 	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
-	prices, err = cost.Lookup(context.Background(), cost.DigitalOcean)
+	prices, err = lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +153,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	}
 
 	t.Setenv(cloudapi.DigitalOceanTokenEnv, "dop_v1_a-refused-token")
-	if _, err := cost.Lookup(context.Background(), cost.DigitalOcean); err == nil || strings.Contains(err.Error(), "a-refused-token") {
+	if _, err := lookup(context.Background()); err == nil || strings.Contains(err.Error(), "a-refused-token") {
 		t.Errorf("a refused token: %v, want an error without the token", err)
 	}
 }
@@ -160,7 +164,7 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
 	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
 	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
-	fromAPI, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	fromAPI, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +175,7 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 		to     string
 	}{
 		{"a size the API lists without a price", fromAPI, "s-2vcpu-4gb"},
-		{"a size the table does not price", cost.Table(cost.DigitalOcean), "gpu-unknown-size"},
+		{"a size the table does not price", clouds.Prices("digitalocean"), "gpu-unknown-size"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +204,7 @@ func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNo
 	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, api.URL)
 
 	for range 3 {
-		prices, warning := cost.Read(context.Background(), cost.DigitalOcean)
+		prices, warning := cloud.ReadPrices(context.Background(), digitalocean.Driver{})
 		if prices.Source != cost.TableSource || prices.Date != cost.TableDate {
 			t.Errorf("prices from %q of %q, want the table's", prices.Source, prices.Date)
 		}
@@ -219,14 +223,27 @@ func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNo
 // A cloud the table has no prices of must not be priced with another cloud's table: its sizes
 // are unknown, and asking for its prices is an error naming it.
 func TestACloudWithoutAPriceTableIsPricedWithNoOtherCloudsTable(t *testing.T) {
-	p := cost.Table("othercloud")
+	p := clouds.Prices("othercloud")
 	if len(p.Sizes) != 0 || p.HAFee != 0 {
-		t.Errorf("Table(othercloud) prices %d sizes (HA fee %v), want none", len(p.Sizes), p.HAFee)
+		t.Errorf("Prices(othercloud) prices %d sizes (HA fee %v), want none", len(p.Sizes), p.HAFee)
 	}
 	if !strings.Contains(p.Source, `"othercloud"`) {
-		t.Errorf("Table(othercloud).Source = %q, want it to name the cloud", p.Source)
+		t.Errorf("Prices(othercloud).Source = %q, want it to name the cloud", p.Source)
 	}
-	if _, err := cost.Lookup(context.Background(), "othercloud"); err == nil || !strings.Contains(err.Error(), `"othercloud"`) {
-		t.Errorf("Lookup(othercloud) = %v, want an error naming the cloud", err)
+	if _, err := clouds.Get("othercloud"); err == nil || !strings.Contains(err.Error(), `"othercloud"`) {
+		t.Errorf("Get(othercloud) = %v, want an error naming the cloud", err)
 	}
+}
+
+// lookup is DigitalOcean's prices as a review reads them (cloud.ReadPrices, without its cache and
+// its fallback): the sizes API's when the environment's token reads them, else the table; an
+// error when the API fails.
+func lookup(ctx context.Context) (cost.Prices, error) {
+	d := digitalocean.Driver{}
+	token := os.Getenv(d.Env().TokenEnv)
+	if token == "" {
+		return d.Prices(), nil
+	}
+	p, _, err := d.LivePrices(ctx, os.Getenv(d.Env().URLEnv), token)
+	return p, err
 }

@@ -47,7 +47,7 @@ func TestPricesFromTheSizesAPICiteTheHAFeeOnlyWhereOneIsCounted(t *testing.T) {
 	do := fakedo.New(t, token)
 	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
 	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
-	prices, err := cost.Lookup(context.Background(), cost.DigitalOcean)
+	prices, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

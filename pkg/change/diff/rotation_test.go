@@ -2,6 +2,7 @@ package diff_test
 
 import (
 	"bytes"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"strings"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
@@ -32,7 +32,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 		last string
 	}{
 		{name: "a DigitalOcean pool gets a surge pool, drains the old one and renames the new one",
-			kind: doPool, table: doPool.Effects, cloud: cost.DigitalOcean,
+			kind: doPool, table: doPool.Effects, cloud: "digitalocean",
 			change:  dp(func(s *dpv1.DigitalOceanKubernetesNodePoolSpec) { s.Size = "s-8vcpu-16gb"; s.Rollout = rotate() }),
 			actions: append(append([]string{}, hop...), rotation.StepRename),
 			pools:   []string{"workers-surge", "workers-surge", "workers", "workers", "workers", "workers-surge"},
@@ -40,7 +40,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs: []float64{288, 288, 288, 288, 192, 192},
 			last:  "rename pool workers-surge to workers"},
 		{name: "the DigitalOcean default pool hands its tag to the new pool, so the cluster stays",
-			kind: doCluster, table: doCluster.Effects, cloud: cost.DigitalOcean,
+			kind: doCluster, table: doCluster.Effects, cloud: "digitalocean",
 			change: dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) {
 				s.DefaultNodePool.Size, s.DefaultNodePool.Rollout = "s-4vcpu-8gb", rotate()
 			}),
@@ -49,7 +49,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs:   []float64{144, 144, 144, 144, 96, 96},
 			last:    rotation.DefaultPoolTag},
 		{name: "a Civo pool that keeps its name goes through a surge pool and back",
-			kind: civoPool, table: civoPool.Effects, cloud: cost.Civo,
+			kind: civoPool, table: civoPool.Effects, cloud: "civo",
 			change:  cp(func(s *cpv1.CivoKubernetesNodePoolSpec) { s.Size = "g4s.kube.large"; s.Rollout = rotate() }),
 			actions: append(append([]string{}, hop...), hop...),
 			pools: []string{"workers-surge", "workers-surge", "workers", "workers", "workers",
@@ -57,7 +57,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			costs: []float64{120, 120, 120, 120, 80, 160, 160, 160, 160, 80},
 			last:  "delete pool workers-surge"},
 		{name: "a Civo pool renamed in the same change needs one hop",
-			kind: civoPool, table: civoPool.Effects, cloud: cost.Civo,
+			kind: civoPool, table: civoPool.Effects, cloud: "civo",
 			change: cp(func(s *cpv1.CivoKubernetesNodePoolSpec) {
 				s.Size, s.NodePoolName, s.Rollout = "g4s.kube.large", "apps", rotate()
 			}),
@@ -81,7 +81,7 @@ func TestARotationNamesItsStepsInOrderWithWhatThePoolsCostMeanwhile(t *testing.T
 			if len(result.Rotations) != 1 {
 				t.Fatalf("rotations = %+v, want one", result.Rotations)
 			}
-			result.PriceRotations(cost.Table(c.cloud))
+			result.PriceRotations(clouds.Prices(c.cloud))
 			rot := result.Rotations[0]
 			var actions, pools []string
 			var costs []float64

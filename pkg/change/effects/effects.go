@@ -159,6 +159,22 @@ type Table struct {
 	// the state holds only what was last sent, nothing after an import, so neither drift nor an
 	// import's check can compare them with the cloud.
 	NeverReadBack map[string]bool
+	// Pools is how the kind's cloud moves a pool that a rotation replaces (pkg/change/rotation
+	// plans the moves from it); zero for a kind whose pools do not rotate.
+	Pools PoolMoves
+}
+
+// PoolMoves is how a cloud moves a node pool that a rotation replaces, as its kinds say it.
+type PoolMoves struct {
+	// Cloud names the cloud as messages say it.
+	Cloud string
+	// Renames tells that the cloud renames a pool in place: the surge pool takes the manifest's
+	// name at the end. A cloud that does not names a pool once, so the workloads go through a
+	// surge pool and back to a new pool of the manifest's name.
+	Renames bool
+	// DefaultPoolTag is the tag by which the cloud's provider finds a cluster's default pool,
+	// which a rotated default pool must take for the cluster to keep its id; "" when none.
+	DefaultPoolTag string
 }
 
 // Attribute is what the pinned provider's source says about one attribute a module sends. Rows

@@ -23,6 +23,10 @@ type Input struct {
 	Data     []byte
 	Manifest proto.Message
 	Old      proto.Message
+	// Prices are the prices of the manifest's cloud, handed in by its driver (the repository's
+	// table, so that a rule judges the same offline and online); nil for a manifest of no cloud,
+	// whose cost a rule cannot read.
+	Prices *cost.Prices
 }
 
 // Result is one rule a manifest breaks.
@@ -229,8 +233,8 @@ func variables(in Input) (map[string]any, *cost.Delta, error) {
 			return nil, nil, err
 		}
 	}
-	if cloud := cost.CloudOf(in.Manifest); cloud != "" {
-		d := cost.Compare(in.Old, in.Manifest, cost.Table(cloud))
+	if in.Prices != nil {
+		d := cost.Compare(in.Old, in.Manifest, *in.Prices)
 		unknown := make([]any, len(d.New.Unknown))
 		for i, s := range d.New.Unknown {
 			unknown[i] = s

@@ -312,7 +312,7 @@ func ruleKeys(at func(*yaml.Node) string, n *yaml.Node) (problems []string, expr
 // the rule apply to nothing, silently.
 func unknownKinds(at func(*yaml.Node) string, v *yaml.Node) []string {
 	if v.Kind != yaml.SequenceNode {
-		return []string{at(v) + ": kinds: a list of kinds, e.g. [DigitalOceanKubernetesCluster]"}
+		return []string{at(v) + ": kinds: a list of kinds, as manifests write their kind field"}
 	}
 	known := stackinput.Kinds()
 	var problems []string

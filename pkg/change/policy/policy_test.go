@@ -6,6 +6,7 @@ import (
 
 	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -35,7 +36,9 @@ func input(t *testing.T, count string) policy.Input {
 	if err := stackinput.Parse([]byte(text), "pool.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return policy.Input{File: "pool.yaml", Data: []byte(text), Manifest: in}
+	// The prices the callers hand in: the manifest's cloud's table, from its driver.
+	prices := digitalocean.Driver{}.Prices()
+	return policy.Input{File: "pool.yaml", Data: []byte(text), Manifest: in, Prices: &prices}
 }
 
 func mustParse(t *testing.T, text string) *policy.Policy {

@@ -215,23 +215,23 @@ func plan(table *effects.Table, oldSpec, newSpec protoreflect.Message, path stri
 	}
 	surgeName := surge(newName)
 	switch {
-	case table.Name == "CivoKubernetesNodePool" && newName != oldName:
+	case !table.Pools.Renames && newName != oldName:
 		// The new name is free: one hop, and the pool ends under its manifest's name.
 		hop(oldName, newName, rot.old, rot.new, ", the manifest's settings")
-	case table.Name == "CivoKubernetesNodePool":
-		// Civo names a pool by its id and cannot rename one: the workloads go through a surge pool
-		// and back to a pool of the manifest's name.
+	case !table.Pools.Renames:
+		// A cloud that names a pool once (Civo, by its id) cannot rename one: the workloads go
+		// through a surge pool and back to a pool of the manifest's name.
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings, as a surge pool")
-		hop(surgeName, newName, rot.new, rot.new, ", the manifest's name and settings (Civo does not rename pools)")
+		hop(surgeName, newName, rot.new, rot.new, ", the manifest's name and settings ("+table.Pools.Cloud+" does not rename pools)")
 	case strings.HasSuffix(poolPath, kindfield.SpecDefaultNodePool):
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings")
 		rot.Steps = append(rot.Steps, Step{Action: StepRename, Pool: surgeName,
-			Detail: "tag pool " + surgeName + " " + DefaultPoolTag + " and rename it " + newName + ": DigitalOcean's provider finds " +
+			Detail: "tag pool " + surgeName + " " + table.Pools.DefaultPoolTag + " and rename it " + newName + ": " + table.Pools.Cloud + "'s provider finds " +
 				"the default pool by that tag, so the cluster keeps its id and is not replaced", running: []poolSize{rot.new}})
 	default:
 		hop(oldName, surgeName, rot.old, rot.new, ", the manifest's settings")
 		rot.Steps = append(rot.Steps, Step{Action: StepRename, Pool: surgeName,
-			Detail: "rename pool " + surgeName + " to " + newName + " (DigitalOcean renames pools in place)", running: []poolSize{rot.new}})
+			Detail: "rename pool " + surgeName + " to " + newName + " (" + table.Pools.Cloud + " renames pools in place)", running: []poolSize{rot.new}})
 	}
 	return rot
 }

@@ -182,10 +182,10 @@ func (p *ClusterPlan) checkRemoved(ctx context.Context, cloud Cloud, live Live, 
 	if len(removed) == 0 {
 		return false
 	}
-	kc, err := cloud.Kubeconfig(ctx, live)
+	list, err := cloud.Objects(ctx, live)
 	if err == nil {
 		var notes []string
-		p.Objects, notes, err = Scan(ctx, kc, removed)
+		p.Objects, notes, err = Scan(ctx, list, removed)
 		p.Notes = append(p.Notes, notes...)
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/kube"
 )
 
 func TestTheFleetGoesNonProductionFirst(t *testing.T) {
@@ -46,8 +47,11 @@ func (c cloud) Find(context.Context, string, string, string) (upgrade.Live, bool
 }
 func (c cloud) Offer(context.Context, upgrade.Live) (upgrade.Offer, error)       { return c.offer, nil }
 func (c cloud) Lint(context.Context, upgrade.Live) ([]upgrade.Diagnostic, error) { return c.lint, nil }
-func (c cloud) Kubeconfig(context.Context, upgrade.Live) ([]byte, error) {
-	return c.kubeconfig, c.kubeconfigErr
+func (c cloud) Objects(context.Context, upgrade.Live) (upgrade.Lister, error) {
+	if c.kubeconfigErr != nil {
+		return nil, c.kubeconfigErr
+	}
+	return kube.Lister(c.kubeconfig)
 }
 
 func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {

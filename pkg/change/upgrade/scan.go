@@ -33,11 +33,7 @@ type Object struct {
 // removed kind at the version that replaces it (every server of the upgrade path serves that
 // one) and reads the version each object was last applied with. Kinds it could not list are
 // returned as notes, not errors: a cluster without the replacement API has no such objects.
-func Scan(ctx context.Context, kubeconfig []byte, removed []Removed) (objects []Object, notes []string, err error) {
-	c, err := newKubeClient(kubeconfig)
-	if err != nil {
-		return nil, nil, err
-	}
+func Scan(ctx context.Context, list Lister, removed []Removed) (objects []Object, notes []string, err error) {
 	type collection struct{ apiVersion, resource string }
 	byCollection := map[collection][]Removed{}
 	var order []collection
@@ -57,15 +53,19 @@ func Scan(ctx context.Context, kubeconfig []byte, removed []Removed) (objects []
 		if k.apiVersion == "v1" {
 			path = "/api/v1/" + k.resource
 		}
-		items, err := c.list(ctx, path)
-		if errors.Is(err, errNotServed) {
-			notes = append(notes, fmt.Sprintf("%s %s is not served: not checked", k.apiVersion, k.resource))
-			continue
-		}
+		raw, served, err := list(ctx, path)
 		if err != nil {
 			return nil, nil, errors.Wrapf(err, "list the cluster's %s", k.resource)
 		}
-		for _, item := range items {
+		if !served {
+			notes = append(notes, fmt.Sprintf("%s %s is not served: not checked", k.apiVersion, k.resource))
+			continue
+		}
+		for _, r := range raw {
+			var item map[string]any
+			if err := json.Unmarshal(r, &item); err != nil {
+				return nil, nil, errors.Wrapf(err, "read %s", path)
+			}
 			objects = append(objects, uses(item, byCollection[k])...)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/digitalocean/godo"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
@@ -133,7 +132,7 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 				id = "gone-" + clusterID
 			}
 			s := scan.New()
-			f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
+			f := s.Judge(context.Background(), scan.Account{Cloud: "digitalocean", Base: do.URL(), Token: token},
 				scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Inputs: inputs, Outputs: outputs, Ignore: tt.ignore})
 			if f.Verdict != tt.want {
 				t.Fatalf("verdict %s (%s), want %s", f.Verdict, f.Why, tt.want)
@@ -152,7 +151,7 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 func TestAFleetIsJudgedFromOneListOfItsAccount(t *testing.T) {
 	do := fakedo.New(t, token)
 	s := scan.New()
-	a := scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token}
+	a := scan.Account{Cloud: "digitalocean", Base: do.URL(), Token: token}
 	for range 5 {
 		_, pool, _ := seed(t, do)
 		s.Judge(context.Background(), a, scan.Resource{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", ID: pool,
@@ -176,7 +175,7 @@ func TestClustersNoJudgedStackHoldsAreListedForDiscover(t *testing.T) {
 	id, pool, _ := seed(t, do)
 	other, _, _ := seed(t, do)
 	s := scan.New()
-	s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: token},
+	s.Judge(context.Background(), scan.Account{Cloud: "digitalocean", Base: do.URL(), Token: token},
 		scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: id, Outputs: recordedCluster(pool)})
 	unheld := s.Unheld()
 	if len(unheld) != 1 || unheld[0].ID != other {
@@ -186,7 +185,7 @@ func TestClustersNoJudgedStackHoldsAreListedForDiscover(t *testing.T) {
 
 func TestATypeTheScanDoesNotReadIsLeftUnjudged(t *testing.T) {
 	s := scan.New()
-	f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Token: token},
+	f := s.Judge(context.Background(), scan.Account{Cloud: "digitalocean", Token: token},
 		scan.Resource{Type: "digitalocean:index/firewall:Firewall", ID: "x"})
 	if f.Verdict != scan.Unjudged {
 		t.Errorf("verdict %s, want unjudged", f.Verdict)
@@ -196,7 +195,7 @@ func TestATypeTheScanDoesNotReadIsLeftUnjudged(t *testing.T) {
 func TestAListThatFailsLeavesTheStackUnjudged(t *testing.T) {
 	do := fakedo.New(t, token)
 	s := scan.New()
-	f := s.Judge(context.Background(), scan.Account{Cloud: cost.DigitalOcean, Base: do.URL(), Token: "wrong-token"},
+	f := s.Judge(context.Background(), scan.Account{Cloud: "digitalocean", Base: do.URL(), Token: "wrong-token"},
 		scan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", ID: "x"})
 	if f.Verdict != scan.Unjudged {
 		t.Errorf("verdict %s (%s), want unjudged", f.Verdict, f.Why)

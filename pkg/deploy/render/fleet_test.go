@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -203,7 +203,7 @@ func TestGoldenStatusTablesOfOneTwentyAndAThousandStacks(t *testing.T) {
 				}
 				v := StatusView{Wide: wide, Now: now}
 				var out bytes.Buffer
-				v.Text(&out, v.Filter(outcomes), cost.Table)
+				v.Text(&out, v.Filter(outcomes), clouds.Prices)
 				golden(t, name, out.Bytes())
 			})
 		}
@@ -217,7 +217,7 @@ func TestGoldenReportFilesOfOneTwentyAndAThousandStacks(t *testing.T) {
 				name := fmt.Sprintf("reportfile-%s-%d.%s.golden", command, n, ext)
 				t.Run(name, func(t *testing.T) {
 					outcomes := commandFleet(t, command, n)
-					data, err := ReportFile("fleet."+ext, Report(command, outcomes, cost.Table), outcomes, cost.Table, strings.TrimSpace)
+					data, err := ReportFile("fleet."+ext, Report(command, outcomes, clouds.Prices), outcomes, clouds.Prices, strings.TrimSpace)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -247,7 +247,7 @@ func TestGoldenMarkdownOfOneTwentyAndAThousandStacks(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				outcomes := commandFleet(t, command, n)
 				var out bytes.Buffer
-				if err := Markdown(&out, Report(command, outcomes, cost.Table)); err != nil {
+				if err := Markdown(&out, Report(command, outcomes, clouds.Prices)); err != nil {
 					t.Fatal(err)
 				}
 				golden(t, name, out.Bytes())
@@ -261,7 +261,7 @@ func TestTheMarkdownOfAThousandStacksWithTenDriftedIsUnder8KBAndNamesTheTen(t *t
 	drifted := []int{3, 97, 150, 333, 400, 512, 640, 777, 901, 999}
 	outcomes := driftFleet(t, 1000, drifted)
 	var out bytes.Buffer
-	if err := Markdown(&out, Report("drift", outcomes, cost.Table)); err != nil {
+	if err := Markdown(&out, Report("drift", outcomes, clouds.Prices)); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() >= 8*1024 {
@@ -293,7 +293,7 @@ func TestStatusOnlyDriftedOfAThousandStacksWithThreeDriftedPrintsThreeRowsAndThe
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("only %s, -l %q, kinds %v", tt.view.Only, tt.view.Selector, tt.view.Kinds), func(t *testing.T) {
 			var out bytes.Buffer
-			tt.view.Text(&out, tt.view.Filter(outcomes), cost.Table)
+			tt.view.Text(&out, tt.view.Filter(outcomes), clouds.Prices)
 			lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 			if len(lines) != len(tt.rows)+1 || !strings.HasPrefix(lines[0], "STACK") {
 				t.Fatalf("want the header and %d rows, got:\n%s", len(tt.rows), out.String())
@@ -314,7 +314,7 @@ func TestStatusSortsByTheColumnAskedAndRefusesAnUnknownOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	v.Text(&out, v.Filter(outcomes), cost.Table)
+	v.Text(&out, v.Filter(outcomes), clouds.Prices)
 	lines := strings.Split(out.String(), "\n")
 	// fleet-0005 is the pool of three: the clusters of two come first, in the files' order.
 	if !strings.Contains(lines[5], "fleet-0006") || !strings.Contains(lines[6], "fleet-0005") {
@@ -345,7 +345,7 @@ func TestTheReportFileValidatesAgainstItsSchemaForEveryCommand(t *testing.T) {
 		if command == "status" {
 			outcomes = statusFleet(t, 20, []int{1}, []int{2}, []int{3})
 		}
-		data, err := ReportFile("fleet.json", Report(command, outcomes, cost.Table), outcomes, cost.Table, strings.TrimSpace)
+		data, err := ReportFile("fleet.json", Report(command, outcomes, clouds.Prices), outcomes, clouds.Prices, strings.TrimSpace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,12 +361,12 @@ func TestTheReportFileValidatesAgainstItsSchemaForEveryCommand(t *testing.T) {
 
 func TestTheReportFilesJSONAndCSVHoldTheSameRows(t *testing.T) {
 	outcomes := statusFleet(t, 20, []int{1}, []int{2}, []int{3})
-	r := Report("status", outcomes, cost.Table)
-	asJSON, err := ReportFile("fleet.json", r, outcomes, cost.Table, strings.TrimSpace)
+	r := Report("status", outcomes, clouds.Prices)
+	asJSON, err := ReportFile("fleet.json", r, outcomes, clouds.Prices, strings.TrimSpace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	asCSV, err := ReportFile("fleet.csv", r, outcomes, cost.Table, strings.TrimSpace)
+	asCSV, err := ReportFile("fleet.csv", r, outcomes, clouds.Prices, strings.TrimSpace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestAFilterThatKeepsNoStackSaysSoAndWhyDriftedNeedsDrift(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			tt.view.Text(&out, tt.view.Filter(tt.outcomes), cost.Table)
+			tt.view.Text(&out, tt.view.Filter(tt.outcomes), clouds.Prices)
 			if out.String() != tt.want {
 				t.Errorf("got:\n%s\nwant:\n%s", out.String(), tt.want)
 			}

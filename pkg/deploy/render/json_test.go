@@ -3,9 +3,9 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
@@ -37,7 +37,7 @@ func TestGoldenJSONReportsOfOneTwentyAndAThousandStacks(t *testing.T) {
 			name := fmt.Sprintf("json-%s-%d.golden", command, n)
 			t.Run(name, func(t *testing.T) {
 				outcomes := jsonFleet(t, command, n)
-				data, err := JSON(Report(command, outcomes, cost.Table), false, redact.New("s3cret").JSON)
+				data, err := JSON(Report(command, outcomes, clouds.Prices), false, redact.New("s3cret").JSON)
 				if err != nil {
 					t.Fatal(err)
 				}

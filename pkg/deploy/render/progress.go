@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
@@ -35,8 +36,8 @@ func priceUnchanged(report deploy.Report, outcomes []deploy.Outcome, prices func
 		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue
 		}
-		if cloud := cost.CloudOf(o.Target.Input); cloud != "" {
-			d := cost.Compare(o.Target.Input, o.Target.Input, prices(cloud))
+		if d, ok := stackinput.Cloud(o.Target.Input); ok {
+			d := cost.Compare(o.Target.Input, o.Target.Input, prices(string(d.ID())))
 			report.Stacks[i].Cost = &d
 		}
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 		{"pulumi:providers:pulumi", "default"}, {"digitalocean:index/kubernetesNodePool:KubernetesNodePool", "batch"}} {
 		steps = append(steps, deploy.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
 	}
-	plan := UpPlan(target, deploy.Result{Changes: map[string]int{"create": 4}, Steps: steps}, cost.Table)
+	plan := UpPlan(target, deploy.Result{Changes: map[string]int{"create": 4}, Steps: steps}, clouds.Prices)
 	rows := strings.Count(plan, "\n  create ")
 	if !strings.Contains(plan, "would create 4:") || rows != 4 {
 		t.Errorf("the question says create 4 over %d rows, want 4 rows, the default provider left out:\n%s", rows, plan)

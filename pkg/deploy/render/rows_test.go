@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -150,7 +150,7 @@ var goldenFleets = []struct {
 func fleetText(t *testing.T, command string, n int, happens map[int]happening) string {
 	t.Helper()
 	outcomes := fleetOutcomes(t, command, n, happens)
-	r := Report(command, outcomes, cost.Table)
+	r := Report(command, outcomes, clouds.Prices)
 	tail := func(stack string) []string {
 		return []string{"Updating (" + stack + "):", "    ~ digitalocean:index/kubernetesCluster:KubernetesCluster cluster updating (2s)",
 			"error: 429 Too Many Requests", "Resources:", "    3 unchanged"}
@@ -221,7 +221,7 @@ func TestTheSummaryNeverCountsAStackNotRunAsPreviewedOrDone(t *testing.T) {
 		{"drift", "Stacks: 2 drifted, 18 unchanged (18 not run)."},
 	}
 	for _, tt := range tests {
-		r := Report(tt.command, fleetOutcomes(t, tt.command, 20, happens), cost.Table)
+		r := Report(tt.command, fleetOutcomes(t, tt.command, 20, happens), clouds.Prices)
 		got := FleetSummary(r, 0)
 		if !strings.HasPrefix(got, tt.want) || strings.Contains(got, "previewed") || strings.Contains(got, "done") {
 			t.Errorf("%s: the summary says %q, want it to begin %q", tt.command, got, tt.want)
@@ -233,8 +233,8 @@ func TestTheSummaryNeverCountsAStackNotRunAsPreviewedOrDone(t *testing.T) {
 // deployed), and says how many stacks it could not price: 20 clusters of 2 s-2vcpu-4gb nodes, one
 // resized to 3 in the cloud and put back, one failed.
 func TestTheFleetsMonthlyCostIsEveryStacksBeforeAndAfter(t *testing.T) {
-	r := Report("up", fleetOutcomes(t, "up", 20, map[int]happening{3: cloudResized, 15: rateLimited}), cost.Table)
-	price := cost.Table("digitalocean").Sizes["s-2vcpu-4gb"]
+	r := Report("up", fleetOutcomes(t, "up", 20, map[int]happening{3: cloudResized, 15: rateLimited}), clouds.Prices)
+	price := clouds.Prices("digitalocean").Sizes["s-2vcpu-4gb"]
 	// 18 not run at 2 nodes each, the resized one from 3 to 2; the failed one not priced.
 	before, after := 18*2*price+3*price, 19*2*price
 	want := fmt.Sprintf("Monthly cost: %s → %s/month (%s), 1 stack not priced.", usd(before, before, false),

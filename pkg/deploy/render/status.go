@@ -50,8 +50,8 @@ func StatusRows(outcomes []deploy.Outcome, prices func(cloud string) cost.Prices
 		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Kind),
 			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
 		if prices != nil && o.Target.Input != nil {
-			if cloud := cost.CloudOf(o.Target.Input); cloud != "" {
-				e := cost.Of(o.Target.Input, prices(cloud))
+			if d, ok := stackinput.Cloud(o.Target.Input); ok {
+				e := cost.Of(o.Target.Input, prices(string(d.ID())))
 				row.Cost = &e
 			}
 		}

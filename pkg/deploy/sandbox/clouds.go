@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/pkg/errors"
 )
@@ -96,8 +96,8 @@ func StartClouds(dir string) (c *Clouds, err error) {
 		served := servedCloud{Loopback: l, cloud: l.Start(c.owner, Token(l.ID), port, 0)}
 		// The sandbox's sizes API prices as the repository's table does; a size the table does
 		// not price (the GPU sizes) is listed without a price, so that it reads unknown, never $10.
-		if l.SetPrices != nil {
-			l.SetPrices(served.cloud, cost.Table(string(l.ID)).Sizes)
+		if d, err := clouds.Get(l.ID); err == nil && l.SetPrices != nil {
+			l.SetPrices(served.cloud, d.Prices().Sizes)
 		}
 		// Nothing leaves the machine: a cluster's endpoint that a client dials (upgrade plan
 		// reading the cluster) is a loopback address, never a DNS name or a TEST-NET address.

@@ -8,7 +8,6 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -28,9 +27,11 @@ type catalogueField struct {
 
 // manifestCatalogue is what a manifest asks of its cloud's catalogue.
 type manifestCatalogue struct {
-	cloud string
-	// distribution is a cluster's, as its cloud's driver names it (cloud.Driver.Distribution: a
-	// Civo cluster's "k3s" or "talos"); "" elsewhere.
+	// cloud is the manifest's cloud, "" when it is of none; driver its driver.
+	cloud  string
+	driver cloud.Driver
+	// distribution is the Kubernetes distribution of a cluster, as its cloud's driver reads it from
+	// its cluster type (Civo's k3s or talos); "" elsewhere.
 	distribution string
 	region       *catalogueField
 	version      *catalogueField
@@ -41,18 +42,20 @@ type manifestCatalogue struct {
 // kind's API is named here: spec.region, spec.kubernetes_version, and the size of every message
 // that also has a node count (the node pools, default or not).
 func catalogueOf(input proto.Message) manifestCatalogue {
-	mc := manifestCatalogue{cloud: cost.CloudOf(input)}
+	var mc manifestCatalogue
 	spec := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetSpec)
-	if mc.cloud == "" || spec == nil {
+	d, ok := stackinput.Cloud(input)
+	if !ok || spec == nil {
 		return mc
 	}
+	mc.cloud, mc.driver = string(d.ID()), d
 	if v := protofield.String(spec, kindfield.SpecRegion); v != "" {
 		mc.region = &catalogueField{path: "spec.region", value: v}
 	}
 	if v := protofield.String(spec, kindfield.SpecKubernetesVersion); v != "" {
 		mc.version = &catalogueField{path: "spec.kubernetes_version", value: v}
 	}
-	if d, err := clouds.Get(cloud.ID(mc.cloud)); err == nil && spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) != nil {
+	if spec.Descriptor().Fields().ByJSONName(kindfield.SpecKubernetesVersion) != nil {
 		clusterType := ""
 		if fd := spec.Descriptor().Fields().ByJSONName(kindfield.SpecClusterType); fd != nil && fd.Enum() != nil {
 			if v := fd.Enum().Values().ByNumber(spec.Get(fd).Enum()); v != nil {
@@ -198,7 +201,7 @@ func versionWarnings(file string, data []byte, input proto.Message) []Warning {
 	if mc.version == nil {
 		return nil
 	}
-	pinned := cost.Versions(mc.cloud, mc.distribution)
+	pinned := mc.driver.Versions(mc.distribution)
 	if len(pinned) == 0 || versionOffered(mc.version.value, pinned) {
 		return nil
 	}
@@ -219,7 +222,7 @@ func regionWarnings(file string, data []byte, input proto.Message) []Warning {
 	if mc.region == nil {
 		return nil
 	}
-	pinned := cost.RegionNames(mc.cloud)
+	pinned := cost.RegionNames(mc.driver.Regions())
 	if len(pinned) == 0 || slices.Contains(pinned, mc.region.value) {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
@@ -93,8 +94,8 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 	}
 	// Plan stays offline, as it promises: the repository's prices, never the cloud's API (diff,
 	// preview and up ask the API when a token is there).
-	if cloud := cost.CloudOf(input); cloud != "" {
-		e := cost.Of(input, cost.Table(cloud))
+	if d, ok := stackinput.Cloud(input); ok {
+		e := cost.Of(input, d.Prices())
 		result.Cost = &e
 	}
 	write := plan.WriteText
@@ -128,8 +129,8 @@ func (p Program[T]) Diff(oldFile, newFile File, format string, allowReplace bool
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
-	if cloud := cost.CloudOf(newInput); cloud != "" {
-		p := prices(cloud, stderr)
+	if d, ok := stackinput.Cloud(newInput); ok {
+		p := prices(d, stderr)
 		delta := cost.Compare(oldInput, newInput, p)
 		result.Cost = &delta
 		result.PriceRotations(p)
@@ -160,8 +161,8 @@ func (p Program[T]) Parse(f File) (proto.Message, error) {
 // prices are cloud's prices for a plan or a diff: the cloud's when a token can read them, the
 // repository's table (named, with its date) otherwise, or with a warning when the cloud did not
 // answer.
-func prices(cloud string, stderr io.Writer) cost.Prices {
-	p, warning := cost.Read(context.Background(), cloud)
+func prices(d cloud.Driver, stderr io.Writer) cost.Prices {
+	p, warning := cloud.ReadPrices(context.Background(), d)
 	if warning != "" {
 		fmt.Fprintln(stderr, warning)
 	}

@@ -1,6 +1,7 @@
 package program_test
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestARegionThePinnedCatalogueLacksIsAWarningAtItsValueWithTheRegionItWasOne
 		{name: "a region the cloud may have opened since is only a warning, listing the table's",
 			check: prog.Check, text: replace(t, do, "region: fra1", "region: xyz9"),
 			warns: `f.yaml:13:11: warning: spec.region: region "xyz9" is not in the digitalocean catalogue ` + table +
-				": its regions are " + strings.Join(cost.RegionNames(cost.DigitalOcean), ", ") + ". The cloud refuses a region it does not offer"},
+				": its regions are " + strings.Join(cost.RegionNames(digitalocean.Driver{}.Regions()), ", ") + ". The cloud refuses a region it does not offer"},
 		{name: "a digit off names the region it was meant to be",
 			check: prog.Check, text: replace(t, do, "region: fra1", "region: fra2"),
 			warns: `f.yaml:13:11: warning: spec.region: region "fra2" is not in the digitalocean catalogue ` + table +

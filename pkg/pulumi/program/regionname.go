@@ -39,7 +39,7 @@ func regionHints(e *stackinput.Error, input proto.Message) {
 		}
 		e.Problems[i].Message = strings.Replace(p.Message, "regions CLOUD`", "regions "+mc.cloud+"`", 1)
 		if p.Hint == "" {
-			e.Problems[i].Hint = regionNamed(mc.region.value, cost.Regions(mc.cloud))
+			e.Problems[i].Hint = regionNamed(mc.region.value, mc.driver.Regions())
 		}
 	}
 }

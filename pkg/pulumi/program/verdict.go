@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
@@ -73,7 +72,7 @@ func catalogueWarnings(file string, data []byte, input proto.Message) []Warning 
 	// The table, never the sizes API, even with a token in the environment: the offline checks
 	// ask no cloud (an unreachable one made validate wait out the API's retries, ~10 s a run).
 	// preview and up ask the cloud itself (pkg/deploy's checkOffered).
-	prices := cost.Table(mc.cloud)
+	prices := mc.driver.Prices()
 	known := slices.Collect(maps.Keys(prices.Sizes))
 	known = append(known, prices.Unpriced...)
 	slices.Sort(known)

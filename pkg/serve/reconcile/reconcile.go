@@ -20,8 +20,10 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -231,8 +233,8 @@ func (w *Worker) observed(ctx context.Context, t deploy.Target, outputs map[stri
 			m["active_nodes"] = len(nodes)
 		}
 	}
-	if cloud := cost.CloudOf(t.Input); cloud != "" {
-		prices, _ := cost.Read(ctx, cloud)
+	if d, ok := stackinput.Cloud(t.Input); ok {
+		prices, _ := cloud.ReadPrices(ctx, d)
 		e := cost.Of(t.Input, prices)
 		price := map[string]any{"min": e.Min, "max": e.Max, "currency": "USD", "source": e.Source, "date": e.Date}
 		if len(e.Unknown) > 0 {

@@ -9,7 +9,9 @@ import (
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
 func Effects() *effects.Table {
 	pool := &effects.Table{
-		Name:  "CivoKubernetesNodePool",
+		Name: "CivoKubernetesNodePool",
+		// Civo names a pool by its id, and renames none.
+		Pools: effects.PoolMoves{Cloud: "Civo"},
 		Types: effects.CivoPoolTypes,
 		Rows: []effects.Row{
 			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: effects.CivoPlugin + "node_pool_name", Effect: effects.Replace,

@@ -6,7 +6,6 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
@@ -54,7 +53,7 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		pool.Taints = append(pool.Taints, civopool.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: t.GetEffect().String()})
 	}
 	return &kinds.Rotation{
-		Cloud:      rotation.CivoPools{Client: client, New: pool},
+		Cloud:      civo.Pools{Client: client, New: pool},
 		NodeLabels: "civo",
 		// Through the pool client, so the read has its token, URL, region, timeout and retries.
 		Kubeconfig: func(ctx context.Context) ([]byte, error) { return civo.ReadKubeconfig(ctx, client.Read, cluster) },

@@ -3,6 +3,7 @@ package entry
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
@@ -10,6 +11,7 @@ import (
 func Effects() *effects.Table {
 	cluster := &effects.Table{
 		Name:      "DigitalOceanKubernetesCluster",
+		Pools:     effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: rotation.DefaultPoolTag},
 		Types:     effects.DOTypes,
 		Protected: []effects.Role{effects.Cluster},
 		Rows: []effects.Row{

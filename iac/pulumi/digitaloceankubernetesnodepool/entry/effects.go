@@ -3,6 +3,7 @@ package entry
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 )
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
@@ -10,6 +11,7 @@ import (
 func Effects() *effects.Table {
 	pool := &effects.Table{
 		Name:  "DigitalOceanKubernetesNodePool",
+		Pools: effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: rotation.DefaultPoolTag},
 		Types: effects.DOPoolTypes,
 		Rows: []effects.Row{
 			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: effects.DONodePool + "name", Effect: effects.Update, Reason: "DigitalOcean renames the pool in place"},

@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
@@ -29,6 +29,6 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		return nil, errors.Wrap(err, "a DigitalOcean API client for the rotation")
 	}
 	tags := labels.Tags(labels.Standard(module.Kind, input.GetTarget().GetMetadata()), spec.GetTags())
-	p := rotation.DOPools{Client: client, Cluster: cluster, New: rotation.DORequest(spec, tags)}
-	return kinds.PoolRotation(p, "digitalocean", rotation.DONodes(spec), spec.GetRollout(), spec.GetNodePoolName()), nil
+	p := digitalocean.Pools{Client: client, Cluster: cluster, New: digitalocean.SurgePoolRequest(spec, tags)}
+	return kinds.PoolRotation(p, "digitalocean", digitalocean.PoolNodes(spec), spec.GetRollout(), spec.GetNodePoolName()), nil
 }

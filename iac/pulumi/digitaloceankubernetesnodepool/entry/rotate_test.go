@@ -12,12 +12,13 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
 )
 
 func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t *testing.T) {
-	rotation.Poll = 10 * time.Millisecond
+	digitalocean.Poll = 10 * time.Millisecond
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
@@ -90,7 +91,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		t.Errorf("the cluster's pools after the rotation: %+v", pools)
 	}
 	// The rename drops the mark: the provider's read of the pool finds the manifest's tags only.
-	if slices.ContainsFunc(pools[0].Tags, func(t string) bool { return strings.HasPrefix(t, rotation.MarkTag) }) ||
+	if slices.ContainsFunc(pools[0].Tags, func(t string) bool { return strings.HasPrefix(t, digitalocean.MarkTag) }) ||
 		!slices.Contains(pools[0].Tags, "resource-name:web-workers") {
 		t.Errorf("the renamed pool is tagged %v, want the manifest's tags without the rotation's mark", pools[0].Tags)
 	}

@@ -1,4 +1,4 @@
-package upgrade_test
+package clouds_test
 
 import (
 	"context"
@@ -8,24 +8,26 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 // The plan scans a cluster through the kubeconfig its cloud gives; one a cluster has not got yet
 // is refused by name, not scanned as an empty config.
 func TestThePlanReadsEachCloudsKubeconfigAndRefusesAnEmptyOne(t *testing.T) {
 	const config = "apiVersion: v1\nkind: Config\n"
-	civo := func(base string) upgrade.Cloud { return upgrade.NewCivo(base, "civo-token", "lon1") }
-	do := func(base string) upgrade.Cloud { return upgrade.NewDigitalOcean(base, "do-token") }
+	civoCloud := func(base string) kubeconfigs { return civo.NewUpgrades(base, "civo-token", "lon1") }
+	do := func(base string) kubeconfigs { return digitalocean.NewUpgrades(base, "do-token") }
 	tests := []struct {
 		name    string
-		cloud   func(base string) upgrade.Cloud
+		cloud   func(base string) kubeconfigs
 		path    string // the path the cloud answers, with the query it must carry
 		body    string
 		wantErr string // "" for config
 	}{
-		{"Civo's cluster gives its kubeconfig", civo, "/v2/kubernetes/clusters/c1?region=lon1",
+		{"Civo's cluster gives its kubeconfig", civoCloud, "/v2/kubernetes/clusters/c1?region=lon1",
 			fmt.Sprintf(`{"id":"c1","version":"1.30.5-k3s1","kubeconfig":%q}`, config), ""},
-		{"a Civo cluster without a kubeconfig is refused", civo, "/v2/kubernetes/clusters/c1?region=lon1",
+		{"a Civo cluster without a kubeconfig is refused", civoCloud, "/v2/kubernetes/clusters/c1?region=lon1",
 			`{"id":"c1","version":"1.30.5-k3s1","kubeconfig":""}`, "Civo cluster c1 reports no kubeconfig (is it still building?)"},
 		{"DigitalOcean's kubeconfig endpoint gives it", do, "/v2/kubernetes/clusters/c1/kubeconfig", config, ""},
 		{"an empty kubeconfig from DigitalOcean is refused", do, "/v2/kubernetes/clusters/c1/kubeconfig", "",
@@ -54,4 +56,10 @@ func TestThePlanReadsEachCloudsKubeconfigAndRefusesAnEmptyOne(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kubeconfigs read a cluster's kubeconfig from its cloud, as a driver's Upgrades does before it
+// lists the cluster's objects.
+type kubeconfigs interface {
+	Kubeconfig(ctx context.Context, live upgrade.Live) ([]byte, error)
 }

@@ -1,4 +1,4 @@
-package rotation
+package digitalocean
 
 import (
 	"bytes"
@@ -8,12 +8,11 @@ import (
 	"github.com/digitalocean/godo"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
-// DOSpec is a pool as both DigitalOcean kinds' manifests write it: a node pool's spec, a cluster's
+// PoolSpec is a pool as both DigitalOcean kinds' manifests write it: a node pool's spec, a cluster's
 // spec.defaultNodePool.
-type DOSpec interface {
+type PoolSpec interface {
 	GetSize() string
 	GetNodeCount() int32
 	GetAutoScale() bool
@@ -23,9 +22,9 @@ type DOSpec interface {
 	GetTaints() []*sharedv1.Taint
 }
 
-// DORequest is how a surge pool of s is created, as the kinds' modules create the pool: size, count
+// SurgePoolRequest is how a surge pool of s is created, as the kinds' modules create the pool: size, count
 // or autoscaling bounds, labels, taints, and the tags the module gives it. Create sets its name.
-func DORequest(s DOSpec, tags []string) godo.KubernetesNodePoolCreateRequest {
+func SurgePoolRequest(s PoolSpec, tags []string) godo.KubernetesNodePoolCreateRequest {
 	req := godo.KubernetesNodePoolCreateRequest{
 		Size:   s.GetSize(),
 		Count:  int(s.GetNodeCount()),
@@ -41,9 +40,9 @@ func DORequest(s DOSpec, tags []string) godo.KubernetesNodePoolCreateRequest {
 	return req
 }
 
-// DONodes is how many nodes a new pool of s starts with, the Ready nodes a rotation waits for: its
+// PoolNodes is how many nodes a new pool of s starts with, the Ready nodes a rotation waits for: its
 // count, or its autoscaling minimum and at least one.
-func DONodes(s DOSpec) int {
+func PoolNodes(s PoolSpec) int {
 	if s.GetAutoScale() {
 		return int(max(s.GetMinNodes(), 1))
 	}
@@ -52,13 +51,13 @@ func DONodes(s DOSpec) int {
 
 // Kubeconfig is the cluster's kubeconfig, read from DigitalOcean's kubeconfig endpoint into
 // memory by pkg/cloud/kubeconfig's rules: a rotation drains through it and never writes it to disk.
-func (p DOPools) Kubeconfig(ctx context.Context) ([]byte, error) {
-	return digitalocean.ReadKubeconfig(ctx, p.get, p.Cluster)
+func (p Pools) Kubeconfig(ctx context.Context) ([]byte, error) {
+	return ReadKubeconfig(ctx, p.get, p.Cluster)
 }
 
 // get is GET path through the godo client, its body as it came: godo's GetKubeConfig would
 // build the path itself, and the path is kubeconfig's to say.
-func (p DOPools) get(ctx context.Context, path string) ([]byte, error) {
+func (p Pools) get(ctx context.Context, path string) ([]byte, error) {
 	req, err := p.Client.NewRequest(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package upgrade_test
+package clouds_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
@@ -14,7 +15,7 @@ import (
 func TestCatalogueReadsEachCloudsVersionsAndRegionsWithCivosDistributionsAndDeprecations(t *testing.T) {
 	ctx := context.Background()
 	do := fakedo.New(t, "dop_v1_catalogue")
-	cat, err := upgrade.NewDigitalOcean(do.URL(), "dop_v1_catalogue").Catalogue(ctx)
+	cat, err := (digitalocean.Driver{}).Catalogue(ctx, do.URL(), "dop_v1_catalogue")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +35,8 @@ func TestCatalogueReadsEachCloudsVersionsAndRegionsWithCivosDistributionsAndDepr
 		t.Errorf("%d requests, want the options call only", n)
 	}
 
-	civo := fakecivo.New(t, "civo-catalogue", "fra1")
-	cat, err = upgrade.NewCivo(civo.URL(), "civo-catalogue", "").Catalogue(ctx)
+	fakeCivo := fakecivo.New(t, "civo-catalogue", "fra1")
+	cat, err = (civo.Driver{}).Catalogue(ctx, fakeCivo.URL(), "civo-catalogue")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestCatalogueReadsEachCloudsVersionsAndRegionsWithCivosDistributionsAndDepr
 		t.Errorf("Civo's regions %v, want %v", cat.Regions, regions)
 	}
 	// Civo's versions call has no regions: its regions call is the one more.
-	if n := len(civo.Requests("")); n != 2 {
+	if n := len(fakeCivo.Requests("")); n != 2 {
 		t.Errorf("%d requests to Civo, want the versions and the regions calls only", n)
 	}
 }

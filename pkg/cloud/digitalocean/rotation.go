@@ -1,11 +1,11 @@
-// This file is DigitalOcean's node pool API for one cluster as a rotation asks it (Cloud, less
-// the node selector): find a pool by name, create the surge pool, delete the old pool and wait
+// This file is DigitalOcean's node pool API for one cluster as a rotation asks it
+// (pkg/change/rotation's Cloud, less the node selector): find a pool by name, create the surge pool, delete the old pool and wait
 // until it is gone, rename the surge pool, and wait until a pool's nodes run. Both DigitalOcean
 // kinds use it: a DigitalOceanKubernetesNodePool's pool, and a DigitalOceanKubernetesCluster's
 // default pool, whose new pool also takes the tag by which the provider finds the default pool
 // (DefaultPool).
 
-package rotation
+package digitalocean
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 )
 
@@ -34,8 +34,8 @@ const GoneTimeout = 10 * time.Minute
 // a variable so that tests need not wait.
 var Poll = 2 * time.Second
 
-// DOPools is DigitalOcean's pool API for cluster Cluster.
-type DOPools struct {
+// Pools is DigitalOcean's pool API for cluster Cluster.
+type Pools struct {
 	Client  *godo.Client
 	Cluster string
 	// New is how the surge pool is created, as the kind's module would create the pool: size,
@@ -51,7 +51,7 @@ type DOPools struct {
 }
 
 // Named is the cluster's pool of that name, nil when there is none (names are unique in a cluster).
-func (p DOPools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
+func (p Pools) Named(ctx context.Context, name string) (*godo.KubernetesNodePool, error) {
 	list, err := p.pools(ctx)
 	if err != nil {
 		return nil, err
@@ -65,14 +65,14 @@ func (p DOPools) Named(ctx context.Context, name string) (*godo.KubernetesNodePo
 }
 
 // pools are every pool of the cluster.
-func (p DOPools) pools(ctx context.Context) ([]*godo.KubernetesNodePool, error) {
-	list, err := digitalocean.GodoNodePools(ctx, p.Client, p.Cluster)
+func (p Pools) pools(ctx context.Context) ([]*godo.KubernetesNodePool, error) {
+	list, err := GodoNodePools(ctx, p.Client, p.Cluster)
 	return list, errors.Wrapf(err, "list the node pools of cluster %s", p.Cluster)
 }
 
 // Tagged is the id of the cluster's pool that carries defaultpool.Tag: the default pool as the
 // provider reads it. An error when none or several do: the provider could not tell.
-func (p DOPools) Tagged(ctx context.Context) (string, error) {
+func (p Pools) Tagged(ctx context.Context) (string, error) {
 	list, err := p.pools(ctx)
 	if err != nil {
 		return "", err
@@ -95,20 +95,20 @@ func (p DOPools) Tagged(ctx context.Context) (string, error) {
 }
 
 // Find is the id of the cluster's pool named name that carries mark's tag; a
-// *ForeignPoolError when the pool of that name does not carry it.
-func (p DOPools) Find(ctx context.Context, name, mark string) (string, error) {
+// *rotation.ForeignPoolError when the pool of that name does not carry it.
+func (p Pools) Find(ctx context.Context, name, mark string) (string, error) {
 	pool, err := p.Named(ctx, name)
 	if err != nil || pool == nil {
 		return "", err
 	}
 	if mark == "" || !slices.Contains(pool.Tags, MarkTag+mark) {
-		return "", &ForeignPoolError{Cluster: p.Cluster, Name: name, ID: pool.ID}
+		return "", &rotation.ForeignPoolError{Cluster: p.Cluster, Name: name, ID: pool.ID}
 	}
 	return pool.ID, nil
 }
 
 // Create creates the surge pool, New named name and tagged with mark.
-func (p DOPools) Create(ctx context.Context, name, mark string) (string, error) {
+func (p Pools) Create(ctx context.Context, name, mark string) (string, error) {
 	req := p.New
 	req.Name = name
 	// The surge pool must not carry the default pool's tag while the old one does: the provider
@@ -123,17 +123,17 @@ func (p DOPools) Create(ctx context.Context, name, mark string) (string, error) 
 }
 
 // Marked are the cluster's pools that carry a rotation's mark tag.
-func (p DOPools) Marked(ctx context.Context) ([]MarkedPool, error) {
+func (p Pools) Marked(ctx context.Context) ([]rotation.MarkedPool, error) {
 	list, err := p.pools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []MarkedPool
+	var out []rotation.MarkedPool
 	for _, pool := range list {
 		for _, t := range pool.Tags {
 			if text, ok := strings.CutPrefix(t, MarkTag); ok {
-				if m, ok := ParseMark(text); ok {
-					out = append(out, MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
+				if m, ok := rotation.ParseMark(text); ok {
+					out = append(out, rotation.MarkedPool{ID: pool.ID, Name: pool.Name, Mark: m})
 				}
 			}
 		}
@@ -143,7 +143,7 @@ func (p DOPools) Marked(ctx context.Context) ([]MarkedPool, error) {
 
 // Delete deletes the pool and waits until DigitalOcean no longer lists it, so that its name is
 // free for the surge pool's rename.
-func (p DOPools) Delete(ctx context.Context, id string) error {
+func (p Pools) Delete(ctx context.Context, id string) error {
 	resp, err := p.Client.Kubernetes.DeleteNodePool(ctx, p.Cluster, id)
 	if err != nil && !NotFound(resp) {
 		return errors.Wrapf(err, "delete node pool %s of cluster %s", id, p.Cluster)
@@ -168,7 +168,7 @@ func (p DOPools) Delete(ctx context.Context, id string) error {
 
 // Rename renames the pool in place; DigitalOcean's update takes the pool's count with its name.
 // It drops the rotation's mark tag, and for the default pool adds defaultpool.Tag.
-func (p DOPools) Rename(ctx context.Context, id, name string) error {
+func (p Pools) Rename(ctx context.Context, id, name string) error {
 	pool, _, err := p.Client.Kubernetes.GetNodePool(ctx, p.Cluster, id)
 	if err != nil {
 		return errors.Wrapf(err, "read node pool %s of cluster %s", id, p.Cluster)
@@ -205,12 +205,12 @@ func (p DOPools) Rename(ctx context.Context, id, name string) error {
 }
 
 // DeleteCommand is doctl's command that deletes pool id of the cluster.
-func (p DOPools) DeleteCommand(id string) string {
+func (p Pools) DeleteCommand(id string) string {
 	return "doctl kubernetes cluster node-pool delete " + p.Cluster + " " + id
 }
 
 // WaitRunning waits until DigitalOcean reports every node of the pool named name running.
-func (p DOPools) WaitRunning(ctx context.Context, name string, timeout time.Duration) error {
+func (p Pools) WaitRunning(ctx context.Context, name string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := ""

@@ -1,4 +1,4 @@
-package rotation_test
+package digitalocean_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
@@ -18,7 +18,7 @@ import (
 // without it, however the request reads, and takes it with the old pool's name at its rename, so
 // that exactly one pool carries it at every moment the provider could read the cluster.
 func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
-	rotation.Poll = 10 * time.Millisecond
+	digitalocean.Poll = 10 * time.Millisecond
 	ctx := context.Background()
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
@@ -29,7 +29,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rotation.DOPools{Client: client, Cluster: cid, DefaultPool: true,
+	p := digitalocean.Pools{Client: client, Cluster: cid, DefaultPool: true,
 		New: godo.KubernetesNodePoolCreateRequest{Size: "s-4vcpu-8gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}}}
 	old, _ := do.PoolNamed(cid, "default")
 	if id, err := p.Tagged(ctx); err != nil || id != old.ID {
@@ -62,7 +62,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 	}
 	renamed, _ := do.Pool(cid, id)
 	if renamed.Name != "default" || !slices.Contains(renamed.Tags, defaultpool.Tag) || !slices.Contains(renamed.Tags, "team:web") ||
-		slices.Contains(renamed.Tags, rotation.MarkTag+"0123456789ab-ba9876543210") {
+		slices.Contains(renamed.Tags, digitalocean.MarkTag+"0123456789ab-ba9876543210") {
 		t.Errorf("the new pool is %s with tags %v, want default with team:web and %s, without the rotation's mark", renamed.Name,
 			renamed.Tags, defaultpool.Tag)
 	}
@@ -90,7 +90,7 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	surge, _ := do.PoolNamed(cid, "workers-surge")
-	if err := (rotation.DOPools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
+	if err := (digitalocean.Pools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
 		t.Fatal(err)
 	}
 	if body := do.LastBody(t, "PUT", "/v2/kubernetes/clusters/"); body["tags"] != nil || body["name"] != "workers" {
@@ -108,20 +108,20 @@ func TestARenameDropsTheRotationsMark(t *testing.T) {
 	do := fakedo.New(t, "do-token")
 	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1", NodePools: []*godo.KubernetesNodePool{
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
-		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", rotation.MarkTag + "0123456789ab-ba9876543210"}},
+		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", digitalocean.MarkTag + "0123456789ab-ba9876543210"}},
 	}})
 	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	surge, _ := do.PoolNamed(cid, "workers-surge")
-	if err := (rotation.DOPools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
+	if err := (digitalocean.Pools{Client: client, Cluster: cid}).Rename(ctx, surge.ID, "workers"); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := do.Pool(cid, surge.ID)
 	// DigitalOcean adds its own k8s tags to every pool; the provider leaves them out of its read.
 	if got.Name != "workers" || !slices.Contains(got.Tags, "team:web") ||
-		slices.ContainsFunc(got.Tags, func(t string) bool { return strings.HasPrefix(t, rotation.MarkTag) }) {
+		slices.ContainsFunc(got.Tags, func(t string) bool { return strings.HasPrefix(t, digitalocean.MarkTag) }) {
 		t.Errorf("the renamed pool is %s tagged %v, want workers tagged team:web without the mark", got.Name, got.Tags)
 	}
 }

@@ -1,4 +1,4 @@
-package rotation_test
+package digitalocean_test
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 func TestASurgePoolIsAskedForAsTheManifestWritesThePoolAndWaitedForByItsStartingNodes(t *testing.T) {
@@ -31,7 +31,7 @@ func TestASurgePoolIsAskedForAsTheManifestWritesThePoolAndWaitedForByItsStarting
 		t.Run(tt.name, func(t *testing.T) {
 			tt.spec.Labels = map[string]string{"tier": "web"}
 			tt.spec.Taints = []*sharedv1.Taint{{Key: "dedicated", Value: "web", Effect: sharedv1.TaintEffect_NoSchedule}}
-			req := rotation.DORequest(tt.spec, []string{"resource-kind:x"})
+			req := digitalocean.SurgePoolRequest(tt.spec, []string{"resource-kind:x"})
 			if req.Size != "s-2vcpu-4gb" || req.Count != tt.wantCount || req.AutoScale != tt.wantAuto || req.MinNodes != tt.wantMin || req.MaxNodes != tt.wantMax {
 				t.Errorf("request %+v, want size s-2vcpu-4gb count %d autoscale %v %d..%d", req, tt.wantCount, tt.wantAuto, tt.wantMin, tt.wantMax)
 			}
@@ -41,7 +41,7 @@ func TestASurgePoolIsAskedForAsTheManifestWritesThePoolAndWaitedForByItsStarting
 			if len(req.Taints) != 1 || req.Taints[0].Key != "dedicated" || req.Taints[0].Value != "web" || req.Taints[0].Effect != "NoSchedule" {
 				t.Errorf("taints %+v, want dedicated=web:NoSchedule", req.Taints)
 			}
-			if got := rotation.DONodes(tt.spec); got != tt.wantNodes {
+			if got := digitalocean.PoolNodes(tt.spec); got != tt.wantNodes {
 				t.Errorf("waits for %d nodes, want %d", got, tt.wantNodes)
 			}
 		})
