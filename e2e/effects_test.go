@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -164,11 +165,11 @@ func typeOf(kind string, row effects.Row) string {
 }
 
 // stepsOn are the engine's steps on resources of type typ.
-func stepsOn(res *deploy.Result, typ string) []deploy.Step {
+func stepsOn(res *stackstate.Result, typ string) []stackstate.Step {
 	if res == nil {
 		return nil
 	}
-	var out []deploy.Step
+	var out []stackstate.Step
 	for _, s := range res.Steps {
 		if s.Type == typ && s.Op != string(apitype.OpRefresh) {
 			out = append(out, s)
@@ -177,7 +178,7 @@ func stepsOn(res *deploy.Result, typ string) []deploy.Step {
 	return out
 }
 
-func ops(steps []deploy.Step) string {
+func ops(steps []stackstate.Step) string {
 	var out []string
 	for _, s := range steps {
 		out = append(out, s.Op+" "+s.Name+" "+strings.Join(s.Paths, ","))
@@ -249,7 +250,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 			return
 		}
 		gated := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
-		var refused *deploy.RefusedError
+		var refused *stackstate.RefusedError
 		if gated.Status != deploy.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
 			seen.say("clusterplane did not refuse it before the engine: %s %v", gated.Status, gated.Err)
 			fail()
@@ -327,8 +328,8 @@ func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, see
 // Refusal says.
 func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, typ string, claim diff.Change, seen *observed, fail func()) {
 	preview := w.deployer.Preview(ctx, newT, noRefresh)
-	var engine *deploy.EngineError
-	var protected *deploy.ProtectedError
+	var engine *stackstate.EngineError
+	var protected *stackstate.ProtectedError
 	previewFailed := preview.Status == deploy.Failed && errors.As(preview.Err, &engine)
 	seen.say("preview %s [%s] %v", preview.Status, ops(stepsOn(preview.Result, typ)), preview.Err)
 	switch claim.Refusal {

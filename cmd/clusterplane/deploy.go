@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -27,7 +28,7 @@ const stackTimeout = 2 * time.Hour
 // deployEnv is how the deploy commands reach the engine, held by the factory. Tests set backend
 // to a fake (deploytest); otherwise the first command that needs it opens the Automation API's.
 type deployEnv struct {
-	backend deploy.Backend
+	backend stackstate.Backend
 	// interactive overrides whether standard input is a terminal someone answers at.
 	interactive *bool
 	// redactor removes the run's secrets from what the deploy commands print (factory.redactor),
@@ -170,7 +171,7 @@ func (f *factory) files(o *deployOptions) deploy.Files {
 }
 
 // backend opens the engine's backend once per run.
-func (f *factory) backend(o *deployOptions) (deploy.Backend, error) {
+func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 	if f.deploy.backend != nil {
 		return f.deploy.backend, nil
 	}
@@ -201,7 +202,7 @@ type runOp struct {
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
-	guard func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error)
+	guard func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error)
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
 	finish func(outcomes []deploy.Outcome) error
@@ -231,7 +232,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	defer stop()
 	start := time.Now()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
-		Backend: func() (deploy.Backend, error) { return f.backend(o) },
+		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -183,7 +184,7 @@ func upRun(opts *upOptions) error {
 		pace = deploy.Refreshing
 	}
 	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
@@ -359,7 +360,7 @@ func destroyRun(opts *destroyOptions) error {
 		}
 	}
 	// A stack that a manifest next to the files given references is not destroyed (a cluster under its pools).
-	stillReferenced := func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
 	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -444,7 +445,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
-		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+		guard: func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err

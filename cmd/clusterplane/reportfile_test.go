@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
 )
@@ -29,7 +30,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			// The cluster's preview fails, and the pool is skipped: the file is written all the same.
 			fail := func() {
 				if command == "preview" {
-					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"})
+					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"})
 				}
 			}
 			fail()

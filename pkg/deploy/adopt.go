@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Disagreement is a manifest field whose value differs from the live resource's.
@@ -95,7 +96,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
-	res, previewErr := s.Preview(ctx, Options{Progress: d.progress(t), Transform: importing(nil)})
+	res, previewErr := s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Transform: importing(nil)})
 	var blocking, inPlace []Disagreement
 	for _, dis := range disagreements(table, t.Input, typ, res.Steps) {
 		if opts.Exact || dis.blocks() {
@@ -117,7 +118,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	for _, dis := range inPlace {
 		ignore = append(ignore, dis.property)
 	}
-	upOpts := Options{Progress: d.progress(t), Transform: importing(ignore)}
+	upOpts := stackstate.Options{Progress: d.progress(t), Transform: importing(ignore)}
 	if len(ignore) > 0 {
 		// The history says so, and which fields: the manifest is recorded as deployed, yet the
 		// resource differs from it, so the fleet scan must not take the stack for unchanged until
@@ -151,7 +152,7 @@ func adoptionMessage(inPlace []Disagreement) string {
 
 // adoptionLeft are the manifest fields an adoption left for the next up, when last, the stack's
 // last update, is that adoption (adoptionMessage); nil otherwise.
-func adoptionLeft(last *Update) []string {
+func adoptionLeft(last *stackstate.Update) []string {
 	if last == nil || last.Operation != "update" {
 		return nil
 	}
@@ -174,7 +175,7 @@ func adoptionLeft(last *Update) []string {
 // provider does not read back on import (live unknown) is no disagreement: the manifest's value
 // is what the state takes; one it reads back as an output, or under another name (a DigitalOcean
 // pool's count, as actualNodeCount), is compared there.
-func disagreements(table *effects.Table, input proto.Message, typ string, steps []Step) []Disagreement {
+func disagreements(table *effects.Table, input proto.Message, typ string, steps []stackstate.Step) []Disagreement {
 	seen := map[string]bool{}
 	var out []Disagreement
 	for _, step := range steps {

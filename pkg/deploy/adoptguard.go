@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
@@ -45,7 +46,7 @@ func AdoptIDs(targets []Target, given string) (map[string]string, error) {
 // whose cloud id (ids, by target key) another stack of its kind holds, as a pool clusterplane
 // deployed on a cluster made elsewhere, which discover writes again under the cloud's names:
 // two stacks would hold one pool, and destroying either would delete it under the other.
-func AlreadyManaged(ctx context.Context, b Backend, targets []Target, ids map[string]string) error {
+func AlreadyManaged(ctx context.Context, b stackstate.Backend, targets []Target, ids map[string]string) error {
 	var managed []string
 	holders := map[string]map[string]string{} // by project: the stack key holding each cloud id
 	for _, t := range targets {

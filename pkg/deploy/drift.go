@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Drifted: drift found the cloud different from the manifest, a finding and not a refusal
@@ -23,7 +24,7 @@ const NotDeployed = "not deployed (never, or destroyed): nothing to compare with
 // when nothing differs; else what up, which reads the cloud first, would do, except that a
 // difference the provider cannot put back is said as such, never as something up clears; and the
 // fields that differ.
-func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
+func driftOf(t Target, res stackstate.Result) (reason string, fields []FieldDrift) {
 	reason = wouldChange(t, res)
 	if reason == "" {
 		return "", nil
@@ -86,7 +87,7 @@ func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
-func Previewed(t Target, res Result) Outcome {
+func Previewed(t Target, res stackstate.Result) Outcome {
 	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back",
 		func() []string { return res.LeftByAdoption })
 }
@@ -94,7 +95,7 @@ func Previewed(t Target, res Result) Outcome {
 // wouldChange says what up would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
-func wouldChange(t Target, res Result) string {
+func wouldChange(t Target, res stackstate.Result) string {
 	changes := res.Changed()
 	if changes == "" {
 		return ""
@@ -175,7 +176,7 @@ func fieldNames(fields []FieldDrift) string {
 
 // driftedFields names the manifest fields behind the properties the steps change (pkg/change/effects
 // knows which field is sent as which property), each once, in the order of the steps.
-func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
+func driftedFields(table *effects.Table, steps []stackstate.Step) []FieldDrift {
 	seen := map[string]bool{}
 	var out []FieldDrift
 	for _, step := range steps {
@@ -215,7 +216,7 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 // cloud's); under the name the provider files the value under where it has one (a DigitalOcean
 // pool's count is actualNodeCount: nodeCount holds what was last sent, or nothing after an
 // import); the inputs only where the outputs lack the property.
-func cloudValue(table *effects.Table, step Step, path string) any {
+func cloudValue(table *effects.Table, step stackstate.Step, path string) any {
 	if table != nil {
 		if alias, ok := table.ReadBack[path]; ok {
 			if v := valueAt(step.Live, alias); v != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
@@ -333,7 +334,7 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 // cluster past is drift no up puts back (exit 4), and a preview that failed otherwise cannot
 // tell, which is exit 1, never 0.
 func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
-	upgraded := &deploy.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
+	upgraded := &stackstate.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
 		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
 	tests := []struct {
 		name           string
@@ -345,9 +346,9 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 		{"a version the cloud upgraded past is drift no up puts back", upgraded, "True", "NotPutBackByUp",
 			`spec.kubernetesVersion: the cloud has "1.32.2-do.0", the manifest "1.31"`, exitcode.NotReady},
 		{"a replacement of a protected cluster the engine refused is drift no up puts back",
-			&deploy.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
+			&stackstate.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
 			"up would replace or delete KubernetesCluster dev-fra1, which is protected", exitcode.NotReady},
-		{"a preview that failed otherwise cannot tell", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
+		{"a preview that failed otherwise cannot tell", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
 			"Unknown", "PreviewFailed", "503 Service Unavailable", exitcode.Invalid},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A preview of one manifest through the whole pipeline, as any way in calls it: here on the fake
@@ -23,7 +24,7 @@ func ExampleRun() {
 		Operation: "preview",
 		Paths:     []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
 		Files:     deploy.Files{Kinds: registry.Kinds()},
-		Backend:   func() (deploy.Backend, error) { return backend, nil },
+		Backend:   func() (stackstate.Backend, error) { return backend, nil },
 		Parallel:  1,
 		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 			return d.Preview(ctx, t, deploy.PreviewOptions{})

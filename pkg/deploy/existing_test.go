@@ -14,6 +14,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -83,7 +84,7 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Cause: "500 Internal Server Error"})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "500 Internal Server Error"})
 	// The cloud carried the create out before it answered 500: it holds the cluster afterwards.
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
 	failing := c

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 )
 
@@ -175,7 +176,7 @@ func TestTheDestroyGuardListsAReferencingStackOnceWhateverItsFiles(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var referenced *deploy.ReferencedError
+	var referenced *stackstate.ReferencedError
 	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || len(referenced.By) != 1 {
 		t.Fatalf("the cluster's destroy: %v, want it refused by one stack", err)
 	}
@@ -220,7 +221,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 	pool := all[1]
 	mustUp(ctx, t, d, pool)
 	refused := guard(cluster)
-	var referenced *deploy.ReferencedError
+	var referenced *stackstate.ReferencedError
 	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || !slices.Equal(referenced.By, []string{pool.Key() + " (" + pool.File + ")"}) {
 		t.Errorf("the cluster's destroy: %v, want it refused by %s", err, pool.Key())
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A stack deploys one manifest's resources. Another manifest's metadata.name deployed onto it
@@ -54,7 +55,7 @@ func quoted(v any) string {
 // retargeted compares the identity of t's manifest with the manifest the stack recorded: nil
 // when they agree or the stack recorded none; a *RetargetError to refuse with otherwise. A new
 // metadata.name passes only with t.Retarget; a new metadata.env never does.
-func retargeted(t Target, outputs map[string]Output) (renamed bool, err error) {
+func retargeted(t Target, outputs map[string]stackstate.Output) (renamed bool, err error) {
 	result, err := sinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return false, err

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
@@ -32,7 +33,7 @@ func Generation(input proto.Message) string { return stackrecord.Generation(inpu
 // deployedInput is the stack input the stack last deployed: the recorded manifest with input's
 // provider config, so that only the manifest's own changes count. Nil when the stack recorded
 // none (never deployed, or deployed before the manifest was recorded).
-func deployedInput(input proto.Message, outputs map[string]Output) (proto.Message, error) {
+func deployedInput(input proto.Message, outputs map[string]stackstate.Output) (proto.Message, error) {
 	o, ok := outputs[ManifestOutput]
 	text, _ := o.Value.(string)
 	if !ok || text == "" {
@@ -54,7 +55,7 @@ func deployedInput(input proto.Message, outputs map[string]Output) (proto.Messag
 
 // sinceDeployed is the diff from the manifest the stack last deployed to input; nil, and no
 // error, when the stack recorded none.
-func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string]Output) (*diff.Result, error) {
+func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) (*diff.Result, error) {
 	old, err := deployedInput(input, outputs)
 	if err != nil || old == nil {
 		return nil, err
@@ -65,7 +66,7 @@ func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string
 // Refused are the changes from the manifest the stack last deployed to input that the providers
 // (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
 // the stack recorded no manifest.
-func Refused(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
+func Refused(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]diff.Change, error) {
 	result, err := sinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
@@ -84,7 +85,7 @@ func Refused(table *effects.Table, input proto.Message, outputs map[string]Outpu
 // has (spec.vpc set to the cluster's own VPC, as a refusal's advice asks) replaces nothing,
 // because the provider compares with what it read, not with the manifest before. The providers
 // are the truth about what a change does.
-func notReplacedByEngine(refused []diff.Change, res Result) []diff.Change {
+func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Change {
 	replaced := map[string]bool{}
 	for _, s := range res.Steps {
 		switch apitype.OpType(s.Op) {
@@ -112,7 +113,7 @@ func notApplied(c diff.Change) bool {
 // already holds: res previews the manifest against the cloud, read first, and no step changes the
 // field, so up has nothing to send and only records what is so. Without it, a user who did what
 // the refusal advises (removed the labels in the cloud) could never deploy the manifest.
-func heldByCloud(refused []diff.Change, t Target, res Result) []diff.Change {
+func heldByCloud(refused []diff.Change, t Target, res stackstate.Result) []diff.Change {
 	differs := map[string]diff.Change{}
 	for _, f := range driftedFields(t.Effects, res.Steps) {
 		differs[f.Field] = diff.Change{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -20,7 +21,7 @@ import (
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
 // none prints anything but the engine's progress, to Progress.
 type Deployer struct {
-	Backend Backend
+	Backend stackstate.Backend
 	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
 	Progress func(t Target) io.Writer
 	// RetryWaits are the waits before running again an operation the cloud turned away for now
@@ -78,21 +79,21 @@ func notRun(reason string) Outcome { return Outcome{Status: Done, Reason: reason
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
 func failed(err error) Outcome {
-	var refused *RefusedError
-	var protected *ProtectedError
+	var refused *stackstate.RefusedError
+	var protected *stackstate.ProtectedError
 	switch {
 	case errors.As(err, &refused), errors.As(err, &protected):
 		return Outcome{Status: Blocked, Reason: "refused", Err: err}
-	case errors.Is(err, ErrCancelled):
+	case errors.Is(err, stackstate.ErrCancelled):
 		return Outcome{Status: Cancelled, Reason: "cancelled", Err: err}
 	}
 	return Outcome{Status: Failed, Reason: "failed", Err: err}
 }
 
 // openOrCreate opens the target's stack, creating it when it does not exist (created tells).
-func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created bool, err error) {
+func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s stackstate.Stack, created bool, err error) {
 	s, err = d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
 		created = err == nil
 	}
@@ -107,7 +108,7 @@ func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created
 }
 
 // open opens the target's stack, ErrNotDeployed when it does not exist.
-func (d *Deployer) open(ctx context.Context, t Target) (Stack, error) {
+func (d *Deployer) open(ctx context.Context, t Target) (stackstate.Stack, error) {
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return nil, err
@@ -121,8 +122,8 @@ func (d *Deployer) open(ctx context.Context, t Target) (Stack, error) {
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
 // its cluster's) under that stack's key, where the backend can (SecretsSharer).
-func shareSecrets(ctx context.Context, s Stack, t Target) error {
-	sharer, ok := s.(SecretsSharer)
+func shareSecrets(ctx context.Context, s stackstate.Stack, t Target) error {
+	sharer, ok := s.(stackstate.SecretsSharer)
 	refs := References(t.Input)
 	if !ok || len(refs) == 0 {
 		return nil
@@ -132,7 +133,7 @@ func shareSecrets(ctx context.Context, s Stack, t Target) error {
 
 // forget removes a stack this operation created when nothing was deployed to it, so that a
 // failed preview or adoption leaves no empty stack behind.
-func forget(ctx context.Context, s Stack, created bool) {
+func forget(ctx context.Context, s stackstate.Stack, created bool) {
 	if created {
 		_ = s.Remove(context.WithoutCancel(ctx))
 	}
@@ -195,14 +196,14 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		}
 		note = notChecked(n)
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh})
 		res.RecordedOnly = RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err != nil {
-		var protected *ProtectedError
+		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
 			if o, ok := d.protectedRotation(ctx, t, s, res); ok {
 				return o
@@ -250,8 +251,8 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 
 // previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
 // Retarget shown as the deletes it is. nil when the manifest is the stack's.
-func (d *Deployer) previewRetarget(ctx context.Context, t Target, s Stack, res Result, o Outcome) *Outcome {
-	renamed, err := retargeted(t, outputsOf(res.Previous))
+func (d *Deployer) previewRetarget(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result, o Outcome) *Outcome {
+	renamed, err := retargeted(t, stackstate.OutputsOf(res.Previous))
 	var retarget *RetargetError
 	switch {
 	case errors.As(err, &retarget):
@@ -282,8 +283,8 @@ func (d *Deployer) previewRetarget(ctx context.Context, t Target, s Stack, res R
 // previewJudged says in o what up would refuse of the preview res, or would not carry out
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
-func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Result, refresh bool, o *Outcome) (stop *Outcome) {
-	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
+func (d *Deployer) previewJudged(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *Outcome) (stop *Outcome) {
+	refused, err := Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
 	if refresh {
 		refused = heldByCloud(refused, t, res)
@@ -293,12 +294,12 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Res
 		f := failed(err)
 		return &f
 	case len(refused) > 0:
-		o.Status, o.Reason, o.Err = Blocked, "refused", &RefusedError{Changes: refused}
+		o.Status, o.Reason, o.Err = Blocked, "refused", &stackstate.RefusedError{Changes: refused}
 	case res.Replaces():
 		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
-	blocked, carried, err := rotationGate(t, outputsOf(res.Previous))
+	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
 	switch {
 	case err != nil:
 		f := failed(err)
@@ -329,7 +330,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Res
 // leftByAdoption reads, when called, the fields the stack's last update left for the next up
 // when that update was an adoption (adoptionLeft). Only the report's wording depends on it: a
 // history that cannot be read leaves every difference said as put back.
-func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s Stack) func() []string {
+func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s stackstate.Stack) func() []string {
 	return func() []string {
 		last, err := d.lastUpdateOf(ctx, t, s)
 		if err != nil {
@@ -341,13 +342,13 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s Stack) func()
 
 // lastUpdateOf is the stack's last update or destroy: from the backend's records where they can be
 // read so (RecordReader, a file read), else through the opened stack.
-func (d *Deployer) lastUpdateOf(ctx context.Context, t Target, s Stack) (*Update, error) {
+func (d *Deployer) lastUpdateOf(ctx context.Context, t Target, s stackstate.Stack) (*stackstate.Update, error) {
 	if rr, ok := d.Backend.(RecordReader); ok {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
 			return rec.Last, nil
-		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, ErrNotDeployed):
+		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
 			return nil, err
 		}
 	}
@@ -363,7 +364,7 @@ type UpOptions struct {
 	// Interactive (a pipe, CI) no change deploys without Yes.
 	Interactive bool
 	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
-	Confirm func(t Target, preview Result) bool
+	Confirm func(t Target, preview stackstate.Result) bool
 	// NoRefresh trusts the stack's state where the manifest did not change since its last up
 	// (--refresh=false): the cloud is not read first, so a change made in the cloud since stays
 	// unseen and unmended. By default every up reads the cloud first (one read of each resource,
@@ -449,13 +450,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
-func (d *Deployer) settled(ctx context.Context, t Target, s Stack) (state, *Outcome) {
-	st, err := readState(ctx, s)
+func (d *Deployer) settled(ctx context.Context, t Target, s stackstate.Stack) (stackstate.State, *Outcome) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		o := failed(err)
 		return st, &o
 	}
-	if len(st.pendingCreates()) > 0 {
+	if len(st.PendingCreates()) > 0 {
 		o := failed(d.pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
@@ -464,8 +465,8 @@ func (d *Deployer) settled(ctx context.Context, t Target, s Stack) (state, *Outc
 
 // retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
 // meant; then the cloud is asked for the new name first, as for any create.
-func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outcome {
-	renamed, err := retargeted(t, st.outputs())
+func (d *Deployer) retargetLooked(ctx context.Context, t Target, st stackstate.State) *Outcome {
+	renamed, err := retargeted(t, st.Outputs())
 	var retarget *RetargetError
 	if errors.As(err, &retarget) {
 		return &Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
@@ -476,7 +477,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outc
 	if !renamed {
 		return nil
 	}
-	own, _ := st.ids(guardedType(t.Effects))
+	own, _ := st.IDs(guardedType(t.Effects))
 	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
@@ -489,28 +490,28 @@ func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outc
 // the cloud, whether each is already so), and carries out the pool rotations the manifest asks
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
-func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string, now state) {
-	refused, err := Refused(t.Effects, t.Input, st.outputs())
+func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string, now stackstate.State) {
+	refused, err := Refused(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
 	}
 	if slices.ContainsFunc(refused, onPaper) {
 		// Only the engine can tell whether the cloud already has the value: ask it.
-		if res, err := s.Preview(ctx, Options{}); err == nil {
+		if res, err := s.Preview(ctx, stackstate.Options{}); err == nil {
 			refused = notReplacedByEngine(refused, res)
 		}
 	}
 	if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
 		// The cloud may hold the value already: read it to know.
-		if res, err := s.Preview(ctx, Options{Refresh: true}); err == nil {
+		if res, err := s.Preview(ctx, stackstate.Options{Refresh: true}); err == nil {
 			refused = heldByCloud(refused, t, res)
 		}
 	}
 	if len(refused) > 0 {
-		return &Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}, "", st
+		return &Outcome{Status: Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
 	}
-	blocked, _, err := rotationGate(t, st.outputs())
+	blocked, _, err := rotationGate(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
@@ -523,7 +524,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st sta
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
 	// rotateFirst wrote nothing, and the state read before stands.
-	if now, err = readState(ctx, s); err != nil {
+	if now, err = stackstate.ReadState(ctx, s); err != nil {
 		o := failed(err)
 		return &o, did, st
 	}
@@ -532,7 +533,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st sta
 
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
-func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, created bool, opts UpOptions) Outcome {
+func (d *Deployer) upEngine(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) Outcome {
 	guard, blocked := d.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
@@ -544,7 +545,7 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || stringOutput(st.Outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -557,11 +558,11 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 		forget(ctx, s, created)
 		return *stop
 	}
-	var res Result
+	var res stackstate.Result
 	var left *Outcome
 	reads := d.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
-		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
+		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
@@ -591,9 +592,9 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
 // (without Yes), or whose plan an update landing since has moved (Planned): the plan was
 // checked before any stack changed, and this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
+func (d *Deployer) confirmed(ctx context.Context, t Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
 	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{Refresh: refresh})
+		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -621,7 +622,7 @@ func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh boo
 }
 
 // stringOutput is the string value of an output, "" when there is none.
-func stringOutput(outputs map[string]Output, name string) string {
+func stringOutput(outputs map[string]stackstate.Output, name string) string {
 	s, _ := outputs[name].Value.(string)
 	return s
 }
@@ -653,17 +654,17 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	}
 	defer s.Close()
 	if len(opts.ImportPendingCreates) > 0 {
-		st, err := readState(ctx, s)
+		st, err := stackstate.ReadState(ctx, s)
 		if err == nil {
-			err = importPending(ctx, s, st, opts.ImportPendingCreates)
+			err = stackstate.ImportPending(ctx, s, st, opts.ImportPendingCreates)
 		}
 		if err != nil {
 			return failed(err)
 		}
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = d.refreshGuarded(ctx, t, s, "refresh", Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		res, err = d.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {
@@ -685,24 +686,24 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return notRun(NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return failed(err)
 	}
-	if len(st.resources()) == 0 && len(st.pendingCreates()) == 0 {
+	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
 		return notRun(NotDeployed)
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
 		return err
 	}, nil)
 	if err != nil {
@@ -733,7 +734,7 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 // is the cloud's change behind the manifest, not a failure of drift; else Failed.
 func upgradedPast(err error) Outcome {
 	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
-	var protected *ProtectedError
+	var protected *stackstate.ProtectedError
 	if !ok && errors.As(err, &protected) {
 		return protectedDrift(protected)
 	}
@@ -749,7 +750,7 @@ func upgradedPast(err error) Outcome {
 // runs, so what asks for the replacement is the cloud or the stack's state (another stack's state
 // imported, the cluster made again elsewhere): drift, and not a reason to turn protection off,
 // which would let up replace a cluster that may not be this manifest's.
-func protectedDrift(e *ProtectedError) Outcome {
+func protectedDrift(e *stackstate.ProtectedError) Outcome {
 	what := "a protected cluster"
 	if len(e.Resources) > 0 {
 		what = strings.Join(e.Resources, ", ")
@@ -780,7 +781,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	}
 	defer unlock()
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
 	}
 	if err != nil {
@@ -791,15 +792,15 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if stop != nil {
 		return *stop
 	}
-	if protected := st.protected(); len(protected) > 0 {
-		return failed(&ProtectedError{Resources: protected})
+	if protected := st.Protected(); len(protected) > 0 {
+		return failed(&stackstate.ProtectedError{Resources: protected})
 	}
-	if deleted := st.resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
+	if deleted := st.Resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
 		return Outcome{Status: Blocked, Reason: NotConfirmedAnswered}
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Destroy(ctx, Options{Progress: d.progress(t)})
+		res, err = s.Destroy(ctx, stackstate.Options{Progress: d.progress(t)})
 		return err
 	}, nil)
 	if err != nil {
@@ -843,19 +844,8 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
 }
 
-// protected are the resources of the state that deletion protection protects, as "type name".
-func (st state) protected() []string {
-	var out []string
-	for _, r := range st.d.Resources {
-		if r.Protect {
-			out = append(out, string(r.Type)+" "+r.URN.Name())
-		}
-	}
-	return out
-}
-
 // cancelCommand is the command that removes a stack's lock, in backticks.
-func cancelCommand(s Stack) string {
+func cancelCommand(s stackstate.Stack) string {
 	if c, ok := s.(interface{ CancelCommand() string }); ok {
 		return c.CancelCommand()
 	}
@@ -863,7 +853,7 @@ func cancelCommand(s Stack) string {
 }
 
 // isOp tells whether a step's operation is op.
-func isOp(step Step, ops ...apitype.OpType) bool {
+func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
 	for _, op := range ops {
 		if step.Op == string(op) {
 			return true

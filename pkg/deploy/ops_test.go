@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // deployer is a Deployer over a fake backend.
@@ -61,7 +62,7 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 	mustUp(ctx, t, d, ha)
 	updates := calls(b, "update")
 	off := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true})
-	var refused *deploy.RefusedError
+	var refused *stackstate.RefusedError
 	if off.Status != deploy.Blocked || !errors.As(off.Err, &refused) || len(refused.Changes) != 1 ||
 		refused.Changes[0].Path != "spec.highlyAvailable" || !strings.Contains(refused.Changes[0].Reason, "refuses to turn high availability off") {
 		t.Fatalf("turning HA off: %s %v, want refused naming spec.highlyAvailable and DigitalOcean's refusal", off.Status, off.Err)
@@ -100,7 +101,7 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 			b.Replaces("region")
 			mustUp(ctx, t, d, cluster(t))
 			asked := false
-			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, deploy.Result) bool {
+			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, stackstate.Result) bool {
 				asked = true
 				return tt.answer
 			}})
@@ -120,7 +121,7 @@ func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEn
 	b.Replaces("region")
 	protected := target(t, "cluster.yaml", manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
 	mustUp(ctx, t, d, protected)
-	var protectedErr *deploy.ProtectedError
+	var protectedErr *stackstate.ProtectedError
 	moved := target(t, "cluster.yaml", strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
 	if o := d.Preview(ctx, moved, deploy.PreviewOptions{}); o.Status != deploy.Blocked {
 		t.Errorf("preview of a protected replacement: %s %v, want blocked", o.Status, o.Err)
@@ -141,7 +142,7 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	c := cluster(t)
 	mustUp(ctx, t, d, c)
 	b.Pend(c.Key(), clusterType, "second")
-	var pending *deploy.PendingCreatesError
+	var pending *stackstate.PendingCreatesError
 	for name, o := range map[string]deploy.Outcome{
 		"up":      d.Up(ctx, c, deploy.UpOptions{Yes: true}),
 		"destroy": d.Destroy(ctx, c, deploy.DestroyOptions{}),
@@ -267,9 +268,9 @@ func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *t
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "preview", &deploy.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
+	b.Fail(c.Key(), "preview", &stackstate.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
 	o := d.Preview(ctx, c, deploy.PreviewOptions{})
-	var engine *deploy.EngineError
+	var engine *stackstate.EngineError
 	if o.Status != deploy.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {
 		t.Errorf("a failed preview: %s %v, want failed with the cause", o.Status, o.Err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Orphan is a pool in the stack's cluster that carries a rotation mark of the stack and that the
@@ -27,14 +28,14 @@ func (o Orphan) String() string {
 
 // orphans lists the pools of t's cluster that are orphans of t's rotations. None for a kind
 // without rotations, or a stack that holds nothing yet.
-func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, error) {
-	rec, _ := rotationRecord(st.outputs())
+func (d *Deployer) orphans(ctx context.Context, t Target, st stackstate.State) ([]Orphan, error) {
+	rec, _ := rotationRecord(st.Outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.
 	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
-	ids, _ := st.ids(guardedType(t.Effects))
+	ids, _ := st.IDs(guardedType(t.Effects))
 	if len(ids) != 1 || ids[0] == "" {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -35,7 +36,7 @@ type Request struct {
 	Manifests []Manifest
 	// Backend opens where the stacks live. It is called once every file is read and valid, so
 	// that a mistake in a file is said before a backend that cannot open is.
-	Backend func() (Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Policy, when set, is evaluated over every manifest before any stack runs.
 	Policy *policy.Policy
 	// Retarget allows a manifest onto a stack that deployed another metadata.name (--retarget).
@@ -60,7 +61,7 @@ type Request struct {
 	Reverse, SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
 	// refuses every target or none (a saved plan is applied whole).
-	Guard func(ctx context.Context, b Backend, targets []Target) (map[string]error, error)
+	Guard func(ctx context.Context, b stackstate.Backend, targets []Target) (map[string]error, error)
 	Whole bool
 	// Pace, when set, paces the operations by that estimate of their cloud requests.
 	Pace Requests
@@ -175,7 +176,7 @@ func (r Request) targets(files Files) ([]Target, error) {
 }
 
 // run is Run once the targets are read and the backend open.
-func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) ([]Outcome, error) {
+func (r Request) run(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) ([]Outcome, error) {
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)
@@ -216,7 +217,7 @@ func (r Request) say(line string) {
 // last deployed (read from the backend, never the cloud), and says each broken rule. When a rule
 // denies any manifest, no stack runs: the outcomes returned say which manifests were denied and
 // which were not run, with a *PolicyDeniedError. The results are each stack's broken rules.
-func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) (
+func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) (
 	map[string][]policy.Result, []Outcome, error) {
 	if r.Policy == nil {
 		return nil, nil, nil
@@ -252,7 +253,7 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 // its stack last deployed (read from the backend, never the cloud): Run judges every target so
 // before any stack runs, and a service judges a request's body so, so that a rule reading old
 // judges the same at both times.
-func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []byte) ([]policy.Result, error) {
+func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t Target, data []byte) ([]policy.Result, error) {
 	old, err := LastDeployed(ctx, b, t)
 	if err != nil {
 		return nil, err
@@ -263,7 +264,7 @@ func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []by
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
 // cluster it references (one not among the files given, which Files checked), and what the
 // cloud does not offer. Every refusal is in the *ProblemsError returned.
-func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
+func (r Request) checkBeforeEngine(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) error {
 	problems, err := DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
 		return texts[key]
 	})
@@ -282,7 +283,7 @@ func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Tar
 // (upgrade.Offered); without a token nothing is asked. A cloud that does not answer is said once,
 // and the run goes on: the engine meets the same cloud. What a stack runs already is kept,
 // offered or not.
-func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
+func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) error {
 	var problems []error
 	warned := map[string]bool{}
 	for _, t := range targets {
@@ -319,7 +320,7 @@ func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, 
 
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
-func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps map[string][]string, scanned map[string]Scanned,
+func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []Target, deps map[string][]string, scanned map[string]Scanned,
 	kept map[string]bool) ([]Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {

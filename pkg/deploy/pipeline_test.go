@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
@@ -38,7 +39,7 @@ func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing
 	})
 	b := deploytest.New()
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
 	var problems *deploy.ProblemsError
 	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
 		t.Fatalf("want both files' problems in one *ProblemsError, got %v (%T)", err, err)
@@ -61,7 +62,7 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	b := deploytest.New()
 	var said []string
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
 		Say: func(line string) { said = append(said, line) }})
 	var denied *deploy.PolicyDeniedError
 	if !errors.As(err, &denied) {
@@ -92,8 +93,8 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	b := deploytest.New()
 	ran := 0
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
-		Guard: func(_ context.Context, _ deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
+		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
 		},
 		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
@@ -141,7 +142,7 @@ func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 
 func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
 	b := deploytest.New()
-	open := func() (deploy.Backend, error) { return b, nil }
+	open := func() (stackstate.Backend, error) { return b, nil }
 	for _, r := range []deploy.Request{{Backend: open}, {Op: preview}} {
 		if _, err := deploy.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
 			t.Errorf("a request without its Op or Backend ran: %v", err)

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -144,7 +145,7 @@ func editedFields(reviewed, now map[string]string) []string {
 
 // plannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
 // cloud changes nothing, and what the cloud changed shows in the steps that undo it.
-func plannedSteps(res Result) []PlannedStep {
+func plannedSteps(res stackstate.Result) []PlannedStep {
 	out := []PlannedStep{}
 	for _, s := range res.Steps {
 		if s.Op == string(apitype.OpRefresh) || s.Op == string(apitype.OpSame) || s.Op == string(apitype.OpRead) {
@@ -157,7 +158,7 @@ func plannedSteps(res Result) []PlannedStep {
 	return out
 }
 
-func plannedUpdate(u *Update) *PlannedUpdate {
+func plannedUpdate(u *stackstate.Update) *PlannedUpdate {
 	if u == nil {
 		return nil
 	}
@@ -218,9 +219,9 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
 }
 
 // lastUpdate is the stack's last update, nil when the stack or its update does not exist.
-func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*Update, error) {
+func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*stackstate.Update, error) {
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil, nil
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -37,24 +38,24 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 	tests := []struct {
 		name       string
 		target     Target
-		step       Step
+		step       stackstate.Step
 		left       []string // what the last update, an adoption, left for this up
 		sets, back bool
 	}{
 		{"tags an adoption left for the next up are set, not put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.tags"}, true, false},
 		{"tags changed in the cloud after an up are put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{"sneaky"}}, Live: map[string]any{"tags": []any{"sneaky"}}, New: map[string]any{"tags": ours}},
 			nil, false, true},
 		{"what the adoption did not leave is put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.defaultNodePool.tags"}, false, true},
 		{"a property the provider never reads back, as an import left it, is set", civo,
-			Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"writeKubeconfig"},
+			stackstate.Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"writeKubeconfig"},
 				Old: map[string]any{"writeKubeconfig": false}, Live: map[string]any{"writeKubeconfig": false},
 				New: map[string]any{"writeKubeconfig": true}},
 			nil, true, false},
@@ -65,7 +66,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := Result{Steps: []Step{tt.step}, Changes: map[string]int{"update": 1},
+			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
 				Previous: map[string]any{ManifestOutput: manifest, GenerationOutput: Generation(tt.target.Input)}}
 			read := 0
 			o := putBack(tt.target, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
@@ -89,13 +90,13 @@ func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
 	left := adoptionMessage([]Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
 	tests := []struct {
 		name string
-		last *Update
+		last *stackstate.Update
 		want []string
 	}{
-		{"the fields an adoption left", &Update{Operation: "update", Message: left}, []string{"spec.tags", "spec.defaultNodePool.tags"}},
-		{"an adoption that named none, as adopt did before", &Update{Operation: "update", Message: AdoptedWithChangesLeft}, []string{}},
-		{"an up's update", &Update{Operation: "update", Message: "rolled the pool"}, nil},
-		{"a destroy", &Update{Operation: "destroy", Message: left}, nil},
+		{"the fields an adoption left", &stackstate.Update{Operation: "update", Message: left}, []string{"spec.tags", "spec.defaultNodePool.tags"}},
+		{"an adoption that named none, as adopt did before", &stackstate.Update{Operation: "update", Message: AdoptedWithChangesLeft}, []string{}},
+		{"an up's update", &stackstate.Update{Operation: "update", Message: "rolled the pool"}, nil},
+		{"a destroy", &stackstate.Update{Operation: "destroy", Message: left}, nil},
 		{"no update yet", nil, nil},
 	}
 	for _, tt := range tests {

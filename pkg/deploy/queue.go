@@ -16,6 +16,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -52,7 +53,7 @@ type Outcome struct {
 	// BlockedBy is the stack whose failure skipped this one.
 	BlockedBy string
 	// Result is the engine's result of the operation, when the engine ran.
-	Result *Result
+	Result *stackstate.Result
 	Took   time.Duration
 	// NotRun: the stack was left alone on purpose (Done): the fleet scan found it unchanged, or
 	// --changed-since left it out; Reason says which.
@@ -176,7 +177,7 @@ func (r *queueRun) cancelUnstarted() {
 	for _, t := range r.sorted {
 		if !r.started[t.Key()] {
 			r.started[t.Key()] = true
-			r.done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: ErrCancelled}
+			r.done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: stackstate.ErrCancelled}
 		}
 	}
 }
@@ -262,7 +263,7 @@ const recoveryTimeout = 30 * time.Second
 func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.Context, Target) error) Outcome {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoveryTimeout)
 	defer cancel()
-	var interrupted *InterruptedError
+	var interrupted *stackstate.InterruptedError
 	err := recovery(rctx, t)
 	if err == nil && o.Status == Cancelled && o.Result != nil {
 		// The engine ended the steps it had begun and let go of the stack: what they made is in
@@ -281,7 +282,7 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 			interrupted.Cause = left.Cause
 		}
 		if interrupted.Cause == nil {
-			interrupted.Cause = ErrCancelled
+			interrupted.Cause = stackstate.ErrCancelled
 		}
 		o.Err = interrupted
 		o.Reason += "; " + interrupted.Left()
@@ -295,7 +296,7 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 func safely(ctx context.Context, t Target, op Op) (o Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = Outcome{Target: t, Status: Failed, Reason: "failed: clusterplane panicked", Err: &PanicError{Value: fmt.Sprint(r)}}
+			o = Outcome{Target: t, Status: Failed, Reason: "failed: clusterplane panicked", Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}
 		}
 	}()
 	return op(ctx, t)

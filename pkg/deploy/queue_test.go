@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // fleet is a cluster c-y, a cluster b-x in its VPC, pools a and d in b-x, and an unrelated
@@ -54,7 +55,7 @@ func (r *recorder) op(ctx context.Context, t deploy.Target) deploy.Outcome {
 	if r.block[t.Stack] {
 		select {
 		case <-ctx.Done():
-			return deploy.Outcome{Status: deploy.Cancelled, Err: deploy.ErrCancelled}
+			return deploy.Outcome{Status: deploy.Cancelled, Err: stackstate.ErrCancelled}
 		case <-time.After(5 * time.Second):
 			// Nothing interrupted it: a queue without deadlines or cancellation ends here.
 			return deploy.Outcome{Reason: "never interrupted"}

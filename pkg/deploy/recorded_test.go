@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
@@ -56,7 +57,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			}
 			// Without --yes a change, even one the engine counts same, is asked about.
 			asked := false
-			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploy.Target, deploy.Result) bool {
+			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploy.Target, stackstate.Result) bool {
 				asked = true
 				return false
 			}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -24,7 +25,7 @@ func (d *Deployer) Recovery(ctx context.Context, t Target) error {
 		return nil
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil
 	}
@@ -32,14 +33,14 @@ func (d *Deployer) Recovery(ctx context.Context, t Target) error {
 	if !left.Locked && len(left.Creates) == 0 && left.Others == 0 {
 		return nil
 	}
-	return &InterruptedError{File: t.File, Leftovers: left}
+	return &stackstate.InterruptedError{File: t.File, Leftovers: left}
 }
 
 // leftovers reads what the stack holds of an interrupted operation: its lock (when the backend
 // can tell) and its pending operations. The cloud is not asked.
-func leftovers(ctx context.Context, s Stack, st state) Leftovers {
-	l := Leftovers{Creates: st.pendingCreates(), Cancel: cancelCommand(s)}
-	for _, op := range st.d.PendingOperations {
+func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) stackstate.Leftovers {
+	l := stackstate.Leftovers{Creates: st.PendingCreates(), Cancel: cancelCommand(s)}
+	for _, op := range st.Deployment.PendingOperations {
 		if op.Type != apitype.OperationTypeCreating {
 			l.Others++
 		}
@@ -55,8 +56,8 @@ func leftovers(ctx context.Context, s Stack, st state) Leftovers {
 // pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
 // find out for the user: whether the stack is still locked, and what the cloud holds of the
 // manifest's name that the stack does not (the id to import), asked unless known already.
-func (d *Deployer) pendingCreates(ctx context.Context, t Target, s Stack, st state, known *lookup) *PendingCreatesError {
-	e := &PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
+func (d *Deployer) pendingCreates(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
+	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
 		known = d.look(ctx, t, st)
 	}
@@ -103,7 +104,7 @@ func (d *Deployer) takeOver(ctx context.Context, t Target) (*RefreshOptions, err
 		return nil, err
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
 	}

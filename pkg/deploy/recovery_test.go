@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -32,7 +33,7 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 			}
 			continue
 		}
-		var panicked *deploy.PanicError
+		var panicked *stackstate.PanicError
 		if o.Status != deploy.Failed || !errors.As(o.Err, &panicked) ||
 			!strings.Contains(o.Err.Error(), "assignment to entry in nil map") || strings.Contains(o.Err.Error(), "goroutine") {
 			t.Errorf("the panicking stack: %s %v, want failed naming the panic, no stack trace", o.Status, o.Err)
@@ -44,11 +45,11 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 // when the engine was killed holding it).
 type lockedBackend struct{ *deploytest.Backend }
 
-type lockedStack struct{ deploy.Stack }
+type lockedStack struct{ stackstate.Stack }
 
 func (lockedStack) Locked(context.Context) (bool, bool, error) { return true, true, nil }
 
-func (b lockedBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b lockedBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, stack, program)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (b lockedBackend) Open(ctx context.Context, project, stack string, program 
 // hang is an Op that runs until its context ends, as an engine waiting on the cloud does.
 func hang(ctx context.Context, t deploy.Target) deploy.Outcome {
 	<-ctx.Done()
-	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled}
+	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
 }
 
 func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T) {
@@ -72,7 +73,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	b.Pend(c.Key(), clusterType, "dev-fra1-replacement")
 	tests := []struct {
 		name    string
-		backend deploy.Backend
+		backend stackstate.Backend
 		target  deploy.Target
 		// says are what the error must say; none means it says only how the operation ended.
 		says []string
@@ -88,7 +89,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 			d := &deploy.Deployer{Backend: tt.backend}
 			q := deploy.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
 			o := q.Run(ctx, []deploy.Target{tt.target}, nil, hang)[0]
-			var interrupted *deploy.InterruptedError
+			var interrupted *stackstate.InterruptedError
 			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
 				t.Fatalf("%s %q %v: recovery advice %t, want %t", o.Status, o.Reason, o.Err, got, tt.says != nil)
 			}
@@ -106,7 +107,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	cancelled, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
 	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploy.Target{c}, nil, hang)[0]
-	if o.Status != deploy.Cancelled || !errors.Is(o.Err, deploy.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
+	if o.Status != deploy.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
 	}
 }
@@ -141,7 +142,7 @@ func TestAPendingCreatesAdviceNamesTheIdTheCloudHoldsSoTheUserNeedNotLookItUp(t 
 				c.Lookup = fake.lookup("")
 			}
 			o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
-			var pending *deploy.PendingCreatesError
+			var pending *stackstate.PendingCreatesError
 			if !errors.As(o.Err, &pending) {
 				t.Fatalf("up with a pending create: %s %v", o.Status, o.Err)
 			}
@@ -196,10 +197,10 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 	tests := []struct {
 		name string
 		// result: the engine ran (an up), or the operation never reached it.
-		result *deploy.Result
+		result *stackstate.Result
 		says   bool
 	}{
-		{"an up the engine ended cleanly", &deploy.Result{}, true},
+		{"an up the engine ended cleanly", &stackstate.Result{}, true},
 		{"an operation that never reached the engine", nil, false},
 	}
 	for _, tt := range tests {
@@ -208,7 +209,7 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 			time.AfterFunc(20*time.Millisecond, cancel)
 			op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
 				<-ctx.Done()
-				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled, Result: tt.result}
+				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
 			}
 			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploy.Target{c}, nil, op)[0]
 			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != deploy.Cancelled {

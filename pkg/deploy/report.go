@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/providers"
@@ -125,7 +126,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
-		var refused *RefusedError
+		var refused *stackstate.RefusedError
 		if errors.As(o.Err, &refused) {
 			s.Refused = refused.Changes
 		}
@@ -167,7 +168,7 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 		if cloud == "" {
 			continue
 		}
-		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
+		old, _ := deployedInput(o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
@@ -193,7 +194,7 @@ func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
-	result, err := sinceDeployed(t.Effects, t.Input, outputsOf(previous))
+	result, err := sinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
 	if err != nil || result == nil || len(result.Changes) == 0 {
 		return nil
 	}
@@ -220,7 +221,7 @@ func among(field string, changed map[string]diff.Change) bool {
 // isInternalStep, as read at v3.145.0; the v3.259.0 engine .engine runs counted a pool's first
 // preview "create 4" over these 5 steps), so a row for one made up's question say "would create
 // 4" over 5 rows.
-func internal(step Step) bool {
+func internal(step stackstate.Step) bool {
 	return step.Op == string(apitype.OpRemovePendingReplace) || providers.IsDefaultProvider(resource.URN(step.URN))
 }
 
@@ -228,7 +229,7 @@ func internal(step Step) bool {
 // of the fields a property is sent from, those that changed, when the manifest did (a property
 // such as tags is sent from several), else all of them (the cloud changed, not the manifest), the
 // spec's first (specFirst). The engine's internal steps are left out, as its counts leave them.
-func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff.Change) []ResourceChange {
+func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
 		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {

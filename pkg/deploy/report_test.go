@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -89,7 +90,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		{"up", func() []deploy.Outcome {
 			// A fleet whose cluster fails: its pool is skipped.
 			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
-			b.Fail(cl.Key(), "update", &deploy.EngineError{Op: "update", Cause: "422 invalid size"})
+			b.Fail(cl.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "422 invalid size"})
 			sorted, deps, err := deploy.Order([]deploy.Target{p, cl}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -216,7 +217,7 @@ func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAC
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &deploy.Result{Changes: tt.changes}}}
+			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &stackstate.Result{Changes: tt.changes}}}
 			report := deploy.NewReport("up", outcomes)
 			report.Price(outcomes, cost.Table)
 			got := ""

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -21,7 +22,7 @@ var DefaultRetryWaits = []time.Duration{2 * time.Second, 4 * time.Second, 8 * ti
 
 // transient tells that err is the cloud turning an operation away for now.
 func transient(err error) bool {
-	var engine *EngineError
+	var engine *stackstate.EngineError
 	return errors.As(err, &engine) && engine.Transient()
 }
 
@@ -31,7 +32,7 @@ const MaxThrottleWait = 2 * time.Minute
 
 // throttled tells that err is the cloud's 429.
 func throttled(err error) bool {
-	var engine *EngineError
+	var engine *stackstate.EngineError
 	return errors.As(err, &engine) && engine.Status == 429
 }
 

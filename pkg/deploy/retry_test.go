@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"google.golang.org/protobuf/proto"
 )
 
 func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind(t *testing.T) {
-	busy := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
-	broken := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
-	invalid := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
+	busy := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
+	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
+	invalid := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-1"}}
 	tests := []struct {
 		name string
@@ -86,7 +87,7 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 	d, b := deployer()
 	d.RetryWaits = []time.Duration{time.Hour}
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Status: 503})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Status: 503})
 	time.AfterFunc(50*time.Millisecond, cancel)
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
 	if o.Status == deploy.Done || calls(b, "update") != 1 {
@@ -98,8 +99,8 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 // again, clusterplane asks the cloud (Throttled) and waits at least what it says; a server error
 // is not a rate limit, and is not asked about.
 func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
-	busy := &deploy.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
-	broken := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
+	busy := &stackstate.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
+	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
 	const asked = 300 * time.Millisecond
 	tests := []struct {
 		name  string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -49,7 +50,7 @@ func carriedOut(t Target, rotations []rotation.Rotation) (doable, not []rotation
 }
 
 // rotationRecord is the rotation recorded in the stack's outputs; nil when none is.
-func rotationRecord(outputs map[string]Output) (*RotationRecord, error) {
+func rotationRecord(outputs map[string]stackstate.Output) (*RotationRecord, error) {
 	text := stringOutput(outputs, RotationOutput)
 	if text == "" {
 		return nil, nil
@@ -87,7 +88,7 @@ func replacedByRotation(rotations []rotation.Rotation) string {
 
 // onlyPoolReplaced tells whether every replacement of res is of a resource of type typ: the pool
 // the rotation stands in for.
-func onlyPoolReplaced(res Result, typ string) bool {
+func onlyPoolReplaced(res stackstate.Result, typ string) bool {
 	for _, step := range res.Steps {
 		if isOp(step, "replace", "create-replacement", "delete-replaced") && step.Type != typ {
 			return false
@@ -111,19 +112,19 @@ func (e *RotationStoppedError) Unwrap() error { return e.Err }
 // that follows changes the pool in place at most, never replaces it. stop is nil when there is
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string) {
-	rotations, err := Rotations(t.Effects, t.Input, st.outputs())
+func (d *Deployer) rotateFirst(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string) {
+	rotations, err := Rotations(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
 	doable, _ := carriedOut(t, rotations)
-	rec, err := rotationRecord(st.outputs())
+	rec, err := rotationRecord(st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
-	ids, _ := st.ids(guardedType(t.Effects))
+	ids, _ := st.IDs(guardedType(t.Effects))
 	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
 	self := ""
 	if len(ids) == 1 {
@@ -145,7 +146,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
 // recorded before its drain is given up (the manifest is back to the old pool), one past its
 // drain is refused, and without one there is nothing to do.
-func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
 	if rec == nil || rec.Phase == rotation.Done {
 		return nil, ""
 	}
@@ -169,13 +170,13 @@ func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s Stack, self 
 // rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
 // new one beside a change the engine would still replace, one not confirmed, one the backend
 // cannot lock the stack for.
-func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st state, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
+func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
 		// cluster) only: another change that replaces would still be made by the engine after it,
 		// the rotation's work lost with what it replaces.
-		replaced, err := replacedBesides(t.Effects, t.Input, st.outputs())
+		replaced, err := replacedBesides(t.Effects, t.Input, st.Outputs())
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -187,7 +188,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st st
 		}
 	}
 	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{})
+		preview, err := s.Preview(ctx, stackstate.Options{})
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -207,7 +208,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st st
 
 // rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
 // points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
-func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
+func (d *Deployer) rotate(ctx context.Context, t Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
@@ -264,7 +265,7 @@ func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rot
 // manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
 // pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
 // old one was.
-func (d *Deployer) rotated(ctx context.Context, t Target, s Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
+func (d *Deployer) rotated(ctx context.Context, t Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
 	if run.kind.OldPool == nil {
 		id := surge
 		if run.kind.StateID != nil {
@@ -275,11 +276,11 @@ func (d *Deployer) rotated(ctx context.Context, t Target, s Stack, r rotation.Ro
 			return &o, ""
 		}
 	}
-	if _, err := d.refreshGuarded(ctx, t, s, "up", Options{Progress: d.progress(t)}); err != nil {
+	if _, err := d.refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
-	check, err := s.Preview(ctx, Options{})
+	check, err := s.Preview(ctx, stackstate.Options{})
 	if err != nil {
 		o := failed(err)
 		return &o, ""
@@ -315,7 +316,7 @@ func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Plan
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
-func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord) error {
+func (d *Deployer) rollBack(ctx context.Context, t Target, s stackstate.Stack, self string, rec *RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
 	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
@@ -405,13 +406,13 @@ type rotationRun struct {
 }
 
 // clearRotation drops RotationOutput from the stack's outputs.
-func clearRotation(ctx context.Context, s Stack) error {
+func clearRotation(ctx context.Context, s stackstate.Stack) error {
 	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
 		if typeOf(r) != string(resource.RootStackType) {
 			return nil
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		delete(outputs, RotationOutput)
@@ -471,7 +472,7 @@ func (n rotationNodes) Drain(ctx context.Context, p rotation.Pool, o rotation.Dr
 }
 
 // recordRotation writes rec into the stack's outputs in its state.
-func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
+func recordRotation(ctx context.Context, s stackstate.Stack, rec *RotationRecord) error {
 	text, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -481,7 +482,7 @@ func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
 			return nil
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		value, _ := json.Marshal(string(text))
@@ -491,7 +492,7 @@ func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
 }
 
 // pointPoolAt gives the stack's pool resource (of type typ) the cloud id id.
-func pointPoolAt(ctx context.Context, s Stack, typ, id string) error {
+func pointPoolAt(ctx context.Context, s stackstate.Stack, typ, id string) error {
 	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
 		if typeOf(r) != typ {
 			return nil
@@ -500,7 +501,7 @@ func pointPoolAt(ctx context.Context, s Stack, typ, id string) error {
 			return err
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		if _, ok := outputs["id"]; ok {
@@ -529,17 +530,17 @@ func setJSON(r map[string]json.RawMessage, key string, v any) error {
 
 // editResources edits each resource of the stack's state as JSON, every field it does not touch
 // kept as it is, and imports the result.
-func editResources(ctx context.Context, s Stack, edit func(r map[string]json.RawMessage) error) error {
-	st, err := readState(ctx, s)
+func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[string]json.RawMessage) error) error {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return err
 	}
 	var deployment map[string]json.RawMessage
-	if err := json.Unmarshal(st.raw.Deployment, &deployment); err != nil {
+	if err := json.Unmarshal(st.Raw.Deployment, &deployment); err != nil {
 		return errors.Wrap(err, "read the stack's state")
 	}
 	var resources []map[string]json.RawMessage
-	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+	if err := stackstate.UnmarshalIfAny(deployment["resources"], &resources); err != nil {
 		return err
 	}
 	for _, r := range resources {
@@ -550,7 +551,7 @@ func editResources(ctx context.Context, s Stack, edit func(r map[string]json.Raw
 	if err := setJSON(deployment, "resources", resources); err != nil {
 		return err
 	}
-	raw := st.raw
+	raw := st.Raw
 	if raw.Deployment, err = json.Marshal(deployment); err != nil {
 		return errors.Wrap(err, "write the stack's state")
 	}
@@ -572,16 +573,16 @@ func previewRotation(o *Outcome, t Target, carried []rotation.Rotation) {
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []rotation.Rotation) (*Outcome, error) {
-	st, err := readState(ctx, s)
+func (d *Deployer) surgeTaken(ctx context.Context, t Target, s stackstate.Stack, carried []rotation.Rotation) (*Outcome, error) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	if rec, err := rotationRecord(st.outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
+	if rec, err := rotationRecord(st.Outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
 		return nil, err
 	}
 	self := ""
-	if ids, _ := st.ids(guardedType(t.Effects)); len(ids) == 1 {
+	if ids, _ := st.IDs(guardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
@@ -611,12 +612,12 @@ func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
-func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res Result) (_ Outcome, ok bool) {
-	st, err := readState(ctx, s)
+func (d *Deployer) protectedRotation(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result) (_ Outcome, ok bool) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return Outcome{}, false
 	}
-	outputs := st.outputs()
+	outputs := st.Outputs()
 	refused, err := Refused(t.Effects, t.Input, outputs)
 	if err != nil || len(refused) > 0 {
 		return Outcome{}, false
@@ -648,7 +649,7 @@ func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res
 
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
 // finished: not Ready, saying where it stopped; ready otherwise.
-func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
+func rotationUnderWay(outputs map[string]stackstate.Output, ready Condition) Condition {
 	rec, err := rotationRecord(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready

@@ -12,12 +12,13 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // stateStack is a stack that only holds a state, as export and import see it.
 type stateStack struct {
-	Stack
+	stackstate.Stack
 	raw apitype.UntypedDeployment
 }
 
@@ -45,18 +46,18 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := recordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := rotationRecord(st.outputs())
+	got, err := rotationRecord(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
-	if !st.outputs()["kubeconfig"].Secret {
-		t.Errorf("the secret output lost its encryption: %v", st.outputs()["kubeconfig"])
+	if !st.Outputs()["kubeconfig"].Secret {
+		t.Errorf("the secret output lost its encryption: %v", st.Outputs()["kubeconfig"])
 	}
-	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	cond := rotationUnderWay(st.Outputs(), Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
 		t.Errorf("status of a stopped rotation: %+v", cond)
 	}
@@ -64,8 +65,8 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := pointPoolAt(ctx, s, poolType, "new-id"); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = readState(ctx, s)
-	for _, r := range st.d.Resources {
+	st, _ = stackstate.ReadState(ctx, s)
+	for _, r := range st.Deployment.Resources {
 		if string(r.Type) != poolType {
 			continue
 		}
@@ -80,8 +81,8 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := recordRotation(ctx, s, done); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = readState(ctx, s)
-	if cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+	st, _ = stackstate.ReadState(ctx, s)
+	if cond := rotationUnderWay(st.Outputs(), Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}
 }
@@ -99,9 +100,9 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, Blocked},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := Result{Changes: map[string]int{"replace": len(c.types)}}
+			res := stackstate.Result{Changes: map[string]int{"replace": len(c.types)}}
 			for _, typ := range c.types {
-				res.Steps = append(res.Steps, Step{Type: typ, Op: "replace"})
+				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Op: "replace"})
 			}
 			o := Outcome{Status: Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
 			previewRotation(&o, Target{Effects: table}, rotations)
@@ -171,7 +172,7 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 	}
 	for _, tt := range tests {
 		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
-		outputs := map[string]Output{RotationOutput: {Value: string(rec)}}
+		outputs := map[string]stackstate.Output{RotationOutput: {Value: string(rec)}}
 		cond := rotationUnderWay(outputs, Condition{Type: "Ready", Status: "True"})
 		if cond.Reason != "RotationUnderWay" {
 			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)

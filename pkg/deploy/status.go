@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -20,7 +21,7 @@ type StackStatus struct {
 	// Stack is the stack's name as every clusterplane table and report prints it: <kind>/<stack>.
 	Stack string `json:"stack"`
 	// LastUpdate is the stack's latest update or destroy; nil for a stack without one.
-	LastUpdate *Update `json:"lastUpdate"`
+	LastUpdate *stackstate.Update `json:"lastUpdate"`
 	// Generation identifies the manifest now; ObservedGeneration the one the last successful up
 	// deployed ("" when none did).
 	Generation         string `json:"generation"`
@@ -85,7 +86,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	// be: a fleet's status then starts no engine per stack. So does status --drift for a stack
 	// the fleet scan vouches for: the scan read its records so and found the cloud as they say.
 	st, last, s, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		report.Conditions = []Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
 			{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"},
@@ -98,7 +99,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if s != nil {
 		defer s.Close()
 	}
-	outputs := st.outputs()
+	outputs := st.Outputs()
 	for name, out := range outputs {
 		switch {
 		case name == GenerationOutput:
@@ -110,7 +111,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
-	if _, held := st.ids(guardedType(t.Effects)); last == nil && held {
+	if _, held := st.IDs(guardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
@@ -149,10 +150,10 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 // compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
 // cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
 // status does not compare.
-func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st state, answer *lookup, drift bool, o *Outcome,
+func (d *Deployer) driftInStatus(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, answer *lookup, drift bool, o *Outcome,
 	ready Condition) (Condition, Condition, error) {
 	switch {
-	case len(st.pendingCreates()) > 0:
+	case len(st.PendingCreates()) > 0:
 		if s == nil {
 			// The advice names the stack's lock and its cancel command: the stack says them.
 			var err error
@@ -167,7 +168,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st stat
 	case !drift:
 		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
 			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}, nil
-	case len(st.resources()) == 0:
+	case len(st.Resources()) == 0:
 		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
 		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
 	case d.unchanged(t):
@@ -189,7 +190,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st stat
 }
 
 // readyOf is the Ready condition from the last update and the generations.
-func readyOf(last *Update, report *StackStatus) Condition {
+func readyOf(last *stackstate.Update, report *StackStatus) Condition {
 	switch {
 	case last == nil:
 		return Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
@@ -219,7 +220,7 @@ func command(operation string) string {
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
 // recorded it: "" when none did (or when it cannot tell).
-func changedFields(t Target, outputs map[string]Output) string {
+func changedFields(t Target, outputs map[string]stackstate.Output) string {
 	result, err := sinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return ""
@@ -233,7 +234,7 @@ func changedFields(t Target, outputs map[string]Output) string {
 
 // sameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
-func sameAsDeployed(t Target, outputs map[string]Output) bool {
+func sameAsDeployed(t Target, outputs map[string]stackstate.Output) bool {
 	old, err := deployedInput(t.Input, outputs)
 	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
 }
@@ -253,8 +254,8 @@ func missingReferences(t Target, exists func(string) (bool, error)) string {
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func driftedOf(ctx context.Context, t Target, s Stack) Condition {
-	res, err := s.Preview(ctx, Options{Refresh: true})
+func driftedOf(ctx context.Context, t Target, s stackstate.Stack) Condition {
+	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -19,7 +20,7 @@ type cancelledBackend struct {
 }
 
 type cancellableStack struct {
-	deploy.Stack
+	stackstate.Stack
 	cancels *int
 }
 
@@ -28,7 +29,7 @@ func (s cancellableStack) Locked(context.Context) (bool, bool, error) {
 }
 func (s cancellableStack) Cancel(context.Context) error { *s.cancels++; return nil }
 
-func (b cancelledBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b cancelledBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, stack, program)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func TestTakingOverAStackWhoseUpDiedRemovesItsLockAndSettlesItsPendingCreate(t *
 			if cancels != 1 {
 				t.Errorf("the engine's lock was cancelled %d times, want once", cancels)
 			}
-			var pending *deploy.PendingCreatesError
+			var pending *stackstate.PendingCreatesError
 			if !tt.settled {
 				if o.Status == deploy.Done || !errors.As(o.Err, &pending) {
 					t.Errorf("take-over with two candidates: %s %v, want the pending creates' refusal", o.Status, o.Err)

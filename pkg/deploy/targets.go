@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
@@ -47,10 +48,10 @@ func stackOf(k kinds.Kind, file, stack string) (string, error) {
 
 // Deployed tells whether the stack key (<project>/<stack>) holds what it deployed: it exists and
 // its last update was no destroy. A reference to it can be read.
-func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
+func Deployed(ctx context.Context, b stackstate.Backend, key string) (bool, error) {
 	project, stack, _ := strings.Cut(key, "/")
 	s, err := b.Open(ctx, project, stack, nil)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return false, nil
 	}
 	if err != nil {
@@ -70,7 +71,7 @@ func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
 // each once with its files: a folder may hold scratch copies of a manifest (pool.orig.yaml), and
 // files are not stacks. The backend cannot say which stacks read another's outputs, so the
 // neighbours are what is known.
-func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Target) (map[string]error, error) {
+func StillReferenced(ctx context.Context, b stackstate.Backend, targets, neighbours []Target) (map[string]error, error) {
 	destroyed := map[string]bool{}
 	for _, t := range targets {
 		destroyed[t.Key()] = true
@@ -111,7 +112,7 @@ func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Targe
 		for i, stack := range stacks {
 			named[i] = stack + " (" + strings.Join(files[stack], ", ") + ")"
 		}
-		refused[key] = &ReferencedError{By: named}
+		refused[key] = &stackstate.ReferencedError{By: named}
 	}
 	return refused, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // UpgradeClusters are the clusters an upgrade plan of targets covers, each with its target: node
@@ -46,7 +47,7 @@ func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Clus
 // name. Without a backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by
 // its name, and says why when something kept the stack from being read. clusters[i] is
 // targets[i]'s.
-func StackClusterIDs(ctx context.Context, open func() (Backend, error), targets []Target, clusters []upgrade.Cluster) {
+func StackClusterIDs(ctx context.Context, open func() (stackstate.Backend, error), targets []Target, clusters []upgrade.Cluster) {
 	b, err := open()
 	if err != nil {
 		for i := range clusters {

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -75,7 +76,7 @@ func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *pol
 		t.Fatal(err)
 	}
 	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploy.Manifest{{Target: target, Data: data}},
-		Files: deploy.Files{Kinds: registry.Kinds()}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
+		Files: deploy.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
 		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome {
 			return deploy.Outcome{Status: deploy.Done}
 		}})

@@ -22,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -67,7 +68,7 @@ func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options
 	b := deploytest.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := serve.Options{DatabaseURL: db, Workers: workers, Kinds: registry.Kinds(),
-		Backend:      func() (deploy.Backend, error) { return b, nil },
+		Backend:      func() (stackstate.Backend, error) { return b, nil },
 		StackTimeout: time.Minute, RescueAfter: time.Hour,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, ProxyRole: auth.Editor}
 	for _, f := range adjust {
@@ -675,7 +676,7 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 		}
 		kinds := registry.Kinds()
 		outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
-			Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
+			Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
 			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
 				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 			}})

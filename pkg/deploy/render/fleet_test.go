@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -82,7 +83,7 @@ func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []deploy.
 	for i, target := range fleetTargets(t, n) {
 		gen := deploy.Generation(target.Input)
 		st := &deploy.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{},
-			LastUpdate: &deploy.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
+			LastUpdate: &stackstate.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
 			Conditions: []deploy.Condition{{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last update succeeded"},
 				{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}}}
 		if contains(notReady, i) {
@@ -110,7 +111,7 @@ func driftFleet(t *testing.T, n int, drifted []int) []deploy.Outcome {
 		outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Done, NotRun: true, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
 			outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
-				Result: &deploy.Result{Changes: map[string]int{"update": 1, "same": 2}},
+				Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}},
 				Drift:  []deploy.FieldDrift{{Field: "spec.tags", Live: []any{"edited-in-the-console"}, Manifest: []any{}}}}
 		}
 	}
@@ -138,7 +139,7 @@ func previewFleet(t *testing.T, n int, grown []int) []deploy.Outcome {
 		o.Target.Input = grown
 		previous := map[string]any{deploy.GenerationOutput: deploy.Generation(o.Target.Input), deploy.ManifestOutput: recorded}
 		*o = deploy.Outcome{Target: o.Target, Status: deploy.Done, Reason: "1 update, 2 same", Took: 3 * time.Second,
-			Result: &deploy.Result{Changes: map[string]int{"update": 1, "same": 2}, Previous: previous}}
+			Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}, Previous: previous}}
 	}
 	return outcomes
 }

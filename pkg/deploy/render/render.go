@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
@@ -120,9 +121,9 @@ func Costs(w io.Writer, r deploy.Report) {
 // Cause says why a stack's operation failed or was refused, in the user's terms, with what
 // to run for the faults a user can mend.
 func Cause(err error, t deploy.Target) string {
-	var pending *deploy.PendingCreatesError
-	var operations *deploy.PendingOperationsError
-	var refused *deploy.RefusedError
+	var pending *stackstate.PendingCreatesError
+	var operations *stackstate.PendingOperationsError
+	var refused *stackstate.RefusedError
 	switch {
 	case errors.As(err, &pending):
 		return pending.Advice(t.File)
@@ -135,7 +136,7 @@ func Cause(err error, t deploy.Target) string {
 			lines = append(lines, fmt.Sprintf("%s: %s", c.Path, c.Reason))
 		}
 		return "refused, nothing was deployed:\n  " + strings.Join(lines, "\n  ")
-	case errors.Is(err, deploy.ErrNotDeployed):
+	case errors.Is(err, stackstate.ErrNotDeployed):
 		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
 	}
 	return err.Error()
@@ -202,7 +203,7 @@ func Adopt(w io.Writer, outcomes []deploy.Outcome) {
 
 // UpPlan is what an up would do to one stack, as preview reports it: each resource change and
 // the manifest fields behind it, old → new, shown before the question.
-func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) cost.Prices) string {
+func UpPlan(t deploy.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
 	outcomes := []deploy.Outcome{deploy.Previewed(t, preview)}
 	r := deploy.NewReport("preview", outcomes)

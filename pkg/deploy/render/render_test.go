@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -93,13 +94,13 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 	urn := func(typ, name string) string {
 		return "urn:pulumi:batch::digitaloceankubernetesnodepool::" + typ + "::" + name
 	}
-	var steps []deploy.Step
+	var steps []stackstate.Step
 	for _, s := range [][2]string{{"pulumi:pulumi:Stack", "digitaloceankubernetesnodepool-batch"},
 		{"clusterplane:digitalocean:KubernetesNodePool", "batch"}, {"pulumi:providers:digitalocean", "batch"},
 		{"pulumi:providers:pulumi", "default"}, {"digitalocean:index/kubernetesNodePool:KubernetesNodePool", "batch"}} {
-		steps = append(steps, deploy.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
+		steps = append(steps, stackstate.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
 	}
-	plan := UpPlan(target, deploy.Result{Changes: map[string]int{"create": 4}, Steps: steps}, cost.Table)
+	plan := UpPlan(target, stackstate.Result{Changes: map[string]int{"create": 4}, Steps: steps}, cost.Table)
 	rows := strings.Count(plan, "\n  create ")
 	if !strings.Contains(plan, "would create 4:") || rows != 4 {
 		t.Errorf("the question says create 4 over %d rows, want 4 rows, the default provider left out:\n%s", rows, plan)

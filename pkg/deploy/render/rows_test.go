@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
@@ -54,7 +55,7 @@ func fleetTarget(t *testing.T, i, nodes int) deploy.Target {
 
 // deployedWith is an engine result whose stack last deployed t's manifest with nodes nodes, and
 // whose step updates the default pool's node count: the change in the manifest or in the cloud.
-func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *deploy.Result {
+func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *stackstate.Result {
 	t.Helper()
 	old := fleetTarget(t, 0, nodes)
 	manifest, err := protojson.Marshal(stackinput.Target(old.Input))
@@ -62,11 +63,11 @@ func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *dep
 		t.Fatal(err)
 	}
 	text := strings.ReplaceAll(string(manifest), "fleet-0000", strings.TrimSuffix(filepath.Base(target.File), ".yaml"))
-	res := &deploy.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploy.ManifestOutput: text}}
+	res := &stackstate.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploy.ManifestOutput: text}}
 	if op != "" {
 		res.Changes[op] = 1
 		const typ = "digitalocean:index/kubernetesCluster:KubernetesCluster"
-		res.Steps = []deploy.Step{{URN: "urn:pulumi:" + target.Stack + "::" + target.Project + "::" + typ + "::cluster", Type: typ,
+		res.Steps = []stackstate.Step{{URN: "urn:pulumi:" + target.Stack + "::" + target.Project + "::" + typ + "::cluster", Type: typ,
 			Name: "cluster", Op: op, Paths: []string{"nodePool.nodeCount"}}}
 	}
 	return res

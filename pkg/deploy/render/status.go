@@ -13,6 +13,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -37,7 +38,7 @@ type StatusRow struct {
 	Cost  *cost.Estimate
 	// LastUpdate is the stack's last update (nil: none); Failed the reason status could not read
 	// the stack, "" when it could.
-	LastUpdate *deploy.Update
+	LastUpdate *stackstate.Update
 	Failed     string
 	labels     func(key string) string
 }
@@ -389,7 +390,7 @@ func shortDuration(d time.Duration) string {
 }
 
 // lastUpdate is the last update's operation and result, "none" without one.
-func lastUpdate(u *deploy.Update) string {
+func lastUpdate(u *stackstate.Update) string {
 	if u == nil {
 		return "none"
 	}
@@ -397,7 +398,7 @@ func lastUpdate(u *deploy.Update) string {
 }
 
 // ended is when the last update ended, "" without one: RFC 3339 sorts as time does.
-func ended(u *deploy.Update) string {
+func ended(u *stackstate.Update) string {
 	if u == nil {
 		return ""
 	}

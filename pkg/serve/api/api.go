@@ -25,6 +25,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -43,7 +44,7 @@ type Server struct {
 	// It is judged as the worker's pipeline judges it (deploy.Judge), against what the stack
 	// last deployed: Backend opens where the stacks live, and is needed with a Policy.
 	Policy  *policy.Policy
-	Backend func() (deploy.Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
 

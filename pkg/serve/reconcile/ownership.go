@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 )
@@ -49,7 +50,7 @@ type verdict struct {
 	stack string
 	// last is the newest update or destroy not the API's (changed, gone, lost); nil when the
 	// stack is gone from the backend altogether.
-	last *deploy.Update
+	last *stackstate.Update
 	// why says it in words, for a condition's message and a refusal.
 	why string
 }
@@ -64,8 +65,8 @@ func (w *Worker) ownershipOf(ctx context.Context, o store.Object, key string) (v
 	if err != nil {
 		return verdict{}, err
 	}
-	history, err := deploy.History(ctx, b, key)
-	if errors.Is(err, deploy.ErrNotDeployed) {
+	history, err := stackstate.History(ctx, b, key)
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return verdict{ownership: gone, stack: key, why: "stack " + key + " was removed outside the API"}, nil
 	}
 	if err != nil {
@@ -76,9 +77,9 @@ func (w *Worker) ownershipOf(ctx context.Context, o store.Object, key string) (v
 
 // judge says whose the stack is from its history (newest first) and the version of the
 // worker's last update on it.
-func judge(o store.Object, key string, version int, history []deploy.Update) verdict {
+func judge(o store.Object, key string, version int, history []stackstate.Update) verdict {
 	v := verdict{stack: key}
-	var after []deploy.Update // updates and destroys since the worker's, newest first
+	var after []stackstate.Update // updates and destroys since the worker's, newest first
 	ours := false
 	for _, u := range history {
 		if u.Version == version {
@@ -124,7 +125,7 @@ func judge(o store.Object, key string, version int, history []deploy.Update) ver
 }
 
 // said is an update as the history says it: its operation, number, end and who ran it.
-func said(u deploy.Update) string {
+func said(u stackstate.Update) string {
 	text := fmt.Sprintf("%s %d", u.Operation, u.Version)
 	if u.Result != "" && u.Result != "succeeded" {
 		text += " " + u.Result
@@ -179,8 +180,8 @@ func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) 
 	if err != nil {
 		return err
 	}
-	history, err := deploy.History(ctx, b, key)
-	if errors.Is(err, deploy.ErrNotDeployed) {
+	history, err := stackstate.History(ctx, b, key)
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil
 	}
 	if err != nil {

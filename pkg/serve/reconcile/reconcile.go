@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -53,7 +54,7 @@ type Worker struct {
 	Store *store.Store
 	Kinds kinds.List
 	// Backend opens where the stacks live (the command's, or the tests' fake).
-	Backend func() (deploy.Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Policy, when set, is the organisation's policy, evaluated before any stack runs.
 	Policy *policy.Policy
 	// StackTimeout bounds one stack's operation.
@@ -187,7 +188,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target
 			w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview deploy.Result) bool {
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview stackstate.Result) bool {
 		if len(deploy.RotatedInstead(t, preview)) > 0 {
 			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
 			// it and deletes it, where the engine alone would replace the pool.
@@ -352,7 +353,7 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 }
 
 // replacements are the resources a preview replaces, as "type name".
-func replacements(preview deploy.Result) []string {
+func replacements(preview stackstate.Result) []string {
 	var out []string
 	for _, step := range preview.Steps {
 		switch step.Op {
@@ -395,9 +396,9 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (st
 // interrupted tells that the outcome is a refusal for what an interrupted operation left: the
 // engine's lock, or creates left pending.
 func interrupted(out deploy.Outcome) bool {
-	var pending *deploy.PendingCreatesError
-	var locked *deploy.LockedError
-	var left *deploy.InterruptedError
+	var pending *stackstate.PendingCreatesError
+	var locked *stackstate.LockedError
+	var left *stackstate.InterruptedError
 	return errors.As(out.Err, &pending) || errors.As(out.Err, &locked) || errors.As(out.Err, &left)
 }
 
@@ -523,8 +524,8 @@ func refused(reason, message string) store.ControllerStatus {
 // (a change the CLI refuses, a policy's denial, a protected cluster) is Refused and final; a
 // failure is Failed and Degraded, retried.
 func fromUp(o store.Object, out deploy.Outcome, err error, platform string) store.ControllerStatus {
-	var refusedErr *deploy.RefusedError
-	var protected *deploy.ProtectedError
+	var refusedErr *stackstate.RefusedError
+	var protected *stackstate.ProtectedError
 	var denied *deploy.PolicyDeniedError
 	var problems *deploy.ProblemsError
 	message := out.Reason
@@ -555,8 +556,8 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 // rather than the worker's copy (gone once the job ends); "run this again" is a PUT.
 func recovery(o store.Object, err error) string {
 	const file = "MANIFEST"
-	var left *deploy.InterruptedError
-	var pending *deploy.PendingCreatesError
+	var left *stackstate.InterruptedError
+	var pending *stackstate.PendingCreatesError
 	text := err.Error()
 	switch {
 	case errors.As(err, &left):
