@@ -10,16 +10,12 @@ import (
 
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Status is how one target's operation ended.
@@ -422,35 +418,6 @@ func Dependants(deps map[string][]string, key string) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// References are the stacks a stack input's valueFrom fields read, as <project>/<stack>.
-func References(in proto.Message) []string {
-	var out []string
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() {
-				return true
-			}
-			if fd.IsList() {
-				for i := 0; i < v.List().Len(); i++ {
-					walk(v.List().Get(i).Message())
-				}
-				return true
-			}
-			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
-				if from := ref.GetValueFrom(); from != nil {
-					out = append(out, reference.Key(from))
-				}
-				return true
-			}
-			walk(v.Message())
-			return true
-		})
-	}
-	walk(stackinput.Target(in).ProtoReflect())
 	return out
 }
 

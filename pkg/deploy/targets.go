@@ -2,6 +2,11 @@ package deploy
 
 import (
 	"context"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"strings"
 
@@ -115,4 +120,33 @@ func StillReferenced(ctx context.Context, b stackstate.Backend, targets, neighbo
 		refused[key] = &stackstate.ReferencedError{By: named}
 	}
 	return refused, nil
+}
+
+// References are the stacks a stack input's valueFrom fields read, as <project>/<stack>.
+func References(in proto.Message) []string {
+	var out []string
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Message() == nil || fd.IsMap() {
+				return true
+			}
+			if fd.IsList() {
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+				return true
+			}
+			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
+				if from := ref.GetValueFrom(); from != nil {
+					out = append(out, reference.Key(from))
+				}
+				return true
+			}
+			walk(v.Message())
+			return true
+		})
+	}
+	walk(stackinput.Target(in).ProtoReflect())
+	return out
 }
