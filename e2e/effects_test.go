@@ -20,6 +20,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -124,7 +125,7 @@ func apply(m map[string]any, edits []edit) map[string]any {
 }
 
 // target is the deploy target of a manifest (with providerConfig, a stack input) on stack.
-func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Target, error) {
+func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploytarget.Target, error) {
 	t.Helper()
 	doc := m
 	if pc, ok := m["providerConfig"]; ok {
@@ -141,9 +142,9 @@ func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Targ
 	}
 	in := k.NewStackInput()
 	if err := stackinput.Parse(data, stack+".json", in); err != nil {
-		return deploy.Target{}, err
+		return deploytarget.Target{}, err
 	}
-	return deploy.NewTarget(stack+".json", k, in, stack), nil
+	return deploytarget.NewTarget(stack+".json", k, in, stack), nil
 }
 
 // observed is what the real provider did with a change, in words for a failure's message.
@@ -309,8 +310,8 @@ func stateOnly(row effects.Row) bool {
 
 // identity checks a change clusterplane refuses on the stack whatever the flags: preview and up,
 // even past the gate, stop before the engine naming the field.
-func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, seen *observed, fail func()) {
-	var retarget *deploy.RetargetError
+func (w *walk) identity(ctx context.Context, newT deploytarget.Target, row string, seen *observed, fail func()) {
+	var retarget *deploytarget.RetargetError
 	for _, o := range []deploy.Outcome{
 		w.deployer.Preview(ctx, newT, noRefresh),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
@@ -326,7 +327,7 @@ func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, see
 
 // refused deploys a refused change past the gate and checks the provider does what the claim's
 // Refusal says.
-func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, typ string, claim diff.Change, seen *observed, fail func()) {
+func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Target, typ string, claim diff.Change, seen *observed, fail func()) {
 	preview := w.deployer.Preview(ctx, newT, noRefresh)
 	var engine *stackstate.EngineError
 	var protected *stackstate.ProtectedError

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -156,9 +157,9 @@ func (o *deployOptions) validate() error {
 
 // targets reads and validates every file (once each) into targets (deploy.Files), for a
 // command that checks them before the pipeline runs: every problem of every file is said.
-func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
+func (f *factory) targets(o *deployOptions) ([]deploytarget.Target, error) {
 	targets, err := f.files(o).Targets(o.files)
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	if errors.As(err, &problems) {
 		return nil, f.exit(nil, err)
 	}
@@ -166,8 +167,8 @@ func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
 }
 
 // files is how the deploy commands read their files into targets.
-func (f *factory) files(o *deployOptions) deploy.Files {
-	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Offline: o.offline}
+func (f *factory) files(o *deployOptions) deploytarget.Files {
+	return deploytarget.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Offline: o.offline}
 }
 
 // backend opens the engine's backend once per run.
@@ -193,7 +194,7 @@ type runOp struct {
 	name string
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
-	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
+	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome
 	// render prints the outcomes in text; nil for the table. summary ends its text with the
 	// table's summary line (adopt: its lines say each stack, the summary counts them).
 	render  func(w io.Writer, outcomes []deploy.Outcome)
@@ -202,7 +203,7 @@ type runOp struct {
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
-	guard func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error)
+	guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
 	finish func(outcomes []deploy.Outcome) error
@@ -267,7 +268,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 // drifted (it must not pass unasked), else 1 for a failure or a skip. Errors already said (a
 // policy's denial, reported with the outcomes; a --save-plan failure) are not said again.
 func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	var denied *deploy.PolicyDeniedError
 	var args *deploy.ArgsError
 	switch {

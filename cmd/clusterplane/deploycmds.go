@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -91,7 +92,7 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
@@ -99,7 +100,7 @@ func previewRun(opts *previewOptions) error {
 	if o.refresh {
 		pace = deploy.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
@@ -170,7 +171,7 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -183,8 +184,8 @@ func upRun(opts *upOptions) error {
 	if o.refresh {
 		pace = deploy.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r stackstate.Result) bool {
+	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
@@ -229,7 +230,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -264,7 +265,9 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 
 func driftRun(opts *driftOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+			return d.Drift(ctx, t)
+		}})
 }
 
 type statusOptions struct {
@@ -314,9 +317,9 @@ func statusRun(opts *statusOptions) error {
 	}
 	text := func(w io.Writer, outcomes []deploy.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
-				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
 		}})
 }
 
@@ -355,15 +358,15 @@ func destroyRun(opts *destroyOptions) error {
 	}
 	destroy := deploy.DestroyOptions{Remove: opts.remove}
 	if !opts.yes {
-		destroy.Confirm = func(t deploy.Target, resources []string) bool {
+		destroy.Confirm = func(t deploytarget.Target, resources []string) bool {
 			return f.confirm(render.DestroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
 		}
 	}
 	// A stack that a manifest next to the files given references is not destroyed (a cluster under its pools).
-	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
+	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }
@@ -387,7 +390,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: render.Kubeconfig, verbatim: true,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Kubeconfig(ctx, t)
 		}})
 }
@@ -445,7 +448,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
-		guard: func(ctx context.Context, b stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
+		guard: func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err
@@ -455,7 +458,7 @@ func adoptRun(opts *adoptOptions) error {
 			}
 			return nil, nil
 		},
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
 		}})
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -55,7 +56,7 @@ type AdoptOptions struct {
 // InPlace as what the next up changes. A difference that would replace the resource, or that the
 // providers refuse, changes nothing: each is listed (Blocked) and the stack is left as it was (and
 // removed when Adopt made it). With Exact every difference blocks.
-func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOptions) (out Outcome) {
+func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, opts AdoptOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	table := t.Effects
 	if table == nil {

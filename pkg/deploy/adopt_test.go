@@ -9,11 +9,12 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 // planned are the inputs the target's module registers for its resource of type typ, as a fresh
 // preview plans them: the live resource of a cloud that matches the manifest exactly.
-func planned(t *testing.T, target deploy.Target, typ string) map[string]any {
+func planned(t *testing.T, target deploytarget.Target, typ string) map[string]any {
 	t.Helper()
 	d, _ := deployer()
 	o := d.Preview(context.Background(), target, deploy.PreviewOptions{})

@@ -7,35 +7,38 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 // Every operation closes the stacks it opens, whether it succeeds, fails or is cancelled: a stack
 // left open keeps its workspace folder, with the stack's encryption salt, on disk.
 func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
-	ops := map[string]func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome{
-		"preview": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+	ops := map[string]func(context.Context, *deploy.Deployer, deploytarget.Target) deploy.Outcome{
+		"preview": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Preview(ctx, c, deploy.PreviewOptions{})
 		},
-		"up": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"up": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{Yes: true})
 		},
-		"up unconfirmed": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"up unconfirmed": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{})
 		},
-		"refresh": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"refresh": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Refresh(ctx, c, deploy.RefreshOptions{ImportPendingCreates: []string{"cloud-id"}})
 		},
-		"drift": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome { return d.Drift(ctx, c) },
-		"status": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"drift": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
+			return d.Drift(ctx, c)
+		},
+		"status": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 		},
-		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Kubeconfig(ctx, c)
 		},
-		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Adopt(ctx, c, "cluster-1", deploy.AdoptOptions{})
 		},
-		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) deploy.Outcome {
 			return d.Destroy(ctx, c, deploy.DestroyOptions{Remove: true})
 		},
 	}

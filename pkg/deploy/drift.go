@@ -8,6 +8,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -24,7 +25,7 @@ const NotDeployed = "not deployed (never, or destroyed): nothing to compare with
 // when nothing differs; else what up, which reads the cloud first, would do, except that a
 // difference the provider cannot put back is said as such, never as something up clears; and the
 // fields that differ.
-func driftOf(t Target, res stackstate.Result) (reason string, fields []FieldDrift) {
+func driftOf(t deploytarget.Target, res stackstate.Result) (reason string, fields []FieldDrift) {
 	reason = wouldChange(t, res)
 	if reason == "" {
 		return "", nil
@@ -50,7 +51,7 @@ func driftOf(t Target, res stackstate.Result) (reason string, fields []FieldDrif
 // left for the next up (left, read lazily from the stack's last update: adoptionLeft) and those
 // whose property the provider never reads from the cloud, which only an import leaves unlike the
 // manifest. Those are listed apart (Sets), as what this up sets for the first time.
-func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
+func putBack(t deploytarget.Target, o Outcome, verb string, left func() []string) Outcome {
 	if o.Status != Done || o.Result == nil {
 		return o
 	}
@@ -87,7 +88,7 @@ func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
-func Previewed(t Target, res stackstate.Result) Outcome {
+func Previewed(t deploytarget.Target, res stackstate.Result) Outcome {
 	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back",
 		func() []string { return res.LeftByAdoption })
 }
@@ -95,7 +96,7 @@ func Previewed(t Target, res stackstate.Result) Outcome {
 // wouldChange says what up would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
-func wouldChange(t Target, res stackstate.Result) string {
+func wouldChange(t deploytarget.Target, res stackstate.Result) string {
 	changes := res.Changed()
 	if changes == "" {
 		return ""

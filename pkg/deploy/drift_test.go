@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -126,12 +127,12 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 	}
 	ops := []struct {
 		name string
-		run  func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome
+		run  func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) deploy.Outcome
 	}{
-		{"preview", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+		{"preview", func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) deploy.Outcome {
 			return d.Preview(ctx, p, deploy.PreviewOptions{})
 		}},
-		{"up", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+		{"up", func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, p, deploy.UpOptions{Yes: true})
 		}},
 	}
@@ -297,17 +298,17 @@ func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T
 func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 	tests := []struct {
 		name    string
-		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target)
+		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target)
 		ready   string
 		code    int
 	}{
-		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target) {
+		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target) {
 			mustUp(ctx, t, d, c)
 			if o := d.Destroy(ctx, c, deploy.DestroyOptions{}); o.Status != deploy.Done {
 				t.Fatalf("destroy: %s %v", o.Status, o.Err)
 			}
 		}, "Destroyed", exitcode.OK},
-		{"a stack never deployed", func(context.Context, *testing.T, *deploy.Deployer, deploy.Target) {}, "NotDeployed", exitcode.NotReady},
+		{"a stack never deployed", func(context.Context, *testing.T, *deploy.Deployer, deploytarget.Target) {}, "NotDeployed", exitcode.NotReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -49,10 +50,10 @@ func (e *ExistingError) nameField() string {
 
 // existing refuses to create what the cloud holds under the target's name (live). It names the
 // stack of the kind that manages it when one does, since the adopt command would then refuse.
-func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Outcome {
+func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) Outcome {
 	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
-	if held, err := heldIDs(ctx, d.Backend, t); err == nil {
+	if held, err := deploytarget.HeldIDs(ctx, d.Backend, t); err == nil {
 		for _, l := range live {
 			if key := held[l.ID]; key != "" && key != t.Key() {
 				e.ManagedBy = key
@@ -71,7 +72,7 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 // cloud's own cluster (node pool) of the manifest's name before creating one, as guardCreate does:
 // the preview creates one and the stack holds none (a renamed manifest's create comes with the
 // delete of the one the stack holds). The state is read only when the preview creates one.
-func (d *Deployer) guardsCreate(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
+func (d *Deployer) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s stackstate.Step) bool {
 		return s.Type == typ && s.Op == string(apitype.OpCreate)
@@ -87,7 +88,7 @@ func (d *Deployer) guardsCreate(ctx context.Context, t Target, s stackstate.Stac
 }
 
 // ownIDs are the ids of the cluster (node pool) stack s holds.
-func ownIDs(ctx context.Context, t Target, s stackstate.Stack) ([]string, error) {
+func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]string, error) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func ownIDs(ctx context.Context, t Target, s stackstate.Stack) ([]string, error)
 // cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
 // why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
 // a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target, own ...string) (blocked *Outcome, unchecked string, err error) {
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *Outcome, unchecked string, err error) {
 	if t.Lookup == nil || guardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -176,7 +177,7 @@ const lookupTimeout = 30 * time.Second
 // name, and names what a failed create left behind.
 type createGuard struct {
 	d *Deployer
-	t Target
+	t deploytarget.Target
 	s stackstate.Stack
 	// typ is the type of the resource whose create is planned; "" when none is (the stack holds
 	// it already, or the kind has no look-up).
@@ -188,7 +189,7 @@ type createGuard struct {
 // guardCreate looks, when the stack holds no cluster (node pool) and Up would create one, for one
 // of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
 // the adopt command.
-func (d *Deployer) guardCreate(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State) (*createGuard, *Outcome) {
+func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *Outcome) {
 	g := &createGuard{d: d, t: t, s: s}
 	typ := guardedType(t.Effects)
 	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
@@ -239,13 +240,13 @@ type lookup struct {
 
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
-func (d *Deployer) leftBehind(ctx context.Context, t Target, st stackstate.State) []kinds.Live {
+func (d *Deployer) leftBehind(ctx context.Context, t deploytarget.Target, st stackstate.State) []kinds.Live {
 	return d.look(ctx, t, st).live
 }
 
 // look asks the cloud what it holds of the target's name that the state does not: a kind without
 // a look-up, a manifest without a token or a cloud that does not answer leave it not looked.
-func (d *Deployer) look(ctx context.Context, t Target, st stackstate.State) *lookup {
+func (d *Deployer) look(ctx context.Context, t deploytarget.Target, st stackstate.State) *lookup {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
 		return &lookup{}
@@ -294,7 +295,7 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
 // the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
 // was not asked) so that status does not ask twice.
-func (d *Deployer) leftInStatus(ctx context.Context, t Target, st stackstate.State, ready Condition) (Condition, *lookup) {
+func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready Condition) (Condition, *lookup) {
 	typ := guardedType(t.Effects)
 	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -39,7 +40,7 @@ type Scanned struct {
 // them. A stack the scan cannot judge (no records read directly, a last update that did not
 // succeed, creates pending, a rotation possible, resources the scan does not read) is Unjudged:
 // it runs as without the scan.
-func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []Target) map[string]Scanned {
+func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]Scanned {
 	rr, ok := b.(RecordReader)
 	if !ok {
 		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
@@ -64,7 +65,7 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 	skipped := 0
 	for _, t := range targets { // deps first: a stack's references are judged before it
 		sc := out[t.Key()]
-		for _, ref := range References(t.Input) {
+		for _, ref := range deploytarget.References(t.Input) {
 			// What a stack reads from another may have changed with it: it is unchanged only with
 			// every stack it references unchanged in this run.
 			if !out[ref].Unchanged {
@@ -141,7 +142,7 @@ func clusterNames(cs []scan.Cluster) string {
 // judge is the scan's verdict on one target's stack, and the stack's outputs (nil when not read).
 // recorded are the outputs of the stacks judged before it, by key: a stack reference of its must
 // have read them as they are.
-func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, recorded map[string]map[string]stackstate.Output) (Scanned, map[string]stackstate.Output) {
+func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (Scanned, map[string]stackstate.Output) {
 	var outputs map[string]stackstate.Output
 	unjudged := func(why string) (Scanned, map[string]stackstate.Output) {
 		return Scanned{Verdict: scan.Unjudged, Why: why}, outputs
@@ -199,14 +200,14 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	sc := Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
-		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
+		(stringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || sameAsDeployed(t, outputs))
 	return sc, outputs
 }
 
 // scannedResources are the resources of a stack's state the scan reads: its one cluster or
 // pool (judged) and what else it holds that the scan reads (beside, a Civo cluster's firewall).
 // why says why the scan cannot vouch for the stack, "" when it can.
-func scannedResources(t Target, st stackstate.State, recorded map[string]map[string]stackstate.Output) (judged, beside []scan.Resource, why string) {
+func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[string]map[string]stackstate.Output) (judged, beside []scan.Resource, why string) {
 	for _, res := range st.Deployment.Resources {
 		switch {
 		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):

@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -27,7 +28,7 @@ type recordsOf Records
 func (r recordsOf) Records(context.Context, string, string) (Records, error) { return Records(r), nil }
 
 // minimalCluster is the DigitalOcean cluster example's target, its name replaced.
-func minimalCluster(t *testing.T, name string) Target {
+func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
 	if err != nil {
@@ -39,7 +40,7 @@ func minimalCluster(t *testing.T, name string) Target {
 	if err := stackinput.Parse(text, "c.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("c.yaml", k, in, "")
+	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
 func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
@@ -62,7 +63,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	records := func(program, last string, extra ...apitype.ResourceV3) Records {
 		c := cluster()
 		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
-			GenerationOutput: Generation(deployed.Input), ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
+			deploytarget.GenerationOutput: deploytarget.Generation(deployed.Input), deploytarget.ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
 		data, err := json.Marshal(apitype.DeploymentV3{Resources: append(resources, extra...)})
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	takenOver.State.Deployment, _ = json.Marshal(st)
 	tests := []struct {
 		name      string
-		target    Target
+		target    deploytarget.Target
 		records   Records
 		edit      func()
 		verdict   scan.Verdict

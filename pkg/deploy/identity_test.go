@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 // onto is the cluster manifest of name and env, deployed to the stack of stack (as --stack does).
-func onto(t *testing.T, name, env string, stack deploy.Target) deploy.Target {
+func onto(t *testing.T, name, env string, stack deploytarget.Target) deploytarget.Target {
 	t.Helper()
 	tg := target(t, name+".yaml", clusterText(name, env))
 	tg.Stack = stack.Stack
@@ -52,7 +53,7 @@ func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *t
 				t.Errorf("up --yes: %s %v, want %s", u.Status, u.Err, tc.up)
 			}
 			if tc.says != nil {
-				var refusal *deploy.RetargetError
+				var refusal *deploytarget.RetargetError
 				if !errors.As(u.Err, &refusal) || !errors.As(p.Err, &refusal) {
 					t.Fatalf("up said %v, preview %v: want both refused as another manifest's stack", u.Err, p.Err)
 				}

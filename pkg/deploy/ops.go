@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -23,14 +24,14 @@ import (
 type Deployer struct {
 	Backend stackstate.Backend
 	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
-	Progress func(t Target) io.Writer
+	Progress func(t deploytarget.Target) io.Writer
 	// RetryWaits are the waits before running again an operation the cloud turned away for now
 	// (retry.go); nil for DefaultRetryWaits.
 	RetryWaits []time.Duration
 	// Throttled, when set, is how long the target's cloud asks to be left alone before it takes
 	// requests again, 0 when it takes them now (CloudRetryAfter): after an operation failed with a
 	// 429, the next attempt waits at least that, up to MaxThrottleWait. nil waits RetryWaits only.
-	Throttled func(ctx context.Context, t Target) time.Duration
+	Throttled func(ctx context.Context, t deploytarget.Target) time.Duration
 	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
 	// its cloud's rate limit (NewPacer).
 	Pace *Pacer
@@ -42,7 +43,7 @@ type Deployer struct {
 	Scanned map[string]Scanned
 	// Rotating, when set, is told each phase of a pool's rotation once the stack has recorded it:
 	// a rotation runs inside one up, for minutes, and the service shows its phase meanwhile.
-	Rotating func(t Target, pool string, s rotation.State)
+	Rotating func(t deploytarget.Target, pool string, s rotation.State)
 	// stillListed, when set, stands in for the cloud's list when a read dropped a resource
 	// (readguard.go): tests set it.
 	stillListed func(ctx context.Context, r scan.Resource) scan.Finding
@@ -52,7 +53,7 @@ type Deployer struct {
 
 // unchanged tells a target the fleet scan found unchanged: its manifest and build are the ones
 // its last up deployed, and its cloud lists its resource as the state recorded it.
-func (d *Deployer) unchanged(t Target) bool {
+func (d *Deployer) unchanged(t deploytarget.Target) bool {
 	return d.Scanned[t.Key()].Unchanged
 }
 
@@ -67,7 +68,7 @@ func (d *Deployer) sayOnce(line string) {
 	}
 }
 
-func (d *Deployer) progress(t Target) io.Writer {
+func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 	if d.Progress == nil {
 		return nil
 	}
@@ -91,7 +92,7 @@ func failed(err error) Outcome {
 }
 
 // openOrCreate opens the target's stack, creating it when it does not exist (created tells).
-func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s stackstate.Stack, created bool, err error) {
+func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s stackstate.Stack, created bool, err error) {
 	s, err = d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
@@ -108,7 +109,7 @@ func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s stackstate.Sta
 }
 
 // open opens the target's stack, ErrNotDeployed when it does not exist.
-func (d *Deployer) open(ctx context.Context, t Target) (stackstate.Stack, error) {
+func (d *Deployer) open(ctx context.Context, t deploytarget.Target) (stackstate.Stack, error) {
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return nil, err
@@ -122,9 +123,9 @@ func (d *Deployer) open(ctx context.Context, t Target) (stackstate.Stack, error)
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
 // its cluster's) under that stack's key, where the backend can (SecretsSharer).
-func shareSecrets(ctx context.Context, s stackstate.Stack, t Target) error {
+func shareSecrets(ctx context.Context, s stackstate.Stack, t deploytarget.Target) error {
 	sharer, ok := s.(stackstate.SecretsSharer)
-	refs := References(t.Input)
+	refs := deploytarget.References(t.Input)
 	if !ok || len(refs) == 0 {
 		return nil
 	}
@@ -151,7 +152,7 @@ type PreviewOptions struct {
 // when the change would replace a resource, when the engine refuses it (a protected cluster), or
 // when it changes what the providers cannot carry out from the manifest the stack last deployed;
 // Drifted when the cloud differs where no up can put it back.
-func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (out Outcome) {
+func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
@@ -176,7 +177,7 @@ func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
-func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome {
+func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh bool) Outcome {
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -251,9 +252,9 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 
 // previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
 // Retarget shown as the deletes it is. nil when the manifest is the stack's.
-func (d *Deployer) previewRetarget(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result, o Outcome) *Outcome {
-	renamed, err := retargeted(t, stackstate.OutputsOf(res.Previous))
-	var retarget *RetargetError
+func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o Outcome) *Outcome {
+	renamed, err := deploytarget.Retargeted(t, stackstate.OutputsOf(res.Previous))
+	var retarget *deploytarget.RetargetError
 	switch {
 	case errors.As(err, &retarget):
 		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
@@ -283,8 +284,8 @@ func (d *Deployer) previewRetarget(ctx context.Context, t Target, s stackstate.S
 // previewJudged says in o what up would refuse of the preview res, or would not carry out
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
-func (d *Deployer) previewJudged(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *Outcome) (stop *Outcome) {
-	refused, err := Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
+func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *Outcome) (stop *Outcome) {
+	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
 	if refresh {
 		refused = heldByCloud(refused, t, res)
@@ -330,7 +331,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s stackstate.Sta
 // leftByAdoption reads, when called, the fields the stack's last update left for the next up
 // when that update was an adoption (adoptionLeft). Only the report's wording depends on it: a
 // history that cannot be read leaves every difference said as put back.
-func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s stackstate.Stack) func() []string {
+func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s stackstate.Stack) func() []string {
 	return func() []string {
 		last, err := d.lastUpdateOf(ctx, t, s)
 		if err != nil {
@@ -342,7 +343,7 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s stackstate.St
 
 // lastUpdateOf is the stack's last update or destroy: from the backend's records where they can be
 // read so (RecordReader, a file read), else through the opened stack.
-func (d *Deployer) lastUpdateOf(ctx context.Context, t Target, s stackstate.Stack) (*stackstate.Update, error) {
+func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (*stackstate.Update, error) {
 	if rr, ok := d.Backend.(RecordReader); ok {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
@@ -364,7 +365,7 @@ type UpOptions struct {
 	// Interactive (a pipe, CI) no change deploys without Yes.
 	Interactive bool
 	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
-	Confirm func(t Target, preview stackstate.Result) bool
+	Confirm func(t deploytarget.Target, preview stackstate.Result) bool
 	// NoRefresh trusts the stack's state where the manifest did not change since its last up
 	// (--refresh=false): the cloud is not read first, so a change made in the cloud since stays
 	// unseen and unmended. By default every up reads the cloud first (one read of each resource,
@@ -406,7 +407,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
 // no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
 // replacements (and, without a terminal, any change) are confirmed first.
-func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
+func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
@@ -450,7 +451,7 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
-func (d *Deployer) settled(ctx context.Context, t Target, s stackstate.Stack) (stackstate.State, *Outcome) {
+func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *Outcome) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		o := failed(err)
@@ -465,9 +466,9 @@ func (d *Deployer) settled(ctx context.Context, t Target, s stackstate.Stack) (s
 
 // retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
 // meant; then the cloud is asked for the new name first, as for any create.
-func (d *Deployer) retargetLooked(ctx context.Context, t Target, st stackstate.State) *Outcome {
-	renamed, err := retargeted(t, st.Outputs())
-	var retarget *RetargetError
+func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *Outcome {
+	renamed, err := deploytarget.Retargeted(t, st.Outputs())
+	var retarget *deploytarget.RetargetError
 	if errors.As(err, &retarget) {
 		return &Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
 	} else if err != nil {
@@ -490,8 +491,8 @@ func (d *Deployer) retargetLooked(ctx context.Context, t Target, st stackstate.S
 // the cloud, whether each is already so), and carries out the pool rotations the manifest asks
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
-func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string, now stackstate.State) {
-	refused, err := Refused(t.Effects, t.Input, st.Outputs())
+func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string, now stackstate.State) {
+	refused, err := deploytarget.Refused(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
@@ -533,7 +534,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s stackstate.St
 
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
-func (d *Deployer) upEngine(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) Outcome {
+func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) Outcome {
 	guard, blocked := d.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
@@ -545,7 +546,7 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s stackstate.Stack, s
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || stringOutput(st.Outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || stringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -592,7 +593,7 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s stackstate.Stack, s
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
 // (without Yes), or whose plan an update landing since has moved (Planned): the plan was
 // checked before any stack changed, and this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
+func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err != nil {
@@ -637,7 +638,7 @@ type RefreshOptions struct {
 }
 
 // Refresh reads the target's resources back from the cloud into its stack.
-func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (out Outcome) {
+func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts RefreshOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
@@ -677,7 +678,7 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 // against them: Blocked, with the manifest fields the cloud disagrees on, when refresh and then up
 // would change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
 // patches) is ignored by the modules and so is no drift.
-func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
+func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun("no drift: " + d.Scanned[t.Key()].Why)
@@ -767,12 +768,12 @@ type DestroyOptions struct {
 	Remove bool
 	// Confirm, when set, is shown the resources the destroy would delete ("type name") and asked
 	// whether to go on; it is not asked when there are none. Nil destroys unasked (--yes).
-	Confirm func(t Target, resources []string) bool
+	Confirm func(t deploytarget.Target, resources []string) bool
 }
 
 // Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
-func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (out Outcome) {
+func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
 	unlock, _, err := d.lockStack(ctx, t)
@@ -818,7 +819,7 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 
 // Kubeconfig reads a deployed cluster's kubeconfig from its stack's outputs: a DigitalOcean
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
-func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
+func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	s, err := d.open(ctx, t)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
@@ -19,7 +20,7 @@ func deployer() (*deploy.Deployer, *deploytest.Backend) {
 }
 
 // mustUp deploys target with --yes and ends the test when it is not done.
-func mustUp(ctx context.Context, t *testing.T, d *deploy.Deployer, target deploy.Target) {
+func mustUp(ctx context.Context, t *testing.T, d *deploy.Deployer, target deploytarget.Target) {
 	t.Helper()
 	if o := d.Up(ctx, target, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
 		t.Fatalf("up of %s: %s %v", target.Key(), o.Status, o.Err)
@@ -77,12 +78,12 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 
 func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
 	ctx := context.Background()
-	same := func(t *testing.T) deploy.Target { return cluster(t) }
-	scaled := func(t *testing.T) deploy.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
-	moved := func(t *testing.T) deploy.Target { return cluster(t, "region: fra1", "region: ams3") }
+	same := func(t *testing.T) deploytarget.Target { return cluster(t) }
+	scaled := func(t *testing.T) deploytarget.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
+	moved := func(t *testing.T) deploytarget.Target { return cluster(t, "region: fra1", "region: ams3") }
 	tests := []struct {
 		name        string
-		change      func(t *testing.T) deploy.Target
+		change      func(t *testing.T) deploytarget.Target
 		interactive bool
 		answer      bool
 		asked       bool
@@ -101,7 +102,7 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 			b.Replaces("region")
 			mustUp(ctx, t, d, cluster(t))
 			asked := false
-			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, stackstate.Result) bool {
+			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploytarget.Target, stackstate.Result) bool {
 				asked = true
 				return tt.answer
 			}})
@@ -181,7 +182,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 	if got := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report.Condition("Ready"); got.Reason != "NotDeployed" {
 		t.Errorf("a stack never deployed: Ready %+v", got)
 	}
-	for _, tg := range []deploy.Target{c, p} {
+	for _, tg := range []deploytarget.Target{c, p} {
 		mustUp(ctx, t, d, tg)
 	}
 	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report
@@ -204,7 +205,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 }
 
 // mustText is a namedCluster's manifest text, for editing.
-func mustText(t *testing.T, c deploy.Target) string {
+func mustText(t *testing.T, c deploytarget.Target) string {
 	t.Helper()
 	return `apiVersion: digitalocean.clusterplane.dev/v1
 kind: DigitalOceanKubernetesCluster

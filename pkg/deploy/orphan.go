@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -28,7 +29,7 @@ func (o Orphan) String() string {
 
 // orphans lists the pools of t's cluster that are orphans of t's rotations. None for a kind
 // without rotations, or a stack that holds nothing yet.
-func (d *Deployer) orphans(ctx context.Context, t Target, st stackstate.State) ([]Orphan, error) {
+func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stackstate.State) ([]Orphan, error) {
 	rec, _ := rotationRecord(st.Outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.

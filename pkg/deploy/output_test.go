@@ -7,25 +7,26 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 func TestStackOutputReadsTheStacksOutputAndNothingBeforeADeploy(t *testing.T) {
 	ctx := context.Background()
 	d, b := deployer()
 	target := cluster(t)
-	if id, err := deploy.StackOutput(ctx, b, target, "cluster_id"); id != "" || err != nil {
+	if id, err := deploytarget.StackOutput(ctx, b, target, "cluster_id"); id != "" || err != nil {
 		t.Errorf("before any up: %q, %v; want nothing", id, err)
 	}
 	mustUp(ctx, t, d, target)
-	id, err := deploy.StackOutput(ctx, b, target, "cluster_id")
+	id, err := deploytarget.StackOutput(ctx, b, target, "cluster_id")
 	if id == "" || err != nil {
 		t.Errorf("after up: %q, %v; want the cluster's id", id, err)
 	}
-	if none, err := deploy.StackOutput(ctx, b, target, "no_such_output"); none != "" || err != nil {
+	if none, err := deploytarget.StackOutput(ctx, b, target, "no_such_output"); none != "" || err != nil {
 		t.Errorf("an output the stack has not: %q, %v", none, err)
 	}
 	b.Fail(target.Key(), "outputs", errors.New("the backend is gone"))
-	if _, err := deploy.StackOutput(ctx, b, target, "cluster_id"); err == nil || !strings.Contains(err.Error(), target.Key()) {
+	if _, err := deploytarget.StackOutput(ctx, b, target, "cluster_id"); err == nil || !strings.Contains(err.Error(), target.Key()) {
 		t.Errorf("a backend that fails: %v, want the error naming the stack", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -83,7 +84,7 @@ func (b Budget) String() string {
 // engine runs (engineRuns; nil: all) are estimated: a stack the fleet scan found unchanged sends
 // the cloud nothing of its own, so counting it promised a 1,000-stack drift half an hour that
 // took seconds.
-func NewPacer(targets []Target, op Requests, engineRuns func(Target) bool) *Pacer {
+func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploytarget.Target) bool) *Pacer {
 	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, now: time.Now, sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
@@ -126,7 +127,7 @@ func (p *Pacer) Budgets() []Budget { return p.budgets }
 
 // Wait holds t's operation until its estimated requests fit its cloud's pace; it returns at once
 // for a nil pacer, a target of no cost or an unpaced cloud, and ctx's error when ctx ends first.
-func (p *Pacer) Wait(ctx context.Context, t Target) error {
+func (p *Pacer) Wait(ctx context.Context, t deploytarget.Target) error {
 	if p == nil || t.Cost == nil {
 		return nil
 	}

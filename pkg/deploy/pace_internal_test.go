@@ -8,23 +8,24 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // paceFleet is an account of clusters clusters and as many more pools, adopted on a cloud that
 // allows perMinute requests a minute: a cluster's adoption costs clusterCost, a pool's import
 // lists the whole account 20 a page, twice (the DigitalOcean kinds' estimates, as traced).
-func paceFleet(clusters, perMinute, clusterCost int) []Target {
+func paceFleet(clusters, perMinute, clusterCost int) []deploytarget.Target {
 	cluster := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(int) int { return clusterCost },
 		Refresh: func(n int) int { return (n+199)/200 + 1 }}
 	pool := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(n int) int { return 2 * ((n+19)/20 + 1) },
 		Refresh: func(int) int { return 1 }}
 	clusterTable := &effects.Table{Types: map[effects.Role]string{effects.Cluster: "cluster"}}
 	poolTable := &effects.Table{Types: map[effects.Role]string{effects.NodePool: "pool"}}
-	var out []Target
+	var out []deploytarget.Target
 	for i := range clusters {
-		out = append(out, Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
-			Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
+		out = append(out, deploytarget.Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
+			deploytarget.Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
 	}
 	return out
 }
@@ -124,11 +125,11 @@ func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := NewPacer([]Target{{Project: "x", Stack: "y"}}, Refreshing, nil)
+	p := NewPacer([]deploytarget.Target{{Project: "x", Stack: "y"}}, Refreshing, nil)
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
-	if err := p.Wait(context.Background(), Target{Project: "x", Stack: "y"}); err != nil {
+	if err := p.Wait(context.Background(), deploytarget.Target{Project: "x", Stack: "y"}); err != nil {
 		t.Error(err)
 	}
 	var none *Pacer
@@ -141,7 +142,7 @@ func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
 // took seconds, the fleet scan having vouched for 997 of them. The estimate counts only the
 // stacks left to the engine, and says nothing when they fit in a minute's share.
 func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *testing.T) {
-	var clusters []Target
+	var clusters []deploytarget.Target
 	for _, target := range paceFleet(1000, 250, 10) {
 		if target.Project == "c" {
 			clusters = append(clusters, target)

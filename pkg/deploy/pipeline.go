@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -29,11 +30,11 @@ type Request struct {
 	Operation Operation
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
-	Files Files
+	Files deploytarget.Files
 	// Manifests, when set, are read already (a service builds its stored objects' in memory):
 	// the pipeline takes them in place of Paths, with the same checks across them, and reads
 	// no file.
-	Manifests []Manifest
+	Manifests []deploytarget.Manifest
 	// Backend opens where the stacks live. It is called once every file is read and valid, so
 	// that a mistake in a file is said before a backend that cannot open is.
 	Backend func() (stackstate.Backend, error)
@@ -61,18 +62,18 @@ type Request struct {
 	Reverse, SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
 	// refuses every target or none (a saved plan is applied whole).
-	Guard func(ctx context.Context, b stackstate.Backend, targets []Target) (map[string]error, error)
+	Guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	Whole bool
 	// Pace, when set, paces the operations by that estimate of their cloud requests.
 	Pace Requests
 	// Progress, given how many stacks run, is where each stack's engine progress goes
 	// (Deployer.Progress): several running at once are told apart by a prefix.
-	Progress func(stacks int) func(t Target) io.Writer
+	Progress func(stacks int) func(t deploytarget.Target) io.Writer
 	// Say is told, as they happen, what the user should read before the outcomes: policy
 	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
 	Say func(line string)
 	// Op is the operation each stack gets.
-	Op func(ctx context.Context, d *Deployer, t Target) Outcome
+	Op func(ctx context.Context, d *Deployer, t deploytarget.Target) Outcome
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
@@ -134,9 +135,9 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		// The kinds a file may name are the request's unless the reader was given others.
 		files.Reader.Kinds = files.Kinds.Names()
 	}
-	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
+	files.Text = func(t deploytarget.Target, data []byte) { texts[t.Key()] = data }
 	targets, err := r.targets(files)
-	var problems *ProblemsError
+	var problems *deploytarget.ProblemsError
 	if err != nil && !errors.As(err, &problems) {
 		return nil, &ArgsError{Err: err}
 	}
@@ -165,18 +166,18 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 }
 
 // targets are the request's: its manifests read already, or its paths read by files.
-func (r Request) targets(files Files) ([]Target, error) {
+func (r Request) targets(files deploytarget.Files) ([]deploytarget.Target, error) {
 	if r.Manifests != nil {
 		if len(r.Paths) > 0 {
 			return nil, errors.New("deploy.Run: a request takes paths or manifests, not both")
 		}
-		return files.read(r.Manifests)
+		return files.Read(r.Manifests)
 	}
 	return files.Targets(r.Paths)
 }
 
 // run is Run once the targets are read and the backend open.
-func (r Request) run(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) ([]Outcome, error) {
+func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) ([]Outcome, error) {
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)
@@ -217,7 +218,7 @@ func (r Request) say(line string) {
 // last deployed (read from the backend, never the cloud), and says each broken rule. When a rule
 // denies any manifest, no stack runs: the outcomes returned say which manifests were denied and
 // which were not run, with a *PolicyDeniedError. The results are each stack's broken rules.
-func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) (
+func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) (
 	map[string][]policy.Result, []Outcome, error) {
 	if r.Policy == nil {
 		return nil, nil, nil
@@ -253,8 +254,8 @@ func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targe
 // its stack last deployed (read from the backend, never the cloud): Run judges every target so
 // before any stack runs, and a service judges a request's body so, so that a rule reading old
 // judges the same at both times.
-func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t Target, data []byte) ([]policy.Result, error) {
-	old, err := LastDeployed(ctx, b, t)
+func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t deploytarget.Target, data []byte) ([]policy.Result, error) {
+	old, err := deploytarget.LastDeployed(ctx, b, t)
 	if err != nil {
 		return nil, err
 	}
@@ -264,15 +265,15 @@ func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t Target
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
 // cluster it references (one not among the files given, which Files checked), and what the
 // cloud does not offer. Every refusal is in the *ProblemsError returned.
-func (r Request) checkBeforeEngine(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) error {
-	problems, err := DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
+func (r Request) checkBeforeEngine(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) error {
+	problems, err := deploytarget.DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
 		return texts[key]
 	})
 	if err != nil {
 		return err
 	}
 	if len(problems) > 0 {
-		return &ProblemsError{Problems: problems}
+		return &deploytarget.ProblemsError{Problems: problems}
 	}
 	return r.checkOffered(ctx, b, targets, texts)
 }
@@ -283,7 +284,7 @@ func (r Request) checkBeforeEngine(ctx context.Context, b stackstate.Backend, ta
 // (upgrade.Offered); without a token nothing is asked. A cloud that does not answer is said once,
 // and the run goes on: the engine meets the same cloud. What a stack runs already is kept,
 // offered or not.
-func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets []Target, texts map[string][]byte) error {
+func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) error {
 	var problems []error
 	warned := map[string]bool{}
 	for _, t := range targets {
@@ -305,7 +306,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 		}
 		// Only now is the stack read: it is asked only of a manifest the cloud's list refuses.
 		var old proto.Message
-		if old, err = LastDeployed(ctx, b, t); err != nil {
+		if old, err = deploytarget.LastDeployed(ctx, b, t); err != nil {
 			return err
 		}
 		if refusals := program.Refusals(t.File, data, t.Input, old, cat); len(refusals) > 0 {
@@ -313,14 +314,14 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 		}
 	}
 	if len(problems) > 0 {
-		return &ProblemsError{Problems: problems}
+		return &deploytarget.ProblemsError{Problems: problems}
 	}
 	return nil
 }
 
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
-func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []Target, deps map[string][]string, scanned map[string]Scanned,
+func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]Scanned,
 	kept map[string]bool) ([]Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
@@ -344,7 +345,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []Ta
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
 	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
-	return q.Run(ctx, sorted, deps, func(ctx context.Context, t Target) Outcome {
+	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) Outcome {
 		if err := refused[t.Key()]; err != nil {
 			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
 		}
@@ -361,11 +362,11 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []Ta
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
 // refused, which send the cloud nothing of their own.
-func (r Request) pacer(sorted []Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *Pacer {
+func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *Pacer {
 	if r.Pace == nil {
 		return nil
 	}
-	p := NewPacer(sorted, r.Pace, func(t Target) bool {
+	p := NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
 		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
 	})
 	for _, b := range p.Budgets() {
@@ -379,7 +380,7 @@ func (r Request) pacer(sorted []Target, scanned map[string]Scanned, kept map[str
 // changedOnly are the keys of the targets a run limited to r.Changed runs: those whose manifest
 // changed and those that reference them, directly or through others. nil when the run is not
 // limited.
-func (r Request) changedOnly(sorted []Target, deps map[string][]string) map[string]bool {
+func (r Request) changedOnly(sorted []deploytarget.Target, deps map[string][]string) map[string]bool {
 	if r.changed == nil {
 		return nil
 	}
@@ -410,11 +411,11 @@ func gitDir(paths []string) string {
 }
 
 // keptOf are the targets kept holds, all of them when kept is nil.
-func keptOf(targets []Target, kept map[string]bool) []Target {
+func keptOf(targets []deploytarget.Target, kept map[string]bool) []deploytarget.Target {
 	if kept == nil {
 		return targets
 	}
-	var out []Target
+	var out []deploytarget.Target
 	for _, t := range targets {
 		if kept[t.Key()] {
 			out = append(out, t)

@@ -11,12 +11,13 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
-func preview(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func preview(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 	return d.Preview(ctx, t, deploy.PreviewOptions{})
 }
 
@@ -40,7 +41,7 @@ func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing
 	b := deploytest.New()
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
 		t.Fatalf("want both files' problems in one *ProblemsError, got %v (%T)", err, err)
 	}
@@ -94,10 +95,10 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	ran := 0
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
-		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploy.Target) (map[string]error, error) {
+		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
 		},
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			ran++
 			return preview(ctx, d, t)
 		}})

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
@@ -202,7 +203,7 @@ func shortURN(urn string) string {
 // PreviewPlan previews the target against the cloud as it is now (read in memory first, as drift
 // does) and says, in Outcome.Planned, what the stack's part of a saved plan is. The last update is
 // read before the preview: one landing during it makes the plan stale, never silently current.
-func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
+func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	last, err := d.lastUpdate(ctx, t)
 	if err != nil {
@@ -219,7 +220,7 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
 }
 
 // lastUpdate is the stack's last update, nil when the stack or its update does not exist.
-func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*stackstate.Update, error) {
+func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stackstate.Update, error) {
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil, nil
@@ -246,7 +247,7 @@ func (e *PlanMovedError) Error() string {
 // reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
 // now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
 // failures to tell. It changes nothing: a stack it had to create for the preview goes again.
-func (d *Deployer) CheckPlan(ctx context.Context, t Target, p PlannedStack) error {
+func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p PlannedStack) error {
 	var moved []string
 	if digest := ManifestDigest(t.Input); digest != p.Digest {
 		if edited := editedFields(p.Fields, FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 )
 
 // savePlan previews targets as `preview --save-plan` does and reads the plan's file back.
-func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploy.Target) *deploy.Plan {
+func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) *deploy.Plan {
 	t.Helper()
 	var outcomes []deploy.Outcome
 	for _, tg := range targets {
@@ -107,24 +108,24 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 	tests := []struct {
 		name string
 		// between is what happens between the review and the apply; it returns the target applied.
-		between func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target
+		between func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target
 		moved   string // "" when the plan holds
 	}{
-		{"nothing", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"nothing", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, ""},
-		{"a manifest edit", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"a manifest edit", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			return cluster(t, "nodeCount: 2", "nodeCount: 4")
 		}, "cluster.yaml is not the manifest reviewed: spec.defaultNodePool.nodeCount edited since"},
-		{"another operator's up", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"another operator's up", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "another update landed on the stack since the plan: its last is version 2 (update succeeded later), the plan saw version 1"},
-		{"an up after the plan, as this plan's own apply is", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"an up after the plan, as this plan's own apply is", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "(an up --plan of this very plan counts: a plan is applied once; preview --save-plan again)"},
-		{"a change in the cloud", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"a change in the cloud", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.Edit("digitaloceankubernetescluster/dev-fra1", clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "a fresh preview's update of " + clusterType + " dev-fra1 also changes tags (the cloud or the stack changed since the review)"},

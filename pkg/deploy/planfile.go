@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
@@ -46,8 +47,8 @@ func ReadPlanFile(file string) (*Plan, error) {
 // Guard is up's guard with a saved plan (Request.Guard, with Whole): every stack is checked
 // against its part of the plan (Deployer.CheckPlan), parallel at once, before any is changed, and
 // when one is refused, all are: nothing is half-applied.
-func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []Target) (map[string]error, error) {
-	return func(ctx context.Context, b stackstate.Backend, targets []Target) (map[string]error, error) {
+func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+	return func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		given := map[string]bool{}
 		for _, t := range targets {
 			given[t.Key()] = true
@@ -64,7 +65,7 @@ func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Conte
 		}
 		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
 		q := Queue{Parallel: parallel, StackTimeout: timeout}
-		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t Target) Outcome {
+		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) Outcome {
 			planned := p.Stack(t.Key())
 			if planned == nil {
 				return Outcome{Status: Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
 // exampleTarget is the target of an example manifest (examples/<path>) of kind.
-func exampleTarget(t *testing.T, kind, path string) Target {
+func exampleTarget(t *testing.T, kind, path string) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", filepath.FromSlash(path)))
 	if err != nil {
@@ -24,7 +25,7 @@ func exampleTarget(t *testing.T, kind, path string) Target {
 	if err := stackinput.Parse(data, "c.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("c.yaml", k, in, "")
+	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
 // What an up finds unlike the manifest, though the manifest is the one its last up deployed, is
@@ -37,7 +38,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 	ours := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1"}
 	tests := []struct {
 		name       string
-		target     Target
+		target     deploytarget.Target
 		step       stackstate.Step
 		left       []string // what the last update, an adoption, left for this up
 		sets, back bool
@@ -67,7 +68,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
-				Previous: map[string]any{ManifestOutput: manifest, GenerationOutput: Generation(tt.target.Input)}}
+				Previous: map[string]any{deploytarget.ManifestOutput: manifest, deploytarget.GenerationOutput: deploytarget.Generation(tt.target.Input)}}
 			read := 0
 			o := putBack(tt.target, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
 				read++

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -38,7 +39,7 @@ const (
 
 // Outcome is what one target's operation did.
 type Outcome struct {
-	Target Target
+	Target deploytarget.Target
 	Status Status
 	// Reason says the outcome in a few words, e.g. "1 update", "refused: ...", "not confirmed".
 	Reason string
@@ -80,7 +81,7 @@ type Outcome struct {
 }
 
 // Op is an operation on one target, run by a Queue.
-type Op func(ctx context.Context, t Target) Outcome
+type Op func(ctx context.Context, t deploytarget.Target) Outcome
 
 // Queue runs an operation over many targets: each after the stacks it references (before them
 // when Reverse, as destroy needs), at most Parallel at once, each within StackTimeout.
@@ -96,13 +97,13 @@ type Queue struct {
 	SkipBlocked bool
 	// Recovery, when set, reads what an operation interrupted by its deadline or by Ctrl-C left
 	// its stack needing (Deployer.Recovery does): its error then says it, and what to run.
-	Recovery func(ctx context.Context, t Target) error
+	Recovery func(ctx context.Context, t deploytarget.Target) error
 }
 
 // Run runs op on every target of an order (see Order) and returns their outcomes in that order.
 // A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
 // When ctx ends, running operations are interrupted and the targets not started are cancelled.
-func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]string, op Op) []Outcome {
+func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[string][]string, op Op) []Outcome {
 	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*Outcome{}, started: map[string]bool{},
 		finished: make(chan struct{}, len(sorted))}
 	for {
@@ -153,7 +154,7 @@ func (q Queue) waits(deps map[string][]string) map[string][]string {
 // mu; finished is told each time a target's operation ends.
 type queueRun struct {
 	q        Queue
-	sorted   []Target
+	sorted   []deploytarget.Target
 	waits    map[string][]string
 	mu       sync.Mutex
 	done     map[string]*Outcome
@@ -207,7 +208,7 @@ func (r *queueRun) startReady(ctx context.Context, op Op) {
 		r.started[t.Key()] = true
 		r.running++
 		r.wg.Add(1)
-		go func(t Target) {
+		go func(t deploytarget.Target) {
 			defer r.wg.Done()
 			o := r.q.run(ctx, t, op)
 			r.mu.Lock()
@@ -222,7 +223,7 @@ func (r *queueRun) startReady(ctx context.Context, op Op) {
 // run runs op on t within the stack deadline and says how it ended when op could not. An
 // operation interrupted by its deadline or by ctx says, when Recovery finds any, what it left
 // the stack needing (a lock, pending operations) and what to run.
-func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
+func (q Queue) run(ctx context.Context, t deploytarget.Target, op Op) Outcome {
 	start := time.Now()
 	// Always cancellable: a panicking operation stops what it started (the engine) on its way out.
 	opCtx, cancel := context.WithCancel(ctx)
@@ -256,7 +257,7 @@ func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
 const recoveryTimeout = 30 * time.Second
 
 // recovered adds to an interrupted operation's outcome what recovery finds the stack needing.
-func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.Context, Target) error) Outcome {
+func recovered(ctx context.Context, t deploytarget.Target, o Outcome, recovery func(context.Context, deploytarget.Target) error) Outcome {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoveryTimeout)
 	defer cancel()
 	var interrupted *stackstate.InterruptedError
@@ -289,7 +290,7 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 // safely runs op, and turns a panic into a failed outcome that names it: the other stacks'
 // operations go on to their end (and release their locks), where a panic would kill the
 // process in the middle of them.
-func safely(ctx context.Context, t Target, op Op) (o Outcome) {
+func safely(ctx context.Context, t deploytarget.Target, op Op) (o Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			o = Outcome{Target: t, Status: Failed, Reason: "failed: clusterplane panicked", Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}
@@ -301,8 +302,8 @@ func safely(ctx context.Context, t Target, op Op) (o Outcome) {
 // Distinct drops each target that deploys the very manifest another deploys to the same stack: a
 // manifest and its stack-input form (examples/ holds both of each) are one stack, deployed once,
 // from the bare manifest. A stack input whose providerConfig says anything is another target.
-func Distinct(targets []Target) []Target {
-	var out []Target
+func Distinct(targets []deploytarget.Target) []deploytarget.Target {
+	var out []deploytarget.Target
 	at := map[string]int{}
 	for _, t := range targets {
 		i, seen := at[t.Key()]
@@ -338,9 +339,9 @@ func hasProviderConfig(input proto.Message) bool {
 // target's dependencies among them, by key. A reference to a stack no target deploys must name an
 // existing stack (exists answers); a cycle, two targets of one stack, or a reference to nothing is
 // an error naming both ends.
-func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, map[string][]string, error) {
+func Order(targets []deploytarget.Target, exists func(key string) (bool, error)) ([]deploytarget.Target, map[string][]string, error) {
 	targets = Distinct(targets)
-	byKey := map[string]Target{}
+	byKey := map[string]deploytarget.Target{}
 	var twice []string // every pair at once, as validate says every problem
 	for _, t := range targets {
 		if other, ok := byKey[t.Key()]; ok {
@@ -354,7 +355,7 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 	}
 	deps := map[string][]string{}
 	for _, t := range targets {
-		for _, ref := range References(t.Input) {
+		for _, ref := range deploytarget.References(t.Input) {
 			if _, ok := byKey[ref]; ok {
 				deps[t.Key()] = append(deps[t.Key()], ref)
 				continue
@@ -369,7 +370,7 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 			}
 		}
 	}
-	var sorted []Target
+	var sorted []deploytarget.Target
 	state := map[string]int{} // 1 visiting, 2 done
 	var visit func(key, from string) error
 	visit = func(key, from string) error {
@@ -423,7 +424,7 @@ func Dependants(deps map[string][]string, key string) []string {
 
 // stamp says on an operation's outcome which target it is of and, unless the queue measures it,
 // how long it took: the operations are called outside a queue too.
-func stamp(o *Outcome, t Target, start time.Time) {
+func stamp(o *Outcome, t deploytarget.Target, start time.Time) {
 	o.Target = t
 	if o.Took == 0 {
 		o.Took = time.Since(start)

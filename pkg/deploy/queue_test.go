@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // fleet is a cluster c-y, a cluster b-x in its VPC, pools a and d in b-x, and an unrelated
 // cluster e-z, in an order that references must put right.
-func fleet(t *testing.T) ([]deploy.Target, map[string][]string) {
+func fleet(t *testing.T) ([]deploytarget.Target, map[string][]string) {
 	t.Helper()
-	targets := []deploy.Target{pool(t, "a", "b-x"), pool(t, "d", "b-x"), namedCluster(t, "b", "x", "c-y"),
+	targets := []deploytarget.Target{pool(t, "a", "b-x"), pool(t, "d", "b-x"), namedCluster(t, "b", "x", "c-y"),
 		namedCluster(t, "c", "y", ""), namedCluster(t, "e", "z", "")}
 	sorted, deps, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
 	if err != nil {
@@ -40,7 +41,7 @@ func newRecorder() *recorder {
 	return &recorder{ended: map[string]int{}, fail: map[string]bool{}, block: map[string]bool{}}
 }
 
-func (r *recorder) op(ctx context.Context, t deploy.Target) deploy.Outcome {
+func (r *recorder) op(ctx context.Context, t deploytarget.Target) deploy.Outcome {
 	r.mu.Lock()
 	r.started = append(r.started, t.Stack)
 	r.running++
@@ -131,7 +132,7 @@ func TestAFailureSkipsTheStacksThatWaitForItAndNothingElse(t *testing.T) {
 
 func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 	sorted, deps := fleet(t)
-	blocking := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+	blocking := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
 		if t.Stack == "b-x" {
 			return deploy.Outcome{Status: deploy.Blocked, Reason: "not confirmed"}
 		}
@@ -146,7 +147,7 @@ func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 }
 
 func TestNoMoreStacksRunAtOnceThanParallelSays(t *testing.T) {
-	var targets []deploy.Target
+	var targets []deploytarget.Target
 	for i := range 8 {
 		targets = append(targets, namedCluster(t, "c"+string(rune('a'+i)), "p", ""))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
@@ -101,7 +102,7 @@ func (e *ReadFailedError) Error() string {
 // refreshes, a refresh) against the state before each.
 type readGuard struct {
 	d  *Deployer
-	t  Target
+	t  deploytarget.Target
 	s  stackstate.Stack
 	op string
 	// before is the state the next operation starts from.
@@ -110,14 +111,14 @@ type readGuard struct {
 
 // guardReads is the guard of operation op (the command's name) on t's stack, whose state is now
 // before.
-func (d *Deployer) guardReads(t Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
+func (d *Deployer) guardReads(t deploytarget.Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
 	return &readGuard{d: d, t: t, s: s, op: op, before: before}
 }
 
 // refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
 // (check): op is the command it runs in, for the message. The lists of inputs the refresh
 // re-paired are put back (keepListInputs).
-func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
+func (d *Deployer) refreshGuarded(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
 	before, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return stackstate.Result{}, err
@@ -179,7 +180,7 @@ func describeLost(lost []LostRead) string {
 }
 
 // cloudName is t's cloud as messages name it ("Civo"), "the cloud" when it has none.
-func cloudName(t Target) string {
+func cloudName(t deploytarget.Target) string {
 	if c, _, _, ok := stackinput.ProviderConfig(t.Input); ok {
 		return c.Name
 	}
@@ -220,7 +221,7 @@ func droppedByRead(before, after stackstate.State, steps []stackstate.Step) []ap
 // still, and those it could not be asked about. A type clusterplane's client does not read is
 // left dropped, as the provider said (clusterplane's own pool fails its read instead of
 // dropping). after tells what the operation made in a resource's place.
-func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.ResourceV3, after stackstate.State) []LostRead {
+func (d *Deployer) unconfirmed(ctx context.Context, t deploytarget.Target, dropped []apitype.ResourceV3, after stackstate.State) []LostRead {
 	ask := d.stillListed
 	if ask == nil {
 		ask = cloudLists(t)
@@ -248,7 +249,7 @@ func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.
 // cloudLists asks t's cloud, through clusterplane's own client, whether it lists a resource: one
 // list of its clusters (and, for Civo, of the region's firewalls), shared by every resource asked
 // about. Without a token, the cloud cannot be asked.
-func cloudLists(t Target) func(ctx context.Context, r scan.Resource) scan.Finding {
+func cloudLists(t deploytarget.Target) func(ctx context.Context, r scan.Resource) scan.Finding {
 	s := scan.New()
 	cloud, base, token := upgrade.CloudAPI(t.Input)
 	return func(ctx context.Context, r scan.Resource) scan.Finding {

@@ -19,6 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
@@ -116,7 +117,7 @@ func (s *guardedStack) Import(_ context.Context, raw apitype.UntypedDeployment) 
 }
 
 // civoCluster is the Civo cluster example's target.
-func civoCluster(t *testing.T) Target {
+func civoCluster(t *testing.T) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "civokubernetescluster", "minimal.yaml"))
 	if err != nil {
@@ -127,7 +128,7 @@ func civoCluster(t *testing.T) Target {
 	if err := stackinput.Parse(data, "cluster.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("cluster.yaml", k, in, "")
+	return deploytarget.NewTarget("cluster.yaml", k, in, "")
 }
 
 func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *testing.T) {

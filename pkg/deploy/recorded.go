@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // RecordedOnly are the changes of t's manifest since the manifest the stack recorded (in res's
 // previous outputs) that no step of res carries, by path; nil when the stack recorded none.
-func RecordedOnly(t Target, res stackstate.Result) []diff.Change {
+func RecordedOnly(t deploytarget.Target, res stackstate.Result) []diff.Change {
 	changed := changedPaths(t, res.Previous)
 	if len(changed) == 0 {
 		return nil

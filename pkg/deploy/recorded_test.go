@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -57,7 +58,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			}
 			// Without --yes a change, even one the engine counts same, is asked about.
 			asked := false
-			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploy.Target, stackstate.Result) bool {
+			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploytarget.Target, stackstate.Result) bool {
 				asked = true
 				return false
 			}})

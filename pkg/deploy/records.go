@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -38,7 +39,7 @@ var ErrRecordsUnread = errors.New("the backend's records cannot be read directly
 // records reads the target's state and last update: from the backend's storage where it can be
 // read so (RecordReader), unless open asks for the stack itself; else through the opened stack,
 // which is returned too for the caller to use and close (nil when none was opened).
-func (d *Deployer) records(ctx context.Context, t Target, open bool) (stackstate.State, *stackstate.Update, stackstate.Stack, error) {
+func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool) (stackstate.State, *stackstate.Update, stackstate.Stack, error) {
 	if rr, ok := d.Backend.(RecordReader); ok && !open {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -19,7 +20,7 @@ type Locker interface {
 // it: an *InterruptedError when the stack is locked or has pending operations, nil when it has
 // neither (or cannot be read: the operation's own error stands then). Queue.Recovery takes it.
 // It does not ask the cloud: the interrupted operation's own look-up (Outcome.Unmanaged) is used.
-func (d *Deployer) Recovery(ctx context.Context, t Target) error {
+func (d *Deployer) Recovery(ctx context.Context, t deploytarget.Target) error {
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil
@@ -56,7 +57,7 @@ func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) sta
 // pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
 // find out for the user: whether the stack is still locked, and what the cloud holds of the
 // manifest's name that the stack does not (the id to import), asked unless known already.
-func (d *Deployer) pendingCreates(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
+func (d *Deployer) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
 	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
 		known = d.look(ctx, t, st)
@@ -79,7 +80,7 @@ type Canceler interface {
 // pending (the look-up's id), or forgetting the creates the cloud holds none of. A create whose
 // look-up finds several, or a cloud that does not answer, is left as it is, refused with what to
 // do: a guess there could take what is not the stack's.
-func (d *Deployer) TakeOver(ctx context.Context, t Target) (out Outcome) {
+func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out Outcome) {
 	defer stamp(&out, t, time.Now())
 	unlock, _, err := d.lockStack(ctx, t)
 	if err != nil {
@@ -98,7 +99,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t Target) (out Outcome) {
 
 // takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
 // when there are none.
-func (d *Deployer) takeOver(ctx context.Context, t Target) (*RefreshOptions, error) {
+func (d *Deployer) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil, err

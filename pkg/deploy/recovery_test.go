@@ -10,6 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -18,7 +19,7 @@ import (
 func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *testing.T) {
 	sorted, deps := fleet(t)
 	r := newRecorder()
-	op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+	op := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
 		if t.Stack == "e-z" {
 			var m map[string]int
 			m["boom"]++ // a nil map: a bug
@@ -58,7 +59,7 @@ func (b lockedBackend) Open(ctx context.Context, project, stack string, program 
 }
 
 // hang is an Op that runs until its context ends, as an engine waiting on the cloud does.
-func hang(ctx context.Context, t deploy.Target) deploy.Outcome {
+func hang(ctx context.Context, t deploytarget.Target) deploy.Outcome {
 	<-ctx.Done()
 	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
 }
@@ -74,7 +75,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	tests := []struct {
 		name    string
 		backend stackstate.Backend
-		target  deploy.Target
+		target  deploytarget.Target
 		// says are what the error must say; none means it says only how the operation ended.
 		says []string
 	}{
@@ -88,7 +89,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 		t.Run(tt.name, func(t *testing.T) {
 			d := &deploy.Deployer{Backend: tt.backend}
 			q := deploy.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
-			o := q.Run(ctx, []deploy.Target{tt.target}, nil, hang)[0]
+			o := q.Run(ctx, []deploytarget.Target{tt.target}, nil, hang)[0]
 			var interrupted *stackstate.InterruptedError
 			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
 				t.Fatalf("%s %q %v: recovery advice %t, want %t", o.Status, o.Reason, o.Err, got, tt.says != nil)
@@ -106,7 +107,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	// Ctrl-C: the same advice, and the outcome stays cancelled (exit 130).
 	cancelled, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
-	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploy.Target{c}, nil, hang)[0]
+	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, hang)[0]
 	if o.Status != deploy.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
 	}
@@ -207,11 +208,11 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cancelled, cancel := context.WithCancel(ctx)
 			time.AfterFunc(20*time.Millisecond, cancel)
-			op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+			op := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
 				<-ctx.Done()
 				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
 			}
-			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploy.Target{c}, nil, op)[0]
+			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, op)[0]
 			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != deploy.Cancelled {
 				t.Errorf("%s %q: says to run it again %t, want %t", o.Status, o.Reason, got, tt.says)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -48,7 +49,7 @@ func notApplied(c diff.Change) bool {
 // already holds: res previews the manifest against the cloud, read first, and no step changes the
 // field, so up has nothing to send and only records what is so. Without it, a user who did what
 // the refusal advises (removed the labels in the cloud) could never deploy the manifest.
-func heldByCloud(refused []diff.Change, t Target, res stackstate.Result) []diff.Change {
+func heldByCloud(refused []diff.Change, t deploytarget.Target, res stackstate.Result) []diff.Change {
 	differs := map[string]diff.Change{}
 	for _, f := range driftedFields(t.Effects, res.Steps) {
 		differs[f.Field] = diff.Change{}

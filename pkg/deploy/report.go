@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -168,7 +169,7 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 		if cloud == "" {
 			continue
 		}
-		old, _ := deployedInput(o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
+		old, _ := deploytarget.DeployedInput(o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
@@ -190,11 +191,11 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 // changedPaths are the manifest's fields that changed since the manifest the stack recorded
 // before the operation, with both values; nil when it recorded none (or the manifest did not
 // change: the cloud did).
-func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
+func changedPaths(t deploytarget.Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
-	result, err := sinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
+	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
 	if err != nil || result == nil || len(result.Changes) == 0 {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"google.golang.org/protobuf/proto"
@@ -117,7 +118,7 @@ func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
 			d, b := deployer()
 			d.RetryWaits = []time.Duration{time.Millisecond}
 			var askedFor []string
-			d.Throttled = func(_ context.Context, target deploy.Target) time.Duration {
+			d.Throttled = func(_ context.Context, target deploytarget.Target) time.Duration {
 				askedFor = append(askedFor, target.Key())
 				return asked
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -38,7 +39,7 @@ var rotatedPools = []string{"spec", "spec.defaultNodePool"}
 
 // carriedOut splits rotations into those up carries out for t (the kind's pool itself, or its
 // default pool, with a Rotate) and the others.
-func carriedOut(t Target, rotations []rotation.Rotation) (doable, not []rotation.Rotation) {
+func carriedOut(t deploytarget.Target, rotations []rotation.Rotation) (doable, not []rotation.Rotation) {
 	for _, r := range rotations {
 		if t.Rotate != nil && slices.Contains(rotatedPools, r.Pool) {
 			doable = append(doable, r)
@@ -112,7 +113,7 @@ func (e *RotationStoppedError) Unwrap() error { return e.Err }
 // that follows changes the pool in place at most, never replaces it. stop is nil when there is
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string) {
 	rotations, err := Rotations(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
@@ -146,7 +147,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s stackstate.Stack
 // rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
 // recorded before its drain is given up (the manifest is back to the old pool), one past its
 // drain is refused, and without one there is nothing to do.
-func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
 	if rec == nil || rec.Phase == rotation.Done {
 		return nil, ""
 	}
@@ -170,7 +171,7 @@ func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s stackstate.S
 // rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
 // new one beside a change the engine would still replace, one not confirmed, one the backend
 // cannot lock the stack for.
-func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
+func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
@@ -208,7 +209,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s stackstate.S
 
 // rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
 // points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
-func (d *Deployer) rotate(ctx context.Context, t Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
+func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
@@ -265,7 +266,7 @@ func (d *Deployer) rotate(ctx context.Context, t Target, s stackstate.Stack, r r
 // manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
 // pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
 // old one was.
-func (d *Deployer) rotated(ctx context.Context, t Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
+func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
 	if run.kind.OldPool == nil {
 		id := surge
 		if run.kind.StateID != nil {
@@ -316,7 +317,7 @@ func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Plan
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
-func (d *Deployer) rollBack(ctx context.Context, t Target, s stackstate.Stack, self string, rec *RotationRecord) error {
+func (d *Deployer) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
 	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
@@ -340,7 +341,7 @@ func (d *Deployer) rollBack(ctx context.Context, t Target, s stackstate.Stack, s
 // the node labels, the timeouts), a client of the cluster through its kubeconfig held in memory,
 // the progress lines written to progress, and record, told each phase after a line says it.
 // self is the id of the stack's own cluster or pool.
-func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, progress io.Writer,
+func (d *Deployer) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
@@ -561,7 +562,7 @@ func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[stri
 // previewRotation makes a preview whose replacement of the pool a rotation stands in for read as
 // what up will do: the rotation's steps, then the engine's change; Done, as any change up
 // carries out, unless something else is replaced too.
-func previewRotation(o *Outcome, t Target, carried []rotation.Rotation) {
+func previewRotation(o *Outcome, t deploytarget.Target, carried []rotation.Rotation) {
 	o.Rotations = carried
 	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
 		return
@@ -573,7 +574,7 @@ func previewRotation(o *Outcome, t Target, carried []rotation.Rotation) {
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t Target, s stackstate.Stack, carried []rotation.Rotation) (*Outcome, error) {
+func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*Outcome, error) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
@@ -612,13 +613,13 @@ func (d *Deployer) surgeTaken(ctx context.Context, t Target, s stackstate.Stack,
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
-func (d *Deployer) protectedRotation(ctx context.Context, t Target, s stackstate.Stack, res stackstate.Result) (_ Outcome, ok bool) {
+func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ Outcome, ok bool) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return Outcome{}, false
 	}
 	outputs := st.Outputs()
-	refused, err := Refused(t.Effects, t.Input, outputs)
+	refused, err := deploytarget.Refused(t.Effects, t.Input, outputs)
 	if err != nil || len(refused) > 0 {
 		return Outcome{}, false
 	}

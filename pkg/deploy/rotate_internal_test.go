@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -105,7 +106,7 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Op: "replace"})
 			}
 			o := Outcome{Status: Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
-			previewRotation(&o, Target{Effects: table}, rotations)
+			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
@@ -195,13 +196,13 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `)
 	var recorded, told []rotation.Phase
-	d := &Deployer{Rotating: func(_ Target, pool string, s rotation.State) {
+	d := &Deployer{Rotating: func(_ deploytarget.Target, pool string, s rotation.State) {
 		if pool != "workers" || len(recorded) == 0 || recorded[len(recorded)-1] != s.Phase {
 			t.Errorf("told phase %q of pool %s before the stack recorded it (recorded %v)", s.Phase, pool, recorded)
 		}
 		told = append(told, s.Phase)
 	}}
-	target := Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+	target := deploytarget.Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
 	}}
 	run, err := d.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -12,7 +13,7 @@ import (
 // asks for, as diff plans them (the pools' rollout blocks allow them); none when the stack
 // recorded no manifest.
 func Rotations(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]rotation.Rotation, error) {
-	result, err := sinceDeployed(table, input, outputs)
+	result, err := deploytarget.SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func (e *RotationError) Error() string {
 // rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
 // Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
-func rotationGate(t Target, outputs map[string]stackstate.Output) (blocked *Outcome, carried []rotation.Rotation, err error) {
+func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err
@@ -50,7 +51,7 @@ func rotationGate(t Target, outputs map[string]stackstate.Output) (blocked *Outc
 // (res) shows: a pool whose size changed is replaced in the engine's view, and up rotates it
 // instead (surge pool, drain, delete) when the manifest asks for that. nil when up rotates
 // nothing, or when res also replaces something else, which up would still replace.
-func RotatedInstead(t Target, res stackstate.Result) []rotation.Rotation {
+func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rotation {
 	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
 	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, guardedType(t.Effects)) {
 		return nil
@@ -61,7 +62,7 @@ func RotatedInstead(t Target, res stackstate.Result) []rotation.Rotation {
 // replacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
 func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]string, error) {
-	result, err := sinceDeployed(table, input, outputs)
+	result, err := deploytarget.SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}

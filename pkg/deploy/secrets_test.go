@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 // A pool's program reads its cluster's stack: every operation that opens the pool's stack asks
@@ -14,17 +15,17 @@ import (
 // for both. A cluster that reads no stack is not asked.
 func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) {
 	ctx := context.Background()
-	ops := map[string]func(d *deploy.Deployer, t deploy.Target) deploy.Outcome{
-		"preview": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	ops := map[string]func(d *deploy.Deployer, t deploytarget.Target) deploy.Outcome{
+		"preview": func(d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Preview(ctx, t, deploy.PreviewOptions{})
 		},
-		"up": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		"up": func(d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		},
-		"refresh": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		"refresh": func(d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			return d.Refresh(ctx, t, deploy.RefreshOptions{})
 		},
-		"drift": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) },
+		"drift": func(d *deploy.Deployer, t deploytarget.Target) deploy.Outcome { return d.Drift(ctx, t) },
 	}
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 )
 
 func TestAnOperationOnAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeTheEngineRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome
+		run  func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) deploy.Outcome
 	}{
-		{"up", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"up", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) deploy.Outcome {
 			return d.Up(ctx, target, deploy.UpOptions{Yes: true})
 		}},
-		{"refresh", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"refresh", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) deploy.Outcome {
 			return d.Refresh(ctx, target, deploy.RefreshOptions{})
 		}},
-		{"destroy", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"destroy", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) deploy.Outcome {
 			return d.Destroy(ctx, target, deploy.DestroyOptions{})
 		}},
 	} {

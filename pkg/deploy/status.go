@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -74,13 +75,13 @@ type StatusOptions struct {
 // Status reports the target's stack: Ready (the last update succeeded and deployed this
 // manifest, and the stacks it references exist) and Drifted (as Drift finds it, when asked), its
 // generations and its non-secret outputs.
-func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (out Outcome) {
+func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts StatusOptions) (out Outcome) {
 	exists := opts.Exists
 	defer stamp(&out, t, time.Now())
 	// The stack is named as up's table and the JSON report name it, whether it exists or not:
 	// the Pulumi CLI's longer name (organization/<kind>/<stack>) appears only inside the pulumi
 	// commands clusterplane prints.
-	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
+	report := &StackStatus{Stack: t.Key(), Generation: deploytarget.Generation(t.Input), Outputs: map[string]any{}}
 	o := Outcome{Status: Done, Report: report, Reason: "status"}
 	// Without the cloud to compare, the records are read from the backend's storage where it can
 	// be: a fleet's status then starts no engine per stack. So does status --drift for a stack
@@ -102,9 +103,9 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	outputs := st.Outputs()
 	for name, out := range outputs {
 		switch {
-		case name == GenerationOutput:
+		case name == deploytarget.GenerationOutput:
 			report.ObservedGeneration, _ = out.Value.(string)
-		case name == ManifestOutput, name == stackrecord.ProgramOutput, out.Secret:
+		case name == deploytarget.ManifestOutput, name == stackrecord.ProgramOutput, out.Secret:
 		default:
 			report.Outputs[name] = out.Value
 		}
@@ -150,7 +151,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 // compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
 // cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
 // status does not compare.
-func (d *Deployer) driftInStatus(ctx context.Context, t Target, s stackstate.Stack, st stackstate.State, answer *lookup, drift bool, o *Outcome,
+func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, answer *lookup, drift bool, o *Outcome,
 	ready Condition) (Condition, Condition, error) {
 	switch {
 	case len(st.PendingCreates()) > 0:
@@ -220,8 +221,8 @@ func command(operation string) string {
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
 // recorded it: "" when none did (or when it cannot tell).
-func changedFields(t Target, outputs map[string]stackstate.Output) string {
-	result, err := sinceDeployed(t.Effects, t.Input, outputs)
+func changedFields(t deploytarget.Target, outputs map[string]stackstate.Output) string {
+	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return ""
 	}
@@ -234,18 +235,18 @@ func changedFields(t Target, outputs map[string]stackstate.Output) string {
 
 // sameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
-func sameAsDeployed(t Target, outputs map[string]stackstate.Output) bool {
-	old, err := deployedInput(t.Input, outputs)
+func sameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
+	old, err := deploytarget.DeployedInput(t.Input, outputs)
 	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
 }
 
 // missingReferences names the stacks the target references that do not exist, "" when all do.
-func missingReferences(t Target, exists func(string) (bool, error)) string {
+func missingReferences(t deploytarget.Target, exists func(string) (bool, error)) string {
 	if exists == nil {
 		return ""
 	}
 	var missing []string
-	for _, ref := range References(t.Input) {
+	for _, ref := range deploytarget.References(t.Input) {
 		if ok, err := exists(ref); err == nil && !ok {
 			missing = append(missing, ref)
 		}
@@ -254,7 +255,7 @@ func missingReferences(t Target, exists func(string) (bool, error)) string {
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func driftedOf(ctx context.Context, t Target, s stackstate.Stack) Condition {
+func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) Condition {
 	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,

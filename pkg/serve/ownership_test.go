@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
@@ -35,9 +36,9 @@ func (s *service) cli(operation string, nodes int) {
 	}
 	kinds := registry.Kinds()
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: deploy.Operation(operation), Paths: []string{file},
-		Files:   deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
+		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
-		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 			if operation == "destroy" {
 				return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 			}

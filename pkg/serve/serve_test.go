@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
@@ -676,8 +677,8 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 		}
 		kinds := registry.Kinds()
 		outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
-			Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
-			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			Files: deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
+			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 			}})
 		if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pkg/errors"
@@ -141,9 +141,9 @@ func (b *Backend) RecordGeneration(key, generation string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stacks[key]; ok {
-		out := s.outputs[deploy.GenerationOutput]
+		out := s.outputs[deploytarget.GenerationOutput]
 		out.Value = generation
-		s.outputs[deploy.GenerationOutput] = out
+		s.outputs[deploytarget.GenerationOutput] = out
 	}
 }
 

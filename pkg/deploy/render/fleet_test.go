@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -39,19 +40,19 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 var now = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // fleetTargets are n targets named fleet-0001 to fleet-NNNN.
-func fleetTargets(t *testing.T, n int) []deploy.Target {
+func fleetTargets(t *testing.T, n int) []deploytarget.Target {
 	t.Helper()
 	cluster := parsed(t, "DigitalOceanKubernetesCluster", "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesCluster\n"+
 		"metadata:\n  name: fleet\nspec:\n  clusterName: fleet\n  region: fra1\n  kubernetesVersion: 1.31.1-do.5\n"+
 		"  defaultNodePool:\n    size: s-2vcpu-4gb\n    nodeCount: 2\n")
 	pool := parsed(t, "DigitalOceanKubernetesNodePool", "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesNodePool\n"+
 		"metadata:\n  name: data\n  labels:\n    team: data\nspec:\n  nodePoolName: data\n  cluster:\n    value: c-1\n  size: s-2vcpu-4gb\n  nodeCount: 3\n")
-	targets := make([]deploy.Target, n)
+	targets := make([]deploytarget.Target, n)
 	for i := range targets {
 		name := fmt.Sprintf("fleet-%04d", i+1)
-		targets[i] = deploy.NewTarget("fleet/"+name+".yaml", cluster.kind, cluster.input, name)
+		targets[i] = deploytarget.NewTarget("fleet/"+name+".yaml", cluster.kind, cluster.input, name)
 		if (i+1)%5 == 0 {
-			targets[i] = deploy.NewTarget("fleet/"+name+".yaml", pool.kind, pool.input, name)
+			targets[i] = deploytarget.NewTarget("fleet/"+name+".yaml", pool.kind, pool.input, name)
 		}
 	}
 	return targets
@@ -81,7 +82,7 @@ func parsed(t *testing.T, kind, text string) parsedInput {
 func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []deploy.Outcome {
 	outcomes := make([]deploy.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
-		gen := deploy.Generation(target.Input)
+		gen := deploytarget.Generation(target.Input)
 		st := &deploy.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{},
 			LastUpdate: &stackstate.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
 			Conditions: []deploy.Condition{{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last update succeeded"},
@@ -137,7 +138,7 @@ func previewFleet(t *testing.T, n int, grown []int) []deploy.Outcome {
 			}
 		})
 		o.Target.Input = grown
-		previous := map[string]any{deploy.GenerationOutput: deploy.Generation(o.Target.Input), deploy.ManifestOutput: recorded}
+		previous := map[string]any{deploytarget.GenerationOutput: deploytarget.Generation(o.Target.Input), deploytarget.ManifestOutput: recorded}
 		*o = deploy.Outcome{Target: o.Target, Status: deploy.Done, Reason: "1 update, 2 same", Took: 3 * time.Second,
 			Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}, Previous: previous}}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
@@ -62,8 +63,8 @@ type Streams struct {
 const TailLines = 8
 
 // For is deploy.Request's Progress: given how many stacks run, each stack's writer.
-func (s *Streams) For(stacks int) func(t deploy.Target) io.Writer {
-	return func(t deploy.Target) io.Writer {
+func (s *Streams) For(stacks int) func(t deploytarget.Target) io.Writer {
+	return func(t deploytarget.Target) io.Writer {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		var w io.Writer

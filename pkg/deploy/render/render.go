@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
@@ -120,7 +121,7 @@ func Costs(w io.Writer, r deploy.Report) {
 
 // Cause says why a stack's operation failed or was refused, in the user's terms, with what
 // to run for the faults a user can mend.
-func Cause(err error, t deploy.Target) string {
+func Cause(err error, t deploytarget.Target) string {
 	var pending *stackstate.PendingCreatesError
 	var operations *stackstate.PendingOperationsError
 	var refused *stackstate.RefusedError
@@ -203,7 +204,7 @@ func Adopt(w io.Writer, outcomes []deploy.Outcome) {
 
 // UpPlan is what an up would do to one stack, as preview reports it: each resource change and
 // the manifest fields behind it, old → new, shown before the question.
-func UpPlan(t deploy.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
+func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
 	outcomes := []deploy.Outcome{deploy.Previewed(t, preview)}
 	r := deploy.NewReport("preview", outcomes)
@@ -240,7 +241,7 @@ func UpPlan(t deploy.Target, preview stackstate.Result, prices func(cloud string
 }
 
 // DestroyPlan lists what a destroy would delete from one stack, shown before the question.
-func DestroyPlan(t deploy.Target, resources []string) string {
+func DestroyPlan(t deploytarget.Target, resources []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s (%s) would delete:\n", t.File, t.Key())
 	for _, r := range resources {

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
@@ -90,7 +91,7 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 	if err := stackinput.Parse([]byte(text), "pool.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	target := deploy.NewTarget("pool.yaml", k, in, "")
+	target := deploytarget.NewTarget("pool.yaml", k, in, "")
 	urn := func(typ, name string) string {
 		return "urn:pulumi:batch::digitaloceankubernetesnodepool::" + typ + "::" + name
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -39,7 +40,7 @@ func updating() bool {
 const nodeCount = "spec.defaultNodePool.nodeCount"
 
 // fleetTarget is the target of fleet-NNNN.yaml, a DigitalOcean cluster of nodes s-2vcpu-4gb nodes.
-func fleetTarget(t *testing.T, i, nodes int) deploy.Target {
+func fleetTarget(t *testing.T, i, nodes int) deploytarget.Target {
 	t.Helper()
 	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
 	in := k.NewStackInput()
@@ -50,12 +51,12 @@ func fleetTarget(t *testing.T, i, nodes int) deploy.Target {
 	if err := stackinput.Parse([]byte(text), name+".yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return deploy.NewTarget("fleet/"+name+".yaml", k, in, "")
+	return deploytarget.NewTarget("fleet/"+name+".yaml", k, in, "")
 }
 
 // deployedWith is an engine result whose stack last deployed t's manifest with nodes nodes, and
 // whose step updates the default pool's node count: the change in the manifest or in the cloud.
-func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *stackstate.Result {
+func deployedWith(t *testing.T, target deploytarget.Target, nodes int, op string) *stackstate.Result {
 	t.Helper()
 	old := fleetTarget(t, 0, nodes)
 	manifest, err := protojson.Marshal(stackinput.Target(old.Input))
@@ -63,7 +64,7 @@ func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *sta
 		t.Fatal(err)
 	}
 	text := strings.ReplaceAll(string(manifest), "fleet-0000", strings.TrimSuffix(filepath.Base(target.File), ".yaml"))
-	res := &stackstate.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploy.ManifestOutput: text}}
+	res := &stackstate.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploytarget.ManifestOutput: text}}
 	if op != "" {
 		res.Changes[op] = 1
 		const typ = "digitalocean:index/kubernetesCluster:KubernetesCluster"
@@ -111,7 +112,7 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 }
 
 // resized is a command's outcome over a cluster resized in the cloud to 3 nodes, 2 in its manifest.
-func resized(t *testing.T, command string, target deploy.Target) deploy.Outcome {
+func resized(t *testing.T, command string, target deploytarget.Target) deploy.Outcome {
 	drift := []deploy.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
 	res := deployedWith(t, target, 2, "update")
 	switch command {
@@ -126,7 +127,7 @@ func resized(t *testing.T, command string, target deploy.Target) deploy.Outcome 
 }
 
 // grown is a command's outcome over a cluster whose manifest grew from 2 nodes to 3.
-func grown(t *testing.T, command string, target deploy.Target) deploy.Outcome {
+func grown(t *testing.T, command string, target deploytarget.Target) deploy.Outcome {
 	res := deployedWith(t, target, 2, "update")
 	if command == "drift" {
 		return deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
@@ -268,7 +269,7 @@ func TestUSDSaysThousandsAndTheSignOfAChange(t *testing.T) {
 // for the row of a stack that fails; one stack's, and a fleet's with -v, are shown as they come.
 func TestAFleetsStreamsAreKeptForItsRowsAndOneStacksShown(t *testing.T) {
 	const secret = "s3cret-passphrase"
-	target := deploy.Target{Project: "kind", Stack: "a"}
+	target := deploytarget.Target{Project: "kind", Stack: "a"}
 	tests := []struct {
 		name            string
 		stacks          int

@@ -13,6 +13,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -203,7 +204,7 @@ func (v *StatusView) Filter(outcomes []deploy.Outcome) []deploy.Outcome {
 }
 
 // selects tells whether a row passes --only, -l and --kind.
-func (v *StatusView) selects(row StatusRow, t deploy.Target, sel []requirement) bool {
+func (v *StatusView) selects(row StatusRow, t deploytarget.Target, sel []requirement) bool {
 	switch v.Only {
 	case "not-ready":
 		if row.Ready == "True" {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -476,7 +477,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 		return fmt.Errorf("no kind %s", kindName)
 	}
 	const file = "body"
-	t, err := deploy.Read(k, file, manifest, "")
+	t, err := deploytarget.Read(k, file, manifest, "")
 	if err != nil {
 		return body.Problems(err, platform, pool)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -106,9 +107,9 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
-			Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, dep.Backend, key) }})
+			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
 	})
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
 	if err == nil && out.Report != nil {

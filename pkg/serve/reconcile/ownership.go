@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
@@ -143,7 +144,7 @@ func said(u stackstate.Update) string {
 // outside the API is refused (recorded, so that the API refuses its DELETE too), and a deleted
 // object whose stack is gone is forgotten without running anything. done tells that the job is
 // over.
-func (w *Worker) guard(ctx context.Context, o store.Object, t deploy.Target) (done bool, err error) {
+func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Target) (done bool, err error) {
 	if !o.StackOwned {
 		return false, nil // taken says
 	}
@@ -174,7 +175,7 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploy.Target) (do
 // remember records the worker's update of the stack: the newest update in its history, when it
 // carries the object's mark. An up that ran no engine (the stack already as asked) leaves the
 // mark as it was.
-func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) error {
+func (w *Worker) remember(ctx context.Context, o store.Object, t deploytarget.Target) error {
 	key := t.Key()
 	b, err := w.Backend()
 	if err != nil {
@@ -203,7 +204,7 @@ func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) 
 // whatever the cloud says (the cloud matches a stack that is no longer the API's spec), with
 // who and when in the metadata and the nodes the stack now holds. The store records whether the
 // stack is still the object's, which the API's DELETE reads.
-func (w *Worker) owned(ctx context.Context, o store.Object, t deploy.Target, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
+func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Target, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
 	v, err := w.ownershipOf(ctx, o, t.Key())
 	if err != nil {
 		return drifted, nil, nil // the check's own condition stands; the next one reads again

@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -133,7 +134,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // write while this one waited, or a clusterplane up), or that another job of the object whose
 // worker died left it interrupted and is about to be taken up again (its lease): the job waits
 // its turn (River's snooze, no attempt spent) rather than fail.
-func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploy.Manifest, platform string) (st store.ControllerStatus, busy bool) {
+func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploytarget.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
 	up, err := w.run(ctx, deploy.OperationUp, m, r.op)
 	if stackBusy(up) {
@@ -176,19 +177,19 @@ type reconciled struct {
 }
 
 // op is the pipeline's operation of the reconcile; its outcome is up's.
-func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 	w, o := r.w, r.o
 	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
 	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
 	// so the API leaves that to someone who means it (clusterplane up on the manifest).
-	d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
+	d.Rotating = func(_ deploytarget.Target, pool string, state rotation.State) {
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
 		if err := w.report(ctx, o, st); err != nil && w.Log != nil {
 			w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview stackstate.Result) bool {
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploytarget.Target, preview stackstate.Result) bool {
 		if len(deploy.RotatedInstead(t, preview)) > 0 {
 			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
 			// it and deletes it, where the engine alone would replace the pool.
@@ -214,7 +215,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target
 		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). The
 		// fleet scan before up spoke of the stack before it: status reads it afresh.
 		d.Scanned = nil
-		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
 		if status.Report != nil {
 			r.status, r.observed = status.Report, w.observed(ctx, t, status.Report.Outputs)
 		}
@@ -225,7 +226,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target
 // observed is the metadata a deployed stack says beyond its spec: a pool's active_nodes (the
 // nodes its outputs list, as the last up or refresh recorded them) and the monthly_cost of what
 // the manifest deploys, priced as `clusterplane up` prices it.
-func (w *Worker) observed(ctx context.Context, t deploy.Target, outputs map[string]any) map[string]any {
+func (w *Worker) observed(ctx context.Context, t deploytarget.Target, outputs map[string]any) map[string]any {
 	m := map[string]any{}
 	if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
 		if nodes, ok := outputs[k.Nodes].([]any); ok {
@@ -371,7 +372,7 @@ func replacements(preview stackstate.Result) []string {
 // reported on the object, so something else made it (a `clusterplane up` of a manifest of the
 // same name, another service). Deploying would take that stack over, and with it clusters that
 // are not the API's. "" when the stack is the object's, or new.
-func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (string, error) {
+func (w *Worker) taken(ctx context.Context, o store.Object, t deploytarget.Target) (string, error) {
 	if o.StackOwned {
 		return "", nil
 	}
@@ -379,7 +380,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (st
 	if err != nil {
 		return "", err
 	}
-	exists, err := deploy.Deployed(ctx, b, t.Key())
+	exists, err := deploytarget.Deployed(ctx, b, t.Key())
 	if err != nil {
 		return "", errors.Wrap(err, "look for the stack")
 	}
@@ -403,8 +404,8 @@ func interrupted(out deploy.Outcome) bool {
 }
 
 // destroy destroys a deleted object's stack, then forgets the object.
-func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploy.Manifest) error {
-	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
+	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == deploy.Done {
@@ -422,13 +423,13 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploy.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
+func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome) (deploy.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = deploy.Run
 	}
-	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploy.Manifest{m},
-		Files:   deploy.Files{Kinds: w.Kinds},
+	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploytarget.Manifest{m},
+		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
 		Reverse: operation == deploy.OperationDestroy, Op: op})
 	if len(outcomes) == 1 {
@@ -447,7 +448,7 @@ const manifestFile = "body"
 // manifest is the object's manifest as the API checked it when written, built from its stored
 // row and read once into its target, in memory. A manifest its kind no longer reads is a
 // *deploy.ProblemsError, as the pipeline would say it.
-func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifest, platform string, err error) {
+func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.Manifest, platform string, err error) {
 	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
 		return m, "", err
@@ -461,8 +462,8 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifes
 	if !ok {
 		return m, platform, errors.Errorf("no kind %s", body.KindName(platform, pool))
 	}
-	if m.Target, err = deploy.Read(k, manifestFile, m.Data, ""); err != nil {
-		return m, platform, &deploy.ProblemsError{Problems: []error{err}}
+	if m.Target, err = deploytarget.Read(k, manifestFile, m.Data, ""); err != nil {
+		return m, platform, &deploytarget.ProblemsError{Problems: []error{err}}
 	}
 	return m, platform, nil
 }
@@ -470,7 +471,7 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifes
 // invalid reports a manifest that cannot be built or read: a body's problems are Invalid; a
 // manifest its kind no longer reads is refused as the pipeline refuses it.
 func (w *Worker) invalid(ctx context.Context, job *river.Job[Args], o store.Object, platform string, err error) error {
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) {
 		return w.report(ctx, o, refused("Invalid", err.Error()))
 	}
@@ -527,7 +528,7 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 	var refusedErr *stackstate.RefusedError
 	var protected *stackstate.ProtectedError
 	var denied *deploy.PolicyDeniedError
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
@@ -586,7 +587,7 @@ func failed(message string) store.ControllerStatus {
 
 // bodyProblems are the pipeline's problems of the manifest (the cloud's offer, regions), each
 // named as the body wrote the field, without the worker's file.
-func bodyProblems(problems *deploy.ProblemsError, platform string, pool bool) string {
+func bodyProblems(problems *deploytarget.ProblemsError, platform string, pool bool) string {
 	lines := make([]string, 0, len(problems.Problems))
 	for _, p := range problems.Problems {
 		var read *body.ProblemsError

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"fmt"
@@ -52,11 +52,11 @@ func quoted(v any) string {
 	return fmt.Sprintf("%q", fmt.Sprint(v))
 }
 
-// retargeted compares the identity of t's manifest with the manifest the stack recorded: nil
+// Retargeted compares the identity of t's manifest with the manifest the stack recorded: nil
 // when they agree or the stack recorded none; a *RetargetError to refuse with otherwise. A new
 // metadata.name passes only with t.Retarget; a new metadata.env never does.
-func retargeted(t Target, outputs map[string]stackstate.Output) (renamed bool, err error) {
-	result, err := sinceDeployed(t.Effects, t.Input, outputs)
+func Retargeted(t Target, outputs map[string]stackstate.Output) (renamed bool, err error) {
+	result, err := SinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return false, err
 	}

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -126,9 +126,9 @@ type Manifest struct {
 	Data   []byte
 }
 
-// read are the targets of manifests read already, with the checks across them Targets makes of
+// Read are the targets of manifests read already, with the checks across them Targets makes of
 // files: every problem is in the *ProblemsError returned.
-func (f Files) read(manifests []Manifest) ([]Target, error) {
+func (f Files) Read(manifests []Manifest) ([]Target, error) {
 	targets := make([]Target, len(manifests))
 	read := make([]reference.Manifest, len(manifests))
 	for i, m := range manifests {

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -25,5 +25,5 @@ func LastDeployed(ctx context.Context, b stackstate.Backend, t Target) (proto.Me
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s: read the manifest the stack last deployed", t.Key())
 	}
-	return deployedInput(t.Input, outputs)
+	return DeployedInput(t.Input, outputs)
 }

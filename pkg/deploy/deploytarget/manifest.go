@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"github.com/pkg/errors"
@@ -26,10 +26,10 @@ const (
 // Generation identifies a manifest's content (stackrecord.Generation).
 func Generation(input proto.Message) string { return stackrecord.Generation(input) }
 
-// deployedInput is the stack input the stack last deployed: the recorded manifest with input's
+// DeployedInput is the stack input the stack last deployed: the recorded manifest with input's
 // provider config, so that only the manifest's own changes count. Nil when the stack recorded
 // none (never deployed, or deployed before the manifest was recorded).
-func deployedInput(input proto.Message, outputs map[string]stackstate.Output) (proto.Message, error) {
+func DeployedInput(input proto.Message, outputs map[string]stackstate.Output) (proto.Message, error) {
 	o, ok := outputs[ManifestOutput]
 	text, _ := o.Value.(string)
 	if !ok || text == "" {
@@ -49,10 +49,10 @@ func deployedInput(input proto.Message, outputs map[string]stackstate.Output) (p
 	return old, nil
 }
 
-// sinceDeployed is the diff from the manifest the stack last deployed to input; nil, and no
+// SinceDeployed is the diff from the manifest the stack last deployed to input; nil, and no
 // error, when the stack recorded none.
-func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) (*diff.Result, error) {
-	old, err := deployedInput(input, outputs)
+func SinceDeployed(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) (*diff.Result, error) {
+	old, err := DeployedInput(input, outputs)
 	if err != nil || old == nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string
 // (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
 // the stack recorded no manifest.
 func Refused(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]diff.Change, error) {
-	result, err := sinceDeployed(table, input, outputs)
+	result, err := SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -62,11 +62,11 @@ type StackLister interface {
 	Stacks(ctx context.Context, project string) ([]string, error)
 }
 
-// heldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
+// HeldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
 // types, each with the key of the stack that holds it: the resource's id, and CLUSTER_ID:ID where
 // the resource names its cluster (a Civo pool's id is its name, unique in its cluster only, and
 // discover records it so). None when the backend cannot list stacks.
-func heldIDs(ctx context.Context, b stackstate.Backend, t Target) (map[string]string, error) {
+func HeldIDs(ctx context.Context, b stackstate.Backend, t Target) (map[string]string, error) {
 	out := map[string]string{}
 	lister, ok := b.(StackLister)
 	if !ok {
