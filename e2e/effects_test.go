@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -234,7 +235,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		return
 	}
-	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 		t.Fatalf("deploying the old manifest: %s %v", o.Status, o.Err)
 	}
 	typ := typeOf(c.kind, row)
@@ -252,7 +253,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		gated := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
 		var refused *stackstate.RefusedError
-		if gated.Status != deploy.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
+		if gated.Status != outcome.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
 			seen.say("clusterplane did not refuse it before the engine: %s %v", gated.Status, gated.Err)
 			fail()
 			return
@@ -269,7 +270,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
 		seen.say("up %s %q", up.Status, up.Reason)
-		if up.Status != deploy.Done {
+		if up.Status != outcome.Done {
 			seen.say("%v", up.Err)
 			fail()
 			return
@@ -286,7 +287,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 				replaced = true
 			}
 		}
-		ok := drift.Status == deploy.Done
+		ok := drift.Status == outcome.Done
 		switch claim.Effect {
 		case effects.Update:
 			ok = ok && !replaced && (changed || stateOnly(row))
@@ -312,13 +313,13 @@ func stateOnly(row effects.Row) bool {
 // even past the gate, stop before the engine naming the field.
 func (w *walk) identity(ctx context.Context, newT deploytarget.Target, row string, seen *observed, fail func()) {
 	var retarget *deploytarget.RetargetError
-	for _, o := range []deploy.Outcome{
+	for _, o := range []outcome.Outcome{
 		w.deployer.Preview(ctx, newT, noRefresh),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true}),
 	} {
 		seen.say("%s %v", o.Status, o.Err)
-		if o.Status != deploy.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
+		if o.Status != outcome.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
 			fail()
 			return
 		}
@@ -331,7 +332,7 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Targ
 	preview := w.deployer.Preview(ctx, newT, noRefresh)
 	var engine *stackstate.EngineError
 	var protected *stackstate.ProtectedError
-	previewFailed := preview.Status == deploy.Failed && errors.As(preview.Err, &engine)
+	previewFailed := preview.Status == outcome.Failed && errors.As(preview.Err, &engine)
 	seen.say("preview %s [%s] %v", preview.Status, ops(stepsOn(preview.Result, typ)), preview.Err)
 	switch claim.Refusal {
 	case effects.FailsAtPreview:
@@ -353,20 +354,20 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Targ
 	seen.say("up past the gate %s %v", up.Status, up.Err)
 	switch claim.Refusal {
 	case effects.FailsAtApply:
-		if up.Status != deploy.Failed {
+		if up.Status != outcome.Failed {
 			fail()
 		}
 	case effects.NotApplied:
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if up.Status != deploy.Done || drift.Status != deploy.Drifted {
+		if up.Status != outcome.Done || drift.Status != deploy.Drifted {
 			fail()
 		}
 	case effects.Kept:
 		steps := stepsOn(preview.Result, typ)
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if len(steps) != 0 || up.Status != deploy.Done || drift.Status != deploy.Done {
+		if len(steps) != 0 || up.Status != outcome.Done || drift.Status != outcome.Done {
 			fail()
 		}
 	default:

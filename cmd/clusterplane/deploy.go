@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -194,10 +195,10 @@ type runOp struct {
 	name string
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
-	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome
+	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 	// render prints the outcomes in text; nil for the table. summary ends its text with the
 	// table's summary line (adopt: its lines say each stack, the summary counts them).
-	render  func(w io.Writer, outcomes []deploy.Outcome)
+	render  func(w io.Writer, outcomes []outcome.Outcome)
 	summary bool
 	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
 	// holds credentials by design and no word of the engine's.
@@ -206,7 +207,7 @@ type runOp struct {
 	guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
-	finish func(outcomes []deploy.Outcome) error
+	finish func(outcomes []outcome.Outcome) error
 	// whole tells that guard refuses every target or none (up --plan).
 	whole bool
 	// pace, when set, paces the run's operations by that estimate of their requests; scan scans the
@@ -214,7 +215,7 @@ type runOp struct {
 	pace deploy.Requests
 	scan bool
 	// filter, when set, keeps the outcomes shown and written (status --only, -l, --kind).
-	filter func([]deploy.Outcome) []deploy.Outcome
+	filter func([]outcome.Outcome) []outcome.Outcome
 }
 
 // runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
@@ -267,7 +268,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 // interrupted 130, else 4 for a stack status finds not ready, else 3 for anything blocked or
 // drifted (it must not pass unasked), else 1 for a failure or a skip. Errors already said (a
 // policy's denial, reported with the outcomes; a --save-plan failure) are not said again.
-func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
+func (f *factory) exit(outcomes []outcome.Outcome, err error) error {
 	var problems *deploytarget.ProblemsError
 	var denied *deploy.PolicyDeniedError
 	var args *deploy.ArgsError

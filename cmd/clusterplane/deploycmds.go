@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -92,7 +93,7 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
@@ -100,7 +101,7 @@ func previewRun(opts *previewOptions) error {
 	if o.refresh {
 		pace = deploy.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
@@ -171,7 +172,7 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -184,7 +185,7 @@ func upRun(opts *upOptions) error {
 	if o.refresh {
 		pace = deploy.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
@@ -230,7 +231,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -265,7 +266,7 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 
 func driftRun(opts *driftOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Drift(ctx, t)
 		}})
 }
@@ -315,9 +316,9 @@ func statusRun(opts *statusOptions) error {
 		// status --drift refreshes as drift does.
 		pace = deploy.Refreshing
 	}
-	text := func(w io.Writer, outcomes []deploy.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
+	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
 		}})
@@ -366,7 +367,7 @@ func destroyRun(opts *destroyOptions) error {
 	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }
@@ -390,7 +391,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: render.Kubeconfig, verbatim: true,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Kubeconfig(ctx, t)
 		}})
 }
@@ -458,7 +459,7 @@ func adoptRun(opts *adoptOptions) error {
 			}
 			return nil, nil
 		},
-		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
 		}})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -61,8 +62,8 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 			var said []string
 			outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "HEAD",
 				Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute,
-				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) deploy.Outcome {
-					return deploy.Outcome{Status: deploy.Done, Reason: "ran"}
+				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+					return outcome.Outcome{Status: outcome.Done, Reason: "ran"}
 				}})
 			if err != nil {
 				t.Fatal(err)

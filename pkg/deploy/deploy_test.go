@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -77,7 +78,7 @@ func pool(t *testing.T, name, clusterFrom string) deploytarget.Target {
 	return target(t, name+".yaml", text)
 }
 
-func statuses(outcomes []deploy.Outcome) string {
+func statuses(outcomes []outcome.Outcome) string {
 	var out []string
 	for _, o := range outcomes {
 		s := o.Target.Stack + " " + string(o.Status)

@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -27,7 +28,7 @@ func ExampleRun() {
 		Files:     deploytarget.Files{Kinds: registry.Kinds()},
 		Backend:   func() (stackstate.Backend, error) { return backend, nil },
 		Parallel:  1,
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Preview(ctx, t, deploy.PreviewOptions{})
 		},
 	})

@@ -12,6 +12,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -37,7 +38,7 @@ func (e *ExistingError) Error() string {
 			" manages: give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
 	}
 	return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which the stack does not hold, " +
-		"and a create would make one more. " + adoptAdvice(e.File, e.Live)
+		"and a create would make one more. " + outcome.AdoptAdvice(e.File, e.Live)
 }
 
 // nameField names the field a manifest names the cloud's cluster or pool with.
@@ -50,7 +51,7 @@ func (e *ExistingError) nameField() string {
 
 // existing refuses to create what the cloud holds under the target's name (live). It names the
 // stack of the kind that manages it when one does, since the adopt command would then refuse.
-func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) Outcome {
+func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) outcome.Outcome {
 	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
 	if held, err := deploytarget.HeldIDs(ctx, d.Backend, t); err == nil {
@@ -61,7 +62,7 @@ func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []k
 			}
 		}
 	}
-	o := Outcome{Status: Blocked, Reason: "refused", Err: e}
+	o := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: e}
 	if e.ManagedBy == "" {
 		o.Unmanaged = live
 	}
@@ -101,7 +102,7 @@ func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]s
 // cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
 // why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
 // a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *Outcome, unchecked string, err error) {
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *outcome.Outcome, unchecked string, err error) {
 	if t.Lookup == nil || guardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -128,34 +129,6 @@ func notChecked(unchecked string) string {
 		return ""
 	}
 	return " (not checked for an existing one of the name: " + unchecked + ")"
-}
-
-// LeftBehindError is a failed create that left what it was creating in the cloud: the stack
-// does not hold it, the next up refuses to create another (ExistingError).
-type LeftBehindError struct {
-	Cause error
-	File  string
-	Live  []kinds.Live
-}
-
-func (e *LeftBehindError) Unwrap() error { return e.Cause }
-
-func (e *LeftBehindError) Error() string {
-	return e.Cause.Error() + ". The failed create left " + stackstate.DescribeLive(e.Live) + " in the cloud, which the stack does not " +
-		"hold. " + adoptAdvice(e.File, e.Live)
-}
-
-// adoptAdvice says how to take the resource over, and what to do with the others of one name.
-func adoptAdvice(file string, live []kinds.Live) string {
-	if len(live) == 0 {
-		return ""
-	}
-	advice := "Take it over with `clusterplane adopt " + file + " --id " + live[0].ID + "`"
-	if len(live) > 1 {
-		advice = "Take one over with `clusterplane adopt " + file + " --id ID` (e.g. --id " + live[0].ID +
-			") and delete the others in the cloud"
-	}
-	return advice + ", or delete it in the cloud, then run up again"
 }
 
 // guardedType is the type of the cluster or node pool a target of the kind whose effects table
@@ -189,7 +162,7 @@ type createGuard struct {
 // guardCreate looks, when the stack holds no cluster (node pool) and Up would create one, for one
 // of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
 // the adopt command.
-func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *Outcome) {
+func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
 	g := &createGuard{d: d, t: t, s: s}
 	typ := guardedType(t.Effects)
 	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
@@ -207,13 +180,13 @@ func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s sta
 }
 
 // done is a successful up's outcome, with the note of what was not looked at.
-func (g *createGuard) done(o Outcome) Outcome {
+func (g *createGuard) done(o outcome.Outcome) outcome.Outcome {
 	o.Reason += notChecked(g.note)
 	return o
 }
 
 // failed is a failed up's outcome, naming what the failed create left in the cloud.
-func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
+func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Outcome {
 	if g.typ == "" {
 		return o
 	}
@@ -226,7 +199,7 @@ func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
 	left := g.d.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {
 		o.Unmanaged = left
-		o.Err = &LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
+		o.Err = &outcome.LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
 	}
 	return o
 }
@@ -295,14 +268,14 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
 // the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
 // was not asked) so that status does not ask twice.
-func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready Condition) (Condition, *lookup) {
+func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
 	typ := guardedType(t.Effects)
 	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil
 	}
 	answer := d.look(ctx, t, st)
 	if len(answer.live) > 0 {
-		ready.Message += "; it left " + stackstate.DescribeLive(answer.live) + " in the cloud, which the stack does not hold. " + adoptAdvice(t.File, answer.live)
+		ready.Message += "; it left " + stackstate.DescribeLive(answer.live) + " in the cloud, which the stack does not hold. " + outcome.AdoptAdvice(t.File, answer.live)
 	}
 	return ready, answer
 }

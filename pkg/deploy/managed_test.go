@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 func TestAStackHoldsItsClusterOnlyOnceDeployed(t *testing.T) {
@@ -28,7 +29,7 @@ func TestAStackHoldsItsClusterOnlyOnceDeployed(t *testing.T) {
 			if err != nil || held == "" {
 				t.Errorf("after up: %q %v, want the cluster or pool it deployed", held, err)
 			}
-			if o := d.Destroy(ctx, tg, deploy.DestroyOptions{}); o.Status != deploy.Done {
+			if o := d.Destroy(ctx, tg, deploy.DestroyOptions{}); o.Status != outcome.Done {
 				t.Fatalf("destroy: %s %v", o.Status, o.Err)
 			}
 			if held, err := deploytarget.Holds(ctx, b, tg); err != nil || held != "" {

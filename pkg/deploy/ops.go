@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -76,19 +77,21 @@ func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 }
 
 // notRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func notRun(reason string) Outcome { return Outcome{Status: Done, Reason: reason, NotRun: true} }
+func notRun(reason string) outcome.Outcome {
+	return outcome.Outcome{Status: outcome.Done, Reason: reason, NotRun: true}
+}
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
-func failed(err error) Outcome {
+func failed(err error) outcome.Outcome {
 	var refused *stackstate.RefusedError
 	var protected *stackstate.ProtectedError
 	switch {
 	case errors.As(err, &refused), errors.As(err, &protected):
-		return Outcome{Status: Blocked, Reason: "refused", Err: err}
+		return outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: err}
 	case errors.Is(err, stackstate.ErrCancelled):
-		return Outcome{Status: Cancelled, Reason: "cancelled", Err: err}
+		return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: err}
 	}
-	return Outcome{Status: Failed, Reason: "failed", Err: err}
+	return outcome.Outcome{Status: outcome.Failed, Reason: "failed", Err: err}
 }
 
 // openOrCreate opens the target's stack, creating it when it does not exist (created tells).
@@ -152,8 +155,8 @@ type PreviewOptions struct {
 // when the change would replace a resource, when the engine refuses it (a protected cluster), or
 // when it changes what the providers cannot carry out from the manifest the stack last deployed;
 // Drifted when the cloud differs where no up can put it back.
-func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
 	}
@@ -161,7 +164,7 @@ func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts Prev
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
 	// preview of a new fleet, not a failure; up deploys the cluster first.
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
-		return Outcome{Status: Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
+		return outcome.Outcome{Status: outcome.Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
 	return d.preview(ctx, t, !opts.NoRefresh)
@@ -177,7 +180,7 @@ func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
-func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh bool) Outcome {
+func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -223,14 +226,14 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	}
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
-	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}
 	if stop := d.previewRetarget(ctx, t, s, res, o); stop != nil {
 		return *stop
 	}
 	if stop := d.previewJudged(ctx, t, s, res, refresh, &o); stop != nil {
 		return *stop
 	}
-	if o.Status == Done && guarded {
+	if o.Status == outcome.Done && guarded {
 		blocked, n, err := d.lookBeforeCreate(ctx, t)
 		switch {
 		case err != nil:
@@ -241,7 +244,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 		}
 		note = notChecked(n)
 	}
-	if o.Status == Done {
+	if o.Status == outcome.Done {
 		o.Reason += note
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
@@ -252,12 +255,12 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 
 // previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
 // Retarget shown as the deletes it is. nil when the manifest is the stack's.
-func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o Outcome) *Outcome {
+func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o outcome.Outcome) *outcome.Outcome {
 	renamed, err := deploytarget.Retargeted(t, stackstate.OutputsOf(res.Previous))
 	var retarget *deploytarget.RetargetError
 	switch {
 	case errors.As(err, &retarget):
-		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
+		o.Status, o.Reason, o.Err = outcome.Blocked, "refused: another manifest's stack", err
 		return &o
 	case err != nil:
 		o = failed(err)
@@ -277,14 +280,14 @@ func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s
 		blocked.Result = o.Result
 		return blocked
 	}
-	o.Status, o.Reason = Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
+	o.Status, o.Reason = outcome.Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
 	return &o
 }
 
 // previewJudged says in o what up would refuse of the preview res, or would not carry out
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
-func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *Outcome) (stop *Outcome) {
+func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
 	if refresh {
@@ -295,9 +298,9 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		f := failed(err)
 		return &f
 	case len(refused) > 0:
-		o.Status, o.Reason, o.Err = Blocked, "refused", &stackstate.RefusedError{Changes: refused}
+		o.Status, o.Reason, o.Err = outcome.Blocked, "refused", &stackstate.RefusedError{Changes: refused}
 	case res.Replaces():
-		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
+		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
 	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
@@ -309,7 +312,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	case len(carried) > 0 && len(refused) == 0:
 		previewRotation(o, t, carried)
-		if o.Status != Done {
+		if o.Status != outcome.Done {
 			return nil
 		}
 		if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
@@ -379,7 +382,7 @@ type UpOptions struct {
 	// Planned, when set, is the stack's part of a saved plan, checked before (CheckPlan): the up
 	// reads the cloud first, as the check's preview did, and goes only while no other update has
 	// landed on the stack since the plan.
-	Planned *PlannedStack
+	Planned *outcome.PlannedStack
 	// Message, if set, is recorded with the update in the stack's history: a way in that marks
 	// the updates it makes (serve) finds them there again.
 	Message string
@@ -407,8 +410,8 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
 // no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
 // replacements (and, without a terminal, any change) are confirmed first.
-func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
 	}
@@ -451,7 +454,7 @@ func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
-func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *Outcome) {
+func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		o := failed(err)
@@ -466,11 +469,11 @@ func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackst
 
 // retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
 // meant; then the cloud is asked for the new name first, as for any create.
-func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *Outcome {
+func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *outcome.Outcome {
 	renamed, err := deploytarget.Retargeted(t, st.Outputs())
 	var retarget *deploytarget.RetargetError
 	if errors.As(err, &retarget) {
-		return &Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: another manifest's stack", Err: err}
 	} else if err != nil {
 		o := failed(err)
 		return &o
@@ -491,7 +494,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 // the cloud, whether each is already so), and carries out the pool rotations the manifest asks
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
-func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string, now stackstate.State) {
+func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string, now stackstate.State) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
@@ -510,7 +513,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 		}
 	}
 	if len(refused) > 0 {
-		return &Outcome{Status: Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
 	}
 	blocked, _, err := rotationGate(t, st.Outputs())
 	if err != nil {
@@ -534,7 +537,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
-func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) Outcome {
+func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
 	guard, blocked := d.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
@@ -560,7 +563,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 		return *stop
 	}
 	var res stackstate.Result
-	var left *Outcome
+	var left *outcome.Outcome
 	reads := d.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
@@ -587,13 +590,13 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+	return guard.done(putBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
 // (without Yes), or whose plan an update landing since has moved (Planned): the plan was
 // checked before any stack changed, and this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
+func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err != nil {
@@ -603,7 +606,7 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-				return &Outcome{Status: Blocked, Reason: reason, Result: &preview}
+				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}
 			}
 		}
 	}
@@ -616,7 +619,7 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 		return &o
 	}
 	if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
-		return &Outcome{Status: Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
 			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 	}
 	return nil
@@ -638,8 +641,8 @@ type RefreshOptions struct {
 }
 
 // Refresh reads the target's resources back from the cloud into its stack.
-func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts RefreshOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts RefreshOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
@@ -671,15 +674,15 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 	if err != nil {
 		return failed(err)
 	}
-	return Outcome{Status: Done, Result: &res, Reason: "refreshed " + t.Key()}
+	return outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "refreshed " + t.Key()}
 }
 
 // Drift reads the target's resources from the cloud, in memory only, and previews the manifest
 // against them: Blocked, with the manifest fields the cloud disagrees on, when refresh and then up
 // would change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
 // patches) is ignored by the modules and so is no drift.
-func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
@@ -710,7 +713,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out Outcom
 	if err != nil {
 		return upgradedPast(err)
 	}
-	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
 	if reason, fields := driftOf(t, res); reason != "" {
 		o.Status, o.Reason, o.Drift = Drifted, reason, fields
 	}
@@ -733,7 +736,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out Outcom
 // upgradedPast is drift's outcome of a preview that failed with err: Drifted when the module
 // refused a version the cloud upgraded the cluster past (kubeversion.UpgradedPastError), which
 // is the cloud's change behind the manifest, not a failure of drift; else Failed.
-func upgradedPast(err error) Outcome {
+func upgradedPast(err error) outcome.Outcome {
 	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
 	var protected *stackstate.ProtectedError
 	if !ok && errors.As(err, &protected) {
@@ -742,8 +745,8 @@ func upgradedPast(err error) Outcome {
 	if !ok {
 		return failed(err)
 	}
-	return Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
-		manifest + ": set it to the version the cluster runs", Drift: []FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
+	return outcome.Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
+		manifest + ": set it to the version the cluster runs", Drift: []outcome.FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
 }
 
 // protectedDrift is drift's outcome of a preview the engine refused because it would replace or
@@ -751,12 +754,12 @@ func upgradedPast(err error) Outcome {
 // runs, so what asks for the replacement is the cloud or the stack's state (another stack's state
 // imported, the cluster made again elsewhere): drift, and not a reason to turn protection off,
 // which would let up replace a cluster that may not be this manifest's.
-func protectedDrift(e *stackstate.ProtectedError) Outcome {
+func protectedDrift(e *stackstate.ProtectedError) outcome.Outcome {
 	what := "a protected cluster"
 	if len(e.Resources) > 0 {
 		what = strings.Join(e.Resources, ", ")
 	}
-	return Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
+	return outcome.Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
 		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
 		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
 		"which would let up replace it"}
@@ -773,8 +776,8 @@ type DestroyOptions struct {
 
 // Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
-func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
 	unlock, _, err := d.lockStack(ctx, t)
 	if err != nil {
@@ -783,7 +786,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	defer unlock()
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
+		return outcome.Outcome{Status: outcome.Done, Reason: "not deployed: nothing to destroy"}
 	}
 	if err != nil {
 		return failed(err)
@@ -797,7 +800,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 		return failed(&stackstate.ProtectedError{Resources: protected})
 	}
 	if deleted := st.Resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
-		return Outcome{Status: Blocked, Reason: NotConfirmedAnswered}
+		return outcome.Outcome{Status: outcome.Blocked, Reason: NotConfirmedAnswered}
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
@@ -807,7 +810,7 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 	if err != nil {
 		return failed(err)
 	}
-	o := Outcome{Status: Done, Result: &res, Reason: "destroyed"}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "destroyed"}
 	if opts.Remove {
 		if err := s.Remove(ctx); err != nil {
 			return failed(errors.Wrap(err, "remove the stack"))
@@ -819,8 +822,8 @@ func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts Dest
 
 // Kubeconfig reads a deployed cluster's kubeconfig from its stack's outputs: a DigitalOcean
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
-func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -832,7 +835,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out O
 	}
 	if o, ok := outputs["kubeconfig"]; ok {
 		text, _ := o.Value.(string)
-		return Outcome{Status: Done, Kubeconfig: []byte(text), Reason: "kubeconfig"}
+		return outcome.Outcome{Status: outcome.Done, Kubeconfig: []byte(text), Reason: "kubeconfig"}
 	}
 	if o, ok := outputs["kubeconfig_b64"]; ok {
 		text, _ := o.Value.(string)
@@ -840,7 +843,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out O
 		if err != nil {
 			return failed(errors.New("the stack's kubeconfig_b64 is not base64"))
 		}
-		return Outcome{Status: Done, Kubeconfig: data, Reason: "kubeconfig"}
+		return outcome.Outcome{Status: outcome.Done, Kubeconfig: data, Reason: "kubeconfig"}
 	}
 	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 func TestStackOutputReadsTheStacksOutputAndNothingBeforeADeploy(t *testing.T) {
@@ -39,21 +40,21 @@ func TestAPoolWhoseClusterIsNotDeployedIsNotPreviewedAndItsUpSaysWhichStackToDep
 	d, b := deployer()
 	workers := pool(t, "workers", "platform-prod")
 	o := d.Preview(ctx, workers, deploy.PreviewOptions{})
-	if o.Status != deploy.Done || !strings.Contains(o.Reason, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet") {
+	if o.Status != outcome.Done || !strings.Contains(o.Reason, "not previewed: it reads stack digitaloceankubernetescluster/platform-prod, not deployed yet") {
 		t.Errorf("preview: %s %q %v", o.Status, o.Reason, o.Err)
 	}
 	up := d.Up(ctx, workers, deploy.UpOptions{Yes: true})
-	if up.Status != deploy.Failed || up.Err == nil || !strings.Contains(up.Err.Error(), "reads stack digitaloceankubernetescluster/platform-prod, which is not deployed") {
+	if up.Status != outcome.Failed || up.Err == nil || !strings.Contains(up.Err.Error(), "reads stack digitaloceankubernetescluster/platform-prod, which is not deployed") {
 		t.Errorf("up: %s %q %v", up.Status, up.Reason, up.Err)
 	}
 	if b.Has(workers.Key()) {
 		t.Errorf("the pool's stack was made")
 	}
 	// Once the cluster is deployed, the pool previews as ever.
-	if c := d.Up(ctx, target(t, "platform.yaml", clusterText("platform", "prod")), deploy.UpOptions{Yes: true}); c.Status != deploy.Done {
+	if c := d.Up(ctx, target(t, "platform.yaml", clusterText("platform", "prod")), deploy.UpOptions{Yes: true}); c.Status != outcome.Done {
 		t.Fatalf("up of the cluster: %s %v", c.Status, c.Err)
 	}
-	if o := d.Preview(ctx, workers, deploy.PreviewOptions{}); o.Status != deploy.Done || strings.Contains(o.Reason, "not previewed") {
+	if o := d.Preview(ctx, workers, deploy.PreviewOptions{}); o.Status != outcome.Done || strings.Contains(o.Reason, "not previewed") {
 		t.Errorf("preview after the cluster: %s %q %v", o.Status, o.Reason, o.Err)
 	}
 }

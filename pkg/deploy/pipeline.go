@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -73,7 +74,7 @@ type Request struct {
 	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
 	Say func(line string)
 	// Op is the operation each stack gets.
-	Op func(ctx context.Context, d *Deployer, t deploytarget.Target) Outcome
+	Op func(ctx context.Context, d *Deployer, t deploytarget.Target) outcome.Outcome
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
@@ -125,7 +126,7 @@ func (e *ArgsError) Unwrap() error { return e.Err }
 // queue. Every problem of the input comes back at once as a *ProblemsError before any stack is
 // touched (a mistake of the paths as an *ArgsError); a policy's denial as the outcomes and a *PolicyDeniedError. Otherwise the outcomes
 // say what each stack did, and the error is nil.
-func Run(ctx context.Context, r Request) ([]Outcome, error) {
+func Run(ctx context.Context, r Request) ([]outcome.Outcome, error) {
 	if r.Op == nil || r.Backend == nil {
 		return nil, errors.New("deploy.Run: the request needs an Op to run and a Backend to open")
 	}
@@ -177,7 +178,7 @@ func (r Request) targets(files deploytarget.Files) ([]deploytarget.Target, error
 }
 
 // run is Run once the targets are read and the backend open.
-func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) ([]Outcome, error) {
+func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) ([]outcome.Outcome, error) {
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)
@@ -219,7 +220,7 @@ func (r Request) say(line string) {
 // denies any manifest, no stack runs: the outcomes returned say which manifests were denied and
 // which were not run, with a *PolicyDeniedError. The results are each stack's broken rules.
 func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) (
-	map[string][]policy.Result, []Outcome, error) {
+	map[string][]policy.Result, []outcome.Outcome, error) {
 	if r.Policy == nil {
 		return nil, nil, nil
 	}
@@ -239,12 +240,12 @@ func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targe
 	if !denied {
 		return results, nil, nil
 	}
-	outcomes := make([]Outcome, len(targets))
+	outcomes := make([]outcome.Outcome, len(targets))
 	for i, t := range targets {
 		rs := results[t.Key()]
-		outcomes[i] = Outcome{Target: t, Status: Skipped, Reason: "not run: a manifest was denied by policy", Policy: rs}
+		outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Skipped, Reason: "not run: a manifest was denied by policy", Policy: rs}
 		if policy.Denied(rs) {
-			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "denied by policy", Err: &policy.Error{Results: rs}, Policy: rs}
+			outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "denied by policy", Err: &policy.Error{Results: rs}, Policy: rs}
 		}
 	}
 	return results, outcomes, &PolicyDeniedError{}
@@ -322,7 +323,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
 func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]Scanned,
-	kept map[string]bool) ([]Outcome, error) {
+	kept map[string]bool) ([]outcome.Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
 		var err error
@@ -332,9 +333,9 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 	}
 	if r.Whole && len(refused) > 0 {
 		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
-		outcomes := make([]Outcome, len(sorted))
+		outcomes := make([]outcome.Outcome, len(sorted))
 		for i, t := range sorted {
-			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "refused", Err: refused[t.Key()]}
+			outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: refused[t.Key()]}
 		}
 		return outcomes, nil
 	}
@@ -345,9 +346,9 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
 	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
-	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) Outcome {
+	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {
-			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
+			return outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: err}
 		}
 		if kept != nil && !kept[t.Key()] {
 			out := notRun("not run: its manifest did not change since " + r.ChangedSince)

@@ -13,11 +13,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
-func preview(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+func preview(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 	return d.Preview(ctx, t, deploy.PreviewOptions{})
 }
 
@@ -69,11 +70,11 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	if !errors.As(err, &denied) {
 		t.Fatalf("want a *PolicyDeniedError, got %v", err)
 	}
-	statuses := map[string]deploy.Status{}
+	statuses := map[string]outcome.Status{}
 	for _, o := range outcomes {
 		statuses[o.Target.Key()] = o.Status
 	}
-	want := map[string]deploy.Status{"digitaloceankubernetescluster/a-prod": deploy.Blocked, "digitaloceankubernetescluster/b-dev": deploy.Skipped}
+	want := map[string]outcome.Status{"digitaloceankubernetescluster/a-prod": outcome.Blocked, "digitaloceankubernetescluster/b-dev": outcome.Skipped}
 	for key, status := range want {
 		if statuses[key] != status {
 			t.Errorf("%s: %s, want %s (all: %v)", key, statuses[key], status, statuses)
@@ -98,7 +99,7 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
 		},
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			ran++
 			return preview(ctx, d, t)
 		}})
@@ -109,7 +110,7 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 		t.Fatalf("ran %d stacks, %d outcomes; want none run and 2 outcomes", ran, len(outcomes))
 	}
 	for _, o := range outcomes {
-		if o.Status != deploy.Blocked {
+		if o.Status != outcome.Blocked {
 			t.Errorf("%s: %s, want blocked", o.Target.Key(), o.Status)
 		}
 	}
@@ -120,21 +121,21 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 // purpose, and for drift not checked.
 func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 	tests := []struct {
-		condition deploy.Condition
+		condition outcome.Condition
 		want      bool
 	}{
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
-		{deploy.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
+		{outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
+		{outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
+		{outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
 	}
 	for _, tt := range tests {
-		ready := deploy.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
-		st := &deploy.StackStatus{Conditions: []deploy.Condition{ready, tt.condition}}
+		ready := outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
+		st := &outcome.StackStatus{Conditions: []outcome.Condition{ready, tt.condition}}
 		if got := st.NotReady(); got != tt.want {
 			t.Errorf("%s=%s %s: not ready %t, want %t", tt.condition.Type, tt.condition.Status, tt.condition.Reason, got, tt.want)
 		}

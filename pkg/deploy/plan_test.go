@@ -11,12 +11,13 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // savePlan previews targets as `preview --save-plan` does and reads the plan's file back.
 func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) *deploy.Plan {
 	t.Helper()
-	var outcomes []deploy.Outcome
+	var outcomes []outcome.Outcome
 	for _, tg := range targets {
 		outcomes = append(outcomes, d.PreviewPlan(context.Background(), tg))
 	}
@@ -144,7 +145,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 				t.Fatalf("the plan is refused on an unchanged world: %v", err)
 			case tt.moved == "":
 				o := d.Up(ctx, applied, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
-				if o.Status != deploy.Done || o.Reason != "1 update, 2 same" {
+				if o.Status != outcome.Done || o.Reason != "1 update, 2 same" {
 					t.Errorf("up --plan: %s %q %v", o.Status, o.Reason, o.Err)
 				}
 			case !errors.As(err, &moved) || moved.Stack != "digitaloceankubernetescluster/dev-fra1" || !strings.Contains(err.Error(), tt.moved):
@@ -171,7 +172,7 @@ func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	b.UpdateByAnotherOperator(scaled.Key())
 	o := d.Up(ctx, scaled, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
 	var moved *deploy.PlanMovedError
-	if o.Status != deploy.Blocked || !errors.As(o.Err, &moved) {
+	if o.Status != outcome.Blocked || !errors.As(o.Err, &moved) {
 		t.Fatalf("up: %s %v, want refused as the plan moved", o.Status, o.Err)
 	}
 	if calls(b, "update") != updates {
@@ -201,7 +202,7 @@ func TestNoPlanIsMadeWhenAStacksPreviewFailed(t *testing.T) {
 	d, b := deployer()
 	c := cluster(t)
 	b.Fail(c.Key(), "preview", errors.New("the backend is out of reach"))
-	if _, err := deploy.NewPlan([]deploy.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
+	if _, err := deploy.NewPlan([]outcome.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
 		!strings.Contains(err.Error(), c.Key()) {
 		t.Errorf("plan: %v, want none, naming %s", err, c.Key())
 	}

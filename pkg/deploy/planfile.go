@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
@@ -65,16 +66,16 @@ func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Conte
 		}
 		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
 		q := Queue{Parallel: parallel, StackTimeout: timeout}
-		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) Outcome {
+		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 			planned := p.Stack(t.Key())
 			if planned == nil {
-				return Outcome{Status: Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
+				return outcome.Outcome{Status: outcome.Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
 					t.Key(), t.File)}
 			}
 			if err := d.CheckPlan(ctx, t, *planned); err != nil {
-				return Outcome{Status: Blocked, Err: err}
+				return outcome.Outcome{Status: outcome.Blocked, Err: err}
 			}
-			return Outcome{Status: Done}
+			return outcome.Outcome{Status: outcome.Done}
 		})
 		refused := map[string]error{}
 		var moved []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -70,7 +71,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
 				Previous: map[string]any{deploytarget.ManifestOutput: manifest, deploytarget.GenerationOutput: deploytarget.Generation(tt.target.Input)}}
 			read := 0
-			o := putBack(tt.target, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
+			o := putBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
 				read++
 				return tt.left
 			})
@@ -88,7 +89,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 }
 
 func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
-	left := adoptionMessage([]Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
+	left := adoptionMessage([]outcome.Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
 	tests := []struct {
 		name string
 		last *stackstate.Update

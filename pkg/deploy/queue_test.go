@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -41,7 +42,7 @@ func newRecorder() *recorder {
 	return &recorder{ended: map[string]int{}, fail: map[string]bool{}, block: map[string]bool{}}
 }
 
-func (r *recorder) op(ctx context.Context, t deploytarget.Target) deploy.Outcome {
+func (r *recorder) op(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 	r.mu.Lock()
 	r.started = append(r.started, t.Stack)
 	r.running++
@@ -56,17 +57,17 @@ func (r *recorder) op(ctx context.Context, t deploytarget.Target) deploy.Outcome
 	if r.block[t.Stack] {
 		select {
 		case <-ctx.Done():
-			return deploy.Outcome{Status: deploy.Cancelled, Err: stackstate.ErrCancelled}
+			return outcome.Outcome{Status: outcome.Cancelled, Err: stackstate.ErrCancelled}
 		case <-time.After(5 * time.Second):
 			// Nothing interrupted it: a queue without deadlines or cancellation ends here.
-			return deploy.Outcome{Reason: "never interrupted"}
+			return outcome.Outcome{Reason: "never interrupted"}
 		}
 	}
 	time.Sleep(r.hold)
 	if r.fail[t.Stack] {
-		return deploy.Outcome{Status: deploy.Failed, Reason: "failed"}
+		return outcome.Outcome{Status: outcome.Failed, Reason: "failed"}
 	}
-	return deploy.Outcome{Reason: "ok"}
+	return outcome.Outcome{Reason: "ok"}
 }
 
 // before tells whether stack a started before stack b.
@@ -132,11 +133,11 @@ func TestAFailureSkipsTheStacksThatWaitForItAndNothingElse(t *testing.T) {
 
 func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 	sorted, deps := fleet(t)
-	blocking := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
+	blocking := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if t.Stack == "b-x" {
-			return deploy.Outcome{Status: deploy.Blocked, Reason: "not confirmed"}
+			return outcome.Outcome{Status: outcome.Blocked, Reason: "not confirmed"}
 		}
-		return deploy.Outcome{}
+		return outcome.Outcome{}
 	}
 	for _, skip := range []bool{true, false} {
 		got := statuses(deploy.Queue{Parallel: 2, SkipBlocked: skip}.Run(context.Background(), sorted, deps, blocking))
@@ -172,9 +173,9 @@ func TestAStackThatOutlivesItsDeadlineFailsAndTheOthersGoOn(t *testing.T) {
 	}
 	for _, o := range outcomes {
 		switch {
-		case o.Target.Stack == "e-z" && (o.Status != deploy.Failed || !strings.Contains(o.Reason, "timed out after 50ms")):
+		case o.Target.Stack == "e-z" && (o.Status != outcome.Failed || !strings.Contains(o.Reason, "timed out after 50ms")):
 			t.Errorf("the blocked stack: %s %q, want failed, timed out", o.Status, o.Reason)
-		case o.Target.Stack != "e-z" && o.Status != deploy.Done:
+		case o.Target.Stack != "e-z" && o.Status != outcome.Done:
 			t.Errorf("%s: %s, want done", o.Target.Stack, o.Status)
 		}
 	}
@@ -188,7 +189,7 @@ func TestCancellingTheQueueInterruptsWhatRunsAndStartsNothingMore(t *testing.T) 
 	time.AfterFunc(50*time.Millisecond, cancel)
 	outcomes := deploy.Queue{Parallel: 2}.Run(ctx, sorted, deps, r.op)
 	for _, o := range outcomes {
-		if o.Status != deploy.Cancelled && o.Status != deploy.Skipped {
+		if o.Status != outcome.Cancelled && o.Status != outcome.Skipped {
 			t.Errorf("%s: %s, want cancelled (or skipped behind a cancelled stack)", o.Target.Stack, o.Status)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -80,8 +81,8 @@ type Canceler interface {
 // pending (the look-up's id), or forgetting the creates the cloud holds none of. A create whose
 // look-up finds several, or a cloud that does not answer, is left as it is, refused with what to
 // do: a guess there could take what is not the stack's.
-func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	unlock, _, err := d.lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -92,7 +93,7 @@ func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out Out
 		return failed(err)
 	}
 	if opts == nil {
-		return Outcome{Status: Done, Reason: "nothing left pending"}
+		return outcome.Outcome{Status: outcome.Done, Reason: "nothing left pending"}
 	}
 	return d.Refresh(ctx, t, *opts)
 }

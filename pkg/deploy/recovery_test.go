@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -19,7 +20,7 @@ import (
 func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *testing.T) {
 	sorted, deps := fleet(t)
 	r := newRecorder()
-	op := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
+	op := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if t.Stack == "e-z" {
 			var m map[string]int
 			m["boom"]++ // a nil map: a bug
@@ -29,13 +30,13 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 	outcomes := deploy.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
 	for _, o := range outcomes {
 		if o.Target.Stack != "e-z" {
-			if o.Status != deploy.Done {
+			if o.Status != outcome.Done {
 				t.Errorf("%s: %s, want done: a panic elsewhere stopped it", o.Target.Stack, o.Status)
 			}
 			continue
 		}
 		var panicked *stackstate.PanicError
-		if o.Status != deploy.Failed || !errors.As(o.Err, &panicked) ||
+		if o.Status != outcome.Failed || !errors.As(o.Err, &panicked) ||
 			!strings.Contains(o.Err.Error(), "assignment to entry in nil map") || strings.Contains(o.Err.Error(), "goroutine") {
 			t.Errorf("the panicking stack: %s %v, want failed naming the panic, no stack trace", o.Status, o.Err)
 		}
@@ -59,9 +60,9 @@ func (b lockedBackend) Open(ctx context.Context, project, stack string, program 
 }
 
 // hang is an Op that runs until its context ends, as an engine waiting on the cloud does.
-func hang(ctx context.Context, t deploytarget.Target) deploy.Outcome {
+func hang(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 	<-ctx.Done()
-	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
+	return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
 }
 
 func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T) {
@@ -94,7 +95,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
 				t.Fatalf("%s %q %v: recovery advice %t, want %t", o.Status, o.Reason, o.Err, got, tt.says != nil)
 			}
-			if o.Status != deploy.Failed || !strings.Contains(o.Err.Error(), "did not end within 20ms") {
+			if o.Status != outcome.Failed || !strings.Contains(o.Err.Error(), "did not end within 20ms") {
 				t.Errorf("%s %v, want failed, timed out", o.Status, o.Err)
 			}
 			for _, s := range tt.says {
@@ -108,7 +109,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	cancelled, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
 	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, hang)[0]
-	if o.Status != deploy.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
+	if o.Status != outcome.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
 	}
 }
@@ -170,7 +171,7 @@ func TestStatusAfterAFailedCreateAsksTheCloudOnceAndNamesTheIdToImport(t *testin
 	// The create fails in the engine, and leaves its create pending: the stack's last update
 	// failed and it holds no id, so status looks for what the create left.
 	b.Fail(c.Key(), "update", errors.New("the cloud answered 500"))
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Failed {
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Failed {
 		t.Fatalf("up with a failing engine: %s %v", o.Status, o.Err)
 	}
 	b.Pend(c.Key(), clusterType, "dev-fra1")
@@ -208,12 +209,12 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cancelled, cancel := context.WithCancel(ctx)
 			time.AfterFunc(20*time.Millisecond, cancel)
-			op := func(ctx context.Context, t deploytarget.Target) deploy.Outcome {
+			op := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 				<-ctx.Done()
-				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
+				return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
 			}
 			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, op)[0]
-			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != deploy.Cancelled {
+			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != outcome.Cancelled {
 				t.Errorf("%s %q: says to run it again %t, want %t", o.Status, o.Reason, got, tt.says)
 			}
 		})

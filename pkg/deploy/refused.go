@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -74,7 +75,7 @@ func onPaper(c diff.Change) bool {
 // that describes the cloud as an up found it, before it put those fields back. A field that is no
 // single manifest path ("a or b", a property no field sends), or whose value does not fit it,
 // keeps input's value.
-func withValues(input proto.Message, fields []FieldDrift) proto.Message {
+func withValues(input proto.Message, fields []outcome.FieldDrift) proto.Message {
 	out := input
 	for _, f := range fields {
 		if next, err := withValue(out, f.Field, f.Live); err == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -113,7 +114,7 @@ func (e *RotationStoppedError) Unwrap() error { return e.Err }
 // that follows changes the pool in place at most, never replaces it. stop is nil when there is
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string) {
 	rotations, err := Rotations(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
@@ -147,23 +148,23 @@ func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s sta
 // rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
 // recorded before its drain is given up (the manifest is back to the old pool), one past its
 // drain is refused, and without one there is nothing to do.
-func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *outcome.Outcome, did string) {
 	if rec == nil || rec.Phase == rotation.Done {
 		return nil, ""
 	}
 	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
-		return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation under way", Err: errors.Errorf(
 			"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
 				"with the manifest that started it finishes it", rec.Pool, rec.Phase)}, ""
 	}
 	if !opts.locked {
-		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
 				"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}, ""
 	}
 	// The manifest is back to the old pool before it was drained: the rotation is given up.
 	if err := d.rollBack(ctx, t, s, self, rec); err != nil {
-		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
+		return &outcome.Outcome{Status: outcome.Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
 	return nil, fmt.Sprintf("rotation of pool %s rolled back (its surge pool deleted, the old pool kept)", rec.Pool)
 }
@@ -171,7 +172,7 @@ func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s
 // rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
 // new one beside a change the engine would still replace, one not confirmed, one the backend
 // cannot lock the stack for.
-func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
+func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *outcome.Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
@@ -183,7 +184,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s
 			return &o
 		}
 		if len(replaced) > 0 {
-			return &Outcome{Status: Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
 				"the manifest asks for a rotation of pool %s and also changes %s, which the engine would still replace: "+
 					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}
 		}
@@ -195,11 +196,11 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s
 			return &o
 		}
 		if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
 	if !opts.locked {
-		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"the manifest asks for a rotation of pool %s, and the backend cannot hold the stack's lock across its steps "+
 				"(a rotation runs only under it, so that two runs never rotate one pool twice): nothing was rotated. "+
 				"Rotate from a file or PostgreSQL backend", r.Name)}
@@ -209,7 +210,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s
 
 // rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
 // points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
-func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
+func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *outcome.Outcome, did string) {
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
@@ -253,10 +254,10 @@ func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stacksta
 	if errors.As(err, &foreign) {
 		// Someone else's pool has the surge name: up refuses, as it refuses any change it must
 		// not make unasked, and nothing of the rotation was made or recorded.
-		return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, ""
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: surge pool name taken", Err: err}, ""
 	}
 	if err != nil {
-		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
+		return &outcome.Outcome{Status: outcome.Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
 	return d.rotated(ctx, t, s, r, run, final.SurgeID)
 }
@@ -266,7 +267,7 @@ func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stacksta
 // manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
 // pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
 // old one was.
-func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
+func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *outcome.Outcome, did string) {
 	if run.kind.OldPool == nil {
 		id := surge
 		if run.kind.StateID != nil {
@@ -287,7 +288,7 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 		return &o, ""
 	}
 	if check.Replaces() {
-		return &Outcome{Status: Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
 			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}, ""
 	}
 	return nil, fmt.Sprintf("pool %s rotated (%s)", r.Name, strings.Join(r.Changes, ", "))
@@ -562,19 +563,19 @@ func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[stri
 // previewRotation makes a preview whose replacement of the pool a rotation stands in for read as
 // what up will do: the rotation's steps, then the engine's change; Done, as any change up
 // carries out, unless something else is replaced too.
-func previewRotation(o *Outcome, t deploytarget.Target, carried []rotation.Rotation) {
+func previewRotation(o *outcome.Outcome, t deploytarget.Target, carried []rotation.Rotation) {
 	o.Rotations = carried
 	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
 		return
 	}
-	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
+	o.Status, o.Reason = outcome.Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
 }
 
 // surgeTaken is what preview says when the cluster already holds a pool of the name a rotation
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*Outcome, error) {
+func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*outcome.Outcome, error) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
@@ -599,7 +600,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 		_, err := kr.Cloud.Find(ctx, r.Steps[i].Pool, "")
 		var foreign *rotation.ForeignPoolError
 		if errors.As(err, &foreign) {
-			return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, nil
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: surge pool name taken", Err: err}, nil
 		}
 		if err != nil {
 			return nil, errors.Wrapf(err, "look for pool %s", r.Steps[i].Pool)
@@ -613,23 +614,23 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
-func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ Outcome, ok bool) {
+func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ outcome.Outcome, ok bool) {
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	outputs := st.Outputs()
 	refused, err := deploytarget.Refused(t.Effects, t.Input, outputs)
 	if err != nil || len(refused) > 0 {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	blocked, carried, err := rotationGate(t, outputs)
 	if err != nil || blocked != nil || len(carried) == 0 {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
 		!onlyPoolReplaced(res, guardedType(t.Effects)) {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil || taken != nil {
 		if err != nil {
@@ -644,30 +645,30 @@ func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target,
 		fmt.Fprintf(w, "The errors above are the engine refusing to replace the protected %s, as it must: nothing failed. "+
 			"up does not replace it: it rotates the pool (%s).\n", replacedByRotation(carried), describeRotations(carried))
 	}
-	return Outcome{Status: Done, Result: &res, Rotations: carried,
+	return outcome.Outcome{Status: outcome.Done, Result: &res, Rotations: carried,
 		Reason: "rotation " + describeRotations(carried) + "; the engine then finds the new pool"}, true
 }
 
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
 // finished: not Ready, saying where it stopped; ready otherwise.
-func rotationUnderWay(outputs map[string]stackstate.Output, ready Condition) Condition {
+func rotationUnderWay(outputs map[string]stackstate.Output, ready outcome.Condition) outcome.Condition {
 	rec, err := rotationRecord(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
 	}
 	if rec.Phase == rotation.RollingBack {
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"the roll-back of pool %s's rotation stopped before it ended: pool %s is in use, and the surge pool %s may still "+
 				"be in the cloud; run up to finish the roll-back", rec.Pool, rec.OldID, orNone(rec.SurgeID))}
 	}
 	if rec.Phase == rotation.Start {
 		// Recorded before the create: the cloud may hold the surge pool or not.
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"a rotation of pool %s stopped at its start, its surge pool perhaps created (old pool %s): run up to resume it, "+
 				"or up with the manifest's old settings to roll it back", rec.Pool, rec.OldID)}
 	}
 	if rec.Hop > 0 {
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
 				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
 	}
@@ -677,7 +678,7 @@ func rotationUnderWay(outputs map[string]stackstate.Output, ready Condition) Con
 	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted {
 		next = "run up to finish it (the old pool's workloads have moved: it cannot be rolled back)"
 	}
-	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+	return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): %s", rec.Pool, rec.Phase,
 		rec.OldID, orNone(rec.SurgeID), next)}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -58,7 +59,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if !st.Outputs()["kubeconfig"].Secret {
 		t.Errorf("the secret output lost its encryption: %v", st.Outputs()["kubeconfig"])
 	}
-	cond := rotationUnderWay(st.Outputs(), Condition{Type: "Ready", Status: "True"})
+	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
 		t.Errorf("status of a stopped rotation: %+v", cond)
 	}
@@ -83,7 +84,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 		t.Fatal(err)
 	}
 	st, _ = stackstate.ReadState(ctx, s)
-	if cond := rotationUnderWay(st.Outputs(), Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+	if cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}
 }
@@ -95,22 +96,22 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 	for _, c := range []struct {
 		name   string
 		types  []string
-		status Status
+		status outcome.Status
 	}{
-		{"only the pool replaced", []string{poolType}, Done},
-		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, Blocked},
+		{"only the pool replaced", []string{poolType}, outcome.Done},
+		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, outcome.Blocked},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := stackstate.Result{Changes: map[string]int{"replace": len(c.types)}}
 			for _, typ := range c.types {
 				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Op: "replace"})
 			}
-			o := Outcome{Status: Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
+			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
 			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
-			if c.status == Done && !strings.Contains(o.Reason, "rotation pool workers") {
+			if c.status == outcome.Done && !strings.Contains(o.Reason, "rotation pool workers") {
 				t.Errorf("the reason %q does not name the rotation", o.Reason)
 			}
 		})
@@ -174,7 +175,7 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 	for _, tt := range tests {
 		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
 		outputs := map[string]stackstate.Output{RotationOutput: {Value: string(rec)}}
-		cond := rotationUnderWay(outputs, Condition{Type: "Ready", Status: "True"})
+		cond := rotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
 		if cond.Reason != "RotationUnderWay" {
 			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -35,7 +36,7 @@ func (e *RotationError) Error() string {
 // rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
 // Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
-func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *Outcome, carried []rotation.Rotation, err error) {
+func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err
@@ -44,7 +45,7 @@ func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (
 	if len(not) == 0 {
 		return nil, carried, nil
 	}
-	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
+	return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
 }
 
 // RotatedInstead are the pool rotations up carries out in place of the replacements a preview

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -58,7 +59,7 @@ func TestTakingOverAStackWhoseUpDiedRemovesItsLockAndSettlesItsPendingCreate(t *
 			c.Lookup = (&cloud{live: tt.live}).lookup("")
 			cancels := 0
 			d.Backend = cancelledBackend{b, &cancels}
-			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status == deploy.Done {
+			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status == outcome.Done {
 				t.Fatalf("up with a pending create and a lock went on: %s", o.Reason)
 			}
 			o := d.TakeOver(ctx, c)
@@ -67,15 +68,15 @@ func TestTakingOverAStackWhoseUpDiedRemovesItsLockAndSettlesItsPendingCreate(t *
 			}
 			var pending *stackstate.PendingCreatesError
 			if !tt.settled {
-				if o.Status == deploy.Done || !errors.As(o.Err, &pending) {
+				if o.Status == outcome.Done || !errors.As(o.Err, &pending) {
 					t.Errorf("take-over with two candidates: %s %v, want the pending creates' refusal", o.Status, o.Err)
 				}
 				return
 			}
-			if o.Status != deploy.Done {
+			if o.Status != outcome.Done {
 				t.Fatalf("take-over: %s %v", o.Status, o.Err)
 			}
-			if up := d.Up(ctx, c, deploy.UpOptions{Yes: true}); up.Status != deploy.Done {
+			if up := d.Up(ctx, c, deploy.UpOptions{Yes: true}); up.Status != outcome.Done {
 				t.Errorf("up after the take-over: %s %v", up.Status, up.Err)
 			}
 		})

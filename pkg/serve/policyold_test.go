@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -78,8 +79,8 @@ func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *pol
 	}
 	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
 		Files: deploytarget.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
-		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) deploy.Outcome {
-			return deploy.Outcome{Status: deploy.Done}
+		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+			return outcome.Outcome{Status: outcome.Done}
 		}})
 	var denied *deploy.PolicyDeniedError
 	if err != nil && !errors.As(err, &denied) {

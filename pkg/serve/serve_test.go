@@ -23,6 +23,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
@@ -678,10 +679,10 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 		kinds := registry.Kinds()
 		outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
 			Files: deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
-			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 			}})
-		if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {
+		if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
 			t.Fatalf("the CLI's up: %v %v", outcomes, err)
 		}
 		calls := len(s.backend.Calls())

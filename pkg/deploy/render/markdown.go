@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // commentLimit is how much of a pull request comment the stacks' sections may fill: GitHub
@@ -60,7 +61,7 @@ func Markdown(w io.Writer, r deploy.Report) error {
 // (or would change) something, or the cloud differs from it, or a rule or an adoption has a word
 // to say about it.
 func differs(s deploy.StackReport) bool {
-	if s.Outcome != deploy.Done || s.ProtectionOff {
+	if s.Outcome != outcome.Done || s.ProtectionOff {
 		return true
 	}
 	if len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+

@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -86,14 +87,14 @@ const (
 
 // fleetOutcomes are a command's outcomes over a fleet of n clusters, what happens to each: built
 // as the engine's outcomes are, no engine needed.
-func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happening) []deploy.Outcome {
+func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happening) []outcome.Outcome {
 	t.Helper()
-	var out []deploy.Outcome
+	var out []outcome.Outcome
 	for i := 1; i <= n; i++ {
-		var o deploy.Outcome
+		var o outcome.Outcome
 		switch happens[i] {
 		case unchanged:
-			o = deploy.Outcome{Target: fleetTarget(t, i, 2), Status: deploy.Done, Reason: deploy.Unchanged, NotRun: true}
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Done, Reason: deploy.Unchanged, NotRun: true}
 			if command == "drift" {
 				o.Reason = "no drift: the cloud's list shows it as its records hold it"
 			}
@@ -102,7 +103,7 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 		case manifestGrown:
 			o = grown(t, command, fleetTarget(t, i, 3))
 		case rateLimited:
-			o = deploy.Outcome{Target: fleetTarget(t, i, 2), Status: deploy.Failed, Reason: "failed",
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Failed, Reason: "failed",
 				Err: errors.New("update failed: digitalocean:index/kubernetesCluster:KubernetesCluster cluster: 429 Too Many Requests")}
 		}
 		o.Took = time.Duration(happens[i]) * 41 * time.Second
@@ -112,28 +113,28 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 }
 
 // resized is a command's outcome over a cluster resized in the cloud to 3 nodes, 2 in its manifest.
-func resized(t *testing.T, command string, target deploytarget.Target) deploy.Outcome {
-	drift := []deploy.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
+func resized(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
+	drift := []outcome.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
 	res := deployedWith(t, target, 2, "update")
 	switch command {
 	case "drift":
-		return deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
+		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
 	case "preview":
-		return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, PutBack: drift,
+		return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 			Reason: "1 update, 3 same; would put back what changed in the cloud: " + nodeCount}
 	}
-	return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, PutBack: drift,
+	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 		Reason: "1 update, 3 same; put back what changed in the cloud: " + nodeCount}
 }
 
 // grown is a command's outcome over a cluster whose manifest grew from 2 nodes to 3.
-func grown(t *testing.T, command string, target deploytarget.Target) deploy.Outcome {
+func grown(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
 	res := deployedWith(t, target, 2, "update")
 	if command == "drift" {
-		return deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
-			Drift: []deploy.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
+		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
+			Drift: []outcome.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
 	}
-	return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, Reason: "1 update, 3 same"}
+	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, Reason: "1 update, 3 same"}
 }
 
 // The fleets of the golden files: one stack, 20 with a little of everything, 1,000 of which 3

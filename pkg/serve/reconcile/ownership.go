@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
@@ -204,7 +204,7 @@ func (w *Worker) remember(ctx context.Context, o store.Object, t deploytarget.Ta
 // whatever the cloud says (the cloud matches a stack that is no longer the API's spec), with
 // who and when in the metadata and the nodes the stack now holds. The store records whether the
 // stack is still the object's, which the API's DELETE reads.
-func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Target, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
+func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Target, drifted store.Condition, report *outcome.StackStatus) (store.Condition, map[string]any, error) {
 	v, err := w.ownershipOf(ctx, o, t.Key())
 	if err != nil {
 		return drifted, nil, nil // the check's own condition stands; the next one reads again

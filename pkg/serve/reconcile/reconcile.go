@@ -22,6 +22,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -64,7 +65,7 @@ type Worker struct {
 	Log *slog.Logger
 
 	// pipeline, when set, stands in for deploy.Run: tests count the runs.
-	pipeline func(ctx context.Context, r deploy.Request) ([]deploy.Outcome, error)
+	pipeline func(ctx context.Context, r deploy.Request) ([]outcome.Outcome, error)
 }
 
 // Work reconciles the job's object. A refusal (a change the CLI would refuse, a denied policy)
@@ -154,7 +155,7 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or create another "+
 			"with the new spec, move the workloads, and delete this one")
 	}
-	if up.Status == deploy.Done && r.status != nil {
+	if up.Status == outcome.Done && r.status != nil {
 		st = fromStatus(o, r.status)
 		maps.Copy(st.Metadata, r.observed)
 	}
@@ -172,12 +173,12 @@ type reconciled struct {
 	// replaced are the resources up's preview would replace, which the API refuses.
 	replaced []string
 	// status is the stack's status after a successful up, observed what it holds beyond its spec.
-	status   *deploy.StackStatus
+	status   *outcome.StackStatus
 	observed map[string]any
 }
 
 // op is the pipeline's operation of the reconcile; its outcome is up's.
-func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 	w, o := r.w, r.o
 	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
 	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
@@ -203,14 +204,14 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
 		// replica's rescuer gave the job back). What that attempt left on the stack is this
 		// job's to mend.
-		if taken := d.TakeOver(ctx, t); taken.Status == deploy.Done {
+		if taken := d.TakeOver(ctx, t); taken.Status == outcome.Done {
 			up = d.Up(ctx, t, opts)
 		} else if w.Log != nil {
 			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
 		}
 	}
-	if up.Status == deploy.Done {
+	if up.Status == outcome.Done {
 		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
 		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). The
 		// fleet scan before up spoke of the stack before it: status reads it afresh.
@@ -278,7 +279,7 @@ var phases = map[rotation.Phase]string{
 const busyWait = 5 * time.Second
 
 // stackBusy tells that the outcome is another operation holding the stack's lock.
-func stackBusy(out deploy.Outcome) bool {
+func stackBusy(out outcome.Outcome) bool {
 	var busy *deploy.StackBusyError
 	return errors.As(out.Err, &busy)
 }
@@ -396,7 +397,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploytarget.Targe
 
 // interrupted tells that the outcome is a refusal for what an interrupted operation left: the
 // engine's lock, or creates left pending.
-func interrupted(out deploy.Outcome) bool {
+func interrupted(out outcome.Outcome) bool {
 	var pending *stackstate.PendingCreatesError
 	var locked *stackstate.LockedError
 	var left *stackstate.InterruptedError
@@ -405,10 +406,10 @@ func interrupted(out deploy.Outcome) bool {
 
 // destroy destroys a deleted object's stack, then forgets the object.
 func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
-	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
-	if err == nil && out.Status == deploy.Done {
+	if err == nil && out.Status == outcome.Done {
 		return w.forget(ctx, job, o)
 	}
 	if stackBusy(out) {
@@ -423,7 +424,7 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) deploy.Outcome) (deploy.Outcome, error) {
+func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = deploy.Run
@@ -438,7 +439,7 @@ func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deployta
 	if err == nil {
 		err = errors.Errorf("%s ran %d stacks, not 1", operation, len(outcomes))
 	}
-	return deploy.Outcome{Status: deploy.Failed, Reason: err.Error(), Err: err}, err
+	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
 }
 
 // manifestFile names the object's manifest where a message names a file: there is none, and the
@@ -475,7 +476,7 @@ func (w *Worker) invalid(ctx context.Context, job *river.Job[Args], o store.Obje
 	if !errors.As(err, &problems) {
 		return w.report(ctx, o, refused("Invalid", err.Error()))
 	}
-	st := fromUp(o, deploy.Outcome{}, err, platform)
+	st := fromUp(o, outcome.Outcome{}, err, platform)
 	if rerr := w.report(ctx, o, st); rerr != nil {
 		return rerr
 	}
@@ -524,7 +525,7 @@ func refused(reason, message string) store.ControllerStatus {
 // fromUp is the status an operation's outcome says, before status reads the stack: a refusal
 // (a change the CLI refuses, a policy's denial, a protected cluster) is Refused and final; a
 // failure is Failed and Degraded, retried.
-func fromUp(o store.Object, out deploy.Outcome, err error, platform string) store.ControllerStatus {
+func fromUp(o store.Object, out outcome.Outcome, err error, platform string) store.ControllerStatus {
 	var refusedErr *stackstate.RefusedError
 	var protected *stackstate.ProtectedError
 	var denied *deploy.PolicyDeniedError
@@ -543,9 +544,9 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 		return refused("Interrupted", recovery(o, out.Err))
 	case errors.As(out.Err, &refusedErr), errors.As(out.Err, &protected), errors.As(err, &denied), errors.As(err, &problems):
 		return refused("Refused", message)
-	case out.Status == deploy.Blocked:
+	case out.Status == outcome.Blocked:
 		return refused("Refused", message)
-	case out.Status == deploy.Done:
+	case out.Status == outcome.Done:
 		return store.ControllerStatus{Conditions: []store.Condition{
 			condition("Ready", "True", "Deployed", out.Reason), condition("Progressing", "False", "Deployed", out.Reason)}}
 	}
@@ -602,7 +603,7 @@ func bodyProblems(problems *deploytarget.ProblemsError, platform string, pool bo
 
 // fromStatus is the status the stack's records say after a successful up: Ready and Drifted as
 // `clusterplane status` reports them, and the stack's outputs (secrets left out).
-func fromStatus(o store.Object, s *deploy.StackStatus) store.ControllerStatus {
+func fromStatus(o store.Object, s *outcome.StackStatus) store.ControllerStatus {
 	st := store.ControllerStatus{Metadata: map[string]any{"outputs": s.Outputs}}
 	for _, c := range s.Conditions {
 		st.Conditions = append(st.Conditions, condition(c.Type, c.Status, c.Reason, c.Message))

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
@@ -112,7 +112,7 @@ func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testin
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := fromUp(pool, deploy.Outcome{Status: deploy.Blocked, Err: tt.err}, nil, "digitalocean")
+			st := fromUp(pool, outcome.Outcome{Status: outcome.Blocked, Err: tt.err}, nil, "digitalocean")
 			ready, _ := st.Condition("Ready")
 			if ready.Reason != "Interrupted" {
 				t.Fatalf("Ready %v, want Interrupted", ready)
