@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -212,7 +213,7 @@ type runOp struct {
 	whole bool
 	// pace, when set, paces the run's operations by that estimate of their requests; scan scans the
 	// fleet first, as drift does (status --drift).
-	pace deploy.Requests
+	pace queue.Requests
 	scan bool
 	// filter, when set, keeps the outcomes shown and written (status --only, -l, --kind).
 	filter func([]outcome.Outcome) []outcome.Outcome

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -97,9 +98,9 @@ func previewRun(opts *previewOptions) error {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
-	var pace deploy.Requests
+	var pace queue.Requests
 	if o.refresh {
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
 	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
@@ -172,7 +173,7 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: queue.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -181,9 +182,9 @@ func upRun(opts *upOptions) error {
 	}
 	// Reading the cloud is paced as refresh's reads are: a fleet's up would otherwise send more
 	// than DigitalOcean allows a minute.
-	var pace deploy.Requests
+	var pace queue.Requests
 	if o.refresh {
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
 	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
@@ -231,7 +232,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(o, runOp{name: "refresh", pace: queue.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -265,7 +266,7 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: queue.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Drift(ctx, t)
 		}})
@@ -311,10 +312,10 @@ func statusRun(opts *statusOptions) error {
 	if err := opts.view.Validate(); err != nil {
 		return err
 	}
-	var pace deploy.Requests
+	var pace queue.Requests
 	if opts.drift {
 		// status --drift refreshes as drift does.
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
 	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
@@ -448,7 +449,7 @@ CLOUD_ID is the cluster's id, a DigitalOcean pool's id, or for a Civo pool CLUST
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
 		guard: func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

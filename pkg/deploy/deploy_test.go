@@ -10,9 +10,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -93,7 +93,7 @@ func statuses(outcomes []outcome.Outcome) string {
 func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
 	none := func(string) (bool, error) { return false, nil }
 	a, b, c := pool(t, "a", "b-x"), namedCluster(t, "b", "x", "c-y"), namedCluster(t, "c", "y", "")
-	sorted, deps, err := deploy.Order([]deploytarget.Target{a, b, c}, none)
+	sorted, deps, err := queue.Order([]deploytarget.Target{a, b, c}, none)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,21 +105,21 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 		t.Errorf("order = %v, deps %v; want c-y before b-x before a", got, deps)
 	}
 	gone := pool(t, "a", "gone-x")
-	if _, _, err := deploy.Order([]deploytarget.Target{gone}, none); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, none); err == nil ||
 		!strings.Contains(err.Error(), "a.yaml references stack digitaloceankubernetescluster/gone-x") ||
 		!strings.Contains(err.Error(), "give its manifest too, or deploy it first") {
 		t.Errorf("a reference to nothing: %v", err)
 	}
-	if _, _, err := deploy.Order([]deploytarget.Target{gone}, func(string) (bool, error) { return true, nil }); err != nil {
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, func(string) (bool, error) { return true, nil }); err != nil {
 		t.Errorf("a reference to an existing stack: %v", err)
 	}
 	unreachable := func(string) (bool, error) { return false, errors.New("PULUMI_CONFIG_PASSPHRASE is not set") }
-	if _, _, err := deploy.Order([]deploytarget.Target{gone}, unreachable); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, unreachable); err == nil ||
 		!strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") || strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a backend that cannot say: %v, want its own error, not that the stack does not exist", err)
 	}
 	x, y := namedCluster(t, "x", "one", "y-one"), namedCluster(t, "y", "one", "x-one")
-	if _, _, err := deploy.Order([]deploytarget.Target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
+	if _, _, err := queue.Order([]deploytarget.Target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
 		!strings.Contains(err.Error(), "x.yaml") || !strings.Contains(err.Error(), "y.yaml") {
 		t.Errorf("a cycle: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 	twice := target(t, "copy.yaml", strings.Replace(clusterText("x", "one"), "nodeCount: 2", "nodeCount: 3", 1))
 	again := target(t, "copy-y.yaml", strings.Replace(clusterText("y", "one"), "nodeCount: 2", "nodeCount: 3", 1))
 	// Every pair is said at once, not the first only (newcomer7: 13 pairs, said one a run).
-	if _, _, err := deploy.Order([]deploytarget.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
 		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") ||
 		!strings.Contains(err.Error(), "copy-y.yaml and y.yaml both deploy stack digitaloceankubernetescluster/y-one: give only one of them") {
 		t.Errorf("two files of each of two stacks: %v", err)
@@ -199,7 +199,7 @@ func TestAManifestAndItsStackInputFormAreOneStackDeployedFromTheManifest(t *test
 			for _, f := range tt.files {
 				targets = append(targets, target(t, f[0], f[1]))
 			}
-			sorted, _, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
+			sorted, _, err := queue.Order(targets, func(string) (bool, error) { return false, nil })
 			if tt.refused != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("Order = %v, want refused saying %q", err, tt.refused)

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -35,7 +36,7 @@ type Deployer struct {
 	Throttled func(ctx context.Context, t deploytarget.Target) time.Duration
 	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
 	// its cloud's rate limit (NewPacer).
-	Pace *Pacer
+	Pace *queue.Pacer
 	// Say, when set, is told what the user should know once about the whole run (a slower path
 	// taken), however many stacks meet it.
 	Say func(line string)

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -66,7 +67,7 @@ type Request struct {
 	Guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	Whole bool
 	// Pace, when set, paces the operations by that estimate of their cloud requests.
-	Pace Requests
+	Pace queue.Requests
 	// Progress, given how many stacks run, is where each stack's engine progress goes
 	// (Deployer.Progress): several running at once are told apart by a prefix.
 	Progress func(stacks int) func(t deploytarget.Target) io.Writer
@@ -183,7 +184,7 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)
 	}
-	sorted, deps, err := Order(targets, exists)
+	sorted, deps, err := queue.Order(targets, exists)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +345,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		d.Progress = r.Progress(len(sorted))
 	}
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
-	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
+	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
 	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {
@@ -363,11 +364,11 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
 // refused, which send the cloud nothing of their own.
-func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *Pacer {
+func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *queue.Pacer {
 	if r.Pace == nil {
 		return nil
 	}
-	p := NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
+	p := queue.NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
 		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
 	})
 	for _, b := range p.Budgets() {
@@ -391,7 +392,7 @@ func (r Request) changedOnly(sorted []deploytarget.Target, deps map[string][]str
 			continue
 		}
 		kept[t.Key()] = true
-		for _, d := range Dependants(deps, t.Key()) {
+		for _, d := range queue.Dependants(deps, t.Key()) {
 			kept[d] = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
@@ -65,7 +66,7 @@ func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Conte
 				"made from, or none to take the plan's files", strings.Join(missing, ", "))
 		}
 		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
-		q := Queue{Parallel: parallel, StackTimeout: timeout}
+		q := queue.Queue{Parallel: parallel, StackTimeout: timeout}
 		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 			planned := p.Stack(t.Key())
 			if planned == nil {

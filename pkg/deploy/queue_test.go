@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -19,7 +19,7 @@ func fleet(t *testing.T) ([]deploytarget.Target, map[string][]string) {
 	t.Helper()
 	targets := []deploytarget.Target{pool(t, "a", "b-x"), pool(t, "d", "b-x"), namedCluster(t, "b", "x", "c-y"),
 		namedCluster(t, "c", "y", ""), namedCluster(t, "e", "z", "")}
-	sorted, deps, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
+	sorted, deps, err := queue.Order(targets, func(string) (bool, error) { return false, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestTheQueueRunsEveryStackAfterTheStacksItReferencesAndDestroyTheOtherWayRo
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRecorder()
-			outcomes := deploy.Queue{Parallel: 4, Reverse: tt.reverse}.Run(context.Background(), sorted, deps, r.op)
+			outcomes := queue.Queue{Parallel: 4, Reverse: tt.reverse}.Run(context.Background(), sorted, deps, r.op)
 			for _, pair := range tt.first {
 				if !r.before(pair[0], pair[1]) {
 					t.Errorf("%s started after %s: %v", pair[0], pair[1], r.started)
@@ -116,7 +116,7 @@ func TestAFailureSkipsTheStacksThatWaitForItAndNothingElse(t *testing.T) {
 	sorted, deps := fleet(t)
 	r := newRecorder()
 	r.fail["b-x"] = true
-	outcomes := deploy.Queue{Parallel: 2}.Run(context.Background(), sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 2}.Run(context.Background(), sorted, deps, r.op)
 	got := statuses(outcomes)
 	for _, want := range []string{"b-x failed", "a skipped by digitaloceankubernetescluster/b-x",
 		"d skipped by digitaloceankubernetescluster/b-x", "c-y done", "e-z done"} {
@@ -140,7 +140,7 @@ func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 		return outcome.Outcome{}
 	}
 	for _, skip := range []bool{true, false} {
-		got := statuses(deploy.Queue{Parallel: 2, SkipBlocked: skip}.Run(context.Background(), sorted, deps, blocking))
+		got := statuses(queue.Queue{Parallel: 2, SkipBlocked: skip}.Run(context.Background(), sorted, deps, blocking))
 		if skipped := strings.Contains(got, "a skipped"); skipped != skip {
 			t.Errorf("SkipBlocked %t: outcomes %s", skip, got)
 		}
@@ -155,7 +155,7 @@ func TestNoMoreStacksRunAtOnceThanParallelSays(t *testing.T) {
 	for _, parallel := range []int{1, 3} {
 		r := newRecorder()
 		r.hold = 20 * time.Millisecond
-		deploy.Queue{Parallel: parallel}.Run(context.Background(), targets, nil, r.op)
+		queue.Queue{Parallel: parallel}.Run(context.Background(), targets, nil, r.op)
 		if r.max != parallel {
 			t.Errorf("--parallel %d ran %d at once", parallel, r.max)
 		}
@@ -167,7 +167,7 @@ func TestAStackThatOutlivesItsDeadlineFailsAndTheOthersGoOn(t *testing.T) {
 	r := newRecorder()
 	r.block["e-z"] = true
 	start := time.Now()
-	outcomes := deploy.Queue{Parallel: 4, StackTimeout: 50 * time.Millisecond}.Run(context.Background(), sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 4, StackTimeout: 50 * time.Millisecond}.Run(context.Background(), sorted, deps, r.op)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the queue took %s", took)
 	}
@@ -187,7 +187,7 @@ func TestCancellingTheQueueInterruptsWhatRunsAndStartsNothingMore(t *testing.T) 
 	r.block["c-y"], r.block["e-z"] = true, true
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	outcomes := deploy.Queue{Parallel: 2}.Run(ctx, sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 2}.Run(ctx, sorted, deps, r.op)
 	for _, o := range outcomes {
 		if o.Status != outcome.Cancelled && o.Status != outcome.Skipped {
 			t.Errorf("%s: %s, want cancelled (or skipped behind a cancelled stack)", o.Target.Stack, o.Status)

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -27,7 +28,7 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 		}
 		return r.op(ctx, t)
 	}
-	outcomes := deploy.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
+	outcomes := queue.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
 	for _, o := range outcomes {
 		if o.Target.Stack != "e-z" {
 			if o.Status != outcome.Done {
@@ -89,7 +90,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &deploy.Deployer{Backend: tt.backend}
-			q := deploy.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
+			q := queue.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
 			o := q.Run(ctx, []deploytarget.Target{tt.target}, nil, hang)[0]
 			var interrupted *stackstate.InterruptedError
 			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
@@ -108,7 +109,7 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	// Ctrl-C: the same advice, and the outcome stays cancelled (exit 130).
 	cancelled, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
-	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, hang)[0]
+	o := queue.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, hang)[0]
 	if o.Status != outcome.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
 	}
@@ -213,7 +214,7 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 				<-ctx.Done()
 				return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
 			}
-			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, op)[0]
+			o := queue.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, op)[0]
 			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != outcome.Cancelled {
 				t.Errorf("%s %q: says to run it again %t, want %t", o.Status, o.Reason, got, tt.says)
 			}

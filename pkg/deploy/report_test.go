@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -93,11 +94,11 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 			// A fleet whose cluster fails: its pool is skipped.
 			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
 			b.Fail(cl.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "422 invalid size"})
-			sorted, deps, err := deploy.Order([]deploytarget.Target{p, cl}, nil)
+			sorted, deps, err := queue.Order([]deploytarget.Target{p, cl}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return deploy.Queue{Parallel: 2, SkipBlocked: true}.Run(ctx, sorted, deps, func(ctx context.Context, tg deploytarget.Target) outcome.Outcome {
+			return queue.Queue{Parallel: 2, SkipBlocked: true}.Run(ctx, sorted, deps, func(ctx context.Context, tg deploytarget.Target) outcome.Outcome {
 				return d.Up(ctx, tg, deploy.UpOptions{Yes: true})
 			})
 		}},

@@ -21,8 +21,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -124,11 +124,11 @@ func Export(targets []deploytarget.Target, opts Options) ([]File, error) {
 	notHeld := func(string) (bool, error) {
 		return false, errors.New("give its manifest too: the operator orders only the Stacks it holds")
 	}
-	if _, _, err := deploy.Order(targets, notHeld); err != nil {
+	if _, _, err := queue.Order(targets, notHeld); err != nil {
 		return nil, errors.Wrap(err, "the operator could not deploy these manifests as given")
 	}
 	// A manifest and its stack-input form are one Stack.
-	targets = deploy.Distinct(targets)
+	targets = queue.Distinct(targets)
 	names := map[string]string{}
 	for _, t := range targets {
 		names[t.Key()] = Name(t)
