@@ -20,6 +20,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -123,7 +126,7 @@ func apply(m map[string]any, edits []edit) map[string]any {
 }
 
 // target is the deploy target of a manifest (with providerConfig, a stack input) on stack.
-func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Target, error) {
+func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploytarget.Target, error) {
 	t.Helper()
 	doc := m
 	if pc, ok := m["providerConfig"]; ok {
@@ -140,9 +143,9 @@ func (w *walk) target(t *testing.T, m map[string]any, stack string) (deploy.Targ
 	}
 	in := k.NewStackInput()
 	if err := stackinput.Parse(data, stack+".json", in); err != nil {
-		return deploy.Target{}, err
+		return deploytarget.Target{}, err
 	}
-	return deploy.NewTarget(stack+".json", k, in, stack), nil
+	return deploytarget.NewTarget(stack+".json", k, in, stack), nil
 }
 
 // observed is what the real provider did with a change, in words for a failure's message.
@@ -164,11 +167,11 @@ func typeOf(kind string, row effects.Row) string {
 }
 
 // stepsOn are the engine's steps on resources of type typ.
-func stepsOn(res *deploy.Result, typ string) []deploy.Step {
+func stepsOn(res *stackstate.Result, typ string) []stackstate.Step {
 	if res == nil {
 		return nil
 	}
-	var out []deploy.Step
+	var out []stackstate.Step
 	for _, s := range res.Steps {
 		if s.Type == typ && s.Op != string(apitype.OpRefresh) {
 			out = append(out, s)
@@ -177,7 +180,7 @@ func stepsOn(res *deploy.Result, typ string) []deploy.Step {
 	return out
 }
 
-func ops(steps []deploy.Step) string {
+func ops(steps []stackstate.Step) string {
 	var out []string
 	for _, s := range steps {
 		out = append(out, s.Op+" "+s.Name+" "+strings.Join(s.Paths, ","))
@@ -232,7 +235,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		return
 	}
-	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+	if o := w.deployer.Up(ctx, oldT, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 		t.Fatalf("deploying the old manifest: %s %v", o.Status, o.Err)
 	}
 	typ := typeOf(c.kind, row)
@@ -249,8 +252,8 @@ func (w *walk) run(t *testing.T, n int, c change) {
 			return
 		}
 		gated := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
-		var refused *deploy.RefusedError
-		if gated.Status != deploy.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
+		var refused *stackstate.RefusedError
+		if gated.Status != outcome.Blocked || !errors.As(gated.Err, &refused) || !strings.Contains(refused.Error(), c.row) {
 			seen.say("clusterplane did not refuse it before the engine: %s %v", gated.Status, gated.Err)
 			fail()
 			return
@@ -267,7 +270,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
 		seen.say("up %s %q", up.Status, up.Reason)
-		if up.Status != deploy.Done {
+		if up.Status != outcome.Done {
 			seen.say("%v", up.Err)
 			fail()
 			return
@@ -284,7 +287,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 				replaced = true
 			}
 		}
-		ok := drift.Status == deploy.Done
+		ok := drift.Status == outcome.Done
 		switch claim.Effect {
 		case effects.Update:
 			ok = ok && !replaced && (changed || stateOnly(row))
@@ -308,15 +311,15 @@ func stateOnly(row effects.Row) bool {
 
 // identity checks a change clusterplane refuses on the stack whatever the flags: preview and up,
 // even past the gate, stop before the engine naming the field.
-func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, seen *observed, fail func()) {
-	var retarget *deploy.RetargetError
-	for _, o := range []deploy.Outcome{
+func (w *walk) identity(ctx context.Context, newT deploytarget.Target, row string, seen *observed, fail func()) {
+	var retarget *deploytarget.RetargetError
+	for _, o := range []outcome.Outcome{
 		w.deployer.Preview(ctx, newT, noRefresh),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true}),
 		w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true, AllowRefused: true}),
 	} {
 		seen.say("%s %v", o.Status, o.Err)
-		if o.Status != deploy.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
+		if o.Status != outcome.Blocked || !errors.As(o.Err, &retarget) || !strings.Contains(o.Err.Error(), row) {
 			fail()
 			return
 		}
@@ -325,11 +328,11 @@ func (w *walk) identity(ctx context.Context, newT deploy.Target, row string, see
 
 // refused deploys a refused change past the gate and checks the provider does what the claim's
 // Refusal says.
-func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, typ string, claim diff.Change, seen *observed, fail func()) {
+func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Target, typ string, claim diff.Change, seen *observed, fail func()) {
 	preview := w.deployer.Preview(ctx, newT, noRefresh)
-	var engine *deploy.EngineError
-	var protected *deploy.ProtectedError
-	previewFailed := preview.Status == deploy.Failed && errors.As(preview.Err, &engine)
+	var engine *stackstate.EngineError
+	var protected *stackstate.ProtectedError
+	previewFailed := preview.Status == outcome.Failed && errors.As(preview.Err, &engine)
 	seen.say("preview %s [%s] %v", preview.Status, ops(stepsOn(preview.Result, typ)), preview.Err)
 	switch claim.Refusal {
 	case effects.FailsAtPreview:
@@ -351,20 +354,20 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploy.Target, ty
 	seen.say("up past the gate %s %v", up.Status, up.Err)
 	switch claim.Refusal {
 	case effects.FailsAtApply:
-		if up.Status != deploy.Failed {
+		if up.Status != outcome.Failed {
 			fail()
 		}
 	case effects.NotApplied:
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if up.Status != deploy.Done || drift.Status != deploy.Drifted {
+		if up.Status != outcome.Done || drift.Status != deploy.Drifted {
 			fail()
 		}
 	case effects.Kept:
 		steps := stepsOn(preview.Result, typ)
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if len(steps) != 0 || up.Status != deploy.Done || drift.Status != deploy.Done {
+		if len(steps) != 0 || up.Status != outcome.Done || drift.Status != outcome.Done {
 			fail()
 		}
 	default:

@@ -12,7 +12,11 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -27,7 +31,7 @@ const stackTimeout = 2 * time.Hour
 // deployEnv is how the deploy commands reach the engine, held by the factory. Tests set backend
 // to a fake (deploytest); otherwise the first command that needs it opens the Automation API's.
 type deployEnv struct {
-	backend deploy.Backend
+	backend stackstate.Backend
 	// interactive overrides whether standard input is a terminal someone answers at.
 	interactive *bool
 	// redactor removes the run's secrets from what the deploy commands print (factory.redactor),
@@ -155,9 +159,9 @@ func (o *deployOptions) validate() error {
 
 // targets reads and validates every file (once each) into targets (deploy.Files), for a
 // command that checks them before the pipeline runs: every problem of every file is said.
-func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
+func (f *factory) targets(o *deployOptions) ([]deploytarget.Target, error) {
 	targets, err := f.files(o).Targets(o.files)
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	if errors.As(err, &problems) {
 		return nil, f.exit(nil, err)
 	}
@@ -165,12 +169,12 @@ func (f *factory) targets(o *deployOptions) ([]deploy.Target, error) {
 }
 
 // files is how the deploy commands read their files into targets.
-func (f *factory) files(o *deployOptions) deploy.Files {
-	return deploy.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Offline: o.offline}
+func (f *factory) files(o *deployOptions) deploytarget.Files {
+	return deploytarget.Files{Reader: f.reader, Kinds: f.kinds, Stack: o.stack, One: o.oneManifest, Offline: o.offline}
 }
 
 // backend opens the engine's backend once per run.
-func (f *factory) backend(o *deployOptions) (deploy.Backend, error) {
+func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 	if f.deploy.backend != nil {
 		return f.deploy.backend, nil
 	}
@@ -192,27 +196,27 @@ type runOp struct {
 	name string
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
-	op                   func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome
+	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 	// render prints the outcomes in text; nil for the table. summary ends its text with the
 	// table's summary line (adopt: its lines say each stack, the summary counts them).
-	render  func(w io.Writer, outcomes []deploy.Outcome)
+	render  func(w io.Writer, outcomes []outcome.Outcome)
 	summary bool
 	// verbatim prints render's text as it is, unredacted: the user's data (a kubeconfig), which
 	// holds credentials by design and no word of the engine's.
 	verbatim bool
 	// guard, when set, refuses targets before anything runs: their keys and why.
-	guard func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error)
+	guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	// finish, when set, acts on the outcomes before they are reported (preview --save-plan); its
 	// error is said and makes the command fail.
-	finish func(outcomes []deploy.Outcome) error
+	finish func(outcomes []outcome.Outcome) error
 	// whole tells that guard refuses every target or none (up --plan).
 	whole bool
 	// pace, when set, paces the run's operations by that estimate of their requests; scan scans the
 	// fleet first, as drift does (status --drift).
-	pace deploy.Requests
+	pace queue.Requests
 	scan bool
 	// filter, when set, keeps the outcomes shown and written (status --only, -l, --kind).
-	filter func([]deploy.Outcome) []deploy.Outcome
+	filter func([]outcome.Outcome) []outcome.Outcome
 }
 
 // runDeploy runs the pipeline with the command's flags, says what it says on stderr, and
@@ -231,7 +235,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	defer stop()
 	start := time.Now()
 	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
-		Backend: func() (deploy.Backend, error) { return f.backend(o) },
+		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
 		Say: func(line string) { fmt.Fprintln(f.Stderr, f.redactor().String(line)) }, Op: r.op})
@@ -252,7 +256,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	shown := outcomes
 	if r.filter != nil {
 		// Never nil: exit takes nil outcomes for a run that never got to a stack.
-		shown = append([]deploy.Outcome{}, r.filter(outcomes)...)
+		shown = append([]outcome.Outcome{}, r.filter(outcomes)...)
 	}
 	if rerr := f.report(r, o, shown, time.Since(start)); rerr != nil {
 		return rerr
@@ -267,8 +271,8 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 // interrupted 130, else 4 for a stack status finds not ready, else 3 for anything blocked or
 // drifted (it must not pass unasked), else 1 for a failure or a skip. Errors already said (a
 // policy's denial, reported with the outcomes; a --save-plan failure) are not said again.
-func (f *factory) exit(outcomes []deploy.Outcome, err error) error {
-	var problems *deploy.ProblemsError
+func (f *factory) exit(outcomes []outcome.Outcome, err error) error {
+	var problems *deploytarget.ProblemsError
 	var denied *deploy.PolicyDeniedError
 	var args *deploy.ArgsError
 	switch {

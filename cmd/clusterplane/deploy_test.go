@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -145,7 +146,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			name: "the table names the cause of a failure, not the engine's preamble",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				b.Fail("digitaloceankubernetescluster/platform-prod", "update",
-					&deploy.EngineError{Op: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
+					&stackstate.EngineError{Op: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
 			code: exitcode.Invalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "Stacks: 1 failed."},
@@ -235,7 +236,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 		{
 			name: "a failed preview of a new stack leaves no stack behind",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
-				b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &deploy.EngineError{Op: "preview", Cause: "401"})
+				b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Op: "preview", Cause: "401"})
 				return []string{"preview", filepath.Join(dir, "cluster.yaml")}
 			},
 			code: exitcode.Invalid, says: []string{"1 failed"},

@@ -6,7 +6,11 @@ import (
 	"io"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
 )
@@ -90,15 +94,15 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
-	var pace deploy.Requests
+	var pace queue.Requests
 	if o.refresh {
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
@@ -169,7 +173,7 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: deploy.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: queue.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -178,12 +182,12 @@ func upRun(opts *upOptions) error {
 	}
 	// Reading the cloud is paced as refresh's reads are: a fleet's up would otherwise send more
 	// than DigitalOcean allows a minute.
-	var pace deploy.Requests
+	var pace queue.Requests
 	if o.refresh {
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
-		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploy.Target, r deploy.Result) bool {
+	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
 	}})
@@ -228,7 +232,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", pace: deploy.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(o, runOp{name: "refresh", pace: queue.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -262,8 +266,10 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: deploy.Refreshing,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) }})
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: queue.Refreshing,
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+			return d.Drift(ctx, t)
+		}})
 }
 
 type statusOptions struct {
@@ -306,16 +312,16 @@ func statusRun(opts *statusOptions) error {
 	if err := opts.view.Validate(); err != nil {
 		return err
 	}
-	var pace deploy.Requests
+	var pace queue.Requests
 	if opts.drift {
 		// status --drift refreshes as drift does.
-		pace = deploy.Refreshing
+		pace = queue.Refreshing
 	}
-	text := func(w io.Writer, outcomes []deploy.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
+	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
-				Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
 		}})
 }
 
@@ -354,15 +360,15 @@ func destroyRun(opts *destroyOptions) error {
 	}
 	destroy := deploy.DestroyOptions{Remove: opts.remove}
 	if !opts.yes {
-		destroy.Confirm = func(t deploy.Target, resources []string) bool {
+		destroy.Confirm = func(t deploytarget.Target, resources []string) bool {
 			return f.confirm(render.DestroyPlan(t, resources), fmt.Sprintf("%s: delete %d resource(s). Destroy?", t.File, len(resources)))
 		}
 	}
 	// A stack that a manifest next to the files given references is not destroyed (a cluster under its pools).
-	stillReferenced := func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }
@@ -386,7 +392,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
 	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: render.Kubeconfig, verbatim: true,
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Kubeconfig(ctx, t)
 		}})
 }
@@ -442,8 +448,8 @@ where a cloud names a pool only within its cluster.`,
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: deploy.Adopting,
-		guard: func(ctx context.Context, b deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
+		guard: func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {
 				return nil, err
@@ -453,7 +459,7 @@ func adoptRun(opts *adoptOptions) error {
 			}
 			return nil, nil
 		},
-		op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Adopt(ctx, t, ids[t.Key()], deploy.AdoptOptions{Exact: opts.exact})
 		}})
 }

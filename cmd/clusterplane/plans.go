@@ -6,13 +6,14 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
 // savePlan is preview's finish with --save-plan: the plan of every stack previewed, written to
 // file only when every stack has its part (a plan covers the whole fleet or nothing).
-func savePlan(file string) func(outcomes []deploy.Outcome) error {
-	return func(outcomes []deploy.Outcome) error {
+func savePlan(file string) func(outcomes []outcome.Outcome) error {
+	return func(outcomes []outcome.Outcome) error {
 		p, err := deploy.NewPlan(outcomes, time.Now())
 		if err != nil {
 			return err

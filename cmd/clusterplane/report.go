@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -20,7 +21,7 @@ import (
 // or text (the command's own, else the table), every failure's cause on stderr.
 // Everything it prints is redacted (see redactor), but for what a command prints as the user's
 // data, verbatim: a kubeconfig.
-func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome, took time.Duration) (failed error) {
+func (f *factory) report(r runOp, o *deployOptions, outcomes []outcome.Outcome, took time.Duration) (failed error) {
 	report := render.Report(r.name, outcomes, f.prices)
 	if err := f.writeReportFile(o, report, outcomes); err != nil {
 		f.printError(err) // said, and the report still printed: the run's outcome is not lost with the file
@@ -65,7 +66,7 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []deploy.Outcome, t
 }
 
 // writeReportFile writes --report-file, when given, whole (atomically) and redacted.
-func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []deploy.Outcome) error {
+func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []outcome.Outcome) error {
 	if o.reportFile == "" {
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
 )
@@ -29,7 +31,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			// The cluster's preview fails, and the pool is skipped: the file is written all the same.
 			fail := func() {
 				if command == "preview" {
-					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"})
+					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"})
 				}
 			}
 			fail()
@@ -40,7 +42,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
 				t.Fatalf("exit %d, -o json: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
 			}
-			if command == "preview" && report.Summary[deploy.Failed] != 1 {
+			if command == "preview" && report.Summary[outcome.Failed] != 1 {
 				t.Fatalf("the preview did not fail as set up: %v", report.Summary)
 			}
 			var rows []map[string]any

@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -98,7 +99,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	}
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	deploy.StackClusterIDs(ctx, func() (deploy.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
+	deploy.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
 	plans := upgrade.Plan(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)

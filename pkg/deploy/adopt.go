@@ -12,32 +12,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-// Disagreement is a manifest field whose value differs from the live resource's.
-type Disagreement struct {
-	// Field is the manifest path, e.g. "spec.defaultNodePool.nodeCount".
-	Field string `json:"field"`
-	// Manifest and Live are both values in the manifest's terms (a negated field's property is
-	// turned round); secrets read "[secret]".
-	Manifest any `json:"manifest"`
-	Live     any `json:"live"`
-	// Effect is what deploying the manifest's value over the live one does (pkg/change/effects): update
-	// (in place), ignored, replace or refused; "unknown" when no row of the effects table says.
-	Effect effects.Effect `json:"effect"`
-	// Reason says why, in the effects table's words.
-	Reason string `json:"reason,omitempty"`
-
-	// property is the provider's property behind the field, which the import leaves as the cloud
-	// has it when the difference is in place.
-	property string
-}
-
-// Unknown is the effect of a difference no row of the effects table explains: it blocks.
-const Unknown effects.Effect = "unknown"
-
-// blocks tells whether the difference keeps the resource from being adopted as it is.
-func (d Disagreement) blocks() bool { return d.Effect.Blocks() || d.Effect == Unknown }
 
 // AdoptOptions steer Adopt.
 type AdoptOptions struct {
@@ -54,8 +32,8 @@ type AdoptOptions struct {
 // InPlace as what the next up changes. A difference that would replace the resource, or that the
 // providers refuse, changes nothing: each is listed (Blocked) and the stack is left as it was (and
 // removed when Adopt made it). With Exact every difference blocks.
-func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, opts AdoptOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	table := t.Effects
 	if table == nil {
 		return failed(errors.Errorf("no effects are known for kind %q", t.Kind))
@@ -95,10 +73,10 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 			return &pulumi.ResourceTransformResult{Props: args.Props, Opts: args.Opts}
 		}
 	}
-	res, previewErr := s.Preview(ctx, Options{Progress: d.progress(t), Transform: importing(nil)})
-	var blocking, inPlace []Disagreement
+	res, previewErr := s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Transform: importing(nil)})
+	var blocking, inPlace []outcome.Disagreement
 	for _, dis := range disagreements(table, t.Input, typ, res.Steps) {
-		if opts.Exact || dis.blocks() {
+		if opts.Exact || dis.Blocks() {
 			blocking = append(blocking, dis)
 			continue
 		}
@@ -106,7 +84,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	}
 	if len(blocking) > 0 {
 		forget(ctx, s, created)
-		return Outcome{Status: Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
+		return outcome.Outcome{Status: outcome.Blocked, Reason: "not adopted: the manifest disagrees with " + typ + " " + id,
 			Disagreements: blocking, InPlace: inPlace, Result: &res}
 	}
 	if previewErr != nil {
@@ -115,9 +93,9 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	}
 	var ignore []string
 	for _, dis := range inPlace {
-		ignore = append(ignore, dis.property)
+		ignore = append(ignore, dis.Property)
 	}
-	upOpts := Options{Progress: d.progress(t), Transform: importing(ignore)}
+	upOpts := stackstate.Options{Progress: d.progress(t), Transform: importing(ignore)}
 	if len(ignore) > 0 {
 		// The history says so, and which fields: the manifest is recorded as deployed, yet the
 		// resource differs from it, so the fleet scan must not take the stack for unchanged until
@@ -128,7 +106,7 @@ func (d *Deployer) Adopt(ctx context.Context, t Target, id string, opts AdoptOpt
 	if err != nil {
 		return failed(err)
 	}
-	o := Outcome{Status: Done, Result: &up, InPlace: inPlace, Reason: "adopted " + typ + " " + id + " into " + t.Key()}
+	o := outcome.Outcome{Status: outcome.Done, Result: &up, InPlace: inPlace, Reason: "adopted " + typ + " " + id + " into " + t.Key()}
 	if len(inPlace) > 0 {
 		o.Reason += "; the next up changes in place what the manifest says otherwise"
 	}
@@ -141,7 +119,7 @@ const AdoptedWithChangesLeft = "clusterplane adopt: in-place changes left for th
 
 // adoptionMessage is the message of an adoption's update that left the in-place differences for
 // the next up: AdoptedWithChangesLeft, then the fields.
-func adoptionMessage(inPlace []Disagreement) string {
+func adoptionMessage(inPlace []outcome.Disagreement) string {
 	fields := make([]string, len(inPlace))
 	for i, d := range inPlace {
 		fields[i] = d.Field
@@ -151,7 +129,7 @@ func adoptionMessage(inPlace []Disagreement) string {
 
 // adoptionLeft are the manifest fields an adoption left for the next up, when last, the stack's
 // last update, is that adoption (adoptionMessage); nil otherwise.
-func adoptionLeft(last *Update) []string {
+func adoptionLeft(last *stackstate.Update) []string {
 	if last == nil || last.Operation != "update" {
 		return nil
 	}
@@ -174,9 +152,9 @@ func adoptionLeft(last *Update) []string {
 // provider does not read back on import (live unknown) is no disagreement: the manifest's value
 // is what the state takes; one it reads back as an output, or under another name (a DigitalOcean
 // pool's count, as actualNodeCount), is compared there.
-func disagreements(table *effects.Table, input proto.Message, typ string, steps []Step) []Disagreement {
+func disagreements(table *effects.Table, input proto.Message, typ string, steps []stackstate.Step) []outcome.Disagreement {
 	seen := map[string]bool{}
-	var out []Disagreement
+	var out []outcome.Disagreement
 	for _, step := range steps {
 		if step.Type != typ || isOp(step, apitype.OpImport, apitype.OpSame, apitype.OpRead) {
 			continue
@@ -204,8 +182,8 @@ func disagreements(table *effects.Table, input proto.Message, typ string, steps 
 			rows := rowsOf(table, typ, path)
 			manifest, live = inManifestTerms(rows, manifest), inManifestTerms(rows, live)
 			decision := decide(rows, input, live)
-			out = append(out, Disagreement{Field: field, Manifest: manifest, Live: live, Effect: decision.Effect,
-				Reason: decision.Reason, property: path})
+			out = append(out, outcome.Disagreement{Field: field, Manifest: manifest, Live: live, Effect: decision.Effect,
+				Reason: decision.Reason, Property: path})
 		}
 	}
 	return out

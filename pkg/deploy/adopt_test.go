@@ -9,11 +9,13 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // planned are the inputs the target's module registers for its resource of type typ, as a fresh
 // preview plans them: the live resource of a cloud that matches the manifest exactly.
-func planned(t *testing.T, target deploy.Target, typ string) map[string]any {
+func planned(t *testing.T, target deploytarget.Target, typ string) map[string]any {
 	t.Helper()
 	d, _ := deployer()
 	o := d.Preview(context.Background(), target, deploy.PreviewOptions{})
@@ -85,13 +87,13 @@ func adoptKinds(t *testing.T) []adoptKind {
 	}
 }
 
-func find(found []deploy.Disagreement, field string) (deploy.Disagreement, bool) {
+func find(found []outcome.Disagreement, field string) (outcome.Disagreement, bool) {
 	for _, d := range found {
 		if d.Field == field {
 			return d, true
 		}
 	}
-	return deploy.Disagreement{}, false
+	return outcome.Disagreement{}, false
 }
 
 func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundAndTakesInPlaceOnes(t *testing.T) {
@@ -109,7 +111,7 @@ func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundA
 			b.Live("id-1", live)
 			o := d.Adopt(ctx, tg, "id-1", deploy.AdoptOptions{})
 			got, ok := find(o.Disagreements, k.blockField)
-			if o.Status != deploy.Blocked || !ok || got.Manifest != k.blockValue || got.Live != k.blockLive || !got.Effect.Blocks() {
+			if o.Status != outcome.Blocked || !ok || got.Manifest != k.blockValue || got.Live != k.blockLive || !got.Effect.Blocks() {
 				t.Errorf("adopt with %s %v in the cloud: %s %+v, want blocked on %s: manifest %v, live %v",
 					k.blockProp, k.blockLive, o.Status, o.Disagreements, k.blockField, k.blockValue, k.blockLive)
 			}
@@ -127,7 +129,7 @@ func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundA
 			b.Live("id-2", live)
 			o = d.Adopt(ctx, tg, "id-2", deploy.AdoptOptions{})
 			got, ok = find(o.InPlace, k.placeField)
-			if o.Status != deploy.Done || len(o.Disagreements) != 0 || !ok || fmt.Sprint(got.Live) != fmt.Sprint(k.placeLive) ||
+			if o.Status != outcome.Done || len(o.Disagreements) != 0 || !ok || fmt.Sprint(got.Live) != fmt.Sprint(k.placeLive) ||
 				got.Effect.Blocks() || !b.Has(tg.Key()) {
 				t.Errorf("adopt with only %s differing: %s %q %+v / %+v, want adopted listing %s in place",
 					k.placeProp, o.Status, o.Reason, o.Disagreements, o.InPlace, k.placeField)
@@ -137,14 +139,14 @@ func TestAdoptOfEachKindBlocksOnAReplacingFieldNamingBothValuesTheRightWayRoundA
 			d, b = deployer()
 			b.Live("id-3", live)
 			o = d.Adopt(ctx, tg, "id-3", deploy.AdoptOptions{Exact: true})
-			if _, ok := find(o.Disagreements, k.placeField); o.Status != deploy.Blocked || !ok || b.Has(tg.Key()) {
+			if _, ok := find(o.Disagreements, k.placeField); o.Status != outcome.Blocked || !ok || b.Has(tg.Key()) {
 				t.Errorf("adopt --exact with %s differing: %s %+v, want blocked on %s", k.placeProp, o.Status, o.Disagreements, k.placeField)
 			}
 
 			// A cloud that matches the manifest is adopted with nothing to change.
 			d, b = deployer()
 			b.Live("id-4", matching)
-			if o := d.Adopt(ctx, tg, "id-4", deploy.AdoptOptions{Exact: true}); o.Status != deploy.Done || len(o.InPlace) != 0 {
+			if o := d.Adopt(ctx, tg, "id-4", deploy.AdoptOptions{Exact: true}); o.Status != outcome.Done || len(o.InPlace) != 0 {
 				t.Errorf("adopt of a matching resource: %s %q %+v", o.Status, o.Reason, o.InPlace)
 			}
 		})
@@ -157,13 +159,13 @@ func TestAdoptSaysDisableSurgeUpgradeAsTheManifestSpellsItNotAsTheSurgeUpgradeIt
 		name     string
 		manifest string // the spec line added
 		surge    bool   // the cloud's surge_upgrade
-		want     deploy.Disagreement
+		want     outcome.Disagreement
 		blocked  bool
 	}{
 		{"unset, on a cluster made without surge upgrades, turns them on in place", "", false,
-			deploy.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: false, Live: true, Effect: effects.Update}, false},
+			outcome.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: false, Live: true, Effect: effects.Update}, false},
 		{"true, on a cluster with surge upgrades, is refused: the provider never sends false", "  disableSurgeUpgrade: true\n", true,
-			deploy.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: true, Live: false, Effect: effects.Refused}, true},
+			outcome.Disagreement{Field: "spec.disableSurgeUpgrade", Manifest: true, Live: false, Effect: effects.Refused}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,10 +175,10 @@ func TestAdoptSaysDisableSurgeUpgradeAsTheManifestSpellsItNotAsTheSurgeUpgradeIt
 			d, b := deployer()
 			b.Live("id", live)
 			o := d.Adopt(ctx, tg, "id", deploy.AdoptOptions{})
-			all := append(append([]deploy.Disagreement(nil), o.Disagreements...), o.InPlace...)
+			all := append(append([]outcome.Disagreement(nil), o.Disagreements...), o.InPlace...)
 			got, ok := find(all, tt.want.Field)
 			if !ok || got.Manifest != tt.want.Manifest || got.Live != tt.want.Live || got.Effect != tt.want.Effect ||
-				(o.Status == deploy.Blocked) != tt.blocked {
+				(o.Status == outcome.Blocked) != tt.blocked {
 				t.Errorf("%s %+v, want %+v (blocked %t)", o.Status, all, tt.want, tt.blocked)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // rowsOf are the effects table's rows of the manifest fields sent as the property at path of a
@@ -41,7 +42,7 @@ func inManifestTerms(rows []effects.Row, v any) any {
 }
 
 // harm orders the effects from harmless to harmful; a field sent with others takes the worst.
-var harm = map[effects.Effect]int{effects.Update: 0, effects.Ignored: 1, Unknown: 2, effects.Refused: 3, effects.Replace: 4}
+var harm = map[effects.Effect]int{effects.Update: 0, effects.Ignored: 1, outcome.Unknown: 2, effects.Refused: 3, effects.Replace: 4}
 
 // decide is what deploying the manifest's value over the live one (in the manifest's terms) does,
 // the worst of the rows': a row whose effect depends on the change (a version lowered, surge
@@ -49,7 +50,7 @@ var harm = map[effects.Effect]int{effects.Update: 0, effects.Ignored: 1, Unknown
 // effect is the row's own.
 func decide(rows []effects.Row, input proto.Message, live any) effects.Decision {
 	if len(rows) == 0 {
-		return effects.Decision{Effect: Unknown, Reason: "no row of the effects table says what changing it does"}
+		return effects.Decision{Effect: outcome.Unknown, Reason: "no row of the effects table says what changing it does"}
 	}
 	var worst effects.Decision
 	for i, row := range rows {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
@@ -11,7 +13,7 @@ import (
 // (adopt --id) for the one manifest. A manifest without an id, or whose annotation the id given
 // contradicts, refuses the whole run before anything is adopted: a fleet half adopted is harder
 // to reason about.
-func AdoptIDs(targets []Target, given string) (map[string]string, error) {
+func AdoptIDs(targets []deploytarget.Target, given string) (map[string]string, error) {
 	if given != "" && len(targets) > 1 {
 		return nil, errors.Errorf("--id is the cloud id of one manifest, and %d were given: record each one's id in its "+
 			"metadata.annotations[%q] instead", len(targets), CloudIDAnnotation)
@@ -45,11 +47,11 @@ func AdoptIDs(targets []Target, given string) (map[string]string, error) {
 // whose cloud id (ids, by target key) another stack of its kind holds, as a pool clusterplane
 // deployed on a cluster made elsewhere, which discover writes again under the cloud's names:
 // two stacks would hold one pool, and destroying either would delete it under the other.
-func AlreadyManaged(ctx context.Context, b Backend, targets []Target, ids map[string]string) error {
+func AlreadyManaged(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, ids map[string]string) error {
 	var managed []string
 	holders := map[string]map[string]string{} // by project: the stack key holding each cloud id
 	for _, t := range targets {
-		held, err := Holds(ctx, b, t)
+		held, err := deploytarget.Holds(ctx, b, t)
 		if err != nil {
 			return err
 		}
@@ -62,7 +64,7 @@ func AlreadyManaged(ctx context.Context, b Backend, targets []Target, ids map[st
 			continue
 		}
 		if _, ok := holders[t.Project]; !ok {
-			if holders[t.Project], err = heldIDs(ctx, b, t); err != nil {
+			if holders[t.Project], err = deploytarget.HeldIDs(ctx, b, t); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // gitRepo makes a git repository of the files, committed, and returns its folder.
@@ -58,9 +61,9 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 			b := deploytest.New()
 			var said []string
 			outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "HEAD",
-				Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute,
-				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome {
-					return deploy.Outcome{Status: deploy.Done, Reason: "ran"}
+				Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute,
+				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+					return outcome.Outcome{Status: outcome.Done, Reason: "ran"}
 				}})
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +90,7 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 func TestChangedSinceACommitGitDoesNotKnowIsAMistakeOfTheCommandLine(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.yaml": clusterText("a", "prod")})
 	_, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "no-such-branch",
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return deploytest.New(), nil }, Op: preview})
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return deploytest.New(), nil }, Op: preview})
 	var args *deploy.ArgsError
 	if !errors.As(err, &args) || !strings.Contains(err.Error(), `"no-such-branch": git knows no such commit`) {
 		t.Errorf("err %v (%T), want an *ArgsError naming the commit", err, err)

@@ -7,35 +7,39 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // Every operation closes the stacks it opens, whether it succeeds, fails or is cancelled: a stack
 // left open keeps its workspace folder, with the stack's encryption salt, on disk.
 func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
-	ops := map[string]func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome{
-		"preview": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+	ops := map[string]func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome{
+		"preview": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Preview(ctx, c, deploy.PreviewOptions{})
 		},
-		"up": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"up": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{Yes: true})
 		},
-		"up unconfirmed": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"up unconfirmed": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, c, deploy.UpOptions{})
 		},
-		"refresh": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"refresh": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Refresh(ctx, c, deploy.RefreshOptions{ImportPendingCreates: []string{"cloud-id"}})
 		},
-		"drift": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome { return d.Drift(ctx, c) },
-		"status": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"drift": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
+			return d.Drift(ctx, c)
+		},
+		"status": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 		},
-		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"kubeconfig": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Kubeconfig(ctx, c)
 		},
-		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"adopt": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Adopt(ctx, c, "cluster-1", deploy.AdoptOptions{})
 		},
-		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploy.Target) deploy.Outcome {
+		"destroy": func(ctx context.Context, d *deploy.Deployer, c deploytarget.Target) outcome.Outcome {
 			return d.Destroy(ctx, c, deploy.DestroyOptions{Remove: true})
 		},
 	}
@@ -65,7 +69,7 @@ func TestEveryOperationClosesTheStacksItOpensHoweverItEnds(t *testing.T) {
 				c := cluster(t)
 				b.Live("cluster-1", map[string]any{"name": "dev-fra1"})
 				if end.deployed {
-					if o := d.Up(context.Background(), c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+					if o := d.Up(context.Background(), c, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 						t.Fatalf("up: %s %v", o.Status, o.Err)
 					}
 				}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -27,7 +29,7 @@ func manifest(t *testing.T, rel string) string {
 }
 
 // target is the target of a manifest's text, as clusterplane reads it from file.
-func target(t *testing.T, file, text string) deploy.Target {
+func target(t *testing.T, file, text string) deploytarget.Target {
 	t.Helper()
 	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
@@ -44,11 +46,11 @@ func target(t *testing.T, file, text string) deploy.Target {
 	if err := stackinput.Parse([]byte(text), file, in); err != nil {
 		t.Fatal(err)
 	}
-	return deploy.NewTarget(file, k, in, "")
+	return deploytarget.NewTarget(file, k, in, "")
 }
 
 // cluster is the DigitalOcean cluster example, unprotected, each pair of replacements applied.
-func cluster(t *testing.T, replacements ...string) deploy.Target {
+func cluster(t *testing.T, replacements ...string) deploytarget.Target {
 	t.Helper()
 	text := strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "\nspec:\n",
 		"\nspec:\n  deletionProtection: false\n", 1)
@@ -57,7 +59,7 @@ func cluster(t *testing.T, replacements ...string) deploy.Target {
 
 // namedCluster is a DigitalOcean cluster of name and env whose VPC is the vpc_uuid of the
 // cluster stack vpcFrom ("name-env"), or the region's default when vpcFrom is "".
-func namedCluster(t *testing.T, name, env, vpcFrom string) deploy.Target {
+func namedCluster(t *testing.T, name, env, vpcFrom string) deploytarget.Target {
 	t.Helper()
 	vpc := ""
 	if vpcFrom != "" {
@@ -69,14 +71,14 @@ func namedCluster(t *testing.T, name, env, vpcFrom string) deploy.Target {
 }
 
 // pool is a DigitalOcean node pool named name in the cluster stack clusterFrom ("name-env").
-func pool(t *testing.T, name, clusterFrom string) deploy.Target {
+func pool(t *testing.T, name, clusterFrom string) deploytarget.Target {
 	t.Helper()
 	n, e, _ := strings.Cut(clusterFrom, "-")
 	text := poolText(name, n, e)
 	return target(t, name+".yaml", text)
 }
 
-func statuses(outcomes []deploy.Outcome) string {
+func statuses(outcomes []outcome.Outcome) string {
 	var out []string
 	for _, o := range outcomes {
 		s := o.Target.Stack + " " + string(o.Status)
@@ -91,7 +93,7 @@ func statuses(outcomes []deploy.Outcome) string {
 func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem(t *testing.T) {
 	none := func(string) (bool, error) { return false, nil }
 	a, b, c := pool(t, "a", "b-x"), namedCluster(t, "b", "x", "c-y"), namedCluster(t, "c", "y", "")
-	sorted, deps, err := deploy.Order([]deploy.Target{a, b, c}, none)
+	sorted, deps, err := queue.Order([]deploytarget.Target{a, b, c}, none)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,21 +105,21 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 		t.Errorf("order = %v, deps %v; want c-y before b-x before a", got, deps)
 	}
 	gone := pool(t, "a", "gone-x")
-	if _, _, err := deploy.Order([]deploy.Target{gone}, none); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, none); err == nil ||
 		!strings.Contains(err.Error(), "a.yaml references stack digitaloceankubernetescluster/gone-x") ||
 		!strings.Contains(err.Error(), "give its manifest too, or deploy it first") {
 		t.Errorf("a reference to nothing: %v", err)
 	}
-	if _, _, err := deploy.Order([]deploy.Target{gone}, func(string) (bool, error) { return true, nil }); err != nil {
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, func(string) (bool, error) { return true, nil }); err != nil {
 		t.Errorf("a reference to an existing stack: %v", err)
 	}
 	unreachable := func(string) (bool, error) { return false, errors.New("PULUMI_CONFIG_PASSPHRASE is not set") }
-	if _, _, err := deploy.Order([]deploy.Target{gone}, unreachable); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{gone}, unreachable); err == nil ||
 		!strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") || strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a backend that cannot say: %v, want its own error, not that the stack does not exist", err)
 	}
 	x, y := namedCluster(t, "x", "one", "y-one"), namedCluster(t, "y", "one", "x-one")
-	if _, _, err := deploy.Order([]deploy.Target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
+	if _, _, err := queue.Order([]deploytarget.Target{x, y}, none); err == nil || !strings.Contains(err.Error(), "cycle") ||
 		!strings.Contains(err.Error(), "x.yaml") || !strings.Contains(err.Error(), "y.yaml") {
 		t.Errorf("a cycle: %v", err)
 	}
@@ -125,7 +127,7 @@ func TestOrderPutsEveryStackAfterTheStacksItReferencesAndNamesBothEndsOfAProblem
 	twice := target(t, "copy.yaml", strings.Replace(clusterText("x", "one"), "nodeCount: 2", "nodeCount: 3", 1))
 	again := target(t, "copy-y.yaml", strings.Replace(clusterText("y", "one"), "nodeCount: 2", "nodeCount: 3", 1))
 	// Every pair is said at once, not the first only (newcomer7: 13 pairs, said one a run).
-	if _, _, err := deploy.Order([]deploy.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
+	if _, _, err := queue.Order([]deploytarget.Target{twice, namedCluster(t, "x", "one", ""), again, namedCluster(t, "y", "one", "")}, none); err == nil ||
 		!strings.Contains(err.Error(), "copy.yaml and x.yaml both deploy stack digitaloceankubernetescluster/x-one") ||
 		!strings.Contains(err.Error(), "copy-y.yaml and y.yaml both deploy stack digitaloceankubernetescluster/y-one: give only one of them") {
 		t.Errorf("two files of each of two stacks: %v", err)
@@ -152,7 +154,7 @@ func TestAStackIsNamedByItsNameOrAsTheTablesOrThePulumiCLIName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack, func(t *testing.T) {
-			got, err := deploy.Read(k, "cluster.yaml", data, tt.stack)
+			got, err := deploytarget.Read(k, "cluster.yaml", data, tt.stack)
 			if tt.want != "" && (err != nil || got.Stack != tt.want) {
 				t.Errorf("--stack %q: stack %q, %v; want %q", tt.stack, got.Stack, err, tt.want)
 			}
@@ -193,11 +195,11 @@ func TestAManifestAndItsStackInputFormAreOneStackDeployedFromTheManifest(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var targets []deploy.Target
+			var targets []deploytarget.Target
 			for _, f := range tt.files {
 				targets = append(targets, target(t, f[0], f[1]))
 			}
-			sorted, _, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
+			sorted, _, err := queue.Order(targets, func(string) (bool, error) { return false, nil })
 			if tt.refused != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("Order = %v, want refused saying %q", err, tt.refused)

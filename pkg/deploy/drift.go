@@ -8,11 +8,14 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Drifted: drift found the cloud different from the manifest, a finding and not a refusal
 // (drift exits 3 for it, as for a block).
-const Drifted Status = "drifted"
+const Drifted outcome.Status = "drifted"
 
 // NotDeployed is drift's reason for a stack that holds nothing, never deployed or destroyed: no
 // drift (exit 0), for nothing deployed can differ from the cloud; status tells it apart (Ready
@@ -23,7 +26,7 @@ const NotDeployed = "not deployed (never, or destroyed): nothing to compare with
 // when nothing differs; else what up, which reads the cloud first, would do, except that a
 // difference the provider cannot put back is said as such, never as something up clears; and the
 // fields that differ.
-func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
+func driftOf(t deploytarget.Target, res stackstate.Result) (reason string, fields []outcome.FieldDrift) {
 	reason = wouldChange(t, res)
 	if reason == "" {
 		return "", nil
@@ -49,8 +52,8 @@ func driftOf(t Target, res Result) (reason string, fields []FieldDrift) {
 // left for the next up (left, read lazily from the stack's last update: adoptionLeft) and those
 // whose property the provider never reads from the cloud, which only an import leaves unlike the
 // manifest. Those are listed apart (Sets), as what this up sets for the first time.
-func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
-	if o.Status != Done || o.Result == nil {
+func putBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() []string) outcome.Outcome {
+	if o.Status != outcome.Done || o.Result == nil {
 		return o
 	}
 	changed := changedPaths(t, o.Result.Previous)
@@ -65,7 +68,7 @@ func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 			// The manifest changed it: the report lists it as the change it is.
 		case f.Stays != "":
 			o.Drift = append(o.Drift, f)
-		case slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.property]:
+		case slices.Contains(leftFields, f.Field) || t.Effects != nil && t.Effects.NeverReadBack[f.Property]:
 			o.Sets = append(o.Sets, f)
 		default:
 			o.PutBack = append(o.PutBack, f)
@@ -86,15 +89,15 @@ func putBack(t Target, o Outcome, verb string, left func() []string) Outcome {
 
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
-func Previewed(t Target, res Result) Outcome {
-	return putBack(t, Outcome{Target: t, Status: Done, Result: &res, Reason: res.Summary()}, "would put back",
+func Previewed(t deploytarget.Target, res stackstate.Result) outcome.Outcome {
+	return putBack(t, outcome.Outcome{Target: t, Status: outcome.Done, Result: &res, Reason: res.Summary()}, "would put back",
 		func() []string { return res.LeftByAdoption })
 }
 
 // wouldChange says what up would do after a preview against the cloud (res), "" when
 // nothing: the engine's counts, except that a replacement of the pool that up rotates instead
 // (the manifest asks for a rotation it carries out) is said as that rotation.
-func wouldChange(t Target, res Result) string {
+func wouldChange(t deploytarget.Target, res stackstate.Result) string {
 	changes := res.Changed()
 	if changes == "" {
 		return ""
@@ -103,24 +106,6 @@ func wouldChange(t Target, res Result) string {
 		return "up would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
 	}
 	return "up would " + changes
-}
-
-// FieldDrift is a manifest field the cloud disagrees with, and both values (secrets "[secret]").
-type FieldDrift struct {
-	// Field is the manifest path, e.g. "spec.tags"; for a property no row of the effects table
-	// sends, the resource type and the property.
-	Field string `json:"field"`
-	// Live is what the cloud has, Manifest what the manifest says.
-	Live     any `json:"live"`
-	Manifest any `json:"manifest"`
-	// Stays, when set, says why no up puts this drift back and what does: the manifest leaves
-	// the field empty, and emptying it is a change the provider does not carry out (the effects
-	// table's removal of the field, e.g. a DigitalOcean pool's labels: its API client leaves an
-	// empty map out of the request).
-	Stays string `json:"stays,omitempty"`
-
-	// property is the provider's property behind the field (Pulumi names).
-	property string
 }
 
 // stays is why up cannot put back a drift from live to an empty manifest value, from the rows'
@@ -154,7 +139,7 @@ func empty(v any) bool {
 
 // unclearable says the drifted fields no up puts back, "" when there is none: drift's reason must
 // not say that up would clear them.
-func unclearable(fields []FieldDrift) (names string, all bool) {
+func unclearable(fields []outcome.FieldDrift) (names string, all bool) {
 	var out []string
 	for _, f := range fields {
 		if f.Stays != "" {
@@ -165,7 +150,7 @@ func unclearable(fields []FieldDrift) (names string, all bool) {
 }
 
 // fieldNames lists the fields, "spec.nodeCount, spec.tags".
-func fieldNames(fields []FieldDrift) string {
+func fieldNames(fields []outcome.FieldDrift) string {
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.Field
@@ -175,9 +160,9 @@ func fieldNames(fields []FieldDrift) string {
 
 // driftedFields names the manifest fields behind the properties the steps change (pkg/change/effects
 // knows which field is sent as which property), each once, in the order of the steps.
-func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
+func driftedFields(table *effects.Table, steps []stackstate.Step) []outcome.FieldDrift {
 	seen := map[string]bool{}
-	var out []FieldDrift
+	var out []outcome.FieldDrift
 	for _, step := range steps {
 		if isOp(step, apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
 			continue
@@ -202,8 +187,8 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 			}
 			seen[field] = true
 			rows := rowsOf(table, step.Type, path)
-			out = append(out, FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest),
-				Stays: stays(rows, live, manifest), property: path})
+			out = append(out, outcome.FieldDrift{Field: field, Live: inManifestTerms(rows, live), Manifest: inManifestTerms(rows, manifest),
+				Stays: stays(rows, live, manifest), Property: path})
 		}
 	}
 	return out
@@ -215,7 +200,7 @@ func driftedFields(table *effects.Table, steps []Step) []FieldDrift {
 // cloud's); under the name the provider files the value under where it has one (a DigitalOcean
 // pool's count is actualNodeCount: nodeCount holds what was last sent, or nothing after an
 // import); the inputs only where the outputs lack the property.
-func cloudValue(table *effects.Table, step Step, path string) any {
+func cloudValue(table *effects.Table, step stackstate.Step, path string) any {
 	if table != nil {
 		if alias, ok := table.ReadBack[path]; ok {
 			if v := valueAt(step.Live, alias); v != nil {

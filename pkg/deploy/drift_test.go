@@ -11,6 +11,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
@@ -112,25 +115,25 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 		name        string
 		prop        string
 		live        any
-		status      deploy.Status
+		status      outcome.Status
 		putBack     string // the field put back, "" for none
 		stays       string // the field that still differs, "" for none
 		cost        string // what the cost line says
 		reasonNames string
 	}{
-		{"a pool resized in the cloud is put back, from its cost", "nodeCount", 6, deploy.Done, "spec.nodeCount", "",
+		{"a pool resized in the cloud is put back, from its cost", "nodeCount", 6, outcome.Done, "spec.nodeCount", "",
 			"-$192.00/month ($288.00 → $96.00/month", "put back what changed in the cloud: spec.nodeCount"},
 		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, deploy.Drifted, "", "spec.labels",
 			"unchanged ($96.00 → $96.00/month", "the cloud still differs where no up can put it back: spec.labels"},
 	}
 	ops := []struct {
 		name string
-		run  func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome
+		run  func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) outcome.Outcome
 	}{
-		{"preview", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+		{"preview", func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) outcome.Outcome {
 			return d.Preview(ctx, p, deploy.PreviewOptions{})
 		}},
-		{"up", func(ctx context.Context, d *deploy.Deployer, p deploy.Target) deploy.Outcome {
+		{"up", func(ctx context.Context, d *deploy.Deployer, p deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, p, deploy.UpOptions{Yes: true})
 		}},
 	}
@@ -155,7 +158,7 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 
 // checkPutBack checks what an up or a preview said of its read of the cloud: its status and
 // reason, the fields put back and those that still differ, and the cost from what the cloud had.
-func checkPutBack(t *testing.T, o deploy.Outcome, status deploy.Status, reason, putBack, stays, says string) {
+func checkPutBack(t *testing.T, o outcome.Outcome, status outcome.Status, reason, putBack, stays, says string) {
 	t.Helper()
 	if o.Status != status || !strings.Contains(o.Reason, reason) {
 		t.Fatalf("%s %q, want %s saying %q", o.Status, o.Reason, status, reason)
@@ -166,7 +169,7 @@ func checkPutBack(t *testing.T, o deploy.Outcome, status deploy.Status, reason, 
 	if got := fieldsOf(o.Drift); got != stays {
 		t.Errorf("still differs %q, want %q", got, stays)
 	}
-	outcomes := []deploy.Outcome{o}
+	outcomes := []outcome.Outcome{o}
 	report := deploy.NewReport("up", outcomes)
 	report.Price(outcomes, clouds.Prices)
 	if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), says) {
@@ -182,7 +185,7 @@ func checkPutBack(t *testing.T, o deploy.Outcome, status deploy.Status, reason, 
 }
 
 // fieldsOf names the fields, "" for none.
-func fieldsOf(fields []deploy.FieldDrift) string {
+func fieldsOf(fields []outcome.FieldDrift) string {
 	var names []string
 	for _, f := range fields {
 		names = append(names, f.Field)
@@ -198,10 +201,10 @@ func TestAnEmptiedLabelMapIsRefusedUntilTheCloudHoldsItEmpty(t *testing.T) {
 	tests := []struct {
 		name  string
 		cloud map[string]any // the labels the cloud holds when the manifest drops them
-		want  deploy.Status
+		want  outcome.Status
 	}{
-		{"the cloud still holds the label", map[string]any{"team": "web"}, deploy.Blocked},
-		{"the label was removed in the cloud", map[string]any{}, deploy.Done},
+		{"the cloud still holds the label", map[string]any{"team": "web"}, outcome.Blocked},
+		{"the label was removed in the cloud", map[string]any{}, outcome.Done},
 	}
 	for _, tt := range tests {
 		for _, op := range []string{"preview", "up"} {
@@ -212,7 +215,7 @@ func TestAnEmptiedLabelMapIsRefusedUntilTheCloudHoldsItEmpty(t *testing.T) {
 				mustUp(ctx, t, d, target(t, "pool.yaml", text+"  labels: {team: web}\n"))
 				b.EditRefreshed("digitaloceankubernetesnodepool/dev-fra1-workers", poolType, "dev-fra1-workers", "labels", tt.cloud, tt.cloud)
 				p := target(t, "pool.yaml", text)
-				var o deploy.Outcome
+				var o outcome.Outcome
 				if op == "preview" {
 					o = d.Preview(ctx, p, deploy.PreviewOptions{})
 				} else {
@@ -296,17 +299,17 @@ func TestStatusDriftPreviewsOnlyTheStacksTheFleetScanCannotVouchFor(t *testing.T
 func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 	tests := []struct {
 		name    string
-		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target)
+		prepare func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target)
 		ready   string
 		code    int
 	}{
-		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploy.Target) {
+		{"a destroyed stack", func(ctx context.Context, t *testing.T, d *deploy.Deployer, c deploytarget.Target) {
 			mustUp(ctx, t, d, c)
-			if o := d.Destroy(ctx, c, deploy.DestroyOptions{}); o.Status != deploy.Done {
+			if o := d.Destroy(ctx, c, deploy.DestroyOptions{}); o.Status != outcome.Done {
 				t.Fatalf("destroy: %s %v", o.Status, o.Err)
 			}
 		}, "Destroyed", exitcode.OK},
-		{"a stack never deployed", func(context.Context, *testing.T, *deploy.Deployer, deploy.Target) {}, "NotDeployed", exitcode.NotReady},
+		{"a stack never deployed", func(context.Context, *testing.T, *deploy.Deployer, deploytarget.Target) {}, "NotDeployed", exitcode.NotReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,14 +318,14 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 			c := cluster(t)
 			tt.prepare(ctx, t, d, c)
 			o := d.Drift(ctx, c)
-			if o.Status != deploy.Done || o.Reason != deploy.NotDeployed || deploy.ExitCode([]deploy.Outcome{o}) != exitcode.OK {
+			if o.Status != outcome.Done || o.Reason != deploy.NotDeployed || deploy.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
 				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, deploy.NotDeployed)
 			}
 			st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 			if st.Report == nil || st.Report.Condition("Ready").Reason != tt.ready || st.Report.Condition("Drifted").Reason != "NotDeployed" {
 				t.Fatalf("status --drift: %+v, want Ready %s and Drifted NotDeployed", st.Report, tt.ready)
 			}
-			if code := deploy.ExitCode([]deploy.Outcome{st}); code != tt.code {
+			if code := deploy.ExitCode([]outcome.Outcome{st}); code != tt.code {
 				t.Errorf("status --drift exits %d, want %d as for plain status", code, tt.code)
 			}
 		})
@@ -333,7 +336,7 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 // cluster past is drift no up puts back (exit 4), and a preview that failed otherwise cannot
 // tell, which is exit 1, never 0.
 func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
-	upgraded := &deploy.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
+	upgraded := &stackstate.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
 		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
 	tests := []struct {
 		name           string
@@ -345,9 +348,9 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 		{"a version the cloud upgraded past is drift no up puts back", upgraded, "True", "NotPutBackByUp",
 			`spec.kubernetesVersion: the cloud has "1.32.2-do.0", the manifest "1.31"`, exitcode.NotReady},
 		{"a replacement of a protected cluster the engine refused is drift no up puts back",
-			&deploy.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
+			&stackstate.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
 			"up would replace or delete KubernetesCluster dev-fra1, which is protected", exitcode.NotReady},
-		{"a preview that failed otherwise cannot tell", &deploy.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
+		{"a preview that failed otherwise cannot tell", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
 			"Unknown", "PreviewFailed", "503 Service Unavailable", exitcode.Invalid},
 	}
 	for _, tt := range tests {
@@ -365,7 +368,7 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 			if got.Status != tt.status || got.Reason != tt.reason || !strings.Contains(got.Message, tt.says) {
 				t.Errorf("Drifted %s/%s %q, want %s/%s saying %q", got.Status, got.Reason, got.Message, tt.status, tt.reason, tt.says)
 			}
-			if code := deploy.ExitCode([]deploy.Outcome{o}); code != tt.exit {
+			if code := deploy.ExitCode([]outcome.Outcome{o}); code != tt.exit {
 				t.Errorf("status --drift exits %d, want %d", code, tt.exit)
 			}
 		})

@@ -8,7 +8,10 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A preview of one manifest through the whole pipeline, as any way in calls it: here on the fake
@@ -22,10 +25,10 @@ func ExampleRun() {
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{
 		Operation: "preview",
 		Paths:     []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
-		Files:     deploy.Files{Kinds: registry.Kinds()},
-		Backend:   func() (deploy.Backend, error) { return backend, nil },
+		Files:     deploytarget.Files{Kinds: registry.Kinds()},
+		Backend:   func() (stackstate.Backend, error) { return backend, nil },
 		Parallel:  1,
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Preview(ctx, t, deploy.PreviewOptions{})
 		},
 	})

@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,9 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -32,11 +34,11 @@ type ExistingError struct {
 
 func (e *ExistingError) Error() string {
 	if e.ManagedBy != "" {
-		return "the cloud already holds " + describeLive(e.Live) + ", which stack " + e.ManagedBy +
+		return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which stack " + e.ManagedBy +
 			" manages: give this manifest another " + e.nameField() + ", or change " + e.ManagedBy + "'s manifest instead"
 	}
-	return "the cloud already holds " + describeLive(e.Live) + ", which the stack does not hold, " +
-		"and a create would make one more. " + adoptAdvice(e.File, e.Live)
+	return "the cloud already holds " + stackstate.DescribeLive(e.Live) + ", which the stack does not hold, " +
+		"and a create would make one more. " + outcome.AdoptAdvice(e.File, e.Live)
 }
 
 // nameField names the field a manifest names the cloud's cluster or pool with.
@@ -49,10 +51,10 @@ func (e *ExistingError) nameField() string {
 
 // existing refuses to create what the cloud holds under the target's name (live). It names the
 // stack of the kind that manages it when one does, since the adopt command would then refuse.
-func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Outcome {
+func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []kinds.Live) outcome.Outcome {
 	e := &ExistingError{File: t.File, Live: live, NameField: stackinput.CloudName(t.Input)}
 	// Not knowing the other stacks (a backend that cannot list them) still refuses the create.
-	if held, err := heldIDs(ctx, d.Backend, t); err == nil {
+	if held, err := deploytarget.HeldIDs(ctx, d.Backend, t); err == nil {
 		for _, l := range live {
 			if key := held[l.ID]; key != "" && key != t.Key() {
 				e.ManagedBy = key
@@ -60,7 +62,7 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 			}
 		}
 	}
-	o := Outcome{Status: Blocked, Reason: "refused", Err: e}
+	o := outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: e}
 	if e.ManagedBy == "" {
 		o.Unmanaged = live
 	}
@@ -71,28 +73,28 @@ func (d *Deployer) existing(ctx context.Context, t Target, live []kinds.Live) Ou
 // cloud's own cluster (node pool) of the manifest's name before creating one, as guardCreate does:
 // the preview creates one and the stack holds none (a renamed manifest's create comes with the
 // delete of the one the stack holds). The state is read only when the preview creates one.
-func (d *Deployer) guardsCreate(ctx context.Context, t Target, s Stack, res Result) (bool, error) {
+func (d *Deployer) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
 	typ := guardedType(t.Effects)
-	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s Step) bool {
+	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s stackstate.Step) bool {
 		return s.Type == typ && s.Op == string(apitype.OpCreate)
 	}) {
 		return false, nil
 	}
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return false, err
 	}
-	_, held := st.ids(typ)
+	_, held := st.IDs(typ)
 	return !held, nil
 }
 
 // ownIDs are the ids of the cluster (node pool) stack s holds.
-func ownIDs(ctx context.Context, t Target, s Stack) ([]string, error) {
-	st, err := readState(ctx, s)
+func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]string, error) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	ids, _ := st.ids(guardedType(t.Effects))
+	ids, _ := st.IDs(guardedType(t.Effects))
 	return ids, nil
 }
 
@@ -100,7 +102,7 @@ func ownIDs(ctx context.Context, t Target, s Stack) ([]string, error) {
 // cluster (node pool) of the target's name: then the create is refused (blocked). unchecked says
 // why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
 // a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
-func (d *Deployer) lookBeforeCreate(ctx context.Context, t Target, own ...string) (blocked *Outcome, unchecked string, err error) {
+func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *outcome.Outcome, unchecked string, err error) {
 	if t.Lookup == nil || guardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
@@ -129,53 +131,6 @@ func notChecked(unchecked string) string {
 	return " (not checked for an existing one of the name: " + unchecked + ")"
 }
 
-// LeftBehindError is a failed create that left what it was creating in the cloud: the stack
-// does not hold it, the next up refuses to create another (ExistingError).
-type LeftBehindError struct {
-	Cause error
-	File  string
-	Live  []kinds.Live
-}
-
-func (e *LeftBehindError) Unwrap() error { return e.Cause }
-
-func (e *LeftBehindError) Error() string {
-	return e.Cause.Error() + ". The failed create left " + describeLive(e.Live) + " in the cloud, which the stack does not " +
-		"hold. " + adoptAdvice(e.File, e.Live)
-}
-
-// describeLive names the resources: `cluster dev-fra1 in region fra1 (id a, id b)`.
-func describeLive(live []kinds.Live) string {
-	if len(live) == 0 {
-		return "nothing"
-	}
-	var ids []string
-	for _, l := range live {
-		ids = append(ids, l.ID)
-	}
-	what := live[0].Type + " " + live[0].Name
-	if len(live) > 1 {
-		what = fmt.Sprintf("%d %ss named %s", len(live), live[0].Type, live[0].Name)
-	}
-	if live[0].Where != "" {
-		what += " in " + live[0].Where
-	}
-	return what + " (id " + strings.Join(ids, ", id ") + ")"
-}
-
-// adoptAdvice says how to take the resource over, and what to do with the others of one name.
-func adoptAdvice(file string, live []kinds.Live) string {
-	if len(live) == 0 {
-		return ""
-	}
-	advice := "Take it over with `clusterplane adopt " + file + " --id " + live[0].ID + "`"
-	if len(live) > 1 {
-		advice = "Take one over with `clusterplane adopt " + file + " --id ID` (e.g. --id " + live[0].ID +
-			") and delete the others in the cloud"
-	}
-	return advice + ", or delete it in the cloud, then run up again"
-}
-
 // guardedType is the type of the cluster or node pool a target of the kind whose effects table
 // is given creates, "" when unknown.
 func guardedType(table *effects.Table) string {
@@ -188,19 +143,6 @@ func guardedType(table *effects.Table) string {
 	return table.Types[effects.NodePool]
 }
 
-// ids are the ids the state holds of resources of type typ, and whether it holds any.
-func (st state) ids(typ string) ([]string, bool) {
-	var out []string
-	held := false
-	for _, r := range st.d.Resources {
-		if string(r.Type) == typ {
-			held = true
-			out = append(out, string(r.ID))
-		}
-	}
-	return out, held
-}
-
 // lookupTimeout bounds a look-up after a failure or an interruption, whose own context has ended.
 const lookupTimeout = 30 * time.Second
 
@@ -208,8 +150,8 @@ const lookupTimeout = 30 * time.Second
 // name, and names what a failed create left behind.
 type createGuard struct {
 	d *Deployer
-	t Target
-	s Stack
+	t deploytarget.Target
+	s stackstate.Stack
 	// typ is the type of the resource whose create is planned; "" when none is (the stack holds
 	// it already, or the kind has no look-up).
 	typ string
@@ -220,10 +162,10 @@ type createGuard struct {
 // guardCreate looks, when the stack holds no cluster (node pool) and Up would create one, for one
 // of the same name where the manifest puts it: found, Up is refused (Blocked) naming its ids and
 // the adopt command.
-func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state) (*createGuard, *Outcome) {
+func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
 	g := &createGuard{d: d, t: t, s: s}
 	typ := guardedType(t.Effects)
-	if _, held := st.ids(typ); t.Lookup == nil || typ == "" || held {
+	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
 		return g, nil
 	}
 	g.typ = typ
@@ -238,26 +180,26 @@ func (d *Deployer) guardCreate(ctx context.Context, t Target, s Stack, st state)
 }
 
 // done is a successful up's outcome, with the note of what was not looked at.
-func (g *createGuard) done(o Outcome) Outcome {
+func (g *createGuard) done(o outcome.Outcome) outcome.Outcome {
 	o.Reason += notChecked(g.note)
 	return o
 }
 
 // failed is a failed up's outcome, naming what the failed create left in the cloud.
-func (g *createGuard) failed(ctx context.Context, o Outcome) Outcome {
+func (g *createGuard) failed(ctx context.Context, o outcome.Outcome) outcome.Outcome {
 	if g.typ == "" {
 		return o
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 	defer cancel()
-	st, err := readState(ctx, g.s)
+	st, err := stackstate.ReadState(ctx, g.s)
 	if err != nil {
 		return o
 	}
 	left := g.d.leftBehind(ctx, g.t, st)
 	if len(left) > 0 {
 		o.Unmanaged = left
-		o.Err = &LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
+		o.Err = &outcome.LeftBehindError{Cause: o.Err, File: g.t.File, Live: left}
 	}
 	return o
 }
@@ -271,13 +213,13 @@ type lookup struct {
 
 // leftBehind are the target's cluster (node pool) of its name that the cloud holds and the state
 // does not; none when the kind has no look-up or the cloud cannot be asked.
-func (d *Deployer) leftBehind(ctx context.Context, t Target, st state) []kinds.Live {
+func (d *Deployer) leftBehind(ctx context.Context, t deploytarget.Target, st stackstate.State) []kinds.Live {
 	return d.look(ctx, t, st).live
 }
 
 // look asks the cloud what it holds of the target's name that the state does not: a kind without
 // a look-up, a manifest without a token or a cloud that does not answer leave it not looked.
-func (d *Deployer) look(ctx context.Context, t Target, st state) *lookup {
+func (d *Deployer) look(ctx context.Context, t deploytarget.Target, st stackstate.State) *lookup {
 	typ := guardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
 		return &lookup{}
@@ -286,7 +228,7 @@ func (d *Deployer) look(ctx context.Context, t Target, st state) *lookup {
 	if err != nil || found.Unchecked != "" {
 		return &lookup{}
 	}
-	held, _ := st.ids(typ)
+	held, _ := st.IDs(typ)
 	var out []kinds.Live
 	for _, l := range found.Live {
 		own := false
@@ -308,7 +250,7 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 	}
 	project, stack, _ := strings.Cut(reference.Key(from), "/")
 	s, err := d.Backend.Open(ctx, project, stack, nil)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return "", nil
 	}
 	if err != nil {
@@ -326,14 +268,14 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 // leftInStatus adds to a Ready condition of a failed last update what a failed create left in
 // the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
 // was not asked) so that status does not ask twice.
-func (d *Deployer) leftInStatus(ctx context.Context, t Target, st state, ready Condition) (Condition, *lookup) {
+func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
 	typ := guardedType(t.Effects)
-	if _, held := st.ids(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
+	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil
 	}
 	answer := d.look(ctx, t, st)
 	if len(answer.live) > 0 {
-		ready.Message += "; it left " + describeLive(answer.live) + " in the cloud, which the stack does not hold. " + adoptAdvice(t.File, answer.live)
+		ready.Message += "; it left " + stackstate.DescribeLive(answer.live) + " in the cloud, which the stack does not hold. " + outcome.AdoptAdvice(t.File, answer.live)
 	}
 	return ready, answer
 }

@@ -14,6 +14,9 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -57,7 +60,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 	c.Lookup = fake.lookup("")
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
 	var existing *deploy.ExistingError
-	if o.Status != deploy.Blocked || !errors.As(o.Err, &existing) || len(o.Unmanaged) != 2 {
+	if o.Status != outcome.Blocked || !errors.As(o.Err, &existing) || len(o.Unmanaged) != 2 {
 		t.Fatalf("up with two clusters of the name in the cloud: %s %v %v, want blocked naming both", o.Status, o.Err, o.Unmanaged)
 	}
 	for _, s := range []string{"id-1", "id-2", "region fra1", "`clusterplane adopt cluster.yaml --id ID`", "delete the others"} {
@@ -74,7 +77,7 @@ func TestUpRefusesToCreateAClusterTheCloudHoldsUnderItsNameNamingItsIdsAndTheAdo
 	mustUp(ctx, t, d, c)
 	fake.live = []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "its-own"}}
 	asked := fake.asked
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done || fake.asked != asked {
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Done || fake.asked != asked {
 		t.Errorf("an up of a deployed stack: %s %v, the cloud asked %d more times, want done without asking", o.Status, o.Err, fake.asked-asked)
 	}
 }
@@ -83,7 +86,7 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Cause: "500 Internal Server Error"})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "500 Internal Server Error"})
 	// The cloud carried the create out before it answered 500: it holds the cluster afterwards.
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
 	failing := c
@@ -94,13 +97,13 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 		return kinds.Found{Live: left}, nil
 	}
 	o := d.Up(ctx, failing, deploy.UpOptions{Yes: true})
-	var leftBehind *deploy.LeftBehindError
-	if o.Status != deploy.Failed || !errors.As(o.Err, &leftBehind) || len(o.Unmanaged) != 1 ||
+	var leftBehind *outcome.LeftBehindError
+	if o.Status != outcome.Failed || !errors.As(o.Err, &leftBehind) || len(o.Unmanaged) != 1 ||
 		!strings.Contains(o.Err.Error(), "500 Internal Server Error") || !strings.Contains(o.Err.Error(), "left cluster dev-fra1 in region fra1 (id left-1)") ||
 		!strings.Contains(o.Err.Error(), "`clusterplane adopt cluster.yaml --id left-1`") {
 		t.Fatalf("the failed create: %s %v %v, want failed naming the engine's cause, left-1 and the adopt command", o.Status, o.Err, o.Unmanaged)
 	}
-	data, err := json.Marshal(deploy.NewReport("up", []deploy.Outcome{o}))
+	data, err := json.Marshal(deploy.NewReport("up", []outcome.Outcome{o}))
 	if err != nil || !strings.Contains(string(data), `"unmanaged":[{"type":"cluster","name":"dev-fra1","where":"region fra1","id":"left-1"}]`) {
 		t.Errorf("the report %s does not list what was left", data)
 	}
@@ -110,7 +113,7 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 		t.Errorf("status after the failed create: %+v %v, want LastFailed naming left-1 and adopt", ready, st.Unmanaged)
 	}
 	// The next up is refused, and creates nothing.
-	if o := d.Up(ctx, failing, deploy.UpOptions{Yes: true}); o.Status != deploy.Blocked || !strings.Contains(o.Err.Error(), "left-1") {
+	if o := d.Up(ctx, failing, deploy.UpOptions{Yes: true}); o.Status != outcome.Blocked || !strings.Contains(o.Err.Error(), "left-1") {
 		t.Errorf("the next up: %s %v, want refused naming left-1", o.Status, o.Err)
 	}
 }
@@ -132,7 +135,7 @@ func TestAPoolsLookUpReadsItsClusterFromTheReferencedStack(t *testing.T) {
 	fake := &cloud{live: []kinds.Live{{Type: "node pool", Name: "w", ID: "pool-1"}}}
 	p.Lookup = fake.lookup("cluster")
 	o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
-	if o.Status != deploy.Blocked || fake.resolved == "" || fake.resolved != outputs["cluster_id"].Value {
+	if o.Status != outcome.Blocked || fake.resolved == "" || fake.resolved != outputs["cluster_id"].Value {
 		t.Errorf("up of a pool: %s %v, resolved cluster %q, want blocked with the cluster stack's cluster_id %v",
 			o.Status, o.Err, fake.resolved, outputs["cluster_id"].Value)
 	}
@@ -147,14 +150,14 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 		// live is the id the cloud holds under the manifest's name: "" for none, "managed" for the
 		// cluster another stack deployed.
 		live string
-		want deploy.Status
+		want outcome.Status
 		// says is what the refusal says.
 		says []string
 	}{
-		{"the cloud holds none", "", deploy.Done, nil},
-		{"made outside clusterplane", "elsewhere-1", deploy.Blocked,
+		{"the cloud holds none", "", outcome.Done, nil},
+		{"made outside clusterplane", "elsewhere-1", outcome.Blocked,
 			[]string{"id elsewhere-1", "which the stack does not hold", "`clusterplane adopt staging.yaml --id elsewhere-1`"}},
-		{"managed by another stack", "managed", deploy.Blocked,
+		{"managed by another stack", "managed", outcome.Blocked,
 			[]string{"which stack digitaloceankubernetescluster/platform-prod manages", "another spec.clusterName (its name in the cloud)"}},
 	}
 	for _, tt := range tests {
@@ -174,7 +177,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 			second := namedCluster(t, "platform", "staging", "")
 			second.File, second.Lookup = "staging.yaml", fake.lookup("")
 			for _, op := range []string{"preview", "up"} {
-				var o deploy.Outcome
+				var o outcome.Outcome
 				if op == "preview" {
 					o = d.Preview(ctx, second, deploy.PreviewOptions{})
 				} else {
@@ -188,7 +191,7 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 						t.Errorf("%s: %v\ndoes not say %q", op, o.Err, s)
 					}
 				}
-				if tt.want == deploy.Blocked && b.Has(second.Key()) {
+				if tt.want == outcome.Blocked && b.Has(second.Key()) {
 					t.Errorf("%s left stack %s", op, second.Key())
 				}
 			}
@@ -196,8 +199,8 @@ func TestPreviewAndUpRefuseACreateTheCloudHoldsNamingTheStackThatManagesIt(t *te
 				t.Errorf("the cloud was asked %d times, want once by preview and once by up", fake.asked)
 			}
 			// A stack that holds its cluster is never looked for again.
-			if tt.want == deploy.Done {
-				if o := d.Preview(ctx, second, deploy.PreviewOptions{}); o.Status != deploy.Done || fake.asked != 2 {
+			if tt.want == outcome.Done {
+				if o := d.Preview(ctx, second, deploy.PreviewOptions{}); o.Status != outcome.Done || fake.asked != 2 {
 					t.Errorf("preview of a deployed stack: %s, asked %d times, want done without asking", o.Status, fake.asked)
 				}
 			}
@@ -214,7 +217,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	c := namedCluster(t, "platform", "prod", "")
 	mustUp(ctx, t, d, c)
 	k, _ := registry.Kinds().ByName(c.Kind)
-	renamed, err := deploy.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
+	renamed, err := deploytarget.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +244,7 @@ func TestPreviewAndUpSayWhenTheCloudWasNotAskedForOneOfTheName(t *testing.T) {
 			if op == "up" {
 				o = d.Up(ctx, c, deploy.UpOptions{Yes: true})
 			}
-			if want := " (not checked for an existing one of the name: no DigitalOcean API token to look with)"; o.Status != deploy.Done ||
+			if want := " (not checked for an existing one of the name: no DigitalOcean API token to look with)"; o.Status != outcome.Done ||
 				!strings.HasSuffix(o.Reason, want) {
 				t.Errorf("%s: %s %q, want done ending %q", op, o.Status, o.Reason, want)
 			}

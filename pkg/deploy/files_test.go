@@ -13,19 +13,21 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 )
 
 // reading reads files as clusterplane does, over every kind.
-func reading(t *testing.T, stack string, one bool) deploy.Files {
+func reading(t *testing.T, stack string, one bool) deploytarget.Files {
 	t.Helper()
 	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
 		t.Setenv(env, "")
 	}
 	list := registry.Kinds()
 	reader := files.Reader{Kinds: list.Names(), Stdin: strings.NewReader("")}
-	return deploy.Files{Reader: reader, Kinds: list, Stack: stack, One: one}
+	return deploytarget.Files{Reader: reader, Kinds: list, Stack: stack, One: one}
 }
 
 // clusterText is an unprotected DigitalOcean cluster manifest of name and env.
@@ -73,7 +75,7 @@ func folder(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func keys(targets []deploy.Target) []string {
+func keys(targets []deploytarget.Target) []string {
 	var out []string
 	for _, t := range targets {
 		out = append(out, t.Key()+" "+filepath.Base(t.File))
@@ -123,7 +125,7 @@ func TestFilesBecomeTargetsEachManifestOfAFileItsOwnAndEveryProblemIsSaidBeforeA
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			targets, err := reading(t, tc.stack, tc.one).Targets(tc.files)
-			var problems *deploy.ProblemsError
+			var problems *deploytarget.ProblemsError
 			switch {
 			case tc.problems != nil:
 				if !errors.As(err, &problems) || len(problems.Problems) != len(tc.problems) {
@@ -175,7 +177,7 @@ func TestTheDestroyGuardListsAReferencingStackOnceWhateverItsFiles(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var referenced *deploy.ReferencedError
+	var referenced *stackstate.ReferencedError
 	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || len(referenced.By) != 1 {
 		t.Fatalf("the cluster's destroy: %v, want it refused by one stack", err)
 	}
@@ -206,7 +208,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 	b := deploytest.New()
 	d := &deploy.Deployer{Backend: b}
 	mustUp(ctx, t, d, cluster[0])
-	guard := func(targets []deploy.Target) map[string]error {
+	guard := func(targets []deploytarget.Target) map[string]error {
 		t.Helper()
 		refused, err := f.DestroyGuard(ctx, b, []string{filepath.Join(dir, "cluster.yaml")}, targets)
 		if err != nil {
@@ -220,7 +222,7 @@ func TestTheDestroyGuardRefusesAClusterThatADeployedPoolBesideItReferences(t *te
 	pool := all[1]
 	mustUp(ctx, t, d, pool)
 	refused := guard(cluster)
-	var referenced *deploy.ReferencedError
+	var referenced *stackstate.ReferencedError
 	if err := refused[cluster[0].Key()]; !errors.As(err, &referenced) || !slices.Equal(referenced.By, []string{pool.Key() + " (" + pool.File + ")"}) {
 		t.Errorf("the cluster's destroy: %v, want it refused by %s", err, pool.Key())
 	}

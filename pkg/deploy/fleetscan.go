@@ -16,6 +16,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -38,7 +40,7 @@ type Scanned struct {
 // them. A stack the scan cannot judge (no records read directly, a last update that did not
 // succeed, creates pending, a rotation possible, resources the scan does not read) is Unjudged:
 // it runs as without the scan.
-func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map[string]Scanned {
+func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]Scanned {
 	rr, ok := b.(RecordReader)
 	if !ok {
 		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
@@ -50,7 +52,7 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 	// Why stacks were not judged, and how many; each stack's outputs, for the stacks that
 	// reference it, which come after it (deps first).
 	unjudged := map[string]int{}
-	recorded := map[string]map[string]Output{}
+	recorded := map[string]map[string]stackstate.Output{}
 	for _, t := range targets {
 		sc, outputs := judge(ctx, s, rr, t, recorded)
 		recorded[t.Key()] = outputs
@@ -63,7 +65,7 @@ func (r Request) scanFleet(ctx context.Context, b Backend, targets []Target) map
 	skipped := 0
 	for _, t := range targets { // deps first: a stack's references are judged before it
 		sc := out[t.Key()]
-		for _, ref := range References(t.Input) {
+		for _, ref := range deploytarget.References(t.Input) {
 			// What a stack reads from another may have changed with it: it is unchanged only with
 			// every stack it references unchanged in this run.
 			if !out[ref].Unchanged {
@@ -140,9 +142,9 @@ func clusterNames(cs []scan.Cluster) string {
 // judge is the scan's verdict on one target's stack, and the stack's outputs (nil when not read).
 // recorded are the outputs of the stacks judged before it, by key: a stack reference of its must
 // have read them as they are.
-func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, recorded map[string]map[string]Output) (Scanned, map[string]Output) {
-	var outputs map[string]Output
-	unjudged := func(why string) (Scanned, map[string]Output) {
+func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (Scanned, map[string]stackstate.Output) {
+	var outputs map[string]stackstate.Output
+	unjudged := func(why string) (Scanned, map[string]stackstate.Output) {
 		return Scanned{Verdict: scan.Unjudged, Why: why}, outputs
 	}
 	cloud, base, token := stackinput.CloudAPI(t.Input)
@@ -151,14 +153,14 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	}
 	rec, err := rr.Records(ctx, t.Project, t.Stack)
 	switch {
-	case errors.Is(err, ErrNotDeployed):
+	case errors.Is(err, stackstate.ErrNotDeployed):
 		return unjudged("not deployed yet")
 	case errors.Is(err, ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
 		return unjudged("its records were not read: " + err.Error())
 	}
-	st, err := stateOf(rec.State)
+	st, err := stackstate.StateOf(rec.State)
 	if err != nil {
 		return unjudged(err.Error())
 	}
@@ -171,10 +173,10 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 		return unjudged(rewrittenSince(rec))
 	case adoptionLeft(last) != nil:
 		return unjudged("adopted with changes left for the next up")
-	case len(st.pendingCreates()) > 0:
+	case len(st.PendingCreates()) > 0:
 		return unjudged("creates pending")
 	}
-	outputs = st.outputs()
+	outputs = st.Outputs()
 	if rec, _ := rotationRecord(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
@@ -198,15 +200,15 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t Target, reco
 	sc := Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
 	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
-		(stringOutput(outputs, GenerationOutput) == Generation(t.Input) || sameAsDeployed(t, outputs))
+		(stringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || sameAsDeployed(t, outputs))
 	return sc, outputs
 }
 
 // scannedResources are the resources of a stack's state the scan reads: its one cluster or
 // pool (judged) and what else it holds that the scan reads (beside, a Civo cluster's firewall).
 // why says why the scan cannot vouch for the stack, "" when it can.
-func scannedResources(t Target, st state, recorded map[string]map[string]Output) (judged, beside []scan.Resource, why string) {
-	for _, res := range st.d.Resources {
+func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[string]map[string]stackstate.Output) (judged, beside []scan.Resource, why string) {
+	for _, res := range st.Deployment.Resources {
 		switch {
 		case res.Delete || !res.Custom || strings.HasPrefix(string(res.Type), "pulumi:providers:"):
 		case res.Type == resource.RootStackType+"Reference":
@@ -244,7 +246,7 @@ func rewrittenSince(rec Records) string {
 // what that stack holds now ("" when it is): the other stack must be among those judged, and
 // every non-secret output alike. A secret output cannot be compared unread (each stack encrypts
 // it under its own key); what valueFrom reads is a non-secret output (a cluster's id).
-func readAsRecorded(ref apitype.ResourceV3, recorded map[string]map[string]Output) string {
+func readAsRecorded(ref apitype.ResourceV3, recorded map[string]map[string]stackstate.Output) string {
 	name, _ := ref.Inputs["name"].(string)
 	parts := strings.Split(name, "/")
 	key := strings.Join(parts[max(len(parts)-2, 0):], "/")

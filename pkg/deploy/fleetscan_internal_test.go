@@ -15,6 +15,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -26,7 +28,7 @@ type recordsOf Records
 func (r recordsOf) Records(context.Context, string, string) (Records, error) { return Records(r), nil }
 
 // minimalCluster is the DigitalOcean cluster example's target, its name replaced.
-func minimalCluster(t *testing.T, name string) Target {
+func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
 	if err != nil {
@@ -38,7 +40,7 @@ func minimalCluster(t *testing.T, name string) Target {
 	if err := stackinput.Parse(text, "c.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("c.yaml", k, in, "")
+	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
 func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
@@ -61,12 +63,12 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	records := func(program, last string, extra ...apitype.ResourceV3) Records {
 		c := cluster()
 		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
-			GenerationOutput: Generation(deployed.Input), ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
+			deploytarget.GenerationOutput: deploytarget.Generation(deployed.Input), deploytarget.ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
 		data, err := json.Marshal(apitype.DeploymentV3{Resources: append(resources, extra...)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &Update{Operation: "update", Result: last},
+		return Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
 			Newest: "update"}
 	}
 	refreshed := records(this, "succeeded")
@@ -96,7 +98,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	takenOver.State.Deployment, _ = json.Marshal(st)
 	tests := []struct {
 		name      string
-		target    Target
+		target    deploytarget.Target
 		records   Records
 		edit      func()
 		verdict   scan.Verdict
@@ -208,16 +210,16 @@ func TestAStackReferenceIsVouchedForOnlyWhileTheStackItReadsHoldsWhatItRead(t *t
 		Outputs: map[string]any{"outputs": map[string]any{"cluster_id": "c-1", "kubeconfig": map[string]any{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "v1:a"}}}}
 	tests := []struct {
 		name     string
-		recorded map[string]map[string]Output
+		recorded map[string]map[string]stackstate.Output
 		says     string
 	}{
-		{"the stack read holds what was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+		{"the stack read holds what was read", map[string]map[string]stackstate.Output{"digitaloceankubernetescluster/dev-fra1": {
 			"cluster_id": {Value: "c-1"}, "kubeconfig": {Secret: true}}}, ""},
-		{"an output changed since it was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+		{"an output changed since it was read", map[string]map[string]stackstate.Output{"digitaloceankubernetescluster/dev-fra1": {
 			"cluster_id": {Value: "c-2"}}}, "whose output cluster_id changed since"},
-		{"an output added since it was read", map[string]map[string]Output{"digitaloceankubernetescluster/dev-fra1": {
+		{"an output added since it was read", map[string]map[string]stackstate.Output{"digitaloceankubernetescluster/dev-fra1": {
 			"cluster_id": {Value: "c-1"}, "vpc_uuid": {Value: "v"}}}, "whose output vpc_uuid changed since"},
-		{"the stack read is not among those judged", map[string]map[string]Output{}, "whose records this scan did not read"},
+		{"the stack read is not among those judged", map[string]map[string]stackstate.Output{}, "whose records this scan did not read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

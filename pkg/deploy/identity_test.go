@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // onto is the cluster manifest of name and env, deployed to the stack of stack (as --stack does).
-func onto(t *testing.T, name, env string, stack deploy.Target) deploy.Target {
+func onto(t *testing.T, name, env string, stack deploytarget.Target) deploytarget.Target {
 	t.Helper()
 	tg := target(t, name+".yaml", clusterText(name, env))
 	tg.Stack = stack.Stack
@@ -22,17 +24,17 @@ func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *t
 		name, other, env string
 		retarget         bool
 		// want is the outcome of preview and of up; says what the refusal must name.
-		preview, up deploy.Status
+		preview, up outcome.Status
 		says        []string
 	}{
-		{"another name is refused", "dev", "prod", false, deploy.Blocked, deploy.Blocked,
+		{"another name is refused", "dev", "prod", false, outcome.Blocked, outcome.Blocked,
 			[]string{`metadata.name "prod", the manifest "dev"`, "--retarget"}},
-		{"another environment is refused", "prod", "dev", false, deploy.Blocked, deploy.Blocked,
+		{"another environment is refused", "prod", "dev", false, outcome.Blocked, outcome.Blocked,
 			[]string{`metadata.env "prod", the manifest "dev"`, "never changes"}},
-		{"another environment is refused even when meant", "dev", "dev", true, deploy.Blocked, deploy.Blocked,
+		{"another environment is refused even when meant", "dev", "dev", true, outcome.Blocked, outcome.Blocked,
 			[]string{`metadata.env "prod", the manifest "dev"`, "never changes"}},
-		{"another name, meant, is a replacement to preview and done by up --yes", "dev", "prod", true, deploy.Blocked, deploy.Done, nil},
-		{"the same manifest passes", "prod", "prod", false, deploy.Done, deploy.Done, nil},
+		{"another name, meant, is a replacement to preview and done by up --yes", "dev", "prod", true, outcome.Blocked, outcome.Done, nil},
+		{"the same manifest passes", "prod", "prod", false, outcome.Done, outcome.Done, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -52,7 +54,7 @@ func TestAnotherManifestOnAStackIsRefusedBeforeTheEngineRunsUnlessItIsMeant(t *t
 				t.Errorf("up --yes: %s %v, want %s", u.Status, u.Err, tc.up)
 			}
 			if tc.says != nil {
-				var refusal *deploy.RetargetError
+				var refusal *deploytarget.RetargetError
 				if !errors.As(u.Err, &refusal) || !errors.As(p.Err, &refusal) {
 					t.Fatalf("up said %v, preview %v: want both refused as another manifest's stack", u.Err, p.Err)
 				}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 func TestAStackHoldsItsClusterOnlyOnceDeployed(t *testing.T) {
@@ -19,18 +21,18 @@ func TestAStackHoldsItsClusterOnlyOnceDeployed(t *testing.T) {
 			}
 			tg := target(t, "manifest.yaml", text)
 			d, b := deployer()
-			if held, err := deploy.Holds(ctx, b, tg); err != nil || held != "" {
+			if held, err := deploytarget.Holds(ctx, b, tg); err != nil || held != "" {
 				t.Fatalf("before any up: %q %v, want nothing held", held, err)
 			}
 			mustUp(ctx, t, d, tg)
-			held, err := deploy.Holds(ctx, b, tg)
+			held, err := deploytarget.Holds(ctx, b, tg)
 			if err != nil || held == "" {
 				t.Errorf("after up: %q %v, want the cluster or pool it deployed", held, err)
 			}
-			if o := d.Destroy(ctx, tg, deploy.DestroyOptions{}); o.Status != deploy.Done {
+			if o := d.Destroy(ctx, tg, deploy.DestroyOptions{}); o.Status != outcome.Done {
 				t.Fatalf("destroy: %s %v", o.Status, o.Err)
 			}
-			if held, err := deploy.Holds(ctx, b, tg); err != nil || held != "" {
+			if held, err := deploytarget.Holds(ctx, b, tg); err != nil || held != "" {
 				t.Errorf("after destroy: %q %v, want nothing held", held, err)
 			}
 		})

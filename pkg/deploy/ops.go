@@ -12,6 +12,10 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -20,19 +24,19 @@ import (
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
 // none prints anything but the engine's progress, to Progress.
 type Deployer struct {
-	Backend Backend
+	Backend stackstate.Backend
 	// Progress is where a target's engine progress goes; nil (or a nil writer) for none.
-	Progress func(t Target) io.Writer
+	Progress func(t deploytarget.Target) io.Writer
 	// RetryWaits are the waits before running again an operation the cloud turned away for now
 	// (retry.go); nil for DefaultRetryWaits.
 	RetryWaits []time.Duration
 	// Throttled, when set, is how long the target's cloud asks to be left alone before it takes
 	// requests again, 0 when it takes them now (CloudRetryAfter): after an operation failed with a
 	// 429, the next attempt waits at least that, up to MaxThrottleWait. nil waits RetryWaits only.
-	Throttled func(ctx context.Context, t Target) time.Duration
+	Throttled func(ctx context.Context, t deploytarget.Target) time.Duration
 	// Pace, when set, holds each paced operation (adopt, refresh, drift) until its requests fit
 	// its cloud's rate limit (NewPacer).
-	Pace *Pacer
+	Pace *queue.Pacer
 	// Say, when set, is told what the user should know once about the whole run (a slower path
 	// taken), however many stacks meet it.
 	Say func(line string)
@@ -41,7 +45,7 @@ type Deployer struct {
 	Scanned map[string]Scanned
 	// Rotating, when set, is told each phase of a pool's rotation once the stack has recorded it:
 	// a rotation runs inside one up, for minutes, and the service shows its phase meanwhile.
-	Rotating func(t Target, pool string, s rotation.State)
+	Rotating func(t deploytarget.Target, pool string, s rotation.State)
 	// stillListed, when set, stands in for the cloud's list when a read dropped a resource
 	// (readguard.go): tests set it.
 	stillListed func(ctx context.Context, r scan.Resource) scan.Finding
@@ -51,7 +55,7 @@ type Deployer struct {
 
 // unchanged tells a target the fleet scan found unchanged: its manifest and build are the ones
 // its last up deployed, and its cloud lists its resource as the state recorded it.
-func (d *Deployer) unchanged(t Target) bool {
+func (d *Deployer) unchanged(t deploytarget.Target) bool {
 	return d.Scanned[t.Key()].Unchanged
 }
 
@@ -66,7 +70,7 @@ func (d *Deployer) sayOnce(line string) {
 	}
 }
 
-func (d *Deployer) progress(t Target) io.Writer {
+func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 	if d.Progress == nil {
 		return nil
 	}
@@ -74,25 +78,27 @@ func (d *Deployer) progress(t Target) io.Writer {
 }
 
 // notRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func notRun(reason string) Outcome { return Outcome{Status: Done, Reason: reason, NotRun: true} }
+func notRun(reason string) outcome.Outcome {
+	return outcome.Outcome{Status: outcome.Done, Reason: reason, NotRun: true}
+}
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
-func failed(err error) Outcome {
-	var refused *RefusedError
-	var protected *ProtectedError
+func failed(err error) outcome.Outcome {
+	var refused *stackstate.RefusedError
+	var protected *stackstate.ProtectedError
 	switch {
 	case errors.As(err, &refused), errors.As(err, &protected):
-		return Outcome{Status: Blocked, Reason: "refused", Err: err}
-	case errors.Is(err, ErrCancelled):
-		return Outcome{Status: Cancelled, Reason: "cancelled", Err: err}
+		return outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: err}
+	case errors.Is(err, stackstate.ErrCancelled):
+		return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: err}
 	}
-	return Outcome{Status: Failed, Reason: "failed", Err: err}
+	return outcome.Outcome{Status: outcome.Failed, Reason: "failed", Err: err}
 }
 
 // openOrCreate opens the target's stack, creating it when it does not exist (created tells).
-func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created bool, err error) {
+func (d *Deployer) openOrCreate(ctx context.Context, t deploytarget.Target) (s stackstate.Stack, created bool, err error) {
 	s, err = d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		s, err = d.Backend.Create(ctx, t.Project, t.Stack, t.Program())
 		created = err == nil
 	}
@@ -107,7 +113,7 @@ func (d *Deployer) openOrCreate(ctx context.Context, t Target) (s Stack, created
 }
 
 // open opens the target's stack, ErrNotDeployed when it does not exist.
-func (d *Deployer) open(ctx context.Context, t Target) (Stack, error) {
+func (d *Deployer) open(ctx context.Context, t deploytarget.Target) (stackstate.Stack, error) {
 	s, err := d.Backend.Open(ctx, t.Project, t.Stack, t.Program())
 	if err != nil {
 		return nil, err
@@ -121,9 +127,9 @@ func (d *Deployer) open(ctx context.Context, t Target) (Stack, error) {
 
 // shareSecrets keeps the secrets of a stack whose program reads another stack (a pool's reads
 // its cluster's) under that stack's key, where the backend can (SecretsSharer).
-func shareSecrets(ctx context.Context, s Stack, t Target) error {
-	sharer, ok := s.(SecretsSharer)
-	refs := References(t.Input)
+func shareSecrets(ctx context.Context, s stackstate.Stack, t deploytarget.Target) error {
+	sharer, ok := s.(stackstate.SecretsSharer)
+	refs := deploytarget.References(t.Input)
 	if !ok || len(refs) == 0 {
 		return nil
 	}
@@ -132,7 +138,7 @@ func shareSecrets(ctx context.Context, s Stack, t Target) error {
 
 // forget removes a stack this operation created when nothing was deployed to it, so that a
 // failed preview or adoption leaves no empty stack behind.
-func forget(ctx context.Context, s Stack, created bool) {
+func forget(ctx context.Context, s stackstate.Stack, created bool) {
 	if created {
 		_ = s.Remove(context.WithoutCancel(ctx))
 	}
@@ -150,8 +156,8 @@ type PreviewOptions struct {
 // when the change would replace a resource, when the engine refuses it (a protected cluster), or
 // when it changes what the providers cannot carry out from the manifest the stack last deployed;
 // Drifted when the cloud differs where no up can put it back.
-func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
 	}
@@ -159,7 +165,7 @@ func (d *Deployer) Preview(ctx context.Context, t Target, opts PreviewOptions) (
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
 	// preview of a new fleet, not a failure; up deploys the cluster first.
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
-		return Outcome{Status: Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
+		return outcome.Outcome{Status: outcome.Done, Reason: "not previewed: it reads stack " + missing + ", not deployed yet " +
 			"(up deploys it first when its manifest is given in the same run)"}
 	}
 	return d.preview(ctx, t, !opts.NoRefresh)
@@ -175,7 +181,7 @@ func (d *Deployer) exists(ctx context.Context) func(key string) (bool, error) {
 }
 
 // preview is Preview, reading the cloud first (in memory) when refresh is set.
-func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome {
+func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh bool) outcome.Outcome {
 	s, created, err := d.openOrCreate(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -195,14 +201,14 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		}
 		note = notChecked(n)
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: refresh})
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh})
 		res.RecordedOnly = RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err != nil {
-		var protected *ProtectedError
+		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
 			if o, ok := d.protectedRotation(ctx, t, s, res); ok {
 				return o
@@ -221,14 +227,14 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 	}
 	// A preview changes nothing, not even the backend: a stack made only to preview goes again.
 	forget(ctx, s, created)
-	o := Outcome{Status: Done, Result: &res, Reason: res.Summary()}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}
 	if stop := d.previewRetarget(ctx, t, s, res, o); stop != nil {
 		return *stop
 	}
 	if stop := d.previewJudged(ctx, t, s, res, refresh, &o); stop != nil {
 		return *stop
 	}
-	if o.Status == Done && guarded {
+	if o.Status == outcome.Done && guarded {
 		blocked, n, err := d.lookBeforeCreate(ctx, t)
 		switch {
 		case err != nil:
@@ -239,7 +245,7 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 		}
 		note = notChecked(n)
 	}
-	if o.Status == Done {
+	if o.Status == outcome.Done {
 		o.Reason += note
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
@@ -250,12 +256,12 @@ func (d *Deployer) preview(ctx context.Context, t Target, refresh bool) Outcome 
 
 // previewRetarget is the preview of another manifest on the stack (--stack): refused, or with
 // Retarget shown as the deletes it is. nil when the manifest is the stack's.
-func (d *Deployer) previewRetarget(ctx context.Context, t Target, s Stack, res Result, o Outcome) *Outcome {
-	renamed, err := retargeted(t, outputsOf(res.Previous))
-	var retarget *RetargetError
+func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, o outcome.Outcome) *outcome.Outcome {
+	renamed, err := deploytarget.Retargeted(t, stackstate.OutputsOf(res.Previous))
+	var retarget *deploytarget.RetargetError
 	switch {
 	case errors.As(err, &retarget):
-		o.Status, o.Reason, o.Err = Blocked, "refused: another manifest's stack", err
+		o.Status, o.Reason, o.Err = outcome.Blocked, "refused: another manifest's stack", err
 		return &o
 	case err != nil:
 		o = failed(err)
@@ -275,15 +281,15 @@ func (d *Deployer) previewRetarget(ctx context.Context, t Target, s Stack, res R
 		blocked.Result = o.Result
 		return blocked
 	}
-	o.Status, o.Reason = Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
+	o.Status, o.Reason = outcome.Blocked, "retarget: "+res.Summary()+" (what the stack deployed is deleted, the manifest's created)"
 	return &o
 }
 
 // previewJudged says in o what up would refuse of the preview res, or would not carry out
 // without a yes (a replacement), and the pool rotations up carries out where the engine
 // replaces. stop is the outcome when the preview ends there.
-func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Result, refresh bool, o *Outcome) (stop *Outcome) {
-	refused, err := Refused(t.Effects, t.Input, outputsOf(res.Previous))
+func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
+	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
 	refused = notReplacedByEngine(refused, res)
 	if refresh {
 		refused = heldByCloud(refused, t, res)
@@ -293,12 +299,12 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Res
 		f := failed(err)
 		return &f
 	case len(refused) > 0:
-		o.Status, o.Reason, o.Err = Blocked, "refused", &RefusedError{Changes: refused}
+		o.Status, o.Reason, o.Err = outcome.Blocked, "refused", &stackstate.RefusedError{Changes: refused}
 	case res.Replaces():
-		o.Status, o.Reason = Blocked, "replaces: "+res.Summary()
+		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
-	blocked, carried, err := rotationGate(t, outputsOf(res.Previous))
+	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
 	switch {
 	case err != nil:
 		f := failed(err)
@@ -307,7 +313,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Res
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	case len(carried) > 0 && len(refused) == 0:
 		previewRotation(o, t, carried)
-		if o.Status != Done {
+		if o.Status != outcome.Done {
 			return nil
 		}
 		if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil {
@@ -329,7 +335,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t Target, s Stack, res Res
 // leftByAdoption reads, when called, the fields the stack's last update left for the next up
 // when that update was an adoption (adoptionLeft). Only the report's wording depends on it: a
 // history that cannot be read leaves every difference said as put back.
-func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s Stack) func() []string {
+func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s stackstate.Stack) func() []string {
 	return func() []string {
 		last, err := d.lastUpdateOf(ctx, t, s)
 		if err != nil {
@@ -341,13 +347,13 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t Target, s Stack) func()
 
 // lastUpdateOf is the stack's last update or destroy: from the backend's records where they can be
 // read so (RecordReader, a file read), else through the opened stack.
-func (d *Deployer) lastUpdateOf(ctx context.Context, t Target, s Stack) (*Update, error) {
+func (d *Deployer) lastUpdateOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (*stackstate.Update, error) {
 	if rr, ok := d.Backend.(RecordReader); ok {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
 			return rec.Last, nil
-		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, ErrNotDeployed):
+		case !errors.Is(err, ErrRecordsUnread) && !errors.Is(err, stackstate.ErrNotDeployed):
 			return nil, err
 		}
 	}
@@ -363,7 +369,7 @@ type UpOptions struct {
 	// Interactive (a pipe, CI) no change deploys without Yes.
 	Interactive bool
 	// Confirm shows the previewed change and asks whether to deploy it; nil answers no.
-	Confirm func(t Target, preview Result) bool
+	Confirm func(t deploytarget.Target, preview stackstate.Result) bool
 	// NoRefresh trusts the stack's state where the manifest did not change since its last up
 	// (--refresh=false): the cloud is not read first, so a change made in the cloud since stays
 	// unseen and unmended. By default every up reads the cloud first (one read of each resource,
@@ -377,7 +383,7 @@ type UpOptions struct {
 	// Planned, when set, is the stack's part of a saved plan, checked before (CheckPlan): the up
 	// reads the cloud first, as the check's preview did, and goes only while no other update has
 	// landed on the stack since the plan.
-	Planned *PlannedStack
+	Planned *outcome.PlannedStack
 	// Message, if set, is recorded with the update in the stack's history: a way in that marks
 	// the updates it makes (serve) finds them there again.
 	Message string
@@ -405,8 +411,8 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 // Up deploys the target after the checks that keep a deployment from doing what was not meant:
 // no creates left pending by an interrupted up, no refused change, and without Yes a preview whose
 // replacements (and, without a terminal, any change) are confirmed first.
-func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun(Unchanged)
 	}
@@ -449,13 +455,13 @@ func (d *Deployer) Up(ctx context.Context, t Target, opts UpOptions) (out Outcom
 
 // settled reads the stack's state, and stops an operation that would change the stack while an
 // interrupted up left creates pending: up and destroy both start so.
-func (d *Deployer) settled(ctx context.Context, t Target, s Stack) (state, *Outcome) {
-	st, err := readState(ctx, s)
+func (d *Deployer) settled(ctx context.Context, t deploytarget.Target, s stackstate.Stack) (stackstate.State, *outcome.Outcome) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		o := failed(err)
 		return st, &o
 	}
-	if len(st.pendingCreates()) > 0 {
+	if len(st.PendingCreates()) > 0 {
 		o := failed(d.pendingCreates(ctx, t, s, st, nil))
 		return st, &o
 	}
@@ -464,11 +470,11 @@ func (d *Deployer) settled(ctx context.Context, t Target, s Stack) (state, *Outc
 
 // retargetLooked refuses another manifest on the stack (--stack) unless Retarget says it is
 // meant; then the cloud is asked for the new name first, as for any create.
-func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outcome {
-	renamed, err := retargeted(t, st.outputs())
-	var retarget *RetargetError
+func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st stackstate.State) *outcome.Outcome {
+	renamed, err := deploytarget.Retargeted(t, st.Outputs())
+	var retarget *deploytarget.RetargetError
 	if errors.As(err, &retarget) {
-		return &Outcome{Status: Blocked, Reason: "refused: another manifest's stack", Err: err}
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: another manifest's stack", Err: err}
 	} else if err != nil {
 		o := failed(err)
 		return &o
@@ -476,7 +482,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outc
 	if !renamed {
 		return nil
 	}
-	own, _ := st.ids(guardedType(t.Effects))
+	own, _ := st.IDs(guardedType(t.Effects))
 	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
@@ -489,28 +495,28 @@ func (d *Deployer) retargetLooked(ctx context.Context, t Target, st state) *Outc
 // the cloud, whether each is already so), and carries out the pool rotations the manifest asks
 // for before the engine runs, which then finds the new pool. did says what the rotation did,
 // and now is the state it left ("" and st without one).
-func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string, now state) {
-	refused, err := Refused(t.Effects, t.Input, st.outputs())
+func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string, now stackstate.State) {
+	refused, err := deploytarget.Refused(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
 	}
 	if slices.ContainsFunc(refused, onPaper) {
 		// Only the engine can tell whether the cloud already has the value: ask it.
-		if res, err := s.Preview(ctx, Options{}); err == nil {
+		if res, err := s.Preview(ctx, stackstate.Options{}); err == nil {
 			refused = notReplacedByEngine(refused, res)
 		}
 	}
 	if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
 		// The cloud may hold the value already: read it to know.
-		if res, err := s.Preview(ctx, Options{Refresh: true}); err == nil {
+		if res, err := s.Preview(ctx, stackstate.Options{Refresh: true}); err == nil {
 			refused = heldByCloud(refused, t, res)
 		}
 	}
 	if len(refused) > 0 {
-		return &Outcome{Status: Blocked, Reason: "refused", Err: &RefusedError{Changes: refused}}, "", st
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
 	}
-	blocked, _, err := rotationGate(t, st.outputs())
+	blocked, _, err := rotationGate(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
@@ -523,7 +529,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st sta
 	}
 	// The rotation rewrote the state (its record, the new pool): read it again. Without one,
 	// rotateFirst wrote nothing, and the state read before stands.
-	if now, err = readState(ctx, s); err != nil {
+	if now, err = stackstate.ReadState(ctx, s); err != nil {
 		o := failed(err)
 		return &o, did, st
 	}
@@ -532,7 +538,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t Target, s Stack, st sta
 
 // upEngine is the engine's part of Up, once the checks of the stack passed: the guard of what
 // the cloud holds under the names it creates, the preview confirmed, and the engine's up.
-func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, created bool, opts UpOptions) Outcome {
+func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, created bool, opts UpOptions) outcome.Outcome {
 	guard, blocked := d.guardCreate(ctx, t, s, st)
 	if blocked != nil {
 		forget(ctx, s, created)
@@ -544,7 +550,7 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || stringOutput(st.outputs(), GenerationOutput) != Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || stringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -557,11 +563,11 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 		forget(ctx, s, created)
 		return *stop
 	}
-	var res Result
-	var left *Outcome
+	var res stackstate.Result
+	var left *outcome.Outcome
 	reads := d.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
-		res, err = s.Up(ctx, Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
+		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
 		res.RecordedOnly = RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
@@ -585,15 +591,15 @@ func (d *Deployer) upEngine(ctx context.Context, t Target, s Stack, st state, cr
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+	return guard.done(putBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
 // (without Yes), or whose plan an update landing since has moved (Planned): the plan was
 // checked before any stack changed, and this catches what landed since.
-func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh bool, adopted []string, opts UpOptions) *Outcome {
+func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
 	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{Refresh: refresh})
+		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -601,7 +607,7 @@ func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh boo
 		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-				return &Outcome{Status: Blocked, Reason: reason, Result: &preview}
+				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}
 			}
 		}
 	}
@@ -614,14 +620,14 @@ func (d *Deployer) confirmed(ctx context.Context, t Target, s Stack, refresh boo
 		return &o
 	}
 	if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
-		return &Outcome{Status: Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
 			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 	}
 	return nil
 }
 
 // stringOutput is the string value of an output, "" when there is none.
-func stringOutput(outputs map[string]Output, name string) string {
+func stringOutput(outputs map[string]stackstate.Output, name string) string {
 	s, _ := outputs[name].Value.(string)
 	return s
 }
@@ -636,8 +642,8 @@ type RefreshOptions struct {
 }
 
 // Refresh reads the target's resources back from the cloud into its stack.
-func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts RefreshOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
@@ -653,31 +659,31 @@ func (d *Deployer) Refresh(ctx context.Context, t Target, opts RefreshOptions) (
 	}
 	defer s.Close()
 	if len(opts.ImportPendingCreates) > 0 {
-		st, err := readState(ctx, s)
+		st, err := stackstate.ReadState(ctx, s)
 		if err == nil {
-			err = importPending(ctx, s, st, opts.ImportPendingCreates)
+			err = stackstate.ImportPending(ctx, s, st, opts.ImportPendingCreates)
 		}
 		if err != nil {
 			return failed(err)
 		}
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = d.refreshGuarded(ctx, t, s, "refresh", Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
+		res, err = d.refreshGuarded(ctx, t, s, "refresh", stackstate.Options{Progress: d.progress(t), ClearPendingCreates: opts.ClearPendingCreates})
 		return err
 	}, nil)
 	if err != nil {
 		return failed(err)
 	}
-	return Outcome{Status: Done, Result: &res, Reason: "refreshed " + t.Key()}
+	return outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "refreshed " + t.Key()}
 }
 
 // Drift reads the target's resources from the cloud, in memory only, and previews the manifest
 // against them: Blocked, with the manifest fields the cloud disagrees on, when refresh and then up
 // would change something. What the cloud owns by design (an autoscaled node count, auto-upgrade
 // patches) is ignored by the modules and so is no drift.
-func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
 		return notRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
@@ -685,30 +691,30 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return notRun(NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return failed(err)
 	}
-	if len(st.resources()) == 0 && len(st.pendingCreates()) == 0 {
+	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
 		return notRun(NotDeployed)
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Preview(ctx, Options{Progress: d.progress(t), Refresh: true})
+		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
 		return err
 	}, nil)
 	if err != nil {
 		return upgradedPast(err)
 	}
-	o := Outcome{Status: Done, Result: &res, Reason: "no drift"}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
 	if reason, fields := driftOf(t, res); reason != "" {
 		o.Status, o.Reason, o.Drift = Drifted, reason, fields
 	}
@@ -731,17 +737,17 @@ func (d *Deployer) Drift(ctx context.Context, t Target) (out Outcome) {
 // upgradedPast is drift's outcome of a preview that failed with err: Drifted when the module
 // refused a version the cloud upgraded the cluster past (kubeversion.UpgradedPastError), which
 // is the cloud's change behind the manifest, not a failure of drift; else Failed.
-func upgradedPast(err error) Outcome {
+func upgradedPast(err error) outcome.Outcome {
 	field, manifest, live, ok := kubeversion.ReadUpgradedPast(err.Error())
-	var protected *ProtectedError
+	var protected *stackstate.ProtectedError
 	if !ok && errors.As(err, &protected) {
 		return protectedDrift(protected)
 	}
 	if !ok {
 		return failed(err)
 	}
-	return Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
-		manifest + ": set it to the version the cluster runs", Drift: []FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
+	return outcome.Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
+		manifest + ": set it to the version the cluster runs", Drift: []outcome.FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
 }
 
 // protectedDrift is drift's outcome of a preview the engine refused because it would replace or
@@ -749,12 +755,12 @@ func upgradedPast(err error) Outcome {
 // runs, so what asks for the replacement is the cloud or the stack's state (another stack's state
 // imported, the cluster made again elsewhere): drift, and not a reason to turn protection off,
 // which would let up replace a cluster that may not be this manifest's.
-func protectedDrift(e *ProtectedError) Outcome {
+func protectedDrift(e *stackstate.ProtectedError) outcome.Outcome {
 	what := "a protected cluster"
 	if len(e.Resources) > 0 {
 		what = strings.Join(e.Resources, ", ")
 	}
-	return Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
+	return outcome.Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
 		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
 		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
 		"which would let up replace it"}
@@ -766,13 +772,13 @@ type DestroyOptions struct {
 	Remove bool
 	// Confirm, when set, is shown the resources the destroy would delete ("type name") and asked
 	// whether to go on; it is not asked when there are none. Nil destroys unasked (--yes).
-	Confirm func(t Target, resources []string) bool
+	Confirm func(t deploytarget.Target, resources []string) bool
 }
 
 // Destroy deletes the target's resources. A protected cluster is refused before the engine runs,
 // so that the stack's history keeps its last update; a stack never deployed has nothing to destroy.
-func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Destroy(ctx context.Context, t deploytarget.Target, opts DestroyOptions) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	// A destroy while an up rotates the stack's pool would leave that up's surge pool unrecorded.
 	unlock, _, err := d.lockStack(ctx, t)
 	if err != nil {
@@ -780,8 +786,8 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	}
 	defer unlock()
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
-		return Outcome{Status: Done, Reason: "not deployed: nothing to destroy"}
+	if errors.Is(err, stackstate.ErrNotDeployed) {
+		return outcome.Outcome{Status: outcome.Done, Reason: "not deployed: nothing to destroy"}
 	}
 	if err != nil {
 		return failed(err)
@@ -791,21 +797,21 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 	if stop != nil {
 		return *stop
 	}
-	if protected := st.protected(); len(protected) > 0 {
-		return failed(&ProtectedError{Resources: protected})
+	if protected := st.Protected(); len(protected) > 0 {
+		return failed(&stackstate.ProtectedError{Resources: protected})
 	}
-	if deleted := st.resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
-		return Outcome{Status: Blocked, Reason: NotConfirmedAnswered}
+	if deleted := st.Resources(); opts.Confirm != nil && len(deleted) > 0 && !opts.Confirm(t, deleted) {
+		return outcome.Outcome{Status: outcome.Blocked, Reason: NotConfirmedAnswered}
 	}
-	var res Result
+	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
-		res, err = s.Destroy(ctx, Options{Progress: d.progress(t)})
+		res, err = s.Destroy(ctx, stackstate.Options{Progress: d.progress(t)})
 		return err
 	}, nil)
 	if err != nil {
 		return failed(err)
 	}
-	o := Outcome{Status: Done, Result: &res, Reason: "destroyed"}
+	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "destroyed"}
 	if opts.Remove {
 		if err := s.Remove(ctx); err != nil {
 			return failed(errors.Wrap(err, "remove the stack"))
@@ -817,8 +823,8 @@ func (d *Deployer) Destroy(ctx context.Context, t Target, opts DestroyOptions) (
 
 // Kubeconfig reads a deployed cluster's kubeconfig from its stack's outputs: a DigitalOcean
 // cluster's kubeconfig, a Civo cluster's kubeconfig_b64 decoded.
-func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -830,7 +836,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 	}
 	if o, ok := outputs["kubeconfig"]; ok {
 		text, _ := o.Value.(string)
-		return Outcome{Status: Done, Kubeconfig: []byte(text), Reason: "kubeconfig"}
+		return outcome.Outcome{Status: outcome.Done, Kubeconfig: []byte(text), Reason: "kubeconfig"}
 	}
 	if o, ok := outputs["kubeconfig_b64"]; ok {
 		text, _ := o.Value.(string)
@@ -838,24 +844,13 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t Target) (out Outcome) {
 		if err != nil {
 			return failed(errors.New("the stack's kubeconfig_b64 is not base64"))
 		}
-		return Outcome{Status: Done, Kubeconfig: data, Reason: "kubeconfig"}
+		return outcome.Outcome{Status: outcome.Done, Kubeconfig: data, Reason: "kubeconfig"}
 	}
 	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
 }
 
-// protected are the resources of the state that deletion protection protects, as "type name".
-func (st state) protected() []string {
-	var out []string
-	for _, r := range st.d.Resources {
-		if r.Protect {
-			out = append(out, string(r.Type)+" "+r.URN.Name())
-		}
-	}
-	return out
-}
-
 // cancelCommand is the command that removes a stack's lock, in backticks.
-func cancelCommand(s Stack) string {
+func cancelCommand(s stackstate.Stack) string {
 	if c, ok := s.(interface{ CancelCommand() string }); ok {
 		return c.CancelCommand()
 	}
@@ -863,7 +858,7 @@ func cancelCommand(s Stack) string {
 }
 
 // isOp tells whether a step's operation is op.
-func isOp(step Step, ops ...apitype.OpType) bool {
+func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
 	for _, op := range ops {
 		if step.Op == string(op) {
 			return true

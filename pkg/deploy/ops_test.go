@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // deployer is a Deployer over a fake backend.
@@ -18,9 +21,9 @@ func deployer() (*deploy.Deployer, *deploytest.Backend) {
 }
 
 // mustUp deploys target with --yes and ends the test when it is not done.
-func mustUp(ctx context.Context, t *testing.T, d *deploy.Deployer, target deploy.Target) {
+func mustUp(ctx context.Context, t *testing.T, d *deploy.Deployer, target deploytarget.Target) {
 	t.Helper()
-	if o := d.Up(ctx, target, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+	if o := d.Up(ctx, target, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 		t.Fatalf("up of %s: %s %v", target.Key(), o.Status, o.Err)
 	}
 }
@@ -40,13 +43,13 @@ func TestUpDeploysThenUpdatesInPlaceAndSaysItsOwnChangesNotTheStacksLatestHistor
 	ctx := context.Background()
 	d, b := deployer()
 	first := d.Up(ctx, cluster(t), deploy.UpOptions{Yes: true})
-	if first.Status != deploy.Done || first.Result.Changes["create"] != 3 {
+	if first.Status != outcome.Done || first.Result.Changes["create"] != 3 {
 		t.Fatalf("the first up: %s %q %v", first.Status, first.Reason, first.Err)
 	}
 	// Another operator's update lands on the stack: the next up still reports only its own steps.
 	b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
 	scaled := d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 3"), deploy.UpOptions{Yes: true})
-	if scaled.Status != deploy.Done || scaled.Reason != "1 update, 2 same" {
+	if scaled.Status != outcome.Done || scaled.Reason != "1 update, 2 same" {
 		t.Errorf("the scaling up: %s %q, want done with its own 1 update, 2 same", scaled.Status, scaled.Reason)
 	}
 	if len(scaled.Result.Steps) != 1 || !slices.Contains(scaled.Result.Steps[0].Paths, "nodePool.nodeCount") {
@@ -61,38 +64,38 @@ func TestUpRefusesAChangeTheProvidersCannotCarryOutBeforeTheEngineRuns(t *testin
 	mustUp(ctx, t, d, ha)
 	updates := calls(b, "update")
 	off := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true})
-	var refused *deploy.RefusedError
-	if off.Status != deploy.Blocked || !errors.As(off.Err, &refused) || len(refused.Changes) != 1 ||
+	var refused *stackstate.RefusedError
+	if off.Status != outcome.Blocked || !errors.As(off.Err, &refused) || len(refused.Changes) != 1 ||
 		refused.Changes[0].Path != "spec.highlyAvailable" || !strings.Contains(refused.Changes[0].Reason, "refuses to turn high availability off") {
 		t.Fatalf("turning HA off: %s %v, want refused naming spec.highlyAvailable and DigitalOcean's refusal", off.Status, off.Err)
 	}
 	if calls(b, "update") != updates || calls(b, "preview") != 0 {
 		t.Errorf("the engine ran for a refused change: %v", b.Calls())
 	}
-	if o := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true, AllowRefused: true}); o.Status != deploy.Done {
+	if o := d.Up(ctx, cluster(t, "\nspec:\n", "\nspec:\n  highlyAvailable: false\n"), deploy.UpOptions{Yes: true, AllowRefused: true}); o.Status != outcome.Done {
 		t.Errorf("with AllowRefused the change goes to the engine: %s %v", o.Status, o.Err)
 	}
 }
 
 func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithoutOne(t *testing.T) {
 	ctx := context.Background()
-	same := func(t *testing.T) deploy.Target { return cluster(t) }
-	scaled := func(t *testing.T) deploy.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
-	moved := func(t *testing.T) deploy.Target { return cluster(t, "region: fra1", "region: ams3") }
+	same := func(t *testing.T) deploytarget.Target { return cluster(t) }
+	scaled := func(t *testing.T) deploytarget.Target { return cluster(t, "nodeCount: 2", "nodeCount: 3") }
+	moved := func(t *testing.T) deploytarget.Target { return cluster(t, "region: fra1", "region: ams3") }
 	tests := []struct {
 		name        string
-		change      func(t *testing.T) deploy.Target
+		change      func(t *testing.T) deploytarget.Target
 		interactive bool
 		answer      bool
 		asked       bool
-		want        deploy.Status
+		want        outcome.Status
 	}{
-		{"an in-place change on a terminal is asked about and deploys on yes", scaled, true, true, true, deploy.Done},
-		{"an in-place change on a terminal is not deployed on no", scaled, true, false, true, deploy.Blocked},
-		{"no change on a terminal is not asked about", same, true, false, false, deploy.Done},
-		{"an in-place change without a terminal is not deployed", scaled, false, true, false, deploy.Blocked},
-		{"a replacement on a terminal is asked about and deploys on yes", moved, true, true, true, deploy.Done},
-		{"a replacement on a terminal is not deployed on no", moved, true, false, true, deploy.Blocked},
+		{"an in-place change on a terminal is asked about and deploys on yes", scaled, true, true, true, outcome.Done},
+		{"an in-place change on a terminal is not deployed on no", scaled, true, false, true, outcome.Blocked},
+		{"no change on a terminal is not asked about", same, true, false, false, outcome.Done},
+		{"an in-place change without a terminal is not deployed", scaled, false, true, false, outcome.Blocked},
+		{"a replacement on a terminal is asked about and deploys on yes", moved, true, true, true, outcome.Done},
+		{"a replacement on a terminal is not deployed on no", moved, true, false, true, outcome.Blocked},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,15 +103,15 @@ func TestUpWithoutYesAsksAboutAnyChangeOnATerminalAndDeploysNothingUnaskedWithou
 			b.Replaces("region")
 			mustUp(ctx, t, d, cluster(t))
 			asked := false
-			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploy.Target, deploy.Result) bool {
+			o := d.Up(ctx, tt.change(t), deploy.UpOptions{Interactive: tt.interactive, Confirm: func(deploytarget.Target, stackstate.Result) bool {
 				asked = true
 				return tt.answer
 			}})
 			if o.Status != tt.want || asked != tt.asked {
 				t.Errorf("%s (%q), asked %t; want %s, asked %t", o.Status, o.Reason, asked, tt.want, tt.asked)
 			}
-			if deployed := calls(b, "update") == 2; deployed != (tt.want == deploy.Done) {
-				t.Errorf("deployed %t, want %t: %v", deployed, tt.want == deploy.Done, b.Calls())
+			if deployed := calls(b, "update") == 2; deployed != (tt.want == outcome.Done) {
+				t.Errorf("deployed %t, want %t: %v", deployed, tt.want == outcome.Done, b.Calls())
 			}
 		})
 	}
@@ -120,13 +123,13 @@ func TestAProtectedClusterIsNeitherReplacedNorDestroyedAndDestroyDoesNotAskTheEn
 	b.Replaces("region")
 	protected := target(t, "cluster.yaml", manifest(t, "digitaloceankubernetescluster/minimal.yaml"))
 	mustUp(ctx, t, d, protected)
-	var protectedErr *deploy.ProtectedError
+	var protectedErr *stackstate.ProtectedError
 	moved := target(t, "cluster.yaml", strings.Replace(manifest(t, "digitaloceankubernetescluster/minimal.yaml"), "region: fra1", "region: ams3", 1))
-	if o := d.Preview(ctx, moved, deploy.PreviewOptions{}); o.Status != deploy.Blocked {
+	if o := d.Preview(ctx, moved, deploy.PreviewOptions{}); o.Status != outcome.Blocked {
 		t.Errorf("preview of a protected replacement: %s %v, want blocked", o.Status, o.Err)
 	}
 	destroys := calls(b, "destroy")
-	if o := d.Destroy(ctx, protected, deploy.DestroyOptions{}); o.Status != deploy.Blocked || !errors.As(o.Err, &protectedErr) ||
+	if o := d.Destroy(ctx, protected, deploy.DestroyOptions{}); o.Status != outcome.Blocked || !errors.As(o.Err, &protectedErr) ||
 		!strings.Contains(protectedErr.Error(), clusterType+" dev-fra1") {
 		t.Errorf("destroy of a protected cluster: %s %v, want blocked naming the cluster", o.Status, o.Err)
 	}
@@ -141,12 +144,12 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	c := cluster(t)
 	mustUp(ctx, t, d, c)
 	b.Pend(c.Key(), clusterType, "second")
-	var pending *deploy.PendingCreatesError
-	for name, o := range map[string]deploy.Outcome{
+	var pending *stackstate.PendingCreatesError
+	for name, o := range map[string]outcome.Outcome{
 		"up":      d.Up(ctx, c, deploy.UpOptions{Yes: true}),
 		"destroy": d.Destroy(ctx, c, deploy.DestroyOptions{}),
 	} {
-		if o.Status != deploy.Failed || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
+		if o.Status != outcome.Failed || !errors.As(o.Err, &pending) || len(pending.Creates) != 1 {
 			t.Errorf("%s with a pending create: %s %v, want failed naming it", name, o.Status, o.Err)
 		}
 	}
@@ -161,13 +164,13 @@ func TestPendingCreatesStopUpDestroyAndStatusUntilRefreshRecordsThemWithTheCloud
 	if ready := st.Report.Condition("Ready"); ready.Reason != "PendingCreates" || ready.Message != advice {
 		t.Errorf("status Ready = %+v, want PendingCreates with the advice", ready)
 	}
-	if o := d.Refresh(ctx, c, deploy.RefreshOptions{ImportPendingCreates: []string{"cloud-id-2"}}); o.Status != deploy.Done {
+	if o := d.Refresh(ctx, c, deploy.RefreshOptions{ImportPendingCreates: []string{"cloud-id-2"}}); o.Status != outcome.Done {
 		t.Fatalf("refresh --import-pending-create: %s %v", o.Status, o.Err)
 	}
 	if got := b.Resources(c.Key()); !slices.Contains(got, clusterType+"::second") {
 		t.Errorf("resources %v, want the pending create recorded", got)
 	}
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 		t.Errorf("up after the refresh: %s %v", o.Status, o.Err)
 	}
 }
@@ -180,7 +183,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 	if got := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report.Condition("Ready"); got.Reason != "NotDeployed" {
 		t.Errorf("a stack never deployed: Ready %+v", got)
 	}
-	for _, tg := range []deploy.Target{c, p} {
+	for _, tg := range []deploytarget.Target{c, p} {
 		mustUp(ctx, t, d, tg)
 	}
 	st := d.Status(ctx, c, deploy.StatusOptions{Drift: true}).Report
@@ -203,7 +206,7 @@ func TestStatusSaysNotDeployedReadyAManifestChangedByFieldAndAReferenceGone(t *t
 }
 
 // mustText is a namedCluster's manifest text, for editing.
-func mustText(t *testing.T, c deploy.Target) string {
+func mustText(t *testing.T, c deploytarget.Target) string {
 	t.Helper()
 	return `apiVersion: digitalocean.clusterplane.dev/v1
 kind: DigitalOceanKubernetesCluster
@@ -226,7 +229,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	d, b := deployer()
 	c := cluster(t)
 	mustUp(ctx, t, d, c)
-	if o := d.Drift(ctx, c); o.Status != deploy.Done || len(o.Drift) != 0 {
+	if o := d.Drift(ctx, c); o.Status != outcome.Done || len(o.Drift) != 0 {
 		t.Errorf("drift right after up: %s %v", o.Status, o.Drift)
 	}
 	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
@@ -258,7 +261,7 @@ func TestAdoptReadsADigitalOceanCountWhereTheImportFilesItAndListsItForTheNextUp
 			found = true
 		}
 	}
-	if o.Status != deploy.Done || !found {
+	if o.Status != outcome.Done || !found {
 		t.Errorf("adopt with another count: %s %+v, want adopted listing spec.defaultNodePool.nodeCount: manifest 5, live 2, in place", o.Status, o.InPlace)
 	}
 }
@@ -267,10 +270,10 @@ func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *t
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "preview", &deploy.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
+	b.Fail(c.Key(), "preview", &stackstate.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
 	o := d.Preview(ctx, c, deploy.PreviewOptions{})
-	var engine *deploy.EngineError
-	if o.Status != deploy.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {
+	var engine *stackstate.EngineError
+	if o.Status != outcome.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {
 		t.Errorf("a failed preview: %s %v, want failed with the cause", o.Status, o.Err)
 	}
 	if b.Has(c.Key()) {
@@ -298,11 +301,11 @@ func TestStatusNamesAStackBeforeAndAfterItIsDeployedAsUpsReportDoes(t *testing.T
 	c := namedCluster(t, "platform", "prod", "")
 	before := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
 	up := d.Up(ctx, c, deploy.UpOptions{Yes: true})
-	if up.Status != deploy.Done {
+	if up.Status != outcome.Done {
 		t.Fatalf("up: %s %v", up.Status, up.Err)
 	}
 	after := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
-	want := deploy.NewReport("up", []deploy.Outcome{up}).Stacks[0].Stack
+	want := deploy.NewReport("up", []outcome.Outcome{up}).Stacks[0].Stack
 	if before != want || after != want {
 		t.Errorf("status names the stack %q before up and %q after, up's report %q", before, after, want)
 	}
@@ -316,10 +319,10 @@ func TestAFieldWrittenBackAsTheCloudHasItIsRefusedOnlyWhenTheEngineWouldReplace(
 		name string
 		// replaces: the provider replaces the cluster on the field (a VPC other than the cluster's).
 		replaces bool
-		want     deploy.Status
+		want     outcome.Status
 	}{
-		{"the cluster's own VPC written back deploys", false, deploy.Done},
-		{"another VPC is refused", true, deploy.Blocked},
+		{"the cluster's own VPC written back deploys", false, outcome.Done},
+		{"another VPC is refused", true, outcome.Blocked},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,39 +2,26 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-// Orphan is a pool in the stack's cluster that carries a rotation mark of the stack and that the
-// stack does not hold, nor a rotation under way: left behind by a rotation that stopped where no
-// record could follow it (a pool made by a clusterplane older than the marks' record, a record
-// removed by hand). It is billed, and no up or destroy of the stack would ever touch it.
-type Orphan struct {
-	ID, Name string
-	// Delete is the command that deletes it (the cloud's own CLI).
-	Delete string
-}
-
-func (o Orphan) String() string {
-	return fmt.Sprintf("pool %s (id %s) carries this stack's rotation mark, but neither the stack nor a rotation under way "+
-		"holds it: a stopped rotation left it, and it is billed; delete it with `%s`", o.Name, o.ID, o.Delete)
-}
 
 // orphans lists the pools of t's cluster that are orphans of t's rotations. None for a kind
 // without rotations, or a stack that holds nothing yet.
-func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, error) {
-	rec, _ := rotationRecord(st.outputs())
+func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stackstate.State) ([]outcome.Orphan, error) {
+	rec, _ := rotationRecord(st.Outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.
 	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
-	ids, _ := st.ids(guardedType(t.Effects))
+	ids, _ := st.IDs(guardedType(t.Effects))
 	if len(ids) != 1 || ids[0] == "" {
 		return nil, nil
 	}
@@ -48,7 +35,7 @@ func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, e
 		return nil, errors.Wrap(err, "look for pools left by a rotation")
 	}
 	stack := rotation.StackDigest(t.Key())
-	var out []Orphan
+	var out []outcome.Orphan
 	for _, p := range marked {
 		if p.Mark.Stack != stack {
 			continue
@@ -61,7 +48,7 @@ func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, e
 		if rec != nil && rec.Phase != rotation.Done && (rec.ID == p.Mark.ID || p.ID == rec.SurgeID || p.ID == rec.OldID) {
 			continue
 		}
-		o := Orphan{ID: p.ID, Name: p.Name}
+		o := outcome.Orphan{ID: p.ID, Name: p.Name}
 		if kr.DeleteCommand != nil {
 			o.Delete = kr.DeleteCommand(p.ID)
 		}
@@ -71,7 +58,7 @@ func (d *Deployer) orphans(ctx context.Context, t Target, st state) ([]Orphan, e
 }
 
 // describeOrphans says orphans in one sentence each.
-func describeOrphans(orphans []Orphan) string {
+func describeOrphans(orphans []outcome.Orphan) string {
 	var parts []string
 	for _, o := range orphans {
 		parts = append(parts, o.String())

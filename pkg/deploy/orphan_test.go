@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -63,7 +64,7 @@ func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *t
 	p.Rotate = func(_ context.Context, _ proto.Message, id string, _ kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Cloud: markedPools{marked: []rotation.MarkedPool{{ID: id, Name: "workers", Mark: ours}}}}, nil
 	}
-	if o := d.Drift(ctx, p); o.Status != deploy.Done || len(o.Orphans) != 0 {
+	if o := d.Drift(ctx, p); o.Status != outcome.Done || len(o.Orphans) != 0 {
 		t.Errorf("drift with the stack's own marked pool: %s %+v, want no orphan", o.Status, o.Orphans)
 	}
 }

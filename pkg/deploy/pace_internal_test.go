@@ -8,23 +8,25 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // paceFleet is an account of clusters clusters and as many more pools, adopted on a cloud that
 // allows perMinute requests a minute: a cluster's adoption costs clusterCost, a pool's import
 // lists the whole account 20 a page, twice (the DigitalOcean kinds' estimates, as traced).
-func paceFleet(clusters, perMinute, clusterCost int) []Target {
+func paceFleet(clusters, perMinute, clusterCost int) []deploytarget.Target {
 	cluster := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(int) int { return clusterCost },
 		Refresh: func(n int) int { return (n+199)/200 + 1 }}
 	pool := &kinds.Cost{Cloud: "digitalocean", PerMinute: perMinute, Adopt: func(n int) int { return 2 * ((n+19)/20 + 1) },
 		Refresh: func(int) int { return 1 }}
 	clusterTable := &effects.Table{Types: map[effects.Role]string{effects.Cluster: "cluster"}}
 	poolTable := &effects.Table{Types: map[effects.Role]string{effects.NodePool: "pool"}}
-	var out []Target
+	var out []deploytarget.Target
 	for i := range clusters {
-		out = append(out, Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
-			Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
+		out = append(out, deploytarget.Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
+			deploytarget.Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
 	}
 	return out
 }
@@ -41,7 +43,7 @@ func (f *fakeTime) sleep(_ context.Context, d time.Duration) error {
 func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMinute(t *testing.T) {
 	for _, tt := range []struct {
 		name            string
-		op              Requests
+		op              queue.Requests
 		clusters        int
 		wantRequests    int
 		wantPaced       int
@@ -49,17 +51,17 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 	}{
 		// 100 clusters of 10 and 100 pools of 2*(5+1): the 2,200 bench/takeover.sh counted, paced
 		// at 80 % of 250.
-		{name: "adopt of 100 clusters and 100 pools", op: Adopting, clusters: 100, wantRequests: 2200, wantPaced: 200, wantLeastMinute: 11},
+		{name: "adopt of 100 clusters and 100 pools", op: queue.Adopting, clusters: 100, wantRequests: 2200, wantPaced: 200, wantLeastMinute: 11},
 		// 3 clusters and 3 pools: 42 requests, under a minute's share: not paced, not slowed.
-		{name: "adopt of 3 clusters and 3 pools", op: Adopting, clusters: 3, wantRequests: 42, wantPaced: 0},
+		{name: "adopt of 3 clusters and 3 pools", op: queue.Adopting, clusters: 3, wantRequests: 42, wantPaced: 0},
 		// 100 clusters of 2 and 100 pools of 1: the 300 bench/takeover.sh counted in a drift that
 		// took 58 s unpaced (300 in its busiest minute).
-		{name: "drift of 100 clusters and 100 pools", op: Refreshing, clusters: 100, wantRequests: 300, wantPaced: 200, wantLeastMinute: 1.5},
-		{name: "drift of 50 clusters and 50 pools", op: Refreshing, clusters: 50, wantRequests: 150, wantPaced: 0},
+		{name: "drift of 100 clusters and 100 pools", op: queue.Refreshing, clusters: 100, wantRequests: 300, wantPaced: 200, wantLeastMinute: 1.5},
+		{name: "drift of 50 clusters and 50 pools", op: queue.Refreshing, clusters: 50, wantRequests: 150, wantPaced: 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			targets := paceFleet(tt.clusters, 250, 10)
-			p := NewPacer(targets, tt.op, nil)
+			p := queue.NewPacer(targets, tt.op, nil)
 			if len(p.Budgets()) != 1 {
 				t.Fatalf("budgets %+v, want one for digitalocean", p.Budgets())
 			}
@@ -71,7 +73,7 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 				t.Errorf("at least %v minutes, want %v", b.Minutes(), tt.wantLeastMinute)
 			}
 			clock := &fakeTime{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			p.now, p.sleep = clock.now, clock.sleep
+			p.Now, p.Sleep = clock.now, clock.sleep
 			start := clock.at
 			type started struct {
 				at   time.Time
@@ -98,7 +100,7 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 				}
 				most = max(most, sum)
 			}
-			if limit := int(float64(250)*Share) + 12; most > limit || most >= 250 {
+			if limit := int(float64(250)*queue.Share) + 12; most > limit || most >= 250 {
 				t.Errorf("the busiest minute starts imports of %d requests, want at most %d (under 250)", most, limit)
 			}
 			if took := clock.at.Sub(start).Minutes(); took < tt.wantLeastMinute-0.1 {
@@ -109,7 +111,7 @@ func TestARunOfAHundredClustersAndPoolsStartsNoMoreThanDigitalOceansLimitInAnyMi
 }
 
 func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
-	p := NewPacer(paceFleet(100, 250, 10), Adopting, nil)
+	p := queue.NewPacer(paceFleet(100, 250, 10), queue.Adopting, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var err error
@@ -124,14 +126,14 @@ func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := NewPacer([]Target{{Project: "x", Stack: "y"}}, Refreshing, nil)
+	p := queue.NewPacer([]deploytarget.Target{{Project: "x", Stack: "y"}}, queue.Refreshing, nil)
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
-	if err := p.Wait(context.Background(), Target{Project: "x", Stack: "y"}); err != nil {
+	if err := p.Wait(context.Background(), deploytarget.Target{Project: "x", Stack: "y"}); err != nil {
 		t.Error(err)
 	}
-	var none *Pacer
+	var none *queue.Pacer
 	if err := none.Wait(context.Background(), paceFleet(1, 250, 10)[0]); err != nil {
 		t.Error(err)
 	}
@@ -141,7 +143,7 @@ func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
 // took seconds, the fleet scan having vouched for 997 of them. The estimate counts only the
 // stacks left to the engine, and says nothing when they fit in a minute's share.
 func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *testing.T) {
-	var clusters []Target
+	var clusters []deploytarget.Target
 	for _, target := range paceFleet(1000, 250, 10) {
 		if target.Project == "c" {
 			clusters = append(clusters, target)
@@ -172,7 +174,7 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var said []string
-			r := Request{Operation: "drift", Pace: Refreshing, Say: func(line string) { said = append(said, line) }}
+			r := Request{Operation: "drift", Pace: queue.Refreshing, Say: func(line string) { said = append(said, line) }}
 			r.pacer(clusters, tt.scanned, tt.kept, nil)
 			if got := strings.Join(said, "\n"); got != tt.want {
 				t.Errorf("said:\n%s\nwant:\n%s", got, tt.want)

@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/changed"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -28,14 +32,14 @@ type Request struct {
 	Operation Operation
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
-	Files Files
+	Files deploytarget.Files
 	// Manifests, when set, are read already (a service builds its stored objects' in memory):
 	// the pipeline takes them in place of Paths, with the same checks across them, and reads
 	// no file.
-	Manifests []Manifest
+	Manifests []deploytarget.Manifest
 	// Backend opens where the stacks live. It is called once every file is read and valid, so
 	// that a mistake in a file is said before a backend that cannot open is.
-	Backend func() (Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Policy, when set, is evaluated over every manifest before any stack runs.
 	Policy *policy.Policy
 	// Retarget allows a manifest onto a stack that deployed another metadata.name (--retarget).
@@ -60,18 +64,18 @@ type Request struct {
 	Reverse, SkipBlocked bool
 	// Guard, when set, refuses targets before anything runs: their keys and why. Whole says it
 	// refuses every target or none (a saved plan is applied whole).
-	Guard func(ctx context.Context, b Backend, targets []Target) (map[string]error, error)
+	Guard func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error)
 	Whole bool
 	// Pace, when set, paces the operations by that estimate of their cloud requests.
-	Pace Requests
+	Pace queue.Requests
 	// Progress, given how many stacks run, is where each stack's engine progress goes
 	// (Deployer.Progress): several running at once are told apart by a prefix.
-	Progress func(stacks int) func(t Target) io.Writer
+	Progress func(stacks int) func(t deploytarget.Target) io.Writer
 	// Say is told, as they happen, what the user should read before the outcomes: policy
 	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
 	Say func(line string)
 	// Op is the operation each stack gets.
-	Op func(ctx context.Context, d *Deployer, t Target) Outcome
+	Op func(ctx context.Context, d *Deployer, t deploytarget.Target) outcome.Outcome
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
@@ -123,7 +127,7 @@ func (e *ArgsError) Unwrap() error { return e.Err }
 // queue. Every problem of the input comes back at once as a *ProblemsError before any stack is
 // touched (a mistake of the paths as an *ArgsError); a policy's denial as the outcomes and a *PolicyDeniedError. Otherwise the outcomes
 // say what each stack did, and the error is nil.
-func Run(ctx context.Context, r Request) ([]Outcome, error) {
+func Run(ctx context.Context, r Request) ([]outcome.Outcome, error) {
 	if r.Op == nil || r.Backend == nil {
 		return nil, errors.New("deploy.Run: the request needs an Op to run and a Backend to open")
 	}
@@ -133,9 +137,9 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 		// The kinds a file may name are the request's unless the reader was given others.
 		files.Reader.Kinds = files.Kinds.Names()
 	}
-	files.Text = func(t Target, data []byte) { texts[t.Key()] = data }
+	files.Text = func(t deploytarget.Target, data []byte) { texts[t.Key()] = data }
 	targets, err := r.targets(files)
-	var problems *ProblemsError
+	var problems *deploytarget.ProblemsError
 	if err != nil && !errors.As(err, &problems) {
 		return nil, &ArgsError{Err: err}
 	}
@@ -164,23 +168,23 @@ func Run(ctx context.Context, r Request) ([]Outcome, error) {
 }
 
 // targets are the request's: its manifests read already, or its paths read by files.
-func (r Request) targets(files Files) ([]Target, error) {
+func (r Request) targets(files deploytarget.Files) ([]deploytarget.Target, error) {
 	if r.Manifests != nil {
 		if len(r.Paths) > 0 {
 			return nil, errors.New("deploy.Run: a request takes paths or manifests, not both")
 		}
-		return files.read(r.Manifests)
+		return files.Read(r.Manifests)
 	}
 	return files.Targets(r.Paths)
 }
 
 // run is Run once the targets are read and the backend open.
-func (r Request) run(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) ([]Outcome, error) {
+func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) ([]outcome.Outcome, error) {
 	exists := func(key string) (bool, error) {
 		project, stack, _ := strings.Cut(key, "/")
 		return b.Exists(ctx, project, stack)
 	}
-	sorted, deps, err := Order(targets, exists)
+	sorted, deps, err := queue.Order(targets, exists)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +220,8 @@ func (r Request) say(line string) {
 // last deployed (read from the backend, never the cloud), and says each broken rule. When a rule
 // denies any manifest, no stack runs: the outcomes returned say which manifests were denied and
 // which were not run, with a *PolicyDeniedError. The results are each stack's broken rules.
-func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) (
-	map[string][]policy.Result, []Outcome, error) {
+func (r Request) evaluatePolicy(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) (
+	map[string][]policy.Result, []outcome.Outcome, error) {
 	if r.Policy == nil {
 		return nil, nil, nil
 	}
@@ -237,12 +241,12 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 	if !denied {
 		return results, nil, nil
 	}
-	outcomes := make([]Outcome, len(targets))
+	outcomes := make([]outcome.Outcome, len(targets))
 	for i, t := range targets {
 		rs := results[t.Key()]
-		outcomes[i] = Outcome{Target: t, Status: Skipped, Reason: "not run: a manifest was denied by policy", Policy: rs}
+		outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Skipped, Reason: "not run: a manifest was denied by policy", Policy: rs}
 		if policy.Denied(rs) {
-			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "denied by policy", Err: &policy.Error{Results: rs}, Policy: rs}
+			outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "denied by policy", Err: &policy.Error{Results: rs}, Policy: rs}
 		}
 	}
 	return results, outcomes, &PolicyDeniedError{}
@@ -252,8 +256,8 @@ func (r Request) evaluatePolicy(ctx context.Context, b Backend, targets []Target
 // its stack last deployed (read from the backend, never the cloud): Run judges every target so
 // before any stack runs, and a service judges a request's body so, so that a rule reading old
 // judges the same at both times.
-func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []byte) ([]policy.Result, error) {
-	old, err := LastDeployed(ctx, b, t)
+func Judge(ctx context.Context, p *policy.Policy, b stackstate.Backend, t deploytarget.Target, data []byte) ([]policy.Result, error) {
+	old, err := deploytarget.LastDeployed(ctx, b, t)
 	if err != nil {
 		return nil, err
 	}
@@ -268,15 +272,15 @@ func Judge(ctx context.Context, p *policy.Policy, b Backend, t Target, data []by
 // checkBeforeEngine refuses, before any stack runs, a pool in another region than the deployed
 // cluster it references (one not among the files given, which Files checked), and what the
 // cloud does not offer. Every refusal is in the *ProblemsError returned.
-func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
-	problems, err := DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
+func (r Request) checkBeforeEngine(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) error {
+	problems, err := deploytarget.DeployedRegionMismatches(ctx, b, r.Files.Kinds, targets, func(key string) []byte {
 		return texts[key]
 	})
 	if err != nil {
 		return err
 	}
 	if len(problems) > 0 {
-		return &ProblemsError{Problems: problems}
+		return &deploytarget.ProblemsError{Problems: problems}
 	}
 	return r.checkOffered(ctx, b, targets, texts)
 }
@@ -287,7 +291,7 @@ func (r Request) checkBeforeEngine(ctx context.Context, b Backend, targets []Tar
 // (clouds.Offered); without a token nothing is asked. A cloud that does not answer is said once,
 // and the run goes on: the engine meets the same cloud. What a stack runs already is kept,
 // offered or not.
-func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, texts map[string][]byte) error {
+func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target, texts map[string][]byte) error {
 	var problems []error
 	warned := map[string]bool{}
 	for _, t := range targets {
@@ -309,7 +313,7 @@ func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, 
 		}
 		// Only now is the stack read: it is asked only of a manifest the cloud's list refuses.
 		var old proto.Message
-		if old, err = LastDeployed(ctx, b, t); err != nil {
+		if old, err = deploytarget.LastDeployed(ctx, b, t); err != nil {
 			return err
 		}
 		if refusals := program.Refusals(t.File, data, t.Input, old, cat); len(refusals) > 0 {
@@ -317,15 +321,15 @@ func (r Request) checkOffered(ctx context.Context, b Backend, targets []Target, 
 		}
 	}
 	if len(problems) > 0 {
-		return &ProblemsError{Problems: problems}
+		return &deploytarget.ProblemsError{Problems: problems}
 	}
 	return nil
 }
 
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
-func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps map[string][]string, scanned map[string]Scanned,
-	kept map[string]bool) ([]Outcome, error) {
+func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]Scanned,
+	kept map[string]bool) ([]outcome.Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
 		var err error
@@ -335,9 +339,9 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 	}
 	if r.Whole && len(refused) > 0 {
 		// Nothing runs: each stack says its own reason, none is said to be skipped for another's.
-		outcomes := make([]Outcome, len(sorted))
+		outcomes := make([]outcome.Outcome, len(sorted))
 		for i, t := range sorted {
-			outcomes[i] = Outcome{Target: t, Status: Blocked, Reason: "refused", Err: refused[t.Key()]}
+			outcomes[i] = outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: refused[t.Key()]}
 		}
 		return outcomes, nil
 	}
@@ -346,11 +350,11 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 		d.Progress = r.Progress(len(sorted))
 	}
 	d.Pace = r.pacer(sorted, scanned, kept, refused)
-	q := Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
+	q := queue.Queue{Parallel: r.Parallel, Reverse: r.Reverse, StackTimeout: r.StackTimeout, SkipBlocked: r.SkipBlocked,
 		Recovery: d.Recovery}
-	return q.Run(ctx, sorted, deps, func(ctx context.Context, t Target) Outcome {
+	return q.Run(ctx, sorted, deps, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if err := refused[t.Key()]; err != nil {
-			return Outcome{Target: t, Status: Blocked, Reason: "refused", Err: err}
+			return outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: err}
 		}
 		if kept != nil && !kept[t.Key()] {
 			out := notRun("not run: its manifest did not change since " + r.ChangedSince)
@@ -365,11 +369,11 @@ func (r Request) runQueue(ctx context.Context, b Backend, sorted []Target, deps 
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
 // refused, which send the cloud nothing of their own.
-func (r Request) pacer(sorted []Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *Pacer {
+func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *queue.Pacer {
 	if r.Pace == nil {
 		return nil
 	}
-	p := NewPacer(sorted, r.Pace, func(t Target) bool {
+	p := queue.NewPacer(sorted, r.Pace, func(t deploytarget.Target) bool {
 		return !scanned[t.Key()].Unchanged && (kept == nil || kept[t.Key()]) && refused[t.Key()] == nil
 	})
 	for _, b := range p.Budgets() {
@@ -383,7 +387,7 @@ func (r Request) pacer(sorted []Target, scanned map[string]Scanned, kept map[str
 // changedOnly are the keys of the targets a run limited to r.Changed runs: those whose manifest
 // changed and those that reference them, directly or through others. nil when the run is not
 // limited.
-func (r Request) changedOnly(sorted []Target, deps map[string][]string) map[string]bool {
+func (r Request) changedOnly(sorted []deploytarget.Target, deps map[string][]string) map[string]bool {
 	if r.changed == nil {
 		return nil
 	}
@@ -393,7 +397,7 @@ func (r Request) changedOnly(sorted []Target, deps map[string][]string) map[stri
 			continue
 		}
 		kept[t.Key()] = true
-		for _, d := range Dependants(deps, t.Key()) {
+		for _, d := range queue.Dependants(deps, t.Key()) {
 			kept[d] = true
 		}
 	}
@@ -414,11 +418,11 @@ func gitDir(paths []string) string {
 }
 
 // keptOf are the targets kept holds, all of them when kept is nil.
-func keptOf(targets []Target, kept map[string]bool) []Target {
+func keptOf(targets []deploytarget.Target, kept map[string]bool) []deploytarget.Target {
 	if kept == nil {
 		return targets
 	}
-	var out []Target
+	var out []deploytarget.Target
 	for _, t := range targets {
 		if kept[t.Key()] {
 			out = append(out, t)

@@ -11,11 +11,14 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // preview is the operation the pipeline tests run: a preview of each stack on the fake backend.
-func preview(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func preview(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 	return d.Preview(ctx, t, deploy.PreviewOptions{})
 }
 
@@ -38,8 +41,8 @@ func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing
 	})
 	b := deploytest.New()
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
-	var problems *deploy.ProblemsError
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
+	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
 		t.Fatalf("want both files' problems in one *ProblemsError, got %v (%T)", err, err)
 	}
@@ -61,17 +64,17 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	b := deploytest.New()
 	var said []string
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
 		Say: func(line string) { said = append(said, line) }})
 	var denied *deploy.PolicyDeniedError
 	if !errors.As(err, &denied) {
 		t.Fatalf("want a *PolicyDeniedError, got %v", err)
 	}
-	statuses := map[string]deploy.Status{}
+	statuses := map[string]outcome.Status{}
 	for _, o := range outcomes {
 		statuses[o.Target.Key()] = o.Status
 	}
-	want := map[string]deploy.Status{"digitaloceankubernetescluster/a-prod": deploy.Blocked, "digitaloceankubernetescluster/b-dev": deploy.Skipped}
+	want := map[string]outcome.Status{"digitaloceankubernetescluster/a-prod": outcome.Blocked, "digitaloceankubernetescluster/b-dev": outcome.Skipped}
 	for key, status := range want {
 		if statuses[key] != status {
 			t.Errorf("%s: %s, want %s (all: %v)", key, statuses[key], status, statuses)
@@ -92,11 +95,11 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	b := deploytest.New()
 	ran := 0
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
-		Files: reading(t, "", false), Backend: func() (deploy.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
-		Guard: func(_ context.Context, _ deploy.Backend, targets []deploy.Target) (map[string]error, error) {
+		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
+		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
 		},
-		Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			ran++
 			return preview(ctx, d, t)
 		}})
@@ -107,7 +110,7 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 		t.Fatalf("ran %d stacks, %d outcomes; want none run and 2 outcomes", ran, len(outcomes))
 	}
 	for _, o := range outcomes {
-		if o.Status != deploy.Blocked {
+		if o.Status != outcome.Blocked {
 			t.Errorf("%s: %s, want blocked", o.Target.Key(), o.Status)
 		}
 	}
@@ -118,21 +121,21 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 // purpose, and for drift not checked.
 func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 	tests := []struct {
-		condition deploy.Condition
+		condition outcome.Condition
 		want      bool
 	}{
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
-		{deploy.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
-		{deploy.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
-		{deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "LastUpdateFailed"}, true},
+		{outcome.Condition{Type: "Ready", Status: "False", Reason: "Destroyed"}, false},
+		{outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending"}, true},
+		{outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync"}, false},
+		{outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked"}, false},
 	}
 	for _, tt := range tests {
-		ready := deploy.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
-		st := &deploy.StackStatus{Conditions: []deploy.Condition{ready, tt.condition}}
+		ready := outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed"}
+		st := &outcome.StackStatus{Conditions: []outcome.Condition{ready, tt.condition}}
 		if got := st.NotReady(); got != tt.want {
 			t.Errorf("%s=%s %s: not ready %t, want %t", tt.condition.Type, tt.condition.Status, tt.condition.Reason, got, tt.want)
 		}
@@ -141,7 +144,7 @@ func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 
 func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
 	b := deploytest.New()
-	open := func() (deploy.Backend, error) { return b, nil }
+	open := func() (stackstate.Backend, error) { return b, nil }
 	for _, r := range []deploy.Request{{Backend: open}, {Op: preview}} {
 		if _, err := deploy.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
 			t.Errorf("a request without its Op or Backend ran: %v", err)

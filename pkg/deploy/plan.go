@@ -19,6 +19,9 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -34,48 +37,8 @@ const PlanFormat = "clusterplane.dev/plan/v1"
 type Plan struct {
 	Format string `json:"format"`
 	// Created is when the preview ran, RFC 3339, for the reader.
-	Created string         `json:"created"`
-	Stacks  []PlannedStack `json:"stacks"`
-}
-
-// PlannedStack is one stack's part of a plan.
-type PlannedStack struct {
-	// Stack is the stack's key, <project>/<stack>; File the manifest's file as given; Kind its kind.
-	Stack string `json:"stack"`
-	File  string `json:"file"`
-	Kind  string `json:"kind"`
-	// Digest is the manifest's digest (ManifestDigest): a manifest edited since differs.
-	Digest string `json:"manifestDigest"`
-	// LastUpdate is the stack's last update when the plan was made; nil when it had none (a
-	// stack the plan creates).
-	LastUpdate *PlannedUpdate `json:"lastUpdate"`
-	// Summary is the engine's summary of the preview, for the reader ("1 update, 2 same").
-	Summary string `json:"summary"`
-	// Steps are what the engine would do, in its order: what up --plan does and nothing else.
-	Steps []PlannedStep `json:"steps"`
-	// RecordedOnly are the paths of the manifest's changes no step carries (Result.RecordedOnly):
-	// reviewed with the steps, so held by the plan too.
-	RecordedOnly []string `json:"recordedOnly,omitempty"`
-	// Fields are a digest of each field the manifest sets, by its path (FieldDigests): what
-	// lets a refusal name the fields edited since the review without the plan holding a value.
-	// Absent in a plan of an older clusterplane, whose refusal names the manifest's digest.
-	Fields map[string]string `json:"fieldDigests,omitempty"`
-}
-
-// PlannedUpdate identifies a stack's update in its history.
-type PlannedUpdate struct {
-	Version   int    `json:"version"`
-	Operation string `json:"kind"`
-	Result    string `json:"result"`
-	Ended     string `json:"ended,omitempty"`
-}
-
-// PlannedStep is one resource's planned step: its URN, the engine's operation and the fields it
-// changes, by name only (a secret field says that it changes, never its value).
-type PlannedStep struct {
-	URN    string   `json:"urn"`
-	Op     string   `json:"op"`
-	Fields []string `json:"fields,omitempty"`
+	Created string                 `json:"created"`
+	Stacks  []outcome.PlannedStack `json:"stacks"`
 }
 
 // ManifestDigest is the digest of a stack input's manifest: sha256 of its deterministic encoding.
@@ -144,83 +107,49 @@ func editedFields(reviewed, now map[string]string) []string {
 
 // plannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
 // cloud changes nothing, and what the cloud changed shows in the steps that undo it.
-func plannedSteps(res Result) []PlannedStep {
-	out := []PlannedStep{}
+func plannedSteps(res stackstate.Result) []outcome.PlannedStep {
+	out := []outcome.PlannedStep{}
 	for _, s := range res.Steps {
 		if s.Op == string(apitype.OpRefresh) || s.Op == string(apitype.OpSame) || s.Op == string(apitype.OpRead) {
 			continue
 		}
 		fields := append([]string(nil), s.Paths...)
 		sort.Strings(fields)
-		out = append(out, PlannedStep{URN: s.URN, Op: s.Op, Fields: fields})
+		out = append(out, outcome.PlannedStep{URN: s.URN, Op: s.Op, Fields: fields})
 	}
 	return out
 }
 
-func plannedUpdate(u *Update) *PlannedUpdate {
+func plannedUpdate(u *stackstate.Update) *outcome.PlannedUpdate {
 	if u == nil {
 		return nil
 	}
-	return &PlannedUpdate{Version: u.Version, Operation: u.Operation, Result: u.Result, Ended: u.Ended}
-}
-
-// String says an update as a reader names it: "version 3 (update succeeded 2026-11-23T18:00:00Z)".
-func (u *PlannedUpdate) String() string {
-	if u == nil {
-		return "no update"
-	}
-	s := u.Operation + " " + u.Result
-	if u.Ended != "" {
-		s += " " + u.Ended
-	}
-	// The file backend numbers no update (every one is version 0): only the time tells two apart,
-	// so a version is said only when there is one.
-	if u.Version == 0 {
-		return s
-	}
-	return fmt.Sprintf("version %d (%s)", u.Version, s)
-}
-
-func (s PlannedStep) String() string {
-	if len(s.Fields) == 0 {
-		return s.Op + " " + shortURN(s.URN)
-	}
-	return s.Op + " " + shortURN(s.URN) + " (" + strings.Join(s.Fields, ", ") + ")"
-}
-
-// shortURN is a URN's type and name, as reports name resources.
-func shortURN(urn string) string {
-	parts := strings.Split(urn, "::")
-	if len(parts) < 4 {
-		return urn
-	}
-	types := strings.Split(parts[2], "$")
-	return types[len(types)-1] + " " + parts[3]
+	return &outcome.PlannedUpdate{Version: u.Version, Operation: u.Operation, Result: u.Result, Ended: u.Ended}
 }
 
 // PreviewPlan previews the target against the cloud as it is now (read in memory first, as drift
 // does) and says, in Outcome.Planned, what the stack's part of a saved plan is. The last update is
 // read before the preview: one landing during it makes the plan stale, never silently current.
-func (d *Deployer) PreviewPlan(ctx context.Context, t Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	last, err := d.lastUpdate(ctx, t)
 	if err != nil {
 		return failed(err)
 	}
 	o := d.preview(ctx, t, true)
-	if o.Result == nil || o.Status == Failed || o.Status == Cancelled {
+	if o.Result == nil || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
 		return o
 	}
-	o.Planned = &PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
+	o.Planned = &outcome.PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
 		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result),
 		RecordedOnly: changePaths(o.Result.RecordedOnly), Fields: FieldDigests(t.Input)}
 	return o
 }
 
 // lastUpdate is the stack's last update, nil when the stack or its update does not exist.
-func (d *Deployer) lastUpdate(ctx context.Context, t Target) (*Update, error) {
+func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stackstate.Update, error) {
 	s, err := d.open(ctx, t)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil, nil
 	}
 	if err != nil {
@@ -245,7 +174,7 @@ func (e *PlanMovedError) Error() string {
 // reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
 // now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
 // failures to tell. It changes nothing: a stack it had to create for the preview goes again.
-func (d *Deployer) CheckPlan(ctx context.Context, t Target, p PlannedStack) error {
+func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outcome.PlannedStack) error {
 	var moved []string
 	if digest := ManifestDigest(t.Input); digest != p.Digest {
 		if edited := editedFields(p.Fields, FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {
@@ -301,7 +230,7 @@ func pathsOrNone(paths []string) string {
 }
 
 // sameUpdate tells whether two last updates are one: by version where the backend numbers them.
-func sameUpdate(a, b *PlannedUpdate) bool {
+func sameUpdate(a, b *outcome.PlannedUpdate) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
@@ -310,14 +239,14 @@ func sameUpdate(a, b *PlannedUpdate) bool {
 
 // stepsDiffer says, in words, how a fresh preview's steps differ from the planned ones. A step
 // of the same resource and operation that changes other fields is said as those fields.
-func stepsDiffer(planned, now []PlannedStep) []string {
+func stepsDiffer(planned, now []outcome.PlannedStep) []string {
 	var out []string
 	paired := map[int]bool{}
 	for _, s := range now {
-		if slices.ContainsFunc(planned, func(p PlannedStep) bool { return sameStep(p, s) }) {
+		if slices.ContainsFunc(planned, func(p outcome.PlannedStep) bool { return sameStep(p, s) }) {
 			continue
 		}
-		if i := slices.IndexFunc(planned, func(p PlannedStep) bool { return p.URN == s.URN && p.Op == s.Op }); i >= 0 && !paired[i] {
+		if i := slices.IndexFunc(planned, func(p outcome.PlannedStep) bool { return p.URN == s.URN && p.Op == s.Op }); i >= 0 && !paired[i] {
 			paired[i] = true
 			var parts []string
 			if added := without(s.Fields, planned[i].Fields); len(added) > 0 {
@@ -326,14 +255,14 @@ func stepsDiffer(planned, now []PlannedStep) []string {
 			if dropped := without(planned[i].Fields, s.Fields); len(dropped) > 0 {
 				parts = append(parts, "no longer changes "+strings.Join(dropped, ", "))
 			}
-			out = append(out, "a fresh preview's "+s.Op+" of "+shortURN(s.URN)+" "+strings.Join(parts, " and ")+
+			out = append(out, "a fresh preview's "+s.Op+" of "+outcome.ShortURN(s.URN)+" "+strings.Join(parts, " and ")+
 				" (the cloud or the stack changed since the review)")
 			continue
 		}
 		out = append(out, "a fresh preview would "+s.String()+", which the plan does not say (the cloud or the stack changed since)")
 	}
 	for i, p := range planned {
-		if !paired[i] && !slices.ContainsFunc(now, func(s PlannedStep) bool { return sameStep(p, s) }) {
+		if !paired[i] && !slices.ContainsFunc(now, func(s outcome.PlannedStep) bool { return sameStep(p, s) }) {
 			out = append(out, "the plan says "+p.String()+", which a fresh preview would no longer do")
 		}
 	}
@@ -358,7 +287,7 @@ func without(a, b []string) []string {
 	return out
 }
 
-func sameStep(a, b PlannedStep) bool {
+func sameStep(a, b outcome.PlannedStep) bool {
 	return a.URN == b.URN && a.Op == b.Op && slices.Equal(a.Fields, b.Fields)
 }
 
@@ -373,7 +302,7 @@ func short(digest string) string {
 
 // NewPlan is the plan of previewed outcomes, each with its Planned part (PreviewPlan's). A stack
 // without one (its preview failed) has no plan: none is made, and the error names it.
-func NewPlan(outcomes []Outcome, now time.Time) (*Plan, error) {
+func NewPlan(outcomes []outcome.Outcome, now time.Time) (*Plan, error) {
 	p := &Plan{Format: PlanFormat, Created: now.UTC().Format(time.RFC3339)}
 	var missing []string
 	for _, o := range outcomes {
@@ -423,7 +352,7 @@ func ReadPlan(name string, data []byte) (*Plan, error) {
 }
 
 // Stack is the plan's part for stack key, nil when the plan has none.
-func (p *Plan) Stack(key string) *PlannedStack {
+func (p *Plan) Stack(key string) *outcome.PlannedStack {
 	for i := range p.Stacks {
 		if p.Stacks[i].Stack == key {
 			return &p.Stacks[i]

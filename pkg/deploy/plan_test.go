@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // savePlan previews targets as `preview --save-plan` does and reads the plan's file back.
-func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploy.Target) *deploy.Plan {
+func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) *deploy.Plan {
 	t.Helper()
-	var outcomes []deploy.Outcome
+	var outcomes []outcome.Outcome
 	for _, tg := range targets {
 		outcomes = append(outcomes, d.PreviewPlan(context.Background(), tg))
 	}
@@ -107,24 +109,24 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 	tests := []struct {
 		name string
 		// between is what happens between the review and the apply; it returns the target applied.
-		between func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target
+		between func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target
 		moved   string // "" when the plan holds
 	}{
-		{"nothing", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"nothing", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, ""},
-		{"a manifest edit", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"a manifest edit", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			return cluster(t, "nodeCount: 2", "nodeCount: 4")
 		}, "cluster.yaml is not the manifest reviewed: spec.defaultNodePool.nodeCount edited since"},
-		{"another operator's up", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"another operator's up", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "another update landed on the stack since the plan: its last is version 2 (update succeeded later), the plan saw version 1"},
-		{"an up after the plan, as this plan's own apply is", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"an up after the plan, as this plan's own apply is", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.UpdateByAnotherOperator("digitaloceankubernetescluster/dev-fra1")
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "(an up --plan of this very plan counts: a plan is applied once; preview --save-plan again)"},
-		{"a change in the cloud", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploy.Target {
+		{"a change in the cloud", func(t *testing.T, b *deploytest.Backend, d *deploy.Deployer) deploytarget.Target {
 			b.Edit("digitaloceankubernetescluster/dev-fra1", clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
 			return cluster(t, "nodeCount: 2", "nodeCount: 3")
 		}, "a fresh preview's update of " + clusterType + " dev-fra1 also changes tags (the cloud or the stack changed since the review)"},
@@ -143,7 +145,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 				t.Fatalf("the plan is refused on an unchanged world: %v", err)
 			case tt.moved == "":
 				o := d.Up(ctx, applied, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
-				if o.Status != deploy.Done || o.Reason != "1 update, 2 same" {
+				if o.Status != outcome.Done || o.Reason != "1 update, 2 same" {
 					t.Errorf("up --plan: %s %q %v", o.Status, o.Reason, o.Err)
 				}
 			case !errors.As(err, &moved) || moved.Stack != "digitaloceankubernetescluster/dev-fra1" || !strings.Contains(err.Error(), tt.moved):
@@ -170,7 +172,7 @@ func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	b.UpdateByAnotherOperator(scaled.Key())
 	o := d.Up(ctx, scaled, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
 	var moved *deploy.PlanMovedError
-	if o.Status != deploy.Blocked || !errors.As(o.Err, &moved) {
+	if o.Status != outcome.Blocked || !errors.As(o.Err, &moved) {
 		t.Fatalf("up: %s %v, want refused as the plan moved", o.Status, o.Err)
 	}
 	if calls(b, "update") != updates {
@@ -200,7 +202,7 @@ func TestNoPlanIsMadeWhenAStacksPreviewFailed(t *testing.T) {
 	d, b := deployer()
 	c := cluster(t)
 	b.Fail(c.Key(), "preview", errors.New("the backend is out of reach"))
-	if _, err := deploy.NewPlan([]deploy.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
+	if _, err := deploy.NewPlan([]outcome.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
 		!strings.Contains(err.Error(), c.Key()) {
 		t.Errorf("plan: %v, want none, naming %s", err, c.Key())
 	}

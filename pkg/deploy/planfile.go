@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/atomicwrite"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
@@ -45,8 +49,8 @@ func ReadPlanFile(file string) (*Plan, error) {
 // Guard is up's guard with a saved plan (Request.Guard, with Whole): every stack is checked
 // against its part of the plan (Deployer.CheckPlan), parallel at once, before any is changed, and
 // when one is refused, all are: nothing is half-applied.
-func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Context, b Backend, targets []Target) (map[string]error, error) {
-	return func(ctx context.Context, b Backend, targets []Target) (map[string]error, error) {
+func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+	return func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		given := map[string]bool{}
 		for _, t := range targets {
 			given[t.Key()] = true
@@ -62,17 +66,17 @@ func (p *Plan) Guard(parallel int, timeout time.Duration) func(ctx context.Conte
 				"made from, or none to take the plan's files", strings.Join(missing, ", "))
 		}
 		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
-		q := Queue{Parallel: parallel, StackTimeout: timeout}
-		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t Target) Outcome {
+		q := queue.Queue{Parallel: parallel, StackTimeout: timeout}
+		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 			planned := p.Stack(t.Key())
 			if planned == nil {
-				return Outcome{Status: Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
+				return outcome.Outcome{Status: outcome.Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
 					t.Key(), t.File)}
 			}
 			if err := d.CheckPlan(ctx, t, *planned); err != nil {
-				return Outcome{Status: Blocked, Err: err}
+				return outcome.Outcome{Status: outcome.Blocked, Err: err}
 			}
-			return Outcome{Status: Done}
+			return outcome.Outcome{Status: outcome.Done}
 		})
 		refused := map[string]error{}
 		var moved []string

@@ -7,12 +7,15 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
 // exampleTarget is the target of an example manifest (examples/<path>) of kind.
-func exampleTarget(t *testing.T, kind, path string) Target {
+func exampleTarget(t *testing.T, kind, path string) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", filepath.FromSlash(path)))
 	if err != nil {
@@ -23,7 +26,7 @@ func exampleTarget(t *testing.T, kind, path string) Target {
 	if err := stackinput.Parse(data, "c.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("c.yaml", k, in, "")
+	return deploytarget.NewTarget("c.yaml", k, in, "")
 }
 
 // What an up finds unlike the manifest, though the manifest is the one its last up deployed, is
@@ -36,25 +39,25 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 	ours := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1"}
 	tests := []struct {
 		name       string
-		target     Target
-		step       Step
+		target     deploytarget.Target
+		step       stackstate.Step
 		left       []string // what the last update, an adoption, left for this up
 		sets, back bool
 	}{
 		{"tags an adoption left for the next up are set, not put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.tags"}, true, false},
 		{"tags changed in the cloud after an up are put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{"sneaky"}}, Live: map[string]any{"tags": []any{"sneaky"}}, New: map[string]any{"tags": ours}},
 			nil, false, true},
 		{"what the adoption did not leave is put back", do,
-			Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.defaultNodePool.tags"}, false, true},
 		{"a property the provider never reads back, as an import left it, is set", civo,
-			Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"writeKubeconfig"},
+			stackstate.Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"writeKubeconfig"},
 				Old: map[string]any{"writeKubeconfig": false}, Live: map[string]any{"writeKubeconfig": false},
 				New: map[string]any{"writeKubeconfig": true}},
 			nil, true, false},
@@ -65,10 +68,10 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := Result{Steps: []Step{tt.step}, Changes: map[string]int{"update": 1},
-				Previous: map[string]any{ManifestOutput: manifest, GenerationOutput: Generation(tt.target.Input)}}
+			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
+				Previous: map[string]any{deploytarget.ManifestOutput: manifest, deploytarget.GenerationOutput: deploytarget.Generation(tt.target.Input)}}
 			read := 0
-			o := putBack(tt.target, Outcome{Status: Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
+			o := putBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
 				read++
 				return tt.left
 			})
@@ -86,16 +89,16 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 }
 
 func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
-	left := adoptionMessage([]Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
+	left := adoptionMessage([]outcome.Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
 	tests := []struct {
 		name string
-		last *Update
+		last *stackstate.Update
 		want []string
 	}{
-		{"the fields an adoption left", &Update{Operation: "update", Message: left}, []string{"spec.tags", "spec.defaultNodePool.tags"}},
-		{"an adoption that named none, as adopt did before", &Update{Operation: "update", Message: AdoptedWithChangesLeft}, []string{}},
-		{"an up's update", &Update{Operation: "update", Message: "rolled the pool"}, nil},
-		{"a destroy", &Update{Operation: "destroy", Message: left}, nil},
+		{"the fields an adoption left", &stackstate.Update{Operation: "update", Message: left}, []string{"spec.tags", "spec.defaultNodePool.tags"}},
+		{"an adoption that named none, as adopt did before", &stackstate.Update{Operation: "update", Message: AdoptedWithChangesLeft}, []string{}},
+		{"an up's update", &stackstate.Update{Operation: "update", Message: "rolled the pool"}, nil},
+		{"a destroy", &stackstate.Update{Operation: "destroy", Message: left}, nil},
 		{"no update yet", nil, nil},
 	}
 	for _, tt := range tests {

@@ -7,16 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // fleet is a cluster c-y, a cluster b-x in its VPC, pools a and d in b-x, and an unrelated
 // cluster e-z, in an order that references must put right.
-func fleet(t *testing.T) ([]deploy.Target, map[string][]string) {
+func fleet(t *testing.T) ([]deploytarget.Target, map[string][]string) {
 	t.Helper()
-	targets := []deploy.Target{pool(t, "a", "b-x"), pool(t, "d", "b-x"), namedCluster(t, "b", "x", "c-y"),
+	targets := []deploytarget.Target{pool(t, "a", "b-x"), pool(t, "d", "b-x"), namedCluster(t, "b", "x", "c-y"),
 		namedCluster(t, "c", "y", ""), namedCluster(t, "e", "z", "")}
-	sorted, deps, err := deploy.Order(targets, func(string) (bool, error) { return false, nil })
+	sorted, deps, err := queue.Order(targets, func(string) (bool, error) { return false, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ func newRecorder() *recorder {
 	return &recorder{ended: map[string]int{}, fail: map[string]bool{}, block: map[string]bool{}}
 }
 
-func (r *recorder) op(ctx context.Context, t deploy.Target) deploy.Outcome {
+func (r *recorder) op(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 	r.mu.Lock()
 	r.started = append(r.started, t.Stack)
 	r.running++
@@ -54,17 +57,17 @@ func (r *recorder) op(ctx context.Context, t deploy.Target) deploy.Outcome {
 	if r.block[t.Stack] {
 		select {
 		case <-ctx.Done():
-			return deploy.Outcome{Status: deploy.Cancelled, Err: deploy.ErrCancelled}
+			return outcome.Outcome{Status: outcome.Cancelled, Err: stackstate.ErrCancelled}
 		case <-time.After(5 * time.Second):
 			// Nothing interrupted it: a queue without deadlines or cancellation ends here.
-			return deploy.Outcome{Reason: "never interrupted"}
+			return outcome.Outcome{Reason: "never interrupted"}
 		}
 	}
 	time.Sleep(r.hold)
 	if r.fail[t.Stack] {
-		return deploy.Outcome{Status: deploy.Failed, Reason: "failed"}
+		return outcome.Outcome{Status: outcome.Failed, Reason: "failed"}
 	}
-	return deploy.Outcome{Reason: "ok"}
+	return outcome.Outcome{Reason: "ok"}
 }
 
 // before tells whether stack a started before stack b.
@@ -96,7 +99,7 @@ func TestTheQueueRunsEveryStackAfterTheStacksItReferencesAndDestroyTheOtherWayRo
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRecorder()
-			outcomes := deploy.Queue{Parallel: 4, Reverse: tt.reverse}.Run(context.Background(), sorted, deps, r.op)
+			outcomes := queue.Queue{Parallel: 4, Reverse: tt.reverse}.Run(context.Background(), sorted, deps, r.op)
 			for _, pair := range tt.first {
 				if !r.before(pair[0], pair[1]) {
 					t.Errorf("%s started after %s: %v", pair[0], pair[1], r.started)
@@ -113,7 +116,7 @@ func TestAFailureSkipsTheStacksThatWaitForItAndNothingElse(t *testing.T) {
 	sorted, deps := fleet(t)
 	r := newRecorder()
 	r.fail["b-x"] = true
-	outcomes := deploy.Queue{Parallel: 2}.Run(context.Background(), sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 2}.Run(context.Background(), sorted, deps, r.op)
 	got := statuses(outcomes)
 	for _, want := range []string{"b-x failed", "a skipped by digitaloceankubernetescluster/b-x",
 		"d skipped by digitaloceankubernetescluster/b-x", "c-y done", "e-z done"} {
@@ -130,14 +133,14 @@ func TestAFailureSkipsTheStacksThatWaitForItAndNothingElse(t *testing.T) {
 
 func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 	sorted, deps := fleet(t)
-	blocking := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+	blocking := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if t.Stack == "b-x" {
-			return deploy.Outcome{Status: deploy.Blocked, Reason: "not confirmed"}
+			return outcome.Outcome{Status: outcome.Blocked, Reason: "not confirmed"}
 		}
-		return deploy.Outcome{}
+		return outcome.Outcome{}
 	}
 	for _, skip := range []bool{true, false} {
-		got := statuses(deploy.Queue{Parallel: 2, SkipBlocked: skip}.Run(context.Background(), sorted, deps, blocking))
+		got := statuses(queue.Queue{Parallel: 2, SkipBlocked: skip}.Run(context.Background(), sorted, deps, blocking))
 		if skipped := strings.Contains(got, "a skipped"); skipped != skip {
 			t.Errorf("SkipBlocked %t: outcomes %s", skip, got)
 		}
@@ -145,14 +148,14 @@ func TestABlockedStackSkipsItsDependantsOnlyWhenTheQueueSaysSo(t *testing.T) {
 }
 
 func TestNoMoreStacksRunAtOnceThanParallelSays(t *testing.T) {
-	var targets []deploy.Target
+	var targets []deploytarget.Target
 	for i := range 8 {
 		targets = append(targets, namedCluster(t, "c"+string(rune('a'+i)), "p", ""))
 	}
 	for _, parallel := range []int{1, 3} {
 		r := newRecorder()
 		r.hold = 20 * time.Millisecond
-		deploy.Queue{Parallel: parallel}.Run(context.Background(), targets, nil, r.op)
+		queue.Queue{Parallel: parallel}.Run(context.Background(), targets, nil, r.op)
 		if r.max != parallel {
 			t.Errorf("--parallel %d ran %d at once", parallel, r.max)
 		}
@@ -164,15 +167,15 @@ func TestAStackThatOutlivesItsDeadlineFailsAndTheOthersGoOn(t *testing.T) {
 	r := newRecorder()
 	r.block["e-z"] = true
 	start := time.Now()
-	outcomes := deploy.Queue{Parallel: 4, StackTimeout: 50 * time.Millisecond}.Run(context.Background(), sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 4, StackTimeout: 50 * time.Millisecond}.Run(context.Background(), sorted, deps, r.op)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the queue took %s", took)
 	}
 	for _, o := range outcomes {
 		switch {
-		case o.Target.Stack == "e-z" && (o.Status != deploy.Failed || !strings.Contains(o.Reason, "timed out after 50ms")):
+		case o.Target.Stack == "e-z" && (o.Status != outcome.Failed || !strings.Contains(o.Reason, "timed out after 50ms")):
 			t.Errorf("the blocked stack: %s %q, want failed, timed out", o.Status, o.Reason)
-		case o.Target.Stack != "e-z" && o.Status != deploy.Done:
+		case o.Target.Stack != "e-z" && o.Status != outcome.Done:
 			t.Errorf("%s: %s, want done", o.Target.Stack, o.Status)
 		}
 	}
@@ -184,9 +187,9 @@ func TestCancellingTheQueueInterruptsWhatRunsAndStartsNothingMore(t *testing.T) 
 	r.block["c-y"], r.block["e-z"] = true, true
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	outcomes := deploy.Queue{Parallel: 2}.Run(ctx, sorted, deps, r.op)
+	outcomes := queue.Queue{Parallel: 2}.Run(ctx, sorted, deps, r.op)
 	for _, o := range outcomes {
-		if o.Status != deploy.Cancelled && o.Status != deploy.Skipped {
+		if o.Status != outcome.Cancelled && o.Status != outcome.Skipped {
 			t.Errorf("%s: %s, want cancelled (or skipped behind a cancelled stack)", o.Target.Stack, o.Status)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -99,26 +101,26 @@ func (e *ReadFailedError) Error() string {
 // refreshes, a refresh) against the state before each.
 type readGuard struct {
 	d  *Deployer
-	t  Target
-	s  Stack
+	t  deploytarget.Target
+	s  stackstate.Stack
 	op string
 	// before is the state the next operation starts from.
-	before state
+	before stackstate.State
 }
 
 // guardReads is the guard of operation op (the command's name) on t's stack, whose state is now
 // before.
-func (d *Deployer) guardReads(t Target, s Stack, op string, before state) *readGuard {
+func (d *Deployer) guardReads(t deploytarget.Target, s stackstate.Stack, op string, before stackstate.State) *readGuard {
 	return &readGuard{d: d, t: t, s: s, op: op, before: before}
 }
 
 // refreshGuarded refreshes s, the state read first, and checks what the refresh's read dropped
 // (check): op is the command it runs in, for the message. The lists of inputs the refresh
 // re-paired are put back (keepListInputs).
-func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s Stack, op string, o Options) (Result, error) {
-	before, err := readState(ctx, s)
+func (d *Deployer) refreshGuarded(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, o stackstate.Options) (stackstate.Result, error) {
+	before, err := stackstate.ReadState(ctx, s)
 	if err != nil {
-		return Result{}, err
+		return stackstate.Result{}, err
 	}
 	res, err := s.Refresh(ctx, o)
 	if err = d.guardReads(t, s, op, before).check(ctx, res, err); err != nil {
@@ -131,11 +133,11 @@ func (d *Deployer) refreshGuarded(ctx context.Context, t Target, s Stack, op str
 // what a read dropped that the cloud does not confirm gone, and then fails the operation with a
 // *ReadFailedError. Otherwise it returns err. A successful operation whose events say no read
 // found anything gone costs nothing; a failed one is always checked (its events may be cut short).
-func (g *readGuard) check(ctx context.Context, res Result, err error) error {
+func (g *readGuard) check(ctx context.Context, res stackstate.Result, err error) error {
 	if err == nil && len(res.ReadGone) == 0 {
 		return nil
 	}
-	after, xerr := readState(ctx, g.s)
+	after, xerr := stackstate.ReadState(ctx, g.s)
 	if xerr != nil {
 		if err != nil {
 			return err
@@ -155,7 +157,7 @@ func (g *readGuard) check(ctx context.Context, res Result, err error) error {
 	kept, perr := after, error(nil)
 	if slices.ContainsFunc(lost, func(l LostRead) bool { return l.Replaced == "" }) {
 		if kept, perr = putBackEntries(g.before, after, lost); perr == nil {
-			perr = g.s.Import(ctx, kept.raw)
+			perr = g.s.Import(ctx, kept.Raw)
 		}
 	}
 	if perr != nil {
@@ -177,7 +179,7 @@ func describeLost(lost []LostRead) string {
 }
 
 // cloudName is t's cloud as messages name it ("Civo"), "the cloud" when it has none.
-func cloudName(t Target) string {
+func cloudName(t deploytarget.Target) string {
 	if c, _, _, ok := stackinput.ProviderConfig(t.Input); ok {
 		return c.Name
 	}
@@ -187,9 +189,9 @@ func cloudName(t Target) string {
 // droppedByRead are the cloud resources of before that after no longer holds with the same id,
 // and that no step of the operation deleted, replaced or forgot on purpose: what a read of the
 // cloud dropped, whether the operation then made it again (another id) or not.
-func droppedByRead(before, after state, steps []Step) []apitype.ResourceV3 {
+func droppedByRead(before, after stackstate.State, steps []stackstate.Step) []apitype.ResourceV3 {
 	held := map[resource.URN]map[resource.ID]bool{}
-	for _, r := range after.d.Resources {
+	for _, r := range after.Deployment.Resources {
 		if held[r.URN] == nil {
 			held[r.URN] = map[resource.ID]bool{}
 		}
@@ -203,7 +205,7 @@ func droppedByRead(before, after state, steps []Step) []apitype.ResourceV3 {
 		}
 	}
 	var out []apitype.ResourceV3
-	for _, r := range before.d.Resources {
+	for _, r := range before.Deployment.Resources {
 		switch {
 		case !r.Custom || r.ID == "" || r.Delete || r.External || strings.HasPrefix(string(r.Type), "pulumi:providers:"):
 		case held[r.URN][r.ID], meant[string(r.URN)]:
@@ -218,7 +220,7 @@ func droppedByRead(before, after state, steps []Step) []apitype.ResourceV3 {
 // still, and those it could not be asked about. A type clusterplane's client does not read is
 // left dropped, as the provider said (clusterplane's own pool fails its read instead of
 // dropping). after tells what the operation made in a resource's place.
-func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.ResourceV3, after state) []LostRead {
+func (d *Deployer) unconfirmed(ctx context.Context, t deploytarget.Target, dropped []apitype.ResourceV3, after stackstate.State) []LostRead {
 	ask := d.stillListed
 	if ask == nil {
 		ask = cloudLists(t)
@@ -233,7 +235,7 @@ func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.
 			continue
 		}
 		l := LostRead{Type: string(r.Type), Name: r.URN.Name(), ID: string(r.ID), Listed: f.Verdict != scan.Unjudged, Why: f.Why}
-		for _, a := range after.d.Resources {
+		for _, a := range after.Deployment.Resources {
 			if a.URN == r.URN && a.ID != "" && !a.Delete {
 				l.Replaced = string(a.ID)
 			}
@@ -246,7 +248,7 @@ func (d *Deployer) unconfirmed(ctx context.Context, t Target, dropped []apitype.
 // cloudLists asks t's cloud, through clusterplane's own client, whether it lists a resource: one
 // list of its clusters (and, for Civo, of the region's firewalls), shared by every resource asked
 // about. Without a token, the cloud cannot be asked.
-func cloudLists(t Target) func(ctx context.Context, r scan.Resource) scan.Finding {
+func cloudLists(t deploytarget.Target) func(ctx context.Context, r scan.Resource) scan.Finding {
 	s := scan.New()
 	cloud, base, token := stackinput.CloudAPI(t.Input)
 	return func(ctx context.Context, r scan.Resource) scan.Finding {
@@ -261,7 +263,7 @@ func cloudLists(t Target) func(ctx context.Context, r scan.Resource) scan.Findin
 // was, where the operation made nothing in its place: right after the last entry it depends on
 // (its parent, provider and dependencies), so that the state stays in the engine's order. Every
 // other entry and field of after is kept as it is.
-func putBackEntries(before, after state, lost []LostRead) (state, error) {
+func putBackEntries(before, after stackstate.State, lost []LostRead) (stackstate.State, error) {
 	wanted := map[string]bool{}
 	for _, l := range lost {
 		if l.Replaced == "" {
@@ -270,27 +272,27 @@ func putBackEntries(before, after state, lost []LostRead) (state, error) {
 	}
 	var deployment map[string]json.RawMessage
 	var beforeRaw, resources []json.RawMessage
-	if err := json.Unmarshal(after.raw.Deployment, &deployment); err != nil {
-		return state{}, errors.Wrap(err, "read the stack's state")
+	if err := json.Unmarshal(after.Raw.Deployment, &deployment); err != nil {
+		return stackstate.State{}, errors.Wrap(err, "read the stack's state")
 	}
-	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
-		return state{}, err
+	if err := stackstate.UnmarshalIfAny(deployment["resources"], &resources); err != nil {
+		return stackstate.State{}, err
 	}
 	var old map[string]json.RawMessage
-	if err := json.Unmarshal(before.raw.Deployment, &old); err != nil {
-		return state{}, errors.Wrap(err, "read the stack's state")
+	if err := json.Unmarshal(before.Raw.Deployment, &old); err != nil {
+		return stackstate.State{}, errors.Wrap(err, "read the stack's state")
 	}
-	if err := unmarshalIfAny(old["resources"], &beforeRaw); err != nil {
-		return state{}, err
+	if err := stackstate.UnmarshalIfAny(old["resources"], &beforeRaw); err != nil {
+		return stackstate.State{}, err
 	}
-	if len(beforeRaw) != len(before.d.Resources) || len(resources) != len(after.d.Resources) {
-		return state{}, errors.New("read the stack's state: its resources were not read alike twice")
+	if len(beforeRaw) != len(before.Deployment.Resources) || len(resources) != len(after.Deployment.Resources) {
+		return stackstate.State{}, errors.New("read the stack's state: its resources were not read alike twice")
 	}
-	order := make([]resource.URN, len(after.d.Resources))
-	for i, r := range after.d.Resources {
+	order := make([]resource.URN, len(after.Deployment.Resources))
+	for i, r := range after.Deployment.Resources {
 		order[i] = r.URN
 	}
-	for i, r := range before.d.Resources {
+	for i, r := range before.Deployment.Resources {
 		if !wanted[string(r.Type)+"\x00"+string(r.ID)] {
 			continue
 		}
@@ -298,7 +300,7 @@ func putBackEntries(before, after state, lost []LostRead) (state, error) {
 		for _, dep := range dependsOn(r) {
 			j := slices.Index(order, dep)
 			if j < 0 {
-				return state{}, errors.Errorf("put back %s: the state no longer holds %s, which it depends on", r.URN, dep)
+				return stackstate.State{}, errors.Errorf("put back %s: the state no longer holds %s, which it depends on", r.URN, dep)
 			}
 			at = max(at, j+1)
 		}
@@ -307,13 +309,13 @@ func putBackEntries(before, after state, lost []LostRead) (state, error) {
 	}
 	var err error
 	if deployment["resources"], err = json.Marshal(resources); err != nil {
-		return state{}, err
+		return stackstate.State{}, err
 	}
-	raw := after.raw
+	raw := after.Raw
 	if raw.Deployment, err = json.Marshal(deployment); err != nil {
-		return state{}, err
+		return stackstate.State{}, err
 	}
-	return stateOf(raw)
+	return stackstate.StateOf(raw)
 }
 
 // dependsOn are the URNs an entry of the state must come after: its parent, its provider and

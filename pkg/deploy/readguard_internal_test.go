@@ -19,6 +19,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -53,13 +55,13 @@ func civoStack(firewall string) []apitype.ResourceV3 {
 }
 
 // checkpoint is a state of those resources, as `pulumi stack export` writes it.
-func checkpoint(t *testing.T, resources []apitype.ResourceV3) state {
+func checkpoint(t *testing.T, resources []apitype.ResourceV3) stackstate.State {
 	t.Helper()
 	data, err := json.Marshal(apitype.DeploymentV3{Resources: resources})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := stateOf(apitype.UntypedDeployment{Version: 3, Deployment: data})
+	st, err := stackstate.StateOf(apitype.UntypedDeployment{Version: 3, Deployment: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,15 +72,15 @@ func TestDroppedByReadAreWhatTheOperationLostWithoutMeaningTo(t *testing.T) {
 	tests := []struct {
 		name  string
 		after []apitype.ResourceV3
-		steps []Step
+		steps []stackstate.Step
 		want  []resource.URN
 	}{
 		{name: "a resource a read dropped is", after: civoStack(""), want: []resource.URN{firewallURN}},
 		{name: "a resource made again with another id is", after: civoStack("fw-2"),
-			steps: []Step{{URN: firewallURN, Op: "create"}}, want: []resource.URN{firewallURN}},
+			steps: []stackstate.Step{{URN: firewallURN, Op: "create"}}, want: []resource.URN{firewallURN}},
 		{name: "a resource still held is not", after: civoStack("fw-1")},
-		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []Step{{URN: firewallURN, Op: "delete"}}},
-		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []Step{{URN: firewallURN, Op: "replace"}}},
+		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []stackstate.Step{{URN: firewallURN, Op: "delete"}}},
+		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []stackstate.Step{{URN: firewallURN, Op: "replace"}}},
 		{name: "the stack, components and providers never are", after: civoStack("fw-1")[3:]},
 	}
 	for _, tt := range tests {
@@ -97,25 +99,25 @@ func TestDroppedByReadAreWhatTheOperationLostWithoutMeaningTo(t *testing.T) {
 // guardedStack is a stack whose state is after until Import replaces it; the engine's own
 // operations are not used.
 type guardedStack struct {
-	Stack
-	state    state
+	stackstate.Stack
+	state    stackstate.State
 	exported int
-	imported *state
+	imported *stackstate.State
 }
 
 func (s *guardedStack) Export(context.Context) (apitype.UntypedDeployment, error) {
 	s.exported++
-	return s.state.raw, nil
+	return s.state.Raw, nil
 }
 
 func (s *guardedStack) Import(_ context.Context, raw apitype.UntypedDeployment) error {
-	st, err := stateOf(raw)
+	st, err := stackstate.StateOf(raw)
 	s.imported, s.state = &st, st
 	return err
 }
 
 // civoCluster is the Civo cluster example's target.
-func civoCluster(t *testing.T) Target {
+func civoCluster(t *testing.T) deploytarget.Target {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "civokubernetescluster", "minimal.yaml"))
 	if err != nil {
@@ -126,7 +128,7 @@ func civoCluster(t *testing.T) Target {
 	if err := stackinput.Parse(data, "cluster.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return NewTarget("cluster.yaml", k, in, "")
+	return deploytarget.NewTarget("cluster.yaml", k, in, "")
 }
 
 func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *testing.T) {
@@ -138,7 +140,7 @@ func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *
 		name  string
 		after []apitype.ResourceV3
 		typ   string // the firewall's type, when not Civo's firewall
-		res   Result
+		res   stackstate.Result
 		err   error
 		cloud scan.Finding
 		// kept: the firewall fw-1 is in the state afterwards, before the cluster; says: what
@@ -147,21 +149,21 @@ func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *
 		says []string
 	}{
 		{name: "a refresh that dropped a firewall Civo still lists keeps it and fails saying the read failed",
-			after: civoStack(""), res: Result{ReadGone: []string{firewallURN}}, cloud: listed, kept: true,
+			after: civoStack(""), res: stackstate.Result{ReadGone: []string{firewallURN}}, cloud: listed, kept: true,
 			says: []string{firewallType + " dev-fra1 (id fw-1): the read failed", "Civo still lists it", "the stack keeps it",
 				"Run `clusterplane refresh cluster.yaml` again"}},
 		{name: "an up that then failed on the duplicate keeps it and says both",
 			after: civoStack(""), err: engineErr, cloud: listed, kept: true,
 			says: []string{"the read failed", "Civo still lists it", "what the refresh did next failed: update failed"}},
 		{name: "a firewall Civo could not be asked about is kept, saying why",
-			after: civoStack(""), res: Result{ReadGone: []string{firewallURN}}, cloud: unasked, kept: true,
+			after: civoStack(""), res: stackstate.Result{ReadGone: []string{firewallURN}}, cloud: unasked, kept: true,
 			says: []string{"the read may have failed", "Civo could not say whether it still lists it (list Civo's firewalls: HTTP 503)"}},
-		{name: "a firewall Civo no longer lists leaves the state", after: civoStack(""), res: Result{ReadGone: []string{firewallURN}},
+		{name: "a firewall Civo no longer lists leaves the state", after: civoStack(""), res: stackstate.Result{ReadGone: []string{firewallURN}},
 			cloud: missing},
 		{name: "a failed operation that dropped nothing keeps its own error", after: civoStack("fw-1"), err: engineErr,
 			cloud: listed, kept: true, says: []string{engineErr.Error()}},
 		{name: "a firewall made again in its place is left to the user, naming the one under no stack",
-			after: civoStack("fw-2"), res: Result{ReadGone: []string{firewallURN}}, cloud: listed,
+			after: civoStack("fw-2"), res: stackstate.Result{ReadGone: []string{firewallURN}}, cloud: listed,
 			says: []string{"made another in its place (id fw-2)", "fw-1 is left in Civo under no stack: delete it there"}},
 	}
 	for _, tt := range tests {
@@ -170,14 +172,14 @@ func TestAReadThatDroppedWhatTheCloudStillListsIsPutBackAndFailsTheOperation(t *
 			d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return tt.cloud }}
 			g := d.guardReads(civoCluster(t), s, "refresh", checkpoint(t, civoStack("fw-1")))
 			err := g.check(context.Background(), tt.res, tt.err)
-			if got := s.state.d.Resources; tt.kept != slices.ContainsFunc(got, func(r apitype.ResourceV3) bool { return r.ID == "fw-1" }) {
+			if got := s.state.Deployment.Resources; tt.kept != slices.ContainsFunc(got, func(r apitype.ResourceV3) bool { return r.ID == "fw-1" }) {
 				t.Errorf("the state holds %v, want the firewall kept: %v", got, tt.kept)
 			}
 			if tt.kept {
-				order := slices.IndexFunc(s.state.d.Resources, func(r apitype.ResourceV3) bool { return r.URN == firewallURN }) <
-					slices.IndexFunc(s.state.d.Resources, func(r apitype.ResourceV3) bool { return r.URN == clusterURN })
+				order := slices.IndexFunc(s.state.Deployment.Resources, func(r apitype.ResourceV3) bool { return r.URN == firewallURN }) <
+					slices.IndexFunc(s.state.Deployment.Resources, func(r apitype.ResourceV3) bool { return r.URN == clusterURN })
 				if !order {
-					t.Errorf("the firewall is put back after the cluster that depends on it: %v", s.state.d.Resources)
+					t.Errorf("the firewall is put back after the cluster that depends on it: %v", s.state.Deployment.Resources)
 				}
 			}
 			if tt.says == nil && err != nil || tt.says != nil && err == nil {
@@ -199,7 +201,7 @@ func TestASuccessfulOperationWhoseReadFoundNothingGoneIsNotChecked(t *testing.T)
 	s := &guardedStack{state: checkpoint(t, civoStack(""))}
 	d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return scan.Finding{Verdict: scan.Same} }}
 	g := d.guardReads(civoCluster(t), s, "up", checkpoint(t, civoStack("fw-1")))
-	if err := g.check(context.Background(), Result{}, nil); err != nil || s.exported != 0 {
+	if err := g.check(context.Background(), stackstate.Result{}, nil); err != nil || s.exported != 0 {
 		t.Errorf("check = %v after %d exports, want nil and none", err, s.exported)
 	}
 }

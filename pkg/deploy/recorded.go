@@ -5,6 +5,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // The engine counts a resource "same" when a change of the manifest reaches no cloud resource:
@@ -16,7 +18,7 @@ import (
 
 // RecordedOnly are the changes of t's manifest since the manifest the stack recorded (in res's
 // previous outputs) that no step of res carries, by path; nil when the stack recorded none.
-func RecordedOnly(t Target, res Result) []diff.Change {
+func RecordedOnly(t deploytarget.Target, res stackstate.Result) []diff.Change {
 	changed := changedPaths(t, res.Previous)
 	if len(changed) == 0 {
 		return nil

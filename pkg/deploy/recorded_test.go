@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
@@ -40,7 +43,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			next := target(t, "cluster.yaml", tt.to)
 
 			preview := d.Preview(ctx, next, deploy.PreviewOptions{})
-			r := deploy.NewReport("preview", []deploy.Outcome{preview})
+			r := deploy.NewReport("preview", []outcome.Outcome{preview})
 			var got []string
 			for _, c := range r.Stacks[0].RecordedOnly {
 				got = append(got, c.Path)
@@ -56,7 +59,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			}
 			// Without --yes a change, even one the engine counts same, is asked about.
 			asked := false
-			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploy.Target, deploy.Result) bool {
+			up := d.Up(ctx, next, deploy.UpOptions{Interactive: true, Confirm: func(deploytarget.Target, stackstate.Result) bool {
 				asked = true
 				return false
 			}})

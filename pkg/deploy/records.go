@@ -3,6 +3,8 @@ package deploy
 import (
 	"context"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -12,7 +14,7 @@ import (
 type Records struct {
 	State apitype.UntypedDeployment
 	// Last is nil when the stack has no update or destroy yet.
-	Last *Update
+	Last *stackstate.Update
 	// Newest is the kind of the newest record of the stack's history, whatever it is ("refresh"
 	// after a refresh, which rewrites the state from the cloud); "" when it has none.
 	Newest string
@@ -37,31 +39,31 @@ var ErrRecordsUnread = errors.New("the backend's records cannot be read directly
 // records reads the target's state and last update: from the backend's storage where it can be
 // read so (RecordReader), unless open asks for the stack itself; else through the opened stack,
 // which is returned too for the caller to use and close (nil when none was opened).
-func (d *Deployer) records(ctx context.Context, t Target, open bool) (state, *Update, Stack, error) {
+func (d *Deployer) records(ctx context.Context, t deploytarget.Target, open bool) (stackstate.State, *stackstate.Update, stackstate.Stack, error) {
 	if rr, ok := d.Backend.(RecordReader); ok && !open {
 		rec, err := rr.Records(ctx, t.Project, t.Stack)
 		switch {
 		case err == nil:
-			st, err := stateOf(rec.State)
+			st, err := stackstate.StateOf(rec.State)
 			return st, rec.Last, nil, err
 		case !errors.Is(err, ErrRecordsUnread):
-			return state{}, nil, nil, err
+			return stackstate.State{}, nil, nil, err
 		}
 		d.sayOnce("status reads this backend's records through the Pulumi CLI, one stack at a time: " + err.Error())
 	}
 	s, err := d.open(ctx, t)
 	if err != nil {
-		return state{}, nil, nil, err
+		return stackstate.State{}, nil, nil, err
 	}
 	last, err := s.LastUpdate(ctx)
 	if err != nil {
 		_ = s.Close()
-		return state{}, nil, nil, errors.Wrap(err, "read the stack's history")
+		return stackstate.State{}, nil, nil, errors.Wrap(err, "read the stack's history")
 	}
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		_ = s.Close()
-		return state{}, nil, nil, err
+		return stackstate.State{}, nil, nil, err
 	}
 	return st, last, s, nil
 }

@@ -9,17 +9,18 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // recordReading is a backend that reads its stacks' records itself (deploy.RecordReader), here by
 // asking the stack, as the CLI would say them, and counts the stacks status opens.
 type recordReading struct {
-	deploy.Backend
+	stackstate.Backend
 	unread error // returned by Records instead, when set
 	opened int
 }
 
-func (r *recordReading) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (r *recordReading) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	r.opened++
 	return r.Backend.Open(ctx, project, stack, program)
 }

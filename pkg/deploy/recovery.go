@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -18,13 +21,13 @@ type Locker interface {
 // it: an *InterruptedError when the stack is locked or has pending operations, nil when it has
 // neither (or cannot be read: the operation's own error stands then). Queue.Recovery takes it.
 // It does not ask the cloud: the interrupted operation's own look-up (Outcome.Unmanaged) is used.
-func (d *Deployer) Recovery(ctx context.Context, t Target) error {
+func (d *Deployer) Recovery(ctx context.Context, t deploytarget.Target) error {
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil
 	}
@@ -32,14 +35,14 @@ func (d *Deployer) Recovery(ctx context.Context, t Target) error {
 	if !left.Locked && len(left.Creates) == 0 && left.Others == 0 {
 		return nil
 	}
-	return &InterruptedError{File: t.File, Leftovers: left}
+	return &stackstate.InterruptedError{File: t.File, Leftovers: left}
 }
 
 // leftovers reads what the stack holds of an interrupted operation: its lock (when the backend
 // can tell) and its pending operations. The cloud is not asked.
-func leftovers(ctx context.Context, s Stack, st state) Leftovers {
-	l := Leftovers{Creates: st.pendingCreates(), Cancel: cancelCommand(s)}
-	for _, op := range st.d.PendingOperations {
+func leftovers(ctx context.Context, s stackstate.Stack, st stackstate.State) stackstate.Leftovers {
+	l := stackstate.Leftovers{Creates: st.PendingCreates(), Cancel: cancelCommand(s)}
+	for _, op := range st.Deployment.PendingOperations {
 		if op.Type != apitype.OperationTypeCreating {
 			l.Others++
 		}
@@ -55,8 +58,8 @@ func leftovers(ctx context.Context, s Stack, st state) Leftovers {
 // pendingCreates is the refusal of a stack with creates left pending, saying what clusterplane can
 // find out for the user: whether the stack is still locked, and what the cloud holds of the
 // manifest's name that the stack does not (the id to import), asked unless known already.
-func (d *Deployer) pendingCreates(ctx context.Context, t Target, s Stack, st state, known *lookup) *PendingCreatesError {
-	e := &PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
+func (d *Deployer) pendingCreates(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, known *lookup) *stackstate.PendingCreatesError {
+	e := &stackstate.PendingCreatesError{Leftovers: leftovers(ctx, s, st)}
 	if known == nil {
 		known = d.look(ctx, t, st)
 	}
@@ -78,8 +81,8 @@ type Canceler interface {
 // pending (the look-up's id), or forgetting the creates the cloud holds none of. A create whose
 // look-up finds several, or a cloud that does not answer, is left as it is, refused with what to
 // do: a guess there could take what is not the stack's.
-func (d *Deployer) TakeOver(ctx context.Context, t Target) (out Outcome) {
-	defer stamp(&out, t, time.Now())
+func (d *Deployer) TakeOver(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
 	unlock, _, err := d.lockStack(ctx, t)
 	if err != nil {
 		return failed(err)
@@ -90,20 +93,20 @@ func (d *Deployer) TakeOver(ctx context.Context, t Target) (out Outcome) {
 		return failed(err)
 	}
 	if opts == nil {
-		return Outcome{Status: Done, Reason: "nothing left pending"}
+		return outcome.Outcome{Status: outcome.Done, Reason: "nothing left pending"}
 	}
 	return d.Refresh(ctx, t, *opts)
 }
 
 // takeOver removes the engine's lock and says the refresh that settles the pending creates; nil
 // when there are none.
-func (d *Deployer) takeOver(ctx context.Context, t Target) (*RefreshOptions, error) {
+func (d *Deployer) takeOver(ctx context.Context, t deploytarget.Target) (*RefreshOptions, error) {
 	s, err := d.open(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
 	}

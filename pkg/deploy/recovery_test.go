@@ -10,30 +10,34 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *testing.T) {
 	sorted, deps := fleet(t)
 	r := newRecorder()
-	op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+	op := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 		if t.Stack == "e-z" {
 			var m map[string]int
 			m["boom"]++ // a nil map: a bug
 		}
 		return r.op(ctx, t)
 	}
-	outcomes := deploy.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
+	outcomes := queue.Queue{Parallel: 4}.Run(context.Background(), sorted, deps, op)
 	for _, o := range outcomes {
 		if o.Target.Stack != "e-z" {
-			if o.Status != deploy.Done {
+			if o.Status != outcome.Done {
 				t.Errorf("%s: %s, want done: a panic elsewhere stopped it", o.Target.Stack, o.Status)
 			}
 			continue
 		}
-		var panicked *deploy.PanicError
-		if o.Status != deploy.Failed || !errors.As(o.Err, &panicked) ||
+		var panicked *stackstate.PanicError
+		if o.Status != outcome.Failed || !errors.As(o.Err, &panicked) ||
 			!strings.Contains(o.Err.Error(), "assignment to entry in nil map") || strings.Contains(o.Err.Error(), "goroutine") {
 			t.Errorf("the panicking stack: %s %v, want failed naming the panic, no stack trace", o.Status, o.Err)
 		}
@@ -44,11 +48,11 @@ func TestAPanicInOneStacksOperationFailsItNamingThePanicAndTheOthersFinish(t *te
 // when the engine was killed holding it).
 type lockedBackend struct{ *deploytest.Backend }
 
-type lockedStack struct{ deploy.Stack }
+type lockedStack struct{ stackstate.Stack }
 
 func (lockedStack) Locked(context.Context) (bool, bool, error) { return true, true, nil }
 
-func (b lockedBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b lockedBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, stack, program)
 	if err != nil {
 		return nil, err
@@ -57,9 +61,9 @@ func (b lockedBackend) Open(ctx context.Context, project, stack string, program 
 }
 
 // hang is an Op that runs until its context ends, as an engine waiting on the cloud does.
-func hang(ctx context.Context, t deploy.Target) deploy.Outcome {
+func hang(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 	<-ctx.Done()
-	return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled}
+	return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled}
 }
 
 func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T) {
@@ -72,8 +76,8 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	b.Pend(c.Key(), clusterType, "dev-fra1-replacement")
 	tests := []struct {
 		name    string
-		backend deploy.Backend
-		target  deploy.Target
+		backend stackstate.Backend
+		target  deploytarget.Target
 		// says are what the error must say; none means it says only how the operation ended.
 		says []string
 	}{
@@ -86,13 +90,13 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &deploy.Deployer{Backend: tt.backend}
-			q := deploy.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
-			o := q.Run(ctx, []deploy.Target{tt.target}, nil, hang)[0]
-			var interrupted *deploy.InterruptedError
+			q := queue.Queue{Parallel: 1, StackTimeout: 20 * time.Millisecond, Recovery: d.Recovery}
+			o := q.Run(ctx, []deploytarget.Target{tt.target}, nil, hang)[0]
+			var interrupted *stackstate.InterruptedError
 			if got := errors.As(o.Err, &interrupted); got != (tt.says != nil) {
 				t.Fatalf("%s %q %v: recovery advice %t, want %t", o.Status, o.Reason, o.Err, got, tt.says != nil)
 			}
-			if o.Status != deploy.Failed || !strings.Contains(o.Err.Error(), "did not end within 20ms") {
+			if o.Status != outcome.Failed || !strings.Contains(o.Err.Error(), "did not end within 20ms") {
 				t.Errorf("%s %v, want failed, timed out", o.Status, o.Err)
 			}
 			for _, s := range tt.says {
@@ -105,8 +109,8 @@ func TestAnInterruptedStackSaysItsLockItsPendingCreatesAndWhatToRun(t *testing.T
 	// Ctrl-C: the same advice, and the outcome stays cancelled (exit 130).
 	cancelled, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
-	o := deploy.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploy.Target{c}, nil, hang)[0]
-	if o.Status != deploy.Cancelled || !errors.Is(o.Err, deploy.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
+	o := queue.Queue{Parallel: 1, Recovery: (&deploy.Deployer{Backend: lockedBackend{b}}).Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, hang)[0]
+	if o.Status != outcome.Cancelled || !errors.Is(o.Err, stackstate.ErrCancelled) || !strings.Contains(o.Err.Error(), "pulumi cancel") {
 		t.Errorf("after Ctrl-C: %s %v, want cancelled with the lock's advice", o.Status, o.Err)
 	}
 }
@@ -141,7 +145,7 @@ func TestAPendingCreatesAdviceNamesTheIdTheCloudHoldsSoTheUserNeedNotLookItUp(t 
 				c.Lookup = fake.lookup("")
 			}
 			o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
-			var pending *deploy.PendingCreatesError
+			var pending *stackstate.PendingCreatesError
 			if !errors.As(o.Err, &pending) {
 				t.Fatalf("up with a pending create: %s %v", o.Status, o.Err)
 			}
@@ -168,7 +172,7 @@ func TestStatusAfterAFailedCreateAsksTheCloudOnceAndNamesTheIdToImport(t *testin
 	// The create fails in the engine, and leaves its create pending: the stack's last update
 	// failed and it holds no id, so status looks for what the create left.
 	b.Fail(c.Key(), "update", errors.New("the cloud answered 500"))
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Failed {
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Failed {
 		t.Fatalf("up with a failing engine: %s %v", o.Status, o.Err)
 	}
 	b.Pend(c.Key(), clusterType, "dev-fra1")
@@ -196,22 +200,22 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 	tests := []struct {
 		name string
 		// result: the engine ran (an up), or the operation never reached it.
-		result *deploy.Result
+		result *stackstate.Result
 		says   bool
 	}{
-		{"an up the engine ended cleanly", &deploy.Result{}, true},
+		{"an up the engine ended cleanly", &stackstate.Result{}, true},
 		{"an operation that never reached the engine", nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cancelled, cancel := context.WithCancel(ctx)
 			time.AfterFunc(20*time.Millisecond, cancel)
-			op := func(ctx context.Context, t deploy.Target) deploy.Outcome {
+			op := func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
 				<-ctx.Done()
-				return deploy.Outcome{Status: deploy.Cancelled, Reason: "cancelled", Err: deploy.ErrCancelled, Result: tt.result}
+				return outcome.Outcome{Status: outcome.Cancelled, Reason: "cancelled", Err: stackstate.ErrCancelled, Result: tt.result}
 			}
-			o := deploy.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploy.Target{c}, nil, op)[0]
-			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != deploy.Cancelled {
+			o := queue.Queue{Parallel: 1, Recovery: d.Recovery}.Run(cancelled, []deploytarget.Target{c}, nil, op)[0]
+			if got := strings.Contains(o.Reason, "run it again to finish"); got != tt.says || o.Status != outcome.Cancelled {
 				t.Errorf("%s %q: says to run it again %t, want %t", o.Status, o.Reason, got, tt.says)
 			}
 		})

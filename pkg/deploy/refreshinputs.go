@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -28,8 +29,8 @@ import (
 // a list of objects the stack recorded before (each recorded element's fields equal in one read
 // element of its own), the recorded list is put back in place of the one the bridge made up. An
 // up sends the program's inputs anyway; only a refresh leaves the bridge's.
-func keepListInputs(ctx context.Context, s Stack, before state) error {
-	after, err := readState(ctx, s)
+func keepListInputs(ctx context.Context, s stackstate.Stack, before stackstate.State) error {
+	after, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return errors.Wrap(err, "read the refreshed state to check the inputs the refresh recorded")
 	}
@@ -43,20 +44,20 @@ func keepListInputs(ctx context.Context, s Stack, before state) error {
 // restoreListInputs is after's deployment with the lists of before's inputs the refresh
 // re-paired put back (see keepListInputs), and whether it changed any. The state is edited as
 // JSON, every field it does not touch kept as it is.
-func restoreListInputs(before, after state) (apitype.UntypedDeployment, bool, error) {
+func restoreListInputs(before, after stackstate.State) (apitype.UntypedDeployment, bool, error) {
 	recorded := map[string]map[string]any{}
-	for _, r := range before.d.Resources {
+	for _, r := range before.Deployment.Resources {
 		if !r.Delete {
 			recorded[string(r.URN)+"\x00"+string(r.ID)] = r.Inputs
 		}
 	}
 	var deployment map[string]json.RawMessage
 	var resources []map[string]json.RawMessage
-	if err := json.Unmarshal(after.raw.Deployment, &deployment); err != nil {
-		return after.raw, false, errors.Wrap(err, "read the stack's state")
+	if err := json.Unmarshal(after.Raw.Deployment, &deployment); err != nil {
+		return after.Raw, false, errors.Wrap(err, "read the stack's state")
 	}
-	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
-		return after.raw, false, err
+	if err := stackstate.UnmarshalIfAny(deployment["resources"], &resources); err != nil {
+		return after.Raw, false, err
 	}
 	changed := false
 	for i, r := range resources {
@@ -65,7 +66,7 @@ func restoreListInputs(before, after state) (apitype.UntypedDeployment, bool, er
 		_ = json.Unmarshal(r["urn"], &urn)
 		_ = json.Unmarshal(r["id"], &id)
 		old, ok := recorded[urn+"\x00"+id]
-		if !ok || unmarshalIfAny(r["inputs"], &inputs) != nil || unmarshalIfAny(r["outputs"], &outputs) != nil {
+		if !ok || stackstate.UnmarshalIfAny(r["inputs"], &inputs) != nil || stackstate.UnmarshalIfAny(r["outputs"], &outputs) != nil {
 			continue
 		}
 		if !putBackLists(old, inputs, outputs) {
@@ -73,20 +74,20 @@ func restoreListInputs(before, after state) (apitype.UntypedDeployment, bool, er
 		}
 		data, err := json.Marshal(inputs)
 		if err != nil {
-			return after.raw, false, errors.Wrap(err, "write the stack's state")
+			return after.Raw, false, errors.Wrap(err, "write the stack's state")
 		}
 		resources[i]["inputs"], changed = data, true
 	}
 	if !changed {
-		return after.raw, false, nil
+		return after.Raw, false, nil
 	}
 	var err error
 	if deployment["resources"], err = json.Marshal(resources); err != nil {
-		return after.raw, false, errors.Wrap(err, "write the stack's state")
+		return after.Raw, false, errors.Wrap(err, "write the stack's state")
 	}
-	raw := after.raw
+	raw := after.Raw
 	if raw.Deployment, err = json.Marshal(deployment); err != nil {
-		return after.raw, false, errors.Wrap(err, "write the stack's state")
+		return after.Raw, false, errors.Wrap(err, "write the stack's state")
 	}
 	return raw, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
@@ -35,7 +36,7 @@ var (
 
 // firewallState is the Civo stack with its firewall's egress rules recorded as inputs and read
 // as outputs.
-func firewallState(t *testing.T, inputs, outputs []any) state {
+func firewallState(t *testing.T, inputs, outputs []any) stackstate.State {
 	t.Helper()
 	resources := civoStack("fw-1")
 	for i := range resources {
@@ -51,7 +52,7 @@ func TestRestoreListInputsPutsBackTheListsARefreshPairedOutOfOrder(t *testing.T)
 	changedUDP := []any{rule("all-tcp", "tcp", "1-65535", "r1"), rule("all-icmp", "icmp", "", "r2"), rule("all-udp", "udp", "53", "r3")}
 	tests := []struct {
 		name          string
-		before, after state
+		before, after stackstate.State
 		want          []any // the firewall's egress rules recorded in the end; nil: the state is left as it is
 	}{
 		{name: "the rules the bridge re-paired are put back when the cloud holds them all",
@@ -63,14 +64,14 @@ func TestRestoreListInputsPutsBackTheListsARefreshPairedOutOfOrder(t *testing.T)
 		{name: "rules the refresh recorded as they were are left alone",
 			before: firewallState(t, sentEgress, readEgress), after: firewallState(t, sentEgress, readEgress)},
 		{name: "a resource made again with another id is left alone",
-			before: firewallState(t, sentEgress, readEgress), after: func() state {
+			before: firewallState(t, sentEgress, readEgress), after: func() stackstate.State {
 				st := firewallState(t, pairedEgress, readEgress)
-				for i := range st.d.Resources {
-					if st.d.Resources[i].URN == firewallURN {
-						st.d.Resources[i].ID = "fw-2"
+				for i := range st.Deployment.Resources {
+					if st.Deployment.Resources[i].URN == firewallURN {
+						st.Deployment.Resources[i].ID = "fw-2"
 					}
 				}
-				return checkpoint(t, st.d.Resources)
+				return checkpoint(t, st.Deployment.Resources)
 			}()},
 	}
 	for _, tt := range tests {
@@ -83,13 +84,13 @@ func TestRestoreListInputsPutsBackTheListsARefreshPairedOutOfOrder(t *testing.T)
 				t.Fatalf("changed = %v, want %v", changed, tt.want != nil)
 			}
 			if !changed {
-				if string(raw.Deployment) != string(tt.after.raw.Deployment) {
+				if string(raw.Deployment) != string(tt.after.Raw.Deployment) {
 					t.Errorf("the state was rewritten though nothing changed")
 				}
 				return
 			}
 			got := egressInputs(t, raw)
-			want := egressInputs(t, firewallState(t, tt.want, nil).raw)
+			want := egressInputs(t, firewallState(t, tt.want, nil).Raw)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("egress rules recorded = %v, want %v", got, want)
 			}
@@ -100,11 +101,11 @@ func TestRestoreListInputsPutsBackTheListsARefreshPairedOutOfOrder(t *testing.T)
 // egressInputs are the firewall's recorded egress rules in a deployment, as JSON reads them.
 func egressInputs(t *testing.T, raw apitype.UntypedDeployment) any {
 	t.Helper()
-	st, err := stateOf(raw)
+	st, err := stackstate.StateOf(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range st.d.Resources {
+	for _, r := range st.Deployment.Resources {
 		if r.URN == firewallURN {
 			data, _ := json.Marshal(r.Inputs["egressRules"])
 			var out any

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -34,8 +37,8 @@ type Report struct {
 	// Command is the command that ran: preview, up, refresh, drift, status, destroy, adopt.
 	Command string `json:"command"`
 	// Summary counts the stacks by outcome.
-	Summary map[Status]int `json:"summary"`
-	Stacks  []StackReport  `json:"stacks"`
+	Summary map[outcome.Status]int `json:"summary"`
+	Stacks  []StackReport          `json:"stacks"`
 }
 
 // StackReport is one stack's part of a report.
@@ -44,8 +47,8 @@ type StackReport struct {
 	Kind  string `json:"kind"`
 	Stack string `json:"stack"`
 	// Outcome is done, blocked, failed, skipped or cancelled; Reason says it in a few words.
-	Outcome Status `json:"outcome"`
-	Reason  string `json:"reason"`
+	Outcome outcome.Status `json:"outcome"`
+	Reason  string         `json:"reason"`
 	// Error says what failed or blocked, without secrets; empty when nothing did.
 	Error string `json:"error,omitempty"`
 	// BlockedBy is the stack whose failure skipped this one.
@@ -68,18 +71,18 @@ type StackReport struct {
 	Rotations []rotation.Rotation `json:"rotations,omitempty"`
 	// Drift is what drift found; after an up, what the cloud still differs in that no up puts
 	// back.
-	Drift []FieldDrift `json:"drift,omitempty"`
+	Drift []outcome.FieldDrift `json:"drift,omitempty"`
 	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
 	// values, with what the cloud had.
-	PutBack []FieldDrift `json:"putBack,omitempty"`
+	PutBack []outcome.FieldDrift `json:"putBack,omitempty"`
 	// Sets are the fields the stack took over as the cloud had them (an adoption's in-place
 	// differences) that an up sets to the manifest's values for the first time: no change in the
 	// cloud.
-	Sets          []FieldDrift   `json:"sets,omitempty"`
-	Status        *StackStatus   `json:"status,omitempty"`
-	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	Sets          []outcome.FieldDrift   `json:"sets,omitempty"`
+	Status        *outcome.StackStatus   `json:"status,omitempty"`
+	Disagreements []outcome.Disagreement `json:"disagreements,omitempty"`
 	// InPlace are an adoption's differences that the next up changes in place.
-	InPlace []Disagreement `json:"inPlace,omitempty"`
+	InPlace []outcome.Disagreement `json:"inPlace,omitempty"`
 	// Unmanaged are the clusters or node pools of the manifest's name that the cloud holds and
 	// the stack does not: what a failed create left, or what up refused to create again.
 	Unmanaged []kinds.Live `json:"unmanaged,omitempty"`
@@ -116,8 +119,8 @@ type FieldEffect struct {
 }
 
 // NewReport is the report of command's outcomes.
-func NewReport(command string, outcomes []Outcome) Report {
-	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[Status]int{}, Stacks: []StackReport{}}
+func NewReport(command string, outcomes []outcome.Outcome) Report {
+	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[outcome.Status]int{}, Stacks: []StackReport{}}
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
 		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
@@ -126,7 +129,7 @@ func NewReport(command string, outcomes []Outcome) Report {
 		if o.Err != nil {
 			s.Error = o.Err.Error()
 		}
-		var refused *RefusedError
+		var refused *stackstate.RefusedError
 		if errors.As(o.Err, &refused) {
 			s.Refused = refused.Changes
 		}
@@ -154,13 +157,13 @@ func NewReport(command string, outcomes []Outcome) Report {
 // Price adds each stack's monthly cost to the report: its manifest's, and the delta from the
 // manifest the stack last deployed (from nothing when it deployed none), with the prices of its
 // cloud that prices gives.
-func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices) {
+func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
 		// Without the engine's result the deployed manifest is unknown: no delta to tell.
 		if o.Target.Input == nil || o.Result == nil || i >= len(r.Stacks) {
 			continue
 		}
-		if o.Status == Cancelled || o.Status == Failed {
+		if o.Status == outcome.Cancelled || o.Status == outcome.Failed {
 			// What an operation that did not end would have cost is no change to report.
 			continue
 		}
@@ -168,7 +171,7 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 		if !ok {
 			continue
 		}
-		old, _ := deployedInput(o.Target.Input, outputsOf(o.Result.Previous))
+		old, _ := deploytarget.DeployedInput(o.Target.Input, stackstate.OutputsOf(o.Result.Previous))
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
@@ -190,11 +193,11 @@ func (r *Report) Price(outcomes []Outcome, prices func(cloud string) cost.Prices
 // changedPaths are the manifest's fields that changed since the manifest the stack recorded
 // before the operation, with both values; nil when it recorded none (or the manifest did not
 // change: the cloud did).
-func changedPaths(t Target, previous map[string]any) map[string]diff.Change {
+func changedPaths(t deploytarget.Target, previous map[string]any) map[string]diff.Change {
 	if t.Input == nil {
 		return nil
 	}
-	result, err := sinceDeployed(t.Effects, t.Input, outputsOf(previous))
+	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
 	if err != nil || result == nil || len(result.Changes) == 0 {
 		return nil
 	}
@@ -221,7 +224,7 @@ func among(field string, changed map[string]diff.Change) bool {
 // isInternalStep, as read at v3.145.0; the v3.259.0 engine .engine runs counted a pool's first
 // preview "create 4" over these 5 steps), so a row for one made up's question say "would create
 // 4" over 5 rows.
-func internal(step Step) bool {
+func internal(step stackstate.Step) bool {
 	return step.Op == string(apitype.OpRemovePendingReplace) || providers.IsDefaultProvider(resource.URN(step.URN))
 }
 
@@ -229,7 +232,7 @@ func internal(step Step) bool {
 // of the fields a property is sent from, those that changed, when the manifest did (a property
 // such as tags is sent from several), else all of them (the cloud changed, not the manifest), the
 // spec's first (specFirst). The engine's internal steps are left out, as its counts leave them.
-func resourceChanges(table *effects.Table, steps []Step, changed map[string]diff.Change) []ResourceChange {
+func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
 		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {
@@ -349,15 +352,15 @@ var ReportSchema []byte
 
 // ExitCode is the exit code the outcomes of a run call for (package exitcode's table): the
 // worst of them, an interrupted run's whatever else happened.
-func ExitCode(outcomes []Outcome) int {
+func ExitCode(outcomes []outcome.Outcome) int {
 	code := exitcode.OK
 	for _, o := range outcomes {
 		switch o.Status {
-		case Cancelled:
+		case outcome.Cancelled:
 			return exitcode.Interrupted
-		case Blocked, Drifted:
+		case outcome.Blocked, Drifted:
 			code = max(code, exitcode.Blocked)
-		case Failed, Skipped:
+		case outcome.Failed, outcome.Skipped:
 			code = max(code, exitcode.Invalid)
 		}
 		if o.Report != nil && o.Report.CannotTell() {

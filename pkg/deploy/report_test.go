@@ -15,6 +15,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -63,51 +67,51 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 	// them, refusals, drift, status, disagreements, failures and skips.
 	steps := []struct {
 		command string
-		run     func() []deploy.Outcome
+		run     func() []outcome.Outcome
 	}{
-		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, c, deploy.PreviewOptions{})} }},
-		{"up", func() []deploy.Outcome { return []deploy.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
-		{"preview", func() []deploy.Outcome { return []deploy.Outcome{d.Preview(ctx, moved, deploy.PreviewOptions{})} }},
-		{"up", func() []deploy.Outcome {
-			return []deploy.Outcome{d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 4"), deploy.UpOptions{Yes: true})}
+		{"preview", func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, c, deploy.PreviewOptions{})} }},
+		{"up", func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
+		{"preview", func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, moved, deploy.PreviewOptions{})} }},
+		{"up", func() []outcome.Outcome {
+			return []outcome.Outcome{d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 4"), deploy.UpOptions{Yes: true})}
 		}},
-		{"up", func() []deploy.Outcome { return []deploy.Outcome{d.Up(ctx, protected, deploy.UpOptions{Yes: true})} }},
-		{"refresh", func() []deploy.Outcome { return []deploy.Outcome{d.Refresh(ctx, c, deploy.RefreshOptions{})} }},
-		{"drift", func() []deploy.Outcome {
+		{"up", func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, protected, deploy.UpOptions{Yes: true})} }},
+		{"refresh", func() []outcome.Outcome { return []outcome.Outcome{d.Refresh(ctx, c, deploy.RefreshOptions{})} }},
+		{"drift", func() []outcome.Outcome {
 			b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited"})
-			return []deploy.Outcome{d.Drift(ctx, c)}
+			return []outcome.Outcome{d.Drift(ctx, c)}
 		}},
-		{"status", func() []deploy.Outcome {
-			return []deploy.Outcome{d.Status(ctx, c, deploy.StatusOptions{Drift: true}), d.Status(ctx, pool(t, "w", "x-y"), deploy.StatusOptions{})}
+		{"status", func() []outcome.Outcome {
+			return []outcome.Outcome{d.Status(ctx, c, deploy.StatusOptions{Drift: true}), d.Status(ctx, pool(t, "w", "x-y"), deploy.StatusOptions{})}
 		}},
-		{"adopt", func() []deploy.Outcome {
+		{"adopt", func() []outcome.Outcome {
 			// Another region blocks; another count is listed for the next up.
 			b.Live("cluster-9", map[string]any{"name": "other", "region": "ams3", "version": "1.31.1-do.5",
 				"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(7)}})
-			return []deploy.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9", deploy.AdoptOptions{})}
+			return []outcome.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9", deploy.AdoptOptions{})}
 		}},
-		{"up", func() []deploy.Outcome {
+		{"up", func() []outcome.Outcome {
 			// A fleet whose cluster fails: its pool is skipped.
 			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
-			b.Fail(cl.Key(), "update", &deploy.EngineError{Op: "update", Cause: "422 invalid size"})
-			sorted, deps, err := deploy.Order([]deploy.Target{p, cl}, nil)
+			b.Fail(cl.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "422 invalid size"})
+			sorted, deps, err := queue.Order([]deploytarget.Target{p, cl}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return deploy.Queue{Parallel: 2, SkipBlocked: true}.Run(ctx, sorted, deps, func(ctx context.Context, tg deploy.Target) deploy.Outcome {
+			return queue.Queue{Parallel: 2, SkipBlocked: true}.Run(ctx, sorted, deps, func(ctx context.Context, tg deploytarget.Target) outcome.Outcome {
 				return d.Up(ctx, tg, deploy.UpOptions{Yes: true})
 			})
 		}},
-		{"up", func() []deploy.Outcome {
+		{"up", func() []outcome.Outcome {
 			// The cloud holds a cluster of the name that no stack does: refused, naming it.
 			taken := namedCluster(t, "taken", "dev", "")
 			taken.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
 				return kinds.Found{Live: []kinds.Live{{Type: "cluster", Name: "taken", Where: "region fra1", ID: "c-1"}}}, nil
 			}
-			return []deploy.Outcome{d.Up(ctx, taken, deploy.UpOptions{Yes: true})}
+			return []outcome.Outcome{d.Up(ctx, taken, deploy.UpOptions{Yes: true})}
 		}},
-		{"destroy", func() []deploy.Outcome {
-			return []deploy.Outcome{d.Destroy(ctx, c, deploy.DestroyOptions{}), d.Destroy(ctx, namedCluster(t, "never", "dev", ""), deploy.DestroyOptions{})}
+		{"destroy", func() []outcome.Outcome {
+			return []outcome.Outcome{d.Destroy(ctx, c, deploy.DestroyOptions{}), d.Destroy(ctx, namedCluster(t, "never", "dev", ""), deploy.DestroyOptions{})}
 		}},
 	}
 	seen := map[string]bool{}
@@ -185,7 +189,7 @@ func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProper
 	mustUp(ctx, t, d, cluster(t))
 	// The cluster's tags property is sent from spec.tags and from metadata (the derived tags).
 	tagged := cluster(t, "\nspec:\n", "\nspec:\n  tags: [team-b]\n")
-	r := deploy.NewReport("up", []deploy.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})
+	r := deploy.NewReport("up", []outcome.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})
 	var paths []string
 	for _, rc := range r.Stacks[0].Resources {
 		for _, f := range rc.Fields {
@@ -201,22 +205,22 @@ func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAC
 	c := cluster(t)
 	tests := []struct {
 		name    string
-		status  deploy.Status
+		status  outcome.Status
 		changes map[string]int
 		// says is what the stack's cost line says, "" when the report carries no cost.
 		says string
 	}{
-		{"a create, from nothing", deploy.Done, map[string]int{"create": 4}, "+$48.00/month ($0.00 → $48.00/month;"},
+		{"a create, from nothing", outcome.Done, map[string]int{"create": 4}, "+$48.00/month ($0.00 → $48.00/month;"},
 		// An up interrupted before its outputs left the resources in the stack and no manifest:
 		// what it deployed is unknown, and "+$48.00 from $0.00" would read as a new charge. The
 		// manifest's own cost is known, and said.
-		{"resources the stack holds with no manifest recorded", deploy.Done, map[string]int{"same": 4},
+		{"resources the stack holds with no manifest recorded", outcome.Done, map[string]int{"same": 4},
 			"$48.00/month; the change is not known: the stack recorded no manifest to compare with"},
-		{"a create cancelled with Ctrl-C", deploy.Cancelled, map[string]int{"create": 4}, ""},
+		{"a create cancelled with Ctrl-C", outcome.Cancelled, map[string]int{"create": 4}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			outcomes := []deploy.Outcome{{Target: c, Status: tt.status, Result: &deploy.Result{Changes: tt.changes}}}
+			outcomes := []outcome.Outcome{{Target: c, Status: tt.status, Result: &stackstate.Result{Changes: tt.changes}}}
 			report := deploy.NewReport("up", outcomes)
 			report.Price(outcomes, clouds.Prices)
 			got := ""

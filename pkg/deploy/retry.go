@@ -6,6 +6,8 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -21,7 +23,7 @@ var DefaultRetryWaits = []time.Duration{2 * time.Second, 4 * time.Second, 8 * ti
 
 // transient tells that err is the cloud turning an operation away for now.
 func transient(err error) bool {
-	var engine *EngineError
+	var engine *stackstate.EngineError
 	return errors.As(err, &engine) && engine.Transient()
 }
 
@@ -31,14 +33,14 @@ const MaxThrottleWait = 2 * time.Minute
 
 // throttled tells that err is the cloud's 429.
 func throttled(err error) bool {
-	var engine *EngineError
+	var engine *stackstate.EngineError
 	return errors.As(err, &engine) && engine.Status == 429
 }
 
 // retrying runs op on t until it succeeds, fails otherwise than transiently, or the waits run
 // out. Before each new attempt again, when set, is asked whether to make it, with the last error;
 // after a 429 the attempt waits at least what the cloud asks (Throttled).
-func (d *Deployer) retrying(ctx context.Context, t Target, op func() error, again func(error) bool) error {
+func (d *Deployer) retrying(ctx context.Context, t deploytarget.Target, op func() error, again func(error) bool) error {
 	waits := d.RetryWaits
 	if waits == nil {
 		waits = DefaultRetryWaits
@@ -64,7 +66,7 @@ func (d *Deployer) retrying(ctx context.Context, t Target, op func() error, agai
 // CloudRetryAfter is Deployer.Throttled asking the target's cloud, with the token and API its
 // provider config resolves to: one GET of the cloud's Probe, whose 429 names the wait. A target
 // without a token, or whose config does not resolve (the manifest's checks refuse it), is 0.
-func CloudRetryAfter(ctx context.Context, t Target) time.Duration {
+func CloudRetryAfter(ctx context.Context, t deploytarget.Target) time.Duration {
 	cloud, ownToken, ownURL, ok := stackinput.ProviderConfig(t.Input)
 	if !ok {
 		return 0

@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"google.golang.org/protobuf/proto"
 )
 
 func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind(t *testing.T) {
-	busy := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
-	broken := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
-	invalid := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
+	busy := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
+	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
+	invalid := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-1"}}
 	tests := []struct {
 		name string
@@ -23,19 +26,19 @@ func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind
 		faults []error
 		// live is what the cloud holds under the name after a failed attempt.
 		live []kinds.Live
-		want deploy.Status
+		want outcome.Status
 		// runs is how many times the engine ran the operation.
 		runs int
 	}{
-		{name: "a throttled up is done on the next attempt", op: "update", faults: []error{busy}, want: deploy.Done, runs: 2},
-		{name: "a server error twice is done on the third", op: "update", faults: []error{broken, broken}, want: deploy.Done, runs: 3},
-		{name: "an up the cloud refused is not run again", op: "update", faults: []error{invalid}, want: deploy.Failed, runs: 1},
+		{name: "a throttled up is done on the next attempt", op: "update", faults: []error{busy}, want: outcome.Done, runs: 2},
+		{name: "a server error twice is done on the third", op: "update", faults: []error{broken, broken}, want: outcome.Done, runs: 3},
+		{name: "an up the cloud refused is not run again", op: "update", faults: []error{invalid}, want: outcome.Failed, runs: 1},
 		{name: "an up whose failed create left a cluster is not run again", op: "update", faults: []error{broken},
-			live: left, want: deploy.Failed, runs: 1},
-		{name: "the attempts are bounded", op: "update", faults: []error{busy, busy, busy, busy, busy, busy}, want: deploy.Failed, runs: 3},
-		{name: "a throttled refresh runs again", op: "refresh", faults: []error{busy}, want: deploy.Done, runs: 2},
-		{name: "a throttled destroy runs again", op: "destroy", faults: []error{busy}, want: deploy.Done, runs: 2},
-		{name: "a throttled preview runs again", op: "preview", faults: []error{busy}, want: deploy.Done, runs: 2},
+			live: left, want: outcome.Failed, runs: 1},
+		{name: "the attempts are bounded", op: "update", faults: []error{busy, busy, busy, busy, busy, busy}, want: outcome.Failed, runs: 3},
+		{name: "a throttled refresh runs again", op: "refresh", faults: []error{busy}, want: outcome.Done, runs: 2},
+		{name: "a throttled destroy runs again", op: "destroy", faults: []error{busy}, want: outcome.Done, runs: 2},
+		{name: "a throttled preview runs again", op: "preview", faults: []error{busy}, want: outcome.Done, runs: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +62,7 @@ func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind
 				b.Fail(c.Key(), tt.op, err)
 			}
 			before := calls(b, tt.op)
-			var o deploy.Outcome
+			var o outcome.Outcome
 			switch tt.op {
 			case "update":
 				o = d.Up(ctx, c, deploy.UpOptions{Yes: true})
@@ -73,7 +76,7 @@ func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind
 			if o.Status != tt.want || calls(b, tt.op)-before != tt.runs {
 				t.Errorf("%s = %s (%v) after %d runs; want %s after %d", tt.op, o.Status, o.Err, calls(b, tt.op)-before, tt.want, tt.runs)
 			}
-			var leftBehind *deploy.LeftBehindError
+			var leftBehind *outcome.LeftBehindError
 			if tt.live != nil && (!errors.As(o.Err, &leftBehind) || len(o.Unmanaged) != len(tt.live)) {
 				t.Errorf("the failed up does not name what it left: %v %v", o.Err, o.Unmanaged)
 			}
@@ -86,10 +89,10 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 	d, b := deployer()
 	d.RetryWaits = []time.Duration{time.Hour}
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &deploy.EngineError{Op: "update", Status: 503})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Status: 503})
 	time.AfterFunc(50*time.Millisecond, cancel)
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
-	if o.Status == deploy.Done || calls(b, "update") != 1 {
+	if o.Status == outcome.Done || calls(b, "update") != 1 {
 		t.Errorf("up cancelled while waiting to ask again = %s after %d runs, want not done after 1", o.Status, calls(b, "update"))
 	}
 }
@@ -98,8 +101,8 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 // again, clusterplane asks the cloud (Throttled) and waits at least what it says; a server error
 // is not a rate limit, and is not asked about.
 func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
-	busy := &deploy.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
-	broken := &deploy.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
+	busy := &stackstate.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
+	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
 	const asked = 300 * time.Millisecond
 	tests := []struct {
 		name  string
@@ -116,14 +119,14 @@ func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
 			d, b := deployer()
 			d.RetryWaits = []time.Duration{time.Millisecond}
 			var askedFor []string
-			d.Throttled = func(_ context.Context, target deploy.Target) time.Duration {
+			d.Throttled = func(_ context.Context, target deploytarget.Target) time.Duration {
 				askedFor = append(askedFor, target.Key())
 				return asked
 			}
 			c := cluster(t)
 			b.Fail(c.Key(), "update", tt.fault)
 			start := time.Now()
-			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 				t.Fatalf("up = %s %v, want done on the second attempt", o.Status, o.Err)
 			}
 			waited := time.Since(start)

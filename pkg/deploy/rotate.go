@@ -15,6 +15,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -37,7 +40,7 @@ var rotatedPools = []string{"spec", "spec.defaultNodePool"}
 
 // carriedOut splits rotations into those up carries out for t (the kind's pool itself, or its
 // default pool, with a Rotate) and the others.
-func carriedOut(t Target, rotations []rotation.Rotation) (doable, not []rotation.Rotation) {
+func carriedOut(t deploytarget.Target, rotations []rotation.Rotation) (doable, not []rotation.Rotation) {
 	for _, r := range rotations {
 		if t.Rotate != nil && slices.Contains(rotatedPools, r.Pool) {
 			doable = append(doable, r)
@@ -49,7 +52,7 @@ func carriedOut(t Target, rotations []rotation.Rotation) (doable, not []rotation
 }
 
 // rotationRecord is the rotation recorded in the stack's outputs; nil when none is.
-func rotationRecord(outputs map[string]Output) (*RotationRecord, error) {
+func rotationRecord(outputs map[string]stackstate.Output) (*RotationRecord, error) {
 	text := stringOutput(outputs, RotationOutput)
 	if text == "" {
 		return nil, nil
@@ -87,7 +90,7 @@ func replacedByRotation(rotations []rotation.Rotation) string {
 
 // onlyPoolReplaced tells whether every replacement of res is of a resource of type typ: the pool
 // the rotation stands in for.
-func onlyPoolReplaced(res Result, typ string) bool {
+func onlyPoolReplaced(res stackstate.Result, typ string) bool {
 	for _, step := range res.Steps {
 		if isOp(step, "replace", "create-replacement", "delete-replaced") && step.Type != typ {
 			return false
@@ -111,19 +114,19 @@ func (e *RotationStoppedError) Unwrap() error { return e.Err }
 // that follows changes the pool in place at most, never replaces it. stop is nil when there is
 // nothing to rotate or the rotation is done (or rolled back), and did then says which, for up's
 // report (the progress lines are not printed with --quiet); else stop is the outcome to return.
-func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state, opts UpOptions) (stop *Outcome, did string) {
-	rotations, err := Rotations(t.Effects, t.Input, st.outputs())
+func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, opts UpOptions) (stop *outcome.Outcome, did string) {
+	rotations, err := Rotations(t.Effects, t.Input, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
 	doable, _ := carriedOut(t, rotations)
-	rec, err := rotationRecord(st.outputs())
+	rec, err := rotationRecord(st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
-	ids, _ := st.ids(guardedType(t.Effects))
+	ids, _ := st.IDs(guardedType(t.Effects))
 	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
 	self := ""
 	if len(ids) == 1 {
@@ -145,23 +148,23 @@ func (d *Deployer) rotateFirst(ctx context.Context, t Target, s Stack, st state,
 // rollBackStopped is rotateFirst when the manifest asks for no rotation: a rotation a stopped up
 // recorded before its drain is given up (the manifest is back to the old pool), one past its
 // drain is refused, and without one there is nothing to do.
-func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord, opts UpOptions) (stop *Outcome, did string) {
+func (d *Deployer) rollBackStopped(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord, opts UpOptions) (stop *outcome.Outcome, did string) {
 	if rec == nil || rec.Phase == rotation.Done {
 		return nil, ""
 	}
 	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted || rec.Hop > 0 || t.Rotate == nil {
-		return &Outcome{Status: Blocked, Reason: "rotation under way", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation under way", Err: errors.Errorf(
 			"a rotation of pool %s stopped after phase %q, past its drain, and the manifest no longer asks for it: up again "+
 				"with the manifest that started it finishes it", rec.Pool, rec.Phase)}, ""
 	}
 	if !opts.locked {
-		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"a rotation of pool %s is to be rolled back, and the backend cannot hold the stack's lock across its steps: "+
 				"nothing was rolled back. Roll back from a file or PostgreSQL backend", rec.Pool)}, ""
 	}
 	// The manifest is back to the old pool before it was drained: the rotation is given up.
 	if err := d.rollBack(ctx, t, s, self, rec); err != nil {
-		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
+		return &outcome.Outcome{Status: outcome.Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
 	return nil, fmt.Sprintf("rotation of pool %s rolled back (its surge pool deleted, the old pool kept)", rec.Pool)
 }
@@ -169,35 +172,35 @@ func (d *Deployer) rollBackStopped(ctx context.Context, t Target, s Stack, self 
 // rotationAllowed stops the one rotation the manifest asks for before anything of it is made: a
 // new one beside a change the engine would still replace, one not confirmed, one the backend
 // cannot lock the stack for.
-func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st state, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *Outcome {
+func (d *Deployer) rotationAllowed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, doable []rotation.Rotation, rec *RotationRecord, opts UpOptions) *outcome.Outcome {
 	r := doable[0]
 	if rec == nil {
 		// A rotation stands in for the replacement of its pool (or, through the default pool, of the
 		// cluster) only: another change that replaces would still be made by the engine after it,
 		// the rotation's work lost with what it replaces.
-		replaced, err := replacedBesides(t.Effects, t.Input, st.outputs())
+		replaced, err := replacedBesides(t.Effects, t.Input, st.Outputs())
 		if err != nil {
 			o := failed(err)
 			return &o
 		}
 		if len(replaced) > 0 {
-			return &Outcome{Status: Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + strings.Join(replaced, ", "), Err: errors.Errorf(
 				"the manifest asks for a rotation of pool %s and also changes %s, which the engine would still replace: "+
 					"nothing was rotated; deploy one change at a time", r.Name, strings.Join(replaced, ", "))}
 		}
 	}
 	if !opts.Yes {
-		preview, err := s.Preview(ctx, Options{})
+		preview, err := s.Preview(ctx, stackstate.Options{})
 		if err != nil {
 			o := failed(err)
 			return &o
 		}
 		if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
-			return &Outcome{Status: Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: reason + ": rotation " + describeRotations(doable), Result: &preview}
 		}
 	}
 	if !opts.locked {
-		return &Outcome{Status: Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation needs the stack's lock", Err: errors.Errorf(
 			"the manifest asks for a rotation of pool %s, and the backend cannot hold the stack's lock across its steps "+
 				"(a rotation runs only under it, so that two runs never rotate one pool twice): nothing was rotated. "+
 				"Rotate from a file or PostgreSQL backend", r.Name)}
@@ -207,7 +210,7 @@ func (d *Deployer) rotationAllowed(ctx context.Context, t Target, s Stack, st st
 
 // rotate carries out the rotation r (resumed from rec, when a stopped up recorded it), then
 // points the stack at the new pool (rotated). ids are the stack's own clusters or pools.
-func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *Outcome, did string) {
+func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, rec *RotationRecord, ids []string) (stop *outcome.Outcome, did string) {
 	self := ""
 	if len(ids) == 1 {
 		self = ids[0]
@@ -251,10 +254,10 @@ func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rot
 	if errors.As(err, &foreign) {
 		// Someone else's pool has the surge name: up refuses, as it refuses any change it must
 		// not make unasked, and nothing of the rotation was made or recorded.
-		return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, ""
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: surge pool name taken", Err: err}, ""
 	}
 	if err != nil {
-		return &Outcome{Status: Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
+		return &outcome.Outcome{Status: outcome.Failed, Reason: "rotation stopped", Err: &RotationStoppedError{Err: err}}, ""
 	}
 	return d.rotated(ctx, t, s, r, run, final.SurgeID)
 }
@@ -264,7 +267,7 @@ func (d *Deployer) rotate(ctx context.Context, t Target, s Stack, r rotation.Rot
 // manifest met, not a pool to replace. A pool inside the stack's resource (a cluster's default
 // pool) keeps the resource's id: the refresh reads the new pool into it, found by the cloud as the
 // old one was.
-func (d *Deployer) rotated(ctx context.Context, t Target, s Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *Outcome, did string) {
+func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackstate.Stack, r rotation.Rotation, run *rotationRun, surge string) (stop *outcome.Outcome, did string) {
 	if run.kind.OldPool == nil {
 		id := surge
 		if run.kind.StateID != nil {
@@ -275,17 +278,17 @@ func (d *Deployer) rotated(ctx context.Context, t Target, s Stack, r rotation.Ro
 			return &o, ""
 		}
 	}
-	if _, err := d.refreshGuarded(ctx, t, s, "up", Options{Progress: d.progress(t)}); err != nil {
+	if _, err := d.refreshGuarded(ctx, t, s, "up", stackstate.Options{Progress: d.progress(t)}); err != nil {
 		o := failed(errors.Wrapf(err, "rotation of pool %s done; refresh the stack", r.Name))
 		return &o, ""
 	}
-	check, err := s.Preview(ctx, Options{})
+	check, err := s.Preview(ctx, stackstate.Options{})
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
 	if check.Replaces() {
-		return &Outcome{Status: Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + check.Summary(), Result: &check, Err: errors.Errorf(
 			"rotation of pool %s done, but the engine would still replace %s; nothing more was deployed", r.Name, check.Summary())}, ""
 	}
 	return nil, fmt.Sprintf("pool %s rotated (%s)", r.Name, strings.Join(r.Changes, ", "))
@@ -315,7 +318,7 @@ func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Plan
 // rollBack gives up a rotation stopped before its drain ended, when the manifest no longer asks
 // for it: the old pool's nodes uncordoned (if they were cordoned), the surge pool deleted, and the
 // record dropped, so that up goes on with the old pool as the stack holds it.
-func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string, rec *RotationRecord) error {
+func (d *Deployer) rollBack(ctx context.Context, t deploytarget.Target, s stackstate.Stack, self string, rec *RotationRecord) error {
 	// The roll-back records that it is under way before it deletes anything (so that a kill
 	// during it is known as one); its end is the record's removal, below.
 	run, err := d.rotator(ctx, t, self, rec.Pool, d.progress(t), func(ctx context.Context, state rotation.State) error {
@@ -339,7 +342,7 @@ func (d *Deployer) rollBack(ctx context.Context, t Target, s Stack, self string,
 // the node labels, the timeouts), a client of the cluster through its kubeconfig held in memory,
 // the progress lines written to progress, and record, told each phase after a line says it.
 // self is the id of the stack's own cluster or pool.
-func (d *Deployer) rotator(ctx context.Context, t Target, self, pool string, progress io.Writer,
+func (d *Deployer) rotator(ctx context.Context, t deploytarget.Target, self, pool string, progress io.Writer,
 	record func(context.Context, rotation.State) error) (*rotationRun, error) {
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
 	if err != nil {
@@ -405,13 +408,13 @@ type rotationRun struct {
 }
 
 // clearRotation drops RotationOutput from the stack's outputs.
-func clearRotation(ctx context.Context, s Stack) error {
+func clearRotation(ctx context.Context, s stackstate.Stack) error {
 	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
 		if typeOf(r) != string(resource.RootStackType) {
 			return nil
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		delete(outputs, RotationOutput)
@@ -471,7 +474,7 @@ func (n rotationNodes) Drain(ctx context.Context, p rotation.Pool, o rotation.Dr
 }
 
 // recordRotation writes rec into the stack's outputs in its state.
-func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
+func recordRotation(ctx context.Context, s stackstate.Stack, rec *RotationRecord) error {
 	text, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -481,7 +484,7 @@ func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
 			return nil
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		value, _ := json.Marshal(string(text))
@@ -491,7 +494,7 @@ func recordRotation(ctx context.Context, s Stack, rec *RotationRecord) error {
 }
 
 // pointPoolAt gives the stack's pool resource (of type typ) the cloud id id.
-func pointPoolAt(ctx context.Context, s Stack, typ, id string) error {
+func pointPoolAt(ctx context.Context, s stackstate.Stack, typ, id string) error {
 	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
 		if typeOf(r) != typ {
 			return nil
@@ -500,7 +503,7 @@ func pointPoolAt(ctx context.Context, s Stack, typ, id string) error {
 			return err
 		}
 		outputs := map[string]json.RawMessage{}
-		if err := unmarshalIfAny(r["outputs"], &outputs); err != nil {
+		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
 		if _, ok := outputs["id"]; ok {
@@ -529,17 +532,17 @@ func setJSON(r map[string]json.RawMessage, key string, v any) error {
 
 // editResources edits each resource of the stack's state as JSON, every field it does not touch
 // kept as it is, and imports the result.
-func editResources(ctx context.Context, s Stack, edit func(r map[string]json.RawMessage) error) error {
-	st, err := readState(ctx, s)
+func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[string]json.RawMessage) error) error {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return err
 	}
 	var deployment map[string]json.RawMessage
-	if err := json.Unmarshal(st.raw.Deployment, &deployment); err != nil {
+	if err := json.Unmarshal(st.Raw.Deployment, &deployment); err != nil {
 		return errors.Wrap(err, "read the stack's state")
 	}
 	var resources []map[string]json.RawMessage
-	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+	if err := stackstate.UnmarshalIfAny(deployment["resources"], &resources); err != nil {
 		return err
 	}
 	for _, r := range resources {
@@ -550,7 +553,7 @@ func editResources(ctx context.Context, s Stack, edit func(r map[string]json.Raw
 	if err := setJSON(deployment, "resources", resources); err != nil {
 		return err
 	}
-	raw := st.raw
+	raw := st.Raw
 	if raw.Deployment, err = json.Marshal(deployment); err != nil {
 		return errors.Wrap(err, "write the stack's state")
 	}
@@ -560,28 +563,28 @@ func editResources(ctx context.Context, s Stack, edit func(r map[string]json.Raw
 // previewRotation makes a preview whose replacement of the pool a rotation stands in for read as
 // what up will do: the rotation's steps, then the engine's change; Done, as any change up
 // carries out, unless something else is replaced too.
-func previewRotation(o *Outcome, t Target, carried []rotation.Rotation) {
+func previewRotation(o *outcome.Outcome, t deploytarget.Target, carried []rotation.Rotation) {
 	o.Rotations = carried
 	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
 		return
 	}
-	o.Status, o.Reason = Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
+	o.Status, o.Reason = outcome.Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
 }
 
 // surgeTaken is what preview says when the cluster already holds a pool of the name a rotation
 // not yet started would create: up refuses then (pkg/change/rotation's ForeignPoolError), and the
 // preview must not read as if it would not. nil when the names are free, or when a rotation is
 // under way (its own surge pool, which carries its mark, is found by it).
-func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []rotation.Rotation) (*Outcome, error) {
-	st, err := readState(ctx, s)
+func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stackstate.Stack, carried []rotation.Rotation) (*outcome.Outcome, error) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	if rec, err := rotationRecord(st.outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
+	if rec, err := rotationRecord(st.Outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
 		return nil, err
 	}
 	self := ""
-	if ids, _ := st.ids(guardedType(t.Effects)); len(ids) == 1 {
+	if ids, _ := st.IDs(guardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
@@ -597,7 +600,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []
 		_, err := kr.Cloud.Find(ctx, r.Steps[i].Pool, "")
 		var foreign *rotation.ForeignPoolError
 		if errors.As(err, &foreign) {
-			return &Outcome{Status: Blocked, Reason: "refused: surge pool name taken", Err: err}, nil
+			return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused: surge pool name taken", Err: err}, nil
 		}
 		if err != nil {
 			return nil, errors.Wrapf(err, "look for pool %s", r.Steps[i].Pool)
@@ -611,23 +614,23 @@ func (d *Deployer) surgeTaken(ctx context.Context, t Target, s Stack, carried []
 // engine that replacement (it rotates the pool first, and the engine then finds the cluster met).
 // ok only when the manifest asks for such a rotation, nothing else is refused or replaced, and
 // every replacement the engine planned is of the cluster.
-func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res Result) (_ Outcome, ok bool) {
-	st, err := readState(ctx, s)
+func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (_ outcome.Outcome, ok bool) {
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
-	outputs := st.outputs()
-	refused, err := Refused(t.Effects, t.Input, outputs)
+	outputs := st.Outputs()
+	refused, err := deploytarget.Refused(t.Effects, t.Input, outputs)
 	if err != nil || len(refused) > 0 {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	blocked, carried, err := rotationGate(t, outputs)
 	if err != nil || blocked != nil || len(carried) == 0 {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
 		!onlyPoolReplaced(res, guardedType(t.Effects)) {
-		return Outcome{}, false
+		return outcome.Outcome{}, false
 	}
 	if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil || taken != nil {
 		if err != nil {
@@ -642,30 +645,30 @@ func (d *Deployer) protectedRotation(ctx context.Context, t Target, s Stack, res
 		fmt.Fprintf(w, "The errors above are the engine refusing to replace the protected %s, as it must: nothing failed. "+
 			"up does not replace it: it rotates the pool (%s).\n", replacedByRotation(carried), describeRotations(carried))
 	}
-	return Outcome{Status: Done, Result: &res, Rotations: carried,
+	return outcome.Outcome{Status: outcome.Done, Result: &res, Rotations: carried,
 		Reason: "rotation " + describeRotations(carried) + "; the engine then finds the new pool"}, true
 }
 
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
 // finished: not Ready, saying where it stopped; ready otherwise.
-func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
+func rotationUnderWay(outputs map[string]stackstate.Output, ready outcome.Condition) outcome.Condition {
 	rec, err := rotationRecord(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
 	}
 	if rec.Phase == rotation.RollingBack {
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"the roll-back of pool %s's rotation stopped before it ended: pool %s is in use, and the surge pool %s may still "+
 				"be in the cloud; run up to finish the roll-back", rec.Pool, rec.OldID, orNone(rec.SurgeID))}
 	}
 	if rec.Phase == rotation.Start {
 		// Recorded before the create: the cloud may hold the surge pool or not.
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"a rotation of pool %s stopped at its start, its surge pool perhaps created (old pool %s): run up to resume it, "+
 				"or up with the manifest's old settings to roll it back", rec.Pool, rec.OldID)}
 	}
 	if rec.Hop > 0 {
-		return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 			"a rotation of pool %s stopped in its second hop after phase %q (pool drained %s, pool of the manifest's name %s): "+
 				"run up to finish it", rec.Pool, cmp.Or(string(rec.Phase), "start"), rec.OldID, orNone(rec.SurgeID))}
 	}
@@ -675,7 +678,7 @@ func rotationUnderWay(outputs map[string]Output, ready Condition) Condition {
 	if rec.Phase == rotation.Drained || rec.Phase == rotation.OldDeleted {
 		next = "run up to finish it (the old pool's workloads have moved: it cannot be rolled back)"
 	}
-	return Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
+	return outcome.Condition{Type: "Ready", Status: "False", Reason: "RotationUnderWay", Message: fmt.Sprintf(
 		"a rotation of pool %s stopped after phase %q (old pool %s, surge pool %s): %s", rec.Pool, rec.Phase,
 		rec.OldID, orNone(rec.SurgeID), next)}
 }

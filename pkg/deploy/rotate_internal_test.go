@@ -12,12 +12,15 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // stateStack is a stack that only holds a state, as export and import see it.
 type stateStack struct {
-	Stack
+	stackstate.Stack
 	raw apitype.UntypedDeployment
 }
 
@@ -45,18 +48,18 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := recordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := rotationRecord(st.outputs())
+	got, err := rotationRecord(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
-	if !st.outputs()["kubeconfig"].Secret {
-		t.Errorf("the secret output lost its encryption: %v", st.outputs()["kubeconfig"])
+	if !st.Outputs()["kubeconfig"].Secret {
+		t.Errorf("the secret output lost its encryption: %v", st.Outputs()["kubeconfig"])
 	}
-	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
 		t.Errorf("status of a stopped rotation: %+v", cond)
 	}
@@ -64,8 +67,8 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := pointPoolAt(ctx, s, poolType, "new-id"); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = readState(ctx, s)
-	for _, r := range st.d.Resources {
+	st, _ = stackstate.ReadState(ctx, s)
+	for _, r := range st.Deployment.Resources {
 		if string(r.Type) != poolType {
 			continue
 		}
@@ -80,8 +83,8 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err := recordRotation(ctx, s, done); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = readState(ctx, s)
-	if cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+	st, _ = stackstate.ReadState(ctx, s)
+	if cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}
 }
@@ -93,22 +96,22 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 	for _, c := range []struct {
 		name   string
 		types  []string
-		status Status
+		status outcome.Status
 	}{
-		{"only the pool replaced", []string{poolType}, Done},
-		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, Blocked},
+		{"only the pool replaced", []string{poolType}, outcome.Done},
+		{"another resource replaced too", []string{poolType, "digitalocean:index/kubernetesCluster:KubernetesCluster"}, outcome.Blocked},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := Result{Changes: map[string]int{"replace": len(c.types)}}
+			res := stackstate.Result{Changes: map[string]int{"replace": len(c.types)}}
 			for _, typ := range c.types {
-				res.Steps = append(res.Steps, Step{Type: typ, Op: "replace"})
+				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Op: "replace"})
 			}
-			o := Outcome{Status: Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
-			previewRotation(&o, Target{Effects: table}, rotations)
+			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
+			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
-			if c.status == Done && !strings.Contains(o.Reason, "rotation pool workers") {
+			if c.status == outcome.Done && !strings.Contains(o.Reason, "rotation pool workers") {
 				t.Errorf("the reason %q does not name the rotation", o.Reason)
 			}
 		})
@@ -171,8 +174,8 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 	}
 	for _, tt := range tests {
 		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
-		outputs := map[string]Output{RotationOutput: {Value: string(rec)}}
-		cond := rotationUnderWay(outputs, Condition{Type: "Ready", Status: "True"})
+		outputs := map[string]stackstate.Output{RotationOutput: {Value: string(rec)}}
+		cond := rotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
 		if cond.Reason != "RotationUnderWay" {
 			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)
 		}
@@ -194,13 +197,13 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
 current-context: c
 `)
 	var recorded, told []rotation.Phase
-	d := &Deployer{Rotating: func(_ Target, pool string, s rotation.State) {
+	d := &Deployer{Rotating: func(_ deploytarget.Target, pool string, s rotation.State) {
 		if pool != "workers" || len(recorded) == 0 || recorded[len(recorded)-1] != s.Phase {
 			t.Errorf("told phase %q of pool %s before the stack recorded it (recorded %v)", s.Phase, pool, recorded)
 		}
 		told = append(told, s.Phase)
 	}}
-	target := Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+	target := deploytarget.Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
 	}}
 	run, err := d.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -53,15 +55,15 @@ func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
 	if err := recordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := rotationRecord(st.outputs())
+	got, err := rotationRecord(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
-	cond := rotationUnderWay(st.outputs(), Condition{Type: "Ready", Status: "True"})
+	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || !strings.Contains(cond.Message, "second hop") || !strings.Contains(cond.Message, "workers-surge") {
 		t.Errorf("status of a rotation stopped in its second hop: %+v", cond)
 	}

@@ -5,13 +5,16 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input
 // asks for, as diff plans them (the pools' rollout blocks allow them); none when the stack
 // recorded no manifest.
-func Rotations(table *effects.Table, input proto.Message, outputs map[string]Output) ([]rotation.Rotation, error) {
-	result, err := sinceDeployed(table, input, outputs)
+func Rotations(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]rotation.Rotation, error) {
+	result, err := deploytarget.SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}
@@ -33,7 +36,7 @@ func (e *RotationError) Error() string {
 // rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
 // Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
-func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carried []rotation.Rotation, err error) {
+func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err
@@ -42,15 +45,15 @@ func rotationGate(t Target, outputs map[string]Output) (blocked *Outcome, carrie
 	if len(not) == 0 {
 		return nil, carried, nil
 	}
-	return &Outcome{Status: Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
+	return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
 }
 
 // RotatedInstead are the pool rotations up carries out in place of the replacements a preview
 // (res) shows: a pool whose size changed is replaced in the engine's view, and up rotates it
 // instead (surge pool, drain, delete) when the manifest asks for that. nil when up rotates
 // nothing, or when res also replaces something else, which up would still replace.
-func RotatedInstead(t Target, res Result) []rotation.Rotation {
-	blocked, carried, err := rotationGate(t, outputsOf(res.Previous))
+func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rotation {
+	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
 	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, guardedType(t.Effects)) {
 		return nil
 	}
@@ -59,8 +62,8 @@ func RotatedInstead(t Target, res Result) []rotation.Rotation {
 
 // replacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
-func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]Output) ([]string, error) {
-	result, err := sinceDeployed(table, input, outputs)
+func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]string, error) {
+	result, err := deploytarget.SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err
 	}

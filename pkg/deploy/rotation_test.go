@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -23,16 +24,16 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 	resized.Rotate = nil
 	for _, op := range []struct {
 		name string
-		run  func() deploy.Outcome
+		run  func() outcome.Outcome
 	}{
-		{"preview", func() deploy.Outcome { return d.Preview(ctx, resized, deploy.PreviewOptions{}) }},
-		{"up", func() deploy.Outcome { return d.Up(ctx, resized, deploy.UpOptions{Yes: true}) }},
+		{"preview", func() outcome.Outcome { return d.Preview(ctx, resized, deploy.PreviewOptions{}) }},
+		{"up", func() outcome.Outcome { return d.Up(ctx, resized, deploy.UpOptions{Yes: true}) }},
 	} {
 		t.Run(op.name, func(t *testing.T) {
 			updates := calls(b, "update")
 			o := op.run()
 			var rotation *deploy.RotationError
-			if o.Status != deploy.Blocked || !errors.As(o.Err, &rotation) || len(rotation.Rotations) != 1 ||
+			if o.Status != outcome.Blocked || !errors.As(o.Err, &rotation) || len(rotation.Rotations) != 1 ||
 				rotation.Rotations[0].Pool != "spec.defaultNodePool" {
 				t.Fatalf("%s: %s %v, want blocked by the default pool's rotation", op.name, o.Status, o.Err)
 			}
@@ -42,7 +43,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 			if calls(b, "update") != updates {
 				t.Errorf("the engine updated the stack: %v", b.Calls())
 			}
-			report := deploy.NewReport(op.name, []deploy.Outcome{o})
+			report := deploy.NewReport(op.name, []outcome.Outcome{o})
 			if len(report.Stacks) != 1 || len(report.Stacks[0].Rotations) != 1 || len(report.Stacks[0].Rotations[0].Steps) == 0 {
 				t.Errorf("the report holds no rotation: %+v", report.Stacks)
 			}
@@ -63,7 +64,7 @@ func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsRep
 	}
 	// Preview asks the cloud whether the surge pool's name is free (up refuses a pool it did not make).
 	resized.Rotate = rotatingIn(&pools{})
-	if o := d.Preview(ctx, resized, deploy.PreviewOptions{}); o.Status != deploy.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
+	if o := d.Preview(ctx, resized, deploy.PreviewOptions{}); o.Status != outcome.Done || len(o.Rotations) != 1 || !strings.Contains(o.Reason, "rotation pool default") {
 		t.Errorf("preview: %s (%s) %v, %d rotations; want done naming the rotation", o.Status, o.Reason, o.Err, len(o.Rotations))
 	}
 
@@ -74,7 +75,7 @@ func TestADefaultPoolRotationIsPreviewedAsUpCarriesItOutUnlessSomethingElseIsRep
 	}
 	updates := calls(b, "update")
 	o := d.Up(ctx, moved, deploy.UpOptions{Yes: true})
-	if o.Status != deploy.Blocked || o.Err == nil || !strings.Contains(o.Err.Error(), "spec.region") || !strings.Contains(o.Err.Error(), "nothing was rotated") {
+	if o.Status != outcome.Blocked || o.Err == nil || !strings.Contains(o.Err.Error(), "spec.region") || !strings.Contains(o.Err.Error(), "nothing was rotated") {
 		t.Errorf("up of a rotation and a region change: %s %v, want blocked naming spec.region", o.Status, o.Err)
 	}
 	if calls(b, "update") != updates {
@@ -116,7 +117,7 @@ func TestAPreviewOfARotationWhoseSurgeNameIsTakenIsRefusedNamingThePool(t *testi
 	updates := calls(b, "update")
 	o := d.Preview(ctx, resized, deploy.PreviewOptions{})
 	var foreign *rotation.ForeignPoolError
-	if o.Status != deploy.Blocked || !errors.As(o.Err, &foreign) || foreign.ID != "theirs" || !strings.Contains(o.Err.Error(), "default-surge") {
+	if o.Status != outcome.Blocked || !errors.As(o.Err, &foreign) || foreign.ID != "theirs" || !strings.Contains(o.Err.Error(), "default-surge") {
 		t.Errorf("preview: %s (%s) %v, want blocked naming default-surge", o.Status, o.Reason, o.Err)
 	}
 	if calls(b, "update") != updates {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // A pool's program reads its cluster's stack: every operation that opens the pool's stack asks
@@ -14,17 +16,17 @@ import (
 // for both. A cluster that reads no stack is not asked.
 func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) {
 	ctx := context.Background()
-	ops := map[string]func(d *deploy.Deployer, t deploy.Target) deploy.Outcome{
-		"preview": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	ops := map[string]func(d *deploy.Deployer, t deploytarget.Target) outcome.Outcome{
+		"preview": func(d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Preview(ctx, t, deploy.PreviewOptions{})
 		},
-		"up": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		"up": func(d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		},
-		"refresh": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		"refresh": func(d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Refresh(ctx, t, deploy.RefreshOptions{})
 		},
-		"drift": func(d *deploy.Deployer, t deploy.Target) deploy.Outcome { return d.Drift(ctx, t) },
+		"drift": func(d *deploy.Deployer, t deploytarget.Target) outcome.Outcome { return d.Drift(ctx, t) },
 	}
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {
@@ -34,7 +36,7 @@ func TestEveryOperationOnAPoolKeepsItsSecretsWithItsClustersStack(t *testing.T) 
 			if name != "preview" && name != "up" {
 				mustUp(ctx, t, d, p)
 			}
-			if o := op(d, p); o.Status == deploy.Failed {
+			if o := op(d, p); o.Status == outcome.Failed {
 				t.Fatalf("%s of the pool: %v", name, o.Err)
 			}
 			if got := b.SharesSecretsWith(p.Key()); got != c.Key() {
@@ -56,7 +58,7 @@ func TestAPoolWhoseSecretsCannotBeKeptWithItsClustersIsNotDeployed(t *testing.T)
 	mustUp(ctx, t, d, c)
 	b.Fail(p.Key(), "share", errors.New("read the state of digitaloceankubernetescluster/platform-prod: unexpected EOF"))
 	o := d.Up(ctx, p, deploy.UpOptions{Yes: true})
-	if o.Status != deploy.Failed || o.Err == nil || !strings.Contains(o.Err.Error(), "read the state of digitaloceankubernetescluster/platform-prod") {
+	if o.Status != outcome.Failed || o.Err == nil || !strings.Contains(o.Err.Error(), "read the state of digitaloceankubernetescluster/platform-prod") {
 		t.Errorf("up = %s %v, want failed naming the cluster's state", o.Status, o.Err)
 	}
 	if b.Has(p.Key()) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/pkg/errors"
 )
 
@@ -42,7 +43,7 @@ func (e *StackBusyError) Error() string {
 
 // lockStack takes t's stack lock when the backend can hold one. held tells whether it does: a
 // rotation, whose steps span several engine runs, starts only under it.
-func (d *Deployer) lockStack(ctx context.Context, t Target) (unlock func(), held bool, err error) {
+func (d *Deployer) lockStack(ctx context.Context, t deploytarget.Target) (unlock func(), held bool, err error) {
 	locker, ok := d.Backend.(StackLocker)
 	if !ok {
 		return func() {}, false, nil

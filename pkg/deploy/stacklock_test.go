@@ -8,20 +8,22 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 func TestAnOperationOnAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeTheEngineRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome
+		run  func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) outcome.Outcome
 	}{
-		{"up", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"up", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, target, deploy.UpOptions{Yes: true})
 		}},
-		{"refresh", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"refresh", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) outcome.Outcome {
 			return d.Refresh(ctx, target, deploy.RefreshOptions{})
 		}},
-		{"destroy", func(ctx context.Context, d *deploy.Deployer, target deploy.Target) deploy.Outcome {
+		{"destroy", func(ctx context.Context, d *deploy.Deployer, target deploytarget.Target) outcome.Outcome {
 			return d.Destroy(ctx, target, deploy.DestroyOptions{})
 		}},
 	} {
@@ -37,14 +39,14 @@ func TestAnOperationOnAStackWhoseLockAnotherHoldsIsTurnedAwayBeforeTheEngineRuns
 			}
 			o := tc.run(ctx, d, c)
 			var busy *deploy.StackBusyError
-			if o.Status != deploy.Failed || !errors.As(o.Err, &busy) || busy.Stack != c.Key() {
+			if o.Status != outcome.Failed || !errors.As(o.Err, &busy) || busy.Stack != c.Key() {
 				t.Fatalf("%s under another's lock: %s %v, want turned away naming the stack", tc.name, o.Status, o.Err)
 			}
 			if got := b.Calls()[before:]; len(got) != 0 {
 				t.Errorf("%s under another's lock ran %v, want nothing", tc.name, got)
 			}
 			unlock()
-			if o := tc.run(ctx, d, c); o.Status == deploy.Failed {
+			if o := tc.run(ctx, d, c); o.Status == outcome.Failed {
 				t.Errorf("%s once the lock is released: %s %v", tc.name, o.Status, o.Err)
 			}
 			if b.Locked(c.Key()) {
@@ -64,7 +66,7 @@ func TestTwoUpsOfOneStackStartedTogetherNeverRunAtOnce(t *testing.T) {
 	b.Delay(c.Key(), "refresh", 2*time.Millisecond)
 	for i := 0; i < 100; i++ {
 		var wg sync.WaitGroup
-		outcomes := make([]deploy.Outcome, 2)
+		outcomes := make([]outcome.Outcome, 2)
 		for j := range outcomes {
 			wg.Add(1)
 			go func() {
@@ -75,7 +77,7 @@ func TestTwoUpsOfOneStackStartedTogetherNeverRunAtOnce(t *testing.T) {
 		wg.Wait()
 		for _, o := range outcomes {
 			var busy *deploy.StackBusyError
-			if o.Status != deploy.Done && !errors.As(o.Err, &busy) {
+			if o.Status != outcome.Done && !errors.As(o.Err, &busy) {
 				t.Fatalf("round %d: an up ended %s %v, want done or turned away", i, o.Status, o.Err)
 			}
 		}
@@ -92,7 +94,7 @@ func TestAnUpThatRotatesNothingNeedsNoLockFromABackendThatCannotHoldOne(t *testi
 	d, b := deployer()
 	b.NoStackLock()
 	c := cluster(t)
-	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != deploy.Done {
+	if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status != outcome.Done {
 		t.Fatalf("up without a rotation on a backend that cannot lock: %s %v, want done", o.Status, o.Err)
 	}
 }

@@ -3,7 +3,6 @@ package deploy
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -11,54 +10,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
-
-// StackStatus is a target's stack as status reports it.
-type StackStatus struct {
-	// Stack is the stack's name as every clusterplane table and report prints it: <kind>/<stack>.
-	Stack string `json:"stack"`
-	// LastUpdate is the stack's latest update or destroy; nil for a stack without one.
-	LastUpdate *Update `json:"lastUpdate"`
-	// Generation identifies the manifest now; ObservedGeneration the one the last successful up
-	// deployed ("" when none did).
-	Generation         string `json:"generation"`
-	ObservedGeneration string `json:"observedGeneration"`
-	// Conditions are Ready and Drifted, as Kubernetes conditions read.
-	Conditions []Condition `json:"conditions"`
-	// Outputs are the stack's outputs, secrets left out.
-	Outputs map[string]any `json:"outputs"`
-}
-
-// Condition is one aspect of a stack's status.
-type Condition struct {
-	// Type is Ready or Drifted; Status True, False or Unknown; Reason one word; Message the rest.
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-// OutputNames are the status's outputs' names, sorted: the order to show them in.
-func (s *StackStatus) OutputNames() []string {
-	names := make([]string, 0, len(s.Outputs))
-	for name := range s.Outputs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Condition returns the condition of type typ.
-func (s *StackStatus) Condition(typ string) Condition {
-	for _, c := range s.Conditions {
-		if c.Type == typ {
-			return c
-		}
-	}
-	return Condition{Type: typ, Status: "Unknown"}
-}
 
 // StatusOptions steer Status.
 type StatusOptions struct {
@@ -73,20 +30,20 @@ type StatusOptions struct {
 // Status reports the target's stack: Ready (the last update succeeded and deployed this
 // manifest, and the stacks it references exist) and Drifted (as Drift finds it, when asked), its
 // generations and its non-secret outputs.
-func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (out Outcome) {
+func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts StatusOptions) (out outcome.Outcome) {
 	exists := opts.Exists
-	defer stamp(&out, t, time.Now())
+	defer outcome.Stamp(&out, t, time.Now())
 	// The stack is named as up's table and the JSON report name it, whether it exists or not:
 	// the Pulumi CLI's longer name (organization/<kind>/<stack>) appears only inside the pulumi
 	// commands clusterplane prints.
-	report := &StackStatus{Stack: t.Key(), Generation: Generation(t.Input), Outputs: map[string]any{}}
-	o := Outcome{Status: Done, Report: report, Reason: "status"}
+	report := &outcome.StackStatus{Stack: t.Key(), Generation: deploytarget.Generation(t.Input), Outputs: map[string]any{}}
+	o := outcome.Outcome{Status: outcome.Done, Report: report, Reason: "status"}
 	// Without the cloud to compare, the records are read from the backend's storage where it can
 	// be: a fleet's status then starts no engine per stack. So does status --drift for a stack
 	// the fleet scan vouches for: the scan read its records so and found the cloud as they say.
 	st, last, s, err := d.records(ctx, t, opts.Drift && !d.unchanged(t))
-	if errors.Is(err, ErrNotDeployed) {
-		report.Conditions = []Condition{
+	if errors.Is(err, stackstate.ErrNotDeployed) {
+		report.Conditions = []outcome.Condition{
 			{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack does not exist yet: run up"},
 			{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"},
 		}
@@ -98,19 +55,19 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if s != nil {
 		defer s.Close()
 	}
-	outputs := st.outputs()
+	outputs := st.Outputs()
 	for name, out := range outputs {
 		switch {
-		case name == GenerationOutput:
+		case name == deploytarget.GenerationOutput:
 			report.ObservedGeneration, _ = out.Value.(string)
-		case name == ManifestOutput, name == stackrecord.ProgramOutput, out.Secret:
+		case name == deploytarget.ManifestOutput, name == stackrecord.ProgramOutput, out.Secret:
 		default:
 			report.Outputs[name] = out.Value
 		}
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
-	if _, held := st.ids(guardedType(t.Effects)); last == nil && held {
+	if _, held := st.IDs(guardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
@@ -118,7 +75,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if ready.Reason == "ManifestChanged" && sameAsDeployed(t, outputs) {
 		// The manifest the stack recorded is this one: only the generation's encoding changed
 		// (regions were an enum before issue 33, and the generation hashes the binary form).
-		ready = Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
 	}
 	if ready.Reason == "ManifestChanged" {
 		if changed := changedFields(t, outputs); changed != "" {
@@ -127,7 +84,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	}
 	if ready.Status == "True" {
 		if missing := missingReferences(t, exists); missing != "" {
-			ready = Condition{Type: "Ready", Status: "False", Reason: "ReferenceMissing",
+			ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "ReferenceMissing",
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
 	}
@@ -140,7 +97,7 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 	if err != nil {
 		return failed(err)
 	}
-	report.Conditions = []Condition{ready, drifted}
+	report.Conditions = []outcome.Condition{ready, drifted}
 	return o
 }
 
@@ -149,64 +106,64 @@ func (d *Deployer) Status(ctx context.Context, t Target, opts StatusOptions) (ou
 // compares the cloud as drift does: a stack the fleet scan vouches for (its manifest, build and
 // cloud as its last up left them) is in sync without an engine, the others are previewed. Plain
 // status does not compare.
-func (d *Deployer) driftInStatus(ctx context.Context, t Target, s Stack, st state, answer *lookup, drift bool, o *Outcome,
-	ready Condition) (Condition, Condition, error) {
+func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State, answer *lookup, drift bool, o *outcome.Outcome,
+	ready outcome.Condition) (outcome.Condition, outcome.Condition, error) {
 	switch {
-	case len(st.pendingCreates()) > 0:
+	case len(st.PendingCreates()) > 0:
 		if s == nil {
 			// The advice names the stack's lock and its cancel command: the stack says them.
 			var err error
 			if s, err = d.open(ctx, t); err != nil {
-				return ready, Condition{}, err
+				return ready, outcome.Condition{}, err
 			}
 			defer s.Close()
 		}
-		ready = Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "PendingCreates",
 			Message: d.pendingCreates(ctx, t, s, st, answer).Advice(t.File)}
-		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}, nil
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PendingCreates", Message: "see Ready"}, nil
 	case !drift:
-		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
 			Message: "status reads the backend only: run drift, or status --drift, to compare with the cloud"}, nil
-	case len(st.resources()) == 0:
+	case len(st.Resources()) == 0:
 		// Destroyed (or never deployed): nothing of it is in the cloud to differ, as drift says.
-		return ready, Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
+		return ready, outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotDeployed", Message: "see Ready"}, nil
 	case d.unchanged(t):
 		// As drift does: no preview, no engine, the same verdict.
-		return ready, Condition{Type: "Drifted", Status: "False", Reason: "InSync",
+		return ready, outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync",
 			Message: "the cloud matches the manifest (fleet scan: " + d.Scanned[t.Key()].Why + ")"}, nil
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
-		return ready, Condition{}, err
+		return ready, outcome.Condition{}, err
 	}
 	drifted := driftedOf(ctx, t, s)
 	if orphans, err := d.orphans(ctx, t, st); err != nil {
-		drifted = Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
+		drifted = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
 	} else if len(orphans) > 0 {
 		o.Orphans = orphans
-		ready = Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
+		ready = outcome.Condition{Type: "Ready", Status: "False", Reason: "OrphanPool", Message: describeOrphans(orphans)}
 	}
 	return ready, drifted, nil
 }
 
 // readyOf is the Ready condition from the last update and the generations.
-func readyOf(last *Update, report *StackStatus) Condition {
+func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condition {
 	switch {
 	case last == nil:
-		return Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "NotDeployed", Message: "the stack has no update yet: run up"}
 	case last.Result == "failed":
 		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
-		return Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
 			Message: "the last " + last.Operation + " failed or was cancelled: run " + command(last.Operation) + " again"}
 	case last.Result != "succeeded":
-		return Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}
 	case last.Operation == "destroy":
-		return Condition{Type: "Ready", Status: "False", Reason: "Destroyed", Message: "the stack's resources were destroyed"}
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Destroyed", Message: "the stack's resources were destroyed"}
 	case report.ObservedGeneration != report.Generation:
-		return Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+		return outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
-	return Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
+	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
 }
 
 // command is the clusterplane command that runs an operation of the stack's history again.
@@ -219,8 +176,8 @@ func command(operation string) string {
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
 // recorded it: "" when none did (or when it cannot tell).
-func changedFields(t Target, outputs map[string]Output) string {
-	result, err := sinceDeployed(t.Effects, t.Input, outputs)
+func changedFields(t deploytarget.Target, outputs map[string]stackstate.Output) string {
+	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return ""
 	}
@@ -233,18 +190,18 @@ func changedFields(t Target, outputs map[string]Output) string {
 
 // sameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
-func sameAsDeployed(t Target, outputs map[string]Output) bool {
-	old, err := deployedInput(t.Input, outputs)
+func sameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
+	old, err := deploytarget.DeployedInput(t.Input, outputs)
 	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
 }
 
 // missingReferences names the stacks the target references that do not exist, "" when all do.
-func missingReferences(t Target, exists func(string) (bool, error)) string {
+func missingReferences(t deploytarget.Target, exists func(string) (bool, error)) string {
 	if exists == nil {
 		return ""
 	}
 	var missing []string
-	for _, ref := range References(t.Input) {
+	for _, ref := range deploytarget.References(t.Input) {
 		if ok, err := exists(ref); err == nil && !ok {
 			missing = append(missing, ref)
 		}
@@ -253,8 +210,8 @@ func missingReferences(t Target, exists func(string) (bool, error)) string {
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func driftedOf(ctx context.Context, t Target, s Stack) Condition {
-	res, err := s.Preview(ctx, Options{Refresh: true})
+func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) outcome.Condition {
+	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
@@ -263,10 +220,10 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 			if len(o.Drift) > 0 {
 				message += " (" + describeFields(o.Drift) + ")"
 			}
-			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
+			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
 		first, _, _ := strings.Cut(err.Error(), "\n")
-		return Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
+		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
 	if reason, fields := driftOf(t, res); reason != "" {
 		message := reason
@@ -275,15 +232,15 @@ func driftedOf(ctx context.Context, t Target, s Stack) Condition {
 		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
 		if _, all := unclearable(fields); all {
-			return Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
+			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
-		return Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
+		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}
 	}
-	return Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
+	return outcome.Condition{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}
 }
 
 // describeFields says each drifted field and both values, as drift's report lists them.
-func describeFields(fields []FieldDrift) string {
+func describeFields(fields []outcome.FieldDrift) string {
 	parts := make([]string, 0, len(fields))
 	for _, f := range fields {
 		parts = append(parts, fmt.Sprintf("%s: the cloud has %s, the manifest %s", f.Field, diff.Show(f.Live), diff.Show(f.Manifest)))
@@ -296,34 +253,4 @@ func title(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// NotReady tells whether a stack's Ready condition says its last update failed (or was
-// interrupted) or that it is not at its manifest's generation, or (status --drift) its Drifted
-// condition says the cloud differs. A stack whose reference is gone or that was destroyed on
-// purpose is reported, not failed on.
-func (st *StackStatus) NotReady() bool {
-	for _, c := range st.Conditions {
-		switch {
-		case c.Type == "Drifted" && c.Status == "True":
-			// A script gating on status --drift must not read drift as fine.
-			return true
-		case c.Type != "Ready" || c.Status == "True":
-		case c.Reason == "NotDeployed", c.Reason == "ManifestChanged", c.Reason == "PendingCreates",
-			c.Reason == "RotationUnderWay", c.Reason == "OrphanPool", strings.HasPrefix(c.Reason, "Last"):
-			return true
-		}
-	}
-	return false
-}
-
-// CannotTell tells whether status --drift could not compare a stack's cloud (its preview
-// failed): a script gating on status must not read that as in sync.
-func (st *StackStatus) CannotTell() bool {
-	for _, c := range st.Conditions {
-		if c.Type == "Drifted" && c.Status == "Unknown" && c.Reason == "PreviewFailed" {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,7 @@ func TestAFailedOrCancelledLastOperationSaysWhichCommandToRunAgain(t *testing.T)
 	}
 	for _, tt := range tests {
 		t.Run(tt.operation, func(t *testing.T) {
-			ready := readyOf(&Update{Operation: tt.operation, Result: "failed"}, &StackStatus{})
+			ready := readyOf(&stackstate.Update{Operation: tt.operation, Result: "failed"}, &outcome.StackStatus{})
 			if ready.Reason != "LastFailed" || !strings.Contains(ready.Message, tt.says) {
 				t.Errorf("%s: %s, want LastFailed saying %q", ready.Reason, ready.Message, tt.says)
 			}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -19,7 +21,7 @@ type cancelledBackend struct {
 }
 
 type cancellableStack struct {
-	deploy.Stack
+	stackstate.Stack
 	cancels *int
 }
 
@@ -28,7 +30,7 @@ func (s cancellableStack) Locked(context.Context) (bool, bool, error) {
 }
 func (s cancellableStack) Cancel(context.Context) error { *s.cancels++; return nil }
 
-func (b cancelledBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b cancelledBackend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s, err := b.Backend.Open(ctx, project, stack, program)
 	if err != nil {
 		return nil, err
@@ -57,24 +59,24 @@ func TestTakingOverAStackWhoseUpDiedRemovesItsLockAndSettlesItsPendingCreate(t *
 			c.Lookup = (&cloud{live: tt.live}).lookup("")
 			cancels := 0
 			d.Backend = cancelledBackend{b, &cancels}
-			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status == deploy.Done {
+			if o := d.Up(ctx, c, deploy.UpOptions{Yes: true}); o.Status == outcome.Done {
 				t.Fatalf("up with a pending create and a lock went on: %s", o.Reason)
 			}
 			o := d.TakeOver(ctx, c)
 			if cancels != 1 {
 				t.Errorf("the engine's lock was cancelled %d times, want once", cancels)
 			}
-			var pending *deploy.PendingCreatesError
+			var pending *stackstate.PendingCreatesError
 			if !tt.settled {
-				if o.Status == deploy.Done || !errors.As(o.Err, &pending) {
+				if o.Status == outcome.Done || !errors.As(o.Err, &pending) {
 					t.Errorf("take-over with two candidates: %s %v, want the pending creates' refusal", o.Status, o.Err)
 				}
 				return
 			}
-			if o.Status != deploy.Done {
+			if o.Status != outcome.Done {
 				t.Fatalf("take-over: %s %v", o.Status, o.Err)
 			}
-			if up := d.Up(ctx, c, deploy.UpOptions{Yes: true}); up.Status != deploy.Done {
+			if up := d.Up(ctx, c, deploy.UpOptions{Yes: true}); up.Status != outcome.Done {
 				t.Errorf("up after the take-over: %s %v", up.Status, up.Err)
 			}
 		})

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // UpgradeClusters are the clusters an upgrade plan of targets covers, each with its target: node
@@ -17,9 +19,9 @@ import (
 // files of one stack (a manifest and its .stack-input.yaml twin, which would plan the cluster
 // twice, each a row and a place in the fleet's order, refused as preview does), or no cluster
 // among the paths given.
-func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Cluster, error) {
+func UpgradeClusters(targets []deploytarget.Target, paths []string) ([]deploytarget.Target, []upgrade.Cluster, error) {
 	var clusters []upgrade.Cluster
-	var out []Target
+	var out []deploytarget.Target
 	var problems []error
 	byStack := map[string]string{}
 	for _, t := range targets {
@@ -38,10 +40,10 @@ func UpgradeClusters(targets []Target, paths []string) ([]Target, []upgrade.Clus
 		out = append(out, t)
 	}
 	if len(problems) > 0 {
-		return nil, nil, &ProblemsError{Problems: problems}
+		return nil, nil, &deploytarget.ProblemsError{Problems: problems}
 	}
 	if len(clusters) == 0 {
-		return nil, nil, &ProblemsError{Problems: []error{fmt.Errorf("no cluster manifest in %s: node pools follow their cluster's version",
+		return nil, nil, &deploytarget.ProblemsError{Problems: []error{fmt.Errorf("no cluster manifest in %s: node pools follow their cluster's version",
 			strings.Join(paths, " "))}}
 	}
 	return out, clusters, nil
@@ -68,7 +70,7 @@ func upgradeCloud(d cloud.Driver, input proto.Message, region string) upgrade.Cl
 // name. Without a backend to ask (no Pulumi CLI, no passphrase) or a stack, a cluster is found by
 // its name, and says why when something kept the stack from being read. clusters[i] is
 // targets[i]'s.
-func StackClusterIDs(ctx context.Context, open func() (Backend, error), targets []Target, clusters []upgrade.Cluster) {
+func StackClusterIDs(ctx context.Context, open func() (stackstate.Backend, error), targets []deploytarget.Target, clusters []upgrade.Cluster) {
 	b, err := open()
 	if err != nil {
 		for i := range clusters {
@@ -77,7 +79,7 @@ func StackClusterIDs(ctx context.Context, open func() (Backend, error), targets 
 		return
 	}
 	for i, t := range targets {
-		id, err := StackOutput(ctx, b, t, "cluster_id")
+		id, err := deploytarget.StackOutput(ctx, b, t, "cluster_id")
 		if err != nil {
 			clusters[i].Note = "found by name, the stack not read: " + firstLine(err.Error())
 		}

@@ -11,6 +11,7 @@ import (
 	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
 )
@@ -88,7 +89,7 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			kind := string(stackinput.Target(tt.input).ProtoReflect().Descriptor().Name())
-			_, clusters, err := deploy.UpgradeClusters([]deploy.Target{{File: file, Kind: kind, Input: tt.input}}, []string{file})
+			_, clusters, err := deploy.UpgradeClusters([]deploytarget.Target{{File: file, Kind: kind, Input: tt.input}}, []string{file})
 			if ok := err == nil && len(clusters) == 1; ok != tt.planned {
 				t.Fatalf("planned %t (%v), want %t", ok, err, tt.planned)
 			}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -11,14 +13,14 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 	tests := []struct {
 		name   string
 		err    error
-		status Status
+		status outcome.Status
 		field  string
 	}{
-		{"the module's refusal of the older version is drift of that field", &EngineError{Op: "preview",
+		{"the module's refusal of the older version is drift of that field", &stackstate.EngineError{Op: "preview",
 			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
 				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Drifted, "spec.kubernetesVersion"},
-		{"any other failure is a failure", &EngineError{Op: "preview", Cause: "429 too many requests"}, Failed, ""},
-		{"the engine refusing to replace a protected cluster is drift", &ProtectedError{Resources: []string{"KubernetesCluster prod"}}, Drifted, ""},
+		{"any other failure is a failure", &stackstate.EngineError{Op: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
+		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, Drifted, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

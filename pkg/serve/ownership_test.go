@@ -11,6 +11,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -34,15 +37,15 @@ func (s *service) cli(operation string, nodes int) {
 	}
 	kinds := registry.Kinds()
 	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: deploy.Operation(operation), Paths: []string{file},
-		Files:   deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
-		Backend: func() (deploy.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
-		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
+		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
+		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			if operation == "destroy" {
 				return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 			}
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		}})
-	if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {
+	if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
 		s.t.Fatalf("the CLI's %s: %v %v", operation, outcomes, err)
 	}
 }

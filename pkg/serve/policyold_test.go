@@ -8,6 +8,9 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -70,14 +73,14 @@ func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *pol
 		t.Fatal(err)
 	}
 	k, _ := registry.Kinds().ByName(body.KindName("digitalocean", true))
-	target, err := deploy.Read(k, "body", data, "")
+	target, err := deploytarget.Read(k, "body", data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploy.Manifest{{Target: target, Data: data}},
-		Files: deploy.Files{Kinds: registry.Kinds()}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
-		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploy.Target) deploy.Outcome {
-			return deploy.Outcome{Status: deploy.Done}
+	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
+		Files: deploytarget.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
+		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
+			return outcome.Outcome{Status: outcome.Done}
 		}})
 	var denied *deploy.PolicyDeniedError
 	if err != nil && !errors.As(err, &denied) {

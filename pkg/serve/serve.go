@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/api"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -46,7 +46,7 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	ProxyRole      auth.Role
 	Kinds          kinds.List
-	Backend        func() (deploy.Backend, error)
+	Backend        func() (stackstate.Backend, error)
 	Policy         *policy.Policy
 	// StackTimeout bounds one stack's operation; RescueAfter is how long a job may run before
 	// River takes it up again whatever its lease says (the outer bound: a worker whose process

@@ -21,7 +21,10 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/pgtest"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -67,7 +70,7 @@ func launch(tb testing.TB, db string, workers int, adjust ...func(*serve.Options
 	b := deploytest.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := serve.Options{DatabaseURL: db, Workers: workers, Kinds: registry.Kinds(),
-		Backend:      func() (deploy.Backend, error) { return b, nil },
+		Backend:      func() (stackstate.Backend, error) { return b, nil },
 		StackTimeout: time.Minute, RescueAfter: time.Hour,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, ProxyRole: auth.Editor}
 	for _, f := range adjust {
@@ -675,11 +678,11 @@ func TestAStackMadeOutsideTheAPIIsNeverTakenOver(t *testing.T) {
 		}
 		kinds := registry.Kinds()
 		outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{file},
-			Files: deploy.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (deploy.Backend, error) { return s.backend, nil },
-			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+			Files: deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
+			Parallel: 1, StackTimeout: time.Minute, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 				return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 			}})
-		if err != nil || len(outcomes) != 1 || outcomes[0].Status != deploy.Done {
+		if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
 			t.Fatalf("the CLI's up: %v %v", outcomes, err)
 		}
 		calls := len(s.backend.Calls())

@@ -36,7 +36,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -144,7 +144,7 @@ func load(o Options) (*base, error) {
 	if b.manifest, err = os.ReadFile(o.Manifest); err != nil {
 		return nil, err
 	}
-	t, err := deploy.Read(doCluster(), o.Manifest, b.manifest, "")
+	t, err := deploytarget.Read(doCluster(), o.Manifest, b.manifest, "")
 	if err != nil {
 		return nil, errors.Wrapf(err, "read %s", o.Manifest)
 	}
@@ -404,7 +404,7 @@ func (b *base) write(o Options, i int) (savedCluster, error) {
 	r := b.replacer(name, i)
 	manifest := []byte(r.substr.Replace(string(b.manifest)))
 	file := filepath.Join(o.OutManifests, name+".yaml")
-	t, err := deploy.Read(doCluster(), file, manifest, "")
+	t, err := deploytarget.Read(doCluster(), file, manifest, "")
 	if err != nil {
 		return savedCluster{}, errors.Wrapf(err, "copy %s", name)
 	}

@@ -15,7 +15,7 @@ import (
 
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -70,7 +70,7 @@ func deployBase(t *testing.T) deployed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := deploy.Read(docluster.Kind(), d.manifest, data, "")
+	target, err := deploytarget.Read(docluster.Kind(), d.manifest, data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 		if err != nil {
 			t.Fatal(err)
 		}
-		target, err := deploy.Read(docluster.Kind(), manifestPath, data, "")
+		target, err := deploytarget.Read(docluster.Kind(), manifestPath, data, "")
 		if err != nil {
 			t.Fatal(err)
 		}

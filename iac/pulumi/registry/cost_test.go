@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 )
 
 // The estimates the runs are paced by are the requests counted on the loopback cloud: an adopt's
@@ -16,19 +16,19 @@ func TestTheDigitalOceanKindsEstimateTheRequestsEachOperationWasCountedSending(t
 	for _, tt := range []struct {
 		kind     string
 		op       string
-		estimate deploy.Requests
+		estimate queue.Requests
 		clusters int
 		want     int
 	}{
-		{"DigitalOceanKubernetesCluster", "adopt", deploy.Adopting, 3, 10},
-		{"DigitalOceanKubernetesCluster", "adopt", deploy.Adopting, 100, 10},
-		{"DigitalOceanKubernetesCluster", "adopt", deploy.Adopting, 201, 12},
-		{"DigitalOceanKubernetesNodePool", "adopt", deploy.Adopting, 3, 4},
-		{"DigitalOceanKubernetesNodePool", "adopt", deploy.Adopting, 100, 12},
-		{"DigitalOceanKubernetesNodePool", "adopt", deploy.Adopting, 101, 14},
-		{"DigitalOceanKubernetesCluster", "drift", deploy.Refreshing, 100, 2},
-		{"DigitalOceanKubernetesCluster", "drift", deploy.Refreshing, 201, 3},
-		{"DigitalOceanKubernetesNodePool", "drift", deploy.Refreshing, 100, 1},
+		{"DigitalOceanKubernetesCluster", "adopt", queue.Adopting, 3, 10},
+		{"DigitalOceanKubernetesCluster", "adopt", queue.Adopting, 100, 10},
+		{"DigitalOceanKubernetesCluster", "adopt", queue.Adopting, 201, 12},
+		{"DigitalOceanKubernetesNodePool", "adopt", queue.Adopting, 3, 4},
+		{"DigitalOceanKubernetesNodePool", "adopt", queue.Adopting, 100, 12},
+		{"DigitalOceanKubernetesNodePool", "adopt", queue.Adopting, 101, 14},
+		{"DigitalOceanKubernetesCluster", "drift", queue.Refreshing, 100, 2},
+		{"DigitalOceanKubernetesCluster", "drift", queue.Refreshing, 201, 3},
+		{"DigitalOceanKubernetesNodePool", "drift", queue.Refreshing, 100, 1},
 	} {
 		k, ok := registry.Kinds().ByName(tt.kind)
 		if !ok || k.Cost == nil || tt.estimate(k.Cost) == nil {

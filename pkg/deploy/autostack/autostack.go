@@ -16,7 +16,7 @@ import (
 
 	"github.com/blang/semver"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/ownedfs"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/provider"
 	"github.com/pkg/errors"
@@ -67,7 +67,7 @@ type Backend struct {
 	pgErr  error
 }
 
-var _ deploy.Backend = (*Backend)(nil)
+var _ stackstate.Backend = (*Backend)(nil)
 
 // New finds the Pulumi CLI and checks everything a stack needs before any runs: the CLI's version,
 // the backend, and for the passphrase secrets provider a passphrase.
@@ -178,7 +178,7 @@ func checkSecretsProvider(p string) error {
 			return nil
 		}
 	}
-	return &deploy.SecretsProviderError{Provider: p, Cause: "Pulumi accepts passphrase, default (Pulumi Cloud), " +
+	return &stackstate.SecretsProviderError{Provider: p, Cause: "Pulumi accepts passphrase, default (Pulumi Cloud), " +
 		"awskms://, gcpkms://, azurekeyvault:// and hashivault:// URLs"}
 }
 
@@ -234,7 +234,7 @@ func (b *Backend) env() map[string]string {
 }
 
 // Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.
-func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
 	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
@@ -256,7 +256,7 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 }
 
 // Create creates stack <project>/<stack>.
-func (b *Backend) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b *Backend) Create(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
 	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
@@ -280,7 +280,7 @@ func (b *Backend) Exists(ctx context.Context, project, stack string) (bool, erro
 		return true, nil
 	}
 	s, err := b.Open(ctx, project, stack, func(*pulumi.Context) error { return nil })
-	if errors.Is(err, deploy.ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return false, nil
 	}
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *testing.T) {
@@ -30,7 +30,7 @@ func TestOnlyTheSecretsProvidersPulumiAcceptsPassAndAWrongOneSaysWhatWould(t *te
 		if (err == nil) != tt.ok {
 			t.Errorf("checkSecretsProvider(%q) = %v, want ok %v", tt.provider, err, tt.ok)
 		}
-		var wrong *deploy.SecretsProviderError
+		var wrong *stackstate.SecretsProviderError
 		if err != nil && (!errors.As(err, &wrong) || !strings.Contains(err.Error(), tt.provider) || !strings.Contains(err.Error(), "hashivault://")) {
 			t.Errorf("the error for %q names neither it nor what Pulumi accepts: %v", tt.provider, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
@@ -24,7 +24,7 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 		return nil
 	}
 	if ctx.Err() != nil {
-		return errors.Wrap(deploy.ErrCancelled, ctx.Err().Error())
+		return errors.Wrap(stackstate.ErrCancelled, ctx.Err().Error())
 	}
 	// The engine quotes what it was given (the backend's URL, password and all, when it cannot
 	// open it): every word of it that leaves this package is redacted first.
@@ -33,23 +33,23 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	cause = r.String(cause)
 	switch {
 	case auto.IsSelectStack404Error(err), strings.Contains(text, "no stack named"):
-		return deploy.ErrNotDeployed
+		return stackstate.ErrNotDeployed
 	case auto.IsConcurrentUpdateError(err), strings.Contains(text, "the stack is currently locked"):
-		return &deploy.LockedError{Cancel: s.CancelCommand()}
+		return &stackstate.LockedError{Cancel: s.CancelCommand()}
 	case strings.Contains(text, "incorrect passphrase"), strings.Contains(text, "passphrase must be set"):
 		variable := PassphraseEnv
 		if os.Getenv(PassphraseEnv) == "" && os.Getenv(PassphraseFileEnv) != "" {
 			variable = PassphraseFileEnv
 		}
-		return &deploy.PassphraseError{Variable: variable}
+		return &stackstate.PassphraseError{Variable: variable}
 	case strings.Contains(text, "marked for protection"), strings.Contains(text, "because it is protected"):
-		return &deploy.ProtectedError{Resources: protectedResources(text)}
+		return &stackstate.ProtectedError{Resources: protectedResources(text)}
 	case strings.Contains(text, "pending operations") && !strings.Contains(text, "pending create"):
-		return &deploy.PendingOperationsError{}
+		return &stackstate.PendingOperationsError{}
 	case tornCheckpoint(text, b, s) != nil:
 		return tornCheckpoint(text, b, s)
 	case secretsManagerFailure.MatchString(text):
-		return &deploy.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
+		return &stackstate.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
 	}
 	status := cloudStatus(text + "\n" + cause)
 	if cause == "" {
@@ -58,7 +58,7 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	if m := missingPlugin.FindStringSubmatch(text + "\n" + cause); m != nil {
 		cause += " (" + installHint(m[1], m[2]) + ")"
 	}
-	return &deploy.EngineError{Op: op, Cause: cause, Status: status}
+	return &stackstate.EngineError{Op: op, Cause: cause, Status: status}
 }
 
 // cloudAnswer matches a cloud's API error as its client words it, which the bridged provider
@@ -75,7 +75,7 @@ func cloudStatus(text string) int {
 	status := 0
 	for _, m := range cloudAnswer.FindAllStringSubmatch(text, -1) {
 		status, _ = strconv.Atoi(m[1] + m[2])
-		if e := (deploy.EngineError{Status: status}); !e.Transient() {
+		if e := (stackstate.EngineError{Status: status}); !e.Transient() {
 			return status
 		}
 	}

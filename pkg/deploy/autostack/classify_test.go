@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // The engine's words in testdata were recorded once from the real Pulumi CLI v3.259.0 through
@@ -24,12 +24,12 @@ func TestClassifyReadsTheEnginesOwnWordsIntoTypedErrors(t *testing.T) {
 		// says is what the typed error must say.
 		says string
 	}{
-		{"protected-replace.txt", &deploy.ProtectedError{}, "digitalocean:index/kubernetesCluster:KubernetesCluster c is protected"},
-		{"protected-delete.txt", &deploy.ProtectedError{}, "digitalocean:index/kubernetesCluster:KubernetesCluster c is protected"},
-		{"wrong-passphrase-export.txt", &deploy.PassphraseError{}, "does not match the one the stack's secrets were encrypted with"},
-		{"wrong-passphrase-preview.txt", &deploy.PassphraseError{}, "PULUMI_CONFIG_PASSPHRASE"},
-		{"locked.txt", &deploy.LockedError{}, "pulumi cancel --stack organization/p/s --yes"},
-		{"secrets-provider.txt", &deploy.SecretsProviderError{}, "could not create secrets manager for new stack: missing google credentials"},
+		{"protected-replace.txt", &stackstate.ProtectedError{}, "digitalocean:index/kubernetesCluster:KubernetesCluster c is protected"},
+		{"protected-delete.txt", &stackstate.ProtectedError{}, "digitalocean:index/kubernetesCluster:KubernetesCluster c is protected"},
+		{"wrong-passphrase-export.txt", &stackstate.PassphraseError{}, "does not match the one the stack's secrets were encrypted with"},
+		{"wrong-passphrase-preview.txt", &stackstate.PassphraseError{}, "PULUMI_CONFIG_PASSPHRASE"},
+		{"locked.txt", &stackstate.LockedError{}, "pulumi cancel --stack organization/p/s --yes"},
+		{"secrets-provider.txt", &stackstate.SecretsProviderError{}, "could not create secrets manager for new stack: missing google credentials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestAnyOtherFailureSaysTheCloudsAnswerWithoutTheProvidersNoise(t *testing.T
 		t.Errorf("cause = %q\nwant    %q", got, want)
 	}
 	err := classify(context.Background(), "update", errors.New("failed to run update: exit status 1"), c.cause(), &Backend{}, &stackOf{})
-	var engine *deploy.EngineError
+	var engine *stackstate.EngineError
 	if !errors.As(err, &engine) || err.Error() != "update failed: "+want {
 		t.Errorf("classify = %v", err)
 	}
@@ -100,7 +100,7 @@ func TestABackendsPasswordTheEngineQuotesNeverLeavesClassify(t *testing.T) {
 			// As the engine's error comes, and as its diagnostics stream it (the cause).
 			for _, cause := range []string{"", strings.TrimSpace(string(data))} {
 				got := classify(context.Background(), "select the stack", errors.New(string(data)), cause, b, s)
-				var engine *deploy.EngineError
+				var engine *stackstate.EngineError
 				if !errors.As(got, &engine) {
 					t.Fatalf("classify = %T %v, want an EngineError", got, got)
 				}
@@ -205,7 +205,7 @@ func TestAnEngineFailureKnowsTheCloudsStatusSoThatOnlyA429OrA5xxRunsAgain(t *tes
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := classify(context.Background(), "update", errors.New(tt.text), "", &Backend{url: "file:///state"}, &stackOf{})
-			var engine *deploy.EngineError
+			var engine *stackstate.EngineError
 			if !errors.As(got, &engine) || engine.Status != tt.status || engine.Transient() != tt.transient {
 				t.Errorf("classify(%q) = %#v, want status %d, transient %t", tt.text, got, tt.status, tt.transient)
 			}

@@ -8,17 +8,17 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto/opthistory"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // History is the stack's whole history, newest first (deploy.HistoryReader).
-func (s *stackOf) History(ctx context.Context) ([]deploy.Update, error) {
+func (s *stackOf) History(ctx context.Context) ([]stackstate.Update, error) {
 	// A page size of 0 asks the CLI for every record at once.
 	history, err := s.auto.History(ctx, 0, 0, opthistory.ShowSecrets(false))
 	if err != nil {
 		return nil, classify(ctx, "read the stack's history", err, "", s.backend, s)
 	}
-	out := make([]deploy.Update, 0, len(history))
+	out := make([]stackstate.Update, 0, len(history))
 	numbered := false
 	for _, h := range history {
 		out = append(out, updateOf(h))
@@ -33,7 +33,7 @@ func (s *stackOf) History(ctx context.Context) ([]deploy.Update, error) {
 // numberByPlace numbers a history (newest first) that records no version numbers, as a file
 // backend's does (the CLI reports 0 for every one): each by its place, counted from the oldest,
 // which a later update leaves as it is.
-func numberByPlace(history []deploy.Update) {
+func numberByPlace(history []stackstate.Update) {
 	for i := range history {
 		history[i].Version = len(history) - i
 	}
@@ -54,14 +54,14 @@ type rawUpdate struct {
 // update is the record as deploy says it: the one mapping every reader of the history shares,
 // so that a record reads alike whichever way it was read (the fleet scan matches an adoption's
 // message, which the CLI records quoted).
-func (r rawUpdate) update() deploy.Update {
-	return deploy.Update{Operation: r.Kind, Result: r.Result, Version: r.Version, Message: recordedMessage(r.Message),
+func (r rawUpdate) update() stackstate.Update {
+	return stackstate.Update{Operation: r.Kind, Result: r.Result, Version: r.Version, Message: recordedMessage(r.Message),
 		By: by(r.Environment), Ended: r.Ended}
 }
 
 // updateOf is one record of the stack's history, as `pulumi stack history --json` gives it, as
 // deploy says it.
-func updateOf(h auto.UpdateSummary) deploy.Update {
+func updateOf(h auto.UpdateSummary) stackstate.Update {
 	r := rawUpdate{Kind: h.Kind, Result: h.Result, Message: h.Message, Version: h.Version, Environment: h.Environment}
 	if h.EndTime != nil {
 		r.Ended = *h.EndTime

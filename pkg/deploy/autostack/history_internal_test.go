@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 func TestAnUpdatesMessageReadsAsItWasGiven(t *testing.T) {
@@ -28,7 +28,7 @@ func TestAnUpdatesMessageReadsAsItWasGiven(t *testing.T) {
 }
 
 func TestAHistoryWithoutVersionsIsNumberedFromTheOldest(t *testing.T) {
-	history := []deploy.Update{{Operation: "update"}, {Operation: "refresh"}, {Operation: "update"}}
+	history := []stackstate.Update{{Operation: "update"}, {Operation: "refresh"}, {Operation: "update"}}
 	numberByPlace(history)
 	var got []int
 	for _, u := range history {

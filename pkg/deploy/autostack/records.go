@@ -20,6 +20,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A self-managed backend keeps each stack in blobs the Pulumi CLI lays out the same way on every
@@ -65,7 +66,7 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Re
 		return deploy.Records{}, err
 	}
 	rec, err := readRecords(ctx, store, project, stack)
-	if err != nil && !errors.Is(err, deploy.ErrNotDeployed) && !errors.Is(err, deploy.ErrRecordsUnread) {
+	if err != nil && !errors.Is(err, stackstate.ErrNotDeployed) && !errors.Is(err, deploy.ErrRecordsUnread) {
 		// What cannot be read here (a database out of reach, a wrong password) the CLI's way reads
 		// or says, naming the backend with its password redacted, as every other command does.
 		// The reason is said once: a database's error may quote the URL, so it is redacted.
@@ -101,7 +102,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 		// A backend nothing was deployed to has no meta.yaml yet; one of the layout before
 		// projects has none either, and keeps the stack at .pulumi/stacks/<stack>.json.
 		if _, err := findRecord(ctx, store, path.Join(".pulumi", "stacks"), stack+".json"); errors.Is(err, fs.ErrNotExist) {
-			return deploy.Records{}, deploy.ErrNotDeployed
+			return deploy.Records{}, stackstate.ErrNotDeployed
 		}
 	}
 	if !bytes.Contains(meta, []byte("version: 1")) {
@@ -109,7 +110,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 	}
 	data, err := readStackState(ctx, store, project, stack)
 	if errors.Is(err, fs.ErrNotExist) {
-		return deploy.Records{}, deploy.ErrNotDeployed
+		return deploy.Records{}, stackstate.ErrNotDeployed
 	}
 	if err != nil {
 		return deploy.Records{}, err
@@ -139,7 +140,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 
 // lastUpdate is the stack's latest update or destroy in its history, nil when it has none, and
 // the kind of its newest record of any kind ("" when it has none).
-func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *deploy.Update, newest string, err error) {
+func lastUpdate(ctx context.Context, store blobs, project, stack string) (last *stackstate.Update, newest string, err error) {
 	dir := path.Join(".pulumi", "history", project, stack)
 	keys, err := store.list(ctx, dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

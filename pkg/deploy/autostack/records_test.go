@@ -14,6 +14,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A file backend's records as the Pulumi CLI writes them: its layout's version, a checkpoint
@@ -35,7 +36,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 		name  string
 		files map[string]string // path under the backend's root: content (encoded: "gz:", "zst:")
 		url   string            // "" for the folder's file:// URL
-		last  *deploy.Update
+		last  *stackstate.Update
 		// newest is the kind of the newest history record of any kind.
 		newest string
 		err    error
@@ -47,31 +48,31 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/history/p/s/s-1764068400000000000.history.json":    failed,
 			".pulumi/history/p/s/s-1764068400000000000.checkpoint.json": checkpoint,
 			".pulumi/history/p/s/s-1764072001000000000.history.json":    refreshed,
-		}, "", &deploy.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
 		{"gzipped state and history", map[string]string{
 			".pulumi/meta.yaml":          meta,
 			".pulumi/stacks/p/s.json.gz": "gz:" + checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.gz": "gz:" + updated,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
 		{"zstd-compressed state and history", map[string]string{
 			".pulumi/meta.yaml":           meta,
 			".pulumi/stacks/p/s.json.zst": "zst:" + checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.zst": "zst:" + updated,
 			".pulumi/history/p/s/s-1764068400000000000.history.json.zst": "zst:" + refreshed,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "refresh", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "refresh", nil},
 		{"history in every form, the newest first whatever its form", map[string]string{
 			".pulumi/meta.yaml":       meta,
 			".pulumi/stacks/p/s.json": checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.zst": "zst:" + updated,
 			".pulumi/history/p/s/s-1764068400000000000.history.json.gz":  "gz:" + failed,
 			".pulumi/history/p/s/s-1764072001000000000.history.json":     refreshed,
-		}, "", &deploy.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "failed", Ended: "2025-11-25T11:00:00.000Z"}, "refresh", nil},
 		// The CLI tells a record's compression by its first bytes, not its name.
 		{"a compressed record under a plain name", map[string]string{
 			".pulumi/meta.yaml":       meta,
 			".pulumi/stacks/p/s.json": "zst:" + checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json": "gz:" + updated,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
 		{"the backups and metadata files the CLI keeps beside the records", map[string]string{
 			".pulumi/meta.yaml":               meta,
 			".pulumi/stacks/p/s.json.zst":     "zst:" + checkpoint,
@@ -82,7 +83,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/stacks/p/s.json.zst.attrs":                                `{"user.metadata":null}`,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.zst":       "zst:" + updated,
 			".pulumi/history/p/s/s-1764064800000000000.history.json.zst.attrs": `{"user.metadata":null}`,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
+		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z"}, "update", nil},
 		{"a state in a form clusterplane does not read", map[string]string{
 			".pulumi/meta.yaml":          meta,
 			".pulumi/stacks/p/s.json.br": "brotli",
@@ -105,13 +106,13 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/meta.yaml":       meta,
 			".pulumi/stacks/p/s.json": checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json": adopted,
-		}, "", &deploy.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z",
+		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z",
 			Message: deploy.AdoptedWithChangesLeft, By: "Ada <ada@example.com>"}, "update", nil},
 		{"a stack with no history yet", map[string]string{
 			".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint,
 		}, "", nil, "", nil},
-		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, "", deploy.ErrNotDeployed},
-		{"a backend nothing was deployed to yet", map[string]string{}, "", nil, "", deploy.ErrNotDeployed},
+		{"a stack that does not exist", map[string]string{".pulumi/meta.yaml": meta}, "", nil, "", stackstate.ErrNotDeployed},
+		{"a backend nothing was deployed to yet", map[string]string{}, "", nil, "", stackstate.ErrNotDeployed},
 		// The CLI's way names the backup that restores it.
 		{"a state cut short", map[string]string{".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint[:40]}, "", nil, "", deploy.ErrRecordsUnread},
 		{"the layout before projects", map[string]string{".pulumi/stacks/s.json": checkpoint}, "", nil, "", deploy.ErrRecordsUnread},

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/auto"
@@ -36,7 +36,7 @@ type stackOf struct {
 	dir string
 }
 
-var _ deploy.Stack = (*stackOf)(nil)
+var _ stackstate.Stack = (*stackOf)(nil)
 
 // run is the workspace's inline program: the target's, under the operation's transform.
 func (s *stackOf) run(ctx *pulumi.Context) error {
@@ -107,7 +107,7 @@ func (p *progressWriter) Flush() error {
 }
 
 // Preview previews the stack's program.
-func (s *stackOf) Preview(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (s *stackOf) Preview(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	c := collect()
 	opts := []optpreview.Option{optpreview.EventStreams(c.events)}
 	if o.Progress != nil {
@@ -126,7 +126,7 @@ func (s *stackOf) Preview(ctx context.Context, o deploy.Options) (deploy.Result,
 }
 
 // Up deploys the stack's program.
-func (s *stackOf) Up(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (s *stackOf) Up(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	c := collect()
 	opts := []optup.Option{optup.EventStreams(c.events)}
 	if o.Progress != nil {
@@ -148,7 +148,7 @@ func (s *stackOf) Up(ctx context.Context, o deploy.Options) (deploy.Result, erro
 }
 
 // Refresh reads the stack's resources back from the cloud.
-func (s *stackOf) Refresh(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (s *stackOf) Refresh(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	c := collect()
 	opts := []optrefresh.Option{optrefresh.EventStreams(c.events)}
 	if o.Progress != nil {
@@ -165,7 +165,7 @@ func (s *stackOf) Refresh(ctx context.Context, o deploy.Options) (deploy.Result,
 }
 
 // Destroy deletes the stack's resources.
-func (s *stackOf) Destroy(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (s *stackOf) Destroy(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	c := collect()
 	opts := []optdestroy.Option{optdestroy.EventStreams(c.events)}
 	if o.Progress != nil {
@@ -179,14 +179,14 @@ func (s *stackOf) Destroy(ctx context.Context, o deploy.Options) (deploy.Result,
 }
 
 // Outputs are the stack's outputs, secrets among them.
-func (s *stackOf) Outputs(ctx context.Context) (map[string]deploy.Output, error) {
+func (s *stackOf) Outputs(ctx context.Context) (map[string]stackstate.Output, error) {
 	outputs, err := s.auto.Outputs(ctx)
 	if err != nil {
 		return nil, classify(ctx, "read the stack's outputs", err, "", s.backend, s)
 	}
-	out := make(map[string]deploy.Output, len(outputs))
+	out := make(map[string]stackstate.Output, len(outputs))
 	for name, o := range outputs {
-		out[name] = deploy.Output{Value: o.Value, Secret: o.Secret}
+		out[name] = stackstate.Output{Value: o.Value, Secret: o.Secret}
 	}
 	return out, nil
 }
@@ -204,7 +204,7 @@ func (s *stackOf) Import(ctx context.Context, state apitype.UntypedDeployment) e
 
 // LastUpdate is the stack's latest update or destroy: refreshes and imports leave what was
 // deployed as it was.
-func (s *stackOf) LastUpdate(ctx context.Context) (*deploy.Update, error) {
+func (s *stackOf) LastUpdate(ctx context.Context) (*stackstate.Update, error) {
 	history, err := s.auto.History(ctx, 10, 1, opthistory.ShowSecrets(false))
 	if err != nil {
 		return nil, classify(ctx, "read the stack's history", err, "", s.backend, s)
@@ -229,7 +229,7 @@ type collector struct {
 	events chan events.EngineEvent
 	done   chan struct{}
 	mu     sync.Mutex
-	res    deploy.Result
+	res    stackstate.Result
 	// errors are the engine's error diagnostics.
 	errors []diagnostic
 }
@@ -239,7 +239,7 @@ type diagnostic struct{ resource, message string }
 
 func collect() *collector {
 	c := &collector{events: make(chan events.EngineEvent), done: make(chan struct{}),
-		res: deploy.Result{Changes: map[string]int{}}}
+		res: stackstate.Result{Changes: map[string]int{}}}
 	go func() {
 		defer close(c.done)
 		for ev := range c.events {
@@ -252,7 +252,7 @@ func collect() *collector {
 // wait is the result once the Automation API has closed the event stream. When the operation
 // failed before the CLI opened the stream (a locked stack), the API never closes it: then what
 // arrived within a moment is all there is.
-func (c *collector) wait(err error) deploy.Result {
+func (c *collector) wait(err error) stackstate.Result {
 	if err == nil {
 		<-c.done
 	} else {
@@ -264,7 +264,7 @@ func (c *collector) wait(err error) deploy.Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	res := c.res
-	res.Steps = append([]deploy.Step(nil), c.res.Steps...)
+	res.Steps = append([]stackstate.Step(nil), c.res.Steps...)
 	res.ReadGone = append([]string(nil), c.res.ReadGone...)
 	return res
 }
@@ -278,7 +278,7 @@ func (c *collector) add(ev events.EngineEvent) {
 		if m.Type == string(resource.RootStackType) && m.Old != nil {
 			c.res.Previous = m.Old.Outputs
 		}
-		step := deploy.Step{URN: m.URN, Type: m.Type, Name: resource.URN(m.URN).Name(), Op: string(m.Op), Paths: paths(m)}
+		step := stackstate.Step{URN: m.URN, Type: m.Type, Name: resource.URN(m.URN).Name(), Op: string(m.Op), Paths: paths(m)}
 		if m.Old != nil {
 			step.Old, step.Live = m.Old.Inputs, m.Old.Outputs
 		}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // tornCheckpoint is a *deploy.TornCheckpointError when the engine's text says a stack's state is
@@ -25,7 +25,7 @@ func tornCheckpoint(text string, b *Backend, s *stackOf) error {
 	if err != nil || json.Valid(data) {
 		return nil
 	}
-	torn := &deploy.TornCheckpointError{Path: path}
+	torn := &stackstate.TornCheckpointError{Path: path}
 	if backup, err := os.ReadFile(path + ".bak"); err == nil && json.Valid(backup) {
 		torn.Backup = path + ".bak"
 	}

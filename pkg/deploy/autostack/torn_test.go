@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 func TestATornCheckpointIsNamedWithTheCommandThatRestoresItsBackupOnlyWhenThereIsOne(t *testing.T) {
@@ -45,7 +45,7 @@ func TestATornCheckpointIsNamedWithTheCommandThatRestoresItsBackupOnlyWhenThereI
 			}
 			b := &Backend{url: "file://" + root}
 			err := classify(context.Background(), "read the stack's state", errors.New(engine), "", b, &stackOf{backend: b, project: "p", stack: "s"})
-			var torn *deploy.TornCheckpointError
+			var torn *stackstate.TornCheckpointError
 			if errors.As(err, &torn) != tt.torn {
 				t.Fatalf("classify = %T %v, torn checkpoint %t", err, err, tt.torn)
 			}

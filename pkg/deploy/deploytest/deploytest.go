@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
@@ -46,7 +47,7 @@ type Backend struct {
 	noLock bool
 }
 
-var _ deploy.Backend = (*Backend)(nil)
+var _ stackstate.Backend = (*Backend)(nil)
 
 // New is an empty backend.
 func New() *Backend {
@@ -130,7 +131,7 @@ func (b *Backend) UpdateByAnotherOperator(key string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stacks[key]; ok {
-		s.history = append(s.history, deploy.Update{Operation: "update", Result: "succeeded", Ended: "later"})
+		s.history = append(s.history, stackstate.Update{Operation: "update", Result: "succeeded", Ended: "later"})
 	}
 }
 
@@ -140,9 +141,9 @@ func (b *Backend) RecordGeneration(key, generation string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stacks[key]; ok {
-		out := s.outputs[deploy.GenerationOutput]
+		out := s.outputs[deploytarget.GenerationOutput]
 		out.Value = generation
-		s.outputs[deploy.GenerationOutput] = out
+		s.outputs[deploytarget.GenerationOutput] = out
 	}
 }
 
@@ -151,7 +152,7 @@ func (b *Backend) Pend(key, typ, name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.stacks[key]; ok {
-		s.pending = append(s.pending, deploy.PendingCreate{URN: urn(s, typ, name), Type: typ, Name: name})
+		s.pending = append(s.pending, stackstate.PendingCreate{URN: urn(s, typ, name), Type: typ, Name: name})
 	}
 }
 
@@ -194,7 +195,7 @@ func (b *Backend) Has(key string) bool {
 }
 
 // Open opens a stack.
-func (b *Backend) Open(ctx context.Context, project, name string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b *Backend) Open(ctx context.Context, project, name string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := b.fault(project+"/"+name, "open"); err != nil {
@@ -202,7 +203,7 @@ func (b *Backend) Open(ctx context.Context, project, name string, program pulumi
 	}
 	s, ok := b.stacks[project+"/"+name]
 	if !ok {
-		return nil, deploy.ErrNotDeployed
+		return nil, stackstate.ErrNotDeployed
 	}
 	return b.handle(s, program), nil
 }
@@ -228,7 +229,7 @@ func (b *Backend) Unclosed() []string {
 }
 
 // Create creates a stack.
-func (b *Backend) Create(ctx context.Context, project, name string, program pulumi.RunFunc) (deploy.Stack, error) {
+func (b *Backend) Create(ctx context.Context, project, name string, program pulumi.RunFunc) (stackstate.Stack, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	key := project + "/" + name
@@ -267,8 +268,8 @@ type stack struct {
 	project, name string
 	resources     map[string]plan.Resource // by "type::name"
 	outputs       map[string]plan.Output
-	pending       []deploy.PendingCreate
-	history       []deploy.Update
+	pending       []stackstate.PendingCreate
+	history       []stackstate.Update
 	// live are the outputs a refresh read back where EditRefreshed set them, by "type::name".
 	live map[string]map[string]any
 	// ids are the cloud ids of the resources imported, by "type::name", for their state.
@@ -344,7 +345,7 @@ func (h *handle) call(ctx context.Context, op string) error {
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			return errors.Wrap(deploy.ErrCancelled, ctx.Err().Error())
+			return errors.Wrap(stackstate.ErrCancelled, ctx.Err().Error())
 		}
 	}
 	return err
@@ -370,9 +371,9 @@ func (h *handle) run(preview bool) (*plan.Plan, error) {
 
 // diff is what deploying p over the stack's resources does, each registration first through the
 // operation's transform (o.Transform).
-func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
+func (h *handle) diff(p *plan.Plan, o stackstate.Options) stackstate.Result {
 	b := h.s.b
-	res := deploy.Result{Changes: map[string]int{}, Previous: values(h.s.outputs)}
+	res := stackstate.Result{Changes: map[string]int{}, Previous: values(h.s.outputs)}
 	seen := map[string]bool{}
 	for _, r := range p.Resources {
 		if r.Type == plan.StackReferenceType {
@@ -381,7 +382,7 @@ func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
 		k := r.Type + "::" + r.Name
 		seen[k] = true
 		old, ok := h.s.resources[k]
-		step := deploy.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name, New: r.Inputs}
+		step := stackstate.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name, New: r.Inputs}
 		if id := importID(r, o.Transform); !ok && id != "" {
 			b.mu.Lock()
 			live, found := b.live[id]
@@ -397,7 +398,7 @@ func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
 				res.Changes[string(apitype.OpImport)]++
 				// Like a bridged provider's import, the inputs hold what the configuration would set;
 				// what only the cloud computes is in the outputs.
-				res.Steps = append(res.Steps, deploy.Step{URN: step.URN, Type: r.Type, Name: r.Name, Op: string(apitype.OpImport), New: live})
+				res.Steps = append(res.Steps, stackstate.Step{URN: step.URN, Type: r.Type, Name: r.Name, Op: string(apitype.OpImport), New: live})
 				old, ok = plan.Resource{Type: r.Type, Name: r.Name, Inputs: live}, true
 				step.Live = live
 			}
@@ -432,7 +433,7 @@ func (h *handle) diff(p *plan.Plan, o deploy.Options) deploy.Result {
 	for k, r := range h.s.resources {
 		if !seen[k] {
 			res.Changes[string(apitype.OpDelete)]++
-			res.Steps = append(res.Steps, deploy.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name,
+			res.Steps = append(res.Steps, stackstate.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name,
 				Op: string(apitype.OpDelete), Old: r.Inputs})
 		}
 	}
@@ -453,7 +454,7 @@ func importID(r plan.Resource, transform pulumi.ResourceTransform) string {
 }
 
 // refusal is the engine's refusal to replace or delete a protected resource, if res does.
-func (h *handle) refusal(res deploy.Result) error {
+func (h *handle) refusal(res stackstate.Result) error {
 	var names []string
 	for _, step := range res.Steps {
 		if step.Op == string(apitype.OpReplace) || step.Op == string(apitype.OpDelete) {
@@ -463,32 +464,32 @@ func (h *handle) refusal(res deploy.Result) error {
 		}
 	}
 	if len(names) > 0 {
-		return &deploy.ProtectedError{Resources: names}
+		return &stackstate.ProtectedError{Resources: names}
 	}
 	return nil
 }
 
-func (h *handle) Preview(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (h *handle) Preview(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	if err := h.call(ctx, "preview"); err != nil {
-		return deploy.Result{}, err
+		return stackstate.Result{}, err
 	}
 	p, err := h.run(true)
 	if err != nil {
-		return deploy.Result{}, &deploy.EngineError{Op: "preview", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Op: "preview", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	return res, h.refusal(res)
 }
 
-func (h *handle) Up(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (h *handle) Up(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	if err := h.call(ctx, "update"); err != nil {
 		h.record("update", "failed")
-		return deploy.Result{}, err
+		return stackstate.Result{}, err
 	}
 	p, err := h.run(false)
 	if err != nil {
 		h.record("update", "failed")
-		return deploy.Result{}, &deploy.EngineError{Op: "update", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Op: "update", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	if err := h.refusal(res); err != nil {
@@ -517,9 +518,9 @@ func (h *handle) Up(ctx context.Context, o deploy.Options) (deploy.Result, error
 	return res, nil
 }
 
-func (h *handle) Refresh(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (h *handle) Refresh(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	if err := h.call(ctx, "refresh"); err != nil {
-		return deploy.Result{}, err
+		return stackstate.Result{}, err
 	}
 	if o.ClearPendingCreates {
 		h.s.b.mu.Lock()
@@ -527,32 +528,32 @@ func (h *handle) Refresh(ctx context.Context, o deploy.Options) (deploy.Result, 
 		h.s.b.mu.Unlock()
 	}
 	h.record("refresh", "succeeded")
-	return deploy.Result{Changes: map[string]int{string(apitype.OpSame): len(h.s.resources)}}, nil
+	return stackstate.Result{Changes: map[string]int{string(apitype.OpSame): len(h.s.resources)}}, nil
 }
 
-func (h *handle) Destroy(ctx context.Context, o deploy.Options) (deploy.Result, error) {
+func (h *handle) Destroy(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	if err := h.call(ctx, "destroy"); err != nil {
 		h.record("destroy", "failed")
-		return deploy.Result{}, err
+		return stackstate.Result{}, err
 	}
 	b := h.s.b
 	b.mu.Lock()
-	res := deploy.Result{Changes: map[string]int{string(apitype.OpDelete): len(h.s.resources)}}
+	res := stackstate.Result{Changes: map[string]int{string(apitype.OpDelete): len(h.s.resources)}}
 	h.s.resources, h.s.outputs = map[string]plan.Resource{}, nil
 	b.mu.Unlock()
 	h.record("destroy", "succeeded")
 	return res, nil
 }
 
-func (h *handle) Outputs(ctx context.Context) (map[string]deploy.Output, error) {
+func (h *handle) Outputs(ctx context.Context) (map[string]stackstate.Output, error) {
 	if err := h.call(ctx, "outputs"); err != nil {
 		return nil, err
 	}
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
-	out := map[string]deploy.Output{}
+	out := map[string]stackstate.Output{}
 	for name, o := range h.s.outputs {
-		out[name] = deploy.Output{Value: o.Value, Secret: o.Secret}
+		out[name] = stackstate.Output{Value: o.Value, Secret: o.Secret}
 	}
 	return out, nil
 }
@@ -607,7 +608,7 @@ func (h *handle) Import(ctx context.Context, state apitype.UntypedDeployment) er
 	defer h.s.b.mu.Unlock()
 	h.s.pending = nil
 	for _, op := range d.PendingOperations {
-		h.s.pending = append(h.s.pending, deploy.PendingCreate{URN: string(op.Resource.URN), Type: string(op.Resource.Type),
+		h.s.pending = append(h.s.pending, stackstate.PendingCreate{URN: string(op.Resource.URN), Type: string(op.Resource.Type),
 			Name: op.Resource.URN.Name()})
 	}
 	for _, r := range d.Resources {
@@ -619,7 +620,7 @@ func (h *handle) Import(ctx context.Context, state apitype.UntypedDeployment) er
 	return nil
 }
 
-func (h *handle) LastUpdate(ctx context.Context) (*deploy.Update, error) {
+func (h *handle) LastUpdate(ctx context.Context) (*stackstate.Update, error) {
 	if err := h.call(ctx, "history"); err != nil {
 		return nil, err
 	}
@@ -659,18 +660,18 @@ func (h *handle) Close() error {
 func (h *handle) record(kind, result string, message ...string) {
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
-	h.s.history = append(h.s.history, deploy.Update{Operation: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339),
+	h.s.history = append(h.s.history, stackstate.Update{Operation: kind, Result: result, Ended: time.Now().UTC().Format(time.RFC3339),
 		Message: strings.Join(message, "")})
 }
 
 // History is the stack's whole history, newest first (deploy.HistoryReader).
-func (h *handle) History(ctx context.Context) ([]deploy.Update, error) {
+func (h *handle) History(ctx context.Context) ([]stackstate.Update, error) {
 	if err := h.call(ctx, "history"); err != nil {
 		return nil, err
 	}
 	h.s.b.mu.Lock()
 	defer h.s.b.mu.Unlock()
-	out := make([]deploy.Update, 0, len(h.s.history))
+	out := make([]stackstate.Update, 0, len(h.s.history))
 	for i := len(h.s.history) - 1; i >= 0; i-- {
 		u := h.s.history[i]
 		u.Version = i + 1

@@ -22,7 +22,8 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -100,7 +101,7 @@ func (o Options) namespace() string {
 
 // File is what one manifest exports: its custom resources, in the order to apply them.
 type File struct {
-	Target deploy.Target
+	Target deploytarget.Target
 	// Name is the Stack's Kubernetes name, also the file's name without ".yaml".
 	Name    string
 	Objects []map[string]any
@@ -124,7 +125,7 @@ func (f File) YAML() ([]byte, error) {
 
 // Export is every target's resources, in the targets' order, each stack once. Targets referencing
 // a stack that no target deploys get no prerequisite for it: that stack is deployed some other way.
-func Export(targets []deploy.Target, opts Options) ([]File, error) {
+func Export(targets []deploytarget.Target, opts Options) ([]File, error) {
 	if opts.Image == "" || opts.Secret == "" || opts.ServiceAccount == "" {
 		return nil, errors.New("the workspace image, the Secret's name and the service account are required")
 	}
@@ -137,11 +138,11 @@ func Export(targets []deploy.Target, opts Options) ([]File, error) {
 	notHeld := func(string) (bool, error) {
 		return false, errors.New("give its manifest too: the operator orders only the Stacks it holds")
 	}
-	if _, _, err := deploy.Order(targets, notHeld); err != nil {
+	if _, _, err := queue.Order(targets, notHeld); err != nil {
 		return nil, errors.Wrap(err, "the operator could not deploy these manifests as given")
 	}
 	// A manifest and its stack-input form are one Stack.
-	targets = deploy.Distinct(targets)
+	targets = queue.Distinct(targets)
 	names := map[string]string{}
 	for _, t := range targets {
 		names[t.Key()] = Name(t)
@@ -168,7 +169,7 @@ func tokenEnv(kind string, input proto.Message) (env, key string, err error) {
 	return d.Env().TokenEnv, TokenKey(d.ID()), nil
 }
 
-func export(t deploy.Target, names map[string]string, opts Options) (File, error) {
+func export(t deploytarget.Target, names map[string]string, opts Options) (File, error) {
 	if err := noCredentials(t.Input); err != nil {
 		return File{}, err
 	}
@@ -211,7 +212,7 @@ func export(t deploy.Target, names map[string]string, opts Options) (File, error
 		}},
 	}
 	var prerequisites []any
-	for _, ref := range deploy.References(t.Input) {
+	for _, ref := range deploytarget.References(t.Input) {
 		if n, ok := names[ref]; ok {
 			prerequisites = append(prerequisites, map[string]any{"name": n})
 		}
@@ -237,7 +238,7 @@ func export(t deploy.Target, names map[string]string, opts Options) (File, error
 	return f, nil
 }
 
-func metadata(name string, t deploy.Target, opts Options) map[string]any {
+func metadata(name string, t deploytarget.Target, opts Options) map[string]any {
 	file := t.File
 	if opts.Manifest != nil {
 		file = opts.Manifest(file)
@@ -307,7 +308,7 @@ var notName = regexp.MustCompile(`[^a-z0-9-]+`)
 // Name is the Stack's Kubernetes name: the kind's short name and the stack, a DNS label of at most
 // MaxName characters. A longer one is cut and ends with 8 hex digits of the stack's key, so that
 // two stacks never share a name.
-func Name(t deploy.Target) string {
+func Name(t deploytarget.Target) string {
 	prefix := t.Short
 	if prefix == "" {
 		prefix = t.Project

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // The words a fleet's text output sorts its stacks by (docs/deploying.md, "What the words mean"),
@@ -35,7 +36,7 @@ const (
 // results are the words in the order the summary counts them: what did or would do something,
 // what differs, what needs nothing, what went wrong.
 var results = []string{WouldChange, Changed, Destroyed, Adopted, string(deploy.Drifted), NotDeployed, Unchanged, NotRun,
-	string(deploy.Blocked), string(deploy.Failed), string(deploy.Skipped), string(deploy.Cancelled)}
+	string(outcome.Blocked), string(outcome.Failed), string(outcome.Skipped), string(outcome.Cancelled)}
 
 // FleetOptions steer Fleet.
 type FleetOptions struct {
@@ -66,7 +67,7 @@ func Fleet(w io.Writer, r deploy.Report, o FleetOptions) {
 		took := time.Duration(s.Seconds * float64(time.Second)).Round(time.Second).String()
 		rows = append(rows, [4]string{s.File, s.Stack, took, rowText(r.Command, s)})
 		var tail []string
-		if o.Tail != nil && (s.Outcome == deploy.Failed || s.Outcome == deploy.Cancelled) {
+		if o.Tail != nil && (s.Outcome == outcome.Failed || s.Outcome == outcome.Cancelled) {
 			tail = o.Tail(s.Stack)
 		}
 		tails = append(tails, tail)
@@ -116,7 +117,7 @@ func writeRows(w io.Writer, header [4]string, rows [][4]string, tails [][]string
 // own word: blocked, drifted, failed, skipped, cancelled).
 func ResultOf(command string, s deploy.StackReport) string {
 	switch {
-	case s.Outcome != deploy.Done:
+	case s.Outcome != outcome.Done:
 		return string(s.Outcome)
 	case s.NotRun && (s.Reason == deploy.Unchanged || strings.HasPrefix(s.Reason, "no drift")):
 		return Unchanged
@@ -226,7 +227,7 @@ func unsaid(text, word string) string {
 // old → new as the detail under the table says it, and how many more.
 func changedValues(command string, s deploy.StackReport) string {
 	would := ""
-	if command == "up" && s.Outcome != deploy.Done {
+	if command == "up" && s.Outcome != outcome.Done {
 		would = "would "
 	}
 	var parts []string
@@ -249,7 +250,7 @@ func firstThree(parts []string) string {
 }
 
 // driftedValues says the first three fields that drifted with both values, and how many more.
-func driftedValues(fields []deploy.FieldDrift) string {
+func driftedValues(fields []outcome.FieldDrift) string {
 	var parts []string
 	for _, f := range fields {
 		parts = append(parts, fmt.Sprintf("%s (the cloud has %s, the manifest %s)", f.Field, show(f.Live), show(f.Manifest)))
@@ -271,7 +272,7 @@ func rowCost(command string, s deploy.StackReport) string {
 	switch {
 	case text == "unchanged":
 		return ""
-	case command == "up" && s.Outcome != deploy.Done:
+	case command == "up" && s.Outcome != outcome.Done:
 		return "monthly cost unchanged (up would have made it " + text + ")"
 	}
 	return "monthly cost " + text
@@ -319,9 +320,9 @@ func FleetSummary(r deploy.Report, took time.Duration) string {
 func resources(r deploy.Report) string {
 	total := map[string]int{}
 	for _, s := range r.Stacks {
-		ran := s.Outcome == deploy.Done || s.Outcome == deploy.Drifted
+		ran := s.Outcome == outcome.Done || s.Outcome == deploy.Drifted
 		if r.Command == "preview" || r.Command == "drift" {
-			ran = ran || s.Outcome == deploy.Blocked
+			ran = ran || s.Outcome == outcome.Blocked
 		}
 		if !ran || s.NotRun {
 			continue
@@ -376,7 +377,7 @@ func fleetCost(r deploy.Report) string {
 		priced++
 		before.Min, before.Max = before.Min+c.Old.Min, before.Max+c.Old.Max
 		now := c.New
-		if r.Command == "up" && s.Outcome != deploy.Done && s.Outcome != deploy.Drifted {
+		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != deploy.Drifted {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max

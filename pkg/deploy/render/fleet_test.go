@@ -17,6 +17,9 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -38,19 +41,19 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 var now = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // fleetTargets are n targets named fleet-0001 to fleet-NNNN.
-func fleetTargets(t *testing.T, n int) []deploy.Target {
+func fleetTargets(t *testing.T, n int) []deploytarget.Target {
 	t.Helper()
 	cluster := parsed(t, "DigitalOceanKubernetesCluster", "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesCluster\n"+
 		"metadata:\n  name: fleet\nspec:\n  clusterName: fleet\n  region: fra1\n  kubernetesVersion: 1.31.1-do.5\n"+
 		"  defaultNodePool:\n    size: s-2vcpu-4gb\n    nodeCount: 2\n")
 	pool := parsed(t, "DigitalOceanKubernetesNodePool", "apiVersion: digitalocean.clusterplane.dev/v1\nkind: DigitalOceanKubernetesNodePool\n"+
 		"metadata:\n  name: data\n  labels:\n    team: data\nspec:\n  nodePoolName: data\n  cluster:\n    value: c-1\n  size: s-2vcpu-4gb\n  nodeCount: 3\n")
-	targets := make([]deploy.Target, n)
+	targets := make([]deploytarget.Target, n)
 	for i := range targets {
 		name := fmt.Sprintf("fleet-%04d", i+1)
-		targets[i] = deploy.NewTarget("fleet/"+name+".yaml", cluster.kind, cluster.input, name)
+		targets[i] = deploytarget.NewTarget("fleet/"+name+".yaml", cluster.kind, cluster.input, name)
 		if (i+1)%5 == 0 {
-			targets[i] = deploy.NewTarget("fleet/"+name+".yaml", pool.kind, pool.input, name)
+			targets[i] = deploytarget.NewTarget("fleet/"+name+".yaml", pool.kind, pool.input, name)
 		}
 	}
 	return targets
@@ -77,26 +80,26 @@ func parsed(t *testing.T, kind, text string) parsedInput {
 
 // statusFleet is status's outcomes for n stacks: those in drifted have drifted (status --drift),
 // those in notReady changed since their last up, those in failed could not be read.
-func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []deploy.Outcome {
-	outcomes := make([]deploy.Outcome, n)
+func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []outcome.Outcome {
+	outcomes := make([]outcome.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
-		gen := deploy.Generation(target.Input)
-		st := &deploy.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{},
-			LastUpdate: &deploy.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
-			Conditions: []deploy.Condition{{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last update succeeded"},
+		gen := deploytarget.Generation(target.Input)
+		st := &outcome.StackStatus{Stack: target.Key(), Generation: gen, ObservedGeneration: gen, Outputs: map[string]any{},
+			LastUpdate: &stackstate.Update{Operation: "update", Result: "succeeded", Ended: now.Add(-time.Duration(i+1) * time.Hour).Format(time.RFC3339)},
+			Conditions: []outcome.Condition{{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last update succeeded"},
 				{Type: "Drifted", Status: "False", Reason: "InSync", Message: "the cloud matches the manifest"}}}
 		if contains(notReady, i) {
 			st.ObservedGeneration = "0123456789ab"
-			st.Conditions[0] = deploy.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
+			st.Conditions[0] = outcome.Condition{Type: "Ready", Status: "False", Reason: "ManifestChanged",
 				Message: "the manifest changed since the last up (spec.defaultNodePool.nodeCount); run up"}
 		}
 		if contains(drifted, i) {
-			st.Conditions[1] = deploy.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending",
+			st.Conditions[1] = outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending",
 				Message: "up would update 1 (spec.tags: the cloud has [\"edited\"], the manifest [])"}
 		}
-		outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Done, Reason: "status", Report: st, Took: 10 * time.Millisecond}
+		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, Reason: "status", Report: st, Took: 10 * time.Millisecond}
 		if contains(failed, i) {
-			outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Failed, Reason: "failed", Err: errors.New("read the stack's history: 503 Service Unavailable")}
+			outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Failed, Reason: "failed", Err: errors.New("read the stack's history: 503 Service Unavailable")}
 		}
 	}
 	return outcomes
@@ -104,14 +107,14 @@ func statusFleet(t *testing.T, n int, drifted, notReady, failed []int) []deploy.
 
 // driftFleet is drift's outcomes for n stacks, those in drifted drifted in spec.tags; the others
 // the fleet scan found as their last up left them.
-func driftFleet(t *testing.T, n int, drifted []int) []deploy.Outcome {
-	outcomes := make([]deploy.Outcome, n)
+func driftFleet(t *testing.T, n int, drifted []int) []outcome.Outcome {
+	outcomes := make([]outcome.Outcome, n)
 	for i, target := range fleetTargets(t, n) {
-		outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Done, NotRun: true, Reason: deploy.Unchanged}
+		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, NotRun: true, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
-			outcomes[i] = deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
-				Result: &deploy.Result{Changes: map[string]int{"update": 1, "same": 2}},
-				Drift:  []deploy.FieldDrift{{Field: "spec.tags", Live: []any{"edited-in-the-console"}, Manifest: []any{}}}}
+			outcomes[i] = outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
+				Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}},
+				Drift:  []outcome.FieldDrift{{Field: "spec.tags", Live: []any{"edited-in-the-console"}, Manifest: []any{}}}}
 		}
 	}
 	return outcomes
@@ -119,7 +122,7 @@ func driftFleet(t *testing.T, n int, drifted []int) []deploy.Outcome {
 
 // previewFleet is preview's outcomes for n stacks: those in grown would grow their pool from 2
 // nodes to 3, the others were not run, unchanged.
-func previewFleet(t *testing.T, n int, grown []int) []deploy.Outcome {
+func previewFleet(t *testing.T, n int, grown []int) []outcome.Outcome {
 	outcomes := driftFleet(t, n, nil)
 	for _, i := range grown {
 		o := &outcomes[i]
@@ -136,9 +139,9 @@ func previewFleet(t *testing.T, n int, grown []int) []deploy.Outcome {
 			}
 		})
 		o.Target.Input = grown
-		previous := map[string]any{deploy.GenerationOutput: deploy.Generation(o.Target.Input), deploy.ManifestOutput: recorded}
-		*o = deploy.Outcome{Target: o.Target, Status: deploy.Done, Reason: "1 update, 2 same", Took: 3 * time.Second,
-			Result: &deploy.Result{Changes: map[string]int{"update": 1, "same": 2}, Previous: previous}}
+		previous := map[string]any{deploytarget.GenerationOutput: deploytarget.Generation(o.Target.Input), deploytarget.ManifestOutput: recorded}
+		*o = outcome.Outcome{Target: o.Target, Status: outcome.Done, Reason: "1 update, 2 same", Took: 3 * time.Second,
+			Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}, Previous: previous}}
 	}
 	return outcomes
 }
@@ -229,7 +232,7 @@ func TestGoldenReportFilesOfOneTwentyAndAThousandStacks(t *testing.T) {
 }
 
 // commandFleet is a fleet of n stacks as command leaves it, a few stacks of it differing.
-func commandFleet(t *testing.T, command string, n int) []deploy.Outcome {
+func commandFleet(t *testing.T, command string, n int) []outcome.Outcome {
 	some := []int{0, n / 2, n - 1}
 	switch command {
 	case "status":
@@ -408,13 +411,13 @@ func TestAReportFileOfAnotherExtensionIsRefusedNamingTheFlagAndTheFile(t *testin
 func TestAFilterThatKeepsNoStackSaysSoAndWhyDriftedNeedsDrift(t *testing.T) {
 	notChecked := statusFleet(t, 20, nil, nil, nil)
 	for _, o := range notChecked {
-		o.Report.Conditions[1] = deploy.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
+		o.Report.Conditions[1] = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "NotChecked",
 			Message: "status reads the backend only"}
 	}
 	tests := []struct {
 		name     string
 		view     StatusView
-		outcomes []deploy.Outcome
+		outcomes []outcome.Outcome
 		want     string
 	}{
 		{"--only drifted without --drift names --drift", StatusView{Only: "drifted"}, notChecked,

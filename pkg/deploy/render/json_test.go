@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
 // jsonFleet is a command's outcomes for the -o json goldens: preview, up and drift over the same
 // fleets as their text goldens (goldenFleets), status over the same as its table's.
-func jsonFleet(t *testing.T, command string, n int) []deploy.Outcome {
+func jsonFleet(t *testing.T, command string, n int) []outcome.Outcome {
 	t.Helper()
 	if command == "status" {
 		if n == 1 {

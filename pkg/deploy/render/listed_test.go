@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
 // The text's rows and the pull request comment's table list the same stacks: a reviewer who reads
@@ -19,18 +20,18 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 		listed bool
 	}{
 		{"a stack that changes nothing is not listed",
-			deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"same": 2}}, false},
+			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 2}}, false},
 		{"a stack only refreshed is not listed",
-			deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"same": 1, "refresh": 1}}, false},
+			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1, "refresh": 1}}, false},
 		{"a stack left unchanged by the fleet scan is not listed",
-			deploy.StackReport{Outcome: deploy.Done, NotRun: true, Reason: deploy.Unchanged}, false},
+			deploy.StackReport{Outcome: outcome.Done, NotRun: true, Reason: deploy.Unchanged}, false},
 		{"a stack with an update is listed",
-			deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"update": 1}}, true},
+			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1}}, true},
 		{"a stack a policy warns about is listed",
-			deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"same": 1},
+			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1},
 				Policy: []policy.Result{{Rule: "warn-size", Level: policy.Warn, Message: "big"}}}, true},
 		{"a failed stack is listed",
-			deploy.StackReport{Outcome: deploy.Failed, Error: "boom"}, true},
+			deploy.StackReport{Outcome: outcome.Failed, Error: "boom"}, true},
 	}
 	for _, command := range []string{"preview", "up"} {
 		var r deploy.Report
@@ -63,7 +64,7 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 // cost up and down beside a bare "unchanged" read as a mistake.
 func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
 	priced := func(old, new float64) deploy.StackReport {
-		return deploy.StackReport{Outcome: deploy.Done, Changes: map[string]int{"update": 1},
+		return deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1},
 			Cost: &cost.Delta{Old: cost.Estimate{Min: old, Max: old}, New: cost.Estimate{Min: new, Max: new}}}
 	}
 	tests := []struct {

@@ -8,13 +8,15 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
 // Report is the report of a command's outcomes, as every format shows it: priced for preview and
 // up, each failure's cause said in the user's terms with what to run to mend it (Cause).
-func Report(command string, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) deploy.Report {
+func Report(command string, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) deploy.Report {
 	report := deploy.NewReport(command, outcomes)
 	if command == "preview" || command == "up" {
 		report.Price(outcomes, prices)
@@ -31,7 +33,7 @@ func Report(command string, outcomes []deploy.Outcome, prices func(cloud string)
 // priceUnchanged prices each stack the fleet scan found unchanged, which the engine did not run:
 // its manifest is the one its last up deployed, so it costs what it did, and the fleet's monthly
 // total counts it (FleetSummary) instead of leaving most of a fleet out.
-func priceUnchanged(report deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) {
+func priceUnchanged(report deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
 		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue
@@ -63,8 +65,8 @@ type Streams struct {
 const TailLines = 8
 
 // For is deploy.Request's Progress: given how many stacks run, each stack's writer.
-func (s *Streams) For(stacks int) func(t deploy.Target) io.Writer {
-	return func(t deploy.Target) io.Writer {
+func (s *Streams) For(stacks int) func(t deploytarget.Target) io.Writer {
+	return func(t deploytarget.Target) io.Writer {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		var w io.Writer

@@ -18,6 +18,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
@@ -46,7 +49,7 @@ func Changes(w io.Writer, r deploy.Report) {
 		// An up's stack that did not deploy (not confirmed, refused, skipped) made none of these
 		// changes: they are said as what an up would do, as preview says them.
 		would, verb := "", putBack(r.Command)
-		if r.Command == "up" && s.Outcome != deploy.Done {
+		if r.Command == "up" && s.Outcome != outcome.Done {
 			would, verb = "would ", "would put back"
 		}
 		for _, rc := range s.Resources {
@@ -63,7 +66,7 @@ func Changes(w io.Writer, r deploy.Report) {
 
 // setLines lists the fields the stack took over as the cloud had them, which an up sets to the
 // manifest's values for the first time (verb: putBack's, said as "set"): no change in the cloud.
-func setLines(w io.Writer, verb string, sets []deploy.FieldDrift) {
+func setLines(w io.Writer, verb string, sets []outcome.FieldDrift) {
 	for _, f := range sets {
 		fmt.Fprintf(w, "  %s %s: %s (taken over as the cloud had it, not yet set by an up)\n", strings.Replace(verb, "put back", "set", 1),
 			f.Field, values(f.Live, f.Manifest))
@@ -72,7 +75,7 @@ func setLines(w io.Writer, verb string, sets []deploy.FieldDrift) {
 
 // cloudLines lists what a read of the cloud found changed there: each field put back (verb: "put
 // back", or "would put back" before an up), then each that still differs, with why.
-func cloudLines(w io.Writer, verb string, putBack, still []deploy.FieldDrift) {
+func cloudLines(w io.Writer, verb string, putBack, still []outcome.FieldDrift) {
 	for _, f := range putBack {
 		fmt.Fprintf(w, "  %s %s: %s (changed in the cloud since the last up)\n", verb, f.Field, values(f.Live, f.Manifest))
 	}
@@ -84,8 +87,8 @@ func cloudLines(w io.Writer, verb string, putBack, still []deploy.FieldDrift) {
 // drifted tells whether a field is one the stack's read of the cloud found changed there (listed
 // on its own line, with both values).
 func drifted(s deploy.StackReport, field string) bool {
-	for _, fs := range [][]deploy.FieldDrift{s.PutBack, s.Sets, s.Drift} {
-		if slices.ContainsFunc(fs, func(f deploy.FieldDrift) bool { return f.Field == field }) {
+	for _, fs := range [][]outcome.FieldDrift{s.PutBack, s.Sets, s.Drift} {
+		if slices.ContainsFunc(fs, func(f outcome.FieldDrift) bool { return f.Field == field }) {
 			return true
 		}
 	}
@@ -107,7 +110,7 @@ func Costs(w io.Writer, r deploy.Report) {
 	for _, s := range r.Stacks {
 		switch {
 		case s.Cost == nil:
-		case r.Command == "up" && s.Outcome != deploy.Done:
+		case r.Command == "up" && s.Outcome != outcome.Done:
 			// Not deployed: the cost did not change, and the preview before the question said what
 			// it would have been.
 			fmt.Fprintf(w, "%s (%s): monthly cost: unchanged, not deployed (up would have made it %s)\n", s.File, s.Stack, s.Cost)
@@ -119,10 +122,10 @@ func Costs(w io.Writer, r deploy.Report) {
 
 // Cause says why a stack's operation failed or was refused, in the user's terms, with what
 // to run for the faults a user can mend.
-func Cause(err error, t deploy.Target) string {
-	var pending *deploy.PendingCreatesError
-	var operations *deploy.PendingOperationsError
-	var refused *deploy.RefusedError
+func Cause(err error, t deploytarget.Target) string {
+	var pending *stackstate.PendingCreatesError
+	var operations *stackstate.PendingOperationsError
+	var refused *stackstate.RefusedError
 	switch {
 	case errors.As(err, &pending):
 		return pending.Advice(t.File)
@@ -135,14 +138,14 @@ func Cause(err error, t deploy.Target) string {
 			lines = append(lines, fmt.Sprintf("%s: %s", c.Path, c.Reason))
 		}
 		return "refused, nothing was deployed:\n  " + strings.Join(lines, "\n  ")
-	case errors.Is(err, deploy.ErrNotDeployed):
+	case errors.Is(err, stackstate.ErrNotDeployed):
 		return "the stack " + t.Key() + " does not exist: this manifest was never deployed (run up)"
 	}
 	return err.Error()
 }
 
 // Status says each stack's conditions, generations, last update and non-secret outputs.
-func Status(w io.Writer, outcomes []deploy.Outcome) {
+func Status(w io.Writer, outcomes []outcome.Outcome) {
 	for _, o := range outcomes {
 		st := o.Report
 		if st == nil {
@@ -168,9 +171,9 @@ func Status(w io.Writer, outcomes []deploy.Outcome) {
 }
 
 // Kubeconfig writes the kubeconfig of each stack that gave one, as it is: the user's data.
-func Kubeconfig(w io.Writer, outcomes []deploy.Outcome) {
+func Kubeconfig(w io.Writer, outcomes []outcome.Outcome) {
 	for _, o := range outcomes {
-		if o.Status == deploy.Done {
+		if o.Status == outcome.Done {
 			_, _ = w.Write(o.Kubeconfig)
 		}
 	}
@@ -178,7 +181,7 @@ func Kubeconfig(w io.Writer, outcomes []deploy.Outcome) {
 
 // Adopt says what each adoption did, or each difference that blocked it, and what the next up
 // changes in place.
-func Adopt(w io.Writer, outcomes []deploy.Outcome) {
+func Adopt(w io.Writer, outcomes []outcome.Outcome) {
 	for _, o := range outcomes {
 		switch {
 		case len(o.Disagreements) > 0:
@@ -190,7 +193,7 @@ func Adopt(w io.Writer, outcomes []deploy.Outcome) {
 				fmt.Fprintln(w, "  and, once adopted, the next `up` changes in place:")
 				inPlace(w, o.InPlace)
 			}
-		case o.Status == deploy.Done:
+		case o.Status == outcome.Done:
 			fmt.Fprintf(w, "%s: %s\n", o.Target.File, o.Reason)
 			if len(o.InPlace) > 0 {
 				fmt.Fprintln(w, "  the next `up` changes in place:")
@@ -202,9 +205,9 @@ func Adopt(w io.Writer, outcomes []deploy.Outcome) {
 
 // UpPlan is what an up would do to one stack, as preview reports it: each resource change and
 // the manifest fields behind it, old → new, shown before the question.
-func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) cost.Prices) string {
+func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
-	outcomes := []deploy.Outcome{deploy.Previewed(t, preview)}
+	outcomes := []outcome.Outcome{deploy.Previewed(t, preview)}
 	r := deploy.NewReport("preview", outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
@@ -239,7 +242,7 @@ func UpPlan(t deploy.Target, preview deploy.Result, prices func(cloud string) co
 }
 
 // DestroyPlan lists what a destroy would delete from one stack, shown before the question.
-func DestroyPlan(t deploy.Target, resources []string) string {
+func DestroyPlan(t deploytarget.Target, resources []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s (%s) would delete:\n", t.File, t.Key())
 	for _, r := range resources {
@@ -249,7 +252,7 @@ func DestroyPlan(t deploy.Target, resources []string) string {
 }
 
 // inPlace lists an adoption's in-place differences.
-func inPlace(w io.Writer, found []deploy.Disagreement) {
+func inPlace(w io.Writer, found []outcome.Disagreement) {
 	for _, d := range found {
 		// What up sends is the manifest's value with what clusterplane derives from it (its own
 		// tags), which the file does not hold: not called the manifest's.
@@ -263,7 +266,7 @@ func inPlace(w io.Writer, found []deploy.Disagreement) {
 func outcomeText(command string, s deploy.StackReport) string {
 	text := outcomeWord(command, s.Outcome)
 	cause := s.Error
-	if len(s.Refused) > 0 || s.Outcome == deploy.Cancelled {
+	if len(s.Refused) > 0 || s.Outcome == outcome.Cancelled {
 		cause = "" // listed field by field under the table; an interrupt is its own cause
 	}
 	for i, part := range []string{s.Reason, cause} {
@@ -286,8 +289,8 @@ func outcomeText(command string, s deploy.StackReport) string {
 
 // outcomeWord is how the table says an outcome: a preview that went through "previewed", since
 // "done: 4 create" read as if the clusters were made.
-func outcomeWord(command string, o deploy.Status) string {
-	if o == deploy.Done && command == "preview" {
+func outcomeWord(command string, o outcome.Status) string {
+	if o == outcome.Done && command == "preview" {
 		return "previewed"
 	}
 	return string(o)

@@ -9,6 +9,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
@@ -38,9 +41,9 @@ func TestAFieldSaysItsEffectOnlyWhereItDiffersFromItsResourcesOperation(t *testi
 
 // newcomer7: one failure's long cause padded every row to 620 columns, the short ones included.
 func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
-	r := deploy.Report{Summary: map[deploy.Status]int{deploy.Done: 1, deploy.Failed: 1}, Stacks: []deploy.StackReport{
-		{File: "a.yaml", Stack: "kind/a", Outcome: deploy.Done, Reason: "1 create"},
-		{File: "b.yaml", Stack: "kind/b", Outcome: deploy.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
+	r := deploy.Report{Summary: map[outcome.Status]int{outcome.Done: 1, outcome.Failed: 1}, Stacks: []deploy.StackReport{
+		{File: "a.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create"},
+		{File: "b.yaml", Stack: "kind/b", Outcome: outcome.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
 	}}
 	var out strings.Builder
 	Fleet(&out, r, FleetOptions{All: true})
@@ -53,9 +56,9 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 
 // Two stacks of one file each have a monthly cost: each cost line says whose it is.
 func TestEachCostLineNamesItsStackWhenAFileHoldsSeveral(t *testing.T) {
-	r := deploy.Report{Command: "preview", Summary: map[deploy.Status]int{deploy.Done: 2}, Stacks: []deploy.StackReport{
-		{File: "fleet.yaml", Stack: "kind/a", Outcome: deploy.Done, Reason: "1 create", Cost: &cost.Delta{Min: 24, Max: 24}},
-		{File: "fleet.yaml", Stack: "kind/b", Outcome: deploy.Done, Reason: "1 create", Cost: &cost.Delta{Min: 48, Max: 48}},
+	r := deploy.Report{Command: "preview", Summary: map[outcome.Status]int{outcome.Done: 2}, Stacks: []deploy.StackReport{
+		{File: "fleet.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 24, Max: 24}},
+		{File: "fleet.yaml", Stack: "kind/b", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 48, Max: 48}},
 	}}
 	var text, markdown strings.Builder
 	Costs(&text, r)
@@ -90,17 +93,17 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 	if err := stackinput.Parse([]byte(text), "pool.yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	target := deploy.NewTarget("pool.yaml", k, in, "")
+	target := deploytarget.NewTarget("pool.yaml", k, in, "")
 	urn := func(typ, name string) string {
 		return "urn:pulumi:batch::digitaloceankubernetesnodepool::" + typ + "::" + name
 	}
-	var steps []deploy.Step
+	var steps []stackstate.Step
 	for _, s := range [][2]string{{"pulumi:pulumi:Stack", "digitaloceankubernetesnodepool-batch"},
 		{"clusterplane:digitalocean:KubernetesNodePool", "batch"}, {"pulumi:providers:digitalocean", "batch"},
 		{"pulumi:providers:pulumi", "default"}, {"digitalocean:index/kubernetesNodePool:KubernetesNodePool", "batch"}} {
-		steps = append(steps, deploy.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
+		steps = append(steps, stackstate.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
 	}
-	plan := UpPlan(target, deploy.Result{Changes: map[string]int{"create": 4}, Steps: steps}, clouds.Prices)
+	plan := UpPlan(target, stackstate.Result{Changes: map[string]int{"create": 4}, Steps: steps}, clouds.Prices)
 	rows := strings.Count(plan, "\n  create ")
 	if !strings.Contains(plan, "would create 4:") || rows != 4 {
 		t.Errorf("the question says create 4 over %d rows, want 4 rows, the default provider left out:\n%s", rows, plan)
@@ -111,19 +114,19 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 // table are what an up would do, never said as done.
 func TestAnUpThatDidNotDeploySaysItsChangesAsWhatItWouldDo(t *testing.T) {
 	changes := []deploy.ResourceChange{{Operation: "update", Fields: []deploy.FieldEffect{{Path: "spec.nodeCount", Old: 2.0, New: 3.0, Changed: true}}}}
-	putBack := []deploy.FieldDrift{{Field: "spec.tags", Live: []any{"x"}, Manifest: []any{}}}
+	putBack := []outcome.FieldDrift{{Field: "spec.tags", Live: []any{"x"}, Manifest: []any{}}}
 	tests := []struct {
 		name    string
-		outcome deploy.Status
+		outcome outcome.Status
 		want    []string
 		never   []string
 	}{
-		{"a deployed stack says what it did", deploy.Done,
+		{"a deployed stack says what it did", outcome.Done,
 			[]string{"  update spec.nodeCount: 2 → 3", "  put back spec.tags", "monthly cost: +$24.00"}, []string{"would"}},
-		{"a stack not confirmed says what up would have done", deploy.Blocked,
+		{"a stack not confirmed says what up would have done", outcome.Blocked,
 			[]string{"  would update spec.nodeCount: 2 → 3", "  would put back spec.tags", "monthly cost: unchanged, not deployed (up would have made it +$24.00"},
 			[]string{"  update spec", "  put back spec"}},
-		{"a skipped stack too", deploy.Skipped, []string{"  would update spec.nodeCount"}, []string{"  update spec"}},
+		{"a skipped stack too", outcome.Skipped, []string{"  would update spec.nodeCount"}, []string{"  update spec"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

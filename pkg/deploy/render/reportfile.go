@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/pkg/errors"
 )
 
@@ -59,7 +60,7 @@ type Money struct {
 
 // ReportRows are the report's stacks as --report-file's rows; outcomes are the report's (in its
 // order), for the manifests' nodes, and, for status, prices for their monthly costs.
-func ReportRows(r deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
+func ReportRows(r deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
 	var status []StatusRow
 	if r.Command == "status" && len(outcomes) == len(r.Stacks) {
 		status = StatusRows(outcomes, prices)
@@ -164,7 +165,7 @@ func dollars(m *Money, high bool) string {
 // ReportFile is --report-file's content for path, JSON or CSV by its extension
 // (deploy.ReportFileFormat), every row's words passed through redact first: the caller's
 // redactor, cell by cell, so that a secret never reaches the file and the CSV's quoting stays whole.
-func ReportFile(path string, r deploy.Report, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices,
+func ReportFile(path string, r deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices,
 	redact func(string) string) ([]byte, error) {
 	format, err := deploy.ReportFileFormat(path)
 	if err != nil {

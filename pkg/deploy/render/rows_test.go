@@ -17,6 +17,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
@@ -38,7 +41,7 @@ func updating() bool {
 const nodeCount = "spec.defaultNodePool.nodeCount"
 
 // fleetTarget is the target of fleet-NNNN.yaml, a DigitalOcean cluster of nodes s-2vcpu-4gb nodes.
-func fleetTarget(t *testing.T, i, nodes int) deploy.Target {
+func fleetTarget(t *testing.T, i, nodes int) deploytarget.Target {
 	t.Helper()
 	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
 	in := k.NewStackInput()
@@ -49,12 +52,12 @@ func fleetTarget(t *testing.T, i, nodes int) deploy.Target {
 	if err := stackinput.Parse([]byte(text), name+".yaml", in); err != nil {
 		t.Fatal(err)
 	}
-	return deploy.NewTarget("fleet/"+name+".yaml", k, in, "")
+	return deploytarget.NewTarget("fleet/"+name+".yaml", k, in, "")
 }
 
 // deployedWith is an engine result whose stack last deployed t's manifest with nodes nodes, and
 // whose step updates the default pool's node count: the change in the manifest or in the cloud.
-func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *deploy.Result {
+func deployedWith(t *testing.T, target deploytarget.Target, nodes int, op string) *stackstate.Result {
 	t.Helper()
 	old := fleetTarget(t, 0, nodes)
 	manifest, err := protojson.Marshal(stackinput.Target(old.Input))
@@ -62,11 +65,11 @@ func deployedWith(t *testing.T, target deploy.Target, nodes int, op string) *dep
 		t.Fatal(err)
 	}
 	text := strings.ReplaceAll(string(manifest), "fleet-0000", strings.TrimSuffix(filepath.Base(target.File), ".yaml"))
-	res := &deploy.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploy.ManifestOutput: text}}
+	res := &stackstate.Result{Changes: map[string]int{"same": 3}, Previous: map[string]any{deploytarget.ManifestOutput: text}}
 	if op != "" {
 		res.Changes[op] = 1
 		const typ = "digitalocean:index/kubernetesCluster:KubernetesCluster"
-		res.Steps = []deploy.Step{{URN: "urn:pulumi:" + target.Stack + "::" + target.Project + "::" + typ + "::cluster", Type: typ,
+		res.Steps = []stackstate.Step{{URN: "urn:pulumi:" + target.Stack + "::" + target.Project + "::" + typ + "::cluster", Type: typ,
 			Name: "cluster", Op: op, Paths: []string{"nodePool.nodeCount"}}}
 	}
 	return res
@@ -84,14 +87,14 @@ const (
 
 // fleetOutcomes are a command's outcomes over a fleet of n clusters, what happens to each: built
 // as the engine's outcomes are, no engine needed.
-func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happening) []deploy.Outcome {
+func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happening) []outcome.Outcome {
 	t.Helper()
-	var out []deploy.Outcome
+	var out []outcome.Outcome
 	for i := 1; i <= n; i++ {
-		var o deploy.Outcome
+		var o outcome.Outcome
 		switch happens[i] {
 		case unchanged:
-			o = deploy.Outcome{Target: fleetTarget(t, i, 2), Status: deploy.Done, Reason: deploy.Unchanged, NotRun: true}
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Done, Reason: deploy.Unchanged, NotRun: true}
 			if command == "drift" {
 				o.Reason = "no drift: the cloud's list shows it as its records hold it"
 			}
@@ -100,7 +103,7 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 		case manifestGrown:
 			o = grown(t, command, fleetTarget(t, i, 3))
 		case rateLimited:
-			o = deploy.Outcome{Target: fleetTarget(t, i, 2), Status: deploy.Failed, Reason: "failed",
+			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Failed, Reason: "failed",
 				Err: errors.New("update failed: digitalocean:index/kubernetesCluster:KubernetesCluster cluster: 429 Too Many Requests")}
 		}
 		o.Took = time.Duration(happens[i]) * 41 * time.Second
@@ -110,28 +113,28 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 }
 
 // resized is a command's outcome over a cluster resized in the cloud to 3 nodes, 2 in its manifest.
-func resized(t *testing.T, command string, target deploy.Target) deploy.Outcome {
-	drift := []deploy.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
+func resized(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
+	drift := []outcome.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
 	res := deployedWith(t, target, 2, "update")
 	switch command {
 	case "drift":
-		return deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
+		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
 	case "preview":
-		return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, PutBack: drift,
+		return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 			Reason: "1 update, 3 same; would put back what changed in the cloud: " + nodeCount}
 	}
-	return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, PutBack: drift,
+	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 		Reason: "1 update, 3 same; put back what changed in the cloud: " + nodeCount}
 }
 
 // grown is a command's outcome over a cluster whose manifest grew from 2 nodes to 3.
-func grown(t *testing.T, command string, target deploy.Target) deploy.Outcome {
+func grown(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
 	res := deployedWith(t, target, 2, "update")
 	if command == "drift" {
-		return deploy.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
-			Drift: []deploy.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
+		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
+			Drift: []outcome.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
 	}
-	return deploy.Outcome{Target: target, Status: deploy.Done, Result: res, Reason: "1 update, 3 same"}
+	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, Reason: "1 update, 3 same"}
 }
 
 // The fleets of the golden files: one stack, 20 with a little of everything, 1,000 of which 3
@@ -267,7 +270,7 @@ func TestUSDSaysThousandsAndTheSignOfAChange(t *testing.T) {
 // for the row of a stack that fails; one stack's, and a fleet's with -v, are shown as they come.
 func TestAFleetsStreamsAreKeptForItsRowsAndOneStacksShown(t *testing.T) {
 	const secret = "s3cret-passphrase"
-	target := deploy.Target{Project: "kind", Stack: "a"}
+	target := deploytarget.Target{Project: "kind", Stack: "a"}
 	tests := []struct {
 		name            string
 		stacks          int

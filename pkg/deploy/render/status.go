@@ -12,7 +12,9 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -37,14 +39,14 @@ type StatusRow struct {
 	Cost  *cost.Estimate
 	// LastUpdate is the stack's last update (nil: none); Failed the reason status could not read
 	// the stack, "" when it could.
-	LastUpdate *deploy.Update
+	LastUpdate *stackstate.Update
 	Failed     string
 	labels     func(key string) string
 }
 
 // StatusRows are the rows of status's outcomes, each stack's monthly cost priced with prices
 // (nil: not priced).
-func StatusRows(outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) []StatusRow {
+func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []StatusRow {
 	rows := make([]StatusRow, 0, len(outcomes))
 	for _, o := range outcomes {
 		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Kind),
@@ -181,14 +183,14 @@ func (v *StatusView) Validate() error {
 
 // Filter keeps the outcomes --only, -l and --kind select, in their order, and remembers how many
 // the run had.
-func (v *StatusView) Filter(outcomes []deploy.Outcome) []deploy.Outcome {
+func (v *StatusView) Filter(outcomes []outcome.Outcome) []outcome.Outcome {
 	v.total = len(outcomes)
 	if v.Only == "" && v.Selector == "" && len(v.Kinds) == 0 {
 		return outcomes
 	}
 	sel, _ := parseSelector(v.Selector) // Validate checked it
 	rows := StatusRows(outcomes, nil)
-	var kept []deploy.Outcome
+	var kept []outcome.Outcome
 	v.unchecked = 0
 	for i, o := range outcomes {
 		if rows[i].DriftedReason == "NotChecked" {
@@ -202,7 +204,7 @@ func (v *StatusView) Filter(outcomes []deploy.Outcome) []deploy.Outcome {
 }
 
 // selects tells whether a row passes --only, -l and --kind.
-func (v *StatusView) selects(row StatusRow, t deploy.Target, sel []requirement) bool {
+func (v *StatusView) selects(row StatusRow, t deploytarget.Target, sel []requirement) bool {
 	switch v.Only {
 	case "not-ready":
 		if row.Ready == "True" {
@@ -230,7 +232,7 @@ func (v *StatusView) selects(row StatusRow, t deploy.Target, sel []requirement) 
 
 // Text writes the status: one stack's in full (Status), a fleet's as the table, or the table
 // when --wide or --sort-by ask for it.
-func (v *StatusView) Text(w io.Writer, outcomes []deploy.Outcome, prices func(cloud string) cost.Prices) {
+func (v *StatusView) Text(w io.Writer, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	if v.total <= 1 && len(outcomes) == 1 && !v.Wide && v.SortBy == "" {
 		Status(w, outcomes)
 		return
@@ -389,7 +391,7 @@ func shortDuration(d time.Duration) string {
 }
 
 // lastUpdate is the last update's operation and result, "none" without one.
-func lastUpdate(u *deploy.Update) string {
+func lastUpdate(u *stackstate.Update) string {
 	if u == nil {
 		return "none"
 	}
@@ -397,7 +399,7 @@ func lastUpdate(u *deploy.Update) string {
 }
 
 // ended is when the last update ended, "" without one: RFC 3339 sorts as time does.
-func ended(u *deploy.Update) string {
+func ended(u *stackstate.Update) string {
 	if u == nil {
 		return ""
 	}

@@ -25,6 +25,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
 	"github.com/clusterplane/clusterplane/pkg/serve/body"
@@ -43,7 +45,7 @@ type Server struct {
 	// It is judged as the worker's pipeline judges it (deploy.Judge), against what the stack
 	// last deployed: Backend opens where the stacks live, and is needed with a Policy.
 	Policy  *policy.Policy
-	Backend func() (deploy.Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Log is told what went wrong on the server's side (a 500); never a request's credentials.
 	Log *slog.Logger
 
@@ -475,7 +477,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 		return fmt.Errorf("no kind %s", kindName)
 	}
 	const file = "body"
-	t, err := deploy.Read(k, file, manifest, "")
+	t, err := deploytarget.Read(k, file, manifest, "")
 	if err != nil {
 		return body.Problems(err, platform, pool)
 	}

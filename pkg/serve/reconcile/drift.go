@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -106,9 +108,9 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploy.Target) deploy.Outcome {
+	out, err := w.run(ctx, deploy.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
-			Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, dep.Backend, key) }})
+			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
 	})
 	drifted := condition("Drifted", "Unknown", "CheckFailed", "the drift check did not run: "+reason(out, err))
 	if err == nil && out.Report != nil {
@@ -142,7 +144,7 @@ func checked(generation int64, drifted store.Condition) func(store.Object, *stor
 }
 
 // reason is why an operation did not give a report.
-func reason(out deploy.Outcome, err error) string {
+func reason(out outcome.Outcome, err error) string {
 	switch {
 	case err != nil:
 		return err.Error()

@@ -11,6 +11,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -40,8 +42,8 @@ func TestAReconcileWritesNoFileAndRunsThePipelineOnce(t *testing.T) {
 	}
 	b := deploytest.New()
 	runs := 0
-	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (deploy.Backend, error) { return b, nil }, StackTimeout: time.Minute,
-		pipeline: func(ctx context.Context, r deploy.Request) ([]deploy.Outcome, error) {
+	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return b, nil }, StackTimeout: time.Minute,
+		pipeline: func(ctx context.Context, r deploy.Request) ([]outcome.Outcome, error) {
 			runs++
 			return deploy.Run(ctx, r)
 		}}

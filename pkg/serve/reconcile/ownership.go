@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 )
@@ -49,7 +51,7 @@ type verdict struct {
 	stack string
 	// last is the newest update or destroy not the API's (changed, gone, lost); nil when the
 	// stack is gone from the backend altogether.
-	last *deploy.Update
+	last *stackstate.Update
 	// why says it in words, for a condition's message and a refusal.
 	why string
 }
@@ -64,8 +66,8 @@ func (w *Worker) ownershipOf(ctx context.Context, o store.Object, key string) (v
 	if err != nil {
 		return verdict{}, err
 	}
-	history, err := deploy.History(ctx, b, key)
-	if errors.Is(err, deploy.ErrNotDeployed) {
+	history, err := stackstate.History(ctx, b, key)
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return verdict{ownership: gone, stack: key, why: "stack " + key + " was removed outside the API"}, nil
 	}
 	if err != nil {
@@ -76,9 +78,9 @@ func (w *Worker) ownershipOf(ctx context.Context, o store.Object, key string) (v
 
 // judge says whose the stack is from its history (newest first) and the version of the
 // worker's last update on it.
-func judge(o store.Object, key string, version int, history []deploy.Update) verdict {
+func judge(o store.Object, key string, version int, history []stackstate.Update) verdict {
 	v := verdict{stack: key}
-	var after []deploy.Update // updates and destroys since the worker's, newest first
+	var after []stackstate.Update // updates and destroys since the worker's, newest first
 	ours := false
 	for _, u := range history {
 		if u.Version == version {
@@ -124,7 +126,7 @@ func judge(o store.Object, key string, version int, history []deploy.Update) ver
 }
 
 // said is an update as the history says it: its operation, number, end and who ran it.
-func said(u deploy.Update) string {
+func said(u stackstate.Update) string {
 	text := fmt.Sprintf("%s %d", u.Operation, u.Version)
 	if u.Result != "" && u.Result != "succeeded" {
 		text += " " + u.Result
@@ -142,7 +144,7 @@ func said(u deploy.Update) string {
 // outside the API is refused (recorded, so that the API refuses its DELETE too), and a deleted
 // object whose stack is gone is forgotten without running anything. done tells that the job is
 // over.
-func (w *Worker) guard(ctx context.Context, o store.Object, t deploy.Target) (done bool, err error) {
+func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Target) (done bool, err error) {
 	if !o.StackOwned {
 		return false, nil // taken says
 	}
@@ -173,14 +175,14 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploy.Target) (do
 // remember records the worker's update of the stack: the newest update in its history, when it
 // carries the object's mark. An up that ran no engine (the stack already as asked) leaves the
 // mark as it was.
-func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) error {
+func (w *Worker) remember(ctx context.Context, o store.Object, t deploytarget.Target) error {
 	key := t.Key()
 	b, err := w.Backend()
 	if err != nil {
 		return err
 	}
-	history, err := deploy.History(ctx, b, key)
-	if errors.Is(err, deploy.ErrNotDeployed) {
+	history, err := stackstate.History(ctx, b, key)
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil
 	}
 	if err != nil {
@@ -202,7 +204,7 @@ func (w *Worker) remember(ctx context.Context, o store.Object, t deploy.Target) 
 // whatever the cloud says (the cloud matches a stack that is no longer the API's spec), with
 // who and when in the metadata and the nodes the stack now holds. The store records whether the
 // stack is still the object's, which the API's DELETE reads.
-func (w *Worker) owned(ctx context.Context, o store.Object, t deploy.Target, drifted store.Condition, report *deploy.StackStatus) (store.Condition, map[string]any, error) {
+func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Target, drifted store.Condition, report *outcome.StackStatus) (store.Condition, map[string]any, error) {
 	v, err := w.ownershipOf(ctx, o, t.Key())
 	if err != nil {
 		return drifted, nil, nil // the check's own condition stands; the next one reads again

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
 
@@ -13,29 +13,33 @@ import (
 func TestTheStacksHistorySaysWhoseTheStackIs(t *testing.T) {
 	o := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000001", Kind: store.NodePool}
 	other := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000002", Kind: store.NodePool}
-	ours := func(v int) deploy.Update {
-		return deploy.Update{Operation: "update", Result: "succeeded", Version: v, Message: markOf(o)}
+	ours := func(v int) stackstate.Update {
+		return stackstate.Update{Operation: "update", Result: "succeeded", Version: v, Message: markOf(o)}
 	}
-	up := func(v int) deploy.Update {
-		return deploy.Update{Operation: "update", Result: "succeeded", Version: v, By: "Ann"}
+	up := func(v int) stackstate.Update {
+		return stackstate.Update{Operation: "update", Result: "succeeded", Version: v, By: "Ann"}
 	}
-	destroy := func(v int) deploy.Update { return deploy.Update{Operation: "destroy", Result: "succeeded", Version: v} }
-	refresh := func(v int) deploy.Update { return deploy.Update{Operation: "refresh", Result: "succeeded", Version: v} }
+	destroy := func(v int) stackstate.Update {
+		return stackstate.Update{Operation: "destroy", Result: "succeeded", Version: v}
+	}
+	refresh := func(v int) stackstate.Update {
+		return stackstate.Update{Operation: "refresh", Result: "succeeded", Version: v}
+	}
 	for _, tc := range []struct {
 		name    string
 		version int
-		history []deploy.Update
+		history []stackstate.Update
 		want    ownership
 		says    string
 	}{
-		{"the worker's update last is its own", 2, []deploy.Update{ours(2), up(1)}, own, ""},
-		{"a refresh after the worker's update leaves it its own", 1, []deploy.Update{refresh(2), ours(1)}, own, ""},
-		{"another's update after it is a change outside the API, naming who", 1, []deploy.Update{up(2), ours(1)}, changed, "update 2 by Ann"},
-		{"a destroy outside the API, nothing after, leaves it gone", 1, []deploy.Update{destroy(3), up(2), ours(1)}, gone, "destroyed outside"},
-		{"an update after a destroy outside the API is a stack made again", 1, []deploy.Update{up(3), destroy(2), ours(1)}, lost, "destroyed (destroy 2) and made again"},
-		{"a history that starts anew is a stack made again", 2, []deploy.Update{up(1)}, lost, "made again outside the API"},
-		{"a history with more updates since it started anew is a stack made again", 2, []deploy.Update{up(3), up(2), up(1)}, lost, "made again outside the API"},
-		{"the update at its version marked by another object is a stack made again", 1, []deploy.Update{{Operation: "update", Version: 1, Message: markOf(other)}}, lost, "made again"},
+		{"the worker's update last is its own", 2, []stackstate.Update{ours(2), up(1)}, own, ""},
+		{"a refresh after the worker's update leaves it its own", 1, []stackstate.Update{refresh(2), ours(1)}, own, ""},
+		{"another's update after it is a change outside the API, naming who", 1, []stackstate.Update{up(2), ours(1)}, changed, "update 2 by Ann"},
+		{"a destroy outside the API, nothing after, leaves it gone", 1, []stackstate.Update{destroy(3), up(2), ours(1)}, gone, "destroyed outside"},
+		{"an update after a destroy outside the API is a stack made again", 1, []stackstate.Update{up(3), destroy(2), ours(1)}, lost, "destroyed (destroy 2) and made again"},
+		{"a history that starts anew is a stack made again", 2, []stackstate.Update{up(1)}, lost, "made again outside the API"},
+		{"a history with more updates since it started anew is a stack made again", 2, []stackstate.Update{up(3), up(2), up(1)}, lost, "made again outside the API"},
+		{"the update at its version marked by another object is a stack made again", 1, []stackstate.Update{{Operation: "update", Version: 1, Message: markOf(other)}}, lost, "made again"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := judge(o, "digitaloceankubernetesnodepool/api-fra1-workers", tc.version, tc.history)

@@ -22,6 +22,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -55,7 +58,7 @@ type Worker struct {
 	Store *store.Store
 	Kinds kinds.List
 	// Backend opens where the stacks live (the command's, or the tests' fake).
-	Backend func() (deploy.Backend, error)
+	Backend func() (stackstate.Backend, error)
 	// Policy, when set, is the organisation's policy, evaluated before any stack runs.
 	Policy *policy.Policy
 	// StackTimeout bounds one stack's operation.
@@ -64,7 +67,7 @@ type Worker struct {
 	Log *slog.Logger
 
 	// pipeline, when set, stands in for deploy.Run: tests count the runs.
-	pipeline func(ctx context.Context, r deploy.Request) ([]deploy.Outcome, error)
+	pipeline func(ctx context.Context, r deploy.Request) ([]outcome.Outcome, error)
 }
 
 // Work reconciles the job's object. A refusal (a change the CLI would refuse, a denied policy)
@@ -134,7 +137,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // write while this one waited, or a clusterplane up), or that another job of the object whose
 // worker died left it interrupted and is about to be taken up again (its lease): the job waits
 // its turn (River's snooze, no attempt spent) rather than fail.
-func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploy.Manifest, platform string) (st store.ControllerStatus, busy bool) {
+func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploytarget.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
 	up, err := w.run(ctx, deploy.OperationUp, m, r.op)
 	if stackBusy(up) {
@@ -154,7 +157,7 @@ func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Objec
 			"in place only; a replacement deletes the old one with its nodes. Put the spec back, or create another "+
 			"with the new spec, move the workloads, and delete this one")
 	}
-	if up.Status == deploy.Done && r.status != nil {
+	if up.Status == outcome.Done && r.status != nil {
 		st = fromStatus(o, r.status)
 		maps.Copy(st.Metadata, r.observed)
 	}
@@ -172,24 +175,24 @@ type reconciled struct {
 	// replaced are the resources up's preview would replace, which the API refuses.
 	replaced []string
 	// status is the stack's status after a successful up, observed what it holds beyond its spec.
-	status   *deploy.StackStatus
+	status   *outcome.StackStatus
 	observed map[string]any
 }
 
 // op is the pipeline's operation of the reconcile; its outcome is up's.
-func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 	w, o := r.w, r.o
 	// The API's write says yes to a change made in place, or to a pool's rotation, never to a
 	// replacement: a cluster or pool replaced takes its nodes (and a cluster its pools) with it,
 	// so the API leaves that to someone who means it (clusterplane up on the manifest).
-	d.Rotating = func(_ deploy.Target, pool string, state rotation.State) {
+	d.Rotating = func(_ deploytarget.Target, pool string, state rotation.State) {
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
 		if err := w.report(ctx, o, st); err != nil && w.Log != nil {
 			w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
-	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploy.Target, preview deploy.Result) bool {
+	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploytarget.Target, preview stackstate.Result) bool {
 		if len(deploy.RotatedInstead(t, preview)) > 0 {
 			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
 			// it and deletes it, where the engine alone would replace the pool.
@@ -203,19 +206,19 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target
 		// A retried job: the attempt before ended, or its worker died (its lease ran out, and a
 		// replica's rescuer gave the job back). What that attempt left on the stack is this
 		// job's to mend.
-		if taken := d.TakeOver(ctx, t); taken.Status == deploy.Done {
+		if taken := d.TakeOver(ctx, t); taken.Status == outcome.Done {
 			up = d.Up(ctx, t, opts)
 		} else if w.Log != nil {
 			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
 		}
 	}
-	if up.Status == deploy.Done {
+	if up.Status == outcome.Done {
 		// Drifted is read from the cloud, not assumed: up puts back what it can, but some
 		// changes made in the cloud are not up's to undo (pkg/deploy's drift says which). The
 		// fleet scan before up spoke of the stack before it: status reads it afresh.
 		d.Scanned = nil
-		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploy.Deployed(ctx, d.Backend, key) }})
+		status := d.Status(ctx, t, deploy.StatusOptions{Drift: true, Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
 		if status.Report != nil {
 			r.status, r.observed = status.Report, w.observed(ctx, t, status.Report.Outputs)
 		}
@@ -226,7 +229,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploy.Target
 // observed is the metadata a deployed stack says beyond its spec: a pool's active_nodes (the
 // nodes its outputs list, as the last up or refresh recorded them) and the monthly_cost of what
 // the manifest deploys, priced as `clusterplane up` prices it.
-func (w *Worker) observed(ctx context.Context, t deploy.Target, outputs map[string]any) map[string]any {
+func (w *Worker) observed(ctx context.Context, t deploytarget.Target, outputs map[string]any) map[string]any {
 	m := map[string]any{}
 	if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
 		if nodes, ok := outputs[k.Nodes].([]any); ok {
@@ -278,7 +281,7 @@ var phases = map[rotation.Phase]string{
 const busyWait = 5 * time.Second
 
 // stackBusy tells that the outcome is another operation holding the stack's lock.
-func stackBusy(out deploy.Outcome) bool {
+func stackBusy(out outcome.Outcome) bool {
 	var busy *deploy.StackBusyError
 	return errors.As(out.Err, &busy)
 }
@@ -354,7 +357,7 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 }
 
 // replacements are the resources a preview replaces, as "type name".
-func replacements(preview deploy.Result) []string {
+func replacements(preview stackstate.Result) []string {
 	var out []string
 	for _, step := range preview.Steps {
 		switch step.Op {
@@ -372,7 +375,7 @@ func replacements(preview deploy.Result) []string {
 // reported on the object, so something else made it (a `clusterplane up` of a manifest of the
 // same name, another service). Deploying would take that stack over, and with it clusters that
 // are not the API's. "" when the stack is the object's, or new.
-func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (string, error) {
+func (w *Worker) taken(ctx context.Context, o store.Object, t deploytarget.Target) (string, error) {
 	if o.StackOwned {
 		return "", nil
 	}
@@ -380,7 +383,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (st
 	if err != nil {
 		return "", err
 	}
-	exists, err := deploy.Deployed(ctx, b, t.Key())
+	exists, err := deploytarget.Deployed(ctx, b, t.Key())
 	if err != nil {
 		return "", errors.Wrap(err, "look for the stack")
 	}
@@ -396,19 +399,19 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploy.Target) (st
 
 // interrupted tells that the outcome is a refusal for what an interrupted operation left: the
 // engine's lock, or creates left pending.
-func interrupted(out deploy.Outcome) bool {
-	var pending *deploy.PendingCreatesError
-	var locked *deploy.LockedError
-	var left *deploy.InterruptedError
+func interrupted(out outcome.Outcome) bool {
+	var pending *stackstate.PendingCreatesError
+	var locked *stackstate.LockedError
+	var left *stackstate.InterruptedError
 	return errors.As(out.Err, &pending) || errors.As(out.Err, &locked) || errors.As(out.Err, &left)
 }
 
 // destroy destroys a deleted object's stack, then forgets the object.
-func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploy.Manifest) error {
-	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome {
+func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
+	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
-	if err == nil && out.Status == deploy.Done {
+	if err == nil && out.Status == outcome.Done {
 		return w.forget(ctx, job, o)
 	}
 	if stackBusy(out) {
@@ -423,13 +426,13 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploy.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploy.Target) deploy.Outcome) (deploy.Outcome, error) {
+func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = deploy.Run
 	}
-	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploy.Manifest{m},
-		Files:   deploy.Files{Kinds: w.Kinds},
+	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploytarget.Manifest{m},
+		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
 		Reverse: operation == deploy.OperationDestroy, Op: op})
 	if len(outcomes) == 1 {
@@ -438,7 +441,7 @@ func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploy.M
 	if err == nil {
 		err = errors.Errorf("%s ran %d stacks, not 1", operation, len(outcomes))
 	}
-	return deploy.Outcome{Status: deploy.Failed, Reason: err.Error(), Err: err}, err
+	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
 }
 
 // manifestFile names the object's manifest where a message names a file: there is none, and the
@@ -448,7 +451,7 @@ const manifestFile = "body"
 // manifest is the object's manifest as the API checked it when written, built from its stored
 // row and read once into its target, in memory. A manifest its kind no longer reads is a
 // *deploy.ProblemsError, as the pipeline would say it.
-func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifest, platform string, err error) {
+func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.Manifest, platform string, err error) {
 	b, err := body.Stored(o.Name, o.ClusterID, o.Spec)
 	if err != nil {
 		return m, "", err
@@ -462,8 +465,8 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifes
 	if !ok {
 		return m, platform, errors.Errorf("no kind %s", body.KindName(platform, pool))
 	}
-	if m.Target, err = deploy.Read(k, manifestFile, m.Data, ""); err != nil {
-		return m, platform, &deploy.ProblemsError{Problems: []error{err}}
+	if m.Target, err = deploytarget.Read(k, manifestFile, m.Data, ""); err != nil {
+		return m, platform, &deploytarget.ProblemsError{Problems: []error{err}}
 	}
 	return m, platform, nil
 }
@@ -471,11 +474,11 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploy.Manifes
 // invalid reports a manifest that cannot be built or read: a body's problems are Invalid; a
 // manifest its kind no longer reads is refused as the pipeline refuses it.
 func (w *Worker) invalid(ctx context.Context, job *river.Job[Args], o store.Object, platform string, err error) error {
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) {
 		return w.report(ctx, o, refused("Invalid", err.Error()))
 	}
-	st := fromUp(o, deploy.Outcome{}, err, platform)
+	st := fromUp(o, outcome.Outcome{}, err, platform)
 	if rerr := w.report(ctx, o, st); rerr != nil {
 		return rerr
 	}
@@ -524,11 +527,11 @@ func refused(reason, message string) store.ControllerStatus {
 // fromUp is the status an operation's outcome says, before status reads the stack: a refusal
 // (a change the CLI refuses, a policy's denial, a protected cluster) is Refused and final; a
 // failure is Failed and Degraded, retried.
-func fromUp(o store.Object, out deploy.Outcome, err error, platform string) store.ControllerStatus {
-	var refusedErr *deploy.RefusedError
-	var protected *deploy.ProtectedError
+func fromUp(o store.Object, out outcome.Outcome, err error, platform string) store.ControllerStatus {
+	var refusedErr *stackstate.RefusedError
+	var protected *stackstate.ProtectedError
 	var denied *deploy.PolicyDeniedError
-	var problems *deploy.ProblemsError
+	var problems *deploytarget.ProblemsError
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
@@ -543,9 +546,9 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 		return refused("Interrupted", recovery(o, out.Err))
 	case errors.As(out.Err, &refusedErr), errors.As(out.Err, &protected), errors.As(err, &denied), errors.As(err, &problems):
 		return refused("Refused", message)
-	case out.Status == deploy.Blocked:
+	case out.Status == outcome.Blocked:
 		return refused("Refused", message)
-	case out.Status == deploy.Done:
+	case out.Status == outcome.Done:
 		return store.ControllerStatus{Conditions: []store.Condition{
 			condition("Ready", "True", "Deployed", out.Reason), condition("Progressing", "False", "Deployed", out.Reason)}}
 	}
@@ -557,8 +560,8 @@ func fromUp(o store.Object, out deploy.Outcome, err error, platform string) stor
 // rather than the worker's copy (gone once the job ends); "run this again" is a PUT.
 func recovery(o store.Object, err error) string {
 	const file = "MANIFEST"
-	var left *deploy.InterruptedError
-	var pending *deploy.PendingCreatesError
+	var left *stackstate.InterruptedError
+	var pending *stackstate.PendingCreatesError
 	text := err.Error()
 	switch {
 	case errors.As(err, &left):
@@ -587,7 +590,7 @@ func failed(message string) store.ControllerStatus {
 
 // bodyProblems are the pipeline's problems of the manifest (the cloud's offer, regions), each
 // named as the body wrote the field, without the worker's file.
-func bodyProblems(problems *deploy.ProblemsError, platform string, pool bool) string {
+func bodyProblems(problems *deploytarget.ProblemsError, platform string, pool bool) string {
 	lines := make([]string, 0, len(problems.Problems))
 	for _, p := range problems.Problems {
 		var read *body.ProblemsError
@@ -602,7 +605,7 @@ func bodyProblems(problems *deploy.ProblemsError, platform string, pool bool) st
 
 // fromStatus is the status the stack's records say after a successful up: Ready and Drifted as
 // `clusterplane status` reports them, and the stack's outputs (secrets left out).
-func fromStatus(o store.Object, s *deploy.StackStatus) store.ControllerStatus {
+func fromStatus(o store.Object, s *outcome.StackStatus) store.ControllerStatus {
 	st := store.ControllerStatus{Metadata: map[string]any{"outputs": s.Outputs}}
 	for _, c := range s.Conditions {
 		st.Conditions = append(st.Conditions, condition(c.Type, c.Status, c.Reason, c.Message))

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 )
@@ -88,7 +89,7 @@ func TestADriftCheckWritesOnlyWhileTheStatusIsOfTheGenerationItChecked(t *testin
 // the object's manifest (not the worker's copy, gone by then), then the PUT that deploys again.
 func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testing.T) {
 	pool := store.Object{ID: "5f0c", Kind: store.NodePool, Name: "workers"}
-	create := deploy.PendingCreate{URN: "urn:pulumi:s::p::digitalocean:index/kubernetesNodePool:KubernetesNodePool::workers",
+	create := stackstate.PendingCreate{URN: "urn:pulumi:s::p::digitalocean:index/kubernetesNodePool:KubernetesNodePool::workers",
 		Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "workers"}
 	worker := "/tmp/clusterplane-serve-1/5f0c.yaml"
 	tests := []struct {
@@ -96,22 +97,22 @@ func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testin
 		err  error
 		want []string
 	}{
-		{"creates left pending, the cloud holding one", &deploy.PendingCreatesError{Leftovers: deploy.Leftovers{
-			Creates: []deploy.PendingCreate{create}, Cancel: "`pulumi cancel --stack s`", Looked: true,
+		{"creates left pending, the cloud holding one", &stackstate.PendingCreatesError{Leftovers: stackstate.Leftovers{
+			Creates: []stackstate.PendingCreate{create}, Cancel: "`pulumi cancel --stack s`", Looked: true,
 			Found: []kinds.Live{{ID: "np-1", Name: "workers"}}}},
 			[]string{"`clusterplane refresh MANIFEST --import-pending-create np-1`", "`pulumi cancel --stack s`"}},
-		{"creates left pending, the cloud holding none", &deploy.PendingCreatesError{Leftovers: deploy.Leftovers{
-			Creates: []deploy.PendingCreate{create}, Cancel: "`pulumi cancel --stack s`", Looked: true}},
+		{"creates left pending, the cloud holding none", &stackstate.PendingCreatesError{Leftovers: stackstate.Leftovers{
+			Creates: []stackstate.PendingCreate{create}, Cancel: "`pulumi cancel --stack s`", Looked: true}},
 			[]string{"`clusterplane refresh MANIFEST --clear-pending-creates`"}},
-		{"the engine's lock left", &deploy.LockedError{Cancel: "`pulumi cancel --stack s`"},
+		{"the engine's lock left", &stackstate.LockedError{Cancel: "`pulumi cancel --stack s`"},
 			[]string{"remove its lock with `pulumi cancel --stack s`"}},
-		{"an operation interrupted with operations pending", &deploy.InterruptedError{File: worker,
-			Leftovers: deploy.Leftovers{Others: 1, Cancel: "`pulumi cancel --stack s`"}},
+		{"an operation interrupted with operations pending", &stackstate.InterruptedError{File: worker,
+			Leftovers: stackstate.Leftovers{Others: 1, Cancel: "`pulumi cancel --stack s`"}},
 			[]string{"`clusterplane refresh MANIFEST`"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := fromUp(pool, deploy.Outcome{Status: deploy.Blocked, Err: tt.err}, nil, "digitalocean")
+			st := fromUp(pool, outcome.Outcome{Status: outcome.Blocked, Err: tt.err}, nil, "digitalocean")
 			ready, _ := st.Condition("Ready")
 			if ready.Reason != "Interrupted" {
 				t.Fatalf("Ready %v, want Interrupted", ready)

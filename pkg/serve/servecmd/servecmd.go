@@ -18,8 +18,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve"
@@ -148,13 +148,13 @@ func (o *options) run(cmd *cobra.Command, list kinds.List) error {
 	if err != nil {
 		return errors.Wrap(err, "find the clusterplane binary")
 	}
-	var backend deploy.Backend
+	var backend stackstate.Backend
 	opts := serve.Options{DatabaseURL: o.databaseURL, Listen: o.listen, Workers: o.workers,
 		OIDCIssuer: o.oidcIssuer, OIDCAudience: o.oidcAudience, RoleClaim: o.roleClaim,
 		TrustedProxies: prefixes, ProxyRole: proxyRole, Kinds: list, Policy: pol,
 		StackTimeout: o.stackTimeout, RescueAfter: o.rescueAfter, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		DriftEvery: o.driftEvery, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
-		Backend: func() (deploy.Backend, error) {
+		Backend: func() (stackstate.Backend, error) {
 			if backend != nil {
 				return backend, nil
 			}

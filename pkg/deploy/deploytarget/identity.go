@@ -1,10 +1,11 @@
-package deploy
+package deploytarget
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // A stack deploys one manifest's resources. Another manifest's metadata.name deployed onto it
@@ -51,11 +52,11 @@ func quoted(v any) string {
 	return fmt.Sprintf("%q", fmt.Sprint(v))
 }
 
-// retargeted compares the identity of t's manifest with the manifest the stack recorded: nil
+// Retargeted compares the identity of t's manifest with the manifest the stack recorded: nil
 // when they agree or the stack recorded none; a *RetargetError to refuse with otherwise. A new
 // metadata.name passes only with t.Retarget; a new metadata.env never does.
-func retargeted(t Target, outputs map[string]Output) (renamed bool, err error) {
-	result, err := sinceDeployed(t.Effects, t.Input, outputs)
+func Retargeted(t Target, outputs map[string]stackstate.Output) (renamed bool, err error) {
+	result, err := SinceDeployed(t.Effects, t.Input, outputs)
 	if err != nil || result == nil {
 		return false, err
 	}

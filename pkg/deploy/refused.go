@@ -8,83 +8,21 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-// The stack outputs every stack records besides its kind's (package stackrecord).
-const (
-	// GenerationOutput records the generation of the manifest the last up deployed; Status
-	// compares it with the manifest's generation now.
-	GenerationOutput = stackrecord.GenerationOutput
-	// ManifestOutput records the manifest the last up deployed: Up and Preview diff it against the
-	// new one and refuse what the providers cannot carry out, before the engine runs.
-	ManifestOutput = stackrecord.ManifestOutput
-)
-
-// Generation identifies a manifest's content (stackrecord.Generation).
-func Generation(input proto.Message) string { return stackrecord.Generation(input) }
-
-// deployedInput is the stack input the stack last deployed: the recorded manifest with input's
-// provider config, so that only the manifest's own changes count. Nil when the stack recorded
-// none (never deployed, or deployed before the manifest was recorded).
-func deployedInput(input proto.Message, outputs map[string]Output) (proto.Message, error) {
-	o, ok := outputs[ManifestOutput]
-	text, _ := o.Value.(string)
-	if !ok || text == "" {
-		return nil, nil
-	}
-	old := proto.Clone(input)
-	m := old.ProtoReflect()
-	fd := m.Descriptor().Fields().ByJSONName(kindfield.StackInputTarget)
-	if fd == nil {
-		return nil, errors.New("the stack input has no target")
-	}
-	target := m.NewField(fd).Message()
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal([]byte(text), target.Interface()); err != nil {
-		return nil, errors.Wrap(err, "read the manifest the stack last deployed")
-	}
-	m.Set(fd, protoreflect.ValueOfMessage(target))
-	return old, nil
-}
-
-// sinceDeployed is the diff from the manifest the stack last deployed to input; nil, and no
-// error, when the stack recorded none.
-func sinceDeployed(table *effects.Table, input proto.Message, outputs map[string]Output) (*diff.Result, error) {
-	old, err := deployedInput(input, outputs)
-	if err != nil || old == nil {
-		return nil, err
-	}
-	return diff.Compare(table, old, input)
-}
-
-// Refused are the changes from the manifest the stack last deployed to input that the providers
-// (or the engine, for a protected cluster) cannot carry out: what `diff` calls refused. None when
-// the stack recorded no manifest.
-func Refused(table *effects.Table, input proto.Message, outputs map[string]Output) ([]diff.Change, error) {
-	result, err := sinceDeployed(table, input, outputs)
-	if err != nil || result == nil {
-		return nil, err
-	}
-	var out []diff.Change
-	for _, c := range result.Changes {
-		if c.Effect == effects.Refused {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
 
 // notReplacedByEngine drops from refused the replacements deletion protection refuses that the
 // engine's preview (res) does not make: a field newly written with the value the cloud already
 // has (spec.vpc set to the cluster's own VPC, as a refusal's advice asks) replaces nothing,
 // because the provider compares with what it read, not with the manifest before. The providers
 // are the truth about what a change does.
-func notReplacedByEngine(refused []diff.Change, res Result) []diff.Change {
+func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Change {
 	replaced := map[string]bool{}
 	for _, s := range res.Steps {
 		switch apitype.OpType(s.Op) {
@@ -112,7 +50,7 @@ func notApplied(c diff.Change) bool {
 // already holds: res previews the manifest against the cloud, read first, and no step changes the
 // field, so up has nothing to send and only records what is so. Without it, a user who did what
 // the refusal advises (removed the labels in the cloud) could never deploy the manifest.
-func heldByCloud(refused []diff.Change, t Target, res Result) []diff.Change {
+func heldByCloud(refused []diff.Change, t deploytarget.Target, res stackstate.Result) []diff.Change {
 	differs := map[string]diff.Change{}
 	for _, f := range driftedFields(t.Effects, res.Steps) {
 		differs[f.Field] = diff.Change{}
@@ -137,7 +75,7 @@ func onPaper(c diff.Change) bool {
 // that describes the cloud as an up found it, before it put those fields back. A field that is no
 // single manifest path ("a or b", a property no field sends), or whose value does not fit it,
 // keeps input's value.
-func withValues(input proto.Message, fields []FieldDrift) proto.Message {
+func withValues(input proto.Message, fields []outcome.FieldDrift) proto.Message {
 	out := input
 	for _, f := range fields {
 		if next, err := withValue(out, f.Field, f.Live); err == nil {

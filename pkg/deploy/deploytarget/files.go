@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -125,9 +126,9 @@ type Manifest struct {
 	Data   []byte
 }
 
-// read are the targets of manifests read already, with the checks across them Targets makes of
+// Read are the targets of manifests read already, with the checks across them Targets makes of
 // files: every problem is in the *ProblemsError returned.
-func (f Files) read(manifests []Manifest) ([]Target, error) {
+func (f Files) Read(manifests []Manifest) ([]Target, error) {
 	targets := make([]Target, len(manifests))
 	read := make([]reference.Manifest, len(manifests))
 	for i, m := range manifests {
@@ -183,7 +184,7 @@ func (f Files) Neighbours(paths []string) ([]Target, error) {
 // DestroyGuard refuses to destroy a target that a manifest beside files references
 // (StillReferenced). Only the folders of the files given are read: the backend cannot say which
 // stacks read another's outputs.
-func (f Files) DestroyGuard(ctx context.Context, b Backend, paths []string, targets []Target) (map[string]error, error) {
+func (f Files) DestroyGuard(ctx context.Context, b stackstate.Backend, paths []string, targets []Target) (map[string]error, error) {
 	neighbours, err := f.Neighbours(paths)
 	if err != nil {
 		return nil, err

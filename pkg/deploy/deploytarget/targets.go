@@ -1,10 +1,16 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pkg/errors"
@@ -47,10 +53,10 @@ func stackOf(k kinds.Kind, file, stack string) (string, error) {
 
 // Deployed tells whether the stack key (<project>/<stack>) holds what it deployed: it exists and
 // its last update was no destroy. A reference to it can be read.
-func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
+func Deployed(ctx context.Context, b stackstate.Backend, key string) (bool, error) {
 	project, stack, _ := strings.Cut(key, "/")
 	s, err := b.Open(ctx, project, stack, nil)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return false, nil
 	}
 	if err != nil {
@@ -70,7 +76,7 @@ func Deployed(ctx context.Context, b Backend, key string) (bool, error) {
 // each once with its files: a folder may hold scratch copies of a manifest (pool.orig.yaml), and
 // files are not stacks. The backend cannot say which stacks read another's outputs, so the
 // neighbours are what is known.
-func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Target) (map[string]error, error) {
+func StillReferenced(ctx context.Context, b stackstate.Backend, targets, neighbours []Target) (map[string]error, error) {
 	destroyed := map[string]bool{}
 	for _, t := range targets {
 		destroyed[t.Key()] = true
@@ -111,7 +117,36 @@ func StillReferenced(ctx context.Context, b Backend, targets, neighbours []Targe
 		for i, stack := range stacks {
 			named[i] = stack + " (" + strings.Join(files[stack], ", ") + ")"
 		}
-		refused[key] = &ReferencedError{By: named}
+		refused[key] = &stackstate.ReferencedError{By: named}
 	}
 	return refused, nil
+}
+
+// References are the stacks a stack input's valueFrom fields read, as <project>/<stack>.
+func References(in proto.Message) []string {
+	var out []string
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Message() == nil || fd.IsMap() {
+				return true
+			}
+			if fd.IsList() {
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+				return true
+			}
+			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
+				if from := ref.GetValueFrom(); from != nil {
+					out = append(out, reference.Key(from))
+				}
+				return true
+			}
+			walk(v.Message())
+			return true
+		})
+	}
+	walk(stackinput.Target(in).ProtoReflect())
+	return out
 }

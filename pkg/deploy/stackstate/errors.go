@@ -1,4 +1,4 @@
-package deploy
+package stackstate
 
 import (
 	"fmt"
@@ -107,13 +107,13 @@ func (l Leftovers) Advice(file string) string {
 		return advice + "the cloud holds none of the name, so run `clusterplane refresh " + file +
 			" --clear-pending-creates`; then run this again"
 	case l.Looked && len(l.Found) == 1 && len(l.Creates) == 1:
-		return advice + "the cloud holds " + describeLive(l.Found) + ": run `clusterplane refresh " + file + imports +
+		return advice + "the cloud holds " + DescribeLive(l.Found) + ": run `clusterplane refresh " + file + imports +
 			"` to record it; then run this again"
 	case l.Looked && len(l.Creates) == 1:
-		return advice + "the cloud holds " + describeLive(l.Found) + ": record one with `clusterplane refresh " + file +
+		return advice + "the cloud holds " + DescribeLive(l.Found) + ": record one with `clusterplane refresh " + file +
 			imports + "` (its id as CLOUD_ID) and delete the others in the cloud; then run this again"
 	case l.Looked:
-		advice += "the cloud holds " + describeLive(l.Found) + "; "
+		advice += "the cloud holds " + DescribeLive(l.Found) + "; "
 	}
 	return advice + "look the resource up in the cloud and run `clusterplane refresh " + file +
 		imports + "` with its id (CLOUD_ID), or `clusterplane refresh " + file + " --clear-pending-creates` if the cloud " +
@@ -299,4 +299,23 @@ func (e *TornCheckpointError) Error() string {
 	}
 	return text + ". Restore the copy the Pulumi CLI kept of the one before it with `cp " + e.Backup + " " + e.Path +
 		"` (it may lack the last operation's changes: run refresh, then up, to read them back from the cloud)"
+}
+
+// DescribeLive names the resources: `cluster dev-fra1 in region fra1 (id a, id b)`.
+func DescribeLive(live []kinds.Live) string {
+	if len(live) == 0 {
+		return "nothing"
+	}
+	var ids []string
+	for _, l := range live {
+		ids = append(ids, l.ID)
+	}
+	what := live[0].Type + " " + live[0].Name
+	if len(live) > 1 {
+		what = fmt.Sprintf("%d %ss named %s", len(live), live[0].Type, live[0].Name)
+	}
+	if live[0].Where != "" {
+		what += " in " + live[0].Where
+	}
+	return what + " (id " + strings.Join(ids, ", id ") + ")"
 }

@@ -1,8 +1,9 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
 )
@@ -11,9 +12,9 @@ import (
 // with the target's provider config), nil when the stack does not exist or recorded none. It
 // reads the backend, never the cloud: a policy over changes (pkg/change/policy) compares a manifest
 // with it before anything runs.
-func LastDeployed(ctx context.Context, b Backend, t Target) (proto.Message, error) {
+func LastDeployed(ctx context.Context, b stackstate.Backend, t Target) (proto.Message, error) {
 	s, err := b.Open(ctx, t.Project, t.Stack, nil)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil, nil
 	}
 	if err != nil {
@@ -24,5 +25,5 @@ func LastDeployed(ctx context.Context, b Backend, t Target) (proto.Message, erro
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s: read the manifest the stack last deployed", t.Key())
 	}
-	return deployedInput(t.Input, outputs)
+	return DeployedInput(t.Input, outputs)
 }

@@ -1,4 +1,4 @@
-package deploy
+package queue
 
 import (
 	"context"
@@ -10,80 +10,12 @@ import (
 
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-// Status is how one target's operation ended.
-type Status string
-
-// The statuses.
-const (
-	// Done: the operation ran to its end (deployed, previewed, refreshed, destroyed, in sync).
-	Done Status = "done"
-	// Blocked: the operation ran, or was stopped before the engine, and found what must not pass
-	// unasked: a refused change, a replacement, drift, a disagreeing adoption, no confirmation.
-	Blocked Status = "blocked"
-	// Failed: the operation failed; Err says why.
-	Failed Status = "failed"
-	// Skipped: a stack the target depends on did not deploy (BlockedBy), so it did not run.
-	Skipped Status = "skipped"
-	// Cancelled: interrupted (Ctrl-C) before it ended, or before it started.
-	Cancelled Status = "cancelled"
-)
-
-// Outcome is what one target's operation did.
-type Outcome struct {
-	Target Target
-	Status Status
-	// Reason says the outcome in a few words, e.g. "1 update", "refused: ...", "not confirmed".
-	Reason string
-	// Err is the failure or the refusal, typed (see errors.go); nil when done.
-	Err error
-	// Orphans are pools a stopped rotation of the stack left in the cloud (drift, status --drift).
-	Orphans []Orphan
-	// BlockedBy is the stack whose failure skipped this one.
-	BlockedBy string
-	// Result is the engine's result of the operation, when the engine ran.
-	Result *Result
-	Took   time.Duration
-	// NotRun: the stack was left alone on purpose (Done): the fleet scan found it unchanged, or
-	// --changed-since left it out; Reason says which.
-	NotRun bool
-
-	// What the operation found, by operation.
-	Drift []FieldDrift // drift; up: what the cloud still differs in, which no up puts back
-	// PutBack are the fields an up found changed in the cloud and set back to the manifest's
-	// values, with what the cloud had (up).
-	PutBack []FieldDrift
-	// Sets are the fields the stack took over as the cloud had them (an adoption's in-place
-	// differences) that an up sets to the manifest's values for the first time (up, preview).
-	Sets          []FieldDrift
-	Report        *StackStatus   // status
-	Kubeconfig    []byte         // kubeconfig, a secret
-	Disagreements []Disagreement // adopt
-	// InPlace are an adoption's differences that the next up changes in place (adopt).
-	InPlace []Disagreement
-	// Unmanaged are the clusters or node pools of the manifest's name the cloud holds and the
-	// stack does not (up, status): what a failed create left, or what up refused to duplicate.
-	Unmanaged []kinds.Live
-	// Planned is the stack's part of a saved plan (PreviewPlan).
-	Planned *PlannedStack
-	// Policy are the rules of the policy (pkg/change/policy) the manifest breaks (preview, up).
-	Policy []policy.Result
-	// Rotations are the pool rotations up carries out for the manifest (preview).
-	Rotations []rotation.Rotation
-}
-
-// Op is an operation on one target, run by a Queue.
-type Op func(ctx context.Context, t Target) Outcome
 
 // Queue runs an operation over many targets: each after the stacks it references (before them
 // when Reverse, as destroy needs), at most Parallel at once, each within StackTimeout.
@@ -99,14 +31,14 @@ type Queue struct {
 	SkipBlocked bool
 	// Recovery, when set, reads what an operation interrupted by its deadline or by Ctrl-C left
 	// its stack needing (Deployer.Recovery does): its error then says it, and what to run.
-	Recovery func(ctx context.Context, t Target) error
+	Recovery func(ctx context.Context, t deploytarget.Target) error
 }
 
 // Run runs op on every target of an order (see Order) and returns their outcomes in that order.
 // A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
 // When ctx ends, running operations are interrupted and the targets not started are cancelled.
-func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]string, op Op) []Outcome {
-	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*Outcome{}, started: map[string]bool{},
+func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[string][]string, op outcome.Op) []outcome.Outcome {
+	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*outcome.Outcome{}, started: map[string]bool{},
 		finished: make(chan struct{}, len(sorted))}
 	for {
 		r.mu.Lock()
@@ -130,7 +62,7 @@ func (q Queue) Run(ctx context.Context, sorted []Target, deps map[string][]strin
 		}
 	}
 	r.wg.Wait()
-	out := make([]Outcome, len(sorted))
+	out := make([]outcome.Outcome, len(sorted))
 	for i, t := range sorted {
 		out[i] = *r.done[t.Key()]
 	}
@@ -156,10 +88,10 @@ func (q Queue) waits(deps map[string][]string) map[string][]string {
 // mu; finished is told each time a target's operation ends.
 type queueRun struct {
 	q        Queue
-	sorted   []Target
+	sorted   []deploytarget.Target
 	waits    map[string][]string
 	mu       sync.Mutex
-	done     map[string]*Outcome
+	done     map[string]*outcome.Outcome
 	started  map[string]bool
 	running  int
 	finished chan struct{}
@@ -167,8 +99,8 @@ type queueRun struct {
 }
 
 // stops tells that an outcome keeps the targets that wait for it from running.
-func (r *queueRun) stops(o *Outcome) bool {
-	return o.Status == Failed || o.Status == Skipped || o.Status == Cancelled || r.q.SkipBlocked && o.Status == Blocked
+func (r *queueRun) stops(o *outcome.Outcome) bool {
+	return o.Status == outcome.Failed || o.Status == outcome.Skipped || o.Status == outcome.Cancelled || r.q.SkipBlocked && o.Status == outcome.Blocked
 }
 
 // cancelUnstarted cancels every target not started. r.mu is held.
@@ -176,14 +108,14 @@ func (r *queueRun) cancelUnstarted() {
 	for _, t := range r.sorted {
 		if !r.started[t.Key()] {
 			r.started[t.Key()] = true
-			r.done[t.Key()] = &Outcome{Target: t, Status: Cancelled, Reason: "cancelled before it started", Err: ErrCancelled}
+			r.done[t.Key()] = &outcome.Outcome{Target: t, Status: outcome.Cancelled, Reason: "cancelled before it started", Err: stackstate.ErrCancelled}
 		}
 	}
 }
 
 // startReady starts, up to the queue's parallel, the targets whose waits are done, and skips
 // those one of whose waits stopped. r.mu is held.
-func (r *queueRun) startReady(ctx context.Context, op Op) {
+func (r *queueRun) startReady(ctx context.Context, op outcome.Op) {
 	parallel := max(r.q.Parallel, 1)
 	for _, t := range r.sorted {
 		if r.started[t.Key()] || r.running >= parallel {
@@ -201,7 +133,7 @@ func (r *queueRun) startReady(ctx context.Context, op Op) {
 		}
 		if blocker != "" {
 			r.started[t.Key()] = true
-			r.done[t.Key()] = &Outcome{Target: t, Status: Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
+			r.done[t.Key()] = &outcome.Outcome{Target: t, Status: outcome.Skipped, BlockedBy: blocker, Reason: "skipped: " + blocker + " did not deploy"}
 			continue
 		}
 		if !ready {
@@ -210,7 +142,7 @@ func (r *queueRun) startReady(ctx context.Context, op Op) {
 		r.started[t.Key()] = true
 		r.running++
 		r.wg.Add(1)
-		go func(t Target) {
+		go func(t deploytarget.Target) {
 			defer r.wg.Done()
 			o := r.q.run(ctx, t, op)
 			r.mu.Lock()
@@ -225,7 +157,7 @@ func (r *queueRun) startReady(ctx context.Context, op Op) {
 // run runs op on t within the stack deadline and says how it ended when op could not. An
 // operation interrupted by its deadline or by ctx says, when Recovery finds any, what it left
 // the stack needing (a lock, pending operations) and what to run.
-func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
+func (q Queue) run(ctx context.Context, t deploytarget.Target, op outcome.Op) outcome.Outcome {
 	start := time.Now()
 	// Always cancellable: a panicking operation stops what it started (the engine) on its way out.
 	opCtx, cancel := context.WithCancel(ctx)
@@ -235,14 +167,14 @@ func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
 	defer cancel()
 	o := safely(opCtx, t, op)
 	o.Target, o.Took = t, time.Since(start)
-	interrupted := o.Status == Cancelled
+	interrupted := o.Status == outcome.Cancelled
 	switch {
 	case o.Status == "":
-		o.Status = Done
-	case o.Status == Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
-		o.Status, o.Reason = Failed, "timed out after "+q.StackTimeout.String()
+		o.Status = outcome.Done
+	case o.Status == outcome.Cancelled && ctx.Err() == nil && errors.Is(opCtx.Err(), context.DeadlineExceeded):
+		o.Status, o.Reason = outcome.Failed, "timed out after "+q.StackTimeout.String()
 		timeout := errors.Errorf("the operation did not end within %s (the stack's deadline)", q.StackTimeout)
-		var left *LeftBehindError
+		var left *outcome.LeftBehindError
 		if errors.As(o.Err, &left) {
 			left.Cause, timeout = timeout, left
 		}
@@ -259,12 +191,12 @@ func (q Queue) run(ctx context.Context, t Target, op Op) Outcome {
 const recoveryTimeout = 30 * time.Second
 
 // recovered adds to an interrupted operation's outcome what recovery finds the stack needing.
-func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.Context, Target) error) Outcome {
+func recovered(ctx context.Context, t deploytarget.Target, o outcome.Outcome, recovery func(context.Context, deploytarget.Target) error) outcome.Outcome {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoveryTimeout)
 	defer cancel()
-	var interrupted *InterruptedError
+	var interrupted *stackstate.InterruptedError
 	err := recovery(rctx, t)
-	if err == nil && o.Status == Cancelled && o.Result != nil {
+	if err == nil && o.Status == outcome.Cancelled && o.Result != nil {
 		// The engine ended the steps it had begun and let go of the stack: what they made is in
 		// it, and nothing waits to be recovered. The same command finishes the rest.
 		o.Reason += "; the engine finished the steps it had begun and nothing is left pending: run it again to finish"
@@ -275,13 +207,13 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 			// The operation's own guard asked the cloud and found these: the ids to import.
 			interrupted.Found, interrupted.Looked = o.Unmanaged, true
 		}
-		var left *LeftBehindError
+		var left *outcome.LeftBehindError
 		if errors.As(o.Err, &left) && len(interrupted.Creates) > 0 {
 			// A create left pending is recorded with its id (refresh), not adopted: the advice says so.
 			interrupted.Cause = left.Cause
 		}
 		if interrupted.Cause == nil {
-			interrupted.Cause = ErrCancelled
+			interrupted.Cause = stackstate.ErrCancelled
 		}
 		o.Err = interrupted
 		o.Reason += "; " + interrupted.Left()
@@ -292,10 +224,10 @@ func recovered(ctx context.Context, t Target, o Outcome, recovery func(context.C
 // safely runs op, and turns a panic into a failed outcome that names it: the other stacks'
 // operations go on to their end (and release their locks), where a panic would kill the
 // process in the middle of them.
-func safely(ctx context.Context, t Target, op Op) (o Outcome) {
+func safely(ctx context.Context, t deploytarget.Target, op outcome.Op) (o outcome.Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = Outcome{Target: t, Status: Failed, Reason: "failed: clusterplane panicked", Err: &PanicError{Value: fmt.Sprint(r)}}
+			o = outcome.Outcome{Target: t, Status: outcome.Failed, Reason: "failed: clusterplane panicked", Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}
 		}
 	}()
 	return op(ctx, t)
@@ -304,8 +236,8 @@ func safely(ctx context.Context, t Target, op Op) (o Outcome) {
 // Distinct drops each target that deploys the very manifest another deploys to the same stack: a
 // manifest and its stack-input form (examples/ holds both of each) are one stack, deployed once,
 // from the bare manifest. A stack input whose providerConfig says anything is another target.
-func Distinct(targets []Target) []Target {
-	var out []Target
+func Distinct(targets []deploytarget.Target) []deploytarget.Target {
+	var out []deploytarget.Target
 	at := map[string]int{}
 	for _, t := range targets {
 		i, seen := at[t.Key()]
@@ -341,9 +273,9 @@ func hasProviderConfig(input proto.Message) bool {
 // target's dependencies among them, by key. A reference to a stack no target deploys must name an
 // existing stack (exists answers); a cycle, two targets of one stack, or a reference to nothing is
 // an error naming both ends.
-func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, map[string][]string, error) {
+func Order(targets []deploytarget.Target, exists func(key string) (bool, error)) ([]deploytarget.Target, map[string][]string, error) {
 	targets = Distinct(targets)
-	byKey := map[string]Target{}
+	byKey := map[string]deploytarget.Target{}
 	var twice []string // every pair at once, as validate says every problem
 	for _, t := range targets {
 		if other, ok := byKey[t.Key()]; ok {
@@ -357,7 +289,7 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 	}
 	deps := map[string][]string{}
 	for _, t := range targets {
-		for _, ref := range References(t.Input) {
+		for _, ref := range deploytarget.References(t.Input) {
 			if _, ok := byKey[ref]; ok {
 				deps[t.Key()] = append(deps[t.Key()], ref)
 				continue
@@ -372,7 +304,7 @@ func Order(targets []Target, exists func(key string) (bool, error)) ([]Target, m
 			}
 		}
 	}
-	var sorted []Target
+	var sorted []deploytarget.Target
 	state := map[string]int{} // 1 visiting, 2 done
 	var visit func(key, from string) error
 	visit = func(key, from string) error {
@@ -422,42 +354,4 @@ func Dependants(deps map[string][]string, key string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// References are the stacks a stack input's valueFrom fields read, as <project>/<stack>.
-func References(in proto.Message) []string {
-	var out []string
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() {
-				return true
-			}
-			if fd.IsList() {
-				for i := 0; i < v.List().Len(); i++ {
-					walk(v.List().Get(i).Message())
-				}
-				return true
-			}
-			if ref, ok := v.Message().Interface().(*sharedv1.StringValueOrRef); ok {
-				if from := ref.GetValueFrom(); from != nil {
-					out = append(out, reference.Key(from))
-				}
-				return true
-			}
-			walk(v.Message())
-			return true
-		})
-	}
-	walk(stackinput.Target(in).ProtoReflect())
-	return out
-}
-
-// stamp says on an operation's outcome which target it is of and, unless the queue measures it,
-// how long it took: the operations are called outside a queue too.
-func stamp(o *Outcome, t Target, start time.Time) {
-	o.Target = t
-	if o.Took == 0 {
-		o.Took = time.Since(start)
-	}
 }

@@ -1,4 +1,4 @@
-package deploy
+package queue
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -39,8 +40,10 @@ type Pacer struct {
 	costs   map[string]int // by target key
 	clouds  map[string]*cloudapi.Pacer
 	budgets []Budget
-	now     func() time.Time
-	sleep   func(ctx context.Context, d time.Duration) error
+	// Now and Sleep are the clock the pacer reads and waits on: time.Now and cloudapi.Sleep, or
+	// a test's own clock (pkg/deploy's pacing tests set them).
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Budget is what one cloud's part of a run is estimated to cost.
@@ -83,8 +86,8 @@ func (b Budget) String() string {
 // engine runs (engineRuns; nil: all) are estimated: a stack the fleet scan found unchanged sends
 // the cloud nothing of its own, so counting it promised a 1,000-stack drift half an hour that
 // took seconds.
-func NewPacer(targets []Target, op Requests, engineRuns func(Target) bool) *Pacer {
-	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, now: time.Now, sleep: cloudapi.Sleep}
+func NewPacer(targets []deploytarget.Target, op Requests, engineRuns func(deploytarget.Target) bool) *Pacer {
+	p := &Pacer{costs: map[string]int{}, clouds: map[string]*cloudapi.Pacer{}, Now: time.Now, Sleep: cloudapi.Sleep}
 	clusters, perMinute := map[string]int{}, map[string]int{}
 	for _, t := range targets {
 		if t.Cost == nil {
@@ -126,7 +129,7 @@ func (p *Pacer) Budgets() []Budget { return p.budgets }
 
 // Wait holds t's operation until its estimated requests fit its cloud's pace; it returns at once
 // for a nil pacer, a target of no cost or an unpaced cloud, and ctx's error when ctx ends first.
-func (p *Pacer) Wait(ctx context.Context, t Target) error {
+func (p *Pacer) Wait(ctx context.Context, t deploytarget.Target) error {
 	if p == nil || t.Cost == nil {
 		return nil
 	}
@@ -134,11 +137,11 @@ func (p *Pacer) Wait(ctx context.Context, t Target) error {
 	b := p.clouds[t.Cost.Cloud]
 	var d time.Duration
 	if b != nil {
-		d = b.ReserveAt(p.now(), float64(p.costs[t.Key()]))
+		d = b.ReserveAt(p.Now(), float64(p.costs[t.Key()]))
 	}
 	p.mu.Unlock()
 	if d <= 0 {
 		return nil
 	}
-	return errors.Wrapf(p.sleep(ctx, d), "wait %v for %s's rate limit", d.Round(time.Second), t.Cost.Cloud)
+	return errors.Wrapf(p.Sleep(ctx, d), "wait %v for %s's rate limit", d.Round(time.Second), t.Cost.Cloud)
 }

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
@@ -19,7 +20,7 @@ import (
 // the engine has started. text gives each target's manifest text (by key), for the region's
 // line; a referenced stack that does not exist or recorded no manifest is not checked. Each
 // referenced stack is read once.
-func DeployedRegionMismatches(ctx context.Context, b Backend, list kinds.List, targets []Target,
+func DeployedRegionMismatches(ctx context.Context, b stackstate.Backend, list kinds.List, targets []Target,
 	text func(key string) []byte) ([]error, error) {
 	given := map[string]bool{}
 	for _, t := range targets {

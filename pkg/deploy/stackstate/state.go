@@ -1,4 +1,4 @@
-package deploy
+package stackstate
 
 import (
 	"context"
@@ -11,36 +11,36 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/sig"
 )
 
-// state is what operations read from a stack's exported state: no lock is needed to export it.
-type state struct {
-	raw apitype.UntypedDeployment
-	d   apitype.DeploymentV3
+// State is what operations read from a stack's exported state: no lock is needed to export it.
+type State struct {
+	Raw        apitype.UntypedDeployment
+	Deployment apitype.DeploymentV3
 }
 
-// readState exports the stack's state.
-func readState(ctx context.Context, s Stack) (state, error) {
+// ReadState exports the stack's state.
+func ReadState(ctx context.Context, s Stack) (State, error) {
 	raw, err := s.Export(ctx)
 	if err != nil {
-		return state{}, err
+		return State{}, err
 	}
-	return stateOf(raw)
+	return StateOf(raw)
 }
 
-// stateOf reads a stack's state as `pulumi stack export` writes it.
-func stateOf(raw apitype.UntypedDeployment) (state, error) {
-	st := state{raw: raw}
+// StateOf reads a stack's state as `pulumi stack export` writes it.
+func StateOf(raw apitype.UntypedDeployment) (State, error) {
+	st := State{Raw: raw}
 	if len(raw.Deployment) > 0 && string(raw.Deployment) != "null" {
-		if err := json.Unmarshal(raw.Deployment, &st.d); err != nil {
-			return state{}, errors.Wrap(err, "read the stack's state")
+		if err := json.Unmarshal(raw.Deployment, &st.Deployment); err != nil {
+			return State{}, errors.Wrap(err, "read the stack's state")
 		}
 	}
 	return st, nil
 }
 
-// pendingCreates are the creates an interrupted operation left pending.
-func (st state) pendingCreates() []PendingCreate {
+// PendingCreates are the creates an interrupted operation left pending.
+func (st State) PendingCreates() []PendingCreate {
 	var out []PendingCreate
-	for _, op := range st.d.PendingOperations {
+	for _, op := range st.Deployment.PendingOperations {
 		if op.Type == apitype.OperationTypeCreating {
 			out = append(out, PendingCreate{URN: string(op.Resource.URN), Type: string(op.Resource.Type),
 				Name: resource.URN(op.Resource.URN).Name()})
@@ -49,11 +49,11 @@ func (st state) pendingCreates() []PendingCreate {
 	return out
 }
 
-// resources are what a destroy deletes, "type name" each: the stack's resources but the stack
+// Resources are what a destroy deletes, "type name" each: the stack's resources but the stack
 // itself and its providers, which hold nothing in the cloud.
-func (st state) resources() []string {
+func (st State) Resources() []string {
 	var out []string
-	for _, r := range st.d.Resources {
+	for _, r := range st.Deployment.Resources {
 		if r.Type == resource.RootStackType || strings.HasPrefix(string(r.Type), "pulumi:providers:") || r.Delete {
 			continue
 		}
@@ -62,11 +62,11 @@ func (st state) resources() []string {
 	return out
 }
 
-// outputs are the stack's outputs as the state holds them: secrets are encrypted there, and read
+// Outputs are the stack's outputs as the state holds them: secrets are encrypted there, and read
 // as Output{Secret: true} without a value.
-func (st state) outputs() map[string]Output {
+func (st State) Outputs() map[string]Output {
 	out := map[string]Output{}
-	for _, r := range st.d.Resources {
+	for _, r := range st.Deployment.Resources {
 		if r.Type != resource.RootStackType {
 			continue
 		}
@@ -94,8 +94,8 @@ func values(outputs map[string]Output) map[string]any {
 	return out
 }
 
-// outputsOf reads Previous back as outputs, for the manifest gate.
-func outputsOf(previous map[string]any) map[string]Output {
+// OutputsOf reads Previous back as outputs, for the manifest gate.
+func OutputsOf(previous map[string]any) map[string]Output {
 	out := map[string]Output{}
 	for name, v := range previous {
 		out[name] = Output{Value: v, Secret: v == "[secret]"}
@@ -103,13 +103,13 @@ func outputsOf(previous map[string]any) map[string]Output {
 	return out
 }
 
-// importPending records pending creates with the cloud ids the user found (values are [URN=]ID,
+// ImportPending records pending creates with the cloud ids the user found (values are [URN=]ID,
 // a bare ID for the one pending create): each resource, as the engine was creating it, joins the
 // stack's resources with its id, and the refresh that follows reads the rest from the cloud. The
 // Pulumi CLI's own --import-pending-creates only drops them (3.259: the engine neither imports an
 // "importing" operation nor keeps it), which would lose the cloud's resource.
-func importPending(ctx context.Context, s Stack, st state, values []string) error {
-	creates := st.pendingCreates()
+func ImportPending(ctx context.Context, s Stack, st State, values []string) error {
+	creates := st.PendingCreates()
 	ids := map[string]string{}
 	for _, v := range values {
 		urn, id := "", v
@@ -133,13 +133,13 @@ func importPending(ctx context.Context, s Stack, st state, values []string) erro
 	var deployment map[string]json.RawMessage
 	var resources []json.RawMessage
 	var ops []map[string]json.RawMessage
-	if err := json.Unmarshal(st.raw.Deployment, &deployment); err != nil {
+	if err := json.Unmarshal(st.Raw.Deployment, &deployment); err != nil {
 		return errors.Wrap(err, "read the stack's state")
 	}
-	if err := unmarshalIfAny(deployment["resources"], &resources); err != nil {
+	if err := UnmarshalIfAny(deployment["resources"], &resources); err != nil {
 		return err
 	}
-	if err := unmarshalIfAny(deployment["pending_operations"], &ops); err != nil {
+	if err := UnmarshalIfAny(deployment["pending_operations"], &ops); err != nil {
 		return err
 	}
 	var kept []map[string]json.RawMessage
@@ -172,16 +172,40 @@ func importPending(ctx context.Context, s Stack, st state, values []string) erro
 			return err
 		}
 	}
-	raw := st.raw
+	raw := st.Raw
 	if raw.Deployment, err = json.Marshal(deployment); err != nil {
 		return err
 	}
 	return errors.Wrap(s.Import(ctx, raw), "record the pending creates in the stack's state")
 }
 
-func unmarshalIfAny(data json.RawMessage, v any) error {
+func UnmarshalIfAny(data json.RawMessage, v any) error {
 	if len(data) == 0 || string(data) == "null" {
 		return nil
 	}
 	return errors.Wrap(json.Unmarshal(data, v), "read the stack's state")
+}
+
+// IDs are the ids the state holds of resources of type typ, and whether it holds any.
+func (st State) IDs(typ string) ([]string, bool) {
+	var out []string
+	held := false
+	for _, r := range st.Deployment.Resources {
+		if string(r.Type) == typ {
+			held = true
+			out = append(out, string(r.ID))
+		}
+	}
+	return out, held
+}
+
+// Protected are the resources of the state that deletion protection protects, as "type name".
+func (st State) Protected() []string {
+	var out []string
+	for _, r := range st.Deployment.Resources {
+		if r.Protect {
+			out = append(out, string(r.Type)+" "+r.URN.Name())
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package deploy
+package deploytarget
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // Holds is what of the target's cloud resource (its kind's cluster or node pool type) the
 // target's stack already holds, "type name", or "" when it holds none or does not exist. A stack
 // that holds it was deployed (or adopted) already: adopting into it would take it over twice.
-func Holds(ctx context.Context, b Backend, t Target) (string, error) {
+func Holds(ctx context.Context, b stackstate.Backend, t Target) (string, error) {
 	resources, err := heldResources(ctx, b, t, t.Stack)
 	if err != nil || len(resources) == 0 {
 		return "", err
@@ -23,7 +24,7 @@ func Holds(ctx context.Context, b Backend, t Target) (string, error) {
 
 // heldResources are the resources of t's kind's cluster and node pool types that stack of t's
 // project holds (none being deleted); none when the stack does not exist.
-func heldResources(ctx context.Context, b Backend, t Target, stack string) ([]apitype.ResourceV3, error) {
+func heldResources(ctx context.Context, b stackstate.Backend, t Target, stack string) ([]apitype.ResourceV3, error) {
 	if t.Effects == nil {
 		return nil, nil
 	}
@@ -35,19 +36,19 @@ func heldResources(ctx context.Context, b Backend, t Target, stack string) ([]ap
 	}
 	key := t.Project + "/" + stack
 	s, err := b.Open(ctx, t.Project, stack, nil)
-	if errors.Is(err, ErrNotDeployed) {
+	if errors.Is(err, stackstate.ErrNotDeployed) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, errors.Wrapf(err, "open stack %s", key)
 	}
 	defer s.Close()
-	st, err := readState(ctx, s)
+	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return nil, errors.Wrapf(err, "read stack %s", key)
 	}
 	var out []apitype.ResourceV3
-	for _, r := range st.d.Resources {
+	for _, r := range st.Deployment.Resources {
 		if types[string(r.Type)] && !r.Delete {
 			out = append(out, r)
 		}
@@ -61,11 +62,11 @@ type StackLister interface {
 	Stacks(ctx context.Context, project string) ([]string, error)
 }
 
-// heldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
+// HeldIDs are the cloud ids the stacks of t's project hold in resources of t's cluster and pool
 // types, each with the key of the stack that holds it: the resource's id, and CLUSTER_ID:ID where
 // the resource names its cluster (a Civo pool's id is its name, unique in its cluster only, and
 // discover records it so). None when the backend cannot list stacks.
-func heldIDs(ctx context.Context, b Backend, t Target) (map[string]string, error) {
+func HeldIDs(ctx context.Context, b stackstate.Backend, t Target) (map[string]string, error) {
 	out := map[string]string{}
 	lister, ok := b.(StackLister)
 	if !ok {
