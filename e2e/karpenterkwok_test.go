@@ -16,17 +16,7 @@ import (
 // names a Node kwok runs, and scaled to zero the nodes are consolidated away.
 func TestKarpenterCoreProvisionsAndConsolidatesOnTheRealControlPlane(t *testing.T) {
 	start := time.Now()
-	k := newKubeCluster(t)
-	binary := karpenterKwok(t)
-	k.installCRDs(append(karpenterCoreCRDs(t),
-		filepath.Join(karpenterCoreDir(t), "kwok", "apis", "crds", "karpenter.kwok.sh_kwoknodeclasses.yaml")))
-	k.must("POST", "/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses", map[string]any{
-		"apiVersion": "karpenter.kwok.sh/v1alpha1", "kind": "KWOKNodeClass", "metadata": map[string]any{"name": "default"},
-	})
-	// The kwok provider has no NodeClass controller: the test says the class is ready.
-	k.setReady("/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses/default")
-	k.must("POST", "/apis/karpenter.sh/v1/nodepools", nodePool("default", "karpenter.kwok.sh", "KWOKNodeClass", "default"))
-	startOperator(t, k, "karpenter-kwok", binary)
+	k := karpenterOnKwok(t)
 	t.Logf("Karpenter up %s after the start", time.Since(start).Round(100*time.Millisecond))
 
 	cs := k.clientset()
@@ -58,4 +48,22 @@ func TestKarpenterCoreProvisionsAndConsolidatesOnTheRealControlPlane(t *testing.
 		return err == nil && len(nodes.Items) == 0
 	})
 	t.Logf("consolidated %s after the start; memory %s", time.Since(start).Round(100*time.Millisecond), k.memory())
+}
+
+// karpenterOnKwok is the control plane with Karpenter core and its kwok provider running, a
+// ready KWOKNodeClass "default" and a NodePool "default" of it.
+func karpenterOnKwok(t *testing.T) *kube {
+	t.Helper()
+	k := newKubeCluster(t)
+	binary := karpenterKwok(t)
+	k.installCRDs(append(karpenterCoreCRDs(t),
+		filepath.Join(karpenterCoreDir(t), "kwok", "apis", "crds", "karpenter.kwok.sh_kwoknodeclasses.yaml")))
+	k.must("POST", "/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses", map[string]any{
+		"apiVersion": "karpenter.kwok.sh/v1alpha1", "kind": "KWOKNodeClass", "metadata": map[string]any{"name": "default"},
+	})
+	// The kwok provider has no NodeClass controller: the test says the class is ready.
+	k.setReady("/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses/default")
+	k.must("POST", "/apis/karpenter.sh/v1/nodepools", nodePool("default", "karpenter.kwok.sh", "KWOKNodeClass", "default"))
+	startOperator(t, k, "karpenter-kwok", binary)
+	return k
 }
