@@ -24,7 +24,7 @@ OUTPUTS_PAGE := docs/deploying.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
 
-.PHONY: help tools protos check-generated check-tracked lint test fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
@@ -32,6 +32,8 @@ help:
 	@echo "make check-tracked    fail when git tracks a built binary or a file over 1 MB"
 	@echo "make protos           regenerate Go code, JSON Schemas, the Pulumi schema and docs/pitfalls.md (installs buf, protoc-gen-go)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
+	@echo "make test-karpenter   vet and test the Karpenter provider's module (karpenter/)"
+	@echo "make karpenter-generate  the Karpenter provider's deepcopy code, CRDs and JSON Schemas; check-karpenter-generated fails when stale"
 	@echo "make build            the four program binaries, clusterplane and pulumi-resource-clusterplane in bin/"
 	@echo "make bench            benchmarks, binary sizes and build times (bench/build.sh)"
 	@echo "make bench-api        the API under a portal's load: 200 clients at once listing and reading 1,000 pools, on SQLite and"
@@ -104,6 +106,27 @@ lint: tools $(VALIDATE_PROTO)
 test:
 	go vet ./...
 	go test -timeout 20m ./...
+	$(MAKE) test-karpenter
+
+# The Karpenter provider (karpenter/, issue 67) is a module of its own: ./... above does not reach it.
+test-karpenter:
+	cd karpenter && go vet ./... && go test -timeout 20m ./...
+
+# The NodeClasses' deepcopy code and CRDs (controller-gen, pinned in karpenter/tools/controllergen),
+# their JSON Schemas and Karpenter core's CRDs copied into the chart (karpenter/tools/crdschema).
+KARPENTER_GENERATED := karpenter/pkg/apis karpenter/chart/crds karpenter/schemas
+karpenter-generate:
+	mkdir -p bin
+	cd karpenter/tools/controllergen && go build -o ../../../bin/karpenter-controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
+	cd karpenter && ../bin/karpenter-controller-gen object paths=./pkg/apis/... \
+		crd:generateEmbeddedObjectMeta=false paths=./pkg/apis/... output:crd:artifacts:config=chart/crds
+	cd karpenter && go run ./tools/crdschema -crds chart/crds -out schemas \
+		-core "$$(go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter)/pkg/apis/crds"
+
+check-karpenter-generated: karpenter-generate
+	@if [ -n "$$(git status --porcelain -- $(KARPENTER_GENERATED))" ]; then \
+		echo "the Karpenter provider's generated files are stale; run 'make karpenter-generate' and commit:"; \
+		git status --short -- $(KARPENTER_GENERATED); exit 1; fi
 
 # How long each fuzz target runs: a duration (2m) or a count of inputs (5000x). CI counts inputs:
 # a duration can end while a slow input (a whole plan) is running, which go test reports as a

@@ -59,6 +59,8 @@ type NodePool struct {
 	AutoScale bool              `json:"auto_scale"`
 	MinNodes  int32             `json:"min_nodes"`
 	MaxNodes  int32             `json:"max_nodes"`
+	// Nodes are the pool's nodes (pools.go), read by the Karpenter provider.
+	Nodes []Node `json:"nodes"`
 }
 
 // Taint is a Kubernetes taint on a pool's nodes, the same type as Civo's pools have.

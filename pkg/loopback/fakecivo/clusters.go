@@ -46,6 +46,8 @@ type fakePool struct {
 	pool    civogo.KubernetesPool
 	pending int
 	seq     int
+	// named is how many instance names the pool has given (setNodes).
+	named int
 }
 
 // apiError is a refusal: its status, Civo's code and the fake's reason.
@@ -64,15 +66,22 @@ func (f *Civo) refuse(q *request, e *apiError) { f.fail(q.w, e.status, e.code, e
 // '_', starting with a letter or digit.
 var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
+// setNodes gives the pool n nodes: the first ones stay as they are (a node keeps its name for
+// life, as Civo's instances do), new ones are named after a counter that never goes back, so a
+// deleted instance's name is never given again (instances.go).
 func (p *fakePool) setNodes(n, pending int) {
 	p.pool.Count = n
 	p.pending = pending
-	p.pool.InstanceNames = nil
-	p.pool.Instances = nil
-	for i := range n {
-		name := fmt.Sprintf("k3s-%s-node-%d", p.pool.ID, i)
-		p.pool.InstanceNames = append(p.pool.InstanceNames, name)
+	p.pool.Instances = p.pool.Instances[:min(n, len(p.pool.Instances))]
+	p.named = max(p.named, len(p.pool.Instances))
+	for len(p.pool.Instances) < n {
+		name := fmt.Sprintf("k3s-%s-node-%d", p.pool.ID, p.named)
+		p.named++
 		p.pool.Instances = append(p.pool.Instances, civogo.KubernetesInstance{ID: name, Hostname: name, Size: p.pool.Size})
+	}
+	p.pool.InstanceNames = nil
+	for _, in := range p.pool.Instances {
+		p.pool.InstanceNames = append(p.pool.InstanceNames, in.ID)
 	}
 }
 
@@ -754,6 +763,10 @@ func (f *Civo) servePools(q *request, cid string, seg []string) {
 		default:
 			f.fail(q.w, http.StatusMethodNotAllowed, "method_not_allowed", q.r.Method+" "+q.r.URL.Path)
 		}
+		return
+	}
+	if len(seg) == 3 && seg[1] == "instances" && q.r.Method == http.MethodDelete {
+		f.deleteInstance(q, cid, seg[0], seg[2])
 		return
 	}
 	if len(seg) != 1 {

@@ -141,8 +141,8 @@ func (d *DO) listSizes(w http.ResponseWriter) {
 		if !ok {
 			monthly = DefaultPrice
 		}
-		sizes = append(sizes, godo.Size{Slug: slug, PriceMonthly: monthly, PriceHourly: monthly / 672, Available: true,
-			Regions: slices.Clone(d.regions)})
+		sizes = append(sizes, withShape(godo.Size{Slug: slug, PriceMonthly: monthly, PriceHourly: monthly / 672, Available: true,
+			Regions: slices.Clone(d.regions)}))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sizes": sizes, "links": map[string]any{}, "meta": map[string]any{"total": len(sizes)}})
 }

@@ -747,6 +747,8 @@ func (a *api) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		d.updatePool(w, seg[3], seg[5], body)
 	case route("DELETE", "v2", k8s, clusters, "*", pools, "*"):
 		d.deletePool(w, seg[3], seg[5])
+	case route("DELETE", "v2", k8s, clusters, "*", pools, "*", "nodes", "*"):
+		d.deleteNode(w, r, seg[3], seg[5], seg[7])
 	case route("GET", "v2", k8s, "options"):
 		d.options(w)
 	case route("GET", "v2", "sizes"):

@@ -1,0 +1,32 @@
+// Package v1 is the API of clusterplane's Karpenter provider: DigitalOceanNodeClass and
+// CivoNodeClass, the NodeClasses a Karpenter NodePool's nodeClassRef names. A NodeClass says which
+// managed cluster the nodes join and which of the cloud's sizes they may have; the provider adds
+// each node to a managed node pool of that cluster (DOKS or Civo Kubernetes), because neither cloud
+// accepts a bare machine as a node of a managed cluster.
+//
+// +k8s:deepcopy-gen=package
+// +kubebuilder:object:generate=true
+// +groupName=karpenter.clusterplane.dev
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group is the API group of the NodeClasses.
+const Group = "karpenter.clusterplane.dev"
+
+// SchemeGroupVersion is the group and version of every kind here.
+var SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: "v1"}
+
+// AddToScheme registers the kinds in a scheme, as a controller-runtime client needs them.
+var AddToScheme = func(s *runtime.Scheme) error {
+	s.AddKnownTypes(SchemeGroupVersion,
+		&DigitalOceanNodeClass{}, &DigitalOceanNodeClassList{},
+		&CivoNodeClass{}, &CivoNodeClassList{},
+	)
+	metav1.AddToGroupVersion(s, SchemeGroupVersion)
+	return nil
+}

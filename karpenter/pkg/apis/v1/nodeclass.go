@@ -1,0 +1,219 @@
+package v1
+
+import (
+	"github.com/awslabs/operatorpkg/status"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The conditions a NodeClass's status carries. Ready is true when both others are.
+const (
+	// ConditionClusterReady says the cluster was found in the cloud and is running.
+	ConditionClusterReady = "ClusterReady"
+	// ConditionSizesResolved says at least one size the terms select is offered in the cluster's
+	// region.
+	ConditionSizesResolved = "SizesResolved"
+)
+
+// AnnotationHash is the NodeClass's hash of its spec, written on the NodeClass by its controller
+// and on each NodeClaim when it is launched: Karpenter's providers (AWS's
+// karpenter.k8s.aws/ec2nodeclass-hash, Azure's, the kwok one) mark drift the same way. A NodeClaim
+// whose hash differs from its NodeClass's is drifted and gets replaced.
+const AnnotationHash = Group + "/nodeclass-hash"
+
+// AnnotationHashVersion is the version of the hash's recipe: a NodeClaim of another version is
+// not compared (a provider upgrade that changes the recipe must not replace every node).
+const (
+	AnnotationHashVersion = Group + "/nodeclass-hash-version"
+	HashVersion           = "v1"
+)
+
+// NodeClassSpec is what both clouds' NodeClasses say; the kinds differ in the cloud they name.
+type NodeClassSpec struct {
+	// Cluster is the managed Kubernetes cluster the nodes join. Its region and Kubernetes version
+	// are the nodes' too.
+	Cluster ClusterRef `json:"cluster"`
+	// SizeSelectorTerms select the sizes (DigitalOcean's Droplet slugs, Civo's kube sizes) nodes
+	// may have: a size is selected when any term matches it, and a term matches when every field it
+	// sets matches. None selects every size the cluster's region offers for Kubernetes.
+	// +kubebuilder:validation:MaxItems=30
+	// +optional
+	SizeSelectorTerms []SizeSelectorTerm `json:"sizeSelectorTerms,omitempty"`
+	// Labels are Kubernetes labels on every node, set on the node pool.
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('karpenter.sh/') && !k.startsWith('karpenter.clusterplane.dev/'))",message="labels under karpenter.sh/ and karpenter.clusterplane.dev/ are Karpenter's and the provider's"
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// Taints are Kubernetes taints on every node, set on the node pool.
+	// +optional
+	Taints []corev1.Taint `json:"taints,omitempty"`
+	// Tags are the cloud's tags on the node pool and its Droplets. DigitalOcean's pools only:
+	// Civo's pools have no tags, so a CivoNodeClass's tags are written nowhere.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+}
+
+// ClusterRef names a managed cluster by its cloud id or by its name (a clusterplane stack's
+// spec.clusterName): exactly one of the two.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.name)",message="give exactly one of id and name"
+type ClusterRef struct {
+	// ID is the cluster's id in the cloud.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	ID string `json:"id,omitempty"`
+	// Name is the cluster's name in the cloud, as a clusterplane manifest's spec.clusterName
+	// gives it.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Region is where a Civo cluster is (Civo's API is per region); every region the account may
+	// use is searched when it is empty. DigitalOcean's clusters are found without it.
+	// +optional
+	Region string `json:"region,omitempty"`
+}
+
+// SizeSelectorTerm matches sizes by name, family or tag; the fields it sets must all match.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.names) || has(self.families) || has(self.tags)",message="a term sets names, families or tags"
+type SizeSelectorTerm struct {
+	// Names are sizes by their slug (s-2vcpu-4gb, g4s.kube.medium).
+	// +optional
+	Names []string `json:"names,omitempty"`
+	// Families are sizes by family: DigitalOcean's slug prefix before the first '-' (s, c, g,
+	// m, so, gpu), Civo's name before ".kube." (g4s, g4c, g4m, g4p, an.g1).
+	// +optional
+	Families []string `json:"families,omitempty"`
+	// Tags are properties a size must have: "gpu", "amd", "intel" (DigitalOcean's slug suffixes)
+	// or "dedicated" (a family with dedicated CPUs).
+	// +optional
+	Tags []string `json:"tags,omitempty"`
+}
+
+// NodeClassStatus is what the controller found.
+type NodeClassStatus struct {
+	// ClusterID is the cloud's id of the cluster the spec names, and Region its region.
+	// +optional
+	ClusterID string `json:"clusterID,omitempty"`
+	// +optional
+	Region string `json:"region,omitempty"`
+	// Sizes are the sizes the terms select that the region offers, cheapest first.
+	// +optional
+	Sizes []string `json:"sizes,omitempty"`
+	// Conditions are Ready, ClusterReady and SizesResolved.
+	// +optional
+	Conditions []status.Condition `json:"conditions,omitempty"`
+}
+
+// DigitalOceanNodeClass is a NodeClass whose nodes are Droplets in node pools of a DOKS cluster.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=digitaloceannodeclasses,scope=Cluster,categories=karpenter,shortName={donc,doncs}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".status.clusterID"
+// +kubebuilder:printcolumn:name="Region",type="string",JSONPath=".status.region"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+type DigitalOceanNodeClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   NodeClassSpec   `json:"spec"`
+	Status NodeClassStatus `json:"status,omitempty"`
+}
+
+// DigitalOceanNodeClassList is a list of DigitalOceanNodeClass.
+//
+// +kubebuilder:object:root=true
+type DigitalOceanNodeClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DigitalOceanNodeClass `json:"items"`
+}
+
+// CivoNodeClass is a NodeClass whose nodes are instances in node pools of a Civo Kubernetes
+// cluster.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=civonodeclasses,scope=Cluster,categories=karpenter,shortName={civonc,civoncs}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".status.clusterID"
+// +kubebuilder:printcolumn:name="Region",type="string",JSONPath=".status.region"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+type CivoNodeClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   NodeClassSpec   `json:"spec"`
+	Status NodeClassStatus `json:"status,omitempty"`
+}
+
+// CivoNodeClassList is a list of CivoNodeClass.
+//
+// +kubebuilder:object:root=true
+type CivoNodeClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []CivoNodeClass `json:"items"`
+}
+
+// NodeClass is what the provider reads of either kind.
+//
+// +kubebuilder:object:generate=false
+type NodeClass interface {
+	status.Object
+	// NodeClassSpec and NodeClassStatus are the kind's spec and status.
+	NodeClassSpec() *NodeClassSpec
+	NodeClassStatus() *NodeClassStatus
+	// Cloud is "digitalocean" or "civo".
+	Cloud() string
+}
+
+// The clouds a NodeClass names, as pkg/cloud's drivers name them.
+const (
+	CloudDigitalOcean = "digitalocean"
+	CloudCivo         = "civo"
+)
+
+func conditions(o status.Object, opts []status.ForOption) status.ConditionSet {
+	return status.NewReadyConditions(ConditionClusterReady, ConditionSizesResolved).For(o, opts...)
+}
+
+// StatusConditions are Ready, ClusterReady and SizesResolved.
+func (in *DigitalOceanNodeClass) StatusConditions(opts ...status.ForOption) status.ConditionSet {
+	return conditions(in, opts)
+}
+
+// GetConditions and SetConditions are operatorpkg's access to the conditions.
+func (in *DigitalOceanNodeClass) GetConditions() []status.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the conditions.
+func (in *DigitalOceanNodeClass) SetConditions(c []status.Condition) { in.Status.Conditions = c }
+
+// NodeClassSpec is the spec.
+func (in *DigitalOceanNodeClass) NodeClassSpec() *NodeClassSpec { return &in.Spec }
+
+// NodeClassStatus is the status.
+func (in *DigitalOceanNodeClass) NodeClassStatus() *NodeClassStatus { return &in.Status }
+
+// Cloud is DigitalOcean.
+func (in *DigitalOceanNodeClass) Cloud() string { return CloudDigitalOcean }
+
+// StatusConditions are Ready, ClusterReady and SizesResolved.
+func (in *CivoNodeClass) StatusConditions(opts ...status.ForOption) status.ConditionSet {
+	return conditions(in, opts)
+}
+
+// GetConditions and SetConditions are operatorpkg's access to the conditions.
+func (in *CivoNodeClass) GetConditions() []status.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the conditions.
+func (in *CivoNodeClass) SetConditions(c []status.Condition) { in.Status.Conditions = c }
+
+// NodeClassSpec is the spec.
+func (in *CivoNodeClass) NodeClassSpec() *NodeClassSpec { return &in.Spec }
+
+// NodeClassStatus is the status.
+func (in *CivoNodeClass) NodeClassStatus() *NodeClassStatus { return &in.Status }
+
+// Cloud is Civo.
+func (in *CivoNodeClass) Cloud() string { return CloudCivo }
