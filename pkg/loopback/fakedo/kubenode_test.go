@@ -106,28 +106,23 @@ func TestAPoolsNodesAreRegisteredAsTheMachinesTheCloudMade(t *testing.T) {
 	}
 }
 
-func TestADropletSizesMachineIsKnown(t *testing.T) {
+func TestANodesCapacityIsWhatTheSizesAPISaysOfItsSize(t *testing.T) {
 	cases := []struct {
-		name string
-		slug string
-		want shape
+		name           string
+		size           string
+		cpu, mem, gpus int
 	}{
-		{"a default size comes from the table", "s-2vcpu-4gb", shape{2, 4096, 0}},
-		{"a CPU-optimized size whose slug says only the cores comes from the table", "c-8", shape{8, 16384, 0}},
-		{"a GPU size counts its GPUs", "gpu-h100x8-640gb", shape{160, 1966080, 8}},
-		{"a size outside the table is read from its slug", "s-16vcpu-32gb", shape{16, 32768, 0}},
-		{"a slug that says nothing gives nothing", "mystery", shape{}},
+		{"a basic Droplet", "s-2vcpu-4gb", 2, 4096, 0},
+		{"a CPU-optimized Droplet whose slug says only the cores", "c-8", 8, 16384, 0},
+		{"a GPU Droplet counts its GPUs", "gpu-h100x8-640gb", 160, 1966080, 8},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := dropletShape(c.slug); got != c.want {
-				t.Errorf("dropletShape(%q) = %+v, want %+v", c.slug, got, c.want)
+			n := kubeNode(&godo.KubernetesCluster{}, &godo.KubernetesNodePool{Size: c.size}, &godo.KubernetesNode{DropletID: "7"})
+			listed := withShape(godo.Size{Slug: c.size})
+			if n.CPU != c.cpu || n.MemoryMiB != c.mem || n.GPUs != c.gpus || n.CPU != listed.Vcpus || n.MemoryMiB != listed.Memory {
+				t.Errorf("node of %s: %d CPU, %d MiB, %d GPUs; want %d, %d, %d as /v2/sizes lists it", c.size, n.CPU, n.MemoryMiB, n.GPUs, c.cpu, c.mem, c.gpus)
 			}
 		})
-	}
-	for _, slug := range DefaultSizes {
-		if _, ok := dropletShapes[slug]; !ok {
-			t.Errorf("default size %s has no machine in dropletShapes", slug)
-		}
 	}
 }
