@@ -18,6 +18,9 @@ type Cluster struct {
 	FirewallID        string   `json:"firewall_id"`
 	Tags              []string `json:"tags"`
 	Pools             []Pool   `json:"pools"`
+	// Status is the cluster's state (ACTIVE, BUILDING, ...), read by the Karpenter provider
+	// before it adds nodes.
+	Status string `json:"status"`
 	// InstalledApplications are what Civo installed on the cluster (an anonymous struct, as
 	// callers' tests spell it).
 	InstalledApplications []struct {

@@ -21,6 +21,11 @@ type Cluster struct {
 	SurgeUpgrade    bool       `json:"surge_upgrade"`
 	RegistryEnabled bool       `json:"registry_enabled"`
 	NodePools       []NodePool `json:"node_pools"`
+	// Status is the cluster's state (running, provisioning, degraded, ...), read by the Karpenter
+	// provider before it adds nodes.
+	Status *struct {
+		State string `json:"state"`
+	} `json:"status"`
 	// The three below are anonymous structs, as their literals in callers' tests spell them.
 	MaintenancePolicy *struct {
 		StartTime string `json:"start_time"`

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // Group is the API group of the NodeClasses.
@@ -29,4 +30,12 @@ var AddToScheme = func(s *runtime.Scheme) error {
 	)
 	metav1.AddToGroupVersion(s, SchemeGroupVersion)
 	return nil
+}
+
+// The kinds join client-go's scheme, as Karpenter core's own do (sigs.k8s.io/karpenter/pkg/apis/v1):
+// Karpenter's operator builds its clients from that scheme.
+func init() {
+	if err := AddToScheme(scheme.Scheme); err != nil {
+		panic(err)
+	}
 }

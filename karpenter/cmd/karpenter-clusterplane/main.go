@@ -1,0 +1,44 @@
+// Command karpenter-clusterplane runs Karpenter's operator with clusterplane's provider for
+// DigitalOcean and Civo managed node pools: Karpenter core's controllers (provisioning,
+// disruption, the NodeClaims' lifecycle, its metrics and health probes, its structured logs) and
+// the provider's (the NodeClasses' and garbage collection). karpenter/README.md lists its
+// settings.
+package main
+
+import (
+	"os"
+
+	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/controllers/nodeclass"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/operator"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
+	"sigs.k8s.io/karpenter/pkg/controllers"
+	"sigs.k8s.io/karpenter/pkg/controllers/state"
+	coreoperator "sigs.k8s.io/karpenter/pkg/operator"
+)
+
+func main() {
+	ctx, op := coreoperator.NewOperator()
+	opts := operator.FromContext(ctx)
+	cs, err := operator.Clouds(os.Getenv)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "no cloud to serve")
+		os.Exit(1)
+	}
+	is := instance.New()
+	is.BatchWindow = opts.BatchWindow
+	provider := cloudprovider.New(op.GetClient(), cs, instancetype.New(opts.SizesMaxAge), is)
+	decorated := overlay.Decorate(provider, op.GetClient(), op.InstanceTypeStore)
+	cluster := state.NewCluster(op.Clock, op.GetClient(), decorated)
+	core := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(), op.EventRecorder,
+		decorated, provider, cluster, op.InstanceTypeStore)
+	op.WithControllers(ctx, core...).
+		WithControllers(ctx,
+			&nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: "DigitalOceanNodeClass"},
+			&nodeclass.Controller{Kube: op.GetClient(), Provider: provider, Kind: "CivoNodeClass"},
+			cloudprovider.NewGarbageCollector(provider, opts.OrphanGrace, opts.OrphanGrace/10)).
+		Start(ctx)
+}

@@ -1,0 +1,209 @@
+package clouds
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/pkg/errors"
+)
+
+// CivoMarkLabel is the node label that marks the provider's Civo pools (Civo's pools carry no
+// tags): its value is the mark. It differs from rotations' (clusterplane.dev/rotation).
+const CivoMarkLabel = "karpenter.clusterplane.dev/pool"
+
+// CivoProviderIDPrefix is a Civo node's providerID before its instance id, as Civo's cloud
+// controller manager writes it.
+const CivoProviderIDPrefix = "civo://"
+
+// Civo is Civo's Kubernetes API.
+type Civo struct {
+	api *civo.Client
+}
+
+// NewCivo is Civo's API at base ("" is Civo's own) with token.
+func NewCivo(base, token string) *Civo {
+	return &Civo{api: civo.New(base, token, civo.Options{
+		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
+	})}
+}
+
+// Name is "civo".
+func (c *Civo) Name() string { return "civo" }
+
+// ProviderIDPrefix is civo://.
+func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
+
+// Requests is how many requests went to Civo.
+func (c *Civo) Requests() int { return c.api.Requests() }
+
+// FindCluster looks in region, or in every region the account may use when region is "".
+func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluster, error) {
+	regions := []string{region}
+	if region == "" {
+		all, err := c.api.Regions(ctx)
+		if err != nil {
+			return Cluster{}, err
+		}
+		regions = regions[:0]
+		for _, r := range all {
+			regions = append(regions, strings.ToLower(r.Code))
+		}
+	}
+	for _, r := range regions {
+		var found *civo.Cluster
+		if id != "" {
+			cl, err := c.api.Cluster(ctx, r, id)
+			if cloudapi.IsNotFound(err) || (region == "" && refused(err)) {
+				continue
+			}
+			if err != nil {
+				return Cluster{}, err
+			}
+			found = &cl
+		} else {
+			err := c.api.WalkClusters(ctx, r, func(page []civo.Cluster) bool {
+				for i := range page {
+					if page[i].Name == name {
+						found = &page[i]
+						return false
+					}
+				}
+				return true
+			})
+			if err != nil && !(region == "" && refused(err)) {
+				return Cluster{}, err
+			}
+		}
+		if found != nil {
+			return Cluster{ID: found.ID, Name: found.Name, Region: r, State: found.Status, Running: found.Status == "ACTIVE"}, nil
+		}
+	}
+	what := id
+	if what == "" {
+		what = "named " + name
+	}
+	return Cluster{}, errors.Wrapf(ErrClusterNotFound, "no Civo cluster %s in %s", what, strings.Join(regions, ", "))
+}
+
+// refused tells a region the account may not use (Civo answers 400 or 403 about it), which a
+// search of every region passes over: Civo lists regions an account cannot use.
+func refused(err error) bool {
+	s := cloudapi.StatusOf(err)
+	return s == http.StatusBadRequest || s == http.StatusForbidden
+}
+
+// Sizes are Civo's Kubernetes sizes (type "kubernetes", selectable), priced by clusterplane's
+// table (Civo's API has no prices); Civo offers the same sizes in every region.
+func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
+	sizes, err := c.api.Sizes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	table := cost.Table(cost.Civo)
+	var out []Size
+	for _, s := range sizes {
+		if s.Type != "kubernetes" || !s.Selectable {
+			continue
+		}
+		family, _, _ := strings.Cut(s.Name, ".kube.")
+		size := Size{Name: s.Name, Family: family, CPUs: s.CPUCores, MemoryMiB: s.RAMMB, GPUs: s.GPUCount,
+			MonthlyPrice: table.Sizes[s.Name]}
+		if s.GPUCount > 0 {
+			size.Tags = append(size.Tags, "gpu")
+		}
+		// Civo's families: g4s standard, g4c CPU-optimised, g4m memory-optimised, g4p performance;
+		// all but the standard ones have dedicated CPUs (civo.com/pricing).
+		if family != "g4s" {
+			size.Tags = append(size.Tags, "dedicated")
+		}
+		size.HourlyPrice = size.MonthlyPrice / civoHours
+		out = append(out, size)
+	}
+	return out, nil
+}
+
+// Pools are the cluster's pools; a pool's mark is read from its label.
+func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
+	pools, err := c.api.Pools(ctx, cl.Region, cl.ID)
+	if cloudapi.IsNotFound(err) {
+		return nil, errors.Wrapf(ErrClusterNotFound, "Civo cluster %s", cl.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pool, 0, len(pools))
+	for _, p := range pools {
+		pool := Pool{ID: p.ID, Name: p.ID, Size: p.Size, Count: int(p.Count)}
+		if m := p.Labels[CivoMarkLabel]; IsMark(m) {
+			pool.Mark = m
+		}
+		for _, in := range p.Instances {
+			pool.Nodes = append(pool.Nodes, Node{ID: in.ID, Name: in.Hostname, ProviderID: CivoProviderIDPrefix + in.ID,
+				Ready: in.Status == "ACTIVE"})
+		}
+		out = append(out, pool)
+	}
+	return out, nil
+}
+
+// CreatePool makes a pool whose id (its name in the cluster) is karpenter-<size>-<random>; the
+// provider never finds it by that id, only by its label.
+func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool, error) {
+	labels := maps.Clone(spec.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[CivoMarkLabel] = spec.Mark
+	req := civo.PoolRequest{ID: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count), Labels: labels}
+	for _, t := range spec.Taints {
+		req.Taints = append(req.Taints, civo.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	if err := c.api.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
+		return Pool{}, err
+	}
+	pools, err := c.Pools(ctx, cl)
+	if err != nil {
+		return Pool{}, err
+	}
+	for _, p := range pools {
+		if p.ID == req.ID {
+			return p, nil
+		}
+	}
+	return Pool{}, errors.Errorf("Civo made pool %s in cluster %s, yet does not list it", req.ID, cl.ID)
+}
+
+// ResizePool sets the pool's count.
+func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) error {
+	_, err := c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
+	return err
+}
+
+// DeleteNode deletes the pool's instance.
+func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) error {
+	return notFound(c.api.DeleteInstance(ctx, cl.Region, cl.ID, p.ID, n.ID))
+}
+
+// DeletePool deletes the pool.
+func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) error {
+	return notFound(c.api.DeletePool(ctx, cl.Region, cl.ID, p.ID))
+}
+
+// poolName is a new pool's name: karpenter-<size, dots as dashes>-<8 random hex>, within the 63
+// characters a Kubernetes label value (the pool label on its nodes) may hold.
+func poolName(size string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand never fails on the platforms Go supports.
+	s := strings.ReplaceAll(size, ".", "-")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return "karpenter-" + s + "-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,151 @@
+// Package clouds is what the provider asks of a cloud, the same for DigitalOcean and Civo: find a
+// cluster, list the sizes a region offers for Kubernetes, and read and write the node pools the
+// provider owns. Each cloud's calls go through clusterplane's own clients (pkg/cloud/digitalocean,
+// pkg/cloud/civo), so their retries, pacing and errors that never quote a token hold here too.
+package clouds
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// Cluster is a managed cluster as the provider needs it: its id, region and whether it runs.
+type Cluster struct {
+	ID, Name, Region string
+	// State is the cloud's word for the cluster's state; Running says whether nodes may be added.
+	State   string
+	Running bool
+}
+
+// Size is a node size the cluster's region offers for Kubernetes.
+type Size struct {
+	Name string
+	// Family is the size's family (DigitalOcean's slug before its first '-', Civo's name before
+	// ".kube."); Tags are properties a term may ask for ("gpu", "amd", "intel", "dedicated").
+	Family string
+	Tags   []string
+	// CPUs, MemoryMiB and GPUs are the size's shape.
+	CPUs, MemoryMiB, GPUs int64
+	// MonthlyPrice is in US dollars; 0 when no price is known (the size is then never offered:
+	// an unknown price must not read as free).
+	MonthlyPrice float64
+	// HourlyPrice is what Karpenter compares.
+	HourlyPrice float64
+}
+
+// Pool is a node pool of a cluster: its mark is "" when the provider did not make it.
+type Pool struct {
+	ID, Name, Size string
+	Mark           string
+	Count          int
+	Nodes          []Node
+}
+
+// Node is one node of a pool: ID is the cloud's id of the node within the pool (what a delete
+// names), Name the Kubernetes node's name and ProviderID the node's spec.providerID.
+type Node struct {
+	ID, Name, ProviderID string
+	// Ready says whether the cloud reports the node running.
+	Ready bool
+}
+
+// PoolSpec is a new pool: the provider's mark, its size, its first count, and what every node
+// carries.
+type PoolSpec struct {
+	Mark   string
+	Size   string
+	Count  int
+	Labels map[string]string
+	Taints []Taint
+	Tags   []string
+}
+
+// Taint is a taint on every node of a pool.
+type Taint struct {
+	Key, Value, Effect string
+}
+
+// Cloud is one cloud's API with one token.
+type Cloud interface {
+	// Name is "digitalocean" or "civo".
+	Name() string
+	// FindCluster finds the cluster by id or by name; region narrows a Civo search (every
+	// region when ""). A cluster that is not there is ErrClusterNotFound.
+	FindCluster(ctx context.Context, id, name, region string) (Cluster, error)
+	// Sizes are the sizes region offers for Kubernetes, priced.
+	Sizes(ctx context.Context, region string) ([]Size, error)
+	// Pools are the cluster's pools with their nodes, the provider's with their mark.
+	Pools(ctx context.Context, c Cluster) ([]Pool, error)
+	// CreatePool makes a pool carrying spec.Mark and returns it as the cloud answers.
+	CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (Pool, error)
+	// ResizePool sets a pool's count.
+	ResizePool(ctx context.Context, c Cluster, p Pool, count int) error
+	// DeleteNode deletes one node of a pool, lowering its count by one. A node already gone is
+	// ErrNotFound.
+	DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) error
+	// DeletePool deletes a pool. A pool already gone is ErrNotFound.
+	DeletePool(ctx context.Context, c Cluster, p Pool) error
+	// ProviderIDPrefix is what every providerID of the cloud's nodes starts with.
+	ProviderIDPrefix() string
+	// Requests is how many requests went to the cloud.
+	Requests() int
+}
+
+type sentinel string
+
+func (s sentinel) Error() string { return string(s) }
+
+// ErrClusterNotFound and ErrNotFound are what the cloud said of something not there.
+const (
+	ErrClusterNotFound = sentinel("the cluster was not found")
+	ErrNotFound        = sentinel("not found")
+)
+
+// markPart is the length of each part of a mark, in hexadecimal characters.
+const markPart = 12
+
+// Mark is what the provider's pools of a NodeClass with a given spec carry: the NodeClass's
+// digest (its kind and name) and the spec's hash, "<12 hex>-<12 hex>", a valid DigitalOcean tag
+// part and Kubernetes label value. A pool per (NodeClass, size, spec): nodes of a changed spec go
+// into new pools with the new labels and taints, and the old pools empty as their nodes are
+// replaced.
+func Mark(kind, name, specHash string) string {
+	sum := sha256.Sum256([]byte("clusterplane karpenter nodeclass\x00" + kind + "\x00" + name))
+	h := sha256.Sum256([]byte(specHash))
+	return hex.EncodeToString(sum[:])[:markPart] + "-" + hex.EncodeToString(h[:])[:markPart]
+}
+
+// NodeClassOf is the NodeClass part of a mark.
+func NodeClassOf(mark string) string {
+	nc, _, _ := strings.Cut(mark, "-")
+	return nc
+}
+
+// IsMark tells whether s is a mark as Mark writes it.
+func IsMark(s string) bool {
+	a, b, ok := strings.Cut(s, "-")
+	return ok && isHex(a) && isHex(b)
+}
+
+func isHex(s string) bool {
+	if len(s) != markPart {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// The hours a month's price is spread over: DigitalOcean bills a node by the hour up to 672 hours
+// (28 days) a month (docs.digitalocean.com/products/kubernetes/details/pricing); Civo lists
+// monthly prices of 730 hours (civo.com/pricing). Karpenter only compares prices, so the choice
+// matters only between sizes of one cloud.
+const (
+	digitalOceanHours = 672
+	civoHours         = 730
+)

@@ -1,0 +1,208 @@
+package clouds
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/pkg/errors"
+)
+
+// DigitalOceanMarkTag is the prefix of the tag that marks the provider's DigitalOcean pools:
+// "clusterplane-karpenter:<mark>". DigitalOcean's tags allow letters, digits, '-', '_' and ':';
+// the prefix differs from rotations' ("clusterplane-rotation:"), so neither takes the other's
+// pools.
+const DigitalOceanMarkTag = "clusterplane-karpenter:"
+
+// DigitalOceanProviderIDPrefix is a DOKS node's providerID before its Droplet id, as DigitalOcean's
+// cloud controller manager writes it.
+const DigitalOceanProviderIDPrefix = "digitalocean://"
+
+// DigitalOcean is DigitalOcean's Kubernetes API.
+type DigitalOcean struct {
+	api *digitalocean.Client
+}
+
+// NewDigitalOcean is DigitalOcean's API at base ("" is DigitalOcean's own) with token.
+func NewDigitalOcean(base, token string) *DigitalOcean {
+	return &DigitalOcean{api: digitalocean.New(base, token, digitalocean.Options{
+		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
+	})}
+}
+
+// Name is "digitalocean".
+func (d *DigitalOcean) Name() string { return "digitalocean" }
+
+// ProviderIDPrefix is digitalocean://.
+func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
+
+// Requests is how many requests went to DigitalOcean.
+func (d *DigitalOcean) Requests() int { return d.api.Requests() }
+
+// FindCluster reads the cluster by id, or walks the account's clusters for its name.
+func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Cluster, error) {
+	var found *digitalocean.Cluster
+	if id != "" {
+		c, err := d.api.Cluster(ctx, id)
+		if cloudapi.IsNotFound(err) {
+			return Cluster{}, errors.Wrapf(ErrClusterNotFound, "DigitalOcean cluster %s", id)
+		}
+		if err != nil {
+			return Cluster{}, err
+		}
+		found = &c
+	} else {
+		err := d.api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
+			for i := range page {
+				if page[i].Name == name {
+					found = &page[i]
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return Cluster{}, err
+		}
+		if found == nil {
+			return Cluster{}, errors.Wrapf(ErrClusterNotFound, "no DigitalOcean cluster named %s", name)
+		}
+	}
+	state := ""
+	if found.Status != nil {
+		state = found.Status.State
+	}
+	return Cluster{ID: found.ID, Name: found.Name, Region: found.Region, State: state, Running: state == "running"}, nil
+}
+
+// Sizes are the Droplet sizes DigitalOcean offers for Kubernetes (its Kubernetes options) that
+// are available in region, with their shape and price from the sizes API; a size the API does
+// not price takes the price table's (pkg/change/cost), else it has none.
+func (d *DigitalOcean) Sizes(ctx context.Context, region string) ([]Size, error) {
+	opts, err := d.api.Options(ctx)
+	if err != nil {
+		return nil, err
+	}
+	details, err := d.api.SizeDetails(ctx)
+	if err != nil {
+		return nil, err
+	}
+	table := cost.Table(cost.DigitalOcean)
+	var out []Size
+	for _, s := range details {
+		offered := slices.ContainsFunc(opts.Sizes, func(o digitalocean.Size) bool { return o.Slug == s.Slug })
+		if !offered || !s.Available || !slices.Contains(s.Regions, region) {
+			continue
+		}
+		size := Size{Name: s.Slug, Family: doFamily(s.Slug), Tags: doTags(s.Slug), CPUs: s.Vcpus, MemoryMiB: s.Memory,
+			MonthlyPrice: s.PriceMonthly}
+		if s.GPUInfo != nil {
+			size.GPUs = s.GPUInfo.Count
+		}
+		if size.MonthlyPrice <= 0 {
+			size.MonthlyPrice = table.Sizes[s.Slug]
+		}
+		size.HourlyPrice = size.MonthlyPrice / digitalOceanHours
+		out = append(out, size)
+	}
+	return out, nil
+}
+
+// doFamily is a slug's family: what comes before its first '-' (s, c, g, gd, m, so, gpu).
+func doFamily(slug string) string {
+	family, _, _ := strings.Cut(slug, "-")
+	return family
+}
+
+// doTags are the properties a slug says: DigitalOcean names its premium CPUs by a suffix (-amd,
+// -intel) and its dedicated-CPU families by prefix (c, g, gd, m, so: "Dedicated CPU Droplets").
+func doTags(slug string) []string {
+	var tags []string
+	for _, t := range []string{"amd", "intel"} {
+		if strings.HasSuffix(slug, "-"+t) {
+			tags = append(tags, t)
+		}
+	}
+	switch doFamily(slug) {
+	case "c", "c2", "g", "gd", "m", "m3", "m6", "so", "so1_5":
+		tags = append(tags, "dedicated")
+	case "gpu":
+		tags = append(tags, "gpu", "dedicated")
+	}
+	return tags
+}
+
+// Pools are the cluster's pools; a pool's mark is read from its tag.
+func (d *DigitalOcean) Pools(ctx context.Context, c Cluster) ([]Pool, error) {
+	pools, err := d.api.NodePools(ctx, c.ID)
+	if cloudapi.IsNotFound(err) {
+		return nil, errors.Wrapf(ErrClusterNotFound, "DigitalOcean cluster %s", c.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pool, 0, len(pools))
+	for _, p := range pools {
+		out = append(out, doPool(p))
+	}
+	return out, nil
+}
+
+func doPool(p digitalocean.NodePool) Pool {
+	out := Pool{ID: p.ID, Name: p.Name, Size: p.Size, Count: int(p.Count)}
+	for _, t := range p.Tags {
+		if m, ok := strings.CutPrefix(t, DigitalOceanMarkTag); ok && IsMark(m) {
+			out.Mark = m
+		}
+	}
+	for _, n := range p.Nodes {
+		node := Node{ID: n.ID, Name: n.Name, Ready: n.Status.State == "running"}
+		if n.DropletID != "" {
+			node.ProviderID = DigitalOceanProviderIDPrefix + n.DropletID
+		}
+		out.Nodes = append(out.Nodes, node)
+	}
+	return out
+}
+
+// CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
+// cluster, and the provider never finds a pool by its name.
+func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (Pool, error) {
+	req := digitalocean.PoolRequest{Name: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count),
+		Tags: append(slices.Clone(spec.Tags), DigitalOceanMarkTag+spec.Mark), Labels: spec.Labels}
+	for _, t := range spec.Taints {
+		req.Taints = append(req.Taints, digitalocean.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	p, err := d.api.CreatePool(ctx, c.ID, req)
+	if err != nil {
+		return Pool{}, err
+	}
+	return doPool(p), nil
+}
+
+// ResizePool sets the pool's count.
+func (d *DigitalOcean) ResizePool(ctx context.Context, c Cluster, p Pool, count int) error {
+	_, err := d.api.ResizePool(ctx, c.ID, p.ID, p.Name, int32(count))
+	return err
+}
+
+// DeleteNode deletes the node without a replacement.
+func (d *DigitalOcean) DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) error {
+	return notFound(d.api.DeleteNode(ctx, c.ID, p.ID, n.ID))
+}
+
+// DeletePool deletes the pool.
+func (d *DigitalOcean) DeletePool(ctx context.Context, c Cluster, p Pool) error {
+	return notFound(d.api.DeletePool(ctx, c.ID, p.ID))
+}
+
+// notFound makes a 404 ErrNotFound.
+func notFound(err error) error {
+	if cloudapi.IsNotFound(err) {
+		return errors.Wrap(ErrNotFound, err.Error())
+	}
+	return err
+}

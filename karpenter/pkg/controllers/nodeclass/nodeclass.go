@@ -1,0 +1,128 @@
+// Package nodeclass is the NodeClasses' controller: it checks a NodeClass against its cloud (the
+// cluster exists and runs, the size terms select sizes the region offers), writes what it found
+// in the status (the cluster's id and region, the sizes, the conditions Ready, ClusterReady and
+// SizesResolved) and the spec's hash Karpenter's drift reads.
+package nodeclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// How soon a NodeClass is checked again: a ready one as often as its sizes may change, one that
+// is not sooner, so a cluster that starts running is seen.
+const (
+	ReadyRecheck    = 5 * time.Minute
+	NotReadyRecheck = 30 * time.Second
+)
+
+// Controller reconciles one kind of NodeClass.
+type Controller struct {
+	Kube     client.Client
+	Provider *cloudprovider.CloudProvider
+	// Kind is DigitalOceanNodeClass or CivoNodeClass.
+	Kind string
+}
+
+// Register adds the controller to the manager (operatorpkg's controller.Controller).
+func (c *Controller) Register(_ context.Context, m manager.Manager) error {
+	return builder.ControllerManagedBy(m).Named("nodeclass." + c.Kind).For(cloudprovider.NewNodeClass(c.Kind)).Complete(c)
+}
+
+// Reconcile reads the NodeClass, checks it and writes its status and hash annotation.
+func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	nc := cloudprovider.NewNodeClass(c.Kind)
+	if err := c.Kube.Get(ctx, req.NamespacedName, nc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	before := nc.DeepCopyObject().(v1.NodeClass)
+	after, err := Check(ctx, c.Provider, nc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if !equality.Semantic.DeepEqual(before.GetAnnotations(), nc.GetAnnotations()) {
+		if err := c.Kube.Patch(ctx, nc, client.MergeFrom(before)); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	if !equality.Semantic.DeepEqual(before.NodeClassStatus(), nc.NodeClassStatus()) {
+		if err := c.Kube.Status().Patch(ctx, nc, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{RequeueAfter: after}, nil
+}
+
+// Check finds the NodeClass's cluster and sizes and writes them, with the conditions and the
+// hash annotation, into nc; it returns when to check again. Only a failure to reach the cloud is
+// an error: what the cloud says is wrong is a condition.
+func Check(ctx context.Context, p *cloudprovider.CloudProvider, nc v1.NodeClass) (time.Duration, error) {
+	setHash(nc)
+	conds := nc.StatusConditions()
+	st, spec := nc.NodeClassStatus(), nc.NodeClassSpec()
+	cloud := p.Cloud(nc.Cloud())
+	if cloud == nil {
+		conds.SetFalse(v1.ConditionClusterReady, "NoToken", fmt.Sprintf("the provider has no %s token", nc.Cloud()))
+		conds.SetFalse(v1.ConditionSizesResolved, "NoToken", fmt.Sprintf("the provider has no %s token", nc.Cloud()))
+		return NotReadyRecheck, nil
+	}
+	cluster, err := cloud.FindCluster(ctx, spec.Cluster.ID, spec.Cluster.Name, spec.Cluster.Region)
+	if errors.Is(err, clouds.ErrClusterNotFound) {
+		st.ClusterID, st.Region, st.Sizes = "", "", nil
+		conds.SetFalse(v1.ConditionClusterReady, "ClusterNotFound", err.Error())
+		conds.SetFalse(v1.ConditionSizesResolved, "ClusterNotFound", "the region follows the cluster, which was not found")
+		return NotReadyRecheck, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find the cluster of %s %s: %w", nc.Cloud(), nc.GetName(), err)
+	}
+	st.ClusterID, st.Region = cluster.ID, cluster.Region
+	if cluster.Running {
+		conds.SetTrue(v1.ConditionClusterReady)
+	} else {
+		conds.SetFalse(v1.ConditionClusterReady, "ClusterNotRunning", fmt.Sprintf("cluster %s is %s", cluster.ID, cluster.State))
+	}
+	sizes, err := p.InstanceTypes().Sizes(ctx, cloud, cluster.Region)
+	if err != nil {
+		return 0, err
+	}
+	selected := instancetype.Select(sizes, spec.SizeSelectorTerms)
+	st.Sizes = nil
+	for _, s := range selected {
+		st.Sizes = append(st.Sizes, s.Name)
+	}
+	if len(selected) == 0 {
+		conds.SetFalse(v1.ConditionSizesResolved, "NoSizeSelected",
+			fmt.Sprintf("no priced size that %s offers for Kubernetes in %s matches the size selector terms", nc.Cloud(), cluster.Region))
+	} else {
+		conds.SetTrue(v1.ConditionSizesResolved)
+	}
+	if conds.Root().IsTrue() {
+		return ReadyRecheck, nil
+	}
+	return NotReadyRecheck, nil
+}
+
+// setHash writes the spec's hash and its recipe's version on the NodeClass.
+func setHash(nc v1.NodeClass) {
+	a := nc.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[v1.AnnotationHash] = nc.NodeClassSpec().Hash()
+	a[v1.AnnotationHashVersion] = v1.HashVersion
+	nc.SetAnnotations(a)
+}

@@ -1,0 +1,91 @@
+// Package operator is what the operator binary adds to Karpenter's: its options (flags and
+// environment), the clouds a token is given for, and the provider's controllers.
+package operator
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"sigs.k8s.io/karpenter/pkg/operator/options"
+	"sigs.k8s.io/karpenter/pkg/utils/env"
+)
+
+// Options are the provider's own flags, each with an environment variable, beside Karpenter
+// core's. The clouds' tokens are not flags: a flag shows in the process list, so they come from
+// the environment alone (DIGITALOCEAN_TOKEN, CIVO_TOKEN, set from a Secret by the chart).
+type Options struct {
+	// SizesMaxAge is how long a region's sizes and prices are kept.
+	SizesMaxAge time.Duration
+	// OrphanGrace is how long a marked node without a NodeClaim is left alone.
+	OrphanGrace time.Duration
+	// BatchWindow is how long a pool's first create waits for others to share its resize.
+	BatchWindow time.Duration
+}
+
+// Karpenter's operator parses every registered Injectable's flags from one command line.
+func init() {
+	options.Injectables = append(options.Injectables, &Options{})
+}
+
+type optionsKey struct{}
+
+// AddFlags declares the flags.
+func (o *Options) AddFlags(fs *options.FlagSet) {
+	fs.DurationVar(&o.SizesMaxAge, "sizes-max-age", env.WithDefaultDuration("SIZES_MAX_AGE", instancetype.DefaultMaxAge),
+		"how long the clouds' sizes and prices are kept before being read again")
+	fs.DurationVar(&o.OrphanGrace, "orphan-grace", env.WithDefaultDuration("ORPHAN_GRACE", cloudprovider.DefaultOrphanGrace),
+		"how long a node of a marked pool with no NodeClaim is left before it is deleted")
+	fs.DurationVar(&o.BatchWindow, "pool-batch-window", env.WithDefaultDuration("POOL_BATCH_WINDOW", time.Second),
+		"how long a pool's first create waits for others to share its resize")
+}
+
+// Parse reads the flags.
+func (o *Options) Parse(fs *options.FlagSet, args ...string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		return fmt.Errorf("parse the flags: %w", err)
+	}
+	if o.SizesMaxAge <= 0 || o.OrphanGrace <= 0 || o.BatchWindow < 0 {
+		return errors.New("--sizes-max-age and --orphan-grace must be positive, --pool-batch-window not negative")
+	}
+	return nil
+}
+
+// ToContext stores the options in ctx.
+func (o *Options) ToContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, optionsKey{}, o)
+}
+
+// FromContext are the options ToContext stored.
+func FromContext(ctx context.Context) *Options {
+	o, _ := ctx.Value(optionsKey{}).(*Options)
+	return o
+}
+
+// Clouds are the clouds getenv gives a token for, each at its API URL from getenv
+// (DIGITALOCEAN_API_URL, CIVO_API_URL: the names clusterplane reads) or its own. None is an
+// error: the operator would have nothing to do.
+func Clouds(getenv func(string) string) ([]clouds.Cloud, error) {
+	var out []clouds.Cloud
+	if token := getenv(cloudapi.DigitalOcean.TokenEnv); token != "" {
+		out = append(out, clouds.NewDigitalOcean(getenv(cloudapi.DigitalOcean.URLEnv), token))
+	}
+	if token := getenv(cloudapi.Civo.TokenEnv); token != "" {
+		out = append(out, clouds.NewCivo(getenv(cloudapi.Civo.URLEnv), token))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("neither %s nor %s is set: the provider needs a token of at least one cloud",
+			cloudapi.DigitalOcean.TokenEnv, cloudapi.Civo.TokenEnv)
+	}
+	return out, nil
+}
