@@ -210,8 +210,11 @@ type nodeClaim struct {
 	ProviderID   string
 	NodeName     string
 	InstanceType string
-	Initialized  bool
-	Drifted      bool
+	// Candidates are the sizes Karpenter found the pods fit on: the NodeClaim's instance-type
+	// requirement, from which the provider is to launch the cheapest.
+	Candidates  []string
+	Initialized bool
+	Drifted     bool
 }
 
 // nodeClaims are the control plane's NodeClaims.
@@ -223,6 +226,12 @@ func (k *kube) nodeClaims() []nodeClaim {
 				Name   string            `json:"name"`
 				Labels map[string]string `json:"labels"`
 			} `json:"metadata"`
+			Spec struct {
+				Requirements []struct {
+					Key    string   `json:"key"`
+					Values []string `json:"values"`
+				} `json:"requirements"`
+			} `json:"spec"`
 			Status map[string]any `json:"status"`
 		} `json:"items"`
 	}
@@ -238,9 +247,15 @@ func (k *kube) nodeClaims() []nodeClaim {
 		obj := map[string]any{"status": it.Status}
 		providerID, _ := it.Status["providerID"].(string)
 		nodeName, _ := it.Status["nodeName"].(string)
-		out = append(out, nodeClaim{Name: it.Metadata.Name, ProviderID: providerID, NodeName: nodeName,
+		claim := nodeClaim{Name: it.Metadata.Name, ProviderID: providerID, NodeName: nodeName,
 			InstanceType: it.Metadata.Labels[corev1.LabelInstanceTypeStable],
-			Initialized:  conditionTrue(obj, "Initialized"), Drifted: conditionTrue(obj, "Drifted")})
+			Initialized:  conditionTrue(obj, "Initialized"), Drifted: conditionTrue(obj, "Drifted")}
+		for _, r := range it.Spec.Requirements {
+			if r.Key == corev1.LabelInstanceTypeStable {
+				claim.Candidates = r.Values
+			}
+		}
+		out = append(out, claim)
 	}
 	return out
 }
