@@ -40,6 +40,7 @@ func TestKarpenterGrowsAndShrinksTheCloudsManagedPools(t *testing.T) {
 				_, ids := c.karpenterPools()
 				return slices.Equal(ids, claimedProviderIDs(k.nodeClaims()))
 			})
+			everyClaimNamesItsNode(t, k, cs, c)
 			cheapestOfTheirCandidates(t, c, claims)
 			if writes := c.writes(); len(claims) > 1 && len(writes) >= len(claims) {
 				t.Errorf("%d pool writes for %d nodes: the creates were not batched: %v", len(writes), len(claims), writes)
@@ -115,4 +116,28 @@ func cheapestOfTheirCandidates(t *testing.T, c *karpenterCloud, claims []nodeCla
 			}
 		}
 	}
+}
+
+// everyClaimNamesItsNode waits until every NodeClaim is initialized on the Node of its
+// providerID: Karpenter found the Node the cloud's node registered as, not just any Node the
+// pods could land on.
+func everyClaimNamesItsNode(t *testing.T, k *kube, cs kubernetes.Interface, c *karpenterCloud) {
+	t.Helper()
+	waitFor(t, 2*time.Minute, c.name+": every NodeClaim initialized on the Node of its providerID", func() bool {
+		nodes, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		byProviderID := map[string]string{}
+		for _, n := range nodes.Items {
+			byProviderID[n.Spec.ProviderID] = n.Name
+		}
+		claims := k.nodeClaims()
+		for _, cl := range claims {
+			if !cl.Initialized || cl.NodeName == "" || byProviderID[cl.ProviderID] != cl.NodeName {
+				return false
+			}
+		}
+		return len(claims) > 0
+	})
 }
