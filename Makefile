@@ -24,7 +24,7 @@ OUTPUTS_PAGE := docs/deploying.md
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
 
-.PHONY: help tools protos check-generated check-tracked lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
@@ -41,6 +41,8 @@ help:
 	@echo "                      *-clients-apart: the clients in a process of their own on one core, the replica on the other"
 	@echo "make bench-fleet      status, drift, preview and up on fleets of 100 and 1,000 DigitalOcean stacks, today's binary"
 	@echo "                      against 6de0a4d^ (bench/fleet.sh; needs make engine; FLEET_SIZES=100, FLEET_OLD_1000=1)"
+	@echo "make bench-karpenter  Karpenter on the real control plane: a pending pod's wait for a Ready node, and 100 pending pods'"
+	@echo "                      time and nodes (bench/karpenter.sh; builds the control plane with make kube)"
 	@echo "make sdks             regenerate sdk/nodejs, sdk/python and sdk/go from the plugin's schema"
 	@echo "make sdk-nodejs       build the Node.js SDK into sdk/nodejs/bin (SDK_VERSION=0.0.0), as examples/typescript uses it"
 	@echo "make check-sdks       fail if the SDKs are stale; type-check examples/typescript against sdk/nodejs"
@@ -158,6 +160,10 @@ bench-api:
 # Not part of bench or CI: it takes minutes at 100 stacks and most of an hour at 1,000.
 bench-fleet:
 	bash bench/fleet.sh
+
+# Not part of bench or CI: minutes of a busy machine, and a control plane (make kube).
+bench-karpenter: kube
+	bash bench/karpenter.sh
 
 build:
 	mkdir -p bin

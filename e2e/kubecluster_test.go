@@ -131,14 +131,14 @@ func (n kubeNodes) AddNode(node fakecloud.Node) error {
 	for k, v := range node.Labels {
 		labels[k] = v
 	}
-	resources := map[string]any{"cpu": "8", "memory": "32Gi", "pods": "110"}
 	obj := map[string]any{
 		"apiVersion": "v1", "kind": "Node",
 		"metadata": map[string]any{
 			"name": node.Name, "labels": labels,
 			"annotations": map[string]any{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
 		},
-		"status": map[string]any{"capacity": resources, "allocatable": resources},
+		"spec":   nodeSpec(node),
+		"status": map[string]any{"capacity": nodeResources(node), "allocatable": nodeResources(node)},
 	}
 	code, body := n.k.try("POST", "/api/v1/nodes", obj)
 	if code == http.StatusConflict {
@@ -149,6 +149,35 @@ func (n kubeNodes) AddNode(node fakecloud.Node) error {
 		return fmt.Errorf("register node %s: %d %s", node.Name, code, body)
 	}
 	return nil
+}
+
+// nodeSpec is the Node's providerID and the taints its kubelet registers it with (its pool's).
+func nodeSpec(node fakecloud.Node) map[string]any {
+	spec := map[string]any{}
+	if node.ProviderID != "" {
+		spec["providerID"] = node.ProviderID
+	}
+	var taints []any
+	for _, t := range node.Taints {
+		taints = append(taints, map[string]any{"key": t.Key, "value": t.Value, "effect": t.Effect})
+	}
+	if taints != nil {
+		spec["taints"] = taints
+	}
+	return spec
+}
+
+// nodeResources is the machine's capacity, all of it allocatable (kwok runs no system daemons);
+// a cloud that did not say gets a roomy 8 CPU and 32 GiB.
+func nodeResources(node fakecloud.Node) map[string]any {
+	r := map[string]any{"cpu": "8", "memory": "32Gi", "pods": "110"}
+	if node.CPU > 0 && node.MemoryMiB > 0 {
+		r["cpu"], r["memory"] = fmt.Sprint(node.CPU), fmt.Sprintf("%dMi", node.MemoryMiB)
+	}
+	if node.GPUs > 0 {
+		r["nvidia.com/gpu"] = fmt.Sprint(node.GPUs)
+	}
+	return r
 }
 
 func (n kubeNodes) RemoveNode(name string) error {

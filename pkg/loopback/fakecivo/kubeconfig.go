@@ -1,8 +1,6 @@
 package fakecivo
 
 import (
-	"maps"
-
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
@@ -34,9 +32,8 @@ func (f *Civo) SetKubeconfig(clusterID string, kubeconfig []byte) {
 }
 
 // SetNodes registers cluster clusterID's nodes in n, at once and after every request from then
-// on: each ACTIVE node of each pool as a Node named as Civo names it, labelled with its pool's
-// labels and kubernetes.civo.com/civo-node-pool=<pool id>; nodes of a shrunk or deleted pool or
-// cluster are removed. nil stops it.
+// on: each ACTIVE node of each pool as the Node Civo registers (see kubeNode); nodes of a shrunk
+// or deleted pool or cluster are removed. nil stops it.
 func (f *Civo) SetNodes(clusterID string, n fakecloud.Nodes) {
 	f.srv.Mu.Lock()
 	defer f.srv.Mu.Unlock()
@@ -61,10 +58,7 @@ func (f *Civo) syncKube() {
 					if in.Status != "ACTIVE" {
 						continue
 					}
-					labels := maps.Clone(rp.Labels)
-					labels[civoNodePoolLabel] = rp.ID
-					labels["node.kubernetes.io/instance-type"] = rp.Size
-					want = append(want, fakecloud.Node{Name: in.Hostname, Labels: labels})
+					want = append(want, f.kubeNode(rp, in))
 				}
 			}
 		}

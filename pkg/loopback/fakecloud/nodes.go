@@ -5,10 +5,32 @@ import (
 	"slices"
 )
 
-// Node is one of a cloud's cluster nodes as Kubernetes sees it: its name and labels.
+// Node is one of a cloud's cluster nodes as Kubernetes sees it: its name, labels and taints as
+// the cloud's kubelet registers them, the providerID its cloud controller manager sets, and the
+// machine's capacity. Karpenter ties a NodeClaim to its Node by the providerID alone, so a fake
+// that leaves it empty cannot stand in for the cloud under Karpenter.
 type Node struct {
-	Name   string
-	Labels map[string]string
+	Name       string
+	Labels     map[string]string
+	ProviderID string
+	Taints     []Taint
+	// CPU (cores), MemoryMiB and GPUs are the size's; zero means the cloud did not say.
+	CPU, MemoryMiB, GPUs int
+}
+
+// Taint is a node taint as Kubernetes writes it (effect NoSchedule, PreferNoSchedule or NoExecute).
+type Taint struct{ Key, Value, Effect string }
+
+// same tells whether a and b would register the same Node.
+func same(a, b Node) bool {
+	return a.Name == b.Name && maps.Equal(a.Labels, b.Labels) && a.ProviderID == b.ProviderID &&
+		slices.Equal(a.Taints, b.Taints) && a.CPU == b.CPU && a.MemoryMiB == b.MemoryMiB && a.GPUs == b.GPUs
+}
+
+// clone is n with its own label map and taint list, so the fake's later edits do not reach it.
+func (n Node) clone() Node {
+	n.Labels, n.Taints = maps.Clone(n.Labels), slices.Clone(n.Taints)
+	return n
 }
 
 // Nodes is where a fake cloud registers a cluster's nodes: in e2e tests, a real Kubernetes
@@ -46,7 +68,8 @@ func (s *NodeSync) Set(clusterID string, n Nodes) {
 func (s *NodeSync) Clusters() []string { return slices.Sorted(maps.Keys(s.sinks)) }
 
 // Sync makes the registered nodes of the cluster what want says (nil when the cluster is gone):
-// new ones added, vanished ones removed, one whose labels changed added again.
+// new ones added, vanished ones removed, one that changed (labels, taints, providerID, size)
+// added again.
 func (s *NodeSync) Sync(clusterID string, want []Node) {
 	sink, ok := s.sinks[clusterID]
 	if !ok {
@@ -56,11 +79,11 @@ func (s *NodeSync) Sync(clusterID string, want []Node) {
 	wanted := map[string]bool{}
 	for _, n := range want {
 		wanted[n.Name] = true
-		if old, ok := known[n.Name]; ok && maps.Equal(old.Labels, n.Labels) {
+		if old, ok := known[n.Name]; ok && same(old, n) {
 			continue
 		}
 		if err := sink.AddNode(n); err == nil {
-			known[n.Name] = Node{Name: n.Name, Labels: maps.Clone(n.Labels)}
+			known[n.Name] = n.clone()
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(known)) {

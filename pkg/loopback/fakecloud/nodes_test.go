@@ -63,3 +63,37 @@ func TestNodeSyncRegistersOnlyTheDifference(t *testing.T) {
 		t.Errorf("Clusters() = %q", got)
 	}
 }
+
+func TestNodeSyncAddsAgainANodeWhoseMachineChanged(t *testing.T) {
+	base := Node{Name: "a", Labels: map[string]string{"pool": "p"}, ProviderID: "digitalocean://1",
+		Taints: []Taint{{Key: "k", Value: "v", Effect: "NoSchedule"}}, CPU: 2, MemoryMiB: 4096}
+	cases := []struct {
+		name   string
+		change func(n *Node)
+		added  bool
+	}{
+		{"the same node is not added again", func(n *Node) {}, false},
+		{"a node with another providerID is added again", func(n *Node) { n.ProviderID = "digitalocean://2" }, true},
+		{"a node whose pool's taints changed is added again", func(n *Node) { n.Taints = nil }, true},
+		{"a node of another size is added again", func(n *Node) { n.CPU, n.MemoryMiB = 4, 8192 }, true},
+		{"a node that gained a GPU is added again", func(n *Node) { n.GPUs = 1 }, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &recorder{fail: map[string]bool{}}
+			var s NodeSync
+			s.Set("c1", r)
+			first := base.clone()
+			s.Sync("c1", []Node{first})
+			// The fake edits its own objects afterwards: what was registered must not follow.
+			first.Taints[0].Value = "edited"
+			r.calls = nil
+			next := base.clone()
+			c.change(&next)
+			s.Sync("c1", []Node{next})
+			if got := len(r.calls) == 1; got != c.added {
+				t.Errorf("calls %q, want added again: %v", r.calls, c.added)
+			}
+		})
+	}
+}

@@ -32,8 +32,8 @@ func (d *DO) SetKubeconfig(clusterID string, kubeconfig []byte) {
 }
 
 // SetNodes registers cluster clusterID's nodes in n, at once and after every request from then
-// on: each running node of each pool as a Node named as the cloud names it, labelled as DOKS
-// labels it (see nodeLabels); nodes of a shrunk or deleted pool or cluster are removed. nil stops it.
+// on: each running node of each pool as the Node DOKS registers (see kubeNode); nodes of a
+// shrunk or deleted pool or cluster are removed. nil stops it.
 func (d *DO) SetNodes(clusterID string, n fakecloud.Nodes) {
 	d.set(func() {
 		d.kube.nodes.Set(clusterID, n)
@@ -49,7 +49,7 @@ func (d *DO) syncNodes() {
 			for _, p := range cl.c.NodePools {
 				for _, n := range p.Nodes {
 					if n.Status != nil && n.Status.State == stateRunning {
-						want = append(want, fakecloud.Node{Name: n.Name, Labels: nodeLabels(&cl.c, p, n)})
+						want = append(want, kubeNode(&cl.c, p, n))
 					}
 				}
 			}
