@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
@@ -106,7 +105,7 @@ func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
 	if err != nil {
 		return nil, err
 	}
-	table := cost.Table(cost.Civo)
+	table := civo.Driver{}.Prices()
 	var out []Size
 	for _, s := range sizes {
 		if s.Type != "kubernetes" || !s.Selectable {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
@@ -90,7 +89,7 @@ func (d *DigitalOcean) Sizes(ctx context.Context, region string) ([]Size, error)
 	if err != nil {
 		return nil, err
 	}
-	table := cost.Table(cost.DigitalOcean)
+	table := digitalocean.Driver{}.Prices()
 	var out []Size
 	for _, s := range details {
 		offered := slices.ContainsFunc(opts.Sizes, func(o digitalocean.Size) bool { return o.Slug == s.Slug })
