@@ -15,6 +15,8 @@ import (
 
 	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	dodriver "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -134,8 +136,8 @@ type cloudPool struct {
 // to grow and shrink pools beside.
 type karpenterCloud struct {
 	name, kind, plural string
-	// cost is the cloud's name in pkg/change/cost, whose prices the provider launches by.
-	cost string
+	// prices are the cloud's price table, its driver's, which the provider launches by.
+	prices cost.Prices
 	// sizes are the sizes the NodeClass selects: two small general-purpose ones, so that ten pods
 	// need several nodes of one size, whose creates the provider is to batch into one pool write
 	// (with every size, one large node fits them all).
@@ -183,10 +185,10 @@ func doForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 	}})
 	do.SetNodes(cid, newBootingNodes(k.nodes(), kubeletBoot))
 	// DigitalOcean's own prices, not the fake's one round figure: the cheapest fit depends on them.
-	for slug, monthly := range cost.Table(cost.DigitalOcean).Sizes {
+	for slug, monthly := range (dodriver.Driver{}).Prices().Sizes {
 		do.SetPrice(slug, monthly)
 	}
-	c := &karpenterCloud{name: "DigitalOcean", cost: cost.DigitalOcean, sizes: []any{"s-2vcpu-4gb", "s-4vcpu-8gb"}, kind: "DigitalOceanNodeClass", plural: "digitaloceannodeclasses", clusterID: cid,
+	c := &karpenterCloud{name: "DigitalOcean", prices: dodriver.Driver{}.Prices(), sizes: []any{"s-2vcpu-4gb", "s-4vcpu-8gb"}, kind: "DigitalOceanNodeClass", plural: "digitaloceannodeclasses", clusterID: cid,
 		env: []string{"DIGITALOCEAN_TOKEN=" + doToken, "DIGITALOCEAN_API_URL=" + do.URL()}}
 	c.pools = func() []cloudPool {
 		var out []cloudPool
@@ -223,7 +225,7 @@ func civoForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 		{ID: "system", Count: 1, Size: "g4s.kube.medium", Taints: []corev1.Taint{{Key: declaredTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
 	}})
 	civo.SetNodes(cid, newBootingNodes(k.nodes(), kubeletBoot))
-	c := &karpenterCloud{name: "Civo", cost: cost.Civo, sizes: []any{"g4s.kube.medium", "g4s.kube.large"}, kind: "CivoNodeClass", plural: "civonodeclasses", clusterID: cid,
+	c := &karpenterCloud{name: "Civo", prices: civodriver.Driver{}.Prices(), sizes: []any{"g4s.kube.medium", "g4s.kube.large"}, kind: "CivoNodeClass", plural: "civonodeclasses", clusterID: cid,
 		env: []string{"CIVO_TOKEN=" + civoToken, "CIVO_API_URL=" + civo.URL()}}
 	c.pools = func() []cloudPool {
 		cl, _ := civo.Cluster(cid)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -103,7 +102,7 @@ func driftReplaces(t *testing.T, k *kube, cs kubernetes.Interface, c *karpenterC
 // sizes Karpenter found its pods fit on, at the cloud's prices.
 func cheapestOfTheirCandidates(t *testing.T, c *karpenterCloud, claims []nodeClaim) {
 	t.Helper()
-	prices := cost.Table(c.cost).Sizes
+	prices := c.prices.Sizes
 	for _, cl := range claims {
 		price, ok := prices[cl.InstanceType]
 		if !ok || len(cl.Candidates) == 0 {
