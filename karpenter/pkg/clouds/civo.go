@@ -15,7 +15,7 @@ import (
 
 // CivoMarkLabel is the node label that marks the provider's Civo pools (Civo's pools carry no
 // tags): its value is the mark. It differs from rotations' (clusterplane.dev/rotation).
-const CivoMarkLabel = "karpenter.clusterplane.dev/pool"
+const CivoMarkLabel = civo.KarpenterMarkLabel
 
 // CivoProviderIDPrefix is a Civo node's providerID before its instance id, as Civo's cloud
 // controller manager writes it.

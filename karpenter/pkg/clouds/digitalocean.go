@@ -14,7 +14,7 @@ import (
 // "clusterplane-karpenter:<mark>". DigitalOcean's tags allow letters, digits, '-', '_' and ':';
 // the prefix differs from rotations' ("clusterplane-rotation:"), so neither takes the other's
 // pools.
-const DigitalOceanMarkTag = "clusterplane-karpenter:"
+const DigitalOceanMarkTag = digitalocean.KarpenterMarkTag
 
 // DigitalOceanProviderIDPrefix is a DOKS node's providerID before its Droplet id, as DigitalOcean's
 // cloud controller manager writes it.

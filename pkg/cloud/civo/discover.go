@@ -105,6 +105,11 @@ func Discovered(cl Cluster, region string, a cloud.Account) cloud.FoundCluster {
 		Notes: append([]string{"Default pool: " + def.ID + "."}, clusterNotes(cl, def, managed)...),
 	}
 	for _, p := range cl.Pools[min(1, len(cl.Pools)):] {
+		if _, ok := p.Labels[KarpenterMarkLabel]; ok {
+			out.Notes = append(out.Notes, "Pool "+p.ID+" is the Karpenter provider's, which makes and deletes it as pods come "+
+				"and go: not written.")
+			continue
+		}
 		out.Pools = append(out.Pools, cloud.FoundPool{
 			ID: PoolID(cl.ID, p.ID), Name: p.ID, Notes: []string{noBounds},
 			Spec: map[string]any{
@@ -175,3 +180,8 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// KarpenterMarkLabel is the node label by which clusterplane's Karpenter provider (karpenter/)
+// marks the pools it owns (Civo's pools carry no tags), its value the pool's mark: discover writes
+// no manifest for such a pool, as adopting it would fight the provider, which resizes and deletes it.
+const KarpenterMarkLabel = "karpenter.clusterplane.dev/pool"

@@ -88,11 +88,26 @@ func Discovered(cl Cluster, a cloud.Account) (cloud.FoundCluster, error) {
 		Notes:   append([]string{"Default pool: " + def.Name + ", id " + def.ID + "."}, notes...),
 	}
 	for _, p := range cl.NodePools {
-		if p.ID != def.ID {
+		switch {
+		case p.ID == def.ID:
+		case Karpenters(p.Tags):
+			out.Notes = append(out.Notes, "Pool "+p.Name+" ("+p.ID+") is the Karpenter provider's, which makes and deletes it as "+
+				"pods come and go: not written.")
+		default:
 			out.Pools = append(out.Pools, pool(p, a))
 		}
 	}
 	return out, nil
+}
+
+// KarpenterMarkTag begins the tag by which clusterplane's Karpenter provider (karpenter/) marks
+// the pools it owns and finds them again, followed by the pool's mark.
+const KarpenterMarkTag = "clusterplane-karpenter:"
+
+// Karpenters tells a pool the Karpenter provider marked, by its tags: discover writes no
+// manifest for it, as adopting it would fight the provider, which resizes and deletes it.
+func Karpenters(tags []string) bool {
+	return slices.ContainsFunc(tags, func(t string) bool { return strings.HasPrefix(t, KarpenterMarkTag) })
 }
 
 // pool is a pool as its manifest (or its cluster's defaultNodePool) writes it. A pool deployed as
