@@ -23,6 +23,7 @@ func karpenterNodeClassCRDs(t *testing.T) []string {
 // provider's unit tests cannot: both kinds are established next to Karpenter core's, a valid
 // NodeClass of each is stored, and each rule refuses what it is there to refuse, with its message.
 func TestTheNodeClassCRDsValidateOnARealAPIServer(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	k := newKube(t)
 	k.installCRDs(append(karpenterCoreCRDs(t), karpenterNodeClassCRDs(t)...))
 	cases := []struct {

@@ -23,8 +23,10 @@ var karpenterClouds = []struct {
 // the NodeClaims' nodes; scaled to zero, consolidation removes them, the pools follow and go, and
 // the declared pool is untouched; a NodeClass change replaces its drifted nodes.
 func TestKarpenterGrowsAndShrinksTheCloudsManagedPools(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	for _, cloud := range karpenterClouds {
 		t.Run(cloud.name, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			k := newKubeCluster(t)
 			c := cloud.setup(t, k)

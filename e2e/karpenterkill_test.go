@@ -14,8 +14,10 @@ import (
 // The operator killed with kill -9 while it creates nodes, then started again: no node is made
 // twice, none stays without a NodeClaim, and every pod runs.
 func TestKarpenterKilledDuringACreateLeavesNoNodeTwiceNorUnclaimed(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	for _, cloud := range karpenterClouds {
 		t.Run(cloud.name, func(t *testing.T) {
+			t.Parallel()
 			k := newKubeCluster(t)
 			c := cloud.setup(t, k)
 			op, env := karpenterOn(t, k, c)
@@ -49,8 +51,10 @@ func TestKarpenterKilledDuringACreateLeavesNoNodeTwiceNorUnclaimed(t *testing.T)
 // A NodeClass that names a cluster the cloud does not have, or only sizes the region does not
 // offer, says so in its conditions.
 func TestKarpenterNodeClassConditionsSayWhatIsMissing(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	for _, cloud := range karpenterClouds {
 		t.Run(cloud.name, func(t *testing.T) {
+			t.Parallel()
 			k := newKubeCluster(t)
 			c := cloud.setup(t, k)
 			karpenterOn(t, k, c)

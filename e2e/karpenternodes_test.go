@@ -65,6 +65,7 @@ func providerIDsOf(nodes map[string]kubeNode) []string {
 // taints and the size's capacity, and goes when the pool shrinks. Karpenter's provider stands on
 // exactly this.
 func TestTheLoopbackCloudsRegisterEachPoolNodeAsANodeOfTheControlPlane(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	k := newKubeCluster(t)
 	cs := k.clientset()
 	ctx := context.Background()
