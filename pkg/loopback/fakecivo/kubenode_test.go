@@ -2,7 +2,6 @@ package fakecivo_test
 
 import (
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/civo/civogo"
@@ -10,39 +9,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 )
-
-// machines is a Nodes that keeps the whole Node it was told, by name: what a control plane
-// would hold.
-type machines struct {
-	mu    sync.Mutex
-	nodes map[string]fakecloud.Node
-}
-
-func (m *machines) AddNode(n fakecloud.Node) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.nodes[n.Name] = n
-	return nil
-}
-
-func (m *machines) RemoveNode(name string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.nodes, name)
-	return nil
-}
-
-// providerIDs are the registered nodes' providerIDs, sorted.
-func (m *machines) providerIDs() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for _, n := range m.nodes {
-		out = append(out, n.ProviderID)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // activeProviderIDs are civo://<instance id> of the pool's ACTIVE instances as the API reports
 // them, sorted.
@@ -69,7 +35,7 @@ func TestAPoolsNodesAreRegisteredAsTheInstancesCivoMade(t *testing.T) {
 	cid := f.SeedCluster(civogo.KubernetesCluster{Name: "web", Pools: []civogo.KubernetesPool{
 		{ID: "k", Count: 2, Size: "g4s.kube.large", Taints: []corev1.Taint{taint}},
 	}})
-	m := &machines{nodes: map[string]fakecloud.Node{}}
+	m := &fakecloud.Recorded{}
 	f.SetNodes(cid, m)
 	steps := []struct {
 		name  string
@@ -78,7 +44,7 @@ func TestAPoolsNodesAreRegisteredAsTheInstancesCivoMade(t *testing.T) {
 		{"a pool resized up registers the new instances under civo://<instance id>", 4},
 		{"a pool resized down removes the instances it lost", 1},
 	}
-	if got, want := m.providerIDs(), activeProviderIDs(t, c, cid, "k"); len(want) != 2 || !slices.Equal(got, want) {
+	if got, want := m.ProviderIDs(), activeProviderIDs(t, c, cid, "k"); len(want) != 2 || !slices.Equal(got, want) {
 		t.Errorf("a seeded pool's instances: registered %q, want %q", got, want)
 	}
 	for _, s := range steps {
@@ -86,11 +52,11 @@ func TestAPoolsNodesAreRegisteredAsTheInstancesCivoMade(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := activeProviderIDs(t, c, cid, "k")
-		if got := m.providerIDs(); len(want) != s.count || !slices.Equal(got, want) {
+		if got := m.ProviderIDs(); len(want) != s.count || !slices.Equal(got, want) {
 			t.Errorf("%s: registered %q, want %q", s.name, got, want)
 		}
 	}
-	for _, n := range m.nodes {
+	for _, n := range m.Nodes() {
 		if n.CPU != 4 || n.MemoryMiB != 8192 || n.GPUs != 0 {
 			t.Errorf("node %s has %d CPU, %d MiB, %d GPUs; want g4s.kube.large's 4 CPU and 8192 MiB", n.Name, n.CPU, n.MemoryMiB, n.GPUs)
 		}
@@ -104,7 +70,7 @@ func TestAPoolsNodesAreRegisteredAsTheInstancesCivoMade(t *testing.T) {
 	if _, err := c.DeleteKubernetesClusterPool(cid, "k"); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.providerIDs(); len(got) != 0 {
+	if got := m.ProviderIDs(); len(got) != 0 {
 		t.Errorf("after deleting the pool, registered %q, want none", got)
 	}
 }

@@ -4,45 +4,11 @@ import (
 	"context"
 	"net/url"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 )
-
-// machines is a Nodes that keeps the whole Node it was told, by name: what a control plane
-// would hold.
-type machines struct {
-	mu    sync.Mutex
-	nodes map[string]fakecloud.Node
-}
-
-func (m *machines) AddNode(n fakecloud.Node) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.nodes[n.Name] = n
-	return nil
-}
-
-func (m *machines) RemoveNode(name string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.nodes, name)
-	return nil
-}
-
-// providerIDs are the registered nodes' providerIDs, sorted.
-func (m *machines) providerIDs() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for _, n := range m.nodes {
-		out = append(out, n.ProviderID)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // poolProviderIDs are the providerIDs of the pool's nodes as the API reports them, sorted.
 func poolProviderIDs(t *testing.T, c *godo.Client, cid, poolID string) []string {
@@ -65,7 +31,7 @@ func TestAPoolsNodesAreRegisteredAsTheMachinesTheCloudMade(t *testing.T) {
 	c := godo.NewFromToken("tok")
 	c.BaseURL, _ = url.Parse(d.URL())
 	cid := d.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "nyc1"})
-	m := &machines{nodes: map[string]fakecloud.Node{}}
+	m := &fakecloud.Recorded{}
 	d.SetNodes(cid, m)
 	taint := godo.Taint{Key: "karpenter.sh/unregistered", Effect: "NoExecute"}
 	p, _, err := c.Kubernetes.CreateNodePool(ctx, cid, &godo.KubernetesNodePoolCreateRequest{
@@ -86,11 +52,11 @@ func TestAPoolsNodesAreRegisteredAsTheMachinesTheCloudMade(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := poolProviderIDs(t, c, cid, p.ID) // reading the pool also finishes provisioning
-		if got := m.providerIDs(); len(want) != s.count || !slices.Equal(got, want) {
+		if got := m.ProviderIDs(); len(want) != s.count || !slices.Equal(got, want) {
 			t.Errorf("%s: registered %q, want %q", s.name, got, want)
 		}
 	}
-	for _, n := range m.nodes {
+	for _, n := range m.Nodes() {
 		if n.CPU != 4 || n.MemoryMiB != 8192 || n.GPUs != 0 {
 			t.Errorf("node %s has %d CPU, %d MiB, %d GPUs; want c-4's 4 CPU and 8192 MiB", n.Name, n.CPU, n.MemoryMiB, n.GPUs)
 		}
@@ -101,7 +67,7 @@ func TestAPoolsNodesAreRegisteredAsTheMachinesTheCloudMade(t *testing.T) {
 	if _, err := c.Kubernetes.DeleteNodePool(ctx, cid, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.providerIDs(); len(got) != 0 {
+	if got := m.ProviderIDs(); len(got) != 0 {
 		t.Errorf("after deleting the pool, registered %q, want none", got)
 	}
 }
