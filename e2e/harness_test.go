@@ -51,8 +51,12 @@ func repoRoot() string {
 // temporary folder, every run of the suite would add another copy.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
+	// Every binary folder the tests built is removed here, the Karpenter one too: 174 MB each,
+	// and one left per run fills /tmp.
+	for _, dir := range []string{binDir, karpenterBinDir} {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	if goShimDir != "" {
 		if report := goShimReport(); report != "" && testing.Verbose() {

@@ -25,9 +25,20 @@ var terminalQueries = []string{"\x1b]11;?", "\x1b[6n"}
 
 var (
 	builtOnce sync.Once
+	builtDir  string
 	built     string
 	buildErr  error
 )
+
+// TestMain removes the binary the typeahead tests built, so that no run leaves a folder in the
+// system's temporary directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
 
 // builtClusterplane is this command built as a person runs it: what happens before main, in
 // the packages' inits, happens only in a binary of its own, never in this test's process.
@@ -42,6 +53,7 @@ func builtClusterplane(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		builtDir = dir
 		built = filepath.Join(dir, "clusterplane")
 		if out, err := exec.Command("go", "build", "-o", built, ".").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
