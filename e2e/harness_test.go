@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	// Every binary folder the tests built is removed here, the Karpenter one too: 174 MB each,
 	// and one left per run fills /tmp.
-	for _, dir := range []string{binDir, karpenterBinDir} {
+	for _, dir := range []string{binDir, karpenterBinDir, providerDir} {
 		if dir != "" {
 			_ = os.RemoveAll(dir)
 		}

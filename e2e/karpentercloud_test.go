@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ import (
 
 var (
 	providerBuild    sync.Once
+	providerDir      string
 	providerBinary   string
 	providerBuildErr error
 )
@@ -34,9 +36,15 @@ var (
 // once per test binary.
 func karpenterProvider(t *testing.T) string {
 	t.Helper()
-	karpenterKwok(t) // makes karpenterBinDir
 	providerBuild.Do(func() {
-		providerBinary = filepath.Join(karpenterBinDir, "karpenter-clusterplane")
+		// A folder of its own: Karpenter's kwok operator (karpenterKwok) is built only
+		// by the benchmark, and building it here took minutes of CI on a cold machine for nothing.
+		dir, err := os.MkdirTemp("", "karpenter-e2e-provider")
+		if err != nil {
+			providerBuildErr = err
+			return
+		}
+		providerDir, providerBinary = dir, filepath.Join(dir, "karpenter-clusterplane")
 		cmd := exec.Command("go", "build", "-o", providerBinary, "./cmd/karpenter-clusterplane")
 		cmd.Dir = filepath.Join(root, "karpenter")
 		if out, err := cmd.CombinedOutput(); err != nil {
