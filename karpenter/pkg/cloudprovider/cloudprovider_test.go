@@ -3,6 +3,7 @@ package cloudprovider_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -168,6 +169,69 @@ func TestANodeClaimsNodeIsCreatedFoundListedAndDeleted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The provider's pools carry the NodeClass's taints and no other: not Karpenter's
+// karpenter.sh/unregistered:NoExecute, which its providers put on a machine's kubelet for
+// Karpenter to remove once the node is registered. A managed pool's taints are the pool's, on
+// every node for as long as it lives (DigitalOcean and Civo set them on each node of the pool,
+// old and new, whenever the pool's taints change), so a NoExecute taint there would come back
+// and evict every pod; docs/karpenter.md says what the missing taint means.
+func TestThePoolsCarryTheNodeClassTaintsAndNotKarpentersUnregisteredTaint(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range testbed.Both(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			spec := clusterSpec(b)
+			spec.Taints = []corev1.Taint{{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
+			w := newWorld(t, b, spec)
+			w.check(t)
+			if _, err := w.cp.Create(ctx, w.claim(b.SmallSize())); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"workload=batch:NoSchedule"}
+			for _, pool := range poolTaints(t, b) {
+				if pool.name == testbed.ManifestPool {
+					continue
+				}
+				if !slices.Equal(pool.taints, want) {
+					t.Errorf("pool %s has taints %q, want the NodeClass's alone: %q", pool.name, pool.taints, want)
+				}
+			}
+		})
+	}
+}
+
+type taintedPool struct {
+	name   string
+	taints []string
+}
+
+// poolTaints are the cluster's pools with their taints as the cloud holds them, key=value:effect.
+func poolTaints(t *testing.T, b testbed.Bed) []taintedPool {
+	t.Helper()
+	var out []taintedPool
+	if b.DO != nil {
+		for _, p := range b.DO.Pools(b.Cluster.ID) {
+			tp := taintedPool{name: p.Name}
+			for _, tt := range p.Taints {
+				tp.taints = append(tp.taints, tt.Key+"="+tt.Value+":"+tt.Effect)
+			}
+			out = append(out, tp)
+		}
+		return out
+	}
+	cl, ok := b.Civo.Cluster(b.Cluster.ID)
+	if !ok {
+		t.Fatalf("Civo has no cluster %s", b.Cluster.ID)
+	}
+	for _, p := range cl.Pools {
+		tp := taintedPool{name: p.ID}
+		for _, tt := range p.Taints {
+			tp.taints = append(tp.taints, tt.Key+"="+tt.Value+":"+string(tt.Effect))
+		}
+		out = append(out, tp)
+	}
+	return out
 }
 
 func TestANodeClassNotReadyRefusesCreates(t *testing.T) {
