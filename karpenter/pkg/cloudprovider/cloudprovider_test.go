@@ -234,6 +234,39 @@ func poolTaints(t *testing.T, b testbed.Bed) []taintedPool {
 	return out
 }
 
+// A NodeClass without size terms (the default) offers Karpenter no GPU size, however cheap the
+// cloud prices it: Karpenter would otherwise put enough CPU-only pods on a NodeClaim only a GPU
+// size fits, and launch it. On DigitalOcean, whose loopback prices its GPU sizes at the fake's
+// $10, cheaper than any priced size; Civo's price table has no price for its GPU size, which is
+// then never offered at all.
+func TestTheDefaultNodeClassOffersKarpenterNoGPUSize(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range []testbed.Bed{testbed.DigitalOcean(t)} {
+		t.Run(b.Name, func(t *testing.T) {
+			w := newWorld(t, b, clusterSpec(b))
+			w.check(t)
+			np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+			np.Spec.Template.Spec.NodeClassRef = &karpv1.NodeClassReference{Group: v1.Group, Kind: w.kind, Name: "default"}
+			its, err := w.cp.GetInstanceTypes(ctx, np)
+			if err != nil || len(its) == 0 {
+				t.Fatalf("GetInstanceTypes: %d types, %v", len(its), err)
+			}
+			for _, it := range its {
+				if q, ok := it.Capacity[instancetype.ResourceGPU]; ok && !q.IsZero() {
+					t.Errorf("the default NodeClass offers %s with %s GPUs", it.Name, q.String())
+				}
+			}
+			sizes, err := w.cp.InstanceTypes().Sizes(ctx, b.Cloud, b.Cluster.Region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(sizes, func(s clouds.Size) bool { return s.GPUs > 0 && s.MonthlyPrice > 0 }) {
+				t.Fatalf("the cloud offers no priced GPU size to leave out: %+v", sizes)
+			}
+		})
+	}
+}
+
 func TestANodeClassNotReadyRefusesCreates(t *testing.T) {
 	b := testbed.DigitalOcean(t)
 	w := newWorld(t, b, v1.NodeClassSpec{Cluster: v1.ClusterRef{ID: "no-such-cluster"}})
