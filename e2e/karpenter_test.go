@@ -215,6 +215,8 @@ type nodeClaim struct {
 	Candidates  []string
 	Initialized bool
 	Drifted     bool
+	// Deleting says Karpenter has started to delete the NodeClaim (its deletionTimestamp is set).
+	Deleting bool
 }
 
 // nodeClaims are the control plane's NodeClaims.
@@ -223,8 +225,9 @@ func (k *kube) nodeClaims() []nodeClaim {
 	var list struct {
 		Items []struct {
 			Metadata struct {
-				Name   string            `json:"name"`
-				Labels map[string]string `json:"labels"`
+				Name              string            `json:"name"`
+				Labels            map[string]string `json:"labels"`
+				DeletionTimestamp string            `json:"deletionTimestamp"`
 			} `json:"metadata"`
 			Spec struct {
 				Requirements []struct {
@@ -249,7 +252,8 @@ func (k *kube) nodeClaims() []nodeClaim {
 		nodeName, _ := it.Status["nodeName"].(string)
 		claim := nodeClaim{Name: it.Metadata.Name, ProviderID: providerID, NodeName: nodeName,
 			InstanceType: it.Metadata.Labels[corev1.LabelInstanceTypeStable],
-			Initialized:  conditionTrue(obj, "Initialized"), Drifted: conditionTrue(obj, "Drifted")}
+			Initialized:  conditionTrue(obj, "Initialized"), Drifted: conditionTrue(obj, "Drifted"),
+			Deleting: it.Metadata.DeletionTimestamp != ""}
 		for _, r := range it.Spec.Requirements {
 			if r.Key == corev1.LabelInstanceTypeStable {
 				claim.Candidates = r.Values

@@ -134,9 +134,10 @@ const kubeletBoot = 2 * time.Second
 
 // cloudPool is what the tests read of a pool in a loopback cloud.
 type cloudPool struct {
-	id, size    string
-	count       int
-	providerIDs []string
+	id, size string
+	count    int
+	// providerIDs are its nodes' providerIDs, sorted; inOrder the same in the pool's own order.
+	providerIDs, inOrder []string
 }
 
 // karpenterCloud is a loopback cloud whose one cluster's nodes are the control plane's Nodes,
@@ -205,6 +206,7 @@ func doForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 			for _, n := range p.Nodes {
 				cp.providerIDs = append(cp.providerIDs, "digitalocean://"+n.DropletID)
 			}
+			cp.inOrder = slices.Clone(cp.providerIDs)
 			slices.Sort(cp.providerIDs)
 			out = append(out, cp)
 		}
@@ -243,6 +245,7 @@ func civoForKarpenter(t *testing.T, k *kube) *karpenterCloud {
 			for _, in := range p.Instances {
 				cp.providerIDs = append(cp.providerIDs, "civo://"+in.ID)
 			}
+			cp.inOrder = slices.Clone(cp.providerIDs)
 			slices.Sort(cp.providerIDs)
 			out = append(out, cp)
 		}
@@ -273,10 +276,13 @@ func karpenterOn(t *testing.T, k *kube, c *karpenterCloud) (*operator, []string)
 	t.Helper()
 	binary := karpenterProvider(t)
 	k.installCRDs(append(karpenterCoreCRDs(t), karpenterNodeClassCRDs(t)...))
+	spec := map[string]any{"cluster": map[string]any{"id": c.clusterID}}
+	if c.sizes != nil { // else the NodeClass's default: every size
+		spec["sizeSelectorTerms"] = []any{map[string]any{"names": c.sizes}}
+	}
 	k.must("POST", "/apis/karpenter.clusterplane.dev/v1/"+c.plural, map[string]any{
 		"apiVersion": "karpenter.clusterplane.dev/v1", "kind": c.kind, "metadata": map[string]any{"name": "default"},
-		"spec": map[string]any{"cluster": map[string]any{"id": c.clusterID},
-			"sizeSelectorTerms": []any{map[string]any{"names": c.sizes}}},
+		"spec": spec,
 	})
 	k.must("POST", "/apis/karpenter.sh/v1/nodepools", nodePool("default", "karpenter.clusterplane.dev", c.kind, "default"))
 	// A short grace before a marked node without a NodeClaim is collected: a test waits for it.

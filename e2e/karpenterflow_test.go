@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,18 @@ func TestKarpenterGrowsAndShrinksTheCloudsManagedPools(t *testing.T) {
 			t.Logf("%s: 10 pods on %d nodes in %d pools, %d pool writes, %s after the start",
 				c.name, len(claims), len(pools), len(c.writes()), time.Since(start).Round(100*time.Millisecond))
 			c.declaredUntouched(t)
+			deleteExactlyItsNode(t, k, cs, c)
+
+			// Scaled to 3 first: consolidation removes some nodes and keeps others, and once it
+			// rests the pools hold exactly the nodes of the NodeClaims it kept (scaled to 0, every
+			// node goes, which would hide a delete that took the wrong one).
+			scale(t, cs, "shop", 3)
+			waitFor(t, 3*time.Minute, "consolidation down to the nodes 3 pods need", func() bool {
+				now := k.nodeClaims()
+				_, ids := c.karpenterPools()
+				return len(now) < len(claims) && !slices.ContainsFunc(now, func(cl nodeClaim) bool { return cl.Deleting }) &&
+					runningPods(t, cs, "shop") == 3 && slices.Equal(ids, claimedProviderIDs(now))
+			})
 
 			scale(t, cs, "shop", 0)
 			waitFor(t, 3*time.Minute, "every NodeClaim consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
@@ -63,6 +76,29 @@ func TestKarpenterGrowsAndShrinksTheCloudsManagedPools(t *testing.T) {
 			t.Logf("%s: the flow took %s; memory %s", c.name, time.Since(start).Round(100*time.Millisecond), k.memory())
 		})
 	}
+}
+
+// With the NodeClass's default, every size, 10 pending CPU-only pods get nodes of the cheapest
+// sizes that fit them and no GPU size, though the loopback DigitalOcean prices its GPU sizes at
+// the fake's $10 and only they fit all 10 pods on one node (Karpenter launched gpu-h100x1-80gb for
+// them while the default selected the GPU sizes).
+func TestKarpenterGivesCPUPodsNoGPUSizeUnderTheDefaultNodeClass(t *testing.T) {
+	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
+	k := newKubeCluster(t)
+	c := doForKarpenter(t, k)
+	c.sizes = nil
+	karpenterOn(t, k, c)
+	cs := k.clientset()
+	pendingPods(t, cs, "shop", 10, "1", "1Gi")
+	waitFor(t, 5*time.Minute, "10 pods running", func() bool { return runningPods(t, cs, "shop") == 10 })
+	claims := k.nodeClaims()
+	for _, cl := range claims {
+		if strings.HasPrefix(cl.InstanceType, "gpu-") {
+			t.Errorf("NodeClaim %s launched the GPU size %s for CPU-only pods (candidates %q)", cl.Name, cl.InstanceType, cl.Candidates)
+		}
+	}
+	cheapestOfTheirCandidates(t, c, claims)
+	c.declaredUntouched(t)
 }
 
 // driftReplaces scales the workload to 3, changes the NodeClass's labels, and waits until every
@@ -141,4 +177,35 @@ func everyClaimNamesItsNode(t *testing.T, k *kube, cs kubernetes.Interface, c *k
 		}
 		return len(claims) > 0
 	})
+}
+
+// deleteExactlyItsNode deletes the NodeClaim of the first node of a pool that has several, as
+// `kubectl delete nodeclaim` does: the provider must delete that node and leave the pool's others,
+// where a delete that only lowered the pool's count would let the cloud take its last node. Karpenter
+// then makes a node for the pods it evicted.
+func deleteExactlyItsNode(t *testing.T, k *kube, cs kubernetes.Interface, c *karpenterCloud) {
+	t.Helper()
+	claims := k.nodeClaims()
+	pools, _ := c.karpenterPools()
+	i := slices.IndexFunc(pools, func(p cloudPool) bool { return len(p.providerIDs) > 1 })
+	if i < 0 {
+		t.Fatalf("%s: no pool of the provider's has two nodes: %+v", c.name, pools)
+	}
+	first := pools[i].inOrder[0]
+	j := slices.IndexFunc(claims, func(cl nodeClaim) bool { return cl.ProviderID == first })
+	if j < 0 {
+		t.Fatalf("%s: no NodeClaim names %s", c.name, first)
+	}
+	k.must("DELETE", "/apis/karpenter.sh/v1/nodeclaims/"+claims[j].Name, nil)
+	waitFor(t, 2*time.Minute, c.name+": the deleted NodeClaim's node gone from its pool", func() bool {
+		_, ids := c.karpenterPools()
+		return !slices.Contains(ids, first)
+	})
+	_, ids := c.karpenterPools()
+	for _, cl := range claims {
+		if cl.ProviderID != first && !slices.Contains(ids, cl.ProviderID) {
+			t.Errorf("%s: deleting NodeClaim %s (%s) took node %s of NodeClaim %s too", c.name, claims[j].Name, first, cl.ProviderID, cl.Name)
+		}
+	}
+	waitFor(t, 5*time.Minute, "10 pods running again", func() bool { return runningPods(t, cs, "shop") == 10 })
 }

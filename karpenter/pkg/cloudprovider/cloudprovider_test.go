@@ -3,6 +3,7 @@ package cloudprovider_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -165,6 +166,102 @@ func TestANodeClaimsNodeIsCreatedFoundListedAndDeleted(t *testing.T) {
 			}
 			if m := b.Manifest(t); m.Count != 2 {
 				t.Errorf("the manifest's pool changed: %+v", m)
+			}
+		})
+	}
+}
+
+// The provider's pools carry the NodeClass's taints and no other: not Karpenter's
+// karpenter.sh/unregistered:NoExecute, which its providers put on a machine's kubelet for
+// Karpenter to remove once the node is registered. A managed pool's taints are the pool's, on
+// every node for as long as it lives (DigitalOcean and Civo set them on each node of the pool,
+// old and new, whenever the pool's taints change), so a NoExecute taint there would come back
+// and evict every pod; docs/karpenter.md says what the missing taint means.
+func TestThePoolsCarryTheNodeClassTaintsAndNotKarpentersUnregisteredTaint(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range testbed.Both(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			spec := clusterSpec(b)
+			spec.Taints = []corev1.Taint{{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
+			w := newWorld(t, b, spec)
+			w.check(t)
+			if _, err := w.cp.Create(ctx, w.claim(b.SmallSize())); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"workload=batch:NoSchedule"}
+			for _, pool := range poolTaints(t, b) {
+				if pool.name == testbed.ManifestPool {
+					continue
+				}
+				if !slices.Equal(pool.taints, want) {
+					t.Errorf("pool %s has taints %q, want the NodeClass's alone: %q", pool.name, pool.taints, want)
+				}
+			}
+		})
+	}
+}
+
+type taintedPool struct {
+	name   string
+	taints []string
+}
+
+// poolTaints are the cluster's pools with their taints as the cloud holds them, key=value:effect.
+func poolTaints(t *testing.T, b testbed.Bed) []taintedPool {
+	t.Helper()
+	var out []taintedPool
+	if b.DO != nil {
+		for _, p := range b.DO.Pools(b.Cluster.ID) {
+			tp := taintedPool{name: p.Name}
+			for _, tt := range p.Taints {
+				tp.taints = append(tp.taints, tt.Key+"="+tt.Value+":"+tt.Effect)
+			}
+			out = append(out, tp)
+		}
+		return out
+	}
+	cl, ok := b.Civo.Cluster(b.Cluster.ID)
+	if !ok {
+		t.Fatalf("Civo has no cluster %s", b.Cluster.ID)
+	}
+	for _, p := range cl.Pools {
+		tp := taintedPool{name: p.ID}
+		for _, tt := range p.Taints {
+			tp.taints = append(tp.taints, tt.Key+"="+tt.Value+":"+string(tt.Effect))
+		}
+		out = append(out, tp)
+	}
+	return out
+}
+
+// A NodeClass without size terms (the default) offers Karpenter no GPU size, however cheap the
+// cloud prices it: Karpenter would otherwise put enough CPU-only pods on a NodeClaim only a GPU
+// size fits, and launch it. On DigitalOcean, whose loopback prices its GPU sizes at the fake's
+// $10, cheaper than any priced size; Civo's price table has no price for its GPU size, which is
+// then never offered at all.
+func TestTheDefaultNodeClassOffersKarpenterNoGPUSize(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range []testbed.Bed{testbed.DigitalOcean(t)} {
+		t.Run(b.Name, func(t *testing.T) {
+			w := newWorld(t, b, clusterSpec(b))
+			w.check(t)
+			np := &karpv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+			np.Spec.Template.Spec.NodeClassRef = &karpv1.NodeClassReference{Group: v1.Group, Kind: w.kind, Name: "default"}
+			its, err := w.cp.GetInstanceTypes(ctx, np)
+			if err != nil || len(its) == 0 {
+				t.Fatalf("GetInstanceTypes: %d types, %v", len(its), err)
+			}
+			for _, it := range its {
+				if q, ok := it.Capacity[instancetype.ResourceGPU]; ok && !q.IsZero() {
+					t.Errorf("the default NodeClass offers %s with %s GPUs", it.Name, q.String())
+				}
+			}
+			sizes, err := w.cp.InstanceTypes().Sizes(ctx, b.Cloud, b.Cluster.Region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(sizes, func(s clouds.Size) bool { return s.GPUs > 0 && s.MonthlyPrice > 0 }) {
+				t.Fatalf("the cloud offers no priced GPU size to leave out: %+v", sizes)
 			}
 		})
 	}

@@ -35,7 +35,8 @@ type NodeClassSpec struct {
 	Cluster ClusterRef `json:"cluster"`
 	// SizeSelectorTerms select the sizes (DigitalOcean's Droplet slugs, Civo's kube sizes) nodes
 	// may have: a size is selected when any term matches it, and a term matches when every field it
-	// sets matches. None selects every size the cluster's region offers for Kubernetes.
+	// sets matches. A GPU size is matched only by a term that names it, its family or the tag gpu.
+	// None selects every size the cluster's region offers for Kubernetes but its GPU sizes.
 	// +kubebuilder:validation:MaxItems=30
 	// +optional
 	SizeSelectorTerms []SizeSelectorTerm `json:"sizeSelectorTerms,omitempty"`

@@ -72,15 +72,23 @@ func (p *Provider) Sizes(ctx context.Context, cloud clouds.Cloud, region string)
 	return sizes, nil
 }
 
-// Select are the sizes the terms select (every size when there are none), priced ones only,
-// cheapest first (by name between equal prices).
+// Select are the sizes the terms select (every size but the GPU sizes when there are none),
+// priced ones only, cheapest first (by name between equal prices).
+//
+// A GPU size is selected only by a term that asks for it by name, by family or by the tag "gpu".
+// Karpenter puts pending pods on one NodeClaim for as long as some selected size fits them all,
+// and then launches the cheapest of the sizes that do: when the largest sizes are GPU sizes
+// (DigitalOcean's gpu-h100x8-640gb has 160 vCPUs), enough CPU-only pods leave only GPU sizes on
+// the NodeClaim, and a CPU workload gets a GPU node at many times the price. Neither cloud keeps
+// CPU pods off its GPU nodes by itself, and Karpenter cannot know of a taint a size alone would
+// carry, so the sizes are left out instead.
 func Select(sizes []clouds.Size, terms []v1.SizeSelectorTerm) []clouds.Size {
 	var out []clouds.Size
 	for _, s := range sizes {
 		if s.MonthlyPrice <= 0 {
 			continue
 		}
-		if len(terms) == 0 || slices.ContainsFunc(terms, func(t v1.SizeSelectorTerm) bool { return matches(t, s) }) {
+		if len(terms) == 0 && s.GPUs == 0 || slices.ContainsFunc(terms, func(t v1.SizeSelectorTerm) bool { return matches(t, s) }) {
 			out = append(out, s)
 		}
 	}
@@ -93,8 +101,12 @@ func Select(sizes []clouds.Size, terms []v1.SizeSelectorTerm) []clouds.Size {
 	return out
 }
 
-// matches tells whether every field the term sets matches the size.
+// matches tells whether every field the term sets matches the size, and a GPU size only when
+// the term asks for GPUs.
 func matches(t v1.SizeSelectorTerm, s clouds.Size) bool {
+	if s.GPUs > 0 && !slices.Contains(t.Names, s.Name) && !slices.Contains(t.Families, s.Family) && !slices.Contains(t.Tags, "gpu") {
+		return false
+	}
 	if len(t.Names) > 0 && !slices.Contains(t.Names, s.Name) {
 		return false
 	}

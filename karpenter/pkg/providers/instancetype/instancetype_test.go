@@ -42,12 +42,15 @@ func TestSizeSelectorTermsSelectPricedSizesCheapestFirst(t *testing.T) {
 		terms []v1.SizeSelectorTerm
 		want  []string
 	}{
-		{"no term selects every size, cheapest first", nil,
-			[]string{"s-1vcpu-2gb", "s-2vcpu-4gb", "s-2vcpu-4gb-amd", "c-2", "gpu-h100x1-80gb"}},
+		{"no term selects every size but the GPU sizes, cheapest first", nil,
+			[]string{"s-1vcpu-2gb", "s-2vcpu-4gb", "s-2vcpu-4gb-amd", "c-2"}},
 		{"a name selects that size", []v1.SizeSelectorTerm{{Names: []string{"c-2"}}}, []string{"c-2"}},
 		{"a family selects its sizes", []v1.SizeSelectorTerm{{Families: []string{"s"}}},
 			[]string{"s-1vcpu-2gb", "s-2vcpu-4gb", "s-2vcpu-4gb-amd"}},
 		{"a tag selects the sizes that have it", []v1.SizeSelectorTerm{{Tags: []string{"gpu"}}}, []string{"gpu-h100x1-80gb"}},
+		{"a GPU size's name selects it", []v1.SizeSelectorTerm{{Names: []string{"gpu-h100x1-80gb"}}}, []string{"gpu-h100x1-80gb"}},
+		{"a GPU size's family selects it", []v1.SizeSelectorTerm{{Families: []string{"gpu"}}}, []string{"gpu-h100x1-80gb"}},
+		{"a tag a GPU size shares selects it only with the tag gpu", []v1.SizeSelectorTerm{{Tags: []string{"dedicated"}}}, []string{"c-2"}},
 		{"a term's fields must all match", []v1.SizeSelectorTerm{{Families: []string{"s"}, Tags: []string{"amd"}}},
 			[]string{"s-2vcpu-4gb-amd"}},
 		{"any of several terms selects", []v1.SizeSelectorTerm{{Names: []string{"c-2"}}, {Tags: []string{"amd"}}},
