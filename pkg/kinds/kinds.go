@@ -267,3 +267,17 @@ func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
 	}
 	return found, nil
 }
+
+// LookForPool is Look for a node pool in the cluster ref names, read through resolve (from its
+// stack's output unless ref names another): list is given that cluster's id. While the cluster
+// is not known (not created yet), no pool can be in it, and the search is left unchecked
+// (NoClusterYet), so that both pools' look-ups share that rule.
+func (s Search) LookForPool(ctx context.Context, resolve Resolve, ref *sharedv1.StringValueOrRef, output string,
+	list func(cluster string) (ids []string, err error)) (Found, error) {
+	cluster, err := resolve(ctx, ref, output)
+	if err != nil || cluster == "" {
+		return NoClusterYet, err
+	}
+	s.Type, s.In, s.Where = "node pool", "cluster "+cluster, "cluster "+cluster
+	return s.Look(func() ([]string, error) { return list(cluster) })
+}

@@ -1,9 +1,11 @@
 package kinds
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pkg/errors"
 )
 
@@ -38,6 +40,39 @@ func TestSearchLookSaysWhatTheCloudHoldsOrWhyItCouldNotAsk(t *testing.T) {
 			}
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Look() = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLookForPoolSearchesTheResolvedClusterOrLeavesAPoolOfAnUnknownClusterUnchecked(t *testing.T) {
+	search := Search{Cloud: "Cloud", Name: "workers"}
+	ref := sharedv1.StringValue("c1")
+	tests := []struct {
+		name    string
+		cluster string
+		err     error
+		want    Found
+		wantErr bool
+	}{
+		{name: "a known cluster is searched and named where each pool is",
+			cluster: "c1", want: Found{Live: []Live{{Type: "node pool", Name: "workers", Where: "cluster c1", ID: "c1:workers"}}}},
+		{name: "a cluster whose id is not known yet holds no pool to look for", want: NoClusterYet},
+		{name: "a failed read of the cluster's id is returned", err: errors.New("state unreadable"), want: NoClusterYet, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resolve := func(_ context.Context, got *sharedv1.StringValueOrRef, output string) (string, error) {
+				if got != ref || output != "cluster_id" {
+					t.Errorf("resolve(%v, %q), want the pool's ref and cluster_id", got, output)
+				}
+				return tt.cluster, tt.err
+			}
+			got, err := search.LookForPool(context.Background(), resolve, ref, "cluster_id", func(cluster string) ([]string, error) {
+				return []string{cluster + ":workers"}, nil
+			})
+			if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("LookForPool() = %+v, %v; want %+v (error %v)", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}

@@ -12,13 +12,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// cc is a typed edit of the kind's spec.
+var cc = diffpairs.Spec[*ccv1.CivoKubernetesClusterSpec]
+
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 	diffpairs.Check(t, entry.Kind(), pairs)
 }
-
-// cc is a typed edit of the kind's spec.
-var cc = diffpairs.Spec[*ccv1.CivoKubernetesClusterSpec]
 
 // unprotected turns deletion protection off, in OLD and NEW alike.
 var unprotected = cc(func(s *ccv1.CivoKubernetesClusterSpec) { s.DeletionProtection = proto.Bool(false) })

@@ -12,13 +12,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// cp is a typed edit of the kind's spec.
+var cp = diffpairs.Spec[*cpv1.CivoKubernetesNodePoolSpec]
+
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 	diffpairs.Check(t, entry.Kind(), pairs)
 }
-
-// cp is a typed edit of the kind's spec.
-var cp = diffpairs.Spec[*cpv1.CivoKubernetesNodePoolSpec]
 
 // pairs are the Civo node pools' OLD/NEW pairs: both start from examples/civokubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{

@@ -15,13 +15,9 @@ import (
 func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.CivoKubernetesNodePoolStackInput)
 	spec := input.GetTarget().GetSpec()
-	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
-	if err != nil || cluster == "" {
-		return kinds.NoClusterYet, err
-	}
 	name := spec.GetNodePoolName()
-	search := kinds.Search{Cloud: "Civo", NoToken: civoprovider.ErrNoToken, Type: "node pool", Name: name, In: "cluster " + cluster, Where: "cluster " + cluster}
-	return search.Look(func() ([]string, error) {
+	search := kinds.Search{Cloud: "Civo", NoToken: civoprovider.ErrNoToken, Name: name}
+	return search.LookForPool(ctx, resolve, spec.GetCluster(), module.ClusterIDOutput, func(cluster string) ([]string, error) {
 		exists, err := civoprovider.PoolExists(ctx, input.GetProviderConfig(), spec.GetRegion(), cluster, name)
 		if !exists {
 			return nil, err

@@ -13,16 +13,6 @@ import (
 // the live version (digitaloceanprovider.LiveVersion: the account's clusters, 200 a page), two
 // reads of the cluster and one of its credentials. A drift (bench/takeover.sh): the look-up and
 // the refresh's read of the cluster; a refresh runs no program and reads the cluster only.
-var cost = &kinds.Cost{
-	Cloud:     string(digitalocean.ID),
-	PerMinute: requests.PerMinute,
-	Adopt: func(clusters int) int {
-		return 2 + 2*(cloud.Pages(clusters, requests.ClustersPerPage)+3)
-	},
-	Refresh: func(clusters int) int {
-		return cloud.Pages(clusters, requests.ClustersPerPage) + 1
-	},
-}
-
-// requests are DigitalOcean's limit and pages, as its driver says them.
-var requests = digitalocean.Driver{}.Requests()
+var cost = kinds.CostOn(digitalocean.Driver{},
+	func(r cloud.Requests, clusters int) int { return 2 + 2*(cloud.Pages(clusters, r.ClustersPerPage)+3) },
+	func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ClustersPerPage) + 1 })

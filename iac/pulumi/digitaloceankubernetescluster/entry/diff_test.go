@@ -15,13 +15,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// dc is a typed edit of the kind's spec.
+var dc = diffpairs.Spec[*dcv1.DigitalOceanKubernetesClusterSpec]
+
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 	diffpairs.Check(t, entry.Kind(), pairs)
 }
-
-// dc is a typed edit of the kind's spec.
-var dc = diffpairs.Spec[*dcv1.DigitalOceanKubernetesClusterSpec]
 
 // unprotected turns deletion protection off, in OLD and NEW alike.
 var unprotected = dc(func(s *dcv1.DigitalOceanKubernetesClusterSpec) { s.DeletionProtection = proto.Bool(false) })

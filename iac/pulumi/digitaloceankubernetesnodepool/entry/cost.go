@@ -14,14 +14,8 @@ import (
 // v2.75.0 digitalocean/kubernetes/resource_kubernetes_node_pool.go:156-189), then reads the pool;
 // adopt's preview and its up each import it. A drift or a refresh reads the pool once
 // (bench/takeover.sh).
-var cost = &kinds.Cost{
-	Cloud:     string(digitalocean.ID),
-	PerMinute: requests.PerMinute,
-	Adopt: func(clusters int) int {
-		return 2 * (cloud.Pages(clusters, requests.ImportClustersPerPage) + 1)
+var cost = kinds.CostOn(digitalocean.Driver{},
+	func(r cloud.Requests, clusters int) int {
+		return 2 * (cloud.Pages(clusters, r.ImportClustersPerPage) + 1)
 	},
-	Refresh: func(int) int { return 1 },
-}
-
-// requests are DigitalOcean's limit and pages, as its driver says them.
-var requests = digitalocean.Driver{}.Requests()
+	func(cloud.Requests, int) int { return 1 })

@@ -11,13 +11,13 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
+// dp is a typed edit of the kind's spec.
+var dp = diffpairs.Spec[*dpv1.DigitalOceanKubernetesNodePoolSpec]
+
 // Every row of the kind's effects table has an OLD/NEW pair here, which diff must tell right.
 func TestDiffTellsWhatEachChangeOfTheKindDoesAndExitsAccordingly(t *testing.T) {
 	diffpairs.Check(t, entry.Kind(), pairs)
 }
-
-// dp is a typed edit of the kind's spec.
-var dp = diffpairs.Spec[*dpv1.DigitalOceanKubernetesNodePoolSpec]
 
 // pairs are the DigitalOcean node pools' OLD/NEW pairs: both start from examples/digitaloceankubernetesnodepool/minimal.yaml.
 var pairs = []diffpairs.Pair{

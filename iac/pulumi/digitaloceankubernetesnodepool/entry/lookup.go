@@ -14,13 +14,9 @@ import (
 func lookup(ctx context.Context, in proto.Message, resolve kinds.Resolve) (kinds.Found, error) {
 	input := in.(*v1.DigitalOceanKubernetesNodePoolStackInput)
 	spec := input.GetTarget().GetSpec()
-	cluster, err := resolve(ctx, spec.GetCluster(), module.ClusterIDOutput)
-	if err != nil || cluster == "" {
-		return kinds.NoClusterYet, err
-	}
 	name := spec.GetNodePoolName()
-	search := kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken, Type: "node pool", Name: name, In: "cluster " + cluster, Where: "cluster " + cluster}
-	return search.Look(func() (ids []string, err error) {
+	search := kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken, Name: name}
+	return search.LookForPool(ctx, resolve, spec.GetCluster(), module.ClusterIDOutput, func(cluster string) (ids []string, err error) {
 		named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, name)
 		for _, p := range named {
 			ids = append(ids, p.ID)

@@ -1,0 +1,25 @@
+package kinds
+
+import (
+	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+)
+
+func TestCostOnTakesTheCloudsNameAndLimitAndHandsItsPagesToTheEstimates(t *testing.T) {
+	d := digitalocean.Driver{}
+	pages := func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ClustersPerPage) }
+	imports := func(r cloud.Requests, clusters int) int { return cloud.Pages(clusters, r.ImportClustersPerPage) }
+	c := CostOn(d, pages, imports)
+	if c.Cloud != string(d.ID()) || c.PerMinute != d.Requests().PerMinute {
+		t.Errorf("CostOn: cloud %q at %d a minute, want %q at %d", c.Cloud, c.PerMinute, d.ID(), d.Requests().PerMinute)
+	}
+	clusters := 3 * d.Requests().ImportClustersPerPage
+	if got, want := c.Adopt(clusters), cloud.Pages(clusters, d.Requests().ClustersPerPage); got != want {
+		t.Errorf("Adopt(%d) = %d, want %d (the clusters at the driver's page)", clusters, got, want)
+	}
+	if got := c.Refresh(clusters); got != 3 {
+		t.Errorf("Refresh(%d) = %d, want 3 (the clusters at the driver's import page)", clusters, got)
+	}
+}
