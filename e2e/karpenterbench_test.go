@@ -67,7 +67,7 @@ func TestKarpenterBenchPendingPodToReadyNode(t *testing.T) {
 }
 
 // DigitalOcean's API limits per token (docs.digitalocean.com/reference/api/#rate-limit): the
-// provider's requests are set against them. Civo publishes none.
+// provider's requests on both clouds are set against them.
 const (
 	doRequestsPerMinute = 250
 	doRequestsPerHour   = 5000
