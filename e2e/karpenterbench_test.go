@@ -5,12 +5,20 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // benchKarpenterEnv turns the Karpenter figures on: make bench-karpenter sets it. They take
@@ -56,4 +64,231 @@ func TestKarpenterBenchPendingPodToReadyNode(t *testing.T) {
 	}
 	fmt.Printf("BENCH karpenter-kwok 100-pending-pods running-after=%s nodeclaims=%d nodes=%d types=%v memory=%q\n",
 		took100.Round(10*time.Millisecond), len(claims), len(nodes.Items), types, k.memory())
+}
+
+// DigitalOcean's API limits per token (docs.digitalocean.com/reference/api/#rate-limit): the
+// provider's requests on both clouds are set against them.
+const (
+	doRequestsPerMinute = 250
+	doRequestsPerHour   = 5000
+)
+
+// The same figures with the clouds' own provider (karpenter/, the karpenter-clusterplane operator)
+// against each loopback cloud, its nodes registered in the control plane as they join: a pending
+// pod's wait for a Ready pool node, then what 100 pending pods cost in time, NodeClaims, nodes and
+// the cloud requests the provider made, counted at the loopback cloud, and the provider's
+// requests per minute once they all run (its standing reads). The NodeClass selects the flow's
+// two small sizes, so 100 pods need tens of nodes: the case where requests could grow with nodes.
+func TestKarpenterBenchCloudRequestsForPendingPods(t *testing.T) {
+	if os.Getenv(benchKarpenterEnv) == "" {
+		t.Skip("a benchmark: make bench-karpenter runs it (" + benchKarpenterEnv + "=1)")
+	}
+	for _, cloud := range karpenterClouds {
+		t.Run(cloud.name, func(t *testing.T) {
+			k := newKubeCluster(t)
+			c := cloud.setup(t, k)
+			op, env := karpenterOn(t, k, c)
+			// The e2e's 20 s orphan grace has garbage collection read the cloud every 2 s (a tenth
+			// of the grace); the bench measures what a user gets, with the default 10 minutes
+			// (karpenter/pkg/cloudprovider.DefaultOrphanGrace): a read a minute.
+			op.kill()
+			op = startOperator(t, k, "karpenter-clusterplane", karpenterProvider(t), append(env, "ORPHAN_GRACE=10m")...)
+			cs := k.clientset()
+			pendingPods(t, cs, "bench", 0, "1", "1Gi")
+			benchPendingPodRounds(t, k, c, 5)
+			benchHundredPods(t, k, c, op)
+		})
+	}
+}
+
+// benchPendingPodRounds prints how long one pending pod waits to run on a new pool node, over
+// rounds each from no node of the provider's, and the requests one such node costs.
+func benchPendingPodRounds(t *testing.T, k *kube, c *karpenterCloud, rounds int) {
+	t.Helper()
+	cs := k.clientset()
+	var took []time.Duration
+	c.reset()
+	for range rounds {
+		start := time.Now()
+		scaleAgain(t, cs, "bench", 1)
+		waitFor(t, 3*time.Minute, "the pod running on a new pool node", func() bool { return runningPods(t, cs, "bench") == 1 })
+		took = append(took, time.Since(start))
+		scaleAgain(t, cs, "bench", 0)
+		waitFor(t, 3*time.Minute, "the node consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
+		waitFor(t, time.Minute, "the provider's pool deleted", func() bool {
+			pools, _ := c.karpenterPools()
+			return len(pools) == 0
+		})
+	}
+	slices.Sort(took)
+	fmt.Printf("BENCH karpenter-%s pending-pod-to-ready-node rounds=%d min=%s median=%s max=%s requests-per-round=%.1f (%s)\n",
+		c.name, rounds, took[0].Round(10*time.Millisecond), took[rounds/2].Round(10*time.Millisecond), took[rounds-1].Round(10*time.Millisecond),
+		float64(len(c.requests()))/float64(rounds), tally(c.requests()))
+}
+
+// benchHundredPods prints what 100 pending pods of 1 CPU and 1 GiB cost: the time until all run,
+// the NodeClaims, Nodes and pools made, and the provider's requests by kind, until then and in
+// the minute after.
+func benchHundredPods(t *testing.T, k *kube, c *karpenterCloud, op *operator) {
+	t.Helper()
+	cs := k.clientset()
+	c.reset()
+	calls := providerCalls(t, op)
+	start := time.Now()
+	scaleAgain(t, cs, "bench", 100)
+	waitFor(t, 10*time.Minute, "100 pods running", func() bool { return runningPods(t, cs, "bench") == 100 })
+	took := time.Since(start)
+	requests := c.requests()
+	claims := k.nodeClaims()
+	nodes, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "karpenter.sh/nodepool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, _ := c.karpenterPools()
+	types := map[string]int{}
+	for _, cl := range claims {
+		types[cl.InstanceType]++
+	}
+	perMinute := float64(len(requests)) / took.Minutes()
+	fmt.Printf("BENCH karpenter-%s 100-pending-pods running-after=%s nodeclaims=%d nodes=%d pools=%d types=%v memory=%q\n",
+		c.name, took.Round(10*time.Millisecond), len(claims), len(nodes.Items), len(pools), types, k.memory())
+	fmt.Printf("BENCH karpenter-%s 100-pending-pods requests=%d per-minute=%.0f (DigitalOcean allows %d) %s; provider calls: %s\n",
+		c.name, len(requests), perMinute, doRequestsPerMinute, tally(requests), callsSince(calls, providerCalls(t, op)))
+
+	// Once all run the provider still reads (Karpenter's checks and garbage collection): what that
+	// costs an hour decides whether it fits beside the rest of a token's use. A disruption budget
+	// of no node holds consolidation off, so that the minute measures the standing reads alone.
+	k.patch("/apis/karpenter.sh/v1/nodepools/default", map[string]any{"spec": map[string]any{"disruption": map[string]any{
+		"budgets": []any{map[string]any{"nodes": "0"}}}}})
+	time.Sleep(5 * time.Second) // consolidation started before the patch ends
+	const idle = time.Minute
+	c.reset()
+	calls = providerCalls(t, op)
+	time.Sleep(idle)
+	steady := c.requests()
+	nodeClaims := len(k.nodeClaims())
+	fmt.Printf("BENCH karpenter-%s steady-with-%d-nodes requests-per-minute=%.0f per-hour=%.0f (DigitalOcean allows %d) %s; provider calls: %s\n",
+		c.name, nodeClaims, float64(len(steady))/idle.Minutes(), float64(len(steady))/idle.Hours(), doRequestsPerHour,
+		tally(steady), callsSince(calls, providerCalls(t, op)))
+}
+
+// callLine is one line of Karpenter's count of its calls of the provider, by controller and method.
+var callLine = regexp.MustCompile(`^karpenter_cloudprovider_duration_seconds_count\{(.*)\} ([0-9.e+]+)$`)
+
+// providerCalls are how many times each of Karpenter's controllers has called each method of the
+// provider ("nodeclaim.lifecycle/Get"), from the operator's metrics: which of them make the reads.
+func providerCalls(t *testing.T, op *operator) map[string]float64 {
+	t.Helper()
+	port := ""
+	for _, e := range op.cmd.Env { // the last setting wins, as in the process
+		if v, ok := strings.CutPrefix(e, "METRICS_PORT="); ok {
+			port = v
+		}
+	}
+	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
+	if err != nil {
+		t.Fatalf("read the operator's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read the operator's metrics: %v", err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		m := callLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, kv := range strings.Split(m[1], ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			labels[k] = strings.Trim(v, `"`)
+		}
+		n, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			t.Fatalf("the operator's metrics: %q: %v", line, err)
+		}
+		out[labels["controller"]+"/"+labels["method"]] += n
+	}
+	return out
+}
+
+// callsSince are the calls made between the counts before and after, most first.
+func callsSince(before, after map[string]float64) string {
+	var keys []string
+	for k, n := range after {
+		if n > before[k] {
+			keys = append(keys, k)
+		}
+	}
+	delta := func(k string) int { return int(after[k] - before[k]) }
+	slices.SortFunc(keys, func(a, b string) int {
+		if delta(a) != delta(b) {
+			return delta(b) - delta(a)
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("%s=%d", k, delta(k)))
+	}
+	return strings.Join(out, " ")
+}
+
+// tally counts requests by method and path, the ids in the path written as {id}, most first:
+// "GET /v2/kubernetes/clusters/{id}/node_pools=12 PUT …=3".
+func tally(requests []fakecloud.Request) string {
+	counts := map[string]int{}
+	for _, r := range requests {
+		counts[r.Method+" "+pathShape(r.Path)]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("%s=%d", k, counts[k]))
+	}
+	return strings.Join(out, " ")
+}
+
+// collections are the path segments after which the clouds' APIs put an id.
+var collections = []string{"clusters", "node_pools", "nodes", "pools", "instances", "droplets"}
+
+// pathShape is path with each id, the segment after a collection's name, written as {id}.
+func pathShape(path string) string {
+	parts := strings.Split(path, "/")
+	for i := 1; i < len(parts); i++ {
+		if slices.Contains(collections, parts[i-1]) && parts[i] != "" {
+			parts[i] = "{id}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// scaleAgain is scale, tried again when the Deployment changed between its read and its write
+// (the Deployment controller writes it too): a bench that runs for minutes meets that race.
+func scaleAgain(t *testing.T, cs kubernetes.Interface, ns string, replicas int32) {
+	t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := cs.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Spec.Replicas = replicas
+		_, err = cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("scale %s's web to %d: %v", ns, replicas, err)
+	}
 }
