@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // The Karpenter e2e tests run Karpenter core, as a separate process, against the real control
@@ -174,17 +175,23 @@ func pendingPods(t *testing.T, cs kubernetes.Interface, ns string, replicas int3
 	}
 }
 
-// scale sets the replicas of ns's Deployment "web".
+// scale sets the replicas of ns's Deployment "web", tried again when the Deployment changed
+// between its read and its write: the Deployment controller writes it too, and a test that runs
+// for minutes meets that race.
 func scale(t *testing.T, cs kubernetes.Interface, ns string, replicas int32) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := cs.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := cs.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Spec.Replicas = replicas
+		_, err = cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	s.Spec.Replicas = replicas
-	if _, err := cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("scale %s's web to %d: %v", ns, replicas, err)
 	}
 }
 

@@ -17,8 +17,6 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 )
 
 // benchKarpenterEnv turns the Karpenter figures on: make bench-karpenter sets it. They take
@@ -110,10 +108,10 @@ func benchPendingPodRounds(t *testing.T, k *kube, c *karpenterCloud, rounds int)
 	c.reset()
 	for range rounds {
 		start := time.Now()
-		scaleAgain(t, cs, "bench", 1)
+		scale(t, cs, "bench", 1)
 		waitFor(t, 3*time.Minute, "the pod running on a new pool node", func() bool { return runningPods(t, cs, "bench") == 1 })
 		took = append(took, time.Since(start))
-		scaleAgain(t, cs, "bench", 0)
+		scale(t, cs, "bench", 0)
 		waitFor(t, 3*time.Minute, "the node consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
 		waitFor(t, time.Minute, "the provider's pool deleted", func() bool {
 			pools, _ := c.karpenterPools()
@@ -135,7 +133,7 @@ func benchHundredPods(t *testing.T, k *kube, c *karpenterCloud, op *operator) {
 	c.reset()
 	calls := providerCalls(t, op)
 	start := time.Now()
-	scaleAgain(t, cs, "bench", 100)
+	scale(t, cs, "bench", 100)
 	waitFor(t, 10*time.Minute, "100 pods running", func() bool { return runningPods(t, cs, "bench") == 100 })
 	took := time.Since(start)
 	requests := c.requests()
@@ -272,23 +270,4 @@ func pathShape(path string) string {
 		}
 	}
 	return strings.Join(parts, "/")
-}
-
-// scaleAgain is scale, tried again when the Deployment changed between its read and its write
-// (the Deployment controller writes it too): a bench that runs for minutes meets that race.
-func scaleAgain(t *testing.T, cs kubernetes.Interface, ns string, replicas int32) {
-	t.Helper()
-	ctx := context.Background()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := cs.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		s.Spec.Replicas = replicas
-		_, err = cs.AppsV1().Deployments(ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("scale %s's web to %d: %v", ns, replicas, err)
-	}
 }
