@@ -23,14 +23,17 @@ const CivoProviderIDPrefix = "civo://"
 
 // Civo is Civo's Kubernetes API.
 type Civo struct {
-	api *civo.Client
+	// api asks a refused read, resize or delete again; once sends each request once, for the
+	// creates that createPool must not have repeated unseen.
+	api, once *civo.Client
 }
 
 // NewCivo is Civo's API at base ("" is Civo's own) with token.
 func NewCivo(base, token string) *Civo {
-	return &Civo{api: civo.New(base, token, civo.Options{
-		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
-	})}
+	return &Civo{
+		api:  civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: retryRule}}),
+		once: civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+	}
 }
 
 // Name is "civo".
@@ -40,7 +43,7 @@ func (c *Civo) Name() string { return "civo" }
 func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 
 // Requests is how many requests went to Civo.
-func (c *Civo) Requests() int { return c.api.Requests() }
+func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
 
 // FindCluster looks in region, or in every region the account may use when region is "".
 func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluster, error) {
@@ -153,7 +156,8 @@ func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
 }
 
 // CreatePool makes a pool whose id (its name in the cluster) is karpenter-<size>-<random>; the
-// provider never finds it by that id, only by its label.
+// provider finds its pools by their label, and only a create's retry (see createPool) looks for
+// that id too, next to the label.
 func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool, error) {
 	labels := maps.Clone(spec.Labels)
 	if labels == nil {
@@ -164,19 +168,21 @@ func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool,
 	for _, t := range spec.Taints {
 		req.Taints = append(req.Taints, civo.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	if err := c.api.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
-		return Pool{}, err
-	}
-	pools, err := c.Pools(ctx, cl)
-	if err != nil {
-		return Pool{}, err
-	}
-	for _, p := range pools {
-		if p.ID == req.ID {
-			return p, nil
+	find := func(ctx context.Context) (Pool, bool, error) { return findPool(ctx, c, cl, spec.Mark, req.ID) }
+	send := func(ctx context.Context) (Pool, error) {
+		if err := c.once.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
+			return Pool{}, err
 		}
+		p, ok, err := find(ctx)
+		if err != nil {
+			return Pool{}, err
+		}
+		if !ok {
+			return Pool{}, errors.Errorf("Civo made pool %s in cluster %s, yet does not list it", req.ID, cl.ID)
+		}
+		return p, nil
 	}
-	return Pool{}, errors.Errorf("Civo made pool %s in cluster %s, yet does not list it", req.ID, cl.ID)
+	return createPool(ctx, send, find)
 }
 
 // ResizePool sets the pool's count.

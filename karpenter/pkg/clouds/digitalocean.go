@@ -22,14 +22,17 @@ const DigitalOceanProviderIDPrefix = "digitalocean://"
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	api *digitalocean.Client
+	// api asks a refused read, resize or delete again; once sends each request once, for the
+	// creates that createPool must not have repeated unseen.
+	api, once *digitalocean.Client
 }
 
 // NewDigitalOcean is DigitalOcean's API at base ("" is DigitalOcean's own) with token.
 func NewDigitalOcean(base, token string) *DigitalOcean {
-	return &DigitalOcean{api: digitalocean.New(base, token, digitalocean.Options{
-		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
-	})}
+	return &DigitalOcean{
+		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
+		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+	}
 }
 
 // Name is "digitalocean".
@@ -39,7 +42,7 @@ func (d *DigitalOcean) Name() string { return "digitalocean" }
 func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
 
 // Requests is how many requests went to DigitalOcean.
-func (d *DigitalOcean) Requests() int { return d.api.Requests() }
+func (d *DigitalOcean) Requests() int { return d.api.Requests() + d.once.Requests() }
 
 // FindCluster reads the cluster by id, or walks the account's clusters for its name.
 func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Cluster, error) {
@@ -169,18 +172,24 @@ func doPool(p digitalocean.NodePool) Pool {
 }
 
 // CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
-// cluster, and the provider never finds a pool by its name.
+// cluster. The name is kept if the create is sent again (see createPool), so that a repeat of a
+// create the cloud did carry out cannot make a second pool; otherwise pools are found by mark.
 func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (Pool, error) {
 	req := digitalocean.PoolRequest{Name: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count),
 		Tags: append(slices.Clone(spec.Tags), DigitalOceanMarkTag+spec.Mark), Labels: spec.Labels}
 	for _, t := range spec.Taints {
 		req.Taints = append(req.Taints, digitalocean.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	p, err := d.api.CreatePool(ctx, c.ID, req)
-	if err != nil {
-		return Pool{}, err
+	send := func(ctx context.Context) (Pool, error) {
+		p, err := d.once.CreatePool(ctx, c.ID, req)
+		if err != nil {
+			return Pool{}, err
+		}
+		return doPool(p), nil
 	}
-	return doPool(p), nil
+	return createPool(ctx, send, func(ctx context.Context) (Pool, bool, error) {
+		return findPool(ctx, d, c, spec.Mark, req.Name)
+	})
 }
 
 // ResizePool sets the pool's count.
