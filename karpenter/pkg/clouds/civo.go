@@ -26,6 +26,8 @@ type Civo struct {
 	// api asks a refused read, resize or delete again; once sends each request once, for the
 	// creates that createPool must not have repeated unseen.
 	api, once *civo.Client
+	// host is the API's host, named in an error that got no answer.
+	host string
 }
 
 // NewCivo is Civo's API at base ("" is Civo's own) with token.
@@ -33,6 +35,7 @@ func NewCivo(base, token string) *Civo {
 	return &Civo{
 		api:  civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: retryRule}}),
 		once: civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+		host: apiHost(base, cloudapi.Civo.API),
 	}
 }
 
@@ -46,7 +49,8 @@ func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
 
 // FindCluster looks in region, or in every region the account may use when region is "".
-func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluster, error) {
+func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (_ Cluster, err error) {
+	defer c.nameHost(&err)
 	regions := []string{region}
 	if region == "" {
 		all, err := c.api.Regions(ctx)
@@ -103,7 +107,8 @@ func refused(err error) bool {
 
 // Sizes are Civo's Kubernetes sizes (type "kubernetes", selectable), priced by clusterplane's
 // table (Civo's API has no prices); Civo offers the same sizes in every region.
-func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
+func (c *Civo) Sizes(ctx context.Context, _ string) (_ []Size, err error) {
+	defer c.nameHost(&err)
 	sizes, err := c.api.Sizes(ctx)
 	if err != nil {
 		return nil, err
@@ -132,7 +137,8 @@ func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
 }
 
 // Pools are the cluster's pools; a pool's mark is read from its label.
-func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
+func (c *Civo) Pools(ctx context.Context, cl Cluster) (_ []Pool, err error) {
+	defer c.nameHost(&err)
 	pools, err := c.api.Pools(ctx, cl.Region, cl.ID)
 	if cloudapi.IsNotFound(err) {
 		return nil, errors.Wrapf(ErrClusterNotFound, "Civo cluster %s", cl.ID)
@@ -158,7 +164,8 @@ func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
 // CreatePool makes a pool whose id (its name in the cluster) is karpenter-<size>-<random>; the
 // provider finds its pools by their label, and only a create's retry (see createPool) looks for
 // that id too, next to the label.
-func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool, error) {
+func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (_ Pool, err error) {
+	defer c.nameHost(&err)
 	labels := maps.Clone(spec.Labels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -186,18 +193,21 @@ func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool,
 }
 
 // ResizePool sets the pool's count.
-func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) error {
-	_, err := c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
+func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) (err error) {
+	defer c.nameHost(&err)
+	_, err = c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
 	return err
 }
 
 // DeleteNode deletes the pool's instance.
-func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) error {
+func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) (err error) {
+	defer c.nameHost(&err)
 	return notFound(c.api.DeleteInstance(ctx, cl.Region, cl.ID, p.ID, n.ID))
 }
 
 // DeletePool deletes the pool.
-func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) error {
+func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) (err error) {
+	defer c.nameHost(&err)
 	return notFound(c.api.DeletePool(ctx, cl.Region, cl.ID, p.ID))
 }
 
@@ -212,3 +222,5 @@ func poolName(size string) string {
 	}
 	return "karpenter-" + s + "-" + hex.EncodeToString(b)
 }
+
+func (c *Civo) nameHost(err *error) { *err = withHost(c.host, *err) }

@@ -3,6 +3,7 @@ package clouds_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/karpenter/internal/testbed"
@@ -74,5 +75,24 @@ func TestAPoolCreateIsNeverSentBlindlyAgain(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestAnAPIThatDoesNotAnswerIsNamedByItsHostAlone(t *testing.T) {
+	for _, cloud := range []clouds.Cloud{
+		clouds.NewDigitalOcean("http://user:url-secret@127.0.0.1:1/key-in-path", "token-secret"),
+		clouds.NewCivo("http://user:url-secret@127.0.0.1:1/key-in-path", "token-secret"),
+	} {
+		t.Run(cloud.Name(), func(t *testing.T) {
+			_, err := cloud.FindCluster(context.Background(), "c1", "", "lon1")
+			if err == nil || !strings.Contains(err.Error(), "no answer from 127.0.0.1:1:") {
+				t.Fatalf("got %v, want an error naming the host", err)
+			}
+			for _, secret := range []string{"url-secret", "key-in-path", "token-secret"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error quotes %s: %v", secret, err)
+				}
+			}
+		})
 	}
 }

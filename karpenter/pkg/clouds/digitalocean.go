@@ -25,6 +25,8 @@ type DigitalOcean struct {
 	// api asks a refused read, resize or delete again; once sends each request once, for the
 	// creates that createPool must not have repeated unseen.
 	api, once *digitalocean.Client
+	// host is the API's host, named in an error that got no answer.
+	host string
 }
 
 // NewDigitalOcean is DigitalOcean's API at base ("" is DigitalOcean's own) with token.
@@ -32,6 +34,7 @@ func NewDigitalOcean(base, token string) *DigitalOcean {
 	return &DigitalOcean{
 		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
 		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+		host: apiHost(base, cloudapi.DigitalOcean.API),
 	}
 }
 
@@ -45,7 +48,8 @@ func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderID
 func (d *DigitalOcean) Requests() int { return d.api.Requests() + d.once.Requests() }
 
 // FindCluster reads the cluster by id, or walks the account's clusters for its name.
-func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Cluster, error) {
+func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (_ Cluster, err error) {
+	defer d.nameHost(&err)
 	var found *digitalocean.Cluster
 	if id != "" {
 		c, err := d.api.Cluster(ctx, id)
@@ -83,7 +87,8 @@ func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Clu
 // Sizes are the Droplet sizes DigitalOcean offers for Kubernetes (its Kubernetes options) that
 // are available in region, with their shape and price from the sizes API; a size the API does
 // not price takes the price table's (pkg/change/cost), else it has none.
-func (d *DigitalOcean) Sizes(ctx context.Context, region string) ([]Size, error) {
+func (d *DigitalOcean) Sizes(ctx context.Context, region string) (_ []Size, err error) {
+	defer d.nameHost(&err)
 	opts, err := d.api.Options(ctx)
 	if err != nil {
 		return nil, err
@@ -138,7 +143,8 @@ func doTags(slug string) []string {
 }
 
 // Pools are the cluster's pools; a pool's mark is read from its tag.
-func (d *DigitalOcean) Pools(ctx context.Context, c Cluster) ([]Pool, error) {
+func (d *DigitalOcean) Pools(ctx context.Context, c Cluster) (_ []Pool, err error) {
+	defer d.nameHost(&err)
 	pools, err := d.api.NodePools(ctx, c.ID)
 	if cloudapi.IsNotFound(err) {
 		return nil, errors.Wrapf(ErrClusterNotFound, "DigitalOcean cluster %s", c.ID)
@@ -174,7 +180,8 @@ func doPool(p digitalocean.NodePool) Pool {
 // CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
 // cluster. The name is kept if the create is sent again (see createPool), so that a repeat of a
 // create the cloud did carry out cannot make a second pool; otherwise pools are found by mark.
-func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (Pool, error) {
+func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (_ Pool, err error) {
+	defer d.nameHost(&err)
 	req := digitalocean.PoolRequest{Name: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count),
 		Tags: append(slices.Clone(spec.Tags), DigitalOceanMarkTag+spec.Mark), Labels: spec.Labels}
 	for _, t := range spec.Taints {
@@ -193,18 +200,21 @@ func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec)
 }
 
 // ResizePool sets the pool's count.
-func (d *DigitalOcean) ResizePool(ctx context.Context, c Cluster, p Pool, count int) error {
-	_, err := d.api.ResizePool(ctx, c.ID, p.ID, p.Name, int32(count))
+func (d *DigitalOcean) ResizePool(ctx context.Context, c Cluster, p Pool, count int) (err error) {
+	defer d.nameHost(&err)
+	_, err = d.api.ResizePool(ctx, c.ID, p.ID, p.Name, int32(count))
 	return err
 }
 
 // DeleteNode deletes the node without a replacement.
-func (d *DigitalOcean) DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) error {
+func (d *DigitalOcean) DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) (err error) {
+	defer d.nameHost(&err)
 	return notFound(d.api.DeleteNode(ctx, c.ID, p.ID, n.ID))
 }
 
 // DeletePool deletes the pool.
-func (d *DigitalOcean) DeletePool(ctx context.Context, c Cluster, p Pool) error {
+func (d *DigitalOcean) DeletePool(ctx context.Context, c Cluster, p Pool) (err error) {
+	defer d.nameHost(&err)
 	return notFound(d.api.DeletePool(ctx, c.ID, p.ID))
 }
 
@@ -215,3 +225,5 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+func (d *DigitalOcean) nameHost(err *error) { *err = withHost(d.host, *err) }
