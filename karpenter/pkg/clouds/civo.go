@@ -48,9 +48,13 @@ func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 // Requests is how many requests went to Civo.
 func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
 
-// FindCluster looks in region, or in every region the account may use when region is "".
+// FindCluster looks in region, or in every region the account may use when region is "". Civo's
+// regions list spells codes in upper case (LON1), clusterplane in lower case (lon1); region is
+// taken in either and the cluster's region kept in lower case, since it becomes the nodes' zone
+// and region labels, which must not differ between two NodeClasses of one cluster.
 func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (_ Cluster, err error) {
 	defer c.nameHost(&err)
+	region = strings.ToLower(region)
 	regions := []string{region}
 	if region == "" {
 		all, err := c.api.Regions(ctx)

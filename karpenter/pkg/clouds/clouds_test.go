@@ -96,3 +96,18 @@ func TestAnAPIThatDoesNotAnswerIsNamedByItsHostAlone(t *testing.T) {
 		})
 	}
 }
+
+func TestACivoRegionIsTheSameHoweverItIsSpelt(t *testing.T) {
+	b := testbed.Civo(t)
+	for _, region := range []string{"lon1", "LON1", "Lon1", ""} {
+		t.Run("region "+region, func(t *testing.T) {
+			cl, err := b.Cloud.FindCluster(context.Background(), b.Cluster.ID, "", region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cl.Region != "lon1" {
+				t.Errorf("got region %q, want lon1", cl.Region)
+			}
+		})
+	}
+}
