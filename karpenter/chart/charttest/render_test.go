@@ -142,6 +142,18 @@ func TestTheChartRendersWhatTheOperatorNeeds(t *testing.T) {
 				}
 			},
 		},
+		{
+			name:   "Karpenter's feature gates are set only when given, so repair can be switched on",
+			values: map[string]any{"settings": map[string]any{"featureGates": "NodeRepair=true"}},
+			check: func(t *testing.T, objs map[string]map[string]any) {
+				if e := env(t, objs); e["FEATURE_GATES"] != "NodeRepair=true" {
+					t.Errorf("FEATURE_GATES %v, want NodeRepair=true", e["FEATURE_GATES"])
+				}
+				if _, ok := env(t, render(t, nil))["FEATURE_GATES"]; ok {
+					t.Error("FEATURE_GATES is set though none was given: Karpenter's defaults would be replaced")
+				}
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.check(t, render(t, tc.values)) })
 	}

@@ -6,6 +6,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
@@ -21,8 +23,25 @@ import (
 	coreoperator "sigs.k8s.io/karpenter/pkg/operator"
 )
 
+// newOperator is Karpenter's operator. Karpenter stops on a bad setting (the provider's own
+// included) with a panic of a message (lo.Must): that is news for the user, not a crash, so it is
+// printed as a message; any other panic stays one.
+func newOperator() (context.Context, *coreoperator.Operator) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, ok := r.(string)
+			if !ok {
+				panic(r)
+			}
+			fmt.Fprintln(os.Stderr, "karpenter-clusterplane:", msg)
+			os.Exit(2)
+		}
+	}()
+	return coreoperator.NewOperator()
+}
+
 func main() {
-	ctx, op := coreoperator.NewOperator()
+	ctx, op := newOperator()
 	opts := operator.FromContext(ctx)
 	cs, err := operator.Clouds(os.Getenv)
 	if err != nil {

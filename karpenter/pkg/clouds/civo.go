@@ -23,14 +23,20 @@ const CivoProviderIDPrefix = "civo://"
 
 // Civo is Civo's Kubernetes API.
 type Civo struct {
-	api *civo.Client
+	// api asks a refused read, resize or delete again; once sends each request once, for the
+	// creates that createPool must not have repeated unseen.
+	api, once *civo.Client
+	// host is the API's host, named in an error that got no answer.
+	host string
 }
 
 // NewCivo is Civo's API at base ("" is Civo's own) with token.
 func NewCivo(base, token string) *Civo {
-	return &Civo{api: civo.New(base, token, civo.Options{
-		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
-	})}
+	return &Civo{
+		api:  civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: retryRule}}),
+		once: civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+		host: apiHost(base, cloudapi.Civo.API),
+	}
 }
 
 // Name is "civo".
@@ -40,10 +46,15 @@ func (c *Civo) Name() string { return "civo" }
 func (c *Civo) ProviderIDPrefix() string { return CivoProviderIDPrefix }
 
 // Requests is how many requests went to Civo.
-func (c *Civo) Requests() int { return c.api.Requests() }
+func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
 
-// FindCluster looks in region, or in every region the account may use when region is "".
-func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (Cluster, error) {
+// FindCluster looks in region, or in every region the account may use when region is "". Civo's
+// regions list spells codes in upper case (LON1), clusterplane in lower case (lon1); region is
+// taken in either and the cluster's region kept in lower case, since it becomes the nodes' zone
+// and region labels, which must not differ between two NodeClasses of one cluster.
+func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (_ Cluster, err error) {
+	defer c.nameHost(&err)
+	region = strings.ToLower(region)
 	regions := []string{region}
 	if region == "" {
 		all, err := c.api.Regions(ctx)
@@ -100,7 +111,8 @@ func refused(err error) bool {
 
 // Sizes are Civo's Kubernetes sizes (type "kubernetes", selectable), priced by clusterplane's
 // table (Civo's API has no prices); Civo offers the same sizes in every region.
-func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
+func (c *Civo) Sizes(ctx context.Context, _ string) (_ []Size, err error) {
+	defer c.nameHost(&err)
 	sizes, err := c.api.Sizes(ctx)
 	if err != nil {
 		return nil, err
@@ -129,7 +141,8 @@ func (c *Civo) Sizes(ctx context.Context, _ string) ([]Size, error) {
 }
 
 // Pools are the cluster's pools; a pool's mark is read from its label.
-func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
+func (c *Civo) Pools(ctx context.Context, cl Cluster) (_ []Pool, err error) {
+	defer c.nameHost(&err)
 	pools, err := c.api.Pools(ctx, cl.Region, cl.ID)
 	if cloudapi.IsNotFound(err) {
 		return nil, errors.Wrapf(ErrClusterNotFound, "Civo cluster %s", cl.ID)
@@ -153,8 +166,10 @@ func (c *Civo) Pools(ctx context.Context, cl Cluster) ([]Pool, error) {
 }
 
 // CreatePool makes a pool whose id (its name in the cluster) is karpenter-<size>-<random>; the
-// provider never finds it by that id, only by its label.
-func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool, error) {
+// provider finds its pools by their label, and only a create's retry (see createPool) looks for
+// that id too, next to the label.
+func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (_ Pool, err error) {
+	defer c.nameHost(&err)
 	labels := maps.Clone(spec.Labels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -164,34 +179,39 @@ func (c *Civo) CreatePool(ctx context.Context, cl Cluster, spec PoolSpec) (Pool,
 	for _, t := range spec.Taints {
 		req.Taints = append(req.Taints, civo.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	if err := c.api.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
-		return Pool{}, err
-	}
-	pools, err := c.Pools(ctx, cl)
-	if err != nil {
-		return Pool{}, err
-	}
-	for _, p := range pools {
-		if p.ID == req.ID {
-			return p, nil
+	find := func(ctx context.Context) (Pool, bool, error) { return findPool(ctx, c, cl, spec.Mark, req.ID) }
+	send := func(ctx context.Context) (Pool, error) {
+		if err := c.once.CreatePool(ctx, cl.Region, cl.ID, req); err != nil {
+			return Pool{}, err
 		}
+		p, ok, err := find(ctx)
+		if err != nil {
+			return Pool{}, err
+		}
+		if !ok {
+			return Pool{}, errors.Errorf("Civo made pool %s in cluster %s, yet does not list it", req.ID, cl.ID)
+		}
+		return p, nil
 	}
-	return Pool{}, errors.Errorf("Civo made pool %s in cluster %s, yet does not list it", req.ID, cl.ID)
+	return createPool(ctx, send, find)
 }
 
 // ResizePool sets the pool's count.
-func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) error {
-	_, err := c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
+func (c *Civo) ResizePool(ctx context.Context, cl Cluster, p Pool, count int) (err error) {
+	defer c.nameHost(&err)
+	_, err = c.api.ResizePool(ctx, cl.Region, cl.ID, p.ID, int32(count))
 	return err
 }
 
 // DeleteNode deletes the pool's instance.
-func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) error {
+func (c *Civo) DeleteNode(ctx context.Context, cl Cluster, p Pool, n Node) (err error) {
+	defer c.nameHost(&err)
 	return notFound(c.api.DeleteInstance(ctx, cl.Region, cl.ID, p.ID, n.ID))
 }
 
 // DeletePool deletes the pool.
-func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) error {
+func (c *Civo) DeletePool(ctx context.Context, cl Cluster, p Pool) (err error) {
+	defer c.nameHost(&err)
 	return notFound(c.api.DeletePool(ctx, cl.Region, cl.ID, p.ID))
 }
 
@@ -206,3 +226,5 @@ func poolName(size string) string {
 	}
 	return "karpenter-" + s + "-" + hex.EncodeToString(b)
 }
+
+func (c *Civo) nameHost(err *error) { *err = withHost(c.host, *err) }

@@ -8,7 +8,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
 	"strings"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // Cluster is a managed cluster as the provider needs it: its id, region and whether it runs.
@@ -150,3 +155,27 @@ const (
 	digitalOceanHours = 672
 	civoHours         = 730
 )
+
+// apiHost is the host of the API at base (own when base is ""): only the host, since the URL may
+// carry credentials (user:password@) or a path with a key, which errors must never quote.
+func apiHost(base, own string) string {
+	if base == "" {
+		base = own
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "the API URL"
+	}
+	return u.Host
+}
+
+// withHost names host in an error that got no answer from the cloud: cloudapi's "no answer"
+// leaves the URL out on purpose, and a user who set DIGITALOCEAN_API_URL or CIVO_API_URL wrong
+// needs to see which host was tried.
+func withHost(host string, err error) error {
+	var e *cloudapi.Error
+	if err == nil || !errors.As(err, &e) || e.Status != 0 {
+		return err
+	}
+	return fmt.Errorf("no answer from %s: %w", host, err)
+}

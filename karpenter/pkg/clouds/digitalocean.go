@@ -22,14 +22,20 @@ const DigitalOceanProviderIDPrefix = "digitalocean://"
 
 // DigitalOcean is DigitalOcean's Kubernetes API.
 type DigitalOcean struct {
-	api *digitalocean.Client
+	// api asks a refused read, resize or delete again; once sends each request once, for the
+	// creates that createPool must not have repeated unseen.
+	api, once *digitalocean.Client
+	// host is the API's host, named in an error that got no answer.
+	host string
 }
 
 // NewDigitalOcean is DigitalOcean's API at base ("" is DigitalOcean's own) with token.
 func NewDigitalOcean(base, token string) *DigitalOcean {
-	return &DigitalOcean{api: digitalocean.New(base, token, digitalocean.Options{
-		Options: cloudapi.Options{Retry: cloudapi.Backoff(3, 500_000_000)},
-	})}
+	return &DigitalOcean{
+		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
+		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
+		host: apiHost(base, cloudapi.DigitalOcean.API),
+	}
 }
 
 // Name is "digitalocean".
@@ -39,10 +45,11 @@ func (d *DigitalOcean) Name() string { return "digitalocean" }
 func (d *DigitalOcean) ProviderIDPrefix() string { return DigitalOceanProviderIDPrefix }
 
 // Requests is how many requests went to DigitalOcean.
-func (d *DigitalOcean) Requests() int { return d.api.Requests() }
+func (d *DigitalOcean) Requests() int { return d.api.Requests() + d.once.Requests() }
 
 // FindCluster reads the cluster by id, or walks the account's clusters for its name.
-func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Cluster, error) {
+func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (_ Cluster, err error) {
+	defer d.nameHost(&err)
 	var found *digitalocean.Cluster
 	if id != "" {
 		c, err := d.api.Cluster(ctx, id)
@@ -80,7 +87,8 @@ func (d *DigitalOcean) FindCluster(ctx context.Context, id, name, _ string) (Clu
 // Sizes are the Droplet sizes DigitalOcean offers for Kubernetes (its Kubernetes options) that
 // are available in region, with their shape and price from the sizes API; a size the API does
 // not price takes the price table's (pkg/change/cost), else it has none.
-func (d *DigitalOcean) Sizes(ctx context.Context, region string) ([]Size, error) {
+func (d *DigitalOcean) Sizes(ctx context.Context, region string) (_ []Size, err error) {
+	defer d.nameHost(&err)
 	opts, err := d.api.Options(ctx)
 	if err != nil {
 		return nil, err
@@ -135,7 +143,8 @@ func doTags(slug string) []string {
 }
 
 // Pools are the cluster's pools; a pool's mark is read from its tag.
-func (d *DigitalOcean) Pools(ctx context.Context, c Cluster) ([]Pool, error) {
+func (d *DigitalOcean) Pools(ctx context.Context, c Cluster) (_ []Pool, err error) {
+	defer d.nameHost(&err)
 	pools, err := d.api.NodePools(ctx, c.ID)
 	if cloudapi.IsNotFound(err) {
 		return nil, errors.Wrapf(ErrClusterNotFound, "DigitalOcean cluster %s", c.ID)
@@ -169,33 +178,43 @@ func doPool(p digitalocean.NodePool) Pool {
 }
 
 // CreatePool makes a pool named karpenter-<size>-<random>: DigitalOcean wants names unique in a
-// cluster, and the provider never finds a pool by its name.
-func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (Pool, error) {
+// cluster. The name is kept if the create is sent again (see createPool), so that a repeat of a
+// create the cloud did carry out cannot make a second pool; otherwise pools are found by mark.
+func (d *DigitalOcean) CreatePool(ctx context.Context, c Cluster, spec PoolSpec) (_ Pool, err error) {
+	defer d.nameHost(&err)
 	req := digitalocean.PoolRequest{Name: poolName(spec.Size), Size: spec.Size, Count: int32(spec.Count),
 		Tags: append(slices.Clone(spec.Tags), DigitalOceanMarkTag+spec.Mark), Labels: spec.Labels}
 	for _, t := range spec.Taints {
 		req.Taints = append(req.Taints, digitalocean.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	p, err := d.api.CreatePool(ctx, c.ID, req)
-	if err != nil {
-		return Pool{}, err
+	send := func(ctx context.Context) (Pool, error) {
+		p, err := d.once.CreatePool(ctx, c.ID, req)
+		if err != nil {
+			return Pool{}, err
+		}
+		return doPool(p), nil
 	}
-	return doPool(p), nil
+	return createPool(ctx, send, func(ctx context.Context) (Pool, bool, error) {
+		return findPool(ctx, d, c, spec.Mark, req.Name)
+	})
 }
 
 // ResizePool sets the pool's count.
-func (d *DigitalOcean) ResizePool(ctx context.Context, c Cluster, p Pool, count int) error {
-	_, err := d.api.ResizePool(ctx, c.ID, p.ID, p.Name, int32(count))
+func (d *DigitalOcean) ResizePool(ctx context.Context, c Cluster, p Pool, count int) (err error) {
+	defer d.nameHost(&err)
+	_, err = d.api.ResizePool(ctx, c.ID, p.ID, p.Name, int32(count))
 	return err
 }
 
 // DeleteNode deletes the node without a replacement.
-func (d *DigitalOcean) DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) error {
+func (d *DigitalOcean) DeleteNode(ctx context.Context, c Cluster, p Pool, n Node) (err error) {
+	defer d.nameHost(&err)
 	return notFound(d.api.DeleteNode(ctx, c.ID, p.ID, n.ID))
 }
 
 // DeletePool deletes the pool.
-func (d *DigitalOcean) DeletePool(ctx context.Context, c Cluster, p Pool) error {
+func (d *DigitalOcean) DeletePool(ctx context.Context, c Cluster, p Pool) (err error) {
+	defer d.nameHost(&err)
 	return notFound(d.api.DeletePool(ctx, c.ID, p.ID))
 }
 
@@ -206,3 +225,5 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+func (d *DigitalOcean) nameHost(err *error) { *err = withHost(d.host, *err) }

@@ -37,8 +37,13 @@ func init() {
 
 type optionsKey struct{}
 
-// AddFlags declares the flags.
+// AddFlags declares the flags, and --help's header: the program and where its tokens come from,
+// which no flag shows.
 func (o *Options) AddFlags(fs *options.FlagSet) {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHeader)
+		fs.PrintDefaults()
+	}
 	fs.DurationVar(&o.SizesMaxAge, "sizes-max-age", env.WithDefaultDuration("SIZES_MAX_AGE", instancetype.DefaultMaxAge),
 		"how long the clouds' sizes and prices are kept before being read again")
 	fs.DurationVar(&o.OrphanGrace, "orphan-grace", env.WithDefaultDuration("ORPHAN_GRACE", cloudprovider.DefaultOrphanGrace),
@@ -58,7 +63,52 @@ func (o *Options) Parse(fs *options.FlagSet, args ...string) error {
 	if o.SizesMaxAge <= 0 || o.OrphanGrace <= 0 || o.BatchWindow < 0 {
 		return errors.New("--sizes-max-age and --orphan-grace must be positive, --pool-batch-window not negative")
 	}
+	// Karpenter's options are parsed first (they are Injectables' first) from the same command
+	// line. Only when fs carries Karpenter's flags: the provider's own tests give it only these.
+	if fs.Lookup("leader-election-namespace") == nil {
+		return nil
+	}
+	for _, inj := range options.Injectables {
+		if core, ok := inj.(*options.Options); ok {
+			return LeaderElection(core.DisableLeaderElection, core.LeaderElectionNamespace, InCluster())
+		}
+	}
 	return nil
+}
+
+// usageHeader opens --help: Karpenter names its flag set "karpenter".
+const usageHeader = `Usage of karpenter-clusterplane: Karpenter's operator with clusterplane's provider for
+DigitalOcean and Civo managed node pools.
+
+The clouds' tokens come from the environment only, never from a flag: DIGITALOCEAN_TOKEN and/or
+CIVO_TOKEN (the chart sets them from a Secret). DIGITALOCEAN_API_URL and CIVO_API_URL point the
+provider at another API. Out of a cluster, give --leader-election-namespace
+(LEADER_ELECTION_NAMESPACE) or --disable-leader-election (DISABLE_LEADER_ELECTION=true).
+
+Flags:
+`
+
+// inClusterNamespace is the file a pod's service account mounts; controller-runtime reads the
+// leader election's namespace from it when none is given.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// InCluster tells whether the operator runs in a pod with a service account.
+func InCluster() bool {
+	_, err := os.Stat(inClusterNamespace)
+	return err == nil
+}
+
+// LeaderElection is an error naming the settings to give when leader election is on, no
+// namespace is given for its lease and none can be read from the pod (the operator runs out of a
+// cluster): controller-runtime would otherwise stop the operator with a panic naming its own
+// field, not the flag or variable a user sets.
+func LeaderElection(disabled bool, namespace string, inCluster bool) error {
+	if disabled || namespace != "" || inCluster {
+		return nil
+	}
+	return errors.New("running out of a cluster with leader election on: give the lease's namespace with " +
+		"--leader-election-namespace (LEADER_ELECTION_NAMESPACE), or run one replica with " +
+		"--disable-leader-election (DISABLE_LEADER_ELECTION=true)")
 }
 
 // ToContext stores the options in ctx.

@@ -59,3 +59,43 @@ func TestOptionsRefuseDurationsThatCannotWork(t *testing.T) {
 		})
 	}
 }
+
+func TestLeaderElectionOutOfAClusterNeedsANamespaceOrToBeOff(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		disabled  bool
+		namespace string
+		inCluster bool
+		ok        bool
+	}{
+		{"in a cluster the pod's namespace is used", false, "", true, true},
+		{"out of a cluster a given namespace is used", false, "karpenter", false, true},
+		{"out of a cluster with leader election off nothing is needed", true, "", false, true},
+		{"out of a cluster with neither is an error naming both settings", false, "", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := operator.LeaderElection(tc.disabled, tc.namespace, tc.inCluster)
+			if tc.ok != (err == nil) {
+				t.Fatalf("got %v, want ok %v", err, tc.ok)
+			}
+			for _, setting := range []string{"--leader-election-namespace", "LEADER_ELECTION_NAMESPACE", "--disable-leader-election", "DISABLE_LEADER_ELECTION"} {
+				if err != nil && !strings.Contains(err.Error(), setting) {
+					t.Errorf("the error %q does not name %s", err, setting)
+				}
+			}
+		})
+	}
+}
+
+func TestHelpNamesTheProgramAndTheTokenVariables(t *testing.T) {
+	fs := &options.FlagSet{FlagSet: newFlagSet()}
+	(&operator.Options{}).AddFlags(fs)
+	var out strings.Builder
+	fs.SetOutput(&out)
+	fs.Usage()
+	for _, want := range []string{"Usage of karpenter-clusterplane:", "DIGITALOCEAN_TOKEN", "CIVO_TOKEN", "-orphan-grace", "-pool-batch-window"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help does not say %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package v1_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"testing"
 
 	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
@@ -21,7 +24,7 @@ func TestTheHashChangesWithWhatAPoolIsMadeWithAndNothingElse(t *testing.T) {
 		}, true},
 		{"a changed label changes it", func(s *v1.NodeClassSpec) { s.Labels = map[string]string{"a": "1", "b": "3"} }, false},
 		{"a taint changes it", func(s *v1.NodeClassSpec) {
-			s.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+			s.Taints = []v1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
 		}, false},
 		{"another cluster changes it", func(s *v1.NodeClassSpec) { s.Cluster = v1.ClusterRef{Name: "c"} }, false},
 		{"a tag more changes it", func(s *v1.NodeClassSpec) { s.Tags = []string{"x", "y", "z"} }, false},
@@ -33,5 +36,24 @@ func TestTheHashChangesWithWhatAPoolIsMadeWithAndNothingElse(t *testing.T) {
 				t.Errorf("same hash %v, want %v", got, tc.same)
 			}
 		})
+	}
+}
+
+// Taints moved from corev1.Taint to the provider's own Taint (to carry the API server's checks);
+// the hash must not move with them, or every tainted class's nodes would read as drifted and be
+// replaced after an upgrade. This is the hash as it was computed over corev1.Taint.
+func TestATaintedSpecHashesAsItDidWithKubernetesTaints(t *testing.T) {
+	spec := v1.NodeClassSpec{Cluster: v1.ClusterRef{ID: "c"}, Labels: map[string]string{"a": "1"},
+		Taints: []v1.Taint{{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Effect: corev1.TaintEffectNoExecute}}}
+	b, _ := json.Marshal(struct {
+		Cluster v1.ClusterRef
+		Labels  map[string]string
+		Taints  any
+		Tags    []string
+	}{spec.Cluster, spec.Labels, []corev1.Taint{
+		{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Effect: corev1.TaintEffectNoExecute}}, nil})
+	sum := sha256.Sum256(b)
+	if want := hex.EncodeToString(sum[:16]); spec.Hash() != want {
+		t.Errorf("got hash %s, want %s as with corev1.Taint", spec.Hash(), want)
 	}
 }

@@ -40,18 +40,46 @@ type NodeClassSpec struct {
 	// +kubebuilder:validation:MaxItems=30
 	// +optional
 	SizeSelectorTerms []SizeSelectorTerm `json:"sizeSelectorTerms,omitempty"`
-	// Labels are Kubernetes labels on every node, set on the node pool.
+	// Labels are Kubernetes labels on every node, set on the node pool. The API server refuses
+	// a key Kubernetes would refuse on a Node: the cloud would take it, and the failure would only
+	// show when the node registers. (Values are not checked here: a CEL rule on every value of an
+	// unbounded map costs more than the API server allows.)
+	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('karpenter.sh/') && !k.startsWith('karpenter.clusterplane.dev/'))",message="labels under karpenter.sh/ and karpenter.clusterplane.dev/ are Karpenter's and the provider's"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",message="a label key is an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 	// Taints are Kubernetes taints on every node, set on the node pool.
+	// +kubebuilder:validation:MaxItems=50
 	// +optional
-	Taints []corev1.Taint `json:"taints,omitempty"`
+	Taints []Taint `json:"taints,omitempty"`
 	// Tags are the cloud's tags on the node pool and its Droplets. DigitalOcean's pools only:
 	// Civo's pools have no tags, so a CivoNodeClass's tags are written nowhere.
 	// +kubebuilder:validation:MaxItems=20
 	// +optional
 	Tags []string `json:"tags,omitempty"`
+}
+
+// Taint is a Kubernetes taint as a Node carries it (corev1.Taint's key, value and effect, with
+// the same JSON), checked by the API server as Kubernetes checks a Node's: a misspelt effect or a
+// key with a space would otherwise be taken by the cloud and fail only when the node registers.
+// Its own type rather than corev1.Taint, so its fields can carry the checks; patterns, not CEL,
+// since CEL on unbounded strings costs more than the API server allows.
+type Taint struct {
+	// Key is a qualified name: an optional DNS prefix and '/', then at most 63 letters, digits,
+	// '-', '_' or '.', starting and ending with a letter or digit.
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	Key string `json:"key"`
+	// Value is at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or
+	// digit.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$`
+	// +optional
+	Value string `json:"value,omitempty"`
+	// Effect is what the taint does to pods that do not tolerate it.
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	Effect corev1.TaintEffect `json:"effect"`
 }
 
 // ClusterRef names a managed cluster by its cloud id or by its name (a clusterplane stack's

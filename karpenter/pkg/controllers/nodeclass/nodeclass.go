@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -49,10 +51,9 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	before := nc.DeepCopyObject().(v1.NodeClass)
-	after, err := Check(ctx, c.Provider, nc)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+	// A cloud that could not be asked is in the conditions too (Check wrote them): the status is
+	// written first, then the error returned, so it is logged and the class checked again.
+	after, checkErr := Check(ctx, c.Provider, nc)
 	// A patch writes the stored object back into nc, status included: the status found is kept
 	// aside for the status patch after it.
 	found := nc.NodeClassStatus().DeepCopy()
@@ -67,12 +68,30 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, err
 		}
 	}
+	if checkErr != nil {
+		return reconcile.Result{}, checkErr
+	}
 	return reconcile.Result{RequeueAfter: after}, nil
 }
 
+// unreached writes what kept the cloud from answering into both conditions: a refused token
+// (401, 403) or any other failure, with the error, which names the call and never the token.
+func unreached(conds interface {
+	SetFalse(string, string, string) bool
+}, cloud string, err error) {
+	reason := "CloudUnreachable"
+	if s := cloudapi.StatusOf(err); s == http.StatusUnauthorized || s == http.StatusForbidden {
+		reason = "Unauthorized"
+	}
+	msg := fmt.Sprintf("%s could not be asked: %v", cloud, err)
+	conds.SetFalse(v1.ConditionClusterReady, reason, msg)
+	conds.SetFalse(v1.ConditionSizesResolved, reason, msg)
+}
+
 // Check finds the NodeClass's cluster and sizes and writes them, with the conditions and the
-// hash annotation, into nc; it returns when to check again. Only a failure to reach the cloud is
-// an error: what the cloud says is wrong is a condition.
+// hash annotation, into nc; it returns when to check again. A failure to reach the cloud is an
+// error and, so a user sees it with kubectl, the conditions' reason too (a Ready class whose token
+// was revoked must not stay Ready); what the cloud says is wrong is a condition alone.
 func Check(ctx context.Context, p *cloudprovider.CloudProvider, nc v1.NodeClass) (time.Duration, error) {
 	setHash(nc)
 	conds := nc.StatusConditions()
@@ -91,6 +110,7 @@ func Check(ctx context.Context, p *cloudprovider.CloudProvider, nc v1.NodeClass)
 		return NotReadyRecheck, nil
 	}
 	if err != nil {
+		unreached(conds, nc.Cloud(), err)
 		return 0, fmt.Errorf("find the cluster of %s %s: %w", nc.Cloud(), nc.GetName(), err)
 	}
 	st.ClusterID, st.Region = cluster.ID, cluster.Region
@@ -101,7 +121,8 @@ func Check(ctx context.Context, p *cloudprovider.CloudProvider, nc v1.NodeClass)
 	}
 	sizes, err := p.InstanceTypes().Sizes(ctx, cloud, cluster.Region)
 	if err != nil {
-		return 0, err
+		conds.SetFalse(v1.ConditionSizesResolved, "CloudUnreachable", fmt.Sprintf("%s's sizes could not be read: %v", nc.Cloud(), err))
+		return 0, fmt.Errorf("read the sizes of %s %s: %w", nc.Cloud(), nc.GetName(), err)
 	}
 	selected := instancetype.Select(sizes, spec.SizeSelectorTerms)
 	st.Sizes = nil

@@ -1,0 +1,113 @@
+package clouds_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/clusterplane/clusterplane/karpenter/internal/testbed"
+	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+)
+
+// posts is how many POSTs the bed's cloud was sent.
+func posts(b testbed.Bed) int {
+	if b.DO != nil {
+		return len(b.DO.Requests(http.MethodPost))
+	}
+	return len(b.Civo.Requests(http.MethodPost))
+}
+
+func inject(b testbed.Bed, f fakecloud.Fault) {
+	if b.DO != nil {
+		b.DO.Inject(f)
+		return
+	}
+	b.Civo.Inject(f)
+}
+
+func TestAPoolCreateIsNeverSentBlindlyAgain(t *testing.T) {
+	mark := clouds.Mark("DigitalOceanNodeClass", "default", "spec")
+	for _, tc := range []struct {
+		name      string
+		fault     fakecloud.Fault
+		wantErr   bool
+		wantPools int
+		wantPosts int
+	}{
+		{"a 503 after the cloud made the pool finds that pool and sends nothing again",
+			fakecloud.Fault{Method: http.MethodPost, Status: http.StatusServiceUnavailable, Commit: true}, false, 1, 1},
+		{"a 503 before the cloud made the pool sends the create once more",
+			fakecloud.Fault{Method: http.MethodPost, Status: http.StatusServiceUnavailable}, false, 1, 2},
+		{"a refusal is returned without asking again",
+			fakecloud.Fault{Method: http.MethodPost, Status: http.StatusUnprocessableEntity}, true, 0, 1},
+	} {
+		for _, b := range testbed.Both(t) {
+			t.Run(tc.name+" on "+b.Name, func(t *testing.T) {
+				if b.DO != nil {
+					b.DO.Reset()
+				} else {
+					b.Civo.Reset()
+				}
+				f := tc.fault
+				f.Path, f.Times = "/v2/kubernetes/clusters/", 1
+				inject(b, f)
+				p, err := b.Cloud.CreatePool(context.Background(), b.Cluster,
+					clouds.PoolSpec{Mark: mark, Size: b.SmallSize(), Count: 2})
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("got error %v, want one: %v", err, tc.wantErr)
+				}
+				if err == nil && (p.Mark != mark || p.Count != 2) {
+					t.Errorf("got pool %+v, want the marked pool of 2", p)
+				}
+				got := 0
+				for _, pl := range b.Pools(t) {
+					if pl.Mark == mark {
+						got++
+					}
+				}
+				if got != tc.wantPools {
+					t.Errorf("got %d marked pools, want %d", got, tc.wantPools)
+				}
+				if n := posts(b); n != tc.wantPosts {
+					t.Errorf("got %d POSTs, want %d", n, tc.wantPosts)
+				}
+			})
+		}
+	}
+}
+
+func TestAnAPIThatDoesNotAnswerIsNamedByItsHostAlone(t *testing.T) {
+	for _, cloud := range []clouds.Cloud{
+		clouds.NewDigitalOcean("http://user:url-secret@127.0.0.1:1/key-in-path", "token-secret"),
+		clouds.NewCivo("http://user:url-secret@127.0.0.1:1/key-in-path", "token-secret"),
+	} {
+		t.Run(cloud.Name(), func(t *testing.T) {
+			_, err := cloud.FindCluster(context.Background(), "c1", "", "lon1")
+			if err == nil || !strings.Contains(err.Error(), "no answer from 127.0.0.1:1:") {
+				t.Fatalf("got %v, want an error naming the host", err)
+			}
+			for _, secret := range []string{"url-secret", "key-in-path", "token-secret"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error quotes %s: %v", secret, err)
+				}
+			}
+		})
+	}
+}
+
+func TestACivoRegionIsTheSameHoweverItIsSpelt(t *testing.T) {
+	b := testbed.Civo(t)
+	for _, region := range []string{"lon1", "LON1", "Lon1", ""} {
+		t.Run("region "+region, func(t *testing.T) {
+			cl, err := b.Cloud.FindCluster(context.Background(), b.Cluster.ID, "", region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cl.Region != "lon1" {
+				t.Errorf("got region %q, want lon1", cl.Region)
+			}
+		})
+	}
+}
