@@ -182,7 +182,7 @@ func TestThePoolsCarryTheNodeClassTaintsAndNotKarpentersUnregisteredTaint(t *tes
 	for _, b := range testbed.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			spec := clusterSpec(b)
-			spec.Taints = []corev1.Taint{{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
+			spec.Taints = []v1.Taint{{Key: "workload", Value: "batch", Effect: corev1.TaintEffectNoSchedule}}
 			w := newWorld(t, b, spec)
 			w.check(t)
 			if _, err := w.cp.Create(ctx, w.claim(b.SmallSize())); err != nil {
