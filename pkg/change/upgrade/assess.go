@@ -1,9 +1,9 @@
 // Package upgrade assesses Kubernetes minor upgrades of the clusters of manifests, for the
-// command upgrade plan: the path from each running version to the manifest's, one minor release at a time as the clouds allow; the
-// cluster's objects that use APIs removed on the way (RemovedAPIs, checked through the cluster's
-// kubeconfig read from the cloud and kept in memory); the cloud's own checks (DigitalOcean's
-// clusterlint); and the order across a fleet, non-production environments first. It decides;
-// printing and exit codes are the caller's.
+// command upgrade plan: the path from each running version to the manifest's, one minor release
+// at a time as the clouds allow; the cluster's objects that use APIs removed on the way
+// (RemovedAPIs, checked through the cluster's kubeconfig read from the cloud and kept in memory);
+// the cloud's own checks (DigitalOcean's clusterlint); and the order across a fleet,
+// non-production environments first. It decides; printing and exit codes are the caller's.
 package upgrade
 
 import (
