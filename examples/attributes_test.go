@@ -10,7 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 )
 
 // everything are manifests that set the optional fields no example sets, so that every attribute
@@ -68,7 +68,7 @@ func TestEveryAttributeAModuleSendsHasTheProvidersFactsInTheEffectsTable(t *test
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		p, err := plan.Run(body, plan.Options{Preview: true})
+		p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 		if err != nil {
 			t.Fatalf("plan %s: %v", path, err)
 		}

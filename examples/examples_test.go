@@ -19,7 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -134,7 +134,7 @@ func TestEveryExampleValidatesAndPlansItsKind(t *testing.T) {
 			if got := target.Get(target.Descriptor().Fields().ByName("kind")).String(); got != k.name {
 				t.Errorf("kind = %q, want %q for folder %s", got, k.name, folder)
 			}
-			p, err := plan.Run(body, plan.Options{Preview: true})
+			p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 			if err != nil {
 				t.Fatalf("plan failed: %v", err)
 			}
@@ -233,7 +233,7 @@ func planOf(t *testing.T, k kind, path string) (proto.Message, string) {
 	if err != nil {
 		t.Fatalf("invalid example: %v", err)
 	}
-	p, err := plan.Run(body, plan.Options{Preview: true})
+	p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 	if err != nil {
 		t.Fatalf("plan of %s failed: %v", path, err)
 	}
@@ -241,7 +241,7 @@ func planOf(t *testing.T, k kind, path string) (proto.Message, string) {
 		t.Fatalf("plan of %s registered nothing", path)
 	}
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	return input, buf.String()

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 )
 
 // FuzzParseThenPlan feeds any text to every kind's loader and plans what one accepts: an
@@ -34,12 +34,12 @@ func FuzzParseThenPlan(f *testing.F) {
 				}
 				continue
 			}
-			p, err := plan.Run(body, plan.Options{Preview: true})
+			p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 			if err != nil {
 				t.Fatalf("%s: an accepted input does not plan: %v", k.name, err)
 			}
 			var rendered strings.Builder
-			if err := plan.WriteJSON(&rendered, p); err != nil {
+			if err := mockrun.WriteJSON(&rendered, p); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(rendered.String(), token) {

@@ -15,7 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -210,7 +210,7 @@ func TestNoExamplesPlanShowsAnOutputKnownOnlyAfterDeploymentAsAnEmptyString(t *t
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := plan.Run(body, plan.Options{Preview: true})
+			p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -100,7 +100,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 	ctx, stop := cli.Interruptible()
 	defer stop()
 	deploy.StackClusterIDs(ctx, func() (stackstate.Backend, error) { return f.backend(&deployOptions{}) }, clusterTargets, clusters)
-	plans := upgrade.Plan(ctx, clusters)
+	plans := upgrade.Assess(ctx, clusters)
 	if ctx.Err() != nil {
 		return cli.Exit(exitcode.Interrupted)
 	}
@@ -130,7 +130,7 @@ func upgradePlanRun(opts *upgradePlanOptions) error {
 }
 
 // writeUpgradePlan prints the plans as -o asks, and on stderr the files --write wrote or left.
-func (f *factory) writeUpgradePlan(output string, plans []upgrade.ClusterPlan, written, notWritten []string) error {
+func (f *factory) writeUpgradePlan(output string, plans []upgrade.Assessment, written, notWritten []string) error {
 	var out bytes.Buffer
 	switch output {
 	case "json":

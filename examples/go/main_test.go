@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 
@@ -16,9 +16,9 @@ const (
 	civoFw      = "civo:index/firewall:Firewall"
 )
 
-func runProgram(t *testing.T) *plan.Plan {
+func runProgram(t *testing.T) *mockrun.Result {
 	t.Helper()
-	p, err := plan.Run(program, plan.Options{
+	p, err := mockrun.Run(program, mockrun.Options{
 		State: func(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 			switch typ {
 			case doCluster:
@@ -105,7 +105,7 @@ func TestEachPoolGetsItsClusterIDAsAnOutputAndDependsOnTheCluster(t *testing.T) 
 			t.Errorf("%s: dependsOn %v, want it to contain %s", tc.pool, r.DependsOn, want)
 		}
 	}
-	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 		t.Errorf("ids wired by outputs need no stack reference, got %d", len(refs))
 	}
 }

@@ -298,8 +298,8 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 // steps create (the surge pool, and on a cloud that cannot rename, such as Civo's for a pool that
 // keeps its name, the pool of the manifest's name a second hop goes back to), the rename where
 // diff plans one, and the kind's waits.
-func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Plan {
-	plan := rotation.Plan{Old: old, Nodes: kind.Nodes, ReadyTimeout: kind.ReadyTimeout, Drain: kind.Drain}
+func planOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Settings {
+	plan := rotation.Settings{Old: old, Nodes: kind.Nodes, ReadyTimeout: kind.ReadyTimeout, Drain: kind.Drain}
 	for _, step := range r.Steps {
 		switch step.Action {
 		case rotation.StepCreate:
@@ -327,7 +327,7 @@ func (d *Deployer) rollBack(ctx context.Context, t deploytarget.Target, s stacks
 	if err != nil {
 		return errors.Wrapf(err, "ready the roll-back of pool %s's rotation", rec.Pool)
 	}
-	plan := rotation.Plan{Old: rec.Pool, Surge: rec.Pool + rotation.SurgeSuffix}
+	plan := rotation.Settings{Old: rec.Pool, Surge: rec.Pool + rotation.SurgeSuffix}
 	if rec.ID != "" {
 		plan.Mark = rotation.NewMark(t.Key(), rec.ID).String()
 	}

@@ -29,14 +29,14 @@ func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		steps []rotation.Step
-		want  rotation.Plan
+		want  rotation.Settings
 	}{
 		{"DigitalOcean renames the surge pool", steps(append(hop("workers", "workers-surge"), rotation.StepRename, "workers-surge")...),
-			rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers"}},
+			rotation.Settings{Old: "workers", Surge: "workers-surge", Final: "workers"}},
 		{"Civo keeping the name goes there and back", steps(append(hop("workers", "workers-surge"), hop("workers-surge", "workers")...)...),
-			rotation.Plan{Old: "workers", Surge: "workers-surge", Back: "workers"}},
+			rotation.Settings{Old: "workers", Surge: "workers-surge", Back: "workers"}},
 		{"Civo renaming the pool makes one hop to the new name", steps(hop("workers", "apps")...),
-			rotation.Plan{Old: "workers", Surge: "apps"}},
+			rotation.Settings{Old: "workers", Surge: "apps"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := planOf(rotation.Rotation{Steps: c.steps}, "workers", kind)

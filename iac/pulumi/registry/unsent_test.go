@@ -12,7 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -63,7 +63,7 @@ func clearField(stackInput proto.Message, path string) bool {
 // named as the effects table names them ("digitalocean_kubernetes_cluster.node_pool.size"), with
 // the value sent (the first, in a list of blocks). A null input is not sent; an unknown or secret
 // one is.
-func sentAttributes(p *plan.Plan) map[string]any {
+func sentAttributes(p *mockrun.Result) map[string]any {
 	resources := effects.TerraformResources(registry.Kinds().Tables())
 	out := map[string]any{}
 	var walk func(prefix string, v any)
@@ -180,7 +180,7 @@ func TestEveryOptionalComputedAttributeIsSentWithoutItsFieldOrItsRowSaysWhatRemo
 			}
 			// Not a preview: the mocks answer ids, so that every input is known, down to the fields of a
 			// block built from another resource's output.
-			p, err := plan.Run(func(ctx *pulumi.Context) error { return c.kind.Resources(ctx, in) }, plan.Options{})
+			p, err := mockrun.Run(func(ctx *pulumi.Context) error { return c.kind.Resources(ctx, in) }, mockrun.Options{})
 			if err != nil {
 				t.Fatalf("%s: the module fails on the minimal manifest without %s: %v", c.kind.Name, c.field, err)
 			}

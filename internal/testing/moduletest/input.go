@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -41,7 +41,7 @@ func Input[T any, I interface {
 
 // RunResources runs a kind's stack program body, resources (the module's Resources), on in under
 // mocks and fails the test on an error.
-func RunResources[I any](t *testing.T, resources func(*pulumi.Context, I) error, in I, opts plan.Options) *plan.Plan {
+func RunResources[I any](t *testing.T, resources func(*pulumi.Context, I) error, in I, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
 	return Run(t, func(ctx *pulumi.Context) error { return resources(ctx, in) }, opts)
 }
@@ -58,7 +58,7 @@ func fieldNamed(m protoreflect.Message, name string) protoreflect.FieldDescripto
 
 // AssertProviders checks that the providers of type typ a plan registered are named want, in
 // order: a component given a provider must create none of its own.
-func AssertProviders(t *testing.T, p *plan.Plan, typ string, want ...string) {
+func AssertProviders(t *testing.T, p *mockrun.Result, typ string, want ...string) {
 	t.Helper()
 	got := []string{}
 	for _, r := range p.OfType(typ) {

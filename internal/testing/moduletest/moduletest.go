@@ -1,5 +1,5 @@
 // Package moduletest holds the helpers the module tests under iac/pulumi share: running a
-// program body under pkg/pulumi/plan's mocks, finding what it registered, building spec values, and the
+// program body under pkg/pulumi/mockrun's mocks, finding what it registered, building spec values, and the
 // checks every module makes on parents, providers, aliases and secrets. Builders and constants
 // of one kind stay in that kind's tests.
 package moduletest
@@ -13,13 +13,13 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // StackRoot is the stack resource of the mocks' stack, the parent of top-level resources.
-const StackRoot = "pulumi:pulumi:Stack::" + plan.Project + "-" + plan.Stack
+const StackRoot = "pulumi:pulumi:Stack::" + mockrun.Project + "-" + mockrun.Stack
 
 // ClearEnv empties the variables a provider falls back to, so the host's cannot leak into a test.
 func ClearEnv(t *testing.T, names ...string) {
@@ -30,18 +30,18 @@ func ClearEnv(t *testing.T, names ...string) {
 }
 
 // Run runs body under mocks and fails the test on an error.
-func Run(t *testing.T, body pulumi.RunFunc, opts plan.Options) *plan.Plan {
+func Run(t *testing.T, body pulumi.RunFunc, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
-	p, err := plan.Run(body, opts)
+	p, err := mockrun.Run(body, opts)
 	if err != nil {
-		t.Fatalf("plan.Run() error = %v", err)
+		t.Fatalf("mockrun.Run() error = %v", err)
 	}
 	return p
 }
 
 // RunBody runs body under mocks and returns its error along with whatever it registered before
-// failing: returned to plan.Run, the error would discard the plan the test wants to inspect.
-func RunBody(t *testing.T, body pulumi.RunFunc, opts plan.Options) (*plan.Plan, error) {
+// failing: returned to mockrun.Run, the error would discard the plan the test wants to inspect.
+func RunBody(t *testing.T, body pulumi.RunFunc, opts mockrun.Options) (*mockrun.Result, error) {
 	t.Helper()
 	var bodyErr error
 	p := Run(t, func(ctx *pulumi.Context) error {
@@ -52,17 +52,17 @@ func RunBody(t *testing.T, body pulumi.RunFunc, opts plan.Options) (*plan.Plan, 
 }
 
 // Render is the plan as the plan command writes it in JSON.
-func Render(t *testing.T, p *plan.Plan) string {
+func Render(t *testing.T, p *mockrun.Result) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatalf("WriteJSON() error = %v", err)
 	}
 	return buf.String()
 }
 
 // MustFind returns the resource of type typ named name, failing the test when there is none.
-func MustFind(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
+func MustFind(t *testing.T, p *mockrun.Result, typ, name string) mockrun.Resource {
 	t.Helper()
 	r, ok := p.Find(typ, name)
 	if !ok {
@@ -71,9 +71,9 @@ func MustFind(t *testing.T, p *plan.Plan, typ, name string) plan.Resource {
 	return r
 }
 
-// Registered lists the plan's resources as "type::name" in the plan's order, which plan.Run
+// Registered lists the plan's resources as "type::name" in the plan's order, which mockrun.Run
 // sorts by type and name, so that a list of them compares without sorting.
-func Registered(p *plan.Plan) []string {
+func Registered(p *mockrun.Result) []string {
 	out := []string{}
 	for _, r := range p.Resources {
 		out = append(out, r.Type+"::"+r.Name)
@@ -82,7 +82,7 @@ func Registered(p *plan.Plan) []string {
 }
 
 // AssertNothingRegistered checks that a rejected input created nothing.
-func AssertNothingRegistered(t *testing.T, p *plan.Plan) {
+func AssertNothingRegistered(t *testing.T, p *mockrun.Result) {
 	t.Helper()
 	if len(p.Resources) != 0 {
 		t.Errorf("registered %v, want nothing", Registered(p))
@@ -90,7 +90,7 @@ func AssertNothingRegistered(t *testing.T, p *plan.Plan) {
 }
 
 // OutputNames are the names of the plan's outputs, sorted.
-func OutputNames(p *plan.Plan) []string {
+func OutputNames(p *mockrun.Result) []string {
 	names := []string{}
 	for n := range p.Outputs {
 		names = append(names, n)
@@ -156,7 +156,7 @@ func lookup(inputs map[string]any, path string) (any, bool) {
 }
 
 // PropertyDependencies returns the URNs the input named key was registered as depending on.
-func PropertyDependencies(r plan.Resource, key string) []string {
+func PropertyDependencies(r mockrun.Resource, key string) []string {
 	return r.Request.GetPropertyDependencies()[key].GetUrns()
 }
 
@@ -180,7 +180,7 @@ func SecretString(v resource.PropertyValue) (string, bool) {
 
 // AssertSecretInput checks that r's input key carries want, and only as a secret: masked where
 // the plan is rendered, a secret where the engine receives it.
-func AssertSecretInput(t *testing.T, r plan.Resource, key, want string) {
+func AssertSecretInput(t *testing.T, r mockrun.Resource, key, want string) {
 	t.Helper()
 	if got := r.Inputs[key]; got != "[secret]" {
 		t.Errorf("%s %s %s renders %#v, want [secret]", r.Type, r.Name, key, got)
@@ -199,13 +199,13 @@ func AssertSecretInput(t *testing.T, r plan.Resource, key, want string) {
 // text, and a plain JSON marshalling of the plan. The last holds output values unmasked, so it
 // suits a credential that must never be exported, not a secret output such as a kubeconfig (check
 // that against Render). The message does not repeat secret, so as not to leak it into the log.
-func AssertNoLeak(t *testing.T, p *plan.Plan, secret string) {
+func AssertNoLeak(t *testing.T, p *mockrun.Result, secret string) {
 	t.Helper()
 	var js, text bytes.Buffer
-	if err := plan.WriteJSON(&js, p); err != nil {
+	if err := mockrun.WriteJSON(&js, p); err != nil {
 		t.Fatalf("WriteJSON() error = %v", err)
 	}
-	if err := plan.WriteText(&text, p); err != nil {
+	if err := mockrun.WriteText(&text, p); err != nil {
 		t.Fatalf("WriteText() error = %v", err)
 	}
 	raw, err := json.Marshal(p)
@@ -225,7 +225,7 @@ func AssertNoLeak(t *testing.T, p *plan.Plan, secret string) {
 }
 
 // AssertParent checks that r was created as a child of parent ("type::name").
-func AssertParent(t *testing.T, r plan.Resource, parent string) {
+func AssertParent(t *testing.T, r mockrun.Resource, parent string) {
 	t.Helper()
 	if r.Parent != parent {
 		t.Errorf("%s %s parent = %q, want %q", r.Type, r.Name, r.Parent, parent)
@@ -233,7 +233,7 @@ func AssertParent(t *testing.T, r plan.Resource, parent string) {
 }
 
 // AssertProvider checks that r was created through provider ("type::name").
-func AssertProvider(t *testing.T, r plan.Resource, provider string) {
+func AssertProvider(t *testing.T, r mockrun.Resource, provider string) {
 	t.Helper()
 	if r.Provider != provider {
 		t.Errorf("%s %s provider = %q, want %q", r.Type, r.Name, r.Provider, provider)
@@ -244,7 +244,7 @@ func AssertProvider(t *testing.T, r plan.Resource, provider string) {
 // program gave it when it created r at the stack's root, so that existing stacks update in place
 // instead of replacing it: the same type and name, and one alias that drops the parent and keeps
 // everything else.
-func AssertRootAlias(t *testing.T, r plan.Resource) {
+func AssertRootAlias(t *testing.T, r mockrun.Resource) {
 	t.Helper()
 	if r.Request == nil {
 		t.Fatalf("%s %s has no register request", r.Type, r.Name)
@@ -272,7 +272,7 @@ func AssertRootAlias(t *testing.T, r plan.Resource) {
 
 // AssertNoAliases checks that none of rs answers to an earlier URN: components are new, and
 // programs calling New have no root-level URNs to keep.
-func AssertNoAliases(t *testing.T, rs ...plan.Resource) {
+func AssertNoAliases(t *testing.T, rs ...mockrun.Resource) {
 	t.Helper()
 	for _, r := range rs {
 		if len(r.Aliases) != 0 {
@@ -292,7 +292,7 @@ func ViolatedFields(err error) []string {
 
 // AssertProtection asserts that the resources of type typ are registered with protect equal to
 // want and that no other resource is protected.
-func AssertProtection(t *testing.T, p *plan.Plan, typ string, want bool) {
+func AssertProtection(t *testing.T, p *mockrun.Result, typ string, want bool) {
 	t.Helper()
 	if len(p.OfType(typ)) == 0 {
 		t.Fatalf("no %s registered", typ)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -45,7 +45,7 @@ func (n NewRejects[S, O, R]) Run(t *testing.T, tests []InvalidSpec[S, O]) {
 				var err error
 				got, err = n.New(ctx, n.Name, spec, tt.Opts...)
 				return err
-			}, plan.Options{})
+			}, mockrun.Options{})
 			if err == nil {
 				t.Fatalf("New() = %v, want a validation error on %s", got, tt.Field)
 			}

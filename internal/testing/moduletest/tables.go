@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -32,8 +32,8 @@ type TokenSecret[I, C proto.Message] struct {
 	EnvVar     string
 	Setup      func(*testing.T)
 	Input      func() I
-	Run        func(*testing.T, I, plan.Options) *plan.Plan
-	Opts       plan.Options
+	Run        func(*testing.T, I, mockrun.Options) *mockrun.Result
+	Opts       mockrun.Options
 	Type, Name string
 	Key        string
 	Tokens     []string
@@ -108,7 +108,7 @@ func (r InputRejects[I]) Check(t *testing.T, cases []InvalidInput[I]) {
 			}
 			in := r.Valid()
 			tt.Edit(in)
-			p, err := RunBody(t, func(ctx *pulumi.Context) error { return r.Resources(ctx, in) }, plan.Options{})
+			p, err := RunBody(t, func(ctx *pulumi.Context) error { return r.Resources(ctx, in) }, mockrun.Options{})
 			if err == nil {
 				t.Fatalf("Resources() = nil, want a validation error on %s", tt.Field)
 			}

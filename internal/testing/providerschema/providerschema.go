@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -165,7 +165,7 @@ func (s *Schema) Knows(typ string) bool {
 }
 
 // Check returns what in r does not fit its provider's schema; nil when all does.
-func (s *Schema) Check(r plan.Resource) []string {
+func (s *Schema) Check(r mockrun.Resource) []string {
 	res, ok := s.resources[r.Type]
 	if !ok {
 		return []string{fmt.Sprintf("%s is not a resource of the pinned providers", r.Type)}
@@ -304,13 +304,13 @@ func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Run(body, plan.Options{Preview: true})
+	p, err := mockrun.Run(body, mockrun.Options{Preview: true})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
 	checked := 0
 	for _, r := range p.Resources {
-		if strings.HasPrefix(r.Type, "clusterplane:") || r.Type == plan.StackReferenceType {
+		if strings.HasPrefix(r.Type, "clusterplane:") || r.Type == mockrun.StackReferenceType {
 			continue
 		}
 		checked++
@@ -326,7 +326,7 @@ func AssertPlanConforms(t *testing.T, body pulumi.RunFunc) {
 // SentAttributes are the Terraform attributes of every input r sends, as "name" or, inside a
 // block of at most one (an object type), "block.name". Maps and lists (taints, firewall rules,
 // the autoscaler configuration) are one attribute each.
-func (s *Schema) SentAttributes(r plan.Resource) []string {
+func (s *Schema) SentAttributes(r mockrun.Resource) []string {
 	props := s.resources[r.Type].Properties
 	var out []string
 	for key, v := range r.RawInputs {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 
@@ -24,8 +24,8 @@ func load(t *testing.T) *providerschema.Schema {
 
 const doPool = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
 
-func pool(inputs map[string]any, ignore ...string) plan.Resource {
-	return plan.Resource{Type: doPool, Name: "p", RawInputs: resource.NewPropertyMapFromMap(inputs), IgnoreChanges: ignore}
+func pool(inputs map[string]any, ignore ...string) mockrun.Resource {
+	return mockrun.Resource{Type: doPool, Name: "p", RawInputs: resource.NewPropertyMapFromMap(inputs), IgnoreChanges: ignore}
 }
 
 func TestTheCheckerFindsEveryKindOfMisfit(t *testing.T) {
@@ -34,7 +34,7 @@ func TestTheCheckerFindsEveryKindOfMisfit(t *testing.T) {
 		"taints": []any{map[string]any{"key": "k", "value": "v", "effect": "NoSchedule"}}}
 	cases := []struct {
 		name   string
-		r      plan.Resource
+		r      mockrun.Resource
 		wantIn string
 	}{
 		{"a valid pool fits", pool(valid, "nodeCount"), ""},
@@ -45,7 +45,7 @@ func TestTheCheckerFindsEveryKindOfMisfit(t *testing.T) {
 		{"a nested property the type does not have", pool(with(valid, "taints", []any{map[string]any{"key": "k", "value": "v", "effect": "x", "operator": "y"}})),
 			"operator is not an input"},
 		{"an ignoreChanges path that names nothing", pool(valid, "nodeCounts"), `ignoreChanges path "nodeCounts"`},
-		{"an unknown resource type", plan.Resource{Type: "digitalocean:index/droplet:Droplet"}, "not a resource of the pinned providers"},
+		{"an unknown resource type", mockrun.Resource{Type: "digitalocean:index/droplet:Droplet"}, "not a resource of the pinned providers"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestTheCheckerFindsEveryKindOfMisfit(t *testing.T) {
 
 func TestTheCheckerFollowsIgnoreChangesPathsIntoNestedTypes(t *testing.T) {
 	s := load(t)
-	cluster := plan.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", RawInputs: resource.NewPropertyMapFromMap(map[string]any{
+	cluster := mockrun.Resource{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", RawInputs: resource.NewPropertyMapFromMap(map[string]any{
 		"region": "fra1", "version": "1.31.1-do.5", "nodePool": map[string]any{"name": "d", "size": "s-1vcpu-2gb"},
 	}), IgnoreChanges: []string{"nodePool.nodeCount", "nodePool.nodeCountz"}}
 	problems := strings.Join(s.Check(cluster), "\n")

@@ -115,7 +115,7 @@ func (w *walker) plan() {
 			paths = append(paths, c.Path)
 		}
 	}
-	w.result.Rotations = rotation.Plans(w.table, w.oldSpec, w.newSpec, paths)
+	w.result.Rotations = rotation.Decide(w.table, w.oldSpec, w.newSpec, paths)
 }
 
 // PriceRotations fills each rotation step's Cost with p: what the pools that exist during the

@@ -12,7 +12,7 @@ import (
 
 // back is a Civo rotation of a pool that keeps its name: Civo cannot rename, so the workloads go
 // to a surge pool and back to a new pool of the old name.
-var back = func() rotation.Plan {
+var back = func() rotation.Settings {
 	p := plan
 	p.Final, p.Back = "", "workers"
 	return p

@@ -116,7 +116,7 @@ func TestARollBackKilledDuringItsDeleteIsKnownAsOneAndFinishedByTheNextUp(t *tes
 		t.Fatalf("recorded %+v, want the roll-back recorded before its delete", recorded)
 	}
 	// What the user reads must not claim both pools are in place: the roll-back was under way.
-	if msg := (&rotation.StoppedError{Plan: plan, State: recorded, Err: errors.New("killed")}).Error(); strings.Contains(msg, "both pools are in place") ||
+	if msg := (&rotation.StoppedError{Settings: plan, State: recorded, Err: errors.New("killed")}).Error(); strings.Contains(msg, "both pools are in place") ||
 		!strings.Contains(msg, "roll-back") {
 		t.Errorf("after a killed roll-back the message says %q", msg)
 	}

@@ -4,16 +4,16 @@
 // renamed. It lives in one package so that the rules that keep a rotation safe (it never orphans
 // a pool, never takes a pool of the surge's name that it did not make) are read in one place:
 //
-//   - planning.go: which change a rotation carries out, from the pool's rollout block, and the
+//   - decide.go: which change a rotation carries out, from the pool's rollout block, and the
 //     steps of each pool's rotation with what they cost (diff shows them, up carries them out);
-//   - rotation.go: the state machine that carries a Plan out, recording each phase (Rotator);
+//   - rotation.go: the state machine that carries a rotation's Settings out, recording each phase (Rotator);
 //   - mark.go: the mark that the pools a rotation creates carry, by which it finds them again;
 //   - digitalocean*.go, civo.go: each cloud's pool moves (find, create, delete, rename, the
 //     marked pools), over the API clients of pkg/cloud and godo.
 //
 // A cloud that cannot rename (Civo, whose pool name is its id) makes a pool that keeps its name in
 // two hops: the same steps from the old pool to the surge pool, then from the surge pool to a new
-// pool of the manifest's name (Plan.Back). Each phase is recorded before the next starts, so that a
+// pool of the manifest's name (Settings.Back). Each phase is recorded before the next starts, so that a
 // rotation stopped anywhere (a drain timeout, a cloud error, kill -9) resumes where it stopped, and
 // every step can be repeated: a pool that exists is not created again, cordoning and draining a
 // node twice is harmless, a pool already gone is not deleted again.
@@ -112,8 +112,9 @@ type Recorder interface {
 	Save(ctx context.Context, s State) error
 }
 
-// Plan is one rotation: names, the surge pool's node count and the drain's settings.
-type Plan struct {
+// Settings are one rotation's: its pools' names, the surge pool's node count and the drain's
+// settings. Not a plan: a plan is the engine's saved plan (deploy.Plan).
+type Settings struct {
 	// Old is the pool's name now, Surge the surge pool's, Final the name the surge pool ends with
 	// ("" when the cloud cannot rename: it keeps Surge).
 	Old, Surge, Final string
@@ -131,7 +132,7 @@ type Plan struct {
 }
 
 // hops is how many hops the plan makes: 1, or 2 with a Back pool.
-func (p Plan) hops() int {
+func (p Settings) hops() int {
 	if p.Back != "" {
 		return 2
 	}
@@ -139,7 +140,7 @@ func (p Plan) hops() int {
 }
 
 // Hop names the pools of hop n: the one drained and the one created.
-func (p Plan) Hop(n int) (from, to string) {
+func (p Settings) Hop(n int) (from, to string) {
 	if n > 0 {
 		return p.Surge, p.Back
 	}
@@ -156,17 +157,17 @@ type Rotator struct {
 // StoppedError: the rotation stopped between phases; both pools may be in place. It says how to
 // go on and how to go back.
 type StoppedError struct {
-	Plan  Plan
-	State State
-	Err   error
+	Settings Settings
+	State    State
+	Err      error
 }
 
 func (e *StoppedError) Error() string {
 	if e.State.Hop > 0 {
 		// Past the first drain the workloads have left the old pool, which is gone: back is no way.
-		from, to := e.Plan.Hop(e.State.Hop)
+		from, to := e.Settings.Hop(e.State.Hop)
 		msg := fmt.Sprintf("rotation of pool %s stopped in its second hop (from %s to %s) after phase %q: %v; the first hop is done, "+
-			"pool %s deleted", e.Plan.Old, from, to, orStart(e.State.Phase), e.Err, e.Plan.Old)
+			"pool %s deleted", e.Settings.Old, from, to, orStart(e.State.Phase), e.Err, e.Settings.Old)
 		switch e.State.Phase {
 		case Start, SurgeCreated, SurgeReady, Cordoned:
 			return msg + fmt.Sprintf(", the workloads on %s%s. up again resumes here; the rotation cannot be rolled back, only finished",
@@ -174,21 +175,21 @@ func (e *StoppedError) Error() string {
 		}
 		return msg + fmt.Sprintf(", the workloads moved on to %s. up again finishes the rotation", to)
 	}
-	msg := fmt.Sprintf("rotation of pool %s stopped after phase %q: %v", e.Plan.Old, e.State.Phase, e.Err)
+	msg := fmt.Sprintf("rotation of pool %s stopped after phase %q: %v", e.Settings.Old, e.State.Phase, e.Err)
 	switch e.State.Phase {
 	case RollingBack:
 		return fmt.Sprintf("the roll-back of pool %s's rotation stopped: %v; pool %s is back in use, and the surge pool %s may "+
-			"still be in the cloud, or being deleted. up again finishes the roll-back", e.Plan.Old, e.Err, e.Plan.Old, e.Plan.Surge)
+			"still be in the cloud, or being deleted. up again finishes the roll-back", e.Settings.Old, e.Err, e.Settings.Old, e.Settings.Surge)
 	case Start:
 		// Its create may have been sent, and carried out, before the error: the cloud may hold
 		// the surge pool, which carries this rotation's mark.
 		return msg + fmt.Sprintf("; the surge pool %s may or may not have been created. up again resumes (a pool it made is "+
 			"found by its mark, not made twice); to roll back, up with the manifest's old settings (it deletes %s if it is there)",
-			e.Plan.Surge, e.Plan.Surge)
+			e.Settings.Surge, e.Settings.Surge)
 	case SurgeCreated, SurgeReady, Cordoned:
 		return msg + fmt.Sprintf("; both pools are in place (%s and %s)%s. up again resumes here; to roll back, "+
-			"up with the manifest's old settings (it deletes pool %s%s)", e.Plan.Old, e.Plan.Surge, cordoned(e.State.Phase, e.Plan.Old),
-			e.Plan.Surge, uncordons(e.State.Phase, e.Plan.Old))
+			"up with the manifest's old settings (it deletes pool %s%s)", e.Settings.Old, e.Settings.Surge, cordoned(e.State.Phase, e.Settings.Old),
+			e.Settings.Surge, uncordons(e.State.Phase, e.Settings.Old))
 	}
 	return msg + "; the old pool's workloads have moved. up again finishes the rotation"
 }
@@ -220,8 +221,8 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 
 // Run carries the plan out from st, recording each phase as it finishes; it returns the final
 // state, or a StoppedError with the state it stopped at.
-func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
-	stop := func(err error) (State, error) { return st, &StoppedError{Plan: p, State: st, Err: err} }
+func (r *Rotator) Run(ctx context.Context, p Settings, st State) (State, error) {
+	stop := func(err error) (State, error) { return st, &StoppedError{Settings: p, State: st, Err: err} }
 	advance := func(next Phase) error {
 		st.Phase = next
 		return errors.Wrapf(r.Recorder.Save(ctx, st), "record phase %s", next)
@@ -306,7 +307,7 @@ func (r *Rotator) Run(ctx context.Context, p Plan, st State) (State, error) {
 // before it records anything: nothing was started, and status must not say otherwise. The record
 // (with the rotation's id) is written before the create, so that a kill during the create leaves
 // a record a resume or a roll-back reads.
-func (r *Rotator) createSurge(ctx context.Context, p Plan, st *State, to string) error {
+func (r *Rotator) createSurge(ctx context.Context, p Settings, st *State, to string) error {
 	id, err := r.Cloud.Find(ctx, to, p.Mark)
 	if err != nil || id != "" {
 		st.SurgeID = id
@@ -323,7 +324,7 @@ func (r *Rotator) createSurge(ctx context.Context, p Plan, st *State, to string)
 // Rollback undoes a rotation stopped before the old pool was deleted: the old pool's nodes
 // uncordoned, the surge pool deleted, the state cleared. After that, the workloads have moved
 // and only going on makes sense.
-func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error) {
+func (r *Rotator) Rollback(ctx context.Context, p Settings, st State) (State, error) {
 	if st.Hop > 0 {
 		return st, errors.Errorf("rotation of pool %s is in its second hop, past its first drain: up again finishes it; it cannot be rolled back",
 			p.Old)
@@ -348,7 +349,7 @@ func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error)
 		}
 	}
 	if err := r.deleteSurge(ctx, p, st); err != nil {
-		return st, &StoppedError{Plan: p, State: st, Err: err}
+		return st, &StoppedError{Settings: p, State: st, Err: err}
 	}
 	st = State{ID: st.ID, OldID: st.OldID}
 	return st, errors.Wrap(r.Recorder.Save(ctx, st), "record the rollback")
@@ -357,7 +358,7 @@ func (r *Rotator) Rollback(ctx context.Context, p Plan, st State) (State, error)
 // deleteSurge deletes the pool a stopped rotation created: by the id its record holds, else the
 // pool of the surge name that carries the rotation's mark. A pool of that name without the mark
 // is someone else's and stays: the rotation never created its own.
-func (r *Rotator) deleteSurge(ctx context.Context, p Plan, st State) error {
+func (r *Rotator) deleteSurge(ctx context.Context, p Settings, st State) error {
 	id := st.SurgeID
 	if id == "" {
 		var err error

@@ -98,7 +98,7 @@ func (w *world) rotator() *rotation.Rotator {
 	return &rotation.Rotator{Cloud: w, Nodes: w, Recorder: w}
 }
 
-var plan = rotation.Plan{Old: "workers", Surge: "workers-surge", Final: "workers", Mark: "m1", Nodes: 2, ReadyTimeout: time.Minute,
+var plan = rotation.Settings{Old: "workers", Surge: "workers-surge", Final: "workers", Mark: "m1", Nodes: 2, ReadyTimeout: time.Minute,
 	Drain: rotation.DrainOptions{Timeout: time.Minute}}
 
 // all are the calls of a whole rotation, in order: the old pool is drained before it is deleted.

@@ -38,7 +38,7 @@ func TestWriteNextWritesTheNextStepOfEachUnblockedPlan(t *testing.T) {
 		{File: blocked, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Version: "1.31.1-do.5", Goal: "1.33.1-do.0"},
 	}
 	step := []upgrade.Step{{From: "1.31.1-do.5", To: "1.32.2-do.0"}, {From: "1.32.2-do.0", To: "1.33.1-do.0"}}
-	plans := []upgrade.ClusterPlan{
+	plans := []upgrade.Assessment{
 		{File: ready, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.33.1-do.0", Steps: step},
 		{File: blocked, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.33.1-do.0", Steps: step,
 			Blockers: []string{"a removed API in use"}},
@@ -79,7 +79,7 @@ func TestWriteNextTakesAClearFirstStepAndSaysTheLaterStepsAreBlocked(t *testing.
 	}
 	clusters := []upgrade.Cluster{{File: file, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Version: "1.31.1-do.5", Goal: "1.32.2-do.0"}}
 	blocker := "the APIs 1.32 removes could not be checked: the kubeconfig could not be read"
-	plans := []upgrade.ClusterPlan{{File: file, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.32.2-do.0",
+	plans := []upgrade.Assessment{{File: file, Kind: "DigitalOceanKubernetesCluster", Name: "dev", Target: "1.32.2-do.0",
 		Steps:    []upgrade.Step{{From: "1.31.1-do.5", To: "1.31.9-do.2"}, {From: "1.31.9-do.2", To: "1.32.2-do.0"}},
 		Blockers: []string{blocker}, NextClear: true}}
 	written, notWritten, err := upgrade.WriteNext(clusters, plans)

@@ -225,7 +225,7 @@ func entry(m *yaml.Node, key string) (k, v *yaml.Node) {
 // it are blocked: reason"), and why it left each other plan's file alone, "file: name not
 // written: reason": a blocked upgrade, a cluster at its goal, a file that says the next step
 // already.
-func WriteNext(clusters []Cluster, plans []ClusterPlan) (written, notWritten []string, err error) {
+func WriteNext(clusters []Cluster, plans []Assessment) (written, notWritten []string, err error) {
 	for _, p := range plans {
 		if why := notWrittenBecause(p); why != "" {
 			notWritten = append(notWritten, fmt.Sprintf("%s: %s not written: %s", p.File, p.Name, why))
@@ -267,7 +267,7 @@ func WriteNext(clusters []Cluster, plans []ClusterPlan) (written, notWritten []s
 }
 
 // blockers names a blocked plan's first blocker, and how many more the plan lists.
-func blockers(p ClusterPlan) string {
+func blockers(p Assessment) string {
 	why := p.Blockers[0]
 	if more := len(p.Blockers) - 1; more > 0 {
 		why += fmt.Sprintf(" (and %d more in the plan)", more)
@@ -277,7 +277,7 @@ func blockers(p ClusterPlan) string {
 
 // notWrittenBecause says why a plan's manifest is not written, "" when it is to be: a blocked
 // upgrade names its first blocker, so that the user knows what to fix before the next --write.
-func notWrittenBecause(p ClusterPlan) string {
+func notWrittenBecause(p Assessment) string {
 	switch {
 	case p.Blocked() && !(p.NextClear && p.Next() != ""):
 		return "the upgrade is blocked: " + blockers(p)

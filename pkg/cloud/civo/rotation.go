@@ -1,6 +1,6 @@
 // This file is Civo's node pool API for one cluster as a rotation asks it (pkg/change/rotation's
 // Cloud, less the node selector), over pkg/cloud/civo/pools's client. A Civo pool's id is its name, and Civo renames no
-// pool: the rotation creates pools of their final names instead (Plans plans the hops).
+// pool: the rotation creates pools of their final names instead (rotation.Decide plans the hops).
 
 package civo
 

@@ -1,5 +1,5 @@
 // Package deploytest is a fake deploy.Backend: stacks kept in memory whose programs run under
-// Pulumi's mocks (pkg/pulumi/plan), so that the deploy package and the commands above it are tested
+// Pulumi's mocks (pkg/pulumi/mockrun), so that the deploy package and the commands above it are tested
 // without the Pulumi engine. Faults and delays come on demand, and every engine call is recorded
 // with how many ran at once.
 package deploytest
@@ -16,7 +16,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -235,7 +235,7 @@ func (b *Backend) Create(ctx context.Context, project, name string, program pulu
 	key := project + "/" + name
 	s, ok := b.stacks[key]
 	if !ok {
-		s = &stack{b: b, project: project, name: name, resources: map[string]plan.Resource{}}
+		s = &stack{b: b, project: project, name: name, resources: map[string]mockrun.Resource{}}
 		b.stacks[key] = s
 	}
 	return b.handle(s, program), nil
@@ -266,8 +266,8 @@ func (b *Backend) fault(key, op string) error {
 type stack struct {
 	b             *Backend
 	project, name string
-	resources     map[string]plan.Resource // by "type::name"
-	outputs       map[string]plan.Output
+	resources     map[string]mockrun.Resource // by "type::name"
+	outputs       map[string]mockrun.Output
 	pending       []stackstate.PendingCreate
 	history       []stackstate.Update
 	// live are the outputs a refresh read back where EditRefreshed set them, by "type::name".
@@ -353,7 +353,7 @@ func (h *handle) call(ctx context.Context, op string) error {
 
 // run runs the program under mocks: what it would register and export. Pulumi's mocks do not
 // call transforms, so diff applies the operation's transform itself.
-func (h *handle) run(preview bool) (*plan.Plan, error) {
+func (h *handle) run(preview bool) (*mockrun.Result, error) {
 	body := h.program
 	b := h.s.b
 	b.mu.Lock()
@@ -366,17 +366,17 @@ func (h *handle) run(preview bool) (*plan.Plan, error) {
 		stacks["organization/"+s.project+"/"+s.name] = outs
 	}
 	b.mu.Unlock()
-	return plan.Run(body, plan.Options{Preview: preview, Stacks: stacks})
+	return mockrun.Run(body, mockrun.Options{Preview: preview, Stacks: stacks})
 }
 
 // diff is what deploying p over the stack's resources does, each registration first through the
 // operation's transform (o.Transform).
-func (h *handle) diff(p *plan.Plan, o stackstate.Options) stackstate.Result {
+func (h *handle) diff(p *mockrun.Result, o stackstate.Options) stackstate.Result {
 	b := h.s.b
 	res := stackstate.Result{Changes: map[string]int{}, Previous: values(h.s.outputs)}
 	seen := map[string]bool{}
 	for _, r := range p.Resources {
-		if r.Type == plan.StackReferenceType {
+		if r.Type == mockrun.StackReferenceType {
 			continue
 		}
 		k := r.Type + "::" + r.Name
@@ -399,7 +399,7 @@ func (h *handle) diff(p *plan.Plan, o stackstate.Options) stackstate.Result {
 				// Like a bridged provider's import, the inputs hold what the configuration would set;
 				// what only the cloud computes is in the outputs.
 				res.Steps = append(res.Steps, stackstate.Step{URN: step.URN, Type: r.Type, Name: r.Name, Op: string(apitype.OpImport), New: live})
-				old, ok = plan.Resource{Type: r.Type, Name: r.Name, Inputs: live}, true
+				old, ok = mockrun.Resource{Type: r.Type, Name: r.Name, Inputs: live}, true
 				step.Live = live
 			}
 		}
@@ -441,7 +441,7 @@ func (h *handle) diff(p *plan.Plan, o stackstate.Options) stackstate.Result {
 }
 
 // importID is the id a registration imports once transform has seen it, "" for none.
-func importID(r plan.Resource, transform pulumi.ResourceTransform) string {
+func importID(r mockrun.Resource, transform pulumi.ResourceTransform) string {
 	if transform == nil {
 		return ""
 	}
@@ -498,12 +498,12 @@ func (h *handle) Up(ctx context.Context, o stackstate.Options) (stackstate.Resul
 	}
 	b := h.s.b
 	b.mu.Lock()
-	h.s.resources, h.s.live = map[string]plan.Resource{}, nil
+	h.s.resources, h.s.live = map[string]mockrun.Resource{}, nil
 	if h.s.ids == nil {
 		h.s.ids = map[string]string{}
 	}
 	for _, r := range p.Resources {
-		if r.Type != plan.StackReferenceType {
+		if r.Type != mockrun.StackReferenceType {
 			k := r.Type + "::" + r.Name
 			h.s.resources[k] = r
 			if h.s.ids[k] == "" {
@@ -539,7 +539,7 @@ func (h *handle) Destroy(ctx context.Context, o stackstate.Options) (stackstate.
 	b := h.s.b
 	b.mu.Lock()
 	res := stackstate.Result{Changes: map[string]int{string(apitype.OpDelete): len(h.s.resources)}}
-	h.s.resources, h.s.outputs = map[string]plan.Resource{}, nil
+	h.s.resources, h.s.outputs = map[string]mockrun.Resource{}, nil
 	b.mu.Unlock()
 	h.record("destroy", "succeeded")
 	return res, nil
@@ -614,7 +614,7 @@ func (h *handle) Import(ctx context.Context, state apitype.UntypedDeployment) er
 	for _, r := range d.Resources {
 		k := string(r.Type) + "::" + r.URN.Name()
 		if _, ok := h.s.resources[k]; !ok && r.Type != "pulumi:pulumi:Stack" {
-			h.s.resources[k] = plan.Resource{Type: string(r.Type), Name: r.URN.Name(), Inputs: map[string]any{"id": string(r.ID)}}
+			h.s.resources[k] = mockrun.Resource{Type: string(r.Type), Name: r.URN.Name(), Inputs: map[string]any{"id": string(r.ID)}}
 		}
 	}
 	return nil
@@ -688,7 +688,7 @@ func urnOf(s *stack, typ, name string) resource.URN {
 
 func tokensType(typ string) tokens.Type { return tokens.Type(typ) }
 
-func values(outputs map[string]plan.Output) map[string]any {
+func values(outputs map[string]mockrun.Output) map[string]any {
 	out := map[string]any{}
 	for name, o := range outputs {
 		if o.Secret {

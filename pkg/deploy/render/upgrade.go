@@ -11,7 +11,7 @@ import (
 
 // UpgradeText prints the fleet's order, then each cluster's path, what uses removed APIs, the
 // cloud's checks, what blocks and what was not checked.
-func UpgradeText(w io.Writer, plans []upgrade.ClusterPlan) {
+func UpgradeText(w io.Writer, plans []upgrade.Assessment) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ORDER\tFILE\tCLUSTER\tENV\tRUNNING\tTARGET\tSTEPS\tRESULT")
 	for i, p := range plans {
@@ -52,7 +52,7 @@ func UpgradeText(w io.Writer, plans []upgrade.ClusterPlan) {
 }
 
 // UpgradeMarkdown is the plan as a Markdown comment: the fleet's table, then the details.
-func UpgradeMarkdown(w io.Writer, plans []upgrade.ClusterPlan) {
+func UpgradeMarkdown(w io.Writer, plans []upgrade.Assessment) {
 	fmt.Fprintln(w, "### clusterplane upgrade plan")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| order | cluster | env | running | target | path | blocked |")
@@ -126,7 +126,7 @@ func removes(s upgrade.Step) string {
 	return " (removes " + strings.Join(parts, ", ") + ")"
 }
 
-func envOf(p upgrade.ClusterPlan) string {
+func envOf(p upgrade.Assessment) string {
 	if p.Env == "" {
 		return "-"
 	}

@@ -6,12 +6,12 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/reference"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// configKey is a reference config key as plan.Run's project sees it.
-func configKey(key string) string { return plan.Project + ":" + key }
+// configKey is a reference config key as mockrun.Run's project sees it.
+func configKey(key string) string { return mockrun.Project + ":" + key }
 
 var clusterRef = &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
 
@@ -59,11 +59,11 @@ func TestStackNameFollowsTheConventionUnlessConfigured(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got string
-			_, err := plan.Run(func(ctx *pulumi.Context) error {
+			_, err := mockrun.Run(func(ctx *pulumi.Context) error {
 				var err error
 				got, err = reference.StackName(ctx, tt.ref)
 				return err
-			}, plan.Options{Config: tt.config})
+			}, mockrun.Options{Config: tt.config})
 			if err != nil {
 				t.Fatalf("StackName() failed: %v", err)
 			}
@@ -78,12 +78,12 @@ func TestStackNameRejectsStackReferencesThatAreNotAJSONObject(t *testing.T) {
 	for _, text := range []string{`not json`, `["acme/a/b"]`, `{"platform-fra1": 3}`} {
 		t.Run(text, func(t *testing.T) {
 			var err error
-			_, runErr := plan.Run(func(ctx *pulumi.Context) error {
+			_, runErr := mockrun.Run(func(ctx *pulumi.Context) error {
 				_, err = reference.StackName(ctx, clusterRef)
 				return nil
-			}, plan.Options{Config: map[string]string{configKey(reference.StacksConfigKey): text}})
+			}, mockrun.Options{Config: map[string]string{configKey(reference.StacksConfigKey): text}})
 			if runErr != nil {
-				t.Fatalf("plan.Run: %v", runErr)
+				t.Fatalf("mockrun.Run: %v", runErr)
 			}
 			if err == nil {
 				t.Fatalf("StackName() accepted stackReferences %q", text)
@@ -116,9 +116,9 @@ func TestOutputNameReadsTheFieldPathOrTheDefault(t *testing.T) {
 	}
 }
 
-// resolve runs Resolve under plan.Run and exports what it returns as "value".
-func resolve(ref *sharedv1.StringValueOrRef, opts plan.Options) (*plan.Plan, error) {
-	return plan.Run(func(ctx *pulumi.Context) error {
+// resolve runs Resolve under mockrun.Run and exports what it returns as "value".
+func resolve(ref *sharedv1.StringValueOrRef, opts mockrun.Options) (*mockrun.Result, error) {
+	return mockrun.Run(func(ctx *pulumi.Context) error {
 		v, err := reference.Resolve(ctx, "pool", "cluster", ref, "cluster_id")
 		if err != nil {
 			return err
@@ -130,11 +130,11 @@ func resolve(ref *sharedv1.StringValueOrRef, opts plan.Options) (*plan.Plan, err
 
 func TestResolveOfALiteralReturnsItAndRegistersNoStackReference(t *testing.T) {
 	for _, preview := range []bool{false, true} {
-		p, err := resolve(sharedv1.StringValue("0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"), plan.Options{Preview: preview})
+		p, err := resolve(sharedv1.StringValue("0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e"), mockrun.Options{Preview: preview})
 		if err != nil {
 			t.Fatalf("preview=%t: %v", preview, err)
 		}
-		if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+		if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 			t.Errorf("preview=%t: a literal registered stack references %v", preview, refs)
 		}
 		if got := p.Outputs["value"]; !got.Known || got.Value != "0b9e4d2a-7c1f-4e3b-a5d6-8f9a0b1c2d3e" {
@@ -155,7 +155,7 @@ func TestResolveOfAReferenceReadsTheOutputOfTheReferencedStack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1", FieldPath: tt.fieldPath}
-			p, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
+			p, err := resolve(sharedv1.StringValueFrom(ref), mockrun.Options{Stacks: map[string]map[string]any{
 				"organization/civokubernetescluster/platform-fra1-prod": {
 					"cluster_id":       "cluster-123",
 					"other_cluster_id": "cluster-456",
@@ -167,7 +167,7 @@ func TestResolveOfAReferenceReadsTheOutputOfTheReferencedStack(t *testing.T) {
 			if got := p.Outputs["value"]; !got.Known || got.Value != tt.want {
 				t.Errorf("resolved to %+v, want %q", got, tt.want)
 			}
-			sr, ok := p.Find(plan.StackReferenceType, "pool-cluster")
+			sr, ok := p.Find(mockrun.StackReferenceType, "pool-cluster")
 			if !ok {
 				t.Fatalf("no stack reference named pool-cluster among %v", p.Resources)
 			}
@@ -180,7 +180,7 @@ func TestResolveOfAReferenceReadsTheOutputOfTheReferencedStack(t *testing.T) {
 
 func TestResolveOfAReferenceFailsWhenTheStackLacksTheOutput(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Stacks: map[string]map[string]any{
+	_, err := resolve(sharedv1.StringValueFrom(ref), mockrun.Options{Stacks: map[string]map[string]any{
 		"organization/civokubernetescluster/platform-fra1-prod": {"network_id": "net-1"},
 	}})
 	if err == nil {
@@ -195,7 +195,7 @@ func TestResolveOfAReferenceFailsWhenTheStackLacksTheOutput(t *testing.T) {
 
 func TestResolveOfAReferenceToAnUnknownStackFailsNamingTheStack(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{})
+	_, err := resolve(sharedv1.StringValueFrom(ref), mockrun.Options{})
 	if err == nil {
 		t.Fatal("resolving a reference to a stack that does not exist succeeded")
 	}
@@ -206,21 +206,21 @@ func TestResolveOfAReferenceToAnUnknownStackFailsNamingTheStack(t *testing.T) {
 
 func TestResolveOfAReferenceToAnUnknownStackStaysUnknownInAPreview(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Env: "prod", Name: "platform-fra1"}
-	p, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Preview: true})
+	p, err := resolve(sharedv1.StringValueFrom(ref), mockrun.Options{Preview: true})
 	if err != nil {
 		t.Fatalf("a preview failed on an unresolved reference: %v", err)
 	}
 	if got := p.Outputs["value"]; got.Known {
 		t.Errorf("an unresolved reference resolved to %+v in a preview, want unknown", got)
 	}
-	if _, ok := p.Find(plan.StackReferenceType, "pool-cluster"); !ok {
+	if _, ok := p.Find(mockrun.StackReferenceType, "pool-cluster"); !ok {
 		t.Errorf("no stack reference named pool-cluster among %v", p.Resources)
 	}
 }
 
 func TestResolveRejectsBadStackReferencesConfigBeforeRegisteringAnything(t *testing.T) {
 	ref := &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "platform-fra1"}
-	_, err := resolve(sharedv1.StringValueFrom(ref), plan.Options{Config: map[string]string{configKey(reference.StacksConfigKey): "{"}})
+	_, err := resolve(sharedv1.StringValueFrom(ref), mockrun.Options{Config: map[string]string{configKey(reference.StacksConfigKey): "{"}})
 	if err == nil || !strings.Contains(err.Error(), reference.StacksConfigKey) {
 		t.Errorf("Resolve() error = %v, want one naming %s", err, reference.StacksConfigKey)
 	}
@@ -230,19 +230,19 @@ func TestStackNameWithoutAKindFailsUnlessTheNameIsMapped(t *testing.T) {
 	noKind := &sharedv1.ValueFromRef{Name: "platform-fra1"}
 	var got string
 	var err error
-	if _, runErr := plan.Run(func(ctx *pulumi.Context) error {
+	if _, runErr := mockrun.Run(func(ctx *pulumi.Context) error {
 		got, err = reference.StackName(ctx, noKind)
 		return nil
-	}, plan.Options{}); runErr != nil {
-		t.Fatalf("plan.Run: %v", runErr)
+	}, mockrun.Options{}); runErr != nil {
+		t.Fatalf("mockrun.Run: %v", runErr)
 	}
 	if err == nil || !strings.Contains(err.Error(), "no kind") || !strings.Contains(err.Error(), reference.StacksConfigKey) {
 		t.Errorf("StackName() without kind = %q, %v; want an error that says kind is missing and names %s", got, err, reference.StacksConfigKey)
 	}
-	if _, runErr := plan.Run(func(ctx *pulumi.Context) error {
+	if _, runErr := mockrun.Run(func(ctx *pulumi.Context) error {
 		got, err = reference.StackName(ctx, noKind)
 		return err
-	}, plan.Options{Config: map[string]string{configKey(reference.StacksConfigKey): `{"platform-fra1": "acme/p/s"}`}}); runErr != nil {
+	}, mockrun.Options{Config: map[string]string{configKey(reference.StacksConfigKey): `{"platform-fra1": "acme/p/s"}`}}); runErr != nil {
 		t.Fatalf("a mapped name without kind failed: %v", runErr)
 	}
 	if got != "acme/p/s" {

@@ -12,7 +12,7 @@ import (
 	cluster "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dopool "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -54,11 +54,11 @@ func load(t *testing.T, config map[string]string) (*cluster.DigitalOceanKubernet
 	t.Helper()
 	input := &cluster.DigitalOceanKubernetesClusterStackInput{}
 	var loadErr error
-	if _, err := plan.Run(func(ctx *pulumi.Context) error {
+	if _, err := mockrun.Run(func(ctx *pulumi.Context) error {
 		loadErr = stackinput.Load(ctx, input)
 		return nil
-	}, plan.Options{Config: config}); err != nil {
-		t.Fatalf("plan.Run: %v", err)
+	}, mockrun.Options{Config: config}); err != nil {
+		t.Fatalf("mockrun.Run: %v", err)
 	}
 	return input, loadErr
 }
@@ -86,7 +86,7 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-var configKey = plan.Project + ":" + stackinput.ConfigKey
+var configKey = mockrun.Project + ":" + stackinput.ConfigKey
 
 func TestLoadTakesTheFirstSourceThatIsSet(t *testing.T) {
 	tests := []struct {

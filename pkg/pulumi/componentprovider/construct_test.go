@@ -19,7 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -224,7 +224,7 @@ func TestEveryExampleIsConstructedWithTheResourcesAndInputsItsStackProgramRegist
 				for _, s := range e.StacksRead() {
 					stacks[s] = stackOutputs
 				}
-				want, err := plan.Run(func(ctx *pulumi.Context) error { return c.program(ctx, in) }, plan.Options{
+				want, err := mockrun.Run(func(ctx *pulumi.Context) error { return c.program(ctx, in) }, mockrun.Options{
 					Stacks: stacks,
 					Invoke: func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
 						out, err := answer(token, args.Mappable())

@@ -15,7 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -86,8 +86,8 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 		fmt.Fprintln(stderr, err)
 		return exitcode.Invalid
 	}
-	result, err := plan.Run(func(ctx *pulumi.Context) error { return p.Resources(ctx, input) },
-		plan.Options{Preview: true})
+	result, err := mockrun.Run(func(ctx *pulumi.Context) error { return p.Resources(ctx, input) },
+		mockrun.Options{Preview: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "plan:", err)
 		return exitcode.Invalid
@@ -98,9 +98,9 @@ func (p Program[T]) Plan(f File, format string, stdout, stderr io.Writer) (code 
 		e := cost.Of(input, d.Prices())
 		result.Cost = &e
 	}
-	write := plan.WriteText
+	write := mockrun.WriteText
 	if format == "json" {
-		write = plan.WriteJSON
+		write = mockrun.WriteJSON
 	}
 	if err := write(stdout, result); err != nil {
 		fmt.Fprintln(stderr, "plan:", err)

@@ -38,7 +38,7 @@ type savedAnswer struct {
 
 // pageKey names a list's page by everything that selects it.
 func pageKey(f store.Filter) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Kind, f.ClusterID, f.Phase, f.Health, f.Limit, f.Offset)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", f.Type, f.ClusterID, f.Phase, f.Health, f.Limit, f.Offset)
 }
 
 // get returns the answer saved under key when it was read at changes.

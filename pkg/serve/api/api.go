@@ -510,7 +510,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 // refuseDelete says why a cluster may not go: it still has pools, or it is protected
 // (deletionProtection, absent meaning true), which `clusterplane destroy` refuses too.
 func refuseDelete(ctx context.Context, tx *sql.Tx, o store.Object) error {
-	if o.Kind != store.Cluster {
+	if o.Type != store.Cluster {
 		return nil
 	}
 	n, err := store.PoolsOf(ctx, tx, o.ID)

@@ -214,26 +214,26 @@ func platformBlocks(properties jsonObject) {
 	}
 }
 
-// kindName is a kind's name in schemas and operation ids: "Cluster", "Nodepool".
-func kindName(kind string) string {
-	if kind == "" {
+// typeName is an object type's name in schemas and operation ids: "Cluster", "Nodepool".
+func typeName(objectType string) string {
+	if objectType == "" {
 		return ""
 	}
-	return strings.ToUpper(kind[:1]) + kind[1:]
+	return strings.ToUpper(objectType[:1]) + objectType[1:]
 }
 
-// listSchema is the component of a page of a kind's objects, as list writes it.
-func (d *openAPIDoc) listSchema(kind string) jsonObject {
-	name := kindName(kind) + "List"
+// listSchema is the component of a page of an object type's objects, as list writes it.
+func (d *openAPIDoc) listSchema(objectType string) jsonObject {
+	name := typeName(objectType) + "List"
 	if _, ok := d.schemas[name]; !ok {
 		d.schemas[name] = jsonObject{
 			"type":     "object",
-			"required": []string{listName[kind], "total", "limit", "offset"},
+			"required": []string{listName[objectType], "total", "limit", "offset"},
 			"properties": jsonObject{
-				listName[kind]: jsonObject{"type": "array", "items": d.schema(reflect.TypeFor[store.Object]())},
-				"total":        jsonObject{"type": "integer", "minimum": 0, "description": "How many objects the filters select, on every page."},
-				"limit":        jsonObject{"type": "integer", "minimum": 1, "maximum": 100},
-				"offset":       jsonObject{"type": "integer", "minimum": 0},
+				listName[objectType]: jsonObject{"type": "array", "items": d.schema(reflect.TypeFor[store.Object]())},
+				"total":              jsonObject{"type": "integer", "minimum": 0, "description": "How many objects the filters select, on every page."},
+				"limit":              jsonObject{"type": "integer", "minimum": 1, "maximum": 100},
+				"offset":             jsonObject{"type": "integer", "minimum": 0},
 			},
 		}
 	}
@@ -241,9 +241,9 @@ func (d *openAPIDoc) listSchema(kind string) jsonObject {
 }
 
 // statusSchema is the component of the controllers' status of one object, as status writes it.
-func (d *openAPIDoc) statusSchema(kind string) jsonObject {
-	name := kindName(kind) + "Status"
-	idKey := kind + "_id"
+func (d *openAPIDoc) statusSchema(objectType string) jsonObject {
+	name := typeName(objectType) + "Status"
+	idKey := objectType + "_id"
 	if _, ok := d.schemas[name]; !ok {
 		d.schemas[name] = jsonObject{
 			"type":     "object",
@@ -268,28 +268,28 @@ func pathParams(path string) []string {
 	return names
 }
 
-// operationID names a route: its op and kind ("createCluster", "listNodepools",
+// operationID names a route: its verb and object type ("createCluster", "listNodepools",
 // "getClusterStatus"), and for a path parameter other than the object's own id the object it
 // is in ("createNodepoolInCluster").
 func operationID(rt Route) string {
-	noun := kindName(rt.Kind)
+	noun := typeName(rt.ObjectType)
 	var id string
-	switch rt.Op {
-	case "list":
-		id = "list" + kindName(listName[rt.Kind])
-		if listName[rt.Kind] == "" {
+	switch rt.Verb {
+	case VerbList:
+		id = "list" + typeName(listName[rt.ObjectType])
+		if listName[rt.ObjectType] == "" {
 			id = "list" + noun + "s"
 		}
-	case "status":
+	case VerbStatus:
 		id = "get" + noun + "Status"
-	case "report":
+	case VerbSetStatus:
 		id = "report" + noun + "Status"
 	default:
-		id = rt.Op + noun
+		id = string(rt.Verb) + noun
 	}
 	for _, p := range pathParams(rt.Path) {
 		if p != "id" {
-			id += "In" + kindName(strings.TrimSuffix(p, "Id"))
+			id += "In" + typeName(strings.TrimSuffix(p, "Id"))
 		}
 	}
 	return id
@@ -329,7 +329,7 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 	op := jsonObject{
 		"operationId":               operationID(rt),
 		"summary":                   rt.Summary,
-		"tags":                      []string{listName[rt.Kind]},
+		"tags":                      []string{listName[rt.ObjectType]},
 		"description":               "Needs the " + rt.Permission.String() + " permission (roles: " + strings.Join(roles, ", ") + ").",
 		"x-clusterplane-permission": rt.Permission.String(),
 		"x-clusterplane-roles":      roles,
@@ -354,41 +354,41 @@ func (d *openAPIDoc) operation(rt Route) jsonObject {
 		params = append(params, ref("parameters", "IfMatch"))
 		errs = append(errs, http.StatusPreconditionFailed, http.StatusPreconditionRequired)
 	}
-	switch rt.Op {
-	case "create":
+	switch rt.Verb {
+	case VerbCreate:
 		requestBody(d.schema(reflect.TypeFor[body.Body]()))
 		errs = append(errs, http.StatusConflict)
-		if rt.Kind == store.NodePool {
+		if rt.ObjectType == store.NodePool {
 			errs = append(errs, http.StatusNotFound) // the pool's cluster
 		}
 		responses["201"] = d.objectResponse("Created: Location is the new object's URL.", true)
-	case "list":
+	case VerbList:
 		for _, name := range rt.query() {
-			params = append(params, ref("parameters", kindName(name)))
+			params = append(params, ref("parameters", typeName(name)))
 		}
-		responses["200"] = jsonObject{"description": "One page of the objects the filters select, oldest first.", "content": d.content(d.listSchema(rt.Kind))}
-	case "get":
+		responses["200"] = jsonObject{"description": "One page of the objects the filters select, oldest first.", "content": d.content(d.listSchema(rt.ObjectType))}
+	case VerbGet:
 		responses["200"] = d.objectResponse("The object.", false)
-	case "update":
+	case VerbUpdate:
 		conditional()
 		requestBody(d.schema(reflect.TypeFor[body.Body]()))
 		errs = append(errs, http.StatusConflict) // the object is being deleted
 		responses["200"] = d.objectResponse("Updated.", false)
-	case "delete":
+	case VerbDelete:
 		conditional()
 		// A cluster's pools left, or protected; either kind's stack made again outside the API.
 		errs = append(errs, http.StatusConflict)
 		responses["202"] = d.objectResponse("Accepted: the stack is being destroyed; the object shows phase Finalizing until it goes.", false)
-	case "status":
-		responses["200"] = jsonObject{"description": "Every controller's status of the object.", "content": d.content(d.statusSchema(rt.Kind))}
-	default: // report
+	case VerbStatus:
+		responses["200"] = jsonObject{"description": "Every controller's status of the object.", "content": d.content(d.statusSchema(rt.ObjectType))}
+	default: // setStatus
 		requestBody(d.schema(reflect.TypeFor[store.ControllerStatus]()))
-		responses["200"] = jsonObject{"description": "Recorded: every controller's status of the object.", "content": d.content(d.statusSchema(rt.Kind))}
+		responses["200"] = jsonObject{"description": "Recorded: every controller's status of the object.", "content": d.content(d.statusSchema(rt.ObjectType))}
 	}
 	for _, status := range errs {
 		responses[strconv.Itoa(status)] = ref("responses", errorStatuses[status].name)
 	}
-	if rt.Op == "report" {
+	if rt.Verb == VerbSetStatus {
 		d.reportErrors(responses)
 	}
 	op["responses"] = responses

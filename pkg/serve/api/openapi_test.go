@@ -88,9 +88,9 @@ func TestTheOpenAPIDocumentHasOneOperationPerRouteAndNoOther(t *testing.T) {
 			if responses, _ := op["responses"].(map[string]any); len(responses) == 0 {
 				t.Errorf("no responses")
 			}
-			conditional := rt.Op == "update" || rt.Op == "delete"
+			conditional := rt.Verb == "update" || rt.Verb == "delete"
 			if got := hasIfMatch(op); got != conditional {
-				t.Errorf("requires If-Match: %v, want %v (op %s)", got, conditional, rt.Op)
+				t.Errorf("requires If-Match: %v, want %v (op %s)", got, conditional, rt.Verb)
 			}
 		})
 	}
@@ -195,8 +195,8 @@ func TestEveryOperationListsTheStatusesItsRequestPathCanAnswer(t *testing.T) {
 		{"every route answers the request path's errors", func(api.Route) bool { return true }, every},
 		{"a route with an id in its path answers 404", func(rt api.Route) bool { return strings.Contains(rt.Path, "{") }, []string{"404"}},
 		{"a route that takes a body answers 413 and 415", func(rt api.Route) bool { return rt.Method == "POST" || rt.Method == "PUT" }, []string{"413", "415"}},
-		{"a conditional write answers 412 and 428", func(rt api.Route) bool { return rt.Op == "update" || rt.Op == "delete" }, []string{"412", "428"}},
-		{"an update answers 409 for an object being deleted", func(rt api.Route) bool { return rt.Op == "update" }, []string{"409"}},
+		{"a conditional write answers 412 and 428", func(rt api.Route) bool { return rt.Verb == "update" || rt.Verb == "delete" }, []string{"412", "428"}},
+		{"an update answers 409 for an object being deleted", func(rt api.Route) bool { return rt.Verb == "update" }, []string{"409"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, rt := range api.Routes {

@@ -17,6 +17,6 @@ func refuseLostStack(ctx context.Context, tx *sql.Tx, o store.Object) error {
 		return err
 	}
 	return &Error{Status: http.StatusConflict, Code: "CONFLICT", Message: "stack " + mark.Stack + " is no longer this " +
-		o.Kind + "'s: " + mark.Lost + ". The API destroys only stacks it made, so it leaves this one alone: destroy it " +
-		"with clusterplane destroy if it is to go; once a check finds it gone, deleting the " + o.Kind + " forgets it"}
+		o.Type + "'s: " + mark.Lost + ". The API destroys only stacks it made, so it leaves this one alone: destroy it " +
+		"with clusterplane destroy if it is to go; once a check finds it gone, deleting the " + o.Type + " forgets it"}
 }

@@ -20,30 +20,46 @@ type Route struct {
 	Method, Path string
 	Permission   auth.Permission
 	Summary      string
-	// Kind is the object the route serves (store.Cluster or store.NodePool).
-	Kind string
-	// Op is what the route does: create, list, get, update, delete, status, report.
-	Op string
+	// ObjectType is the type of object the route serves (store.Cluster or store.NodePool); not
+	// a kind, which is one of the four manifest kinds a body becomes.
+	ObjectType string
+	// Verb is what the route does to the object.
+	Verb Verb
 }
+
+// Verb is what a route does to an object. Setting a status is what the API's words call
+// "reporting status" (PUT .../status): its operation ids keep that word.
+type Verb string
+
+// The verbs of the API's routes.
+const (
+	VerbCreate    Verb = "create"
+	VerbList      Verb = "list"
+	VerbGet       Verb = "get"
+	VerbUpdate    Verb = "update"
+	VerbDelete    Verb = "delete"
+	VerbStatus    Verb = "status"
+	VerbSetStatus Verb = "setStatus"
+)
 
 // Routes are the API's routes, in the seed's shape.
 var Routes = []Route{
-	{"POST", "/api/v1/clusters", auth.Write, "Create a cluster", store.Cluster, "create"},
-	{"GET", "/api/v1/clusters", auth.Read, "List clusters", store.Cluster, "list"},
-	{"GET", "/api/v1/clusters/{id}", auth.Read, "Get a cluster", store.Cluster, "get"},
-	{"PUT", "/api/v1/clusters/{id}", auth.Write, "Update a cluster (If-Match required)", store.Cluster, "update"},
-	{"DELETE", "/api/v1/clusters/{id}", auth.Write, "Delete a cluster (If-Match required)", store.Cluster, "delete"},
-	{"GET", "/api/v1/clusters/{id}/status", auth.Read, "Get a cluster's controller status", store.Cluster, "status"},
-	{"PUT", "/api/v1/clusters/{id}/status", auth.WriteStatus, "Report a cluster's status (controllers only)", store.Cluster, "report"},
-	{"POST", "/api/v1/clusters/{clusterId}/nodepools", auth.Write, "Create a node pool in a cluster", store.NodePool, "create"},
-	{"GET", "/api/v1/clusters/{clusterId}/nodepools", auth.Read, "List a cluster's node pools", store.NodePool, "list"},
-	{"POST", "/api/v1/nodepools", auth.Write, "Create a node pool (cluster_id in the body)", store.NodePool, "create"},
-	{"GET", "/api/v1/nodepools", auth.Read, "List node pools across clusters", store.NodePool, "list"},
-	{"GET", "/api/v1/nodepools/{id}", auth.Read, "Get a node pool", store.NodePool, "get"},
-	{"PUT", "/api/v1/nodepools/{id}", auth.Write, "Update a node pool (If-Match required)", store.NodePool, "update"},
-	{"DELETE", "/api/v1/nodepools/{id}", auth.Write, "Delete a node pool (If-Match required)", store.NodePool, "delete"},
-	{"GET", "/api/v1/nodepools/{id}/status", auth.Read, "Get a node pool's controller status", store.NodePool, "status"},
-	{"PUT", "/api/v1/nodepools/{id}/status", auth.WriteStatus, "Report a node pool's status (controllers only)", store.NodePool, "report"},
+	{"POST", "/api/v1/clusters", auth.Write, "Create a cluster", store.Cluster, VerbCreate},
+	{"GET", "/api/v1/clusters", auth.Read, "List clusters", store.Cluster, VerbList},
+	{"GET", "/api/v1/clusters/{id}", auth.Read, "Get a cluster", store.Cluster, VerbGet},
+	{"PUT", "/api/v1/clusters/{id}", auth.Write, "Update a cluster (If-Match required)", store.Cluster, VerbUpdate},
+	{"DELETE", "/api/v1/clusters/{id}", auth.Write, "Delete a cluster (If-Match required)", store.Cluster, VerbDelete},
+	{"GET", "/api/v1/clusters/{id}/status", auth.Read, "Get a cluster's controller status", store.Cluster, VerbStatus},
+	{"PUT", "/api/v1/clusters/{id}/status", auth.WriteStatus, "Report a cluster's status (controllers only)", store.Cluster, VerbSetStatus},
+	{"POST", "/api/v1/clusters/{clusterId}/nodepools", auth.Write, "Create a node pool in a cluster", store.NodePool, VerbCreate},
+	{"GET", "/api/v1/clusters/{clusterId}/nodepools", auth.Read, "List a cluster's node pools", store.NodePool, VerbList},
+	{"POST", "/api/v1/nodepools", auth.Write, "Create a node pool (cluster_id in the body)", store.NodePool, VerbCreate},
+	{"GET", "/api/v1/nodepools", auth.Read, "List node pools across clusters", store.NodePool, VerbList},
+	{"GET", "/api/v1/nodepools/{id}", auth.Read, "Get a node pool", store.NodePool, VerbGet},
+	{"PUT", "/api/v1/nodepools/{id}", auth.Write, "Update a node pool (If-Match required)", store.NodePool, VerbUpdate},
+	{"DELETE", "/api/v1/nodepools/{id}", auth.Write, "Delete a node pool (If-Match required)", store.NodePool, VerbDelete},
+	{"GET", "/api/v1/nodepools/{id}/status", auth.Read, "Get a node pool's controller status", store.NodePool, VerbStatus},
+	{"PUT", "/api/v1/nodepools/{id}/status", auth.WriteStatus, "Report a node pool's status (controllers only)", store.NodePool, VerbSetStatus},
 }
 
 // listQuery are the query parameters a list takes; no other route takes any.
@@ -51,7 +67,7 @@ var listQuery = []string{"limit", "offset", "status", "health"}
 
 // query are the query parameters the route takes: any other is refused (400).
 func (rt Route) query() []string {
-	if rt.Op == "list" {
+	if rt.Verb == VerbList {
 		return listQuery
 	}
 	return nil
@@ -59,22 +75,22 @@ func (rt Route) query() []string {
 
 // takesBody tells whether the route reads a JSON body.
 func (rt Route) takesBody() bool {
-	return rt.Op == "create" || rt.Op == "update" || rt.Op == "report"
+	return rt.Verb == VerbCreate || rt.Verb == VerbUpdate || rt.Verb == VerbSetStatus
 }
 
 func (rt Route) handler(s *Server) handler {
-	switch rt.Op {
-	case "create":
-		return s.create(rt.Kind)
-	case "list":
-		return s.list(rt.Kind)
-	case "get":
+	switch rt.Verb {
+	case VerbCreate:
+		return s.create(rt.ObjectType)
+	case VerbList:
+		return s.list(rt.ObjectType)
+	case VerbGet:
 		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-			return s.get(w, r, rt.Kind)
+			return s.get(w, r, rt.ObjectType)
 		}
-	case "update":
-		return s.update(rt.Kind)
-	case "delete":
+	case VerbUpdate:
+		return s.update(rt.ObjectType)
+	case VerbDelete:
 		return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 			cond, err := ifMatch(r)
 			if err != nil {
@@ -82,7 +98,7 @@ func (rt Route) handler(s *Server) handler {
 			}
 			// The version is read to match If-Match's list against it; the store refuses the
 			// delete if the object changes in between.
-			old, err := s.Store.Get(r.Context(), rt.Kind, r.PathValue("id"))
+			old, err := s.Store.Get(r.Context(), rt.ObjectType, r.PathValue("id"))
 			if err != nil {
 				return err
 			}
@@ -90,7 +106,7 @@ func (rt Route) handler(s *Server) handler {
 			if err != nil {
 				return err
 			}
-			o, err := s.Store.Delete(r.Context(), rt.Kind, r.PathValue("id"), rv, func(ctx context.Context, tx *sql.Tx, o store.Object) error {
+			o, err := s.Store.Delete(r.Context(), rt.ObjectType, r.PathValue("id"), rv, func(ctx context.Context, tx *sql.Tx, o store.Object) error {
 				if err := refuseDelete(ctx, tx, o); err != nil {
 					return err
 				}
@@ -103,13 +119,13 @@ func (rt Route) handler(s *Server) handler {
 			writeObject(w, http.StatusAccepted, o)
 			return nil
 		}
-	case "status":
-		return s.status(rt.Kind)
+	case VerbStatus:
+		return s.status(rt.ObjectType)
 	}
-	return s.report(rt.Kind)
+	return s.setStatus(rt.ObjectType)
 }
 
-func (s *Server) create(kind string) handler {
+func (s *Server) create(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		b, err := readBody(r)
 		if err != nil {
@@ -121,19 +137,19 @@ func (s *Server) create(kind string) handler {
 			}
 			b.ClusterID = id
 		}
-		if err := s.checkBody(r, kind, b, nil); err != nil {
+		if err := s.checkBody(r, objectType, b, nil); err != nil {
 			return err
 		}
 		spec, err := json.Marshal(b.Spec)
 		if err != nil {
 			return err
 		}
-		o, err := s.Store.Create(r.Context(), store.Object{Kind: kind, Name: b.Name, ClusterID: b.ClusterID, Spec: spec, CreatedBy: p.Subject})
+		o, err := s.Store.Create(r.Context(), store.Object{Type: objectType, Name: b.Name, ClusterID: b.ClusterID, Spec: spec, CreatedBy: p.Subject})
 		if err != nil {
 			return err
 		}
 		w.Header().Set("Location", r.URL.Path+"/"+o.ID)
-		if kind == store.NodePool {
+		if objectType == store.NodePool {
 			w.Header().Set("Location", "/api/v1/nodepools/"+o.ID)
 		}
 		writeObject(w, http.StatusCreated, o)
@@ -141,23 +157,23 @@ func (s *Server) create(kind string) handler {
 	}
 }
 
-// checkBody checks a body of the kind, its manifest made as a worker will make it; old is the
+// checkBody checks a body of the object type, its manifest made as a worker will make it; old is the
 // object an update changes.
-func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store.Object) error {
+func (s *Server) checkBody(r *http.Request, objectType string, b body.Body, old *store.Object) error {
 	var problems []body.Problem
 	if b.Name == "" {
 		problems = append(problems, body.Problem{Field: "name", Rule: "name.required", Message: "is required"})
 	}
 	if old != nil && b.Name != "" && b.Name != old.Name {
 		problems = append(problems, body.Problem{Field: "name", Rule: "name.immutable",
-			Message: "is the cloud's name of the " + kind + " and cannot change (" + old.Name + "): create another and delete this one"})
+			Message: "is the cloud's name of the " + objectType + " and cannot change (" + old.Name + "): create another and delete this one"})
 	}
 	if old != nil {
 		if was, err := body.Stored(old.Name, old.ClusterID, old.Spec); err == nil && was.Spec.Platform.Type != b.Spec.Platform.Type {
 			problems = append(problems, body.Problem{Field: "spec.platform.type", Rule: "platform.immutable", Message: "cannot change (" + was.Spec.Platform.Type + ")"})
 		}
 	}
-	if kind == store.NodePool && b.ClusterID == "" && old == nil {
+	if objectType == store.NodePool && b.ClusterID == "" && old == nil {
 		problems = append(problems, body.Problem{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "is required"})
 	}
 	if problems != nil {
@@ -167,20 +183,20 @@ func (s *Server) checkBody(r *http.Request, kind string, b body.Body, old *store
 	if old != nil {
 		clusterID = old.ClusterID
 	}
-	manifest, err := body.Manifest(r.Context(), b, kind == store.NodePool, clusterID, s.Store)
+	manifest, err := body.Manifest(r.Context(), b, objectType == store.NodePool, clusterID, s.Store)
 	if err != nil {
 		return err
 	}
-	return s.check(r.Context(), b.Spec.Platform.Type, kind == store.NodePool, manifest)
+	return s.check(r.Context(), b.Spec.Platform.Type, objectType == store.NodePool, manifest)
 }
 
-func (s *Server) update(kind string) handler {
+func (s *Server) update(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 		cond, err := ifMatch(r)
 		if err != nil {
 			return err
 		}
-		old, err := s.Store.Get(r.Context(), kind, r.PathValue("id"))
+		old, err := s.Store.Get(r.Context(), objectType, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -191,7 +207,7 @@ func (s *Server) update(kind string) handler {
 		if b.ClusterID != "" && b.ClusterID != old.ClusterID {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "cluster_id", Rule: "nodepool.cluster_id", Message: "a pool cannot move to another cluster"}}}
 		}
-		if err := s.checkBody(r, kind, b, &old); err != nil {
+		if err := s.checkBody(r, objectType, b, &old); err != nil {
 			return err
 		}
 		spec, err := json.Marshal(b.Spec)
@@ -202,7 +218,7 @@ func (s *Server) update(kind string) handler {
 		if err != nil {
 			return err
 		}
-		o, err := s.Store.Update(r.Context(), kind, old.ID, rv, store.Change{Name: b.Name, Spec: spec})
+		o, err := s.Store.Update(r.Context(), objectType, old.ID, rv, store.Change{Name: b.Name, Spec: spec})
 		if err != nil {
 			return err
 		}
@@ -218,10 +234,10 @@ var (
 	listName = map[string]string{store.Cluster: "clusters", store.NodePool: "nodepools"}
 )
 
-func (s *Server) list(kind string) handler {
+func (s *Server) list(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 		q := r.URL.Query()
-		f := store.Filter{Kind: kind, ClusterID: r.PathValue("clusterId"), Phase: q.Get("status"), Health: q.Get("health"), Limit: 50}
+		f := store.Filter{Type: objectType, ClusterID: r.PathValue("clusterId"), Phase: q.Get("status"), Health: q.Get("health"), Limit: 50}
 		var problems []body.Problem
 		number := func(name string, lo, hi int, into *int) {
 			v := q.Get(name)
@@ -271,7 +287,7 @@ func (s *Server) list(kind string) handler {
 		if err != nil {
 			return err
 		}
-		encoded, err := encodeAnswer(map[string]any{listName[kind]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
+		encoded, err := encodeAnswer(map[string]any{listName[objectType]: page.Objects, "total": page.Total, "limit": f.Limit, "offset": f.Offset})
 		if err != nil {
 			return err
 		}
@@ -287,15 +303,15 @@ func (s *Server) list(kind string) handler {
 // get answers a read of one object. The object as encoded before is the answer while no write
 // has happened since, as a list's page is: the count of changes is one small query, shared by
 // the reads asked at the same moment (store.Store.Changes).
-func (s *Server) get(w http.ResponseWriter, r *http.Request, kind string) error {
-	key := kind + "\x00" + r.PathValue("id")
+func (s *Server) get(w http.ResponseWriter, r *http.Request, objectType string) error {
+	key := objectType + "\x00" + r.PathValue("id")
 	changes, err := s.Store.Changes(r.Context())
 	if err != nil {
 		return err
 	}
 	saved, ok := s.objects.get(key, changes)
 	if !ok {
-		o, err := s.Store.Get(r.Context(), kind, r.PathValue("id"))
+		o, err := s.Store.Get(r.Context(), objectType, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
@@ -320,25 +336,25 @@ func writeEncoded(w http.ResponseWriter, encoded []byte) {
 	_, _ = w.Write(encoded)
 }
 
-func (s *Server) status(kind string) handler {
+func (s *Server) status(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 		id := r.PathValue("id")
-		statuses, err := s.Store.Statuses(r.Context(), kind, id)
+		statuses, err := s.Store.Statuses(r.Context(), objectType, id)
 		if err != nil {
 			return err
 		}
-		key := map[string]string{store.Cluster: "cluster_id", store.NodePool: "nodepool_id"}[kind]
+		key := map[string]string{store.Cluster: "cluster_id", store.NodePool: "nodepool_id"}[objectType]
 		writeJSON(w, http.StatusOK, map[string]any{key: id, "controller_status": statuses})
 		return nil
 	}
 }
 
-// report is PUT .../status. Its checks, in order: the body's shape (400, every problem at once:
+// setStatus is PUT .../status, a controller reporting its status. Its checks, in order: the body's shape (400, every problem at once:
 // a printable controller_name, an observed_generation of at least 1, well-formed conditions);
 // then whether the caller may report under that name (403: auth.Principal.MayReportAs, so that
 // a status is written only by the controller it names and never as serve's own workers); then,
 // under the object's lock, that the generation is one the object has had (400).
-func (s *Server) report(kind string) handler {
+func (s *Server) setStatus(objectType string) handler {
 	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 		var st store.ControllerStatus
 		dec := json.NewDecoder(r.Body)
@@ -366,7 +382,7 @@ func (s *Server) report(kind string) handler {
 		if err := p.MayReportAs(st.ControllerName); err != nil {
 			return &Error{Status: http.StatusForbidden, Code: "FORBIDDEN", Message: err.Error()}
 		}
-		err := s.Store.PutStatus(r.Context(), kind, r.PathValue("id"), st)
+		err := s.Store.PutStatus(r.Context(), objectType, r.PathValue("id"), st)
 		var generation *store.GenerationError
 		if errors.As(err, &generation) {
 			return &body.ProblemsError{Problems: []body.Problem{{Field: "observed_generation", Rule: "status.observed_generation", Message: generation.Error()}}}
@@ -374,6 +390,6 @@ func (s *Server) report(kind string) handler {
 		if err != nil {
 			return err
 		}
-		return s.status(kind)(w, r, auth.Principal{})
+		return s.status(objectType)(w, r, auth.Principal{})
 	}
 }

@@ -121,7 +121,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return err
 	}
-	return w.Store.EditStatus(ctx, o.Kind, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
+	return w.Store.EditStatus(ctx, o.Type, o.ID, Controller, withMetadata(checked(o.Generation, redacted(drifted)), md))
 }
 
 // checked is the edit a drift check of generation makes to the last status: its Drifted

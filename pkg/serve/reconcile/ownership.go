@@ -24,7 +24,7 @@ const markPrefix = "clusterplane serve: "
 // markOf is the message of the updates a worker makes for o. It names the object, so that an
 // update of another object (a stack made again by another replica's object) is not taken for
 // this one's.
-func markOf(o store.Object) string { return markPrefix + o.Kind + " " + o.ID }
+func markOf(o store.Object) string { return markPrefix + o.Type + " " + o.ID }
 
 // ownership is what the stack's history says of the stack against the object's mark.
 type ownership int
@@ -161,8 +161,8 @@ func (w *Worker) guard(ctx context.Context, o store.Object, t deploytarget.Targe
 		if o.Deleting {
 			what = "destroys"
 		}
-		return true, w.report(ctx, o, refused("Refused", v.why+". The API "+what+" only stacks it made; it leaves this one "+
-			"alone. Destroy it with clusterplane destroy if it is to go: the "+o.Kind+" can then be deleted"))
+		return true, w.setStatus(ctx, o, refused("Refused", v.why+". The API "+what+" only stacks it made; it leaves this one "+
+			"alone. Destroy it with clusterplane destroy if it is to go: the "+o.Type+" can then be deleted"))
 	case v.ownership == gone && o.Deleting:
 		return true, w.Store.Forget(ctx, o.ID)
 	case v.ownership != unmarked:

@@ -11,8 +11,8 @@ import (
 // judge reads a stack's history (newest first) against the object's mark at the version the
 // store recorded.
 func TestTheStacksHistorySaysWhoseTheStackIs(t *testing.T) {
-	o := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000001", Kind: store.NodePool}
-	other := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000002", Kind: store.NodePool}
+	o := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000001", Type: store.NodePool}
+	other := store.Object{ID: "6f0c4d0e-0000-4000-8000-000000000002", Type: store.NodePool}
 	ours := func(v int) stackstate.Update {
 		return stackstate.Update{Operation: "update", Result: "succeeded", Version: v, Message: markOf(o)}
 	}

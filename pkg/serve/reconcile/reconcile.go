@@ -95,19 +95,19 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 			// The stack could not even be looked for (no Pulumi CLI, the backend unreachable):
 			// said in the status and the log like a failed up, and retried.
 			st := failed(err.Error())
-			if rerr := w.report(ctx, o, st); rerr != nil {
+			if rerr := w.setStatus(ctx, o, st); rerr != nil {
 				return rerr
 			}
 			return w.retry(ctx, job, o, "up", st)
 		}
-		return w.report(ctx, o, refused("Refused", taken))
+		return w.setStatus(ctx, o, refused("Refused", taken))
 	}
 	if done, err := w.guard(ctx, o, m.Target); done || err != nil {
 		return err
 	}
 	under := progressing(o)
 	under.Metadata = metadata(o, platform, nil)
-	if err := w.report(ctx, o, under); err != nil {
+	if err := w.setStatus(ctx, o, under); err != nil {
 		return err
 	}
 	if o.Deleting {
@@ -119,10 +119,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	if err := w.remember(ctx, o, m.Target); err != nil && w.Log != nil {
 		// The next up records it; until then the last mark stands.
-		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
+		w.Log.Warn("could not record the stack's update as the object's", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
 	}
 	st.Metadata = metadata(o, platform, st.Metadata)
-	if rerr := w.report(ctx, o, st); rerr != nil {
+	if rerr := w.setStatus(ctx, o, st); rerr != nil {
 		return rerr
 	}
 	return w.retry(ctx, job, o, "up", st)
@@ -188,8 +188,8 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 	d.Rotating = func(_ deploytarget.Target, pool string, state rotation.State) {
 		st := rotating(pool, state)
 		st.Metadata = metadata(o, r.platform, st.Metadata)
-		if err := w.report(ctx, o, st); err != nil && w.Log != nil {
-			w.Log.Warn("could not report a rotation's phase", "kind", o.Kind, "id", o.ID, "name", o.Name, "error", err.Error())
+		if err := w.setStatus(ctx, o, st); err != nil && w.Log != nil {
+			w.Log.Warn("could not report a rotation's phase", "kind", o.Type, "id", o.ID, "name", o.Name, "error", err.Error())
 		}
 	}
 	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploytarget.Target, preview stackstate.Result) bool {
@@ -209,7 +209,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		if taken := d.TakeOver(ctx, t); taken.Status == outcome.Done {
 			up = d.Up(ctx, t, opts)
 		} else if w.Log != nil {
-			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Kind, "id", o.ID, "name", o.Name,
+			w.Log.Warn("could not mend what an interrupted operation left", "kind", o.Type, "id", o.ID, "name", o.Name,
 				"outcome", string(taken.Status), "error", redact.FromEnv().String(fmt.Sprint(taken.Err)))
 		}
 	}
@@ -293,7 +293,7 @@ func (w *Worker) retry(ctx context.Context, job *river.Job[Args], o store.Object
 	if ready.Status != "False" || final[ready.Reason] {
 		return nil
 	}
-	return w.failing(ctx, job, o, errors.Errorf("%s of %s %s (%s): %s", operation, o.Kind, o.Name, o.ID, ready.Message))
+	return w.failing(ctx, job, o, errors.Errorf("%s of %s %s (%s): %s", operation, o.Type, o.Name, o.ID, ready.Message))
 }
 
 // final are the reasons of a Ready=False that another run would only say again.
@@ -314,7 +314,7 @@ const (
 func (w *Worker) failing(ctx context.Context, job *river.Job[Args], o store.Object, err error) error {
 	if job.Attempt < job.MaxAttempts {
 		if w.Log != nil {
-			w.Log.Warn("reconcile failed; River retries it", "kind", o.Kind, "id", o.ID, "name", o.Name,
+			w.Log.Warn("reconcile failed; River retries it", "kind", o.Type, "id", o.ID, "name", o.Name,
 				"attempt", job.Attempt, "max_attempts", job.MaxAttempts, "error", redact.FromEnv().String(err.Error()))
 		}
 		return err
@@ -329,11 +329,11 @@ func (w *Worker) failing(ctx context.Context, job *river.Job[Args], o store.Obje
 func (w *Worker) stop(ctx context.Context, o store.Object, reason, message string, err error) error {
 	st := refused(reason, message)
 	st.Conditions = append(st.Conditions, condition("Degraded", "True", reason, message))
-	if rerr := w.report(ctx, o, st); rerr != nil {
+	if rerr := w.setStatus(ctx, o, st); rerr != nil {
 		return errors.Wrap(rerr, err.Error()) // the job is retried, to say it next time
 	}
 	if w.Log != nil {
-		w.Log.Error("reconcile stopped; River does not run it again", "kind", o.Kind, "id", o.ID, "name", o.Name,
+		w.Log.Error("reconcile stopped; River does not run it again", "kind", o.Type, "id", o.ID, "name", o.Name,
 			"reason", reason, "error", redact.FromEnv().String(message))
 	}
 	return river.JobCancel(err)
@@ -393,7 +393,7 @@ func (w *Worker) taken(ctx context.Context, o store.Object, t deploytarget.Targe
 		return "", w.Store.OwnStack(ctx, o.ID)
 	}
 	return "stack " + t.Key() + " exists and was not made by this API (a clusterplane up of a manifest of " +
-		"the same name?): the API does not take over a stack it did not make. Name the " + o.Kind + " otherwise, " +
+		"the same name?): the API does not take over a stack it did not make. Name the " + o.Type + " otherwise, " +
 		"or delete this one (which forgets it and leaves that stack alone)", nil
 }
 
@@ -418,7 +418,7 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 		return river.JobSnooze(busyWait)
 	}
 	st := fromUp(o, out, err, "")
-	if rerr := w.report(ctx, o, st); rerr != nil {
+	if rerr := w.setStatus(ctx, o, st); rerr != nil {
 		return rerr
 	}
 	return w.retry(ctx, job, o, "destroy", st)
@@ -456,7 +456,7 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.M
 	if err != nil {
 		return m, "", err
 	}
-	pool := o.Kind == store.NodePool
+	pool := o.Type == store.NodePool
 	platform = b.Spec.Platform.Type
 	if m.Data, err = body.Manifest(ctx, b, pool, o.ClusterID, w.Store); err != nil {
 		return m, platform, err // a body's problems, which the caller reports as they are
@@ -476,24 +476,24 @@ func (w *Worker) manifest(ctx context.Context, o store.Object) (m deploytarget.M
 func (w *Worker) invalid(ctx context.Context, job *river.Job[Args], o store.Object, platform string, err error) error {
 	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) {
-		return w.report(ctx, o, refused("Invalid", err.Error()))
+		return w.setStatus(ctx, o, refused("Invalid", err.Error()))
 	}
 	st := fromUp(o, outcome.Outcome{}, err, platform)
-	if rerr := w.report(ctx, o, st); rerr != nil {
+	if rerr := w.setStatus(ctx, o, st); rerr != nil {
 		return rerr
 	}
 	return w.retry(ctx, job, o, "up", st)
 }
 
-// report writes the controller's status of the object. Its messages come from the pipeline and
+// setStatus writes the controller's status of the object. Its messages come from the pipeline and
 // the engine, which may quote a token or a passphrase: they are redacted as the command's output.
-func (w *Worker) report(ctx context.Context, o store.Object, st store.ControllerStatus) error {
+func (w *Worker) setStatus(ctx context.Context, o store.Object, st store.ControllerStatus) error {
 	st.ControllerName = Controller
 	st.ObservedGeneration = o.Generation
 	for i := range st.Conditions {
 		st.Conditions[i] = redacted(st.Conditions[i])
 	}
-	err := w.Store.PutStatus(ctx, o.Kind, o.ID, st)
+	err := w.Store.PutStatus(ctx, o.Type, o.ID, st)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // forgotten meanwhile
 	}
@@ -535,7 +535,7 @@ func fromUp(o store.Object, out outcome.Outcome, err error, platform string) sto
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
-		message = bodyProblems(problems, platform, o.Kind == store.NodePool)
+		message = bodyProblems(problems, platform, o.Type == store.NodePool)
 	case err != nil:
 		message = err.Error()
 	case out.Err != nil:
@@ -571,11 +571,11 @@ func recovery(o store.Object, err error) string {
 	case errors.As(err, &pending):
 		text = pending.Advice(file)
 	}
-	kind, path := "cluster", "/api/v1/clusters/"+o.ID
-	if o.Kind == store.NodePool {
-		kind, path = "node pool", "/api/v1/nodepools/"+o.ID
+	noun, path := "cluster", "/api/v1/clusters/"+o.ID
+	if o.Type == store.NodePool {
+		noun, path = "node pool", "/api/v1/nodepools/"+o.ID
 	}
-	return strings.TrimSuffix(text, ".") + ". " + file + " is a clusterplane manifest of this " + kind + " (" + o.Name +
+	return strings.TrimSuffix(text, ".") + ". " + file + " is a clusterplane manifest of this " + noun + " (" + o.Name +
 		", with the spec GET " + path + " returns); run the commands where PULUMI_BACKEND_URL is the service's. " +
 		"To run this again, send PUT " + path + " with the same spec and If-Match: its resource_version"
 }

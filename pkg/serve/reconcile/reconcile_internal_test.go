@@ -88,7 +88,7 @@ func TestADriftCheckWritesOnlyWhileTheStatusIsOfTheGenerationItChecked(t *testin
 // An object left Interrupted says what recovers it, for a client of the API: the commands on
 // the object's manifest (not the worker's copy, gone by then), then the PUT that deploys again.
 func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testing.T) {
-	pool := store.Object{ID: "5f0c", Kind: store.NodePool, Name: "workers"}
+	pool := store.Object{ID: "5f0c", Type: store.NodePool, Name: "workers"}
 	create := stackstate.PendingCreate{URN: "urn:pulumi:s::p::digitalocean:index/kubernetesNodePool:KubernetesNodePool::workers",
 		Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "workers"}
 	worker := "/tmp/clusterplane-serve-1/5f0c.yaml"

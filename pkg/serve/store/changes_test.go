@@ -23,11 +23,11 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 			moves bool
 		}{
 			{"creating a cluster", func() (err error) {
-				cluster, err = st.Create(ctx, store.Object{Kind: store.Cluster, Name: "c", Spec: spec, CreatedBy: "test"})
+				cluster, err = st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: spec, CreatedBy: "test"})
 				return err
 			}, true},
 			{"creating a pool", func() (err error) {
-				pool, err = st.Create(ctx, store.Object{Kind: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
+				pool, err = st.Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
 				return err
 			}, true},
 			{"changing a pool's spec", func() (err error) {
@@ -46,7 +46,7 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 				return nil
 			}, false},
 			{"a pool's create refused for a taken name", func() error {
-				_, err := st.Create(ctx, store.Object{Kind: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
+				_, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: "p", ClusterID: cluster.ID, Spec: spec, CreatedBy: "test"})
 				if !errors.Is(err, store.ErrExists) {
 					return errors.New("the taken name was not refused")
 				}
@@ -81,10 +81,10 @@ func TestEveryWriteToAnObjectMovesTheChangeCountAndARolledBackOneDoesNot(t *test
 func TestAListSaysTheChangeCountItWasReadAt(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		if _, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
+		if _, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
 			t.Fatal(err)
 		}
-		page, err := st.List(ctx, store.Filter{Kind: store.Cluster, Limit: 10})
+		page, err := st.List(ctx, store.Filter{Type: store.Cluster, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

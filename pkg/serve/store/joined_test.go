@@ -19,13 +19,13 @@ import (
 func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		cluster, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		cluster, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var pools []store.Object
 		for i := range 40 {
-			p, err := st.Create(ctx, store.Object{Kind: store.NodePool, ClusterID: cluster.ID, Name: fmt.Sprintf("p%d", i),
+			p, err := st.Create(ctx, store.Object{Type: store.NodePool, ClusterID: cluster.ID, Name: fmt.Sprintf("p%d", i),
 				Spec: json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
@@ -60,8 +60,8 @@ func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 						errs[i] = fmt.Errorf("%s %s: got %v, %v; want not found", r.kind, r.id, got.ID, err)
 					case r.want != nil && err != nil:
 						errs[i] = fmt.Errorf("%s %s: %v", r.kind, r.id, err)
-					case r.want != nil && (got.ID != r.want.ID || string(got.Spec) != string(r.want.Spec) || got.Kind != r.want.Kind):
-						errs[i] = fmt.Errorf("%s %s: got %s %s %s, want %s %s", r.kind, r.id, got.Kind, got.ID, got.Spec, r.want.ID, r.want.Spec)
+					case r.want != nil && (got.ID != r.want.ID || string(got.Spec) != string(r.want.Spec) || got.Type != r.want.Type):
+						errs[i] = fmt.Errorf("%s %s: got %s %s %s, want %s %s", r.kind, r.id, got.Type, got.ID, got.Spec, r.want.ID, r.want.Spec)
 					}
 				})
 			}
@@ -79,7 +79,7 @@ func TestReadsSentAtOnceEachGetTheirOwnObject(t *testing.T) {
 func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "c", Spec: json.RawMessage(`{"n": 0}`), CreatedBy: "test"})
+		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{"n": 0}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestAReadAfterAWriteSeesItWhileOtherReadsRunBeside(t *testing.T) {
 func TestACancelledReadDoesNotFailTheReadsBesideIt(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "c", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}

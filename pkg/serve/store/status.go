@@ -45,8 +45,8 @@ func (c ControllerStatus) Condition(typ string) (Condition, bool) {
 // when it became so. The object's phase and health follow the report (Phase, Health); its
 // resource version does not change: a status report is not a change of what the client asked
 // for, and a client's conditional write must not lose to a controller's report.
-func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerStatus) error {
-	return s.EditStatus(ctx, kind, id, st.ControllerName, func(Object, *ControllerStatus) (ControllerStatus, bool) {
+func (s *Store) PutStatus(ctx context.Context, objectType, id string, st ControllerStatus) error {
+	return s.EditStatus(ctx, objectType, id, st.ControllerName, func(Object, *ControllerStatus) (ControllerStatus, bool) {
 		return st, true
 	})
 }
@@ -55,13 +55,13 @@ func (s *Store) PutStatus(ctx context.Context, kind, id string, st ControllerSta
 // PutStatus does, under the object's row lock: a report computed from what was read, such as a
 // drift check's, is written only if the object and its status are still as edit wants them.
 // edit answers false to write nothing.
-func (s *Store) EditStatus(ctx context.Context, kind, id, controller string,
+func (s *Store) EditStatus(ctx context.Context, objectType, id, controller string,
 	edit func(o Object, prior *ControllerStatus) (ControllerStatus, bool)) error {
 	if uuid.Validate(id) != nil {
 		return ErrNotFound
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		o, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, kind))
+		o, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, objectType))
 		if err != nil {
 			return err
 		}
@@ -194,8 +194,8 @@ func Health(st ControllerStatus) string {
 }
 
 // Statuses returns every controller's status of an object.
-func (s *Store) Statuses(ctx context.Context, kind, id string) ([]ControllerStatus, error) {
-	if _, err := s.Get(ctx, kind, id); err != nil {
+func (s *Store) Statuses(ctx context.Context, objectType, id string) ([]ControllerStatus, error) {
+	if _, err := s.Get(ctx, objectType, id); err != nil {
 		return nil, err
 	}
 	rows, err := s.DB.QueryContext(ctx, `SELECT controller_name, observed_generation, conditions, metadata, updated_at

@@ -21,7 +21,8 @@ import (
 	"github.com/pkg/errors"
 )
 
-// The kinds of object the API serves.
+// The types of object the API serves (an object type, not a kind: each becomes one of several
+// manifest kinds, by its platform).
 const (
 	Cluster  = "cluster"
 	NodePool = "nodepool"
@@ -30,7 +31,7 @@ const (
 // Object is one cluster or node pool as a client asked for it.
 type Object struct {
 	ID   string `json:"id"`
-	Kind string `json:"-"`
+	Type string `json:"-"`
 	Name string `json:"name"`
 	// ClusterID is a node pool's cluster; "" for a cluster.
 	ClusterID string `json:"cluster_id,omitempty"`
@@ -163,7 +164,7 @@ func scan(row row) (Object, error) {
 	var o Object
 	var rv int64
 	var spec []byte
-	err := row.Scan(&o.ID, &o.Kind, &o.Name, &o.ClusterID, &spec, &o.Generation, &rv, &o.Phase, &o.Health,
+	err := row.Scan(&o.ID, &o.Type, &o.Name, &o.ClusterID, &spec, &o.Generation, &rv, &o.Phase, &o.Health,
 		&o.Deleting, &o.StackOwned, &o.CreatedAt, &o.UpdatedAt, &o.CreatedBy)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, ErrNotFound
@@ -179,7 +180,7 @@ func scan(row row) (Object, error) {
 func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 	var out Object
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if o.Kind == NodePool {
+		if o.Type == NodePool {
 			// The cluster's row is locked until the pool is saved, as Delete locks it before it
 			// counts the pools: otherwise a delete that committed after this read (it cannot see
 			// this pool yet) and this insert would both succeed, leaving a pool on a cluster being
@@ -209,7 +210,7 @@ func (s *Store) Create(ctx context.Context, o Object) (Object, error) {
 		row := tx.QueryRowContext(ctx, `INSERT INTO clusterplane_objects (id, kind, name, cluster_id, spec, generation,
 			resource_version, created_at, updated_at, created_by)
 			VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $7, $8)
-			RETURNING `+columns, uuid.NewString(), o.Kind, o.Name, cluster, string(o.Spec), version, now, o.CreatedBy)
+			RETURNING `+columns, uuid.NewString(), o.Type, o.Name, cluster, string(o.Spec), version, now, o.CreatedBy)
 		if out, err = scan(row); err != nil {
 			return nameTaken(err)
 		}
@@ -253,8 +254,8 @@ func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	return errors.Wrap(tx.Commit(), "commit")
 }
 
-// Get reads one object of the kind.
-func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
+// Get reads one object of the type.
+func (s *Store) Get(ctx context.Context, objectType, id string) (Object, error) {
 	parsed, err := uuid.Parse(id)
 	if err != nil {
 		return Object{}, ErrNotFound
@@ -264,12 +265,12 @@ func (s *Store) Get(ctx context.Context, kind, id string) (Object, error) {
 	id = parsed.String()
 	if s.reads == nil && !s.ReadsAlone {
 		o, found, err := s.gets.get(ctx, id)
-		if err == nil && (!found || o.Kind != kind) {
+		if err == nil && (!found || o.Type != objectType) {
 			return Object{}, ErrNotFound
 		}
 		return o, err
 	}
-	return scan(s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, kind))
+	return scan(s.readRow(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`, id, objectType))
 }
 
 // read runs a read outside any transaction. On SQLite it goes to the read-only connections,
@@ -336,8 +337,8 @@ type Change struct {
 // Update writes name and spec when ifMatch is the object's resource version (ErrStale otherwise).
 // The version always changes; the generation only when the spec does. The row is locked while
 // compared, so of writers carrying one version exactly one wins.
-func (s *Store) Update(ctx context.Context, kind, id, ifMatch string, c Change) (Object, error) {
-	return s.conditional(ctx, kind, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
+func (s *Store) Update(ctx context.Context, objectType, id, ifMatch string, c Change) (Object, error) {
+	return s.conditional(ctx, objectType, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
 		if old.Deleting {
 			return nil, ErrDeleting
 		}
@@ -358,8 +359,8 @@ func (s *Store) Update(ctx context.Context, kind, id, ifMatch string, c Change) 
 // Delete marks the object for deletion when ifMatch is its resource version, and enqueues the
 // reconcile that destroys its stack (the row goes with Forget once it is destroyed). refuse, when
 // set, is asked in the same transaction whether the object may go (a cluster with pools may not).
-func (s *Store) Delete(ctx context.Context, kind, id, ifMatch string, refuse func(ctx context.Context, tx *sql.Tx, o Object) error) (Object, error) {
-	return s.conditional(ctx, kind, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
+func (s *Store) Delete(ctx context.Context, objectType, id, ifMatch string, refuse func(ctx context.Context, tx *sql.Tx, o Object) error) (Object, error) {
+	return s.conditional(ctx, objectType, id, ifMatch, func(tx *sql.Tx, old Object) (*sql.Row, error) {
 		if refuse != nil {
 			if err := refuse(ctx, tx, old); err != nil {
 				return nil, err
@@ -375,13 +376,13 @@ func (s *Store) Delete(ctx context.Context, kind, id, ifMatch string, refuse fun
 	})
 }
 
-func (s *Store) conditional(ctx context.Context, kind, id, ifMatch string, write func(tx *sql.Tx, old Object) (*sql.Row, error)) (Object, error) {
+func (s *Store) conditional(ctx context.Context, objectType, id, ifMatch string, write func(tx *sql.Tx, old Object) (*sql.Row, error)) (Object, error) {
 	if uuid.Validate(id) != nil {
 		return Object{}, ErrNotFound
 	}
 	var out Object
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		old, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, kind))
+		old, err := scan(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1 AND kind = $2`+s.dialect.forUpdate, id, objectType))
 		if err != nil {
 			return err
 		}
@@ -447,7 +448,7 @@ func (s *Store) Forget(ctx context.Context, id string) error {
 
 // Filter selects the objects a list returns.
 type Filter struct {
-	Kind      string
+	Type      string
 	ClusterID string
 	Phase     string
 	Health    string
@@ -483,7 +484,7 @@ const changesQuery = `SELECT CAST(sum(value) AS bigint) FROM clusterplane_change
 // (kind, cluster_id, created_at) and (kind, phase, health, created_at) serve them.
 func (s *Store) List(ctx context.Context, f Filter) (Page, error) {
 	where := `kind = $1`
-	args := []any{f.Kind}
+	args := []any{f.Type}
 	and := func(column, value string) {
 		if value != "" {
 			args = append(args, value)
@@ -548,7 +549,7 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ca, cb)
 }
 
-// Find reads one object of either kind (a reconcile knows only the id).
+// Find reads one object of either type (a reconcile knows only the id).
 func (s *Store) Find(ctx context.Context, id string) (Object, error) {
 	return scan(s.DB.QueryRowContext(ctx, `SELECT `+columns+` FROM clusterplane_objects WHERE id = $1`, id))
 }

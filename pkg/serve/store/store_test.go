@@ -44,7 +44,7 @@ func onEachDatabase(t *testing.T, f func(t *testing.T, st *store.Store, enqueued
 func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{"n": 1}`), CreatedBy: "test"})
+		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{"n": 1}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 			}},
 			{"a delete", func() error { _, err := st.Delete(ctx, store.Cluster, o.ID, o.ResourceVersion, nil); return err }},
 			{"a create", func() error {
-				_, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "b", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+				_, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "b", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 				return err
 			}},
 		}
@@ -76,7 +76,7 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 		if now.Deleting || now.ResourceVersion != o.ResourceVersion || now.Generation != 1 {
 			t.Errorf("after the failed writes the object is %+v, want it as it was", now)
 		}
-		if page, err := st.List(ctx, store.Filter{Kind: store.Cluster, Limit: 10}); err != nil || page.Total != 1 {
+		if page, err := st.List(ctx, store.Filter{Type: store.Cluster, Limit: 10}); err != nil || page.Total != 1 {
 			t.Errorf("after a failed create there are %d clusters (%v), want 1", page.Total, err)
 		}
 	})
@@ -85,7 +85,7 @@ func TestAWriteWhoseReconcileCannotBeQueuedIsNotSaved(t *testing.T) {
 func TestAnObjectIsForgottenOnlyOnceItIsBeingDeleted(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestAnObjectIsForgottenOnlyOnceItIsBeingDeleted(t *testing.T) {
 func TestAConditionKeepsTheTimeItLastChanged(t *testing.T) {
 	onEachDatabase(t, func(t *testing.T, st *store.Store, _ *int) {
 		ctx := context.Background()
-		o, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+		o, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: "a", Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 		ctx := context.Background()
 		var clusters []string
 		for _, name := range []string{"a", "b"} {
-			c, err := st.Create(ctx, store.Object{Kind: store.Cluster, Name: name, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
+			c, err := st.Create(ctx, store.Object{Type: store.Cluster, Name: name, Spec: json.RawMessage(`{}`), CreatedBy: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +220,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 			if i >= 6 {
 				cluster = clusters[1]
 			}
-			if _, err := st.Create(ctx, store.Object{Kind: store.NodePool, Name: fmt.Sprintf("p%d", i), ClusterID: cluster,
+			if _, err := st.Create(ctx, store.Object{Type: store.NodePool, Name: fmt.Sprintf("p%d", i), ClusterID: cluster,
 				Spec: json.RawMessage(`{}`), CreatedBy: "test"}); err != nil {
 				t.Fatal(err)
 			}
@@ -243,7 +243,7 @@ func TestAListsPageAndTotalFollowItsFilters(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				f := tt.filter
-				f.Kind = store.NodePool
+				f.Type = store.NodePool
 				page, err := st.List(ctx, f)
 				if err != nil {
 					t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	civokubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -26,7 +26,7 @@ func ExampleWithNetworkID() {
 		}, civokubernetescluster.WithNetworkID(network.ID().ToStringOutput()))
 		return err
 	}
-	p, err := plan.Run(program, plan.Options{})
+	p, err := mockrun.Run(program, mockrun.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

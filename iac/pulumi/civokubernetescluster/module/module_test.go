@@ -12,7 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -70,7 +70,7 @@ func isolateEnv(t *testing.T) {
 }
 
 // runResources runs the stack program's body on in and fails the test on an error.
-func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
+func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
 	return moduletest.RunResources(t, module.Resources, in, opts)
 }
@@ -93,7 +93,7 @@ func firewallRule(label, protocol, ports string, cidrs ...string) map[string]any
 
 func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAndACluster(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
+	p := runResources(t, stackInput(), mockrun.Options{})
 
 	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
 		firewallRef,
@@ -114,7 +114,7 @@ func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
 	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
 		p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 			in.Target.Spec.Region = region
-		}), plan.Options{})
+		}), mockrun.Options{})
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"region": region})
 		for _, typ := range []string{firewallType, clusterType} {
@@ -141,7 +141,7 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 			in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.ApiServerAllowedCidrs = tt.cidrs
 			})
-			p := runResources(t, in, plan.Options{})
+			p := runResources(t, in, mockrun.Options{})
 
 			fw := moduletest.MustFind(t, p, firewallType, name)
 			moduletest.AssertEqual(t, "firewall inputs", fw.Inputs, map[string]any{
@@ -167,11 +167,11 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 				t.Errorf("cluster firewallId = %v, want the firewall's id %q", got, name+"-id")
 			}
 			deps := moduletest.PropertyDependencies(cl, "firewallId")
-			if len(deps) != 1 || plan.ShortURN(deps[0]) != firewallRef {
+			if len(deps) != 1 || mockrun.ShortURN(deps[0]) != firewallRef {
 				t.Errorf("cluster firewallId depends on %v, want only the firewall %s", deps, firewallRef)
 			}
 			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
-			preview := runResources(t, in, plan.Options{Preview: true})
+			preview := runResources(t, in, mockrun.Options{Preview: true})
 			pcl := moduletest.MustFind(t, preview, clusterType, name)
 			if v := pcl.RawInputs["firewallId"]; !v.IsComputed() {
 				t.Errorf("preview cluster firewallId = %v, want unknown", v)
@@ -203,7 +203,7 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Firewall = tt.firewall
-			}), plan.Options{Stacks: tt.stacks})
+			}), mockrun.Options{Stacks: tt.stacks})
 			if fws := p.OfType(firewallType); len(fws) != 0 {
 				t.Errorf("registered %d firewalls, want none: %v", len(fws), moduletest.Registered(p))
 			}
@@ -238,7 +238,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 			PublicIpNodePool: true,
 		}
 	})
-	p := runResources(t, in, plan.Options{})
+	p := runResources(t, in, mockrun.Options{})
 	moduletest.AssertEqual(t, "cluster inputs", moduletest.MustFind(t, p, clusterType, name).Inputs, map[string]any{
 		"name":              clusterName,
 		"region":            "lon1",
@@ -261,7 +261,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 
 func TestResourcesAlwaysAsksForTheKubeconfig(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
+	p := runResources(t, stackInput(), mockrun.Options{})
 	if got := moduletest.MustFind(t, p, clusterType, name).Inputs["writeKubeconfig"]; got != true {
 		t.Errorf("cluster writeKubeconfig = %v, want true", got)
 	}
@@ -305,7 +305,7 @@ func TestResourcesSendsTagsAsOneSpaceSeparatedString(t *testing.T) {
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Metadata = tt.metadata
 				in.Target.Spec.Tags = tt.tags
-			}), plan.Options{})
+			}), mockrun.Options{})
 			got, ok := moduletest.MustFind(t, p, clusterType, name).Inputs["tags"].(string)
 			if !ok {
 				t.Fatalf("cluster tags = %#v, want one string", moduletest.MustFind(t, p, clusterType, name).Inputs["tags"])
@@ -333,7 +333,7 @@ func TestResourcesJoinsApplicationsWithCommas(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Applications = tt.applications
-			}), plan.Options{})
+			}), mockrun.Options{})
 			got, sent := moduletest.MustFind(t, p, clusterType, name).Inputs["applications"]
 			if tt.want == nil {
 				if sent {
@@ -372,7 +372,7 @@ func TestResourcesSendsClusterTypeAndCniExplicitly(t *testing.T) {
 				in.Target.Spec.ClusterType = tt.clusterType
 				in.Target.Spec.Cni = tt.cni
 				in.Target.Spec.KubernetesVersion = tt.version
-			}), plan.Options{})
+			}), mockrun.Options{})
 			cl := moduletest.MustFind(t, p, clusterType, name)
 			if got := cl.Inputs["clusterType"]; got != tt.wantType {
 				t.Errorf("cluster clusterType = %#v, want %q", got, tt.wantType)
@@ -416,7 +416,7 @@ func TestResourcesCreatesTheClusterWithExactlyOnePool(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.DefaultNodePool = tt.pool
-			}), plan.Options{})
+			}), mockrun.Options{})
 			// One pool: the `pools` input is a single object, not a list.
 			moduletest.AssertEqual(t, "cluster pools", moduletest.MustFind(t, p, clusterType, name).Inputs["pools"], tt.want)
 			if pools := p.OfType("civo:index/kubernetesNodePool:KubernetesNodePool"); len(pools) != 0 {
@@ -442,7 +442,7 @@ func clusterState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 
 func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{State: clusterState})
+	p := runResources(t, stackInput(), mockrun.Options{State: clusterState})
 
 	cl := moduletest.MustFind(t, p, clusterType, name)
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeconfig") {
@@ -469,7 +469,7 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 
 func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{State: clusterState})
+	p := runResources(t, stackInput(), mockrun.Options{State: clusterState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{
 		"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64",
 		"master_ip", "network_id",
@@ -533,9 +533,9 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Network = sharedv1.StringValueFrom(tt.ref)
-			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
+			}), mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
 
-			ref := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-network")
+			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-network")
 			if got := ref.Inputs["name"]; got != tt.wantStack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
 			}
@@ -560,7 +560,7 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 	moduletest.TokenSecret[*clusterv1.CivoKubernetesClusterStackInput, *civov1.CivoProviderConfig]{
 		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "token",
 		Tokens: []string{configToken, envToken}, Input: func() *clusterv1.CivoKubernetesClusterStackInput { return stackInput() },
-		Run: runResources, Opts: plan.Options{State: clusterState},
+		Run: runResources, Opts: mockrun.Options{State: clusterState},
 	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
 		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
 		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
@@ -570,7 +570,7 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 	})
 	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
 		isolateEnv(t)
-		p := runResources(t, stackInput(), plan.Options{})
+		p := runResources(t, stackInput(), mockrun.Options{})
 		if got, ok := moduletest.MustFind(t, p, providerType, name).Inputs["token"]; ok {
 			t.Errorf("provider token = %#v, want none sent", got)
 		}
@@ -597,7 +597,7 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 			t.Setenv("CIVO_API_URL", tt.env)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.ProviderConfig = tt.config
-			}), plan.Options{})
+			}), mockrun.Options{})
 			got, sent := moduletest.MustFind(t, p, providerType, name).Inputs["apiEndpoint"]
 			if tt.want == nil {
 				if sent {
@@ -635,7 +635,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 
 func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
+	p := runResources(t, stackInput(), mockrun.Options{})
 	for _, typ := range []string{providerType, firewallType, clusterType} {
 		t.Run(typ, func(t *testing.T) {
 			moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, name))
@@ -703,14 +703,14 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 				}
 				got, err = module.New(ctx, component, newSpecWithoutReferences(), opts...)
 				return err
-			}, plan.Options{})
+			}, mockrun.Options{})
 			if err != nil {
 				t.Fatalf("New() error = %v", err)
 			}
 			if got == nil || got.Resource == nil {
 				t.Fatalf("New() = %v, want a cluster with its resource", got)
 			}
-			if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+			if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 				t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 			}
 			cl := moduletest.MustFind(t, p, clusterType, component)
@@ -730,7 +730,7 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 			}
 			if tt.networkDepOn != "" {
 				deps := moduletest.PropertyDependencies(cl, "networkId")
-				if len(deps) != 1 || plan.ShortURN(deps[0]) != tt.networkDepOn {
+				if len(deps) != 1 || mockrun.ShortURN(deps[0]) != tt.networkDepOn {
 					t.Errorf("cluster networkId depends on %v, want %s", deps, tt.networkDepOn)
 				}
 			}
@@ -748,7 +748,7 @@ func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
 		_, err := module.New(ctx, "alpha", spec,
 			module.WithNetworkID(pulumi.String("net-opt")), module.WithFirewallID(pulumi.String("fw-opt")))
 		return err
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err == nil {
 		t.Fatal("New() = nil, want the created_firewall_only violation")
 	}
@@ -770,7 +770,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 		_, err = module.New(ctx, "alpha", newSpecWithoutReferences(),
 			module.WithProvider(shared), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -785,7 +785,7 @@ func TestNewWithoutMetadataDerivesTagsFromTheComponentName(t *testing.T) {
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -811,7 +811,7 @@ func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) 
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.DeletionProtection = tt.Value
-			}), plan.Options{})
+			}), mockrun.Options{})
 			moduletest.AssertProtection(t, p, clusterType, tt.Protect)
 		})
 	}
@@ -846,7 +846,7 @@ func TestTalosClustersLeaveTheirVersionAloneAfterCreationSoASecondUpdateWorks(t 
 				return resource.NewPropertyMapFromMap(map[string]any{"kubernetesVersion": "1.30.5"})
 			}
 			for run := 0; run < 2; run++ {
-				p := runResources(t, in, plan.Options{State: readBack})
+				p := runResources(t, in, mockrun.Options{State: readBack})
 				got := moduletest.MustFind(t, p, clusterType, name).IgnoreChanges
 				if len(got) == 0 {
 					got = nil
@@ -872,7 +872,7 @@ func TestACivoClusterWithoutANetworkLeavesItToTheProviderWhichUsesTheRegionsDefa
 			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Network = nil
 				in.Target.Spec.Firewall = tt.firewall
-			}), plan.Options{})
+			}), mockrun.Options{})
 			for _, typ := range tt.want {
 				// The Civo provider, as the civo CLI, asks Civo for the region's default network
 				// when it is given none (terraform-provider-civo's GetDefaultNetwork).

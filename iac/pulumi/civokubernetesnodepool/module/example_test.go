@@ -6,7 +6,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	civokubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -24,14 +24,14 @@ func ExampleNew_clusterFromAnotherStack() {
 		})
 		return err
 	}
-	p, err := plan.Run(program, plan.Options{Stacks: map[string]map[string]any{
+	p, err := mockrun.Run(program, mockrun.Options{Stacks: map[string]map[string]any{
 		"organization/civokubernetescluster/edge-prod": {"cluster_id": "c0ffee00-1111-2222-3333-444455556666"},
 	}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	ref := p.OfType(plan.StackReferenceType)[0]
+	ref := p.OfType(mockrun.StackReferenceType)[0]
 	pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
 	fmt.Println("stack:", ref.Inputs["name"])
 	fmt.Println("clusterId:", pool.Inputs["clusterId"])

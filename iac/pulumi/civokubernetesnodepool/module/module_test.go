@@ -13,7 +13,7 @@ import (
 	clustermodule "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/clusterplane/clusterplane/sdk/go/clusterplane"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -78,14 +78,14 @@ func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFu
 }
 
 // runResources runs the stack program's body on in and fails the test on an error.
-func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
+func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
 	return moduletest.RunResources(t, module.Resources, in, opts)
 }
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
+	p := runResources(t, stackInput(), mockrun.Options{})
 
 	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
 		componentRef,
@@ -103,7 +103,7 @@ func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
 	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
 		p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 			in.Target.Spec.Region = region
-		}), plan.Options{})
+		}), mockrun.Options{})
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"civoRegion": region})
 		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
@@ -157,7 +157,7 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 				if tt.edit != nil {
 					tt.edit(in.Target.Spec)
 				}
-			}), plan.Options{})
+			}), mockrun.Options{})
 			moduletest.AssertEqual(t, "node pool inputs", moduletest.MustFind(t, p, nodePoolType, name).Inputs, tt.want)
 		})
 	}
@@ -183,7 +183,7 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				s := in.Target.Spec
 				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
-			}), plan.Options{})
+			}), mockrun.Options{})
 			pool := moduletest.MustFind(t, p, nodePoolType, name)
 			if len(pool.IgnoreChanges) != 0 {
 				t.Errorf("node pool ignoreChanges = %v, want none", pool.IgnoreChanges)
@@ -207,8 +207,8 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 
 func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
-	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+	p := runResources(t, stackInput(), mockrun.Options{})
+	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
 	if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != clusterID {
@@ -254,9 +254,9 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.Cluster = tt.ref
-			}), plan.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
+			}), mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
 
-			ref := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-cluster")
+			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster")
 			if got := ref.Inputs["name"]; got != tt.wantStack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
 			}
@@ -281,9 +281,9 @@ func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *t
 		t.Run(tt.name, func(t *testing.T) {
 			isolateEnv(t)
 			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-			_, err := plan.Run(resourcesBody(in), plan.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
+			_, err := mockrun.Run(resourcesBody(in), mockrun.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
 			if err == nil {
-				t.Fatal("plan.Run() = nil, want an error naming the stack and the output")
+				t.Fatal("mockrun.Run() = nil, want an error naming the stack and the output")
 			}
 			for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
 				if !strings.Contains(err.Error(), want) {
@@ -297,7 +297,7 @@ func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *t
 func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *testing.T) {
 	isolateEnv(t)
 	in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-	p := runResources(t, in, plan.Options{Preview: true})
+	p := runResources(t, in, mockrun.Options{Preview: true})
 
 	pool := moduletest.MustFind(t, p, nodePoolType, name)
 	if v := pool.RawInputs["clusterId"]; !v.IsComputed() {
@@ -306,7 +306,7 @@ func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *t
 	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
 		t.Errorf("preview node pool clusterId renders %#v, want [unknown]", got)
 	}
-	if got := moduletest.MustFind(t, p, plan.StackReferenceType, name+"-cluster").Inputs["name"]; got != clusterStack {
+	if got := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster").Inputs["name"]; got != clusterStack {
 		t.Errorf("stack reference name = %v, want %q", got, clusterStack)
 	}
 }
@@ -323,7 +323,7 @@ func poolState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 
 func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{State: poolState})
+	p := runResources(t, stackInput(), mockrun.Options{State: poolState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{"instance_names", "node_pool_id"})
 
 	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
@@ -350,7 +350,7 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 	moduletest.TokenSecret[*nodepoolv1.CivoKubernetesNodePoolStackInput, *civov1.CivoProviderConfig]{
 		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "civoToken",
 		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stackInput() },
-		Run: runResources, Opts: plan.Options{State: poolState},
+		Run: runResources, Opts: mockrun.Options{State: poolState},
 	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
 		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
 		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
@@ -382,7 +382,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 
 func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoProvidersResource(t *testing.T) {
 	isolateEnv(t)
-	p := runResources(t, stackInput(), plan.Options{})
+	p := runResources(t, stackInput(), mockrun.Options{})
 	for typ, old := range map[string]string{
 		providerType: "pulumi:providers:civo",
 		nodePoolType: "civo:index/kubernetesNodePool:KubernetesNodePool",
@@ -430,7 +430,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 			}
 		}
 		return nil
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -441,7 +441,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 		}
 		seen[r] = true
 	}
-	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
+	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
 	for c, region := range regions {
@@ -451,7 +451,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 		}
 		want := clusterType + "::" + c
 		deps := moduletest.PropertyDependencies(pool, "clusterId")
-		if len(deps) != 1 || plan.ShortURN(deps[0]) != want {
+		if len(deps) != 1 || mockrun.ShortURN(deps[0]) != want {
 			t.Errorf("%s-gpu clusterId depends on %v, want only %s", c, deps, want)
 		}
 		if !slices.Contains(pool.DependsOn, want) {
@@ -475,7 +475,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 		_, err = module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
 			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
 		return err
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
@@ -495,7 +495,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 }
 
 // aliases are a resource's alias specs in words: "noParent", "type=T", "type=T noParent".
-func aliases(r plan.Resource) []string {
+func aliases(r mockrun.Resource) []string {
 	out := []string{}
 	for _, a := range r.Request.GetAliases() {
 		var words []string
@@ -541,7 +541,7 @@ func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
 			isolateEnv(t)
 			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.WaitTimeoutMinutes = tt.minutes
-			}), plan.Options{})
+			}), mockrun.Options{})
 			got := moduletest.MustFind(t, p, nodePoolType, name).Request.GetCustomTimeouts()
 			if got.GetCreate() != tt.want.GetCreate() || got.GetUpdate() != tt.want.GetUpdate() || got.GetDelete() != tt.want.GetDelete() {
 				t.Errorf("custom timeouts = %v, want %v", got, tt.want)

@@ -5,12 +5,12 @@ import (
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // A Go Pulumi program creates a cluster and exports its kubeconfig, a secret output. Here the
-// program runs under Pulumi's mocks (plan.Run) to show what it registers.
+// program runs under Pulumi's mocks (mockrun.Run) to show what it registers.
 func ExampleNew() {
 	program := func(ctx *pulumi.Context) error {
 		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
@@ -25,7 +25,7 @@ func ExampleNew() {
 		ctx.Export("kubeconfig", cluster.Kubeconfig)
 		return nil
 	}
-	p, err := plan.Run(program, plan.Options{Preview: true})
+	p, err := mockrun.Run(program, mockrun.Options{Preview: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -44,7 +44,7 @@ func ExampleNew() {
 // A spec that breaks rules is refused before anything is registered, with every violation.
 func ExampleNew_invalid() {
 	var err error
-	_, _ = plan.Run(func(ctx *pulumi.Context) error {
+	_, _ = mockrun.Run(func(ctx *pulumi.Context) error {
 		_, err = digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
 			ClusterName:       "prod-fra1",
 			Region:            "fra1",
@@ -52,7 +52,7 @@ func ExampleNew_invalid() {
 			DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{NodeCount: 2},
 		})
 		return err
-	}, plan.Options{Preview: true})
+	}, mockrun.Options{Preview: true})
 	fmt.Println(err)
 	// Output:
 	// DigitalOceanKubernetesCluster prod: 2 violations:

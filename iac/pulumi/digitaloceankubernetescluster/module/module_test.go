@@ -15,7 +15,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -63,7 +63,7 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 
 // run deploys input with module.Resources under mocks (answering with cloudState unless opts
 // has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts plan.Options) *plan.Plan {
+func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
 	if opts.State == nil {
 		opts.State = cloudState
@@ -72,7 +72,7 @@ func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts p
 }
 
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	want := []string{
 		componentType + "::prod-fra1",
@@ -251,7 +251,7 @@ func TestClusterArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			tt.mutate(input.Target.Spec)
-			p := run(t, input, plan.Options{})
+			p := run(t, input, mockrun.Options{})
 			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs, tt.want)
 		})
 	}
@@ -277,7 +277,7 @@ func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
 				pool := input.Target.Spec.DefaultNodePool
 				pool.AutoScale, pool.MinNodes, pool.MaxNodes = true, 1, 5
 			}
-			got := moduletest.MustFind(t, run(t, input, plan.Options{}), clusterType, "prod-fra1").IgnoreChanges
+			got := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1").IgnoreChanges
 			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 				t.Errorf("ignoreChanges = %v, want %v", got, tt.want)
 			}
@@ -327,7 +327,7 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 			input.Target.Metadata = tt.metadata
 			input.Target.Spec.Tags = tt.tags
 			input.Target.Spec.DefaultNodePool.Tags = tt.poolTags
-			cl := moduletest.MustFind(t, run(t, input, plan.Options{}), clusterType, "prod-fra1")
+			cl := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1")
 			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
 		})
 	}
@@ -351,7 +351,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 			input := minimalInput()
 			input.Target.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
 				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
-			p := run(t, input, plan.Options{
+			p := run(t, input, mockrun.Options{
 				Stacks: map[string]map[string]any{stack: tt.outputs},
 				// The state echoes the inputs, so vpcUuid stays what was sent.
 				State: func(string, string, resource.PropertyMap) resource.PropertyMap {
@@ -360,12 +360,12 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 				},
 			})
 
-			ref := moduletest.MustFind(t, p, plan.StackReferenceType, "prod-fra1-vpc")
+			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "prod-fra1-vpc")
 			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": stack})
 			moduletest.AssertParent(t, ref, componentType+"::prod-fra1")
 			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
-			if !slices.Contains(cl.DependsOn, plan.StackReferenceType+"::prod-fra1-vpc") {
+			if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
 				t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
 			}
 			if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.want {
@@ -376,7 +376,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 }
 
 func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	want := map[string]string{
 		"cluster_id":            "prod-fra1-id",
@@ -407,7 +407,7 @@ func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
 }
 
 func TestClusterKubeconfigIsASecret(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
@@ -427,7 +427,7 @@ func TestClusterKubeconfigIsASecret(t *testing.T) {
 
 func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubeconfig(t *testing.T) {
 	// A failed or partial read can leave kubeConfigs empty; the program must not crash on it.
-	p := run(t, minimalInput(), plan.Options{
+	p := run(t, minimalInput(), mockrun.Options{
 		State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 			return resource.PropertyMap{"kubeConfigs": resource.NewArrayProperty(nil)}
 		},
@@ -461,7 +461,7 @@ func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 
 func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
 	t.Setenv("DIGITALOCEAN_TOKEN", "")
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 	if token, ok := moduletest.MustFind(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
 		t.Errorf("provider token = %v, want none so the provider reads its own environment", token)
 	}
@@ -493,11 +493,11 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 }
 
 func rootURN(typ, name string) string {
-	return "urn:pulumi:" + plan.Stack + "::" + plan.Project + "::" + typ + "::" + name
+	return "urn:pulumi:" + mockrun.Stack + "::" + mockrun.Project + "::" + typ + "::" + name
 }
 
 // aliasURNs are the URNs the alias specs of r stand for, resolved as the engine does.
-func aliasURNs(t *testing.T, r plan.Resource) []string {
+func aliasURNs(t *testing.T, r mockrun.Resource) []string {
 	t.Helper()
 	var urns []string
 	for _, a := range r.Request.GetAliases() {
@@ -514,10 +514,10 @@ func aliasURNs(t *testing.T, r plan.Resource) []string {
 			typ = r.Type
 		}
 		if stack == "" {
-			stack = plan.Stack
+			stack = mockrun.Stack
 		}
 		if project == "" {
-			project = plan.Project
+			project = mockrun.Project
 		}
 		if !spec.GetNoParent() {
 			t.Errorf("%s alias keeps a parent (%q), want noParent", r.Name, spec.GetParentUrn())
@@ -530,7 +530,7 @@ func aliasURNs(t *testing.T, r plan.Resource) []string {
 func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
 	input := minimalInput()
 	input.Target.Metadata.Name = "legacy"
-	p := run(t, input, plan.Options{})
+	p := run(t, input, mockrun.Options{})
 
 	// Before components, the program created the provider and the cluster at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
@@ -548,9 +548,9 @@ func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T
 }
 
 // runNew runs body, which calls module.New, under mocks answering with cloudState.
-func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
+func runNew(t *testing.T, body pulumi.RunFunc) *mockrun.Result {
 	t.Helper()
-	return moduletest.Run(t, body, plan.Options{State: cloudState})
+	return moduletest.Run(t, body, mockrun.Options{State: cloudState})
 }
 
 func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
@@ -570,7 +570,7 @@ func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
 		moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
 		prov := moduletest.MustFind(t, p, providerType, name)
 		cl := moduletest.MustFind(t, p, clusterType, name)
-		for _, r := range []plan.Resource{prov, cl} {
+		for _, r := range []mockrun.Resource{prov, cl} {
 			moduletest.AssertParent(t, r, componentType+"::"+name)
 			// New is for programs, not the stack programs: no aliases to root URNs.
 			moduletest.AssertNoAliases(t, r)
@@ -600,7 +600,7 @@ func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
 	})
 
 	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-		t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
+		t.Errorf("providers %v, want only the given one", moduletest.Registered(&mockrun.Result{Resources: got}))
 	}
 	moduletest.AssertProvider(t, moduletest.MustFind(t, p, clusterType, "blue"), providerType+"::shared")
 }
@@ -620,8 +620,8 @@ func TestNewWithVpcIDPlacesTheClusterInAVpcOfTheSameProgram(t *testing.T) {
 	if !slices.Contains(cl.DependsOn, vpcType+"::net") {
 		t.Errorf("cluster dependsOn = %v, want the vpc", cl.DependsOn)
 	}
-	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", moduletest.Registered(&plan.Plan{Resources: refs}))
+	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(&mockrun.Result{Resources: refs}))
 	}
 }
 
@@ -651,7 +651,7 @@ func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) 
 		t.Run(tt.Name, func(t *testing.T) {
 			in := minimalInput()
 			in.Target.Spec.DeletionProtection = tt.Value
-			moduletest.AssertProtection(t, run(t, in, plan.Options{}), clusterType, tt.Protect)
+			moduletest.AssertProtection(t, run(t, in, mockrun.Options{}), clusterType, tt.Protect)
 		})
 	}
 }
@@ -724,7 +724,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 			in := minimalInput()
 			in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = tt.version, tt.autoUpgrade
 			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
-				plan.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
+				mockrun.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
@@ -751,7 +751,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
 	in := minimalInput()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
-		plan.Options{State: cloudState, Invoke: func(token string, _ resource.PropertyMap) (resource.PropertyMap, error) {
+		mockrun.Options{State: cloudState, Invoke: func(token string, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			if token == lookupToken {
 				return nil, errors.New("GET https://api.digitalocean.com/v2/kubernetes/clusters: 401 Unable to authenticate you")
 			}
@@ -765,7 +765,7 @@ func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
 func TestAnOfflinePlanOfAMinorLineShowsTheLine(t *testing.T) {
 	in := minimalInput()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.31", true
-	p := run(t, in, plan.Options{Preview: true})
+	p := run(t, in, mockrun.Options{Preview: true})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31" {
 		t.Errorf("version = %v, want the minor line 1.31 (resolved at deployment)", got)
 	}
@@ -788,7 +788,7 @@ func TestHalfMadeInputIsAnErrorNotAPanic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := moduletest.RunBody(t, tt.body, plan.Options{})
+			p, err := moduletest.RunBody(t, tt.body, mockrun.Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want one containing %q", err, tt.want)
 			}
@@ -809,7 +809,7 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 	}
 	in := minimalInput()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.32", true
-	run(t, in, plan.Options{State: cloudState, Invoke: record})
+	run(t, in, mockrun.Options{State: cloudState, Invoke: record})
 	if len(invoked) == 0 {
 		t.Fatal("the module invoked nothing")
 	}
@@ -823,7 +823,7 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 func TestEchoingMocksReadAsANewCluster(t *testing.T) {
 	in := minimalInput()
 	echo := func(_ string, args resource.PropertyMap) (resource.PropertyMap, error) { return args, nil }
-	p := run(t, in, plan.Options{Invoke: echo})
+	p := run(t, in, mockrun.Options{Invoke: echo})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31.1-do.5" {
 		t.Errorf("version = %v, want the manifest's", got)
 	}
@@ -840,7 +840,7 @@ func TestUnderMocksTheRegistryIsNeverAskedForSoPlansStayOffline(t *testing.T) {
 	t.Setenv("DIGITALOCEAN_API_URL", server.URL)
 	in := minimalInput()
 	in.Target.Spec.RegistryIntegration = true
-	run(t, in, plan.Options{Preview: true})
+	run(t, in, mockrun.Options{Preview: true})
 	if asked {
 		t.Error("a mocked run asked DigitalOcean's API for the registry")
 	}
@@ -861,7 +861,7 @@ func TestTheLiveVersionIsReadEvenThoughTheLookupAnswersWithASecretKubeconfig(t *
 	}
 	in := minimalInput()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
-		plan.Options{State: cloudState, Invoke: answer})
+		mockrun.Options{State: cloudState, Invoke: answer})
 	if err == nil || !strings.Contains(err.Error(), "older than the version the cluster runs, 1.32.2-do.1") {
 		t.Fatalf("error = %v, want the live version read and the older manifest refused", err)
 	}

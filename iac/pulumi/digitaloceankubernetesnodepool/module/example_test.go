@@ -7,7 +7,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceankubernetescluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	digitaloceankubernetesnodepool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -33,7 +33,7 @@ func ExampleWithClusterID() {
 		}, digitaloceankubernetesnodepool.WithClusterID(cluster.ClusterID))
 		return err
 	}
-	p, err := plan.Run(program, plan.Options{})
+	p, err := mockrun.Run(program, mockrun.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -12,7 +12,7 @@ import (
 	cluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/internal/testing/moduletest"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -75,20 +75,20 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 
 // run deploys input with module.Resources under mocks (answering with cloudState unless opts
 // has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesNodePoolStackInput, opts plan.Options) *plan.Plan {
+func run(t *testing.T, input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
 	p, err := runErr(input, opts)
 	if err != nil {
-		t.Fatalf("plan.Run: %v", err)
+		t.Fatalf("mockrun.Run: %v", err)
 	}
 	return p
 }
 
-func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts plan.Options) (*plan.Plan, error) {
+func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) (*mockrun.Result, error) {
 	if opts.State == nil {
 		opts.State = cloudState
 	}
-	return plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
+	return mockrun.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
 }
 
 func sameStrings(got, want []string) bool {
@@ -96,7 +96,7 @@ func sameStrings(got, want []string) bool {
 }
 
 func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	want := []string{
 		componentType + "::workers",
@@ -181,7 +181,7 @@ func TestNodePoolArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			tt.mutate(input.Target.Spec)
-			pool := moduletest.MustFind(t, run(t, input, plan.Options{}), poolType, "workers")
+			pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
 			moduletest.AssertInputs(t, pool.Inputs, tt.want)
 			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
 				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
@@ -195,7 +195,7 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 	input.Target.Metadata = &sharedv1.CloudResourceMetadata{Name: "workers", Id: "np-7", Org: "acme", Env: "prod",
 		Labels: map[string]string{"organization": "acme-eu"}}
 	input.Target.Spec.Tags = []string{"team-ml"}
-	pool := moduletest.MustFind(t, run(t, input, plan.Options{}), poolType, "workers")
+	pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
 	moduletest.AssertInputs(t, pool.Inputs, map[string]any{"tags": []string{
 		"environment:prod", "organization:acme-eu", "resource-id:np-7",
 		"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml",
@@ -226,17 +226,17 @@ func TestNodePoolClusterFromAnotherStack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			input := minimalInput()
 			input.Target.Spec.Cluster = clusterRef(tt.fieldPath)
-			p := run(t, input, plan.Options{
+			p := run(t, input, mockrun.Options{
 				Config: tt.config,
 				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
 			})
 
-			ref := moduletest.MustFind(t, p, plan.StackReferenceType, "workers-cluster")
+			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster")
 			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
 			moduletest.AssertParent(t, ref, componentType+"::workers")
 			pool := moduletest.MustFind(t, p, poolType, "workers")
 			moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
-			if !slices.Contains(pool.DependsOn, plan.StackReferenceType+"::workers-cluster") {
+			if !slices.Contains(pool.DependsOn, mockrun.StackReferenceType+"::workers-cluster") {
 				t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
 			}
 		})
@@ -246,11 +246,11 @@ func TestNodePoolClusterFromAnotherStack(t *testing.T) {
 func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t *testing.T) {
 	input := minimalInput()
 	input.Target.Spec.Cluster = clusterRef("")
-	_, err := runErr(input, plan.Options{
+	_, err := runErr(input, mockrun.Options{
 		Stacks: map[string]map[string]any{clusterStack: {"kubeconfig": "not the id"}},
 	})
 	if err == nil {
-		t.Fatal("plan.Run succeeded with a cluster stack that has no cluster_id")
+		t.Fatal("mockrun.Run succeeded with a cluster stack that has no cluster_id")
 	}
 	for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
 		if !strings.Contains(err.Error(), want) {
@@ -262,9 +262,9 @@ func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t
 func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testing.T) {
 	input := minimalInput()
 	input.Target.Spec.Cluster = clusterRef("")
-	p := run(t, input, plan.Options{Preview: true})
+	p := run(t, input, mockrun.Options{Preview: true})
 
-	moduletest.AssertInputs(t, moduletest.MustFind(t, p, plan.StackReferenceType, "workers-cluster").Inputs,
+	moduletest.AssertInputs(t, moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster").Inputs,
 		map[string]any{"name": clusterStack})
 	moduletest.AssertInputs(t, moduletest.MustFind(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
 	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
@@ -275,7 +275,7 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 }
 
 func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	want := map[string]any{
 		"node_pool_id": "workers-id",
@@ -323,7 +323,7 @@ func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.
 }
 
 func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
-	p := run(t, minimalInput(), plan.Options{})
+	p := run(t, minimalInput(), mockrun.Options{})
 
 	// Before components, the program created the provider and the pool at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
@@ -335,9 +335,9 @@ func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.
 }
 
 // runNew runs body, which calls New, under mocks answering with cloudState.
-func runNew(t *testing.T, body pulumi.RunFunc) *plan.Plan {
+func runNew(t *testing.T, body pulumi.RunFunc) *mockrun.Result {
 	t.Helper()
-	return moduletest.Run(t, body, plan.Options{State: cloudState})
+	return moduletest.Run(t, body, mockrun.Options{State: cloudState})
 }
 
 func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t *testing.T) {
@@ -358,8 +358,8 @@ func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t
 	if got := len(p.Resources); got != 12 {
 		t.Errorf("registered %v, want 12 resources (component, provider and cloud resource each)", moduletest.Registered(p))
 	}
-	if refs := p.OfType(plan.StackReferenceType); len(refs) != 0 {
-		t.Errorf("registered stack references %v, want none", moduletest.Registered(&plan.Plan{Resources: refs}))
+	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
+		t.Errorf("registered stack references %v, want none", moduletest.Registered(&mockrun.Result{Resources: refs}))
 	}
 	for _, name := range []string{"blue", "green"} {
 		poolName := name + "-workers"
@@ -405,7 +405,7 @@ func TestNewUsesAProviderTheCallerGivesAndCreatesNone(t *testing.T) {
 			})
 
 			if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-				t.Errorf("providers %v, want only the given one", moduletest.Registered(&plan.Plan{Resources: got}))
+				t.Errorf("providers %v, want only the given one", moduletest.Registered(&mockrun.Result{Resources: got}))
 			}
 			moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
 		})

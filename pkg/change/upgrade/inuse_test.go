@@ -92,7 +92,7 @@ func TestTheScanNamesObjectsLastAppliedOrManagedWithARemovedAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects, notes, err := upgrade.Scan(context.Background(), list, removed)
+	objects, notes, err := upgrade.FindRemoved(context.Background(), list, removed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestTheFleetGoesNonProductionFirst(t *testing.T) {
-	plans := []upgrade.ClusterPlan{
+	plans := []upgrade.Assessment{
 		{Name: "shop", Env: "prod", Running: "1.30.10-do.0"},
 		{Name: "shop", Env: "staging", Running: "1.30.10-do.0"},
 		{Name: "edge", Env: "", Running: "1.31.1-do.5"},
@@ -82,7 +82,7 @@ func TestAPlanIsBlockedByARemovedAPIInUseOrAClusterlintError(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			plans := upgrade.Plan(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: c.cloud}})
+			plans := upgrade.Assess(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: c.cloud}})
 			p := plans[0]
 			if c.blocker == "" {
 				if p.Blocked() {
@@ -120,7 +120,7 @@ func TestAFirstStepThatRemovesNoAPIIsClearWhenALaterStepsAPIsCannotBeChecked(t *
 			if c.running == "1.31.9-do.2" {
 				cl.offer = upgrade.Offer{Next: []string{"1.32.2-do.0"}, Versions: doVersions, PatchFirst: true}
 			}
-			p := upgrade.Plan(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: cl}})[0]
+			p := upgrade.Assess(context.Background(), []upgrade.Cluster{{Name: "a", ClusterName: "a", Version: c.goal, Cloud: cl}})[0]
 			if len(p.Steps) == 0 || !strings.Contains(strings.Join(p.Blockers, "\n"), c.blocker) || p.NextClear != c.clear {
 				t.Errorf("steps %v, blockers %q, first step clear %v; want blocked by %q with the first step clear %v",
 					p.Steps, p.Blockers, p.NextClear, c.blocker, c.clear)

@@ -1,5 +1,5 @@
-// This file plans rotations, as diff decides them: which change a rotation carries out (Applies,
-// from the pool's rollout block), and the steps of each pool's rotation (Plans), with what the pools
+// This file decides rotations, as diff shows them: which change a rotation carries out (Applies,
+// from the pool's rollout block), and the steps of each pool's rotation (Decide), with what the pools
 // cost meanwhile (PriceRotations). up carries the steps out with Rotator.
 
 package rotation
@@ -170,9 +170,9 @@ func Reason(row effects.Row, reason string) string {
 		"cordoned, drained and deleted, instead of what the change alone would do (" + reason + ")"
 }
 
-// Plans builds the rotations of the changes carried out by rotation (changes, the paths of those
+// Decide builds the rotations of the changes carried out by rotation (changes, the paths of those
 // of effect rotate, in order), one per pool, from the kind's table and the old and new specs.
-func Plans(table *effects.Table, oldSpec, newSpec protoreflect.Message, changes []string) []Rotation {
+func Decide(table *effects.Table, oldSpec, newSpec protoreflect.Message, changes []string) []Rotation {
 	paths := map[string][]string{}
 	var order []string
 	var out []Rotation

@@ -29,11 +29,11 @@ type Object struct {
 	Source string `json:"source"`
 }
 
-// Scan finds the cluster's objects whose manifests use an API version of removed: it lists each
+// FindRemoved finds the cluster's objects whose manifests use an API version of removed: it lists each
 // removed kind at the version that replaces it (every server of the upgrade path serves that
 // one) and reads the version each object was last applied with. Kinds it could not list are
 // returned as notes, not errors: a cluster without the replacement API has no such objects.
-func Scan(ctx context.Context, list Lister, removed []Removed) (objects []Object, notes []string, err error) {
+func FindRemoved(ctx context.Context, list Lister, removed []Removed) (objects []Object, notes []string, err error) {
 	type collection struct{ apiVersion, resource string }
 	byCollection := map[collection][]Removed{}
 	var order []collection

@@ -1,4 +1,4 @@
-package plan_test
+package mockrun_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -83,17 +83,17 @@ func endpointState(typ, name string, _ resource.PropertyMap) resource.PropertyMa
 	return resource.PropertyMap{"endpoint": resource.NewProperty("https://" + name + ".example")}
 }
 
-func run(t *testing.T, opts plan.Options) *plan.Plan {
+func run(t *testing.T, opts mockrun.Options) *mockrun.Result {
 	t.Helper()
-	p, err := plan.Run(program, opts)
+	p, err := mockrun.Run(program, opts)
 	if err != nil {
-		t.Fatalf("plan.Run: %v", err)
+		t.Fatalf("mockrun.Run: %v", err)
 	}
 	return p
 }
 
 func TestRunRecordsEveryResourceWithItsOptions(t *testing.T) {
-	p := run(t, plan.Options{Preview: true})
+	p := run(t, mockrun.Options{Preview: true})
 	var got []string
 	for _, r := range p.Resources {
 		got = append(got, r.Type+"::"+r.Name)
@@ -124,7 +124,7 @@ func TestRunRecordsEveryResourceWithItsOptions(t *testing.T) {
 		}
 	}
 	g, _ := p.Find(groupType, "g")
-	if g.Parent != "pulumi:pulumi:Stack::"+plan.Project+"-"+plan.Stack {
+	if g.Parent != "pulumi:pulumi:Stack::"+mockrun.Project+"-"+mockrun.Stack {
 		t.Errorf("component parent = %q, want the stack", g.Parent)
 	}
 	if base, _ := p.Find(thingType, "base"); base.Protect || len(base.DependsOn) != 0 || len(base.IgnoreChanges) != 0 {
@@ -133,7 +133,7 @@ func TestRunRecordsEveryResourceWithItsOptions(t *testing.T) {
 }
 
 func TestPreviewLeavesComputedValuesUnknown(t *testing.T) {
-	p := run(t, plan.Options{Preview: true, State: endpointState})
+	p := run(t, mockrun.Options{Preview: true, State: endpointState})
 	for _, name := range []string{"id", "endpoint", "endpoint_secret"} {
 		if o := p.Outputs[name]; o.Known || o.Value != nil {
 			t.Errorf("output %s = %+v in a preview, want unknown", name, o)
@@ -147,7 +147,7 @@ func TestPreviewLeavesComputedValuesUnknown(t *testing.T) {
 }
 
 func TestADeploymentAnswersIdsAsNameDashIdAndTheStateOfTheCloud(t *testing.T) {
-	p := run(t, plan.Options{State: endpointState})
+	p := run(t, mockrun.Options{State: endpointState})
 	for name, want := range map[string]string{
 		"id":              "main-id",
 		"endpoint":        "https://main.example",
@@ -171,7 +171,7 @@ func TestADeploymentAnswersIdsAsNameDashIdAndTheStateOfTheCloud(t *testing.T) {
 
 func TestOutputsRecordWhetherTheyAreSecret(t *testing.T) {
 	for _, preview := range []bool{true, false} {
-		p := run(t, plan.Options{Preview: preview, State: endpointState})
+		p := run(t, mockrun.Options{Preview: preview, State: endpointState})
 		for name, want := range map[string]bool{
 			"password": true, "endpoint_secret": true, "endpoint": false, "size": false, "literal": false, "id": false,
 		} {
@@ -183,9 +183,9 @@ func TestOutputsRecordWhetherTheyAreSecret(t *testing.T) {
 }
 
 func TestWriteJSONHasExactlyTheDocumentedShape(t *testing.T) {
-	p := run(t, plan.Options{Preview: true})
+	p := run(t, mockrun.Options{Preview: true})
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage
@@ -243,7 +243,7 @@ func TestWriteJSONHasExactlyTheDocumentedShape(t *testing.T) {
 
 func TestWriteJSONRendersAnEmptyPlanWithEmptyListAndObject(t *testing.T) {
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, &plan.Plan{}); err != nil {
+	if err := mockrun.WriteJSON(&buf, &mockrun.Result{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -256,12 +256,12 @@ func TestWriteJSONRendersAnEmptyPlanWithEmptyListAndObject(t *testing.T) {
 }
 
 func TestWriteJSONListsAliasesOnlyForResourcesThatHaveThem(t *testing.T) {
-	p := &plan.Plan{Resources: []plan.Resource{
+	p := &mockrun.Result{Resources: []mockrun.Resource{
 		{Type: thingType, Name: "old", Aliases: []string{"noParent"}},
 		{Type: thingType, Name: "new"},
 	}}
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct{ Resources []map[string]any }
@@ -278,11 +278,11 @@ func TestWriteJSONListsAliasesOnlyForResourcesThatHaveThem(t *testing.T) {
 
 func TestRenderingNeverShowsASecretValue(t *testing.T) {
 	for _, preview := range []bool{true, false} {
-		p := run(t, plan.Options{Preview: preview})
+		p := run(t, mockrun.Options{Preview: preview})
 		if p.Outputs["password"].Value != password {
 			t.Fatalf("preview=%t: the plan lost the secret value the test needs: %+v", preview, p.Outputs["password"])
 		}
-		for name, write := range map[string]func(io.Writer, *plan.Plan) error{"json": plan.WriteJSON, "text": plan.WriteText} {
+		for name, write := range map[string]func(io.Writer, *mockrun.Result) error{"json": mockrun.WriteJSON, "text": mockrun.WriteText} {
 			var buf bytes.Buffer
 			if err := write(&buf, p); err != nil {
 				t.Fatal(err)
@@ -299,9 +299,9 @@ func TestRenderingNeverShowsASecretValue(t *testing.T) {
 }
 
 func TestWriteTextShowsResourcesInputsAndOutputs(t *testing.T) {
-	p := run(t, plan.Options{Preview: true})
+	p := run(t, mockrun.Options{Preview: true})
 	var buf bytes.Buffer
-	if err := plan.WriteText(&buf, p); err != nil {
+	if err := mockrun.WriteText(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -356,7 +356,7 @@ func TestShortURNNamesAResourceByTypeAndName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := plan.ShortURN(tt.urn); got != tt.want {
+			if got := mockrun.ShortURN(tt.urn); got != tt.want {
 				t.Errorf("ShortURN(%q) = %q, want %q", tt.urn, got, tt.want)
 			}
 		})
@@ -364,7 +364,7 @@ func TestShortURNNamesAResourceByTypeAndName(t *testing.T) {
 }
 
 func TestFindAndOfTypeSelectRecordedResources(t *testing.T) {
-	p := run(t, plan.Options{Preview: true})
+	p := run(t, mockrun.Options{Preview: true})
 	if r, ok := p.Find(thingType, "base"); !ok || r.Name != "base" || r.Type != thingType {
 		t.Errorf("Find(thing, base) = %+v, %t", r, ok)
 	}
@@ -387,20 +387,20 @@ func TestFindAndOfTypeSelectRecordedResources(t *testing.T) {
 }
 
 func TestRunReturnsTheErrorOfTheProgram(t *testing.T) {
-	_, err := plan.Run(func(ctx *pulumi.Context) error {
+	_, err := mockrun.Run(func(ctx *pulumi.Context) error {
 		return errSentinel
-	}, plan.Options{})
+	}, mockrun.Options{})
 	if err == nil || !strings.Contains(err.Error(), errSentinel.Error()) {
-		t.Errorf("plan.Run error = %v, want one containing %q", err, errSentinel)
+		t.Errorf("mockrun.Run error = %v, want one containing %q", err, errSentinel)
 	}
 }
 
 func TestRunPassesConfigToTheProgram(t *testing.T) {
 	var got string
-	_, err := plan.Run(func(ctx *pulumi.Context) error {
-		got, _ = ctx.GetConfig(plan.Project + ":greeting")
+	_, err := mockrun.Run(func(ctx *pulumi.Context) error {
+		got, _ = ctx.GetConfig(mockrun.Project + ":greeting")
 		return nil
-	}, plan.Options{Config: map[string]string{plan.Project + ":greeting": "hello"}})
+	}, mockrun.Options{Config: map[string]string{mockrun.Project + ":greeting": "hello"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,9 +433,9 @@ func normalized(v any) (string, error) {
 }
 
 func TestADeploymentRendersASecretOutputMaskedAndAPlainOneInFull(t *testing.T) {
-	p := run(t, plan.Options{State: endpointState})
+	p := run(t, mockrun.Options{State: endpointState})
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -484,7 +484,7 @@ func TestAPreviewLeavesAnOutputReadFromANestedBlockUnknownRatherThanEmpty(t *tes
 		{"a deployment", false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := plan.Run(body, plan.Options{Preview: c.preview})
+			p, err := mockrun.Run(body, mockrun.Options{Preview: c.preview})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -492,7 +492,7 @@ func TestAPreviewLeavesAnOutputReadFromANestedBlockUnknownRatherThanEmpty(t *tes
 				t.Errorf("pool_id = %+v, want known=%t", o, c.known)
 			}
 			var text bytes.Buffer
-			if err := plan.WriteText(&text, p); err != nil {
+			if err := mockrun.WriteText(&text, p); err != nil {
 				t.Fatal(err)
 			}
 			if shown := strings.Contains(text.String(), `pool_id  false   ""`); shown == !c.known {
@@ -503,9 +503,9 @@ func TestAPreviewLeavesAnOutputReadFromANestedBlockUnknownRatherThanEmpty(t *tes
 }
 
 func TestWriteJSONWritesAbsentOptionsAsEmptyListsNotNull(t *testing.T) {
-	p := &plan.Plan{Resources: []plan.Resource{{Type: thingType, Name: "bare"}}}
+	p := &mockrun.Result{Resources: []mockrun.Resource{{Type: thingType, Name: "bare"}}}
 	var buf bytes.Buffer
-	if err := plan.WriteJSON(&buf, p); err != nil {
+	if err := mockrun.WriteJSON(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct{ Resources []map[string]any }

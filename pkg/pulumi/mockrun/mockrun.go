@@ -1,7 +1,7 @@
-// Package plan runs a Pulumi program body under Pulumi's mocks, with no engine, cloud or token,
+// Package mockrun runs a Pulumi program body under Pulumi's mocks, with no engine, cloud or token,
 // and records every resource it registers (with its options) and every output it exports. The
 // offline `plan` command and the module tests both stand on it.
-package plan
+package mockrun
 
 import (
 	"reflect"
@@ -60,8 +60,9 @@ type Output struct {
 	Known bool `json:"-"`
 }
 
-// Plan is everything a program body registered and exported.
-type Plan struct {
+// Result is everything a program body registered and exported under the mocks: a mock run's
+// result, not a saved plan (the engine's plan file, deploy.Plan).
+type Result struct {
 	Resources []Resource        `json:"resources"`
 	Outputs   map[string]Output `json:"outputs"`
 	// Cost is the stack input's monthly cost, when it was priced (pkg/change/cost).
@@ -90,7 +91,7 @@ type Options struct {
 }
 
 // Find returns the first resource of type typ named name.
-func (p *Plan) Find(typ, name string) (Resource, bool) {
+func (p *Result) Find(typ, name string) (Resource, bool) {
 	for _, r := range p.Resources {
 		if r.Type == typ && r.Name == name {
 			return r, true
@@ -100,7 +101,7 @@ func (p *Plan) Find(typ, name string) (Resource, bool) {
 }
 
 // OfType returns the resources of type typ.
-func (p *Plan) OfType(typ string) []Resource {
+func (p *Result) OfType(typ string) []Resource {
 	var out []Resource
 	for _, r := range p.Resources {
 		if r.Type == typ {
@@ -111,7 +112,7 @@ func (p *Plan) OfType(typ string) []Resource {
 }
 
 // Run runs body under mocks and returns what it registered and exported.
-func Run(body pulumi.RunFunc, opts Options) (*Plan, error) {
+func Run(body pulumi.RunFunc, opts Options) (*Result, error) {
 	m := &mocks{opts: opts, resolved: map[string]bool{}}
 	type export struct {
 		name     string
@@ -152,7 +153,7 @@ func Run(body pulumi.RunFunc, opts Options) (*Plan, error) {
 		outputs[e.name] = out
 		mu.Unlock()
 	}
-	p := &Plan{Resources: m.resources, Outputs: outputs, resolved: m.resolved}
+	p := &Result{Resources: m.resources, Outputs: outputs, resolved: m.resolved}
 	sort.SliceStable(p.Resources, func(i, j int) bool {
 		a, b := p.Resources[i], p.Resources[j]
 		if a.Type != b.Type {

@@ -1,4 +1,4 @@
-package plan_test
+package mockrun_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/plan"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -19,8 +19,8 @@ func BenchmarkPlanProductionCluster(b *testing.B) {
 		if err := stackinput.LoadFile("../../../examples/digitaloceankubernetescluster/production.yaml", input); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := plan.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) },
-			plan.Options{Preview: true}); err != nil {
+		if _, err := mockrun.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) },
+			mockrun.Options{Preview: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

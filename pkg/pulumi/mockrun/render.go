@@ -1,4 +1,4 @@
-package plan
+package mockrun
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func (o Output) Masked() any {
 
 // WriteJSON writes the plan as {"resources": [...], "outputs": {"name": {"secret", "value"}}},
 // and "cost" (pkg/change/cost's estimate) when the plan was priced.
-func WriteJSON(w io.Writer, p *Plan) error {
+func WriteJSON(w io.Writer, p *Result) error {
 	outputs := map[string]map[string]any{}
 	for name, o := range p.Outputs {
 		outputs[name] = map[string]any{"secret": o.Secret, "value": o.Masked()}
@@ -50,7 +50,7 @@ func WriteJSON(w io.Writer, p *Plan) error {
 }
 
 // WriteText writes the plan as two readable tables, resources (each with its inputs) and outputs.
-func WriteText(w io.Writer, p *Plan) error {
+func WriteText(w io.Writer, p *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "RESOURCES (%d)\n", len(p.Resources))
 	fmt.Fprintln(tw, "  TYPE\tNAME\tPROVIDER\tPARENT\tOPTIONS")

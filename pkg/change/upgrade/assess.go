@@ -1,9 +1,9 @@
-// Package upgrade plans Kubernetes minor upgrades of the clusters of manifests: the path from
-// each running version to the manifest's, one minor release at a time as the clouds allow; the
-// cluster's objects that use APIs removed on the way (RemovedAPIs, checked through the cluster's
-// kubeconfig read from the cloud and kept in memory); the cloud's own checks (DigitalOcean's
-// clusterlint); and the order across a fleet, non-production environments first. It decides;
-// printing and exit codes are the caller's.
+// Package upgrade assesses Kubernetes minor upgrades of the clusters of manifests, for the
+// command upgrade plan: the path from each running version to the manifest's, one minor release
+// at a time as the clouds allow; the cluster's objects that use APIs removed on the way
+// (RemovedAPIs, checked through the cluster's kubeconfig read from the cloud and kept in memory);
+// the cloud's own checks (DigitalOcean's clusterlint); and the order across a fleet,
+// non-production environments first. It decides; printing and exit codes are the caller's.
 package upgrade
 
 import (
@@ -44,8 +44,9 @@ func (c Cluster) Target() string {
 	return c.Version
 }
 
-// ClusterPlan is the plan of one cluster.
-type ClusterPlan struct {
+// Assessment is what upgrade plan says of one cluster: its path, the removed APIs in use, the
+// checks that block it. Not a saved plan (deploy.Plan).
+type Assessment struct {
 	File    string `json:"file"`
 	Kind    string `json:"kind"`
 	Name    string `json:"name"`
@@ -70,28 +71,28 @@ type ClusterPlan struct {
 }
 
 // Blocked tells whether something stops the cluster's upgrade.
-func (p ClusterPlan) Blocked() bool { return len(p.Blockers) > 0 }
+func (p Assessment) Blocked() bool { return len(p.Blockers) > 0 }
 
 // Next is the version of the path's first step, "" when there is none.
-func (p ClusterPlan) Next() string {
+func (p Assessment) Next() string {
 	if len(p.Steps) == 0 {
 		return ""
 	}
 	return p.Steps[0].To
 }
 
-// Plan plans each cluster and returns the plans in fleet order (Order). A failure to ask a
+// Assess assesses each cluster and returns the assessments in fleet order (Order). A failure to ask a
 // cloud is the cluster's blocker, not the fleet's: the others are still planned.
-func Plan(ctx context.Context, clusters []Cluster) []ClusterPlan {
-	out := make([]ClusterPlan, 0, len(clusters))
+func Assess(ctx context.Context, clusters []Cluster) []Assessment {
+	out := make([]Assessment, 0, len(clusters))
 	for _, c := range clusters {
-		out = append(out, planOne(ctx, c))
+		out = append(out, assessOne(ctx, c))
 	}
 	return Order(out)
 }
 
-func planOne(ctx context.Context, c Cluster) ClusterPlan {
-	p := ClusterPlan{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
+func assessOne(ctx context.Context, c Cluster) Assessment {
+	p := Assessment{File: c.File, Kind: c.Kind, Name: c.Name, Env: c.Env, Cluster: c.ClusterName, Target: c.Target(),
 		Steps: []Step{}, Objects: []Object{}, Blockers: []string{}}
 	block := func(format string, args ...any) { p.Blockers = append(p.Blockers, fmt.Sprintf(format, args...)) }
 	if c.Note != "" {
@@ -169,7 +170,7 @@ func releases(removed []Removed) string {
 // checkRemoved scans the cluster for the objects that use an API the steps remove, each one (and
 // a scan that could not be made) a blocker of the plan. It tells whether those blockers stop the
 // first step too: they do when the first step itself removes APIs.
-func (p *ClusterPlan) checkRemoved(ctx context.Context, cloud Cloud, live Live, steps []Step) bool {
+func (p *Assessment) checkRemoved(ctx context.Context, cloud Cloud, live Live, steps []Step) bool {
 	var removed []Removed
 	for _, s := range steps {
 		removed = append(removed, s.Removes...)
@@ -185,7 +186,7 @@ func (p *ClusterPlan) checkRemoved(ctx context.Context, cloud Cloud, live Live, 
 	list, err := cloud.Objects(ctx, live)
 	if err == nil {
 		var notes []string
-		p.Objects, notes, err = Scan(ctx, list, removed)
+		p.Objects, notes, err = FindRemoved(ctx, list, removed)
 		p.Notes = append(p.Notes, notes...)
 	}
 	if err != nil {
@@ -238,8 +239,8 @@ func envRank(env string) int {
 // last, so that an upgrade meets its problems where they cost least; within a rank, by environment, then by
 // running version (the oldest furthest to go), then by name. Stable, so equal plans keep the
 // files' order.
-func Order(plans []ClusterPlan) []ClusterPlan {
-	out := append([]ClusterPlan(nil), plans...)
+func Order(plans []Assessment) []Assessment {
+	out := append([]Assessment(nil), plans...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if ra, rb := envRank(a.Env), envRank(b.Env); ra != rb {
