@@ -44,6 +44,13 @@ type Options struct {
 	Pace *Pacer
 }
 
+// Asking is how an upgrade plan and a catalogue ask a cloud, a person waiting on the answer: 30
+// seconds a request, and a 429 or a 5xx asked again, a few times, as the clouds ask clients to
+// (the token appears in no error, as in every request of a Client).
+func Asking() Options {
+	return Options{Timeout: 30 * time.Second, Retry: Backoff(3, 500*time.Millisecond)}
+}
+
 // Client is one cloud's API with one token. It is safe for concurrent use.
 type Client struct {
 	base   string
