@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 // seedAccounts fills both loopback clouds as a team's tools would have: doctl and the console on
@@ -27,7 +29,7 @@ func (e *env) seedAccounts() {
 		{Tool: seed.Console, Name: "shop", Region: "ams3", Pools: []seed.Pool{{Size: "s-2vcpu-4gb", Count: 2}, {Name: "apps", Count: 2}}},
 		{Tool: seed.Doctl, Name: "tools", Region: "fra1", HA: true},
 	} {
-		if _, _, err := do.DigitalOcean(ctx, c); err != nil {
+		if _, _, err := fakedo.Seed(ctx, do, c); err != nil {
 			e.t.Fatal(err)
 		}
 	}
@@ -38,7 +40,7 @@ func (e *env) seedAccounts() {
 		{Name: "edge", Region: "lon1", Pools: []seed.Pool{{Count: 1}, {Name: "gpu", Size: "g4s.kube.large", Count: 1,
 			Taints: []seed.Taint{{Key: "gpu", Value: "only", Effect: "NoSchedule"}}}}},
 	} {
-		if _, _, err := civo.Civo(ctx, c); err != nil {
+		if _, _, err := fakecivo.Seed(ctx, civo, c); err != nil {
 			e.t.Fatal(err)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 func TestDiscoverExitsAsTheTableSays(t *testing.T) {
 	const token = "dop_v1_discover-command-test"
 	do := fakedo.New(t, token)
-	if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), seed.Cluster{Name: "web", Region: "fra1"}); err != nil {
+	if _, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token}, seed.Cluster{Name: "web", Region: "fra1"}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -83,7 +83,7 @@ func TestDiscoverSaysHowManyClustersAndPoolsItLeftOutAsClusterplanes(t *testing.
 	console := seed.Cluster{Name: "shop", Region: "fra1", Pools: []seed.Pool{{Name: "shop-default-pool"},
 		{Name: "batch", Tags: []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:batch"}}}}
 	for _, c := range []seed.Cluster{managed, console} {
-		if _, _, err := (seed.Client{URL: do.URL(), Token: token}).DigitalOcean(context.Background(), c); err != nil {
+		if _, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token}, c); err != nil {
 			t.Fatal(err)
 		}
 	}

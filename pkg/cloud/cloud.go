@@ -82,6 +82,14 @@ type Driver interface {
 	// Upgrades is the cloud's API at base with token as an upgrade plan asks it about one cluster
 	// in region: finding it, what it may upgrade to, the cloud's own checks, and its objects.
 	Upgrades(base, token, region string) upgrade.Cloud
+	// ScanReaders are the Pulumi resource types the fleet scan reads from the cloud's lists, by
+	// type token, each with the properties it compares (listing.go).
+	ScanReaders() map[string]ScanReader
+	// ScanList lists the account's clusters (and what else its readers look up) at base with
+	// token, in region for a cloud whose readers name one, through a client with opts, as the
+	// provider's Read would read each; the client counts the requests made. A list that failed
+	// part-way holds what was read before the error.
+	ScanList(ctx context.Context, base, token, region string, opts cloudapi.Options) (Listing, Counted, error)
 }
 
 // Kinds are a cloud's kinds as manifests write them: its cluster's and its node pool's kind, and

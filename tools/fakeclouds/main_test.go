@@ -57,7 +57,7 @@ func TestTheDigitalOceanStateIsLoadedAtStartAndSavedAfterEachChange(t *testing.T
 		t.Fatal(err)
 	}
 	// A cluster made through the API is saved as it is answered.
-	if _, _, err := (seed.Client{URL: first.URL(), Token: token}).DigitalOcean(context.Background(),
+	if _, _, err := fakedo.Seed(context.Background(), seed.Client{URL: first.URL(), Token: token},
 		seed.Cluster{Name: "kept", Region: "fra1", Pools: []seed.Pool{{Count: 1}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func deployBase(t *testing.T) deployed {
 	dir := t.TempDir()
 	d := deployed{state: filepath.Join(dir, "state"), cloud: filepath.Join(dir, "cloud.json"), manifest: "../../examples/digitaloceankubernetescluster/minimal.yaml"}
 	do := fakedo.New(t, token)
-	id, pools, err := seed.Client{URL: do.URL(), Token: token}.DigitalOcean(context.Background(),
+	id, pools, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token},
 		seed.Cluster{Name: "dev-fra1", Region: "fra1", Pools: []seed.Pool{{Count: 2}}})
 	if err != nil {
 		t.Fatal(err)

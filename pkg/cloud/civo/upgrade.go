@@ -3,7 +3,6 @@ package civo
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/pkg/errors"
 
@@ -15,12 +14,6 @@ import (
 
 // This file is Civo as an upgrade plan asks it (pkg/change/upgrade's Cloud) and its catalogue,
 // as preview and up ask it: the requests are made here, and the plan reads their answers.
-
-// upgradeTransport is how an upgrade plan and a catalogue ask Civo (see cloudapi: the token
-// appears in no error). A 429 or a 5xx is asked again, a few times, as the cloud asks clients to.
-func upgradeTransport() cloudapi.Options {
-	return cloudapi.Options{Timeout: 30 * time.Second, Retry: cloudapi.Backoff(3, 500*time.Millisecond)}
-}
 
 // upgradeMaxPages are the pages Find reads at most: 10,000 clusters. Past them it stops looking
 // without an error.
@@ -41,7 +34,7 @@ func (Driver) Upgrades(base, token, region string) upgrade.Cloud {
 
 // NewUpgrades is Civo's API at base (Civo's own when "") with token, in region.
 func NewUpgrades(base, token, region string) *Upgrades {
-	return &Upgrades{api: New(base, token, Options{Options: upgradeTransport()}), region: region}
+	return &Upgrades{api: New(base, token, Options{Options: cloudapi.Asking()}), region: region}
 }
 
 // Find is the cluster with id, or when id is "" or names no cluster, the one named name in the
@@ -119,7 +112,7 @@ func (c *Upgrades) Objects(ctx context.Context, live upgrade.Live) (upgrade.List
 // Catalogue reads Civo's Kubernetes versions (GET /v2/kubernetes/versions) and its regions (GET
 // /v2/regions) at base with token.
 func (Driver) Catalogue(ctx context.Context, base, token string) (cost.Catalogue, error) {
-	return catalogue(ctx, New(base, token, Options{Options: upgradeTransport()}))
+	return catalogue(ctx, New(base, token, Options{Options: cloudapi.Asking()}))
 }
 
 // catalogue reads Civo's Kubernetes versions through api, each with its distribution, read from

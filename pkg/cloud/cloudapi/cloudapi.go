@@ -44,6 +44,13 @@ type Options struct {
 	Pace *Pacer
 }
 
+// Asking is how an upgrade plan and a catalogue ask a cloud, a person waiting on the answer: 30
+// seconds a request, and a 429 or a 5xx asked again, a few times, as the clouds ask clients to
+// (the token appears in no error, as in every request of a Client).
+func Asking() Options {
+	return Options{Timeout: 30 * time.Second, Retry: Backoff(3, 500*time.Millisecond)}
+}
+
 // Client is one cloud's API with one token. It is safe for concurrent use.
 type Client struct {
 	base   string
@@ -106,7 +113,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 			}
 		}
 		status, header, data, err := c.once(ctx, method, path, payload, body != nil)
-		if errors.Is(err, errNotAURL) {
+		if errors.Is(err, ErrNotAURL) {
 			// Asking again would not mend the URL.
 			return errors.Errorf("%s %s: %v", method, pathOnly(path), err)
 		}
@@ -142,7 +149,7 @@ func (c *Client) once(ctx context.Context, method, path string, payload []byte, 
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		// The URL is not quoted: it may carry credentials.
-		return 0, nil, nil, errNotAURL
+		return 0, nil, nil, ErrNotAURL
 	}
 	req.Header.Set("Authorization", c.auth)
 	req.Header.Set("Accept", "application/json")
@@ -210,8 +217,9 @@ func (c *Client) message(status int, body []byte) string {
 	return msg
 }
 
-// errNotAURL: the base URL and path make no URL.
-var errNotAURL = errors.New("the API URL is not a URL")
+// ErrNotAURL: the base URL and path make no URL (the URL itself is never said: it may carry
+// credentials).
+var ErrNotAURL = errors.New("the API URL is not a URL")
 
 // Error is a request the API refused (Status is its HTTP status) or did not answer (Status 0).
 type Error struct {

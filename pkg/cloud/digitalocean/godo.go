@@ -11,7 +11,7 @@ import (
 // ErrTokenRefused is DigitalOcean's 401: the token is not one it takes.
 var ErrTokenRefused = errors.New("401, the token was refused")
 
-// The calls clusterplane makes through godo, DigitalOcean's own client (a client cloudapi.Godo
+// The calls clusterplane makes through godo, DigitalOcean's own client (a client Godo
 // built): the sizes' prices and a rotation's pools, whose reads keep godo's retries after a 429
 // or a 5xx. Their lists go through godoPages, this package's one godo pager.
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
@@ -44,7 +43,7 @@ func TestSizesAreReadPageByPageAndARefusedTokenIsSaidSo(t *testing.T) {
 				fmt.Fprintf(w, `{"sizes":[{"slug":"s-%d-a","price_monthly":12},{"slug":"s-%d-b","price_monthly":0}],"links":%s,"meta":{"total":%d}}`,
 					p, p, links, 2*tt.pages)
 			})
-			client, err := cloudapi.Godo(token, a.URL, 10*time.Second)
+			client, err := digitalocean.Godo(token, a.URL, 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -25,7 +24,7 @@ func TestTheDefaultPoolsTagMovesToTheNewPoolOnlyAtItsRename(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"team:web", defaultpool.Tag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
-	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestARenameOfAnotherPoolSendsNoTags(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web"}},
 	}})
-	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +109,7 @@ func TestARenameDropsTheRotationsMark(t *testing.T) {
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{defaultpool.Tag}},
 		{Name: "workers-surge", Size: "s-2vcpu-4gb", Count: 1, Tags: []string{"team:web", digitalocean.MarkTag + "0123456789ab-ba9876543210"}},
 	}})
-	client, err := cloudapi.Godo("do-token", do.URL(), time.Minute)
+	client, err := digitalocean.Godo("do-token", do.URL(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

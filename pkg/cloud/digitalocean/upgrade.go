@@ -17,13 +17,6 @@ import (
 // catalogue, as preview and up ask it: the requests are made here, and the plan reads their
 // answers.
 
-// upgradeTransport is how an upgrade plan and a catalogue ask DigitalOcean (see cloudapi: the
-// token appears in no error). A 429 or a 5xx is asked again, a few times, as the cloud asks
-// clients to.
-func upgradeTransport() cloudapi.Options {
-	return cloudapi.Options{Timeout: 30 * time.Second, Retry: cloudapi.Backoff(3, 500*time.Millisecond)}
-}
-
 // upgradeMaxPages are the pages Find reads at most: 10,000 clusters. Past them it stops looking
 // without an error.
 const upgradeMaxPages = 50
@@ -43,7 +36,7 @@ func (Driver) Upgrades(base, token, _ string) upgrade.Cloud { return NewUpgrades
 
 // NewUpgrades is DigitalOcean's API at base (DigitalOcean's own when "") with token.
 func NewUpgrades(base, token string) *Upgrades {
-	return &Upgrades{api: New(base, token, Options{Options: upgradeTransport()}), LintWait: 2 * time.Minute}
+	return &Upgrades{api: New(base, token, Options{Options: cloudapi.Asking()}), LintWait: 2 * time.Minute}
 }
 
 // Find is the cluster with id, or when id is "" or names no cluster, the one named name in
@@ -152,7 +145,7 @@ func (d *Upgrades) Objects(ctx context.Context, live upgrade.Live) (upgrade.List
 // Catalogue reads DigitalOcean's versions, regions and node sizes (GET /v2/kubernetes/options)
 // at base with token.
 func (Driver) Catalogue(ctx context.Context, base, token string) (cost.Catalogue, error) {
-	return catalogue(ctx, New(base, token, Options{Options: upgradeTransport()}))
+	return catalogue(ctx, New(base, token, Options{Options: cloudapi.Asking()}))
 }
 
 // catalogue reads the Kubernetes options through api.

@@ -1,13 +1,14 @@
 // Package scan compares what a cloud lists with what stacks recorded, for a fleet: each
-// account's clusters are listed once (DigitalOcean: a page of 200 clusters with their pools a
-// request; Civo: the same per region), and each stack's cluster or node pool is then judged in
+// account's clusters are listed once (a page of clusters with their pools a request, per region
+// where the cloud lists by region), and each stack's cluster or node pool is then judged in
 // memory against the outputs its state holds, the properties as the provider read them at the
 // last up or refresh. A drift of a thousand stacks then costs a handful of requests, where the
 // provider's refresh costs one or more a resource; only the stacks found different, missing or
 // not judged need the refresh.
 //
-// The scan reads the list's answer as the pinned provider's Read reads a cluster (the properties
-// each cloud's file names, with where in the provider's source they come from). It compares only
+// The scan reads the list's answer as the pinned provider's Read reads a cluster: each cloud's
+// driver lists and reads it (cloud.Driver's ScanReaders and ScanList, with where in the provider's
+// source each property comes from). It compares only
 // those properties, so what it finds is a reason to ask the provider, never the provider's word:
 // callers confirm each finding with the provider's refresh, and a resource of a type it does not
 // read is left unjudged.
@@ -24,13 +25,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
-// Account is one cloud account as a manifest reaches it: the cloud (its driver's ID, e.g.
-// digitalocean.ID), its API's base URL ("" for the cloud's own) and the token.
+// Account is one cloud account as a manifest reaches it: the cloud (its driver's ID), its API's base URL ("" for the cloud's own) and the token.
 type Account struct {
 	Cloud, Base, Token string
 }
@@ -81,22 +81,18 @@ type Difference struct {
 
 // Cluster is a cluster the cloud listed that no judged resource is, nor holds a judged pool:
 // a candidate for discover.
-type Cluster struct {
-	Cloud, ID, Name, Region string
-	// Tags are the cluster's tags, as the cloud lists them (clusterplane's own tags say a stack
-	// deployed it).
-	Tags []string
-}
+type Cluster = cloud.ListedCluster
 
 // Scanner lists each account's clusters once, when a resource of it is first judged, and judges
 // resources against the lists. It is safe for concurrent use.
 type Scanner struct {
 	mu sync.Mutex
-	// listed holds each account's (and, for Civo, each region's) list, or why it failed.
+	// listed holds each account's (and, for a cloud that lists by region, each region's) list, or
+	// why it failed.
 	listed map[listKey]*listing
 	// held are the ids of the clusters a judged resource is, or holds a pool of.
 	held    map[string]bool
-	clients []interface{ Requests() int }
+	clients []cloud.Counted
 }
 
 type listKey struct {
@@ -107,16 +103,9 @@ type listKey struct {
 // listing is one list's answer, read as the provider would read each cluster and pool.
 type listing struct {
 	err error
-	// clusters are the listed clusters, by id; pools the listed pools, by the id a pool's state
+	// Clusters are the listed clusters, by id; Pools the listed pools, by the id a pool's state
 	// holds, with the cluster they are in.
-	clusters  map[string]listed
-	pools     map[string]listed
-	firewalls map[string]listed
-}
-
-type listed struct {
-	cluster    Cluster
-	properties map[string]any
+	cloud.Listing
 }
 
 // maxRetryAfter bounds how long one 429 makes a list wait, whatever the cloud says.
@@ -128,7 +117,7 @@ func New() *Scanner {
 }
 
 // Judge judges r, a resource of a stack deployed through account a, listing the account's
-// clusters first (Civo: the region's the resource recorded) if no earlier call did.
+// clusters first (or the region's the resource recorded, for a cloud that lists by region) if no earlier call did.
 func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 	read, ok := readers[r.Type]
 	if !ok {
@@ -138,29 +127,29 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		return Finding{Verdict: Unjudged, Why: r.Type + " is not of " + a.Cloud}
 	}
 	region := ""
-	if read.region != nil {
-		region = read.region(r.Outputs)
+	if read.Region != nil {
+		region = read.Region(r.Outputs)
 	}
 	l := s.list(ctx, a, region)
 	if l.err != nil {
 		return Finding{Verdict: Unjudged, Why: l.err.Error()}
 	}
-	found, ok := l.clusters[r.ID]
-	switch read.list {
-	case pools:
-		found, ok = l.pools[r.ID]
-	case firewalls:
-		found, ok = l.firewalls[r.ID]
+	found, ok := l.Clusters[r.ID]
+	switch read.List {
+	case cloud.ListsPools:
+		found, ok = l.Pools[r.ID]
+	case cloud.ListsFirewalls:
+		found, ok = l.Firewalls[r.ID]
 	}
 	if !ok {
-		return Finding{Verdict: Missing, Why: "the cloud lists no " + read.what + " " + r.ID}
+		return Finding{Verdict: Missing, Why: "the cloud lists no " + read.What + " " + r.ID}
 	}
-	if read.list != firewalls {
+	if read.List != cloud.ListsFirewalls {
 		s.mu.Lock()
-		s.held[found.cluster.ID] = true
+		s.held[found.Cluster.ID] = true
 		s.mu.Unlock()
 	}
-	diffs := compare(found.properties, r, read)
+	diffs := compare(found.Properties, r, read)
 	if len(diffs) > 0 {
 		names := make([]string, len(diffs))
 		for i, d := range diffs {
@@ -179,10 +168,10 @@ func (s *Scanner) Unheld() []Cluster {
 	var out []Cluster
 	seen := map[string]bool{}
 	for _, l := range s.listed {
-		for id, c := range l.clusters {
+		for id, c := range l.Clusters {
 			if !s.held[id] && !seen[id] {
 				seen[id] = true
-				out = append(out, c.cluster)
+				out = append(out, c.Cluster)
 			}
 		}
 	}
@@ -206,7 +195,7 @@ func (s *Scanner) Requests() int {
 	return n
 }
 
-// list is the account's (Civo: the region's) list, read once.
+// list is the account's (or the region's, for a cloud that lists by region) list, read once.
 func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 	key := listKey{a, region}
 	s.mu.Lock()
@@ -216,100 +205,62 @@ func (s *Scanner) list(ctx context.Context, a Account, region string) *listing {
 	if l, ok := s.listed[key]; ok {
 		return l
 	}
-	l := &listing{clusters: map[string]listed{}, pools: map[string]listed{}, firewalls: map[string]listed{}}
+	l := &listing{Listing: cloud.NewListing()}
 	s.listed[key] = l
-	opts := cloudapi.Options{Retry: cloudapi.Patient(4, maxRetryAfter)}
-	switch a.Cloud {
-	case string(digitalocean.ID):
-		c := digitalocean.New(a.Base, a.Token, digitalocean.Options{Options: opts})
-		s.clients = append(s.clients, c)
-		clusters, err := c.Clusters(ctx)
-		l.err = err
-		for _, cl := range clusters {
-			l.addDigitalOcean(cl)
-		}
-	case string(civo.ID):
-		c := civo.New(a.Base, a.Token, civo.Options{Options: opts})
-		s.clients = append(s.clients, c)
-		clusters, err := c.Clusters(ctx, region)
-		l.err = err
-		for _, cl := range clusters {
-			l.addCivo(cl, region)
-		}
-		if err == nil {
-			// A Civo cluster's stack holds its firewall too: one more list a region.
-			firewalls, err := c.Firewalls(ctx, region)
-			l.err = err
-			for _, fw := range firewalls {
-				l.addCivoFirewall(fw, region)
-			}
-		}
-	default:
+	d, err := clouds.Get(cloud.ID(a.Cloud))
+	if err != nil {
 		l.err = fmt.Errorf("the scan lists no cloud %q", a.Cloud)
+		return l
 	}
+	got, client, err := d.ScanList(ctx, a.Base, a.Token, region, cloudapi.Options{Retry: cloudapi.Patient(4, maxRetryAfter)})
+	s.clients = append(s.clients, client)
+	l.Listing, l.err = got, err
 	return l
 }
 
-// reader is how the scan reads a resource type from its cloud's list.
+// reader is how the scan reads a resource type from its cloud's list: its driver's ScanReader.
 type reader struct {
 	cloud string
-	// list is the list the resource is looked up in.
-	list list
-	// what names the resource for people.
-	what string
-	// compares are the properties the scan compares, paths as Compared says them.
-	compares []string
-	// region, when set, is the region whose list holds the resource, read from its recorded
-	// outputs; nil for a cloud that lists every region at once.
-	region func(outputs map[string]any) string
-	// leaves, when set, tells whether the cloud's value of a property the program leaves to the
-	// cloud (Resource.Ignore) is one the module leaves to it: with auto-upgrade DigitalOcean's
-	// patches within the minor line the module sent, not a minor the module refuses. Nil leaves
-	// every such value to the cloud.
-	leaves func(path string, live map[string]any, r Resource) bool
-	// unsentKept are the properties (top-level, Pulumi names) the provider's schema makes
-	// Optional and Computed: when the program sends none, whatever the cloud holds is no drift.
-	unsentKept map[string]bool
+	cloud.ScanReader
 }
 
-// list names one of a listing's lists.
-type list int
-
-const (
-	clusters list = iota
-	pools
-	firewalls
-)
-
-// readers are the types the scan reads, each cloud's in its own file.
-var readers = map[string]reader{}
+// readers are the types the scan reads, from every cloud's driver.
+var readers = func() map[string]reader {
+	out := map[string]reader{}
+	for _, d := range clouds.All() {
+		for typ, r := range d.ScanReaders() {
+			out[typ] = reader{cloud: string(d.ID()), ScanReader: r}
+		}
+	}
+	return out
+}()
 
 // Compared are the properties of resources of type typ that the scan compares (Pulumi names,
 // dots into a nested block: "nodePool.size"); none for a type it does not read. A property sent
 // from the manifest that the scan does not compare would be a drift it cannot see: the deploy
 // package's tests hold the effects tables to this list.
-func Compared(typ string) []string { return readers[typ].compares }
+func Compared(typ string) []string { return readers[typ].Compares }
 
-// compare lists the compared properties (read.compares) whose value in live, the cloud's answer,
+// compare lists the compared properties (read.Compares) whose value in live, the cloud's answer,
 // differs from the one r's state recorded. Every compared property is compared, whether or not
 // the answer holds it: one the answer leaves out is what the provider's Read records for it then
-// (each cloud's file fills in that value, the provider's empty list, false or zero, with where
+// (each cloud's driver fills in that value, the provider's empty list, false or zero, with where
 // the provider's source says so), and only a property the provider's Read keeps as the state has
 // it (kept) is left alone. A property the program leaves to the cloud (r.Ignore) is left only as
-// far as the module leaves it (read.leaves). An unset value and an empty one (false, 0, "", an
+// far as the module leaves it (read.Leaves). An unset value and an empty one (false, 0, "", an
 // empty list or map) are alike, as are two lists of strings with the same members (tags, which
 // the providers keep as sets).
 func compare(live map[string]any, r Resource, read reader) []Difference {
 	var out []Difference
-	for _, path := range read.compares {
-		if ignored(r.Ignore, path) && (read.leaves == nil || read.leaves(path, live, r)) {
+	for _, path := range read.Compares {
+		if ignored(r.Ignore, path) && (read.Leaves == nil || read.Leaves(path, live, r.Inputs, r.Outputs)) {
 			continue
 		}
 		top, _, _ := strings.Cut(path, ".")
-		if _, ok := live[top].(kept); ok {
+		if _, ok := live[top].(cloud.Kept); ok {
 			continue
 		}
-		if read.unsentKept[top] && valueAt(r.Inputs, top) == nil {
+		if read.UnsentKept[top] && valueAt(r.Inputs, top) == nil {
 			// Optional and Computed, and the program sent nothing: the provider's plan takes
 			// whatever the cloud has, so no value there is drift.
 			continue
@@ -321,11 +272,6 @@ func compare(live map[string]any, r Resource, read reader) []Difference {
 	}
 	return out
 }
-
-// kept stands in a listing for a property the provider's Read leaves as the state holds it when
-// the cloud's answer has no value for it (it sets the attribute only when the answer has one):
-// the provider's refresh finds no drift in it then, so neither does the scan.
-type kept struct{}
 
 // ignored tells whether path, or a block holding it, is among the paths the program leaves to the
 // cloud.

@@ -42,7 +42,7 @@ func seededDO(t *testing.T) *fakedo.DO {
 				Taints: []seed.Taint{{Key: "batch", Value: "yes", Effect: "NoSchedule"}}, Tags: []string{"pool-batch"}}}},
 		{Tool: seed.Console, Name: "shop", Region: "ams3", Pools: []seed.Pool{{Size: "s-2vcpu-4gb", Count: 2}, {Name: "apps", Count: 2}}},
 	} {
-		if _, _, err := s.DigitalOcean(context.Background(), c); err != nil {
+		if _, _, err := fakedo.Seed(context.Background(), s, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +58,7 @@ func seededCivo(t *testing.T) *fakecivo.Civo {
 			{Name: "workers", Size: "g4s.kube.large", Count: 2, Labels: map[string]string{"workload": "apps"}}}},
 		{Name: "edge", Region: "lon1"},
 	} {
-		if _, _, err := s.Civo(context.Background(), c); err != nil {
+		if _, _, err := fakecivo.Seed(context.Background(), s, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,7 +136,7 @@ func TestAHundredClustersCostOneListRequest(t *testing.T) {
 	do := fakedo.New(t, doToken)
 	s := seed.Client{URL: do.URL(), Token: doToken}
 	for i := range 100 {
-		if _, _, err := s.DigitalOcean(context.Background(), seed.Cluster{Name: fmt.Sprintf("c%03d", i), Region: "fra1",
+		if _, _, err := fakedo.Seed(context.Background(), s, seed.Cluster{Name: fmt.Sprintf("c%03d", i), Region: "fra1",
 			Pools: []seed.Pool{{Count: 1}, {Name: "extra", Count: 1}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestClustersOfOneNameInTwoRegionsGetAManifestNameEach(t *testing.T) {
 	civo := fakecivo.New(t, civoToken, "")
 	s := seed.Client{URL: civo.URL(), Token: civoToken}
 	for _, region := range []string{"fra1", "lon1"} {
-		if _, _, err := s.Civo(context.Background(), seed.Cluster{Name: "api", Region: region, Pools: []seed.Pool{{}, {Name: "workers", Count: 1}}}); err != nil {
+		if _, _, err := fakecivo.Seed(context.Background(), s, seed.Cluster{Name: "api", Region: region, Pools: []seed.Pool{{}, {Name: "workers", Count: 1}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -250,10 +250,10 @@ func TestAClusterInARegionTheCloudOpenedAfterTheReleaseIsDiscoveredWithItsRegion
 	do.SetRegions("fra1", "xyz9")
 	civo := fakecivo.New(t, civoToken, "")
 	civo.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: "xyz9", Name: "Tomorrow 1"})...)
-	if _, _, err := (seed.Client{URL: do.URL(), Token: doToken}).DigitalOcean(ctx, seed.Cluster{Tool: seed.Doctl, Name: "new", Region: "xyz9"}); err != nil {
+	if _, _, err := fakedo.Seed(ctx, seed.Client{URL: do.URL(), Token: doToken}, seed.Cluster{Tool: seed.Doctl, Name: "new", Region: "xyz9"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (seed.Client{URL: civo.URL(), Token: civoToken}).Civo(ctx, seed.Cluster{Name: "new", Region: "xyz9"}); err != nil {
+	if _, _, err := fakecivo.Seed(ctx, seed.Client{URL: civo.URL(), Token: civoToken}, seed.Cluster{Name: "new", Region: "xyz9"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []discover.Options{

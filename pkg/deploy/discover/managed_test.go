@@ -26,7 +26,7 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 		{Tool: seed.Doctl, Name: "legacy", Region: "fra1", Pools: []seed.Pool{{}, {Name: "apps"},
 			{Name: "web", Tags: []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:web"}}}},
 	} {
-		if _, _, err := ds.DigitalOcean(ctx, c); err != nil {
+		if _, _, err := fakedo.Seed(ctx, ds, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,7 +35,7 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 			Pools: []seed.Pool{{}, {Name: "workers", Size: "g4s.kube.large", Count: 1}}},
 		{Name: "legacy", Region: "fra1"},
 	} {
-		if _, _, err := cs.Civo(ctx, c); err != nil {
+		if _, _, err := fakecivo.Seed(ctx, cs, c); err != nil {
 			t.Fatal(err)
 		}
 	}

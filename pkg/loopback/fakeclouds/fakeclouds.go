@@ -64,7 +64,7 @@ func All() []Loopback {
 				return fakecivo.NewFor(t, token, "", port, lifetime)
 			},
 			Seed: func(ctx context.Context, c seed.Client, cl seed.Cluster) error {
-				_, _, err := c.Civo(ctx, cl)
+				_, _, err := fakecivo.Seed(ctx, c, cl)
 				return err
 			},
 			Examples: func(c Cloud) { civoExamples(c.(*fakecivo.Civo)) }},
@@ -73,7 +73,7 @@ func All() []Loopback {
 				return fakedo.NewFor(t, token, port, lifetime)
 			},
 			Seed: func(ctx context.Context, c seed.Client, cl seed.Cluster) error {
-				_, _, err := c.DigitalOcean(ctx, cl)
+				_, _, err := fakedo.Seed(ctx, c, cl)
 				return err
 			},
 			Examples: func(c Cloud) { doExamples(c.(*fakedo.DO)) },

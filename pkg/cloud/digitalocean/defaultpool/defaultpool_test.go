@@ -42,7 +42,7 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			do := fakedo.New(t, token)
-			id, _, err := seed.Client{URL: do.URL(), Token: token}.DigitalOcean(context.Background(),
+			id, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token},
 				seed.Cluster{Tool: seed.Doctl, Name: "web", Region: "fra1", Pools: tt.pools})
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,7 @@ package pulumiprovider
 
 import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/digitalocean/godo"
 )
 
@@ -14,5 +14,5 @@ func Client(cfg *digitaloceanv1.DigitalOceanProviderConfig) (*godo.Client, error
 	if err != nil {
 		return nil, err
 	}
-	return cloudapi.Godo(token, base, registryTimeout*3)
+	return digitalocean.Godo(token, base, registryTimeout*3)
 }

@@ -1,4 +1,4 @@
-package seed_test
+package fakedo_test
 
 import (
 	"context"
@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
 func TestDoctlsClusterHasTheDefaultsAndTagsDigitalOceanGivesIt(t *testing.T) {
 	do := fakedo.New(t, "tok")
-	id, pools, err := seed.Client{URL: do.URL(), Token: "tok"}.DigitalOcean(context.Background(),
+	id, pools, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: "tok"},
 		seed.Cluster{Name: "web", Region: "fra1", Pools: []seed.Pool{{}, {Name: "extra", Count: 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,30 +37,5 @@ func TestDoctlsClusterHasTheDefaultsAndTagsDigitalOceanGivesIt(t *testing.T) {
 	}
 	if !slices.Contains(first.Tags, "k8s:worker") {
 		t.Errorf("pool tags %v lack k8s:worker", first.Tags)
-	}
-}
-
-func TestTheCivoCLIsClusterHasItsOwnFirewallTheDefaultNetworkAndApplications(t *testing.T) {
-	civo := fakecivo.New(t, "tok", "")
-	id, pools, err := seed.Client{URL: civo.URL(), Token: "tok"}.Civo(context.Background(),
-		seed.Cluster{Name: "api", Region: "fra1", Pools: []seed.Pool{{}, {Name: "workers", Count: 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := civo.Cluster(id)
-	if !ok {
-		t.Fatalf("cluster %s not found", id)
-	}
-	if c.NetworkID != civo.DefaultNetworkID("fra1") {
-		t.Errorf("network %s, want fra1's default %s", c.NetworkID, civo.DefaultNetworkID("fra1"))
-	}
-	if _, ok := civo.Firewall(c.FirewallID); !ok || c.FirewallID == "" {
-		t.Errorf("no firewall of its own (%q)", c.FirewallID)
-	}
-	if len(c.InstalledApplications) == 0 {
-		t.Error("no default applications installed")
-	}
-	if len(pools) != 2 || pools[1] != "workers" || len(c.Pools) != 2 || c.Pools[0].Size != "g4s.kube.medium" || c.Pools[0].Count != 3 {
-		t.Errorf("pools %v, cluster's %+v; want the CLI's 3 g4s.kube.medium, then workers", pools, c.Pools)
 	}
 }

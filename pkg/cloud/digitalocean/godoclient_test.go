@@ -1,4 +1,4 @@
-package cloudapi_test
+package digitalocean_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/digitalocean/godo"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 func TestAGodoCreateAnsweredWithAServerErrorIsSentOnceWithItsToken(t *testing.T) {
@@ -28,7 +28,7 @@ func TestAGodoCreateAnsweredWithAServerErrorIsSentOnceWithItsToken(t *testing.T)
 		_, _ = w.Write([]byte(`{"node_pools":[],"links":{},"meta":{"total":0}}`))
 	}))
 	defer srv.Close()
-	c, err := cloudapi.Godo("dop_v1_secret", srv.URL, 10*time.Second)
+	c, err := digitalocean.Godo("dop_v1_secret", srv.URL, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

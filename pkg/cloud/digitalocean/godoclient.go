@@ -1,4 +1,4 @@
-package cloudapi
+package digitalocean
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/digitalocean/godo"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 )
 
 // Godo is a godo client of DigitalOcean's API at base (godo's own, DigitalOcean's, when "") with
@@ -29,7 +31,7 @@ func Godo(token, base string, timeout time.Duration) (*godo.Client, error) {
 	u, err := c.BaseURL.Parse(strings.TrimSuffix(base, "/") + "/")
 	if err != nil {
 		// url's error quotes the URL, which may carry credentials.
-		return nil, errNotAURL
+		return nil, cloudapi.ErrNotAURL
 	}
 	c.BaseURL = u
 	return c, nil

@@ -1,9 +1,11 @@
-package scan
+package digitalocean
 
 import (
+	"context"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -13,21 +15,22 @@ import (
 // resourceDigitalOceanKubernetesNodePoolRead (resource_kubernetes_node_pool.go): the properties
 // below are those it sets there from the same answer the list gives, named as Pulumi names them.
 const (
-	doClusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
-	doPoolType    = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
-	// doDefaultPoolTag marks the pool the provider reads as a cluster's nodePool.
-	doDefaultPoolTag = "terraform:default-node-pool"
+	scanClusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	scanPoolType    = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
+	// scanDefaultPoolTag marks the pool the provider reads as a cluster's nodePool.
+	scanDefaultPoolTag = "terraform:default-node-pool"
 )
 
-// doPoolProperties are a pool's compared properties, as doPool fills them.
-var doPoolProperties = []string{"name", "size", "nodeCount", "autoScale", "minNodes", "maxNodes", "tags", "labels", "taints"}
+// scanPoolProperties are a pool's compared properties, as scanPool fills them.
+var scanPoolProperties = []string{"name", "size", "nodeCount", "autoScale", "minNodes", "maxNodes", "tags", "labels", "taints"}
 
-func init() {
+// ScanReaders are DigitalOcean's cluster and node pool, looked up in the account's one list.
+func (Driver) ScanReaders() map[string]cloud.ScanReader {
 	cluster := []string{"name", "region", "version", "surgeUpgrade", "ha", "clusterSubnet", "serviceSubnet", "tags", "vpcUuid",
 		"autoUpgrade", "maintenancePolicy.day", "maintenancePolicy.startTime", "controlPlaneFirewall.enabled",
 		"controlPlaneFirewall.allowedAddresses", "clusterAutoscalerConfigurations", "routingAgent", "nvidiaGpuDevicePlugin",
 		"amdGpuDevicePlugin", "amdGpuDeviceMetricsExporterPlugin", "rdmaSharedDevicePlugin"}
-	for _, p := range doPoolProperties {
+	for _, p := range scanPoolProperties {
 		cluster = append(cluster, "nodePool."+p)
 	}
 	// ResourceDigitalOceanKubernetesCluster (resource_kubernetes_cluster.go) makes these Optional
@@ -35,32 +38,44 @@ func init() {
 	unsentKept := map[string]bool{"vpcUuid": true, "clusterSubnet": true, "serviceSubnet": true, "maintenancePolicy": true,
 		"controlPlaneFirewall": true, "routingAgent": true, "amdGpuDevicePlugin": true, "amdGpuDeviceMetricsExporterPlugin": true,
 		"nvidiaGpuDevicePlugin": true, "rdmaSharedDevicePlugin": true}
-	readers[doClusterType] = reader{cloud: string(digitalocean.ID), what: "DigitalOcean cluster", compares: cluster, leaves: doLeaves,
-		unsentKept: unsentKept}
-	readers[doPoolType] = reader{cloud: string(digitalocean.ID), list: pools, what: "DigitalOcean node pool",
-		compares: append([]string{"clusterId"}, doPoolProperties...)}
+	return map[string]cloud.ScanReader{
+		scanClusterType: {What: "DigitalOcean cluster", Compares: cluster, Leaves: leaves, UnsentKept: unsentKept},
+		scanPoolType: {List: cloud.ListsPools, What: "DigitalOcean node pool",
+			Compares: append([]string{"clusterId"}, scanPoolProperties...)},
+	}
 }
 
-// doLeaves tells whether the cloud's value of a property the cluster's program leaves to the cloud
+// ScanList lists the account's clusters with their pools, every region at once.
+func (Driver) ScanList(ctx context.Context, base, token, _ string, opts cloudapi.Options) (cloud.Listing, cloud.Counted, error) {
+	l := cloud.NewListing()
+	c := New(base, token, Options{Options: opts})
+	clusters, err := c.Clusters(ctx)
+	for _, cl := range clusters {
+		addCluster(l, cl)
+	}
+	return l, c, err
+}
+
+// leaves tells whether the cloud's value of a property the cluster's program leaves to the cloud
 // is one the module leaves to it. With autoUpgrade the module ignores the version only while
 // DigitalOcean keeps the cluster on the minor line the module sent (deployedVersion,
 // iac/pulumi/digitaloceankubernetescluster/module/version.go): a later minor is one the module
 // refuses at the next up (the manifest's is older and would replace the cluster), so it differs.
 // An autoscaled pool's node count is the autoscaler's, whatever it is.
-func doLeaves(path string, live map[string]any, r Resource) bool {
+func leaves(path string, live, inputs, outputs map[string]any) bool {
 	if path != "version" {
 		return true
 	}
-	sent, _ := r.Inputs["version"].(string)
+	sent, _ := inputs["version"].(string)
 	if sent == "" {
-		sent, _ = r.Outputs["version"].(string)
+		sent, _ = outputs["version"].(string)
 	}
 	now, _ := live["version"].(string)
 	// A cluster the module finds no version of is one it leaves the version of to the cloud.
 	return now == "" || kubeversion.SameMinor(now, sent)
 }
 
-// addDigitalOcean adds a listed cluster and its pools. A property the answer leaves out is
+// addCluster adds a listed cluster and its pools. A property the answer leaves out is
 // compared as what resourceDigitalOceanKubernetesClusterRead records then: the control plane
 // firewall, the routing agent, the GPU and RDMA plugins and the autoscaler configuration as an
 // empty list (flattenControlPlaneFirewallOpts, flattenRoutingAgentOpts, flattenCAConfigOpts and
@@ -70,8 +85,8 @@ func doLeaves(path string, live map[string]any, r Resource) bool {
 // its tag (the node_pool d.Set runs only for a tagged pool, resource_kubernetes_cluster.go), and
 // the maintenance policy when the answer has none (flattenMaintPolicyOpts dereferences it, so its
 // read fails rather than record anything).
-func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
-	c := Cluster{Cloud: string(digitalocean.ID), ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
+func addCluster(l cloud.Listing, cl Cluster) {
+	c := cloud.ListedCluster{Cloud: string(ID), ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
 	props := map[string]any{
 		"name":          cl.Name,
 		"region":        cl.Region,
@@ -80,15 +95,15 @@ func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 		"ha":            cl.HA,
 		"clusterSubnet": cl.ClusterSubnet,
 		"serviceSubnet": cl.ServiceSubnet,
-		"tags":          doTags(cl.Tags),
+		"tags":          scanTags(cl.Tags),
 		"vpcUuid":       cl.VPCUUID,
 		"autoUpgrade":   cl.AutoUpgrade,
 	}
-	props["maintenancePolicy"] = kept{}
+	props["maintenancePolicy"] = cloud.Kept{}
 	if mp := cl.MaintenancePolicy; mp != nil {
 		props["maintenancePolicy"] = map[string]any{"day": mp.Day, "startTime": mp.StartTime}
 	}
-	props["nodePool"] = kept{}
+	props["nodePool"] = cloud.Kept{}
 	if fw := cl.ControlPlaneFirewall; fw != nil {
 		props["controlPlaneFirewall"] = map[string]any{"enabled": fw.Enabled, "allowedAddresses": fw.AllowedAddresses}
 	}
@@ -96,7 +111,7 @@ func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 		props["clusterAutoscalerConfigurations"] = []any{map[string]any{"scaleDownUtilizationThreshold": ca.ScaleDownUtilizationThreshold,
 			"scaleDownUnneededTime": ca.ScaleDownUnneededTime, "expanders": ca.Expanders}}
 	}
-	for name, sw := range map[string]*digitalocean.Switch{
+	for name, sw := range map[string]*Switch{
 		"routingAgent":                      cl.RoutingAgent,
 		"nvidiaGpuDevicePlugin":             cl.NvidiaGpuDevicePlugin,
 		"amdGpuDevicePlugin":                cl.AmdGpuDevicePlugin,
@@ -108,11 +123,11 @@ func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 		}
 	}
 	for _, p := range cl.NodePools {
-		pool := doPool(p)
+		pool := scanPool(p)
 		// The provider reads the pool tagged as the default one into the cluster's nodePool
 		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
 		for _, t := range p.Tags {
-			if t == doDefaultPoolTag {
+			if t == scanDefaultPoolTag {
 				def := map[string]any{"id": p.ID}
 				for k, v := range pool {
 					def[k] = v
@@ -125,13 +140,13 @@ func (l *listing) addDigitalOcean(cl digitalocean.Cluster) {
 		for k, v := range pool {
 			own[k] = v
 		}
-		l.pools[p.ID] = listed{cluster: c, properties: own}
+		l.Pools[p.ID] = cloud.Listed{Cluster: c, Properties: own}
 	}
-	l.clusters[cl.ID] = listed{cluster: c, properties: props}
+	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }
 
-// doPool is a pool's properties, as the pool resource and a cluster's nodePool both hold them.
-func doPool(p digitalocean.NodePool) map[string]any {
+// scanPool is a pool's properties, as the pool resource and a cluster's nodePool both hold them.
+func scanPool(p NodePool) map[string]any {
 	return map[string]any{
 		"name":      p.Name,
 		"size":      p.Size,
@@ -139,15 +154,15 @@ func doPool(p digitalocean.NodePool) map[string]any {
 		"autoScale": p.AutoScale,
 		"minNodes":  p.MinNodes,
 		"maxNodes":  p.MaxNodes,
-		"tags":      doTags(p.Tags),
+		"tags":      scanTags(p.Tags),
 		"labels":    p.Labels,
 		"taints":    p.Taints,
 	}
 }
 
-// doTags are the tags the provider keeps (FilterTags): without DigitalOcean's own (k8s,
+// scanTags are the tags the provider keeps (FilterTags): without DigitalOcean's own (k8s,
 // k8s:<id>, k8s:worker) and the provider's (terraform:...).
-func doTags(tags []string) []string {
+func scanTags(tags []string) []string {
 	var out []string
 	for _, t := range tags {
 		if t != "k8s" && !strings.HasPrefix(t, "k8s:") && !strings.HasPrefix(t, "terraform:") {
