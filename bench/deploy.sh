@@ -38,7 +38,7 @@ exec /usr/bin/time -a -o "$work/plugin.times" -f "%e %U %S %M" "$root/.engine/pl
 EOF
 chmod +x "$plugin"
 
-"$work/bin/fakeclouds" -digitalocean-token bench-token -civo-token bench-token -env "$work/clouds.env" &
+"$work/bin/fakeclouds" -token bench-token -env "$work/clouds.env" &
 fakes=$!
 for _ in $(seq 50); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done
 set -a

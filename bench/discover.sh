@@ -17,7 +17,7 @@ cleanup() {
 trap cleanup EXIT
 go build -o "$work/" ./cmd/clusterplane ./tools/fakeclouds
 
-"$work/fakeclouds" -digitalocean-token bench-token -civo-token bench-token -seed "$clusters" -env "$work/clouds.env" &
+"$work/fakeclouds" -token bench-token -seed "$clusters" -env "$work/clouds.env" &
 fakes=$!
 for _ in $(seq 100); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done
 set -a

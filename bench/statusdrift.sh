@@ -57,7 +57,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 # start_fakes STATEFILE: the loopback clouds, DigitalOcean's loaded from (and saved to) STATEFILE.
 start_fakes() {
 	rm -f "$work/clouds.env"
-	"$work/bin/fakeclouds" -digitalocean-token bench-token -civo-token bench-token -env "$work/clouds.env" \
+	"$work/bin/fakeclouds" -token bench-token -env "$work/clouds.env" \
 		-digitalocean-port "$port" -digitalocean-state "$1" &
 	fakes=$!
 	for _ in $(seq 100); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done

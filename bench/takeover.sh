@@ -57,7 +57,7 @@ install clusterplane 0.0.0 "$work/bin/pulumi-resource-clusterplane"
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 passphrase=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 log=$work/requests
-"$work/bin/fakeclouds" -digitalocean-token "$token" -civo-token "$token" -seed "$clusters" -env "$work/clouds.env" -requests "$log" &
+"$work/bin/fakeclouds" -token "$token" -seed "$clusters" -env "$work/clouds.env" -requests "$log" &
 fakes=$!
 # Seeding 100 clusters in each cloud takes a few seconds.
 for _ in $(seq 600); do [[ -s $work/clouds.env ]] && break; sleep 0.1; done

@@ -1,6 +1,7 @@
 // Command fakeclouds serves the tests' loopback clouds (pkg/loopback/fakeclouds lists them, one
 // per driver) on their own, for what runs outside a Go test: bench/deploy.sh. Its flags are each
-// cloud's, by its ID (-<cloud>-token, -<cloud>-port, -<cloud>-state). It writes the environment
+// cloud's, by its ID (-<cloud>-token, -<cloud>-port, -<cloud>-state), and -token gives every cloud
+// without a token of its own one, so that a script need not name each cloud. It writes the environment
 // that points the providers at them, then serves until it is stopped or fakecloud.Lifetime passes.
 package main
 
@@ -61,10 +62,12 @@ func main() {
 			"saved to after every change (bench/fleet.sh: a fleet tools/fleetgen wrote)")
 		all = append(all, c)
 	}
+	anyToken := flag.String("token", "", "the token every cloud without its own -<cloud>-token accepts")
 	env := flag.String("env", "", "the file to write each cloud's API URL variable to, as KEY=VALUE lines")
 	requests := flag.String("requests", "", "the file to append one line to for every request a cloud answers: unix time, cloud, method, status, path (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as the clouds' own tools would (bench/discover.sh)")
 	flag.Parse()
+	giveTokens(all, *anyToken)
 	if !usable(all, *env) {
 		os.Exit(2)
 	}
@@ -75,15 +78,24 @@ func main() {
 	serve(s, all, *env, *requests, *seeded)
 }
 
+// giveTokens gives token to every cloud that has none of its own.
+func giveTokens(all []*served, token string) {
+	for _, c := range all {
+		if *c.token == "" {
+			*c.token = token
+		}
+	}
+}
+
 // usable tells whether every token and the env file are given, saying how to call when not.
 func usable(all []*served, env string) bool {
-	usage, ok := "usage: fakeclouds", env != ""
+	usage, ok := "usage: fakeclouds (-token T |", env != ""
 	for _, c := range all {
 		usage += " -" + string(c.ID) + "-token T"
 		ok = ok && *c.token != ""
 	}
 	if !ok {
-		fmt.Fprintln(os.Stderr, usage+" -env FILE")
+		fmt.Fprintln(os.Stderr, usage+") -env FILE")
 	}
 	return ok
 }

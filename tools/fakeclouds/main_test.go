@@ -90,3 +90,27 @@ func servedOf(token string, clouds map[cloud.ID]fakeclouds.Cloud) []*served {
 	}
 	return out
 }
+
+func TestEveryCloudWithoutATokenOfItsOwnTakesTheSharedOne(t *testing.T) {
+	for _, tc := range []struct {
+		name, own, shared, want string
+	}{
+		{name: "a cloud with no token takes the shared one", own: "", shared: "bench-token", want: "bench-token"},
+		{name: "a cloud's own token stays", own: "its-own", shared: "bench-token", want: "its-own"},
+		{name: "no token anywhere stays empty, for usable to refuse", own: "", shared: "", want: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var all []*served
+			for _, l := range fakeclouds.All() {
+				own := tc.own
+				all = append(all, &served{Loopback: l, token: &own})
+			}
+			giveTokens(all, tc.shared)
+			for _, c := range all {
+				if *c.token != tc.want {
+					t.Errorf("%s's token is %q, want %q", c.ID, *c.token, tc.want)
+				}
+			}
+		})
+	}
+}
