@@ -103,7 +103,7 @@ func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := adoptionLeft(tt.last)
+			got := AdoptionLeft(tt.last)
 			if (got == nil) != (tt.want == nil) || strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("adoptionLeft = %#v, want %#v", got, tt.want)
 			}

@@ -271,10 +271,26 @@ func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *t
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			found := cloudLists(minimalCluster(t, "dev-fra1"))(context.Background(), tt.r)
+			found := cloudLists(exampleCluster(t))(context.Background(), tt.r)
 			if missing := found.Verdict == scan.Missing; missing != tt.missing || found.Verdict == scan.Unjudged {
 				t.Errorf("DigitalOcean says %s (%s), want missing: %v", found.Verdict, found.Why, tt.missing)
 			}
 		})
 	}
+}
+
+// exampleCluster is the DigitalOcean cluster example's target, as the commands read it.
+func exampleCluster(t *testing.T) deploytarget.Target {
+	t.Helper()
+	file := filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	target, err := deploytarget.Read(k, file, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }
