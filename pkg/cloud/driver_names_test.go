@@ -142,7 +142,6 @@ var notYetMoved = map[string]int{
 	"pkg/cloud/scan/civo.go":                  9,
 	"pkg/cloud/scan/digitalocean.go":          10,
 	"pkg/cloud/scan/scan.go":                  9,
-	"pkg/deploy/rotation.go":                  1,
 	"pkg/plugin/plugin.go":                    1,
 	"pkg/pulumi/pulumischema/pulumischema.go": 14,
 	"tools/fleetgen/main.go":                  4,
