@@ -475,7 +475,7 @@ func (h *handle) Preview(ctx context.Context, o stackstate.Options) (stackstate.
 	}
 	p, err := h.run(true)
 	if err != nil {
-		return stackstate.Result{}, &stackstate.EngineError{Op: "preview", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Command: "preview", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	return res, h.refusal(res)
@@ -489,7 +489,7 @@ func (h *handle) Up(ctx context.Context, o stackstate.Options) (stackstate.Resul
 	p, err := h.run(false)
 	if err != nil {
 		h.record("update", "failed")
-		return stackstate.Result{}, &stackstate.EngineError{Op: "update", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Command: "update", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	if err := h.refusal(res); err != nil {
