@@ -76,7 +76,7 @@ func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []k
 func (d *Deployer) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
 	typ := GuardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s stackstate.Step) bool {
-		return s.Type == typ && s.Op == string(apitype.OpCreate)
+		return s.Type == typ && s.Action == string(apitype.OpCreate)
 	}) {
 		return false, nil
 	}

@@ -860,7 +860,7 @@ func cancelCommand(s stackstate.Stack) string {
 // isOp tells whether a step's operation is op.
 func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
 	for _, op := range ops {
-		if step.Op == string(op) {
+		if step.Action == string(op) {
 			return true
 		}
 	}

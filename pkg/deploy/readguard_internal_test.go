@@ -77,10 +77,10 @@ func TestDroppedByReadAreWhatTheOperationLostWithoutMeaningTo(t *testing.T) {
 	}{
 		{name: "a resource a read dropped is", after: civoStack(""), want: []resource.URN{firewallURN}},
 		{name: "a resource made again with another id is", after: civoStack("fw-2"),
-			steps: []stackstate.Step{{URN: firewallURN, Op: "create"}}, want: []resource.URN{firewallURN}},
+			steps: []stackstate.Step{{URN: firewallURN, Action: "create"}}, want: []resource.URN{firewallURN}},
 		{name: "a resource still held is not", after: civoStack("fw-1")},
-		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []stackstate.Step{{URN: firewallURN, Op: "delete"}}},
-		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []stackstate.Step{{URN: firewallURN, Op: "replace"}}},
+		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []stackstate.Step{{URN: firewallURN, Action: "delete"}}},
+		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []stackstate.Step{{URN: firewallURN, Action: "replace"}}},
 		{name: "the stack, components and providers never are", after: civoStack("fw-1")[3:]},
 	}
 	for _, tt := range tests {

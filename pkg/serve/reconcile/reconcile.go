@@ -361,7 +361,7 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 func replacements(preview stackstate.Result) []string {
 	var out []string
 	for _, step := range preview.Steps {
-		switch step.Op {
+		switch step.Action {
 		case "replace", "create-replacement", "delete-replaced":
 			name := step.Type + " " + step.Name
 			if !slices.Contains(out, name) {
