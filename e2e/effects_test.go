@@ -173,7 +173,7 @@ func stepsOn(res *stackstate.Result, typ string) []stackstate.Step {
 	}
 	var out []stackstate.Step
 	for _, s := range res.Steps {
-		if s.Type == typ && s.Op != string(apitype.OpRefresh) {
+		if s.Type == typ && s.Action != string(apitype.OpRefresh) {
 			out = append(out, s)
 		}
 	}
@@ -183,7 +183,7 @@ func stepsOn(res *stackstate.Result, typ string) []stackstate.Step {
 func ops(steps []stackstate.Step) string {
 	var out []string
 	for _, s := range steps {
-		out = append(out, s.Op+" "+s.Name+" "+strings.Join(s.Paths, ","))
+		out = append(out, s.Action+" "+s.Name+" "+strings.Join(s.Paths, ","))
 	}
 	return strings.Join(out, "; ")
 }
@@ -280,7 +280,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		changed := false
 		replaced := false
 		for _, s := range steps {
-			switch apitype.OpType(s.Op) {
+			switch apitype.OpType(s.Action) {
 			case apitype.OpUpdate:
 				changed = true
 			case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced, apitype.OpCreate, apitype.OpDelete:

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -190,7 +191,7 @@ func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 	return b, nil
 }
 
-// runOp is how a deploy command runs the pipeline (deploy.Run) and renders its outcomes as the
+// runOp is how a deploy command runs the pipeline (pipeline.Run) and renders its outcomes as the
 // command's -o asks.
 type runOp struct {
 	name string
@@ -234,7 +235,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	ctx, stop := cli.Interruptible()
 	defer stop()
 	start := time.Now()
-	outcomes, err := deploy.Run(ctx, deploy.Request{Operation: deploy.Operation(r.name), Paths: o.files, Files: f.files(o),
+	outcomes, err := pipeline.Run(ctx, pipeline.Request{Operation: pipeline.Operation(r.name), Paths: o.files, Files: f.files(o),
 		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,
@@ -273,8 +274,8 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 // policy's denial, reported with the outcomes; a --save-plan failure) are not said again.
 func (f *factory) exit(outcomes []outcome.Outcome, err error) error {
 	var problems *deploytarget.ProblemsError
-	var denied *deploy.PolicyDeniedError
-	var args *deploy.ArgsError
+	var denied *pipeline.PolicyDeniedError
+	var args *pipeline.ArgsError
 	switch {
 	case errors.As(err, &args):
 		return args.Err // a mistake of the command line: said with the usage hint, exit 2

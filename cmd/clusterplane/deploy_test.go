@@ -146,7 +146,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 			name: "the table names the cause of a failure, not the engine's preamble",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
 				b.Fail("digitaloceankubernetescluster/platform-prod", "update",
-					&stackstate.EngineError{Op: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
+					&stackstate.EngineError{Command: "update", Cause: "digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you"})
 				return []string{"up", filepath.Join(dir, "cluster.yaml"), "--yes"}
 			},
 			code: exitcode.Invalid, says: []string{"update failed: digitalocean:index/kubernetesCluster:KubernetesCluster platform: 401 Unable to authenticate you", "Stacks: 1 failed."},
@@ -236,7 +236,7 @@ func TestWhatTheFirstWeekHit(t *testing.T) {
 		{
 			name: "a failed preview of a new stack leaves no stack behind",
 			setup: func(t *testing.T, b *deploytest.Backend, dir string) []string {
-				b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Op: "preview", Cause: "401"})
+				b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Command: "preview", Cause: "401"})
 				return []string{"preview", filepath.Join(dir, "cluster.yaml")}
 			},
 			code: exitcode.Invalid, says: []string{"1 failed"},

@@ -78,7 +78,7 @@ func TestAFailuresCauseSitsInItsRowAndNoWordIsSaidTwice(t *testing.T) {
 			b := deploytest.New()
 			dir := fleet(t)
 			op := map[string]string{"up": "update", "preview": "preview"}[args[0]]
-			b.Fail(key, op, &stackstate.EngineError{Op: op, Cause: cause})
+			b.Fail(key, op, &stackstate.EngineError{Command: op, Cause: cause})
 			r := deployRun(t, b, strings.NewReader(""), false, append([]string{args[0], dir}, args[1:]...)...)
 			if r.code != exitcode.Invalid {
 				t.Errorf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
@@ -112,7 +112,7 @@ func TestStatusExitsNotReadyWhenTheLastUpdateFailed(t *testing.T) {
 	if r := deployRun(t, b, strings.NewReader(""), false, "status", file); r.code != exitcode.OK {
 		t.Fatalf("status of a deployed stack: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	b.Fail("digitaloceankubernetescluster/platform-prod", "update", &stackstate.EngineError{Op: "update", Cause: "500"})
+	b.Fail("digitaloceankubernetescluster/platform-prod", "update", &stackstate.EngineError{Command: "update", Cause: "500"})
 	moved := edit(t, dir, "cluster.yaml", "nodeCount: 2", "nodeCount: 3")
 	if r := deployRun(t, b, strings.NewReader(""), false, "up", moved, "--yes"); r.code != exitcode.Invalid {
 		t.Fatalf("the failing up: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -31,7 +31,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			// The cluster's preview fails, and the pool is skipped: the file is written all the same.
 			fail := func() {
 				if command == "preview" {
-					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"})
+					b.Fail("digitaloceankubernetescluster/platform-prod", "preview", &stackstate.EngineError{Command: "preview", Cause: "503 Service Unavailable"})
 				}
 			}
 			fail()

@@ -185,7 +185,6 @@ var notYetMoved = map[string]int{
 	"pkg/change/effects/civo.go":              37,
 	"pkg/change/effects/digitalocean.go":      21,
 	"pkg/cloud/cloudapi/clouds.go":            18,
-	"pkg/deploy/rotation.go":                  1,
 	"pkg/plugin/plugin.go":                    2,
 	"pkg/pulumi/pulumischema/pulumischema.go": 16,
 	"tools/fleetgen/main.go":                  6,

@@ -127,9 +127,9 @@ func adoptionMessage(inPlace []outcome.Disagreement) string {
 	return AdoptedWithChangesLeft + ": " + strings.Join(fields, ", ")
 }
 
-// adoptionLeft are the manifest fields an adoption left for the next up, when last, the stack's
+// AdoptionLeft are the manifest fields an adoption left for the next up, when last, the stack's
 // last update, is that adoption (adoptionMessage); nil otherwise.
-func adoptionLeft(last *stackstate.Update) []string {
+func AdoptionLeft(last *stackstate.Update) []string {
 	if last == nil || last.Operation != "update" {
 		return nil
 	}
@@ -160,14 +160,14 @@ func disagreements(table *effects.Table, input proto.Message, typ string, steps 
 			continue
 		}
 		for _, path := range propertyPaths(step.Paths) {
-			manifest, live := valueAt(step.New, path), valueAt(step.Old, path)
+			manifest, live := ValueAt(step.New, path), ValueAt(step.Old, path)
 			if live == nil {
 				// What the import read from the cloud: under the name the provider files it
 				// under where it has one (its own name then holds a zero), else its own.
 				if alias, ok := table.ReadBack[path]; ok {
-					live = valueAt(step.Live, alias)
+					live = ValueAt(step.Live, alias)
 				} else {
-					live = valueAt(step.Live, path)
+					live = ValueAt(step.Live, path)
 				}
 			}
 			// A property the manifest does not send is the cloud's to keep.

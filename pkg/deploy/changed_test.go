@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -60,7 +61,7 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 			tt.edit(t, dir)
 			b := deploytest.New()
 			var said []string
-			outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "HEAD",
+			outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "HEAD",
 				Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute,
 				Say: func(line string) { said = append(said, line) }, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
 					return outcome.Outcome{Status: outcome.Done, Reason: "ran"}
@@ -89,9 +90,9 @@ func TestChangedSinceRunsTheManifestsChangedAndTheStacksReferencingThem(t *testi
 
 func TestChangedSinceACommitGitDoesNotKnowIsAMistakeOfTheCommandLine(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.yaml": clusterText("a", "prod")})
-	_, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "no-such-branch",
+	_, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir}, ChangedSince: "no-such-branch",
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return deploytest.New(), nil }, Op: preview})
-	var args *deploy.ArgsError
+	var args *pipeline.ArgsError
 	if !errors.As(err, &args) || !strings.Contains(err.Error(), `"no-such-branch": git knows no such commit`) {
 		t.Errorf("err %v (%T), want an *ArgsError naming the commit", err, err)
 	}

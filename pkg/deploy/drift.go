@@ -111,7 +111,7 @@ func wouldChange(t deploytarget.Target, res stackstate.Result) string {
 // stays is why up cannot put back a drift from live to an empty manifest value, from the rows'
 // removal decision; "" when up can.
 func stays(rows []effects.Row, live, manifest any) string {
-	if !empty(manifest) || empty(live) {
+	if !Empty(manifest) || Empty(live) {
 		return ""
 	}
 	for _, row := range rows {
@@ -122,8 +122,8 @@ func stays(rows []effects.Row, live, manifest any) string {
 	return ""
 }
 
-// empty tells an unset value, or an empty list, map or string.
-func empty(v any) bool {
+// Empty tells an unset value, or an empty list, map or string.
+func Empty(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return true
@@ -173,16 +173,16 @@ func driftedFields(table *effects.Table, steps []stackstate.Step) []outcome.Fiel
 				// the manifest has no value at the key, and the key would be lost from the report.
 				path = table.Property(step.Type, path)
 			}
-			if table != nil && table.NeverReadBack[path] && valueAt(step.Live, path) == nil {
+			if table != nil && table.NeverReadBack[path] && ValueAt(step.Live, path) == nil {
 				// The provider never read it from the cloud: there is nothing to disagree with.
 				continue
 			}
 			field := fieldsOf(table, step.Type, path)
-			live, manifest := cloudValue(table, step, path), valueAt(step.New, path)
+			live, manifest := cloudValue(table, step, path), ValueAt(step.New, path)
 			// The engine names a property it would send again whole (a list the provider
 			// reorders): both values alike, it is no drift a reviewer can act on.
 			// An empty map or list in the cloud is the manifest's unset field, not a drift.
-			if seen[field] || reflect.DeepEqual(live, manifest) || empty(live) && empty(manifest) {
+			if seen[field] || reflect.DeepEqual(live, manifest) || Empty(live) && Empty(manifest) {
 				continue
 			}
 			seen[field] = true
@@ -203,15 +203,15 @@ func driftedFields(table *effects.Table, steps []stackstate.Step) []outcome.Fiel
 func cloudValue(table *effects.Table, step stackstate.Step, path string) any {
 	if table != nil {
 		if alias, ok := table.ReadBack[path]; ok {
-			if v := valueAt(step.Live, alias); v != nil {
+			if v := ValueAt(step.Live, alias); v != nil {
 				return v
 			}
 		}
 	}
-	if v := valueAt(step.Live, path); v != nil {
+	if v := ValueAt(step.Live, path); v != nil {
 		return v
 	}
-	return valueAt(step.Old, path)
+	return ValueAt(step.Old, path)
 }
 
 // fieldsOf names the manifest fields sent as the property at path of a resource of type typ, "a
@@ -246,8 +246,8 @@ func propertyPaths(paths []string) []string {
 	return out
 }
 
-// valueAt reads a dotted property path of a resource's inputs; nil when it is not there.
-func valueAt(inputs map[string]any, path string) any {
+// ValueAt reads a dotted property path of a resource's inputs; nil when it is not there.
+func ValueAt(inputs map[string]any, path string) any {
 	var v any = inputs
 	for _, part := range strings.Split(path, ".") {
 		m, ok := v.(map[string]any)

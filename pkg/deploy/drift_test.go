@@ -336,7 +336,7 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 // cluster past is drift no up puts back (exit 4), and a preview that failed otherwise cannot
 // tell, which is exit 1, never 0.
 func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
-	upgraded := &stackstate.EngineError{Op: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
+	upgraded := &stackstate.EngineError{Command: "preview", Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion",
 		Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: "1.32"}).Error()}
 	tests := []struct {
 		name           string
@@ -350,7 +350,7 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 		{"a replacement of a protected cluster the engine refused is drift no up puts back",
 			&stackstate.ProtectedError{Resources: []string{"KubernetesCluster dev-fra1"}}, "True", "NotPutBackByUp",
 			"up would replace or delete KubernetesCluster dev-fra1, which is protected", exitcode.NotReady},
-		{"a preview that failed otherwise cannot tell", &stackstate.EngineError{Op: "preview", Cause: "503 Service Unavailable"},
+		{"a preview that failed otherwise cannot tell", &stackstate.EngineError{Command: "preview", Cause: "503 Service Unavailable"},
 			"Unknown", "PreviewFailed", "503 Service Unavailable", exitcode.Invalid},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -22,7 +23,7 @@ func ExampleRun() {
 		os.Unsetenv(env)
 	}
 	backend := deploytest.New()
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{
 		Operation: "preview",
 		Paths:     []string{"../../examples/digitaloceankubernetescluster/minimal.yaml"},
 		Files:     deploytarget.Files{Kinds: registry.Kinds()},

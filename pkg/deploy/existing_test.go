@@ -86,7 +86,7 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "500 Internal Server Error"})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Command: "update", Cause: "500 Internal Server Error"})
 	// The cloud carried the create out before it answered 500: it holds the cluster afterwards.
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", Where: "region fra1", ID: "left-1"}}
 	failing := c

@@ -77,8 +77,8 @@ func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 	return d.Progress(t)
 }
 
-// notRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func notRun(reason string) outcome.Outcome {
+// NotRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
+func NotRun(reason string) outcome.Outcome {
 	return outcome.Outcome{Status: outcome.Done, Reason: reason, NotRun: true}
 }
 
@@ -159,7 +159,7 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return notRun(Unchanged)
+		return NotRun(Unchanged)
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -341,7 +341,7 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s 
 		if err != nil {
 			return nil
 		}
-		return adoptionLeft(last)
+		return AdoptionLeft(last)
 	}
 }
 
@@ -414,7 +414,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return notRun(Unchanged)
+		return NotRun(Unchanged)
 	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -482,7 +482,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 	if !renamed {
 		return nil
 	}
-	own, _ := st.IDs(guardedType(t.Effects))
+	own, _ := st.IDs(GuardedType(t.Effects))
 	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
@@ -550,7 +550,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || stringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -626,8 +626,8 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 	return nil
 }
 
-// stringOutput is the string value of an output, "" when there is none.
-func stringOutput(outputs map[string]stackstate.Output, name string) string {
+// StringOutput is the string value of an output, "" when there is none.
+func StringOutput(outputs map[string]stackstate.Output, name string) string {
 	s, _ := outputs[name].Value.(string)
 	return s
 }
@@ -685,14 +685,14 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return notRun("no drift: " + d.Scanned[t.Key()].Why)
+		return NotRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return notRun(NotDeployed)
+		return NotRun(NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
@@ -704,7 +704,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return notRun(NotDeployed)
+		return NotRun(NotDeployed)
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
@@ -860,7 +860,7 @@ func cancelCommand(s stackstate.Stack) string {
 // isOp tells whether a step's operation is op.
 func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
 	for _, op := range ops {
-		if step.Op == string(op) {
+		if step.Action == string(op) {
 			return true
 		}
 	}

@@ -270,7 +270,7 @@ func TestAFailedPreviewOfANewStackLeavesNoStackBehindAndSaysTheEnginesCause(t *t
 	ctx := context.Background()
 	d, b := deployer()
 	c := cluster(t)
-	b.Fail(c.Key(), "preview", &stackstate.EngineError{Op: "preview", Cause: "401 Unable to authenticate you"})
+	b.Fail(c.Key(), "preview", &stackstate.EngineError{Command: "preview", Cause: "401 Unable to authenticate you"})
 	o := d.Preview(ctx, c, deploy.PreviewOptions{})
 	var engine *stackstate.EngineError
 	if o.Status != outcome.Failed || !errors.As(o.Err, &engine) || !strings.Contains(o.Err.Error(), "401 Unable to authenticate you") {

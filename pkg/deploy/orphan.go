@@ -15,13 +15,13 @@ import (
 // orphans lists the pools of t's cluster that are orphans of t's rotations. None for a kind
 // without rotations, or a stack that holds nothing yet.
 func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stackstate.State) ([]outcome.Orphan, error) {
-	rec, _ := rotationRecord(st.Outputs())
+	rec, _ := RecordedRotation(st.Outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.
 	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
-	ids, _ := st.IDs(guardedType(t.Effects))
+	ids, _ := st.IDs(GuardedType(t.Effects))
 	if len(ids) != 1 || ids[0] == "" {
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -40,7 +41,7 @@ func TestThePipelineSaysEveryProblemOfTheInputBeforeAnyStackIsTouched(t *testing
 		"b.yaml": strings.Replace(clusterText("b", "prod"), "region: fra1", "region: frankfurt", 1),
 	})
 	b := deploytest.New()
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "preview", Paths: []string{dir},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "preview", Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Op: preview})
 	var problems *deploytarget.ProblemsError
 	if !errors.As(err, &problems) || len(problems.Problems) != 2 {
@@ -63,10 +64,10 @@ func TestThePipelineRunsNoStackWhenAPolicyDeniesOneManifest(t *testing.T) {
 	}
 	b := deploytest.New()
 	var said []string
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "up", Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Policy: p, Parallel: 2, StackTimeout: time.Minute, Op: preview,
 		Say: func(line string) { said = append(said, line) }})
-	var denied *deploy.PolicyDeniedError
+	var denied *pipeline.PolicyDeniedError
 	if !errors.As(err, &denied) {
 		t.Fatalf("want a *PolicyDeniedError, got %v", err)
 	}
@@ -94,7 +95,7 @@ func TestThePipelineRefusesEveryStackWhenAWholeGuardRefusesOne(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"a.yaml": clusterText("a", "prod"), "b.yaml": clusterText("b", "prod")})
 	b := deploytest.New()
 	ran := 0
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: "up", Paths: []string{dir},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: "up", Paths: []string{dir},
 		Files: reading(t, "", false), Backend: func() (stackstate.Backend, error) { return b, nil }, Parallel: 2, StackTimeout: time.Minute, Whole: true,
 		Guard: func(_ context.Context, _ stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			return map[string]error{targets[0].Key(): errors.New("moved since the plan")}, nil
@@ -145,8 +146,8 @@ func TestStatusCountsAStoppedRotationAndFoundDriftAsNotReady(t *testing.T) {
 func TestThePipelineRefusesARequestWithoutAnOperationOrABackend(t *testing.T) {
 	b := deploytest.New()
 	open := func() (stackstate.Backend, error) { return b, nil }
-	for _, r := range []deploy.Request{{Backend: open}, {Op: preview}} {
-		if _, err := deploy.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
+	for _, r := range []pipeline.Request{{Backend: open}, {Op: preview}} {
+		if _, err := pipeline.Run(context.Background(), r); err == nil || !strings.Contains(err.Error(), "needs an Op") {
 			t.Errorf("a request without its Op or Backend ran: %v", err)
 		}
 	}

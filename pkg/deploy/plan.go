@@ -110,12 +110,12 @@ func editedFields(reviewed, now map[string]string) []string {
 func plannedSteps(res stackstate.Result) []outcome.PlannedStep {
 	out := []outcome.PlannedStep{}
 	for _, s := range res.Steps {
-		if s.Op == string(apitype.OpRefresh) || s.Op == string(apitype.OpSame) || s.Op == string(apitype.OpRead) {
+		if s.Action == string(apitype.OpRefresh) || s.Action == string(apitype.OpSame) || s.Action == string(apitype.OpRead) {
 			continue
 		}
 		fields := append([]string(nil), s.Paths...)
 		sort.Strings(fields)
-		out = append(out, outcome.PlannedStep{URN: s.URN, Op: s.Op, Fields: fields})
+		out = append(out, outcome.PlannedStep{URN: s.URN, Op: s.Action, Fields: fields})
 	}
 	return out
 }

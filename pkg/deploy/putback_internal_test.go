@@ -45,19 +45,19 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 		sets, back bool
 	}{
 		{"tags an adoption left for the next up are set, not put back", do,
-			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Action: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.tags"}, true, false},
 		{"tags changed in the cloud after an up are put back", do,
-			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Action: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{"sneaky"}}, Live: map[string]any{"tags": []any{"sneaky"}}, New: map[string]any{"tags": ours}},
 			nil, false, true},
 		{"what the adoption did not leave is put back", do,
-			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"tags"},
+			stackstate.Step{Type: "digitalocean:index/kubernetesCluster:KubernetesCluster", Action: "update", Paths: []string{"tags"},
 				Old: map[string]any{"tags": []any{}}, Live: map[string]any{"tags": []any{}}, New: map[string]any{"tags": ours}},
 			[]string{"spec.defaultNodePool.tags"}, false, true},
 		{"a property the provider never reads back, as an import left it, is set", civo,
-			stackstate.Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Op: "update", Paths: []string{"writeKubeconfig"},
+			stackstate.Step{Type: "civo:index/kubernetesCluster:KubernetesCluster", Action: "update", Paths: []string{"writeKubeconfig"},
 				Old: map[string]any{"writeKubeconfig": false}, Live: map[string]any{"writeKubeconfig": false},
 				New: map[string]any{"writeKubeconfig": true}},
 			nil, true, false},
@@ -103,7 +103,7 @@ func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := adoptionLeft(tt.last)
+			got := AdoptionLeft(tt.last)
 			if (got == nil) != (tt.want == nil) || strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("adoptionLeft = %#v, want %#v", got, tt.want)
 			}

@@ -77,10 +77,10 @@ func TestDroppedByReadAreWhatTheOperationLostWithoutMeaningTo(t *testing.T) {
 	}{
 		{name: "a resource a read dropped is", after: civoStack(""), want: []resource.URN{firewallURN}},
 		{name: "a resource made again with another id is", after: civoStack("fw-2"),
-			steps: []stackstate.Step{{URN: firewallURN, Op: "create"}}, want: []resource.URN{firewallURN}},
+			steps: []stackstate.Step{{URN: firewallURN, Action: "create"}}, want: []resource.URN{firewallURN}},
 		{name: "a resource still held is not", after: civoStack("fw-1")},
-		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []stackstate.Step{{URN: firewallURN, Op: "delete"}}},
-		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []stackstate.Step{{URN: firewallURN, Op: "replace"}}},
+		{name: "a resource the operation deleted is not", after: civoStack(""), steps: []stackstate.Step{{URN: firewallURN, Action: "delete"}}},
+		{name: "a resource the operation replaced is not", after: civoStack("fw-2"), steps: []stackstate.Step{{URN: firewallURN, Action: "replace"}}},
 		{name: "the stack, components and providers never are", after: civoStack("fw-1")[3:]},
 	}
 	for _, tt := range tests {
@@ -271,10 +271,26 @@ func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *t
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			found := cloudLists(minimalCluster(t, "dev-fra1"))(context.Background(), tt.r)
+			found := cloudLists(exampleCluster(t))(context.Background(), tt.r)
 			if missing := found.Verdict == scan.Missing; missing != tt.missing || found.Verdict == scan.Unjudged {
 				t.Errorf("DigitalOcean says %s (%s), want missing: %v", found.Verdict, found.Why, tt.missing)
 			}
 		})
 	}
+}
+
+// exampleCluster is the DigitalOcean cluster example's target, as the commands read it.
+func exampleCluster(t *testing.T) deploytarget.Target {
+	t.Helper()
+	file := filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
+	target, err := deploytarget.Read(k, file, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }

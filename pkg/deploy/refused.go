@@ -25,7 +25,7 @@ import (
 func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Change {
 	replaced := map[string]bool{}
 	for _, s := range res.Steps {
-		switch apitype.OpType(s.Op) {
+		switch apitype.OpType(s.Action) {
 		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced:
 			replaced[s.Type+"::"+s.Name] = true
 		}

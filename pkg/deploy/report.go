@@ -225,7 +225,7 @@ func among(field string, changed map[string]diff.Change) bool {
 // preview "create 4" over these 5 steps), so a row for one made up's question say "would create
 // 4" over 5 rows.
 func internal(step stackstate.Step) bool {
-	return step.Op == string(apitype.OpRemovePendingReplace) || providers.IsDefaultProvider(resource.URN(step.URN))
+	return step.Action == string(apitype.OpRemovePendingReplace) || providers.IsDefaultProvider(resource.URN(step.URN))
 }
 
 // resourceChanges are the steps that change something, with the manifest fields behind them:
@@ -238,7 +238,7 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {
 			continue
 		}
-		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Op, Properties: propertyPaths(step.Paths)}
+		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: propertyPaths(step.Paths)}
 		seen := map[string]bool{}
 		for _, p := range rc.Properties {
 			if table == nil {

@@ -93,7 +93,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 		{"up", func() []outcome.Outcome {
 			// A fleet whose cluster fails: its pool is skipped.
 			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
-			b.Fail(cl.Key(), "update", &stackstate.EngineError{Op: "update", Cause: "422 invalid size"})
+			b.Fail(cl.Key(), "update", &stackstate.EngineError{Command: "update", Cause: "422 invalid size"})
 			sorted, deps, err := queue.Order([]deploytarget.Target{p, cl}, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -15,9 +15,9 @@ import (
 )
 
 func TestAnOperationTheCloudTurnedAwayForNowRunsAgainUnlessItLeftSomethingBehind(t *testing.T) {
-	busy := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
-	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
-	invalid := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
+	busy := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 429 (request \"r\") slow down", Status: 429}
+	broken := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 500 (request \"r\") oops", Status: 500}
+	invalid := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 422 (request \"r\") invalid size", Status: 422}
 	left := []kinds.Live{{Type: "cluster", Name: "dev-fra1", ID: "id-1"}}
 	tests := []struct {
 		name string
@@ -89,7 +89,7 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 	d, b := deployer()
 	d.RetryWaits = []time.Duration{time.Hour}
 	c := cluster(t)
-	b.Fail(c.Key(), "update", &stackstate.EngineError{Op: "update", Status: 503})
+	b.Fail(c.Key(), "update", &stackstate.EngineError{Command: "update", Status: 503})
 	time.AfterFunc(50*time.Millisecond, cancel)
 	o := d.Up(ctx, c, deploy.UpOptions{Yes: true})
 	if o.Status == outcome.Done || calls(b, "update") != 1 {
@@ -101,8 +101,8 @@ func TestAWaitForAnotherAttemptEndsWithTheContext(t *testing.T) {
 // again, clusterplane asks the cloud (Throttled) and waits at least what it says; a server error
 // is not a rate limit, and is not asked about.
 func TestAfterA429TheNextAttemptWaitsWhatTheCloudAsks(t *testing.T) {
-	busy := &stackstate.EngineError{Op: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
-	broken := &stackstate.EngineError{Op: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
+	busy := &stackstate.EngineError{Command: "update", Cause: "Unknown error response - status: 429 Too Many Requests", Status: 429}
+	broken := &stackstate.EngineError{Command: "update", Cause: "POST https://api/v2/kubernetes/clusters: 503 busy", Status: 503}
 	const asked = 300 * time.Millisecond
 	tests := []struct {
 		name  string

@@ -51,9 +51,9 @@ func carriedOut(t deploytarget.Target, rotations []rotation.Rotation) (doable, n
 	return doable, not
 }
 
-// rotationRecord is the rotation recorded in the stack's outputs; nil when none is.
-func rotationRecord(outputs map[string]stackstate.Output) (*RotationRecord, error) {
-	text := stringOutput(outputs, RotationOutput)
+// RecordedRotation is the rotation recorded in the stack's outputs; nil when none is.
+func RecordedRotation(outputs map[string]stackstate.Output) (*RotationRecord, error) {
+	text := StringOutput(outputs, RotationOutput)
 	if text == "" {
 		return nil, nil
 	}
@@ -121,12 +121,12 @@ func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s sta
 		return &o, ""
 	}
 	doable, _ := carriedOut(t, rotations)
-	rec, err := rotationRecord(st.Outputs())
+	rec, err := RecordedRotation(st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, ""
 	}
-	ids, _ := st.IDs(guardedType(t.Effects))
+	ids, _ := st.IDs(GuardedType(t.Effects))
 	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
 	self := ""
 	if len(ids) == 1 {
@@ -232,7 +232,7 @@ func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stacksta
 				return &o, ""
 			}
 		} else if old = self; len(ids) != 1 || old == "" {
-			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), guardedType(t.Effects)))
+			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), GuardedType(t.Effects)))
 			return &o, ""
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
@@ -273,7 +273,7 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 		if run.kind.StateID != nil {
 			id = run.kind.StateID(id)
 		}
-		if err := pointPoolAt(ctx, s, guardedType(t.Effects), id); err != nil {
+		if err := pointPoolAt(ctx, s, GuardedType(t.Effects), id); err != nil {
 			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, surge))
 			return &o, ""
 		}
@@ -565,7 +565,7 @@ func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[stri
 // carries out, unless something else is replaced too.
 func previewRotation(o *outcome.Outcome, t deploytarget.Target, carried []rotation.Rotation) {
 	o.Rotations = carried
-	if o.Result == nil || !onlyPoolReplaced(*o.Result, guardedType(t.Effects)) {
+	if o.Result == nil || !onlyPoolReplaced(*o.Result, GuardedType(t.Effects)) {
 		return
 	}
 	o.Status, o.Reason = outcome.Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
@@ -580,11 +580,11 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 	if err != nil {
 		return nil, err
 	}
-	if rec, err := rotationRecord(st.Outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
+	if rec, err := RecordedRotation(st.Outputs()); err != nil || rec != nil && rec.Phase != rotation.Done {
 		return nil, err
 	}
 	self := ""
-	if ids, _ := st.IDs(guardedType(t.Effects)); len(ids) == 1 {
+	if ids, _ := st.IDs(GuardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
@@ -629,7 +629,7 @@ func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target,
 		return outcome.Outcome{}, false
 	}
 	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
-		!onlyPoolReplaced(res, guardedType(t.Effects)) {
+		!onlyPoolReplaced(res, GuardedType(t.Effects)) {
 		return outcome.Outcome{}, false
 	}
 	if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil || taken != nil {
@@ -652,7 +652,7 @@ func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target,
 // rotationUnderWay is the Ready condition of a stack whose rotation an up started and no up
 // finished: not Ready, saying where it stopped; ready otherwise.
 func rotationUnderWay(outputs map[string]stackstate.Output, ready outcome.Condition) outcome.Condition {
-	rec, err := rotationRecord(outputs)
+	rec, err := RecordedRotation(outputs)
 	if err != nil || rec == nil || rec.Phase == rotation.Done {
 		return ready
 	}

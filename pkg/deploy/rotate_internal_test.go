@@ -52,7 +52,7 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := rotationRecord(st.Outputs())
+	got, err := RecordedRotation(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
@@ -104,7 +104,7 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 		t.Run(c.name, func(t *testing.T) {
 			res := stackstate.Result{Changes: map[string]int{"replace": len(c.types)}}
 			for _, typ := range c.types {
-				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Op: "replace"})
+				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Action: "replace"})
 			}
 			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
 			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)

@@ -59,7 +59,7 @@ func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := rotationRecord(st.Outputs())
+	got, err := RecordedRotation(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}

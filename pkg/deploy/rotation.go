@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
 
 // Rotations are the pool rotations the change from the manifest the stack last deployed to input
@@ -25,16 +26,35 @@ func Rotations(table *effects.Table, input proto.Message, outputs map[string]sta
 // was sent to the engine, which would replace the pool instead.
 type RotationError struct {
 	Rotations []rotation.Rotation
+	// Kind is the manifest's kind, and Cloud its cloud as its driver names it ("" when no driver
+	// knows it): which pools rotate is the kinds' to say (kinds.Rotate), never a list of clouds
+	// written here.
+	Kind, Cloud string
 }
 
 func (e *RotationError) Error() string {
-	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out rotations of " +
-		"DigitalOcean node pools, DigitalOcean clusters' default pools and Civo node pools only, not of this kind's pools, and the engine alone would " +
+	where := e.Kind
+	if e.Cloud != "" {
+		where += " on " + e.Cloud
+	}
+	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out a rotation of " +
+		"a node pool kind's own pool, or of a cluster kind's default pool, where the kind readies it for its cloud; " +
+		where + " readies none of these pools, and the engine alone would " +
 		"replace the pool; clusterplane diff OLD NEW shows each step and its cost"
 }
 
+// rotationError is the refusal of rotations up does not carry out for t, its cloud named by the
+// cloud's driver.
+func rotationError(t deploytarget.Target, not []rotation.Rotation) *RotationError {
+	e := &RotationError{Rotations: not, Kind: t.Kind}
+	if d, ok := stackinput.Cloud(t.Input); ok {
+		e.Cloud = d.Env().Name
+	}
+	return e
+}
+
 // rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
-// Civo pool, a cluster's default pool); nil when it asks for none. carried are the rotations up
+// pool of a kind without Rotate, a cluster's inline pool other than its default); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
 func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
@@ -45,7 +65,7 @@ func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (
 	if len(not) == 0 {
 		return nil, carried, nil
 	}
-	return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation", Err: &RotationError{Rotations: not}}, carried, nil
+	return &outcome.Outcome{Status: outcome.Blocked, Reason: "rotation", Err: rotationError(t, not)}, carried, nil
 }
 
 // RotatedInstead are the pool rotations up carries out in place of the replacements a preview
@@ -54,7 +74,7 @@ func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (
 // nothing, or when res also replaces something else, which up would still replace.
 func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rotation {
 	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
-	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, guardedType(t.Effects)) {
+	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, GuardedType(t.Effects)) {
 		return nil
 	}
 	return carried

@@ -51,6 +51,24 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 	}
 }
 
+// A rotation up refuses names the manifest's kind and its cloud as the cloud's driver names it,
+// not a list of clouds: which pools rotate is the kinds' to say.
+func TestARefusedRotationNamesTheKindAndTheCloudItsDriverNames(t *testing.T) {
+	ctx := context.Background()
+	d, _ := deployer()
+	mustUp(ctx, t, d, cluster(t))
+	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
+	resized.Rotate = nil
+	o := d.Preview(ctx, resized, deploy.PreviewOptions{})
+	var refused *deploy.RotationError
+	if !errors.As(o.Err, &refused) {
+		t.Fatalf("preview: %s %v, want a refused rotation", o.Status, o.Err)
+	}
+	if want := "DigitalOceanKubernetesCluster on DigitalOcean readies none"; !strings.Contains(o.Err.Error(), want) {
+		t.Errorf("the error %q does not say %q", o.Err, want)
+	}
+}
+
 // The DigitalOcean cluster kind carries out its default pool's rotation: preview reads the
 // engine's replacement of the cluster as the rotation up does instead. A manifest that also
 // changes something the engine would still replace is refused before anything is rotated.

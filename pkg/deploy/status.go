@@ -67,12 +67,12 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
-	if _, held := st.IDs(guardedType(t.Effects)); last == nil && held {
+	if _, held := st.IDs(GuardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
 	}
-	if ready.Reason == "ManifestChanged" && sameAsDeployed(t, outputs) {
+	if ready.Reason == "ManifestChanged" && SameAsDeployed(t, outputs) {
 		// The manifest the stack recorded is this one: only the generation's encoding changed
 		// (regions were an enum before issue 33, and the generation hashes the binary form).
 		ready = outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
@@ -188,9 +188,9 @@ func changedFields(t deploytarget.Target, outputs map[string]stackstate.Output) 
 	return strings.Join(paths, ", ")
 }
 
-// sameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
+// SameAsDeployed tells whether the manifest the stack recorded at its last up is t's, field for
 // field; false when the stack recorded none.
-func sameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
+func SameAsDeployed(t deploytarget.Target, outputs map[string]stackstate.Output) bool {
 	old, err := deploytarget.DeployedInput(t.Input, outputs)
 	return err == nil && old != nil && proto.Equal(stackinput.Target(old), stackinput.Target(t.Input))
 }

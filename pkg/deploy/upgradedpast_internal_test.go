@@ -16,10 +16,10 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 		status outcome.Status
 		field  string
 	}{
-		{"the module's refusal of the older version is drift of that field", &stackstate.EngineError{Op: "preview",
+		{"the module's refusal of the older version is drift of that field", &stackstate.EngineError{Command: "preview",
 			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
 				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Drifted, "spec.kubernetesVersion"},
-		{"any other failure is a failure", &stackstate.EngineError{Op: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
+		{"any other failure is a failure", &stackstate.EngineError{Command: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
 		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, Drifted, ""},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/files"
 	"github.com/clusterplane/clusterplane/pkg/serve"
@@ -36,7 +37,7 @@ func (s *service) cli(operation string, nodes int) {
 		s.t.Fatal(err)
 	}
 	kinds := registry.Kinds()
-	outcomes, err := deploy.Run(context.Background(), deploy.Request{Operation: deploy.Operation(operation), Paths: []string{file},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: pipeline.Operation(operation), Paths: []string{file},
 		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
 		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {

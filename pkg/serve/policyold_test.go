@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -77,12 +78,12 @@ func deniedAtDeployTime(t *testing.T, s *service, clusterID, text string, p *pol
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = deploy.Run(ctx, deploy.Request{Operation: "status", Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
+	_, err = pipeline.Run(ctx, pipeline.Request{Operation: "status", Manifests: []deploytarget.Manifest{{Target: target, Data: data}},
 		Files: deploytarget.Files{Kinds: registry.Kinds()}, Backend: func() (stackstate.Backend, error) { return s.backend, nil },
 		Policy: p, Parallel: 1, Op: func(context.Context, *deploy.Deployer, deploytarget.Target) outcome.Outcome {
 			return outcome.Outcome{Status: outcome.Done}
 		}})
-	var denied *deploy.PolicyDeniedError
+	var denied *pipeline.PolicyDeniedError
 	if err != nil && !errors.As(err, &denied) {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	if m := missingPlugin.FindStringSubmatch(text + "\n" + cause); m != nil {
 		cause += " (" + installHint(m[1], m[2]) + ")"
 	}
-	return &stackstate.EngineError{Op: op, Cause: cause, Status: status}
+	return &stackstate.EngineError{Command: op, Cause: cause, Status: status}
 }
 
 // cloudAnswer matches a cloud's API error as its client words it, which the bridged provider

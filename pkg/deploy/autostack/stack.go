@@ -278,7 +278,7 @@ func (c *collector) add(ev events.EngineEvent) {
 		if m.Type == string(resource.RootStackType) && m.Old != nil {
 			c.res.Previous = m.Old.Outputs
 		}
-		step := stackstate.Step{URN: m.URN, Type: m.Type, Name: resource.URN(m.URN).Name(), Op: string(m.Op), Paths: paths(m)}
+		step := stackstate.Step{URN: m.URN, Type: m.Type, Name: resource.URN(m.URN).Name(), Action: string(m.Op), Paths: paths(m)}
 		if m.Old != nil {
 			step.Old, step.Live = m.Old.Inputs, m.Old.Outputs
 		}

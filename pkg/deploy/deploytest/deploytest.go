@@ -398,14 +398,14 @@ func (h *handle) diff(p *mockrun.Result, o stackstate.Options) stackstate.Result
 				res.Changes[string(apitype.OpImport)]++
 				// Like a bridged provider's import, the inputs hold what the configuration would set;
 				// what only the cloud computes is in the outputs.
-				res.Steps = append(res.Steps, stackstate.Step{URN: step.URN, Type: r.Type, Name: r.Name, Op: string(apitype.OpImport), New: live})
+				res.Steps = append(res.Steps, stackstate.Step{URN: step.URN, Type: r.Type, Name: r.Name, Action: string(apitype.OpImport), New: live})
 				old, ok = mockrun.Resource{Type: r.Type, Name: r.Name, Inputs: live}, true
 				step.Live = live
 			}
 		}
 		switch {
 		case !ok:
-			step.Op = string(apitype.OpCreate)
+			step.Action = string(apitype.OpCreate)
 		default:
 			step.Old = old.Inputs
 			if outputs, edited := h.s.live[k]; edited && step.Live == nil {
@@ -413,20 +413,20 @@ func (h *handle) diff(p *mockrun.Result, o stackstate.Options) stackstate.Result
 			}
 			step.Paths = changed("", old.Inputs, r.Inputs)
 			sort.Strings(step.Paths)
-			step.Op = string(apitype.OpSame)
+			step.Action = string(apitype.OpSame)
 			if len(step.Paths) > 0 {
-				step.Op = string(apitype.OpUpdate)
+				step.Action = string(apitype.OpUpdate)
 			}
 			b.mu.Lock()
 			for _, p := range step.Paths {
 				if b.replaces[strings.SplitN(p, ".", 2)[0]] {
-					step.Op = string(apitype.OpReplace)
+					step.Action = string(apitype.OpReplace)
 				}
 			}
 			b.mu.Unlock()
 		}
-		res.Changes[step.Op]++
-		if step.Op != string(apitype.OpSame) {
+		res.Changes[step.Action]++
+		if step.Action != string(apitype.OpSame) {
 			res.Steps = append(res.Steps, step)
 		}
 	}
@@ -434,7 +434,7 @@ func (h *handle) diff(p *mockrun.Result, o stackstate.Options) stackstate.Result
 		if !seen[k] {
 			res.Changes[string(apitype.OpDelete)]++
 			res.Steps = append(res.Steps, stackstate.Step{URN: urn(h.s, r.Type, r.Name), Type: r.Type, Name: r.Name,
-				Op: string(apitype.OpDelete), Old: r.Inputs})
+				Action: string(apitype.OpDelete), Old: r.Inputs})
 		}
 	}
 	return res
@@ -457,7 +457,7 @@ func importID(r mockrun.Resource, transform pulumi.ResourceTransform) string {
 func (h *handle) refusal(res stackstate.Result) error {
 	var names []string
 	for _, step := range res.Steps {
-		if step.Op == string(apitype.OpReplace) || step.Op == string(apitype.OpDelete) {
+		if step.Action == string(apitype.OpReplace) || step.Action == string(apitype.OpDelete) {
 			if h.s.resources[step.Type+"::"+step.Name].Protect {
 				names = append(names, step.Type+" "+step.Name)
 			}
@@ -475,7 +475,7 @@ func (h *handle) Preview(ctx context.Context, o stackstate.Options) (stackstate.
 	}
 	p, err := h.run(true)
 	if err != nil {
-		return stackstate.Result{}, &stackstate.EngineError{Op: "preview", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Command: "preview", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	return res, h.refusal(res)
@@ -489,7 +489,7 @@ func (h *handle) Up(ctx context.Context, o stackstate.Options) (stackstate.Resul
 	p, err := h.run(false)
 	if err != nil {
 		h.record("update", "failed")
-		return stackstate.Result{}, &stackstate.EngineError{Op: "update", Cause: err.Error()}
+		return stackstate.Result{}, &stackstate.EngineError{Command: "update", Cause: err.Error()}
 	}
 	res := h.diff(p, o)
 	if err := h.refusal(res); err != nil {

@@ -76,8 +76,9 @@ type Outcome struct {
 	Rotations []rotation.Rotation
 }
 
-// Op is an operation on one target, run by a Queue.
-type Op func(ctx context.Context, t deploytarget.Target) Outcome
+// StackFunc is what a Queue runs on one target: an operation applied to one stack (a stack
+// function, not the operation itself, which the pipeline names).
+type StackFunc func(ctx context.Context, t deploytarget.Target) Outcome
 
 // Stamp says on an operation's outcome which target it is of and, unless the queue measures it,
 // how long it took: the operations are called outside a queue too.

@@ -37,7 +37,7 @@ type Queue struct {
 // Run runs op on every target of an order (see Order) and returns their outcomes in that order.
 // A failure (or, with SkipBlocked, a block) skips the targets that wait for it, and nothing else.
 // When ctx ends, running operations are interrupted and the targets not started are cancelled.
-func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[string][]string, op outcome.Op) []outcome.Outcome {
+func (q Queue) Run(ctx context.Context, sorted []deploytarget.Target, deps map[string][]string, op outcome.StackFunc) []outcome.Outcome {
 	r := &queueRun{q: q, sorted: sorted, waits: q.waits(deps), done: map[string]*outcome.Outcome{}, started: map[string]bool{},
 		finished: make(chan struct{}, len(sorted))}
 	for {
@@ -115,7 +115,7 @@ func (r *queueRun) cancelUnstarted() {
 
 // startReady starts, up to the queue's parallel, the targets whose waits are done, and skips
 // those one of whose waits stopped. r.mu is held.
-func (r *queueRun) startReady(ctx context.Context, op outcome.Op) {
+func (r *queueRun) startReady(ctx context.Context, op outcome.StackFunc) {
 	parallel := max(r.q.Parallel, 1)
 	for _, t := range r.sorted {
 		if r.started[t.Key()] || r.running >= parallel {
@@ -157,7 +157,7 @@ func (r *queueRun) startReady(ctx context.Context, op outcome.Op) {
 // run runs op on t within the stack deadline and says how it ended when op could not. An
 // operation interrupted by its deadline or by ctx says, when Recovery finds any, what it left
 // the stack needing (a lock, pending operations) and what to run.
-func (q Queue) run(ctx context.Context, t deploytarget.Target, op outcome.Op) outcome.Outcome {
+func (q Queue) run(ctx context.Context, t deploytarget.Target, op outcome.StackFunc) outcome.Outcome {
 	start := time.Now()
 	// Always cancellable: a panicking operation stops what it started (the engine) on its way out.
 	opCtx, cancel := context.WithCancel(ctx)
@@ -224,7 +224,7 @@ func recovered(ctx context.Context, t deploytarget.Target, o outcome.Outcome, re
 // safely runs op, and turns a panic into a failed outcome that names it: the other stacks'
 // operations go on to their end (and release their locks), where a panic would kill the
 // process in the middle of them.
-func safely(ctx context.Context, t deploytarget.Target, op outcome.Op) (o outcome.Outcome) {
+func safely(ctx context.Context, t deploytarget.Target, op outcome.StackFunc) (o outcome.Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			o = outcome.Outcome{Target: t, Status: outcome.Failed, Reason: "failed: clusterplane panicked", Err: &stackstate.PanicError{Value: fmt.Sprint(r)}}

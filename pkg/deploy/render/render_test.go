@@ -101,7 +101,7 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 	for _, s := range [][2]string{{"pulumi:pulumi:Stack", "digitaloceankubernetesnodepool-batch"},
 		{"clusterplane:digitalocean:KubernetesNodePool", "batch"}, {"pulumi:providers:digitalocean", "batch"},
 		{"pulumi:providers:pulumi", "default"}, {"digitalocean:index/kubernetesNodePool:KubernetesNodePool", "batch"}} {
-		steps = append(steps, stackstate.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Op: "create"})
+		steps = append(steps, stackstate.Step{URN: urn(s[0], s[1]), Type: s[0], Name: s[1], Action: "create"})
 	}
 	plan := UpPlan(target, stackstate.Result{Changes: map[string]int{"create": 4}, Steps: steps}, clouds.Prices)
 	rows := strings.Count(plan, "\n  create ")

@@ -70,7 +70,7 @@ func deployedWith(t *testing.T, target deploytarget.Target, nodes int, op string
 		res.Changes[op] = 1
 		const typ = "digitalocean:index/kubernetesCluster:KubernetesCluster"
 		res.Steps = []stackstate.Step{{URN: "urn:pulumi:" + target.Stack + "::" + target.Project + "::" + typ + "::cluster", Type: typ,
-			Name: "cluster", Op: op, Paths: []string{"nodePool.nodeCount"}}}
+			Name: "cluster", Action: op, Paths: []string{"nodePool.nodeCount"}}}
 	}
 	return res
 }

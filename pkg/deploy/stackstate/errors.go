@@ -175,9 +175,10 @@ func (e *SecretsProviderError) Error() string {
 // EngineError: the engine's operation failed; Cause is the failure in the engine's own words
 // (the cloud's answer, a timeout), its first lines.
 type EngineError struct {
-	// Op is the operation: preview, update, refresh, destroy.
-	Op    string
-	Cause string
+	// Command is the engine command that failed: preview, update, refresh, destroy (not an
+	// operation of the pipeline's, nor a step's action).
+	Command string
+	Cause   string
 	// Status is the HTTP status of the cloud's answer the operation failed on, when the engine
 	// quoted one: a 429 or a 5xx may pass if asked again (Transient).
 	Status int
@@ -191,9 +192,9 @@ func (e *EngineError) Transient() bool {
 
 func (e *EngineError) Error() string {
 	if e.Cause == "" {
-		return e.Op + " failed"
+		return e.Command + " failed"
 	}
-	return e.Op + " failed: " + e.Cause
+	return e.Command + " failed: " + e.Cause
 }
 
 // ReferencedError refuses to destroy a stack that other deployed stacks still read through a

@@ -121,9 +121,9 @@ type Result struct {
 // Step is one resource's step.
 type Step struct {
 	URN, Type, Name string
-	// Op is the engine's operation: create, update, replace, create-replacement, delete-replaced,
-	// delete, import, ...
-	Op string
+	// Action is what the engine does to the resource: create, update, replace,
+	// create-replacement, delete-replaced, delete, import, ...
+	Action string
 	// Paths are the properties it changes, e.g. "nodePool.nodeCount", "tags[0]": the provider's
 	// detailed diff where it gives one.
 	Paths []string

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/serve/auth"
@@ -491,7 +491,7 @@ func (s *Server) check(ctx context.Context, platform string, pool bool, manifest
 	if err != nil {
 		return err
 	}
-	results, err := deploy.Judge(ctx, s.Policy, b, t, manifest)
+	results, err := pipeline.Judge(ctx, s.Policy, b, t, manifest)
 	if err != nil {
 		return err
 	}

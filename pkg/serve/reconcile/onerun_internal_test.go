@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/riverqueue/river"
@@ -43,9 +43,9 @@ func TestAReconcileWritesNoFileAndRunsThePipelineOnce(t *testing.T) {
 	b := deploytest.New()
 	runs := 0
 	w := &Worker{Store: st, Kinds: registry.Kinds(), Backend: func() (stackstate.Backend, error) { return b, nil }, StackTimeout: time.Minute,
-		pipeline: func(ctx context.Context, r deploy.Request) ([]outcome.Outcome, error) {
+		pipeline: func(ctx context.Context, r pipeline.Request) ([]outcome.Outcome, error) {
 			runs++
-			return deploy.Run(ctx, r)
+			return pipeline.Run(ctx, r)
 		}}
 	job := &river.Job[Args]{JobRow: &rivertype.JobRow{Attempt: 1, MaxAttempts: 5}, Args: Args{ObjectID: o.ID}}
 	if err := w.Work(ctx, job); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -66,8 +67,8 @@ type Worker struct {
 	// Log is told the failures River retries.
 	Log *slog.Logger
 
-	// pipeline, when set, stands in for deploy.Run: tests count the runs.
-	pipeline func(ctx context.Context, r deploy.Request) ([]outcome.Outcome, error)
+	// pipeline, when set, stands in for pipeline.Run: tests count the runs.
+	pipeline func(ctx context.Context, r pipeline.Request) ([]outcome.Outcome, error)
 }
 
 // Work reconciles the job's object. A refusal (a change the CLI would refuse, a denied policy)
@@ -139,7 +140,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // its turn (River's snooze, no attempt spent) rather than fail.
 func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploytarget.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
-	up, err := w.run(ctx, deploy.OperationUp, m, r.op)
+	up, err := w.run(ctx, pipeline.OperationUp, m, r.op)
 	if stackBusy(up) {
 		return st, true
 	}
@@ -360,7 +361,7 @@ func (w *Worker) forget(ctx context.Context, job *river.Job[Args], o store.Objec
 func replacements(preview stackstate.Result) []string {
 	var out []string
 	for _, step := range preview.Steps {
-		switch step.Op {
+		switch step.Action {
 		case "replace", "create-replacement", "delete-replaced":
 			name := step.Type + " " + step.Name
 			if !slices.Contains(out, name) {
@@ -408,7 +409,7 @@ func interrupted(out outcome.Outcome) bool {
 
 // destroy destroys a deleted object's stack, then forgets the object.
 func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
-	out, err := w.run(ctx, deploy.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	out, err := w.run(ctx, pipeline.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == outcome.Done {
@@ -426,15 +427,15 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation deploy.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
+func (w *Worker) run(ctx context.Context, operation pipeline.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
-		run = deploy.Run
+		run = pipeline.Run
 	}
-	outcomes, err := run(ctx, deploy.Request{Operation: operation, Manifests: []deploytarget.Manifest{m},
+	outcomes, err := run(ctx, pipeline.Request{Operation: operation, Manifests: []deploytarget.Manifest{m},
 		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: operation == deploy.OperationDestroy, Op: op})
+		Reverse: operation == pipeline.OperationDestroy, Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
@@ -530,7 +531,7 @@ func refused(reason, message string) store.ControllerStatus {
 func fromUp(o store.Object, out outcome.Outcome, err error, platform string) store.ControllerStatus {
 	var refusedErr *stackstate.RefusedError
 	var protected *stackstate.ProtectedError
-	var denied *deploy.PolicyDeniedError
+	var denied *pipeline.PolicyDeniedError
 	var problems *deploytarget.ProblemsError
 	message := out.Reason
 	switch {

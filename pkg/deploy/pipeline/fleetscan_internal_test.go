@@ -1,4 +1,4 @@
-package deploy
+package pipeline
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -23,14 +24,16 @@ import (
 )
 
 // recordsOf is a RecordReader over one stack's records.
-type recordsOf Records
+type recordsOf deploy.Records
 
-func (r recordsOf) Records(context.Context, string, string) (Records, error) { return Records(r), nil }
+func (r recordsOf) Records(context.Context, string, string) (deploy.Records, error) {
+	return deploy.Records(r), nil
+}
 
 // minimalCluster is the DigitalOcean cluster example's target, its name replaced.
 func minimalCluster(t *testing.T, name string) deploytarget.Target {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "digitaloceankubernetescluster", "minimal.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 				"nodePool":          map[string]any{"id": cl.NodePools[0].ID, "name": "default", "size": "s-2vcpu-4gb", "nodeCount": 2}}}
 	}
 	this := stackrecord.Program()
-	records := func(program, last string, extra ...apitype.ResourceV3) Records {
+	records := func(program, last string, extra ...apitype.ResourceV3) deploy.Records {
 		c := cluster()
 		resources := []apitype.ResourceV3{{Type: "pulumi:pulumi:Stack", Outputs: map[string]any{
 			deploytarget.GenerationOutput: deploytarget.Generation(deployed.Input), deploytarget.ManifestOutput: manifest, stackrecord.ProgramOutput: program}}, c}
@@ -68,13 +71,13 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
+		return deploy.Records{State: apitype.UntypedDeployment{Version: 3, Deployment: data}, Last: &stackstate.Update{Operation: "update", Result: last},
 			Newest: "update"}
 	}
 	refreshed := records(this, "succeeded")
 	refreshed.Newest = "refresh"
 	adopted := records(this, "succeeded")
-	adopted.Last.Message = AdoptedWithChangesLeft
+	adopted.Last.Message = deploy.AdoptedWithChangesLeft
 	imported := records(this, "succeeded")
 	imported.WrittenSinceRecord = true
 	// An up that read labels added in the cloud, which it cannot empty: the state holds them, the
@@ -99,7 +102,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	tests := []struct {
 		name      string
 		target    deploytarget.Target
-		records   Records
+		records   deploy.Records
 		edit      func()
 		verdict   scan.Verdict
 		unchanged bool
@@ -179,7 +182,7 @@ func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	judgedKinds := 0
 	for _, k := range registry.Kinds() {
 		table := k.Effects
-		if scan.Compared(guardedType(table)) == nil {
+		if scan.Compared(deploy.GuardedType(table)) == nil {
 			continue
 		}
 		judgedKinds++

@@ -1,13 +1,14 @@
-package deploy
+package pipeline
 
 import (
 	"context"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -22,32 +23,18 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
 
-// Scanned is what the fleet scan found of one stack before any stack ran: the stack's records
-// read from the backend's storage and its cluster or pool judged against its cloud's list of
-// clusters (package scan), with no engine started.
-type Scanned struct {
-	// Verdict is the scan's: scan.Same when the cloud lists the stack's resource as its state
-	// recorded it; scan.Unjudged for a stack the scan cannot judge, whatever the reason.
-	Verdict scan.Verdict
-	// Why says what made the verdict.
-	Why string
-	// Unchanged: Same, and the manifest and the clusterplane build are the ones the stack's last
-	// successful update deployed, so preview and up have nothing to do.
-	Unchanged bool
-}
-
 // scanFleet lists each cloud account's clusters once and judges every target's stack against
 // them. A stack the scan cannot judge (no records read directly, a last update that did not
 // succeed, creates pending, a rotation possible, resources the scan does not read) is Unjudged:
 // it runs as without the scan.
-func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]Scanned {
-	rr, ok := b.(RecordReader)
+func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) map[string]deploy.Scanned {
+	rr, ok := b.(deploy.RecordReader)
 	if !ok {
 		r.say(string(r.Operation) + " runs every stack: this backend's records are read through the Pulumi CLI, so no fleet scan compares them with the cloud's lists")
 		return nil
 	}
 	s := scan.New()
-	out := map[string]Scanned{}
+	out := map[string]deploy.Scanned{}
 	count := map[scan.Verdict]int{}
 	// Why stacks were not judged, and how many; each stack's outputs, for the stacks that
 	// reference it, which come after it (deps first).
@@ -142,10 +129,10 @@ func clusterNames(cs []scan.Cluster) string {
 // judge is the scan's verdict on one target's stack, and the stack's outputs (nil when not read).
 // recorded are the outputs of the stacks judged before it, by key: a stack reference of its must
 // have read them as they are.
-func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (Scanned, map[string]stackstate.Output) {
+func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deploytarget.Target, recorded map[string]map[string]stackstate.Output) (deploy.Scanned, map[string]stackstate.Output) {
 	var outputs map[string]stackstate.Output
-	unjudged := func(why string) (Scanned, map[string]stackstate.Output) {
-		return Scanned{Verdict: scan.Unjudged, Why: why}, outputs
+	unjudged := func(why string) (deploy.Scanned, map[string]stackstate.Output) {
+		return deploy.Scanned{Verdict: scan.Unjudged, Why: why}, outputs
 	}
 	cloud, base, token := stackinput.CloudAPI(t.Input)
 	if token == "" {
@@ -155,7 +142,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget
 	switch {
 	case errors.Is(err, stackstate.ErrNotDeployed):
 		return unjudged("not deployed yet")
-	case errors.Is(err, ErrRecordsUnread):
+	case errors.Is(err, deploy.ErrRecordsUnread):
 		return unjudged("its records are read through the Pulumi CLI")
 	case err != nil:
 		return unjudged("its records were not read: " + err.Error())
@@ -171,13 +158,13 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget
 	case rec.Newest != "update" || rec.WrittenSinceRecord:
 		// A refresh, an import or an edit since rewrote the state: it no longer says what up left.
 		return unjudged(rewrittenSince(rec))
-	case adoptionLeft(last) != nil:
+	case deploy.AdoptionLeft(last) != nil:
 		return unjudged("adopted with changes left for the next up")
 	case len(st.PendingCreates()) > 0:
 		return unjudged("creates pending")
 	}
 	outputs = st.Outputs()
-	if rec, _ := rotationRecord(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
+	if rec, _ := deploy.RecordedRotation(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
 	}
@@ -197,10 +184,10 @@ func judge(ctx context.Context, s *scan.Scanner, rr RecordReader, t deploytarget
 		}
 		f = s.Judge(ctx, account, r)
 	}
-	sc := Scanned{Verdict: f.Verdict, Why: f.Why}
+	sc := deploy.Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
-	sc.Unchanged = f.Verdict == scan.Same && program != "" && stringOutput(outputs, stackrecord.ProgramOutput) == program &&
-		(stringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || sameAsDeployed(t, outputs))
+	sc.Unchanged = f.Verdict == scan.Same && program != "" && deploy.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
+		(deploy.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
 	return sc, outputs
 }
 
@@ -217,7 +204,7 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 			if why := readAsRecorded(res, recorded); why != "" {
 				return nil, nil, why
 			}
-		case string(res.Type) == guardedType(t.Effects):
+		case string(res.Type) == deploy.GuardedType(t.Effects):
 			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
 				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
 		case scan.ReadsType(string(res.Type)):
@@ -235,7 +222,7 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 
 // rewrittenSince says what rewrote a stack's state since its last up: a refresh (the newest
 // record), or an import or edit of the state, which leaves no record (Records.WrittenSinceRecord).
-func rewrittenSince(rec Records) string {
+func rewrittenSince(rec deploy.Records) string {
 	if rec.Newest != "update" {
 		return "the stack was refreshed since its last up"
 	}
@@ -282,7 +269,7 @@ func heldUnclearable(table *effects.Table, r scan.Resource) string {
 			if !ok || row.Removed == nil || row.Removed.Refusal != effects.NotApplied {
 				continue
 			}
-			if empty(valueAt(r.Inputs, property)) && !empty(valueAt(r.Outputs, property)) {
+			if deploy.Empty(deploy.ValueAt(r.Inputs, property)) && !deploy.Empty(deploy.ValueAt(r.Outputs, property)) {
 				return field
 			}
 		}
@@ -302,8 +289,8 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 		return outputs
 	}
 	for property, alias := range table.ReadBack {
-		read := valueAt(outputs, alias)
-		if read == nil || !unset(valueAt(outputs, property)) {
+		read := deploy.ValueAt(outputs, alias)
+		if read == nil || !unset(deploy.ValueAt(outputs, property)) {
 			continue
 		}
 		outputs = withValueAt(outputs, property, read)
@@ -314,7 +301,7 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 // unset tells a value a provider's state holds for a property it never set: none, or a zero.
 func unset(v any) bool {
 	n, isNumber := v.(float64)
-	return empty(v) || isNumber && n == 0
+	return deploy.Empty(v) || isNumber && n == 0
 }
 
 // withValueAt is a copy of m with v at the dotted path, the maps along it copied, m untouched.

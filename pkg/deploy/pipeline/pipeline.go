@@ -1,9 +1,8 @@
-package deploy
+package pipeline
 
 import (
 	"context"
 	"fmt"
-	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -75,7 +76,7 @@ type Request struct {
 	// warnings, a cloud that did not answer, a pace that slows the run. Nil says nothing.
 	Say func(line string)
 	// Op is the operation each stack gets.
-	Op func(ctx context.Context, d *Deployer, t deploytarget.Target) outcome.Outcome
+	Op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
 
 	// changed are the files changed since ChangedSince, canonical (nil when not asked).
 	changed map[string]bool
@@ -129,7 +130,7 @@ func (e *ArgsError) Unwrap() error { return e.Err }
 // say what each stack did, and the error is nil.
 func Run(ctx context.Context, r Request) ([]outcome.Outcome, error) {
 	if r.Op == nil || r.Backend == nil {
-		return nil, errors.New("deploy.Run: the request needs an Op to run and a Backend to open")
+		return nil, errors.New("pipeline.Run: the request needs an Op to run and a Backend to open")
 	}
 	texts := map[string][]byte{} // each manifest's text, for the lines of the fields a check names
 	files := r.Files
@@ -171,7 +172,7 @@ func Run(ctx context.Context, r Request) ([]outcome.Outcome, error) {
 func (r Request) targets(files deploytarget.Files) ([]deploytarget.Target, error) {
 	if r.Manifests != nil {
 		if len(r.Paths) > 0 {
-			return nil, errors.New("deploy.Run: a request takes paths or manifests, not both")
+			return nil, errors.New("pipeline.Run: a request takes paths or manifests, not both")
 		}
 		return files.Read(r.Manifests)
 	}
@@ -198,7 +199,7 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
-	var scanned map[string]Scanned
+	var scanned map[string]deploy.Scanned
 	if !r.Deep && (r.Scan || r.Operation.scans()) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
@@ -328,7 +329,7 @@ func (r Request) checkOffered(ctx context.Context, b stackstate.Backend, targets
 
 // runQueue runs the operation over every target through the queue, after the guard: with Whole,
 // one refusal refuses all and nothing runs.
-func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]Scanned,
+func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []deploytarget.Target, deps map[string][]string, scanned map[string]deploy.Scanned,
 	kept map[string]bool) ([]outcome.Outcome, error) {
 	var refused map[string]error
 	if r.Guard != nil {
@@ -345,7 +346,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 		}
 		return outcomes, nil
 	}
-	d := &Deployer{Backend: b, Throttled: CloudRetryAfter, Say: r.Say, Scanned: scanned}
+	d := &deploy.Deployer{Backend: b, Throttled: deploy.CloudRetryAfter, Say: r.Say, Scanned: scanned}
 	if r.Progress != nil {
 		d.Progress = r.Progress(len(sorted))
 	}
@@ -357,7 +358,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 			return outcome.Outcome{Target: t, Status: outcome.Blocked, Reason: "refused", Err: err}
 		}
 		if kept != nil && !kept[t.Key()] {
-			out := notRun("not run: its manifest did not change since " + r.ChangedSince)
+			out := deploy.NotRun("not run: its manifest did not change since " + r.ChangedSince)
 			out.Target = t
 			return out
 		}
@@ -369,7 +370,7 @@ func (r Request) runQueue(ctx context.Context, b stackstate.Backend, sorted []de
 // cloud it paces. It is made after the fleet scan and the guard, and estimates only the stacks
 // left to the engine: not those the scan found unchanged, --changed-since left out or the guard
 // refused, which send the cloud nothing of their own.
-func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]Scanned, kept map[string]bool, refused map[string]error) *queue.Pacer {
+func (r Request) pacer(sorted []deploytarget.Target, scanned map[string]deploy.Scanned, kept map[string]bool, refused map[string]error) *queue.Pacer {
 	if r.Pace == nil {
 		return nil
 	}

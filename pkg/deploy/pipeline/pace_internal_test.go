@@ -1,4 +1,4 @@
-package deploy
+package pipeline
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -149,16 +150,16 @@ func TestTheRunsEstimateCountsOnlyTheStacksTheFleetScanLeavesToTheEngine(t *test
 			clusters = append(clusters, target)
 		}
 	}
-	vouched := func(left int) map[string]Scanned {
-		scanned := map[string]Scanned{}
+	vouched := func(left int) map[string]deploy.Scanned {
+		scanned := map[string]deploy.Scanned{}
 		for _, target := range clusters[left:] {
-			scanned[target.Key()] = Scanned{Unchanged: true}
+			scanned[target.Key()] = deploy.Scanned{Unchanged: true}
 		}
 		return scanned
 	}
 	tests := []struct {
 		name    string
-		scanned map[string]Scanned
+		scanned map[string]deploy.Scanned
 		kept    map[string]bool
 		want    string // the line said, "" for none
 	}{
