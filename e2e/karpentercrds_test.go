@@ -26,11 +26,7 @@ func TestTheNodeClassCRDsValidateOnARealAPIServer(t *testing.T) {
 	t.Parallel() // mostly waiting on Karpenter's and the clouds' timers: beside the others, not after them
 	k := newKube(t)
 	k.installCRDs(append(karpenterCoreCRDs(t), karpenterNodeClassCRDs(t)...))
-	cases := []struct {
-		name    string
-		spec    map[string]any
-		refusal string // empty: stored
-	}{
+	cases := []nodeClassCase{
 		{"a class naming its cluster by id is stored",
 			map[string]any{"cluster": map[string]any{"id": "c1"}}, ""},
 		{"a class naming its cluster by name, with size terms, labels and taints, is stored",
@@ -47,12 +43,27 @@ func TestTheNodeClassCRDsValidateOnARealAPIServer(t *testing.T) {
 		{"an empty size term is refused",
 			map[string]any{"cluster": map[string]any{"id": "c1"}, "sizeSelectorTerms": []any{map[string]any{}}}, "a term sets names, families or tags"},
 	}
+	tryNodeClasses(t, k, "class", cases)
+}
+
+// nodeClassCase is a NodeClass spec written to the API server, and the refusal it must meet.
+type nodeClassCase struct {
+	name    string
+	spec    map[string]any
+	refusal string // empty: stored
+}
+
+// tryNodeClasses writes each case's spec as a NodeClass of each kind, with strict field
+// validation, named prefix-a, prefix-b and so on, and checks that it is stored or refused with
+// its message.
+func tryNodeClasses(t *testing.T, k *kube, prefix string, cases []nodeClassCase) {
+	t.Helper()
 	kinds := []struct{ kind, plural string }{{"DigitalOceanNodeClass", "digitaloceannodeclasses"}, {"CivoNodeClass", "civonodeclasses"}}
 	for _, kind := range kinds {
 		for i, c := range cases {
 			t.Run(kind.kind+": "+c.name, func(t *testing.T) {
 				obj := map[string]any{"apiVersion": "karpenter.clusterplane.dev/v1", "kind": kind.kind,
-					"metadata": map[string]any{"name": "class-" + string(rune('a'+i))}, "spec": c.spec}
+					"metadata": map[string]any{"name": prefix + "-" + string(rune('a'+i))}, "spec": c.spec}
 				code, body := k.try("POST", "/apis/karpenter.clusterplane.dev/v1/"+kind.plural+"?fieldValidation=Strict", obj)
 				switch {
 				case c.refusal == "" && code != http.StatusCreated:

@@ -3,7 +3,6 @@
 package e2e_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -23,11 +22,7 @@ func TestANodeClassWithABadTaintOrLabelIsRefused(t *testing.T) {
 	label := func(key, value string) map[string]any {
 		return map[string]any{"cluster": map[string]any{"id": "c1"}, "labels": map[string]any{key: value}}
 	}
-	cases := []struct {
-		name    string
-		spec    map[string]any
-		refusal string // empty: stored
-	}{
+	cases := []nodeClassCase{
 		{"a taint of each of Kubernetes' effects, with a prefixed key, is stored",
 			map[string]any{"cluster": map[string]any{"id": "c1"}, "taints": []any{
 				map[string]any{"key": "example.com/workload", "value": "batch", "effect": "NoSchedule"},
@@ -42,20 +37,5 @@ func TestANodeClassWithABadTaintOrLabelIsRefused(t *testing.T) {
 		{"a label key with a space is refused", label("bad label!", "x"), "a label key is"},
 		{"a label key whose name is over 63 characters is refused", label(strings.Repeat("k", 64), "x"), "a label key is"},
 	}
-	kinds := []struct{ kind, plural string }{{"DigitalOceanNodeClass", "digitaloceannodeclasses"}, {"CivoNodeClass", "civonodeclasses"}}
-	for _, kind := range kinds {
-		for i, c := range cases {
-			t.Run(kind.kind+": "+c.name, func(t *testing.T) {
-				obj := map[string]any{"apiVersion": "karpenter.clusterplane.dev/v1", "kind": kind.kind,
-					"metadata": map[string]any{"name": "rules-" + string(rune('a'+i))}, "spec": c.spec}
-				code, body := k.try("POST", "/apis/karpenter.clusterplane.dev/v1/"+kind.plural+"?fieldValidation=Strict", obj)
-				switch {
-				case c.refusal == "" && code != http.StatusCreated:
-					t.Errorf("refused (%d): %s", code, body)
-				case c.refusal != "" && (code != http.StatusUnprocessableEntity || !strings.Contains(string(body), c.refusal)):
-					t.Errorf("answered %d %s, want 422 saying %q", code, body, c.refusal)
-				}
-			})
-		}
-	}
+	tryNodeClasses(t, k, "rules", cases)
 }
