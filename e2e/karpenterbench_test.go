@@ -34,18 +34,8 @@ func TestKarpenterBenchPendingPodToReadyNode(t *testing.T) {
 	k := karpenterOnKwok(t)
 	cs := k.clientset()
 	pendingPods(t, cs, "bench", 0, "1", "1Gi")
-	var took []time.Duration
-	for range rounds {
-		start := time.Now()
-		scale(t, cs, "bench", 1)
-		waitFor(t, 3*time.Minute, "the pod running on a new node", func() bool { return runningPods(t, cs, "bench") == 1 })
-		took = append(took, time.Since(start))
-		scale(t, cs, "bench", 0)
-		waitFor(t, 3*time.Minute, "the node consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
-	}
-	slices.Sort(took)
-	fmt.Printf("BENCH karpenter-kwok pending-pod-to-ready-node rounds=%d min=%s median=%s max=%s\n",
-		rounds, took[0].Round(10*time.Millisecond), took[rounds/2].Round(10*time.Millisecond), took[rounds-1].Round(10*time.Millisecond))
+	took := pendingPodRounds(t, k, rounds, "new node", nil)
+	fmt.Printf("BENCH karpenter-kwok pending-pod-to-ready-node rounds=%d %s\n", rounds, spread(took))
 
 	start := time.Now()
 	scale(t, cs, "bench", 100)
@@ -103,25 +93,46 @@ func TestKarpenterBenchCloudRequestsForPendingPods(t *testing.T) {
 // rounds each from no node of the provider's, and the requests one such node costs.
 func benchPendingPodRounds(t *testing.T, k *kube, c *karpenterCloud, rounds int) {
 	t.Helper()
-	cs := k.clientset()
-	var took []time.Duration
 	c.reset()
-	for range rounds {
-		start := time.Now()
-		scale(t, cs, "bench", 1)
-		waitFor(t, 3*time.Minute, "the pod running on a new pool node", func() bool { return runningPods(t, cs, "bench") == 1 })
-		took = append(took, time.Since(start))
-		scale(t, cs, "bench", 0)
-		waitFor(t, 3*time.Minute, "the node consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
+	took := pendingPodRounds(t, k, rounds, "new pool node", func() {
 		waitFor(t, time.Minute, "the provider's pool deleted", func() bool {
 			pools, _ := c.karpenterPools()
 			return len(pools) == 0
 		})
+	})
+	fmt.Printf("BENCH karpenter-%s pending-pod-to-ready-node rounds=%d %s requests-per-round=%.1f (%s)\n",
+		c.name, rounds, spread(took), float64(len(c.requests()))/float64(rounds), tally(c.requests()))
+}
+
+// pendingPodRounds measures, rounds times, how long deployment bench's one pod waits to run on
+// a new node (named node in the wait's message), from no node of Karpenter's: each round scales
+// to one pod, then back to none and waits for the node to be consolidated away, and for
+// emptied, when given (the clouds' provider must also have deleted its pool). The waits come
+// back sorted. Karpenter on kwok and the clouds' provider are measured by the same rounds, so
+// that their figures compare.
+func pendingPodRounds(t *testing.T, k *kube, rounds int, node string, emptied func()) []time.Duration {
+	t.Helper()
+	cs := k.clientset()
+	var took []time.Duration
+	for range rounds {
+		start := time.Now()
+		scale(t, cs, "bench", 1)
+		waitFor(t, 3*time.Minute, "the pod running on a "+node, func() bool { return runningPods(t, cs, "bench") == 1 })
+		took = append(took, time.Since(start))
+		scale(t, cs, "bench", 0)
+		waitFor(t, 3*time.Minute, "the node consolidated away", func() bool { return len(k.nodeClaims()) == 0 })
+		if emptied != nil {
+			emptied()
+		}
 	}
 	slices.Sort(took)
-	fmt.Printf("BENCH karpenter-%s pending-pod-to-ready-node rounds=%d min=%s median=%s max=%s requests-per-round=%.1f (%s)\n",
-		c.name, rounds, took[0].Round(10*time.Millisecond), took[rounds/2].Round(10*time.Millisecond), took[rounds-1].Round(10*time.Millisecond),
-		float64(len(c.requests()))/float64(rounds), tally(c.requests()))
+	return took
+}
+
+// spread is the min, median and max of sorted waits, as the BENCH lines print them.
+func spread(took []time.Duration) string {
+	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+	return fmt.Sprintf("min=%s median=%s max=%s", r(took[0]), r(took[len(took)/2]), r(took[len(took)-1]))
 }
 
 // benchHundredPods prints what 100 pending pods of 1 CPU and 1 GiB cost: the time until all run,

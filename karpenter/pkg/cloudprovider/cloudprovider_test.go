@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/awslabs/operatorpkg/status"
+	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/karpenter/internal/testbed"
 	v1 "github.com/clusterplane/clusterplane/karpenter/pkg/apis/v1"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
@@ -15,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/karpenter/pkg/controllers/nodeclass"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instance"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -370,3 +372,22 @@ func TestGarbageCollectionDeletesOnlyUnclaimedNodesAfterTheirGrace(t *testing.T)
 
 var _ = errors.Is
 var _ status.Object = (*v1.CivoNodeClass)(nil)
+
+// A Civo cluster named without a region, whose name two regions hold, is a condition the user
+// sees with kubectl, not an error retried as if the cloud were down; nothing is found, so no
+// node can be made in the wrong cluster.
+func TestACivoClusterNameTwoRegionsHoldIsClusterAmbiguous(t *testing.T) {
+	f := fakecivo.New(t, testbed.Token, "") // an account that may use every region
+	f.SeedCluster(civogo.KubernetesCluster{Name: "c", NetworkID: f.DefaultNetworkID("lon1")})
+	f.SeedCluster(civogo.KubernetesCluster{Name: "c", NetworkID: f.DefaultNetworkID("fra1")})
+	b := testbed.Bed{Name: "civo", Cloud: clouds.NewCivo(f.URL(), testbed.Token), URL: f.URL(), Civo: f}
+	w := newWorld(t, b, v1.NodeClassSpec{Cluster: v1.ClusterRef{Name: "c"}})
+	w.check(t)
+	c := w.nc.StatusConditions().Get(v1.ConditionClusterReady)
+	if c == nil || !c.IsFalse() || c.Reason != "ClusterAmbiguous" {
+		t.Fatalf("ClusterReady %+v, want False ClusterAmbiguous", c)
+	}
+	if st := w.nc.NodeClassStatus(); st.ClusterID != "" || st.Region != "" {
+		t.Errorf("status %+v names a cluster, want none", st)
+	}
+}

@@ -52,6 +52,10 @@ func (c *Civo) Requests() int { return c.api.Requests() + c.once.Requests() }
 // regions list spells codes in upper case (LON1), clusterplane in lower case (lon1); region is
 // taken in either and the cluster's region kept in lower case, since it becomes the nodes' zone
 // and region labels, which must not differ between two NodeClasses of one cluster.
+//
+// Civo's cluster names are unique per region only: a name found in two regions is
+// ErrClusterAmbiguous, naming both, rather than the first region's cluster, whose nodes would
+// then be made in a cluster the NodeClass does not mean.
 func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (_ Cluster, err error) {
 	defer c.nameHost(&err)
 	region = strings.ToLower(region)
@@ -66,40 +70,68 @@ func (c *Civo) FindCluster(ctx context.Context, id, name, region string) (_ Clus
 			regions = append(regions, strings.ToLower(r.Code))
 		}
 	}
+	var found []Cluster
 	for _, r := range regions {
-		var found *civo.Cluster
-		if id != "" {
-			cl, err := c.api.Cluster(ctx, r, id)
-			if cloudapi.IsNotFound(err) || (region == "" && refused(err)) {
-				continue
-			}
-			if err != nil {
-				return Cluster{}, err
-			}
-			found = &cl
-		} else {
-			err := c.api.WalkClusters(ctx, r, func(page []civo.Cluster) bool {
-				for i := range page {
-					if page[i].Name == name {
-						found = &page[i]
-						return false
-					}
-				}
-				return true
-			})
-			if err != nil && !(region == "" && refused(err)) {
-				return Cluster{}, err
-			}
+		cl, ok, err := c.findIn(ctx, r, id, name, region == "")
+		if err != nil {
+			return Cluster{}, err
 		}
-		if found != nil {
-			return Cluster{ID: found.ID, Name: found.Name, Region: r, State: found.Status, Running: found.Status == "ACTIVE"}, nil
+		if ok {
+			found = append(found, cl)
+		}
+		if ok && id != "" {
+			break // an id is one cluster's, whatever the region
 		}
 	}
 	what := id
 	if what == "" {
 		what = "named " + name
 	}
-	return Cluster{}, errors.Wrapf(ErrClusterNotFound, "no Civo cluster %s in %s", what, strings.Join(regions, ", "))
+	switch len(found) {
+	case 0:
+		return Cluster{}, errors.Wrapf(ErrClusterNotFound, "no Civo cluster %s in %s", what, strings.Join(regions, ", "))
+	case 1:
+		return found[0], nil
+	}
+	var where []string
+	for _, cl := range found {
+		where = append(where, cl.Region)
+	}
+	return Cluster{}, errors.Wrapf(ErrClusterAmbiguous, "Civo has a cluster %s in each of %s: give the NodeClass's cluster its region "+
+		"or its id", what, strings.Join(where, ", "))
+}
+
+// findIn is region r's cluster of id, or when id is "" named name. anyRegion says every region
+// is searched, so a region the account may not use is passed over rather than an error.
+func (c *Civo) findIn(ctx context.Context, r, id, name string, anyRegion bool) (Cluster, bool, error) {
+	var found *civo.Cluster
+	if id != "" {
+		cl, err := c.api.Cluster(ctx, r, id)
+		if cloudapi.IsNotFound(err) || (anyRegion && refused(err)) {
+			return Cluster{}, false, nil
+		}
+		if err != nil {
+			return Cluster{}, false, err
+		}
+		found = &cl
+	} else {
+		err := c.api.WalkClusters(ctx, r, func(page []civo.Cluster) bool {
+			for i := range page {
+				if page[i].Name == name {
+					found = &page[i]
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil && !(anyRegion && refused(err)) {
+			return Cluster{}, false, err
+		}
+	}
+	if found == nil {
+		return Cluster{}, false, nil
+	}
+	return Cluster{ID: found.ID, Name: found.Name, Region: r, State: found.Status, Running: found.Status == "ACTIVE"}, true, nil
 }
 
 // refused tells a region the account may not use (Civo answers 400 or 403 about it), which a

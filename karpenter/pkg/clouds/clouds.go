@@ -103,10 +103,13 @@ type sentinel string
 
 func (s sentinel) Error() string { return string(s) }
 
-// ErrClusterNotFound and ErrNotFound are what the cloud said of something not there.
+// ErrClusterNotFound and ErrNotFound are what the cloud said of something not there;
+// ErrClusterAmbiguous that the name given finds more than one cluster (Civo's names are unique
+// per region only), so the id or the region must say which.
 const (
-	ErrClusterNotFound = sentinel("the cluster was not found")
-	ErrNotFound        = sentinel("not found")
+	ErrClusterNotFound  = sentinel("the cluster was not found")
+	ErrNotFound         = sentinel("not found")
+	ErrClusterAmbiguous = sentinel("more than one cluster has that name")
 )
 
 // markPart is the length of each part of a mark, in hexadecimal characters.

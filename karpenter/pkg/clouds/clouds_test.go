@@ -2,12 +2,15 @@ package clouds_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/karpenter/internal/testbed"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
@@ -107,6 +110,37 @@ func TestACivoRegionIsTheSameHoweverItIsSpelt(t *testing.T) {
 			}
 			if cl.Region != "lon1" {
 				t.Errorf("got region %q, want lon1", cl.Region)
+			}
+		})
+	}
+}
+
+// Civo's cluster names are unique per region only. A NodeClass that names its cluster without a
+// region must not take whichever region Civo lists first: its nodes would be made in another
+// team's cluster, and billed there.
+func TestACivoClusterNameHeldInTwoRegionsIsFoundOnlyWithItsRegion(t *testing.T) {
+	f := fakecivo.New(t, testbed.Token, "") // an account that may use every region
+	lon := f.SeedCluster(civogo.KubernetesCluster{Name: "c", NetworkID: f.DefaultNetworkID("lon1")})
+	fra := f.SeedCluster(civogo.KubernetesCluster{Name: "c", NetworkID: f.DefaultNetworkID("fra1")})
+	cloud := clouds.NewCivo(f.URL(), testbed.Token)
+	for _, tc := range []struct {
+		name, region, wantID string
+		ambiguous            bool
+	}{
+		{"without a region, the name is ambiguous and both regions are named", "", "", true},
+		{"with fra1, the fra1 cluster is found", "fra1", fra, false},
+		{"with LON1, the lon1 cluster is found", "LON1", lon, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl, err := cloud.FindCluster(context.Background(), "", "c", tc.region)
+			if tc.ambiguous {
+				if !errors.Is(err, clouds.ErrClusterAmbiguous) || !strings.Contains(err.Error(), "lon1") || !strings.Contains(err.Error(), "fra1") {
+					t.Fatalf("got %+v, %v; want ErrClusterAmbiguous naming lon1 and fra1", cl, err)
+				}
+				return
+			}
+			if err != nil || cl.ID != tc.wantID {
+				t.Fatalf("got %+v, %v; want cluster %s", cl, err, tc.wantID)
 			}
 		})
 	}

@@ -25,6 +25,14 @@ var retryRule = cloudapi.Backoff(3, 500*time.Millisecond)
 // after such an unclear answer find looks for the pool (by the mark and the name this create
 // gave it) and, only when the cloud does not have it, the create is sent again. A clear refusal
 // (a 4xx, the rate limit aside) is returned at once.
+//
+// The main module's pool rotation guards its creates too, differently, and the two are kept
+// apart on purpose. Its godo client sends a POST once (postOnce in pkg/cloud/digitalocean), the
+// same as this package's once clients (cloudapi.Never); but after a failed create the rotation
+// records its phase and stops, and the user's next up finds the surge pool by its mark
+// (pkg/change/rotation's createSurge). Karpenter has no user to run it again and asks for a node
+// now, so the look-and-send-again loop is here only. One loop for both would change how a
+// rotation stops.
 func createPool(ctx context.Context, send func(context.Context) (Pool, error),
 	find func(context.Context) (Pool, bool, error)) (Pool, error) {
 	wait := createWait

@@ -196,16 +196,9 @@ func (p *Assessment) checkRemoved(ctx context.Context, cloud Cloud, live Live, s
 		p.Objects = []Object{}
 	}
 	for _, o := range p.Objects {
-		p.Blockers = append(p.Blockers, fmt.Sprintf("%s %s uses %s, removed in %s%s", o.Kind, objectName(o), o.APIVersion, o.RemovedIn, use(o.Use)))
+		p.Blockers = append(p.Blockers, fmt.Sprintf("%s %s uses %s, removed in %s%s", o.Kind, o.Ref(), o.APIVersion, o.RemovedIn, use(o.Use)))
 	}
 	return len(steps[0].Removes) > 0
-}
-
-func objectName(o Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
 }
 
 func use(v string) string {

@@ -29,6 +29,15 @@ type Object struct {
 	Source string `json:"source"`
 }
 
+// Ref names the object as kubectl does: namespace/name, or the name alone for a cluster-wide
+// object. The assessment's blockers and every rendering of it name objects this one way.
+func (o Object) Ref() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
 // FindRemoved finds the cluster's objects whose manifests use an API version of removed: it lists each
 // removed kind at the version that replaces it (every server of the upgrade path serves that
 // one) and reads the version each object was last applied with. Kinds it could not list are

@@ -122,3 +122,20 @@ func TestAKubeconfigThatDoesNotParseIsNeverQuoted(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestAnObjectIsNamedByItsNamespaceAndNameOrItsNameAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obj  upgrade.Object
+		want string
+	}{
+		{"an object in a namespace is namespace/name", upgrade.Object{Namespace: "shop", Name: "web"}, "shop/web"},
+		{"a cluster-wide object is its name alone", upgrade.Object{Name: "admin"}, "admin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.obj.Ref(); got != tc.want {
+				t.Errorf("Ref() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ func UpgradeText(w io.Writer, plans []upgrade.Assessment) {
 			fmt.Fprintf(w, "  step %d: %s -> %s%s\n", i+1, s.From, s.To, removes(s))
 		}
 		for _, o := range p.Objects {
-			fmt.Fprintf(w, "  removed API in use: %s %s: %s, removed in %s%s (from %s)\n", o.Kind, qualified(o), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
+			fmt.Fprintf(w, "  removed API in use: %s %s: %s, removed in %s%s (from %s)\n", o.Kind, o.Ref(), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
 		}
 		for _, d := range p.Lint {
 			fmt.Fprintf(w, "  clusterlint %s %s: %s %s\n", d.Severity, d.Check, d.Object, d.Message)
@@ -75,7 +75,7 @@ func UpgradeMarkdown(w io.Writer, plans []upgrade.Assessment) {
 		}
 		fmt.Fprintf(w, "\n#### `%s` (%s)\n\n", p.Cluster, md(envOf(p)))
 		for _, o := range p.Objects {
-			fmt.Fprintf(w, "- removed API in use: %s `%s`: `%s`, removed in %s%s (from %s)\n", o.Kind, qualified(o), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
+			fmt.Fprintf(w, "- removed API in use: %s `%s`: `%s`, removed in %s%s (from %s)\n", o.Kind, o.Ref(), o.APIVersion, o.RemovedIn, useText(o.Use), o.Source)
 		}
 		for _, d := range p.Lint {
 			fmt.Fprintf(w, "- clusterlint %s `%s`: %s %s\n", d.Severity, d.Check, md(d.Object), md(d.Message))
@@ -98,13 +98,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func qualified(o upgrade.Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
 }
 
 func useText(v string) string {

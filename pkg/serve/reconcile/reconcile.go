@@ -533,10 +533,13 @@ func fromUp(o store.Object, out outcome.Outcome, err error, platform string) sto
 	var protected *stackstate.ProtectedError
 	var denied *pipeline.PolicyDeniedError
 	var problems *deploytarget.ProblemsError
+	var existing *deploy.ExistingError
 	message := out.Reason
 	switch {
 	case errors.As(err, &problems):
 		message = bodyProblems(problems, platform, o.Type == store.NodePool)
+	case err == nil && errors.As(out.Err, &existing):
+		message = inTheCloud(o, existing)
 	case err != nil:
 		message = err.Error()
 	case out.Err != nil:
@@ -572,13 +575,42 @@ func recovery(o store.Object, err error) string {
 	case errors.As(err, &pending):
 		text = pending.Advice(file)
 	}
-	noun, path := "cluster", "/api/v1/clusters/"+o.ID
-	if o.Type == store.NodePool {
-		noun, path = "node pool", "/api/v1/nodepools/"+o.ID
-	}
+	noun, path := nounAndPath(o)
 	return strings.TrimSuffix(text, ".") + ". " + file + " is a clusterplane manifest of this " + noun + " (" + o.Name +
 		", with the spec GET " + path + " returns); run the commands where PULUMI_BACKEND_URL is the service's. " +
 		"To run this again, send PUT " + path + " with the same spec and If-Match: its resource_version"
+}
+
+// nounAndPath are how a message names the object's type, and its path in the API.
+func nounAndPath(o store.Object) (noun, path string) {
+	if o.Type == store.NodePool {
+		return "node pool", "/api/v1/nodepools/" + o.ID
+	}
+	return "cluster", "/api/v1/clusters/" + o.ID
+}
+
+// inTheCloud is a Refused message for a create the cloud already holds under the object's name
+// (a pool made in the console, say). The CLI's own words name a manifest file to adopt and "up
+// again", which a client of the API has neither of; and an object's name cannot change. So it
+// says what the client can do: free the name in the cloud and send the spec again, use another
+// name, or take the cloud's one over with the CLI, which then manages it instead of the API.
+func inTheCloud(o store.Object, e *deploy.ExistingError) string {
+	noun, path := nounAndPath(o)
+	held := "the cloud already holds " + stackstate.DescribeLive(e.Live)
+	another := "create this " + noun + " under another name (DELETE " + path + ", which destroys nothing, then POST it again)"
+	if e.ManagedBy != "" {
+		return held + ", which stack " + e.ManagedBy + " manages, and the API deploys only the stacks it made: nothing was created. " +
+			"To go on, " + another + ", or change that stack's manifest instead"
+	}
+	id := "ID"
+	if len(e.Live) == 1 {
+		id = e.Live[0].ID
+	}
+	return held + ", which no stack holds, and a create would make one more: nothing was created. To go on, delete it in the " +
+		"cloud and send PUT " + path + " with the same spec and If-Match: its resource_version; or " + another +
+		"; or keep the cloud's one and take it over with the CLI, `clusterplane adopt MANIFEST --id " + id + "` (MANIFEST a " +
+		"clusterplane manifest of this " + noun + ", with the spec GET " + path + " returns), then DELETE " + path +
+		": the CLI manages it from then on, since the API deploys only the stacks it made"
 }
 
 // failed is the status of a failure another run may mend: Ready=False and Degraded, reason

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -126,6 +127,48 @@ func TestAnInterruptedStatusNamesTheCommandsAndTheRequestThatRecoverIt(t *testin
 			}
 			if strings.Contains(ready.Message, worker) {
 				t.Errorf("message %q names the worker's own copy of the manifest", ready.Message)
+			}
+		})
+	}
+}
+
+// A pool or cluster the cloud already holds under the object's name is refused before anything
+// is made; the message is for a client of the API, which has no manifest file to adopt with.
+func TestAPoolTheCloudAlreadyHoldsIsRefusedNamingItAndWhatTheClientCanDo(t *testing.T) {
+	pool := store.Object{ID: "5f0c", Type: store.NodePool, Name: "workers"}
+	live := []kinds.Live{{Type: "node pool", Name: "workers", Where: "cluster c-1", ID: "np-9"}}
+	tests := []struct {
+		name      string
+		err       *deploy.ExistingError
+		want, not []string
+	}{
+		{"a pool made outside clusterplane", &deploy.ExistingError{File: manifestFile, Live: live, NameField: "spec.nodePoolName"},
+			[]string{"node pool workers in cluster c-1 (id np-9)", "nothing was created", "delete it in the cloud",
+				"send PUT /api/v1/nodepools/5f0c with the same spec and If-Match: its resource_version",
+				"`clusterplane adopt MANIFEST --id np-9`", "DELETE /api/v1/nodepools/5f0c", "destroys nothing"},
+			[]string{"adopt " + manifestFile, "run up again"}},
+		{"a pool another stack manages", &deploy.ExistingError{File: manifestFile, Live: live, ManagedBy: "digitaloceankubernetesnodepool/prod",
+			NameField: "spec.nodePoolName"},
+			[]string{"node pool workers in cluster c-1 (id np-9)", "digitaloceankubernetesnodepool/prod", "another name",
+				"DELETE /api/v1/nodepools/5f0c"},
+			[]string{"this manifest", "clusterplane adopt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := fromUp(pool, outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: tt.err}, nil, "digitalocean")
+			ready, _ := st.Condition("Ready")
+			if ready.Reason != "Refused" {
+				t.Fatalf("Ready %v, want Refused", ready)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(ready.Message, w) {
+					t.Errorf("message %q\ndoes not say %q", ready.Message, w)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(ready.Message, n) {
+					t.Errorf("message %q\nsays %q, which an API client cannot follow", ready.Message, n)
+				}
 			}
 		})
 	}

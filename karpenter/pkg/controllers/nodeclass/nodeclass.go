@@ -103,10 +103,15 @@ func Check(ctx context.Context, p *cloudprovider.CloudProvider, nc v1.NodeClass)
 		return NotReadyRecheck, nil
 	}
 	cluster, err := cloud.FindCluster(ctx, spec.Cluster.ID, spec.Cluster.Name, spec.Cluster.Region)
-	if errors.Is(err, clouds.ErrClusterNotFound) {
+	if notFound, ambiguous := errors.Is(err, clouds.ErrClusterNotFound), errors.Is(err, clouds.ErrClusterAmbiguous); notFound || ambiguous {
+		// What the cloud says of the name is the user's to mend, not the cloud's: a condition.
+		reason, which := "ClusterNotFound", "was not found"
+		if ambiguous {
+			reason, which = "ClusterAmbiguous", "is not one cluster"
+		}
 		st.ClusterID, st.Region, st.Sizes = "", "", nil
-		conds.SetFalse(v1.ConditionClusterReady, "ClusterNotFound", err.Error())
-		conds.SetFalse(v1.ConditionSizesResolved, "ClusterNotFound", "the region follows the cluster, which was not found")
+		conds.SetFalse(v1.ConditionClusterReady, reason, err.Error())
+		conds.SetFalse(v1.ConditionSizesResolved, reason, "the region follows the cluster, which "+which)
 		return NotReadyRecheck, nil
 	}
 	if err != nil {

@@ -184,3 +184,57 @@ func TestANodeTheCloudIsDeletingIsGoneAndNotDeletedAgain(t *testing.T) {
 		t.Errorf("the other node: %v", err)
 	}
 }
+
+// Many NodeClaims at once, as a large scheduling round and the ones after it send them: creates
+// for three NodeClasses' pools, arriving over several batch windows while earlier batches still
+// grow their pools. Each create gets a node of its own, each NodeClass one pool holding exactly
+// its creates' nodes, and the cloud is asked far less than once a node.
+func TestSixtyCreatesOverSeveralBatchWindowsEachGetTheirOwnNode(t *testing.T) {
+	for _, b := range testbed.Both(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			p := fast()
+			marks := []string{clouds.Mark("DigitalOceanNodeClass", "a", "spec"), clouds.Mark("DigitalOceanNodeClass", "b", "spec"),
+				clouds.Mark("DigitalOceanNodeClass", "c", "spec")}
+			const n = 60
+			got := make([]instance.Instance, n)
+			errs := make([]error, n)
+			before := b.Cloud.Requests()
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					// A third of them arrive a window or two late, while earlier batches run.
+					time.Sleep(time.Duration(i/3%3) * p.BatchWindow)
+					got[i], errs[i] = p.Create(context.Background(), target(b, marks[i%len(marks)]))
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			requests := b.Cloud.Requests() - before
+			seen := map[string]bool{}
+			for i, in := range got {
+				if seen[in.Node.ProviderID] {
+					t.Errorf("create %d got %s, a node another create got too", i, in.Node.ProviderID)
+				}
+				seen[in.Node.ProviderID] = true
+				if in.Pool.Mark != marks[i%len(marks)] {
+					t.Errorf("create %d got a node of the pool marked %s, want %s", i, in.Pool.Mark, marks[i%len(marks)])
+				}
+			}
+			pools := marked(t, b)
+			if len(pools) != len(marks) {
+				t.Fatalf("%d marked pools, want one a NodeClass: %+v", len(pools), pools)
+			}
+			for _, pl := range pools {
+				if pl.Count != n/len(marks) || len(pl.Nodes) != n/len(marks) {
+					t.Errorf("pool %s (mark %s) has count %d and %d nodes, want %d", pl.ID, pl.Mark, pl.Count, len(pl.Nodes), n/len(marks))
+				}
+			}
+			t.Logf("%d requests for %d nodes in %d pools", requests, n, len(pools))
+			if requests >= n/2 {
+				t.Errorf("%d requests for %d nodes, want fewer than one for two", requests, n)
+			}
+		})
+	}
+}
