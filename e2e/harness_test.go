@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -458,5 +459,26 @@ func (e *env) assertNoSecrets() {
 		if strings.Contains(e.logs.String(), secret) {
 			e.t.Errorf("a command printed %q", secret)
 		}
+	}
+}
+
+func TestTheTestsProcessesCollectGarbageLessOftenUnlessTheDeveloperSaidOtherwise(t *testing.T) {
+	tests := []struct {
+		name             string
+		gogc, gomemlimit string
+		want             []string
+	}{
+		{name: "neither set gives both settings", want: []string{"GOGC=400", "GOMEMLIMIT=1GiB"}},
+		{name: "a developer's GOGC is kept", gogc: "50"},
+		{name: "a developer's GOMEMLIMIT is kept", gomemlimit: "4GiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GOGC", tt.gogc)
+			t.Setenv("GOMEMLIMIT", tt.gomemlimit)
+			if got := goGCVars(); !slices.Equal(got, tt.want) {
+				t.Errorf("goGCVars() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
