@@ -262,6 +262,7 @@ func nodesOf(t *testing.T, cs kubernetes.Interface, selector map[string]string) 
 }
 
 func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	k := newKubeCluster(t)
 	ctx := context.Background()
@@ -363,6 +364,7 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 }
 
 func TestADrainAPDBNeverAllowsStopsAtItsTimeoutWithNodesCordoned(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	k := newKubeCluster(t)
 	ctx := context.Background()
