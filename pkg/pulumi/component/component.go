@@ -38,9 +38,8 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	InPlugin bool
 }
 
-// Options are each kind's own type, func(*Settings[P, C]), declared in its module, so that an
-// option of one kind does not compile for another; the constructors below make options of any
-// such type O.
+// Options are each kind's own type, Option[S, P, C] of its spec S (kind.go), so that an option of
+// one kind does not compile for another; the constructors below make options of any such type O.
 
 // WithMetadata sets the metadata that names and labels the resources.
 func WithMetadata[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](md *sharedv1.CloudResourceMetadata) O {
