@@ -1,5 +1,6 @@
 // Package component is what the four kinds' constructors share: their options, the validation of
-// a spec whose references may come from options, and the options their children are created with.
+// a spec whose references may come from options, the options their children are created with, and
+// the pool arguments (size, taints) their providers take alike (pool.go).
 package component
 
 import (
