@@ -27,6 +27,30 @@ type Kind[P pulumi.ProviderResource, C proto.Message, S proto.Message, R pulumi.
 	Build func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, comp R, child []pulumi.ResourceOption, p P) error
 }
 
+// ProviderOfConfig is a Kind's Provider for a cloud whose provider needs only its config: create
+// makes it, named as the component, from the settings' provider config, with the children's
+// options. S is the kind's spec, which such a provider does not read.
+func ProviderOfConfig[S proto.Message, P pulumi.ProviderResource, C proto.Message](
+	create func(*pulumi.Context, string, C, ...pulumi.ResourceOption) (P, error),
+) func(*pulumi.Context, string, *Settings[P, C], S, []pulumi.ResourceOption) (P, error) {
+	return func(ctx *pulumi.Context, name string, s *Settings[P, C], _ S, child []pulumi.ResourceOption) (P, error) {
+		return create(ctx, name, s.ProviderConfig, child...)
+	}
+}
+
+// ProviderInRegion is a Kind's Provider for a cloud whose provider is set to one region: create
+// makes it as ProviderOfConfig's does, in the spec's region.
+func ProviderInRegion[S interface {
+	proto.Message
+	GetRegion() string
+}, P pulumi.ProviderResource, C proto.Message](
+	create func(*pulumi.Context, string, C, string, ...pulumi.ResourceOption) (P, error),
+) func(*pulumi.Context, string, *Settings[P, C], S, []pulumi.ResourceOption) (P, error) {
+	return func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, child []pulumi.ResourceOption) (P, error) {
+		return create(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+	}
+}
+
 // Option configures the New of the kind whose spec is S. The spec type makes it that kind's own
 // type (a kind's module declares `type Option = component.Option[...]`), so that an option of one
 // kind does not compile for another.

@@ -61,12 +61,9 @@ var Resources = component.Resources[*v1.CivoKubernetesClusterStackInput](kind)
 // kind is what New does of its own: a provider in the cluster's region, the firewall unless one
 // is given, and the cluster.
 var kind = component.Kind[*civo.Provider, *civov1.CivoProviderConfig, *v1.CivoKubernetesClusterSpec, *Cluster]{
-	Name: Kind,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesClusterSpec,
-		child []pulumi.ResourceOption) (*civo.Provider, error) {
-		return civoprovider.New(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
-	},
-	Build: build,
+	Name:     Kind,
+	Provider: component.ProviderInRegion[*v1.CivoKubernetesClusterSpec](civoprovider.New),
+	Build:    build,
 }
 
 // settings are New's options applied.

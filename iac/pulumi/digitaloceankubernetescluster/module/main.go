@@ -49,13 +49,10 @@ type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.Digit
 // kind is what New does of its own: it refuses registry integration the account cannot have, reads
 // the version a cluster runs and creates the cluster in its VPC.
 var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesClusterSpec, *Cluster]{
-	Name:  Kind,
-	Check: checkRegistry,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesClusterSpec,
-		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
-		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	},
-	Build: build,
+	Name:     Kind,
+	Check:    checkRegistry,
+	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesClusterSpec](digitaloceanprovider.New),
+	Build:    build,
 }
 
 func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesClusterSpec, c *Cluster,

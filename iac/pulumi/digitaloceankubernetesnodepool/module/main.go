@@ -53,11 +53,8 @@ type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.Digit
 
 // kind is what New does of its own: the pool on the cluster the spec or WithClusterID names.
 var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesNodePoolSpec, *NodePool]{
-	Name: Kind,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesNodePoolSpec,
-		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
-		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	},
+	Name:     Kind,
+	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesNodePoolSpec](digitaloceanprovider.New),
 	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec, np *NodePool,
 		child []pulumi.ResourceOption, p *digitalocean.Provider) error {
 		clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
