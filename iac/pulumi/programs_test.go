@@ -184,6 +184,26 @@ func (p program) examples(t *testing.T) []string {
 	return files
 }
 
+// eachExample runs check, each call a parallel subtest, on every example file of every program
+// and, with tokenToo, also on a copy of each stack-input example that holds a token in its file.
+func eachExample(t *testing.T, tokenToo bool, check func(t *testing.T, p program, file string)) {
+	t.Helper()
+	for _, p := range programs {
+		for _, file := range p.examples(t) {
+			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				files := []string{file}
+				if tokenToo && strings.HasSuffix(file, ".stack-input.yaml") {
+					files = append(files, withFileToken(t, file))
+				}
+				for _, f := range files {
+					check(t, p, f)
+				}
+			})
+		}
+	}
+}
+
 // withFileToken writes the stack-input example at path with the file sentinel as its API token.
 func withFileToken(t *testing.T, path string) string {
 	t.Helper()
@@ -214,27 +234,16 @@ func writeFile(t *testing.T, name, text string) string {
 
 func TestValidateAcceptsEveryExampleOfItsKind(t *testing.T) {
 	build(t)
-	for _, p := range programs {
-		for _, file := range p.examples(t) {
-			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
-				t.Parallel()
-				files := []string{file}
-				if strings.HasSuffix(file, ".stack-input.yaml") {
-					files = append(files, withFileToken(t, file))
-				}
-				for _, f := range files {
-					r := p.run(t, "validate", f)
-					// A pool whose cluster is read by reference is valid with a note: its region is
-					// checked by preview and up, against the cluster's stack.
-					want := f + ": valid " + p.kind + "\n"
-					noted := f + ": valid " + p.kind + " (" + cli.RegionUncheckedNote + ")\n"
-					if r.code != 0 || (r.stdout != want && r.stdout != noted) || r.stderr != "" {
-						t.Errorf("validate %s = exit %d, stdout %q, stderr %q; want 0 and %q", f, r.code, r.stdout, r.stderr, want)
-					}
-				}
-			})
+	eachExample(t, true, func(t *testing.T, p program, f string) {
+		r := p.run(t, "validate", f)
+		// A pool whose cluster is read by reference is valid with a note: its region is
+		// checked by preview and up, against the cluster's stack.
+		want := f + ": valid " + p.kind + "\n"
+		noted := f + ": valid " + p.kind + " (" + cli.RegionUncheckedNote + ")\n"
+		if r.code != 0 || (r.stdout != want && r.stdout != noted) || r.stderr != "" {
+			t.Errorf("validate %s = exit %d, stdout %q, stderr %q; want 0 and %q", f, r.code, r.stdout, r.stderr, want)
 		}
-	}
+	})
 }
 
 func TestValidateRejectsAnInvalidManifestListingEveryViolation(t *testing.T) {
@@ -277,75 +286,59 @@ func TestValidateRejectsAnInvalidManifestListingEveryViolation(t *testing.T) {
 
 func TestPlanOfEveryExampleWritesJSONWithTheKindsResources(t *testing.T) {
 	build(t)
-	for _, p := range programs {
-		for _, file := range p.examples(t) {
-			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
-				t.Parallel()
-				files := []string{file}
-				if strings.HasSuffix(file, ".stack-input.yaml") {
-					files = append(files, withFileToken(t, file))
-				}
-				for _, f := range files {
-					r := p.run(t, "plan", f, "-o", "json")
-					if r.code != 0 || r.stderr != "" {
-						t.Fatalf("plan %s -o json = exit %d, stderr:\n%s", f, r.code, r.stderr)
-					}
-					var doc struct {
-						Resources []struct {
-							Type   string         `json:"type"`
-							Inputs map[string]any `json:"inputs"`
-						} `json:"resources"`
-						Outputs map[string]struct {
-							Secret bool `json:"secret"`
-						} `json:"outputs"`
-					}
-					if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-						t.Fatalf("plan %s -o json wrote invalid JSON: %v\n%s", f, err, r.stdout)
-					}
-					types := map[string]int{}
-					for _, res := range doc.Resources {
-						types[res.Type]++
-						// The clusterplane provider names its setting for the cloud it is for.
-						key := "token"
-						if res.Type == "pulumi:providers:clusterplane" {
-							key = "civoToken"
-						}
-						if strings.HasPrefix(res.Type, "pulumi:providers:") && res.Inputs[key] != "[secret]" {
-							t.Errorf("plan %s: provider %s = %v, want [secret]", f, key, res.Inputs[key])
-						}
-					}
-					for _, want := range p.types {
-						if types[want] != 1 {
-							t.Errorf("plan %s registered %d %s, want 1 (all: %v)", f, types[want], want, types)
-						}
-					}
-					if len(doc.Outputs) == 0 {
-						t.Errorf("plan %s exports nothing", f)
-					}
-				}
-			})
+	eachExample(t, true, func(t *testing.T, p program, f string) {
+		r := p.run(t, "plan", f, "-o", "json")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("plan %s -o json = exit %d, stderr:\n%s", f, r.code, r.stderr)
 		}
-	}
+		var doc struct {
+			Resources []struct {
+				Type   string         `json:"type"`
+				Inputs map[string]any `json:"inputs"`
+			} `json:"resources"`
+			Outputs map[string]struct {
+				Secret bool `json:"secret"`
+			} `json:"outputs"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("plan %s -o json wrote invalid JSON: %v\n%s", f, err, r.stdout)
+		}
+		types := map[string]int{}
+		for _, res := range doc.Resources {
+			types[res.Type]++
+			// The clusterplane provider names its setting for the cloud it is for.
+			key := "token"
+			if res.Type == "pulumi:providers:clusterplane" {
+				key = "civoToken"
+			}
+			if strings.HasPrefix(res.Type, "pulumi:providers:") && res.Inputs[key] != "[secret]" {
+				t.Errorf("plan %s: provider %s = %v, want [secret]", f, key, res.Inputs[key])
+			}
+		}
+		for _, want := range p.types {
+			if types[want] != 1 {
+				t.Errorf("plan %s registered %d %s, want 1 (all: %v)", f, types[want], want, types)
+			}
+		}
+		if len(doc.Outputs) == 0 {
+			t.Errorf("plan %s exports nothing", f)
+		}
+	})
 }
 
 func TestPlanOfEveryExampleWritesText(t *testing.T) {
 	build(t)
-	for _, p := range programs {
-		for _, file := range p.examples(t) {
-			t.Run(p.name+"/"+filepath.Base(file), func(t *testing.T) {
-				t.Parallel()
-				r := p.run(t, "plan", file)
-				if r.code != 0 || r.stderr != "" {
-					t.Fatalf("plan %s = exit %d, stderr:\n%s", file, r.code, r.stderr)
-				}
-				for _, want := range append([]string{"RESOURCES", "OUTPUTS"}, p.types...) {
-					if !strings.Contains(r.stdout, want) {
-						t.Errorf("plan %s lacks %q:\n%s", file, want, r.stdout)
-					}
-				}
-			})
+	eachExample(t, false, func(t *testing.T, p program, file string) {
+		r := p.run(t, "plan", file)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("plan %s = exit %d, stderr:\n%s", file, r.code, r.stderr)
 		}
-	}
+		for _, want := range append([]string{"RESOURCES", "OUTPUTS"}, p.types...) {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("plan %s lacks %q:\n%s", file, want, r.stdout)
+			}
+		}
+	})
 }
 
 func TestBadUsageExitsWithTwo(t *testing.T) {

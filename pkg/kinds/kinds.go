@@ -70,16 +70,16 @@ type Cost struct {
 	Refresh func(clusters int) int
 }
 
-// Of is the Kind of a program; the caller sets the rest (Short, Component, Customs, Lookup).
-func Of[T proto.Message](p program.Program[T]) Kind {
-	return Kind{
-		Name:          p.Kind(),
-		Project:       p.Name,
-		NewStackInput: func() proto.Message { return p.NewInput() },
-		Offline:       p,
-		Resources:     func(ctx *pulumi.Context, in proto.Message) error { return p.Resources(ctx, in.(T)) },
-		Effects:       p.Effects(),
-	}
+// Of is the Kind of a program: own, which holds what is the kind's own (Short, Component, Customs,
+// Lookup…), with the fields the program gives set from it.
+func Of[T proto.Message](p program.Program[T], own Kind) Kind {
+	own.Name = p.Kind()
+	own.Project = p.Name
+	own.NewStackInput = func() proto.Message { return p.NewInput() }
+	own.Offline = p
+	own.Resources = func(ctx *pulumi.Context, in proto.Message) error { return p.Resources(ctx, in.(T)) }
+	own.Effects = p.Effects()
+	return own
 }
 
 // StackInput is the descriptor of the kind's stack input.

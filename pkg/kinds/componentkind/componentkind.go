@@ -10,6 +10,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -32,14 +33,14 @@ func Program[T any, I interface {
 	}
 }
 
-// Kind is the kind of program p, known in short as short, whose component of type token newFn
-// (the module's New) constructs.
+// Kind is the kind of program p whose component newFn (the module's New) constructs, of the type
+// token its manifest kind names (plugin.ComponentType), with what is the kind's own given in own:
+// its short name and, where it has them, its look-up, rotation, cost, nodes and custom resources.
 func Kind[I proto.Message, O ~func(*component.Settings[P, C]), P pulumi.ProviderResource, C proto.Message,
-	S proto.Message, R pulumi.ComponentResource](p program.Program[I], short, token string,
-	newFn func(*pulumi.Context, string, S, ...O) (R, error)) kinds.Kind {
-	k := kinds.Of(p)
-	k.Short = short
-	k.Component = componentprovider.ComponentOf(token, p.NewInput, newFn)
+	S proto.Message, R pulumi.ComponentResource](p program.Program[I],
+	newFn func(*pulumi.Context, string, S, ...O) (R, error), own kinds.Kind) kinds.Kind {
+	k := kinds.Of(p, own)
+	k.Component = componentprovider.ComponentOf(plugin.ComponentType(k.Name), p.NewInput, newFn)
 	return k
 }
 

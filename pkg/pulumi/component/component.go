@@ -1,5 +1,6 @@
 // Package component is what the four kinds' constructors share: their options, the validation of
-// a spec whose references may come from options, and the options their children are created with.
+// a spec whose references may come from options, the options their children are created with, and
+// the pool arguments (size, taints) their providers take alike (pool.go).
 package component
 
 import (
@@ -38,9 +39,8 @@ type Settings[P pulumi.ProviderResource, C proto.Message] struct {
 	InPlugin bool
 }
 
-// Options are each kind's own type, func(*Settings[P, C]), declared in its module, so that an
-// option of one kind does not compile for another; the constructors below make options of any
-// such type O.
+// Options are each kind's own type, Option[S, P, C] of its spec S (kind.go), so that an option of
+// one kind does not compile for another; the constructors below make options of any such type O.
 
 // WithMetadata sets the metadata that names and labels the resources.
 func WithMetadata[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](md *sharedv1.CloudResourceMetadata) O {

@@ -1,8 +1,11 @@
 package component
 
 import (
+	"reflect"
+
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
+	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -11,10 +14,9 @@ import (
 // takes around it, in the same order for all four, so a kind's module writes only its resources.
 // P is the cloud's provider type, C its provider config, S the kind's spec and R its component.
 type Kind[P pulumi.ProviderResource, C proto.Message, S proto.Message, R pulumi.ComponentResource] struct {
-	// Name is the manifest kind, e.g. "CivoKubernetesCluster"; errors name it.
+	// Name is the manifest kind, e.g. "CivoKubernetesCluster"; errors name it, and the component
+	// resource's type token is made from it (plugin.ComponentType).
 	Name string
-	// Type is the component resource's type token.
-	Type string
 	// Check, when set, refuses a spec after validation and before anything is registered: a
 	// refusal the cloud would give only after creating something.
 	Check func(ctx *pulumi.Context, s *Settings[P, C], spec S) error
@@ -25,12 +27,51 @@ type Kind[P pulumi.ProviderResource, C proto.Message, S proto.Message, R pulumi.
 	Build func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, comp R, child []pulumi.ResourceOption, p P) error
 }
 
-// New validates spec (with the rules and messages of the programs), registers comp as a component
-// named name, finds or creates its provider, lets the kind build its resources and registers
-// comp's outputs. The options are the kind's own type O, so another kind's do not compile.
-func New[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S proto.Message, R pulumi.ComponentResource](
-	ctx *pulumi.Context, k Kind[P, C, S, R], name string, spec S, comp R, opts []O) (R, error) {
+// ProviderOfConfig is a Kind's Provider for a cloud whose provider needs only its config: create
+// makes it, named as the component, from the settings' provider config, with the children's
+// options. S is the kind's spec, which such a provider does not read.
+func ProviderOfConfig[S proto.Message, P pulumi.ProviderResource, C proto.Message](
+	create func(*pulumi.Context, string, C, ...pulumi.ResourceOption) (P, error),
+) func(*pulumi.Context, string, *Settings[P, C], S, []pulumi.ResourceOption) (P, error) {
+	return func(ctx *pulumi.Context, name string, s *Settings[P, C], _ S, child []pulumi.ResourceOption) (P, error) {
+		return create(ctx, name, s.ProviderConfig, child...)
+	}
+}
+
+// ProviderInRegion is a Kind's Provider for a cloud whose provider is set to one region: create
+// makes it as ProviderOfConfig's does, in the spec's region.
+func ProviderInRegion[S interface {
+	proto.Message
+	GetRegion() string
+}, P pulumi.ProviderResource, C proto.Message](
+	create func(*pulumi.Context, string, C, string, ...pulumi.ResourceOption) (P, error),
+) func(*pulumi.Context, string, *Settings[P, C], S, []pulumi.ResourceOption) (P, error) {
+	return func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, child []pulumi.ResourceOption) (P, error) {
+		return create(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
+	}
+}
+
+// Option configures the New of the kind whose spec is S. The spec type makes it that kind's own
+// type (a kind's module declares `type Option = component.Option[...]`), so that an option of one
+// kind does not compile for another.
+type Option[S proto.Message, P pulumi.ProviderResource, C proto.Message] func(*Settings[P, C])
+
+// Common returns the options every kind's New takes, made as the kind's own option type O:
+// WithMetadata, WithProvider, WithProviderConfig and WithResourceOptions, in that order, so a
+// kind's module declares all four in one line.
+func Common[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() (
+	func(*sharedv1.CloudResourceMetadata) O, func(P) O, func(C) O, func(...pulumi.ResourceOption) O) {
+	return WithMetadata[O], WithProvider[O], WithProviderConfig[O], WithResourceOptions[O]
+}
+
+// New validates spec (with the rules and messages of the programs), registers a new component
+// named name, finds or creates its provider, lets the kind build its resources and registers the
+// component's outputs. A kind's module exports it as its New (`var New = kind.New`).
+func (k Kind[P, C, S, R]) New(ctx *pulumi.Context, name string, spec S, opts ...Option[S, P, C]) (R, error) {
 	var none R
+	// R is a pointer to the kind's component struct; the struct is made here so that the kind
+	// does not write a New of its own only to make it.
+	comp := reflect.New(reflect.TypeFor[R]().Elem()).Interface().(R)
 	s := Apply(name, opts)
 	if err := s.Validate(k.Name, name, spec); err != nil {
 		return none, err
@@ -40,7 +81,7 @@ func New[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S
 			return none, err
 		}
 	}
-	child, err := s.Register(ctx, k.Type, name, comp)
+	child, err := s.Register(ctx, plugin.ComponentType(k.Name), name, comp)
 	if err != nil {
 		return none, err
 	}
@@ -57,24 +98,40 @@ func New[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S
 	return comp, nil
 }
 
-// Resources is the stack programs' entry point every kind shares: it validates the stack input,
-// deploys its target with newFn (the kind's New) and exports the component's outputs as the
-// stack's. The programs' loader has checked the input already, with positions; the rules cost
-// well under a millisecond, and a Go program that builds its stack input itself is checked too.
-// md, spec and cfg are the input's target metadata, target spec and provider config.
-func Resources[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message, S proto.Message, R pulumi.ComponentResource](
-	ctx *pulumi.Context, input proto.Message, md *sharedv1.CloudResourceMetadata, spec S, cfg C,
-	newFn func(*pulumi.Context, string, S, ...O) (R, error)) error {
-	if err := validation.Validate(input); err != nil {
-		return err
+// StackInput is a kind's stack input: its target T (metadata and spec) and the provider config C.
+type StackInput[T Target[S], S proto.Message, C proto.Message] interface {
+	proto.Message
+	GetTarget() T
+	GetProviderConfig() C
+}
+
+// Target is a stack input's target: the resource's metadata and its spec S.
+type Target[S proto.Message] interface {
+	GetMetadata() *sharedv1.CloudResourceMetadata
+	GetSpec() S
+}
+
+// Resources returns the stack programs' entry point of kind k for stack input I: it validates the
+// input, deploys its target with k.New and exports the component's outputs as the stack's. The
+// programs' loader has checked the input already, with positions; the rules cost well under a
+// millisecond, and a Go program that builds its stack input itself is checked too. A kind's
+// module exports it as its Resources (`var Resources = component.Resources[*v1.XStackInput](kind)`).
+func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C proto.Message, S proto.Message,
+	R pulumi.ComponentResource](k Kind[P, C, S, R]) func(*pulumi.Context, I) error {
+	return func(ctx *pulumi.Context, input I) error {
+		if err := validation.Validate(input); err != nil {
+			return err
+		}
+		md := input.GetTarget().GetMetadata()
+		comp, err := k.New(ctx, md.GetName(), input.GetTarget().GetSpec(), WithMetadata[Option[S, P, C]](md),
+			WithProviderConfig[Option[S, P, C]](input.GetProviderConfig()),
+			WithStackAliases[Option[S, P, C]](), WithValidated[Option[S, P, C]]())
+		if err != nil {
+			return err
+		}
+		Export(ctx, StackOutputs(comp))
+		return nil
 	}
-	comp, err := newFn(ctx, md.GetName(), spec,
-		WithMetadata[O](md), WithProviderConfig[O](cfg), WithStackAliases[O](), WithValidated[O]())
-	if err != nil {
-		return err
-	}
-	Export(ctx, StackOutputs(comp))
-	return nil
 }
 
 // StackOutputs returns comp's fields tagged `stack:"name"` by that name: the outputs the stack

@@ -17,7 +17,5 @@ var Program = componentkind.Program[v1.CivoKubernetesClusterStackInput]("civokub
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := componentkind.Kind(Program, "civo-cluster", module.TypeToken, module.New)
-	k.Lookup = lookup
-	return k
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-cluster", Lookup: lookup})
 }

@@ -27,7 +27,7 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*settings)
+type Option = component.Option[*v1.CivoKubernetesClusterSpec, *civo.Provider, *civov1.CivoProviderConfig]
 
 // WithNetworkID places the cluster in the network with this id, e.g. a civo.Network created in
 // the same program; it stands in for spec.network.
@@ -41,44 +41,29 @@ func WithFirewallID(id pulumi.StringInput) Option {
 	return component.WithInput[Option](v1.CivoKubernetesClusterSpecFieldFirewall, id)
 }
 
-// Options of New.
-var (
-	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[Option]
-	// WithProvider manages the cluster with an existing provider, which must be set to the
-	// cluster's region, instead of creating one.
-	WithProvider = component.WithProvider[Option]
-	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[Option]
-	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[Option]
-)
+// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
+// WithProvider an existing provider to manage the resources instead of one New creates,
+// WithProviderConfig the config of the provider New creates (default: the environment's token)
+// and WithResourceOptions options such as a parent or protect for the component. A provider
+// given with WithProvider must be set to the cluster's region.
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones: the cluster is registered with Pulumi's protect
 // unless spec.deletion_protection is false, and the engine then refuses the replacement.
-func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
-	return component.New(ctx, kind, name, spec, &Cluster{}, opts)
-}
+var New = kind.New
 
 // Resources is the stack programs' entry point: it validates the stack input, deploys its cluster
 // and exports its outputs (component.Resources).
-func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesClusterStackInput) error {
-	target := input.GetTarget()
-	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
-}
+var Resources = component.Resources[*v1.CivoKubernetesClusterStackInput](kind)
 
 // kind is what New does of its own: a provider in the cluster's region, the firewall unless one
 // is given, and the cluster.
 var kind = component.Kind[*civo.Provider, *civov1.CivoProviderConfig, *v1.CivoKubernetesClusterSpec, *Cluster]{
-	Name: Kind,
-	Type: TypeToken,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesClusterSpec,
-		child []pulumi.ResourceOption) (*civo.Provider, error) {
-		return civoprovider.New(ctx, name, s.ProviderConfig, spec.GetRegion(), child...)
-	},
-	Build: build,
+	Name:     Kind,
+	Provider: component.ProviderInRegion[*v1.CivoKubernetesClusterSpec](civoprovider.New),
+	Build:    build,
 }
 
 // settings are New's options applied.

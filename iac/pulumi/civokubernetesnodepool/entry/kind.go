@@ -19,8 +19,6 @@ var Program = componentkind.Program[v1.CivoKubernetesNodePoolStackInput]("civoku
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := componentkind.Kind(Program, "civo-pool", module.TypeToken, module.New)
-	k.Customs = []componentprovider.Custom{civopoolresource.Custom()}
-	k.Lookup, k.Rotate, k.Nodes = lookup, rotate, module.OutputInstanceNames
-	return k
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-pool", Lookup: lookup, Rotate: rotate, Nodes: module.OutputInstanceNames,
+		Customs: []componentprovider.Custom{civopoolresource.Custom()}})
 }

@@ -26,7 +26,7 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*settings)
+type Option = component.Option[*v1.CivoKubernetesNodePoolSpec, *clusterplane.Provider, *civov1.CivoProviderConfig]
 
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
@@ -35,32 +35,21 @@ func WithClusterID(id pulumi.StringInput) Option {
 	return component.WithInput[Option](v1.CivoKubernetesNodePoolSpecFieldCluster, id)
 }
 
-// Options of New.
-var (
-	// WithMetadata sets the metadata of the pool; by default only the name.
-	WithMetadata = component.WithMetadata[Option]
-	// WithProvider manages the pool with an existing clusterplane provider (its civoToken and
-	// civoApiUrl) instead of creating one.
-	WithProvider = component.WithProvider[Option]
-	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[Option]
-	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[Option]
-)
+// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
+// WithProvider an existing provider to manage the resources instead of one New creates,
+// WithProviderConfig the config of the provider New creates (default: the environment's token)
+// and WithResourceOptions options such as a parent or protect for the component. A provider
+// given with WithProvider is a clusterplane provider (its civoToken and civoApiUrl).
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones.
-func New(ctx *pulumi.Context, name string, spec *v1.CivoKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
-	return component.New(ctx, kind, name, spec, &NodePool{}, opts)
-}
+var New = kind.New
 
 // Resources is the stack programs' entry point: it validates the stack input, deploys its node
 // pool and exports its outputs (component.Resources).
-func Resources(ctx *pulumi.Context, input *v1.CivoKubernetesNodePoolStackInput) error {
-	target := input.GetTarget()
-	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
-}
+var Resources = component.Resources[*v1.CivoKubernetesNodePoolStackInput](kind)
 
 // settings are New's options applied.
 type settings = component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig]
@@ -69,7 +58,6 @@ type settings = component.Settings[*clusterplane.Provider, *civov1.CivoProviderC
 // plugin's provider and keeps the URNs of the releases where the civo provider managed it.
 var kind = component.Kind[*clusterplane.Provider, *civov1.CivoProviderConfig, *v1.CivoKubernetesNodePoolSpec, *NodePool]{
 	Name: Kind,
-	Type: TypeToken,
 	// Before anything is registered, as the plugin must be there at deploy time; under mocks and
 	// inside the plugin there is nothing to look for.
 	Check: func(ctx *pulumi.Context, s *settings, _ *v1.CivoKubernetesNodePoolSpec) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	cpcivo "github.com/clusterplane/clusterplane/sdk/go/clusterplane/civo"
 	cpshared "github.com/clusterplane/clusterplane/sdk/go/clusterplane/shared"
 	"github.com/pkg/errors"
@@ -38,15 +39,9 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 }
 
 func taints(taints []*sharedv1.Taint) cpshared.TaintArray {
-	out := cpshared.TaintArray{}
-	for _, t := range taints {
-		out = append(out, cpshared.TaintArgs{
-			Key:    pulumi.String(t.GetKey()),
-			Value:  pulumi.StringPtr(t.GetValue()),
-			Effect: cpshared.TaintEffect(t.GetEffect().String()),
-		})
-	}
-	return out
+	return component.Taints[cpshared.TaintArray](taints, func(key, value, effect string) cpshared.TaintInput {
+		return cpshared.TaintArgs{Key: pulumi.String(key), Value: pulumi.StringPtr(value), Effect: cpshared.TaintEffect(effect)}
+	})
 }
 
 // waitTimeout bounds how long the plugin waits for the pool's nodes: Pulumi hands a resource's

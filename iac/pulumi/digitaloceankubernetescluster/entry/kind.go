@@ -17,7 +17,5 @@ var Program = componentkind.Program[v1.DigitalOceanKubernetesClusterStackInput](
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := componentkind.Kind(Program, "do-cluster", module.TypeToken, module.New)
-	k.Lookup, k.ReadyImport, k.Rotate, k.Cost = lookup, readyImport, rotate, cost
-	return k
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "do-cluster", Lookup: lookup, ReadyImport: readyImport, Rotate: rotate, Cost: cost})
 }

@@ -3,6 +3,7 @@ package module
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -116,26 +117,14 @@ func defaultNodePool(l *locals) *digitalocean.KubernetesClusterNodePoolArgs {
 		Tags:   pulumi.ToStringArray(l.nodePoolTags),
 		Taints: clusterTaints(pool.GetTaints()),
 	}
-	if pool.GetNodeCount() > 0 {
-		args.NodeCount = pulumi.Int(int(pool.GetNodeCount()))
-	}
 	// Bounds only with autoscaling: the provider rejects them on a fixed-size pool.
-	if pool.GetAutoScale() {
-		args.AutoScale = pulumi.Bool(true)
-		args.MinNodes = pulumi.Int(int(pool.GetMinNodes()))
-		args.MaxNodes = pulumi.Int(int(pool.GetMaxNodes()))
-	}
+	args.NodeCount, args.AutoScale, args.MinNodes, args.MaxNodes = component.PoolSize(pool)
 	return args
 }
 
 func clusterTaints(taints []*sharedv1.Taint) digitalocean.KubernetesClusterNodePoolTaintArray {
-	out := digitalocean.KubernetesClusterNodePoolTaintArray{}
-	for _, t := range taints {
-		out = append(out, digitalocean.KubernetesClusterNodePoolTaintArgs{
-			Key:    pulumi.String(t.GetKey()),
-			Value:  pulumi.String(t.GetValue()),
-			Effect: pulumi.String(t.GetEffect().String()),
+	return component.Taints[digitalocean.KubernetesClusterNodePoolTaintArray](taints,
+		func(key, value, effect string) digitalocean.KubernetesClusterNodePoolTaintInput {
+			return digitalocean.KubernetesClusterNodePoolTaintArgs{Key: pulumi.String(key), Value: pulumi.String(value), Effect: pulumi.String(effect)}
 		})
-	}
-	return out
 }

@@ -23,7 +23,7 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*settings)
+type Option = component.Option[*v1.DigitalOceanKubernetesClusterSpec, *digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
 
 // WithVpcID places the cluster in the VPC with this id, e.g. a VPC created in the same program;
 // it stands in for spec.vpc.
@@ -31,25 +31,17 @@ func WithVpcID(id pulumi.StringInput) Option {
 	return component.WithInput[Option](v1.DigitalOceanKubernetesClusterSpecFieldVpc, id)
 }
 
-// Options of New.
-var (
-	// WithMetadata sets the metadata the cluster's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[Option]
-	// WithProvider manages the cluster with an existing provider instead of creating one.
-	WithProvider = component.WithProvider[Option]
-	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[Option]
-	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[Option]
-)
+// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
+// WithProvider an existing provider to manage the resources instead of one New creates,
+// WithProviderConfig the config of the provider New creates (default: the environment's token)
+// and WithResourceOptions options such as a parent or protect for the component.
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
 
 // New validates spec (with the rules and messages of the programs) and creates the cluster
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones: the cluster is registered with Pulumi's protect
 // unless spec.deletion_protection is false, and the engine then refuses the replacement.
-func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesClusterSpec, opts ...Option) (*Cluster, error) {
-	return component.New(ctx, kind, name, spec, &Cluster{}, opts)
-}
+var New = kind.New
 
 // settings are New's options applied.
 type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
@@ -57,14 +49,10 @@ type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.Digit
 // kind is what New does of its own: it refuses registry integration the account cannot have, reads
 // the version a cluster runs and creates the cluster in its VPC.
 var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesClusterSpec, *Cluster]{
-	Name:  Kind,
-	Type:  TypeToken,
-	Check: checkRegistry,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesClusterSpec,
-		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
-		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	},
-	Build: build,
+	Name:     Kind,
+	Check:    checkRegistry,
+	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesClusterSpec](digitaloceanprovider.New),
+	Build:    build,
 }
 
 func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesClusterSpec, c *Cluster,
@@ -126,7 +114,4 @@ func checkRegistry(ctx *pulumi.Context, s *settings, spec *v1.DigitalOceanKubern
 
 // Resources is the stack programs' entry point: it validates the stack input, deploys its cluster
 // and exports its outputs (component.Resources).
-func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesClusterStackInput) error {
-	target := input.GetTarget()
-	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
-}
+var Resources = component.Resources[*v1.DigitalOceanKubernetesClusterStackInput](kind)

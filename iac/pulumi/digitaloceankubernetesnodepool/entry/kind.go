@@ -17,7 +17,5 @@ var Program = componentkind.Program[v1.DigitalOceanKubernetesNodePoolStackInput]
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	k := componentkind.Kind(Program, "do-pool", module.TypeToken, module.New)
-	k.Lookup, k.Rotate, k.Nodes, k.Cost = lookup, rotate, module.OutputNodeIDs, cost
-	return k
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "do-pool", Lookup: lookup, Rotate: rotate, Nodes: module.OutputNodeIDs, Cost: cost})
 }

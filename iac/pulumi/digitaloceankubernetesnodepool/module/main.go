@@ -24,7 +24,7 @@ const (
 var TypeToken = plugin.ComponentType(Kind)
 
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option func(*settings)
+type Option = component.Option[*v1.DigitalOceanKubernetesNodePoolSpec, *digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
 
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
@@ -33,43 +33,28 @@ func WithClusterID(id pulumi.StringInput) Option {
 	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
 }
 
-// Options of New.
-var (
-	// WithMetadata sets the metadata the pool's tags derive from; by default only the name.
-	WithMetadata = component.WithMetadata[Option]
-	// WithProvider manages the pool with an existing provider instead of creating one.
-	WithProvider = component.WithProvider[Option]
-	// WithProviderConfig configures the provider New creates (default: the environment's token).
-	WithProviderConfig = component.WithProviderConfig[Option]
-	// WithResourceOptions applies options such as a parent or protect to the component.
-	WithResourceOptions = component.WithResourceOptions[Option]
-)
+// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
+// WithProvider an existing provider to manage the resources instead of one New creates,
+// WithProviderConfig the config of the provider New creates (default: the environment's token)
+// and WithResourceOptions options such as a parent or protect for the component.
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
 // renaming it later deletes them and creates new ones.
-func New(ctx *pulumi.Context, name string, spec *v1.DigitalOceanKubernetesNodePoolSpec, opts ...Option) (*NodePool, error) {
-	return component.New(ctx, kind, name, spec, &NodePool{}, opts)
-}
+var New = kind.New
 
 // Resources is the stack programs' entry point: it validates the stack input, deploys its node
 // pool and exports its outputs (component.Resources).
-func Resources(ctx *pulumi.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput) error {
-	target := input.GetTarget()
-	return component.Resources(ctx, input, target.GetMetadata(), target.GetSpec(), input.GetProviderConfig(), New)
-}
+var Resources = component.Resources[*v1.DigitalOceanKubernetesNodePoolStackInput](kind)
 
 // settings are New's options applied.
 type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
 
 // kind is what New does of its own: the pool on the cluster the spec or WithClusterID names.
 var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesNodePoolSpec, *NodePool]{
-	Name: Kind,
-	Type: TypeToken,
-	Provider: func(ctx *pulumi.Context, name string, s *settings, _ *v1.DigitalOceanKubernetesNodePoolSpec,
-		child []pulumi.ResourceOption) (*digitalocean.Provider, error) {
-		return digitaloceanprovider.New(ctx, name, s.ProviderConfig, child...)
-	},
+	Name:     Kind,
+	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesNodePoolSpec](digitaloceanprovider.New),
 	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec, np *NodePool,
 		child []pulumi.ResourceOption, p *digitalocean.Provider) error {
 		clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)

@@ -2,6 +2,7 @@ package module
 
 import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -17,28 +18,16 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 		Tags:      pulumi.ToStringArray(l.tags),
 		Taints:    taints(spec.GetTaints()),
 	}
-	if spec.GetNodeCount() > 0 {
-		args.NodeCount = pulumi.Int(int(spec.GetNodeCount()))
-	}
 	// Bounds only with autoscaling: the provider rejects them on a fixed-size pool.
-	if spec.GetAutoScale() {
-		args.AutoScale = pulumi.Bool(true)
-		args.MinNodes = pulumi.Int(int(spec.GetMinNodes()))
-		args.MaxNodes = pulumi.Int(int(spec.GetMaxNodes()))
-	}
+	args.NodeCount, args.AutoScale, args.MinNodes, args.MaxNodes = component.PoolSize(spec)
 	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges))
 	np, err := digitalocean.NewKubernetesNodePool(ctx, l.name, args, opts...)
 	return np, errors.Wrap(err, "create node pool")
 }
 
 func taints(taints []*sharedv1.Taint) digitalocean.KubernetesNodePoolTaintArray {
-	out := digitalocean.KubernetesNodePoolTaintArray{}
-	for _, t := range taints {
-		out = append(out, digitalocean.KubernetesNodePoolTaintArgs{
-			Key:    pulumi.String(t.GetKey()),
-			Value:  pulumi.String(t.GetValue()),
-			Effect: pulumi.String(t.GetEffect().String()),
+	return component.Taints[digitalocean.KubernetesNodePoolTaintArray](taints,
+		func(key, value, effect string) digitalocean.KubernetesNodePoolTaintInput {
+			return digitalocean.KubernetesNodePoolTaintArgs{Key: pulumi.String(key), Value: pulumi.String(value), Effect: pulumi.String(effect)}
 		})
-	}
-	return out
 }
