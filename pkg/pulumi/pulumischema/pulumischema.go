@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
@@ -482,7 +482,7 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 		"civoToken": {Type: "string", Secret: true, Description: "Civo API token of the Civo node pools. " +
 			"Default: the CIVO_TOKEN environment variable."},
 		"civoApiUrl": {Type: "string", Description: "Civo API URL of the Civo node pools. " +
-			"Default: the " + cloudapi.CivoAPIURLEnv + " environment variable, else " + cloudapi.Civo.API + "."},
+			"Default: the " + civo.APIURLEnv + " environment variable, else " + civo.Env.API + "."},
 		"civoRegion": {Type: "string", Description: "Region of a Civo node pool that sets none, e.g. fra1."},
 	}
 	pkg.Config = &Config{Variables: settings}
