@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/plugin"
-
 	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
@@ -44,10 +42,11 @@ const (
 
 // Provider configuration keys (clusterplane:config:<key>). Absent, the token and API URL fall back
 // to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under civodriver.Env.Resolve's rule.
+// The Civo driver names them, as the plugin's schema describes them (civo.PluginResources).
 const (
-	ConfigToken  = "civoToken"
-	ConfigAPIURL = "civoApiUrl"
-	ConfigRegion = "civoRegion"
+	ConfigToken  = civodriver.PluginToken
+	ConfigAPIURL = civodriver.PluginAPIURL
+	ConfigRegion = civodriver.PluginRegion
 )
 
 // Config is the provider configuration the resource's calls use.
@@ -327,7 +326,7 @@ type Resource struct {
 
 // Custom is the resource as the plugin serves it, configured by the provider's variables.
 func Custom(opts ...pools.Option) componentprovider.Custom {
-	return componentprovider.Custom{Token: plugin.CivoNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
+	return componentprovider.Custom{Token: civodriver.PluginNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
 		c := ConfigFrom(vars)
 		c.Options = opts
 		return &Resource{Config: c}

@@ -7,8 +7,8 @@ package civoeffects
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 )
 
 // The Civo Terraform resources, as change-effects.json names them.
@@ -27,7 +27,7 @@ var (
 		effects.Provider: "pulumi:providers:civo",
 	}
 	CivoPoolTypes = map[effects.Role]string{
-		effects.NodePool: plugin.CivoNodePool,
+		effects.NodePool: civo.PluginNodePool,
 		effects.Provider: "pulumi:providers:clusterplane",
 	}
 )
