@@ -16,7 +16,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/testing/providerschema"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	kindspkg "github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
@@ -111,8 +112,8 @@ func exampleFiles(t testing.TB) []string {
 
 // isolate keeps the environment's credentials and stack-input settings out of the plans.
 func isolate(t *testing.T) {
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv, cloudapi.DigitalOceanTokenEnv,
-		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{civo.TokenEnv, civo.APIURLEnv, digitalocean.TokenEnv,
+		digitalocean.APIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 }

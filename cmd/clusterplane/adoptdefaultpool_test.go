@@ -10,7 +10,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/internal/seed"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -34,11 +35,11 @@ func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(
 	b := deploytest.New()
 	b.Live(id, map[string]any{"name": "dev-fra1", "region": "fra1", "version": "1.31.1-do.5", "tags": []any{},
 		"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(2)}})
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{civo.TokenEnv, civo.APIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, token)
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	var stdout, stderr bytes.Buffer
 	a := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr)
 	a.f.deploy.backend = b

@@ -9,7 +9,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
@@ -40,12 +41,12 @@ func TestDiffOfAPoolGoingFromTwoToThreeNodesSaysWhatItAddsAMonthAndFromWhichPric
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
+			for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civo.TokenEnv, civo.APIURLEnv} {
 				t.Setenv(env, "")
 			}
 			if tt.api {
-				t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-				t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+				t.Setenv(digitalocean.TokenEnv, token)
+				t.Setenv(digitalocean.APIURLEnv, do.URL())
 			}
 			for _, format := range []string{"text", "json"} {
 				var stdout, stderr bytes.Buffer
@@ -118,12 +119,12 @@ func TestValidateWarnsOfASizeTheCatalogueDoesNotListAndStillExitsZero(t *testing
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv} {
+			for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv} {
 				t.Setenv(env, "")
 			}
 			if tt.api {
-				t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-				t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+				t.Setenv(digitalocean.TokenEnv, token)
+				t.Setenv(digitalocean.APIURLEnv, do.URL())
 			}
 			var stdout, stderr bytes.Buffer
 			code := newApp(registry.Kinds(), strings.NewReader(""), &stdout, &stderr).run([]string{"validate", filepath.Join(dir, tt.file)})

@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -30,8 +31,8 @@ import (
 // terminal whether it takes stdin for a terminal someone answers at.
 func deployRun(t *testing.T, b *deploytest.Backend, stdin io.Reader, terminal bool, args ...string) result {
 	t.Helper()
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv,
-		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{civo.TokenEnv, digitalocean.TokenEnv, civo.APIURLEnv,
+		digitalocean.APIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	var stdout, stderr bytes.Buffer

@@ -14,7 +14,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -51,8 +52,8 @@ func runProgram(k kinds.Kind, args ...string) result {
 
 func runWith(t *testing.T, ks kinds.List, stdin string, args ...string) result {
 	t.Helper()
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv,
-		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{civodriver.TokenEnv, digitalocean.TokenEnv, civodriver.APIURLEnv,
+		digitalocean.APIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	var stdout, stderr bytes.Buffer

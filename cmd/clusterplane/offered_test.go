@@ -12,7 +12,8 @@ import (
 
 	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
@@ -34,7 +35,7 @@ func testDigest(t *testing.T) string {
 // onlineRun is deployRun with env (the tokens and API URLs) set instead of cleared.
 func onlineRun(t *testing.T, b *deploytest.Backend, env map[string]string, args ...string) result {
 	t.Helper()
-	for _, name := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv, cloudapi.DigitalOceanAPIURLEnv} {
+	for _, name := range []string{civodriver.TokenEnv, digitalocean.TokenEnv, civodriver.APIURLEnv, digitalocean.APIURLEnv} {
 		t.Setenv(name, env[name])
 	}
 	var stdout, stderr bytes.Buffer
@@ -114,9 +115,9 @@ func TestPreviewAndUpRefuseAVersionOrSizeTheCloudDoesNotOfferBeforeTheEngineRuns
 			if tt.setDO != nil {
 				tt.setDO(d)
 			}
-			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL()}
+			env := map[string]string{digitalocean.APIURLEnv: d.URL(), civodriver.APIURLEnv: c.URL()}
 			if tt.token {
-				env[cloudapi.DigitalOceanTokenEnv], env[cloudapi.CivoTokenEnv] = offeredDOToken(t), offeredCivoToken(t)
+				env[digitalocean.TokenEnv], env[civodriver.TokenEnv] = offeredDOToken(t), offeredCivoToken(t)
 			}
 			file := filepath.Join(writeFiles(t, map[string]string{"cluster.yaml": tt.text}), "cluster.yaml")
 			for _, op := range [][]string{{"preview", file}, {"up", file, "--yes"}} {
@@ -157,7 +158,7 @@ func TestACloudIsAskedOncePerRunAndWhatAStackRunsIsKeptThoughNoLongerOffered(t *
 	dir := fleet(t)
 	d := fakedo.New(t, offeredDOToken(t))
 	env := func(d *fakedo.DO) map[string]string {
-		return map[string]string{cloudapi.DigitalOceanTokenEnv: offeredDOToken(t), cloudapi.DigitalOceanAPIURLEnv: d.URL()}
+		return map[string]string{digitalocean.TokenEnv: offeredDOToken(t), digitalocean.APIURLEnv: d.URL()}
 	}
 	// A cluster and its pool, both DigitalOcean's: one call.
 	if r := onlineRun(t, b, env(d), "up", dir, "--yes"); r.code != exitcode.OK {
@@ -238,8 +239,8 @@ func TestARegionTheCloudMayHaveOpenedWarnsOfflineAndOnlyTheCloudsOwnListRefusesI
 				d.SetRegions(append(slices.Clone(fakedo.DefaultRegions), tt.opened)...)
 				c.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: tt.opened, Name: "Tomorrow 1"})...)
 			}
-			env := map[string]string{cloudapi.DigitalOceanAPIURLEnv: d.URL(), cloudapi.CivoAPIURLEnv: c.URL(),
-				cloudapi.DigitalOceanTokenEnv: offeredDOToken(t), cloudapi.CivoTokenEnv: offeredCivoToken(t)}
+			env := map[string]string{digitalocean.APIURLEnv: d.URL(), civodriver.APIURLEnv: c.URL(),
+				digitalocean.TokenEnv: offeredDOToken(t), civodriver.TokenEnv: offeredCivoToken(t)}
 			b := deploytest.New()
 			r = onlineRun(t, b, env, "preview", file)
 			if tt.refuses == "" {

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -18,8 +19,8 @@ import (
 // which answer is typed: clusterplane finds the terminal itself, as it does for a person.
 func onATerminal(t *testing.T, b *deploytest.Backend, answer string, args ...string) result {
 	t.Helper()
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.DigitalOceanTokenEnv, cloudapi.CivoAPIURLEnv,
-		cloudapi.DigitalOceanAPIURLEnv, stackinput.FileEnv} {
+	for _, env := range []string{civo.TokenEnv, digitalocean.TokenEnv, civo.APIURLEnv,
+		digitalocean.APIURLEnv, stackinput.FileEnv} {
 		t.Setenv(env, "")
 	}
 	ptmx, tty, err := pty.Open()

@@ -15,7 +15,8 @@ import (
 
 	"github.com/civo/civogo"
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -78,8 +79,8 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 		"pool.yaml":   readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"),
 	}
 	dir := writeFiles(t, files)
-	for env, value := range map[string]string{cloudapi.DigitalOceanTokenEnv: doToken, cloudapi.DigitalOceanAPIURLEnv: do.URL(),
-		cloudapi.CivoTokenEnv: civoToken, cloudapi.CivoAPIURLEnv: civo.URL()} {
+	for env, value := range map[string]string{digitalocean.TokenEnv: doToken, digitalocean.APIURLEnv: do.URL(),
+		civodriver.TokenEnv: civoToken, civodriver.APIURLEnv: civo.URL()} {
 		t.Setenv(env, value)
 	}
 	upgradePlan := func(args ...string) (int, string, string) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
@@ -19,7 +19,7 @@ func TestUpgradeWithAFolderButNoPlanIsAUsageErrorNamingUpgradePlan(t *testing.T)
 
 func TestUpgradePlanWithoutATokenExits1WithTheNoTokenMessage(t *testing.T) {
 	dir := fleet(t)
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
+	t.Setenv(digitalocean.TokenEnv, "")
 	r := run(t, "", "upgrade", "plan", filepath.Join(dir, "cluster.yaml"))
 	if r.code != exitcode.Invalid || !strings.Contains(r.stdout+r.stderr, "no DigitalOcean API token") {
 		t.Errorf("exit %d, want 1 and the no-token message:\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
@@ -35,7 +35,7 @@ func TestUpgradePlanOfTwoFilesOfOneStackIsRefusedNotPlannedTwice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cluster-twin.yaml"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
+	t.Setenv(digitalocean.TokenEnv, "")
 	r := run(t, "", "upgrade", "plan", dir)
 	if r.code != exitcode.Invalid || !strings.Contains(r.stderr, "both deploy stack") {
 		t.Errorf("exit %d, want 1 and the two files named:\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
@@ -236,7 +236,7 @@ func TestHelpPrintsUsageOnStdout(t *testing.T) {
 
 func TestNoCommandShowsTheProviderToken(t *testing.T) {
 	const envToken, fileToken = "tok-SENTINEL-ENV-123", "tok-SENTINEL-FILE-456"
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, envToken)
+	t.Setenv(digitalocean.TokenEnv, envToken)
 	underTarget := func(manifest string) string {
 		return "target:\n  " + strings.ReplaceAll(strings.TrimSpace(manifest), "\n", "\n  ") + "\n" +
 			"providerConfig:\n  apiToken: " + fileToken + "\n"

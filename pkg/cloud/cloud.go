@@ -82,6 +82,9 @@ type Driver interface {
 	// Upgrades is the cloud's API at base with token as an upgrade plan asks it about one cluster
 	// in region: finding it, what it may upgrade to, the cloud's own checks, and its objects.
 	Upgrades(base, token, region string) upgrade.Cloud
+	// PluginResources are the custom resources clusterplane's plugin manages for the cloud's
+	// kinds, as its schema describes them (plugin.go); none when its provider serves them all.
+	PluginResources() []PluginResource
 	// ScanReaders are the Pulumi resource types the fleet scan reads from the cloud's lists, by
 	// type token, each with the properties it compares (listing.go).
 	ScanReaders() map[string]ScanReader

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo/civoeffects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/doeffects"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -75,13 +77,13 @@ func adoptKinds(t *testing.T) []adoptKind {
 			blockProp: "region", blockLive: "ams3", blockField: "spec.region", blockValue: "fra1",
 			placeProp: "tags", placeLive: []any{}, placeField: "spec.tags"},
 		{name: "a DigitalOcean node pool", text: manifest(t, "digitaloceankubernetesnodepool/minimal.yaml"),
-			typ:       effects.DOPoolTypes[effects.NodePool],
+			typ:       doeffects.DOPoolTypes[effects.NodePool],
 			blockProp: "size", blockLive: "s-1vcpu-2gb", blockField: "spec.size", blockValue: "s-4vcpu-8gb",
 			placeProp: "tags", placeLive: []any{"k8s-made-elsewhere"}, placeField: "spec.tags"},
-		{name: "a Civo cluster", text: unprotected("civokubernetescluster/minimal.yaml"), typ: effects.CivoTypes[effects.Cluster],
+		{name: "a Civo cluster", text: unprotected("civokubernetescluster/minimal.yaml"), typ: civoeffects.CivoTypes[effects.Cluster],
 			blockProp: "region", blockLive: "lon1", blockField: "spec.region", blockValue: "fra1",
 			placeProp: "tags", placeLive: "", placeField: "spec.tags"},
-		{name: "a Civo node pool", text: manifest(t, "civokubernetesnodepool/minimal.yaml"), typ: effects.CivoPoolTypes[effects.NodePool],
+		{name: "a Civo node pool", text: manifest(t, "civokubernetesnodepool/minimal.yaml"), typ: civoeffects.CivoPoolTypes[effects.NodePool],
 			blockProp: "size", blockLive: "g4s.kube.large", blockField: "spec.size", blockValue: "g4s.kube.medium",
 			placeProp: "nodeCount", placeLive: float64(3), placeField: "spec.nodeCount"},
 	}

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -31,7 +32,7 @@ func manifest(t *testing.T, rel string) string {
 // target is the target of a manifest's text, as clusterplane reads it from file.
 func target(t *testing.T, file, text string) deploytarget.Target {
 	t.Helper()
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, civo.TokenEnv, digitalocean.APIURLEnv, civo.APIURLEnv} {
 		t.Setenv(env, "")
 	}
 	head, err := stackinput.ReadHead([]byte(text))

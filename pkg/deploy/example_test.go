@@ -6,7 +6,8 @@ import (
 	"os"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
@@ -19,7 +20,7 @@ import (
 // backend of the tests; the command opens the Automation API's (pkg/deploy/autostack).
 func ExampleRun() {
 	// The example reaches no cloud: without a token nothing is looked up before the create.
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, civo.TokenEnv} {
 		os.Unsetenv(env)
 	}
 	backend := deploytest.New()

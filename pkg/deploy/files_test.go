@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
@@ -22,7 +23,7 @@ import (
 // reading reads files as clusterplane does, over every kind.
 func reading(t *testing.T, stack string, one bool) deploytarget.Files {
 	t.Helper()
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.CivoTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoAPIURLEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, civo.TokenEnv, digitalocean.APIURLEnv, civo.APIURLEnv} {
 		t.Setenv(env, "")
 	}
 	list := registry.Kinds()

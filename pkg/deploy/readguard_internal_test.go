@@ -17,7 +17,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -209,8 +210,8 @@ func TestASuccessfulOperationWhoseReadFoundNothingGoneIsNotChecked(t *testing.T)
 // The cloud is asked through clusterplane's own Civo client: its list of the region's firewalls.
 func TestCivoIsAskedWhetherItStillListsAFirewallTheReadDropped(t *testing.T) {
 	f := fakecivo.New(t, "guard-token", "")
-	t.Setenv(cloudapi.CivoTokenEnv, "guard-token")
-	t.Setenv(cloudapi.CivoAPIURLEnv, f.URL())
+	t.Setenv(civo.TokenEnv, "guard-token")
+	t.Setenv(civo.APIURLEnv, f.URL())
 	f.SeedFirewall("fw-1", "dev-fra1", "fra1", f.DefaultNetworkID("fra1"))
 	fw := func(id string) scan.Resource {
 		return scan.Resource{Type: firewallType, ID: id, Outputs: map[string]any{"name": "dev-fra1", "region": "fra1"}}
@@ -253,8 +254,8 @@ func TestCivoIsAskedWhetherItStillListsAFirewallTheReadDropped(t *testing.T) {
 // an edge that has not caught up) is found in clusterplane's own list of the account's clusters.
 func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *testing.T) {
 	do := fakedo.New(t, "guard-token")
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "guard-token")
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, "guard-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1", RegionSlug: "fra1",
 		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2}}})
 	cl, _ := do.Cluster(id)

@@ -11,8 +11,6 @@ const (
 	Package = "clusterplane"
 	// Name is the plugin's executable, as the engine looks for it.
 	Name = "pulumi-resource-" + Package
-	// CivoNodePool is the Civo node pool the plugin manages itself through Civo's API.
-	CivoNodePool = Package + ":civo:NodePool"
 )
 
 // ComponentType is the type of a kind's component: the cloud as the module and the kind without

@@ -14,7 +14,8 @@ import (
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -42,7 +43,7 @@ func ids(found kinds.Found) []string {
 }
 
 func TestEachKindsLookUpFindsWhatTheCloudHoldsUnderItsNameWhereTheManifestPutsItOnEveryPage(t *testing.T) {
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv, civodriver.APIURLEnv} {
 		t.Setenv(env, "")
 	}
 	do := fakedo.New(t, doToken)

@@ -35,7 +35,7 @@ func NewCivo(base, token string) *Civo {
 	return &Civo{
 		api:  civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: retryRule}}),
 		once: civo.New(base, token, civo.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
-		host: apiHost(base, cloudapi.Civo.API),
+		host: apiHost(base, civo.Env.API),
 	}
 }
 

@@ -34,7 +34,7 @@ func NewDigitalOcean(base, token string) *DigitalOcean {
 	return &DigitalOcean{
 		api:  digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: retryRule}}),
 		once: digitalocean.New(base, token, digitalocean.Options{Options: cloudapi.Options{Retry: cloudapi.Never}}),
-		host: apiHost(base, cloudapi.DigitalOcean.API),
+		host: apiHost(base, digitalocean.Env.API),
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 	"github.com/clusterplane/clusterplane/karpenter/pkg/cloudprovider"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/clouds"
 	"github.com/clusterplane/clusterplane/karpenter/pkg/providers/instancetype"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"sigs.k8s.io/karpenter/pkg/operator/options"
 	"sigs.k8s.io/karpenter/pkg/utils/env"
 )
@@ -127,15 +128,15 @@ func FromContext(ctx context.Context) *Options {
 // error: the operator would have nothing to do.
 func Clouds(getenv func(string) string) ([]clouds.Cloud, error) {
 	var out []clouds.Cloud
-	if token := getenv(cloudapi.DigitalOcean.TokenEnv); token != "" {
-		out = append(out, clouds.NewDigitalOcean(getenv(cloudapi.DigitalOcean.URLEnv), token))
+	if token := getenv(digitalocean.Env.TokenEnv); token != "" {
+		out = append(out, clouds.NewDigitalOcean(getenv(digitalocean.Env.URLEnv), token))
 	}
-	if token := getenv(cloudapi.Civo.TokenEnv); token != "" {
-		out = append(out, clouds.NewCivo(getenv(cloudapi.Civo.URLEnv), token))
+	if token := getenv(civo.Env.TokenEnv); token != "" {
+		out = append(out, clouds.NewCivo(getenv(civo.Env.URLEnv), token))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("neither %s nor %s is set: the provider needs a token of at least one cloud",
-			cloudapi.DigitalOcean.TokenEnv, cloudapi.Civo.TokenEnv)
+			digitalocean.Env.TokenEnv, civo.Env.TokenEnv)
 	}
 	return out, nil
 }

@@ -16,7 +16,6 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"google.golang.org/protobuf/proto"
@@ -125,8 +124,8 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool)
 	scaled := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "nodeCount: 2", "nodeCount: 3")
 
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, "")
+	t.Setenv(digitalocean.TokenEnv, "")
+	t.Setenv(digitalocean.APIURLEnv, "")
 	prices, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -138,8 +137,8 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
 	do.SetPrice("s-2vcpu-4gb", 26.5) // not the table's: the API's price must be the one used
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, token)
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	prices, err = lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +151,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 		t.Error("the cost names the token")
 	}
 
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "dop_v1_a-refused-token")
+	t.Setenv(digitalocean.TokenEnv, "dop_v1_a-refused-token")
 	if _, err := lookup(context.Background()); err == nil || strings.Contains(err.Error(), "a-refused-token") {
 		t.Errorf("a refused token: %v, want an error without the token", err)
 	}
@@ -162,8 +161,8 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
 	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, token)
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	fromAPI, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +199,8 @@ func TestAFailingSizesAPIIsReadOnceAndFallsBackToTheTableWithAWarningThatNamesNo
 		fmt.Fprintf(w, `{"id":"forbidden","message":"%s may not read sizes"}`, token)
 	}))
 	defer api.Close()
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, api.URL)
+	t.Setenv(digitalocean.TokenEnv, token)
+	t.Setenv(digitalocean.APIURLEnv, api.URL)
 
 	for range 3 {
 		prices, warning := cloud.ReadPrices(context.Background(), digitalocean.Driver{})

@@ -8,7 +8,7 @@ import (
 	dcv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"google.golang.org/protobuf/proto"
 )
@@ -45,8 +45,8 @@ func TestAChangesRangeReadsFromTheLowerToTheHigherAndNoChangeReadsUnchanged(t *t
 func TestPricesFromTheSizesAPICiteTheHAFeeOnlyWhereOneIsCounted(t *testing.T) {
 	const token = "dop_v1_date-once-token"
 	do := fakedo.New(t, token)
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, token)
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, token)
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	prices, err := lookup(context.Background())
 	if err != nil {
 		t.Fatal(err)

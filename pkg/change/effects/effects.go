@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -98,6 +99,18 @@ type Change struct {
 	// Removed tells that the field was set (or non-empty) in the old spec and is not in the new.
 	Removed bool
 }
+
+// SpecStrings are the string field jsonName of the old and of the new spec ("" where unset or
+// not a string), for a condition on a field other than the row's. A cloud's facts shared by its
+// kinds (under pkg/cloud) read the specs through it: pkg/cloud may not import pkg/manifest, which
+// imports pkg/cloud.
+func (c Change) SpecStrings(jsonName string) (was, now string) {
+	return protofield.String(c.OldSpec, jsonName), protofield.String(c.NewSpec, jsonName)
+}
+
+// NewSpecBool is the bool field jsonName of the new spec (false where unset or not a bool), as
+// SpecStrings is for strings.
+func (c Change) NewSpecBool(jsonName string) bool { return protofield.Bool(c.NewSpec, jsonName) }
 
 // Row is what changing one manifest field does.
 type Row struct {

@@ -50,7 +50,7 @@ type Client struct {
 // New is Civo's API at base (Civo's own when "") with token.
 func New(base, token string, o Options) *Client {
 	if base == "" {
-		base = cloudapi.Civo.API
+		base = Env.API
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages

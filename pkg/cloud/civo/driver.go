@@ -19,8 +19,20 @@ var _ cloud.Driver = Driver{}
 // ID is Civo's.
 func (Driver) ID() cloud.ID { return ID }
 
+// The environment variables an empty provider config's token and API URL fall back to, as the
+// Civo provider plugin's own do.
+const (
+	TokenEnv  = "CIVO_TOKEN"
+	APIURLEnv = "CIVO_API_URL"
+)
+
+// Env is Civo's environment: its name, TokenEnv and APIURLEnv, and its own API (a list of
+// regions answers a probe cheaply). Resolve on it decides where a Civo token may go.
+var Env = cloudapi.Cloud{Name: "Civo", TokenEnv: TokenEnv, URLEnv: APIURLEnv, API: "https://api.civo.com",
+	Probe: "/v2/regions"}
+
 // Env is Civo's environment: CIVO_TOKEN, CIVO_API_URL and api.civo.com.
-func (Driver) Env() cloudapi.Cloud { return cloudapi.Civo }
+func (Driver) Env() cloudapi.Cloud { return Env }
 
 // ProviderConfig is the Civo kinds' provider config.
 func (Driver) ProviderConfig() cloud.ProviderConfig {

@@ -9,16 +9,13 @@ import (
 	"github.com/pkg/errors"
 )
 
-// This file is who the clouds are: their names, the environment variables a token and an API
-// URL fall back to, each cloud's own API (written here once), and the one rule for which token
-// may go to which API (Resolve).
+// This file is what a cloud's environment is: its name, the environment variables a token and
+// an API URL fall back to, its own API, and the one rule for which token may go to which API
+// (Resolve). Each cloud's own values are its driver's (pkg/cloud/<cloud>, Env), so that a new
+// cloud writes them there and nothing here.
 
-// Environment variables that empty provider-config fields fall back to.
+// Where the sandbox keeps its loopback clouds.
 const (
-	CivoTokenEnv          = "CIVO_TOKEN"
-	CivoAPIURLEnv         = "CIVO_API_URL"
-	DigitalOceanTokenEnv  = "DIGITALOCEAN_TOKEN"
-	DigitalOceanAPIURLEnv = "DIGITALOCEAN_API_URL"
 	// SandboxEnv is set, to its folder, in what `clusterplane sandbox` runs: there a stack reaches
 	// only the sandbox's loopback clouds, through the environment.
 	SandboxEnv = "CLUSTERPLANE_SANDBOX"
@@ -40,14 +37,6 @@ type Cloud struct {
 	// requests now (a 429 says how long to wait).
 	Probe string
 }
-
-// The clouds Clusterplane deploys to.
-var (
-	Civo = Cloud{Name: "Civo", TokenEnv: CivoTokenEnv, URLEnv: CivoAPIURLEnv, API: "https://api.civo.com",
-		Probe: "/v2/regions"}
-	DigitalOcean = Cloud{Name: "DigitalOcean", TokenEnv: DigitalOceanTokenEnv, URLEnv: DigitalOceanAPIURLEnv,
-		API: "https://api.digitalocean.com", Probe: "/v2/account"}
-)
 
 // OwnTokenRule says why an API URL given in a provider config needs the token given beside it.
 // The validator shows it at providerConfig.apiUrl; Resolve's refusal says the same.

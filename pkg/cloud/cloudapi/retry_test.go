@@ -142,23 +142,3 @@ func TestThrottledIsTheWaitA429AsksForAndNothingOtherwise(t *testing.T) {
 		t.Errorf("Throttled with no answer = %v, want 0", got)
 	}
 }
-
-func TestACloudIsAskedWhetherItThrottlesAtItsOwnProbeWithTheToken(t *testing.T) {
-	for _, cloud := range []Cloud{DigitalOcean, Civo} {
-		t.Run(cloud.Name, func(t *testing.T) {
-			var asked string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				asked = r.Method + " " + r.URL.Path + " " + r.Header.Get("Authorization")
-				w.Header().Set("Retry-After", "7")
-				w.WriteHeader(http.StatusTooManyRequests)
-			}))
-			defer srv.Close()
-			if got := cloud.Throttled(context.Background(), srv.URL, "tok"); got != 7*time.Second {
-				t.Errorf("Throttled = %v, want the 7s the 429 asks for", got)
-			}
-			if want := "GET " + cloud.Probe + " Bearer tok"; asked != want {
-				t.Errorf("asked %q, want %q", asked, want)
-			}
-		})
-	}
-}

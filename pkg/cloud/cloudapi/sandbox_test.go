@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 )
 
 func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing.T) {
@@ -27,7 +29,7 @@ func TestInsideTheSandboxAProviderConfigWithItsOwnTokenOrURLIsRefused(t *testing
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(cloudapi.SandboxEnv, t.TempDir())
-			for _, cloud := range []cloudapi.Cloud{cloudapi.DigitalOcean, cloudapi.Civo} {
+			for _, cloud := range []cloudapi.Cloud{digitalocean.Env, civo.Env} {
 				t.Setenv(cloud.TokenEnv, "sandbox-token")
 				t.Setenv(cloud.URLEnv, envURL)
 				token, url, err := cloud.Resolve(tt.token, tt.url)

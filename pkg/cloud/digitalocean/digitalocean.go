@@ -56,7 +56,7 @@ type Client struct {
 // New is DigitalOcean's API at base (DigitalOcean's own when "") with token.
 func New(base, token string, o Options) *Client {
 	if base == "" {
-		base = cloudapi.DigitalOcean.API
+		base = Env.API
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages

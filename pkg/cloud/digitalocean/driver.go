@@ -19,9 +19,21 @@ var _ cloud.Driver = Driver{}
 // ID is DigitalOcean's.
 func (Driver) ID() cloud.ID { return ID }
 
+// The environment variables an empty provider config's token and API URL fall back to, as the
+// DigitalOcean provider plugin's own do.
+const (
+	TokenEnv  = "DIGITALOCEAN_TOKEN"
+	APIURLEnv = "DIGITALOCEAN_API_URL"
+)
+
+// Env is DigitalOcean's environment: its name, TokenEnv and APIURLEnv, and its own API (the
+// account answers a probe cheaply). Resolve on it decides where a DigitalOcean token may go.
+var Env = cloudapi.Cloud{Name: "DigitalOcean", TokenEnv: TokenEnv, URLEnv: APIURLEnv,
+	API: "https://api.digitalocean.com", Probe: "/v2/account"}
+
 // Env is DigitalOcean's environment: DIGITALOCEAN_TOKEN, DIGITALOCEAN_API_URL and
 // api.digitalocean.com.
-func (Driver) Env() cloudapi.Cloud { return cloudapi.DigitalOcean }
+func (Driver) Env() cloudapi.Cloud { return Env }
 
 // ProviderConfig is the DigitalOcean kinds' provider config.
 func (Driver) ProviderConfig() cloud.ProviderConfig {

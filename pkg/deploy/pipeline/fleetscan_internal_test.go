@@ -13,7 +13,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
@@ -48,8 +48,8 @@ func minimalCluster(t *testing.T, name string) deploytarget.Target {
 
 func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	do := fakedo.New(t, "scan-token")
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "scan-token")
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, "scan-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	id := do.SeedCluster(godo.KubernetesCluster{Name: "dev-fra1", RegionSlug: "fra1", VersionSlug: "1.31.1-do.5",
 		NodePools: []*godo.KubernetesNodePool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{"terraform:default-node-pool"}}}})
 	cl, _ := do.Cluster(id)

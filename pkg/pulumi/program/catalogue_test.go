@@ -9,7 +9,8 @@ import (
 
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 )
 
@@ -37,7 +38,7 @@ func replace(t *testing.T, text, old, new string) string {
 }
 
 func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTheNearestOne(t *testing.T) {
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv} {
 		t.Setenv(env, "") // offline: the pinned table, never an API
 	}
 	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
@@ -105,7 +106,7 @@ func TestValidateWarnsOfAKubernetesVersionThePinnedCatalogueLacksAtItsLineWithTh
 }
 
 func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) {
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "") // offline: the price table
+	t.Setenv(digitalocean.TokenEnv, "") // offline: the price table
 	tests := []struct{ name, typed string }{
 		{"a letter too many", "s-2vcpu-4gbb"},
 		{"two neighbouring letters swapped", "s-2vpcu-4gb"},
@@ -124,7 +125,7 @@ func TestASizeWarningNamesItsFieldsLineAndTheSizeItWasOneEditFrom(t *testing.T) 
 }
 
 func TestAWarningInJSONSaysItsPlaceFieldAndRuleAsAProblemDoes(t *testing.T) {
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "") // offline: the price table
+	t.Setenv(digitalocean.TokenEnv, "") // offline: the price table
 	text := replace(t, example(t, "digitaloceankubernetescluster/minimal.yaml"), "size: s-2vcpu-4gb", "size: s-2vpcu-4gb")
 	data, err := json.Marshal(prog.Check("f.yaml", []byte(text)))
 	if err != nil {

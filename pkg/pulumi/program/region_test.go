@@ -7,7 +7,7 @@ import (
 
 	poolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"google.golang.org/protobuf/proto"
@@ -19,7 +19,7 @@ var civoPoolProg = program.Program[*poolv1.CivoKubernetesNodePoolStackInput]{
 }
 
 func TestARegionThePinnedCatalogueLacksIsAWarningAtItsValueWithTheRegionItWasOneEditFrom(t *testing.T) {
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv} {
 		t.Setenv(env, "") // offline: the pinned table, never an API
 	}
 	do := example(t, "digitaloceankubernetescluster/minimal.yaml")
@@ -142,7 +142,7 @@ func TestARegionTheCloudsOwnListLacksIsRefusedAtItsFileLineAndColumn(t *testing.
 // A file with errors still gets its warnings, so that every problem is said at once; a field that
 // has an error of its own gets no warning beside it.
 func TestAnInvalidFileIsWarnedOfItsRegionTooButAFieldIsNeverBothWrongAndWarned(t *testing.T) {
-	for _, env := range []string{cloudapi.DigitalOceanTokenEnv, cloudapi.DigitalOceanAPIURLEnv, cloudapi.CivoTokenEnv} {
+	for _, env := range []string{digitalocean.TokenEnv, digitalocean.APIURLEnv, civodriver.TokenEnv} {
 		t.Setenv(env, "")
 	}
 	do := example(t, "digitaloceankubernetescluster/minimal.yaml")

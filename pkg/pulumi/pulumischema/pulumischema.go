@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/release"
@@ -33,8 +33,8 @@ type Component struct {
 	StackInput protoreflect.MessageDescriptor
 	// Outputs is its kind's stack-outputs message.
 	Outputs protoreflect.MessageDescriptor
-	// Customs are the custom resources the kind registers through the plugin (the Civo node
-	// pool), whose properties are fields of its spec.
+	// Customs are the custom resources the kind registers through the plugin (its cloud's
+	// driver describes each, cloud.PluginResource), whose properties are fields of its spec.
 	Customs []string
 }
 
@@ -417,39 +417,36 @@ func unwrap(comment string) string {
 	return strings.Join(strings.Fields(comment), " ")
 }
 
-// civoNodePoolProperties are the pool's input properties and the CivoKubernetesNodePoolSpec field
-// each carries (by JSON name), whose comment documents it.
-var civoNodePoolProperties = map[string]string{
-	"nodePoolName":     kindfield.SpecNodePoolName,
-	"clusterId":        kindfield.SpecCluster,
-	"region":           kindfield.SpecRegion,
-	"size":             kindfield.SpecSize,
-	"nodeCount":        kindfield.SpecNodeCount,
-	"autoScale":        kindfield.SpecAutoScale,
-	"labels":           kindfield.SpecLabels,
-	"taints":           kindfield.SpecTaints,
-	"publicIpNodePool": kindfield.SpecPublicIpNodePool,
+// pluginResource is the custom resource token as the driver of the cloud whose kind registers it
+// describes it.
+func pluginResource(token string) (cloud.PluginResource, bool) {
+	for _, d := range clouds.All() {
+		for _, r := range d.PluginResources() {
+			if r.Token == token {
+				return r, true
+			}
+		}
+	}
+	return cloud.PluginResource{}, false
 }
 
-// custom adds a custom resource of the plugin's (the Civo node pool), and the provider
-// configuration it reads, to pkg: its properties are fields of the spec of the kind whose module
-// registers it.
+// custom adds a custom resource of the plugin's (one its cloud's driver describes, such as Civo's
+// node pool), and the provider configuration it reads, to pkg: its properties are fields of the
+// spec and the stack outputs of the kind whose module registers it.
 func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.MessageDescriptor) error {
-	if token != plugin.CivoNodePool {
+	res, ok := pluginResource(token)
+	if !ok {
 		return errors.New("the plugin serves no such custom resource")
 	}
 	manifest := stackInput.Fields().ByJSONName(kindfield.StackInputTarget).Message()
 	spec := manifest.Fields().ByJSONName(kindfield.TargetSpec).Message()
 	outputs := manifest.Fields().ByJSONName(kindfield.TargetStatus).Message().Fields().ByJSONName(kindfield.StatusOutputs).Message()
 	r := &Resource{
-		Description: "A Civo Kubernetes node pool, managed by this plugin through Civo's API: node count, labels and " +
-			"taints change in place (clearing them included); name, cluster, region, size and public IPs replace the " +
-			"pool. The clusterplane:civo:KubernetesNodePool component creates it; its properties are that component's " +
-			"fields, documented there.",
+		Description:     res.Description,
 		InputProperties: map[string]*Property{},
 		Properties:      map[string]*Property{},
 	}
-	for name, field := range civoNodePoolProperties {
+	for name, field := range res.Inputs {
 		fd := spec.Fields().ByJSONName(field)
 		if fd == nil {
 			return errors.Errorf("%s has no field %s", spec.Name(), field)
@@ -468,30 +465,37 @@ func (g *generator) custom(pkg *Package, token string, stackInput protoreflect.M
 		r.Properties[name] = &out
 		r.Required = append(r.Required, name)
 	}
-	r.RequiredInputs = []string{"clusterId", "nodePoolName", "size"}
-	names, err := g.field(outputs.Fields().ByJSONName(kindfield.StackOutputsInstanceNames))
-	if err != nil {
-		return err
+	r.RequiredInputs = res.RequiredInputs
+	for name, field := range res.Outputs {
+		fd := outputs.Fields().ByJSONName(field)
+		if fd == nil {
+			return errors.Errorf("%s has no field %s", outputs.Name(), field)
+		}
+		p, err := g.field(fd)
+		if err != nil {
+			return err
+		}
+		r.Properties[name] = p
+		r.Required = append(r.Required, name)
 	}
-	r.Properties["instanceNames"] = names
-	r.Required = append(r.Required, "instanceNames")
 	sort.Strings(r.Required)
-	pkg.Resources[plugin.CivoNodePool] = r
+	pkg.Resources[token] = r
+	addSettings(pkg, res)
+	return nil
+}
 
-	settings := map[string]*Property{
-		"civoToken": {Type: "string", Secret: true, Description: "Civo API token of the Civo node pools. " +
-			"Default: the CIVO_TOKEN environment variable."},
-		"civoApiUrl": {Type: "string", Description: "Civo API URL of the Civo node pools. " +
-			"Default: the " + cloudapi.CivoAPIURLEnv + " environment variable, else " + cloudapi.Civo.API + "."},
-		"civoRegion": {Type: "string", Description: "Region of a Civo node pool that sets none, e.g. fra1."},
+// addSettings makes the settings res reads the provider's configuration.
+func addSettings(pkg *Package, res cloud.PluginResource) {
+	settings := map[string]*Property{}
+	for _, s := range res.Settings {
+		settings[s.Name] = &Property{Type: "string", Secret: s.Secret, Description: s.Description}
 	}
 	pkg.Config = &Config{Variables: settings}
 	pkg.Provider = &Resource{
-		Description:     "The clusterplane provider: components need no settings; Civo node pools read the Civo API settings.",
+		Description:     "The clusterplane provider: components need no settings; " + res.SettingsUse,
 		InputProperties: settings,
 		Properties:      settings,
 	}
-	return nil
 }
 
 // Stamp sets a schema's version and pluginDownloadURL to this build's (pkg/release, pkg/plugin), so that the

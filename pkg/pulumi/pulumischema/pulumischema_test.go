@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 )
@@ -59,7 +59,7 @@ func TestTheSchemaSaysWhatTheProtosSay(t *testing.T) {
 			return len(pkg.Resources) == len(kinds)+len(kinds.Customs())
 		}},
 		{"the Civo node pool is a custom resource with the manifest's field docs and a secret token setting", func() bool {
-			r := pkg.Resources[plugin.CivoNodePool]
+			r := pkg.Resources[civo.PluginNodePool]
 			return r != nil && !r.IsComponent &&
 				r.InputProperties["nodeCount"].Description == pkg.Resources[civoPool].InputProperties["nodeCount"].Description &&
 				r.InputProperties["clusterId"].Type == "string" && r.Properties["instanceNames"] != nil &&

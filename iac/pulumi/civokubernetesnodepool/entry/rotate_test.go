@@ -11,13 +11,13 @@ import (
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 )
 
 func TestARotationCreatesAndDeletesCivoPoolsByNameAndReadsTheKubeconfigIntoMemory(t *testing.T) {
-	for _, env := range []string{cloudapi.CivoTokenEnv, cloudapi.CivoAPIURLEnv} {
+	for _, env := range []string{civodriver.TokenEnv, civodriver.APIURLEnv} {
 		t.Setenv(env, "")
 	}
 	const token = "civo-token"

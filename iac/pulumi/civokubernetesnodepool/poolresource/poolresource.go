@@ -15,10 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/plugin"
-
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
@@ -43,11 +41,12 @@ const (
 )
 
 // Provider configuration keys (clusterplane:config:<key>). Absent, the token and API URL fall back
-// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under cloudapi.Civo.Resolve's rule.
+// to CIVO_TOKEN and CIVO_API_URL, as the civo provider's do, under civodriver.Env.Resolve's rule.
+// The Civo driver names them, as the plugin's schema describes them (civo.PluginResources).
 const (
-	ConfigToken  = "civoToken"
-	ConfigAPIURL = "civoApiUrl"
-	ConfigRegion = "civoRegion"
+	ConfigToken  = civodriver.PluginToken
+	ConfigAPIURL = civodriver.PluginAPIURL
+	ConfigRegion = civodriver.PluginRegion
 )
 
 // Config is the provider configuration the resource's calls use.
@@ -61,7 +60,7 @@ type Config struct {
 }
 
 // ConfigFrom reads the configuration from the provider's variables (keys with or without the
-// "clusterplane:config:" prefix), falling back to the environment as cloudapi.Civo.Resolve allows:
+// "clusterplane:config:" prefix), falling back to the environment as civodriver.Env.Resolve allows:
 // a civoApiUrl given here never gets CIVO_TOKEN.
 func ConfigFrom(vars map[string]string) Config {
 	get := func(key string) string {
@@ -73,14 +72,14 @@ func ConfigFrom(vars map[string]string) Config {
 		return ""
 	}
 	c := Config{Region: get(ConfigRegion)}
-	token, url, err := cloudapi.Civo.Resolve(get(ConfigToken), get(ConfigAPIURL))
+	token, url, err := civodriver.Env.Resolve(get(ConfigToken), get(ConfigAPIURL))
 	if err != nil {
 		c.Refused = errors.Wrapf(err, "the clusterplane provider's %s and %s", ConfigAPIURL, ConfigToken)
 		return c
 	}
 	c.Token, c.APIURL = token, url
 	if c.APIURL == "" {
-		c.APIURL = cloudapi.Civo.API
+		c.APIURL = civodriver.Env.API
 	}
 	return c
 }
@@ -327,7 +326,7 @@ type Resource struct {
 
 // Custom is the resource as the plugin serves it, configured by the provider's variables.
 func Custom(opts ...pools.Option) componentprovider.Custom {
-	return componentprovider.Custom{Token: plugin.CivoNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
+	return componentprovider.Custom{Token: civodriver.PluginNodePool, New: func(vars map[string]string) componentprovider.CustomResource {
 		c := ConfigFrom(vars)
 		c.Options = opts
 		return &Resource{Config: c}

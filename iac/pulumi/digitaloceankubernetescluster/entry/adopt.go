@@ -1,11 +1,12 @@
 package entry
 
 import (
+	"cmp"
 	"context"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/proto"
@@ -19,7 +20,7 @@ import (
 func readyImport(ctx context.Context, in proto.Message, clusterID string) (string, error) {
 	input := in.(*v1.DigitalOceanKubernetesClusterStackInput)
 	pc := input.GetProviderConfig()
-	token, url, err := cloudapi.DigitalOcean.Resolve(pc.GetApiToken(), pc.GetApiUrl())
+	token, url, err := digitalocean.Env.Resolve(pc.GetApiToken(), pc.GetApiUrl())
 	if err != nil {
 		return "", err
 	}
@@ -32,7 +33,7 @@ func readyImport(ctx context.Context, in proto.Message, clusterID string) (strin
 		// The name the module gives the pool when the manifest gives none.
 		pool = module.DefaultNodePoolName
 	}
-	res, err := defaultpool.Client{URL: url, Token: token}.Ensure(ctx, clusterID, pool)
+	res, err := defaultpool.Client{URL: cmp.Or(url, digitalocean.Env.API), Token: token}.Ensure(ctx, clusterID, pool)
 	if err != nil {
 		return "", errors.Wrap(err, "tag the cluster's default pool for the import")
 	}

@@ -9,7 +9,7 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -26,8 +26,8 @@ func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModule
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "do-token")
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, "do-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	input := &v1.DigitalOceanKubernetesClusterStackInput{Target: &v1.DigitalOceanKubernetesCluster{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web"},
 		Spec: &v1.DigitalOceanKubernetesClusterSpec{ClusterName: "web",

@@ -10,7 +10,7 @@ const (
 	// DefaultNodePoolName names the default pool when the spec leaves it empty.
 	DefaultNodePoolName = "default"
 	// DefaultMaintenanceDay and DefaultMaintenanceStart are the maintenance window sent when the
-	// spec has none (effects.DigitalOceanDefaultMaintenanceWindow says it in words).
+	// spec has none (doeffects.DigitalOceanDefaultMaintenanceWindow says it in words).
 	DefaultMaintenanceDay   = "any"
 	DefaultMaintenanceStart = "00:00"
 )

@@ -11,7 +11,6 @@ import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
@@ -24,8 +23,8 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, "do-token")
-	t.Setenv(cloudapi.DigitalOceanAPIURLEnv, do.URL())
+	t.Setenv(digitalocean.TokenEnv, "do-token")
+	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	input := &v1.DigitalOceanKubernetesNodePoolStackInput{Target: &v1.DigitalOceanKubernetesNodePool{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web-workers"},
 		Spec: &v1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-8vcpu-16gb", NodeCount: 3,

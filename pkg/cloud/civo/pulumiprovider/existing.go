@@ -12,14 +12,14 @@ import (
 )
 
 // DefaultAPIURL is Civo's API when the provider config and the environment name none.
-var DefaultAPIURL = cloudapi.Civo.API
+var DefaultAPIURL = civo.Env.API
 
 // ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + cloudapi.CivoTokenEnv + ")")
+var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + civo.TokenEnv + ")")
 
 // client is a civogo client of cfg's token and URL (or the environment's) in region.
 func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {
-	token, url, err = cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err = civo.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return "", "", nil, err
 	}

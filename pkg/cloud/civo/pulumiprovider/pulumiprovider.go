@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	civodriver "github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 
 	civov1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/v1"
@@ -23,7 +23,7 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*civo.Provider, error) {
 	args := &civo.ProviderArgs{Region: pulumi.String(region)}
-	token, url, err := cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err := civodriver.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create civo provider")
 	}
@@ -38,12 +38,12 @@ func New(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, regio
 }
 
 // Plugin creates the clusterplane provider a Civo node pool is managed with: the same settings
-// as New (token and API URL resolved by cloudapi.Civo.Resolve, the token a secret), read by the
+// as New (token and API URL resolved by civodriver.Env.Resolve, the token a secret), read by the
 // plugin rather than the civo provider. Its region is the pool's.
 func Plugin(ctx *pulumi.Context, name string, cfg *civov1.CivoProviderConfig, region string,
 	opts ...pulumi.ResourceOption) (*clusterplane.Provider, error) {
 	args := &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr(region)}
-	token, url, err := cloudapi.Civo.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err := civodriver.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create clusterplane provider")
 	}

@@ -26,7 +26,8 @@ const Tag = "terraform:default-node-pool"
 
 // Client speaks to DigitalOcean's API with a token.
 type Client struct {
-	// URL is the API's base URL ("" is DigitalOcean's); Token the account's token.
+	// URL is the API's base URL (DigitalOcean's own is its driver's Env.API, which this package,
+	// imported by the driver, cannot name); Token the account's token.
 	URL, Token string
 	HTTP       *http.Client
 }
@@ -92,9 +93,5 @@ func (c Client) Ensure(ctx context.Context, clusterID, poolName string) (Result,
 // do sends one request, once: a tag is asked for only when the cluster was just read. Errors name
 // the method, path and status, never the token or the base URL (cloudapi's rule).
 func (c Client) do(ctx context.Context, method, path string, body, out any) error {
-	base := c.URL
-	if base == "" {
-		base = cloudapi.DigitalOcean.API
-	}
-	return cloudapi.New(base, cloudapi.Bearer(c.Token), cloudapi.Options{HTTP: c.HTTP}).Do(ctx, method, path, body, out)
+	return cloudapi.New(c.URL, cloudapi.Bearer(c.Token), cloudapi.Options{HTTP: c.HTTP}).Do(ctx, method, path, body, out)
 }

@@ -4,7 +4,7 @@ package pulumiprovider
 
 import (
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	digitaloceandriver "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -14,7 +14,7 @@ import (
 func New(ctx *pulumi.Context, name string, cfg *digitaloceanv1.DigitalOceanProviderConfig,
 	opts ...pulumi.ResourceOption) (*digitalocean.Provider, error) {
 	args := &digitalocean.ProviderArgs{}
-	token, url, err := cloudapi.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, url, err := digitaloceandriver.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	if err != nil {
 		return nil, errors.Wrap(err, "create digitalocean provider")
 	}

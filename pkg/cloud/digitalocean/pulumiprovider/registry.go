@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultAPIURL is DigitalOcean's API when the provider config and the environment name none.
-var DefaultAPIURL = cloudapi.DigitalOcean.API
+var DefaultAPIURL = digitalocean.Env.API
 
 // registryTimeout bounds each look-up: a slow API must not hold a preview up for long.
 const registryTimeout = 10 * time.Second
@@ -52,12 +52,12 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 }
 
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + cloudapi.DigitalOceanTokenEnv + ")")
+var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + digitalocean.TokenEnv + ")")
 
-// endpoint is the token and API URL cloudapi.DigitalOcean.Resolve lets clusterplane use for cfg,
+// endpoint is the token and API URL digitalocean.Env.Resolve lets clusterplane use for cfg,
 // the cloud's own API when it names none; ErrNoToken without a token.
 func endpoint(cfg *digitaloceanv1.DigitalOceanProviderConfig) (token, base string, err error) {
-	token, base, err = cloudapi.DigitalOcean.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
+	token, base, err = digitalocean.Env.Resolve(cfg.GetApiToken(), cfg.GetApiUrl())
 	switch {
 	case err != nil:
 		return "", "", err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/digitalocean/godo"
@@ -34,7 +34,7 @@ func TestHasRegistryReadsDigitalOceansAnswerAndNeverGuesses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(cloudapi.DigitalOceanTokenEnv, "")
+			t.Setenv(digitalocean.TokenEnv, "")
 			asked := false
 			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				asked = true
@@ -175,7 +175,7 @@ type answer struct {
 
 func TestAnAPIURLInTheConfigNeverGetsTheEnvironmentsToken(t *testing.T) {
 	const envToken = "dop_v1_env_token_never_sent"
-	t.Setenv(cloudapi.DigitalOceanTokenEnv, envToken)
+	t.Setenv(digitalocean.TokenEnv, envToken)
 	var mu sync.Mutex
 	var got []string
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

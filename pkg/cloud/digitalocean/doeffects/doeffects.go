@@ -1,9 +1,13 @@
-package effects
+// Package doeffects holds the facts about DigitalOcean's provider that both DigitalOcean kinds
+// write into their effects tables (pkg/change/effects): resource names and types, where each fact
+// was read, and the rules both kinds share. They are DigitalOcean's, so they sit under its driver;
+// pkg/change computes with the tables and never names a cloud.
+package doeffects
 
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 )
 
 // The DigitalOcean Terraform resources, as change-effects.json names them.
@@ -13,13 +17,13 @@ const (
 )
 
 var (
-	DOTypes = map[Role]string{
-		Cluster:  "digitalocean:index/kubernetesCluster:KubernetesCluster",
-		Provider: "pulumi:providers:digitalocean",
+	DOTypes = map[effects.Role]string{
+		effects.Cluster:  "digitalocean:index/kubernetesCluster:KubernetesCluster",
+		effects.Provider: "pulumi:providers:digitalocean",
 	}
-	DOPoolTypes = map[Role]string{
-		NodePool: "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
-		Provider: "pulumi:providers:digitalocean",
+	DOPoolTypes = map[effects.Role]string{
+		effects.NodePool: "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
+		effects.Provider: "pulumi:providers:digitalocean",
 	}
 )
 
@@ -45,15 +49,15 @@ const (
 
 // Removals that cannot be expressed through the pinned DigitalOcean provider.
 var (
-	DOLabelsCleared = &Decision{Effect: Refused, Refusal: NotApplied, Reason: "the provider's API client leaves an empty label map out of the " +
+	DOLabelsCleared = &effects.Decision{Effect: effects.Refused, Refusal: effects.NotApplied, Reason: "the provider's API client leaves an empty label map out of the " +
 		"pool update (godo KubernetesNodePoolUpdateRequest labels, omitempty), so the last labels stay on the nodes and " +
 		"every later preview shows the change again; keep at least one label (up then sends the whole map, which replaces the pool's), " +
 		"or remove the labels in DigitalOcean itself: once the cloud holds none, the manifest without them deploys"}
-	DOKeptWhenUnsent = func(attribute, instead string) *Decision {
-		return &Decision{Effect: Refused, Refusal: Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
+	DOKeptWhenUnsent = func(attribute, instead string) *effects.Decision {
+		return &effects.Decision{Effect: effects.Refused, Refusal: effects.Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the module " +
 			"stops sending it the provider keeps the value the cluster has, so removing the field changes nothing; " + instead}
 	}
-	DOComponentKept = func(attribute, field string) *Decision {
+	DOComponentKept = func(attribute, field string) *effects.Decision {
 		return DOKeptWhenUnsent(attribute, "write "+field+": true or false instead")
 	}
 )
@@ -68,42 +72,42 @@ const DigitalOceanDefaultMaintenanceWindow = "any day at 00:00 UTC"
 // one minor version, which DigitalOcean's upgrade API rejects (422 "invalid upgrade path",
 // terraform-provider-digitalocean#708 and #887). With autoUpgrade a change within the running
 // minor line is left to DigitalOcean.
-func DOVersion(c Change) (Decision, bool) {
+func DOVersion(c effects.Change) (effects.Decision, bool) {
 	newVersion, oldVersion := c.New.String(), c.Old.String()
-	if protofield.Bool(c.NewSpec, kindfield.SpecAutoUpgrade) && kubeversion.SameMinor(newVersion, oldVersion) {
-		return Decision{Effect: Ignored, Reason: "with autoUpgrade DigitalOcean keeps the patch version of the minor line " +
+	if c.NewSpecBool(kindfield.SpecAutoUpgrade) && kubeversion.SameMinor(newVersion, oldVersion) {
+		return effects.Decision{Effect: effects.Ignored, Reason: "with autoUpgrade DigitalOcean keeps the patch version of the minor line " +
 			"current in the maintenance window; the module leaves it to DigitalOcean"}, true
 	}
 	if less, ok := kubeversion.Less(newVersion, oldVersion); ok && less {
-		return Decision{Effect: Refused, Refusal: FailsAtPreview, Reason: "DigitalOcean cannot downgrade a cluster and the " +
+		return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtPreview, Reason: "DigitalOcean cannot downgrade a cluster and the " +
 			"provider would replace it, so the module refuses a version older than the one the cluster runs at preview (" +
 			DOClusterReplaced + " otherwise)"}, true
 	}
 	if steps, ok := kubeversion.MinorSteps(oldVersion, newVersion); ok && steps > 1 {
-		return Decision{Effect: Refused, Refusal: FailsAtPreview, Reason: "DigitalOcean upgrades one minor version at a " +
+		return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtPreview, Reason: "DigitalOcean upgrades one minor version at a " +
 			"time, from the latest patch of the running minor, and fails a jump of several minors at apply with 422 invalid " +
 			"upgrade path (terraform-provider-digitalocean#708, #887), so the module refuses it at preview. Deploy each " +
 			"minor version in turn"}, true
 	}
-	return Decision{}, false
+	return effects.Decision{}, false
 }
 
 // DOSurge: turning surge upgrades off on a running cluster never reaches DigitalOcean, because
 // the provider's API client leaves a false surge_upgrade out of the update request.
-func DOSurge(c Change) (Decision, bool) {
+func DOSurge(c effects.Change) (effects.Decision, bool) {
 	if !c.Old.Bool() && c.New.Bool() {
-		return Decision{Effect: Refused, Refusal: NotApplied, Reason: "the provider's API client leaves surge_upgrade: " +
+		return effects.Decision{Effect: effects.Refused, Refusal: effects.NotApplied, Reason: "the provider's API client leaves surge_upgrade: " +
 			"false out of the update request (godo KubernetesClusterUpdateRequest, omitempty), so surge upgrades stay on " +
 			"and every later preview shows the change again; surge can be turned off only when the cluster is created"}, true
 	}
-	return Decision{}, false
+	return effects.Decision{}, false
 }
 
 // DOHighAvailability: DigitalOcean refuses to turn high availability off.
-func DOHighAvailability(c Change) (Decision, bool) {
+func DOHighAvailability(c effects.Change) (effects.Decision, bool) {
 	if c.Old.Bool() && !c.New.Bool() {
-		return Decision{Effect: Refused, Refusal: FailsAtApply,
+		return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtApply,
 			Reason: "DigitalOcean's API refuses to turn high availability off once it is on: the update fails at apply"}, true
 	}
-	return Decision{}, false
+	return effects.Decision{}, false
 }

@@ -1,10 +1,14 @@
-package effects
+// Package civoeffects holds the facts about Civo's provider and this repository's Civo node-pool
+// plugin that both Civo kinds write into their effects tables (pkg/change/effects): resource
+// names and types, where each fact was read, and the rules both kinds share. They are Civo's, so
+// they sit under its driver; pkg/change computes with the tables and never names a cloud.
+package civoeffects
 
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
-	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
-	"github.com/clusterplane/clusterplane/pkg/plugin"
 )
 
 // The Civo Terraform resources, as change-effects.json names them.
@@ -17,14 +21,14 @@ const (
 )
 
 var (
-	CivoTypes = map[Role]string{
-		Cluster:  "civo:index/kubernetesCluster:KubernetesCluster",
-		Firewall: "civo:index/firewall:Firewall",
-		Provider: "pulumi:providers:civo",
+	CivoTypes = map[effects.Role]string{
+		effects.Cluster:  "civo:index/kubernetesCluster:KubernetesCluster",
+		effects.Firewall: "civo:index/firewall:Firewall",
+		effects.Provider: "pulumi:providers:civo",
 	}
-	CivoPoolTypes = map[Role]string{
-		NodePool: plugin.CivoNodePool,
-		Provider: "pulumi:providers:clusterplane",
+	CivoPoolTypes = map[effects.Role]string{
+		effects.NodePool: civo.PluginNodePool,
+		effects.Provider: "pulumi:providers:clusterplane",
 	}
 )
 
@@ -43,8 +47,8 @@ const (
 // CivoKeptWhenUnsent is what removing a field of an Optional and Computed attribute does: the
 // module stops sending it and the provider keeps the value the resource has. instead says what to
 // write.
-func CivoKeptWhenUnsent(attribute, instead string) *Decision {
-	return &Decision{Effect: Refused, Refusal: Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the " +
+func CivoKeptWhenUnsent(attribute, instead string) *effects.Decision {
+	return &effects.Decision{Effect: effects.Refused, Refusal: effects.Kept, Reason: "the provider's " + attribute + " is Optional and Computed: when the " +
 		"module stops sending it the provider keeps the value the resource has, so removing the field changes nothing; " + instead}
 }
 
@@ -62,25 +66,25 @@ const (
 )
 
 // CivoDefaultRegion is the provider config's default region, which no Clusterplane resource uses.
-var CivoDefaultRegion = Row{Path: "providerConfig.defaultRegion", Resource: Provider, Effect: Ignored,
+var CivoDefaultRegion = effects.Row{Path: "providerConfig.defaultRegion", Resource: effects.Provider, Effect: effects.Ignored,
 	Reason: "every Clusterplane resource carries its own region (spec.region), which the module gives the provider; the " +
 		"default region is for resources without one, and the stack has none"}
 
 // CivoRenamed refines the metadata.name row of a Civo kind: the renamed stack creates its resources
 // anew before it deletes the old ones, and Civo refuses a second cluster, firewall or pool of the
 // same name (what field names in the cloud). So a rename replaces only when field changes too.
-func CivoRenamed(rows []Row, field, what string) []Row {
+func CivoRenamed(rows []effects.Row, field, what string) []effects.Row {
 	for i, row := range rows {
 		if row.Path != "metadata.name" {
 			continue
 		}
-		rows[i].When = func(c Change) (Decision, bool) {
+		rows[i].When = func(c effects.Change) (effects.Decision, bool) {
 			// Read by a name the caller passes, as the reason also shows it: each Civo kind passes
 			// its API's generated constant (CivoKubernetesClusterSpecFieldClusterName).
-			if protofield.String(c.OldSpec, field) != protofield.String(c.NewSpec, field) {
-				return Decision{}, false
+			if was, now := c.SpecStrings(field); was != now {
+				return effects.Decision{}, false
 			}
-			return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "deployed onto the old stack on purpose (--stack and " +
+			return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtApply, Reason: "deployed onto the old stack on purpose (--stack and " +
 				"--retarget, refused without), a rename creates the " + what + " anew before deleting the old one (every Pulumi resource of the stack is named after " +
 				"metadata.name), and Civo refuses a " +
 				"second one of the same " + field + ": the create fails and nothing changes. Change " + field + " too to " +
@@ -95,19 +99,19 @@ func CivoRenamed(rows []Row, field, what string) []Row {
 // and refuses a lower version: Civo offers upgrades only (its API names the one a cluster can
 // take, civogo KubernetesCluster.UpgradeAvailableTo), while the provider checks the version's
 // format and nothing else (customizeDiffKubernetesCluster) and would send the downgrade.
-func CivoVersion(c Change) (Decision, bool) {
+func CivoVersion(c effects.Change) (effects.Decision, bool) {
 	fd := c.NewSpec.Descriptor().Fields().ByJSONName(kindfield.SpecClusterType)
 	if fd != nil && fd.Enum() != nil {
 		if v := fd.Enum().Values().ByNumber(c.NewSpec.Get(fd).Enum()); v != nil && v.Name() == "talos" {
-			return Decision{Effect: Ignored, Reason: "for talos clusters the module leaves the version alone after creation: " +
+			return effects.Decision{Effect: effects.Ignored, Reason: "for talos clusters the module leaves the version alone after creation: " +
 				"the pinned Civo provider reads back the Kubernetes version instead of the talos one " +
 				"(civo/terraform-provider-civo#365), so an update would fail; upgrade talos with the Civo CLI or dashboard"}, true
 		}
 	}
 	if less, ok := kubeversion.Less(c.New.String(), c.Old.String()); ok && less {
-		return Decision{Effect: Refused, Refusal: FailsAtApply, Reason: "Civo upgrades clusters but cannot take one down a " +
+		return effects.Decision{Effect: effects.Refused, Refusal: effects.FailsAtApply, Reason: "Civo upgrades clusters but cannot take one down a " +
 			"version, and the pinned provider checks only the version's format, so the lower version is sent and Civo's API " +
 			"fails the update; keep the version the cluster runs"}, true
 	}
-	return Decision{}, false
+	return effects.Decision{}, false
 }
