@@ -97,7 +97,8 @@ type ClusterRef struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 	// Region is where a Civo cluster is (Civo's API is per region); every region the account may
-	// use is searched when it is empty. DigitalOcean's clusters are found without it.
+	// use is searched when it is empty, and a name found in two regions is ClusterAmbiguous until
+	// the region is given. DigitalOcean's clusters are found without it.
 	// +optional
 	Region string `json:"region,omitempty"`
 }
