@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
@@ -25,6 +26,13 @@ const (
 	passphrase = "fleetgen-passphrase"
 	project    = "digitaloceankubernetescluster"
 )
+
+// savedCluster is a cluster as fakedo.Save writes it, which the test reads the cloud's state
+// file by (fleetgen leaves reading it to the loopback cloud).
+type savedCluster struct {
+	Cluster godo.KubernetesCluster `json:"cluster"`
+	CAPEM   []byte                 `json:"caPEM,omitempty"`
+}
 
 // deployed is a stack as `clusterplane up` leaves it in a file backend and the loopback cloud,
 // reduced to what fleetgen rewrites: the test's base.
@@ -127,7 +135,7 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 	out := filepath.Join(t.TempDir(), "fleet")
 	fleetCloud := filepath.Join(t.TempDir(), "fleet.json")
 	const n = 3
-	if err := Generate(Options{State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutCloud: fleetCloud,
+	if err := Generate(Options{Loopback: "digitalocean", State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutCloud: fleetCloud,
 		OutManifests: out, N: n, Prefix: "fleet-", Passphrase: passphrase}); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +246,7 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 func TestAWrongPassphraseIsSaidBeforeAnythingIsWritten(t *testing.T) {
 	base := deployBase(t)
 	out := filepath.Join(t.TempDir(), "fleet")
-	err := Generate(Options{State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutManifests: out, N: 1,
+	err := Generate(Options{Loopback: "digitalocean", State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutManifests: out, N: 1,
 		Prefix: "fleet-", Passphrase: "not-it"})
 	if err == nil || !strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") {
 		t.Fatalf("got %v, want the passphrase named", err)
