@@ -16,6 +16,7 @@ import (
 
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -253,5 +254,20 @@ func TestAWrongPassphraseIsSaidBeforeAnythingIsWritten(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s was made: %v", out, err)
+	}
+}
+
+func TestACloudWhoseLoopbackWritesNoFleetsIsSaidWithTheCloudsThatDo(t *testing.T) {
+	base := deployBase(t)
+	for _, id := range []string{"", "civo", "nocloud"} {
+		out := filepath.Join(t.TempDir(), "fleet")
+		err := Generate(Options{Loopback: cloud.ID(id), State: base.state, Cloud: base.cloud, Manifest: base.manifest,
+			OutManifests: out, N: 1, Prefix: "fleet-", Passphrase: passphrase})
+		if err == nil || !strings.Contains(err.Error(), "-loopback: digitalocean") {
+			t.Errorf("-loopback %q: got %v, want the clouds fleetgen copies named", id, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("-loopback %q: %s was made: %v", id, out, err)
+		}
 	}
 }
