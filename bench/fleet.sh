@@ -134,7 +134,7 @@ for n in $sizes; do
 	state=$work/state-$n
 	cp -r "$work/base" "$state"
 	start=$(date +%s.%N)
-	"$work/new/fleetgen" -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/cloud-$n.json" \
+	"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/cloud-$n.json" \
 		-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
 	gen=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 	export PULUMI_BACKEND_URL="file://$state"
@@ -182,7 +182,7 @@ n=${sizes##* }
 dir=$work/drift-$n
 state=$work/drift-state-$n
 cp -r "$work/base" "$state"
-"$work/new/fleetgen" -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
+"$work/new/fleetgen" -loopback digitalocean -state "$state" -cloud "$work/base.cloud.json" -out-cloud "$work/drift-cloud-$n.json" \
 	-manifest "$manifest" -out "$dir" -n "$n" >/dev/null
 export PULUMI_BACKEND_URL="file://$state"
 start_fakes "$work/drift-cloud-$n.json"

@@ -76,7 +76,7 @@ start_fakes "$work/base.cloud.json"
 "$work/bin/clusterplane" up "$manifest" --yes >"$work/base.log" 2>&1 || { tail -30 "$work/base.log"; exit 1; }
 stop_fakes
 cp -r "$work/base" "$work/state"
-"$work/bin/fleetgen" -state "$work/state" -cloud "$work/base.cloud.json" -out-cloud "$work/cloud.json" \
+"$work/bin/fleetgen" -loopback digitalocean -state "$work/state" -cloud "$work/base.cloud.json" -out-cloud "$work/cloud.json" \
 	-manifest "$manifest" -out "$work/fleet" -n "$stacks" >/dev/null
 export PULUMI_BACKEND_URL="file://$work/state"
 start_fakes "$work/cloud.json"

@@ -175,16 +175,6 @@ var unavoidable = map[string]string{
 	"iac/pulumi/registry/registry.go": "the list of kinds",
 }
 
-// notYetMoved are the files that still branch on a cloud by its name, with how many times each
-// names one: the places issue 65 has yet to move behind the driver. The list only shrinks: a file
-// not in it that names a cloud fails the test, and so does a count that is not the file's own
-// (lower it, or drop the line, when a place moves to the driver). The counts rose once, when the
-// test began to count imports of a cloud's package, their selectors and identifiers (fileNamings):
-// the same files, measured more closely.
-var notYetMoved = map[string]int{
-	"tools/fleetgen/main.go": 6,
-}
-
 // A cloud is named only by its driver (pkg/cloud/<cloud>), its kinds (iac/pulumi/<kind>, the
 // API under apis/), the generated SDKs and its loopback cloud (pkg/loopback/fake*): everything
 // else asks the driver (pkg/cloud/clouds), so that adding a cloud touches those places and the
@@ -203,19 +193,7 @@ func TestNoCodeOutsideTheDriversNamesACloud(t *testing.T) {
 		if _, ok := unavoidable[f]; ok {
 			continue
 		}
-		want, listed := notYetMoved[f]
-		switch {
-		case !listed:
-			t.Errorf("%s names a cloud outside the drivers and the kinds (ask its driver, pkg/cloud/clouds):\n\t%s",
-				f, strings.Join(found[f], "\n\t"))
-		case len(found[f]) != want:
-			t.Errorf("%s names a cloud %d times, notYetMoved says %d: the list must say the file's own count "+
-				"(never raise it: ask the driver instead):\n\t%s", f, len(found[f]), want, strings.Join(found[f], "\n\t"))
-		}
-	}
-	for f := range notYetMoved {
-		if _, ok := found[f]; !ok {
-			t.Errorf("%s names no cloud any more: drop it from notYetMoved", f)
-		}
+		t.Errorf("%s names a cloud outside the drivers and the kinds (ask its driver, pkg/cloud/clouds):\n\t%s",
+			f, strings.Join(found[f], "\n\t"))
 	}
 }

@@ -1,9 +1,10 @@
-// Command fleetgen makes a fleet of DigitalOcean clusters "already deployed" from one that was:
-// given a stack `clusterplane up` deployed into a local file backend against the loopback
-// DigitalOcean (tools/fakeclouds -digitalocean-state), it writes N copies of it, each as
-// `clusterplane up` would have left it: the manifest (metadata.name and spec.clusterName
-// <prefix>NNNN), the stack's checkpoint and its last history record in the backend, and the
-// cluster with its default pool in the cloud's state file. Every name, URN, cloud id and recorded
+// Command fleetgen makes a fleet of clusters "already deployed" from one that was: given a stack
+// `clusterplane up` deployed into a local file backend against a loopback cloud (tools/fakeclouds
+// -<cloud>-state), it writes N copies of it, each as `clusterplane up` would have left it: the
+// manifest (metadata.name and spec.clusterName <prefix>NNNN), the stack's checkpoint and its last
+// history record in the backend, and the cluster with its pools in the cloud's state file. It
+// names no cloud: the loopback cloud of -loopback (pkg/loopback/fakeclouds, its Fleet) says which
+// kind and resource the cluster is and how its state file holds clusters. Every name, URN, cloud id and recorded
 // output is rewritten consistently, secrets included (decrypted with PULUMI_CONFIG_PASSPHRASE and
 // encrypted again under the same salt), and the generation and manifest outputs are those of the
 // copy's manifest. bench/fleet.sh measures status, drift, preview and up on such fleets: deploying
@@ -29,15 +30,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/digitalocean/godo"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
 )
@@ -45,15 +48,17 @@ import (
 func main() {
 	var o Options
 	flag.StringVar(&o.State, "state", "", "the local file backend's folder (PULUMI_BACKEND_URL=file://FOLDER) holding the deployed stack; the copies are written beside it")
-	flag.StringVar(&o.Cloud, "cloud", "", "the loopback DigitalOcean's state file (fakeclouds -digitalocean-state) holding the stack's cluster")
+	flag.Func("loopback", "the loopback cloud the stack was deployed on, by its driver's ID: "+strings.Join(fleetClouds(), ", "),
+		func(id string) error { o.Loopback = cloud.ID(id); return nil })
+	flag.StringVar(&o.Cloud, "cloud", "", "the loopback cloud's state file (fakeclouds -<cloud>-state) holding the stack's cluster")
 	flag.StringVar(&o.Manifest, "manifest", "", "the deployed stack's manifest")
 	flag.StringVar(&o.OutCloud, "out-cloud", "", "the cloud state file to write: the cloud's clusters and the copies' (default: -cloud, rewritten)")
 	flag.StringVar(&o.OutManifests, "out", "", "the folder to write the copies' manifests to, <prefix>NNNN.yaml")
 	flag.IntVar(&o.N, "n", 0, "how many copies")
 	flag.StringVar(&o.Prefix, "prefix", "fleet-", "the copies' names: <prefix>0001, ...")
 	flag.Parse()
-	if o.State == "" || o.Cloud == "" || o.Manifest == "" || o.OutManifests == "" || o.N < 1 {
-		fmt.Fprintln(os.Stderr, "usage: fleetgen -state DIR -cloud FILE -manifest FILE -out DIR -n N [-out-cloud FILE] [-prefix fleet-]\n(PULUMI_CONFIG_PASSPHRASE: the stack's passphrase)")
+	if o.Loopback == "" || o.State == "" || o.Cloud == "" || o.Manifest == "" || o.OutManifests == "" || o.N < 1 {
+		fmt.Fprintln(os.Stderr, "usage: fleetgen -loopback ID -state DIR -cloud FILE -manifest FILE -out DIR -n N [-out-cloud FILE] [-prefix fleet-]\n(PULUMI_CONFIG_PASSPHRASE: the stack's passphrase)")
 		os.Exit(2)
 	}
 	if o.OutCloud == "" {
@@ -70,10 +75,36 @@ func main() {
 
 // Options are what Generate reads and writes.
 type Options struct {
+	// Loopback is the ID of the cloud whose loopback holds the stack's cluster.
+	Loopback                                       cloud.ID
 	State, Cloud, Manifest, OutCloud, OutManifests string
 	N                                              int
 	Prefix                                         string
 	Passphrase                                     string
+}
+
+// fleetClouds are the IDs of the loopback clouds fleetgen can copy clusters of.
+func fleetClouds() []string {
+	var ids []string
+	for _, l := range fakeclouds.All() {
+		if l.Fleet != nil {
+			ids = append(ids, string(l.ID))
+		}
+	}
+	return ids
+}
+
+// fleetOf is the Fleet of the loopback cloud id and the kind of the clusters it copies.
+func fleetOf(id cloud.ID) (*fakeclouds.Fleet, kinds.Kind, error) {
+	l, ok := fakeclouds.Get(id)
+	if !ok || l.Fleet == nil {
+		return nil, kinds.Kind{}, errors.Errorf("no loopback cloud %q whose fleets fleetgen writes (-loopback: %s)", id, strings.Join(fleetClouds(), ", "))
+	}
+	k, ok := registry.Kinds().ByName(l.Fleet.Kind)
+	if !ok {
+		return nil, kinds.Kind{}, errors.Errorf("the loopback cloud %s copies clusters of kind %s, which the kinds' list lacks", id, l.Fleet.Kind)
+	}
+	return l.Fleet, k, nil
 }
 
 // secretSig marks a secret in a checkpoint (Pulumi's resource.SecretSig).
@@ -89,19 +120,15 @@ type base struct {
 	checkpoint                  any // decoded, numbers kept as written
 	history                     any // its last history record
 	historyNanos                string
-	cloud                       map[string]json.RawMessage
-	cluster                     savedCluster
+	fleet                       *fakeclouds.Fleet
+	kind                        kinds.Kind
+	cloud                       []byte // the cloud's state file
+	clusterID                   string
+	cluster                     fakecloud.FleetCluster
 	crypter                     config.Crypter
 	plain                       map[string]string // ciphertext: plaintext
 	uuids                       []string          // replaced within strings
-	droplets                    []string          // replaced as whole strings
-	ipv4                        string
-}
-
-// savedCluster is a cluster as fakedo.Save writes it.
-type savedCluster struct {
-	Cluster godo.KubernetesCluster `json:"cluster"`
-	CAPEM   []byte                 `json:"caPEM,omitempty"`
+	numbers                     []string          // replaced as whole strings
 }
 
 // Generate writes o.N copies of the stack of o.Manifest.
@@ -113,7 +140,7 @@ func Generate(o Options) error {
 	if err := os.MkdirAll(o.OutManifests, 0o755); err != nil {
 		return err
 	}
-	clusters := make([]savedCluster, o.N)
+	clusters := make([]json.RawMessage, o.N)
 	errs := make([]error, o.N)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -141,10 +168,13 @@ func Generate(o Options) error {
 func load(o Options) (*base, error) {
 	b := &base{plain: map[string]string{}}
 	var err error
+	if b.fleet, b.kind, err = fleetOf(o.Loopback); err != nil {
+		return nil, err
+	}
 	if b.manifest, err = os.ReadFile(o.Manifest); err != nil {
 		return nil, err
 	}
-	t, err := deploytarget.Read(doCluster(), o.Manifest, b.manifest, "")
+	t, err := deploytarget.Read(b.kind, o.Manifest, b.manifest, "")
 	if err != nil {
 		return nil, errors.Wrapf(err, "read %s", o.Manifest)
 	}
@@ -170,7 +200,6 @@ func load(o Options) (*base, error) {
 	if err := b.openSecrets(latest, o.Passphrase); err != nil {
 		return nil, err
 	}
-	clusterID := ""
 	resources, _ := latest["resources"].([]any)
 	for _, r := range resources {
 		r, _ := r.(map[string]any)
@@ -179,14 +208,14 @@ func load(o Options) (*base, error) {
 		switch {
 		case strings.HasPrefix(typ, "pulumi:providers:") && id != "":
 			b.uuids = append(b.uuids, id)
-		case typ == "digitalocean:index/kubernetesCluster:KubernetesCluster":
-			clusterID = id
+		case typ == b.fleet.ResourceType:
+			b.clusterID = id
 		}
 	}
-	if clusterID == "" {
-		return nil, errors.Errorf("stack %s/%s holds no DigitalOcean cluster", b.project, b.stack)
+	if b.clusterID == "" {
+		return nil, errors.Errorf("stack %s/%s holds no %s (a resource of type %s)", b.project, b.stack, b.kind.Name, b.fleet.ResourceType)
 	}
-	if err := b.loadCloud(o.Cloud, clusterID); err != nil {
+	if err := b.loadCloud(o.Cloud); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -247,35 +276,19 @@ func (b *base) openSecrets(latest map[string]any, passphrase string) error {
 	return err2
 }
 
-func (b *base) loadCloud(path, clusterID string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
+// loadCloud reads the stack's cluster from the cloud's state file at path, through the loopback
+// cloud, which knows how its state holds clusters.
+func (b *base) loadCloud(path string) error {
+	var err error
+	if b.cloud, err = os.ReadFile(path); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, &b.cloud); err != nil {
-		return errors.Wrapf(err, "decode %s", path)
+	if b.cluster, err = b.fleet.Cluster(b.cloud, b.clusterID); err != nil {
+		return errors.Wrapf(err, "read the stack's cluster from %s", path)
 	}
-	var clusters map[string]savedCluster
-	if err := json.Unmarshal(b.cloud["clusters"], &clusters); err != nil {
-		return errors.Wrapf(err, "decode the clusters of %s", path)
-	}
-	c, ok := clusters[clusterID]
-	if !ok {
-		return errors.Errorf("the cloud of %s has no cluster %s, which the stack holds", path, clusterID)
-	}
-	b.cluster = c
-	b.clusterName = c.Cluster.Name
-	b.uuids = append(b.uuids, c.Cluster.ID)
-	for _, p := range c.Cluster.NodePools {
-		b.uuids = append(b.uuids, p.ID)
-		for _, n := range p.Nodes {
-			b.uuids = append(b.uuids, n.ID)
-			if n.DropletID != "" {
-				b.droplets = append(b.droplets, n.DropletID)
-			}
-		}
-	}
-	b.ipv4 = c.Cluster.IPv4
+	b.clusterName = b.cluster.Name
+	b.uuids = append(b.uuids, b.cluster.IDs...)
+	b.numbers = b.cluster.Numbers
 	return nil
 }
 
@@ -298,11 +311,11 @@ func (b *base) replacer(name string, i int) replacer {
 		pairs = append(pairs, b.clusterName, name)
 	}
 	exact := map[string]string{}
-	for k, d := range b.droplets {
+	for k, d := range b.numbers {
 		exact[d] = strconv.Itoa(500000000 + i*100 + k)
 	}
-	if b.ipv4 != "" {
-		exact[b.ipv4] = fmt.Sprintf("198.18.%d.%d", i/250, i%250+1)
+	if b.cluster.Address != "" {
+		exact[b.cluster.Address] = fmt.Sprintf("198.18.%d.%d", i/250, i%250+1)
 	}
 	return replacer{substr: strings.NewReplacer(pairs...), exact: exact}
 }
@@ -399,21 +412,21 @@ func walk(v any, f func(map[string]any)) {
 }
 
 // write writes copy i: its manifest, checkpoint and history record; it returns its cluster.
-func (b *base) write(o Options, i int) (savedCluster, error) {
+func (b *base) write(o Options, i int) (json.RawMessage, error) {
 	name := Name(o.Prefix, i)
 	r := b.replacer(name, i)
 	manifest := []byte(r.substr.Replace(string(b.manifest)))
 	file := filepath.Join(o.OutManifests, name+".yaml")
-	t, err := deploytarget.Read(doCluster(), file, manifest, "")
+	t, err := deploytarget.Read(b.kind, file, manifest, "")
 	if err != nil {
-		return savedCluster{}, errors.Wrapf(err, "copy %s", name)
+		return nil, errors.Wrapf(err, "copy %s", name)
 	}
 	if t.Stack != name {
-		return savedCluster{}, errors.Errorf("copy %s: its manifest names stack %s", name, t.Stack)
+		return nil, errors.Errorf("copy %s: its manifest names stack %s", name, t.Stack)
 	}
 	chk, err := b.rewrite(b.checkpoint, r)
 	if err != nil {
-		return savedCluster{}, errors.Wrapf(err, "copy %s", name)
+		return nil, errors.Wrapf(err, "copy %s", name)
 	}
 	// The outputs clusterplane compares with the manifest: the copy's own. The recorded manifest
 	// is the base's text with the names rewritten, which keeps the spacing protojson chose in the
@@ -421,24 +434,24 @@ func (b *base) write(o Options, i int) (savedCluster, error) {
 	// of an output); it must read back as the copy's manifest.
 	outputs, _ := stackOutputs(chk)
 	if outputs == nil {
-		return savedCluster{}, errors.Errorf("copy %s: the checkpoint has no stack outputs", name)
+		return nil, errors.Errorf("copy %s: the checkpoint has no stack outputs", name)
 	}
 	recorded, _ := outputs[stackrecord.ManifestOutput].(string)
 	if err := sameManifest(t.Input, recorded); err != nil {
-		return savedCluster{}, errors.Wrapf(err, "copy %s", name)
+		return nil, errors.Wrapf(err, "copy %s", name)
 	}
 	outputs[stackrecord.GenerationOutput] = stackrecord.Generation(t.Input)
 	chkData, err := encode(chk)
 	if err != nil {
-		return savedCluster{}, err
+		return nil, err
 	}
 	hist, err := b.rewrite(b.history, r)
 	if err != nil {
-		return savedCluster{}, err
+		return nil, err
 	}
 	histData, err := encode(hist)
 	if err != nil {
-		return savedCluster{}, err
+		return nil, err
 	}
 	pulumiDir := filepath.Join(o.State, ".pulumi")
 	histDir := filepath.Join(pulumiDir, "history", b.project, name)
@@ -449,64 +462,32 @@ func (b *base) write(o Options, i int) (savedCluster, error) {
 		stem + ".checkpoint.json": chkData,
 	} {
 		if err := writeBlob(path, data); err != nil {
-			return savedCluster{}, err
+			return nil, err
 		}
 	}
 	if err := os.WriteFile(file, manifest, 0o644); err != nil {
-		return savedCluster{}, err
+		return nil, err
 	}
 	return b.copyCluster(r)
 }
 
 // copyCluster is the base's cluster with copy r's names and ids.
-func (b *base) copyCluster(r replacer) (savedCluster, error) {
-	data, err := json.Marshal(b.cluster.Cluster)
+func (b *base) copyCluster(r replacer) (json.RawMessage, error) {
+	v, err := decode(b.cluster.JSON)
 	if err != nil {
-		return savedCluster{}, err
-	}
-	v, err := decode(data)
-	if err != nil {
-		return savedCluster{}, err
+		return nil, errors.Wrap(err, "decode the stack's cluster")
 	}
 	if v, err = b.rewrite(v, r); err != nil {
-		return savedCluster{}, err
+		return nil, err
 	}
-	if data, err = encode(v); err != nil {
-		return savedCluster{}, err
-	}
-	out := savedCluster{CAPEM: b.cluster.CAPEM}
-	return out, json.Unmarshal(data, &out.Cluster)
+	return encode(v)
 }
 
 // writeCloud writes the cloud's state with the copies' clusters added after its own.
-func (b *base) writeCloud(o Options, copies []savedCluster) error {
-	var clusters map[string]savedCluster
-	var order []string
-	if err := json.Unmarshal(b.cloud["clusters"], &clusters); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b.cloud["order"], &order); err != nil {
-		return err
-	}
-	for _, c := range copies {
-		if _, ok := clusters[c.Cluster.ID]; !ok {
-			order = append(order, c.Cluster.ID)
-		}
-		clusters[c.Cluster.ID] = c
-	}
-	next := 0
-	_ = json.Unmarshal(b.cloud["nextDroplet"], &next)
-	next = max(next, 500000000+(len(copies)+1)*100)
-	for key, v := range map[string]any{"clusters": clusters, "order": order, "nextDroplet": next} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b.cloud[key] = data
-	}
-	data, err := json.Marshal(b.cloud)
+func (b *base) writeCloud(o Options, copies []json.RawMessage) error {
+	data, err := b.fleet.Add(b.cloud, b.clusterID, copies)
 	if err != nil {
-		return err
+		return errors.Wrap(err, "add the copies to the cloud's state")
 	}
 	tmp := o.OutCloud + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
@@ -581,10 +562,4 @@ func field(v any, keys ...string) any {
 		v = m[k]
 	}
 	return v
-}
-
-// doCluster is the DigitalOcean cluster kind, from the one list of kinds.
-func doCluster() kinds.Kind {
-	k, _ := registry.Kinds().ByName("DigitalOceanKubernetesCluster")
-	return k
 }

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/digitalocean/godo"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
 
 	docluster "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/internal/seed"
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -25,6 +27,13 @@ const (
 	passphrase = "fleetgen-passphrase"
 	project    = "digitaloceankubernetescluster"
 )
+
+// savedCluster is a cluster as fakedo.Save writes it, which the test reads the cloud's state
+// file by (fleetgen leaves reading it to the loopback cloud).
+type savedCluster struct {
+	Cluster godo.KubernetesCluster `json:"cluster"`
+	CAPEM   []byte                 `json:"caPEM,omitempty"`
+}
 
 // deployed is a stack as `clusterplane up` leaves it in a file backend and the loopback cloud,
 // reduced to what fleetgen rewrites: the test's base.
@@ -127,7 +136,7 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 	out := filepath.Join(t.TempDir(), "fleet")
 	fleetCloud := filepath.Join(t.TempDir(), "fleet.json")
 	const n = 3
-	if err := Generate(Options{State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutCloud: fleetCloud,
+	if err := Generate(Options{Loopback: "digitalocean", State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutCloud: fleetCloud,
 		OutManifests: out, N: n, Prefix: "fleet-", Passphrase: passphrase}); err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +247,27 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 func TestAWrongPassphraseIsSaidBeforeAnythingIsWritten(t *testing.T) {
 	base := deployBase(t)
 	out := filepath.Join(t.TempDir(), "fleet")
-	err := Generate(Options{State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutManifests: out, N: 1,
+	err := Generate(Options{Loopback: "digitalocean", State: base.state, Cloud: base.cloud, Manifest: base.manifest, OutManifests: out, N: 1,
 		Prefix: "fleet-", Passphrase: "not-it"})
 	if err == nil || !strings.Contains(err.Error(), "PULUMI_CONFIG_PASSPHRASE") {
 		t.Fatalf("got %v, want the passphrase named", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s was made: %v", out, err)
+	}
+}
+
+func TestACloudWhoseLoopbackWritesNoFleetsIsSaidWithTheCloudsThatDo(t *testing.T) {
+	base := deployBase(t)
+	for _, id := range []string{"", "civo", "nocloud"} {
+		out := filepath.Join(t.TempDir(), "fleet")
+		err := Generate(Options{Loopback: cloud.ID(id), State: base.state, Cloud: base.cloud, Manifest: base.manifest,
+			OutManifests: out, N: 1, Prefix: "fleet-", Passphrase: passphrase})
+		if err == nil || !strings.Contains(err.Error(), "-loopback: digitalocean") {
+			t.Errorf("-loopback %q: got %v, want the clouds fleetgen copies named", id, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("-loopback %q: %s was made: %v", id, out, err)
+		}
 	}
 }

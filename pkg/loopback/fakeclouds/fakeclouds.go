@@ -6,6 +6,7 @@ package fakeclouds
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/clusterplane/clusterplane/internal/seed"
@@ -44,6 +45,23 @@ type Loopback struct {
 	// SetPrices makes the cloud's sizes API price each size as prices do, a size prices lack
 	// listed without a price; nil for a cloud whose loopback has no sizes API.
 	SetPrices func(c Cloud, prices map[string]float64)
+	// Fleet is what tools/fleetgen needs to copy a deployed cluster in the cloud's state file;
+	// nil for a cloud whose fleets it cannot write yet.
+	Fleet *Fleet
+}
+
+// Fleet is how tools/fleetgen copies one of the cloud's deployed clusters into many: which
+// resource of a stack is the cluster, and how the cloud's state file (Save) holds clusters.
+type Fleet struct {
+	// Kind is the name of the cluster's kind (the kinds' list, iac/pulumi/registry).
+	Kind string
+	// ResourceType is the Pulumi type of the cluster's resource in a stack's checkpoint.
+	ResourceType string
+	// Cluster reads the cluster id from the state file saved.
+	Cluster func(saved []byte, id string) (fakecloud.FleetCluster, error)
+	// Add is saved with copies of the cluster baseID (its JSON, rewritten) added after the
+	// cloud's own clusters, as a state file Load reads.
+	Add func(saved []byte, baseID string, copies []json.RawMessage) ([]byte, error)
 }
 
 // Get is the loopback of the cloud id; false for a cloud none serves.
@@ -81,6 +99,9 @@ func All() []Loopback {
 				for _, size := range fakedo.DefaultSizes {
 					c.(*fakedo.DO).SetPrice(size, prices[size])
 				}
-			}},
+			},
+			Fleet: &Fleet{Kind: "DigitalOceanKubernetesCluster",
+				ResourceType: "digitalocean:index/kubernetesCluster:KubernetesCluster",
+				Cluster:      fakedo.FleetCluster, Add: fakedo.AddFleet}},
 	}
 }
