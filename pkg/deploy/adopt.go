@@ -156,7 +156,7 @@ func disagreements(table *effects.Table, input proto.Message, typ string, steps 
 	seen := map[string]bool{}
 	var out []outcome.Disagreement
 	for _, step := range steps {
-		if step.Type != typ || isOp(step, apitype.OpImport, apitype.OpSame, apitype.OpRead) {
+		if step.Type != typ || step.IsAction(apitype.OpImport, apitype.OpSame, apitype.OpRead) {
 			continue
 		}
 		for _, path := range propertyPaths(step.Paths) {

@@ -13,10 +13,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
-// Drifted: drift found the cloud different from the manifest, a finding and not a refusal
-// (drift exits 3 for it, as for a block).
-const Drifted outcome.Status = "drifted"
-
 // NotDeployed is drift's reason for a stack that holds nothing, never deployed or destroyed: no
 // drift (exit 0), for nothing deployed can differ from the cloud; status tells it apart (Ready
 // NotDeployed or Destroyed).
@@ -81,7 +77,7 @@ func putBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 		o.Reason += "; " + strings.Replace(verb, "put back", "set", 1) + " what the stack took over as the cloud had it: " + fieldNames(o.Sets)
 	}
 	if names, _ := unclearable(o.Drift); names != "" {
-		o.Status = Drifted
+		o.Status = outcome.Drifted
 		o.Reason += "; the cloud still differs where no up can put it back: " + names
 	}
 	return o
@@ -164,7 +160,7 @@ func driftedFields(table *effects.Table, steps []stackstate.Step) []outcome.Fiel
 	seen := map[string]bool{}
 	var out []outcome.FieldDrift
 	for _, step := range steps {
-		if isOp(step, apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
+		if step.IsAction(apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
 			continue
 		}
 		for _, path := range propertyPaths(step.Paths) {

@@ -28,7 +28,7 @@ func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testin
 	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited"}
 	b.EditRefreshed(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited", "resource-kind:DigitalOceanKubernetesCluster"}, cloud)
 	o := d.Drift(ctx, c)
-	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" || !reflect.DeepEqual(o.Drift[0].Live, cloud) {
+	if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" || !reflect.DeepEqual(o.Drift[0].Live, cloud) {
 		t.Errorf("drift after a console tag edit: %s %+v, want spec.tags with the cloud's %v", o.Status, o.Drift, cloud)
 	}
 }
@@ -89,7 +89,7 @@ func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T)
 			mustUp(ctx, t, d, p)
 			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", "labels", tt.live, tt.live)
 			o := d.Drift(ctx, p)
-			if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.labels" {
+			if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.labels" {
 				t.Fatalf("drift: %s %q %+v, want spec.labels drifted", o.Status, o.Reason, o.Drift)
 			}
 			// The whole map, so that the key the cloud added is named.
@@ -123,7 +123,7 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 	}{
 		{"a pool resized in the cloud is put back, from its cost", "nodeCount", 6, outcome.Done, "spec.nodeCount", "",
 			"-$192.00/month ($288.00 → $96.00/month", "put back what changed in the cloud: spec.nodeCount"},
-		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, deploy.Drifted, "", "spec.labels",
+		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, outcome.Drifted, "", "spec.labels",
 			"unchanged ($96.00 → $96.00/month", "the cloud still differs where no up can put it back: spec.labels"},
 	}
 	ops := []struct {

@@ -18,7 +18,6 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
@@ -75,11 +74,6 @@ func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 		return nil
 	}
 	return d.Progress(t)
-}
-
-// NotRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func NotRun(reason string) outcome.Outcome {
-	return outcome.Outcome{Status: outcome.Done, Reason: reason, NotRun: true}
 }
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
@@ -159,7 +153,7 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun(Unchanged)
+		return outcome.NotRun(Unchanged)
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -414,7 +408,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun(Unchanged)
+		return outcome.NotRun(Unchanged)
 	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -482,7 +476,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 	if !renamed {
 		return nil
 	}
-	own, _ := st.IDs(GuardedType(t.Effects))
+	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
@@ -550,7 +544,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || stackstate.StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -626,12 +620,6 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 	return nil
 }
 
-// StringOutput is the string value of an output, "" when there is none.
-func StringOutput(outputs map[string]stackstate.Output, name string) string {
-	s, _ := outputs[name].Value.(string)
-	return s
-}
-
 // RefreshOptions steer Refresh.
 type RefreshOptions struct {
 	// ImportPendingCreates are the cloud ids, [URN=]ID, of resources an interrupted up was
@@ -685,14 +673,14 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun("no drift: " + d.Scanned[t.Key()].Why)
+		return outcome.NotRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return NotRun(NotDeployed)
+		return outcome.NotRun(NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
@@ -704,7 +692,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return NotRun(NotDeployed)
+		return outcome.NotRun(NotDeployed)
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
@@ -716,7 +704,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
 	if reason, fields := driftOf(t, res); reason != "" {
-		o.Status, o.Reason, o.Drift = Drifted, reason, fields
+		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, fields
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)
@@ -725,10 +713,10 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(orphans) > 0 {
 		o.Orphans = orphans
-		if o.Status == Drifted {
+		if o.Status == outcome.Drifted {
 			o.Reason += "; " + describeOrphans(orphans)
 		} else {
-			o.Status, o.Reason = Drifted, describeOrphans(orphans)
+			o.Status, o.Reason = outcome.Drifted, describeOrphans(orphans)
 		}
 	}
 	return o
@@ -746,7 +734,7 @@ func upgradedPast(err error) outcome.Outcome {
 	if !ok {
 		return failed(err)
 	}
-	return outcome.Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
+	return outcome.Outcome{Status: outcome.Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
 		manifest + ": set it to the version the cluster runs", Drift: []outcome.FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
 }
 
@@ -760,7 +748,7 @@ func protectedDrift(e *stackstate.ProtectedError) outcome.Outcome {
 	if len(e.Resources) > 0 {
 		what = strings.Join(e.Resources, ", ")
 	}
-	return outcome.Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
+	return outcome.Outcome{Status: outcome.Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
 		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
 		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
 		"which would let up replace it"}
@@ -855,14 +843,4 @@ func cancelCommand(s stackstate.Stack) string {
 		return c.CancelCommand()
 	}
 	return "`pulumi cancel --stack " + s.Name() + " --yes`"
-}
-
-// isOp tells whether a step's operation is op.
-func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
-	for _, op := range ops {
-		if step.Action == string(op) {
-			return true
-		}
-	}
-	return false
 }

@@ -235,7 +235,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
 	updates := calls(b, "update")
 	o := d.Drift(ctx, c)
-	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
+	if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
 		t.Fatalf("drift after a console edit: %s %+v, want spec.tags named", o.Status, o.Drift)
 	}
 	if live, _ := o.Drift[0].Live.([]any); len(live) != 1 || live[0] != "edited-in-the-console" {

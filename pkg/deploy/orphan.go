@@ -21,7 +21,7 @@ func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stacks
 	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
-	ids, _ := st.IDs(GuardedType(t.Effects))
+	ids, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	if len(ids) != 1 || ids[0] == "" {
 		return nil, nil
 	}

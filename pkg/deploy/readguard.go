@@ -199,7 +199,7 @@ func droppedByRead(before, after stackstate.State, steps []stackstate.Step) []ap
 	}
 	meant := map[string]bool{}
 	for _, s := range steps {
-		if isOp(s, apitype.OpDelete, apitype.OpDeleteReplaced, apitype.OpReplace, apitype.OpCreateReplacement,
+		if s.IsAction(apitype.OpDelete, apitype.OpDeleteReplaced, apitype.OpReplace, apitype.OpCreateReplacement,
 			apitype.OpReadDiscard, apitype.OpDiscardReplaced, apitype.OpRemovePendingReplace) {
 			meant[s.URN] = true
 		}

@@ -235,7 +235,7 @@ func internal(step stackstate.Step) bool {
 func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
-		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {
+		if step.IsAction(apitype.OpSame, apitype.OpRead) || internal(step) {
 			continue
 		}
 		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: propertyPaths(step.Paths)}
@@ -358,7 +358,7 @@ func ExitCode(outcomes []outcome.Outcome) int {
 		switch o.Status {
 		case outcome.Cancelled:
 			return exitcode.Interrupted
-		case outcome.Blocked, Drifted:
+		case outcome.Blocked, outcome.Drifted:
 			code = max(code, exitcode.Blocked)
 		case outcome.Failed, outcome.Skipped:
 			code = max(code, exitcode.Invalid)

@@ -53,7 +53,7 @@ func carriedOut(t deploytarget.Target, rotations []rotation.Rotation) (doable, n
 
 // RecordedRotation is the rotation recorded in the stack's outputs; nil when none is.
 func RecordedRotation(outputs map[string]stackstate.Output) (*RotationRecord, error) {
-	text := StringOutput(outputs, RotationOutput)
+	text := stackstate.StringOutput(outputs, RotationOutput)
 	if text == "" {
 		return nil, nil
 	}
@@ -92,7 +92,7 @@ func replacedByRotation(rotations []rotation.Rotation) string {
 // the rotation stands in for.
 func onlyPoolReplaced(res stackstate.Result, typ string) bool {
 	for _, step := range res.Steps {
-		if isOp(step, "replace", "create-replacement", "delete-replaced") && step.Type != typ {
+		if step.IsAction("replace", "create-replacement", "delete-replaced") && step.Type != typ {
 			return false
 		}
 	}
@@ -126,7 +126,7 @@ func (d *Deployer) rotateFirst(ctx context.Context, t deploytarget.Target, s sta
 		o := failed(err)
 		return &o, ""
 	}
-	ids, _ := st.IDs(GuardedType(t.Effects))
+	ids, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	// self is the id of the stack's own cluster or pool, as the kind's Rotate asks it.
 	self := ""
 	if len(ids) == 1 {
@@ -232,7 +232,7 @@ func (d *Deployer) rotate(ctx context.Context, t deploytarget.Target, s stacksta
 				return &o, ""
 			}
 		} else if old = self; len(ids) != 1 || old == "" {
-			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), GuardedType(t.Effects)))
+			o := failed(errors.Errorf("rotation of pool %s: the stack holds %d pools of type %s, want one", r.Name, len(ids), deploytarget.GuardedType(t.Effects)))
 			return &o, ""
 		}
 		rec = &RotationRecord{Pool: r.Name, State: rotation.State{OldID: old}}
@@ -273,7 +273,7 @@ func (d *Deployer) rotated(ctx context.Context, t deploytarget.Target, s stackst
 		if run.kind.StateID != nil {
 			id = run.kind.StateID(id)
 		}
-		if err := pointPoolAt(ctx, s, GuardedType(t.Effects), id); err != nil {
+		if err := pointPoolAt(ctx, s, deploytarget.GuardedType(t.Effects), id); err != nil {
 			o := failed(errors.Wrapf(err, "rotation of pool %s done; point the stack at the new pool %s", r.Name, surge))
 			return &o, ""
 		}
@@ -565,7 +565,7 @@ func editResources(ctx context.Context, s stackstate.Stack, edit func(r map[stri
 // carries out, unless something else is replaced too.
 func previewRotation(o *outcome.Outcome, t deploytarget.Target, carried []rotation.Rotation) {
 	o.Rotations = carried
-	if o.Result == nil || !onlyPoolReplaced(*o.Result, GuardedType(t.Effects)) {
+	if o.Result == nil || !onlyPoolReplaced(*o.Result, deploytarget.GuardedType(t.Effects)) {
 		return
 	}
 	o.Status, o.Reason = outcome.Done, "rotation "+describeRotations(carried)+"; the engine then finds the new pool"
@@ -584,7 +584,7 @@ func (d *Deployer) surgeTaken(ctx context.Context, t deploytarget.Target, s stac
 		return nil, err
 	}
 	self := ""
-	if ids, _ := st.IDs(GuardedType(t.Effects)); len(ids) == 1 {
+	if ids, _ := st.IDs(deploytarget.GuardedType(t.Effects)); len(ids) == 1 {
 		self = ids[0]
 	}
 	kr, err := t.Rotate(ctx, t.Input, self, d.resolve)
@@ -629,7 +629,7 @@ func (d *Deployer) protectedRotation(ctx context.Context, t deploytarget.Target,
 		return outcome.Outcome{}, false
 	}
 	if replaced, err := replacedBesides(t.Effects, t.Input, outputs); err != nil || len(replaced) > 0 ||
-		!onlyPoolReplaced(res, GuardedType(t.Effects)) {
+		!onlyPoolReplaced(res, deploytarget.GuardedType(t.Effects)) {
 		return outcome.Outcome{}, false
 	}
 	if taken, err := d.surgeTaken(ctx, t, s, carried); err != nil || taken != nil {

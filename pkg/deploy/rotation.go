@@ -74,7 +74,7 @@ func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (
 // nothing, or when res also replaces something else, which up would still replace.
 func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rotation {
 	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
-	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, GuardedType(t.Effects)) {
+	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, deploytarget.GuardedType(t.Effects)) {
 		return nil
 	}
 	return carried

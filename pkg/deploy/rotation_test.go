@@ -152,12 +152,12 @@ func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) 
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = rotatingIn(&pools{})
 	o := d.Drift(ctx, resized)
-	if o.Status != deploy.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
+	if o.Status != outcome.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
 		t.Errorf("drift: %s %q, want drifted saying the rotation", o.Status, o.Reason)
 	}
 	// Without the rollout block up rotates nothing: drift says the engine's plan.
 	replaced := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
-	if o := d.Drift(ctx, replaced); o.Status != deploy.Drifted || strings.Contains(o.Reason, "rotate") {
+	if o := d.Drift(ctx, replaced); o.Status != outcome.Drifted || strings.Contains(o.Reason, "rotate") {
 		t.Errorf("drift without a rotation: %s %q, want the engine's plan said", o.Status, o.Reason)
 	}
 }

@@ -67,7 +67,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
-	if _, held := st.IDs(GuardedType(t.Effects)); last == nil && held {
+	if _, held := st.IDs(deploytarget.GuardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
@@ -215,7 +215,7 @@ func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) o
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
-		if o := upgradedPast(err); o.Status == Drifted {
+		if o := upgradedPast(err); o.Status == outcome.Drifted {
 			message := o.Reason
 			if len(o.Drift) > 0 {
 				message += " (" + describeFields(o.Drift) + ")"

@@ -73,3 +73,15 @@ func (t Target) Program() pulumi.RunFunc {
 		return nil
 	}
 }
+
+// GuardedType is the type of the cluster or node pool a target of the kind whose effects table
+// is given creates, "" when unknown.
+func GuardedType(table *effects.Table) string {
+	if table == nil {
+		return ""
+	}
+	if typ := table.Types[effects.Cluster]; typ != "" {
+		return typ
+	}
+	return table.Types[effects.NodePool]
+}

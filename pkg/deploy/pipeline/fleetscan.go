@@ -186,8 +186,8 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	}
 	sc := deploy.Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
-	sc.Unchanged = f.Verdict == scan.Same && program != "" && deploy.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
-		(deploy.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
+	sc.Unchanged = f.Verdict == scan.Same && program != "" && stackstate.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
+		(stackstate.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
 	return sc, outputs
 }
 
@@ -204,7 +204,7 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 			if why := readAsRecorded(res, recorded); why != "" {
 				return nil, nil, why
 			}
-		case string(res.Type) == deploy.GuardedType(t.Effects):
+		case string(res.Type) == deploytarget.GuardedType(t.Effects):
 			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
 				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
 		case scan.ReadsType(string(res.Type)):

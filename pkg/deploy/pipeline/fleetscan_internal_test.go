@@ -182,7 +182,7 @@ func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	judgedKinds := 0
 	for _, k := range registry.Kinds() {
 		table := k.Effects
-		if scan.Compared(deploy.GuardedType(table)) == nil {
+		if scan.Compared(deploytarget.GuardedType(table)) == nil {
 			continue
 		}
 		judgedKinds++

@@ -35,7 +35,7 @@ const (
 
 // results are the words in the order the summary counts them: what did or would do something,
 // what differs, what needs nothing, what went wrong.
-var results = []string{WouldChange, Changed, Destroyed, Adopted, string(deploy.Drifted), NotDeployed, Unchanged, NotRun,
+var results = []string{WouldChange, Changed, Destroyed, Adopted, string(outcome.Drifted), NotDeployed, Unchanged, NotRun,
 	string(outcome.Blocked), string(outcome.Failed), string(outcome.Skipped), string(outcome.Cancelled)}
 
 // FleetOptions steer Fleet.
@@ -320,7 +320,7 @@ func FleetSummary(r deploy.Report, took time.Duration) string {
 func resources(r deploy.Report) string {
 	total := map[string]int{}
 	for _, s := range r.Stacks {
-		ran := s.Outcome == outcome.Done || s.Outcome == deploy.Drifted
+		ran := s.Outcome == outcome.Done || s.Outcome == outcome.Drifted
 		if r.Command == "preview" || r.Command == "drift" {
 			ran = ran || s.Outcome == outcome.Blocked
 		}
@@ -377,7 +377,7 @@ func fleetCost(r deploy.Report) string {
 		priced++
 		before.Min, before.Max = before.Min+c.Old.Min, before.Max+c.Old.Max
 		now := c.New
-		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != deploy.Drifted {
+		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != outcome.Drifted {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max

@@ -112,7 +112,7 @@ func driftFleet(t *testing.T, n int, drifted []int) []outcome.Outcome {
 	for i, target := range fleetTargets(t, n) {
 		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, NotRun: true, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
-			outcomes[i] = outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
+			outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
 				Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}},
 				Drift:  []outcome.FieldDrift{{Field: "spec.tags", Live: []any{"edited-in-the-console"}, Manifest: []any{}}}}
 		}

@@ -118,7 +118,7 @@ func resized(t *testing.T, command string, target deploytarget.Target) outcome.O
 	res := deployedWith(t, target, 2, "update")
 	switch command {
 	case "drift":
-		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
+		return outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
 	case "preview":
 		return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 			Reason: "1 update, 3 same; would put back what changed in the cloud: " + nodeCount}
@@ -131,7 +131,7 @@ func resized(t *testing.T, command string, target deploytarget.Target) outcome.O
 func grown(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
 	res := deployedWith(t, target, 2, "update")
 	if command == "drift" {
-		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
+		return outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Result: res,
 			Drift: []outcome.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
 	}
 	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, Reason: "1 update, 3 same"}
