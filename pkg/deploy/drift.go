@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -98,8 +99,8 @@ func wouldChange(t deploytarget.Target, res stackstate.Result) string {
 	if changes == "" {
 		return ""
 	}
-	if carried := RotatedInstead(t, res); len(carried) > 0 {
-		return "up would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
+	if carried := rotationrun.RotatedInstead(t, res); len(carried) > 0 {
+		return "up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would " + changes
 	}
 	return "up would " + changes
 }

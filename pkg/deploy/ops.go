@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -298,7 +299,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
-	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
+	blocked, carried, err := rotationrun.RotationGate(t, stackstate.OutputsOf(res.Previous))
 	switch {
 	case err != nil:
 		f := failed(err)
@@ -306,7 +307,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 	case blocked != nil && len(refused) == 0:
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	case len(carried) > 0 && len(refused) == 0:
-		previewRotation(o, t, carried)
+		rotationrun.PreviewRotation(o, t, carried)
 		if o.Status != outcome.Done {
 			return nil
 		}
@@ -320,7 +321,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		if w := d.progress(t); w != nil {
 			// The engine's own lines above say replace; what up does is not that.
 			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
-				replacedByRotation(carried), describeRotations(carried))
+				rotationrun.ReplacedByRotation(carried), rotationrun.DescribeRotations(carried))
 		}
 	}
 	return nil
@@ -510,7 +511,7 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 	if len(refused) > 0 {
 		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
 	}
-	blocked, _, err := rotationGate(t, st.Outputs())
+	blocked, _, err := rotationrun.RotationGate(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -133,7 +134,7 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 		if errors.As(o.Err, &refused) {
 			s.Refused = refused.Changes
 		}
-		var rotation *RotationError
+		var rotation *rotationrun.RotationError
 		if errors.As(o.Err, &rotation) {
 			s.Rotations = rotation.Rotations
 		}

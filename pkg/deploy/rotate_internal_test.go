@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -44,27 +45,27 @@ func newStateStack(t *testing.T) *stateStack {
 func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t *testing.T) {
 	ctx := context.Background()
 	s := newStateStack(t)
-	rec := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Cordoned, OldID: "old-id", SurgeID: "new-id"}}
-	if err := recordRotation(ctx, s, rec); err != nil {
+	rec := &rotationrun.RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Cordoned, OldID: "old-id", SurgeID: "new-id"}}
+	if err := rotationrun.RecordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := RecordedRotation(st.Outputs())
+	got, err := rotationrun.RecordedRotation(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
 	if !st.Outputs()["kubeconfig"].Secret {
 		t.Errorf("the secret output lost its encryption: %v", st.Outputs()["kubeconfig"])
 	}
-	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
+	cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
 		t.Errorf("status of a stopped rotation: %+v", cond)
 	}
 
-	if err := pointPoolAt(ctx, s, poolType, "new-id"); err != nil {
+	if err := rotationrun.PointPoolAt(ctx, s, poolType, "new-id"); err != nil {
 		t.Fatal(err)
 	}
 	st, _ = stackstate.ReadState(ctx, s)
@@ -79,12 +80,12 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if !strings.Contains(string(s.raw.Deployment), `"secrets_providers"`) {
 		t.Errorf("the edit dropped the state's secrets provider: %s", s.raw.Deployment)
 	}
-	done := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Done, OldID: "old-id", SurgeID: "new-id"}}
-	if err := recordRotation(ctx, s, done); err != nil {
+	done := &rotationrun.RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Done, OldID: "old-id", SurgeID: "new-id"}}
+	if err := rotationrun.RecordRotation(ctx, s, done); err != nil {
 		t.Fatal(err)
 	}
 	st, _ = stackstate.ReadState(ctx, s)
-	if cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+	if cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}
 }
@@ -107,7 +108,7 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Action: "replace"})
 			}
 			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
-			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)
+			rotationrun.PreviewRotation(&o, deploytarget.Target{Effects: table}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
@@ -173,9 +174,9 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 		{rotation.OldDeleted, false},
 	}
 	for _, tt := range tests {
-		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
-		outputs := map[string]stackstate.Output{RotationOutput: {Value: string(rec)}}
-		cond := rotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
+		rec, _ := json.Marshal(rotationrun.RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
+		outputs := map[string]stackstate.Output{rotationrun.RotationOutput: {Value: string(rec)}}
+		cond := rotationrun.RotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
 		if cond.Reason != "RotationUnderWay" {
 			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)
 		}

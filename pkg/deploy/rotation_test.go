@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -32,7 +33,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 		t.Run(op.name, func(t *testing.T) {
 			updates := calls(b, "update")
 			o := op.run()
-			var rotation *deploy.RotationError
+			var rotation *rotationrun.RotationError
 			if o.Status != outcome.Blocked || !errors.As(o.Err, &rotation) || len(rotation.Rotations) != 1 ||
 				rotation.Rotations[0].Pool != "spec.defaultNodePool" {
 				t.Fatalf("%s: %s %v, want blocked by the default pool's rotation", op.name, o.Status, o.Err)
@@ -60,7 +61,7 @@ func TestARefusedRotationNamesTheKindAndTheCloudItsDriverNames(t *testing.T) {
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = nil
 	o := d.Preview(ctx, resized, deploy.PreviewOptions{})
-	var refused *deploy.RotationError
+	var refused *rotationrun.RotationError
 	if !errors.As(o.Err, &refused) {
 		t.Fatalf("preview: %s %v, want a refused rotation", o.Status, o.Err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -92,7 +93,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	if answer != nil {
 		o.Unmanaged = answer.live
 	}
-	ready = rotationUnderWay(outputs, ready)
+	ready = rotationrun.RotationUnderWay(outputs, ready)
 	ready, drifted, err := d.driftInStatus(ctx, t, s, st, answer, opts.Drift, &o, ready)
 	if err != nil {
 		return failed(err)

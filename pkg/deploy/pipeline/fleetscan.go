@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -164,7 +165,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 		return unjudged("creates pending")
 	}
 	outputs = st.Outputs()
-	if rec, _ := deploy.RecordedRotation(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
+	if rec, _ := rotationrun.RecordedRotation(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
 	}
