@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
@@ -318,8 +319,8 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 			c := cluster(t)
 			tt.prepare(ctx, t, d, c)
 			o := d.Drift(ctx, c)
-			if o.Status != outcome.Done || o.Reason != deploy.NotDeployed || deploy.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
-				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, deploy.NotDeployed)
+			if o.Status != outcome.Done || o.Reason != fielddrift.NotDeployed || deploy.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
+				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, fielddrift.NotDeployed)
 			}
 			st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 			if st.Report == nil || st.Report.Condition("Ready").Reason != tt.ready || st.Report.Condition("Drifted").Reason != "NotDeployed" {

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
@@ -245,7 +246,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = putBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
+	o = fielddrift.PutBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
 	return o
 }
 
@@ -285,9 +286,9 @@ func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s
 // replaces. stop is the outcome when the preview ends there.
 func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
-	refused = notReplacedByEngine(refused, res)
+	refused = fielddrift.NotReplacedByEngine(refused, res)
 	if refresh {
-		refused = heldByCloud(refused, t, res)
+		refused = fielddrift.HeldByCloud(refused, t, res)
 	}
 	switch {
 	case err != nil:
@@ -336,7 +337,7 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s 
 		if err != nil {
 			return nil
 		}
-		return AdoptionLeft(last)
+		return fielddrift.AdoptionLeft(last)
 	}
 }
 
@@ -496,16 +497,16 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 		o := failed(err)
 		return &o, "", st
 	}
-	if slices.ContainsFunc(refused, onPaper) {
+	if slices.ContainsFunc(refused, fielddrift.OnPaper) {
 		// Only the engine can tell whether the cloud already has the value: ask it.
 		if res, err := s.Preview(ctx, stackstate.Options{}); err == nil {
-			refused = notReplacedByEngine(refused, res)
+			refused = fielddrift.NotReplacedByEngine(refused, res)
 		}
 	}
-	if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
+	if slices.ContainsFunc(refused, fielddrift.NotApplied) && !opts.NoRefresh {
 		// The cloud may hold the value already: read it to know.
 		if res, err := s.Preview(ctx, stackstate.Options{Refresh: true}); err == nil {
-			refused = heldByCloud(refused, t, res)
+			refused = fielddrift.HeldByCloud(refused, t, res)
 		}
 	}
 	if len(refused) > 0 {
@@ -586,7 +587,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
@@ -681,7 +682,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return outcome.NotRun(NotDeployed)
+		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
@@ -693,7 +694,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return outcome.NotRun(NotDeployed)
+		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
@@ -704,7 +705,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return upgradedPast(err)
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
-	if reason, fields := driftOf(t, res); reason != "" {
+	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
 		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, fields
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.

@@ -4,10 +4,10 @@ import (
 	_ "embed"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -142,10 +142,10 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
 			s.RecordedOnly = o.Result.RecordedOnly
-			if changed := changedPaths(o.Target, o.Result.Previous); changed != nil {
+			if changed := fielddrift.ChangedPaths(o.Target, o.Result.Previous); changed != nil {
 				s.ProtectionOff = ProtectionOff([]diff.Change{changed[effects.ProtectionPath]})
 			}
-			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
+			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, fielddrift.ChangedPaths(o.Target, o.Result.Previous))
 			if len(o.Rotations) > 0 {
 				s.Resources, s.Changes = rotated(s.Resources, s.Changes)
 			}
@@ -176,7 +176,7 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
-			old = withValues(old, cloudHad)
+			old = fielddrift.WithValues(old, cloudHad)
 		}
 		p := prices(string(cloud.ID()))
 		d := cost.Compare(old, o.Target.Input, p)
@@ -189,34 +189,6 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		r.Stacks[i].Cost = &d
 		rotation.PriceRotations(r.Stacks[i].Rotations, p)
 	}
-}
-
-// changedPaths are the manifest's fields that changed since the manifest the stack recorded
-// before the operation, with both values; nil when it recorded none (or the manifest did not
-// change: the cloud did).
-func changedPaths(t deploytarget.Target, previous map[string]any) map[string]diff.Change {
-	if t.Input == nil {
-		return nil
-	}
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
-	if err != nil || result == nil || len(result.Changes) == 0 {
-		return nil
-	}
-	paths := map[string]diff.Change{}
-	for _, c := range result.Changes {
-		paths[c.Path] = c
-	}
-	return paths
-}
-
-// among tells whether field is one of the changed paths, or holds one, or is held by one.
-func among(field string, changed map[string]diff.Change) bool {
-	for p := range changed {
-		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // internal tells a step the engine does not count in its summary: a default provider's (the
@@ -239,7 +211,7 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 		if step.IsAction(apitype.OpSame, apitype.OpRead) || internal(step) {
 			continue
 		}
-		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: propertyPaths(step.Paths)}
+		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: fielddrift.PropertyPaths(step.Paths)}
 		seen := map[string]bool{}
 		for _, p := range rc.Properties {
 			if table == nil {
@@ -248,14 +220,14 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 			fields := table.Fields(step.Type, p)
 			var moved []string
 			for _, field := range fields {
-				if among(field, changed) {
+				if fielddrift.Among(field, changed) {
 					moved = append(moved, field)
 				}
 			}
 			if len(moved) > 0 {
 				fields = moved
 			} else {
-				fields = specFirst(fields)
+				fields = fielddrift.SpecFirst(fields)
 			}
 			for _, field := range fields {
 				if seen[field] {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -226,13 +227,13 @@ func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) o
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if reason, fields := driftOf(t, res); reason != "" {
+	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
 		message := reason
 		if len(fields) > 0 {
 			message += " (" + describeFields(fields) + ")"
 		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
-		if _, all := unclearable(fields); all {
+		if _, all := fielddrift.Unclearable(fields); all {
 			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
 		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}

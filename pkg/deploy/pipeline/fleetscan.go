@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
@@ -159,7 +160,7 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	case rec.Newest != "update" || rec.WrittenSinceRecord:
 		// A refresh, an import or an edit since rewrote the state: it no longer says what up left.
 		return unjudged(rewrittenSince(rec))
-	case deploy.AdoptionLeft(last) != nil:
+	case fielddrift.AdoptionLeft(last) != nil:
 		return unjudged("adopted with changes left for the next up")
 	case len(st.PendingCreates()) > 0:
 		return unjudged("creates pending")
@@ -270,7 +271,7 @@ func heldUnclearable(table *effects.Table, r scan.Resource) string {
 			if !ok || row.Removed == nil || row.Removed.Refusal != effects.NotApplied {
 				continue
 			}
-			if deploy.Empty(deploy.ValueAt(r.Inputs, property)) && !deploy.Empty(deploy.ValueAt(r.Outputs, property)) {
+			if fielddrift.Empty(fielddrift.ValueAt(r.Inputs, property)) && !fielddrift.Empty(fielddrift.ValueAt(r.Outputs, property)) {
 				return field
 			}
 		}
@@ -290,8 +291,8 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 		return outputs
 	}
 	for property, alias := range table.ReadBack {
-		read := deploy.ValueAt(outputs, alias)
-		if read == nil || !unset(deploy.ValueAt(outputs, property)) {
+		read := fielddrift.ValueAt(outputs, alias)
+		if read == nil || !unset(fielddrift.ValueAt(outputs, property)) {
 			continue
 		}
 		outputs = withValueAt(outputs, property, read)
@@ -302,7 +303,7 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 // unset tells a value a provider's state holds for a property it never set: none, or a zero.
 func unset(v any) bool {
 	n, isNumber := v.(float64)
-	return deploy.Empty(v) || isNumber && n == 0
+	return fielddrift.Empty(v) || isNumber && n == 0
 }
 
 // withValueAt is a copy of m with v at the dotted path, the maps along it copied, m untouched.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 )
 
@@ -121,7 +122,7 @@ func ResultOf(command string, s deploy.StackReport) string {
 		return string(s.Outcome)
 	case s.NotRun && (s.Reason == deploy.Unchanged || strings.HasPrefix(s.Reason, "no drift")):
 		return Unchanged
-	case s.Reason == deploy.NotDeployed || command == "destroy" && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
+	case s.Reason == fielddrift.NotDeployed || command == "destroy" && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
 		return NotDeployed
 	case s.NotRun || strings.HasPrefix(s.Reason, "not previewed"):
 		// Not run on purpose, or not previewed: a pool whose cluster is not deployed yet.

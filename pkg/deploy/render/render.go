@@ -19,6 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
@@ -207,7 +208,7 @@ func Adopt(w io.Writer, outcomes []outcome.Outcome) {
 // the manifest fields behind it, old → new, shown before the question.
 func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
-	outcomes := []outcome.Outcome{deploy.Previewed(t, preview)}
+	outcomes := []outcome.Outcome{fielddrift.Previewed(t, preview)}
 	r := deploy.NewReport("preview", outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
