@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -171,7 +172,7 @@ func checkPutBack(t *testing.T, o outcome.Outcome, status outcome.Status, reason
 		t.Errorf("still differs %q, want %q", got, stays)
 	}
 	outcomes := []outcome.Outcome{o}
-	report := deploy.NewReport("up", outcomes)
+	report := runreport.NewReport("up", outcomes)
 	report.Price(outcomes, clouds.Prices)
 	if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), says) {
 		t.Errorf("cost %v, want it to say %q", c, says)
@@ -319,14 +320,14 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 			c := cluster(t)
 			tt.prepare(ctx, t, d, c)
 			o := d.Drift(ctx, c)
-			if o.Status != outcome.Done || o.Reason != fielddrift.NotDeployed || deploy.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
+			if o.Status != outcome.Done || o.Reason != fielddrift.NotDeployed || runreport.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
 				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, fielddrift.NotDeployed)
 			}
 			st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 			if st.Report == nil || st.Report.Condition("Ready").Reason != tt.ready || st.Report.Condition("Drifted").Reason != "NotDeployed" {
 				t.Fatalf("status --drift: %+v, want Ready %s and Drifted NotDeployed", st.Report, tt.ready)
 			}
-			if code := deploy.ExitCode([]outcome.Outcome{st}); code != tt.code {
+			if code := runreport.ExitCode([]outcome.Outcome{st}); code != tt.code {
 				t.Errorf("status --drift exits %d, want %d as for plain status", code, tt.code)
 			}
 		})
@@ -369,7 +370,7 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 			if got.Status != tt.status || got.Reason != tt.reason || !strings.Contains(got.Message, tt.says) {
 				t.Errorf("Drifted %s/%s %q, want %s/%s saying %q", got.Status, got.Reason, got.Message, tt.status, tt.reason, tt.says)
 			}
-			if code := deploy.ExitCode([]outcome.Outcome{o}); code != tt.exit {
+			if code := runreport.ExitCode([]outcome.Outcome{o}); code != tt.exit {
 				t.Errorf("status --drift exits %d, want %d", code, tt.exit)
 			}
 		})

@@ -65,8 +65,9 @@ func TestNoPackageIsAHallAndNoHandWrittenFunctionIsOver80Lines(t *testing.T) {
 // near its size then: pkg/deploy was 8,056 lines, and 5,753 once its lower rooms (stackstate,
 // deploytarget, outcome, queue) moved out, and 5,019 once the pipeline and the fleet scan
 // moved above it (pipeline), and 4,593 once rotation's running moved below it (rotationrun), and
-// 3,931 once the field-by-field comparisons did (fielddrift). A ceiling only ever comes down, to 3,000, and the entry goes.
-var hallsBeingSplit = map[string]int{"pkg/deploy": 3950}
+// 3,931 once the field-by-field comparisons did (fielddrift), and 3,478 once the
+// reports did (runreport). A ceiling only ever comes down, to 3,000, and the entry goes.
+var hallsBeingSplit = map[string]int{"pkg/deploy": 3500}
 
 // dataTable tells whether a long function is a data table: a kind's effects table.
 func dataTable(file, long string) bool {

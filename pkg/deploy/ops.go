@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -200,7 +201,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh})
-		res.RecordedOnly = RecordedOnly(t, res)
+		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err != nil {
@@ -564,7 +565,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	reads := d.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
-		res.RecordedOnly = RecordedOnly(t, res)
+		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
 			err = reads.check(ctx, res, err)
@@ -600,7 +601,7 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 			o := failed(err)
 			return &o
 		}
-		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
+		preview.RecordedOnly, preview.LeftByAdoption = runreport.RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}

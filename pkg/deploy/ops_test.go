@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -305,7 +306,7 @@ func TestStatusNamesAStackBeforeAndAfterItIsDeployedAsUpsReportDoes(t *testing.T
 		t.Fatalf("up: %s %v", up.Status, up.Err)
 	}
 	after := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
-	want := deploy.NewReport("up", []outcome.Outcome{up}).Stacks[0].Stack
+	want := runreport.NewReport("up", []outcome.Outcome{up}).Stacks[0].Stack
 	if before != want || after != want {
 		t.Errorf("status names the stack %q before up and %q after, up's report %q", before, after, want)
 	}

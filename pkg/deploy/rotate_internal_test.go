@@ -15,6 +15,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -120,32 +121,32 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 }
 
 func TestAPoolUpRotatesReadsAsOneRotationNotTheEnginesReplaceAndCreateReplacement(t *testing.T) {
-	pool := func(op string, effect effects.Effect) ResourceChange {
-		return ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
-			Fields: []FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
+	pool := func(op string, effect effects.Effect) runreport.ResourceChange {
+		return runreport.ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
+			Fields: []runreport.FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
 	}
 	// The engine's delete-replaced step names no field (newcomer6 saw it left in the report).
-	deleted := ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: "delete-replaced"}
+	deleted := runreport.ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: "delete-replaced"}
 	tests := []struct {
 		name       string
-		changes    []ResourceChange
+		changes    []runreport.ResourceChange
 		counts     map[string]int
 		want       []string
 		wantCounts map[string]int
 	}{
-		{"a rotation", []ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+		{"a rotation", []runreport.ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
 			map[string]int{"replace": 1, "same": 3}, []string{"rotate"}, map[string]int{"rotate": 1, "same": 3}},
-		{"a rotation whose old pool goes first", []ResourceChange{deleted, pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+		{"a rotation whose old pool goes first", []runreport.ResourceChange{deleted, pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
 			map[string]int{"replace": 1}, []string{"rotate"}, map[string]int{"rotate": 1}},
 		{"a replacement that is no rotation stays one",
-			[]ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace), deleted},
+			[]runreport.ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace), deleted},
 			map[string]int{"replace": 1}, []string{"replace", "create-replacement", "delete-replaced"}, map[string]int{"replace": 1}},
-		{"an update beside it stays", []ResourceChange{pool("update", effects.Update)},
+		{"an update beside it stays", []runreport.ResourceChange{pool("update", effects.Update)},
 			map[string]int{"update": 1}, []string{"update"}, map[string]int{"update": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resources, counts := rotated(tt.changes, tt.counts)
+			resources, counts := runreport.Rotated(tt.changes, tt.counts)
 			var got []string
 			for _, rc := range resources {
 				got = append(got, rc.Operation)

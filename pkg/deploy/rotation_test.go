@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -44,7 +45,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 			if calls(b, "update") != updates {
 				t.Errorf("the engine updated the stack: %v", b.Calls())
 			}
-			report := deploy.NewReport(op.name, []outcome.Outcome{o})
+			report := runreport.NewReport(op.name, []outcome.Outcome{o})
 			if len(report.Stacks) != 1 || len(report.Stacks[0].Rotations) != 1 || len(report.Stacks[0].Rotations[0].Steps) == 0 {
 				t.Errorf("the report holds no rotation: %+v", report.Stacks)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -155,7 +156,7 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 	case last.Result == "failed":
 		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
 		return outcome.Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
-			Message: "the last " + last.Operation + " failed or was cancelled: run " + command(last.Operation) + " again"}
+			Message: "the last " + last.Operation + " failed or was cancelled: run " + runreport.Command(last.Operation) + " again"}
 	case last.Result != "succeeded":
 		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}
@@ -166,14 +167,6 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
 	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
-}
-
-// command is the clusterplane command that runs an operation of the stack's history again.
-func command(operation string) string {
-	if operation == "update" {
-		return "up"
-	}
-	return operation
 }
 
 // changedFields says which fields of the manifest changed since the last up, when the stack

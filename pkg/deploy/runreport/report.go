@@ -1,4 +1,4 @@
-package deploy
+package runreport
 
 import (
 	_ "embed"
@@ -147,7 +147,7 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 			}
 			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, fielddrift.ChangedPaths(o.Target, o.Result.Previous))
 			if len(o.Rotations) > 0 {
-				s.Resources, s.Changes = rotated(s.Resources, s.Changes)
+				s.Resources, s.Changes = Rotated(s.Resources, s.Changes)
 			}
 		}
 		r.Stacks = append(r.Stacks, s)
@@ -251,12 +251,12 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 	return out
 }
 
-// rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
+// Rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
 // change, in the resources and in the counts by operation: the engine plans replace and
 // create-replacement (or delete-replaced, which names no field) steps, which read as the pool
 // replaced at once, nodes and pods gone, when up creates a pool beside it and drains the old one
 // first. changes is left as it is; the counts returned are a copy.
-func rotated(resources []ResourceChange, changes map[string]int) ([]ResourceChange, map[string]int) {
+func Rotated(resources []ResourceChange, changes map[string]int) ([]ResourceChange, map[string]int) {
 	rotates := map[string]bool{}
 	for _, rc := range resources {
 		if replaceStep(rc.Operation) && rotatesOnly(rc) {
@@ -344,4 +344,12 @@ func ExitCode(outcomes []outcome.Outcome) int {
 		}
 	}
 	return code
+}
+
+// Command is the clusterplane command that runs an operation of the stack's history again.
+func Command(operation string) string {
+	if operation == "update" {
+		return "up"
+	}
+	return operation
 }
