@@ -66,8 +66,8 @@ func TestNoPackageIsAHallAndNoHandWrittenFunctionIsOver80Lines(t *testing.T) {
 // deploytarget, outcome, queue) moved out, and 5,019 once the pipeline and the fleet scan
 // moved above it (pipeline), and 4,593 once rotation's running moved below it (rotationrun), and
 // 3,931 once the field-by-field comparisons did (fielddrift), and 3,478 once the
-// reports did (runreport). A ceiling only ever comes down, to 3,000, and the entry goes.
-var hallsBeingSplit = map[string]int{"pkg/deploy": 3500}
+// reports did (runreport), and 3,151 once saved plans did (savedplan). A ceiling only ever comes down, to 3,000, and the entry goes.
+var hallsBeingSplit = map[string]int{"pkg/deploy": 3160}
 
 // dataTable tells whether a long function is a data table: a kind's effects table.
 func dataTable(file, long string) bool {

@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
@@ -616,8 +617,8 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 		o := failed(err)
 		return &o
 	}
-	if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
-		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+	if now := savedplan.PlannedUpdate(last); !savedplan.SameUpdate(now, opts.Planned.LastUpdate) {
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{
 			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 	}
 	return nil
