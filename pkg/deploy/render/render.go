@@ -1,4 +1,4 @@
-// Package render writes what the deploy pipeline reports (deploy.Report, deploy.Outcome) for
+// Package render writes what the deploy pipeline reports (runreport.Report, outcome.Outcome) for
 // people: the table of stacks and their counts, each change's fields old → new, the monthly
 // costs, a pull request's Markdown comment, drift, status, an adoption's differences and the plan
 // shown before up or destroy asks. Every way in that shows a report to a person (the command, a

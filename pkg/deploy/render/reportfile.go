@@ -18,7 +18,7 @@ import (
 
 // ReportRow is one stack of --report-file: flat, the same columns for every command, so that CI
 // keeps it as an artifact and a portal or a spreadsheet reads it without knowing the command. Its
-// values are the -o json report's (deploy.StackReport), the status's conditions and the
+// values are the -o json report's (runreport.StackReport), the status's conditions and the
 // manifest's nodes and monthly cost added; pkg/deploy/runreport/reportfile.schema.json is its schema.
 type ReportRow struct {
 	Command   string  `json:"command"`
