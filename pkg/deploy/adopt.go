@@ -33,7 +33,7 @@ func (d *Deployer) Adopt(ctx context.Context, t deploytarget.Target, id string, 
 	defer outcome.Stamp(&out, t, time.Now())
 	table := t.Effects
 	if table == nil {
-		return failed(errors.Errorf("no effects are known for kind %q", t.Kind))
+		return failed(errors.Errorf("no effects are known for kind %q", t.Name))
 	}
 	typ := table.Types[effects.Cluster]
 	if typ == "" {

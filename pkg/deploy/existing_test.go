@@ -217,7 +217,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	d, _ := deployer()
 	c := namedCluster(t, "platform", "prod", "")
 	mustUp(ctx, t, d, c)
-	k, _ := registry.Kinds().ByName(c.Kind)
+	k, _ := registry.Kinds().ByName(c.Name)
 	renamed, err := deploytarget.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
 	if err != nil {
 		t.Fatal(err)

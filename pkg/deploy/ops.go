@@ -838,7 +838,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out o
 		}
 		return outcome.Outcome{Status: outcome.Done, Kubeconfig: data, Reason: "kubeconfig"}
 	}
-	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
+	return failed(errors.Errorf("a %s has no kubeconfig", t.Name))
 }
 
 // cancelCommand is the command that removes a stack's lock, in backticks.

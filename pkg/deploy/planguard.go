@@ -30,7 +30,7 @@ func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out 
 	if o.Result == nil || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
 		return o
 	}
-	o.Planned = &outcome.PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: savedplan.ManifestDigest(t.Input),
+	o.Planned = &outcome.PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Name, Digest: savedplan.ManifestDigest(t.Input),
 		LastUpdate: savedplan.PlannedUpdate(last), Summary: o.Result.Summary(), Steps: savedplan.PlannedSteps(*o.Result),
 		RecordedOnly: savedplan.ChangePaths(o.Result.RecordedOnly), Fields: savedplan.FieldDigests(t.Input)}
 	return o

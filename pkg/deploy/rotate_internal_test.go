@@ -109,7 +109,7 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Action: "replace"})
 			}
 			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
-			rotationrun.PreviewRotation(&o, deploytarget.Target{Effects: table}, rotations)
+			rotationrun.PreviewRotation(&o, deploytarget.Target{Kind: kinds.Kind{Effects: table}}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
@@ -205,9 +205,9 @@ current-context: c
 		}
 		told = append(told, s.Phase)
 	}}
-	target := deploytarget.Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+	target := deploytarget.Target{Kind: kinds.Kind{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
-	}}
+	}}}
 	run, err := d.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {
 		if s.Phase == rotation.Drained {
 			return fmt.Errorf("the backend did not answer")

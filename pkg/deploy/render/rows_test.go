@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,7 +271,7 @@ func TestUSDSaysThousandsAndTheSignOfAChange(t *testing.T) {
 // for the row of a stack that fails; one stack's, and a fleet's with -v, are shown as they come.
 func TestAFleetsStreamsAreKeptForItsRowsAndOneStacksShown(t *testing.T) {
 	const secret = "s3cret-passphrase"
-	target := deploytarget.Target{Project: "kind", Stack: "a"}
+	target := deploytarget.Target{Kind: kinds.Kind{Project: "kind"}, Stack: "a"}
 	tests := []struct {
 		name            string
 		stacks          int

@@ -46,7 +46,7 @@ func (e *RotationError) Error() string {
 // rotationError is the refusal of rotations up does not carry out for t, its cloud named by the
 // cloud's driver.
 func rotationError(t deploytarget.Target, not []rotation.Rotation) *RotationError {
-	e := &RotationError{Rotations: not, Kind: t.Kind}
+	e := &RotationError{Rotations: not, Kind: t.Name}
 	if d, ok := stackinput.Cloud(t.Input); ok {
 		e.Cloud = d.Env().Name
 	}

@@ -124,7 +124,7 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[outcome.Status]int{}, Stacks: []StackReport{}}
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
-		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
+		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {

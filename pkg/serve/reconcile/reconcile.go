@@ -233,7 +233,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 // the manifest deploys, priced as `clusterplane up` prices it.
 func (w *Worker) observed(ctx context.Context, t deploytarget.Target, outputs map[string]any) map[string]any {
 	m := map[string]any{}
-	if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
+	if k, ok := w.Kinds.ByName(t.Name); ok && k.Nodes != "" {
 		if nodes, ok := outputs[k.Nodes].([]any); ok {
 			m["active_nodes"] = len(nodes)
 		}
