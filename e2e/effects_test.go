@@ -360,7 +360,7 @@ func (w *walk) refused(ctx context.Context, t *testing.T, newT deploytarget.Targ
 	case effects.NotApplied:
 		drift := w.deployer.Drift(ctx, newT)
 		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		if up.Status != outcome.Done || drift.Status != deploy.Drifted {
+		if up.Status != outcome.Done || drift.Status != outcome.Drifted {
 			fail()
 		}
 	case effects.Kept:

@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
@@ -152,7 +153,7 @@ func (o *deployOptions) validate() error {
 		return errors.New(`--changed-since "": names no commit (a CI variable left empty?); give the base commit, e.g. origin/main`)
 	}
 	if o.reportFile != "" {
-		_, err := deploy.ReportFileFormat(o.reportFile)
+		_, err := runreport.ReportFileFormat(o.reportFile)
 		return err
 	}
 	return nil
@@ -243,7 +244,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	f.streams(o).Flush()
 	if err != nil && outcomes == nil {
 		// Nothing ran: the report file still says so (no row) instead of keeping an older run's.
-		if werr := f.writeReportFile(o, deploy.NewReport(r.name, nil), nil); werr != nil {
+		if werr := f.writeReportFile(o, runreport.NewReport(r.name, nil), nil); werr != nil {
 			f.printError(werr)
 		}
 		return f.exit(nil, err)
@@ -290,7 +291,7 @@ func (f *factory) exit(outcomes []outcome.Outcome, err error) error {
 	case errors.As(err, &denied):
 		return cli.Exit(exitcode.Invalid)
 	}
-	code := deploy.ExitCode(outcomes)
+	code := runreport.ExitCode(outcomes)
 	if err != nil {
 		code = max(code, exitcode.Invalid)
 	}

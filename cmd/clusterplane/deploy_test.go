@@ -15,8 +15,8 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -328,7 +328,7 @@ func TestStatusAndDriftOfAFleetRunStacksInParallel(t *testing.T) {
 }
 
 func TestEveryDeployCommandWritesAReportTheSchemaAccepts(t *testing.T) {
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(deploy.ReportSchema))
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportSchema))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -87,7 +88,7 @@ diff calls it refused), or when the cloud differs where no up can put it back; 0
 func previewRun(opts *previewOptions) error {
 	f, o := opts.f, &opts.deployOptions
 	if opts.savePlan != "" {
-		if err := deploy.PlanDestination(opts.savePlan); err != nil {
+		if err := savedplan.PlanDestination(opts.savePlan); err != nil {
 			return err
 		}
 		if o.changedSince != "" {
@@ -167,13 +168,13 @@ nothing is applied, each stack saying what moved (exit 3).`,
 func upRun(opts *upOptions) error {
 	f, o := opts.f, &opts.deployOptions
 	if opts.plan != "" {
-		var p *deploy.Plan
+		var p *savedplan.Plan
 		var err error
 		if o.files, p, err = planFiles(f, o.files, opts.plan); err != nil {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: queue.Refreshing, guard: p.Guard(o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}

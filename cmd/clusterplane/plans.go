@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 )
 
@@ -14,7 +14,7 @@ import (
 // file only when every stack has its part (a plan covers the whole fleet or nothing).
 func savePlan(file string) func(outcomes []outcome.Outcome) error {
 	return func(outcomes []outcome.Outcome) error {
-		p, err := deploy.NewPlan(outcomes, time.Now())
+		p, err := savedplan.NewPlan(outcomes, time.Now())
 		if err != nil {
 			return err
 		}
@@ -23,8 +23,8 @@ func savePlan(file string) func(outcomes []outcome.Outcome) error {
 }
 
 // planFiles are the files up --plan deploys: those given, or the plan's own when none is.
-func planFiles(f *factory, files []string, planFile string) ([]string, *deploy.Plan, error) {
-	p, err := deploy.ReadPlanFile(planFile)
+func planFiles(f *factory, files []string, planFile string) ([]string, *savedplan.Plan, error) {
+	p, err := savedplan.ReadPlanFile(planFile)
 	if err != nil {
 		f.printError(err)
 		return nil, nil, cli.Exit(exitcode.Invalid)

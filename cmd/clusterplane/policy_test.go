@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -126,7 +126,7 @@ func TestDiffWithAPolicyRefusesAChangeThatAddsTooMuchAMonthBeforeTheDiffRuns(t *
 }
 
 func TestPreviewAndUpWithAPolicyRunNoStackWhenAManifestIsDeniedAndReportWhy(t *testing.T) {
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(deploy.ReportSchema))
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportSchema))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestTheEnginesProgressIsRedactedLineByLineAndItsLastLineIsKept(t *testing.T
 		var stderr bytes.Buffer
 		a := newApp(registry.Kinds(), nil, &bytes.Buffer{}, &stderr)
 		// -v: a fleet's progress is shown as it comes, as one stack's is.
-		w := a.f.streams(&deployOptions{verbose: true}).For(targets)(deploytarget.Target{Project: "p", Stack: "s"})
+		w := a.f.streams(&deployOptions{verbose: true}).For(targets)(deploytarget.Target{Kind: kinds.Kind{Project: "p"}, Stack: "s"})
 		// Split where a pipe may split it: inside the URL and inside the passphrase.
 		for _, chunk := range []string{"Previewing (postgres://u:" + urlPassword[:4], urlPassword[4:] + "@db/x)\nlast: " +
 			passphrase[:6], passphrase[6:]} {

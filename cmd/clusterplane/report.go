@@ -9,9 +9,9 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/cli"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 	"github.com/pkg/errors"
@@ -66,7 +66,7 @@ func (f *factory) report(r runOp, o *deployOptions, outcomes []outcome.Outcome, 
 }
 
 // writeReportFile writes --report-file, when given, whole (atomically) and redacted.
-func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcomes []outcome.Outcome) error {
+func (f *factory) writeReportFile(o *deployOptions, report runreport.Report, outcomes []outcome.Outcome) error {
 	if o.reportFile == "" {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (f *factory) writeReportFile(o *deployOptions, report deploy.Report, outcom
 	if err != nil {
 		return err
 	}
-	return deploy.WriteReportFile(o.reportFile, data)
+	return runreport.WriteReportFile(o.reportFile, data)
 }
 
 // writeRedacted writes the command's output, redacted, to standard output.

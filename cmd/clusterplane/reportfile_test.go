@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"sigs.k8s.io/yaml"
@@ -38,7 +38,7 @@ func TestTheReportFileRowsAgreeWithTheJSONReport(t *testing.T) {
 			r := deployRun(t, b, strings.NewReader(""), false, command, dir, "-o", "json", "--report-file", asJSON)
 			fail()
 			deployRun(t, b, strings.NewReader(""), false, command, dir, "--report-file", asCSV)
-			var report deploy.Report
+			var report runreport.Report
 			if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
 				t.Fatalf("exit %d, -o json: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
 			}

@@ -12,7 +12,9 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
@@ -28,7 +30,7 @@ func TestDriftShowsTheTagsTheCloudHasNotTheInputsPulumiDerivesFromThem(t *testin
 	cloud := []any{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev-fra1", "hand-edited"}
 	b.EditRefreshed(c.Key(), clusterType, "dev-fra1", "tags", []any{"hand-edited", "resource-kind:DigitalOceanKubernetesCluster"}, cloud)
 	o := d.Drift(ctx, c)
-	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" || !reflect.DeepEqual(o.Drift[0].Live, cloud) {
+	if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" || !reflect.DeepEqual(o.Drift[0].Live, cloud) {
 		t.Errorf("drift after a console tag edit: %s %+v, want spec.tags with the cloud's %v", o.Status, o.Drift, cloud)
 	}
 }
@@ -89,7 +91,7 @@ func TestDriftSaysALabelNoUpCanClearIsOneAndNotThatUpWouldUpdateIt(t *testing.T)
 			mustUp(ctx, t, d, p)
 			b.EditRefreshed(p.Key(), poolType, "dev-fra1-workers", "labels", tt.live, tt.live)
 			o := d.Drift(ctx, p)
-			if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.labels" {
+			if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.labels" {
 				t.Fatalf("drift: %s %q %+v, want spec.labels drifted", o.Status, o.Reason, o.Drift)
 			}
 			// The whole map, so that the key the cloud added is named.
@@ -123,7 +125,7 @@ func TestUpNamesWhatItPutBackFromTheCloudAndIsNotDoneWhereItCannot(t *testing.T)
 	}{
 		{"a pool resized in the cloud is put back, from its cost", "nodeCount", 6, outcome.Done, "spec.nodeCount", "",
 			"-$192.00/month ($288.00 → $96.00/month", "put back what changed in the cloud: spec.nodeCount"},
-		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, deploy.Drifted, "", "spec.labels",
+		{"a label added in the cloud stays, and the up says so", "labels", map[string]any{"sneaky": "yes"}, outcome.Drifted, "", "spec.labels",
 			"unchanged ($96.00 → $96.00/month", "the cloud still differs where no up can put it back: spec.labels"},
 	}
 	ops := []struct {
@@ -170,7 +172,7 @@ func checkPutBack(t *testing.T, o outcome.Outcome, status outcome.Status, reason
 		t.Errorf("still differs %q, want %q", got, stays)
 	}
 	outcomes := []outcome.Outcome{o}
-	report := deploy.NewReport("up", outcomes)
+	report := runreport.NewReport("up", outcomes)
 	report.Price(outcomes, clouds.Prices)
 	if c := report.Stacks[0].Cost; c == nil || !strings.Contains(c.String(), says) {
 		t.Errorf("cost %v, want it to say %q", c, says)
@@ -318,14 +320,14 @@ func TestDriftOfAStackThatHoldsNothingSaysNotDeployedNotDrifted(t *testing.T) {
 			c := cluster(t)
 			tt.prepare(ctx, t, d, c)
 			o := d.Drift(ctx, c)
-			if o.Status != outcome.Done || o.Reason != deploy.NotDeployed || deploy.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
-				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, deploy.NotDeployed)
+			if o.Status != outcome.Done || o.Reason != fielddrift.NotDeployed || runreport.ExitCode([]outcome.Outcome{o}) != exitcode.OK {
+				t.Errorf("drift: %s %q %v, want done, %q, exit 0", o.Status, o.Reason, o.Err, fielddrift.NotDeployed)
 			}
 			st := d.Status(ctx, c, deploy.StatusOptions{Drift: true})
 			if st.Report == nil || st.Report.Condition("Ready").Reason != tt.ready || st.Report.Condition("Drifted").Reason != "NotDeployed" {
 				t.Fatalf("status --drift: %+v, want Ready %s and Drifted NotDeployed", st.Report, tt.ready)
 			}
-			if code := deploy.ExitCode([]outcome.Outcome{st}); code != tt.code {
+			if code := runreport.ExitCode([]outcome.Outcome{st}); code != tt.code {
 				t.Errorf("status --drift exits %d, want %d as for plain status", code, tt.code)
 			}
 		})
@@ -368,7 +370,7 @@ func TestStatusDriftOfAFailedPreviewIsNeverInSync(t *testing.T) {
 			if got.Status != tt.status || got.Reason != tt.reason || !strings.Contains(got.Message, tt.says) {
 				t.Errorf("Drifted %s/%s %q, want %s/%s saying %q", got.Status, got.Reason, got.Message, tt.status, tt.reason, tt.says)
 			}
-			if code := deploy.ExitCode([]outcome.Outcome{o}); code != tt.exit {
+			if code := runreport.ExitCode([]outcome.Outcome{o}); code != tt.exit {
 				t.Errorf("status --drift exits %d, want %d", code, tt.exit)
 			}
 		})

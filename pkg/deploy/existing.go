@@ -10,7 +10,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
-	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -74,7 +73,7 @@ func (d *Deployer) existing(ctx context.Context, t deploytarget.Target, live []k
 // the preview creates one and the stack holds none (a renamed manifest's create comes with the
 // delete of the one the stack holds). The state is read only when the preview creates one.
 func (d *Deployer) guardsCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result) (bool, error) {
-	typ := GuardedType(t.Effects)
+	typ := deploytarget.GuardedType(t.Effects)
 	if t.Lookup == nil || typ == "" || !slices.ContainsFunc(res.Steps, func(s stackstate.Step) bool {
 		return s.Type == typ && s.Action == string(apitype.OpCreate)
 	}) {
@@ -94,7 +93,7 @@ func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]s
 	if err != nil {
 		return nil, err
 	}
-	ids, _ := st.IDs(GuardedType(t.Effects))
+	ids, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	return ids, nil
 }
 
@@ -103,7 +102,7 @@ func ownIDs(ctx context.Context, t deploytarget.Target, s stackstate.Stack) ([]s
 // why the cloud was not looked at, "" when it was. own are the ids the stack itself holds, which
 // a retargeted stack deletes (--retarget with the cloud name kept): they are not in the way.
 func (d *Deployer) lookBeforeCreate(ctx context.Context, t deploytarget.Target, own ...string) (blocked *outcome.Outcome, unchecked string, err error) {
-	if t.Lookup == nil || GuardedType(t.Effects) == "" {
+	if t.Lookup == nil || deploytarget.GuardedType(t.Effects) == "" {
 		return nil, "", nil
 	}
 	found, err := t.Lookup(ctx, t.Input, d.resolve)
@@ -131,18 +130,6 @@ func notChecked(unchecked string) string {
 	return " (not checked for an existing one of the name: " + unchecked + ")"
 }
 
-// GuardedType is the type of the cluster or node pool a target of the kind whose effects table
-// is given creates, "" when unknown.
-func GuardedType(table *effects.Table) string {
-	if table == nil {
-		return ""
-	}
-	if typ := table.Types[effects.Cluster]; typ != "" {
-		return typ
-	}
-	return table.Types[effects.NodePool]
-}
-
 // lookupTimeout bounds a look-up after a failure or an interruption, whose own context has ended.
 const lookupTimeout = 30 * time.Second
 
@@ -164,7 +151,7 @@ type createGuard struct {
 // the adopt command.
 func (d *Deployer) guardCreate(ctx context.Context, t deploytarget.Target, s stackstate.Stack, st stackstate.State) (*createGuard, *outcome.Outcome) {
 	g := &createGuard{d: d, t: t, s: s}
-	typ := GuardedType(t.Effects)
+	typ := deploytarget.GuardedType(t.Effects)
 	if _, held := st.IDs(typ); t.Lookup == nil || typ == "" || held {
 		return g, nil
 	}
@@ -220,7 +207,7 @@ func (d *Deployer) leftBehind(ctx context.Context, t deploytarget.Target, st sta
 // look asks the cloud what it holds of the target's name that the state does not: a kind without
 // a look-up, a manifest without a token or a cloud that does not answer leave it not looked.
 func (d *Deployer) look(ctx context.Context, t deploytarget.Target, st stackstate.State) *lookup {
-	typ := GuardedType(t.Effects)
+	typ := deploytarget.GuardedType(t.Effects)
 	if t.Lookup == nil || typ == "" {
 		return &lookup{}
 	}
@@ -269,7 +256,7 @@ func (d *Deployer) resolve(ctx context.Context, ref *sharedv1.StringValueOrRef, 
 // the cloud: only then does status look at the cloud. The answer is returned (nil when the cloud
 // was not asked) so that status does not ask twice.
 func (d *Deployer) leftInStatus(ctx context.Context, t deploytarget.Target, st stackstate.State, ready outcome.Condition) (outcome.Condition, *lookup) {
-	typ := GuardedType(t.Effects)
+	typ := deploytarget.GuardedType(t.Effects)
 	if _, held := st.IDs(typ); held || !strings.HasPrefix(ready.Reason, "Last") {
 		return ready, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -103,7 +104,7 @@ func TestAFailedCreateNamesWhatItLeftInTheCloudInItsOutcomeReportAndStatus(t *te
 		!strings.Contains(o.Err.Error(), "`clusterplane adopt cluster.yaml --id left-1`") {
 		t.Fatalf("the failed create: %s %v %v, want failed naming the engine's cause, left-1 and the adopt command", o.Status, o.Err, o.Unmanaged)
 	}
-	data, err := json.Marshal(deploy.NewReport("up", []outcome.Outcome{o}))
+	data, err := json.Marshal(runreport.NewReport("up", []outcome.Outcome{o}))
 	if err != nil || !strings.Contains(string(data), `"unmanaged":[{"type":"cluster","name":"dev-fra1","where":"region fra1","id":"left-1"}]`) {
 		t.Errorf("the report %s does not list what was left", data)
 	}
@@ -216,7 +217,7 @@ func TestPreviewOfARenamedManifestDoesNotLookForTheCloudsOwn(t *testing.T) {
 	d, _ := deployer()
 	c := namedCluster(t, "platform", "prod", "")
 	mustUp(ctx, t, d, c)
-	k, _ := registry.Kinds().ByName(c.Kind)
+	k, _ := registry.Kinds().ByName(c.Name)
 	renamed, err := deploytarget.Read(k, "renamed.yaml", []byte(strings.Replace(clusterText("platform", "prod"), "name: platform\n", "name: renamed\n", 1)), c.Stack)
 	if err != nil {
 		t.Fatal(err)

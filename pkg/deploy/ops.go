@@ -13,12 +13,15 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
 // Deployer runs the operations on targets through a backend. Each operation returns an Outcome;
@@ -75,11 +78,6 @@ func (d *Deployer) progress(t deploytarget.Target) io.Writer {
 		return nil
 	}
 	return d.Progress(t)
-}
-
-// NotRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
-func NotRun(reason string) outcome.Outcome {
-	return outcome.Outcome{Status: outcome.Done, Reason: reason, NotRun: true}
 }
 
 // failed is the outcome of a failure: typed errors that a user can mend keep their type.
@@ -159,7 +157,7 @@ type PreviewOptions struct {
 func (d *Deployer) Preview(ctx context.Context, t deploytarget.Target, opts PreviewOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun(Unchanged)
+		return outcome.NotRun(Unchanged)
 	}
 	// A pool whose cluster is not deployed yet cannot be previewed: its program reads the
 	// cluster's stack. In a run that also holds the cluster's manifest, that is the normal first
@@ -204,7 +202,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
 		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh})
-		res.RecordedOnly = RecordedOnly(t, res)
+		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		return err
 	}, nil)
 	if err != nil {
@@ -250,7 +248,7 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 	}
 	// What the read found changed in the cloud (or, not read, what the state last recorded of
 	// it) is what up would put back, or could not.
-	o = putBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
+	o = fielddrift.PutBack(t, o, "would put back", d.leftByAdoption(ctx, t, s))
 	return o
 }
 
@@ -290,9 +288,9 @@ func (d *Deployer) previewRetarget(ctx context.Context, t deploytarget.Target, s
 // replaces. stop is the outcome when the preview ends there.
 func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s stackstate.Stack, res stackstate.Result, refresh bool, o *outcome.Outcome) (stop *outcome.Outcome) {
 	refused, err := deploytarget.Refused(t.Effects, t.Input, stackstate.OutputsOf(res.Previous))
-	refused = notReplacedByEngine(refused, res)
+	refused = fielddrift.NotReplacedByEngine(refused, res)
 	if refresh {
-		refused = heldByCloud(refused, t, res)
+		refused = fielddrift.HeldByCloud(refused, t, res)
 	}
 	switch {
 	case err != nil:
@@ -304,7 +302,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		o.Status, o.Reason = outcome.Blocked, "replaces: "+res.Summary()
 	}
 	// A rotation the manifest allows is what the engine's replacement stands in for.
-	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
+	blocked, carried, err := rotationrun.RotationGate(t, stackstate.OutputsOf(res.Previous))
 	switch {
 	case err != nil:
 		f := failed(err)
@@ -312,7 +310,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 	case blocked != nil && len(refused) == 0:
 		o.Status, o.Reason, o.Err = blocked.Status, blocked.Reason, blocked.Err
 	case len(carried) > 0 && len(refused) == 0:
-		previewRotation(o, t, carried)
+		rotationrun.PreviewRotation(o, t, carried)
 		if o.Status != outcome.Done {
 			return nil
 		}
@@ -326,7 +324,7 @@ func (d *Deployer) previewJudged(ctx context.Context, t deploytarget.Target, s s
 		if w := d.progress(t); w != nil {
 			// The engine's own lines above say replace; what up does is not that.
 			fmt.Fprintf(w, "The engine's plan above replaces the %s; up does not: it rotates the pool (%s).\n",
-				replacedByRotation(carried), describeRotations(carried))
+				rotationrun.ReplacedByRotation(carried), rotationrun.DescribeRotations(carried))
 		}
 	}
 	return nil
@@ -341,7 +339,7 @@ func (d *Deployer) leftByAdoption(ctx context.Context, t deploytarget.Target, s 
 		if err != nil {
 			return nil
 		}
-		return AdoptionLeft(last)
+		return fielddrift.AdoptionLeft(last)
 	}
 }
 
@@ -414,7 +412,7 @@ func unconfirmed(opts UpOptions, ask func() bool) string {
 func (d *Deployer) Up(ctx context.Context, t deploytarget.Target, opts UpOptions) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun(Unchanged)
+		return outcome.NotRun(Unchanged)
 	}
 	if missing := missingReferences(t, d.exists(ctx)); missing != "" {
 		return failed(errors.Errorf("it reads stack %s, which is not deployed: deploy it first, or give its manifest "+
@@ -482,7 +480,7 @@ func (d *Deployer) retargetLooked(ctx context.Context, t deploytarget.Target, st
 	if !renamed {
 		return nil
 	}
-	own, _ := st.IDs(GuardedType(t.Effects))
+	own, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	blocked, _, err := d.lookBeforeCreate(ctx, t, own...)
 	if err != nil {
 		o := failed(err)
@@ -501,22 +499,22 @@ func (d *Deployer) refuseOrRotate(ctx context.Context, t deploytarget.Target, s 
 		o := failed(err)
 		return &o, "", st
 	}
-	if slices.ContainsFunc(refused, onPaper) {
+	if slices.ContainsFunc(refused, fielddrift.OnPaper) {
 		// Only the engine can tell whether the cloud already has the value: ask it.
 		if res, err := s.Preview(ctx, stackstate.Options{}); err == nil {
-			refused = notReplacedByEngine(refused, res)
+			refused = fielddrift.NotReplacedByEngine(refused, res)
 		}
 	}
-	if slices.ContainsFunc(refused, notApplied) && !opts.NoRefresh {
+	if slices.ContainsFunc(refused, fielddrift.NotApplied) && !opts.NoRefresh {
 		// The cloud may hold the value already: read it to know.
 		if res, err := s.Preview(ctx, stackstate.Options{Refresh: true}); err == nil {
-			refused = heldByCloud(refused, t, res)
+			refused = fielddrift.HeldByCloud(refused, t, res)
 		}
 	}
 	if len(refused) > 0 {
 		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &stackstate.RefusedError{Changes: refused}}, "", st
 	}
-	blocked, _, err := rotationGate(t, st.Outputs())
+	blocked, _, err := rotationrun.RotationGate(t, st.Outputs())
 	if err != nil {
 		o := failed(err)
 		return &o, "", st
@@ -550,7 +548,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	// update may have left the state believing it was done (a bridged provider records the new
 	// inputs of an update that failed at the cloud), and an up that trusted it would report done
 	// while the cloud never changed.
-	refresh := !opts.NoRefresh || StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
+	refresh := !opts.NoRefresh || stackstate.StringOutput(st.Outputs(), deploytarget.GenerationOutput) != deploytarget.Generation(t.Input) || opts.Planned != nil
 	if refresh {
 		if err := d.Pace.Wait(ctx, t); err != nil {
 			forget(ctx, s, created)
@@ -568,7 +566,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 	reads := d.guardReads(t, s, "up", st)
 	err := d.retrying(ctx, t, func() (err error) {
 		res, err = s.Up(ctx, stackstate.Options{Progress: d.progress(t), Refresh: refresh, Message: opts.Message})
-		res.RecordedOnly = RecordedOnly(t, res)
+		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		if refresh {
 			// A read that took a cloud's error for a deletion must not cost the stack the resource.
 			err = reads.check(ctx, res, err)
@@ -591,7 +589,7 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 		o.Result = &res
 		return guard.failed(ctx, o)
 	}
-	return guard.done(putBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
+	return guard.done(fielddrift.PutBack(t, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string { return adopted }))
 }
 
 // confirmed stops an up, before the engine changes anything, whose preview is not confirmed
@@ -604,7 +602,7 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 			o := failed(err)
 			return &o
 		}
-		preview.RecordedOnly, preview.LeftByAdoption = RecordedOnly(t, preview), adopted
+		preview.RecordedOnly, preview.LeftByAdoption = runreport.RecordedOnly(t, preview), adopted
 		if preview.Changed() != "" {
 			if reason := unconfirmed(opts, func() bool { return opts.Confirm(t, preview) }); reason != "" {
 				return &outcome.Outcome{Status: outcome.Blocked, Reason: reason, Result: &preview}
@@ -619,17 +617,11 @@ func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stack
 		o := failed(err)
 		return &o
 	}
-	if now := plannedUpdate(last); !sameUpdate(now, opts.Planned.LastUpdate) {
-		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &PlanMovedError{Stack: t.Key(), Moved: []string{
+	if now := savedplan.PlannedUpdate(last); !savedplan.SameUpdate(now, opts.Planned.LastUpdate) {
+		return &outcome.Outcome{Status: outcome.Blocked, Reason: "refused", Err: &savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{
 			fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s", now, opts.Planned.LastUpdate)}}}
 	}
 	return nil
-}
-
-// StringOutput is the string value of an output, "" when there is none.
-func StringOutput(outputs map[string]stackstate.Output, name string) string {
-	s, _ := outputs[name].Value.(string)
-	return s
 }
 
 // RefreshOptions steer Refresh.
@@ -685,14 +677,14 @@ func (d *Deployer) Refresh(ctx context.Context, t deploytarget.Target, opts Refr
 func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
 	defer outcome.Stamp(&out, t, time.Now())
 	if d.unchanged(t) {
-		return NotRun("no drift: " + d.Scanned[t.Key()].Why)
+		return outcome.NotRun("no drift: " + d.Scanned[t.Key()].Why)
 	}
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return failed(err)
 	}
 	s, err := d.open(ctx, t)
 	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return NotRun(NotDeployed)
+		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	if err != nil {
 		return failed(err)
@@ -704,7 +696,7 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(st.Resources()) == 0 && len(st.PendingCreates()) == 0 {
 		// Destroyed: the cloud holds nothing of it to differ, though up would create it all.
-		return NotRun(NotDeployed)
+		return outcome.NotRun(fielddrift.NotDeployed)
 	}
 	var res stackstate.Result
 	err = d.retrying(ctx, t, func() (err error) {
@@ -715,8 +707,8 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		return upgradedPast(err)
 	}
 	o := outcome.Outcome{Status: outcome.Done, Result: &res, Reason: "no drift"}
-	if reason, fields := driftOf(t, res); reason != "" {
-		o.Status, o.Reason, o.Drift = Drifted, reason, fields
+	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
+		o.Status, o.Reason, o.Drift = outcome.Drifted, reason, fields
 	}
 	// A pool a rotation left behind is no field of the manifest: the engine never sees it.
 	orphans, err := d.orphans(ctx, t, st)
@@ -725,10 +717,10 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 	}
 	if len(orphans) > 0 {
 		o.Orphans = orphans
-		if o.Status == Drifted {
+		if o.Status == outcome.Drifted {
 			o.Reason += "; " + describeOrphans(orphans)
 		} else {
-			o.Status, o.Reason = Drifted, describeOrphans(orphans)
+			o.Status, o.Reason = outcome.Drifted, describeOrphans(orphans)
 		}
 	}
 	return o
@@ -746,7 +738,7 @@ func upgradedPast(err error) outcome.Outcome {
 	if !ok {
 		return failed(err)
 	}
-	return outcome.Outcome{Status: Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
+	return outcome.Outcome{Status: outcome.Drifted, Reason: "the cloud upgraded the cluster past " + field + " (" + live + "), and up refuses " +
 		manifest + ": set it to the version the cluster runs", Drift: []outcome.FieldDrift{{Field: field, Live: live, Manifest: manifest}}}
 }
 
@@ -760,7 +752,7 @@ func protectedDrift(e *stackstate.ProtectedError) outcome.Outcome {
 	if len(e.Resources) > 0 {
 		what = strings.Join(e.Resources, ", ")
 	}
-	return outcome.Outcome{Status: Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
+	return outcome.Outcome{Status: outcome.Drifted, Reason: "up would replace or delete " + what + ", which is protected " +
 		"(deletionProtection): the cloud or the stack's state no longer matches what this manifest deployed; " +
 		"find out why (clusterplane preview shows the engine's plan) before deploying deletionProtection: false, " +
 		"which would let up replace it"}
@@ -846,7 +838,7 @@ func (d *Deployer) Kubeconfig(ctx context.Context, t deploytarget.Target) (out o
 		}
 		return outcome.Outcome{Status: outcome.Done, Kubeconfig: data, Reason: "kubeconfig"}
 	}
-	return failed(errors.Errorf("a %s has no kubeconfig", t.Kind))
+	return failed(errors.Errorf("a %s has no kubeconfig", t.Name))
 }
 
 // cancelCommand is the command that removes a stack's lock, in backticks.
@@ -855,14 +847,4 @@ func cancelCommand(s stackstate.Stack) string {
 		return c.CancelCommand()
 	}
 	return "`pulumi cancel --stack " + s.Name() + " --yes`"
-}
-
-// isOp tells whether a step's operation is op.
-func isOp(step stackstate.Step, ops ...apitype.OpType) bool {
-	for _, op := range ops {
-		if step.Action == string(op) {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -235,7 +236,7 @@ func TestDriftNamesTheManifestFieldsTheCloudDisagreesOnAndChangesNothing(t *test
 	b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited-in-the-console"})
 	updates := calls(b, "update")
 	o := d.Drift(ctx, c)
-	if o.Status != deploy.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
+	if o.Status != outcome.Drifted || len(o.Drift) != 1 || o.Drift[0].Field != "spec.tags" {
 		t.Fatalf("drift after a console edit: %s %+v, want spec.tags named", o.Status, o.Drift)
 	}
 	if live, _ := o.Drift[0].Live.([]any); len(live) != 1 || live[0] != "edited-in-the-console" {
@@ -305,7 +306,7 @@ func TestStatusNamesAStackBeforeAndAfterItIsDeployedAsUpsReportDoes(t *testing.T
 		t.Fatalf("up: %s %v", up.Status, up.Err)
 	}
 	after := d.Status(ctx, c, deploy.StatusOptions{}).Report.Stack
-	want := deploy.NewReport("up", []outcome.Outcome{up}).Stacks[0].Stack
+	want := runreport.NewReport("up", []outcome.Outcome{up}).Stacks[0].Stack
 	if before != want || after != want {
 		t.Errorf("status names the stack %q before up and %q after, up's report %q", before, after, want)
 	}

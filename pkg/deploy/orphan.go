@@ -9,19 +9,20 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
 // orphans lists the pools of t's cluster that are orphans of t's rotations. None for a kind
 // without rotations, or a stack that holds nothing yet.
 func (d *Deployer) orphans(ctx context.Context, t deploytarget.Target, st stackstate.State) ([]outcome.Orphan, error) {
-	rec, _ := RecordedRotation(st.Outputs())
+	rec, _ := rotationrun.RecordedRotation(st.Outputs())
 	// Only a pool whose rollout block allows rotation is ever rotated (or one with a rotation
 	// recorded): the cloud is asked for no other stack's pools.
 	if t.Rotate == nil || rec == nil && !rotation.AllowsRotation(t.Effects, t.Input) {
 		return nil, nil
 	}
-	ids, _ := st.IDs(GuardedType(t.Effects))
+	ids, _ := st.IDs(deploytarget.GuardedType(t.Effects))
 	if len(ids) != 1 || ids[0] == "" {
 		return nil, nil
 	}

@@ -44,7 +44,7 @@ func TestDriftAndStatusReportAPoolThatCarriesTheStacksMarkButThatNoOneHolds(t *t
 		}, nil
 	}
 	o := d.Drift(ctx, p)
-	if o.Status != deploy.Drifted || len(o.Orphans) != 1 || o.Orphans[0].ID != "left-id" {
+	if o.Status != outcome.Drifted || len(o.Orphans) != 1 || o.Orphans[0].ID != "left-id" {
 		t.Fatalf("drift with a pool left by a rotation: %s %+v, want it reported alone", o.Status, o.Orphans)
 	}
 	for _, want := range []string{"workers-surge", "left-id", "doctl kubernetes cluster node-pool delete platform-id left-id"} {

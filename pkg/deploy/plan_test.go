@@ -12,16 +12,17 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytest"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
 )
 
 // savePlan previews targets as `preview --save-plan` does and reads the plan's file back.
-func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) *deploy.Plan {
+func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) *savedplan.Plan {
 	t.Helper()
 	var outcomes []outcome.Outcome
 	for _, tg := range targets {
 		outcomes = append(outcomes, d.PreviewPlan(context.Background(), tg))
 	}
-	p, err := deploy.NewPlan(outcomes, time.Now())
+	p, err := savedplan.NewPlan(outcomes, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func savePlan(t *testing.T, d *deploy.Deployer, targets ...deploytarget.Target) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := deploy.ReadPlan("plan.json", data)
+	back, err := savedplan.ReadPlan("plan.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestASavedPlanReadsBackAsItWasWrittenWithTheStepsAndTheLastUpdate(t *testin
 		t.Fatalf("read back %+v, want %+v", p.Stacks, *o.Planned)
 	}
 	s := p.Stacks[0]
-	if s.Stack != c.Key() || s.File != "cluster.yaml" || s.Digest != deploy.ManifestDigest(scaled.Input) ||
+	if s.Stack != c.Key() || s.File != "cluster.yaml" || s.Digest != savedplan.ManifestDigest(scaled.Input) ||
 		s.LastUpdate == nil || s.LastUpdate.Version != 1 || s.LastUpdate.Operation != "update" {
 		t.Errorf("stack %+v, want its key, file, digest and last update version 1", s)
 	}
@@ -72,7 +73,7 @@ func TestASavedPlanHoldsNoTokenAndNoValueOnlyTheFieldsThatChange(t *testing.T) {
 	// A create, whose steps carry every input, the provider's token among them.
 	created := target(t, "cluster.yaml", text)
 	created.Lookup = nil // the token is not DigitalOcean's: nothing is looked up in its cloud
-	plans := []*deploy.Plan{savePlan(t, d, created)}
+	plans := []*savedplan.Plan{savePlan(t, d, created)}
 	if len(plans[0].Stacks[0].Steps) == 0 {
 		t.Fatal("the plan of a create has no steps")
 	}
@@ -139,7 +140,7 @@ func TestASavedPlanIsRefusedNamingWhatMovedAndHoldsOnAnUnchangedWorld(t *testing
 			p := savePlan(t, d, cluster(t, "nodeCount: 2", "nodeCount: 3"))
 			applied := tt.between(t, b, d)
 			err := d.CheckPlan(ctx, applied, p.Stacks[0])
-			var moved *deploy.PlanMovedError
+			var moved *savedplan.PlanMovedError
 			switch {
 			case tt.moved == "" && err != nil:
 				t.Fatalf("the plan is refused on an unchanged world: %v", err)
@@ -171,7 +172,7 @@ func TestUpWithAPlanRefusesWhenAnUpdateLandsAfterTheCheck(t *testing.T) {
 	updates := calls(b, "update")
 	b.UpdateByAnotherOperator(scaled.Key())
 	o := d.Up(ctx, scaled, deploy.UpOptions{Yes: true, Planned: &p.Stacks[0]})
-	var moved *deploy.PlanMovedError
+	var moved *savedplan.PlanMovedError
 	if o.Status != outcome.Blocked || !errors.As(o.Err, &moved) {
 		t.Fatalf("up: %s %v, want refused as the plan moved", o.Status, o.Err)
 	}
@@ -190,7 +191,7 @@ func TestAPlanFileOfAnotherFormatOrWithAStackTwiceIsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := deploy.ReadPlan("plan.json", []byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := savedplan.ReadPlan("plan.json", []byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("read: %v, want %q", err, tt.want)
 			}
 		})
@@ -202,7 +203,7 @@ func TestNoPlanIsMadeWhenAStacksPreviewFailed(t *testing.T) {
 	d, b := deployer()
 	c := cluster(t)
 	b.Fail(c.Key(), "preview", errors.New("the backend is out of reach"))
-	if _, err := deploy.NewPlan([]outcome.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
+	if _, err := savedplan.NewPlan([]outcome.Outcome{d.PreviewPlan(ctx, c)}, time.Now()); err == nil ||
 		!strings.Contains(err.Error(), c.Key()) {
 		t.Errorf("plan: %v, want none, naming %s", err, c.Key())
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -71,7 +72,7 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 			res := stackstate.Result{Steps: []stackstate.Step{tt.step}, Changes: map[string]int{"update": 1},
 				Previous: map[string]any{deploytarget.ManifestOutput: manifest, deploytarget.GenerationOutput: deploytarget.Generation(tt.target.Input)}}
 			read := 0
-			o := putBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
+			o := fielddrift.PutBack(tt.target, outcome.Outcome{Status: outcome.Done, Result: &res, Reason: res.Summary()}, "put back", func() []string {
 				read++
 				return tt.left
 			})
@@ -89,21 +90,21 @@ func TestOnlyWhatTheCloudChangedIsPutBack(t *testing.T) {
 }
 
 func TestAnAdoptionsUpdateNamesTheFieldsItLeft(t *testing.T) {
-	left := adoptionMessage([]outcome.Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
+	left := fielddrift.AdoptionMessage([]outcome.Disagreement{{Field: "spec.tags"}, {Field: "spec.defaultNodePool.tags"}})
 	tests := []struct {
 		name string
 		last *stackstate.Update
 		want []string
 	}{
 		{"the fields an adoption left", &stackstate.Update{Operation: "update", Message: left}, []string{"spec.tags", "spec.defaultNodePool.tags"}},
-		{"an adoption that named none, as adopt did before", &stackstate.Update{Operation: "update", Message: AdoptedWithChangesLeft}, []string{}},
+		{"an adoption that named none, as adopt did before", &stackstate.Update{Operation: "update", Message: fielddrift.AdoptedWithChangesLeft}, []string{}},
 		{"an up's update", &stackstate.Update{Operation: "update", Message: "rolled the pool"}, nil},
 		{"a destroy", &stackstate.Update{Operation: "destroy", Message: left}, nil},
 		{"no update yet", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := AdoptionLeft(tt.last)
+			got := fielddrift.AdoptionLeft(tt.last)
 			if (got == nil) != (tt.want == nil) || strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("adoptionLeft = %#v, want %#v", got, tt.want)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
@@ -87,7 +88,7 @@ func TestDroppedByReadAreWhatTheOperationLostWithoutMeaningTo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []resource.URN
-			for _, r := range droppedByRead(checkpoint(t, civoStack("fw-1")), checkpoint(t, tt.after), tt.steps) {
+			for _, r := range readrepair.DroppedByRead(checkpoint(t, civoStack("fw-1")), checkpoint(t, tt.after), tt.steps) {
 				got = append(got, r.URN)
 			}
 			if !slices.Equal(got, tt.want) {
@@ -238,7 +239,7 @@ func TestCivoIsAskedWhetherItStillListsAFirewallTheReadDropped(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			found := cloudLists(civoCluster(t))(ctx, fw(tt.id))
+			found := readrepair.CloudLists(civoCluster(t))(ctx, fw(tt.id))
 			got := string(found.Verdict)
 			if found.Verdict == scan.Same || found.Verdict == scan.Differs {
 				got = "listed" // the guard compares no property
@@ -272,7 +273,7 @@ func TestDigitalOceanIsAskedWhetherItStillListsAClusterOrPoolTheReadDropped(t *t
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			found := cloudLists(exampleCluster(t))(context.Background(), tt.r)
+			found := readrepair.CloudLists(exampleCluster(t))(context.Background(), tt.r)
 			if missing := found.Verdict == scan.Missing; missing != tt.missing || found.Verdict == scan.Unjudged {
 				t.Errorf("DigitalOcean says %s (%s), want missing: %v", found.Verdict, found.Why, tt.missing)
 			}

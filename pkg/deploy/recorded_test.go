@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -43,7 +44,7 @@ func TestAChangeTheEngineCountsSameIsListedCountedAndAskedAbout(t *testing.T) {
 			next := target(t, "cluster.yaml", tt.to)
 
 			preview := d.Preview(ctx, next, deploy.PreviewOptions{})
-			r := deploy.NewReport("preview", []outcome.Outcome{preview})
+			r := runreport.NewReport("preview", []outcome.Outcome{preview})
 			var got []string
 			for _, c := range r.Stacks[0].RecordedOnly {
 				got = append(got, c.Path)

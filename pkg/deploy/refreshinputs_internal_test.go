@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/readrepair"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
@@ -76,7 +77,7 @@ func TestRestoreListInputsPutsBackTheListsARefreshPairedOutOfOrder(t *testing.T)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, changed, err := restoreListInputs(tt.before, tt.after)
+			raw, changed, err := readrepair.RestoreListInputs(tt.before, tt.after)
 			if err != nil {
 				t.Fatal(err)
 			}

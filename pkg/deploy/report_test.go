@@ -18,6 +18,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -25,7 +26,7 @@ import (
 // reportSchema is the report's JSON Schema, compiled.
 func reportSchema(t *testing.T) *validator.Schema {
 	t.Helper()
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(deploy.ReportSchema))
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 	}
 	seen := map[string]bool{}
 	for i, step := range steps {
-		r := deploy.NewReport(step.command, step.run())
+		r := runreport.NewReport(step.command, step.run())
 		data, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -175,11 +176,11 @@ func TestTheCommittedReportSchemaIsTheOneTheCodeEmbeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(committed, deploy.ReportSchema) {
-		t.Error("schemas/report.v1.schema.json differs from pkg/deploy/report.schema.json: run make protos")
+	if !bytes.Equal(committed, runreport.ReportSchema) {
+		t.Error("schemas/report.v1.schema.json differs from pkg/deploy/runreport/report.schema.json: run make protos")
 	}
-	if !strings.HasSuffix(deploy.ReportVersion, "/v1") {
-		t.Errorf("ReportVersion %s: a new version needs its own schema file", deploy.ReportVersion)
+	if !strings.HasSuffix(runreport.ReportVersion, "/v1") {
+		t.Errorf("ReportVersion %s: a new version needs its own schema file", runreport.ReportVersion)
 	}
 }
 
@@ -189,7 +190,7 @@ func TestAReportNamesTheManifestFieldThatChangedNotEveryFieldSentAsTheSameProper
 	mustUp(ctx, t, d, cluster(t))
 	// The cluster's tags property is sent from spec.tags and from metadata (the derived tags).
 	tagged := cluster(t, "\nspec:\n", "\nspec:\n  tags: [team-b]\n")
-	r := deploy.NewReport("up", []outcome.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})
+	r := runreport.NewReport("up", []outcome.Outcome{d.Up(ctx, tagged, deploy.UpOptions{Yes: true})})
 	var paths []string
 	for _, rc := range r.Stacks[0].Resources {
 		for _, f := range rc.Fields {
@@ -221,7 +222,7 @@ func TestAReportPricesACreateFromNothingAndAStackThatRecordedNoManifestWithoutAC
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			outcomes := []outcome.Outcome{{Target: c, Status: tt.status, Result: &stackstate.Result{Changes: tt.changes}}}
-			report := deploy.NewReport("up", outcomes)
+			report := runreport.NewReport("up", outcomes)
 			report.Price(outcomes, clouds.Prices)
 			got := ""
 			if report.Stacks[0].Cost != nil {

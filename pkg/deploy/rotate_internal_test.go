@@ -14,6 +14,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -44,27 +46,27 @@ func newStateStack(t *testing.T) *stateStack {
 func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t *testing.T) {
 	ctx := context.Background()
 	s := newStateStack(t)
-	rec := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Cordoned, OldID: "old-id", SurgeID: "new-id"}}
-	if err := recordRotation(ctx, s, rec); err != nil {
+	rec := &rotationrun.RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Cordoned, OldID: "old-id", SurgeID: "new-id"}}
+	if err := rotationrun.RecordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := RecordedRotation(st.Outputs())
+	got, err := rotationrun.RecordedRotation(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
 	if !st.Outputs()["kubeconfig"].Secret {
 		t.Errorf("the secret output lost its encryption: %v", st.Outputs()["kubeconfig"])
 	}
-	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
+	cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || cond.Reason != "RotationUnderWay" || !strings.Contains(cond.Message, `"cordoned"`) {
 		t.Errorf("status of a stopped rotation: %+v", cond)
 	}
 
-	if err := pointPoolAt(ctx, s, poolType, "new-id"); err != nil {
+	if err := rotationrun.PointPoolAt(ctx, s, poolType, "new-id"); err != nil {
 		t.Fatal(err)
 	}
 	st, _ = stackstate.ReadState(ctx, s)
@@ -79,12 +81,12 @@ func TestARotationsPhaseIsRecordedInTheStateAndTheStackThenPointsAtTheNewPool(t 
 	if !strings.Contains(string(s.raw.Deployment), `"secrets_providers"`) {
 		t.Errorf("the edit dropped the state's secrets provider: %s", s.raw.Deployment)
 	}
-	done := &RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Done, OldID: "old-id", SurgeID: "new-id"}}
-	if err := recordRotation(ctx, s, done); err != nil {
+	done := &rotationrun.RotationRecord{Pool: "workers", State: rotation.State{Phase: rotation.Done, OldID: "old-id", SurgeID: "new-id"}}
+	if err := rotationrun.RecordRotation(ctx, s, done); err != nil {
 		t.Fatal(err)
 	}
 	st, _ = stackstate.ReadState(ctx, s)
-	if cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
+	if cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"}); cond.Status != "True" {
 		t.Errorf("a finished rotation still shows in status: %+v", cond)
 	}
 }
@@ -107,7 +109,7 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 				res.Steps = append(res.Steps, stackstate.Step{Type: typ, Action: "replace"})
 			}
 			o := outcome.Outcome{Status: outcome.Blocked, Reason: "replaces: " + res.Summary(), Result: &res}
-			previewRotation(&o, deploytarget.Target{Effects: table}, rotations)
+			rotationrun.PreviewRotation(&o, deploytarget.Target{Kind: kinds.Kind{Effects: table}}, rotations)
 			if o.Status != c.status || len(o.Rotations) != 1 {
 				t.Errorf("preview %s (%s), %d rotations; want %s", o.Status, o.Reason, len(o.Rotations), c.status)
 			}
@@ -119,32 +121,32 @@ func TestAPreviewOfARotationUpCarriesOutIsDoneUnlessSomethingElseIsReplaced(t *t
 }
 
 func TestAPoolUpRotatesReadsAsOneRotationNotTheEnginesReplaceAndCreateReplacement(t *testing.T) {
-	pool := func(op string, effect effects.Effect) ResourceChange {
-		return ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
-			Fields: []FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
+	pool := func(op string, effect effects.Effect) runreport.ResourceChange {
+		return runreport.ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: op,
+			Fields: []runreport.FieldEffect{{Path: "spec.size", Changed: true, Effect: effect}, {Path: "spec.labels", Effect: effects.Update}}}
 	}
 	// The engine's delete-replaced step names no field (newcomer6 saw it left in the report).
-	deleted := ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: "delete-replaced"}
+	deleted := runreport.ResourceChange{Type: "digitalocean:index/kubernetesNodePool:KubernetesNodePool", Name: "batch", Operation: "delete-replaced"}
 	tests := []struct {
 		name       string
-		changes    []ResourceChange
+		changes    []runreport.ResourceChange
 		counts     map[string]int
 		want       []string
 		wantCounts map[string]int
 	}{
-		{"a rotation", []ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+		{"a rotation", []runreport.ResourceChange{pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
 			map[string]int{"replace": 1, "same": 3}, []string{"rotate"}, map[string]int{"rotate": 1, "same": 3}},
-		{"a rotation whose old pool goes first", []ResourceChange{deleted, pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
+		{"a rotation whose old pool goes first", []runreport.ResourceChange{deleted, pool("replace", effects.Rotate), pool("create-replacement", effects.Rotate)},
 			map[string]int{"replace": 1}, []string{"rotate"}, map[string]int{"rotate": 1}},
 		{"a replacement that is no rotation stays one",
-			[]ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace), deleted},
+			[]runreport.ResourceChange{pool("replace", effects.Replace), pool("create-replacement", effects.Replace), deleted},
 			map[string]int{"replace": 1}, []string{"replace", "create-replacement", "delete-replaced"}, map[string]int{"replace": 1}},
-		{"an update beside it stays", []ResourceChange{pool("update", effects.Update)},
+		{"an update beside it stays", []runreport.ResourceChange{pool("update", effects.Update)},
 			map[string]int{"update": 1}, []string{"update"}, map[string]int{"update": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resources, counts := rotated(tt.changes, tt.counts)
+			resources, counts := runreport.Rotated(tt.changes, tt.counts)
 			var got []string
 			for _, rc := range resources {
 				got = append(got, rc.Operation)
@@ -173,9 +175,9 @@ func TestStatusOfAStoppedRotationSaysARollBackOnlyWhileOneIsPossible(t *testing.
 		{rotation.OldDeleted, false},
 	}
 	for _, tt := range tests {
-		rec, _ := json.Marshal(RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
-		outputs := map[string]stackstate.Output{RotationOutput: {Value: string(rec)}}
-		cond := rotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
+		rec, _ := json.Marshal(rotationrun.RotationRecord{Pool: "workers", State: rotation.State{ID: "r1", Phase: tt.phase, OldID: "old", SurgeID: "new"}})
+		outputs := map[string]stackstate.Output{rotationrun.RotationOutput: {Value: string(rec)}}
+		cond := rotationrun.RotationUnderWay(outputs, outcome.Condition{Type: "Ready", Status: "True"})
 		if cond.Reason != "RotationUnderWay" {
 			t.Fatalf("phase %s: %+v, want the rotation under way", tt.phase, cond)
 		}
@@ -203,9 +205,9 @@ current-context: c
 		}
 		told = append(told, s.Phase)
 	}}
-	target := deploytarget.Target{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
+	target := deploytarget.Target{Kind: kinds.Kind{Rotate: func(context.Context, proto.Message, string, kinds.Resolve) (*kinds.Rotation, error) {
 		return &kinds.Rotation{Kubeconfig: func(context.Context) ([]byte, error) { return kubeconfig, nil }}, nil
-	}}
+	}}}
 	run, err := d.rotator(context.Background(), target, "old-id", "workers", nil, func(_ context.Context, s rotation.State) error {
 		if s.Phase == rotation.Drained {
 			return fmt.Errorf("the backend did not answer")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
@@ -39,7 +40,7 @@ func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 			rotation.Settings{Old: "workers", Surge: "apps"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := planOf(rotation.Rotation{Steps: c.steps}, "workers", kind)
+			got := rotationrun.PlanOf(rotation.Rotation{Steps: c.steps}, "workers", kind)
 			if got.Old != c.want.Old || got.Surge != c.want.Surge || got.Back != c.want.Back || got.Final != c.want.Final ||
 				got.Nodes != 2 || got.ReadyTimeout != time.Minute {
 				t.Errorf("plan %+v, want %+v with the kind's nodes and timeout", got, c.want)
@@ -51,19 +52,19 @@ func TestUpCarriesOutTheHopsAndTheRenameDiffPlans(t *testing.T) {
 func TestARotationStoppedInItsSecondHopIsRecordedAndShownAsSuch(t *testing.T) {
 	ctx := context.Background()
 	s := newStateStack(t)
-	rec := &RotationRecord{Pool: "workers", State: rotation.State{Hop: 1, Phase: rotation.Cordoned, OldID: "workers-surge", SurgeID: "workers"}}
-	if err := recordRotation(ctx, s, rec); err != nil {
+	rec := &rotationrun.RotationRecord{Pool: "workers", State: rotation.State{Hop: 1, Phase: rotation.Cordoned, OldID: "workers-surge", SurgeID: "workers"}}
+	if err := rotationrun.RecordRotation(ctx, s, rec); err != nil {
 		t.Fatal(err)
 	}
 	st, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := RecordedRotation(st.Outputs())
+	got, err := rotationrun.RecordedRotation(st.Outputs())
 	if err != nil || got == nil || *got != *rec {
 		t.Fatalf("recorded %+v, %v; want %+v", got, err, rec)
 	}
-	cond := rotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
+	cond := rotationrun.RotationUnderWay(st.Outputs(), outcome.Condition{Type: "Ready", Status: "True"})
 	if cond.Status != "False" || !strings.Contains(cond.Message, "second hop") || !strings.Contains(cond.Message, "workers-surge") {
 		t.Errorf("status of a rotation stopped in its second hop: %+v", cond)
 	}

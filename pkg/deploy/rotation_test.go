@@ -11,6 +11,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
@@ -32,7 +34,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 		t.Run(op.name, func(t *testing.T) {
 			updates := calls(b, "update")
 			o := op.run()
-			var rotation *deploy.RotationError
+			var rotation *rotationrun.RotationError
 			if o.Status != outcome.Blocked || !errors.As(o.Err, &rotation) || len(rotation.Rotations) != 1 ||
 				rotation.Rotations[0].Pool != "spec.defaultNodePool" {
 				t.Fatalf("%s: %s %v, want blocked by the default pool's rotation", op.name, o.Status, o.Err)
@@ -43,7 +45,7 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 			if calls(b, "update") != updates {
 				t.Errorf("the engine updated the stack: %v", b.Calls())
 			}
-			report := deploy.NewReport(op.name, []outcome.Outcome{o})
+			report := runreport.NewReport(op.name, []outcome.Outcome{o})
 			if len(report.Stacks) != 1 || len(report.Stacks[0].Rotations) != 1 || len(report.Stacks[0].Rotations[0].Steps) == 0 {
 				t.Errorf("the report holds no rotation: %+v", report.Stacks)
 			}
@@ -60,7 +62,7 @@ func TestARefusedRotationNamesTheKindAndTheCloudItsDriverNames(t *testing.T) {
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = nil
 	o := d.Preview(ctx, resized, deploy.PreviewOptions{})
-	var refused *deploy.RotationError
+	var refused *rotationrun.RotationError
 	if !errors.As(o.Err, &refused) {
 		t.Fatalf("preview: %s %v, want a refused rotation", o.Status, o.Err)
 	}
@@ -152,12 +154,12 @@ func TestDriftSaysTheRotationUpCarriesOutNotTheEnginesReplacement(t *testing.T) 
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = rotatingIn(&pools{})
 	o := d.Drift(ctx, resized)
-	if o.Status != deploy.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
+	if o.Status != outcome.Drifted || !strings.Contains(o.Reason, "would rotate pool default") {
 		t.Errorf("drift: %s %q, want drifted saying the rotation", o.Status, o.Reason)
 	}
 	// Without the rollout block up rotates nothing: drift says the engine's plan.
 	replaced := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
-	if o := d.Drift(ctx, replaced); o.Status != deploy.Drifted || strings.Contains(o.Reason, "rotate") {
+	if o := d.Drift(ctx, replaced); o.Status != outcome.Drifted || strings.Contains(o.Reason, "rotate") {
 		t.Errorf("drift without a rotation: %s %q, want the engine's plan said", o.Status, o.Reason)
 	}
 }

@@ -11,7 +11,10 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -67,7 +70,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	}
 	report.LastUpdate = last
 	ready := readyOf(last, report)
-	if _, held := st.IDs(GuardedType(t.Effects)); last == nil && held {
+	if _, held := st.IDs(deploytarget.GuardedType(t.Effects)); last == nil && held {
 		// An up killed before it could record itself, its resource since recorded (refresh
 		// --import-pending-create): the stack holds it, but no up finished.
 		ready.Message = "the stack holds its resources, but no up has finished on it (one was interrupted): run up"
@@ -92,7 +95,7 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 	if answer != nil {
 		o.Unmanaged = answer.live
 	}
-	ready = rotationUnderWay(outputs, ready)
+	ready = rotationrun.RotationUnderWay(outputs, ready)
 	ready, drifted, err := d.driftInStatus(ctx, t, s, st, answer, opts.Drift, &o, ready)
 	if err != nil {
 		return failed(err)
@@ -153,7 +156,7 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 	case last.Result == "failed":
 		// Pulumi's history records an update cancelled with Ctrl-C as failed too.
 		return outcome.Condition{Type: "Ready", Status: "False", Reason: "LastFailed",
-			Message: "the last " + last.Operation + " failed or was cancelled: run " + command(last.Operation) + " again"}
+			Message: "the last " + last.Operation + " failed or was cancelled: run " + runreport.Command(last.Operation) + " again"}
 	case last.Result != "succeeded":
 		return outcome.Condition{Type: "Ready", Status: "False", Reason: "Last" + title(last.Result),
 			Message: "the last " + last.Operation + " " + last.Result}
@@ -164,14 +167,6 @@ func readyOf(last *stackstate.Update, report *outcome.StackStatus) outcome.Condi
 			Message: "the manifest changed since the last up (generation " + report.ObservedGeneration + "); run up"}
 	}
 	return outcome.Condition{Type: "Ready", Status: "True", Reason: "Deployed", Message: "the last " + last.Operation + " succeeded"}
-}
-
-// command is the clusterplane command that runs an operation of the stack's history again.
-func command(operation string) string {
-	if operation == "update" {
-		return "up"
-	}
-	return operation
 }
 
 // changedFields says which fields of the manifest changed since the last up, when the stack
@@ -215,7 +210,7 @@ func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) o
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
-		if o := upgradedPast(err); o.Status == Drifted {
+		if o := upgradedPast(err); o.Status == outcome.Drifted {
 			message := o.Reason
 			if len(o.Drift) > 0 {
 				message += " (" + describeFields(o.Drift) + ")"
@@ -225,13 +220,13 @@ func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) o
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		return outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: "the cloud could not be compared: " + first}
 	}
-	if reason, fields := driftOf(t, res); reason != "" {
+	if reason, fields := fielddrift.DriftOf(t, res); reason != "" {
 		message := reason
 		if len(fields) > 0 {
 			message += " (" + describeFields(fields) + ")"
 		}
 		// ChangesPending reads as what an up clears: a drift no up can put back is named apart.
-		if _, all := unclearable(fields); all {
+		if _, all := fielddrift.Unclearable(fields); all {
 			return outcome.Condition{Type: "Drifted", Status: "True", Reason: "NotPutBackByUp", Message: message}
 		}
 		return outcome.Condition{Type: "Drifted", Status: "True", Reason: "ChangesPending", Message: message}

@@ -25,7 +25,7 @@ func UpgradeClusters(targets []deploytarget.Target, paths []string) ([]deploytar
 	var problems []error
 	byStack := map[string]string{}
 	for _, t := range targets {
-		c, ok := upgrade.ClusterOf(t.File, t.Kind, stackinput.Target(t.Input))
+		c, ok := upgrade.ClusterOf(t.File, t.Name, stackinput.Target(t.Input))
 		d, known := stackinput.Cloud(t.Input)
 		if !ok || !known {
 			continue

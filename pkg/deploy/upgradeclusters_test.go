@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,7 @@ func TestAClusterManifestIsReadWithItsGoalAndTheCloudToAsk(t *testing.T) {
 				t.Fatal(err)
 			}
 			kind := string(stackinput.Target(tt.input).ProtoReflect().Descriptor().Name())
-			_, clusters, err := deploy.UpgradeClusters([]deploytarget.Target{{File: file, Kind: kind, Input: tt.input}}, []string{file})
+			_, clusters, err := deploy.UpgradeClusters([]deploytarget.Target{{Kind: kinds.Kind{Name: kind}, File: file, Input: tt.input}}, []string{file})
 			if ok := err == nil && len(clusters) == 1; ok != tt.planned {
 				t.Fatalf("planned %t (%v), want %t", ok, err, tt.planned)
 			}

@@ -18,9 +18,9 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 	}{
 		{"the module's refusal of the older version is drift of that field", &stackstate.EngineError{Command: "preview",
 			Cause: (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0",
-				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, Drifted, "spec.kubernetesVersion"},
+				Cloud: "DigitalOcean", Want: "1.32"}).Error()}, outcome.Drifted, "spec.kubernetesVersion"},
 		{"any other failure is a failure", &stackstate.EngineError{Command: "preview", Cause: "429 too many requests"}, outcome.Failed, ""},
-		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, Drifted, ""},
+		{"the engine refusing to replace a protected cluster is drift", &stackstate.ProtectedError{Resources: []string{"KubernetesCluster prod"}}, outcome.Drifted, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -29,7 +29,7 @@ func TestDriftSaysAVersionTheCloudUpgradedPastTheManifestIsDrift(t *testing.T) {
 				t.Errorf("%s %v, want %s naming %q", o.Status, o.Drift, tt.status, tt.field)
 			}
 			// drift is read-only: it never advises turning protection off as the way out.
-			if o.Status == Drifted && strings.Contains(o.Reason, "first to replace or destroy it on purpose") {
+			if o.Status == outcome.Drifted && strings.Contains(o.Reason, "first to replace or destroy it on purpose") {
 				t.Errorf("drift advises turning protection off: %s", o.Reason)
 			}
 		})

@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
 	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 )
@@ -37,8 +37,8 @@ func run(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	files["report.v1.schema.json"] = deploy.ReportSchema
-	files["reportfile.v1.schema.json"] = deploy.ReportFileSchema
+	files["report.v1.schema.json"] = runreport.ReportSchema
+	files["reportfile.v1.schema.json"] = runreport.ReportFileSchema
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)

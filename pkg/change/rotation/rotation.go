@@ -113,7 +113,7 @@ type Recorder interface {
 }
 
 // Settings are one rotation's: its pools' names, the surge pool's node count and the drain's
-// settings. Not a plan: a plan is the engine's saved plan (deploy.Plan).
+// settings. Not a plan: a plan is the engine's saved plan (savedplan.Plan).
 type Settings struct {
 	// Old is the pool's name now, Surge the surge pool's, Final the name the surge pool ends with
 	// ("" when the cloud cannot rename: it keeps Surge).

@@ -45,7 +45,7 @@ func (c Cluster) Target() string {
 }
 
 // Assessment is what upgrade plan says of one cluster: its path, the removed APIs in use, the
-// checks that block it. Not a saved plan (deploy.Plan).
+// checks that block it. Not a saved plan (savedplan.Plan).
 type Assessment struct {
 	File    string `json:"file"`
 	Kind    string `json:"kind"`

@@ -14,6 +14,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -107,7 +108,7 @@ func TestRecordsAreReadFromAFileBackendAsTheCLIWouldSayThem(t *testing.T) {
 			".pulumi/stacks/p/s.json": checkpoint,
 			".pulumi/history/p/s/s-1764064800000000000.history.json": adopted,
 		}, "", &stackstate.Update{Operation: "update", Result: "succeeded", Ended: "2025-11-25T10:00:00.000Z",
-			Message: deploy.AdoptedWithChangesLeft, By: "Ada <ada@example.com>"}, "update", nil},
+			Message: fielddrift.AdoptedWithChangesLeft, By: "Ada <ada@example.com>"}, "update", nil},
 		{"a stack with no history yet", map[string]string{
 			".pulumi/meta.yaml": meta, ".pulumi/stacks/p/s.json": checkpoint,
 		}, "", nil, "", nil},

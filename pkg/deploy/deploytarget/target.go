@@ -16,30 +16,19 @@ import (
 
 // Target is one manifest to deploy and the stack it deploys to.
 type Target struct {
+	// Kind is the manifest's kind, embedded rather than copied: its Name (e.g.
+	// "DigitalOceanKubernetesCluster"), Short, Project (the stack's project, by the convention
+	// references read), Resources (the stack program), Effects (what changing each field does) and
+	// the hooks Lookup, ReadyImport, Rotate and Cost (nil when the kind has none) read as t.Name,
+	// t.Effects, ...
+	kinds.Kind
 	// File is the manifest's file as the user named it; callers with no file name their own.
 	File string
-	// Kind is the manifest's kind, e.g. "DigitalOceanKubernetesCluster"; Short its name in
-	// Kubernetes names, e.g. "do-cluster" (kinds.Kind.Short).
-	Kind, Short string
-	// Project and Stack name the stack: by the convention references read (see NewTarget), so that a
-	// node pool's valueFrom finds the cluster a target deployed.
-	Project, Stack string
+	// Stack names the stack within the kind's project (see NewTarget), so that a node pool's
+	// valueFrom finds the cluster a target deployed.
+	Stack string
 	// Input is the manifest's stack input, valid: its target and provider config.
 	Input proto.Message
-	// Resources is the kind's stack program for the input: it registers the resources and exports
-	// the outputs.
-	Resources func(ctx *pulumi.Context, input proto.Message) error
-	// Effects is the kind's table of what changing each field does.
-	Effects *effects.Table
-	// Lookup, when set, finds what the cloud already holds under the name of the cluster or node
-	// pool the target creates (see Up); nil looks for nothing.
-	Lookup kinds.Lookup
-	// ReadyImport, when set, readies the live resource before Adopt imports it.
-	ReadyImport kinds.ReadyImport
-	// Rotate, when set, readies the pool rotations Up carries out (rotate.go).
-	Rotate kinds.Rotate
-	// Cost, when set, is what one Adopt of the target asks of its cloud's rate limit.
-	Cost *kinds.Cost
 	// Retarget says that deploying the manifest onto a stack that recorded another
 	// metadata.name is meant (--retarget): what the stack deployed is then deleted and the
 	// manifest's resources created. Without it such a deployment is refused (RetargetError).
@@ -54,9 +43,7 @@ func NewTarget(file string, k kinds.Kind, input proto.Message, stack string) Tar
 		meta := protofield.At(stackinput.Target(input).ProtoReflect(), kindfield.TargetMetadata)
 		stack = reference.Stack(protofield.String(meta, sharedv1.CloudResourceMetadataFieldName), protofield.String(meta, sharedv1.CloudResourceMetadataFieldEnv))
 	}
-	return Target{File: file, Kind: k.Name, Short: k.Short, Project: k.Project, Stack: stack, Input: input, Resources: k.Resources,
-		Effects: k.Effects, Lookup: k.Lookup, ReadyImport: k.ReadyImport, Rotate: k.Rotate,
-		Cost: k.Cost}
+	return Target{Kind: k, File: file, Stack: stack, Input: input}
 }
 
 // Key names the target's stack within its organization, <project>/<stack>, as references do.
@@ -72,4 +59,16 @@ func (t Target) Program() pulumi.RunFunc {
 		stackrecord.Export(ctx, t.Input)
 		return nil
 	}
+}
+
+// GuardedType is the type of the cluster or node pool a target of the kind whose effects table
+// is given creates, "" when unknown.
+func GuardedType(table *effects.Table) string {
+	if table == nil {
+		return ""
+	}
+	if typ := table.Types[effects.Cluster]; typ != "" {
+		return typ
+	}
+	return table.Types[effects.NodePool]
 }

@@ -31,7 +31,15 @@ const (
 	Skipped Status = "skipped"
 	// Cancelled: interrupted (Ctrl-C) before it ended, or before it started.
 	Cancelled Status = "cancelled"
+	// Drifted: drift found the cloud different from the manifest, a finding and not a refusal
+	// (drift exits 3 for it, as for a block).
+	Drifted Status = "drifted"
 )
+
+// NotRun is the outcome of a stack left alone on purpose, reason saying why (Outcome.NotRun).
+func NotRun(reason string) Outcome {
+	return Outcome{Status: Done, Reason: reason, NotRun: true}
+}
 
 // Outcome is what one target's operation did.
 type Outcome struct {

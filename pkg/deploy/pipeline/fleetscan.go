@@ -18,6 +18,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/labels"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackrecord"
@@ -158,13 +160,13 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	case rec.Newest != "update" || rec.WrittenSinceRecord:
 		// A refresh, an import or an edit since rewrote the state: it no longer says what up left.
 		return unjudged(rewrittenSince(rec))
-	case deploy.AdoptionLeft(last) != nil:
+	case fielddrift.AdoptionLeft(last) != nil:
 		return unjudged("adopted with changes left for the next up")
 	case len(st.PendingCreates()) > 0:
 		return unjudged("creates pending")
 	}
 	outputs = st.Outputs()
-	if rec, _ := deploy.RecordedRotation(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
+	if rec, _ := rotationrun.RecordedRotation(outputs); rec != nil || t.Rotate != nil && rotation.AllowsRotation(t.Effects, t.Input) {
 		// A rotation may leave pools the stack does not hold: drift looks for them in the cloud.
 		return unjudged("a rotation may leave pools behind")
 	}
@@ -186,8 +188,8 @@ func judge(ctx context.Context, s *scan.Scanner, rr deploy.RecordReader, t deplo
 	}
 	sc := deploy.Scanned{Verdict: f.Verdict, Why: f.Why}
 	program := stackrecord.Program()
-	sc.Unchanged = f.Verdict == scan.Same && program != "" && deploy.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
-		(deploy.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
+	sc.Unchanged = f.Verdict == scan.Same && program != "" && stackstate.StringOutput(outputs, stackrecord.ProgramOutput) == program &&
+		(stackstate.StringOutput(outputs, deploytarget.GenerationOutput) == deploytarget.Generation(t.Input) || deploy.SameAsDeployed(t, outputs))
 	return sc, outputs
 }
 
@@ -204,7 +206,7 @@ func scannedResources(t deploytarget.Target, st stackstate.State, recorded map[s
 			if why := readAsRecorded(res, recorded); why != "" {
 				return nil, nil, why
 			}
-		case string(res.Type) == deploy.GuardedType(t.Effects):
+		case string(res.Type) == deploytarget.GuardedType(t.Effects):
 			judged = append(judged, scan.Resource{Type: string(res.Type), ID: string(res.ID), Inputs: res.Inputs,
 				Outputs: asReadBack(t.Effects, res.Outputs), Ignore: res.IgnoreChanges})
 		case scan.ReadsType(string(res.Type)):
@@ -269,7 +271,7 @@ func heldUnclearable(table *effects.Table, r scan.Resource) string {
 			if !ok || row.Removed == nil || row.Removed.Refusal != effects.NotApplied {
 				continue
 			}
-			if deploy.Empty(deploy.ValueAt(r.Inputs, property)) && !deploy.Empty(deploy.ValueAt(r.Outputs, property)) {
+			if fielddrift.Empty(fielddrift.ValueAt(r.Inputs, property)) && !fielddrift.Empty(fielddrift.ValueAt(r.Outputs, property)) {
 				return field
 			}
 		}
@@ -289,8 +291,8 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 		return outputs
 	}
 	for property, alias := range table.ReadBack {
-		read := deploy.ValueAt(outputs, alias)
-		if read == nil || !unset(deploy.ValueAt(outputs, property)) {
+		read := fielddrift.ValueAt(outputs, alias)
+		if read == nil || !unset(fielddrift.ValueAt(outputs, property)) {
 			continue
 		}
 		outputs = withValueAt(outputs, property, read)
@@ -301,7 +303,7 @@ func asReadBack(table *effects.Table, outputs map[string]any) map[string]any {
 // unset tells a value a provider's state holds for a property it never set: none, or a zero.
 func unset(v any) bool {
 	n, isNumber := v.(float64)
-	return deploy.Empty(v) || isNumber && n == 0
+	return fielddrift.Empty(v) || isNumber && n == 0
 }
 
 // withValueAt is a copy of m with v at the dotted path, the maps along it copied, m untouched.

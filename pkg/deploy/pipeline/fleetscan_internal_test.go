@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/scan"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -77,7 +78,7 @@ func TestTheFleetScanRunsNoStackItCanVouchFor(t *testing.T) {
 	refreshed := records(this, "succeeded")
 	refreshed.Newest = "refresh"
 	adopted := records(this, "succeeded")
-	adopted.Last.Message = deploy.AdoptedWithChangesLeft
+	adopted.Last.Message = fielddrift.AdoptedWithChangesLeft
 	imported := records(this, "succeeded")
 	imported.WrittenSinceRecord = true
 	// An up that read labels added in the cloud, which it cannot empty: the state holds them, the
@@ -182,7 +183,7 @@ func TestTheFleetScanComparesEveryPropertyAManifestSends(t *testing.T) {
 	judgedKinds := 0
 	for _, k := range registry.Kinds() {
 		table := k.Effects
-		if scan.Compared(deploy.GuardedType(table)) == nil {
+		if scan.Compared(deploytarget.GuardedType(table)) == nil {
 			continue
 		}
 		judgedKinds++

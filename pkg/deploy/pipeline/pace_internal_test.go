@@ -26,8 +26,8 @@ func paceFleet(clusters, perMinute, clusterCost int) []deploytarget.Target {
 	poolTable := &effects.Table{Types: map[effects.Role]string{effects.NodePool: "pool"}}
 	var out []deploytarget.Target
 	for i := range clusters {
-		out = append(out, deploytarget.Target{Project: "c", Stack: fmt.Sprint(i), Effects: clusterTable, Cost: cluster},
-			deploytarget.Target{Project: "p", Stack: fmt.Sprint(i), Effects: poolTable, Cost: pool})
+		out = append(out, deploytarget.Target{Kind: kinds.Kind{Project: "c", Effects: clusterTable, Cost: cluster}, Stack: fmt.Sprint(i)},
+			deploytarget.Target{Kind: kinds.Kind{Project: "p", Effects: poolTable, Cost: pool}, Stack: fmt.Sprint(i)})
 	}
 	return out
 }
@@ -127,11 +127,11 @@ func TestPacingStopsWaitingWhenTheRunIsCancelled(t *testing.T) {
 }
 
 func TestATargetWithoutACostOrACloudWithoutALimitIsNeverHeld(t *testing.T) {
-	p := queue.NewPacer([]deploytarget.Target{{Project: "x", Stack: "y"}}, queue.Refreshing, nil)
+	p := queue.NewPacer([]deploytarget.Target{{Kind: kinds.Kind{Project: "x"}, Stack: "y"}}, queue.Refreshing, nil)
 	if len(p.Budgets()) != 0 {
 		t.Errorf("budgets %+v, want none", p.Budgets())
 	}
-	if err := p.Wait(context.Background(), deploytarget.Target{Project: "x", Stack: "y"}); err != nil {
+	if err := p.Wait(context.Background(), deploytarget.Target{Kind: kinds.Kind{Project: "x"}, Stack: "y"}); err != nil {
 		t.Error(err)
 	}
 	var none *queue.Pacer

@@ -191,7 +191,7 @@ func export(t deploytarget.Target, names map[string]string, opts Options) (File,
 	secretRef := func(key string) map[string]any {
 		return map[string]any{"type": "Secret", "secret": map[string]any{"name": opts.Secret, "key": key}}
 	}
-	tokenVar, tokenKey, err := tokenEnv(t.Kind, t.Input)
+	tokenVar, tokenKey, err := tokenEnv(t.Name, t.Input)
 	if err != nil {
 		return File{}, err
 	}
@@ -244,7 +244,7 @@ func metadata(name string, t deploytarget.Target, opts Options) map[string]any {
 		file = opts.Manifest(file)
 	}
 	m := plainMetadata(name, opts)
-	m["labels"].(map[string]any)["clusterplane.dev/kind"] = strings.ToLower(t.Kind)
+	m["labels"].(map[string]any)["clusterplane.dev/kind"] = strings.ToLower(t.Name)
 	m["annotations"] = map[string]any{
 		"clusterplane.dev/stack":    t.Key(),
 		"clusterplane.dev/manifest": file,

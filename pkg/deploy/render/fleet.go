@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
 
 // The words a fleet's text output sorts its stacks by (docs/deploying.md, "What the words mean"),
@@ -35,7 +37,7 @@ const (
 
 // results are the words in the order the summary counts them: what did or would do something,
 // what differs, what needs nothing, what went wrong.
-var results = []string{WouldChange, Changed, Destroyed, Adopted, string(deploy.Drifted), NotDeployed, Unchanged, NotRun,
+var results = []string{WouldChange, Changed, Destroyed, Adopted, string(outcome.Drifted), NotDeployed, Unchanged, NotRun,
 	string(outcome.Blocked), string(outcome.Failed), string(outcome.Skipped), string(outcome.Cancelled)}
 
 // FleetOptions steer Fleet.
@@ -57,7 +59,7 @@ type FleetOptions struct {
 // then one summary line: the stacks counted by result, the resources changed, the monthly cost
 // of the whole fleet before → after, and the time. Stacks that need nothing are counted in the
 // summary, not listed: 1,000 stacks of which 3 drifted print 5 lines.
-func Fleet(w io.Writer, r deploy.Report, o FleetOptions) {
+func Fleet(w io.Writer, r runreport.Report, o FleetOptions) {
 	var rows [][4]string
 	var tails [][]string
 	for _, s := range r.Stacks {
@@ -115,13 +117,13 @@ func writeRows(w io.Writer, header [4]string, rows [][4]string, tails [][]string
 
 // ResultOf is the word for what a command did to one stack (the constants above, or the outcome's
 // own word: blocked, drifted, failed, skipped, cancelled).
-func ResultOf(command string, s deploy.StackReport) string {
+func ResultOf(command string, s runreport.StackReport) string {
 	switch {
 	case s.Outcome != outcome.Done:
 		return string(s.Outcome)
 	case s.NotRun && (s.Reason == deploy.Unchanged || strings.HasPrefix(s.Reason, "no drift")):
 		return Unchanged
-	case s.Reason == deploy.NotDeployed || command == "destroy" && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
+	case s.Reason == fielddrift.NotDeployed || command == "destroy" && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
 		return NotDeployed
 	case s.NotRun || strings.HasPrefix(s.Reason, "not previewed"):
 		// Not run on purpose, or not previewed: a pool whose cluster is not deployed yet.
@@ -140,7 +142,7 @@ func ResultOf(command string, s deploy.StackReport) string {
 
 // listed tells whether a stack gets a row by default: all but those that need nothing (unchanged,
 // or left out on purpose).
-func listed(command string, s deploy.StackReport) bool {
+func listed(command string, s runreport.StackReport) bool {
 	switch ResultOf(command, s) {
 	case Unchanged:
 		return false
@@ -160,7 +162,7 @@ func listed(command string, s deploy.StackReport) bool {
 // changed, a rotation, what no up puts back, clusters the stack does not hold, a change refused or
 // made in place, what the provider and the manifest disagree on, a policy's word, a change of
 // cost. The text's rows and the Markdown's table both ask it, so they list the same stacks.
-func needsSomething(s deploy.StackReport) bool {
+func needsSomething(s runreport.StackReport) bool {
 	if changing(s.Changes) || s.ProtectionOff {
 		return true
 	}
@@ -187,7 +189,7 @@ func sameOp(op string) bool { return op == "same" || op == "read" || op == "refr
 // rowText is a stack's result in its row: the word, then the reason and the cause each once, the
 // first fields it changes with their values (the fields that drifted, with both, in drift's), and
 // the change of its monthly cost.
-func rowText(command string, s deploy.StackReport) string {
+func rowText(command string, s runreport.StackReport) string {
 	word := ResultOf(command, s)
 	text := unsaid(unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome)), word)
 	if strings.HasPrefix(text, word+" ") {
@@ -225,7 +227,7 @@ func unsaid(text, word string) string {
 
 // changedValues says the first three manifest fields a stack's resource changes come from, each
 // old → new as the detail under the table says it, and how many more.
-func changedValues(command string, s deploy.StackReport) string {
+func changedValues(command string, s runreport.StackReport) string {
 	would := ""
 	if command == "up" && s.Outcome != outcome.Done {
 		would = "would "
@@ -261,7 +263,7 @@ func driftedValues(fields []outcome.FieldDrift) string {
 // rowCost is the change of a stack's monthly cost, without the prices' citation (the summary's
 // total is priced the same way): "" when unchanged or not priced. An up that did not deploy says
 // what it would have cost.
-func rowCost(command string, s deploy.StackReport) string {
+func rowCost(command string, s runreport.StackReport) string {
 	if s.Cost == nil {
 		return ""
 	}
@@ -281,7 +283,7 @@ func rowCost(command string, s deploy.StackReport) string {
 // FleetSummary is the one line that ends a run's text: its stacks counted by result, the
 // resources changed, the fleet's monthly cost before → after, and the time. A stack the engine
 // did not run is never counted as previewed or done: "2 would change, 18 unchanged (18 not run)".
-func FleetSummary(r deploy.Report, took time.Duration) string {
+func FleetSummary(r runreport.Report, took time.Duration) string {
 	count := map[string]int{}
 	notRun := 0
 	for _, s := range r.Stacks {
@@ -317,10 +319,10 @@ func FleetSummary(r deploy.Report, took time.Duration) string {
 // resources counts the resource steps of the stacks whose operation ran (a preview's or drift's
 // findings, what up, refresh, destroy or adopt did), by operation: "3 to update" in a preview,
 // "3 updated" after an up, as Pulumi says them.
-func resources(r deploy.Report) string {
+func resources(r runreport.Report) string {
 	total := map[string]int{}
 	for _, s := range r.Stacks {
-		ran := s.Outcome == outcome.Done || s.Outcome == deploy.Drifted
+		ran := s.Outcome == outcome.Done || s.Outcome == outcome.Drifted
 		if r.Command == "preview" || r.Command == "drift" {
 			ran = ran || s.Outcome == outcome.Blocked
 		}
@@ -366,7 +368,7 @@ func opWord(op string, would bool) string {
 // fleetCost is the monthly cost of the priced stacks before the run and after it (a preview's:
 // after an up), and the change: an up's stack that did not deploy stays at what it cost. Stacks
 // not priced (failed, not run by --changed-since, not of a priced cloud) are said, not guessed.
-func fleetCost(r deploy.Report) string {
+func fleetCost(r runreport.Report) string {
 	var before, after struct{ Min, Max float64 }
 	priced, moved, unknown := 0, 0, map[string]bool{}
 	for _, s := range r.Stacks {
@@ -377,7 +379,7 @@ func fleetCost(r deploy.Report) string {
 		priced++
 		before.Min, before.Max = before.Min+c.Old.Min, before.Max+c.Old.Max
 		now := c.New
-		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != deploy.Drifted {
+		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != outcome.Drifted {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max
@@ -456,7 +458,7 @@ func roundTook(d time.Duration) string {
 
 // driftDetail lists, for one stack or -v, each drifted stack's fields with both values and why
 // one stays, under its file and stack: what drift's rows name in short.
-func driftDetail(w io.Writer, r deploy.Report) {
+func driftDetail(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
 		if len(s.Drift) == 0 {
 			continue

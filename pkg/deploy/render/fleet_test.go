@@ -19,6 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
@@ -112,7 +113,7 @@ func driftFleet(t *testing.T, n int, drifted []int) []outcome.Outcome {
 	for i, target := range fleetTargets(t, n) {
 		outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Done, NotRun: true, Reason: deploy.Unchanged}
 		if contains(drifted, i) {
-			outcomes[i] = outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
+			outcomes[i] = outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Took: 2 * time.Second,
 				Result: &stackstate.Result{Changes: map[string]int{"update": 1, "same": 2}},
 				Drift:  []outcome.FieldDrift{{Field: "spec.tags", Live: []any{"edited-in-the-console"}, Manifest: []any{}}}}
 		}
@@ -331,7 +332,7 @@ func TestStatusSortsByTheColumnAskedAndRefusesAnUnknownOne(t *testing.T) {
 }
 
 func TestTheReportFileValidatesAgainstItsSchemaForEveryCommand(t *testing.T) {
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(deploy.ReportFileSchema))
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(runreport.ReportFileSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func TestTheReportFilesJSONAndCSVHoldTheSameRows(t *testing.T) {
 
 func TestAReportFileOfAnotherExtensionIsRefusedNamingTheFlagAndTheFile(t *testing.T) {
 	for _, name := range []string{"fleet.yaml", "fleet", "fleet.txt"} {
-		_, err := deploy.ReportFileFormat(name)
+		_, err := runreport.ReportFileFormat(name)
 		if err == nil || !strings.Contains(err.Error(), "--report-file "+name) {
 			t.Errorf("%s: %v", name, err)
 		}

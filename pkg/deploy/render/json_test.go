@@ -6,8 +6,8 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"testing"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
@@ -42,7 +42,7 @@ func TestGoldenJSONReportsOfOneTwentyAndAThousandStacks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var back deploy.Report
+				var back runreport.Report
 				if err := json.Unmarshal(data, &back); err != nil || len(back.Stacks) != n {
 					t.Fatalf("the report does not read back as %d stacks: %v", n, err)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
 
 // The text's rows and the pull request comment's table list the same stacks: a reviewer who reads
@@ -16,25 +17,25 @@ import (
 func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 	stacks := []struct {
 		name   string
-		report deploy.StackReport
+		report runreport.StackReport
 		listed bool
 	}{
 		{"a stack that changes nothing is not listed",
-			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 2}}, false},
+			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 2}}, false},
 		{"a stack only refreshed is not listed",
-			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1, "refresh": 1}}, false},
+			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1, "refresh": 1}}, false},
 		{"a stack left unchanged by the fleet scan is not listed",
-			deploy.StackReport{Outcome: outcome.Done, NotRun: true, Reason: deploy.Unchanged}, false},
+			runreport.StackReport{Outcome: outcome.Done, NotRun: true, Reason: deploy.Unchanged}, false},
 		{"a stack with an update is listed",
-			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1}}, true},
+			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1}}, true},
 		{"a stack a policy warns about is listed",
-			deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1},
+			runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"same": 1},
 				Policy: []policy.Result{{Rule: "warn-size", Level: policy.Warn, Message: "big"}}}, true},
 		{"a failed stack is listed",
-			deploy.StackReport{Outcome: outcome.Failed, Error: "boom"}, true},
+			runreport.StackReport{Outcome: outcome.Failed, Error: "boom"}, true},
 	}
 	for _, command := range []string{"preview", "up"} {
-		var r deploy.Report
+		var r runreport.Report
 		r.Command = command
 		for i, s := range stacks {
 			s.report.File = "f.yaml"
@@ -63,23 +64,23 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 // The fleet's monthly cost says "unchanged" only when no stack's cost changes: rows that change
 // cost up and down beside a bare "unchanged" read as a mistake.
 func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
-	priced := func(old, new float64) deploy.StackReport {
-		return deploy.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1},
+	priced := func(old, new float64) runreport.StackReport {
+		return runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1},
 			Cost: &cost.Delta{Old: cost.Estimate{Min: old, Max: old}, New: cost.Estimate{Min: new, Max: new}}}
 	}
 	tests := []struct {
 		name   string
-		stacks []deploy.StackReport
+		stacks []runreport.StackReport
 		says   string
 	}{
-		{"no stack changes cost", []deploy.StackReport{priced(24, 24), priced(48, 48)}, "$72.00 → $72.00/month (unchanged)"},
-		{"one stack up and one down by as much", []deploy.StackReport{priced(24, 48), priced(48, 24)},
+		{"no stack changes cost", []runreport.StackReport{priced(24, 24), priced(48, 48)}, "$72.00 → $72.00/month (unchanged)"},
+		{"one stack up and one down by as much", []runreport.StackReport{priced(24, 48), priced(48, 24)},
 			"$72.00 → $72.00/month (no change in all: 2 stacks up and down)"},
-		{"one stack up", []deploy.StackReport{priced(24, 48), priced(48, 48)}, "$72.00 → $96.00/month (+$24.00)"},
+		{"one stack up", []runreport.StackReport{priced(24, 48), priced(48, 48)}, "$72.00 → $96.00/month (+$24.00)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fleetCost(deploy.Report{Command: "preview", Stacks: tt.stacks})
+			got := fleetCost(runreport.Report{Command: "preview", Stacks: tt.stacks})
 			if got != tt.says {
 				t.Errorf("fleetCost = %q, want %q", got, tt.says)
 			}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
 
 // commentLimit is how much of a pull request comment the stacks' sections may fill: GitHub
@@ -18,13 +18,13 @@ const commentLimit = 60_000
 // change with old → new values, the refused changes, or the drifted fields. The stacks that need
 // nothing are counted in a collapsed <details>, not listed: at 1,000 stacks the ten that differ
 // stay in sight and the comment stays small.
-func Markdown(w io.Writer, r deploy.Report) error {
+func Markdown(w io.Writer, r runreport.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### clusterplane %s\n\n", r.Command)
 	// The same summary as the text's, counts, resources and the fleet's cost, without the time.
 	b.WriteString(FleetSummary(r, 0))
 	b.WriteString("\n\n")
-	var differ []deploy.StackReport
+	var differ []runreport.StackReport
 	for _, s := range r.Stacks {
 		if listed(r.Command, s) {
 			differ = append(differ, s)
@@ -75,7 +75,7 @@ func plural(n int, one, many string) string {
 
 // stackSection writes one stack's section: under its file and stack, each change, refusal, drift
 // and difference as a list item.
-func stackSection(b *strings.Builder, command string, s deploy.StackReport) {
+func stackSection(b *strings.Builder, command string, s runreport.StackReport) {
 	// Drift is the fields that differ: the resource changes behind them would repeat them.
 	resources := s.Resources
 	if len(s.Drift) > 0 || command == "drift" {
@@ -88,7 +88,7 @@ func stackSection(b *strings.Builder, command string, s deploy.StackReport) {
 	// The stack too: a file may hold several, and its cost line is under this heading.
 	fmt.Fprintf(b, "\n#### `%s` (`%s`)\n\n", s.File, s.Stack)
 	if s.ProtectionOff {
-		fmt.Fprintf(b, "- **%s**\n", deploy.ProtectionOffLine)
+		fmt.Fprintf(b, "- **%s**\n", runreport.ProtectionOffLine)
 	}
 	policyLines(b, s.Policy)
 	for _, c := range s.Refused {
@@ -106,7 +106,7 @@ func stackSection(b *strings.Builder, command string, s deploy.StackReport) {
 
 // cloudItems writes what a read of the cloud found as list items: the fields taken over, put
 // back and drifted, and an adoption's differences.
-func cloudItems(b *strings.Builder, command string, s deploy.StackReport) {
+func cloudItems(b *strings.Builder, command string, s runreport.StackReport) {
 	for _, f := range s.Sets {
 		fmt.Fprintf(b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
 			strings.Replace(putBack(command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))

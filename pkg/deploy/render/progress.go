@@ -10,14 +10,15 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/clusterplane/clusterplane/pkg/redact"
 )
 
 // Report is the report of a command's outcomes, as every format shows it: priced for preview and
 // up, each failure's cause said in the user's terms with what to run to mend it (Cause).
-func Report(command string, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) deploy.Report {
-	report := deploy.NewReport(command, outcomes)
+func Report(command string, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) runreport.Report {
+	report := runreport.NewReport(command, outcomes)
 	if command == "preview" || command == "up" {
 		report.Price(outcomes, prices)
 		priceUnchanged(report, outcomes, prices)
@@ -33,7 +34,7 @@ func Report(command string, outcomes []outcome.Outcome, prices func(cloud string
 // priceUnchanged prices each stack the fleet scan found unchanged, which the engine did not run:
 // its manifest is the one its last up deployed, so it costs what it did, and the fleet's monthly
 // total counts it (FleetSummary) instead of leaving most of a fleet out.
-func priceUnchanged(report deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
+func priceUnchanged(report runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) {
 	for i, o := range outcomes {
 		if !o.NotRun || o.Reason != deploy.Unchanged || o.Target.Input == nil || report.Stacks[i].Cost != nil {
 			continue

@@ -1,4 +1,4 @@
-// Package render writes what the deploy pipeline reports (deploy.Report, deploy.Outcome) for
+// Package render writes what the deploy pipeline reports (runreport.Report, outcome.Outcome) for
 // people: the table of stacks and their counts, each change's fields old → new, the monthly
 // costs, a pull request's Markdown comment, drift, status, an adoption's differences and the plan
 // shown before up or destroy asks. Every way in that shows a report to a person (the command, a
@@ -17,16 +17,17 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/pkg/errors"
 )
 
 // Changes lists, under the table, each stack's refused changes and the manifest fields behind its
 // resource changes, with the old and the new value.
-func Changes(w io.Writer, r deploy.Report) {
+func Changes(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
 		// Drift's own report lists what it found (Drift): only after an up is it a change's.
 		still := s.Drift
@@ -38,7 +39,7 @@ func Changes(w io.Writer, r deploy.Report) {
 		}
 		fmt.Fprintf(w, "\n%s:\n", s.File)
 		if s.ProtectionOff {
-			fmt.Fprintf(w, "  %s\n", deploy.ProtectionOffLine)
+			fmt.Fprintf(w, "  %s\n", runreport.ProtectionOffLine)
 		}
 		for _, c := range s.Refused {
 			fmt.Fprintf(w, "  refused %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
@@ -86,7 +87,7 @@ func cloudLines(w io.Writer, verb string, putBack, still []outcome.FieldDrift) {
 
 // drifted tells whether a field is one the stack's read of the cloud found changed there (listed
 // on its own line, with both values).
-func drifted(s deploy.StackReport, field string) bool {
+func drifted(s runreport.StackReport, field string) bool {
 	for _, fs := range [][]outcome.FieldDrift{s.PutBack, s.Sets, s.Drift} {
 		if slices.ContainsFunc(fs, func(f outcome.FieldDrift) bool { return f.Field == field }) {
 			return true
@@ -106,7 +107,7 @@ func putBack(command string) string {
 
 // Costs lists each priced stack's monthly cost under the table, each line naming its stack: a file
 // may hold several.
-func Costs(w io.Writer, r deploy.Report) {
+func Costs(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
 		switch {
 		case s.Cost == nil:
@@ -207,20 +208,20 @@ func Adopt(w io.Writer, outcomes []outcome.Outcome) {
 // the manifest fields behind it, old → new, shown before the question.
 func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
-	outcomes := []outcome.Outcome{deploy.Previewed(t, preview)}
-	r := deploy.NewReport("preview", outcomes)
+	outcomes := []outcome.Outcome{fielddrift.Previewed(t, preview)}
+	r := runreport.NewReport("preview", outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
 	s := r.Stacks[0]
 	fmt.Fprintf(&b, "\n%s (%s) would %s:\n", t.File, t.Key(), preview.Changed())
 	if s.ProtectionOff {
-		fmt.Fprintf(&b, "  %s\n", deploy.ProtectionOffLine)
+		fmt.Fprintf(&b, "  %s\n", runreport.ProtectionOffLine)
 	}
 	for _, rc := range s.Resources {
 		fmt.Fprintf(&b, "  %s %s %s\n", rc.Operation, rc.Type, rc.Name)
 		// The fields whose values the manifest changes, old → new; only when it changed none
 		// (the cloud differs from it) the fields the step is sent from.
-		changedAny := slices.ContainsFunc(rc.Fields, func(f deploy.FieldEffect) bool { return f.Changed })
+		changedAny := slices.ContainsFunc(rc.Fields, func(f runreport.FieldEffect) bool { return f.Changed })
 		for _, f := range rc.Fields {
 			if f.Changed {
 				fmt.Fprintf(&b, "    %s: %s%s\n", f.Path, values(f.Old, f.New), unlike(rc.Operation, f.Effect))
@@ -263,7 +264,7 @@ func inPlace(w io.Writer, found []outcome.Disagreement) {
 // outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
 // refused changes, the cause, each word once: a reason or cause that begins with what was said
 // before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
-func outcomeText(command string, s deploy.StackReport) string {
+func outcomeText(command string, s runreport.StackReport) string {
 	text := outcomeWord(command, s.Outcome)
 	cause := s.Error
 	if len(s.Refused) > 0 || s.Outcome == outcome.Cancelled {
@@ -318,7 +319,7 @@ func unlike(operation string, effect effects.Effect) string {
 }
 
 // hasFields tells whether a stack's resource changes name a manifest field that changed.
-func hasFields(s deploy.StackReport) bool {
+func hasFields(s runreport.StackReport) bool {
 	for _, rc := range s.Resources {
 		for _, f := range rc.Fields {
 			if f.Changed {
@@ -346,7 +347,7 @@ func shown(v any) string {
 }
 
 // resourceLines writes each resource change as a Markdown list item, its fields below it.
-func resourceLines(b *strings.Builder, resources []deploy.ResourceChange) {
+func resourceLines(b *strings.Builder, resources []runreport.ResourceChange) {
 	for _, rc := range resources {
 		fmt.Fprintf(b, "- **%s** `%s` %s\n", rc.Operation, rc.Type, rc.Name)
 		for _, f := range rc.Fields {

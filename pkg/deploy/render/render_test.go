@@ -8,9 +8,9 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 )
@@ -41,7 +41,7 @@ func TestAFieldSaysItsEffectOnlyWhereItDiffersFromItsResourcesOperation(t *testi
 
 // newcomer7: one failure's long cause padded every row to 620 columns, the short ones included.
 func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
-	r := deploy.Report{Summary: map[outcome.Status]int{outcome.Done: 1, outcome.Failed: 1}, Stacks: []deploy.StackReport{
+	r := runreport.Report{Summary: map[outcome.Status]int{outcome.Done: 1, outcome.Failed: 1}, Stacks: []runreport.StackReport{
 		{File: "a.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create"},
 		{File: "b.yaml", Stack: "kind/b", Outcome: outcome.Failed, Reason: "failed", Error: strings.Repeat("the cloud's long answer ", 30)},
 	}}
@@ -56,7 +56,7 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 
 // Two stacks of one file each have a monthly cost: each cost line says whose it is.
 func TestEachCostLineNamesItsStackWhenAFileHoldsSeveral(t *testing.T) {
-	r := deploy.Report{Command: "preview", Summary: map[outcome.Status]int{outcome.Done: 2}, Stacks: []deploy.StackReport{
+	r := runreport.Report{Command: "preview", Summary: map[outcome.Status]int{outcome.Done: 2}, Stacks: []runreport.StackReport{
 		{File: "fleet.yaml", Stack: "kind/a", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 24, Max: 24}},
 		{File: "fleet.yaml", Stack: "kind/b", Outcome: outcome.Done, Reason: "1 create", Cost: &cost.Delta{Min: 48, Max: 48}},
 	}}
@@ -113,7 +113,7 @@ func TestTheUpQuestionCountsTheRowsItLists(t *testing.T) {
 // An up answered no (or refused, or skipped) deployed nothing: its changes and cost under the
 // table are what an up would do, never said as done.
 func TestAnUpThatDidNotDeploySaysItsChangesAsWhatItWouldDo(t *testing.T) {
-	changes := []deploy.ResourceChange{{Operation: "update", Fields: []deploy.FieldEffect{{Path: "spec.nodeCount", Old: 2.0, New: 3.0, Changed: true}}}}
+	changes := []runreport.ResourceChange{{Operation: "update", Fields: []runreport.FieldEffect{{Path: "spec.nodeCount", Old: 2.0, New: 3.0, Changed: true}}}}
 	putBack := []outcome.FieldDrift{{Field: "spec.tags", Live: []any{"x"}, Manifest: []any{}}}
 	tests := []struct {
 		name    string
@@ -130,7 +130,7 @@ func TestAnUpThatDidNotDeploySaysItsChangesAsWhatItWouldDo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := deploy.Report{Command: "up", Stacks: []deploy.StackReport{{File: "pool.yaml", Stack: "kind/p", Outcome: tt.outcome,
+			r := runreport.Report{Command: "up", Stacks: []runreport.StackReport{{File: "pool.yaml", Stack: "kind/p", Outcome: tt.outcome,
 				Resources: changes, PutBack: putBack, Cost: &cost.Delta{Min: 24, Max: 24}}}}
 			var out strings.Builder
 			Changes(&out, r)

@@ -11,15 +11,15 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
-	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/pkg/errors"
 )
 
 // ReportRow is one stack of --report-file: flat, the same columns for every command, so that CI
 // keeps it as an artifact and a portal or a spreadsheet reads it without knowing the command. Its
-// values are the -o json report's (deploy.StackReport), the status's conditions and the
-// manifest's nodes and monthly cost added; pkg/deploy/reportfile.schema.json is its schema.
+// values are the -o json report's (runreport.StackReport), the status's conditions and the
+// manifest's nodes and monthly cost added; pkg/deploy/runreport/reportfile.schema.json is its schema.
 type ReportRow struct {
 	Command   string  `json:"command"`
 	File      string  `json:"file"`
@@ -60,7 +60,7 @@ type Money struct {
 
 // ReportRows are the report's stacks as --report-file's rows; outcomes are the report's (in its
 // order), for the manifests' nodes, and, for status, prices for their monthly costs.
-func ReportRows(r deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
+func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
 	var status []StatusRow
 	if r.Command == "status" && len(outcomes) == len(r.Stacks) {
 		status = StatusRows(outcomes, prices)
@@ -165,9 +165,9 @@ func dollars(m *Money, high bool) string {
 // ReportFile is --report-file's content for path, JSON or CSV by its extension
 // (deploy.ReportFileFormat), every row's words passed through redact first: the caller's
 // redactor, cell by cell, so that a secret never reaches the file and the CSV's quoting stays whole.
-func ReportFile(path string, r deploy.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices,
+func ReportFile(path string, r runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices,
 	redact func(string) string) ([]byte, error) {
-	format, err := deploy.ReportFileFormat(path)
+	format, err := runreport.ReportFileFormat(path)
 	if err != nil {
 		return nil, err
 	}

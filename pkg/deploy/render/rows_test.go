@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,7 +119,7 @@ func resized(t *testing.T, command string, target deploytarget.Target) outcome.O
 	res := deployedWith(t, target, 2, "update")
 	switch command {
 	case "drift":
-		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
+		return outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Result: res, Drift: drift}
 	case "preview":
 		return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, PutBack: drift,
 			Reason: "1 update, 3 same; would put back what changed in the cloud: " + nodeCount}
@@ -131,7 +132,7 @@ func resized(t *testing.T, command string, target deploytarget.Target) outcome.O
 func grown(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
 	res := deployedWith(t, target, 2, "update")
 	if command == "drift" {
-		return outcome.Outcome{Target: target, Status: deploy.Drifted, Reason: "up would update 1", Result: res,
+		return outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Result: res,
 			Drift: []outcome.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
 	}
 	return outcome.Outcome{Target: target, Status: outcome.Done, Result: res, Reason: "1 update, 3 same"}
@@ -270,7 +271,7 @@ func TestUSDSaysThousandsAndTheSignOfAChange(t *testing.T) {
 // for the row of a stack that fails; one stack's, and a fleet's with -v, are shown as they come.
 func TestAFleetsStreamsAreKeptForItsRowsAndOneStacksShown(t *testing.T) {
 	const secret = "s3cret-passphrase"
-	target := deploytarget.Target{Project: "kind", Stack: "a"}
+	target := deploytarget.Target{Kind: kinds.Kind{Project: "kind"}, Stack: "a"}
 	tests := []struct {
 		name            string
 		stacks          int

@@ -49,7 +49,7 @@ type StatusRow struct {
 func StatusRows(outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []StatusRow {
 	rows := make([]StatusRow, 0, len(outcomes))
 	for _, o := range outcomes {
-		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Kind),
+		row := StatusRow{File: o.Target.File, Stack: o.Target.Key(), Kind: cmp.Or(o.Target.Short, o.Target.Name),
 			Ready: "Unknown", ReadyReason: "NotRead", Drifted: "Unknown", DriftedReason: "NotRead", Nodes: Nodes(o.Target.Input), labels: labelsOf(o.Target.Input)}
 		if prices != nil && o.Target.Input != nil {
 			if d, ok := stackinput.Cloud(o.Target.Input); ok {
@@ -219,7 +219,7 @@ func (v *StatusView) selects(row StatusRow, t deploytarget.Target, sel []require
 			return false
 		}
 	}
-	if len(v.Kinds) > 0 && !slices.ContainsFunc(v.Kinds, func(k string) bool { return strings.EqualFold(k, t.Kind) || strings.EqualFold(k, t.Short) }) {
+	if len(v.Kinds) > 0 && !slices.ContainsFunc(v.Kinds, func(k string) bool { return strings.EqualFold(k, t.Name) || strings.EqualFold(k, t.Short) }) {
 		return false
 	}
 	for _, r := range sel {

@@ -184,3 +184,19 @@ func (r Result) Summary() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// IsAction tells whether the step's action is one of actions.
+func (s Step) IsAction(actions ...apitype.OpType) bool {
+	for _, a := range actions {
+		if s.Action == string(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// StringOutput is the string value of an output, "" when there is none.
+func StringOutput(outputs map[string]Output, name string) string {
+	s, _ := outputs[name].Value.(string)
+	return s
+}

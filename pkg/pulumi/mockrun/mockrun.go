@@ -61,7 +61,7 @@ type Output struct {
 }
 
 // Result is everything a program body registered and exported under the mocks: a mock run's
-// result, not a saved plan (the engine's plan file, deploy.Plan).
+// result, not a saved plan (the engine's plan file, savedplan.Plan).
 type Result struct {
 	Resources []Resource        `json:"resources"`
 	Outputs   map[string]Output `json:"outputs"`

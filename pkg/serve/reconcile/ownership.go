@@ -238,7 +238,7 @@ func (w *Worker) owned(ctx context.Context, o store.Object, t deploytarget.Targe
 		// What the stack holds now, not what the worker's last deploy left: its outputs, and a
 		// pool's nodes as they list them.
 		md["outputs"] = report.Outputs
-		if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
+		if k, ok := w.Kinds.ByName(t.Name); ok && k.Nodes != "" {
 			if nodes, ok := report.Outputs[k.Nodes].([]any); ok {
 				md["active_nodes"] = len(nodes)
 			}

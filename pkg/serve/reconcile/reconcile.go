@@ -25,6 +25,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -194,7 +195,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 		}
 	}
 	opts := deploy.UpOptions{Interactive: true, Message: markOf(o), Confirm: func(t deploytarget.Target, preview stackstate.Result) bool {
-		if len(deploy.RotatedInstead(t, preview)) > 0 {
+		if len(rotationrun.RotatedInstead(t, preview)) > 0 {
 			// A pool the manifest asks to rotate: up makes a surge pool, drains the old one onto
 			// it and deletes it, where the engine alone would replace the pool.
 			return true
@@ -232,7 +233,7 @@ func (r *reconciled) op(ctx context.Context, d *deploy.Deployer, t deploytarget.
 // the manifest deploys, priced as `clusterplane up` prices it.
 func (w *Worker) observed(ctx context.Context, t deploytarget.Target, outputs map[string]any) map[string]any {
 	m := map[string]any{}
-	if k, ok := w.Kinds.ByName(t.Kind); ok && k.Nodes != "" {
+	if k, ok := w.Kinds.ByName(t.Name); ok && k.Nodes != "" {
 		if nodes, ok := outputs[k.Nodes].([]any); ok {
 			m["active_nodes"] = len(nodes)
 		}

@@ -1,4 +1,4 @@
-package deploy
+package runreport
 
 import (
 	"sort"
@@ -6,6 +6,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
@@ -19,7 +20,7 @@ import (
 // RecordedOnly are the changes of t's manifest since the manifest the stack recorded (in res's
 // previous outputs) that no step of res carries, by path; nil when the stack recorded none.
 func RecordedOnly(t deploytarget.Target, res stackstate.Result) []diff.Change {
-	changed := changedPaths(t, res.Previous)
+	changed := fielddrift.ChangedPaths(t, res.Previous)
 	if len(changed) == 0 {
 		return nil
 	}
@@ -37,7 +38,7 @@ func RecordedOnly(t deploytarget.Target, res stackstate.Result) []diff.Change {
 	}
 	var out []diff.Change
 	for path, c := range changed {
-		if among(path, carried) {
+		if fielddrift.Among(path, carried) {
 			continue
 		}
 		if whole && c.Effect != effects.Ignored && path != effects.ProtectionPath {

@@ -1,4 +1,4 @@
-package deploy
+package runreport
 
 import (
 	_ "embed"

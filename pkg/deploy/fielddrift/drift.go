@@ -1,4 +1,4 @@
-package deploy
+package fielddrift
 
 import (
 	"reflect"
@@ -10,29 +10,26 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
-
-// Drifted: drift found the cloud different from the manifest, a finding and not a refusal
-// (drift exits 3 for it, as for a block).
-const Drifted outcome.Status = "drifted"
 
 // NotDeployed is drift's reason for a stack that holds nothing, never deployed or destroyed: no
 // drift (exit 0), for nothing deployed can differ from the cloud; status tells it apart (Ready
 // NotDeployed or Destroyed).
 const NotDeployed = "not deployed (never, or destroyed): nothing to compare with the cloud; up deploys it"
 
-// driftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
+// DriftOf is what a preview against the cloud (res) found, as drift and status --drift say it: ""
 // when nothing differs; else what up, which reads the cloud first, would do, except that a
 // difference the provider cannot put back is said as such, never as something up clears; and the
 // fields that differ.
-func driftOf(t deploytarget.Target, res stackstate.Result) (reason string, fields []outcome.FieldDrift) {
+func DriftOf(t deploytarget.Target, res stackstate.Result) (reason string, fields []outcome.FieldDrift) {
 	reason = wouldChange(t, res)
 	if reason == "" {
 		return "", nil
 	}
 	fields = driftedFields(t.Effects, res.Steps)
-	switch names, all := unclearable(fields); {
+	switch names, all := Unclearable(fields); {
 	case all:
 		reason = "the cloud differs where no up can put it back: " + names
 	case names != "":
@@ -41,7 +38,7 @@ func driftOf(t deploytarget.Target, res stackstate.Result) (reason string, field
 	return reason, fields
 }
 
-// putBack adds to an up's outcome (or a preview's, which reads the cloud as up does) what its read
+// PutBack adds to an up's outcome (or a preview's, which reads the cloud as up does) what its read
 // of the cloud found changed since the stack's last up, apart from the manifest's own changes: the
 // fields up sets back to the manifest's values (PutBack, with what the cloud had, so the cost says
 // the real change), and those no up can put back (Drift). With any of the latter the outcome is
@@ -52,19 +49,19 @@ func driftOf(t deploytarget.Target, res stackstate.Result) (reason string, field
 // left for the next up (left, read lazily from the stack's last update: adoptionLeft) and those
 // whose property the provider never reads from the cloud, which only an import leaves unlike the
 // manifest. Those are listed apart (Sets), as what this up sets for the first time.
-func putBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() []string) outcome.Outcome {
+func PutBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() []string) outcome.Outcome {
 	if o.Status != outcome.Done || o.Result == nil {
 		return o
 	}
-	changed := changedPaths(t, o.Result.Previous)
+	changed := ChangedPaths(t, o.Result.Previous)
 	var leftFields []string
 	var leftRead bool
 	for _, f := range driftedFields(t.Effects, o.Result.Steps) {
-		if !leftRead && left != nil && !among(f.Field, changed) && f.Stays == "" {
+		if !leftRead && left != nil && !Among(f.Field, changed) && f.Stays == "" {
 			leftFields, leftRead = left(), true
 		}
 		switch {
-		case among(f.Field, changed):
+		case Among(f.Field, changed):
 			// The manifest changed it: the report lists it as the change it is.
 		case f.Stays != "":
 			o.Drift = append(o.Drift, f)
@@ -80,8 +77,8 @@ func putBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 	if len(o.Sets) > 0 {
 		o.Reason += "; " + strings.Replace(verb, "put back", "set", 1) + " what the stack took over as the cloud had it: " + fieldNames(o.Sets)
 	}
-	if names, _ := unclearable(o.Drift); names != "" {
-		o.Status = Drifted
+	if names, _ := Unclearable(o.Drift); names != "" {
+		o.Status = outcome.Drifted
 		o.Reason += "; the cloud still differs where no up can put it back: " + names
 	}
 	return o
@@ -90,7 +87,7 @@ func putBack(t deploytarget.Target, o outcome.Outcome, verb string, left func() 
 // Previewed is the outcome of a preview's result res, as up's question shows it: with what the
 // preview's read of the cloud found changed there, which up would put back or could not.
 func Previewed(t deploytarget.Target, res stackstate.Result) outcome.Outcome {
-	return putBack(t, outcome.Outcome{Target: t, Status: outcome.Done, Result: &res, Reason: res.Summary()}, "would put back",
+	return PutBack(t, outcome.Outcome{Target: t, Status: outcome.Done, Result: &res, Reason: res.Summary()}, "would put back",
 		func() []string { return res.LeftByAdoption })
 }
 
@@ -102,8 +99,8 @@ func wouldChange(t deploytarget.Target, res stackstate.Result) string {
 	if changes == "" {
 		return ""
 	}
-	if carried := RotatedInstead(t, res); len(carried) > 0 {
-		return "up would rotate " + describeRotations(carried) + ", where the engine alone would " + changes
+	if carried := rotationrun.RotatedInstead(t, res); len(carried) > 0 {
+		return "up would rotate " + rotationrun.DescribeRotations(carried) + ", where the engine alone would " + changes
 	}
 	return "up would " + changes
 }
@@ -137,9 +134,9 @@ func Empty(v any) bool {
 	return false
 }
 
-// unclearable says the drifted fields no up puts back, "" when there is none: drift's reason must
+// Unclearable says the drifted fields no up puts back, "" when there is none: drift's reason must
 // not say that up would clear them.
-func unclearable(fields []outcome.FieldDrift) (names string, all bool) {
+func Unclearable(fields []outcome.FieldDrift) (names string, all bool) {
 	var out []string
 	for _, f := range fields {
 		if f.Stays != "" {
@@ -164,10 +161,10 @@ func driftedFields(table *effects.Table, steps []stackstate.Step) []outcome.Fiel
 	seen := map[string]bool{}
 	var out []outcome.FieldDrift
 	for _, step := range steps {
-		if isOp(step, apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
+		if step.IsAction(apitype.OpSame, apitype.OpRefresh, apitype.OpRead) {
 			continue
 		}
-		for _, path := range propertyPaths(step.Paths) {
+		for _, path := range PropertyPaths(step.Paths) {
 			if table != nil {
 				// A key of a map the manifest writes whole (labels.sneaky) is read as the map:
 				// the manifest has no value at the key, and the key would be lost from the report.
@@ -220,7 +217,7 @@ func cloudValue(table *effects.Table, step stackstate.Step, path string) any {
 func fieldsOf(table *effects.Table, typ, path string) string {
 	var names []string
 	if table != nil {
-		names = specFirst(table.Fields(typ, path))
+		names = SpecFirst(table.Fields(typ, path))
 	}
 	if len(names) == 0 {
 		return typ + " " + path
@@ -228,10 +225,10 @@ func fieldsOf(table *effects.Table, typ, path string) string {
 	return strings.Join(names, " or ")
 }
 
-// propertyPaths are the properties behind a step's changed paths, each once: an element of a
+// PropertyPaths are the properties behind a step's changed paths, each once: an element of a
 // list or map ("tags[0]", `labels["a"]`) stands for the whole property, which is what a manifest
 // field sets and what both values are read of.
-func propertyPaths(paths []string) []string {
+func PropertyPaths(paths []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range paths {
@@ -259,10 +256,10 @@ func ValueAt(inputs map[string]any, path string) any {
 	return v
 }
 
-// specFirst keeps the spec fields of fields when there are any: the metadata fields that also feed
+// SpecFirst keeps the spec fields of fields when there are any: the metadata fields that also feed
 // a property (the tags derived from metadata.env, id, labels and org) only add to it, and listing
 // them reads as changes nobody made.
-func specFirst(fields []string) []string {
+func SpecFirst(fields []string) []string {
 	var spec []string
 	for _, f := range fields {
 		if strings.HasPrefix(f, "spec.") {

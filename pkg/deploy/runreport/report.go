@@ -1,14 +1,15 @@
-package deploy
+package runreport
 
 import (
 	_ "embed"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
@@ -123,7 +124,7 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[outcome.Status]int{}, Stacks: []StackReport{}}
 	for _, o := range outcomes {
 		r.Summary[o.Status]++
-		s := StackReport{File: o.Target.File, Kind: o.Target.Kind, Stack: o.Target.Key(), Outcome: o.Status,
+		s := StackReport{File: o.Target.File, Kind: o.Target.Name, Stack: o.Target.Key(), Outcome: o.Status,
 			Reason: o.Reason, BlockedBy: o.BlockedBy, Seconds: o.Took.Seconds(), Drift: o.Drift, PutBack: o.PutBack, Sets: o.Sets, Status: o.Report,
 			Disagreements: o.Disagreements, InPlace: o.InPlace, Unmanaged: o.Unmanaged, Policy: o.Policy, NotRun: o.NotRun}
 		if o.Err != nil {
@@ -133,7 +134,7 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 		if errors.As(o.Err, &refused) {
 			s.Refused = refused.Changes
 		}
-		var rotation *RotationError
+		var rotation *rotationrun.RotationError
 		if errors.As(o.Err, &rotation) {
 			s.Rotations = rotation.Rotations
 		}
@@ -141,12 +142,12 @@ func NewReport(command string, outcomes []outcome.Outcome) Report {
 		if o.Result != nil {
 			s.Changes = o.Result.Changes
 			s.RecordedOnly = o.Result.RecordedOnly
-			if changed := changedPaths(o.Target, o.Result.Previous); changed != nil {
+			if changed := fielddrift.ChangedPaths(o.Target, o.Result.Previous); changed != nil {
 				s.ProtectionOff = ProtectionOff([]diff.Change{changed[effects.ProtectionPath]})
 			}
-			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, changedPaths(o.Target, o.Result.Previous))
+			s.Resources = resourceChanges(o.Target.Effects, o.Result.Steps, fielddrift.ChangedPaths(o.Target, o.Result.Previous))
 			if len(o.Rotations) > 0 {
-				s.Resources, s.Changes = rotated(s.Resources, s.Changes)
+				s.Resources, s.Changes = Rotated(s.Resources, s.Changes)
 			}
 		}
 		r.Stacks = append(r.Stacks, s)
@@ -175,7 +176,7 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		if cloudHad := append(slices.Clip(o.PutBack), o.Sets...); old != nil && len(cloudHad) > 0 {
 			// What the stack held before the up is what the cloud had, not what it recorded: the
 			// change's cost is from the drifted cloud (6 nodes) to the manifest (4).
-			old = withValues(old, cloudHad)
+			old = fielddrift.WithValues(old, cloudHad)
 		}
 		p := prices(string(cloud.ID()))
 		d := cost.Compare(old, o.Target.Input, p)
@@ -188,34 +189,6 @@ func (r *Report) Price(outcomes []outcome.Outcome, prices func(cloud string) cos
 		r.Stacks[i].Cost = &d
 		rotation.PriceRotations(r.Stacks[i].Rotations, p)
 	}
-}
-
-// changedPaths are the manifest's fields that changed since the manifest the stack recorded
-// before the operation, with both values; nil when it recorded none (or the manifest did not
-// change: the cloud did).
-func changedPaths(t deploytarget.Target, previous map[string]any) map[string]diff.Change {
-	if t.Input == nil {
-		return nil
-	}
-	result, err := deploytarget.SinceDeployed(t.Effects, t.Input, stackstate.OutputsOf(previous))
-	if err != nil || result == nil || len(result.Changes) == 0 {
-		return nil
-	}
-	paths := map[string]diff.Change{}
-	for _, c := range result.Changes {
-		paths[c.Path] = c
-	}
-	return paths
-}
-
-// among tells whether field is one of the changed paths, or holds one, or is held by one.
-func among(field string, changed map[string]diff.Change) bool {
-	for p := range changed {
-		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(field, p+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // internal tells a step the engine does not count in its summary: a default provider's (the
@@ -235,10 +208,10 @@ func internal(step stackstate.Step) bool {
 func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[string]diff.Change) []ResourceChange {
 	var out []ResourceChange
 	for _, step := range steps {
-		if isOp(step, apitype.OpSame, apitype.OpRead) || internal(step) {
+		if step.IsAction(apitype.OpSame, apitype.OpRead) || internal(step) {
 			continue
 		}
-		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: propertyPaths(step.Paths)}
+		rc := ResourceChange{Type: step.Type, Name: step.Name, Operation: step.Action, Properties: fielddrift.PropertyPaths(step.Paths)}
 		seen := map[string]bool{}
 		for _, p := range rc.Properties {
 			if table == nil {
@@ -247,14 +220,14 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 			fields := table.Fields(step.Type, p)
 			var moved []string
 			for _, field := range fields {
-				if among(field, changed) {
+				if fielddrift.Among(field, changed) {
 					moved = append(moved, field)
 				}
 			}
 			if len(moved) > 0 {
 				fields = moved
 			} else {
-				fields = specFirst(fields)
+				fields = fielddrift.SpecFirst(fields)
 			}
 			for _, field := range fields {
 				if seen[field] {
@@ -278,12 +251,12 @@ func resourceChanges(table *effects.Table, steps []stackstate.Step, changed map[
 	return out
 }
 
-// rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
+// Rotated turns the engine's replacement of a pool that up rotates instead into one "rotate"
 // change, in the resources and in the counts by operation: the engine plans replace and
 // create-replacement (or delete-replaced, which names no field) steps, which read as the pool
 // replaced at once, nodes and pods gone, when up creates a pool beside it and drains the old one
 // first. changes is left as it is; the counts returned are a copy.
-func rotated(resources []ResourceChange, changes map[string]int) ([]ResourceChange, map[string]int) {
+func Rotated(resources []ResourceChange, changes map[string]int) ([]ResourceChange, map[string]int) {
 	rotates := map[string]bool{}
 	for _, rc := range resources {
 		if replaceStep(rc.Operation) && rotatesOnly(rc) {
@@ -358,7 +331,7 @@ func ExitCode(outcomes []outcome.Outcome) int {
 		switch o.Status {
 		case outcome.Cancelled:
 			return exitcode.Interrupted
-		case outcome.Blocked, Drifted:
+		case outcome.Blocked, outcome.Drifted:
 			code = max(code, exitcode.Blocked)
 		case outcome.Failed, outcome.Skipped:
 			code = max(code, exitcode.Invalid)
@@ -371,4 +344,12 @@ func ExitCode(outcomes []outcome.Outcome) int {
 		}
 	}
 	return code
+}
+
+// Command is the clusterplane command that runs an operation of the stack's history again.
+func Command(operation string) string {
+	if operation == "update" {
+		return "up"
+	}
+	return operation
 }

@@ -1,12 +1,10 @@
-package deploy
+package savedplan
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
-	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -88,8 +85,8 @@ func digestFields(m protoreflect.Message, prefix string, out map[string]string) 
 	})
 }
 
-// editedFields are the paths whose digests differ between two FieldDigests, sorted.
-func editedFields(reviewed, now map[string]string) []string {
+// EditedFields are the paths whose digests differ between two FieldDigests, sorted.
+func EditedFields(reviewed, now map[string]string) []string {
 	var out []string
 	for path, d := range now {
 		if reviewed[path] != d {
@@ -105,9 +102,9 @@ func editedFields(reviewed, now map[string]string) []string {
 	return out
 }
 
-// plannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
+// PlannedSteps are a result's steps as a plan holds them. Refresh steps are left out: reading the
 // cloud changes nothing, and what the cloud changed shows in the steps that undo it.
-func plannedSteps(res stackstate.Result) []outcome.PlannedStep {
+func PlannedSteps(res stackstate.Result) []outcome.PlannedStep {
 	out := []outcome.PlannedStep{}
 	for _, s := range res.Steps {
 		if s.Action == string(apitype.OpRefresh) || s.Action == string(apitype.OpSame) || s.Action == string(apitype.OpRead) {
@@ -120,43 +117,11 @@ func plannedSteps(res stackstate.Result) []outcome.PlannedStep {
 	return out
 }
 
-func plannedUpdate(u *stackstate.Update) *outcome.PlannedUpdate {
+func PlannedUpdate(u *stackstate.Update) *outcome.PlannedUpdate {
 	if u == nil {
 		return nil
 	}
 	return &outcome.PlannedUpdate{Version: u.Version, Operation: u.Operation, Result: u.Result, Ended: u.Ended}
-}
-
-// PreviewPlan previews the target against the cloud as it is now (read in memory first, as drift
-// does) and says, in Outcome.Planned, what the stack's part of a saved plan is. The last update is
-// read before the preview: one landing during it makes the plan stale, never silently current.
-func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
-	defer outcome.Stamp(&out, t, time.Now())
-	last, err := d.lastUpdate(ctx, t)
-	if err != nil {
-		return failed(err)
-	}
-	o := d.preview(ctx, t, true)
-	if o.Result == nil || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
-		return o
-	}
-	o.Planned = &outcome.PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Kind, Digest: ManifestDigest(t.Input),
-		LastUpdate: plannedUpdate(last), Summary: o.Result.Summary(), Steps: plannedSteps(*o.Result),
-		RecordedOnly: changePaths(o.Result.RecordedOnly), Fields: FieldDigests(t.Input)}
-	return o
-}
-
-// lastUpdate is the stack's last update, nil when the stack or its update does not exist.
-func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stackstate.Update, error) {
-	s, err := d.open(ctx, t)
-	if errors.Is(err, stackstate.ErrNotDeployed) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	return s.LastUpdate(ctx)
 }
 
 // PlanMovedError is a stack whose world moved since its plan was saved: up --plan applies nothing.
@@ -170,50 +135,8 @@ func (e *PlanMovedError) Error() string {
 	return "the plan no longer holds for " + e.Stack + ": " + strings.Join(e.Moved, "; ")
 }
 
-// CheckPlan tells whether the stack's part of a plan still holds for t: its manifest is the one
-// reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
-// now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
-// failures to tell. It changes nothing: a stack it had to create for the preview goes again.
-func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outcome.PlannedStack) error {
-	var moved []string
-	if digest := ManifestDigest(t.Input); digest != p.Digest {
-		if edited := editedFields(p.Fields, FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {
-			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed: %s edited since", t.File, strings.Join(edited, ", ")))
-		} else {
-			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, short(digest), short(p.Digest)))
-		}
-	}
-	last, err := d.lastUpdate(ctx, t)
-	if err != nil {
-		return err
-	}
-	if now := plannedUpdate(last); !sameUpdate(now, p.LastUpdate) {
-		moved = append(moved, fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s "+
-			"(an up --plan of this very plan counts: a plan is applied once; preview --save-plan again)", now, p.LastUpdate))
-	}
-	if len(moved) > 0 {
-		// What a fresh preview would do differs for these reasons already: it is not run.
-		return &PlanMovedError{Stack: t.Key(), Moved: moved}
-	}
-	o := d.preview(ctx, t, true)
-	if o.Result == nil {
-		if o.Err != nil {
-			return o.Err
-		}
-		return errors.Errorf("preview %s: %s", t.Key(), o.Reason)
-	}
-	if diff := stepsDiffer(p.Steps, plannedSteps(*o.Result)); len(diff) > 0 {
-		return &PlanMovedError{Stack: t.Key(), Moved: diff}
-	}
-	if now := changePaths(o.Result.RecordedOnly); !slices.Equal(now, p.RecordedOnly) {
-		return &PlanMovedError{Stack: t.Key(), Moved: []string{fmt.Sprintf("the changes recorded only are %s, the plan's %s",
-			pathsOrNone(now), pathsOrNone(p.RecordedOnly))}}
-	}
-	return nil
-}
-
-// changePaths are the changes' paths, in their order.
-func changePaths(changes []diff.Change) []string {
+// ChangePaths are the changes' paths, in their order.
+func ChangePaths(changes []diff.Change) []string {
 	var out []string
 	for _, c := range changes {
 		out = append(out, c.Path)
@@ -221,25 +144,25 @@ func changePaths(changes []diff.Change) []string {
 	return out
 }
 
-// pathsOrNone is paths joined, or "none".
-func pathsOrNone(paths []string) string {
+// PathsOrNone is paths joined, or "none".
+func PathsOrNone(paths []string) string {
 	if len(paths) == 0 {
 		return "none"
 	}
 	return strings.Join(paths, ", ")
 }
 
-// sameUpdate tells whether two last updates are one: by version where the backend numbers them.
-func sameUpdate(a, b *outcome.PlannedUpdate) bool {
+// SameUpdate tells whether two last updates are one: by version where the backend numbers them.
+func SameUpdate(a, b *outcome.PlannedUpdate) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	return *a == *b
 }
 
-// stepsDiffer says, in words, how a fresh preview's steps differ from the planned ones. A step
+// StepsDiffer says, in words, how a fresh preview's steps differ from the planned ones. A step
 // of the same resource and operation that changes other fields is said as those fields.
-func stepsDiffer(planned, now []outcome.PlannedStep) []string {
+func StepsDiffer(planned, now []outcome.PlannedStep) []string {
 	var out []string
 	paired := map[int]bool{}
 	for _, s := range now {
@@ -291,8 +214,8 @@ func sameStep(a, b outcome.PlannedStep) bool {
 	return a.URN == b.URN && a.Op == b.Op && slices.Equal(a.Fields, b.Fields)
 }
 
-// short is a digest's first characters, enough to tell two apart in a message.
-func short(digest string) string {
+// Short is a digest's first characters, enough to tell two apart in a message.
+func Short(digest string) string {
 	d := strings.TrimPrefix(digest, "sha256:")
 	if len(d) > 12 {
 		d = d[:12]

@@ -1,4 +1,4 @@
-package deploy
+package fielddrift
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func rowsOf(table *effects.Table, typ, path string) []effects.Row {
 		return nil
 	}
 	var out []effects.Row
-	for _, f := range specFirst(table.Fields(typ, path)) {
+	for _, f := range SpecFirst(table.Fields(typ, path)) {
 		if row, ok := table.Lookup(f); ok {
 			out = append(out, row)
 		}

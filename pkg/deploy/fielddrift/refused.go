@@ -1,4 +1,4 @@
-package deploy
+package fielddrift
 
 import (
 	"encoding/json"
@@ -17,12 +17,12 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
 )
 
-// notReplacedByEngine drops from refused the replacements deletion protection refuses that the
+// NotReplacedByEngine drops from refused the replacements deletion protection refuses that the
 // engine's preview (res) does not make: a field newly written with the value the cloud already
 // has (spec.vpc set to the cluster's own VPC, as a refusal's advice asks) replaces nothing,
 // because the provider compares with what it read, not with the manifest before. The providers
 // are the truth about what a change does.
-func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Change {
+func NotReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Change {
 	replaced := map[string]bool{}
 	for _, s := range res.Steps {
 		switch apitype.OpType(s.Action) {
@@ -32,7 +32,7 @@ func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Ch
 	}
 	var out []diff.Change
 	for _, c := range refused {
-		if onPaper(c) && !replaced[c.Resource] {
+		if OnPaper(c) && !replaced[c.Resource] {
 			continue
 		}
 		out = append(out, c)
@@ -40,24 +40,24 @@ func notReplacedByEngine(refused []diff.Change, res stackstate.Result) []diff.Ch
 	return out
 }
 
-// notApplied tells a refusal of a change the provider never sends (a DigitalOcean pool's labels
+// NotApplied tells a refusal of a change the provider never sends (a DigitalOcean pool's labels
 // emptied): the cloud may hold the manifest's value already, made so outside clusterplane.
-func notApplied(c diff.Change) bool {
+func NotApplied(c diff.Change) bool {
 	return c.Refusal == effects.NotApplied
 }
 
-// heldByCloud drops the refusals of changes the provider never sends (notApplied) that the cloud
+// HeldByCloud drops the refusals of changes the provider never sends (notApplied) that the cloud
 // already holds: res previews the manifest against the cloud, read first, and no step changes the
 // field, so up has nothing to send and only records what is so. Without it, a user who did what
 // the refusal advises (removed the labels in the cloud) could never deploy the manifest.
-func heldByCloud(refused []diff.Change, t deploytarget.Target, res stackstate.Result) []diff.Change {
+func HeldByCloud(refused []diff.Change, t deploytarget.Target, res stackstate.Result) []diff.Change {
 	differs := map[string]diff.Change{}
 	for _, f := range driftedFields(t.Effects, res.Steps) {
 		differs[f.Field] = diff.Change{}
 	}
 	var out []diff.Change
 	for _, c := range refused {
-		if notApplied(c) && !among(c.Path, differs) {
+		if NotApplied(c) && !Among(c.Path, differs) {
 			continue
 		}
 		out = append(out, c)
@@ -65,17 +65,17 @@ func heldByCloud(refused []diff.Change, t deploytarget.Target, res stackstate.Re
 	return out
 }
 
-// onPaper tells a refusal the engine may not agree with: a replacement refused for deletion
+// OnPaper tells a refusal the engine may not agree with: a replacement refused for deletion
 // protection, of a field the manifest before left unset (the cloud chose its value then).
-func onPaper(c diff.Change) bool {
+func OnPaper(c diff.Change) bool {
 	return c.Refusal == effects.Protected && c.Old == nil
 }
 
-// withValues is input with each field of fields set to what the cloud had (Live): the manifest
+// WithValues is input with each field of fields set to what the cloud had (Live): the manifest
 // that describes the cloud as an up found it, before it put those fields back. A field that is no
 // single manifest path ("a or b", a property no field sends), or whose value does not fit it,
 // keeps input's value.
-func withValues(input proto.Message, fields []outcome.FieldDrift) proto.Message {
+func WithValues(input proto.Message, fields []outcome.FieldDrift) proto.Message {
 	out := input
 	for _, f := range fields {
 		if next, err := withValue(out, f.Field, f.Live); err == nil {

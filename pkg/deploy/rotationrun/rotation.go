@@ -1,4 +1,4 @@
-package deploy
+package rotationrun
 
 import (
 	"google.golang.org/protobuf/proto"
@@ -37,7 +37,7 @@ func (e *RotationError) Error() string {
 	if e.Cloud != "" {
 		where += " on " + e.Cloud
 	}
-	return "rotation planned, nothing deployed: " + describeRotations(e.Rotations) + ". up carries out a rotation of " +
+	return "rotation planned, nothing deployed: " + DescribeRotations(e.Rotations) + ". up carries out a rotation of " +
 		"a node pool kind's own pool, or of a cluster kind's default pool, where the kind readies it for its cloud; " +
 		where + " readies none of these pools, and the engine alone would " +
 		"replace the pool; clusterplane diff OLD NEW shows each step and its cost"
@@ -46,22 +46,22 @@ func (e *RotationError) Error() string {
 // rotationError is the refusal of rotations up does not carry out for t, its cloud named by the
 // cloud's driver.
 func rotationError(t deploytarget.Target, not []rotation.Rotation) *RotationError {
-	e := &RotationError{Rotations: not, Kind: t.Kind}
+	e := &RotationError{Rotations: not, Kind: t.Name}
 	if d, ok := stackinput.Cloud(t.Input); ok {
 		e.Cloud = d.Env().Name
 	}
 	return e
 }
 
-// rotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
+// RotationGate blocks an operation whose manifest asks for a rotation up does not carry out (a
 // pool of a kind without Rotate, a cluster's inline pool other than its default); nil when it asks for none. carried are the rotations up
 // carries out (rotate.go).
-func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
+func RotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (blocked *outcome.Outcome, carried []rotation.Rotation, err error) {
 	rotations, err := Rotations(t.Effects, t.Input, outputs)
 	if err != nil || len(rotations) == 0 {
 		return nil, nil, err
 	}
-	carried, not := carriedOut(t, rotations)
+	carried, not := CarriedOut(t, rotations)
 	if len(not) == 0 {
 		return nil, carried, nil
 	}
@@ -73,16 +73,16 @@ func rotationGate(t deploytarget.Target, outputs map[string]stackstate.Output) (
 // instead (surge pool, drain, delete) when the manifest asks for that. nil when up rotates
 // nothing, or when res also replaces something else, which up would still replace.
 func RotatedInstead(t deploytarget.Target, res stackstate.Result) []rotation.Rotation {
-	blocked, carried, err := rotationGate(t, stackstate.OutputsOf(res.Previous))
-	if err != nil || blocked != nil || len(carried) == 0 || !onlyPoolReplaced(res, GuardedType(t.Effects)) {
+	blocked, carried, err := RotationGate(t, stackstate.OutputsOf(res.Previous))
+	if err != nil || blocked != nil || len(carried) == 0 || !OnlyPoolReplaced(res, deploytarget.GuardedType(t.Effects)) {
 		return nil
 	}
 	return carried
 }
 
-// replacedBesides are the paths of the changes from the manifest the stack last deployed to
+// ReplacedBesides are the paths of the changes from the manifest the stack last deployed to
 // input that replace something, rotations aside (a change a rotation carries out is a rotate).
-func replacedBesides(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]string, error) {
+func ReplacedBesides(table *effects.Table, input proto.Message, outputs map[string]stackstate.Output) ([]string, error) {
 	result, err := deploytarget.SinceDeployed(table, input, outputs)
 	if err != nil || result == nil {
 		return nil, err

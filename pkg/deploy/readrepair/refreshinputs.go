@@ -1,4 +1,4 @@
-package deploy
+package readrepair
 
 import (
 	"context"
@@ -29,22 +29,22 @@ import (
 // a list of objects the stack recorded before (each recorded element's fields equal in one read
 // element of its own), the recorded list is put back in place of the one the bridge made up. An
 // up sends the program's inputs anyway; only a refresh leaves the bridge's.
-func keepListInputs(ctx context.Context, s stackstate.Stack, before stackstate.State) error {
+func KeepListInputs(ctx context.Context, s stackstate.Stack, before stackstate.State) error {
 	after, err := stackstate.ReadState(ctx, s)
 	if err != nil {
 		return errors.Wrap(err, "read the refreshed state to check the inputs the refresh recorded")
 	}
-	raw, changed, err := restoreListInputs(before, after)
+	raw, changed, err := RestoreListInputs(before, after)
 	if err != nil || !changed {
 		return err
 	}
 	return errors.Wrap(s.Import(ctx, raw), "put back the inputs the refresh recorded out of order")
 }
 
-// restoreListInputs is after's deployment with the lists of before's inputs the refresh
+// RestoreListInputs is after's deployment with the lists of before's inputs the refresh
 // re-paired put back (see keepListInputs), and whether it changed any. The state is edited as
 // JSON, every field it does not touch kept as it is.
-func restoreListInputs(before, after stackstate.State) (apitype.UntypedDeployment, bool, error) {
+func RestoreListInputs(before, after stackstate.State) (apitype.UntypedDeployment, bool, error) {
 	recorded := map[string]map[string]any{}
 	for _, r := range before.Deployment.Resources {
 		if !r.Delete {

@@ -1,0 +1,146 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
+	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
+	"github.com/clusterplane/clusterplane/pkg/deploy/savedplan"
+	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+)
+
+// PreviewPlan previews the target against the cloud as it is now (read in memory first, as drift
+// does) and says, in Outcome.Planned, what the stack's part of a saved plan is. The last update is
+// read before the preview: one landing during it makes the plan stale, never silently current.
+func (d *Deployer) PreviewPlan(ctx context.Context, t deploytarget.Target) (out outcome.Outcome) {
+	defer outcome.Stamp(&out, t, time.Now())
+	last, err := d.lastUpdate(ctx, t)
+	if err != nil {
+		return failed(err)
+	}
+	o := d.preview(ctx, t, true)
+	if o.Result == nil || o.Status == outcome.Failed || o.Status == outcome.Cancelled {
+		return o
+	}
+	o.Planned = &outcome.PlannedStack{Stack: t.Key(), File: t.File, Kind: t.Name, Digest: savedplan.ManifestDigest(t.Input),
+		LastUpdate: savedplan.PlannedUpdate(last), Summary: o.Result.Summary(), Steps: savedplan.PlannedSteps(*o.Result),
+		RecordedOnly: savedplan.ChangePaths(o.Result.RecordedOnly), Fields: savedplan.FieldDigests(t.Input)}
+	return o
+}
+
+// lastUpdate is the stack's last update, nil when the stack or its update does not exist.
+func (d *Deployer) lastUpdate(ctx context.Context, t deploytarget.Target) (*stackstate.Update, error) {
+	s, err := d.open(ctx, t)
+	if errors.Is(err, stackstate.ErrNotDeployed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.LastUpdate(ctx)
+}
+
+// CheckPlan tells whether the stack's part of a plan still holds for t: its manifest is the one
+// reviewed, no update landed on the stack since, and a fresh preview against the cloud as it is
+// now would do exactly the planned steps. A *PlanMovedError names what moved; other errors are
+// failures to tell. It changes nothing: a stack it had to create for the preview goes again.
+func (d *Deployer) CheckPlan(ctx context.Context, t deploytarget.Target, p outcome.PlannedStack) error {
+	var moved []string
+	if digest := savedplan.ManifestDigest(t.Input); digest != p.Digest {
+		if edited := savedplan.EditedFields(p.Fields, savedplan.FieldDigests(t.Input)); p.Fields != nil && len(edited) > 0 {
+			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed: %s edited since", t.File, strings.Join(edited, ", ")))
+		} else {
+			moved = append(moved, fmt.Sprintf("%s is not the manifest reviewed (digest %s, the plan's %s)", t.File, savedplan.Short(digest), savedplan.Short(p.Digest)))
+		}
+	}
+	last, err := d.lastUpdate(ctx, t)
+	if err != nil {
+		return err
+	}
+	if now := savedplan.PlannedUpdate(last); !savedplan.SameUpdate(now, p.LastUpdate) {
+		moved = append(moved, fmt.Sprintf("another update landed on the stack since the plan: its last is %s, the plan saw %s "+
+			"(an up --plan of this very plan counts: a plan is applied once; preview --save-plan again)", now, p.LastUpdate))
+	}
+	if len(moved) > 0 {
+		// What a fresh preview would do differs for these reasons already: it is not run.
+		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: moved}
+	}
+	o := d.preview(ctx, t, true)
+	if o.Result == nil {
+		if o.Err != nil {
+			return o.Err
+		}
+		return errors.Errorf("preview %s: %s", t.Key(), o.Reason)
+	}
+	if diff := savedplan.StepsDiffer(p.Steps, savedplan.PlannedSteps(*o.Result)); len(diff) > 0 {
+		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: diff}
+	}
+	if now := savedplan.ChangePaths(o.Result.RecordedOnly); !slices.Equal(now, p.RecordedOnly) {
+		return &savedplan.PlanMovedError{Stack: t.Key(), Moved: []string{fmt.Sprintf("the changes recorded only are %s, the plan's %s",
+			savedplan.PathsOrNone(now), savedplan.PathsOrNone(p.RecordedOnly))}}
+	}
+	return nil
+}
+
+// PlanGuard is up's guard with the saved plan p (Request.Guard, with Whole): every stack is checked
+// against its part of the plan (Deployer.CheckPlan), parallel at once, before any is changed, and
+// when one is refused, all are: nothing is half-applied.
+func PlanGuard(p *savedplan.Plan, parallel int, timeout time.Duration) func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+	return func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
+		given := map[string]bool{}
+		for _, t := range targets {
+			given[t.Key()] = true
+		}
+		var missing []string
+		for _, s := range p.Stacks {
+			if !given[s.Stack] {
+				missing = append(missing, s.Stack+" ("+s.File+")")
+			}
+		}
+		if len(missing) > 0 {
+			return nil, errors.Errorf("the plan holds %s, which no manifest given deploys: give every manifest the plan was "+
+				"made from, or none to take the plan's files", strings.Join(missing, ", "))
+		}
+		d := &Deployer{Backend: b, Throttled: CloudRetryAfter}
+		q := queue.Queue{Parallel: parallel, StackTimeout: timeout}
+		checks := q.Run(ctx, targets, nil, func(ctx context.Context, t deploytarget.Target) outcome.Outcome {
+			planned := p.Stack(t.Key())
+			if planned == nil {
+				return outcome.Outcome{Status: outcome.Blocked, Err: errors.Errorf("stack %s (%s) is not in the plan: preview it with --save-plan",
+					t.Key(), t.File)}
+			}
+			if err := d.CheckPlan(ctx, t, *planned); err != nil {
+				return outcome.Outcome{Status: outcome.Blocked, Err: err}
+			}
+			return outcome.Outcome{Status: outcome.Done}
+		})
+		refused := map[string]error{}
+		var moved []string
+		for _, c := range checks {
+			if c.Err != nil {
+				refused[c.Target.Key()] = c.Err
+				moved = append(moved, c.Target.Key())
+			}
+		}
+		if len(refused) == 0 {
+			return nil, nil
+		}
+		sort.Strings(moved)
+		for _, t := range targets {
+			if refused[t.Key()] == nil {
+				refused[t.Key()] = errors.Errorf("not applied: the plan no longer holds for %s, and a plan is applied whole or not at all",
+					strings.Join(moved, ", "))
+			}
+		}
+		return refused, nil
+	}
+}
