@@ -169,7 +169,9 @@ func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T) {
 	tests := []struct {
 		name string
-		// state is sandbox.json's fields; serve is replaced by the stand-in's pid, up by a URL that answers.
+		// state is sandbox.json's fields; serve is replaced by the stand-in's pid, up by a URL that
+		// answers, and nil leaves the field out. A driver's URL field the case does not name is a
+		// URL that answers, so that a cloud added to the drivers needs no line here.
 		state map[string]any
 		// field is the field the refusal names; "" when the state file is used.
 		field string
@@ -185,7 +187,7 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "http://10.0.0.1:8080"},
 			field: "civoApiUrl", says: "not on a loopback address"},
 		{name: "a cloud's URL left out is refused at its field",
-			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up"},
+			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": nil},
 			field: "civoApiUrl", says: "not an http or https URL"},
 		{name: "a field of no cloud a driver knows is not read",
 			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "up", "moonApiUrl": "https://moon.example"}},
@@ -199,8 +201,15 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 			dir := newSandbox(t)
 			serve := start(t, "/", true, "sandbox", "serve", "--dir", dir)
 			state := map[string]any{}
+			for _, id := range clouds.IDs() {
+				if _, named := tt.state[urlField(id)]; !named {
+					state[urlField(id)] = answering(t)
+				}
+			}
 			for k, v := range tt.state {
 				switch v {
+				case nil:
+					continue
 				case "serve":
 					v = serve.cmd.Process.Pid
 				case "up":
@@ -392,8 +401,8 @@ func TestADriverWithoutALoopbackIsRefusedByItsNameNotBySandboxJSON(t *testing.T)
 		want []string
 	}{
 		{name: "a driver with no loopback line is named with where its line goes",
-			ids:  append(clouds.IDs(), "examplecloud"),
-			want: []string{"examplecloud driver has no loopback", "pkg/loopback/fakeclouds"}},
+			ids:  append(clouds.IDs(), "nosuchcloud"),
+			want: []string{"nosuchcloud driver has no loopback", "pkg/loopback/fakeclouds"}},
 		{name: "the drivers that all have loopbacks are let through", ids: clouds.IDs()},
 	}
 	for _, tt := range tests {
