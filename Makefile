@@ -21,16 +21,21 @@ PULUMI_SCHEMA := cmd/pulumi-resource-clusterplane/schema.json
 PITFALLS := docs/pitfalls.md
 # The outputs table of docs/deploying.md, between its marker lines.
 OUTPUTS_PAGE := docs/deploying.md
+# The serve API's OpenAPI document, as api.OpenAPI() makes it from the routes and the drivers'
+# clouds: adding a cloud to pkg/cloud/clouds changes it.
+OPENAPI := docs/openapi.json
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE)
+GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE) $(OPENAPI)
 
-.PHONY: help tools protos check-generated check-tracked lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
+.PHONY: help tools protos check-generated check-tracked openapi lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
 help:
 	@echo "make test             go vet and all tests"
 	@echo "make lint             buf lint and gofmt check"
 	@echo "make check-tracked    fail when git tracks a built binary or a file over 1 MB"
-	@echo "make protos           regenerate Go code, JSON Schemas, the Pulumi schema and docs/pitfalls.md (installs buf, protoc-gen-go)"
+	@echo "make protos           regenerate Go code, JSON Schemas, the Pulumi schema, docs/pitfalls.md and docs/openapi.json"
+	@echo "                      (installs buf, protoc-gen-go)"
+	@echo "make openapi          regenerate docs/openapi.json alone, e.g. after adding a cloud (make protos runs it too)"
 	@echo "make check-generated  regenerate and fail if the committed code differs"
 	@echo "make test-karpenter   vet and test the Karpenter provider's module (karpenter/)"
 	@echo "make karpenter-generate  the Karpenter provider's deepcopy code, CRDs and JSON Schemas; check-karpenter-generated fails when stale"
@@ -81,6 +86,12 @@ protos: tools $(VALIDATE_PROTO)
 	go run ./tools/schemagen $(SCHEMAS)
 	go run ./tools/pulumischema $(PULUMI_SCHEMA)
 	go run ./tools/docgen -pitfalls $(PITFALLS) -outputs $(OUTPUTS_PAGE)
+	$(MAKE) --no-print-directory openapi
+
+# The serve API's document is written by its own freshness test, so that the file and the check
+# can never disagree; pkg/serve/api's test still fails in CI when it is stale.
+openapi:
+	go test ./pkg/serve/api -count=1 -run '^TestTheOpenAPIDocumentIsFresh$$' -update
 
 check-generated: protos
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \

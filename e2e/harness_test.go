@@ -26,7 +26,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud"
+	// drivers: the e2e package has a type of its own named clouds (effects_test.go).
+	drivers "github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
 )
 
@@ -35,6 +40,29 @@ const (
 	doToken   = "dop_v1_" + "e2e0sentinel0token0digitalocean0never0in0state0or0logs0000000000"
 	civoToken = "e2eSENTINEL42civo77token"
 )
+
+// sentinelToken is the token the environment hands cloud id's plugin: doToken and civoToken for
+// the two clouds, which tests name to call the loopbacks themselves, and for any other a sentinel
+// made from its ID, so that a cloud added to the drivers is run, and looked for in state and
+// logs, with no line here.
+func sentinelToken(id cloud.ID) string {
+	switch id {
+	case "digitalocean":
+		return doToken
+	case "civo":
+		return civoToken
+	}
+	return "e2e0sentinel0token0" + string(id) + "0never0in0state0or0logs"
+}
+
+// sentinelTokens are every driver's sentinel token.
+func sentinelTokens() []string {
+	var out []string
+	for _, id := range drivers.IDs() {
+		out = append(out, sentinelToken(id))
+	}
+	return out
+}
 
 var (
 	root      = repoRoot()
@@ -194,16 +222,14 @@ var (
 	pluginsSkip string
 )
 
-// providerPlugins are the real DigitalOcean and Civo plugins `make engine` built, each with the
+// providerPlugins are every driver's real provider plugin `make engine` built, each with the
 // version the modules' Go SDK (go.mod) asks the engine for. Without ../shared (a user's clone) they
 // cannot be built, and the tests that need them skip, saying so.
 func providerPlugins(t *testing.T) []plugin {
 	t.Helper()
 	pluginsOnce.Do(func() {
-		for _, p := range []struct{ name, module string }{
-			{"digitalocean", "github.com/pulumi/pulumi-digitalocean/sdk/v4"},
-			{"civo", "github.com/pulumi/pulumi-civo/sdk/v2"},
-		} {
+		for _, d := range drivers.All() {
+			p := struct{ name, module string }{string(d.ID()), d.ProviderSDK()}
 			binary := filepath.Join(root, ".engine", "plugins", "pulumi-resource-"+p.name)
 			if _, err := os.Stat(binary); err != nil {
 				if _, shared := os.Stat(filepath.Join(root, "..", "shared", "providers-src")); shared != nil {
@@ -255,10 +281,42 @@ type env struct {
 	// logs collects every command's output, to check that no secret is printed.
 	logs   bytes.Buffer
 	logsMu sync.Mutex
-	// do and civo are the test's clouds: what the real provider plugins (and the clusterplane
-	// plugin, for Civo node pools) call.
-	do   *fakedo.DO
-	civo *fakecivo.Civo
+	// loopbacks are the test's clouds, every driver's by its ID: what the real provider plugins
+	// (and the clusterplane plugin, for Civo node pools) call. do and civo are two of them, typed,
+	// for the tests that read or change those clouds themselves.
+	loopbacks map[cloud.ID]fakeclouds.Cloud
+	do        *fakedo.DO
+	civo      *fakecivo.Civo
+}
+
+// startLoopbacks starts every driver's loopback cloud with its sentinel token; a driver with no
+// loopback fails the test naming where its line belongs.
+func (e *env) startLoopbacks() {
+	e.t.Helper()
+	e.loopbacks = map[cloud.ID]fakeclouds.Cloud{}
+	for _, id := range drivers.IDs() {
+		l, ok := fakeclouds.Get(id)
+		if !ok {
+			e.t.Fatalf("the %s driver has no loopback cloud: add its line to All in pkg/loopback/fakeclouds", id)
+		}
+		e.loopbacks[id] = l.Start(e.t, sentinelToken(id), 0, fakecloud.Lifetime)
+	}
+	var ok bool
+	if e.do, ok = e.loopbacks["digitalocean"].(*fakedo.DO); !ok {
+		e.t.Fatalf("DigitalOcean's loopback is a %T, not pkg/loopback/fakedo's", e.loopbacks["digitalocean"])
+	}
+	if e.civo, ok = e.loopbacks["civo"].(*fakecivo.Civo); !ok {
+		e.t.Fatalf("Civo's loopback is a %T, not pkg/loopback/fakecivo's", e.loopbacks["civo"])
+	}
+}
+
+// cloudVars are every driver's token and API URL variables, pointing at the test's loopbacks.
+func (e *env) cloudVars() []string {
+	var vars []string
+	for _, d := range drivers.All() {
+		vars = append(vars, d.Env().TokenEnv+"="+sentinelToken(d.ID()), d.Env().URLEnv+"="+e.loopbacks[d.ID()].URL())
+	}
+	return vars
 }
 
 func newEnv(t *testing.T) *env {
@@ -268,7 +326,8 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("the Pulumi engine is not built: run `make engine` (or `make e2e`, which builds it): %v", err)
 	}
 	dir := t.TempDir()
-	e := &env{t: t, dir: dir, do: fakedo.New(t, doToken), civo: fakecivo.New(t, civoToken, "")}
+	e := &env{t: t, dir: dir}
+	e.startLoopbacks()
 	for _, sub := range []string{"home", "state", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
@@ -295,14 +354,11 @@ func newEnv(t *testing.T) *env {
 		// Only the plugins installed above: never another binary of the same name on PATH.
 		"PULUMI_IGNORE_AMBIENT_PLUGINS=true",
 		"PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK=1",
-		"DIGITALOCEAN_TOKEN="+doToken,
-		"DIGITALOCEAN_API_URL="+e.do.URL(),
-		"CIVO_TOKEN="+civoToken,
-		"CIVO_API_URL="+e.civo.URL(),
 		"STACK_INPUT_FILE=",
 		// A temporary folder of the test's own: what the commands leave there is the test's to see.
 		"TMPDIR="+filepath.Join(dir, "tmp"),
 	)
+	e.vars = append(e.vars, e.cloudVars()...)
 	e.vars = append(e.vars, goGCVars()...)
 	t.Cleanup(func() { e.assertNoSecrets() })
 	return e
@@ -450,12 +506,12 @@ func (e *env) assertNoSecrets() {
 		}
 		return nil
 	})
-	for _, secret := range append([]string{doToken, civoToken}, kubeconfigMarks...) {
+	for _, secret := range append(sentinelTokens(), kubeconfigMarks...) {
 		if strings.Contains(state.String(), secret) {
 			e.t.Errorf("the state holds %q in plain text", secret)
 		}
 	}
-	for _, secret := range []string{doToken, civoToken} {
+	for _, secret := range sentinelTokens() {
 		if strings.Contains(e.logs.String(), secret) {
 			e.t.Errorf("a command printed %q", secret)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pko"
 	"golang.org/x/mod/modfile"
@@ -51,15 +52,21 @@ func TestTheWorkspaceImageBuildsWithTheVersionsTheRepositoryPins(t *testing.T) {
 	if got := arg(t, dockerfile, "PULUMI_VERSION"); got != autostack.MinimumPulumi.String() {
 		t.Errorf("PULUMI_VERSION %s, clusterplane needs the Pulumi %s make engine builds", got, autostack.MinimumPulumi)
 	}
-	// The provider plugins the image installs are the SDK versions the modules are built with.
-	for path, plugin := range map[string]string{"github.com/pulumi/pulumi-digitalocean/sdk/v4": "digitalocean", "github.com/pulumi/pulumi-civo/sdk/v2": "civo"} {
+	// The provider plugins the image installs are the SDK versions the modules are built with:
+	// every driver's, so that a cloud added to the drivers is checked here too, never passed over.
+	for _, d := range clouds.All() {
+		path, plugin := d.ProviderSDK(), string(d.ID())
 		var version string
 		for _, r := range mod.Require {
 			if r.Mod.Path == path {
 				version = strings.TrimPrefix(r.Mod.Version, "v")
 			}
 		}
-		if want := "pulumi plugin install resource " + plugin + " " + version; version == "" || !strings.Contains(dockerfile, want) {
+		if version == "" {
+			t.Errorf("go.mod does not require %s, the %s driver's provider SDK", path, plugin)
+			continue
+		}
+		if want := "pulumi plugin install resource " + plugin + " " + version; !strings.Contains(dockerfile, want) {
 			t.Errorf("the Dockerfile does not run %q (go.mod requires %s %s)", want, path, version)
 		}
 	}

@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
 // A stand-in pulumi CLI: `plugin install resource NAME VERSION` lays the plugin out in PULUMI_HOME
@@ -25,6 +29,25 @@ exit 255
 )
 
 func TestProvidersGetsThePluginsTheWayAUserDoesWithoutTheSources(t *testing.T) {
+	// Every driver's plugin, at the version its SDK is pinned at, so that a cloud added to the
+	// drivers is asked of providers.sh here too: pulumi-resource-civo 2.4.8 and
+	// pulumi-resource-digitalocean 4.57.0 for the two clouds.
+	var plugins, named, installed []string
+	for _, d := range clouds.All() {
+		id, version := string(d.ID()), d.ProviderSDKVersion()
+		plugins = append(plugins, "pulumi-resource-"+id)
+		named = append(named, "pulumi-resource-"+id+" "+version)
+		installed = append(installed, "`pulumi plugin install resource "+id+" "+version+"`")
+	}
+	sort.Strings(plugins)
+	// The kept plugin is DigitalOcean's; every other is still named as missing.
+	kept := "pulumi-resource-digitalocean"
+	var others []string
+	for _, n := range named {
+		if !strings.HasPrefix(n, kept+" ") {
+			others = append(others, n)
+		}
+	}
 	tests := []struct {
 		name string
 		// pulumi is the stand-in CLI; kept, plugins already in .engine/plugins.
@@ -38,18 +61,16 @@ func TestProvidersGetsThePluginsTheWayAUserDoesWithoutTheSources(t *testing.T) {
 	}{
 		{name: "the plugins are installed with pulumi plugin install and copied in", pulumi: installs,
 			want:    []string{"installing the plugins with pulumi plugin install"},
-			plugins: []string{"pulumi-resource-civo", "pulumi-resource-digitalocean"}},
+			plugins: plugins},
 		{name: "with no way to the internet it fails naming both ways", pulumi: offline, fails: true,
-			want: []string{"could not get pulumi-resource-digitalocean 4.57.0 pulumi-resource-civo 2.4.8",
-				"`pulumi plugin install resource digitalocean 4.57.0`", "`pulumi plugin install resource civo 2.4.8`",
-				"../shared/providers-src"}},
+			want: slices.Concat([]string{"could not get pulumi-resource-", "../shared/providers-src"}, named, installed)},
 		{name: "a plugin already in place is kept and the other still named", pulumi: offline, fails: true,
-			kept:    []string{"pulumi-resource-digitalocean"},
-			want:    []string{"pulumi-resource-digitalocean: kept", "could not get pulumi-resource-civo 2.4.8"},
-			plugins: []string{"pulumi-resource-digitalocean"}},
-		{name: "both plugins in place need nothing downloaded", pulumi: offline,
-			kept:    []string{"pulumi-resource-civo", "pulumi-resource-digitalocean"},
-			plugins: []string{"pulumi-resource-civo", "pulumi-resource-digitalocean"}},
+			kept:    []string{kept},
+			want:    slices.Concat([]string{kept + ": kept", "could not get pulumi-resource-"}, others),
+			plugins: []string{kept}},
+		{name: "every plugin in place needs nothing downloaded", pulumi: offline,
+			kept:    plugins,
+			plugins: plugins},
 	}
 	script, err := filepath.Abs("../engine/providers.sh")
 	if err != nil {

@@ -25,12 +25,6 @@ const (
 	DefaultReadyTimeoutMinutes = 20
 )
 
-// DefaultPoolTag is the tag by which DigitalOcean's provider recognises a cluster's default pool
-// (terraform-provider-digitalocean, resource_kubernetes_node_pool.go,
-// DigitaloceanKubernetesDefaultNodePoolTag): a rotated default pool must carry it for the
-// cluster to keep its id.
-const DefaultPoolTag = "terraform:default-node-pool"
-
 // Step actions of a rotation, in the order they run.
 const (
 	StepCreate = "create"

@@ -7,9 +7,11 @@
 //   - decide.go: which change a rotation carries out, from the pool's rollout block, and the
 //     steps of each pool's rotation with what they cost (diff shows them, up carries them out);
 //   - rotation.go: the state machine that carries a rotation's Settings out, recording each phase (Rotator);
-//   - mark.go: the mark that the pools a rotation creates carry, by which it finds them again;
-//   - digitalocean*.go, civo.go: each cloud's pool moves (find, create, delete, rename, the
-//     marked pools), over the API clients of pkg/cloud and godo.
+//   - mark.go: the mark that the pools a rotation creates carry, by which it finds them again.
+//
+// Each cloud's pool moves (find, create, delete, rename, the marked pools) are its driver's, in
+// pkg/cloud/<cloud>/rotation.go (digitalocean.Pools over godo, civo.Pools over Civo's pool API),
+// not here.
 //
 // A cloud that cannot rename (Civo, whose pool name is its id) makes a pool that keeps its name in
 // two hops: the same steps from the old pool to the surge pool, then from the surge pool to a new
@@ -19,8 +21,9 @@
 // node twice is harmless, a pool already gone is not deleted again.
 //
 // The cloud's pools and the cluster's nodes are interfaces here: up (pkg/deploy, rotate.go) fills
-// them with the kind's pool API (kinds.Rotate, which returns DOPools or CivoPools) and
-// pkg/cloud/drain, which drains nodes through the Kubernetes API for any caller.
+// them with the kind's pool API (the kind's kinds.Rotate, in iac/pulumi/<kind>/entry/rotate.go,
+// which returns its driver's Pools) and pkg/cloud/drain, which drains nodes through the
+// Kubernetes API for any caller.
 package rotation
 
 import (

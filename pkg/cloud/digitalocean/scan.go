@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -17,8 +18,6 @@ import (
 const (
 	scanClusterType = "digitalocean:index/kubernetesCluster:KubernetesCluster"
 	scanPoolType    = "digitalocean:index/kubernetesNodePool:KubernetesNodePool"
-	// scanDefaultPoolTag marks the pool the provider reads as a cluster's nodePool.
-	scanDefaultPoolTag = "terraform:default-node-pool"
 )
 
 // scanPoolProperties are a pool's compared properties, as scanPool fills them.
@@ -127,7 +126,7 @@ func addCluster(l cloud.Listing, cl Cluster) {
 		// The provider reads the pool tagged as the default one into the cluster's nodePool
 		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
 		for _, t := range p.Tags {
-			if t == scanDefaultPoolTag {
+			if t == defaultpool.Tag {
 				def := map[string]any{"id": p.ID}
 				for k, v := range pool {
 					def[k] = v

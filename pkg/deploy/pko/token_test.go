@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterplane/clusterplane/iac/pulumi/registry"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
@@ -46,7 +47,13 @@ func TestTokenEnv(t *testing.T) {
 }
 
 func TestTokenKeysNameEveryCloudsSecretKey(t *testing.T) {
-	if got, want := TokenKeys(), "civo-token, digitalocean-token"; got != want {
+	// Every driver's cloud's key, "<cloud>-token", in the drivers' order: "civo-token,
+	// digitalocean-token" for the two clouds, and a cloud added to the drivers needs no line here.
+	var keys []string
+	for _, id := range clouds.IDs() {
+		keys = append(keys, string(id)+"-token")
+	}
+	if got, want := TokenKeys(), strings.Join(keys, ", "); got != want {
 		t.Errorf("TokenKeys() = %q, want %q", got, want)
 	}
 }

@@ -90,7 +90,12 @@ func StartClouds(dir string) (c *Clouds, err error) {
 	if err == nil {
 		_ = json.Unmarshal(data, &saved)
 	}
-	for _, l := range fakeclouds.All() {
+	for _, id := range clouds.IDs() {
+		l, missing := loopbackOf(id, fakeclouds.Get)
+		if missing != nil {
+			c.stop()
+			return nil, missing
+		}
 		var port int
 		_ = json.Unmarshal(saved[string(l.ID)+portSuffix], &port)
 		served := servedCloud{Loopback: l, cloud: l.Start(c.owner, Token(l.ID), port, 0)}
@@ -117,6 +122,17 @@ func StartClouds(dir string) (c *Clouds, err error) {
 		s.cloud.OnChange(save)
 	}
 	return c, nil
+}
+
+// loopbackOf is the loopback cloud of the driver id, as get finds it; an error naming the driver
+// and the list its loopback belongs in when it has none, rather than a sandbox that quietly
+// serves every cloud but that one.
+func loopbackOf(id cloud.ID, get func(cloud.ID) (fakeclouds.Loopback, bool)) (fakeclouds.Loopback, error) {
+	if l, ok := get(id); ok {
+		return l, nil
+	}
+	return fakeclouds.Loopback{}, errors.Errorf("the %s driver has no loopback cloud for the sandbox to serve: "+
+		"add its line to All in pkg/loopback/fakeclouds (docs/contributing.md, Adding a cloud)", id)
 }
 
 // open fills the clouds: from clouds.json's data, or, when readErr says there is none, with what

@@ -7,12 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
 )
 
-// makeEngine makes an engine folder at dir as `make engine` lays it out.
+// makeEngine makes an engine folder at dir as `make engine` lays it out: the engine and every
+// driver's plugin, so that a cloud added to the drivers needs no line here.
 func makeEngine(t *testing.T, dir string) {
 	t.Helper()
-	for _, f := range []string{"bin/pulumi", "plugins/pulumi-resource-digitalocean", "plugins/pulumi-resource-civo"} {
+	files := []string{"bin/pulumi"}
+	for _, id := range clouds.IDs() {
+		files = append(files, "plugins/pulumi-resource-"+string(id))
+	}
+	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/pkg/errors"
 )
 
@@ -15,10 +17,20 @@ import (
 // id that is not one process's (0 and -1 signal groups of processes), or a cloud's URL off this
 // machine, where the commands run inside would send their requests, tokens included.
 func (s Server) check(path string) error {
+	return s.checkFor(path, clouds.IDs(), fakeclouds.Get)
+}
+
+// checkFor is check for the drivers ids, whose loopbacks get finds. A driver without a loopback
+// is refused first, by its name: the sandbox serves no cloud for it, so its URL field is empty,
+// and "remove the file" would send the user after a file that is not at fault.
+func (s Server) checkFor(path string, ids []cloud.ID, get func(cloud.ID) (fakeclouds.Loopback, bool)) error {
 	if s.PID <= 0 {
 		return errors.Errorf("%s: field \"pid\" is %d, not a process's id: remove the file and run again", path, s.PID)
 	}
-	for _, id := range clouds.IDs() {
+	for _, id := range ids {
+		if _, err := loopbackOf(id, get); err != nil {
+			return err
+		}
 		if err := loopbackURL(s.URLs[id]); err != nil {
 			return errors.Errorf("%s: field %q: %v; the sandbox's clouds are on this machine only: remove the file and run again",
 				path, urlField(id), err)

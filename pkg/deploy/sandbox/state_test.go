@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 )
 
 // nobody is the uid the tests give a file "another user" wrote; only root may.
@@ -138,7 +140,7 @@ func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := tt.run(t, dir)
-			path := announce(t, dir, Server{PID: p.cmd.Process.Pid, URLs: map[cloud.ID]string{"digitalocean": answering(t), "civo": answering(t)}})
+			path := announce(t, dir, Server{PID: p.cmd.Process.Pid, URLs: everyCloudAnswering(t)})
 			stopped, err := Stop(dir)
 			if tt.stopped {
 				if err != nil || !stopped {
@@ -167,7 +169,9 @@ func TestStopSignalsOnlyTheSandboxsOwnServeProcess(t *testing.T) {
 func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T) {
 	tests := []struct {
 		name string
-		// state is sandbox.json's fields; serve is replaced by the stand-in's pid, up by a URL that answers.
+		// state is sandbox.json's fields; serve is replaced by the stand-in's pid, up by a URL that
+		// answers, and nil leaves the field out. A driver's URL field the case does not name is a
+		// URL that answers, so that a cloud added to the drivers needs no line here.
 		state map[string]any
 		// field is the field the refusal names; "" when the state file is used.
 		field string
@@ -183,7 +187,7 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "http://10.0.0.1:8080"},
 			field: "civoApiUrl", says: "not on a loopback address"},
 		{name: "a cloud's URL left out is refused at its field",
-			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up"},
+			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": nil},
 			field: "civoApiUrl", says: "not an http or https URL"},
 		{name: "a field of no cloud a driver knows is not read",
 			state: map[string]any{"pid": "serve", "digitaloceanApiUrl": "up", "civoApiUrl": "up", "moonApiUrl": "https://moon.example"}},
@@ -197,8 +201,15 @@ func TestASandboxStateFileIsUsedOnlyWhenItsFieldsAreTheSandboxsOwn(t *testing.T)
 			dir := newSandbox(t)
 			serve := start(t, "/", true, "sandbox", "serve", "--dir", dir)
 			state := map[string]any{}
+			for _, id := range clouds.IDs() {
+				if _, named := tt.state[urlField(id)]; !named {
+					state[urlField(id)] = answering(t)
+				}
+			}
 			for k, v := range tt.state {
 				switch v {
+				case nil:
+					continue
 				case "serve":
 					v = serve.cmd.Process.Pid
 				case "up":
@@ -297,7 +308,7 @@ func TestASandboxsFolderAndStateFileMustBeTheUsersAlone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newSandbox(t)
 			serve := start(t, "/", true, "sandbox", "serve", "--dir", dir)
-			state := announce(t, dir, Server{PID: serve.cmd.Process.Pid, URLs: map[cloud.ID]string{"digitalocean": answering(t), "civo": answering(t)}})
+			state := announce(t, dir, Server{PID: serve.cmd.Process.Pid, URLs: everyCloudAnswering(t)})
 			tt.spoil(t, dir, state)
 			s, err := Running(dir)
 			if err == nil || !strings.Contains(err.Error(), tt.refused) {
@@ -369,5 +380,52 @@ func chmod(t *testing.T, path string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// everyCloudAnswering is a URL answering on loopback for every driver's cloud, as a running
+// sandbox announces them, so that a cloud added to the drivers needs no line here.
+func everyCloudAnswering(t *testing.T) map[cloud.ID]string {
+	t.Helper()
+	urls := map[cloud.ID]string{}
+	for _, id := range clouds.IDs() {
+		urls[id] = answering(t)
+	}
+	return urls
+}
+
+func TestADriverWithoutALoopbackIsRefusedByItsNameNotBySandboxJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		ids  []cloud.ID
+		want []string
+	}{
+		{name: "a driver with no loopback line is named with where its line goes",
+			ids:  append(clouds.IDs(), "nosuchcloud"),
+			want: []string{"nosuchcloud driver has no loopback", "pkg/loopback/fakeclouds"}},
+		{name: "the drivers that all have loopbacks are let through", ids: clouds.IDs()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Server{PID: os.Getpid(), URLs: everyCloudAnswering(t)}
+			err := s.checkFor("sandbox.json", tt.ids, fakeclouds.Get)
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("check = %v, want none", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("check let a driver without a loopback through")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal %q does not say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "remove the file") {
+				t.Errorf("the refusal %q blames sandbox.json", err)
+			}
+		})
 	}
 }

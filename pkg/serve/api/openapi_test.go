@@ -172,11 +172,11 @@ func TestTheOpenAPIDocumentIsFresh(t *testing.T) {
 	}
 	want, err := os.ReadFile(openAPIFile)
 	if err != nil {
-		t.Fatalf("%v: regenerate it with go test ./pkg/serve/api -run TestTheOpenAPIDocumentIsFresh -update", err)
+		t.Fatalf("%v: regenerate it with make openapi (or make protos)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("docs/openapi.json is not what api.OpenAPI() makes (routes or types changed): " +
-			"regenerate it with go test ./pkg/serve/api -run TestTheOpenAPIDocumentIsFresh -update")
+			"regenerate it with make openapi (or make protos)")
 	}
 }
 

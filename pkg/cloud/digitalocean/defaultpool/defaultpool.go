@@ -21,7 +21,12 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Tag is the tag the DigitalOcean provider reads a cluster's default pool by.
+// Tag is the tag the DigitalOcean provider reads a cluster's default pool by
+// (terraform-provider-digitalocean, resource_kubernetes_node_pool.go,
+// DigitaloceanKubernetesDefaultNodePoolTag): adoption tags the pool the manifest names, the fleet
+// scan reads the tagged pool as the cluster's nodePool, and a rotated default pool must carry it
+// for the cluster to keep its id (the kinds' effects give it to pkg/change/rotation). It lives
+// here, with the driver, as a DigitalOcean fact, not in shared code.
 const Tag = "terraform:default-node-pool"
 
 // Client speaks to DigitalOcean's API with a token.
