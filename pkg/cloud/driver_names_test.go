@@ -23,7 +23,13 @@ func namings(t *testing.T) map[string][]string {
 	t.Helper()
 	var words []string
 	for _, d := range clouds.All() {
-		words = append(words, strings.ToLower(string(d.ID())), strings.ToLower(d.Env().Name))
+		id, name := string(d.ID()), d.Env().Name
+		// An empty word would match every identifier in the tree and bury the one line that
+		// matters under thousands: a new driver must give both first.
+		if id == "" || name == "" {
+			t.Fatalf("the driver %T has an empty ID (%q) or Env().Name (%q): give it both, the words this test looks for", d, id, name)
+		}
+		words = append(words, regexp.QuoteMeta(strings.ToLower(id)), regexp.QuoteMeta(strings.ToLower(name)))
 	}
 	named := regexp.MustCompile(`(?i)` + strings.Join(words, "|"))
 	root := filepath.Join("..", "..")
