@@ -131,6 +131,14 @@ func PlanOf(r rotation.Rotation, old string, kind *kinds.Rotation) rotation.Sett
 
 // ClearRotation drops RotationOutput from the stack's outputs.
 func ClearRotation(ctx context.Context, s stackstate.Stack) error {
+	return editStackOutputs(ctx, s, func(outputs map[string]json.RawMessage) {
+		delete(outputs, RotationOutput)
+	})
+}
+
+// editStackOutputs lets edit change the stack's own outputs (the root stack resource's) in its
+// state, and writes them back.
+func editStackOutputs(ctx context.Context, s stackstate.Stack, edit func(outputs map[string]json.RawMessage)) error {
 	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
 		if typeOf(r) != string(resource.RootStackType) {
 			return nil
@@ -139,7 +147,7 @@ func ClearRotation(ctx context.Context, s stackstate.Stack) error {
 		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
 			return err
 		}
-		delete(outputs, RotationOutput)
+		edit(outputs)
 		return setJSON(r, "outputs", outputs)
 	})
 }
@@ -204,17 +212,12 @@ func RecordRotation(ctx context.Context, s stackstate.Stack, rec *RotationRecord
 	if err != nil {
 		return err
 	}
-	return editResources(ctx, s, func(r map[string]json.RawMessage) error {
-		if typeOf(r) != string(resource.RootStackType) {
-			return nil
-		}
-		outputs := map[string]json.RawMessage{}
-		if err := stackstate.UnmarshalIfAny(r["outputs"], &outputs); err != nil {
-			return err
-		}
-		value, _ := json.Marshal(string(text))
+	value, err := json.Marshal(string(text))
+	if err != nil {
+		return err
+	}
+	return editStackOutputs(ctx, s, func(outputs map[string]json.RawMessage) {
 		outputs[RotationOutput] = value
-		return setJSON(r, "outputs", outputs)
 	})
 }
 
