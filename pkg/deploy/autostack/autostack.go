@@ -65,6 +65,10 @@ type Backend struct {
 	pgOnce sync.Once
 	pg     *pgBlobs
 	pgErr  error
+
+	// tableMade is set once a PostgreSQL backend's table is known to exist (prepareTable).
+	tableMu   sync.Mutex
+	tableMade bool
 }
 
 var _ stackstate.Backend = (*Backend)(nil)
@@ -187,6 +191,10 @@ func checkSecretsProvider(p string) error {
 // Pulumi.yaml names no backend: the URL, a password perhaps among it, reaches the CLI in its
 // environment only.
 func (b *Backend) workspace(ctx context.Context, project string, program pulumi.RunFunc) (ws auto.Workspace, dir string, err error) {
+	// Every command of the CLI in a workspace opens the backend, which makes its table.
+	if err := b.prepareTable(ctx); err != nil {
+		return nil, "", err
+	}
 	p := workspace.Project{
 		Name:    tokens.PackageName(project),
 		Runtime: workspace.NewProjectRuntimeInfo("go", nil),

@@ -12,6 +12,11 @@ import (
 	"github.com/pkg/errors"
 )
 
+// isPostgres tells whether a backend's URL names a PostgreSQL database.
+func isPostgres(backend string) bool {
+	return strings.HasPrefix(backend, "postgres://") || strings.HasPrefix(backend, "postgresql://")
+}
+
 // openPostgres connects to a PostgreSQL backend's database as the Pulumi CLI does, with the URL's
 // table parameter (Pulumi's, not libpq's) taken out and returned: pulumi_state unless it names
 // another (pkg/backend/diy/postgres in pulumi/pulumi v3.259.0, NewPostgresBucket).

@@ -78,7 +78,7 @@ func (b *Backend) Records(ctx context.Context, project, stack string) (deploy.Re
 // blobs is the backend's store when clusterplane reads it directly: a local folder, or a
 // PostgreSQL table (connected once for the backend's life).
 func (b *Backend) blobs(ctx context.Context) (blobs, error) {
-	if strings.HasPrefix(b.url, "postgres://") || strings.HasPrefix(b.url, "postgresql://") {
+	if isPostgres(b.url) {
 		b.pgOnce.Do(func() { b.pg, b.pgErr = openTable(b.url) })
 		if b.pgErr != nil {
 			return nil, b.redactor().Error(b.pgErr)

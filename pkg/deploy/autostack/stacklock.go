@@ -26,7 +26,7 @@ func (b *Backend) LockStack(ctx context.Context, project, stack string) (func(),
 	switch {
 	case strings.HasPrefix(b.url, "file://"):
 		return lockFile(strings.TrimPrefix(b.url, "file://"), project, stack)
-	case strings.HasPrefix(b.url, "postgres://"), strings.HasPrefix(b.url, "postgresql://"):
+	case isPostgres(b.url):
 		return lockPostgres(ctx, b.url, project, stack)
 	}
 	return nil, deploy.ErrNoStackLock

@@ -1,0 +1,89 @@
+package autostack
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"regexp"
+
+	"github.com/pkg/errors"
+)
+
+// The Pulumi CLI makes its PostgreSQL backend's table every time it opens the backend, with
+// CREATE TABLE IF NOT EXISTS (pkg/backend/diy/postgres, schema.sql and NewPostgresBucket, in
+// pulumi/pulumi v3.259.0). PostgreSQL does not make that statement safe against itself: two
+// sessions that both find the table missing both make it, and the second fails on the catalog's
+// unique index ("duplicate key value violates unique constraint pg_type_typname_nsp_index").
+// The stacks of a fleet open the backend together, so on a database nothing was deployed to yet
+// one stack in a few failed at "select the stack". Before the CLI first opens the backend,
+// clusterplane makes the table itself, one session at a time: once it exists, the CLI's statement
+// does nothing.
+
+// plainTable is a table name the CLI's statement and this file's mean the same by: the CLI writes
+// the name into its SQL unquoted, so PostgreSQL folds it to lower case. Any other name (quoted,
+// in a schema) is left to the CLI.
+var plainTable = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// prepareTable makes a PostgreSQL backend's table before the CLI first opens the backend; other
+// backends need nothing. A failure is said and tried again at the next open.
+func (b *Backend) prepareTable(ctx context.Context) error {
+	if !isPostgres(b.url) {
+		return nil
+	}
+	b.tableMu.Lock()
+	defer b.tableMu.Unlock()
+	if b.tableMade {
+		return nil
+	}
+	if err := makeTable(ctx, b.url); err != nil {
+		return b.redactor().Error(errors.Wrap(err, "make the PostgreSQL backend's table"))
+	}
+	b.tableMade = true
+	return nil
+}
+
+// makeTable makes the backend's table as the CLI would, under a transaction's advisory lock so
+// that other clusterplane processes on the database wait for it rather than race it.
+func makeTable(ctx context.Context, backend string) error {
+	db, table, err := openPostgres(backend)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	if !plainTable.MatchString(table) {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", tableKey(table)); err != nil {
+		return err
+	}
+	var exists bool
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		// Nothing to make; a role that may not create tables can still use one made for it.
+		return nil
+	}
+	// The CLI's columns and index, as its schema.sql makes them: the key, the blob as JSON
+	// ({"data": base64}, pgblobs.go), when it was written, and an index for listing by prefix.
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+table+
+		" (key TEXT PRIMARY KEY, data JSON NOT NULL, updated_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS "+table+"_key_prefix_idx ON "+table+" (key text_pattern_ops)"); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// tableKey is the advisory lock key of making the table: apart from the stacks' keys
+// (advisoryKey), and from other programs' by coming from a digest.
+func tableKey(table string) int64 {
+	sum := sha256.Sum256([]byte("clusterplane make the backend's table\x00" + table))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
