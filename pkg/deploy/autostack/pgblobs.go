@@ -61,6 +61,10 @@ func openTable(backend string) (*pgBlobs, error) {
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
+	if plainTable.MatchString(table) {
+		// The CLI writes the name unquoted, which PostgreSQL folds to lower case (pgtable.go).
+		table = strings.ToLower(table)
+	}
 	return &pgBlobs{db: db, table: pq.QuoteIdentifier(table), prefix: prefix}, nil
 }
 

@@ -76,3 +76,28 @@ func TestAPostgreSQLBackendsTableIsMadeOnceAProcessAndNotAtAllForOtherBackends(t
 		}
 	}
 }
+
+func TestATableTheURLNamesInCapitalsIsReadWhereTheCLIKeepsIt(t *testing.T) {
+	server := pgtest.Start(t)
+	url := server.Database("capitals") + "&table=Team_State"
+	if err := (&Backend{url: url}).prepareTable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A row as the CLI writes it, into the table its unquoted name makes: team_state.
+	db, _, err := openPostgres(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := db.Exec(`INSERT INTO team_state (key, data) VALUES ('capitals/.pulumi/meta.yaml', '{"data": "dmVyc2lvbjogMQ=="}')`); err != nil {
+		t.Fatal(err)
+	}
+	store, err := openTable(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.read(context.Background(), ".pulumi/meta.yaml")
+	if err != nil || string(got) != "version: 1" {
+		t.Errorf("read = %q, %v; want the CLI's row", got, err)
+	}
+}
