@@ -13,6 +13,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/autostack"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
@@ -192,10 +193,9 @@ func (f *factory) backend(o *deployOptions) (stackstate.Backend, error) {
 	return b, nil
 }
 
-// runOp is how a deploy command runs the pipeline (pipeline.Run) and renders its outcomes as the
-// command's -o asks.
+// runOp is how a deploy command runs the pipeline (pipeline.Run) and renders its outcomes (-o).
 type runOp struct {
-	name string
+	name operation.Name
 	// reverse runs dependants first (destroy); skipBlocked skips the dependants of a blocked stack.
 	reverse, skipBlocked bool
 	op                   func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome
@@ -236,7 +236,7 @@ func (f *factory) runDeploy(o *deployOptions, r runOp) error {
 	ctx, stop := cli.Interruptible()
 	defer stop()
 	start := time.Now()
-	outcomes, err := pipeline.Run(ctx, pipeline.Request{Operation: pipeline.Operation(r.name), Paths: o.files, Files: f.files(o),
+	outcomes, err := pipeline.Run(ctx, pipeline.Request{Operation: r.name, Paths: o.files, Files: f.files(o),
 		Backend: func() (stackstate.Backend, error) { return f.backend(o) },
 		Policy:  pol, Retarget: o.retarget, Deep: o.deep, Scan: r.scan, ChangedSince: o.changedSince, Parallel: o.parallel, StackTimeout: o.timeout, Reverse: r.reverse,
 		SkipBlocked: r.skipBlocked, Guard: r.guard, Whole: r.whole, Pace: r.pace, Progress: f.streams(o).For,

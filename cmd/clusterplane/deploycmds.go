@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/queue"
 	"github.com/clusterplane/clusterplane/pkg/deploy/render"
@@ -95,7 +96,7 @@ func previewRun(opts *previewOptions) error {
 			return errors.New("--save-plan saves every stack's plan: it does not go with --changed-since")
 		}
 		o.deep = true // a plan holds every stack's steps: none is left out as unchanged
-		return f.runDeploy(o, runOp{name: "preview", finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return f.runDeploy(o, runOp{name: operation.Preview, finish: savePlan(opts.savePlan), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.PreviewPlan(ctx, t)
 		}})
 	}
@@ -103,7 +104,7 @@ func previewRun(opts *previewOptions) error {
 	if o.refresh {
 		pace = queue.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "preview", pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(o, runOp{name: operation.Preview, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Preview(ctx, t, deploy.PreviewOptions{NoRefresh: !o.refresh})
 	}})
 }
@@ -174,7 +175,7 @@ func upRun(opts *upOptions) error {
 			return err
 		}
 		o.deep = true // the plan's guard previews every stack afresh
-		return f.runDeploy(o, runOp{name: "up", skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+		return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, whole: true, pace: queue.Refreshing, guard: deploy.PlanGuard(p, o.parallel, o.timeout), op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true, Planned: p.Stack(t.Key())})
 		}})
 	}
@@ -187,7 +188,7 @@ func upRun(opts *upOptions) error {
 	if o.refresh {
 		pace = queue.Refreshing
 	}
-	return f.runDeploy(o, runOp{name: "up", skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(o, runOp{name: operation.Up, skipBlocked: true, pace: pace, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Up(ctx, t, deploy.UpOptions{Yes: opts.yes, NoRefresh: !o.refresh, Interactive: f.interactive(), Confirm: func(t deploytarget.Target, r stackstate.Result) bool {
 			return f.interactive() && f.confirm(render.UpPlan(t, r, f.prices), fmt.Sprintf("%s: %s. Deploy?", t.File, r.Summary()))
 		}})
@@ -233,7 +234,7 @@ func refreshRun(opts *refreshOptions) error {
 		}
 	}
 	refresh := deploy.RefreshOptions{ImportPendingCreates: opts.imports, ClearPendingCreates: opts.clearPending}
-	return f.runDeploy(o, runOp{name: "refresh", pace: queue.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(o, runOp{name: operation.Refresh, pace: queue.Refreshing, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Refresh(ctx, t, refresh)
 	}})
 }
@@ -267,7 +268,7 @@ says not deployed), 3 with drift (the outcome drifted), 1 when it cannot tell.`,
 }
 
 func driftRun(opts *driftOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "drift", pace: queue.Refreshing,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Drift, pace: queue.Refreshing,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Drift(ctx, t)
 		}})
@@ -319,7 +320,7 @@ func statusRun(opts *statusOptions) error {
 		pace = queue.Refreshing
 	}
 	text := func(w io.Writer, outcomes []outcome.Outcome) { opts.view.Text(w, outcomes, opts.f.prices) }
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "status", render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Status, render: text, filter: opts.view.Filter, pace: pace, scan: opts.drift,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Status(ctx, t, deploy.StatusOptions{Drift: opts.drift,
 				Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, d.Backend, key) }})
@@ -369,7 +370,7 @@ func destroyRun(opts *destroyOptions) error {
 	stillReferenced := func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 		return f.files(&opts.deployOptions).DestroyGuard(ctx, b, opts.files, targets)
 	}
-	return f.runDeploy(&opts.deployOptions, runOp{name: "destroy", reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	return f.runDeploy(&opts.deployOptions, runOp{name: operation.Destroy, reverse: true, guard: stillReferenced, op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, destroy)
 	}})
 }
@@ -392,7 +393,7 @@ func newCmdKubeconfig(f *factory, runF func(*kubeconfigOptions) error) *cobra.Co
 }
 
 func kubeconfigRun(opts *kubeconfigOptions) error {
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "kubeconfig", render: render.Kubeconfig, verbatim: true,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Kubeconfig, render: render.Kubeconfig, verbatim: true,
 		op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 			return d.Kubeconfig(ctx, t)
 		}})
@@ -449,7 +450,7 @@ where a cloud names a pool only within its cluster.`,
 
 func adoptRun(opts *adoptOptions) error {
 	var ids map[string]string
-	return opts.f.runDeploy(&opts.deployOptions, runOp{name: "adopt", render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
+	return opts.f.runDeploy(&opts.deployOptions, runOp{name: operation.Adopt, render: render.Adopt, summary: true, skipBlocked: true, pace: queue.Adopting,
 		guard: func(ctx context.Context, b stackstate.Backend, targets []deploytarget.Target) (map[string]error, error) {
 			var err error
 			if ids, err = deploy.AdoptIDs(targets, opts.id); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,31 +68,31 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 	// Each command's outcomes, in the states a report must carry: changes with the fields behind
 	// them, refusals, drift, status, disagreements, failures and skips.
 	steps := []struct {
-		command string
+		command operation.Name
 		run     func() []outcome.Outcome
 	}{
-		{"preview", func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, c, deploy.PreviewOptions{})} }},
-		{"up", func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
-		{"preview", func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, moved, deploy.PreviewOptions{})} }},
-		{"up", func() []outcome.Outcome {
+		{operation.Preview, func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, c, deploy.PreviewOptions{})} }},
+		{operation.Up, func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, c, deploy.UpOptions{Yes: true})} }},
+		{operation.Preview, func() []outcome.Outcome { return []outcome.Outcome{d.Preview(ctx, moved, deploy.PreviewOptions{})} }},
+		{operation.Up, func() []outcome.Outcome {
 			return []outcome.Outcome{d.Up(ctx, cluster(t, "nodeCount: 2", "nodeCount: 4"), deploy.UpOptions{Yes: true})}
 		}},
-		{"up", func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, protected, deploy.UpOptions{Yes: true})} }},
-		{"refresh", func() []outcome.Outcome { return []outcome.Outcome{d.Refresh(ctx, c, deploy.RefreshOptions{})} }},
-		{"drift", func() []outcome.Outcome {
+		{operation.Up, func() []outcome.Outcome { return []outcome.Outcome{d.Up(ctx, protected, deploy.UpOptions{Yes: true})} }},
+		{operation.Refresh, func() []outcome.Outcome { return []outcome.Outcome{d.Refresh(ctx, c, deploy.RefreshOptions{})} }},
+		{operation.Drift, func() []outcome.Outcome {
 			b.Edit(c.Key(), clusterType, "dev-fra1", "tags", []any{"edited"})
 			return []outcome.Outcome{d.Drift(ctx, c)}
 		}},
-		{"status", func() []outcome.Outcome {
+		{operation.Status, func() []outcome.Outcome {
 			return []outcome.Outcome{d.Status(ctx, c, deploy.StatusOptions{Drift: true}), d.Status(ctx, pool(t, "w", "x-y"), deploy.StatusOptions{})}
 		}},
-		{"adopt", func() []outcome.Outcome {
+		{operation.Adopt, func() []outcome.Outcome {
 			// Another region blocks; another count is listed for the next up.
 			b.Live("cluster-9", map[string]any{"name": "other", "region": "ams3", "version": "1.31.1-do.5",
 				"nodePool": map[string]any{"name": "default", "size": "s-2vcpu-4gb", "actualNodeCount": float64(7)}})
 			return []outcome.Outcome{d.Adopt(ctx, namedCluster(t, "other", "dev", ""), "cluster-9", deploy.AdoptOptions{})}
 		}},
-		{"up", func() []outcome.Outcome {
+		{operation.Up, func() []outcome.Outcome {
 			// A fleet whose cluster fails: its pool is skipped.
 			cl, p := namedCluster(t, "edge", "prod", ""), pool(t, "edge-workers", "edge-prod")
 			b.Fail(cl.Key(), "update", &stackstate.EngineError{Command: "update", Cause: "422 invalid size"})
@@ -103,7 +104,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 				return d.Up(ctx, tg, deploy.UpOptions{Yes: true})
 			})
 		}},
-		{"up", func() []outcome.Outcome {
+		{operation.Up, func() []outcome.Outcome {
 			// The cloud holds a cluster of the name that no stack does: refused, naming it.
 			taken := namedCluster(t, "taken", "dev", "")
 			taken.Lookup = func(context.Context, proto.Message, kinds.Resolve) (kinds.Found, error) {
@@ -111,7 +112,7 @@ func TestEveryCommandsReportValidatesAgainstTheReportSchemaAndHoldsNoSecret(t *t
 			}
 			return []outcome.Outcome{d.Up(ctx, taken, deploy.UpOptions{Yes: true})}
 		}},
-		{"destroy", func() []outcome.Outcome {
+		{operation.Destroy, func() []outcome.Outcome {
 			return []outcome.Outcome{d.Destroy(ctx, c, deploy.DestroyOptions{}), d.Destroy(ctx, namedCluster(t, "never", "dev", ""), deploy.DestroyOptions{})}
 		}},
 	}

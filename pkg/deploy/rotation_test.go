@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/change/rotation"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
@@ -25,13 +26,13 @@ func TestARotationTheManifestAllowsIsShownByPreviewAndNeverSentToTheEngineAsARep
 	resized := cluster(t, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb\n    rollout: {strategy: ROTATE}")
 	resized.Rotate = nil
 	for _, op := range []struct {
-		name string
+		name operation.Name
 		run  func() outcome.Outcome
 	}{
-		{"preview", func() outcome.Outcome { return d.Preview(ctx, resized, deploy.PreviewOptions{}) }},
-		{"up", func() outcome.Outcome { return d.Up(ctx, resized, deploy.UpOptions{Yes: true}) }},
+		{operation.Preview, func() outcome.Outcome { return d.Preview(ctx, resized, deploy.PreviewOptions{}) }},
+		{operation.Up, func() outcome.Outcome { return d.Up(ctx, resized, deploy.UpOptions{Yes: true}) }},
 	} {
-		t.Run(op.name, func(t *testing.T) {
+		t.Run(string(op.name), func(t *testing.T) {
 			updates := calls(b, "update")
 			o := op.run()
 			var rotation *rotationrun.RotationError

@@ -3,6 +3,7 @@ package serve_test
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ const poolStack = "digitaloceankubernetesnodepool/api-fra1-workers"
 
 // cli runs operation ("up" or "destroy") on the API's pool stack as `clusterplane up` or
 // `clusterplane destroy` of a manifest of the same pool with that many nodes would.
-func (s *service) cli(operation string, nodes int) {
+func (s *service) cli(name operation.Name, nodes int) {
 	s.t.Helper()
 	manifest, err := body.PoolManifest(mustBody(s.t, doPool("", nodes)), body.ClusterOf(mustBody(s.t, doCluster)))
 	if err != nil {
@@ -37,17 +38,17 @@ func (s *service) cli(operation string, nodes int) {
 		s.t.Fatal(err)
 	}
 	kinds := registry.Kinds()
-	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: pipeline.Operation(operation), Paths: []string{file},
+	outcomes, err := pipeline.Run(context.Background(), pipeline.Request{Operation: name, Paths: []string{file},
 		Files:   deploytarget.Files{Reader: files.Reader{Kinds: kinds.Names()}, Kinds: kinds},
 		Backend: func() (stackstate.Backend, error) { return s.backend, nil }, Parallel: 1, StackTimeout: time.Minute,
-		Reverse: operation == "destroy", Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
-			if operation == "destroy" {
+		Reverse: name == operation.Destroy, Op: func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+			if name == operation.Destroy {
 				return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 			}
 			return d.Up(ctx, t, deploy.UpOptions{Yes: true})
 		}})
 	if err != nil || len(outcomes) != 1 || outcomes[0].Status != outcome.Done {
-		s.t.Fatalf("the CLI's %s: %v %v", operation, outcomes, err)
+		s.t.Fatalf("the CLI's %s: %v %v", name, outcomes, err)
 	}
 }
 
@@ -109,7 +110,7 @@ func TestAStackChangedOutsideTheAPIIsReportedAndOneMadeAgainThereIsNeverDestroye
 				pool := "/api/v1/nodepools/" + p["id"].(string)
 				s.waitReady(pool)
 
-				s.cli("up", 3)
+				s.cli(operation.Up, 3)
 				if tc.checks {
 					cs := s.waitDrifted(pool, "ChangedOutsideAPI", "changed outside the API")
 					// The fake engine's outputs list no nodes, so active_nodes says nothing here (the
@@ -121,8 +122,8 @@ func TestAStackChangedOutsideTheAPIIsReportedAndOneMadeAgainThereIsNeverDestroye
 					}
 				}
 
-				s.cli("destroy", 3)
-				s.cli("up", 3)
+				s.cli(operation.Destroy, 3)
+				s.cli(operation.Up, 3)
 				before := s.destroys()
 				if tc.checks {
 					s.waitDrifted(pool, "ChangedOutsideAPI", "made again outside the API")

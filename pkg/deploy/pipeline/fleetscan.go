@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"reflect"
 	"sort"
 	"strings"
@@ -81,14 +82,14 @@ func (r Request) scanFleet(ctx context.Context, b stackstate.Backend, targets []
 		line += fmt.Sprintf(", %d not judged (%s)", count[scan.Unjudged], strings.Join(whys, "; "))
 	}
 	switch r.Operation {
-	case OperationDrift, OperationStatus: // status --drift
+	case operation.Drift, operation.Status: // status --drift
 		line += "; the provider's refresh reads the others (--deep: every stack)"
 		if unheld := unmanaged(s.Unheld()); len(unheld) > 0 {
 			r.say(line)
 			line = fmt.Sprintf("%s in the listed accounts, without clusterplane's tags, that none of these stacks holds (made outside "+
 				"clusterplane? clusterplane discover writes their manifests): %s", count1(len(unheld), "cluster"), clusterNames(unheld))
 		}
-	case OperationPreview, OperationUp:
+	case operation.Preview, operation.Up:
 		line += fmt.Sprintf("; %d unchanged since their last up, not run (--deep runs every stack)", skipped)
 	}
 	r.say(line)

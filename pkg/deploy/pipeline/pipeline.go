@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,9 +29,9 @@ import (
 // and every other way in (an API, a bot), fills one and calls Run; none repeats the order of the
 // checks.
 type Request struct {
-	// Operation names the run in what it says and decides the checks it takes (Operation's
-	// methods); Op is what runs.
-	Operation Operation
+	// Operation names the run in what it says and decides the checks it takes (checksOffer,
+	// scans); Op is what runs.
+	Operation operation.Name
 	// Paths are the files and folders given; Files says how they are read.
 	Paths []string
 	Files deploytarget.Files
@@ -82,31 +83,15 @@ type Request struct {
 	changed map[string]bool
 }
 
-// Operation is what a run does to each stack, as the pipeline knows it: the checks it takes
-// before the engine follow from it, not from its name's spelling at each check.
-type Operation string
-
-// The operations a run may be.
-const (
-	OperationPreview    Operation = "preview"
-	OperationUp         Operation = "up"
-	OperationRefresh    Operation = "refresh"
-	OperationDrift      Operation = "drift"
-	OperationStatus     Operation = "status"
-	OperationDestroy    Operation = "destroy"
-	OperationKubeconfig Operation = "kubeconfig"
-	OperationAdopt      Operation = "adopt"
-)
-
 // checksOffer tells that the operation's stacks are checked against the deployed clusters'
 // regions and what the cloud offers before the engine runs: those that deploy, or say what
 // deploying would do.
-func (o Operation) checksOffer() bool { return o == OperationPreview || o == OperationUp }
+func checksOffer(o operation.Name) bool { return o == operation.Preview || o == operation.Up }
 
 // scans tells that the operation scans the fleet (unless Deep) to leave alone the stacks the
 // scan vouches for.
-func (o Operation) scans() bool {
-	return o == OperationDrift || o == OperationPreview || o == OperationUp
+func scans(o operation.Name) bool {
+	return o == operation.Drift || o == operation.Preview || o == operation.Up
 }
 
 // PolicyDeniedError says that a policy denied a manifest, so no stack ran: the outcomes Run
@@ -193,14 +178,14 @@ func (r Request) run(ctx context.Context, b stackstate.Backend, targets []deploy
 	if err != nil || denied != nil {
 		return denied, err
 	}
-	if r.Operation.checksOffer() {
+	if checksOffer(r.Operation) {
 		if err := r.checkBeforeEngine(ctx, b, sorted, texts); err != nil {
 			return nil, err
 		}
 	}
 	kept := r.changedOnly(sorted, deps)
 	var scanned map[string]deploy.Scanned
-	if !r.Deep && (r.Scan || r.Operation.scans()) {
+	if !r.Deep && (r.Scan || scans(r.Operation)) {
 		scanned = r.scanFleet(ctx, b, keptOf(sorted, kept))
 	}
 	outcomes, err := r.runQueue(ctx, b, sorted, deps, scanned, kept)

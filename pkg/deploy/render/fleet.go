@@ -10,6 +10,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
@@ -81,7 +82,7 @@ func Fleet(w io.Writer, r runreport.Report, o FleetOptions) {
 	if !o.Detail {
 		return
 	}
-	if r.Command == "drift" {
+	if r.Command == operation.Drift {
 		driftDetail(w, r)
 		return
 	}
@@ -117,24 +118,24 @@ func writeRows(w io.Writer, header [4]string, rows [][4]string, tails [][]string
 
 // ResultOf is the word for what a command did to one stack (the constants above, or the outcome's
 // own word: blocked, drifted, failed, skipped, cancelled).
-func ResultOf(command string, s runreport.StackReport) string {
+func ResultOf(command operation.Name, s runreport.StackReport) string {
 	switch {
 	case s.Outcome != outcome.Done:
 		return string(s.Outcome)
 	case s.NotRun && (s.Reason == deploy.Unchanged || strings.HasPrefix(s.Reason, "no drift")):
 		return Unchanged
-	case s.Reason == fielddrift.NotDeployed || command == "destroy" && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
+	case s.Reason == fielddrift.NotDeployed || command == operation.Destroy && s.Changes == nil && strings.HasPrefix(s.Reason, "not deployed"):
 		return NotDeployed
 	case s.NotRun || strings.HasPrefix(s.Reason, "not previewed"):
 		// Not run on purpose, or not previewed: a pool whose cluster is not deployed yet.
 		return NotRun
-	case command == "destroy":
+	case command == operation.Destroy:
 		return Destroyed
-	case command == "adopt":
+	case command == operation.Adopt:
 		return Adopted
 	case !needsSomething(s):
 		return Unchanged
-	case command == "preview":
+	case command == operation.Preview:
 		return WouldChange
 	}
 	return Changed
@@ -142,17 +143,17 @@ func ResultOf(command string, s runreport.StackReport) string {
 
 // listed tells whether a stack gets a row by default: all but those that need nothing (unchanged,
 // or left out on purpose).
-func listed(command string, s runreport.StackReport) bool {
+func listed(command operation.Name, s runreport.StackReport) bool {
 	switch ResultOf(command, s) {
 	case Unchanged:
 		return false
 	case NotRun, NotDeployed:
-		if command == "drift" {
+		if command == operation.Drift {
 			return true // a stack that holds nothing differs from its manifest: up would deploy it
 		}
 		// A destroy's has nothing to delete, and one left out on purpose needs nothing of this
 		// run; a preview's pool whose cluster is not deployed yet is listed: up deploys it.
-		return !s.NotRun && command != "destroy"
+		return !s.NotRun && command != operation.Destroy
 	}
 	return true
 }
@@ -189,7 +190,7 @@ func sameOp(op string) bool { return op == "same" || op == "read" || op == "refr
 // rowText is a stack's result in its row: the word, then the reason and the cause each once, the
 // first fields it changes with their values (the fields that drifted, with both, in drift's), and
 // the change of its monthly cost.
-func rowText(command string, s runreport.StackReport) string {
+func rowText(command operation.Name, s runreport.StackReport) string {
 	word := ResultOf(command, s)
 	text := unsaid(unsaid(oneLine(outcomeText(command, s)), outcomeWord(command, s.Outcome)), word)
 	if strings.HasPrefix(text, word+" ") {
@@ -198,7 +199,7 @@ func rowText(command string, s runreport.StackReport) string {
 		word, text = text, ""
 	}
 	parts := []string{text}
-	if command == "drift" {
+	if command == operation.Drift {
 		parts = append(parts, driftedValues(s.Drift))
 	} else {
 		parts = append(parts, changedValues(command, s))
@@ -227,9 +228,9 @@ func unsaid(text, word string) string {
 
 // changedValues says the first three manifest fields a stack's resource changes come from, each
 // old → new as the detail under the table says it, and how many more.
-func changedValues(command string, s runreport.StackReport) string {
+func changedValues(command operation.Name, s runreport.StackReport) string {
 	would := ""
-	if command == "up" && s.Outcome != outcome.Done {
+	if command == operation.Up && s.Outcome != outcome.Done {
 		would = "would "
 	}
 	var parts []string
@@ -263,7 +264,7 @@ func driftedValues(fields []outcome.FieldDrift) string {
 // rowCost is the change of a stack's monthly cost, without the prices' citation (the summary's
 // total is priced the same way): "" when unchanged or not priced. An up that did not deploy says
 // what it would have cost.
-func rowCost(command string, s runreport.StackReport) string {
+func rowCost(command operation.Name, s runreport.StackReport) string {
 	if s.Cost == nil {
 		return ""
 	}
@@ -274,7 +275,7 @@ func rowCost(command string, s runreport.StackReport) string {
 	switch {
 	case text == "unchanged":
 		return ""
-	case command == "up" && s.Outcome != outcome.Done:
+	case command == operation.Up && s.Outcome != outcome.Done:
 		return "monthly cost unchanged (up would have made it " + text + ")"
 	}
 	return "monthly cost " + text
@@ -323,7 +324,7 @@ func resources(r runreport.Report) string {
 	total := map[string]int{}
 	for _, s := range r.Stacks {
 		ran := s.Outcome == outcome.Done || s.Outcome == outcome.Drifted
-		if r.Command == "preview" || r.Command == "drift" {
+		if r.Command == operation.Preview || r.Command == operation.Drift {
 			ran = ran || s.Outcome == outcome.Blocked
 		}
 		if !ran || s.NotRun {
@@ -336,7 +337,7 @@ func resources(r runreport.Report) string {
 			}
 		}
 	}
-	would := r.Command == "preview" || r.Command == "drift"
+	would := r.Command == operation.Preview || r.Command == operation.Drift
 	var parts []string
 	for _, op := range slices.Sorted(maps.Keys(total)) {
 		if total[op] > 0 {
@@ -379,7 +380,7 @@ func fleetCost(r runreport.Report) string {
 		priced++
 		before.Min, before.Max = before.Min+c.Old.Min, before.Max+c.Old.Max
 		now := c.New
-		if r.Command == "up" && s.Outcome != outcome.Done && s.Outcome != outcome.Drifted {
+		if r.Command == operation.Up && s.Outcome != outcome.Done && s.Outcome != outcome.Drifted {
 			now = c.Old
 		}
 		after.Min, after.Max = after.Min+now.Min, after.Max+now.Max

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,7 +217,7 @@ func TestGoldenStatusTablesOfOneTwentyAndAThousandStacks(t *testing.T) {
 
 func TestGoldenReportFilesOfOneTwentyAndAThousandStacks(t *testing.T) {
 	for _, n := range sizes {
-		for _, command := range []string{"status", "drift", "preview"} {
+		for _, command := range []operation.Name{operation.Status, operation.Drift, operation.Preview} {
 			for _, ext := range []string{"json", "csv"} {
 				name := fmt.Sprintf("reportfile-%s-%d.%s.golden", command, n, ext)
 				t.Run(name, func(t *testing.T) {
@@ -233,7 +234,7 @@ func TestGoldenReportFilesOfOneTwentyAndAThousandStacks(t *testing.T) {
 }
 
 // commandFleet is a fleet of n stacks as command leaves it, a few stacks of it differing.
-func commandFleet(t *testing.T, command string, n int) []outcome.Outcome {
+func commandFleet(t *testing.T, command operation.Name, n int) []outcome.Outcome {
 	some := []int{0, n / 2, n - 1}
 	switch command {
 	case "status":
@@ -246,7 +247,7 @@ func commandFleet(t *testing.T, command string, n int) []outcome.Outcome {
 
 func TestGoldenMarkdownOfOneTwentyAndAThousandStacks(t *testing.T) {
 	for _, n := range sizes {
-		for _, command := range []string{"drift", "preview"} {
+		for _, command := range []operation.Name{operation.Drift, operation.Preview} {
 			name := fmt.Sprintf("markdown-%s-%d.golden", command, n)
 			t.Run(name, func(t *testing.T) {
 				outcomes := commandFleet(t, command, n)
@@ -344,9 +345,9 @@ func TestTheReportFileValidatesAgainstItsSchemaForEveryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, command := range []string{"status", "drift", "preview"} {
+	for _, command := range []operation.Name{operation.Status, operation.Drift, operation.Preview} {
 		outcomes := commandFleet(t, command, 20)
-		if command == "status" {
+		if command == operation.Status {
 			outcomes = statusFleet(t, 20, []int{1}, []int{2}, []int{3})
 		}
 		data, err := ReportFile("fleet.json", Report(command, outcomes, clouds.Prices), outcomes, clouds.Prices, strings.TrimSpace)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"testing"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
@@ -13,9 +14,9 @@ import (
 
 // jsonFleet is a command's outcomes for the -o json goldens: preview, up and drift over the same
 // fleets as their text goldens (goldenFleets), status over the same as its table's.
-func jsonFleet(t *testing.T, command string, n int) []outcome.Outcome {
+func jsonFleet(t *testing.T, command operation.Name, n int) []outcome.Outcome {
 	t.Helper()
-	if command == "status" {
+	if command == operation.Status {
 		if n == 1 {
 			return statusFleet(t, 1, nil, nil, nil)
 		}
@@ -33,7 +34,7 @@ func jsonFleet(t *testing.T, command string, n int) []outcome.Outcome {
 // -o json of preview, up, drift and status over 1, 20 and 1,000 stacks reads as its golden file,
 // byte for byte what the command prints (render.JSON); go test -run Golden -update rewrites them.
 func TestGoldenJSONReportsOfOneTwentyAndAThousandStacks(t *testing.T) {
-	for _, command := range []string{"preview", "up", "drift", "status"} {
+	for _, command := range []operation.Name{operation.Preview, operation.Up, operation.Drift, operation.Status} {
 		for _, n := range sizes {
 			name := fmt.Sprintf("json-%s-%d.golden", command, n)
 			t.Run(name, func(t *testing.T) {

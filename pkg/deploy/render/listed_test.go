@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
@@ -34,7 +35,7 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 		{"a failed stack is listed",
 			runreport.StackReport{Outcome: outcome.Failed, Error: "boom"}, true},
 	}
-	for _, command := range []string{"preview", "up"} {
+	for _, command := range []operation.Name{operation.Preview, operation.Up} {
 		var r runreport.Report
 		r.Command = command
 		for i, s := range stacks {
@@ -48,7 +49,7 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, s := range stacks {
-			t.Run(command+": "+s.name, func(t *testing.T) {
+			t.Run(string(command)+": "+s.name, func(t *testing.T) {
 				stack := r.Stacks[i].Stack
 				inText := strings.Contains(text.String(), stack)
 				inMarkdown := strings.Contains(md.String(), "`"+stack+"`")

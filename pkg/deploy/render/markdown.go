@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 )
 
@@ -57,12 +58,12 @@ func Markdown(w io.Writer, r runreport.Report) error {
 }
 
 // unchangedNote says what the collapsed stacks are, and where each is listed.
-func unchangedNote(command string) string {
+func unchangedNote(command operation.Name) string {
 	what := "No change, no drift, nothing refused"
-	if command == "drift" {
+	if command == operation.Drift {
 		what = "No drift, or never deployed"
 	}
-	return what + ": counted here, not listed (`clusterplane " + command + " -o json` or `--report-file` lists each)."
+	return what + ": counted here, not listed (`clusterplane " + string(command) + " -o json` or `--report-file` lists each)."
 }
 
 // plural is one or many as n says.
@@ -75,10 +76,10 @@ func plural(n int, one, many string) string {
 
 // stackSection writes one stack's section: under its file and stack, each change, refusal, drift
 // and difference as a list item.
-func stackSection(b *strings.Builder, command string, s runreport.StackReport) {
+func stackSection(b *strings.Builder, command operation.Name, s runreport.StackReport) {
 	// Drift is the fields that differ: the resource changes behind them would repeat them.
 	resources := s.Resources
-	if len(s.Drift) > 0 || command == "drift" {
+	if len(s.Drift) > 0 || command == operation.Drift {
 		resources = nil
 	}
 	if len(resources)+len(s.Refused)+len(s.RecordedOnly)+len(s.Drift)+len(s.PutBack)+len(s.Sets)+len(s.Disagreements)+len(s.InPlace)+len(s.Policy) == 0 &&
@@ -106,7 +107,7 @@ func stackSection(b *strings.Builder, command string, s runreport.StackReport) {
 
 // cloudItems writes what a read of the cloud found as list items: the fields taken over, put
 // back and drifted, and an adoption's differences.
-func cloudItems(b *strings.Builder, command string, s runreport.StackReport) {
+func cloudItems(b *strings.Builder, command operation.Name, s runreport.StackReport) {
 	for _, f := range s.Sets {
 		fmt.Fprintf(b, "- **%s** `%s`: %s (taken over as the cloud had it, not yet set by an up)\n",
 			strings.Replace(putBack(command), "put back", "set", 1), f.Field, codeValues(f.Live, f.Manifest))

@@ -9,6 +9,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
@@ -17,9 +18,9 @@ import (
 
 // Report is the report of a command's outcomes, as every format shows it: priced for preview and
 // up, each failure's cause said in the user's terms with what to run to mend it (Cause).
-func Report(command string, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) runreport.Report {
+func Report(command operation.Name, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) runreport.Report {
 	report := runreport.NewReport(command, outcomes)
-	if command == "preview" || command == "up" {
+	if command == operation.Preview || command == operation.Up {
 		report.Price(outcomes, prices)
 		priceUnchanged(report, outcomes, prices)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/policy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -31,7 +32,7 @@ func Changes(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
 		// Drift's own report lists what it found (Drift): only after an up is it a change's.
 		still := s.Drift
-		if r.Command == "drift" || r.Command == "status" {
+		if r.Command == operation.Drift || r.Command == operation.Status {
 			still = nil
 		}
 		if len(s.Refused) == 0 && !hasFields(s) && len(s.RecordedOnly) == 0 && !s.ProtectionOff && len(s.PutBack)+len(s.Sets)+len(still) == 0 {
@@ -50,7 +51,7 @@ func Changes(w io.Writer, r runreport.Report) {
 		// An up's stack that did not deploy (not confirmed, refused, skipped) made none of these
 		// changes: they are said as what an up would do, as preview says them.
 		would, verb := "", putBack(r.Command)
-		if r.Command == "up" && s.Outcome != outcome.Done {
+		if r.Command == operation.Up && s.Outcome != outcome.Done {
 			would, verb = "would ", "would put back"
 		}
 		for _, rc := range s.Resources {
@@ -98,8 +99,8 @@ func drifted(s runreport.StackReport, field string) bool {
 
 // putBack is what a command does to a field changed in the cloud: up puts it back, preview says
 // that up would.
-func putBack(command string) string {
-	if command == "preview" {
+func putBack(command operation.Name) string {
+	if command == operation.Preview {
 		return "would put back"
 	}
 	return "put back"
@@ -111,7 +112,7 @@ func Costs(w io.Writer, r runreport.Report) {
 	for _, s := range r.Stacks {
 		switch {
 		case s.Cost == nil:
-		case r.Command == "up" && s.Outcome != outcome.Done:
+		case r.Command == operation.Up && s.Outcome != outcome.Done:
 			// Not deployed: the cost did not change, and the preview before the question said what
 			// it would have been.
 			fmt.Fprintf(w, "%s (%s): monthly cost: unchanged, not deployed (up would have made it %s)\n", s.File, s.Stack, s.Cost)
@@ -209,7 +210,7 @@ func Adopt(w io.Writer, outcomes []outcome.Outcome) {
 func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud string) cost.Prices) string {
 	// What the preview found changed in the cloud is what up puts back, and what it costs.
 	outcomes := []outcome.Outcome{fielddrift.Previewed(t, preview)}
-	r := runreport.NewReport("preview", outcomes)
+	r := runreport.NewReport(operation.Preview, outcomes)
 	r.Price(outcomes, prices)
 	var b strings.Builder
 	s := r.Stacks[0]
@@ -233,8 +234,8 @@ func UpPlan(t deploytarget.Target, preview stackstate.Result, prices func(cloud 
 	for _, c := range s.RecordedOnly {
 		fmt.Fprintf(&b, "  recorded only %s: %s: %s\n", c.Path, values(c.Old, c.New), c.Reason)
 	}
-	setLines(&b, putBack("preview"), s.Sets)
-	cloudLines(&b, putBack("preview"), s.PutBack, s.Drift)
+	setLines(&b, putBack(operation.Preview), s.Sets)
+	cloudLines(&b, putBack(operation.Preview), s.PutBack, s.Drift)
 	// The cost is part of what is asked: an answer should not be given before it is seen.
 	if c := r.Stacks[0].Cost; c != nil {
 		fmt.Fprintf(&b, "  monthly cost: %s\n", c)
@@ -264,7 +265,7 @@ func inPlace(w io.Writer, found []outcome.Disagreement) {
 // outcomeText says a stack's outcome, its reason and, for what failed or blocked without a list of
 // refused changes, the cause, each word once: a reason or cause that begins with what was said
 // before it ("skipped: skipped: ...", "failed: failed") loses that beginning.
-func outcomeText(command string, s runreport.StackReport) string {
+func outcomeText(command operation.Name, s runreport.StackReport) string {
 	text := outcomeWord(command, s.Outcome)
 	cause := s.Error
 	if len(s.Refused) > 0 || s.Outcome == outcome.Cancelled {
@@ -290,8 +291,8 @@ func outcomeText(command string, s runreport.StackReport) string {
 
 // outcomeWord is how the table says an outcome: a preview that went through "previewed", since
 // "done: 4 create" read as if the clusters were made.
-func outcomeWord(command string, o outcome.Status) string {
-	if o == outcome.Done && command == "preview" {
+func outcomeWord(command operation.Name, o outcome.Status) string {
+	if o == outcome.Done && command == operation.Preview {
 		return "previewed"
 	}
 	return string(o)

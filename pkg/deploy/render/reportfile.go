@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/runreport"
 	"github.com/pkg/errors"
@@ -62,12 +63,12 @@ type Money struct {
 // order), for the manifests' nodes, and, for status, prices for their monthly costs.
 func ReportRows(r runreport.Report, outcomes []outcome.Outcome, prices func(cloud string) cost.Prices) []ReportRow {
 	var status []StatusRow
-	if r.Command == "status" && len(outcomes) == len(r.Stacks) {
+	if r.Command == operation.Status && len(outcomes) == len(r.Stacks) {
 		status = StatusRows(outcomes, prices)
 	}
 	rows := make([]ReportRow, 0, len(r.Stacks))
 	for i, s := range r.Stacks {
-		row := ReportRow{Command: r.Command, File: s.File, Kind: s.Kind, Stack: s.Stack, Outcome: string(s.Outcome), Reason: s.Reason,
+		row := ReportRow{Command: string(r.Command), File: s.File, Kind: s.Kind, Stack: s.Stack, Outcome: string(s.Outcome), Reason: s.Reason,
 			Error: s.Error, BlockedBy: s.BlockedBy, Seconds: s.Seconds, NotRun: s.NotRun, Changes: s.Changes}
 		for _, d := range s.Drift {
 			row.Drift = append(row.Drift, d.Field)

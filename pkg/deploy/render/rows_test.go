@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ const (
 
 // fleetOutcomes are a command's outcomes over a fleet of n clusters, what happens to each: built
 // as the engine's outcomes are, no engine needed.
-func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happening) []outcome.Outcome {
+func fleetOutcomes(t *testing.T, command operation.Name, n int, happens map[int]happening) []outcome.Outcome {
 	t.Helper()
 	var out []outcome.Outcome
 	for i := 1; i <= n; i++ {
@@ -96,7 +97,7 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 		switch happens[i] {
 		case unchanged:
 			o = outcome.Outcome{Target: fleetTarget(t, i, 2), Status: outcome.Done, Reason: deploy.Unchanged, NotRun: true}
-			if command == "drift" {
+			if command == operation.Drift {
 				o.Reason = "no drift: the cloud's list shows it as its records hold it"
 			}
 		case cloudResized:
@@ -114,7 +115,7 @@ func fleetOutcomes(t *testing.T, command string, n int, happens map[int]happenin
 }
 
 // resized is a command's outcome over a cluster resized in the cloud to 3 nodes, 2 in its manifest.
-func resized(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
+func resized(t *testing.T, command operation.Name, target deploytarget.Target) outcome.Outcome {
 	drift := []outcome.FieldDrift{{Field: nodeCount, Live: float64(3), Manifest: float64(2)}}
 	res := deployedWith(t, target, 2, "update")
 	switch command {
@@ -129,9 +130,9 @@ func resized(t *testing.T, command string, target deploytarget.Target) outcome.O
 }
 
 // grown is a command's outcome over a cluster whose manifest grew from 2 nodes to 3.
-func grown(t *testing.T, command string, target deploytarget.Target) outcome.Outcome {
+func grown(t *testing.T, command operation.Name, target deploytarget.Target) outcome.Outcome {
 	res := deployedWith(t, target, 2, "update")
-	if command == "drift" {
+	if command == operation.Drift {
 		return outcome.Outcome{Target: target, Status: outcome.Drifted, Reason: "up would update 1", Result: res,
 			Drift: []outcome.FieldDrift{{Field: nodeCount, Live: float64(2), Manifest: float64(3)}}}
 	}
@@ -151,7 +152,7 @@ var goldenFleets = []struct {
 
 // fleetText is what a command prints in text over a fleet, as the command chooses its options:
 // one stack whole, a fleet a row a stack that did something.
-func fleetText(t *testing.T, command string, n int, happens map[int]happening) string {
+func fleetText(t *testing.T, command operation.Name, n int, happens map[int]happening) string {
 	t.Helper()
 	outcomes := fleetOutcomes(t, command, n, happens)
 	r := Report(command, outcomes, clouds.Prices)
@@ -167,7 +168,7 @@ func fleetText(t *testing.T, command string, n int, happens map[int]happening) s
 // The text of preview, up and drift over 1, 20 and 1,000 stacks, as testdata/*.golden holds it
 // (go test -run Golden -update rewrites them).
 func TestTheFleetTextOfPreviewUpAndDriftReadsAsItsGoldenFile(t *testing.T) {
-	for _, command := range []string{"preview", "up", "drift"} {
+	for _, command := range []operation.Name{operation.Preview, operation.Up, operation.Drift} {
 		for _, f := range goldenFleets {
 			t.Run(fmt.Sprintf("%s of %d", command, f.n), func(t *testing.T) {
 				got := fleetText(t, command, f.n, f.happens)
@@ -197,7 +198,7 @@ func TestTheFleetTextOfPreviewUpAndDriftReadsAsItsGoldenFile(t *testing.T) {
 // that needs nothing.
 func TestAThousandStacksWithThreeDriftedPrintAtMostTenLines(t *testing.T) {
 	happens := map[int]happening{7: cloudResized, 500: cloudResized, 993: cloudResized}
-	for _, command := range []string{"preview", "up", "drift"} {
+	for _, command := range []operation.Name{operation.Preview, operation.Up, operation.Drift} {
 		got := fleetText(t, command, 1000, happens)
 		lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
 		if len(lines) > 10 || len(lines) != 5 {
@@ -217,7 +218,7 @@ func TestAThousandStacksWithThreeDriftedPrintAtMostTenLines(t *testing.T) {
 func TestTheSummaryNeverCountsAStackNotRunAsPreviewedOrDone(t *testing.T) {
 	happens := map[int]happening{3: cloudResized, 7: manifestGrown}
 	tests := []struct {
-		command string
+		command operation.Name
 		want    string
 	}{
 		{"preview", "Stacks: 2 would change, 18 unchanged (18 not run)."},

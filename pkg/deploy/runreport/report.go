@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/change/cost"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/fielddrift"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
 	"github.com/clusterplane/clusterplane/pkg/deploy/rotationrun"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
@@ -36,7 +37,7 @@ const ReportVersion = "clusterplane.dev/report/v1"
 type Report struct {
 	APIVersion string `json:"apiVersion"`
 	// Command is the command that ran: preview, up, refresh, drift, status, destroy, adopt.
-	Command string `json:"command"`
+	Command operation.Name `json:"command"`
 	// Summary counts the stacks by outcome.
 	Summary map[outcome.Status]int `json:"summary"`
 	Stacks  []StackReport          `json:"stacks"`
@@ -120,7 +121,7 @@ type FieldEffect struct {
 }
 
 // NewReport is the report of command's outcomes.
-func NewReport(command string, outcomes []outcome.Outcome) Report {
+func NewReport(command operation.Name, outcomes []outcome.Outcome) Report {
 	r := Report{APIVersion: ReportVersion, Command: command, Summary: map[outcome.Status]int{}, Stacks: []StackReport{}}
 	for _, o := range outcomes {
 		r.Summary[o.Status]++

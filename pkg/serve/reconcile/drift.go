@@ -3,12 +3,12 @@ package reconcile
 import (
 	"context"
 	"database/sql"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"time"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
 	"github.com/clusterplane/clusterplane/pkg/deploy/deploytarget"
 	"github.com/clusterplane/clusterplane/pkg/deploy/outcome"
-	"github.com/clusterplane/clusterplane/pkg/deploy/pipeline"
 	"github.com/clusterplane/clusterplane/pkg/serve/store"
 	"github.com/pkg/errors"
 	"github.com/riverqueue/river"
@@ -109,7 +109,7 @@ func (d *Drift) Work(ctx context.Context, job *river.Job[DriftArgs]) error {
 	if err != nil {
 		return nil // a worker's reconcile reports this as Invalid
 	}
-	out, err := w.run(ctx, pipeline.OperationStatus, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	out, err := w.run(ctx, operation.Status, m, func(ctx context.Context, dep *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return dep.Status(ctx, t, deploy.StatusOptions{Drift: true,
 			Exists: func(key string) (bool, error) { return deploytarget.Deployed(ctx, dep.Backend, key) }})
 	})

@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/clusterplane/clusterplane/pkg/deploy/operation"
 	"log/slog"
 	"maps"
 	"slices"
@@ -141,7 +142,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // its turn (River's snooze, no attempt spent) rather than fail.
 func (w *Worker) apply(ctx context.Context, job *rivertype.JobRow, o store.Object, m deploytarget.Manifest, platform string) (st store.ControllerStatus, busy bool) {
 	r := reconciled{w: w, o: o, platform: platform, attempt: job.Attempt}
-	up, err := w.run(ctx, pipeline.OperationUp, m, r.op)
+	up, err := w.run(ctx, operation.Up, m, r.op)
 	if stackBusy(up) {
 		return st, true
 	}
@@ -410,7 +411,7 @@ func interrupted(out outcome.Outcome) bool {
 
 // destroy destroys a deleted object's stack, then forgets the object.
 func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Object, m deploytarget.Manifest) error {
-	out, err := w.run(ctx, pipeline.OperationDestroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
+	out, err := w.run(ctx, operation.Destroy, m, func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome {
 		return d.Destroy(ctx, t, deploy.DestroyOptions{Remove: true})
 	})
 	if err == nil && out.Status == outcome.Done {
@@ -428,20 +429,20 @@ func (w *Worker) destroy(ctx context.Context, job *river.Job[Args], o store.Obje
 
 // run runs the pipeline's operation over the object's one manifest, read already: no file is
 // written or read.
-func (w *Worker) run(ctx context.Context, operation pipeline.Operation, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
+func (w *Worker) run(ctx context.Context, name operation.Name, m deploytarget.Manifest, op func(ctx context.Context, d *deploy.Deployer, t deploytarget.Target) outcome.Outcome) (outcome.Outcome, error) {
 	run := w.pipeline
 	if run == nil {
 		run = pipeline.Run
 	}
-	outcomes, err := run(ctx, pipeline.Request{Operation: operation, Manifests: []deploytarget.Manifest{m},
+	outcomes, err := run(ctx, pipeline.Request{Operation: name, Manifests: []deploytarget.Manifest{m},
 		Files:   deploytarget.Files{Kinds: w.Kinds},
 		Backend: w.Backend, Policy: w.Policy, Parallel: 1, StackTimeout: w.StackTimeout, SkipBlocked: true,
-		Reverse: operation == pipeline.OperationDestroy, Op: op})
+		Reverse: name == operation.Destroy, Op: op})
 	if len(outcomes) == 1 {
 		return outcomes[0], err
 	}
 	if err == nil {
-		err = errors.Errorf("%s ran %d stacks, not 1", operation, len(outcomes))
+		err = errors.Errorf("%s ran %d stacks, not 1", name, len(outcomes))
 	}
 	return outcome.Outcome{Status: outcome.Failed, Reason: err.Error(), Err: err}, err
 }
