@@ -89,8 +89,8 @@ type Pair struct {
 	Kind   Kind
 	Edit   func(proto.Message)
 	Change func(proto.Message)
-	// edit and change are Edit and Change as a pairs file writes them: dotted paths set (set)
-	// after Edit, and after Change.
+	// edit and change are a pairs file's edit and change, dotted paths; Files sets them (set)
+	// after Edit and after Change run.
 	edit, change map[string]any
 	Args         []string
 	Path         string
