@@ -1,8 +1,21 @@
 // Package diffpairs runs OLD/NEW pairs of a kind's stack input through the kind's diff command
-// and holds what diff says against what each pair claims. Each kind keeps its pairs in its own
-// folder (iac/pulumi/<kind>/entry/diff_test.go) and calls Check with them, which also fails for a
-// row of the kind's effects table that no pair covers: a fifth kind brings its pairs with it.
-// It is for tests.
+// and holds what diff says against what each pair claims. Each kind writes its pairs as data in
+// its own folder (iac/pulumi/<kind>/testdata/diff-pairs.yaml) and its entry/diff_test.go calls
+// Check with them (Read), which also fails for a row of the kind's effects table that no pair
+// covers: a fifth kind brings its pairs with it. A pairs file is a YAML list of pairs; a pair's
+// keys are:
+//
+//	name     the subtest's name
+//	edit     dotted paths set in OLD and NEW alike (none: OLD is the kind's example)
+//	change   dotted paths set in NEW only
+//	args     more arguments given to diff (--allow-replace)
+//	path     the path of the change the pair is about
+//	effect   that change's effect; or invalid: true, when the spec's rules refuse NEW
+//	refusal  what the provider does with a refused change deployed anyway, when the pair says it
+//	exit     diff's exit: blocked or invalid; ok when none is given
+//
+// edit and change set dotted paths as set says. Tests of diff itself build pairs in Go, with Spec
+// and edit functions of their own. It is for tests.
 package diffpairs
 
 import (
@@ -13,7 +26,6 @@ import (
 	"strings"
 	"testing"
 
-	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/diff"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/cli"
@@ -77,9 +89,12 @@ type Pair struct {
 	Kind   Kind
 	Edit   func(proto.Message)
 	Change func(proto.Message)
-	Args   []string
-	Path   string
-	Effect effects.Effect
+	// edit and change are a pairs file's edit and change, dotted paths; Files sets them (set)
+	// after Edit and after Change run.
+	edit, change map[string]any
+	Args         []string
+	Path         string
+	Effect       effects.Effect
 	// Refusal, when set, is what the provider does with the refused change deployed anyway: a
 	// removal the provider keeps (kept) reads differently from a change that fails at apply.
 	Refusal effects.Refusal
@@ -107,14 +122,6 @@ func mutable(m protoreflect.Message, name string) protoreflect.Message {
 	return m.Mutable(fd).Message()
 }
 
-// Metadata edits the metadata of any kind's stack input.
-func Metadata(f func(*sharedv1.CloudResourceMetadata)) func(proto.Message) {
-	return func(m proto.Message) {
-		target := stackinput.Target(m).ProtoReflect()
-		f(target.Mutable(target.Descriptor().Fields().ByName("metadata")).Message().Interface().(*sharedv1.CloudResourceMetadata))
-	}
-}
-
 // writeInput writes a stack input as JSON to a file in dir.
 func writeInput(t testing.TB, dir, name string, m proto.Message) string {
 	t.Helper()
@@ -133,13 +140,25 @@ func writeInput(t testing.TB, dir, name string, m proto.Message) string {
 func (p Pair) Files(t testing.TB) (oldFile, newFile string) {
 	t.Helper()
 	oldInput := p.Kind.Load(t)
-	if p.Edit != nil {
-		p.Edit(oldInput)
-	}
+	apply(t, oldInput, p.Edit, p.edit)
 	newInput := proto.Clone(oldInput)
-	p.Change(newInput)
+	apply(t, newInput, p.Change, p.change)
 	dir := t.TempDir()
 	return writeInput(t, dir, "old.json", oldInput), writeInput(t, dir, "new.json", newInput)
+}
+
+// apply edits stack input m with f, an edit in Go, then sets paths, as a pairs file writes them.
+func apply(t testing.TB, m proto.Message, f func(proto.Message), paths map[string]any) {
+	t.Helper()
+	if f != nil {
+		f(m)
+	}
+	if len(paths) == 0 {
+		return
+	}
+	if err := set(m, paths); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Diff diffs OLD and NEW of a pair through its program and returns the JSON result, the exit
@@ -216,9 +235,4 @@ func Check(t *testing.T, k kinds.Kind, pairs []Pair) {
 			t.Errorf("no OLD/NEW pair for %s %s", k.Name, row.Path)
 		}
 	}
-}
-
-// Rotate is a rollout block that allows rotation, as the pairs of a pool that may rotate set it.
-func Rotate() *sharedv1.Rollout {
-	return &sharedv1.Rollout{Strategy: sharedv1.RolloutStrategy_ROTATE}
 }

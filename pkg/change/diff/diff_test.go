@@ -24,8 +24,8 @@ import (
 type kind = diffpairs.Kind
 
 // pair is an OLD/NEW pair of a kind's stack input. Each kind's pairs, one or more for every row
-// of its effects table, live in its own folder (iac/pulumi/<kind>/entry/diff_test.go); the tests
-// here are of diff itself, on whichever kind shows it best.
+// of its effects table, live in its own folder (iac/pulumi/<kind>/testdata/diff-pairs.yaml, run by
+// its entry/diff_test.go); the tests here are of diff itself, on whichever kind shows it best.
 type pair = diffpairs.Pair
 
 // kindNamed is the kind of the list named name.
