@@ -44,6 +44,28 @@ func Kind[I proto.Message, O ~func(*component.Settings[P, C]), P pulumi.Provider
 	return k
 }
 
+// PoolRotate is the Rotate of a node pool kind of stack input I: rotate is given the stack input
+// and the id of the pool's cluster, which PoolCluster reads from the cluster its spec names (that
+// stack's output named output unless the ref names another). The kind then writes only how its
+// cloud rotates a pool of that cluster.
+func PoolRotate[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](output string,
+	rotate func(ctx context.Context, input I, cluster string) (*kinds.Rotation, error)) kinds.Rotate {
+	return func(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
+		input := in.(I)
+		cluster, err := PoolCluster(ctx, resolve, input.GetTarget().GetSpec().GetCluster(), output)
+		if err != nil {
+			return nil, err
+		}
+		return rotate(ctx, input, cluster)
+	}
+}
+
+// poolSpec is what PoolRotate reads of a node pool's spec: its cluster's ref.
+type poolSpec interface {
+	proto.Message
+	GetCluster() *sharedv1.StringValueOrRef
+}
+
 // PoolCluster is the id of the cluster a node pool's ref names, read through resolve (from its
 // stack's output unless ref names another), which a pool's rotation cannot do without.
 func PoolCluster(ctx context.Context, resolve kinds.Resolve, ref *sharedv1.StringValueOrRef, output string) (string, error) {

@@ -5,7 +5,6 @@
 package entry
 
 import (
-	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
@@ -15,7 +14,7 @@ import (
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = componentkind.Program[v1.CivoKubernetesNodePoolStackInput]("civokubernetesnodepool", module.Resources, Effects)
+var Program = componentkind.Program("civokubernetesnodepool", module.Resources, Effects)
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {

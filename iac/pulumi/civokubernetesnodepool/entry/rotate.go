@@ -12,11 +12,11 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/pkg/errors"
-	"google.golang.org/protobuf/proto"
 )
 
-// rotate readies a rotation of the manifest's pool: Civo's pool API with the token and URL the
-// clusterplane plugin would use, and the cluster's kubeconfig read from Civo into memory.
+// rotate readies a rotation of the manifest's pool, in cluster (the id componentkind.PoolRotate
+// reads from the pool's cluster ref): Civo's pool API with the token and URL the clusterplane
+// plugin would use, and the cluster's kubeconfig read from Civo into memory.
 //
 // A Civo pool's name is its id in its cluster (the plugin's Read, iac/pulumi/civokubernetesnodepool/poolresource,
 // addresses it as CLUSTER_ID:POOL_NAME, as terraform-provider-civo v1.1.4's
@@ -24,13 +24,8 @@ import (
 // "cluster_id:node_pool_id" and keeps the pool's id, which it created as the pool's label), and Civo renames
 // no pool: the rotation creates pools of their final names, through a surge pool when the name
 // stays (diff plans the hops), and never renames.
-func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
-	input := in.(*v1.CivoKubernetesNodePoolStackInput)
+var rotate = componentkind.PoolRotate(module.ClusterIDOutput, func(ctx context.Context, input *v1.CivoKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
 	spec := input.GetTarget().GetSpec()
-	cluster, err := componentkind.PoolCluster(ctx, resolve, spec.GetCluster(), module.ClusterIDOutput)
-	if err != nil {
-		return nil, err
-	}
 	if spec.GetRegion() == "" {
 		return nil, errors.New("the pool has no region: Civo's pool endpoints are per region")
 	}
@@ -67,4 +62,4 @@ func rotate(ctx context.Context, in proto.Message, _ string, resolve kinds.Resol
 		// state held before (civopoolresource's Read).
 		StateID: func(id string) string { return cluster + ":" + id },
 	}, nil
-}
+})

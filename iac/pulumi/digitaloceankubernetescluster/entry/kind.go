@@ -5,7 +5,6 @@
 package entry
 
 import (
-	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
@@ -13,7 +12,7 @@ import (
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
 // and the clusterplane command run it.
-var Program = componentkind.Program[v1.DigitalOceanKubernetesClusterStackInput]("digitaloceankubernetescluster", module.Resources, Effects)
+var Program = componentkind.Program("digitaloceankubernetescluster", module.Resources, Effects)
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {

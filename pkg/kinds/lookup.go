@@ -1,0 +1,54 @@
+package kinds
+
+import (
+	"context"
+
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
+	"google.golang.org/protobuf/proto"
+)
+
+// clusterSpec is what a cluster kind's look-up reads of its spec.
+type clusterSpec interface {
+	proto.Message
+	GetRegion() string
+	GetClusterName() string
+}
+
+// poolSpec is what a node pool kind's look-up reads of its spec: its name and its cluster's ref.
+type poolSpec interface {
+	proto.Message
+	GetNodePoolName() string
+	GetCluster() *sharedv1.StringValueOrRef
+}
+
+// ClusterLookup is the Lookup of a cluster kind of stack input I: the clusters of the manifest's
+// clusterName in its region. s names the cloud (Cloud, NoToken), and list gives the ids of the
+// clusters of that name in that region, asked as the stack input's provider config says. The
+// kind then writes only how its cloud lists them.
+func ClusterLookup[I component.StackInput[T, S, C], T component.Target[S], S clusterSpec, C proto.Message](s Search,
+	list func(ctx context.Context, in I, region, name string) (ids []string, err error)) Lookup {
+	return func(ctx context.Context, in proto.Message, _ Resolve) (Found, error) {
+		input := in.(I)
+		spec := input.GetTarget().GetSpec()
+		region, name := spec.GetRegion(), spec.GetClusterName()
+		s.Type, s.Name, s.In, s.Where = "cluster", name, region, "region "+region
+		return s.Look(func() ([]string, error) { return list(ctx, input, region, name) })
+	}
+}
+
+// PoolLookup is the Lookup of a node pool kind of stack input I: the pools of the manifest's
+// nodePoolName in the cluster its spec's cluster names, read through resolve (from that stack's
+// output named output unless the ref names another), as LookForPool does. s names the cloud, and
+// list gives the ids of the pools of that name in that cluster.
+func PoolLookup[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](s Search, output string,
+	list func(ctx context.Context, in I, cluster, name string) (ids []string, err error)) Lookup {
+	return func(ctx context.Context, in proto.Message, resolve Resolve) (Found, error) {
+		input := in.(I)
+		spec := input.GetTarget().GetSpec()
+		s.Name = spec.GetNodePoolName()
+		return s.LookForPool(ctx, resolve, spec.GetCluster(), output, func(cluster string) ([]string, error) {
+			return list(ctx, input, cluster, s.Name)
+		})
+	}
+}
