@@ -6,8 +6,11 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // Kind is what a kind's constructor holds of its own; New runs the steps every kind's constructor
@@ -129,14 +132,47 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 		if err != nil {
 			return err
 		}
-		Export(ctx, StackOutputs(comp))
+		names, err := k.stackOutputs()
+		if err != nil {
+			return err
+		}
+		outputs, err := StackOutputs(comp, names)
+		if err != nil {
+			return err
+		}
+		Export(ctx, outputs)
 		return nil
 	}
 }
 
-// StackOutputs returns comp's fields tagged `stack:"name"` by that name: the outputs the stack
-// programs export, named as in the kind's StackOutputs message (snake case), where the tag
-// `pulumi:"name"` names the same field for the component's outputs (camel case).
-func StackOutputs(comp pulumi.ComponentResource) pulumi.Map {
-	return tagged(comp, "stack")
+// stackOutputs is the kind's StackOutputs message, which its stack_outputs.proto declares as
+// <Name>StackOutputs in the package of its spec.
+func (k Kind[P, C, S, R]) stackOutputs() (protoreflect.MessageDescriptor, error) {
+	var spec S
+	name := spec.ProtoReflect().Descriptor().ParentFile().Package().Append(protoreflect.Name(k.Name + "StackOutputs"))
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s: find its stack outputs message", k.Name)
+	}
+	md, ok := d.(protoreflect.MessageDescriptor)
+	if !ok {
+		return nil, errors.Errorf("%s: %s is not a message", k.Name, name)
+	}
+	return md, nil
+}
+
+// StackOutputs returns comp's outputs (its fields tagged `pulumi:"name"`) under the names the
+// stack programs export them by. The kind's StackOutputs message names each output once: a
+// field's JSON name (camel case, clusterId) is the component's output, its own name (snake case,
+// cluster_id) the stack's. An output the message lacks is an error, so the two cannot drift apart.
+func StackOutputs(comp pulumi.ComponentResource, names protoreflect.MessageDescriptor) (pulumi.Map, error) {
+	out := pulumi.Map{}
+	for output, value := range tagged(comp, "pulumi") {
+		fd := names.Fields().ByJSONName(output)
+		if fd == nil {
+			return nil, errors.Errorf("output %s is not a field of %s", output, names.FullName())
+		}
+		out[string(fd.Name())] = value
+	}
+	return out, nil
 }
