@@ -3,6 +3,7 @@ package component
 import (
 	"reflect"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
@@ -10,7 +11,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // Kind is what a kind's constructor holds of its own; New runs the steps every kind's constructor
@@ -132,7 +132,7 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 		if err != nil {
 			return err
 		}
-		names, err := k.stackOutputs()
+		names, err := stackOutputs(input)
 		if err != nil {
 			return err
 		}
@@ -145,18 +145,16 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 	}
 }
 
-// stackOutputs is the kind's StackOutputs message, which its stack_outputs.proto declares as
-// <Name>StackOutputs in the package of its spec.
-func (k Kind[P, C, S, R]) stackOutputs() (protoreflect.MessageDescriptor, error) {
-	var spec S
-	name := spec.ProtoReflect().Descriptor().ParentFile().Package().Append(protoreflect.Name(k.Name + "StackOutputs"))
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
-	if err != nil {
-		return nil, errors.Wrapf(err, "%s: find its stack outputs message", k.Name)
-	}
-	md, ok := d.(protoreflect.MessageDescriptor)
-	if !ok {
-		return nil, errors.Errorf("%s: %s is not a message", k.Name, name)
+// stackOutputs is the StackOutputs message of the kind of stack input in: the type of its
+// target's status.outputs, as the kind's api.proto declares it.
+func stackOutputs(in proto.Message) (protoreflect.MessageDescriptor, error) {
+	md := in.ProtoReflect().Descriptor()
+	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
+		fd := md.Fields().ByJSONName(field)
+		if fd == nil || fd.Message() == nil {
+			return nil, errors.Errorf("%s has no message field %s: no stack outputs to name", md.FullName(), field)
+		}
+		md = fd.Message()
 	}
 	return md, nil
 }
