@@ -10,7 +10,6 @@ import (
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Kind is what a kind's constructor holds of its own; New runs the steps every kind's constructor
@@ -132,11 +131,7 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 		if err != nil {
 			return err
 		}
-		names, err := stackOutputs(input)
-		if err != nil {
-			return err
-		}
-		outputs, err := StackOutputs(comp, names)
+		outputs, err := StackOutputs(comp, input)
 		if err != nil {
 			return err
 		}
@@ -145,25 +140,20 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 	}
 }
 
-// stackOutputs is the StackOutputs message of the kind of stack input in: the type of its
-// target's status.outputs, as the kind's api.proto declares it.
-func stackOutputs(in proto.Message) (protoreflect.MessageDescriptor, error) {
-	md := in.ProtoReflect().Descriptor()
-	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
-		fd := md.Fields().ByJSONName(field)
-		if fd == nil || fd.Message() == nil {
-			return nil, errors.Errorf("%s has no message field %s: no stack outputs to name", md.FullName(), field)
-		}
-		md = fd.Message()
-	}
-	return md, nil
-}
-
 // StackOutputs returns comp's outputs (its fields tagged `pulumi:"name"`) under the names the
-// stack programs export them by. The kind's StackOutputs message names each output once: a
-// field's JSON name (camel case, clusterId) is the component's output, its own name (snake case,
-// cluster_id) the stack's. An output the message lacks is an error, so the two cannot drift apart.
-func StackOutputs(comp pulumi.ComponentResource, names protoreflect.MessageDescriptor) (pulumi.Map, error) {
+// stack programs export them by. The kind's StackOutputs message, the type of the stack input's
+// target.status.outputs, names each output once: a field's JSON name (camel case, clusterId) is
+// the component's output, its own name (snake case, cluster_id) the stack's. An output the message
+// lacks is an error, so the two cannot drift apart.
+func StackOutputs(comp pulumi.ComponentResource, stackInput proto.Message) (pulumi.Map, error) {
+	names := stackInput.ProtoReflect().Descriptor()
+	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
+		fd := names.Fields().ByJSONName(field)
+		if fd == nil || fd.Message() == nil {
+			return nil, errors.Errorf("%s has no message field %s: no stack outputs to name", names.FullName(), field)
+		}
+		names = fd.Message()
+	}
 	out := pulumi.Map{}
 	for output, value := range tagged(comp, "pulumi") {
 		fd := names.Fields().ByJSONName(output)
