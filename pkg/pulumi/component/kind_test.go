@@ -7,32 +7,18 @@ import (
 
 	dopoolv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
+	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
 
-// pool is a component as a kind's outputs.go writes one: outputs tagged with their component
-// names, and a field that is no output.
-type pool struct {
-	pulumi.ResourceState
-
-	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId"`
-	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds"`
-	Resource   *pulumi.ResourceState
-}
-
-// stray has an output its kind's StackOutputs message does not name.
-type stray struct {
-	pulumi.ResourceState
-
-	NodePoolID pulumi.StringOutput `pulumi:"nodePoolId"`
-	PoolName   pulumi.StringOutput `pulumi:"poolName"`
-}
-
 func TestStackOutputsNamesEachOutputAsItsStackOutputsMessageDoes(t *testing.T) {
 	input := &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{}
-	p := &pool{NodePoolID: pulumi.String("pool-id").ToStringOutput(), NodeIDs: pulumi.ToStringArray([]string{"n1"}).ToStringArrayOutput()}
+	// The DigitalOcean pool's component, whose Resource field is no output.
+	p := &dopool.NodePool{NodePoolID: pulumi.String("pool-id").ToStringOutput(),
+		NodeIDs: pulumi.ToStringArray([]string{"1"}).ToStringArrayOutput(), NodeNames: pulumi.ToStringArray([]string{"n1"}).ToStringArrayOutput()}
 	tests := []struct {
 		name       string
 		comp       pulumi.ComponentResource
@@ -41,10 +27,10 @@ func TestStackOutputsNamesEachOutputAsItsStackOutputsMessageDoes(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "tagged fields are exported under the message's own field names, untagged ones not at all",
-			comp: p, stackInput: input, want: pulumi.Map{"node_pool_id": p.NodePoolID, "node_ids": p.NodeIDs}},
+			comp: p, stackInput: input, want: pulumi.Map{"node_pool_id": p.NodePoolID, "node_ids": p.NodeIDs, "node_names": p.NodeNames}},
 		{name: "an output the message does not name is an error that names both",
-			comp: &stray{}, stackInput: input,
-			wantErr: "output poolName is not a field of clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolStackOutputs"},
+			comp: &civopool.NodePool{}, stackInput: input,
+			wantErr: "output instanceNames is not a field of clusterplane.provider.digitalocean.digitaloceankubernetesnodepool.v1.DigitalOceanKubernetesNodePoolStackOutputs"},
 		{name: "a stack input without target.status.outputs is an error naming the field it lacks",
 			comp: p, stackInput: &sharedv1.CloudResourceMetadata{}, wantErr: "CloudResourceMetadata has no message field target"},
 	}
