@@ -3,9 +3,11 @@ package component
 import (
 	"reflect"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -129,14 +131,36 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 		if err != nil {
 			return err
 		}
-		Export(ctx, StackOutputs(comp))
+		outputs, err := StackOutputs(comp, input)
+		if err != nil {
+			return err
+		}
+		Export(ctx, outputs)
 		return nil
 	}
 }
 
-// StackOutputs returns comp's fields tagged `stack:"name"` by that name: the outputs the stack
-// programs export, named as in the kind's StackOutputs message (snake case), where the tag
-// `pulumi:"name"` names the same field for the component's outputs (camel case).
-func StackOutputs(comp pulumi.ComponentResource) pulumi.Map {
-	return tagged(comp, "stack")
+// StackOutputs returns comp's outputs (its fields tagged `pulumi:"name"`) under the names the
+// stack programs export them by. The kind's StackOutputs message, the type of the stack input's
+// target.status.outputs, names each output once: a field's JSON name (camel case, clusterId) is
+// the component's output, its own name (snake case, cluster_id) the stack's. An output the message
+// lacks is an error, so the two cannot drift apart.
+func StackOutputs(comp pulumi.ComponentResource, stackInput proto.Message) (pulumi.Map, error) {
+	names := stackInput.ProtoReflect().Descriptor()
+	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
+		fd := names.Fields().ByJSONName(field)
+		if fd == nil || fd.Message() == nil {
+			return nil, errors.Errorf("%s has no message field %s: no stack outputs to name", names.FullName(), field)
+		}
+		names = fd.Message()
+	}
+	out := pulumi.Map{}
+	for output, value := range tagged(comp, "pulumi") {
+		fd := names.Fields().ByJSONName(output)
+		if fd == nil {
+			return nil, errors.Errorf("output %s is not a field of %s", output, names.FullName())
+		}
+		out[string(fd.Name())] = value
+	}
+	return out, nil
 }

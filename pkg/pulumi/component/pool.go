@@ -1,9 +1,28 @@
 package component
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"google.golang.org/protobuf/proto"
 )
+
+// ClusterIDOutput is the cluster stack's output a pool's `valueFrom` cluster reads by default.
+const ClusterIDOutput = "cluster_id"
+
+// WithClusterID makes id stand in for a pool's spec.cluster: the id of the cluster the pool joins.
+func WithClusterID[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message](id pulumi.StringInput) O {
+	return WithInput[O](kindfield.SpecCluster, id)
+}
+
+// Cluster returns the id of the cluster a pool joins: WithClusterID's, else spec.cluster's literal
+// or stack reference (its ClusterIDOutput unless it names another). child apply to a stack
+// reference it creates.
+func (s *Settings[P, C]) Cluster(ctx *pulumi.Context, name string, spec interface {
+	GetCluster() *sharedv1.StringValueOrRef
+}, child []pulumi.ResourceOption) (pulumi.StringOutput, error) {
+	return s.Input(ctx, name, kindfield.SpecCluster, spec.GetCluster(), ClusterIDOutput, child...)
+}
 
 // Sizing is what a pool's spec says of its size: a node count, or autoscaling between bounds.
 type Sizing interface {

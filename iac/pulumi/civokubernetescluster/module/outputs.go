@@ -19,20 +19,22 @@ const (
 	OutputCreatedAt         = "created_at"
 )
 
-// Cluster is a Civo Kubernetes cluster component and its outputs.
+// Cluster is a Civo Kubernetes cluster component and its outputs. An output's `pulumi` tag is its
+// field's JSON name in CivoKubernetesClusterStackOutputs; the stack exports it under that field's
+// own name (component.StackOutputs).
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID pulumi.StringOutput `pulumi:"clusterId" stack:"cluster_id"`
+	ClusterID pulumi.StringOutput `pulumi:"clusterId"`
 	// KubeconfigB64 is the cluster's kubeconfig, base64-encoded, a secret. Resource.Kubeconfig
 	// is the same as YAML.
-	KubeconfigB64     pulumi.StringOutput `pulumi:"kubeconfigB64" stack:"kubeconfig_b64"`
-	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint" stack:"api_server_endpoint"`
-	MasterIP          pulumi.StringOutput `pulumi:"masterIp" stack:"master_ip"`
-	DNSEntry          pulumi.StringOutput `pulumi:"dnsEntry" stack:"dns_entry"`
-	FirewallID        pulumi.StringOutput `pulumi:"firewallId" stack:"firewall_id"`
-	NetworkID         pulumi.StringOutput `pulumi:"networkId" stack:"network_id"`
-	CreatedAt         pulumi.StringOutput `pulumi:"createdAt" stack:"created_at"`
+	KubeconfigB64     pulumi.StringOutput `pulumi:"kubeconfigB64"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
+	MasterIP          pulumi.StringOutput `pulumi:"masterIp"`
+	DNSEntry          pulumi.StringOutput `pulumi:"dnsEntry"`
+	FirewallID        pulumi.StringOutput `pulumi:"firewallId"`
+	NetworkID         pulumi.StringOutput `pulumi:"networkId"`
+	CreatedAt         pulumi.StringOutput `pulumi:"createdAt"`
 	// Resource is the provider's cluster resource.
 	Resource *civo.KubernetesCluster
 }

@@ -19,7 +19,7 @@ const (
 	// Kind is the manifest kind this module deploys.
 	Kind = "CivoKubernetesNodePool"
 	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
-	ClusterIDOutput = "cluster_id"
+	ClusterIDOutput = component.ClusterIDOutput
 )
 
 // TypeToken is the type of the component resource.
@@ -31,9 +31,7 @@ type Option = component.Option[*v1.CivoKubernetesNodePoolSpec, *clusterplane.Pro
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
-func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.CivoKubernetesNodePoolSpecFieldCluster, id)
-}
+var WithClusterID = component.WithClusterID[Option]
 
 // The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
 // WithProvider an existing provider to manage the resources instead of one New creates,
@@ -73,7 +71,7 @@ var kind = component.Kind[*clusterplane.Provider, *civov1.CivoProviderConfig, *v
 	},
 	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec, np *NodePool,
 		child []pulumi.ResourceOption, p *clusterplane.Provider) error {
-		clusterID, err := s.Input(ctx, name, v1.CivoKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
+		clusterID, err := s.Cluster(ctx, name, spec, child)
 		if err != nil {
 			return err
 		}

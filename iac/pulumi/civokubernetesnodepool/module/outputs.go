@@ -11,12 +11,14 @@ const (
 	OutputInstanceNames = "instance_names"
 )
 
-// NodePool is a Civo Kubernetes node pool component and its outputs.
+// NodePool is a Civo Kubernetes node pool component and its outputs. An output's `pulumi` tag is
+// its field's JSON name in CivoKubernetesNodePoolStackOutputs; the stack exports it under that
+// field's own name (component.StackOutputs).
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId" stack:"node_pool_id"`
-	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames" stack:"instance_names"`
+	NodePoolID    pulumi.StringOutput      `pulumi:"nodePoolId"`
+	InstanceNames pulumi.StringArrayOutput `pulumi:"instanceNames"`
 	// Resource is the node pool resource, managed by the clusterplane plugin.
 	Resource *cpcivo.NodePool
 }

@@ -17,20 +17,22 @@ const (
 	OutputVpcUUID             = "vpc_uuid"
 )
 
-// Cluster is a DigitalOcean Kubernetes cluster component and its outputs.
+// Cluster is a DigitalOcean Kubernetes cluster component and its outputs. An output's `pulumi` tag
+// is its field's JSON name in DigitalOceanKubernetesClusterStackOutputs; the stack exports it under
+// that field's own name (component.StackOutputs).
 type Cluster struct {
 	pulumi.ResourceState
 
-	ClusterID         pulumi.StringOutput `pulumi:"clusterId" stack:"cluster_id"`
-	ClusterURN        pulumi.StringOutput `pulumi:"clusterUrn" stack:"cluster_urn"`
-	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint" stack:"api_server_endpoint"`
-	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address" stack:"ipv4_address"`
+	ClusterID         pulumi.StringOutput `pulumi:"clusterId"`
+	ClusterURN        pulumi.StringOutput `pulumi:"clusterUrn"`
+	APIServerEndpoint pulumi.StringOutput `pulumi:"apiServerEndpoint"`
+	IPv4Address       pulumi.StringOutput `pulumi:"ipv4Address"`
 	// Kubeconfig is the cluster's kubeconfig YAML, a secret. Its token expires at
 	// KubeconfigExpiresAt; after that, `pulumi up --refresh` fetches a new one into the outputs.
-	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig" stack:"kubeconfig"`
-	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt" stack:"kubeconfig_expires_at"`
-	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId" stack:"default_node_pool_id"`
-	VpcUUID             pulumi.StringOutput `pulumi:"vpcUuid" stack:"vpc_uuid"`
+	Kubeconfig          pulumi.StringOutput `pulumi:"kubeconfig"`
+	KubeconfigExpiresAt pulumi.StringOutput `pulumi:"kubeconfigExpiresAt"`
+	DefaultNodePoolID   pulumi.StringOutput `pulumi:"defaultNodePoolId"`
+	VpcUUID             pulumi.StringOutput `pulumi:"vpcUuid"`
 	// Resource is the provider's cluster resource, for anything the outputs above do not cover.
 	Resource *digitalocean.KubernetesCluster
 }

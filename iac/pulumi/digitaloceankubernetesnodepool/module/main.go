@@ -17,7 +17,7 @@ const (
 	// Kind is the manifest kind this module deploys.
 	Kind = "DigitalOceanKubernetesNodePool"
 	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
-	ClusterIDOutput = "cluster_id"
+	ClusterIDOutput = component.ClusterIDOutput
 )
 
 // TypeToken is the type of the component resource.
@@ -29,9 +29,7 @@ type Option = component.Option[*v1.DigitalOceanKubernetesNodePoolSpec, *digitalo
 // WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
 // cluster created in the same program, so the pool is created after it. It stands in for
 // spec.cluster.
-func WithClusterID(id pulumi.StringInput) Option {
-	return component.WithInput[Option](v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, id)
-}
+var WithClusterID = component.WithClusterID[Option]
 
 // The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
 // WithProvider an existing provider to manage the resources instead of one New creates,
@@ -57,7 +55,7 @@ var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanPr
 	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesNodePoolSpec](digitaloceanprovider.New),
 	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec, np *NodePool,
 		child []pulumi.ResourceOption, p *digitalocean.Provider) error {
-		clusterID, err := s.Input(ctx, name, v1.DigitalOceanKubernetesNodePoolSpecFieldCluster, spec.GetCluster(), ClusterIDOutput, child...)
+		clusterID, err := s.Cluster(ctx, name, spec, child)
 		if err != nil {
 			return err
 		}

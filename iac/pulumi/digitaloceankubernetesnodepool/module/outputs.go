@@ -12,13 +12,15 @@ const (
 	OutputNodeNames  = "node_names"
 )
 
-// NodePool is a DigitalOcean Kubernetes node pool component and its outputs.
+// NodePool is a DigitalOcean Kubernetes node pool component and its outputs. An output's `pulumi`
+// tag is its field's JSON name in DigitalOceanKubernetesNodePoolStackOutputs; the stack exports it
+// under that field's own name (component.StackOutputs).
 type NodePool struct {
 	pulumi.ResourceState
 
-	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId" stack:"node_pool_id"`
-	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds" stack:"node_ids"`
-	NodeNames  pulumi.StringArrayOutput `pulumi:"nodeNames" stack:"node_names"`
+	NodePoolID pulumi.StringOutput      `pulumi:"nodePoolId"`
+	NodeIDs    pulumi.StringArrayOutput `pulumi:"nodeIds"`
+	NodeNames  pulumi.StringArrayOutput `pulumi:"nodeNames"`
 	// Resource is the provider's node pool resource.
 	Resource *digitalocean.KubernetesNodePool
 }
