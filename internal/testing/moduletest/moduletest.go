@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -81,6 +82,46 @@ func Registered(p *mockrun.Result) []string {
 	return out
 }
 
+// AssertTree checks that a stack program registered exactly its component (under the stack), the
+// provider and the children (both under the component), and created each child through that
+// provider. Each is "type::name".
+func AssertTree(t *testing.T, p *mockrun.Result, component, provider string, children ...string) {
+	t.Helper()
+	want := append([]string{component, provider}, children...)
+	AssertEqual(t, "registered resources", slices.Sorted(slices.Values(Registered(p))), slices.Sorted(slices.Values(want)))
+	AssertParent(t, mustFindRef(t, p, component), StackRoot)
+	AssertParent(t, mustFindRef(t, p, provider), component)
+	for _, child := range children {
+		r := mustFindRef(t, p, child)
+		AssertParent(t, r, component)
+		AssertProvider(t, r, provider)
+	}
+}
+
+// mustFindRef is MustFind of a "type::name".
+func mustFindRef(t *testing.T, p *mockrun.Result, ref string) mockrun.Resource {
+	t.Helper()
+	at := strings.LastIndex(ref, "::")
+	if at < 0 {
+		t.Fatalf("%q is not a type::name", ref)
+	}
+	return MustFind(t, p, ref[:at], ref[at+2:])
+}
+
+// AssertMissingOutput checks that a run failed, as it must when the stack a reference reads lacks
+// the output, and that its error names both that stack and that output, quoted.
+func AssertMissingOutput(t *testing.T, err error, stack, output string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("the run succeeded, want an error naming the stack %s and the output %s", stack, output)
+	}
+	for _, want := range []string{`"` + stack + `"`, `"` + output + `"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
+		}
+	}
+}
+
 // AssertNothingRegistered checks that a rejected input created nothing.
 func AssertNothingRegistered(t *testing.T, p *mockrun.Result) {
 	t.Helper()
@@ -107,6 +148,15 @@ func AssertEqual(t *testing.T, what string, got, want any) {
 		g, _ := json.MarshalIndent(got, "", "  ")
 		w, _ := json.MarshalIndent(want, "", "  ")
 		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// AssertSameJSON compares got and want as JSON, so that the float64 of rendered inputs equals the
+// int a test writes.
+func AssertSameJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if g, w := JSON(got), JSON(want); g != w {
+		t.Errorf("%s\n got: %s\nwant: %s", what, g, w)
 	}
 }
 

@@ -57,51 +57,21 @@ func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 	}
 }
 
-func stackInput(edit ...func(*nodepoolv1.CivoKubernetesNodePoolStackInput)) *nodepoolv1.CivoKubernetesNodePoolStackInput {
-	target := moduletest.Target[nodepoolv1.CivoKubernetesNodePool]("civo.clusterplane.dev/v1", "CivoKubernetesNodePool", name, minimalSpec())
-	return moduletest.Input[nodepoolv1.CivoKubernetesNodePoolStackInput](target, edit...)
-}
-
-// newRejects checks New against invalid specs.
-var newRejects = moduletest.NewRejects[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option, *module.NodePool]{
-	Kind: "CivoKubernetesNodePool", Name: "pool", New: module.New, Valid: minimalSpec, Setup: isolateEnv,
-}
-
-// isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
-func isolateEnv(t *testing.T) {
-	t.Helper()
-	moduletest.ClearEnv(t, "CIVO_TOKEN", "CIVO_API_URL")
-}
-
-func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFunc {
-	return func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }
-}
-
-// runResources runs the stack program's body on in and fails the test on an error.
-func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	return moduletest.RunResources(t, module.Resources, in, opts)
+// stack runs the stack program on the minimal manifest; Isolate clears the variables the provider
+// falls back to.
+var stack = moduletest.Stack[*nodepoolv1.CivoKubernetesNodePoolStackInput, *nodepoolv1.CivoKubernetesNodePoolSpec]{
+	APIVersion: "civo.clusterplane.dev/v1", Kind: "CivoKubernetesNodePool", Name: name, Spec: minimalSpec,
+	Resources: module.Resources, Env: []string{"CIVO_TOKEN", "CIVO_API_URL"},
 }
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
-
-	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
-		componentRef,
-		nodePoolType + "::" + name,
-		providerRef,
-	})
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
-	for _, typ := range []string{providerType, nodePoolType} {
-		moduletest.AssertParent(t, moduletest.MustFind(t, p, typ, name), componentRef)
-	}
-	moduletest.AssertProvider(t, moduletest.MustFind(t, p, nodePoolType, name), providerRef)
+	p := stack.Run(t, mockrun.Options{})
+	moduletest.AssertTree(t, p, componentRef, providerRef, nodePoolType+"::"+name)
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
-	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
-		p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+	moduletest.EachRegion(t, stack.Isolate, func(t *testing.T, region string) {
+		p := stack.RunInput(t, stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 			in.Target.Spec.Region = region
 		}), mockrun.Options{})
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
@@ -152,12 +122,11 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				if tt.edit != nil {
 					tt.edit(in.Target.Spec)
 				}
-			}), mockrun.Options{})
+			})
 			moduletest.AssertEqual(t, "node pool inputs", moduletest.MustFind(t, p, nodePoolType, name).Inputs, tt.want)
 		})
 	}
@@ -179,11 +148,10 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				s := in.Target.Spec
 				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
-			}), mockrun.Options{})
+			})
 			pool := moduletest.MustFind(t, p, nodePoolType, name)
 			if len(pool.IgnoreChanges) != 0 {
 				t.Errorf("node pool ignoreChanges = %v, want none", pool.IgnoreChanges)
@@ -206,8 +174,7 @@ func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNot
 }
 
 func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
@@ -251,10 +218,9 @@ func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.Cluster = tt.ref
-			}), mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
+			})
 
 			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster")
 			if got := ref.Inputs["name"]; got != tt.wantStack {
@@ -279,25 +245,18 @@ func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *t
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-			_, err := mockrun.Run(resourcesBody(in), mockrun.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
-			if err == nil {
-				t.Fatal("mockrun.Run() = nil, want an error naming the stack and the output")
-			}
-			for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error does not name %s: %v", want, err)
-				}
-			}
+			stack.Isolate(t)
+			in := stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+			_, err := stack.RunErr(in, mockrun.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
+			moduletest.AssertMissingOutput(t, err, clusterStack, "cluster_id")
 		})
 	}
 }
 
 func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *testing.T) {
-	isolateEnv(t)
-	in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-	p := runResources(t, in, mockrun.Options{Preview: true})
+	stack.Isolate(t)
+	in := stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+	p := stack.RunInput(t, in, mockrun.Options{Preview: true})
 
 	pool := moduletest.MustFind(t, p, nodePoolType, name)
 	if v := pool.RawInputs["clusterId"]; !v.IsComputed() {
@@ -322,8 +281,7 @@ func poolState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 }
 
 func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{State: poolState})
+	p := stack.Run(t, mockrun.Options{State: poolState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{"instance_names", "node_pool_id"})
 
 	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
@@ -348,9 +306,9 @@ func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
 		envToken    = "civo-env-token-6b1d3e"
 	)
 	moduletest.TokenSecret[*nodepoolv1.CivoKubernetesNodePoolStackInput, *civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "civoToken",
-		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stackInput() },
-		Run: runResources, Opts: mockrun.Options{State: poolState},
+		EnvVar: "CIVO_TOKEN", Setup: stack.Isolate, Type: providerType, Name: name, Key: "civoToken",
+		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stack.Input() },
+		Run: stack.RunInput, Opts: mockrun.Options{State: poolState},
 	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
 		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
 		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
@@ -364,8 +322,8 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 	spec := func(edit func(*nodepoolv1.CivoKubernetesNodePoolSpec)) func(input) {
 		return func(in input) { edit(in.Target.Spec) }
 	}
-	moduletest.InputRejects[input]{Resources: module.Resources, Setup: isolateEnv,
-		Valid: func() input { return stackInput() },
+	moduletest.InputRejects[input]{Resources: module.Resources, Setup: stack.Isolate,
+		Valid: func() input { return stack.Input() },
 	}.Check(t, []moduletest.InvalidInput[input]{
 		{Name: "a pool without nodes", Field: "target.spec.node_count", RuleID: "int32.gte_lte",
 			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 })},
@@ -381,8 +339,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 }
 
 func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoProvidersResource(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	for typ, old := range map[string]string{
 		providerType: "pulumi:providers:civo",
 		nodePoolType: "civo:index/kubernetesNodePool:KubernetesNodePool",
@@ -415,7 +372,7 @@ func poolSpecWithoutCluster(region string) *nodepoolv1.CivoKubernetesNodePoolSpe
 }
 
 func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
-	isolateEnv(t)
+	stack.Isolate(t)
 	regions := map[string]string{"alpha": "fra1", "beta": "lon1"}
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		for _, c := range []string{"alpha", "beta"} {
@@ -466,7 +423,7 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 }
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
-	isolateEnv(t)
+	stack.Isolate(t)
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		shared, err := clusterplane.NewProvider(ctx, "shared", &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
 		if err != nil {
@@ -523,7 +480,9 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			},
 			Opts: []module.Option{module.WithClusterID(pulumi.String(clusterID))}},
 	}
-	newRejects.Run(t, tests)
+	moduletest.NewRejects[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option, *module.NodePool]{
+		Kind: "CivoKubernetesNodePool", Name: "pool", New: module.New, Valid: minimalSpec, Setup: stack.Isolate,
+	}.Run(t, tests)
 }
 
 func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
@@ -538,10 +497,9 @@ func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.WaitTimeoutMinutes = tt.minutes
-			}), mockrun.Options{})
+			})
 			got := moduletest.MustFind(t, p, nodePoolType, name).Request.GetCustomTimeouts()
 			if got.GetCreate() != tt.want.GetCreate() || got.GetUpdate() != tt.want.GetUpdate() || got.GetDelete() != tt.want.GetDelete() {
 				t.Errorf("custom timeouts = %v, want %v", got, tt.want)

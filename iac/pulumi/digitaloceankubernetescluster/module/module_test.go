@@ -31,12 +31,6 @@ const (
 	rawKubeconfig = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: kube-token\n"
 )
 
-// minimalInput is the smallest valid stack input: a fixed pool of three in the default VPC.
-func minimalInput() *v1.DigitalOceanKubernetesClusterStackInput {
-	return moduletest.Input[v1.DigitalOceanKubernetesClusterStackInput](moduletest.Target[v1.DigitalOceanKubernetesCluster](
-		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesCluster", "prod-fra1", minimalSpec("prod-fra1")))
-}
-
 func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 	return &v1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:       clusterName,
@@ -44,6 +38,14 @@ func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 		KubernetesVersion: "1.31.1-do.5",
 		DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
 	}
+}
+
+// stack runs the stack program on the minimal manifest, a fixed pool of three in the default
+// VPC, answering with cloudState unless a run's options name their own.
+var stack = moduletest.Stack[*v1.DigitalOceanKubernetesClusterStackInput, *v1.DigitalOceanKubernetesClusterSpec]{
+	APIVersion: "digitalocean.clusterplane.dev/v1", Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1",
+	Resources: module.Resources, State: cloudState,
+	Spec: func() *v1.DigitalOceanKubernetesClusterSpec { return minimalSpec("prod-fra1") },
 }
 
 // cloudState is what DigitalOcean computes for a cluster after creation.
@@ -61,18 +63,8 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	})
 }
 
-// run deploys input with module.Resources under mocks (answering with cloudState unless opts
-// has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	if opts.State == nil {
-		opts.State = cloudState
-	}
-	return moduletest.RunResources(t, module.Resources, input, opts)
-}
-
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := []string{
 		componentType + "::prod-fra1",
@@ -249,9 +241,9 @@ func TestClusterArguments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			tt.mutate(input.Target.Spec)
-			p := run(t, input, mockrun.Options{})
+			p := stack.RunInput(t, input, mockrun.Options{})
 			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs, tt.want)
 		})
 	}
@@ -271,13 +263,13 @@ func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Spec.AutoUpgrade = tt.autoUpgrade
 			if tt.autoScale {
 				pool := input.Target.Spec.DefaultNodePool
 				pool.AutoScale, pool.MinNodes, pool.MaxNodes = true, 1, 5
 			}
-			got := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1").IgnoreChanges
+			got := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), clusterType, "prod-fra1").IgnoreChanges
 			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 				t.Errorf("ignoreChanges = %v, want %v", got, tt.want)
 			}
@@ -323,18 +315,18 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Metadata = tt.metadata
 			input.Target.Spec.Tags = tt.tags
 			input.Target.Spec.DefaultNodePool.Tags = tt.poolTags
-			cl := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1")
+			cl := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), clusterType, "prod-fra1")
 			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
 		})
 	}
 }
 
 func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
-	const stack = "organization/digitaloceankubernetescluster/shared-prod"
+	const vpcStack = "organization/digitaloceankubernetescluster/shared-prod"
 	tests := []struct {
 		name      string
 		fieldPath string
@@ -348,11 +340,11 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
 				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
-			p := run(t, input, mockrun.Options{
-				Stacks: map[string]map[string]any{stack: tt.outputs},
+			p := stack.RunInput(t, input, mockrun.Options{
+				Stacks: map[string]map[string]any{vpcStack: tt.outputs},
 				// The state echoes the inputs, so vpcUuid stays what was sent.
 				State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 					return resource.NewPropertyMapFromMap(map[string]any{
@@ -361,7 +353,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 			})
 
 			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "prod-fra1-vpc")
-			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": stack})
+			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": vpcStack})
 			moduletest.AssertParent(t, ref, componentType+"::prod-fra1")
 			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
@@ -376,7 +368,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 }
 
 func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := map[string]string{
 		"cluster_id":            "prod-fra1-id",
@@ -407,7 +399,7 @@ func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
 }
 
 func TestClusterKubeconfigIsASecret(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
@@ -427,7 +419,7 @@ func TestClusterKubeconfigIsASecret(t *testing.T) {
 
 func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubeconfig(t *testing.T) {
 	// A failed or partial read can leave kubeConfigs empty; the program must not crash on it.
-	p := run(t, minimalInput(), mockrun.Options{
+	p := stack.Run(t, mockrun.Options{
 		State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 			return resource.PropertyMap{"kubeConfigs": resource.NewArrayProperty(nil)}
 		},
@@ -446,7 +438,7 @@ func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
 	moduletest.TokenSecret[*v1.DigitalOceanKubernetesClusterStackInput, config]{
 		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "prod-fra1", Key: "token",
-		Tokens: []string{configToken, envToken}, Input: minimalInput, Run: run,
+		Tokens: []string{configToken, envToken}, Input: func() *v1.DigitalOceanKubernetesClusterStackInput { return stack.Input() }, Run: stack.RunInput,
 	}.Check(t, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is sent as a secret",
 			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Want: configToken},
@@ -461,7 +453,7 @@ func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
 
 func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
 	t.Setenv("DIGITALOCEAN_TOKEN", "")
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	if token, ok := moduletest.MustFind(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
 		t.Errorf("provider token = %v, want none so the provider reads its own environment", token)
 	}
@@ -472,7 +464,7 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 	type input = *v1.DigitalOceanKubernetesClusterStackInput
 	moduletest.InputRejects[input]{Resources: module.Resources, Token: token,
 		Valid: func() input {
-			in := minimalInput()
+			in := stack.Input()
 			in.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
 			return in
 		},
@@ -528,9 +520,9 @@ func aliasURNs(t *testing.T, r mockrun.Resource) []string {
 }
 
 func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Metadata.Name = "legacy"
-	p := run(t, input, mockrun.Options{})
+	p := stack.RunInput(t, input, mockrun.Options{})
 
 	// Before components, the program created the provider and the cluster at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
@@ -649,9 +641,9 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
 	for _, tt := range moduletest.Protections() {
 		t.Run(tt.Name, func(t *testing.T) {
-			in := minimalInput()
+			in := stack.Input()
 			in.Target.Spec.DeletionProtection = tt.Value
-			moduletest.AssertProtection(t, run(t, in, mockrun.Options{}), clusterType, tt.Protect)
+			moduletest.AssertProtection(t, stack.RunInput(t, in, mockrun.Options{}), clusterType, tt.Protect)
 		})
 	}
 }
@@ -721,7 +713,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := minimalInput()
+			in := stack.Input()
 			in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = tt.version, tt.autoUpgrade
 			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 				mockrun.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
@@ -749,7 +741,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 }
 
 func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 		mockrun.Options{State: cloudState, Invoke: func(token string, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			if token == lookupToken {
@@ -763,9 +755,9 @@ func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
 }
 
 func TestAnOfflinePlanOfAMinorLineShowsTheLine(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.31", true
-	p := run(t, in, mockrun.Options{Preview: true})
+	p := stack.RunInput(t, in, mockrun.Options{Preview: true})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31" {
 		t.Errorf("version = %v, want the minor line 1.31 (resolved at deployment)", got)
 	}
@@ -807,9 +799,9 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 		invoked[token] = true
 		return cloud("1.31.1-do.5", map[string]string{"1.31.": "1.31.1-do.5", "1.32.": "1.32.0-do.0"})(token, args)
 	}
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.32", true
-	run(t, in, mockrun.Options{State: cloudState, Invoke: record})
+	stack.RunInput(t, in, mockrun.Options{State: cloudState, Invoke: record})
 	if len(invoked) == 0 {
 		t.Fatal("the module invoked nothing")
 	}
@@ -821,9 +813,9 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 }
 
 func TestEchoingMocksReadAsANewCluster(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	echo := func(_ string, args resource.PropertyMap) (resource.PropertyMap, error) { return args, nil }
-	p := run(t, in, mockrun.Options{Invoke: echo})
+	p := stack.RunInput(t, in, mockrun.Options{Invoke: echo})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31.1-do.5" {
 		t.Errorf("version = %v, want the manifest's", got)
 	}
@@ -838,9 +830,9 @@ func TestUnderMocksTheRegistryIsNeverAskedForSoPlansStayOffline(t *testing.T) {
 	defer server.Close()
 	t.Setenv("DIGITALOCEAN_TOKEN", "dop_v1_mock")
 	t.Setenv("DIGITALOCEAN_API_URL", server.URL)
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.RegistryIntegration = true
-	run(t, in, mockrun.Options{Preview: true})
+	stack.RunInput(t, in, mockrun.Options{Preview: true})
 	if asked {
 		t.Error("a mocked run asked DigitalOcean's API for the registry")
 	}
@@ -859,7 +851,7 @@ func TestTheLiveVersionIsReadEvenThoughTheLookupAnswersWithASecretKubeconfig(t *
 			"kubeConfigs": resource.MakeSecret(resource.NewProperty([]resource.PropertyValue{resource.NewProperty("raw")})),
 		}, nil
 	}
-	in := minimalInput()
+	in := stack.Input()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 		mockrun.Options{State: cloudState, Invoke: answer})
 	if err == nil || !strings.Contains(err.Error(), "older than the version the cluster runs, 1.32.2-do.1") {

@@ -27,12 +27,6 @@ const (
 	clusterStack = "organization/digitaloceankubernetescluster/prod-fra1"
 )
 
-// minimalInput is the smallest valid stack input: a fixed pool of two on a literal cluster id.
-func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
-	return moduletest.Input[v1.DigitalOceanKubernetesNodePoolStackInput](moduletest.Target[v1.DigitalOceanKubernetesNodePool](
-		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))))
-}
-
 func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.DigitalOceanKubernetesNodePoolSpec {
 	return &v1.DigitalOceanKubernetesNodePoolSpec{
 		NodePoolName: poolName,
@@ -58,6 +52,16 @@ func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
 	})
 }
 
+// stack runs the stack program on the minimal manifest, a fixed pool of two on a literal cluster
+// id, answering with cloudState unless a run's options name their own.
+var stack = moduletest.Stack[*v1.DigitalOceanKubernetesNodePoolStackInput, *v1.DigitalOceanKubernetesNodePoolSpec]{
+	APIVersion: "digitalocean.clusterplane.dev/v1", Kind: "DigitalOceanKubernetesNodePool", Name: "workers",
+	Resources: module.Resources, State: cloudState,
+	Spec: func() *v1.DigitalOceanKubernetesNodePoolSpec {
+		return minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))
+	},
+}
+
 // cloudState is what DigitalOcean computes after creation: a pool's nodes, a cluster's kubeconfig.
 func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	switch typ {
@@ -73,30 +77,12 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	return nil
 }
 
-// run deploys input with module.Resources under mocks (answering with cloudState unless opts
-// has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	p, err := runErr(input, opts)
-	if err != nil {
-		t.Fatalf("mockrun.Run: %v", err)
-	}
-	return p
-}
-
-func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) (*mockrun.Result, error) {
-	if opts.State == nil {
-		opts.State = cloudState
-	}
-	return mockrun.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
-}
-
 func sameStrings(got, want []string) bool {
 	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
 }
 
 func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := []string{
 		componentType + "::workers",
@@ -179,9 +165,9 @@ func TestNodePoolArguments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			tt.mutate(input.Target.Spec)
-			pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
+			pool := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), poolType, "workers")
 			moduletest.AssertInputs(t, pool.Inputs, tt.want)
 			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
 				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
@@ -191,11 +177,11 @@ func TestNodePoolArguments(t *testing.T) {
 }
 
 func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Metadata = &sharedv1.CloudResourceMetadata{Name: "workers", Id: "np-7", Org: "acme", Env: "prod",
 		Labels: map[string]string{"organization": "acme-eu"}}
 	input.Target.Spec.Tags = []string{"team-ml"}
-	pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
+	pool := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), poolType, "workers")
 	moduletest.AssertInputs(t, pool.Inputs, map[string]any{"tags": []string{
 		"environment:prod", "organization:acme-eu", "resource-id:np-7",
 		"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml",
@@ -224,9 +210,9 @@ func TestNodePoolClusterFromAnotherStack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Spec.Cluster = clusterRef(tt.fieldPath)
-			p := run(t, input, mockrun.Options{
+			p := stack.RunInput(t, input, mockrun.Options{
 				Config: tt.config,
 				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
 			})
@@ -244,9 +230,9 @@ func TestNodePoolClusterFromAnotherStack(t *testing.T) {
 }
 
 func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Spec.Cluster = clusterRef("")
-	_, err := runErr(input, mockrun.Options{
+	_, err := stack.RunErr(input, mockrun.Options{
 		Stacks: map[string]map[string]any{clusterStack: {"kubeconfig": "not the id"}},
 	})
 	if err == nil {
@@ -260,9 +246,9 @@ func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t
 }
 
 func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Spec.Cluster = clusterRef("")
-	p := run(t, input, mockrun.Options{Preview: true})
+	p := stack.RunInput(t, input, mockrun.Options{Preview: true})
 
 	moduletest.AssertInputs(t, moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster").Inputs,
 		map[string]any{"name": clusterStack})
@@ -275,7 +261,7 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 }
 
 func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := map[string]any{
 		"node_pool_id": "workers-id",
@@ -302,7 +288,7 @@ func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.
 	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
 	moduletest.TokenSecret[*v1.DigitalOceanKubernetesNodePoolStackInput, config]{
-		Input: minimalInput, Run: run, Tokens: []string{configToken, envToken},
+		Input: func() *v1.DigitalOceanKubernetesNodePoolStackInput { return stack.Input() }, Run: stack.RunInput, Tokens: []string{configToken, envToken},
 		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "workers", Key: "token",
 	}.Check(t, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}},
@@ -312,7 +298,7 @@ func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.
 
 func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
 	type input = *v1.DigitalOceanKubernetesNodePoolStackInput
-	moduletest.InputRejects[input]{Resources: module.Resources, Valid: minimalInput}.Check(t, []moduletest.InvalidInput[input]{
+	moduletest.InputRejects[input]{Resources: module.Resources, Valid: func() input { return stack.Input() }}.Check(t, []moduletest.InvalidInput[input]{
 		{Name: "a pool without a cluster names spec.cluster",
 			Edit: func(in input) { in.Target.Spec.Cluster = nil }, Field: "target.spec.cluster"},
 		{Name: "a taint without an effect names its effect",
@@ -323,7 +309,7 @@ func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.
 }
 
 func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	// Before components, the program created the provider and the pool at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
