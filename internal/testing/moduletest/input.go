@@ -77,6 +77,26 @@ func (s Stack[I, S]) RunErr(in I, opts mockrun.Options) (*mockrun.Result, error)
 	return mockrun.Run(func(ctx *pulumi.Context) error { return s.Resources(ctx, in) }, opts)
 }
 
+// EachRegion runs the stack program once for each of regions, as a subtest named by it, with the
+// spec's region set to it, and gives check the plan: a kind must put its resources in whichever
+// region its spec names.
+func (s Stack[I, S]) EachRegion(t *testing.T, check func(t *testing.T, region string, p *mockrun.Result), regions ...string) {
+	t.Helper()
+	for _, region := range regions {
+		t.Run(region, func(t *testing.T) {
+			check(t, region, s.Run(t, mockrun.Options{}, func(in I) { setSpecRegion(in, region) }))
+		})
+	}
+}
+
+// setSpecRegion sets the region of in's spec; every kind with a region names it so.
+func setSpecRegion(in proto.Message, region string) {
+	r := in.ProtoReflect()
+	target := r.Mutable(fieldNamed(r, "target")).Message()
+	spec := target.Mutable(fieldNamed(target, "spec")).Message()
+	spec.Set(fieldNamed(spec, "region"), protoreflect.ValueOfString(region))
+}
+
 // fieldNamed is m's field of that name; the kinds' messages share these names, so a missing one
 // is a broken test.
 func fieldNamed(m protoreflect.Message, name string) protoreflect.FieldDescriptor {

@@ -245,6 +245,18 @@ func AssertSecretInput(t *testing.T, r mockrun.Resource, key, want string) {
 	}
 }
 
+// AssertUnknown checks that r's input key is unknown, as a preview leaves a value the cloud has not
+// computed yet: unknown where the engine receives it, and rendered "[unknown]".
+func AssertUnknown(t *testing.T, r mockrun.Resource, key string) {
+	t.Helper()
+	if v := r.RawInputs[resource.PropertyKey(key)]; !v.IsComputed() {
+		t.Errorf("%s %s %s = %v, want unknown", r.Type, r.Name, key, v)
+	}
+	if got := r.Inputs[key]; got != "[unknown]" {
+		t.Errorf("%s %s %s renders %#v, want [unknown]", r.Type, r.Name, key, got)
+	}
+}
+
 // AssertNoLeak checks that secret shows nowhere a plan is rendered: the plan command's JSON and
 // text, and a plain JSON marshalling of the plan. The last holds output values unmasked, so it
 // suits a credential that must never be exported, not a secret output such as a kubeconfig (check

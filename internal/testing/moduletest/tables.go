@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -143,16 +144,43 @@ func (r InputRejects[I]) assertViolations(t *testing.T, err error, tt InvalidInp
 	AssertEqual(t, "violations", got, []string{tt.Field + " " + tt.RuleID})
 }
 
-// EachRegion runs check as a subtest named by each of regions, after setup when it is set: a
-// kind's stack program must put its resources in whichever region its spec names.
-func EachRegion(t *testing.T, setup func(*testing.T), check func(t *testing.T, region string), regions ...string) {
+// RefCase is a reference to another stack's output, the stack configuration it is read with, the
+// stack it must then read (whose outputs are Outputs), and the value it must resolve to.
+type RefCase struct {
+	Name    string
+	Ref     *sharedv1.StringValueOrRef
+	Config  map[string]string
+	Stack   string
+	Outputs map[string]any
+	Want    string
+}
+
+// RefField is a spec field that may read another stack's output: Set puts a reference into a
+// stack input, and the program must read it through a stack reference named RefName, a child of
+// Parent ("type::name"). Opts are the rest of each run's options, such as its State.
+type RefField[I any] struct {
+	Set     func(I, *sharedv1.StringValueOrRef)
+	RefName string
+	Parent  string
+	Opts    mockrun.Options
+}
+
+// EachRef runs each case as a subtest named by its Name: the stack program, with the case's
+// reference in f and its stack configuration, must read the case's stack through f's stack
+// reference; check then looks where the kind uses the resolved value.
+func (s Stack[I, S]) EachRef(t *testing.T, f RefField[I], cases []RefCase, check func(*testing.T, RefCase, *mockrun.Result)) {
 	t.Helper()
-	for _, region := range regions {
-		t.Run(region, func(t *testing.T) {
-			if setup != nil {
-				setup(t)
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			opts := f.Opts
+			opts.Config, opts.Stacks = tt.Config, map[string]map[string]any{tt.Stack: tt.Outputs}
+			p := s.Run(t, opts, func(in I) { f.Set(in, tt.Ref) })
+			ref := MustFind(t, p, mockrun.StackReferenceType, f.RefName)
+			if got := ref.Inputs["name"]; got != tt.Stack {
+				t.Errorf("stack reference name = %v, want %q", got, tt.Stack)
 			}
-			check(t, region)
+			AssertParent(t, ref, f.Parent)
+			check(t, tt, p)
 		})
 	}
 }

@@ -82,10 +82,7 @@ func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAn
 }
 
 func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
-	moduletest.EachRegion(t, stack.Isolate, func(t *testing.T, region string) {
-		p := stack.RunInput(t, stack.Input(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-			in.Target.Spec.Region = region
-		}), mockrun.Options{})
+	stack.EachRegion(t, func(t *testing.T, region string, p *mockrun.Result) {
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"region": region})
 		for _, typ := range []string{firewallType, clusterType} {
@@ -143,13 +140,7 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 			}
 			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
 			preview := stack.RunInput(t, in, mockrun.Options{Preview: true})
-			pcl := moduletest.MustFind(t, preview, clusterType, name)
-			if v := pcl.RawInputs["firewallId"]; !v.IsComputed() {
-				t.Errorf("preview cluster firewallId = %v, want unknown", v)
-			}
-			if got := pcl.Inputs["firewallId"]; got != "[unknown]" {
-				t.Errorf("preview cluster firewallId renders %#v, want [unknown]", got)
-			}
+			moduletest.AssertUnknown(t, moduletest.MustFind(t, preview, clusterType, name), "firewallId")
 		})
 	}
 }
@@ -449,60 +440,47 @@ func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 }
 
 func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		ref       *sharedv1.ValueFromRef
-		config    map[string]string
-		wantStack string
-		outputs   map[string]any
-		want      string
-	}{
+	network := moduletest.RefField[*clusterv1.CivoKubernetesClusterStackInput]{
+		Set: func(in *clusterv1.CivoKubernetesClusterStackInput, ref *sharedv1.StringValueOrRef) {
+			in.Target.Spec.Network = ref
+		},
+		RefName: name + "-network", Parent: componentRef,
+	}
+	stack.EachRef(t, network, []moduletest.RefCase{
 		{
-			name:      "the network_id output of the conventional stack by default",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"},
-			wantStack: "organization/civokubernetescluster/core-fra1",
-			outputs:   map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
-			want:      "net-from-stack",
+			Name:    "the network_id output of the conventional stack by default",
+			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"}),
+			Stack:   "organization/civokubernetescluster/core-fra1",
+			Outputs: map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
+			Want:    "net-from-stack",
 		},
 		{
-			name: "the output a field path names",
+			Name: "the output a field path names",
 			// Another output of the referenced cluster stack: its firewall's network, say.
-			ref: &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core",
-				FieldPath: "status.outputs.firewall_id"},
-			wantStack: "organization/civokubernetescluster/core",
-			outputs:   map[string]any{"network_id": "wrong", "firewall_id": "net-private"},
-			want:      "net-private",
+			Ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core",
+				FieldPath: "status.outputs.firewall_id"}),
+			Stack:   "organization/civokubernetescluster/core",
+			Outputs: map[string]any{"network_id": "wrong", "firewall_id": "net-private"},
+			Want:    "net-private",
 		},
 		{
-			name:      "the stack that config maps the name to",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core"},
-			config:    map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
-			wantStack: "acme/networks/shared",
-			outputs:   map[string]any{"network_id": "net-shared"},
-			want:      "net-shared",
+			Name:    "the stack that config maps the name to",
+			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core"}),
+			Config:  map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
+			Stack:   "acme/networks/shared",
+			Outputs: map[string]any{"network_id": "net-shared"},
+			Want:    "net-shared",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := stack.Run(t, mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.Network = sharedv1.StringValueFrom(tt.ref)
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-network")
-			if got := ref.Inputs["name"]; got != tt.wantStack {
-				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		for _, typ := range []string{firewallType, clusterType} {
+			if got := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; got != tt.Want {
+				t.Errorf("%s networkId = %v, want %q", typ, got, tt.Want)
 			}
-			moduletest.AssertParent(t, ref, componentRef)
-			for _, typ := range []string{firewallType, clusterType} {
-				if got := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; got != tt.want {
-					t.Errorf("%s networkId = %v, want %q", typ, got, tt.want)
-				}
-			}
-			if got := p.Outputs[module.OutputNetworkID].Value; got != tt.want {
-				t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.want)
-			}
-		})
-	}
+		}
+		if got := p.Outputs[module.OutputNetworkID].Value; got != tt.Want {
+			t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.Want)
+		}
+	})
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {

@@ -70,10 +70,7 @@ func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) 
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
-	moduletest.EachRegion(t, stack.Isolate, func(t *testing.T, region string) {
-		p := stack.RunInput(t, stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-			in.Target.Spec.Region = region
-		}), mockrun.Options{})
+	stack.EachRegion(t, func(t *testing.T, region string, p *mockrun.Result) {
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"civoRegion": region})
 		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
@@ -184,54 +181,41 @@ func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 }
 
 func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		ref       *sharedv1.StringValueOrRef
-		config    map[string]string
-		wantStack string
-		outputs   map[string]any
-		want      string
-	}{
+	cluster := moduletest.RefField[*nodepoolv1.CivoKubernetesNodePoolStackInput]{
+		Set: func(in *nodepoolv1.CivoKubernetesNodePoolStackInput, ref *sharedv1.StringValueOrRef) {
+			in.Target.Spec.Cluster = ref
+		},
+		RefName: name + "-cluster", Parent: componentRef,
+	}
+	stack.EachRef(t, cluster, []moduletest.RefCase{
 		{
-			name:      "the cluster_id output of the conventional stack by default",
-			ref:       clusterRef(),
-			wantStack: clusterStack,
-			outputs:   map[string]any{"cluster_id": "cl-from-stack", "network_id": "wrong"},
-			want:      "cl-from-stack",
+			Name:    "the cluster_id output of the conventional stack by default",
+			Ref:     clusterRef(),
+			Stack:   clusterStack,
+			Outputs: map[string]any{"cluster_id": "cl-from-stack", "network_id": "wrong"},
+			Want:    "cl-from-stack",
 		},
 		{
-			name: "the output a field path names",
-			ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
+			Name: "the output a field path names",
+			Ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
 				FieldPath: "status.outputs.network_id"}),
-			wantStack: clusterStack,
-			outputs:   map[string]any{"cluster_id": "wrong", "network_id": "cl-blue"},
-			want:      "cl-blue",
+			Stack:   clusterStack,
+			Outputs: map[string]any{"cluster_id": "wrong", "network_id": "cl-blue"},
+			Want:    "cl-blue",
 		},
 		{
-			name:      "in the configured organization",
-			ref:       clusterRef(),
-			config:    map[string]string{"clusterplane:stackReferenceOrganization": "acme"},
-			wantStack: "acme/civokubernetescluster/prod-fra1",
-			outputs:   map[string]any{"cluster_id": "cl-acme"},
-			want:      "cl-acme",
+			Name:    "in the configured organization",
+			Ref:     clusterRef(),
+			Config:  map[string]string{"clusterplane:stackReferenceOrganization": "acme"},
+			Stack:   "acme/civokubernetescluster/prod-fra1",
+			Outputs: map[string]any{"cluster_id": "cl-acme"},
+			Want:    "cl-acme",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := stack.Run(t, mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				in.Target.Spec.Cluster = tt.ref
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster")
-			if got := ref.Inputs["name"]; got != tt.wantStack {
-				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
-			}
-			moduletest.AssertParent(t, ref, componentRef)
-			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.want {
-				t.Errorf("node pool clusterId = %#v, want %q", got, tt.want)
-			}
-		})
-	}
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.Want {
+			t.Errorf("node pool clusterId = %#v, want %q", got, tt.Want)
+		}
+	})
 }
 
 func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *testing.T) {
@@ -258,13 +242,7 @@ func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *t
 	in := stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
 	p := stack.RunInput(t, in, mockrun.Options{Preview: true})
 
-	pool := moduletest.MustFind(t, p, nodePoolType, name)
-	if v := pool.RawInputs["clusterId"]; !v.IsComputed() {
-		t.Errorf("preview node pool clusterId = %v, want unknown", v)
-	}
-	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
-		t.Errorf("preview node pool clusterId renders %#v, want [unknown]", got)
-	}
+	moduletest.AssertUnknown(t, moduletest.MustFind(t, p, nodePoolType, name), "clusterId")
 	if got := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster").Inputs["name"]; got != clusterStack {
 		t.Errorf("stack reference name = %v, want %q", got, clusterStack)
 	}

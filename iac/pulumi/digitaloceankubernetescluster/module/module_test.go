@@ -327,44 +327,36 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 
 func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	const vpcStack = "organization/digitaloceankubernetescluster/shared-prod"
-	tests := []struct {
-		name      string
-		fieldPath string
-		outputs   map[string]any
-		want      string
-	}{
-		{"without a field path the stack's vpc_uuid output is read", "",
-			map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, "vpc-from-default-output"},
-		{"a field path status.outputs.cluster_urn reads cluster_urn", "status.outputs.cluster_urn",
-			map[string]any{"vpc_uuid": "wrong", "cluster_urn": "vpc-from-field-path"}, "vpc-from-field-path"},
+	vpc := moduletest.RefField[*v1.DigitalOceanKubernetesClusterStackInput]{
+		Set: func(in *v1.DigitalOceanKubernetesClusterStackInput, ref *sharedv1.StringValueOrRef) {
+			in.Target.Spec.Vpc = ref
+		},
+		RefName: "prod-fra1-vpc", Parent: componentType + "::prod-fra1",
+		// The state echoes the inputs, so vpcUuid stays what was sent.
+		Opts: mockrun.Options{State: func(string, string, resource.PropertyMap) resource.PropertyMap {
+			return resource.NewPropertyMapFromMap(map[string]any{
+				"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig}}})
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := stack.Input()
-			input.Target.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
-				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
-			p := stack.RunInput(t, input, mockrun.Options{
-				Stacks: map[string]map[string]any{vpcStack: tt.outputs},
-				// The state echoes the inputs, so vpcUuid stays what was sent.
-				State: func(string, string, resource.PropertyMap) resource.PropertyMap {
-					return resource.NewPropertyMapFromMap(map[string]any{
-						"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig}}})
-				},
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "prod-fra1-vpc")
-			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": vpcStack})
-			moduletest.AssertParent(t, ref, componentType+"::prod-fra1")
-			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
-			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
-			if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
-				t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
-			}
-			if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.want {
-				t.Errorf("vpc_uuid output = %v, want %q", got, tt.want)
-			}
-		})
+	vpcRef := func(fieldPath string) *sharedv1.StringValueOrRef {
+		return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
+			Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: fieldPath})
 	}
+	stack.EachRef(t, vpc, []moduletest.RefCase{
+		{Name: "without a field path the stack's vpc_uuid output is read", Ref: vpcRef(""), Stack: vpcStack,
+			Outputs: map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, Want: "vpc-from-default-output"},
+		{Name: "a field path status.outputs.cluster_urn reads cluster_urn", Ref: vpcRef("status.outputs.cluster_urn"), Stack: vpcStack,
+			Outputs: map[string]any{"vpc_uuid": "wrong", "cluster_urn": "vpc-from-field-path"}, Want: "vpc-from-field-path"},
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
+		moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.Want})
+		if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
+			t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
+		}
+		if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.Want {
+			t.Errorf("vpc_uuid output = %v, want %q", got, tt.Want)
+		}
+	})
 }
 
 func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {

@@ -189,44 +189,30 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 }
 
 func TestNodePoolClusterFromAnotherStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		fieldPath string
-		config    map[string]string
-		stack     string
-		outputs   map[string]any
-		want      string
-	}{
-		{"without a field path the cluster stack's cluster_id is read", "", nil,
-			clusterStack, map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
-			"cluster-from-cluster-id"},
-		{"a field path status.outputs.cluster_urn reads cluster_urn", "status.outputs.cluster_urn", nil,
-			clusterStack, map[string]any{"cluster_id": "wrong", "cluster_urn": "cluster-from-other"},
-			"cluster-from-other"},
-		{"the stackReferences config names the stack to read instead of the convention", "",
-			map[string]string{"clusterplane:stackReferences": `{"prod": "acme/clusters/prod"}`},
-			"acme/clusters/prod", map[string]any{"cluster_id": "cluster-from-config"},
-			"cluster-from-config"},
+	cluster := moduletest.RefField[*v1.DigitalOceanKubernetesNodePoolStackInput]{
+		Set: func(in *v1.DigitalOceanKubernetesNodePoolStackInput, ref *sharedv1.StringValueOrRef) {
+			in.Target.Spec.Cluster = ref
+		},
+		RefName: "workers-cluster", Parent: componentType + "::workers",
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := stack.Input()
-			input.Target.Spec.Cluster = clusterRef(tt.fieldPath)
-			p := stack.RunInput(t, input, mockrun.Options{
-				Config: tt.config,
-				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster")
-			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
-			moduletest.AssertParent(t, ref, componentType+"::workers")
-			pool := moduletest.MustFind(t, p, poolType, "workers")
-			moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
-			if !slices.Contains(pool.DependsOn, mockrun.StackReferenceType+"::workers-cluster") {
-				t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
-			}
-		})
-	}
+	stack.EachRef(t, cluster, []moduletest.RefCase{
+		{Name: "without a field path the cluster stack's cluster_id is read", Ref: clusterRef(""),
+			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
+			Want: "cluster-from-cluster-id"},
+		{Name: "a field path status.outputs.cluster_urn reads cluster_urn", Ref: clusterRef("status.outputs.cluster_urn"),
+			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "wrong", "cluster_urn": "cluster-from-other"},
+			Want: "cluster-from-other"},
+		{Name: "the stackReferences config names the stack to read instead of the convention", Ref: clusterRef(""),
+			Config: map[string]string{"clusterplane:stackReferences": `{"prod": "acme/clusters/prod"}`},
+			Stack:  "acme/clusters/prod", Outputs: map[string]any{"cluster_id": "cluster-from-config"},
+			Want: "cluster-from-config"},
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		pool := moduletest.MustFind(t, p, poolType, "workers")
+		moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.Want})
+		if !slices.Contains(pool.DependsOn, mockrun.StackReferenceType+"::workers-cluster") {
+			t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
+		}
+	})
 }
 
 func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t *testing.T) {
@@ -252,7 +238,7 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 
 	moduletest.AssertInputs(t, moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster").Inputs,
 		map[string]any{"name": clusterStack})
-	moduletest.AssertInputs(t, moduletest.MustFind(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
+	moduletest.AssertUnknown(t, moduletest.MustFind(t, p, poolType, "workers"), "clusterId")
 	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
 		if out, ok := p.Outputs[name]; !ok || out.Known {
 			t.Errorf("output %s = %+v (exported %t), want it unknown in a preview", name, out, ok)
