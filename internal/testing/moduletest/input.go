@@ -1,6 +1,7 @@
 package moduletest
 
 import (
+	"fmt"
 	"testing"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
@@ -84,17 +85,24 @@ func (s Stack[I, S]) EachRegion(t *testing.T, check func(t *testing.T, region st
 	t.Helper()
 	for _, region := range regions {
 		t.Run(region, func(t *testing.T) {
-			check(t, region, s.Run(t, mockrun.Options{}, func(in I) { setSpecRegion(in, region) }))
+			check(t, region, s.Run(t, mockrun.Options{}, func(in I) { setSpecField(in, "region", region) }))
 		})
 	}
 }
 
-// setSpecRegion sets the region of in's spec; every kind with a region names it so.
-func setSpecRegion(in proto.Message, region string) {
+// setSpecField sets the field of in's spec named field to v: a string, or a message.
+func setSpecField(in proto.Message, field string, v any) {
 	r := in.ProtoReflect()
 	target := r.Mutable(fieldNamed(r, "target")).Message()
 	spec := target.Mutable(fieldNamed(target, "spec")).Message()
-	spec.Set(fieldNamed(spec, "region"), protoreflect.ValueOfString(region))
+	switch v := v.(type) {
+	case string:
+		spec.Set(fieldNamed(spec, field), protoreflect.ValueOfString(v))
+	case proto.Message:
+		spec.Set(fieldNamed(spec, field), protoreflect.ValueOfMessage(v.ProtoReflect()))
+	default:
+		panic(fmt.Sprintf("moduletest: cannot set a spec field to %T", v))
+	}
 }
 
 // fieldNamed is m's field of that name; the kinds' messages share these names, so a missing one

@@ -155,11 +155,11 @@ type RefCase struct {
 	Want    string
 }
 
-// RefField is a spec field that may read another stack's output: Set puts a reference into a
-// stack input, and the program must read it through a stack reference named RefName, a child of
+// RefField is a spec field (its name in the proto, such as "network") that may read another
+// stack's output: the program must read it through a stack reference named RefName, a child of
 // Parent ("type::name"). Opts are the rest of each run's options, such as its State.
-type RefField[I any] struct {
-	Set     func(I, *sharedv1.StringValueOrRef)
+type RefField struct {
+	Field   string
 	RefName string
 	Parent  string
 	Opts    mockrun.Options
@@ -168,13 +168,13 @@ type RefField[I any] struct {
 // EachRef runs each case as a subtest named by its Name: the stack program, with the case's
 // reference in f and its stack configuration, must read the case's stack through f's stack
 // reference; check then looks where the kind uses the resolved value.
-func (s Stack[I, S]) EachRef(t *testing.T, f RefField[I], cases []RefCase, check func(*testing.T, RefCase, *mockrun.Result)) {
+func (s Stack[I, S]) EachRef(t *testing.T, f RefField, cases []RefCase, check func(*testing.T, RefCase, *mockrun.Result)) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
 			opts := f.Opts
 			opts.Config, opts.Stacks = tt.Config, map[string]map[string]any{tt.Stack: tt.Outputs}
-			p := s.Run(t, opts, func(in I) { f.Set(in, tt.Ref) })
+			p := s.Run(t, opts, func(in I) { setSpecField(in, f.Field, tt.Ref) })
 			ref := MustFind(t, p, mockrun.StackReferenceType, f.RefName)
 			if got := ref.Inputs["name"]; got != tt.Stack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.Stack)

@@ -440,13 +440,7 @@ func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 }
 
 func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
-	network := moduletest.RefField[*clusterv1.CivoKubernetesClusterStackInput]{
-		Set: func(in *clusterv1.CivoKubernetesClusterStackInput, ref *sharedv1.StringValueOrRef) {
-			in.Target.Spec.Network = ref
-		},
-		RefName: name + "-network", Parent: componentRef,
-	}
-	stack.EachRef(t, network, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "network", RefName: name + "-network", Parent: componentRef}, []moduletest.RefCase{
 		{
 			Name:    "the network_id output of the conventional stack by default",
 			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"}),

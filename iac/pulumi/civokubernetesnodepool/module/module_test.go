@@ -181,13 +181,7 @@ func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 }
 
 func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
-	cluster := moduletest.RefField[*nodepoolv1.CivoKubernetesNodePoolStackInput]{
-		Set: func(in *nodepoolv1.CivoKubernetesNodePoolStackInput, ref *sharedv1.StringValueOrRef) {
-			in.Target.Spec.Cluster = ref
-		},
-		RefName: name + "-cluster", Parent: componentRef,
-	}
-	stack.EachRef(t, cluster, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: name + "-cluster", Parent: componentRef}, []moduletest.RefCase{
 		{
 			Name:    "the cluster_id output of the conventional stack by default",
 			Ref:     clusterRef(),

@@ -327,11 +327,8 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 
 func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	const vpcStack = "organization/digitaloceankubernetescluster/shared-prod"
-	vpc := moduletest.RefField[*v1.DigitalOceanKubernetesClusterStackInput]{
-		Set: func(in *v1.DigitalOceanKubernetesClusterStackInput, ref *sharedv1.StringValueOrRef) {
-			in.Target.Spec.Vpc = ref
-		},
-		RefName: "prod-fra1-vpc", Parent: componentType + "::prod-fra1",
+	vpc := moduletest.RefField{
+		Field: "vpc", RefName: "prod-fra1-vpc", Parent: componentType + "::prod-fra1",
 		// The state echoes the inputs, so vpcUuid stays what was sent.
 		Opts: mockrun.Options{State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 			return resource.NewPropertyMapFromMap(map[string]any{

@@ -189,13 +189,7 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 }
 
 func TestNodePoolClusterFromAnotherStack(t *testing.T) {
-	cluster := moduletest.RefField[*v1.DigitalOceanKubernetesNodePoolStackInput]{
-		Set: func(in *v1.DigitalOceanKubernetesNodePoolStackInput, ref *sharedv1.StringValueOrRef) {
-			in.Target.Spec.Cluster = ref
-		},
-		RefName: "workers-cluster", Parent: componentType + "::workers",
-	}
-	stack.EachRef(t, cluster, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: "workers-cluster", Parent: componentType + "::workers"}, []moduletest.RefCase{
 		{Name: "without a field path the cluster stack's cluster_id is read", Ref: clusterRef(""),
 			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
 			Want: "cluster-from-cluster-id"},
