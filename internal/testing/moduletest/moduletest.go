@@ -1,7 +1,7 @@
 // Package moduletest holds the helpers the module tests under iac/pulumi share: running a
 // program body under pkg/pulumi/mockrun's mocks, finding what it registered, building spec values, and the
 // checks every module makes on parents, providers, aliases and secrets. Builders and constants
-// of one kind stay in that kind's tests.
+// of one kind stay in that kind's tests: this package imports no kind.
 package moduletest
 
 import (

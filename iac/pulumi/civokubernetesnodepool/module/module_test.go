@@ -97,22 +97,14 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
 				s.NodeCount = 3
 				s.Labels = map[string]string{"workload": "gpu", "example.com/accelerator": "a100"}
-				s.Taints = []*sharedv1.Taint{
-					{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "spot", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "nvidia.com/gpu", Value: "drain", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				s.Taints = moduletest.Taints()
 				s.PublicIpNodePool = true
 			},
 			want: map[string]any{
 				"clusterId": clusterID, "nodePoolName": poolName, "region": "fra1", "size": "g4s.kube.large", "nodeCount": 3.0,
-				"autoScale": false,
-				"labels":    map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
-				"taints": []any{
-					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
-					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "nvidia.com/gpu", "value": "drain", "effect": "NoExecute"},
-				},
+				"autoScale":        false,
+				"labels":           map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
+				"taints":           moduletest.TaintInputs(),
 				"publicIpNodePool": true,
 			},
 		},

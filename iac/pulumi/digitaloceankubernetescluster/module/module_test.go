@@ -65,20 +65,8 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-
-	want := []string{
-		componentType + "::prod-fra1",
-		clusterType + "::prod-fra1",
-		providerType + "::prod-fra1",
-	}
-	if got := moduletest.Registered(p); !slices.Equal(got, want) {
-		t.Fatalf("registered %v, want %v", got, want)
-	}
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "prod-fra1"), moduletest.StackRoot)
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "prod-fra1"), componentType+"::prod-fra1")
+	moduletest.AssertTree(t, p, componentType+"::prod-fra1", providerType+"::prod-fra1", clusterType+"::prod-fra1")
 	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
-	moduletest.AssertParent(t, cl, componentType+"::prod-fra1")
-	moduletest.AssertProvider(t, cl, providerType+"::prod-fra1")
 	if len(cl.IgnoreChanges) != 0 {
 		t.Errorf("cluster ignoreChanges = %v, want none without auto_upgrade or auto_scale", cl.IgnoreChanges)
 	}
@@ -107,9 +95,7 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 			"tags":      tags,
 		},
 	}
-	if got, want := moduletest.JSON(cl.Inputs), moduletest.JSON(wantInputs); got != want {
-		t.Errorf("cluster inputs\n got: %s\nwant: %s", got, want)
-	}
+	moduletest.AssertSameJSON(t, "cluster inputs", cl.Inputs, wantInputs)
 }
 
 func TestClusterArguments(t *testing.T) {
@@ -195,20 +181,12 @@ func TestClusterArguments(t *testing.T) {
 				p := s.DefaultNodePool
 				p.Size = "s-4vcpu-8gb"
 				p.Labels = map[string]string{"workload": "system", "example.com/role": "system"}
-				p.Taints = []*sharedv1.Taint{
-					{Key: "CriticalAddonsOnly", Value: "true", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "example.com/dedicated", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				p.Taints = moduletest.Taints()
 			},
 			map[string]any{
 				"nodePool.size":   "s-4vcpu-8gb",
 				"nodePool.labels": map[string]any{"workload": "system", "example.com/role": "system"},
-				"nodePool.taints": []any{
-					map[string]any{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"},
-					map[string]any{"key": "example.com/dedicated", "value": "", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
-				},
+				"nodePool.taints": moduletest.TaintInputs(),
 			}},
 		{"a literal vpc is sent as vpcUuid",
 			func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },

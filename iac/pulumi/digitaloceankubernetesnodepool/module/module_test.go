@@ -36,15 +36,6 @@ func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.Dig
 	}
 }
 
-func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpec {
-	return &clusterv1.DigitalOceanKubernetesClusterSpec{
-		ClusterName:       name,
-		Region:            "fra1",
-		KubernetesVersion: "1.31.1-do.5",
-		DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
-	}
-}
-
 // clusterRef references the cluster manifest "prod" in env "fra1", read from fieldPath.
 func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
 	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
@@ -83,20 +74,8 @@ func sameStrings(got, want []string) bool {
 
 func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-
-	want := []string{
-		componentType + "::workers",
-		poolType + "::workers",
-		providerType + "::workers",
-	}
-	if got := moduletest.Registered(p); !slices.Equal(got, want) {
-		t.Fatalf("registered %v, want %v", got, want)
-	}
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "workers"), moduletest.StackRoot)
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "workers"), componentType+"::workers")
+	moduletest.AssertTree(t, p, componentType+"::workers", providerType+"::workers", poolType+"::workers")
 	pool := moduletest.MustFind(t, p, poolType, "workers")
-	moduletest.AssertParent(t, pool, componentType+"::workers")
-	moduletest.AssertProvider(t, pool, providerType+"::workers")
 	if len(pool.IgnoreChanges) != 0 {
 		t.Errorf("pool ignoreChanges = %v, want none without auto_scale", pool.IgnoreChanges)
 	}
@@ -110,9 +89,7 @@ func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralClus
 		"taints":    []any{},
 		"tags":      tags,
 	}
-	if got, want := moduletest.JSON(pool.Inputs), moduletest.JSON(wantInputs); got != want {
-		t.Errorf("pool inputs\n got: %s\nwant: %s", got, want)
-	}
+	moduletest.AssertSameJSON(t, "pool inputs", pool.Inputs, wantInputs)
 }
 
 func TestNodePoolArguments(t *testing.T) {
@@ -141,21 +118,13 @@ func TestNodePoolArguments(t *testing.T) {
 				s.NodePoolName = "gpu"
 				s.Size = "gpu-h100x1-80gb"
 				s.Labels = map[string]string{"workload": "gpu", "nvidia.com/gpu.present": "true"}
-				s.Taints = []*sharedv1.Taint{
-					{Key: "nvidia.com/gpu", Value: "present", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "spot", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				s.Taints = moduletest.Taints()
 			},
 			map[string]any{
 				"name":   "gpu",
 				"size":   "gpu-h100x1-80gb",
 				"labels": map[string]any{"workload": "gpu", "nvidia.com/gpu.present": "true"},
-				"taints": []any{
-					map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
-					map[string]any{"key": "spot", "value": "", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
-				},
+				"taints": moduletest.TaintInputs(),
 			},
 			nil},
 		{"user tags follow the derived standard tags",
@@ -309,7 +278,12 @@ func runNew(t *testing.T, body pulumi.RunFunc) *mockrun.Result {
 func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t *testing.T) {
 	p := runNew(t, func(ctx *pulumi.Context) error {
 		for _, name := range []string{"blue", "green"} {
-			c, err := cluster.New(ctx, name, minimalClusterSpec(name))
+			c, err := cluster.New(ctx, name, &clusterv1.DigitalOceanKubernetesClusterSpec{
+				ClusterName:       name,
+				Region:            "fra1",
+				KubernetesVersion: "1.31.1-do.5",
+				DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
+			})
 			if err != nil {
 				return err
 			}
