@@ -2,6 +2,7 @@ package moduletest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
@@ -76,6 +77,26 @@ func (s Stack[I, S]) RunErr(in I, opts mockrun.Options) (*mockrun.Result, error)
 		opts.State = s.State
 	}
 	return mockrun.Run(func(ctx *pulumi.Context) error { return s.Resources(ctx, in) }, opts)
+}
+
+// AssertTree checks that the stack program registered exactly its component (under the stack),
+// its provider and its children (both under the component), each of the given type and named
+// after the manifest, and created each child through that provider.
+func (s Stack[I, S]) AssertTree(t *testing.T, p *mockrun.Result, component, provider string, children ...string) {
+	t.Helper()
+	ref := func(typ string) string { return typ + "::" + s.Name }
+	want := []string{ref(component), ref(provider)}
+	for _, c := range children {
+		want = append(want, ref(c))
+	}
+	AssertEqual(t, "registered resources", slices.Sorted(slices.Values(Registered(p))), slices.Sorted(slices.Values(want)))
+	AssertParent(t, MustFind(t, p, component, s.Name), StackRoot)
+	AssertParent(t, MustFind(t, p, provider, s.Name), ref(component))
+	for _, c := range children {
+		r := MustFind(t, p, c, s.Name)
+		AssertParent(t, r, ref(component))
+		AssertProvider(t, r, ref(provider))
+	}
 }
 
 // EachRegion runs the stack program once for each of regions, as a subtest named by it, with the

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -80,32 +79,6 @@ func Registered(p *mockrun.Result) []string {
 		out = append(out, r.Type+"::"+r.Name)
 	}
 	return out
-}
-
-// AssertTree checks that a stack program registered exactly its component (under the stack), the
-// provider and the children (both under the component), and created each child through that
-// provider. Each is "type::name".
-func AssertTree(t *testing.T, p *mockrun.Result, component, provider string, children ...string) {
-	t.Helper()
-	want := append([]string{component, provider}, children...)
-	AssertEqual(t, "registered resources", slices.Sorted(slices.Values(Registered(p))), slices.Sorted(slices.Values(want)))
-	AssertParent(t, mustFindRef(t, p, component), StackRoot)
-	AssertParent(t, mustFindRef(t, p, provider), component)
-	for _, child := range children {
-		r := mustFindRef(t, p, child)
-		AssertParent(t, r, component)
-		AssertProvider(t, r, provider)
-	}
-}
-
-// mustFindRef is MustFind of a "type::name".
-func mustFindRef(t *testing.T, p *mockrun.Result, ref string) mockrun.Resource {
-	t.Helper()
-	at := strings.LastIndex(ref, "::")
-	if at < 0 {
-		t.Fatalf("%q is not a type::name", ref)
-	}
-	return MustFind(t, p, ref[:at], ref[at+2:])
 }
 
 // AssertMissingOutput checks that a run failed, as it must when the stack a reference reads lacks

@@ -16,6 +16,13 @@ import (
 // The table runners below hold the loops the four kinds' module tests shared: each kind's test
 // keeps its name and its rows, and the runner does what every row asks.
 
+// ConfigToken and EnvToken are the tokens the token checks give a provider, one in the provider
+// config and one in the environment; neither may show anywhere a plan is rendered.
+const (
+	ConfigToken = "config-token-never-rendered-3f9a1c"
+	EnvToken    = "env-token-never-rendered-7b2e5d"
+)
+
 // TokenCase is a provider config C, the value of the token's environment variable, and the token
 // the provider must be given. An empty Want checks only that the token is sent as a secret.
 type TokenCase[C any] struct {
@@ -25,42 +32,35 @@ type TokenCase[C any] struct {
 	Want   string
 }
 
-// TokenSecret is how a kind's provider token is checked: with each case's environment set and
-// its config as the provider config of a stack input I (a fresh one from Input), the stack
-// program (Run, with Opts) gives the provider (Type and Name) the token in input Key only as a
-// secret, and none of Tokens shows anywhere the plan is rendered.
-type TokenSecret[I, C proto.Message] struct {
-	EnvVar     string
-	Setup      func(*testing.T)
-	Input      func() I
-	Run        func(*testing.T, I, mockrun.Options) *mockrun.Result
-	Opts       mockrun.Options
-	Type, Name string
-	Key        string
-	Tokens     []string
+// TokenSecret is how a kind's provider token is checked: with the case's value in EnvVar and its
+// config as the stack input's provider config, the stack program (run with Opts) gives the
+// provider of type Type, named after the manifest, the token in input Key only as a secret.
+type TokenSecret struct {
+	EnvVar, Type, Key string
+	Opts              mockrun.Options
 }
 
-// Check runs the cases as subtests named by their Name.
-func (s TokenSecret[I, C]) Check(t *testing.T, cases []TokenCase[C]) {
+// CheckTokens runs the cases on s's stack program as subtests named by their Name: each gets the
+// token only as a secret, and neither ConfigToken nor EnvToken shows anywhere the plan is
+// rendered.
+func CheckTokens[I, S, C proto.Message](t *testing.T, s Stack[I, S], secret TokenSecret, cases []TokenCase[C]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
-			if s.Setup != nil {
-				s.Setup(t)
-			}
-			t.Setenv(s.EnvVar, tt.Env)
+			s.Isolate(t)
+			t.Setenv(secret.EnvVar, tt.Env)
 			in := s.Input()
 			setProviderConfig(in, tt.Config)
-			p := s.Run(t, in, s.Opts)
-			provider := MustFind(t, p, s.Type, s.Name)
+			p := s.RunInput(t, in, secret.Opts)
+			provider := MustFind(t, p, secret.Type, s.Name)
 			if tt.Want == "" {
-				if got := provider.Inputs[s.Key]; got != "[secret]" {
-					t.Errorf("provider %s renders %v, want [secret]", s.Key, got)
+				if got := provider.Inputs[secret.Key]; got != "[secret]" {
+					t.Errorf("provider %s renders %v, want [secret]", secret.Key, got)
 				}
 			} else {
-				AssertSecretInput(t, provider, s.Key, tt.Want)
+				AssertSecretInput(t, provider, secret.Key, tt.Want)
 			}
-			for _, token := range s.Tokens {
+			for _, token := range []string{ConfigToken, EnvToken} {
 				AssertNoLeak(t, p, token)
 			}
 		})
@@ -157,12 +157,12 @@ type RefCase struct {
 
 // RefField is a spec field (its name in the proto, such as "network") that may read another
 // stack's output: the program must read it through a stack reference named RefName, a child of
-// Parent ("type::name"). Opts are the rest of each run's options, such as its State.
+// the component of type Component. Opts are the rest of each run's options, such as its State.
 type RefField struct {
-	Field   string
-	RefName string
-	Parent  string
-	Opts    mockrun.Options
+	Field     string
+	RefName   string
+	Component string
+	Opts      mockrun.Options
 }
 
 // EachRef runs each case as a subtest named by its Name: the stack program, with the case's
@@ -179,7 +179,7 @@ func (s Stack[I, S]) EachRef(t *testing.T, f RefField, cases []RefCase, check fu
 			if got := ref.Inputs["name"]; got != tt.Stack {
 				t.Errorf("stack reference name = %v, want %q", got, tt.Stack)
 			}
-			AssertParent(t, ref, f.Parent)
+			AssertParent(t, ref, f.Component+"::"+s.Name)
 			check(t, tt, p)
 		})
 	}

@@ -32,8 +32,6 @@ const (
 	name          = "prod-fra1"
 	clusterName   = "acme-prod"
 	networkID     = "8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b"
-	componentRef  = componentType + "::" + name
-	providerRef   = providerType + "::" + name
 	firewallRef   = firewallType + "::" + name
 	allIPv4       = "0.0.0.0/0"
 	minimalK3s    = "1.30.5-k3s1"
@@ -78,7 +76,7 @@ func firewallRule(label, protocol, ports string, cidrs ...string) map[string]any
 
 func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAndACluster(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-	moduletest.AssertTree(t, p, componentRef, providerRef, firewallRef, clusterType+"::"+name)
+	stack.AssertTree(t, p, componentType, providerType, firewallType, clusterType)
 }
 
 func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
@@ -440,7 +438,7 @@ func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 }
 
 func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
-	stack.EachRef(t, moduletest.RefField{Field: "network", RefName: name + "-network", Parent: componentRef}, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "network", RefName: name + "-network", Component: componentType}, []moduletest.RefCase{
 		{
 			Name:    "the network_id output of the conventional stack by default",
 			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"}),
@@ -478,20 +476,13 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
-	const (
-		configToken = "civo-config-token-7f3a9b"
-		envToken    = "civo-env-token-2c8e1d"
-	)
-	moduletest.TokenSecret[*clusterv1.CivoKubernetesClusterStackInput, *civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: stack.Isolate, Type: providerType, Name: name, Key: "token",
-		Tokens: []string{configToken, envToken}, Input: func() *clusterv1.CivoKubernetesClusterStackInput { return stack.Input() },
-		Run: stack.RunInput, Opts: mockrun.Options{State: clusterState},
-	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
-		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
-		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
-		{Name: "CIVO_TOKEN when there is no config", Env: envToken, Want: envToken},
-		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			Env: envToken, Want: configToken},
+	token := moduletest.TokenSecret{EnvVar: "CIVO_TOKEN", Type: providerType, Key: "token", Opts: mockrun.Options{State: clusterState}}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
+		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "CIVO_TOKEN when there is no config", Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken},
+			Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
 		p := stack.Run(t, mockrun.Options{})

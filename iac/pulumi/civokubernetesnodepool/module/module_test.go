@@ -35,8 +35,6 @@ const (
 	name         = "prod-fra1-gpu"
 	poolName     = "gpu"
 	clusterID    = "cl-5e2b7a90"
-	componentRef = componentType + "::" + name
-	providerRef  = providerType + "::" + name
 	clusterStack = "organization/civokubernetescluster/prod-fra1"
 )
 
@@ -66,7 +64,7 @@ var stack = moduletest.Stack[*nodepoolv1.CivoKubernetesNodePoolStackInput, *node
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-	moduletest.AssertTree(t, p, componentRef, providerRef, nodePoolType+"::"+name)
+	stack.AssertTree(t, p, componentType, providerType, nodePoolType)
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
@@ -173,7 +171,7 @@ func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 }
 
 func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
-	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: name + "-cluster", Parent: componentRef}, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: name + "-cluster", Component: componentType}, []moduletest.RefCase{
 		{
 			Name:    "the cluster_id output of the conventional stack by default",
 			Ref:     clusterRef(),
@@ -265,19 +263,12 @@ func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
-	const (
-		configToken = "civo-config-token-9a4c2f"
-		envToken    = "civo-env-token-6b1d3e"
-	)
-	moduletest.TokenSecret[*nodepoolv1.CivoKubernetesNodePoolStackInput, *civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: stack.Isolate, Type: providerType, Name: name, Key: "civoToken",
-		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stack.Input() },
-		Run: stack.RunInput, Opts: mockrun.Options{State: poolState},
-	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
-		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
-		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
-		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			Env: envToken, Want: configToken},
+	token := moduletest.TokenSecret{EnvVar: "CIVO_TOKEN", Type: providerType, Key: "civoToken", Opts: mockrun.Options{State: poolState}}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
+		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken},
+			Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 }
 

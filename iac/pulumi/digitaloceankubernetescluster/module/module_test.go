@@ -65,7 +65,7 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-	moduletest.AssertTree(t, p, componentType+"::prod-fra1", providerType+"::prod-fra1", clusterType+"::prod-fra1")
+	stack.AssertTree(t, p, componentType, providerType, clusterType)
 	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 	if len(cl.IgnoreChanges) != 0 {
 		t.Errorf("cluster ignoreChanges = %v, want none without auto_upgrade or auto_scale", cl.IgnoreChanges)
@@ -306,7 +306,7 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 	const vpcStack = "organization/digitaloceankubernetescluster/shared-prod"
 	vpc := moduletest.RefField{
-		Field: "vpc", RefName: "prod-fra1-vpc", Parent: componentType + "::prod-fra1",
+		Field: "vpc", RefName: "prod-fra1-vpc", Component: componentType,
 		// The state echoes the inputs, so vpcUuid stays what was sent.
 		Opts: mockrun.Options{State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 			return resource.NewPropertyMapFromMap(map[string]any{
@@ -401,20 +401,17 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 }
 
 func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
-	const configToken, envToken = "dop_v1_token_from_config_0123456789", "dop_v1_token_from_env_9876543210"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[*v1.DigitalOceanKubernetesClusterStackInput, config]{
-		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "prod-fra1", Key: "token",
-		Tokens: []string{configToken, envToken}, Input: func() *v1.DigitalOceanKubernetesClusterStackInput { return stack.Input() }, Run: stack.RunInput,
-	}.Check(t, []moduletest.TokenCase[config]{
+	token := moduletest.TokenSecret{EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Key: "token"}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is sent as a secret",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Want: configToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
 		{Name: "an empty provider config falls back to DIGITALOCEAN_TOKEN, also as a secret",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken, Want: envToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
 		{Name: "no provider config at all falls back to DIGITALOCEAN_TOKEN",
-			Env: envToken, Want: envToken},
+			Env: moduletest.EnvToken, Want: moduletest.EnvToken},
 		{Name: "the provider config's token wins over DIGITALOCEAN_TOKEN",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Env: envToken, Want: configToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}, Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 }
 

@@ -74,7 +74,7 @@ func sameStrings(got, want []string) bool {
 
 func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{})
-	moduletest.AssertTree(t, p, componentType+"::workers", providerType+"::workers", poolType+"::workers")
+	stack.AssertTree(t, p, componentType, providerType, poolType)
 	pool := moduletest.MustFind(t, p, poolType, "workers")
 	if len(pool.IgnoreChanges) != 0 {
 		t.Errorf("pool ignoreChanges = %v, want none without auto_scale", pool.IgnoreChanges)
@@ -158,7 +158,7 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 }
 
 func TestNodePoolClusterFromAnotherStack(t *testing.T) {
-	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: "workers-cluster", Parent: componentType + "::workers"}, []moduletest.RefCase{
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: "workers-cluster", Component: componentType}, []moduletest.RefCase{
 		{Name: "without a field path the cluster stack's cluster_id is read", Ref: clusterRef(""),
 			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
 			Want: "cluster-from-cluster-id"},
@@ -234,14 +234,11 @@ func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
 }
 
 func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.T) {
-	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[*v1.DigitalOceanKubernetesNodePoolStackInput, config]{
-		Input: func() *v1.DigitalOceanKubernetesNodePoolStackInput { return stack.Input() }, Run: stack.RunInput, Tokens: []string{configToken, envToken},
-		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "workers", Key: "token",
-	}.Check(t, []moduletest.TokenCase[config]{
-		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}},
-		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken},
+	token := moduletest.TokenSecret{EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Key: "token"}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[config]{
+		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}},
+		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: moduletest.EnvToken},
 	})
 }
 
