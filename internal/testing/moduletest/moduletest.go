@@ -51,6 +51,21 @@ func RunBody(t *testing.T, body pulumi.RunFunc, opts mockrun.Options) (*mockrun.
 	return p, bodyErr
 }
 
+// RunWithProvider runs a program that creates a provider named "shared" with newProvider and
+// hands it to body, which calls New with it, and fails the test on an error: how a test checks
+// that New uses a provider it is given.
+func RunWithProvider[P any](t *testing.T, opts mockrun.Options, newProvider func(ctx *pulumi.Context, name string) (P, error),
+	body func(ctx *pulumi.Context, shared P) error) *mockrun.Result {
+	t.Helper()
+	return Run(t, func(ctx *pulumi.Context) error {
+		shared, err := newProvider(ctx, "shared")
+		if err != nil {
+			return err
+		}
+		return body(ctx, shared)
+	}, opts)
+}
+
 // Render is the plan as the plan command writes it in JSON.
 func Render(t *testing.T, p *mockrun.Result) string {
 	t.Helper()

@@ -667,18 +667,13 @@ func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	stack.Isolate(t)
-	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("lon1")})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "alpha", newSpecWithoutReferences(),
+	p := moduletest.RunWithProvider(t, mockrun.Options{}, func(ctx *pulumi.Context, name string) (*civo.Provider, error) {
+		return civo.NewProvider(ctx, name, &civo.ProviderArgs{Region: pulumi.String("lon1")})
+	}, func(ctx *pulumi.Context, shared *civo.Provider) error {
+		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(),
 			module.WithProvider(shared), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	}, mockrun.Options{})
-	if err != nil {
-		t.Fatalf("New() error = %v", err)
-	}
+	})
 	moduletest.AssertProviders(t, p, providerType, "shared")
 	for _, typ := range []string{firewallType, clusterType} {
 		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, "alpha"), providerType+"::shared")

@@ -379,18 +379,13 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 	stack.Isolate(t)
-	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-		shared, err := clusterplane.NewProvider(ctx, "shared", &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
+	p := moduletest.RunWithProvider(t, mockrun.Options{}, func(ctx *pulumi.Context, name string) (*clusterplane.Provider, error) {
+		return clusterplane.NewProvider(ctx, name, &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
+	}, func(ctx *pulumi.Context, shared *clusterplane.Provider) error {
+		_, err := module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
 			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
 		return err
-	}, mockrun.Options{})
-	if err != nil {
-		t.Fatalf("New() error = %v", err)
-	}
+	})
 	moduletest.AssertProviders(t, p, providerType, "shared")
 	pool := moduletest.MustFind(t, p, nodePoolType, "pool")
 	moduletest.AssertProvider(t, pool, providerType+"::shared")
