@@ -111,6 +111,13 @@ func (s Stack[I, S]) EachRegion(t *testing.T, check func(t *testing.T, region st
 	}
 }
 
+// specOf is in's spec, which edits change in place.
+func specOf[S proto.Message](in proto.Message) S {
+	r := in.ProtoReflect()
+	target := r.Mutable(fieldNamed(r, "target")).Message()
+	return target.Mutable(fieldNamed(target, "spec")).Message().Interface().(S)
+}
+
 // setSpecField sets the field of in's spec named field to v: a string, or a message.
 func setSpecField(in proto.Message, field string, v any) {
 	r := in.ProtoReflect()

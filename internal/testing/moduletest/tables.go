@@ -2,6 +2,7 @@ package moduletest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,6 +182,31 @@ func (s Stack[I, S]) EachRef(t *testing.T, f RefField, cases []RefCase, check fu
 			}
 			AssertParent(t, ref, f.Component+"::"+s.Name)
 			check(t, tt, p)
+		})
+	}
+}
+
+// SpecCase is a change to a kind's minimal spec S and what the resource must then be sent: Want
+// by dotted path, as AssertInputs takes them, and exactly IgnoreChanges (nothing when nil).
+type SpecCase[S any] struct {
+	Name          string
+	Edit          func(S)
+	Want          map[string]any
+	IgnoreChanges []string
+}
+
+// Sends runs each case as a subtest named by its Name: the stack program on the minimal manifest
+// with the case's edit to its spec must send the resource of type typ, named after the manifest,
+// the case's inputs and make it ignore exactly the case's changes.
+func (s Stack[I, S]) Sends(t *testing.T, typ string, cases []SpecCase[S]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			r := MustFind(t, s.Run(t, mockrun.Options{}, func(in I) { tt.Edit(specOf[S](in)) }), typ, s.Name)
+			AssertInputs(t, r.Inputs, tt.Want)
+			if !slices.Equal(r.IgnoreChanges, tt.IgnoreChanges) && len(r.IgnoreChanges)+len(tt.IgnoreChanges) > 0 {
+				t.Errorf("ignoreChanges = %v, want %v", r.IgnoreChanges, tt.IgnoreChanges)
+			}
 		})
 	}
 }

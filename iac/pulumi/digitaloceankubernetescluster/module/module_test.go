@@ -100,101 +100,100 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 
 func TestClusterArguments(t *testing.T) {
 	type spec = v1.DigitalOceanKubernetesClusterSpec
-	tests := []struct {
-		name   string
-		mutate func(*spec)
-		want   map[string]any
-	}{
-		{"ha is sent as false when the cluster is not highly available",
-			func(*spec) {}, map[string]any{"ha": false}},
-		{"ha is sent as true when the cluster is highly available",
-			func(s *spec) { s.HighlyAvailable = true }, map[string]any{"ha": true}},
-		{"surge upgrade is on unless disabled",
-			func(*spec) {}, map[string]any{"surgeUpgrade": true}},
-		{"disable_surge_upgrade turns surge upgrade off",
-			func(s *spec) { s.DisableSurgeUpgrade = true }, map[string]any{"surgeUpgrade": false}},
-		{"auto_upgrade is sent",
-			func(s *spec) { s.AutoUpgrade = true }, map[string]any{"autoUpgrade": true}},
-		{"a maintenance window is sent as a policy of day and start time",
-			func(s *spec) {
+	stack.Sends(t, clusterType, []moduletest.SpecCase[*spec]{
+		{Name: "ha is sent as false when the cluster is not highly available",
+			Edit: func(*spec) {}, Want: map[string]any{"ha": false}},
+		{Name: "ha is sent as true when the cluster is highly available",
+			Edit: func(s *spec) { s.HighlyAvailable = true }, Want: map[string]any{"ha": true}},
+		{Name: "surge upgrade is on unless disabled",
+			Edit: func(*spec) {}, Want: map[string]any{"surgeUpgrade": true}},
+		{Name: "disable_surge_upgrade turns surge upgrade off",
+			Edit: func(s *spec) { s.DisableSurgeUpgrade = true }, Want: map[string]any{"surgeUpgrade": false}},
+		{Name: "auto_upgrade is sent",
+			Edit: func(s *spec) { s.AutoUpgrade = true }, Want: map[string]any{"autoUpgrade": true},
+			IgnoreChanges: []string{"version"}},
+		{Name: "a maintenance window is sent as a policy of day and start time",
+			Edit: func(s *spec) {
 				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
 					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
 			},
-			map[string]any{"maintenancePolicy": map[string]any{"day": "sunday", "startTime": "03:00"}}},
-		{"the maintenance day any is sent as any",
-			func(s *spec) {
+			Want: map[string]any{"maintenancePolicy": map[string]any{"day": "sunday", "startTime": "03:00"}}},
+		{Name: "the maintenance day any is sent as any",
+			Edit: func(s *spec) {
 				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
 					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:30"}
 			},
-			map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
+			Want: map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
 		// An unsent policy keeps the old window (Optional and Computed): removing the field must
 		// move it to the documented default instead.
-		{"no maintenance window sends the default window, any day at 00:00",
-			func(*spec) {}, map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "00:00"}}},
-		{"allowed addresses turn the control-plane firewall on with them",
-			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
-			map[string]any{"controlPlaneFirewall": map[string]any{
+		{Name: "no maintenance window sends the default window, any day at 00:00",
+			Edit: func(*spec) {}, Want: map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "00:00"}}},
+		{Name: "allowed addresses turn the control-plane firewall on with them",
+			Edit: func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
+			Want: map[string]any{"controlPlaneFirewall": map[string]any{
 				"enabled": true, "allowedAddresses": []string{"203.0.113.7", "198.51.100.0/24"}}}},
 		// Emptying the list must turn the firewall off: an omitted block keeps the old one.
-		{"no allowed addresses turn the control-plane firewall off explicitly",
-			func(*spec) {}, map[string]any{"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []string{}}}},
-		{"absent GPU and routing components keep DigitalOcean's defaults",
-			func(*spec) {}, map[string]any{"routingAgent": moduletest.Absent, "nvidiaGpuDevicePlugin": moduletest.Absent,
+		{Name: "no allowed addresses turn the control-plane firewall off explicitly",
+			Edit: func(*spec) {}, Want: map[string]any{"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []string{}}}},
+		{Name: "absent GPU and routing components keep DigitalOcean's defaults",
+			Edit: func(*spec) {}, Want: map[string]any{"routingAgent": moduletest.Absent, "nvidiaGpuDevicePlugin": moduletest.Absent,
 				"amdGpuDevicePlugin": moduletest.Absent, "amdGpuDeviceMetricsExporterPlugin": moduletest.Absent,
 				"rdmaSharedDevicePlugin": moduletest.Absent}},
-		{"GPU and routing components are sent as enabled blocks",
-			func(s *spec) {
+		{Name: "GPU and routing components are sent as enabled blocks",
+			Edit: func(s *spec) {
 				s.RoutingAgent, s.NvidiaGpuDevicePlugin, s.AmdGpuDevicePlugin = proto.Bool(true), proto.Bool(true), proto.Bool(false)
 				s.AmdGpuDeviceMetricsExporterPlugin, s.RdmaSharedDevicePlugin = proto.Bool(false), proto.Bool(true)
 			},
-			map[string]any{"routingAgent": map[string]any{"enabled": true}, "nvidiaGpuDevicePlugin": map[string]any{"enabled": true},
+			Want: map[string]any{"routingAgent": map[string]any{"enabled": true}, "nvidiaGpuDevicePlugin": map[string]any{"enabled": true},
 				"amdGpuDevicePlugin": map[string]any{"enabled": false}, "amdGpuDeviceMetricsExporterPlugin": map[string]any{"enabled": false},
 				"rdmaSharedDevicePlugin": map[string]any{"enabled": true}}},
-		{"autoscaler expanders are sent in order",
-			func(s *spec) {
+		{Name: "autoscaler expanders are sent in order",
+			Edit: func(s *spec) {
 				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{Expanders: []string{"priority", "least-waste"}}
 			},
-			map[string]any{"clusterAutoscalerConfigurations": []any{map[string]any{"expanders": []string{"priority", "least-waste"}}}}},
-		{"an empty default pool name becomes default",
-			func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, map[string]any{"nodePool.name": "default"}},
-		{"a named default pool keeps its name",
-			func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, map[string]any{"nodePool.name": "system"}},
-		{"a fixed-size default pool sends its node count and no autoscaling bounds",
-			func(*spec) {},
-			map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": moduletest.Absent,
+			Want: map[string]any{"clusterAutoscalerConfigurations": []any{map[string]any{"expanders": []string{"priority", "least-waste"}}}}},
+		{Name: "an empty default pool name becomes default",
+			Edit: func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, Want: map[string]any{"nodePool.name": "default"}},
+		{Name: "a named default pool keeps its name",
+			Edit: func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, Want: map[string]any{"nodePool.name": "system"}},
+		{Name: "a fixed-size default pool sends its node count and no autoscaling bounds",
+			Edit: func(*spec) {},
+			Want: map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": moduletest.Absent,
 				"nodePool.minNodes": moduletest.Absent, "nodePool.maxNodes": moduletest.Absent}},
-		{"an autoscaling default pool sends autoScale with min and max nodes",
-			func(s *spec) {
+		{Name: "an autoscaling default pool sends autoScale with min and max nodes",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 2, 3, 5
 			},
-			map[string]any{"nodePool.autoScale": true, "nodePool.minNodes": 2, "nodePool.maxNodes": 5,
-				"nodePool.nodeCount": 3}},
-		{"an autoscaling default pool without a node count sends no node count",
-			func(s *spec) {
+			Want: map[string]any{"nodePool.autoScale": true, "nodePool.minNodes": 2, "nodePool.maxNodes": 5,
+				"nodePool.nodeCount": 3},
+			IgnoreChanges: []string{"nodePool.nodeCount"}},
+		{Name: "an autoscaling default pool without a node count sends no node count",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 1, 0, 4
 			},
-			map[string]any{"nodePool.nodeCount": moduletest.Absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4}},
-		{"the default pool's size, labels and taints are passed through",
-			func(s *spec) {
+			Want:          map[string]any{"nodePool.nodeCount": moduletest.Absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4},
+			IgnoreChanges: []string{"nodePool.nodeCount"}},
+		{Name: "the default pool's size, labels and taints are passed through",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.Size = "s-4vcpu-8gb"
 				p.Labels = map[string]string{"workload": "system", "example.com/role": "system"}
 				p.Taints = moduletest.Taints()
 			},
-			map[string]any{
+			Want: map[string]any{
 				"nodePool.size":   "s-4vcpu-8gb",
 				"nodePool.labels": map[string]any{"workload": "system", "example.com/role": "system"},
 				"nodePool.taints": moduletest.TaintInputs(),
 			}},
-		{"a literal vpc is sent as vpcUuid",
-			func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },
-			map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
-		{"no vpc sends no vpcUuid, leaving the region's default VPC",
-			func(*spec) {}, map[string]any{"vpcUuid": moduletest.Absent}},
-		{"optional settings are sent when set",
-			func(s *spec) {
+		{Name: "a literal vpc is sent as vpcUuid",
+			Edit: func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },
+			Want: map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
+		{Name: "no vpc sends no vpcUuid, leaving the region's default VPC",
+			Edit: func(*spec) {}, Want: map[string]any{"vpcUuid": moduletest.Absent}},
+		{Name: "optional settings are sent when set",
+			Edit: func(s *spec) {
 				s.RegistryIntegration = true
 				s.DestroyAllAssociatedResources = true
 				s.ClusterSubnet, s.ServiceSubnet = "10.244.0.0/16", "10.245.0.0/16"
@@ -202,7 +201,7 @@ func TestClusterArguments(t *testing.T) {
 				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{
 					ScaleDownUtilizationThreshold: proto.Float64(0.65), ScaleDownUnneededTime: "1h30m"}
 			},
-			map[string]any{
+			Want: map[string]any{
 				"registryIntegration":           true,
 				"destroyAllAssociatedResources": true,
 				"clusterSubnet":                 "10.244.0.0/16",
@@ -211,20 +210,12 @@ func TestClusterArguments(t *testing.T) {
 				"clusterAutoscalerConfigurations": []any{map[string]any{
 					"scaleDownUtilizationThreshold": 0.65, "scaleDownUnneededTime": "1h30m"}},
 			}},
-		{"optional settings left unset are not sent, so the provider's defaults apply",
-			func(*spec) {},
-			map[string]any{"clusterSubnet": moduletest.Absent, "serviceSubnet": moduletest.Absent,
+		{Name: "optional settings left unset are not sent, so the provider's defaults apply",
+			Edit: func(*spec) {},
+			Want: map[string]any{"clusterSubnet": moduletest.Absent, "serviceSubnet": moduletest.Absent,
 				"kubeconfigExpireSeconds":         moduletest.Absent,
 				"clusterAutoscalerConfigurations": moduletest.Absent}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := stack.Input()
-			tt.mutate(input.Target.Spec)
-			p := stack.RunInput(t, input, mockrun.Options{})
-			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs, tt.want)
-		})
-	}
+	})
 }
 
 func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {

@@ -94,55 +94,36 @@ func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralClus
 
 func TestNodePoolArguments(t *testing.T) {
 	type spec = v1.DigitalOceanKubernetesNodePoolSpec
-	tests := []struct {
-		name              string
-		mutate            func(*spec)
-		want              map[string]any
-		wantIgnoreChanges []string
-	}{
-		{"a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
-			func(*spec) {},
-			map[string]any{"nodeCount": 2, "autoScale": moduletest.Absent,
-				"minNodes": moduletest.Absent, "maxNodes": moduletest.Absent},
-			nil},
-		{"an autoscaling pool sends autoScale with min and max and ignores nodeCount",
-			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
-			map[string]any{"autoScale": true, "minNodes": 1, "maxNodes": 6, "nodeCount": 3},
-			[]string{"nodeCount"}},
-		{"an autoscaling pool without a node count sends no node count",
-			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
-			map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": moduletest.Absent},
-			[]string{"nodeCount"}},
-		{"name, size, labels and taints are passed through",
-			func(s *spec) {
+	stack.Sends(t, poolType, []moduletest.SpecCase[*spec]{
+		{Name: "a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
+			Edit: func(*spec) {},
+			Want: map[string]any{"nodeCount": 2, "autoScale": moduletest.Absent,
+				"minNodes": moduletest.Absent, "maxNodes": moduletest.Absent}},
+		{Name: "an autoscaling pool sends autoScale with min and max and ignores nodeCount",
+			Edit:          func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
+			Want:          map[string]any{"autoScale": true, "minNodes": 1, "maxNodes": 6, "nodeCount": 3},
+			IgnoreChanges: []string{"nodeCount"}},
+		{Name: "an autoscaling pool without a node count sends no node count",
+			Edit:          func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
+			Want:          map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": moduletest.Absent},
+			IgnoreChanges: []string{"nodeCount"}},
+		{Name: "name, size, labels and taints are passed through",
+			Edit: func(s *spec) {
 				s.NodePoolName = "gpu"
 				s.Size = "gpu-h100x1-80gb"
 				s.Labels = map[string]string{"workload": "gpu", "nvidia.com/gpu.present": "true"}
 				s.Taints = moduletest.Taints()
 			},
-			map[string]any{
+			Want: map[string]any{
 				"name":   "gpu",
 				"size":   "gpu-h100x1-80gb",
 				"labels": map[string]any{"workload": "gpu", "nvidia.com/gpu.present": "true"},
 				"taints": moduletest.TaintInputs(),
-			},
-			nil},
-		{"user tags follow the derived standard tags",
-			func(s *spec) { s.Tags = []string{"team-ml", "resource-name:workers"} },
-			map[string]any{"tags": []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml"}},
-			nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := stack.Input()
-			tt.mutate(input.Target.Spec)
-			pool := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), poolType, "workers")
-			moduletest.AssertInputs(t, pool.Inputs, tt.want)
-			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
-				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
-			}
-		})
-	}
+			}},
+		{Name: "user tags follow the derived standard tags",
+			Edit: func(s *spec) { s.Tags = []string{"team-ml", "resource-name:workers"} },
+			Want: map[string]any{"tags": []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml"}}},
+	})
 }
 
 func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.T) {
