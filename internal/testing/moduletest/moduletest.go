@@ -148,6 +148,19 @@ func AssertSameJSON(t *testing.T, what string, got, want any) {
 	}
 }
 
+// AssertMinimal checks r as a minimal manifest registers it: sent exactly inputs (compared as
+// JSON), ignoring no change and depending on nothing, since nothing in the manifest asks for it.
+func AssertMinimal(t *testing.T, r mockrun.Resource, inputs map[string]any) {
+	t.Helper()
+	AssertSameJSON(t, r.Type+" inputs", r.Inputs, inputs)
+	if len(r.IgnoreChanges) != 0 {
+		t.Errorf("%s ignoreChanges = %v, want none", r.Type, r.IgnoreChanges)
+	}
+	if len(r.DependsOn) != 0 {
+		t.Errorf("%s dependsOn = %v, want none", r.Type, r.DependsOn)
+	}
+}
+
 // JSON marshals v for comparison; rendered inputs hold float64 where a test writes int, and JSON
 // makes the two equal.
 func JSON(v any) string {
