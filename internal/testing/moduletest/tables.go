@@ -197,8 +197,9 @@ type SpecCase[S any] struct {
 
 // Sends runs each case as a subtest named by its Name: the stack program on the minimal manifest
 // with the case's edit to its spec must send the resource of type typ, named after the manifest,
-// the case's inputs and make it ignore exactly the case's changes.
-func (s Stack[I, S]) Sends(t *testing.T, typ string, cases []SpecCase[S]) {
+// the case's inputs and make it ignore exactly the case's changes. Each of also then checks the
+// resource too, in every case.
+func (s Stack[I, S]) Sends(t *testing.T, typ string, cases []SpecCase[S], also ...func(*testing.T, mockrun.Resource)) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
@@ -206,6 +207,9 @@ func (s Stack[I, S]) Sends(t *testing.T, typ string, cases []SpecCase[S]) {
 			AssertInputs(t, r.Inputs, tt.Want)
 			if !slices.Equal(r.IgnoreChanges, tt.IgnoreChanges) && len(r.IgnoreChanges)+len(tt.IgnoreChanges) > 0 {
 				t.Errorf("ignoreChanges = %v, want %v", r.IgnoreChanges, tt.IgnoreChanges)
+			}
+			for _, check := range also {
+				check(t, r)
 			}
 		})
 	}

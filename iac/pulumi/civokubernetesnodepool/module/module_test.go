@@ -120,44 +120,25 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 }
 
 func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNothing(t *testing.T) {
-	tests := []struct {
-		name      string
-		autoScale bool
-		nodeCount int32
-		minNodes  int32
-		maxNodes  int32
-	}{
-		// The plugin updates the count in place; with autoScale it leaves the count to the
-		// autoscaler (iac/pulumi/civokubernetesnodepool/poolresource's Diff), so the module ignores nothing itself.
-		{name: "without auto_scale", nodeCount: 2},
-		{name: "with auto_scale", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5},
-		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				s := in.Target.Spec
-				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
-			})
-			pool := moduletest.MustFind(t, p, nodePoolType, name)
-			if len(pool.IgnoreChanges) != 0 {
-				t.Errorf("node pool ignoreChanges = %v, want none", pool.IgnoreChanges)
+	type spec = nodepoolv1.CivoKubernetesNodePoolSpec
+	// The plugin updates the count in place; with autoScale it leaves the count to the
+	// autoscaler (iac/pulumi/civokubernetesnodepool/poolresource's Diff), so the module ignores nothing itself.
+	stack.Sends(t, nodePoolType, []moduletest.SpecCase[*spec]{
+		{Name: "without auto_scale", Edit: func(s *spec) { s.NodeCount = 2 },
+			Want: map[string]any{"nodeCount": 2, "autoScale": false}},
+		{Name: "with auto_scale", Edit: func(s *spec) { s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = true, 2, 1, 5 },
+			Want: map[string]any{"nodeCount": 2, "autoScale": true}},
+		{Name: "with auto_scale and fixed bounds", Edit: func(s *spec) { s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = true, 3, 3, 3 },
+			Want: map[string]any{"nodeCount": 3, "autoScale": true}},
+	}, func(t *testing.T, pool mockrun.Resource) {
+		// Civo keeps no bounds on a pool (the autoscaler's --nodes flag does): none are sent.
+		for key := range pool.Inputs {
+			lower := strings.ToLower(key)
+			if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
+				t.Errorf("node pool has input %q, want no min/max inputs", key)
 			}
-			if v := pool.Inputs["nodeCount"]; v != float64(tt.nodeCount) {
-				t.Errorf("node pool nodeCount = %#v, want %d", v, tt.nodeCount)
-			}
-			if v := pool.Inputs["autoScale"]; v != tt.autoScale {
-				t.Errorf("node pool autoScale = %#v, want %v", v, tt.autoScale)
-			}
-			// Civo keeps no bounds on a pool (the autoscaler's --nodes flag does): none are sent.
-			for key := range pool.Inputs {
-				lower := strings.ToLower(key)
-				if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
-					t.Errorf("node pool has input %q, want no min/max inputs", key)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
