@@ -619,20 +619,8 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 				t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 			}
 			cl := moduletest.MustFind(t, p, clusterType, component)
-			if v := cl.Inputs["networkId"]; v != tt.wantNetwork {
-				t.Errorf("cluster networkId = %v, want %v", v, tt.wantNetwork)
-			}
-			if v := cl.Inputs["firewallId"]; v != tt.wantFirewalls {
-				t.Errorf("cluster firewallId = %v, want %v", v, tt.wantFirewalls)
-			}
-			fws := p.OfType(firewallType)
-			if tt.wantFirewall {
-				if len(fws) != 1 || fws[0].Inputs["networkId"] != tt.wantNetwork {
-					t.Errorf("firewalls %v, want one on network %v", fws, tt.wantNetwork)
-				}
-			} else if len(fws) != 0 {
-				t.Errorf("registered %d firewalls, want none", len(fws))
-			}
+			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"networkId": tt.wantNetwork, "firewallId": tt.wantFirewalls})
+			assertCreatedFirewall(t, p, tt.wantFirewall, tt.wantNetwork)
 			if tt.networkDepOn != "" {
 				deps := moduletest.PropertyDependencies(cl, "networkId")
 				if len(deps) != 1 || mockrun.ShortURN(deps[0]) != tt.networkDepOn {
@@ -642,6 +630,20 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 			// New is for programs, not the stack programs: no aliases to root URNs.
 			moduletest.AssertNoAliases(t, p.Resources...)
 		})
+	}
+}
+
+// assertCreatedFirewall checks that New created one firewall, on network, when want, and none
+// otherwise.
+func assertCreatedFirewall(t *testing.T, p *mockrun.Result, want bool, network any) {
+	t.Helper()
+	fws := p.OfType(firewallType)
+	if want {
+		if len(fws) != 1 || fws[0].Inputs["networkId"] != network {
+			t.Errorf("firewalls %v, want one on network %v", fws, network)
+		}
+	} else if len(fws) != 0 {
+		t.Errorf("registered %d firewalls, want none", len(fws))
 	}
 }
 
