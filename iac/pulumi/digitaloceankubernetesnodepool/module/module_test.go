@@ -308,18 +308,13 @@ func TestNewUsesAProviderTheCallerGivesAndCreatesNone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := runNew(t, func(ctx *pulumi.Context) error {
-				shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
-				if err != nil {
-					return err
-				}
-				_, err = module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), tt.with(shared))
+			p := moduletest.RunWithProvider(t, mockrun.Options{State: cloudState}, func(ctx *pulumi.Context, name string) (*digitalocean.Provider, error) {
+				return digitalocean.NewProvider(ctx, name, &digitalocean.ProviderArgs{})
+			}, func(ctx *pulumi.Context, shared *digitalocean.Provider) error {
+				_, err := module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), tt.with(shared))
 				return err
 			})
-
-			if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-				t.Errorf("providers %v, want only the given one", moduletest.Registered(&mockrun.Result{Resources: got}))
-			}
+			moduletest.AssertProviders(t, p, providerType, "shared")
 			moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
 		})
 	}
