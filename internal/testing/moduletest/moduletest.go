@@ -1,7 +1,7 @@
 // Package moduletest holds the helpers the module tests under iac/pulumi share: running a
 // program body under pkg/pulumi/mockrun's mocks, finding what it registered, building spec values, and the
 // checks every module makes on parents, providers, aliases and secrets. Builders and constants
-// of one kind stay in that kind's tests.
+// of one kind stay in that kind's tests: this package imports no kind.
 package moduletest
 
 import (
@@ -51,6 +51,21 @@ func RunBody(t *testing.T, body pulumi.RunFunc, opts mockrun.Options) (*mockrun.
 	return p, bodyErr
 }
 
+// RunWithProvider runs a program that creates a provider named "shared" with newProvider and
+// hands it to body, which calls New with it, and fails the test on an error: how a test checks
+// that New uses a provider it is given.
+func RunWithProvider[P any](t *testing.T, opts mockrun.Options, newProvider func(ctx *pulumi.Context, name string) (P, error),
+	body func(ctx *pulumi.Context, shared P) error) *mockrun.Result {
+	t.Helper()
+	return Run(t, func(ctx *pulumi.Context) error {
+		shared, err := newProvider(ctx, "shared")
+		if err != nil {
+			return err
+		}
+		return body(ctx, shared)
+	}, opts)
+}
+
 // Render is the plan as the plan command writes it in JSON.
 func Render(t *testing.T, p *mockrun.Result) string {
 	t.Helper()
@@ -81,6 +96,20 @@ func Registered(p *mockrun.Result) []string {
 	return out
 }
 
+// AssertMissingOutput checks that a run failed, as it must when the stack a reference reads lacks
+// the output, and that its error names both that stack and that output, quoted.
+func AssertMissingOutput(t *testing.T, err error, stack, output string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("the run succeeded, want an error naming the stack %s and the output %s", stack, output)
+	}
+	for _, want := range []string{`"` + stack + `"`, `"` + output + `"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %s: %v", want, err)
+		}
+	}
+}
+
 // AssertNothingRegistered checks that a rejected input created nothing.
 func AssertNothingRegistered(t *testing.T, p *mockrun.Result) {
 	t.Helper()
@@ -107,6 +136,28 @@ func AssertEqual(t *testing.T, what string, got, want any) {
 		g, _ := json.MarshalIndent(got, "", "  ")
 		w, _ := json.MarshalIndent(want, "", "  ")
 		t.Errorf("%s differs\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// AssertSameJSON compares got and want as JSON, so that the float64 of rendered inputs equals the
+// int a test writes.
+func AssertSameJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if g, w := JSON(got), JSON(want); g != w {
+		t.Errorf("%s\n got: %s\nwant: %s", what, g, w)
+	}
+}
+
+// AssertMinimal checks r as a minimal manifest registers it: sent exactly inputs (compared as
+// JSON), ignoring no change and depending on nothing, since nothing in the manifest asks for it.
+func AssertMinimal(t *testing.T, r mockrun.Resource, inputs map[string]any) {
+	t.Helper()
+	AssertSameJSON(t, r.Type+" inputs", r.Inputs, inputs)
+	if len(r.IgnoreChanges) != 0 {
+		t.Errorf("%s ignoreChanges = %v, want none", r.Type, r.IgnoreChanges)
+	}
+	if len(r.DependsOn) != 0 {
+		t.Errorf("%s dependsOn = %v, want none", r.Type, r.DependsOn)
 	}
 }
 
@@ -192,6 +243,18 @@ func AssertSecretInput(t *testing.T, r mockrun.Resource, key, want string) {
 	}
 	if got != want {
 		t.Errorf("%s %s %s = %q, want %q", r.Type, r.Name, key, got, want)
+	}
+}
+
+// AssertUnknown checks that r's input key is unknown, as a preview leaves a value the cloud has not
+// computed yet: unknown where the engine receives it, and rendered "[unknown]".
+func AssertUnknown(t *testing.T, r mockrun.Resource, key string) {
+	t.Helper()
+	if v := r.RawInputs[resource.PropertyKey(key)]; !v.IsComputed() {
+		t.Errorf("%s %s %s = %v, want unknown", r.Type, r.Name, key, v)
+	}
+	if got := r.Inputs[key]; got != "[unknown]" {
+		t.Errorf("%s %s %s renders %#v, want [unknown]", r.Type, r.Name, key, got)
 	}
 }
 

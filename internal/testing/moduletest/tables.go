@@ -2,9 +2,11 @@ package moduletest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/mockrun"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -15,6 +17,13 @@ import (
 // The table runners below hold the loops the four kinds' module tests shared: each kind's test
 // keeps its name and its rows, and the runner does what every row asks.
 
+// ConfigToken and EnvToken are the tokens the token checks give a provider, one in the provider
+// config and one in the environment; neither may show anywhere a plan is rendered.
+const (
+	ConfigToken = "config-token-never-rendered-3f9a1c"
+	EnvToken    = "env-token-never-rendered-7b2e5d"
+)
+
 // TokenCase is a provider config C, the value of the token's environment variable, and the token
 // the provider must be given. An empty Want checks only that the token is sent as a secret.
 type TokenCase[C any] struct {
@@ -24,42 +33,35 @@ type TokenCase[C any] struct {
 	Want   string
 }
 
-// TokenSecret is how a kind's provider token is checked: with each case's environment set and
-// its config as the provider config of a stack input I (a fresh one from Input), the stack
-// program (Run, with Opts) gives the provider (Type and Name) the token in input Key only as a
-// secret, and none of Tokens shows anywhere the plan is rendered.
-type TokenSecret[I, C proto.Message] struct {
-	EnvVar     string
-	Setup      func(*testing.T)
-	Input      func() I
-	Run        func(*testing.T, I, mockrun.Options) *mockrun.Result
-	Opts       mockrun.Options
-	Type, Name string
-	Key        string
-	Tokens     []string
+// TokenSecret is how a kind's provider token is checked: with the case's value in EnvVar and its
+// config as the stack input's provider config, the stack program (run with Opts) gives the
+// provider of type Type, named after the manifest, the token in input Key only as a secret.
+type TokenSecret struct {
+	EnvVar, Type, Key string
+	Opts              mockrun.Options
 }
 
-// Check runs the cases as subtests named by their Name.
-func (s TokenSecret[I, C]) Check(t *testing.T, cases []TokenCase[C]) {
+// CheckTokens runs the cases on s's stack program as subtests named by their Name: each gets the
+// token only as a secret, and neither ConfigToken nor EnvToken shows anywhere the plan is
+// rendered.
+func CheckTokens[I, S, C proto.Message](t *testing.T, s Stack[I, S], secret TokenSecret, cases []TokenCase[C]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
-			if s.Setup != nil {
-				s.Setup(t)
-			}
-			t.Setenv(s.EnvVar, tt.Env)
+			s.Isolate(t)
+			t.Setenv(secret.EnvVar, tt.Env)
 			in := s.Input()
 			setProviderConfig(in, tt.Config)
-			p := s.Run(t, in, s.Opts)
-			provider := MustFind(t, p, s.Type, s.Name)
+			p := s.RunInput(t, in, secret.Opts)
+			provider := MustFind(t, p, secret.Type, s.Name)
 			if tt.Want == "" {
-				if got := provider.Inputs[s.Key]; got != "[secret]" {
-					t.Errorf("provider %s renders %v, want [secret]", s.Key, got)
+				if got := provider.Inputs[secret.Key]; got != "[secret]" {
+					t.Errorf("provider %s renders %v, want [secret]", secret.Key, got)
 				}
 			} else {
-				AssertSecretInput(t, provider, s.Key, tt.Want)
+				AssertSecretInput(t, provider, secret.Key, tt.Want)
 			}
-			for _, token := range s.Tokens {
+			for _, token := range []string{ConfigToken, EnvToken} {
 				AssertNoLeak(t, p, token)
 			}
 		})
@@ -143,16 +145,72 @@ func (r InputRejects[I]) assertViolations(t *testing.T, err error, tt InvalidInp
 	AssertEqual(t, "violations", got, []string{tt.Field + " " + tt.RuleID})
 }
 
-// EachRegion runs check as a subtest named by each of regions, after setup when it is set: a
-// kind's stack program must put its resources in whichever region its spec names.
-func EachRegion(t *testing.T, setup func(*testing.T), check func(t *testing.T, region string), regions ...string) {
+// RefCase is a reference to another stack's output, the stack configuration it is read with, the
+// stack it must then read (whose outputs are Outputs), and the value it must resolve to.
+type RefCase struct {
+	Name    string
+	Ref     *sharedv1.StringValueOrRef
+	Config  map[string]string
+	Stack   string
+	Outputs map[string]any
+	Want    string
+}
+
+// RefField is a spec field (its name in the proto, such as "network") that may read another
+// stack's output: the program must read it through a stack reference named RefName, a child of
+// the component of type Component. Opts are the rest of each run's options, such as its State.
+type RefField struct {
+	Field     string
+	RefName   string
+	Component string
+	Opts      mockrun.Options
+}
+
+// EachRef runs each case as a subtest named by its Name: the stack program, with the case's
+// reference in f and its stack configuration, must read the case's stack through f's stack
+// reference; check then looks where the kind uses the resolved value.
+func (s Stack[I, S]) EachRef(t *testing.T, f RefField, cases []RefCase, check func(*testing.T, RefCase, *mockrun.Result)) {
 	t.Helper()
-	for _, region := range regions {
-		t.Run(region, func(t *testing.T) {
-			if setup != nil {
-				setup(t)
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			opts := f.Opts
+			opts.Config, opts.Stacks = tt.Config, map[string]map[string]any{tt.Stack: tt.Outputs}
+			p := s.Run(t, opts, func(in I) { setSpecField(in, f.Field, tt.Ref) })
+			ref := MustFind(t, p, mockrun.StackReferenceType, f.RefName)
+			if got := ref.Inputs["name"]; got != tt.Stack {
+				t.Errorf("stack reference name = %v, want %q", got, tt.Stack)
 			}
-			check(t, region)
+			AssertParent(t, ref, f.Component+"::"+s.Name)
+			check(t, tt, p)
+		})
+	}
+}
+
+// SpecCase is a change to a kind's minimal spec S and what the resource must then be sent: Want
+// by dotted path, as AssertInputs takes them, and exactly IgnoreChanges (nothing when nil).
+type SpecCase[S any] struct {
+	Name          string
+	Edit          func(S)
+	Want          map[string]any
+	IgnoreChanges []string
+}
+
+// Sends runs each case as a subtest named by its Name: the stack program on the minimal manifest
+// with the case's edit to its spec must send the resource of type typ, named after the manifest,
+// the case's inputs and make it ignore exactly the case's changes. Each of also then checks the
+// resource too, in every case.
+func (s Stack[I, S]) Sends(t *testing.T, typ string, cases []SpecCase[S], also ...func(*testing.T, mockrun.Resource)) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			r := MustFind(t, s.Run(t, mockrun.Options{}, func(in I) { tt.Edit(specOf[S](in)) }), typ, s.Name)
+			AssertInputs(t, r.Inputs, tt.Want)
+			if !slices.Equal(r.IgnoreChanges, tt.IgnoreChanges) && len(r.IgnoreChanges)+len(tt.IgnoreChanges) > 0 {
+				t.Errorf("ignoreChanges = %v, want %v", r.IgnoreChanges, tt.IgnoreChanges)
+			}
+			for _, check := range also {
+				check(t, r)
+			}
 		})
 	}
 }

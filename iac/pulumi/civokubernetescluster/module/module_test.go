@@ -32,8 +32,6 @@ const (
 	name          = "prod-fra1"
 	clusterName   = "acme-prod"
 	networkID     = "8f4a2c1e-6b3d-4e5f-9a07-1c2d3e4f5a6b"
-	componentRef  = componentType + "::" + name
-	providerRef   = providerType + "::" + name
 	firewallRef   = firewallType + "::" + name
 	allIPv4       = "0.0.0.0/0"
 	minimalK3s    = "1.30.5-k3s1"
@@ -53,26 +51,11 @@ func minimalSpec() *clusterv1.CivoKubernetesClusterSpec {
 	}
 }
 
-func stackInput(edit ...func(*clusterv1.CivoKubernetesClusterStackInput)) *clusterv1.CivoKubernetesClusterStackInput {
-	target := moduletest.Target[clusterv1.CivoKubernetesCluster]("civo.clusterplane.dev/v1", "CivoKubernetesCluster", name, minimalSpec())
-	return moduletest.Input[clusterv1.CivoKubernetesClusterStackInput](target, edit...)
-}
-
-// newRejects checks New against invalid specs.
-var newRejects = moduletest.NewRejects[*clusterv1.CivoKubernetesClusterSpec, module.Option, *module.Cluster]{
-	Kind: "CivoKubernetesCluster", Name: "alpha", New: module.New, Valid: minimalSpec, Setup: isolateEnv,
-}
-
-// isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
-func isolateEnv(t *testing.T) {
-	t.Helper()
-	moduletest.ClearEnv(t, "CIVO_TOKEN", "CIVO_API_URL")
-}
-
-// runResources runs the stack program's body on in and fails the test on an error.
-func runResources(t *testing.T, in *clusterv1.CivoKubernetesClusterStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	return moduletest.RunResources(t, module.Resources, in, opts)
+// stack runs the stack program on the minimal manifest; Isolate clears the variables the provider
+// falls back to.
+var stack = moduletest.Stack[*clusterv1.CivoKubernetesClusterStackInput, *clusterv1.CivoKubernetesClusterSpec]{
+	APIVersion: "civo.clusterplane.dev/v1", Kind: "CivoKubernetesCluster", Name: name, Spec: minimalSpec,
+	Resources: module.Resources, Env: []string{"CIVO_TOKEN", "CIVO_API_URL"},
 }
 
 func anyStrings(values ...string) []any {
@@ -92,29 +75,12 @@ func firewallRule(label, protocol, ports string, cidrs ...string) map[string]any
 }
 
 func TestResourcesWithAMinimalSpecRegistersExactlyAProviderAComponentAFirewallAndACluster(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
-
-	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
-		firewallRef,
-		clusterType + "::" + name,
-		componentRef,
-		providerRef,
-	})
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
-	for _, typ := range []string{providerType, firewallType, clusterType} {
-		moduletest.AssertParent(t, moduletest.MustFind(t, p, typ, name), componentRef)
-	}
-	for _, typ := range []string{firewallType, clusterType} {
-		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, name), providerRef)
-	}
+	p := stack.Run(t, mockrun.Options{})
+	stack.AssertTree(t, p, componentType, providerType, firewallType, clusterType)
 }
 
 func TestResourcesSetsTheProviderRegionToTheSpecRegion(t *testing.T) {
-	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
-		p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-			in.Target.Spec.Region = region
-		}), mockrun.Options{})
+	stack.EachRegion(t, func(t *testing.T, region string, p *mockrun.Result) {
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"region": region})
 		for _, typ := range []string{firewallType, clusterType} {
@@ -137,11 +103,11 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			stack.Isolate(t)
+			in := stack.Input(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.ApiServerAllowedCidrs = tt.cidrs
 			})
-			p := runResources(t, in, mockrun.Options{})
+			p := stack.RunInput(t, in, mockrun.Options{})
 
 			fw := moduletest.MustFind(t, p, firewallType, name)
 			moduletest.AssertEqual(t, "firewall inputs", fw.Inputs, map[string]any{
@@ -171,14 +137,8 @@ func TestResourcesCreatesAFirewallOnTheNetworkThatLimitsTheKubernetesAPIToTheAll
 				t.Errorf("cluster firewallId depends on %v, want only the firewall %s", deps, firewallRef)
 			}
 			// In a preview the firewall's id is not known yet, so neither is the cluster's firewallId.
-			preview := runResources(t, in, mockrun.Options{Preview: true})
-			pcl := moduletest.MustFind(t, preview, clusterType, name)
-			if v := pcl.RawInputs["firewallId"]; !v.IsComputed() {
-				t.Errorf("preview cluster firewallId = %v, want unknown", v)
-			}
-			if got := pcl.Inputs["firewallId"]; got != "[unknown]" {
-				t.Errorf("preview cluster firewallId renders %#v, want [unknown]", got)
-			}
+			preview := stack.RunInput(t, in, mockrun.Options{Preview: true})
+			moduletest.AssertUnknown(t, moduletest.MustFind(t, preview, clusterType, name), "firewallId")
 		})
 	}
 }
@@ -200,10 +160,9 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{Stacks: tt.stacks}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Firewall = tt.firewall
-			}), mockrun.Options{Stacks: tt.stacks})
+			})
 			if fws := p.OfType(firewallType); len(fws) != 0 {
 				t.Errorf("registered %d firewalls, want none: %v", len(fws), moduletest.Registered(p))
 			}
@@ -219,8 +178,8 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 }
 
 func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
-	isolateEnv(t)
-	in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+	stack.Isolate(t)
+	in := stack.Input(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 		in.Target.Metadata = &sharedv1.CloudResourceMetadata{
 			Name: name, Id: "ck-0001", Org: "acme", Env: "prod",
 			Labels: map[string]string{"team": "platform/core"},
@@ -238,7 +197,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 			PublicIpNodePool: true,
 		}
 	})
-	p := runResources(t, in, mockrun.Options{})
+	p := stack.RunInput(t, in, mockrun.Options{})
 	moduletest.AssertEqual(t, "cluster inputs", moduletest.MustFind(t, p, clusterType, name).Inputs, map[string]any{
 		"name":              clusterName,
 		"region":            "lon1",
@@ -260,8 +219,7 @@ func TestResourcesSendsEveryClusterArgumentExactly(t *testing.T) {
 }
 
 func TestResourcesAlwaysAsksForTheKubeconfig(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	if got := moduletest.MustFind(t, p, clusterType, name).Inputs["writeKubeconfig"]; got != true {
 		t.Errorf("cluster writeKubeconfig = %v, want true", got)
 	}
@@ -301,11 +259,10 @@ func TestResourcesSendsTagsAsOneSpaceSeparatedString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Metadata = tt.metadata
 				in.Target.Spec.Tags = tt.tags
-			}), mockrun.Options{})
+			})
 			got, ok := moduletest.MustFind(t, p, clusterType, name).Inputs["tags"].(string)
 			if !ok {
 				t.Fatalf("cluster tags = %#v, want one string", moduletest.MustFind(t, p, clusterType, name).Inputs["tags"])
@@ -321,29 +278,19 @@ func TestResourcesJoinsApplicationsWithCommas(t *testing.T) {
 	tests := []struct {
 		name         string
 		applications []string
-		want         any // nil: not sent
+		want         any
 	}{
-		{name: "no applications send none"},
+		{name: "no applications send none", want: moduletest.Absent},
 		{name: "one application", applications: []string{"metrics-server"}, want: "metrics-server"},
 		{name: "several applications in order", applications: []string{"Traefik-v2-nodeport", "metrics-server", "cert-manager"},
 			want: "Traefik-v2-nodeport,metrics-server,cert-manager"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Applications = tt.applications
-			}), mockrun.Options{})
-			got, sent := moduletest.MustFind(t, p, clusterType, name).Inputs["applications"]
-			if tt.want == nil {
-				if sent {
-					t.Errorf("cluster applications = %#v, want none sent", got)
-				}
-				return
-			}
-			if got != tt.want {
-				t.Errorf("cluster applications = %#v, want %q", got, tt.want)
-			}
+			})
+			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, name).Inputs, map[string]any{"applications": tt.want})
 		})
 	}
 }
@@ -367,12 +314,11 @@ func TestResourcesSendsClusterTypeAndCniExplicitly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.ClusterType = tt.clusterType
 				in.Target.Spec.Cni = tt.cni
 				in.Target.Spec.KubernetesVersion = tt.version
-			}), mockrun.Options{})
+			})
 			cl := moduletest.MustFind(t, p, clusterType, name)
 			if got := cl.Inputs["clusterType"]; got != tt.wantType {
 				t.Errorf("cluster clusterType = %#v, want %q", got, tt.wantType)
@@ -413,10 +359,9 @@ func TestResourcesCreatesTheClusterWithExactlyOnePool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.DefaultNodePool = tt.pool
-			}), mockrun.Options{})
+			})
 			// One pool: the `pools` input is a single object, not a list.
 			moduletest.AssertEqual(t, "cluster pools", moduletest.MustFind(t, p, clusterType, name).Inputs["pools"], tt.want)
 			if pools := p.OfType("civo:index/kubernetesNodePool:KubernetesNodePool"); len(pools) != 0 {
@@ -441,8 +386,7 @@ func clusterState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 }
 
 func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{State: clusterState})
+	p := stack.Run(t, mockrun.Options{State: clusterState})
 
 	cl := moduletest.MustFind(t, p, clusterType, name)
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeconfig") {
@@ -468,8 +412,7 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 }
 
 func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{State: clusterState})
+	p := stack.Run(t, mockrun.Options{State: clusterState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{
 		"api_server_endpoint", "cluster_id", "created_at", "dns_entry", "firewall_id", "kubeconfig_b64",
 		"master_ip", "network_id",
@@ -495,82 +438,54 @@ func TestResourcesExportsTheEightOutputsOfTheDesign(t *testing.T) {
 }
 
 func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		ref       *sharedv1.ValueFromRef
-		config    map[string]string
-		wantStack string
-		outputs   map[string]any
-		want      string
-	}{
+	stack.EachRef(t, moduletest.RefField{Field: "network", RefName: name + "-network", Component: componentType}, []moduletest.RefCase{
 		{
-			name:      "the network_id output of the conventional stack by default",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"},
-			wantStack: "organization/civokubernetescluster/core-fra1",
-			outputs:   map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
-			want:      "net-from-stack",
+			Name:    "the network_id output of the conventional stack by default",
+			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core", Env: "fra1"}),
+			Stack:   "organization/civokubernetescluster/core-fra1",
+			Outputs: map[string]any{"network_id": "net-from-stack", "other_id": "wrong"},
+			Want:    "net-from-stack",
 		},
 		{
-			name: "the output a field path names",
+			Name: "the output a field path names",
 			// Another output of the referenced cluster stack: its firewall's network, say.
-			ref: &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core",
-				FieldPath: "status.outputs.firewall_id"},
-			wantStack: "organization/civokubernetescluster/core",
-			outputs:   map[string]any{"network_id": "wrong", "firewall_id": "net-private"},
-			want:      "net-private",
+			Ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core",
+				FieldPath: "status.outputs.firewall_id"}),
+			Stack:   "organization/civokubernetescluster/core",
+			Outputs: map[string]any{"network_id": "wrong", "firewall_id": "net-private"},
+			Want:    "net-private",
 		},
 		{
-			name:      "the stack that config maps the name to",
-			ref:       &sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core"},
-			config:    map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
-			wantStack: "acme/networks/shared",
-			outputs:   map[string]any{"network_id": "net-shared"},
-			want:      "net-shared",
+			Name:    "the stack that config maps the name to",
+			Ref:     sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "core"}),
+			Config:  map[string]string{"clusterplane:stackReferences": `{"core": "acme/networks/shared"}`},
+			Stack:   "acme/networks/shared",
+			Outputs: map[string]any{"network_id": "net-shared"},
+			Want:    "net-shared",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
-				in.Target.Spec.Network = sharedv1.StringValueFrom(tt.ref)
-			}), mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-network")
-			if got := ref.Inputs["name"]; got != tt.wantStack {
-				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		for _, typ := range []string{firewallType, clusterType} {
+			if got := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; got != tt.Want {
+				t.Errorf("%s networkId = %v, want %q", typ, got, tt.Want)
 			}
-			moduletest.AssertParent(t, ref, componentRef)
-			for _, typ := range []string{firewallType, clusterType} {
-				if got := moduletest.MustFind(t, p, typ, name).Inputs["networkId"]; got != tt.want {
-					t.Errorf("%s networkId = %v, want %q", typ, got, tt.want)
-				}
-			}
-			if got := p.Outputs[module.OutputNetworkID].Value; got != tt.want {
-				t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.want)
-			}
-		})
-	}
+		}
+		if got := p.Outputs[module.OutputNetworkID].Value; got != tt.Want {
+			t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.Want)
+		}
+	})
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
-	const (
-		configToken = "civo-config-token-7f3a9b"
-		envToken    = "civo-env-token-2c8e1d"
-	)
-	moduletest.TokenSecret[*clusterv1.CivoKubernetesClusterStackInput, *civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "token",
-		Tokens: []string{configToken, envToken}, Input: func() *clusterv1.CivoKubernetesClusterStackInput { return stackInput() },
-		Run: runResources, Opts: mockrun.Options{State: clusterState},
-	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
-		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
-		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
-		{Name: "CIVO_TOKEN when there is no config", Env: envToken, Want: envToken},
-		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			Env: envToken, Want: configToken},
+	token := moduletest.TokenSecret{EnvVar: "CIVO_TOKEN", Type: providerType, Key: "token", Opts: mockrun.Options{State: clusterState}}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
+		{Name: "CIVO_TOKEN when the config has none", Config: &civov1.CivoProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "CIVO_TOKEN when there is no config", Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken},
+			Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 	t.Run("no token anywhere leaves it to the provider", func(t *testing.T) {
-		isolateEnv(t)
-		p := runResources(t, stackInput(), mockrun.Options{})
+		p := stack.Run(t, mockrun.Options{})
 		if got, ok := moduletest.MustFind(t, p, providerType, name).Inputs["token"]; ok {
 			t.Errorf("provider token = %#v, want none sent", got)
 		}
@@ -582,32 +497,23 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 		name   string
 		config *civov1.CivoProviderConfig
 		env    string
-		want   any // nil: not sent
+		want   any
 	}{
 		{name: "CIVO_API_URL", env: "https://api.civo.example/", want: "https://api.civo.example/"},
 		{name: "the config's api_url", config: &civov1.CivoProviderConfig{ApiToken: "config-token", ApiUrl: "https://config.civo.example/"},
 			want: "https://config.civo.example/"},
 		{name: "the config's api_url over CIVO_API_URL", config: &civov1.CivoProviderConfig{ApiToken: "config-token", ApiUrl: "https://config.civo.example/"},
 			env: "https://env.civo.example/", want: "https://config.civo.example/"},
-		{name: "neither leaves the provider's default"},
+		{name: "neither leaves the provider's default", want: moduletest.Absent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
+			stack.Isolate(t)
 			t.Setenv("CIVO_API_URL", tt.env)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.RunInput(t, stack.Input(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.ProviderConfig = tt.config
 			}), mockrun.Options{})
-			got, sent := moduletest.MustFind(t, p, providerType, name).Inputs["apiEndpoint"]
-			if tt.want == nil {
-				if sent {
-					t.Errorf("provider apiEndpoint = %#v, want none sent", got)
-				}
-				return
-			}
-			if got != tt.want {
-				t.Errorf("provider apiEndpoint = %#v, want %q", got, tt.want)
-			}
+			moduletest.AssertInputs(t, moduletest.MustFind(t, p, providerType, name).Inputs, map[string]any{"apiEndpoint": tt.want})
 		})
 	}
 }
@@ -615,9 +521,9 @@ func TestResourcesSetsTheProviderAPIEndpointFromConfigOrCIVO_API_URL(t *testing.
 func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t *testing.T) {
 	const token = "civo-token-never-in-errors-5d1e"
 	type input = *clusterv1.CivoKubernetesClusterStackInput
-	moduletest.InputRejects[input]{Resources: module.Resources, Token: token, Setup: isolateEnv,
+	moduletest.InputRejects[input]{Resources: module.Resources, Token: token, Setup: stack.Isolate,
 		Valid: func() input {
-			return stackInput(func(in input) { in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token} })
+			return stack.Input(func(in input) { in.ProviderConfig = &civov1.CivoProviderConfig{ApiToken: token} })
 		},
 	}.Check(t, []moduletest.InvalidInput[input]{
 		{Name: "a pool without nodes", Field: "target.spec.default_node_pool.node_count",
@@ -634,8 +540,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 }
 
 func TestResourcesMakesEveryChildAnswerToTheURNItHadAtTheStackRoot(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	for _, typ := range []string{providerType, firewallType, clusterType} {
 		t.Run(typ, func(t *testing.T) {
 			moduletest.AssertRootAlias(t, moduletest.MustFind(t, p, typ, name))
@@ -694,7 +599,7 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
+			stack.Isolate(t)
 			var got *module.Cluster
 			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 				opts, err := tt.opts(ctx)
@@ -714,20 +619,8 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 				t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 			}
 			cl := moduletest.MustFind(t, p, clusterType, component)
-			if v := cl.Inputs["networkId"]; v != tt.wantNetwork {
-				t.Errorf("cluster networkId = %v, want %v", v, tt.wantNetwork)
-			}
-			if v := cl.Inputs["firewallId"]; v != tt.wantFirewalls {
-				t.Errorf("cluster firewallId = %v, want %v", v, tt.wantFirewalls)
-			}
-			fws := p.OfType(firewallType)
-			if tt.wantFirewall {
-				if len(fws) != 1 || fws[0].Inputs["networkId"] != tt.wantNetwork {
-					t.Errorf("firewalls %v, want one on network %v", fws, tt.wantNetwork)
-				}
-			} else if len(fws) != 0 {
-				t.Errorf("registered %d firewalls, want none", len(fws))
-			}
+			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"networkId": tt.wantNetwork, "firewallId": tt.wantFirewalls})
+			assertCreatedFirewall(t, p, tt.wantFirewall, tt.wantNetwork)
 			if tt.networkDepOn != "" {
 				deps := moduletest.PropertyDependencies(cl, "networkId")
 				if len(deps) != 1 || mockrun.ShortURN(deps[0]) != tt.networkDepOn {
@@ -740,8 +633,22 @@ func TestNewTakesTheNetworkAndFirewallFromOptionsInsteadOfTheSpec(t *testing.T) 
 	}
 }
 
+// assertCreatedFirewall checks that New created one firewall, on network, when want, and none
+// otherwise.
+func assertCreatedFirewall(t *testing.T, p *mockrun.Result, want bool, network any) {
+	t.Helper()
+	fws := p.OfType(firewallType)
+	if want {
+		if len(fws) != 1 || fws[0].Inputs["networkId"] != network {
+			t.Errorf("firewalls %v, want one on network %v", fws, network)
+		}
+	} else if len(fws) != 0 {
+		t.Errorf("registered %d firewalls, want none", len(fws))
+	}
+}
+
 func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
-	isolateEnv(t)
+	stack.Isolate(t)
 	spec := newSpecWithoutReferences()
 	spec.ApiServerAllowedCidrs = []string{"203.0.113.0/24"}
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
@@ -761,19 +668,14 @@ func TestNewWithAFirewallOptionStillRejectsAPIServerAllowedCIDRs(t *testing.T) {
 }
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
-	isolateEnv(t)
-	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-		shared, err := civo.NewProvider(ctx, "shared", &civo.ProviderArgs{Region: pulumi.String("lon1")})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "alpha", newSpecWithoutReferences(),
+	stack.Isolate(t)
+	p := moduletest.RunWithProvider(t, mockrun.Options{}, func(ctx *pulumi.Context, name string) (*civo.Provider, error) {
+		return civo.NewProvider(ctx, name, &civo.ProviderArgs{Region: pulumi.String("lon1")})
+	}, func(ctx *pulumi.Context, shared *civo.Provider) error {
+		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(),
 			module.WithProvider(shared), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
-	}, mockrun.Options{})
-	if err != nil {
-		t.Fatalf("New() error = %v", err)
-	}
+	})
 	moduletest.AssertProviders(t, p, providerType, "shared")
 	for _, typ := range []string{firewallType, clusterType} {
 		moduletest.AssertProvider(t, moduletest.MustFind(t, p, typ, "alpha"), providerType+"::shared")
@@ -781,7 +683,7 @@ func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
 }
 
 func TestNewWithoutMetadataDerivesTagsFromTheComponentName(t *testing.T) {
-	isolateEnv(t)
+	stack.Isolate(t)
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		_, err := module.New(ctx, "alpha", newSpecWithoutReferences(), module.WithNetworkID(pulumi.String("net-opt")))
 		return err
@@ -802,16 +704,17 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 		{Name: "an upper-case cluster name", Field: "cluster_name",
 			Edit: func(s *clusterv1.CivoKubernetesClusterSpec) { s.ClusterName = "Prod" }},
 	}
-	newRejects.Run(t, tests)
+	moduletest.NewRejects[*clusterv1.CivoKubernetesClusterSpec, module.Option, *module.Cluster]{
+		Kind: "CivoKubernetesCluster", Name: "alpha", New: module.New, Valid: minimalSpec, Setup: stack.Isolate,
+	}.Run(t, tests)
 }
 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
 	for _, tt := range moduletest.Protections() {
 		t.Run(tt.Name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.DeletionProtection = tt.Value
-			}), mockrun.Options{})
+			})
 			moduletest.AssertProtection(t, p, clusterType, tt.Protect)
 		})
 	}
@@ -833,8 +736,8 @@ func TestTalosClustersLeaveTheirVersionAloneAfterCreationSoASecondUpdateWorks(t 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			stack.Isolate(t)
+			in := stack.Input(func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.ClusterType, in.Target.Spec.KubernetesVersion = tt.clusterType, tt.version
 			})
 			// Twice: the second run stands for the update after the provider read back its own
@@ -846,7 +749,7 @@ func TestTalosClustersLeaveTheirVersionAloneAfterCreationSoASecondUpdateWorks(t 
 				return resource.NewPropertyMapFromMap(map[string]any{"kubernetesVersion": "1.30.5"})
 			}
 			for run := 0; run < 2; run++ {
-				p := runResources(t, in, mockrun.Options{State: readBack})
+				p := stack.RunInput(t, in, mockrun.Options{State: readBack})
 				got := moduletest.MustFind(t, p, clusterType, name).IgnoreChanges
 				if len(got) == 0 {
 					got = nil
@@ -868,11 +771,10 @@ func TestACivoClusterWithoutANetworkLeavesItToTheProviderWhichUsesTheRegionsDefa
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *clusterv1.CivoKubernetesClusterStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *clusterv1.CivoKubernetesClusterStackInput) {
 				in.Target.Spec.Network = nil
 				in.Target.Spec.Firewall = tt.firewall
-			}), mockrun.Options{})
+			})
 			for _, typ := range tt.want {
 				// The Civo provider, as the civo CLI, asks Civo for the region's default network
 				// when it is given none (terraform-provider-civo's GetDefaultNetwork).

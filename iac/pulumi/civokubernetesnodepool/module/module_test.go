@@ -35,8 +35,6 @@ const (
 	name         = "prod-fra1-gpu"
 	poolName     = "gpu"
 	clusterID    = "cl-5e2b7a90"
-	componentRef = componentType + "::" + name
-	providerRef  = providerType + "::" + name
 	clusterStack = "organization/civokubernetescluster/prod-fra1"
 )
 
@@ -57,53 +55,20 @@ func minimalSpec() *nodepoolv1.CivoKubernetesNodePoolSpec {
 	}
 }
 
-func stackInput(edit ...func(*nodepoolv1.CivoKubernetesNodePoolStackInput)) *nodepoolv1.CivoKubernetesNodePoolStackInput {
-	target := moduletest.Target[nodepoolv1.CivoKubernetesNodePool]("civo.clusterplane.dev/v1", "CivoKubernetesNodePool", name, minimalSpec())
-	return moduletest.Input[nodepoolv1.CivoKubernetesNodePoolStackInput](target, edit...)
-}
-
-// newRejects checks New against invalid specs.
-var newRejects = moduletest.NewRejects[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option, *module.NodePool]{
-	Kind: "CivoKubernetesNodePool", Name: "pool", New: module.New, Valid: minimalSpec, Setup: isolateEnv,
-}
-
-// isolateEnv clears the variables the provider falls back to, so the host's cannot leak in.
-func isolateEnv(t *testing.T) {
-	t.Helper()
-	moduletest.ClearEnv(t, "CIVO_TOKEN", "CIVO_API_URL")
-}
-
-func resourcesBody(in *nodepoolv1.CivoKubernetesNodePoolStackInput) pulumi.RunFunc {
-	return func(ctx *pulumi.Context) error { return module.Resources(ctx, in) }
-}
-
-// runResources runs the stack program's body on in and fails the test on an error.
-func runResources(t *testing.T, in *nodepoolv1.CivoKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	return moduletest.RunResources(t, module.Resources, in, opts)
+// stack runs the stack program on the minimal manifest; Isolate clears the variables the provider
+// falls back to.
+var stack = moduletest.Stack[*nodepoolv1.CivoKubernetesNodePoolStackInput, *nodepoolv1.CivoKubernetesNodePoolSpec]{
+	APIVersion: "civo.clusterplane.dev/v1", Kind: "CivoKubernetesNodePool", Name: name, Spec: minimalSpec,
+	Resources: module.Resources, Env: []string{"CIVO_TOKEN", "CIVO_API_URL"},
 }
 
 func TestResourcesRegistersExactlyAProviderAComponentAndANodePool(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
-
-	moduletest.AssertEqual(t, "registered resources", moduletest.Registered(p), []string{
-		componentRef,
-		nodePoolType + "::" + name,
-		providerRef,
-	})
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, name), moduletest.StackRoot)
-	for _, typ := range []string{providerType, nodePoolType} {
-		moduletest.AssertParent(t, moduletest.MustFind(t, p, typ, name), componentRef)
-	}
-	moduletest.AssertProvider(t, moduletest.MustFind(t, p, nodePoolType, name), providerRef)
+	p := stack.Run(t, mockrun.Options{})
+	stack.AssertTree(t, p, componentType, providerType, nodePoolType)
 }
 
 func TestResourcesPutsThePoolAndItsProviderInThePoolsRegion(t *testing.T) {
-	moduletest.EachRegion(t, isolateEnv, func(t *testing.T, region string) {
-		p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-			in.Target.Spec.Region = region
-		}), mockrun.Options{})
+	stack.EachRegion(t, func(t *testing.T, region string, p *mockrun.Result) {
 		moduletest.AssertEqual(t, "provider inputs", moduletest.MustFind(t, p, providerType, name).Inputs,
 			map[string]any{"civoRegion": region})
 		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["region"]; got != region {
@@ -130,84 +95,54 @@ func TestResourcesSendsEveryPoolArgumentExactly(t *testing.T) {
 			edit: func(s *nodepoolv1.CivoKubernetesNodePoolSpec) {
 				s.NodeCount = 3
 				s.Labels = map[string]string{"workload": "gpu", "example.com/accelerator": "a100"}
-				s.Taints = []*sharedv1.Taint{
-					{Key: "nvidia.com/gpu", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "spot", Value: "true", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "nvidia.com/gpu", Value: "drain", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				s.Taints = moduletest.Taints()
 				s.PublicIpNodePool = true
 			},
 			want: map[string]any{
 				"clusterId": clusterID, "nodePoolName": poolName, "region": "fra1", "size": "g4s.kube.large", "nodeCount": 3.0,
-				"autoScale": false,
-				"labels":    map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
-				"taints": []any{
-					map[string]any{"key": "nvidia.com/gpu", "value": "", "effect": "NoSchedule"},
-					map[string]any{"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "nvidia.com/gpu", "value": "drain", "effect": "NoExecute"},
-				},
+				"autoScale":        false,
+				"labels":           map[string]any{"workload": "gpu", "example.com/accelerator": "a100"},
+				"taints":           moduletest.TaintInputs(),
 				"publicIpNodePool": true,
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				if tt.edit != nil {
 					tt.edit(in.Target.Spec)
 				}
-			}), mockrun.Options{})
+			})
 			moduletest.AssertEqual(t, "node pool inputs", moduletest.MustFind(t, p, nodePoolType, name).Inputs, tt.want)
 		})
 	}
 }
 
 func TestResourcesSendsTheNodeCountAndAutoScaleForThePluginToUpdateAndIgnoresNothing(t *testing.T) {
-	tests := []struct {
-		name      string
-		autoScale bool
-		nodeCount int32
-		minNodes  int32
-		maxNodes  int32
-	}{
-		// The plugin updates the count in place; with autoScale it leaves the count to the
-		// autoscaler (iac/pulumi/civokubernetesnodepool/poolresource's Diff), so the module ignores nothing itself.
-		{name: "without auto_scale", nodeCount: 2},
-		{name: "with auto_scale", autoScale: true, nodeCount: 2, minNodes: 1, maxNodes: 5},
-		{name: "with auto_scale and fixed bounds", autoScale: true, nodeCount: 3, minNodes: 3, maxNodes: 3},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				s := in.Target.Spec
-				s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = tt.autoScale, tt.nodeCount, tt.minNodes, tt.maxNodes
-			}), mockrun.Options{})
-			pool := moduletest.MustFind(t, p, nodePoolType, name)
-			if len(pool.IgnoreChanges) != 0 {
-				t.Errorf("node pool ignoreChanges = %v, want none", pool.IgnoreChanges)
+	type spec = nodepoolv1.CivoKubernetesNodePoolSpec
+	// The plugin updates the count in place; with autoScale it leaves the count to the
+	// autoscaler (iac/pulumi/civokubernetesnodepool/poolresource's Diff), so the module ignores nothing itself.
+	stack.Sends(t, nodePoolType, []moduletest.SpecCase[*spec]{
+		{Name: "without auto_scale", Edit: func(s *spec) { s.NodeCount = 2 },
+			Want: map[string]any{"nodeCount": 2, "autoScale": false}},
+		{Name: "with auto_scale", Edit: func(s *spec) { s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = true, 2, 1, 5 },
+			Want: map[string]any{"nodeCount": 2, "autoScale": true}},
+		{Name: "with auto_scale and fixed bounds", Edit: func(s *spec) { s.AutoScale, s.NodeCount, s.MinNodes, s.MaxNodes = true, 3, 3, 3 },
+			Want: map[string]any{"nodeCount": 3, "autoScale": true}},
+	}, func(t *testing.T, pool mockrun.Resource) {
+		// Civo keeps no bounds on a pool (the autoscaler's --nodes flag does): none are sent.
+		for key := range pool.Inputs {
+			lower := strings.ToLower(key)
+			if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
+				t.Errorf("node pool has input %q, want no min/max inputs", key)
 			}
-			if v := pool.Inputs["nodeCount"]; v != float64(tt.nodeCount) {
-				t.Errorf("node pool nodeCount = %#v, want %d", v, tt.nodeCount)
-			}
-			if v := pool.Inputs["autoScale"]; v != tt.autoScale {
-				t.Errorf("node pool autoScale = %#v, want %v", v, tt.autoScale)
-			}
-			// Civo keeps no bounds on a pool (the autoscaler's --nodes flag does): none are sent.
-			for key := range pool.Inputs {
-				lower := strings.ToLower(key)
-				if strings.Contains(lower, "min") || strings.Contains(lower, "max") {
-					t.Errorf("node pool has input %q, want no min/max inputs", key)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	if refs := p.OfType(mockrun.StackReferenceType); len(refs) != 0 {
 		t.Errorf("registered stack references %v, want none", moduletest.Registered(p))
 	}
@@ -217,55 +152,35 @@ func TestResourcesTakesALiteralClusterIDWithoutAStackReference(t *testing.T) {
 }
 
 func TestResourcesReadsTheClusterIDFromTheClusterStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		ref       *sharedv1.StringValueOrRef
-		config    map[string]string
-		wantStack string
-		outputs   map[string]any
-		want      string
-	}{
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: name + "-cluster", Component: componentType}, []moduletest.RefCase{
 		{
-			name:      "the cluster_id output of the conventional stack by default",
-			ref:       clusterRef(),
-			wantStack: clusterStack,
-			outputs:   map[string]any{"cluster_id": "cl-from-stack", "network_id": "wrong"},
-			want:      "cl-from-stack",
+			Name:    "the cluster_id output of the conventional stack by default",
+			Ref:     clusterRef(),
+			Stack:   clusterStack,
+			Outputs: map[string]any{"cluster_id": "cl-from-stack", "network_id": "wrong"},
+			Want:    "cl-from-stack",
 		},
 		{
-			name: "the output a field path names",
-			ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
+			Name: "the output a field path names",
+			Ref: sharedv1.StringValueFrom(&sharedv1.ValueFromRef{Kind: "CivoKubernetesCluster", Name: "prod", Env: "fra1",
 				FieldPath: "status.outputs.network_id"}),
-			wantStack: clusterStack,
-			outputs:   map[string]any{"cluster_id": "wrong", "network_id": "cl-blue"},
-			want:      "cl-blue",
+			Stack:   clusterStack,
+			Outputs: map[string]any{"cluster_id": "wrong", "network_id": "cl-blue"},
+			Want:    "cl-blue",
 		},
 		{
-			name:      "in the configured organization",
-			ref:       clusterRef(),
-			config:    map[string]string{"clusterplane:stackReferenceOrganization": "acme"},
-			wantStack: "acme/civokubernetescluster/prod-fra1",
-			outputs:   map[string]any{"cluster_id": "cl-acme"},
-			want:      "cl-acme",
+			Name:    "in the configured organization",
+			Ref:     clusterRef(),
+			Config:  map[string]string{"clusterplane:stackReferenceOrganization": "acme"},
+			Stack:   "acme/civokubernetescluster/prod-fra1",
+			Outputs: map[string]any{"cluster_id": "cl-acme"},
+			Want:    "cl-acme",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
-				in.Target.Spec.Cluster = tt.ref
-			}), mockrun.Options{Config: tt.config, Stacks: map[string]map[string]any{tt.wantStack: tt.outputs}})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster")
-			if got := ref.Inputs["name"]; got != tt.wantStack {
-				t.Errorf("stack reference name = %v, want %q", got, tt.wantStack)
-			}
-			moduletest.AssertParent(t, ref, componentRef)
-			if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.want {
-				t.Errorf("node pool clusterId = %#v, want %q", got, tt.want)
-			}
-		})
-	}
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		if got := moduletest.MustFind(t, p, nodePoolType, name).Inputs["clusterId"]; got != tt.Want {
+			t.Errorf("node pool clusterId = %#v, want %q", got, tt.Want)
+		}
+	})
 }
 
 func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *testing.T) {
@@ -279,33 +194,20 @@ func TestResourcesFailsNamingTheStackAndTheOutputWhenTheClusterStackLacksIt(t *t
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-			_, err := mockrun.Run(resourcesBody(in), mockrun.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
-			if err == nil {
-				t.Fatal("mockrun.Run() = nil, want an error naming the stack and the output")
-			}
-			for _, want := range []string{`"` + clusterStack + `"`, `"cluster_id"`} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error does not name %s: %v", want, err)
-				}
-			}
+			stack.Isolate(t)
+			in := stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+			_, err := stack.RunErr(in, mockrun.Options{Stacks: map[string]map[string]any{clusterStack: tt.outputs}})
+			moduletest.AssertMissingOutput(t, err, clusterStack, "cluster_id")
 		})
 	}
 }
 
 func TestResourcesInAPreviewWithoutTheClusterStackLeavesTheClusterIDUnknown(t *testing.T) {
-	isolateEnv(t)
-	in := stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
-	p := runResources(t, in, mockrun.Options{Preview: true})
+	stack.Isolate(t)
+	in := stack.Input(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) { in.Target.Spec.Cluster = clusterRef() })
+	p := stack.RunInput(t, in, mockrun.Options{Preview: true})
 
-	pool := moduletest.MustFind(t, p, nodePoolType, name)
-	if v := pool.RawInputs["clusterId"]; !v.IsComputed() {
-		t.Errorf("preview node pool clusterId = %v, want unknown", v)
-	}
-	if got := pool.Inputs["clusterId"]; got != "[unknown]" {
-		t.Errorf("preview node pool clusterId renders %#v, want [unknown]", got)
-	}
+	moduletest.AssertUnknown(t, moduletest.MustFind(t, p, nodePoolType, name), "clusterId")
 	if got := moduletest.MustFind(t, p, mockrun.StackReferenceType, name+"-cluster").Inputs["name"]; got != clusterStack {
 		t.Errorf("stack reference name = %v, want %q", got, clusterStack)
 	}
@@ -322,8 +224,7 @@ func poolState(typ, _ string, _ resource.PropertyMap) resource.PropertyMap {
 }
 
 func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{State: poolState})
+	p := stack.Run(t, mockrun.Options{State: poolState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{"instance_names", "node_pool_id"})
 
 	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
@@ -343,19 +244,12 @@ func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
 }
 
 func TestResourcesGivesTheProviderTheTokenOnlyAsASecret(t *testing.T) {
-	const (
-		configToken = "civo-config-token-9a4c2f"
-		envToken    = "civo-env-token-6b1d3e"
-	)
-	moduletest.TokenSecret[*nodepoolv1.CivoKubernetesNodePoolStackInput, *civov1.CivoProviderConfig]{
-		EnvVar: "CIVO_TOKEN", Setup: isolateEnv, Type: providerType, Name: name, Key: "civoToken",
-		Tokens: []string{configToken, envToken}, Input: func() *nodepoolv1.CivoKubernetesNodePoolStackInput { return stackInput() },
-		Run: runResources, Opts: mockrun.Options{State: poolState},
-	}.Check(t, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
-		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: configToken}, Want: configToken},
-		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: envToken, Want: envToken},
-		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: configToken},
-			Env: envToken, Want: configToken},
+	token := moduletest.TokenSecret{EnvVar: "CIVO_TOKEN", Type: providerType, Key: "civoToken", Opts: mockrun.Options{State: poolState}}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[*civov1.CivoProviderConfig]{
+		{Name: "the provider config's token", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
+		{Name: "CIVO_TOKEN when the config is empty", Config: &civov1.CivoProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
+		{Name: "the config's token over CIVO_TOKEN", Config: &civov1.CivoProviderConfig{ApiToken: moduletest.ConfigToken},
+			Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 }
 
@@ -364,8 +258,8 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 	spec := func(edit func(*nodepoolv1.CivoKubernetesNodePoolSpec)) func(input) {
 		return func(in input) { edit(in.Target.Spec) }
 	}
-	moduletest.InputRejects[input]{Resources: module.Resources, Setup: isolateEnv,
-		Valid: func() input { return stackInput() },
+	moduletest.InputRejects[input]{Resources: module.Resources, Setup: stack.Isolate,
+		Valid: func() input { return stack.Input() },
 	}.Check(t, []moduletest.InvalidInput[input]{
 		{Name: "a pool without nodes", Field: "target.spec.node_count", RuleID: "int32.gte_lte",
 			Edit: spec(func(s *nodepoolv1.CivoKubernetesNodePoolSpec) { s.NodeCount = 0 })},
@@ -381,8 +275,7 @@ func TestResourcesRejectsAnInvalidStackInputNamingTheFieldAndRegistersNothing(t 
 }
 
 func TestResourcesMakesEveryChildAnswerToTheURNsItHadAtTheStackRootAndAsTheCivoProvidersResource(t *testing.T) {
-	isolateEnv(t)
-	p := runResources(t, stackInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	for typ, old := range map[string]string{
 		providerType: "pulumi:providers:civo",
 		nodePoolType: "civo:index/kubernetesNodePool:KubernetesNodePool",
@@ -415,7 +308,7 @@ func poolSpecWithoutCluster(region string) *nodepoolv1.CivoKubernetesNodePoolSpe
 }
 
 func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
-	isolateEnv(t)
+	stack.Isolate(t)
 	regions := map[string]string{"alpha": "fra1", "beta": "lon1"}
 	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
 		for _, c := range []string{"alpha", "beta"} {
@@ -466,19 +359,14 @@ func TestNewJoinsEachPoolToItsOwnClusterInOneProgram(t *testing.T) {
 }
 
 func TestNewWithAProviderUsesItAndCreatesNone(t *testing.T) {
-	isolateEnv(t)
-	p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error {
-		shared, err := clusterplane.NewProvider(ctx, "shared", &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
+	stack.Isolate(t)
+	p := moduletest.RunWithProvider(t, mockrun.Options{}, func(ctx *pulumi.Context, name string) (*clusterplane.Provider, error) {
+		return clusterplane.NewProvider(ctx, name, &clusterplane.ProviderArgs{CivoRegion: pulumi.StringPtr("fra1")})
+	}, func(ctx *pulumi.Context, shared *clusterplane.Provider) error {
+		_, err := module.New(ctx, "pool", poolSpecWithoutCluster("fra1"),
 			module.WithProvider(shared), module.WithClusterID(pulumi.String(clusterID)))
 		return err
-	}, mockrun.Options{})
-	if err != nil {
-		t.Fatalf("New() error = %v", err)
-	}
+	})
 	moduletest.AssertProviders(t, p, providerType, "shared")
 	pool := moduletest.MustFind(t, p, nodePoolType, "pool")
 	moduletest.AssertProvider(t, pool, providerType+"::shared")
@@ -523,7 +411,9 @@ func TestNewWithAnInvalidSpecReturnsTheSpecRelativeFieldPathAndRegistersNothing(
 			},
 			Opts: []module.Option{module.WithClusterID(pulumi.String(clusterID))}},
 	}
-	newRejects.Run(t, tests)
+	moduletest.NewRejects[*nodepoolv1.CivoKubernetesNodePoolSpec, module.Option, *module.NodePool]{
+		Kind: "CivoKubernetesNodePool", Name: "pool", New: module.New, Valid: minimalSpec, Setup: stack.Isolate,
+	}.Run(t, tests)
 }
 
 func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
@@ -538,10 +428,9 @@ func TestResourcesBoundsThePluginsWaitsByTheManifestsTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			isolateEnv(t)
-			p := runResources(t, stackInput(func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
+			p := stack.Run(t, mockrun.Options{}, func(in *nodepoolv1.CivoKubernetesNodePoolStackInput) {
 				in.Target.Spec.WaitTimeoutMinutes = tt.minutes
-			}), mockrun.Options{})
+			})
 			got := moduletest.MustFind(t, p, nodePoolType, name).Request.GetCustomTimeouts()
 			if got.GetCreate() != tt.want.GetCreate() || got.GetUpdate() != tt.want.GetUpdate() || got.GetDelete() != tt.want.GetDelete() {
 				t.Errorf("custom timeouts = %v, want %v", got, tt.want)

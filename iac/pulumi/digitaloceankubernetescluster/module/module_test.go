@@ -31,12 +31,6 @@ const (
 	rawKubeconfig = "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n    token: kube-token\n"
 )
 
-// minimalInput is the smallest valid stack input: a fixed pool of three in the default VPC.
-func minimalInput() *v1.DigitalOceanKubernetesClusterStackInput {
-	return moduletest.Input[v1.DigitalOceanKubernetesClusterStackInput](moduletest.Target[v1.DigitalOceanKubernetesCluster](
-		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesCluster", "prod-fra1", minimalSpec("prod-fra1")))
-}
-
 func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 	return &v1.DigitalOceanKubernetesClusterSpec{
 		ClusterName:       clusterName,
@@ -44,6 +38,14 @@ func minimalSpec(clusterName string) *v1.DigitalOceanKubernetesClusterSpec {
 		KubernetesVersion: "1.31.1-do.5",
 		DefaultNodePool:   &v1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 3},
 	}
+}
+
+// stack runs the stack program on the minimal manifest, a fixed pool of three in the default
+// VPC, answering with cloudState unless a run's options name their own.
+var stack = moduletest.Stack[*v1.DigitalOceanKubernetesClusterStackInput, *v1.DigitalOceanKubernetesClusterSpec]{
+	APIVersion: "digitalocean.clusterplane.dev/v1", Kind: "DigitalOceanKubernetesCluster", Name: "prod-fra1",
+	Resources: module.Resources, State: cloudState,
+	Spec: func() *v1.DigitalOceanKubernetesClusterSpec { return minimalSpec("prod-fra1") },
 }
 
 // cloudState is what DigitalOcean computes for a cluster after creation.
@@ -61,40 +63,12 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	})
 }
 
-// run deploys input with module.Resources under mocks (answering with cloudState unless opts
-// has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesClusterStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	if opts.State == nil {
-		opts.State = cloudState
-	}
-	return moduletest.RunResources(t, module.Resources, input, opts)
-}
-
 func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
-
-	want := []string{
-		componentType + "::prod-fra1",
-		clusterType + "::prod-fra1",
-		providerType + "::prod-fra1",
-	}
-	if got := moduletest.Registered(p); !slices.Equal(got, want) {
-		t.Fatalf("registered %v, want %v", got, want)
-	}
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "prod-fra1"), moduletest.StackRoot)
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "prod-fra1"), componentType+"::prod-fra1")
-	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
-	moduletest.AssertParent(t, cl, componentType+"::prod-fra1")
-	moduletest.AssertProvider(t, cl, providerType+"::prod-fra1")
-	if len(cl.IgnoreChanges) != 0 {
-		t.Errorf("cluster ignoreChanges = %v, want none without auto_upgrade or auto_scale", cl.IgnoreChanges)
-	}
-	if len(cl.DependsOn) != 0 {
-		t.Errorf("cluster dependsOn = %v, want none without a vpc reference", cl.DependsOn)
-	}
+	p := stack.Run(t, mockrun.Options{})
+	stack.AssertTree(t, p, componentType, providerType, clusterType)
 	tags := []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:prod-fra1"}
-	wantInputs := map[string]any{
+	// Without auto_upgrade, auto_scale or a vpc reference.
+	moduletest.AssertMinimal(t, moduletest.MustFind(t, p, clusterType, "prod-fra1"), map[string]any{
 		"name":                          "prod-fra1",
 		"region":                        "fra1",
 		"version":                       "1.31.1-do.5",
@@ -114,117 +88,105 @@ func TestMinimalClusterRegistersExactlyProviderComponentAndClusterUnderTheStack(
 			"taints":    []any{},
 			"tags":      tags,
 		},
-	}
-	if got, want := moduletest.JSON(cl.Inputs), moduletest.JSON(wantInputs); got != want {
-		t.Errorf("cluster inputs\n got: %s\nwant: %s", got, want)
-	}
+	})
 }
 
 func TestClusterArguments(t *testing.T) {
 	type spec = v1.DigitalOceanKubernetesClusterSpec
-	tests := []struct {
-		name   string
-		mutate func(*spec)
-		want   map[string]any
-	}{
-		{"ha is sent as false when the cluster is not highly available",
-			func(*spec) {}, map[string]any{"ha": false}},
-		{"ha is sent as true when the cluster is highly available",
-			func(s *spec) { s.HighlyAvailable = true }, map[string]any{"ha": true}},
-		{"surge upgrade is on unless disabled",
-			func(*spec) {}, map[string]any{"surgeUpgrade": true}},
-		{"disable_surge_upgrade turns surge upgrade off",
-			func(s *spec) { s.DisableSurgeUpgrade = true }, map[string]any{"surgeUpgrade": false}},
-		{"auto_upgrade is sent",
-			func(s *spec) { s.AutoUpgrade = true }, map[string]any{"autoUpgrade": true}},
-		{"a maintenance window is sent as a policy of day and start time",
-			func(s *spec) {
+	stack.Sends(t, clusterType, []moduletest.SpecCase[*spec]{
+		{Name: "ha is sent as false when the cluster is not highly available",
+			Edit: func(*spec) {}, Want: map[string]any{"ha": false}},
+		{Name: "ha is sent as true when the cluster is highly available",
+			Edit: func(s *spec) { s.HighlyAvailable = true }, Want: map[string]any{"ha": true}},
+		{Name: "surge upgrade is on unless disabled",
+			Edit: func(*spec) {}, Want: map[string]any{"surgeUpgrade": true}},
+		{Name: "disable_surge_upgrade turns surge upgrade off",
+			Edit: func(s *spec) { s.DisableSurgeUpgrade = true }, Want: map[string]any{"surgeUpgrade": false}},
+		{Name: "auto_upgrade is sent",
+			Edit: func(s *spec) { s.AutoUpgrade = true }, Want: map[string]any{"autoUpgrade": true},
+			IgnoreChanges: []string{"version"}},
+		{Name: "a maintenance window is sent as a policy of day and start time",
+			Edit: func(s *spec) {
 				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
 					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_sunday, StartTime: "03:00"}
 			},
-			map[string]any{"maintenancePolicy": map[string]any{"day": "sunday", "startTime": "03:00"}}},
-		{"the maintenance day any is sent as any",
-			func(s *spec) {
+			Want: map[string]any{"maintenancePolicy": map[string]any{"day": "sunday", "startTime": "03:00"}}},
+		{Name: "the maintenance day any is sent as any",
+			Edit: func(s *spec) {
 				s.MaintenanceWindow = &v1.DigitalOceanKubernetesClusterMaintenanceWindow{
 					Day: v1.DigitalOceanKubernetesClusterMaintenanceDay_any, StartTime: "23:30"}
 			},
-			map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
+			Want: map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "23:30"}}},
 		// An unsent policy keeps the old window (Optional and Computed): removing the field must
 		// move it to the documented default instead.
-		{"no maintenance window sends the default window, any day at 00:00",
-			func(*spec) {}, map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "00:00"}}},
-		{"allowed addresses turn the control-plane firewall on with them",
-			func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
-			map[string]any{"controlPlaneFirewall": map[string]any{
+		{Name: "no maintenance window sends the default window, any day at 00:00",
+			Edit: func(*spec) {}, Want: map[string]any{"maintenancePolicy": map[string]any{"day": "any", "startTime": "00:00"}}},
+		{Name: "allowed addresses turn the control-plane firewall on with them",
+			Edit: func(s *spec) { s.ControlPlaneFirewallAllowedAddresses = []string{"203.0.113.7", "198.51.100.0/24"} },
+			Want: map[string]any{"controlPlaneFirewall": map[string]any{
 				"enabled": true, "allowedAddresses": []string{"203.0.113.7", "198.51.100.0/24"}}}},
 		// Emptying the list must turn the firewall off: an omitted block keeps the old one.
-		{"no allowed addresses turn the control-plane firewall off explicitly",
-			func(*spec) {}, map[string]any{"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []string{}}}},
-		{"absent GPU and routing components keep DigitalOcean's defaults",
-			func(*spec) {}, map[string]any{"routingAgent": moduletest.Absent, "nvidiaGpuDevicePlugin": moduletest.Absent,
+		{Name: "no allowed addresses turn the control-plane firewall off explicitly",
+			Edit: func(*spec) {}, Want: map[string]any{"controlPlaneFirewall": map[string]any{"enabled": false, "allowedAddresses": []string{}}}},
+		{Name: "absent GPU and routing components keep DigitalOcean's defaults",
+			Edit: func(*spec) {}, Want: map[string]any{"routingAgent": moduletest.Absent, "nvidiaGpuDevicePlugin": moduletest.Absent,
 				"amdGpuDevicePlugin": moduletest.Absent, "amdGpuDeviceMetricsExporterPlugin": moduletest.Absent,
 				"rdmaSharedDevicePlugin": moduletest.Absent}},
-		{"GPU and routing components are sent as enabled blocks",
-			func(s *spec) {
+		{Name: "GPU and routing components are sent as enabled blocks",
+			Edit: func(s *spec) {
 				s.RoutingAgent, s.NvidiaGpuDevicePlugin, s.AmdGpuDevicePlugin = proto.Bool(true), proto.Bool(true), proto.Bool(false)
 				s.AmdGpuDeviceMetricsExporterPlugin, s.RdmaSharedDevicePlugin = proto.Bool(false), proto.Bool(true)
 			},
-			map[string]any{"routingAgent": map[string]any{"enabled": true}, "nvidiaGpuDevicePlugin": map[string]any{"enabled": true},
+			Want: map[string]any{"routingAgent": map[string]any{"enabled": true}, "nvidiaGpuDevicePlugin": map[string]any{"enabled": true},
 				"amdGpuDevicePlugin": map[string]any{"enabled": false}, "amdGpuDeviceMetricsExporterPlugin": map[string]any{"enabled": false},
 				"rdmaSharedDevicePlugin": map[string]any{"enabled": true}}},
-		{"autoscaler expanders are sent in order",
-			func(s *spec) {
+		{Name: "autoscaler expanders are sent in order",
+			Edit: func(s *spec) {
 				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{Expanders: []string{"priority", "least-waste"}}
 			},
-			map[string]any{"clusterAutoscalerConfigurations": []any{map[string]any{"expanders": []string{"priority", "least-waste"}}}}},
-		{"an empty default pool name becomes default",
-			func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, map[string]any{"nodePool.name": "default"}},
-		{"a named default pool keeps its name",
-			func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, map[string]any{"nodePool.name": "system"}},
-		{"a fixed-size default pool sends its node count and no autoscaling bounds",
-			func(*spec) {},
-			map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": moduletest.Absent,
+			Want: map[string]any{"clusterAutoscalerConfigurations": []any{map[string]any{"expanders": []string{"priority", "least-waste"}}}}},
+		{Name: "an empty default pool name becomes default",
+			Edit: func(s *spec) { s.DefaultNodePool.NodePoolName = "" }, Want: map[string]any{"nodePool.name": "default"}},
+		{Name: "a named default pool keeps its name",
+			Edit: func(s *spec) { s.DefaultNodePool.NodePoolName = "system" }, Want: map[string]any{"nodePool.name": "system"}},
+		{Name: "a fixed-size default pool sends its node count and no autoscaling bounds",
+			Edit: func(*spec) {},
+			Want: map[string]any{"nodePool.nodeCount": 3, "nodePool.autoScale": moduletest.Absent,
 				"nodePool.minNodes": moduletest.Absent, "nodePool.maxNodes": moduletest.Absent}},
-		{"an autoscaling default pool sends autoScale with min and max nodes",
-			func(s *spec) {
+		{Name: "an autoscaling default pool sends autoScale with min and max nodes",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 2, 3, 5
 			},
-			map[string]any{"nodePool.autoScale": true, "nodePool.minNodes": 2, "nodePool.maxNodes": 5,
-				"nodePool.nodeCount": 3}},
-		{"an autoscaling default pool without a node count sends no node count",
-			func(s *spec) {
+			Want: map[string]any{"nodePool.autoScale": true, "nodePool.minNodes": 2, "nodePool.maxNodes": 5,
+				"nodePool.nodeCount": 3},
+			IgnoreChanges: []string{"nodePool.nodeCount"}},
+		{Name: "an autoscaling default pool without a node count sends no node count",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.AutoScale, p.MinNodes, p.NodeCount, p.MaxNodes = true, 1, 0, 4
 			},
-			map[string]any{"nodePool.nodeCount": moduletest.Absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4}},
-		{"the default pool's size, labels and taints are passed through",
-			func(s *spec) {
+			Want:          map[string]any{"nodePool.nodeCount": moduletest.Absent, "nodePool.minNodes": 1, "nodePool.maxNodes": 4},
+			IgnoreChanges: []string{"nodePool.nodeCount"}},
+		{Name: "the default pool's size, labels and taints are passed through",
+			Edit: func(s *spec) {
 				p := s.DefaultNodePool
 				p.Size = "s-4vcpu-8gb"
 				p.Labels = map[string]string{"workload": "system", "example.com/role": "system"}
-				p.Taints = []*sharedv1.Taint{
-					{Key: "CriticalAddonsOnly", Value: "true", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "example.com/dedicated", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				p.Taints = moduletest.Taints()
 			},
-			map[string]any{
+			Want: map[string]any{
 				"nodePool.size":   "s-4vcpu-8gb",
 				"nodePool.labels": map[string]any{"workload": "system", "example.com/role": "system"},
-				"nodePool.taints": []any{
-					map[string]any{"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"},
-					map[string]any{"key": "example.com/dedicated", "value": "", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
-				},
+				"nodePool.taints": moduletest.TaintInputs(),
 			}},
-		{"a literal vpc is sent as vpcUuid",
-			func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },
-			map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
-		{"no vpc sends no vpcUuid, leaving the region's default VPC",
-			func(*spec) {}, map[string]any{"vpcUuid": moduletest.Absent}},
-		{"optional settings are sent when set",
-			func(s *spec) {
+		{Name: "a literal vpc is sent as vpcUuid",
+			Edit: func(s *spec) { s.Vpc = sharedv1.StringValue("c1a2b3c4-0000-4000-8000-000000000001") },
+			Want: map[string]any{"vpcUuid": "c1a2b3c4-0000-4000-8000-000000000001"}},
+		{Name: "no vpc sends no vpcUuid, leaving the region's default VPC",
+			Edit: func(*spec) {}, Want: map[string]any{"vpcUuid": moduletest.Absent}},
+		{Name: "optional settings are sent when set",
+			Edit: func(s *spec) {
 				s.RegistryIntegration = true
 				s.DestroyAllAssociatedResources = true
 				s.ClusterSubnet, s.ServiceSubnet = "10.244.0.0/16", "10.245.0.0/16"
@@ -232,7 +194,7 @@ func TestClusterArguments(t *testing.T) {
 				s.ClusterAutoscaler = &v1.DigitalOceanKubernetesClusterAutoscaler{
 					ScaleDownUtilizationThreshold: proto.Float64(0.65), ScaleDownUnneededTime: "1h30m"}
 			},
-			map[string]any{
+			Want: map[string]any{
 				"registryIntegration":           true,
 				"destroyAllAssociatedResources": true,
 				"clusterSubnet":                 "10.244.0.0/16",
@@ -241,20 +203,12 @@ func TestClusterArguments(t *testing.T) {
 				"clusterAutoscalerConfigurations": []any{map[string]any{
 					"scaleDownUtilizationThreshold": 0.65, "scaleDownUnneededTime": "1h30m"}},
 			}},
-		{"optional settings left unset are not sent, so the provider's defaults apply",
-			func(*spec) {},
-			map[string]any{"clusterSubnet": moduletest.Absent, "serviceSubnet": moduletest.Absent,
+		{Name: "optional settings left unset are not sent, so the provider's defaults apply",
+			Edit: func(*spec) {},
+			Want: map[string]any{"clusterSubnet": moduletest.Absent, "serviceSubnet": moduletest.Absent,
 				"kubeconfigExpireSeconds":         moduletest.Absent,
 				"clusterAutoscalerConfigurations": moduletest.Absent}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			tt.mutate(input.Target.Spec)
-			p := run(t, input, mockrun.Options{})
-			moduletest.AssertInputs(t, moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs, tt.want)
-		})
-	}
+	})
 }
 
 func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
@@ -271,13 +225,13 @@ func TestClusterIgnoresChangesTheCloudMakesByItself(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Spec.AutoUpgrade = tt.autoUpgrade
 			if tt.autoScale {
 				pool := input.Target.Spec.DefaultNodePool
 				pool.AutoScale, pool.MinNodes, pool.MaxNodes = true, 1, 5
 			}
-			got := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1").IgnoreChanges
+			got := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), clusterType, "prod-fra1").IgnoreChanges
 			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 				t.Errorf("ignoreChanges = %v, want %v", got, tt.want)
 			}
@@ -323,60 +277,49 @@ func TestClusterTagsAreTheDerivedStandardTagsFollowedByUserTags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
+			input := stack.Input()
 			input.Target.Metadata = tt.metadata
 			input.Target.Spec.Tags = tt.tags
 			input.Target.Spec.DefaultNodePool.Tags = tt.poolTags
-			cl := moduletest.MustFind(t, run(t, input, mockrun.Options{}), clusterType, "prod-fra1")
+			cl := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), clusterType, "prod-fra1")
 			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"tags": tt.wantTags, "nodePool.tags": tt.wantPool})
 		})
 	}
 }
 
 func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
-	const stack = "organization/digitaloceankubernetescluster/shared-prod"
-	tests := []struct {
-		name      string
-		fieldPath string
-		outputs   map[string]any
-		want      string
-	}{
-		{"without a field path the stack's vpc_uuid output is read", "",
-			map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, "vpc-from-default-output"},
-		{"a field path status.outputs.cluster_urn reads cluster_urn", "status.outputs.cluster_urn",
-			map[string]any{"vpc_uuid": "wrong", "cluster_urn": "vpc-from-field-path"}, "vpc-from-field-path"},
+	const vpcStack = "organization/digitaloceankubernetescluster/shared-prod"
+	vpc := moduletest.RefField{
+		Field: "vpc", RefName: "prod-fra1-vpc", Component: componentType,
+		// The state echoes the inputs, so vpcUuid stays what was sent.
+		Opts: mockrun.Options{State: func(string, string, resource.PropertyMap) resource.PropertyMap {
+			return resource.NewPropertyMapFromMap(map[string]any{
+				"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig}}})
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			input.Target.Spec.Vpc = sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
-				Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: tt.fieldPath})
-			p := run(t, input, mockrun.Options{
-				Stacks: map[string]map[string]any{stack: tt.outputs},
-				// The state echoes the inputs, so vpcUuid stays what was sent.
-				State: func(string, string, resource.PropertyMap) resource.PropertyMap {
-					return resource.NewPropertyMapFromMap(map[string]any{
-						"kubeConfigs": []any{map[string]any{"rawConfig": rawKubeconfig}}})
-				},
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "prod-fra1-vpc")
-			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": stack})
-			moduletest.AssertParent(t, ref, componentType+"::prod-fra1")
-			cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
-			moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.want})
-			if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
-				t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
-			}
-			if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.want {
-				t.Errorf("vpc_uuid output = %v, want %q", got, tt.want)
-			}
-		})
+	vpcRef := func(fieldPath string) *sharedv1.StringValueOrRef {
+		return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
+			Kind: "DigitalOceanKubernetesCluster", Env: "prod", Name: "shared", FieldPath: fieldPath})
 	}
+	stack.EachRef(t, vpc, []moduletest.RefCase{
+		{Name: "without a field path the stack's vpc_uuid output is read", Ref: vpcRef(""), Stack: vpcStack,
+			Outputs: map[string]any{"vpc_uuid": "vpc-from-default-output", "other": "wrong"}, Want: "vpc-from-default-output"},
+		{Name: "a field path status.outputs.cluster_urn reads cluster_urn", Ref: vpcRef("status.outputs.cluster_urn"), Stack: vpcStack,
+			Outputs: map[string]any{"vpc_uuid": "wrong", "cluster_urn": "vpc-from-field-path"}, Want: "vpc-from-field-path"},
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
+		moduletest.AssertInputs(t, cl.Inputs, map[string]any{"vpcUuid": tt.Want})
+		if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
+			t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
+		}
+		if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.Want {
+			t.Errorf("vpc_uuid output = %v, want %q", got, tt.Want)
+		}
+	})
 }
 
 func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := map[string]string{
 		"cluster_id":            "prod-fra1-id",
@@ -407,7 +350,7 @@ func TestClusterExportsTheEightDesignOutputsFromTheCloudState(t *testing.T) {
 }
 
 func TestClusterKubeconfigIsASecret(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	cl := moduletest.MustFind(t, p, clusterType, "prod-fra1")
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
@@ -427,7 +370,7 @@ func TestClusterKubeconfigIsASecret(t *testing.T) {
 
 func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubeconfig(t *testing.T) {
 	// A failed or partial read can leave kubeConfigs empty; the program must not crash on it.
-	p := run(t, minimalInput(), mockrun.Options{
+	p := stack.Run(t, mockrun.Options{
 		State: func(string, string, resource.PropertyMap) resource.PropertyMap {
 			return resource.PropertyMap{"kubeConfigs": resource.NewArrayProperty(nil)}
 		},
@@ -442,26 +385,23 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 }
 
 func TestClusterProviderTokenIsAlwaysASecret(t *testing.T) {
-	const configToken, envToken = "dop_v1_token_from_config_0123456789", "dop_v1_token_from_env_9876543210"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[*v1.DigitalOceanKubernetesClusterStackInput, config]{
-		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "prod-fra1", Key: "token",
-		Tokens: []string{configToken, envToken}, Input: minimalInput, Run: run,
-	}.Check(t, []moduletest.TokenCase[config]{
+	token := moduletest.TokenSecret{EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Key: "token"}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[config]{
 		{Name: "the provider config's token is sent as a secret",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Want: configToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}, Want: moduletest.ConfigToken},
 		{Name: "an empty provider config falls back to DIGITALOCEAN_TOKEN, also as a secret",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken, Want: envToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: moduletest.EnvToken, Want: moduletest.EnvToken},
 		{Name: "no provider config at all falls back to DIGITALOCEAN_TOKEN",
-			Env: envToken, Want: envToken},
+			Env: moduletest.EnvToken, Want: moduletest.EnvToken},
 		{Name: "the provider config's token wins over DIGITALOCEAN_TOKEN",
-			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}, Env: envToken, Want: configToken},
+			Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}, Env: moduletest.EnvToken, Want: moduletest.ConfigToken},
 	})
 }
 
 func TestClusterProviderWithoutAnyTokenSendsNone(t *testing.T) {
 	t.Setenv("DIGITALOCEAN_TOKEN", "")
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 	if token, ok := moduletest.MustFind(t, p, providerType, "prod-fra1").Inputs["token"]; ok {
 		t.Errorf("provider token = %v, want none so the provider reads its own environment", token)
 	}
@@ -472,7 +412,7 @@ func TestClusterRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T
 	type input = *v1.DigitalOceanKubernetesClusterStackInput
 	moduletest.InputRejects[input]{Resources: module.Resources, Token: token,
 		Valid: func() input {
-			in := minimalInput()
+			in := stack.Input()
 			in.ProviderConfig = &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: token}
 			return in
 		},
@@ -528,9 +468,9 @@ func aliasURNs(t *testing.T, r mockrun.Resource) []string {
 }
 
 func TestClusterStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Metadata.Name = "legacy"
-	p := run(t, input, mockrun.Options{})
+	p := stack.RunInput(t, input, mockrun.Options{})
 
 	// Before components, the program created the provider and the cluster at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
@@ -590,18 +530,13 @@ func TestNewTwoClustersInOneProgramRegisterWithoutANameClash(t *testing.T) {
 }
 
 func TestNewWithProviderUsesThatProviderAndCreatesNone(t *testing.T) {
-	p := runNew(t, func(ctx *pulumi.Context) error {
-		shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
-		if err != nil {
-			return err
-		}
-		_, err = module.New(ctx, "blue", minimalSpec("blue"), module.WithProvider(shared))
+	p := moduletest.RunWithProvider(t, mockrun.Options{State: cloudState}, func(ctx *pulumi.Context, name string) (*digitalocean.Provider, error) {
+		return digitalocean.NewProvider(ctx, name, &digitalocean.ProviderArgs{})
+	}, func(ctx *pulumi.Context, shared *digitalocean.Provider) error {
+		_, err := module.New(ctx, "blue", minimalSpec("blue"), module.WithProvider(shared))
 		return err
 	})
-
-	if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-		t.Errorf("providers %v, want only the given one", moduletest.Registered(&mockrun.Result{Resources: got}))
-	}
+	moduletest.AssertProviders(t, p, providerType, "shared")
 	moduletest.AssertProvider(t, moduletest.MustFind(t, p, clusterType, "blue"), providerType+"::shared")
 }
 
@@ -649,9 +584,9 @@ func TestNewRejectsAnInvalidSpecNamingTheFieldAndRegistersNothing(t *testing.T) 
 func TestResourcesProtectsTheClusterUnlessDeletionProtectionIsOff(t *testing.T) {
 	for _, tt := range moduletest.Protections() {
 		t.Run(tt.Name, func(t *testing.T) {
-			in := minimalInput()
+			in := stack.Input()
 			in.Target.Spec.DeletionProtection = tt.Value
-			moduletest.AssertProtection(t, run(t, in, mockrun.Options{}), clusterType, tt.Protect)
+			moduletest.AssertProtection(t, stack.RunInput(t, in, mockrun.Options{}), clusterType, tt.Protect)
 		})
 	}
 }
@@ -721,7 +656,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := minimalInput()
+			in := stack.Input()
 			in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = tt.version, tt.autoUpgrade
 			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 				mockrun.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
@@ -749,7 +684,7 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 }
 
 func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 		mockrun.Options{State: cloudState, Invoke: func(token string, _ resource.PropertyMap) (resource.PropertyMap, error) {
 			if token == lookupToken {
@@ -763,9 +698,9 @@ func TestALookupFailureOtherThanNoClusterStopsTheDeployment(t *testing.T) {
 }
 
 func TestAnOfflinePlanOfAMinorLineShowsTheLine(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.31", true
-	p := run(t, in, mockrun.Options{Preview: true})
+	p := stack.RunInput(t, in, mockrun.Options{Preview: true})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31" {
 		t.Errorf("version = %v, want the minor line 1.31 (resolved at deployment)", got)
 	}
@@ -807,9 +742,9 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 		invoked[token] = true
 		return cloud("1.31.1-do.5", map[string]string{"1.31.": "1.31.1-do.5", "1.32.": "1.32.0-do.0"})(token, args)
 	}
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.32", true
-	run(t, in, mockrun.Options{State: cloudState, Invoke: record})
+	stack.RunInput(t, in, mockrun.Options{State: cloudState, Invoke: record})
 	if len(invoked) == 0 {
 		t.Fatal("the module invoked nothing")
 	}
@@ -821,9 +756,9 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 }
 
 func TestEchoingMocksReadAsANewCluster(t *testing.T) {
-	in := minimalInput()
+	in := stack.Input()
 	echo := func(_ string, args resource.PropertyMap) (resource.PropertyMap, error) { return args, nil }
-	p := run(t, in, mockrun.Options{Invoke: echo})
+	p := stack.RunInput(t, in, mockrun.Options{Invoke: echo})
 	if got := moduletest.MustFind(t, p, clusterType, "prod-fra1").Inputs["version"]; got != "1.31.1-do.5" {
 		t.Errorf("version = %v, want the manifest's", got)
 	}
@@ -838,9 +773,9 @@ func TestUnderMocksTheRegistryIsNeverAskedForSoPlansStayOffline(t *testing.T) {
 	defer server.Close()
 	t.Setenv("DIGITALOCEAN_TOKEN", "dop_v1_mock")
 	t.Setenv("DIGITALOCEAN_API_URL", server.URL)
-	in := minimalInput()
+	in := stack.Input()
 	in.Target.Spec.RegistryIntegration = true
-	run(t, in, mockrun.Options{Preview: true})
+	stack.RunInput(t, in, mockrun.Options{Preview: true})
 	if asked {
 		t.Error("a mocked run asked DigitalOcean's API for the registry")
 	}
@@ -859,7 +794,7 @@ func TestTheLiveVersionIsReadEvenThoughTheLookupAnswersWithASecretKubeconfig(t *
 			"kubeConfigs": resource.MakeSecret(resource.NewProperty([]resource.PropertyValue{resource.NewProperty("raw")})),
 		}, nil
 	}
-	in := minimalInput()
+	in := stack.Input()
 	_, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
 		mockrun.Options{State: cloudState, Invoke: answer})
 	if err == nil || !strings.Contains(err.Error(), "older than the version the cluster runs, 1.32.2-do.1") {

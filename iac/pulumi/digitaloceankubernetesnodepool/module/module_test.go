@@ -27,12 +27,6 @@ const (
 	clusterStack = "organization/digitaloceankubernetescluster/prod-fra1"
 )
 
-// minimalInput is the smallest valid stack input: a fixed pool of two on a literal cluster id.
-func minimalInput() *v1.DigitalOceanKubernetesNodePoolStackInput {
-	return moduletest.Input[v1.DigitalOceanKubernetesNodePoolStackInput](moduletest.Target[v1.DigitalOceanKubernetesNodePool](
-		"digitalocean.clusterplane.dev/v1", "DigitalOceanKubernetesNodePool", "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))))
-}
-
 func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.DigitalOceanKubernetesNodePoolSpec {
 	return &v1.DigitalOceanKubernetesNodePoolSpec{
 		NodePoolName: poolName,
@@ -42,20 +36,21 @@ func minimalSpec(poolName string, clusterRef *sharedv1.StringValueOrRef) *v1.Dig
 	}
 }
 
-func minimalClusterSpec(name string) *clusterv1.DigitalOceanKubernetesClusterSpec {
-	return &clusterv1.DigitalOceanKubernetesClusterSpec{
-		ClusterName:       name,
-		Region:            "fra1",
-		KubernetesVersion: "1.31.1-do.5",
-		DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
-	}
-}
-
 // clusterRef references the cluster manifest "prod" in env "fra1", read from fieldPath.
 func clusterRef(fieldPath string) *sharedv1.StringValueOrRef {
 	return sharedv1.StringValueFrom(&sharedv1.ValueFromRef{
 		Kind: "DigitalOceanKubernetesCluster", Env: "fra1", Name: "prod", FieldPath: fieldPath,
 	})
+}
+
+// stack runs the stack program on the minimal manifest, a fixed pool of two on a literal cluster
+// id, answering with cloudState unless a run's options name their own.
+var stack = moduletest.Stack[*v1.DigitalOceanKubernetesNodePoolStackInput, *v1.DigitalOceanKubernetesNodePoolSpec]{
+	APIVersion: "digitalocean.clusterplane.dev/v1", Kind: "DigitalOceanKubernetesNodePool", Name: "workers",
+	Resources: module.Resources, State: cloudState,
+	Spec: func() *v1.DigitalOceanKubernetesNodePoolSpec {
+		return minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster"))
+	},
 }
 
 // cloudState is what DigitalOcean computes after creation: a pool's nodes, a cluster's kubeconfig.
@@ -73,129 +68,65 @@ func cloudState(typ, name string, _ resource.PropertyMap) resource.PropertyMap {
 	return nil
 }
 
-// run deploys input with module.Resources under mocks (answering with cloudState unless opts
-// has a State) and fails the test on error.
-func run(t *testing.T, input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) *mockrun.Result {
-	t.Helper()
-	p, err := runErr(input, opts)
-	if err != nil {
-		t.Fatalf("mockrun.Run: %v", err)
-	}
-	return p
-}
-
-func runErr(input *v1.DigitalOceanKubernetesNodePoolStackInput, opts mockrun.Options) (*mockrun.Result, error) {
-	if opts.State == nil {
-		opts.State = cloudState
-	}
-	return mockrun.Run(func(ctx *pulumi.Context) error { return module.Resources(ctx, input) }, opts)
-}
-
 func sameStrings(got, want []string) bool {
 	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
 }
 
 func TestMinimalNodePoolRegistersExactlyProviderComponentAndPoolOnTheLiteralCluster(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
-
-	want := []string{
-		componentType + "::workers",
-		poolType + "::workers",
-		providerType + "::workers",
-	}
-	if got := moduletest.Registered(p); !slices.Equal(got, want) {
-		t.Fatalf("registered %v, want %v", got, want)
-	}
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, componentType, "workers"), moduletest.StackRoot)
-	moduletest.AssertParent(t, moduletest.MustFind(t, p, providerType, "workers"), componentType+"::workers")
-	pool := moduletest.MustFind(t, p, poolType, "workers")
-	moduletest.AssertParent(t, pool, componentType+"::workers")
-	moduletest.AssertProvider(t, pool, providerType+"::workers")
-	if len(pool.IgnoreChanges) != 0 {
-		t.Errorf("pool ignoreChanges = %v, want none without auto_scale", pool.IgnoreChanges)
-	}
-	tags := []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers"}
-	wantInputs := map[string]any{
+	p := stack.Run(t, mockrun.Options{})
+	stack.AssertTree(t, p, componentType, providerType, poolType)
+	// Without auto_scale or a cluster reference.
+	moduletest.AssertMinimal(t, moduletest.MustFind(t, p, poolType, "workers"), map[string]any{
 		"clusterId": "b6a1c2d3-cluster",
 		"name":      "workers",
 		"size":      "s-2vcpu-4gb",
 		"nodeCount": 2,
 		"labels":    map[string]any{},
 		"taints":    []any{},
-		"tags":      tags,
-	}
-	if got, want := moduletest.JSON(pool.Inputs), moduletest.JSON(wantInputs); got != want {
-		t.Errorf("pool inputs\n got: %s\nwant: %s", got, want)
-	}
+		"tags":      []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers"},
+	})
 }
 
 func TestNodePoolArguments(t *testing.T) {
 	type spec = v1.DigitalOceanKubernetesNodePoolSpec
-	tests := []struct {
-		name              string
-		mutate            func(*spec)
-		want              map[string]any
-		wantIgnoreChanges []string
-	}{
-		{"a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
-			func(*spec) {},
-			map[string]any{"nodeCount": 2, "autoScale": moduletest.Absent,
-				"minNodes": moduletest.Absent, "maxNodes": moduletest.Absent},
-			nil},
-		{"an autoscaling pool sends autoScale with min and max and ignores nodeCount",
-			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
-			map[string]any{"autoScale": true, "minNodes": 1, "maxNodes": 6, "nodeCount": 3},
-			[]string{"nodeCount"}},
-		{"an autoscaling pool without a node count sends no node count",
-			func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
-			map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": moduletest.Absent},
-			[]string{"nodeCount"}},
-		{"name, size, labels and taints are passed through",
-			func(s *spec) {
+	stack.Sends(t, poolType, []moduletest.SpecCase[*spec]{
+		{Name: "a fixed-size pool sends its node count, no autoscaling bounds and ignores nothing",
+			Edit: func(*spec) {},
+			Want: map[string]any{"nodeCount": 2, "autoScale": moduletest.Absent,
+				"minNodes": moduletest.Absent, "maxNodes": moduletest.Absent}},
+		{Name: "an autoscaling pool sends autoScale with min and max and ignores nodeCount",
+			Edit:          func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 1, 3, 6 },
+			Want:          map[string]any{"autoScale": true, "minNodes": 1, "maxNodes": 6, "nodeCount": 3},
+			IgnoreChanges: []string{"nodeCount"}},
+		{Name: "an autoscaling pool without a node count sends no node count",
+			Edit:          func(s *spec) { s.AutoScale, s.MinNodes, s.NodeCount, s.MaxNodes = true, 2, 0, 4 },
+			Want:          map[string]any{"autoScale": true, "minNodes": 2, "maxNodes": 4, "nodeCount": moduletest.Absent},
+			IgnoreChanges: []string{"nodeCount"}},
+		{Name: "name, size, labels and taints are passed through",
+			Edit: func(s *spec) {
 				s.NodePoolName = "gpu"
 				s.Size = "gpu-h100x1-80gb"
 				s.Labels = map[string]string{"workload": "gpu", "nvidia.com/gpu.present": "true"}
-				s.Taints = []*sharedv1.Taint{
-					{Key: "nvidia.com/gpu", Value: "present", Effect: sharedv1.TaintEffect_NoSchedule},
-					{Key: "spot", Effect: sharedv1.TaintEffect_PreferNoSchedule},
-					{Key: "drain", Value: "now", Effect: sharedv1.TaintEffect_NoExecute},
-				}
+				s.Taints = moduletest.Taints()
 			},
-			map[string]any{
+			Want: map[string]any{
 				"name":   "gpu",
 				"size":   "gpu-h100x1-80gb",
 				"labels": map[string]any{"workload": "gpu", "nvidia.com/gpu.present": "true"},
-				"taints": []any{
-					map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
-					map[string]any{"key": "spot", "value": "", "effect": "PreferNoSchedule"},
-					map[string]any{"key": "drain", "value": "now", "effect": "NoExecute"},
-				},
-			},
-			nil},
-		{"user tags follow the derived standard tags",
-			func(s *spec) { s.Tags = []string{"team-ml", "resource-name:workers"} },
-			map[string]any{"tags": []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml"}},
-			nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			tt.mutate(input.Target.Spec)
-			pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
-			moduletest.AssertInputs(t, pool.Inputs, tt.want)
-			if !sameStrings(pool.IgnoreChanges, tt.wantIgnoreChanges) {
-				t.Errorf("ignoreChanges = %v, want %v", pool.IgnoreChanges, tt.wantIgnoreChanges)
-			}
-		})
-	}
+				"taints": moduletest.TaintInputs(),
+			}},
+		{Name: "user tags follow the derived standard tags",
+			Edit: func(s *spec) { s.Tags = []string{"team-ml", "resource-name:workers"} },
+			Want: map[string]any{"tags": []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml"}}},
+	})
 }
 
 func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Metadata = &sharedv1.CloudResourceMetadata{Name: "workers", Id: "np-7", Org: "acme", Env: "prod",
 		Labels: map[string]string{"organization": "acme-eu"}}
 	input.Target.Spec.Tags = []string{"team-ml"}
-	pool := moduletest.MustFind(t, run(t, input, mockrun.Options{}), poolType, "workers")
+	pool := moduletest.MustFind(t, stack.RunInput(t, input, mockrun.Options{}), poolType, "workers")
 	moduletest.AssertInputs(t, pool.Inputs, map[string]any{"tags": []string{
 		"environment:prod", "organization:acme-eu", "resource-id:np-7",
 		"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:workers", "team-ml",
@@ -203,50 +134,30 @@ func TestNodePoolTagsDeriveFromMetadataAndALabelOverridesADerivedTag(t *testing.
 }
 
 func TestNodePoolClusterFromAnotherStack(t *testing.T) {
-	tests := []struct {
-		name      string
-		fieldPath string
-		config    map[string]string
-		stack     string
-		outputs   map[string]any
-		want      string
-	}{
-		{"without a field path the cluster stack's cluster_id is read", "", nil,
-			clusterStack, map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
-			"cluster-from-cluster-id"},
-		{"a field path status.outputs.cluster_urn reads cluster_urn", "status.outputs.cluster_urn", nil,
-			clusterStack, map[string]any{"cluster_id": "wrong", "cluster_urn": "cluster-from-other"},
-			"cluster-from-other"},
-		{"the stackReferences config names the stack to read instead of the convention", "",
-			map[string]string{"clusterplane:stackReferences": `{"prod": "acme/clusters/prod"}`},
-			"acme/clusters/prod", map[string]any{"cluster_id": "cluster-from-config"},
-			"cluster-from-config"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			input := minimalInput()
-			input.Target.Spec.Cluster = clusterRef(tt.fieldPath)
-			p := run(t, input, mockrun.Options{
-				Config: tt.config,
-				Stacks: map[string]map[string]any{tt.stack: tt.outputs},
-			})
-
-			ref := moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster")
-			moduletest.AssertInputs(t, ref.Inputs, map[string]any{"name": tt.stack})
-			moduletest.AssertParent(t, ref, componentType+"::workers")
-			pool := moduletest.MustFind(t, p, poolType, "workers")
-			moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.want})
-			if !slices.Contains(pool.DependsOn, mockrun.StackReferenceType+"::workers-cluster") {
-				t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
-			}
-		})
-	}
+	stack.EachRef(t, moduletest.RefField{Field: "cluster", RefName: "workers-cluster", Component: componentType}, []moduletest.RefCase{
+		{Name: "without a field path the cluster stack's cluster_id is read", Ref: clusterRef(""),
+			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "cluster-from-cluster-id", "other": "wrong"},
+			Want: "cluster-from-cluster-id"},
+		{Name: "a field path status.outputs.cluster_urn reads cluster_urn", Ref: clusterRef("status.outputs.cluster_urn"),
+			Stack: clusterStack, Outputs: map[string]any{"cluster_id": "wrong", "cluster_urn": "cluster-from-other"},
+			Want: "cluster-from-other"},
+		{Name: "the stackReferences config names the stack to read instead of the convention", Ref: clusterRef(""),
+			Config: map[string]string{"clusterplane:stackReferences": `{"prod": "acme/clusters/prod"}`},
+			Stack:  "acme/clusters/prod", Outputs: map[string]any{"cluster_id": "cluster-from-config"},
+			Want: "cluster-from-config"},
+	}, func(t *testing.T, tt moduletest.RefCase, p *mockrun.Result) {
+		pool := moduletest.MustFind(t, p, poolType, "workers")
+		moduletest.AssertInputs(t, pool.Inputs, map[string]any{"clusterId": tt.Want})
+		if !slices.Contains(pool.DependsOn, mockrun.StackReferenceType+"::workers-cluster") {
+			t.Errorf("pool dependsOn = %v, want the stack reference", pool.DependsOn)
+		}
+	})
 }
 
 func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Spec.Cluster = clusterRef("")
-	_, err := runErr(input, mockrun.Options{
+	_, err := stack.RunErr(input, mockrun.Options{
 		Stacks: map[string]map[string]any{clusterStack: {"kubeconfig": "not the id"}},
 	})
 	if err == nil {
@@ -260,13 +171,13 @@ func TestNodePoolFailsNamingTheStackAndOutputWhenTheClusterStackLacksTheOutput(t
 }
 
 func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testing.T) {
-	input := minimalInput()
+	input := stack.Input()
 	input.Target.Spec.Cluster = clusterRef("")
-	p := run(t, input, mockrun.Options{Preview: true})
+	p := stack.RunInput(t, input, mockrun.Options{Preview: true})
 
 	moduletest.AssertInputs(t, moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster").Inputs,
 		map[string]any{"name": clusterStack})
-	moduletest.AssertInputs(t, moduletest.MustFind(t, p, poolType, "workers").Inputs, map[string]any{"clusterId": "[unknown]"})
+	moduletest.AssertUnknown(t, moduletest.MustFind(t, p, poolType, "workers"), "clusterId")
 	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
 		if out, ok := p.Outputs[name]; !ok || out.Known {
 			t.Errorf("output %s = %+v (exported %t), want it unknown in a preview", name, out, ok)
@@ -275,7 +186,7 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 }
 
 func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	want := map[string]any{
 		"node_pool_id": "workers-id",
@@ -299,20 +210,17 @@ func TestNodePoolExportsItsIdAndNodesFromTheCloudState(t *testing.T) {
 }
 
 func TestNodePoolProviderTokenIsASecretFromTheConfigOrTheEnvironment(t *testing.T) {
-	const configToken, envToken = "dop_v1_pool_token_from_config_01234", "dop_v1_pool_token_from_env_56789"
 	type config = *digitaloceanv1.DigitalOceanProviderConfig
-	moduletest.TokenSecret[*v1.DigitalOceanKubernetesNodePoolStackInput, config]{
-		Input: minimalInput, Run: run, Tokens: []string{configToken, envToken},
-		EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Name: "workers", Key: "token",
-	}.Check(t, []moduletest.TokenCase[config]{
-		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: configToken}},
-		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: envToken},
+	token := moduletest.TokenSecret{EnvVar: "DIGITALOCEAN_TOKEN", Type: providerType, Key: "token"}
+	moduletest.CheckTokens(t, stack, token, []moduletest.TokenCase[config]{
+		{Name: "the provider config's token is a secret", Config: &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: moduletest.ConfigToken}},
+		{Name: "DIGITALOCEAN_TOKEN is a secret when the config has none", Config: &digitaloceanv1.DigitalOceanProviderConfig{}, Env: moduletest.EnvToken},
 	})
 }
 
 func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.T) {
 	type input = *v1.DigitalOceanKubernetesNodePoolStackInput
-	moduletest.InputRejects[input]{Resources: module.Resources, Valid: minimalInput}.Check(t, []moduletest.InvalidInput[input]{
+	moduletest.InputRejects[input]{Resources: module.Resources, Valid: func() input { return stack.Input() }}.Check(t, []moduletest.InvalidInput[input]{
 		{Name: "a pool without a cluster names spec.cluster",
 			Edit: func(in input) { in.Target.Spec.Cluster = nil }, Field: "target.spec.cluster"},
 		{Name: "a taint without an effect names its effect",
@@ -323,7 +231,7 @@ func TestNodePoolRejectsAnInvalidStackInputBeforeRegisteringAnything(t *testing.
 }
 
 func TestNodePoolStackChildrenAnswerToTheURNsTheyHadBeforeComponents(t *testing.T) {
-	p := run(t, minimalInput(), mockrun.Options{})
+	p := stack.Run(t, mockrun.Options{})
 
 	// Before components, the program created the provider and the pool at the stack's root,
 	// both named metadata.name; the names and types must not have moved.
@@ -343,7 +251,12 @@ func runNew(t *testing.T, body pulumi.RunFunc) *mockrun.Result {
 func TestNewTwoPoolsOnTwoClustersOfOneProgramJoinTheirClusterWithoutANameClash(t *testing.T) {
 	p := runNew(t, func(ctx *pulumi.Context) error {
 		for _, name := range []string{"blue", "green"} {
-			c, err := cluster.New(ctx, name, minimalClusterSpec(name))
+			c, err := cluster.New(ctx, name, &clusterv1.DigitalOceanKubernetesClusterSpec{
+				ClusterName:       name,
+				Region:            "fra1",
+				KubernetesVersion: "1.31.1-do.5",
+				DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
+			})
 			if err != nil {
 				return err
 			}
@@ -395,18 +308,13 @@ func TestNewUsesAProviderTheCallerGivesAndCreatesNone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := runNew(t, func(ctx *pulumi.Context) error {
-				shared, err := digitalocean.NewProvider(ctx, "shared", &digitalocean.ProviderArgs{})
-				if err != nil {
-					return err
-				}
-				_, err = module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), tt.with(shared))
+			p := moduletest.RunWithProvider(t, mockrun.Options{State: cloudState}, func(ctx *pulumi.Context, name string) (*digitalocean.Provider, error) {
+				return digitalocean.NewProvider(ctx, name, &digitalocean.ProviderArgs{})
+			}, func(ctx *pulumi.Context, shared *digitalocean.Provider) error {
+				_, err := module.New(ctx, "workers", minimalSpec("workers", sharedv1.StringValue("b6a1c2d3-cluster")), tt.with(shared))
 				return err
 			})
-
-			if got := p.OfType(providerType); len(got) != 1 || got[0].Name != "shared" {
-				t.Errorf("providers %v, want only the given one", moduletest.Registered(&mockrun.Result{Resources: got}))
-			}
+			moduletest.AssertProviders(t, p, providerType, "shared")
 			moduletest.AssertProvider(t, moduletest.MustFind(t, p, poolType, "workers"), providerType+"::shared")
 		})
 	}
