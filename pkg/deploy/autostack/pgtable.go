@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"regexp"
 
 	"github.com/pkg/errors"
@@ -61,12 +62,21 @@ func makeTable(ctx context.Context, backend string) error {
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", tableKey(table)); err != nil {
 		return err
 	}
-	var exists bool
-	if err := tx.QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists); err != nil {
+	// The CLI's statement needs the right to create in the schema it would create the table in
+	// (the first of the search path), and PostgreSQL checks that right before it looks for the
+	// table: a role that may use a table made for it, but not create there, fails every open
+	// of the CLI ("permission denied for schema", 42501). Said here, with the grant that mends it.
+	var exists, mayCreate bool
+	var schema, user string
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL, coalesce(current_schema(), ''), "+
+		"current_schema() IS NOT NULL AND has_schema_privilege(current_schema(), 'CREATE'), current_user", table).
+		Scan(&exists, &schema, &mayCreate, &user); err != nil {
 		return err
 	}
+	if !mayCreate {
+		return &tableRightError{schema: schema, user: user, table: table}
+	}
 	if exists {
-		// Nothing to make; a role that may not create tables can still use one made for it.
 		return nil
 	}
 	// The CLI's columns and index, as its schema.sql makes them: the key, the blob as JSON
@@ -79,6 +89,18 @@ func makeTable(ctx context.Context, backend string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// tableRightError says that the backend's user may not create tables where the CLI makes its own.
+type tableRightError struct{ schema, user, table string }
+
+func (e *tableRightError) Error() string {
+	if e.schema == "" {
+		return "the PostgreSQL backend's search path names no schema that exists, so the Pulumi CLI has nowhere to keep its table"
+	}
+	return fmt.Sprintf("the PostgreSQL backend's user %s may not create tables in schema %s, and the Pulumi CLI asks to "+
+		"each time it opens the backend (CREATE TABLE IF NOT EXISTS %s), even when the table is there: "+
+		"grant it that right (GRANT CREATE ON SCHEMA %s TO %s)", e.user, e.schema, e.table, e.schema, e.user)
 }
 
 // tableKey is the advisory lock key of making the table: apart from the stacks' keys

@@ -101,3 +101,36 @@ func TestATableTheURLNamesInCapitalsIsReadWhereTheCLIKeepsIt(t *testing.T) {
 		t.Errorf("read = %q, %v; want the CLI's row", got, err)
 	}
 }
+
+func TestAUserWhoMayNotCreateWhereTheCLIMakesItsTableIsToldTheGrantThatMendsIt(t *testing.T) {
+	server := pgtest.Start(t)
+	owner := server.Database("team")
+	db, _, err := openPostgres(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	// The owner makes the table and lets teamuser use it, but not create in the schema (PostgreSQL
+	// 15's default for public, said outright for older servers).
+	for _, stmt := range []string{
+		"CREATE ROLE teamuser LOGIN",
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"CREATE TABLE pulumi_state (key TEXT PRIMARY KEY, data JSON NOT NULL, updated_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())",
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON pulumi_state TO teamuser",
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	team := strings.Replace(owner, "clusterplane@", "teamuser@", 1)
+	err = (&Backend{url: team}).prepareTable(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "GRANT CREATE ON SCHEMA public TO teamuser") {
+		t.Fatalf("a user who may not create in public: %v, want told the grant", err)
+	}
+	if _, err := db.Exec("GRANT CREATE ON SCHEMA public TO teamuser"); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Backend{url: team}).prepareTable(context.Background()); err != nil {
+		t.Errorf("after the grant: %v, want the table found", err)
+	}
+}
