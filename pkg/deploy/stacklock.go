@@ -38,7 +38,8 @@ func (e *StackBusyError) Error() string {
 		holder = " (" + e.Holder + ")"
 	}
 	return fmt.Sprintf("stack %s is busy: another clusterplane operation on it holds its lock%s. Wait for it to end, then "+
-		"run this again; the lock ends with its process, so a killed one leaves nothing to remove", e.Stack, holder)
+		"run this again. This lock ends with its process; a killed one may leave Pulumi's own lock of the stack, "+
+		"which the next run names with the command that removes it", e.Stack, holder)
 }
 
 // lockStack takes t's stack lock when the backend can hold one. held tells whether it does: a
