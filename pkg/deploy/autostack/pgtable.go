@@ -37,7 +37,8 @@ func (b *Backend) prepareTable(ctx context.Context) error {
 		return nil
 	}
 	if err := makeTable(ctx, b.url); err != nil {
-		return b.redactor().Error(errors.Wrap(err, "make the PostgreSQL backend's table"))
+		// Named as the CLI names a backend it cannot open: the URL, its password redacted.
+		return b.redactor().Error(errors.Wrapf(err, "make the PostgreSQL backend's table in %s", b.redactor().String(b.url)))
 	}
 	b.tableMade = true
 	return nil

@@ -67,8 +67,9 @@ func TestAPostgreSQLBackendsTableIsMadeOnceAProcessAndNotAtAllForOtherBackends(t
 	// A fresh process on the gone database is told, without the URL's password.
 	withPassword := strings.Replace(url, "clusterplane@", "clusterplane:hunter2-secret@", 1)
 	err := (&Backend{url: withPassword}).prepareTable(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "make the PostgreSQL backend's table") || strings.Contains(err.Error(), "hunter2-secret") {
-		t.Errorf("a gone database: %v, want told without the password", err)
+	if err == nil || !strings.Contains(err.Error(), "make the PostgreSQL backend's table in postgres://clusterplane:[redacted]@") ||
+		strings.Contains(err.Error(), "hunter2-secret") {
+		t.Errorf("a gone database: %v, want told, naming the backend without its password", err)
 	}
 	for _, other := range []string{"file:///nowhere", "s3://bucket", "https://api.pulumi.com"} {
 		if err := (&Backend{url: other}).prepareTable(context.Background()); err != nil {
