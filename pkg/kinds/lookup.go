@@ -32,8 +32,10 @@ func ClusterLookup[I component.StackInput[T, S, C], T component.Target[S], S clu
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
 		region, name := spec.GetRegion(), spec.GetClusterName()
-		s.Type, s.Name, s.In, s.Where = "cluster", name, region, "region "+region
-		return s.Look(func() ([]string, error) { return list(ctx, input, region, name) })
+		// A copy for this manifest: the kind's one Lookup serves a fleet's stacks at once.
+		search := s
+		search.Type, search.Name, search.In, search.Where = "cluster", name, region, "region "+region
+		return search.Look(func() ([]string, error) { return list(ctx, input, region, name) })
 	}
 }
 
@@ -46,9 +48,11 @@ func PoolLookup[I component.StackInput[T, S, C], T component.Target[S], S poolSp
 	return func(ctx context.Context, in proto.Message, resolve Resolve) (Found, error) {
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
-		s.Name = spec.GetNodePoolName()
-		return s.LookForPool(ctx, resolve, spec.GetCluster(), output, func(cluster string) ([]string, error) {
-			return list(ctx, input, cluster, s.Name)
+		// A copy for this manifest: the kind's one Lookup serves a fleet's stacks at once.
+		search := s
+		search.Name = spec.GetNodePoolName()
+		return search.LookForPool(ctx, resolve, spec.GetCluster(), output, func(cluster string) ([]string, error) {
+			return list(ctx, input, cluster, search.Name)
 		})
 	}
 }

@@ -58,3 +58,41 @@ func TestClusterAndPoolLookupsReadTheManifestsNameAndPlaceAndAskOnlyHowTheCloudL
 		})
 	}
 }
+
+func TestTwoPoolsLookedForAtOnceAreEachLookedForByTheirOwnName(t *testing.T) {
+	pool := func(name, cluster string) proto.Message {
+		return &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{Target: &dopoolv1.DigitalOceanKubernetesNodePool{
+			Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: name, Cluster: sharedv1.StringValue(cluster)}}}
+	}
+	lookup := PoolLookup(Search{Cloud: "DigitalOcean"}, "cluster_id",
+		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
+			return []string{name + "@" + cluster}, nil
+		})
+	// The first look-up waits in its cluster's resolve until the second has ended, as two stacks
+	// of a fleet run side by side.
+	entered, release := make(chan struct{}), make(chan struct{})
+	resolve := func(_ context.Context, ref *sharedv1.StringValueOrRef, _ string) (string, error) {
+		if ref.GetValue() == "c-a" {
+			close(entered)
+			<-release
+		}
+		return ref.GetValue(), nil
+	}
+	first := make(chan Found, 1)
+	go func() {
+		found, err := lookup(context.Background(), pool("a", "c-a"), resolve)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- found
+	}()
+	<-entered
+	if _, err := lookup(context.Background(), pool("b", "c-b"), resolve); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	want := Found{Live: []Live{{Type: "node pool", Name: "a", Where: "cluster c-a", ID: "a@c-a"}}}
+	if got := <-first; !reflect.DeepEqual(got, want) {
+		t.Errorf("the first pool's look-up = %+v, want %+v", got, want)
+	}
+}
