@@ -139,9 +139,9 @@ func AssertEqual(t *testing.T, what string, got, want any) {
 	}
 }
 
-// AssertSameJSON compares got and want as JSON, so that the float64 of rendered inputs equals the
+// assertSameJSON compares got and want as JSON, so that the float64 of rendered inputs equals the
 // int a test writes.
-func AssertSameJSON(t *testing.T, what string, got, want any) {
+func assertSameJSON(t *testing.T, what string, got, want any) {
 	t.Helper()
 	if g, w := JSON(got), JSON(want); g != w {
 		t.Errorf("%s\n got: %s\nwant: %s", what, g, w)
@@ -152,7 +152,7 @@ func AssertSameJSON(t *testing.T, what string, got, want any) {
 // JSON), ignoring no change and depending on nothing, since nothing in the manifest asks for it.
 func AssertMinimal(t *testing.T, r mockrun.Resource, inputs map[string]any) {
 	t.Helper()
-	AssertSameJSON(t, r.Type+" inputs", r.Inputs, inputs)
+	assertSameJSON(t, r.Type+" inputs", r.Inputs, inputs)
 	if len(r.IgnoreChanges) != 0 {
 		t.Errorf("%s ignoreChanges = %v, want none", r.Type, r.IgnoreChanges)
 	}
