@@ -3,7 +3,6 @@ package entry
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetescluster/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/doeffects"
 )
 
@@ -12,7 +11,7 @@ import (
 func Effects() *effects.Table {
 	cluster := &effects.Table{
 		Name:      "DigitalOceanKubernetesCluster",
-		Pools:     effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: defaultpool.Tag},
+		Pools:     doeffects.DOPoolMoves,
 		Types:     doeffects.DOTypes,
 		Protected: []effects.Role{effects.Cluster},
 		Rows: []effects.Row{

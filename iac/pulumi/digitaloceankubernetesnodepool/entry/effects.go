@@ -3,7 +3,6 @@ package entry
 import (
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
-	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/doeffects"
 )
 
@@ -12,7 +11,7 @@ import (
 func Effects() *effects.Table {
 	pool := &effects.Table{
 		Name:  "DigitalOceanKubernetesNodePool",
-		Pools: effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: defaultpool.Tag},
+		Pools: doeffects.DOPoolMoves,
 		Types: doeffects.DOPoolTypes,
 		Rows: []effects.Row{
 			{Path: "spec.nodePoolName", Resource: effects.NodePool, Attribute: doeffects.DONodePool + "name", Effect: effects.Update, Reason: "DigitalOcean renames the pool in place"},

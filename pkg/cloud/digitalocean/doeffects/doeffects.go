@@ -7,6 +7,7 @@ package doeffects
 import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
@@ -25,6 +26,9 @@ var (
 		effects.NodePool: "digitalocean:index/kubernetesNodePool:KubernetesNodePool",
 		effects.Provider: "pulumi:providers:digitalocean",
 	}
+	// DOPoolMoves is how DigitalOcean's pools move in a rotation, for both kinds that hold pools:
+	// a pool is renamed in place, and the default pool is the one with defaultpool.Tag.
+	DOPoolMoves = effects.PoolMoves{Cloud: "DigitalOcean", Renames: true, DefaultPoolTag: defaultpool.Tag}
 )
 
 const (
