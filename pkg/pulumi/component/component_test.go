@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -29,12 +30,18 @@ type taggedTwice struct {
 func TestOutputsAreTheComponentsTaggedFieldsAndThoseOfTheStructsItEmbeds(t *testing.T) {
 	id, names := pulumi.String("id").ToStringOutput(), pulumi.ToStringArray([]string{"n1"}).ToStringArrayOutput()
 	extra := pulumi.String("x").ToStringOutput()
+	cluster := &civocluster.Cluster{}
+	cluster.ClusterID, cluster.KubeconfigB64 = id, extra
 	tests := []struct {
 		name    string
 		comp    pulumi.ComponentResource
 		want    pulumi.Map
 		wantErr string
 	}{
+		{name: "a kind's component has the outputs it embeds and not its resource",
+			comp: cluster, want: pulumi.Map{"clusterId": id, "kubeconfigB64": extra, "apiServerEndpoint": pulumi.StringOutput{},
+				"masterIp": pulumi.StringOutput{}, "dnsEntry": pulumi.StringOutput{}, "firewallId": pulumi.StringOutput{},
+				"networkId": pulumi.StringOutput{}, "createdAt": pulumi.StringOutput{}}},
 		{name: "a component's own outputs come beside the embedded ones and untagged fields are left out",
 			comp: &ownAndEmbedded{CivoKubernetesNodePool: stackoutputs.CivoKubernetesNodePool{NodePoolID: id, InstanceNames: names}, Extra: extra},
 			want: pulumi.Map{"nodePoolId": id, "instanceNames": names, "extra": extra}},
