@@ -24,8 +24,10 @@ OUTPUTS_PAGE := docs/deploying.md
 # The serve API's OpenAPI document, as api.OpenAPI() makes it from the routes and the drivers'
 # clouds: adding a cloud to pkg/cloud/clouds changes it.
 OPENAPI := docs/openapi.json
+# Each kind's outputs, as Go structs and stack output names, generated from its StackOutputs message.
+STACK_OUTPUTS := pkg/pulumi/stackoutputs/stackoutputs_gen.go
 # Everything `make protos` writes; check-generated fails when any of it is stale.
-GENERATED := apis $(API_IMAGE) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE) $(OPENAPI)
+GENERATED := apis $(API_IMAGE) $(STACK_OUTPUTS) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE) $(OPENAPI)
 
 .PHONY: help tools protos check-generated check-tracked openapi lint test test-karpenter karpenter-generate check-karpenter-generated fuzz bench bench-api bench-fleet bench-karpenter build clean sdks sdk-nodejs check-sdks engine kube e2e release check-platforms sandbox
 
@@ -82,6 +84,7 @@ protos: tools $(VALIDATE_PROTO)
 	go run ./tools/apisgen apis apis/clusterplane/all/all.go
 	go run ./tools/fieldsgen apis apis/clusterplane/kindfield/kindfield.go
 	buf build apis --exclude-imports -o $(API_IMAGE)
+	go run ./tools/stackoutputsgen $(STACK_OUTPUTS)
 	rm -f $(SCHEMAS)/*.schema.json
 	go run ./tools/schemagen $(SCHEMAS)
 	go run ./tools/pulumischema $(PULUMI_SCHEMA)

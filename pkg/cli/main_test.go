@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,7 +152,7 @@ func TestPlanWritesJSONWithTheFlagBeforeOrAfterTheFile(t *testing.T) {
 					t.Errorf("plan has no %s resource: %v", want, doc.Resources)
 				}
 			}
-			if o, ok := doc.Outputs[module.OutputKubeconfig]; !ok || !o.Secret || o.Value != "[secret]" {
+			if o, ok := doc.Outputs[stackoutputs.DigitalOceanKubernetesClusterKubeconfig]; !ok || !o.Secret || o.Value != "[secret]" {
 				t.Errorf("kubeconfig output = %+v, want a masked secret", o)
 			}
 		})

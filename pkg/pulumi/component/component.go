@@ -187,26 +187,56 @@ func (s *Settings[P, C]) ProviderOr(create func() (P, error)) (P, error) {
 }
 
 // Finish registers a component's outputs, which ends its registration. They are its fields
-// tagged `pulumi:"name"`, under those names: the same names the Pulumi schema gives them, so a
-// TypeScript program and a Go program read the same outputs.
+// tagged `pulumi:"name"`, under those names (Outputs): the same names the Pulumi schema gives
+// them, so a TypeScript program and a Go program read the same outputs.
 func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource) error {
-	return errors.Wrap(ctx.RegisterResourceOutputs(comp, tagged(comp, "pulumi")), "register outputs")
+	outputs, err := Outputs(comp)
+	if err != nil {
+		return err
+	}
+	return errors.Wrap(ctx.RegisterResourceOutputs(comp, outputs), "register outputs")
 }
 
-// tagged returns comp's fields tagged `key:"name"` by name.
-func tagged(comp pulumi.ComponentResource, key string) pulumi.Map {
-	v := reflect.ValueOf(comp).Elem()
+// Outputs returns comp's outputs: its fields tagged `pulumi:"name"`, by name, those of the
+// structs it embeds included. A kind's component embeds its generated outputs
+// (pkg/pulumi/stackoutputs), and Pulumi's own readers of tags (provider.NewConstructResult)
+// look only at the struct's own fields, so the plugin's Construct answers with these instead.
+// Two fields tagged with one name are an error: one of them would be lost.
+func Outputs(comp pulumi.ComponentResource) (pulumi.Map, error) {
 	out := pulumi.Map{}
+	if err := addTagged(out, reflect.ValueOf(comp).Elem()); err != nil {
+		return nil, errors.Wrapf(err, "the outputs of %T", comp)
+	}
+	return out, nil
+}
+
+// addTagged adds v's exported fields tagged `pulumi:"name"` to out, and those of the structs v
+// embeds. pulumi.ResourceState, embedded by every component, has no exported field.
+func addTagged(out pulumi.Map, v reflect.Value) error {
 	for i := range v.NumField() {
-		name, ok := v.Type().Field(i).Tag.Lookup(key)
+		field := v.Type().Field(i)
+		if !field.IsExported() {
+			continue
+		}
+		name, ok := field.Tag.Lookup("pulumi")
+		if !ok {
+			if field.Anonymous && field.Type.Kind() == reflect.Struct {
+				if err := addTagged(out, v.Field(i)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		value, ok := v.Field(i).Interface().(pulumi.Input)
 		if !ok {
 			continue
 		}
-		if value, ok := v.Field(i).Interface().(pulumi.Input); ok {
-			out[name] = value
+		if _, twice := out[name]; twice {
+			return errors.Errorf("two fields are tagged as output %s", name)
 		}
+		out[name] = value
 	}
-	return out
+	return nil
 }
 
 // Export exports outputs as the stack's outputs.

@@ -140,7 +140,7 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 	}
 }
 
-// StackOutputs returns comp's outputs (its fields tagged `pulumi:"name"`) under the names the
+// StackOutputs returns comp's outputs (Outputs: its fields tagged `pulumi:"name"`) under the names the
 // stack programs export them by. The kind's StackOutputs message, the type of the stack input's
 // target.status.outputs, names each output once: a field's JSON name (camel case, clusterId) is
 // the component's output, its own name (snake case, cluster_id) the stack's. An output the message
@@ -154,8 +154,12 @@ func StackOutputs(comp pulumi.ComponentResource, stackInput proto.Message) (pulu
 		}
 		names = fd.Message()
 	}
+	outputs, err := Outputs(comp)
+	if err != nil {
+		return nil, err
+	}
 	out := pulumi.Map{}
-	for output, value := range tagged(comp, "pulumi") {
+	for output, value := range outputs {
 		fd := names.Fields().ByJSONName(output)
 		if fd == nil {
 			return nil, errors.Errorf("output %s is not a field of %s", output, names.FullName())

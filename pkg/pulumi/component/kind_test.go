@@ -10,6 +10,7 @@ import (
 	civopool "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	dopool "github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
 )
@@ -17,8 +18,9 @@ import (
 func TestStackOutputsNamesEachOutputAsItsStackOutputsMessageDoes(t *testing.T) {
 	input := &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{}
 	// The DigitalOcean pool's component, whose Resource field is no output.
-	p := &dopool.NodePool{NodePoolID: pulumi.String("pool-id").ToStringOutput(),
-		NodeIDs: pulumi.ToStringArray([]string{"1"}).ToStringArrayOutput(), NodeNames: pulumi.ToStringArray([]string{"n1"}).ToStringArrayOutput()}
+	p := &dopool.NodePool{DigitalOceanKubernetesNodePool: stackoutputs.DigitalOceanKubernetesNodePool{
+		NodePoolID: pulumi.String("pool-id").ToStringOutput(),
+		NodeIDs:    pulumi.ToStringArray([]string{"1"}).ToStringArrayOutput(), NodeNames: pulumi.ToStringArray([]string{"n1"}).ToStringArrayOutput()}}
 	tests := []struct {
 		name       string
 		comp       pulumi.ComponentResource

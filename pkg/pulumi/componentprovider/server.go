@@ -13,6 +13,7 @@ import (
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
 	"github.com/clusterplane/clusterplane/pkg/release"
@@ -121,7 +122,13 @@ func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		if err != nil {
 			return nil, err
 		}
-		return provider.NewConstructResult(comp)
+		// Not provider.NewConstructResult: it reads only the component struct's own tagged
+		// fields, and a kind's component embeds its outputs (pkg/pulumi/stackoutputs).
+		outputs, err := component.Outputs(comp)
+		if err != nil {
+			return nil, err
+		}
+		return &provider.ConstructResult{URN: comp.URN(), State: outputs}, nil
 	})
 }
 

@@ -1,6 +1,8 @@
 package module
 
 import (
+	"encoding/base64"
+
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -36,4 +38,20 @@ func cluster(ctx *pulumi.Context, l *locals, networkID, firewallID pulumi.String
 	// outlives it (firewall_id updates in place) and Civo refuses to delete a firewall in use.
 	c, err := civo.NewKubernetesCluster(ctx, l.name, args, append(opts, pulumi.Protect(l.protect), pulumi.IgnoreChanges(l.ignoreChanges))...)
 	return c, errors.Wrap(err, "create kubernetes cluster")
+}
+
+// setOutputs reads the component's outputs from the cluster resource cl.
+func (c *Cluster) setOutputs(cl *civo.KubernetesCluster) {
+	c.Resource = cl
+	c.ClusterID = cl.ID().ToStringOutput()
+	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
+	c.KubeconfigB64 = pulumi.ToSecret(cl.Kubeconfig.ApplyT(func(k string) string {
+		return base64.StdEncoding.EncodeToString([]byte(k))
+	})).(pulumi.StringOutput)
+	c.APIServerEndpoint = cl.ApiEndpoint
+	c.MasterIP = cl.MasterIp
+	c.DNSEntry = cl.DnsEntry
+	c.FirewallID = cl.FirewallId
+	c.NetworkID = cl.NetworkId
+	c.CreatedAt = cl.CreatedAt
 }

@@ -2,6 +2,7 @@ package module_test
 
 import (
 	"encoding/base64"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"slices"
 	"strings"
 	"testing"
@@ -170,8 +171,8 @@ func TestResourcesWithAFirewallCreatesNoneAndUsesTheGivenID(t *testing.T) {
 			if got := cl.Inputs["firewallId"]; got != tt.want {
 				t.Errorf("cluster firewallId = %v, want %q", got, tt.want)
 			}
-			if got := p.Outputs[module.OutputFirewallID].Value; got != tt.want {
-				t.Errorf("output %s = %v, want %q", module.OutputFirewallID, got, tt.want)
+			if got := p.Outputs[stackoutputs.CivoKubernetesClusterFirewallID].Value; got != tt.want {
+				t.Errorf("output %s = %v, want %q", stackoutputs.CivoKubernetesClusterFirewallID, got, tt.want)
 			}
 		})
 	}
@@ -392,16 +393,16 @@ func TestResourcesExportsTheKubeconfigBase64EncodedAsASecret(t *testing.T) {
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeconfig") {
 		t.Errorf("cluster additionalSecretOutputs = %v, want kubeconfig among them", cl.AdditionalSecretOutputs)
 	}
-	out, ok := p.Outputs[module.OutputKubeconfigB64]
+	out, ok := p.Outputs[stackoutputs.CivoKubernetesClusterKubeconfigB64]
 	if !ok {
-		t.Fatalf("no output %s", module.OutputKubeconfigB64)
+		t.Fatalf("no output %s", stackoutputs.CivoKubernetesClusterKubeconfigB64)
 	}
 	if !out.Secret {
-		t.Errorf("output %s is not secret", module.OutputKubeconfigB64)
+		t.Errorf("output %s is not secret", stackoutputs.CivoKubernetesClusterKubeconfigB64)
 	}
 	want := base64.StdEncoding.EncodeToString([]byte(fakeConfigYML))
 	if out.Value != want {
-		t.Errorf("output %s = %v, want base64 of the kubeconfig %q", module.OutputKubeconfigB64, out.Value, want)
+		t.Errorf("output %s = %v, want base64 of the kubeconfig %q", stackoutputs.CivoKubernetesClusterKubeconfigB64, out.Value, want)
 	}
 	rendered := moduletest.Render(t, p)
 	for _, leak := range []string{want, "212.2.240.10:6443\\n", "kind: Config"} {
@@ -469,8 +470,8 @@ func TestResourcesReadsTheNetworkFromAnotherStack(t *testing.T) {
 				t.Errorf("%s networkId = %v, want %q", typ, got, tt.Want)
 			}
 		}
-		if got := p.Outputs[module.OutputNetworkID].Value; got != tt.Want {
-			t.Errorf("output %s = %v, want %q", module.OutputNetworkID, got, tt.Want)
+		if got := p.Outputs[stackoutputs.CivoKubernetesClusterNetworkID].Value; got != tt.Want {
+			t.Errorf("output %s = %v, want %q", stackoutputs.CivoKubernetesClusterNetworkID, got, tt.Want)
 		}
 	})
 }

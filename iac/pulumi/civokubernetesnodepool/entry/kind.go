@@ -10,6 +10,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
@@ -18,6 +19,6 @@ var Program = componentkind.Program("civokubernetesnodepool", module.Resources, 
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-pool", Lookup: lookup, Rotate: rotate, Nodes: module.OutputInstanceNames,
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "civo-pool", Lookup: lookup, Rotate: rotate, Nodes: stackoutputs.CivoKubernetesNodePoolInstanceNames,
 		Customs: []componentprovider.Custom{civopoolresource.Custom()}})
 }

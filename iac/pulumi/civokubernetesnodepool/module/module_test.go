@@ -2,6 +2,7 @@ package module_test
 
 import (
 	"encoding/json"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"slices"
 	"strings"
 	"testing"
@@ -227,10 +228,10 @@ func TestResourcesExportsTheNodePoolIDAndTheInstanceNames(t *testing.T) {
 	p := stack.Run(t, mockrun.Options{State: poolState})
 	moduletest.AssertEqual(t, "output names", moduletest.OutputNames(p), []string{"instance_names", "node_pool_id"})
 
-	if out := p.Outputs[module.OutputNodePoolID]; out.Value != name+"-id" || out.Secret {
+	if out := p.Outputs[stackoutputs.CivoKubernetesNodePoolNodePoolID]; out.Value != name+"-id" || out.Secret {
 		t.Errorf("output node_pool_id = %#v (secret %t), want plain %q", out.Value, out.Secret, name+"-id")
 	}
-	out := p.Outputs[module.OutputInstanceNames]
+	out := p.Outputs[stackoutputs.CivoKubernetesNodePoolInstanceNames]
 	if out.Secret || !out.Known {
 		t.Errorf("output instance_names secret %t known %t, want plain and known", out.Secret, out.Known)
 	}

@@ -38,6 +38,13 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 	return np, errors.Wrap(err, "create node pool")
 }
 
+// setOutputs reads the component's outputs from the pool resource.
+func (np *NodePool) setOutputs(pool *cpcivo.NodePool) {
+	np.Resource = pool
+	np.NodePoolID = pool.ID().ToStringOutput()
+	np.InstanceNames = pool.InstanceNames
+}
+
 func taints(taints []*sharedv1.Taint) cpshared.TaintArray {
 	return component.Taints[cpshared.TaintArray](taints, func(key, value, effect string) cpshared.TaintInput {
 		return cpshared.TaintArgs{Key: pulumi.String(key), Value: pulumi.StringPtr(value), Effect: cpshared.TaintEffect(effect)}

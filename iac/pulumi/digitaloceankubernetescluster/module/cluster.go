@@ -59,6 +59,29 @@ func cluster(ctx *pulumi.Context, l *locals, v version, vpc pulumi.StringPtrInpu
 	return c, errors.Wrap(err, "create kubernetes cluster")
 }
 
+// setOutputs reads the component's outputs from the cluster resource cl.
+func (c *Cluster) setOutputs(cl *digitalocean.KubernetesCluster) {
+	// The SDK's Index panics on an empty list, which a failed or partial read can produce.
+	kubeconfig := cl.KubeConfigs.ApplyT(func(ks []digitalocean.KubernetesClusterKubeConfig) digitalocean.KubernetesClusterKubeConfig {
+		if len(ks) == 0 {
+			return digitalocean.KubernetesClusterKubeConfig{}
+		}
+		return ks[0]
+	}).(digitalocean.KubernetesClusterKubeConfigOutput)
+	c.Resource = cl
+	c.ClusterID = cl.ID().ToStringOutput()
+	c.ClusterURN = cl.ClusterUrn
+	c.APIServerEndpoint = cl.Endpoint
+	c.IPv4Address = cl.Ipv4Address
+	// Marked here as well as by the provider: mocks and derived outputs must not lose it.
+	c.Kubeconfig = pulumi.ToSecret(kubeconfig.RawConfig().Elem()).(pulumi.StringOutput)
+	// The provider marks all of kubeConfigs secret; the expiry time is not, and is what tells
+	// users when to run `pulumi up --refresh`.
+	c.KubeconfigExpiresAt = pulumi.Unsecret(kubeconfig.ExpiresAt().Elem()).(pulumi.StringOutput)
+	c.DefaultNodePoolID = cl.NodePool.Id().Elem()
+	c.VpcUUID = cl.VpcUuid
+}
+
 // setComponents sends the cluster's optional components the manifest sets. Components left
 // absent keep DigitalOcean's default (on for clusters with GPU nodes).
 func setComponents(args *digitalocean.KubernetesClusterArgs, spec *v1.DigitalOceanKubernetesClusterSpec) {

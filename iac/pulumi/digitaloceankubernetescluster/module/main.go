@@ -9,6 +9,7 @@ import (
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
@@ -59,7 +60,7 @@ func build(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanK
 	child []pulumi.ResourceOption, p *digitalocean.Provider) error {
 	var vpc pulumi.StringPtrInput
 	if s.HasInput(v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc()) {
-		id, err := s.Input(ctx, name, v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc(), OutputVpcUUID, child...)
+		id, err := s.Input(ctx, name, v1.DigitalOceanKubernetesClusterSpecFieldVpc, spec.GetVpc(), stackoutputs.DigitalOceanKubernetesClusterVpcUUID, child...)
 		if err != nil {
 			return err
 		}

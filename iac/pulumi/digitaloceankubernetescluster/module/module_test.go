@@ -2,6 +2,7 @@ package module_test
 
 import (
 	"errors"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -312,7 +313,7 @@ func TestClusterVpcFromAnotherStackIsReadThroughAStackReference(t *testing.T) {
 		if !slices.Contains(cl.DependsOn, mockrun.StackReferenceType+"::prod-fra1-vpc") {
 			t.Errorf("cluster dependsOn = %v, want the stack reference", cl.DependsOn)
 		}
-		if got := p.Outputs[module.OutputVpcUUID].Value; got != tt.Want {
+		if got := p.Outputs[stackoutputs.DigitalOceanKubernetesClusterVpcUUID].Value; got != tt.Want {
 			t.Errorf("vpc_uuid output = %v, want %q", got, tt.Want)
 		}
 	})
@@ -356,7 +357,7 @@ func TestClusterKubeconfigIsASecret(t *testing.T) {
 	if !slices.Contains(cl.AdditionalSecretOutputs, "kubeConfigs") {
 		t.Errorf("cluster additionalSecretOutputs = %v, want kubeConfigs among them", cl.AdditionalSecretOutputs)
 	}
-	out := p.Outputs[module.OutputKubeconfig]
+	out := p.Outputs[stackoutputs.DigitalOceanKubernetesClusterKubeconfig]
 	if !out.Secret {
 		t.Errorf("kubeconfig output is not a secret")
 	}
@@ -375,7 +376,7 @@ func TestClusterWithoutAKubeconfigInItsStateStillDeploysWithAnEmptySecretKubecon
 			return resource.PropertyMap{"kubeConfigs": resource.NewArrayProperty(nil)}
 		},
 	})
-	out, ok := p.Outputs[module.OutputKubeconfig]
+	out, ok := p.Outputs[stackoutputs.DigitalOceanKubernetesClusterKubeconfig]
 	if !ok {
 		t.Fatal("kubeconfig output is not exported")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary
@@ -16,5 +17,5 @@ var Program = componentkind.Program("digitaloceankubernetesnodepool", module.Res
 
 // Kind is the kind, whole: the program's, with what is this kind's own.
 func Kind() kinds.Kind {
-	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "do-pool", Lookup: lookup, Rotate: rotate, Nodes: module.OutputNodeIDs, Cost: cost})
+	return componentkind.Kind(Program, module.New, kinds.Kind{Short: "do-pool", Lookup: lookup, Rotate: rotate, Nodes: stackoutputs.DigitalOceanKubernetesNodePoolNodeIDs, Cost: cost})
 }

@@ -1,6 +1,7 @@
 package module_test
 
 import (
+	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"slices"
 	"strings"
 	"testing"
@@ -178,7 +179,7 @@ func TestNodePoolPreviewWithoutTheClusterStackLeavesTheClusterIdUnknown(t *testi
 	moduletest.AssertInputs(t, moduletest.MustFind(t, p, mockrun.StackReferenceType, "workers-cluster").Inputs,
 		map[string]any{"name": clusterStack})
 	moduletest.AssertUnknown(t, moduletest.MustFind(t, p, poolType, "workers"), "clusterId")
-	for _, name := range []string{module.OutputNodePoolID, module.OutputNodeIDs, module.OutputNodeNames} {
+	for _, name := range []string{stackoutputs.DigitalOceanKubernetesNodePoolNodePoolID, stackoutputs.DigitalOceanKubernetesNodePoolNodeIDs, stackoutputs.DigitalOceanKubernetesNodePoolNodeNames} {
 		if out, ok := p.Outputs[name]; !ok || out.Known {
 			t.Errorf("output %s = %+v (exported %t), want it unknown in a preview", name, out, ok)
 		}

@@ -25,6 +25,27 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 	return np, errors.Wrap(err, "create node pool")
 }
 
+// setOutputs reads the component's outputs from the pool resource.
+func (np *NodePool) setOutputs(pool *digitalocean.KubernetesNodePool) {
+	np.Resource = pool
+	np.NodePoolID = pool.ID().ToStringOutput()
+	np.NodeIDs = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Id })
+	np.NodeNames = nodeField(pool.Nodes, func(n digitalocean.KubernetesNodePoolNode) *string { return n.Name })
+}
+
+// nodeField is field of each of the pool's nodes, those without it left out.
+func nodeField(nodes digitalocean.KubernetesNodePoolNodeArrayOutput, field func(digitalocean.KubernetesNodePoolNode) *string) pulumi.StringArrayOutput {
+	return nodes.ApplyT(func(nodes []digitalocean.KubernetesNodePoolNode) []string {
+		out := make([]string, 0, len(nodes))
+		for _, n := range nodes {
+			if v := field(n); v != nil {
+				out = append(out, *v)
+			}
+		}
+		return out
+	}).(pulumi.StringArrayOutput)
+}
+
 func taints(taints []*sharedv1.Taint) digitalocean.KubernetesNodePoolTaintArray {
 	return component.Taints[digitalocean.KubernetesNodePoolTaintArray](taints,
 		func(key, value, effect string) digitalocean.KubernetesNodePoolTaintInput {
