@@ -24,17 +24,14 @@ func ExampleNew_clusterFromAnotherStack() {
 		})
 		return err
 	}
-	p, err := mockrun.Run(program, mockrun.Options{Stacks: map[string]map[string]any{
+	mockrun.Show(program, mockrun.Options{Stacks: map[string]map[string]any{
 		"organization/civokubernetescluster/edge-prod": {"cluster_id": "c0ffee00-1111-2222-3333-444455556666"},
-	}})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	ref := p.OfType(mockrun.StackReferenceType)[0]
-	pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
-	fmt.Println("stack:", ref.Inputs["name"])
-	fmt.Println("clusterId:", pool.Inputs["clusterId"])
+	}}, func(p *mockrun.Result) {
+		ref := p.OfType(mockrun.StackReferenceType)[0]
+		pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
+		fmt.Println("stack:", ref.Inputs["name"])
+		fmt.Println("clusterId:", pool.Inputs["clusterId"])
+	})
 	// Output:
 	// stack: organization/civokubernetescluster/edge-prod
 	// clusterId: c0ffee00-1111-2222-3333-444455556666
