@@ -48,6 +48,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 )
@@ -147,6 +148,16 @@ func newDO(token string) *DO {
 
 // URL is the API's base URL, for godo.SetBaseURL or DIGITALOCEAN_API_URL.
 func (d *DO) URL() string { return d.srv.URL() }
+
+// Setenv points DigitalOcean's clients at this API until the test ends, as a user's shell points
+// them at DigitalOcean: env.TokenEnv holds the token the API answers and env.URLEnv its URL.
+// Tests pass the driver's own names, digitalocean.Env; the fake cannot import the driver, because
+// the driver imports packages whose tests start this fake.
+func (d *DO) Setenv(t testing.TB, env cloudapi.Cloud) {
+	t.Helper()
+	t.Setenv(env.TokenEnv, d.token)
+	t.Setenv(env.URLEnv, d.URL())
+}
 
 // Close stops the API: later requests find nothing listening.
 func (d *DO) Close() { d.srv.Close() }

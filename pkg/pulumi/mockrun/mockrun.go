@@ -1,6 +1,7 @@
 // Package mockrun runs a Pulumi program body under Pulumi's mocks, with no engine, cloud or token,
 // and records every resource it registers (with its options) and every output it exports. The
-// offline `plan` command and the module tests both stand on it.
+// offline `plan` command and the module tests both stand on it, and the kinds' godoc examples
+// print what it records through Show.
 package mockrun
 
 import (

@@ -26,15 +26,12 @@ func ExampleWithNetworkID() {
 		}, civokubernetescluster.WithNetworkID(network.ID().ToStringOutput()))
 		return err
 	}
-	p, err := mockrun.Run(program, mockrun.Options{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, typ := range []string{"civo:index/firewall:Firewall", "civo:index/kubernetesCluster:KubernetesCluster"} {
-		r, _ := p.Find(typ, "edge")
-		fmt.Println(typ, "networkId:", r.Inputs["networkId"])
-	}
+	mockrun.Show(program, mockrun.Options{}, func(p *mockrun.Result) {
+		for _, typ := range []string{"civo:index/firewall:Firewall", "civo:index/kubernetesCluster:KubernetesCluster"} {
+			r, _ := p.Find(typ, "edge")
+			fmt.Println(typ, "networkId:", r.Inputs["networkId"])
+		}
+	})
 	// Output:
 	// civo:index/firewall:Firewall networkId: edge-id
 	// civo:index/kubernetesCluster:KubernetesCluster networkId: edge-id

@@ -14,6 +14,11 @@ import (
 // cluster_id output through a Pulumi stack reference. The stack name follows the convention
 // <organization>/<kind in lower case>/<name>-<env>.
 func ExampleNew_clusterFromAnotherStack() {
+	// Another stack holds the cluster and exports its id. The mocks stand in for that stack: a
+	// reference to it reads these outputs.
+	clusterStack := mockrun.Options{Stacks: map[string]map[string]any{
+		"organization/civokubernetescluster/edge-prod": {"cluster_id": "c0ffee00-1111-2222-3333-444455556666"},
+	}}
 	program := func(ctx *pulumi.Context) error {
 		_, err := civokubernetesnodepool.New(ctx, "edge-gpu", &v1.CivoKubernetesNodePoolSpec{
 			NodePoolName: "gpu",
@@ -24,17 +29,12 @@ func ExampleNew_clusterFromAnotherStack() {
 		})
 		return err
 	}
-	p, err := mockrun.Run(program, mockrun.Options{Stacks: map[string]map[string]any{
-		"organization/civokubernetescluster/edge-prod": {"cluster_id": "c0ffee00-1111-2222-3333-444455556666"},
-	}})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	ref := p.OfType(mockrun.StackReferenceType)[0]
-	pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
-	fmt.Println("stack:", ref.Inputs["name"])
-	fmt.Println("clusterId:", pool.Inputs["clusterId"])
+	mockrun.Show(program, clusterStack, func(p *mockrun.Result) {
+		ref := p.OfType(mockrun.StackReferenceType)[0]
+		pool, _ := p.Find("clusterplane:civo:NodePool", "edge-gpu")
+		fmt.Println("stack:", ref.Inputs["name"])
+		fmt.Println("clusterId:", pool.Inputs["clusterId"])
+	})
 	// Output:
 	// stack: organization/civokubernetescluster/edge-prod
 	// clusterId: c0ffee00-1111-2222-3333-444455556666

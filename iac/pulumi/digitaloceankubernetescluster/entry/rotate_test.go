@@ -25,9 +25,7 @@ func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModule
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{defaultpool.Tag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
-	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(digitalocean.TokenEnv, "do-token")
-	t.Setenv(digitalocean.APIURLEnv, do.URL())
+	do.Setenv(t, digitalocean.Env)
 	input := &v1.DigitalOceanKubernetesClusterStackInput{Target: &v1.DigitalOceanKubernetesCluster{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web"},
 		Spec: &v1.DigitalOceanKubernetesClusterSpec{ClusterName: "web",

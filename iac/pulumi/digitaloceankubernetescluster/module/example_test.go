@@ -10,7 +10,7 @@ import (
 )
 
 // A Go Pulumi program creates a cluster and exports its kubeconfig, a secret output. Here the
-// program runs under Pulumi's mocks (mockrun.Run) to show what it registers.
+// program runs under Pulumi's mocks (mockrun.Show), and the example prints what it registered.
 func ExampleNew() {
 	program := func(ctx *pulumi.Context) error {
 		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &v1.DigitalOceanKubernetesClusterSpec{
@@ -25,15 +25,12 @@ func ExampleNew() {
 		ctx.Export("kubeconfig", cluster.Kubeconfig)
 		return nil
 	}
-	p, err := mockrun.Run(program, mockrun.Options{Preview: true})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, r := range p.Resources {
-		fmt.Println(r.Type, r.Name)
-	}
-	fmt.Println("kubeconfig secret:", p.Outputs["kubeconfig"].Secret)
+	mockrun.Show(program, mockrun.Options{Preview: true}, func(p *mockrun.Result) {
+		for _, r := range p.Resources {
+			fmt.Println(r.Type, r.Name)
+		}
+		fmt.Println("kubeconfig secret:", p.Outputs["kubeconfig"].Secret)
+	})
 	// Output:
 	// clusterplane:digitalocean:KubernetesCluster prod
 	// digitalocean:index/kubernetesCluster:KubernetesCluster prod

@@ -23,8 +23,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	t.Setenv(digitalocean.TokenEnv, "do-token")
-	t.Setenv(digitalocean.APIURLEnv, do.URL())
+	do.Setenv(t, digitalocean.Env)
 	input := &v1.DigitalOceanKubernetesNodePoolStackInput{Target: &v1.DigitalOceanKubernetesNodePool{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web-workers"},
 		Spec: &v1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-8vcpu-16gb", NodeCount: 3,

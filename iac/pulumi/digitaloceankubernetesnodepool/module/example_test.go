@@ -33,15 +33,12 @@ func ExampleWithClusterID() {
 		}, digitaloceankubernetesnodepool.WithClusterID(cluster.ClusterID))
 		return err
 	}
-	p, err := mockrun.Run(program, mockrun.Options{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	pool, _ := p.Find("digitalocean:index/kubernetesNodePool:KubernetesNodePool", "prod-workers")
-	fmt.Println("clusterId:", pool.Inputs["clusterId"])
-	fmt.Println("dependsOn:", pool.DependsOn)
-	fmt.Println("ignoreChanges:", pool.IgnoreChanges)
+	mockrun.Show(program, mockrun.Options{}, func(p *mockrun.Result) {
+		pool, _ := p.Find("digitalocean:index/kubernetesNodePool:KubernetesNodePool", "prod-workers")
+		fmt.Println("clusterId:", pool.Inputs["clusterId"])
+		fmt.Println("dependsOn:", pool.DependsOn)
+		fmt.Println("ignoreChanges:", pool.IgnoreChanges)
+	})
 	// Output:
 	// clusterId: prod-id
 	// dependsOn: [digitalocean:index/kubernetesCluster:KubernetesCluster::prod]
