@@ -200,6 +200,10 @@ func TestAnUpKilledOnOneMachineIsFinishedFromAnotherByFollowingTheAdvice(t *test
 	alice.killedUp(file, "interrupted")
 	id := e.doCluster("interrupted").ID
 
+	// Bob's status reads the lock Alice's CLI left in the database, and says it is held.
+	if r, _ := bob.clusterplane("status", file); !strings.Contains(r.stdout+r.stderr, "still locked") {
+		t.Errorf("Bob's status after Alice's up was killed does not say the stack is still locked: %s", r)
+	}
 	// Bob sees the pending create and the advice, and follows it as written.
 	r, code := bob.clusterplane("up", file, "--yes")
 	commands := backticked(r.stdout) // the cause, in its row of the table

@@ -1,8 +1,10 @@
 // Command fakeclouds serves the tests' loopback clouds (pkg/loopback/fakeclouds lists them, one
 // per driver) on their own, for what runs outside a Go test: bench/deploy.sh. Its flags are each
 // cloud's, by its ID (-<cloud>-token, -<cloud>-port, -<cloud>-state), and -token gives every cloud
-// without a token of its own one, so that a script need not name each cloud. It writes the environment
-// that points the providers at them, then serves until it is stopped or fakecloud.Lifetime passes.
+// without a token of its own one, so that a script need not name each cloud. Sizes are priced as the
+// repository's tables price them, and -examples puts into each new cloud what the examples name by
+// id, as the sandbox does. It writes the environment that points the providers at them, then serves
+// until it is stopped or fakecloud.Lifetime passes.
 package main
 
 import (
@@ -43,6 +45,9 @@ type served struct {
 	token, state *string
 	port         *int
 	cloud        fakeclouds.Cloud
+	// prices are the repository's table of the cloud's sizes (the driver's), which its sizes API
+	// answers with, as the sandbox's does.
+	prices map[string]float64
 }
 
 func main() {
@@ -53,7 +58,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "fakeclouds: %v\n", err)
 			os.Exit(1)
 		}
-		c := &served{Loopback: l, env: d.Env()}
+		c := &served{Loopback: l, env: d.Env(), prices: d.Prices().Sizes}
 		id, name := string(l.ID), c.env.Name
 		c.token = flag.String(id+"-token", "", "the token the "+name+" API accepts")
 		c.port = flag.Int(id+"-port", 0, "the loopback port the "+name+" API listens on (0: any free one); a stack records its provider's "+
@@ -66,6 +71,8 @@ func main() {
 	env := flag.String("env", "", "the file to write each cloud's API URL variable to, as KEY=VALUE lines")
 	requests := flag.String("requests", "", "the file to append one line to for every request a cloud answers: unix time, cloud, method, status, path (bench/takeover.sh counts them)")
 	seeded := flag.Int("seed", 0, "clusters to create in each cloud before serving, each with one more pool, as the clouds' own tools would (bench/discover.sh)")
+	examples := flag.Bool("examples", false, "put into each new cloud what the examples name by id (their clusters, networks and VPC), "+
+		"as the sandbox does, so that every example deploys; a cloud loaded from its -<cloud>-state keeps what it holds")
 	flag.Parse()
 	giveTokens(all, *anyToken)
 	if !usable(all, *env) {
@@ -75,7 +82,7 @@ func main() {
 	for _, c := range all {
 		c.cloud = c.Start(s, *c.token, *c.port, fakecloud.Lifetime)
 	}
-	serve(s, all, *env, *requests, *seeded)
+	serve(s, all, *env, *requests, *seeded, *examples)
 }
 
 // giveTokens gives token to every cloud that has none of its own.
@@ -100,9 +107,9 @@ func usable(all []*served, env string) bool {
 	return ok
 }
 
-// serve logs, loads and seeds the clouds as asked, writes the environment that points the
+// serve logs, prices, loads and seeds the clouds as asked, writes the environment that points the
 // providers at them, and serves until stopped or fakecloud.Lifetime passes.
-func serve(s *server, all []*served, env, requests string, seeded int) {
+func serve(s *server, all []*served, env, requests string, seeded int, examples bool) {
 	if requests != "" {
 		if err := logRequests(requests, all); err != nil {
 			s.Fatalf("request log: %v", err)
@@ -110,19 +117,7 @@ func serve(s *server, all []*served, env, requests string, seeded int) {
 	}
 	var text string
 	for _, c := range all {
-		if path := *c.state; path != "" {
-			save, err := keepState(path, c.cloud)
-			if err != nil {
-				s.Fatalf("%s state: %v", c.env.Name, err)
-			}
-			// Saved once more on the way out: what reads settled (a cluster's nodes running, its
-			// certificate authority made) is no change and was not saved as it happened.
-			s.Cleanup(func() {
-				if err := save(); err != nil {
-					fmt.Fprintf(os.Stderr, "fakeclouds: save %s: %v\n", path, err)
-				}
-			})
-		}
+		ready(s, c, examples)
 		text += c.env.URLEnv + "=" + c.cloud.URL() + "\n"
 	}
 	if err := seedClouds(seeded, all); err != nil {
@@ -160,6 +155,35 @@ func logRequests(path string, all []*served) error {
 		})
 	}
 	return nil
+}
+
+// ready prices the cloud's sizes as the repository's table does (the sandbox's way: a size the
+// table does not price is listed without a price, never at the fake's $10), loads the cloud from
+// its state file when there is one and saves it there from then on, and puts what the examples
+// name by id into a new cloud when asked.
+func ready(s fakecloud.TB, c *served, examples bool) {
+	if c.SetPrices != nil {
+		c.SetPrices(c.cloud, c.prices)
+	}
+	fresh := true
+	if path := *c.state; path != "" {
+		_, err := os.Stat(path)
+		fresh = errors.Is(err, os.ErrNotExist)
+		save, err := keepState(path, c.cloud)
+		if err != nil {
+			s.Fatalf("%s state: %v", c.env.Name, err)
+		}
+		// Saved once more on the way out: what reads settled (a cluster's nodes running, its
+		// certificate authority made) is no change and was not saved as it happened.
+		s.Cleanup(func() {
+			if err := save(); err != nil {
+				fmt.Fprintf(os.Stderr, "fakeclouds: save %s: %v\n", path, err)
+			}
+		})
+	}
+	if examples && fresh && c.Examples != nil {
+		c.Examples(c.cloud)
+	}
 }
 
 // keepState loads the cloud from path when the file exists, and saves it there after every

@@ -9,6 +9,8 @@ import (
 
 	"github.com/clusterplane/clusterplane/internal/seed"
 	"github.com/clusterplane/clusterplane/pkg/cloud"
+	"github.com/clusterplane/clusterplane/pkg/cloud/clouds"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecivo"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakeclouds"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakedo"
@@ -110,6 +112,49 @@ func TestEveryCloudWithoutATokenOfItsOwnTakesTheSharedOne(t *testing.T) {
 				if *c.token != tc.want {
 					t.Errorf("%s's token is %q, want %q", c.ID, *c.token, tc.want)
 				}
+			}
+		})
+	}
+}
+
+func TestACloudIsPricedAsTheTableAndHoldsTheExamplesOnlyWhenAskedAndNew(t *testing.T) {
+	const token = "a-token"
+	d, err := clouds.Get("digitalocean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := d.Prices().Sizes
+	l, _ := fakeclouds.Get("digitalocean")
+	saved := filepath.Join(t.TempDir(), "saved.json")
+	if err := os.WriteFile(saved, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		examples     bool
+		state        string
+		wantExamples bool
+	}{
+		{name: "a new cloud asked for the examples holds them", examples: true, wantExamples: true},
+		{name: "a new cloud not asked holds none", examples: false},
+		{name: "a cloud loaded from its state keeps what it holds", examples: true, state: saved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			do := fakedo.New(t, token)
+			tok, state := token, tc.state
+			c := &served{Loopback: l, token: &tok, state: &state, cloud: do, prices: table}
+			ready(t, c, tc.examples)
+			sizes, err := digitalocean.New(do.URL(), token, digitalocean.Options{}).SizeDetails(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range sizes {
+				if want := table[s.Slug]; s.PriceMonthly != want {
+					t.Errorf("size %s costs $%.2f, want the table's $%.2f (unpriced when the table has none)", s.Slug, s.PriceMonthly, want)
+				}
+			}
+			if _, found := do.Cluster(fakeclouds.ExampleDOCluster); found != tc.wantExamples {
+				t.Errorf("the example cluster is there: %t, want %t", found, tc.wantExamples)
 			}
 		})
 	}

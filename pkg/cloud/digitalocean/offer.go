@@ -96,7 +96,7 @@ func (Driver) LivePrices(ctx context.Context, base, token string) (cost.Prices, 
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	client := New(base, token, Options{Options: cloudapi.Options{Timeout: lookupTimeout}})
-	listed, err := client.Sizes(ctx)
+	listed, err := client.SizeDetails(ctx)
 	if cloudapi.StatusOf(err) == http.StatusUnauthorized {
 		return cost.Prices{}, true, errors.New("DigitalOcean sizes API: 401, the token was refused")
 	}
@@ -114,21 +114,4 @@ func (Driver) LivePrices(ctx context.Context, base, token string) (cost.Prices, 
 		}
 	}
 	return p, true, nil
-}
-
-// SizePrice is a Droplet size as the sizes API lists it: its slug and monthly price (0 when the
-// API gives none).
-type SizePrice struct {
-	Slug         string  `json:"slug"`
-	PriceMonthly float64 `json:"price_monthly"`
-}
-
-// Sizes are every Droplet size DigitalOcean lists (GET /v2/sizes), with its monthly price.
-func (c *Client) Sizes(ctx context.Context) ([]SizePrice, error) {
-	var all []SizePrice
-	err := pages(ctx, c, "/v2/sizes", "sizes", func(page []SizePrice) bool {
-		all = append(all, page...)
-		return true
-	})
-	return all, errors.Wrap(err, "list DigitalOcean's sizes")
 }

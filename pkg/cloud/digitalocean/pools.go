@@ -106,8 +106,8 @@ func (c *Client) DeletePool(ctx context.Context, clusterID, poolID string) error
 	return nil
 }
 
-// SizeDetails are every Droplet size DigitalOcean lists, with its shape and price, read through
-// this client (Sizes reads them through godo for pkg/change/cost).
+// SizeDetails are every Droplet size DigitalOcean lists (GET /v2/sizes), with its shape, price
+// and regions: LivePrices reads the prices, Karpenter the shapes.
 func (c *Client) SizeDetails(ctx context.Context) ([]SizeDetail, error) {
 	var all []SizeDetail
 	err := pages(ctx, c, "/v2/sizes", "sizes", func(page []SizeDetail) bool {

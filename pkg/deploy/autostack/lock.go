@@ -2,8 +2,8 @@ package autostack
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"strings"
 
 	"github.com/clusterplane/clusterplane/pkg/deploy"
@@ -13,24 +13,28 @@ import (
 
 var _ deploy.Locker = (*stackOf)(nil)
 
-// Locked tells whether the stack's lock is held. A file backend keeps each lock as a file under
-// .pulumi/locks/<organization>/<project>/<stack>/, which stays when the CLI is killed holding it;
-// other backends keep theirs out of reach, and are not known.
-func (s *stackOf) Locked(context.Context) (locked, known bool, err error) {
-	root, ok := strings.CutPrefix(s.backend.url, "file://")
-	if !ok {
+// Locked tells whether the stack's lock is held. The CLI keeps each lock as a blob
+// .pulumi/locks/organization/<project>/<stack>/<id>.json (pkg/backend/diy/lock.go, lockPath, in
+// pulumi/pulumi v3.259.0), which stays when the CLI is killed holding it: a file in a local
+// backend, a row of the table in a PostgreSQL one. Other backends keep theirs out of reach, and
+// are not known.
+func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
+	store, err := s.backend.blobs(ctx)
+	if errors.Is(err, deploy.ErrRecordsUnread) {
 		return false, false, nil
 	}
-	dir := filepath.Join(root, ".pulumi", "locks", "organization", s.project, s.stack)
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
+	if err != nil {
+		return false, false, errors.Wrap(err, "read the stack's locks")
+	}
+	names, err := store.list(ctx, path.Join(".pulumi", "locks", "organization", s.project, s.stack))
+	if errors.Is(err, fs.ErrNotExist) {
 		return false, true, nil
 	}
 	if err != nil {
 		return false, false, errors.Wrap(err, "read the stack's locks")
 	}
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+	for _, name := range names {
+		if strings.HasSuffix(name, ".json") {
 			return true, true, nil
 		}
 	}

@@ -54,8 +54,8 @@ type Leftovers struct {
 	Others  int
 	// Cancel is the command that removes the lock the interrupted operation may have left.
 	Cancel string
-	// Locked tells that the stack's lock is held, when LockKnown (only a file backend's locks are
-	// read): else the advice says "if".
+	// Locked tells that the stack's lock is held, when LockKnown (only a local file or
+	// PostgreSQL backend's locks are read): else the advice says "if".
 	Locked, LockKnown bool
 	// Found are the resources of the manifest's name the cloud holds and the stack does not, when
 	// Looked (the cloud was asked and answered): for a pending create, the ids to import.

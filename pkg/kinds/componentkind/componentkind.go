@@ -20,17 +20,24 @@ import (
 )
 
 // Program is the stack program named name (its binary's and Pulumi project's name) of stack
-// input T, deploying with resources and diffing with effects.
+// input T, deploying with resources and diffing with the effects table that table returns. The
+// table is named after the kind here, from the stack input's target message, so that a kind's
+// name is written once, in its proto; then effects.Build completes it.
 func Program[T any, I interface {
 	*T
 	proto.Message
-}](name string, resources func(*pulumi.Context, I) error, effects func() *effects.Table) program.Program[I] {
-	return program.Program[I]{
+}](name string, resources func(*pulumi.Context, I) error, table func() *effects.Table) program.Program[I] {
+	p := program.Program[I]{
 		Name:      name,
 		NewInput:  func() I { return I(new(T)) },
 		Resources: resources,
-		Effects:   effects,
 	}
+	p.Effects = func() *effects.Table {
+		t := table()
+		t.Name = p.Kind()
+		return effects.Build(t)
+	}
+	return p
 }
 
 // Kind is the kind of program p whose component newFn (the module's New) constructs, of the type

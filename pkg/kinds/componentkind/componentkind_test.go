@@ -9,6 +9,7 @@ import (
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/entry"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 )
@@ -24,6 +25,8 @@ func TestKindKeepsWhatIsTheKindsOwnAndTakesTheRestFromItsProgramAndModule(t *tes
 		{"the manifest kind is the program's", k.Name, module.Kind},
 		{"the project is the program's, whatever own said", k.Project, "civokubernetescluster"},
 		{"the component's type token is the one the module registers", k.Component.Token, module.TypeToken},
+		{"the effects table is named after the manifest kind", k.Effects.Name, module.Kind},
+		{"the effects table is built: its component's type is the module's", k.Effects.Types[effects.Component], module.TypeToken},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
+// componentkind.Program names the table after the kind and builds it.
 func Effects() *effects.Table {
 	cluster := &effects.Table{
-		Name:      "CivoKubernetesCluster",
 		Types:     civoeffects.CivoTypes,
 		Protected: []effects.Role{effects.Cluster},
 		Rows: []effects.Row{
@@ -82,5 +82,5 @@ func Effects() *effects.Table {
 	// write_kubeconfig from the state to decide whether to keep the kubeconfig, and never sets it:
 	// an import (of a pending create) leaves it at its default, false, though the cloud never had it.
 	cluster.NeverReadBack = map[string]bool{"writeKubeconfig": true}
-	return effects.Build(cluster)
+	return cluster
 }

@@ -8,9 +8,9 @@ import (
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
+// componentkind.Program names the table after the kind and builds it.
 func Effects() *effects.Table {
 	pool := &effects.Table{
-		Name: "CivoKubernetesNodePool",
 		// Civo names a pool by its id, and renames none.
 		Pools: effects.PoolMoves{Cloud: "Civo"},
 		Types: civoeffects.CivoPoolTypes,
@@ -61,5 +61,5 @@ func Effects() *effects.Table {
 	effects.Wire(pool.Attributes, civoeffects.CivoPlugin+"labels", `pkg/cloud/civo/pools sends the labels as a pointer to a map: "labels": {} clears them, `+
 		"which civogo's own KubernetesClusterPoolUpdateConfig (omitempty) cannot")
 	pool.Rows = append(pool.Rows, effects.RolloutRow("spec.rollout"))
-	return effects.Build(pool)
+	return pool
 }

@@ -8,9 +8,9 @@ import (
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
+// componentkind.Program names the table after the kind and builds it.
 func Effects() *effects.Table {
 	cluster := &effects.Table{
-		Name:      "DigitalOceanKubernetesCluster",
 		Pools:     doeffects.DOPoolMoves,
 		Types:     doeffects.DOTypes,
 		Protected: []effects.Role{effects.Cluster},
@@ -109,5 +109,5 @@ func Effects() *effects.Table {
 	// registry_integration is sent only when its value changes, destroy_all_associated_resources
 	// read only at delete.
 	cluster.NeverReadBack = map[string]bool{"registryIntegration": true, "destroyAllAssociatedResources": true}
-	return effects.Build(cluster)
+	return cluster
 }

@@ -8,9 +8,9 @@ import (
 
 // Effects is what changing each field of the kind's manifest does, read from the pinned
 // provider's source; the cloud's shared facts (types, sources, reasons) are in pkg/change/effects.
+// componentkind.Program names the table after the kind and builds it.
 func Effects() *effects.Table {
 	pool := &effects.Table{
-		Name:  "DigitalOceanKubernetesNodePool",
 		Pools: doeffects.DOPoolMoves,
 		Types: doeffects.DOPoolTypes,
 		Rows: []effects.Row{
@@ -41,5 +41,5 @@ func Effects() *effects.Table {
 	// it, which an import has not: the live count is in actual_node_count.
 	pool.ReadBack = map[string]string{"nodeCount": "actualNodeCount"}
 	pool.Rows = append(pool.Rows, effects.RolloutRow("spec.rollout"))
-	return effects.Build(pool)
+	return pool
 }
