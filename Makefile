@@ -25,7 +25,7 @@ OUTPUTS_PAGE := docs/deploying.md
 # clouds: adding a cloud to pkg/cloud/clouds changes it.
 OPENAPI := docs/openapi.json
 # Each kind's outputs, as Go structs and stack output names, generated from its StackOutputs message.
-STACK_OUTPUTS := pkg/pulumi/stackoutputs/stackoutputs_gen.go
+STACK_OUTPUTS := apis/clusterplane/stackoutputs/stackoutputs_gen.go
 # Everything `make protos` writes; check-generated fails when any of it is stale.
 GENERATED := apis $(API_IMAGE) $(STACK_OUTPUTS) $(SCHEMAS) $(PULUMI_SCHEMA) $(PITFALLS) $(OUTPUTS_PAGE) $(OPENAPI)
 

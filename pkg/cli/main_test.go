@@ -3,7 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"os"
 	"path/filepath"
 	"strings"

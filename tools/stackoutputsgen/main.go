@@ -1,5 +1,5 @@
 // Command stackoutputsgen writes each kind's outputs, as its StackOutputs message declares them,
-// into one Go package (pkg/pulumi/stackoutputs), so that a kind's module does not write them out
+// into one Go package (apis/clusterplane/stackoutputs), so that a kind's module does not write them out
 // again by hand. For every kind it writes:
 //
 //   - a struct of Pulumi outputs, one field per field of the message, which the kind's component

@@ -71,11 +71,11 @@ func TestTheCommittedPackageIsWhatTheMessagesGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join("..", "..", "pkg", "pulumi", "stackoutputs", "stackoutputs_gen.go"))
+	got, err := os.ReadFile(filepath.Join("..", "..", "apis", "clusterplane", "stackoutputs", "stackoutputs_gen.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Error("pkg/pulumi/stackoutputs is stale: run make protos")
+		t.Error("apis/clusterplane/stackoutputs is stale: run make protos")
 	}
 }

@@ -199,7 +199,7 @@ func Finish(ctx *pulumi.Context, comp pulumi.ComponentResource) error {
 
 // Outputs returns comp's outputs: its fields tagged `pulumi:"name"`, by name, those of the
 // structs it embeds included. A kind's component embeds its generated outputs
-// (pkg/pulumi/stackoutputs), and Pulumi's own readers of tags (provider.NewConstructResult)
+// (apis/clusterplane/stackoutputs), and Pulumi's own readers of tags (provider.NewConstructResult)
 // look only at the struct's own fields, so the plugin's Construct answers with these instead.
 // Two fields tagged with one name are an error: one of them would be lost.
 func Outputs(comp pulumi.ComponentResource) (pulumi.Map, error) {

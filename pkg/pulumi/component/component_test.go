@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	civocluster "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetescluster/module"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

@@ -123,7 +123,7 @@ func (s *Server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 			return nil, err
 		}
 		// Not provider.NewConstructResult: it reads only the component struct's own tagged
-		// fields, and a kind's component embeds its outputs (pkg/pulumi/stackoutputs).
+		// fields, and a kind's component embeds its outputs (apis/clusterplane/stackoutputs).
 		outputs, err := component.Outputs(comp)
 		if err != nil {
 			return nil, err

@@ -2,7 +2,7 @@ package module_test
 
 import (
 	"encoding/base64"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"slices"
 	"strings"
 	"testing"

@@ -1,7 +1,7 @@
 package module
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"github.com/pulumi/pulumi-civo/sdk/v2/go/civo"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )

@@ -5,12 +5,12 @@
 package entry
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	civopoolresource "github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/poolresource"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary

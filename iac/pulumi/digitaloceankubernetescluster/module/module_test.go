@@ -2,7 +2,7 @@ package module_test
 
 import (
 	"errors"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"net/http"
 	"net/http/httptest"
 	"os"

@@ -5,10 +5,10 @@
 package entry
 
 import (
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 	"github.com/clusterplane/clusterplane/pkg/kinds/componentkind"
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
 )
 
 // Program is the stack program with its offline commands (validate, plan, diff), as its binary

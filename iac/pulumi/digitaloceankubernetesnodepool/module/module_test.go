@@ -1,7 +1,7 @@
 package module_test
 
 import (
-	"github.com/clusterplane/clusterplane/pkg/pulumi/stackoutputs"
+	"github.com/clusterplane/clusterplane/apis/clusterplane/stackoutputs"
 	"slices"
 	"strings"
 	"testing"
