@@ -48,7 +48,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 	"github.com/digitalocean/godo"
 )
@@ -150,13 +149,14 @@ func newDO(token string) *DO {
 func (d *DO) URL() string { return d.srv.URL() }
 
 // Setenv points DigitalOcean's clients at this API until the test ends, as a user's shell points
-// them at DigitalOcean: env.TokenEnv holds the token the API answers and env.URLEnv its URL.
-// Tests pass the driver's own names, digitalocean.Env; the fake cannot import the driver, because
-// the driver imports packages whose tests start this fake.
-func (d *DO) Setenv(t testing.TB, env cloudapi.Cloud) {
+// them at DigitalOcean: tokenEnv holds the token the API answers and urlEnv its URL. Tests pass
+// the driver's own names (digitalocean.Env.TokenEnv, digitalocean.Env.URLEnv); the fake imports
+// nothing of the project but its fellow loopback packages, and the driver imports packages whose
+// tests start this fake.
+func (d *DO) Setenv(t testing.TB, tokenEnv, urlEnv string) {
 	t.Helper()
-	t.Setenv(env.TokenEnv, d.token)
-	t.Setenv(env.URLEnv, d.URL())
+	t.Setenv(tokenEnv, d.token)
+	t.Setenv(urlEnv, d.URL())
 }
 
 // Close stops the API: later requests find nothing listening.

@@ -19,7 +19,7 @@ func TestSetenvPointsTheDriversClientsAtTheFakeUntilTheTestEnds(t *testing.T) {
 	t.Run("inside the test", func(t *testing.T) {
 		do := fakedo.New(t, "do-token")
 		id := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "fra1"})
-		do.Setenv(t, digitalocean.Env)
+		do.Setenv(t, digitalocean.Env.TokenEnv, digitalocean.Env.URLEnv)
 		token, url, err := digitalocean.Env.Resolve("", "")
 		if err != nil || token != "do-token" || url != do.URL() {
 			// The tokens are compared, never printed: a test's output is no place for one.

@@ -25,7 +25,7 @@ func TestTheDefaultPoolsRotationFindsTheTaggedPoolAndCreatesTheNewOneAsTheModule
 		{Name: "default", Size: "s-2vcpu-4gb", Count: 2, Tags: []string{defaultpool.Tag}},
 		{Name: "batch", Size: "s-2vcpu-4gb", Count: 1},
 	}})
-	do.Setenv(t, digitalocean.Env)
+	do.Setenv(t, digitalocean.Env.TokenEnv, digitalocean.Env.URLEnv)
 	input := &v1.DigitalOceanKubernetesClusterStackInput{Target: &v1.DigitalOceanKubernetesCluster{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web"},
 		Spec: &v1.DigitalOceanKubernetesClusterSpec{ClusterName: "web",

@@ -23,7 +23,7 @@ func TestTheRotationsCloudCreatesTheSurgePoolWaitsForItDeletesTheOldAndRenames(t
 		{Name: "workers", Size: "s-4vcpu-8gb", Count: 2},
 	}})
 	do.SetKubeconfig(cid, []byte("apiVersion: v1\nkind: Config\n"))
-	do.Setenv(t, digitalocean.Env)
+	do.Setenv(t, digitalocean.Env.TokenEnv, digitalocean.Env.URLEnv)
 	input := &v1.DigitalOceanKubernetesNodePoolStackInput{Target: &v1.DigitalOceanKubernetesNodePool{
 		Metadata: &sharedv1.CloudResourceMetadata{Name: "web-workers"},
 		Spec: &v1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Size: "s-8vcpu-16gb", NodeCount: 3,
