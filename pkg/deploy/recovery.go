@@ -11,10 +11,39 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 )
 
-// Locker is a Stack that can tell whether its lock is held: a file backend's stacks can (their
-// locks are files), others cannot, and say so with known false.
+// Locker is a Stack that can tell whether its lock is held: a local file or PostgreSQL backend's
+// stacks can (their locks are files or rows), others cannot, and say so with known false.
 type Locker interface {
 	Locked(ctx context.Context) (locked, known bool, err error)
+}
+
+// LockReader is a Backend that tells whether a stack's Pulumi lock is held without opening the
+// stack, as status reads its records, with the command that removes a lock a killed operation
+// left; known is false where the backend's locks are out of reach.
+type LockReader interface {
+	PulumiLock(ctx context.Context, project, stack string) (held, known bool, cancel string, err error)
+}
+
+// lockNote is what status adds to a Ready condition that asks for a command when the stack's
+// Pulumi lock is held: that command would be refused until the operation holding it ends, or
+// until someone removes the lock a killed one left. "" when the lock is free or cannot be read.
+func (d *Deployer) lockNote(ctx context.Context, t deploytarget.Target, s stackstate.Stack) string {
+	var held, known bool
+	var cancel string
+	switch lr, ok := d.Backend.(LockReader); {
+	case s != nil:
+		if lk, ok := s.(Locker); ok {
+			held, known, _ = lk.Locked(ctx)
+			cancel = cancelCommand(s)
+		}
+	case ok:
+		held, known, cancel, _ = lr.PulumiLock(ctx, t.Project, t.Stack)
+	}
+	if !held || !known {
+		return ""
+	}
+	return "; but the stack is locked: an operation on it is still running, or was killed holding its lock. " +
+		"If none runs, remove the lock with " + cancel + " first"
 }
 
 // Recovery reads what an interrupted operation left the target's stack needing, as Status reads

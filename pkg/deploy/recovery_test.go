@@ -221,3 +221,39 @@ func TestAnUpCancelledAfterItsStepsEndedSaysToRunItAgain(t *testing.T) {
 		})
 	}
 }
+
+// lockReading is a backend that reads its records itself and says its stacks' Pulumi locks are
+// held, as a file or PostgreSQL backend says the lock a killed up left.
+type lockReading struct{ *recordReading }
+
+func (lockReading) PulumiLock(context.Context, string, string) (bool, bool, string, error) {
+	return true, true, "`pulumi cancel --stack organization/p/s --yes`", nil
+}
+
+func TestStatusOfAChangedManifestSaysWhenTheStacksLockIsHeld(t *testing.T) {
+	tests := []struct {
+		name     string
+		backend  func(*deploytest.Backend) stackstate.Backend
+		wantLock bool
+	}{
+		{"a free stack is told to run up, nothing more", func(b *deploytest.Backend) stackstate.Backend { return b }, false},
+		{"a stack opened to be read says its lock", func(b *deploytest.Backend) stackstate.Backend { return lockedBackend{b} }, true},
+		{"a backend whose records are read says its lock without opening the stack",
+			func(b *deploytest.Backend) stackstate.Backend { return lockReading{&recordReading{Backend: b}} }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			d, b := deployer()
+			c := namedCluster(t, "platform", "prod", "")
+			mustUp(ctx, t, d, c)
+			d.Backend = tt.backend(b)
+			changed := target(t, "platform.yaml", strings.Replace(mustText(t, c), "nodeCount: 2", "nodeCount: 3", 1))
+			ready := d.Status(ctx, changed, deploy.StatusOptions{}).Report.Condition("Ready")
+			said := strings.Contains(ready.Message, "the stack is locked") && strings.Contains(ready.Message, "pulumi cancel --stack")
+			if ready.Reason != "ManifestChanged" || said != tt.wantLock {
+				t.Errorf("Ready %+v; want ManifestChanged, the lock said: %t", ready, tt.wantLock)
+			}
+		})
+	}
+}

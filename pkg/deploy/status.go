@@ -91,6 +91,11 @@ func (d *Deployer) Status(ctx context.Context, t deploytarget.Target, opts Statu
 				Message: "the stack it references, " + missing + ", does not exist (destroyed?); its resources may be gone"}
 		}
 	}
+	if ready.Reason == "ManifestChanged" || strings.HasPrefix(ready.Reason, "Last") {
+		// The advice is a command the stack's lock would refuse: a killed run's lock is said here,
+		// not first by the refusal of the command status advised.
+		ready.Message += d.lockNote(ctx, t, s)
+	}
 	ready, answer := d.leftInStatus(ctx, t, st, ready)
 	if answer != nil {
 		o.Unmanaged = answer.live

@@ -41,6 +41,16 @@ func (s *stackOf) Locked(ctx context.Context) (locked, known bool, err error) {
 	return false, true, nil
 }
 
+var _ deploy.LockReader = (*Backend)(nil)
+
+// PulumiLock tells whether stack <project>/<stack>'s Pulumi lock is held, read as Locked reads it
+// without opening the stack, and the command that removes it.
+func (b *Backend) PulumiLock(ctx context.Context, project, stack string) (held, known bool, cancel string, err error) {
+	s := &stackOf{backend: b, project: project, stack: stack}
+	held, known, err = s.Locked(ctx)
+	return held, known, s.CancelCommand(), err
+}
+
 var _ deploy.Canceler = (*stackOf)(nil)
 
 // Cancel removes the engine's lock an operation whose process died left on the stack, as
