@@ -25,34 +25,14 @@ func TestARescuedJobRunsBeforeTheJobsQueuedAfterIt(t *testing.T) {
 		t.Run(db.name+": the killed replica's job runs first", func(t *testing.T) {
 			url := db.url(t)
 			ctx := context.Background()
-			// The replica that dies: it took the first cluster's job and was killed, leaving the
-			// job running and its lease run out; the backlog was queued meanwhile.
-			dead, err := serve.Open(ctx, serve.Options{DatabaseURL: url, Kinds: registry.Kinds(), StackTimeout: time.Minute, RescueAfter: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(dead.Server.Handler())
-			s := &service{t: t, url: ts.URL, tokens: map[auth.Role]string{auth.Editor: token}}
-			_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-			id, _ := c["id"].(string)
-			var job int64
-			if err := dead.Store.DB.QueryRow(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = scheduled_at
-				WHERE kind = 'clusterplane_reconcile' RETURNING id`).Scan(&job); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := dead.Store.Renew(ctx, store.Lease{JobID: job, Attempt: 1, ObjectID: id, Replica: "killed", Expires: time.Now().Add(-time.Second)}); err != nil {
-				t.Fatal(err)
-			}
+			dead := killMidJob(t, url, -time.Second)
+			job := dead.job
 			for i := range backlog {
-				if code, out := s.call(auth.Editor, "POST", "/api/v1/clusters", strings.Replace(doCluster, "api-fra1", fmt.Sprintf("backlog-%d", i), 1)); code != 201 {
+				if code, out := dead.editor.call(auth.Editor, "POST", "/api/v1/clusters", strings.Replace(doCluster, "api-fra1", fmt.Sprintf("backlog-%d", i), 1)); code != 201 {
 					t.Fatalf("queue the backlog: %d %v", code, out)
 				}
 			}
-			ts.Close()
+			dead.api.Close()
 
 			// A replica's rescuer finds the lease run out and gives the job back.
 			rescuer := &reconcile.Rescuer{Store: dead.Store, River: dead.River, TTL: reconcile.LeaseTTL, Every: reconcile.RescueEvery}
@@ -69,6 +49,46 @@ func TestARescuedJobRunsBeforeTheJobsQueuedAfterIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killedReplica is a replica that took the first cluster's job and was then killed (kill -9, a
+// lost machine): the job is left running at attempt 1 with its lease. Its API still answers
+// editor (to queue more jobs) until the test closes api; it runs no worker and no rescuer.
+type killedReplica struct {
+	*serve.Service
+	api    *httptest.Server
+	editor *service
+	// job is the cluster's job, object the cluster's id.
+	job    int64
+	object string
+}
+
+// killMidJob opens the replica on the database at url, creates the cluster through it, and
+// leaves its job running with a lease that holds for lease more (negative: ran out).
+func killMidJob(t *testing.T, url string, lease time.Duration) *killedReplica {
+	t.Helper()
+	ctx := context.Background()
+	dead, err := serve.Open(ctx, serve.Options{DatabaseURL: url, Kinds: registry.Kinds(), StackTimeout: time.Minute, RescueAfter: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &killedReplica{Service: dead, api: httptest.NewServer(dead.Server.Handler())}
+	k.editor = &service{t: t, url: k.api.URL, tokens: map[auth.Role]string{auth.Editor: token}}
+	_, c := k.editor.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
+	k.object, _ = c["id"].(string)
+	if err := dead.Store.DB.QueryRow(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = scheduled_at
+		WHERE kind = 'clusterplane_reconcile' RETURNING id`).Scan(&k.job); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dead.Store.Renew(ctx, store.Lease{JobID: k.job, Attempt: 1, ObjectID: k.object, Replica: "killed",
+		Expires: time.Now().Add(lease)}); err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
 
 // runOrder waits until n reconcile jobs have completed on the database at url, and says their
