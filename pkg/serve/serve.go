@@ -229,10 +229,16 @@ func (s *Service) Run(ctx context.Context, o Options) error {
 	return srv.Shutdown(shutCtx)
 }
 
+// TokenAdder stores an API token's record: a *store.Store, or the store.TokenTable of a
+// transaction (Store.LockTokens).
+type TokenAdder interface {
+	AddToken(ctx context.Context, rec auth.TokenRecord) error
+}
+
 // CreateToken makes an API token, stores its hash, and returns the text, which is shown once.
 // controller is the controller_name a controller token reports status under: required for that
 // role (auth.NewControllerToken), refused for the others, which report no status.
-func CreateToken(ctx context.Context, st *store.Store, name string, role auth.Role, controller string) (string, error) {
+func CreateToken(ctx context.Context, st TokenAdder, name string, role auth.Role, controller string) (string, error) {
 	if !role.Valid() {
 		return "", fmt.Errorf("role %q: must be viewer, editor, controller or admin", role)
 	}

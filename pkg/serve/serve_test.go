@@ -794,35 +794,15 @@ func TestAJobWhoseWorkerDiedIsTakenUpByAFreshReplicaWithinAMinute(t *testing.T) 
 			t.Run(db.name+": "+tt.name, func(t *testing.T) {
 				url := db.url(t)
 				ctx := context.Background()
-				// The replica that dies: it took the cluster's job and then was killed, leaving
-				// the job running and its lease.
-				dead, err := serve.Open(ctx, serve.Options{DatabaseURL: url, Kinds: registry.Kinds(), StackTimeout: time.Minute, RescueAfter: time.Hour})
-				if err != nil {
-					t.Fatal(err)
-				}
-				token, err := serve.CreateToken(ctx, dead.Store, "killed", auth.Editor, "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				ts := httptest.NewServer(dead.Server.Handler())
-				s := &service{t: t, url: ts.URL, tokens: map[auth.Role]string{auth.Editor: token}}
-				_, c := s.call(auth.Editor, "POST", "/api/v1/clusters", doCluster)
-				ts.Close()
-				id, _ := c["id"].(string)
-				var job int64
-				if err := dead.Store.DB.QueryRow(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = scheduled_at
-					WHERE kind = 'clusterplane_reconcile' RETURNING id`).Scan(&job); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := dead.Store.Renew(ctx, store.Lease{JobID: job, Attempt: 1, ObjectID: id, Replica: "killed",
-					Expires: time.Now().Add(tt.lease)}); err != nil {
-					t.Fatal(err)
-				}
+				dead := killMidJob(t, url, tt.lease)
+				dead.api.Close()
+				job := dead.job
+				id := dead.object
 				dead.Store.Close()
 
 				started := time.Now()
 				url2, _, tokens := launch(t, url, 1) // the default lease options
-				s = &service{t: t, url: url2, tokens: tokens}
+				s := &service{t: t, url: url2, tokens: tokens}
 				if tt.takenUp {
 					s.waitReady("/api/v1/clusters/" + id)
 					if took := time.Since(started); took > time.Minute {

@@ -15,7 +15,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// The leases' defaults: a job whose worker died is taken up again within LeaseTTL plus
+// The leases' defaults: a job whose worker died is queued again within LeaseTTL plus
 // RescueEvery (50 s), well before anyone would wonder why a write is still Progressing, while a
 // live worker has three chances to renew before its lease runs out.
 const (
@@ -131,9 +131,10 @@ func (r *Rescuer) Run(ctx context.Context) {
 	}
 }
 
-// Once gives back the running jobs whose worker is dead, as River's own rescuer does (the job
-// made available at once, an error recorded for the attempt), and says which. Their next
-// attempt is a retry (Attempt > 1), which mends what the dead worker left on the stack.
+// Once gives back the running jobs whose worker is dead, and says which: as River's own rescuer
+// does, an error is recorded for the attempt, but the job is available at once (not after a
+// retry's backoff) and in the place it had in the queue (placeOf). Their next attempt is a
+// retry (Attempt > 1), which mends what the dead worker left on the stack.
 func (r *Rescuer) Once(ctx context.Context) ([]int64, error) {
 	leases, err := r.Store.Leases(ctx)
 	if err != nil {
@@ -191,7 +192,16 @@ func (r *Rescuer) dead(job *rivertype.JobRow, leases map[int64]store.Lease, now 
 	return ""
 }
 
-// rescue makes the job available again, unless it is no longer the attempt that was found dead
+// placeOf is when the rescued job is queued for: the time it was queued for before its worker
+// took it, never later than now (a job is only taken once due, but a clock may disagree).
+func placeOf(job *rivertype.JobRow, now time.Time) time.Time {
+	if job.ScheduledAt.IsZero() || job.ScheduledAt.After(now) {
+		return now.UTC()
+	}
+	return job.ScheduledAt.UTC()
+}
+
+// rescue makes the job available again, keeping its place in the queue, unless it is no longer the attempt that was found dead
 // (ended meanwhile, or taken up again by another replica's rescuer).
 func (r *Rescuer) rescue(ctx context.Context, job *rivertype.JobRow, why string, now time.Time) error {
 	e, err := json.Marshal(rivertype.AttemptError{At: now.UTC(), Attempt: job.Attempt, Error: "rescued: " + why})
@@ -202,11 +212,15 @@ func (r *Rescuer) rescue(ctx context.Context, job *rivertype.JobRow, why string,
 	if job.AttemptedAt != nil {
 		horizon = job.AttemptedAt.Add(time.Millisecond)
 	}
+	// River takes the available jobs by priority, then scheduled_at, then id. Queued at now, the
+	// job would wait behind every job queued while it ran, minutes behind a backlog while its
+	// object says Progressing; queued at its own scheduled_at, it keeps its place: it goes
+	// ahead of every job queued after it, as it did before its worker died.
 	_, err = r.River.Driver().GetExecutor().JobRescueMany(ctx, &riverdriver.JobRescueManyParams{
 		ID:          []int64{job.ID},
 		Error:       [][]byte{e},
 		FinalizedAt: []*time.Time{nil},
-		ScheduledAt: []time.Time{now.UTC()},
+		ScheduledAt: []time.Time{placeOf(job, now)},
 		State:       []string{string(rivertype.JobStateAvailable)},
 		// River rescues a running job that attempted before this: only the attempt found dead.
 		StuckHorizon: horizon,

@@ -2,8 +2,8 @@
 // PostgreSQL) per write, and a worker that runs clusterplane's deploy pipeline for the object's
 // stack (the same reading, checks and guards as `clusterplane up`, then status) and reports the
 // outcome as the object's controller status. Any replica's worker may take any job; the stack's
-// lock keeps two from applying one stack at once, and a job whose worker died is taken up again
-// once its lease runs out (lease.go), within a minute.
+// lock keeps two from applying one stack at once, and a job whose worker died is queued again,
+// in its old place, once its lease runs out (lease.go), within a minute.
 package reconcile
 
 import (

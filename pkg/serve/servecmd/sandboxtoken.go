@@ -25,7 +25,23 @@ const sandboxTokenName = "sandbox"
 // still opens st as admin, else a new one, kept there in its place. Minting one at every start
 // left admin tokens that never expire piling up in the database (issue 63); the ones earlier
 // builds made (sandbox-<time>) are revoked here, as is a kept one that no longer opens st as admin.
+//
+// Replicas started together in one sandbox would each find no token kept and each make one, the
+// file keeping only the last: the others' live admin tokens, all named sandbox, would be written
+// nowhere but their logs, and `serve token revoke sandbox` would refuse the shared name. So the
+// whole choice is made under the tokens' lock: the second start reads the file the first wrote.
 func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, error) {
+	var token string
+	err := st.LockTokens(ctx, func(ctx context.Context, tokens store.TokenTable) error {
+		var err error
+		token, err = keptOrNewSandboxToken(ctx, tokens, dir)
+		return err
+	})
+	return token, err
+}
+
+// keptOrNewSandboxToken is sandboxToken's choice, made under the tokens' lock.
+func keptOrNewSandboxToken(ctx context.Context, st store.TokenTable, dir string) (string, error) {
 	path := filepath.Join(dir, sandboxTokenFile)
 	kept := ""
 	if _, err := os.Lstat(path); err == nil {
@@ -68,7 +84,7 @@ func sandboxToken(ctx context.Context, st *store.Store, dir string) (string, err
 }
 
 // opensAsAdmin tells whether plain authenticates as an admin on st: the answer serve would give.
-func opensAsAdmin(ctx context.Context, st *store.Store, plain string) (bool, error) {
+func opensAsAdmin(ctx context.Context, st auth.TokenStore, plain string) (bool, error) {
 	p, err := (&auth.Authenticator{Tokens: st}).AuthenticateToken(ctx, plain)
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return false, nil
@@ -92,7 +108,7 @@ func tokenID(plain string) string {
 // revokeOtherSandboxTokens revokes the sandbox's admin tokens other than keep: one kept before
 // (staleID) that no longer opens the database as admin, and those earlier builds minted at every
 // start, named sandbox-<unix time>.
-func revokeOtherSandboxTokens(ctx context.Context, st *store.Store, keep, staleID string) error {
+func revokeOtherSandboxTokens(ctx context.Context, st store.TokenTable, keep, staleID string) error {
 	tokens, err := st.Tokens(ctx)
 	if err != nil {
 		return err

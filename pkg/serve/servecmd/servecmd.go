@@ -93,7 +93,7 @@ database.`,
 	f.IntVar(&o.rateBurst, "rate-burst", api.DefaultRateBurst, "requests a caller may send at once before --rate-limit applies (a portal sends some 200 at once)")
 	f.DurationVar(&o.stackTimeout, "stack-timeout", 2*time.Hour, "how long one stack's operation may take")
 	f.DurationVar(&o.driftEvery, "drift-every", time.Hour, "how often each Ready object's stack is compared with the cloud (a refreshing preview, spread over the interval; at least 1m); 0 only after each deploy")
-	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is taken up once its lease runs out, within a minute")
+	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "how long a job may run before River takes it up again whatever its worker's lease says (default --stack-timeout plus 5m); a killed worker's job is queued again, in its old place, once its lease runs out: within a minute")
 	o.policy = *cli.PolicyFlag(cmd)
 	cmd.AddCommand(tokenCommands(o))
 	return cmd

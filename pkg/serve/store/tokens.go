@@ -9,19 +9,71 @@ import (
 	"github.com/pkg/errors"
 )
 
+// dbOrTx runs the tokens' queries: the store's database, or a transaction of LockTokens.
+type dbOrTx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// TokenTable reads and writes the API tokens through one handle: the store's methods of the
+// same names use its database; LockTokens hands f one of its transaction.
+type TokenTable struct{ q dbOrTx }
+
+// tokensLock is the PostgreSQL advisory lock LockTokens takes: the schema's (database.go) plus
+// one, so that the two are told apart in pg_locks.
+const tokensLock = 7301244119
+
+// LockTokens runs f on the tokens in a transaction that no other LockTokens runs beside, on this
+// replica or any other on the database, and commits what f wrote when it returns nil. On
+// PostgreSQL it holds an advisory lock for the transaction; on SQLite the transaction takes the
+// database's write lock as it begins (_txlock=immediate). Either goes with the transaction, so a
+// replica killed inside f keeps no one waiting. f must use tokens, not the store: on SQLite the
+// store's one connection is the transaction's until it ends.
+func (s *Store) LockTokens(ctx context.Context, f func(ctx context.Context, tokens TokenTable) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if s.dialect.name == PostgreSQL {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, tokensLock); err != nil {
+				return errors.Wrap(err, "lock the tokens")
+			}
+		}
+		return f(ctx, TokenTable{tx})
+	})
+}
+
 // AddToken stores an API token's record: its hash, never its text (auth.NewToken).
 func (s *Store) AddToken(ctx context.Context, rec auth.TokenRecord) error {
-	_, err := s.DB.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at, controller) VALUES ($1, $2, $3, $4, $5, $6)`,
+	return TokenTable{s.DB}.AddToken(ctx, rec)
+}
+
+// TokenByID reads a token's record (auth.TokenStore).
+func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, error) {
+	return TokenTable{s.DB}.TokenByID(ctx, id)
+}
+
+// Tokens lists every token, oldest first.
+func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
+	return TokenTable{s.DB}.Tokens(ctx)
+}
+
+// RevokeToken revokes a token by its id, or by its name when one token has it (TokenTable's).
+func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
+	return TokenTable{s.DB}.RevokeToken(ctx, idOrName)
+}
+
+// AddToken stores an API token's record: its hash, never its text (auth.NewToken).
+func (table TokenTable) AddToken(ctx context.Context, rec auth.TokenRecord) error {
+	_, err := table.q.ExecContext(ctx, `INSERT INTO clusterplane_tokens (id, name, role, hash, created_at, controller) VALUES ($1, $2, $3, $4, $5, $6)`,
 		rec.ID, rec.Name, string(rec.Role), rec.Hash, time.Now().UTC(), rec.Controller)
 	return errors.Wrap(err, "store the token")
 }
 
 // TokenByID reads a token's record (auth.TokenStore).
-func (s *Store) TokenByID(ctx context.Context, id string) (auth.TokenRecord, error) {
+func (table TokenTable) TokenByID(ctx context.Context, id string) (auth.TokenRecord, error) {
 	var rec auth.TokenRecord
 	var role string
 	var revoked *time.Time
-	err := s.DB.QueryRowContext(ctx, `SELECT id, name, role, hash, revoked_at, controller FROM clusterplane_tokens WHERE id = $1`, id).
+	err := table.q.QueryRowContext(ctx, `SELECT id, name, role, hash, revoked_at, controller FROM clusterplane_tokens WHERE id = $1`, id).
 		Scan(&rec.ID, &rec.Name, &role, &rec.Hash, &revoked, &rec.Controller)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, auth.ErrNoToken
@@ -44,8 +96,8 @@ type Token struct {
 }
 
 // Tokens lists every token, oldest first.
-func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, name, role, controller, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
+func (table TokenTable) Tokens(ctx context.Context) ([]Token, error) {
+	rows, err := table.q.QueryContext(ctx, `SELECT id, name, role, controller, created_at, revoked_at FROM clusterplane_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, errors.Wrap(err, "list the tokens")
 	}
@@ -64,15 +116,15 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 // RevokeToken revokes a token by its id, or by its name when one token has it: it authenticates
 // nobody from then on. Names need not be unique, and a name several tokens share is refused
 // rather than revoking them all.
-func (s *Store) RevokeToken(ctx context.Context, idOrName string) error {
+func (table TokenTable) RevokeToken(ctx context.Context, idOrName string) error {
 	var n int
-	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_tokens WHERE id <> $1 AND name = $1`, idOrName).Scan(&n); err != nil {
+	if err := table.q.QueryRowContext(ctx, `SELECT count(*) FROM clusterplane_tokens WHERE id <> $1 AND name = $1`, idOrName).Scan(&n); err != nil {
 		return errors.Wrap(err, "find the token")
 	}
 	if n > 1 {
 		return errors.Errorf("%d tokens are named %q: revoke one by its ID (serve token list)", n, idOrName)
 	}
-	tag, err := s.DB.ExecContext(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 OR name = $1`, idOrName, time.Now().UTC())
+	tag, err := table.q.ExecContext(ctx, `UPDATE clusterplane_tokens SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 OR name = $1`, idOrName, time.Now().UTC())
 	if err != nil {
 		return errors.Wrap(err, "revoke the token")
 	}
