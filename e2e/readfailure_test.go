@@ -69,6 +69,44 @@ func TestAFirewallReadThatFailsWithA503StaysInTheStackAndTheNextUpIsClean(t *tes
 	}
 }
 
+// The Civo provider reads a cluster by its id and takes an error with no answer (a 503) for a
+// cluster deleted (resourceKubernetesClusterRead, civo/kubernetes/resource_kubernetes_cluster.go
+// in terraform-provider-civo v1.1.4). A preview that reads the cloud would then show the creation
+// of a cluster that exists, with nothing said of the failed read: clusterplane asks Civo, finds it
+// still listed and fails the command saying the read failed, before any create is planned or sent.
+func TestACivoClusterReadThatFailsWithA503IsNeverPreviewedAsACreate(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"preview", "--deep"}, {"drift", "--deep"}, {"status", "--drift", "--deep"}} {
+		t.Run(args[0], func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.seedExamples()
+			manifest := e.write("cluster.yaml", example(t, "civokubernetescluster/minimal.yaml"))
+			if r, code := e.clusterplane("up", manifest, "--yes"); code != 0 {
+				t.Fatalf("up = %d: %s", code, r)
+			}
+			id := e.stateID(civoClusterStack, "civo:index/kubernetesCluster:KubernetesCluster")
+			if id == "" {
+				t.Fatal("the stack holds no cluster after up")
+			}
+			posts := len(e.civo.Requests("POST"))
+			e.civo.Inject(fakecloud.Fault{Method: "GET", Path: "/v2/kubernetes/clusters/" + id, Status: http.StatusServiceUnavailable})
+			r, code := e.clusterplane(append([]string{args[0], manifest}, args[1:]...)...)
+			out := r.stdout + r.stderr
+			if code == 0 || code == 3 || !strings.Contains(out, "the read failed") || !strings.Contains(out, "still lists") ||
+				!strings.Contains(out, id) || strings.Contains(r.stdout, "would change") || strings.Contains(r.stdout, "drifted") {
+				t.Errorf("%s with the cluster's read failing = %d, want it to fail saying the read failed and Civo still lists %s: %s", args[0], code, id, r)
+			}
+			if n := len(e.civo.Requests("POST")); n != posts {
+				t.Errorf("%s sent %d POSTs to Civo", args[0], n-posts)
+			}
+			if got := e.stateID(civoClusterStack, "civo:index/kubernetesCluster:KubernetesCluster"); got != id {
+				t.Errorf("the stack holds cluster %q after the %s, want %s", got, args[0], id)
+			}
+		})
+	}
+}
+
 // civoClusterStack is the stack the Civo cluster example deploys to, as the file backend names
 // its checkpoint.
 const civoClusterStack = "civokubernetescluster/dev-fra1"

@@ -205,6 +205,9 @@ func (d *Deployer) preview(ctx context.Context, t deploytarget.Target, refresh b
 		res.RecordedOnly = runreport.RecordedOnly(t, res)
 		return err
 	}, nil)
+	if err == nil && refresh && !created {
+		err = d.previewReads(ctx, t, s, "preview", res)
+	}
 	if err != nil {
 		var protected *stackstate.ProtectedError
 		if errors.As(err, &protected) {
@@ -598,6 +601,9 @@ func (d *Deployer) upEngine(ctx context.Context, t deploytarget.Target, s stacks
 func (d *Deployer) confirmed(ctx context.Context, t deploytarget.Target, s stackstate.Stack, refresh bool, adopted []string, opts UpOptions) *outcome.Outcome {
 	if !opts.Yes {
 		preview, err := s.Preview(ctx, stackstate.Options{Refresh: refresh})
+		if err == nil && refresh {
+			err = d.previewReads(ctx, t, s, "up", preview)
+		}
 		if err != nil {
 			o := failed(err)
 			return &o
@@ -703,6 +709,9 @@ func (d *Deployer) Drift(ctx context.Context, t deploytarget.Target) (out outcom
 		res, err = s.Preview(ctx, stackstate.Options{Progress: d.progress(t), Refresh: true})
 		return err
 	}, nil)
+	if err == nil {
+		err = d.previewReads(ctx, t, s, "drift", res)
+	}
 	if err != nil {
 		return upgradedPast(err)
 	}

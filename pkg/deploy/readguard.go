@@ -137,3 +137,40 @@ func (d *Deployer) unconfirmed(ctx context.Context, t deploytarget.Target, dropp
 	}
 	return out
 }
+
+// previewReads checks a preview that read the cloud (in memory: nothing is written). A resource
+// the stack holds that the preview would create is one its read dropped: a provider that takes a
+// failed read for a deletion (Civo's, on a 503, above) makes the preview show the creation of what
+// exists, and a reviewer or a saved plan would take it as the change. One its cloud still lists,
+// or could not be asked about, fails the preview saying the read failed; one the cloud no longer
+// lists (deleted outside clusterplane) is a create indeed. s is the stack previewed, whose state
+// is read only when the preview creates something; op the command, for the message.
+func (d *Deployer) previewReads(ctx context.Context, t deploytarget.Target, s stackstate.Stack, op string, res stackstate.Result) error {
+	creates := map[string]bool{}
+	for _, step := range res.Steps {
+		if step.IsAction(apitype.OpCreate) {
+			creates[step.URN] = true
+		}
+	}
+	if len(creates) == 0 {
+		return nil
+	}
+	st, err := stackstate.ReadState(ctx, s)
+	if err != nil {
+		return errors.Wrap(err, "check what the preview's read of the cloud dropped")
+	}
+	var dropped []apitype.ResourceV3
+	for _, r := range st.Deployment.Resources {
+		if creates[string(r.URN)] && r.Custom && r.ID != "" && !r.Delete {
+			dropped = append(dropped, r)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	// Nothing took the resource's place: a preview makes nothing.
+	if lost := d.unconfirmed(ctx, t, dropped, stackstate.State{}); len(lost) > 0 {
+		return &readrepair.ReadFailedError{Operation: op, File: t.File, Cloud: readrepair.CloudName(t), Resources: lost}
+	}
+	return nil
+}

@@ -296,3 +296,47 @@ func exampleCluster(t *testing.T) deploytarget.Target {
 	}
 	return target
 }
+
+func TestAPreviewThatWouldCreateWhatTheStackHoldsFailsWhenTheCloudStillListsIt(t *testing.T) {
+	create := func(urn string) stackstate.Result {
+		return stackstate.Result{Steps: []stackstate.Step{{URN: urn, Action: string(apitype.OpCreate)}}}
+	}
+	const newURN = "urn:pulumi:dev-fra1::civokubernetescluster::clusterplane:civo:KubernetesCluster$civo:index/network:Network::dev-fra1"
+	tests := []struct {
+		name    string
+		res     stackstate.Result
+		cloud   scan.Finding
+		says    []string // none: the preview stands
+		exports int
+	}{
+		{name: "the cluster the stack holds, which Civo still lists, is a failed read, not a create",
+			res: create(clusterURN), cloud: scan.Finding{Verdict: scan.Same}, exports: 1,
+			says: []string{"civo:index/kubernetesCluster:KubernetesCluster dev-fra1 (id cl-1): the read failed", "Civo still lists it",
+				"Run `clusterplane preview cluster.yaml` again once Civo answers"}},
+		{name: "the cluster Civo could not be asked about may be a failed read, and says why",
+			res: create(clusterURN), cloud: scan.Finding{Verdict: scan.Unjudged, Why: "list Civo's clusters: HTTP 503"}, exports: 1,
+			says: []string{"the read may have failed", "(list Civo's clusters: HTTP 503)"}},
+		{name: "the cluster Civo no longer lists is a create indeed", res: create(clusterURN), cloud: scan.Finding{Verdict: scan.Missing}, exports: 1},
+		{name: "a resource the stack never held is a create, the state read once", res: create(newURN), cloud: scan.Finding{Verdict: scan.Same}, exports: 1},
+		{name: "a preview that creates nothing reads no state", res: stackstate.Result{Steps: []stackstate.Step{{URN: clusterURN, Action: "update"}}},
+			cloud: scan.Finding{Verdict: scan.Same}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &guardedStack{state: checkpoint(t, civoStack("fw-1"))}
+			d := &Deployer{stillListed: func(context.Context, scan.Resource) scan.Finding { return tt.cloud }}
+			err := d.previewReads(context.Background(), civoCluster(t), s, "preview", tt.res)
+			if tt.says == nil && err != nil || tt.says != nil && err == nil {
+				t.Fatalf("previewReads = %v, want it to say %q", err, tt.says)
+			}
+			for _, want := range tt.says {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("previewReads = %q, want it to say %q", err, want)
+				}
+			}
+			if s.exported != tt.exports || s.imported != nil {
+				t.Errorf("the state was read %d times (want %d), written: %t", s.exported, tt.exports, s.imported != nil)
+			}
+		})
+	}
+}

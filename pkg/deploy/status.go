@@ -143,7 +143,7 @@ func (d *Deployer) driftInStatus(ctx context.Context, t deploytarget.Target, s s
 	if err := d.Pace.Wait(ctx, t); err != nil {
 		return ready, outcome.Condition{}, err
 	}
-	drifted := driftedOf(ctx, t, s)
+	drifted := d.driftedOf(ctx, t, s)
 	if orphans, err := d.orphans(ctx, t, st); err != nil {
 		drifted = outcome.Condition{Type: "Drifted", Status: "Unknown", Reason: "PreviewFailed", Message: err.Error()}
 	} else if len(orphans) > 0 {
@@ -210,8 +210,11 @@ func missingReferences(t deploytarget.Target, exists func(string) (bool, error))
 }
 
 // driftedOf previews the stack against the cloud, in memory, as Drift does.
-func driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) outcome.Condition {
+func (d *Deployer) driftedOf(ctx context.Context, t deploytarget.Target, s stackstate.Stack) outcome.Condition {
 	res, err := s.Preview(ctx, stackstate.Options{Refresh: true})
+	if err == nil {
+		err = d.previewReads(ctx, t, s, "status --drift", res)
+	}
 	if err != nil {
 		// The module refusing a version the cloud upgraded the cluster past is the cloud's change,
 		// and no up puts it back: drift reports it as drift, and so does status.
