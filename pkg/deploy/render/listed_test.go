@@ -63,11 +63,18 @@ func TestTheTextAndTheMarkdownListTheSameStacks(t *testing.T) {
 }
 
 // The fleet's monthly cost says "unchanged" only when no stack's cost changes: rows that change
-// cost up and down beside a bare "unchanged" read as a mistake.
+// cost up and down beside a bare "unchanged" read as a mistake; and a figure only when every size
+// is priced.
 func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
 	priced := func(old, new float64) runreport.StackReport {
 		return runreport.StackReport{Outcome: outcome.Done, Changes: map[string]int{"update": 1},
 			Cost: &cost.Delta{Old: cost.Estimate{Min: old, Max: old}, New: cost.Estimate{Min: new, Max: new}}}
+	}
+	// unpriced is a stack whose new size has no known price: the figures leave it out.
+	unpriced := func(old, new float64, size string) runreport.StackReport {
+		s := priced(old, new)
+		s.Cost.New.Unknown = []string{size}
+		return s
 	}
 	tests := []struct {
 		name   string
@@ -78,6 +85,11 @@ func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
 		{"one stack up and one down by as much", []runreport.StackReport{priced(24, 48), priced(48, 24)},
 			"$72.00 → $72.00/month (no change in all: 2 stacks up and down)"},
 		{"one stack up", []runreport.StackReport{priced(24, 48), priced(48, 48)}, "$72.00 → $96.00/month (+$24.00)"},
+		{"a size with no known price leaves the total not known, never $0 unchanged",
+			[]runreport.StackReport{unpriced(0, 0, "s-4vcpu-8gb")}, "not known (no known price for s-4vcpu-8gb)"},
+		{"a size with no known price beside priced stacks says the priced part as a part",
+			[]runreport.StackReport{priced(24, 48), unpriced(96, 96, "s-4vcpu-8gb")},
+			"not known (no known price for s-4vcpu-8gb); what is priced: $120.00 → $144.00/month"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
