@@ -344,11 +344,38 @@ func resources(r runreport.Report) string {
 			parts = append(parts, fmt.Sprintf("%d %s", total[op], opWord(op, would)))
 		}
 	}
-	if len(parts) == 0 {
-		if would {
-			return "none to change"
-		}
+	unread := unreadStacks(r, would)
+	switch {
+	case len(parts) == 0 && unread != "":
+		// Nothing counted, and stacks the run could not read: "none to change" would be a verdict
+		// on stacks nobody looked at.
+		return "not known for " + unread
+	case unread != "":
+		return strings.Join(parts, ", ") + "; not known for " + unread
+	case len(parts) == 0 && would:
+		return "none to change"
+	case len(parts) == 0:
 		return "none changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unreadStacks counts the stacks whose resources the run cannot speak for, by result ("2
+// failed, 1 skipped"): a failed or cancelled one (an up's may have changed some before it
+// stopped), and in a preview or drift a skipped one too, which nothing read. An up's skipped
+// stack changed nothing, which "none changed" says truly.
+func unreadStacks(r runreport.Report, would bool) string {
+	count := map[outcome.Status]int{}
+	for _, s := range r.Stacks {
+		if s.Outcome == outcome.Failed || s.Outcome == outcome.Cancelled || would && s.Outcome == outcome.Skipped {
+			count[s.Outcome]++
+		}
+	}
+	var parts []string
+	for _, o := range []outcome.Status{outcome.Failed, outcome.Skipped, outcome.Cancelled} {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -100,3 +100,36 @@ func TestTheFleetsCostSaysWhenChangesCancelOut(t *testing.T) {
 		})
 	}
 }
+
+// The summary's resources speak only for the stacks the run read: a failed stack's (and, in a
+// preview or drift, a skipped one's) are not known, never "none to change".
+func TestTheSummarysResourcesAreNotKnownForStacksTheRunCouldNotRead(t *testing.T) {
+	stack := func(o outcome.Status, changes map[string]int) runreport.StackReport {
+		return runreport.StackReport{Outcome: o, Changes: changes}
+	}
+	failed := stack(outcome.Failed, nil)
+	tests := []struct {
+		name    string
+		command operation.Name
+		stacks  []runreport.StackReport
+		says    string
+	}{
+		{"a drift whose every stack failed says nothing of their resources", operation.Drift,
+			[]runreport.StackReport{failed, failed, failed, failed, failed, stack(outcome.Skipped, nil)}, "not known for 5 failed, 1 skipped"},
+		{"a drift with drifted and failed stacks counts the drifted ones and names the failed", operation.Drift,
+			[]runreport.StackReport{stack(outcome.Drifted, map[string]int{"update": 1}), failed, failed}, "1 to update; not known for 2 failed"},
+		{"a drift whose stacks all ran and found nothing has none to change", operation.Drift,
+			[]runreport.StackReport{stack(outcome.Done, nil)}, "none to change"},
+		{"an up's skipped stack changed nothing", operation.Up,
+			[]runreport.StackReport{stack(outcome.Done, nil), stack(outcome.Skipped, nil)}, "none changed"},
+		{"an up's failed stack may have changed some", operation.Up,
+			[]runreport.StackReport{stack(outcome.Done, map[string]int{"update": 2}), failed}, "2 updated; not known for 1 failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := resources(runreport.Report{Command: tt.command, Stacks: tt.stacks}); got != tt.says {
+				t.Errorf("resources = %q, want %q", got, tt.says)
+			}
+		})
+	}
+}
