@@ -65,10 +65,13 @@ const (
 // Finding is the scan's judgement of one resource.
 type Finding struct {
 	Verdict Verdict
-	// Differences are the compared properties that differ, for Differs.
+	// Differences are the compared properties that differ, for Differs; for Unjudged by a list
+	// that leaves properties out, those of the others that differ.
 	Differences []Difference
 	// Why says what made the verdict, in a few words for people.
 	Why string
+	// Unread are the compared properties the cloud's list left out (Unjudged): the engine reads them.
+	Unread []string
 }
 
 // Difference is a property whose value in the cloud is not the recorded one.
@@ -153,15 +156,17 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		s.mu.Unlock()
 	}
 	diffs, unread := compare(found.Properties, r, read)
+	if len(unread) > 0 {
+		// A list that leaves out a property says nothing of it, whatever else differs: the
+		// differences seen are kept, but they are not all there may be.
+		return Finding{Verdict: Unjudged, Differences: diffs, Unread: unread, Why: "the cloud's list leaves out its " + strings.Join(unread, ", ")}
+	}
 	if len(diffs) > 0 {
 		names := make([]string, len(diffs))
 		for i, d := range diffs {
 			names[i] = d.Property
 		}
 		return Finding{Verdict: Differs, Differences: diffs, Why: "the cloud differs from the state in " + strings.Join(names, ", ")}
-	}
-	if len(unread) > 0 {
-		return Finding{Verdict: Unjudged, Why: "the cloud's list leaves out its " + strings.Join(unread, ", ")}
 	}
 	return Finding{Verdict: Same, Why: "the cloud lists it as the state recorded"}
 }

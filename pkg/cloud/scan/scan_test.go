@@ -135,6 +135,10 @@ func TestJudgeTellsWhatTheCloudListsFromWhatTheStateRecorded(t *testing.T) {
 			}, ignore: []string{"version"}, hide: []string{"version"}, want: scan.Unjudged},
 		{name: "a list that leaves out the version is not judged",
 			hide: []string{"version"}, want: scan.Unjudged},
+		{name: "a list that leaves out the version beside a resized pool is not judged, the resize kept as seen",
+			edit: func(do *fakedo.DO, c, p string) {
+				do.EditPool(c, p, func(np *godo.KubernetesNodePool) { np.Count = 5 })
+			}, hide: []string{"version"}, want: scan.Unjudged, differ: []string{"nodePool.nodeCount"}},
 		{name: "a list that leaves out the maintenance policy the program sent is not judged",
 			hide: []string{"maintenance_policy"}, want: scan.Unjudged},
 		{name: "a list that leaves out the tags, subnets and VPC is not judged",
