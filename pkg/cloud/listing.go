@@ -41,11 +41,14 @@ const (
 // read as the provider would read each resource: by the id a resource's state holds.
 type Listing struct {
 	Clusters, Pools, Firewalls map[string]Listed
+	// PoolsLeftOut are the ids of listed clusters whose answer leaves out their pools: a pool of
+	// one is not judged rather than missing, since the list says nothing of it.
+	PoolsLeftOut map[string]bool
 }
 
 // NewListing is a listing with nothing in it yet.
 func NewListing() Listing {
-	return Listing{Clusters: map[string]Listed{}, Pools: map[string]Listed{}, Firewalls: map[string]Listed{}}
+	return Listing{Clusters: map[string]Listed{}, Pools: map[string]Listed{}, Firewalls: map[string]Listed{}, PoolsLeftOut: map[string]bool{}}
 }
 
 // Listed is one listed resource.
@@ -69,6 +72,12 @@ type ListedCluster struct {
 // the cloud's answer has no value for it (it sets the attribute only when the answer has one):
 // the provider's refresh finds no drift in it then, so neither does the scan.
 type Kept struct{}
+
+// Unread stands in a listing for a property the cloud's answer leaves out (or leaves empty) where
+// the cloud always gives one: the provider's refresh reads the resource on its own, not from the
+// list, so the list says nothing of what that read would find. A stack with an Unread property
+// it compares is not judged (the engine reads it), never judged as recorded.
+type Unread struct{}
 
 // Counted is a client that counts the requests it made, retries included.
 type Counted interface{ Requests() int }

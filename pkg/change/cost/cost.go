@@ -8,6 +8,7 @@ package cost
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -29,6 +30,9 @@ type Prices struct {
 	// HAFeeSource says where HAFee comes from when Source does not list it (a sizes API that has
 	// no such fee), with its date; "" when Source has it.
 	HAFeeSource string
+	// SizeSources say where a size's price comes from when not from Source (a size the sizes
+	// API lists without a price, priced from the table), with its date.
+	SizeSources map[string]string
 	// Unpriced are sizes the cloud offers that Sizes does not price.
 	Unpriced []string
 }
@@ -56,6 +60,8 @@ type Estimate struct {
 	// HAFeeSource says where the HA fee counted in Min and Max comes from, when not from Source;
 	// "" when no fee is counted: a cluster without high availability is not priced by it.
 	HAFeeSource string `json:"haFeeSource,omitempty"`
+	// SizeSources say where a counted size's price comes from, for a size not priced by Source.
+	SizeSources map[string]string `json:"sizeSources,omitempty"`
 }
 
 // Of estimates a stack input's (a message with target.spec) monthly cost with p.
@@ -79,6 +85,12 @@ func Of(input proto.Message, p Prices) Estimate {
 				unknown[size] = true
 			}
 			return
+		}
+		if src, ok := p.SizeSources[size]; ok {
+			if e.SizeSources == nil {
+				e.SizeSources = map[string]string{}
+			}
+			e.SizeSources[size] = src
 		}
 		low, high := protofield.Int(pool, kindfield.SpecNodeCount), protofield.Int(pool, kindfield.SpecNodeCount)
 		if protofield.Bool(pool, kindfield.SpecAutoScale) || !has(pool, kindfield.SpecAutoScale) && protofield.Int(pool, kindfield.SpecMaxNodes) > 0 {
@@ -164,6 +176,11 @@ func (d Delta) String() string {
 	// The HA fee's source is said when either side counts the fee: turning HA off prices it too.
 	cited := d.New
 	cited.HAFeeSource = cmp.Or(d.New.HAFeeSource, d.Old.HAFeeSource)
+	cited.SizeSources = maps.Clone(d.Old.SizeSources)
+	if len(d.New.SizeSources) > 0 {
+		cited.SizeSources = maps.Clone(d.New.SizeSources)
+		maps.Copy(cited.SizeSources, d.Old.SizeSources)
+	}
 	if d.Old.notKnown() || d.New.notKnown() {
 		// $0.00 for a side whose every size is unpriced would read as free.
 		return fmt.Sprintf("%s (%s → %s; %s)", text, d.Old.figure(), d.New.figure(), cited.Citation())
@@ -184,11 +201,14 @@ func (e Estimate) figure() string {
 }
 
 // Citation says where the estimate's prices come from: "prices: SOURCE, DATE", and the HA fee's
-// source when it counts one from elsewhere.
+// and each size's source when it counts one from elsewhere.
 func (e Estimate) Citation() string {
 	text := "prices: " + e.Source + ", " + e.Date
 	if e.HAFeeSource != "" {
 		text += "; the HA fee: " + e.HAFeeSource
+	}
+	for _, size := range slices.Sorted(maps.Keys(e.SizeSources)) {
+		text += "; " + size + ": " + e.SizeSources[size]
 	}
 	return text
 }

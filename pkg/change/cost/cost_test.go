@@ -160,7 +160,7 @@ func TestAPoolGoingFromTwoToThreeNodesCostsOneNodeMorePricedByTheSizesAPIWhenATo
 func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 	const token = "dop_v1_cost-test-token"
 	do := fakedo.New(t, token)
-	do.SetPrice("s-2vcpu-4gb", 0) // listed by the API without a price
+	do.SetPrice("gpu-h100x1-80gb", 0) // listed by the API without a price, and not in the table
 	t.Setenv(digitalocean.TokenEnv, token)
 	t.Setenv(digitalocean.APIURLEnv, do.URL())
 	fromAPI, err := lookup(context.Background())
@@ -173,7 +173,7 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 		prices cost.Prices
 		to     string
 	}{
-		{"a size the API lists without a price", fromAPI, "s-2vcpu-4gb"},
+		{"a size the API lists without a price and the table does not price", fromAPI, "gpu-h100x1-80gb"},
 		{"a size the table does not price", clouds.Prices("digitalocean"), "gpu-unknown-size"},
 	}
 	for _, tt := range tests {
@@ -183,6 +183,43 @@ func TestASizeWithNoKnownPriceNeverReadsAsFree(t *testing.T) {
 			got := cost.Compare(old, scaled, tt.prices).String()
 			if !strings.Contains(got, "not counting "+tt.to+" (no known price)") {
 				t.Errorf("%s, want it to say %s is not counted", got, tt.to)
+			}
+		})
+	}
+}
+
+func TestASizeTheAPIListsWithoutAPriceIsPricedFromTheTableSayingSo(t *testing.T) {
+	const token = "dop_v1_cost-test-token"
+	tests := []struct {
+		name string
+		// listed is the sizes API's monthly price of s-4vcpu-8gb (0: listed without one).
+		listed float64
+		want   float64
+		source string
+	}{
+		{"a size listed with a price is the API's", 50, 50, ""},
+		{"a size listed without a price is the table's, its source said", 0, 48,
+			"s-4vcpu-8gb: " + cost.TableSource + " of " + cost.TableDate + " (the sizes API lists no price)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			do := fakedo.New(t, token)
+			do.SetPrice("s-4vcpu-8gb", tt.listed)
+			t.Setenv(digitalocean.TokenEnv, token)
+			t.Setenv(digitalocean.APIURLEnv, do.URL())
+			prices, err := lookup(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb")
+			grown := parse(t, &dpv1.DigitalOceanKubernetesNodePoolStackInput{}, doPool, "size: s-2vcpu-4gb", "size: s-4vcpu-8gb",
+				"nodeCount: 2", "nodeCount: 3")
+			d := cost.Compare(old, grown, prices)
+			if d.Min != tt.want || d.Max != tt.want {
+				t.Errorf("%s, want +$%.2f", d, tt.want)
+			}
+			if got := d.String(); tt.source != "" && !strings.Contains(got, tt.source) || tt.source == "" && strings.Contains(got, "s-4vcpu-8gb:") {
+				t.Errorf("%s, want the size's source %q", got, tt.source)
 			}
 		})
 	}

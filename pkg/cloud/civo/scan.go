@@ -60,7 +60,12 @@ func (Driver) ScanList(ctx context.Context, base, token, region string, opts clo
 // addCluster adds a cluster listed in region. resourceKubernetesClusterRead sets every compared
 // attribute from the answer whatever it holds, its pools to none when the answer has none
 // (flattenNodePool returns nil, civo/kubernetes/kubernetes.go): a property absent from props is
-// compared as the scan's zero, which is that.
+// compared as the scan's zero, which is that. But the provider reads the cluster on its own
+// (apiClient.GetKubernetesCluster in resourceKubernetesClusterRead), not from the list: what
+// Civo always gives and the list leaves out or empty (the name, network, version, type, CNI, and
+// a pool at least) says nothing of that read, so it is cloud.Unread and the stack not judged.
+// Tags and a pool's public IP flag may be empty or false in the cloud, so an absent one is read
+// as that.
 func addCluster(l cloud.Listing, cl Cluster, region string) {
 	c := cloud.ListedCluster{Cloud: string(ID), ID: cl.ID, Name: cl.Name, Region: region, Tags: cl.Tags}
 	props := map[string]any{
@@ -76,9 +81,19 @@ func addCluster(l cloud.Listing, cl Cluster, region string) {
 		"tags":       strings.Join(cl.Tags, " "),
 		"firewallId": cl.FirewallID,
 	}
+	for name, empty := range map[string]bool{"name": cl.Name == "", "networkId": cl.NetworkID == "",
+		"kubernetesVersion": cl.KubernetesVersion == "", "clusterType": cl.ClusterType == "", "cni": cl.CNIPlugin == ""} {
+		if empty {
+			props[name] = cloud.Unread{}
+		}
+	}
+	props["pools"] = cloud.Unread{}
 	if len(cl.Pools) > 0 {
 		p := cl.Pools[0]
 		props["pools"] = map[string]any{"label": p.ID, "nodeCount": p.Count, "size": p.Size, "publicIpNodePool": p.PublicIPNodePool}
+		if p.ID == "" || p.Size == "" {
+			props["pools"] = cloud.Unread{}
+		}
 	}
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }

@@ -91,7 +91,8 @@ const lookupTimeout = 10 * time.Second
 
 // LivePrices reads every size's monthly price from DigitalOcean's sizes API at base with token;
 // the HA fee, which the API does not list, is the table's. A size the API lists without a price
-// is unknown, never free.
+// is the table's when the table prices it (as a failing API falls back to it), its source said;
+// else unknown, never free.
 func (Driver) LivePrices(ctx context.Context, base, token string) (cost.Prices, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
@@ -107,9 +108,17 @@ func (Driver) LivePrices(ctx context.Context, base, token string) (cost.Prices, 
 		Source: "DigitalOcean sizes API", Date: time.Now().UTC().Format(time.DateOnly),
 		HAFeeSource: cost.TableSource + " of " + cost.TableDate}
 	for _, s := range listed {
-		if s.PriceMonthly > 0 {
+		table, inTable := sizes[s.Slug]
+		switch {
+		case s.PriceMonthly > 0:
 			p.Sizes[s.Slug] = s.PriceMonthly
-		} else {
+		case inTable:
+			p.Sizes[s.Slug] = table
+			if p.SizeSources == nil {
+				p.SizeSources = map[string]string{}
+			}
+			p.SizeSources[s.Slug] = cost.TableSource + " of " + cost.TableDate + " (the sizes API lists no price)"
+		default:
 			p.Unpriced = append(p.Unpriced, s.Slug)
 		}
 	}

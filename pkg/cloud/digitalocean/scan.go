@@ -70,8 +70,9 @@ func leaves(path string, live, inputs, outputs map[string]any) bool {
 		sent, _ = outputs["version"].(string)
 	}
 	now, _ := live["version"].(string)
-	// A cluster the module finds no version of is one it leaves the version of to the cloud.
-	return now == "" || kubeversion.SameMinor(now, sent)
+	// A list that leaves the version out says nothing of it: not left to the cloud, so that the
+	// scan names it unread and the engine reads the cluster.
+	return now != "" && kubeversion.SameMinor(now, sent)
 }
 
 // addCluster adds a listed cluster and its pools. A property the answer leaves out is
@@ -84,6 +85,17 @@ func leaves(path string, live, inputs, outputs map[string]any) bool {
 // its tag (the node_pool d.Set runs only for a tagged pool, resource_kubernetes_cluster.go), and
 // the maintenance policy when the answer has none (flattenMaintPolicyOpts dereferences it, so its
 // read fails rather than record anything).
+//
+// But the provider reads the cluster with GET /v2/kubernetes/clusters/{id}
+// (client.Kubernetes.Get in resourceDigitalOceanKubernetesClusterRead), not from the list: a
+// list that leaves out what DigitalOcean always gives (the name, region, version, subnets, VPC,
+// tags, maintenance policy, and at least one pool) says nothing of what that read finds, so
+// each such property is cloud.Unread and the stack is not judged. Only a list whose pools are
+// there, none tagged as the default, keeps the default pool as recorded, as the provider does
+// then (its d.Set("node_pool", ...) runs only for a pool tagged terraform:default-node-pool,
+// digitaloceanKubernetesClusterRead). Booleans and counts that godo leaves out when false or
+// zero (omitempty) cannot be told from a hidden value and are read as false or zero, as the
+// provider reads them.
 func addCluster(l cloud.Listing, cl Cluster) {
 	c := cloud.ListedCluster{Cloud: string(ID), ID: cl.ID, Name: cl.Name, Region: cl.Region, Tags: cl.Tags}
 	props := map[string]any{
@@ -98,11 +110,19 @@ func addCluster(l cloud.Listing, cl Cluster) {
 		"vpcUuid":       cl.VPCUUID,
 		"autoUpgrade":   cl.AutoUpgrade,
 	}
-	props["maintenancePolicy"] = cloud.Kept{}
+	unreadIfEmpty(props, map[string]bool{"name": cl.Name == "", "region": cl.Region == "", "version": cl.Version == "",
+		"clusterSubnet": cl.ClusterSubnet == "", "serviceSubnet": cl.ServiceSubnet == "", "vpcUuid": cl.VPCUUID == "",
+		"tags": len(cl.Tags) == 0})
+	props["maintenancePolicy"] = cloud.Unread{}
 	if mp := cl.MaintenancePolicy; mp != nil {
 		props["maintenancePolicy"] = map[string]any{"day": mp.Day, "startTime": mp.StartTime}
 	}
 	props["nodePool"] = cloud.Kept{}
+	if len(cl.NodePools) == 0 {
+		// Every DigitalOcean cluster has a pool: a list with none left them out.
+		props["nodePool"] = cloud.Unread{}
+		l.PoolsLeftOut[cl.ID] = true
+	}
 	if fw := cl.ControlPlaneFirewall; fw != nil {
 		props["controlPlaneFirewall"] = map[string]any{"enabled": fw.Enabled, "allowedAddresses": fw.AllowedAddresses}
 	}
@@ -123,6 +143,11 @@ func addCluster(l cloud.Listing, cl Cluster) {
 	}
 	for _, p := range cl.NodePools {
 		pool := scanPool(p)
+		if _, kept := props["nodePool"].(cloud.Kept); kept && len(p.Tags) == 0 {
+			// A pool listed without DigitalOcean's own tags had its tags left out: it may be
+			// the default one, so the default pool is unread until a pool shows the tag.
+			props["nodePool"] = cloud.Unread{}
+		}
 		// The provider reads the pool tagged as the default one into the cluster's nodePool
 		// (flattenNodePool, digitalocean/kubernetes/kubernetes.go), with its id.
 		for _, t := range p.Tags {
@@ -144,9 +169,20 @@ func addCluster(l cloud.Listing, cl Cluster) {
 	l.Clusters[cl.ID] = cloud.Listed{Cluster: c, Properties: props}
 }
 
+// unreadIfEmpty makes each property of props that empty says is empty cloud.Unread: the answer
+// left out a value DigitalOcean always gives (its own k8s tags are on every cluster and pool).
+func unreadIfEmpty(props map[string]any, empty map[string]bool) {
+	for name, e := range empty {
+		if e {
+			props[name] = cloud.Unread{}
+		}
+	}
+}
+
 // scanPool is a pool's properties, as the pool resource and a cluster's nodePool both hold them.
+// A pool not autoscaled has a node at least: a count of 0 is one the answer left out.
 func scanPool(p NodePool) map[string]any {
-	return map[string]any{
+	pool := map[string]any{
 		"name":      p.Name,
 		"size":      p.Size,
 		"nodeCount": p.Count,
@@ -157,6 +193,9 @@ func scanPool(p NodePool) map[string]any {
 		"labels":    p.Labels,
 		"taints":    p.Taints,
 	}
+	unreadIfEmpty(pool, map[string]bool{"name": p.Name == "", "size": p.Size == "", "tags": len(p.Tags) == 0,
+		"nodeCount": p.Count == 0 && !p.AutoScale})
+	return pool
 }
 
 // scanTags are the tags the provider keeps (FilterTags): without DigitalOcean's own (k8s,

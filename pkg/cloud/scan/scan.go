@@ -65,10 +65,13 @@ const (
 // Finding is the scan's judgement of one resource.
 type Finding struct {
 	Verdict Verdict
-	// Differences are the compared properties that differ, for Differs.
+	// Differences are the compared properties that differ, for Differs; for Unjudged by a list
+	// that leaves properties out, those of the others that differ.
 	Differences []Difference
 	// Why says what made the verdict, in a few words for people.
 	Why string
+	// Unread are the compared properties the cloud's list left out (Unjudged): the engine reads them.
+	Unread []string
 }
 
 // Difference is a property whose value in the cloud is not the recorded one.
@@ -142,6 +145,9 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		found, ok = l.Firewalls[r.ID]
 	}
 	if !ok {
+		if clusterID, _ := r.Outputs["clusterId"].(string); read.List == cloud.ListsPools && l.PoolsLeftOut[clusterID] {
+			return Finding{Verdict: Unjudged, Why: "the cloud's list leaves out the pools of cluster " + clusterID}
+		}
 		return Finding{Verdict: Missing, Why: "the cloud lists no " + read.What + " " + r.ID}
 	}
 	if read.List != cloud.ListsFirewalls {
@@ -149,7 +155,12 @@ func (s *Scanner) Judge(ctx context.Context, a Account, r Resource) Finding {
 		s.held[found.Cluster.ID] = true
 		s.mu.Unlock()
 	}
-	diffs := compare(found.Properties, r, read)
+	diffs, unread := compare(found.Properties, r, read)
+	if len(unread) > 0 {
+		// A list that leaves out a property says nothing of it, whatever else differs: the
+		// differences seen are kept, but they are not all there may be.
+		return Finding{Verdict: Unjudged, Differences: diffs, Unread: unread, Why: "the cloud's list leaves out its " + strings.Join(unread, ", ")}
+	}
 	if len(diffs) > 0 {
 		names := make([]string, len(diffs))
 		for i, d := range diffs {
@@ -246,12 +257,13 @@ func Compared(typ string) []string { return readers[typ].Compares }
 // the answer holds it: one the answer leaves out is what the provider's Read records for it then
 // (each cloud's driver fills in that value, the provider's empty list, false or zero, with where
 // the provider's source says so), and only a property the provider's Read keeps as the state has
-// it (kept) is left alone. A property the program leaves to the cloud (r.Ignore) is left only as
-// far as the module leaves it (read.Leaves). An unset value and an empty one (false, 0, "", an
-// empty list or map) are alike, as are two lists of strings with the same members (tags, which
-// the providers keep as sets).
-func compare(live map[string]any, r Resource, read reader) []Difference {
-	var out []Difference
+// it (kept) is left alone. One the answer leaves out where the cloud always gives one (unread:
+// a cluster's version, its pools) is no value at all: it is named in unread, never compared, so
+// the stack is not judged rather than judged as recorded. A property the program leaves to the
+// cloud (r.Ignore) is left only as far as the module leaves it (read.Leaves). An unset value
+// and an empty one (false, 0, "", an empty list or map) are alike, as are two lists of strings
+// with the same members (tags, which the providers keep as sets).
+func compare(live map[string]any, r Resource, read reader) (diffs []Difference, unread []string) {
 	for _, path := range read.Compares {
 		if ignored(r.Ignore, path) && (read.Leaves == nil || read.Leaves(path, live, r.Inputs, r.Outputs)) {
 			continue
@@ -266,11 +278,21 @@ func compare(live map[string]any, r Resource, read reader) []Difference {
 			continue
 		}
 		lv, rv := valueAt(live, path), valueAt(r.Outputs, path)
+		if _, ok := live[top].(cloud.Unread); ok {
+			lv = cloud.Unread{}
+			path = top
+		}
+		if _, ok := lv.(cloud.Unread); ok {
+			if !slices.Contains(unread, path) {
+				unread = append(unread, path)
+			}
+			continue
+		}
 		if !reflect.DeepEqual(normal(lv), normal(rv)) {
-			out = append(out, Difference{Property: path, Live: lv, Recorded: rv})
+			diffs = append(diffs, Difference{Property: path, Live: lv, Recorded: rv})
 		}
 	}
-	return out
+	return diffs, unread
 }
 
 // ignored tells whether path, or a block holding it, is among the paths the program leaves to the

@@ -344,11 +344,38 @@ func resources(r runreport.Report) string {
 			parts = append(parts, fmt.Sprintf("%d %s", total[op], opWord(op, would)))
 		}
 	}
-	if len(parts) == 0 {
-		if would {
-			return "none to change"
-		}
+	unread := unreadStacks(r, would)
+	switch {
+	case len(parts) == 0 && unread != "":
+		// Nothing counted, and stacks the run could not read: "none to change" would be a verdict
+		// on stacks nobody looked at.
+		return "not known for " + unread
+	case unread != "":
+		return strings.Join(parts, ", ") + "; not known for " + unread
+	case len(parts) == 0 && would:
+		return "none to change"
+	case len(parts) == 0:
 		return "none changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unreadStacks counts the stacks whose resources the run cannot speak for, by result ("2
+// failed, 1 skipped"): a failed or cancelled one (an up's may have changed some before it
+// stopped), and in a preview or drift a skipped one too, which nothing read. An up's skipped
+// stack changed nothing, which "none changed" says truly.
+func unreadStacks(r runreport.Report, would bool) string {
+	count := map[outcome.Status]int{}
+	for _, s := range r.Stacks {
+		if s.Outcome == outcome.Failed || s.Outcome == outcome.Cancelled || would && s.Outcome == outcome.Skipped {
+			count[s.Outcome]++
+		}
+	}
+	var parts []string
+	for _, o := range []outcome.Status{outcome.Failed, outcome.Skipped, outcome.Cancelled} {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -368,7 +395,8 @@ func opWord(op string, would bool) string {
 
 // fleetCost is the monthly cost of the priced stacks before the run and after it (a preview's:
 // after an up), and the change: an up's stack that did not deploy stays at what it cost. Stacks
-// not priced (failed, not run by --changed-since, not of a priced cloud) are said, not guessed.
+// not priced (failed, not run by --changed-since, not of a priced cloud) are said, not guessed;
+// a size with no known price makes the total "not known".
 func fleetCost(r runreport.Report) string {
 	var before, after struct{ Min, Max float64 }
 	priced, moved, unknown := 0, 0, map[string]bool{}
@@ -394,6 +422,20 @@ func fleetCost(r runreport.Report) string {
 	if priced == 0 {
 		return ""
 	}
+	var notes []string
+	if n := len(r.Stacks) - priced; n > 0 {
+		notes = append(notes, stacks(n)+" not priced")
+	}
+	if len(unknown) > 0 {
+		// A size with no price leaves the total unknown: a figure here (even "$0.00 → $0.00",
+		// "unchanged") would be read as the fleet's cost, and a CI gate on it would pass a change
+		// it cannot see. The priced stacks' part is said, named as a part.
+		text := "not known (no known price for " + strings.Join(slices.Sorted(maps.Keys(unknown)), ", ") + ")"
+		if before.Max > 0 || after.Max > 0 {
+			text += fmt.Sprintf("; what is priced: %s → %s/month", usd(before.Min, before.Max, false), usd(after.Min, after.Max, false))
+		}
+		return strings.Join(append([]string{text}, notes...), ", ")
+	}
 	change := usd(min(after.Min-before.Min, after.Max-before.Max), max(after.Min-before.Min, after.Max-before.Max), true)
 	switch {
 	case before == after && moved > 0:
@@ -403,13 +445,6 @@ func fleetCost(r runreport.Report) string {
 		change = "unchanged"
 	}
 	text := fmt.Sprintf("%s → %s/month (%s)", usd(before.Min, before.Max, false), usd(after.Min, after.Max, false), change)
-	var notes []string
-	if n := len(r.Stacks) - priced; n > 0 {
-		notes = append(notes, stacks(n)+" not priced")
-	}
-	if len(unknown) > 0 {
-		notes = append(notes, "not counting "+strings.Join(slices.Sorted(maps.Keys(unknown)), ", ")+" (no known price)")
-	}
 	if len(notes) > 0 {
 		text += ", " + strings.Join(notes, ", ")
 	}

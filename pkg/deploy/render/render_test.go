@@ -48,7 +48,8 @@ func TestALongResultDoesNotWidenTheOtherRowsOfTheTable(t *testing.T) {
 	var out strings.Builder
 	Fleet(&out, r, FleetOptions{All: true})
 	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
-		if !strings.Contains(line, "long answer") && len(line) > 60 {
+		// The summary line is no row of the table: its length is its own.
+		if !strings.Contains(line, "long answer") && !strings.HasPrefix(line, "Stacks:") && len(line) > 60 {
 			t.Errorf("a row without the long cause is %d columns wide:\n%s", len(line), out.String())
 		}
 	}
