@@ -104,9 +104,9 @@ func objectOf(job *rivertype.JobRow) string {
 }
 
 // Rescuer gives back to the queue the running jobs whose worker died: their lease ran out, or
-// was never taken though the job started a lease's time ago. Every replica with workers runs
-// one; two rescuing one job at once rescue it once (River's rescue changes only a running job
-// of that attempt).
+// was never taken though the job started a lease's time ago. Every replica runs one, a replica
+// without workers (--workers 0) too; two rescuing one job at once rescue it once (River's rescue
+// changes only a running job of that attempt).
 type Rescuer struct {
 	Store *store.Store
 	River *river.Client[*sql.Tx]
