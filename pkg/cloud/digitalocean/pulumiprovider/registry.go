@@ -97,7 +97,7 @@ const (
 )
 
 // LiveVersion is the version slug of the cluster named name, "" when the account has none of that
-// name, read from DigitalOcean's API page by page. The provider's own lookup (the
+// name (an error when one is listed without its version), read from DigitalOcean's API page by page. The provider's own lookup (the
 // getKubernetesCluster function) reads the first page of the account's clusters only, 20 by
 // default (terraform-provider-digitalocean v2.75.0 datasource_kubernetes_cluster.go,
 // dataSourceDigitalOceanKubernetesClusterRead), so in an account of more clusters it would take
@@ -109,11 +109,11 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	if err != nil {
 		return "", err
 	}
-	version := ""
+	version, found := "", false
 	err = api.WalkClusters(ctx, func(page []digitalocean.Cluster) bool {
 		for _, c := range page {
 			if c.Name == name {
-				version = c.Version
+				version, found = c.Version, true
 				return false
 			}
 		}
@@ -121,6 +121,12 @@ func LiveVersion(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 	})
 	if err != nil {
 		return "", err
+	}
+	if found && version == "" {
+		// DigitalOcean always gives a cluster's version: an answer without one says nothing of
+		// it, and "" would read as "no such cluster", letting a manifest older than the version
+		// the cluster runs through unchecked.
+		return "", errors.Errorf("DigitalOcean lists cluster %s without the version it runs", name)
 	}
 	return version, nil
 }

@@ -84,6 +84,20 @@ func TestLiveVersionFindsAClusterOnAnyPageOfTheAccountsClusters(t *testing.T) {
 			t.Errorf("LiveVersion(%s) = %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
+	// An answer that leaves a listed cluster's version out (a fault trial's proxy) says nothing of
+	// it: never "no such cluster", which lets an older manifest through.
+	hiding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"kubernetes_clusters": [{"id": "c1", "name": "c010", "region": "fra1"}], "links": {}, "meta": {"total": 1}}`))
+	}))
+	defer hiding.Close()
+	hidden := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "tok", ApiUrl: hiding.URL}
+	if got, err := pulumiprovider.LiveVersion(context.Background(), hidden, "c010"); err == nil ||
+		!strings.Contains(err.Error(), "DigitalOcean lists cluster c010 without the version it runs") {
+		t.Errorf("a cluster listed without its version: LiveVersion = %q, %v; want an error saying so", got, err)
+	}
+	if got, err := pulumiprovider.LiveVersion(context.Background(), hidden, "other"); err != nil || got != "" {
+		t.Errorf("no cluster of the name in that answer: LiveVersion = %q, %v; want none", got, err)
+	}
 	bad := &digitaloceanv1.DigitalOceanProviderConfig{ApiToken: "wrong", ApiUrl: do.URL()}
 	if _, err := pulumiprovider.LiveVersion(context.Background(), bad, "c000"); err == nil ||
 		!strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "wrong") {
