@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
@@ -221,19 +222,11 @@ type Output struct {
 // Outputs are the stack outputs the kind's API declares, in the order it declares them: the
 // fields of its manifest's status.outputs. A kind without that message has none.
 func (k Kind) Outputs() []Output {
-	target := k.StackInput().Fields().ByJSONName(kindfield.StackInputTarget)
-	if target == nil || target.Message() == nil {
+	outputs := protofield.DescriptorAt(k.StackInput(), kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs)
+	if outputs == nil {
 		return nil
 	}
-	status := target.Message().Fields().ByJSONName(kindfield.TargetStatus)
-	if status == nil || status.Message() == nil {
-		return nil
-	}
-	outputs := status.Message().Fields().ByJSONName(kindfield.StatusOutputs)
-	if outputs == nil || outputs.Message() == nil {
-		return nil
-	}
-	fields := outputs.Message().Fields()
+	fields := outputs.Fields()
 	out := make([]Output, fields.Len())
 	for i := range fields.Len() {
 		out[i] = Output{Name: string(fields.Get(i).Name()), Secret: rules.Secret(fields.Get(i))}

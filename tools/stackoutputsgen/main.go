@@ -34,6 +34,7 @@ import (
 	_ "github.com/clusterplane/clusterplane/apis/clusterplane/all"
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/describe/apidoc"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/pkg/errors"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -108,13 +109,10 @@ func findKinds() ([]kind, error) {
 
 // outputsOf is the message of stackInput's target.status.outputs.
 func outputsOf(stackInput protoreflect.MessageDescriptor) (protoreflect.MessageDescriptor, error) {
-	m := stackInput
-	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
-		fd := m.Fields().ByJSONName(field)
-		if fd == nil || fd.Message() == nil {
-			return nil, errors.Errorf("%s has no message field %s: no stack outputs to generate", m.FullName(), field)
-		}
-		m = fd.Message()
+	m := protofield.DescriptorAt(stackInput, kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs)
+	if m == nil {
+		return nil, errors.Errorf("%s has no message field %s.%s.%s: no stack outputs to generate", stackInput.FullName(),
+			kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs)
 	}
 	return m, nil
 }

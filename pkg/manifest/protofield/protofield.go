@@ -35,6 +35,23 @@ func At(m protoreflect.Message, jsonPath ...string) protoreflect.Message {
 	return m
 }
 
+// DescriptorAt is the message type below md at the path of JSON names, nil when a step is not
+// a message field: what At reads, for code that has a type and no value (a stack input's
+// target.status.outputs, the kind's stack outputs).
+func DescriptorAt(md protoreflect.MessageDescriptor, jsonPath ...string) protoreflect.MessageDescriptor {
+	for _, name := range jsonPath {
+		if md == nil {
+			return nil
+		}
+		fd := md.Fields().ByJSONName(name)
+		if fd == nil || fd.Message() == nil {
+			return nil
+		}
+		md = fd.Message()
+	}
+	return md
+}
+
 // String is m's string field of the JSON name (as a manifest writes it), "" when none.
 func String(m protoreflect.Message, jsonName string) string {
 	if fd := of(m, jsonName, protoreflect.StringKind); fd != nil {

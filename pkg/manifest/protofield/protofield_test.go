@@ -3,9 +3,11 @@ package protofield_test
 import (
 	"testing"
 
+	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	dpv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(t *testing.T) {
@@ -40,5 +42,27 @@ func TestEachReaderAnswersTheFieldOrItsZeroWhenTheFieldIsMissingOrOfAnotherKind(
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
 		}
+	}
+}
+
+func TestDescriptorAtIsTheMessageTypeAtAPathOrNilWhereAStepIsNoMessage(t *testing.T) {
+	in := (&dpv1.DigitalOceanKubernetesNodePoolStackInput{}).ProtoReflect().Descriptor()
+	outputs := (&dpv1.DigitalOceanKubernetesNodePoolStackOutputs{}).ProtoReflect().Descriptor()
+	cases := []struct {
+		name string
+		path []string
+		want protoreflect.MessageDescriptor
+	}{
+		{"the stack input's outputs", []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs}, outputs},
+		{"no path is the message itself", nil, in},
+		{"a step that is no field", []string{kindfield.StackInputTarget, "noSuchField", kindfield.StatusOutputs}, nil},
+		{"a step that is a string, not a message", []string{kindfield.StackInputTarget, kindfield.TargetApiVersion, kindfield.StatusOutputs}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := protofield.DescriptorAt(in, c.path...); got != c.want {
+				t.Errorf("DescriptorAt(%v) = %v, want %v", c.path, got, c.want)
+			}
+		})
 	}
 }

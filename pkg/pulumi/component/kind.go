@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/manifest/protofield"
 	"github.com/clusterplane/clusterplane/pkg/manifest/validation"
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/pkg/errors"
@@ -146,13 +147,11 @@ func Resources[I StackInput[T, S, C], T Target[S], P pulumi.ProviderResource, C 
 // the component's output, its own name (snake case, cluster_id) the stack's. An output the message
 // lacks is an error, so the two cannot drift apart.
 func StackOutputs(comp pulumi.ComponentResource, stackInput proto.Message) (pulumi.Map, error) {
-	names := stackInput.ProtoReflect().Descriptor()
-	for _, field := range []string{kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs} {
-		fd := names.Fields().ByJSONName(field)
-		if fd == nil || fd.Message() == nil {
-			return nil, errors.Errorf("%s has no message field %s: no stack outputs to name", names.FullName(), field)
-		}
-		names = fd.Message()
+	in := stackInput.ProtoReflect().Descriptor()
+	names := protofield.DescriptorAt(in, kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs)
+	if names == nil {
+		return nil, errors.Errorf("%s has no message field %s.%s.%s: no stack outputs to name", in.FullName(),
+			kindfield.StackInputTarget, kindfield.TargetStatus, kindfield.StatusOutputs)
 	}
 	outputs, err := Outputs(comp)
 	if err != nil {
