@@ -165,11 +165,11 @@ func ready(s fakecloud.TB, c *served, examples bool) {
 	if c.SetPrices != nil {
 		c.SetPrices(c.cloud, c.prices)
 	}
-	fresh := true
+	loaded := false
 	if path := *c.state; path != "" {
-		_, err := os.Stat(path)
-		fresh = errors.Is(err, os.ErrNotExist)
-		save, err := keepState(path, c.cloud)
+		var save func() error
+		var err error
+		save, loaded, err = keepState(path, c.cloud)
 		if err != nil {
 			s.Fatalf("%s state: %v", c.env.Name, err)
 		}
@@ -181,7 +181,7 @@ func ready(s fakecloud.TB, c *served, examples bool) {
 			}
 		})
 	}
-	if examples && fresh && c.Examples != nil {
+	if examples && !loaded && c.Examples != nil {
 		c.Examples(c.cloud)
 	}
 }
@@ -189,19 +189,20 @@ func ready(s fakecloud.TB, c *served, examples bool) {
 // keepState loads the cloud from path when the file exists, and saves it there after every
 // request that may have changed it, as the sandbox keeps its clouds: a later run finds what this
 // one made, and a fleet tools/fleetgen wrote is served as it is. It returns the save, for the
-// caller to save once more when it stops.
-func keepState(path string, do fakeclouds.Cloud) (func() error, error) {
+// caller to save once more when it stops, and whether the cloud was loaded from the file.
+func keepState(path string, do fakeclouds.Cloud) (save func() error, loaded bool, err error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	default:
 		if err := do.Load(data); err != nil {
-			return nil, fmt.Errorf("load %s: %w", path, err)
+			return nil, false, fmt.Errorf("load %s: %w", path, err)
 		}
+		loaded = true
 	}
-	save := func() error {
+	save = func() error {
 		data, err := do.Save()
 		if err != nil {
 			return err
@@ -213,7 +214,7 @@ func keepState(path string, do fakeclouds.Cloud) (func() error, error) {
 			fmt.Fprintf(os.Stderr, "fakeclouds: save %s: %v\n", path, err)
 		}
 	})
-	return save, save()
+	return save, loaded, save()
 }
 
 // seedClouds creates n clusters in each cloud through its API, as other tools would have, each

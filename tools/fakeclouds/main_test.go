@@ -55,8 +55,8 @@ func TestTheDigitalOceanStateIsLoadedAtStartAndSavedAfterEachChange(t *testing.T
 	const token = "state-token"
 	path := filepath.Join(t.TempDir(), "do.json")
 	first := fakedo.New(t, token)
-	if _, err := keepState(path, first); err != nil {
-		t.Fatal(err)
+	if _, loaded, err := keepState(path, first); err != nil || loaded {
+		t.Fatalf("keepState of no file: loaded %t, %v; want a new cloud", loaded, err)
 	}
 	// A cluster made through the API is saved as it is answered.
 	if _, _, err := fakedo.Seed(context.Background(), seed.Client{URL: first.URL(), Token: token},
@@ -72,8 +72,8 @@ func TestTheDigitalOceanStateIsLoadedAtStartAndSavedAfterEachChange(t *testing.T
 	}
 	// A second cloud started on the file serves what the first one made.
 	second := fakedo.New(t, token)
-	if _, err := keepState(path, second); err != nil {
-		t.Fatal(err)
+	if _, loaded, err := keepState(path, second); err != nil || !loaded {
+		t.Fatalf("keepState of the saved file: loaded %t, %v; want it loaded", loaded, err)
 	}
 	again, err := second.Save()
 	if err != nil {
