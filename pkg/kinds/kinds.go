@@ -17,6 +17,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/pulumi/componentprovider"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/program"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/pulumischema"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"google.golang.org/protobuf/proto"
@@ -86,6 +87,11 @@ func Of[T proto.Message](p program.Program[T], own Kind) Kind {
 // StackInput is the descriptor of the kind's stack input.
 func (k Kind) StackInput() protoreflect.MessageDescriptor {
 	return k.NewStackInput().ProtoReflect().Descriptor()
+}
+
+// APIVersion is the apiVersion every manifest of the kind carries, as its proto's rule fixes it.
+func (k Kind) APIVersion() string {
+	return rules.Field(Manifest(k.StackInput()).Fields().ByJSONName(kindfield.TargetApiVersion)).GetString().GetConst()
 }
 
 // Manifest returns the manifest message a stack input deploys: its target.
@@ -235,12 +241,9 @@ func (k Kind) Outputs() []Output {
 }
 
 // Search is what a kind's create look-up asks its cloud for: resources of Type named Name, In a
-// place (for the error: "fra1", "cluster ID"), found Where ("region fra1", "cluster ID"). Cloud
-// names the cloud, and NoToken is its client's error for a token it does not have, when the
-// look-up is left to the engine.
+// place (for the error: "fra1", "cluster ID"), found Where ("region fra1", "cluster ID").
 type Search struct {
-	Cloud, Type, Name, In, Where string
-	NoToken                      error
+	Type, Name, In, Where string
 }
 
 // Look is what the search found: the live resources of the ids list gives, NoToken's Found when
@@ -248,8 +251,10 @@ type Search struct {
 // look-ups differ only in how they ask their cloud, which is list.
 func (s Search) Look(list func() (ids []string, err error)) (Found, error) {
 	ids, err := list()
-	if err != nil && errors.Is(err, s.NoToken) {
-		return NoToken(s.Cloud), nil
+	// Without a token the look-up is left to the engine, which says the token is missing.
+	var noToken cloudapi.NoTokenError
+	if errors.As(err, &noToken) {
+		return NoToken(noToken.Cloud), nil
 	}
 	if err != nil {
 		return Found{}, errors.Wrapf(err, "look for a %s %s in %s before creating one", s.Type, s.Name, s.In)

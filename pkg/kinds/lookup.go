@@ -23,35 +23,31 @@ type poolSpec interface {
 }
 
 // ClusterLookup is the Lookup of a cluster kind of stack input I: the clusters of the manifest's
-// clusterName in its region. s names the cloud (Cloud, NoToken), and list gives the ids of the
-// clusters of that name in that region, asked as the stack input's provider config says. The
-// kind then writes only how its cloud lists them.
-func ClusterLookup[I component.StackInput[T, S, C], T component.Target[S], S clusterSpec, C proto.Message](s Search,
+// clusterName in its region: list gives the ids of the clusters of that name in that region,
+// asked as the stack input's provider config says. The kind then writes only how its cloud lists
+// them.
+func ClusterLookup[I component.StackInput[T, S, C], T component.Target[S], S clusterSpec, C proto.Message](
 	list func(ctx context.Context, in I, region, name string) (ids []string, err error)) Lookup {
 	return func(ctx context.Context, in proto.Message, _ Resolve) (Found, error) {
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
 		region, name := spec.GetRegion(), spec.GetClusterName()
-		// A copy for this manifest: the kind's one Lookup serves a fleet's stacks at once.
-		search := s
-		search.Type, search.Name, search.In, search.Where = "cluster", name, region, "region "+region
+		search := Search{Type: "cluster", Name: name, In: region, Where: "region " + region}
 		return search.Look(func() ([]string, error) { return list(ctx, input, region, name) })
 	}
 }
 
 // PoolLookup is the Lookup of a node pool kind of stack input I: the pools of the manifest's
 // nodePoolName in the cluster its spec's cluster names, read through resolve (from that stack's
-// output named output unless the ref names another), as LookForPool does. s names the cloud, and
-// list gives the ids of the pools of that name in that cluster.
-func PoolLookup[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](s Search, output string,
+// component.ClusterIDOutput unless the ref names another output), as LookForPool does: list
+// gives the ids of the pools of that name in that cluster.
+func PoolLookup[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](
 	list func(ctx context.Context, in I, cluster, name string) (ids []string, err error)) Lookup {
 	return func(ctx context.Context, in proto.Message, resolve Resolve) (Found, error) {
 		input := in.(I)
 		spec := input.GetTarget().GetSpec()
-		// A copy for this manifest: the kind's one Lookup serves a fleet's stacks at once.
-		search := s
-		search.Name = spec.GetNodePoolName()
-		return search.LookForPool(ctx, resolve, spec.GetCluster(), output, func(cluster string) ([]string, error) {
+		search := Search{Name: spec.GetNodePoolName()}
+		return search.LookForPool(ctx, resolve, spec.GetCluster(), component.ClusterIDOutput, func(cluster string) ([]string, error) {
 			return list(ctx, input, cluster, search.Name)
 		})
 	}

@@ -17,12 +17,12 @@ func TestClusterAndPoolLookupsReadTheManifestsNameAndPlaceAndAskOnlyHowTheCloudL
 	pool := &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{Target: &dopoolv1.DigitalOceanKubernetesNodePool{
 		Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Cluster: sharedv1.StringValue("c1")}}}
 	var asked []string
-	clusterLookup := ClusterLookup(Search{Cloud: "Civo"},
+	clusterLookup := ClusterLookup(
 		func(_ context.Context, in *civoclusterv1.CivoKubernetesClusterStackInput, region, name string) ([]string, error) {
 			asked = append(asked, "clusters "+name+" in "+region)
 			return []string{"k1"}, nil
 		})
-	poolLookup := PoolLookup(Search{Cloud: "DigitalOcean"}, "cluster_id",
+	poolLookup := PoolLookup(
 		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
 			asked = append(asked, "pools "+name+" in "+cluster)
 			return []string{"p1"}, nil
@@ -64,7 +64,7 @@ func TestTwoPoolsLookedForAtOnceAreEachLookedForByTheirOwnName(t *testing.T) {
 		return &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{Target: &dopoolv1.DigitalOceanKubernetesNodePool{
 			Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: name, Cluster: sharedv1.StringValue(cluster)}}}
 	}
-	lookup := PoolLookup(Search{Cloud: "DigitalOcean"}, "cluster_id",
+	lookup := PoolLookup(
 		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) ([]string, error) {
 			return []string{name + "@" + cluster}, nil
 		})

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
+	"github.com/clusterplane/clusterplane/pkg/cloud/cloudapi"
 	"github.com/pkg/errors"
 )
 
 func TestSearchLookSaysWhatTheCloudHoldsOrWhyItCouldNotAsk(t *testing.T) {
-	errNoToken := errors.New("no token")
-	search := Search{Cloud: "Cloud", NoToken: errNoToken, Type: "node pool", Name: "workers", In: "cluster c1", Where: "cluster c1"}
+	errNoToken := cloudapi.NoTokenError{Cloud: "Cloud", Env: "CLOUD_TOKEN"}
+	search := Search{Type: "node pool", Name: "workers", In: "cluster c1", Where: "cluster c1"}
 	tests := []struct {
 		name    string
 		ids     []string
@@ -46,7 +47,7 @@ func TestSearchLookSaysWhatTheCloudHoldsOrWhyItCouldNotAsk(t *testing.T) {
 }
 
 func TestLookForPoolSearchesTheResolvedClusterOrLeavesAPoolOfAnUnknownClusterUnchecked(t *testing.T) {
-	search := Search{Cloud: "Cloud", Name: "workers"}
+	search := Search{Name: "workers"}
 	ref := sharedv1.StringValue("c1")
 	tests := []struct {
 		name    string

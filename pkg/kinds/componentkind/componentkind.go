@@ -53,13 +53,13 @@ func Kind[I proto.Message, O ~func(*component.Settings[P, C]), P pulumi.Provider
 
 // PoolRotate is the Rotate of a node pool kind of stack input I: rotate is given the stack input
 // and the id of the pool's cluster, which PoolCluster reads from the cluster its spec names (that
-// stack's output named output unless the ref names another). The kind then writes only how its
-// cloud rotates a pool of that cluster.
-func PoolRotate[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](output string,
+// stack's component.ClusterIDOutput unless the ref names another output). The kind then writes
+// only how its cloud rotates a pool of that cluster.
+func PoolRotate[I component.StackInput[T, S, C], T component.Target[S], S poolSpec, C proto.Message](
 	rotate func(ctx context.Context, input I, cluster string) (*kinds.Rotation, error)) kinds.Rotate {
 	return func(ctx context.Context, in proto.Message, _ string, resolve kinds.Resolve) (*kinds.Rotation, error) {
 		input := in.(I)
-		cluster, err := PoolCluster(ctx, resolve, input.GetTarget().GetSpec().GetCluster(), output)
+		cluster, err := PoolCluster(ctx, resolve, input.GetTarget().GetSpec().GetCluster(), component.ClusterIDOutput)
 		if err != nil {
 			return nil, err
 		}

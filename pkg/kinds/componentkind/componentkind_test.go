@@ -43,7 +43,7 @@ func TestKindKeepsWhatIsTheKindsOwnAndTakesTheRestFromItsProgramAndModule(t *tes
 func TestPoolRotateGivesTheRotationThePoolsClusterOrRefusesAClusterNotKnownYet(t *testing.T) {
 	input := &dopoolv1.DigitalOceanKubernetesNodePoolStackInput{Target: &dopoolv1.DigitalOceanKubernetesNodePool{
 		Spec: &dopoolv1.DigitalOceanKubernetesNodePoolSpec{NodePoolName: "workers", Cluster: sharedv1.StringValue("c1")}}}
-	rotate := componentkind.PoolRotate("cluster_id",
+	rotate := componentkind.PoolRotate(
 		func(_ context.Context, in *dopoolv1.DigitalOceanKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
 			return &kinds.Rotation{Final: in.GetTarget().GetSpec().GetNodePoolName() + " in " + cluster}, nil
 		})

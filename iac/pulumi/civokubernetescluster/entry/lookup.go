@@ -9,7 +9,6 @@ import (
 )
 
 // lookup finds the region's clusters of the manifest's clusterName.
-var lookup = kinds.ClusterLookup(kinds.Search{Cloud: "Civo", NoToken: civoprovider.ErrNoToken},
-	func(ctx context.Context, input *v1.CivoKubernetesClusterStackInput, region, name string) ([]string, error) {
-		return civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, name)
-	})
+var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.CivoKubernetesClusterStackInput, region, name string) ([]string, error) {
+	return civoprovider.ClusterIDsNamed(ctx, input.GetProviderConfig(), region, name)
+})

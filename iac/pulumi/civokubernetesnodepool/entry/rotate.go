@@ -5,7 +5,6 @@ import (
 	"time"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
-	"github.com/clusterplane/clusterplane/iac/pulumi/civokubernetesnodepool/module"
 	"github.com/clusterplane/clusterplane/pkg/cloud/civo"
 	civopool "github.com/clusterplane/clusterplane/pkg/cloud/civo/pools"
 	civoprovider "github.com/clusterplane/clusterplane/pkg/cloud/civo/pulumiprovider"
@@ -24,7 +23,7 @@ import (
 // "cluster_id:node_pool_id" and keeps the pool's id, which it created as the pool's label), and Civo renames
 // no pool: the rotation creates pools of their final names, through a surge pool when the name
 // stays (diff plans the hops), and never renames.
-var rotate = componentkind.PoolRotate(module.ClusterIDOutput, func(ctx context.Context, input *v1.CivoKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
+var rotate = componentkind.PoolRotate(func(ctx context.Context, input *v1.CivoKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
 	spec := input.GetTarget().GetSpec()
 	if spec.GetRegion() == "" {
 		return nil, errors.New("the pool has no region: Civo's pool endpoints are per region")

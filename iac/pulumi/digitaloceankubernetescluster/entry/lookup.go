@@ -10,13 +10,12 @@ import (
 
 // lookup finds the account's clusters of the manifest's clusterName in its region: DigitalOcean
 // lists them account-wide.
-var lookup = kinds.ClusterLookup(kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken},
-	func(ctx context.Context, input *v1.DigitalOceanKubernetesClusterStackInput, region, name string) (ids []string, err error) {
-		named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), name)
-		for _, c := range named {
-			if c.Region == region {
-				ids = append(ids, c.ID)
-			}
+var lookup = kinds.ClusterLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesClusterStackInput, region, name string) (ids []string, err error) {
+	named, err := digitaloceanprovider.ClustersNamed(ctx, input.GetProviderConfig(), name)
+	for _, c := range named {
+		if c.Region == region {
+			ids = append(ids, c.ID)
 		}
-		return ids, err
-	})
+	}
+	return ids, err
+})

@@ -4,17 +4,15 @@ import (
 	"context"
 
 	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
-	"github.com/clusterplane/clusterplane/iac/pulumi/digitaloceankubernetesnodepool/module"
 	digitaloceanprovider "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/pulumiprovider"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
 )
 
 // lookup finds the pools of the manifest's nodePoolName in its cluster.
-var lookup = kinds.PoolLookup(kinds.Search{Cloud: "DigitalOcean", NoToken: digitaloceanprovider.ErrNoToken}, module.ClusterIDOutput,
-	func(ctx context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) (ids []string, err error) {
-		named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, name)
-		for _, p := range named {
-			ids = append(ids, p.ID)
-		}
-		return ids, err
-	})
+var lookup = kinds.PoolLookup(func(ctx context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster, name string) (ids []string, err error) {
+	named, err := digitaloceanprovider.PoolsNamed(ctx, input.GetProviderConfig(), cluster, name)
+	for _, p := range named {
+		ids = append(ids, p.ID)
+	}
+	return ids, err
+})

@@ -17,7 +17,7 @@ import (
 // reads from the pool's cluster ref): godo against the API the provider config names (Resolve's
 // rule, as the provider's), the cluster's kubeconfig from DigitalOcean's kubeconfig endpoint, in
 // memory.
-var rotate = componentkind.PoolRotate(module.ClusterIDOutput, func(_ context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
+var rotate = componentkind.PoolRotate(func(_ context.Context, input *v1.DigitalOceanKubernetesNodePoolStackInput, cluster string) (*kinds.Rotation, error) {
 	spec := input.GetTarget().GetSpec()
 	client, err := digitaloceanprovider.Client(input.GetProviderConfig())
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 var DefaultAPIURL = civo.Env.API
 
 // ErrNoToken: neither the provider config nor CIVO_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no Civo API token (providerConfig.apiToken or " + civo.TokenEnv + ")")
+var ErrNoToken error = cloudapi.NoTokenError{Cloud: "Civo", Env: civo.TokenEnv}
 
 // client is a civogo client of cfg's token and URL (or the environment's) in region.
 func client(cfg *civov1.CivoProviderConfig, region string) (token, url string, c *civogo.Client, err error) {

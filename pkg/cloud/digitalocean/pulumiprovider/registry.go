@@ -52,7 +52,7 @@ func HasRegistry(ctx context.Context, cfg *digitaloceanv1.DigitalOceanProviderCo
 }
 
 // ErrNoToken: neither the provider config nor DIGITALOCEAN_TOKEN has a token to ask with.
-var ErrNoToken = errors.New("no DigitalOcean API token (providerConfig.apiToken or " + digitalocean.TokenEnv + ")")
+var ErrNoToken error = cloudapi.NoTokenError{Cloud: "DigitalOcean", Env: digitalocean.TokenEnv}
 
 // endpoint is the token and API URL digitalocean.Env.Resolve lets clusterplane use for cfg,
 // the cloud's own API when it names none; ErrNoToken without a token.
