@@ -15,6 +15,39 @@ func WithClusterID[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.
 	return WithInput[O](kindfield.SpecCluster, id)
 }
 
+// PoolOptions returns the options every pool kind's New takes, made as the kind's own option
+// type O: Common's four, then WithClusterID, so a pool kind's module declares all five in one line.
+func PoolOptions[O ~func(*Settings[P, C]), P pulumi.ProviderResource, C proto.Message]() (
+	func(*sharedv1.CloudResourceMetadata) O, func(P) O, func(C) O, func(...pulumi.ResourceOption) O, func(pulumi.StringInput) O) {
+	return WithMetadata[O], WithProvider[O], WithProviderConfig[O], WithResourceOptions[O], WithClusterID[O]
+}
+
+// JoinCluster is a pool kind's Build: it reads the id of the cluster the pool joins (Cluster),
+// lets pool create the pool there with the provider p among its options, and lets set give the
+// component its outputs from the pool, so that a pool kind writes only its pool. The cluster's
+// stack reference, when there is one, is created without p.
+func JoinCluster[P pulumi.ProviderResource, C proto.Message, S interface {
+	proto.Message
+	GetCluster() *sharedv1.StringValueOrRef
+}, R pulumi.ComponentResource, T any](
+	pool func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, clusterID pulumi.StringOutput, opts []pulumi.ResourceOption) (T, error),
+	set func(comp R, pool T),
+) func(*pulumi.Context, string, *Settings[P, C], S, R, []pulumi.ResourceOption, P) error {
+	return func(ctx *pulumi.Context, name string, s *Settings[P, C], spec S, comp R, child []pulumi.ResourceOption, p P) error {
+		clusterID, err := s.Cluster(ctx, name, spec, child)
+		if err != nil {
+			return err
+		}
+		// A new slice: child is the caller's, and appending to it could write into its array.
+		created, err := pool(ctx, name, s, spec, clusterID, append(append([]pulumi.ResourceOption{}, child...), pulumi.Provider(p)))
+		if err != nil {
+			return err
+		}
+		set(comp, created)
+		return nil
+	}
+}
+
 // Cluster returns the id of the cluster a pool joins: WithClusterID's, else spec.cluster's literal
 // or stack reference (its ClusterIDOutput unless it names another). child apply to a stack
 // reference it creates.

@@ -15,39 +15,8 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-const (
-	// Kind is the manifest kind this module deploys.
-	Kind = "CivoKubernetesNodePool"
-	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
-	ClusterIDOutput = component.ClusterIDOutput
-)
-
-// TypeToken is the type of the component resource.
-var TypeToken = plugin.ComponentType(Kind)
-
-// Option configures New. It is this kind's own type: another kind's options do not compile here.
-type Option = component.Option[*v1.CivoKubernetesNodePoolSpec, *clusterplane.Provider, *civov1.CivoProviderConfig]
-
-// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
-// cluster created in the same program, so the pool is created after it. It stands in for
-// spec.cluster.
-var WithClusterID = component.WithClusterID[Option]
-
-// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
-// WithProvider an existing provider to manage the resources instead of one New creates,
-// WithProviderConfig the config of the provider New creates (default: the environment's token)
-// and WithResourceOptions options such as a parent or protect for the component. A provider
-// given with WithProvider is a clusterplane provider (its civoToken and civoApiUrl).
-var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
-
-// New validates spec (with the rules and messages of the programs) and creates the node pool
-// under a component resource named name. The name names every resource inside the component, so
-// renaming it later deletes them and creates new ones.
-var New = kind.New
-
-// Resources is the stack programs' entry point: it validates the stack input, deploys its node
-// pool and exports its outputs (component.Resources).
-var Resources = component.Resources[*v1.CivoKubernetesNodePoolStackInput](kind)
+// Kind is the manifest kind this module deploys.
+const Kind = "CivoKubernetesNodePool"
 
 // settings are New's options applied.
 type settings = component.Settings[*clusterplane.Provider, *civov1.CivoProviderConfig]
@@ -64,26 +33,37 @@ var kind = component.Kind[*clusterplane.Provider, *civov1.CivoProviderConfig, *v
 		}
 		return civoprovider.CheckPlugin()
 	},
+	Build: component.JoinCluster(nodePool, (*NodePool).setOutputs),
 	Provider: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec,
 		child []pulumi.ResourceOption) (*clusterplane.Provider, error) {
 		return civoprovider.Plugin(ctx, name, s.ProviderConfig, spec.GetRegion(),
 			append(child, pulumi.Aliases(oldAliases(s, oldProviderType)))...)
 	},
-	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec, np *NodePool,
-		child []pulumi.ResourceOption, p *clusterplane.Provider) error {
-		clusterID, err := s.Cluster(ctx, name, spec, child)
-		if err != nil {
-			return err
-		}
-		pool, err := nodePool(ctx, newLocals(name, spec), clusterID,
-			append(child, pulumi.Provider(p), pulumi.Aliases(oldAliases(s, oldPoolType)))...)
-		if err != nil {
-			return err
-		}
-		np.setOutputs(pool)
-		return nil
-	},
 }
+
+// TypeToken is the type of the component resource.
+var TypeToken = plugin.ComponentType(Kind)
+
+// Option configures New. It is this kind's own type: another kind's options do not compile here.
+type Option = component.Option[*v1.CivoKubernetesNodePoolSpec, *clusterplane.Provider, *civov1.CivoProviderConfig]
+
+// The options New takes: WithMetadata sets the metadata (by default only the name), WithProvider
+// an existing provider to manage the resources instead of one New creates (a clusterplane
+// provider: its civoToken and civoApiUrl), WithProviderConfig the config of the provider New
+// creates (default: the environment's token), WithResourceOptions options such as a parent or
+// protect for the component, and WithClusterID joins the pool to the cluster with this id,
+// typically the ClusterID output of a cluster created in the same program, so that the pool is
+// created after it (it stands in for spec.cluster).
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions, WithClusterID = component.PoolOptions[Option]()
+
+// New validates spec (with the rules and messages of the programs) and creates the node pool
+// under a component resource named name. The name names every resource inside the component, so
+// renaming it later deletes them and creates new ones.
+var New = kind.New
+
+// Resources is the stack programs' entry point: it validates the stack input, deploys its node
+// pool and exports its outputs (component.Resources).
+var Resources = component.Resources[*v1.CivoKubernetesNodePoolStackInput](kind)
 
 // oldAliases are the URNs a child of type typ had in the previous releases, where the civo
 // provider managed the pool: as the component's child, and (with stack aliases) at the stack's

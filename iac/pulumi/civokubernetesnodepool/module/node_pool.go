@@ -3,6 +3,7 @@ package module
 import (
 	"fmt"
 
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/civo/civokubernetesnodepool/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	cpcivo "github.com/clusterplane/clusterplane/sdk/go/clusterplane/civo"
@@ -19,12 +20,14 @@ const (
 	oldProviderType = "pulumi:providers:civo"
 )
 
-// nodePool creates the pool with the clusterplane plugin, which scales it, changes its labels
-// and taints in place and clears them. min_nodes and max_nodes are not sent: Civo keeps no
-// bounds on a pool, the cluster autoscaler takes them as its --nodes flag.
-func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts ...pulumi.ResourceOption) (*cpcivo.NodePool, error) {
-	spec := l.spec
-	np, err := cpcivo.NewNodePool(ctx, l.name, &cpcivo.NodePoolArgs{
+// nodePool creates the pool in the cluster of id clusterID with the clusterplane plugin, which
+// scales it, changes its labels and taints in place and clears them. min_nodes and max_nodes are
+// not sent: Civo keeps no bounds on a pool, the cluster autoscaler takes them as its --nodes flag.
+func nodePool(ctx *pulumi.Context, name string, s *settings, spec *v1.CivoKubernetesNodePoolSpec,
+	clusterID pulumi.StringOutput, opts []pulumi.ResourceOption) (*cpcivo.NodePool, error) {
+	l := newLocals(name, spec)
+	opts = append(opts, pulumi.Aliases(oldAliases(s, oldPoolType)))
+	pool, err := cpcivo.NewNodePool(ctx, l.name, &cpcivo.NodePoolArgs{
 		ClusterId:        clusterID,
 		NodePoolName:     pulumi.String(spec.GetNodePoolName()),
 		Region:           pulumi.StringPtr(spec.GetRegion()),
@@ -35,7 +38,7 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 		Taints:           taints(spec.GetTaints()),
 		PublicIpNodePool: pulumi.BoolPtr(spec.GetPublicIpNodePool()),
 	}, append(opts, waitTimeout(spec.GetWaitTimeoutMinutes())...)...)
-	return np, errors.Wrap(err, "create node pool")
+	return pool, errors.Wrap(err, "create node pool")
 }
 
 // setOutputs reads the component's outputs from the pool resource.

@@ -10,15 +10,17 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/plugin"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
-	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-const (
-	// Kind is the manifest kind this module deploys.
-	Kind = "DigitalOceanKubernetesNodePool"
-	// ClusterIDOutput is the cluster stack's output a `valueFrom` cluster reads by default.
-	ClusterIDOutput = component.ClusterIDOutput
-)
+// Kind is the manifest kind this module deploys.
+const Kind = "DigitalOceanKubernetesNodePool"
+
+// kind is what New does of its own: the pool, on the cluster the spec or WithClusterID names.
+var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesNodePoolSpec, *NodePool]{
+	Name:     Kind,
+	Build:    component.JoinCluster(nodePool, (*NodePool).setOutputs),
+	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesNodePoolSpec](digitaloceanprovider.New),
+}
 
 // TypeToken is the type of the component resource.
 var TypeToken = plugin.ComponentType(Kind)
@@ -26,16 +28,13 @@ var TypeToken = plugin.ComponentType(Kind)
 // Option configures New. It is this kind's own type: another kind's options do not compile here.
 type Option = component.Option[*v1.DigitalOceanKubernetesNodePoolSpec, *digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
 
-// WithClusterID joins the pool to the cluster with this id, typically the ClusterID output of a
-// cluster created in the same program, so the pool is created after it. It stands in for
-// spec.cluster.
-var WithClusterID = component.WithClusterID[Option]
-
-// The options every kind's New takes: WithMetadata sets the metadata (by default only the name),
-// WithProvider an existing provider to manage the resources instead of one New creates,
-// WithProviderConfig the config of the provider New creates (default: the environment's token)
-// and WithResourceOptions options such as a parent or protect for the component.
-var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions = component.Common[Option]()
+// The options New takes: WithMetadata sets the metadata (by default only the name), WithProvider
+// an existing provider to manage the resources instead of one New creates, WithProviderConfig the
+// config of the provider New creates (default: the environment's token), WithResourceOptions
+// options such as a parent or protect for the component, and WithClusterID joins the pool to the
+// cluster with this id, typically the ClusterID output of a cluster created in the same program,
+// so that the pool is created after it (it stands in for spec.cluster).
+var WithMetadata, WithProvider, WithProviderConfig, WithResourceOptions, WithClusterID = component.PoolOptions[Option]()
 
 // New validates spec (with the rules and messages of the programs) and creates the node pool
 // under a component resource named name. The name names every resource inside the component, so
@@ -45,25 +44,3 @@ var New = kind.New
 // Resources is the stack programs' entry point: it validates the stack input, deploys its node
 // pool and exports its outputs (component.Resources).
 var Resources = component.Resources[*v1.DigitalOceanKubernetesNodePoolStackInput](kind)
-
-// settings are New's options applied.
-type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
-
-// kind is what New does of its own: the pool on the cluster the spec or WithClusterID names.
-var kind = component.Kind[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig, *v1.DigitalOceanKubernetesNodePoolSpec, *NodePool]{
-	Name:     Kind,
-	Provider: component.ProviderOfConfig[*v1.DigitalOceanKubernetesNodePoolSpec](digitaloceanprovider.New),
-	Build: func(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec, np *NodePool,
-		child []pulumi.ResourceOption, p *digitalocean.Provider) error {
-		clusterID, err := s.Cluster(ctx, name, spec, child)
-		if err != nil {
-			return err
-		}
-		pool, err := nodePool(ctx, newLocals(name, s.Metadata, spec), clusterID, append(child, pulumi.Provider(p))...)
-		if err != nil {
-			return err
-		}
-		np.setOutputs(pool)
-		return nil
-	},
-}

@@ -1,6 +1,8 @@
 package module
 
 import (
+	v1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/digitaloceankubernetesnodepool/v1"
+	digitaloceanv1 "github.com/clusterplane/clusterplane/apis/clusterplane/provider/digitalocean/v1"
 	sharedv1 "github.com/clusterplane/clusterplane/apis/clusterplane/shared/v1"
 	"github.com/clusterplane/clusterplane/pkg/pulumi/component"
 	"github.com/pkg/errors"
@@ -8,8 +10,13 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts ...pulumi.ResourceOption) (*digitalocean.KubernetesNodePool, error) {
-	spec := l.spec
+// settings are New's options applied.
+type settings = component.Settings[*digitalocean.Provider, *digitaloceanv1.DigitalOceanProviderConfig]
+
+// nodePool creates the pool in the cluster of id clusterID.
+func nodePool(ctx *pulumi.Context, name string, s *settings, spec *v1.DigitalOceanKubernetesNodePoolSpec,
+	clusterID pulumi.StringOutput, opts []pulumi.ResourceOption) (*digitalocean.KubernetesNodePool, error) {
+	l := newLocals(name, s.Metadata, spec)
 	args := &digitalocean.KubernetesNodePoolArgs{
 		ClusterId: clusterID,
 		Name:      pulumi.String(spec.GetNodePoolName()),
@@ -20,9 +27,8 @@ func nodePool(ctx *pulumi.Context, l *locals, clusterID pulumi.StringInput, opts
 	}
 	// Bounds only with autoscaling: the provider rejects them on a fixed-size pool.
 	args.NodeCount, args.AutoScale, args.MinNodes, args.MaxNodes = component.PoolSize(spec)
-	opts = append(opts, pulumi.IgnoreChanges(l.ignoreChanges))
-	np, err := digitalocean.NewKubernetesNodePool(ctx, l.name, args, opts...)
-	return np, errors.Wrap(err, "create node pool")
+	pool, err := digitalocean.NewKubernetesNodePool(ctx, l.name, args, append(opts, pulumi.IgnoreChanges(l.ignoreChanges))...)
+	return pool, errors.Wrap(err, "create node pool")
 }
 
 // setOutputs reads the component's outputs from the pool resource.
