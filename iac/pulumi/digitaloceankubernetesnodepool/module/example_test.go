@@ -15,12 +15,9 @@ import (
 // output, so the pool is created after the cluster and no id is written down.
 func ExampleWithClusterID() {
 	program := func(ctx *pulumi.Context) error {
-		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &clusterv1.DigitalOceanKubernetesClusterSpec{
-			ClusterName:       "prod-fra1",
-			Region:            "fra1",
-			KubernetesVersion: "1.31.1-do.5",
-			DefaultNodePool:   &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1},
-		})
+		// The cluster is only what the pool joins here: ExampleNew in its module shows one.
+		cluster, err := digitaloceankubernetescluster.New(ctx, "prod", &clusterv1.DigitalOceanKubernetesClusterSpec{ClusterName: "prod-fra1", Region: "fra1",
+			KubernetesVersion: "1.31.1-do.5", DefaultNodePool: &clusterv1.DigitalOceanKubernetesClusterDefaultNodePool{Size: "s-2vcpu-4gb", NodeCount: 1}})
 		if err != nil {
 			return err
 		}
