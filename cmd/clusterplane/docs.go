@@ -6,13 +6,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/clusterplane/clusterplane/apis/clusterplane/kindfield"
 	"github.com/clusterplane/clusterplane/pkg/cli"
 	"github.com/clusterplane/clusterplane/pkg/exitcode"
 
 	"github.com/clusterplane/clusterplane/pkg/describe/jsonschema"
 	"github.com/clusterplane/clusterplane/pkg/kinds"
-	"github.com/clusterplane/clusterplane/pkg/manifest/rules"
 	"github.com/clusterplane/clusterplane/pkg/manifest/stackinput"
 	"github.com/pkg/errors"
 	"github.com/spf13/cobra"
@@ -160,10 +158,8 @@ func kindsRun(opts *kindsOptions) error {
 	f := opts.f
 	rows := make([]kindRow, 0, len(f.kinds))
 	for _, k := range f.kinds {
-		manifest := kinds.Manifest(k.StackInput())
-		rows = append(rows, kindRow{Kind: k.Name, Program: "iac/pulumi/" + k.Project,
-			APIVersion: rules.Field(manifest.Fields().ByJSONName(kindfield.TargetApiVersion)).GetString().GetConst(),
-			Schema:     "schemas/" + jsonschema.FileName(k.Name, false)})
+		rows = append(rows, kindRow{Kind: k.Name, APIVersion: k.APIVersion(), Program: "iac/pulumi/" + k.Project,
+			Schema: "schemas/" + jsonschema.FileName(k.Name, false)})
 	}
 	if opts.output.String() == "json" {
 		return f.writeJSON(rows)

@@ -13,7 +13,7 @@ import (
 
 // The command is flags, the prompt and rendering over libraries (docs/architecture.md): it
 // reaches the clouds and the engine only through pkg/deploy and its neighbours, each of its
-// functions reads on one screen, and the whole reads in an hour (at most 2,000 lines).
+// functions reads on one screen, and the whole reads in an hour (under 2,000 lines).
 func TestTheCommandImportsNoCloudOrPulumiPackageAndKeepsItsFunctionsShort(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, ".").Output()
 	if err != nil {
@@ -54,7 +54,7 @@ func TestTheCommandImportsNoCloudOrPulumiPackageAndKeepsItsFunctionsShort(t *tes
 			}
 		}
 	}
-	if total > 2000 {
-		t.Errorf("the command is %d lines, more than 2,000: move what is not flags, the prompt or rendering into a library", total)
+	if total >= 2000 {
+		t.Errorf("the command is %d lines, not under 2,000: move what is not flags, the prompt or rendering into a library", total)
 	}
 }
