@@ -63,21 +63,7 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 	do.SetKubeconfig(prod, flowSchemaServer(t, kubeToken, true))
 	civo.SeedCluster(civogo.KubernetesCluster{Name: "edge-qa", Version: "1.29.8-k3s1", ClusterType: "k3s"})
 
-	doCluster := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
-	cluster := func(name, env, version string) string {
-		m := strings.Replace(doCluster, "  name: dev-fra1\n", "  name: "+name+"\n  env: "+env+"\n", 1)
-		m = strings.Replace(m, "clusterName: dev-fra1", "clusterName: "+name, 1)
-		return strings.Replace(m, "kubernetesVersion: 1.31.1-do.5", "kubernetesVersion: "+version, 1)
-	}
-	civoCluster := strings.Replace(strings.Replace(readExample(t, "civokubernetescluster/minimal.yaml"),
-		"  name: dev-fra1\n", "  name: edge-qa\n  env: qa\n", 1), "clusterName: dev-fra1", "clusterName: edge-qa", 1)
-	civoCluster = strings.Replace(civoCluster, "kubernetesVersion: 1.30.5-k3s1", "kubernetesVersion: 1.31.1-k3s1", 1)
-	files := map[string]string{
-		"a-prod.yaml": cluster("shop-prod", "prod", "1.33.1-do.0"),
-		"b-dev.yaml":  cluster("shop-dev", "dev", "1.33.1-do.0"),
-		"c-qa.yaml":   civoCluster,
-		"pool.yaml":   readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"),
-	}
+	files := upgradeFleetManifests(t)
 	dir := writeFiles(t, files)
 	for env, value := range map[string]string{digitalocean.TokenEnv: doToken, digitalocean.APIURLEnv: do.URL(),
 		civodriver.TokenEnv: civoToken, civodriver.APIURLEnv: civo.URL()} {
@@ -98,6 +84,45 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 	if code != exitcode.Blocked {
 		t.Errorf("exit %d, want 3 for the removed API in use\n%s%s", code, out, stderr)
 	}
+	checkUpgradePlanJSON(t, out)
+
+	code, out, _ = upgradePlan("-o", "markdown")
+	if code != exitcode.Blocked || !strings.Contains(out, "| 3 | `shop-prod`") || !strings.Contains(out, "FlowSchema `legacy-batch`") {
+		t.Errorf("-o markdown = %d:\n%s", code, out)
+	}
+
+	code, _, stderr = upgradePlan("--write")
+	if code != exitcode.Blocked || !strings.Contains(stderr, "b-dev.yaml: shop-dev kubernetesVersion 1.31.9-do.2") ||
+		!strings.Contains(stderr, "c-qa.yaml: edge-qa kubernetesVersion 1.30.5-k3s1") ||
+		!strings.Contains(stderr, "a-prod.yaml: shop-prod not written: the upgrade is blocked: ") || strings.Contains(stderr, "wrote "+filepath.Join(dir, "a-prod.yaml")) {
+		t.Errorf("--write = %d: %s", code, stderr)
+	}
+	checkUpgradeWrites(t, dir, files)
+}
+
+// upgradeFleetManifests are the fleet's manifests by file name, each cluster's goal minors past what it runs.
+func upgradeFleetManifests(t *testing.T) map[string]string {
+	t.Helper()
+	doCluster := readExample(t, "digitaloceankubernetescluster/minimal.yaml")
+	cluster := func(name, env, version string) string {
+		m := strings.Replace(doCluster, "  name: dev-fra1\n", "  name: "+name+"\n  env: "+env+"\n", 1)
+		m = strings.Replace(m, "clusterName: dev-fra1", "clusterName: "+name, 1)
+		return strings.Replace(m, "kubernetesVersion: 1.31.1-do.5", "kubernetesVersion: "+version, 1)
+	}
+	civoCluster := strings.Replace(strings.Replace(readExample(t, "civokubernetescluster/minimal.yaml"),
+		"  name: dev-fra1\n", "  name: edge-qa\n  env: qa\n", 1), "clusterName: dev-fra1", "clusterName: edge-qa", 1)
+	civoCluster = strings.Replace(civoCluster, "kubernetesVersion: 1.30.5-k3s1", "kubernetesVersion: 1.31.1-k3s1", 1)
+	return map[string]string{
+		"a-prod.yaml": cluster("shop-prod", "prod", "1.33.1-do.0"),
+		"b-dev.yaml":  cluster("shop-dev", "dev", "1.33.1-do.0"),
+		"c-qa.yaml":   civoCluster,
+		"pool.yaml":   readExample(t, "digitaloceankubernetesnodepool/minimal.yaml"),
+	}
+}
+
+// checkUpgradePlanJSON checks the JSON plan orders dev, qa, prod and blocks prod alone on its FlowSchema.
+func checkUpgradePlanJSON(t *testing.T, out string) {
+	t.Helper()
 	var plan struct {
 		Plans []struct {
 			Cluster, Running string
@@ -125,18 +150,11 @@ func TestUpgradePlanOrdersTheFleetBlocksOnARemovedAPIAndWritesOnlyWhatNothingBlo
 	if p := plan.Plans[len(plan.Plans)-1]; len(p.Objects) != 1 || p.Objects[0].Name != "legacy-batch" || p.Objects[0].RemovedIn != "1.32" {
 		t.Errorf("prod's objects %+v", p.Objects)
 	}
+}
 
-	code, out, _ = upgradePlan("-o", "markdown")
-	if code != exitcode.Blocked || !strings.Contains(out, "| 3 | `shop-prod`") || !strings.Contains(out, "FlowSchema `legacy-batch`") {
-		t.Errorf("-o markdown = %d:\n%s", code, out)
-	}
-
-	code, _, stderr = upgradePlan("--write")
-	if code != exitcode.Blocked || !strings.Contains(stderr, "b-dev.yaml: shop-dev kubernetesVersion 1.31.9-do.2") ||
-		!strings.Contains(stderr, "c-qa.yaml: edge-qa kubernetesVersion 1.30.5-k3s1") ||
-		!strings.Contains(stderr, "a-prod.yaml: shop-prod not written: the upgrade is blocked: ") || strings.Contains(stderr, "wrote "+filepath.Join(dir, "a-prod.yaml")) {
-		t.Errorf("--write = %d: %s", code, stderr)
-	}
+// checkUpgradeWrites checks --write moved only the unblocked clusters one step and left prod untouched.
+func checkUpgradeWrites(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	goal := func(file, from, to, goal string) string {
 		return strings.Replace(strings.Replace(files[file], "kubernetesVersion: "+from, "kubernetesVersion: "+to, 1),
 			"\nspec:\n", "\n  annotations:\n    clusterplane.dev/upgrade-to: \""+goal+"\"\nspec:\n", 1)

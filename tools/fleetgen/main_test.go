@@ -162,18 +162,7 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 	seen := map[string]string{}
 	for i := 1; i <= n; i++ {
 		name := Name("fleet-", i)
-		manifestPath := filepath.Join(out, name+".yaml")
-		data, err := os.ReadFile(manifestPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		target, err := deploytarget.Read(docluster.Kind(), manifestPath, data, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if target.Stack != name || !strings.Contains(string(data), "clusterName: "+name) {
-			t.Fatalf("%s names stack %s:\n%s", manifestPath, target.Stack, data)
-		}
+		target := readCopyManifest(t, out, name)
 		stackFile := filepath.Join(base.state, ".pulumi", "stacks", project, name+".json")
 		text, err := os.ReadFile(stackFile)
 		if err != nil {
@@ -215,32 +204,59 @@ func TestEveryCopyHoldsItsOwnNamesAndIdsInTheStateTheSecretsAndTheCloud(t *testi
 				t.Errorf("%s: node %d is %v in the state, %s (droplet %s) in the cloud", name, k, got, node.ID, node.DropletID)
 			}
 		}
-		// The secrets open with the same passphrase and hold the copy's names.
-		secret := outputs["kubeconfig"].(map[string]any)
-		plain, err := base.crypter.DecryptValue(context.Background(), secret["ciphertext"].(string))
-		if err != nil {
-			t.Fatalf("%s: the kubeconfig does not decrypt: %v", name, err)
-		}
-		if !strings.Contains(plain, "do-fra1-"+name) || !strings.Contains(plain, clusterID) {
-			t.Errorf("%s: the kubeconfig is %s", name, plain)
-		}
-		// The last update is in the history, as the diy backend keeps it, with its attributes.
-		history := filepath.Join(base.state, ".pulumi", "history", project, name, name+"-17.history.json")
-		data, err = os.ReadFile(history)
-		if err != nil {
-			t.Fatal(err)
-		}
-		attrs, err := os.ReadFile(history + ".attrs")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := md5.Sum(data)
-		if !strings.Contains(string(attrs), base64.StdEncoding.EncodeToString(sum[:])) {
-			t.Errorf("%s: the history record's attributes %s do not hold its MD5", name, attrs)
-		}
-		if _, err := os.Stat(strings.TrimSuffix(history, ".history.json") + ".checkpoint.json"); err != nil {
-			t.Error(err)
-		}
+		checkCopyKubeconfig(t, base.crypter, name, clusterID, outputs["kubeconfig"].(map[string]any))
+		checkCopyHistory(t, base.state, name)
+	}
+}
+
+// readCopyManifest reads the copy's manifest as clusterplane would and checks it names the copy.
+func readCopyManifest(t *testing.T, out, name string) deploytarget.Target {
+	t.Helper()
+	manifestPath := filepath.Join(out, name+".yaml")
+	data, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := deploytarget.Read(docluster.Kind(), manifestPath, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target.Stack != name || !strings.Contains(string(data), "clusterName: "+name) {
+		t.Fatalf("%s names stack %s:\n%s", manifestPath, target.Stack, data)
+	}
+	return target
+}
+
+// checkCopyKubeconfig checks the kubeconfig opens with the same passphrase and holds the copy's names.
+func checkCopyKubeconfig(t *testing.T, crypter config.Crypter, name, clusterID string, secret map[string]any) {
+	t.Helper()
+	plain, err := crypter.DecryptValue(context.Background(), secret["ciphertext"].(string))
+	if err != nil {
+		t.Fatalf("%s: the kubeconfig does not decrypt: %v", name, err)
+	}
+	if !strings.Contains(plain, "do-fra1-"+name) || !strings.Contains(plain, clusterID) {
+		t.Errorf("%s: the kubeconfig is %s", name, plain)
+	}
+}
+
+// checkCopyHistory checks the last update is in the history as the diy backend keeps it, with its attributes.
+func checkCopyHistory(t *testing.T, state, name string) {
+	t.Helper()
+	history := filepath.Join(state, ".pulumi", "history", project, name, name+"-17.history.json")
+	data, err := os.ReadFile(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs, err := os.ReadFile(history + ".attrs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum(data)
+	if !strings.Contains(string(attrs), base64.StdEncoding.EncodeToString(sum[:])) {
+		t.Errorf("%s: the history record's attributes %s do not hold its MD5", name, attrs)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(history, ".history.json") + ".checkpoint.json"); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -146,23 +146,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		slices.SortFunc(items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 		page(w, r, items)
 	case r.Method == http.MethodPatch && len(parts) == 4 && parts[2] == "nodes":
-		n := f.nodes[parts[3]]
-		if n == nil {
-			f.status(w, http.StatusNotFound, "NotFound", "no node")
-			return
-		}
-		var patch struct {
-			Spec struct {
-				Unschedulable *bool `json:"unschedulable"`
-			} `json:"spec"`
-		}
-		if r.Header.Get("Content-Type") != "application/strategic-merge-patch+json" || json.NewDecoder(r.Body).Decode(&patch) != nil {
-			f.status(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "not a patch")
-			return
-		}
-		n.Spec.Unschedulable = patch.Spec.Unschedulable != nil && *patch.Spec.Unschedulable
-		f.patches = append(f.patches, fmt.Sprintf("%s: %v", n.Name, n.Spec.Unschedulable))
-		_ = json.NewEncoder(w).Encode(n)
+		f.patchNode(w, r, parts[3])
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/pods":
 		node := strings.TrimPrefix(r.URL.Query().Get("fieldSelector"), "spec.nodeName=")
 		var items []corev1.Pod
@@ -174,39 +158,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		slices.SortFunc(items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 		page(w, r, items)
 	case len(parts) >= 6 && parts[2] == "namespaces" && parts[4] == "pods":
-		key := parts[3] + "/" + parts[5]
-		p := f.pods[key]
-		if p == nil {
-			f.status(w, http.StatusNotFound, "NotFound", "pods "+parts[5]+" not found")
-			return
-		}
-		if r.Method == http.MethodGet && len(parts) == 6 {
-			_ = json.NewEncoder(w).Encode(p)
-			return
-		}
-		if r.Method != http.MethodPost || len(parts) != 7 || parts[6] != "eviction" {
-			break
-		}
-		var ev struct {
-			APIVersion string            `json:"apiVersion"`
-			Kind       string            `json:"kind"`
-			Metadata   metav1.ObjectMeta `json:"metadata"`
-		}
-		if json.NewDecoder(r.Body).Decode(&ev) != nil || ev.APIVersion != "policy/v1" || ev.Kind != "Eviction" || ev.Metadata.Name != p.Name {
-			f.status(w, http.StatusBadRequest, "BadRequest", "not an eviction of this pod")
-			return
-		}
-		if n := f.refuse[key]; n != 0 {
-			if n > 0 {
-				f.refuse[key] = n - 1
-			}
-			f.status(w, http.StatusTooManyRequests, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.")
-			return
-		}
-		delete(f.pods, key)
-		f.evicted = append(f.evicted, key)
-		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write([]byte(`{"kind":"Status","status":"Success"}`))
+		f.readOrEvictPod(w, r, parts)
 	case r.Method == http.MethodGet && len(parts) == 7 && parts[0] == "apis" && parts[5] == "daemonsets":
 		if !f.daemonSets[parts[4]+"/"+parts[6]] {
 			f.status(w, http.StatusNotFound, "NotFound", "daemonsets "+parts[6]+" not found")
@@ -217,6 +169,64 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("the drain called %s %s, which the fake does not serve", r.Method, r.URL)
 		f.status(w, http.StatusNotFound, "NotFound", "not served")
 	}
+}
+
+// patchNode cordons or uncordons a node as a strategic merge patch of its spec asks, and records it.
+func (f *fakeAPI) patchNode(w http.ResponseWriter, r *http.Request, name string) {
+	n := f.nodes[name]
+	if n == nil {
+		f.status(w, http.StatusNotFound, "NotFound", "no node")
+		return
+	}
+	var patch struct {
+		Spec struct {
+			Unschedulable *bool `json:"unschedulable"`
+		} `json:"spec"`
+	}
+	if r.Header.Get("Content-Type") != "application/strategic-merge-patch+json" || json.NewDecoder(r.Body).Decode(&patch) != nil {
+		f.status(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "not a patch")
+		return
+	}
+	n.Spec.Unschedulable = patch.Spec.Unschedulable != nil && *patch.Spec.Unschedulable
+	f.patches = append(f.patches, fmt.Sprintf("%s: %v", n.Name, n.Spec.Unschedulable))
+	_ = json.NewEncoder(w).Encode(n)
+}
+
+// readOrEvictPod answers a pod's get, or its eviction, which a disruption budget may refuse.
+func (f *fakeAPI) readOrEvictPod(w http.ResponseWriter, r *http.Request, parts []string) {
+	key := parts[3] + "/" + parts[5]
+	p := f.pods[key]
+	if p == nil {
+		f.status(w, http.StatusNotFound, "NotFound", "pods "+parts[5]+" not found")
+		return
+	}
+	if r.Method == http.MethodGet && len(parts) == 6 {
+		_ = json.NewEncoder(w).Encode(p)
+		return
+	}
+	if r.Method != http.MethodPost || len(parts) != 7 || parts[6] != "eviction" {
+		return
+	}
+	var ev struct {
+		APIVersion string            `json:"apiVersion"`
+		Kind       string            `json:"kind"`
+		Metadata   metav1.ObjectMeta `json:"metadata"`
+	}
+	if json.NewDecoder(r.Body).Decode(&ev) != nil || ev.APIVersion != "policy/v1" || ev.Kind != "Eviction" || ev.Metadata.Name != p.Name {
+		f.status(w, http.StatusBadRequest, "BadRequest", "not an eviction of this pod")
+		return
+	}
+	if n := f.refuse[key]; n != 0 {
+		if n > 0 {
+			f.refuse[key] = n - 1
+		}
+		f.status(w, http.StatusTooManyRequests, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.")
+		return
+	}
+	delete(f.pods, key)
+	f.evicted = append(f.evicted, key)
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write([]byte(`{"kind":"Status","status":"Success"}`))
 }
 
 // state is a copy of what the fake holds, taken under its lock.

@@ -141,6 +141,31 @@ func TestNetworksCanBeCreatedRenamedAndDeletedButNotTheDefault(t *testing.T) {
 	}
 }
 
+// createAndFindFirewall creates cfg in a fresh lon1 and finds it by name and id, as the provider does.
+func createAndFindFirewall(t *testing.T, cfg civogo.FirewallConfig, wantRules int) civogo.Firewall {
+	t.Helper()
+	f := fakecivo.New(t, token, "")
+	c := client(t, f, "lon1")
+	cfg.Region = c.Region
+	res, err := c.NewFirewall(&cfg)
+	if err != nil || res.Result != "success" || res.ID == "" {
+		t.Fatalf("NewFirewall: %+v, %v", res, err)
+	}
+	// The provider finds the firewall it made by name, then reads it by id.
+	byName, err := c.FindFirewall(cfg.Name)
+	if err != nil || byName.ID != res.ID {
+		t.Fatalf("FindFirewall(%s) = %+v, %v", cfg.Name, byName, err)
+	}
+	fw, err := c.FindFirewall(res.ID)
+	if err != nil || len(fw.Rules) != wantRules || fw.RulesCount != wantRules {
+		t.Fatalf("FindFirewall(id) = %+v, %v; want %d rules", fw, err, wantRules)
+	}
+	if fw.NetworkID != f.DefaultNetworkID("lon1") {
+		t.Errorf("firewall in network %s, want the default one", fw.NetworkID)
+	}
+	return *fw
+}
+
 func TestFirewalls(t *testing.T) {
 	no := false
 	tests := []struct {
@@ -171,27 +196,9 @@ func TestFirewalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := fakecivo.New(t, token, "")
-			c := client(t, f, "lon1")
-			tt.cfg.Region = c.Region
-			res, err := c.NewFirewall(&tt.cfg)
-			if err != nil || res.Result != "success" || res.ID == "" {
-				t.Fatalf("NewFirewall: %+v, %v", res, err)
-			}
-			// The provider finds the firewall it made by name, then reads it by id.
-			byName, err := c.FindFirewall(tt.cfg.Name)
-			if err != nil || byName.ID != res.ID {
-				t.Fatalf("FindFirewall(%s) = %+v, %v", tt.cfg.Name, byName, err)
-			}
-			fw, err := c.FindFirewall(res.ID)
-			if err != nil || len(fw.Rules) != tt.wantRules || fw.RulesCount != tt.wantRules {
-				t.Fatalf("FindFirewall(id) = %+v, %v; want %d rules", fw, err, tt.wantRules)
-			}
-			if fw.NetworkID != f.DefaultNetworkID("lon1") {
-				t.Errorf("firewall in network %s, want the default one", fw.NetworkID)
-			}
+			fw := createAndFindFirewall(t, tt.cfg, tt.wantRules)
 			if tt.check != nil {
-				tt.check(t, *fw)
+				tt.check(t, fw)
 			}
 		})
 	}

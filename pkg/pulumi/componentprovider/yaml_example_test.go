@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/internal/testing/fakeengine"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"go.yaml.in/yaml/v3"
@@ -40,56 +41,8 @@ func TestThePulumiYAMLExampleIsConstructed(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := startEngine(t)
-	type constructed struct {
-		urn   string
-		state resource.PropertyMap
-	}
 	components := map[string]constructed{}
 	providers := map[string]string{}
-
-	// value turns a YAML value into an input, resolving ${...}; deps collects what it waits for.
-	var value func(v any, deps map[string]bool) resource.PropertyValue
-	value = func(v any, deps map[string]bool) resource.PropertyValue {
-		switch v := v.(type) {
-		case map[string]any:
-			m := resource.PropertyMap{}
-			for k, e := range v {
-				m[resource.PropertyKey(k)] = value(e, deps)
-			}
-			return resource.NewProperty(m)
-		case []any:
-			var a []resource.PropertyValue
-			for _, e := range v {
-				a = append(a, value(e, deps))
-			}
-			return resource.NewProperty(a)
-		case string:
-			m := interpolation.FindStringSubmatch(v)
-			if m == nil {
-				return resource.NewProperty(v)
-			}
-			c, ok := components[m[1]]
-			if !ok {
-				t.Fatalf("%s refers to no component constructed before it", v)
-			}
-			out, ok := c.state[resource.PropertyKey(m[2])]
-			if !ok {
-				t.Fatalf("%s: %s has no output %q", v, m[1], m[2])
-			}
-			deps[c.urn] = true
-			return resource.NewProperty(resource.Output{Element: plainOf(out), Known: true, Secret: out.ContainsSecrets(),
-				Dependencies: []resource.URN{resource.URN(c.urn)}})
-		case bool:
-			return resource.NewProperty(v)
-		case int:
-			return resource.NewProperty(float64(v))
-		case float64:
-			return resource.NewProperty(v)
-		}
-		t.Fatalf("the test cannot read a YAML %T", v)
-		return resource.PropertyValue{}
-	}
-
 	for i := 0; i+1 < len(prog.Resources.Content); i += 2 {
 		name := prog.Resources.Content[i].Value
 		var r yamlResource
@@ -100,32 +53,7 @@ func TestThePulumiYAMLExampleIsConstructed(t *testing.T) {
 			providers["${"+name+"}"] = e.ProviderRef(pkg, name)
 			continue
 		}
-		inputs := resource.PropertyMap{}
-		deps := map[string][]string{}
-		for k, v := range r.Properties {
-			d := map[string]bool{}
-			inputs[resource.PropertyKey(k)] = value(v, d)
-			for urn := range d {
-				deps[k] = append(deps[k], urn)
-			}
-		}
-		given := map[string]string{}
-		for _, p := range r.Options.Providers {
-			ref, ok := providers[p]
-			if !ok {
-				t.Fatalf("%s: provider %s is not declared before it", name, p)
-			}
-			given[strings.Split(strings.Split(ref, "pulumi:providers:")[1], "::")[0]] = ref
-		}
-		resp, err := construct(t, e, request{typ: r.Type, name: name, inputs: inputs, deps: deps, providers: given})
-		if err != nil {
-			t.Fatalf("Construct %s: %v", name, err)
-		}
-		state, err := plugin.UnmarshalProperties(resp.GetState(), plugin.MarshalOptions{KeepSecrets: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		components[name] = constructed{urn: resp.GetUrn(), state: state}
+		components[name] = constructYAMLResource(t, e, name, r, components, providers)
 	}
 
 	pool := e.Find("digitalocean:index/kubernetesNodePool:KubernetesNodePool", "gpu")
@@ -157,6 +85,86 @@ func TestThePulumiYAMLExampleIsConstructed(t *testing.T) {
 			t.Errorf("output %s reads %s, which the component does not have", name, expr)
 		}
 	}
+}
+
+// constructed is a component as Construct answered it: its URN and its outputs.
+type constructed struct {
+	urn   string
+	state resource.PropertyMap
+}
+
+// constructYAMLResource constructs one program resource as the engine would, its inputs resolved.
+func constructYAMLResource(t *testing.T, e *fakeengine.Engine, name string, r yamlResource, components map[string]constructed, providers map[string]string) constructed {
+	t.Helper()
+	inputs := resource.PropertyMap{}
+	deps := map[string][]string{}
+	for k, v := range r.Properties {
+		d := map[string]bool{}
+		inputs[resource.PropertyKey(k)] = yamlValue(t, v, components, d)
+		for urn := range d {
+			deps[k] = append(deps[k], urn)
+		}
+	}
+	given := map[string]string{}
+	for _, p := range r.Options.Providers {
+		ref, ok := providers[p]
+		if !ok {
+			t.Fatalf("%s: provider %s is not declared before it", name, p)
+		}
+		given[strings.Split(strings.Split(ref, "pulumi:providers:")[1], "::")[0]] = ref
+	}
+	resp, err := construct(t, e, request{typ: r.Type, name: name, inputs: inputs, deps: deps, providers: given})
+	if err != nil {
+		t.Fatalf("Construct %s: %v", name, err)
+	}
+	state, err := plugin.UnmarshalProperties(resp.GetState(), plugin.MarshalOptions{KeepSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return constructed{urn: resp.GetUrn(), state: state}
+}
+
+// yamlValue turns a YAML value into an input, resolving ${...}; deps collects what it waits for.
+func yamlValue(t *testing.T, v any, components map[string]constructed, deps map[string]bool) resource.PropertyValue {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		m := resource.PropertyMap{}
+		for k, e := range v {
+			m[resource.PropertyKey(k)] = yamlValue(t, e, components, deps)
+		}
+		return resource.NewProperty(m)
+	case []any:
+		var a []resource.PropertyValue
+		for _, e := range v {
+			a = append(a, yamlValue(t, e, components, deps))
+		}
+		return resource.NewProperty(a)
+	case string:
+		m := interpolation.FindStringSubmatch(v)
+		if m == nil {
+			return resource.NewProperty(v)
+		}
+		c, ok := components[m[1]]
+		if !ok {
+			t.Fatalf("%s refers to no component constructed before it", v)
+		}
+		out, ok := c.state[resource.PropertyKey(m[2])]
+		if !ok {
+			t.Fatalf("%s: %s has no output %q", v, m[1], m[2])
+		}
+		deps[c.urn] = true
+		return resource.NewProperty(resource.Output{Element: plainOf(out), Known: true, Secret: out.ContainsSecrets(),
+			Dependencies: []resource.URN{resource.URN(c.urn)}})
+	case bool:
+		return resource.NewProperty(v)
+	case int:
+		return resource.NewProperty(float64(v))
+	case float64:
+		return resource.NewProperty(v)
+	}
+	t.Fatalf("the test cannot read a YAML %T", v)
+	return resource.PropertyValue{}
 }
 
 func plainOf(v resource.PropertyValue) resource.PropertyValue {

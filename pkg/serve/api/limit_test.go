@@ -143,51 +143,10 @@ func TestRateLimits(t *testing.T) {
 			s.LimitCallers(tt.perSecond, tt.burst)
 			ts := httptest.NewServer(s.Handler())
 			defer ts.Close()
-			call := func(token string) (int, error) {
-				req, _ := http.NewRequest("GET", ts.URL+"/api/v1/clusters", nil)
-				if token != "" {
-					req.Header.Set("Authorization", "Bearer "+token)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					return 0, err
-				}
-				defer resp.Body.Close()
-				_, _ = io.Copy(io.Discard, resp.Body)
-				return resp.StatusCode, nil
-			}
 			if tt.flood != nil {
-				codes := map[int]int{}
-				for _, token := range tt.flood(t) {
-					code, err := call(token)
-					if err != nil {
-						t.Fatal(err)
-					}
-					codes[code]++
-				}
-				if codes[http.StatusTooManyRequests] < tt.floodAtLeast429 {
-					t.Fatalf("the flood was answered %v, want at least %d answered 429", codes, tt.floodAtLeast429)
-				}
+				floodClusters(t, ts.URL, tt.flood(t), tt.floodAtLeast429)
 			}
-			token := tt.then(t)
-			codes := make([]int, tt.at)
-			errs := make([]error, tt.at)
-			var wg sync.WaitGroup
-			for i := range tt.at {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					codes[i], errs[i] = call(token)
-				}()
-			}
-			wg.Wait()
-			got := map[int]int{}
-			for i := range codes {
-				if errs[i] != nil {
-					t.Fatal(errs[i])
-				}
-				got[codes[i]]++
-			}
+			got := getClustersAtOnce(t, ts.URL, tt.then(t), tt.at)
 			if got[tt.want] != tt.at {
 				t.Errorf("%d requests at once were answered %v, want all %d", tt.at, got, tt.want)
 			}
@@ -233,4 +192,59 @@ func TestARevokedTokenIsRefusedOnceTheCacheForgetsIt(t *testing.T) {
 	if code := call(); code != http.StatusUnauthorized {
 		t.Errorf("a token revoked %s ago: %d, want 401", ttl, code)
 	}
+}
+
+// getClusters lists the clusters as token ("" sends none), reading the body so the connection is reused.
+func getClusters(url, token string) (int, error) {
+	req, _ := http.NewRequest("GET", url+"/api/v1/clusters", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+// floodClusters sends the tokens' requests one by one and checks at least atLeast429 were refused.
+func floodClusters(t *testing.T, url string, tokens []string, atLeast429 int) {
+	t.Helper()
+	codes := map[int]int{}
+	for _, token := range tokens {
+		code, err := getClusters(url, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes[code]++
+	}
+	if codes[http.StatusTooManyRequests] < atLeast429 {
+		t.Fatalf("the flood was answered %v, want at least %d answered 429", codes, atLeast429)
+	}
+}
+
+// getClustersAtOnce sends n requests at once, so that they race for the limit, and counts the answers.
+func getClustersAtOnce(t *testing.T, url, token string, n int) map[int]int {
+	t.Helper()
+	codes := make([]int, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], errs[i] = getClusters(url, token)
+		}()
+	}
+	wg.Wait()
+	got := map[int]int{}
+	for i := range codes {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		got[codes[i]]++
+	}
+	return got
 }
