@@ -232,11 +232,7 @@ func getClustersAtOnce(t *testing.T, url, token string, n int) map[int]int {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			codes[i], errs[i] = getClusters(url, token)
-		}()
+		wg.Go(func() { codes[i], errs[i] = getClusters(url, token) })
 	}
 	wg.Wait()
 	got := map[int]int{}
