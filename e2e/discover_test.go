@@ -23,11 +23,11 @@ func (e *env) seedAccounts() {
 	ctx := context.Background()
 	do := seed.Client{URL: e.do.URL(), Token: doToken}
 	for _, c := range []seed.Cluster{
-		{Tool: seed.Doctl, Name: "web", Region: "fra1", AutoUpgrade: true, Tags: []string{"team-web"}, Pools: []seed.Pool{{},
+		{Tool: fakedo.Doctl, Name: "web", Region: "fra1", AutoUpgrade: true, Tags: []string{"team-web"}, Pools: []seed.Pool{{},
 			{Name: "batch", Size: "s-2vcpu-4gb", AutoScale: true, Min: 1, Max: 4, Labels: map[string]string{"workload": "batch"},
 				Taints: []seed.Taint{{Key: "batch", Value: "yes", Effect: "NoSchedule"}}, Tags: []string{"pool-batch"}}}},
 		{Tool: seed.Console, Name: "shop", Region: "ams3", Pools: []seed.Pool{{Size: "s-2vcpu-4gb", Count: 2}, {Name: "apps", Count: 2}}},
-		{Tool: seed.Doctl, Name: "tools", Region: "fra1", HA: true},
+		{Tool: fakedo.Doctl, Name: "tools", Region: "fra1", HA: true},
 	} {
 		if _, _, err := fakedo.Seed(ctx, do, c); err != nil {
 			e.t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 func TestAdoptTagsTheManifestsDefaultPoolOfADoctlClusterOfSeveralPoolsAndSaysSo(t *testing.T) {
 	const token = "dop_v1_adopt-default-pool-test"
 	do := fakedo.New(t, token)
-	id, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token}, seed.Cluster{Tool: seed.Doctl,
+	id, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token}, seed.Cluster{Tool: fakedo.Doctl,
 		Name: "dev-fra1", Region: "fra1", Pools: []seed.Pool{{Name: "default", Size: "s-2vcpu-4gb", Count: 2}, {Name: "batch", Count: 1}}})
 	if err != nil {
 		t.Fatal(err)

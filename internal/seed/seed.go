@@ -20,11 +20,9 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Tools that make clusters, as Cluster.Tool names them, for a cloud made by more than one.
-const (
-	Doctl   = "doctl"
-	Console = "console"
-)
+// Console is the Tool of a cluster made in a cloud's web console; each loopback cloud names its
+// own command-line tools (fakedo.Doctl), so that this package names no cloud.
+const Console = "console"
 
 // Taint is a node taint.
 type Taint struct {

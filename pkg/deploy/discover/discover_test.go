@@ -37,7 +37,7 @@ func seededDO(t *testing.T) *fakedo.DO {
 	do := fakedo.New(t, doToken)
 	s := seed.Client{URL: do.URL(), Token: doToken}
 	for _, c := range []seed.Cluster{
-		{Tool: seed.Doctl, Name: "web", Region: "fra1", AutoUpgrade: true, Tags: []string{"team-web"}, Pools: []seed.Pool{{},
+		{Tool: fakedo.Doctl, Name: "web", Region: "fra1", AutoUpgrade: true, Tags: []string{"team-web"}, Pools: []seed.Pool{{},
 			{Name: "batch", Size: "s-2vcpu-4gb", AutoScale: true, Min: 1, Max: 4, Labels: map[string]string{"workload": "batch"},
 				Taints: []seed.Taint{{Key: "batch", Value: "yes", Effect: "NoSchedule"}}, Tags: []string{"pool-batch"}}}},
 		{Tool: seed.Console, Name: "shop", Region: "ams3", Pools: []seed.Pool{{Size: "s-2vcpu-4gb", Count: 2}, {Name: "apps", Count: 2}}},
@@ -250,7 +250,7 @@ func TestAClusterInARegionTheCloudOpenedAfterTheReleaseIsDiscoveredWithItsRegion
 	do.SetRegions("fra1", "xyz9")
 	civo := fakecivo.New(t, civoToken, "")
 	civo.SetRegions(append(slices.Clone(fakecivo.DefaultRegions), civogo.Region{Code: "xyz9", Name: "Tomorrow 1"})...)
-	if _, _, err := fakedo.Seed(ctx, seed.Client{URL: do.URL(), Token: doToken}, seed.Cluster{Tool: seed.Doctl, Name: "new", Region: "xyz9"}); err != nil {
+	if _, _, err := fakedo.Seed(ctx, seed.Client{URL: do.URL(), Token: doToken}, seed.Cluster{Tool: fakedo.Doctl, Name: "new", Region: "xyz9"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := fakecivo.Seed(ctx, seed.Client{URL: civo.URL(), Token: civoToken}, seed.Cluster{Name: "new", Region: "xyz9"}); err != nil {

@@ -20,10 +20,10 @@ func TestTheClustersClusterplaneDeployedAreLeftOutUnlessAskedFor(t *testing.T) {
 	ctx := context.Background()
 	// "dev" was deployed by clusterplane: it carries the tags its metadata became.
 	for _, c := range []seed.Cluster{
-		{Tool: seed.Doctl, Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"},
+		{Tool: fakedo.Doctl, Name: "dev", Region: "fra1", Tags: []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:dev"},
 			Pools: []seed.Pool{{}, {Name: "batch"}}},
 		// "legacy" was made elsewhere, and clusterplane deployed its pool "web" as a stack of its own.
-		{Tool: seed.Doctl, Name: "legacy", Region: "fra1", Pools: []seed.Pool{{}, {Name: "apps"},
+		{Tool: fakedo.Doctl, Name: "legacy", Region: "fra1", Pools: []seed.Pool{{}, {Name: "apps"},
 			{Name: "web", Tags: []string{"resource-kind:DigitalOceanKubernetesNodePool", "resource-name:web"}}}},
 	} {
 		if _, _, err := fakedo.Seed(ctx, ds, c); err != nil {

@@ -20,13 +20,16 @@ import (
 //   - DigitalOcean itself adds the tags k8s and k8s:<cluster-id> to a cluster and k8s,
 //     k8s:<cluster-id>, k8s:worker to its pools (the fake does, as DigitalOcean does).
 
+// Doctl is the Tool of a cluster made with DigitalOcean's command-line tool, the default.
+const Doctl = "doctl"
+
 // Seed creates c in the DigitalOcean API at cl (this fake, or DigitalOcean's own) as c.Tool does
 // (doctl when it names none), then its other pools as `doctl kubernetes cluster node-pool create`
 // does, and returns the cluster's id and its pools' ids.
 func Seed(ctx context.Context, cl seed.Client, c seed.Cluster) (string, []string, error) {
 	tool := c.Tool
 	if tool == "" {
-		tool = seed.Doctl
+		tool = Doctl
 	}
 	pools := c.Pools
 	if len(pools) == 0 {

@@ -43,7 +43,7 @@ func TestTheNamedPoolIsTaggedOnlyWhenTheProviderCouldNotImportTheClusterOtherwis
 		t.Run(tt.name, func(t *testing.T) {
 			do := fakedo.New(t, token)
 			id, _, err := fakedo.Seed(context.Background(), seed.Client{URL: do.URL(), Token: token},
-				seed.Cluster{Tool: seed.Doctl, Name: "web", Region: "fra1", Pools: tt.pools})
+				seed.Cluster{Tool: fakedo.Doctl, Name: "web", Region: "fra1", Pools: tt.pools})
 			if err != nil {
 				t.Fatal(err)
 			}
