@@ -100,77 +100,12 @@ func TestAClusterMadeOutsideIsAdoptedUntouched(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 
-	// DigitalOcean, as doctl makes a cluster: surge upgrades on, the first pool named
-	// <cluster>-default-pool; the cloud adds its own k8s tags.
-	do, err := godo.New(&http.Client{Transport: adoptBearer(doToken)}, godo.SetBaseURL(e.do.URL()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	made, _, err := do.Kubernetes.Create(ctx, &godo.KubernetesClusterCreateRequest{Name: "legacy", RegionSlug: "fra1",
-		VersionSlug: "1.31.1-do.5", SurgeUpgrade: true,
-		NodePools: []*godo.KubernetesNodePoolCreateRequest{{Name: "legacy-default-pool", Size: "s-2vcpu-4gb", Count: 2}}})
-	if err != nil {
-		t.Fatalf("create the DigitalOcean cluster through the API: %v", err)
-	}
+	do, made, civoMade := makeLegacyClusters(t, e, ctx)
 	// No second pool: the provider imports a cluster of several pools only when one carries its
 	// terraform:default-node-pool tag (resourceDigitalOceanKubernetesClusterImportState); with one
 	// pool it adds that tag itself, a tag update.
 	defaultPool := made.NodePools[0].ID
-	// Civo, as the civo CLI makes a cluster: the region's default network, a firewall of its own,
-	// the marketplace's default applications.
-	cv, err := civogo.NewClientWithURL(civoToken, e.civo.URL(), "fra1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	civoMade, err := cv.NewKubernetesClusters(&civogo.KubernetesClusterConfig{Name: "legacy-civo", Region: "fra1",
-		KubernetesVersion: "1.30.5-k3s1", NetworkID: e.civo.DefaultNetworkID("fra1"), CNIPlugin: "flannel", ClusterType: "k3s",
-		Pools: []civogo.KubernetesClusterPoolConfig{{Size: "g4s.kube.small", Count: 1}}})
-	if err != nil {
-		t.Fatalf("create the Civo cluster through the API: %v", err)
-	}
-	civoLive, _ := e.civo.Cluster(civoMade.ID)
-
-	// The manifests, written by hand to match, each with its cloud id.
-	fleet := filepath.Join(e.dir, "fleet")
-	if err := os.MkdirAll(fleet, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e.write("fleet/legacy.yaml", `apiVersion: digitalocean.clusterplane.dev/v1
-kind: DigitalOceanKubernetesCluster
-metadata:
-  name: legacy
-  annotations:
-    clusterplane.dev/cloud-id: `+made.ID+`
-spec:
-  clusterName: legacy
-  region: fra1
-  kubernetesVersion: 1.31.1-do.5
-  deletionProtection: false
-  defaultNodePool:
-    nodePoolName: legacy-default-pool
-    size: s-2vcpu-4gb
-    nodeCount: 2
-`)
-	e.write("fleet/legacy-civo.yaml", `apiVersion: civo.clusterplane.dev/v1
-kind: CivoKubernetesCluster
-metadata:
-  name: legacy-civo
-  annotations:
-    clusterplane.dev/cloud-id: `+civoMade.ID+`
-spec:
-  clusterName: legacy-civo
-  region: fra1
-  kubernetesVersion: 1.30.5-k3s1
-  clusterType: k3s
-  deletionProtection: false
-  network:
-    value: `+civoLive.NetworkID+`
-  firewall:
-    value: `+civoLive.FirewallID+`
-  defaultNodePool:
-    size: g4s.kube.small
-    nodeCount: 1
-`)
+	fleet := writeLegacyManifests(t, e, made.ID, civoMade.ID)
 	doBefore, _ := e.do.Cluster(made.ID)
 	civoBefore, _ := e.civo.Cluster(civoMade.ID)
 	e.do.Reset()
@@ -207,10 +142,113 @@ spec:
 	}
 	untouched("adopt")
 
+	previewAndUpAfterAdopt(t, e, fleet)
+	// Only tags were updated: the clusters are as their makers left them.
+	untouched("up after adopt")
+	doAfter, _ := e.do.Cluster(made.ID)
+	// Both clean: counted in the summary, not listed.
+	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stdout, "Stacks: 2 unchanged") {
+		t.Errorf("drift after up = %d, want clean\n%s", code, r)
+	}
+	// The take-over has settled: the fleet scan judges both stacks from the clouds' lists, as any
+	// other, and no engine runs.
+	e.do.Reset()
+	e.civo.Reset()
+	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stderr, "2 stacks as recorded;") ||
+		strings.Contains(r.stderr, "Previewing") || len(e.clusterReads()) != 0 {
+		t.Errorf("a second drift after up = %d, read %v one by one; want both stacks judged by the scan, no engine\n%s", code, e.clusterReads(), r)
+	}
+
+	editByHandAndCheckDrift(t, e, ctx, do, made.ID, doAfter.NodePools[0], fleet)
+}
+
+// makeLegacyClusters makes a cluster on each cloud through its API, as the clouds' own CLIs do,
+// so that what is adopted was made outside clusterplane.
+func makeLegacyClusters(t *testing.T, e *env, ctx context.Context) (*godo.Client, *godo.KubernetesCluster, *civogo.KubernetesCluster) {
+	t.Helper()
+	// DigitalOcean, as doctl makes a cluster: surge upgrades on, the first pool named
+	// <cluster>-default-pool; the cloud adds its own k8s tags.
+	do, err := godo.New(&http.Client{Transport: adoptBearer(doToken)}, godo.SetBaseURL(e.do.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _, err := do.Kubernetes.Create(ctx, &godo.KubernetesClusterCreateRequest{Name: "legacy", RegionSlug: "fra1",
+		VersionSlug: "1.31.1-do.5", SurgeUpgrade: true,
+		NodePools: []*godo.KubernetesNodePoolCreateRequest{{Name: "legacy-default-pool", Size: "s-2vcpu-4gb", Count: 2}}})
+	if err != nil {
+		t.Fatalf("create the DigitalOcean cluster through the API: %v", err)
+	}
+	// Civo, as the civo CLI makes a cluster: the region's default network, a firewall of its own,
+	// the marketplace's default applications.
+	cv, err := civogo.NewClientWithURL(civoToken, e.civo.URL(), "fra1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	civoMade, err := cv.NewKubernetesClusters(&civogo.KubernetesClusterConfig{Name: "legacy-civo", Region: "fra1",
+		KubernetesVersion: "1.30.5-k3s1", NetworkID: e.civo.DefaultNetworkID("fra1"), CNIPlugin: "flannel", ClusterType: "k3s",
+		Pools: []civogo.KubernetesClusterPoolConfig{{Size: "g4s.kube.small", Count: 1}}})
+	if err != nil {
+		t.Fatalf("create the Civo cluster through the API: %v", err)
+	}
+	return do, made, civoMade
+}
+
+// writeLegacyManifests writes the manifests of the two clusters by hand, to match them, each with
+// its cloud id, and says the folder they are in.
+func writeLegacyManifests(t *testing.T, e *env, doID, civoID string) string {
+	t.Helper()
+	civoLive, _ := e.civo.Cluster(civoID)
+	fleet := filepath.Join(e.dir, "fleet")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.write("fleet/legacy.yaml", `apiVersion: digitalocean.clusterplane.dev/v1
+kind: DigitalOceanKubernetesCluster
+metadata:
+  name: legacy
+  annotations:
+    clusterplane.dev/cloud-id: `+doID+`
+spec:
+  clusterName: legacy
+  region: fra1
+  kubernetesVersion: 1.31.1-do.5
+  deletionProtection: false
+  defaultNodePool:
+    nodePoolName: legacy-default-pool
+    size: s-2vcpu-4gb
+    nodeCount: 2
+`)
+	e.write("fleet/legacy-civo.yaml", `apiVersion: civo.clusterplane.dev/v1
+kind: CivoKubernetesCluster
+metadata:
+  name: legacy-civo
+  annotations:
+    clusterplane.dev/cloud-id: `+civoID+`
+spec:
+  clusterName: legacy-civo
+  region: fra1
+  kubernetesVersion: 1.30.5-k3s1
+  clusterType: k3s
+  deletionProtection: false
+  network:
+    value: `+civoLive.NetworkID+`
+  firewall:
+    value: `+civoLive.FirewallID+`
+  defaultNodePool:
+    size: g4s.kube.small
+    nodeCount: 1
+`)
+	return fleet
+}
+
+// previewAndUpAfterAdopt checks that the first preview and up after adopt set the tags for the
+// first time and nothing else, since nobody changed anything in the cloud.
+func previewAndUpAfterAdopt(t *testing.T, e *env, fleet string) {
+	t.Helper()
 	// The next preview creates, replaces and deletes nothing: at most the tags, in place. What
 	// adopt left is what the up sets for the first time, not what changed in the cloud: nobody
 	// changed anything there.
-	rep, code, r = e.adoptReport("preview", fleet)
+	rep, code, r := e.adoptReport("preview", fleet)
 	if code != 0 {
 		t.Fatalf("preview after adopt = %d\n%s", code, r)
 	}
@@ -231,33 +269,22 @@ spec:
 	if strings.Contains(r.stdout, "put back") || !strings.Contains(r.stdout, "set what the stack took over as the cloud had it: spec.tags") {
 		t.Errorf("up after adopt names a put-back, or not the tags it sets for the first time:\n%s", r)
 	}
-	// Only tags were updated: the clusters are as their makers left them.
-	untouched("up after adopt")
-	doAfter, _ := e.do.Cluster(made.ID)
-	// Both clean: counted in the summary, not listed.
-	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stdout, "Stacks: 2 unchanged") {
-		t.Errorf("drift after up = %d, want clean\n%s", code, r)
-	}
-	// The take-over has settled: the fleet scan judges both stacks from the clouds' lists, as any
-	// other, and no engine runs.
-	e.do.Reset()
-	e.civo.Reset()
-	if r, code := e.clusterplane("drift", fleet); code != 0 || !strings.Contains(r.stderr, "2 stacks as recorded;") ||
-		strings.Contains(r.stderr, "Previewing") || len(e.clusterReads()) != 0 {
-		t.Errorf("a second drift after up = %d, read %v one by one; want both stacks judged by the scan, no engine\n%s", code, e.clusterReads(), r)
-	}
+}
 
+// editByHandAndCheckDrift edits the tags as a console would and sets the node count by hand, then
+// checks that drift shows exactly what the cloud has.
+func editByHandAndCheckDrift(t *testing.T, e *env, ctx context.Context, do *godo.Client, clusterID string, pool *godo.KubernetesNodePool, fleet string) {
+	t.Helper()
 	// A console-style tag edit and a node count set by hand: drift shows exactly what the cloud has.
 	tags := []string{"resource-kind:DigitalOceanKubernetesCluster", "resource-name:legacy", "hand-edited"}
-	if _, _, err := do.Kubernetes.Update(ctx, made.ID, &godo.KubernetesClusterUpdateRequest{Name: "legacy", Tags: tags}); err != nil {
+	if _, _, err := do.Kubernetes.Update(ctx, clusterID, &godo.KubernetesClusterUpdateRequest{Name: "legacy", Tags: tags}); err != nil {
 		t.Fatalf("edit the tags through the API: %v", err)
 	}
 	three := 3
-	pool := doAfter.NodePools[0]
-	if _, _, err := do.Kubernetes.UpdateNodePool(ctx, made.ID, pool.ID, &godo.KubernetesNodePoolUpdateRequest{Name: pool.Name, Count: &three}); err != nil {
+	if _, _, err := do.Kubernetes.UpdateNodePool(ctx, clusterID, pool.ID, &godo.KubernetesNodePoolUpdateRequest{Name: pool.Name, Count: &three}); err != nil {
 		t.Fatalf("scale the pool through the API: %v", err)
 	}
-	rep, code, r = e.adoptReport("drift", filepath.Join(fleet, "legacy.yaml"))
+	rep, code, r := e.adoptReport("drift", filepath.Join(fleet, "legacy.yaml"))
 	if code != 3 || len(rep.Stacks) != 1 {
 		t.Fatalf("drift after the edits = %d, want 3\n%s", code, r)
 	}

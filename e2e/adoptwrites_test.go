@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/civo/civogo"
+	"github.com/digitalocean/godo"
+
 	"github.com/clusterplane/clusterplane/pkg/loopback/fakecloud"
 )
 
@@ -50,13 +53,34 @@ func TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout(t *
 		t.Fatalf("adopt = %d, want 0\n%s", code, r)
 	}
 
-	writes := func(requests []fakecloud.Request) []fakecloud.Request {
-		return slices.DeleteFunc(requests, func(r fakecloud.Request) bool {
-			return r.Method == http.MethodGet || r.Method == http.MethodHead
-		})
-	}
 	// DigitalOcean: each cluster's default pool, its tags as they were and the provider's one.
-	doWrites := writes(e.do.Requests(""))
+	checkDigitalOceanAdoptWrites(t, doBefore, adoptWrites(e.do.Requests("")))
+	// Civo: each cluster, its own firewall back, nothing else.
+	checkCivoAdoptWrites(t, civoBefore, adoptWrites(e.civo.Requests("")))
+	for _, before := range civoBefore {
+		if now, ok := e.civo.Cluster(before.ID); !ok || civoShape(now) != civoShape(before) {
+			t.Errorf("adopt changed Civo cluster %s:\n was %s\n now %s", before.Name, civoShape(before), civoShape(now))
+		}
+	}
+	for _, before := range doBefore {
+		if now, ok := e.do.Cluster(before.ID); !ok || doShape(now) != doShape(before) {
+			t.Errorf("adopt changed DigitalOcean cluster %s:\n was %s\n now %s", before.Name, doShape(before), doShape(now))
+		}
+	}
+}
+
+// adoptWrites are the requests that may change a cloud, in the order they came.
+func adoptWrites(requests []fakecloud.Request) []fakecloud.Request {
+	return slices.DeleteFunc(requests, func(r fakecloud.Request) bool {
+		return r.Method == http.MethodGet || r.Method == http.MethodHead
+	})
+}
+
+// checkDigitalOceanAdoptWrites checks that adopt wrote to each DigitalOcean cluster only its
+// default pool's tags, as they were plus the provider's one, since the provider cannot import
+// without it.
+func checkDigitalOceanAdoptWrites(t *testing.T, doBefore []godo.KubernetesCluster, doWrites []fakecloud.Request) {
+	t.Helper()
 	for _, c := range doBefore {
 		var mine []fakecloud.Request
 		for _, w := range doWrites {
@@ -89,9 +113,12 @@ func TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout(t *
 	if len(doWrites) != len(doBefore) {
 		t.Errorf("DigitalOcean received %d writes, want one per cluster (%d): %v", len(doWrites), len(doBefore), doWrites)
 	}
+}
 
-	// Civo: each cluster, its own firewall back, nothing else.
-	civoWrites := writes(e.civo.Requests(""))
+// checkCivoAdoptWrites checks that adopt wrote to each Civo cluster only its own firewall id and
+// region, the update write_kubeconfig makes the provider send.
+func checkCivoAdoptWrites(t *testing.T, civoBefore []civogo.KubernetesCluster, civoWrites []fakecloud.Request) {
+	t.Helper()
 	for _, c := range civoBefore {
 		var mine []fakecloud.Request
 		for _, w := range civoWrites {
@@ -113,15 +140,5 @@ func TestAdoptSendsTheCloudsNoWriteButTheOnesTheProvidersCannotImportWithout(t *
 	}
 	if len(civoWrites) != len(civoBefore) {
 		t.Errorf("Civo received %d writes, want one per cluster (%d): %v", len(civoWrites), len(civoBefore), civoWrites)
-	}
-	for _, before := range civoBefore {
-		if now, ok := e.civo.Cluster(before.ID); !ok || civoShape(now) != civoShape(before) {
-			t.Errorf("adopt changed Civo cluster %s:\n was %s\n now %s", before.Name, civoShape(before), civoShape(now))
-		}
-	}
-	for _, before := range doBefore {
-		if now, ok := e.do.Cluster(before.ID); !ok || doShape(now) != doShape(before) {
-			t.Errorf("adopt changed DigitalOcean cluster %s:\n was %s\n now %s", before.Name, doShape(before), doShape(now))
-		}
 	}
 }

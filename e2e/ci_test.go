@@ -104,41 +104,13 @@ func runJob(t *testing.T, wf workflow, job, event, dir string, vars []string, se
 	subst := func(text string) string {
 		return expression.ReplaceAllStringFunc(text, func(m string) string { return eval(expression.FindStringSubmatch(m)[1]) })
 	}
-	// condition evaluates the forms the workflow uses: always(), A == 'b', A || B.
-	var condition func(cond string, failed bool) bool
-	condition = func(cond string, failed bool) bool {
-		cond = strings.TrimSpace(cond)
-		switch {
-		case cond == "":
-			return !failed
-		case cond == "always()":
-			return true
-		case strings.Contains(cond, "||"):
-			for _, part := range strings.Split(cond, "||") {
-				if condition(part, failed) {
-					return true
-				}
-			}
-			return false
-		case strings.Contains(cond, "=="):
-			left, right, _ := strings.Cut(cond, "==")
-			return !failed && eval(strings.TrimSpace(left)) == strings.Trim(strings.TrimSpace(right), "'")
-		}
-		t.Fatalf("the workflow has the condition %q, which this test cannot evaluate", cond)
-		return false
-	}
+	condition := func(cond string, failed bool) bool { return stepCondition(t, cond, failed, eval) }
 	run := jobRun{codes: map[string]int{}}
 	if !condition(j.If, false) {
 		t.Fatalf("job %s does not run on %s", job, event)
 	}
-	// The job's timeout bounds all its steps, as on GitHub; the test's own deadline comes first.
-	jobCtx, cancelJob := context.WithTimeout(context.Background(), timeout(j.TimeoutMinutes))
+	jobCtx, cancelJob := jobContext(t, j.TimeoutMinutes)
 	defer cancelJob()
-	if deadline, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		jobCtx, cancel = context.WithDeadline(jobCtx, deadline.Add(-time.Minute))
-		defer cancel()
-	}
 	env := append([]string{}, vars...)
 	for k, v := range wf.Env {
 		env = append(env, k+"="+subst(v))
@@ -155,40 +127,97 @@ func runJob(t *testing.T, wf workflow, job, event, dir string, vars []string, se
 		for k, v := range s.Env {
 			stepEnv = append(stepEnv, k+"="+subst(v))
 		}
-		ctx, cancel := context.WithTimeout(jobCtx, timeout(s.TimeoutMinutes))
-		cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", subst(s.Run))
-		cmd.Dir, cmd.Env = dir, stepEnv
-		// A step that runs out of time is killed with everything it started, as a runner does.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.CombinedOutput()
-		if ctx.Err() != nil {
-			t.Errorf("job %s, step %q ran out of its time (the workflow's timeout-minutes or the test's deadline)", job, s.Name)
-		}
-		cancel()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatalf("step %q: %v", s.Name, err)
-		}
+		code, out := runStep(t, jobCtx, job, s, dir, stepEnv, subst(s.Run))
 		run.codes[s.Name] = code
 		t.Logf("job %s, step %q: exit %d\n%s", job, s.Name, code, out)
-		if data, err := os.ReadFile(output); err == nil && s.ID != "" {
-			outputs[s.ID] = map[string]string{}
-			sc := bufio.NewScanner(strings.NewReader(string(data)))
-			for sc.Scan() {
-				if k, v, ok := strings.Cut(sc.Text(), "="); ok {
-					outputs[s.ID][k] = v
-				}
-			}
+		if got, err := readStepOutput(output); err == nil && s.ID != "" {
+			outputs[s.ID] = got
 		}
 		if code != 0 && run.failed == "" {
 			run.failed, run.code = s.Name, code
 		}
 	}
 	return run
+}
+
+// stepCondition evaluates an if: of the forms the workflow uses: always(), A == 'b', A || B;
+// failed says whether a step before failed, and eval evaluates an expression.
+func stepCondition(t *testing.T, cond string, failed bool, eval func(string) string) bool {
+	t.Helper()
+	cond = strings.TrimSpace(cond)
+	switch {
+	case cond == "":
+		return !failed
+	case cond == "always()":
+		return true
+	case strings.Contains(cond, "||"):
+		for _, part := range strings.Split(cond, "||") {
+			if stepCondition(t, part, failed, eval) {
+				return true
+			}
+		}
+		return false
+	case strings.Contains(cond, "=="):
+		left, right, _ := strings.Cut(cond, "==")
+		return !failed && eval(strings.TrimSpace(left)) == strings.Trim(strings.TrimSpace(right), "'")
+	}
+	t.Fatalf("the workflow has the condition %q, which this test cannot evaluate", cond)
+	return false
+}
+
+// jobContext bounds all of a job's steps by its timeout-minutes, as on GitHub; the test's own
+// deadline comes first, so that a stuck job fails the test rather than its binary.
+func jobContext(t *testing.T, minutes int) (context.Context, context.CancelFunc) {
+	t.Helper()
+	ctx, cancelJob := context.WithTimeout(context.Background(), timeout(minutes))
+	deadline, ok := t.Deadline()
+	if !ok {
+		return ctx, cancelJob
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-time.Minute))
+	return ctx, func() { cancel(); cancelJob() }
+}
+
+// runStep runs one step's script in bash within its timeout-minutes, as a runner does, and says
+// its exit code and what it printed.
+func runStep(t *testing.T, jobCtx context.Context, job string, s workflowStep, dir string, env []string, script string) (int, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(jobCtx, timeout(s.TimeoutMinutes))
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir, cmd.Env = dir, env
+	// A step that runs out of time is killed with everything it started, as a runner does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Errorf("job %s, step %q ran out of its time (the workflow's timeout-minutes or the test's deadline)", job, s.Name)
+	}
+	cancel()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("step %q: %v", s.Name, err)
+	}
+	return code, out
+}
+
+// readStepOutput reads the key=value lines a step wrote to its GITHUB_OUTPUT file, the outputs
+// later steps read as steps.<id>.outputs.<key>.
+func readStepOutput(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	outputs := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			outputs[k] = v
+		}
+	}
+	return outputs, nil
 }
 
 // ghStandIn writes a gh that records each call, with the text of its --body-file, into log.
@@ -259,6 +288,50 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 	}
 	ghLog := filepath.Join(e.dir, "gh.log")
 	ghStandIn(t, bin, ghLog)
+	vars, secrets := ciVarsAndSecrets(t, e, bin)
+
+	reviewAndApplyANewCluster(t, e, wf, repo, vars, secrets, ghLog)
+
+	// The nightly drift check: quiet while the cloud is as deployed, an issue once it is edited.
+	if quiet := runJob(t, wf, "drift", "schedule", repo, vars, secrets); quiet.failed != "" || len(ghCalls(t, ghLog)) != 1 {
+		t.Fatalf("drift without drift failed at %q or opened an issue", quiet.failed)
+	}
+	e.do.EditCluster(e.doCluster("dev-fra1").ID, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
+	drift := runJob(t, wf, "drift", "schedule", repo, vars, secrets)
+	calls := ghCalls(t, ghLog)
+	if drift.failed != "Fail on drift or an error" || drift.code != 3 {
+		t.Errorf("drift after a console edit: failed at %q with %d, want the last step with 3", drift.failed, drift.code)
+	}
+	if len(calls) != 2 || strings.Join(calls[1].Args[:2], " ") != "issue create" || !strings.Contains(calls[1].Body, "drifted `spec.tags`: the cloud has `[\"edited-in-the-console\"]`") {
+		t.Errorf("gh calls %+v, want an issue naming spec.tags", calls)
+	}
+
+	// A pull request that would replace the cluster: the comment names the field and why, the
+	// check fails with exit 3.
+	moved := strings.Replace(withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"), "region: fra1", "region: ams3", 1)
+	write(cluster, moved)
+	replacing := runJob(t, wf, "review", "pull_request", repo, vars, secrets)
+	calls = ghCalls(t, ghLog)
+	if replacing.failed != "Fail on a replacement, a refused change or a failed preview" || replacing.code != 3 {
+		t.Errorf("review of a replacement failed at %q with %d, want the last step with 3", replacing.failed, replacing.code)
+	}
+	if last := calls[len(calls)-1]; !strings.Contains(last.Body, "**replace**") || !strings.Contains(last.Body, "`spec.region`: `\"fra1\"` → `\"ams3\"` (replace)") {
+		t.Errorf("the comment on a replacement does not name spec.region:\n%s", last.Body)
+	}
+	for _, c := range calls {
+		for _, secret := range []string{doToken, civoToken} {
+			if strings.Contains(c.Body, secret) {
+				t.Error("a comment holds a token")
+			}
+		}
+	}
+}
+
+// ciVarsAndSecrets splits the test's environment as a repository would hold it: the backend, its
+// passphrase and the tokens are secrets the workflow reads, the rest are the runner's, with the gh
+// stand-in and clusterplane first on its PATH.
+func ciVarsAndSecrets(t *testing.T, e *env, bin string) ([]string, map[string]string) {
+	t.Helper()
 	var vars []string
 	secrets := map[string]string{}
 	for _, kv := range e.vars {
@@ -272,7 +345,13 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 			vars = append(vars, kv)
 		}
 	}
+	return vars, secrets
+}
 
+// reviewAndApplyANewCluster runs the review job on a pull request adding the cluster, then the
+// apply job once it is merged, and checks each did what the workflow says.
+func reviewAndApplyANewCluster(t *testing.T, e *env, wf workflow, repo string, vars []string, secrets map[string]string, ghLog string) {
+	t.Helper()
 	// A pull request adding the cluster: validated, previewed, the report posted, the check green.
 	review := runJob(t, wf, "review", "pull_request", repo, vars, secrets)
 	if review.failed != "" {
@@ -301,40 +380,6 @@ func TestTheGitHubWorkflowReviewsAppliesAndWatchesForDriftAsItSays(t *testing.T)
 	}
 	if _, ok := e.do.ClusterNamed("dev-fra1"); !ok {
 		t.Fatal("the apply job deployed no cluster")
-	}
-
-	// The nightly drift check: quiet while the cloud is as deployed, an issue once it is edited.
-	if quiet := runJob(t, wf, "drift", "schedule", repo, vars, secrets); quiet.failed != "" || len(ghCalls(t, ghLog)) != 1 {
-		t.Fatalf("drift without drift failed at %q or opened an issue", quiet.failed)
-	}
-	e.do.EditCluster(e.doCluster("dev-fra1").ID, func(c *godo.KubernetesCluster) { c.Tags = []string{"edited-in-the-console"} })
-	drift := runJob(t, wf, "drift", "schedule", repo, vars, secrets)
-	calls = ghCalls(t, ghLog)
-	if drift.failed != "Fail on drift or an error" || drift.code != 3 {
-		t.Errorf("drift after a console edit: failed at %q with %d, want the last step with 3", drift.failed, drift.code)
-	}
-	if len(calls) != 2 || strings.Join(calls[1].Args[:2], " ") != "issue create" || !strings.Contains(calls[1].Body, "drifted `spec.tags`: the cloud has `[\"edited-in-the-console\"]`") {
-		t.Errorf("gh calls %+v, want an issue naming spec.tags", calls)
-	}
-
-	// A pull request that would replace the cluster: the comment names the field and why, the
-	// check fails with exit 3.
-	moved := strings.Replace(withSpec(example(t, "digitaloceankubernetescluster/minimal.yaml"), "  deletionProtection: false\n"), "region: fra1", "region: ams3", 1)
-	write(cluster, moved)
-	replacing := runJob(t, wf, "review", "pull_request", repo, vars, secrets)
-	calls = ghCalls(t, ghLog)
-	if replacing.failed != "Fail on a replacement, a refused change or a failed preview" || replacing.code != 3 {
-		t.Errorf("review of a replacement failed at %q with %d, want the last step with 3", replacing.failed, replacing.code)
-	}
-	if last := calls[len(calls)-1]; !strings.Contains(last.Body, "**replace**") || !strings.Contains(last.Body, "`spec.region`: `\"fra1\"` → `\"ams3\"` (replace)") {
-		t.Errorf("the comment on a replacement does not name spec.region:\n%s", last.Body)
-	}
-	for _, c := range calls {
-		for _, secret := range []string{doToken, civoToken} {
-			if strings.Contains(c.Body, secret) {
-				t.Error("a comment holds a token")
-			}
-		}
 	}
 }
 

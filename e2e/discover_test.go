@@ -58,50 +58,7 @@ func TestDiscoverWritesManifestsThatDescribeTheSeededAccounts(t *testing.T) {
 		"civo":         {"api-workers.yaml", "api.yaml", "edge-gpu.yaml", "edge.yaml"},
 	}
 	for cloud, files := range want {
-		dir := filepath.Join("accounts", cloud)
-		r, code := e.clusterplane("discover", cloud, "--dir", dir)
-		if code != 0 {
-			t.Fatalf("discover %s exited %d:\n%s", cloud, code, r)
-		}
-		entries, err := os.ReadDir(filepath.Join(e.dir, dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range entries {
-			got = append(got, f.Name())
-		}
-		if !slices.Equal(got, files) {
-			t.Errorf("discover %s wrote %v, want %v", cloud, got, files)
-		}
-		// A second run writes the same bytes into another folder; into the same one it refuses
-		// to overwrite, unless --force.
-		again := filepath.Join("again", cloud)
-		if r, code := e.clusterplane("discover", cloud, "--dir", again); code != 0 {
-			t.Fatalf("discover %s again exited %d:\n%s", cloud, code, r)
-		}
-		for _, f := range files {
-			first, _ := os.ReadFile(filepath.Join(e.dir, dir, f))
-			second, _ := os.ReadFile(filepath.Join(e.dir, again, f))
-			if string(first) != string(second) {
-				t.Errorf("%s differs between two runs:\n%s\n---\n%s", f, first, second)
-			}
-			for _, secret := range append([]string{doToken, civoToken}, kubeconfigMarks...) {
-				if strings.Contains(string(first), secret) {
-					t.Errorf("%s holds %q", f, secret)
-				}
-			}
-			// diff reads both as their kind and finds nothing to replace or refuse.
-			if r, code := e.clusterplane("diff", filepath.Join(dir, f), filepath.Join(again, f)); code != 0 {
-				t.Errorf("diff of %s exited %d:\n%s", f, code, r)
-			}
-		}
-		if r, code := e.clusterplane("discover", cloud, "--dir", dir); code != 3 || !strings.Contains(r.stderr, "--force") {
-			t.Errorf("discover into a folder with the files exited %d, want 3 naming --force:\n%s", code, r)
-		}
-		if r, code := e.clusterplane("discover", cloud, "--dir", dir, "--force"); code != 0 {
-			t.Errorf("discover --force exited %d:\n%s", code, r)
-		}
+		discoverAndCheckARepeatOfIt(t, e, cloud, files)
 	}
 	if r, code := e.clusterplane("validate", "accounts"); code != 0 {
 		t.Fatalf("validate of the written folder exited %d:\n%s", code, r)
@@ -125,7 +82,64 @@ func TestDiscoverWritesManifestsThatDescribeTheSeededAccounts(t *testing.T) {
 		t.Errorf("%d requests to DigitalOcean's Kubernetes API for 4 discovers, want one list each: %v", lists, e.do.Requests(""))
 	}
 
-	// The files say what the clouds hold.
+	checkTheFilesSayWhatTheCloudsHold(t, e)
+}
+
+// discoverAndCheckARepeatOfIt discovers one cloud's account into a folder, checks the files it
+// wrote, and checks that a second run writes the same bytes and will not overwrite them unasked,
+// so that discover can be run again on an account safely.
+func discoverAndCheckARepeatOfIt(t *testing.T, e *env, cloud string, files []string) {
+	t.Helper()
+	dir := filepath.Join("accounts", cloud)
+	r, code := e.clusterplane("discover", cloud, "--dir", dir)
+	if code != 0 {
+		t.Fatalf("discover %s exited %d:\n%s", cloud, code, r)
+	}
+	entries, err := os.ReadDir(filepath.Join(e.dir, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range entries {
+		got = append(got, f.Name())
+	}
+	if !slices.Equal(got, files) {
+		t.Errorf("discover %s wrote %v, want %v", cloud, got, files)
+	}
+	// A second run writes the same bytes into another folder; into the same one it refuses
+	// to overwrite, unless --force.
+	again := filepath.Join("again", cloud)
+	if r, code := e.clusterplane("discover", cloud, "--dir", again); code != 0 {
+		t.Fatalf("discover %s again exited %d:\n%s", cloud, code, r)
+	}
+	for _, f := range files {
+		first, _ := os.ReadFile(filepath.Join(e.dir, dir, f))
+		second, _ := os.ReadFile(filepath.Join(e.dir, again, f))
+		if string(first) != string(second) {
+			t.Errorf("%s differs between two runs:\n%s\n---\n%s", f, first, second)
+		}
+		for _, secret := range append([]string{doToken, civoToken}, kubeconfigMarks...) {
+			if strings.Contains(string(first), secret) {
+				t.Errorf("%s holds %q", f, secret)
+			}
+		}
+		// diff reads both as their kind and finds nothing to replace or refuse.
+		if r, code := e.clusterplane("diff", filepath.Join(dir, f), filepath.Join(again, f)); code != 0 {
+			t.Errorf("diff of %s exited %d:\n%s", f, code, r)
+		}
+	}
+	if r, code := e.clusterplane("discover", cloud, "--dir", dir); code != 3 || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("discover into a folder with the files exited %d, want 3 naming --force:\n%s", code, r)
+	}
+	if r, code := e.clusterplane("discover", cloud, "--dir", dir, "--force"); code != 0 {
+		t.Errorf("discover --force exited %d:\n%s", code, r)
+	}
+}
+
+// checkTheFilesSayWhatTheCloudsHold checks what the seeded accounts hold is in the discovered
+// files, and what the clouds set by themselves is not.
+func checkTheFilesSayWhatTheCloudsHold(t *testing.T, e *env) {
+	t.Helper()
 	web := read(t, e, "accounts/digitalocean/web.yaml")
 	for _, w := range []string{"autoUpgrade: true", "nodePoolName: web-default-pool", "- team-web", "clusterplane.dev/cloud-id: "} {
 		if !strings.Contains(web, w) {

@@ -266,32 +266,8 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 	start := time.Now()
 	k := newKubeCluster(t)
 	ctx := context.Background()
-	// A DigitalOcean cluster whose one pool's nodes are the control plane's, and whose kubeconfig
-	// is the control plane's: clusterplane reads it from the cloud, as it will in a rotation.
-	do := fakedo.New(t, doToken)
-	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "nyc1", NodePools: []*godo.KubernetesNodePool{
-		{Name: "old", Size: "s-2vcpu-4gb", Count: 2},
-	}})
-	do.SetNodes(cid, k.nodes())
-	do.SetKubeconfig(cid, k.kubeconfig())
-	godoClient := godo.NewFromToken(doToken)
-	godoClient.BaseURL, _ = godoClient.BaseURL.Parse(do.URL() + "/")
-	kc, _, err := godoClient.Kubernetes.GetKubeConfig(ctx, cid, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := drain.New(kc.KubeconfigYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldSel, err := drain.PoolSelector("digitalocean", "old", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := drain.Pool{Name: "old", Selector: oldSel}
-	if err := c.WaitReady(ctx, old, 2, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	godoClient, cid, c, old := drainClientOfADigitalOceanCluster(t, ctx, k)
+	oldSel := old.Selector
 
 	cs := k.clientset()
 	workload(t, cs, "shop", 4, 3)
@@ -301,25 +277,12 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 	}
 	sampler := sampleReady(t, cs, "shop")
 
-	// The surge pool, created through the cloud's API as a rotation does.
-	p, _, err := godoClient.Kubernetes.CreateNodePool(ctx, cid, &godo.KubernetesNodePoolCreateRequest{Name: "new", Size: "s-4vcpu-8gb", Count: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	newSel, _ := drain.PoolSelector("digitalocean", "new", p.ID)
-	surge := drain.Pool{Name: "new", Selector: newSel}
-	// The cloud reports the new nodes running after a poll; WaitReady is what a rotation polls.
-	if _, _, err := godoClient.Kubernetes.GetNodePool(ctx, cid, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitReady(ctx, surge, 2, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	newSel := addASurgePool(t, ctx, godoClient, cid, c)
 
 	var progress []string
 	var mu sync.Mutex
 	drainStart := time.Now()
-	err = c.Drain(ctx, old, drain.Options{Timeout: 3 * time.Minute, Progress: func(msg string) {
+	err := c.Drain(ctx, old, drain.Options{Timeout: 3 * time.Minute, Progress: func(msg string) {
 		mu.Lock()
 		progress = append(progress, msg)
 		mu.Unlock()
@@ -361,6 +324,60 @@ func TestADrainUnderAPDBNeverDropsBelowItsMinimum(t *testing.T) {
 	if !slices.ContainsFunc(progress, func(m string) bool { return strings.Contains(m, "evicting pod shop/") }) {
 		t.Errorf("no eviction in the progress:\n%s", strings.Join(progress, "\n"))
 	}
+}
+
+// drainClientOfADigitalOceanCluster seeds a DigitalOcean cluster whose one pool, "old", is the
+// control plane's nodes and whose kubeconfig is the control plane's, and makes the drain client
+// from the kubeconfig the cloud gives, as a rotation does; it waits for the old pool's two nodes.
+func drainClientOfADigitalOceanCluster(t *testing.T, ctx context.Context, k *kube) (*godo.Client, string, *drain.Client, drain.Pool) {
+	t.Helper()
+	// A DigitalOcean cluster whose one pool's nodes are the control plane's, and whose kubeconfig
+	// is the control plane's: clusterplane reads it from the cloud, as it will in a rotation.
+	do := fakedo.New(t, doToken)
+	cid := do.SeedCluster(godo.KubernetesCluster{Name: "web", RegionSlug: "nyc1", NodePools: []*godo.KubernetesNodePool{
+		{Name: "old", Size: "s-2vcpu-4gb", Count: 2},
+	}})
+	do.SetNodes(cid, k.nodes())
+	do.SetKubeconfig(cid, k.kubeconfig())
+	godoClient := godo.NewFromToken(doToken)
+	godoClient.BaseURL, _ = godoClient.BaseURL.Parse(do.URL() + "/")
+	kc, _, err := godoClient.Kubernetes.GetKubeConfig(ctx, cid, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := drain.New(kc.KubeconfigYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldSel, err := drain.PoolSelector("digitalocean", "old", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := drain.Pool{Name: "old", Selector: oldSel}
+	if err := c.WaitReady(ctx, old, 2, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return godoClient, cid, c, old
+}
+
+// addASurgePool creates the surge pool "new" through the cloud's API, as a rotation does, waits
+// for its two nodes, and says its selector.
+func addASurgePool(t *testing.T, ctx context.Context, godoClient *godo.Client, cid string, c *drain.Client) map[string]string {
+	t.Helper()
+	p, _, err := godoClient.Kubernetes.CreateNodePool(ctx, cid, &godo.KubernetesNodePoolCreateRequest{Name: "new", Size: "s-4vcpu-8gb", Count: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newSel, _ := drain.PoolSelector("digitalocean", "new", p.ID)
+	surge := drain.Pool{Name: "new", Selector: newSel}
+	// The cloud reports the new nodes running after a poll; WaitReady is what a rotation polls.
+	if _, _, err := godoClient.Kubernetes.GetNodePool(ctx, cid, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitReady(ctx, surge, 2, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return newSel
 }
 
 func TestADrainAPDBNeverAllowsStopsAtItsTimeoutWithNodesCordoned(t *testing.T) {

@@ -210,23 +210,7 @@ func (w *walk) run(t *testing.T, n int, c change) {
 	// --retarget does: a new metadata.name would otherwise name a stack of its own.
 	newT.Retarget = true
 
-	var claim diff.Change
-	if newErr == nil {
-		result, err := diff.Compare(newT.Effects, oldT.Input, newT.Input)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ch := range result.Changes {
-			if ch.Path == c.row {
-				claim = ch
-			}
-		}
-		if claim.Path == "" {
-			t.Fatalf("diff claims nothing for %s: %+v", c.row, result.Changes)
-		}
-	} else {
-		claim = diff.Change{Path: c.row, Effect: effects.Refused, Refusal: effects.Invalid}
-	}
+	claim := claimOf(t, c, oldT, newT, newErr)
 	w.count(c.kind, c.row)
 
 	if claim.Refusal == effects.Invalid {
@@ -260,45 +244,75 @@ func (w *walk) run(t *testing.T, n int, c change) {
 		}
 		w.refused(ctx, t, newT, typ, claim, &seen, fail)
 	case effects.Update, effects.Replace, effects.Ignored:
-		preview := w.deployer.Preview(ctx, newT, noRefresh)
-		steps := stepsOn(preview.Result, typ)
-		seen.say("preview %s [%s]", preview.Status, ops(steps))
-		if preview.Err != nil {
-			seen.say("preview error %v", preview.Err)
-			fail()
-			return
+		w.appliedAsClaimed(ctx, t, newT, typ, row, claim, &seen, fail)
+	}
+}
+
+// claimOf is what diff claims for the change's row, or, when the new manifest does not parse, a
+// refusal of it as invalid: the claim the provider's doing is then checked against.
+func claimOf(t *testing.T, c change, oldT, newT deploytarget.Target, newErr error) diff.Change {
+	t.Helper()
+	if newErr != nil {
+		return diff.Change{Path: c.row, Effect: effects.Refused, Refusal: effects.Invalid}
+	}
+	result, err := diff.Compare(newT.Effects, oldT.Input, newT.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claim diff.Change
+	for _, ch := range result.Changes {
+		if ch.Path == c.row {
+			claim = ch
 		}
-		up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
-		seen.say("up %s %q", up.Status, up.Reason)
-		if up.Status != outcome.Done {
-			seen.say("%v", up.Err)
-			fail()
-			return
+	}
+	if claim.Path == "" {
+		t.Fatalf("diff claims nothing for %s: %+v", c.row, result.Changes)
+	}
+	return claim
+}
+
+// appliedAsClaimed previews and deploys a change clusterplane lets through, refreshes, and calls
+// fail unless the engine's steps are what the claim (update, replace or nothing) says.
+func (w *walk) appliedAsClaimed(ctx context.Context, t *testing.T, newT deploytarget.Target, typ string, row effects.Row, claim diff.Change, seen *observed, fail func()) {
+	t.Helper()
+	preview := w.deployer.Preview(ctx, newT, noRefresh)
+	steps := stepsOn(preview.Result, typ)
+	seen.say("preview %s [%s]", preview.Status, ops(steps))
+	if preview.Err != nil {
+		seen.say("preview error %v", preview.Err)
+		fail()
+		return
+	}
+	up := w.deployer.Up(ctx, newT, deploy.UpOptions{Yes: true})
+	seen.say("up %s %q", up.Status, up.Reason)
+	if up.Status != outcome.Done {
+		seen.say("%v", up.Err)
+		fail()
+		return
+	}
+	drift := w.deployer.Drift(ctx, newT)
+	seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
+	changed := false
+	replaced := false
+	for _, s := range steps {
+		switch apitype.OpType(s.Action) {
+		case apitype.OpUpdate:
+			changed = true
+		case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced, apitype.OpCreate, apitype.OpDelete:
+			replaced = true
 		}
-		drift := w.deployer.Drift(ctx, newT)
-		seen.say("refreshed preview %s %q", drift.Status, drift.Reason)
-		changed := false
-		replaced := false
-		for _, s := range steps {
-			switch apitype.OpType(s.Action) {
-			case apitype.OpUpdate:
-				changed = true
-			case apitype.OpReplace, apitype.OpCreateReplacement, apitype.OpDeleteReplaced, apitype.OpCreate, apitype.OpDelete:
-				replaced = true
-			}
-		}
-		ok := drift.Status == outcome.Done
-		switch claim.Effect {
-		case effects.Update:
-			ok = ok && !replaced && (changed || stateOnly(row))
-		case effects.Replace:
-			ok = ok && replaced
-		case effects.Ignored:
-			ok = ok && !changed && !replaced
-		}
-		if !ok {
-			fail()
-		}
+	}
+	ok := drift.Status == outcome.Done
+	switch claim.Effect {
+	case effects.Update:
+		ok = ok && !replaced && (changed || stateOnly(row))
+	case effects.Replace:
+		ok = ok && replaced
+	case effects.Ignored:
+		ok = ok && !changed && !replaced
+	}
+	if !ok {
+		fail()
 	}
 }
 

@@ -36,47 +36,11 @@ func (e *env) clusterReads() []string {
 func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	dir := filepath.Join(e.dir, "fleet")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	text := example(t, "digitaloceankubernetescluster/minimal.yaml")
-	names := []string{"f1", "f2", "f3", "f4"}
-	for _, n := range names {
-		e.write(filepath.Join("fleet", n+".yaml"), strings.ReplaceAll(text, "dev-fra1", n))
-	}
-	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
-		t.Fatalf("up = %d: %s", code, r)
-	}
+	dir := deployAFleetOfFour(t, e)
 
-	e.do.Reset()
-	r, code := e.clusterplane("drift", dir)
-	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
-		!strings.Contains(r.stdout, "Stacks: 4 unchanged (4 not run).") {
-		t.Errorf("drift of an untouched fleet = %d, want 0 from one list, 4 stacks as recorded: %s", code, r)
-	}
-	if reads := e.clusterReads(); len(reads) != 0 {
-		t.Errorf("drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
-	}
-	// status --drift goes through the same scan: a script gating on its exit code pays no engine.
-	e.do.Reset()
-	r, code = e.clusterplane("status", dir, "--drift", "-o", "json")
-	if got := driftedConditions(t, r.stdout); code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
-		!slices.Equal(got, []string{"f1 False/InSync", "f2 False/InSync", "f3 False/InSync", "f4 False/InSync"}) {
-		t.Errorf("status --drift of an untouched fleet = %d, Drifted %v, want 0 from one list, all four in sync: %s", code, got, r)
-	}
-	if reads := e.clusterReads(); len(reads) != 0 {
-		t.Errorf("status --drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
-	}
+	checkAnUntouchedFleetIsJudgedByTheScanAlone(t, e, dir)
 
-	f1, f2, f3 := e.doCluster("f1"), e.doCluster("f2"), e.doCluster("f3")
-	e.do.EditPool(f1.ID, f1.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
-	e.do.EditCluster(f2.ID, func(c *godo.KubernetesCluster) { c.Tags = append(c.Tags, "sneaky") })
-	req, _ := http.NewRequest(http.MethodDelete, e.do.URL()+"/v2/kubernetes/clusters/"+f3.ID, nil)
-	req.Header.Set("Authorization", "Bearer "+doToken)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
-		t.Fatalf("delete f3 in the cloud: %v %v", resp, err)
-	}
+	f1, f2, f3 := driftThreeOfTheFourInTheCloud(t, e)
 
 	e.do.Reset()
 	scanned, code := e.clusterplane("drift", dir, "-o", "json")
@@ -96,7 +60,7 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 		t.Errorf("the scan's drift says %v, the provider's for every stack %v: want the same four", a, b)
 	}
 	e.do.Reset()
-	r, code = e.clusterplane("status", dir, "--drift", "-o", "json")
+	r, code := e.clusterplane("status", dir, "--drift", "-o", "json")
 	want = []string{"f1 True/ChangesPending", "f2 True/ChangesPending", "f3 True/ChangesPending", "f4 False/InSync"}
 	if got := driftedConditions(t, r.stdout); code != 4 || !slices.Equal(got, want) {
 		t.Errorf("status --drift after three drifts = %d, Drifted %v, want 4 and %v, as drift says: %s", code, got, want, r)
@@ -124,6 +88,65 @@ func TestTheFleetScanFindsWhatTheProviderFindsAndRunsOnlyThoseStacks(t *testing.
 		!strings.Contains(r.stdout, "/month (unchanged)") || len(e.clusterReads()) != 0 {
 		t.Errorf("up of a fleet up to date = %d, want 0 with every stack left unrun and no cluster read: %s", code, r)
 	}
+}
+
+// deployAFleetOfFour deploys four copies of the minimal DigitalOcean cluster, f1 to f4, from one
+// folder, and says the folder.
+func deployAFleetOfFour(t *testing.T, e *env) string {
+	t.Helper()
+	dir := filepath.Join(e.dir, "fleet")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	text := example(t, "digitaloceankubernetescluster/minimal.yaml")
+	names := []string{"f1", "f2", "f3", "f4"}
+	for _, n := range names {
+		e.write(filepath.Join("fleet", n+".yaml"), strings.ReplaceAll(text, "dev-fra1", n))
+	}
+	if r, code := e.clusterplane("up", dir, "--yes", "-q"); code != 0 {
+		t.Fatalf("up = %d: %s", code, r)
+	}
+	return dir
+}
+
+// checkAnUntouchedFleetIsJudgedByTheScanAlone checks that drift and status --drift of a fleet
+// nobody touched list the clusters once and read none one by one: no engine runs.
+func checkAnUntouchedFleetIsJudgedByTheScanAlone(t *testing.T, e *env, dir string) {
+	t.Helper()
+	e.do.Reset()
+	r, code := e.clusterplane("drift", dir)
+	if code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
+		!strings.Contains(r.stdout, "Stacks: 4 unchanged (4 not run).") {
+		t.Errorf("drift of an untouched fleet = %d, want 0 from one list, 4 stacks as recorded: %s", code, r)
+	}
+	if reads := e.clusterReads(); len(reads) != 0 {
+		t.Errorf("drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
+	}
+	// status --drift goes through the same scan: a script gating on its exit code pays no engine.
+	e.do.Reset()
+	r, code = e.clusterplane("status", dir, "--drift", "-o", "json")
+	if got := driftedConditions(t, r.stdout); code != 0 || !strings.Contains(r.stderr, "fleet scan: 1 cloud request; 4 stacks as recorded") ||
+		!slices.Equal(got, []string{"f1 False/InSync", "f2 False/InSync", "f3 False/InSync", "f4 False/InSync"}) {
+		t.Errorf("status --drift of an untouched fleet = %d, Drifted %v, want 0 from one list, all four in sync: %s", code, got, r)
+	}
+	if reads := e.clusterReads(); len(reads) != 0 {
+		t.Errorf("status --drift of an untouched fleet read clusters %v one by one, want none (the scan's list only)", reads)
+	}
+}
+
+// driftThreeOfTheFourInTheCloud makes drift behind the stacks' backs: f1's pool resized, a tag
+// added to f2, f3 deleted; f4 is left alone.
+func driftThreeOfTheFourInTheCloud(t *testing.T, e *env) (f1, f2, f3 godo.KubernetesCluster) {
+	t.Helper()
+	f1, f2, f3 = e.doCluster("f1"), e.doCluster("f2"), e.doCluster("f3")
+	e.do.EditPool(f1.ID, f1.NodePools[0].ID, func(p *godo.KubernetesNodePool) { p.Count = 5 })
+	e.do.EditCluster(f2.ID, func(c *godo.KubernetesCluster) { c.Tags = append(c.Tags, "sneaky") })
+	req, _ := http.NewRequest(http.MethodDelete, e.do.URL()+"/v2/kubernetes/clusters/"+f3.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+doToken)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("delete f3 in the cloud: %v %v", resp, err)
+	}
+	return f1, f2, f3
 }
 
 // driftedConditions are status's JSON report's stacks, "<name> <Drifted status>/<reason>" each, sorted.

@@ -136,31 +136,7 @@ func TestPKOExportOfTheExamplesIsCreatedByARealAPIServerAndItsAccountMayDoWhatTh
 	k.must("POST", "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}})
 
 	exported := exportExamples(t, ns)
-	var names []string
-	for name := range exported {
-		names = append(names, name)
-	}
-	sort.Strings(names) // 00-clusterplane.yaml first, as kubectl apply -f DIR does
-	created := map[string]int{}
-	var updates []map[string]any
-	for _, name := range names {
-		for _, o := range exported[name] {
-			code, body := k.create(o)
-			if code != 201 {
-				t.Fatalf("%s: the API server refused %s %v: %d %s", name, o["kind"], o["metadata"].(map[string]any)["name"], code, body)
-			}
-			created[o["kind"].(string)]++
-			// Read back: the server kept every field the export wrote.
-			md := o["metadata"].(map[string]any)
-			got := k.must("GET", k.collection(o)+"/"+md["name"].(string), nil)
-			if d := holds(got, o, o["kind"].(string)); d != "" {
-				t.Errorf("%s: %s %s read back differs at %s", name, o["kind"], md["name"], d)
-			}
-			if o["kind"] == "ConfigMap" {
-				updates = yamlObjects(t, []byte(o["data"].(map[string]any)["updates.yaml"].(string)))
-			}
-		}
-	}
+	created, updates := createEachExportedObject(t, k, exported)
 	stacks := created["Stack"]
 	if stacks < 10 || created["Update"] != stacks || created["ServiceAccount"] != 2 || created["ClusterRoleBinding"] != 1 ||
 		created["CronJob"] != 1 || created["Role"] != 1 || created["RoleBinding"] != 1 {
@@ -277,4 +253,37 @@ func TestPKOsCRDsOnARealAPIServerRefuseWhatTheOfflineSchemaCheckRefuses(t *testi
 // execOutput runs a program and returns what it wrote to standard output and error.
 func execOutput(name string, args ...string) ([]byte, error) {
 	return exec.Command(name, args...).CombinedOutput()
+}
+
+// createEachExportedObject creates the export's objects on the API server in kubectl apply -f
+// DIR's order, checks the server kept every field, and counts them by kind; updates are the
+// Updates the drift CronJob's ConfigMap holds.
+func createEachExportedObject(t *testing.T, k *kube, exported map[string][]map[string]any) (map[string]int, []map[string]any) {
+	t.Helper()
+	var names []string
+	for name := range exported {
+		names = append(names, name)
+	}
+	sort.Strings(names) // 00-clusterplane.yaml first, as kubectl apply -f DIR does
+	created := map[string]int{}
+	var updates []map[string]any
+	for _, name := range names {
+		for _, o := range exported[name] {
+			code, body := k.create(o)
+			if code != 201 {
+				t.Fatalf("%s: the API server refused %s %v: %d %s", name, o["kind"], o["metadata"].(map[string]any)["name"], code, body)
+			}
+			created[o["kind"].(string)]++
+			// Read back: the server kept every field the export wrote.
+			md := o["metadata"].(map[string]any)
+			got := k.must("GET", k.collection(o)+"/"+md["name"].(string), nil)
+			if d := holds(got, o, o["kind"].(string)); d != "" {
+				t.Errorf("%s: %s %s read back differs at %s", name, o["kind"], md["name"], d)
+			}
+			if o["kind"] == "ConfigMap" {
+				updates = yamlObjects(t, []byte(o["data"].(map[string]any)["updates.yaml"].(string)))
+			}
+		}
+	}
+	return created, updates
 }

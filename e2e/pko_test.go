@@ -46,25 +46,7 @@ func TestEachExportedStackRunsAsItsWorkspaceWouldAndLeavesClusterplaneNothingToC
 	t.Parallel()
 	e := newEnv(t)
 	e.seedExamples()
-	fleet := filepath.Join(e.dir, "examples")
-	if err := os.MkdirAll(fleet, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range kinds {
-		files, _ := filepath.Glob(filepath.Join(root, "examples", k.kind, "*.yaml"))
-		for _, path := range files {
-			if strings.HasSuffix(path, ".stack-input.yaml") {
-				continue
-			}
-			text := example(t, filepath.Join(k.kind, filepath.Base(path)))
-			if k.protected && !strings.Contains(text, "deletionProtection: false") {
-				text = withSpec(text, "  deletionProtection: false\n")
-			}
-			if err := os.WriteFile(filepath.Join(fleet, k.kind+"-"+filepath.Base(path)), []byte(text), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	fleet := writeEveryExampleUnprotected(t, e)
 	out := filepath.Join(e.dir, "pko")
 	if r, code := e.clusterplane("export", "pko", "--image", "registry.example/workspace:e2e", fleet, "-d", out); code != 0 {
 		t.Fatalf("export pko = %d: %s", code, r)
@@ -82,22 +64,7 @@ func TestEachExportedStackRunsAsItsWorkspaceWouldAndLeavesClusterplaneNothingToC
 		}
 	}
 
-	stacks := map[string]exportedStack{}
-	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
-	for _, f := range files {
-		if strings.HasPrefix(filepath.Base(f), "00-") {
-			continue // what the namespace needs, no Stack
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s exportedStack
-		if err := yaml.Unmarshal(data, &s); err != nil {
-			t.Fatal(err)
-		}
-		stacks[s.Metadata.Name] = s
-	}
+	stacks := readExportedStacks(t, out)
 	ran, waited := map[string]bool{}, 0
 	for _, name := range prerequisitesFirst(t, stacks) {
 		s := stacks[name]
@@ -138,6 +105,54 @@ func TestEachExportedStackRunsAsItsWorkspaceWouldAndLeavesClusterplaneNothingToC
 	if r, code := e.clusterplane("destroy", fleet, "--yes"); code != 0 {
 		t.Errorf("clusterplane destroy of what the workspaces deployed = %d: %s", code, r)
 	}
+}
+
+// writeEveryExampleUnprotected copies every example manifest of every kind into one folder, with
+// deletion protection off so that the fleet can be destroyed at the end, and says the folder.
+func writeEveryExampleUnprotected(t *testing.T, e *env) string {
+	t.Helper()
+	fleet := filepath.Join(e.dir, "examples")
+	if err := os.MkdirAll(fleet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kinds {
+		files, _ := filepath.Glob(filepath.Join(root, "examples", k.kind, "*.yaml"))
+		for _, path := range files {
+			if strings.HasSuffix(path, ".stack-input.yaml") {
+				continue
+			}
+			text := example(t, filepath.Join(k.kind, filepath.Base(path)))
+			if k.protected && !strings.Contains(text, "deletionProtection: false") {
+				text = withSpec(text, "  deletionProtection: false\n")
+			}
+			if err := os.WriteFile(filepath.Join(fleet, k.kind+"-"+filepath.Base(path)), []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return fleet
+}
+
+// readExportedStacks reads the Stacks of an export by name, leaving out what the namespace needs.
+func readExportedStacks(t *testing.T, out string) map[string]exportedStack {
+	t.Helper()
+	stacks := map[string]exportedStack{}
+	files, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f), "00-") {
+			continue // what the namespace needs, no Stack
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s exportedStack
+		if err := yaml.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		stacks[s.Metadata.Name] = s
+	}
+	return stacks
 }
 
 // prerequisitesFirst orders the stacks so that each comes after its prerequisites, as PKO runs them.

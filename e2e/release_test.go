@@ -98,59 +98,9 @@ func TestTheEngineDownloadsTheReleasedPluginByItselfForYAMLAndTypeScript(t *test
 		}
 	})
 
-	t.Run("pulumi-yaml", func(t *testing.T) {
-		e := newEnv(t)
-		e.withoutThePlugin()
-		dir := filepath.Join(e.dir, "yaml")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		// A YAML program names the release of each package it uses, as the README's Install says.
-		text := strings.ReplaceAll(example(t, "pulumi-yaml/Pulumi.yaml"), "    options:\n      providers:",
-			"    options:\n      version: "+strings.TrimPrefix(releaseVersion, "v")+"\n      pluginDownloadURL: "+server.URL+"\n      providers:")
-		if strings.Count(text, "pluginDownloadURL") != 2 {
-			t.Fatalf("the YAML example's components no longer have options to name the release in:\n%s", text)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.must(dir, nil, "stack", "init", "dev")
-		e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
-		e.must(dir, nil, "up", "--yes", "--skip-preview")
-		if !slices.Contains(server.asked(), tarball) {
-			t.Errorf("the engine did not download %s: asked for %v", tarball, server.asked())
-		}
-		e.must(dir, nil, "state", "unprotect", "--all", "--yes")
-		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
-	})
+	t.Run("pulumi-yaml", func(t *testing.T) { deployYAMLWithTheReleasedPlugin(t, server, tarball) })
 
-	t.Run("typescript", func(t *testing.T) {
-		if _, err := exec.LookPath("npm"); err != nil {
-			t.Skip("npm is not installed")
-		}
-		e := newEnv(t)
-		e.withoutThePlugin()
-		dir := filepath.Join(e.dir, "typescript")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
-			data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		// The SDK as npm installs the released package; @pulumi/pulumi from tools/sdkcheck.
-		e.releasedNodeModules(dir, filepath.Join(dist, "clusterplane-clusterplane-"+strings.TrimPrefix(releaseVersion, "v")+".tgz"))
-		e.must(dir, nil, "stack", "init", "dev")
-		e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
-		e.must(dir, nil, "up", "--yes", "--skip-preview")
-		e.must(dir, nil, "state", "unprotect", "--all", "--yes")
-		e.must(dir, nil, "destroy", "--yes", "--skip-preview")
-	})
+	t.Run("typescript", func(t *testing.T) { deployTypeScriptWithTheReleasedPlugin(t, dist) })
 	// One release build serves both checks: building a release is the slowest step of make e2e.
 	t.Run("a release whose plugin tarball is renamed is not found by the engine", func(t *testing.T) {
 		renamed := filepath.Join(t.TempDir(), "dist")
@@ -173,6 +123,66 @@ func TestTheEngineDownloadsTheReleasedPluginByItselfForYAMLAndTypeScript(t *test
 	if n := strings.Count(strings.Join(server.asked(), " "), tarball); n < 2 {
 		t.Errorf("the plugin tarball was downloaded %d times, want once per Pulumi home that lacked it", n)
 	}
+}
+
+// deployYAMLWithTheReleasedPlugin deploys the YAML example naming the release, with no plugin
+// installed, and checks the engine downloaded the plugin's tarball from the release by itself.
+func deployYAMLWithTheReleasedPlugin(t *testing.T, server *releaseServer, tarball string) {
+	t.Helper()
+	e := newEnv(t)
+	e.withoutThePlugin()
+	dir := filepath.Join(e.dir, "yaml")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A YAML program names the release of each package it uses, as the README's Install says.
+	text := strings.ReplaceAll(example(t, "pulumi-yaml/Pulumi.yaml"), "    options:\n      providers:",
+		"    options:\n      version: "+strings.TrimPrefix(releaseVersion, "v")+"\n      pluginDownloadURL: "+server.URL+"\n      providers:")
+	if strings.Count(text, "pluginDownloadURL") != 2 {
+		t.Fatalf("the YAML example's components no longer have options to name the release in:\n%s", text)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.must(dir, nil, "stack", "init", "dev")
+	e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
+	e.must(dir, nil, "up", "--yes", "--skip-preview")
+	if !slices.Contains(server.asked(), tarball) {
+		t.Errorf("the engine did not download %s: asked for %v", tarball, server.asked())
+	}
+	e.must(dir, nil, "state", "unprotect", "--all", "--yes")
+	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
+}
+
+// deployTypeScriptWithTheReleasedPlugin deploys the TypeScript example with the SDK as npm
+// installs the released package and no plugin installed: the engine must fetch the plugin itself.
+func deployTypeScriptWithTheReleasedPlugin(t *testing.T, dist string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	e := newEnv(t)
+	e.withoutThePlugin()
+	dir := filepath.Join(e.dir, "typescript")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The SDK as npm installs the released package; @pulumi/pulumi from tools/sdkcheck.
+	e.releasedNodeModules(dir, filepath.Join(dist, "clusterplane-clusterplane-"+strings.TrimPrefix(releaseVersion, "v")+".tgz"))
+	e.must(dir, nil, "stack", "init", "dev")
+	e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
+	e.must(dir, nil, "up", "--yes", "--skip-preview")
+	e.must(dir, nil, "state", "unprotect", "--all", "--yes")
+	e.must(dir, nil, "destroy", "--yes", "--skip-preview")
 }
 
 // releasedNodeModules makes dir/node_modules with the released SDK tarball unpacked as

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean/defaultpool"
 	"github.com/clusterplane/clusterplane/pkg/cloud/drain"
 	"github.com/digitalocean/godo"
+	"k8s.io/client-go/kubernetes"
 )
 
 // up carries out the rotation of a DigitalOcean cluster's default pool, on the real engine and
@@ -58,21 +59,7 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 	if r, code := e.clusterplane("up", resized, "--yes"); code == 0 || !strings.Contains(r.stdout+r.stderr, "both pools are in place") {
 		t.Fatalf("up with a PDB that allows nothing = %d, want non-zero saying both pools stay: %s", code, r)
 	}
-	mid := e.doCluster("dev-fra1")
-	if mid.ID != before.ID || fmt.Sprint(poolsOf(mid)) != "[default default-surge]" {
-		t.Errorf("after the stopped drain the cluster is %s with pools %v, want %s with default and default-surge", mid.ID, poolsOf(mid), before.ID)
-	}
-	if old := e.doPool(before.ID, "default"); old.ID != oldPool.ID || !slices.Contains(old.Tags, defaultpool.Tag) {
-		t.Errorf("after the stopped drain the default pool is %s tagged %v, want the old %s still tagged", old.ID, old.Tags, oldPool.ID)
-	}
-	for node, cordoned := range nodesOf(t, cs, oldSel) {
-		if !cordoned {
-			t.Errorf("old node %s is schedulable after the stopped drain", node)
-		}
-	}
-	if after := podsOn(t, cs, "shop"); fmt.Sprint(after) != fmt.Sprint(podsBefore) {
-		t.Errorf("the workload moved: Ready pods by node %v before, %v after", podsBefore, after)
-	}
+	checkTheStoppedRotationLeftBothPools(t, e, cs, before.ID, oldPool.ID, oldSel, podsBefore)
 
 	// 2. The PDB now allows one eviction at a time: the next up finishes the rotation.
 	setMinAvailable(t, cs, "shop", 3)
@@ -106,6 +93,28 @@ func TestUpRotatesADigitalOceanDefaultPoolAndTheClusterKeepsItsID(t *testing.T) 
 		t.Errorf("after the second up the cluster is %s with pools %v, want %s with the new pool %s", final.ID, poolsOf(final), before.ID, pool.ID)
 	}
 	t.Logf("default pool rotated in %s", time.Since(start).Round(time.Second))
+}
+
+// checkTheStoppedRotationLeftBothPools checks what a rotation stopped at its drain timeout leaves:
+// the same cluster with both pools, the old one still the default pool and cordoned, and the
+// workload where it was, so that the next up can finish it.
+func checkTheStoppedRotationLeftBothPools(t *testing.T, e *env, cs kubernetes.Interface, clusterID, oldPoolID string, oldSel map[string]string, podsBefore map[string]int) {
+	t.Helper()
+	mid := e.doCluster("dev-fra1")
+	if mid.ID != clusterID || fmt.Sprint(poolsOf(mid)) != "[default default-surge]" {
+		t.Errorf("after the stopped drain the cluster is %s with pools %v, want %s with default and default-surge", mid.ID, poolsOf(mid), clusterID)
+	}
+	if old := e.doPool(clusterID, "default"); old.ID != oldPoolID || !slices.Contains(old.Tags, defaultpool.Tag) {
+		t.Errorf("after the stopped drain the default pool is %s tagged %v, want the old %s still tagged", old.ID, old.Tags, oldPoolID)
+	}
+	for node, cordoned := range nodesOf(t, cs, oldSel) {
+		if !cordoned {
+			t.Errorf("old node %s is schedulable after the stopped drain", node)
+		}
+	}
+	if after := podsOn(t, cs, "shop"); fmt.Sprint(after) != fmt.Sprint(podsBefore) {
+		t.Errorf("the workload moved: Ready pods by node %v before, %v after", podsBefore, after)
+	}
 }
 
 // poolsOf are the names of a cluster's pools, sorted.

@@ -123,7 +123,37 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 	}
 
 	// In the background: the export lines enter the same sandbox from any shell.
-	r, code = sandbox("env")
+	checkAnyShellEntersTheBackgroundSandbox(t, work, env, manifests, sandbox, &printed)
+
+	// Inside the sandbox a manifest whose provider config reaches elsewhere is refused.
+	checkAManifestReachingElsewhereIsRefused(t, work, sandbox)
+
+	if r, code := sandbox("stop"); code != 0 {
+		t.Errorf("sandbox stop = %d: %s", code, r)
+	}
+	passphrase, err := os.ReadFile(filepath.Join(dir, "passphrase"))
+	if err != nil || len(passphrase) < 32 {
+		t.Fatalf("the sandbox's passphrase file: %v", err)
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "passphrase")); info.Mode().Perm() != 0o600 {
+		t.Errorf("the passphrase file has mode %v, want 0600", info.Mode().Perm())
+	}
+
+	checkResetLeavesNoTrace(t, dir, sandbox, work, home, tmp)
+	if strings.Contains(printed.String(), strings.TrimSpace(string(passphrase))) {
+		t.Errorf("a sandbox command printed the passphrase")
+	}
+}
+
+// sandboxRun runs clusterplane sandbox with its arguments, as the user would.
+type sandboxRun func(args ...string) (result, int)
+
+// checkAnyShellEntersTheBackgroundSandbox checks that the export lines of sandbox env, sourced
+// by any shell, reach the running sandbox's stacks, and that sandbox -- beside it uses its clouds
+// rather than starting its own; all that is printed goes to printed.
+func checkAnyShellEntersTheBackgroundSandbox(t *testing.T, work string, env, manifests []string, sandbox sandboxRun, printed *strings.Builder) {
+	t.Helper()
+	r, code := sandbox("env")
 	if code != 0 || !strings.Contains(r.stdout, "export PULUMI_BACKEND_URL=") {
 		t.Fatalf("sandbox env = %d, want export lines: %s", code, r)
 	}
@@ -153,8 +183,12 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 	if code != 0 || r.stdout != background.stdout || !strings.HasPrefix(r.stdout, "http://127.0.0.1:") {
 		t.Errorf("sandbox -- beside a running sandbox used %q (exit %d), want the running one's %q", r.stdout, code, background.stdout)
 	}
+}
 
-	// Inside the sandbox a manifest whose provider config reaches elsewhere is refused.
+// checkAManifestReachingElsewhereIsRefused checks that inside the sandbox a manifest whose
+// provider config names a real API and token is refused: the sandbox never reaches a cloud.
+func checkAManifestReachingElsewhereIsRefused(t *testing.T, work string, sandbox sandboxRun) {
+	t.Helper()
 	hostile := filepath.Join(work, "hostile.stack-input.yaml")
 	text := strings.Replace(example(t, "digitaloceankubernetescluster/minimal.stack-input.yaml"), "providerConfig: {}",
 		"providerConfig: {apiUrl: 'https://api.digitalocean.com', apiToken: 'dop_v1_not-the-sandboxs'}", 1)
@@ -162,22 +196,16 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 	if err := os.WriteFile(hostile, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, code = sandbox("--", "clusterplane", "up", hostile, "--yes")
+	r, code := sandbox("--", "clusterplane", "up", hostile, "--yes")
 	if code == 0 || !strings.Contains(r.stdout+r.stderr, "which the clusterplane sandbox refuses") {
 		t.Errorf("up of a manifest with its own apiUrl and token in the sandbox = %d, want a refusal: %s", code, r)
 	}
+}
 
-	if r, code := sandbox("stop"); code != 0 {
-		t.Errorf("sandbox stop = %d: %s", code, r)
-	}
-	passphrase, err := os.ReadFile(filepath.Join(dir, "passphrase"))
-	if err != nil || len(passphrase) < 32 {
-		t.Fatalf("the sandbox's passphrase file: %v", err)
-	}
-	if info, _ := os.Stat(filepath.Join(dir, "passphrase")); info.Mode().Perm() != 0o600 {
-		t.Errorf("the passphrase file has mode %v, want 0600", info.Mode().Perm())
-	}
-
+// checkResetLeavesNoTrace runs sandbox --reset and checks that the sandbox's folder, its
+// processes and anything it put in the work folder, HOME or TMPDIR are gone.
+func checkResetLeavesNoTrace(t *testing.T, dir string, sandbox sandboxRun, work, home, tmp string) {
+	t.Helper()
 	if r, code := sandbox("--reset"); code != 0 {
 		t.Fatalf("sandbox --reset = %d: %s", code, r)
 	}
@@ -198,9 +226,6 @@ func TestSandboxDeploysEveryExampleKeepsThemAcrossRunsAndResetLeavesNoTrace(t *t
 		if len(names) != 0 {
 			t.Errorf("after sandbox --reset %s still holds %v", d, names)
 		}
-	}
-	if strings.Contains(printed.String(), strings.TrimSpace(string(passphrase))) {
-		t.Errorf("a sandbox command printed the passphrase")
 	}
 }
 

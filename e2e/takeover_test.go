@@ -39,22 +39,7 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 
 	// What must stay as it was: every cluster's shape (all but tags), and the ids of every
 	// cluster and pool the clouds may receive a tag update for.
-	doBefore, civoBefore := map[string]string{}, map[string]string{}
-	var allowed []string
-	for _, c := range e.do.Clusters() {
-		doBefore[c.ID] = doShape(c)
-		allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID)
-		for _, p := range c.NodePools {
-			allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID+"/node_pools/"+p.ID)
-		}
-	}
-	for _, c := range e.civo.Clusters() {
-		civoBefore[c.ID] = civoShape(c)
-		allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID)
-	}
-	if len(doBefore) != 3 || len(civoBefore) != 2 {
-		t.Fatalf("seeded %d DigitalOcean and %d Civo clusters, want 3 and 2", len(doBefore), len(civoBefore))
-	}
+	doBefore, civoBefore, allowed := seededShapesAndTagUpdates(t, e)
 	untouched := func(when string) {
 		t.Helper()
 		for id, before := range doBefore {
@@ -86,6 +71,64 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 		}
 	}
 	untouched("discover")
+	adoptBothAccounts(t, e, do, civo)
+	untouched("adopt")
+
+	checkPreviewAndDriftAfterAdoptFindOnlyTags(t, e, do, civo)
+	r, code := e.clusterplane("up", do, civo, "--yes")
+	if code != 0 {
+		t.Fatalf("up after adopt = %d\n%s", code, r)
+	}
+	if strings.Contains(r.stdout, "changed in the cloud") || !strings.Contains(r.stdout, "set what the stack took over as the cloud had it") {
+		t.Errorf("up after adopt names a change in the cloud, or not the tags it sets for the first time:\n%s", r)
+	}
+	untouched("up after adopt")
+	// Every stack clean: counted in the summary as unchanged, none listed.
+	if r, code := e.clusterplane("drift", do, civo); code != 0 || !regexp.MustCompile(`^Stacks: [0-9]+ unchanged( \([0-9]+ not run\))?\. `).MatchString(r.stdout) {
+		t.Errorf("drift after up = %d, want clean\n%s", code, r)
+	}
+	// The take-over has settled: the scan judges the adopted DigitalOcean clusters from one list,
+	// as any other stack, and the engine reads none of them.
+	e.do.Reset()
+	if r, code := e.clusterplane("drift", do, civo); code != 0 || strings.Contains(r.stderr, "adopted with changes left") ||
+		strings.Contains(r.stderr, "differing") || len(e.clusterReads()) != 0 {
+		t.Errorf("a second drift after up = %d, read clusters %v one by one; want the scan to judge them, no engine\n%s", code, e.clusterReads(), r)
+	}
+	for _, req := range append(e.do.Requests(http.MethodPost), e.do.Requests(http.MethodDelete)...) {
+		t.Errorf("DigitalOcean received %s %s", req.Method, req.Path)
+	}
+	for _, req := range append(e.civo.Requests(http.MethodPost), e.civo.Requests(http.MethodDelete)...) {
+		t.Errorf("Civo received %s %s", req.Method, req.Path)
+	}
+}
+
+// seededShapesAndTagUpdates is what must stay as it was: every seeded cluster's shape (all but
+// tags) by id on each cloud, and the tag updates the clouds may receive, "PUT path", one for
+// each cluster and pool.
+func seededShapesAndTagUpdates(t *testing.T, e *env) (doBefore, civoBefore map[string]string, allowed []string) {
+	t.Helper()
+	doBefore, civoBefore = map[string]string{}, map[string]string{}
+	for _, c := range e.do.Clusters() {
+		doBefore[c.ID] = doShape(c)
+		allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID)
+		for _, p := range c.NodePools {
+			allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID+"/node_pools/"+p.ID)
+		}
+	}
+	for _, c := range e.civo.Clusters() {
+		civoBefore[c.ID] = civoShape(c)
+		allowed = append(allowed, "PUT /v2/kubernetes/clusters/"+c.ID)
+	}
+	if len(doBefore) != 3 || len(civoBefore) != 2 {
+		t.Fatalf("seeded %d DigitalOcean and %d Civo clusters, want 3 and 2", len(doBefore), len(civoBefore))
+	}
+	return doBefore, civoBefore, allowed
+}
+
+// adoptBothAccounts adopts the discovered folders of both clouds and checks every stack was taken
+// over, with nothing but tags left for the next up.
+func adoptBothAccounts(t *testing.T, e *env, do, civo string) {
+	t.Helper()
 	rep, code, r := e.adoptReport("adopt", do, civo)
 	if code != 0 {
 		t.Fatalf("adopt %s %s = %d, want 0\n%s", do, civo, code, r)
@@ -103,9 +146,13 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 			}
 		}
 	}
-	untouched("adopt")
+}
 
-	rep, code, r = e.adoptReport("preview", do, civo)
+// checkPreviewAndDriftAfterAdoptFindOnlyTags checks that after adopt the preview would update at
+// most tags (and what the provider never reads back), puts nothing back, and drift finds no more.
+func checkPreviewAndDriftAfterAdoptFindOnlyTags(t *testing.T, e *env, do, civo string) {
+	t.Helper()
+	rep, code, r := e.adoptReport("preview", do, civo)
 	if code != 0 {
 		t.Fatalf("preview after adopt = %d\n%s", code, r)
 	}
@@ -135,30 +182,5 @@ func TestAnAccountIsTakenOverWithDiscoverAdoptAndUp(t *testing.T) {
 				t.Errorf("%s: drift after adopt finds %s (cloud %v, manifest %v), want at most tags", s.File, f.Field, f.Live, f.Manifest)
 			}
 		}
-	}
-	r, code = e.clusterplane("up", do, civo, "--yes")
-	if code != 0 {
-		t.Fatalf("up after adopt = %d\n%s", code, r)
-	}
-	if strings.Contains(r.stdout, "changed in the cloud") || !strings.Contains(r.stdout, "set what the stack took over as the cloud had it") {
-		t.Errorf("up after adopt names a change in the cloud, or not the tags it sets for the first time:\n%s", r)
-	}
-	untouched("up after adopt")
-	// Every stack clean: counted in the summary as unchanged, none listed.
-	if r, code := e.clusterplane("drift", do, civo); code != 0 || !regexp.MustCompile(`^Stacks: [0-9]+ unchanged( \([0-9]+ not run\))?\. `).MatchString(r.stdout) {
-		t.Errorf("drift after up = %d, want clean\n%s", code, r)
-	}
-	// The take-over has settled: the scan judges the adopted DigitalOcean clusters from one list,
-	// as any other stack, and the engine reads none of them.
-	e.do.Reset()
-	if r, code := e.clusterplane("drift", do, civo); code != 0 || strings.Contains(r.stderr, "adopted with changes left") ||
-		strings.Contains(r.stderr, "differing") || len(e.clusterReads()) != 0 {
-		t.Errorf("a second drift after up = %d, read clusters %v one by one; want the scan to judge them, no engine\n%s", code, e.clusterReads(), r)
-	}
-	for _, req := range append(e.do.Requests(http.MethodPost), e.do.Requests(http.MethodDelete)...) {
-		t.Errorf("DigitalOcean received %s %s", req.Method, req.Path)
-	}
-	for _, req := range append(e.civo.Requests(http.MethodPost), e.civo.Requests(http.MethodDelete)...) {
-		t.Errorf("Civo received %s %s", req.Method, req.Path)
 	}
 }
