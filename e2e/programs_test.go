@@ -240,19 +240,7 @@ func TestTheTypeScriptExampleDeploysThroughTheNodeHostTheSDKAndThePlugin(t *test
 		t.Skip("npm is not installed: the TypeScript example is not deployed")
 	}
 	e := newEnv(t)
-	dir := filepath.Join(e.dir, "typescript")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
-		data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := e.typeScriptExample(t)
 	e.nodeModules(dir)
 	e.must(dir, nil, "stack", "init", "dev")
 	e.must(dir, nil, "config", "set", "--secret", "digitaloceanToken", doToken)
@@ -307,4 +295,24 @@ func TestEveryExampleManifestDeploysWithClusterplaneAndIsDestroyed(t *testing.T)
 	if left := e.inventory(); left != before {
 		t.Errorf("destroy left the clouds with %s, want %s as before the up", left, before)
 	}
+}
+
+// typeScriptExample copies the TypeScript example's program (examples/typescript) into a folder
+// of e's and returns the folder, where the caller installs the packages it deploys with.
+func (e *env) typeScriptExample(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(e.dir, "typescript")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -163,19 +163,7 @@ func deployTypeScriptWithTheReleasedPlugin(t *testing.T, dist string) {
 	}
 	e := newEnv(t)
 	e.withoutThePlugin()
-	dir := filepath.Join(e.dir, "typescript")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"index.ts", "Pulumi.yaml", "package.json"} {
-		data, err := os.ReadFile(filepath.Join(root, "examples", "typescript", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := e.typeScriptExample(t)
 	// The SDK as npm installs the released package; @pulumi/pulumi from tools/sdkcheck.
 	e.releasedNodeModules(dir, filepath.Join(dist, "clusterplane-clusterplane-"+strings.TrimPrefix(releaseVersion, "v")+".tgz"))
 	e.must(dir, nil, "stack", "init", "dev")
