@@ -1,6 +1,7 @@
 package autostack
 
 import (
+	"os/exec"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
@@ -17,5 +18,20 @@ func BenchmarkOpeningAPassphraseStacksSecrets(b *testing.B) {
 	salt := []byte("8 bytes.")
 	for b.Loop() {
 		_ = config.NewSymmetricCrypterFromPassphrase("the stacks' passphrase", salt)
+	}
+}
+
+// BenchmarkStartingTheSupervisor is one start of the supervisor that runs each Pulumi CLI (package
+// supervisor), around a command that ends at once: what the supervisor adds to every run of the
+// CLI. The test binary links what clusterplane links, so its packages' init costs the same.
+func BenchmarkStartingTheSupervisor(b *testing.B) {
+	for b.Loop() {
+		cmd := exec.Command("/bin/true")
+		if !supervised(cmd) {
+			b.Skip("no supervisor on this system")
+		}
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

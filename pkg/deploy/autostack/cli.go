@@ -105,7 +105,7 @@ func (c *cli) Version() semver.Version { return c.version }
 
 // Run runs the CLI as the Automation API asks: never interactive, its output copied to the given
 // writers, interrupted (as Ctrl-C would) when ctx ends so that the engine stops cleanly. On Linux
-// it runs under a supervisor (supervisor_linux.go) that ends the plugins with it, whatever ends it.
+// it runs under a supervisor (package supervisor) that ends the plugins with it, whatever ends it.
 func (c *cli) Run(ctx context.Context, workdir string, stdin io.Reader, additionalOutput, additionalErrorOutput []io.Writer,
 	additionalEnv []string, args ...string) (string, string, int, error) {
 	if head := args[:indexOr(args, "--", len(args))]; !slices.Contains(head, "--non-interactive") {

@@ -1,70 +1,40 @@
-package autostack
+package supervisor
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// The Pulumi CLI runs under a supervisor: this same executable, started again with superviseEnv
-// set. Pulumi starts each plugin in a process group of its own, so that nothing clusterplane can
-// signal reaches them all; a killed clusterplane (or a CLI killed at the end of a timeout) used to
-// leave the DigitalOcean provider running for minutes, polling the API with the token in its
-// environment. The supervisor is the reaper of everything the CLI starts (a child subreaper), learns
-// of clusterplane's death (its parent-death signal) and, when the CLI ends or clusterplane does,
-// kills whatever is left. Only Linux has both; elsewhere the CLI runs as before.
-
-// superviseEnv marks the supervisor's environment; its value is the pid of the clusterplane that
+// Env marks the supervisor's environment; its value is the pid of the clusterplane that
 // started it, so that a variable left in a user's environment starts no supervisor.
-const superviseEnv = "CLUSTERPLANE_SUPERVISE_PULUMI"
+const Env = "CLUSTERPLANE_SUPERVISE_PULUMI"
 
-// supervisorName is the supervisor's argv[0], what ps shows.
-const supervisorName = "clusterplane-supervisor"
+// Name is the supervisor's argv[0], what ps shows.
+const Name = "clusterplane-supervisor"
 
-// The supervisor takes over before anything else of the executable runs, clusterplane's main or a
-// test binary's tests alike: whatever binary runs the CLI links this package.
+// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER (linux/prctl.h), written here rather than
+// taken from golang.org/x/sys/unix so that this package imports the standard library alone (doc.go
+// says why).
+const prSetChildSubreaper = 36
+
+// The supervisor takes over before clusterplane's main or a test binary's tests run, and before the
+// packages that import this one run their init: whatever binary runs the CLI links this package.
 func init() {
-	if v := os.Getenv(superviseEnv); v != "" && v == strconv.Itoa(os.Getppid()) {
+	if v := os.Getenv(Env); v != "" && v == strconv.Itoa(os.Getppid()) {
 		os.Exit(supervise(os.Args[1:]))
 	}
-}
-
-// supervised makes cmd, the Pulumi CLI in a process group of its own, start under the supervisor:
-// SIGINT to it reaches the CLI, SIGTERM (and clusterplane's death) kills the CLI and everything it
-// started. It tells whether it could.
-func supervised(cmd *exec.Cmd) bool {
-	if _, err := os.Stat("/proc/self/exe"); err != nil {
-		return false
-	}
-	cmd.Args = append([]string{supervisorName, cmd.Path}, cmd.Args[1:]...)
-	// Not os.Executable: the link reaches the running binary even when its file was replaced.
-	cmd.Path = "/proc/self/exe"
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, superviseEnv+"="+strconv.Itoa(os.Getpid()))
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// Sent when the thread that started it ends: Go ends a thread only when a goroutine locked to
-	// it returns, and clusterplane locks none.
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
-	return true
 }
 
 // supervise runs the CLI, args[0] with args, and returns the exit code to end with: the CLI's.
 func supervise(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, supervisorName+": no command to run")
+		os.Stderr.WriteString(Name + ": no command to run\n")
 		return 2
 	}
 	// The CLI's parent-death signal, like ours, follows the thread that started it: this one, locked
@@ -72,20 +42,20 @@ func supervise(args []string) int {
 	runtime.LockOSThread()
 	signals := make(chan os.Signal, 16)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGCHLD)
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		// Still the CLI's parent: only the plugins of a CLI that ends first escape.
-		fmt.Fprintf(os.Stderr, "%s: become the plugins' reaper: %v\n", supervisorName, err)
+		os.Stderr.WriteString(Name + ": become the plugins' reaper: " + errno.Error() + "\n")
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, superviseEnv+"=") {
+		if !strings.HasPrefix(kv, Env+"=") {
 			env = append(env, kv)
 		}
 	}
 	pid, err := syscall.ForkExec(args[0], args, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: start %s: %v\n", supervisorName, args[0], err)
+		os.Stderr.WriteString(Name + ": start " + args[0] + ": " + err.Error() + "\n")
 		return 127
 	}
 	s := &supervisor{cli: pid}

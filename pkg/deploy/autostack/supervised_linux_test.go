@@ -191,3 +191,32 @@ func TestAKilledClusterplaneTakesTheCLIAndEverythingItStartedWithIt(t *testing.T
 		t.Errorf("%d processes outlived the clusterplane that started them: %v", len(left), left)
 	}
 }
+
+// The supervisor is this executable started again, once per run of the CLI, and an operation runs
+// the CLI many times: it must take over before the packages that cost a start most run their
+// init (the Pulumi SDK's workspace compiles a JSON schema, for one). The test binary links them
+// all, as clusterplane does; Go's init trace says in which order they ran.
+func TestTheSupervisorTakesOverBeforeThePulumiSDKsPackagesInitialise(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run the test binary: %v\n%s", err, out)
+	}
+	order := map[string]int{}
+	for i, line := range strings.Split(string(out), "\n") {
+		if fields := strings.Fields(line); len(fields) > 1 && fields[0] == "init" {
+			order[fields[1]] = i
+		}
+	}
+	const own = "github.com/clusterplane/clusterplane/pkg/deploy/autostack/supervisor"
+	for _, later := range []string{"github.com/pulumi/pulumi/sdk/v3/go/common/workspace", "github.com/santhosh-tekuri/jsonschema/v5",
+		"google.golang.org/grpc"} {
+		switch _, ran := order[later]; {
+		case !ran:
+			t.Errorf("the init trace does not show %s: the test no longer measures the order", later)
+		case order[own] == 0 || order[own] > order[later]:
+			t.Errorf("%s ran its init before the supervisor's: %d, the supervisor %d (0: not seen)", later, order[later], order[own])
+		}
+	}
+}
