@@ -141,7 +141,7 @@ func (s *stackOf) Up(ctx context.Context, o stackstate.Options) (stackstate.Resu
 		opts = append(opts, optup.Message(o.Message))
 	}
 	s.transform = o.Transform
-	_, err := s.auto.Up(ctx, opts...)
+	_, err := s.auto.Up(withResultUnread(ctx), opts...)
 	s.transform = nil
 	res := c.wait(err)
 	return res, classify(ctx, "update", err, c.cause(), s.backend, s)
@@ -159,7 +159,7 @@ func (s *stackOf) Refresh(ctx context.Context, o stackstate.Options) (stackstate
 	if o.ClearPendingCreates {
 		opts = append(opts, optrefresh.ClearPendingCreates())
 	}
-	_, err := s.auto.Refresh(ctx, opts...)
+	_, err := s.auto.Refresh(withResultUnread(ctx), opts...)
 	res := c.wait(err)
 	return res, classify(ctx, "refresh", err, c.cause(), s.backend, s)
 }
@@ -173,7 +173,7 @@ func (s *stackOf) Destroy(ctx context.Context, o stackstate.Options) (stackstate
 		defer progress.Flush()
 		opts = append(opts, optdestroy.ProgressStreams(progress))
 	}
-	_, err := s.auto.Destroy(ctx, opts...)
+	_, err := s.auto.Destroy(withResultUnread(ctx), opts...)
 	res := c.wait(err)
 	return res, classify(ctx, "destroy", err, c.cause(), s.backend, s)
 }
