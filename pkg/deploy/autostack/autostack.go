@@ -8,6 +8,7 @@ package autostack
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -249,11 +250,16 @@ func (b *Backend) Open(ctx context.Context, project, stack string, program pulum
 		return nil, err
 	}
 	s.dir = dir
-	if b.inFileBackend(project, stack) {
+	switch {
+	case b.inFileBackend(project, stack):
 		// Every command the Automation API runs on a stack names it (--stack): selecting it
 		// first would only start the CLI once more, a fifth of an unchanged preview's time.
 		s.auto, err = auto.SelectStack(ctx, stack, preselected{ws})
-	} else {
+	case b.absentFromFileBackend(ctx, project, stack):
+		// Asking the CLI would start it only to hear the same, before every first deploy.
+		_ = s.Close()
+		return nil, stackstate.ErrNotDeployed
+	default:
 		s.auto, err = auto.SelectStack(ctx, stack, ws)
 	}
 	if err != nil {
@@ -312,6 +318,23 @@ func (b *Backend) inFileBackend(project, stack string) bool {
 	}
 	_, err := findRecord(context.Background(), dirBlobs(root), path.Join(".pulumi", "stacks", project), stack+".json")
 	return err == nil
+}
+
+// absentFromFileBackend tells whether a local file backend surely holds no stack <project>/<stack>:
+// its layout is the project-scoped one (.pulumi/meta.yaml, version 1), where the CLI looks for a
+// stack in .pulumi/stacks/<project>/ alone, and no record of the stack is there in any form. A
+// record in a form not read here, or another layout, leaves the answer to the CLI.
+func (b *Backend) absentFromFileBackend(ctx context.Context, project, stack string) bool {
+	root, ok := strings.CutPrefix(b.url, "file://")
+	if !ok {
+		return false
+	}
+	store := dirBlobs(root)
+	if meta, err := store.read(ctx, metaFile); err != nil || !projectScoped(meta) {
+		return false
+	}
+	_, err := findRecord(ctx, store, path.Join(".pulumi", "stacks", project), stack+".json")
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // selfManaged tells whether the backend is one of Pulumi's self-managed ones (a file system,

@@ -44,6 +44,9 @@ const backupEnding = ".bak"
 // metaFile records the layout's version: 1 is the project-scoped layout above.
 const metaFile = ".pulumi/meta.yaml"
 
+// projectScoped tells whether meta, the backend's metaFile, names the project-scoped layout.
+func projectScoped(meta []byte) bool { return bytes.Contains(meta, []byte("version: 1")) }
+
 // historyToRead is how many of the latest records are read to find the last update or destroy
 // (refreshes and imports come between), as LastUpdate asks the CLI for.
 const historyToRead = 10
@@ -105,7 +108,7 @@ func readRecords(ctx context.Context, store blobs, project, stack string) (deplo
 			return deploy.Records{}, stackstate.ErrNotDeployed
 		}
 	}
-	if !bytes.Contains(meta, []byte("version: 1")) {
+	if !projectScoped(meta) {
 		return deploy.Records{}, errors.Wrap(deploy.ErrRecordsUnread, "its layout is not the project-scoped one (.pulumi/meta.yaml version 1)")
 	}
 	data, err := readStackState(ctx, store, project, stack)
