@@ -244,22 +244,22 @@ func (b *Backend) env() map[string]string {
 
 // Open opens stack <project>/<stack>; deploy.ErrNotDeployed when it does not exist.
 func (b *Backend) Open(ctx context.Context, project, stack string, program pulumi.RunFunc) (stackstate.Stack, error) {
+	kept := b.fileBackendKeeps(ctx, project, stack)
+	if kept == keptNot {
+		// Asking the CLI would start it only to hear the same, before every first deploy.
+		return nil, stackstate.ErrNotDeployed
+	}
 	s := &stackOf{backend: b, project: project, stack: stack, program: program}
 	ws, dir, err := b.workspace(ctx, project, s.run)
 	if err != nil {
 		return nil, err
 	}
 	s.dir = dir
-	switch {
-	case b.inFileBackend(project, stack):
+	if kept == keptThere {
 		// Every command the Automation API runs on a stack names it (--stack): selecting it
 		// first would only start the CLI once more, a fifth of an unchanged preview's time.
 		s.auto, err = auto.SelectStack(ctx, stack, preselected{ws})
-	case b.absentFromFileBackend(ctx, project, stack):
-		// Asking the CLI would start it only to hear the same, before every first deploy.
-		_ = s.Close()
-		return nil, stackstate.ErrNotDeployed
-	default:
+	} else {
 		s.auto, err = auto.SelectStack(ctx, stack, ws)
 	}
 	if err != nil {
@@ -290,7 +290,7 @@ func (b *Backend) Create(ctx context.Context, project, stack string, program pul
 
 // Exists tells whether stack <project>/<stack> exists.
 func (b *Backend) Exists(ctx context.Context, project, stack string) (bool, error) {
-	if b.inFileBackend(project, stack) {
+	if b.fileBackendKeeps(ctx, project, stack) == keptThere {
 		return true, nil
 	}
 	s, err := b.Open(ctx, project, stack, func(*pulumi.Context) error { return nil })
@@ -308,33 +308,37 @@ type preselected struct{ auto.Workspace }
 
 func (preselected) SelectStack(context.Context, string) error { return nil }
 
-// inFileBackend tells whether the stack exists in a local file backend, where the CLI keeps it
-// as .pulumi/stacks/<project>/<stack>.json in one of its forms (records.go). Other backends, and a
-// stack kept in a form not read here, are asked through the CLI.
-func (b *Backend) inFileBackend(project, stack string) bool {
-	root, ok := strings.CutPrefix(b.url, "file://")
-	if !ok {
-		return false
-	}
-	_, err := findRecord(context.Background(), dirBlobs(root), path.Join(".pulumi", "stacks", project), stack+".json")
-	return err == nil
-}
+// kept is what a local file backend tells of one of its stacks, read without the CLI.
+type kept int
 
-// absentFromFileBackend tells whether a local file backend surely holds no stack <project>/<stack>:
-// its layout is the project-scoped one (.pulumi/meta.yaml, version 1), where the CLI looks for a
-// stack in .pulumi/stacks/<project>/ alone, and no record of the stack is there in any form. A
-// record in a form not read here, or another layout, leaves the answer to the CLI.
-func (b *Backend) absentFromFileBackend(ctx context.Context, project, stack string) bool {
+const (
+	// keptUnknown: another backend, layout or record form; the CLI is asked.
+	keptUnknown kept = iota
+	keptThere
+	keptNot
+)
+
+// fileBackendKeeps tells whether a local file backend keeps stack <project>/<stack>, which the CLI
+// keeps as .pulumi/stacks/<project>/<stack>.json in one of its forms (records.go). The answer is
+// keptNot only in the project-scoped layout (.pulumi/meta.yaml, version 1), where the CLI looks
+// for a stack in that folder alone, and only when no record of the stack is there in any form.
+func (b *Backend) fileBackendKeeps(ctx context.Context, project, stack string) kept {
 	root, ok := strings.CutPrefix(b.url, "file://")
 	if !ok {
-		return false
+		return keptUnknown
 	}
 	store := dirBlobs(root)
-	if meta, err := store.read(ctx, metaFile); err != nil || !projectScoped(meta) {
-		return false
-	}
 	_, err := findRecord(ctx, store, path.Join(".pulumi", "stacks", project), stack+".json")
-	return errors.Is(err, fs.ErrNotExist)
+	switch {
+	case err == nil:
+		return keptThere
+	case !errors.Is(err, fs.ErrNotExist):
+		return keptUnknown
+	}
+	if meta, err := store.read(ctx, metaFile); err == nil && projectScoped(meta) {
+		return keptNot
+	}
+	return keptUnknown
 }
 
 // selfManaged tells whether the backend is one of Pulumi's self-managed ones (a file system,
