@@ -33,3 +33,18 @@ func ReadUpgradedPast(text string) (field, manifest, live string, ok bool) {
 	}
 	return m[1], m[2], m[3], true
 }
+
+// upgradedPastWords match an UpgradedPastError's text from its field to the version it says to
+// set, which is the live version or, with autoUpgrade, "1.32 (or 1.32.2-do.1)".
+var upgradedPastWords = regexp.MustCompile(`spec\.[A-Za-z.]+: (\S+ is older than the version the cluster runs, \S+, which [A-Za-z]+ upgraded it to; ` +
+	`deploying it would replace the cluster\. Set kubernetesVersion to \S+(?: \(or \S+\))?)`)
+
+// UpgradedPastWords are the words of an UpgradedPastError found in text, after its field, so that
+// a refusal read back from the engine says what the module said; ok false when there is none.
+func UpgradedPastWords(text string) (words string, ok bool) {
+	m := upgradedPastWords.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}

@@ -27,3 +27,19 @@ func TestAnUpgradedPastRefusalIsReadBackFromWhereverTheEngineQuotesIt(t *testing
 		})
 	}
 }
+
+func TestAnUpgradedPastRefusalsWordsAreReadBackWholeToTheVersionToSet(t *testing.T) {
+	for _, want := range []string{"1.32.2-do.0", "1.32 (or 1.32.2-do.0)"} {
+		err := &UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.0", Cloud: "DigitalOcean", Want: want}
+		t.Run("set "+want, func(t *testing.T) {
+			text := fmt.Sprintf("preview failed: an unhandled error occurred: 1 error occurred:\n\t* %v\nerror: preview failed\n", err)
+			words, ok := UpgradedPastWords(text)
+			if wantWords := err.Error()[len("spec.kubernetesVersion: "):]; !ok || words != wantWords {
+				t.Errorf("words %q %v, want %q", words, ok, wantWords)
+			}
+		})
+	}
+	if _, ok := UpgradedPastWords("preview failed: 429 too many requests"); ok {
+		t.Error("words read from another failure")
+	}
+}

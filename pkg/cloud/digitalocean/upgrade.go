@@ -90,7 +90,15 @@ func (d *Upgrades) Offer(ctx context.Context, live upgrade.Live) (upgrade.Offer,
 	for _, v := range cat.Versions {
 		versions = append(versions, v.Version)
 	}
-	return upgrade.Offer{Next: Slugs(up), Versions: versions, PatchFirst: true}, nil
+	return UpgradeOffer(Slugs(up), versions), nil
+}
+
+// UpgradeOffer is DigitalOcean's offer to a cluster: next are its available upgrades (nil when
+// not read), versions every slug DigitalOcean offers. DigitalOcean goes to the next minor only
+// from the latest patch of the running one (PatchFirst). upgrade plan (Offer) and the cluster
+// module's check at preview both build their offer here, so that they name one first step.
+func UpgradeOffer(next, versions []string) upgrade.Offer {
+	return upgrade.Offer{Next: next, Versions: versions, PatchFirst: true}
 }
 
 // Lint runs DigitalOcean's clusterlint on the cluster (POST .../clusterlint) and reads its

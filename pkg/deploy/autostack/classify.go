@@ -51,6 +51,11 @@ func classify(ctx context.Context, op string, err error, cause string, b *Backen
 	case secretsManagerFailure.MatchString(text):
 		return &stackstate.SecretsProviderError{Provider: r.String(b.secrets), Cause: firstError(text)}
 	}
+	// A module's refusal of the manifest (a Kubernetes version it will not deploy over the live
+	// cluster) is a refused change, which exits 3, not a failure of the engine, which exits 1.
+	if refused := stackstate.ModuleRefusal(text + "\n" + cause); refused != nil {
+		return refused
+	}
 	status := cloudStatus(text + "\n" + cause)
 	if cause == "" {
 		cause = firstError(text)

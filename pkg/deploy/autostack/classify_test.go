@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/deploy/stackstate"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 )
 
 // The engine's words in testdata were recorded once from the real Pulumi CLI v3.259.0 through
@@ -210,5 +213,49 @@ func TestAnEngineFailureKnowsTheCloudsStatusSoThatOnlyA429OrA5xxRunsAgain(t *tes
 				t.Errorf("classify(%q) = %#v, want status %d, transient %t", tt.text, got, tt.status, tt.transient)
 			}
 		})
+	}
+}
+
+// The DigitalOcean module refuses a Kubernetes version while the engine previews the stack,
+// because only then is the live cluster read: a version older than the cluster's, or one the
+// cloud cannot upgrade it to in one step. Either is a refused change (exit 3) in the module's own
+// words, wherever the engine quotes them, and never a failure of the engine (exit 1).
+func TestAVersionTheModuleRefusesIsReadAsARefusedChangeNotAFailure(t *testing.T) {
+	upgradedPast := (&kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: "1.31", Live: "1.32.2-do.1",
+		Cloud: "DigitalOcean", Want: "1.32 (or 1.32.2-do.1)"}).Error()
+	firstStep := upgrade.FirstStep("spec.kubernetesVersion", "DigitalOcean", "1.31.1-do.5", "1.33.1-do.0",
+		digitalocean.UpgradeOffer(nil, []string{"1.31.1-do.5", "1.31.9-do.2", "1.32.2-do.0", "1.33.1-do.0"})).Error()
+	stderr := func(refusal string) string {
+		return "failed to run preview: exit status 1\ncode: 1\nstdout: Previewing update (rec):\n\nstderr: error: an unhandled error " +
+			"occurred: program failed:\n1 error occurred:\n\t* DigitalOceanKubernetesCluster prod-fra1: " + refusal + "\nerror: preview failed\n"
+	}
+	tests := []struct {
+		name, text, cause string
+		// words are the refusal's words after its field, as the refused change's reason.
+		words string
+	}{
+		{name: "a version older than the cluster's, in the engine's stderr", text: stderr(upgradedPast),
+			words: strings.TrimPrefix(upgradedPast, "spec.kubernetesVersion: ")},
+		{name: "a version the cloud cannot reach in one step, in the engine's stderr", text: stderr(firstStep),
+			words: strings.TrimPrefix(firstStep, "spec.kubernetesVersion: ")},
+		{name: "a version the cloud cannot reach in one step, in the engine's diagnostics", text: "failed to run preview: exit status 1",
+			cause: "DigitalOceanKubernetesCluster prod-fra1: " + firstStep, words: strings.TrimPrefix(firstStep, "spec.kubernetesVersion: ")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := classify(context.Background(), "preview", errors.New(tt.text), tt.cause, &Backend{}, &stackOf{})
+			var refused *stackstate.RefusedError
+			if !errors.As(err, &refused) {
+				t.Fatalf("classify = %T %v, want a refused change", err, err)
+			}
+			if len(refused.Changes) != 1 || refused.Changes[0].Path != "spec.kubernetesVersion" || refused.Changes[0].Reason != tt.words {
+				t.Errorf("refused %+v, want spec.kubernetesVersion refused with the module's words %q", refused.Changes, tt.words)
+			}
+		})
+	}
+	var engine *stackstate.EngineError
+	if err := classify(context.Background(), "preview", errors.New(stderr("read the live cluster's version: 401 Unable to authenticate you")),
+		"", &Backend{}, &stackOf{}); !errors.As(err, &engine) {
+		t.Errorf("another failure of the program: classify = %T %v, want the engine's failure", err, err)
 	}
 }

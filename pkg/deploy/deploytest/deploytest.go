@@ -469,13 +469,23 @@ func (h *handle) refusal(res stackstate.Result) error {
 	return nil
 }
 
+// programFailed is what the engine's command reports of a program that failed with err: the
+// module's refusal of the manifest as the refused change it is, as the real backend reads it
+// (stackstate.ModuleRefusal), any other failure as the engine's.
+func programFailed(command string, err error) error {
+	if refused := stackstate.ModuleRefusal(err.Error()); refused != nil {
+		return refused
+	}
+	return &stackstate.EngineError{Command: command, Cause: err.Error()}
+}
+
 func (h *handle) Preview(ctx context.Context, o stackstate.Options) (stackstate.Result, error) {
 	if err := h.call(ctx, "preview"); err != nil {
 		return stackstate.Result{}, err
 	}
 	p, err := h.run(true)
 	if err != nil {
-		return stackstate.Result{}, &stackstate.EngineError{Command: "preview", Cause: err.Error()}
+		return stackstate.Result{}, programFailed("preview", err)
 	}
 	res := h.diff(p, o)
 	return res, h.refusal(res)
@@ -489,7 +499,7 @@ func (h *handle) Up(ctx context.Context, o stackstate.Options) (stackstate.Resul
 	p, err := h.run(false)
 	if err != nil {
 		h.record("update", "failed")
-		return stackstate.Result{}, &stackstate.EngineError{Command: "update", Cause: err.Error()}
+		return stackstate.Result{}, programFailed("update", err)
 	}
 	res := h.diff(p, o)
 	if err := h.refusal(res); err != nil {

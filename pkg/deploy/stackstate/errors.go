@@ -137,7 +137,8 @@ func (e *ProtectedError) Error() string {
 }
 
 // RefusedError: the manifest changes what the providers cannot carry out, from the manifest the
-// stack last deployed; nothing was sent to the engine.
+// stack last deployed; nothing was deployed. Most are refused before the engine runs; a kind's
+// module refuses some while the engine previews them (ModuleRefusal).
 type RefusedError struct {
 	Changes []diff.Change
 }

@@ -597,31 +597,14 @@ const (
 	versionsToken = "digitalocean:index/getKubernetesVersions:getKubernetesVersions"
 )
 
-// cloud answers the module's lookups as DigitalOcean would: the live cluster's version ("" for
-// no cluster, answered as the provider does) and the latest slug of each minor line.
-func cloud(live string, latest map[string]string) func(string, resource.PropertyMap) (resource.PropertyMap, error) {
-	return func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
-		switch token {
-		case lookupToken:
-			if live == "" {
-				return nil, errors.New("Unable to find cluster with name: " + args["name"].StringValue())
-			}
-			return resource.NewPropertyMapFromMap(map[string]any{"name": args["name"].StringValue(), "version": live}), nil
-		case versionsToken:
-			prefix := args["versionPrefix"].StringValue()
-			return resource.NewPropertyMapFromMap(map[string]any{"latestVersion": latest[prefix]}), nil
-		}
-		return nil, nil
-	}
-}
-
 func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 	tests := []struct {
 		name        string
 		version     string
 		autoUpgrade bool
 		live        string
-		latest      map[string]string
+		// offered are the versions DigitalOcean offers; none is an offline answer.
+		offered     []string
 		wantSent    string
 		wantIgnored bool
 		wantErr     string
@@ -636,31 +619,41 @@ func TestTheVersionIsDecidedWithTheOneTheClusterRuns(t *testing.T) {
 		{name: "with autoUpgrade the live patch of the same minor line is left to DigitalOcean",
 			version: "1.31.1-do.5", autoUpgrade: true, live: "1.31.4-do.0", wantSent: "1.31.1-do.5", wantIgnored: true},
 		{name: "with autoUpgrade a minor line resolves to its latest slug",
-			version: "1.31", autoUpgrade: true, latest: map[string]string{"1.31.": "1.31.6-do.0"}, wantSent: "1.31.6-do.0", wantIgnored: true},
+			version: "1.31", autoUpgrade: true, offered: []string{"1.31.1-do.5", "1.31.6-do.0"}, wantSent: "1.31.6-do.0", wantIgnored: true},
 		{name: "with autoUpgrade a minor bump upgrades instead of being ignored",
-			version: "1.32", autoUpgrade: true, live: "1.31.5-do.1", latest: map[string]string{"1.32.": "1.32.2-do.0"}, wantSent: "1.32.2-do.0"},
+			version: "1.32", autoUpgrade: true, live: "1.31.5-do.1", offered: []string{"1.31.5-do.1", "1.32.2-do.0"}, wantSent: "1.32.2-do.0"},
 		{name: "with autoUpgrade a minor line below the live one is refused",
-			version: "1.31", autoUpgrade: true, live: "1.32.2-do.1", latest: map[string]string{"1.31.": "1.31.6-do.0"},
+			version: "1.31", autoUpgrade: true, live: "1.32.2-do.1", offered: []string{"1.31.6-do.0", "1.32.2-do.1"},
 			wantErr: "Set kubernetesVersion to 1.32 (or 1.32.2-do.1)"},
 		{name: "a minor upgrade from a cluster behind its minor's latest patch is refused, naming the patch",
-			version: "1.32.1-do.0", live: "1.31.1-do.5", latest: map[string]string{"1.31.": "1.31.9-do.2", "1.32.": "1.32.1-do.0"},
-			wantErr: "DigitalOcean upgrades to 1.32 only from the latest patch of 1.31, and the cluster runs 1.31.1-do.5. Set kubernetesVersion to 1.31.9-do.2 and deploy"},
+			version: "1.32.1-do.0", live: "1.31.1-do.5", offered: []string{"1.31.1-do.5", "1.31.9-do.2", "1.32.1-do.0"},
+			wantErr: "spec.kubernetesVersion: DigitalOcean cannot upgrade the cluster from 1.31.1-do.5 to 1.32.1-do.0 in one step: it upgrades " +
+				"one minor version at a time, from the latest patch of the running minor, so the way there is 1.31.9-do.2, then 1.32.1-do.0. " +
+				"Set kubernetesVersion to 1.31.9-do.2 and deploy"},
 		{name: "a minor upgrade from the latest patch is sent",
-			version: "1.32.1-do.0", live: "1.31.9-do.2", latest: map[string]string{"1.31.": "1.31.9-do.2"}, wantSent: "1.32.1-do.0"},
+			version: "1.32.1-do.0", live: "1.31.9-do.2", offered: []string{"1.31.9-do.2", "1.32.1-do.0"}, wantSent: "1.32.1-do.0"},
 		{name: "with autoUpgrade a minor line bump from behind the latest patch is refused",
-			version: "1.32", autoUpgrade: true, live: "1.31.5-do.1", latest: map[string]string{"1.31.": "1.31.9-do.2", "1.32.": "1.32.2-do.0"},
+			version: "1.32", autoUpgrade: true, live: "1.31.5-do.1", offered: []string{"1.31.5-do.1", "1.31.9-do.2", "1.32.2-do.0"},
 			wantErr: "Set kubernetesVersion to 1.31.9-do.2 and deploy"},
-		{name: "a jump of two minor versions is refused at deployment",
-			version: "1.33.1-do.0", live: "1.31.9-do.2", wantErr: "DigitalOcean upgrades one minor version at a time. Set kubernetesVersion to the latest 1.32.x slug first"},
+		{name: "a jump of two minor versions from behind the latest patch is refused, naming the patch first",
+			version: "1.33.1-do.0", live: "1.31.1-do.5", offered: []string{"1.31.1-do.5", "1.31.9-do.2", "1.32.2-do.0", "1.33.1-do.0"},
+			wantErr: "so the way there is 1.31.9-do.2, then 1.32.2-do.0, then 1.33.1-do.0. Set kubernetesVersion to 1.31.9-do.2 and deploy"},
+		{name: "a jump of two minor versions from the latest patch is refused, naming the next minor's latest patch",
+			version: "1.33.1-do.0", live: "1.31.9-do.2", offered: []string{"1.31.9-do.2", "1.32.1-do.0", "1.32.2-do.0", "1.33.1-do.0"},
+			wantErr: "Set kubernetesVersion to 1.32.2-do.0 and deploy"},
+		{name: "a jump of two minor versions is refused even when DigitalOcean's versions are not known, naming no step",
+			version: "1.33.1-do.0", live: "1.31.9-do.2",
+			wantErr: "DigitalOcean cannot upgrade the cluster from 1.31.9-do.2 to 1.33.1-do.0 in one step: it upgrades one minor version " +
+				"at a time, from the latest patch of the running minor, and the versions it offers could not be read to name the first step"},
 		{name: "a minor line DigitalOcean does not offer is an error at deployment",
-			version: "1.19", autoUpgrade: true, latest: map[string]string{}, wantErr: "spec.kubernetesVersion: DigitalOcean offers no 1.19 version"},
+			version: "1.19", autoUpgrade: true, wantErr: "spec.kubernetesVersion: DigitalOcean offers no 1.19 version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := stack.Input()
 			in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = tt.version, tt.autoUpgrade
 			p, err := moduletest.RunBody(t, func(ctx *pulumi.Context) error { return module.Resources(ctx, in) },
-				mockrun.Options{State: cloudState, Invoke: cloud(tt.live, tt.latest)})
+				mockrun.Options{State: cloudState, Invoke: offering(tt.live, tt.offered)})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
@@ -741,7 +734,7 @@ func TestTheSDKPageNamesEveryFunctionTheModuleInvokesForGoUsersMocks(t *testing.
 	invoked := map[string]bool{}
 	record := func(token string, args resource.PropertyMap) (resource.PropertyMap, error) {
 		invoked[token] = true
-		return cloud("1.31.1-do.5", map[string]string{"1.31.": "1.31.1-do.5", "1.32.": "1.32.0-do.0"})(token, args)
+		return offering("1.31.1-do.5", []string{"1.31.1-do.5", "1.32.0-do.0"})(token, args)
 	}
 	in := stack.Input()
 	in.Target.Spec.KubernetesVersion, in.Target.Spec.AutoUpgrade = "1.32", true

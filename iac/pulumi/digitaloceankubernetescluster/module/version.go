@@ -1,9 +1,10 @@
 package module
 
 import (
-	"strconv"
 	"strings"
 
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	do "github.com/clusterplane/clusterplane/pkg/cloud/digitalocean"
 	"github.com/clusterplane/clusterplane/pkg/kubeversion"
 	"github.com/pkg/errors"
 	"github.com/pulumi/pulumi-digitalocean/sdk/v4/go/digitalocean"
@@ -26,10 +27,12 @@ type version struct {
 //
 // DigitalOcean upgrades one minor version at a time, and only from the latest patch of the
 // running minor (terraform-provider-digitalocean#708, #887: the upgrade fails with 422 invalid
-// upgrade path, or reports success and does nothing). So a jump of several minors is refused, and
-// so is a minor upgrade from a cluster behind liveLatest, the latest patch of its minor ("" when
-// unknown, as in an offline preview), naming the patch to deploy first.
-func deployedVersion(manifest, resolved string, autoUpgrade bool, live, liveLatest string) (version, error) {
+// upgrade path, or reports success and does nothing). So a version that is not the next step of
+// that path is refused, naming the step to deploy first. offered are the versions DigitalOcean
+// offers (nil when unknown, as in an offline preview). The path is worked out by upgrade.FirstStep
+// with DigitalOcean's offer, the very code `upgrade plan` works its path out with: when each had
+// its own, the two named different first steps.
+func deployedVersion(manifest, resolved string, autoUpgrade bool, live string, offered []string) (version, error) {
 	if live == "" {
 		return version{send: resolved, ignore: autoUpgrade}, nil
 	}
@@ -45,24 +48,12 @@ func deployedVersion(manifest, resolved string, autoUpgrade bool, live, liveLate
 		return version{}, &kubeversion.UpgradedPastError{Field: "spec.kubernetesVersion", Manifest: manifest, Live: live,
 			Cloud: "DigitalOcean", Want: want}
 	}
-	steps, known := kubeversion.MinorSteps(live, resolved)
-	if known && steps > 1 {
-		return version{}, errors.Errorf("spec.kubernetesVersion: %s is %d minor versions above the version the cluster runs, %s; "+
-			"DigitalOcean upgrades one minor version at a time. Set kubernetesVersion to the latest %s.x slug first, then deploy each minor in turn",
-			manifest, steps, live, nextMinor(live))
-	}
-	if known && steps == 1 && liveLatest != "" && live != liveLatest {
-		return version{}, errors.Errorf("spec.kubernetesVersion: DigitalOcean upgrades to %s only from the latest patch of %s, "+
-			"and the cluster runs %s. Set kubernetesVersion to %s and deploy, then upgrade to %s",
-			kubeversion.Minor(resolved), kubeversion.Minor(live), live, liveLatest, manifest)
+	// The CLI reads this refusal back from the engine's words (upgrade.ReadFirstStep) as the
+	// refused change it is, so that preview and up exit 3 for it, not 1.
+	if err := upgrade.FirstStep("spec.kubernetesVersion", "DigitalOcean", live, resolved, do.UpgradeOffer(nil, offered)); err != nil {
+		return version{}, err
 	}
 	return version{send: resolved}, nil
-}
-
-// nextMinor is the minor version after v's, e.g. "1.32" for "1.31.1-do.5".
-func nextMinor(v string) string {
-	n := kubeversion.Numbers(v)
-	return strconv.Itoa(n[0]) + "." + strconv.Itoa(n[1]+1)
 }
 
 // clusterVersion resolves the manifest's version (a minor line to its latest slug) through the
@@ -87,13 +78,25 @@ func clusterVersion(ctx *pulumi.Context, l *locals, live func(name string) (stri
 	if err != nil {
 		return version{}, err
 	}
-	liveLatest := ""
-	if steps, ok := kubeversion.MinorSteps(running, resolved); ok && steps == 1 {
-		if liveLatest, err = latestPatch(ctx, kubeversion.Minor(running), opts...); err != nil {
+	// Only an upgrade to a later minor has a path of several steps to check; the list is read
+	// for nothing else.
+	var offered []string
+	if steps, ok := kubeversion.MinorSteps(running, resolved); ok && steps >= 1 {
+		if offered, err = offeredVersions(ctx, opts...); err != nil {
 			return version{}, err
 		}
 	}
-	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), running, liveLatest)
+	return deployedVersion(spec.GetKubernetesVersion(), resolved, spec.GetAutoUpgrade(), running, offered)
+}
+
+// offeredVersions are every slug DigitalOcean offers, none when no answer is known (an offline
+// preview).
+func offeredVersions(ctx *pulumi.Context, opts ...pulumi.InvokeOption) ([]string, error) {
+	versions, err := digitalocean.GetKubernetesVersions(ctx, &digitalocean.GetKubernetesVersionsArgs{}, opts...)
+	if err != nil {
+		return nil, errors.Wrap(err, "list DigitalOcean Kubernetes versions")
+	}
+	return versions.ValidVersions, nil
 }
 
 // latestPatch is DigitalOcean's latest slug of a minor line ("1.31"), "" when it offers none or

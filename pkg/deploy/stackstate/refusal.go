@@ -1,0 +1,34 @@
+package stackstate
+
+import (
+	"github.com/clusterplane/clusterplane/pkg/change/diff"
+	"github.com/clusterplane/clusterplane/pkg/change/effects"
+	"github.com/clusterplane/clusterplane/pkg/change/upgrade"
+	"github.com/clusterplane/clusterplane/pkg/kubeversion"
+)
+
+// ModuleRefusal is a manifest change that a kind's module refused while the engine ran its
+// program, read back from the engine's words (text): a Kubernetes version older than the one the
+// cluster runs (kubeversion.UpgradedPastError), or one the cloud cannot upgrade it to in one step
+// (upgrade.FirstStepError). The module refuses them because only it reads the live cluster; they
+// are refused changes all the same, like those refused before the engine runs, so the operation
+// ends blocked (exit 3) and not failed (exit 1), which would read as a broken cloud. nil when
+// text quotes no such refusal. A backend calls it on the words of a failed operation.
+func ModuleRefusal(text string) *RefusedError {
+	if field, running, manifest, words, ok := upgrade.ReadFirstStep(text); ok {
+		return refusedVersion(field, running, manifest, words)
+	}
+	if field, manifest, live, ok := kubeversion.ReadUpgradedPast(text); ok {
+		if words, ok := kubeversion.UpgradedPastWords(text); ok {
+			return refusedVersion(field, live, manifest, words)
+		}
+	}
+	return nil
+}
+
+// refusedVersion is the refused change of the version field, from the version the cluster runs
+// to the manifest's, the module's words its reason: a change the module fails at preview.
+func refusedVersion(field, running, manifest, words string) *RefusedError {
+	return &RefusedError{Changes: []diff.Change{{Path: field, Old: running, New: manifest, Effect: effects.Refused,
+		Refusal: effects.FailsAtPreview, Reason: words}}}
+}
